@@ -1,0 +1,204 @@
+import type { ProviderCapabilities } from "./capabilities.js";
+import type { AdapterEvent, ApprovalDecision } from "./events.js";
+import type { InteractionMode, RuntimeMode } from "./modes.js";
+import type { SpecificationVersion } from "./version.js";
+
+/** A model a provider advertises. */
+export interface ModelDescriptor {
+  /** The id passed back as `model` when opening a session or starting a turn. */
+  readonly id: string;
+  /** Name for people. */
+  readonly displayName?: string;
+  /** An older model kept for compatibility; listed only when searched for. */
+  readonly legacy?: boolean;
+  /** The provider's default model. */
+  readonly isDefault?: boolean;
+}
+
+/** What a status probe found. Probes never start a conversation with a model. */
+export interface ProviderStatus {
+  /** The harness (binary, package, SDK) is present. */
+  readonly installed: boolean;
+  /** The harness can be started (it ran, or its version answered). */
+  readonly executable: boolean;
+  /** The harness has credentials; `unknown` when it cannot tell without a model call. */
+  readonly authenticated: boolean | "unknown";
+  /** The harness version, when known. */
+  readonly version?: string;
+  /** Models it advertises, in the provider's own order. Empty when it publishes no list. */
+  readonly models: readonly ModelDescriptor[];
+  /** Why it is not ready, in words a user (or a model) can act on. */
+  readonly message?: string;
+}
+
+/**
+ * How the Switchyard MCP endpoint reaches a session. The host issues one credential per
+ * provider session, before the session opens, and revokes it when the session closes.
+ * The token is a secret: pass it to the harness in a header or its environment, never in argv,
+ * never in logs.
+ */
+export interface McpEndpointGrant {
+  /** The server key the harness should register (`switchyard` by default). */
+  readonly serverName: string;
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** The bearer token for this provider session. */
+  readonly token: string;
+  /** A client tool timeout the harness should use; above the server's longest blocking wait. */
+  readonly toolTimeoutMs: number;
+  /** Tools that block until work finishes (`delegate_task`, `t3_thread_wait`). */
+  readonly blockingToolNames: readonly string[];
+  /** Shared orchestration instructions, for harnesses that take them with the first turn. */
+  readonly instructions: string;
+  /**
+   * A stdio bridge for harnesses without an HTTP MCP client. Endpoint and token travel in
+   * `env`, never in `args`.
+   */
+  readonly stdioBridge: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+  };
+}
+
+/** What `openSession` gets. */
+export interface OpenSessionInput {
+  /** The Switchyard thread the session serves. */
+  readonly threadId: string;
+  /** The host's id for this provider session. */
+  readonly providerSessionId: string;
+  /** Working directory for the agent (absolute). */
+  readonly cwd: string;
+  /** The model to use, or null for the provider's default. */
+  readonly model: string | null;
+  /** The runtime mode to enforce. */
+  readonly runtimeMode: RuntimeMode;
+  /** The interaction mode. */
+  readonly interactionMode: InteractionMode;
+  /** A resume cursor from an earlier session of this thread, or null for a new conversation. */
+  readonly resumeCursor: string | null;
+  /** The Switchyard MCP endpoint for this session, or null when MCP is not injected. */
+  readonly mcp: McpEndpointGrant | null;
+  /** Where the session reports its events. Never throws; calls after `close` are ignored. */
+  readonly emit: (event: AdapterEvent) => void;
+}
+
+/** What `startTurn` gets. */
+export interface TurnInput {
+  /** The host's id for this turn (one attempt of a run). Events carry it back. */
+  readonly turnId: string;
+  /** The host's run id (several attempts share it after an interrupt-and-restart). */
+  readonly runId: string;
+  /** The user message. */
+  readonly text: string;
+  /**
+   * Instructions to deliver with this turn (orchestration instructions, a role instruction,
+   * portable context). Providers with `context.acceptsInstructions` put them on their
+   * instruction channel; others prepend them to the prompt.
+   */
+  readonly instructions: string | null;
+  /** The model for this turn, or null for the session's. */
+  readonly model: string | null;
+  /** The runtime mode for this turn. */
+  readonly runtimeMode: RuntimeMode;
+  /** The interaction mode for this turn. */
+  readonly interactionMode: InteractionMode;
+  /** Set when this turn restarts an interrupted one (steering by interrupt-and-restart). */
+  readonly restartOfTurnId: string | null;
+}
+
+/** What `steerTurn` gets. */
+export interface SteerInput {
+  /** The running turn to steer. */
+  readonly turnId: string;
+  /** The text to add. */
+  readonly text: string;
+}
+
+/** What `interruptTurn` gets. */
+export interface InterruptInput {
+  /** The running turn to interrupt. */
+  readonly turnId: string;
+  /** Why (shown in logs; some providers record it). */
+  readonly reason?: string;
+  /**
+   * A hard stop was asked for (the user's Stop): the adapter may kill and respawn its process
+   * instead of a soft cancel.
+   */
+  readonly hard?: boolean;
+}
+
+/** What `forkThread` gets. */
+export interface ForkInput {
+  /** Cut the copy after this turn (host turn id); omit for the latest state. */
+  readonly afterTurnId?: string;
+}
+
+/** The answer to a runtime request. */
+export type RuntimeRequestResponse =
+  | { readonly kind: "approval"; readonly decision: ApprovalDecision }
+  | { readonly kind: "user_input"; readonly answers: Readonly<Record<string, string | readonly string[]>> };
+
+/** One turn in a provider's own record of a conversation. */
+export interface SnapshotTurn {
+  /** The provider's turn id, if any. */
+  readonly providerTurnId?: string;
+  /** The user's text. */
+  readonly userText: string;
+  /** The assistant's final text. */
+  readonly assistantText: string;
+}
+
+/** The provider's own record of a conversation. */
+export interface ThreadSnapshot {
+  /** Turns, oldest first. */
+  readonly turns: readonly SnapshotTurn[];
+}
+
+/**
+ * One live conversation with a provider. Optional methods exist only when the matching
+ * capability is declared; the host calls them only through its capability guard and the
+ * shared policy, and a declared-false capability must fail with `unsupported_capability`.
+ */
+export interface ProviderSession {
+  /** The current resume cursor (for example the native thread id), or null before it is known. */
+  readonly resumeCursor: string | null;
+  /** Starts a turn. Resolves once the provider accepted it; output arrives as events. */
+  startTurn(input: TurnInput): Promise<{ readonly providerTurnId?: string }>;
+  /** Adds input to a running turn. Needs `turns.activeSteering`. */
+  steerTurn?(input: SteerInput): Promise<void>;
+  /** Stops a running turn; a `turn.terminal` event follows. Needs `turns.interrupt`. */
+  interruptTurn?(input: InterruptInput): Promise<void>;
+  /** Copies the conversation into a new native thread. Needs `threads.fork`. */
+  forkThread?(input: ForkInput): Promise<{ readonly resumeCursor: string }>;
+  /** Answers a runtime request the session opened. Needs `runtimeRequests.*`. */
+  respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponse): Promise<void>;
+  /** Reads the provider's own record of the conversation. Needs `threads.readSnapshot`. */
+  readSnapshot?(): Promise<ThreadSnapshot>;
+  /** Ends the session and its process. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The OrchestrationAdapter of one provider instance: what the host calls to run work on it.
+ * One adapter per configured instance; it opens any number of sessions.
+ */
+export interface OrchestrationAdapter {
+  /** Always `"v1"`. */
+  readonly specificationVersion: SpecificationVersion;
+  /** The provider instance this adapter serves. */
+  readonly instanceId: string;
+  /** The driver that created it. */
+  readonly driverKind: string;
+  /**
+   * What this instance can do. May refine the driver's static declaration after a probe (for
+   * example capabilities an ACP agent advertised at `initialize`).
+   */
+  capabilities(): ProviderCapabilities;
+  /** Checks installation, executability, authentication and models. Never starts a model turn. */
+  probe(): Promise<ProviderStatus>;
+  /** Opens (or resumes, when `resumeCursor` is set) a session. */
+  openSession(input: OpenSessionInput): Promise<ProviderSession>;
+  /** Releases everything the instance holds. Sessions are closed first by the host. */
+  dispose?(): Promise<void>;
+}
