@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/** `[a-z0-9]` words joined by `-`, `_` or `.`: safe in ids, file names and MCP tool names. */
+const identifier = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+
+/** One configured provider instance. */
+export const ProviderInstanceConfigSchema = z
+  .object({
+    id: identifier,
+    driver: identifier,
+    enabled: z.boolean().default(true),
+    displayName: z.string().min(1).optional(),
+    homePath: z.string().min(1).nullable().optional(),
+    environment: z.record(z.string(), z.string()).default({}),
+    customModels: z.array(z.string().min(1)).default([]),
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+/** Server settings. */
+export const ServerConfigSchema = z
+  .object({
+    host: z.literal("127.0.0.1").default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(7410),
+    mcpServerName: identifier.default("switchyard"),
+    /** The longest a blocking tool call waits before it returns a resumable pending result. */
+    maxWaitMs: z.number().int().min(1000).max(600_000).default(50_000),
+    /** Credential lifetime and idle expiry. */
+    credentialMaxLifetimeMs: z.number().int().positive().default(8 * 60 * 60 * 1000),
+    credentialIdleMs: z.number().int().positive().default(30 * 60 * 1000),
+    /** Close a provider session after this long without a turn. */
+    sessionIdleMs: z.number().int().positive().default(15 * 60 * 1000),
+  })
+  .strict();
+
+/** Spawn budgets that keep delegation from running away. */
+export const BudgetConfigSchema = z
+  .object({
+    maxDelegationDepth: z.number().int().min(1).max(32).default(4),
+    maxConcurrentChildrenPerRun: z.number().int().min(1).max(100).default(8),
+    maxTasksPerRootThread: z.number().int().min(1).max(10_000).default(100),
+  })
+  .strict();
+
+/** The whole `config.json`. */
+export const SwitchyardConfigSchema = z
+  .object({
+    $schema: z.string().optional(),
+    providers: z.array(ProviderInstanceConfigSchema).default([]),
+    plugins: z.array(z.string().min(1)).default([]),
+    server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
+    budgets: BudgetConfigSchema.default(BudgetConfigSchema.parse({})),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.providers.forEach((provider, index) => {
+      const first = seen.get(provider.id);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["providers", index, "id"],
+          message: `duplicate provider id "${provider.id}" (also at providers[${first}])`,
+        });
+      } else seen.set(provider.id, index);
+    });
+  });
+
+export type SwitchyardConfig = z.infer<typeof SwitchyardConfigSchema>;
+export type ProviderInstanceConfig = z.infer<typeof ProviderInstanceConfigSchema>;
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;

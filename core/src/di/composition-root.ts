@@ -1,0 +1,97 @@
+import "reflect-metadata";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { container as rootContainer, instanceCachingFactory, Lifecycle, type DependencyContainer } from "tsyringe";
+import { loadConfig, parseConfig } from "../config/config-loader.js";
+import type { SwitchyardConfig } from "../config/config-schema.js";
+import { pathsFor, resolveHome, type SwitchyardPaths } from "../config/paths.js";
+import { BootReconciler } from "../engine/boot-reconciler.js";
+import { EffectExecutor } from "../engine/effect-executor.js";
+import { Engine } from "../engine/engine.js";
+import { LiveOutput } from "../engine/live-output.js";
+import { OutboxWorker } from "../engine/outbox-worker.js";
+import { ProviderEventIngestor } from "../engine/provider-event-ingestor.js";
+import { ProviderSessionManager } from "../engine/provider-session-manager.js";
+import { createLogger, type Logger } from "../logging/logger.js";
+import { PluginHost } from "../plugin-host/plugin-host.js";
+import { ProcessRunner } from "../plugin-host/process-runner.js";
+import * as policy from "../policy/index.js";
+import { ProviderRegistry } from "../providers/provider-registry.js";
+import { HarnessProcessLog } from "../store/harness-process-log.js";
+import { Store } from "../store/store.js";
+import { systemClock } from "../util/clock.js";
+import { randomIdAllocator } from "../util/ids.js";
+import { TOKENS } from "./tokens.js";
+
+/** Options for building a host. */
+export interface ContainerOptions {
+  /** `$SWITCHYARD_HOME` (default: SWITCHYARD_HOME, then `~/.switchyard`). */
+  readonly home?: string;
+  /** A config to use instead of `config.json` (validated the same way). */
+  readonly config?: unknown;
+  /** Where built-in plugins are; default the repository's `plugins/` folder. */
+  readonly builtinPluginsDir?: string | null;
+  /** A logger to use instead of the default stderr one. */
+  readonly logger?: Logger;
+  /** Replaces services before anything is resolved (tests). */
+  readonly overrides?: (container: DependencyContainer) => void;
+}
+
+/** The repository's `plugins/` folder, when this core runs from a checkout. */
+export function defaultBuiltinPluginsDir(): string | null {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // core/{src,dist}/di → repository root
+  const candidate = join(here, "..", "..", "..", "plugins");
+  return existsSync(candidate) ? candidate : null;
+}
+
+/**
+ * The one composition root: registers every core service under its token in a child
+ * container (so several hosts can live in one process), then lets `overrides` replace any.
+ */
+export function createContainer(options: ContainerOptions = {}): { container: DependencyContainer; paths: SwitchyardPaths; config: SwitchyardConfig } {
+  const home = resolveHome(options.home);
+  const paths = pathsFor(home);
+  const config = options.config === undefined ? loadConfig(paths.configFile) : parseConfig(options.config, paths.configFile);
+  const container = rootContainer.createChildContainer();
+  const scoped = { lifecycle: Lifecycle.ContainerScoped } as const;
+
+  container.register(TOKENS.Config, { useValue: config });
+  container.register(TOKENS.Paths, { useValue: paths });
+  container.register(TOKENS.Logger, { useValue: options.logger ?? createLogger() });
+  container.register(TOKENS.Clock, { useValue: systemClock });
+  container.register(TOKENS.IdAllocator, { useValue: randomIdAllocator });
+  container.register(TOKENS.Policy, { useValue: policy });
+  container.register(TOKENS.Store, { useFactory: instanceCachingFactory(() => new Store(paths.databaseFile)) });
+  container.register(TOKENS.HarnessProcessLog, { useClass: HarnessProcessLog }, scoped);
+  container.register(TOKENS.ProcessRunner, { useClass: ProcessRunner }, scoped);
+  container.register(
+    TOKENS.PluginHost,
+    {
+      useFactory: instanceCachingFactory(
+        (c) =>
+          new PluginHost(
+            {
+              builtinDir: options.builtinPluginsDir === undefined ? defaultBuiltinPluginsDir() : options.builtinPluginsDir,
+              managedDir: paths.pluginsDir,
+              configEntries: config.plugins,
+              configBaseDir: dirname(paths.configFile),
+            },
+            c.resolve(TOKENS.Logger),
+          ),
+      ),
+    },
+  );
+  container.register(TOKENS.ProviderRegistry, { useClass: ProviderRegistry }, scoped);
+  container.register(TOKENS.Engine, { useClass: Engine }, scoped);
+  container.register(LiveOutput, { useClass: LiveOutput }, scoped);
+  container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });
+  container.register(TOKENS.ProviderEventIngestor, { useClass: ProviderEventIngestor }, scoped);
+  container.register(TOKENS.ProviderSessionManager, { useClass: ProviderSessionManager }, scoped);
+  container.register(TOKENS.EffectExecutor, { useClass: EffectExecutor }, scoped);
+  container.register(TOKENS.OutboxWorker, { useClass: OutboxWorker }, scoped);
+  container.register(TOKENS.BootReconciler, { useClass: BootReconciler }, scoped);
+  options.overrides?.(container);
+  return { container, paths, config };
+}

@@ -1,0 +1,121 @@
+import type { Logger } from "../logging/logger.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { HarnessProcessLog } from "../store/harness-process-log.js";
+import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
+import type { Engine } from "./engine.js";
+import { EFFECT } from "./effects.js";
+import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import { createAttempt, finishAttempt, startNextQueued } from "./run-lifecycle.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+/** How many times one run may be continued after host restarts before it is given up. */
+const MAX_CONTINUATIONS = 2;
+
+/** The message a resumed provider gets when its turn was cut short by a host restart. */
+export const CONTINUE_AFTER_RESTART_TEXT =
+  "The Switchyard server restarted while you were working on the previous message, and your turn was cut short. Continue the task from where you left off and finish it.";
+
+/** What boot found and did. */
+export interface ReconcileReport {
+  readonly reapedProcesses: number;
+  readonly closedSessions: number;
+  readonly expiredRequests: number;
+  readonly continuedRuns: string[];
+  readonly interruptedRuns: string[];
+  readonly resetEffects: number;
+  readonly abandonedEffects: number;
+}
+
+/**
+ * Runs once at boot, before the outbox worker: every provider process of the previous host is
+ * gone, so runs that were live are continued on a resumed session where the provider can
+ * resume, and recorded as interrupted otherwise. Process-bound effects are never blindly
+ * replayed; a turn start that never reached the provider is safe to run again.
+ */
+@injectable()
+export class BootReconciler {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLog,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  reconcile(): ReconcileReport {
+    const leftovers = this.processes.leftovers();
+    const reapedProcesses = reapOrphanedHarnesses(leftovers, this.logger);
+    this.processes.forgetLeftovers(leftovers.map((p) => p.pid));
+    const store = this.engine.store;
+
+    let resetEffects = 0;
+    let abandonedEffects = 0;
+    for (const effect of store.unfinishedEffects()) {
+      if (effect.status !== "claimed") continue;
+      if (effect.type === EFFECT.turnStart) {
+        const attempt = store.get("attempt", (effect.payload as { attemptId: string }).attemptId);
+        if (attempt !== null && attempt.status === "pending") {
+          store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
+          resetEffects += 1;
+          continue;
+        }
+      }
+      store.settleEffect(effect.id, "abandoned", "the provider session it targeted ended with the previous server process", new Date().toISOString());
+      abandonedEffects += 1;
+    }
+    // Steers, interrupts and answers still pending target sessions that no longer exist.
+    for (const effect of store.unfinishedEffects()) {
+      if (effect.type === EFFECT.turnStart) continue;
+      store.settleEffect(effect.id, "abandoned", "the provider session it targeted ended with the previous server process", new Date().toISOString());
+      abandonedEffects += 1;
+    }
+
+    const report = this.engine.apply((ctx) => {
+      let closedSessions = 0;
+      for (const session of ctx.store.select("providerSession", "status IN ('opening', 'open')")) {
+        ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: "server_restart" });
+        closedSessions += 1;
+      }
+      let expiredRequests = 0;
+      for (const request of ctx.store.select("runtimeRequest", "status = 'pending'")) {
+        resolveRuntimeRequest(ctx, request, "expired", null);
+        expiredRequests += 1;
+      }
+      const continuedRuns: string[] = [];
+      const interruptedRuns: string[] = [];
+      for (const run of ctx.store.select("run", "status IN ('starting', 'running', 'waiting')", [], "ORDER BY created_at")) {
+        const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+        if (attempt === null || attempt.status === "pending") continue; // its start effect runs again
+        const capabilities = this.registry.capabilities(ctx.require("thread", run.threadId).providerInstanceId);
+        const session = attempt.providerSessionId === null ? null : ctx.get("providerSession", attempt.providerSessionId);
+        const continuations = ctx.store.select("attempt", "run_id = ?", [run.id]).filter((a) => a.reason === "continue_after_restart").length;
+        const canContinue = capabilities.sessions.resume && session?.resumeCursor != null && continuations < MAX_CONTINUATIONS;
+        if (canContinue) {
+          ctx.put("attempt", { ...attempt, status: "interrupted", endedAt: ctx.now, error: { code: "server_restart", message: "The server restarted during this turn." } });
+          const current = ctx.require("run", run.id);
+          const next = createAttempt(
+            ctx,
+            current,
+            { text: CONTINUE_AFTER_RESTART_TEXT, instructions: null, reason: "continue_after_restart", restartOfAttemptId: attempt.id },
+            true,
+          );
+          ctx.put("run", { ...ctx.require("run", run.id), status: "starting", currentAttemptId: next.id });
+          continuedRuns.push(run.id);
+        } else {
+          finishAttempt(ctx, attempt.id, "interrupted", { code: "server_restart", message: "The server restarted during this turn and the provider cannot resume it." }, "server_restart");
+          interruptedRuns.push(run.id);
+        }
+      }
+      const waiting = ctx.store.db.prepare("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as { thread_id: string }[];
+      for (const { thread_id } of waiting) startNextQueued(ctx, thread_id);
+      return { closedSessions, expiredRequests, continuedRuns, interruptedRuns };
+    });
+    const full: ReconcileReport = { reapedProcesses, resetEffects, abandonedEffects, ...report };
+    this.logger.info("boot reconciliation done", {
+      ...full,
+      continuedRuns: full.continuedRuns.length,
+      interruptedRuns: full.interruptedRuns.length,
+    });
+    return full;
+  }
+}

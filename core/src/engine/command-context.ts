@@ -1,0 +1,78 @@
+import type { Store } from "../store/store.js";
+import type { EntityName, EntityRecords } from "../store/records.js";
+import type { Clock } from "../util/clock.js";
+import type { IdAllocator } from "../util/ids.js";
+import type { RunRecord } from "../store/records.js";
+
+/** Reactions that run inside the transaction of the change that triggers them. */
+export interface EngineHooks {
+  /** After a run reached a terminal status (delegated-task finalization, notices…). */
+  readonly runTerminal: ((ctx: CommandContext, run: RunRecord) => void)[];
+  /** After a runtime request opened or resolved. */
+  readonly runtimeRequestChanged: ((ctx: CommandContext, requestId: string) => void)[];
+}
+
+/** A provider effect to carry out after the command commits. */
+export interface EffectRequest {
+  /** Deterministic id: the same command enqueues the same effect once. */
+  readonly id: string;
+  /** Effects in one lane (a thread) run in order, one at a time. */
+  readonly lane: string;
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+/**
+ * What a command handler works with, inside the command's transaction: reads see earlier
+ * writes of the same command; every write is an upsert event applied to its projection.
+ */
+export class CommandContext {
+  readonly now: string;
+  readonly nowMs: number;
+  private effects = 0;
+
+  constructor(
+    readonly store: Store,
+    readonly commandId: string | null,
+    readonly clock: Clock,
+    readonly ids: IdAllocator,
+    readonly hooks: EngineHooks,
+  ) {
+    this.nowMs = clock.nowMs();
+    this.now = new Date(this.nowMs).toISOString();
+  }
+
+  /** Reads a record. */
+  get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
+    return this.store.get(entity, id);
+  }
+
+  /** Reads a record that must exist (a missing one is a bug, not a user error). */
+  require<E extends EntityName>(entity: E, id: string): EntityRecords[E] {
+    const record = this.store.get(entity, id);
+    if (record === null) throw new Error(`internal: ${entity} ${id} not found`);
+    return record;
+  }
+
+  /** Writes a record's new state (an upsert event plus its projection). */
+  put<E extends EntityName>(entity: E, record: EntityRecords[E]): EntityRecords[E] {
+    this.store.append(this.commandId, [{ entity, record }], this.now);
+    return record;
+  }
+
+  /** Reads, changes and writes a record. */
+  update<E extends EntityName>(entity: E, id: string, change: (current: EntityRecords[E]) => EntityRecords[E]): EntityRecords[E] {
+    return this.put(entity, change(this.require(entity, id)));
+  }
+
+  /** Queues a provider effect for after commit. */
+  effect(effect: EffectRequest, delayMs = 0): void {
+    this.store.enqueueEffect(effect, this.nowMs + delayMs, this.now);
+    this.effects += 1;
+  }
+
+  /** True when this command queued effects. */
+  get hasEffects(): boolean {
+    return this.effects > 0;
+  }
+}

@@ -1,0 +1,186 @@
+import { toErrorShape } from "../spec/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { OutboxEffect } from "../store/store.js";
+import { isTerminalRunStatus } from "../store/records.js";
+import type { Engine } from "./engine.js";
+import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
+import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import type { ProviderSessionManager } from "./provider-session-manager.js";
+import { createRun, activeRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem } from "./run-lifecycle.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+/** How long a provider may take to end a turn after an interrupt before its session is killed. */
+const INTERRUPT_GRACE_MS = 30_000;
+
+/**
+ * Carries out outbox effects against provider sessions. Every outcome, including a provider's
+ * failure, is written back as state: a failed start fails the run with the provider's error,
+ * a steer that lands too late becomes a queued follow-up, so nothing accepted is lost.
+ */
+@injectable()
+export class EffectExecutor {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessionManager,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  async execute(effect: OutboxEffect): Promise<void> {
+    switch (effect.type) {
+      case EFFECT.turnStart:
+        return this.startTurn(effect.payload as TurnStartPayload);
+      case EFFECT.turnSteer:
+        return this.steerTurn(effect.payload as TurnSteerPayload);
+      case EFFECT.turnInterrupt:
+        return this.interruptTurn(effect.payload as TurnInterruptPayload);
+      case EFFECT.requestRespond:
+        return this.respond(effect.payload as RequestRespondPayload);
+      default:
+        this.logger.warn("unknown outbox effect type; skipped", { type: effect.type, id: effect.id });
+    }
+  }
+
+  private async startTurn({ attemptId }: TurnStartPayload): Promise<void> {
+    const store = this.engine.store;
+    const attempt = store.get("attempt", attemptId);
+    if (attempt === null || attempt.status !== "pending") return;
+    const run = store.get("run", attempt.runId)!;
+    if (isTerminalRunStatus(run.status)) return;
+    let live;
+    try {
+      live = await this.sessions.ensure(attempt.threadId);
+    } catch (error) {
+      const shape = toErrorShape(error, "provider_error");
+      this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "session_open_failed"));
+      return;
+    }
+    const started = this.engine.apply((ctx) => markAttemptStarting(ctx, attemptId, live.providerSessionId));
+    if (started === null) return;
+    const thread = store.get("thread", attempt.threadId)!;
+    const instructions = [attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
+    try {
+      const result = await live.session.startTurn({
+        turnId: attempt.id,
+        runId: run.id,
+        text: attempt.text,
+        instructions: instructions === "" ? null : instructions,
+        model: run.model ?? thread.model,
+        runtimeMode: run.runtimeMode,
+        interactionMode: run.interactionMode,
+        restartOfTurnId: attempt.restartOfAttemptId,
+      });
+      this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null));
+    } catch (error) {
+      const shape = toErrorShape(error, "provider_error");
+      this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed"));
+    }
+  }
+
+  private async steerTurn(payload: TurnSteerPayload): Promise<void> {
+    const store = this.engine.store;
+    const attempt = store.get("attempt", payload.attemptId);
+    const live = attempt ? this.sessions.get(attempt.threadId) : null;
+    if (attempt !== null && attempt.status === "running" && live !== null && live.providerSessionId === attempt.providerSessionId) {
+      try {
+        await live.session.steerTurn({ turnId: attempt.id, text: payload.text });
+        return;
+      } catch (error) {
+        this.logger.info("steer did not land; the message is queued instead", { threadId: attempt.threadId, error: (error as Error).message });
+      }
+    }
+    // The turn ended (or refused the steer) before the message reached it: run it as a
+    // follow-up, so an accepted message is never lost.
+    this.engine.apply((ctx) => {
+      const message = ctx.get("item", payload.messageId);
+      const threadId = message?.threadId ?? attempt?.threadId;
+      if (threadId === undefined) return;
+      const run = createRun(
+        ctx,
+        {
+          threadId,
+          messageId: payload.messageId,
+          text: payload.text,
+          instructions: null,
+          kind: "work",
+          createdBy: message?.createdBy ?? "user",
+          creationSource: message?.creationSource ?? "system",
+          delegatedTaskId: null,
+        },
+        activeRun(ctx, threadId) === null,
+      );
+      if (message !== null) ctx.put("item", { ...message, runId: run.id, data: { ...message.data, delivery: "queued", steerFellBack: true }, updatedAt: ctx.now });
+    });
+  }
+
+  private async interruptTurn(payload: TurnInterruptPayload): Promise<void> {
+    const store = this.engine.store;
+    const attempt = store.get("attempt", payload.attemptId);
+    if (attempt === null || !["starting", "running"].includes(attempt.status)) return;
+    const live = this.sessions.get(attempt.threadId);
+    if (live === null || live.providerSessionId !== attempt.providerSessionId) {
+      this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+      return;
+    }
+    try {
+      await live.session.interruptTurn({ turnId: attempt.id, reason: payload.reason, hard: payload.hard });
+    } catch (error) {
+      this.logger.warn("interrupt failed", { threadId: attempt.threadId, error: (error as Error).message });
+      this.engine.apply((ctx) => {
+        const run = ctx.get("run", attempt.runId);
+        if (run !== null && !isTerminalRunStatus(run.status)) ctx.put("run", { ...run, interruptRequested: false });
+        putItem(ctx, {
+          id: `item:${attempt.id}:interrupt-failed:${ctx.nowMs}`,
+          threadId: attempt.threadId,
+          runId: attempt.runId,
+          attemptId: attempt.id,
+          kind: "notice",
+          status: "failed",
+          text: `Interrupt failed: ${(error as Error).message}`,
+          data: { level: "error" },
+          createdBy: "system",
+          creationSource: "system",
+        });
+      });
+      return;
+    }
+    // A provider that acknowledged the interrupt but never ends the turn would hold the thread
+    // forever; after a grace period its session is closed and the turn recorded as interrupted.
+    const timer = setTimeout(() => {
+      const current = this.engine.store.db.open ? this.engine.store.get("attempt", attempt.id) : null;
+      if (current === null || !["starting", "running"].includes(current.status)) return;
+      this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
+      void this.sessions.close(attempt.threadId, "interrupt_timeout").then(() => {
+        if (this.engine.store.db.open) this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+      });
+    }, INTERRUPT_GRACE_MS);
+    timer.unref();
+  }
+
+  private async respond(payload: RequestRespondPayload): Promise<void> {
+    const store = this.engine.store;
+    const request = store.get("runtimeRequest", payload.requestId);
+    if (request === null || request.response === null) return;
+    const live = this.sessions.get(request.threadId);
+    if (live === null || live.providerSessionId !== request.providerSessionId) {
+      this.engine.apply((ctx) => {
+        const current = ctx.require("runtimeRequest", request.id);
+        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
+      });
+      return;
+    }
+    try {
+      await live.session.respondToRuntimeRequest(request.nativeRequestId, request.response);
+      this.engine.apply((ctx) => {
+        const current = ctx.require("runtimeRequest", request.id);
+        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "answered", null);
+      });
+    } catch (error) {
+      this.logger.warn("answering a runtime request failed", { requestId: request.id, error: (error as Error).message });
+      this.engine.apply((ctx) => {
+        const current = ctx.require("runtimeRequest", request.id);
+        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
+      });
+    }
+  }
+}

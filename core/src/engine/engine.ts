@@ -1,0 +1,109 @@
+import { SwitchyardError } from "../spec/index.js";
+import type { Store } from "../store/store.js";
+import type { StoredEvent } from "../store/records.js";
+import type { Clock } from "../util/clock.js";
+import { requestHash, type IdAllocator } from "../util/ids.js";
+import { CommandContext, type EngineHooks } from "./command-context.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+/** A command: an id (for idempotency), an operation name, its request, and the handler. */
+export interface Command<R> {
+  /** Retries with the same id return the same receipt. */
+  readonly commandId: string;
+  readonly operation: string;
+  /** The request as sent; a reused id with a different request is refused. */
+  readonly request: unknown;
+  readonly handle: (ctx: CommandContext) => R;
+}
+
+/** The result of a command, and whether it was replayed from its receipt. */
+export interface CommandOutcome<R> {
+  readonly result: R;
+  readonly replayed: boolean;
+  readonly commandId: string;
+  /** The newest event sequence the command wrote (or had written, when replayed). */
+  readonly sequence: number | null;
+}
+
+/**
+ * The command processor. A command's events, projection updates, receipt and outbox rows
+ * commit in one SQLite transaction; SQLite calls are synchronous, so commands never interleave
+ * (per-thread serialization falls out of that), and listeners hear events only after commit.
+ */
+@injectable()
+export class Engine {
+  private readonly effectListeners = new Set<() => void>();
+  /** In-transaction reactions; services register theirs at composition time. */
+  readonly hooks: EngineHooks = { runTerminal: [], runtimeRequestChanged: [] };
+
+  constructor(
+    @inject(TOKENS.Store) readonly store: Store,
+    @inject(TOKENS.Clock) readonly clock: Clock,
+    @inject(TOKENS.IdAllocator) readonly ids: IdAllocator,
+  ) {}
+
+  /** Runs a command once; a retry with the same id replays its receipt. */
+  execute<R>(command: Command<R>): CommandOutcome<R> {
+    const hash = requestHash({ operation: command.operation, request: command.request });
+    let effects = false;
+    const outcome = this.store.transaction((): CommandOutcome<R> => {
+      const receipt = this.store.getReceipt(command.commandId);
+      if (receipt !== null) {
+        if (receipt.requestHash !== hash) {
+          throw new SwitchyardError(
+            "conflict",
+            `Command id ${command.commandId} was already used for a different ${receipt.operation} request; use a new clientRequestId for new work.`,
+            { commandId: command.commandId, operation: receipt.operation },
+          );
+        }
+        return { result: receipt.result as R, replayed: true, commandId: command.commandId, sequence: receipt.lastSequence };
+      }
+      const before = this.store.lastSequence();
+      const ctx = new CommandContext(this.store, command.commandId, this.clock, this.ids, this.hooks);
+      const result = command.handle(ctx);
+      const after = this.store.lastSequence();
+      this.store.putReceipt({
+        commandId: command.commandId,
+        operation: command.operation,
+        requestHash: hash,
+        result,
+        firstSequence: after > before ? before + 1 : null,
+        lastSequence: after > before ? after : null,
+        createdAt: ctx.now,
+      });
+      effects = ctx.hasEffects;
+      return { result, replayed: false, commandId: command.commandId, sequence: after > before ? after : null };
+    });
+    if (effects) this.nudgeEffects();
+    return outcome;
+  }
+
+  /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
+  apply<R>(handle: (ctx: CommandContext) => R): R {
+    let effects = false;
+    const result = this.store.transaction(() => {
+      const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
+      const value = handle(ctx);
+      effects = ctx.hasEffects;
+      return value;
+    });
+    if (effects) this.nudgeEffects();
+    return result;
+  }
+
+  /** Hears committed events. */
+  onEvents(listener: (events: readonly StoredEvent[]) => void): () => void {
+    return this.store.onCommitted(listener);
+  }
+
+  /** Hears that new effects are waiting in the outbox. */
+  onEffectsQueued(listener: () => void): () => void {
+    this.effectListeners.add(listener);
+    return () => this.effectListeners.delete(listener);
+  }
+
+  private nudgeEffects(): void {
+    for (const listener of this.effectListeners) listener();
+  }
+}

@@ -1,0 +1,161 @@
+import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
+import { decideMessageDispatch, type DispatchAction, type SendMode } from "../policy/index.js";
+import type { Actor, CreationSource, RunKind } from "../store/records.js";
+import { derive } from "../util/ids.js";
+import type { CommandContext } from "./command-context.js";
+import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
+import { OrchestratorFailure } from "./orchestrator-failure.js";
+import { activeRun, createAttempt, createRun, putItem, queuedRuns, touchThread } from "./run-lifecycle.js";
+import { requireLiveThread } from "./thread-records.js";
+
+/** What a message needs to be delivered. */
+export interface DeliverMessageInput {
+  readonly threadId: string;
+  readonly messageId: string;
+  readonly text: string;
+  readonly mode: SendMode;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  /** Instructions for the run's first attempt (role, orchestration, portable context). */
+  readonly instructions?: string | null;
+  readonly kind?: RunKind;
+  readonly delegatedTaskId?: string | null;
+  readonly notifiesRequestId?: string | null;
+  /** The target provider's capabilities (read by the caller from the provider registry). */
+  readonly capabilities: ProviderCapabilities;
+  readonly model?: string | null;
+  readonly runtimeMode?: RuntimeMode;
+  readonly interactionMode?: InteractionMode;
+}
+
+/** How a message was delivered (`t3_thread_send` result `delivery`). */
+export type Delivery = "started" | "queued" | "steered" | "restarted" | "interrupted_and_queued";
+
+/** The outcome of a delivery: ids, what was done, and the policy's reasoning. */
+export interface DeliveryResult {
+  readonly threadId: string;
+  readonly messageId: string;
+  /** The run the message started or joined. */
+  readonly runId: string;
+  readonly delivery: Delivery;
+  readonly decision: {
+    readonly asked: SendMode;
+    readonly action: DispatchAction;
+    readonly degraded: boolean;
+    readonly reason: string;
+  };
+}
+
+const DELIVERY: Record<DispatchAction, Delivery> = {
+  start: "started",
+  queue: "queued",
+  steer: "steered",
+  restart: "restarted",
+  interrupt_then_queue_first: "interrupted_and_queued",
+};
+
+/**
+ * Delivers a user-role message to a thread through the shared policy: starts a run, queues
+ * one, steers the live turn, or interrupts and restarts it. The message is recorded in the
+ * timeline whatever the path, so nothing accepted is lost.
+ */
+export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
+  const thread = requireLiveThread(ctx, input.threadId);
+  const active = activeRun(ctx, thread.id);
+  const attempt = active?.currentAttemptId ? ctx.get("attempt", active.currentAttemptId) : null;
+  const decision = decideMessageDispatch({
+    requested: input.mode,
+    activeRun:
+      active === null
+        ? null
+        : {
+            status: active.status,
+            providerTurnLive: attempt !== null && attempt.status === "running",
+            interruptRequested: active.interruptRequested,
+          },
+    capabilities: input.capabilities,
+    text: input.text,
+  });
+  if (!decision.ok) {
+    throw new OrchestratorFailure("thread_not_sendable", decision.reason, { threadId: thread.id, asked: decision.asked, capability: decision.capability });
+  }
+  if (thread.stopped) ctx.put("thread", { ...thread, stopped: false, updatedAt: ctx.now });
+
+  const runInput = {
+    threadId: thread.id,
+    messageId: input.messageId,
+    text: input.text,
+    instructions: input.instructions ?? null,
+    kind: input.kind ?? "work",
+    createdBy: input.createdBy,
+    creationSource: input.creationSource,
+    delegatedTaskId: input.delegatedTaskId ?? null,
+    notifiesRequestId: input.notifiesRequestId ?? null,
+    model: input.model,
+    runtimeMode: input.runtimeMode,
+    interactionMode: input.interactionMode,
+  } as const;
+
+  let runId: string;
+  switch (decision.action) {
+    case "start":
+      runId = createRun(ctx, runInput, true).id;
+      break;
+    case "queue":
+      runId = createRun(ctx, runInput, false).id;
+      break;
+    case "interrupt_then_queue_first": {
+      const first = Math.min(0, ...queuedRuns(ctx, thread.id).map((run) => run.queueOrder)) - 1;
+      runId = createRun(ctx, runInput, false, first).id;
+      ctx.put("run", { ...active!, interruptRequested: true, terminalReason: "interrupted_for_message" });
+      ctx.effect({
+        id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
+        lane: thread.id,
+        type: EFFECT.turnInterrupt,
+        payload: { attemptId: attempt!.id, reason: "interrupted_for_message", hard: false } satisfies TurnInterruptPayload,
+      });
+      break;
+    }
+    case "steer":
+      runId = active!.id;
+      ctx.effect({
+        id: derive.effect(EFFECT.turnSteer, input.messageId),
+        lane: thread.id,
+        type: EFFECT.turnSteer,
+        payload: { attemptId: attempt!.id, runId: active!.id, messageId: input.messageId, text: input.text } satisfies TurnSteerPayload,
+      });
+      break;
+    case "restart": {
+      runId = active!.id;
+      createAttempt(ctx, active!, { text: input.text, instructions: null, reason: "steer_restart", restartOfAttemptId: attempt!.id }, false);
+      ctx.effect({
+        id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
+        lane: thread.id,
+        type: EFFECT.turnInterrupt,
+        payload: { attemptId: attempt!.id, reason: "steer_restart", hard: false } satisfies TurnInterruptPayload,
+      });
+      break;
+    }
+  }
+
+  putItem(ctx, {
+    id: input.messageId,
+    threadId: thread.id,
+    runId,
+    attemptId: null,
+    kind: "user_message",
+    status: "completed",
+    text: input.text,
+    data: { delivery: DELIVERY[decision.action], ...(input.kind === "notification" ? { notification: true } : {}) },
+    createdBy: input.createdBy,
+    creationSource: input.creationSource,
+  });
+  touchThread(ctx, thread.id);
+  return {
+    threadId: thread.id,
+    messageId: input.messageId,
+    runId,
+    delivery: DELIVERY[decision.action],
+    decision: { asked: decision.asked, action: decision.action, degraded: decision.degraded, reason: decision.reason },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Expected denials of orchestration operations (seed 000 "Policy And Idempotency"). Every
+ * transport reports them by code with a message a model can act on.
+ */
+export const ORCHESTRATOR_FAILURE_CODES = [
+  "capability_denied",
+  "parent_not_active",
+  "provider_unavailable",
+  "model_unavailable",
+  "runtime_mode_escalation_denied",
+  "interaction_mode_escalation_denied",
+  "task_not_found",
+  "task_not_cancellable",
+  "thread_not_found",
+  "run_not_found",
+  "thread_not_sendable",
+  "thread_not_interruptible",
+  "invalid_request",
+  "orchestration_error",
+] as const;
+
+export type OrchestratorFailureCode = (typeof ORCHESTRATOR_FAILURE_CODES)[number];
+
+/** A typed, expected denial. */
+export class OrchestratorFailure extends Error {
+  readonly code: OrchestratorFailureCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: OrchestratorFailureCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "OrchestratorFailure";
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: OrchestratorFailureCode; message: string; details: Readonly<Record<string, unknown>> } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isOrchestratorFailure(error: unknown): error is OrchestratorFailure {
+  return error instanceof OrchestratorFailure;
+}

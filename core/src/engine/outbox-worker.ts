@@ -1,0 +1,102 @@
+import type { Logger } from "../logging/logger.js";
+import type { OutboxEffect } from "../store/store.js";
+import type { Clock } from "../util/clock.js";
+import type { Engine } from "./engine.js";
+import type { EffectExecutor } from "./effect-executor.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+/**
+ * Runs outbox effects: one at a time per lane (thread), lanes in parallel. Woken by commits that
+ * queue effects and by the timer of the next delayed effect; it never polls.
+ */
+@injectable()
+export class OutboxWorker {
+  private readonly busyLanes = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private scheduled = false;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.EffectExecutor) private readonly executor: EffectExecutor,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.engine.onEffectsQueued(() => this.schedule());
+    this.schedule();
+  }
+
+  /** Stops taking new effects and waits for the ones in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Resolves when no effect is in flight or due (tests use it to wait for quiescence). */
+  async drain(): Promise<void> {
+    for (;;) {
+      if (this.inFlight.size === 0 && this.engine.store.dueEffects(this.clock.nowMs()).length === 0) return;
+      await Promise.race([...this.inFlight, new Promise((resolve) => setTimeout(resolve, 5))]);
+    }
+  }
+
+  private schedule(): void {
+    if (!this.running || this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.running || !this.engine.store.db.open) return;
+    const now = this.clock.nowMs();
+    for (const effect of this.engine.store.dueEffects(now)) {
+      if (this.busyLanes.has(effect.lane)) continue;
+      if (!this.engine.store.claimEffect(effect.id, now)) continue;
+      this.run(effect);
+    }
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const next = this.engine.store.nextEffectDueAt();
+    if (next === null) return;
+    const delay = Math.max(0, next - this.clock.nowMs());
+    if (delay === 0) return;
+    this.timer = setTimeout(() => this.schedule(), delay);
+    this.timer.unref();
+  }
+
+  private run(effect: OutboxEffect): void {
+    this.busyLanes.add(effect.lane);
+    const task = (async () => {
+      try {
+        await this.executor.execute(effect);
+        if (this.engine.store.db.open) this.engine.store.settleEffect(effect.id, "done", null, this.clock.nowIso());
+      } catch (error) {
+        this.logger.error("outbox effect failed", { id: effect.id, type: effect.type, error: (error as Error).message });
+        if (this.engine.store.db.open) this.engine.store.settleEffect(effect.id, "failed", (error as Error).message, this.clock.nowIso());
+      } finally {
+        this.busyLanes.delete(effect.lane);
+      }
+    })();
+    this.inFlight.add(task);
+    void task.finally(() => {
+      this.inFlight.delete(task);
+      this.schedule();
+    });
+  }
+}

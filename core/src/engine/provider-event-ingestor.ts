@@ -1,0 +1,294 @@
+import type { AdapterEvent } from "../spec/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { AttemptRecord, RuntimeRequestRecord } from "../store/records.js";
+import type { CommandContext } from "./command-context.js";
+import type { Engine } from "./engine.js";
+import { LiveOutput } from "./live-output.js";
+import { finishAttempt, markAttemptRunning, putItem, setNodeStatus } from "./run-lifecycle.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+const MAX_TOOL_OUTPUT_CHARS = 8_000;
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n…[truncated ${text.length - max} characters]` : text;
+}
+
+/** The durable item id of a provider item within an attempt. */
+export function providerItemId(attemptId: string, kind: string, nativeId: string): string {
+  return `item:${attemptId}:${kind}:${nativeId}`;
+}
+
+/** The durable id of a runtime request. */
+export function runtimeRequestId(attemptId: string, nativeId: string): string {
+  return `request:${attemptId}:${nativeId}`;
+}
+
+/**
+ * Turns adapter events into durable state: items, attempt and run statuses, runtime requests.
+ * Each event is applied in its own transaction the moment it arrives; events for an attempt of
+ * another (older) session are ignored, so a restarted session can't be confused by a late one.
+ */
+@injectable()
+export class ProviderEventIngestor {
+  private readonly sessionExitListeners = new Set<(threadId: string, providerSessionId: string) => void>();
+
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    // Auto-wired by its class through design:paramtypes (no token), which proves decorator
+    // metadata reaches tsyringe under both tsc and the test transform.
+    private readonly live: LiveOutput,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  /** Hears that a provider session ended on its own. */
+  onSessionExited(listener: (threadId: string, providerSessionId: string) => void): void {
+    this.sessionExitListeners.add(listener);
+  }
+
+  ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void {
+    try {
+      this.apply(threadId, providerSessionId, event);
+    } catch (error) {
+      this.logger.error("failed to ingest a provider event", { threadId, providerSessionId, type: event.type, error: (error as Error).message });
+    }
+  }
+
+  private attemptFor(ctx: CommandContext, turnId: string, providerSessionId: string): AttemptRecord | null {
+    const attempt = ctx.get("attempt", turnId);
+    if (attempt === null) return null;
+    if (attempt.providerSessionId !== null && attempt.providerSessionId !== providerSessionId) return null;
+    return attempt;
+  }
+
+  private apply(threadId: string, providerSessionId: string, event: AdapterEvent): void {
+    switch (event.type) {
+      case "message.delta":
+      case "reasoning.delta": {
+        this.live.append({
+          threadId,
+          attemptId: event.turnId,
+          itemId: event.itemId,
+          kind: event.type === "message.delta" ? "assistant_message" : "reasoning",
+          delta: event.text,
+        });
+        return;
+      }
+      case "warning":
+        this.logger.warn("provider warning", { threadId, providerSessionId, message: event.message });
+        if (event.turnId === undefined) return;
+        this.engine.apply((ctx) => {
+          const attempt = this.attemptFor(ctx, event.turnId!, providerSessionId);
+          if (attempt === null) return;
+          putItem(ctx, {
+            id: providerItemId(attempt.id, "warning", String(ctx.nowMs)),
+            threadId,
+            runId: attempt.runId,
+            attemptId: attempt.id,
+            kind: "notice",
+            status: "completed",
+            text: event.message,
+            data: { level: "warning" },
+            createdBy: "provider",
+            creationSource: "provider",
+          });
+        });
+        return;
+      case "session.resume_cursor":
+        this.engine.apply((ctx) => {
+          const session = ctx.get("providerSession", providerSessionId);
+          if (session !== null && session.resumeCursor !== event.cursor) ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
+        });
+        return;
+      case "session.exited":
+        this.engine.apply((ctx) => {
+          const session = ctx.get("providerSession", providerSessionId);
+          if (session !== null && session.status !== "closed") {
+            ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: event.reason });
+          }
+          const live = ctx.store.select("attempt", "thread_id = ? AND status IN ('starting', 'running')", [threadId]);
+          for (const attempt of live) {
+            if (attempt.providerSessionId !== providerSessionId) continue;
+            this.flushLiveOutput(ctx, attempt);
+            const error = { code: event.error?.code ?? "session_closed", message: `The provider session ended: ${event.error?.message ?? event.reason}` };
+            finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
+          }
+        });
+        for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
+        return;
+      default:
+        this.engine.apply((ctx) => {
+          const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
+          if (attempt === null) {
+            this.logger.debug("ignored an event for an unknown or stale turn", { threadId, type: event.type, turnId: event.turnId });
+            return;
+          }
+          this.applyTurnEvent(ctx, attempt, event);
+        });
+    }
+  }
+
+  private applyTurnEvent(ctx: CommandContext, attempt: AttemptRecord, event: Exclude<AdapterEvent, { turnId?: undefined } | { type: "message.delta" | "reasoning.delta" | "warning" | "session.resume_cursor" | "session.exited" }>): void {
+    const base = { threadId: attempt.threadId, runId: attempt.runId, attemptId: attempt.id, createdBy: "provider" as const, creationSource: "provider" as const };
+    switch (event.type) {
+      case "turn.started":
+        markAttemptRunning(ctx, attempt.id, event.providerTurnId ?? null);
+        return;
+      case "message.completed": {
+        this.live.complete(attempt.id, event.itemId, "assistant_message");
+        putItem(ctx, { ...base, id: providerItemId(attempt.id, "message", event.itemId), kind: "assistant_message", status: "completed", text: event.text, data: { role: "assistant" } });
+        if (event.text.trim() !== "") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
+        return;
+      }
+      case "reasoning.completed":
+        this.live.complete(attempt.id, event.itemId, "reasoning");
+        putItem(ctx, { ...base, id: providerItemId(attempt.id, "reasoning", event.itemId), kind: "reasoning", status: "completed", text: event.text, data: {} });
+        return;
+      case "tool_call.started":
+        putItem(ctx, {
+          ...base,
+          id: providerItemId(attempt.id, "tool", event.itemId),
+          kind: "tool_call",
+          status: "in_progress",
+          text: event.title,
+          data: { toolKind: event.kind, name: event.name, ...(event.server ? { server: event.server } : {}), ...(event.input !== undefined ? { input: event.input } : {}) },
+        });
+        return;
+      case "tool_call.completed": {
+        const id = providerItemId(attempt.id, "tool", event.itemId);
+        const existing = ctx.get("item", id);
+        putItem(ctx, {
+          ...base,
+          id,
+          kind: "tool_call",
+          status: event.status,
+          text: existing?.text ?? "tool call",
+          data: { ...(existing?.data ?? {}), ...(event.output !== undefined ? { output: truncate(event.output, MAX_TOOL_OUTPUT_CHARS) } : {}) },
+        });
+        return;
+      }
+      case "plan.proposed":
+        putItem(ctx, { ...base, id: providerItemId(attempt.id, "plan", event.itemId), kind: "proposed_plan", status: "completed", text: event.text, data: {} });
+        return;
+      case "subagent.observed":
+        putItem(ctx, {
+          ...base,
+          id: providerItemId(attempt.id, "subagent", event.nativeId),
+          kind: "subagent",
+          status: event.status === "running" ? "in_progress" : event.status,
+          text: event.title ?? "provider sub-agent",
+          data: {
+            origin: "provider_native",
+            nativeId: event.nativeId,
+            ...(event.summary !== undefined ? { summary: event.summary } : {}),
+            ...(event.nativeThreadId !== undefined ? { nativeThreadId: event.nativeThreadId } : {}),
+          },
+        });
+        return;
+      case "runtime_request.opened": {
+        const id = runtimeRequestId(attempt.id, event.requestId);
+        if (ctx.get("runtimeRequest", id) !== null) return;
+        const itemId = providerItemId(attempt.id, "request", event.requestId);
+        const request = event.request;
+        const blocking = request.kind === "approval" ? true : request.blocking;
+        const title = request.kind === "approval" ? request.title : request.questions.map((q) => q.question).join("\n");
+        putItem(ctx, {
+          ...base,
+          id: itemId,
+          kind: "runtime_request",
+          status: "pending",
+          text: title,
+          data: { requestId: id, requestKind: request.kind, ...(request.kind === "approval" ? { approvalKind: request.approvalKind } : {}), blocking },
+        });
+        const record: RuntimeRequestRecord = {
+          id,
+          threadId: attempt.threadId,
+          runId: attempt.runId,
+          attemptId: attempt.id,
+          providerSessionId: attempt.providerSessionId ?? "",
+          nativeRequestId: event.requestId,
+          kind: request.kind,
+          approvalKind: request.kind === "approval" ? request.approvalKind : null,
+          blocking,
+          status: "pending",
+          request,
+          response: null,
+          itemId,
+          createdAt: ctx.now,
+          resolvedAt: null,
+        };
+        ctx.put("runtimeRequest", record);
+        if (blocking) {
+          const run = ctx.require("run", attempt.runId);
+          if (run.status === "running" || run.status === "starting") {
+            ctx.put("run", { ...run, status: "waiting" });
+            setNodeStatus(ctx, run.id, "waiting");
+          }
+        }
+        for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, id);
+        return;
+      }
+      case "runtime_request.resolved": {
+        const id = runtimeRequestId(attempt.id, event.requestId);
+        const request = ctx.get("runtimeRequest", id);
+        if (request === null || request.status !== "pending") return;
+        resolveRuntimeRequest(ctx, request, event.resolution, null);
+        return;
+      }
+      case "turn.terminal": {
+        markAttemptRunning(ctx, attempt.id, null);
+        this.flushLiveOutput(ctx, attempt);
+        const error = event.error ? { ...(event.error.code !== undefined ? { code: event.error.code } : {}), message: event.error.message } : null;
+        finishAttempt(ctx, attempt.id, event.status, error);
+        return;
+      }
+    }
+  }
+
+  /** Keeps text that was streamed but never completed (an interrupted message, for example). */
+  private flushLiveOutput(ctx: CommandContext, attempt: AttemptRecord): void {
+    for (const pending of this.live.drainAttempt(attempt.id)) {
+      if (pending.text.trim() === "") continue;
+      const kind = pending.kind === "assistant_message" ? "message" : "reasoning";
+      const id = providerItemId(attempt.id, kind, pending.itemId);
+      if (ctx.get("item", id) !== null) continue;
+      putItem(ctx, {
+        id,
+        threadId: attempt.threadId,
+        runId: attempt.runId,
+        attemptId: attempt.id,
+        kind: pending.kind,
+        status: "completed",
+        text: pending.text,
+        data: { partial: true },
+        createdBy: "provider",
+        creationSource: "provider",
+      });
+      if (pending.kind === "assistant_message") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
+    }
+  }
+}
+
+/** Settles a runtime request and, if nothing else blocks its run, lets the run go on. */
+export function resolveRuntimeRequest(
+  ctx: CommandContext,
+  request: RuntimeRequestRecord,
+  status: "answered" | "cancelled" | "expired",
+  response: RuntimeRequestRecord["response"],
+): RuntimeRequestRecord {
+  const resolved = ctx.put("runtimeRequest", { ...request, status, response: response ?? request.response, resolvedAt: ctx.now });
+  const item = ctx.get("item", request.itemId);
+  if (item !== null) {
+    ctx.put("item", { ...item, status: status === "answered" ? "completed" : "cancelled", data: { ...item.data, resolution: status }, updatedAt: ctx.now });
+  }
+  const run = ctx.get("run", request.runId);
+  if (run !== null && run.status === "waiting") {
+    const stillBlocked = ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id]).some((r) => r.blocking);
+    if (!stillBlocked) {
+      ctx.put("run", { ...run, status: "running" });
+      setNodeStatus(ctx, run.id, "running");
+    }
+  }
+  for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, request.id);
+  return resolved;
+}

@@ -1,0 +1,281 @@
+import type { InteractionMode, RuntimeMode, TurnTerminalStatus } from "../spec/index.js";
+import {
+  isTerminalRunStatus,
+  type Actor,
+  type AttemptRecord,
+  type CreationSource,
+  type RunKind,
+  type RunRecord,
+  type RunStatus,
+  type ThreadRecord,
+  type TimelineItemRecord,
+} from "../store/records.js";
+import { derive } from "../util/ids.js";
+import type { CommandContext } from "./command-context.js";
+import type { Store } from "../store/store.js";
+
+/** Anything that can read projections (a command context, the engine). */
+export interface ProjectionReader {
+  readonly store: Store;
+}
+import { EFFECT, type TurnInterruptPayload, type TurnStartPayload } from "./effects.js";
+
+/** The thread's active run (starting, running or waiting), if any. */
+export function activeRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
+  return ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [threadId], "ORDER BY ordinal DESC LIMIT 1")[0] ?? null;
+}
+
+/** The thread's queued runs, in the order they will start. */
+export function queuedRuns(ctx: ProjectionReader, threadId: string): RunRecord[] {
+  const runs = ctx.store.select("run", "thread_id = ? AND status = 'queued'", [threadId]);
+  return runs.sort((a, b) => a.queueOrder - b.queueOrder || a.ordinal - b.ordinal);
+}
+
+/** The newest run of a thread. */
+export function latestRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
+  return ctx.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC LIMIT 1")[0] ?? null;
+}
+
+/** The next item position in a thread. */
+export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
+  const row = ctx.store.db.prepare("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as { p: number };
+  return row.p + 1;
+}
+
+/** Adds (or updates, keeping its position) a timeline item. */
+export function putItem(
+  ctx: CommandContext,
+  item: Omit<TimelineItemRecord, "position" | "createdAt" | "updatedAt"> & { position?: number },
+): TimelineItemRecord {
+  const existing = ctx.get("item", item.id);
+  return ctx.put("item", {
+    ...item,
+    position: existing?.position ?? item.position ?? nextItemPosition(ctx, item.threadId),
+    createdAt: existing?.createdAt ?? ctx.now,
+    updatedAt: ctx.now,
+  });
+}
+
+/** Touches a thread's activity time. */
+export function touchThread(ctx: CommandContext, threadId: string): ThreadRecord {
+  return ctx.update("thread", threadId, (thread) => ({ ...thread, updatedAt: ctx.now }));
+}
+
+/** What a new run needs. */
+export interface NewRunInput {
+  readonly threadId: string;
+  readonly messageId: string;
+  readonly text: string;
+  readonly instructions: string | null;
+  readonly kind: RunKind;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly delegatedTaskId: string | null;
+  readonly notifiesRequestId?: string | null;
+  readonly model?: string | null;
+  readonly runtimeMode?: RuntimeMode;
+  readonly interactionMode?: InteractionMode;
+}
+
+/** Creates a run, queued (`queueOrder` decides its place) or started now. */
+export function createRun(ctx: CommandContext, input: NewRunInput, start: boolean, queueOrder?: number): RunRecord {
+  const thread = ctx.require("thread", input.threadId);
+  const ordinal = ctx.store.count("run", "thread_id = ?", [input.threadId]) + 1;
+  const id = derive.run(input.threadId, ordinal);
+  const order = queueOrder ?? ordinal;
+  const run: RunRecord = {
+    id,
+    threadId: input.threadId,
+    ordinal,
+    status: "queued",
+    kind: input.kind,
+    messageId: input.messageId,
+    text: input.text,
+    instructions: input.instructions,
+    model: input.model ?? thread.model,
+    runtimeMode: input.runtimeMode ?? thread.runtimeMode,
+    interactionMode: input.interactionMode ?? thread.interactionMode,
+    createdBy: input.createdBy,
+    creationSource: input.creationSource,
+    delegatedTaskId: input.delegatedTaskId,
+    queueOrder: order,
+    held: false,
+    currentAttemptId: null,
+    attemptCount: 0,
+    summary: null,
+    error: null,
+    terminalReason: null,
+    interruptRequested: false,
+    notifiesRequestId: input.notifiesRequestId ?? null,
+    createdAt: ctx.now,
+    startedAt: null,
+    endedAt: null,
+  };
+  ctx.put("run", run);
+  ctx.put("node", { id: derive.runNode(id), threadId: input.threadId, runId: id, kind: "run_root", parentNodeId: null, status: "queued", createdAt: ctx.now, updatedAt: ctx.now });
+  return start ? startRun(ctx, run) : run;
+}
+
+/** Creates an attempt for a run and queues its provider turn. */
+export function createAttempt(
+  ctx: CommandContext,
+  run: RunRecord,
+  input: { text: string; instructions: string | null; reason: AttemptRecord["reason"]; restartOfAttemptId: string | null },
+  enqueueStart: boolean,
+): AttemptRecord {
+  const ordinal = run.attemptCount + 1;
+  const attempt: AttemptRecord = {
+    id: derive.attempt(run.id, ordinal),
+    runId: run.id,
+    threadId: run.threadId,
+    ordinal,
+    status: "pending",
+    providerSessionId: null,
+    providerTurnId: null,
+    text: input.text,
+    instructions: input.instructions,
+    restartOfAttemptId: input.restartOfAttemptId,
+    reason: input.reason,
+    createdAt: ctx.now,
+    startedAt: null,
+    endedAt: null,
+    error: null,
+  };
+  ctx.put("attempt", attempt);
+  ctx.put("run", { ...ctx.require("run", run.id), attemptCount: ordinal, ...(enqueueStart ? { currentAttemptId: attempt.id } : {}) });
+  if (enqueueStart) {
+    ctx.effect({ id: derive.effect(EFFECT.turnStart, attempt.id), lane: run.threadId, type: EFFECT.turnStart, payload: { attemptId: attempt.id } satisfies TurnStartPayload });
+  }
+  return attempt;
+}
+
+/** Moves a queued run to starting, with its first attempt. */
+export function startRun(ctx: CommandContext, run: RunRecord): RunRecord {
+  const started: RunRecord = { ...run, status: "starting", held: false, startedAt: ctx.now };
+  ctx.put("run", started);
+  setNodeStatus(ctx, run.id, "starting");
+  createAttempt(ctx, started, { text: run.text, instructions: run.instructions, reason: "initial", restartOfAttemptId: null }, true);
+  return ctx.require("run", run.id);
+}
+
+/** Starts the next queued (unheld) run if the thread is idle and not stopped. */
+export function startNextQueued(ctx: CommandContext, threadId: string): RunRecord | null {
+  if (activeRun(ctx, threadId) !== null) return null;
+  const thread = ctx.require("thread", threadId);
+  if (thread.deletedAt !== null) return null;
+  const next = queuedRuns(ctx, threadId).find((run) => !run.held && !thread.stopped);
+  return next ? startRun(ctx, next) : null;
+}
+
+/** Sets the status of a run's root node. */
+export function setNodeStatus(ctx: CommandContext, runId: string, status: RunStatus): void {
+  const node = ctx.get("node", derive.runNode(runId));
+  if (node !== null && node.status !== status) ctx.put("node", { ...node, status, updatedAt: ctx.now });
+}
+
+/** Marks an attempt as handed to the provider. */
+export function markAttemptStarting(ctx: CommandContext, attemptId: string, providerSessionId: string): AttemptRecord | null {
+  const attempt = ctx.get("attempt", attemptId);
+  if (attempt === null || attempt.status !== "pending") return null;
+  return ctx.put("attempt", { ...attempt, status: "starting", providerSessionId });
+}
+
+/** Marks an attempt (and its run) running once the provider accepted the turn. */
+export function markAttemptRunning(ctx: CommandContext, attemptId: string, providerTurnId: string | null): void {
+  const attempt = ctx.get("attempt", attemptId);
+  if (attempt === null || (attempt.status !== "starting" && attempt.status !== "pending")) return;
+  ctx.put("attempt", { ...attempt, status: "running", providerTurnId: providerTurnId ?? attempt.providerTurnId, startedAt: attempt.startedAt ?? ctx.now });
+  const run = ctx.require("run", attempt.runId);
+  if (run.currentAttemptId === attempt.id && run.status === "starting") {
+    ctx.put("run", { ...run, status: "running" });
+    setNodeStatus(ctx, run.id, "running");
+  }
+}
+
+function runStatusFor(attemptStatus: TurnTerminalStatus, run: RunRecord): RunStatus {
+  if (attemptStatus === "failed") return "failed";
+  if (attemptStatus === "cancelled") return "cancelled";
+  if (attemptStatus === "interrupted") return "interrupted";
+  // The provider finished although an interrupt was asked for: the work was stopped on
+  // purpose, so a completed turn settles as interrupted.
+  return run.interruptRequested ? "interrupted" : "completed";
+}
+
+/**
+ * Ends an attempt. If a restart attempt waits on it, that attempt starts and the run goes on;
+ * otherwise the run ends, its open requests are cancelled and the next queued run starts.
+ */
+export function finishAttempt(
+  ctx: CommandContext,
+  attemptId: string,
+  status: TurnTerminalStatus,
+  error: { code?: string; message: string } | null,
+  reason: string | null = null,
+): void {
+  const attempt = ctx.get("attempt", attemptId);
+  if (attempt === null || ["completed", "failed", "interrupted", "cancelled"].includes(attempt.status)) return;
+  ctx.put("attempt", { ...attempt, status, endedAt: ctx.now, error });
+  const run = ctx.require("run", attempt.runId);
+  if (isTerminalRunStatus(run.status)) return;
+  const restart = ctx.store
+    .select("attempt", "run_id = ? AND status = 'pending'", [run.id])
+    .find((candidate) => candidate.restartOfAttemptId === attempt.id);
+  if (restart !== undefined && status !== "failed") {
+    ctx.put("run", { ...run, status: "starting", currentAttemptId: restart.id, interruptRequested: false });
+    ctx.effect({ id: derive.effect(EFFECT.turnStart, restart.id), lane: run.threadId, type: EFFECT.turnStart, payload: { attemptId: restart.id } satisfies TurnStartPayload });
+    return;
+  }
+  if (restart !== undefined) ctx.put("attempt", { ...restart, status: "cancelled", endedAt: ctx.now });
+  if (run.currentAttemptId !== attempt.id && run.currentAttemptId !== null) return;
+  finishRun(ctx, run.id, runStatusFor(status, run), error, reason);
+}
+
+/** Ends a run with a terminal status (idempotent). */
+export function finishRun(
+  ctx: CommandContext,
+  runId: string,
+  status: RunStatus,
+  error: { code?: string; message: string } | null,
+  reason: string | null,
+): RunRecord {
+  const run = ctx.require("run", runId);
+  if (isTerminalRunStatus(run.status)) return run;
+  const ended: RunRecord = { ...run, status, endedAt: ctx.now, error: error ?? run.error, terminalReason: reason ?? run.terminalReason, interruptRequested: false };
+  ctx.put("run", ended);
+  setNodeStatus(ctx, run.id, status);
+  for (const request of ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])) {
+    ctx.put("runtimeRequest", { ...request, status: "cancelled", resolvedAt: ctx.now });
+    const item = ctx.get("item", request.itemId);
+    if (item !== null) ctx.put("item", { ...item, status: "cancelled", updatedAt: ctx.now });
+  }
+  for (const attempt of ctx.store.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [run.id])) {
+    ctx.put("attempt", { ...attempt, status: status === "failed" ? "failed" : "cancelled", endedAt: ctx.now });
+  }
+  touchThread(ctx, run.threadId);
+  for (const hook of ctx.hooks.runTerminal) hook(ctx, ended);
+  startNextQueued(ctx, run.threadId);
+  return ctx.require("run", runId);
+}
+
+/**
+ * Asks the provider to interrupt a run's live attempt. A run that has not reached the provider
+ * yet (queued, or an attempt still pending) ends at once.
+ */
+export function requestInterrupt(ctx: CommandContext, runId: string, reason: string, hard: boolean): RunRecord {
+  const run = ctx.require("run", runId);
+  if (isTerminalRunStatus(run.status)) return run;
+  if (run.status === "queued") return finishRun(ctx, run.id, "cancelled", null, reason);
+  const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+  if (attempt === null || attempt.status === "pending") {
+    if (attempt !== null) ctx.put("attempt", { ...attempt, status: "cancelled", endedAt: ctx.now });
+    return finishRun(ctx, run.id, "interrupted", null, reason);
+  }
+  ctx.put("run", { ...run, interruptRequested: true, terminalReason: reason });
+  ctx.effect({
+    id: derive.effect(EFFECT.turnInterrupt, `${attempt.id}:${ctx.commandId ?? ctx.nowMs}`),
+    lane: run.threadId,
+    type: EFFECT.turnInterrupt,
+    payload: { attemptId: attempt.id, reason, hard } satisfies TurnInterruptPayload,
+  });
+  return ctx.require("run", runId);
+}

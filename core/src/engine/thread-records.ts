@@ -1,0 +1,108 @@
+import { SwitchyardError, type InteractionMode, type RuntimeMode } from "../spec/index.js";
+import type { Actor, CreationSource, ProjectRecord, ThreadLineage, ThreadRecord } from "../store/records.js";
+import type { CommandContext } from "./command-context.js";
+
+/** What a new project needs. */
+export interface NewProjectInput {
+  readonly id: string;
+  readonly name: string;
+  readonly rootPath: string;
+  readonly scratch?: boolean;
+}
+
+/** Creates a project (or returns it unchanged if the id exists with the same root). */
+export function createProject(ctx: CommandContext, input: NewProjectInput): ProjectRecord {
+  const existing = ctx.get("project", input.id);
+  if (existing !== null) return existing;
+  const sameRoot = ctx.store.select("project", "root_path = ?", [input.rootPath])[0];
+  if (sameRoot !== undefined) {
+    throw new SwitchyardError("conflict", `A project already uses ${input.rootPath}: "${sameRoot.name}" (${sameRoot.id}).`, {
+      projectId: sameRoot.id,
+      rootPath: input.rootPath,
+    });
+  }
+  return ctx.put("project", {
+    id: input.id,
+    name: input.name,
+    rootPath: input.rootPath,
+    scratch: input.scratch ?? false,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+}
+
+/** What a new thread needs. */
+export interface NewThreadInput {
+  readonly id: string;
+  readonly projectId: string;
+  readonly title: string | null;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly runtimeMode: RuntimeMode;
+  readonly interactionMode: InteractionMode;
+  readonly cwd: string;
+  readonly branch: string | null;
+  readonly worktreePath: string | null;
+  readonly workspaceStrategy: ThreadRecord["workspaceStrategy"];
+  readonly lineage: Omit<ThreadLineage, "rootThreadId" | "depth"> & { rootThreadId?: string; depth?: number };
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+}
+
+/** A default title from the first message: its first line, shortened. */
+export function titleFromMessage(text: string | null): string {
+  if (text === null || text.trim() === "") return "New thread";
+  const firstLine = text.trim().split("\n")[0]!.replace(/\s+/g, " ");
+  return firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
+}
+
+/** Creates a thread record. */
+export function createThread(ctx: CommandContext, input: NewThreadInput, firstMessage: string | null = null): ThreadRecord {
+  if (ctx.get("project", input.projectId) === null) {
+    throw new SwitchyardError("not_found", `Project ${input.projectId} does not exist.`, { projectId: input.projectId });
+  }
+  const existing = ctx.get("thread", input.id);
+  if (existing !== null) return existing;
+  return ctx.put("thread", {
+    id: input.id,
+    projectId: input.projectId,
+    title: input.title ?? titleFromMessage(firstMessage),
+    titleSource: input.title === null ? "default" : "user",
+    titleRegenerationPending: false,
+    providerInstanceId: input.providerInstanceId,
+    model: input.model,
+    runtimeMode: input.runtimeMode,
+    interactionMode: input.interactionMode,
+    cwd: input.cwd,
+    branch: input.branch,
+    worktreePath: input.worktreePath,
+    workspaceStrategy: input.workspaceStrategy,
+    lineage: {
+      relationship: input.lineage.relationship,
+      parentThreadId: input.lineage.parentThreadId,
+      parentRunId: input.lineage.parentRunId,
+      parentNodeId: input.lineage.parentNodeId,
+      delegatedTaskId: input.lineage.delegatedTaskId,
+      depth: input.lineage.depth ?? 0,
+      rootThreadId: input.lineage.rootThreadId ?? input.id,
+    },
+    createdBy: input.createdBy,
+    creationSource: input.creationSource,
+    linkedPullRequest: null,
+    snoozedUntil: null,
+    snoozedAt: null,
+    deletedAt: null,
+    stopped: false,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+}
+
+/** Reads a thread that exists and is not deleted, or throws `not_found`. */
+export function requireLiveThread(ctx: CommandContext, threadId: string): ThreadRecord {
+  const thread = ctx.get("thread", threadId);
+  if (thread === null || thread.deletedAt !== null) {
+    throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`, { threadId });
+  }
+  return thread;
+}

@@ -1,0 +1,107 @@
+import "reflect-metadata";
+import type { DependencyContainer } from "tsyringe";
+import type { SwitchyardConfig } from "../config/config-schema.js";
+import type { SwitchyardPaths } from "../config/paths.js";
+import { createContainer, type ContainerOptions } from "../di/composition-root.js";
+import { resolve, TOKENS } from "../di/tokens.js";
+import type { ReconcileReport } from "../engine/boot-reconciler.js";
+import type { Engine } from "../engine/engine.js";
+import type { ProviderSessionManager } from "../engine/provider-session-manager.js";
+import type { Logger } from "../logging/logger.js";
+import type { PluginHost } from "../plugin-host/plugin-host.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import { ProjectService } from "../services/project-service.js";
+import { ThreadManagementService } from "../services/thread-management-service.js";
+import { EventWaiter } from "../services/event-waiter.js";
+import type { Store } from "../store/store.js";
+import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
+import { activeRun } from "../engine/run-lifecycle.js";
+
+/**
+ * A running Switchyard: plugins loaded, provider instances created, the engine reconciled and
+ * its outbox worker started. Transports (MCP, HTTP, CLI) are built on top of it.
+ */
+export class SwitchyardHost {
+  private started = false;
+  private stopped = false;
+  private readonly disposers: (() => void)[] = [];
+  reconcileReport: ReconcileReport | null = null;
+
+  private constructor(
+    readonly container: DependencyContainer,
+    readonly paths: SwitchyardPaths,
+    readonly config: SwitchyardConfig,
+  ) {}
+
+  /** Builds the container, loads plugins and creates provider instances. */
+  static async create(options: ContainerOptions = {}): Promise<SwitchyardHost> {
+    const { container, paths, config } = createContainer(options);
+    const host = new SwitchyardHost(container, paths, config);
+    await host.pluginHost.load();
+    await host.providers.initialize(config.providers);
+    return host;
+  }
+
+  get logger(): Logger {
+    return resolve(this.container, TOKENS.Logger);
+  }
+  get store(): Store {
+    return resolve(this.container, TOKENS.Store);
+  }
+  get engine(): Engine {
+    return resolve(this.container, TOKENS.Engine);
+  }
+  get pluginHost(): PluginHost {
+    return resolve(this.container, TOKENS.PluginHost);
+  }
+  get providers(): ProviderRegistry {
+    return resolve(this.container, TOKENS.ProviderRegistry);
+  }
+  get sessions(): ProviderSessionManager {
+    return resolve(this.container, TOKENS.ProviderSessionManager);
+  }
+  get threads(): ThreadManagementService {
+    return this.container.resolve(ThreadManagementService);
+  }
+  get projects(): ProjectService {
+    return this.container.resolve(ProjectService);
+  }
+  get waiter(): EventWaiter {
+    return this.container.resolve(EventWaiter);
+  }
+
+  /** Reconciles what a previous process left, then starts carrying out provider effects. */
+  start(): ReconcileReport {
+    if (this.started) return this.reconcileReport!;
+    this.started = true;
+    this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
+    // Close a thread's provider session once it has been idle for a while.
+    this.disposers.push(
+      this.engine.onEvents((events) => {
+        for (const event of events) {
+          if (event.entity !== "run") continue;
+          const run = event.record as RunRecord;
+          if (isTerminalRunStatus(run.status) && activeRun(this.engine, run.threadId) === null) this.sessions.scheduleIdleClose(run.threadId);
+        }
+      }),
+    );
+    resolve(this.container, TOKENS.OutboxWorker).start();
+    return this.reconcileReport;
+  }
+
+  /** Waits until no provider effect is due or in flight. */
+  async drainEffects(): Promise<void> {
+    await resolve(this.container, TOKENS.OutboxWorker).drain();
+  }
+
+  /** Stops the worker, closes provider sessions, disposes adapters, closes the database. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const dispose of this.disposers) dispose();
+    if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
+    await this.sessions.closeAll("server_shutdown");
+    await this.providers.dispose();
+    this.store.close();
+  }
+}

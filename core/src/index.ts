@@ -1,0 +1,18 @@
+/**
+ * @switchyard/core: the host. The spec lives at `@switchyard/core/spec`.
+ */
+import "reflect-metadata";
+
+export * from "./spec/index.js";
+export { SwitchyardHost } from "./host/switchyard-host.js";
+export { createContainer, defaultBuiltinPluginsDir, type ContainerOptions } from "./di/composition-root.js";
+export { TOKENS, resolve, type Token } from "./di/tokens.js";
+export { loadConfig, parseConfig } from "./config/config-loader.js";
+export { SwitchyardConfigSchema, type SwitchyardConfig, type ProviderInstanceConfig } from "./config/config-schema.js";
+export { pathsFor, resolveHome, type SwitchyardPaths } from "./config/paths.js";
+export { createLogger, createSilentLogger, scrubSecrets, type Logger } from "./logging/logger.js";
+export { OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "./engine/orchestrator-failure.js";
+export * as policy from "./policy/index.js";
+export type * from "./store/records.js";
+export type { PluginRecord } from "./plugin-host/plugin-host.js";
+export type { ProviderAvailability, ProviderInstance } from "./providers/provider-registry.js";

@@ -1,0 +1,70 @@
+import {
+  UnsupportedCapabilityError,
+  type CapabilityName,
+  type ForkInput,
+  type InterruptInput,
+  type ProviderCapabilities,
+  type ProviderSession,
+  type RuntimeRequestResponse,
+  type SteerInput,
+  type ThreadSnapshot,
+  type TurnInput,
+} from "../spec/index.js";
+
+/**
+ * The only way host code reaches a session's optional methods: each call checks the declared
+ * capability first and fails with `unsupported_capability`, never a silent no-op, when the
+ * capability is false or the adapter lacks the method.
+ */
+export class GuardedSession {
+  constructor(
+    private readonly inner: ProviderSession,
+    private readonly capabilities: () => ProviderCapabilities,
+    private readonly providerName: string,
+  ) {}
+
+  get resumeCursor(): string | null {
+    return this.inner.resumeCursor;
+  }
+
+  private require(capability: CapabilityName, declared: boolean, method: unknown): void {
+    if (!declared || typeof method !== "function") throw new UnsupportedCapabilityError(capability, this.providerName);
+  }
+
+  startTurn(input: TurnInput): Promise<{ readonly providerTurnId?: string }> {
+    return this.inner.startTurn(input);
+  }
+
+  steerTurn(input: SteerInput): Promise<void> {
+    this.require("turns.activeSteering", this.capabilities().turns.activeSteering, this.inner.steerTurn);
+    return this.inner.steerTurn!(input);
+  }
+
+  interruptTurn(input: InterruptInput): Promise<void> {
+    this.require("turns.interrupt", this.capabilities().turns.interrupt, this.inner.interruptTurn);
+    return this.inner.interruptTurn!(input);
+  }
+
+  forkThread(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
+    const caps = this.capabilities();
+    this.require("threads.fork", caps.threads.fork, this.inner.forkThread);
+    if (input.afterTurnId !== undefined) this.require("threads.forkFromTurn", caps.threads.forkFromTurn, this.inner.forkThread);
+    return this.inner.forkThread!(input);
+  }
+
+  respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
+    const caps = this.capabilities().runtimeRequests;
+    const declared = response.kind === "approval" ? caps.approvals : caps.userInputQuestions;
+    this.require(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", declared, this.inner.respondToRuntimeRequest);
+    return this.inner.respondToRuntimeRequest!(requestId, response);
+  }
+
+  readSnapshot(): Promise<ThreadSnapshot> {
+    this.require("threads.readSnapshot", this.capabilities().threads.readSnapshot, this.inner.readSnapshot);
+    return this.inner.readSnapshot!();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,221 @@
+import { inject, injectable } from "tsyringe";
+import { type InteractionMode, type RuntimeMode } from "../spec/index.js";
+import { TOKENS } from "../di/tokens.js";
+import type { Engine } from "../engine/engine.js";
+import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
+import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { activeRun, latestRun, requestInterrupt } from "../engine/run-lifecycle.js";
+import { createThread } from "../engine/thread-records.js";
+import type { SendMode } from "../policy/index.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type ThreadRecord } from "../store/records.js";
+import { derive } from "../util/ids.js";
+import { EventWaiter } from "./event-waiter.js";
+
+/** What creating a thread needs. */
+export interface CreateThreadRequest {
+  /** Retries with the same command id return the same thread. Omit for new work each time. */
+  readonly commandId?: string;
+  readonly threadId?: string;
+  readonly projectId: string;
+  readonly providerInstanceId: string;
+  readonly model?: string | null;
+  readonly runtimeMode?: RuntimeMode;
+  readonly interactionMode?: InteractionMode;
+  readonly title?: string | null;
+  /** The first message; without one the thread stays idle. */
+  readonly prompt?: string | null;
+  readonly instructions?: string | null;
+  readonly cwd?: string;
+  readonly branch?: string | null;
+  readonly worktreePath?: string | null;
+  readonly workspaceStrategy?: ThreadRecord["workspaceStrategy"];
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+}
+
+/** What sending a message needs. */
+export interface SendRequest {
+  readonly commandId?: string;
+  readonly messageId?: string;
+  readonly threadId: string;
+  readonly text: string;
+  readonly mode: SendMode;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly instructions?: string | null;
+}
+
+/** A wait's outcome. */
+export interface RunWaitResult {
+  readonly threadId: string;
+  /** The run waited on, or null when the thread had none. */
+  readonly run: RunRecord | null;
+  /** True when the wait ended by timeout (the run still works). */
+  readonly timedOut: boolean;
+}
+
+/**
+ * The shared boundary for thread operations, used by every transport (MCP, CLI, HTTP): thread
+ * lookup, send-mode selection through the shared policy, durable send postconditions, waits
+ * and interrupt selection. Transports only authenticate, resolve their inputs and shape results.
+ */
+@injectable()
+export class ThreadManagementService {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    private readonly waiter: EventWaiter,
+  ) {}
+
+  private newCommandId(operation: string): string {
+    return `cmd:${operation}:${this.engine.ids.random("req")}`;
+  }
+
+  /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
+  getThread(threadId: string): ThreadRecord {
+    const thread = this.engine.store.get("thread", threadId);
+    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    return thread;
+  }
+
+  /** Creates a thread, and starts its first run when a prompt is given. */
+  createThread(request: CreateThreadRequest): { thread: ThreadRecord; delivery: DeliveryResult | null; replayed: boolean } {
+    const project = this.engine.store.get("project", request.projectId);
+    if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${request.projectId} does not exist.`, { projectId: request.projectId });
+    const instance = this.registry.get(request.providerInstanceId);
+    if (instance === null) {
+      throw new OrchestratorFailure("provider_unavailable", `Provider instance "${request.providerInstanceId}" is not configured.`, { providerInstanceId: request.providerInstanceId });
+    }
+    const commandId = request.commandId ?? this.newCommandId("thread.create");
+    const capabilities = this.registry.capabilities(request.providerInstanceId);
+    const outcome = this.engine.execute({
+      commandId,
+      operation: "thread.create",
+      request: { ...request, commandId: undefined },
+      handle: (ctx) => {
+        const threadId = request.threadId ?? derive.threadFromCommand(commandId);
+        const thread = createThread(
+          ctx,
+          {
+            id: threadId,
+            projectId: project.id,
+            title: request.title ?? null,
+            providerInstanceId: request.providerInstanceId,
+            model: request.model ?? null,
+            runtimeMode: request.runtimeMode ?? "approval-required",
+            interactionMode: request.interactionMode ?? "default",
+            cwd: request.cwd ?? project.rootPath,
+            branch: request.branch ?? null,
+            worktreePath: request.worktreePath ?? null,
+            workspaceStrategy: request.workspaceStrategy ?? "root",
+            lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+            createdBy: request.createdBy,
+            creationSource: request.creationSource,
+          },
+          request.prompt ?? null,
+        );
+        const delivery =
+          request.prompt === undefined || request.prompt === null || request.prompt === ""
+            ? null
+            : deliverMessage(ctx, {
+                threadId: thread.id,
+                messageId: derive.messageFromCommand(commandId),
+                text: request.prompt,
+                mode: "auto",
+                createdBy: request.createdBy,
+                creationSource: request.creationSource,
+                instructions: request.instructions ?? null,
+                capabilities,
+              });
+        return { threadId: thread.id, delivery };
+      },
+    });
+    return { thread: this.getThread(outcome.result.threadId), delivery: outcome.result.delivery, replayed: outcome.replayed };
+  }
+
+  /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
+  send(request: SendRequest): DeliveryResult & { replayed: boolean } {
+    const thread = this.getThread(request.threadId);
+    const commandId = request.commandId ?? this.newCommandId("thread.send");
+    const capabilities = this.registry.capabilities(thread.providerInstanceId);
+    const outcome = this.engine.execute({
+      commandId,
+      operation: "thread.send",
+      request: { threadId: request.threadId, text: request.text, mode: request.mode },
+      handle: (ctx) =>
+        deliverMessage(ctx, {
+          threadId: request.threadId,
+          messageId: request.messageId ?? derive.messageFromCommand(commandId),
+          text: request.text,
+          mode: request.mode,
+          createdBy: request.createdBy,
+          creationSource: request.creationSource,
+          instructions: request.instructions ?? null,
+          capabilities,
+        }),
+    });
+    return { ...outcome.result, replayed: outcome.replayed };
+  }
+
+  /** The run a wait or interrupt without a run id selects: the newest active run, else the newest. */
+  selectRun(threadId: string, runId: string | undefined, mustBeActive: boolean): RunRecord | null {
+    const thread = this.getThread(threadId);
+    if (runId !== undefined) {
+      const run = this.engine.store.get("run", runId);
+      if (run === null || run.threadId !== thread.id) throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist in thread ${threadId}.`, { threadId, runId });
+      return run;
+    }
+    return mustBeActive ? activeRun(this.engine, thread.id) : (activeRun(this.engine, thread.id) ?? latestRun(this.engine, thread.id));
+  }
+
+  /**
+   * Interrupts a run (the newest interruptible one without `runId`). A terminal run is returned
+   * unchanged; a thread with no active provider turn answers `no_active_run`.
+   */
+  interrupt(request: { threadId: string; runId?: string; reason?: string; hard?: boolean; commandId?: string }): { status: "interrupt_requested" | "already_terminal" | "no_active_run"; run: RunRecord | null } {
+    const thread = this.getThread(request.threadId);
+    const run = this.selectRun(request.threadId, request.runId, request.runId === undefined);
+    if (run === null) return { status: "no_active_run", run: null };
+    if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
+    const capabilities = this.registry.capabilities(thread.providerInstanceId);
+    if (isActiveRunStatus(run.status) && !capabilities.turns.interrupt) {
+      throw new OrchestratorFailure("thread_not_interruptible", `Provider "${thread.providerInstanceId}" cannot interrupt a running turn.`, { threadId: thread.id, capability: "turns.interrupt" });
+    }
+    const outcome = this.engine.execute({
+      commandId: request.commandId ?? this.newCommandId("run.interrupt"),
+      operation: "run.interrupt",
+      request: { threadId: thread.id, runId: run.id },
+      handle: (ctx) => requestInterrupt(ctx, run.id, request.reason ?? "interrupted_by_request", request.hard ?? false),
+    });
+    return { status: "interrupt_requested", run: outcome.result };
+  }
+
+  /**
+   * Waits for a run to become terminal. Without `runId` it pins the latest run at call time; an
+   * idle thread returns at once. A timeout reports the latest status and cancels nothing.
+   */
+  async waitForRun(request: { threadId: string; runId?: string; timeoutMs: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+    const pinned = this.selectRun(request.threadId, request.runId, false);
+    if (pinned === null || isTerminalRunStatus(pinned.status)) return { threadId: request.threadId, run: pinned, timedOut: false };
+    const done = await this.waiter.waitFor(
+      () => {
+        const run = this.engine.store.get("run", pinned.id);
+        return run !== null && isTerminalRunStatus(run.status) ? run : null;
+      },
+      {
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+        relevant: (event) => event.entity === "run" && (event.record as RunRecord).id === pinned.id,
+      },
+    );
+    return { threadId: request.threadId, run: done ?? this.engine.store.get("run", pinned.id), timedOut: done === null };
+  }
+
+  /** Reads a thread's runs, newest first. */
+  runs(threadId: string, limit = 20): RunRecord[] {
+    this.getThread(threadId);
+    return this.engine.store.select("run", "thread_id = ?", [threadId], `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`);
+  }
+}

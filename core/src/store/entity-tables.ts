@@ -1,0 +1,127 @@
+import type { EntityName, EntityRecords } from "./records.js";
+
+/** How one entity maps onto its projection table. */
+export interface EntityTable<E extends EntityName> {
+  readonly table: string;
+  /** Indexed columns (besides `data`), each with how to read it from a record. */
+  readonly columns: Readonly<Record<string, (record: EntityRecords[E]) => string | number | null>>;
+  /** The thread an upsert belongs to, for per-thread event reads. */
+  readonly threadId: (record: EntityRecords[E]) => string | null;
+}
+
+type EntityTables = { readonly [E in EntityName]: EntityTable<E> };
+
+export const ENTITY_TABLES: EntityTables = {
+  project: {
+    table: "projects",
+    columns: {
+      id: (r) => r.id,
+      name: (r) => r.name,
+      root_path: (r) => r.rootPath,
+      created_at: (r) => r.createdAt,
+    },
+    threadId: () => null,
+  },
+  thread: {
+    table: "threads",
+    columns: {
+      id: (r) => r.id,
+      project_id: (r) => r.projectId,
+      parent_thread_id: (r) => r.lineage.parentThreadId,
+      relationship: (r) => r.lineage.relationship,
+      provider_instance_id: (r) => r.providerInstanceId,
+      title: (r) => r.title,
+      deleted: (r) => r.deletedAt === null ? 0 : 1,
+      created_at: (r) => r.createdAt,
+      updated_at: (r) => r.updatedAt,
+    },
+    threadId: (r) => r.id,
+  },
+  run: {
+    table: "runs",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      ordinal: (r) => r.ordinal,
+      status: (r) => r.status,
+      delegated_task_id: (r) => r.delegatedTaskId,
+      created_at: (r) => r.createdAt,
+    },
+    threadId: (r) => r.threadId,
+  },
+  attempt: {
+    table: "attempts",
+    columns: {
+      id: (r) => r.id,
+      run_id: (r) => r.runId,
+      thread_id: (r) => r.threadId,
+      status: (r) => r.status,
+    },
+    threadId: (r) => r.threadId,
+  },
+  item: {
+    table: "items",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      run_id: (r) => r.runId,
+      position: (r) => r.position,
+      kind: (r) => r.kind,
+    },
+    threadId: (r) => r.threadId,
+  },
+  providerSession: {
+    table: "provider_sessions",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      provider_instance_id: (r) => r.providerInstanceId,
+      status: (r) => r.status,
+    },
+    threadId: (r) => r.threadId,
+  },
+  runtimeRequest: {
+    table: "runtime_requests",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      run_id: (r) => r.runId,
+      status: (r) => r.status,
+    },
+    threadId: (r) => r.threadId,
+  },
+  contextTransfer: {
+    table: "context_transfers",
+    columns: {
+      id: (r) => r.id,
+      kind: (r) => r.kind,
+      source_thread_id: (r) => r.sourceThreadId,
+      target_thread_id: (r) => r.targetThreadId,
+      delegated_task_id: (r) => r.delegatedTaskId,
+    },
+    threadId: (r) => r.targetThreadId,
+  },
+  delegatedTask: {
+    table: "delegated_tasks",
+    columns: {
+      id: (r) => r.id,
+      parent_thread_id: (r) => r.parentThreadId,
+      parent_run_id: (r) => r.parentRunId,
+      child_thread_id: (r) => r.childThreadId,
+      root_thread_id: (r) => r.rootThreadId,
+      status: (r) => r.status,
+    },
+    threadId: (r) => r.parentThreadId,
+  },
+  node: {
+    table: "nodes",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      run_id: (r) => r.runId,
+    },
+    threadId: (r) => r.threadId,
+  },
+};
+
+export const ENTITY_NAMES = Object.keys(ENTITY_TABLES) as EntityName[];

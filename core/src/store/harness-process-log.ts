@@ -1,0 +1,50 @@
+import type { Store } from "./store.js";
+import { processStartTime, type HarnessProcessRegistry } from "../plugin-host/process-runner.js";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+
+/**
+ * Records harness pids in the database while they run, so a host restarted after a crash can
+ * stop the process groups its predecessor left behind.
+ */
+@injectable()
+export class HarnessProcessLog implements HarnessProcessRegistry {
+  constructor(@inject(TOKENS.Store) private readonly store: Store) {}
+
+  started(pid: number, label: string): void {
+    this.store.db
+      .prepare("INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)")
+      .run(pid, label, process.pid, processStartTime(pid), new Date().toISOString());
+  }
+
+  exited(pid: number): void {
+    if (this.store.db.open) this.store.db.prepare("DELETE FROM harness_processes WHERE pid = ?").run(pid);
+  }
+
+  /** Processes recorded by hosts that are no longer running. */
+  leftovers(): { pid: number; procStart: string | null }[] {
+    const rows = this.store.db.prepare("SELECT pid, host_pid, proc_start FROM harness_processes").all() as {
+      pid: number;
+      host_pid: number;
+      proc_start: string | null;
+    }[];
+    return rows
+      .filter((row) => row.host_pid !== process.pid && !hostAlive(row.host_pid))
+      .map((row) => ({ pid: row.pid, procStart: row.proc_start }));
+  }
+
+  /** Forgets processes of hosts that are gone. */
+  forgetLeftovers(pids: readonly number[]): void {
+    const remove = this.store.db.prepare("DELETE FROM harness_processes WHERE pid = ?");
+    for (const pid of pids) remove.run(pid);
+  }
+}
+
+function hostAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

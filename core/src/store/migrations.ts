@@ -1,0 +1,166 @@
+import type Database from "better-sqlite3";
+
+/** One schema step. Versions only grow; a released migration is never edited. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly up: (db: Database.Database) => void;
+}
+
+/**
+ * Projection tables keep the columns queries filter on plus the whole record as JSON in
+ * `data`, so adding a record field never needs a migration and replay stays a plain upsert.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "event log, projections, receipts, outbox",
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE events (
+          sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+          type TEXT NOT NULL,
+          entity TEXT NOT NULL,
+          entity_id TEXT NOT NULL,
+          thread_id TEXT,
+          command_id TEXT,
+          data TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE INDEX events_thread ON events(thread_id, sequence);
+
+        CREATE TABLE command_receipts (
+          command_id TEXT PRIMARY KEY,
+          operation TEXT NOT NULL,
+          request_hash TEXT NOT NULL,
+          result TEXT NOT NULL,
+          first_sequence INTEGER,
+          last_sequence INTEGER,
+          created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE outbox (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          lane TEXT NOT NULL,
+          type TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          status TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          available_at INTEGER NOT NULL,
+          claimed_at INTEGER,
+          last_error TEXT,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        CREATE INDEX outbox_pending ON outbox(status, lane, seq);
+
+        CREATE TABLE reactor_offsets (
+          name TEXT PRIMARY KEY,
+          sequence INTEGER NOT NULL
+        );
+
+        CREATE TABLE harness_processes (
+          pid INTEGER PRIMARY KEY,
+          label TEXT NOT NULL,
+          host_pid INTEGER NOT NULL,
+          proc_start TEXT,
+          started_at TEXT NOT NULL
+        );
+
+        CREATE TABLE projects (
+          id TEXT PRIMARY KEY, name TEXT NOT NULL, root_path TEXT NOT NULL, created_at TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE TABLE threads (
+          id TEXT PRIMARY KEY, project_id TEXT NOT NULL, parent_thread_id TEXT, relationship TEXT NOT NULL,
+          provider_instance_id TEXT NOT NULL, title TEXT NOT NULL, deleted INTEGER NOT NULL, created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX threads_project ON threads(project_id, deleted, created_at);
+        CREATE INDEX threads_parent ON threads(parent_thread_id);
+        CREATE TABLE runs (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, ordinal INTEGER NOT NULL, status TEXT NOT NULL,
+          delegated_task_id TEXT, created_at TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX runs_thread ON runs(thread_id, ordinal);
+        CREATE INDEX runs_status ON runs(status);
+        CREATE TABLE attempts (
+          id TEXT PRIMARY KEY, run_id TEXT NOT NULL, thread_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX attempts_run ON attempts(run_id);
+        CREATE TABLE items (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, run_id TEXT, position INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX items_position ON items(thread_id, position);
+        CREATE TABLE provider_sessions (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, provider_instance_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX provider_sessions_thread ON provider_sessions(thread_id);
+        CREATE TABLE runtime_requests (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, run_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX runtime_requests_thread ON runtime_requests(thread_id, status);
+        CREATE TABLE context_transfers (
+          id TEXT PRIMARY KEY, kind TEXT NOT NULL, source_thread_id TEXT NOT NULL, target_thread_id TEXT NOT NULL,
+          delegated_task_id TEXT, data TEXT NOT NULL
+        );
+        CREATE INDEX context_transfers_task ON context_transfers(delegated_task_id, kind);
+        CREATE TABLE delegated_tasks (
+          id TEXT PRIMARY KEY, parent_thread_id TEXT NOT NULL, parent_run_id TEXT NOT NULL, child_thread_id TEXT NOT NULL,
+          root_thread_id TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX delegated_tasks_parent ON delegated_tasks(parent_thread_id);
+        CREATE INDEX delegated_tasks_parent_run ON delegated_tasks(parent_run_id, status);
+        CREATE INDEX delegated_tasks_root ON delegated_tasks(root_thread_id);
+        CREATE UNIQUE INDEX delegated_tasks_child ON delegated_tasks(child_thread_id);
+        CREATE TABLE nodes (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, run_id TEXT, data TEXT NOT NULL
+        );
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: "MCP credentials",
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE mcp_credentials (
+          id TEXT PRIMARY KEY,
+          token_hash TEXT NOT NULL UNIQUE,
+          kind TEXT NOT NULL,
+          provider_session_id TEXT,
+          thread_id TEXT,
+          data TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          last_used_at INTEGER NOT NULL,
+          revoked_at INTEGER
+        );
+        CREATE INDEX mcp_credentials_session ON mcp_credentials(provider_session_id);
+      `);
+    },
+  },
+];
+
+/** Applies every migration newer than the database's version, each in its own transaction. */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  const current = (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v;
+  const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > newest) {
+    throw new Error(
+      `The database schema is version ${current}, newer than this Switchyard knows (${newest}). Upgrade Switchyard or use another SWITCHYARD_HOME.`,
+    );
+  }
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      migration.up(db);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+    })();
+  }
+  return newest;
+}

@@ -1,0 +1,320 @@
+import type {
+  ApprovalKind,
+  ApprovalRequest,
+  InteractionMode,
+  ProviderCapabilities,
+  RuntimeMode,
+  RuntimeRequestResponse,
+  UserInputRequest,
+} from "../spec/index.js";
+
+/**
+ * The durable records Switchyard keeps. Events carry whole records (upserts), so projections
+ * can always be rebuilt from the log, and replay never has to re-derive anything.
+ */
+
+/** Who authored something. */
+export type Actor = "user" | "agent" | "system" | "provider";
+
+/** Through which door it came in. */
+export type CreationSource = "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+
+/** Every status a run can have. */
+export type RunStatus = "queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
+
+/** Run statuses that are final. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "interrupted"];
+
+/** Run statuses in which a provider turn is (or is about to be) live. */
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["starting", "running", "waiting"];
+
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return TERMINAL_RUN_STATUSES.includes(status);
+}
+
+export function isActiveRunStatus(status: RunStatus): boolean {
+  return ACTIVE_RUN_STATUSES.includes(status);
+}
+
+/** A project: a folder threads work in. */
+export interface ProjectRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly rootPath: string;
+  /** True for the environment's Scratch project (threads launched without a project). */
+  readonly scratch: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** How a thread relates to the thread it came from. */
+export interface ThreadLineage {
+  readonly relationship: "root" | "subagent" | "fork";
+  readonly parentThreadId: string | null;
+  readonly parentRunId: string | null;
+  /** The parent's execution node this thread hangs off (for sub-agents). */
+  readonly parentNodeId: string | null;
+  readonly delegatedTaskId: string | null;
+  /** 0 for a root thread; a sub-agent of a sub-agent has depth 2. */
+  readonly depth: number;
+  /** The top of the lineage tree (itself for a root thread). */
+  readonly rootThreadId: string;
+}
+
+/** A pull request linked to a thread. */
+export interface LinkedPullRequest {
+  readonly url: string;
+  readonly number: number | null;
+  readonly linkedAt: string;
+}
+
+/** A thread: one conversation on one provider instance. */
+export interface ThreadRecord {
+  readonly id: string;
+  readonly projectId: string;
+  readonly title: string;
+  readonly titleSource: "default" | "user" | "generated";
+  /** A title regeneration was asked for and has not finished. */
+  readonly titleRegenerationPending: boolean;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly runtimeMode: RuntimeMode;
+  readonly interactionMode: InteractionMode;
+  /** Absolute working directory. */
+  readonly cwd: string;
+  readonly branch: string | null;
+  readonly worktreePath: string | null;
+  readonly workspaceStrategy: "root" | "worktree" | "existing_worktree" | "scratch";
+  readonly lineage: ThreadLineage;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly linkedPullRequest: LinkedPullRequest | null;
+  readonly snoozedUntil: string | null;
+  readonly snoozedAt: string | null;
+  readonly deletedAt: string | null;
+  /** Stop was pressed: queued runs are held until the next explicit send. */
+  readonly stopped: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Why a run exists. */
+export type RunKind = "work" | "notification";
+
+/** A run: the work one user message asked for, across one or more attempts. */
+export interface RunRecord {
+  readonly id: string;
+  readonly threadId: string;
+  /** 1, 2, 3… within the thread. */
+  readonly ordinal: number;
+  readonly status: RunStatus;
+  readonly kind: RunKind;
+  /** The user message that started it. */
+  readonly messageId: string;
+  readonly text: string;
+  /** Instructions delivered with the first attempt (role, orchestration, portable context). */
+  readonly instructions: string | null;
+  readonly model: string | null;
+  readonly runtimeMode: RuntimeMode;
+  readonly interactionMode: InteractionMode;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly delegatedTaskId: string | null;
+  /** Queue order among queued runs: lower runs first. */
+  readonly queueOrder: number;
+  /** Held queued runs wait for Resume (set by Stop). */
+  readonly held: boolean;
+  readonly currentAttemptId: string | null;
+  readonly attemptCount: number;
+  /** Latest assistant content of the run. */
+  readonly summary: string | null;
+  readonly error: { readonly code?: string; readonly message: string } | null;
+  /** Why it ended, when not plainly completed (`interrupted_by_user`, `server_restart`…). */
+  readonly terminalReason: string | null;
+  /** An interrupt was asked for and has not landed yet. */
+  readonly interruptRequested: boolean;
+  /** A runtime request that notified a parent, whose queued notice this run is. */
+  readonly notifiesRequestId: string | null;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+}
+
+/** Attempt statuses. */
+export type AttemptStatus = "pending" | "starting" | "running" | "completed" | "failed" | "interrupted" | "cancelled";
+
+/** One provider turn of a run. A run restarted with new input has several. */
+export interface AttemptRecord {
+  /** Also the `turnId` the adapter sees. */
+  readonly id: string;
+  readonly runId: string;
+  readonly threadId: string;
+  readonly ordinal: number;
+  readonly status: AttemptStatus;
+  readonly providerSessionId: string | null;
+  readonly providerTurnId: string | null;
+  /** The text sent with this attempt. */
+  readonly text: string;
+  readonly instructions: string | null;
+  readonly restartOfAttemptId: string | null;
+  /** Why it was created (`initial`, `steer_restart`, `continue_after_restart`). */
+  readonly reason: "initial" | "steer_restart" | "continue_after_restart";
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+  readonly error: { readonly code?: string; readonly message: string } | null;
+}
+
+/** Kinds of timeline items. */
+export type TimelineItemKind =
+  | "user_message"
+  | "assistant_message"
+  | "reasoning"
+  | "tool_call"
+  | "runtime_request"
+  | "subagent"
+  | "proposed_plan"
+  | "handoff"
+  | "notice";
+
+/** One entry in a thread's visible timeline. */
+export interface TimelineItemRecord {
+  readonly id: string;
+  readonly threadId: string;
+  readonly runId: string | null;
+  readonly attemptId: string | null;
+  /** 1, 2, 3… within the thread, in order of creation. */
+  readonly position: number;
+  readonly kind: TimelineItemKind;
+  readonly status: "in_progress" | "completed" | "failed" | "declined" | "cancelled" | "pending";
+  readonly text: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A provider session record. */
+export interface ProviderSessionRecord {
+  readonly id: string;
+  readonly threadId: string;
+  readonly providerInstanceId: string;
+  readonly status: "opening" | "open" | "closed";
+  readonly resumeCursor: string | null;
+  readonly capabilities: ProviderCapabilities;
+  readonly openedAt: string;
+  readonly closedAt: string | null;
+  readonly closeReason: string | null;
+}
+
+/** A runtime request (approval or question) a provider raised. */
+export interface RuntimeRequestRecord {
+  readonly id: string;
+  readonly threadId: string;
+  readonly runId: string;
+  readonly attemptId: string;
+  readonly providerSessionId: string;
+  /** The adapter's own request id. */
+  readonly nativeRequestId: string;
+  readonly kind: "approval" | "user_input";
+  readonly approvalKind: ApprovalKind | null;
+  readonly blocking: boolean;
+  readonly status: "pending" | "answered" | "cancelled" | "expired";
+  readonly request: ApprovalRequest | UserInputRequest;
+  readonly response: RuntimeRequestResponse | null;
+  /** The timeline item showing it. */
+  readonly itemId: string;
+  readonly createdAt: string;
+  readonly resolvedAt: string | null;
+}
+
+/** Context moving between threads. */
+export interface ContextTransferRecord {
+  readonly id: string;
+  readonly kind: "subagent_spawn" | "subagent_result" | "fork";
+  readonly sourceThreadId: string;
+  readonly targetThreadId: string;
+  /** How it travels: only the prompt, natively, as portable text, or as a result. */
+  readonly strategy: "prompt_only" | "native" | "portable" | "result";
+  readonly status: "pending" | "consumed";
+  readonly content: string;
+  readonly delegatedTaskId: string | null;
+  readonly createdAt: string;
+  readonly consumedAt: string | null;
+}
+
+/** Roles a delegated task can take (seed 000). */
+export type DelegatedTaskRole = "implementation" | "research" | "review" | "design" | "test" | "general";
+
+/** A delegated task: an orchestrator-owned child thread and its result. */
+export interface DelegatedTaskRecord {
+  readonly id: string;
+  readonly parentThreadId: string;
+  readonly parentRunId: string;
+  readonly parentNodeId: string;
+  /** The parent's timeline item showing the sub-agent. */
+  readonly parentItemId: string;
+  readonly childThreadId: string;
+  readonly childRunId: string;
+  readonly childNodeId: string;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly role: DelegatedTaskRole | null;
+  readonly title: string;
+  readonly task: string;
+  /** The original child run's status. */
+  readonly status: RunStatus;
+  readonly summary: string | null;
+  readonly spawnContextTransferId: string;
+  readonly resultContextTransferId: string | null;
+  readonly finalizedAt: string | null;
+  readonly cancelRequestedAt: string | null;
+  readonly cancelReason: string | null;
+  readonly rootThreadId: string;
+  readonly depth: number;
+  /** The provider session (or client) scope whose clientRequestId created it. */
+  readonly requestScope: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** An execution node: the root of a run, or a sub-agent hanging off one. */
+export interface NodeRecord {
+  readonly id: string;
+  readonly threadId: string;
+  readonly runId: string | null;
+  readonly kind: "run_root" | "subagent";
+  readonly parentNodeId: string | null;
+  readonly status: RunStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Every record kind, by entity name. */
+export interface EntityRecords {
+  project: ProjectRecord;
+  thread: ThreadRecord;
+  run: RunRecord;
+  attempt: AttemptRecord;
+  item: TimelineItemRecord;
+  providerSession: ProviderSessionRecord;
+  runtimeRequest: RuntimeRequestRecord;
+  contextTransfer: ContextTransferRecord;
+  delegatedTask: DelegatedTaskRecord;
+  node: NodeRecord;
+}
+
+/** An entity name. */
+export type EntityName = keyof EntityRecords;
+
+/** A stored event: a record upsert, in log order. */
+export interface StoredEvent<E extends EntityName = EntityName> {
+  readonly sequence: number;
+  readonly type: `${E}.upserted`;
+  readonly entity: E;
+  readonly threadId: string | null;
+  readonly commandId: string | null;
+  readonly record: EntityRecords[E];
+  readonly createdAt: string;
+}

@@ -1,0 +1,344 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
+import { migrate } from "./migrations.js";
+import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+
+/** A record to append: which entity, and its whole new state. */
+export interface RecordUpsert<E extends EntityName = EntityName> {
+  readonly entity: E;
+  readonly record: EntityRecords[E];
+}
+
+/** A stored command receipt. */
+export interface CommandReceipt {
+  readonly commandId: string;
+  readonly operation: string;
+  readonly requestHash: string;
+  readonly result: unknown;
+  readonly firstSequence: number | null;
+  readonly lastSequence: number | null;
+  readonly createdAt: string;
+}
+
+/** An outbox row: a provider effect to carry out after its command committed. */
+export interface OutboxEffect {
+  readonly seq: number;
+  readonly id: string;
+  /** Effects in one lane (a thread) run one at a time, in `seq` order. */
+  readonly lane: string;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly status: "pending" | "claimed" | "done" | "failed" | "abandoned";
+  readonly attempts: number;
+  readonly availableAt: number;
+  readonly lastError: string | null;
+}
+
+interface PreparedEntity {
+  readonly upsert: Database.Statement;
+  readonly get: Database.Statement;
+  readonly columns: readonly string[];
+}
+
+/**
+ * The durable store: an append-only event log whose events are record upserts, projections
+ * updated in the same transaction, command receipts and the outbox. One SQLite file in WAL
+ * mode; every write is synchronous, so a transaction never interleaves with another.
+ */
+export class Store {
+  readonly db: Database.Database;
+  readonly file: string;
+  private readonly entities = new Map<EntityName, PreparedEntity>();
+  private readonly insertEvent: Database.Statement;
+  private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
+  private pending: StoredEvent[] = [];
+
+  constructor(file: string) {
+    this.file = file;
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
+    // lose the last transactions, and FULL costs a sync per commit.
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    migrate(this.db);
+    this.insertEvent = this.db.prepare(
+      "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
+  }
+
+  private prepareEntity(name: EntityName): PreparedEntity {
+    const spec = ENTITY_TABLES[name] as EntityTable<EntityName>;
+    const columns = Object.keys(spec.columns);
+    const all = [...columns, "data"];
+    const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
+    const upsert = this.db.prepare(
+      `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map((c) => `@${c}`).join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
+    );
+    const get = this.db.prepare(`SELECT data FROM ${spec.table} WHERE id = ?`);
+    return { upsert, get, columns };
+  }
+
+  /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
+  transaction<T>(fn: () => T): T {
+    const outermost = !this.db.inTransaction;
+    let result: T;
+    try {
+      result = this.db.transaction(fn)();
+    } catch (error) {
+      if (outermost) this.pending = [];
+      throw error;
+    }
+    if (outermost && this.pending.length > 0) {
+      const committed = this.pending;
+      this.pending = [];
+      for (const listener of this.listeners) listener(committed);
+    }
+    return result;
+  }
+
+  /** Hears every batch of events after it commits. */
+  onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
+  append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[] {
+    if (!this.db.inTransaction) throw new Error("Store.append must run inside Store.transaction");
+    const out: StoredEvent[] = [];
+    for (const upsert of upserts) {
+      const spec = ENTITY_TABLES[upsert.entity] as EntityTable<EntityName>;
+      const data = JSON.stringify(upsert.record);
+      const threadId = spec.threadId(upsert.record);
+      const id = (upsert.record as { id: string }).id;
+      const info = this.insertEvent.run(`${upsert.entity}.upserted`, upsert.entity, id, threadId, commandId, data, now);
+      this.project(upsert.entity, upsert.record, data);
+      out.push({
+        sequence: Number(info.lastInsertRowid),
+        type: `${upsert.entity}.upserted`,
+        entity: upsert.entity,
+        threadId,
+        commandId,
+        record: upsert.record,
+        createdAt: now,
+      });
+    }
+    this.pending.push(...out);
+    return out;
+  }
+
+  private project(entity: EntityName, record: EntityRecords[EntityName], data: string): void {
+    const spec = ENTITY_TABLES[entity] as EntityTable<EntityName>;
+    const prepared = this.entities.get(entity)!;
+    const values: Record<string, string | number | null> = { data };
+    for (const column of prepared.columns) values[column] = spec.columns[column]!(record);
+    prepared.upsert.run(values);
+  }
+
+  /** Reads one record by id. */
+  get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
+    const row = this.entities.get(entity)!.get.get(id) as { data: string } | undefined;
+    return row ? (JSON.parse(row.data) as EntityRecords[E]) : null;
+  }
+
+  /** Reads records with a WHERE clause over the entity's indexed columns. */
+  select<E extends EntityName>(entity: E, where: string, params: readonly unknown[] = [], suffix = ""): EntityRecords[E][] {
+    const table = ENTITY_TABLES[entity].table;
+    const rows = this.db.prepare(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as { data: string }[];
+    return rows.map((row) => JSON.parse(row.data) as EntityRecords[E]);
+  }
+
+  /** Counts records matching a WHERE clause. */
+  count(entity: EntityName, where: string, params: readonly unknown[] = []): number {
+    const table = ENTITY_TABLES[entity].table;
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
+  }
+
+  /** The newest event sequence, or 0. */
+  lastSequence(): number {
+    return (this.db.prepare("SELECT COALESCE(MAX(sequence), 0) AS s FROM events").get() as { s: number }).s;
+  }
+
+  /** Events after `sequence`, oldest first. */
+  eventsAfter(sequence: number, limit = 1000): StoredEvent[] {
+    const rows = this.db
+      .prepare("SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?")
+      .all(sequence, limit) as {
+      sequence: number;
+      type: string;
+      entity: EntityName;
+      thread_id: string | null;
+      command_id: string | null;
+      data: string;
+      created_at: string;
+    }[];
+    return rows.map((row) => ({
+      sequence: row.sequence,
+      type: row.type as StoredEvent["type"],
+      entity: row.entity,
+      threadId: row.thread_id,
+      commandId: row.command_id,
+      record: JSON.parse(row.data) as EntityRecords[EntityName],
+      createdAt: row.created_at,
+    }));
+  }
+
+  /** Reads a command receipt. */
+  getReceipt(commandId: string): CommandReceipt | null {
+    const row = this.db.prepare("SELECT * FROM command_receipts WHERE command_id = ?").get(commandId) as
+      | { command_id: string; operation: string; request_hash: string; result: string; first_sequence: number | null; last_sequence: number | null; created_at: string }
+      | undefined;
+    if (!row) return null;
+    return {
+      commandId: row.command_id,
+      operation: row.operation,
+      requestHash: row.request_hash,
+      result: JSON.parse(row.result),
+      firstSequence: row.first_sequence,
+      lastSequence: row.last_sequence,
+      createdAt: row.created_at,
+    };
+  }
+
+  /** Stores a command receipt. Must run inside `transaction`. */
+  putReceipt(receipt: CommandReceipt): void {
+    this.db
+      .prepare(
+        "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        receipt.commandId,
+        receipt.operation,
+        receipt.requestHash,
+        JSON.stringify(receipt.result),
+        receipt.firstSequence,
+        receipt.lastSequence,
+        receipt.createdAt,
+      );
+  }
+
+  /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
+  enqueueEffect(effect: { id: string; lane: string; type: string; payload: unknown }, nowMs: number, nowIso: string): void {
+    this.db
+      .prepare(
+        "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+      )
+      .run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
+  }
+
+  /** The oldest unfinished effect of each lane that is due and not already claimed. */
+  dueEffects(nowMs: number): OutboxEffect[] {
+    const rows = this.db
+      .prepare(
+        `SELECT o.* FROM outbox o
+         JOIN (SELECT lane, MIN(seq) AS seq FROM outbox WHERE status IN ('pending', 'claimed') GROUP BY lane) head ON head.seq = o.seq
+         WHERE o.status = 'pending' AND o.available_at <= ?
+         ORDER BY o.seq`,
+      )
+      .all(nowMs) as OutboxRow[];
+    return rows.map(toEffect);
+  }
+
+  /** When the next delayed effect becomes due, or null. */
+  nextEffectDueAt(): number | null {
+    const row = this.db.prepare("SELECT MIN(available_at) AS t FROM outbox WHERE status = 'pending'").get() as { t: number | null };
+    return row.t;
+  }
+
+  /** Marks an effect claimed. Returns false when another worker got it first. */
+  claimEffect(id: string, nowMs: number): boolean {
+    const info = this.db
+      .prepare("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
+      .run(nowMs, new Date(nowMs).toISOString(), id);
+    return info.changes === 1;
+  }
+
+  /** Settles an effect. */
+  settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void {
+    this.db.prepare("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id);
+  }
+
+  /** Puts an effect back for a later retry. */
+  retryEffect(id: string, availableAt: number, error: string, nowIso: string): void {
+    this.db
+      .prepare("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?")
+      .run(availableAt, error, nowIso, id);
+  }
+
+  /** Unfinished effects (pending or claimed), oldest first. */
+  unfinishedEffects(): OutboxEffect[] {
+    return (this.db.prepare("SELECT * FROM outbox WHERE status IN ('pending', 'claimed') ORDER BY seq").all() as OutboxRow[]).map(toEffect);
+  }
+
+  /** Reads an effect. */
+  getEffect(id: string): OutboxEffect | null {
+    const row = this.db.prepare("SELECT * FROM outbox WHERE id = ?").get(id) as OutboxRow | undefined;
+    return row ? toEffect(row) : null;
+  }
+
+  /** A reactor's last processed sequence. */
+  reactorOffset(name: string): number {
+    const row = this.db.prepare("SELECT sequence FROM reactor_offsets WHERE name = ?").get(name) as { sequence: number } | undefined;
+    return row?.sequence ?? 0;
+  }
+
+  /** Records a reactor's progress (inside the transaction that did the reacting). */
+  setReactorOffset(name: string, sequence: number): void {
+    this.db
+      .prepare("INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence")
+      .run(name, sequence);
+  }
+
+  /** Rebuilds every projection from the event log (the log is the truth). */
+  rebuildProjections(): number {
+    let applied = 0;
+    this.db.transaction(() => {
+      for (const name of ENTITY_NAMES) this.db.exec(`DELETE FROM ${ENTITY_TABLES[name].table}`);
+      const iterate = this.db.prepare("SELECT entity, data FROM events ORDER BY sequence").iterate() as IterableIterator<{
+        entity: EntityName;
+        data: string;
+      }>;
+      for (const row of iterate) {
+        this.project(row.entity, JSON.parse(row.data) as EntityRecords[EntityName], row.data);
+        applied += 1;
+      }
+    })();
+    return applied;
+  }
+
+  /** Closes the database (checkpointing the WAL). */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+interface OutboxRow {
+  seq: number;
+  id: string;
+  lane: string;
+  type: string;
+  payload: string;
+  status: OutboxEffect["status"];
+  attempts: number;
+  available_at: number;
+  last_error: string | null;
+}
+
+function toEffect(row: OutboxRow): OutboxEffect {
+  return {
+    seq: row.seq,
+    id: row.id,
+    lane: row.lane,
+    type: row.type,
+    payload: JSON.parse(row.payload),
+    status: row.status,
+    attempts: row.attempts,
+    availableAt: row.available_at,
+    lastError: row.last_error,
+  };
+}

@@ -1,0 +1,427 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  SPECIFICATION_VERSION,
+  UnsupportedCapabilityError,
+  type AdapterEvent,
+  type ForkInput,
+  type InterruptInput,
+  type McpEndpointGrant,
+  type OpenSessionInput,
+  type OrchestrationAdapter,
+  type ProviderCapabilities,
+  type ProviderSession,
+  type ProviderStatus,
+  type RuntimeRequestResponse,
+  type SteerInput,
+  type ThreadSnapshot,
+  type TurnInput,
+} from "@switchyard/core/spec";
+import { parseProviderScript, type ProviderScriptStep } from "./scripted-script.js";
+
+/** Options of a scripted provider instance (its `options` in config.json). */
+export interface ScriptedProviderOptions {
+  /** Folder whose files are gates: `@@gate name` waits until `<gateDir>/<name>` exists. */
+  readonly gateDir?: string;
+  /** Folder where conversations are kept, so a resumed session (even in a new process) has them. */
+  readonly stateDir?: string;
+  /** Models to advertise. */
+  readonly models?: readonly string[];
+  /** What the status probe reports. */
+  readonly status?: { readonly installed?: boolean; readonly executable?: boolean; readonly authenticated?: boolean | "unknown" };
+  /** A delay before every reply, in milliseconds. */
+  readonly replyDelayMs?: number;
+}
+
+interface Exchange {
+  user: string;
+  assistant: string;
+}
+
+interface ActiveTurn {
+  readonly input: TurnInput;
+  readonly abort: AbortController;
+  readonly steers: string[];
+  readonly pending: Map<string, (response: RuntimeRequestResponse | null) => void>;
+  interruptStatus: "interrupted" | "cancelled" | null;
+}
+
+/** Releases a gate so a turn waiting on `@@gate name` goes on. Works across processes. */
+export function releaseGate(gateDir: string, name: string): void {
+  mkdirSync(gateDir, { recursive: true });
+  writeFileSync(join(gateDir, name), "released");
+}
+
+function waitForGate(gateDir: string, name: string, signal: AbortSignal): Promise<void> {
+  mkdirSync(gateDir, { recursive: true });
+  const file = join(gateDir, name);
+  return new Promise((resolve, reject) => {
+    if (existsSync(file)) return resolve();
+    const watcher = watch(gateDir, () => {
+      if (existsSync(file)) done();
+    });
+    // fs.watch can miss a rename on some filesystems; a slow re-check covers it.
+    const timer = setInterval(() => {
+      if (existsSync(file)) done();
+    }, 200);
+    const onAbort = () => {
+      cleanup();
+      reject(new Error("aborted"));
+    };
+    const cleanup = () => {
+      watcher.close();
+      clearInterval(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const done = () => {
+      cleanup();
+      resolve();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error("aborted"));
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error("aborted"));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function callSwitchyardTool(grant: McpEndpointGrant, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
+    requestInit: { headers: { Authorization: `Bearer ${grant.token}` } },
+  });
+  const client = new Client({ name: "switchyard-scripted-provider", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal,
+      timeout: grant.toolTimeoutMs,
+      resetTimeoutOnProgress: true,
+    });
+    if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+    const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
+    return content.map((part) => part.text ?? "").join("");
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One scripted conversation. Behaviour follows the prompt language in scripted-script.ts, and
+ * every optional method checks the instance's declared capabilities first, so capability
+ * honesty is testable: a declared-false capability fails with `unsupported_capability`.
+ */
+class ScriptedSession implements ProviderSession {
+  private history: Exchange[] = [];
+  private active: ActiveTurn | null = null;
+  private closed = false;
+  private nextRequest = 1;
+  resumeCursor: string;
+
+  constructor(
+    private readonly input: OpenSessionInput,
+    private readonly options: ScriptedProviderOptions,
+    private readonly capabilities: ProviderCapabilities,
+    private readonly instanceId: string,
+  ) {
+    if (input.resumeCursor !== null) {
+      if (!capabilities.sessions.resume) throw new UnsupportedCapabilityError("sessions.resume", instanceId);
+      this.resumeCursor = input.resumeCursor;
+      this.history = this.load(input.resumeCursor);
+    } else {
+      this.resumeCursor = `scripted-thread-${randomUUID()}`;
+    }
+    queueMicrotask(() => this.emit({ type: "session.resume_cursor", cursor: this.resumeCursor }));
+  }
+
+  private emit(event: AdapterEvent): void {
+    if (!this.closed) this.input.emit(event);
+  }
+
+  private stateFile(cursor: string): string | null {
+    return this.options.stateDir === undefined ? null : join(this.options.stateDir, `${cursor}.json`);
+  }
+
+  private load(cursor: string): Exchange[] {
+    const file = this.stateFile(cursor);
+    if (file === null || !existsSync(file)) return [];
+    return JSON.parse(readFileSync(file, "utf8")) as Exchange[];
+  }
+
+  private save(): void {
+    const file = this.stateFile(this.resumeCursor);
+    if (file === null) return;
+    mkdirSync(this.options.stateDir!, { recursive: true });
+    writeFileSync(file, JSON.stringify(this.history));
+  }
+
+  async startTurn(input: TurnInput): Promise<{ providerTurnId?: string }> {
+    if (this.closed) throw new Error("session is closed");
+    if (this.active !== null) throw new Error("a turn is already running");
+    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null };
+    this.active = turn;
+    const providerTurnId = `scripted-turn-${randomUUID()}`;
+    setImmediate(() => void this.run(turn, providerTurnId));
+    return { providerTurnId };
+  }
+
+  private async run(turn: ActiveTurn, providerTurnId: string): Promise<void> {
+    const { turnId } = turn.input;
+    this.emit({ type: "turn.started", turnId, providerTurnId });
+    const userText = turn.input.instructions ? `${turn.input.instructions}\n\n${turn.input.text}` : turn.input.text;
+    let reply: string | null = null;
+    let lastResult: string | null = null;
+    try {
+      const script = parseProviderScript(turn.input.text);
+      if (this.options.replyDelayMs) await sleep(this.options.replyDelayMs, turn.abort.signal);
+      for (const step of script.steps) {
+        const outcome = await this.runStep(turn, step);
+        if (outcome.kind === "fail") {
+          this.finish(turn, userText, null, { status: "failed", error: { code: "scripted_failure", message: outcome.message } });
+          return;
+        }
+        if (outcome.kind === "reply") {
+          reply = outcome.text;
+          break;
+        }
+        if (outcome.result !== null) lastResult = outcome.result;
+      }
+      reply ??= lastResult !== null ? `${script.freeText ? `${script.freeText}: ` : ""}${lastResult}` : `scripted reply to: ${script.freeText || turn.input.text}`;
+      if (turn.steers.length > 0) reply += ` [steered: ${turn.steers.join(" | ")}]`;
+      const itemId = `msg-${randomUUID()}`;
+      const middle = Math.ceil(reply.length / 2);
+      this.emit({ type: "message.delta", turnId, itemId, text: reply.slice(0, middle) });
+      this.emit({ type: "message.delta", turnId, itemId, text: reply.slice(middle) });
+      this.emit({ type: "message.completed", turnId, itemId, text: reply });
+      this.finish(turn, userText, reply, { status: "completed" });
+    } catch (error) {
+      if (turn.abort.signal.aborted) {
+        this.finish(turn, userText, reply, { status: turn.interruptStatus ?? "interrupted" });
+        return;
+      }
+      this.finish(turn, userText, null, { status: "failed", error: { code: "scripted_error", message: (error as Error).message } });
+    }
+  }
+
+  private finish(
+    turn: ActiveTurn,
+    userText: string,
+    assistant: string | null,
+    terminal: { status: "completed" | "failed" | "interrupted" | "cancelled"; error?: { code: string; message: string } },
+  ): void {
+    if (this.active !== turn) return;
+    this.active = null;
+    for (const resolve of turn.pending.values()) resolve(null);
+    this.history.push({ user: userText, assistant: assistant ?? `(${terminal.status})` });
+    this.save();
+    this.emit({ type: "turn.terminal", turnId: turn.input.turnId, status: terminal.status, ...(terminal.error ? { error: terminal.error } : {}) });
+  }
+
+  private async runStep(
+    turn: ActiveTurn,
+    step: ProviderScriptStep,
+  ): Promise<{ kind: "reply"; text: string } | { kind: "fail"; message: string } | { kind: "continue"; result: string | null }> {
+    const { turnId } = turn.input;
+    const signal = turn.abort.signal;
+    switch (step.kind) {
+      case "reply":
+        return { kind: "reply", text: step.text };
+      case "fail":
+        return { kind: "fail", message: step.message };
+      case "wait":
+        await sleep(step.ms, signal);
+        return { kind: "continue", result: null };
+      case "gate":
+        if (this.options.gateDir === undefined) throw new Error("@@gate needs the gateDir option");
+        await waitForGate(this.options.gateDir, step.name, signal);
+        return { kind: "continue", result: null };
+      case "history":
+        return { kind: "reply", text: this.history.length === 0 ? "history: (empty)" : `history: ${this.history.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
+      case "subagent": {
+        const nativeId = `native-${randomUUID()}`;
+        this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
+        this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "completed", summary: `${step.title} done` });
+        return { kind: "continue", result: `sub-agent ${step.title} done` };
+      }
+      case "plan":
+        this.emit({ type: "plan.proposed", turnId, itemId: `plan-${randomUUID()}`, text: step.text });
+        return { kind: "continue", result: "plan proposed" };
+      case "tool": {
+        if (this.input.mcp === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
+        const itemId = `tool-${randomUUID()}`;
+        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${this.input.mcp.serverName}__${step.name}`, title: `${this.input.mcp.serverName}/${step.name}`, server: this.input.mcp.serverName, input: step.args });
+        try {
+          const output = await callSwitchyardTool(this.input.mcp, step.name, step.args, signal);
+          this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output });
+          return { kind: "continue", result: `tool ${step.name} -> ${output}` };
+        } catch (error) {
+          this.emit({ type: "tool_call.completed", turnId, itemId, status: "failed", output: (error as Error).message });
+          if (signal.aborted) throw error;
+          return { kind: "continue", result: `tool ${step.name} failed: ${(error as Error).message}` };
+        }
+      }
+      case "ask": {
+        if (!this.capabilities.runtimeRequests.userInputQuestions) throw new Error("@@ask needs runtimeRequests.userInputQuestions");
+        const requestId = `ask-${this.nextRequest++}`;
+        const answered = this.openRequest(turn, requestId);
+        this.emit({
+          type: "runtime_request.opened",
+          turnId,
+          requestId,
+          request: { kind: "user_input", blocking: step.blocking, questions: [{ id: "q1", question: step.question }] },
+        });
+        if (!step.blocking) {
+          void answered.then((response) => {
+            if (response === null) this.emit({ type: "runtime_request.resolved", turnId, requestId, resolution: "cancelled" });
+          });
+          return { kind: "continue", result: "asked asynchronously" };
+        }
+        const response = await abortable(answered, signal);
+        if (response === null || response.kind !== "user_input") return { kind: "continue", result: "no answer" };
+        return { kind: "continue", result: `answer: ${Object.values(response.answers).flat().join(", ")}` };
+      }
+      case "approve": {
+        if (!this.capabilities.runtimeRequests.approvals) throw new Error("@@approve needs runtimeRequests.approvals");
+        const requestId = `approval-${this.nextRequest++}`;
+        const answered = this.openRequest(turn, requestId);
+        this.emit({
+          type: "runtime_request.opened",
+          turnId,
+          requestId,
+          request: {
+            kind: "approval",
+            approvalKind: "command",
+            title: step.command,
+            options: [
+              { id: "allow", label: "Allow", decision: "accept" },
+              { id: "deny", label: "Deny", decision: "decline" },
+            ],
+          },
+        });
+        const response = await abortable(answered, signal);
+        const decision = response !== null && response.kind === "approval" ? response.decision : "cancel";
+        return { kind: "continue", result: decision === "accept" || decision === "accept_for_session" ? `approved: ${step.command}` : `declined: ${step.command}` };
+      }
+    }
+  }
+
+  private openRequest(turn: ActiveTurn, requestId: string): Promise<RuntimeRequestResponse | null> {
+    return new Promise((resolve) => turn.pending.set(requestId, resolve));
+  }
+
+  async steerTurn(input: SteerInput): Promise<void> {
+    if (!this.capabilities.turns.activeSteering) throw new UnsupportedCapabilityError("turns.activeSteering", this.instanceId);
+    if (this.active === null || this.active.input.turnId !== input.turnId) throw new Error(`turn ${input.turnId} is not running`);
+    this.active.steers.push(input.text);
+  }
+
+  async interruptTurn(input: InterruptInput): Promise<void> {
+    if (!this.capabilities.turns.interrupt) throw new UnsupportedCapabilityError("turns.interrupt", this.instanceId);
+    if (this.active === null || this.active.input.turnId !== input.turnId) return;
+    this.active.interruptStatus = "interrupted";
+    this.active.abort.abort();
+  }
+
+  async forkThread(input: ForkInput): Promise<{ resumeCursor: string }> {
+    if (!this.capabilities.threads.fork) throw new UnsupportedCapabilityError("threads.fork", this.instanceId);
+    if (input.afterTurnId !== undefined && !this.capabilities.threads.forkFromTurn) throw new UnsupportedCapabilityError("threads.forkFromTurn", this.instanceId);
+    const cursor = `scripted-thread-${randomUUID()}`;
+    const file = this.stateFile(cursor);
+    if (file !== null) {
+      mkdirSync(this.options.stateDir!, { recursive: true });
+      writeFileSync(file, JSON.stringify(this.history));
+    }
+    return { resumeCursor: cursor };
+  }
+
+  async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
+    const needed = response.kind === "approval" ? this.capabilities.runtimeRequests.approvals : this.capabilities.runtimeRequests.userInputQuestions;
+    if (!needed) throw new UnsupportedCapabilityError(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", this.instanceId);
+    const resolve = this.active?.pending.get(requestId);
+    if (resolve === undefined) throw new Error(`runtime request ${requestId} is not pending`);
+    this.active!.pending.delete(requestId);
+    resolve(response);
+    this.emit({ type: "runtime_request.resolved", turnId: this.active!.input.turnId, requestId, resolution: "answered" });
+  }
+
+  async readSnapshot(): Promise<ThreadSnapshot> {
+    if (!this.capabilities.threads.readSnapshot) throw new UnsupportedCapabilityError("threads.readSnapshot", this.instanceId);
+    return { turns: this.history.map((h) => ({ userText: h.user, assistantText: h.assistant })) };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const turn = this.active;
+    if (turn !== null) {
+      turn.interruptStatus = "interrupted";
+      turn.abort.abort();
+    }
+    this.closed = true;
+  }
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error("aborted"));
+    const onAbort = () => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** The scripted adapter of one instance. */
+export class ScriptedAdapter implements OrchestrationAdapter {
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  readonly driverKind = "scripted";
+
+  constructor(
+    readonly instanceId: string,
+    private readonly options: ScriptedProviderOptions,
+    private readonly declared: ProviderCapabilities,
+  ) {}
+
+  capabilities(): ProviderCapabilities {
+    return this.declared;
+  }
+
+  async probe(): Promise<ProviderStatus> {
+    const status = this.options.status ?? {};
+    const installed = status.installed ?? true;
+    const executable = status.executable ?? installed;
+    const authenticated = status.authenticated ?? true;
+    return {
+      installed,
+      executable,
+      authenticated,
+      version: "scripted-1.0.0",
+      models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => ({ id, isDefault: index === 0 })),
+      ...(installed && executable && authenticated !== false ? {} : { message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.` }),
+    };
+  }
+
+  async openSession(input: OpenSessionInput): Promise<ProviderSession> {
+    return new ScriptedSession(input, this.options, this.declared, this.instanceId);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The scripted provider's prompt language. A message is plain text with `@@directive argument`
+ * parts, run in order; the text outside directives is the "task" the default reply echoes.
+ *
+ * - `@@reply <text>`          answer with exactly this text
+ * - `@@fail <message>`        end the turn failed with this provider error
+ * - `@@wait <ms>`             pause
+ * - `@@gate <name>`           pause until the gate is released (a file in the gate dir)
+ * - `@@ask <question>`        open a blocking user-input request and use the answer
+ * - `@@async-ask <question>`  open a non-blocking user-input request and keep working
+ * - `@@approve <command>`     open a command approval request and report the decision
+ * - `@@tool <name> <json>`    call a Switchyard MCP tool with the session's credential
+ * - `@@history`               answer with the conversation so far (proves resume and fork)
+ * - `@@subagent <title>`      report a provider-native sub-agent
+ * - `@@plan <text>`           propose a plan
+ */
+export type ProviderScriptStep =
+  | { readonly kind: "reply"; readonly text: string }
+  | { readonly kind: "fail"; readonly message: string }
+  | { readonly kind: "wait"; readonly ms: number }
+  | { readonly kind: "gate"; readonly name: string }
+  | { readonly kind: "ask"; readonly question: string; readonly blocking: boolean }
+  | { readonly kind: "approve"; readonly command: string }
+  | { readonly kind: "tool"; readonly name: string; readonly args: Record<string, unknown> }
+  | { readonly kind: "history" }
+  | { readonly kind: "subagent"; readonly title: string }
+  | { readonly kind: "plan"; readonly text: string };
+
+/** A parsed message: steps in order and the free text around them. */
+export interface ParsedProviderScript {
+  readonly steps: readonly ProviderScriptStep[];
+  readonly freeText: string;
+}
+
+const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|subagent|plan)\b/g;
+
+/** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
+function endOfJsonObject(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i += 1;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{") depth += 1;
+    else if (ch === "}") {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return text.length;
+}
+
+function toolStep(text: string, start: number, nextDirective: number): { step: ProviderScriptStep; end: number } {
+  const rest = text.slice(start);
+  const nameMatch = /^\s*([A-Za-z0-9_.:-]+)/.exec(rest);
+  const name = nameMatch?.[1] ?? "";
+  let cursor = start + (nameMatch?.[0].length ?? 0);
+  while (cursor < text.length && /\s/.test(text[cursor]!)) cursor += 1;
+  if (text[cursor] !== "{") return { step: { kind: "tool", name, args: {} }, end: Math.max(cursor, Math.min(nextDirective, text.length)) };
+  // The JSON may itself contain directives (a task for a child), so it ends at its closing brace.
+  const end = endOfJsonObject(text, cursor);
+  const json = text.slice(cursor, end);
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    return { step: { kind: "tool", name, args: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {} }, end };
+  } catch {
+    throw new Error(`@@tool ${name}: arguments are not valid JSON: ${json}`);
+  }
+}
+
+function nextDirective(text: string, from: number): RegExpExecArray | null {
+  DIRECTIVE.lastIndex = from;
+  return DIRECTIVE.exec(text);
+}
+
+/** Parses a message into steps. Directives run to the next directive or the end of the text. */
+export function parseProviderScript(text: string): ParsedProviderScript {
+  const steps: ProviderScriptStep[] = [];
+  const free: string[] = [];
+  let position = 0;
+  let match = nextDirective(text, 0);
+  if (match === null) return { steps: [], freeText: text.trim() };
+  while (match !== null) {
+    free.push(text.slice(position, match.index).trim());
+    const start = match.index + match[0].length;
+    const following = nextDirective(text, start);
+    const defaultEnd = following === null ? text.length : following.index;
+    const argument = text.slice(start, defaultEnd).trim();
+    let end = defaultEnd;
+    switch (match[1]) {
+      case "reply":
+        steps.push({ kind: "reply", text: argument });
+        break;
+      case "fail":
+        steps.push({ kind: "fail", message: argument || "scripted failure" });
+        break;
+      case "wait":
+        steps.push({ kind: "wait", ms: Number.parseInt(argument, 10) || 0 });
+        break;
+      case "gate":
+        steps.push({ kind: "gate", name: argument.split(/\s+/)[0] || "gate" });
+        break;
+      case "ask":
+      case "async-ask":
+        steps.push({ kind: "ask", question: argument || "What should I do?", blocking: match[1] === "ask" });
+        break;
+      case "approve":
+        steps.push({ kind: "approve", command: argument || "echo approved" });
+        break;
+      case "tool": {
+        const parsed = toolStep(text, start, defaultEnd);
+        steps.push(parsed.step);
+        end = parsed.end;
+        break;
+      }
+      case "history":
+        steps.push({ kind: "history" });
+        break;
+      case "subagent":
+        steps.push({ kind: "subagent", title: argument || "native helper" });
+        break;
+      case "plan":
+        steps.push({ kind: "plan", text: argument || "1. Do the thing." });
+        break;
+    }
+    position = end;
+    match = nextDirective(text, end);
+  }
+  free.push(text.slice(position).trim());
+  return { steps, freeText: free.filter((part) => part !== "").join(" ") };
+}
