@@ -23,6 +23,34 @@ import { Store } from "../store/store.js";
 import { systemClock } from "../util/clock.js";
 import { randomIdAllocator } from "../util/ids.js";
 import { TOKENS } from "./tokens.js";
+import { CallerContext } from "../services/caller-context.js";
+import { CapabilitiesService } from "../services/capabilities-service.js";
+import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
+import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
+import { EventWaiter } from "../services/event-waiter.js";
+import { PendingRequestService } from "../services/pending-request-service.js";
+import { ProjectService } from "../services/project-service.js";
+import { ProviderSelectionService } from "../services/provider-selection-service.js";
+import { ThreadLaunchService } from "../services/thread-launch-service.js";
+import { ThreadManagementService } from "../services/thread-management-service.js";
+import { ThreadMetadataService } from "../services/thread-metadata-service.js";
+import { ThreadQueryService } from "../services/thread-query-service.js";
+
+/** Services that hold state or register engine hooks: one instance per container. */
+const SCOPED_SERVICES = [
+  EventWaiter,
+  CallerContext,
+  ProviderSelectionService,
+  ProjectService,
+  ThreadManagementService,
+  ThreadQueryService,
+  ThreadMetadataService,
+  ThreadLaunchService,
+  PendingRequestService,
+  CapabilitiesService,
+  DelegatedTaskService,
+  McpSessionRegistry,
+] as const;
 
 /** Options for building a host. */
 export interface ContainerOptions {
@@ -92,6 +120,7 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.EffectExecutor, { useClass: EffectExecutor }, scoped);
   container.register(TOKENS.OutboxWorker, { useClass: OutboxWorker }, scoped);
   container.register(TOKENS.BootReconciler, { useClass: BootReconciler }, scoped);
+  for (const service of SCOPED_SERVICES) container.register(service as never, { useClass: service as never }, scoped);
   options.overrides?.(container);
   return { container, paths, config };
 }

@@ -57,6 +57,7 @@ export class EffectExecutor {
     }
     const started = this.engine.apply((ctx) => markAttemptStarting(ctx, attemptId, live.providerSessionId));
     if (started === null) return;
+    this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
     const instructions = [attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
     try {
@@ -173,7 +174,7 @@ export class EffectExecutor {
       await live.session.respondToRuntimeRequest(request.nativeRequestId, request.response);
       this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
-        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "answered", null);
+        if (current.status === "pending") resolveRuntimeRequest(ctx, current, request.response!.kind === "dismiss" ? "cancelled" : "answered", null);
       });
     } catch (error) {
       this.logger.warn("answering a runtime request failed", { requestId: request.id, error: (error as Error).message });

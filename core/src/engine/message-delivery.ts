@@ -5,7 +5,7 @@ import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
 import { OrchestratorFailure } from "./orchestrator-failure.js";
-import { activeRun, createAttempt, createRun, putItem, queuedRuns, touchThread } from "./run-lifecycle.js";
+import { activeRun, createAttempt, createRun, putItem, queuedRuns, startNextQueued, touchThread } from "./run-lifecycle.js";
 import { requireLiveThread } from "./thread-records.js";
 
 /** What a message needs to be delivered. */
@@ -97,10 +97,19 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   } as const;
 
   let runId: string;
+  let action: DispatchAction = decision.action;
   switch (decision.action) {
-    case "start":
-      runId = createRun(ctx, runInput, true).id;
+    case "start": {
+      // Idle, but older queued work (queued while a run was ending) goes first: queue behind
+      // it and start the oldest.
+      const waiting = queuedRuns(ctx, thread.id).some((run) => !run.held);
+      runId = createRun(ctx, runInput, !waiting).id;
+      if (waiting) {
+        startNextQueued(ctx, thread.id);
+        action = "queue";
+      }
       break;
+    }
     case "queue":
       runId = createRun(ctx, runInput, false).id;
       break;
@@ -146,7 +155,7 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     kind: "user_message",
     status: "completed",
     text: input.text,
-    data: { delivery: DELIVERY[decision.action], ...(input.kind === "notification" ? { notification: true } : {}) },
+    data: { delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}) },
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });
@@ -155,7 +164,7 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     threadId: thread.id,
     messageId: input.messageId,
     runId,
-    delivery: DELIVERY[decision.action],
-    decision: { asked: decision.asked, action: decision.action, degraded: decision.degraded, reason: decision.reason },
+    delivery: DELIVERY[action],
+    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
   };
 }

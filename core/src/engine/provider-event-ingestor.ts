@@ -214,6 +214,7 @@ export class ProviderEventIngestor {
           request,
           response: null,
           itemId,
+          parentNotice: null,
           createdAt: ctx.now,
           resolvedAt: null,
         };

@@ -12,6 +12,8 @@ import { TOKENS } from "../di/tokens.js";
 export interface McpGrantIssuer {
   issue(scope: { threadId: string; projectId: string; providerSessionId: string; providerInstanceId: string }): McpEndpointGrant | null;
   revokeProviderSession(providerSessionId: string): void;
+  /** Provider work counts as activity: keeps the credential from idle expiry. */
+  touchProviderSession(providerSessionId: string): void;
 }
 
 /** A provider session this host holds open. */
@@ -56,6 +58,11 @@ export class ProviderSessionManager {
   /** Connects the MCP credential issuer (the MCP transport, when it runs). */
   setGrantIssuer(issuer: McpGrantIssuer | null): void {
     this.issuer = issuer;
+  }
+
+  /** Marks a session's credential as active (each turn it starts). */
+  touchCredential(providerSessionId: string): void {
+    this.issuer?.touchProviderSession(providerSessionId);
   }
 
   /** The live session of a thread, if one is open. */

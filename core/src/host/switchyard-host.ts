@@ -13,6 +13,7 @@ import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import type { Store } from "../store/store.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
@@ -74,6 +75,9 @@ export class SwitchyardHost {
   start(): ReconcileReport {
     if (this.started) return this.reconcileReport!;
     this.started = true;
+    // Services that react to engine events register their hooks when they are built: build
+    // them before anything can happen.
+    this.container.resolve(DelegatedTaskService);
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
     // Close a thread's provider session once it has been idle for a while.
     this.disposers.push(

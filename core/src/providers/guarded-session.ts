@@ -54,7 +54,7 @@ export class GuardedSession {
 
   respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
     const caps = this.capabilities().runtimeRequests;
-    const declared = response.kind === "approval" ? caps.approvals : caps.userInputQuestions;
+    const declared = response.kind === "approval" ? caps.approvals : response.kind === "user_input" ? caps.userInputQuestions : caps.approvals || caps.userInputQuestions;
     this.require(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", declared, this.inner.respondToRuntimeRequest);
     return this.inner.respondToRuntimeRequest!(requestId, response);
   }

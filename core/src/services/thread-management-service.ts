@@ -4,13 +4,18 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter } from "./event-waiter.js";
+import type { Caller } from "./caller.js";
+import { CallerContext } from "./caller-context.js";
+import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
+import type { SwitchyardConfig } from "../config/config-schema.js";
+import { OrchestratorFailure as Failure } from "../engine/orchestrator-failure.js";
 
 /** What creating a thread needs. */
 export interface CreateThreadRequest {
@@ -65,8 +70,16 @@ export class ThreadManagementService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
     @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     private readonly waiter: EventWaiter,
+    private readonly callers: CallerContext,
+    private readonly selection: ProviderSelectionService,
   ) {}
+
+  /** Read access to the projections, for result shaping. */
+  get reader(): ProjectionReader {
+    return this.engine;
+  }
 
   private newCommandId(operation: string): string {
     return `cmd:${operation}:${this.engine.ids.random("req")}`;
@@ -217,5 +230,150 @@ export class ThreadManagementService {
   runs(threadId: string, limit = 20): RunRecord[] {
     this.getThread(threadId);
     return this.engine.store.select("run", "thread_id = ?", [threadId], `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`);
+  }
+
+  // ---- caller-aware operations (MCP and other authenticated transports) ----
+
+  /** The stable command id of a caller's retry key for one operation on one subject. */
+  private callerCommandId(caller: Caller, operation: string, subject: string, clientRequestId: string | undefined): string | undefined {
+    return clientRequestId === undefined ? undefined : derive.command(caller.requestScope, operation, `${subject}:${clientRequestId}`);
+  }
+
+  /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
+  sendFromCaller(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
+    const target = this.getThread(input.threadId);
+    const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
+    if (commandId === undefined || this.engine.store.getReceipt(commandId) === null) {
+      this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
+      this.callers.requireTargetWithinCeiling(caller, target);
+    }
+    return this.send({
+      ...(commandId !== undefined ? { commandId } : {}),
+      threadId: target.id,
+      text: input.message,
+      mode: input.mode ?? "auto",
+      createdBy: "agent",
+      creationSource: "mcp",
+    });
+  }
+
+  /** t3_thread_interrupt, with the caller's live-run and ceiling checks. */
+  interruptFromCaller(caller: Caller, input: { threadId: string; runId?: string }): ReturnType<ThreadManagementService["interrupt"]> {
+    const target = this.getThread(input.threadId);
+    this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
+    this.callers.requireTargetWithinCeiling(caller, target);
+    return this.interrupt({ threadId: target.id, ...(input.runId !== undefined ? { runId: input.runId } : {}), reason: "interrupted_by_agent" });
+  }
+
+  /** t3_thread_wait, capped by the server's maximum wait. */
+  waitFromCaller(input: { threadId: string; runId?: string; timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+    const timeoutMs = Math.min(input.timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
+    return this.waitForRun({ ...input, timeoutMs });
+  }
+
+  /**
+   * create_threads: 1–20 ordinary top-level threads, each resolving provider, model and modes on
+   * its own; they inherit the caller's project, branch and worktree. All or nothing.
+   */
+  async createThreads(
+    caller: Caller,
+    input: {
+      threads: readonly {
+        prompt?: string | undefined;
+        title?: string | undefined;
+        target?: TargetRequest | undefined;
+        runtimeMode?: RuntimeMode | "inherit" | undefined;
+        interactionMode?: InteractionMode | "inherit" | undefined;
+      }[];
+      clientRequestId?: string | undefined;
+      projectId?: string | undefined;
+    },
+  ): Promise<{ threads: { index: number; thread: ThreadRecord; runId: string | null; delivery: DeliveryResult | null; notes: readonly string[] }[]; replayed: boolean }> {
+    if (input.threads.length < 1 || input.threads.length > 20) throw new Failure("invalid_request", "create_threads takes between 1 and 20 threads.");
+    const projectId = this.callers.project(caller, input.projectId);
+    const project = this.engine.store.get("project", projectId)!;
+    const callerThread = this.callers.thread(caller);
+    const sameProject = callerThread !== null && callerThread.projectId === projectId;
+    const commandId = derive.command(caller.requestScope, "create_threads", input.clientRequestId ?? this.engine.ids.random("req"));
+    const replay = this.engine.store.getReceipt(commandId);
+    let threadIds: string[];
+    let notes: (readonly string[])[] = [];
+    if (replay !== null) {
+      threadIds = (replay.result as { threadIds: string[] }).threadIds;
+    } else {
+      this.callers.requireLiveRunForChanges(caller, "create_threads");
+      const selections: ResolvedSelection[] = [];
+      for (const [index, entry] of input.threads.entries()) {
+        try {
+          selections.push(
+            await this.selection.resolve({
+              target: entry.target,
+              inherited: this.callers.inherited(caller),
+              ceiling: this.callers.ceiling(caller),
+              runtimeMode: entry.runtimeMode,
+              interactionMode: entry.interactionMode,
+            }),
+          );
+        } catch (error) {
+          if (error instanceof Failure) throw new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
+          throw error;
+        }
+      }
+      notes = selections.map((s) => s.notes);
+      const outcome = this.engine.execute({
+        commandId,
+        operation: "create_threads",
+        request: { projectId, threads: input.threads },
+        handle: (ctx) => {
+          const ids: string[] = [];
+          for (const [index, entry] of input.threads.entries()) {
+            const selection = selections[index]!;
+            const threadId = derive.threadFromCommand(commandId, index);
+            const thread = createThread(
+              ctx,
+              {
+                id: threadId,
+                projectId,
+                title: entry.title ?? null,
+                providerInstanceId: selection.providerInstanceId,
+                model: selection.model,
+                runtimeMode: selection.runtimeMode,
+                interactionMode: selection.interactionMode,
+                cwd: sameProject ? callerThread!.cwd : project.rootPath,
+                branch: sameProject ? callerThread!.branch : null,
+                worktreePath: sameProject ? callerThread!.worktreePath : null,
+                workspaceStrategy: sameProject ? callerThread!.workspaceStrategy : "root",
+                lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+                createdBy: "agent",
+                creationSource: "mcp",
+              },
+              entry.prompt ?? null,
+            );
+            if (entry.prompt !== undefined && entry.prompt !== "") {
+              deliverMessage(ctx, {
+                threadId: thread.id,
+                messageId: derive.messageFromCommand(commandId, index),
+                text: entry.prompt,
+                mode: "auto",
+                createdBy: "agent",
+                creationSource: "mcp",
+                capabilities: selection.capabilities,
+              });
+            }
+            ids.push(threadId);
+          }
+          return { threadIds: ids };
+        },
+      });
+      threadIds = outcome.result.threadIds;
+    }
+    return {
+      replayed: replay !== null,
+      threads: threadIds.map((threadId, index) => {
+        const thread = this.getThread(threadId);
+        const run = latestRun(this.engine, threadId);
+        return { index, thread, runId: run?.id ?? null, delivery: null, notes: notes[index] ?? [] };
+      }),
+    };
   }
 }

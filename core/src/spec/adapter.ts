@@ -136,8 +136,12 @@ export interface ForkInput {
 
 /** The answer to a runtime request. */
 export type RuntimeRequestResponse =
+  /** Decides an approval request. */
   | { readonly kind: "approval"; readonly decision: ApprovalDecision }
-  | { readonly kind: "user_input"; readonly answers: Readonly<Record<string, string | readonly string[]>> };
+  /** Answers a user-input request: one entry per question id. */
+  | { readonly kind: "user_input"; readonly answers: Readonly<Record<string, string | readonly string[]>> }
+  /** Declines any request without an answer (the provider treats it as cancelled). */
+  | { readonly kind: "dismiss" };
 
 /** One turn in a provider's own record of a conversation. */
 export interface SnapshotTurn {

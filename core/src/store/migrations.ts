@@ -121,7 +121,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: "MCP credentials",
+    name: "MCP credentials and settings",
     up: (db) => {
       db.exec(`
         CREATE TABLE mcp_credentials (
@@ -136,6 +136,7 @@ export const MIGRATIONS: readonly Migration[] = [
           revoked_at INTEGER
         );
         CREATE INDEX mcp_credentials_session ON mcp_credentials(provider_session_id);
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       `);
     },
   },

@@ -225,6 +225,8 @@ export interface RuntimeRequestRecord {
   readonly response: RuntimeRequestResponse | null;
   /** The timeline item showing it. */
   readonly itemId: string;
+  /** How a sub-agent's question reached its parent: through its wait, steered, or a queued notice. */
+  readonly parentNotice: { readonly mode: "wait" | "steered" | "queued" | "started"; readonly runId: string | null } | null;
   readonly createdAt: string;
   readonly resolvedAt: string | null;
 }
@@ -275,6 +277,11 @@ export interface DelegatedTaskRecord {
   readonly depth: number;
   /** The provider session (or client) scope whose clientRequestId created it. */
   readonly requestScope: string;
+  /**
+   * Delivery of the result to the parent: `pending` until the parent reads it (a wait or a
+   * terminal task_status acknowledges it), a wake message delivers it, or cancellation disposes it.
+   */
+  readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -1,1 +1,6 @@
 export {};
+export * from "./model-server/index.js";
+export * from "./harness-homes/index.js";
+export * from "./processes/index.js";
+export * from "./acp-agent/index.js";
+export * from "./scripted-provider/index.js";

@@ -348,13 +348,14 @@ class ScriptedSession implements ProviderSession {
   }
 
   async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
-    const needed = response.kind === "approval" ? this.capabilities.runtimeRequests.approvals : this.capabilities.runtimeRequests.userInputQuestions;
+    const caps = this.capabilities.runtimeRequests;
+    const needed = response.kind === "approval" ? caps.approvals : response.kind === "user_input" ? caps.userInputQuestions : caps.approvals || caps.userInputQuestions;
     if (!needed) throw new UnsupportedCapabilityError(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", this.instanceId);
     const resolve = this.active?.pending.get(requestId);
     if (resolve === undefined) throw new Error(`runtime request ${requestId} is not pending`);
     this.active!.pending.delete(requestId);
     resolve(response);
-    this.emit({ type: "runtime_request.resolved", turnId: this.active!.input.turnId, requestId, resolution: "answered" });
+    this.emit({ type: "runtime_request.resolved", turnId: this.active!.input.turnId, requestId, resolution: response.kind === "dismiss" ? "cancelled" : "answered" });
   }
 
   async readSnapshot(): Promise<ThreadSnapshot> {

@@ -1,0 +1,99 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+import type { Engine } from "../engine/engine.js";
+import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { activeRun } from "../engine/run-lifecycle.js";
+import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
+import type { RunRecord, ThreadRecord } from "../store/records.js";
+import type { Caller } from "./caller.js";
+import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-service.js";
+
+/**
+ * What the services need to know about a caller: its thread, whether its run is live (the
+ * credential's provider session owns the thread's active run), its privilege ceiling, and the
+ * project it works in.
+ */
+@injectable()
+export class CallerContext {
+  constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
+
+  /** The caller's own thread (agents), or null. */
+  thread(caller: Caller): ThreadRecord | null {
+    if (caller.threadId === null) return null;
+    const thread = this.engine.store.get("thread", caller.threadId);
+    return thread === null || thread.deletedAt !== null ? null : thread;
+  }
+
+  /** The caller's live run: its thread's active run, started by this credential's provider session. */
+  liveRun(caller: Caller): RunRecord | null {
+    if (caller.kind !== "agent" || caller.threadId === null) return null;
+    const run = activeRun(this.engine, caller.threadId);
+    if (run === null || run.currentAttemptId === null) return null;
+    const attempt = this.engine.store.get("attempt", run.currentAttemptId);
+    if (attempt === null || attempt.providerSessionId !== caller.providerSessionId) return null;
+    return run;
+  }
+
+  /** Agents must have a live run to change anything; clients need none. */
+  requireLiveRunForChanges(caller: Caller, action: string): RunRecord | null {
+    if (caller.kind === "client") return null;
+    const run = this.liveRun(caller);
+    if (run === null) {
+      throw new OrchestratorFailure("parent_not_active", `${action} needs the calling thread's live run, and this credential's provider session has none running. Call it from an active turn.`);
+    }
+    return run;
+  }
+
+  /** The modes new or changed work may not exceed. */
+  ceiling(caller: Caller): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
+    if (caller.kind === "client") return CLIENT_CEILING;
+    const run = this.liveRun(caller);
+    if (run !== null) return { runtimeMode: run.runtimeMode, interactionMode: run.interactionMode };
+    const thread = this.thread(caller);
+    if (thread !== null) return { runtimeMode: thread.runtimeMode, interactionMode: thread.interactionMode };
+    return { runtimeMode: "approval-required", interactionMode: "plan" };
+  }
+
+  /** What new work inherits: the caller's provider, model and modes (null for clients). */
+  inherited(caller: Caller): InheritedSelection | null {
+    const thread = this.thread(caller);
+    if (thread === null) return null;
+    const run = this.liveRun(caller);
+    return {
+      providerInstanceId: thread.providerInstanceId,
+      model: run?.model ?? thread.model,
+      runtimeMode: run?.runtimeMode ?? thread.runtimeMode,
+      interactionMode: run?.interactionMode ?? thread.interactionMode,
+    };
+  }
+
+  /** The project a caller works in: `projectId` when given, else its thread's; clients must name one. */
+  project(caller: Caller, projectId: string | undefined): string {
+    if (projectId !== undefined) {
+      if (this.engine.store.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
+      return projectId;
+    }
+    const thread = this.thread(caller);
+    if (thread !== null) return thread.projectId;
+    throw new OrchestratorFailure("invalid_request", "projectId is required for callers outside a thread (CLI, scripts, other machines).");
+  }
+
+  /** Refuses to act on a thread whose modes are broader than the caller's. */
+  requireTargetWithinCeiling(caller: Caller, target: ThreadRecord): void {
+    const ceiling = this.ceiling(caller);
+    if (runtimeModeRank(target.runtimeMode) > runtimeModeRank(ceiling.runtimeMode)) {
+      throw new OrchestratorFailure(
+        "runtime_mode_escalation_denied",
+        `Thread ${target.id} runs in "${target.runtimeMode}", broader than the caller's "${ceiling.runtimeMode}", so the caller cannot change it.`,
+        { threadId: target.id },
+      );
+    }
+    if (interactionModeRank(target.interactionMode) > interactionModeRank(ceiling.interactionMode)) {
+      throw new OrchestratorFailure(
+        "interaction_mode_escalation_denied",
+        `Thread ${target.id} runs in "${target.interactionMode}" mode, broader than the caller's "${ceiling.interactionMode}", so the caller cannot change it.`,
+        { threadId: target.id },
+      );
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { inject, injectable } from "tsyringe";
+import { RUNTIME_MODES } from "../spec/index.js";
+import { TOKENS } from "../di/tokens.js";
+import type { SwitchyardConfig } from "../config/config-schema.js";
+import type { Engine } from "../engine/engine.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { Caller } from "./caller.js";
+import { CallerContext } from "./caller-context.js";
+
+/** How many current models a provider lists before the rest go to `omittedModels`. */
+const SHORT_LIST = 8;
+
+/**
+ * orchestrator_capabilities: what the caller inherits, and which providers (with a short,
+ * context-friendly model list) can run a child task, and why not.
+ */
+@injectable()
+export class CapabilitiesService {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    private readonly callers: CallerContext,
+  ) {}
+
+  async describe(caller: Caller, input: { search?: string | undefined }) {
+    const inherited = this.callers.inherited(caller);
+    const search = input.search?.trim().toLowerCase() ?? "";
+    const providers = [];
+    for (const availability of await this.registry.availabilityAll()) {
+      const callerModel = inherited?.providerInstanceId === availability.instanceId ? inherited.model : null;
+      // Custom models and the caller's own model always show; then current models in the
+      // provider's order, up to the short-list size. Search reaches every model, legacy too.
+      const always = availability.models.filter((m) => m.custom || m.id === callerModel);
+      const current = availability.models.filter((m) => !m.custom && !m.legacy && m.id !== callerModel);
+      const listed = [...always, ...current.slice(0, SHORT_LIST)];
+      const matches = search === "" ? [] : availability.models.filter((m) => m.id.toLowerCase().includes(search) && !listed.includes(m));
+      const shown = [...listed, ...matches];
+      const capabilities = availability.capabilities;
+      const offersAllModes = RUNTIME_MODES.every((mode) => capabilities.runtimeModes.includes(mode));
+      const constraints: string[] = [];
+      if (!availability.enabled) constraints.push("disabled in the config");
+      if (!availability.hasAdapter && availability.enabled) constraints.push("no orchestration adapter (the driver's plugin is missing or was refused)");
+      if (availability.reason !== null && availability.hasAdapter) constraints.push(availability.reason);
+      const turns = capabilities.turns;
+      providers.push({
+        providerInstanceId: availability.instanceId,
+        driverKind: availability.driver,
+        displayName: availability.displayName,
+        canRunChildTasks: availability.available,
+        constraints,
+        models: shown.map((m) => ({ id: m.id, ...(m.custom ? { custom: true } : {}), ...(m.legacy ? { legacy: true } : {}), ...(m.id === callerModel ? { callerModel: true } : {}) })),
+        omittedModels: availability.models.length - shown.length,
+        ...(offersAllModes ? {} : { runtimeModes: [...capabilities.runtimeModes] }),
+        interactionModes: [...capabilities.interactionModes],
+        steering: (turns.activeSteering ? "native" : turns.interrupt && turns.steeringByInterruptRestart ? "interrupt_restart" : "queue_only") as "native" | "interrupt_restart" | "queue_only",
+        fork: (capabilities.threads.fork ? "native" : "portable") as "native" | "portable",
+      });
+    }
+    const thread = this.callers.thread(caller);
+    return {
+      callerKind: caller.kind,
+      inheritedProvider: inherited === null ? null : { providerInstanceId: inherited.providerInstanceId, model: inherited.model },
+      parentModes: inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
+      parentRunActive: this.callers.liveRun(caller) !== null,
+      projectId: thread?.projectId ?? null,
+      projects: this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").map((p) => ({ projectId: p.id, name: p.name })),
+      providers,
+      features: {
+        polling: true,
+        cancellation: true,
+        batchThreadCreation: true,
+        threadManagement: true,
+        pendingRequests: true,
+        worktreeLaunch: true,
+        scheduling: false,
+      },
+      limits: {
+        maxWaitMs: this.config.server.maxWaitMs,
+        maxDelegationDepth: this.config.budgets.maxDelegationDepth,
+        maxConcurrentChildrenPerRun: this.config.budgets.maxConcurrentChildrenPerRun,
+        maxTasksPerRootThread: this.config.budgets.maxTasksPerRootThread,
+        maxThreadsPerCreate: 20,
+      },
+    };
+  }
+}

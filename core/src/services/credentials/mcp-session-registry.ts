@@ -1,0 +1,229 @@
+import { createHash, randomBytes } from "node:crypto";
+import { inject, injectable } from "tsyringe";
+import type { McpEndpointGrant } from "../../spec/index.js";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { McpGrantIssuer } from "../../engine/provider-session-manager.js";
+import { TOKEN_PREFIX, type Logger } from "../../logging/logger.js";
+import type { Store } from "../../store/store.js";
+import { environmentId } from "../../store/settings.js";
+import type { Clock } from "../../util/clock.js";
+import { orchestrationInstructions } from "../orchestration-instructions.js";
+
+/** What a credential allows. `operate` includes `read`. */
+export type CredentialCapability = "orchestration:read" | "orchestration:operate";
+
+/** Who is calling and what they may do, resolved from a bearer token for each MCP request. */
+export interface McpInvocationScope {
+  readonly credentialId: string;
+  /** A provider session (an agent in a Switchyard thread) or an outside client (CLI, script). */
+  readonly kind: "provider_session" | "client";
+  readonly environmentId: string;
+  readonly threadId: string | null;
+  readonly projectId: string | null;
+  readonly providerInstanceId: string | null;
+  readonly providerSessionId: string | null;
+  readonly capabilities: ReadonlySet<CredentialCapability>;
+  readonly label: string | null;
+}
+
+/** Why a token was refused (logged, never shown with the token). */
+export type CredentialRejection = "unknown" | "expired" | "idle_expired" | "revoked";
+
+/** A credential as listed (never its token). */
+export interface CredentialSummary {
+  readonly id: string;
+  readonly kind: McpInvocationScope["kind"];
+  readonly label: string | null;
+  readonly capabilities: readonly CredentialCapability[];
+  readonly threadId: string | null;
+  readonly providerSessionId: string | null;
+  readonly expiresAt: string;
+  readonly lastUsedAt: string;
+  readonly revokedAt: string | null;
+}
+
+/** The endpoint provider sessions are pointed at, known once the HTTP server listens. */
+export interface McpEndpointInfo {
+  readonly url: string;
+  readonly serverName: string;
+  readonly maxWaitMs: number;
+  /** How to start the stdio bridge (`switchyard mcp-bridge`) for harnesses without HTTP MCP. */
+  readonly bridge: { readonly command: string; readonly args: readonly string[] };
+}
+
+interface CredentialRow {
+  id: string;
+  token_hash: string;
+  kind: McpInvocationScope["kind"];
+  provider_session_id: string | null;
+  thread_id: string | null;
+  data: string;
+  expires_at: number;
+  last_used_at: number;
+  revoked_at: number | null;
+}
+
+interface CredentialData {
+  environmentId: string;
+  projectId: string | null;
+  providerInstanceId: string | null;
+  capabilities: CredentialCapability[];
+  label: string | null;
+  idleMs: number | null;
+}
+
+function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/**
+ * Issues and resolves MCP bearer credentials. Only a SHA-256 hash of each token is stored;
+ * provider-session credentials are scoped to environment, thread, provider instance and
+ * session, expire after a maximum lifetime or when idle, and are revoked with their session.
+ */
+@injectable()
+export class McpSessionRegistry implements McpGrantIssuer {
+  private endpoint: McpEndpointInfo | null = null;
+
+  constructor(
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  /** Sets the endpoint that grants point at (when the HTTP server starts listening). */
+  setEndpoint(endpoint: McpEndpointInfo | null): void {
+    this.endpoint = endpoint;
+  }
+
+  get environmentId(): string {
+    return environmentId(this.store);
+  }
+
+  private insert(kind: McpInvocationScope["kind"], data: CredentialData, ttlMs: number, scope: { threadId: string | null; providerSessionId: string | null }): { id: string; token: string; expiresAt: number } {
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+    const id = `cred_${randomBytes(8).toString("hex")}`;
+    const now = this.clock.nowMs();
+    const expiresAt = now + ttlMs;
+    this.store.db
+      .prepare(
+        "INSERT INTO mcp_credentials (id, token_hash, kind, provider_session_id, thread_id, data, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+      )
+      .run(id, hashToken(token), kind, scope.providerSessionId, scope.threadId, JSON.stringify(data), expiresAt, now);
+    return { id, token, expiresAt };
+  }
+
+  /** Issues the credential of a provider session (before the session opens). */
+  issue(scope: { threadId: string; projectId: string; providerSessionId: string; providerInstanceId: string }): McpEndpointGrant | null {
+    if (this.endpoint === null) return null;
+    const { token } = this.insert(
+      "provider_session",
+      {
+        environmentId: this.environmentId,
+        projectId: scope.projectId,
+        providerInstanceId: scope.providerInstanceId,
+        capabilities: ["orchestration:read", "orchestration:operate"],
+        label: null,
+        idleMs: this.config.server.credentialIdleMs,
+      },
+      this.config.server.credentialMaxLifetimeMs,
+      { threadId: scope.threadId, providerSessionId: scope.providerSessionId },
+    );
+    const endpoint = this.endpoint;
+    return {
+      serverName: endpoint.serverName,
+      url: endpoint.url,
+      token,
+      // Above the longest blocking wait, so the harness never gives up before the server answers.
+      toolTimeoutMs: endpoint.maxWaitMs * 2 + 30_000,
+      blockingToolNames: ["delegate_task", "t3_thread_wait"],
+      instructions: orchestrationInstructions(endpoint.serverName),
+      stdioBridge: {
+        command: endpoint.bridge.command,
+        args: [...endpoint.bridge.args],
+        env: { SWITCHYARD_MCP_URL: endpoint.url, SWITCHYARD_MCP_TOKEN: token },
+      },
+    };
+  }
+
+  /** Issues a client token (CLI, scripts, other machines). The token is returned once. */
+  issueClientToken(options: { ttlMs: number; capabilities: readonly CredentialCapability[]; label?: string | null }): { id: string; token: string; expiresAt: string } {
+    const capabilities = new Set(options.capabilities);
+    if (capabilities.has("orchestration:operate")) capabilities.add("orchestration:read");
+    const issued = this.insert(
+      "client",
+      { environmentId: this.environmentId, projectId: null, providerInstanceId: null, capabilities: [...capabilities], label: options.label ?? null, idleMs: null },
+      options.ttlMs,
+      { threadId: null, providerSessionId: null },
+    );
+    return { id: issued.id, token: issued.token, expiresAt: new Date(issued.expiresAt).toISOString() };
+  }
+
+  /** Resolves a bearer token to its scope, refreshing its idle clock; or says why not. */
+  resolve(token: string): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
+    const row = this.store.db.prepare("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(hashToken(token)) as CredentialRow | undefined;
+    if (row === undefined) return { rejection: "unknown" };
+    if (row.revoked_at !== null) return { rejection: "revoked" };
+    const now = this.clock.nowMs();
+    if (now >= row.expires_at) return { rejection: "expired" };
+    const data = JSON.parse(row.data) as CredentialData;
+    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs) return { rejection: "idle_expired" };
+    this.store.db.prepare("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    return {
+      scope: {
+        credentialId: row.id,
+        kind: row.kind,
+        environmentId: data.environmentId,
+        threadId: row.thread_id,
+        projectId: data.projectId,
+        providerInstanceId: data.providerInstanceId,
+        providerSessionId: row.provider_session_id,
+        capabilities: new Set(data.capabilities),
+        label: data.label,
+      },
+    };
+  }
+
+  /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
+  touchProviderSession(providerSessionId: string): void {
+    this.store.db.prepare("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
+  }
+
+  /** Revokes every credential of a provider session. */
+  revokeProviderSession(providerSessionId: string): void {
+    if (!this.store.db.open) return;
+    const info = this.store.db
+      .prepare("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
+      .run(this.clock.nowMs(), providerSessionId);
+    if (info.changes > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
+  }
+
+  /** Revokes one credential by id; false when none matched. */
+  revoke(credentialId: string): boolean {
+    const info = this.store.db.prepare("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);
+    return info.changes > 0;
+  }
+
+  /** Lists credentials (client ones by default), newest first. Never returns tokens. */
+  list(options: { includeProviderSessions?: boolean } = {}): CredentialSummary[] {
+    const rows = this.store.db
+      .prepare(`SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`)
+      .all() as CredentialRow[];
+    return rows.map((row) => {
+      const data = JSON.parse(row.data) as CredentialData;
+      return {
+        id: row.id,
+        kind: row.kind,
+        label: data.label,
+        capabilities: data.capabilities,
+        threadId: row.thread_id,
+        providerSessionId: row.provider_session_id,
+        expiresAt: new Date(row.expires_at).toISOString(),
+        lastUsedAt: new Date(row.last_used_at).toISOString(),
+        revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+      };
+    });
+  }
+}

@@ -1,0 +1,141 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../di/tokens.js";
+import type { Engine } from "../engine/engine.js";
+import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { environmentId } from "../store/settings.js";
+import type { TimelineItemKind, TimelineItemRecord } from "../store/records.js";
+import type { Caller } from "./caller.js";
+import { CallerContext } from "./caller-context.js";
+import { itemView, runView, threadShell, type ItemView, type ThreadShell } from "./thread-views.js";
+
+/** t3_thread_list input. */
+export interface ListThreadsInput {
+  readonly projectId?: string | undefined;
+  readonly title?: string | undefined;
+  readonly runStatus?: readonly string[] | undefined;
+  readonly includeSubagents?: boolean | undefined;
+  readonly snoozed?: boolean | undefined;
+  readonly limit?: number | undefined;
+  readonly offset?: number | undefined;
+}
+
+/** t3_thread_read input. */
+export interface ReadThreadInput {
+  readonly threadId: string;
+  readonly view?: "messages" | "activity" | undefined;
+  readonly beforePosition?: number | undefined;
+  readonly afterPosition?: number | undefined;
+  readonly limit?: number | undefined;
+  readonly maxChars?: number | undefined;
+}
+
+const MESSAGE_KINDS: readonly TimelineItemKind[] = ["user_message", "assistant_message", "proposed_plan"];
+const ITEM_TEXT_LIMIT = 4_000;
+export const DEFAULT_READ_CHARS = 30_000;
+
+/**
+ * Reads for every transport: thread listing (one project, newest first, offset paging; deleted
+ * threads never listed) and incremental timeline reads bounded in items and characters.
+ */
+@injectable()
+export class ThreadQueryService {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    private readonly callers: CallerContext,
+  ) {}
+
+  list(caller: Caller, input: ListThreadsInput) {
+    const projectId = this.callers.project(caller, input.projectId);
+    const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+    const offset = Math.max(input.offset ?? 0, 0);
+    const env = environmentId(this.engine.store);
+    const now = this.engine.clock.nowIso();
+    const title = input.title?.toLowerCase();
+    const shells: ThreadShell[] = [];
+    for (const thread of this.engine.store.select("thread", "project_id = ? AND deleted = 0", [projectId], "ORDER BY created_at DESC, rowid DESC")) {
+      if (!input.includeSubagents && thread.lineage.relationship === "subagent") continue;
+      if (title !== undefined && !thread.title.toLowerCase().includes(title)) continue;
+      const shell = threadShell(this.engine, thread, env, now);
+      if (input.runStatus !== undefined && input.runStatus.length > 0 && !input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) continue;
+      if (input.snoozed !== undefined && shell.snoozed !== input.snoozed) continue;
+      shells.push(shell);
+    }
+    const page = shells.slice(offset, offset + limit);
+    return {
+      projectId,
+      threads: page,
+      total: shells.length,
+      offset,
+      limit,
+      hasMore: offset + page.length < shells.length,
+      nextOffset: offset + page.length < shells.length ? offset + page.length : null,
+    };
+  }
+
+  read(caller: Caller, input: ReadThreadInput) {
+    const thread = this.engine.store.get("thread", input.threadId);
+    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+    if (input.afterPosition !== undefined && input.beforePosition !== undefined) {
+      throw new OrchestratorFailure("invalid_request", "Pass afterPosition or beforePosition, not both.");
+    }
+    const view = input.view ?? "messages";
+    const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+    const maxChars = Math.min(Math.max(input.maxChars ?? DEFAULT_READ_CHARS, 2_000), 100_000);
+    const kinds = view === "messages" ? MESSAGE_KINDS : null;
+    const kindFilter = kinds === null ? "" : ` AND kind IN (${kinds.map(() => "?").join(", ")})`;
+    const params = kinds ?? [];
+    // Agents read the newest items first; client callers (CLI, linked environments, outside
+    // MCP clients) start at the oldest, because older clients read that way and follow hasMore.
+    const ascending = input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind === "client");
+    const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
+    const rows = this.engine.store.db
+      .prepare(
+        `SELECT data FROM items WHERE thread_id = ?${kindFilter} AND position ${ascending ? ">" : "<"} ? ORDER BY position ${ascending ? "ASC" : "DESC"} LIMIT ?`,
+      )
+      .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
+    const env = environmentId(this.engine.store);
+    const shell = threadShell(this.engine, thread, env, this.engine.clock.nowIso());
+    const runs = this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5").map(runView);
+    const head = JSON.stringify({ thread: shell, runs }).length + 400;
+    const items: ItemView[] = [];
+    let size = head;
+    let stoppedForSize = false;
+    for (const row of rows.slice(0, limit)) {
+      const record = JSON.parse(row.data) as TimelineItemRecord;
+      let entry = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(500, maxChars - size - 500)));
+      let entrySize = JSON.stringify(entry).length + 1;
+      if (size + entrySize > maxChars) {
+        if (items.length > 0) {
+          stoppedForSize = true;
+          break;
+        }
+        // Always return at least one item, cut to fit the budget.
+        entry = itemView(record, Math.max(200, maxChars - size - 800));
+        entrySize = JSON.stringify(entry).length + 1;
+      }
+      items.push(entry);
+      size += entrySize;
+    }
+    const moreInDirection = stoppedForSize || rows.length > items.length;
+    if (!ascending) items.reverse();
+    const first = items[0]?.position ?? null;
+    const last = items[items.length - 1]?.position ?? null;
+    const countWhere = (op: "<" | ">", position: number) =>
+      (this.engine.store.db.prepare(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`).get(thread.id, ...params, position) as { n: number }).n;
+    const olderExist = first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
+    const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
+    return {
+      thread: shell,
+      runs,
+      view,
+      items,
+      /** Pass as beforePosition to read older items; null when there are none. */
+      earlierPosition: olderExist ? first : null,
+      /** Pass as afterPosition to read newer items. */
+      nextPosition: last ?? (ascending ? (input.afterPosition ?? -1) : null),
+      hasMore: newerExist,
+      truncatedItems: items.filter((item) => item.truncated).length,
+      characterBudget: maxChars,
+    };
+  }
+}

@@ -1,0 +1,112 @@
+import { activeRun, latestRun, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { isTerminalRunStatus, type RunRecord, type ThreadRecord, type TimelineItemRecord } from "../store/records.js";
+
+/** The link agents use to mention a thread; the environment that owns the thread builds it. */
+export function threadLink(environmentId: string, threadId: string): string {
+  return `switchyard-thread://v2/${environmentId}/${threadId}`;
+}
+
+/** True when a thread is snoozed now (a pending request, or a failure after snoozing, wakes it). */
+export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso: string): boolean {
+  if (thread.snoozedUntil === null || thread.snoozedUntil <= nowIso) return false;
+  const pending = reader.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [thread.id]);
+  if (pending > 0) return false;
+  const failedSince = reader.store.select("run", "thread_id = ? AND status = 'failed'", [thread.id]).some((run) => thread.snoozedAt !== null && (run.endedAt ?? "") > thread.snoozedAt);
+  return !failedSince;
+}
+
+/** What a thread still waits on after its run completed (the sidebar's Waiting label). */
+export function backgroundWork(reader: ProjectionReader, threadId: string): { blockedOnThreadWait: boolean; pendingBackgroundTasks: number } {
+  const pendingTasks = reader.store.count("delegatedTask", "parent_thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')", [threadId]);
+  const unfinalized = reader.store
+    .select("delegatedTask", "parent_thread_id = ?", [threadId])
+    .filter((task) => task.finalizedAt === null && isTerminalRunStatus(task.status)).length;
+  const pending = pendingTasks + unfinalized;
+  return { blockedOnThreadWait: pending > 0, pendingBackgroundTasks: pending };
+}
+
+/** A thread's list shell (t3_thread_list, and the head of t3_thread_read). */
+export function threadShell(reader: ProjectionReader, thread: ThreadRecord, environmentId: string, nowIso: string) {
+  const active = activeRun(reader, thread.id);
+  const latest = active ?? latestRun(reader, thread.id);
+  const queued = reader.store.count("run", "thread_id = ? AND status = 'queued'", [thread.id]);
+  return {
+    threadId: thread.id,
+    link: threadLink(environmentId, thread.id),
+    title: thread.title,
+    projectId: thread.projectId,
+    providerInstanceId: thread.providerInstanceId,
+    model: thread.model,
+    runtimeMode: thread.runtimeMode,
+    interactionMode: thread.interactionMode,
+    status: latest === null ? ("idle" as const) : latest.status,
+    latestRunId: latest?.id ?? null,
+    queuedRuns: queued,
+    relationship: thread.lineage.relationship,
+    parentThreadId: thread.lineage.parentThreadId,
+    delegatedTaskId: thread.lineage.delegatedTaskId,
+    branch: thread.branch,
+    worktreePath: thread.worktreePath,
+    cwd: thread.cwd,
+    linkedPullRequest: thread.linkedPullRequest,
+    titleRegenerationPending: thread.titleRegenerationPending,
+    snoozed: isSnoozed(reader, thread, nowIso),
+    snoozedUntil: thread.snoozedUntil,
+    ...backgroundWork(reader, thread.id),
+    createdBy: thread.createdBy,
+    creationSource: thread.creationSource,
+    createdAt: thread.createdAt,
+    updatedAt: thread.updatedAt,
+  };
+}
+
+export type ThreadShell = ReturnType<typeof threadShell>;
+
+/** A run as results show it. */
+export function runView(run: RunRecord) {
+  return {
+    runId: run.id,
+    ordinal: run.ordinal,
+    status: run.status,
+    kind: run.kind,
+    summary: run.summary,
+    error: run.error,
+    terminalReason: run.terminalReason,
+    attempts: run.attemptCount,
+    delegatedTaskId: run.delegatedTaskId,
+    createdBy: run.createdBy,
+    creationSource: run.creationSource,
+    createdAt: run.createdAt,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+  };
+}
+
+export type RunView = ReturnType<typeof runView>;
+
+/** An item as results show it, its text bounded. */
+export function itemView(item: TimelineItemRecord, maxChars: number) {
+  const truncated = item.text.length > maxChars;
+  const data = item.data as Record<string, unknown>;
+  const summary: Record<string, unknown> = {};
+  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution"]) {
+    if (data[key] !== undefined) summary[key] = data[key];
+  }
+  if (typeof data.output === "string") summary.output = data.output.length > 500 ? `${data.output.slice(0, 500)}…` : data.output;
+  return {
+    position: item.position,
+    itemId: item.id,
+    kind: item.kind,
+    role: item.kind === "user_message" ? ("user" as const) : item.kind === "assistant_message" ? ("assistant" as const) : null,
+    status: item.status,
+    text: truncated ? item.text.slice(0, maxChars) : item.text,
+    truncated,
+    runId: item.runId,
+    createdBy: item.createdBy,
+    creationSource: item.creationSource,
+    createdAt: item.createdAt,
+    details: summary,
+  };
+}
+
+export type ItemView = ReturnType<typeof itemView>;

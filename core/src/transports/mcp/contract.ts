@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { INTERACTION_MODES, RUNTIME_MODES } from "../../spec/index.js";
+
+/**
+ * Shared pieces of the orchestration tool contract (seed 000). Field names, enums and failure
+ * codes follow the seed exactly.
+ */
+
+export const RuntimeModeInput = z.enum(["inherit", ...RUNTIME_MODES]);
+export const InteractionModeInput = z.enum(["inherit", ...INTERACTION_MODES]);
+export const RuntimeModeOutput = z.enum(RUNTIME_MODES);
+export const InteractionModeOutput = z.enum(INTERACTION_MODES);
+
+export const Target = z
+  .object({
+    providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),
+    driverKind: z.string().min(1).optional().describe("A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it."),
+    model: z.string().min(1).optional().describe("A model the provider advertises; omitted inherits or uses the provider's first model."),
+  })
+  .strict();
+
+export const ClientRequestId = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe("Retry key: the same key returns the same durable work. Use a new key for new work.");
+
+export const RunStatus = z.enum(["queued", "starting", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]);
+
+export const LinkedPullRequest = z.object({ url: z.string(), number: z.number().nullable(), linkedAt: z.string() }).nullable();
+
+export const ThreadShell = z
+  .object({
+    threadId: z.string(),
+    link: z.string(),
+    title: z.string(),
+    projectId: z.string(),
+    providerInstanceId: z.string(),
+    model: z.string().nullable(),
+    runtimeMode: RuntimeModeOutput,
+    interactionMode: InteractionModeOutput,
+    status: z.union([RunStatus, z.literal("idle")]),
+    latestRunId: z.string().nullable(),
+    queuedRuns: z.number(),
+    relationship: z.enum(["root", "subagent", "fork"]),
+    parentThreadId: z.string().nullable(),
+    delegatedTaskId: z.string().nullable(),
+    branch: z.string().nullable(),
+    worktreePath: z.string().nullable(),
+    cwd: z.string(),
+    linkedPullRequest: LinkedPullRequest,
+    titleRegenerationPending: z.boolean(),
+    snoozed: z.boolean(),
+    snoozedUntil: z.string().nullable(),
+    blockedOnThreadWait: z.boolean(),
+    pendingBackgroundTasks: z.number(),
+    createdBy: z.enum(["user", "agent", "system", "provider"]),
+    creationSource: z.enum(["cli", "mcp", "api", "scheduler", "system", "provider"]),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .loose();
+
+export const RunViewSchema = z
+  .object({
+    runId: z.string(),
+    ordinal: z.number(),
+    status: RunStatus,
+    summary: z.string().nullable(),
+    error: z.object({ code: z.string().optional(), message: z.string() }).nullable(),
+  })
+  .loose();
+
+export const DelegateTaskResultSchema = z.object({
+  taskId: z.string(),
+  childThreadId: z.string(),
+  childThreadLink: z.string(),
+  childRunId: z.string().nullable(),
+  childNodeId: z.string(),
+  status: z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]),
+  workState: z.enum(["working", "waiting_for_children", "result_available"]),
+  hasPendingChildRuns: z.boolean(),
+  providerInstanceId: z.string(),
+  model: z.string().nullable(),
+  summary: z.string().nullable(),
+  resultContextTransferId: z.string().nullable(),
+  latestTerminalRunId: z.string().nullable(),
+  latestTerminalStatus: z.enum(["completed", "failed", "cancelled", "interrupted"]).nullable(),
+  latestTerminalSummary: z.string().nullable(),
+  latestTerminalResultContextTransferId: z.string().nullable(),
+  hasPendingQuestion: z.boolean(),
+  pendingApproval: z
+    .object({ requestId: z.string(), kind: z.enum(["command", "file-read", "file-change", "mcp-elicitation", "permission"]), runId: z.string() })
+    .nullable(),
+  waitTimedOut: z.boolean(),
+});
+
+export const MetadataResult = z.object({
+  commandId: z.string(),
+  sequence: z.number().nullable(),
+  replayed: z.boolean(),
+  threadId: z.string(),
+  title: z.string(),
+  titleRegenerationPending: z.boolean(),
+  linkedPullRequest: LinkedPullRequest,
+});

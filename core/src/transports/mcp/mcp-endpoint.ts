@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Logger } from "../../logging/logger.js";
+import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import type { McpInvocationScope, McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
+import { HOST_VERSION } from "../../util/host-version.js";
+import { readJsonBody, BodyError } from "../http/request-body.js";
+import type { McpToolDefinition } from "./tool-definition.js";
+import type { McpToolServices } from "./tool-services.js";
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface ListedTool {
+  readonly definition: McpToolDefinition;
+  readonly listing: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema: Record<string, unknown>;
+    annotations: Record<string, unknown>;
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** A typed failure as a tool result: `isError` with `{ error: { code, message, details } }` text. */
+export function failureResult(failure: OrchestratorFailure): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: failure.toJSON() }) }] };
+}
+
+function issuesMessage(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .join("; ");
+}
+
+/**
+ * The authenticated MCP endpoint (Streamable HTTP). Stateless: every POST resolves its bearer
+ * token to an invocation scope and gets its own server and transport, so a client keeps
+ * working across a Switchyard restart without re-initializing a session.
+ */
+export class McpEndpoint {
+  private readonly tools = new Map<string, ListedTool>();
+
+  constructor(
+    definitions: readonly McpToolDefinition[],
+    private readonly registry: McpSessionRegistry,
+    private readonly services: McpToolServices,
+    private readonly logger: Logger,
+    private readonly serverName: string,
+  ) {
+    for (const definition of definitions) {
+      this.tools.set(definition.name, {
+        definition,
+        listing: {
+          name: definition.name,
+          title: definition.title,
+          description: definition.description,
+          inputSchema: jsonSchema(definition.input, "input"),
+          outputSchema: jsonSchema(definition.output, "output"),
+          annotations: { title: definition.title, ...definition.annotations },
+        },
+      });
+    }
+  }
+
+  /** Tool names, in registration order. */
+  toolNames(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  private unauthorized(res: ServerResponse, description: string): void {
+    res.writeHead(401, {
+      "content-type": "application/json",
+      "www-authenticate": `Bearer realm="switchyard", error="invalid_token", error_description="${description}"`,
+    });
+    res.end(JSON.stringify({ error: "invalid_token", error_description: description }));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const header = req.headers.authorization;
+    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (match === null) {
+      this.unauthorized(res, header === undefined ? "Missing Authorization header" : "Malformed Authorization header");
+      return;
+    }
+    const resolved = this.registry.resolve(match[1]!);
+    if ("rejection" in resolved) {
+      this.logger.info("MCP request refused", { reason: resolved.rejection });
+      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown token" : `Token ${resolved.rejection.replace("_", " ")}`);
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST", "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint is stateless; use POST." }, id: null }));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, MAX_BODY_BYTES);
+    } catch (error) {
+      const status = error instanceof BodyError ? error.status : 400;
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: (error as Error).message }, id: null }));
+      return;
+    }
+    const server = this.createServer(resolved.scope);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private createServer(scope: McpInvocationScope): Server {
+    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.tools.values()].map((tool) => tool.listing) }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      const tool = this.tools.get(request.params.name);
+      if (tool === undefined) {
+        return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${request.params.name}". Call tools/list for the available tools.`));
+      }
+      const parsed = tool.definition.input.safeParse(request.params.arguments ?? {});
+      if (!parsed.success) {
+        return failureResult(new OrchestratorFailure("invalid_request", `Invalid arguments for ${tool.definition.name}: ${issuesMessage(parsed.error)}`));
+      }
+      if (!scope.capabilities.has(tool.definition.requires)) {
+        return failureResult(
+          new OrchestratorFailure("capability_denied", `This credential lacks the ${tool.definition.requires} capability that ${tool.definition.name} needs.`, {
+            required: tool.definition.requires,
+          }),
+        );
+      }
+      const progressToken = request.params._meta?.progressToken;
+      let progress = 0;
+      const reportProgress = async (message: string) => {
+        if (progressToken === undefined) return;
+        progress += 1;
+        await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } }).catch(() => undefined);
+      };
+      try {
+        const output = await tool.definition.handle(parsed.data, { scope, services: this.services, signal: extra.signal, reportProgress });
+        const structured = tool.definition.output.parse(output) as Record<string, unknown>;
+        return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+      } catch (error) {
+        if (isOrchestratorFailure(error)) return failureResult(error);
+        this.logger.error("MCP tool failed", { tool: tool.definition.name, error: (error as Error).message, stack: (error as Error).stack });
+        return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} failed: ${(error as Error).message}`));
+      }
+    });
+    return server;
+  }
+}

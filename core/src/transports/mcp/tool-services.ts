@@ -1,0 +1,21 @@
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { CapabilitiesService } from "../../services/capabilities-service.js";
+import type { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
+import type { PendingRequestService } from "../../services/pending-request-service.js";
+import type { ThreadLaunchService } from "../../services/thread-launch-service.js";
+import type { ThreadManagementService } from "../../services/thread-management-service.js";
+import type { ThreadMetadataService } from "../../services/thread-metadata-service.js";
+import type { ThreadQueryService } from "../../services/thread-query-service.js";
+
+/** The services MCP tools call. Tools shape results; services own the behaviour. */
+export interface McpToolServices {
+  readonly config: SwitchyardConfig;
+  readonly environmentId: string;
+  readonly capabilities: CapabilitiesService;
+  readonly tasks: DelegatedTaskService;
+  readonly threads: ThreadManagementService;
+  readonly queries: ThreadQueryService;
+  readonly metadata: ThreadMetadataService;
+  readonly launches: ThreadLaunchService;
+  readonly pendingRequests: PendingRequestService;
+}

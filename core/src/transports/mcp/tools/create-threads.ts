@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { callerFromScope } from "../caller-from-scope.js";
+import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, ThreadShell } from "../contract.js";
+import { CREATES_WORK, defineTool } from "../tool-definition.js";
+import { threadShell } from "../../../services/thread-views.js";
+
+export const createThreadsTool = defineTool({
+  name: "create_threads",
+  title: "Create threads",
+  description:
+    "Creates 1 to 20 ordinary top-level threads (no sub-agent lineage). Each entry resolves provider, model and modes on its own; threads inherit your project, branch and worktree (or projectId's root). Entries with a prompt start working at once; entries without one stay idle.",
+  input: z
+    .object({
+      threads: z
+        .array(
+          z
+            .object({
+              prompt: z.string().min(1).max(200_000).optional(),
+              title: z.string().min(1).max(200).optional(),
+              target: Target.optional(),
+              runtimeMode: RuntimeModeInput.optional(),
+              interactionMode: InteractionModeInput.optional(),
+            })
+            .strict(),
+        )
+        .min(1)
+        .max(20),
+      clientRequestId: ClientRequestId.optional(),
+      projectId: z.string().min(1).optional().describe("Defaults to your thread's project; required for callers outside a thread."),
+    })
+    .strict(),
+  output: z.object({
+    replayed: z.boolean(),
+    threads: z.array(z.object({ index: z.number(), runId: z.string().nullable(), notes: z.array(z.string()), thread: ThreadShell })),
+  }),
+  annotations: CREATES_WORK,
+  requires: "orchestration:operate",
+  handle: async (input, { scope, services }) => {
+    const created = await services.threads.createThreads(callerFromScope(scope), input);
+    const now = new Date().toISOString();
+    return {
+      replayed: created.replayed,
+      threads: created.threads.map((entry) => ({
+        index: entry.index,
+        runId: entry.runId,
+        notes: [...entry.notes],
+        thread: threadShell(services.threads.reader, entry.thread, services.environmentId, now),
+      })),
+    };
+  },
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { callerFromScope } from "../caller-from-scope.js";
+import { ClientRequestId, DelegateTaskResultSchema, InteractionModeInput, RuntimeModeInput, Target } from "../contract.js";
+import { CREATES_WORK, defineTool } from "../tool-definition.js";
+
+export const delegateTaskTool = defineTool({
+  name: "delegate_task",
+  title: "Delegate a task",
+  description: [
+    "Creates a sub-agent thread on any available provider and sends it the task. The child gets ONLY the task text (plus the optional role instruction), not this conversation: make the task self-contained.",
+    'mode "wait" returns when the result is ready, when the child asks a blocking question (hasPendingQuestion: answer with t3_pending_request), when it waits for an approval of its own work (pendingApproval), or when the wait cap passes (waitTimedOut: the task keeps running; call task_status or wait again). mode "async" (default) returns at once.',
+    "Provider, model and modes inherit from you when omitted; a child never gets broader modes than yours. Use a distinct clientRequestId per task, stable across retries of that task.",
+    "For a follow-up in the same child conversation use t3_thread_send on childThreadId.",
+  ].join(" "),
+  input: z
+    .object({
+      task: z.string().min(1).max(200_000),
+      target: Target.optional(),
+      title: z.string().min(1).max(200).optional(),
+      role: z.enum(["implementation", "research", "review", "design", "test", "general"]).optional(),
+      mode: z.enum(["async", "wait"]).optional(),
+      timeoutMs: z.number().int().min(0).max(3_600_000).optional().describe("How long a wait may block; capped by the server's maximum wait."),
+      clientRequestId: ClientRequestId.optional(),
+      runtimeMode: RuntimeModeInput.optional(),
+      interactionMode: InteractionModeInput.optional(),
+    })
+    .strict(),
+  output: DelegateTaskResultSchema,
+  annotations: CREATES_WORK,
+  requires: "orchestration:operate",
+  handle: (input, { scope, services, signal, reportProgress }) =>
+    services.tasks.delegate(callerFromScope(scope), input, { signal, onProgress: (message) => void reportProgress(message) }),
+});

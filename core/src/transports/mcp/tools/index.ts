@@ -1,0 +1,34 @@
+import type { McpToolDefinition } from "../tool-definition.js";
+import { createThreadsTool } from "./create-threads.js";
+import { delegateTaskTool } from "./delegate-task.js";
+import { linkPullRequestTool, unlinkPullRequestTool } from "./link-pull-request.js";
+import { orchestratorCapabilitiesTool } from "./orchestrator-capabilities.js";
+import { pendingRequestTool } from "./pending-request.js";
+import { taskCancelTool } from "./task-cancel.js";
+import { taskStatusTool } from "./task-status.js";
+import { threadInterruptTool } from "./thread-interrupt.js";
+import { threadLaunchTool } from "./thread-launch.js";
+import { threadListTool } from "./thread-list.js";
+import { threadReadTool } from "./thread-read.js";
+import { threadSendTool } from "./thread-send.js";
+import { threadUpdateTool } from "./thread-update.js";
+import { threadWaitTool } from "./thread-wait.js";
+
+/** The orchestration tool surface (seed 000), in the order tools/list shows it. */
+export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
+  orchestratorCapabilitiesTool,
+  delegateTaskTool,
+  taskStatusTool,
+  taskCancelTool,
+  createThreadsTool,
+  threadLaunchTool,
+  threadListTool,
+  threadReadTool,
+  threadUpdateTool,
+  linkPullRequestTool,
+  unlinkPullRequestTool,
+  threadSendTool,
+  threadWaitTool,
+  threadInterruptTool,
+  pendingRequestTool,
+] as unknown as readonly McpToolDefinition[];

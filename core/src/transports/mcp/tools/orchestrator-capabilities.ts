@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { callerFromScope } from "../caller-from-scope.js";
+import { InteractionModeOutput, RuntimeModeOutput } from "../contract.js";
+import { defineTool, READ_ONLY } from "../tool-definition.js";
+
+export const orchestratorCapabilitiesTool = defineTool({
+  name: "orchestrator_capabilities",
+  title: "Orchestrator capabilities",
+  description:
+    "What you inherit (provider, model, modes), which provider instances can run a delegated task or a new thread (and why not), a short list of each provider's models (omittedModels counts the rest; pass search to find them), and feature flags. Call this once before concluding the orchestration tools are missing.",
+  input: z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict(),
+  output: z.object({
+    callerKind: z.enum(["agent", "client"]),
+    inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable() }).nullable(),
+    parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
+    parentRunActive: z.boolean(),
+    projectId: z.string().nullable(),
+    projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+    providers: z.array(
+      z.object({
+        providerInstanceId: z.string(),
+        driverKind: z.string(),
+        displayName: z.string(),
+        canRunChildTasks: z.boolean(),
+        constraints: z.array(z.string()),
+        models: z.array(z.object({ id: z.string(), custom: z.boolean().optional(), legacy: z.boolean().optional(), callerModel: z.boolean().optional() })),
+        omittedModels: z.number(),
+        runtimeModes: z.array(RuntimeModeOutput).optional(),
+        interactionModes: z.array(InteractionModeOutput),
+        steering: z.enum(["native", "interrupt_restart", "queue_only"]),
+        fork: z.enum(["native", "portable"]),
+      }),
+    ),
+    features: z.object({
+      polling: z.boolean(),
+      cancellation: z.boolean(),
+      batchThreadCreation: z.boolean(),
+      threadManagement: z.boolean(),
+      pendingRequests: z.boolean(),
+      worktreeLaunch: z.boolean(),
+      scheduling: z.boolean(),
+    }),
+    limits: z.object({
+      maxWaitMs: z.number(),
+      maxDelegationDepth: z.number(),
+      maxConcurrentChildrenPerRun: z.number(),
+      maxTasksPerRootThread: z.number(),
+      maxThreadsPerCreate: z.number(),
+    }),
+  }),
+  annotations: READ_ONLY,
+  requires: "orchestration:read",
+  handle: (input, { scope, services }) => services.capabilities.describe(callerFromScope(scope), input),
+});

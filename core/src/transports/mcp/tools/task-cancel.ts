@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { callerFromScope } from "../caller-from-scope.js";
+import { DelegateTaskResultSchema } from "../contract.js";
+import { defineTool, STOPS_WORK } from "../tool-definition.js";
+
+export const taskCancelTool = defineTool({
+  name: "task_cancel",
+  title: "Cancel a delegated task",
+  description:
+    "Stops a task you delegated: first every task the child delegated, then the child thread (its running turn is interrupted, queued turns are held), cancels the task's own queued turn and disposes automatic delivery to you. A finished task keeps its published result.",
+  input: z.object({ taskId: z.string().min(1), reason: z.string().max(1_000).optional() }).strict(),
+  output: DelegateTaskResultSchema.extend({ cancelled: z.boolean(), reason: z.string() }),
+  annotations: STOPS_WORK,
+  requires: "orchestration:operate",
+  handle: async (input, { scope, services }) => services.tasks.cancel(callerFromScope(scope), input.taskId, input.reason),
+});

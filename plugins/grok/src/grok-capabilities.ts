@@ -1,0 +1,37 @@
+import type { CapabilityDeclaration } from "@switchyard/sdk";
+
+/**
+ * What Grok declares before `initialize`, over the shared ACP base. Negotiation then sets the
+ * negotiable fields from what `grok agent stdio` advertises (resume and snapshot from
+ * `loadSession`, MCP transports, model and mode switching); the Grok hook keeps fork off.
+ * - No active steering (ACP has none): steering is cancel-and-restart.
+ * - No native fork: the Grok driver does not use `session/fork`, so forks go through portable
+ *   context.
+ * - Structured questions arrive as `_x.ai/ask_user_question`.
+ * - xAI sub-agents are not reported: their wire shape is not verified here (`subagents.native`
+ *   stays `none` rather than claim `observed`).
+ */
+export const GROK_CAPABILITIES: CapabilityDeclaration = {
+  sessions: { resume: true, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  threads: { readSnapshot: true, fork: false, forkFromTurn: false },
+  turns: {
+    emitsTurnStarted: true,
+    interrupt: true,
+    activeSteering: false,
+    steeringByInterruptRestart: true,
+    queuedMessages: false,
+    terminalStatusQuality: "strong",
+  },
+  tools: { shell: true, mcp: { http: true, sse: false, stdio: true }, dynamicToolCallbacks: false },
+  runtimeRequests: { approvals: true, userInputQuestions: true },
+  subagents: { native: "none", exposesChildThreadIds: false },
+  context: { acceptsInstructions: false, maxHandoffChars: 24_000 },
+  identity: { nativeThreadIds: "strong", nativeTurnIds: "none", nativeItemIds: "weak" },
+  runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
+  interactionModes: ["default"],
+};
+
+/** Grok never forks natively, whatever it advertises. */
+export function refineGrokCapabilities(negotiated: CapabilityDeclaration): CapabilityDeclaration {
+  return { ...negotiated, threads: { ...negotiated.threads, fork: false, forkFromTurn: false } };
+}

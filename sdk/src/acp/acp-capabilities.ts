@@ -1,0 +1,110 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import {
+  RUNTIME_MODES,
+  type CapabilityDeclaration,
+  type InteractionMode,
+} from "@switchyard/core/spec";
+import type { AcpAgentDescription, AcpModeMapping } from "./acp-flavor.js";
+
+/**
+ * What every ACP agent gets before negotiation: the protocol's own guarantees, nothing more.
+ * - ACP has no steering: `turns.activeSteering` false; steering degrades to interrupt-and-restart
+ *   (`session/cancel` then a new prompt).
+ * - Every `session/prompt` ends with exactly one response (or the connection drops, which the
+ *   adapter turns into a failed terminal), so terminal status is `strong`.
+ * - ACP has no system prompt: instructions travel in the first prompt.
+ * - Runtime modes are enforced at the client boundary (permission answers), so all three are
+ *   offered; the switch between turns is declared only when the agent has modes to switch.
+ */
+export const ACP_BASE_CAPABILITIES: CapabilityDeclaration = Object.freeze({
+  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  threads: { readSnapshot: false, fork: false, forkFromTurn: false },
+  turns: {
+    emitsTurnStarted: true,
+    interrupt: true,
+    activeSteering: false,
+    steeringByInterruptRestart: true,
+    queuedMessages: false,
+    terminalStatusQuality: "strong",
+  },
+  tools: { shell: false, mcp: { http: false, sse: false, stdio: true }, dynamicToolCallbacks: false },
+  runtimeRequests: { approvals: true, userInputQuestions: false },
+  subagents: { native: "none", exposesChildThreadIds: false },
+  context: { acceptsInstructions: false },
+  identity: { nativeThreadIds: "weak", nativeTurnIds: "none", nativeItemIds: "weak" },
+  runtimeModes: [...RUNTIME_MODES],
+  interactionModes: ["default"],
+} satisfies CapabilityDeclaration);
+
+/** The agent mode id that stands for plan mode, if the agent has one. */
+export function planModeId(agent: Pick<AcpAgentDescription, "modes" | "configOptions">, mapping: AcpModeMapping | undefined): string | null {
+  const ids = agentModeIds(agent);
+  const wanted = mapping?.plan ?? "plan";
+  return ids.includes(wanted) ? wanted : null;
+}
+
+/** Every mode id the agent offers, through `modes` or a config option of category `mode`. */
+export function agentModeIds(agent: Pick<AcpAgentDescription, "modes" | "configOptions">): string[] {
+  const fromModes = agent.modes?.availableModes.map((mode) => mode.id) ?? [];
+  const option = findConfigOption(agent.configOptions, "mode");
+  return [...fromModes, ...(option ? selectValues(option) : [])];
+}
+
+/** The first select config option of a category (`model`, `mode`). */
+export function findConfigOption(
+  options: readonly acp.SessionConfigOption[] | null | undefined,
+  category: string,
+): (acp.SessionConfigOption & { type: "select" }) | undefined {
+  return options?.find((option): option is acp.SessionConfigOption & { type: "select" } => option.category === category && option.type === "select");
+}
+
+/** The values a select option accepts (groups flattened). */
+export function selectValues(option: acp.SessionConfigOption & { type: "select" }): string[] {
+  const values: string[] = [];
+  for (const entry of option.options) {
+    if ("group" in entry) for (const inner of entry.options) values.push(inner.value);
+    else values.push(entry.value);
+  }
+  return values;
+}
+
+/**
+ * The capability overlay an agent earns at `initialize` (and at session setup, when `modes` or
+ * `configOptions` are known). Merge it over the flavor's static declaration with
+ * `mergeCapabilities`.
+ * - `loadSession` → `sessions.resume` and `threads.readSnapshot` (the load replays history);
+ * - `sessionCapabilities.resume` → `sessions.resume` (no replay, so no snapshot);
+ * - `sessionCapabilities.fork` (`/unstable` `session/fork`) → `threads.fork`, never
+ *   `threads.forkFromTurn` (ACP forks copy the latest state);
+ * - `mcpCapabilities.http|sse` → `tools.mcp.http|sse`; stdio is the ACP baseline;
+ * - a `model` config option → `sessions.modelSwitchInSession`;
+ * - session modes (or a `mode` config option) → `sessions.runtimeModeSwitchInSession`, and
+ *   `plan` among the interaction modes when a plan mode exists.
+ */
+export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: AcpModeMapping): CapabilityDeclaration {
+  const caps = agent.initialize.agentCapabilities ?? {};
+  const sessionCaps = caps.sessionCapabilities ?? {};
+  const loadSession = caps.loadSession === true;
+  const resume = loadSession || (sessionCaps.resume !== undefined && sessionCaps.resume !== null);
+  const fork = sessionCaps.fork !== undefined && sessionCaps.fork !== null;
+  const overlay: {
+    sessions: { resume: boolean; modelSwitchInSession?: boolean; runtimeModeSwitchInSession?: boolean };
+    threads: { readSnapshot: boolean; fork: boolean; forkFromTurn: boolean };
+    tools: { mcp: { http: boolean; sse: boolean; stdio: boolean } };
+    identity: { nativeThreadIds: "strong" | "weak" };
+    interactionModes?: InteractionMode[];
+  } = {
+    sessions: { resume },
+    threads: { readSnapshot: loadSession, fork, forkFromTurn: false },
+    tools: { mcp: { http: caps.mcpCapabilities?.http === true, sse: caps.mcpCapabilities?.sse === true, stdio: true } },
+    // A session id that can be loaded or resumed survives the agent process.
+    identity: { nativeThreadIds: resume ? "strong" : "weak" },
+  };
+  const sessionKnown = agent.modes !== undefined || agent.configOptions !== undefined;
+  if (sessionKnown) {
+    overlay.sessions.modelSwitchInSession = findConfigOption(agent.configOptions, "model") !== undefined;
+    overlay.sessions.runtimeModeSwitchInSession = agentModeIds(agent).length > 0;
+    overlay.interactionModes = planModeId(agent, mapping) !== null ? ["plan", "default"] : ["default"];
+  }
+  return overlay;
+}

@@ -1,0 +1,160 @@
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { SwitchyardError, hasErrorCode } from "@switchyard/core/spec";
+import type { AcpChannel, AcpChannelFactory, AcpLaunchCommand } from "./acp-flavor.js";
+
+/** What the shared adapter tells every agent it can do as a client. */
+export const ACP_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: false,
+  elicitation: { form: {}, url: {} },
+};
+
+const STDERR_TAIL_CHARS = 4_000;
+
+/** The default channel: the agent as a child process in its own group, ACP over its stdio. */
+export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
+  const child = options.context.process.spawn(launch.command, launch.args, {
+    cwd: options.cwd,
+    env: options.env,
+    label: options.label,
+    stdin: "pipe",
+  });
+  if (child.stdin === null) throw new SwitchyardError("internal", "The agent process has no stdin pipe.", { label: options.label });
+  // A dead agent makes writes fail with EPIPE; the connection notices through its stream.
+  child.stdin.on("error", () => undefined);
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
+  return {
+    stream,
+    pid: child.pid,
+    exited: child.exited,
+    kill: () => child.kill("SIGTERM", 2_000),
+    stderrTail: () => stderr.trim(),
+  } satisfies AcpChannel;
+};
+
+/** Everything the client side answers; the session implements it. */
+export interface AcpClientHandlers {
+  requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  readTextFile(params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(params: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  createElicitation(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
+  /** Must only enqueue work: notification handlers run concurrently in the SDK. */
+  sessionUpdate(params: acp.SessionNotification): void;
+  extensionRequest(method: string, params: unknown, signal: AbortSignal): Promise<unknown>;
+  extensionNotification(method: string, params: unknown, signal: AbortSignal): Promise<void>;
+}
+
+/** Handlers for a connection that opens no session (status probes). */
+export const REFUSING_HANDLERS: AcpClientHandlers = {
+  requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+  readTextFile: async () => {
+    throw acp.RequestError.invalidRequest(undefined, "No session is open.");
+  },
+  writeTextFile: async () => {
+    throw acp.RequestError.invalidRequest(undefined, "No session is open.");
+  },
+  createElicitation: async () => ({ action: "cancel" }),
+  sessionUpdate: () => undefined,
+  extensionRequest: async (method) => {
+    throw acp.RequestError.methodNotFound(method);
+  },
+  extensionNotification: async () => undefined,
+};
+
+/** Converts a Switchyard error into the JSON-RPC error the agent sees. */
+export function toRequestError(error: unknown): acp.RequestError {
+  if (error instanceof acp.RequestError) return error;
+  if (hasErrorCode(error)) {
+    if (error.code === "invalid_input") return acp.RequestError.invalidParams(error.details, error.message);
+    if (error.code === "not_found") return new acp.RequestError(-32002, error.message, error.details);
+    return acp.RequestError.internalError(error.details, error.message);
+  }
+  return acp.RequestError.internalError(undefined, error instanceof Error ? error.message : String(error));
+}
+
+/** Builds the client app with every handler routed to `handlers`, and connects it. */
+export function connectClient(stream: acp.Stream, handlers: AcpClientHandlers, name = "switchyard"): acp.ClientConnection {
+  const guard =
+    <T>(work: () => Promise<T>): Promise<T> =>
+      work().catch((error: unknown) => {
+        throw toRequestError(error);
+      });
+  return acp
+    .client({ name })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => guard(() => handlers.requestPermission(params, signal)))
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => guard(() => handlers.readTextFile(params)))
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => guard(() => handlers.writeTextFile(params)))
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => guard(() => handlers.createElicitation(params, signal)))
+    .onNotification(acp.methods.client.session.update, ({ params }) => handlers.sessionUpdate(params))
+    .onNotification(acp.methods.client.elicitation.complete, () => undefined)
+    .onRequest("*", ({ method, params, signal }) => guard(() => handlers.extensionRequest(method, params, signal)))
+    .onNotification("*", ({ method, params, signal }) => handlers.extensionNotification(method, params, signal))
+    .connect(stream);
+}
+
+/** Rejects with a `timeout` error when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SwitchyardError("timeout", `${what} did not answer within ${ms} ms.`, { timeoutMs: ms })), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Sends `initialize` and returns the agent's answer. */
+export function initializeAgent(connection: acp.ClientConnection, hostVersion: string, timeoutMs: number): Promise<acp.InitializeResponse> {
+  return withTimeout(
+    connection.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: ACP_CLIENT_CAPABILITIES,
+      clientInfo: { name: "switchyard", version: hostVersion },
+    }),
+    timeoutMs,
+    "The agent's initialize",
+  );
+}
+
+/** The environment an agent starts with: the instance's, then the launch command's. */
+export function launchEnv(instanceEnv: Readonly<Record<string, string>>, launch: AcpLaunchCommand): Record<string, string> {
+  return { ...instanceEnv, ...(launch.env ?? {}) };
+}
+
+/** Waits one macrotask, so every message received so far has reached its handler. */
+export function settleInbound(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A promise chain that runs tasks one at a time, in the order they were queued. */
+export class SerialQueue {
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(private readonly onError: (error: unknown) => void) {}
+
+  /** Queues `task`; the returned promise settles when it has run (never rejects). */
+  run(task: () => void | Promise<void>): Promise<void> {
+    const next = this.tail.then(task).catch(this.onError);
+    this.tail = next;
+    return next;
+  }
+}
+
+/** Describes a JSON-RPC or other error for a turn or log line. */
+export function describeError(error: unknown): { code?: string; message: string } {
+  if (error instanceof acp.RequestError) return { code: String(error.code), message: error.message };
+  if (hasErrorCode(error)) return { code: error.code, message: error.message };
+  if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
+    const { code, message } = error as { code: unknown; message: unknown };
+    return { code: String(code), message: String(message) };
+  }
+  return { message: error instanceof Error ? error.message : String(error) };
+}

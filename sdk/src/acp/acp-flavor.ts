@@ -1,0 +1,228 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type {
+  AdapterEvent,
+  ApprovalRequest,
+  CapabilityDeclaration,
+  InteractionMode,
+  ModelDescriptor,
+  OptionsSchema,
+  PluginContext,
+  PluginLogger,
+  ProviderInstanceDescriptor,
+  RuntimeMode,
+  RuntimeRequestResponse,
+  ToolKind,
+  UserInputRequest,
+} from "@switchyard/core/spec";
+
+/** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */
+export interface AcpLaunchCommand {
+  /** The executable (a name on PATH or an absolute path). */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** Environment added on top of the instance's own (`ProviderInstanceDescriptor.environment`). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** What a flavor gets to resolve its launch command. */
+export interface AcpLaunchInput<TOptions> {
+  /** The configured instance. */
+  readonly instance: ProviderInstanceDescriptor;
+  /** The driver options, already validated. */
+  readonly options: TOptions;
+  /** The session's working directory, or null for a status probe. */
+  readonly cwd: string | null;
+  /** Why the agent is started. */
+  readonly purpose: "probe" | "session";
+}
+
+/**
+ * A running agent as the shared adapter sees it: an ACP message stream plus a way to stop it.
+ * The default comes from `PluginContext.process.spawn` (own process group); tests may inject one.
+ */
+export interface AcpChannel {
+  /** The ACP message stream (for example `acp.ndJsonStream(stdin, stdout)`). */
+  readonly stream: acp.Stream;
+  /** The process id, when there is a process. */
+  readonly pid?: number;
+  /** Settles when the agent is gone. */
+  readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
+  /** Stops the agent (its whole process group). Resolves when it is gone. */
+  kill(): Promise<void>;
+  /** The last lines the agent wrote to stderr, for error messages. */
+  stderrTail?(): string;
+}
+
+/** Starts an agent for the shared adapter. Replaces the default `context.process.spawn` path. */
+export type AcpChannelFactory = (
+  launch: AcpLaunchCommand,
+  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly label: string; readonly context: PluginContext },
+) => AcpChannel | Promise<AcpChannel>;
+
+/** What the agent told us at `initialize` (and, once a session is open, at session setup). */
+export interface AcpAgentDescription {
+  /** The `initialize` response. */
+  readonly initialize: acp.InitializeResponse;
+  /** Modes of the latest session, when the agent reported them. */
+  readonly modes?: acp.SessionModeState | null;
+  /** Config options of the latest session, when the agent reported them. */
+  readonly configOptions?: readonly acp.SessionConfigOption[] | null;
+}
+
+/**
+ * Which agent mode ids stand for Switchyard's runtime and interaction modes. Without an entry
+ * the adapter looks for a mode whose id equals the Switchyard name (`plan`, `full-access`…);
+ * without such a mode the runtime mode is still enforced at the client boundary (permission
+ * answers), and plan mode is not offered.
+ */
+export interface AcpModeMapping {
+  /** Agent mode id per runtime mode. */
+  readonly runtime?: Partial<Readonly<Record<RuntimeMode, string>>>;
+  /** Agent mode id for the `plan` interaction mode. */
+  readonly plan?: string;
+}
+
+/** The outcome of a runtime request the adapter opened on behalf of a flavor. */
+export type AcpRuntimeRequestOutcome =
+  | { readonly kind: "answered"; readonly response: RuntimeRequestResponse }
+  | { readonly kind: "cancelled" };
+
+/** The turn currently running in a session. */
+export interface AcpTurnView {
+  /** The host's turn id. */
+  readonly turnId: string;
+  /** The runtime mode of the turn. */
+  readonly runtimeMode: RuntimeMode;
+  /** The interaction mode of the turn. */
+  readonly interactionMode: InteractionMode;
+}
+
+/**
+ * What flavor extension handlers and hooks may do with a session. Everything that emits goes
+ * through the session's serial queue, so it stays ordered with `session/update` processing.
+ */
+export interface AcpSessionHandle {
+  /** The host's provider session id. */
+  readonly providerSessionId: string;
+  /** The Switchyard thread. */
+  readonly threadId: string;
+  /** The ACP session id, once known. */
+  readonly acpSessionId: string | null;
+  /** The session's working directory. */
+  readonly cwd: string;
+  /** The running turn, if any. */
+  readonly activeTurn: AcpTurnView | null;
+  /** Logger bound to the session. */
+  readonly logger: PluginLogger;
+  /** Emits an event, in order with the session's other events. */
+  emit(event: AdapterEvent): void;
+  /** A fresh item id for the turn (`<turnId>:<prefix>:<n>`). */
+  newItemId(turnId: string, prefix: string): string;
+  /**
+   * Opens a runtime request (`runtime_request.opened`) for `turnId` and waits for the host's
+   * answer through `respondToRuntimeRequest`. Resolves `cancelled` when the turn ends first,
+   * the session closes or `signal` aborts.
+   */
+  openRuntimeRequest(
+    turnId: string,
+    request: ApprovalRequest | UserInputRequest,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<AcpRuntimeRequestOutcome>;
+}
+
+/** What an extension request or notification handler gets. */
+export interface AcpExtensionInput {
+  /** The JSON-RPC method, as the agent sent it. */
+  readonly method: string;
+  /** Raw params; validate them yourself. */
+  readonly params: unknown;
+  /** The session the message belongs to, or null when it names none we know. */
+  readonly session: AcpSessionHandle | null;
+  /** Aborts when the agent cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/** Custom (`_`-prefixed) methods a flavor answers, registered through the SDK's fallback handlers. */
+export interface AcpExtensions {
+  /** Request handlers by method name. Their return value is the JSON-RPC result. */
+  readonly requests?: Readonly<Record<string, (input: AcpExtensionInput) => Promise<unknown> | unknown>>;
+  /** Notification handlers by method name. */
+  readonly notifications?: Readonly<Record<string, (input: AcpExtensionInput) => Promise<void> | void>>;
+}
+
+/** Optional hooks; each one refines a default the shared adapter already has. */
+export interface AcpFlavorHooks<TOptions> {
+  /**
+   * Adjusts the capabilities negotiated at `initialize` (for example, to switch off a feature
+   * the agent advertises but the flavor knows to be broken). Runs after negotiation.
+   */
+  refineCapabilities?(negotiated: CapabilityDeclaration, agent: AcpAgentDescription): CapabilityDeclaration;
+  /** `_meta` for `session/new`, `session/load` and `session/resume`. */
+  sessionMeta?(input: {
+    readonly options: TOptions;
+    readonly runtimeMode: RuntimeMode;
+    readonly interactionMode: InteractionMode;
+  }): Record<string, unknown> | undefined;
+  /** Classifies a tool call; return undefined for the default mapping from the ACP kind. */
+  toolKind?(toolCall: acp.ToolCall | acp.ToolCallUpdate): ToolKind | undefined;
+  /**
+   * Sees every `session/update` of an active turn first; return true when it handled the
+   * update (the default mapping then skips it).
+   */
+  onSessionUpdate?(update: acp.SessionUpdate, session: AcpSessionHandle): boolean;
+}
+
+/**
+ * One ACP-speaking provider: what differs between ACP agents, as data and small functions.
+ * `createAcpDriver(flavor)` turns it into a Switchyard driver.
+ */
+export interface AcpFlavor<TOptions = unknown> {
+  /** The driver kind (`grok`, `acp-registry`). */
+  readonly driverKind: string;
+  /** Name for people. */
+  readonly displayName: string;
+  /** Validates the driver options. */
+  readonly optionsSchema?: OptionsSchema<TOptions>;
+  /**
+   * The static declaration, before any negotiation. What the agent advertises at `initialize`
+   * then overrides the negotiable fields (resume, snapshot, fork, MCP transports, model and
+   * mode switching).
+   */
+  readonly capabilities: CapabilityDeclaration;
+  /** How to start the agent. */
+  resolveLaunch(input: AcpLaunchInput<TOptions>): AcpLaunchCommand | Promise<AcpLaunchCommand>;
+  /**
+   * The `authenticate` method id to use when the agent lists auth methods, or undefined to
+   * try without (the agent's own cached login). Called with the methods it advertised.
+   */
+  authMethodId?(input: { readonly options: TOptions; readonly authMethods: readonly acp.AuthMethod[] }): string | undefined;
+  /**
+   * How the Switchyard MCP endpoint is injected:
+   * - `auto` (default): an `http` entry with the bearer header when the agent advertises
+   *   `mcpCapabilities.http`, else the stdio bridge;
+   * - `stdio-bridge`: always the stdio bridge (for agents that drop injected http servers).
+   */
+  readonly mcpTransport?: "auto" | "stdio-bridge";
+  /**
+   * What a hard interrupt (the user's Stop) does: `respawn` kills the agent's process group and
+   * starts it again (reloading the session when the agent can); `cancel` (default) sends
+   * `session/cancel` like a soft interrupt.
+   */
+  readonly hardInterrupt?: "respawn" | "cancel";
+  /** Agent mode ids for Switchyard modes. */
+  readonly modes?: AcpModeMapping;
+  /** Models to list in `probe()` besides the instance's custom models. */
+  readonly models?: readonly ModelDescriptor[];
+  /** Custom methods the agent calls on the client. */
+  readonly extensions?: AcpExtensions;
+  /** Hooks. */
+  readonly hooks?: AcpFlavorHooks<TOptions>;
+  /** How long `initialize`, `session/new|load|resume` and other setup calls may take (default 30 s). */
+  readonly setupTimeoutMs?: number;
+  /**
+   * How long a soft interrupt waits for the agent to end the prompt before the adapter gives up
+   * on it (respawning when `hardInterrupt` is `respawn`, else ending the turn itself). Default 15 s.
+   */
+  readonly cancelTimeoutMs?: number;
+}

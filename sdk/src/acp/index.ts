@@ -1,0 +1,33 @@
+/**
+ * @switchyard/sdk/acp: the shared ACP adapter. A flavor (driver kind, capabilities, launch
+ * command, extensions, hooks) becomes a Switchyard driver through `createAcpDriver(flavor)`.
+ * Built on `@agentclientprotocol/sdk` 2.x (`/unstable` entry, a superset of stable v1 that adds
+ * `session/fork`).
+ */
+export type {
+  AcpAgentDescription,
+  AcpChannel,
+  AcpChannelFactory,
+  AcpExtensionInput,
+  AcpExtensions,
+  AcpFlavor,
+  AcpFlavorHooks,
+  AcpLaunchCommand,
+  AcpLaunchInput,
+  AcpModeMapping,
+  AcpRuntimeRequestOutcome,
+  AcpSessionHandle,
+  AcpTurnView,
+} from "./acp-flavor.js";
+export { createAcpDriver, staticAcpCapabilities, AcpOrchestrationAdapter, type AcpAdapterOptions } from "./acp-adapter.js";
+export { AcpProviderSession, type AcpSessionDeps } from "./acp-session.js";
+export { ACP_BASE_CAPABILITIES, negotiateAcpCapabilities, findConfigOption, selectValues, agentModeIds, planModeId } from "./acp-capabilities.js";
+export { ACP_CLIENT_CAPABILITIES, spawnAcpChannel, SerialQueue, settleInbound } from "./acp-connection.js";
+export { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
+export { approvalKindOf, approvalOptions, automaticOutcome, decisionOfOptionKind, outcomeForDecision } from "./acp-permissions.js";
+export { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
+export { ConfinedFileSystem } from "./acp-fs.js";
+export { INSTRUCTIONS_TAG, withInstructions } from "./acp-instructions.js";
+export { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
+/** The ACP SDK (`/unstable` entry) for flavors that need its types or `RequestError`. */
+export * as acpSdk from "@agentclientprotocol/sdk/unstable";
