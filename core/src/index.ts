@@ -16,3 +16,8 @@ export * as policy from "./policy/index.js";
 export type * from "./store/records.js";
 export type { PluginRecord } from "./plugin-host/plugin-host.js";
 export type { ProviderAvailability, ProviderInstance } from "./providers/provider-registry.js";
+export { startServer, type RunningServer } from "./transports/http/switchyard-server.js";
+export { McpSessionRegistry, type CredentialCapability, type McpInvocationScope } from "./services/credentials/mcp-session-registry.js";
+export { ThreadManagementService } from "./services/thread-management-service.js";
+export { DelegatedTaskService } from "./services/delegation/delegated-task-service.js";
+export type { DelegateTaskResult } from "./services/delegation/task-view.js";

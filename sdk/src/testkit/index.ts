@@ -4,3 +4,4 @@ export * from "./harness-homes/index.js";
 export * from "./processes/index.js";
 export * from "./acp-agent/index.js";
 export * from "./scripted-provider/index.js";
+export * from "./test-host/index.js";
