@@ -162,3 +162,22 @@ describe("offered tools", () => {
     expect(shellToolCall([fn("read_file")], "ls")).toBeUndefined();
   });
 });
+
+describe("{{history}}", () => {
+  it("lists every earlier user message of the request, without the last", async () => {
+    const { conversationHistory } = await import("../src/testkit/model-server/decision.js");
+    const history = conversationHistory({
+      api: "openai-chat-completions",
+      stream: true,
+      tools: [],
+      systemText: "",
+      items: [
+        { type: "user", text: "first marker-a" },
+        { type: "assistant", text: "ok", toolCalls: [] },
+        { type: "user", text: "second marker-b" },
+        { type: "user", text: "now recall" },
+      ],
+    });
+    expect(history).toBe("first marker-a | second marker-b");
+  });
+});

@@ -35,6 +35,7 @@ import { ThreadLaunchService } from "../services/thread-launch-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
+import { ThreadForkService } from "../services/thread-fork-service.js";
 
 /** Services that hold state or register engine hooks: one instance per container. */
 const SCOPED_SERVICES = [
@@ -46,6 +47,7 @@ const SCOPED_SERVICES = [
   ThreadQueryService,
   ThreadMetadataService,
   ThreadLaunchService,
+  ThreadForkService,
   PendingRequestService,
   CapabilitiesService,
   DelegatedTaskService,

@@ -81,11 +81,23 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   }
   if (thread.stopped) ctx.put("thread", { ...thread, stopped: false, updatedAt: ctx.now });
 
+  // A fork whose conversation travels as portable context hands it to its first run.
+  let instructions = input.instructions ?? null;
+  if (decision.action === "start" || decision.action === "queue" || decision.action === "interrupt_then_queue_first") {
+    const handoff = ctx.store
+      .select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [thread.id])
+      .find((transfer) => transfer.status === "pending" && transfer.strategy === "portable");
+    if (handoff !== undefined) {
+      instructions = instructions === null ? handoff.content : `${handoff.content}\n\n${instructions}`;
+      ctx.put("contextTransfer", { ...handoff, status: "consumed", consumedAt: ctx.now });
+    }
+  }
+
   const runInput = {
     threadId: thread.id,
     messageId: input.messageId,
     text: input.text,
-    instructions: input.instructions ?? null,
+    instructions,
     kind: input.kind ?? "work",
     createdBy: input.createdBy,
     creationSource: input.creationSource,

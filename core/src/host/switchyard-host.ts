@@ -13,6 +13,7 @@ import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { ThreadForkService } from "../services/thread-fork-service.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import type { Store } from "../store/store.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
@@ -66,6 +67,9 @@ export class SwitchyardHost {
   }
   get projects(): ProjectService {
     return this.container.resolve(ProjectService);
+  }
+  get forks(): ThreadForkService {
+    return this.container.resolve(ThreadForkService);
   }
   get waiter(): EventWaiter {
     return this.container.resolve(EventWaiter);

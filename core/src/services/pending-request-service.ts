@@ -1,10 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
-import { EFFECT, type RequestRespondPayload } from "../engine/effects.js";
+import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { RuntimeRequestRecord, ThreadRecord } from "../store/records.js";
-import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 
@@ -86,15 +85,7 @@ export class PendingRequestService {
       operation: "runtime-request.respond",
       request: { requestId: input.requestId, answers, dismiss: input.dismiss ?? false },
       handle: (ctx) => {
-        const request = ctx.require("runtimeRequest", input.requestId);
-        if (request.status !== "pending") throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`);
-        ctx.put("runtimeRequest", { ...request, response: input.dismiss ? { kind: "dismiss" } : { kind: "user_input", answers } });
-        ctx.effect({
-          id: derive.effect(EFFECT.requestRespond, request.id),
-          lane: request.threadId,
-          type: EFFECT.requestRespond,
-          payload: { requestId: request.id } satisfies RequestRespondPayload,
-        });
+        answerRuntimeRequest(ctx, input.requestId, input.dismiss ? { kind: "dismiss" } : { kind: "user_input", answers });
         return null;
       },
     });

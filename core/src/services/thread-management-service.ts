@@ -1,5 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { type InteractionMode, type RuntimeMode } from "../spec/index.js";
+import { type InteractionMode, type RuntimeMode, type RuntimeRequestResponse } from "../spec/index.js";
+import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
@@ -8,7 +9,7 @@ import { activeRun, latestRun, requestInterrupt, type ProjectionReader } from ".
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
-import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type ThreadRecord } from "../store/records.js";
+import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter } from "./event-waiter.js";
 import type { Caller } from "./caller.js";
@@ -375,5 +376,25 @@ export class ThreadManagementService {
         return { index, thread, runId: run?.id ?? null, delivery: null, notes: notes[index] ?? [] };
       }),
     };
+  }
+
+  /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
+  respondToRequest(requestId: string, response: RuntimeRequestResponse): RuntimeRequestRecord {
+    this.engine.execute({
+      commandId: `cmd:runtime-request.respond:${requestId}`,
+      operation: "runtime-request.respond",
+      request: { requestId, response },
+      handle: (ctx) => {
+        answerRuntimeRequest(ctx, requestId, response);
+        return null;
+      },
+    });
+    return this.engine.store.get("runtimeRequest", requestId)!;
+  }
+
+  /** Pending runtime requests of a thread, oldest first. */
+  pendingRequests(threadId: string): RuntimeRequestRecord[] {
+    this.getThread(threadId);
+    return this.engine.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId], "ORDER BY rowid");
   }
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
 import type { DependencyContainer } from "tsyringe";
 import { SwitchyardHost } from "../../src/host/switchyard-host.js";
-import { createSilentLogger } from "../../src/logging/logger.js";
+import { createLogger, createSilentLogger } from "../../src/logging/logger.js";
 
 export { SCRIPTED_PROVIDER_PLUGIN_DIR };
 
@@ -44,7 +44,7 @@ export async function startTestHost(options: {
       ...(options.budgets ? { budgets: options.budgets } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
-    logger: createSilentLogger(),
+    logger: (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   if (options.start !== false) host.start();

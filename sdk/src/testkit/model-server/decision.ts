@@ -1,3 +1,4 @@
+import { cleanUserText } from "./conversation.js";
 import type { OfferedTool, ParsedModelRequest, ToolResultView, TurnView } from "./conversation.js";
 import { describeOfferedTools, findOfferedTool, shellToolCall } from "./offered-tools.js";
 import { fillJsonSchema } from "./json-schema-fill.js";
@@ -62,9 +63,19 @@ export function nextCallId(): string {
   return `call_sy${callCounter.toString(36)}${Date.now().toString(36)}`;
 }
 
-/** Substitutes `{{output}}`, `{{tool}}` and `{{user}}` in a scripted reply. */
+/**
+ * Every earlier user message of the conversation the harness sent (the last one excluded),
+ * joined with ` | `: proves a resumed or forked conversation kept its history.
+ */
+export function conversationHistory(request: ParsedModelRequest): string {
+  const users = request.items.filter((item): item is { type: "user"; text: string } => item.type === "user").map((item) => cleanUserText(item.text));
+  return users.slice(0, -1).join(" | ");
+}
+
+/** Substitutes `{{output}}`, `{{tool}}`, `{{user}}` and `{{history}}` in a scripted reply. */
 export function substitute(text: string, context: ReplyContext): string {
   return text
+    .replace(/\{\{history\}\}/g, conversationHistory(context.request))
     .replace(/\{\{output\}\}/g, context.toolResult?.snippet ?? "")
     .replace(/\{\{tool\}\}/g, context.toolResult?.toolName ?? "")
     .replace(/\{\{user\}\}/g, context.turn.userText ?? "");

@@ -59,6 +59,7 @@ function waitForGate(gateDir: string, name: string, signal: AbortSignal): Promis
   mkdirSync(gateDir, { recursive: true });
   const file = join(gateDir, name);
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error("aborted"));
     if (existsSync(file)) return resolve();
     const watcher = watch(gateDir, () => {
       if (existsSync(file)) done();
