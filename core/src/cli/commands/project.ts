@@ -1,0 +1,33 @@
+import type { Command } from "commander";
+import { withHost } from "../open-host.js";
+import { printJson, printTable } from "../output.js";
+
+export function registerProject(program: Command): void {
+  const project = program.command("project").description("Manage projects (the folders threads work in)");
+  project
+    .command("add <path>")
+    .description("Add a folder as a project (adding the same folder again returns it)")
+    .option("--name <name>", "project name (default: the folder name)")
+    .option("--home <dir>", "Switchyard home")
+    .option("--json", "print JSON")
+    .action(async (path: string, options: { name?: string; home?: string; json?: boolean }) => {
+      await withHost(options, (host) => {
+        const added = host.projects.add(path, options.name);
+        if (options.json) printJson(added);
+        else process.stdout.write(`Project ${added.name} (${added.id}) at ${added.rootPath}\n`);
+      });
+    });
+  project
+    .command("list")
+    .description("List projects")
+    .option("--home <dir>", "Switchyard home")
+    .option("--json", "print JSON")
+    .action(async (options: { home?: string; json?: boolean }) => {
+      await withHost(options, (host) => {
+        const projects = host.projects.list();
+        if (options.json) printJson(projects);
+        else if (projects.length === 0) process.stdout.write("No projects yet. Add one with: switchyard project add <path>\n");
+        else printTable(["ID", "NAME", "PATH"], projects.map((p) => [p.id, p.name, p.rootPath]));
+      });
+    });
+}
