@@ -4,7 +4,8 @@ import { isOrchestratorFailure } from "../engine/orchestrator-failure.js";
 /** Colors only on a terminal, never with NO_COLOR (https://no-color.org), always with FORCE_COLOR. */
 export function colorEnabled(stream: NodeJS.WriteStream = process.stdout): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
-  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
+  const force = process.env.FORCE_COLOR;
+  if (force !== undefined && force !== "" && force !== "0") return true;
   return stream.isTTY === true;
 }
 

@@ -44,7 +44,6 @@ export class PluginInstaller {
     mkdirSync(this.managedDir, { recursive: true });
     const manifest = join(this.managedDir, "package.json");
     if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: "switchyard-managed-plugins", private: true, dependencies: {} }, null, 2)}\n`);
-    this.linkHostPackages();
   }
 
   /**
@@ -63,7 +62,8 @@ export class PluginInstaller {
       const link = join(this.managedDir, "node_modules", name);
       mkdirSync(dirname(link), { recursive: true });
       try {
-        if (lstatSync(link).isSymbolicLink() || existsSync(link)) continue;
+        lstatSync(link);
+        continue;
       } catch {
         // missing: create it
       }
@@ -73,6 +73,8 @@ export class PluginInstaller {
 
   private async npm(args: string[]): Promise<void> {
     const result = await execa("npm", args, { cwd: this.managedDir, env: npmEnv(), reject: false, stdin: "ignore" });
+    // npm prunes what its manifest does not list, the host links included: put them back.
+    this.linkHostPackages();
     if (result.exitCode !== 0) {
       const detail = String(result.stderr).split("\n").filter((line) => /ERR!/.test(line)).slice(0, 6).join("\n") || String(result.stderr).slice(-800);
       throw new SwitchyardError("provider_error", `npm ${args[0]} failed:\n${detail}`, { exitCode: result.exitCode });

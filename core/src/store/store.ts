@@ -297,15 +297,17 @@ export class Store {
   /** Rebuilds every projection from the event log (the log is the truth). */
   rebuildProjections(): number {
     let applied = 0;
+    const batch = this.db.prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000");
     this.db.transaction(() => {
       for (const name of ENTITY_NAMES) this.db.exec(`DELETE FROM ${ENTITY_TABLES[name].table}`);
-      const iterate = this.db.prepare("SELECT entity, data FROM events ORDER BY sequence").iterate() as IterableIterator<{
-        entity: EntityName;
-        data: string;
-      }>;
-      for (const row of iterate) {
-        this.project(row.entity, JSON.parse(row.data) as EntityRecords[EntityName], row.data);
-        applied += 1;
+      // Batches, not one iterator: the connection cannot write while a read statement is open.
+      let after = 0;
+      for (;;) {
+        const rows = batch.all(after) as { sequence: number; entity: EntityName; data: string }[];
+        if (rows.length === 0) break;
+        for (const row of rows) this.project(row.entity, JSON.parse(row.data) as EntityRecords[EntityName], row.data);
+        applied += rows.length;
+        after = rows[rows.length - 1]!.sequence;
       }
     })();
     return applied;

@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import {
+  hasErrorCode,
   NO_CAPABILITIES,
   SPECIFICATION_VERSION,
   mergeCapabilities,
@@ -15,9 +19,19 @@ import {
   type ProviderStatus,
 } from "@switchyard/core/spec";
 import { defineDriver } from "../define.js";
-import { ACP_BASE_CAPABILITIES, negotiateAcpCapabilities } from "./acp-capabilities.js";
-import { REFUSING_HANDLERS, connectClient, describeError, initializeAgent, launchEnv, spawnAcpChannel } from "./acp-connection.js";
-import type { AcpAgentDescription, AcpChannelFactory, AcpFlavor } from "./acp-flavor.js";
+import { ACP_BASE_CAPABILITIES, advertisedModels, negotiateAcpCapabilities, sessionModelsOf } from "./acp-capabilities.js";
+import {
+  REFUSING_HANDLERS,
+  authenticateAgent,
+  connectClient,
+  describeError,
+  initializeAgent,
+  launchEnv,
+  openNewSession,
+  spawnAcpChannel,
+  withTimeout,
+} from "./acp-connection.js";
+import type { AcpAgentDescription, AcpChannel, AcpChannelFactory, AcpFlavor, AcpLaunchCommand } from "./acp-flavor.js";
 import { AcpProviderSession } from "./acp-session.js";
 
 /** Options for {@link createAcpDriver} and {@link AcpOrchestrationAdapter}. */
@@ -75,27 +89,26 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
 
   private models(): ModelDescriptor[] {
     const own = this.flavor.models ?? [];
-    const custom = this.instance.customModels.filter((id) => !own.some((model) => model.id === id)).map((id) => ({ id }));
-    const fromAgent: ModelDescriptor[] = [];
-    const option = this.agent?.configOptions?.find((candidate) => candidate.category === "model" && candidate.type === "select");
-    if (option && option.type === "select") {
-      for (const entry of option.options) {
-        const values = "group" in entry ? entry.options : [entry];
-        for (const value of values) {
-          if (own.some((model) => model.id === value.value)) continue;
-          fromAgent.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}) });
-        }
-      }
-    }
+    const fromAgent = advertisedModels(this.agent).filter((model) => !own.some((candidate) => candidate.id === model.id));
+    const custom = this.instance.customModels
+      .filter((id) => !own.some((model) => model.id === id) && !fromAgent.some((model) => model.id === id))
+      .map((id) => ({ id }));
     return [...own, ...fromAgent, ...custom];
   }
 
   /**
-   * Starts the agent, sends `initialize` and stops it. Never opens a session, so it never starts
-   * a model turn; `authenticated` is `true` only when the agent lists no auth methods.
+   * Starts the agent, sends `initialize` (and, with `readinessProbe: "session"`, authenticates
+   * and opens a disposable `session/new`), then stops it. Never sends a prompt, so it never
+   * starts a model turn. A flavor whose `resolveLaunch` throws (nothing to run) is reported
+   * not installed, with the error's message.
    */
   async probe(): Promise<ProviderStatus> {
-    const launch = await this.flavor.resolveLaunch({ instance: this.instance, options: this.options, cwd: null, purpose: "probe" });
+    let launch: AcpLaunchCommand;
+    try {
+      launch = await this.flavor.resolveLaunch({ instance: this.instance, options: this.options, cwd: null, purpose: "probe", context: this.context });
+    } catch (error) {
+      return { installed: false, executable: false, authenticated: false, models: this.models(), message: describeError(error).message };
+    }
     const env = launchEnv(this.instance.environment, launch);
     if (this.channelFactory === spawnAcpChannel) {
       const found = await this.context.process.which(launch.command, { ...process.env, ...env });
@@ -109,41 +122,86 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
         };
       }
     }
-    let channel;
+    const sessionProbe = this.flavor.readinessProbe === "session";
+    // A disposable session gets an empty directory of its own, removed afterwards.
+    const cwd = sessionProbe ? await mkdtemp(path.join(os.tmpdir(), "switchyard-acp-probe-")) : os.tmpdir();
+    let channel: AcpChannel | undefined;
+    let connection: acp.ClientConnection | undefined;
     try {
-      channel = await this.channelFactory(launch, { cwd: os.tmpdir(), env, label: `${this.flavor.driverKind} acp probe`, context: this.context });
-    } catch (error) {
-      return { installed: true, executable: false, authenticated: false, models: this.models(), message: describeError(error).message };
-    }
-    const connection = connectClient(channel.stream, REFUSING_HANDLERS);
-    try {
-      const init = await initializeAgent(connection, this.context.hostVersion, this.flavor.setupTimeoutMs ?? 30_000);
-      // Keep what an earlier session reported about modes and models; a probe opens no session.
-      this.agent = { ...this.agent, initialize: init };
+      try {
+        channel = await this.channelFactory(launch, { cwd, env, label: `${this.flavor.driverKind} acp probe`, context: this.context });
+      } catch (error) {
+        return { installed: true, executable: false, authenticated: false, models: this.models(), message: describeError(error).message };
+      }
+      connection = connectClient(channel.stream, REFUSING_HANDLERS);
+      const timeout = this.flavor.setupTimeoutMs ?? 30_000;
+      let init: acp.InitializeResponse;
+      try {
+        init = await initializeAgent(connection, this.context.hostVersion, timeout);
+      } catch (error) {
+        return this.notStarted("The agent did not answer initialize", error, channel);
+      }
+      const version = init.agentInfo?.version ? { version: init.agentInfo.version } : {};
       const authMethods = init.authMethods ?? [];
-      return {
-        installed: true,
-        executable: true,
-        authenticated: authMethods.length === 0 ? true : "unknown",
-        ...(init.agentInfo?.version ? { version: init.agentInfo.version } : {}),
-        models: this.models(),
-        ...(authMethods.length > 0
-          ? { message: `The agent offers auth methods (${authMethods.map((m) => m.id).join(", ")}); whether it is logged in shows when a session opens.` }
-          : {}),
-      };
-    } catch (error) {
-      const stderr = channel.stderrTail?.();
-      return {
-        installed: true,
-        executable: false,
-        authenticated: false,
-        models: this.models(),
-        message: `The agent did not answer initialize: ${describeError(error).message}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
-      };
+      if (!sessionProbe) {
+        // Keep what an earlier session reported about modes and models; this probe opens none.
+        this.agent = { ...this.agent, initialize: init };
+        return {
+          installed: true,
+          executable: true,
+          authenticated: authMethods.length === 0 ? true : "unknown",
+          ...version,
+          models: this.models(),
+          ...(authMethods.length > 0
+            ? { message: `The agent offers auth methods (${authMethods.map((m) => m.id).join(", ")}); whether it is logged in shows when a session opens.` }
+            : {}),
+        };
+      }
+      this.agent = { ...this.agent, initialize: init };
+      try {
+        const methodId = this.flavor.authMethodId?.({ options: this.options, authMethods });
+        await authenticateAgent(connection, init, methodId, timeout);
+        const session = await openNewSession(connection, { cwd, mcpServers: [] }, init, this.flavor.displayName, timeout);
+        this.agent = { initialize: init, modes: session.modes ?? null, configOptions: session.configOptions ?? null, models: sessionModelsOf(session) };
+        if (init.agentCapabilities?.sessionCapabilities?.close != null) {
+          await withTimeout(connection.agent.request(acp.methods.agent.session.close, { sessionId: session.sessionId }), timeout, "The agent's session/close").catch(
+            () => undefined,
+          );
+        }
+        return { installed: true, executable: true, authenticated: true, ...version, models: this.models() };
+      } catch (error) {
+        const described = describeError(error);
+        const authProblem = hasErrorCode(error, "provider_unavailable");
+        const stderr = channel.stderrTail?.();
+        return {
+          installed: true,
+          // The agent answered initialize; a refused session/new for another reason still
+          // means it cannot run sessions here.
+          executable: authProblem,
+          authenticated: false,
+          ...version,
+          models: this.models(),
+          message: authProblem
+            ? described.message
+            : `The agent started but could not open a session: ${described.message}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
+        };
+      }
     } finally {
-      connection.close();
-      await channel.kill().catch(() => undefined);
+      connection?.close();
+      await channel?.kill().catch(() => undefined);
+      if (sessionProbe) await rm(cwd, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  private notStarted(what: string, error: unknown, channel: AcpChannel): ProviderStatus {
+    const stderr = channel.stderrTail?.();
+    return {
+      installed: true,
+      executable: false,
+      authenticated: false,
+      models: this.models(),
+      message: `${what}: ${describeError(error).message}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
+    };
   }
 
   async openSession(input: OpenSessionInput): Promise<ProviderSession> {

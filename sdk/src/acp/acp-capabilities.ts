@@ -3,8 +3,9 @@ import {
   RUNTIME_MODES,
   type CapabilityDeclaration,
   type InteractionMode,
+  type ModelDescriptor,
 } from "@switchyard/core/spec";
-import type { AcpAgentDescription, AcpModeMapping } from "./acp-flavor.js";
+import type { AcpAgentDescription, AcpModeMapping, AcpSessionModels } from "./acp-flavor.js";
 
 /**
  * What every ACP agent gets before negotiation: the protocol's own guarantees, nothing more.
@@ -69,6 +70,50 @@ export function selectValues(option: acp.SessionConfigOption & { type: "select" 
 }
 
 /**
+ * The `models` field of a session setup response (the earlier unstable ACP shape), or null
+ * when the response has none or it is malformed. The SDK's v1 types no longer name the field,
+ * so it is read from the raw response.
+ */
+export function sessionModelsOf(response: unknown): AcpSessionModels | null {
+  if (typeof response !== "object" || response === null) return null;
+  const models = (response as { models?: unknown }).models;
+  if (typeof models !== "object" || models === null) return null;
+  const { currentModelId, availableModels } = models as { currentModelId?: unknown; availableModels?: unknown };
+  if (typeof currentModelId !== "string" || !Array.isArray(availableModels)) return null;
+  const available: { modelId: string; name: string; description?: string | null }[] = [];
+  for (const entry of availableModels as unknown[]) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const { modelId, name, description } = entry as { modelId?: unknown; name?: unknown; description?: unknown };
+    if (typeof modelId !== "string" || modelId.length === 0) continue;
+    available.push({ modelId, name: typeof name === "string" ? name : modelId, ...(typeof description === "string" ? { description } : {}) });
+  }
+  return { currentModelId, availableModels: available };
+}
+
+/**
+ * The models an agent advertised for its latest session: the values of its `model` config
+ * option, else its `models` list. The current one is marked `isDefault`.
+ */
+export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null): ModelDescriptor[] {
+  if (agent === null) return [];
+  const option = findConfigOption(agent.configOptions, "model");
+  if (option !== undefined) {
+    const models: ModelDescriptor[] = [];
+    for (const entry of option.options) {
+      for (const value of "group" in entry ? entry.options : [entry]) {
+        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}) });
+      }
+    }
+    return models;
+  }
+  return (agent.models?.availableModels ?? []).map((model) => ({
+    id: model.modelId,
+    displayName: model.name,
+    ...(model.modelId === agent.models?.currentModelId ? { isDefault: true } : {}),
+  }));
+}
+
+/**
  * The capability overlay an agent earns at `initialize` (and at session setup, when `modes` or
  * `configOptions` are known). Merge it over the flavor's static declaration with
  * `mergeCapabilities`.
@@ -77,7 +122,8 @@ export function selectValues(option: acp.SessionConfigOption & { type: "select" 
  * - `sessionCapabilities.fork` (`/unstable` `session/fork`) → `threads.fork`, never
  *   `threads.forkFromTurn` (ACP forks copy the latest state);
  * - `mcpCapabilities.http|sse` → `tools.mcp.http|sse`; stdio is the ACP baseline;
- * - a `model` config option → `sessions.modelSwitchInSession`;
+ * - a `model` config option (or a session `models` list, switched with `session/set_model`)
+ *   → `sessions.modelSwitchInSession`;
  * - session modes (or a `mode` config option) → `sessions.runtimeModeSwitchInSession`, and
  *   `plan` among the interaction modes when a plan mode exists.
  */
@@ -100,9 +146,10 @@ export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: A
     // A session id that can be loaded or resumed survives the agent process.
     identity: { nativeThreadIds: resume ? "strong" : "weak" },
   };
-  const sessionKnown = agent.modes !== undefined || agent.configOptions !== undefined;
+  const sessionKnown = agent.modes !== undefined || agent.configOptions !== undefined || agent.models !== undefined;
   if (sessionKnown) {
-    overlay.sessions.modelSwitchInSession = findConfigOption(agent.configOptions, "model") !== undefined;
+    overlay.sessions.modelSwitchInSession =
+      findConfigOption(agent.configOptions, "model") !== undefined || (agent.models?.availableModels.length ?? 0) > 0;
     overlay.sessions.runtimeModeSwitchInSession = agentModeIds(agent).length > 0;
     overlay.interactionModes = planModeId(agent, mapping) !== null ? ["plan", "default"] : ["default"];
   }

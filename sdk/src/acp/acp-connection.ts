@@ -124,6 +124,65 @@ export function initializeAgent(connection: acp.ClientConnection, hostVersion: s
   );
 }
 
+/**
+ * Sends `authenticate` with `methodId` when the agent lists auth methods and a method was
+ * chosen; without a choice the agent's own cached login is used. A method the agent does not
+ * offer, or a failed authentication, is `provider_unavailable`.
+ */
+export async function authenticateAgent(
+  connection: acp.ClientConnection,
+  init: acp.InitializeResponse,
+  methodId: string | undefined,
+  timeoutMs: number,
+): Promise<void> {
+  const authMethods = init.authMethods ?? [];
+  if (authMethods.length === 0 || methodId === undefined) return;
+  const offered = authMethods.map((method) => method.id);
+  if (!offered.includes(methodId)) {
+    throw new SwitchyardError(
+      "provider_unavailable",
+      `Auth method "${methodId}" is not offered by the agent (offered: ${offered.join(", ")}). Set one of those as the instance's auth method.`,
+      { methodId, offered },
+    );
+  }
+  try {
+    await withTimeout(connection.agent.request(acp.methods.agent.authenticate, { methodId }), timeoutMs, "The agent's authenticate");
+  } catch (error) {
+    throw new SwitchyardError("provider_unavailable", `Authentication with method "${methodId}" failed: ${describeError(error).message}`, { methodId });
+  }
+}
+
+/** JSON-RPC error code of ACP's `auth_required`. */
+export const ACP_AUTH_REQUIRED = -32000;
+
+/**
+ * Sends `session/new`. An `auth_required` answer becomes `provider_unavailable` naming the
+ * agent's auth methods (`details.authRequired: true`); any other refusal is `provider_error`.
+ */
+export async function openNewSession(
+  connection: acp.ClientConnection,
+  request: acp.NewSessionRequest,
+  init: acp.InitializeResponse,
+  displayName: string,
+  timeoutMs: number,
+): Promise<acp.NewSessionResponse> {
+  try {
+    return await withTimeout(connection.agent.request(acp.methods.agent.session.new, request), timeoutMs, "The agent's session/new");
+  } catch (error) {
+    if (error instanceof acp.RequestError && error.code === ACP_AUTH_REQUIRED) {
+      const methods = (init.authMethods ?? []).map((method) => method.id);
+      throw new SwitchyardError(
+        "provider_unavailable",
+        `Agent "${displayName}" requires authentication (methods: ${methods.join(", ") || "none listed"}). ` +
+          "Log in with the agent's own CLI, or configure the auth method the adapter should use.",
+        { authMethods: methods, authRequired: true },
+      );
+    }
+    if (hasErrorCode(error)) throw error;
+    throw new SwitchyardError("provider_error", `The agent refused session/new: ${describeError(error).message}`, describeError(error));
+  }
+}
+
 /** The environment an agent starts with: the instance's, then the launch command's. */
 export function launchEnv(instanceEnv: Readonly<Record<string, string>>, launch: AcpLaunchCommand): Record<string, string> {
   return { ...instanceEnv, ...(launch.env ?? {}) };

@@ -35,6 +35,8 @@ export interface AcpLaunchInput<TOptions> {
   readonly cwd: string | null;
   /** Why the agent is started. */
   readonly purpose: "probe" | "session";
+  /** The plugin context of the instance (paths, logger), for flavors that resolve through it. */
+  readonly context: PluginContext;
 }
 
 /**
@@ -68,6 +70,20 @@ export interface AcpAgentDescription {
   readonly modes?: acp.SessionModeState | null;
   /** Config options of the latest session, when the agent reported them. */
   readonly configOptions?: readonly acp.SessionConfigOption[] | null;
+  /**
+   * The session's `models` field, when the agent sends one: the earlier unstable ACP model
+   * list (`{currentModelId, availableModels}`) that some agents still send instead of (or
+   * besides) a `model` config option. Switched with `session/set_model`.
+   */
+  readonly models?: AcpSessionModels | null;
+}
+
+/** The earlier unstable ACP model state (`NewSessionResponse.models`), read defensively. */
+export interface AcpSessionModels {
+  /** The model in use. */
+  readonly currentModelId: string;
+  /** The models the agent offers. */
+  readonly availableModels: readonly { readonly modelId: string; readonly name: string; readonly description?: string | null }[];
 }
 
 /**
@@ -218,6 +234,16 @@ export interface AcpFlavor<TOptions = unknown> {
   readonly extensions?: AcpExtensions;
   /** Hooks. */
   readonly hooks?: AcpFlavorHooks<TOptions>;
+  /**
+   * How `probe()` proves readiness:
+   * - `initialize` (default): start the agent and send `initialize`; `authenticated` is known
+   *   only when the agent lists no auth methods;
+   * - `session`: also `authenticate` (with `authMethodId`) and open a disposable `session/new`
+   *   (no MCP servers, an empty temporary cwd), then close it. Success proves the agent is
+   *   authenticated; the session's modes, config options and models refine `capabilities()`
+   *   and the status' model list. No prompt is sent, so no model is called.
+   */
+  readonly readinessProbe?: "initialize" | "session";
   /** How long `initialize`, `session/new|load|resume` and other setup calls may take (default 30 s). */
   readonly setupTimeoutMs?: number;
   /**

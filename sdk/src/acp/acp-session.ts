@@ -21,13 +21,15 @@ import {
   type TurnTerminalStatus,
   type UserInputRequest,
 } from "@switchyard/core/spec";
-import { agentModeIds, findConfigOption, planModeId, selectValues } from "./acp-capabilities.js";
+import { agentModeIds, findConfigOption, planModeId, selectValues, sessionModelsOf } from "./acp-capabilities.js";
 import {
   SerialQueue,
+  authenticateAgent,
   connectClient,
   describeError,
   initializeAgent,
   launchEnv,
+  openNewSession,
   settleInbound,
   withTimeout,
   type AcpClientHandlers,
@@ -35,6 +37,7 @@ import {
 import { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
 import type {
   AcpAgentDescription,
+  AcpSessionModels,
   AcpChannel,
   AcpChannelFactory,
   AcpFlavor,
@@ -47,6 +50,9 @@ import { withInstructions } from "./acp-instructions.js";
 import { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
 import { approvalKindOf, approvalOptions, automaticOutcome, outcomeForDecision } from "./acp-permissions.js";
 import { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
+
+/** The earlier unstable ACP model switch, for agents that list `models` instead of a model config option. */
+const SET_SESSION_MODEL_METHOD = "session/set_model";
 
 /** What a session needs from its adapter. */
 export interface AcpSessionDeps<TOptions> {
@@ -156,6 +162,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   private modes: acp.SessionModeState | null = null;
   private initialModeId: string | null = null;
   private configOptions: acp.SessionConfigOption[] | null = null;
+  private sessionModels: AcpSessionModels | null = null;
   private turn: TurnState | null = null;
   private readonly pending = new Map<string, PendingRequest>();
   private snapshotTurns: { userText: string; assistantText: string }[] = [];
@@ -242,7 +249,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
 
   private async launch(resumeCursor: string | null, respawn: boolean): Promise<void> {
     const { flavor, instance, options, context } = this.deps;
-    const launch = await flavor.resolveLaunch({ instance, options, cwd: this.input.cwd, purpose: "session" });
+    const launch = await flavor.resolveLaunch({ instance, options, cwd: this.input.cwd, purpose: "session", context });
     const channel = await this.deps.channelFactory(launch, {
       cwd: this.input.cwd,
       env: launchEnv(instance.environment, launch),
@@ -334,53 +341,21 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     this.modes = setup.modes ?? null;
     this.initialModeId ??= this.modes?.currentModeId ?? null;
     this.configOptions = setup.configOptions ?? null;
-    this.agent = { initialize: init, modes: setup.modes ?? null, configOptions: setup.configOptions ?? null };
+    this.sessionModels = sessionModelsOf(setup);
+    this.agent = { initialize: init, modes: setup.modes ?? null, configOptions: setup.configOptions ?? null, models: this.sessionModels };
     this.deps.onNegotiated(this.agent);
     if (this.acpSessionId !== previousCursor && this.acpSessionId !== null) {
       this.emit({ type: "session.resume_cursor", cursor: this.acpSessionId });
     }
   }
 
-  private async newSession(
-    connection: acp.ClientConnection,
-    base: acp.NewSessionRequest,
-    init: acp.InitializeResponse,
-  ): Promise<acp.NewSessionResponse> {
-    try {
-      return await withTimeout(connection.agent.request(acp.methods.agent.session.new, base), this.setupTimeout(), "The agent's session/new");
-    } catch (error) {
-      if (error instanceof acp.RequestError && error.code === -32000) {
-        const methods = (init.authMethods ?? []).map((method) => method.id);
-        throw new SwitchyardError(
-          "provider_unavailable",
-          `Agent "${this.deps.flavor.displayName}" requires authentication (methods: ${methods.join(", ") || "none listed"}). ` +
-            "Log in with the agent's own CLI, or configure the auth method the adapter should use.",
-          { authMethods: methods },
-        );
-      }
-      throw new SwitchyardError("provider_error", `The agent refused session/new: ${describeError(error).message}`, describeError(error));
-    }
+  private newSession(connection: acp.ClientConnection, base: acp.NewSessionRequest, init: acp.InitializeResponse): Promise<acp.NewSessionResponse> {
+    return openNewSession(connection, base, init, this.deps.flavor.displayName, this.setupTimeout());
   }
 
   private async authenticate(connection: acp.ClientConnection, init: acp.InitializeResponse): Promise<void> {
-    const authMethods = init.authMethods ?? [];
-    if (authMethods.length === 0) return;
-    const methodId = this.deps.flavor.authMethodId?.({ options: this.deps.options, authMethods });
-    if (methodId === undefined) return;
-    if (!authMethods.some((method) => method.id === methodId)) {
-      throw new SwitchyardError(
-        "provider_unavailable",
-        `Auth method "${methodId}" is not offered by the agent (offered: ${authMethods.map((m) => m.id).join(", ")}).`,
-        { methodId, offered: authMethods.map((m) => m.id) },
-      );
-    }
-    try {
-      await withTimeout(connection.agent.request(acp.methods.agent.authenticate, { methodId }), this.setupTimeout(), "The agent's authenticate");
-    } catch (error) {
-      throw new SwitchyardError("provider_unavailable", `Authentication with method "${methodId}" failed: ${describeError(error).message}`, {
-        methodId,
-      });
-    }
+    const methodId = this.deps.flavor.authMethodId?.({ options: this.deps.options, authMethods: init.authMethods ?? [] });
+    await authenticateAgent(connection, init, methodId, this.setupTimeout());
   }
 
   private startFailure(step: string, error: unknown, channel: AcpChannel): SwitchyardError {
@@ -838,6 +813,10 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   private async applyModel(model: string | null, turnId: string | undefined, strict: boolean): Promise<void> {
     if (model === null) return;
     const option = findConfigOption(this.configOptions, "model");
+    if (option === undefined && this.sessionModels !== null && this.sessionModels.availableModels.length > 0) {
+      await this.applySessionModel(this.sessionModels, model, strict);
+      return;
+    }
     if (option === undefined) {
       if (this.warnedModel !== model) {
         this.warnedModel = model;
@@ -859,6 +838,23 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       });
     }
     await this.setConfigOption(option.id, model);
+  }
+
+  /** Switches the model through the session's `models` list (`session/set_model`). */
+  private async applySessionModel(models: AcpSessionModels, model: string, strict: boolean): Promise<void> {
+    if (models.currentModelId === model) return;
+    const offered = models.availableModels.map((entry) => entry.modelId);
+    if (!offered.includes(model)) {
+      if (!strict) return;
+      throw new SwitchyardError("invalid_input", `Model "${model}" is not offered by this agent (offered: ${offered.join(", ")}).`, { model, offered });
+    }
+    const runtime = this.runtime as AgentRuntime;
+    await withTimeout(
+      runtime.connection.agent.request(SET_SESSION_MODEL_METHOD, { sessionId: this.acpSessionId as string, modelId: model }),
+      this.setupTimeout(),
+      "The agent's session/set_model",
+    );
+    this.sessionModels = { ...models, currentModelId: model };
   }
 
   private async applyModes(runtimeMode: RuntimeMode, interactionMode: InteractionMode, turnId: string | undefined): Promise<void> {
@@ -963,8 +959,9 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       this.updateTool(turn, call);
       return;
     }
-    const kind = this.deps.flavor.hooks?.toolKind?.(call) ?? toolKindOf(call);
-    const mcp = mcpServerOf(call);
+    const servers = this.injectedServerNames();
+    const kind = this.deps.flavor.hooks?.toolKind?.(call) ?? toolKindOf(call, servers);
+    const mcp = mcpServerOf(call, servers);
     const title = call.title ?? call.toolCallId;
     turn.tools.set(itemId, { done: false });
     this.emit({
@@ -972,7 +969,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       turnId: turn.turnId,
       itemId,
       kind,
-      name: call.name ?? title,
+      name: call.name ?? (mcp !== null ? `mcp__${mcp.server}__${mcp.tool}` : title),
       title,
       ...(mcp !== null ? { server: mcp.server } : {}),
       ...(call.rawInput !== undefined ? { input: call.rawInput } : {}),
@@ -991,6 +988,11 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     const output = toolOutputText(update);
     const status = update.status === "completed" ? "completed" : turn.declinedToolCalls.has(update.toolCallId) ? "declined" : "failed";
     this.emit({ type: "tool_call.completed", turnId: turn.turnId, itemId: update.toolCallId, status, ...(output !== undefined ? { output } : {}) });
+  }
+
+  /** The MCP servers this session injected (their names identify MCP tool calls). */
+  private injectedServerNames(): string[] {
+    return this.input.mcp !== null ? [this.input.mcp.serverName] : [];
   }
 
   private closeMessage(turn: TurnState): void {

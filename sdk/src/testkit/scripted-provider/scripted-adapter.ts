@@ -38,7 +38,10 @@ export interface ScriptedProviderOptions {
 
 interface Exchange {
   user: string;
-  assistant: string;
+  /** Null while the turn runs: a process killed mid-turn leaves it pending. */
+  assistant: string | null;
+  /** The script the turn ran (so a continuation after a crash can run it again). */
+  script?: string;
 }
 
 interface ActiveTurn {
@@ -183,10 +186,18 @@ class ScriptedSession implements ProviderSession {
     const { turnId } = turn.input;
     this.emit({ type: "turn.started", turnId, providerTurnId });
     const userText = turn.input.instructions ? `${turn.input.instructions}\n\n${turn.input.text}` : turn.input.text;
+    // Like a real agent asked to continue after its process died mid-turn: the unfinished
+    // request is still in the conversation, so it is carried out now.
+    const unfinished = this.history.at(-1);
+    const continuing = turn.input.restartOfTurnId !== null && unfinished !== undefined && unfinished.assistant === null;
+    const scriptText = continuing ? (unfinished.script ?? unfinished.user) : turn.input.text;
+    if (continuing) this.history.pop();
+    this.history.push({ user: userText, assistant: null, script: scriptText });
+    this.save();
     let reply: string | null = null;
     let lastResult: string | null = null;
     try {
-      const script = parseProviderScript(turn.input.text);
+      const script = parseProviderScript(scriptText);
       if (this.options.replyDelayMs) await sleep(this.options.replyDelayMs, turn.abort.signal);
       for (const step of script.steps) {
         const outcome = await this.runStep(turn, step);
@@ -226,7 +237,9 @@ class ScriptedSession implements ProviderSession {
     if (this.active !== turn) return;
     this.active = null;
     for (const resolve of turn.pending.values()) resolve(null);
-    this.history.push({ user: userText, assistant: assistant ?? `(${terminal.status})` });
+    const entry = this.history.at(-1);
+    if (entry !== undefined && entry.assistant === null) entry.assistant = assistant ?? `(${terminal.status})`;
+    else this.history.push({ user: userText, assistant: assistant ?? `(${terminal.status})` });
     this.save();
     this.emit({ type: "turn.terminal", turnId: turn.input.turnId, status: terminal.status, ...(terminal.error ? { error: terminal.error } : {}) });
   }
@@ -250,7 +263,10 @@ class ScriptedSession implements ProviderSession {
         await waitForGate(this.options.gateDir, step.name, signal);
         return { kind: "continue", result: null };
       case "history":
-        return { kind: "reply", text: this.history.length === 0 ? "history: (empty)" : `history: ${this.history.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
+        {
+          const done = this.history.filter((h) => h.assistant !== null);
+          return { kind: "reply", text: done.length === 0 ? "history: (empty)" : `history: ${done.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
+        }
       case "subagent": {
         const nativeId = `native-${randomUUID()}`;
         this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
@@ -361,7 +377,7 @@ class ScriptedSession implements ProviderSession {
 
   async readSnapshot(): Promise<ThreadSnapshot> {
     if (!this.capabilities.threads.readSnapshot) throw new UnsupportedCapabilityError("threads.readSnapshot", this.instanceId);
-    return { turns: this.history.map((h) => ({ userText: h.user, assistantText: h.assistant })) };
+    return { turns: this.history.filter((h) => h.assistant !== null).map((h) => ({ userText: h.user, assistantText: h.assistant! })) };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { decodeCapabilities, NO_CAPABILITIES, RUNTIME_MODES, type ProviderCapabilities } from "../src/spec/index.js";
+import { decideFork, decideMessageDispatch, resolveModes, type SendMode } from "../src/policy/index.js";
+import type { RunStatus } from "../src/store/records.js";
+
+function caps(turns: Partial<ProviderCapabilities["turns"]>, extra: Record<string, unknown> = {}): ProviderCapabilities {
+  return decodeCapabilities({ turns: { terminalStatusQuality: "strong", ...turns }, ...extra }).capabilities;
+}
+
+const MODES: SendMode[] = ["auto", "queue", "steer", "restart"];
+const QUALITIES = ["strong", "weak", "none"] as const;
+
+describe("message dispatch policy: every capability combination", () => {
+  // All 16 combinations of the four turn booleans, three terminal qualities, and every active-run shape.
+  const combos: { activeSteering: boolean; interrupt: boolean; steeringByInterruptRestart: boolean; queuedMessages: boolean; terminalStatusQuality: (typeof QUALITIES)[number] }[] = [];
+  for (const activeSteering of [false, true])
+    for (const interrupt of [false, true])
+      for (const steeringByInterruptRestart of [false, true])
+        for (const queuedMessages of [false, true])
+          for (const terminalStatusQuality of QUALITIES) combos.push({ activeSteering, interrupt, steeringByInterruptRestart, queuedMessages, terminalStatusQuality });
+  const runs: ({ status: RunStatus; providerTurnLive: boolean; interruptRequested: boolean } | null)[] = [
+    null,
+    { status: "starting", providerTurnLive: false, interruptRequested: false },
+    { status: "running", providerTurnLive: true, interruptRequested: false },
+    { status: "waiting", providerTurnLive: true, interruptRequested: false },
+    { status: "running", providerTurnLive: true, interruptRequested: true },
+  ];
+
+  it("decides every case by the documented rules, and reports what was asked", () => {
+    let cases = 0;
+    for (const combo of combos) {
+      const capabilities = decodeCapabilities({ turns: combo }).capabilities;
+      const restartable = combo.interrupt && combo.steeringByInterruptRestart;
+      const canQueue = combo.terminalStatusQuality !== "none";
+      for (const activeRun of runs) {
+        for (const requested of MODES) {
+          cases += 1;
+          const decision = decideMessageDispatch({ requested, activeRun, capabilities, text: "hello" });
+          expect(decision.asked).toBe(requested);
+          const live = activeRun !== null && activeRun.providerTurnLive && !activeRun.interruptRequested;
+          let expected: string;
+          if (activeRun === null) expected = requested === "steer" || requested === "restart" ? "refused" : "start";
+          else if (requested === "queue") expected = canQueue ? "queue" : "refused";
+          else if (requested === "auto") expected = live && combo.activeSteering ? "steer" : canQueue ? "queue" : "refused";
+          else if (!live) expected = "refused";
+          else if (requested === "steer") expected = combo.activeSteering ? "steer" : restartable ? "restart" : "refused";
+          else expected = restartable ? "restart" : combo.interrupt && canQueue ? "interrupt_then_queue_first" : "refused";
+          expect(decision.ok ? decision.action : "refused", JSON.stringify({ combo, activeRun, requested })).toBe(expected);
+          if (decision.ok) expect(decision.degraded).toBe(requested === "steer" && decision.action === "restart" || requested === "restart" && decision.action === "interrupt_then_queue_first");
+          else expect(decision.reason.length).toBeGreaterThan(10);
+        }
+      }
+    }
+    expect(cases).toBe(48 * 5 * 4);
+  });
+
+  it("names the missing capability in a refusal", () => {
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false };
+    const steer = decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: caps({}), text: "x" });
+    expect(steer).toMatchObject({ ok: false, capability: "turns.activeSteering" });
+    const restart = decideMessageDispatch({ requested: "restart", activeRun: live, capabilities: caps({}), text: "x" });
+    expect(restart).toMatchObject({ ok: false, capability: "turns.interrupt" });
+    const queue = decideMessageDispatch({ requested: "queue", activeRun: live, capabilities: NO_CAPABILITIES, text: "x" });
+    expect(queue).toMatchObject({ ok: false, capability: "turns.terminalStatusQuality" });
+  });
+
+  it("never steers or restarts with a maintenance command; auto queues it", () => {
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false };
+    const all = caps({ activeSteering: true, interrupt: true, steeringByInterruptRestart: true });
+    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: all, text: "/compact" })).toMatchObject({ ok: true, action: "queue" });
+    expect(decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: all, text: "/logout now" }).ok).toBe(false);
+  });
+});
+
+describe("fork policy", () => {
+  const native = decodeCapabilities({ threads: { fork: true, forkFromTurn: true }, identity: { nativeThreadIds: "strong" } }).capabilities;
+  it("forks natively only when every condition holds", () => {
+    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: native }).action).toBe("native");
+    for (const change of [
+      { sameProviderInstance: false },
+      { sourceHasNativeThread: false },
+    ]) {
+      expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: native, ...change }).action).toBe("portable");
+    }
+    const noTurnFork = decodeCapabilities({ threads: { fork: true }, identity: { nativeThreadIds: "strong" } }).capabilities;
+    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: noTurnFork }).action).toBe("portable");
+    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: noTurnFork }).action).toBe("native");
+    const weakIds = decodeCapabilities({ threads: { fork: true }, identity: { nativeThreadIds: "weak" } }).capabilities;
+    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: weakIds }).action).toBe("portable");
+    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: NO_CAPABILITIES }).action).toBe("portable");
+  });
+});
+
+describe("mode ceilings and step-down", () => {
+  const all = decodeCapabilities({ runtimeModes: [...RUNTIME_MODES], interactionModes: ["plan", "default"] }).capabilities;
+  const partial = decodeCapabilities({ runtimeModes: ["approval-required", "auto-accept-edits"], interactionModes: ["default"] }).capabilities;
+
+  it("never lets a child exceed the caller, for every pair of modes", () => {
+    for (const ceiling of RUNTIME_MODES) {
+      for (const requested of RUNTIME_MODES) {
+        const decision = resolveModes({ ceiling: { runtimeMode: ceiling, interactionMode: "default" }, requestedRuntimeMode: requested, target: all, targetName: "t" });
+        if (RUNTIME_MODES.indexOf(requested) > RUNTIME_MODES.indexOf(ceiling)) expect(decision).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
+        else expect(decision).toMatchObject({ ok: true, runtimeMode: requested });
+      }
+    }
+    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "plan" }, requestedInteractionMode: "default", target: all, targetName: "t" })).toMatchObject({
+      ok: false,
+      code: "interaction_mode_escalation_denied",
+    });
+    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, requestedInteractionMode: "plan", target: all, targetName: "t" })).toMatchObject({
+      ok: true,
+      interactionMode: "plan",
+    });
+  });
+
+  it("steps an inherited mode down to the broadest the target offers, and refuses an explicit one it does not offer", () => {
+    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, target: partial, targetName: "t" })).toMatchObject({
+      ok: true,
+      runtimeMode: "auto-accept-edits",
+      steppedDown: true,
+    });
+    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, requestedRuntimeMode: "full-access", target: partial, targetName: "t" })).toMatchObject({
+      ok: false,
+      code: "invalid_request",
+    });
+    // A plan-mode caller cannot start work on a provider without plan mode.
+    expect(resolveModes({ ceiling: { runtimeMode: "approval-required", interactionMode: "plan" }, target: partial, targetName: "t" })).toMatchObject({ ok: false, code: "invalid_request" });
+  });
+});
+
+describe("capability decoding", () => {
+  it("reads a missing or malformed field as the weaker guarantee, with warnings", () => {
+    const decoded = decodeCapabilities({ turns: { activeSteering: "yes", terminalStatusQuality: "great", steeringByInterruptRestart: true }, runtimeModes: ["full-access", "root"] });
+    expect(decoded.capabilities.turns.activeSteering).toBe(false);
+    expect(decoded.capabilities.turns.terminalStatusQuality).toBe("none");
+    expect(decoded.capabilities.turns.steeringByInterruptRestart).toBe(false);
+    expect(decoded.capabilities.runtimeModes).toEqual(["full-access"]);
+    expect(decoded.warnings.length).toBe(4);
+    expect(decodeCapabilities(undefined).capabilities).toEqual(NO_CAPABILITIES);
+  });
+});

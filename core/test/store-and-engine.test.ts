@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { TOKENS } from "../src/di/tokens.js";
+import { loadConfig } from "../src/config/config-loader.js";
+import { Store } from "../src/store/store.js";
+import { startTestHost, type TestHost } from "./support/test-host.js";
+
+describe("store and engine", () => {
+  let t: TestHost | null = null;
+  afterEach(async () => {
+    await t?.cleanup();
+    t = null;
+  });
+
+  it("replays a command's receipt for the same id and refuses the id for another request", async () => {
+    t = await startTestHost();
+    const project = t.host.projects.add(t.workspace);
+    const request = { commandId: "cmd:test:same", projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply once", createdBy: "user" as const, creationSource: "cli" as const };
+    const first = t.host.threads.createThread(request);
+    const eventsAfterFirst = t.host.store.lastSequence();
+    const second = t.host.threads.createThread(request);
+    expect(second.replayed).toBe(true);
+    expect(second.thread.id).toBe(first.thread.id);
+    expect(second.delivery?.runId).toBe(first.delivery?.runId);
+    // A replay writes nothing (later events come only from the run itself).
+    expect(t.host.store.select("thread", "1 = 1")).toHaveLength(1);
+    expect(t.host.store.count("run", "1 = 1")).toBe(1);
+    expect(() => t!.host.threads.createThread({ ...request, prompt: "@@reply other" })).toThrowError(expect.objectContaining({ code: "conflict" }));
+    expect(t.host.store.lastSequence()).toBeGreaterThanOrEqual(eventsAfterFirst);
+  });
+
+  it("rebuilds projections from the event log to the same state", async () => {
+    t = await startTestHost();
+    const project = t.host.projects.add(t.workspace);
+    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply one", createdBy: "user", creationSource: "cli" });
+    await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
+    t.host.threads.send({ threadId: thread.id, text: "@@reply two", mode: "auto", createdBy: "user", creationSource: "cli" });
+    await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
+    const snapshot = () => ["threads", "runs", "attempts", "items", "projects", "nodes"].map((table) => t!.host.store.db.prepare(`SELECT * FROM ${table} ORDER BY id`).all());
+    const before = snapshot();
+    const applied = t.host.store.rebuildProjections();
+    expect(applied).toBe(t.host.store.lastSequence());
+    expect(snapshot()).toEqual(before);
+  });
+
+  it("lets a test override any core service through the composition root", async () => {
+    const fixed = { nowMs: () => Date.UTC(2030, 0, 1), nowIso: () => "2030-01-01T00:00:00.000Z" };
+    t = await startTestHost({ overrides: (container) => container.register(TOKENS.Clock, { useValue: fixed }) });
+    const project = t.host.projects.add(t.workspace);
+    expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
+  });
+
+  it("keeps the database schema versioned and refuses a newer one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-schema-"));
+    try {
+      const file = join(dir, "db.sqlite");
+      new Store(file).close();
+      const store = new Store(file);
+      const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
+      store.db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
+      store.close();
+      expect(() => new Store(file)).toThrowError(/newer than this Switchyard knows/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("config file errors", () => {
+  const cases: [string, string, RegExp][] = [
+    ["not json", "{ providers: ", /\(root\): not valid JSON/],
+    ["wrong type", JSON.stringify({ providers: [{ id: "a", driver: 7 }] }), /providers\[0\]\.driver: /],
+    ["unknown field", JSON.stringify({ providers: [], colour: "blue" }), /\(root\): Unrecognized key.*colour/],
+    ["bad id", JSON.stringify({ providers: [{ id: "Bad Id", driver: "x" }] }), /providers\[0\]\.id: must be lowercase/],
+    ["duplicate id", JSON.stringify({ providers: [{ id: "a", driver: "x" }, { id: "a", driver: "y" }] }), /providers\[1\]\.id: duplicate provider id "a"/],
+    ["bad port", JSON.stringify({ server: { port: 70000 } }), /server\.port: /],
+  ];
+  it.each(cases)("names the file, the field and why: %s", (_name, content, pattern) => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-config-"));
+    try {
+      const file = join(dir, "config.json");
+      writeFileSync(file, content);
+      let error: unknown;
+      try {
+        loadConfig(file);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toMatchObject({ code: "config_invalid" });
+      expect((error as Error).message).toContain(file);
+      expect((error as Error).message).toMatch(pattern);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("uses the embedded defaults when there is no config file", () => {
+    const config = loadConfig(join(tmpdir(), "no-such-dir", "config.json"));
+    expect(config).toMatchObject({ providers: [], plugins: [], server: { port: 7410, mcpServerName: "switchyard", maxWaitMs: 50_000 } });
+  });
+});

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+/** Runs the built `switchyard` CLI and returns its outcome (never throws on a non-zero exit). */
+export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}) {
+  const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
+  const result = await execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    extendEnv: false,
+    env: { ...inherited, ...options.env },
+    cwd: options.cwd ?? process.cwd(),
+    timeout: options.timeoutMs ?? 60_000,
+    stdin: "ignore",
+  });
+  return { code: result.exitCode ?? null, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
