@@ -106,7 +106,7 @@ export class BootReconciler {
           interruptedRuns.push(run.id);
         }
       }
-      const waiting = ctx.store.db.prepare("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as { thread_id: string }[];
+      const waiting = ctx.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as { thread_id: string }[];
       for (const { thread_id } of waiting) startNextQueued(ctx, thread_id);
       return { closedSessions, expiredRequests, continuedRuns, interruptedRuns };
     });

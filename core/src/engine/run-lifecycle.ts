@@ -38,7 +38,7 @@ export function latestRun(ctx: ProjectionReader, threadId: string): RunRecord | 
 
 /** The next item position in a thread. */
 export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
-  const row = ctx.store.db.prepare("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as { p: number };
+  const row = ctx.store.statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as { p: number };
   return row.p + 1;
 }
 

@@ -88,8 +88,8 @@ export class ThreadQueryService {
     // MCP clients) start at the oldest, because older clients read that way and follow hasMore.
     const ascending = input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind === "client");
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
-    const rows = this.engine.store.db
-      .prepare(
+    const rows = this.engine.store
+      .statement(
         `SELECT data FROM items WHERE thread_id = ?${kindFilter} AND position ${ascending ? ">" : "<"} ? ORDER BY position ${ascending ? "ASC" : "DESC"} LIMIT ?`,
       )
       .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
@@ -121,7 +121,7 @@ export class ThreadQueryService {
     const first = items[0]?.position ?? null;
     const last = items[items.length - 1]?.position ?? null;
     const countWhere = (op: "<" | ">", position: number) =>
-      (this.engine.store.db.prepare(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`).get(thread.id, ...params, position) as { n: number }).n;
+      (this.engine.store.statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`).get(thread.id, ...params, position) as { n: number }).n;
     const olderExist = first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
     const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
     return {

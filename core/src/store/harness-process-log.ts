@@ -12,18 +12,18 @@ export class HarnessProcessLog implements HarnessProcessRegistry {
   constructor(@inject(TOKENS.Store) private readonly store: Store) {}
 
   started(pid: number, label: string): void {
-    this.store.db
-      .prepare("INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)")
+    this.store
+      .statement("INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)")
       .run(pid, label, process.pid, processStartTime(pid), new Date().toISOString());
   }
 
   exited(pid: number): void {
-    if (this.store.db.open) this.store.db.prepare("DELETE FROM harness_processes WHERE pid = ?").run(pid);
+    if (this.store.db.open) this.store.statement("DELETE FROM harness_processes WHERE pid = ?").run(pid);
   }
 
   /** Processes recorded by hosts that are no longer running. */
   leftovers(): { pid: number; procStart: string | null }[] {
-    const rows = this.store.db.prepare("SELECT pid, host_pid, proc_start FROM harness_processes").all() as {
+    const rows = this.store.statement("SELECT pid, host_pid, proc_start FROM harness_processes").all() as {
       pid: number;
       host_pid: number;
       proc_start: string | null;
@@ -35,7 +35,7 @@ export class HarnessProcessLog implements HarnessProcessRegistry {
 
   /** Forgets processes of hosts that are gone. */
   forgetLeftovers(pids: readonly number[]): void {
-    const remove = this.store.db.prepare("DELETE FROM harness_processes WHERE pid = ?");
+    const remove = this.store.statement("DELETE FROM harness_processes WHERE pid = ?");
     for (const pid of pids) remove.run(pid);
   }
 }

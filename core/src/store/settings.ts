@@ -3,8 +3,8 @@ import type { Store } from "./store.js";
 
 /** Reads a setting, creating it with `initial()` the first time (atomically). */
 export function settingOrCreate(store: Store, key: string, initial: () => string): string {
-  store.db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(key, initial());
-  return (store.db.prepare("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
+  store.statement("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(key, initial());
+  return (store.statement("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
 }
 
 /** This home's environment id: stable for the life of the database, named in thread links. */

@@ -54,6 +54,8 @@ export class Store {
   private readonly insertEvent: Database.Statement;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private pending: StoredEvent[] = [];
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly runInTransaction: <T>(fn: () => T) => T;
 
   constructor(file: string) {
     this.file = file;
@@ -65,10 +67,23 @@ export class Store {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
-    this.insertEvent = this.db.prepare(
+    this.insertEvent = this.statement(
       "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
+    // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
+    const wrapped = this.db.transaction((fn: () => unknown) => fn());
+    this.runInTransaction = <T>(fn: () => T): T => wrapped(fn) as T;
+  }
+
+  /** A prepared statement, cached by its SQL (preparing is far dearer than running). */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   private prepareEntity(name: EntityName): PreparedEntity {
@@ -76,10 +91,10 @@ export class Store {
     const columns = Object.keys(spec.columns);
     const all = [...columns, "data"];
     const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
-    const upsert = this.db.prepare(
+    const upsert = this.statement(
       `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map((c) => `@${c}`).join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
     );
-    const get = this.db.prepare(`SELECT data FROM ${spec.table} WHERE id = ?`);
+    const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     return { upsert, get, columns };
   }
 
@@ -88,7 +103,7 @@ export class Store {
     const outermost = !this.db.inTransaction;
     let result: T;
     try {
-      result = this.db.transaction(fn)();
+      result = this.runInTransaction(fn);
     } catch (error) {
       if (outermost) this.pending = [];
       throw error;
@@ -149,25 +164,25 @@ export class Store {
   /** Reads records with a WHERE clause over the entity's indexed columns. */
   select<E extends EntityName>(entity: E, where: string, params: readonly unknown[] = [], suffix = ""): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
-    const rows = this.db.prepare(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as { data: string }[];
+    const rows = this.statement(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as { data: string }[];
     return rows.map((row) => JSON.parse(row.data) as EntityRecords[E]);
   }
 
   /** Counts records matching a WHERE clause. */
   count(entity: EntityName, where: string, params: readonly unknown[] = []): number {
     const table = ENTITY_TABLES[entity].table;
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
+    return (this.statement(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
   }
 
   /** The newest event sequence, or 0. */
   lastSequence(): number {
-    return (this.db.prepare("SELECT COALESCE(MAX(sequence), 0) AS s FROM events").get() as { s: number }).s;
+    return (this.statement("SELECT COALESCE(MAX(sequence), 0) AS s FROM events").get() as { s: number }).s;
   }
 
   /** Events after `sequence`, oldest first. */
   eventsAfter(sequence: number, limit = 1000): StoredEvent[] {
-    const rows = this.db
-      .prepare("SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?")
+    const rows = this
+      .statement("SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?")
       .all(sequence, limit) as {
       sequence: number;
       type: string;
@@ -190,7 +205,7 @@ export class Store {
 
   /** Reads a command receipt. */
   getReceipt(commandId: string): CommandReceipt | null {
-    const row = this.db.prepare("SELECT * FROM command_receipts WHERE command_id = ?").get(commandId) as
+    const row = this.statement("SELECT * FROM command_receipts WHERE command_id = ?").get(commandId) as
       | { command_id: string; operation: string; request_hash: string; result: string; first_sequence: number | null; last_sequence: number | null; created_at: string }
       | undefined;
     if (!row) return null;
@@ -207,8 +222,8 @@ export class Store {
 
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void {
-    this.db
-      .prepare(
+    this
+      .statement(
         "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
@@ -224,8 +239,8 @@ export class Store {
 
   /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
   enqueueEffect(effect: { id: string; lane: string; type: string; payload: unknown }, nowMs: number, nowIso: string): void {
-    this.db
-      .prepare(
+    this
+      .statement(
         "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
       )
       .run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
@@ -233,8 +248,8 @@ export class Store {
 
   /** The oldest unfinished effect of each lane that is due and not already claimed. */
   dueEffects(nowMs: number): OutboxEffect[] {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .statement(
         `SELECT o.* FROM outbox o
          JOIN (SELECT lane, MIN(seq) AS seq FROM outbox WHERE status IN ('pending', 'claimed') GROUP BY lane) head ON head.seq = o.seq
          WHERE o.status = 'pending' AND o.available_at <= ?
@@ -246,58 +261,58 @@ export class Store {
 
   /** When the next delayed effect becomes due, or null. */
   nextEffectDueAt(): number | null {
-    const row = this.db.prepare("SELECT MIN(available_at) AS t FROM outbox WHERE status = 'pending'").get() as { t: number | null };
+    const row = this.statement("SELECT MIN(available_at) AS t FROM outbox WHERE status = 'pending'").get() as { t: number | null };
     return row.t;
   }
 
   /** Marks an effect claimed. Returns false when another worker got it first. */
   claimEffect(id: string, nowMs: number): boolean {
-    const info = this.db
-      .prepare("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
+    const info = this
+      .statement("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
       .run(nowMs, new Date(nowMs).toISOString(), id);
     return info.changes === 1;
   }
 
   /** Settles an effect. */
   settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void {
-    this.db.prepare("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id);
+    this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id);
   }
 
   /** Puts an effect back for a later retry. */
   retryEffect(id: string, availableAt: number, error: string, nowIso: string): void {
-    this.db
-      .prepare("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?")
+    this
+      .statement("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?")
       .run(availableAt, error, nowIso, id);
   }
 
   /** Unfinished effects (pending or claimed), oldest first. */
   unfinishedEffects(): OutboxEffect[] {
-    return (this.db.prepare("SELECT * FROM outbox WHERE status IN ('pending', 'claimed') ORDER BY seq").all() as OutboxRow[]).map(toEffect);
+    return (this.statement("SELECT * FROM outbox WHERE status IN ('pending', 'claimed') ORDER BY seq").all() as OutboxRow[]).map(toEffect);
   }
 
   /** Reads an effect. */
   getEffect(id: string): OutboxEffect | null {
-    const row = this.db.prepare("SELECT * FROM outbox WHERE id = ?").get(id) as OutboxRow | undefined;
+    const row = this.statement("SELECT * FROM outbox WHERE id = ?").get(id) as OutboxRow | undefined;
     return row ? toEffect(row) : null;
   }
 
   /** A reactor's last processed sequence. */
   reactorOffset(name: string): number {
-    const row = this.db.prepare("SELECT sequence FROM reactor_offsets WHERE name = ?").get(name) as { sequence: number } | undefined;
+    const row = this.statement("SELECT sequence FROM reactor_offsets WHERE name = ?").get(name) as { sequence: number } | undefined;
     return row?.sequence ?? 0;
   }
 
   /** Records a reactor's progress (inside the transaction that did the reacting). */
   setReactorOffset(name: string, sequence: number): void {
-    this.db
-      .prepare("INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence")
+    this
+      .statement("INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence")
       .run(name, sequence);
   }
 
   /** Rebuilds every projection from the event log (the log is the truth). */
   rebuildProjections(): number {
     let applied = 0;
-    const batch = this.db.prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000");
+    const batch = this.statement("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000");
     this.db.transaction(() => {
       for (const name of ENTITY_NAMES) this.db.exec(`DELETE FROM ${ENTITY_TABLES[name].table}`);
       // Batches, not one iterator: the connection cannot write while a read statement is open.

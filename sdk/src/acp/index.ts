@@ -17,17 +17,27 @@ export type {
   AcpModeMapping,
   AcpRuntimeRequestOutcome,
   AcpSessionHandle,
+  AcpSessionModels,
   AcpTurnView,
 } from "./acp-flavor.js";
 export { createAcpDriver, staticAcpCapabilities, AcpOrchestrationAdapter, type AcpAdapterOptions } from "./acp-adapter.js";
 export { AcpProviderSession, type AcpSessionDeps } from "./acp-session.js";
-export { ACP_BASE_CAPABILITIES, negotiateAcpCapabilities, findConfigOption, selectValues, agentModeIds, planModeId } from "./acp-capabilities.js";
-export { ACP_CLIENT_CAPABILITIES, spawnAcpChannel, SerialQueue, settleInbound } from "./acp-connection.js";
+export {
+  ACP_BASE_CAPABILITIES,
+  negotiateAcpCapabilities,
+  findConfigOption,
+  selectValues,
+  agentModeIds,
+  planModeId,
+  advertisedModels,
+  sessionModelsOf,
+} from "./acp-capabilities.js";
+export { ACP_CLIENT_CAPABILITIES, spawnAcpChannel, SerialQueue, settleInbound, authenticateAgent, openNewSession } from "./acp-connection.js";
 export { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
 export { approvalKindOf, approvalOptions, automaticOutcome, decisionOfOptionKind, outcomeForDecision } from "./acp-permissions.js";
 export { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
 export { ConfinedFileSystem } from "./acp-fs.js";
 export { INSTRUCTIONS_TAG, withInstructions } from "./acp-instructions.js";
-export { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
+export { mcpServerOf, planMarkdown, toolKindOf, toolOutputText, type McpToolCallShape } from "./acp-tool-calls.js";
 /** The ACP SDK (`/unstable` entry) for flavors that need its types or `RequestError`. */
 export * as acpSdk from "@agentclientprotocol/sdk/unstable";

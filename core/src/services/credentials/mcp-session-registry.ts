@@ -107,8 +107,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const id = `cred_${randomBytes(8).toString("hex")}`;
     const now = this.clock.nowMs();
     const expiresAt = now + ttlMs;
-    this.store.db
-      .prepare(
+    this.store
+      .statement(
         "INSERT INTO mcp_credentials (id, token_hash, kind, provider_session_id, thread_id, data, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
       )
       .run(id, hashToken(token), kind, scope.providerSessionId, scope.threadId, JSON.stringify(data), expiresAt, now);
@@ -163,14 +163,14 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Resolves a bearer token to its scope, refreshing its idle clock; or says why not. */
   resolve(token: string): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
-    const row = this.store.db.prepare("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(hashToken(token)) as CredentialRow | undefined;
+    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(hashToken(token)) as CredentialRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
     if (row.revoked_at !== null) return { rejection: "revoked" };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
     const data = JSON.parse(row.data) as CredentialData;
     if (data.idleMs !== null && now - row.last_used_at >= data.idleMs) return { rejection: "idle_expired" };
-    this.store.db.prepare("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
     return {
       scope: {
         credentialId: row.id,
@@ -188,28 +188,28 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
   touchProviderSession(providerSessionId: string): void {
-    this.store.db.prepare("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
+    this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
   }
 
   /** Revokes every credential of a provider session. */
   revokeProviderSession(providerSessionId: string): void {
     if (!this.store.db.open) return;
-    const info = this.store.db
-      .prepare("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
+    const info = this.store
+      .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
       .run(this.clock.nowMs(), providerSessionId);
     if (info.changes > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
   }
 
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
-    const info = this.store.db.prepare("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);
+    const info = this.store.statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);
     return info.changes > 0;
   }
 
   /** Lists credentials (client ones by default), newest first. Never returns tokens. */
   list(options: { includeProviderSessions?: boolean } = {}): CredentialSummary[] {
-    const rows = this.store.db
-      .prepare(`SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`)
+    const rows = this.store
+      .statement(`SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`)
       .all() as CredentialRow[];
     return rows.map((row) => {
       const data = JSON.parse(row.data) as CredentialData;

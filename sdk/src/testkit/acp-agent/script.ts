@@ -18,6 +18,7 @@
  * | `@write <path> <content>`     | `fs/write_text_file`; says `wrote: <path>` or `write error: <message>`  |
  * | `@sleep <ms>`                 | waits (ends early on cancel)                                            |
  * | `@hold`                       | waits until `session/cancel`                                            |
+ * | `@gate <name>`                | waits until `<gateDir>/<name>` exists (or `session/cancel`)             |
  * | `@fail <message>`             | answers the prompt with a JSON-RPC error                                |
  * | `@crash [code]`               | exits the process                                                       |
  * | `@refuse`                     | stops with `refusal`                                                    |
@@ -35,6 +36,7 @@ export type AcpAgentScriptStep =
   | { readonly op: "read"; readonly path: string }
   | { readonly op: "write"; readonly path: string; readonly content: string }
   | { readonly op: "sleep"; readonly ms: number }
+  | { readonly op: "gate"; readonly name: string }
   | { readonly op: "crash"; readonly code: number }
   | { readonly op: "hold" | "refuse" | "echo-prompt" | "report-mcp" | "history" | "pid" | "state" };
 
@@ -92,6 +94,9 @@ export function parseAcpAgentScript(prompt: string): AcpAgentScriptStep[] {
       }
       case "sleep":
         steps.push({ op: "sleep", ms: Number(rest) || 0 });
+        break;
+      case "gate":
+        steps.push({ op: "gate", name: rest });
         break;
       case "crash":
         steps.push({ op: "crash", code: rest ? Number(rest) : 3 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/unstable";
@@ -53,6 +53,12 @@ export interface ScriptedAcpAgentOptions {
   readonly stateDir?: string;
   /** Ignores `session/cancel` (a misbehaving agent, to test the client's cancel timeout). */
   readonly ignoreCancel?: boolean;
+  /**
+   * Folder whose files are gates: `@gate <name>` waits until `<gateDir>/<name>` exists. Release
+   * one with `releaseGate(gateDir, name)` from `@switchyard/sdk/testkit/scripted-provider`
+   * (the same convention as the scripted provider's `@@gate`).
+   */
+  readonly gateDir?: string;
 }
 
 interface StoredSession {
@@ -76,6 +82,22 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       resolve();
     }, { once: true });
+  });
+}
+
+/** Waits until `file` exists or `signal` aborts (polling: fs.watch misses renames on some filesystems). */
+function waitForFile(file: string, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || existsSync(file)) return resolve();
+    const timer = setInterval(() => {
+      if (existsSync(file)) finish();
+    }, 50);
+    const finish = () => {
+      clearInterval(timer);
+      signal.removeEventListener("abort", finish);
+      resolve();
+    };
+    signal.addEventListener("abort", finish, { once: true });
   });
 }
 
@@ -398,6 +420,13 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
             return null;
           case "hold":
             await wait(2_147_483_647, cancel.signal);
+            return null;
+          case "gate":
+            if (!options.gateDir) {
+              await say("gate error: the agent has no gateDir");
+              return null;
+            }
+            await waitForFile(path.join(options.gateDir, path.basename(step.name)), cancel.signal);
             return null;
           case "fail":
             throw new acp.RequestError(-32603, step.text || "scripted failure");

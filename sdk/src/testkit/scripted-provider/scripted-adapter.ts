@@ -103,24 +103,25 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function callSwitchyardTool(grant: McpEndpointGrant, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+/** Connects an MCP client to the session's Switchyard endpoint with its credential. */
+async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
     requestInit: { headers: { Authorization: `Bearer ${grant.token}` } },
   });
   const client = new Client({ name: "switchyard-scripted-provider", version: "1.0.0" });
   await client.connect(transport);
-  try {
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal,
-      timeout: grant.toolTimeoutMs,
-      resetTimeoutOnProgress: true,
-    });
-    if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-    const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
-    return content.map((part) => part.text ?? "").join("");
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+  return client;
+}
+
+async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    signal,
+    timeout: grant.toolTimeoutMs,
+    resetTimeoutOnProgress: true,
+  });
+  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
+  return content.map((part) => part.text ?? "").join("");
 }
 
 /**
@@ -133,6 +134,8 @@ class ScriptedSession implements ProviderSession {
   private active: ActiveTurn | null = null;
   private closed = false;
   private nextRequest = 1;
+  /** One MCP client per session, like a harness's own MCP connection. */
+  private mcpClient: Promise<Client> | null = null;
   resumeCursor: string;
 
   constructor(
@@ -281,7 +284,8 @@ class ScriptedSession implements ProviderSession {
         const itemId = `tool-${randomUUID()}`;
         this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${this.input.mcp.serverName}__${step.name}`, title: `${this.input.mcp.serverName}/${step.name}`, server: this.input.mcp.serverName, input: step.args });
         try {
-          const output = await callSwitchyardTool(this.input.mcp, step.name, step.args, signal);
+          this.mcpClient ??= connectSwitchyard(this.input.mcp);
+          const output = await callSwitchyardTool(await this.mcpClient, this.input.mcp, step.name, step.args, signal);
           this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output });
           return { kind: "continue", result: `tool ${step.name} -> ${output}` };
         } catch (error) {
@@ -388,6 +392,9 @@ class ScriptedSession implements ProviderSession {
       turn.abort.abort();
     }
     this.closed = true;
+    const client = this.mcpClient;
+    this.mcpClient = null;
+    if (client !== null) await client.then((c) => c.close()).catch(() => undefined);
   }
 }
 

@@ -1,0 +1,126 @@
+// MCP tool-call round trip through the Switchyard endpoint (auth, scope, service, SQLite read)
+// against a bare MCP SDK server with one echo tool on loopback; delegate_task(wait) between
+// two zero-latency scripted providers; and completion-to-wake latency (child run committed as
+// terminal → the parent's waiting delegate_task call has its answer).
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../sdk/dist/testkit/scripted-provider/index.js";
+
+const CALLS = 300;
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function roundTrips(client, name, args) {
+  for (let i = 0; i < 20; i += 1) await client.callTool({ name, arguments: args });
+  const times = [];
+  for (let i = 0; i < CALLS; i += 1) {
+    const start = performance.now();
+    const result = await client.callTool({ name, arguments: args });
+    times.push(performance.now() - start);
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function bareEchoServer() {
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const mcp = new McpServer({ name: "echo", version: "1.0.0" });
+    mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+async function connect(url, token) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  return client;
+}
+
+export default async function run() {
+  const home = mkdtempSync(join(tmpdir(), "switchyard-bench-mcp-"));
+  const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
+  const host = await SwitchyardHost.create({
+    home,
+    builtinPluginsDir: null,
+    logger: createSilentLogger(),
+    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "parent", driver: "scripted" }, { id: "child", driver: "scripted" }], budgets: { maxTasksPerRootThread: 10_000 } },
+  });
+  host.start();
+  const server = await startServer(host, { port: 0 });
+  const bare = await bareEchoServer();
+  try {
+    const project = host.projects.add(workspace);
+    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const ours = await connect(server.mcpUrl, token);
+    const baseline = await connect(bare.url, null);
+    const oursTimes = await roundTrips(ours, "t3_thread_list", { projectId: project.id });
+    const bareTimes = await roundTrips(baseline, "echo", { text: "hi" });
+
+    // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
+    const runOnce = async (prompt) => {
+      const start = performance.now();
+      const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: "parent", prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+      const result = await host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
+      if (result.run?.status !== "completed") throw new Error(`run ended ${result.run?.status}`);
+      return performance.now() - start;
+    };
+    const wakes = [];
+    let childTerminalAt = new Map();
+    const unsubscribe = host.engine.onEvents((events) => {
+      const at = performance.now();
+      for (const event of events) {
+        if (event.entity === "run" && event.record.delegatedTaskId && event.record.status === "completed") childTerminalAt.set(event.record.threadId, at);
+        if (event.entity === "item" && event.record.kind === "tool_call" && event.record.status === "completed" && event.record.data.name?.endsWith("delegate_task")) {
+          const output = String(event.record.data.output ?? "");
+          const child = /"childThreadId":"([^"]+)"/.exec(output)?.[1];
+          if (child && childTerminalAt.has(child)) wakes.push(at - childTerminalAt.get(child));
+        }
+      }
+    });
+    const delegated = [];
+    const plain = [];
+    for (let i = 0; i < 30; i += 1) {
+      plain.push(await runOnce(`@@reply plain-${i}`));
+      delegated.push(await runOnce(`@@tool delegate_task ${JSON.stringify({ task: `@@reply child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`));
+    }
+    unsubscribe();
+    plain.sort((a, b) => a - b);
+    delegated.sort((a, b) => a - b);
+    wakes.sort((a, b) => a - b);
+    await ours.close();
+    await baseline.close();
+    return {
+      name: "MCP endpoint",
+      rows: [
+        { metric: "tool call round trip p50 (t3_thread_list)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(bareTimes, 50), ratio: percentile(oursTimes, 50) / percentile(bareTimes, 50), note: "baseline: bare MCP SDK echo server, stateless, loopback" },
+        { metric: "tool call round trip p99", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(bareTimes, 99), ratio: percentile(oursTimes, 99) / percentile(bareTimes, 99) },
+        { metric: "parent run with delegate_task(wait), p50", value: percentile(delegated, 50), unit: "ms", baseline: percentile(plain, 50), ratio: percentile(delegated, 50) / percentile(plain, 50), note: "baseline: the same parent run replying without delegating; zero-latency scripted providers" },
+        { metric: "completion-to-wake latency p50", value: percentile(wakes, 50), unit: "ms", note: `child run terminal commit → parent's delegate_task answered; p99 ${percentile(wakes, 99)?.toFixed(2)} ms, n=${wakes.length}` },
+      ],
+    };
+  } finally {
+    await bare.close();
+    await server.close();
+    await host.stop();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}

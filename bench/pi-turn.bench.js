@@ -1,0 +1,112 @@
+// The overhead of a Pi turn through Switchyard (host → plugin adapter → pi --mode rpc →
+// scripted model server) against Pi alone with the same scripted model, side by side:
+// - cold: createThread → run completed (a new thread opens a session: pi starts) vs `pi -p`;
+// - warm: a follow-up in a thread whose session is open vs a `prompt` → `agent_end` on a pi
+//   --mode rpc process the bench drives itself.
+// Iterations alternate between the two sides so machine drift hits both. Needs the built
+// dists: `npx tsc -b core sdk plugins/pi`.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ScriptedModelServer,
+  createPiHome,
+  killAllHarnessProcesses,
+  resolveHarnessBinary,
+  runHarness,
+  spawnHarness,
+  startTestHost,
+} from "../sdk/dist/testkit/index.js";
+import piPlugin from "../plugins/pi/dist/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const PLUGIN_DIR = join(here, "..", "plugins", "pi");
+const ITERATIONS = Number(process.env.PI_BENCH_ITERATIONS ?? 5);
+const INSTANCE = "pi-bench";
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+async function timed(fn) {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+export default async function run() {
+  if (!piPlugin.drivers.some((driver) => driver.driverKind === "pi")) throw new Error("plugins/pi/dist does not export the pi driver");
+  const server = await ScriptedModelServer.start();
+  const home = await createPiHome({ modelServerUrl: server.url });
+  const pi = resolveHarnessBinary("pi", { searchFrom: here });
+  const lab = await startTestHost({
+    plugins: [PLUGIN_DIR],
+    providers: [{ id: INSTANCE, driver: "pi", options: {}, homePath: home.home, environment: home.env }],
+  });
+  const cold = { host: [], direct: [] };
+  const warm = { host: [], direct: [] };
+  let rpc;
+  try {
+    // One untimed round each, so module caches and the extension file are warm for both sides.
+    await lab.waitForRun(lab.createThread(INSTANCE, "warm up @@reply ok", { runtimeMode: "full-access" }));
+    await runHarness(pi, [...home.args, "--no-session", "-p", "warm up @@reply ok"], { cwd: home.cwd, env: home.env });
+
+    for (let i = 0; i < ITERATIONS; i++) {
+      const prompt = `bench ${i} @@reply ok-${i}`;
+      let threadId;
+      cold.host.push(
+        await timed(async () => {
+          threadId = lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
+          const done = await lab.waitForRun(threadId);
+          if (done.status !== "completed") throw new Error(`host run ${done.status}: ${JSON.stringify(done.error)}`);
+        }),
+      );
+      cold.direct.push(
+        await timed(async () => {
+          const exit = await runHarness(pi, [...home.args, "--no-session", "-p", prompt], { cwd: home.cwd, env: home.env });
+          if (exit.code !== 0 || !exit.stdout.includes(`ok-${i}`)) throw new Error(`pi -p failed: ${exit.stderr}`);
+        }),
+      );
+      // Warm: the thread's session is still open (the host closes idle sessions after 15 min).
+      warm.host.push(
+        await timed(async () => {
+          const sent = lab.host.threads.send({ threadId, text: `again ${i} @@reply again-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
+          const done = await lab.waitForRun(threadId, { runId: sent.runId });
+          if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
+        }),
+      );
+      if (rpc === undefined) {
+        rpc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], { cwd: home.cwd, env: home.env, stdin: "pipe" });
+        const ready = rpc.waitForJsonLine((e) => e.id === "ready", 60_000);
+        rpc.writeLine({ id: "ready", type: "get_state" });
+        await ready;
+      }
+      warm.direct.push(
+        await timed(async () => {
+          const end = rpc.waitForJsonLine((e) => e.type === "agent_end", 60_000);
+          rpc.writeLine({ id: `p${i}`, type: "prompt", message: `again ${i} @@reply again-${i}` });
+          await end;
+        }),
+      );
+    }
+  } finally {
+    rpc?.closeStdin();
+    await killAllHarnessProcesses();
+    await lab.stop();
+    await server.close();
+    await home.cleanup();
+  }
+  const row = (metric, sample, note) => {
+    const value = median(sample.host);
+    const baseline = median(sample.direct);
+    return { metric, value, unit: "ms", baseline, ratio: value / baseline, note };
+  };
+  return {
+    name: "pi-turn",
+    rows: [
+      row("cold turn: createThread → run completed (pi starts)", cold, `median of ${ITERATIONS}; baseline: pi -p with the same scripted model`),
+      row("warm turn: send → run completed (session open)", warm, `median of ${ITERATIONS}; baseline: prompt → agent_end on a pi --mode rpc the bench drives`),
+    ],
+  };
+}
