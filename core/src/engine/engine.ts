@@ -79,6 +79,23 @@ export class Engine {
     return outcome;
   }
 
+  /**
+   * The stored result of a command that already ran, or null. A reused id with a different
+   * request is a `conflict`: a retry key must not silently return someone else's work.
+   */
+  replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null {
+    const receipt = this.store.getReceipt(commandId);
+    if (receipt === null) return null;
+    if (receipt.requestHash !== requestHash({ operation, request })) {
+      throw new SwitchyardError(
+        "conflict",
+        `Command id ${commandId} was already used for a different ${receipt.operation} request; use a new clientRequestId for new work.`,
+        { commandId, operation: receipt.operation },
+      );
+    }
+    return { result: receipt.result as R, replayed: true, commandId, sequence: receipt.lastSequence };
+  }
+
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   apply<R>(handle: (ctx: CommandContext) => R): R {
     let effects = false;

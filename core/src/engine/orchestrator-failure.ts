@@ -41,3 +41,15 @@ export class OrchestratorFailure extends Error {
 export function isOrchestratorFailure(error: unknown): error is OrchestratorFailure {
   return error instanceof OrchestratorFailure;
 }
+
+/** A reused clientRequestId with different arguments is the caller's mistake: `invalid_request`. */
+export function conflictsAsInvalid<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if ((error as { code?: string }).code === "conflict") {
+      throw new OrchestratorFailure("invalid_request", "This clientRequestId was already used with different arguments; use a new clientRequestId for new work, or repeat the original arguments to read it back.");
+    }
+    throw error;
+  }
+}

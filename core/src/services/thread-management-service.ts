@@ -12,6 +12,7 @@ import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter } from "./event-waiter.js";
+import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
@@ -244,18 +245,19 @@ export class ThreadManagementService {
   sendFromCaller(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
     const target = this.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
-    if (commandId === undefined || this.engine.store.getReceipt(commandId) === null) {
+    const request = { threadId: target.id, text: input.message, mode: input.mode ?? "auto" };
+    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", request)) === null) {
       this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
       this.callers.requireTargetWithinCeiling(caller, target);
     }
-    return this.send({
+    return conflictsAsInvalid(() => this.send({
       ...(commandId !== undefined ? { commandId } : {}),
       threadId: target.id,
       text: input.message,
       mode: input.mode ?? "auto",
       createdBy: "agent",
       creationSource: "mcp",
-    });
+    }));
   }
 
   /** t3_thread_interrupt, with the caller's live-run and ceiling checks. */
@@ -296,11 +298,12 @@ export class ThreadManagementService {
     const callerThread = this.callers.thread(caller);
     const sameProject = callerThread !== null && callerThread.projectId === projectId;
     const commandId = derive.command(caller.requestScope, "create_threads", input.clientRequestId ?? this.engine.ids.random("req"));
-    const replay = this.engine.store.getReceipt(commandId);
+    const request = { projectId, threads: input.threads };
+    const replay = conflictsAsInvalid(() => this.engine.replay<{ threadIds: string[] }>(commandId, "create_threads", request));
     let threadIds: string[];
     let notes: (readonly string[])[] = [];
     if (replay !== null) {
-      threadIds = (replay.result as { threadIds: string[] }).threadIds;
+      threadIds = replay.result.threadIds;
     } else {
       this.callers.requireLiveRunForChanges(caller, "create_threads");
       const selections: ResolvedSelection[] = [];
@@ -324,7 +327,7 @@ export class ThreadManagementService {
       const outcome = this.engine.execute({
         commandId,
         operation: "create_threads",
-        request: { projectId, threads: input.threads },
+        request,
         handle: (ctx) => {
           const ids: string[] = [];
           for (const [index, entry] of input.threads.entries()) {

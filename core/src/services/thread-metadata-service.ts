@@ -8,6 +8,7 @@ import type { ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
+import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
 
 /** The result of a metadata change: the command receipt plus the resulting metadata. */
 export interface ThreadMetadataResult {
@@ -51,7 +52,7 @@ export class ThreadMetadataService {
     apply: (ctx: CommandContext, current: ThreadRecord) => void,
   ): ThreadMetadataResult {
     const commandId = derive.command(caller.requestScope, operation, `${thread.id}:${clientRequestId ?? this.engine.ids.random("req")}`);
-    if (this.engine.store.getReceipt(commandId) === null) {
+    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) === null) {
       if (thread.id !== caller.threadId) this.callers.requireLiveRunForChanges(caller, operation);
     }
     let outcome;

@@ -95,47 +95,59 @@ export class ThreadQueryService {
       .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
     const env = environmentId(this.engine.store);
     const shell = threadShell(this.engine, thread, env, this.engine.clock.nowIso());
-    const runs = this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5").map(runView);
-    const head = JSON.stringify({ thread: shell, runs }).length + 400;
-    const items: ItemView[] = [];
-    let size = head;
-    let stoppedForSize = false;
+    const runs = this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5").map((run) => runView(run, Math.min(2_000, Math.floor(maxChars / 20))));
+    let runList = runs;
+    const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
+    let size = JSON.stringify({ thread: shell, runs: runList }).length + 400;
     for (const row of rows.slice(0, limit)) {
       const record = JSON.parse(row.data) as TimelineItemRecord;
-      let entry = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(500, maxChars - size - 500)));
-      let entrySize = JSON.stringify(entry).length + 1;
-      if (size + entrySize > maxChars) {
-        if (items.length > 0) {
-          stoppedForSize = true;
-          break;
-        }
-        // Always return at least one item, cut to fit the budget.
-        entry = itemView(record, Math.max(200, maxChars - size - 800));
-        entrySize = JSON.stringify(entry).length + 1;
-      }
-      items.push(entry);
+      const view = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(200, maxChars - size - 500)));
+      const entrySize = JSON.stringify(view).length + 1;
+      if (size + entrySize > maxChars && greedy.length > 0) break;
+      greedy.push({ record, view });
       size += entrySize;
     }
-    const moreInDirection = stoppedForSize || rows.length > items.length;
-    if (!ascending) items.reverse();
-    const first = items[0]?.position ?? null;
-    const last = items[items.length - 1]?.position ?? null;
+    let moreInDirection = rows.length > greedy.length;
     const countWhere = (op: "<" | ">", position: number) =>
       (this.engine.store.statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`).get(thread.id, ...params, position) as { n: number }).n;
-    const olderExist = first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
-    const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
-    return {
-      thread: shell,
-      runs,
-      view,
-      items,
-      /** Pass as beforePosition to read older items; null when there are none. */
-      earlierPosition: olderExist ? first : null,
-      /** Pass as afterPosition to read newer items. */
-      nextPosition: last ?? (ascending ? (input.afterPosition ?? -1) : null),
-      hasMore: newerExist,
-      truncatedItems: items.filter((item) => item.truncated).length,
-      characterBudget: maxChars,
+    const assemble = () => {
+      const items = greedy.map((entry) => entry.view);
+      if (!ascending) items.reverse();
+      const first = items[0]?.position ?? null;
+      const last = items[items.length - 1]?.position ?? null;
+      const olderExist = first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
+      const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
+      return {
+        thread: shell,
+        runs: runList,
+        view,
+        items,
+        /** Pass as beforePosition to read older items; null when there are none. */
+        earlierPosition: olderExist ? first : null,
+        /** Pass as afterPosition to read newer items. */
+        nextPosition: last ?? (ascending ? (input.afterPosition ?? -1) : null),
+        hasMore: newerExist,
+        truncatedItems: items.filter((item) => item.truncated).length,
+        characterBudget: maxChars,
+      };
     };
+    // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
+    // farthest items, then older runs, then cut the one remaining item's text.
+    let result = assemble();
+    for (let excess = JSON.stringify(result).length - maxChars; excess > 0; excess = JSON.stringify(result).length - maxChars) {
+      if (greedy.length > 1) {
+        greedy.pop();
+        moreInDirection = true;
+      } else if (runList.length > 1) {
+        runList = runList.slice(0, runList.length - 1);
+      } else if (greedy.length === 1 && greedy[0]!.view.text.length > 50) {
+        const entry = greedy[0]!;
+        entry.view = itemView(entry.record, Math.max(0, entry.view.text.length - excess - 20));
+      } else {
+        break;
+      }
+      result = assemble();
+    }
+    return result;
   }
 }

@@ -62,14 +62,16 @@ export function threadShell(reader: ProjectionReader, thread: ThreadRecord, envi
 
 export type ThreadShell = ReturnType<typeof threadShell>;
 
-/** A run as results show it. */
-export function runView(run: RunRecord) {
+/** A run as results show it, its summary bounded. */
+export function runView(run: RunRecord, maxSummaryChars = 2_000) {
+  const long = run.summary !== null && run.summary.length > maxSummaryChars;
   return {
     runId: run.id,
     ordinal: run.ordinal,
     status: run.status,
     kind: run.kind,
-    summary: run.summary,
+    summary: long ? `${run.summary!.slice(0, maxSummaryChars)}…` : run.summary,
+    summaryTruncated: long,
     error: run.error,
     terminalReason: run.terminalReason,
     attempts: run.attemptCount,

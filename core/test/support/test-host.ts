@@ -23,7 +23,7 @@ export interface TestHost {
 
 /** Starts a host on a temporary home with the scripted provider plugin loaded. */
 export async function startTestHost(options: {
-  providers?: unknown[];
+  providers?: unknown[] | ((dirs: { home: string; gateDir: string }) => unknown[]);
   plugins?: string[];
   builtinPluginsDir?: string | null;
   overrides?: (container: DependencyContainer) => void;
@@ -38,7 +38,10 @@ export async function startTestHost(options: {
   const host = await SwitchyardHost.create({
     home,
     config: {
-      providers: options.providers ?? [scriptedInstance("scripted", { gateDir, stateDir: join(home, "scripted-state") })],
+      providers:
+        typeof options.providers === "function"
+          ? options.providers({ home, gateDir })
+          : (options.providers ?? [scriptedInstance("scripted", { gateDir, stateDir: join(home, "scripted-state") })]),
       plugins: options.plugins ?? [SCRIPTED_PROVIDER_PLUGIN_DIR],
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),

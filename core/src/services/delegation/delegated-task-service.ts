@@ -5,7 +5,7 @@ import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
-import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun, finishRun, putItem, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderRegistry } from "../../providers/provider-registry.js";
@@ -90,10 +90,11 @@ export class DelegatedTaskService {
     }
     const requestKey = input.clientRequestId ?? this.engine.ids.random("req");
     const commandId = derive.command(caller.requestScope, "delegate_task", requestKey);
-    const replay = this.engine.store.getReceipt(commandId);
+    const request = { task: input.task, target: input.target ?? null, title: input.title ?? null, role: input.role ?? null, runtimeMode: input.runtimeMode ?? null, interactionMode: input.interactionMode ?? null };
+    const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
     let taskId: string;
     if (replay !== null) {
-      taskId = (replay.result as { taskId: string }).taskId;
+      taskId = replay.result.taskId;
     } else {
       const parentRun = this.callers.liveRun(caller);
       if (parentRun === null) {
@@ -109,7 +110,7 @@ export class DelegatedTaskService {
       const outcome = this.engine.execute({
         commandId,
         operation: "delegated_task.request",
-        request: { task: input.task, target: input.target ?? null, title: input.title ?? null, role: input.role ?? null, runtimeMode: input.runtimeMode ?? null, interactionMode: input.interactionMode ?? null },
+        request,
         handle: (ctx) => this.request(ctx, caller, input, selection),
       });
       taskId = outcome.result.taskId;
