@@ -3,14 +3,22 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import type { StoredEvent } from "../store/records.js";
 
+/** How often a blocking wait reports progress while nothing happens. */
+export const PROGRESS_HEARTBEAT_MS = 5_000;
+
 /** Options for a wait. */
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   /** Only re-check when a committed batch contains a relevant event (default: any). */
   readonly relevant?: (event: StoredEvent) => boolean;
-  /** Called on every re-check that did not finish the wait (for progress notifications). */
+  /** Called on every re-check that did not finish the wait, and on each heartbeat. */
   readonly onProgress?: () => void;
+  /**
+   * Also call `onProgress` this often while nothing happens, so a client that resets its
+   * timeout on progress keeps waiting. A timer for liveness, not a poll: it reads no state.
+   */
+  readonly heartbeatMs?: number;
 }
 
 /**
@@ -31,12 +39,14 @@ export class EventWaiter {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        if (heartbeat !== null) clearInterval(heartbeat);
         unsubscribe();
         options.signal?.removeEventListener("abort", onAbort);
         resolve(value);
       };
       const onAbort = () => finish(null);
       const timer = setTimeout(() => finish(null), options.timeoutMs);
+      const heartbeat = options.heartbeatMs !== undefined && options.onProgress !== undefined ? setInterval(options.onProgress, options.heartbeatMs) : null;
       const unsubscribe = this.engine.onEvents((events) => {
         if (options.relevant !== undefined && !events.some(options.relevant)) return;
         let value: T | null;

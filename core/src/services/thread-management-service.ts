@@ -11,7 +11,7 @@ import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
-import { EventWaiter } from "./event-waiter.js";
+import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
@@ -221,7 +221,7 @@ export class ThreadManagementService {
       {
         timeoutMs: request.timeoutMs,
         ...(request.signal ? { signal: request.signal } : {}),
-        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+        ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
         relevant: (event) => event.entity === "run" && (event.record as RunRecord).id === pinned.id,
       },
     );

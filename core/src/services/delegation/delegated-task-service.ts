@@ -14,7 +14,7 @@ import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
-import { EventWaiter } from "../event-waiter.js";
+import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { ProviderSelectionService, type TargetRequest } from "../provider-selection-service.js";
 import { threadLink } from "../thread-views.js";
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
@@ -261,8 +261,6 @@ export class DelegatedTaskService {
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const isDone = (view: DelegateTaskResult) => view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
     this.activeWaits.set(taskId, (this.activeWaits.get(taskId) ?? 0) + 1);
-    const heartbeat = setInterval(() => control.onProgress?.(`waiting for task ${taskId}: ${this.view(taskId).status}`), 10_000);
-    heartbeat.unref();
     let lastProgress = 0;
     try {
       const done = await this.waiter.waitFor(
@@ -274,6 +272,7 @@ export class DelegatedTaskService {
           timeoutMs: limit,
           ...(control.signal ? { signal: control.signal } : {}),
           relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.entity === "delegatedTask",
+          heartbeatMs: PROGRESS_HEARTBEAT_MS,
           onProgress: () => {
             const now = Date.now();
             if (now - lastProgress < 1_000) return;
@@ -286,7 +285,6 @@ export class DelegatedTaskService {
       if (done.workState === "result_available") this.acknowledge(taskId);
       return done;
     } finally {
-      clearInterval(heartbeat);
       const remaining = (this.activeWaits.get(taskId) ?? 1) - 1;
       if (remaining <= 0) this.activeWaits.delete(taskId);
       else this.activeWaits.set(taskId, remaining);
