@@ -1,0 +1,17 @@
+/**
+ * @switchyard/plugin-pi: Pi (`@mariozechner/pi-coding-agent`) over `pi --mode rpc`, with a
+ * Switchyard-owned Pi extension that bridges the MCP endpoint, carries the orchestration
+ * instructions and enforces runtime modes.
+ */
+import { definePlugin } from "@switchyard/sdk";
+import { createPiDriver } from "./pi-adapter.js";
+
+export { PiOrchestrationAdapter, createPiDriver, parseModelTable } from "./pi-adapter.js";
+export { PI_CAPABILITIES } from "./pi-capabilities.js";
+export { piOptionsSchema, reservedFlagsIn, RESERVED_PI_FLAGS, type PiOptions } from "./pi-options.js";
+export { PiProviderSession } from "./pi-session.js";
+export { writeSwitchyardExtension, extensionSource, EXTENSION_SOURCE_PATH } from "./pi-extension-writer.js";
+export { APPROVAL_CHOICES, APPROVAL_TITLE_PREFIX, EXTENSION_ENV, type ApprovalPrompt } from "./pi-extension/switchyard-extension.js";
+export * from "./pi-wire.js";
+
+export default definePlugin({ drivers: [createPiDriver()] });

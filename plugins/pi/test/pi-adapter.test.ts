@@ -1,0 +1,359 @@
+/**
+ * The Pi adapter against the real `pi --mode rpc` (0.73.1) and the scripted model server:
+ * turns, tool calls, steering, interrupts, resume in a new process, fork, model switching,
+ * approvals through the Switchyard extension, provider errors and capability honesty.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
+import { startTestMcpServer, type TestMcpServer } from "@switchyard/sdk/testkit";
+import { addSecondModel, createPiLab, environmentOf, grantFor, isAlive, turn, type PiLab } from "./pi-lab.js";
+
+let lab: PiLab;
+
+beforeAll(async () => {
+  lab = await createPiLab();
+}, 60_000);
+afterEach(() => lab.server.reset());
+afterAll(async () => {
+  await lab?.dispose();
+}, 60_000);
+
+const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
+  events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
+
+describe("Pi adapter over pi --mode rpc", () => {
+  it("runs a text turn: started, streamed deltas, completed message, one completed terminal, a resume cursor", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("say it @@reply hello from pi");
+    await session.startTurn(input);
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("completed");
+    expect(terminal.usage?.outputTokens).toBeGreaterThan(0);
+
+    const mine = events.ofTurn(input.turnId).map((e) => e.type);
+    expect(mine[0]).toBe("turn.started");
+    expect(mine.at(-1)).toBe("turn.terminal");
+    expect(mine.filter((type) => type === "turn.terminal")).toHaveLength(1);
+    expect(events.textOf(input.turnId)).toBe("hello from pi");
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["hello from pi"]);
+
+    const cursor = await events.waitFor("session.resume_cursor");
+    expect(cursor.cursor).toMatch(/\.jsonl$/);
+    expect(existsSync(cursor.cursor)).toBe(true);
+    expect(session.resumeCursor).toBe(cursor.cursor);
+  });
+
+  it("surfaces Pi's bash tool as a command tool call with its output", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("run it @@shell echo hi-from-bash");
+    await session.startTurn(input);
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("completed");
+    const started = ofType(events.events, "tool_call.started", input.turnId);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ kind: "command", name: "bash", title: "echo hi-from-bash", input: { command: "echo hi-from-bash" } });
+    const completed = ofType(events.events, "tool_call.completed", input.turnId);
+    expect(completed).toEqual([expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash\n" })]);
+    expect(events.textOf(input.turnId)).toBe("DONE after bash: hi-from-bash");
+  });
+
+  it("steers a turn while the model holds its stream: the steer reaches the next model request", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("first @@hold steer-gate @@reply first answer");
+    await session.startTurn(input);
+    await lab.server.waitForHold("steer-gate", 30_000);
+    await session.steerTurn({ turnId: input.turnId, text: "steered text @@echo" });
+    lab.server.release("steer-gate");
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("completed");
+    const next = await lab.server.waitForRequest((r) => r.userText === "steered text @@echo");
+    expect(JSON.stringify(next.body)).toContain("first answer");
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["first answer", "steered text"]);
+  });
+
+  it("interrupts a held turn with abort: one interrupted terminal, and the model request is hung up", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("wait @@hold never-released");
+    await session.startTurn(input);
+    await lab.server.waitForHold("never-released", 30_000);
+    await session.interruptTurn({ turnId: input.turnId, reason: "test" });
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("interrupted");
+    expect(ofType(events.events, "turn.terminal", input.turnId)).toHaveLength(1);
+    const aborted = await lab.server.waitForRequest((r) => r.clientAborted);
+    expect(aborted.heldOn).toBe("never-released");
+    // The session goes on in the same process.
+    const after = turn("again @@reply still here");
+    await session.startTurn(after);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === after.turnId, 30_000)).status).toBe("completed");
+  });
+
+  it("refuses to steer or interrupt a turn that is not running", async () => {
+    const { session } = await lab.open();
+    await expect(session.steerTurn({ turnId: "nope", text: "x" })).rejects.toMatchObject({ code: "turn_not_active" });
+    await expect(session.interruptTurn({ turnId: "nope" })).rejects.toMatchObject({ code: "turn_not_active" });
+  });
+
+  it("closes, then reopens from the resume cursor in a new process with the conversation intact", async () => {
+    const first = await lab.open();
+    const remember = turn("remember ALPHA-7 @@reply noted");
+    await first.session.startTurn(remember);
+    await first.events.waitFor("turn.terminal", (e) => e.turnId === remember.turnId, 30_000);
+    const cursor = first.session.resumeCursor;
+    const firstPid = first.session.processId!;
+    expect(cursor).not.toBeNull();
+    await first.session.close();
+    expect(isAlive(firstPid)).toBe(false);
+
+    const second = await lab.open({ resumeCursor: cursor });
+    expect(second.session.processId).not.toBe(firstPid);
+    expect(second.session.resumeCursor).toBe(cursor);
+    const recall = turn("recall it @@reply recalled");
+    await second.session.startTurn(recall);
+    expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000)).status).toBe("completed");
+    const request = await lab.server.waitForRequest((r) => r.userText === "recall it @@reply recalled");
+    const body = JSON.stringify(request.body);
+    expect(body).toContain("remember ALPHA-7");
+    expect(body).toContain("noted");
+    const snapshot = await second.session.readSnapshot();
+    expect(snapshot.turns.map((t) => t.userText)).toEqual(["remember ALPHA-7 @@reply noted", "recall it @@reply recalled"]);
+    expect(snapshot.turns.map((t) => t.assistantText)).toEqual(["noted", "recalled"]);
+  });
+
+  it("refuses a resume cursor whose session file is gone", async () => {
+    await expect(lab.open({ resumeCursor: "/nonexistent/pi-session.jsonl" })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("forks natively with clone: the copy resumes elsewhere, the original goes on unchanged", async () => {
+    const { session, events } = await lab.open();
+    const base = turn("remember FORK-BASE @@reply base noted");
+    await session.startTurn(base);
+    await events.waitFor("turn.terminal", (e) => e.turnId === base.turnId, 30_000);
+    const original = session.resumeCursor!;
+    const { resumeCursor: copy } = await session.forkThread({});
+    expect(copy).not.toBe(original);
+    expect(existsSync(copy)).toBe(true);
+    await expect(session.forkThread({ afterTurnId: base.turnId })).rejects.toMatchObject({ code: "unsupported_capability" });
+
+    // The original session still writes to its own file.
+    const more = turn("original goes on @@reply on original");
+    await session.startTurn(more);
+    await events.waitFor("turn.terminal", (e) => e.turnId === more.turnId, 30_000);
+    expect(session.resumeCursor).toBe(original);
+
+    const forked = await lab.open({ resumeCursor: copy });
+    const recall = turn("in the fork @@reply fork answer");
+    await forked.session.startTurn(recall);
+    await forked.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000);
+    const body = JSON.stringify((await lab.server.waitForRequest((r) => r.userText === "in the fork @@reply fork answer")).body);
+    expect(body).toContain("remember FORK-BASE");
+    expect(body).not.toContain("original goes on");
+  });
+
+  it("puts per-turn instructions into the prompt, inside a switchyard_instructions block", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("with a role @@reply ok", { instructions: "You are a careful reviewer." });
+    await session.startTurn(input);
+    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    const request = await lab.server.waitForRequest((r) => r.userText === "with a role @@reply ok");
+    expect(JSON.stringify(request.body)).toContain("<switchyard_instructions>\\nYou are a careful reviewer.\\n</switchyard_instructions>");
+  });
+
+  it("fails a turn with the provider's error, exactly once", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("break @@fail 400 scripted-boom");
+    await session.startTurn(input);
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("failed");
+    expect(terminal.error?.message).toContain("scripted-boom");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(ofType(events.events, "turn.terminal", input.turnId)).toHaveLength(1);
+  });
+
+  it("approval-required: asks before bash through the extension, and runs it once accepted", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const input = turn("approve it @@shell echo approved-run", { runtimeMode: "approval-required" });
+    await session.startTurn(input);
+    const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
+    expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "echo approved-run" });
+    await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("completed");
+    expect(events.events).toContainEqual({ type: "runtime_request.resolved", turnId: input.turnId, requestId: opened.requestId, resolution: "answered" });
+    expect(ofType(events.events, "tool_call.completed", input.turnId)[0]).toMatchObject({ status: "completed", output: "approved-run\n" });
+    await expect(session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("approval-required: a declined bash call is reported declined and never runs", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const input = turn("decline it @@shell echo must-not-run", { runtimeMode: "approval-required" });
+    await session.startTurn(input);
+    const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
+    await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "decline" });
+    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    const completed = ofType(events.events, "tool_call.completed", input.turnId)[0];
+    expect(completed?.status).toBe("declined");
+    expect(completed?.output).not.toContain("must-not-run\n");
+  });
+
+  it("switches the runtime mode between turns without a new process", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const pid = session.processId;
+    const input = turn("free now @@shell echo no-approval-needed", { runtimeMode: "full-access" });
+    await session.startTurn(input);
+    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(events.events.some((e) => e.type === "runtime_request.opened")).toBe(false);
+    expect(session.processId).toBe(pid);
+  });
+
+  it("interrupting a turn that waits for approval cancels the request", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const input = turn("approve later @@shell echo never", { runtimeMode: "approval-required" });
+    await session.startTurn(input);
+    const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
+    await session.interruptTurn({ turnId: input.turnId });
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("interrupted");
+    expect(events.events).toContainEqual({ type: "runtime_request.resolved", turnId: input.turnId, requestId: opened.requestId, resolution: "cancelled" });
+  });
+
+  it("reports a dead pi process: the turn fails, then session.exited", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("hold on @@hold crash-gate");
+    await session.startTurn(input);
+    await lab.server.waitForHold("crash-gate", 30_000);
+    process.kill(session.processId!, "SIGKILL");
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal).toMatchObject({ status: "failed", error: { code: "pi_exited" } });
+    await events.waitFor("session.exited");
+    await expect(session.startTurn(turn("after death"))).rejects.toMatchObject({ code: "session_closed" });
+    lab.server.release("crash-gate");
+  });
+
+  it("is honest about what it declared false", async () => {
+    const caps = lab.adapter.capabilities();
+    expect(caps.threads.forkFromTurn).toBe(false);
+    expect(caps.runtimeRequests.userInputQuestions).toBe(false);
+    const { session } = await lab.open();
+    await expect(session.forkThread({ afterTurnId: "any" })).rejects.toMatchObject({ code: "unsupported_capability" });
+    const refused = await session.respondToRuntimeRequest("any", { kind: "user_input", answers: {} }).catch((error: unknown) => error);
+    expect(hasErrorCode(refused, "unsupported_capability")).toBe(true);
+  });
+});
+
+describe("Pi adapter: model switching and Pi's auto-retry", () => {
+  let retryLab: PiLab;
+
+  beforeAll(async () => {
+    retryLab = await createPiLab({ home: { autoRetry: true, settings: { retry: { enabled: true, maxRetries: 1, baseDelayMs: 50 } } } });
+    await addSecondModel(retryLab.home);
+  }, 60_000);
+  afterAll(async () => {
+    await retryLab?.dispose();
+  }, 60_000);
+
+  it("waits out Pi's auto-retry after a provider error and ends the turn once, failed", async () => {
+    const { session, events } = await retryLab.open();
+    const input = turn("flaky @@fail 500 overloaded-boom");
+    await session.startTurn(input);
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(terminal.status).toBe("failed");
+    expect(terminal.error?.message).toContain("overloaded-boom");
+    // Pi announced its retry, and the terminal came only after it.
+    const mine = events.ofTurn(input.turnId);
+    const retryWarning = mine.findIndex((e) => e.type === "warning" && e.message.startsWith("Pi retries"));
+    expect(retryWarning).toBeGreaterThan(-1);
+    expect(retryWarning).toBeLessThan(mine.findIndex((e) => e.type === "turn.terminal"));
+    // Pi's retry re-sent the request (the provider SDK inside Pi may retry a 5xx on its own too).
+    const calls = retryLab.server.requests.filter((r) => r.userText === "flaky @@fail 500 overloaded-boom");
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(mine.filter((e) => e.type === "turn.terminal")).toHaveLength(1);
+  });
+
+  it("switches the model between turns by restarting pi on the same session file", async () => {
+    const { session, events } = await retryLab.open();
+    const first = turn("first model @@reply one");
+    await session.startTurn(first);
+    await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, 30_000);
+    const pid = session.processId;
+    const second = turn("second model @@reply two", { model: "fake/fake-model-2" });
+    await session.startTurn(second);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === second.turnId, 30_000)).status).toBe("completed");
+    expect(session.processId).not.toBe(pid);
+    const request = await retryLab.server.waitForRequest((r) => r.userText === "second model @@reply two");
+    expect(request.model).toBe("fake-model-2");
+    expect(JSON.stringify(request.body)).toContain("first model @@reply one");
+  });
+});
+
+describe("Pi adapter: MCP injection through the Switchyard extension", () => {
+  let mcpLab: PiLab;
+  let mcp: TestMcpServer;
+  const inherited = { SWITCHYARD_MCP_TOKEN: process.env["SWITCHYARD_MCP_TOKEN"], SWITCHYARD_PI_STATE_FILE: process.env["SWITCHYARD_PI_STATE_FILE"] };
+
+  beforeAll(async () => {
+    mcp = await startTestMcpServer();
+    // Values a host (or the instance config) may carry must never reach Pi.
+    process.env["SWITCHYARD_MCP_TOKEN"] = "inherited-from-the-host";
+    process.env["SWITCHYARD_PI_STATE_FILE"] = "/tmp/not-this-one.json";
+    mcpLab = await createPiLab({ instanceEnvironment: { SWITCHYARD_MCP_URL: "http://127.0.0.1:9/wrong", SWITCHYARD_MCP_TOKEN: "from-the-instance-config" } });
+  }, 60_000);
+  afterAll(async () => {
+    for (const [name, value] of Object.entries(inherited)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await mcpLab?.dispose();
+    await mcp?.close();
+  }, 60_000);
+
+  it("registers the endpoint's tools as mcp__<server>__<tool> and calls them with the grant's token, passed in the environment only", async () => {
+    const grant = grantFor(mcp.url, mcp.token);
+    const { session, events } = await mcpLab.open({ mcp: grant, runtimeMode: "approval-required" });
+    const input = turn('go @@tool echo {"text":"via-bridge"}', { runtimeMode: "approval-required" });
+    await session.startTurn(input);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
+
+    const started = ofType(events.events, "tool_call.started", input.turnId);
+    expect(started).toEqual([expect.objectContaining({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo", input: { text: "via-bridge" } })]);
+    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "completed", output: "echo: via-bridge" })]);
+    // The Switchyard tools never wait for approval (the server checks the caller's modes).
+    expect(events.events.some((e) => e.type === "runtime_request.opened")).toBe(false);
+    expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "via-bridge" } });
+    expect(mcp.rejectedRequests).toBe(0);
+    const request = await mcpLab.server.waitForRequest((r) => r.userText === 'go @@tool echo {"text":"via-bridge"}' && r.stepIndex === 0);
+    expect(JSON.stringify(request.body)).toContain("Use the switchyard tools.");
+
+    const spawn = mcpLab.spawns.at(-1)!;
+    expect(spawn.extendEnv).toBe(false);
+    expect(spawn.args.join("\n")).not.toContain(mcp.token);
+    expect(spawn.env["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
+    expect(spawn.env["SWITCHYARD_MCP_URL"]).toBe(mcp.url);
+    expect(spawn.env["SWITCHYARD_PI_STATE_FILE"]).not.toBe("/tmp/not-this-one.json");
+    const extension = spawn.args[spawn.args.indexOf("--extension") + 1]!;
+    expect(extension.startsWith(mcpLab.ctx.context.paths.cacheDir)).toBe(true);
+    expect(readFileSync(extension, "utf8")).not.toContain(mcp.token);
+    // Pi overwrites its argv with its process title; the environment is where the token is.
+    expect(environmentOf(session.processId!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
+  });
+
+  it("a tool call Pi rejects (invalid arguments) is a failed tool call", async () => {
+    const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
+    const input = turn("go @@tool echo {}");
+    await session.startTurn(input);
+    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "failed" })]);
+  });
+
+  it("an endpoint that refuses the token: pi starts without the tools and the session says why", async () => {
+    const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, "not-the-token") });
+    const warning = await events.waitFor("warning", (e) => e.message.includes("Switchyard MCP tools are unavailable"), 30_000);
+    expect(warning.message).toContain("HTTP 401");
+    expect(warning.message).not.toContain("not-the-token");
+    const input = turn('go @@tool echo {"text":"x"}');
+    await session.startTurn(input);
+    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+    expect(events.textOf(input.turnId)).toContain("TOOL NOT OFFERED");
+  });
+});

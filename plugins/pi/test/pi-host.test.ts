@@ -1,0 +1,119 @@
+/**
+ * Pi through a real Switchyard host: the plugin loaded by the plugin host, the MCP endpoint on
+ * 127.0.0.1, and Pi calling back into it through the Switchyard extension with the session's
+ * own credential. Needs the built plugin (`npx tsc -b plugins/pi`): the host loads `dist`.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ScriptedModelServer, createPiHome, startTestHost, type PiHome, type TestHost } from "@switchyard/sdk/testkit";
+import { PLUGIN_DIR, commandLineOf, environmentOf } from "./pi-lab.js";
+
+const INSTANCE = "pi-host";
+
+let server: ScriptedModelServer;
+let home: PiHome;
+let lab: TestHost;
+
+beforeAll(async () => {
+  if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js"))) throw new Error("Build the plugin first: npx tsc -b plugins/pi");
+  server = await ScriptedModelServer.start();
+  home = await createPiHome({ modelServerUrl: server.url });
+  lab = await startTestHost({
+    plugins: [PLUGIN_DIR],
+    providers: [{ id: INSTANCE, driver: "pi", options: {}, homePath: home.home, environment: home.env }],
+    serverConfig: { maxWaitMs: 3_000 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await lab?.stop();
+  await server?.close();
+  await home?.cleanup();
+}, 60_000);
+
+type Item = { kind: string; text: string; status: string; data: Record<string, unknown> };
+const items = (threadId: string): Item[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
+
+/**
+ * The live Pi process of a provider session. Pi sets `process.title`, which overwrites
+ * /proc/<pid>/cmdline, so it is found by its environment (the session's state file).
+ */
+function piProcessOf(providerSessionId: string): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const env = environmentOf(Number(entry));
+      if (env["PI_CODING_AGENT_DIR"] === home.home && env["SWITCHYARD_PI_STATE_FILE"]?.includes(providerSessionId)) return Number(entry);
+    } catch {
+      // gone meanwhile, or not ours
+    }
+  }
+  throw new Error(`no pi process for provider session ${providerSessionId}`);
+}
+
+/** Files under a directory whose names match. */
+function findFiles(dir: string, pattern: RegExp): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findFiles(full, pattern));
+    else if (pattern.test(entry.name)) found.push(full);
+  }
+  return found;
+}
+
+describe("Pi through a Switchyard host", () => {
+  it("calls a Switchyard MCP tool through the extension with the session's own credential, which stays out of argv and files", async () => {
+    const threadId = lab.createThread(INSTANCE, "go @@tool orchestrator_capabilities {}", { runtimeMode: "full-access" });
+    const run = await lab.waitForRun(threadId, { timeoutMs: 60_000 });
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+
+    const call = items(threadId).find((item) => item.kind === "tool_call" && item.data["toolKind"] === "mcp");
+    expect(call, "no MCP tool call item").toBeDefined();
+    expect(call!.status).toBe("completed");
+    expect(call!.data["name"]).toBe("mcp__switchyard__orchestrator_capabilities");
+    expect(call!.data["server"]).toBe("switchyard");
+    expect(call!.text).toBe("switchyard/orchestrator_capabilities");
+    // Only this session's credential makes the endpoint answer as this instance's agent.
+    expect(String(call!.data["output"])).toContain(`"providerInstanceId":"${INSTANCE}"`);
+    expect(String(call!.data["output"])).toContain('"callerKind":"agent"');
+    expect(run.summary).toContain("DONE after mcp__switchyard__orchestrator_capabilities");
+
+    // The shared instructions rode on the system prompt of the first request.
+    const first = await server.waitForRequest((r) => r.userText === "go @@tool orchestrator_capabilities {}" && r.stepIndex === 0);
+    expect(JSON.stringify(first.body)).toContain('You can coordinate other coding agents through the \\"switchyard\\" MCP tools');
+    expect(first.toolNames).toContain("mcp__switchyard__delegate_task");
+
+    // The token: in Pi's environment only (the adapter tests check the argv it was spawned with).
+    const [session] = lab.host.store.select("providerSession", "thread_id = ?", [threadId]);
+    const pid = piProcessOf(session!.id);
+    const token = environmentOf(pid)["SWITCHYARD_MCP_TOKEN"];
+    expect(token).toBeTruthy();
+    expect(commandLineOf(pid).join(" ")).not.toContain(token!);
+    const extensions = findFiles(lab.home, /^switchyard-pi-extension-[0-9a-f]{12}\.js$/);
+    expect(extensions).toHaveLength(1);
+    expect(readFileSync(extensions[0]!, "utf8")).not.toContain(token!);
+    expect(readFileSync(extensions[0]!, "utf8")).toContain("SWITCHYARD_MCP_TOKEN");
+  });
+
+  it("a blocking t3_thread_wait on a thread that never finishes returns the server's resumable pending result", async () => {
+    const stuck = lab.createThread(INSTANCE, "never ends @@hold stuck-gate", { runtimeMode: "full-access" });
+    await server.waitForHold("stuck-gate", 30_000);
+    const started = Date.now();
+    const waiter = lab.createThread(INSTANCE, `go @@tool t3_thread_wait {"threadId":"${stuck}"}`, { runtimeMode: "full-access" });
+    const run = await lab.waitForRun(waiter, { timeoutMs: 60_000 });
+    const elapsed = Date.now() - started;
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    const call = items(waiter).find((item) => item.kind === "tool_call" && item.data["name"] === "mcp__switchyard__t3_thread_wait");
+    expect(call?.status).toBe("completed");
+    const output = JSON.parse(String(call!.data["output"])) as { waitTimedOut: boolean; status: string; threadId: string };
+    expect(output).toMatchObject({ threadId: stuck, waitTimedOut: true, status: "running" });
+    // The server's cap (3 s) ended the wait, not a client timeout.
+    expect(elapsed).toBeGreaterThanOrEqual(3_000);
+
+    lab.host.threads.interrupt({ threadId: stuck });
+    server.release("stuck-gate");
+    expect(["interrupted", "cancelled"]).toContain((await lab.waitForRun(stuck, { timeoutMs: 60_000 })).status);
+  });
+});
