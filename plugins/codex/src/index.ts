@@ -1,0 +1,24 @@
+/**
+ * @switchyard/plugin-codex: Codex as two drivers.
+ * - `codex`: `codex app-server` (JSON-RPC over stdio; native steer, interrupt, fork, resume,
+ *   approvals, per-thread MCP injection).
+ * - `codex-exec`: `@openai/codex-sdk` (one `codex exec` per turn; interrupt by abort, resume by
+ *   thread id; the shared policy covers steering and forks).
+ */
+import { definePlugin } from "@switchyard/sdk";
+import { createCodexDriver } from "./codex-adapter.js";
+import { createCodexExecDriver } from "./codex-exec-adapter.js";
+
+export { CodexAppServerAdapter, codexAppServerCapabilities, createCodexDriver } from "./codex-adapter.js";
+export { CodexExecAdapter, codexExecCapabilities, createCodexExecDriver } from "./codex-exec-adapter.js";
+export { CodexAppServerSession } from "./codex-session.js";
+export { CodexExecSession } from "./codex-exec-session.js";
+export { CODEX_APP_SERVER_CAPABILITIES, CODEX_EXEC_CAPABILITIES } from "./codex-capabilities.js";
+export { codexOptionsSchema, codexExecOptionsSchema, type CodexOptions, type CodexExecOptions, type CodexConfigValue } from "./codex-options.js";
+export { codexMcpServers, codexThreadMcpConfig, directServerName, DIRECT_TOOL_NAMES, type CodexMcpServerConfig } from "./codex-mcp-config.js";
+export { MCP_TOKEN_ENV_VAR } from "./codex-environment.js";
+export { appServerModeSettings, execModeSettings } from "./codex-runtime-modes.js";
+export { installedCodexBinary, resolveCodexBinary, type CodexBinary } from "./codex-binary.js";
+export { CODEX_WIRE_VERSION } from "./codex-wire.js";
+
+export default definePlugin({ drivers: [createCodexDriver(), createCodexExecDriver()] });
