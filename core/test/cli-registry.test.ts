@@ -204,12 +204,12 @@ describe("switchyard registry", () => {
     writeConfig({ providers: [] });
     const removed = await registry(["uninstall", "tiny-agent"]);
     expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stdout).toBe("Removed tiny-agent 1.0.0 (binary)\n");
+    expect(removed.stdout).toBe("Removed tiny-agent 1.0.0 (binary)");
     expect((await registry(["list"])).stdout).toContain("No registry agents are installed");
     expect(existsSync(join(cacheDir(), "agents", "tiny-agent"))).toBe(false);
     const nothing = await registry(["uninstall", "tiny-agent"]);
     expect(nothing.code).toBe(0);
-    expect(nothing.stdout).toBe("tiny-agent is not installed; nothing to remove.\n");
+    expect(nothing.stdout).toBe("tiny-agent is not installed; nothing to remove.");
   });
 
   it("refuses an archive whose checksum does not match, with a typed reason and exit code 1", async () => {

@@ -12,13 +12,12 @@ function terminalWrites(dbFile: string): Map<string, number> {
   try {
     const counts = new Map<string, number>();
     const rows = db.prepare("SELECT entity_id, json_extract(data, '$.status') AS status FROM events WHERE entity = 'run' ORDER BY sequence").all() as { entity_id: string; status: string }[];
-    let last = new Map<string, string>();
+    const last = new Map<string, string>();
     for (const row of rows) {
       const terminal = ["completed", "failed", "cancelled", "interrupted"].includes(row.status);
       if (terminal && last.get(row.entity_id) !== row.status) counts.set(row.entity_id, (counts.get(row.entity_id) ?? 0) + 1);
       last.set(row.entity_id, row.status);
     }
-    last = new Map();
     return counts;
   } finally {
     db.close();
@@ -42,7 +41,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-crash-ws-"));
     dirs.push(workspace);
 
-    child = EngineChild.start(home, gateDir, stateDir);
+    child = EngineChild.startScripted(home, gateDir, stateDir);
     await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
     // A plain run held at a gate, a queued run behind it, and a parent waiting on a delegated child.
@@ -55,7 +54,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
 
     await child.kill9();
 
-    child = EngineChild.start(home, gateDir, stateDir);
+    child = EngineChild.startScripted(home, gateDir, stateDir);
     const ready = await child.ready;
     // Every live run was resumable (the scripted provider resumes from its state files).
     expect(ready.report.continuedRuns.length).toBe(3);
@@ -97,7 +96,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     const gateDir = join(root, "gates");
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-crash-ws-"));
     dirs.push(workspace);
-    child = EngineChild.start(home, gateDir, join(root, "state"));
+    child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
     const threadId = await child.call<string>("thread", { projectId, instance: "gamma", prompt: "@@gate never @@reply unreachable" });
@@ -105,7 +104,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [threadId], timeoutMs: 15_000 });
     await child.kill9();
 
-    child = EngineChild.start(home, gateDir, join(root, "state"));
+    child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     const ready = await child.ready;
     expect(ready.report.interruptedRuns).toHaveLength(1);
     const first = await child.call<{ run: { status: string; terminalReason: string } }>("wait", { threadId, runId: ready.report.interruptedRuns[0], timeoutMs: 5_000 });
@@ -115,7 +114,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     await child.stop();
     child = null;
     // A second restart finds nothing to recover and changes nothing.
-    child = EngineChild.start(home, gateDir, join(root, "state"));
+    child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     const again = await child.ready;
     expect(again.report).toMatchObject({ continuedRuns: [], interruptedRuns: [] });
     await child.stop();

@@ -181,3 +181,13 @@ describe("{{history}}", () => {
     expect(history).toBe("first marker-a | second marker-b");
   });
 });
+
+describe("{{output.<field>}}", () => {
+  it("reads a field of the last tool result, also when the result is JSON inside a JSON string", async () => {
+    const { substitute } = await import("../src/testkit/model-server/decision.js");
+    const context = (output: string) => ({ request: { api: "openai-responses", stream: true, tools: [], systemText: "", items: [] }, turn: {}, toolResult: { toolName: "t", output, snippet: output } }) as never;
+    expect(substitute("id={{output.taskId}}", context('{"taskId":"task:abc","status":"running"}'))).toBe("id=task:abc");
+    expect(substitute("id={{output.taskId}}", context('[{"type":"input_text","text":"{\\"taskId\\":\\"task:xyz\\"}"}]'))).toBe("id=task:xyz");
+    expect(substitute("id={{output.missing}}", context("{}"))).toBe("id=");
+  });
+});

@@ -23,9 +23,24 @@ export class EngineChild {
     });
   }
 
-  static start(home: string, gateDir: string, stateDir: string): EngineChild {
-    const child = spawn(process.execPath, [FIXTURE, home, SCRIPTED_PROVIDER_PLUGIN_DIR, gateDir, stateDir], { stdio: ["pipe", "pipe", "inherit"] });
+  /** Starts a host process on `home` with the given config (providers, plugins…). */
+  static start(home: string, config: unknown): EngineChild {
+    const child = spawn(process.execPath, [FIXTURE, home, JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
     return new EngineChild(child);
+  }
+
+  /** Starts a host with three scripted instances: alpha and beta resume sessions, gamma cannot. */
+  static startScripted(home: string, gateDir: string, stateDir: string): EngineChild {
+    const scripted = (id: string) => ({ id, driver: "scripted", options: { gateDir, stateDir } });
+    return EngineChild.start(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [
+        scripted("alpha"),
+        scripted("beta"),
+        // Cannot resume a session: its live runs end interrupted after a crash.
+        { id: "gamma", driver: "scripted", options: { gateDir, capabilities: { turns: { interrupt: true, terminalStatusQuality: "strong" } } } },
+      ],
+    });
   }
 
   async call<T = unknown>(op: string, args: Record<string, unknown> = {}): Promise<T> {

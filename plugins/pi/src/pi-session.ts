@@ -233,6 +233,9 @@ export class PiProviderSession implements ProviderSession {
   }
 
   private onEvent(event: PiRpcEvent): void {
+    // Pi writes its session file with the first message: publish the cursor as soon as it
+    // exists, so a turn cut short by a host crash can be resumed, not only a finished one.
+    if (this.cursor === null) this.refreshCursor();
     const turn = this.turn;
     if (turn === null || turn.terminated) {
       if (event.type === "extension_error") this.logger.warn("pi extension error", { event: event.event, error: event.error });

@@ -31,7 +31,7 @@ import {
   spawnAcpChannel,
   withTimeout,
 } from "./acp-connection.js";
-import type { AcpAgentDescription, AcpChannel, AcpChannelFactory, AcpFlavor, AcpLaunchCommand } from "./acp-flavor.js";
+import { modeMappingOf, type AcpAgentDescription, type AcpChannel, type AcpChannelFactory, type AcpFlavor, type AcpLaunchCommand } from "./acp-flavor.js";
 import { AcpProviderSession } from "./acp-session.js";
 
 /** Options for {@link createAcpDriver} and {@link AcpOrchestrationAdapter}. */
@@ -80,7 +80,7 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
 
   /** The record for one agent description (used by sessions for their own agent). */
   capabilitiesFor(agent: AcpAgentDescription): ProviderCapabilities {
-    let overlay = negotiateAcpCapabilities(agent, this.flavor.modes);
+    let overlay = negotiateAcpCapabilities(agent, modeMappingOf(this.flavor, this.options));
     if (this.flavor.hooks?.refineCapabilities) overlay = this.flavor.hooks.refineCapabilities(overlay, agent);
     const { capabilities, warnings } = mergeCapabilities(staticAcpCapabilities(this.flavor), overlay);
     if (warnings.length > 0) this.context.logger.warn("ACP capability negotiation adjusted", { warnings });
@@ -141,6 +141,7 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
       } catch (error) {
         return this.notStarted("The agent did not answer initialize", error, channel);
       }
+      init = this.flavor.hooks?.adjustInitialize?.(init, { options: this.options }) ?? init;
       const version = init.agentInfo?.version ? { version: init.agentInfo.version } : {};
       const authMethods = init.authMethods ?? [];
       if (!sessionProbe) {

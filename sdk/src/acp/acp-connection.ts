@@ -171,9 +171,10 @@ export async function openNewSession(
   } catch (error) {
     if (error instanceof acp.RequestError && error.code === ACP_AUTH_REQUIRED) {
       const methods = (init.authMethods ?? []).map((method) => method.id);
+      const agentName = init.agentInfo?.title ?? init.agentInfo?.name ?? displayName;
       throw new SwitchyardError(
         "provider_unavailable",
-        `Agent "${displayName}" requires authentication (methods: ${methods.join(", ") || "none listed"}). ` +
+        `Agent "${agentName}" requires authentication (methods: ${methods.join(", ") || "none listed"}). ` +
           "Log in with the agent's own CLI, or configure the auth method the adapter should use.",
         { authMethods: methods, authRequired: true },
       );
@@ -209,7 +210,12 @@ export class SerialQueue {
 
 /** Describes a JSON-RPC or other error for a turn or log line. */
 export function describeError(error: unknown): { code?: string; message: string } {
-  if (error instanceof acp.RequestError) return { code: String(error.code), message: error.message };
+  if (error instanceof acp.RequestError) {
+    // Agents often put the useful part in `data` ("Internal error" + `{details: "No previous sessions found"}`).
+    const data = error.data as { details?: unknown; message?: unknown } | string | undefined;
+    const detail = typeof data === "string" ? data : typeof data?.details === "string" ? data.details : typeof data?.message === "string" ? data.message : undefined;
+    return { code: String(error.code), message: detail !== undefined && detail !== error.message ? `${error.message} (${detail})` : error.message };
+  }
   if (hasErrorCode(error)) return { code: error.code, message: error.message };
   if (typeof error === "object" && error !== null && "code" in error && "message" in error) {
     const { code, message } = error as { code: unknown; message: unknown };

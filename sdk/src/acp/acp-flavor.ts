@@ -170,6 +170,12 @@ export interface AcpExtensions {
 /** Optional hooks; each one refines a default the shared adapter already has. */
 export interface AcpFlavorHooks<TOptions> {
   /**
+   * Rewrites what the agent advertised at `initialize` before anything uses it (negotiation,
+   * MCP injection, session reload), for example to ignore a feature the agent advertises but
+   * cannot deliver. Runs on every `initialize` (probes and sessions).
+   */
+  adjustInitialize?(init: acp.InitializeResponse, input: { readonly options: TOptions }): acp.InitializeResponse;
+  /**
    * Adjusts the capabilities negotiated at `initialize` (for example, to switch off a feature
    * the agent advertises but the flavor knows to be broken). Runs after negotiation.
    */
@@ -226,8 +232,11 @@ export interface AcpFlavor<TOptions = unknown> {
    * `session/cancel` like a soft interrupt.
    */
   readonly hardInterrupt?: "respawn" | "cancel";
-  /** Agent mode ids for Switchyard modes. */
-  readonly modes?: AcpModeMapping;
+  /**
+   * Agent mode ids for Switchyard modes; a function when they depend on the instance's options
+   * (a generic flavor whose agents' mode names only the operator knows).
+   */
+  readonly modes?: AcpModeMapping | ((input: { readonly options: TOptions }) => AcpModeMapping | undefined);
   /** Models to list in `probe()` besides the instance's custom models. */
   readonly models?: readonly ModelDescriptor[];
   /** Custom methods the agent calls on the client. */
@@ -251,4 +260,9 @@ export interface AcpFlavor<TOptions = unknown> {
    * on it (respawning when `hardInterrupt` is `respawn`, else ending the turn itself). Default 15 s.
    */
   readonly cancelTimeoutMs?: number;
+}
+
+/** The mode mapping a flavor uses for an instance's options. */
+export function modeMappingOf<TOptions>(flavor: Pick<AcpFlavor<TOptions>, "modes">, options: TOptions): AcpModeMapping | undefined {
+  return typeof flavor.modes === "function" ? flavor.modes({ options }) : flavor.modes;
 }

@@ -35,6 +35,7 @@ import {
   type AcpClientHandlers,
 } from "./acp-connection.js";
 import { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
+import { modeMappingOf } from "./acp-flavor.js";
 import type {
   AcpAgentDescription,
   AcpSessionModels,
@@ -274,6 +275,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     } catch (error) {
       throw this.startFailure("initialize", error, channel);
     }
+    init = flavor.hooks?.adjustInitialize?.(init, { options }) ?? init;
     runtime.init = init;
     await this.authenticate(connection, init);
 
@@ -861,7 +863,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     this.runtimeMode = runtimeMode;
     this.interactionMode = interactionMode;
     const description = { modes: this.modes, configOptions: this.configOptions };
-    const mapping = this.deps.flavor.modes;
+    const mapping = modeMappingOf(this.deps.flavor, this.deps.options);
     const ids = agentModeIds(description);
     let target: string | null = null;
     if (interactionMode === "plan") {

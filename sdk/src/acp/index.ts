@@ -20,6 +20,7 @@ export type {
   AcpSessionModels,
   AcpTurnView,
 } from "./acp-flavor.js";
+export { modeMappingOf } from "./acp-flavor.js";
 export { createAcpDriver, staticAcpCapabilities, AcpOrchestrationAdapter, type AcpAdapterOptions } from "./acp-adapter.js";
 export { AcpProviderSession, type AcpSessionDeps } from "./acp-session.js";
 export {

@@ -72,13 +72,34 @@ export function conversationHistory(request: ParsedModelRequest): string {
   return users.slice(0, -1).join(" | ");
 }
 
-/** Substitutes `{{output}}`, `{{tool}}`, `{{user}}` and `{{history}}` in a scripted reply. */
+/**
+ * `{{output.<field>}}`: the string value of `"<field>"` in the last tool result (for example a
+ * `taskId` returned by one tool and passed to the next), or empty when there is none.
+ */
+export function outputField(context: ReplyContext, field: string): string {
+  const output = context.toolResult?.output ?? "";
+  const match = new RegExp(`\\\\?"${field}\\\\?"\\s*:\\s*\\\\?"([^"\\\\]+)`).exec(output);
+  return match?.[1] ?? "";
+}
+
+/** Substitutes `{{output}}`, `{{output.<field>}}`, `{{tool}}`, `{{user}}` and `{{history}}` in a scripted reply or tool arguments. */
 export function substitute(text: string, context: ReplyContext): string {
   return text
+    .replace(/\{\{output\.([A-Za-z0-9_]+)\}\}/g, (_match, field: string) => outputField(context, field))
     .replace(/\{\{history\}\}/g, conversationHistory(context.request))
     .replace(/\{\{output\}\}/g, context.toolResult?.snippet ?? "")
     .replace(/\{\{tool\}\}/g, context.toolResult?.toolName ?? "")
     .replace(/\{\{user\}\}/g, context.turn.userText ?? "");
+}
+
+/** Applies {@link substitute} to every string inside tool arguments. */
+function substituteArgs<T>(value: T, context: ReplyContext): T {
+  if (typeof value === "string") return substitute(value, context) as T;
+  if (Array.isArray(value)) return value.map((entry) => substituteArgs(entry, context)) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, substituteArgs(entry, context)])) as T;
+  }
+  return value;
 }
 
 /**
@@ -110,7 +131,7 @@ export function actionForStep(
         text: `TOOL NOT OFFERED: ${step.tool}. Offered: ${describeOfferedTools(context.request.tools)}`,
       };
     }
-    const args = step.args ?? {};
+    const args = substituteArgs(step.args ?? {}, context);
     let serialized: string;
     if (tool.kind === "custom") {
       serialized = typeof args === "string" ? args : typeof args["input"] === "string" ? args["input"] : JSON.stringify(args);
