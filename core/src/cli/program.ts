@@ -1,10 +1,10 @@
 import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
+import { registerDemo } from "./commands/demo.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
-import { registerRegistry } from "./commands/registry.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToken } from "./commands/token.js";
 
@@ -22,6 +22,6 @@ export function buildProgram(): Command {
   registerProject(program);
   registerToken(program);
   registerMcpBridge(program);
-  registerRegistry(program);
+  registerDemo(program);
   return program;
 }

@@ -1,0 +1,1 @@
+export { runDemo, type DemoOptions } from "./run-demo.js";
