@@ -5,6 +5,7 @@ import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
+import { registerRegistry } from "./commands/registry.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToken } from "./commands/token.js";
 
@@ -23,5 +24,6 @@ export function buildProgram(): Command {
   registerToken(program);
   registerMcpBridge(program);
   registerDemo(program);
+  registerRegistry(program);
   return program;
 }

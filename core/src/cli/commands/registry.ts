@@ -222,9 +222,15 @@ export function registerRegistry(program: Command): void {
     await handled(options, async () => {
       const { catalog, paths } = openCatalog(options);
       const installed = await catalog.list();
-      const config = loadConfig(paths.configFile);
+      // Listing works even with a broken config; only the USED BY column needs it.
+      let providers: { id: string; driver: string; options: Record<string, unknown> }[] = [];
+      try {
+        providers = loadConfig(paths.configFile).providers;
+      } catch (error) {
+        process.stderr.write(`${style("warning:", "yellow", process.stderr)} cannot tell which instances use these agents: ${(error as Error).message}\n`);
+      }
       const usedBy = (install: InstalledAgent) =>
-        config.providers.filter((provider) => provider.driver === REGISTRY_DRIVER && provider.options["agentId"] === install.agentId).map((provider) => provider.id);
+        providers.filter((provider) => provider.driver === REGISTRY_DRIVER && provider.options["agentId"] === install.agentId).map((provider) => provider.id);
       if (options.json) {
         printJson(installed.map((install) => ({ ...install, usedBy: usedBy(install) })));
         return;

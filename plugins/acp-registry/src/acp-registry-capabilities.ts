@@ -1,0 +1,41 @@
+import type { CapabilityDeclaration } from "@switchyard/sdk";
+
+/**
+ * What an ACP Registry instance declares before it has seen its agent: the ACP baseline and
+ * nothing an arbitrary agent might lack. Everything the protocol negotiates is then set from
+ * what the agent advertises at `initialize` and at session setup (the readiness probe's
+ * disposable `session/new` does this before the first thread):
+ * - `sessions.resume`, `threads.readSnapshot`, `identity.nativeThreadIds`: `loadSession` /
+ *   `sessionCapabilities.resume`;
+ * - `threads.fork`: `/unstable` `sessionCapabilities.fork` (never `forkFromTurn`);
+ * - `tools.mcp.http|sse`: `mcpCapabilities` (stdio, through the host's bridge, is the ACP baseline);
+ * - `sessions.modelSwitchInSession`: a `model` config option or a session `models` list;
+ * - `sessions.runtimeModeSwitchInSession`, `plan` interaction mode: session modes.
+ *
+ * Not negotiable in ACP, so declared pessimistically:
+ * - `tools.shell` false: ACP has no capability that says the agent runs commands (most do;
+ *   their `execute` tool calls still show up as command items);
+ * - `runtimeRequests.userInputQuestions` false: an agent may send form elicitations, but
+ *   nothing says it will;
+ * - `subagents.native` none; `context.acceptsInstructions` false (no system prompt in ACP).
+ * Steering is interrupt-and-restart (`session/cancel`, then the new prompt).
+ */
+export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
+  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  threads: { readSnapshot: false, fork: false, forkFromTurn: false },
+  turns: {
+    emitsTurnStarted: true,
+    interrupt: true,
+    activeSteering: false,
+    steeringByInterruptRestart: true,
+    queuedMessages: false,
+    terminalStatusQuality: "strong",
+  },
+  tools: { shell: false, mcp: { http: false, sse: false, stdio: true }, dynamicToolCallbacks: false },
+  runtimeRequests: { approvals: true, userInputQuestions: false },
+  subagents: { native: "none", exposesChildThreadIds: false },
+  context: { acceptsInstructions: false },
+  identity: { nativeThreadIds: "weak", nativeTurnIds: "none", nativeItemIds: "weak" },
+  runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
+  interactionModes: ["default"],
+};

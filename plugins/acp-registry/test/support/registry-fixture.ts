@@ -1,0 +1,126 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveHarnessBinary } from "@switchyard/sdk/testkit";
+
+/** An ACP Registry served from 127.0.0.1: `registry.json` plus archives. */
+export interface RegistryFixture {
+  /** `http://127.0.0.1:<port>/registry.json`. */
+  readonly url: string;
+  /** `http://127.0.0.1:<port>`, for archive URLs. */
+  readonly origin: string;
+  /** Replaces the index (`agents` may use `{{origin}}` in archive URLs). */
+  setAgents(agents: readonly unknown[]): void;
+  /** Serves `body` at `/<name>`. */
+  addFile(name: string, body: Buffer): void;
+  /** How many times the index was fetched. */
+  readonly indexRequests: number;
+  close(): Promise<void>;
+}
+
+/** Starts a registry fixture server on 127.0.0.1 (only loopback: nothing leaves the machine). */
+export async function startRegistryFixture(agents: readonly unknown[] = []): Promise<RegistryFixture> {
+  let current: readonly unknown[] = agents;
+  const files = new Map<string, Buffer>();
+  let indexRequests = 0;
+  let origin = "";
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
+    if (path === "/registry.json") {
+      indexRequests += 1;
+      const body = JSON.stringify({ version: "1.0.0", agents: current, extensions: [] }).replaceAll("{{origin}}", origin);
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+      return;
+    }
+    const file = files.get(path.slice(1));
+    if (file === undefined) {
+      response.writeHead(404).end("not found");
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.length });
+    response.end(file);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `${origin}/registry.json`,
+    origin,
+    setAgents: (next) => {
+      current = next;
+    },
+    addFile: (name, body) => {
+      files.set(name, body);
+    },
+    get indexRequests() {
+      return indexRequests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A tar.gz holding one executable `#!/bin/sh` script named `name`, and its SHA-256. */
+export function shellScriptArchive(name: string, script: string): { body: Buffer; sha256: string } {
+  const dir = mkdtempSync(join(tmpdir(), "acp-registry-archive-"));
+  try {
+    const file = join(dir, "files", name);
+    execFileSync("mkdir", ["-p", join(dir, "files")]);
+    writeFileSync(file, script);
+    chmodSync(file, 0o755);
+    execFileSync("tar", ["-czf", join(dir, "agent.tar.gz"), "-C", join(dir, "files"), name]);
+    const body = readFileSync(join(dir, "agent.tar.gz"));
+    return { body, sha256: createHash("sha256").update(body).digest("hex") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The two real ACP agents installed from npm, as registry entries and local executables. */
+export function realAgents(): {
+  readonly entries: readonly unknown[];
+  readonly gemini: { readonly command: string; readonly env: Readonly<Record<string, string>>; readonly version: string };
+  readonly codexAcp: { readonly command: string; readonly version: string };
+} {
+  const gemini = resolveHarnessBinary("gemini");
+  const codexAcp = resolveHarnessBinary("codex-acp");
+  // Gemini CLI is a JS bin with a `#!/usr/bin/env node` line: the bin file itself is the
+  // executable a local override names. codex-acp: the native binary, not its Node wrapper.
+  const geminiCommand = gemini.native ? gemini.command : (gemini.args[0] as string);
+  return {
+    entries: [
+      {
+        id: "gemini",
+        name: "Gemini CLI",
+        version: gemini.version,
+        description: "Google's open-source agent (fixture entry: the registry's npx distribution, ACP over --acp)",
+        repository: "https://github.com/google-gemini/gemini-cli",
+        distribution: { npx: { package: `@google/gemini-cli@${gemini.version}`, args: ["--acp"] } },
+      },
+      {
+        id: "codex-acp",
+        name: "Codex",
+        version: codexAcp.version,
+        description: "ACP adapter for OpenAI's Codex (fixture entry)",
+        repository: "https://github.com/zed-industries/codex-acp",
+        distribution: {
+          binary: {
+            "linux-x86_64": { archive: "{{origin}}/codex-acp-linux-x86_64.tar.gz", cmd: "./codex-acp" },
+            "linux-aarch64": { archive: "{{origin}}/codex-acp-linux-aarch64.tar.gz", cmd: "./codex-acp" },
+            "darwin-aarch64": { archive: "{{origin}}/codex-acp-darwin-aarch64.tar.gz", cmd: "./codex-acp" },
+          },
+          npx: { package: `@zed-industries/codex-acp@${codexAcp.version}` },
+        },
+      },
+    ],
+    gemini: { command: geminiCommand, env: gemini.env, version: gemini.version },
+    codexAcp: { command: codexAcp.command, version: codexAcp.version },
+  };
+}
