@@ -1,39 +1,9 @@
 import { RegistryCatalog, isRegistryError, type AgentLaunchSpec, type AgentReadiness } from "@switchyard/registry-cache";
-import { RUNTIME_MODES, SwitchyardError, type OptionsSchema, type OptionsValidationResult, type PluginContext, type ProviderDriver } from "@switchyard/sdk";
-import { createAcpDriver, type AcpAdapterOptions, type AcpFlavor, type AcpLaunchInput, type AcpModeMapping, type acpSdk } from "@switchyard/sdk/acp";
+import { z } from "zod";
+import { RUNTIME_MODES, SwitchyardError, type PluginContext, type ProviderDriver } from "@switchyard/sdk";
+import { createAcpDriver, type AcpAdapterOptions, type AcpFlavor, type AcpLaunchInput, type acpSdk } from "@switchyard/sdk/acp";
 import { ACP_REGISTRY_CAPABILITIES } from "./acp-registry-capabilities.js";
 import { acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
-
-/** Driver options of an ACP Registry instance. */
-export interface AcpRegistryOptions {
-  /** The registry agent id (`codex-acp`, `gemini`, …), as `switchyard registry search` lists it. */
-  readonly agentId: string;
-  /** The index URL; default `$SWITCHYARD_ACP_REGISTRY_URL`, else the public ACP Registry. */
-  readonly registryUrl?: string;
-  /**
-   * A local executable (path, or name on PATH) to run instead of the installed one. The
-   * registry-declared args and env are kept. With an override nothing has to be installed.
-   */
-  readonly commandOverride?: string;
-  /** The `authenticate` method to use when the agent lists auth methods (e.g. `gemini-api-key`); default: the agent's own login. */
-  readonly authMethodId?: string;
-  /** Environment for the agent, over the registry-declared env (and the instance's `environment`). */
-  readonly env?: Readonly<Record<string, string>>;
-  /**
-   * Features the agent advertises at `initialize` that Switchyard should treat as absent,
-   * because this agent (version) advertises them but cannot deliver them. See
-   * {@link IGNORABLE_AGENT_CAPABILITIES}.
-   */
-  readonly ignoreAgentCapabilities?: readonly IgnorableAgentCapability[];
-  /**
-   * Which of the agent's session modes stand for Switchyard's runtime modes and plan mode
-   * (e.g. Gemini CLI: `{"runtime": {"full-access": "yolo", "auto-accept-edits": "autoEdit",
-   * "approval-required": "default"}}`). Without an entry the adapter uses a mode with the same
-   * id, else the agent's initial mode, and enforces the runtime mode through its answers to
-   * permission requests.
-   */
-  readonly modes?: AcpModeMapping;
-}
 
 /** The `initialize` advertisements an instance may tell Switchyard to ignore (paths in `agentCapabilities`). */
 export const IGNORABLE_AGENT_CAPABILITIES = [
@@ -47,103 +17,58 @@ export const IGNORABLE_AGENT_CAPABILITIES = [
 /** One of {@link IGNORABLE_AGENT_CAPABILITIES}. */
 export type IgnorableAgentCapability = (typeof IGNORABLE_AGENT_CAPABILITIES)[number];
 
-const OPTION_KEYS = ["agentId", "registryUrl", "commandOverride", "authMethodId", "env", "ignoreAgentCapabilities", "modes"];
-const AGENT_ID = /^[a-z0-9][a-z0-9._-]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const modeId = z.string().min(1, "must be an agent mode id");
 
-function modeMappingIssues(value: unknown): { message: string; path: string[] }[] {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [{ message: 'modes must be an object: {"runtime": {...}, "plan": "<mode id>"}', path: ["modes"] }];
-  const issues: { message: string; path: string[] }[] = [];
-  const { runtime, plan, ...rest } = value as Record<string, unknown>;
-  for (const key of Object.keys(rest)) issues.push({ message: `unknown key "${key}" (known: runtime, plan)`, path: ["modes", key] });
-  if (plan !== undefined && (typeof plan !== "string" || plan.length === 0)) issues.push({ message: "modes.plan must be an agent mode id", path: ["modes", "plan"] });
-  if (runtime !== undefined) {
-    if (typeof runtime !== "object" || runtime === null || Array.isArray(runtime)) {
-      issues.push({ message: `modes.runtime must map runtime modes (${RUNTIME_MODES.join(", ")}) to agent mode ids`, path: ["modes", "runtime"] });
-    } else {
-      for (const [mode, id] of Object.entries(runtime)) {
-        if (!(RUNTIME_MODES as readonly string[]).includes(mode)) issues.push({ message: `"${mode}" is not a runtime mode (${RUNTIME_MODES.join(", ")})`, path: ["modes", "runtime", mode] });
-        else if (typeof id !== "string" || id.length === 0) issues.push({ message: `modes.runtime.${mode} must be an agent mode id`, path: ["modes", "runtime", mode] });
-      }
-    }
-  }
-  return issues;
-}
+/** Validates ACP Registry driver options. */
+export const acpRegistryOptionsSchema = z
+  .object({
+    /** The registry agent id (`codex-acp`, `gemini`, …), as `switchyard registry search` lists it. */
+    agentId: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be a registry agent id (lowercase letters, digits, '.', '_' or '-'); find one with `switchyard registry search`"),
+    /** The index URL; default `$SWITCHYARD_ACP_REGISTRY_URL`, else the public ACP Registry. */
+    registryUrl: z
+      .string()
+      .min(1)
+      .superRefine((url, ctx) => {
+        try {
+          // The catalog's constructor applies the URL policy (https; http only on loopback) and touches no disk.
+          new RegistryCatalog({ cacheDir: "/nonexistent", registryUrl: url });
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: error instanceof Error ? error.message : String(error) });
+        }
+      })
+      .optional(),
+    /**
+     * A local executable (path, or name on PATH) to run instead of the installed one. The
+     * registry-declared args and env are kept. With an override nothing has to be installed.
+     */
+    commandOverride: z.string().min(1).optional(),
+    /** The `authenticate` method to use when the agent lists auth methods (e.g. `gemini-api-key`); default: the agent's own login. */
+    authMethodId: z.string().min(1).optional(),
+    /** Environment for the agent, over the registry-declared env (and the instance's `environment`). */
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "is not an environment variable name"), z.string()).optional(),
+    /**
+     * Features the agent advertises at `initialize` that Switchyard should treat as absent,
+     * because this agent (version) advertises them but cannot deliver them.
+     */
+    ignoreAgentCapabilities: z.array(z.enum(IGNORABLE_AGENT_CAPABILITIES)).optional(),
+    /**
+     * Which of the agent's session modes stand for Switchyard's runtime modes and plan mode
+     * (e.g. Gemini CLI: `{"runtime": {"full-access": "yolo", "auto-accept-edits": "autoEdit",
+     * "approval-required": "default"}}`). Without an entry the adapter uses a mode with the same
+     * id, else the agent's initial mode, and enforces the runtime mode through its answers to
+     * permission requests.
+     */
+    modes: z
+      .object({ runtime: z.partialRecord(z.enum(RUNTIME_MODES), modeId).optional(), plan: modeId.optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
-/** Validates {@link AcpRegistryOptions} (Standard Schema v1). The registry URL goes through the catalog's own URL policy. */
-export const acpRegistryOptionsSchema: OptionsSchema<AcpRegistryOptions> = {
-  "~standard": {
-    version: 1,
-    vendor: "switchyard-acp-registry",
-    validate(value: unknown): OptionsValidationResult<AcpRegistryOptions> {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return { issues: [{ message: 'ACP Registry options must be an object with at least "agentId".' }] };
-      }
-      const input = value as Record<string, unknown>;
-      const issues: { message: string; path: string[] }[] = [];
-      if (typeof input.agentId !== "string" || !AGENT_ID.test(input.agentId)) {
-        issues.push({ message: "agentId must be a registry agent id (lowercase letters, digits, '.', '_' or '-'); find one with `switchyard registry search`", path: ["agentId"] });
-      }
-      if (input.registryUrl !== undefined) {
-        if (typeof input.registryUrl !== "string" || input.registryUrl.length === 0) {
-          issues.push({ message: "registryUrl must be a non-empty string", path: ["registryUrl"] });
-        } else {
-          try {
-            // The catalog's constructor applies the URL policy (https; http only on loopback) and touches no disk.
-            new RegistryCatalog({ cacheDir: "/nonexistent", registryUrl: input.registryUrl });
-          } catch (error) {
-            issues.push({ message: error instanceof Error ? error.message : String(error), path: ["registryUrl"] });
-          }
-        }
-      }
-      for (const key of ["commandOverride", "authMethodId"] as const) {
-        if (input[key] !== undefined && (typeof input[key] !== "string" || (input[key] as string).length === 0)) {
-          issues.push({ message: `${key} must be a non-empty string`, path: [key] });
-        }
-      }
-      if (input.env !== undefined) {
-        if (typeof input.env !== "object" || input.env === null || Array.isArray(input.env)) {
-          issues.push({ message: "env must be an object of string values", path: ["env"] });
-        } else {
-          for (const [name, entry] of Object.entries(input.env)) {
-            if (!ENV_NAME.test(name)) issues.push({ message: `"${name}" is not an environment variable name`, path: ["env", name] });
-            else if (typeof entry !== "string") issues.push({ message: `env.${name} must be a string`, path: ["env", name] });
-          }
-        }
-      }
-      if (input.ignoreAgentCapabilities !== undefined) {
-        const list = input.ignoreAgentCapabilities;
-        if (!Array.isArray(list)) {
-          issues.push({ message: `ignoreAgentCapabilities must be an array of: ${IGNORABLE_AGENT_CAPABILITIES.join(", ")}`, path: ["ignoreAgentCapabilities"] });
-        } else {
-          list.forEach((entry, index) => {
-            if (!(IGNORABLE_AGENT_CAPABILITIES as readonly unknown[]).includes(entry)) {
-              issues.push({ message: `${JSON.stringify(entry)} is not one of: ${IGNORABLE_AGENT_CAPABILITIES.join(", ")}`, path: ["ignoreAgentCapabilities", String(index)] });
-            }
-          });
-        }
-      }
-      if (input.modes !== undefined) issues.push(...modeMappingIssues(input.modes));
-      for (const key of Object.keys(input)) {
-        if (!OPTION_KEYS.includes(key)) issues.push({ message: `unknown option "${key}" (known: ${OPTION_KEYS.join(", ")})`, path: [key] });
-      }
-      if (issues.length > 0) return { issues };
-      return {
-        value: {
-          agentId: input.agentId as string,
-          ...(typeof input.registryUrl === "string" ? { registryUrl: input.registryUrl } : {}),
-          ...(typeof input.commandOverride === "string" ? { commandOverride: input.commandOverride } : {}),
-          ...(typeof input.authMethodId === "string" ? { authMethodId: input.authMethodId } : {}),
-          ...(input.env !== undefined ? { env: { ...(input.env as Record<string, string>) } } : {}),
-          ...(Array.isArray(input.ignoreAgentCapabilities) && input.ignoreAgentCapabilities.length > 0
-            ? { ignoreAgentCapabilities: [...(input.ignoreAgentCapabilities as IgnorableAgentCapability[])] }
-            : {}),
-          ...(input.modes !== undefined ? { modes: input.modes as AcpModeMapping } : {}),
-        },
-      };
-    },
-  },
-};
+/** Driver options of an ACP Registry instance. */
+export type AcpRegistryOptions = z.output<typeof acpRegistryOptionsSchema>;
 
 /**
  * The catalogs of one driver: one `RegistryCatalog` per cache directory and index URL, shared

@@ -1,4 +1,5 @@
-import type { OptionsSchema, OptionsValidationResult, UserInputQuestion } from "@switchyard/sdk";
+import { z } from "zod";
+import type { UserInputQuestion } from "@switchyard/sdk";
 import { createAcpDriver, type AcpAdapterOptions, type AcpExtensionInput, type AcpFlavor } from "@switchyard/sdk/acp";
 import { GROK_CAPABILITIES, refineGrokCapabilities } from "./grok-capabilities.js";
 import {
@@ -9,54 +10,24 @@ import {
   type XaiExitPlanModeResult,
 } from "./grok-wire.js";
 
-/** Driver options for a Grok instance. */
-export interface GrokOptions {
-  /** The Grok CLI (default `grok`). */
-  readonly command: string;
-  /** Its arguments for ACP over stdio (default `agent stdio`). */
-  readonly args: readonly string[];
-  /** The `authenticate` method to use when Grok lists auth methods; default: its cached login. */
-  readonly authMethodId?: string;
-}
+/** Validates Grok driver options. */
+export const grokOptionsSchema = z
+  .object({
+    /** The Grok CLI. */
+    command: z.string().min(1).default("grok"),
+    /** Its arguments for ACP over stdio. */
+    args: z.array(z.string()).default(["agent", "stdio"]),
+    /** The `authenticate` method to use when Grok lists auth methods; default: its cached login. */
+    authMethodId: z.string().min(1).optional(),
+  })
+  .strict();
 
-const DEFAULT_OPTIONS: GrokOptions = { command: "grok", args: ["agent", "stdio"] };
+/** Driver options for a Grok instance. */
+export type GrokOptions = z.output<typeof grokOptionsSchema>;
 
 /** What the model is told when it proposed a plan in a plan-only turn. */
 export const PLAN_RECORDED_FEEDBACK =
   "Switchyard recorded this plan for review. Do not implement it now; end your turn and wait for the next message.";
-
-/** Validates {@link GrokOptions} (Standard Schema v1, no validator library needed). */
-export const grokOptionsSchema: OptionsSchema<GrokOptions> = {
-  "~standard": {
-    version: 1,
-    vendor: "switchyard-grok",
-    validate(value: unknown): OptionsValidationResult<GrokOptions> {
-      const input = (value ?? {}) as Record<string, unknown>;
-      if (typeof input !== "object" || Array.isArray(input)) return { issues: [{ message: "Grok options must be an object." }] };
-      const issues: { message: string; path: string[] }[] = [];
-      if (input.command !== undefined && (typeof input.command !== "string" || input.command.length === 0)) {
-        issues.push({ message: "command must be a non-empty string", path: ["command"] });
-      }
-      if (input.args !== undefined && (!Array.isArray(input.args) || input.args.some((arg) => typeof arg !== "string"))) {
-        issues.push({ message: "args must be an array of strings", path: ["args"] });
-      }
-      if (input.authMethodId !== undefined && typeof input.authMethodId !== "string") {
-        issues.push({ message: "authMethodId must be a string", path: ["authMethodId"] });
-      }
-      for (const key of Object.keys(input)) {
-        if (!["command", "args", "authMethodId"].includes(key)) issues.push({ message: `unknown option "${key}"`, path: [key] });
-      }
-      if (issues.length > 0) return { issues };
-      return {
-        value: {
-          command: (input.command as string | undefined) ?? DEFAULT_OPTIONS.command,
-          args: (input.args as string[] | undefined) ?? DEFAULT_OPTIONS.args,
-          ...(typeof input.authMethodId === "string" ? { authMethodId: input.authMethodId } : {}),
-        },
-      };
-    },
-  },
-};
 
 /** `_x.ai/ask_user_question` → a blocking `user_input` runtime request. Never auto-answered. */
 async function askUserQuestion({ params: raw, session, signal }: AcpExtensionInput): Promise<XaiAskUserQuestionResult> {
