@@ -43,3 +43,4 @@ export {
   type RegistryIndex,
 } from "./registry-schema.js";
 export type { ProcessEnv } from "./runner-lookup.js";
+export { acpRegistryCacheDir, ACP_REGISTRY_URL_ENV, resolveRegistryUrl } from "./home-layout.js";

@@ -26,7 +26,7 @@ describe("MCP authentication and authorization", () => {
   afterAll(async () => lab.stop());
 
   it("answers a request without a token, with a malformed header or an unknown token with 401 and WWW-Authenticate: Bearer", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer sy_unknown_token_abcdefghijklmnop" }]) {
+    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer sy_unknown_token_abcdefghijklmnop" }] as Record<string, string>[]) {
       const response = await post(lab.server.mcpUrl, headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(String(response.headers["www-authenticate"])).toMatch(/^Bearer /);

@@ -4,33 +4,10 @@
  * Registry entry. This file holds the registry side: where the catalog lives, which index it
  * reads, and how a registry launch spec becomes the adapter's launch command.
  */
-import { join } from "node:path";
-import { DEFAULT_REGISTRY_URL, type AgentLaunchSpec } from "@switchyard/registry-cache";
+import type { AgentLaunchSpec } from "@switchyard/registry-cache";
 import type { AcpLaunchCommand } from "@switchyard/sdk/acp";
 
-/**
- * The registry cache, relative to `$SWITCHYARD_HOME`. Shared with `switchyard registry …`
- * (core/src/cli/commands/registry.ts uses the same segments): the operator installs an agent
- * with the CLI and every instance of this driver launches that install. It is deliberately not
- * the plugin's own `context.paths.cacheDir` (`cache/plugins/<plugin>`), which the CLI cannot
- * know without loading the plugin.
- */
-export const ACP_REGISTRY_CACHE_SEGMENTS = ["cache", "acp-registry"] as const;
-
-/** The environment variable that overrides the index URL (for this driver and the CLI). */
-export const ACP_REGISTRY_URL_ENV = "SWITCHYARD_ACP_REGISTRY_URL";
-
-/** `<home>/cache/acp-registry`. */
-export function acpRegistryCacheDir(home: string): string {
-  return join(home, ...ACP_REGISTRY_CACHE_SEGMENTS);
-}
-
-/** The index URL: the instance's option, else `$SWITCHYARD_ACP_REGISTRY_URL`, else the public index. */
-export function resolveRegistryUrl(option: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (option !== undefined && option !== "") return option;
-  const fromEnv = env[ACP_REGISTRY_URL_ENV];
-  return fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_REGISTRY_URL;
-}
+export { acpRegistryCacheDir, ACP_REGISTRY_URL_ENV, resolveRegistryUrl } from "@switchyard/registry-cache";
 
 /**
  * The adapter's launch command for a registry launch spec: the registry's command and args,

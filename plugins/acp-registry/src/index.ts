@@ -18,6 +18,6 @@ export {
   type IgnorableAgentCapability,
 } from "./acp-registry-adapter.js";
 export { ACP_REGISTRY_CAPABILITIES } from "./acp-registry-capabilities.js";
-export { ACP_REGISTRY_CACHE_SEGMENTS, ACP_REGISTRY_URL_ENV, acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
+export { ACP_REGISTRY_URL_ENV, acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
 
 export default definePlugin({ drivers: [createAcpRegistryDriver()] });

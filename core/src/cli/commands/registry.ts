@@ -1,9 +1,11 @@
-import { join } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import {
+  ACP_REGISTRY_URL_ENV,
   DEFAULT_REGISTRY_URL,
   RegistryCatalog,
+  acpRegistryCacheDir,
+  resolveRegistryUrl,
   createProgressBar,
   isRegistryError,
   type AgentSummary,
@@ -14,16 +16,6 @@ import {
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../../config/paths.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
-
-/**
- * The registry cache directory under `$SWITCHYARD_HOME/cache`. The acp-registry plugin
- * launches agents from the same place (plugins/acp-registry/src/acp-registry-wire.ts,
- * `ACP_REGISTRY_CACHE_SEGMENTS`): what `registry install` puts here is what instances run.
- */
-export const ACP_REGISTRY_CACHE_SUBDIR = "acp-registry";
-
-/** Overrides the index URL when `--registry-url` is not given (the plugin reads it too). */
-export const ACP_REGISTRY_URL_ENV = "SWITCHYARD_ACP_REGISTRY_URL";
 
 /** The driver whose instances name registry agents in `options.agentId`. */
 const REGISTRY_DRIVER = "acp-registry";
@@ -37,23 +29,11 @@ interface RegistryOptions {
   readonly json?: boolean;
 }
 
-/** `$SWITCHYARD_HOME/cache/acp-registry`. */
-export function registryCacheDir(paths: SwitchyardPaths): string {
-  return join(paths.cacheDir, ACP_REGISTRY_CACHE_SUBDIR);
-}
-
-/** `--registry-url`, else `$SWITCHYARD_ACP_REGISTRY_URL`, else the public ACP Registry. */
-export function registryUrlFrom(option: string | undefined): string {
-  if (option !== undefined && option !== "") return option;
-  const fromEnv = process.env[ACP_REGISTRY_URL_ENV];
-  return fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_REGISTRY_URL;
-}
-
 function openCatalog(options: RegistryOptions): { catalog: RegistryCatalog; paths: SwitchyardPaths } {
   const paths = pathsFor(resolveHome(options.home));
   const catalog = new RegistryCatalog({
-    cacheDir: registryCacheDir(paths),
-    registryUrl: registryUrlFrom(options.registryUrl),
+    cacheDir: acpRegistryCacheDir(paths.home),
+    registryUrl: resolveRegistryUrl(options.registryUrl),
     logger: { warn: (message, fields) => process.stderr.write(`${style("warning:", "yellow", process.stderr)} ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`) },
   });
   return { catalog, paths };
@@ -236,7 +216,7 @@ export function registerRegistry(program: Command): void {
         return;
       }
       if (installed.length === 0) {
-        process.stdout.write(`No registry agents are installed in ${registryCacheDir(paths)}. Find one with \`switchyard registry search\`.\n`);
+        process.stdout.write(`No registry agents are installed in ${acpRegistryCacheDir(paths.home)}. Find one with \`switchyard registry search\`.\n`);
         return;
       }
       printTable(
