@@ -48,6 +48,12 @@ export interface McpEndpointGrant {
   readonly toolTimeoutMs: number;
   /** Tools that block until work finishes (`delegate_task`, `t3_thread_wait`). */
   readonly blockingToolNames: readonly string[];
+  /**
+   * Tools a harness with deferred or scripted tool use should offer as direct tool calls
+   * (never deferred behind a tool search, never run inside a code sandbox), so a blocking wait
+   * really blocks the model (seed 000: `t3_thread_wait`). Absent means none.
+   */
+  readonly directToolNames?: readonly string[];
   /** Shared orchestration instructions, for harnesses that take them with the first turn. */
   readonly instructions: string;
   /**

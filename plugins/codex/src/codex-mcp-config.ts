@@ -1,14 +1,6 @@
 import { SwitchyardError, type McpEndpointGrant } from "@switchyard/sdk";
 import { MCP_TOKEN_ENV_VAR } from "./codex-environment.js";
 
-/**
- * Tools registered on a second server entry, `<serverName>-direct`, so Codex offers them as
- * direct tool calls: never deferred behind `tool_search` (what 0.171 does to MCP tools for known
- * model slugs) and never run inside Code Mode (where a nested blocking call would let the model
- * keep working while the wait runs). Seed 000 "Codex V2": only `t3_thread_wait`.
- */
-export const DIRECT_TOOL_NAMES: readonly string[] = ["t3_thread_wait"];
-
 /** Seconds Codex waits for the Switchyard server to start (`startup_timeout_sec`, default 10). */
 const STARTUP_TIMEOUT_SEC = 20;
 
@@ -41,8 +33,11 @@ export function canonicalServerName(server: string, grant: McpEndpointGrant | nu
 }
 
 /**
- * The two `mcp_servers` entries for a grant: `<serverName>` with every tool except the direct
- * ones, and `<serverName>-direct` with only those. Both use the same URL and token env var.
+ * The `mcp_servers` entries for a grant: `<serverName>` with every tool except the grant's
+ * direct ones, and `<serverName>-direct` with only those, so Codex offers them as direct tool
+ * calls: never deferred behind `tool_search` (what 0.171 does to MCP tools for known model
+ * slugs) and never run inside Code Mode (where a nested blocking call would let the model keep
+ * working while the wait runs). Both use the same URL and token env var.
  */
 export function codexMcpServers(grant: McpEndpointGrant): Record<string, CodexMcpServerConfig> {
   if (!/^[A-Za-z0-9_-]+$/.test(grant.serverName)) {
@@ -57,9 +52,10 @@ export function codexMcpServers(grant: McpEndpointGrant): Record<string, CodexMc
     tool_timeout_sec: Math.ceil(grant.toolTimeoutMs / 1000) + TOOL_TIMEOUT_HEADROOM_SEC,
     default_tools_approval_mode: "approve" as const,
   };
+  const direct = grant.directToolNames ?? [];
   return {
-    [grant.serverName]: { ...common, disabled_tools: DIRECT_TOOL_NAMES },
-    [directServerName(grant.serverName)]: { ...common, enabled_tools: DIRECT_TOOL_NAMES, omit_tools_from: ["code_mode", "deferred"] },
+    [grant.serverName]: { ...common, ...(direct.length > 0 ? { disabled_tools: direct } : {}) },
+    ...(direct.length > 0 ? { [directServerName(grant.serverName)]: { ...common, enabled_tools: direct, omit_tools_from: ["code_mode", "deferred"] as const } } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ export { CodexAppServerSession } from "./codex-session.js";
 export { CodexExecSession } from "./codex-exec-session.js";
 export { CODEX_APP_SERVER_CAPABILITIES, CODEX_EXEC_CAPABILITIES } from "./codex-capabilities.js";
 export { codexOptionsSchema, codexExecOptionsSchema, type CodexOptions, type CodexExecOptions, type CodexConfigValue } from "./codex-options.js";
-export { codexMcpServers, codexThreadMcpConfig, directServerName, DIRECT_TOOL_NAMES, type CodexMcpServerConfig } from "./codex-mcp-config.js";
+export { codexMcpServers, codexThreadMcpConfig, directServerName, type CodexMcpServerConfig } from "./codex-mcp-config.js";
 export { MCP_TOKEN_ENV_VAR } from "./codex-environment.js";
 export { appServerModeSettings, execModeSettings } from "./codex-runtime-modes.js";
 export { installedCodexBinary, resolveCodexBinary, type CodexBinary } from "./codex-binary.js";

@@ -55,6 +55,7 @@ export function grantFor(url: string, token: string, serverName = "switchyard"):
     token,
     toolTimeoutMs: 120_000,
     blockingToolNames: ["delegate_task", "t3_thread_wait"],
+    directToolNames: ["t3_thread_wait"],
     instructions: "SWITCHYARD-ORCHESTRATION-INSTRUCTIONS: you can delegate work.",
     stdioBridge: { command: "switchyard", args: ["mcp-bridge"], env: {} },
   };

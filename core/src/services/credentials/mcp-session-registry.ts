@@ -139,6 +139,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
       // Above the longest blocking wait, so the harness never gives up before the server answers.
       toolTimeoutMs: endpoint.maxWaitMs * 2 + 30_000,
       blockingToolNames: ["delegate_task", "t3_thread_wait"],
+      directToolNames: ["t3_thread_wait"],
       instructions: orchestrationInstructions(endpoint.serverName),
       stdioBridge: {
         command: endpoint.bridge.command,
