@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
-import { startTestHost, type TestHost } from "./support/test-host.js";
+import { scriptedInstance, startTestHost, type TestHost } from "./support/test-host.js";
 
 describe("turn lifecycle through the scripted provider", () => {
   let t: TestHost;
@@ -47,5 +47,26 @@ describe("turn lifecycle through the scripted provider", () => {
     const second = await t.host.threads.waitForRun({ threadId: thread.id, runId: queued.runId, timeoutMs: 10_000 });
     expect(second.run?.status).toBe("completed");
     expect(second.run?.summary).toBe("two");
+  });
+
+  it("hands a thread's history to a new provider session when the provider cannot resume the old one", async () => {
+    t = await startTestHost({
+      providers: ({ gateDir }) => [scriptedInstance("forgetful", { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" } } })],
+    });
+    const project = t.host.projects.add(t.workspace);
+    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "forgetful", prompt: "remember the word plum @@reply noted plum", createdBy: "user", creationSource: "cli" });
+    await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
+    await t.host.sessions.close(thread.id, "test");
+    const sent = t.host.threads.send({ threadId: thread.id, text: "@@reply what was the word?", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const second = await t.host.threads.waitForRun({ threadId: thread.id, runId: sent.runId, timeoutMs: 10_000 });
+    expect(second.run?.status).toBe("completed");
+    const attempt = t.host.store.select("attempt", "run_id = ?", [sent.runId])[0]!;
+    expect(attempt.instructions).toBeNull();
+    const transfer = t.host.store.select("contextTransfer", "target_thread_id = ? AND kind = 'session_handoff'", [thread.id]);
+    expect(transfer).toHaveLength(1);
+    expect(transfer[0]!.content).toContain("remember the word plum");
+    expect(transfer[0]!.content).toContain("noted plum");
+    expect(transfer[0]!.content).not.toContain("what was the word");
+    expect(t.host.store.select("item", "thread_id = ? AND kind = 'handoff'", [thread.id])).toHaveLength(1);
   });
 });

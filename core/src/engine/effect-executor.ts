@@ -1,11 +1,12 @@
 import { toErrorShape } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { OutboxEffect } from "../store/store.js";
-import { isTerminalRunStatus } from "../store/records.js";
+import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
 import type { Engine } from "./engine.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
-import type { ProviderSessionManager } from "./provider-session-manager.js";
+import type { LiveSession, ProviderSessionManager } from "./provider-session-manager.js";
+import { portableContext } from "./portable-context.js";
 import { createRun, activeRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
@@ -59,7 +60,8 @@ export class EffectExecutor {
     if (started === null) return;
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
-    const instructions = [attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
+    const handoff = live.needsHistoryHandoff ? this.handOffHistory(live, thread, run) : null;
+    const instructions = [handoff, attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
     try {
       const result = await live.session.startTurn({
         turnId: attempt.id,
@@ -76,6 +78,44 @@ export class EffectExecutor {
       const shape = toErrorShape(error, "provider_error");
       this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed"));
     }
+  }
+
+  /**
+   * The thread's history for a provider conversation that starts over (its provider could not
+   * resume the old one), recorded as a handoff so the timeline shows what the provider was given.
+   */
+  private handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord): string | null {
+    live.needsHistoryHandoff = false;
+    const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
+    const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, { beforeRunOrdinal: run.ordinal });
+    if (content === "") return null;
+    this.engine.apply((ctx) => {
+      ctx.put("contextTransfer", {
+        id: `transfer:session-handoff:${live.providerSessionId}`,
+        kind: "session_handoff",
+        sourceThreadId: thread.id,
+        targetThreadId: thread.id,
+        strategy: "portable",
+        status: "consumed",
+        content,
+        delegatedTaskId: null,
+        createdAt: ctx.now,
+        consumedAt: ctx.now,
+      });
+      putItem(ctx, {
+        id: `item:handoff:${live.providerSessionId}`,
+        threadId: thread.id,
+        runId: run.id,
+        attemptId: run.currentAttemptId,
+        kind: "handoff",
+        status: "completed",
+        text: "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
+        data: { strategy: "portable", chars: content.length },
+        createdBy: "system",
+        creationSource: "system",
+      });
+    });
+    return content;
   }
 
   private async steerTurn(payload: TurnSteerPayload): Promise<void> {

@@ -23,6 +23,12 @@ export interface LiveSession {
   readonly instanceId: string;
   readonly session: GuardedSession;
   readonly hasMcp: boolean;
+  /**
+   * The session started a new provider conversation on a thread that already has one (the
+   * provider could not resume it): its first turn carries the thread's history as portable
+   * context, so nothing said earlier is lost.
+   */
+  needsHistoryHandoff: boolean;
 }
 
 /**
@@ -144,12 +150,14 @@ export class ProviderSessionManager {
       });
       throw new SwitchyardError("provider_error", `Could not open a ${instance.descriptor.driver} session: ${message}`, { providerInstanceId: thread.providerInstanceId });
     }
+    const earlierConversation = this.engine.store.count("item", "thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IS NOT NULL", [threadId]) > 0;
     const live: LiveSession = {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
       session: new GuardedSession(session, () => adapter.capabilities(), instance.descriptor.id),
       hasMcp: grant !== null,
+      needsHistoryHandoff: resumeCursor === null && earlierConversation,
     };
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", providerSessionId);

@@ -5,6 +5,7 @@ import type { Engine } from "../engine/engine.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ProviderSessionManager } from "../engine/provider-session-manager.js";
 import { createThread } from "../engine/thread-records.js";
+import { portableContext } from "../engine/portable-context.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { Actor, CreationSource, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
@@ -29,21 +30,6 @@ export interface ForkResult {
   readonly transferId: string;
   readonly strategy: "native" | "portable";
   readonly reason: string;
-}
-
-/** Formats a thread's visible conversation as portable context, newest last, within a budget. */
-export function portableContext(engine: Engine, source: ThreadRecord, maxChars: number, afterRunId?: string): string {
-  let items = engine.store.select("item", "thread_id = ? AND kind IN ('user_message', 'assistant_message', 'proposed_plan')", [source.id], "ORDER BY position");
-  if (afterRunId !== undefined) {
-    const cut = engine.store.get("run", afterRunId);
-    if (cut !== null) items = items.filter((item) => item.runId === null || (engine.store.get("run", item.runId)?.ordinal ?? 0) <= cut.ordinal);
-  }
-  const lines = items.map((item) => `${item.kind === "user_message" ? "User" : item.kind === "proposed_plan" ? "Plan" : "Assistant"}: ${item.text}`);
-  const header = `This conversation continues thread "${source.title}" (${source.id}). Its history so far:`;
-  let body = lines.join("\n\n");
-  const budget = Math.max(500, maxChars - header.length - 40);
-  if (body.length > budget) body = `…(earlier history omitted)\n\n${body.slice(body.length - budget)}`;
-  return `<switchyard_context>\n${header}\n\n${body}\n</switchyard_context>`;
 }
 
 /**
@@ -87,7 +73,7 @@ export class ThreadForkService {
     const commandId = request.commandId ?? `cmd:thread.fork:${this.engine.ids.random("req")}`;
     const threadId = derive.threadFromCommand(commandId);
     const transferId = `transfer:fork:${threadId}`;
-    const handoff = strategy === "portable" ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, request.afterRunId) : "";
+    const handoff = strategy === "portable" ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, { upToRunId: request.afterRunId }) : "";
     this.engine.execute({
       commandId,
       operation: "thread.fork",

@@ -234,7 +234,8 @@ export interface RuntimeRequestRecord {
 /** Context moving between threads. */
 export interface ContextTransferRecord {
   readonly id: string;
-  readonly kind: "subagent_spawn" | "subagent_result" | "fork";
+  /** Spawn and result of a delegated task, a fork, or a thread's history handed to a new provider session. */
+  readonly kind: "subagent_spawn" | "subagent_result" | "fork" | "session_handoff";
   readonly sourceThreadId: string;
   readonly targetThreadId: string;
   /** How it travels: only the prompt, natively, as portable text, or as a result. */
