@@ -310,4 +310,26 @@ describe("MCP delegation lifecycle (real endpoint, engine, SQLite; two scripted 
     await lab.host.threads.waitForRun({ threadId: parent.threadId, timeoutMs: 10_000 });
     expect(await callTool(parent.client, "delegate_task", { task: "x" })).toMatchObject({ ok: false, code: "parent_not_active" });
   });
+
+  it("refuses to cancel a task whose provider cannot interrupt its running turn", async () => {
+    const rigid = await McpLab.start({
+      providers: ({ gateDir }) => [
+        { id: "alpha", driver: "scripted", options: { gateDir } },
+        { id: "rigid", driver: "scripted", options: { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" }, runtimeModes: ["approval-required", "auto-accept-edits", "full-access"] } } },
+      ],
+    });
+    try {
+      const parent = await rigid.liveAgent();
+      const task = await mustCall<DelegateTaskResult>(parent.client, "delegate_task", { task: "@@gate rigid-child @@reply done anyway", target: { providerInstanceId: "rigid" }, mode: "async" });
+      await rigid.waitForLiveTurn(task.childThreadId);
+      const refused = await callTool(parent.client, "task_cancel", { taskId: task.taskId });
+      expect(refused).toMatchObject({ ok: false, code: "task_not_cancellable", message: expect.stringContaining("cannot interrupt") });
+      rigid.release("rigid-child");
+      const finished = await rigid.host.waiter.waitFor(() => rigid.host.store.get("delegatedTask", task.taskId)!.finalizedAt, { timeoutMs: 10_000 });
+      expect(finished).not.toBeNull();
+      parent.release();
+    } finally {
+      await rigid.stop();
+    }
+  });
 });

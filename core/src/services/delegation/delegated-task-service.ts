@@ -326,9 +326,20 @@ export class DelegatedTaskService {
         if (!terminal) {
           const run = ctx.require("run", current.childRunId);
           const nested = openNestedTasks(ctx, current.childThreadId);
-          const interruptible = run.status === "starting" || run.status === "running" || run.status === "waiting";
+          const active = run.status === "starting" || run.status === "running" || run.status === "waiting";
+          // A run that has not reached its provider yet can always be stopped; a live one only
+          // when the provider can interrupt a turn.
+          const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+          const reachedProvider = attempt !== null && attempt.status !== "pending";
+          const interruptible = active && (!reachedProvider || this.registry.capabilities(current.providerInstanceId).turns.interrupt);
           if (!interruptible && run.status !== "queued" && nested.length === 0) {
-            throw new OrchestratorFailure("task_not_cancellable", `Task ${task.id} has no interruptible run, no queued turn and no unfinished delegated work; its result is being published.`, { taskId });
+            throw new OrchestratorFailure(
+              "task_not_cancellable",
+              active
+                ? `Task ${task.id} runs on provider "${current.providerInstanceId}", which cannot interrupt a running turn, and has no queued turn or delegated work to stop; wait for it with task_status.`
+                : `Task ${task.id} has no interruptible run, no queued turn and no unfinished delegated work; its result is being published.`,
+              { taskId },
+            );
           }
         }
         this.stopTaskTree(ctx, current.id, why);
