@@ -6,7 +6,7 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { createProject } from "../engine/thread-records.js";
 import type { ProjectRecord } from "../store/records.js";
-import { stableHash } from "../util/ids.js";
+import { createHash } from "node:crypto";
 
 /** Projects: the folders threads work in. */
 @injectable()
@@ -25,7 +25,7 @@ export class ProjectService {
     }
     const existing = this.engine.store.select("project", "root_path = ?", [root])[0];
     if (existing !== undefined) return existing;
-    const id = `project_${stableHash(root).slice(0, 12).toLowerCase().replace(/[^a-z0-9]/g, "0")}`;
+    const id = `project_${createHash("sha256").update(root).digest("hex").slice(0, 16)}`;
     return this.engine.execute({
       commandId: `cmd:project.add:${id}`,
       operation: "project.add",

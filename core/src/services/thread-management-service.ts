@@ -291,7 +291,7 @@ export class ThreadManagementService {
       clientRequestId?: string | undefined;
       projectId?: string | undefined;
     },
-  ): Promise<{ threads: { index: number; thread: ThreadRecord; runId: string | null; delivery: DeliveryResult | null; notes: readonly string[] }[]; replayed: boolean }> {
+  ): Promise<{ threads: { index: number; thread: ThreadRecord; runId: string | null; notes: readonly string[] }[]; replayed: boolean }> {
     if (input.threads.length < 1 || input.threads.length > 20) throw new Failure("invalid_request", "create_threads takes between 1 and 20 threads.");
     const projectId = this.callers.project(caller, input.projectId);
     const project = this.engine.store.get("project", projectId)!;
@@ -376,7 +376,7 @@ export class ThreadManagementService {
       threads: threadIds.map((threadId, index) => {
         const thread = this.getThread(threadId);
         const run = latestRun(this.engine, threadId);
-        return { index, thread, runId: run?.id ?? null, delivery: null, notes: notes[index] ?? [] };
+        return { index, thread, runId: run?.id ?? null, notes: notes[index] ?? [] };
       }),
     };
   }
