@@ -5,7 +5,7 @@ import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
 import { OrchestratorFailure } from "./orchestrator-failure.js";
-import { activeRun, createAttempt, createRun, putItem, queuedRuns, startNextQueued, touchThread } from "./run-lifecycle.js";
+import { activeRun, createAttempt, createRun, putItem, queuedRuns, releaseHeldRuns, startNextQueued, touchThread, type NewRunInput } from "./run-lifecycle.js";
 import { requireLiveThread } from "./thread-records.js";
 
 /** What a message needs to be delivered. */
@@ -21,6 +21,8 @@ export interface DeliverMessageInput {
   readonly kind?: RunKind;
   readonly delegatedTaskId?: string | null;
   readonly notifiesRequestId?: string | null;
+  /** The delegated task whose result this notification delivers (a stop-and-queue-ahead message queues behind it). */
+  readonly deliversResultOf?: string | null;
   /** The target provider's capabilities (read by the caller from the provider registry). */
   readonly capabilities: ProviderCapabilities;
   readonly model?: string | null;
@@ -60,7 +62,12 @@ const DELIVERY: Record<DispatchAction, Delivery> = {
  * timeline whatever the path, so nothing accepted is lost.
  */
 export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
-  const thread = requireLiveThread(ctx, input.threadId);
+  const target = requireLiveThread(ctx, input.threadId);
+  // A system notice never resumes a stopped thread: it waits, held, for Resume or the next
+  // explicit send. An explicit send resumes the thread, and the held runs go first, in order.
+  if (target.stopped && input.kind === "notification") return holdNotice(ctx, input);
+  if (target.stopped) releaseHeldRuns(ctx, target.id);
+  const thread = ctx.require("thread", target.id);
   const active = activeRun(ctx, thread.id);
   const attempt = active?.currentAttemptId ? ctx.get("attempt", active.currentAttemptId) : null;
   const decision = decideMessageDispatch({
@@ -79,7 +86,6 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   if (!decision.ok) {
     throw new OrchestratorFailure("thread_not_sendable", decision.reason, { threadId: thread.id, asked: decision.asked, capability: decision.capability });
   }
-  if (thread.stopped) ctx.put("thread", { ...thread, stopped: false, updatedAt: ctx.now });
 
   // A fork whose conversation travels as portable context hands it to its first run.
   let instructions = input.instructions ?? null;
@@ -93,20 +99,7 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     }
   }
 
-  const runInput = {
-    threadId: thread.id,
-    messageId: input.messageId,
-    text: input.text,
-    instructions,
-    kind: input.kind ?? "work",
-    createdBy: input.createdBy,
-    creationSource: input.creationSource,
-    delegatedTaskId: input.delegatedTaskId ?? null,
-    notifiesRequestId: input.notifiesRequestId ?? null,
-    model: input.model,
-    runtimeMode: input.runtimeMode,
-    interactionMode: input.interactionMode,
-  } as const;
+  const runInput = newRunInput(input, instructions);
 
   let runId: string;
   let action: DispatchAction = decision.action;
@@ -126,8 +119,13 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
       runId = createRun(ctx, runInput, false).id;
       break;
     case "interrupt_then_queue_first": {
-      const first = Math.min(0, ...queuedRuns(ctx, thread.id).map((run) => run.queueOrder)) - 1;
-      runId = createRun(ctx, runInput, false, first).id;
+      // Ahead of other queued messages, but a delegated-task result waiting in the queue (not
+      // held by Stop) survives the stop and still runs first.
+      const queued = queuedRuns(ctx, thread.id);
+      const results = queued.filter((run) => !run.held && run.deliversResultOf != null);
+      const base = Math.min(0, ...queued.map((run) => run.queueOrder));
+      results.forEach((run, index) => ctx.put("run", { ...run, queueOrder: base - results.length - 1 + index }));
+      runId = createRun(ctx, runInput, false, base - 1).id;
       ctx.put("run", { ...active!, interruptRequested: true, terminalReason: "interrupted_for_message" });
       ctx.effect({
         id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
@@ -159,9 +157,39 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     }
   }
 
+  recordMessage(ctx, input, runId, action);
+  return {
+    threadId: thread.id,
+    messageId: input.messageId,
+    runId,
+    delivery: DELIVERY[action],
+    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
+  };
+}
+
+function newRunInput(input: DeliverMessageInput, instructions: string | null): NewRunInput {
+  return {
+    threadId: input.threadId,
+    messageId: input.messageId,
+    text: input.text,
+    instructions,
+    kind: input.kind ?? "work",
+    createdBy: input.createdBy,
+    creationSource: input.creationSource,
+    delegatedTaskId: input.delegatedTaskId ?? null,
+    notifiesRequestId: input.notifiesRequestId ?? null,
+    deliversResultOf: input.deliversResultOf ?? null,
+    ...(input.model !== undefined ? { model: input.model } : {}),
+    ...(input.runtimeMode !== undefined ? { runtimeMode: input.runtimeMode } : {}),
+    ...(input.interactionMode !== undefined ? { interactionMode: input.interactionMode } : {}),
+  };
+}
+
+/** The message in the timeline, whatever path it took, so nothing accepted is lost. */
+function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: string, action: DispatchAction): void {
   putItem(ctx, {
     id: input.messageId,
-    threadId: thread.id,
+    threadId: input.threadId,
     runId,
     attemptId: null,
     kind: "user_message",
@@ -171,12 +199,19 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });
-  touchThread(ctx, thread.id);
+  touchThread(ctx, input.threadId);
+}
+
+/** A notice for a stopped thread: queued and held, like the runs Stop held. */
+function holdNotice(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
+  const run = createRun(ctx, newRunInput(input, input.instructions ?? null), false);
+  ctx.put("run", { ...run, held: true });
+  recordMessage(ctx, input, run.id, "queue");
   return {
-    threadId: thread.id,
+    threadId: input.threadId,
     messageId: input.messageId,
-    runId,
-    delivery: DELIVERY[action],
-    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
+    runId: run.id,
+    delivery: "queued",
+    decision: { asked: input.mode, action: "queue", degraded: false, reason: "The thread is stopped, so the notice is held until Resume or the next explicit send." },
   };
 }

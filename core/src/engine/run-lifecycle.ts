@@ -72,6 +72,8 @@ export interface NewRunInput {
   readonly creationSource: CreationSource;
   readonly delegatedTaskId: string | null;
   readonly notifiesRequestId?: string | null;
+  /** The delegated task whose result this notification run delivers. */
+  readonly deliversResultOf?: string | null;
   readonly model?: string | null;
   readonly runtimeMode?: RuntimeMode;
   readonly interactionMode?: InteractionMode;
@@ -107,6 +109,8 @@ export function createRun(ctx: CommandContext, input: NewRunInput, start: boolea
     terminalReason: null,
     interruptRequested: false,
     notifiesRequestId: input.notifiesRequestId ?? null,
+    deliversResultOf: input.deliversResultOf ?? null,
+    interruptedOnRequest: false,
     createdAt: ctx.now,
     startedAt: null,
     endedAt: null,
@@ -165,6 +169,29 @@ export function startNextQueued(ctx: CommandContext, threadId: string): RunRecor
   if (thread.deletedAt !== null) return null;
   const next = queuedRuns(ctx, threadId).find((run) => !run.held && !thread.stopped);
   return next ? startRun(ctx, next) : null;
+}
+
+/**
+ * Resume after Stop: the thread is no longer stopped and its held queued runs are released, to
+ * start in their queue order once the thread is idle. Returns the released runs, oldest first.
+ */
+export function resumeThread(ctx: CommandContext, threadId: string): RunRecord[] {
+  const released = releaseHeldRuns(ctx, threadId);
+  startNextQueued(ctx, threadId);
+  return released.map((run) => ctx.require("run", run.id));
+}
+
+/** Clears Stop and un-holds the held queued runs without starting any (the caller decides). */
+export function releaseHeldRuns(ctx: CommandContext, threadId: string): RunRecord[] {
+  const thread = ctx.require("thread", threadId);
+  if (thread.stopped) ctx.put("thread", { ...thread, stopped: false, updatedAt: ctx.now });
+  const held = queuedRuns(ctx, threadId).filter((run) => run.held);
+  return held.map((run) => ctx.put("run", { ...run, held: false }));
+}
+
+/** The thread's newest run that reached a provider (queued runs that never started do not count). */
+export function latestExecutedRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
+  return ctx.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC").find((run) => run.startedAt !== null) ?? null;
 }
 
 /** Sets the status of a run's root node. */
@@ -258,12 +285,14 @@ export function finishRun(
 }
 
 /**
- * Asks the provider to interrupt a run's live attempt. A run that has not reached the provider
- * yet (queued, or an attempt still pending) ends at once.
+ * Asks the provider to interrupt a run's live attempt: the explicit interrupt and Stop path. A run
+ * that has not reached the provider yet (queued, or an attempt still pending) ends at once.
  */
 export function requestInterrupt(ctx: CommandContext, runId: string, reason: string, hard: boolean): RunRecord {
-  const run = ctx.require("run", runId);
-  if (isTerminalRunStatus(run.status)) return run;
+  const current = ctx.require("run", runId);
+  if (isTerminalRunStatus(current.status)) return current;
+  // Marked before it ends, so the run-terminal reactions know the run was stopped on purpose.
+  const run = ctx.put("run", { ...current, interruptedOnRequest: true });
   if (run.status === "queued") return finishRun(ctx, run.id, "cancelled", null, reason);
   const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
   if (attempt === null || attempt.status === "pending") {

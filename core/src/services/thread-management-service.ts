@@ -5,7 +5,7 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt, resumeThread, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -171,6 +171,22 @@ export class ThreadManagementService {
         }),
     });
     return { ...outcome.result, replayed: outcome.replayed };
+  }
+
+  /**
+   * Resume after Stop: the thread is no longer stopped and the runs Stop held start in their
+   * queue order. Nothing else starts: a result or question that waited for the thread reaches it
+   * when its next run ends. Idempotent by command id; a thread that was not stopped is unchanged.
+   */
+  resume(threadId: string, commandId?: string): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+    const thread = this.getThread(threadId);
+    const outcome = this.engine.execute({
+      commandId: commandId ?? this.newCommandId("thread.resume"),
+      operation: "thread.resume",
+      request: { threadId: thread.id },
+      handle: (ctx) => ({ resumedRunIds: resumeThread(ctx, thread.id).map((run) => run.id) }),
+    });
+    return { thread: this.getThread(thread.id), resumedRunIds: outcome.result.resumedRunIds, replayed: outcome.replayed };
   }
 
   /** The run a wait or interrupt without a run id selects: the newest active run, else the newest. */

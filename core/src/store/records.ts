@@ -119,10 +119,15 @@ export interface RunRecord {
   readonly interactionMode: InteractionMode;
   readonly createdBy: Actor;
   readonly creationSource: CreationSource;
+  /**
+   * The delegated task this run is known work of: the task's original run, and the follow-up
+   * runs the system started in the child thread for that work (nested results, questions)
+   * before the task was finalized.
+   */
   readonly delegatedTaskId: string | null;
   /** Queue order among queued runs: lower runs first. */
   readonly queueOrder: number;
-  /** Held queued runs wait for Resume (set by Stop). */
+  /** Held queued runs wait for Resume or the next explicit send (set by Stop). */
   readonly held: boolean;
   readonly currentAttemptId: string | null;
   readonly attemptCount: number;
@@ -135,6 +140,16 @@ export interface RunRecord {
   readonly interruptRequested: boolean;
   /** A runtime request that notified a parent, whose queued notice this run is. */
   readonly notifiesRequestId: string | null;
+  /**
+   * The delegated task whose result this notification run delivers to its parent thread
+   * (absent on runs written before the field existed).
+   */
+  readonly deliversResultOf?: string | null;
+  /**
+   * An explicit interrupt or Stop (a person, an agent, task_cancel) asked this run to end, so no
+   * automatic catch-up turn follows it (absent on runs written before the field existed).
+   */
+  readonly interruptedOnRequest?: boolean;
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly endedAt: string | null;
@@ -266,11 +281,17 @@ export interface DelegatedTaskRecord {
   readonly role: DelegatedTaskRole | null;
   readonly title: string;
   readonly task: string;
-  /** The original child run's status. */
+  /**
+   * The original child run's status when the task was created; once finalized, the published
+   * status (the final work turn's). Views derive the live status from the task's runs.
+   */
   readonly status: RunStatus;
+  /** The published result: the latest assistant content of the final work turn (or its error). */
   readonly summary: string | null;
   readonly spawnContextTransferId: string;
   readonly resultContextTransferId: string | null;
+  /** The run whose content was published: the final work turn (absent before finalization and on older records). */
+  readonly resultRunId?: string | null;
   readonly finalizedAt: string | null;
   readonly cancelRequestedAt: string | null;
   readonly cancelReason: string | null;

@@ -57,6 +57,8 @@ export const derive = {
   delegatedItem: (commandId: string) => `item:delegated-task:${commandId}`,
   spawnTransfer: (commandId: string) => `transfer:subagent-spawn:${commandId}`,
   resultTransfer: (taskId: string) => `transfer:subagent-result:${taskId}`,
+  /** The result of a later turn in a delegated task's child thread (one per run). */
+  followUpResultTransfer: (taskId: string, runId: string) => `transfer:subagent-result:${taskId}:${runId}`,
   threadFromCommand: (commandId: string, index = 0) => `thread:${commandId}:${index}`,
   messageFromCommand: (commandId: string, index = 0) => `message:${commandId}:${index}`,
   run: (threadId: string, ordinal: number) => `run:${threadId}:${ordinal}`,

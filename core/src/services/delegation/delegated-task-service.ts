@@ -6,10 +6,10 @@ import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { activeRun, finishRun, putItem, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
+import { activeRun, finishRun, latestExecutedRun, putItem, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderRegistry } from "../../providers/provider-registry.js";
-import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type RunRecord, type RuntimeRequestRecord, type StoredEvent } from "../../store/records.js";
+import { type DelegatedTaskRecord, type DelegatedTaskRole, type RunRecord, type RuntimeRequestRecord, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
@@ -18,7 +18,8 @@ import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { ProviderSelectionService, type TargetRequest } from "../provider-selection-service.js";
 import { threadLink } from "../thread-views.js";
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
-import { openNestedTasks, taskView, type DelegateTaskResult } from "./task-view.js";
+import { taskView, type DelegateTaskResult } from "./task-view.js";
+import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "./task-work.js";
 
 /** seed 000 `DelegateTaskInput`. */
 export interface DelegateTaskInput {
@@ -324,18 +325,17 @@ export class DelegatedTaskService {
         const current = ctx.require("delegatedTask", task.id);
         const terminal = current.finalizedAt !== null;
         if (!terminal) {
-          const run = ctx.require("run", current.childRunId);
-          const nested = openNestedTasks(ctx, current.childThreadId);
-          const active = run.status === "starting" || run.status === "running" || run.status === "waiting";
+          const work = taskWork(ctx, current);
+          const run = work.active;
           // A run that has not reached its provider yet can always be stopped; a live one only
           // when the provider can interrupt a turn.
-          const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+          const attempt = run?.currentAttemptId ? ctx.get("attempt", run.currentAttemptId) : null;
           const reachedProvider = attempt !== null && attempt.status !== "pending";
-          const interruptible = active && (!reachedProvider || this.registry.capabilities(current.providerInstanceId).turns.interrupt);
-          if (!interruptible && run.status !== "queued" && nested.length === 0) {
+          const interruptible = run !== null && (!reachedProvider || this.registry.capabilities(current.providerInstanceId).turns.interrupt);
+          if (!interruptible && work.queued.length === 0 && work.nested.length === 0) {
             throw new OrchestratorFailure(
               "task_not_cancellable",
-              active
+              run !== null
                 ? `Task ${task.id} runs on provider "${current.providerInstanceId}", which cannot interrupt a running turn, and has no queued turn or delegated work to stop; wait for it with task_status.`
                 : `Task ${task.id} has no interruptible run, no queued turn and no unfinished delegated work; its result is being published.`,
               { taskId },
@@ -351,42 +351,48 @@ export class DelegatedTaskService {
     return { ...this.view(task.id), cancelled: outcome.result.cancelled, reason: why };
   }
 
-  /** Stops a task's child thread and, first, every task it delegated (depth first). */
+  /**
+   * Stops a task's child thread and, first, every task it delegated (depth first). The task is
+   * marked cancelled before its queued turns are, so a result it settles on now already counts
+   * as cancelled.
+   */
   private stopTaskTree(ctx: CommandContext, taskId: string, reason: string): void {
     const task = ctx.require("delegatedTask", taskId);
     for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId])) this.stopTaskTree(ctx, nested.id, reason);
-    const ownRun = ctx.require("run", task.childRunId);
-    if (ownRun.status === "queued") finishRun(ctx, ownRun.id, "cancelled", null, reason);
+    const marked = ctx.require("delegatedTask", taskId);
+    if (marked.cancelRequestedAt === null) ctx.put("delegatedTask", { ...marked, cancelRequestedAt: ctx.now, cancelReason: reason, delivery: marked.delivery === "pending" ? "disposed" : marked.delivery, updatedAt: ctx.now });
     stopThread(ctx, task.childThreadId, reason);
-    const latest = ctx.require("delegatedTask", taskId);
-    if (latest.cancelRequestedAt === null) ctx.put("delegatedTask", { ...latest, cancelRequestedAt: ctx.now, cancelReason: reason, delivery: latest.delivery === "pending" ? "disposed" : latest.delivery, updatedAt: ctx.now });
+    // The task's own queued turns (its original run, follow-ups of its work) are cancelled, even
+    // though Stop held them; other queued turns of the child stay held for Resume.
+    for (const run of taskWork(ctx, task).queued) finishRun(ctx, run.id, "cancelled", null, reason);
   }
 
   // ---- reactions inside the transaction that ended a run or changed a request ----
 
   private onRunTerminal(ctx: CommandContext, run: RunRecord): void {
-    if (run.delegatedTaskId !== null) {
-      const task = ctx.get("delegatedTask", run.delegatedTaskId);
-      if (task !== null && task.childRunId === run.id) this.finalize(ctx, task.id);
-    }
+    // Stop or interrupt: the notices waiting to start a turn after this one are withdrawn, so the
+    // parent is not woken; their results and questions are caught up when it next runs.
+    if (run.interruptedOnRequest === true) this.withdrawQueuedNotices(ctx, run.threadId);
+    // First the results and questions this thread is owed: delivering one to a child thread adds
+    // known work to that child's own task, which must be seen before the task is settled.
     this.deliverPendingToParent(ctx, run.threadId);
+    if (run.delegatedTaskId !== null && ctx.get("delegatedTask", run.delegatedTaskId) !== null) this.settle(ctx, run.delegatedTaskId);
+    this.recordFollowUpResult(ctx, run);
   }
 
   /**
-   * Publishes a task's result once its original run and all its nested work have finished.
-   * The result transfer's deterministic id makes this idempotent.
+   * Publishes a task's result once all its known work has finished (see task-work.ts): the final
+   * work turn's status and latest assistant content. The result transfer's deterministic id makes
+   * this idempotent; a published result never changes.
    */
-  private finalize(ctx: CommandContext, taskId: string): void {
+  private settle(ctx: CommandContext, taskId: string): void {
     const task = ctx.require("delegatedTask", taskId);
     if (task.finalizedAt !== null || ctx.get("contextTransfer", derive.resultTransfer(taskId)) !== null) return;
-    const run = ctx.require("run", task.childRunId);
-    if (!isTerminalRunStatus(run.status)) return;
-    if (openNestedTasks(ctx, task.childThreadId).length > 0) {
-      if (task.status !== run.status) ctx.put("delegatedTask", { ...task, status: run.status, updatedAt: ctx.now });
-      return;
-    }
-    const status = task.cancelRequestedAt !== null && run.status === "completed" ? "interrupted" : run.status;
-    const summary = resultSummary(run, status);
+    const work = taskWork(ctx, task);
+    if (hasRemainingWork(work)) return;
+    const resultRun = finalWorkTurn(work)!;
+    const status = task.cancelRequestedAt !== null && resultRun.status === "completed" ? "interrupted" : resultRun.status;
+    const summary = resultText(latestContent(work, resultRun), resultRun.error, status);
     const transferId = derive.resultTransfer(taskId);
     ctx.put("contextTransfer", {
       id: transferId,
@@ -400,7 +406,7 @@ export class DelegatedTaskService {
       createdAt: ctx.now,
       consumedAt: ctx.now,
     });
-    const finalized = ctx.put("delegatedTask", { ...task, status, summary, resultContextTransferId: transferId, finalizedAt: ctx.now, updatedAt: ctx.now });
+    const finalized = ctx.put("delegatedTask", { ...task, status, summary, resultContextTransferId: transferId, resultRunId: resultRun.id, finalizedAt: ctx.now, updatedAt: ctx.now });
     const node = ctx.get("node", task.childNodeId);
     if (node !== null) ctx.put("node", { ...node, status, updatedAt: ctx.now });
     const item = ctx.get("item", task.parentItemId);
@@ -412,10 +418,46 @@ export class DelegatedTaskService {
         updatedAt: ctx.now,
       });
     }
-    // The parent's own task may have been waiting on this nested work.
-    const parentThread = ctx.get("thread", task.parentThreadId);
-    if (parentThread?.lineage.delegatedTaskId) this.finalize(ctx, parentThread.lineage.delegatedTaskId);
-    if (finalized.delivery === "pending" && activeRun(ctx, task.parentThreadId) === null) this.deliverResult(ctx, finalized);
+    // Delivered before the parent's own task is looked at: a result that starts a turn in a
+    // child thread is more known work of that child's task.
+    if (finalized.delivery === "pending" && activeRun(ctx, task.parentThreadId) === null && acceptsAutomaticTurn(ctx, task.parentThreadId)) this.deliverResult(ctx, finalized);
+    const parentTaskId = ctx.get("thread", task.parentThreadId)?.lineage.delegatedTaskId ?? null;
+    if (parentTaskId !== null && ctx.get("delegatedTask", parentTaskId) !== null) this.settle(ctx, parentTaskId);
+  }
+
+  /**
+   * A later turn of a child thread that is not part of the task's known work (a follow-up sent
+   * with t3_thread_send, a turn after the task was published) gets its own result transfer, which
+   * latestTerminal* report; the published result stays as it is.
+   */
+  private recordFollowUpResult(ctx: CommandContext, run: RunRecord): void {
+    const taskId = ctx.get("thread", run.threadId)?.lineage.delegatedTaskId ?? null;
+    const task = taskId === null ? null : ctx.get("delegatedTask", taskId);
+    if (task === null || run.delegatedTaskId === task.id || run.startedAt === null) return;
+    const original = ctx.get("run", task.childRunId);
+    if (original === null || run.ordinal <= original.ordinal) return;
+    const id = derive.followUpResultTransfer(task.id, run.id);
+    if (ctx.get("contextTransfer", id) !== null) return;
+    ctx.put("contextTransfer", {
+      id,
+      kind: "subagent_result",
+      sourceThreadId: task.childThreadId,
+      targetThreadId: task.parentThreadId,
+      strategy: "result",
+      status: "consumed",
+      content: resultText(run.summary?.trim() ?? "", run.error, run.status),
+      delegatedTaskId: task.id,
+      createdAt: ctx.now,
+      consumedAt: ctx.now,
+    });
+  }
+
+  /** The unfinalized task a thread works for, whose known work a notice to it becomes. */
+  private openTaskOf(ctx: CommandContext, threadId: string): string | null {
+    const taskId = ctx.get("thread", threadId)?.lineage.delegatedTaskId ?? null;
+    if (taskId === null) return null;
+    const task = ctx.get("delegatedTask", taskId);
+    return task !== null && task.finalizedAt === null ? task.id : null;
   }
 
   /** Wakes an idle parent with a finished task's result (a queued notification message). */
@@ -439,6 +481,8 @@ export class DelegatedTaskService {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
+      delegatedTaskId: this.openTaskOf(ctx, parent.id),
+      deliversResultOf: task.id,
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     ctx.put("delegatedTask", { ...ctx.require("delegatedTask", task.id), delivery: "delivered", updatedAt: ctx.now });
@@ -446,13 +490,34 @@ export class DelegatedTaskService {
 
   /** When a parent's run ends: deliver finished results and questions it has not seen. */
   private deliverPendingToParent(ctx: CommandContext, parentThreadId: string): void {
-    if (activeRun(ctx, parentThreadId) !== null) return;
+    if (activeRun(ctx, parentThreadId) !== null || !acceptsAutomaticTurn(ctx, parentThreadId)) return;
     for (const task of ctx.store.select("delegatedTask", "parent_thread_id = ?", [parentThreadId])) {
       if (task.finalizedAt !== null && task.delivery === "pending") this.deliverResult(ctx, task);
       if (task.finalizedAt !== null) continue;
       for (const request of ctx.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId])) {
         if (request.kind === "user_input" && (request.parentNotice === null || request.parentNotice.mode === "wait")) this.noticeParent(ctx, request, task, true);
       }
+    }
+  }
+
+  /**
+   * Withdraws the result and question notices queued to start turns in a thread whose run was
+   * stopped or interrupted: they become pending again, for the thread's next run.
+   */
+  private withdrawQueuedNotices(ctx: CommandContext, threadId: string): void {
+    for (const run of queuedRuns(ctx, threadId)) {
+      if (run.kind !== "notification") continue;
+      if (run.deliversResultOf != null) {
+        const task = ctx.get("delegatedTask", run.deliversResultOf);
+        // A cancelled task's automatic delivery stays disposed.
+        if (task !== null && task.delivery === "delivered") ctx.put("delegatedTask", { ...task, delivery: task.cancelRequestedAt === null ? "pending" : "disposed", updatedAt: ctx.now });
+      } else if (run.notifiesRequestId !== null) {
+        const request = ctx.get("runtimeRequest", run.notifiesRequestId);
+        if (request !== null && request.status === "pending") ctx.put("runtimeRequest", { ...request, parentNotice: null });
+      } else {
+        continue;
+      }
+      finishRun(ctx, run.id, "cancelled", null, "parent_stopped");
     }
   }
 
@@ -469,6 +534,9 @@ export class DelegatedTaskService {
         ctx.put("runtimeRequest", { ...request, parentNotice: { mode: "wait", runId: null } });
         return;
       }
+      // A parent that was stopped or interrupted is not woken; the question is caught up when it
+      // next runs (it stays without a notice until then).
+      if (!acceptsAutomaticTurn(ctx, task.parentThreadId)) return;
       this.noticeParent(ctx, request, task, false);
       return;
     }
@@ -499,6 +567,7 @@ export class DelegatedTaskService {
       creationSource: "system",
       kind: "notification",
       notifiesRequestId: request.id,
+      delegatedTaskId: this.openTaskOf(ctx, parent.id),
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     const mode = delivery.delivery === "steered" ? "steered" : delivery.delivery === "started" ? "started" : "queued";
@@ -506,24 +575,27 @@ export class DelegatedTaskService {
   }
 }
 
-/** A failed run shows its provider error first; a successful one its latest assistant content. */
-export function resultSummary(run: RunRecord, status: RunRecord["status"]): string {
-  const progress = run.summary?.trim() ?? "";
-  if (status === "failed") {
-    const error = run.error?.message ?? "The provider reported a failure without a message.";
-    return progress === "" ? `Error: ${error}` : `Error: ${error}\n\nProgress before the failure:\n${progress}`;
-  }
-  if (status === "completed") return progress;
-  return progress === "" ? `(${status}; no result text)` : `(${status}) ${progress}`;
+/**
+ * Whether the system may start a turn in a thread on its own (a result wake, a question notice
+ * or catch-up). Not after the user (or an agent, or task_cancel) stopped or interrupted its
+ * latest run, and not while Stop holds it: the results stay readable with task_status and reach
+ * the thread when it next runs for another reason.
+ */
+function acceptsAutomaticTurn(ctx: CommandContext, threadId: string): boolean {
+  const thread = ctx.get("thread", threadId);
+  if (thread === null || thread.deletedAt !== null || thread.stopped) return false;
+  return latestExecutedRun(ctx, threadId)?.interruptedOnRequest !== true;
 }
 
 /**
  * Stop, like the user's Stop button: interrupts the running turn (hard), holds queued turns
- * until the next explicit send, and marks the thread stopped.
+ * until Resume or the next explicit send, and marks the thread stopped.
  */
 export function stopThread(ctx: CommandContext, threadId: string, reason: string): void {
+  // Stopped and held first: a turn that ends at once (it never reached its provider) must not
+  // hand the thread to the next queued run.
+  ctx.put("thread", { ...ctx.require("thread", threadId), stopped: true, updatedAt: ctx.now });
+  for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
   const active = activeRun(ctx, threadId);
   if (active !== null) requestInterrupt(ctx, active.id, reason, true);
-  for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
-  ctx.put("thread", { ...ctx.require("thread", threadId), stopped: true, updatedAt: ctx.now });
 }

@@ -1,6 +1,8 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord } from "../../store/records.js";
+import { derive } from "../../util/ids.js";
 import { threadLink } from "../thread-views.js";
+import { resultText, taskWork, type TaskWork } from "./task-work.js";
 
 /** seed 000 `DelegateTaskResult`, plus links. */
 export interface DelegateTaskResult {
@@ -25,45 +27,62 @@ export interface DelegateTaskResult {
   waitTimedOut: boolean;
 }
 
-/** `starting` is internal; the contract shows it as `running`. */
-function publicStatus(status: RunRecord["status"]): DelegateTaskResult["status"] {
-  return status === "starting" ? "running" : status;
+/**
+ * The public status. Once finalized it is the published status. Before, it stays nonterminal
+ * while known work remains: `queued` until the original run starts, `waiting` while a run of the
+ * task is blocked on an answer or approval, else `running` (also while the child's finished turn
+ * waits on nested tasks or follow-up turns; `workState` then says `waiting_for_children`).
+ */
+function publicStatus(task: DelegatedTaskRecord, work: TaskWork): DelegateTaskResult["status"] {
+  if (task.finalizedAt !== null) return task.status === "starting" ? "running" : task.status;
+  if (work.original !== null && work.original.status === "queued") return "queued";
+  return work.active?.status === "waiting" ? "waiting" : "running";
 }
 
-/** Unfinalized tasks the child thread itself delegated (its nested work). */
-export function openNestedTasks(reader: ProjectionReader, childThreadId: string): DelegatedTaskRecord[] {
-  return reader.store.select("delegatedTask", "parent_thread_id = ?", [childThreadId]).filter((task) => task.finalizedAt === null);
+/** The result a later run left: the follow-up's own transfer, or the task's for its final work turn. */
+function laterResult(reader: ProjectionReader, task: DelegatedTaskRecord, run: RunRecord): { summary: string | null; transferId: string | null } {
+  if (task.resultRunId === run.id && task.resultContextTransferId !== null) return { summary: task.summary, transferId: task.resultContextTransferId };
+  const transfer = reader.store.get("contextTransfer", derive.followUpResultTransfer(task.id, run.id));
+  if (transfer !== null) return { summary: transfer.content, transferId: transfer.id };
+  const text = resultText(run.summary?.trim() ?? "", run.error, run.status);
+  return { summary: text === "" ? null : text, transferId: null };
 }
 
 /** Builds the durable view of a task from the projections. */
 export function taskView(reader: ProjectionReader, task: DelegatedTaskRecord, environmentId: string, waitTimedOut = false): DelegateTaskResult {
-  const childRun = reader.store.get("run", task.childRunId);
+  const work = taskWork(reader, task);
   const finalized = task.finalizedAt !== null;
-  const runStatus = childRun?.status ?? task.status;
-  const workState: DelegateTaskResult["workState"] = finalized ? "result_available" : isTerminalRunStatus(runStatus) ? "waiting_for_children" : "working";
-  const later = reader.store
-    .select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal")
-    .filter((run) => run.ordinal > (childRun?.ordinal ?? 0) && run.kind === "work");
-  const latestTerminal = [...later].reverse().find((run) => isTerminalRunStatus(run.status)) ?? null;
+  const workState: DelegateTaskResult["workState"] = finalized
+    ? "result_available"
+    : work.active !== null || work.original === null || !isTerminalRunStatus(work.original.status)
+      ? "working"
+      : "waiting_for_children";
+  // Later turns of the child thread, whatever started them: follow-ups of the task's own work,
+  // nested results, and explicit sends after the task finished.
+  const originalOrdinal = work.original?.ordinal ?? 0;
+  const later = reader.store.select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal").filter((run) => run.ordinal > originalOrdinal);
+  const latestTerminal = [...later].reverse().find((run) => isTerminalRunStatus(run.status) && run.startedAt !== null) ?? null;
+  const latestResult = latestTerminal === null ? null : laterResult(reader, task, latestTerminal);
   const pending = reader.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]);
-  const approval = pending.find((request) => request.kind === "approval" && request.runId === task.childRunId && !finalized) ?? null;
+  const ownRuns = new Set(work.runs.filter((run) => !isTerminalRunStatus(run.status)).map((run) => run.id));
+  const approval = finalized ? null : (pending.find((request) => request.kind === "approval" && ownRuns.has(request.runId)) ?? null);
   return {
     taskId: task.id,
     childThreadId: task.childThreadId,
     childThreadLink: threadLink(environmentId, task.childThreadId),
     childRunId: task.childRunId,
     childNodeId: task.childNodeId,
-    status: publicStatus(finalized ? task.status : runStatus),
+    status: publicStatus(task, work),
     workState,
     hasPendingChildRuns: later.some((run) => !isTerminalRunStatus(run.status)),
     providerInstanceId: task.providerInstanceId,
     model: task.model,
     summary: finalized ? task.summary : null,
-    resultContextTransferId: task.resultContextTransferId,
+    resultContextTransferId: finalized ? task.resultContextTransferId : null,
     latestTerminalRunId: latestTerminal?.id ?? null,
     latestTerminalStatus: latestTerminal === null ? null : (latestTerminal.status as DelegateTaskResult["latestTerminalStatus"]),
-    latestTerminalSummary: latestTerminal?.summary ?? null,
-    latestTerminalResultContextTransferId: null,
+    latestTerminalSummary: latestResult?.summary ?? null,
+    latestTerminalResultContextTransferId: latestResult?.transferId ?? null,
     hasPendingQuestion: pending.some((request) => request.kind === "user_input" && request.blocking),
     pendingApproval:
       approval === null ? null : { requestId: approval.id, kind: approval.approvalKind ?? "permission", runId: approval.runId },
