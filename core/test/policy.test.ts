@@ -137,5 +137,11 @@ describe("capability decoding", () => {
     expect(decoded.capabilities.runtimeModes).toEqual(["full-access"]);
     expect(decoded.warnings.length).toBe(4);
     expect(decodeCapabilities(undefined).capabilities).toEqual(NO_CAPABILITIES);
+    // The model short list: missing or unknown is first_n, the shorter list.
+    expect(decoded.capabilities.models.shortList).toBe("first_n");
+    expect(decodeCapabilities({ models: { shortList: "all_current" } }).capabilities.models.shortList).toBe("all_current");
+    const odd = decodeCapabilities({ models: { shortList: "everything" } });
+    expect(odd.capabilities.models.shortList).toBe("first_n");
+    expect(odd.warnings).toEqual([expect.stringContaining("models.shortList")]);
   });
 });

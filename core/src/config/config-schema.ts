@@ -15,6 +15,8 @@ export const ProviderInstanceConfigSchema = z
     homePath: z.string().min(1).nullable().optional(),
     environment: z.record(z.string(), z.string()).default({}),
     customModels: z.array(z.string().min(1)).default([]),
+    /** Advertised models to list first and always (the user's model order), in this order. */
+    favoriteModels: z.array(z.string().min(1)).default([]),
     options: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();
