@@ -63,6 +63,58 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     return thread;
   };
 
+  it("a default send steers a fully active turn of a restart-only provider by interrupt-and-restart, reported as degraded", async () => {
+    const agent = await lab.liveAgent();
+    const hold = gate("beta-long");
+    const peer = await busyThread("beta", `@@gate ${hold} @@reply first plan`, { runtimeMode: "auto-accept-edits" });
+    const sent = await mustCall<Send>(agent.client, "t3_thread_send", { threadId: peer.id, message: "@@reply steered answer" });
+    expect(sent).toMatchObject({ asked: "auto", action: "restart", delivery: "restarted", degraded: true, reason: expect.stringContaining("interrupted and restarted") });
+    const done = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id, runId: sent.runId });
+    expect(done).toMatchObject({ status: "completed", summary: "steered answer" });
+    // Same run, a second attempt: nothing waits in the queue behind the turn.
+    expect(lab.host.store.get("run", sent.runId)).toMatchObject({ attemptCount: 2 });
+    expect(lab.host.store.select("run", "thread_id = ?", [peer.id])).toHaveLength(1);
+    lab.release(hold);
+    agent.release();
+  });
+
+  it("a default send queues behind a live turn of a provider that can only stop it, degraded, and never stops the turn", async () => {
+    const agent = await lab.liveAgent();
+    const hold = gate("stopper-long");
+    const peer = await busyThread("stopper", `@@gate ${hold} @@reply first answer`);
+    const sent = await mustCall<Send>(agent.client, "t3_thread_send", { threadId: peer.id, message: "@@reply second answer" });
+    expect(sent).toMatchObject({ asked: "auto", action: "queue", delivery: "queued", degraded: true, reason: expect.stringContaining("neither steer") });
+    lab.release(hold);
+    const done = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id, runId: sent.runId });
+    expect(done).toMatchObject({ status: "completed", summary: "second answer" });
+    const runs = lab.host.store.select("run", "thread_id = ?", [peer.id], "ORDER BY ordinal");
+    expect(runs.map((run) => [run.status, run.summary])).toEqual([
+      ["completed", "first answer"],
+      ["completed", "second answer"],
+    ]);
+    agent.release();
+  });
+
+  it("a turn running /compact or /logout is never steered or restarted; a default send queues behind it", async () => {
+    const agent = await lab.liveAgent();
+    const hold = gate("compact");
+    const peer = await busyThread("alpha", `/compact @@gate ${hold} @@reply compacted`, { runtimeMode: "full-access" });
+    for (const mode of ["steer", "restart"]) {
+      expect(await callTool(agent.client, "t3_thread_send", { threadId: peer.id, message: "more context", mode }), mode).toMatchObject({
+        ok: false,
+        code: "thread_not_sendable",
+        message: expect.stringContaining("maintenance command"),
+      });
+    }
+    const queued = await mustCall<Send>(agent.client, "t3_thread_send", { threadId: peer.id, message: "@@reply after compaction" });
+    expect(queued).toMatchObject({ asked: "auto", action: "queue", delivery: "queued", degraded: false });
+    lab.release(hold);
+    const done = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id, runId: queued.runId });
+    expect(done).toMatchObject({ status: "completed", summary: "after compaction" });
+    expect(lab.host.store.select("run", "thread_id = ?", [peer.id], "ORDER BY ordinal").map((run) => run.summary)).toEqual(["compacted", "after compaction"]);
+    agent.release();
+  });
+
   it("lists every current model for an all_current provider, and the first 8 in the user's order (custom, favorites, provider) for the others", async () => {
     const client = await lab.client(["orchestration:read"]);
     const providers = async (caller: Client, search?: string) =>
