@@ -63,6 +63,21 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     return thread;
   };
 
+  it("t3_thread_wait without runId pins the latest run at call time, queued or not: a send then a wait never returns the old answer", async () => {
+    const agent = await lab.liveAgent();
+    const hold = gate("peer-old");
+    const peer = await busyThread("alpha", `@@gate ${hold} @@reply old answer`, { runtimeMode: "full-access" });
+    const sent = await mustCall<Send>(agent.client, "t3_thread_send", { threadId: peer.id, message: "@@reply new answer", mode: "queue" });
+    expect(sent.delivery).toBe("queued");
+    // While the old turn still runs, the wait is already pinned to the queued run.
+    const pinned = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id, timeoutMs: 200 });
+    expect(pinned).toMatchObject({ runId: sent.runId, status: "queued", waitTimedOut: true });
+    lab.release(hold);
+    const done = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id });
+    expect(done).toMatchObject({ runId: sent.runId, status: "completed", summary: "new answer", waitTimedOut: false });
+    agent.release();
+  });
+
   it("a default send steers a fully active turn of a restart-only provider by interrupt-and-restart, reported as degraded", async () => {
     const agent = await lab.liveAgent();
     const hold = gate("beta-long");
@@ -113,6 +128,49 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     expect(done).toMatchObject({ status: "completed", summary: "after compaction" });
     expect(lab.host.store.select("run", "thread_id = ?", [peer.id], "ORDER BY ordinal").map((run) => run.summary)).toEqual(["compacted", "after compaction"]);
     agent.release();
+  });
+
+  it("blockedOnThreadWait is a live blocking wait by the thread's agent; pendingBackgroundTasks counts its unfinished delegated work", async () => {
+    const observer = await lab.client(["orchestration:read"]);
+    const shellOf = async (threadId: string) => (await mustCall<{ thread: Shell }>(observer, "t3_thread_read", { threadId, limit: 1 })).thread;
+    const listed = async (threadId: string) => (await mustCall<{ threads: Shell[] }>(observer, "t3_thread_list", { projectId: lab.projectId, limit: 100 })).threads.find((t) => t.threadId === threadId)!;
+    /** The shell once a wait has registered (bounded: a wait registers as soon as its call arrives). */
+    const whenBlocked = async (threadId: string) => {
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const shell = await shellOf(threadId);
+        if (shell.blockedOnThreadWait) return shell;
+        await sleep(25);
+      }
+      throw new Error(`thread ${threadId} never showed blockedOnThreadWait`);
+    };
+
+    const waiter = await lab.liveAgent();
+    expect(await shellOf(waiter.threadId)).toMatchObject({ blockedOnThreadWait: false, pendingBackgroundTasks: 0 });
+
+    // Blocked in t3_thread_wait: no delegated work at all.
+    const peerHold = gate("watched-peer");
+    const peer = await busyThread("alpha", `@@gate ${peerHold} @@reply peer done`, { runtimeMode: "full-access" });
+    const waiting = mustCall<Wait>(waiter.client, "t3_thread_wait", { threadId: peer.id });
+    expect(await whenBlocked(waiter.threadId)).toMatchObject({ blockedOnThreadWait: true, pendingBackgroundTasks: 0 });
+    expect(await listed(waiter.threadId)).toMatchObject({ blockedOnThreadWait: true });
+    // The thread waited on is not the one blocked.
+    expect(await shellOf(peer.id)).toMatchObject({ blockedOnThreadWait: false });
+    lab.release(peerHold);
+    expect(await waiting).toMatchObject({ status: "completed", summary: "peer done" });
+    expect(await shellOf(waiter.threadId)).toMatchObject({ blockedOnThreadWait: false, pendingBackgroundTasks: 0 });
+
+    // Unfinished delegated work without a wait: pending, not blocked.
+    const childHold = gate("child");
+    const task = { task: `@@gate ${childHold} @@reply child done`, clientRequestId: "shell-fields-child" };
+    const started = await mustCall<{ taskId: string; status: string }>(waiter.client, "delegate_task", { ...task, mode: "async" });
+    expect(await shellOf(waiter.threadId)).toMatchObject({ blockedOnThreadWait: false, pendingBackgroundTasks: 1 });
+    // Blocked in a delegate_task wait on it (the retry key replays the same task).
+    const waitingTask = mustCall<{ taskId: string; status: string }>(waiter.client, "delegate_task", { ...task, mode: "wait" });
+    expect(await whenBlocked(waiter.threadId)).toMatchObject({ blockedOnThreadWait: true, pendingBackgroundTasks: 1 });
+    lab.release(childHold);
+    expect(await waitingTask).toMatchObject({ taskId: started.taskId, status: "completed" });
+    expect(await shellOf(waiter.threadId)).toMatchObject({ blockedOnThreadWait: false, pendingBackgroundTasks: 0 });
+    waiter.release();
   });
 
   it("lists every current model for an all_current provider, and the first 8 in the user's order (custom, favorites, provider) for the others", async () => {
