@@ -78,6 +78,36 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     agent.release();
   });
 
+  it("t3_thread_update, link_pull_request and unlink_pull_request on another thread hold the privilege ceiling, like send and interrupt", async () => {
+    const narrowCaller = await lab.liveAgent({ runtimeMode: "auto-accept-edits" });
+    const broad = idleThread("alpha", { runtimeMode: "full-access", title: "broad" });
+    const changes: [string, Record<string, unknown>][] = [
+      ["t3_thread_update", { threadId: broad.id, action: "rename", title: "taken over" }],
+      ["t3_thread_update", { threadId: broad.id, action: "regenerate_title" }],
+      ["link_pull_request", { threadId: broad.id, url: "https://github.com/acme/app/pull/7" }],
+      ["unlink_pull_request", { threadId: broad.id }],
+    ];
+    for (const [tool, args] of changes) {
+      expect(await callTool(narrowCaller.client, tool, args), tool).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied", details: { threadId: broad.id } });
+    }
+    expect(lab.host.store.get("thread", broad.id)).toMatchObject({ title: "broad", linkedPullRequest: null, titleRegenerationPending: false });
+
+    const planner = await lab.liveAgent({ runtimeMode: "full-access", interactionMode: "plan" });
+    const defaultMode = idleThread("alpha", { runtimeMode: "approval-required", interactionMode: "default", title: "default mode" });
+    for (const [tool, args] of changes) {
+      expect(await callTool(planner.client, tool, { ...args, threadId: defaultMode.id }), tool).toMatchObject({ ok: false, code: "interaction_mode_escalation_denied" });
+    }
+
+    // At or below the ceiling it works, and the caller's own thread is always its own to change.
+    const within = idleThread("alpha", { runtimeMode: "approval-required", title: "within" });
+    expect(await mustCall(narrowCaller.client, "t3_thread_update", { threadId: within.id, action: "rename", title: "renamed below the ceiling" })).toMatchObject({ title: "renamed below the ceiling" });
+    expect(await mustCall(narrowCaller.client, "link_pull_request", { threadId: within.id, url: "https://github.com/acme/app/pull/8" })).toMatchObject({ linkedPullRequest: { number: 8 } });
+    expect(await mustCall(narrowCaller.client, "unlink_pull_request", { threadId: within.id })).toMatchObject({ linkedPullRequest: null });
+    expect(await mustCall(planner.client, "t3_thread_update", { action: "rename", title: "my own" })).toMatchObject({ title: "my own" });
+    narrowCaller.release();
+    planner.release();
+  });
+
   it("a default send steers a fully active turn of a restart-only provider by interrupt-and-restart, reported as degraded", async () => {
     const agent = await lab.liveAgent();
     const hold = gate("beta-long");
