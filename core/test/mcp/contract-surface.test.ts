@@ -242,4 +242,56 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     lab.release(hold);
   });
 
+  it("an agent's clientRequestId survives a new provider session of its thread; another thread's or another token's key is its own", async () => {
+    const peer = idleThread("alpha", { runtimeMode: "full-access" });
+    const firstHold = gate("retry-first");
+    const parent = await busyThread("alpha", `@@gate ${firstHold} @@reply first turn`, { runtimeMode: "full-access" });
+    const firstSession = await lab.agent(parent.id);
+    const firstGrant = lab.registry.grants.filter((g) => g.threadId === parent.id).at(-1)!;
+    const delegated = { task: "@@reply child result", clientRequestId: "round-1", mode: "wait" };
+    const task = await mustCall<{ taskId: string; status: string }>(firstSession, "delegate_task", delegated);
+    expect(task.status).toBe("completed");
+    const sent = await mustCall<Send>(firstSession, "t3_thread_send", { threadId: peer.id, message: "@@reply hello peer", clientRequestId: "send-1" });
+    lab.release(firstHold);
+    expect((await lab.host.threads.waitForRun({ threadId: parent.id, timeoutMs: 10_000 })).run?.status).toBe("completed");
+
+    // The provider session ends (as at a restart); the next run opens a new one with a new credential.
+    await lab.host.sessions.close(parent.id, "test_session_end");
+    const secondHold = gate("retry-second");
+    lab.host.threads.send({ threadId: parent.id, text: `@@gate ${secondHold} @@reply second turn`, mode: "auto", createdBy: "user", creationSource: "cli" });
+    await lab.waitForLiveTurn(parent.id);
+    const secondSession = await lab.agent(parent.id);
+    const secondGrant = lab.registry.grants.filter((g) => g.threadId === parent.id).at(-1)!;
+    expect(secondGrant.providerSessionId).not.toBe(firstGrant.providerSessionId);
+
+    const retried = await mustCall<{ taskId: string }>(secondSession, "delegate_task", delegated);
+    expect(retried.taskId).toBe(task.taskId);
+    expect(lab.host.store.count("delegatedTask", "parent_thread_id = ?", [parent.id])).toBe(1);
+    const resent = await mustCall<Send>(secondSession, "t3_thread_send", { threadId: peer.id, message: "@@reply hello peer", clientRequestId: "send-1" });
+    expect(resent).toMatchObject({ messageId: sent.messageId, runId: sent.runId, replayed: true });
+    expect(lab.host.store.select("run", "thread_id = ?", [peer.id])).toHaveLength(1);
+
+    // The same key from another thread is that thread's own work.
+    const other = await lab.liveAgent();
+    const othersTask = await mustCall<{ taskId: string }>(other.client, "delegate_task", delegated);
+    expect(othersTask.taskId).not.toBe(task.taskId);
+    lab.release(secondHold);
+    other.release();
+
+    // Clients: keyed to the token, across connections.
+    const tokenA = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const tokenB = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const batch = { projectId: lab.projectId, clientRequestId: "client-batch", threads: [{ title: "client thread", target: { providerInstanceId: "alpha" } }] };
+    const created = async (token: string) => {
+      const client = await connectMcp(lab.server.mcpUrl, token);
+      try {
+        return (await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", batch)).threads[0]!.thread.threadId;
+      } finally {
+        await client.close();
+      }
+    };
+    const fromA = await created(tokenA);
+    expect(await created(tokenA)).toBe(fromA);
+    expect(await created(tokenB)).not.toBe(fromA);
+  });
 });
