@@ -5,7 +5,7 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -79,11 +79,6 @@ export class ThreadManagementService {
     private readonly selection: ProviderSelectionService,
     private readonly liveWaits: LiveWaits,
   ) {}
-
-  /** Read access to the projections, for result shaping. */
-  get reader(): ProjectionReader {
-    return this.engine;
-  }
 
   private newCommandId(operation: string): string {
     return `cmd:${operation}:${this.engine.ids.random("req")}`;
