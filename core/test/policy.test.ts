@@ -11,64 +11,105 @@ const MODES: SendMode[] = ["auto", "queue", "steer", "restart"];
 const QUALITIES = ["strong", "weak", "none"] as const;
 
 describe("message dispatch policy: every capability combination", () => {
-  // All 16 combinations of the four turn booleans, three terminal qualities, and every active-run shape.
+  // All 16 combinations of the four turn booleans, three terminal qualities, every active-run
+  // shape (also a maintenance turn), a sender's message or a notification, and every mode.
   const combos: { activeSteering: boolean; interrupt: boolean; steeringByInterruptRestart: boolean; queuedMessages: boolean; terminalStatusQuality: (typeof QUALITIES)[number] }[] = [];
   for (const activeSteering of [false, true])
     for (const interrupt of [false, true])
       for (const steeringByInterruptRestart of [false, true])
         for (const queuedMessages of [false, true])
           for (const terminalStatusQuality of QUALITIES) combos.push({ activeSteering, interrupt, steeringByInterruptRestart, queuedMessages, terminalStatusQuality });
-  const runs: ({ status: RunStatus; providerTurnLive: boolean; interruptRequested: boolean } | null)[] = [
+  const runs: ({ status: RunStatus; providerTurnLive: boolean; interruptRequested: boolean; text: string } | null)[] = [
     null,
-    { status: "starting", providerTurnLive: false, interruptRequested: false },
-    { status: "running", providerTurnLive: true, interruptRequested: false },
-    { status: "waiting", providerTurnLive: true, interruptRequested: false },
-    { status: "running", providerTurnLive: true, interruptRequested: true },
+    { status: "starting", providerTurnLive: false, interruptRequested: false, text: "work" },
+    { status: "running", providerTurnLive: true, interruptRequested: false, text: "work" },
+    { status: "waiting", providerTurnLive: true, interruptRequested: false, text: "work" },
+    { status: "running", providerTurnLive: true, interruptRequested: true, text: "work" },
+    { status: "running", providerTurnLive: true, interruptRequested: false, text: "/compact" },
   ];
 
-  it("decides every case by the documented rules, and reports what was asked", () => {
+  it("decides every case by the documented rules, and reports what was asked and whether it degraded", () => {
     let cases = 0;
     for (const combo of combos) {
       const capabilities = decodeCapabilities({ turns: combo }).capabilities;
       const restartable = combo.interrupt && combo.steeringByInterruptRestart;
       const canQueue = combo.terminalStatusQuality !== "none";
       for (const activeRun of runs) {
-        for (const requested of MODES) {
-          cases += 1;
-          const decision = decideMessageDispatch({ requested, activeRun, capabilities, text: "hello" });
-          expect(decision.asked).toBe(requested);
-          const live = activeRun !== null && activeRun.providerTurnLive && !activeRun.interruptRequested;
-          let expected: string;
-          if (activeRun === null) expected = requested === "steer" || requested === "restart" ? "refused" : "start";
-          else if (requested === "queue") expected = canQueue ? "queue" : "refused";
-          else if (requested === "auto") expected = live && combo.activeSteering ? "steer" : canQueue ? "queue" : "refused";
-          else if (!live) expected = "refused";
-          else if (requested === "steer") expected = combo.activeSteering ? "steer" : restartable ? "restart" : "refused";
-          else expected = restartable ? "restart" : combo.interrupt && canQueue ? "interrupt_then_queue_first" : "refused";
-          expect(decision.ok ? decision.action : "refused", JSON.stringify({ combo, activeRun, requested })).toBe(expected);
-          if (decision.ok) expect(decision.degraded).toBe(requested === "steer" && decision.action === "restart" || requested === "restart" && decision.action === "interrupt_then_queue_first");
-          else expect(decision.reason.length).toBeGreaterThan(10);
+        for (const notification of [false, true]) {
+          for (const requested of MODES) {
+            cases += 1;
+            const decision = decideMessageDispatch({ requested, activeRun, capabilities, text: "hello", notification });
+            expect(decision.asked).toBe(requested);
+            // A fully active turn: live at the provider, not stopping, not a maintenance command.
+            const steerable = activeRun !== null && activeRun.providerTurnLive && !activeRun.interruptRequested && activeRun.text !== "/compact";
+            let expected: string;
+            if (activeRun === null) expected = requested === "steer" || requested === "restart" ? "refused" : "start";
+            else if (requested === "queue") expected = canQueue ? "queue" : "refused";
+            else if (requested === "auto") {
+              if (steerable && combo.activeSteering) expected = "steer";
+              else if (steerable && restartable && !notification) expected = "restart";
+              else expected = canQueue ? "queue" : "refused";
+            } else if (!steerable) expected = "refused";
+            else if (requested === "steer") expected = combo.activeSteering ? "steer" : restartable ? "restart" : "refused";
+            else expected = restartable ? "restart" : combo.interrupt && canQueue ? "interrupt_then_queue_first" : "refused";
+            const label = JSON.stringify({ combo, activeRun, requested, notification });
+            expect(decision.ok ? decision.action : "refused", label).toBe(expected);
+            if (decision.ok) {
+              // Degraded: less than the mode promises. auto promises to steer a fully active turn.
+              const degraded =
+                (requested === "steer" && decision.action === "restart") ||
+                (requested === "restart" && decision.action === "interrupt_then_queue_first") ||
+                (requested === "auto" && steerable && (decision.action === "restart" || decision.action === "queue"));
+              expect(decision.degraded, label).toBe(degraded);
+            } else expect(decision.reason.length).toBeGreaterThan(10);
+          }
         }
       }
     }
-    expect(cases).toBe(48 * 5 * 4);
+    expect(cases).toBe(48 * 6 * 2 * 4);
+  });
+
+  it("steers a fully active turn by interrupt-and-restart on a restart-only provider when the mode is auto, degraded, saying why", () => {
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
+    const restartOnly = caps({ interrupt: true, steeringByInterruptRestart: true });
+    const decision = decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: restartOnly, text: "new input", notification: false });
+    expect(decision).toMatchObject({ ok: true, asked: "auto", action: "restart", degraded: true, reason: expect.stringContaining("interrupted and restarted") });
+    // A notification never cuts a turn short: it queues.
+    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: restartOnly, text: "notice", notification: true })).toMatchObject({ ok: true, action: "queue", degraded: true });
+  });
+
+  it("queues auto behind a live turn of a provider that can only stop it (never stops the turn for a default send)", () => {
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
+    const stopOnly = caps({ interrupt: true });
+    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: stopOnly, text: "x", notification: false })).toMatchObject({
+      ok: true,
+      action: "queue",
+      degraded: true,
+      reason: expect.stringContaining("neither steer"),
+    });
   });
 
   it("names the missing capability in a refusal", () => {
-    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false };
-    const steer = decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: caps({}), text: "x" });
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
+    const steer = decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: caps({}), text: "x", notification: false });
     expect(steer).toMatchObject({ ok: false, capability: "turns.activeSteering" });
-    const restart = decideMessageDispatch({ requested: "restart", activeRun: live, capabilities: caps({}), text: "x" });
+    const restart = decideMessageDispatch({ requested: "restart", activeRun: live, capabilities: caps({}), text: "x", notification: false });
     expect(restart).toMatchObject({ ok: false, capability: "turns.interrupt" });
-    const queue = decideMessageDispatch({ requested: "queue", activeRun: live, capabilities: NO_CAPABILITIES, text: "x" });
+    const queue = decideMessageDispatch({ requested: "queue", activeRun: live, capabilities: NO_CAPABILITIES, text: "x", notification: false });
     expect(queue).toMatchObject({ ok: false, capability: "turns.terminalStatusQuality" });
   });
 
-  it("never steers or restarts with a maintenance command; auto queues it", () => {
-    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false };
+  it("never steers or restarts with a maintenance command or into a maintenance turn; auto queues both", () => {
+    const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
+    const compacting = { ...live, text: "  /compact keep the plan" };
     const all = caps({ activeSteering: true, interrupt: true, steeringByInterruptRestart: true });
-    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: all, text: "/compact" })).toMatchObject({ ok: true, action: "queue" });
-    expect(decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: all, text: "/logout now" }).ok).toBe(false);
+    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: all, text: "/compact", notification: false })).toMatchObject({ ok: true, action: "queue" });
+    expect(decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: all, text: "/logout now", notification: false }).ok).toBe(false);
+    expect(decideMessageDispatch({ requested: "auto", activeRun: compacting, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: true, action: "queue", degraded: false });
+    for (const requested of ["steer", "restart"] as const) {
+      expect(decideMessageDispatch({ requested, activeRun: compacting, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: false, reason: expect.stringContaining("maintenance") });
+    }
+    expect(decideMessageDispatch({ requested: "queue", activeRun: { ...live, text: "/logout" }, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: true, action: "queue" });
   });
 });
 
@@ -137,5 +178,11 @@ describe("capability decoding", () => {
     expect(decoded.capabilities.runtimeModes).toEqual(["full-access"]);
     expect(decoded.warnings.length).toBe(4);
     expect(decodeCapabilities(undefined).capabilities).toEqual(NO_CAPABILITIES);
+    // The model short list: missing or unknown is first_n, the shorter list.
+    expect(decoded.capabilities.models.shortList).toBe("first_n");
+    expect(decodeCapabilities({ models: { shortList: "all_current" } }).capabilities.models.shortList).toBe("all_current");
+    const odd = decodeCapabilities({ models: { shortList: "everything" } });
+    expect(odd.capabilities.models.shortList).toBe("first_n");
+    expect(odd.warnings).toEqual([expect.stringContaining("models.shortList")]);
   });
 });

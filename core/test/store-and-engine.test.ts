@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TOKENS } from "../src/di/tokens.js";
-import { loadConfig } from "../src/config/config-loader.js";
+import { loadConfig, parseConfig } from "../src/config/config-loader.js";
 import { Store } from "../src/store/store.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
 
@@ -77,6 +77,11 @@ describe("config file errors", () => {
     ["bad id", JSON.stringify({ providers: [{ id: "Bad Id", driver: "x" }] }), /providers\[0\]\.id: must be lowercase/],
     ["duplicate id", JSON.stringify({ providers: [{ id: "a", driver: "x" }, { id: "a", driver: "y" }] }), /providers\[1\]\.id: duplicate provider id "a"/],
     ["bad port", JSON.stringify({ server: { port: 70000 } }), /server\.port: /],
+    // The strictest MCP server key any harness accepts (Codex refuses a ".", Claude and Pi split tool names on "__").
+    ["mcp server name with a dot", JSON.stringify({ server: { mcpServerName: "switchyard.dev" } }), /server\.mcpServerName: must be lowercase letters and digits.*no '\.'/],
+    ["mcp server name with a double underscore", JSON.stringify({ server: { mcpServerName: "sy__tools" } }), /server\.mcpServerName: must be lowercase/],
+    ["mcp server name starting with a digit", JSON.stringify({ server: { mcpServerName: "3code" } }), /server\.mcpServerName: must be lowercase/],
+    ["mcp server name too long", JSON.stringify({ server: { mcpServerName: "a".repeat(33) } }), /server\.mcpServerName: must be at most 32 characters/],
   ];
   it.each(cases)("names the file, the field and why: %s", (_name, content, pattern) => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-config-"));
@@ -94,6 +99,12 @@ describe("config file errors", () => {
       expect((error as Error).message).toMatch(pattern);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("accepts the MCP server keys old loadouts use", () => {
+    for (const mcpServerName of ["switchyard", "t3-code", "t3_code", "a".repeat(32)]) {
+      expect(parseConfig({ server: { mcpServerName } }, "config.json").server.mcpServerName).toBe(mcpServerName);
     }
   });
 

@@ -5,6 +5,27 @@ const identifier = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
 
+/**
+ * The MCP server key every harness sees, under the strictest rule any of them sets, so no
+ * harness refuses a session over it:
+ * - Codex takes `mcp_servers.<key>` only as `^[a-zA-Z0-9_-]+$` (no `.`), and adds `<key>-direct`;
+ * - Claude and Pi name tools `mcp__<key>__<tool>` and split the name on `__`, and a Pi bridge's
+ *   normalized alias turns `-` into `_` (seed 000: `mcp__t3_code__`), so no `__`, `_-`, `-_` or
+ *   `--`, and no `_` or `-` at either end;
+ * - OpenCode names tools `<key>_<tool>`, and Gemini-backed agents want a function name to start
+ *   with a letter;
+ * - OpenAI and Anthropic cap a tool name at 64 characters: `mcp__` + key + `__` + the longest
+ *   tool name (`orchestrator_capabilities`, 25) leaves 32 for the key.
+ * Lowercase like every other id here. `switchyard`, `t3-code` and `t3_code` all pass.
+ */
+const mcpServerName = z
+  .string()
+  .max(32, "must be at most 32 characters (harnesses cap tool names `mcp__<name>__<tool>` at 64)")
+  .regex(
+    /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/,
+    "must be lowercase letters and digits, starting with a letter, in words joined by single '-' or '_' (no '.', no '__'): the strictest MCP server key Codex, Claude, Pi and OpenCode all accept",
+  );
+
 /** One configured provider instance. */
 export const ProviderInstanceConfigSchema = z
   .object({
@@ -15,6 +36,8 @@ export const ProviderInstanceConfigSchema = z
     homePath: z.string().min(1).nullable().optional(),
     environment: z.record(z.string(), z.string()).default({}),
     customModels: z.array(z.string().min(1)).default([]),
+    /** Advertised models to list first and always (the user's model order), in this order. */
+    favoriteModels: z.array(z.string().min(1)).default([]),
     options: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();
@@ -24,7 +47,7 @@ export const ServerConfigSchema = z
   .object({
     host: z.literal("127.0.0.1").default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(7410),
-    mcpServerName: identifier.default("switchyard"),
+    mcpServerName: mcpServerName.default("switchyard"),
     /** The longest a blocking tool call waits before it returns a resumable pending result. */
     maxWaitMs: z.number().int().min(1000).max(600_000).default(50_000),
     /** Credential lifetime and idle expiry. */

@@ -28,6 +28,7 @@ import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { LiveWaits } from "../services/live-waits.js";
 import { PendingRequestService } from "../services/pending-request-service.js";
 import { ProjectService } from "../services/project-service.js";
 import { ProviderSelectionService } from "../services/provider-selection-service.js";
@@ -40,6 +41,7 @@ import { ThreadForkService } from "../services/thread-fork-service.js";
 /** Services that hold state or register engine hooks: one instance per container. */
 const SCOPED_SERVICES = [
   EventWaiter,
+  LiveWaits,
   CallerContext,
   ProviderSelectionService,
   ProjectService,

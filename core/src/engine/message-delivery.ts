@@ -79,9 +79,11 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
             status: active.status,
             providerTurnLive: attempt !== null && attempt.status === "running",
             interruptRequested: active.interruptRequested,
+            text: active.text,
           },
     capabilities: input.capabilities,
     text: input.text,
+    notification: input.kind === "notification",
   });
   if (!decision.ok) {
     throw new OrchestratorFailure("thread_not_sendable", decision.reason, { threadId: thread.id, asked: decision.asked, capability: decision.capability });

@@ -24,6 +24,8 @@ export interface ActiveRunView {
   readonly providerTurnLive: boolean;
   /** Stop or an interrupt has already reached this turn. */
   readonly interruptRequested: boolean;
+  /** The message the run works on: a `/compact` or `/logout` turn can be neither steered nor restarted. */
+  readonly text: string;
 }
 
 /** Input to {@link decideMessageDispatch}. */
@@ -34,6 +36,11 @@ export interface DispatchQuery {
   readonly capabilities: ProviderCapabilities;
   /** The message text (maintenance commands like /compact own their run). */
   readonly text: string;
+  /**
+   * A system notification (a child's question to its parent) rather than a sender's message:
+   * its `auto` steers only natively and otherwise queues, so a notice never cuts a turn short.
+   */
+  readonly notification: boolean;
 }
 
 /** A decision: what was asked, what will be done, and why. */
@@ -56,20 +63,27 @@ export function isMaintenanceCommand(text: string): boolean {
 
 /**
  * Decides how a message reaches a thread. Pure: the same projection and capabilities always
- * give the same decision, and every decision names what was asked and what is done.
+ * give the same decision, and every decision names what was asked, what is done, and whether
+ * that is less than the mode promises (`degraded`).
  *
- * - auto: start when idle; steer a live turn when the provider steers natively; otherwise queue.
+ * - auto: start when idle; queue behind a turn that is not steerable yet (starting, already
+ *   stopping, or a maintenance command); steer a fully active turn, natively, else by
+ *   interrupt-and-restart (degraded), else (a provider that can only stop a turn, or none) queue
+ *   behind it (degraded). A notification never restarts a turn: it steers natively or queues.
  * - queue: start when idle, else run after active work.
- * - steer: native steer, else interrupt-and-restart, else refused.
- * - restart: interrupt-and-restart, else stop the turn and queue the message first, else refused.
+ * - steer: native steer, else interrupt-and-restart (degraded), else refused.
+ * - restart: interrupt-and-restart, else stop the turn and queue the message first (degraded),
+ *   else refused.
+ * Maintenance commands (/compact, /logout) never steer or restart, and a maintenance turn is
+ * never steered or restarted.
  */
 export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
   const { requested, activeRun, capabilities } = query;
   const turns = capabilities.turns;
   const canQueue = turns.terminalStatusQuality !== "none";
-  const queueOrRefuse = (reason: string): DispatchDecision =>
+  const queueOrRefuse = (reason: string, degraded: boolean): DispatchDecision =>
     canQueue
-      ? { ok: true, asked: requested, action: "queue", degraded: requested !== "queue" && requested !== "auto", reason }
+      ? { ok: true, asked: requested, action: "queue", degraded, reason }
       : {
           ok: false,
           asked: requested,
@@ -85,20 +99,45 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
   }
 
   const maintenance = isMaintenanceCommand(query.text);
+  const maintenanceTurn = isMaintenanceCommand(activeRun.text);
   const live = activeRun.providerTurnLive && (activeRun.status === "running" || activeRun.status === "waiting");
+  const restartable = turns.interrupt && turns.steeringByInterruptRestart;
 
-  if (requested === "queue") return queueOrRefuse("Queued behind the active run.");
+  if (requested === "queue") return queueOrRefuse("Queued behind the active run.", false);
 
   if (requested === "auto") {
-    if (maintenance) return queueOrRefuse("Maintenance commands own their run, so it is queued.");
-    if (!live || activeRun.interruptRequested) return queueOrRefuse("The active turn is not steerable yet, so the message is queued.");
+    if (maintenance) return queueOrRefuse("Maintenance commands own their run, so it is queued.", false);
+    if (maintenanceTurn) return queueOrRefuse("The active turn is a maintenance command (/compact, /logout), which cannot be steered, so the message is queued behind it.", false);
+    if (!live || activeRun.interruptRequested) return queueOrRefuse("The active turn is not steerable yet, so the message is queued.", false);
     if (turns.activeSteering) return { ok: true, asked: requested, action: "steer", degraded: false, reason: "The provider steers a running turn natively." };
-    return queueOrRefuse("The provider cannot steer a running turn, so the message is queued.");
+    if (restartable && !query.notification) {
+      return {
+        ok: true,
+        asked: requested,
+        action: "restart",
+        degraded: true,
+        reason: "The provider cannot steer a running turn natively, so the turn is interrupted and restarted with the message.",
+      };
+    }
+    return queueOrRefuse(
+      query.notification
+        ? "The provider cannot steer a running turn natively and a notification never interrupts one, so it is queued behind the turn."
+        : "The provider can neither steer a running turn nor restart it with new input, so the message is queued behind the turn.",
+      true,
+    );
   }
 
   // Explicit steer or restart.
   if (maintenance) {
     return { ok: false, asked: requested, capability: null, reason: "Maintenance commands (/compact, /logout) cannot steer or restart a turn; send them with mode \"queue\"." };
+  }
+  if (maintenanceTurn) {
+    return {
+      ok: false,
+      asked: requested,
+      capability: null,
+      reason: `The active turn is a maintenance command (/compact, /logout), which cannot be ${requested === "steer" ? "steered" : "restarted"}; send with mode "queue" or "auto" to run after it.`,
+    };
   }
   if (activeRun.interruptRequested) {
     return { ok: false, asked: requested, capability: null, reason: "Stop has already reached the active turn; send with mode \"queue\" instead." };
@@ -108,12 +147,12 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
   }
   if (requested === "steer") {
     if (turns.activeSteering) return { ok: true, asked: requested, action: "steer", degraded: false, reason: "Steered into the running turn." };
-    if (turns.interrupt && turns.steeringByInterruptRestart) {
+    if (restartable) {
       return { ok: true, asked: requested, action: "restart", degraded: true, reason: "The provider cannot steer natively, so the turn is interrupted and restarted with the message." };
     }
     return { ok: false, asked: requested, capability: "turns.activeSteering", reason: "The provider can neither steer a running turn nor restart it with new input; send with mode \"queue\"." };
   }
-  if (turns.interrupt && turns.steeringByInterruptRestart) {
+  if (restartable) {
     return { ok: true, asked: requested, action: "restart", degraded: false, reason: "The turn is interrupted and restarted with the message." };
   }
   if (turns.interrupt && canQueue) {

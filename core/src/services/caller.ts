@@ -11,7 +11,11 @@ export interface Caller {
   readonly projectId: string | null;
   readonly providerInstanceId: string | null;
   readonly providerSessionId: string | null;
-  /** Scopes clientRequestId-derived ids, so two callers reusing one key never collide. */
+  /**
+   * Scopes clientRequestId-derived ids, so two callers reusing one key never collide: an agent's
+   * thread (the same across its provider sessions, so a retry after a restart finds its work),
+   * or a client's token.
+   */
   readonly requestScope: string;
   readonly capabilities: ReadonlySet<CredentialCapability>;
 }

@@ -6,9 +6,7 @@ import type { Engine } from "../engine/engine.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
-
-/** How many current models a provider lists before the rest go to `omittedModels`. */
-const SHORT_LIST = 8;
+import { shortModelList } from "./model-short-list.js";
 
 /**
  * orchestrator_capabilities: what the caller inherits, and which providers (with a short,
@@ -28,15 +26,14 @@ export class CapabilitiesService {
     const search = input.search?.trim().toLowerCase() ?? "";
     const providers = [];
     for (const availability of await this.registry.availabilityAll()) {
-      const callerModel = inherited?.providerInstanceId === availability.instanceId ? inherited.model : null;
-      // Custom models and the caller's own model always show; then current models in the
-      // provider's order, up to the short-list size. Search reaches every model, legacy too.
-      const always = availability.models.filter((m) => m.custom || m.id === callerModel);
-      const current = availability.models.filter((m) => !m.custom && !m.legacy && m.id !== callerModel);
-      const listed = [...always, ...current.slice(0, SHORT_LIST)];
-      const matches = search === "" ? [] : availability.models.filter((m) => m.id.toLowerCase().includes(search) && !listed.includes(m));
-      const shown = [...listed, ...matches];
       const capabilities = availability.capabilities;
+      const shortList = shortModelList({
+        catalog: availability.models,
+        favorites: this.config.providers.find((p) => p.id === availability.instanceId)?.favoriteModels ?? [],
+        callerModel: inherited?.providerInstanceId === availability.instanceId ? inherited.model : null,
+        rule: capabilities.models.shortList,
+        search,
+      });
       const offersAllModes = RUNTIME_MODES.every((mode) => capabilities.runtimeModes.includes(mode));
       const constraints: string[] = [];
       if (!availability.enabled) constraints.push("disabled in the config");
@@ -49,8 +46,14 @@ export class CapabilitiesService {
         displayName: availability.displayName,
         canRunChildTasks: availability.available,
         constraints,
-        models: shown.map((m) => ({ id: m.id, ...(m.custom ? { custom: true } : {}), ...(m.legacy ? { legacy: true } : {}), ...(m.id === callerModel ? { callerModel: true } : {}) })),
-        omittedModels: availability.models.length - shown.length,
+        models: shortList.models.map((m) => ({
+          id: m.id,
+          ...(m.custom ? { custom: true } : {}),
+          ...(m.favorite ? { favorite: true } : {}),
+          ...(m.legacy ? { legacy: true } : {}),
+          ...(m.callerModel ? { callerModel: true } : {}),
+        })),
+        omittedModels: shortList.omitted,
         ...(offersAllModes ? {} : { runtimeModes: [...capabilities.runtimeModes] }),
         interactionModes: [...capabilities.interactionModes],
         steering: (turns.activeSteering ? "native" : turns.interrupt && turns.steeringByInterruptRestart ? "interrupt_restart" : "queue_only") as "native" | "interrupt_restart" | "queue_only",

@@ -5,13 +5,14 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, resumeThread, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt, resumeThread } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
+import { LiveWaits } from "./live-waits.js";
 import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
@@ -76,12 +77,8 @@ export class ThreadManagementService {
     private readonly waiter: EventWaiter,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
+    private readonly liveWaits: LiveWaits,
   ) {}
-
-  /** Read access to the projections, for result shaping. */
-  get reader(): ProjectionReader {
-    return this.engine;
-  }
 
   private newCommandId(operation: string): string {
     return `cmd:${operation}:${this.engine.ids.random("req")}`;
@@ -189,15 +186,19 @@ export class ThreadManagementService {
     return { thread: this.getThread(thread.id), resumedRunIds: outcome.result.resumedRunIds, replayed: outcome.replayed };
   }
 
-  /** The run a wait or interrupt without a run id selects: the newest active run, else the newest. */
-  selectRun(threadId: string, runId: string | undefined, mustBeActive: boolean): RunRecord | null {
+  /**
+   * The run a wait or interrupt names, or selects without a run id: an interrupt the newest
+   * active run; a wait the latest run at call time, queued or not, so a wait right after a
+   * queued send waits for that message's run, never an older completion.
+   */
+  selectRun(threadId: string, runId: string | undefined, purpose: "wait" | "interrupt"): RunRecord | null {
     const thread = this.getThread(threadId);
     if (runId !== undefined) {
       const run = this.engine.store.get("run", runId);
       if (run === null || run.threadId !== thread.id) throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist in thread ${threadId}.`, { threadId, runId });
       return run;
     }
-    return mustBeActive ? activeRun(this.engine, thread.id) : (activeRun(this.engine, thread.id) ?? latestRun(this.engine, thread.id));
+    return purpose === "interrupt" ? activeRun(this.engine, thread.id) : latestRun(this.engine, thread.id);
   }
 
   /**
@@ -206,7 +207,7 @@ export class ThreadManagementService {
    */
   interrupt(request: { threadId: string; runId?: string; reason?: string; hard?: boolean; commandId?: string }): { status: "interrupt_requested" | "already_terminal" | "no_active_run"; run: RunRecord | null } {
     const thread = this.getThread(request.threadId);
-    const run = this.selectRun(request.threadId, request.runId, request.runId === undefined);
+    const run = this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
     if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
@@ -224,24 +225,38 @@ export class ThreadManagementService {
 
   /**
    * Waits for a run to become terminal. Without `runId` it pins the latest run at call time; an
-   * idle thread returns at once. A timeout reports the latest status and cancels nothing.
+   * idle thread returns at once. A timeout reports the latest status and cancels nothing. While
+   * it blocks, the waiting thread (when an agent waits) shows `blockedOnThreadWait`.
    */
-  async waitForRun(request: { threadId: string; runId?: string; timeoutMs: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
-    const pinned = this.selectRun(request.threadId, request.runId, false);
+  async waitForRun(request: {
+    threadId: string;
+    runId?: string;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    onProgress?: () => void;
+    /** The thread whose agent is waiting, if any. */
+    waiterThreadId?: string | null;
+  }): Promise<RunWaitResult> {
+    const pinned = this.selectRun(request.threadId, request.runId, "wait");
     if (pinned === null || isTerminalRunStatus(pinned.status)) return { threadId: request.threadId, run: pinned, timedOut: false };
-    const done = await this.waiter.waitFor(
-      () => {
-        const run = this.engine.store.get("run", pinned.id);
-        return run !== null && isTerminalRunStatus(run.status) ? run : null;
-      },
-      {
-        timeoutMs: request.timeoutMs,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
-        relevant: (event) => event.entity === "run" && (event.record as RunRecord).id === pinned.id,
-      },
-    );
-    return { threadId: request.threadId, run: done ?? this.engine.store.get("run", pinned.id), timedOut: done === null };
+    const endLiveWait = this.liveWaits.begin({ kind: "t3_thread_wait", waiterThreadId: request.waiterThreadId ?? null, subjectId: pinned.id });
+    try {
+      const done = await this.waiter.waitFor(
+        () => {
+          const run = this.engine.store.get("run", pinned.id);
+          return run !== null && isTerminalRunStatus(run.status) ? run : null;
+        },
+        {
+          timeoutMs: request.timeoutMs,
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
+          relevant: (event) => event.entity === "run" && (event.record as RunRecord).id === pinned.id,
+        },
+      );
+      return { threadId: request.threadId, run: done ?? this.engine.store.get("run", pinned.id), timedOut: done === null };
+    } finally {
+      endLiveWait();
+    }
   }
 
   /** Reads a thread's runs, newest first. */
@@ -284,10 +299,10 @@ export class ThreadManagementService {
     return this.interrupt({ threadId: target.id, ...(input.runId !== undefined ? { runId: input.runId } : {}), reason: "interrupted_by_agent" });
   }
 
-  /** t3_thread_wait, capped by the server's maximum wait. */
-  waitFromCaller(input: { threadId: string; runId?: string; timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+  /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */
+  waitFromCaller(caller: Caller, input: { threadId: string; runId?: string; timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
     const timeoutMs = Math.min(input.timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
-    return this.waitForRun({ ...input, timeoutMs });
+    return this.waitForRun({ ...input, timeoutMs, waiterThreadId: caller.kind === "agent" ? caller.threadId : null });
   }
 
   /**

@@ -52,8 +52,11 @@ export class ThreadMetadataService {
     apply: (ctx: CommandContext, current: ThreadRecord) => void,
   ): ThreadMetadataResult {
     const commandId = derive.command(caller.requestScope, operation, `${thread.id}:${clientRequestId ?? this.engine.ids.random("req")}`);
-    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) === null) {
-      if (thread.id !== caller.threadId) this.callers.requireLiveRunForChanges(caller, operation);
+    // Another thread's metadata needs the caller's live run and the same privilege ceiling as
+    // send and interrupt: the target may not run broader than the caller. A replay changes nothing.
+    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) === null && thread.id !== caller.threadId) {
+      this.callers.requireLiveRunForChanges(caller, operation);
+      this.callers.requireTargetWithinCeiling(caller, thread);
     }
     let outcome;
     try {

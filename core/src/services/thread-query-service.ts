@@ -3,9 +3,10 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { environmentId } from "../store/settings.js";
-import type { TimelineItemKind, TimelineItemRecord } from "../store/records.js";
+import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
+import { LiveWaits } from "./live-waits.js";
 import { itemView, runView, threadShell, type ItemView, type ThreadShell } from "./thread-views.js";
 
 /** t3_thread_list input. */
@@ -42,20 +43,24 @@ export class ThreadQueryService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
     private readonly callers: CallerContext,
+    private readonly liveWaits: LiveWaits,
   ) {}
+
+  /** A thread's shell as list and read results show it, now. */
+  shell(thread: ThreadRecord): ThreadShell {
+    return threadShell(this.engine, this.liveWaits, thread, environmentId(this.engine.store), this.engine.clock.nowIso());
+  }
 
   list(caller: Caller, input: ListThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
-    const env = environmentId(this.engine.store);
-    const now = this.engine.clock.nowIso();
     const title = input.title?.toLowerCase();
     const shells: ThreadShell[] = [];
     for (const thread of this.engine.store.select("thread", "project_id = ? AND deleted = 0", [projectId], "ORDER BY created_at DESC, rowid DESC")) {
       if (!input.includeSubagents && thread.lineage.relationship === "subagent") continue;
       if (title !== undefined && !thread.title.toLowerCase().includes(title)) continue;
-      const shell = threadShell(this.engine, thread, env, now);
+      const shell = this.shell(thread);
       if (input.runStatus !== undefined && input.runStatus.length > 0 && !input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) continue;
       if (input.snoozed !== undefined && shell.snoozed !== input.snoozed) continue;
       shells.push(shell);
@@ -93,8 +98,7 @@ export class ThreadQueryService {
         `SELECT data FROM items WHERE thread_id = ?${kindFilter} AND position ${ascending ? ">" : "<"} ? ORDER BY position ${ascending ? "ASC" : "DESC"} LIMIT ?`,
       )
       .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
-    const env = environmentId(this.engine.store);
-    const shell = threadShell(this.engine, thread, env, this.engine.clock.nowIso());
+    const shell = this.shell(thread);
     const runs = this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5").map((run) => runView(run, Math.min(2_000, Math.floor(maxChars / 20))));
     let runList = runs;
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];

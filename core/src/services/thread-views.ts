@@ -1,5 +1,6 @@
 import { activeRun, latestRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord, type TimelineItemRecord } from "../store/records.js";
+import type { LiveWaits } from "./live-waits.js";
 
 /** The link agents use to mention a thread; the environment that owns the thread builds it. */
 export function threadLink(environmentId: string, threadId: string): string {
@@ -15,18 +16,25 @@ export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso
   return !failedSince;
 }
 
-/** What a thread still waits on after its run completed (the sidebar's Waiting label). */
-export function backgroundWork(reader: ProjectionReader, threadId: string): { blockedOnThreadWait: boolean; pendingBackgroundTasks: number } {
-  const pendingTasks = reader.store.count("delegatedTask", "parent_thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')", [threadId]);
+/**
+ * Unfinished work a thread delegated, which holds it after its own run completed (the sidebar's
+ * Waiting label): tasks whose child still runs, and finished ones not yet finalized (their
+ * child still waits on nested work).
+ */
+export function pendingBackgroundTasks(reader: ProjectionReader, threadId: string): number {
+  const running = reader.store.count("delegatedTask", "parent_thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')", [threadId]);
   const unfinalized = reader.store
     .select("delegatedTask", "parent_thread_id = ?", [threadId])
     .filter((task) => task.finalizedAt === null && isTerminalRunStatus(task.status)).length;
-  const pending = pendingTasks + unfinalized;
-  return { blockedOnThreadWait: pending > 0, pendingBackgroundTasks: pending };
+  return running + unfinalized;
 }
 
-/** A thread's list shell (t3_thread_list, and the head of t3_thread_read). */
-export function threadShell(reader: ProjectionReader, thread: ThreadRecord, environmentId: string, nowIso: string) {
+/**
+ * A thread's list shell (t3_thread_list, and the head of t3_thread_read). `blockedOnThreadWait`
+ * is whether the thread's agent is blocked in a wait right now (delegate_task wait or
+ * t3_thread_wait); `pendingBackgroundTasks` counts its unfinished delegated work.
+ */
+export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "isThreadBlocked">, thread: ThreadRecord, environmentId: string, nowIso: string) {
   const active = activeRun(reader, thread.id);
   const latest = active ?? latestRun(reader, thread.id);
   const queued = reader.store.count("run", "thread_id = ? AND status = 'queued'", [thread.id]);
@@ -52,7 +60,8 @@ export function threadShell(reader: ProjectionReader, thread: ThreadRecord, envi
     titleRegenerationPending: thread.titleRegenerationPending,
     snoozed: isSnoozed(reader, thread, nowIso),
     snoozedUntil: thread.snoozedUntil,
-    ...backgroundWork(reader, thread.id),
+    blockedOnThreadWait: waits.isThreadBlocked(thread.id),
+    pendingBackgroundTasks: pendingBackgroundTasks(reader, thread.id),
     createdBy: thread.createdBy,
     creationSource: thread.creationSource,
     createdAt: thread.createdAt,

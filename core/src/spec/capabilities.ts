@@ -123,6 +123,24 @@ export interface IdentityCapabilities {
 }
 
 /**
+ * How `orchestrator_capabilities` shortens a provider's model list (every call lands in the
+ * agent's context). Custom, favorite and the caller's own models are always listed; search
+ * reaches the rest, legacy models included.
+ * - `all_current`: every current (non-legacy) model; for providers whose own list is short and
+ *   curated (Codex, Grok).
+ * - `first_n`: the first 8 current models in the user's order (the instance's custom and
+ *   favorite models as configured, then the provider's order); for catalogs that can hold
+ *   hundreds of models (OpenCode, Pi, ACP agents).
+ */
+export type ModelShortList = "all_current" | "first_n";
+
+/** What a provider's model list is like. */
+export interface ModelCapabilities {
+  /** How the short list is cut. Missing means `first_n`, the shorter list. */
+  readonly shortList: ModelShortList;
+}
+
+/**
  * Everything a provider declares it can do, grouped. Shared code decides from this record
  * only; it never branches on a provider's name. Decode untrusted declarations with
  * {@link decodeCapabilities}: anything missing means the weaker guarantee.
@@ -144,6 +162,8 @@ export interface ProviderCapabilities {
   readonly context: ContextCapabilities;
   /** Identifier stability. */
   readonly identity: IdentityCapabilities;
+  /** The model list. */
+  readonly models: ModelCapabilities;
   /**
    * Runtime modes the provider can enforce. A mode it does not offer runs as
    * `approval-required`. Missing means only `approval-required`.
@@ -198,6 +218,7 @@ export const NO_CAPABILITIES: ProviderCapabilities = Object.freeze({
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 12_000 },
   identity: { nativeThreadIds: "none", nativeTurnIds: "none", nativeItemIds: "none" },
+  models: { shortList: "first_n" },
   runtimeModes: ["approval-required"],
   interactionModes: ["default"],
 } satisfies ProviderCapabilities);
@@ -272,6 +293,11 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
     warnings.push(`subagents.native: expected none|observed|full, got ${JSON.stringify(nativeSubagents)}; treated as none`);
   }
 
+  const shortListRaw = record(root.models).shortList;
+  let shortList: ModelShortList = NO_CAPABILITIES.models.shortList;
+  if (shortListRaw === "all_current" || shortListRaw === "first_n") shortList = shortListRaw;
+  else if (shortListRaw !== undefined) warnings.push(`models.shortList: expected all_current|first_n, got ${JSON.stringify(shortListRaw)}; treated as first_n`);
+
   const maxHandoffRaw = record(root.context).maxHandoffChars;
   let maxHandoffChars = NO_CAPABILITIES.context.maxHandoffChars;
   if (typeof maxHandoffRaw === "number" && Number.isFinite(maxHandoffRaw) && maxHandoffRaw > 0) maxHandoffChars = Math.floor(maxHandoffRaw);
@@ -313,6 +339,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
       nativeTurnIds: quality("identity", "nativeTurnIds"),
       nativeItemIds: quality("identity", "nativeItemIds"),
     },
+    models: { shortList },
     runtimeModes: modes("runtimeModes", isRuntimeMode, NO_CAPABILITIES.runtimeModes, RUNTIME_MODES),
     interactionModes: modes("interactionModes", isInteractionMode, NO_CAPABILITIES.interactionModes, INTERACTION_MODES),
   };

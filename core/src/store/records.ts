@@ -297,7 +297,7 @@ export interface DelegatedTaskRecord {
   readonly cancelReason: string | null;
   readonly rootThreadId: string;
   readonly depth: number;
-  /** The provider session (or client) scope whose clientRequestId created it. */
+  /** The caller scope (the parent thread, or a client token) whose clientRequestId created it. */
   readonly requestScope: string;
   /**
    * Delivery of the result to the parent: `pending` until the parent reads it (a wait or a

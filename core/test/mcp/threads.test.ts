@@ -156,8 +156,9 @@ describe("MCP thread tools", () => {
     expect(started).toMatchObject({ ok: true, value: { delivery: "started", asked: "auto" } });
     expect(await send(idle.id, "@@gate beta-hold @@reply started", "auto", "s1")).toMatchObject({ ok: true, value: { delivery: "started" } });
     await lab.waitForLiveTurn(idle.id);
-    // beta cannot steer natively: auto queues; steer interrupts and restarts (degraded).
-    expect(await send(idle.id, "@@reply queued-auto", "auto")).toMatchObject({ ok: true, value: { delivery: "queued", action: "queue" } });
+    // beta cannot steer natively: queue waits; steer interrupts and restarts (degraded), as auto
+    // does (contract-surface.test.ts).
+    expect(await send(idle.id, "@@reply queued", "queue")).toMatchObject({ ok: true, value: { delivery: "queued", action: "queue", degraded: false } });
     const degraded = await send(idle.id, "@@reply after restart", "steer");
     expect(degraded).toMatchObject({ ok: true, value: { delivery: "restarted", action: "restart", degraded: true } });
     const run = await lab.host.threads.waitForRun({ threadId: idle.id, runId: (degraded as { value: { runId: string } }).value.runId, timeoutMs: 10_000 });

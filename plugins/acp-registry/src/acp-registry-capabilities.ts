@@ -18,7 +18,9 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - `runtimeRequests.userInputQuestions` false: an agent may send form elicitations, but
  *   nothing says it will;
  * - `subagents.native` none; `context.acceptsInstructions` false (no system prompt in ACP).
- * Steering is interrupt-and-restart (`session/cancel`, then the new prompt).
+ * Steering is interrupt-and-restart (`session/cancel`, then the new prompt). An arbitrary agent's
+ * model list can be long (OpenCode's holds hundreds), so the short list is the first 8 in the
+ * user's order.
  */
 export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
   sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
@@ -36,6 +38,7 @@ export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false },
   identity: { nativeThreadIds: "weak", nativeTurnIds: "none", nativeItemIds: "weak" },
+  models: { shortList: "first_n" },
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
   interactionModes: ["default"],
 };

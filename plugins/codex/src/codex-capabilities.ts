@@ -15,6 +15,7 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Instructions have their own channel: `developerInstructions` at thread start and a developer
  *   message (`thread/inject_items`) before a turn.
  * - Codex's own sub-agents (`spawn_agent`) are observed, with their native thread ids.
+ * - Codex's model list is short and curated (`model/list`), so every current model is listed.
  */
 export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
   sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
@@ -32,6 +33,7 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
   subagents: { native: "observed", exposesChildThreadIds: true },
   context: { acceptsInstructions: true, maxHandoffChars: 48_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "strong", nativeItemIds: "weak" },
+  models: { shortList: "all_current" },
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
   interactionModes: ["default"],
 };
@@ -47,6 +49,7 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
  *   (nothing that would need approval can happen); `full-access` runs unsandboxed.
  *   `auto-accept-edits` is not offered (it would need command approvals).
  * - No instruction channel: instructions go first in the prompt.
+ * - The same short, curated Codex model list: every current model is listed.
  */
 export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
   sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
@@ -64,6 +67,7 @@ export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 48_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "none", nativeItemIds: "none" },
+  models: { shortList: "all_current" },
   runtimeModes: ["approval-required", "full-access"],
   interactionModes: ["default"],
 };

@@ -10,6 +10,7 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Structured questions arrive as `_x.ai/ask_user_question`.
  * - xAI sub-agents are not reported: their wire shape is not verified here (`subagents.native`
  *   stays `none` rather than claim `observed`).
+ * - xAI's model list is short, so every current model is listed.
  */
 export const GROK_CAPABILITIES: CapabilityDeclaration = {
   sessions: { resume: true, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
@@ -27,6 +28,7 @@ export const GROK_CAPABILITIES: CapabilityDeclaration = {
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 24_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "none", nativeItemIds: "weak" },
+  models: { shortList: "all_current" },
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
   interactionModes: ["default"],
 };

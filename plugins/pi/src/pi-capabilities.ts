@@ -21,6 +21,8 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - No plan mode and no native sub-agents.
  * - Per-turn instructions go into the prompt (so a handoff stays in the conversation); the shared
  *   orchestration instructions ride on the system prompt through the extension.
+ * - Pi's catalog spans every provider it knows (hundreds of models), so the short list is the
+ *   first 8 in the user's order.
  */
 export const PI_CAPABILITIES: CapabilityDeclaration = {
   sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
@@ -38,6 +40,7 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 24_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "none", nativeItemIds: "weak" },
+  models: { shortList: "first_n" },
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
   interactionModes: ["default"],
 };

@@ -15,6 +15,7 @@ import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
+import { LiveWaits } from "../live-waits.js";
 import { ProviderSelectionService, type TargetRequest } from "../provider-selection-service.js";
 import { threadLink } from "../thread-views.js";
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
@@ -59,6 +60,7 @@ export class DelegatedTaskService {
     private readonly selection: ProviderSelectionService,
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,
+    private readonly liveWaits: LiveWaits,
   ) {
     engine.hooks.runTerminal.push((ctx, run) => this.onRunTerminal(ctx, run));
     engine.hooks.runtimeRequestChanged.push((ctx, requestId) => this.onRuntimeRequestChanged(ctx, requestId));
@@ -262,6 +264,7 @@ export class DelegatedTaskService {
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const isDone = (view: DelegateTaskResult) => view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
     this.activeWaits.set(taskId, (this.activeWaits.get(taskId) ?? 0) + 1);
+    const endLiveWait = this.liveWaits.begin({ kind: "delegate_task", waiterThreadId: task.parentThreadId, subjectId: taskId });
     let lastProgress = 0;
     try {
       const done = await this.waiter.waitFor(
@@ -286,6 +289,7 @@ export class DelegatedTaskService {
       if (done.workState === "result_available") this.acknowledge(taskId);
       return done;
     } finally {
+      endLiveWait();
       const remaining = (this.activeWaits.get(taskId) ?? 1) - 1;
       if (remaining <= 0) this.activeWaits.delete(taskId);
       else this.activeWaits.set(taskId, remaining);

@@ -9,7 +9,10 @@ export function callerFromScope(scope: McpInvocationScope): Caller {
     projectId: scope.projectId,
     providerInstanceId: scope.providerInstanceId,
     providerSessionId: scope.providerSessionId,
-    requestScope: scope.providerSessionId ?? scope.credentialId,
+    // An agent's retry keys belong to its thread, not to one provider session: every continued
+    // run after a restart opens a new session, and its retry must land on the same work. A
+    // client's belong to its token.
+    requestScope: scope.kind === "provider_session" && scope.threadId !== null ? `thread:${scope.threadId}` : `credential:${scope.credentialId}`,
     capabilities: scope.capabilities,
   };
 }

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
 import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, ThreadShell } from "../contract.js";
 import { CREATES_WORK, defineTool } from "../tool-definition.js";
-import { threadShell } from "../../../services/thread-views.js";
 
 export const createThreadsTool = defineTool({
   name: "create_threads",
@@ -37,14 +36,13 @@ export const createThreadsTool = defineTool({
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) => {
     const created = await services.threads.createThreads(callerFromScope(scope), input);
-    const now = new Date().toISOString();
     return {
       replayed: created.replayed,
       threads: created.threads.map((entry) => ({
         index: entry.index,
         runId: entry.runId,
         notes: [...entry.notes],
-        thread: threadShell(services.threads.reader, entry.thread, services.environmentId, now),
+        thread: services.queries.shell(entry.thread),
       })),
     };
   },

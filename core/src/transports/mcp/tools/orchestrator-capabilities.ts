@@ -23,7 +23,7 @@ export const orchestratorCapabilitiesTool = defineTool({
         displayName: z.string(),
         canRunChildTasks: z.boolean(),
         constraints: z.array(z.string()),
-        models: z.array(z.object({ id: z.string(), custom: z.boolean().optional(), legacy: z.boolean().optional(), callerModel: z.boolean().optional() })),
+        models: z.array(z.object({ id: z.string(), custom: z.boolean().optional(), favorite: z.boolean().optional(), legacy: z.boolean().optional(), callerModel: z.boolean().optional() })),
         omittedModels: z.number(),
         runtimeModes: z.array(RuntimeModeOutput).optional(),
         interactionModes: z.array(InteractionModeOutput),

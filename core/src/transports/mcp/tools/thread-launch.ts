@@ -2,7 +2,6 @@ import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
 import { InteractionModeInput, RuntimeModeInput, Target, ThreadShell } from "../contract.js";
 import { CREATES_WORK, defineTool } from "../tool-definition.js";
-import { threadShell } from "../../../services/thread-views.js";
 
 export const threadLaunchTool = defineTool({
   name: "t3_thread_launch",
@@ -30,6 +29,6 @@ export const threadLaunchTool = defineTool({
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) => {
     const launched = await services.launches.launch(callerFromScope(scope), input);
-    return { thread: threadShell(services.threads.reader, launched.thread, services.environmentId, new Date().toISOString()), runId: launched.runId, notes: [...launched.notes] };
+    return { thread: services.queries.shell(launched.thread), runId: launched.runId, notes: [...launched.notes] };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunStatus } from "../contract.js";
+import { callerFromScope } from "../caller-from-scope.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 import { threadLink } from "../../../services/thread-views.js";
 
@@ -7,7 +8,7 @@ export const threadWaitTool = defineTool({
   name: "t3_thread_wait",
   title: "Wait for a thread run",
   description:
-    "Waits for a run to become completed, failed, cancelled or interrupted. Without runId it pins the latest run at call time; an idle thread returns at once. The wait is capped by the server's maximum; a timeout (waitTimedOut) reports the latest status and cancels nothing: call it again to keep waiting.",
+    "Waits for a run to become completed, failed, cancelled or interrupted. Without runId it pins the latest run at call time, queued or not (so a wait right after a queued send waits for that message, not an older answer); an idle thread returns at once. The wait is capped by the server's maximum; a timeout (waitTimedOut) reports the latest status and cancels nothing: call it again to keep waiting.",
   input: z
     .object({
       threadId: z.string().min(1),
@@ -26,8 +27,8 @@ export const threadWaitTool = defineTool({
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: async (input, { services, signal, reportProgress }) => {
-    const result = await services.threads.waitFromCaller({
+  handle: async (input, { scope, services, signal, reportProgress }) => {
+    const result = await services.threads.waitFromCaller(callerFromScope(scope), {
       threadId: input.threadId,
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
       ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
