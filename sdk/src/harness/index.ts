@@ -1,0 +1,13 @@
+/**
+ * The harness kit: the parts every provider session needs, written once. A session built on it
+ * reports the same items for the same interrupt, the same resolution for the same dismissal,
+ * and the same error text (with the harness's stderr) for the same crash, whatever the provider.
+ */
+export { LineSplitter } from "./line-splitter.js";
+export { StderrTail, STDERR_TAIL_CHARS } from "./stderr-tail.js";
+export { JsonLinesChannel, type JsonLinesChannelOptions, type ProcessExit } from "./json-lines-channel.js";
+export { JsonRpcPeer, JsonRpcRequestError, type IncomingNotification, type IncomingRequest, type JsonRpcPeerOptions } from "./json-rpc-peer.js";
+export { EventSink } from "./event-sink.js";
+export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome } from "./runtime-request-book.js";
+export { TurnLedger, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
+export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
