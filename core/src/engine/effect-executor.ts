@@ -7,7 +7,7 @@ import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type Tur
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import type { LiveSession, ProviderSessionManager } from "./provider-session-manager.js";
 import { portableContext } from "./portable-context.js";
-import { createRun, activeRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem } from "./run-lifecycle.js";
+import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
@@ -131,11 +131,15 @@ export class EffectExecutor {
       }
     }
     // The turn ended (or refused the steer) before the message reached it: run it as a
-    // follow-up, so an accepted message is never lost.
+    // follow-up, so an accepted message is never lost. It stays what it was: a notification is
+    // still one, and a message steered into a delegated task's work is still that task's work
+    // (while the task is unpublished), so the task waits for it.
     this.engine.apply((ctx) => {
       const message = ctx.get("item", payload.messageId);
       const threadId = message?.threadId ?? attempt?.threadId;
       if (threadId === undefined) return;
+      const steered = ctx.get("run", payload.runId);
+      const task = steered?.delegatedTaskId ? ctx.get("delegatedTask", steered.delegatedTaskId) : null;
       const run = createRun(
         ctx,
         {
@@ -143,13 +147,14 @@ export class EffectExecutor {
           messageId: payload.messageId,
           text: payload.text,
           instructions: null,
-          kind: "work",
+          kind: message?.data.notification === true ? "notification" : "work",
           createdBy: message?.createdBy ?? "user",
           creationSource: message?.creationSource ?? "system",
-          delegatedTaskId: null,
+          delegatedTaskId: task !== null && task.finalizedAt === null ? task.id : null,
         },
-        activeRun(ctx, threadId) === null,
+        false,
       );
+      startNextQueued(ctx, threadId);
       if (message !== null) ctx.put("item", { ...message, runId: run.id, data: { ...message.data, delivery: "queued", steerFellBack: true }, updatedAt: ctx.now });
     });
   }

@@ -50,6 +50,8 @@ interface ActiveTurn {
   readonly steers: string[];
   readonly pending: Map<string, (response: RuntimeRequestResponse | null) => void>;
   interruptStatus: "interrupted" | "cancelled" | null;
+  /** `@@refuse-steers`: every steer into this turn fails. */
+  readonly refusesSteers: boolean;
 }
 
 /** Releases a gate so a turn waiting on `@@gate name` goes on. Works across processes. */
@@ -178,7 +180,8 @@ class ScriptedSession implements ProviderSession {
   async startTurn(input: TurnInput): Promise<{ providerTurnId?: string }> {
     if (this.closed) throw new Error("session is closed");
     if (this.active !== null) throw new Error("a turn is already running");
-    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null };
+    const refusesSteers = parseProviderScript(input.text).steps.some((step) => step.kind === "refuse-steers");
+    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers };
     this.active = turn;
     const providerTurnId = `scripted-turn-${randomUUID()}`;
     setImmediate(() => void this.run(turn, providerTurnId));
@@ -279,6 +282,8 @@ class ScriptedSession implements ProviderSession {
       case "plan":
         this.emit({ type: "plan.proposed", turnId, itemId: `plan-${randomUUID()}`, text: step.text });
         return { kind: "continue", result: "plan proposed" };
+      case "refuse-steers":
+        return { kind: "continue", result: "" };
       case "tool": {
         if (this.input.mcp === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;
@@ -346,6 +351,7 @@ class ScriptedSession implements ProviderSession {
   async steerTurn(input: SteerInput): Promise<void> {
     if (!this.capabilities.turns.activeSteering) throw new UnsupportedCapabilityError("turns.activeSteering", this.instanceId);
     if (this.active === null || this.active.input.turnId !== input.turnId) throw new Error(`turn ${input.turnId} is not running`);
+    if (this.active.refusesSteers) throw new Error(`turn ${input.turnId} is between steps and takes no steer`);
     this.active.steers.push(input.text);
   }
 
