@@ -1,5 +1,6 @@
 import { SwitchyardHost } from "../host/switchyard-host.js";
 import { createLogger, createSilentLogger } from "../logging/logger.js";
+import { colorEnabled } from "./output.js";
 
 /** Options every command that opens the home shares. */
 export interface HomeOptions {
@@ -11,7 +12,7 @@ export interface HomeOptions {
  * no worker started. Logs stay quiet unless SWITCHYARD_LOG_LEVEL asks for them.
  */
 export async function openHost(options: HomeOptions): Promise<SwitchyardHost> {
-  const logger = process.env.SWITCHYARD_LOG_LEVEL ? createLogger() : createSilentLogger();
+  const logger = process.env.SWITCHYARD_LOG_LEVEL ? createLogger({ color: colorEnabled(process.stderr) }) : createSilentLogger();
   return SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger });
 }
 

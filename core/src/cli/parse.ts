@@ -6,14 +6,3 @@ export function parsePort(value: string): number {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`"${value}" is not a port (0-65535).`);
   return port;
 }
-
-/** Parses a duration like 30s, 15m, 8h, 7d or plain milliseconds. */
-export function parseDuration(value: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(value.trim());
-  if (match === null) throw new InvalidArgumentError(`"${value}" is not a duration (examples: 90s, 30m, 8h, 7d).`);
-  const amount = Number(match[1]);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? "ms") as "ms" | "s" | "m" | "h" | "d"];
-  const ms = amount * unit;
-  if (ms <= 0) throw new InvalidArgumentError("A duration must be positive.");
-  return ms;
-}

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { SwitchyardHost } from "../../host/switchyard-host.js";
-import { createLogger } from "../../logging/logger.js";
 import { startServer } from "../../transports/http/switchyard-server.js";
 import { HOST_VERSION } from "../../util/host-version.js";
+import { logFormatOption, logLevelOption, serverLogger, type LogOptions } from "../log-options.js";
 import { parsePort } from "../parse.js";
 import { style } from "../output.js";
 
@@ -13,8 +13,10 @@ export function registerServe(program: Command): void {
     .option("--port <port>", "port to listen on; 0 picks a free one (default: config server.port, 7410)", parsePort)
     .option("--home <dir>", "Switchyard home (default: $SWITCHYARD_HOME or ~/.switchyard)")
     .option("--json", "print the endpoint as one JSON line instead of text")
-    .action(async (options: { port?: number; home?: string; json?: boolean }) => {
-      const host = await SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger: createLogger() });
+    .addOption(logLevelOption())
+    .addOption(logFormatOption())
+    .action(async (options: { port?: number; home?: string; json?: boolean } & LogOptions) => {
+      const host = await SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger: serverLogger(options) });
       const report = host.start();
       let server;
       try {
