@@ -9,7 +9,7 @@ export function callerFromScope(scope: McpInvocationScope): Caller {
     projectId: scope.projectId,
     providerInstanceId: scope.providerInstanceId,
     providerSessionId: scope.providerSessionId,
-    requestScope: scope.providerSessionId ?? scope.credentialId,
+    requestScope: scope.requestScope,
     capabilities: scope.capabilities,
   };
 }
