@@ -34,8 +34,8 @@ export interface ReconcileReport {
  * Runs once at boot, before the outbox worker: every provider process of the previous host is
  * gone, so its sessions are closed and their credentials revoked, runs that were live are
  * continued on a resumed session where the provider can resume, and recorded as interrupted
- * otherwise. Process-bound effects are never blindly
- * replayed; a turn start that never reached the provider is safe to run again.
+ * otherwise. Process-bound effects are never blindly replayed; a turn start that never
+ * reached the provider is safe to run again.
  */
 @injectable()
 export class BootReconciler {

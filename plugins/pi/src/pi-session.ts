@@ -98,6 +98,7 @@ export class PiProviderSession implements ProviderSession {
   private readonly sessionDir: string;
   private readonly stateDir: string;
   private readonly stateFile: string;
+  private stateWrites: Promise<void> = Promise.resolve();
   private closed = false;
   private exited = false;
 
@@ -147,14 +148,21 @@ export class PiProviderSession implements ProviderSession {
   // ---------------------------------------------------------------------------------------
   // The Pi process
 
-  private async writeState(): Promise<void> {
-    // A rotated token rides here (the process environment cannot change); never the first one.
-    const rotated = this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {};
-    const state: ExtensionSessionState = { runtimeMode: this.runtimeMode, ...rotated };
-    // Private, and replaced whole, so the extension never reads half a file.
-    const temp = `${this.stateFile}.tmp`;
-    await writeFile(temp, JSON.stringify(state), { mode: 0o600 });
-    await rename(temp, this.stateFile);
+  private writeState(): Promise<void> {
+    const write = async () => {
+      // A rotated token rides here (the process environment cannot change); never the first one.
+      const rotated = this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {};
+      const state: ExtensionSessionState = { runtimeMode: this.runtimeMode, ...rotated };
+      // Private, and replaced whole, so the extension never reads half a file.
+      const temp = `${this.stateFile}.tmp`;
+      await writeFile(temp, JSON.stringify(state), { mode: 0o600 });
+      await rename(temp, this.stateFile);
+    };
+    // One write at a time (a rotation may come while a turn switches modes), each with the
+    // state as it is when its turn comes.
+    const next = this.stateWrites.then(write, write);
+    this.stateWrites = next.catch(() => undefined);
+    return next;
   }
 
   private ensureRuntime(): Promise<PiRuntime> {
