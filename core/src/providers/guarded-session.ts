@@ -3,6 +3,7 @@ import {
   type CapabilityName,
   type ForkInput,
   type InterruptInput,
+  type McpEndpointGrant,
   type ProviderCapabilities,
   type ProviderSession,
   type RuntimeRequestResponse,
@@ -62,6 +63,11 @@ export class GuardedSession {
   readSnapshot(): Promise<ThreadSnapshot> {
     this.require("threads.readSnapshot", this.capabilities().threads.readSnapshot, this.inner.readSnapshot);
     return this.inner.readSnapshot!();
+  }
+
+  updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    this.require("tools.mcpGrantUpdate", this.capabilities().tools.mcpGrantUpdate, this.inner.updateMcpGrant);
+    return this.inner.updateMcpGrant!(grant);
   }
 
   close(): Promise<void> {

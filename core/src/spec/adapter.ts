@@ -33,7 +33,9 @@ export interface ProviderStatus {
 
 /**
  * How the Switchyard MCP endpoint reaches a session. The host issues one credential per
- * provider session, before the session opens, and revokes it when the session closes.
+ * provider session, before the session opens, and revokes it when the session closes. Before
+ * the credential's maximum lifetime the host hands a live session a new grant
+ * (`updateMcpGrant`, where `tools.mcpGrantUpdate` is declared) or reopens it between turns.
  * The token is a secret: pass it to the harness in a header or its environment, never in argv,
  * never in logs.
  */
@@ -185,6 +187,12 @@ export interface ProviderSession {
   respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponse): Promise<void>;
   /** Reads the provider's own record of the conversation. Needs `threads.readSnapshot`. */
   readSnapshot?(): Promise<ThreadSnapshot>;
+  /**
+   * Replaces the session's MCP grant (a rotated credential for the same endpoint), also during
+   * a turn: later Switchyard tool calls must carry the new token. The old token stays valid for
+   * a short overlap, so a call already on its way still succeeds. Needs `tools.mcpGrantUpdate`.
+   */
+  updateMcpGrant?(grant: McpEndpointGrant): Promise<void>;
   /** Ends the session and its process. Idempotent. */
   close(): Promise<void>;
 }

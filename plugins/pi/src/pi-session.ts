@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   SwitchyardError,
@@ -7,6 +7,7 @@ import {
   type AdapterEvent,
   type ForkInput,
   type InterruptInput,
+  type McpEndpointGrant,
   type OpenSessionInput,
   type PluginContext,
   type PluginLogger,
@@ -92,9 +93,12 @@ export class PiProviderSession implements ProviderSession {
   private cursor: string | null;
   private model: string | null;
   private runtimeMode: RuntimeMode;
+  /** The session's MCP grant; a rotation replaces it (the state file carries the new token). */
+  private grant: McpEndpointGrant | null;
   private readonly sessionDir: string;
   private readonly stateDir: string;
   private readonly stateFile: string;
+  private stateWrites: Promise<void> = Promise.resolve();
   private closed = false;
   private exited = false;
 
@@ -105,6 +109,7 @@ export class PiProviderSession implements ProviderSession {
     this.logger = deps.context.logger.child({ driver: "pi", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
     this.model = input.model;
     this.runtimeMode = input.runtimeMode;
+    this.grant = input.mcp;
     this.cursor = input.resumeCursor;
     this.sessionFile = input.resumeCursor;
     const agentDir = piAgentDir(piEnvironment(deps.instance, {}));
@@ -143,9 +148,21 @@ export class PiProviderSession implements ProviderSession {
   // ---------------------------------------------------------------------------------------
   // The Pi process
 
-  private async writeState(): Promise<void> {
-    const state: ExtensionSessionState = { runtimeMode: this.runtimeMode };
-    await writeFile(this.stateFile, JSON.stringify(state));
+  private writeState(): Promise<void> {
+    const write = async () => {
+      // A rotated token rides here (the process environment cannot change); never the first one.
+      const rotated = this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {};
+      const state: ExtensionSessionState = { runtimeMode: this.runtimeMode, ...rotated };
+      // Private, and replaced whole, so the extension never reads half a file.
+      const temp = `${this.stateFile}.tmp`;
+      await writeFile(temp, JSON.stringify(state), { mode: 0o600 });
+      await rename(temp, this.stateFile);
+    };
+    // One write at a time (a rotation may come while a turn switches modes), each with the
+    // state as it is when its turn comes.
+    const next = this.stateWrites.then(write, write);
+    this.stateWrites = next.catch(() => undefined);
+    return next;
   }
 
   private ensureRuntime(): Promise<PiRuntime> {
@@ -162,13 +179,13 @@ export class PiProviderSession implements ProviderSession {
     // written nothing, and a fresh process starts a fresh file.
     const resumeFrom = this.sessionFile !== null && existsSync(this.sessionFile) ? this.sessionFile : null;
     const args = piArgs({ binary, options, sessionDir: this.sessionDir, sessionFile: resumeFrom, model: this.model, extensionPath: this.deps.extensionPath });
-    const env = piEnvironment(instance, { ...mcpEnvironment(this.input.mcp), [EXTENSION_ENV.stateFile]: this.stateFile });
+    const env = piEnvironment(instance, { ...mcpEnvironment(this.grant), [EXTENSION_ENV.stateFile]: this.stateFile });
     const generation = ++this.generation;
     const managed = context.process.spawn(binary.command, args, { cwd: this.input.cwd, env, extendEnv: false, stdin: "pipe", label: "pi rpc" });
     const client = new PiRpcClient(managed, this.logger, (message) => this.onMessage(generation, message));
     const runtime: PiRuntime = { generation, client, model: this.model, retiring: false };
     void client.exited.then((exit) => this.onExit(runtime, exit));
-    this.logger.info("pi started", { pid: managed.pid, resumed: resumeFrom !== null, mcp: this.input.mcp !== null, model: this.model });
+    this.logger.info("pi started", { pid: managed.pid, resumed: resumeFrom !== null, mcp: this.grant !== null, model: this.model });
     let state: PiSessionState;
     try {
       // Pi prints nothing when ready; its first answer is the signal.
@@ -513,6 +530,16 @@ export class PiProviderSession implements ProviderSession {
       throw new SwitchyardError("not_found", `No pending runtime request "${requestId}" in this session; it may have been answered or cancelled.`, { requestId });
     }
     this.settleApproval(approval, response.kind === "dismiss" ? "cancelled" : "answered", response);
+  }
+
+  /**
+   * Takes a rotated credential, also during a turn: the extension reads the state file at every
+   * Switchyard call, and a restarted Pi process gets the new token in its environment.
+   */
+  async updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    this.assertOpen();
+    this.grant = grant;
+    await this.writeState();
   }
 
   async close(): Promise<void> {

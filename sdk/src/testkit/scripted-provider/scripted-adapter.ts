@@ -136,8 +136,12 @@ class ScriptedSession implements ProviderSession {
   private active: ActiveTurn | null = null;
   private closed = false;
   private nextRequest = 1;
-  /** One MCP client per session, like a harness's own MCP connection. */
-  private mcpClient: Promise<Client> | null = null;
+  /** One MCP client per session (per grant), like a harness's own MCP connection. */
+  private mcpClient: { readonly grant: McpEndpointGrant; readonly client: Promise<Client> } | null = null;
+  /** Clients of replaced grants: a call may still be using one; closed with the session. */
+  private readonly retiredClients: Promise<Client>[] = [];
+  /** The session's MCP grant; `updateMcpGrant` replaces it. */
+  private grant: McpEndpointGrant | null;
   resumeCursor: string;
 
   constructor(
@@ -146,6 +150,7 @@ class ScriptedSession implements ProviderSession {
     private readonly capabilities: ProviderCapabilities,
     private readonly instanceId: string,
   ) {
+    this.grant = input.mcp;
     if (input.resumeCursor !== null) {
       if (!capabilities.sessions.resume) throw new UnsupportedCapabilityError("sessions.resume", instanceId);
       this.resumeCursor = input.resumeCursor;
@@ -285,12 +290,18 @@ class ScriptedSession implements ProviderSession {
       case "refuse-steers":
         return { kind: "continue", result: "" };
       case "tool": {
-        if (this.input.mcp === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
+        if (this.grant === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;
-        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${this.input.mcp.serverName}__${step.name}`, title: `${this.input.mcp.serverName}/${step.name}`, server: this.input.mcp.serverName, input: step.args });
+        const { serverName } = this.grant;
+        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${serverName}__${step.name}`, title: `${serverName}/${step.name}`, server: serverName, input: step.args });
         try {
-          this.mcpClient ??= connectSwitchyard(this.input.mcp);
-          const output = await callSwitchyardTool(await this.mcpClient, this.input.mcp, step.name, step.args, signal);
+          // The grant may have been replaced meanwhile (a rotation): call with the current one.
+          const grant = this.grant;
+          if (this.mcpClient?.grant !== grant) {
+            if (this.mcpClient !== null) this.retiredClients.push(this.mcpClient.client);
+            this.mcpClient = { grant, client: connectSwitchyard(grant) };
+          }
+          const output = await callSwitchyardTool(await this.mcpClient.client, grant, step.name, step.args, signal);
           this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output });
           return { kind: "continue", result: `tool ${step.name} -> ${output}` };
         } catch (error) {
@@ -390,6 +401,13 @@ class ScriptedSession implements ProviderSession {
     return { turns: this.history.filter((h) => h.assistant !== null).map((h) => ({ userText: h.user, assistantText: h.assistant! })) };
   }
 
+  /** Takes a rotated credential: the next tool call connects with it (calls under way finish). */
+  async updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    if (!this.capabilities.tools.mcpGrantUpdate) throw new UnsupportedCapabilityError("tools.mcpGrantUpdate", this.instanceId);
+    if (this.closed) throw new Error("session is closed");
+    this.grant = grant;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     const turn = this.active;
@@ -398,9 +416,9 @@ class ScriptedSession implements ProviderSession {
       turn.abort.abort();
     }
     this.closed = true;
-    const client = this.mcpClient;
+    const clients = [...this.retiredClients.splice(0), ...(this.mcpClient !== null ? [this.mcpClient.client] : [])];
     this.mcpClient = null;
-    if (client !== null) await client.then((c) => c.close()).catch(() => undefined);
+    await Promise.all(clients.map((client) => client.then((c) => c.close()).catch(() => undefined)));
   }
 }
 

@@ -17,7 +17,7 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: false, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false },
+  tools: { shell: false, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
   runtimeRequests: { approvals: true, userInputQuestions: true },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: true, maxHandoffChars: 20_000 },
