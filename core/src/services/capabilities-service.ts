@@ -27,7 +27,8 @@ export class CapabilitiesService {
     const inherited = this.callers.inherited(caller);
     const search = input.search?.trim().toLowerCase() ?? "";
     const providers = [];
-    for (const availability of await this.registry.availabilityAll()) {
+    // The provider snapshot: never waits on a harness (at most a moment for a first check).
+    for (const availability of await this.registry.snapshotAll()) {
       const callerModel = inherited?.providerInstanceId === availability.instanceId ? inherited.model : null;
       // Custom models and the caller's own model always show; then current models in the
       // provider's order, up to the short-list size. Search reaches every model, legacy too.
