@@ -26,16 +26,22 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function roundTrips(client, name, args) {
-  for (let i = 0; i < 20; i += 1) await client.callTool({ name, arguments: args });
-  const times = [];
-  for (let i = 0; i < CALLS; i += 1) {
-    const start = performance.now();
-    const result = await client.callTool({ name, arguments: args });
-    times.push(performance.now() - start);
-    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+/**
+ * Round trips of several calls, interleaved (one of each per round), so a load spike on this
+ * shared machine weighs on all of them alike. Returns each call's sorted times.
+ */
+async function interleavedRoundTrips(calls) {
+  const times = calls.map(() => []);
+  for (let round = 0; round < CALLS + 20; round += 1) {
+    for (const [index, { client, name, args }] of calls.entries()) {
+      const start = performance.now();
+      const result = await client.callTool({ name, arguments: args });
+      const elapsed = performance.now() - start;
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+      if (round >= 20) times[index].push(elapsed);
+    }
   }
-  return times.sort((a, b) => a - b);
+  return times.map((list) => list.sort((a, b) => a - b));
 }
 
 async function bareEchoServer() {
@@ -86,9 +92,11 @@ export default async function run() {
     const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
     const baseline = await connect(bare.url, null);
-    const caps = await roundTrips(ours, "orchestrator_capabilities", {});
-    const list = await roundTrips(ours, "t3_thread_list", { projectId: project.id });
-    const echo = await roundTrips(baseline, "echo", { text: "hi" });
+    const [caps, list, echo] = await interleavedRoundTrips([
+      { client: ours, name: "orchestrator_capabilities", args: {} },
+      { client: ours, name: "t3_thread_list", args: { projectId: project.id } },
+      { client: baseline, name: "echo", args: { text: "hi" } },
+    ]);
     await ours.close();
     await baseline.close();
     const p50 = percentile(caps, 50);
