@@ -214,9 +214,11 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
   }
 
   private async probeInto(entry: Entry<T>, instanceId: string, depth: ProbeDepth): Promise<Snapshot<T>> {
-    const probedAtMs = this.clock.nowMs();
-    const value = await this.limited(() => this.bounded(instanceId, depth));
-    const snapshot: Snapshot<T> = { value, depth, probedAtMs };
+    const snapshot = await this.limited(async (): Promise<Snapshot<T>> => {
+      const probedAtMs = this.clock.nowMs();
+      return { value: await this.bounded(instanceId, depth), depth, probedAtMs };
+    });
+    const { probedAtMs } = snapshot;
     // The instances may have been rebuilt meanwhile; a result for the old entry is dropped.
     if (this.entries.get(instanceId) !== entry) return snapshot;
     const current = entry.latest;
