@@ -223,6 +223,25 @@ describe("initialize and capability negotiation", () => {
     expect((await runTurn(session, recorder, "hello")).text).toBe("echo: hello");
   });
 
+  it("an inspect probe finds the agent without starting it", async () => {
+    const adapter = await adapterFor({});
+    expect(await adapter.probe({ depth: "inspect" })).toMatchObject({ installed: true, executable: true, authenticated: "unknown" });
+    expect(ctx.processes.spawned).toHaveLength(0);
+  });
+
+  it("an agent that dies before answering fails the session open with what it said on stderr", async () => {
+    const driver = createAcpDriver(
+      testFlavor({ resolveLaunch: () => ({ command: process.execPath, args: ["-e", "console.error('agent: cannot read /etc/agent.toml'); process.exit(3)"] }) }),
+    );
+    const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });
+    const failure = await adapter.openSession(await sessionInput(createEventRecorder())).then(
+      () => null,
+      (error: unknown) => error as { code: string; message: string },
+    );
+    expect(failure?.code).toBe("provider_unavailable");
+    expect(failure?.message).toContain("Its stderr ended with:\nagent: cannot read /etc/agent.toml");
+  });
+
   it("a missing command is reported by probe, not thrown", async () => {
     const driver = createAcpDriver(testFlavor({ resolveLaunch: () => ({ command: "definitely-not-an-acp-agent-xyz", args: [] }) }));
     const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });

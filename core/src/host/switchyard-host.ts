@@ -118,6 +118,8 @@ export class SwitchyardHost {
       }),
     );
     resolve(this.container, TOKENS.OutboxWorker).start();
+    // Probe providers in the background from now on, so no answer waits on a harness.
+    this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
   }
 

@@ -15,6 +15,26 @@ export interface ModelDescriptor {
   readonly isDefault?: boolean;
 }
 
+/**
+ * How far a status probe may go.
+ * - `inspect`: look without touching anything: find the executable, run its version command
+ *   (with a throwaway home when the harness writes into its home on every start), check that
+ *   the instance's home is a folder, read config and auth files. Never starts a harness server
+ *   or session, never writes into the harness's home, never uses the network. Listing
+ *   (`switchyard providers`) and the host's first quick answer use it.
+ * - `full`: may also start the harness briefly (an app-server, an ACP `initialize` or a
+ *   disposable `session/new`) to list its models and prove its login. The host's provider
+ *   snapshot refreshes with it.
+ * Neither ever starts a model turn.
+ */
+export type ProbeDepth = "inspect" | "full";
+
+/** What `probe` gets. */
+export interface ProbeOptions {
+  /** Default `full`. (An adapter written before depths existed ignores it and always probes fully.) */
+  readonly depth?: ProbeDepth;
+}
+
 /** What a status probe found. Probes never start a conversation with a model. */
 export interface ProviderStatus {
   /** The harness (binary, package, SDK) is present. */
@@ -213,8 +233,12 @@ export interface OrchestrationAdapter {
    * example capabilities an ACP agent advertised at `initialize`).
    */
   capabilities(): ProviderCapabilities;
-  /** Checks installation, executability, authentication and models. Never starts a model turn. */
-  probe(): Promise<ProviderStatus>;
+  /**
+   * Checks installation, executability, authentication and models. Never starts a model turn;
+   * with `depth: "inspect"` it also starts no harness server or session and writes nothing into
+   * the harness's home (see {@link ProbeDepth}).
+   */
+  probe(options?: ProbeOptions): Promise<ProviderStatus>;
   /** Opens (or resumes, when `resumeCursor` is set) a session. */
   openSession(input: OpenSessionInput): Promise<ProviderSession>;
   /** Releases everything the instance holds. Sessions are closed first by the host. */

@@ -1,5 +1,6 @@
 import { Codex, type ThreadEvent, type ThreadItem, type ThreadOptions } from "@openai/codex-sdk";
 import {
+  StderrTail,
   SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
@@ -156,11 +157,20 @@ export class CodexExecSession implements ProviderSession {
       }
       outcome ??= turn.lastError !== null ? { status: "failed", error: turn.lastError } : { status: "completed" };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
       if (turn.interruptRequested) outcome = { status: "interrupted" };
-      else outcome = { status: "failed", error: turn.lastError ?? { code: "codex_exec_failed", message: message.slice(0, 2_000) } };
+      else outcome = { status: "failed", error: turn.lastError ?? { code: "codex_exec_failed", message: this.sdkFailure(error) } };
     }
     this.finishTurn(turn, outcome.status, outcome.error, outcome.usage);
+  }
+
+  /**
+   * The SDK's error ("Codex Exec exited with code 1: <all of stderr>") cut to the stderr tail
+   * the host's process helpers would keep, with secrets (the MCP token among them) scrubbed.
+   */
+  private sdkFailure(error: unknown): string {
+    const tail = new StderrTail(codexEnvironment({ instance: this.deps.instance, binary: this.deps.binary, grant: this.input.mcp }));
+    tail.push(error instanceof Error ? error.message : String(error));
+    return tail.text();
   }
 
   /** Maps one SDK event; returns the turn's outcome when the event ends it. */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  withStderrTail,
   SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
@@ -193,13 +194,9 @@ export class PiProviderSession implements ProviderSession {
     } catch (error) {
       runtime.retiring = true;
       await client.stop(500);
-      const stderr = client.stderr();
-      if (stderr) this.logger.warn("pi failed to start", { stderr });
-      throw new SwitchyardError(
-        "provider_unavailable",
-        `pi did not start: ${(error as Error).message}${stderr ? ` (stderr: ${stderr.slice(-600)})` : ""}`,
-        { pid: managed.pid },
-      );
+      const message = withStderrTail(`pi did not start: ${(error as Error).message}`, client.stderr());
+      this.logger.warn("pi failed to start", { message });
+      throw new SwitchyardError("provider_unavailable", message, { pid: managed.pid });
     }
     if (this.closed) {
       runtime.retiring = true;
@@ -227,9 +224,8 @@ export class PiProviderSession implements ProviderSession {
     if (runtime.retiring || this.closed || this.exited || this.runtime !== runtime) return;
     this.exited = true;
     this.runtime = null;
-    const stderr = runtime.client.stderr();
-    const reason = `The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})${stderr ? `: ${stderr.slice(-400)}` : "."}`;
-    this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, stderr });
+    const reason = withStderrTail(`The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, runtime.client.stderr());
+    this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, reason });
     for (const approval of [...this.approvals.values()]) this.settleApproval(approval, "cancelled", null);
     if (this.turn !== null && !this.turn.terminated) this.endTurn(this.turn, "failed", { code: "pi_exited", message: reason });
     this.emit({ type: "session.exited", reason, ...(exit.exitCode === 0 ? {} : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }) });

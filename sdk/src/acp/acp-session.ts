@@ -20,6 +20,7 @@ import {
   type TurnInput,
   type TurnTerminalStatus,
   type UserInputRequest,
+  withStderrTail,
 } from "@switchyard/core/spec";
 import { agentModeIds, findConfigOption, planModeId, selectValues, sessionModelsOf } from "./acp-capabilities.js";
 import {
@@ -362,9 +363,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
 
   private startFailure(step: string, error: unknown, channel: AcpChannel): SwitchyardError {
     const stderr = channel.stderrTail?.() ?? "";
-    if (stderr) this.logger.debug("ACP agent stderr", { stderr });
-    if (error instanceof SwitchyardError) return error;
-    return new SwitchyardError("provider_unavailable", `The agent failed during ${step}: ${describeError(error).message}`, { step });
+    if (error instanceof SwitchyardError) return new SwitchyardError(error.code, withStderrTail(error.message, stderr), error.details === undefined ? undefined : { ...error.details });
+    return new SwitchyardError("provider_unavailable", withStderrTail(`The agent failed during ${step}: ${describeError(error).message}`, stderr), { step });
   }
 
   private resumeFailure(cursor: string, error: unknown, channel: AcpChannel): SwitchyardError {
@@ -386,9 +386,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         if (runtime.generation !== this.generation || this.closed || this.exited) return;
         this.exited = true;
         const how = exit === null ? "closed its connection" : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
-        const reason = `The ACP agent process ${how}.`;
-        const stderr = runtime.channel.stderrTail?.() ?? "";
-        if (stderr) this.logger.warn("ACP agent exited", { stderr });
+        const reason = withStderrTail(`The ACP agent process ${how}.`, runtime.channel.stderrTail?.());
+        this.logger.warn("ACP agent exited", { reason });
         this.cancelPending(null, "cancelled");
         if (this.turn && !this.turn.terminated) this.finishTurn(this.turn, "failed", { code: "agent_exited", message: reason });
         const clean = exit !== null && exit.exitCode === 0;

@@ -4,7 +4,6 @@
  * and the same error text (with the harness's stderr) for the same crash, whatever the provider.
  */
 export { LineSplitter } from "./line-splitter.js";
-export { StderrTail, STDERR_TAIL_CHARS } from "./stderr-tail.js";
 export { JsonLinesChannel, type JsonLinesChannelOptions, type ProcessExit } from "./json-lines-channel.js";
 export { JsonRpcPeer, JsonRpcRequestError, type IncomingNotification, type IncomingRequest, type JsonRpcPeerOptions } from "./json-rpc-peer.js";
 export { EventSink } from "./event-sink.js";

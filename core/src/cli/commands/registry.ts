@@ -103,7 +103,7 @@ export function registerRegistry(program: Command): void {
   withCommonOptions(
     registry
       .command("search [query...]")
-      .description("Search the registry (agents that cannot run on this machine are hidden unless --all)")
+      .description("Search the registry (fetches its index over the network; agents that cannot run on this machine are hidden unless --all)")
       .option("--limit <n>", "at most this many results (default 20)", parseLimit)
       .option("--all", "also list agents that cannot run here (no build for this platform, npm/uv missing)")
       .option("--refresh", "fetch the index again even if the cached copy is fresh"),
@@ -142,7 +142,7 @@ export function registerRegistry(program: Command): void {
     });
   });
 
-  withCommonOptions(registry.command("show <agentId>").description("Show one agent: distributions, readiness, installed versions")).action(
+  withCommonOptions(registry.command("show <agentId>").description("Show one agent: distributions, readiness, installed versions (fetches the registry index over the network)")).action(
     async (agentId: string, options: RegistryOptions) => {
       await handled(options, async () => {
         const { catalog } = openCatalog(options);
@@ -181,7 +181,7 @@ export function registerRegistry(program: Command): void {
   );
 
   withCommonOptions(
-    registry.command("install <agentId>").description("Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache"),
+    registry.command("install <agentId>").description("Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache; downloads over the network"),
   ).action(async (agentId: string, options: RegistryOptions) => {
     await handled(options, async () => {
       const { catalog } = openCatalog(options);

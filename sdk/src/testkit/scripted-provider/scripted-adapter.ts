@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   SPECIFICATION_VERSION,
+  SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
   type ForkInput,
@@ -12,6 +13,7 @@ import {
   type McpEndpointGrant,
   type OpenSessionInput,
   type OrchestrationAdapter,
+  type ProbeOptions,
   type ProviderCapabilities,
   type ProviderSession,
   type ProviderStatus,
@@ -31,9 +33,25 @@ export interface ScriptedProviderOptions {
   /** Models to advertise. */
   readonly models?: readonly string[];
   /** What the status probe reports. */
-  readonly status?: { readonly installed?: boolean; readonly executable?: boolean; readonly authenticated?: boolean | "unknown" };
+  readonly status?: ScriptedStatus;
+  /**
+   * A JSON file ({@link ScriptedStatus}) the probe reads each time, over `status`, so a test can
+   * change it; a session fails to open while it says not installed or not executable.
+   */
+  readonly statusFile?: string;
+  /** A gate in `gateDir` every probe waits for (a slow harness). */
+  readonly probeGate?: string;
+  /** A file each probe appends its depth to, one line per probe (so a test can count them). */
+  readonly probeLog?: string;
   /** A delay before every reply, in milliseconds. */
   readonly replyDelayMs?: number;
+}
+
+/** What a scripted probe reports; omitted fields are true. */
+export interface ScriptedStatus {
+  readonly installed?: boolean;
+  readonly executable?: boolean;
+  readonly authenticated?: boolean | "unknown";
 }
 
 interface Exchange {
@@ -455,8 +473,13 @@ export class ScriptedAdapter implements OrchestrationAdapter {
     return this.declared;
   }
 
-  async probe(): Promise<ProviderStatus> {
-    const status = this.options.status ?? {};
+  async probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
+    if (this.options.probeLog !== undefined) appendFileSync(this.options.probeLog, `${options.depth ?? "full"}\n`);
+    if (this.options.probeGate !== undefined) {
+      if (this.options.gateDir === undefined) throw new Error("probeGate needs the gateDir option");
+      await waitForGate(this.options.gateDir, this.options.probeGate, new AbortController().signal);
+    }
+    const status = { ...this.options.status, ...this.statusFromFile() };
     const installed = status.installed ?? true;
     const executable = status.executable ?? installed;
     const authenticated = status.authenticated ?? true;
@@ -471,6 +494,16 @@ export class ScriptedAdapter implements OrchestrationAdapter {
   }
 
   async openSession(input: OpenSessionInput): Promise<ProviderSession> {
+    // Like a harness uninstalled since its last probe: the status file says it cannot run.
+    const status = this.statusFromFile();
+    if (status.installed === false || status.executable === false) {
+      throw new SwitchyardError("provider_unavailable", `The scripted provider "${this.instanceId}" cannot start: its status file says installed=${String(status.installed ?? true)} executable=${String(status.executable ?? true)}.`);
+    }
     return new ScriptedSession(input, this.options, this.declared, this.instanceId);
+  }
+
+  private statusFromFile(): ScriptedStatus {
+    const file = this.options.statusFile;
+    return file !== undefined && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as ScriptedStatus) : {};
   }
 }

@@ -36,6 +36,9 @@ const OptionsSchema = z
     status: z
       .object({ installed: z.boolean().optional(), executable: z.boolean().optional(), authenticated: z.union([z.boolean(), z.literal("unknown")]).optional() })
       .optional(),
+    statusFile: z.string().optional(),
+    probeGate: z.string().optional(),
+    probeLog: z.string().optional(),
     replyDelayMs: z.number().int().min(0).optional(),
   })
   .strict();
@@ -54,6 +57,9 @@ export const scriptedDriver = defineDriver<z.infer<typeof OptionsSchema>>({
       ...(options.models !== undefined ? { models: options.models } : {}),
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.replyDelayMs !== undefined ? { replyDelayMs: options.replyDelayMs } : {}),
+      ...(options.statusFile !== undefined ? { statusFile: options.statusFile } : {}),
+      ...(options.probeGate !== undefined ? { probeGate: options.probeGate } : {}),
+      ...(options.probeLog !== undefined ? { probeLog: options.probeLog } : {}),
     };
     return new ScriptedAdapter(instance.id, scripted, declared);
   },
