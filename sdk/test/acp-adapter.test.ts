@@ -284,16 +284,11 @@ describe("turns", () => {
     expect(recorder.events.find((event) => event.type === "session.resume_cursor")).toMatchObject({ cursor: session.resumeCursor });
   });
 
-  it("puts orchestration instructions into the first prompt only, wrapped", async () => {
+  it("sends the prompt as the host composed it: the adapter never adds the grant's instructions", async () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
-    const first = await runTurn(session, recorder, "@echo-prompt", { instructions: "You are a reviewer." });
-    expect(first.text).toBe(
-      "<switchyard_instructions>\nUse the switchyard tools to delegate work.\n\nYou are a reviewer.\n</switchyard_instructions>\n\n@echo-prompt",
-    );
-    const second = await runTurn(session, recorder, "@echo-prompt");
-    expect(second.text).toBe("@echo-prompt");
+    expect((await runTurn(session, recorder, "@echo-prompt")).text).toBe("@echo-prompt");
   });
 
   it("maps tool calls and their kinds", async () => {
@@ -551,7 +546,6 @@ describe("resume, snapshot and fork", () => {
     });
     const history = await runTurn(resumed, again, "@history");
     expect(history.text).toMatch(/^history: 2 turns;/);
-    // A reopened conversation already carries the instructions.
     expect((await runTurn(resumed, again, "@echo-prompt")).text).toBe("@echo-prompt");
     await expect(
       adapter.openSession({ ...(await sessionInput(createEventRecorder())), resumeCursor: "sess-unknown" }),

@@ -6,6 +6,7 @@ import type { Engine } from "./engine.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import type { LiveSession, ProviderSessionManager } from "./provider-session-manager.js";
+import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
 import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
@@ -61,13 +62,15 @@ export class EffectExecutor {
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
     const handoff = live.needsHistoryHandoff ? this.handOffHistory(live, thread, run) : null;
-    const instructions = [handoff, attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
+    const orchestration = live.orchestrationInstructions;
+    live.orchestrationInstructions = null;
+    const delivered = deliverInstructions(attempt.text, [orchestration, handoff, attempt.instructions], live.session.capabilities().context.acceptsInstructions);
     try {
       const result = await live.session.startTurn({
         turnId: attempt.id,
         runId: run.id,
-        text: attempt.text,
-        instructions: instructions === "" ? null : instructions,
+        text: delivered.text,
+        instructions: delivered.instructions,
         model: run.model ?? thread.model,
         runtimeMode: run.runtimeMode,
         interactionMode: run.interactionMode,

@@ -41,6 +41,11 @@ export interface LiveSession {
    * context, so nothing said earlier is lost.
    */
   needsHistoryHandoff: boolean;
+  /**
+   * The shared orchestration instructions, owed to the first turn of a new conversation that has
+   * Switchyard's tools (a resumed conversation was given them already); cleared once delivered.
+   */
+  orchestrationInstructions: string | null;
 }
 
 /**
@@ -291,6 +296,7 @@ export class ProviderSessionManager {
       session: new GuardedSession(session, () => adapter.capabilities(), instance.descriptor.id),
       hasMcp: grant !== null,
       needsHistoryHandoff: resumeCursor === null && earlierConversation,
+      orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", providerSessionId);

@@ -76,7 +76,11 @@ export interface McpEndpointGrant {
    * really blocks the model (seed 000: `t3_thread_wait`). Absent means none.
    */
   readonly directToolNames?: readonly string[];
-  /** Shared orchestration instructions, for harnesses that take them with the first turn. */
+  /**
+   * The shared orchestration instructions, for reference only: the host delivers them itself
+   * with the first turn of a new conversation (in `TurnInput.instructions`, or folded into its
+   * text), so an adapter must not deliver them a second time.
+   */
   readonly instructions: string;
   /**
    * A stdio bridge for harnesses without an HTTP MCP client. Endpoint and token travel in
@@ -120,9 +124,12 @@ export interface TurnInput {
   /** The user message. */
   readonly text: string;
   /**
-   * Instructions to deliver with this turn (orchestration instructions, a role instruction,
-   * portable context). Providers with `context.acceptsInstructions` put them on their
-   * instruction channel; others prepend them to the prompt.
+   * The one channel instructions travel on: everything the model should be told with this turn
+   * (the orchestration instructions on the first turn of a new conversation, a history handoff,
+   * a role instruction, portable context), composed by the host. Only a provider that declares
+   * `context.acceptsInstructions` receives them here, and puts them on its own instruction
+   * channel (a developer or system message) and nowhere else. For every other provider the host
+   * has already folded them into `text` and this is null, so an adapter never folds.
    */
   readonly instructions: string | null;
   /** The model for this turn, or null for the session's. */

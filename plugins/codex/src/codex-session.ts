@@ -233,7 +233,6 @@ export class CodexAppServerSession implements ProviderSession {
       }
       return;
     }
-    const instructions = this.input.mcp?.instructions.trim() ?? "";
     try {
       const started = await connection.request(
         "thread/start",
@@ -243,7 +242,6 @@ export class CodexAppServerSession implements ProviderSession {
           sandbox: mode.sandbox,
           config,
           ...(model ? { model } : {}),
-          ...(instructions.length > 0 ? { developerInstructions: instructions } : {}),
         },
         timeout,
       );

@@ -71,9 +71,6 @@ interface PendingApproval {
   readonly generation: number;
 }
 
-const INSTRUCTIONS_OPEN = "<switchyard_instructions>";
-const INSTRUCTIONS_CLOSE = "</switchyard_instructions>";
-
 /**
  * One Switchyard provider session over `pi --mode rpc`. The conversation lives in Pi's session
  * file (the resume cursor); the process is replaceable: it is restarted on the same file to
@@ -416,9 +413,8 @@ export class PiProviderSession implements ProviderSession {
     const runtime = await this.ensureRuntime();
     this.assertOpen();
 
-    const message = input.instructions !== null && input.instructions.trim() !== ""
-      ? `${INSTRUCTIONS_OPEN}\n${input.instructions}\n${INSTRUCTIONS_CLOSE}\n\n${input.text}`
-      : input.text;
+    // Pi has no per-turn instruction channel: the host already folded any instructions into the text.
+    const message = input.text;
     const turn = new PiTurn(input.turnId, message, (event) => this.emit(event));
     this.turn = turn;
     const response = await runtime.client.request({ type: "prompt", message }, null).catch((error: Error) => error);

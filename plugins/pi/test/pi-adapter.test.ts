@@ -151,15 +151,6 @@ describe("Pi adapter over pi --mode rpc", () => {
     expect(body).not.toContain("original goes on");
   });
 
-  it("puts per-turn instructions into the prompt, inside a switchyard_instructions block", async () => {
-    const { session, events } = await lab.open();
-    const input = turn("with a role @@reply ok", { instructions: "You are a careful reviewer." });
-    await session.startTurn(input);
-    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
-    const request = await lab.server.waitForRequest((r) => r.userText === "with a role @@reply ok");
-    expect(JSON.stringify(request.body)).toContain("<switchyard_instructions>\\nYou are a careful reviewer.\\n</switchyard_instructions>");
-  });
-
   it("fails a turn with the provider's error, exactly once", async () => {
     const { session, events } = await lab.open();
     const input = turn("break @@fail 400 scripted-boom");
@@ -323,7 +314,9 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "via-bridge" } });
     expect(mcp.rejectedRequests).toBe(0);
     const request = await mcpLab.server.waitForRequest((r) => r.userText === 'go @@tool echo {"text":"via-bridge"}' && r.stepIndex === 0);
-    expect(JSON.stringify(request.body)).toContain("Use the switchyard tools.");
+    // The host delivers the grant's instructions (folded into the first prompt); neither the
+    // adapter nor the extension adds them, so the model sees them once.
+    expect(JSON.stringify(request.body)).not.toContain("Use the switchyard tools.");
 
     const spawn = mcpLab.spawns.at(-1)!;
     expect(spawn.extendEnv).toBe(false);

@@ -41,8 +41,6 @@ export const EXTENSION_ENV = {
   serverName: "SWITCHYARD_MCP_SERVER_NAME",
   /** The longest a tool call may take before the bridge gives up (ms). */
   toolTimeoutMs: "SWITCHYARD_MCP_TOOL_TIMEOUT_MS",
-  /** The shared orchestration instructions. */
-  instructions: "SWITCHYARD_MCP_INSTRUCTIONS",
   /** A JSON file `{ "runtimeMode": …, "mcpToken"?: … }` the adapter rewrites as they change. */
   stateFile: "SWITCHYARD_PI_STATE_FILE",
 } as const;
@@ -420,7 +418,6 @@ function approvalFor(event: ToolCallEvent, bridged: ReadonlySet<string>, state: 
 /** Pi's extension entry point. */
 export default async function switchyardExtension(pi: ExtensionAPI): Promise<void> {
   const env = process.env;
-  const instructions = env[EXTENSION_ENV.instructions] ?? "";
 
   const { registered, problem } = await registerMcpTools(pi, env);
   const bridged = new Set(registered);
@@ -429,10 +426,6 @@ export default async function switchyardExtension(pi: ExtensionAPI): Promise<voi
   pi.on("session_start", (_event, ctx: ExtensionContext) => {
     if (problem !== null) ctx.ui.notify(`Switchyard MCP tools are unavailable: ${problem}`, "warning");
   });
-
-  if (registered.length > 0 && instructions.trim() !== "") {
-    pi.on("before_agent_start", (event) => ({ systemPrompt: `${event.systemPrompt}\n\n${instructions}` }));
-  }
 
   // Approvals granted "for the session" last as long as this process (one Pi process per session).
   const sessionGrants = new Set<string>();
