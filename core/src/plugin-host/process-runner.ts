@@ -178,12 +178,32 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-/** Stops harness process groups a previous host left behind (after a crash). */
+/** True while some process still belongs to the process group `pgid`. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops harness process groups a previous host left behind (after a crash). A harness's leader
+ * often dies with the host while its tools (a shell command's children) live on in its group,
+ * so a group is stopped when its leader is the recorded process (same kernel start time), or
+ * when the leader is gone but the group is not: no other process can hold the leader's pid
+ * while the group exists, so that group is the harness's own. A live pid with another start
+ * time was reused after the group ended and is left alone.
+ */
 export function reapOrphanedHarnesses(processes: readonly { pid: number; procStart: string | null }[], logger: Logger): number {
   let reaped = 0;
   for (const { pid, procStart } of processes) {
-    if (!isAlive(pid)) continue;
-    if (procStart === null || processStartTime(pid) !== procStart) continue;
+    if (isAlive(pid)) {
+      if (procStart === null || processStartTime(pid) !== procStart) continue;
+    } else if (!groupExists(pid)) {
+      continue;
+    }
     killGroup(pid, "SIGKILL");
     reaped += 1;
     logger.warn("stopped a harness process left over from a previous run", { pid });
