@@ -12,6 +12,7 @@ import { CLI_ENTRY } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
+import { applyServerLimits, closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 
 /** A listening Switchyard server. */
@@ -25,8 +26,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -37,6 +38,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export async function startServer(host: SwitchyardHost, options: { port?: number } = {}): Promise<RunningServer> {
   const registry = host.container.resolve(McpSessionRegistry);
   const serverName = host.config.server.mcpServerName;
+  const limits = host.config.server;
   const mcp = new McpEndpoint(
     ORCHESTRATOR_TOOLS,
     registry,
@@ -53,12 +55,18 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     },
     host.logger.child({ component: "mcp" }),
     serverName,
+    { maxRequestBodyBytes: limits.maxRequestBodyBytes },
   );
   let port = 0;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const refused = checkLoopbackRequest(req, port);
+  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    closeConnectionOnErrorStatus(res);
+    if (cap.isOverCap(req.socket)) {
+      json(res, 503, { error: "server_busy", error_description: `Switchyard has ${cap.maxConnections} open connections (server.maxConnections); retry shortly.` }, { "retry-after": "1" });
+      return;
+    }
+    const refused = checkLoopbackRequest(req);
     if (refused !== null) {
-      json(res, 403, { error: "forbidden", error_description: refused });
+      json(res, refused.status, { error: refused.error, error_description: refused.description });
       return;
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
@@ -75,11 +83,9 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       return;
     }
     json(res, 404, { error: "not_found" });
-  });
-  // Long waits (delegate_task, t3_thread_wait) hold requests open; never cut them off server-side.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  };
+  const server: Server = createServer(handleRequest);
+  const cap = applyServerLimits(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? host.config.server.port, "127.0.0.1", () => {
