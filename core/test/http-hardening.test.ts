@@ -158,6 +158,19 @@ describe("HTTP server hardening", () => {
     agent.release();
   });
 
+  it("answers in one JSON body unless the request asked for progress, then as an SSE stream", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const plain = await post(port, auth, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } } }));
+    expect(plain.status).toBe(200);
+    expect(plain.headers["content-type"]).toContain("application/json");
+    expect(Number(plain.headers["content-length"])).toBe(Buffer.byteLength(plain.body));
+    expect(JSON.parse(plain.body)).toMatchObject({ id: 7, result: { structuredContent: { projectId: lab.projectId } } });
+    const streamed = await post(port, auth, JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId }, _meta: { progressToken: "p1" } } }));
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers["content-type"]).toContain("text/event-stream");
+    expect(streamed.body).toContain('"id":8');
+  });
+
   it("answers an empty batch with a JSON-RPC -32600 error body and HTTP 400", async () => {
     const answer = await post(port, { authorization: `Bearer ${token}` }, "[]");
     expect(answer.status).toBe(400);
@@ -222,6 +235,61 @@ describe("HTTP server connection cap", () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(status).toBe(200);
+  });
+});
+
+describe("MCP endpoint fairness under load", () => {
+  let lab: McpLab;
+  beforeAll(async () => {
+    lab = await McpLab.start();
+  });
+  afterAll(async () => lab.stop());
+
+  it("accepts and serves new connections while busy clients keep every connection full, in arrival order", async () => {
+    // libuv accepts one connection per event-loop turn. If a turn runs the handlers of every
+    // request it read, a busy server accepts one newcomer per round of all busy clients, and the
+    // tenth newcomer waits ten rounds. Counting the requests served while a newcomer waits
+    // measures that without a clock.
+    const token = lab.registry.issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:read"] }).token;
+    const port = lab.server.port;
+    const BUSY = 40;
+    const NEWCOMERS = 10;
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } } });
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: BUSY });
+    const send = (agent: Agent | false) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` } },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    let served = 0;
+    let stop = false;
+    const busy = Array.from({ length: BUSY }, async () => {
+      for (let i = 0; i < 2_000 && !stop; i += 1) {
+        expect(await send(keepAlive)).toBe(200);
+        served += 1;
+      }
+    });
+    while (served < BUSY * 3) await new Promise((resolve) => setImmediate(resolve));
+    const waits = await Promise.all(
+      Array.from({ length: NEWCOMERS }, async () => {
+        const before = served;
+        expect(await send(false)).toBe(200);
+        return served - before;
+      }),
+    );
+    stop = true;
+    await Promise.all(busy);
+    keepAlive.destroy();
+    // In arrival order a newcomer waits behind at most one request per busy client (plus the
+    // newcomers ahead of it); one accept per round would make the last wait ~NEWCOMERS rounds.
+    expect(Math.max(...waits)).toBeLessThan(2 * BUSY);
   });
 });
 

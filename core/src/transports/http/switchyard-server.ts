@@ -14,6 +14,7 @@ import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { applyServerLimits, closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
+import { RequestTurns } from "./request-turns.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -57,6 +58,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     serverName,
     { maxRequestBodyBytes: limits.maxRequestBodyBytes },
   );
+  const turns = new RequestTurns();
   let port = 0;
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
     closeConnectionOnErrorStatus(res);
@@ -71,10 +73,13 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     if (path === "/mcp") {
-      mcp.handle(req, res).catch((error: unknown) => {
-        host.logger.error("MCP request failed", { error: (error as Error).message });
-        if (!res.headersSent) json(res, 500, { error: "internal_error" });
-        else res.end();
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        mcp.handle(req, res).catch((error: unknown) => {
+          host.logger.error("MCP request failed", { error: (error as Error).message });
+          if (!res.headersSent) json(res, 500, { error: "internal_error" });
+          else res.end();
+        });
       });
       return;
     }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
@@ -21,6 +22,19 @@ export interface McpEndpointLimits {
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/**
+ * Whether a request asked for progress notifications. Only then is the answer an SSE stream;
+ * otherwise it is one JSON body with a Content-Length, which the client sees complete the moment
+ * it has the result, so its connection is free for the next call instead of it opening another.
+ */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
 }
 
 /** `application/json` with any parameters (`; charset=utf-8`), compared as a media type. */
@@ -64,6 +78,14 @@ function issuesMessage(error: z.ZodError): string {
  */
 export class McpEndpoint {
   private readonly tools = new Map<string, ListedTool>();
+  private readonly listing: { tools: ListedTool["listing"][] };
+  /**
+   * One JSON Schema validator for every per-request server. Otherwise the SDK builds a fresh Ajv
+   * instance per Server: the largest share of the endpoint's CPU per request under
+   * bench/mcp-load.bench.js, for a validator only elicitation results ever use.
+   */
+  private readonly validator = new AjvJsonSchemaValidator();
+
   constructor(
     definitions: readonly McpToolDefinition[],
     private readonly registry: McpSessionRegistry,
@@ -85,6 +107,7 @@ export class McpEndpoint {
         },
       });
     }
+    this.listing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
   }
 
   /** Tool names, in registration order. */
@@ -140,7 +163,7 @@ export class McpEndpoint {
       return;
     }
     const server = this.createServer(resolved.scope);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(body) });
     res.on("close", () => {
       void transport.close();
       void server.close();
@@ -150,8 +173,8 @@ export class McpEndpoint {
   }
 
   private createServer(scope: McpInvocationScope): Server {
-    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.tools.values()].map((tool) => tool.listing) }));
+    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
+    server.setRequestHandler(ListToolsRequestSchema, () => this.listing);
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const tool = this.tools.get(request.params.name);
       if (tool === undefined) {
