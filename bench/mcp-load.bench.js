@@ -106,8 +106,9 @@ export default async function run() {
     logger: createLogger({ level: "info", destination: logFile }),
     config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }] },
   });
-  host.start();
   const server = await startServer(host, { port: 0 });
+  // Where startServer does not start the host itself (it does once it wires grants first).
+  if (!host.isStarted) host.start();
   const echo = await startStatefulEchoServer();
   try {
     const project = host.projects.add(workspace);

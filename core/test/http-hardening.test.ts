@@ -8,7 +8,7 @@ import { McpSessionRegistry } from "../src/services/credentials/mcp-session-regi
 import { startServer } from "../src/transports/http/switchyard-server.js";
 import { McpLab } from "./support/mcp-lab.js";
 import { callTool, connectMcp, mustCall } from "./support/mcp-client.js";
-import { scriptedInstance, startTestHost } from "./support/test-host.js";
+import { scriptedInstance, startTestHost, type TestHost } from "./support/test-host.js";
 
 const TOOLS_LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
 
@@ -293,12 +293,19 @@ describe("MCP endpoint fairness under load", () => {
   });
 });
 
+/** Starts the server, then the host unless startServer already started it (it does where it must wire grants first). */
+async function serve(t: TestHost, port: number) {
+  const server = await startServer(t.host, { port });
+  if (!("isStarted" in t.host && t.host.isStarted)) t.host.start();
+  return server;
+}
+
 describe("MCP endpoint across a restart", () => {
   it("keeps serving a connected client after Switchyard restarts on the same port", async () => {
     const home = mkdtempSync(join(tmpdir(), "switchyard-restart-"));
     const providers = [scriptedInstance("alpha", { gateDir: join(home, "gates") })];
-    const first = await startTestHost({ home, providers });
-    const firstServer = await startServer(first.host, { port: 0 });
+    const first = await startTestHost({ home, providers, start: false });
+    const firstServer = await serve(first, 0);
     const projectId = first.host.projects.add(first.workspace, "main").id;
     const token = first.host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:read"] }).token;
     const client = await connectMcp(firstServer.mcpUrl, token);
@@ -306,8 +313,8 @@ describe("MCP endpoint across a restart", () => {
       expect(await mustCall(client, "t3_thread_list", { projectId })).toMatchObject({ projectId });
       await firstServer.close();
       await first.host.stop();
-      const second = await startTestHost({ home, providers });
-      const secondServer = await startServer(second.host, { port: firstServer.port });
+      const second = await startTestHost({ home, providers, start: false });
+      const secondServer = await serve(second, firstServer.port);
       try {
         // Same client object, no new initialize: each POST stands on its own.
         expect(await mustCall(client, "t3_thread_list", { projectId })).toMatchObject({ projectId });

@@ -2,16 +2,16 @@
  * Starts request handlers one per event-loop turn, in arrival order.
  *
  * Why: libuv accepts at most one new connection per event-loop turn, and Node's HTTP server
- * runs a request's handler inside the turn that read it. Under load a single turn reads a few
- * hundred ready sockets and ran every one of their handlers, so a turn lasted hundreds of
- * milliseconds and a client opening a connection waited in the kernel's accept queue for one
- * such turn per connection ahead of it: seconds, past 30 s at 200 clients, while each request
- * took a millisecond once read. Queuing the handlers keeps every turn short (reading sockets,
- * accepting one connection, starting one handler), so new connections are accepted as fast as
- * requests are served and every request waits its turn in one FIFO line.
+ * runs a request's handler inside the turn that read it. Under load one turn read a few hundred
+ * ready sockets and ran every one of their handlers, so a turn lasted up to seconds, and a client
+ * opening a connection waited in the kernel's accept queue for one such turn per connection
+ * ahead of it: p99 ~16 s and 30 s client timeouts at 200 clients, while each request took about
+ * a millisecond once read. Queuing the handlers keeps every turn short (read the ready sockets,
+ * accept one connection, run one handler), so new connections are accepted as fast as requests
+ * are served and every request waits in one FIFO line.
  *
- * Only the synchronous start of a handler is serialized: a handler that awaits (a blocking tool
- * call waiting for events) lets the next one start at once.
+ * A handler runs in its turn up to its first wait on I/O or events (its microtasks included);
+ * a blocking tool call then waits without holding up the next one.
  */
 export class RequestTurns {
   private readonly queue: (() => void)[] = [];
@@ -21,11 +21,6 @@ export class RequestTurns {
   enqueue(start: () => void): void {
     this.queue.push(start);
     this.schedule();
-  }
-
-  /** Starts waiting to run (for diagnostics and tests). */
-  get waiting(): number {
-    return this.queue.length;
   }
 
   private schedule(): void {

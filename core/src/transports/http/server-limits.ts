@@ -1,6 +1,7 @@
 import type { Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ServerConfig } from "../../config/config-schema.js";
+import { SwitchyardError } from "../../spec/index.js";
 
 /** The server config fields that bound what a client may hold (see README, `server.*`). */
 export type ServerLimits = Pick<ServerConfig, "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs" | "maxConnections" | "maxRequestBodyBytes">;
@@ -13,6 +14,9 @@ export type ServerLimits = Pick<ServerConfig, "headersTimeoutMs" | "requestTimeo
  * listening, at the interval set then.
  */
 export function applyServerLimits(server: Server, limits: ServerLimits): ConnectionCap {
+  if (server.listening) {
+    throw new SwitchyardError("internal", "applyServerLimits(server) must run before server.listen(): Node fixes how often it checks the request timeouts when it starts listening.");
+  }
   server.requestTimeout = limits.requestTimeoutMs;
   // Node refuses a headers timeout longer than the request timeout.
   server.headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
@@ -48,10 +52,6 @@ export class ConnectionCap {
   /** Whether this connection was opened beyond the cap (answer it 503 and close it). */
   isOverCap(socket: Socket): boolean {
     return this.overCap.has(socket);
-  }
-
-  get openConnections(): number {
-    return this.open.size;
   }
 }
 
