@@ -1,18 +1,16 @@
 // MCP tool-call round trip through the Switchyard endpoint (auth, scope, service, SQLite read)
-// against a bare MCP SDK server with one echo tool on loopback; delegate_task(wait) between
+// against a stateful MCP SDK echo server on loopback (one server and transport per session,
+// reused for every call: the SDK's cheapest way to serve); delegate_task(wait) between
 // two zero-latency scripted providers; and completion-to-wake latency (child run committed as
 // terminal → the parent's waiting delegate_task call has its answer).
-import { createServer } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
 import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../sdk/dist/testkit/scripted-provider/index.js";
+import { startStatefulEchoServer } from "./support/stateful-echo-server.js";
 
 const CALLS = 300;
 
@@ -32,22 +30,6 @@ async function roundTrips(client, name, args) {
   return times.sort((a, b) => a - b);
 }
 
-async function bareEchoServer() {
-  const server = createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-    mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/mcp`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
 async function connect(url, token) {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
@@ -65,14 +47,14 @@ export default async function run() {
   });
   // startServer starts the host once the MCP endpoint is wired.
   const server = await startServer(host, { port: 0 });
-  const bare = await bareEchoServer();
+  const echo = await startStatefulEchoServer();
   try {
     const project = host.projects.add(workspace);
     const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
-    const baseline = await connect(bare.url, null);
+    const baseline = await connect(echo.url, null);
     const oursTimes = await roundTrips(ours, "t3_thread_list", { projectId: project.id });
-    const bareTimes = await roundTrips(baseline, "echo", { text: "hi" });
+    const echoTimes = await roundTrips(baseline, "echo", { text: "hi" });
 
     // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
     const runOnce = async (prompt) => {
@@ -110,14 +92,14 @@ export default async function run() {
     return {
       name: "MCP endpoint",
       rows: [
-        { metric: "tool call round trip p50 (t3_thread_list)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(bareTimes, 50), ratio: percentile(oursTimes, 50) / percentile(bareTimes, 50), note: "baseline: bare MCP SDK echo server, stateless, loopback" },
-        { metric: "tool call round trip p99", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(bareTimes, 99), ratio: percentile(oursTimes, 99) / percentile(bareTimes, 99) },
+        { metric: "tool call round trip p50 (t3_thread_list)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(echoTimes, 50), ratio: percentile(oursTimes, 50) / percentile(echoTimes, 50), note: "baseline: MCP SDK echo server, stateful (session reused), loopback" },
+        { metric: "tool call round trip p99", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(echoTimes, 99), ratio: percentile(oursTimes, 99) / percentile(echoTimes, 99) },
         { metric: "parent run with delegate_task(wait), p50", value: percentile(delegated, 50), unit: "ms", baseline: percentile(plain, 50), ratio: percentile(delegated, 50) / percentile(plain, 50), note: "baseline: the same parent run replying without delegating; zero-latency scripted providers" },
         { metric: "completion-to-wake latency p50", value: percentile(wakes, 50), unit: "ms", note: `child run terminal commit → parent's delegate_task answered; p99 ${percentile(wakes, 99)?.toFixed(2)} ms, n=${wakes.length}` },
       ],
     };
   } finally {
-    await bare.close();
+    await echo.close();
     await server.close();
     await host.stop();
     rmSync(home, { recursive: true, force: true });

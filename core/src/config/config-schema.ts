@@ -57,6 +57,16 @@ export const ServerConfigSchema = z
     sessionIdleMs: z.number().int().positive().default(15 * 60 * 1000),
     /** How often the provider snapshot (status, models, why not) is re-probed in the background. */
     providerStatusRefreshMs: z.number().int().min(10_000).default(5 * 60 * 1000),
+    /** The longest a client may take to send a request's headers (capped at requestTimeoutMs). */
+    headersTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    /** The longest a client may take to send a whole request, headers and body; answering it may take longer. */
+    requestTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    /** How long an idle keep-alive connection stays open. */
+    keepAliveTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
+    /** Open connections beyond this many are answered 503 and closed. */
+    maxConnections: z.number().int().min(1).max(100_000).default(1024),
+    /** Larger request bodies are refused with 413. */
+    maxRequestBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
   })
   .strict();
 

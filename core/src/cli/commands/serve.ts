@@ -5,6 +5,7 @@ import { acquireHomeLock, HomeLockedError, type HomeLock } from "../../host/home
 import { SwitchyardHost } from "../../host/switchyard-host.js";
 import { hasErrorCode } from "../../spec/index.js";
 import { bindLoopbackListener, type LoopbackListener } from "../../transports/http/loopback-listener.js";
+import type { ServerLimits } from "../../transports/http/server-limits.js";
 import { startServer } from "../../transports/http/switchyard-server.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { logFormatOption, logLevelOption, serverLogger, type LogOptions } from "../log-options.js";
@@ -22,9 +23,9 @@ function takeHomeLock(home: string): HomeLock {
 }
 
 /** Binds the port before plugins load, so a taken port fails at once and says what to do. */
-async function bindPort(port: number, configFile: string): Promise<LoopbackListener> {
+async function bindPort(port: number, limits: ServerLimits, configFile: string): Promise<LoopbackListener> {
   try {
-    return await bindLoopbackListener(port);
+    return await bindLoopbackListener(port, limits);
   } catch (error) {
     if (hasErrorCode(error) && error.code === "conflict") {
       throw new CliError(
@@ -54,7 +55,8 @@ export function registerServe(program: Command): void {
       let listener: LoopbackListener | null = null;
       try {
         const { configFile } = pathsFor(home);
-        listener = await bindPort(options.port ?? loadConfig(configFile).server.port, configFile);
+        const { server } = loadConfig(configFile);
+        listener = await bindPort(options.port ?? server.port, server, configFile);
         host = await SwitchyardHost.create({ home, logger: serverLogger({ ...options, home }), homeLock: lock });
       } catch (error) {
         await listener?.close();

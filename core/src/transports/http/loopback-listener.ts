@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SwitchyardError } from "../../spec/index.js";
+import { applyServerLimits, type ConnectionCap, type ServerLimits } from "./server-limits.js";
 
 /** Handles one HTTP request. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -13,6 +14,8 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 export interface LoopbackListener {
   readonly server: Server;
   readonly port: number;
+  /** Its open connections, counted against `server.maxConnections`. */
+  readonly cap: ConnectionCap;
   /** Starts handling requests, first the ones that arrived meanwhile. */
   serve(handler: RequestHandler): void;
   /** Stops listening and ends every connection. */
@@ -20,11 +23,13 @@ export interface LoopbackListener {
 }
 
 /**
- * Binds 127.0.0.1:`port` (0 picks a free port). A taken or forbidden port fails with a
- * `conflict` error whose details name the port.
+ * Binds 127.0.0.1:`port` (0 picks a free port) under the server's limits (applied before
+ * listening, as Node requires). A taken or forbidden port fails with a `conflict` error whose
+ * details name the port.
  */
-export async function bindLoopbackListener(port: number): Promise<LoopbackListener> {
+export async function bindLoopbackListener(port: number, limits: ServerLimits): Promise<LoopbackListener> {
   const server = createServer();
+  const cap = applyServerLimits(server, limits);
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: RequestHandler | null = null;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
@@ -46,6 +51,7 @@ export async function bindLoopbackListener(port: number): Promise<LoopbackListen
   return {
     server,
     port: (server.address() as AddressInfo).port,
+    cap,
     serve: (next) => {
       handler = next;
       for (const [req, res] of waiting.splice(0)) next(req, res);

@@ -1,28 +1,45 @@
 import type { IncomingMessage } from "node:http";
 
-/** Thrown when a body is too large or not JSON; carries the HTTP status to answer with. */
+/** What was wrong with a request body. */
+export type BodyProblem = "too_large" | "empty" | "cut_off" | "not_json";
+
+/** Thrown when a body is too large, empty, cut off or not JSON; carries the HTTP status to answer with. */
 export class BodyError extends Error {
+  readonly status: 400 | 413;
   constructor(
-    readonly status: number,
+    readonly problem: BodyProblem,
     message: string,
   ) {
     super(message);
+    this.status = problem === "too_large" ? 413 : 400;
   }
 }
 
-/** Reads a JSON request body up to `maxBytes`. */
+/**
+ * Reads a JSON request body of at most `maxBytes`. A declared Content-Length above the limit
+ * is refused before a byte is read; a chunked body is cut off as soon as it passes the limit.
+ * How long the client may take is the server's request timeout, not this function's concern.
+ */
 export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (server.maxRequestBodyBytes).`);
+  const declared = request.headers["content-length"];
+  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new BodyError(413, `Request body is larger than ${maxBytes} bytes.`);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof BodyError) throw error;
+    throw new BodyError("cut_off", "The request body was cut off before it ended.");
   }
-  if (size === 0) return undefined;
+  if (size === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
-    throw new BodyError(400, "Request body is not valid JSON.");
+    throw new BodyError("not_json", "The request body is not valid JSON.");
   }
 }

@@ -12,8 +12,10 @@ import { CLI_ENTRY } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
+import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
+import { RequestTurns } from "./request-turns.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -26,8 +28,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -47,6 +49,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   }
   const registry = host.container.resolve(McpSessionRegistry);
   const serverName = host.config.server.mcpServerName;
+  const limits = host.config.server;
   const mcp = new McpEndpoint(
     ORCHESTRATOR_TOOLS,
     registry,
@@ -63,22 +66,32 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     },
     host.logger.child({ component: "mcp" }),
     serverName,
+    { maxRequestBodyBytes: limits.maxRequestBodyBytes },
   );
-  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port));
-  const server = listener.server;
+  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
+  const cap = listener.cap;
+  const turns = new RequestTurns();
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const refused = checkLoopbackRequest(req, port);
+    closeConnectionOnErrorStatus(res);
+    if (cap.isOverCap(req.socket)) {
+      json(res, 503, { error: "server_busy", error_description: `Switchyard has ${cap.maxConnections} open connections (server.maxConnections); retry shortly.` }, { "retry-after": "1" });
+      return;
+    }
+    const refused = checkLoopbackRequest(req);
     if (refused !== null) {
-      json(res, 403, { error: "forbidden", error_description: refused });
+      json(res, refused.status, { error: refused.error, error_description: refused.description });
       return;
     }
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     if (path === "/mcp") {
-      mcp.handle(req, res).catch((error: unknown) => {
-        host.logger.error("MCP request failed", { error: (error as Error).message });
-        if (!res.headersSent) json(res, 500, { error: "internal_error" });
-        else res.end();
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        mcp.handle(req, res).catch((error: unknown) => {
+          host.logger.error("MCP request failed", { error: (error as Error).message });
+          if (!res.headersSent) json(res, 500, { error: "internal_error" });
+          else res.end();
+        });
       });
       return;
     }
@@ -88,10 +101,6 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     }
     json(res, 404, { error: "not_found" });
   };
-  // Long waits (delegate_task, t3_thread_wait) hold requests open; never cut them off server-side.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
@@ -11,7 +12,35 @@ import { readJsonBody, BodyError } from "../http/request-body.js";
 import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Limits the endpoint enforces on a request (the server config's values). */
+export interface McpEndpointLimits {
+  /** Larger bodies are refused with 413. */
+  readonly maxRequestBodyBytes: number;
+}
+
+/** A JSON-RPC error as an HTTP answer (`id: null`: the request was not read far enough to have one). */
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/**
+ * Whether a request asked for progress notifications. Only then is the answer an SSE stream;
+ * otherwise it is one JSON body with a Content-Length, which the client sees complete the moment
+ * it has the result, so its connection is free for the next call instead of it opening another.
+ */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
+}
+
+/** `application/json` with any parameters (`; charset=utf-8`), compared as a media type. */
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
 
 interface ListedTool {
   readonly definition: McpToolDefinition;
@@ -49,6 +78,13 @@ function issuesMessage(error: z.ZodError): string {
  */
 export class McpEndpoint {
   private readonly tools = new Map<string, ListedTool>();
+  private readonly listing: { tools: ListedTool["listing"][] };
+  /**
+   * One JSON Schema validator for every per-request server. Otherwise the SDK builds a fresh Ajv
+   * instance per Server: the largest share of the endpoint's CPU per request under
+   * bench/mcp-load.bench.js, for a validator only elicitation results ever use.
+   */
+  private readonly validator = new AjvJsonSchemaValidator();
 
   constructor(
     definitions: readonly McpToolDefinition[],
@@ -56,6 +92,7 @@ export class McpEndpoint {
     private readonly services: McpToolServices,
     private readonly logger: Logger,
     private readonly serverName: string,
+    private readonly limits: McpEndpointLimits,
   ) {
     for (const definition of definitions) {
       this.tools.set(definition.name, {
@@ -70,6 +107,7 @@ export class McpEndpoint {
         },
       });
     }
+    this.listing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
   }
 
   /** Tool names, in registration order. */
@@ -99,21 +137,33 @@ export class McpEndpoint {
       return;
     }
     if (req.method !== "POST") {
-      res.writeHead(405, { allow: "POST", "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint is stateless; use POST." }, id: null }));
+      jsonRpcError(res, 405, -32000, "Method not allowed: this endpoint is stateless; use POST.", { allow: "POST" });
+      return;
+    }
+    // Checked before the body is read, so a body that would be refused is never buffered.
+    if (!isJsonContentType(req.headers["content-type"])) {
+      jsonRpcError(res, 415, -32000, `Unsupported Media Type: Content-Type must be application/json, not ${JSON.stringify(req.headers["content-type"] ?? null)}.`);
       return;
     }
     let body: unknown;
     try {
-      body = await readJsonBody(req, MAX_BODY_BYTES);
+      body = await readJsonBody(req, this.limits.maxRequestBodyBytes);
     } catch (error) {
-      const status = error instanceof BodyError ? error.status : 400;
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: (error as Error).message }, id: null }));
+      if (!(error instanceof BodyError)) throw error;
+      // The client is gone (or was cut off by the request timeout): there is no one to answer.
+      if (error.problem === "cut_off" || res.destroyed) return;
+      // -32700 Parse error for bytes that are not JSON, -32600 Invalid Request for no message at all.
+      const code = error.problem === "not_json" ? -32700 : error.problem === "too_large" ? -32000 : -32600;
+      jsonRpcError(res, error.status, code, error.message);
+      return;
+    }
+    if (Array.isArray(body) && body.length === 0) {
+      // JSON-RPC 2.0: an empty batch is one Invalid Request error, not an empty (or no) reply.
+      jsonRpcError(res, 400, -32600, "Invalid Request: the batch is empty; send at least one JSON-RPC message.");
       return;
     }
     const server = this.createServer(resolved.scope);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(body) });
     res.on("close", () => {
       void transport.close();
       void server.close();
@@ -123,8 +173,8 @@ export class McpEndpoint {
   }
 
   private createServer(scope: McpInvocationScope): Server {
-    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.tools.values()].map((tool) => tool.listing) }));
+    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
+    server.setRequestHandler(ListToolsRequestSchema, () => this.listing);
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const tool = this.tools.get(request.params.name);
       if (tool === undefined) {

@@ -1,0 +1,45 @@
+// The baseline MCP server the endpoint benches compare against: the MCP SDK's own Streamable
+// HTTP transport in its stateful mode, one server and transport per session, kept and reused for
+// every call of that session. That is the cheapest way the SDK serves repeated calls, so it is
+// the honest floor (a stateless echo rebuilt per request would flatter Switchyard).
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+/** Starts the echo server on 127.0.0.1; `echo({ text })` answers `text`. */
+export async function startStatefulEchoServer() {
+  const sessions = new Map();
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const sessionId = req.headers["mcp-session-id"];
+    let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (transport === undefined) {
+      if (req.method !== "POST" || body?.method !== "initialize") {
+        res.writeHead(typeof sessionId === "string" ? 404 : 400).end();
+        return;
+      }
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, created) });
+      created.onclose = () => {
+        if (created.sessionId) sessions.delete(created.sessionId);
+      };
+      const mcp = new McpServer({ name: "echo", version: "1.0.0" });
+      mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+      await mcp.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/mcp`,
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
