@@ -5,7 +5,7 @@
 // process group once its session is gone. Three ways a session ends: closed when idle, closed
 // by a graceful shutdown (SIGTERM) while open, and lost in a SIGKILL of the server followed by
 // a restart (the restarted server must stop what the dead one left).
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentWithToolProcessInstance } from "../lib/agents.js";
 import { addProject, issueToken } from "../lib/cli.js";
@@ -93,8 +93,14 @@ export default {
     // 3. Open them once more, SIGKILL the server, start it again on the same home.
     await sendAll("@gate gate-c\n@say once more");
     const groupsC = await liveGroups("before the kill");
+    const leadersC = processesWithMarker(marker).map((harness) => harness.pid);
     await client.close().catch(() => undefined);
     await server.kill9();
+    // The agents see their stdin close and exit; their tool processes do not. Restart only once
+    // the agents are gone (reaped, not even zombies), as after a supervisor's restart delay, so
+    // the figure does not depend on which happens first.
+    const agentsGone = await until(() => leadersC.every((pid) => !existsSync(`/proc/${pid}`)), { timeoutMs: 20_000, intervalMs: 100 });
+    if (!agentsGone) report.note(`${leadersC.filter((pid) => existsSync(`/proc/${pid}`)).length} agent processes were not gone 20 s after the server was killed`);
     server = await SwitchyardServer.start(run, home);
     const leftAfterCrash = await survivors(groupsC);
     report.figure(`kill -9 and restart with ${SESSIONS} sessions open: orphaned processes`, `${leftAfterCrash.length}${describe(leftAfterCrash)}`, "goal 0", leftAfterCrash.length === 0 && groupsC.size >= SESSIONS);
