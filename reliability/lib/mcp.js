@@ -1,0 +1,113 @@
+// Real MCP clients over Streamable HTTP (the MCP SDK's own client), and raw HTTP requests for
+// what an MCP client never sends.
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+/** The typed failure codes of the orchestration contract (seed 000). */
+export const FAILURE_CODES = new Set([
+  "capability_denied",
+  "parent_not_active",
+  "provider_unavailable",
+  "model_unavailable",
+  "runtime_mode_escalation_denied",
+  "interaction_mode_escalation_denied",
+  "task_not_found",
+  "task_not_cancellable",
+  "thread_not_found",
+  "run_not_found",
+  "thread_not_sendable",
+  "thread_not_interruptible",
+  "invalid_request",
+  "orchestration_error",
+]);
+
+/** Connects an MCP SDK client with a bearer token (or none). */
+export async function connect(url, token, { name = "switchyard-reliability" } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/**
+ * Calls a tool: `{ ok: true, value }`, or `{ ok: false, code, message }` for a typed failure, or
+ * `{ ok: false, code: "untyped", message }` when the error result is not the contract's shape.
+ * Transport errors throw.
+ */
+export async function callTool(client, name, args, { timeoutMs = 120_000 } = {}) {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, resetTimeoutOnProgress: true });
+  if (!result.isError) return { ok: true, value: result.structuredContent };
+  const text = result.content?.[0]?.text ?? "";
+  try {
+    const { error } = JSON.parse(text);
+    if (typeof error?.code === "string" && typeof error?.message === "string") return { ok: false, code: error.code, message: error.message };
+  } catch {
+    // falls through
+  }
+  return { ok: false, code: "untyped", message: text.slice(0, 300) };
+}
+
+/** Calls a tool that must succeed. */
+export async function mustCall(client, name, args) {
+  const outcome = await callTool(client, name, args);
+  if (!outcome.ok) throw new Error(`${name} failed: ${outcome.code}: ${outcome.message}`);
+  return outcome.value;
+}
+
+/**
+ * A raw HTTP request to a loopback URL. Resolves `{ status, headers, body }`, or
+ * `{ status: 0, error }` when the connection failed or nothing came back within `timeoutMs`.
+ */
+export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000 } = {}) {
+  return new Promise((resolve) => {
+    const target = new URL(url);
+    const req = request({ agent: false, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers, setHost: !("host" in headers) }, (res) => {
+      const chunks = [];
+      res.on("data", (chunk) => chunks.push(chunk));
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+      });
+      res.on("error", (error) => {
+        clearTimeout(timer);
+        resolve({ status: 0, error: error.message });
+      });
+    });
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: 0, error: error.message });
+    });
+    if (body !== null) req.end(body);
+    else req.end();
+  });
+}
+
+/** The headers a Streamable HTTP client sends with a JSON-RPC POST. */
+export function mcpHeaders(token, extra = {}) {
+  return { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
+}
+
+/** Reads the JSON-RPC message out of a Streamable HTTP answer (JSON or one SSE `data:` event). */
+export function jsonRpcMessage(body) {
+  const trimmed = body.trim();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return null;
+    }
+  }
+  const data = trimmed.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim());
+  for (const line of data) {
+    try {
+      return JSON.parse(line);
+    } catch {
+      // next event
+    }
+  }
+  return null;
+}
