@@ -177,6 +177,13 @@ describe("HTTP server hardening", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("empty") } });
   });
 
+  it("refuses a \"__proto__\" key anywhere in a message, which the SDK's schemas would drop silently", async () => {
+    const call = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"orchestrator_capabilities","arguments":{"__proto__":{"polluted":true}}}}';
+    const answer = await post(port, { authorization: `Bearer ${token}` }, call);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining("__proto__") } });
+  });
+
   it("answers malformed requests with typed JSON-RPC errors: not JSON, empty, wrong content type, too large", async () => {
     const auth = { authorization: `Bearer ${token}` };
     const notJson = await post(port, auth, "{not json");

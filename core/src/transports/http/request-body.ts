@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 
 /** What was wrong with a request body. */
-export type BodyProblem = "too_large" | "empty" | "cut_off" | "not_json";
+export type BodyProblem = "too_large" | "empty" | "cut_off" | "not_json" | "forbidden_key";
 
 /** Thrown when a body is too large, empty, cut off or not JSON; carries the HTTP status to answer with. */
 export class BodyError extends Error {
@@ -37,9 +37,23 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
     throw new BodyError("cut_off", "The request body was cut off before it ended.");
   }
   if (size === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
+  const text = Buffer.concat(chunks).toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    value = JSON.parse(text);
   } catch {
     throw new BodyError("not_json", "The request body is not valid JSON.");
   }
+  // A "__proto__" key is an own property after JSON.parse, but the MCP SDK's schemas copy
+  // objects by assignment, which drops it silently: refuse it here, where it can be named.
+  if (text.includes("__proto__") && hasProtoKey(value)) {
+    throw new BodyError("forbidden_key", 'The request body has a "__proto__" key, which no Switchyard message takes.');
+  }
+  return value;
+}
+
+function hasProtoKey(value: unknown, depth = 0): boolean {
+  if (typeof value !== "object" || value === null || depth > 64) return false;
+  if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
+  return Object.values(value).some((child) => hasProtoKey(child, depth + 1));
 }

@@ -152,7 +152,8 @@ export class McpEndpoint {
       if (!(error instanceof BodyError)) throw error;
       // The client is gone (or was cut off by the request timeout): there is no one to answer.
       if (error.problem === "cut_off" || res.destroyed) return;
-      // -32700 Parse error for bytes that are not JSON, -32600 Invalid Request for no message at all.
+      // -32700 Parse error for bytes that are not JSON, -32600 Invalid Request for no message at all
+      // (or a forbidden key).
       const code = error.problem === "not_json" ? -32700 : error.problem === "too_large" ? -32000 : -32600;
       jsonRpcError(res, error.status, code, error.message);
       return;
