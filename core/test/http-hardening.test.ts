@@ -177,11 +177,17 @@ describe("HTTP server hardening", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("empty") } });
   });
 
-  it("refuses a \"__proto__\" key anywhere in a message, which the SDK's schemas would drop silently", async () => {
-    const call = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"orchestrator_capabilities","arguments":{"__proto__":{"polluted":true}}}}';
-    const answer = await post(port, { authorization: `Bearer ${token}` }, call);
-    expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining("__proto__") } });
+  it("refuses a \"__proto__\" key, which the SDK's schemas would drop silently: a typed tool failure in a tool call, Invalid Request elsewhere", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const call = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_threads","arguments":{"threads":[{"__proto__":{"polluted":true}}]}}}';
+    const answer = await post(port, auth, call);
+    expect(answer.status).toBe(200);
+    const result = JSON.parse(answer.body) as { id: number; result: { isError: boolean; content: { text: string }[] } };
+    expect(result).toMatchObject({ id: 3, result: { isError: true } });
+    expect(JSON.parse(result.result.content[0]!.text)).toMatchObject({ error: { code: "invalid_request", message: expect.stringContaining("threads.0.__proto__"), details: { field: "threads.0.__proto__" } } });
+    const other = await post(port, auth, '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"__proto__":{}}}');
+    expect(other.status).toBe(400);
+    expect(JSON.parse(other.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining("params.__proto__") } });
   });
 
   it("answers malformed requests with typed JSON-RPC errors: not JSON, empty, wrong content type, too large", async () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 
 /** What was wrong with a request body. */
-export type BodyProblem = "too_large" | "empty" | "cut_off" | "not_json" | "forbidden_key";
+export type BodyProblem = "too_large" | "empty" | "cut_off" | "not_json";
 
 /** Thrown when a body is too large, empty, cut off or not JSON; carries the HTTP status to answer with. */
 export class BodyError extends Error {
@@ -20,7 +20,7 @@ export class BodyError extends Error {
  * is refused before a byte is read; a chunked body is cut off as soon as it passes the limit.
  * How long the client may take is the server's request timeout, not this function's concern.
  */
-export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<{ readonly value: unknown; readonly text: string }> {
   const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (server.maxRequestBodyBytes).`);
   const declared = request.headers["content-length"];
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
@@ -38,22 +38,24 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
   }
   if (size === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
   const text = Buffer.concat(chunks).toString("utf8");
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text) as unknown, text };
   } catch {
     throw new BodyError("not_json", "The request body is not valid JSON.");
   }
-  // A "__proto__" key is an own property after JSON.parse, but the MCP SDK's schemas copy
-  // objects by assignment, which drops it silently: refuse it here, where it can be named.
-  if (text.includes("__proto__") && hasProtoKey(value)) {
-    throw new BodyError("forbidden_key", 'The request body has a "__proto__" key, which no Switchyard message takes.');
-  }
-  return value;
 }
 
-function hasProtoKey(value: unknown, depth = 0): boolean {
-  if (typeof value !== "object" || value === null || depth > 64) return false;
-  if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
-  return Object.values(value).some((child) => hasProtoKey(child, depth + 1));
+/**
+ * The path of the first `__proto__` key in a parsed body, or null. JSON.parse keeps such a key
+ * as an own property, but the MCP SDK's schemas copy objects by assignment, which drops it
+ * silently, so a strict tool schema would never see it: it has to be caught on the raw body.
+ */
+export function protoKeyPath(value: unknown, path: readonly (string | number)[] = []): (string | number)[] | null {
+  if (typeof value !== "object" || value === null || path.length > 64) return null;
+  if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, "__proto__")) return [...path, "__proto__"];
+  for (const [key, child] of Object.entries(value)) {
+    const found = protoKeyPath(child, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found !== null) return found;
+  }
+  return null;
 }

@@ -8,7 +8,7 @@ import type { Logger } from "../../logging/logger.js";
 import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { McpInvocationScope, McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { HOST_VERSION } from "../../util/host-version.js";
-import { readJsonBody, BodyError } from "../http/request-body.js";
+import { readJsonBody, BodyError, protoKeyPath } from "../http/request-body.js";
 import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
 
@@ -22,6 +22,26 @@ export interface McpEndpointLimits {
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/**
+ * Refuses a message with a `__proto__` key (which the SDK would drop unseen): a tool call gets
+ * the tool's typed `invalid_request` failure naming the argument, anything else a JSON-RPC
+ * Invalid Request error. Returns true when it answered.
+ */
+function refusedProtoKey(res: ServerResponse, body: unknown): boolean {
+  const path = protoKeyPath(body);
+  if (path === null) return false;
+  const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (!Array.isArray(body) && message.method === "tools/call" && (typeof message.id === "string" || typeof message.id === "number") && path[0] === "params" && path[1] === "arguments") {
+    const field = path.slice(2).join(".");
+    const failure = new OrchestratorFailure("invalid_request", `Invalid arguments for ${String(message.params?.name)}: ${field}: the key "__proto__" is not allowed.`, { field });
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: failureResult(failure) }));
+    return true;
+  }
+  jsonRpcError(res, 400, -32600, `Invalid Request: the key "__proto__" (at ${path.join(".")}) is not allowed in any message.`);
+  return true;
 }
 
 /**
@@ -146,18 +166,19 @@ export class McpEndpoint {
       return;
     }
     let body: unknown;
+    let text: string;
     try {
-      body = await readJsonBody(req, this.limits.maxRequestBodyBytes);
+      ({ value: body, text } = await readJsonBody(req, this.limits.maxRequestBodyBytes));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       // The client is gone (or was cut off by the request timeout): there is no one to answer.
       if (error.problem === "cut_off" || res.destroyed) return;
-      // -32700 Parse error for bytes that are not JSON, -32600 Invalid Request for no message at all
-      // (or a forbidden key).
+      // -32700 Parse error for bytes that are not JSON, -32600 Invalid Request for no message at all.
       const code = error.problem === "not_json" ? -32700 : error.problem === "too_large" ? -32000 : -32600;
       jsonRpcError(res, error.status, code, error.message);
       return;
     }
+    if (text.includes("__proto__") && refusedProtoKey(res, body)) return;
     if (Array.isArray(body) && body.length === 0) {
       // JSON-RPC 2.0: an empty batch is one Invalid Request error, not an empty (or no) reply.
       jsonRpcError(res, 400, -32600, "Invalid Request: the batch is empty; send at least one JSON-RPC message.");
