@@ -6,7 +6,8 @@
 import { definePlugin } from "@switchyard/sdk";
 import { createPiDriver } from "./pi-adapter.js";
 
-export { PiOrchestrationAdapter, createPiDriver, parseModelTable } from "./pi-adapter.js";
+export { createPiAdapter, createPiDriver, type PiAdapter } from "./pi-adapter.js";
+export { parseModelTable, probePi } from "./pi-probe.js";
 export { PI_CAPABILITIES } from "./pi-capabilities.js";
 export { piOptionsSchema, reservedFlagsIn, RESERVED_PI_FLAGS, type PiOptions } from "./pi-options.js";
 export { PiProviderSession } from "./pi-session.js";

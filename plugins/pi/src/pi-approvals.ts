@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from "@switchyard/sdk";
+import type { ApprovalDecision, ApprovalOption, ApprovalRequest, RuntimeRequestOutcome } from "@switchyard/sdk";
 import { APPROVAL_CHOICES, APPROVAL_TITLE_PREFIX, type ApprovalChoice, type ApprovalPrompt } from "./pi-extension/switchyard-extension.js";
 import type { PiExtensionUiRequest, PiExtensionUiResponse } from "./pi-wire.js";
 
@@ -40,6 +40,11 @@ export function approvalRequestOf(prompt: ApprovalPrompt): ApprovalRequest {
     ...(prompt.detail !== undefined ? { detail: prompt.detail } : {}),
     options: OPTIONS,
   };
+}
+
+/** The decision the host made, or null when the request was dismissed or cancelled (the dialog is then cancelled too). */
+export function decisionOf(outcome: RuntimeRequestOutcome): ApprovalDecision | null {
+  return outcome.kind === "answered" && outcome.response.kind === "approval" ? outcome.response.decision : null;
 }
 
 /** The dialog answer for a decision: the matching choice, or a cancellation. */

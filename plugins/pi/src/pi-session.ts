@@ -1,11 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
-  withStderrTail,
+  EventSink,
+  RuntimeRequestBook,
   SwitchyardError,
   UnsupportedCapabilityError,
-  type AdapterEvent,
   type ForkInput,
   type InterruptInput,
   type McpEndpointGrant,
@@ -13,32 +12,24 @@ import {
   type PluginContext,
   type PluginLogger,
   type ProviderInstanceDescriptor,
-  type ProviderSession,
+  type ProviderTurnError,
   type RuntimeMode,
   type RuntimeRequestResponse,
-  type SnapshotTurn,
+  type StartableSession,
   type SteerInput,
   type ThreadSnapshot,
   type TurnInput,
+  type TurnTerminalStatus,
 } from "@switchyard/sdk";
-import { approvalAnswer, approvalRequestOf, dismissDialog, parseApprovalDialog } from "./pi-approvals.js";
-import type { ExtensionSessionState } from "./pi-extension/switchyard-extension.js";
-import { EXTENSION_ENV } from "./pi-extension/switchyard-extension.js";
-import { mcpEnvironment, piAgentDir, piArgs, piEnvironment, threadSessionDir, type PiBinary } from "./pi-launch.js";
+import { routeUiRequest, type PiDialog } from "./pi-dialogs.js";
+import { snapshotOf } from "./pi-events.js";
+import { clonePiSession } from "./pi-fork.js";
+import { piAgentDir, piEnvironment, threadSessionDir, type PiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
-import { PiRpcClient } from "./pi-rpc-client.js";
-import { PiTurn } from "./pi-turn.js";
-import {
-  PI_DIALOG_METHODS,
-  isExtensionUiRequest,
-  isResponse,
-  messageText,
-  type PiExtensionUiRequest,
-  type PiMessage,
-  type PiRpcEvent,
-  type PiRpcInbound,
-  type PiSessionState,
-} from "./pi-wire.js";
+import { launchPi, type PiRuntime } from "./pi-process.js";
+import { PiStateFile } from "./pi-state-file.js";
+import { PiTurn, type PiTurnStep } from "./pi-turn.js";
+import { isExtensionUiRequest, isResponse, type PiExtensionUiRequest, type PiExtensionUiResponse, type PiMessage, type PiRpcEvent, type PiRpcInbound } from "./pi-wire.js";
 
 /** What a session needs from its adapter. */
 export interface PiSessionDeps {
@@ -49,26 +40,7 @@ export interface PiSessionDeps {
   /** The Switchyard extension, written into the plugin's cache directory. */
   readonly extensionPath: string;
   /** Called once when the session closes. */
-  onClosed?(): void;
-}
-
-/** One running `pi --mode rpc` process. */
-interface PiRuntime {
-  readonly generation: number;
-  readonly client: PiRpcClient;
-  /** The `--model` it was started with (null: the session's or Pi's default). */
-  readonly model: string | null;
-  /** Set when the adapter itself stops the process (no `session.exited` for that). */
-  retiring: boolean;
-}
-
-/** An approval dialog waiting for the host. */
-interface PendingApproval {
-  readonly requestId: string;
-  readonly uiRequestId: string;
-  readonly turn: PiTurn;
-  readonly toolCallId: string;
-  readonly generation: number;
+  onClosed(): void;
 }
 
 /**
@@ -77,14 +49,15 @@ interface PendingApproval {
  * switch models and after an interrupt Pi did not honour, and reopened from the file by a new
  * session after the host closed this one.
  */
-export class PiProviderSession implements ProviderSession {
+export class PiProviderSession implements StartableSession {
   private readonly logger: PluginLogger;
+  private readonly sink: EventSink;
+  private readonly requests: RuntimeRequestBook<PiDialog>;
+  private readonly stateFile: PiStateFile;
   private runtime: PiRuntime | null = null;
   private starting: Promise<PiRuntime> | null = null;
   private generation = 0;
   private turn: PiTurn | null = null;
-  private readonly approvals = new Map<string, PendingApproval>();
-  private approvalCounter = 0;
   /** The session file Pi writes to (known once Pi answered `get_state`). */
   private sessionFile: string | null;
   /** The last session file seen on disk: what resumes this conversation. */
@@ -94,9 +67,6 @@ export class PiProviderSession implements ProviderSession {
   /** The session's MCP grant; a rotation replaces it (the state file carries the new token). */
   private grant: McpEndpointGrant | null;
   private readonly sessionDir: string;
-  private readonly stateDir: string;
-  private readonly stateFile: string;
-  private stateWrites: Promise<void> = Promise.resolve();
   private closed = false;
   private exited = false;
 
@@ -105,6 +75,8 @@ export class PiProviderSession implements ProviderSession {
     private readonly input: OpenSessionInput,
   ) {
     this.logger = deps.context.logger.child({ driver: "pi", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.sink = new EventSink(input.emit, this.logger);
+    this.requests = new RuntimeRequestBook<PiDialog>(this.sink.emit, "approval");
     this.model = input.model;
     this.runtimeMode = input.runtimeMode;
     this.grant = input.mcp;
@@ -113,9 +85,7 @@ export class PiProviderSession implements ProviderSession {
     const agentDir = piAgentDir(piEnvironment(deps.instance, {}));
     // A resumed conversation keeps its directory, so a later clone lands next to it.
     this.sessionDir = input.resumeCursor !== null ? path.dirname(input.resumeCursor) : threadSessionDir(agentDir, input.threadId);
-    const safeId = input.providerSessionId.replace(/[^A-Za-z0-9._-]/g, "_");
-    this.stateDir = path.join(deps.context.paths.cacheDir, "pi-sessions", safeId);
-    this.stateFile = path.join(this.stateDir, "state.json");
+    this.stateFile = new PiStateFile(deps.context.paths.cacheDir, input.providerSessionId);
   }
 
   /** The Pi session file holding this conversation, once it exists on disk. */
@@ -136,9 +106,8 @@ export class PiProviderSession implements ProviderSession {
       });
     }
     if (this.input.interactionMode !== "default") {
-      this.emit({ type: "warning", message: `Pi has no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
+      this.sink.emit({ type: "warning", message: `Pi has no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
     }
-    await mkdir(this.stateDir, { recursive: true });
     await this.writeState();
     await this.ensureRuntime();
   }
@@ -147,20 +116,8 @@ export class PiProviderSession implements ProviderSession {
   // The Pi process
 
   private writeState(): Promise<void> {
-    const write = async () => {
-      // A rotated token rides here (the process environment cannot change); never the first one.
-      const rotated = this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {};
-      const state: ExtensionSessionState = { runtimeMode: this.runtimeMode, ...rotated };
-      // Private, and replaced whole, so the extension never reads half a file.
-      const temp = `${this.stateFile}.tmp`;
-      await writeFile(temp, JSON.stringify(state), { mode: 0o600 });
-      await rename(temp, this.stateFile);
-    };
-    // One write at a time (a rotation may come while a turn switches modes), each with the
-    // state as it is when its turn comes.
-    const next = this.stateWrites.then(write, write);
-    this.stateWrites = next.catch(() => undefined);
-    return next;
+    // A rotated token rides here (the process environment cannot change); never the first one.
+    return this.stateFile.write(() => ({ runtimeMode: this.runtimeMode, ...(this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {}) }));
   }
 
   private ensureRuntime(): Promise<PiRuntime> {
@@ -172,32 +129,26 @@ export class PiProviderSession implements ProviderSession {
   }
 
   private async spawn(): Promise<PiRuntime> {
-    const { binary, options, context, instance } = this.deps;
     // Reopen the conversation from its file when there is one; before the first answer Pi has
     // written nothing, and a fresh process starts a fresh file.
-    const resumeFrom = this.sessionFile !== null && existsSync(this.sessionFile) ? this.sessionFile : null;
-    const args = piArgs({ binary, options, sessionDir: this.sessionDir, sessionFile: resumeFrom, model: this.model, extensionPath: this.deps.extensionPath });
-    const env = piEnvironment(instance, { ...mcpEnvironment(this.grant), [EXTENSION_ENV.stateFile]: this.stateFile });
+    const sessionFile = this.sessionFile !== null && existsSync(this.sessionFile) ? this.sessionFile : null;
     const generation = ++this.generation;
-    const managed = context.process.spawn(binary.command, args, { cwd: this.input.cwd, env, extendEnv: false, stdin: "pipe", label: "pi rpc" });
-    const client = new PiRpcClient(managed, this.logger, (message) => this.onMessage(generation, message));
-    const runtime: PiRuntime = { generation, client, model: this.model, retiring: false };
-    void client.exited.then((exit) => this.onExit(runtime, exit));
-    this.logger.info("pi started", { pid: managed.pid, resumed: resumeFrom !== null, mcp: this.grant !== null, model: this.model });
-    let state: PiSessionState;
-    try {
-      // Pi prints nothing when ready; its first answer is the signal.
-      state = await client.call<PiSessionState>({ type: "get_state" }, options.startupTimeoutMs);
-    } catch (error) {
-      runtime.retiring = true;
-      await client.stop(500);
-      const message = withStderrTail(`pi did not start: ${(error as Error).message}`, client.stderr());
-      this.logger.warn("pi failed to start", { message });
-      throw new SwitchyardError("provider_unavailable", message, { pid: managed.pid });
-    }
+    const { runtime, state } = await launchPi({
+      ...this.deps,
+      logger: this.logger,
+      cwd: this.input.cwd,
+      sessionDir: this.sessionDir,
+      sessionFile,
+      model: this.model,
+      grant: this.grant,
+      stateFile: this.stateFile.path,
+      generation,
+      onMessage: (message) => this.onMessage(generation, message),
+    });
+    void runtime.client.channel.exited.then((exit) => this.onExit(runtime, exit));
     if (this.closed) {
       runtime.retiring = true;
-      await client.stop();
+      await runtime.client.stop();
       throw new SwitchyardError("session_closed", "The session was closed while pi was starting.");
     }
     this.sessionFile = state.sessionFile ?? null;
@@ -205,14 +156,14 @@ export class PiProviderSession implements ProviderSession {
     return runtime;
   }
 
-  /** Stops the current process on purpose (model switch, interrupt timeout, close). */
+  /** Stops the current process on purpose (model switch, interrupt timeout): its dialogs die with it. */
   private async retire(reason: string): Promise<void> {
     const runtime = this.runtime;
     if (runtime === null) return;
     this.runtime = null;
     runtime.retiring = true;
     this.logger.info("pi stopped", { pid: runtime.client.pid, reason });
-    for (const approval of [...this.approvals.values()]) if (approval.generation === runtime.generation) this.settleApproval(approval, "cancelled", null);
+    for (const open of this.requests.pending()) if (open.native.generation === runtime.generation) this.requests.cancel(open.requestId);
     await runtime.client.stop();
   }
 
@@ -221,11 +172,11 @@ export class PiProviderSession implements ProviderSession {
     if (runtime.retiring || this.closed || this.exited || this.runtime !== runtime) return;
     this.exited = true;
     this.runtime = null;
-    const reason = withStderrTail(`The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, runtime.client.stderr());
+    const reason = runtime.client.channel.closedError?.message ?? `pi exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`;
     this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, reason });
-    for (const approval of [...this.approvals.values()]) this.settleApproval(approval, "cancelled", null);
+    this.requests.cancelTurn(null);
     if (this.turn !== null && !this.turn.terminated) this.endTurn(this.turn, "failed", { code: "pi_exited", message: reason });
-    this.emit({ type: "session.exited", reason, ...(exit.exitCode === 0 ? {} : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }) });
+    this.sink.emit({ type: "session.exited", reason, ...(exit.exitCode === 0 ? {} : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }) });
     void runtime.client.kill();
   }
 
@@ -234,12 +185,18 @@ export class PiProviderSession implements ProviderSession {
 
   private onMessage(generation: number, message: PiRpcInbound): void {
     if (generation !== this.generation || this.closed) return;
-    if (isExtensionUiRequest(message)) {
-      this.onUiRequest(message, generation);
-      return;
-    }
-    if (isResponse(message)) return;
-    this.onEvent(message);
+    if (isExtensionUiRequest(message)) this.onUiRequest(message, generation);
+    else if (!isResponse(message)) this.onEvent(message);
+  }
+
+  private onUiRequest(request: PiExtensionUiRequest, generation: number): void {
+    const live = this.turn !== null && !this.turn.terminated ? this.turn : null;
+    routeUiRequest(request, this.requests, {
+      turn: live,
+      generation,
+      warn: (message) => this.sink.emit({ type: "warning", ...(live ? { turnId: live.turnId } : {}), message }),
+      answer: (answer) => this.answerDialog(generation, answer),
+    });
   }
 
   private onEvent(event: PiRpcEvent): void {
@@ -247,113 +204,41 @@ export class PiProviderSession implements ProviderSession {
     // exists, so a turn cut short by a host crash can be resumed, not only a finished one.
     if (this.cursor === null) this.refreshCursor();
     const turn = this.turn;
-    if (turn === null || turn.terminated) {
-      if (event.type === "extension_error") this.logger.warn("pi extension error", { event: event.event, error: event.error });
+    if (turn !== null && !turn.terminated) this.follow(turn, turn.apply(event));
+    else if (event.type === "extension_error") this.logger.warn("pi extension error", { event: event.event, error: event.error });
+  }
+
+  /** Does what the turn asked for after an event. */
+  private follow(turn: PiTurn, step: PiTurnStep): void {
+    if (step === null) return;
+    if (step.kind === "end") {
+      this.endTurn(turn, step.status, step.error);
       return;
     }
-    switch (event.type) {
-      case "auto_retry_start":
-        turn.recovering = true;
-        this.emit({
-          type: "warning",
-          turnId: turn.turnId,
-          message: `Pi retries after a provider error (attempt ${event.attempt ?? "?"} of ${event.maxAttempts ?? "?"}): ${event.errorMessage ?? "unknown error"}`,
-        });
-        return;
-      case "auto_retry_end":
-        if (event.success === false) this.endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", { message: event.finalError ?? turn.pendingError?.message ?? "Pi's retries failed." });
-        return;
-      case "compaction_start":
-        if (turn.pendingError !== null) turn.recovering = true;
-        return;
-      case "compaction_end":
-        if (turn.pendingError !== null && event.willRetry !== true) this.endTurn(turn, "failed", turn.pendingError);
-        return;
-      case "extension_error":
-        this.emit({ type: "warning", turnId: turn.turnId, message: `A Pi extension failed in ${event.event ?? "a hook"}: ${event.error ?? "unknown error"}` });
-        return;
-      default:
-        break;
-    }
-    const outcome = turn.apply(event);
-    if (outcome === null) return;
-    if (outcome.kind === "terminal") {
-      if (outcome.warning !== undefined) this.emit({ type: "warning", turnId: turn.turnId, message: outcome.warning });
-      this.endTurn(turn, outcome.status, outcome.error);
-      return;
-    }
-    // A provider error: Pi's auto-retry (or overflow compaction) announces itself in the same
-    // tick as `agent_end`. A `get_state` round trip orders after it; if nothing was announced
-    // by then, the error is final.
-    turn.pendingError = outcome.error;
-    turn.recovering = false;
+    // Pi's auto-retry (or overflow compaction) announces itself in the same tick as
+    // `agent_end`. A `get_state` round trip orders after it.
     const runtime = this.runtime;
     if (runtime === null) return;
     void runtime.client
       .request({ type: "get_state" }, this.deps.options.requestTimeoutMs)
       .catch(() => null)
-      .then(() => {
-        if (!turn.terminated && turn.pendingError !== null && !turn.recovering) this.endTurn(turn, "failed", turn.pendingError);
-      });
+      .then(() => this.follow(turn, turn.errorSettled()));
   }
 
-  private onUiRequest(request: PiExtensionUiRequest, generation: number): void {
+  /** Answers a dialog in the process that asked (a restarted Pi no longer waits for it). */
+  private answerDialog(generation: number, answer: PiExtensionUiResponse): void {
     const runtime = this.runtime;
-    if (!PI_DIALOG_METHODS.includes(request.method)) {
-      if (request.method === "notify" && typeof request.message === "string") {
-        const turn = this.turn && !this.turn.terminated ? this.turn : null;
-        this.emit({ type: "warning", ...(turn ? { turnId: turn.turnId } : {}), message: `Pi: ${request.message}` });
-      }
-      return;
-    }
-    const prompt = parseApprovalDialog(request);
-    const turn = this.turn;
-    if (prompt === null || turn === null || turn.terminated || runtime === null) {
-      if (prompt === null) {
-        this.emit({
-          type: "warning",
-          ...(turn && !turn.terminated ? { turnId: turn.turnId } : {}),
-          message: `A Pi extension asked "${request.title ?? request.method}" through a ${request.method} dialog, which Switchyard does not show; it was dismissed.`,
-        });
-      }
-      this.answerDialog(runtime, dismissDialog(request.id));
-      return;
-    }
-    const requestId = `approval-${++this.approvalCounter}`;
-    this.approvals.set(requestId, { requestId, uiRequestId: request.id, turn, toolCallId: prompt.toolCallId, generation });
-    this.emit({ type: "runtime_request.opened", turnId: turn.turnId, requestId, request: approvalRequestOf(prompt) });
-  }
-
-  private answerDialog(runtime: PiRuntime | null, answer: Parameters<PiRpcClient["write"]>[0]): void {
+    if (runtime === null || runtime.generation !== generation) return;
     try {
-      runtime?.client.write(answer);
+      runtime.client.send(answer);
     } catch (error) {
       this.logger.debug("answering a pi dialog failed", { error: (error as Error).message });
     }
   }
 
-  /** Answers (or cancels) an approval dialog and reports how it ended. */
-  private settleApproval(approval: PendingApproval, resolution: "answered" | "cancelled", decision: RuntimeRequestResponse | null): void {
-    if (!this.approvals.delete(approval.requestId)) return;
-    const runtime = this.runtime !== null && this.runtime.generation === approval.generation ? this.runtime : null;
-    const chosen = decision?.kind === "approval" ? decision.decision : null;
-    if (chosen === "decline") approval.turn.markDeclined(approval.toolCallId);
-    this.answerDialog(runtime, approvalAnswer(approval.uiRequestId, chosen));
-    if (!approval.turn.terminated) this.emit({ type: "runtime_request.resolved", turnId: approval.turn.turnId, requestId: approval.requestId, resolution });
-  }
-
-  /** Ends a turn once: open approvals are cancelled, the cursor is refreshed. */
-  private endTurn(turn: PiTurn, status: Parameters<PiTurn["finish"]>[0], error?: Parameters<PiTurn["finish"]>[1]): void {
-    if (turn.terminated) return;
-    for (const approval of [...this.approvals.values()]) if (approval.turn === turn) this.settleApproval(approval, "cancelled", null);
-    if (status === "completed" && turn.steeringQueue.length > 0) {
-      this.emit({
-        type: "warning",
-        turnId: turn.turnId,
-        message: `${turn.steeringQueue.length} steering message(s) reached Pi after its last model call; Pi delivers them with the next prompt.`,
-      });
-    }
-    turn.finish(status, error);
+  /** Ends a turn once (its open requests are cancelled by the ledger) and refreshes the cursor. */
+  private endTurn(turn: PiTurn, status: TurnTerminalStatus, error?: ProviderTurnError): void {
+    if (!turn.finish(status, error)) return;
     if (this.turn === turn) this.turn = null;
     this.refreshCursor();
   }
@@ -362,7 +247,7 @@ export class PiProviderSession implements ProviderSession {
     const file = this.sessionFile;
     if (file === null || file === this.cursor || !existsSync(file)) return;
     this.cursor = file;
-    this.emit({ type: "session.resume_cursor", cursor: file });
+    this.sink.emit({ type: "session.resume_cursor", cursor: file });
   }
 
   // ---------------------------------------------------------------------------------------
@@ -398,7 +283,7 @@ export class PiProviderSession implements ProviderSession {
       });
     }
     if (input.interactionMode !== "default") {
-      this.emit({ type: "warning", turnId: input.turnId, message: `Pi has no "${input.interactionMode}" interaction mode; the turn runs in its default mode.` });
+      this.sink.emit({ type: "warning", turnId: input.turnId, message: `Pi has no "${input.interactionMode}" interaction mode; the turn runs in its default mode.` });
     }
     if (input.runtimeMode !== this.runtimeMode) {
       this.runtimeMode = input.runtimeMode;
@@ -414,17 +299,16 @@ export class PiProviderSession implements ProviderSession {
     this.assertOpen();
 
     // Pi has no per-turn instruction channel: the host already folded any instructions into the text.
-    const message = input.text;
-    const turn = new PiTurn(input.turnId, message, (event) => this.emit(event));
+    const turn = new PiTurn(input.turnId, this.sink.emit, this.requests);
     this.turn = turn;
-    const response = await runtime.client.request({ type: "prompt", message }, null).catch((error: Error) => error);
+    const response = await runtime.client.request({ type: "prompt", message: input.text }, null).catch((error: Error) => error);
     if (response instanceof Error || !response.success) {
       if (this.turn === turn) this.turn = null;
       const reason = response instanceof Error ? response.message : response.error;
       throw new SwitchyardError("provider_error", `pi refused the prompt: ${reason}`, { turnId: input.turnId });
     }
     // Usually done already: `agent_start` follows the response in the same read.
-    turn.markStarted();
+    turn.start();
     // An abort sent before Pi accepted the prompt found nothing to stop: send it again.
     if (turn.interruptRequested && !turn.terminated) void runtime.client.request({ type: "abort" }, null).catch(() => undefined);
     return {};
@@ -448,7 +332,7 @@ export class PiProviderSession implements ProviderSession {
     this.assertOpen();
     const turn = this.activeTurn(input.turnId);
     turn.interruptRequested = true;
-    for (const approval of [...this.approvals.values()]) if (approval.turn === turn) this.settleApproval(approval, "cancelled", null);
+    this.requests.cancelTurn(turn.turnId);
     const runtime = this.runtime;
     if (runtime === null) {
       this.endTurn(turn, "interrupted");
@@ -460,17 +344,14 @@ export class PiProviderSession implements ProviderSession {
     if (turn.interruptTimer) clearTimeout(turn.interruptTimer);
     turn.interruptTimer = setTimeout(() => {
       if (turn.terminated || this.closed) return;
-      this.emit({ type: "warning", turnId: turn.turnId, message: `pi did not end the run within ${grace} ms of abort; its process was stopped.` });
+      this.sink.emit({ type: "warning", turnId: turn.turnId, message: `pi did not end the run within ${grace} ms of abort; its process was stopped.` });
       this.endTurn(turn, "interrupted");
       void this.retire("interrupt timeout");
     }, grace);
     turn.interruptTimer.unref();
   }
 
-  /**
-   * Pi's `clone`: a new session file with the current branch. Pi then works in the copy, so the
-   * adapter switches back to the original at once and hands the copy out as the fork's cursor.
-   */
+  /** Pi's `clone` of the idle conversation; the copy's file is the fork's cursor. */
   async forkThread(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
     if (input.afterTurnId !== undefined) throw new UnsupportedCapabilityError("threads.forkFromTurn", "pi");
     this.assertOpen();
@@ -482,18 +363,7 @@ export class PiProviderSession implements ProviderSession {
     if (original === null || !existsSync(original)) {
       throw new SwitchyardError("conflict", "This Pi conversation has no saved turn yet, so there is nothing to fork.");
     }
-    const timeout = this.deps.options.requestTimeoutMs;
-    await runtime.client.call({ type: "clone" }, timeout);
-    const copy = await runtime.client.call<PiSessionState>({ type: "get_state" }, timeout);
-    await runtime.client.call({ type: "switch_session", sessionPath: original }, timeout);
-    const back = await runtime.client.call<PiSessionState>({ type: "get_state" }, timeout);
-    if (back.sessionFile !== original) {
-      throw new SwitchyardError("internal", `pi did not switch back to "${original}" after cloning (it is on "${back.sessionFile ?? "no file"}").`);
-    }
-    if (copy.sessionFile === undefined || copy.sessionFile === original || !existsSync(copy.sessionFile)) {
-      throw new SwitchyardError("provider_error", "pi's clone produced no new session file.");
-    }
-    return { resumeCursor: copy.sessionFile };
+    return { resumeCursor: await clonePiSession(runtime.client, original, this.deps.options.requestTimeoutMs) };
   }
 
   /** The conversation as Pi holds it (`get_messages`): one entry per user message. */
@@ -501,27 +371,14 @@ export class PiProviderSession implements ProviderSession {
     this.assertOpen();
     const runtime = await this.ensureRuntime();
     const data = await runtime.client.call<{ messages?: PiMessage[] }>({ type: "get_messages" }, this.deps.options.requestTimeoutMs);
-    const turns: { userText: string; assistantText: string }[] = [];
-    for (const message of data.messages ?? []) {
-      if (message.role === "user") turns.push({ userText: messageText(message), assistantText: "" });
-      else if (message.role === "assistant") {
-        const text = messageText(message);
-        const current = turns.at(-1);
-        if (current !== undefined && text !== "") current.assistantText = text;
-      }
-    }
-    return { turns: turns.map((turn): SnapshotTurn => ({ ...turn })) };
+    return snapshotOf(data.messages ?? []);
   }
 
-  /** Answers an approval the extension asked for. */
+  /** Answers an approval the extension asked for; a dismissal cancels it (the tool is blocked). */
   async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
     // Pi raises no questions, so no request of this session can take answers.
     if (response.kind === "user_input") throw new UnsupportedCapabilityError("runtimeRequests.userInputQuestions", "pi");
-    const approval = this.approvals.get(requestId);
-    if (approval === undefined) {
-      throw new SwitchyardError("not_found", `No pending runtime request "${requestId}" in this session; it may have been answered or cancelled.`, { requestId });
-    }
-    this.settleApproval(approval, response.kind === "dismiss" ? "cancelled" : "answered", response);
+    this.requests.respond(requestId, response);
   }
 
   /**
@@ -537,26 +394,19 @@ export class PiProviderSession implements ProviderSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.deps.onClosed?.();
+    this.sink.close();
+    this.deps.onClosed();
     if (this.turn?.interruptTimer) clearTimeout(this.turn.interruptTimer);
     const starting = this.starting;
     if (starting) await starting.catch(() => undefined);
-    this.approvals.clear();
     const runtime = this.runtime;
     this.runtime = null;
+    // Nothing is reported any more; this only settles what still waits on an answer.
+    this.requests.cancelTurn(null, "expired");
     if (runtime !== null) {
       runtime.retiring = true;
       await runtime.client.stop();
     }
-    await rm(this.stateDir, { recursive: true, force: true }).catch(() => undefined);
-  }
-
-  private emit(event: AdapterEvent): void {
-    if (this.closed) return;
-    try {
-      this.input.emit(event);
-    } catch (error) {
-      this.logger.error("the host's event sink threw", { type: event.type, error: (error as Error).message });
-    }
+    await this.stateFile.remove();
   }
 }

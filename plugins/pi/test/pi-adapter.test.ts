@@ -184,6 +184,8 @@ describe("Pi adapter over pi --mode rpc", () => {
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "decline" });
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     const completed = ofType(events.events, "tool_call.completed", input.turnId)[0];
+    // Pi starts the tool before the extension asks, so the declined call is a whole item.
+    expect(ofType(events.events, "tool_call.started", input.turnId).map((e) => e.itemId)).toEqual([completed?.itemId]);
     expect(completed?.status).toBe("declined");
     expect(completed?.output).not.toContain("must-not-run\n");
   });

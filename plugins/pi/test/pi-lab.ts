@@ -24,7 +24,7 @@ import {
   type PiHome,
   type PiHomeOptions,
 } from "@switchyard/sdk/testkit";
-import plugin, { PiOrchestrationAdapter, type PiOptions, type PiProviderSession } from "../src/index.js";
+import plugin, { createPiAdapter, type PiAdapter, type PiOptions, type PiProviderSession } from "../src/index.js";
 
 /** The plugin folder, as the plugin host loads it. */
 export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
@@ -65,7 +65,7 @@ export interface PiLab {
   readonly server: ScriptedModelServer;
   readonly home: PiHome;
   readonly ctx: AcpTestContext;
-  readonly adapter: PiOrchestrationAdapter;
+  readonly adapter: PiAdapter;
   /** Every process the adapter started, with the argv and environment it passed. */
   readonly spawns: readonly RecordedSpawn[];
   /** Opens a session; its events go to the returned recorder. */
@@ -94,7 +94,7 @@ export async function createPiLab(
       },
     },
   };
-  const adapter = new PiOrchestrationAdapter(piInstance(home, options.instanceEnvironment), await piOptions(options.driverOptions), context);
+  const adapter = createPiAdapter(piInstance(home, options.instanceEnvironment), await piOptions(options.driverOptions), context);
   const sessions: PiProviderSession[] = [];
   let counter = 0;
   return {
@@ -123,7 +123,7 @@ export async function createPiLab(
     },
     async dispose() {
       for (const session of sessions) await session.close();
-      await adapter.dispose();
+      await adapter.dispose?.();
       await ctx.dispose();
       await server.close();
       await home.cleanup();

@@ -1,18 +1,19 @@
 /**
- * The pure parts of the Pi plugin: options, argv, wire helpers, the extension writer, the
- * approval dialog protocol. No Pi process here.
+ * The parts of the Pi plugin that need no Pi process: options, argv, wire helpers, the
+ * extension writer, the approval dialog protocol and its routing through the request book.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { RuntimeRequestBook, type AdapterEvent } from "@switchyard/sdk";
 import { APPROVAL_TITLE_PREFIX } from "../src/pi-extension/switchyard-extension.js";
 import { approvalAnswer, approvalRequestOf, parseApprovalDialog } from "../src/pi-approvals.js";
+import { routeUiRequest, type PiDialog } from "../src/pi-dialogs.js";
 import { extensionSource, writeSwitchyardExtension } from "../src/pi-extension-writer.js";
 import { mcpEnvironment, piArgs, piEnvironment, threadSessionDir } from "../src/pi-launch.js";
-import { JsonlSplitter } from "../src/pi-rpc-client.js";
-import { parseMcpToolName, toolKindOf, toolTitleOf } from "../src/pi-turn.js";
-import { messageText, messageThinking } from "../src/pi-wire.js";
+import { PiTurn } from "../src/pi-turn.js";
+import { messageText, messageThinking, type PiExtensionUiResponse } from "../src/pi-wire.js";
 import { parseModelTable, piOptionsSchema, reservedFlagsIn } from "../src/index.js";
 import { grantFor, piOptions } from "./pi-lab.js";
 
@@ -87,32 +88,11 @@ describe("Pi launch", () => {
 });
 
 describe("Pi wire helpers", () => {
-  it("splits JSONL on \\n only (U+2028 stays inside a record) and strips \\r", () => {
-    const lines: string[] = [];
-    const splitter = new JsonlSplitter();
-    splitter.push('{"a":"x\u2028y"}\r\n{"b"', (line) => lines.push(line));
-    splitter.push(":1}\n\n", (line) => lines.push(line));
-    expect(lines.map((line) => JSON.parse(line))).toEqual([{ a: "x\u2028y" }, { b: 1 }]);
-  });
-
   it("reads text and thinking out of messages", () => {
     const message = { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }, { type: "toolCall", id: "c", name: "bash", arguments: {} }, { type: "text", text: "b" }] };
     expect(messageText(message)).toBe("ab");
     expect(messageThinking(message)).toBe("hmm");
     expect(messageText({ role: "user", content: "plain" })).toBe("plain");
-  });
-
-  it("kinds and titles Pi's tools", () => {
-    expect(toolKindOf("bash")).toBe("command");
-    expect(toolKindOf("read")).toBe("file_read");
-    expect(toolKindOf("grep")).toBe("search");
-    expect(toolKindOf("write")).toBe("file_change");
-    expect(toolKindOf("mcp__switchyard__delegate_task")).toBe("mcp");
-    expect(toolKindOf("my_custom_tool")).toBe("other");
-    expect(parseMcpToolName("mcp__t3-code__t3_thread_wait")).toEqual({ server: "t3-code", tool: "t3_thread_wait" });
-    expect(toolTitleOf("bash", { command: "ls -la" })).toBe("ls -la");
-    expect(toolTitleOf("edit", { path: "src/a.ts" })).toBe("edit src/a.ts");
-    expect(toolTitleOf("mcp__switchyard__delegate_task", {})).toBe("switchyard/delegate_task");
   });
 
   it("parses pi --list-models", () => {
@@ -156,5 +136,59 @@ describe("the Switchyard extension's files and approval protocol", () => {
     expect(approvalAnswer("ui-1", null)).toEqual({ type: "extension_ui_response", id: "ui-1", cancelled: true });
     expect(parseApprovalDialog({ ...request, title: "Pick a colour" })).toBeNull();
     expect(parseApprovalDialog({ ...request, method: "confirm" })).toBeNull();
+  });
+
+  it("routes the extension's dialogs through the request book: an answer, a dismissal, a decline, other dialogs", async () => {
+    const events: AdapterEvent[] = [];
+    const emit = (event: AdapterEvent) => events.push(event);
+    const requests = new RuntimeRequestBook<PiDialog>(emit, "approval");
+    const turn = new PiTurn("turn-1", emit, requests);
+    const answers: PiExtensionUiResponse[] = [];
+    const warnings: string[] = [];
+    const route = { turn, generation: 1, warn: (message: string) => warnings.push(message), answer: (answer: PiExtensionUiResponse) => answers.push(answer) };
+    const dialog = (id: string, toolCallId: string) => ({
+      type: "extension_ui_request" as const,
+      id,
+      method: "select",
+      title: `${APPROVAL_TITLE_PREFIX}${JSON.stringify({ toolCallId, toolName: "bash", approvalKind: "command", title: `echo ${id}` })}`,
+    });
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+    routeUiRequest(dialog("ui-1", "call_1"), requests, route);
+    routeUiRequest(dialog("ui-2", "call_2"), requests, route);
+    routeUiRequest(dialog("ui-3", "call_3"), requests, route);
+    const [accepted, dismissed, declined] = requests.pending().map((open) => open.requestId);
+    expect(requests.pending().map((open) => open.native)).toEqual([
+      { uiRequestId: "ui-1", toolCallId: "call_1", generation: 1 },
+      { uiRequestId: "ui-2", toolCallId: "call_2", generation: 1 },
+      { uiRequestId: "ui-3", toolCallId: "call_3", generation: 1 },
+    ]);
+    requests.respond(accepted!, { kind: "approval", decision: "accept" });
+    requests.respond(dismissed!, { kind: "dismiss" });
+    requests.respond(declined!, { kind: "approval", decision: "decline" });
+    await settled();
+    expect(answers).toEqual([
+      { type: "extension_ui_response", id: "ui-1", value: "accept" },
+      { type: "extension_ui_response", id: "ui-2", cancelled: true },
+      { type: "extension_ui_response", id: "ui-3", value: "decline" },
+    ]);
+    expect(events.filter((event) => event.type === "runtime_request.resolved").map((event) => (event as { resolution: string }).resolution)).toEqual(["answered", "cancelled", "answered"]);
+    // The declined call's failure (the extension blocks it) is reported as declined.
+    turn.apply({ type: "tool_execution_start", toolCallId: "call_3", toolName: "bash", args: { command: "echo ui-3" } });
+    turn.apply({ type: "tool_execution_end", toolCallId: "call_3", toolName: "bash", isError: true });
+    expect(events.at(-1)).toMatchObject({ type: "tool_call.completed", itemId: "call_3", status: "declined" });
+
+    // Another extension's dialog, and an approval between turns, are dismissed at once.
+    answers.length = 0;
+    routeUiRequest({ type: "extension_ui_request", id: "ui-4", method: "confirm", title: "Delete it?" }, requests, route);
+    routeUiRequest(dialog("ui-5", "call_5"), requests, { ...route, turn: null });
+    routeUiRequest({ type: "extension_ui_request", id: "ui-6", method: "notify", message: "MCP tools are unavailable" }, requests, route);
+    routeUiRequest({ type: "extension_ui_request", id: "ui-7", method: "setStatus" }, requests, route);
+    expect(answers).toEqual([
+      { type: "extension_ui_response", id: "ui-4", cancelled: true },
+      { type: "extension_ui_response", id: "ui-5", cancelled: true },
+    ]);
+    expect(warnings).toEqual(['A Pi extension asked "Delete it?" through a confirm dialog, which Switchyard does not show; it was dismissed.', "Pi: MCP tools are unavailable"]);
+    expect(requests.pending()).toEqual([]);
   });
 });

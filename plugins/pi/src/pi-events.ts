@@ -1,0 +1,156 @@
+/**
+ * What Pi's RPC events mean for a Switchyard turn, as pure functions of the wire values (no
+ * state, no I/O): tool kinds and titles, tool call starts and ends, streaming deltas, usage, how
+ * a run ended, the warnings Pi's retries and extensions deserve, and a conversation snapshot.
+ * `PiTurn` feeds the results to the turn ledger.
+ */
+import type { ProviderTurnError, ThreadSnapshot, ToolCallStart, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
+import { messageText, messageThinking, toolResultText, type PiMessage, type PiRpcEvent } from "./pi-wire.js";
+
+type EventOf<T extends PiRpcEvent["type"]> = Extract<PiRpcEvent, { type: T }>;
+
+/** `mcp__<server>__<tool>` → its parts, else null. */
+export function parseMcpToolName(name: string): { readonly server: string; readonly tool: string } | null {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name);
+  return match === null ? null : { server: match[1]!, tool: match[2]! };
+}
+
+/** Kind of a Pi tool, from its name: built-ins by name, `mcp__<server>__<tool>` as MCP. */
+export function toolKindOf(name: string): ToolKind {
+  switch (name) {
+    case "bash":
+      return "command";
+    case "read":
+    case "ls":
+      return "file_read";
+    case "grep":
+    case "find":
+      return "search";
+    case "edit":
+    case "write":
+      return "file_change";
+    default:
+      return parseMcpToolName(name) !== null ? "mcp" : "other";
+  }
+}
+
+/** A one-line summary of a tool call for a timeline. */
+export function toolTitleOf(name: string, args: unknown): string {
+  const input = typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {};
+  const pick = (key: string): string | null => (typeof input[key] === "string" ? (input[key] as string) : null);
+  const mcp = parseMcpToolName(name);
+  if (mcp !== null) return `${mcp.server}/${mcp.tool}`;
+  switch (name) {
+    case "bash":
+      return pick("command") ?? name;
+    case "read":
+    case "edit":
+    case "write":
+    case "ls":
+      return pick("path") ? `${name} ${pick("path")}` : name;
+    case "grep":
+    case "find":
+      return pick("pattern") ? `${name} ${pick("pattern")}` : name;
+    default:
+      return name;
+  }
+}
+
+/** The `tool_call.started` of a `tool_execution_start`; Pi's `toolCallId` is the item id. */
+export function toolCallStartOf(event: EventOf<"tool_execution_start">): ToolCallStart {
+  const mcp = parseMcpToolName(event.toolName);
+  return {
+    itemId: event.toolCallId,
+    kind: toolKindOf(event.toolName),
+    name: event.toolName,
+    title: toolTitleOf(event.toolName, event.args),
+    ...(mcp !== null ? { server: mcp.server } : {}),
+    ...(event.args !== undefined ? { input: event.args } : {}),
+  };
+}
+
+/** How a `tool_execution_end` ends its tool call (a declined call's failure is the ledger's to rename). */
+export function toolCallEndOf(event: EventOf<"tool_execution_end">): { readonly itemId: string; readonly status: "completed" | "failed"; readonly output?: string } {
+  const output = toolResultText(event.result);
+  return { itemId: event.toolCallId, status: event.isError === true ? "failed" : "completed", ...(output !== undefined ? { output } : {}) };
+}
+
+/** The assistant text or thinking a `message_update` streams, or null for anything else. */
+export function assistantDeltaOf(event: EventOf<"message_update">): { readonly channel: "message" | "reasoning"; readonly text: string } | null {
+  if (event.message?.role !== "assistant") return null;
+  const delta = event.assistantMessageEvent;
+  if (delta === undefined || typeof delta.delta !== "string" || delta.delta === "") return null;
+  if (delta.type === "text_delta") return { channel: "message", text: delta.delta };
+  if (delta.type === "thinking_delta") return { channel: "reasoning", text: delta.delta };
+  return null;
+}
+
+/** The final text and thinking of an assistant message (authoritative over the deltas; either may be empty). */
+export function assistantFinalOf(message: PiMessage): { readonly text: string; readonly thinking: string } {
+  return { text: messageText(message), thinking: messageThinking(message) };
+}
+
+/** The token usage of one assistant message, or null when Pi reported none. */
+export function usageOf(message: PiMessage): TurnUsage | null {
+  if (message.usage === undefined) return null;
+  return { inputTokens: message.usage.input ?? 0, outputTokens: message.usage.output ?? 0 };
+}
+
+/** How a run of Pi's agent loop ended, as the turn sees it. */
+export type RunOutcome =
+  /** The run is over: the turn ends with this status. */
+  | { readonly kind: "terminal"; readonly status: TurnTerminalStatus; readonly error?: ProviderTurnError; readonly warning?: string }
+  /** The run ended on a provider error; Pi may still retry or compact (wait before ending). */
+  | { readonly kind: "error_pending"; readonly error: ProviderTurnError };
+
+/** The last assistant message of a run: the one `agent_end` carries, else the last one seen. */
+export function lastAssistantOf(event: EventOf<"agent_end">, lastSeen: PiMessage | null): PiMessage | undefined {
+  return event.messages?.filter((message) => message.role === "assistant").at(-1) ?? lastSeen ?? undefined;
+}
+
+/** How `agent_end` ends a run, from its last assistant message's stop reason. */
+export function runOutcomeOf(last: PiMessage | undefined, interruptRequested: boolean): RunOutcome {
+  switch (last?.stopReason) {
+    case "aborted":
+      return { kind: "terminal", status: interruptRequested ? "interrupted" : "cancelled" };
+    case "error": {
+      const error: ProviderTurnError = { message: last.errorMessage ?? "The model provider reported an error." };
+      // Pi answers an abort during a failing run with the error; an asked-for stop stays a stop.
+      if (interruptRequested) return { kind: "terminal", status: "interrupted", error };
+      return { kind: "error_pending", error };
+    }
+    case "length":
+      return { kind: "terminal", status: "completed", warning: "The model stopped at its output token limit." };
+    default:
+      return { kind: "terminal", status: "completed" };
+  }
+}
+
+/** The warning for Pi's `auto_retry_start`. */
+export function retryWarningOf(event: EventOf<"auto_retry_start">): string {
+  return `Pi retries after a provider error (attempt ${event.attempt ?? "?"} of ${event.maxAttempts ?? "?"}): ${event.errorMessage ?? "unknown error"}`;
+}
+
+/** The warning for an `extension_error`. */
+export function extensionErrorWarningOf(event: EventOf<"extension_error">): string {
+  return `A Pi extension failed in ${event.event ?? "a hook"}: ${event.error ?? "unknown error"}`;
+}
+
+/** The warning for steering Pi still queues when the run ended (it goes with the next prompt). */
+export function lateSteeringWarning(queued: number): string {
+  return `${queued} steering message(s) reached Pi after its last model call; Pi delivers them with the next prompt.`;
+}
+
+/** The conversation as `get_messages` holds it: one entry per user message, with the last assistant text that followed. */
+export function snapshotOf(messages: readonly PiMessage[]): ThreadSnapshot {
+  const turns: { userText: string; assistantText: string }[] = [];
+  for (const message of messages) {
+    if (message.role === "user") turns.push({ userText: messageText(message), assistantText: "" });
+    else if (message.role === "assistant") {
+      const text = messageText(message);
+      const current = turns.at(-1);
+      if (current !== undefined && text !== "") current.assistantText = text;
+    }
+  }
+  return { turns };
+}
