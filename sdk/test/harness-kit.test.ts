@@ -9,7 +9,11 @@ import {
   LineSplitter,
   RuntimeRequestBook,
   TurnLedger,
+  addUsage,
   defineAdapter,
+  harnessEnvironment,
+  parseMcpToolName,
+  withInstructions,
   type StartableSession,
 } from "../src/index.js";
 
@@ -204,5 +208,54 @@ describe("defineAdapter", () => {
     await adapter.dispose!();
     expect(closed.sort()).toEqual(["a", "b", "c"]);
     expect(adapter.sessions.size).toBe(0);
+  });
+});
+
+describe("usage across a turn's steps", () => {
+  it("adds every figure and every model, and leaves out figures nobody reported", () => {
+    const first = { inputTokens: 10, outputTokens: 2, costUsd: 0.01, byModel: { opus: { inputTokens: 10, costUsd: 0.01 } } };
+    const second = { inputTokens: 5, cacheReadInputTokens: 100, costUsd: 0.02, byModel: { opus: { inputTokens: 5, costUsd: 0.015 }, haiku: { inputTokens: 1, costUsd: 0.005 } } };
+    expect(addUsage(first, second)).toEqual({
+      inputTokens: 15,
+      outputTokens: 2,
+      cacheReadInputTokens: 100,
+      costUsd: 0.03,
+      byModel: { opus: { inputTokens: 15, costUsd: 0.025 }, haiku: { inputTokens: 1, costUsd: 0.005 } },
+    });
+    expect(addUsage({}, { outputTokens: 1 })).toEqual({ outputTokens: 1 });
+    const { events, emit } = recorder();
+    const turn = new TurnLedger("turn-u", emit);
+    turn.addUsage(first);
+    turn.addUsage(second);
+    turn.finish("interrupted");
+    expect(events.at(-1)).toMatchObject({ type: "turn.terminal", status: "interrupted", usage: { inputTokens: 15, costUsd: 0.03 } });
+  });
+});
+
+describe("harnessEnvironment", () => {
+  const instance = { id: "i", driver: "d", displayName: "I", homePath: "/homes/i", environment: { ANTHROPIC_BASE_URL: "http://127.0.0.1:9", PATH: "/instance/bin" }, customModels: [] };
+
+  it("keeps the host's variables but Switchyard's own, lays the instance's over them, then the home and the adapter's values", () => {
+    const env = harnessEnvironment({
+      instance,
+      homeVariable: "CLAUDE_CONFIG_DIR",
+      own: { CLIENT: "switchyard", REMOVED: undefined },
+      hostEnv: { PATH: "/host/bin", HOME: "/root", SWITCHYARD_TOKEN: "sy_secret", REMOVED: "x", CLAUDE_CONFIG_DIR: "/host/claude" },
+    });
+    expect(env).toEqual({ PATH: "/instance/bin", HOME: "/root", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", CLAUDE_CONFIG_DIR: "/homes/i", CLIENT: "switchyard" });
+    expect(harnessEnvironment({ instance: { ...instance, homePath: null }, homeVariable: "CLAUDE_CONFIG_DIR", hostEnv: { CLAUDE_CONFIG_DIR: "/host/claude" } }).CLAUDE_CONFIG_DIR).toBe("/host/claude");
+  });
+});
+
+describe("withInstructions and parseMcpToolName", () => {
+  it("puts instructions first in a tagged block, and leaves a prompt without any alone", () => {
+    expect(withInstructions("do it", ["  role: tester ", null, ""])).toBe("<switchyard_instructions>\nrole: tester\n</switchyard_instructions>\n\ndo it");
+    expect(withInstructions("do it", [null, "  "])).toBe("do it");
+  });
+
+  it("splits mcp__<server>__<tool>, keeping a tool name that has __ in it", () => {
+    expect(parseMcpToolName("mcp__switchyard__delegate_task")).toEqual({ server: "switchyard", tool: "delegate_task" });
+    expect(parseMcpToolName("mcp__t3-code__a__b")).toEqual({ server: "t3-code", tool: "a__b" });
+    expect(parseMcpToolName("Bash")).toBeNull();
   });
 });
