@@ -37,7 +37,7 @@ export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: true, stdio: false }, dynamicToolCallbacks: false },
+  tools: { shell: true, mcp: { http: true, sse: true, stdio: true }, dynamicToolCallbacks: false },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 48_000 },

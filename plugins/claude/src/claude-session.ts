@@ -224,14 +224,12 @@ export class ClaudeProviderSession implements StartableSession {
   #onQueryEnded(failure: Error | null): void {
     if (this.#closed || this.#exited) return;
     this.#exited = true;
-    const exit = this.#process?.process?.exited;
     const reason = this.#process?.stderr.describe(`The claude process ended${failure !== null ? `: ${failure.message}` : "."}`) ?? "The claude process ended.";
     this.#logger.warn("claude exited", { error: failure?.message ?? null });
     this.#requests.cancelTurn(null, "cancelled");
     const turn = this.#turn;
     if (turn !== null && !turn.terminated) this.#endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", { code: "claude_exited", message: reason });
     this.#sink.emit({ type: "session.exited", reason, ...(failure !== null ? { error: { code: "claude_exited", message: reason } } : {}) });
-    void exit;
   }
 
   #endTurn(turn: ClaudeTurn, status: Parameters<ClaudeTurn["finish"]>[0], error?: Parameters<ClaudeTurn["finish"]>[1]): void {

@@ -1,7 +1,6 @@
 import type { AdapterEvent, ProviderTurnError, RuntimeRequestBook, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
 import { TurnLedger, parseMcpToolName } from "@switchyard/sdk";
 import {
-  INTERRUPT_MARKER,
   contentBlocks,
   isTextBlock,
   isThinkingBlock,
@@ -258,9 +257,4 @@ export class ClaudeTurn {
     this.#subagents.clear();
     return this.ledger.finish(status, error);
   }
-}
-
-/** True when a user message is Claude Code's own interrupt marker. */
-export function isInterruptMarker(message: SDKUserMessage): boolean {
-  return contentBlocks(message.message.content).some((block) => isTextBlock(block) && block.text.startsWith(INTERRUPT_MARKER));
 }
