@@ -6,37 +6,39 @@ import type { PermissionMode, PermissionResult, PermissionUpdate } from "./claud
 export interface ClaudeModeSettings {
   /** The permission mode Claude Code runs in. */
   readonly permissionMode: PermissionMode;
-  /**
-   * Every shell command asks (a `PreToolUse` hook answers `ask` for `Bash`): Claude's `default`
-   * mode lets read-only commands such as `echo` or `ls` run unasked, and `approval-required`
-   * means every command asks first.
-   */
-  readonly askBeforeCommands: boolean;
-  /** The adapter answers every permission prompt with allow itself (full access without `bypassPermissions`). */
+  /** The adapter answers every permission prompt with allow itself (full access). */
   readonly allowEverything: boolean;
 }
 
 /**
+ * The permission rules every session starts with (Claude's flag settings layer): every shell
+ * command asks. Claude's `default` mode lets read-only commands such as `echo` or `ls` run
+ * unasked, and `approval-required` means every command asks first. Claude honours an ask rule
+ * in every mode, `bypassPermissions` included, so in full access the adapter answers those asks
+ * itself. (A rule rather than a `PreToolUse` hook answering `ask`: no callback into the host.)
+ */
+export const COMMAND_ASK_SETTINGS = { permissions: { ask: ["Bash"] } };
+
+/**
  * Runtime mode → Claude permission mode.
- * - `approval-required`: `default`, and every shell command asks; each ask becomes a runtime
- *   request the host answers.
- * - `auto-accept-edits`: `acceptEdits` (file edits run), and every shell command still asks.
- * - `full-access`: `bypassPermissions`. Claude Code refuses that mode to root unless
- *   `IS_SANDBOX=1` is in its environment; the adapter never sets that variable itself. Without
- *   it, full access runs in `default` mode with the adapter allowing every prompt (Claude's own
- *   deny rules still apply), and the session says so in a warning.
+ * - `approval-required`: `default`; with {@link COMMAND_ASK_SETTINGS} every shell command asks,
+ *   and each ask becomes a runtime request the host answers.
+ * - `auto-accept-edits`: `acceptEdits` (file edits run); every shell command still asks.
+ * - `full-access`: `bypassPermissions`, and the adapter allows the shell asks itself. Claude
+ *   Code refuses that mode to root unless `IS_SANDBOX=1` is in its environment; the adapter
+ *   never sets that variable. Without it, full access runs in `default` mode with the adapter
+ *   allowing every prompt (Claude's own deny rules still apply), and the session says so in a
+ *   warning.
  */
 export function claudeModeSettings(mode: RuntimeMode, bypassAvailable: boolean): ClaudeModeSettings {
   switch (mode) {
     case "full-access":
-      return bypassAvailable
-        ? { permissionMode: "bypassPermissions", askBeforeCommands: false, allowEverything: true }
-        : { permissionMode: "default", askBeforeCommands: false, allowEverything: true };
+      return { permissionMode: bypassAvailable ? "bypassPermissions" : "default", allowEverything: true };
     case "auto-accept-edits":
-      return { permissionMode: "acceptEdits", askBeforeCommands: true, allowEverything: false };
+      return { permissionMode: "acceptEdits", allowEverything: false };
     case "approval-required":
     default:
-      return { permissionMode: "default", askBeforeCommands: true, allowEverything: false };
+      return { permissionMode: "default", allowEverything: false };
   }
 }
 

@@ -20,12 +20,12 @@ import {
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
 import type { ClaudeOptions } from "./claude-options.js";
-import { ROOT_FULL_ACCESS_WARNING, approvalRequestOf, claudeModeSettings, permissionResultOf, type ClaudeModeSettings } from "./claude-permissions.js";
+import { COMMAND_ASK_SETTINGS, ROOT_FULL_ACCESS_WARNING, approvalRequestOf, claudeModeSettings, permissionResultOf, type ClaudeModeSettings } from "./claude-permissions.js";
 import { claudeProcessHandle, type ClaudeProcessHandle } from "./claude-process.js";
 import { PromptStream } from "./claude-prompt-stream.js";
 import type { ClaudeTranscripts } from "./claude-transcripts.js";
 import { ClaudeTurn, terminalOf } from "./claude-turn.js";
-import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type HookCallbackMatcher, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
+import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
 
 /** What a session needs from its adapter. */
 export interface ClaudeSessionDeps {
@@ -150,15 +150,6 @@ export class ClaudeProviderSession implements StartableSession {
   #queryOptions(handle: ClaudeProcessHandle): ClaudeQueryOptions {
     const mcp = claudeMcpOptions(this.input.mcp);
     const instructions = this.input.mcp?.instructions.trim() ?? "";
-    const askBeforeCommands: HookCallbackMatcher = {
-      matcher: "Bash",
-      hooks: [
-        async () =>
-          this.#settings().askBeforeCommands
-            ? { hookSpecificOutput: { hookEventName: "PreToolUse" as const, permissionDecision: "ask" as const, permissionDecisionReason: "Every shell command asks first in this runtime mode." } }
-            : {},
-      ],
-    };
     return {
       cwd: this.input.cwd,
       env: { ...this.deps.env },
@@ -170,7 +161,7 @@ export class ClaudeProviderSession implements StartableSession {
       // Lets a later turn switch to full access; the mode itself is set per turn.
       ...(this.deps.bypassAvailable ? { allowDangerouslySkipPermissions: true } : {}),
       canUseTool: this.#canUseTool,
-      hooks: { PreToolUse: [askBeforeCommands] },
+      settings: COMMAND_ASK_SETTINGS,
       disallowedTools: DISALLOWED_TOOLS,
       ...(mcp !== null ? mcp : {}),
       ...(instructions !== "" ? { systemPrompt: { type: "preset" as const, preset: "claude_code" as const, append: instructions } } : {}),

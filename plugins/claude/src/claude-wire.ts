@@ -8,7 +8,6 @@ import type * as ClaudeAgentSdk from "@anthropic-ai/claude-agent-sdk";
 export type {
   CanUseTool,
   ForkSessionResult,
-  HookCallbackMatcher,
   McpHttpServerConfig,
   ModelInfo,
   ModelUsage,

@@ -9,7 +9,7 @@ export { createClaudeAdapter, createClaudeDriver } from "./claude-adapter.js";
 export { CLAUDE_CAPABILITIES } from "./claude-capabilities.js";
 export { claudeMcpOptions, type ClaudeMcpOptions } from "./claude-mcp-config.js";
 export { claudeOptionsSchema, type ClaudeOptions } from "./claude-options.js";
-export { approvalKindOf, approvalRequestOf, bypassPermissionsAvailable, claudeModeSettings, permissionResultOf, ROOT_FULL_ACCESS_WARNING, type ClaudeModeSettings } from "./claude-permissions.js";
+export { COMMAND_ASK_SETTINGS, approvalKindOf, approvalRequestOf, bypassPermissionsAvailable, claudeModeSettings, permissionResultOf, ROOT_FULL_ACCESS_WARNING, type ClaudeModeSettings } from "./claude-permissions.js";
 export { claudeAuthentication, claudeModels, probeClaude } from "./claude-probe.js";
 export { ClaudeProviderSession } from "./claude-session.js";
 export { snapshotOf } from "./claude-transcripts.js";
