@@ -191,6 +191,11 @@ export class ClaudeProviderSession implements StartableSession {
     }
     const turn = this.#turn;
     if (turn === null || turn.terminated) return;
+    // A steer that outlived the interrupt starts a turn of its own: stop that one too, when it
+    // starts and again when its model call does (an interrupt between the two can be a no-op).
+    if (turn.leftoverAfterInterrupt && ((message.type === "system" && message.subtype === "init") || (message.type === "stream_event" && message.event.type === "message_start"))) {
+      this.#interrupt("a steer queued before the interrupt");
+    }
     switch (message.type) {
       case "stream_event":
         turn.onStreamEvent(message);
@@ -330,11 +335,11 @@ export class ClaudeProviderSession implements StartableSession {
    * stopped; the host's next turn opens a new session that resumes the transcript.
    */
   async interruptTurn(input: InterruptInput): Promise<void> {
-    const query = this.#assertOpen();
+    this.#assertOpen();
     const turn = this.#activeTurn(input.turnId);
     turn.interruptRequested = true;
     this.#requests.cancelTurn(turn.turnId, "cancelled");
-    void query.interrupt().catch((error: Error) => this.#logger.debug("claude interrupt failed", { error: error.message }));
+    this.#interrupt(input.reason ?? "requested");
     const grace = input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
     if (turn.interruptTimer !== null) clearTimeout(turn.interruptTimer);
     turn.interruptTimer = setTimeout(() => {
@@ -345,6 +350,10 @@ export class ClaudeProviderSession implements StartableSession {
       void this.#process?.stop();
     }, grace);
     turn.interruptTimer.unref();
+  }
+
+  #interrupt(why: string): void {
+    void this.#query?.interrupt().catch((error: Error) => this.#logger.debug("claude interrupt failed", { why, error: error.message }));
   }
 
   /** The SDK's `forkSession`: a new Claude session with this conversation's whole transcript. */

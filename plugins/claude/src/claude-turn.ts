@@ -238,16 +238,28 @@ export class ClaudeTurn {
 
   /**
    * A `result`: Claude Code finished one of its turns. Returns true when that answered every
-   * message of this host turn (the turn is over), false when a steered message is still to come.
+   * message of this host turn (the turn is over), false when a steered message is still to come
+   * or the result answered none of this turn's messages (a background task's, say).
    */
   onResult(result: SDKResultMessage): boolean {
-    this.ledger.addUsage(turnUsageOf(result));
-    const consumed = (result as { user_message_uuids?: readonly string[] }).user_message_uuids ?? [];
+    const named = (result as { user_message_uuids?: readonly string[] }).user_message_uuids;
     const single = (result as { user_message_uuid?: string }).user_message_uuid;
-    for (const uuid of [...consumed, ...(single !== undefined ? [single] : [])]) this.#unanswered.delete(uuid);
-    // An interrupted turn is over whatever Claude still holds; older CLIs name no uuids at all.
-    if (this.interruptRequested || consumed.length === 0) this.#unanswered.clear();
+    const consumed = [...(named ?? []), ...(single !== undefined ? [single] : [])];
+    // A CLI that names no uuids at all (older than 2.1.3xx) answers one message per result.
+    if (consumed.length > 0 && !consumed.some((uuid) => this.#unanswered.has(uuid))) return false;
+    this.ledger.addUsage(turnUsageOf(result));
+    for (const uuid of consumed) this.#unanswered.delete(uuid);
+    if (consumed.length === 0) this.#unanswered.clear();
     return this.#unanswered.size === 0;
+  }
+
+  /**
+   * True while Claude still holds messages of this turn after an interrupt: a steer Claude had
+   * queued behind a text-only reply survives `interrupt()` (it is in `still_queued`) and runs as
+   * a turn of its own, which the session interrupts too.
+   */
+  get leftoverAfterInterrupt(): boolean {
+    return this.interruptRequested && this.#unanswered.size > 0;
   }
 
   /** Ends the turn once (the ledger settles what is still open). */

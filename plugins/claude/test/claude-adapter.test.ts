@@ -111,6 +111,7 @@ describe("Claude adapter over the Agent SDK", () => {
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("interrupted");
     expect(terminal.error).toBeUndefined();
+    expect(terminal.usage).toBeDefined();
     expect(held.clientAborted).toBe(true);
     // Claude sends the old prompt, its interrupt marker and the new prompt as one user message;
     // the new prompt is what the turn answers, and the old gate does not hold it again.
@@ -122,6 +123,30 @@ describe("Claude adapter over the Agent SDK", () => {
     const request = lab.server.requests.find((r) => r.userText === "after the interrupt @@reply fresh answer");
     expect(request, "the next request's user text was not what the user sent").toBeDefined();
     expect(JSON.stringify(request!.body)).toContain("[Request interrupted by user]");
+  });
+
+  it("interrupting a turn stops a steer Claude had queued behind its text reply too (Claude keeps it past interrupt())", async () => {
+    const { session, events } = await lab.open();
+    const input = turn("talk @@hold queued-gate @@reply never");
+    await session.startTurn(input);
+    await lab.server.waitForHold("queued-gate", 60_000);
+    await session.steerTurn({ turnId: input.turnId, text: "queued steer @@hold leftover-gate @@reply leftover answer" });
+    await session.interruptTurn({ turnId: input.turnId });
+    // Claude runs the queued steer as a turn of its own; the adapter interrupts that one as well
+    // (before or during its model call), so the turn ends by interrupt, not by the grace timer.
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
+    expect(terminal.status).toBe("interrupted");
+    expect(events.ofTurn(input.turnId).filter((e) => e.type === "warning")).toEqual([]);
+    const leftovers = lab.server.requests.filter((r) => (r.userText ?? "").startsWith("queued steer"));
+    expect(leftovers.every((r) => r.clientAborted)).toBe(true);
+    expect(events.textOf(input.turnId)).not.toContain("leftover answer");
+    lab.server.release("leftover-gate");
+    lab.server.release("queued-gate");
+    // The next turn is the user's own, answered on its own.
+    const next = turn("next one @@reply clean answer");
+    await session.startTurn(next);
+    await events.waitFor("turn.terminal", (e) => e.turnId === next.turnId, 60_000);
+    expect(events.textOf(next.turnId)).toBe("clean answer");
   });
 
   it("refuses to steer or interrupt a turn that is not running", async () => {
@@ -230,6 +255,46 @@ describe("Claude adapter over the Agent SDK", () => {
     await events.waitFor("session.exited", undefined, 30_000);
     await expect(session.startTurn(turn("after"))).rejects.toMatchObject({ code: "session_closed" });
     lab.server.release("killed-gate");
+  });
+});
+
+describe("Claude adapter: probe", () => {
+  it("reads version, models and credentials from the initialize answer without a model turn, and adds the custom models", async () => {
+    const probeLab = await createClaudeLab({ customModels: ["claude-local-1", "opus"] });
+    try {
+      const status = await probeLab.adapter.probe();
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.332" });
+      const ids = status.models.map((model) => model.id);
+      expect(ids.slice(0, 2)).toEqual(["default", "opus"]);
+      expect(status.models.find((model) => model.isDefault)?.id).toBe("default");
+      expect(ids.filter((id) => id === "opus")).toHaveLength(1);
+      expect(ids.at(-1)).toBe("claude-local-1");
+      expect(probeLab.server.requests.filter((r) => r.api === "anthropic-messages")).toEqual([]);
+      // The probe's claude process is gone.
+      expect(probeLab.ctx.processes.spawned.every((child) => !isRunning(child.pid))).toBe(true);
+    } finally {
+      await probeLab.dispose();
+    }
+  });
+
+  it("reports no credentials when claude has no key, and a harness that cannot start", async () => {
+    const keyless = await createClaudeLab({ withoutEnv: ["ANTHROPIC_API_KEY"] });
+    try {
+      const status = await keyless.adapter.probe();
+      expect(status.authenticated).toBe(false);
+      expect(status.message).toContain("ANTHROPIC_API_KEY");
+    } finally {
+      await keyless.dispose();
+    }
+    const missing = await createClaudeLab({ driverOptions: { claudePath: "/nonexistent/claude" } });
+    try {
+      const status = await missing.adapter.probe();
+      expect(status).toMatchObject({ executable: false, authenticated: false });
+      expect(status.message).toMatch(/claude did not start/);
+      await expect(missing.open()).rejects.toMatchObject({ code: "provider_unavailable" });
+    } finally {
+      await missing.dispose();
+    }
   });
 });
 

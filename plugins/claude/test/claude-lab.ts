@@ -50,15 +50,21 @@ export interface ClaudeLab {
   dispose(): Promise<void>;
 }
 
-/** Builds a lab. `environment` is laid over the home's (`{ IS_SANDBOX: "" }` style overrides are applied as given). */
+/** Builds a lab. `environment` is laid over the home's; `withoutEnv` removes variables from the home's first. */
 export async function createClaudeLab(
-  options: { home?: Omit<ClaudeHomeOptions, "modelServerUrl">; environment?: Record<string, string>; withoutEnv?: readonly string[]; customModels?: readonly string[] } = {},
+  options: {
+    home?: Omit<ClaudeHomeOptions, "modelServerUrl">;
+    environment?: Record<string, string>;
+    withoutEnv?: readonly string[];
+    customModels?: readonly string[];
+    driverOptions?: Record<string, unknown>;
+  } = {},
 ): Promise<ClaudeLab> {
   const server = await ScriptedModelServer.start();
   const home = await createClaudeHome({ modelServerUrl: server.url, model: FAKE_MODEL, ...options.home });
   for (const name of options.withoutEnv ?? []) delete home.env[name];
   const ctx = await createAcpTestContext();
-  const adapter = createClaudeAdapter({ instance: claudeInstance(home, options.environment, options.customModels), options: await claudeOptions(), context: ctx.context });
+  const adapter = createClaudeAdapter({ instance: claudeInstance(home, options.environment, options.customModels), options: await claudeOptions(options.driverOptions), context: ctx.context });
   const sessions: ClaudeProviderSession[] = [];
   let counter = 0;
   return {
