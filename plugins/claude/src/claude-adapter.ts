@@ -23,11 +23,13 @@ function isRoot(): boolean {
  */
 export function createClaudeAdapter({ instance, options, context }: CreateInstanceInput<ClaudeOptions>): OrchestrationAdapter {
   // The instance home is Claude's CLAUDE_CONFIG_DIR; its environment (ANTHROPIC_BASE_URL, a
-  // gateway's token…) reaches the harness.
+  // gateway's token…) reaches the harness. Background tasks are off: a sub-agent or shell job
+  // Claude backgrounds outlives the turn and starts turns of its own when it settles, so a host
+  // turn would end before its work did. In the foreground a sub-agent's report is its tool result.
   const env = harnessEnvironment({
     instance,
     homeVariable: "CLAUDE_CONFIG_DIR",
-    own: { CLAUDE_AGENT_SDK_CLIENT_APP: `switchyard/${context.hostVersion}` },
+    own: { CLAUDE_AGENT_SDK_CLIENT_APP: `switchyard/${context.hostVersion}`, CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1" },
   });
   const bypassAvailable = bypassPermissionsAvailable(env, isRoot());
   const transcripts = new ClaudeTranscripts(context.process, env);

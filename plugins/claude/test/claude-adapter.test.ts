@@ -71,6 +71,22 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(events.textOf(input.turnId)).toBe("bash said hi-from-bash");
   });
 
+  it("observes Claude's own sub-agent (the Agent tool, in the foreground): running, then completed with its report; its messages stay out of the turn", async () => {
+    const { session, events } = await lab.open();
+    const spawn = { description: "count things", prompt: "sub task @@reply sub answer 7", subagent_type: "general-purpose" };
+    const input = turn(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`);
+    await session.startTurn(input);
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
+    expect(terminal.status).toBe("completed");
+    const observed = ofType(events.events, "subagent.observed", input.turnId);
+    expect(observed.map((e) => e.status)).toEqual(["running", "completed"]);
+    expect(observed[0]).toMatchObject({ title: "count things" });
+    expect(observed[1]!.summary).toContain("sub answer 7");
+    expect(ofType(events.events, "tool_call.started", input.turnId)).toEqual([expect.objectContaining({ kind: "subagent", name: "Agent", title: "Agent count things" })]);
+    // The sub-agent's own reply is not one of the turn's messages.
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["main is done"]);
+  });
+
   it("steers during a tool call: Claude folds the message into its running turn, one result, one host turn", async () => {
     const { session, events } = await lab.open();
     const input = turn("work @@shell sleep 2 @@then @@reply planned answer");
