@@ -63,7 +63,7 @@ export default async function run() {
     logger: createSilentLogger(),
     config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "parent", driver: "scripted" }, { id: "child", driver: "scripted" }], budgets: { maxTasksPerRootThread: 10_000 } },
   });
-  host.start();
+  // startServer starts the host once the MCP endpoint is wired.
   const server = await startServer(host, { port: 0 });
   const bare = await bareEchoServer();
   try {

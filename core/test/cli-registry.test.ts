@@ -207,9 +207,10 @@ describe("switchyard registry", () => {
     expect(removed.stdout).toBe("Removed tiny-agent 1.0.0 (binary)");
     expect((await registry(["list"])).stdout).toContain("No registry agents are installed");
     expect(existsSync(join(cacheDir(), "agents", "tiny-agent"))).toBe(false);
+    // Not installed is "not found", exit 3, as for every other command that names something.
     const nothing = await registry(["uninstall", "tiny-agent"]);
-    expect(nothing.code).toBe(0);
-    expect(nothing.stdout).toBe("tiny-agent is not installed; nothing to remove.");
+    expect(nothing.code).toBe(3);
+    expect(nothing.stderr).toBe("error: not_found: tiny-agent is not installed; nothing was removed. Run `switchyard registry list` to see installed agents.");
   });
 
   it("refuses an archive whose checksum does not match, with a typed reason and exit code 1", async () => {
@@ -226,13 +227,13 @@ describe("switchyard registry", () => {
     expect(JSON.parse((await registry(["list", "--json"])).stdout)).toEqual([]);
   });
 
-  it("exits 2 for bad input: unknown agent, malformed id, disallowed registry URL, bad option", async () => {
+  it("exits 3 for an unknown agent and 2 for bad input: malformed id, disallowed registry URL, bad option", async () => {
     const unknown = await registry(["install", "no-such-agent"]);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/^error: not_found: /);
     const malformed = await registry(["show", "Bad/Id"]);
-    expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/^error: (invalid_agent_id|not_found): /);
+    expect(malformed.code).toBe(malformed.stderr.startsWith("error: not_found") ? 3 : 2);
     const insecure = await registry(["search", "tiny", "--registry-url", "http://example.com/registry.json"]);
     expect(insecure.code).toBe(2);
     expect(insecure.stderr).toContain("error: url_not_allowed: The registry URL http://example.com/registry.json is not allowed");

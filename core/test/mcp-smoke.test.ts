@@ -19,6 +19,7 @@ describe("MCP smoke", () => {
         scriptedInstance("alpha", { gateDir: "/tmp/none" }),
         scriptedInstance("beta", { models: ["beta-1"] }),
       ],
+      start: false,
     });
     server = await startServer(t.host, { port: 0 });
     const project = t.host.projects.add(t.workspace);

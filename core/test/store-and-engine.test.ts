@@ -71,7 +71,7 @@ describe("store and engine", () => {
 
 describe("config file errors", () => {
   const cases: [string, string, RegExp][] = [
-    ["not json", "{ providers: ", /\(root\): not valid JSON/],
+    ["not json", "{ providers: ", /line 1, column 3: not valid JSON: expected a property name in double quotes/],
     ["wrong type", JSON.stringify({ providers: [{ id: "a", driver: 7 }] }), /providers\[0\]\.driver: /],
     ["unknown field", JSON.stringify({ providers: [], colour: "blue" }), /\(root\): Unrecognized key.*colour/],
     ["bad id", JSON.stringify({ providers: [{ id: "Bad Id", driver: "x" }] }), /providers\[0\]\.id: must be lowercase/],

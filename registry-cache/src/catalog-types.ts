@@ -218,6 +218,8 @@ export interface ResolveLaunchOptions {
    * registry-declared args and env are kept.
    */
   readonly commandOverride?: string;
+  /** Use the cached index only, never the network (a provider listing). */
+  readonly offline?: boolean;
 }
 
 /** Details for `registry show`. */

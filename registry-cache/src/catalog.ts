@@ -90,7 +90,8 @@ export class RegistryCatalog {
    * The index: from memory while fresh, else from the network, else (network failure only)
    * the cached copy, reported as stale.
    */
-  async loadIndex(options: { refresh?: boolean } = {}): Promise<LoadedRegistryIndex> {
+  async loadIndex(options: { refresh?: boolean; offline?: boolean } = {}): Promise<LoadedRegistryIndex> {
+    if (options.offline === true) return this.loadOffline();
     if (options.refresh !== true && this.loaded !== undefined && Date.now() < this.loaded.expiresAt) return this.loaded.value;
     this.loading ??= this.fetcher.load().finally(() => {
       this.loading = undefined;
@@ -99,6 +100,21 @@ export class RegistryCatalog {
     const lifetime = value.stale ? Math.min(STALE_INDEX_RETRY_MS, this.limits.indexTtlMs) : this.limits.indexTtlMs;
     this.loaded = { value, expiresAt: Date.now() + lifetime };
     return value;
+  }
+
+  /**
+   * The index without the network: the copy in memory (even when due for a refresh), else the
+   * last good copy on disk. @throws RegistryError `index_unavailable` when there is neither.
+   */
+  private async loadOffline(): Promise<LoadedRegistryIndex> {
+    if (this.loaded !== undefined) return this.loaded.value;
+    const cached = await this.fetcher.readCachedCopy();
+    if (cached !== null) return cached;
+    throw new RegistryError(
+      "index_unavailable",
+      `No registry index from ${this.registryUrl} is cached yet. Run \`switchyard registry search\` (it fetches the index over the network), or install the agent with \`switchyard registry install\`.`,
+      { details: { url: this.registryUrl } },
+    );
   }
 
   /** Ranked agents matching `query`; agents that cannot run here are hidden unless asked for. */
@@ -136,16 +152,17 @@ export class RegistryCatalog {
   }
 
   /**
-   * Readiness without side effects: never installs, never spawns. Index failures become
-   * `unconfigured` (with the typed `reason`) unless the agent is installed, in which case its
-   * receipt is enough to be `ready`.
+   * Readiness without side effects: never installs, never spawns; with `offline`, never uses
+   * the network either (the cached index only). Index failures become `unconfigured` (with the
+   * typed `reason`) unless the agent is installed, in which case its receipt is enough to be
+   * `ready`.
    */
-  async inspect(agentId: string): Promise<AgentReadiness> {
+  async inspect(agentId: string, options: { offline?: boolean } = {}): Promise<AgentReadiness> {
     if (agentId.trim() === "") return { agentId, state: "unconfigured", message: "No ACP Registry agent id is configured. Set one, e.g. from `switchyard registry search`." };
     if (!isValidAgentId(agentId)) return { agentId, state: "not_found", message: `"${agentId}" is not a valid registry agent id.` };
     let loaded: LoadedRegistryIndex;
     try {
-      loaded = await this.loadIndex();
+      loaded = await this.loadIndex({ offline: options.offline === true });
     } catch (error) {
       if (!isRegistryError(error)) throw error;
       const installed = await this.newestInstall(agentId);
@@ -274,7 +291,7 @@ export class RegistryCatalog {
     this.requireValidId(agentId);
     let agent: RegistryAgent;
     try {
-      agent = (await this.requireAgent(agentId)).agent;
+      agent = (await this.requireAgent(agentId, { offline: options.offline === true })).agent;
     } catch (error) {
       // Session start must not depend on the CDN: an installed agent launches from its receipt.
       if (!isRegistryError(error) || error.reason === "not_found" || options.commandOverride !== undefined) throw error;
@@ -432,9 +449,9 @@ export class RegistryCatalog {
     };
   }
 
-  private async requireAgent(agentId: string): Promise<{ agent: RegistryAgent; loaded: LoadedRegistryIndex }> {
+  private async requireAgent(agentId: string, options: { offline?: boolean } = {}): Promise<{ agent: RegistryAgent; loaded: LoadedRegistryIndex }> {
     this.requireValidId(agentId);
-    const loaded = await this.loadIndex();
+    const loaded = await this.loadIndex({ offline: options.offline === true });
     const agent = loaded.index.agents.find((candidate) => candidate.id === agentId);
     if (agent === undefined) {
       const similar = rankAgents(loaded.index.agents, agentId.split(/[-._]/)[0] ?? agentId).slice(0, 3).map((candidate) => candidate.id);

@@ -147,6 +147,23 @@ describe("registry index", () => {
     expect(await registry.inspect("anything")).toMatchObject({ state: "unconfigured", reason: "index_unavailable" });
   });
 
+  it("inspects offline from the cached index only, never fetching it (a provider listing)", async () => {
+    const path = "/offline-inspect/registry.json";
+    server.route(path, serveJson(registryIndex([agentEntry("cached-agent", binaryDistribution(archive))])));
+    const dir = await cacheDir();
+    const registryUrl = server.url(path);
+    const fresh = new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM });
+    expect(await fresh.inspect("cached-agent", { offline: true })).toMatchObject({ state: "unconfigured", reason: "index_unavailable", message: expect.stringContaining("switchyard registry search") });
+    await expect(fresh.resolveLaunch("cached-agent", { offline: true })).rejects.toMatchObject({ reason: "index_unavailable" });
+    expect(server.hits(path)).toBe(0);
+
+    await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).loadIndex();
+    expect(server.hits(path)).toBe(1);
+    const later = new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM });
+    expect(await later.inspect("cached-agent", { offline: true })).toMatchObject({ state: "unprepared", distribution: "binary" });
+    expect(server.hits(path)).toBe(1);
+  });
+
   it("accepts https anywhere and http only on loopback, and never URLs with credentials", async () => {
     const dir = await cacheDir();
     expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "http://example.com/registry.json" })).toThrow(expect.objectContaining({ reason: "url_not_allowed" }));

@@ -223,6 +223,25 @@ describe("initialize and capability negotiation", () => {
     expect((await runTurn(session, recorder, "hello")).text).toBe("echo: hello");
   });
 
+  it("an inspect probe finds the agent without starting it", async () => {
+    const adapter = await adapterFor({});
+    expect(await adapter.probe({ depth: "inspect" })).toMatchObject({ installed: true, executable: true, authenticated: "unknown" });
+    expect(ctx.processes.spawned).toHaveLength(0);
+  });
+
+  it("an agent that dies before answering fails the session open with what it said on stderr", async () => {
+    const driver = createAcpDriver(
+      testFlavor({ resolveLaunch: () => ({ command: process.execPath, args: ["-e", "console.error('agent: cannot read /etc/agent.toml'); process.exit(3)"] }) }),
+    );
+    const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });
+    const failure = await adapter.openSession(await sessionInput(createEventRecorder())).then(
+      () => null,
+      (error: unknown) => error as { code: string; message: string },
+    );
+    expect(failure?.code).toBe("provider_unavailable");
+    expect(failure?.message).toContain("Its stderr ended with:\nagent: cannot read /etc/agent.toml");
+  });
+
   it("a missing command is reported by probe, not thrown", async () => {
     const driver = createAcpDriver(testFlavor({ resolveLaunch: () => ({ command: "definitely-not-an-acp-agent-xyz", args: [] }) }));
     const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });
@@ -265,16 +284,11 @@ describe("turns", () => {
     expect(recorder.events.find((event) => event.type === "session.resume_cursor")).toMatchObject({ cursor: session.resumeCursor });
   });
 
-  it("puts orchestration instructions into the first prompt only, wrapped", async () => {
+  it("sends the prompt as the host composed it: the adapter never adds the grant's instructions", async () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
-    const first = await runTurn(session, recorder, "@echo-prompt", { instructions: "You are a reviewer." });
-    expect(first.text).toBe(
-      "<switchyard_instructions>\nUse the switchyard tools to delegate work.\n\nYou are a reviewer.\n</switchyard_instructions>\n\n@echo-prompt",
-    );
-    const second = await runTurn(session, recorder, "@echo-prompt");
-    expect(second.text).toBe("@echo-prompt");
+    expect((await runTurn(session, recorder, "@echo-prompt")).text).toBe("@echo-prompt");
   });
 
   it("maps tool calls and their kinds", async () => {
@@ -532,7 +546,6 @@ describe("resume, snapshot and fork", () => {
     });
     const history = await runTurn(resumed, again, "@history");
     expect(history.text).toMatch(/^history: 2 turns;/);
-    // A reopened conversation already carries the instructions.
     expect((await runTurn(resumed, again, "@echo-prompt")).text).toBe("@echo-prompt");
     await expect(
       adapter.openSession({ ...(await sessionInput(createEventRecorder())), resumeCursor: "sess-unknown" }),

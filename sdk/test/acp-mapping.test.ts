@@ -11,7 +11,6 @@ import {
   negotiateAcpCapabilities,
   outcomeForDecision,
   toolKindOf,
-  withInstructions,
   type AcpFlavor,
 } from "../src/acp/index.js";
 import { createAcpTestContext, createEventRecorder, scriptedAgentChannelFactory } from "../src/testkit/acp-agent/index.js";
@@ -59,11 +58,6 @@ describe("ACP mapping", () => {
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "fetch" })).toBe("web");
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "think" })).toBe("other");
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "execute", name: "mcp__switchyard__delegate_task" })).toBe("mcp");
-  });
-
-  it("wraps instructions and skips empty parts", () => {
-    expect(withInstructions("go", [null, "  "])).toBe("go");
-    expect(withInstructions("go", ["a", null, "b"])).toBe("<switchyard_instructions>\na\n\nb\n</switchyard_instructions>\n\ngo");
   });
 
   it("negotiates only what was advertised", () => {

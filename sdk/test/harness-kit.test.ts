@@ -13,7 +13,6 @@ import {
   defineAdapter,
   harnessEnvironment,
   parseMcpToolName,
-  withInstructions,
   type StartableSession,
 } from "../src/index.js";
 
@@ -173,14 +172,18 @@ describe("defineAdapter", () => {
   const status: ProviderStatus = { installed: true, executable: true, authenticated: true, models: [] };
   const instance = { id: "kit", driver: "kit", displayName: "Kit", homePath: null, environment: {}, customModels: [] };
 
-  it("closes a session whose start failed, tracks live ones, and disposes them all", async () => {
+  it("passes the probe depth on, closes a session whose start failed, tracks live ones, and disposes them all", async () => {
     const closed: string[] = [];
+    const depths: string[] = [];
     let fail = true;
     const adapter = defineAdapter<StartableSession & { name: string }>({
       instance,
       driverKind: "kit",
       capabilities: { turns: { interrupt: true } },
-      probe: async () => status,
+      probe: async (options) => {
+        depths.push(options?.depth ?? "full");
+        return status;
+      },
       createSession: (input, onClosed) => ({
         name: input.threadId,
         resumeCursor: null,
@@ -195,6 +198,9 @@ describe("defineAdapter", () => {
       }),
     });
     expect(adapter.specificationVersion).toBe("v1");
+    await adapter.probe({ depth: "inspect" });
+    await adapter.probe();
+    expect(depths).toEqual(["inspect", "full"]);
     expect(adapter.capabilities().turns.interrupt).toBe(true);
     expect(adapter.capabilities().turns.activeSteering).toBe(false);
     const input = { threadId: "a", providerSessionId: "p", cwd: "/", model: null, runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null, emit: () => undefined } as const;
@@ -247,12 +253,7 @@ describe("harnessEnvironment", () => {
   });
 });
 
-describe("withInstructions and parseMcpToolName", () => {
-  it("puts instructions first in a tagged block, and leaves a prompt without any alone", () => {
-    expect(withInstructions("do it", ["  role: tester ", null, ""])).toBe("<switchyard_instructions>\nrole: tester\n</switchyard_instructions>\n\ndo it");
-    expect(withInstructions("do it", [null, "  "])).toBe("do it");
-  });
-
+describe("parseMcpToolName", () => {
   it("splits mcp__<server>__<tool>, keeping a tool name that has __ in it", () => {
     expect(parseMcpToolName("mcp__switchyard__delegate_task")).toEqual({ server: "switchyard", tool: "delegate_task" });
     expect(parseMcpToolName("mcp__t3-code__a__b")).toEqual({ server: "t3-code", tool: "a__b" });

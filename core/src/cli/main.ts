@@ -2,9 +2,11 @@
 import "reflect-metadata";
 import { CommanderError } from "commander";
 import { buildProgram } from "./program.js";
-import { EXIT, reportError } from "./output.js";
+import { endQuietlyWhenPipeCloses, EXIT, reportError } from "./output.js";
 
 async function main(): Promise<void> {
+  endQuietlyWhenPipeCloses(process.stdout);
+  endQuietlyWhenPipeCloses(process.stderr);
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);

@@ -1,9 +1,23 @@
 import { SwitchyardHost } from "../host/switchyard-host.js";
+import { createContainer } from "../di/composition-root.js";
+import { resolve, TOKENS } from "../di/tokens.js";
 import { createLogger, createSilentLogger } from "../logging/logger.js";
+import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { SwitchyardPaths } from "../config/paths.js";
+import type { HarnessProcessRegistry } from "../plugin-host/process-runner.js";
+import type { HarnessProcessLog } from "../store/harness-process-log.js";
+import { colorEnabled } from "./output.js";
 
 /** Options every command that opens the home shares. */
 export interface HomeOptions {
   readonly home?: string;
+}
+
+/** Harness processes a listing starts are not recorded: that would need the database. */
+const UNRECORDED_PROCESSES: HarnessProcessRegistry = { started: () => undefined, exited: () => undefined };
+
+function cliLogger() {
+  return process.env.SWITCHYARD_LOG_LEVEL ? createLogger({ color: colorEnabled(process.stderr) }) : createSilentLogger();
 }
 
 /**
@@ -11,8 +25,7 @@ export interface HomeOptions {
  * no worker started. Logs stay quiet unless SWITCHYARD_LOG_LEVEL asks for them.
  */
 export async function openHost(options: HomeOptions): Promise<SwitchyardHost> {
-  const logger = process.env.SWITCHYARD_LOG_LEVEL ? createLogger() : createSilentLogger();
-  return SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger });
+  return SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger: cliLogger() });
 }
 
 /** Runs `fn` with an opened host and always closes it. */
@@ -22,5 +35,27 @@ export async function withHost<T>(options: HomeOptions, fn: (host: SwitchyardHos
     return await fn(host);
   } finally {
     await host.stop();
+  }
+}
+
+/**
+ * Runs `fn` with the configured provider instances only: plugins loaded and adapters created,
+ * but no database opened (nor created) and no harness process recorded in one. For commands
+ * that only look at providers (`switchyard providers`).
+ */
+export async function withProviders<T>(options: HomeOptions, fn: (providers: ProviderRegistry, paths: SwitchyardPaths) => Promise<T> | T): Promise<T> {
+  const { container, paths, config } = createContainer({
+    ...(options.home !== undefined ? { home: options.home } : {}),
+    logger: cliLogger(),
+    // Probe processes are short-lived and stopped by the probe itself.
+    overrides: (c) => c.register(TOKENS.HarnessProcessLog, { useValue: UNRECORDED_PROCESSES as HarnessProcessLog }),
+  });
+  await resolve(container, TOKENS.PluginHost).load();
+  const providers = resolve(container, TOKENS.ProviderRegistry);
+  await providers.initialize(config.providers);
+  try {
+    return await fn(providers, paths);
+  } finally {
+    await providers.dispose();
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import type { z } from "zod";
 import { SwitchyardError } from "../spec/index.js";
 import { SwitchyardConfigSchema, type SwitchyardConfig } from "./config-schema.js";
+import { findJsonSyntaxProblem } from "./json-syntax.js";
 
 /** Formats a zod issue path the way people write it: `providers[0].options.port`. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -43,15 +44,20 @@ export function loadConfig(file: string): SwitchyardConfig {
   } catch (error) {
     throw new SwitchyardError("config_invalid", `Cannot read config file ${file}: ${(error as Error).message}`, { file });
   }
+  // Editors on Windows may save a byte order mark; it is not part of the JSON.
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new SwitchyardError(
-      "config_invalid",
-      `Invalid config file ${file}:\n  (root): not valid JSON (${(error as Error).message})\nFix the JSON and run the command again.`,
-      { file, path: "(root)" },
-    );
+    const problem = findJsonSyntaxProblem(text);
+    const where = problem === null ? "(root)" : `line ${problem.line}, column ${problem.column}`;
+    const why = problem === null ? (error as Error).message : problem.reason;
+    throw new SwitchyardError("config_invalid", `Invalid config file ${file}:\n  ${where}: not valid JSON: ${why}\nFix the JSON and run the command again.`, {
+      file,
+      path: "(root)",
+      ...(problem !== null ? { line: problem.line, column: problem.column } : {}),
+    });
   }
   return parseConfig(raw, file);
 }

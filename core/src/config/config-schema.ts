@@ -55,6 +55,8 @@ export const ServerConfigSchema = z
     credentialIdleMs: z.number().int().positive().default(30 * 60 * 1000),
     /** Close a provider session after this long without a turn. */
     sessionIdleMs: z.number().int().positive().default(15 * 60 * 1000),
+    /** How often the provider snapshot (status, models, why not) is re-probed in the background. */
+    providerStatusRefreshMs: z.number().int().min(10_000).default(5 * 60 * 1000),
   })
   .strict();
 

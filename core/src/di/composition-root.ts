@@ -120,6 +120,9 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });
   container.register(TOKENS.ProviderEventIngestor, { useClass: ProviderEventIngestor }, scoped);
+  // The engine issues and revokes session credentials through the registry from the first
+  // session on; grants point at the endpoint once the HTTP listener is bound.
+  container.register(TOKENS.McpGrantIssuer, { useFactory: (c) => c.resolve(McpSessionRegistry) });
   container.register(TOKENS.ProviderSessionManager, { useClass: ProviderSessionManager }, scoped);
   container.register(TOKENS.EffectExecutor, { useClass: EffectExecutor }, scoped);
   container.register(TOKENS.OutboxWorker, { useClass: OutboxWorker }, scoped);

@@ -35,6 +35,7 @@ export const TOKENS = {
   Engine: token<import("../engine/engine.js").Engine>("Engine"),
   LiveOutput: token<import("../engine/live-output.js").LiveOutput>("LiveOutput"),
   ProviderEventIngestor: token<import("../engine/provider-event-ingestor.js").ProviderEventIngestor>("ProviderEventIngestor"),
+  McpGrantIssuer: token<import("../engine/mcp-grant-issuer.js").McpGrantIssuer>("McpGrantIssuer"),
   ProviderSessionManager: token<import("../engine/provider-session-manager.js").ProviderSessionManager>("ProviderSessionManager"),
   EffectExecutor: token<import("../engine/effect-executor.js").EffectExecutor>("EffectExecutor"),
   OutboxWorker: token<import("../engine/outbox-worker.js").OutboxWorker>("OutboxWorker"),

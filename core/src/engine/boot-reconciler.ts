@@ -3,6 +3,7 @@ import type { ProviderRegistry } from "../providers/provider-registry.js";
 import type { HarnessProcessLog } from "../store/harness-process-log.js";
 import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
 import type { Engine } from "./engine.js";
+import type { McpGrantIssuer } from "./mcp-grant-issuer.js";
 import { EFFECT } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import { createAttempt, finishAttempt, startNextQueued } from "./run-lifecycle.js";
@@ -20,6 +21,8 @@ export const CONTINUE_AFTER_RESTART_TEXT =
 export interface ReconcileReport {
   readonly reapedProcesses: number;
   readonly closedSessions: number;
+  /** Credentials of sessions that are no longer open, revoked (a killed host left them live). */
+  readonly revokedCredentials: number;
   readonly expiredRequests: number;
   readonly continuedRuns: string[];
   readonly interruptedRuns: string[];
@@ -29,9 +32,10 @@ export interface ReconcileReport {
 
 /**
  * Runs once at boot, before the outbox worker: every provider process of the previous host is
- * gone, so runs that were live are continued on a resumed session where the provider can
- * resume, and recorded as interrupted otherwise. Process-bound effects are never blindly
- * replayed; a turn start that never reached the provider is safe to run again.
+ * gone, so its sessions are closed and their credentials revoked, runs that were live are
+ * continued on a resumed session where the provider can resume, and recorded as interrupted
+ * otherwise. Process-bound effects are never blindly replayed; a turn start that never
+ * reached the provider is safe to run again.
  */
 @injectable()
 export class BootReconciler {
@@ -39,6 +43,7 @@ export class BootReconciler {
     @inject(TOKENS.Engine) private readonly engine: Engine,
     @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
     @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLog,
+    @inject(TOKENS.McpGrantIssuer) private readonly credentials: McpGrantIssuer,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
@@ -76,6 +81,8 @@ export class BootReconciler {
         ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: "server_restart" });
         closedSessions += 1;
       }
+      // No session is open any more: no credential may outlive the one it was issued for.
+      const revokedCredentials = this.credentials.revokeCredentialsOfClosedSessions();
       let expiredRequests = 0;
       for (const request of ctx.store.select("runtimeRequest", "status = 'pending'")) {
         resolveRuntimeRequest(ctx, request, "expired", null);
@@ -108,7 +115,7 @@ export class BootReconciler {
       }
       const waiting = ctx.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as { thread_id: string }[];
       for (const { thread_id } of waiting) startNextQueued(ctx, thread_id);
-      return { closedSessions, expiredRequests, continuedRuns, interruptedRuns };
+      return { closedSessions, revokedCredentials, expiredRequests, continuedRuns, interruptedRuns };
     });
     const full: ReconcileReport = { reapedProcesses, resetEffects, abandonedEffects, ...report };
     this.logger.info("boot reconciliation done", {

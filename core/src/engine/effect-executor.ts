@@ -6,8 +6,9 @@ import type { Engine } from "./engine.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import type { LiveSession, ProviderSessionManager } from "./provider-session-manager.js";
+import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
-import { createRun, activeRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem } from "./run-lifecycle.js";
+import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
@@ -61,13 +62,15 @@ export class EffectExecutor {
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
     const handoff = live.needsHistoryHandoff ? this.handOffHistory(live, thread, run) : null;
-    const instructions = [handoff, attempt.instructions].filter((part): part is string => part !== null && part !== "").join("\n\n");
+    const orchestration = live.orchestrationInstructions;
+    live.orchestrationInstructions = null;
+    const delivered = deliverInstructions(attempt.text, [orchestration, handoff, attempt.instructions], live.session.capabilities().context.acceptsInstructions);
     try {
       const result = await live.session.startTurn({
         turnId: attempt.id,
         runId: run.id,
-        text: attempt.text,
-        instructions: instructions === "" ? null : instructions,
+        text: delivered.text,
+        instructions: delivered.instructions,
         model: run.model ?? thread.model,
         runtimeMode: run.runtimeMode,
         interactionMode: run.interactionMode,
@@ -131,11 +134,15 @@ export class EffectExecutor {
       }
     }
     // The turn ended (or refused the steer) before the message reached it: run it as a
-    // follow-up, so an accepted message is never lost.
+    // follow-up, so an accepted message is never lost. It stays what it was: a notification is
+    // still one, and a message steered into a delegated task's work is still that task's work
+    // (while the task is unpublished), so the task waits for it.
     this.engine.apply((ctx) => {
       const message = ctx.get("item", payload.messageId);
       const threadId = message?.threadId ?? attempt?.threadId;
       if (threadId === undefined) return;
+      const steered = ctx.get("run", payload.runId);
+      const task = steered?.delegatedTaskId ? ctx.get("delegatedTask", steered.delegatedTaskId) : null;
       const run = createRun(
         ctx,
         {
@@ -143,13 +150,14 @@ export class EffectExecutor {
           messageId: payload.messageId,
           text: payload.text,
           instructions: null,
-          kind: "work",
+          kind: message?.data.notification === true ? "notification" : "work",
           createdBy: message?.createdBy ?? "user",
           creationSource: message?.creationSource ?? "system",
-          delegatedTaskId: null,
+          delegatedTaskId: task !== null && task.finalizedAt === null ? task.id : null,
         },
-        activeRun(ctx, threadId) === null,
+        false,
       );
+      startNextQueued(ctx, threadId);
       if (message !== null) ctx.put("item", { ...message, runId: run.id, data: { ...message.data, delivery: "queued", steerFellBack: true }, updatedAt: ctx.now });
     });
   }

@@ -1,19 +1,31 @@
-import { SwitchyardError, type McpEndpointGrant } from "../spec/index.js";
+import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
 import { GuardedSession } from "../providers/guarded-session.js";
+import type { Clock } from "../util/clock.js";
 import type { Engine } from "./engine.js";
+import type { McpGrantIssuer, ProviderSessionScope } from "./mcp-grant-issuer.js";
 import type { ProviderEventIngestor } from "./provider-event-ingestor.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
-/** Issues the MCP credential of a provider session before it opens, and revokes it after. */
-export interface McpGrantIssuer {
-  issue(scope: { threadId: string; projectId: string; providerSessionId: string; providerInstanceId: string }): McpEndpointGrant | null;
-  revokeProviderSession(providerSessionId: string): void;
-  /** Provider work counts as activity: keeps the credential from idle expiry. */
-  touchProviderSession(providerSessionId: string): void;
+export type { McpGrantIssuer } from "./mcp-grant-issuer.js";
+
+/** setTimeout's longest delay; a longer wait is taken in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How the host keeps one session's credential fresh (memory only; the token never leaves it). */
+interface SessionCredential {
+  readonly scope: ProviderSessionScope;
+  /** The token the session holds now. */
+  token: string;
+  /** When to renew it: a rotation lead before its maximum lifetime. */
+  renewAtMs: number;
+  /** The last activity written to the store (writes are throttled). */
+  lastTouchMs: number;
+  renewing: boolean;
+  timer: NodeJS.Timeout | null;
 }
 
 /** A provider session this host holds open. */
@@ -29,46 +41,152 @@ export interface LiveSession {
    * context, so nothing said earlier is lost.
    */
   needsHistoryHandoff: boolean;
+  /**
+   * The shared orchestration instructions, owed to the first turn of a new conversation that has
+   * Switchyard's tools (a resumed conversation was given them already); cleared once delivered.
+   */
+  orchestrationInstructions: string | null;
 }
 
 /**
  * Opens, reuses and closes provider sessions: one live session per thread. The MCP credential
  * is issued before `openSession` and revoked when the session is released, whatever the reason.
+ * While the session lives, provider activity keeps the credential from idle expiry, and before
+ * its maximum lifetime the session gets a new one: handed over live where the provider declares
+ * `tools.mcpGrantUpdate`, else by reopening a resumable session at its next turn.
  */
 @injectable()
 export class ProviderSessionManager {
   private readonly live = new Map<string, LiveSession>();
   private readonly opening = new Map<string, Promise<LiveSession>>();
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
-  private issuer: McpGrantIssuer | null = null;
+  private readonly credentials = new Map<string, SessionCredential>();
 
   private readonly sessionIdleMs: number;
+  private readonly credentialLifetimeMs: number;
+  /** How long before its maximum lifetime a credential is renewed. */
+  private readonly renewalLeadMs: number;
+  /** How long a replaced credential stays valid, for calls already on their way. */
+  private readonly renewalOverlapMs: number;
+  /** At most one activity write per session in this period (events arrive by the hundred). */
+  private readonly touchIntervalMs: number;
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
     @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
     @inject(TOKENS.ProviderEventIngestor) private readonly ingestor: ProviderEventIngestor,
+    @inject(TOKENS.McpGrantIssuer) private readonly issuer: McpGrantIssuer,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Config) config: SwitchyardConfig,
   ) {
     this.sessionIdleMs = config.server.sessionIdleMs;
+    this.credentialLifetimeMs = config.server.credentialMaxLifetimeMs;
+    this.renewalLeadMs = Math.floor(this.credentialLifetimeMs / 4);
+    this.renewalOverlapMs = Math.min(60_000, Math.floor(this.renewalLeadMs / 2));
+    this.touchIntervalMs = Math.min(60_000, Math.floor(config.server.credentialIdleMs / 10));
     ingestor.onSessionExited((threadId, providerSessionId) => {
       const current = this.live.get(threadId);
       if (current?.providerSessionId === providerSessionId) {
         this.live.delete(threadId);
-        this.issuer?.revokeProviderSession(providerSessionId);
+        this.forgetCredential(providerSessionId);
       }
     });
   }
 
-  /** Connects the MCP credential issuer (the MCP transport, when it runs). */
-  setGrantIssuer(issuer: McpGrantIssuer | null): void {
-    this.issuer = issuer;
-  }
-
   /** Marks a session's credential as active (each turn it starts). */
   touchCredential(providerSessionId: string): void {
-    this.issuer?.touchProviderSession(providerSessionId);
+    this.noteActivity(providerSessionId, true);
+  }
+
+  /**
+   * Provider activity (an event, a turn start): refreshes the credential's idle clock, at most
+   * once per `touchIntervalMs`, and renews the credential live when it is due.
+   */
+  private noteActivity(providerSessionId: string, force = false): void {
+    const credential = this.credentials.get(providerSessionId);
+    if (credential === undefined) return;
+    const now = this.clock.nowMs();
+    if (force || now - credential.lastTouchMs >= this.touchIntervalMs) {
+      credential.lastTouchMs = now;
+      this.issuer.touchProviderSession(providerSessionId);
+    }
+    if (now >= credential.renewAtMs) {
+      const live = this.live.get(credential.scope.threadId);
+      if (live?.providerSessionId === providerSessionId && this.canUpdateGrant(live)) void this.renewCredential(live);
+    }
+  }
+
+  private canUpdateGrant(live: LiveSession): boolean {
+    return this.registry.capabilities(live.instanceId).tools.mcpGrantUpdate;
+  }
+
+  private credentialDue(live: LiveSession): boolean {
+    const credential = this.credentials.get(live.providerSessionId);
+    return credential !== undefined && this.clock.nowMs() >= credential.renewAtMs;
+  }
+
+  /**
+   * A session whose credential is due and cannot take a new one live is reopened between
+   * turns (when the provider resumes its conversation): the new session gets a new credential.
+   */
+  private renewsByReopening(live: LiveSession): boolean {
+    if (!this.credentialDue(live) || this.canUpdateGrant(live)) return false;
+    if (!this.registry.capabilities(live.instanceId).sessions.resume) return false;
+    return this.engine.store.count("attempt", "thread_id = ? AND status IN ('starting', 'running')", [live.threadId]) === 0;
+  }
+
+  /** Hands a live session a new credential; the old one expires after a short overlap. */
+  private async renewCredential(live: LiveSession): Promise<void> {
+    const credential = this.credentials.get(live.providerSessionId);
+    if (credential === undefined || credential.renewing) return;
+    credential.renewing = true;
+    try {
+      const grant = this.issuer.issue(credential.scope);
+      if (grant === null) return; // the endpoint is gone (shutting down)
+      try {
+        await live.session.updateMcpGrant(grant);
+      } catch (error) {
+        // The session kept its old token: the new one must not outlive this moment.
+        this.issuer.retireOtherCredentials(live.providerSessionId, credential.token, 0);
+        credential.renewAtMs = this.clock.nowMs() + this.touchIntervalMs;
+        this.logger.warn("could not hand a provider session its renewed credential", { threadId: live.threadId, providerSessionId: live.providerSessionId, error: (error as Error).message });
+        return;
+      }
+      if (this.credentials.get(live.providerSessionId) !== credential) return; // closed meanwhile: all revoked
+      this.issuer.retireOtherCredentials(live.providerSessionId, grant.token, this.renewalOverlapMs);
+      credential.token = grant.token;
+      credential.renewAtMs = this.clock.nowMs() + this.credentialLifetimeMs - this.renewalLeadMs;
+      this.scheduleRenewal(credential);
+      this.logger.info("provider session credential renewed", { threadId: live.threadId, providerSessionId: live.providerSessionId });
+    } finally {
+      credential.renewing = false;
+    }
+  }
+
+  /** A timer for sessions that renew live, in case no activity comes near the deadline. */
+  private scheduleRenewal(credential: SessionCredential): void {
+    if (credential.timer !== null) clearTimeout(credential.timer);
+    credential.timer = null;
+    const live = this.live.get(credential.scope.threadId);
+    if (live === undefined || live.providerSessionId !== credential.scope.providerSessionId || !this.canUpdateGrant(live)) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, credential.renewAtMs - this.clock.nowMs()));
+    credential.timer = setTimeout(() => {
+      credential.timer = null;
+      const current = this.live.get(credential.scope.threadId);
+      if (current?.providerSessionId !== credential.scope.providerSessionId) return;
+      if (this.credentialDue(current)) void this.renewCredential(current);
+      else this.scheduleRenewal(credential);
+    }, delay);
+    credential.timer.unref();
+  }
+
+  /** Revokes a session's credentials and drops what the manager kept about them. */
+  private forgetCredential(providerSessionId: string): void {
+    const credential = this.credentials.get(providerSessionId);
+    if (credential?.timer) clearTimeout(credential.timer);
+    this.credentials.delete(providerSessionId);
+    this.issuer.revokeProviderSession(providerSessionId);
   }
 
   /** The live session of a thread, if one is open. */
@@ -86,12 +204,17 @@ export class ProviderSessionManager {
     this.cancelIdleClose(threadId);
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`);
-    const current = this.live.get(threadId);
-    if (current !== undefined && current.instanceId === thread.providerInstanceId) return current;
-    if (current !== undefined) await this.close(threadId, "provider_switched");
     const pending = this.opening.get(threadId);
     if (pending) return pending;
-    const opening = this.open(threadId).finally(() => this.opening.delete(threadId));
+    const current = this.live.get(threadId);
+    if (current !== undefined && current.instanceId === thread.providerInstanceId && !this.renewsByReopening(current)) {
+      if (this.credentialDue(current) && this.canUpdateGrant(current)) void this.renewCredential(current);
+      return current;
+    }
+    const opening = (async () => {
+      if (current !== undefined) await this.close(threadId, current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched");
+      return this.open(threadId);
+    })().finally(() => this.opening.delete(threadId));
     this.opening.set(threadId, opening);
     return opening;
   }
@@ -127,7 +250,19 @@ export class ProviderSessionManager {
         closeReason: null,
       }),
     );
-    const grant = this.issuer?.issue({ threadId, projectId: thread.projectId, providerSessionId, providerInstanceId: thread.providerInstanceId }) ?? null;
+    const scope: ProviderSessionScope = { threadId, projectId: thread.projectId, providerSessionId, providerInstanceId: thread.providerInstanceId };
+    const grant = this.issuer.issue(scope);
+    if (grant !== null) {
+      const now = this.clock.nowMs();
+      this.credentials.set(providerSessionId, {
+        scope,
+        token: grant.token,
+        renewAtMs: now + this.credentialLifetimeMs - this.renewalLeadMs,
+        lastTouchMs: now,
+        renewing: false,
+        timer: null,
+      });
+    }
     let session;
     try {
       session = await adapter.openSession({
@@ -139,10 +274,13 @@ export class ProviderSessionManager {
         interactionMode: thread.interactionMode,
         resumeCursor,
         mcp: grant,
-        emit: (event) => this.ingestor.ingest(threadId, providerSessionId, event),
+        emit: (event) => {
+          this.ingestor.ingest(threadId, providerSessionId, event);
+          this.noteActivity(providerSessionId);
+        },
       });
     } catch (error) {
-      if (grant !== null) this.issuer?.revokeProviderSession(providerSessionId);
+      this.forgetCredential(providerSessionId);
       const message = error instanceof Error ? error.message : String(error);
       this.engine.apply((ctx) => {
         const record = ctx.get("providerSession", providerSessionId);
@@ -158,12 +296,15 @@ export class ProviderSessionManager {
       session: new GuardedSession(session, () => adapter.capabilities(), instance.descriptor.id),
       hasMcp: grant !== null,
       needsHistoryHandoff: resumeCursor === null && earlierConversation,
+      orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", providerSessionId);
       if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: adapter.capabilities() });
     });
     this.live.set(threadId, live);
+    const credential = this.credentials.get(providerSessionId);
+    if (credential !== undefined) this.scheduleRenewal(credential);
     this.logger.info("provider session opened", { threadId, providerSessionId, instance: thread.providerInstanceId, resumed: resumeCursor !== null, mcp: grant !== null });
     return live;
   }
@@ -174,7 +315,7 @@ export class ProviderSessionManager {
     const live = this.live.get(threadId);
     if (live === undefined) return;
     this.live.delete(threadId);
-    this.issuer?.revokeProviderSession(live.providerSessionId);
+    this.forgetCredential(live.providerSessionId);
     const resumeCursor = live.session.resumeCursor;
     try {
       await live.session.close();

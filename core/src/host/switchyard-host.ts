@@ -18,10 +18,22 @@ import { DelegatedTaskService } from "../services/delegation/delegated-task-serv
 import type { Store } from "../store/store.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
+import { acquireHomeLock, type HomeLock } from "./home-lock.js";
+
+/** Options for {@link SwitchyardHost.create}. */
+export interface HostOptions extends ContainerOptions {
+  /**
+   * The home's lock, when the caller took it before building the host (`serve` does, so a
+   * second server fails before loading plugins). The host releases it when it stops.
+   */
+  readonly homeLock?: HomeLock;
+}
 
 /**
  * A running Switchyard: plugins loaded, provider instances created, the engine reconciled and
- * its outbox worker started. Transports (MCP, HTTP, CLI) are built on top of it.
+ * its outbox worker started. Transports (MCP, HTTP, CLI) are built on top of it. A host that
+ * is never started (one-shot CLI commands) only reads and writes the store: it takes no lock
+ * and touches no session or credential.
  */
 export class SwitchyardHost {
   private started = false;
@@ -33,15 +45,21 @@ export class SwitchyardHost {
     readonly container: DependencyContainer,
     readonly paths: SwitchyardPaths,
     readonly config: SwitchyardConfig,
+    private homeLock: HomeLock | null,
   ) {}
 
   /** Builds the container, loads plugins and creates provider instances. */
-  static async create(options: ContainerOptions = {}): Promise<SwitchyardHost> {
+  static async create(options: HostOptions = {}): Promise<SwitchyardHost> {
     const { container, paths, config } = createContainer(options);
-    const host = new SwitchyardHost(container, paths, config);
+    const host = new SwitchyardHost(container, paths, config, options.homeLock ?? null);
     await host.pluginHost.load();
     await host.providers.initialize(config.providers);
     return host;
+  }
+
+  /** The engine runs: reconciled, its worker started. */
+  get isStarted(): boolean {
+    return this.started;
   }
 
   get logger(): Logger {
@@ -75,9 +93,15 @@ export class SwitchyardHost {
     return this.container.resolve(EventWaiter);
   }
 
-  /** Reconciles what a previous process left, then starts carrying out provider effects. */
+  /**
+   * Takes the home's lock (one engine per home), reconciles what a previous process left, then
+   * starts carrying out provider effects, which opens sessions: anything that should reach
+   * those sessions (the MCP endpoint) must be wired before this. Throws `HomeLockedError` when
+   * another live process holds the home.
+   */
   start(): ReconcileReport {
     if (this.started) return this.reconcileReport!;
+    this.homeLock ??= acquireHomeLock(this.paths.home);
     this.started = true;
     // Services that react to engine events register their hooks when they are built: build
     // them before anything can happen.
@@ -94,6 +118,8 @@ export class SwitchyardHost {
       }),
     );
     resolve(this.container, TOKENS.OutboxWorker).start();
+    // Probe providers in the background from now on, so no answer waits on a harness.
+    this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
   }
 
@@ -102,14 +128,22 @@ export class SwitchyardHost {
     await resolve(this.container, TOKENS.OutboxWorker).drain();
   }
 
-  /** Stops the worker, closes provider sessions, disposes adapters, closes the database. */
+  /**
+   * Stops the worker, closes provider sessions (revoking each one's credentials as it closes),
+   * disposes adapters, closes the database and gives the home up.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     for (const dispose of this.disposers) dispose();
     if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
     await this.sessions.closeAll("server_shutdown");
+    // A session whose opening failed half-way never became live: its credentials go too. Only
+    // the engine's owner may sweep; a one-shot command runs beside a live server.
+    if (this.started) resolve(this.container, TOKENS.McpGrantIssuer).revokeCredentialsOfClosedSessions();
     await this.providers.dispose();
     this.store.close();
+    this.homeLock?.release();
+    this.homeLock = null;
   }
 }

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -24,6 +23,9 @@ async function sri(file: string, algorithm: "sha512" | "sha256" | "sha384"): Pro
   return `${algorithm}-${hash.digest("base64")}`;
 }
 
+/** Where installed tarballs are kept, inside the managed directory. */
+const TARBALLS_DIR = "tarballs";
+
 function npmEnv(): Record<string, string> {
   return { npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 }
@@ -31,8 +33,9 @@ function npmEnv(): Record<string, string> {
 /**
  * Installs plugins into the managed directory (`$SWITCHYARD_HOME/plugins`) with npm: an npm
  * spec, a tarball (checked against an SRI integrity when given) or a folder (packed first, so
- * the install is a copy, not a link). A plugin the host would refuse is removed again, with
- * the refusal as the error.
+ * the install is a copy, not a link). Tarballs are kept in `plugins/tarballs`, because npm
+ * reinstalls every `file:` dependency from its recorded path. A plugin the host would refuse is
+ * removed again, with the refusal as the error.
  */
 export class PluginInstaller {
   constructor(
@@ -81,19 +84,61 @@ export class PluginInstaller {
     }
   }
 
-  /** Packs a folder into a tarball in a temporary directory. */
-  private async pack(folder: string): Promise<string> {
-    const out = mkdtempSync(join(tmpdir(), "switchyard-pack-"));
-    const result = await execa("npm", ["pack", folder, "--pack-destination", out, "--json"], { env: npmEnv(), reject: false, stdin: "ignore" });
+  /** Packs a folder into a tarball in `into`. */
+  private async pack(folder: string, into: string): Promise<string> {
+    const result = await execa("npm", ["pack", folder, "--pack-destination", into, "--json"], { env: npmEnv(), reject: false, stdin: "ignore" });
     if (result.exitCode !== 0) throw new SwitchyardError("invalid_input", `npm pack ${folder} failed: ${String(result.stderr).slice(-600)}`);
-    const file = readdirSync(out).find((f) => f.endsWith(".tgz"));
+    const file = readdirSync(into).find((f) => f.endsWith(".tgz"));
     if (file === undefined) throw new SwitchyardError("internal", `npm pack ${folder} produced no tarball`);
-    return join(out, file);
+    return join(into, file);
+  }
+
+  private get tarballsDir(): string {
+    return join(this.managedDir, TARBALLS_DIR);
+  }
+
+  /**
+   * Keeps the tarball npm installs from under the managed directory, named by its content: the
+   * manifest records it (`file:tarballs/…`) and npm reinstalls it whenever it reifies the
+   * directory, so it must outlive any temporary folder and the user's own copy.
+   */
+  private keepTarball(file: string, integrity: string): string {
+    mkdirSync(this.tarballsDir, { recursive: true });
+    const stem = basename(file).replace(/\.(tgz|tar\.gz)$/, "");
+    const digest = createHash("sha256").update(integrity).digest("hex").slice(0, 12);
+    const kept = join(this.tarballsDir, `${stem}-${digest}.tgz`);
+    if (!existsSync(kept)) {
+      // Copy next to the final name, then rename: a crash never leaves a truncated tarball there.
+      const partial = `${kept}.partial`;
+      copyFileSync(file, partial);
+      renameSync(partial, kept);
+    }
+    return kept;
+  }
+
+  /** Deletes kept tarballs the manifest no longer refers to (replaced, removed or refused plugins). */
+  private sweepTarballs(): void {
+    if (!existsSync(this.tarballsDir)) return;
+    const referenced = new Set(Object.values(this.dependencies()).map((spec) => basename(spec)));
+    for (const file of readdirSync(this.tarballsDir)) {
+      if (!referenced.has(file)) rmSync(join(this.tarballsDir, file), { force: true });
+    }
   }
 
   /** Installs from an npm spec, a tarball path or a folder path. */
   async install(spec: string, options: { integrity?: string } = {}): Promise<InstalledPlugin> {
     this.ensureManagedDir();
+    // Packing happens under the home, not the system temp folder, and is always cleaned up.
+    const staging = mkdtempSync(join(this.managedDir, ".staging-"));
+    try {
+      return await this.installFrom(spec, options, staging);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+      this.sweepTarballs();
+    }
+  }
+
+  private async installFrom(spec: string, options: { integrity?: string }, staging: string): Promise<InstalledPlugin> {
     const path = resolve(spec);
     let source: InstalledPlugin["source"] = "npm";
     let target = spec;
@@ -101,7 +146,7 @@ export class PluginInstaller {
     if (existsSync(path) && statSync(path).isDirectory()) {
       if (!existsSync(join(path, "package.json"))) throw new SwitchyardError("invalid_input", `${path} has no package.json, so it is not a plugin folder.`);
       source = "folder";
-      target = await this.pack(path);
+      target = await this.pack(path, staging);
     } else if (existsSync(path) && /\.(tgz|tar\.gz)$/.test(path)) {
       source = "tarball";
       target = path;
@@ -120,12 +165,12 @@ export class PluginInstaller {
       } else {
         integrity = await sri(target, "sha512");
       }
+      target = this.keepTarball(target, integrity);
     }
     const before = new Set(Object.keys(this.dependencies()));
     // Peers (the sdk) come from the host, never from the registry.
     await this.npm(["install", "--legacy-peer-deps", "--omit=dev", "--no-package-lock", target]);
-    const added = Object.keys(this.dependencies()).filter((name) => !before.has(name));
-    const name = added[0] ?? this.nameOf(target, source);
+    const name = this.installedName(target, source, before);
     const record = await this.check(name);
     if (record === null || record.status === "refused") {
       await this.npm(["uninstall", "--legacy-peer-deps", "--no-package-lock", name]).catch(() => undefined);
@@ -135,9 +180,18 @@ export class PluginInstaller {
     return { name, version: record.version, drivers: record.drivers, source, integrity };
   }
 
-  private nameOf(target: string, source: InstalledPlugin["source"]): string {
-    if (source === "npm") return target.startsWith("@") ? `@${target.slice(1).split("@")[0]}` : target.split("@")[0]!;
-    return target;
+  /** The package name npm installed `target` under. */
+  private installedName(target: string, source: InstalledPlugin["source"], before: ReadonlySet<string>): string {
+    const dependencies = this.dependencies();
+    if (source !== "npm") {
+      // A kept tarball is referenced by exactly one dependency, also when it replaced an older one.
+      const file = basename(target);
+      const owner = Object.entries(dependencies).find(([, spec]) => basename(spec) === file);
+      if (owner !== undefined) return owner[0];
+    }
+    const added = Object.keys(dependencies).find((name) => !before.has(name));
+    if (added !== undefined) return added;
+    return target.startsWith("@") ? `@${target.slice(1).split("@")[0]}` : target.split("@")[0]!;
   }
 
   private dependencies(): Record<string, string> {
@@ -161,5 +215,6 @@ export class PluginInstaller {
     await this.npm(["uninstall", "--legacy-peer-deps", "--no-package-lock", name]);
     const leftover = join(this.managedDir, "node_modules", name);
     if (existsSync(leftover)) rmSync(leftover, { recursive: true, force: true });
+    this.sweepTarballs();
   }
 }

@@ -2,7 +2,7 @@ import { constants as fsConstants, readFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { execa } from "execa";
-import type { ManagedProcess, ProcessHelpers, SpawnOptions } from "../spec/index.js";
+import { StderrTail, type ManagedProcess, type ProcessHelpers, type SpawnOptions } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
@@ -60,6 +60,11 @@ export class ProcessRunner implements ProcessHelpers {
       // Never let a shell see arguments (tokens never go in argv anyway).
       shell: false,
     });
+    // Every harness's stderr is drained into a tail from the start, so a plugin's error can say
+    // what the harness said, and an unread stderr pipe never fills up and stalls the harness.
+    const tail = new StderrTail({ ...(options.extendEnv === false ? {} : process.env), ...options.env });
+    child.stderr!.on("data", (chunk: string | Buffer) => tail.push(chunk));
+    const stderrTail = () => tail.text();
     const pid = child.pid;
     if (pid === undefined) {
       // execa reports spawn errors (ENOENT) through the promise; surface them the same way.
@@ -70,6 +75,7 @@ export class ProcessRunner implements ProcessHelpers {
         stdout: child.stdout!,
         stderr: child.stderr!,
         exited,
+        stderrTail,
         kill: async () => {
           await exited;
         },
@@ -97,6 +103,7 @@ export class ProcessRunner implements ProcessHelpers {
       stdout: child.stdout!,
       stderr: child.stderr!,
       exited,
+      stderrTail,
       kill: async (signal: NodeJS.Signals = "SIGTERM", graceMs = 3000) => {
         if (done) return;
         killGroup(pid, signal);
@@ -171,12 +178,32 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-/** Stops harness process groups a previous host left behind (after a crash). */
+/** True while some process still belongs to the process group `pgid`. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops harness process groups a previous host left behind (after a crash). A harness's leader
+ * often dies with the host while its tools (a shell command's children) live on in its group,
+ * so a group is stopped when its leader is the recorded process (same kernel start time), or
+ * when the leader is gone but the group is not: no other process can hold the leader's pid
+ * while the group exists, so that group is the harness's own. A live pid with another start
+ * time was reused after the group ended and is left alone.
+ */
 export function reapOrphanedHarnesses(processes: readonly { pid: number; procStart: string | null }[], logger: Logger): number {
   let reaped = 0;
   for (const { pid, procStart } of processes) {
-    if (!isAlive(pid)) continue;
-    if (procStart === null || processStartTime(pid) !== procStart) continue;
+    if (isAlive(pid)) {
+      if (procStart === null || processStartTime(pid) !== procStart) continue;
+    } else if (!groupExists(pid)) {
+      continue;
+    }
     killGroup(pid, "SIGKILL");
     reaped += 1;
     logger.warn("stopped a harness process left over from a previous run", { pid });

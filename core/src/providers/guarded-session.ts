@@ -3,6 +3,7 @@ import {
   type CapabilityName,
   type ForkInput,
   type InterruptInput,
+  type McpEndpointGrant,
   type ProviderCapabilities,
   type ProviderSession,
   type RuntimeRequestResponse,
@@ -19,9 +20,14 @@ import {
 export class GuardedSession {
   constructor(
     private readonly inner: ProviderSession,
-    private readonly capabilities: () => ProviderCapabilities,
+    private readonly declared: () => ProviderCapabilities,
     private readonly providerName: string,
   ) {}
+
+  /** What the session's provider declared it can do. */
+  capabilities(): ProviderCapabilities {
+    return this.declared();
+  }
 
   get resumeCursor(): string | null {
     return this.inner.resumeCursor;
@@ -36,32 +42,37 @@ export class GuardedSession {
   }
 
   steerTurn(input: SteerInput): Promise<void> {
-    this.require("turns.activeSteering", this.capabilities().turns.activeSteering, this.inner.steerTurn);
+    this.require("turns.activeSteering", this.declared().turns.activeSteering, this.inner.steerTurn);
     return this.inner.steerTurn!(input);
   }
 
   interruptTurn(input: InterruptInput): Promise<void> {
-    this.require("turns.interrupt", this.capabilities().turns.interrupt, this.inner.interruptTurn);
+    this.require("turns.interrupt", this.declared().turns.interrupt, this.inner.interruptTurn);
     return this.inner.interruptTurn!(input);
   }
 
   forkThread(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
-    const caps = this.capabilities();
+    const caps = this.declared();
     this.require("threads.fork", caps.threads.fork, this.inner.forkThread);
     if (input.afterTurnId !== undefined) this.require("threads.forkFromTurn", caps.threads.forkFromTurn, this.inner.forkThread);
     return this.inner.forkThread!(input);
   }
 
   respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
-    const caps = this.capabilities().runtimeRequests;
+    const caps = this.declared().runtimeRequests;
     const declared = response.kind === "approval" ? caps.approvals : response.kind === "user_input" ? caps.userInputQuestions : caps.approvals || caps.userInputQuestions;
     this.require(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", declared, this.inner.respondToRuntimeRequest);
     return this.inner.respondToRuntimeRequest!(requestId, response);
   }
 
   readSnapshot(): Promise<ThreadSnapshot> {
-    this.require("threads.readSnapshot", this.capabilities().threads.readSnapshot, this.inner.readSnapshot);
+    this.require("threads.readSnapshot", this.declared().threads.readSnapshot, this.inner.readSnapshot);
     return this.inner.readSnapshot!();
+  }
+
+  updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    this.require("tools.mcpGrantUpdate", this.declared().tools.mcpGrantUpdate, this.inner.updateMcpGrant);
+    return this.inner.updateMcpGrant!(grant);
   }
 
   close(): Promise<void> {

@@ -5,6 +5,7 @@ import {
   SPEC_SEMVER,
   decodeCapabilities,
   type OrchestrationAdapter,
+  type ProbeDepth,
   type PluginContext,
   type ProviderCapabilities,
   type ProviderInstanceDescriptor,
@@ -20,6 +21,8 @@ import { HOST_VERSION } from "../util/host-version.js";
 import type { Clock } from "../util/clock.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import { ProviderSnapshots, type Snapshot } from "./provider-snapshots.js";
+import { watchOpenFailures } from "./open-failure-watch.js";
 
 /** Why an instance cannot run work, before any probe. */
 export type InstanceRefusalCode = "disabled" | "unknown_driver" | "create_failed";
@@ -52,9 +55,25 @@ export interface ProviderAvailability {
   /** Advertised models: custom models first, then the provider's, without duplicates. */
   readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean }[];
   readonly capabilities: ProviderCapabilities;
+  /**
+   * `checked`: a probe answered (see `depth`, `checkedAt`). `checking`: the instance's first
+   * probe is still running, so nothing is known yet; `available` is false and `reason` says so.
+   */
+  readonly state: "checked" | "checking";
+  /** How deep the probe behind this answer went, or null while checking. */
+  readonly depth: ProbeDepth | null;
+  /** When that probe started (ISO 8601), or null while checking. */
+  readonly checkedAt: string | null;
 }
 
-const STATUS_TTL_MS = 60_000;
+/** How the snapshot is read: at once, or after the deepest check available. */
+export interface AvailabilityReadOptions {
+  /** Probe again now (joining a probe already running) and answer with its result. */
+  readonly refresh?: boolean;
+}
+
+/** How often the provider snapshot is refreshed when the config does not say. */
+export const DEFAULT_STATUS_REFRESH_MS = 5 * 60_000;
 
 /** Validates driver options with the driver's Standard Schema; issues name the config path. */
 async function validateOptions(
@@ -82,7 +101,7 @@ async function validateOptions(
 @injectable()
 export class ProviderRegistry {
   private instances: ProviderInstance[] = [];
-  private readonly statusCache = new Map<string, { at: number; availability: ProviderAvailability }>();
+  private readonly snapshots: ProviderSnapshots<ProviderAvailability>;
 
   constructor(
     @inject(TOKENS.PluginHost) private readonly pluginHost: PluginHost,
@@ -90,7 +109,14 @@ export class ProviderRegistry {
     @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Clock) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.snapshots = new ProviderSnapshots<ProviderAvailability>(
+      (instanceId, depth) => this.probe(this.get(instanceId)!, depth),
+      (instanceId, message) => this.unprobed(this.get(instanceId)!, `The status probe failed: ${message}`),
+      clock,
+      logger,
+    );
+  }
 
   /**
    * Creates an adapter for every instance. Bad driver options are a config error (thrown,
@@ -133,7 +159,9 @@ export class ProviderRegistry {
         if (adapter.specificationVersion !== SPECIFICATION_VERSION) {
           throw new Error(`create() returned an adapter with specificationVersion ${JSON.stringify(adapter.specificationVersion)}`);
         }
-        instances.push({ ...base, pluginName: loaded.plugin.name, adapter, refusal: null });
+        // A session that fails to open may mean the harness broke since the last probe.
+        const watched = watchOpenFailures(adapter, () => this.sessionOpenFailed(config.id));
+        instances.push({ ...base, pluginName: loaded.plugin.name, adapter: watched, refusal: null });
       } catch (error) {
         const problem = error instanceof Error ? error.message : String(error);
         const message = `Plugin "${loaded.plugin.name}" refused for instance "${config.id}": create() threw: ${problem}. Wanted spec range: ${loaded.plugin.wantedRange ?? "none declared"}; this host implements spec ${SPEC_SEMVER} (${SPECIFICATION_VERSION}).`;
@@ -142,6 +170,8 @@ export class ProviderRegistry {
       }
     }
     this.instances = instances;
+    // New adapters: whatever was known about the old ones no longer holds.
+    this.snapshots.reset(instances.map((instance) => instance.descriptor.id));
   }
 
   /** The context a plugin gets for one instance. */
@@ -149,13 +179,21 @@ export class ProviderRegistry {
     const safe = pluginName.replace(/[^a-zA-Z0-9._-]+/g, "_");
     const cacheDir = join(this.paths.cacheDir, "plugins", safe);
     const dataDir = join(this.paths.dataDir, "plugins", safe);
-    mkdirSync(cacheDir, { recursive: true });
-    mkdirSync(dataDir, { recursive: true });
+    // Created when a plugin first asks for them, so loading plugins and listing providers
+    // create nothing.
+    const onDemand = (dir: string) => () => {
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    const paths = Object.defineProperties(
+      { home: this.paths.home },
+      { cacheDir: { get: onDemand(cacheDir), enumerable: true }, dataDir: { get: onDemand(dataDir), enumerable: true } },
+    ) as PluginContext["paths"];
     return {
       specVersion: SPEC_SEMVER,
       hostVersion: HOST_VERSION,
       logger: this.logger.child({ plugin: pluginName, instance: instanceId }),
-      paths: { home: this.paths.home, cacheDir, dataDir },
+      paths,
       process: this.processRunner,
     };
   }
@@ -178,43 +216,112 @@ export class ProviderRegistry {
     return decodeCapabilities(driver?.driver.capabilities ?? {}).capabilities;
   }
 
-  /** Probes an instance (cached for a minute unless `refresh`). Never throws. */
-  async availability(instanceId: string, options: { refresh?: boolean } = {}): Promise<ProviderAvailability | null> {
-    const instance = this.get(instanceId);
-    if (instance === null) return null;
-    const cached = this.statusCache.get(instanceId);
-    if (!options.refresh && cached && this.clock.nowMs() - cached.at < STATUS_TTL_MS) return cached.availability;
-    const availability = await this.probe(instance);
-    this.statusCache.set(instanceId, { at: this.clock.nowMs(), availability });
-    return availability;
+  /**
+   * Starts keeping the provider snapshot fresh: every instance is probed now (a quick
+   * `inspect`, then `full`) and again every `intervalMs`.
+   */
+  startRefreshing(intervalMs: number = DEFAULT_STATUS_REFRESH_MS): void {
+    this.snapshots.start(() => this.instances.map((instance) => instance.descriptor.id), intervalMs);
   }
 
-  /** Probes every instance, in config order. */
-  async availabilityAll(options: { refresh?: boolean } = {}): Promise<ProviderAvailability[]> {
+  /**
+   * What is known about an instance now, for answers that must not wait on a harness
+   * (orchestrator_capabilities): the latest probe result, waiting at most a moment for an
+   * instance's first probe; `state: "checking"` when it has not answered by then. Never throws.
+   */
+  async snapshotAll(): Promise<ProviderAvailability[]> {
+    const ids = this.instances.map((instance) => instance.descriptor.id);
+    const found = await this.snapshots.within(ids);
+    return this.instances.map((instance) => this.answer(instance, found.get(instance.descriptor.id) ?? null));
+  }
+
+  /**
+   * The deepest answer for an instance, for decisions that run work on it: the latest full
+   * probe result, else the one a probe gives now (joining one already running); with `refresh`,
+   * a new probe. Null for an unknown instance. Never throws.
+   */
+  async availability(instanceId: string, options: AvailabilityReadOptions = {}): Promise<ProviderAvailability | null> {
+    const instance = this.get(instanceId);
+    if (instance === null) return null;
+    const snapshot = options.refresh ? await this.snapshots.refresh(instanceId, "full") : await this.snapshots.settled(instanceId);
+    return this.answer(instance, snapshot);
+  }
+
+  /** {@link availability} for every instance, in config order. */
+  async availabilityAll(options: AvailabilityReadOptions = {}): Promise<ProviderAvailability[]> {
     return Promise.all(this.instances.map(async (instance) => (await this.availability(instance.descriptor.id, options))!));
   }
 
-  private async probe(instance: ProviderInstance): Promise<ProviderAvailability> {
+  /**
+   * Probes every instance once at `depth`, outside the snapshot, for a one-shot listing
+   * (`switchyard providers`): `inspect` starts no harness session and writes nothing into a
+   * harness's home. Never throws.
+   */
+  async probeAll(depth: ProbeDepth): Promise<ProviderAvailability[]> {
+    return Promise.all(
+      this.instances.map(async (instance) => ({ ...(await this.probe(instance, depth)), checkedAt: new Date(this.clock.nowMs()).toISOString() })),
+    );
+  }
+
+  /** How old the answer behind an unavailable verdict may be before it is checked again. */
+  get recheckUnavailableMs(): number {
+    return this.snapshots.timings.recheckUnavailableMs;
+  }
+
+  /** Milliseconds since the probe behind `availability` started (0 while checking). */
+  ageMs(availability: ProviderAvailability): number {
+    return availability.checkedAt === null ? 0 : Math.max(0, this.clock.nowMs() - Date.parse(availability.checkedAt));
+  }
+
+  /** A failed open is the surest sign the snapshot is wrong: check again (joining a check already running). */
+  private sessionOpenFailed(instanceId: string): void {
+    this.logger.info("a provider session failed to open; checking the provider again", { instance: instanceId });
+    void this.snapshots.refresh(instanceId, "full").catch(() => undefined);
+  }
+
+  private answer(instance: ProviderInstance, snapshot: Snapshot<ProviderAvailability> | null): ProviderAvailability {
+    if (snapshot !== null) return { ...snapshot.value, depth: snapshot.depth, checkedAt: new Date(snapshot.probedAtMs).toISOString() };
+    if (instance.adapter === null) return this.unprobed(instance, instance.refusal?.message ?? "No adapter.");
+    const since = this.snapshots.checkingSinceMs(instance.descriptor.id);
+    const seconds = since === null ? 0 : Math.max(0, (this.clock.nowMs() - since) / 1000);
+    return {
+      ...this.unprobed(instance, `Its status is not known yet: the first check started ${seconds.toFixed(1)} s ago and is still running. Call again in a few seconds; work sent to it waits for the check.`),
+      state: "checking",
+    };
+  }
+
+  /** An answer without a status: the instance has no adapter, or its probe failed. */
+  private unprobed(instance: ProviderInstance, reason: string): ProviderAvailability {
     const { descriptor } = instance;
-    const capabilities = this.capabilities(descriptor.id);
-    const custom = descriptor.customModels.map((id) => ({ id, custom: true, legacy: false }));
-    const base = {
+    return {
       instanceId: descriptor.id,
       driver: descriptor.driver,
       displayName: descriptor.displayName,
       enabled: instance.enabled,
       hasAdapter: instance.adapter !== null,
-      capabilities,
+      capabilities: this.capabilities(descriptor.id),
+      status: null,
+      available: false,
+      reason,
+      models: descriptor.customModels.map((id) => ({ id, custom: true, legacy: false })),
+      state: "checked",
+      depth: null,
+      checkedAt: null,
     };
-    if (instance.adapter === null) {
-      return { ...base, status: null, available: false, reason: instance.refusal?.message ?? "No adapter.", models: custom };
-    }
+  }
+
+  /** Probes one instance at `depth`. Never throws. */
+  private async probe(instance: ProviderInstance, depth: ProbeDepth): Promise<ProviderAvailability> {
+    const { descriptor } = instance;
+    const base = this.unprobed(instance, "");
+    const custom = base.models;
+    if (instance.adapter === null) return this.unprobed(instance, instance.refusal?.message ?? "No adapter.");
     let status: ProviderStatus;
     try {
-      status = await instance.adapter.probe();
+      status = await instance.adapter.probe({ depth });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return { ...base, status: null, available: false, reason: `The status probe failed: ${message}`, models: custom };
+      return this.unprobed(instance, `The status probe failed: ${message}`);
     }
     const seen = new Set(custom.map((m) => m.id));
     const models = [...custom];
@@ -227,11 +334,12 @@ export class ProviderRegistry {
     if (!status.installed) reason = status.message ?? `The ${descriptor.driver} harness is not installed.`;
     else if (!status.executable) reason = status.message ?? `The ${descriptor.driver} harness is installed but cannot be started.`;
     else if (status.authenticated === false) reason = status.message ?? `The ${descriptor.driver} harness is not authenticated.`;
-    return { ...base, capabilities: instance.adapter.capabilities(), status, available: reason === null, reason, models };
+    return { ...base, capabilities: instance.adapter.capabilities(), status, available: reason === null, reason, models, depth };
   }
 
-  /** Disposes every adapter. */
+  /** Stops the refreshing (letting running probes finish) and disposes every adapter. */
   async dispose(): Promise<void> {
+    await this.snapshots.stop();
     await Promise.allSettled(this.instances.map((instance) => instance.adapter?.dispose?.()));
   }
 }

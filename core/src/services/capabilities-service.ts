@@ -25,7 +25,8 @@ export class CapabilitiesService {
     const inherited = this.callers.inherited(caller);
     const search = input.search?.trim().toLowerCase() ?? "";
     const providers = [];
-    for (const availability of await this.registry.availabilityAll()) {
+    // The provider snapshot: never waits on a harness (at most a moment for a first check).
+    for (const availability of await this.registry.snapshotAll()) {
       const capabilities = availability.capabilities;
       const shortList = shortModelList({
         catalog: availability.models,

@@ -45,7 +45,7 @@ export class PendingRequestService {
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     if (caller.kind === "agent" && (thread.lineage.relationship !== "subagent" || thread.lineage.parentThreadId !== caller.threadId)) {
-      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} is not a sub-agent of this thread; t3_pending_request answers only your direct delegated children.`, { threadId });
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} is not a direct sub-agent of your thread; t3_pending_request answers only the children your thread delegated.`, { threadId });
     }
     return thread;
   }

@@ -13,21 +13,24 @@ import { createHash } from "node:crypto";
 export class ProjectService {
   constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
 
-  /** Adds a project for an existing folder; adding the same folder again returns the same project. */
+  /**
+   * Adds a project for an existing folder. Adding the same folder again returns the same
+   * project, renamed when another `name` is given (so the command converges on what was asked).
+   */
   add(path: string, name?: string): ProjectRecord {
-    const absolute = resolve(path);
-    let root: string;
-    try {
-      if (!statSync(absolute).isDirectory()) throw new Error("not a directory");
-      root = realpathSync(absolute);
-    } catch {
-      throw new SwitchyardError("invalid_input", `${absolute} is not an existing folder. Create it first, or pass the path of a folder.`, { path: absolute });
+    if (name !== undefined && name.trim() === "") {
+      throw new SwitchyardError("invalid_input", "A project name cannot be empty. Give a name, or none to use the folder's name.", { name });
     }
-    const existing = this.engine.store.select("project", "root_path = ?", [root])[0];
-    if (existing !== undefined) return existing;
+    const root = this.existingFolder(path);
+    const existing = this.byRoot(root);
+    if (existing !== null) return name === undefined || name === existing.name ? existing : this.rename(existing, name);
     const id = `project_${createHash("sha256").update(root).digest("hex").slice(0, 16)}`;
+    // The first add of a folder has a deterministic id, so concurrent adds land on one project;
+    // adding it back after `remove` is new work and must not replay that first receipt.
+    const firstAdd = `cmd:project.add:${id}`;
+    const commandId = this.engine.store.getReceipt(firstAdd) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
     return this.engine.execute({
-      commandId: `cmd:project.add:${id}`,
+      commandId,
       operation: "project.add",
       request: { root },
       handle: (ctx) => createProject(ctx, { id, name: name ?? basename(root), rootPath: root }),
@@ -42,5 +45,72 @@ export class ProjectService {
   /** One project, or null. */
   get(projectId: string): ProjectRecord | null {
     return this.engine.store.get("project", projectId);
+  }
+
+  /** A project by id or by its folder's path, or null. */
+  find(idOrPath: string): ProjectRecord | null {
+    const byId = this.get(idOrPath);
+    if (byId !== null) return byId;
+    let root: string;
+    try {
+      root = realpathSync(resolve(idOrPath));
+    } catch {
+      root = resolve(idOrPath);
+    }
+    return this.byRoot(root);
+  }
+
+  /**
+   * Removes a project no thread uses. Threads keep their project for as long as they exist (their
+   * history and worktrees refer to it), so a project with threads is refused.
+   */
+  remove(idOrPath: string): ProjectRecord {
+    const project = this.find(idOrPath);
+    if (project === null) {
+      throw new SwitchyardError("not_found", `No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`, { project: idOrPath });
+    }
+    if (project.scratch) throw new SwitchyardError("invalid_input", `${project.name} (${project.id}) is the Scratch project Switchyard keeps for threads launched without a project; it cannot be removed.`, { projectId: project.id });
+    this.engine.execute({
+      commandId: `cmd:project.remove:${project.id}:${this.engine.ids.random("req")}`,
+      operation: "project.remove",
+      request: { projectId: project.id },
+      handle: (ctx) => {
+        // Checked inside the transaction, so no thread can be created in it meanwhile.
+        const threads = ctx.store.count("thread", "project_id = ?", [project.id]);
+        if (threads > 0) {
+          throw new SwitchyardError(
+            "conflict",
+            `Project ${project.name} (${project.id}) has ${threads} thread${threads === 1 ? "" : "s"}, so it cannot be removed: their history refers to it. Nothing was changed.`,
+            { projectId: project.id, threads },
+          );
+        }
+        ctx.put("project", { ...ctx.require("project", project.id), updatedAt: ctx.now, removedAt: ctx.now });
+        return { projectId: project.id };
+      },
+    });
+    return project;
+  }
+
+  private rename(project: ProjectRecord, name: string): ProjectRecord {
+    return this.engine.execute({
+      commandId: `cmd:project.rename:${project.id}:${this.engine.ids.random("req")}`,
+      operation: "project.rename",
+      request: { projectId: project.id, name },
+      handle: (ctx) => ctx.update("project", project.id, (current) => ({ ...current, name, updatedAt: ctx.now })),
+    }).result;
+  }
+
+  private byRoot(root: string): ProjectRecord | null {
+    return this.engine.store.select("project", "root_path = ?", [root])[0] ?? null;
+  }
+
+  private existingFolder(path: string): string {
+    const absolute = resolve(path);
+    try {
+      if (!statSync(absolute).isDirectory()) throw new Error("not a directory");
+      return realpathSync(absolute);
+    } catch {
+      throw new SwitchyardError("invalid_input", `${absolute} is not an existing folder. Create it first, or pass the path of a folder.`, { path: absolute });
+    }
   }
 }

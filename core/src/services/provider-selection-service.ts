@@ -46,13 +46,20 @@ export class ProviderSelectionService {
     @inject(TOKENS.Policy) private readonly policy: Policy,
   ) {}
 
-  /** Why an instance cannot run work, or null when it can (re-probing once before refusing). */
+  /**
+   * Why an instance cannot run work, or null when it can. Reads the provider snapshot that
+   * orchestrator_capabilities shows (waiting for a full check when there is none yet), and
+   * checks again before refusing on a verdict older than a few seconds, so work is never
+   * accepted for a provider known to be unavailable nor refused for a stale reason.
+   */
   async unavailableReason(instanceId: string): Promise<{ reason: string; availability: ProviderAvailability | null } | null> {
     let availability = await this.registry.availability(instanceId);
     if (availability === null) return { reason: `Provider instance "${instanceId}" is not configured.`, availability: null };
     if (availability.available) return null;
-    availability = (await this.registry.availability(instanceId, { refresh: true }))!;
-    if (availability.available) return null;
+    if (availability.hasAdapter && this.registry.ageMs(availability) >= this.registry.recheckUnavailableMs) {
+      availability = (await this.registry.availability(instanceId, { refresh: true }))!;
+      if (availability.available) return null;
+    }
     return { reason: availability.reason ?? `Provider instance "${instanceId}" is unavailable.`, availability };
   }
 

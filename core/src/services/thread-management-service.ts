@@ -5,7 +5,7 @@ import { TOKENS } from "../di/tokens.js";
 import type { Engine } from "../engine/engine.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, resumeThread } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt, resumeThread, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderRegistry } from "../providers/provider-registry.js";
@@ -19,6 +19,18 @@ import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { OrchestratorFailure as Failure } from "../engine/orchestrator-failure.js";
+
+/** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
+interface CreatedThreads {
+  readonly threadIds: string[];
+  readonly runIds?: (string | null)[];
+  readonly notes?: (readonly string[])[];
+}
+
+/** The first run of a thread, or null. */
+function firstRun(reader: ProjectionReader, threadId: string): string | null {
+  return reader.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal LIMIT 1")[0]?.id ?? null;
+}
 
 /** What creating a thread needs. */
 export interface CreateThreadRequest {
@@ -330,11 +342,10 @@ export class ThreadManagementService {
     const sameProject = callerThread !== null && callerThread.projectId === projectId;
     const commandId = derive.command(caller.requestScope, "create_threads", input.clientRequestId ?? this.engine.ids.random("req"));
     const request = { projectId, threads: input.threads };
-    const replay = conflictsAsInvalid(() => this.engine.replay<{ threadIds: string[] }>(commandId, "create_threads", request));
-    let threadIds: string[];
-    let notes: (readonly string[])[] = [];
+    const replay = conflictsAsInvalid(() => this.engine.replay<CreatedThreads>(commandId, "create_threads", request));
+    let created: CreatedThreads;
     if (replay !== null) {
-      threadIds = replay.result.threadIds;
+      created = replay.result;
     } else {
       this.callers.requireLiveRunForChanges(caller, "create_threads");
       const selections: ResolvedSelection[] = [];
@@ -354,13 +365,13 @@ export class ThreadManagementService {
           throw error;
         }
       }
-      notes = selections.map((s) => s.notes);
-      const outcome = this.engine.execute({
+      const outcome = this.engine.execute<CreatedThreads>({
         commandId,
         operation: "create_threads",
         request,
         handle: (ctx) => {
           const ids: string[] = [];
+          const runIds: (string | null)[] = [];
           for (const [index, entry] of input.threads.entries()) {
             const selection = selections[index]!;
             const threadId = derive.threadFromCommand(commandId, index);
@@ -384,8 +395,9 @@ export class ThreadManagementService {
               },
               entry.prompt ?? null,
             );
+            let runId: string | null = null;
             if (entry.prompt !== undefined && entry.prompt !== "") {
-              deliverMessage(ctx, {
+              runId = deliverMessage(ctx, {
                 threadId: thread.id,
                 messageId: derive.messageFromCommand(commandId, index),
                 text: entry.prompt,
@@ -393,22 +405,25 @@ export class ThreadManagementService {
                 createdBy: "agent",
                 creationSource: "mcp",
                 capabilities: selection.capabilities,
-              });
+              }).runId;
             }
             ids.push(threadId);
+            runIds.push(runId);
           }
-          return { threadIds: ids };
+          return { threadIds: ids, runIds, notes: selections.map((selection) => selection.notes) };
         },
       });
-      threadIds = outcome.result.threadIds;
+      created = outcome.result;
     }
+    // A replay answers with the runs the call created, never a run queued on those threads since.
     return {
       replayed: replay !== null,
-      threads: threadIds.map((threadId, index) => {
-        const thread = this.getThread(threadId);
-        const run = latestRun(this.engine, threadId);
-        return { index, thread, runId: run?.id ?? null, notes: notes[index] ?? [] };
-      }),
+      threads: created.threadIds.map((threadId, index) => ({
+        index,
+        thread: this.getThread(threadId),
+        runId: created.runIds !== undefined ? (created.runIds[index] ?? null) : firstRun(this.engine, threadId),
+        notes: created.notes?.[index] ?? [],
+      })),
     };
   }
 

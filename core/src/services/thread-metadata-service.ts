@@ -71,7 +71,7 @@ export class ThreadMetadataService {
       });
     } catch (error) {
       if ((error as { code?: string }).code === "conflict") {
-        throw new OrchestratorFailure("invalid_request", `clientRequestId was already used for a different ${operation} request on this thread; use a new one.`);
+        throw new OrchestratorFailure("invalid_request", `clientRequestId was already used for a different ${operation} request on thread ${thread.id}; use a new one.`);
       }
       throw error;
     }

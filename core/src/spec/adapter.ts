@@ -15,6 +15,26 @@ export interface ModelDescriptor {
   readonly isDefault?: boolean;
 }
 
+/**
+ * How far a status probe may go.
+ * - `inspect`: look without touching anything: find the executable, run its version command
+ *   (with a throwaway home when the harness writes into its home on every start), check that
+ *   the instance's home is a folder, read config and auth files. Never starts a harness server
+ *   or session, never writes into the harness's home, never uses the network. Listing
+ *   (`switchyard providers`) and the host's first quick answer use it.
+ * - `full`: may also start the harness briefly (an app-server, an ACP `initialize` or a
+ *   disposable `session/new`) to list its models and prove its login. The host's provider
+ *   snapshot refreshes with it.
+ * Neither ever starts a model turn.
+ */
+export type ProbeDepth = "inspect" | "full";
+
+/** What `probe` gets. */
+export interface ProbeOptions {
+  /** Default `full`. (An adapter written before depths existed ignores it and always probes fully.) */
+  readonly depth?: ProbeDepth;
+}
+
 /** What a status probe found. Probes never start a conversation with a model. */
 export interface ProviderStatus {
   /** The harness (binary, package, SDK) is present. */
@@ -33,7 +53,9 @@ export interface ProviderStatus {
 
 /**
  * How the Switchyard MCP endpoint reaches a session. The host issues one credential per
- * provider session, before the session opens, and revokes it when the session closes.
+ * provider session, before the session opens, and revokes it when the session closes. Before
+ * the credential's maximum lifetime the host hands a live session a new grant
+ * (`updateMcpGrant`, where `tools.mcpGrantUpdate` is declared) or reopens it between turns.
  * The token is a secret: pass it to the harness in a header or its environment, never in argv,
  * never in logs.
  */
@@ -54,7 +76,11 @@ export interface McpEndpointGrant {
    * really blocks the model (seed 000: `t3_thread_wait`). Absent means none.
    */
   readonly directToolNames?: readonly string[];
-  /** Shared orchestration instructions, for harnesses that take them with the first turn. */
+  /**
+   * The shared orchestration instructions, for reference only: the host delivers them itself
+   * with the first turn of a new conversation (in `TurnInput.instructions`, or folded into its
+   * text), so an adapter must not deliver them a second time.
+   */
   readonly instructions: string;
   /**
    * A stdio bridge for harnesses without an HTTP MCP client. Endpoint and token travel in
@@ -98,9 +124,12 @@ export interface TurnInput {
   /** The user message. */
   readonly text: string;
   /**
-   * Instructions to deliver with this turn (orchestration instructions, a role instruction,
-   * portable context). Providers with `context.acceptsInstructions` put them on their
-   * instruction channel; others prepend them to the prompt.
+   * The one channel instructions travel on: everything the model should be told with this turn
+   * (the orchestration instructions on the first turn of a new conversation, a history handoff,
+   * a role instruction, portable context), composed by the host. Only a provider that declares
+   * `context.acceptsInstructions` receives them here, and puts them on its own instruction
+   * channel (a developer or system message) and nowhere else. For every other provider the host
+   * has already folded them into `text` and this is null, so an adapter never folds.
    */
   readonly instructions: string | null;
   /** The model for this turn, or null for the session's. */
@@ -185,6 +214,12 @@ export interface ProviderSession {
   respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponse): Promise<void>;
   /** Reads the provider's own record of the conversation. Needs `threads.readSnapshot`. */
   readSnapshot?(): Promise<ThreadSnapshot>;
+  /**
+   * Replaces the session's MCP grant (a rotated credential for the same endpoint), also during
+   * a turn: later Switchyard tool calls must carry the new token. The old token stays valid for
+   * a short overlap, so a call already on its way still succeeds. Needs `tools.mcpGrantUpdate`.
+   */
+  updateMcpGrant?(grant: McpEndpointGrant): Promise<void>;
   /** Ends the session and its process. Idempotent. */
   close(): Promise<void>;
 }
@@ -205,8 +240,12 @@ export interface OrchestrationAdapter {
    * example capabilities an ACP agent advertised at `initialize`).
    */
   capabilities(): ProviderCapabilities;
-  /** Checks installation, executability, authentication and models. Never starts a model turn. */
-  probe(): Promise<ProviderStatus>;
+  /**
+   * Checks installation, executability, authentication and models. Never starts a model turn;
+   * with `depth: "inspect"` it also starts no harness server or session and writes nothing into
+   * the harness's home (see {@link ProbeDepth}).
+   */
+  probe(options?: ProbeOptions): Promise<ProviderStatus>;
   /** Opens (or resumes, when `resumeCursor` is set) a session. */
   openSession(input: OpenSessionInput): Promise<ProviderSession>;
   /** Releases everything the instance holds. Sessions are closed first by the host. */

@@ -79,6 +79,13 @@ export interface ToolCapabilities {
   readonly mcp: McpTransportCapabilities;
   /** The host can register tools whose calls come back to the host over the provider protocol. */
   readonly dynamicToolCallbacks: boolean;
+  /**
+   * A live session takes a new MCP grant (`updateMcpGrant`), even during a turn, so the host
+   * can rotate its credential before the maximum lifetime. Without it the host renews the
+   * credential by reopening a resumable session between turns, and a turn that outlives the
+   * credential loses the Switchyard tools.
+   */
+  readonly mcpGrantUpdate: boolean;
 }
 
 /** Which runtime requests (questions to the client) the provider raises. */
@@ -198,6 +205,7 @@ export type CapabilityName =
   | "turns.queuedMessages"
   | "turns.terminalStatusQuality"
   | "tools.mcp"
+  | "tools.mcpGrantUpdate"
   | "runtimeRequests.approvals"
   | "runtimeRequests.userInputQuestions";
 
@@ -213,7 +221,7 @@ export const NO_CAPABILITIES: ProviderCapabilities = Object.freeze({
     queuedMessages: false,
     terminalStatusQuality: "none",
   },
-  tools: { shell: false, mcp: { http: false, sse: false, stdio: false }, dynamicToolCallbacks: false },
+  tools: { shell: false, mcp: { http: false, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: false },
   runtimeRequests: { approvals: false, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 12_000 },
@@ -327,6 +335,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
       shell: bool("tools", "shell"),
       mcp: { http: mcpBool("http"), sse: mcpBool("sse"), stdio: mcpBool("stdio") },
       dynamicToolCallbacks: bool("tools", "dynamicToolCallbacks"),
+      mcpGrantUpdate: bool("tools", "mcpGrantUpdate"),
     },
     runtimeRequests: {
       approvals: bool("runtimeRequests", "approvals"),

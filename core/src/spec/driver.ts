@@ -81,6 +81,13 @@ export interface ManagedProcess {
   /** Settles when it has exited. */
   readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
   /**
+   * The last lines it wrote on stderr (at most {@link STDERR_TAIL_LINES} lines and
+   * {@link STDERR_TAIL_BYTES} characters), with secrets scrubbed: what a provider error should
+   * carry when the harness failed ("CODEX_HOME points to … but that path does not exist").
+   * Empty when it wrote nothing. The stream stays readable by the plugin as well.
+   */
+  stderrTail(): string;
+  /**
    * Stops the whole process group: the signal (default SIGTERM), then SIGKILL after
    * `graceMs` (default 3000). Resolves when the group leader has exited.
    */

@@ -9,3 +9,4 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./adapter.js";
 export * from "./driver.js";
+export * from "./stderr-tail.js";

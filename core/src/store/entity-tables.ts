@@ -7,6 +7,8 @@ export interface EntityTable<E extends EntityName> {
   readonly columns: Readonly<Record<string, (record: EntityRecords[E]) => string | number | null>>;
   /** The thread an upsert belongs to, for per-thread event reads. */
   readonly threadId: (record: EntityRecords[E]) => string | null;
+  /** True for an upsert that is a tombstone: it deletes the projection row instead of writing it. */
+  readonly removes?: (record: EntityRecords[E]) => boolean;
 }
 
 type EntityTables = { readonly [E in EntityName]: EntityTable<E> };
@@ -21,6 +23,7 @@ export const ENTITY_TABLES: EntityTables = {
       created_at: (r) => r.createdAt,
     },
     threadId: () => null,
+    removes: (r) => r.removedAt !== undefined,
   },
   thread: {
     table: "threads",

@@ -45,6 +45,11 @@ export interface ProjectRecord {
   readonly scratch: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /**
+   * Set by `switchyard project remove`: this upsert is the project's tombstone in the event log
+   * and removes its projection row. Absent on live projects.
+   */
+  readonly removedAt?: string;
 }
 
 /** How a thread relates to the thread it came from. */

@@ -38,6 +38,7 @@ export interface OutboxEffect {
 
 interface PreparedEntity {
   readonly upsert: Database.Statement;
+  readonly remove: Database.Statement;
   readonly get: Database.Statement;
   readonly columns: readonly string[];
 }
@@ -95,7 +96,8 @@ export class Store {
       `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map((c) => `@${c}`).join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
     );
     const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
-    return { upsert, get, columns };
+    const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
+    return { upsert, get, remove, columns };
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
@@ -150,6 +152,10 @@ export class Store {
   private project(entity: EntityName, record: EntityRecords[EntityName], data: string): void {
     const spec = ENTITY_TABLES[entity] as EntityTable<EntityName>;
     const prepared = this.entities.get(entity)!;
+    if (spec.removes?.(record) === true) {
+      prepared.remove.run((record as { id: string }).id);
+      return;
+    }
     const values: Record<string, string | number | null> = { data };
     for (const column of prepared.columns) values[column] = spec.columns[column]!(record);
     prepared.upsert.run(values);

@@ -57,6 +57,11 @@ describe("MCP authentication and authorization", () => {
     const agent = await lab.liveAgent();
     const token = await lab.tokenFor(agent.threadId);
     expect((await post(lab.server.mcpUrl, { authorization: `Bearer ${token}` })).status).toBe(200);
+    // While its turn runs the agent is at work, however quietly: the credential stays valid.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect((await post(lab.server.mcpUrl, { authorization: `Bearer ${token}` })).status).toBe(200);
+    agent.release();
+    await lab.host.threads.waitForRun({ threadId: agent.threadId, timeoutMs: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 800));
     const idle = await post(lab.server.mcpUrl, { authorization: `Bearer ${token}` });
     expect(idle.status).toBe(401);
@@ -69,7 +74,6 @@ describe("MCP authentication and authorization", () => {
     const revoked = await post(lab.server.mcpUrl, { authorization: `Bearer ${secondToken}` });
     expect(revoked.status).toBe(401);
     expect(revoked.body).toContain("revoked");
-    agent.release();
   });
 
   it("stores only a hash of each token", async () => {

@@ -107,6 +107,22 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     parent.release();
   });
 
+  it("a message steered into a task's turn that the turn refused still counts as the task's work: the task waits for it and publishes its answer", async () => {
+    const parent = await lab.liveAgent({ instance: "alpha" });
+    const started = await mustCall<DelegateTaskResult>(parent.client, "delegate_task", { task: "@@refuse-steers @@gate refused-steer @@reply first answer", mode: "async" });
+    await lab.waitForLiveTurn(started.childThreadId);
+    const sent = await mustCall<SendResult>(parent.client, "t3_thread_send", { threadId: started.childThreadId, message: "@@reply the answer after the follow-up", mode: "steer" });
+    expect(sent.delivery).toBe("steered");
+    const fallback = await until("the refused steer to fall back to a queued run", () => runsOf(started.childThreadId).find((run) => run.ordinal === 2));
+    expect(fallback).toMatchObject({ status: "queued", delegatedTaskId: started.taskId, kind: "work" });
+    lab.release("refused-steer");
+    await until("the task to be published", () => store().get("delegatedTask", started.taskId)!.finalizedAt);
+    const done = await mustCall<DelegateTaskResult>(parent.client, "task_status", { taskId: started.taskId });
+    expect(done).toMatchObject({ status: "completed", workState: "result_available", summary: "the answer after the follow-up", hasPendingChildRuns: false });
+    expect(store().get("delegatedTask", started.taskId)!.resultRunId).toBe(fallback.id);
+    parent.release();
+  });
+
   it("reports a nonterminal status while the child's finished turn waits on its nested task (task_status and delegate_task)", async () => {
     const parent = await lab.liveAgent({ instance: "alpha" });
     const grandchild = { task: "@@gate status-grandchild @@reply nested done", mode: "async" };

@@ -39,12 +39,15 @@ describe("MCP thread tools", () => {
     const third = lab.host.store.get("thread", created.threads[2]!.thread.threadId)!;
     expect(third).toMatchObject({ providerInstanceId: "beta", runtimeMode: "auto-accept-edits", projectId: lab.projectId });
     expect(third.lineage.relationship).toBe("root");
-    const again = await mustCall<{ replayed: boolean; threads: { thread: Shell }[] }>(parent.client, "create_threads", {
+    // Later work on a created thread does not change what a retry of the call answers.
+    lab.host.threads.send({ threadId: created.threads[0]!.thread.threadId, text: "@@reply later", mode: "queue", createdBy: "user", creationSource: "cli" });
+    const again = await mustCall<{ replayed: boolean; threads: { runId: string | null; thread: Shell }[] }>(parent.client, "create_threads", {
       clientRequestId: "batch-1",
       threads: [{ prompt: "@@reply first", title: "First" }, { title: "Idle one" }, { prompt: "@@reply third", target: { providerInstanceId: "beta" } }],
     });
     expect(again.replayed).toBe(true);
     expect(again.threads.map((t) => t.thread.threadId)).toEqual(created.threads.map((t) => t.thread.threadId));
+    expect(again.threads.map((t) => t.runId)).toEqual(created.threads.map((t) => t.runId));
     expect(await callTool(parent.client, "create_threads", { threads: [] })).toMatchObject({ ok: false, code: "invalid_request" });
     expect(await callTool(parent.client, "create_threads", { threads: Array.from({ length: 21 }, () => ({})) })).toMatchObject({ ok: false, code: "invalid_request" });
     const bad = await callTool(parent.client, "create_threads", { threads: [{}, { target: { providerInstanceId: "gamma" } }] });

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { injectable } from "tsyringe";
 import { Lifecycle, type DependencyContainer } from "tsyringe";
 import type { McpEndpointGrant } from "../../src/spec/index.js";
+import type { ProviderSessionScope } from "../../src/engine/mcp-grant-issuer.js";
 import { McpSessionRegistry, type CredentialCapability } from "../../src/services/credentials/mcp-session-registry.js";
 import { startServer, type RunningServer } from "../../src/transports/http/switchyard-server.js";
 import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
@@ -12,7 +13,7 @@ import { scriptedInstance, startTestHost, type TestHost } from "./test-host.js";
 @injectable()
 export class RecordingRegistry extends McpSessionRegistry {
   readonly grants: { threadId: string; providerSessionId: string; grant: McpEndpointGrant }[] = [];
-  override issue(scope: { threadId: string; projectId: string; providerSessionId: string; providerInstanceId: string }): McpEndpointGrant | null {
+  override issue(scope: ProviderSessionScope): McpEndpointGrant | null {
     const grant = super.issue(scope);
     if (grant !== null) this.grants.push({ threadId: scope.threadId, providerSessionId: scope.providerSessionId, grant });
     return grant;
@@ -39,6 +40,8 @@ export class McpLab {
     } = {},
   ): Promise<McpLab> {
     const t = await startTestHost({
+      // The server starts the host once the MCP endpoint is wired.
+      start: false,
       providers: options.providers ?? defaultProviders,
       overrides: (container) => {
         container.register(McpSessionRegistry, { useClass: RecordingRegistry }, { lifecycle: Lifecycle.ContainerScoped });

@@ -106,7 +106,7 @@ function unavailable(agentId: string, error: unknown): SwitchyardError {
 
 /**
  * Where the agent comes from. A status probe asks the catalog's `inspect` (readiness without
- * side effects: never installs, never spawns) and reports anything but `ready` as not
+ * side effects: never installs, never spawns; for an `inspect` probe, no network) and reports anything but `ready` as not
  * installed, with the catalog's message (e.g. "Run `switchyard registry install <id>`");
  * sessions use `resolveLaunch`. A command override skips the install check but keeps the
  * registry-declared args and env.
@@ -117,7 +117,8 @@ async function resolveRegistryLaunch(catalogs: AcpRegistryCatalogs, input: AcpLa
   if (purpose === "probe" && options.commandOverride === undefined) {
     let readiness: AgentReadiness;
     try {
-      readiness = await catalog.inspect(options.agentId);
+      // A quick look (listing) reads the cached index only; the server's full probe may refresh it.
+      readiness = await catalog.inspect(options.agentId, { offline: input.depth === "inspect" });
     } catch (error) {
       throw unavailable(options.agentId, error);
     }
@@ -132,7 +133,10 @@ async function resolveRegistryLaunch(catalogs: AcpRegistryCatalogs, input: AcpLa
   }
   let spec: AgentLaunchSpec;
   try {
-    spec = await catalog.resolveLaunch(options.agentId, options.commandOverride !== undefined ? { commandOverride: options.commandOverride } : {});
+    spec = await catalog.resolveLaunch(options.agentId, {
+      ...(options.commandOverride !== undefined ? { commandOverride: options.commandOverride } : {}),
+      offline: purpose === "probe" && input.depth === "inspect",
+    });
   } catch (error) {
     throw unavailable(options.agentId, error);
   }

@@ -37,7 +37,7 @@ export function createClaudeAdapter({ instance, options, context }: CreateInstan
     instance,
     driverKind: "claude",
     capabilities: CLAUDE_CAPABILITIES,
-    probe: () => probeClaude({ instance, options, context, env }),
+    probe: (probeOptions) => probeClaude({ instance, options, context, env }, probeOptions?.depth),
     createSession: (input, onClosed) => new ClaudeProviderSession({ instance, options, context, env, bypassAvailable, transcripts }, input, onClosed),
   });
 }

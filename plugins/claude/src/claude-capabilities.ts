@@ -19,9 +19,8 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - **Model and runtime mode switch in session** (`setModel`, `setPermissionMode`).
  * - **Approvals** through `canUseTool`; Claude's structured questions (`AskUserQuestion`) are
  *   not offered (the tool is disallowed), so `userInputQuestions` is false.
- * - **Instructions**: the shared orchestration instructions go on the system prompt (appended
- *   to Claude Code's own); per-turn instructions go into the prompt, so they stay in the
- *   transcript.
+ * - **No instruction channel**: Claude's system prompt is fixed for a whole session (and
+ *   recorded in its transcript), so the host folds every turn's instructions into the prompt.
  * - Claude's own sub-agents (the `Agent` tool) are observed; their ids are tool call ids, not
  *   readable threads.
  * - Claude's model list is short (a few aliases), so every current model is listed.

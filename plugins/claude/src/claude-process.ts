@@ -1,6 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { ManagedProcess, ProcessHelpers } from "@switchyard/sdk";
-import { StderrTail } from "@switchyard/sdk";
+import { withStderrTail, type ManagedProcess, type ProcessHelpers } from "@switchyard/sdk";
 import type { ClaudeSpawnOptions, SpawnedProcess } from "./claude-wire.js";
 
 /** How long Claude Code gets between a stop signal and SIGKILL of its process group. */
@@ -10,8 +9,10 @@ const KILL_GRACE_MS = 3_000;
 export interface ClaudeProcessHandle {
   /** Set once the SDK asked for the process. */
   readonly process: ManagedProcess | null;
-  /** What Claude Code wrote on stderr (its startup and crash reasons). */
-  readonly stderr: StderrTail;
+  /** `message` with the end of what Claude Code wrote on stderr (its startup and crash reasons), secrets scrubbed by the host. */
+  describe(message: string): string;
+  /** The stderr tail itself (empty before the process wrote anything). */
+  readonly stderrText: string;
   /** The SDK's spawn hook: starts `claude` in its own process group, recorded for orphan reaping. */
   spawn(options: ClaudeSpawnOptions): SpawnedProcess;
   /** Stops the process group (SIGTERM, then SIGKILL), if it runs. */
@@ -21,18 +22,21 @@ export interface ClaudeProcessHandle {
 /**
  * Starts Claude Code for the SDK through `context.process.spawn`, so the harness runs in its own
  * process group (killing it takes its tools' children along), the host records its pid (a host
- * killed with SIGKILL reaps it on the next boot), and its stderr is kept for error messages.
+ * killed with SIGKILL reaps it on the next boot), and the host keeps its stderr tail for error
+ * messages.
  * The SDK builds the command line and the environment; both are passed through unchanged (the
  * session's token is in neither: it travels in the initialize request on stdin).
  */
 export function claudeProcessHandle(helpers: ProcessHelpers, label: string): ClaudeProcessHandle {
   let managed: ManagedProcess | null = null;
-  const stderr = new StderrTail();
   return {
     get process() {
       return managed;
     },
-    stderr,
+    describe: (message) => withStderrTail(message, managed?.stderrTail() ?? ""),
+    get stderrText() {
+      return managed?.stderrTail() ?? "";
+    },
     spawn(options: ClaudeSpawnOptions): SpawnedProcess {
       const child = helpers.spawn(options.command, options.args, {
         cwd: options.cwd ?? process.cwd(),
@@ -42,7 +46,8 @@ export function claudeProcessHandle(helpers: ProcessHelpers, label: string): Cla
         label,
       });
       managed = child;
-      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+      // The host keeps the tail; the stream must still be drained.
+      child.stderr.resume();
       const events = new EventEmitter();
       let exitCode: number | null = null;
       let signalCode: NodeJS.Signals | null = null;

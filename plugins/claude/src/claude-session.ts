@@ -4,7 +4,6 @@ import {
   RuntimeRequestBook,
   SwitchyardError,
   UnsupportedCapabilityError,
-  withInstructions,
   type ForkInput,
   type InterruptInput,
   type OpenSessionInput,
@@ -133,12 +132,12 @@ export class ClaudeProviderSession implements StartableSession {
       await withTimeout(query.initializationResult(), this.deps.options.startupTimeoutMs, "claude");
     } catch (error) {
       const reason = (error as Error).message;
-      const missing = this.input.resumeCursor !== null && /no conversation found/i.test(`${reason}\n${handle.stderr.text}`);
+      const missing = this.input.resumeCursor !== null && /no conversation found/i.test(`${reason}\n${handle.stderrText}`);
       throw new SwitchyardError(
         missing ? "not_found" : "provider_unavailable",
         missing
           ? `The Claude session "${this.input.resumeCursor}" no longer exists under this instance's CLAUDE_CONFIG_DIR, so the conversation cannot be reopened.`
-          : handle.stderr.describe(`claude did not start: ${reason}`),
+          : handle.describe(`claude did not start: ${reason}`),
         { resumeCursor: this.input.resumeCursor, pid: handle.process?.pid ?? null },
       );
     }
@@ -149,7 +148,6 @@ export class ClaudeProviderSession implements StartableSession {
 
   #queryOptions(handle: ClaudeProcessHandle): ClaudeQueryOptions {
     const mcp = claudeMcpOptions(this.input.mcp);
-    const instructions = this.input.mcp?.instructions.trim() ?? "";
     return {
       cwd: this.input.cwd,
       env: { ...this.deps.env },
@@ -164,7 +162,6 @@ export class ClaudeProviderSession implements StartableSession {
       settings: COMMAND_ASK_SETTINGS,
       disallowedTools: DISALLOWED_TOOLS,
       ...(mcp !== null ? mcp : {}),
-      ...(instructions !== "" ? { systemPrompt: { type: "preset" as const, preset: "claude_code" as const, append: instructions } } : {}),
       spawnClaudeCodeProcess: handle.spawn,
     };
   }
@@ -220,7 +217,7 @@ export class ClaudeProviderSession implements StartableSession {
   #onQueryEnded(failure: Error | null): void {
     if (this.#closed || this.#exited) return;
     this.#exited = true;
-    const reason = this.#process?.stderr.describe(`The claude process ended${failure !== null ? `: ${failure.message}` : "."}`) ?? "The claude process ended.";
+    const reason = this.#process?.describe(`The claude process ended${failure !== null ? `: ${failure.message}` : "."}`) ?? "The claude process ended.";
     this.#logger.warn("claude exited", { error: failure?.message ?? null });
     this.#requests.cancelTurn(null, "cancelled");
     const turn = this.#turn;
@@ -309,7 +306,8 @@ export class ClaudeProviderSession implements StartableSession {
     this.#turn = turn;
     const uuid = randomUUID();
     turn.expect(uuid);
-    this.#prompt.push(userMessage(withInstructions(input.text, [input.instructions]), uuid));
+    // The host folded every instruction into the text already (no instruction channel declared).
+    this.#prompt.push(userMessage(input.text, uuid));
     turn.ledger.start();
     return {};
   }

@@ -219,16 +219,16 @@ describe("Claude adapter over the Agent SDK", () => {
     expect((await source.session.readSnapshot()).turns.map((t) => t.userText).at(-1)).toBe("only in the original @@reply yes");
   });
 
-  it("puts per-turn instructions into the prompt and the grant's instructions on the system prompt", async () => {
+  it("sends the turn's text as given and adds no instructions of its own (the host delivers them, once)", async () => {
     const mcp = await startTestMcpServer({ token: "instructions-token" });
     try {
       const { session, events } = await lab.open({ mcp: grantFor(mcp.url, mcp.token) });
-      const input = turn("go @@reply done", { instructions: "You are the reviewer." });
+      const input = turn("<switchyard_instructions>\nYou are the reviewer.\n</switchyard_instructions>\n\ngo @@reply done");
       await session.startTurn(input);
       await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
       const request = lab.server.requests.find((r) => r.userText === "go @@reply done")!;
-      expect(JSON.stringify(request.body)).toContain("<switchyard_instructions>\\nYou are the reviewer.\\n</switchyard_instructions>");
-      expect(request.parsed?.systemText).toContain("Use the switchyard tools to delegate.");
+      expect(JSON.stringify(request.body).split("You are the reviewer.").length - 1).toBe(1);
+      expect(JSON.stringify(request.body)).not.toContain("Use the switchyard tools to delegate.");
     } finally {
       await mcp.close();
     }
@@ -293,20 +293,38 @@ describe("Claude adapter: probe", () => {
     }
   });
 
+  it("inspects without starting claude or writing into its home: version, credentials, custom models only", async () => {
+    const inspectLab = await createClaudeLab({ customModels: ["claude-local-1"] });
+    try {
+      const before = filesUnder(inspectLab.home.home);
+      const status = await inspectLab.adapter.probe({ depth: "inspect" });
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.332", models: [{ id: "claude-local-1" }] });
+      expect(filesUnder(inspectLab.home.home)).toEqual(before);
+      // Only `claude --version` ran (a run, not a spawn).
+      expect(inspectLab.ctx.processes.spawned).toEqual([]);
+    } finally {
+      await inspectLab.dispose();
+    }
+  });
+
   it("reports no credentials when claude has no key, and a harness that cannot start", async () => {
     const keyless = await createClaudeLab({ withoutEnv: ["ANTHROPIC_API_KEY"] });
     try {
-      const status = await keyless.adapter.probe();
-      expect(status.authenticated).toBe(false);
-      expect(status.message).toContain("ANTHROPIC_API_KEY");
+      for (const depth of ["full", "inspect"] as const) {
+        const status = await keyless.adapter.probe({ depth });
+        expect(status.authenticated, depth).toBe(false);
+        expect(status.message, depth).toContain("ANTHROPIC_API_KEY");
+      }
     } finally {
       await keyless.dispose();
     }
     const missing = await createClaudeLab({ driverOptions: { claudePath: "/nonexistent/claude" } });
     try {
-      const status = await missing.adapter.probe();
-      expect(status).toMatchObject({ executable: false, authenticated: false });
-      expect(status.message).toMatch(/claude did not start/);
+      for (const depth of ["full", "inspect"] as const) {
+        const status = await missing.adapter.probe({ depth });
+        expect(status, depth).toMatchObject({ installed: false, executable: false, authenticated: false });
+        expect(status.message, depth).toContain('claude was not found at "/nonexistent/claude"');
+      }
       await expect(missing.open()).rejects.toMatchObject({ code: "provider_unavailable" });
     } finally {
       await missing.dispose();

@@ -63,8 +63,10 @@ describe("Claude through a Switchyard host", () => {
       // Only this session's credential makes the endpoint answer as this instance's agent.
       expect(String(call!.data["output"])).toContain(`"providerInstanceId":"${instance}"`);
       expect(String(call!.data["output"])).toContain('"callerKind":"agent"');
-      // The shared instructions ride on the system prompt.
-      expect(first.parsed?.systemText).toContain('"switchyard" MCP tools');
+      // The shared instructions reached the model once: folded into the first prompt by the
+      // host, never added again by the adapter.
+      expect(JSON.stringify(first.body).split("You can coordinate other coding agents").length - 1).toBe(1);
+      expect(first.parsed?.systemText).not.toContain("You can coordinate other coding agents");
     });
   }
 

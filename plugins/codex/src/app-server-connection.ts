@@ -33,8 +33,6 @@ interface PendingRequest {
   reject(error: Error): void;
 }
 
-const STDERR_TAIL_CHARS = 4_000;
-
 /**
  * The client side of `codex app-server` over stdio: one JSON object per line, no `"jsonrpc"`
  * field (the server never sends one). Lines are dispatched synchronously in arrival order, so a
@@ -46,7 +44,6 @@ export class AppServerConnection {
   private nextId = 1;
   private readonly pending = new Map<number, PendingRequest>();
   private buffer = "";
-  private stderrTail = "";
   private closedError: SwitchyardError | null = null;
   private readonly closedListeners = new Set<(error: SwitchyardError) => void>();
 
@@ -58,10 +55,6 @@ export class AppServerConnection {
   ) {
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => this.receive(chunk));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-    });
     // A dead app-server makes writes fail with EPIPE; the exit path reports it.
     child.stdin?.on("error", () => undefined);
     void child.exited.then((exit) => {
@@ -79,9 +72,9 @@ export class AppServerConnection {
     return this.child.pid;
   }
 
-  /** The last few kilobytes of the app-server's stderr (diagnostics; never contains the MCP token). */
+  /** The last lines of the app-server's stderr, secrets scrubbed (the host keeps the tail). */
   get stderr(): string {
-    return this.stderrTail.trim();
+    return this.child.stderrTail();
   }
 
   /** True once the process has exited or the connection was closed. */

@@ -12,6 +12,7 @@ import {
   type ProviderDriver,
   type ProviderInstanceDescriptor,
   type ProviderSession,
+  type ProbeOptions,
   type ProviderStatus,
 } from "@switchyard/sdk";
 import { resolveCodexBinary } from "./codex-binary.js";
@@ -46,8 +47,8 @@ export class CodexAppServerAdapter implements OrchestrationAdapter {
     return codexAppServerCapabilities;
   }
 
-  probe(): Promise<ProviderStatus> {
-    return probeCodex({ codexPath: this.options.codexPath, instance: this.instance, context: this.context, askAppServer: true });
+  probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
+    return probeCodex({ codexPath: this.options.codexPath, instance: this.instance, context: this.context, depth: options.depth ?? "full" });
   }
 
   async openSession(input: OpenSessionInput): Promise<ProviderSession> {

@@ -12,6 +12,7 @@ import {
   type ProviderDriver,
   type ProviderInstanceDescriptor,
   type ProviderSession,
+  type ProbeOptions,
   type ProviderStatus,
 } from "@switchyard/sdk";
 import { resolveCodexBinary } from "./codex-binary.js";
@@ -43,8 +44,8 @@ export class CodexExecAdapter implements OrchestrationAdapter {
     return codexExecCapabilities;
   }
 
-  probe(): Promise<ProviderStatus> {
-    return probeCodex({ codexPath: this.options.codexPath, instance: this.instance, context: this.context, askAppServer: true });
+  probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
+    return probeCodex({ codexPath: this.options.codexPath, instance: this.instance, context: this.context, depth: options.depth ?? "full" });
   }
 
   /** Opens a session; no process starts until the first turn. */

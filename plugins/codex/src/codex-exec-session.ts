@@ -1,5 +1,6 @@
 import { Codex, type ThreadEvent, type ThreadItem, type ThreadOptions } from "@openai/codex-sdk";
 import {
+  StderrTail,
   SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
@@ -20,7 +21,6 @@ import {
 import type { CodexBinary } from "./codex-binary.js";
 import { codexEnvironment } from "./codex-environment.js";
 import { execToolCallEnd, execToolCallStart } from "./codex-exec-items.js";
-import { withInstructions } from "./codex-instructions.js";
 import { codexMcpServers } from "./codex-mcp-config.js";
 import type { CodexExecOptions } from "./codex-options.js";
 import { execModeSettings } from "./codex-runtime-modes.js";
@@ -62,7 +62,6 @@ export class CodexExecSession implements ProviderSession {
   private readonly codex: Codex;
   private threadId: string | null;
   private turn: ExecTurn | null = null;
-  private instructionsDelivered: boolean;
   private readonly warned = new Set<string>();
   private closed = false;
 
@@ -72,7 +71,6 @@ export class CodexExecSession implements ProviderSession {
   ) {
     this.logger = deps.context.logger.child({ driver: "codex-exec", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
     this.threadId = input.resumeCursor;
-    this.instructionsDelivered = input.resumeCursor !== null;
     // The SDK's env REPLACES the process environment: codexEnvironment builds all of it (PATH,
     // HOME, CODEX_HOME, the instance's variables) plus the MCP token, which only the env carries.
     // `config` becomes `--config key=value` argv entries: they name the token's env var, never the token.
@@ -121,8 +119,8 @@ export class CodexExecSession implements ProviderSession {
       approvalPolicy: mode.approvalPolicy,
       ...((input.model ?? this.input.model) !== null ? { model: (input.model ?? this.input.model) as string } : {}),
     };
-    const prompt = withInstructions(input.text, this.instructionsDelivered ? [input.instructions] : [this.input.mcp?.instructions, input.instructions]);
-    this.instructionsDelivered = true;
+    // codex exec has no instruction channel: the host already folded any instructions into the text.
+    const prompt = input.text;
     const thread = this.threadId !== null ? this.codex.resumeThread(this.threadId, threadOptions) : this.codex.startThread(threadOptions);
 
     let markEnded!: () => void;
@@ -156,11 +154,20 @@ export class CodexExecSession implements ProviderSession {
       }
       outcome ??= turn.lastError !== null ? { status: "failed", error: turn.lastError } : { status: "completed" };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
       if (turn.interruptRequested) outcome = { status: "interrupted" };
-      else outcome = { status: "failed", error: turn.lastError ?? { code: "codex_exec_failed", message: message.slice(0, 2_000) } };
+      else outcome = { status: "failed", error: turn.lastError ?? { code: "codex_exec_failed", message: this.sdkFailure(error) } };
     }
     this.finishTurn(turn, outcome.status, outcome.error, outcome.usage);
+  }
+
+  /**
+   * The SDK's error ("Codex Exec exited with code 1: <all of stderr>") cut to the stderr tail
+   * the host's process helpers would keep, with secrets (the MCP token among them) scrubbed.
+   */
+  private sdkFailure(error: unknown): string {
+    const tail = new StderrTail(codexEnvironment({ instance: this.deps.instance, binary: this.deps.binary, grant: this.input.mcp }));
+    tail.push(error instanceof Error ? error.message : String(error));
+    return tail.text();
   }
 
   /** Maps one SDK event; returns the turn's outcome when the event ends it. */

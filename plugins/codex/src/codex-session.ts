@@ -1,4 +1,5 @@
 import {
+  withStderrTail,
   SwitchyardError,
   type AdapterEvent,
   type ApprovalRequest,
@@ -232,7 +233,6 @@ export class CodexAppServerSession implements ProviderSession {
       }
       return;
     }
-    const instructions = this.input.mcp?.instructions.trim() ?? "";
     try {
       const started = await connection.request(
         "thread/start",
@@ -242,7 +242,6 @@ export class CodexAppServerSession implements ProviderSession {
           sandbox: mode.sandbox,
           config,
           ...(model ? { model } : {}),
-          ...(instructions.length > 0 ? { developerInstructions: instructions } : {}),
         },
         timeout,
       );
@@ -254,11 +253,11 @@ export class CodexAppServerSession implements ProviderSession {
   }
 
   private startFailure(step: string, error: unknown, connection: AppServerConnection): SwitchyardError {
-    const stderr = connection.stderr;
-    if (stderr) this.logger.debug("codex app-server stderr", { stderr: stderr.slice(-1_000) });
-    if (error instanceof SwitchyardError && error.code !== "session_closed") return error;
+    if (error instanceof SwitchyardError && error.code !== "session_closed") {
+      return new SwitchyardError(error.code, withStderrTail(error.message, connection.stderr), error.details === undefined ? undefined : { ...error.details });
+    }
     const message = describeError(error).message;
-    return new SwitchyardError("provider_unavailable", `codex app-server failed during ${step}: ${message}`, { step });
+    return new SwitchyardError("provider_unavailable", withStderrTail(`codex app-server failed during ${step}: ${message}`, connection.stderr), { step });
   }
 
   private async stopProcess(runtime: Runtime): Promise<void> {
@@ -276,9 +275,8 @@ export class CodexAppServerSession implements ProviderSession {
       if (runtime.generation !== this.generation || this.closed || this.exited) return;
       this.exited = true;
       const how = exit === null ? "closed its output" : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
-      const reason = `codex app-server ${how}.`;
-      const stderr = runtime.connection.stderr;
-      if (stderr) this.logger.warn("codex app-server exited", { stderr: stderr.slice(-1_000) });
+      const reason = withStderrTail(`codex app-server ${how}.`, runtime.connection.stderr);
+      this.logger.warn("codex app-server exited", { reason });
       this.cancelPending(null, "cancelled");
       if (this.turn !== null && !this.turn.terminated) this.finishTurn(this.turn, "failed", { code: "app_server_exited", message: reason });
       const clean = exit !== null && exit.exitCode === 0;

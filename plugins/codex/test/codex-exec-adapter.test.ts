@@ -145,9 +145,10 @@ describe("codex-exec driver (adapter)", () => {
       expect(mcp.calls).toEqual([{ tool: "echo", args: { text: "via-exec" } }]);
       expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "switchyard", name: "mcp__switchyard__echo" }));
       expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "completed", output: "echo: via-exec" }));
-      // No instruction channel: the orchestration instructions lead the first prompt, tagged.
+      // The host folds instructions for a driver without an instruction channel; the adapter
+      // sends the prompt as given and never adds the grant's instructions itself.
       const request = await server.waitForRequest((r) => r.userText?.includes("via-exec") === true);
-      expect(JSON.stringify((request.body as { input: unknown[] }).input)).toContain("<switchyard_instructions>");
+      expect(JSON.stringify((request.body as { input: unknown[] }).input)).not.toContain("<switchyard_instructions>");
       expect(JSON.stringify([ctx.logs, events.events])).not.toContain(mcp.token);
     } finally {
       await mcp.close();

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -12,6 +12,7 @@ import {
   type OpenSessionInput,
   type OrchestrationAdapter,
   type PluginContext,
+  type ProbeOptions,
   type ProviderCapabilities,
   type ProviderDriver,
   type ProviderInstanceDescriptor,
@@ -69,6 +70,20 @@ export class PiOrchestrationAdapter implements OrchestrationAdapter {
     return resolvePiBinary(this.options, this.context, piEnvironment(this.instance, {}));
   }
 
+  /** The models Pi's models.json defines (`provider/id`), read without starting Pi. */
+  private async configuredModels(): Promise<string[]> {
+    try {
+      const parsed = JSON.parse(await readFile(path.join(piAgentDir(piEnvironment(this.instance, {})), "models.json"), "utf8")) as {
+        providers?: Record<string, { models?: { id?: unknown }[] } | undefined>;
+      };
+      return Object.entries(parsed.providers ?? {}).flatMap(([provider, entry]) =>
+        (entry?.models ?? []).flatMap((model) => (typeof model.id === "string" ? [`${provider}/${model.id}`] : [])),
+      );
+    } catch {
+      return [];
+    }
+  }
+
   /** The configured default model (`defaultProvider/defaultModel` in Pi's settings.json). */
   private async defaultModel(): Promise<string | null> {
     try {
@@ -85,11 +100,14 @@ export class PiOrchestrationAdapter implements OrchestrationAdapter {
   }
 
   /**
-   * Runs `pi --version` and `pi --list-models` (no session, no model call). Pi lists custom
-   * models.json providers and the built-in providers it has credentials for, so an empty list
-   * means it cannot run a turn.
+   * `inspect`: finds Pi, checks the instance's home is a folder when it exists, reads the
+   * version (from the installed package, else `pi --version`) and the models models.json
+   * defines; it does not run `pi --list-models`, which writes into Pi's agent directory.
+   * `full`: runs `pi --version` and `pi --list-models` (no session, no model call). Pi lists
+   * custom models.json providers and the built-in providers it has credentials for, so an empty
+   * list means it cannot run a turn.
    */
-  async probe(): Promise<ProviderStatus> {
+  async probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
     const custom = (models: ModelDescriptor[]): ModelDescriptor[] => [
       ...models,
       ...this.instance.customModels.filter((id) => !models.some((model) => model.id === id)).map((id) => ({ id })),
@@ -104,6 +122,19 @@ export class PiOrchestrationAdapter implements OrchestrationAdapter {
         message: `Pi was not found${this.options.piPath ? ` at "${this.options.piPath}"` : ""}. Install @mariozechner/pi-coding-agent (npm i -g @mariozechner/pi-coding-agent), or set the instance's piPath option.`,
       };
     }
+    // A missing agent directory is fine (Pi creates it); one that is a file is not.
+    if (this.instance.homePath !== null) {
+      const home = await stat(this.instance.homePath).catch(() => null);
+      if (home !== null && !home.isDirectory()) {
+        return {
+          installed: true,
+          executable: false,
+          authenticated: false,
+          models: custom([]),
+          message: `The instance's homePath "${this.instance.homePath}" (PI_CODING_AGENT_DIR) is not a folder. Point homePath at Pi's agent directory.`,
+        };
+      }
+    }
     const env = piEnvironment(this.instance, {});
     const run = (flag: string) =>
       this.context.process.run(binary.command, [...binary.args, ...(this.options.offline ? ["--offline"] : []), flag], {
@@ -113,8 +144,11 @@ export class PiOrchestrationAdapter implements OrchestrationAdapter {
         label: `pi ${flag}`,
         timeoutMs: PROBE_TIMEOUT_MS,
       });
-    const [version, list, defaultModel] = await Promise.all([run("--version"), run("--list-models"), this.defaultModel()]);
-    if (version.failed || version.exitCode !== 0) {
+    const full = (options.depth ?? "full") === "full";
+    // `--version` writes nothing; the bundled package's version is known without starting Node.
+    const readVersion = !full && binary.source === "package" && binary.version !== undefined ? null : run("--version");
+    const [version, list, defaultModel] = await Promise.all([readVersion, full ? run("--list-models") : null, this.defaultModel()]);
+    if (version !== null && (version.failed || version.exitCode !== 0)) {
       return {
         installed: true,
         executable: false,
@@ -123,11 +157,21 @@ export class PiOrchestrationAdapter implements OrchestrationAdapter {
         message: `pi --version failed: ${(version.stderr || version.stdout).trim().slice(-400) || `exit code ${version.exitCode ?? "none"}`}`,
       };
     }
-    const versionText = /\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version;
+    const versionText = version === null ? binary.version : (/\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version);
+    const describe = (id: string): ModelDescriptor => ({ id, ...(id === defaultModel ? { isDefault: true } : {}) });
+    if (list === null) {
+      // Without --list-models only models.json is known; built-in providers show up in `full`.
+      const configured = await this.configuredModels();
+      return {
+        installed: true,
+        executable: true,
+        authenticated: configured.length > 0 ? true : "unknown",
+        ...(versionText !== undefined ? { version: versionText } : {}),
+        models: custom(configured.map(describe)),
+      };
+    }
     const listed = list.exitCode === 0 ? parseModelTable(`${list.stdout}\n${list.stderr}`) : [];
-    const models = custom(
-      listed.map(({ provider, id }): ModelDescriptor => ({ id: `${provider}/${id}`, ...(`${provider}/${id}` === defaultModel ? { isDefault: true } : {}) })),
-    );
+    const models = custom(listed.map(({ provider, id }) => describe(`${provider}/${id}`)));
     return {
       installed: true,
       executable: true,

@@ -14,7 +14,9 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - **Model and runtime mode switch in session**: a new model restarts the Pi process on the same
  *   session file (Pi's `set_model` would rewrite the user's default model in settings.json); the
  *   runtime mode lives in a state file the Switchyard extension reads at every tool call.
- * - **MCP over HTTP** through the Switchyard extension (Pi has no MCP client of its own).
+ * - **MCP over HTTP** through the Switchyard extension (Pi has no MCP client of its own). A
+ *   rotated credential reaches a live session through the state file, which the extension
+ *   reads at every Switchyard call (`tools.mcpGrantUpdate`).
  * - **Approvals**: Pi has no approval policy; the Switchyard extension asks through Pi's
  *   extension UI before `bash`, `edit`, `write` and third-party tools, as the runtime mode says.
  *   Pi raises no structured questions of its own (other extensions' dialogs are dismissed).
@@ -35,7 +37,7 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false },
+  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 24_000 },

@@ -91,7 +91,6 @@ export function mcpEnvironment(grant: McpEndpointGrant | null): Record<string, s
     [EXTENSION_ENV.token]: grant.token,
     [EXTENSION_ENV.serverName]: grant.serverName,
     [EXTENSION_ENV.toolTimeoutMs]: String(grant.toolTimeoutMs),
-    [EXTENSION_ENV.instructions]: grant.instructions,
   };
 }
 

@@ -2,7 +2,6 @@ import type { ManagedProcess, PluginLogger } from "@switchyard/sdk";
 import { SwitchyardError } from "@switchyard/sdk";
 import { isResponse, type PiRpcCommand, type PiRpcInbound, type PiRpcOutbound, type PiRpcResponse } from "./pi-wire.js";
 
-const STDERR_TAIL_CHARS = 4_000;
 
 /** Splits a byte stream into records on `\n` only (Pi's strict JSONL; not `readline`). */
 export class JsonlSplitter {
@@ -37,7 +36,6 @@ export class PiRpcClient {
   private readonly pending = new Map<string, Pending>();
   private readonly splitter = new JsonlSplitter();
   private nextId = 0;
-  private stderrTail = "";
   private gone: Error | null = null;
   /** Settles when the process has exited. */
   readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
@@ -49,10 +47,6 @@ export class PiRpcClient {
   ) {
     managed.stdout.setEncoding("utf8");
     managed.stdout.on("data", (chunk: string) => this.splitter.push(chunk, (line) => this.dispatch(line)));
-    managed.stderr.setEncoding("utf8");
-    managed.stderr.on("data", (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-    });
     managed.stdin?.on("error", (error) => this.logger.debug("pi stdin error", { error: error.message }));
     this.exited = managed.exited.then((exit) => {
       this.gone = new SwitchyardError("session_closed", `The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`);
@@ -70,9 +64,9 @@ export class PiRpcClient {
     return this.managed.pid;
   }
 
-  /** The last few KB Pi wrote on stderr (diagnostics; Pi prints startup errors there). */
+  /** The last lines Pi wrote on stderr, secrets scrubbed (Pi prints startup errors there; the host keeps the tail). */
   stderr(): string {
-    return this.stderrTail.trim();
+    return this.managed.stderrTail();
   }
 
   /** True once the process has exited. */

@@ -1,12 +1,14 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  withStderrTail,
   SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
   type ForkInput,
   type InterruptInput,
+  type McpEndpointGrant,
   type OpenSessionInput,
   type PluginContext,
   type PluginLogger,
@@ -69,9 +71,6 @@ interface PendingApproval {
   readonly generation: number;
 }
 
-const INSTRUCTIONS_OPEN = "<switchyard_instructions>";
-const INSTRUCTIONS_CLOSE = "</switchyard_instructions>";
-
 /**
  * One Switchyard provider session over `pi --mode rpc`. The conversation lives in Pi's session
  * file (the resume cursor); the process is replaceable: it is restarted on the same file to
@@ -92,9 +91,12 @@ export class PiProviderSession implements ProviderSession {
   private cursor: string | null;
   private model: string | null;
   private runtimeMode: RuntimeMode;
+  /** The session's MCP grant; a rotation replaces it (the state file carries the new token). */
+  private grant: McpEndpointGrant | null;
   private readonly sessionDir: string;
   private readonly stateDir: string;
   private readonly stateFile: string;
+  private stateWrites: Promise<void> = Promise.resolve();
   private closed = false;
   private exited = false;
 
@@ -105,6 +107,7 @@ export class PiProviderSession implements ProviderSession {
     this.logger = deps.context.logger.child({ driver: "pi", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
     this.model = input.model;
     this.runtimeMode = input.runtimeMode;
+    this.grant = input.mcp;
     this.cursor = input.resumeCursor;
     this.sessionFile = input.resumeCursor;
     const agentDir = piAgentDir(piEnvironment(deps.instance, {}));
@@ -143,9 +146,21 @@ export class PiProviderSession implements ProviderSession {
   // ---------------------------------------------------------------------------------------
   // The Pi process
 
-  private async writeState(): Promise<void> {
-    const state: ExtensionSessionState = { runtimeMode: this.runtimeMode };
-    await writeFile(this.stateFile, JSON.stringify(state));
+  private writeState(): Promise<void> {
+    const write = async () => {
+      // A rotated token rides here (the process environment cannot change); never the first one.
+      const rotated = this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {};
+      const state: ExtensionSessionState = { runtimeMode: this.runtimeMode, ...rotated };
+      // Private, and replaced whole, so the extension never reads half a file.
+      const temp = `${this.stateFile}.tmp`;
+      await writeFile(temp, JSON.stringify(state), { mode: 0o600 });
+      await rename(temp, this.stateFile);
+    };
+    // One write at a time (a rotation may come while a turn switches modes), each with the
+    // state as it is when its turn comes.
+    const next = this.stateWrites.then(write, write);
+    this.stateWrites = next.catch(() => undefined);
+    return next;
   }
 
   private ensureRuntime(): Promise<PiRuntime> {
@@ -162,13 +177,13 @@ export class PiProviderSession implements ProviderSession {
     // written nothing, and a fresh process starts a fresh file.
     const resumeFrom = this.sessionFile !== null && existsSync(this.sessionFile) ? this.sessionFile : null;
     const args = piArgs({ binary, options, sessionDir: this.sessionDir, sessionFile: resumeFrom, model: this.model, extensionPath: this.deps.extensionPath });
-    const env = piEnvironment(instance, { ...mcpEnvironment(this.input.mcp), [EXTENSION_ENV.stateFile]: this.stateFile });
+    const env = piEnvironment(instance, { ...mcpEnvironment(this.grant), [EXTENSION_ENV.stateFile]: this.stateFile });
     const generation = ++this.generation;
     const managed = context.process.spawn(binary.command, args, { cwd: this.input.cwd, env, extendEnv: false, stdin: "pipe", label: "pi rpc" });
     const client = new PiRpcClient(managed, this.logger, (message) => this.onMessage(generation, message));
     const runtime: PiRuntime = { generation, client, model: this.model, retiring: false };
     void client.exited.then((exit) => this.onExit(runtime, exit));
-    this.logger.info("pi started", { pid: managed.pid, resumed: resumeFrom !== null, mcp: this.input.mcp !== null, model: this.model });
+    this.logger.info("pi started", { pid: managed.pid, resumed: resumeFrom !== null, mcp: this.grant !== null, model: this.model });
     let state: PiSessionState;
     try {
       // Pi prints nothing when ready; its first answer is the signal.
@@ -176,13 +191,9 @@ export class PiProviderSession implements ProviderSession {
     } catch (error) {
       runtime.retiring = true;
       await client.stop(500);
-      const stderr = client.stderr();
-      if (stderr) this.logger.warn("pi failed to start", { stderr });
-      throw new SwitchyardError(
-        "provider_unavailable",
-        `pi did not start: ${(error as Error).message}${stderr ? ` (stderr: ${stderr.slice(-600)})` : ""}`,
-        { pid: managed.pid },
-      );
+      const message = withStderrTail(`pi did not start: ${(error as Error).message}`, client.stderr());
+      this.logger.warn("pi failed to start", { message });
+      throw new SwitchyardError("provider_unavailable", message, { pid: managed.pid });
     }
     if (this.closed) {
       runtime.retiring = true;
@@ -210,9 +221,8 @@ export class PiProviderSession implements ProviderSession {
     if (runtime.retiring || this.closed || this.exited || this.runtime !== runtime) return;
     this.exited = true;
     this.runtime = null;
-    const stderr = runtime.client.stderr();
-    const reason = `The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})${stderr ? `: ${stderr.slice(-400)}` : "."}`;
-    this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, stderr });
+    const reason = withStderrTail(`The pi process exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, runtime.client.stderr());
+    this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, reason });
     for (const approval of [...this.approvals.values()]) this.settleApproval(approval, "cancelled", null);
     if (this.turn !== null && !this.turn.terminated) this.endTurn(this.turn, "failed", { code: "pi_exited", message: reason });
     this.emit({ type: "session.exited", reason, ...(exit.exitCode === 0 ? {} : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }) });
@@ -403,9 +413,8 @@ export class PiProviderSession implements ProviderSession {
     const runtime = await this.ensureRuntime();
     this.assertOpen();
 
-    const message = input.instructions !== null && input.instructions.trim() !== ""
-      ? `${INSTRUCTIONS_OPEN}\n${input.instructions}\n${INSTRUCTIONS_CLOSE}\n\n${input.text}`
-      : input.text;
+    // Pi has no per-turn instruction channel: the host already folded any instructions into the text.
+    const message = input.text;
     const turn = new PiTurn(input.turnId, message, (event) => this.emit(event));
     this.turn = turn;
     const response = await runtime.client.request({ type: "prompt", message }, null).catch((error: Error) => error);
@@ -513,6 +522,16 @@ export class PiProviderSession implements ProviderSession {
       throw new SwitchyardError("not_found", `No pending runtime request "${requestId}" in this session; it may have been answered or cancelled.`, { requestId });
     }
     this.settleApproval(approval, response.kind === "dismiss" ? "cancelled" : "answered", response);
+  }
+
+  /**
+   * Takes a rotated credential, also during a turn: the extension reads the state file at every
+   * Switchyard call, and a restarted Pi process gets the new token in its environment.
+   */
+  async updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    this.assertOpen();
+    this.grant = grant;
+    await this.writeState();
   }
 
   async close(): Promise<void> {

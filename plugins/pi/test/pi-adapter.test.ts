@@ -3,7 +3,7 @@
  * turns, tool calls, steering, interrupts, resume in a new process, fork, model switching,
  * approvals through the Switchyard extension, provider errors and capability honesty.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
 import { startTestMcpServer, type TestMcpServer } from "@switchyard/sdk/testkit";
@@ -149,15 +149,6 @@ describe("Pi adapter over pi --mode rpc", () => {
     const body = JSON.stringify((await lab.server.waitForRequest((r) => r.userText === "in the fork @@reply fork answer")).body);
     expect(body).toContain("remember FORK-BASE");
     expect(body).not.toContain("original goes on");
-  });
-
-  it("puts per-turn instructions into the prompt, inside a switchyard_instructions block", async () => {
-    const { session, events } = await lab.open();
-    const input = turn("with a role @@reply ok", { instructions: "You are a careful reviewer." });
-    await session.startTurn(input);
-    await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
-    const request = await lab.server.waitForRequest((r) => r.userText === "with a role @@reply ok");
-    expect(JSON.stringify(request.body)).toContain("<switchyard_instructions>\\nYou are a careful reviewer.\\n</switchyard_instructions>");
   });
 
   it("fails a turn with the provider's error, exactly once", async () => {
@@ -323,7 +314,9 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "via-bridge" } });
     expect(mcp.rejectedRequests).toBe(0);
     const request = await mcpLab.server.waitForRequest((r) => r.userText === 'go @@tool echo {"text":"via-bridge"}' && r.stepIndex === 0);
-    expect(JSON.stringify(request.body)).toContain("Use the switchyard tools.");
+    // The host delivers the grant's instructions (folded into the first prompt); neither the
+    // adapter nor the extension adds them, so the model sees them once.
+    expect(JSON.stringify(request.body)).not.toContain("Use the switchyard tools.");
 
     const spawn = mcpLab.spawns.at(-1)!;
     expect(spawn.extendEnv).toBe(false);
@@ -336,6 +329,31 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect(readFileSync(extension, "utf8")).not.toContain(mcp.token);
     // Pi overwrites its argv with its process title; the environment is where the token is.
     expect(environmentOf(session.processId!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
+  });
+
+  it("takes a rotated grant live: the same Pi process calls with the token from its private state file", async () => {
+    const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
+    const call = async (text: string) => {
+      const input = turn(`go @@tool echo {"text":"${text}"}`);
+      await session.startTurn(input);
+      await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
+      return ofType(events.events, "tool_call.completed", input.turnId)[0];
+    };
+    expect((await call("before"))?.status).toBe("completed");
+    const pid = session.processId;
+    const rejected = mcp.rejectedRequests;
+    // A token this endpoint does not know: the next call carries it, so it is refused.
+    await session.updateMcpGrant(grantFor(mcp.url, "rotated-but-unknown"));
+    expect((await call("refused"))?.status).toBe("failed");
+    expect(mcp.rejectedRequests).toBeGreaterThan(rejected);
+    // The endpoint's token again: calls go through, still without restarting Pi.
+    await session.updateMcpGrant(grantFor(mcp.url, mcp.token));
+    expect((await call("after"))?.status).toBe("completed");
+    expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "after" } });
+    expect(session.processId).toBe(pid);
+    const stateFile = mcpLab.spawns.at(-1)!.env["SWITCHYARD_PI_STATE_FILE"]!;
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+    expect(environmentOf(pid!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
   });
 
   it("a tool call Pi rejects (invalid arguments) is a failed tool call", async () => {

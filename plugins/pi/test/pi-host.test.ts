@@ -80,9 +80,11 @@ describe("Pi through a Switchyard host", () => {
     expect(String(call!.data["output"])).toContain('"callerKind":"agent"');
     expect(run.summary).toContain("DONE after mcp__switchyard__orchestrator_capabilities");
 
-    // The shared instructions rode on the system prompt of the first request.
+    // The host folded the shared instructions into the first prompt (Pi has no instruction channel), once.
     const first = await server.waitForRequest((r) => r.userText === "go @@tool orchestrator_capabilities {}" && r.stepIndex === 0);
-    expect(JSON.stringify(first.body)).toContain('You can coordinate other coding agents through the \\"switchyard\\" MCP tools');
+    const body = JSON.stringify(first.body);
+    expect(body.split('You can coordinate other coding agents through the \\"switchyard\\" MCP tools').length - 1).toBe(1);
+    expect(body).toContain("<switchyard_instructions>");
     expect(first.toolNames).toContain("mcp__switchyard__delegate_task");
 
     // The token: in Pi's environment only (the adapter tests check the argv it was spawned with).

@@ -12,11 +12,13 @@ import {
   type OpenSessionInput,
   type OrchestrationAdapter,
   type PluginContext,
+  type ProbeOptions,
   type ProviderCapabilities,
   type ProviderDriver,
   type ProviderInstanceDescriptor,
   type ProviderSession,
   type ProviderStatus,
+  withStderrTail,
 } from "@switchyard/core/spec";
 import { defineDriver } from "../define.js";
 import { ACP_BASE_CAPABILITIES, advertisedModels, negotiateAcpCapabilities, sessionModelsOf } from "./acp-capabilities.js";
@@ -97,15 +99,17 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
   }
 
   /**
-   * Starts the agent, sends `initialize` (and, with `readinessProbe: "session"`, authenticates
-   * and opens a disposable `session/new`), then stops it. Never sends a prompt, so it never
-   * starts a model turn. A flavor whose `resolveLaunch` throws (nothing to run) is reported
-   * not installed, with the error's message.
+   * `full` (default): starts the agent, sends `initialize` (and, with `readinessProbe:
+   * "session"`, authenticates and opens a disposable `session/new`), then stops it. Never sends
+   * a prompt, so it never starts a model turn. `inspect`: resolves the launch command and finds
+   * the executable, starting nothing; whether it is logged in stays unknown. A flavor whose
+   * `resolveLaunch` throws (nothing to run) is reported not installed, with the error's message.
    */
-  async probe(): Promise<ProviderStatus> {
+  async probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
+    const depth = options.depth ?? "full";
     let launch: AcpLaunchCommand;
     try {
-      launch = await this.flavor.resolveLaunch({ instance: this.instance, options: this.options, cwd: null, purpose: "probe", context: this.context });
+      launch = await this.flavor.resolveLaunch({ instance: this.instance, options: this.options, cwd: null, purpose: "probe", depth, context: this.context });
     } catch (error) {
       return { installed: false, executable: false, authenticated: false, models: this.models(), message: describeError(error).message };
     }
@@ -122,6 +126,7 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
         };
       }
     }
+    if (depth === "inspect") return { installed: true, executable: true, authenticated: "unknown", models: this.models() };
     const sessionProbe = this.flavor.readinessProbe === "session";
     // A disposable session gets an empty directory of its own, removed afterwards.
     const cwd = sessionProbe ? await mkdtemp(path.join(os.tmpdir(), "switchyard-acp-probe-")) : os.tmpdir();
@@ -182,9 +187,7 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
           authenticated: false,
           ...version,
           models: this.models(),
-          message: authProblem
-            ? described.message
-            : `The agent started but could not open a session: ${described.message}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
+          message: withStderrTail(authProblem ? described.message : `The agent started but could not open a session: ${described.message}`, stderr),
         };
       }
     } finally {
@@ -201,7 +204,7 @@ export class AcpOrchestrationAdapter<TOptions> implements OrchestrationAdapter {
       executable: false,
       authenticated: false,
       models: this.models(),
-      message: `${what}: ${describeError(error).message}${stderr ? ` (stderr: ${stderr.slice(-300)})` : ""}`,
+      message: withStderrTail(`${what}: ${describeError(error).message}`, stderr),
     };
   }
 

@@ -10,8 +10,6 @@ export const ACP_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   elicitation: { form: {}, url: {} },
 };
 
-const STDERR_TAIL_CHARS = 4_000;
-
 /** The default channel: the agent as a child process in its own group, ACP over its stdio. */
 export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
   const child = options.context.process.spawn(launch.command, launch.args, {
@@ -23,11 +21,6 @@ export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
   if (child.stdin === null) throw new SwitchyardError("internal", "The agent process has no stdin pipe.", { label: options.label });
   // A dead agent makes writes fail with EPIPE; the connection notices through its stream.
   child.stdin.on("error", () => undefined);
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk: string) => {
-    stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
-  });
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
@@ -37,7 +30,8 @@ export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
     pid: child.pid,
     exited: child.exited,
     kill: () => child.kill("SIGTERM", 2_000),
-    stderrTail: () => stderr.trim(),
+    // The host's process helpers keep the tail (secrets scrubbed).
+    stderrTail: () => child.stderrTail(),
   } satisfies AcpChannel;
 };
 

@@ -8,6 +8,7 @@ import type {
   OptionsSchema,
   PluginContext,
   PluginLogger,
+  ProbeDepth,
   ProviderInstanceDescriptor,
   RuntimeMode,
   RuntimeRequestResponse,
@@ -35,6 +36,11 @@ export interface AcpLaunchInput<TOptions> {
   readonly cwd: string | null;
   /** Why the agent is started. */
   readonly purpose: "probe" | "session";
+  /**
+   * For a probe, how deep it goes. With `inspect` the flavor must not use the network or write
+   * anything (read caches only); nothing is started either way. Absent for sessions.
+   */
+  readonly depth?: ProbeDepth;
   /** The plugin context of the instance (paths, logger), for flavors that resolve through it. */
   readonly context: PluginContext;
 }

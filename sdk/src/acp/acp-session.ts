@@ -20,6 +20,7 @@ import {
   type TurnInput,
   type TurnTerminalStatus,
   type UserInputRequest,
+  withStderrTail,
 } from "@switchyard/core/spec";
 import { agentModeIds, findConfigOption, planModeId, selectValues, sessionModelsOf } from "./acp-capabilities.js";
 import {
@@ -47,7 +48,6 @@ import type {
   AcpTurnView,
 } from "./acp-flavor.js";
 import { ConfinedFileSystem } from "./acp-fs.js";
-import { withInstructions } from "./acp-instructions.js";
 import { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
 import { approvalKindOf, approvalOptions, automaticOutcome, outcomeForDecision } from "./acp-permissions.js";
 import { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
@@ -171,7 +171,6 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   private closed = false;
   private started = false;
   private exited = false;
-  private instructionsDelivered = false;
   private restarting: Promise<void> | null = null;
   private requestCounter = 0;
   private readonly itemCounters = new Map<string, number>();
@@ -324,7 +323,6 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         const created = await this.newSession(connection, base, init);
         setup = created;
         this.acpSessionId = created.sessionId;
-        this.instructionsDelivered = false;
         this.emit({ type: "warning", message: "The agent cannot reload its session; the restarted agent begins a new conversation." });
       } else {
         throw new UnsupportedCapabilityError(
@@ -333,7 +331,6 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
           `Agent "${flavor.displayName}" advertises neither loadSession nor session/resume, so session "${resumeCursor}" cannot be reopened.`,
         );
       }
-      this.instructionsDelivered = this.instructionsDelivered || this.acpSessionId === resumeCursor;
     } else {
       const created = await this.newSession(connection, base, init);
       setup = created;
@@ -362,9 +359,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
 
   private startFailure(step: string, error: unknown, channel: AcpChannel): SwitchyardError {
     const stderr = channel.stderrTail?.() ?? "";
-    if (stderr) this.logger.debug("ACP agent stderr", { stderr });
-    if (error instanceof SwitchyardError) return error;
-    return new SwitchyardError("provider_unavailable", `The agent failed during ${step}: ${describeError(error).message}`, { step });
+    if (error instanceof SwitchyardError) return new SwitchyardError(error.code, withStderrTail(error.message, stderr), error.details === undefined ? undefined : { ...error.details });
+    return new SwitchyardError("provider_unavailable", withStderrTail(`The agent failed during ${step}: ${describeError(error).message}`, stderr), { step });
   }
 
   private resumeFailure(cursor: string, error: unknown, channel: AcpChannel): SwitchyardError {
@@ -386,9 +382,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         if (runtime.generation !== this.generation || this.closed || this.exited) return;
         this.exited = true;
         const how = exit === null ? "closed its connection" : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
-        const reason = `The ACP agent process ${how}.`;
-        const stderr = runtime.channel.stderrTail?.() ?? "";
-        if (stderr) this.logger.warn("ACP agent exited", { stderr });
+        const reason = withStderrTail(`The ACP agent process ${how}.`, runtime.channel.stderrTail?.());
+        this.logger.warn("ACP agent exited", { reason });
         this.cancelPending(null, "cancelled");
         if (this.turn && !this.turn.terminated) this.finishTurn(this.turn, "failed", { code: "agent_exited", message: reason });
         const clean = exit !== null && exit.exitCode === 0;
@@ -572,7 +567,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         kind: response.kind,
       });
     }
-    if (entry.settle({ kind: "answered", response })) await this.queue.run(() => this.emitResolved(entry, "answered"));
+    // The spec's rule for every provider: a dismissal is a cancellation, not an answer.
+    if (entry.settle({ kind: "answered", response })) await this.queue.run(() => this.emitResolved(entry, response.kind === "dismiss" ? "cancelled" : "answered"));
   }
 
   // ---------------------------------------------------------------------------------------
@@ -606,9 +602,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     await this.applyModel(this.model, input.turnId, true);
     await this.applyModes(input.runtimeMode, input.interactionMode, input.turnId);
 
-    const instructions = this.instructionsDelivered ? [input.instructions] : [this.input.mcp?.instructions, input.instructions];
-    const promptText = withInstructions(input.text, instructions);
-    this.instructionsDelivered = true;
+    // ACP has no system prompt: the host already folded any instructions into the text.
+    const promptText = input.text;
     let markEnded!: () => void;
     const ended = new Promise<void>((resolve) => {
       markEnded = resolve;

@@ -38,7 +38,6 @@ export { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js
 export { approvalKindOf, approvalOptions, automaticOutcome, decisionOfOptionKind, outcomeForDecision } from "./acp-permissions.js";
 export { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
 export { ConfinedFileSystem } from "./acp-fs.js";
-export { INSTRUCTIONS_TAG, withInstructions } from "./acp-instructions.js";
 export { mcpServerOf, planMarkdown, toolKindOf, toolOutputText, type McpToolCallShape } from "./acp-tool-calls.js";
 /** The ACP SDK (`/unstable` entry) for flavors that need its types or `RequestError`. */
 export * as acpSdk from "@agentclientprotocol/sdk/unstable";

@@ -51,7 +51,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       ],
     },
   });
-  host.start();
+  // startServer starts the host once the MCP endpoint is wired.
   const server = await startServer(host, { port: 0 });
   const cleanup = async () => {
     await server.close();

@@ -4,7 +4,6 @@
  * and the same error text (with the harness's stderr) for the same crash, whatever the provider.
  */
 export { LineSplitter } from "./line-splitter.js";
-export { StderrTail, STDERR_TAIL_CHARS } from "./stderr-tail.js";
 export { JsonLinesChannel, type JsonLinesChannelOptions, type ProcessExit } from "./json-lines-channel.js";
 export { JsonRpcPeer, JsonRpcRequestError, type IncomingNotification, type IncomingRequest, type JsonRpcPeerOptions } from "./json-rpc-peer.js";
 export { EventSink } from "./event-sink.js";
@@ -12,5 +11,4 @@ export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome
 export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
 export { harnessEnvironment, HOST_ONLY_ENV_PREFIX, type HarnessEnvironmentInput } from "./harness-environment.js";
-export { withInstructions, INSTRUCTIONS_TAG } from "./prompt-instructions.js";
 export { parseMcpToolName, type McpToolName } from "./mcp-tool-name.js";

@@ -1,6 +1,5 @@
-import { SwitchyardError, type ManagedProcess, type PluginLogger } from "@switchyard/core/spec";
+import { SwitchyardError, withStderrTail, type ManagedProcess, type PluginLogger } from "@switchyard/core/spec";
 import { LineSplitter } from "./line-splitter.js";
-import { StderrTail } from "./stderr-tail.js";
 
 /** How a harness process ended. */
 export interface ProcessExit {
@@ -27,7 +26,6 @@ export class JsonLinesChannel {
   readonly #process: ManagedProcess;
   readonly #options: JsonLinesChannelOptions;
   readonly #splitter = new LineSplitter();
-  readonly #stderr = new StderrTail();
   #closedError: SwitchyardError | null = null;
   #exit: ProcessExit | null = null;
   readonly #closedListeners = new Set<(error: SwitchyardError) => void>();
@@ -40,14 +38,13 @@ export class JsonLinesChannel {
     process.stdout.on("data", (chunk: Buffer | string) => {
       for (const line of this.#splitter.push(chunk)) this.#dispatch(line);
     });
-    process.stderr.on("data", (chunk: Buffer | string) => this.#stderr.push(chunk));
     // A dead harness makes writes fail with EPIPE; the exit path reports it.
     process.stdin?.on("error", (error: Error) => options.logger.debug(`${options.label} stdin error`, { error: error.message }));
     this.exited = process.exited.then((exit) => {
       this.#exit = exit;
       for (const line of this.#splitter.flush()) this.#dispatch(line);
       this.close(
-        new SwitchyardError("session_closed", this.#stderr.describe(`${options.label} exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`), {
+        new SwitchyardError("session_closed", withStderrTail(`${options.label} exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, process.stderrTail()), {
           exitCode: exit.exitCode,
           signal: exit.signal,
         }),
@@ -66,9 +63,9 @@ export class JsonLinesChannel {
     return this.#process;
   }
 
-  /** The tail of the harness's stderr. */
-  get stderr(): StderrTail {
-    return this.#stderr;
+  /** The tail of the harness's stderr, scrubbed of secrets (the host's process helpers keep it). */
+  get stderr(): string {
+    return this.#process.stderrTail();
   }
 
   /** True once the process exited or the channel was closed. */
@@ -92,7 +89,7 @@ export class JsonLinesChannel {
     if (this.#closedError !== null) throw this.#closedError;
     const stdin = this.#process.stdin;
     if (stdin === null || stdin.destroyed || !stdin.writable) {
-      throw new SwitchyardError("session_closed", this.#stderr.describe(`${this.#options.label} has no open stdin.`));
+      throw new SwitchyardError("session_closed", withStderrTail(`${this.#options.label} has no open stdin.`, this.#process.stderrTail()));
     }
     stdin.write(`${JSON.stringify(message)}\n`);
   }

@@ -1,6 +1,7 @@
 import {
   SPECIFICATION_VERSION,
   decodeCapabilities,
+  withStderrTail,
   type OpenSessionInput,
   type OrchestrationAdapter,
   type PluginContext,
@@ -41,15 +42,10 @@ class TemplateSession implements ProviderSession {
     this.input.emit({ type: "turn.started", turnId: turn.turnId });
     const itemId = `message-${this.turns}`;
     let text = "";
-    let stderr = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
       text += chunk;
       this.input.emit({ type: "message.delta", turnId: turn.turnId, itemId, text: chunk });
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-2_000);
     });
     child.stdin?.end(prompt);
     void child.exited.then(({ exitCode, signal }) => {
@@ -58,7 +54,8 @@ class TemplateSession implements ProviderSession {
       if (state.interrupted) this.input.emit({ type: "turn.terminal", turnId: turn.turnId, status: "interrupted" });
       else if (exitCode === 0) this.input.emit({ type: "turn.terminal", turnId: turn.turnId, status: "completed" });
       else {
-        const message = stderr.trim() || `the harness exited with ${signal ?? `code ${String(exitCode)}`}`;
+        // The host keeps the end of the harness's stderr (secrets scrubbed) for messages like this.
+        const message = withStderrTail(`The harness exited with ${signal ?? `code ${String(exitCode)}`}.`, child.stderrTail());
         this.input.emit({ type: "turn.terminal", turnId: turn.turnId, status: "failed", error: { message } });
       }
     });
@@ -97,6 +94,7 @@ export class TemplateAdapter implements OrchestrationAdapter {
     return this.declared;
   }
 
+  /** Looks only (no process started), so it answers both probe depths the same way. */
   async probe(): Promise<ProviderStatus> {
     const path = await this.context.process.which(this.harness.command);
     if (path === null) {

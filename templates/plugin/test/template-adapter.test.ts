@@ -22,7 +22,8 @@ describe("template adapter", () => {
     const threadId = lab.createThread("cli", "FAIL the model is down");
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("failed");
-    expect(run.error?.message).toBe("the model is down");
+    expect(run.error?.message).toContain("exited with code 3");
+    expect(run.error?.message).toContain("Its stderr ended with:\nthe model is down");
   });
 
   it("reports a harness that is not installed as unavailable, with why", async () => {

@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { createSilentLogger } from "../../logging/logger.js";
 import { PluginInstaller } from "../../plugin-host/plugin-installer.js";
 import { scaffoldPlugin } from "../../plugin-host/plugin-scaffold.js";
+import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { registerPluginList } from "./plugins.js";
@@ -25,7 +27,9 @@ export function registerPluginCommands(program: Command): void {
           "Next:",
           `  cd ${created.dir}`,
           "  implement src/" + id + "-adapter.ts, then build (npx tsc -p .) and run its tests (npx vitest run)",
-          `  switchyard plugin install ${created.dir}`,
+          // The full launcher path works from any folder; a bare `npx switchyard` outside the
+          // Switchyard clone would fetch an unrelated npm package of that name.
+          `  node ${join(CORE_PACKAGE_DIR, "bin", "switchyard.js")} plugin install ${created.dir}`,
         ].join("\n") + "\n",
       );
     });

@@ -6,15 +6,18 @@ export function registerProject(program: Command): void {
   const project = program.command("project").description("Manage projects (the folders threads work in)");
   project
     .command("add <path>")
-    .description("Add a folder as a project (adding the same folder again returns it)")
+    .description("Add a folder as a project; adding the same folder again returns it, renamed when --name differs")
     .option("--name <name>", "project name (default: the folder name)")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (path: string, options: { name?: string; home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
+        const before = host.projects.find(path);
         const added = host.projects.add(path, options.name);
         if (options.json) printJson(added);
-        else process.stdout.write(`Project ${added.name} (${added.id}) at ${added.rootPath}\n`);
+        else if (before === null) process.stdout.write(`Added project ${added.name} (${added.id}) at ${added.rootPath}\n`);
+        else if (before.name !== added.name) process.stdout.write(`Renamed project ${added.id} at ${added.rootPath} from ${before.name} to ${added.name}\n`);
+        else process.stdout.write(`Project ${added.name} (${added.id}) at ${added.rootPath} already exists\n`);
       });
     });
   project
@@ -28,6 +31,16 @@ export function registerProject(program: Command): void {
         if (options.json) printJson(projects);
         else if (projects.length === 0) process.stdout.write("No projects yet. Add one with: switchyard project add <path>\n");
         else printTable(["ID", "NAME", "PATH"], projects.map((p) => [p.id, p.name, p.rootPath]));
+      });
+    });
+  project
+    .command("remove <id-or-path>")
+    .description("Remove a project no thread uses (refused while threads refer to it); the folder itself is left alone")
+    .option("--home <dir>", "Switchyard home")
+    .action(async (idOrPath: string, options: { home?: string }) => {
+      await withHost(options, (host) => {
+        const removed = host.projects.remove(idOrPath);
+        process.stdout.write(`Removed project ${removed.name} (${removed.id}); ${removed.rootPath} was not touched.\n`);
       });
     });
 }

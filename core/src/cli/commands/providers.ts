@@ -1,16 +1,24 @@
 import type { Command } from "commander";
-import { withHost } from "../open-host.js";
+import { withProviders } from "../open-host.js";
 import { printJson, printTable, style } from "../output.js";
 
 export function registerProviders(program: Command): void {
   program
     .command("providers")
-    .description("List configured provider instances: driver, availability, and why not")
+    .description("List configured provider instances: driver, availability, and why not (only looks: no harness session, no writes, no network)")
+    .addHelpText(
+      "after",
+      "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (acp-registry reads the cached index).\n",
+    )
     .option("--home <dir>", "Switchyard home")
+    .option(
+      "--full",
+      "also start each harness briefly, as the server does, to list its models and check its login (Codex app-server, pi --list-models, an ACP initialize or disposable session/new); harnesses may write into their homes and use the network",
+    )
     .option("--json", "print JSON")
-    .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, async (host) => {
-        const all = await host.providers.availabilityAll({ refresh: true });
+    .action(async (options: { home?: string; full?: boolean; json?: boolean }) => {
+      await withProviders(options, async (providers, paths) => {
+        const all = await providers.probeAll(options.full ? "full" : "inspect");
         if (options.json) {
           printJson(
             all.map((a) => ({
@@ -21,13 +29,15 @@ export function registerProviders(program: Command): void {
               available: a.available,
               reason: a.reason,
               version: a.status?.version ?? null,
+              authenticated: a.status?.authenticated ?? null,
+              depth: a.depth,
               models: a.models.map((m) => m.id),
             })),
           );
           return;
         }
         if (all.length === 0) {
-          process.stdout.write(`No provider instances are configured. Add them to ${host.paths.configFile} ("providers": [...]).\n`);
+          process.stdout.write(`No provider instances are configured. Add them to ${paths.configFile} ("providers": [...]).\n`);
           return;
         }
         printTable(

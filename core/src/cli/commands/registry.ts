@@ -20,8 +20,13 @@ import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 /** The driver whose instances name registry agents in `options.agentId`. */
 const REGISTRY_DRIVER = "acp-registry";
 
-/** Failures that mean the user's input was wrong (exit 2); every other reason is a failed operation (exit 1). */
-const BAD_INPUT_REASONS: ReadonlySet<RegistryErrorReason> = new Set(["url_not_allowed", "invalid_agent_id", "not_found", "invalid_command_override"]);
+/** Failures that mean the user's input was wrong (exit 2); `not_found` exits 3; every other reason is a failed operation (exit 1). */
+const BAD_INPUT_REASONS: ReadonlySet<RegistryErrorReason> = new Set(["url_not_allowed", "invalid_agent_id", "invalid_command_override"]);
+
+function exitCodeForReason(reason: RegistryErrorReason): number {
+  if (reason === "not_found") return EXIT.notFound;
+  return BAD_INPUT_REASONS.has(reason) ? EXIT.usage : EXIT.failed;
+}
 
 interface RegistryOptions {
   readonly registryUrl?: string;
@@ -49,7 +54,7 @@ function instancesUsing(paths: SwitchyardPaths, agentId: string): string[] {
 /**
  * Runs a registry command: a `RegistryError` becomes `error: <reason>: <message>` (and, with
  * `--json`, `{"error": {reason, message, details}}` on stdout) with exit code 2 for bad input,
- * 1 for a failed operation.
+ * 3 for an agent that does not exist, 1 for a failed operation.
  */
 async function handled(options: RegistryOptions, work: () => Promise<void>): Promise<void> {
   try {
@@ -57,7 +62,7 @@ async function handled(options: RegistryOptions, work: () => Promise<void>): Pro
   } catch (error) {
     if (!isRegistryError(error)) throw error;
     if (options.json) printJson({ error: { reason: error.reason, message: error.message, details: error.details } });
-    throw new CliError(`${error.reason}: ${error.message}`, BAD_INPUT_REASONS.has(error.reason) ? EXIT.usage : EXIT.failed);
+    throw new CliError(`${error.reason}: ${error.message}`, exitCodeForReason(error.reason));
   }
 }
 
@@ -98,7 +103,7 @@ export function registerRegistry(program: Command): void {
   withCommonOptions(
     registry
       .command("search [query...]")
-      .description("Search the registry (agents that cannot run on this machine are hidden unless --all)")
+      .description("Search the registry (fetches its index over the network; agents that cannot run on this machine are hidden unless --all)")
       .option("--limit <n>", "at most this many results (default 20)", parseLimit)
       .option("--all", "also list agents that cannot run here (no build for this platform, npm/uv missing)")
       .option("--refresh", "fetch the index again even if the cached copy is fresh"),
@@ -137,7 +142,7 @@ export function registerRegistry(program: Command): void {
     });
   });
 
-  withCommonOptions(registry.command("show <agentId>").description("Show one agent: distributions, readiness, installed versions")).action(
+  withCommonOptions(registry.command("show <agentId>").description("Show one agent: distributions, readiness, installed versions (fetches the registry index over the network)")).action(
     async (agentId: string, options: RegistryOptions) => {
       await handled(options, async () => {
         const { catalog } = openCatalog(options);
@@ -176,7 +181,7 @@ export function registerRegistry(program: Command): void {
   );
 
   withCommonOptions(
-    registry.command("install <agentId>").description("Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache"),
+    registry.command("install <agentId>").description("Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache; downloads over the network"),
   ).action(async (agentId: string, options: RegistryOptions) => {
     await handled(options, async () => {
       const { catalog } = openCatalog(options);
@@ -252,12 +257,13 @@ export function registerRegistry(program: Command): void {
         isInUse: (id) => instancesUsing(paths, id).length > 0,
         ...(options.agentVersion !== undefined ? { version: options.agentVersion } : {}),
       });
+      if (result.removed.length === 0) {
+        const message = `${agentId}${options.agentVersion ? ` ${options.agentVersion}` : ""} is not installed; nothing was removed. Run \`switchyard registry list\` to see installed agents.`;
+        if (options.json) printJson({ error: { reason: "not_found", message, details: { agentId, ...(options.agentVersion ? { version: options.agentVersion } : {}) } } });
+        throw new CliError(`not_found: ${message}`, EXIT.notFound);
+      }
       if (options.json) {
         printJson(result);
-        return;
-      }
-      if (result.removed.length === 0) {
-        process.stdout.write(`${agentId}${options.agentVersion ? ` ${options.agentVersion}` : ""} is not installed; nothing to remove.\n`);
         return;
       }
       process.stdout.write(`Removed ${result.removed.map((install) => `${install.agentId} ${install.version} (${install.distribution})`).join(", ")}\n`);

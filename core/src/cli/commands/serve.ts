@@ -1,10 +1,40 @@
 import type { Command } from "commander";
+import { loadConfig } from "../../config/config-loader.js";
+import { pathsFor, resolveHome } from "../../config/paths.js";
+import { acquireHomeLock, HomeLockedError, type HomeLock } from "../../host/home-lock.js";
 import { SwitchyardHost } from "../../host/switchyard-host.js";
-import { createLogger } from "../../logging/logger.js";
+import { hasErrorCode } from "../../spec/index.js";
+import { bindLoopbackListener, type LoopbackListener } from "../../transports/http/loopback-listener.js";
 import { startServer } from "../../transports/http/switchyard-server.js";
 import { HOST_VERSION } from "../../util/host-version.js";
+import { logFormatOption, logLevelOption, serverLogger, type LogOptions } from "../log-options.js";
 import { parsePort } from "../parse.js";
-import { style } from "../output.js";
+import { CliError, EXIT, style } from "../output.js";
+
+/** One engine per home: a second server is refused before it loads anything. */
+function takeHomeLock(home: string): HomeLock {
+  try {
+    return acquireHomeLock(home);
+  } catch (error) {
+    if (error instanceof HomeLockedError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
+/** Binds the port before plugins load, so a taken port fails at once and says what to do. */
+async function bindPort(port: number, configFile: string): Promise<LoopbackListener> {
+  try {
+    return await bindLoopbackListener(port);
+  } catch (error) {
+    if (hasErrorCode(error) && error.code === "conflict") {
+      throw new CliError(
+        `${error.message} Stop the program using it (another Switchyard server?), or choose another port with --port <port> (--port 0 picks a free one) or server.port in ${configFile}.`,
+        EXIT.usage,
+      );
+    }
+    throw error;
+  }
+}
 
 export function registerServe(program: Command): void {
   program
@@ -13,16 +43,46 @@ export function registerServe(program: Command): void {
     .option("--port <port>", "port to listen on; 0 picks a free one (default: config server.port, 7410)", parsePort)
     .option("--home <dir>", "Switchyard home (default: $SWITCHYARD_HOME or ~/.switchyard)")
     .option("--json", "print the endpoint as one JSON line instead of text")
-    .action(async (options: { port?: number; home?: string; json?: boolean }) => {
-      const host = await SwitchyardHost.create({ ...(options.home !== undefined ? { home: options.home } : {}), logger: createLogger() });
-      const report = host.start();
+    .addOption(logLevelOption())
+    .addOption(logFormatOption())
+    .action(async (options: { port?: number; home?: string; json?: boolean } & LogOptions) => {
+      // Boot order: the home lock, the port, then plugins; the server wires the MCP endpoint
+      // before it starts the host, so sessions reopened for continued runs get credentials.
+      const home = resolveHome(options.home);
+      const lock = takeHomeLock(home);
+      let host: SwitchyardHost;
+      let listener: LoopbackListener | null = null;
+      try {
+        const { configFile } = pathsFor(home);
+        listener = await bindPort(options.port ?? loadConfig(configFile).server.port, configFile);
+        host = await SwitchyardHost.create({ home, logger: serverLogger({ ...options, home }), homeLock: lock });
+      } catch (error) {
+        await listener?.close();
+        lock.release();
+        throw error;
+      }
       let server;
       try {
-        server = await startServer(host, options.port !== undefined ? { port: options.port } : {});
+        server = await startServer(host, { listener });
       } catch (error) {
         await host.stop();
         throw error;
       }
+      // Shutdown order: stop taking requests, then close the sessions (revoking each one's
+      // credentials), then give the home up. Registered before the endpoint is printed, so a
+      // signal sent as soon as it appears is handled.
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        host.logger.info("shutting down", { signal });
+        await server.close();
+        await host.stop();
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void stop("SIGINT"));
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      const report = host.reconcileReport!;
       const refused = host.pluginHost.list().filter((plugin) => plugin.status === "refused");
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ mcpUrl: server.mcpUrl, url: server.url, port: server.port, home: host.paths.home, version: HOST_VERSION })}\n`);
@@ -39,16 +99,5 @@ export function registerServe(program: Command): void {
         for (const plugin of refused) lines.push(style(`warning: ${plugin.refusal?.message}`, "yellow"));
         process.stdout.write(`${lines.join("\n")}\n`);
       }
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        host.logger.info("shutting down", { signal });
-        await server.close();
-        await host.stop();
-        process.exit(0);
-      };
-      process.on("SIGINT", () => void stop("SIGINT"));
-      process.on("SIGTERM", () => void stop("SIGTERM"));
     });
 }

@@ -3,7 +3,7 @@ import { inject, injectable } from "tsyringe";
 import type { McpEndpointGrant } from "../../spec/index.js";
 import { TOKENS } from "../../di/tokens.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { McpGrantIssuer } from "../../engine/provider-session-manager.js";
+import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-grant-issuer.js";
 import { TOKEN_PREFIX, type Logger } from "../../logging/logger.js";
 import type { Store } from "../../store/store.js";
 import { environmentId } from "../../store/settings.js";
@@ -80,7 +80,8 @@ function hashToken(token: string): string {
 /**
  * Issues and resolves MCP bearer credentials. Only a SHA-256 hash of each token is stored;
  * provider-session credentials are scoped to environment, thread, provider instance and
- * session, expire after a maximum lifetime or when idle, and are revoked with their session.
+ * session, expire after a maximum lifetime or when idle (a session whose turn is running is
+ * never idle), and are revoked with their session.
  */
 @injectable()
 export class McpSessionRegistry implements McpGrantIssuer {
@@ -93,7 +94,10 @@ export class McpSessionRegistry implements McpGrantIssuer {
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
-  /** Sets the endpoint that grants point at (when the HTTP server starts listening). */
+  /**
+   * Sets the endpoint that grants point at: once the HTTP listener is bound and before the
+   * host reopens any session; null once the server stops taking requests.
+   */
   setEndpoint(endpoint: McpEndpointInfo | null): void {
     this.endpoint = endpoint;
   }
@@ -116,7 +120,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Issues the credential of a provider session (before the session opens). */
-  issue(scope: { threadId: string; projectId: string; providerSessionId: string; providerInstanceId: string }): McpEndpointGrant | null {
+  issue(scope: ProviderSessionScope): McpEndpointGrant | null {
     if (this.endpoint === null) return null;
     const { token } = this.insert(
       "provider_session",
@@ -170,7 +174,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
     const data = JSON.parse(row.data) as CredentialData;
-    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs) return { rejection: "idle_expired" };
+    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs && !this.hasRunningTurn(row.provider_session_id)) return { rejection: "idle_expired" };
     this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
     return {
       scope: {
@@ -187,9 +191,45 @@ export class McpSessionRegistry implements McpGrantIssuer {
     };
   }
 
+  /**
+   * A turn of the session is running: the agent is at work (a long command, a long model
+   * call), so its credential is in use even if nothing reached the host for a while.
+   */
+  private hasRunningTurn(providerSessionId: string | null): boolean {
+    if (providerSessionId === null) return false;
+    return (
+      this.store
+        .statement("SELECT 1 FROM attempts WHERE status IN ('starting', 'running') AND json_extract(data, '$.providerSessionId') = ? LIMIT 1")
+        .get(providerSessionId) !== undefined
+    );
+  }
+
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
   touchProviderSession(providerSessionId: string): void {
+    if (!this.store.db.open) return;
     this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
+  }
+
+  /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
+  retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
+    if (!this.store.db.open) return;
+    this.store
+      .statement("UPDATE mcp_credentials SET expires_at = MIN(expires_at, ?) WHERE provider_session_id = ? AND token_hash != ? AND revoked_at IS NULL")
+      .run(this.clock.nowMs() + overlapMs, providerSessionId, hashToken(currentToken));
+  }
+
+  /** Revokes the credentials of every provider session that is not open or opening. */
+  revokeCredentialsOfClosedSessions(): number {
+    if (!this.store.db.open) return 0;
+    const info = this.store
+      .statement(
+        `UPDATE mcp_credentials SET revoked_at = ?
+         WHERE kind = 'provider_session' AND revoked_at IS NULL
+           AND (provider_session_id IS NULL OR provider_session_id NOT IN (SELECT id FROM provider_sessions WHERE status IN ('opening', 'open')))`,
+      )
+      .run(this.clock.nowMs());
+    if (info.changes > 0) this.logger.info("revoked credentials of closed provider sessions", { count: info.changes });
+    return info.changes;
   }
 
   /** Revokes every credential of a provider session. */

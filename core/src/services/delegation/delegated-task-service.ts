@@ -81,7 +81,7 @@ export class DelegatedTaskService {
   private taskFor(caller: Caller, taskId: string): DelegatedTaskRecord {
     const task = this.engine.store.get("delegatedTask", taskId);
     if (task === null || (caller.kind === "agent" && task.parentThreadId !== caller.threadId)) {
-      throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist for this thread. task_status only reads tasks this thread delegated.`, { taskId });
+      throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist${caller.kind === "agent" ? " among the tasks your thread delegated (an agent sees only its own tasks)" : ""}.`, { taskId });
     }
     return task;
   }

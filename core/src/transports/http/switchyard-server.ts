@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SwitchyardHost } from "../../host/switchyard-host.js";
+import { SwitchyardError } from "../../spec/index.js";
 import { McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { CapabilitiesService } from "../../services/capabilities-service.js";
 import { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
@@ -13,6 +13,7 @@ import { HOST_VERSION } from "../../util/host-version.js";
 import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
+import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -31,10 +32,19 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /**
- * Starts the HTTP server on 127.0.0.1: the MCP endpoint at /mcp and a health probe. Provider
- * sessions opened after this get credentials pointing here.
+ * Starts the HTTP server on 127.0.0.1 (the MCP endpoint at /mcp and a health probe) and the
+ * host behind it, in the order that gives every session its credential: the socket is bound
+ * (on `options.listener`, or now), grants point at it, then the host starts (reconciling and
+ * reopening sessions of continued runs), then requests are handled. The host must not be
+ * started yet.
  */
-export async function startServer(host: SwitchyardHost, options: { port?: number } = {}): Promise<RunningServer> {
+export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener } = {}): Promise<RunningServer> {
+  if (host.isStarted) {
+    throw new SwitchyardError(
+      "internal",
+      "startServer(host) starts the host itself, after the MCP endpoint is wired, so sessions reopened at boot get their credentials; do not call host.start() before it.",
+    );
+  }
   const registry = host.container.resolve(McpSessionRegistry);
   const serverName = host.config.server.mcpServerName;
   const mcp = new McpEndpoint(
@@ -54,8 +64,10 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     host.logger.child({ component: "mcp" }),
     serverName,
   );
-  let port = 0;
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port));
+  const server = listener.server;
+  const port = listener.port;
+  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const refused = checkLoopbackRequest(req, port);
     if (refused !== null) {
       json(res, 403, { error: "forbidden", error_description: refused });
@@ -75,34 +87,33 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       return;
     }
     json(res, 404, { error: "not_found" });
-  });
+  };
   // Long waits (delegate_task, t3_thread_wait) hold requests open; never cut them off server-side.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? host.config.server.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
-  host.sessions.setGrantIssuer(registry);
+  try {
+    host.start();
+  } catch (error) {
+    registry.setEndpoint(null);
+    await listener.close();
+    throw error;
+  }
+  listener.serve(handleRequest);
   host.logger.info("server listening", { url, mcpUrl });
   return {
     port,
     url,
     mcpUrl,
     mcp,
+    // Stops taking requests and issuing grants; closing the host then closes the sessions,
+    // revoking each one's credentials.
     close: async () => {
-      host.sessions.setGrantIssuer(null);
+      await listener.close();
       registry.setEndpoint(null);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -8,8 +8,9 @@
  * 1. **MCP bridge.** Pi has no MCP client. When `SWITCHYARD_MCP_URL` is set, the factory speaks
  *    raw JSON-RPC to the Switchyard endpoint (Streamable HTTP, stateless, JSON or SSE bodies),
  *    lists its tools and registers each as `mcp__<server>__<tool>`; a call goes back over HTTP
- *    with the original tool name, the session's bearer token (from the environment only) and
- *    Pi's abort signal. Requests use `node:http`, which has no headers or body timeout (Node's
+ *    with the original tool name, the session's bearer token and Pi's abort signal. The token
+ *    comes from the environment until the host rotates it: then the state file carries the new
+ *    one, read at every call. Requests use `node:http`, which has no headers or body timeout (Node's
  *    `fetch` stops at undici's 300 s), bounded instead by `SWITCHYARD_MCP_TOOL_TIMEOUT_MS`, which
  *    the host sets above its longest blocking wait, so a wait always ends with the server's own
  *    resumable pending result. Progress notifications become tool updates.
@@ -40,9 +41,7 @@ export const EXTENSION_ENV = {
   serverName: "SWITCHYARD_MCP_SERVER_NAME",
   /** The longest a tool call may take before the bridge gives up (ms). */
   toolTimeoutMs: "SWITCHYARD_MCP_TOOL_TIMEOUT_MS",
-  /** The shared orchestration instructions. */
-  instructions: "SWITCHYARD_MCP_INSTRUCTIONS",
-  /** A JSON file `{ "runtimeMode": … }` the adapter rewrites before every prompt. */
+  /** A JSON file `{ "runtimeMode": …, "mcpToken"?: … }` the adapter rewrites as they change. */
   stateFile: "SWITCHYARD_PI_STATE_FILE",
 } as const;
 
@@ -72,6 +71,8 @@ export interface ApprovalPrompt {
 /** The state file's content. */
 export interface ExtensionSessionState {
   readonly runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
+  /** A rotated MCP token; it replaces the one in the environment. The file is private (0600). */
+  readonly mcpToken?: string;
 }
 
 /** Pi's built-in tools that only read. */
@@ -161,7 +162,8 @@ class McpHttpClient {
 
   constructor(
     private readonly url: URL,
-    private readonly token: string,
+    /** The session's current token (it may be rotated while Pi runs). */
+    private readonly token: () => string,
   ) {}
 
   async initialize(): Promise<void> {
@@ -207,7 +209,7 @@ class McpHttpClient {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      authorization: `Bearer ${this.token}`,
+      authorization: `Bearer ${this.token()}`,
       "content-length": String(Buffer.byteLength(body)),
     };
     if (this.protocolVersion !== null) headers["mcp-protocol-version"] = this.protocolVersion;
@@ -333,7 +335,8 @@ async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promi
   const serverName = env[EXTENSION_ENV.serverName] || "switchyard";
   const parsedTimeout = Number(env[EXTENSION_ENV.toolTimeoutMs]);
   const toolTimeoutMs = Number.isFinite(parsedTimeout) && parsedTimeout > 0 ? parsedTimeout : 150_000;
-  const client = new McpHttpClient(new URL(url), token);
+  const stateFile = env[EXTENSION_ENV.stateFile];
+  const client = new McpHttpClient(new URL(url), () => readState(stateFile).mcpToken ?? token);
   try {
     await client.initialize();
     const tools = await client.listTools();
@@ -383,7 +386,9 @@ function readState(file: string | undefined): ExtensionSessionState {
   try {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExtensionSessionState>;
     const mode = parsed.runtimeMode;
-    if (mode === "full-access" || mode === "auto-accept-edits" || mode === "approval-required") return { runtimeMode: mode };
+    const mcpToken = typeof parsed.mcpToken === "string" && parsed.mcpToken !== "" ? { mcpToken: parsed.mcpToken } : {};
+    if (mode === "full-access" || mode === "auto-accept-edits" || mode === "approval-required") return { runtimeMode: mode, ...mcpToken };
+    return { runtimeMode: "approval-required", ...mcpToken };
   } catch {
     // fall through: the strictest mode
   }
@@ -413,7 +418,6 @@ function approvalFor(event: ToolCallEvent, bridged: ReadonlySet<string>, state: 
 /** Pi's extension entry point. */
 export default async function switchyardExtension(pi: ExtensionAPI): Promise<void> {
   const env = process.env;
-  const instructions = env[EXTENSION_ENV.instructions] ?? "";
 
   const { registered, problem } = await registerMcpTools(pi, env);
   const bridged = new Set(registered);
@@ -422,10 +426,6 @@ export default async function switchyardExtension(pi: ExtensionAPI): Promise<voi
   pi.on("session_start", (_event, ctx: ExtensionContext) => {
     if (problem !== null) ctx.ui.notify(`Switchyard MCP tools are unavailable: ${problem}`, "warning");
   });
-
-  if (registered.length > 0 && instructions.trim() !== "") {
-    pi.on("before_agent_start", (event) => ({ systemPrompt: `${event.systemPrompt}\n\n${instructions}` }));
-  }
 
   // Approvals granted "for the session" last as long as this process (one Pi process per session).
   const sessionGrants = new Set<string>();

@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import path from "node:path";
 import {
   SPEC_SEMVER,
+  StderrTail,
   type ManagedProcess,
   type PluginContext,
   type PluginLogger,
@@ -63,12 +64,15 @@ export function createProcessGroupHelpers(): RecordingProcessHelpers {
         done = true;
       });
       const pid = child.pid ?? -1;
+      const tail = new StderrTail(envOf(options));
+      child.stderr?.on("data", (chunk: string | Buffer) => tail.push(chunk));
       const managed: ManagedProcess = {
         pid,
         stdin: child.stdin,
         stdout: child.stdout as Readable,
         stderr: child.stderr as Readable,
         exited,
+        stderrTail: () => tail.text(),
         async kill(signal: NodeJS.Signals = "SIGTERM", graceMs = 3_000): Promise<void> {
           if (pid <= 0) return;
           // Signal the group even when the leader is gone: its children may not be.

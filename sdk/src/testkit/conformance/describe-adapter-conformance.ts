@@ -23,6 +23,17 @@ export interface ConformanceScript {
   recall(marker: string): string;
   /** A prompt that makes the agent ask for approval to run `echo <marker>`, then reply with the output. */
   approval?(marker: string): string;
+  /**
+   * A prompt whose turn runs a shell command that keeps running (for tens of seconds) before it
+   * would reply with `marker`: the suite interrupts the turn inside that tool call.
+   */
+  holdInTool?(marker: string): string;
+  /**
+   * How many times `needle` appears in everything the model received for the newest model call
+   * that contains it (system prompt, developer messages and user text together), or null when
+   * the harness cannot tell. Proves instructions reach the model exactly once.
+   */
+  countInModelInput?(needle: string): number | null;
 }
 
 /** What a plugin's setup returns: the instance config and its prompts. */
@@ -85,6 +96,18 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       if (live === null) throw new Error(`no turn of thread ${threadId} reached the provider`);
     };
     const run = (threadId: string, opts: { runId?: string } = {}): Promise<RunRecord> => lab.waitForRun(threadId, { timeoutMs: timeout - 5_000, ...opts });
+    /**
+     * The spec's rule at turn.terminal, whatever the provider: nothing of a finished run stays
+     * open (tool calls end, requests resolve; text cut off by an interrupt is kept as partial).
+     */
+    const expectNothingOpen = (threadId: string): void => {
+      const open = items(threadId).filter((item) => {
+        if (item.status !== "in_progress" && item.status !== "pending") return false;
+        const owner = item.runId === null ? null : lab.host.store.get("run", item.runId);
+        return owner !== null && ["completed", "failed", "cancelled", "interrupted"].includes(owner.status);
+      });
+      expect(open.map((item) => `${item.kind} ${item.status}: ${item.text}`), "items left open after their turn ended").toEqual([]);
+    };
 
     beforeAll(async () => {
       setup = await options.setup();
@@ -127,6 +150,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         }
         expect(assistantText(threadId, done.id)).toContain(m);
         expect(done.summary).toContain(m);
+        expectNothingOpen(threadId);
       },
       timeout,
     );
@@ -145,6 +169,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         const tools = items(threadId).filter((item) => item.kind === "tool_call");
         expect(tools.some((item) => item.data.toolKind === "command")).toBe(true);
         expect(done.summary).toContain(m);
+        expectNothingOpen(threadId);
       },
       timeout,
     );
@@ -194,6 +219,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           const done = await run(threadId);
           expect(["interrupted", "cancelled"]).toContain(done.status);
           await setup.script.release(gate);
+          expectNothingOpen(threadId);
         } else {
           expect(() => lab.host.threads.interrupt({ threadId })).toThrowError(expect.objectContaining({ code: "thread_not_interruptible" }));
           await setup.script.release(gate);
@@ -265,6 +291,74 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         expect(done.summary).toContain(m);
         expect(lab.host.store.get("runtimeRequest", request!.id)?.status).toBe("answered");
+        expectNothingOpen(threadId);
+      },
+      timeout,
+    );
+
+    it(
+      "resolves a dismissed approval as cancelled, the same on every provider",
+      async () => {
+        if (!capabilities().runtimeRequests.approvals || setup.script.approval === undefined) {
+          expect(setup.script.approval === undefined || !capabilities().runtimeRequests.approvals).toBe(true);
+          return;
+        }
+        const threadId = lab.createThread(INSTANCE, setup.script.approval(marker("dismiss")), { runtimeMode: "approval-required" });
+        const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null, { timeoutMs: 60_000 });
+        expect(request, "no approval request was raised").not.toBeNull();
+        lab.host.threads.respondToRequest(request!.id, { kind: "dismiss" });
+        const done = await run(threadId);
+        expect(["completed", "failed", "interrupted", "cancelled"]).toContain(done.status);
+        const settled = lab.host.store.get("runtimeRequest", request!.id)!;
+        expect(settled.status).toBe("cancelled");
+        expect(lab.host.store.get("item", settled.itemId)?.status).toBe("cancelled");
+        expectNothingOpen(threadId);
+      },
+      timeout,
+    );
+
+    it(
+      "interrupts a turn inside a tool call and leaves nothing open",
+      async () => {
+        if (!capabilities().turns.interrupt || !capabilities().tools.shell || setup.script.holdInTool === undefined) {
+          expect(setup.script.holdInTool === undefined || !capabilities().turns.interrupt || !capabilities().tools.shell).toBe(true);
+          return;
+        }
+        const threadId = lab.createThread(INSTANCE, setup.script.holdInTool(marker("in-tool")), { runtimeMode: "full-access" });
+        const tool = await lab.host.waiter.waitFor(
+          () => items(threadId).find((item) => item.kind === "tool_call" && item.status === "in_progress") ?? null,
+          { timeoutMs: 60_000 },
+        );
+        expect(tool, "the turn never started its tool call").not.toBeNull();
+        expect(lab.host.threads.interrupt({ threadId }).status).toBe("interrupt_requested");
+        const done = await run(threadId);
+        expect(["interrupted", "cancelled"]).toContain(done.status);
+        expect(lab.host.store.get("item", tool!.id)?.status).not.toBe("in_progress");
+        expectNothingOpen(threadId);
+      },
+      timeout,
+    );
+
+    it(
+      "delivers instructions to the model exactly once",
+      async () => {
+        const note = marker("instruction");
+        const m = marker("instructed");
+        const { thread } = lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: INSTANCE,
+          runtimeMode: "full-access",
+          prompt: setup.script.text(m),
+          instructions: `Remember the code word ${note}.`,
+          createdBy: "user",
+          creationSource: "cli",
+        });
+        const done = await run(thread.id);
+        expect(done.status, JSON.stringify(done.error)).toBe("completed");
+        const attempt = lab.host.store.select("attempt", "run_id = ?", [done.id])[0]!;
+        expect(attempt.instructions).toContain(note);
+        const seen = setup.script.countInModelInput?.(note) ?? null;
+        if (seen !== null) expect(seen, "times the model saw the instructions").toBe(1);
       },
       timeout,
     );

@@ -14,5 +14,10 @@ export function scriptedModelScript(server: ScriptedModelServer, options: { appr
     mcpTool: (tool, args, marker) => `call it @@tool ${tool} ${JSON.stringify(args)} @@then @@reply ${marker} {{output}}`,
     recall: () => `recall @@reply history: {{history}}`,
     ...(options.approvalCommand === false ? {} : { approval: (marker: string) => `approve it @@shell echo ${marker} @@then @@reply approved {{output}}` }),
+    holdInTool: (marker) => `keep at it @@shell sleep 45; echo ${marker} @@then @@reply ${marker} {{output}}`,
+    countInModelInput: (needle) => {
+      const request = [...server.requests].reverse().find((r) => !r.sideCall && JSON.stringify(r.body ?? null).includes(needle));
+      return request === undefined ? 0 : JSON.stringify(request.body).split(needle).length - 1;
+    },
   };
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   SPECIFICATION_VERSION,
+  SwitchyardError,
   UnsupportedCapabilityError,
   type AdapterEvent,
   type ForkInput,
@@ -12,6 +13,7 @@ import {
   type McpEndpointGrant,
   type OpenSessionInput,
   type OrchestrationAdapter,
+  type ProbeOptions,
   type ProviderCapabilities,
   type ProviderSession,
   type ProviderStatus,
@@ -31,9 +33,25 @@ export interface ScriptedProviderOptions {
   /** Models to advertise. */
   readonly models?: readonly string[];
   /** What the status probe reports. */
-  readonly status?: { readonly installed?: boolean; readonly executable?: boolean; readonly authenticated?: boolean | "unknown" };
+  readonly status?: ScriptedStatus;
+  /**
+   * A JSON file ({@link ScriptedStatus}) the probe reads each time, over `status`, so a test can
+   * change it; a session fails to open while it says not installed or not executable.
+   */
+  readonly statusFile?: string;
+  /** A gate in `gateDir` every probe waits for (a slow harness). */
+  readonly probeGate?: string;
+  /** A file each probe appends its depth to, one line per probe (so a test can count them). */
+  readonly probeLog?: string;
   /** A delay before every reply, in milliseconds. */
   readonly replyDelayMs?: number;
+}
+
+/** What a scripted probe reports; omitted fields are true. */
+export interface ScriptedStatus {
+  readonly installed?: boolean;
+  readonly executable?: boolean;
+  readonly authenticated?: boolean | "unknown";
 }
 
 interface Exchange {
@@ -50,6 +68,8 @@ interface ActiveTurn {
   readonly steers: string[];
   readonly pending: Map<string, (response: RuntimeRequestResponse | null) => void>;
   interruptStatus: "interrupted" | "cancelled" | null;
+  /** `@@refuse-steers`: every steer into this turn fails. */
+  readonly refusesSteers: boolean;
 }
 
 /** Releases a gate so a turn waiting on `@@gate name` goes on. Works across processes. */
@@ -134,8 +154,12 @@ class ScriptedSession implements ProviderSession {
   private active: ActiveTurn | null = null;
   private closed = false;
   private nextRequest = 1;
-  /** One MCP client per session, like a harness's own MCP connection. */
-  private mcpClient: Promise<Client> | null = null;
+  /** One MCP client per session (per grant), like a harness's own MCP connection. */
+  private mcpClient: { readonly grant: McpEndpointGrant; readonly client: Promise<Client> } | null = null;
+  /** Clients of replaced grants: a call may still be using one; closed with the session. */
+  private readonly retiredClients: Promise<Client>[] = [];
+  /** The session's MCP grant; `updateMcpGrant` replaces it. */
+  private grant: McpEndpointGrant | null;
   resumeCursor: string;
 
   constructor(
@@ -144,6 +168,7 @@ class ScriptedSession implements ProviderSession {
     private readonly capabilities: ProviderCapabilities,
     private readonly instanceId: string,
   ) {
+    this.grant = input.mcp;
     if (input.resumeCursor !== null) {
       if (!capabilities.sessions.resume) throw new UnsupportedCapabilityError("sessions.resume", instanceId);
       this.resumeCursor = input.resumeCursor;
@@ -178,7 +203,8 @@ class ScriptedSession implements ProviderSession {
   async startTurn(input: TurnInput): Promise<{ providerTurnId?: string }> {
     if (this.closed) throw new Error("session is closed");
     if (this.active !== null) throw new Error("a turn is already running");
-    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null };
+    const refusesSteers = parseProviderScript(input.text).steps.some((step) => step.kind === "refuse-steers");
+    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers };
     this.active = turn;
     const providerTurnId = `scripted-turn-${randomUUID()}`;
     setImmediate(() => void this.run(turn, providerTurnId));
@@ -279,13 +305,21 @@ class ScriptedSession implements ProviderSession {
       case "plan":
         this.emit({ type: "plan.proposed", turnId, itemId: `plan-${randomUUID()}`, text: step.text });
         return { kind: "continue", result: "plan proposed" };
+      case "refuse-steers":
+        return { kind: "continue", result: "" };
       case "tool": {
-        if (this.input.mcp === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
+        if (this.grant === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;
-        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${this.input.mcp.serverName}__${step.name}`, title: `${this.input.mcp.serverName}/${step.name}`, server: this.input.mcp.serverName, input: step.args });
+        const { serverName } = this.grant;
+        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${serverName}__${step.name}`, title: `${serverName}/${step.name}`, server: serverName, input: step.args });
         try {
-          this.mcpClient ??= connectSwitchyard(this.input.mcp);
-          const output = await callSwitchyardTool(await this.mcpClient, this.input.mcp, step.name, step.args, signal);
+          // The grant may have been replaced meanwhile (a rotation): call with the current one.
+          const grant = this.grant;
+          if (this.mcpClient?.grant !== grant) {
+            if (this.mcpClient !== null) this.retiredClients.push(this.mcpClient.client);
+            this.mcpClient = { grant, client: connectSwitchyard(grant) };
+          }
+          const output = await callSwitchyardTool(await this.mcpClient.client, grant, step.name, step.args, signal);
           this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output });
           return { kind: "continue", result: `tool ${step.name} -> ${output}` };
         } catch (error) {
@@ -346,6 +380,7 @@ class ScriptedSession implements ProviderSession {
   async steerTurn(input: SteerInput): Promise<void> {
     if (!this.capabilities.turns.activeSteering) throw new UnsupportedCapabilityError("turns.activeSteering", this.instanceId);
     if (this.active === null || this.active.input.turnId !== input.turnId) throw new Error(`turn ${input.turnId} is not running`);
+    if (this.active.refusesSteers) throw new Error(`turn ${input.turnId} is between steps and takes no steer`);
     this.active.steers.push(input.text);
   }
 
@@ -384,6 +419,13 @@ class ScriptedSession implements ProviderSession {
     return { turns: this.history.filter((h) => h.assistant !== null).map((h) => ({ userText: h.user, assistantText: h.assistant! })) };
   }
 
+  /** Takes a rotated credential: the next tool call connects with it (calls under way finish). */
+  async updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
+    if (!this.capabilities.tools.mcpGrantUpdate) throw new UnsupportedCapabilityError("tools.mcpGrantUpdate", this.instanceId);
+    if (this.closed) throw new Error("session is closed");
+    this.grant = grant;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     const turn = this.active;
@@ -392,9 +434,9 @@ class ScriptedSession implements ProviderSession {
       turn.abort.abort();
     }
     this.closed = true;
-    const client = this.mcpClient;
+    const clients = [...this.retiredClients.splice(0), ...(this.mcpClient !== null ? [this.mcpClient.client] : [])];
     this.mcpClient = null;
-    if (client !== null) await client.then((c) => c.close()).catch(() => undefined);
+    await Promise.all(clients.map((client) => client.then((c) => c.close()).catch(() => undefined)));
   }
 }
 
@@ -431,8 +473,13 @@ export class ScriptedAdapter implements OrchestrationAdapter {
     return this.declared;
   }
 
-  async probe(): Promise<ProviderStatus> {
-    const status = this.options.status ?? {};
+  async probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
+    if (this.options.probeLog !== undefined) appendFileSync(this.options.probeLog, `${options.depth ?? "full"}\n`);
+    if (this.options.probeGate !== undefined) {
+      if (this.options.gateDir === undefined) throw new Error("probeGate needs the gateDir option");
+      await waitForGate(this.options.gateDir, this.options.probeGate, new AbortController().signal);
+    }
+    const status = { ...this.options.status, ...this.statusFromFile() };
     const installed = status.installed ?? true;
     const executable = status.executable ?? installed;
     const authenticated = status.authenticated ?? true;
@@ -447,6 +494,16 @@ export class ScriptedAdapter implements OrchestrationAdapter {
   }
 
   async openSession(input: OpenSessionInput): Promise<ProviderSession> {
+    // Like a harness uninstalled since its last probe: the status file says it cannot run.
+    const status = this.statusFromFile();
+    if (status.installed === false || status.executable === false) {
+      throw new SwitchyardError("provider_unavailable", `The scripted provider "${this.instanceId}" cannot start: its status file says installed=${String(status.installed ?? true)} executable=${String(status.executable ?? true)}.`);
+    }
     return new ScriptedSession(input, this.options, this.declared, this.instanceId);
+  }
+
+  private statusFromFile(): ScriptedStatus {
+    const file = this.options.statusFile;
+    return file !== undefined && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as ScriptedStatus) : {};
   }
 }

@@ -17,7 +17,7 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: false, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false },
+  tools: { shell: false, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
   runtimeRequests: { approvals: true, userInputQuestions: true },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: true, maxHandoffChars: 20_000 },
@@ -36,6 +36,9 @@ const OptionsSchema = z
     status: z
       .object({ installed: z.boolean().optional(), executable: z.boolean().optional(), authenticated: z.union([z.boolean(), z.literal("unknown")]).optional() })
       .optional(),
+    statusFile: z.string().optional(),
+    probeGate: z.string().optional(),
+    probeLog: z.string().optional(),
     replyDelayMs: z.number().int().min(0).optional(),
   })
   .strict();
@@ -54,6 +57,9 @@ export const scriptedDriver = defineDriver<z.infer<typeof OptionsSchema>>({
       ...(options.models !== undefined ? { models: options.models } : {}),
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.replyDelayMs !== undefined ? { replyDelayMs: options.replyDelayMs } : {}),
+      ...(options.statusFile !== undefined ? { statusFile: options.statusFile } : {}),
+      ...(options.probeGate !== undefined ? { probeGate: options.probeGate } : {}),
+      ...(options.probeLog !== undefined ? { probeLog: options.probeLog } : {}),
     };
     return new ScriptedAdapter(instance.id, scripted, declared);
   },

@@ -13,6 +13,8 @@
  * - `@@history`               answer with the conversation so far (proves resume and fork)
  * - `@@subagent <title>`      report a provider-native sub-agent
  * - `@@plan <text>`           propose a plan
+ * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
+ *                             between steps), so the host's fallback path runs
  */
 export type ProviderScriptStep =
   | { readonly kind: "reply"; readonly text: string }
@@ -24,7 +26,8 @@ export type ProviderScriptStep =
   | { readonly kind: "tool"; readonly name: string; readonly args: Record<string, unknown> }
   | { readonly kind: "history" }
   | { readonly kind: "subagent"; readonly title: string }
-  | { readonly kind: "plan"; readonly text: string };
+  | { readonly kind: "plan"; readonly text: string }
+  | { readonly kind: "refuse-steers" };
 
 /** A parsed message: steps in order and the free text around them. */
 export interface ParsedProviderScript {
@@ -32,7 +35,7 @@ export interface ParsedProviderScript {
   readonly freeText: string;
 }
 
-const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|subagent|plan)\b/g;
+const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|subagent|plan|refuse-steers)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -126,6 +129,9 @@ export function parseProviderScript(text: string): ParsedProviderScript {
         break;
       case "plan":
         steps.push({ kind: "plan", text: argument || "1. Do the thing." });
+        break;
+      case "refuse-steers":
+        steps.push({ kind: "refuse-steers" });
         break;
     }
     position = end;

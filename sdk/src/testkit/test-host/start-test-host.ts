@@ -68,8 +68,9 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
     logger: createSilentLogger(),
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
-  host.start();
+  // With a server, startServer starts the host once the MCP endpoint is wired.
   const server = options.server === false ? null : await startServer(host, { port: 0 });
+  if (server === null) host.start();
   const project = host.projects.add(workspace, "workspace");
   return {
     host,
