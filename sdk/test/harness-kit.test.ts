@@ -9,7 +9,10 @@ import {
   LineSplitter,
   RuntimeRequestBook,
   TurnLedger,
+  addUsage,
   defineAdapter,
+  harnessEnvironment,
+  parseMcpToolName,
   type StartableSession,
 } from "../src/index.js";
 
@@ -169,14 +172,18 @@ describe("defineAdapter", () => {
   const status: ProviderStatus = { installed: true, executable: true, authenticated: true, models: [] };
   const instance = { id: "kit", driver: "kit", displayName: "Kit", homePath: null, environment: {}, customModels: [] };
 
-  it("closes a session whose start failed, tracks live ones, and disposes them all", async () => {
+  it("passes the probe depth on, closes a session whose start failed, tracks live ones, and disposes them all", async () => {
     const closed: string[] = [];
+    const depths: string[] = [];
     let fail = true;
     const adapter = defineAdapter<StartableSession & { name: string }>({
       instance,
       driverKind: "kit",
       capabilities: { turns: { interrupt: true } },
-      probe: async () => status,
+      probe: async (options) => {
+        depths.push(options?.depth ?? "full");
+        return status;
+      },
       createSession: (input, onClosed) => ({
         name: input.threadId,
         resumeCursor: null,
@@ -191,6 +198,9 @@ describe("defineAdapter", () => {
       }),
     });
     expect(adapter.specificationVersion).toBe("v1");
+    await adapter.probe({ depth: "inspect" });
+    await adapter.probe();
+    expect(depths).toEqual(["inspect", "full"]);
     expect(adapter.capabilities().turns.interrupt).toBe(true);
     expect(adapter.capabilities().turns.activeSteering).toBe(false);
     const input = { threadId: "a", providerSessionId: "p", cwd: "/", model: null, runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null, emit: () => undefined } as const;
@@ -204,5 +214,49 @@ describe("defineAdapter", () => {
     await adapter.dispose!();
     expect(closed.sort()).toEqual(["a", "b", "c"]);
     expect(adapter.sessions.size).toBe(0);
+  });
+});
+
+describe("usage across a turn's steps", () => {
+  it("adds every figure and every model, and leaves out figures nobody reported", () => {
+    const first = { inputTokens: 10, outputTokens: 2, costUsd: 0.01, byModel: { opus: { inputTokens: 10, costUsd: 0.01 } } };
+    const second = { inputTokens: 5, cacheReadInputTokens: 100, costUsd: 0.02, byModel: { opus: { inputTokens: 5, costUsd: 0.015 }, haiku: { inputTokens: 1, costUsd: 0.005 } } };
+    expect(addUsage(first, second)).toEqual({
+      inputTokens: 15,
+      outputTokens: 2,
+      cacheReadInputTokens: 100,
+      costUsd: 0.03,
+      byModel: { opus: { inputTokens: 15, costUsd: 0.025 }, haiku: { inputTokens: 1, costUsd: 0.005 } },
+    });
+    expect(addUsage({}, { outputTokens: 1 })).toEqual({ outputTokens: 1 });
+    const { events, emit } = recorder();
+    const turn = new TurnLedger("turn-u", emit);
+    turn.addUsage(first);
+    turn.addUsage(second);
+    turn.finish("interrupted");
+    expect(events.at(-1)).toMatchObject({ type: "turn.terminal", status: "interrupted", usage: { inputTokens: 15, costUsd: 0.03 } });
+  });
+});
+
+describe("harnessEnvironment", () => {
+  const instance = { id: "i", driver: "d", displayName: "I", homePath: "/homes/i", environment: { ANTHROPIC_BASE_URL: "http://127.0.0.1:9", PATH: "/instance/bin" }, customModels: [] };
+
+  it("keeps the host's variables but Switchyard's own, lays the instance's over them, then the home and the adapter's values", () => {
+    const env = harnessEnvironment({
+      instance,
+      homeVariable: "CLAUDE_CONFIG_DIR",
+      own: { CLIENT: "switchyard", REMOVED: undefined },
+      hostEnv: { PATH: "/host/bin", HOME: "/root", SWITCHYARD_TOKEN: "sy_secret", REMOVED: "x", CLAUDE_CONFIG_DIR: "/host/claude" },
+    });
+    expect(env).toEqual({ PATH: "/instance/bin", HOME: "/root", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", CLAUDE_CONFIG_DIR: "/homes/i", CLIENT: "switchyard" });
+    expect(harnessEnvironment({ instance: { ...instance, homePath: null }, homeVariable: "CLAUDE_CONFIG_DIR", hostEnv: { CLAUDE_CONFIG_DIR: "/host/claude" } }).CLAUDE_CONFIG_DIR).toBe("/host/claude");
+  });
+});
+
+describe("parseMcpToolName", () => {
+  it("splits mcp__<server>__<tool>, keeping a tool name that has __ in it", () => {
+    expect(parseMcpToolName("mcp__switchyard__delegate_task")).toEqual({ server: "switchyard", tool: "delegate_task" });
+    expect(parseMcpToolName("mcp__t3-code__a__b")).toEqual({ server: "t3-code", tool: "a__b" });
+    expect(parseMcpToolName("Bash")).toBeNull();
   });
 });

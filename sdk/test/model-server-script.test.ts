@@ -73,6 +73,21 @@ describe("cleanUserText", () => {
     expect(cleanUserText("<session_context>\nThis is the Gemini CLI.\n</session_context>")).toBe("");
     expect(cleanUserText("<system-reminder>x</system-reminder>\nreal text")).toBe("real text");
   });
+
+  it("reads what follows Claude Code's interrupt marker as the request (the interrupted prompt is merged before it)", () => {
+    // The next prompt after an interrupt, as Claude Code 2.1.332 sends it: one user message.
+    const merged = "<system-reminder>x</system-reminder>\nfirst @@hold g1 @@reply never\n\n[Request interrupted by user]\n\nafter @@reply second";
+    expect(cleanUserText(merged)).toBe("after @@reply second");
+    expect(parseScript(cleanUserText(merged))?.steps).toEqual([{ reply: "second" }]);
+    expect(cleanUserText("[Request interrupted by user for tool use]")).toBe("");
+    expect(cleanUserText("no marker @@reply x")).toBe("no marker @@reply x");
+  });
+
+  it("drops the local command Claude Code records before a prompt after setModel", () => {
+    const text =
+      "<local-command-caveat>The command below was run directly in Claude Code.</local-command-caveat>\n\n<command-name>/model</command-name>\n <command-message>model</command-message>\n <command-args>claude-fake-2</command-args>\n\n<local-command-stdout>Set model to `claude-fake-2`</local-command-stdout>\n\ntwo @@reply b";
+    expect(cleanUserText(text)).toBe("two @@reply b");
+  });
 });
 
 describe("resolveTurn", () => {

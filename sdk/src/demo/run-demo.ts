@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSilentLogger, startServer, SwitchyardHost, type TimelineItemRecord } from "@switchyard/core";
-import { createCodexHome, createPiHome } from "../testkit/harness-homes/index.js";
 import { ScriptedModelServer } from "../testkit/model-server/index.js";
+import { DEFAULT_DEMO_PAIR, DEMO_DRIVERS, parseDemoPair } from "./demo-pair.js";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -11,6 +11,8 @@ export interface DemoOptions {
   readonly keep?: boolean;
   /** Where to print (default stdout). */
   readonly out?: { write(text: string): unknown };
+  /** Which driver delegates to which, `<parent>:<child>` (default `codex:pi`). */
+  readonly pair?: string;
 }
 
 const CHILD_TASK = "Write a three-line poem about rail yards. @@reply Steel rails cross at dawn / one switch sends the work elsewhere / the answer comes back";
@@ -24,15 +26,19 @@ function line(item: TimelineItemRecord): string {
 
 /**
  * `switchyard demo`: one command, no credentials. Starts a scripted model server and a
- * Switchyard server on a temporary home with a real Codex and a real Pi instance, has the Codex
- * thread delegate to Pi through the MCP endpoint, and prints both transcripts and the lineage.
+ * Switchyard server on a temporary home with two real harnesses (Codex and Pi by default, any
+ * pair of Codex, Pi and Claude with `pair`), has the parent thread delegate to the child
+ * through the MCP endpoint, and prints both transcripts and the lineage.
  */
 export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const out = options.out ?? process.stdout;
   const print = (text = "") => out.write(`${text}\n`);
+  const pair = parseDemoPair(options.pair ?? DEFAULT_DEMO_PAIR);
+  const parentName = DEMO_DRIVERS[pair.parent]!.displayName;
+  const childName = DEMO_DRIVERS[pair.child]!.displayName;
   const model = await ScriptedModelServer.start();
-  const codexHome = await createCodexHome({ modelServerUrl: model.url });
-  const piHome = await createPiHome({ modelServerUrl: model.url });
+  const parentHome = await DEMO_DRIVERS[pair.parent]!.home(model.url);
+  const childHome = await DEMO_DRIVERS[pair.child]!.home(model.url);
   const home = mkdtempSync(join(tmpdir(), "switchyard-demo-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-demo-workspace-"));
   const host = await SwitchyardHost.create({
@@ -40,8 +46,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     logger: createSilentLogger(),
     config: {
       providers: [
-        { id: "codex", driver: "codex", displayName: "Codex", homePath: codexHome.home, environment: codexHome.env },
-        { id: "pi", driver: "pi", displayName: "Pi", homePath: piHome.home, environment: piHome.env },
+        { id: pair.parent, driver: pair.parent, displayName: parentName, homePath: parentHome.home, environment: parentHome.env },
+        { id: pair.child, driver: pair.child, displayName: childName, homePath: childHome.home, environment: childHome.env },
       ],
     },
   });
@@ -50,8 +56,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const cleanup = async () => {
     await server.close();
     await host.stop();
-    await codexHome.cleanup();
-    await piHome.cleanup();
+    await parentHome.cleanup();
+    await childHome.cleanup();
     await model.close();
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
@@ -60,28 +66,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     for (const availability of await host.providers.availabilityAll({ refresh: true })) {
       if (!availability.available) throw new Error(`The demo needs ${availability.instanceId}: ${availability.reason ?? "unavailable"}`);
     }
-    print("Switchyard demo: a real Codex thread delegates to a real Pi thread, offline (scripted model).");
+    print(`Switchyard demo: a real ${parentName} thread delegates to a real ${childName} thread, offline (scripted model).`);
     print(`  scripted model  ${model.url}`);
     print(`  MCP endpoint    ${server.mcpUrl}`);
     print();
     const project = host.projects.add(workspace, "demo");
-    const delegation = { task: CHILD_TASK, target: { providerInstanceId: "pi" }, title: "Poem about rail yards", role: "general", mode: "wait", clientRequestId: "demo-1" };
-    const prompt = `Ask Pi for a short poem and pass it on. @@tool delegate_task ${JSON.stringify(delegation)} @@then @@reply Pi wrote: {{output.summary}}`;
-    const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: "codex", title: "Ask Pi for a poem", prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    const delegation = { task: CHILD_TASK, target: { providerInstanceId: pair.child }, title: "Poem about rail yards", role: "general", mode: "wait", clientRequestId: "demo-1" };
+    const prompt = `Ask ${childName} for a short poem and pass it on. @@tool delegate_task ${JSON.stringify(delegation)} @@then @@reply ${childName} wrote: {{output.summary}}`;
+    const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: pair.parent, title: `Ask ${childName} for a poem`, prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
     const waited = await host.threads.waitForRun({ threadId: thread.id, timeoutMs: 180_000 });
-    if (waited.run?.status !== "completed") throw new Error(`The Codex run ended ${waited.run?.status ?? "without a run"}: ${waited.run?.error?.message ?? ""}`);
+    if (waited.run?.status !== "completed") throw new Error(`The ${parentName} run ended ${waited.run?.status ?? "without a run"}: ${waited.run?.error?.message ?? ""}`);
     const task = host.store.select("delegatedTask", "parent_thread_id = ?", [thread.id])[0];
-    if (task === undefined) throw new Error("Codex did not delegate (no task was created).");
+    if (task === undefined) throw new Error(`${parentName} did not delegate (no task was created).`);
     const items = (threadId: string) => host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position");
-    print(`Parent thread (codex): ${thread.title}`);
+    print(`Parent thread (${pair.parent}): ${thread.title}`);
     for (const item of items(thread.id)) print(line(item));
     print();
-    print(`Child thread (pi): ${task.title}`);
+    print(`Child thread (${pair.child}): ${task.title}`);
     for (const item of items(task.childThreadId)) print(line(item));
     print();
     print("Lineage:");
-    print(`  codex  ${thread.title}  (run ${waited.run.status})`);
-    print(`  └─ pi  ${task.title}  (task ${task.id}: ${task.status}, result transfer ${task.resultContextTransferId ?? "none"})`);
+    print(`  ${pair.parent}  ${thread.title}  (run ${waited.run.status})`);
+    print(`  └─ ${pair.child}  ${task.title}  (task ${task.id}: ${task.status}, result transfer ${task.resultContextTransferId ?? "none"})`);
     print();
     if (options.keep) {
       print(`The server keeps running: ${server.mcpUrl} (home ${home}). Press Ctrl-C to stop.`);

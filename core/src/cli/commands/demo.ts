@@ -10,15 +10,16 @@ const DEMO_MODULE = "@switchyard/sdk/demo";
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description("Run a real Codex thread that delegates to a real Pi thread, offline (scripted model), and print both transcripts")
+    .description("Run a real Codex thread that delegates to a real Pi thread (or another --pair), offline (scripted model), and print both transcripts")
     .option("--keep", "leave the server running afterwards and print its URL")
-    .action(async (options: { keep?: boolean }) => {
-      let demo: { runDemo(options: { keep?: boolean }): Promise<void> };
+    .option("--pair <parent:child>", "which drivers delegate: two of codex, pi, claude (claude:pi, codex:claude…)", "codex:pi")
+    .action(async (options: { keep?: boolean; pair: string }) => {
+      let demo: { runDemo(options: { keep?: boolean; pair?: string }): Promise<void> };
       try {
         demo = (await import(DEMO_MODULE)) as typeof demo;
       } catch (error) {
         throw new CliError(`The demo needs @switchyard/sdk and the Codex and Pi plugins (run it from a Switchyard checkout after npm ci): ${(error as Error).message}`);
       }
-      await demo.runDemo({ keep: options.keep === true });
+      await demo.runDemo({ keep: options.keep === true, pair: options.pair });
     });
 }

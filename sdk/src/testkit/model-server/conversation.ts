@@ -96,18 +96,40 @@ export const INJECTED_CONTEXT_TAGS: readonly string[] = [
   "turn_aborted",
   "session_context",
   "user_shell_command",
+  // Claude Code records a local command (`/model` after `setModel`) before the next prompt.
+  "local-command-caveat",
+  "command-name",
+  "command-message",
+  "command-args",
+  "local-command-stdout",
+  "local-command-stderr",
 ];
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * Reduces a user message to what the user typed: undoes `opencode run`'s JSON quoting, removes
+ * What Claude Code writes when a turn is interrupted (`[Request interrupted by user]`, `… for
+ * tool use]`). It sends the next prompt merged with the interrupted one and this marker into one
+ * user message; a model reads what follows the last marker as the user's current request.
+ */
+export const INTERRUPTED_REQUEST_MARKER = /\[Request interrupted by user[^\]\n]*\]/g;
+
+/** The text after the last interrupt marker (the whole text when there is none). */
+function afterLastInterrupt(text: string): string {
+  let end = -1;
+  for (const match of text.matchAll(INTERRUPTED_REQUEST_MARKER)) end = match.index + match[0].length;
+  return end === -1 ? text : text.slice(end);
+}
+
+/**
+ * Reduces a user message to what the user typed: undoes `opencode run`'s JSON quoting, keeps only
+ * what follows Claude Code's last interrupt marker ({@link INTERRUPTED_REQUEST_MARKER}), removes
  * injected context elements ({@link INJECTED_CONTEXT_TAGS}, Codex's `# AGENTS.md instructions`
  * header, Gemini CLI's start-up context message) and treats a message that is a single
  * `<tag>…</tag>` element as injected. Returns the trimmed remainder (may be empty).
  */
 export function cleanUserText(raw: string, extraTags: readonly string[] = []): string {
-  let text = unquoteJsonString(raw);
+  let text = afterLastInterrupt(unquoteJsonString(raw));
   for (const tag of [...INJECTED_CONTEXT_TAGS, ...extraTags]) {
     const t = escapeRegExp(tag);
     text = text.replace(new RegExp(`<${t}(?:\\s[^>]*)?>[\\s\\S]*?</${t}>`, "g"), "");

@@ -16,7 +16,7 @@ export type {
   TurnView,
   WireApiKind,
 } from "./conversation.js";
-export { INJECTED_CONTEXT_TAGS, cleanUserText, resolveTurn, toolOutputSnippet, unquoteJsonString } from "./conversation.js";
+export { INJECTED_CONTEXT_TAGS, INTERRUPTED_REQUEST_MARKER, cleanUserText, resolveTurn, toolOutputSnippet, unquoteJsonString } from "./conversation.js";
 export type {
   EchoAction,
   FailAction,

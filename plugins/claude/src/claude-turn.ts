@@ -1,0 +1,272 @@
+import type { AdapterEvent, ProviderTurnError, RuntimeRequestBook, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
+import { TurnLedger, parseMcpToolName } from "@switchyard/sdk";
+import {
+  contentBlocks,
+  isTextBlock,
+  isThinkingBlock,
+  isToolResultBlock,
+  isToolUseBlock,
+  toolResultText,
+  type ModelUsage,
+  type SDKAssistantMessage,
+  type SDKPartialAssistantMessage,
+  type SDKResultMessage,
+  type SDKUserMessage,
+} from "./claude-wire.js";
+
+/** Claude's tool that starts one of its own sub-agents (`Task` before 2.1). */
+const SUBAGENT_TOOLS = new Set(["Agent", "Task"]);
+
+/** Kind of a Claude tool, from its name. */
+export function toolKindOf(name: string): ToolKind {
+  if (parseMcpToolName(name) !== null) return "mcp";
+  switch (name) {
+    case "Bash":
+    case "BashOutput":
+    case "KillShell":
+    case "PowerShell":
+    case "Monitor":
+      return "command";
+    case "Read":
+    case "NotebookRead":
+    case "LS":
+      return "file_read";
+    case "Edit":
+    case "MultiEdit":
+    case "Write":
+    case "NotebookEdit":
+      return "file_change";
+    case "Glob":
+    case "Grep":
+    case "ToolSearch":
+      return "search";
+    case "WebFetch":
+    case "WebSearch":
+      return "web";
+    default:
+      return SUBAGENT_TOOLS.has(name) ? "subagent" : "other";
+  }
+}
+
+/** A one-line summary of a tool call for a timeline. */
+export function toolTitleOf(name: string, input: unknown): string {
+  const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const pick = (key: string): string | null => (typeof args[key] === "string" && args[key] !== "" ? (args[key] as string) : null);
+  const mcp = parseMcpToolName(name);
+  if (mcp !== null) return `${mcp.server}/${mcp.tool}`;
+  const subject = pick("command") ?? pick("file_path") ?? pick("notebook_path") ?? pick("pattern") ?? pick("url") ?? pick("query") ?? pick("description");
+  if (subject === null) return name;
+  return name === "Bash" ? subject : `${name} ${subject}`;
+}
+
+/** The figures of one model's usage. */
+function modelFigures(usage: Partial<ModelUsage>): Omit<TurnUsage, "byModel"> {
+  return {
+    ...(typeof usage.inputTokens === "number" ? { inputTokens: usage.inputTokens } : {}),
+    ...(typeof usage.outputTokens === "number" ? { outputTokens: usage.outputTokens } : {}),
+    ...(typeof usage.cacheReadInputTokens === "number" ? { cacheReadInputTokens: usage.cacheReadInputTokens } : {}),
+    ...(typeof usage.cacheCreationInputTokens === "number" ? { cacheCreationInputTokens: usage.cacheCreationInputTokens } : {}),
+    ...(typeof usage.costUSD === "number" ? { costUsd: usage.costUSD } : {}),
+  };
+}
+
+/**
+ * The usage of one Claude turn from its `result`. Tokens come from `usage` (the main loop, per
+ * turn). Cost and the per-model figures come from `model_usage_since_last_result`, which
+ * Claude Code 2.1.332 adds to every result (undeclared in the SDK's types): `total_cost_usd`
+ * and `modelUsage` are running totals of the whole query (of the whole transcript after a
+ * resume), so they cannot be read per turn. Without it, cost is left out.
+ */
+export function turnUsageOf(result: SDKResultMessage): TurnUsage {
+  const usage = result.usage as Partial<Record<string, unknown>> | undefined;
+  const number = (key: string): number | undefined => (typeof usage?.[key] === "number" ? (usage[key] as number) : undefined);
+  const figures: Record<string, number> = {};
+  for (const [key, figure] of [
+    ["input_tokens", "inputTokens"],
+    ["output_tokens", "outputTokens"],
+    ["cache_read_input_tokens", "cacheReadInputTokens"],
+    ["cache_creation_input_tokens", "cacheCreationInputTokens"],
+  ] as const) {
+    const value = number(key);
+    if (value !== undefined) figures[figure] = value;
+  }
+  const sinceLast = (result as { model_usage_since_last_result?: unknown }).model_usage_since_last_result;
+  if (typeof sinceLast !== "object" || sinceLast === null) return figures;
+  const byModel: Record<string, Omit<TurnUsage, "byModel">> = {};
+  let cost = 0;
+  for (const [model, modelUsage] of Object.entries(sinceLast as Record<string, Partial<ModelUsage>>)) {
+    byModel[model] = modelFigures(modelUsage);
+    cost += typeof modelUsage.costUSD === "number" ? modelUsage.costUSD : 0;
+  }
+  return { ...figures, costUsd: cost, byModel };
+}
+
+/** How a Claude `result` ends a turn. */
+export function terminalOf(result: SDKResultMessage, interruptRequested: boolean): { status: TurnTerminalStatus; error?: ProviderTurnError } {
+  const reason = (result as { terminal_reason?: string }).terminal_reason;
+  if (result.subtype === "success") {
+    if (!result.is_error) return { status: "completed" };
+    return { status: "failed", error: { code: reason ?? "error_result", message: result.result || "Claude Code reported an error." } };
+  }
+  // `interrupt()` ends the turn `error_during_execution` with `aborted_streaming` (during a model
+  // call) or `aborted_tools` (during a tool): an interrupt, not a failure.
+  if (interruptRequested || reason === "aborted_streaming" || reason === "aborted_tools") return { status: "interrupted" };
+  const errors = (result as { errors?: readonly string[] }).errors ?? [];
+  const message = errors.filter((line) => !line.startsWith("[ede_diagnostic]")).join("\n") || `Claude Code ended the turn with ${result.subtype}${reason ? ` (${reason})` : ""}.`;
+  return { status: "failed", error: { code: result.subtype, message } };
+}
+
+/**
+ * One host turn over a Claude query: the user message that started it, plus every message
+ * steered into it, until Claude Code has answered all of them. A steer that arrives during a
+ * tool call is folded into Claude's running turn; one that arrives during a text-only reply is
+ * run by Claude right after it, as a turn of its own with its own `result`. The host sees one
+ * turn either way: it ends when a `result` has consumed the last of its messages.
+ */
+export class ClaudeTurn {
+  readonly ledger: TurnLedger;
+  /** Switchyard asked for this turn to stop. */
+  interruptRequested = false;
+  /** Ends the turn if Claude Code does not after an interrupt. */
+  interruptTimer: NodeJS.Timeout | null = null;
+  /** The uuids of this turn's user messages that no `result` has consumed yet. */
+  readonly #unanswered = new Set<string>();
+  /** Content blocks seen per API message id, so each block gets a stable item id. */
+  readonly #blocksSeen = new Map<string, number>();
+  /** Stream-event block index → item id of the message being streamed. */
+  readonly #streaming = new Map<number, string>();
+  #streamingMessageId: string | null = null;
+  readonly #subagents = new Set<string>();
+
+  constructor(
+    turnId: string,
+    private readonly emit: (event: AdapterEvent) => void,
+    requests: RuntimeRequestBook<any>,
+  ) {
+    this.ledger = new TurnLedger(turnId, emit, requests);
+  }
+
+  get turnId(): string {
+    return this.ledger.turnId;
+  }
+
+  get terminated(): boolean {
+    return this.ledger.terminated;
+  }
+
+  /** A user message of this turn was pushed to Claude Code. */
+  expect(uuid: string): void {
+    this.#unanswered.add(uuid);
+  }
+
+  /** True when this turn is waiting for Claude to answer the message with this uuid. */
+  owns(uuid: string): boolean {
+    return this.#unanswered.has(uuid);
+  }
+
+  /** A partial assistant message (`includePartialMessages`): text and thinking deltas. */
+  onStreamEvent(message: SDKPartialAssistantMessage): void {
+    if (message.parent_tool_use_id !== null) return;
+    const event = message.event as { type: string; index?: number; message?: { id?: string }; delta?: { type?: string; text?: string; thinking?: string } };
+    if (event.type === "message_start") {
+      this.#streamingMessageId = event.message?.id ?? null;
+      this.#streaming.clear();
+      return;
+    }
+    if (event.type !== "content_block_delta" || this.#streamingMessageId === null || event.index === undefined) return;
+    const itemId = `${this.#streamingMessageId}:${event.index}`;
+    if (event.delta?.type === "text_delta" && typeof event.delta.text === "string") this.ledger.messageDelta(itemId, event.delta.text);
+    else if (event.delta?.type === "thinking_delta" && typeof event.delta.thinking === "string") this.ledger.reasoningDelta(itemId, event.delta.thinking);
+  }
+
+  /**
+   * A whole assistant message: each of its blocks completes an item. With partial messages on,
+   * Claude Code sends one assistant message per content block, so block `n` of API message `m`
+   * is item `m:n`, the same id its deltas streamed under.
+   */
+  onAssistant(message: SDKAssistantMessage): void {
+    if (message.parent_tool_use_id !== null) return;
+    const apiMessage = message.message as { id?: string; content?: unknown };
+    const messageId = apiMessage.id ?? message.uuid;
+    let index = this.#blocksSeen.get(messageId) ?? 0;
+    for (const block of contentBlocks(apiMessage.content)) {
+      const itemId = `${messageId}:${index++}`;
+      if (isTextBlock(block)) this.ledger.messageCompleted(itemId, block.text);
+      else if (isThinkingBlock(block)) this.ledger.reasoningCompleted(itemId, block.thinking);
+      else if (isToolUseBlock(block)) this.onToolUse(block.id, block.name, block.input);
+    }
+    this.#blocksSeen.set(messageId, index);
+  }
+
+  private onToolUse(id: string, name: string, input: unknown): void {
+    this.ledger.closeText();
+    const mcp = parseMcpToolName(name);
+    this.ledger.toolStarted({
+      itemId: id,
+      kind: toolKindOf(name),
+      name,
+      title: toolTitleOf(name, input),
+      ...(mcp !== null ? { server: mcp.server } : {}),
+      ...(input !== undefined ? { input } : {}),
+    });
+    if (SUBAGENT_TOOLS.has(name)) {
+      this.#subagents.add(id);
+      const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+      const title = typeof args["description"] === "string" ? args["description"] : undefined;
+      this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: id, status: "running", ...(title !== undefined ? { title } : {}) });
+    }
+  }
+
+  /** A user message from Claude Code's side: tool results (the interrupt marker and echoes are skipped). */
+  onUser(message: SDKUserMessage): void {
+    if (message.parent_tool_use_id !== null) return;
+    for (const block of contentBlocks(message.message.content)) {
+      if (!isToolResultBlock(block)) continue;
+      const output = toolResultText(block);
+      this.ledger.toolCompleted(block.tool_use_id, block.is_error === true ? "failed" : "completed", output);
+      if (this.#subagents.delete(block.tool_use_id)) {
+        this.emit({
+          type: "subagent.observed",
+          turnId: this.turnId,
+          nativeId: block.tool_use_id,
+          status: block.is_error === true ? "failed" : "completed",
+          ...(output !== "" ? { summary: output.slice(0, 2_000) } : {}),
+        });
+      }
+    }
+  }
+
+  /**
+   * A `result`: Claude Code finished one of its turns. Returns true when that answered every
+   * message of this host turn (the turn is over), false when a steered message is still to come
+   * or the result answered none of this turn's messages (a background task's, say).
+   */
+  onResult(result: SDKResultMessage): boolean {
+    const named = (result as { user_message_uuids?: readonly string[] }).user_message_uuids;
+    const single = (result as { user_message_uuid?: string }).user_message_uuid;
+    const consumed = [...(named ?? []), ...(single !== undefined ? [single] : [])];
+    // A CLI that names no uuids at all (older than 2.1.3xx) answers one message per result.
+    if (consumed.length > 0 && !consumed.some((uuid) => this.#unanswered.has(uuid))) return false;
+    this.ledger.addUsage(turnUsageOf(result));
+    for (const uuid of consumed) this.#unanswered.delete(uuid);
+    if (consumed.length === 0) this.#unanswered.clear();
+    return this.#unanswered.size === 0;
+  }
+
+  /**
+   * True while Claude still holds messages of this turn after an interrupt: a steer Claude had
+   * queued behind a text-only reply survives `interrupt()` (it is in `still_queued`) and runs as
+   * a turn of its own, which the session interrupts too.
+   */
+  get leftoverAfterInterrupt(): boolean {
+    return this.interruptRequested && this.#unanswered.size > 0;
+  }
+
+  /** Ends the turn once (the ledger settles what is still open). */
+  finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
+    if (this.interruptTimer !== null) clearTimeout(this.interruptTimer);
+    for (const id of this.#subagents) this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: id, status: status === "completed" ? "completed" : "failed" });
+    this.#subagents.clear();
+    return this.ledger.finish(status, error);
+  }
+}
