@@ -1,89 +1,96 @@
 import {
-  NO_CAPABILITIES,
-  SPECIFICATION_VERSION,
-  SwitchyardError,
+  defineAdapter,
   defineDriver,
-  mergeCapabilities,
-  type CreateInstanceInput,
+  type CapabilityDeclaration,
   type OpenSessionInput,
-  type OrchestrationAdapter,
+  type OptionsSchema,
   type PluginContext,
-  type ProviderCapabilities,
   type ProviderDriver,
   type ProviderInstanceDescriptor,
-  type ProviderSession,
-  type ProbeOptions,
-  type ProviderStatus,
+  type StartableSession,
 } from "@switchyard/sdk";
-import { resolveCodexBinary } from "./codex-binary.js";
-import { CODEX_APP_SERVER_CAPABILITIES } from "./codex-capabilities.js";
-import { codexEnvironment } from "./codex-environment.js";
-import { codexOptionsOf, codexOptionsSchema, type CodexOptions } from "./codex-options.js";
-import { probeCodex } from "./codex-probe.js";
-import { CodexAppServerSession } from "./codex-session.js";
+import { CodexAppServerSession } from "./app-server/codex-session.js";
+import { CODEX_APP_SERVER_CAPABILITIES, CODEX_EXEC_CAPABILITIES } from "./codex-capabilities.js";
+import { CodexExecSession } from "./exec/codex-exec-session.js";
+import { requireCodexBinary, type CodexBinary } from "./shared/codex-binary.js";
+import { codexEnvironment } from "./shared/codex-environment.js";
+import { codexExecOptionsOf, codexExecOptionsSchema, codexOptionsOf, codexOptionsSchema, type CodexExecOptions, type CodexOptions } from "./shared/codex-options.js";
+import { probeCodex } from "./shared/codex-probe.js";
 
-/** The complete capability record of the `codex` driver. */
-export const codexAppServerCapabilities: ProviderCapabilities = mergeCapabilities(NO_CAPABILITIES, CODEX_APP_SERVER_CAPABILITIES).capabilities;
-
-/**
- * The OrchestrationAdapter of one `codex` instance: each session runs its own `codex app-server`
- * (JSON-RPC over stdio) in its own process group, holding one Codex thread.
- */
-export class CodexAppServerAdapter implements OrchestrationAdapter {
-  readonly specificationVersion = SPECIFICATION_VERSION;
-  readonly instanceId: string;
-  readonly driverKind = "codex";
-  private readonly sessions = new Set<CodexAppServerSession>();
-
-  constructor(
-    private readonly instance: ProviderInstanceDescriptor,
-    private readonly options: CodexOptions,
-    private readonly context: PluginContext,
-  ) {
-    this.instanceId = instance.id;
-  }
-
-  capabilities(): ProviderCapabilities {
-    return codexAppServerCapabilities;
-  }
-
-  probe(options: ProbeOptions = {}): Promise<ProviderStatus> {
-    return probeCodex({ codexPath: this.options.codexPath, instance: this.instance, context: this.context, depth: options.depth ?? "full" });
-  }
-
-  async openSession(input: OpenSessionInput): Promise<ProviderSession> {
-    const binary = await resolveCodexBinary(this.options.codexPath, this.context, codexEnvironment({ instance: this.instance, binary: null, grant: null }));
-    if (binary === null) {
-      throw new SwitchyardError("provider_unavailable", "Codex was not found: install @openai/codex, or set codexPath in the instance options.", {
-        codexPath: this.options.codexPath ?? null,
-      });
-    }
-    const session: CodexAppServerSession = new CodexAppServerSession(
-      { instance: this.instance, options: this.options, context: this.context, binary, onClosed: () => this.sessions.delete(session) },
-      input,
-    );
-    try {
-      await session.start();
-    } catch (error) {
-      await session.close();
-      throw error;
-    }
-    this.sessions.add(session);
-    return session;
-  }
-
-  async dispose(): Promise<void> {
-    await Promise.all([...this.sessions].map((session) => session.close()));
-  }
+/** What a driver's session gets from its adapter. */
+interface CodexSessionSetup<TOptions> {
+  readonly instance: ProviderInstanceDescriptor;
+  readonly options: TOptions;
+  readonly context: PluginContext;
+  readonly binary: CodexBinary;
+  readonly onClosed: () => void;
 }
 
-/** The `codex` driver: Codex through `codex app-server`. */
+/** One Codex driver: what differs between `codex` and `codex-exec`. */
+interface CodexDriverSpec<TOptions extends { readonly codexPath?: string | undefined }> {
+  readonly driverKind: string;
+  readonly displayName: string;
+  readonly optionsSchema: OptionsSchema<TOptions>;
+  /** Reads options that may not have passed through the schema (a driver created directly). */
+  readonly optionsOf: (value: unknown) => TOptions;
+  readonly capabilities: CapabilityDeclaration;
+  readonly session: (setup: CodexSessionSetup<TOptions>, input: OpenSessionInput) => StartableSession;
+}
+
+/**
+ * A Codex driver on the kit's adapter shell. Both drivers probe the same way (the same binary and
+ * CODEX_HOME) and find the binary before each session, so a missing one fails the session with
+ * `provider_unavailable` and what to do.
+ */
+function codexDriver<TOptions extends { readonly codexPath?: string | undefined }>(spec: CodexDriverSpec<TOptions>): ProviderDriver<TOptions> {
+  return defineDriver<TOptions>({
+    driverKind: spec.driverKind,
+    displayName: spec.displayName,
+    optionsSchema: spec.optionsSchema,
+    capabilities: spec.capabilities,
+    create: ({ instance, options: raw, context }) => {
+      const options = spec.optionsOf(raw ?? {});
+      const { codexPath } = options;
+      return defineAdapter({
+        instance,
+        driverKind: spec.driverKind,
+        capabilities: spec.capabilities,
+        probe: (probe = {}) => probeCodex({ codexPath, instance, context, depth: probe.depth ?? "full" }),
+        createSession: async (input, onClosed) => {
+          const binary = await requireCodexBinary(codexPath, context, codexEnvironment({ instance, binary: null, grant: null }));
+          return spec.session({ instance, options, context, binary, onClosed }, input);
+        },
+      });
+    },
+  });
+}
+
+/**
+ * The `codex` driver: each session runs its own `codex app-server` (JSON-RPC over stdio) in its
+ * own process group, holding one Codex thread.
+ */
 export function createCodexDriver(): ProviderDriver<CodexOptions> {
-  return defineDriver<CodexOptions>({
+  return codexDriver<CodexOptions>({
     driverKind: "codex",
     displayName: "Codex",
     optionsSchema: codexOptionsSchema,
+    optionsOf: codexOptionsOf,
     capabilities: CODEX_APP_SERVER_CAPABILITIES,
-    create: ({ instance, options, context }: CreateInstanceInput<CodexOptions>) => new CodexAppServerAdapter(instance, codexOptionsOf(options ?? {}), context),
+    session: (setup, input) => new CodexAppServerSession(setup, input),
+  });
+}
+
+/**
+ * The `codex-exec` driver: `@openai/codex-sdk`, one `codex exec` per turn; a session starts no
+ * process until its first turn.
+ */
+export function createCodexExecDriver(): ProviderDriver<CodexExecOptions> {
+  return codexDriver<CodexExecOptions>({
+    driverKind: "codex-exec",
+    displayName: "Codex (exec)",
+    optionsSchema: codexExecOptionsSchema,
+    optionsOf: codexExecOptionsOf,
+    capabilities: CODEX_EXEC_CAPABILITIES,
+    session: (setup, input) => new CodexExecSession(setup, input),
   });
 }

@@ -12,8 +12,8 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Approvals: commands, file changes, permission escalations and MCP tool-call elicitations.
  *   Structured user questions are off: `request_user_input` is refused by Codex outside plan
  *   mode, which this driver does not offer, and MCP form elicitations are declined.
- * - Instructions have their own channel: `developerInstructions` at thread start and a developer
- *   message (`thread/inject_items`) before a turn.
+ * - Instructions have their own channel: the turn's instructions (composed by the host) become a
+ *   developer message (`thread/inject_items`) just before `turn/start`.
  * - Codex's own sub-agents (`spawn_agent`) are observed, with their native thread ids.
  * - Codex's model list is short and curated (`model/list`), so every current model is listed.
  */
@@ -41,14 +41,15 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
 /**
  * Driver `codex-exec` (`@openai/codex-sdk`: one `codex exec` process per turn).
  * - No steering and no native fork: the shared policy steers by interrupt-and-restart and forks
- *   with portable context.
+ *   with portable context. The session has no `steerTurn`, `forkThread`, `readSnapshot` or
+ *   `respondToRuntimeRequest` at all (the host's guard refuses them).
  * - Interrupt aborts the turn's process (the SDK's AbortSignal).
  * - Resume by thread id (`codex exec resume <id>`), one process per turn, so model and runtime
  *   mode apply per turn.
  * - No approvals: `codex exec` cannot ask. `approval-required` runs with a read-only sandbox
  *   (nothing that would need approval can happen); `full-access` runs unsandboxed.
  *   `auto-accept-edits` is not offered (it would need command approvals).
- * - No instruction channel: instructions go first in the prompt.
+ * - No instruction channel: the host folds instructions into the prompt.
  * - The same short, curated Codex model list: every current model is listed.
  */
 export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {

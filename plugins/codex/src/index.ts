@@ -6,19 +6,17 @@
  *   thread id; the shared policy covers steering and forks).
  */
 import { definePlugin } from "@switchyard/sdk";
-import { createCodexDriver } from "./codex-adapter.js";
-import { createCodexExecDriver } from "./codex-exec-adapter.js";
+import { createCodexDriver, createCodexExecDriver } from "./codex-adapter.js";
 
-export { CodexAppServerAdapter, codexAppServerCapabilities, createCodexDriver } from "./codex-adapter.js";
-export { CodexExecAdapter, codexExecCapabilities, createCodexExecDriver } from "./codex-exec-adapter.js";
-export { CodexAppServerSession } from "./codex-session.js";
-export { CodexExecSession } from "./codex-exec-session.js";
+export { createCodexDriver, createCodexExecDriver } from "./codex-adapter.js";
+export { CodexAppServerSession } from "./app-server/codex-session.js";
+export { CodexExecSession } from "./exec/codex-exec-session.js";
 export { CODEX_APP_SERVER_CAPABILITIES, CODEX_EXEC_CAPABILITIES } from "./codex-capabilities.js";
-export { codexOptionsSchema, codexExecOptionsSchema, type CodexOptions, type CodexExecOptions, type CodexConfigValue } from "./codex-options.js";
-export { codexMcpServers, codexThreadMcpConfig, directServerName, type CodexMcpServerConfig } from "./codex-mcp-config.js";
-export { MCP_TOKEN_ENV_VAR } from "./codex-environment.js";
-export { appServerModeSettings, execModeSettings } from "./codex-runtime-modes.js";
-export { installedCodexBinary, resolveCodexBinary, type CodexBinary } from "./codex-binary.js";
+export { codexOptionsSchema, codexExecOptionsSchema, type CodexOptions, type CodexExecOptions, type CodexConfigValue } from "./shared/codex-options.js";
+export { codexMcpServers, codexThreadMcpConfig, directServerName, type CodexMcpServerConfig } from "./shared/codex-mcp-config.js";
+export { MCP_TOKEN_ENV_VAR } from "./shared/codex-environment.js";
+export { appServerModeSettings, execModeSettings } from "./shared/codex-runtime-modes.js";
+export { installedCodexBinary, resolveCodexBinary, type CodexBinary } from "./shared/codex-binary.js";
 export { CODEX_WIRE_VERSION } from "./codex-wire.js";
 
 export default definePlugin({ drivers: [createCodexDriver(), createCodexExecDriver()] });

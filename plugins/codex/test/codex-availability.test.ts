@@ -70,6 +70,15 @@ describe("codex availability", () => {
     expect(status.models[0]).toEqual({ id: "fake-model", isDefault: true });
   });
 
+  it("an inspect probe starts no app-server (no catalog from model/list); a full one asks it", async () => {
+    const adapter = await adapterFor("codex-exec", home.home);
+    const quick = await adapter.probe({ depth: "inspect" });
+    expect(quick.models.map((model) => model.id)).toEqual(["fake-model"]);
+    const full = await adapter.probe({ depth: "full" });
+    expect(full.models[0]).toEqual({ id: "fake-model", isDefault: true });
+    expect(full.models.length).toBeGreaterThan(1);
+  });
+
   it("a session whose CODEX_HOME vanished after the check fails with what Codex said on stderr", async () => {
     const adapter = await adapterFor("codex", home.home);
     expect((await adapter.probe({ depth: "inspect" })).executable).toBe(true);

@@ -64,15 +64,19 @@ describe("codex-exec driver (adapter)", () => {
     return opened;
   }
 
-  it("declares no steering and no native fork, and says so when asked", async () => {
+  it("declares no steering, native fork, approvals or snapshot, and has none of those methods", async () => {
     const caps = adapter.capabilities();
     expect(caps.turns).toMatchObject({ interrupt: true, steeringByInterruptRestart: true, activeSteering: false });
-    expect(caps.threads).toMatchObject({ fork: false, forkFromTurn: false });
+    expect(caps.threads).toMatchObject({ fork: false, forkFromTurn: false, readSnapshot: false });
+    expect(caps.runtimeRequests).toMatchObject({ approvals: false, userInputQuestions: false });
     const { session } = await open();
-    await expect(session.steerTurn!({ turnId: "t", text: "x" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
-    await expect(session.forkThread!({})).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
-    await expect(session.respondToRuntimeRequest!("r", { kind: "dismiss" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
-    await expect(session.readSnapshot!()).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
+    // An undeclared optional method is absent; the host's GuardedSession refuses it with unsupported_capability.
+    expect(session.steerTurn).toBeUndefined();
+    expect(session.forkThread).toBeUndefined();
+    expect(session.respondToRuntimeRequest).toBeUndefined();
+    expect(session.readSnapshot).toBeUndefined();
+    expect(session.updateMcpGrant).toBeUndefined();
+    expect(typeof session.interruptTurn).toBe("function");
   });
 
   it("runs a text turn and resumes the thread in a new session", async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { PluginContext } from "@switchyard/sdk";
+import { SwitchyardError, type PluginContext } from "@switchyard/sdk";
 
 /** How to start Codex: the native binary and what the npm wrapper would have added to its env. */
 export interface CodexBinary {
@@ -73,4 +73,18 @@ export async function resolveCodexBinary(
   if (installed !== null) return installed;
   const onPath = await context.process.which("codex", env);
   return onPath === null ? null : { command: onPath, source: "path", pathDirs: [], env: {} };
+}
+
+/**
+ * The Codex executable a session starts, or `provider_unavailable` naming what to do: install
+ * `@openai/codex`, or set `codexPath`.
+ */
+export async function requireCodexBinary(codexPath: string | undefined, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<CodexBinary> {
+  const binary = await resolveCodexBinary(codexPath, context, env);
+  if (binary === null) {
+    throw new SwitchyardError("provider_unavailable", "Codex was not found: install @openai/codex, or set codexPath in the instance options.", {
+      codexPath: codexPath ?? null,
+    });
+  }
+  return binary;
 }

@@ -3,10 +3,10 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { withStderrTail, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
-import { AppServerConnection } from "./app-server-connection.js";
+import { CodexRpc } from "../app-server/codex-rpc.js";
+import type { v2 } from "../codex-wire.js";
 import { resolveCodexBinary, type CodexBinary } from "./codex-binary.js";
 import { codexEnvironment } from "./codex-environment.js";
-import type { v2 } from "./codex-wire.js";
 
 /** What `config.toml` says about the model, its provider and where credentials are kept. */
 interface ConfiguredModel {
@@ -84,27 +84,26 @@ async function askAppServer(
   context: PluginContext,
 ): Promise<{ models: v2.Model[]; account: v2.GetAccountResponse | null }> {
   const child = context.process.spawn(binary.command, ["app-server"], { cwd: tmpdir(), env, extendEnv: false, stdin: "pipe", label: "codex app-server probe" });
-  const connection = new AppServerConnection(child, context.logger, () => undefined, async () => {
-    throw new Error("The probe answers no requests.");
+  const rpc = new CodexRpc(child, {
+    label: "codex app-server probe",
+    logger: context.logger,
+    onNotification: () => undefined,
+    onRequest: async () => {
+      throw new Error("The probe answers no requests.");
+    },
   });
   try {
     try {
-      await connection.request("initialize", { clientInfo: { name: "switchyard", title: "Switchyard", version: context.hostVersion }, capabilities: null }, 10_000);
+      await rpc.initialize(context.hostVersion, 10_000);
     } catch (error) {
       // Let the exit land first, so the stderr tail holds what Codex said on its way out.
       await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 500).unref())]);
       throw new Error(withStderrTail(`codex app-server did not answer initialize: ${error instanceof Error ? error.message : String(error)}`, child.stderrTail()));
     }
-    connection.notify("initialized");
-    const [models, account] = await Promise.all([
-      connection.request("model/list", {}, 10_000).catch(() => null),
-      connection.request("account/read", {}, 10_000).catch(() => null),
-    ]);
+    const [models, account] = await Promise.all([rpc.request("model/list", {}, 10_000).catch(() => null), rpc.request("account/read", {}, 10_000).catch(() => null)]);
     return { models: models?.data ?? [], account };
   } finally {
-    connection.close();
-    child.stdin?.end();
-    await child.kill("SIGTERM", 1_000).catch(() => undefined);
+    await rpc.stop();
   }
 }
 

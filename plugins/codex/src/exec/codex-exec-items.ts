@@ -1,25 +1,16 @@
 import type { ThreadItem } from "@openai/codex-sdk";
 import type { McpEndpointGrant } from "@switchyard/sdk";
-import { commandTitle, type ToolCallEnd, type ToolCallStart } from "./codex-items.js";
-import { canonicalServerName } from "./codex-mcp-config.js";
-
-const MAX_OUTPUT_CHARS = 16_000;
-
-function clip(text: string): string {
-  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}…` : text;
-}
+import { clipOutput, commandTitle, mcpToolCallShape, type ToolCallEnd, type ToolCallShape } from "../shared/codex-tool-calls.js";
 
 /** The `tool_call.started` of a `codex exec` item, or null for items that are not tool calls. */
-export function execToolCallStart(item: ThreadItem, grant: McpEndpointGrant | null): ToolCallStart | null {
+export function execToolCallStart(item: ThreadItem, grant: McpEndpointGrant | null): ToolCallShape | null {
   switch (item.type) {
     case "command_execution":
       return { kind: "command", name: "exec_command", title: commandTitle({ command: item.command }), input: { command: item.command } };
     case "file_change":
       return { kind: "file_change", name: "apply_patch", title: item.changes.map((change) => change.path).join(", ") || "file change", input: { changes: item.changes } };
-    case "mcp_tool_call": {
-      const server = canonicalServerName(item.server, grant);
-      return { kind: "mcp", name: `mcp__${server}__${item.tool}`, title: `${server}/${item.tool}`, server, input: item.arguments };
-    }
+    case "mcp_tool_call":
+      return mcpToolCallShape(item.server, item.tool, item.arguments, grant);
     case "web_search":
       return { kind: "web", name: "web_search", title: item.query || "web search" };
     default:
@@ -32,7 +23,7 @@ export function execToolCallEnd(item: ThreadItem): ToolCallEnd | null {
   switch (item.type) {
     case "command_execution":
       if (item.status === "in_progress") return null;
-      return { status: item.status, ...(item.aggregated_output ? { output: clip(item.aggregated_output) } : {}) };
+      return { status: item.status, ...(item.aggregated_output ? { output: clipOutput(item.aggregated_output) } : {}) };
     case "file_change":
       return { status: item.status, output: item.changes.map((change) => `${change.kind} ${change.path}`).join("\n") };
     case "mcp_tool_call": {
@@ -41,7 +32,7 @@ export function execToolCallEnd(item: ThreadItem): ToolCallEnd | null {
       const text = (item.result?.content ?? [])
         .map((block) => (block.type === "text" ? block.text : JSON.stringify(block)))
         .join("\n");
-      return { status: "completed", ...(text ? { output: clip(text) } : {}) };
+      return { status: "completed", ...(text ? { output: clipOutput(text) } : {}) };
     }
     case "web_search":
       return { status: "completed" };

@@ -1,6 +1,6 @@
 import type { ApprovalDecision, ApprovalOption, ApprovalRequest } from "@switchyard/sdk";
-import { commandTitle } from "./codex-items.js";
-import type { ServerRequestParams, ServerRequestResults, v2 } from "./codex-wire.js";
+import { commandTitle } from "../shared/codex-tool-calls.js";
+import type { ServerRequestParams, ServerRequestResults, v2 } from "../codex-wire.js";
 
 /** The server requests that are approvals. */
 export type ApprovalMethod =

@@ -1,5 +1,5 @@
 import type { RuntimeMode } from "@switchyard/sdk";
-import type { v2 } from "./codex-wire.js";
+import type { v2 } from "../codex-wire.js";
 
 /** What a runtime mode means for an app-server thread. */
 export interface AppServerModeSettings {

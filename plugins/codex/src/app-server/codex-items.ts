@@ -1,43 +1,14 @@
-import type { McpEndpointGrant, ToolKind } from "@switchyard/sdk";
-import { canonicalServerName } from "./codex-mcp-config.js";
-import type { v2 } from "./codex-wire.js";
-
-/** A Codex thread item that is a tool call, as a `tool_call.started` needs it. */
-export interface ToolCallStart {
-  readonly kind: ToolKind;
-  readonly name: string;
-  readonly title: string;
-  readonly server?: string;
-  readonly input?: unknown;
-}
-
-/** How a tool-call item ended. */
-export interface ToolCallEnd {
-  readonly status: "completed" | "failed" | "declined";
-  readonly output?: string;
-}
-
-const MAX_OUTPUT_CHARS = 16_000;
-
-function clip(text: string): string {
-  return text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}…` : text;
-}
-
-/** The command a person typed, without Codex's `/bin/bash -lc '…'` wrapper. */
-export function commandTitle(item: { readonly command: string; readonly commandActions?: readonly v2.CommandAction[] | null }): string {
-  const actions = item.commandActions ?? [];
-  if (actions.length > 0) return actions.map((action) => action.command).join(" && ");
-  const wrapped = /^\/bin\/(?:ba|z)?sh -lc '(.*)'$/s.exec(item.command);
-  return wrapped?.[1] ?? item.command;
-}
+import type { McpEndpointGrant } from "@switchyard/sdk";
+import type { v2 } from "../codex-wire.js";
+import { clipOutput, commandTitle, mcpToolCallShape, type ToolCallEnd, type ToolCallShape } from "../shared/codex-tool-calls.js";
 
 function mcpResultText(result: v2.McpToolCallResult | null): string | undefined {
   if (result === null) return undefined;
   const texts = result.content
     .map((block) => (typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" ? String((block as { text?: unknown }).text ?? "") : JSON.stringify(block)))
     .filter((text) => text.length > 0);
-  if (texts.length > 0) return clip(texts.join("\n"));
-  return result.structuredContent === null ? undefined : clip(JSON.stringify(result.structuredContent));
+  if (texts.length > 0) return clipOutput(texts.join("\n"));
+  return result.structuredContent === null ? undefined : clipOutput(JSON.stringify(result.structuredContent));
 }
 
 function collabToolName(tool: v2.CollabAgentTool): string {
@@ -45,7 +16,7 @@ function collabToolName(tool: v2.CollabAgentTool): string {
 }
 
 /** The `tool_call.started` of a tool item, or null for items that are not tool calls. */
-export function toolCallStart(item: v2.ThreadItem, grant: McpEndpointGrant | null): ToolCallStart | null {
+export function toolCallStart(item: v2.ThreadItem, grant: McpEndpointGrant | null): ToolCallShape | null {
   switch (item.type) {
     case "commandExecution":
       return { kind: "command", name: "exec_command", title: commandTitle(item), input: { command: item.command, cwd: item.cwd } };
@@ -56,10 +27,8 @@ export function toolCallStart(item: v2.ThreadItem, grant: McpEndpointGrant | nul
         title: item.changes.map((change) => change.path).join(", ") || "file change",
         input: { changes: item.changes.map((change) => ({ path: change.path, kind: change.kind.type })) },
       };
-    case "mcpToolCall": {
-      const server = canonicalServerName(item.server, grant);
-      return { kind: "mcp", name: `mcp__${server}__${item.tool}`, title: `${server}/${item.tool}`, server, input: item.arguments };
-    }
+    case "mcpToolCall":
+      return mcpToolCallShape(item.server, item.tool, item.arguments, grant);
     case "dynamicToolCall":
       return { kind: "other", name: item.namespace ? `${item.namespace}.${item.tool}` : item.tool, title: item.tool, input: item.arguments };
     case "collabAgentToolCall":
@@ -79,12 +48,12 @@ export function toolCallEnd(item: v2.ThreadItem): ToolCallEnd | null {
     case "commandExecution": {
       if (item.status === "inProgress") return null;
       const output = item.aggregatedOutput ?? undefined;
-      return { status: item.status, ...(output ? { output: clip(output) } : {}) };
+      return { status: item.status, ...(output ? { output: clipOutput(output) } : {}) };
     }
     case "fileChange": {
       if (item.status === "inProgress") return null;
       const diff = item.changes.map((change) => `--- ${change.path}\n${change.diff}`).join("\n");
-      return { status: item.status, ...(diff ? { output: clip(diff) } : {}) };
+      return { status: item.status, ...(diff ? { output: clipOutput(diff) } : {}) };
     }
     case "mcpToolCall": {
       if (item.status === "inProgress") return null;
@@ -94,7 +63,7 @@ export function toolCallEnd(item: v2.ThreadItem): ToolCallEnd | null {
     case "dynamicToolCall": {
       if (item.status === "inProgress") return null;
       const output = (item.contentItems ?? []).map((content) => (content.type === "inputText" ? content.text : `[${content.type}]`)).join("\n");
-      return { status: item.status === "completed" ? "completed" : "failed", ...(output ? { output: clip(output) } : {}) };
+      return { status: item.status === "completed" ? "completed" : "failed", ...(output ? { output: clipOutput(output) } : {}) };
     }
     case "collabAgentToolCall":
       if (item.status === "inProgress") return null;
