@@ -100,7 +100,7 @@ describe("JsonLinesChannel and JsonRpcPeer over a real process", () => {
 });
 
 describe("TurnLedger: what becomes of open items at turn.terminal", () => {
-  it("closes open text with what streamed, ends open tools by the turn's status or as declined, cancels the turn's requests, one terminal", () => {
+  it("leaves cut-off text to the host, ends open tools by the turn's status or as declined, cancels the turn's requests, one terminal", () => {
     const { events, emit } = recorder();
     const book = new RuntimeRequestBook<null>(emit, "req");
     const turn = new TurnLedger("turn-1", emit, book);
@@ -118,15 +118,13 @@ describe("TurnLedger: what becomes of open items at turn.terminal", () => {
     turn.messageDelta("m1", "late");
     const tail = events.slice(events.findIndex((e) => e.type === "runtime_request.opened") + 1);
     expect(tail).toEqual([
-      { type: "reasoning.completed", turnId: "turn-1", itemId: "r1", text: "thinking" },
-      { type: "message.completed", turnId: "turn-1", itemId: "m1", text: "partial answer" },
       { type: "tool_call.completed", turnId: "turn-1", itemId: "t1", status: "failed" },
       { type: "tool_call.completed", turnId: "turn-1", itemId: "t2", status: "declined" },
       { type: "runtime_request.resolved", turnId: "turn-1", requestId: "turn-1:req:1", resolution: "cancelled" },
       { type: "turn.terminal", turnId: "turn-1", status: "interrupted" },
     ]);
     expect(events.filter((e) => e.type === "turn.started")).toEqual([{ type: "turn.started", turnId: "turn-1", providerTurnId: "native-1" }]);
-    expect(turn.lastAssistantText).toBe("partial answer");
+    expect(turn.lastAssistantText).toBe("");
   });
 
   it("a completed turn completes unfinished tools and reports usage; a declined tool's failure reads declined", async () => {

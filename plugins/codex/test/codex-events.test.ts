@@ -185,7 +185,7 @@ describe("CodexTurn (on the kit's turn ledger)", () => {
     return { events, requests, subagents, turn, apply };
   }
 
-  it("reports the host's turn id, and settles an interrupted turn: tools end failed, requests cancelled, one terminal", async () => {
+  it("reports the host's turn id, and settles an interrupted turn: tools end failed, requests cancelled, cut-off text left to the host, one terminal", async () => {
     const { events, requests, turn, apply } = setup();
     turn.bind(TURN);
     turn.bind(TURN);
@@ -203,7 +203,6 @@ describe("CodexTurn (on the kit's turn ledger)", () => {
       "tool_call.started",
       "runtime_request.opened",
       "message.delta",
-      "message.completed",
       "tool_call.completed",
       "runtime_request.resolved",
       "turn.terminal",

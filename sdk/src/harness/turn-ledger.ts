@@ -38,8 +38,9 @@ interface ToolState {
  * The bookkeeping of one turn, the same for every provider, so the same interrupt yields the
  * same items everywhere. It reports the turn's events with the host's turn id and remembers
  * what is still open; `finish` settles all of it, exactly once, by the spec's rule:
- * - an open assistant message or reasoning item is completed with the text streamed so far
- *   (nothing is reported for one that streamed nothing);
+ * - an assistant message or reasoning item the provider never completed is not completed here:
+ *   the host keeps the text it streamed as a partial item (`data.partial`), so a reader can tell
+ *   a cut-off answer from a whole one;
  * - a tool call that never finished ends `declined` if the user declined it, `completed` if the
  *   turn completed, else `failed`;
  * - the turn's pending runtime requests are cancelled;
@@ -186,7 +187,8 @@ export class TurnLedger {
    */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.terminated) return false;
-    this.closeText();
+    this.#messages.clear();
+    this.#reasoning.clear();
     for (const [itemId, tool] of this.#tools) {
       if (tool.done) continue;
       tool.done = true;
