@@ -5,6 +5,7 @@ import {
   type CapabilityDeclaration,
   type OpenSessionInput,
   type OrchestrationAdapter,
+  type ProbeOptions,
   type ProviderCapabilities,
   type ProviderInstanceDescriptor,
   type ProviderSession,
@@ -23,8 +24,8 @@ export interface AdapterDefinition<TSession extends StartableSession> {
   readonly driverKind: string;
   /** What the instance can do: a declaration (decoded pessimistically once), or a function for capabilities negotiated later. */
   readonly capabilities: CapabilityDeclaration | (() => ProviderCapabilities);
-  /** Checks installation, executability, authentication and models; never starts a model turn. */
-  probe(): Promise<ProviderStatus>;
+  /** Checks installation, executability, authentication and models; never starts a model turn. `options` are the host's (its depth). */
+  probe(options?: ProbeOptions): Promise<ProviderStatus>;
   /**
    * Builds a session (not started yet). `onClosed` must be called once when it closes, so the
    * shell forgets it.
@@ -48,7 +49,7 @@ export function defineAdapter<TSession extends StartableSession>(definition: Ada
     driverKind: definition.driverKind,
     sessions,
     capabilities: () => declared ?? (definition.capabilities as () => ProviderCapabilities)(),
-    probe: () => definition.probe(),
+    probe: (options?: ProbeOptions) => definition.probe(options),
     async openSession(input: OpenSessionInput): Promise<ProviderSession> {
       let session: TSession | null = null;
       session = await definition.createSession(input, () => {
