@@ -11,10 +11,10 @@ import type {
   ProbeDepth,
   ProviderInstanceDescriptor,
   RuntimeMode,
-  RuntimeRequestResponse,
   ToolKind,
   UserInputRequest,
 } from "@switchyard/core/spec";
+import type { RuntimeRequestOutcome } from "../harness/index.js";
 
 /** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */
 export interface AcpLaunchCommand {
@@ -105,10 +105,11 @@ export interface AcpModeMapping {
   readonly plan?: string;
 }
 
-/** The outcome of a runtime request the adapter opened on behalf of a flavor. */
-export type AcpRuntimeRequestOutcome =
-  | { readonly kind: "answered"; readonly response: RuntimeRequestResponse }
-  | { readonly kind: "cancelled" };
+/**
+ * The outcome of a runtime request the adapter opened on behalf of a flavor: the kit's
+ * {@link RuntimeRequestOutcome} (a dismissal is `cancelled`, never an answer).
+ */
+export type AcpRuntimeRequestOutcome = RuntimeRequestOutcome;
 
 /** The turn currently running in a session. */
 export interface AcpTurnView {
