@@ -400,6 +400,24 @@ describe("cancel and permissions", () => {
     });
   });
 
+  it("closing the session lets a restart that waits for an ignored cancel go, with session_closed", async () => {
+    const adapter = await adapterFor({ ignoreCancel: true });
+    const recorder = createEventRecorder();
+    const session = await openSession(adapter, recorder);
+    const input = turnInput("@hold");
+    await session.startTurn(input);
+    await recorder.waitFor("turn.started", (event) => event.turnId === input.turnId);
+    await session.interruptTurn!({ turnId: input.turnId });
+    // The replacement waits for the interrupted turn to end; the agent never ends it.
+    const restart = session.startTurn(turnInput("steered", { restartOfTurnId: input.turnId })).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await session.close();
+    expect(hasErrorCode(await restart, "session_closed")).toBe(true);
+    expect(recorder.events.some((event) => event.type === "turn.terminal")).toBe(false);
+  });
+
   it("cancel answers a pending permission request cancelled", async () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();

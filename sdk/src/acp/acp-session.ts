@@ -392,10 +392,11 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     this.#closed = true;
     this.#deps.onClosed?.();
     if (this.#restarting) await this.#restarting.catch(() => undefined);
-    // Nothing is reported after close; the agent gets `cancelled` for what it still waits on.
+    // Nothing is reported after close; the agent gets `cancelled` for what it still waits on,
+    // and whoever waits for the running turn's end (a restart after an interrupt) is let go.
     this.#sink.close();
     this.#requests.book.cancelTurn(null);
-    this.#turn?.stopCancelTimer();
+    this.#turn?.finish("interrupted");
     const runtime = this.#runtime;
     const channel = this.#channel;
     this.#runtime = null;

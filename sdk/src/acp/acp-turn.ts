@@ -130,16 +130,11 @@ export class AcpTurn implements AcpTurnView {
    * requests cancelled, one terminal). Returns false when it had already ended.
    */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
-    this.stopCancelTimer();
+    if (this.#cancelTimer !== null) clearTimeout(this.#cancelTimer);
+    this.#cancelTimer = null;
     if (!this.#ledger.finish(status, error)) return false;
     this.#onEnded(this);
     return true;
-  }
-
-  /** Forgets the cancel timer (the session closes). */
-  stopCancelTimer(): void {
-    if (this.#cancelTimer !== null) clearTimeout(this.#cancelTimer);
-    this.#cancelTimer = null;
   }
 
   #closeMessage(): void {
