@@ -144,8 +144,8 @@ export interface AcpSessionHandle {
   newItemId(turnId: string, prefix: string): string;
   /**
    * Opens a runtime request (`runtime_request.opened`) for `turnId` and waits for the host's
-   * answer through `respondToRuntimeRequest`. Resolves `cancelled` when the turn ends first,
-   * the session closes or `signal` aborts.
+   * answer through `respondToRuntimeRequest`. Resolves `cancelled` when the host dismisses it,
+   * the turn ends first, the session closes or `signal` aborts.
    */
   openRuntimeRequest(
     turnId: string,
