@@ -171,7 +171,9 @@ describe("initialize and capability negotiation", () => {
     expect(entry?.env).toContainEqual({ name: "SWITCHYARD_MCP_TOKEN", value: "secret-token-for-tests" });
     expect("type" in (entry as object)).toBe(false);
 
-    await expect(session.readSnapshot?.()).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
+    // Not negotiated, so absent: the host's guard refuses it with unsupported_capability.
+    expect("readSnapshot" in session).toBe(false);
+    expect("forkThread" in session).toBe(false);
     await expect(
       adapter.openSession({ ...(await sessionInput(recorder)), resumeCursor: "sess-anything" }),
     ).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
@@ -203,6 +205,8 @@ describe("initialize and capability negotiation", () => {
     await expect(session.startTurn(turnInput("@state", { model: "model-z" }))).rejects.toSatisfy((error: unknown) =>
       hasErrorCode(error, "invalid_input"),
     );
+    // A refused model is not kept: the next turn that names none runs on the model before it.
+    expect((await runTurn(session, recorder, "@state")).text).toBe("mode: default; model: model-a");
   });
 
   it("a model setting the agent cannot take is reported as a warning", async () => {
@@ -335,17 +339,16 @@ describe("turns", () => {
     expect(recorder.ofTurn(early.turnId).some((event) => event.type === "warning")).toBe(true);
   });
 
-  it("refuses a second prompt while one runs, and steering", async () => {
+  it("refuses a second prompt while one runs, and has no steering at all", async () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
     const input = turnInput("@hold");
     await session.startTurn(input);
     await expect(session.startTurn(turnInput("again"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "conflict"));
-    await expect(session.steerTurn?.({ turnId: input.turnId, text: "more" })).rejects.toSatisfy((error: unknown) =>
-      hasErrorCode(error, "unsupported_capability"),
-    );
-    await session.interruptTurn?.({ turnId: input.turnId });
+    // ACP has no active steering: the method does not exist (the host interrupts and restarts).
+    expect("steerTurn" in session).toBe(false);
+    await session.interruptTurn!({ turnId: input.turnId });
     await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
   });
 });
@@ -395,6 +398,24 @@ describe("cancel and permissions", () => {
     expect(recorder.ofTurn(input.turnId).find((event) => event.type === "warning")).toMatchObject({
       message: expect.stringContaining("session/cancel"),
     });
+  });
+
+  it("closing the session lets a restart that waits for an ignored cancel go, with session_closed", async () => {
+    const adapter = await adapterFor({ ignoreCancel: true });
+    const recorder = createEventRecorder();
+    const session = await openSession(adapter, recorder);
+    const input = turnInput("@hold");
+    await session.startTurn(input);
+    await recorder.waitFor("turn.started", (event) => event.turnId === input.turnId);
+    await session.interruptTurn!({ turnId: input.turnId });
+    // The replacement waits for the interrupted turn to end; the agent never ends it.
+    const restart = session.startTurn(turnInput("steered", { restartOfTurnId: input.turnId })).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await session.close();
+    expect(hasErrorCode(await restart, "session_closed")).toBe(true);
+    expect(recorder.events.some((event) => event.type === "turn.terminal")).toBe(false);
   });
 
   it("cancel answers a pending permission request cancelled", async () => {
@@ -569,17 +590,17 @@ describe("resume, snapshot and fork", () => {
   it("forks only when the agent advertises session/fork, and never from a turn", async () => {
     const plain = await adapterFor({});
     const plainSession = await openSession(plain, createEventRecorder());
-    await expect(plainSession.forkThread?.({})).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
+    expect("forkThread" in plainSession).toBe(false);
 
     const adapter = await adapterFor({ fork: true });
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
     expect(adapter.capabilities().threads).toEqual({ readSnapshot: true, fork: true, forkFromTurn: false });
     const { turnId } = await runTurn(session, recorder, "@say forked history");
-    await expect(session.forkThread?.({ afterTurnId: turnId })).rejects.toSatisfy((error: unknown) =>
+    await expect(session.forkThread!({ afterTurnId: turnId })).rejects.toSatisfy((error: unknown) =>
       hasErrorCode(error, "unsupported_capability"),
     );
-    const fork = await session.forkThread?.({});
+    const fork = await session.forkThread!({});
     expect(fork?.resumeCursor).toMatch(/^sess-/);
     expect(fork?.resumeCursor).not.toBe(session.resumeCursor);
   });

@@ -1,4 +1,6 @@
 import type { CapabilityDeclaration } from "@switchyard/sdk";
+import type { acpSdk } from "@switchyard/sdk/acp";
+import type { IgnorableAgentCapability } from "./acp-registry-options.js";
 
 /**
  * What an ACP Registry instance declares before it has seen its agent: the ACP baseline and
@@ -42,3 +44,24 @@ export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
   runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
   interactionModes: ["default"],
 };
+
+/** The `initialize` response with the features an instance ignores taken out. */
+export function withoutIgnoredCapabilities(init: acpSdk.InitializeResponse, ignored: readonly IgnorableAgentCapability[] | undefined): acpSdk.InitializeResponse {
+  if (ignored === undefined || ignored.length === 0) return init;
+  const caps = init.agentCapabilities ?? {};
+  const sessionCaps = { ...(caps.sessionCapabilities ?? {}) };
+  const mcp = { ...(caps.mcpCapabilities ?? {}) };
+  if (ignored.includes("sessionCapabilities.resume")) delete sessionCaps.resume;
+  if (ignored.includes("sessionCapabilities.fork")) delete sessionCaps.fork;
+  if (ignored.includes("mcpCapabilities.http")) mcp.http = false;
+  if (ignored.includes("mcpCapabilities.sse")) mcp.sse = false;
+  return {
+    ...init,
+    agentCapabilities: {
+      ...caps,
+      ...(ignored.includes("loadSession") ? { loadSession: false } : {}),
+      sessionCapabilities: sessionCaps,
+      mcpCapabilities: mcp,
+    },
+  };
+}

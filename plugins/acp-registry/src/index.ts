@@ -7,17 +7,10 @@
 import { definePlugin } from "@switchyard/sdk";
 import { createAcpRegistryDriver } from "./acp-registry-adapter.js";
 
-export {
-  AcpRegistryCatalogs,
-  IGNORABLE_AGENT_CAPABILITIES,
-  acpRegistryOptionsSchema,
-  createAcpRegistryDriver,
-  createAcpRegistryFlavor,
-  withoutIgnoredCapabilities,
-  type AcpRegistryOptions,
-  type IgnorableAgentCapability,
-} from "./acp-registry-adapter.js";
-export { ACP_REGISTRY_CAPABILITIES } from "./acp-registry-capabilities.js";
+export { createAcpRegistryDriver, createAcpRegistryFlavor } from "./acp-registry-adapter.js";
+export { AcpRegistryCatalogs } from "./acp-registry-launch.js";
+export { IGNORABLE_AGENT_CAPABILITIES, acpRegistryOptionsSchema, type AcpRegistryOptions, type IgnorableAgentCapability } from "./acp-registry-options.js";
+export { ACP_REGISTRY_CAPABILITIES, withoutIgnoredCapabilities } from "./acp-registry-capabilities.js";
 export { ACP_REGISTRY_URL_ENV, acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
 
 export default definePlugin({ drivers: [createAcpRegistryDriver()] });

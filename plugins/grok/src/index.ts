@@ -5,7 +5,8 @@
 import { definePlugin } from "@switchyard/sdk";
 import { createGrokDriver } from "./grok-adapter.js";
 
-export { createGrokDriver, grokFlavor, grokOptionsSchema, PLAN_RECORDED_FEEDBACK, type GrokOptions } from "./grok-adapter.js";
+export { createGrokDriver, grokFlavor, grokOptionsSchema, type GrokOptions } from "./grok-adapter.js";
+export { PLAN_RECORDED_FEEDBACK, XAI_EXTENSIONS } from "./grok-extensions.js";
 export { GROK_CAPABILITIES, refineGrokCapabilities } from "./grok-capabilities.js";
 export * from "./grok-wire.js";
 

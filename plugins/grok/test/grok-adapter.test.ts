@@ -141,8 +141,10 @@ describe("grok plugin", () => {
     expect(after.sessions.resume).toBe(true);
     const recorder = createEventRecorder();
     const session = await openGrok(adapter, recorder);
-    await expect(session.forkThread?.({})).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
-    await expect(session.steerTurn?.({ turnId: "x", text: "y" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "unsupported_capability"));
+    // Undeclared methods are absent (the host's guard refuses them with unsupported_capability).
+    expect("forkThread" in session).toBe(false);
+    expect("steerTurn" in session).toBe(false);
+    expect(typeof session.readSnapshot).toBe("function");
   });
 
   it("rejects malformed options before any process starts", async () => {
@@ -189,12 +191,17 @@ describe("grok plugin", () => {
     expect(terminal.status).toBe("completed");
     expect(recorder.textOf(input.turnId)).toBe('answers: {"Which database?":"sqlite","Which checks?":"lint, test"}');
 
-    const declined = turn("@ask Proceed? | yes, no");
-    await session.startTurn(declined);
-    const second = await recorder.waitFor("runtime_request.opened", (event) => event.turnId === declined.turnId);
-    await session.respondToRuntimeRequest?.(second.requestId, { kind: "approval", decision: "decline" });
-    await recorder.waitFor("turn.terminal", (event) => event.turnId === declined.turnId);
-    expect(recorder.textOf(declined.turnId)).toBe("question: declined");
+    // A question takes answers; a decision is the wrong kind of answer, and a dismissal cancels it.
+    const dismissed = turn("@ask Proceed? | yes, no");
+    await session.startTurn(dismissed);
+    const second = await recorder.waitFor("runtime_request.opened", (event) => event.turnId === dismissed.turnId);
+    await expect(session.respondToRuntimeRequest!(second.requestId, { kind: "approval", decision: "decline" })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "invalid_input"),
+    );
+    await session.respondToRuntimeRequest!(second.requestId, { kind: "dismiss" });
+    await recorder.waitFor("turn.terminal", (event) => event.turnId === dismissed.turnId);
+    expect(recorder.textOf(dismissed.turnId)).toBe("question: cancelled");
+    expect(recorder.events).toContainEqual({ type: "runtime_request.resolved", turnId: dismissed.turnId, requestId: second.requestId, resolution: "cancelled" });
   });
 
   it("turns _x.ai/exit_plan_mode into plan.proposed; a plan-only turn stops there", async () => {

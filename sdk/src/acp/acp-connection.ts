@@ -200,6 +200,16 @@ export class SerialQueue {
     this.tail = next;
     return next;
   }
+
+  /** Queues `task` and settles with its result or its error; the queue goes on either way. */
+  call<T>(task: () => T | Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
 }
 
 /** Describes a JSON-RPC or other error for a turn or log line. */

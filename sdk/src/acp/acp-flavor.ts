@@ -11,10 +11,10 @@ import type {
   ProbeDepth,
   ProviderInstanceDescriptor,
   RuntimeMode,
-  RuntimeRequestResponse,
   ToolKind,
   UserInputRequest,
 } from "@switchyard/core/spec";
+import type { RuntimeRequestOutcome } from "../harness/index.js";
 
 /** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */
 export interface AcpLaunchCommand {
@@ -105,10 +105,11 @@ export interface AcpModeMapping {
   readonly plan?: string;
 }
 
-/** The outcome of a runtime request the adapter opened on behalf of a flavor. */
-export type AcpRuntimeRequestOutcome =
-  | { readonly kind: "answered"; readonly response: RuntimeRequestResponse }
-  | { readonly kind: "cancelled" };
+/**
+ * The outcome of a runtime request the adapter opened on behalf of a flavor: the kit's
+ * {@link RuntimeRequestOutcome} (a dismissal is `cancelled`, never an answer).
+ */
+export type AcpRuntimeRequestOutcome = RuntimeRequestOutcome;
 
 /** The turn currently running in a session. */
 export interface AcpTurnView {
@@ -143,8 +144,8 @@ export interface AcpSessionHandle {
   newItemId(turnId: string, prefix: string): string;
   /**
    * Opens a runtime request (`runtime_request.opened`) for `turnId` and waits for the host's
-   * answer through `respondToRuntimeRequest`. Resolves `cancelled` when the turn ends first,
-   * the session closes or `signal` aborts.
+   * answer through `respondToRuntimeRequest`. Resolves `cancelled` when the host dismisses it,
+   * the turn ends first, the session closes or `signal` aborts.
    */
   openRuntimeRequest(
     turnId: string,

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalDecision, ApprovalKind, ApprovalOption, RuntimeMode } from "@switchyard/core/spec";
+import type { ApprovalDecision, ApprovalKind, ApprovalOption, ApprovalRequest, RuntimeMode } from "@switchyard/core/spec";
 
 /** What an ACP permission option kind means as a Switchyard decision. */
 export function decisionOfOptionKind(kind: acp.PermissionOptionKind): ApprovalDecision {
@@ -71,4 +71,26 @@ export function automaticOutcome(
     return outcome.outcome === "selected" ? outcome : null;
   }
   return null;
+}
+
+/** What a tool call asks to do, for the person deciding: its diff, else its raw input. */
+export function permissionDetail(toolCall: acp.ToolCallUpdate): string | undefined {
+  const diff = toolCall.content?.find((item) => item.type === "diff");
+  if (diff && diff.type === "diff") return `--- ${diff.path}\n${diff.newText}`;
+  if (toolCall.rawInput !== undefined && toolCall.rawInput !== null) {
+    return typeof toolCall.rawInput === "string" ? toolCall.rawInput : JSON.stringify(toolCall.rawInput);
+  }
+  return undefined;
+}
+
+/** A `session/request_permission` as the approval request the host sees. */
+export function permissionApproval(params: acp.RequestPermissionRequest): ApprovalRequest {
+  const detail = permissionDetail(params.toolCall);
+  return {
+    kind: "approval",
+    approvalKind: approvalKindOf(params.toolCall.kind),
+    title: params.toolCall.title ?? params.toolCall.toolCallId,
+    ...(detail !== undefined ? { detail } : {}),
+    options: approvalOptions(params.options),
+  };
 }

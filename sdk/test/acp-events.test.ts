@@ -1,0 +1,240 @@
+import { describe, expect, it } from "vitest";
+import type { AdapterEvent, TurnInput } from "@switchyard/core/spec";
+import { RuntimeRequestBook } from "../src/harness/index.js";
+import {
+  AcpTurn,
+  agentExitReport,
+  permissionApproval,
+  promptEnding,
+  readSessionUpdate,
+  replayedTurns,
+  type AcpUpdateContext,
+  type acpSdk,
+} from "../src/acp/index.js";
+
+const CONTEXT: AcpUpdateContext = { injectedServers: ["switchyard"] };
+
+function text(sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk", value: string): acpSdk.SessionUpdate {
+  return { sessionUpdate, content: { type: "text", text: value } };
+}
+
+describe("readSessionUpdate", () => {
+  it("reads text chunks, and nothing for empty or non-text ones", () => {
+    expect(readSessionUpdate(text("agent_message_chunk", "Hi"), CONTEXT)).toEqual({ kind: "message_chunk", text: "Hi" });
+    expect(readSessionUpdate(text("agent_thought_chunk", "hmm"), CONTEXT)).toEqual({ kind: "thought_chunk", text: "hmm" });
+    expect(readSessionUpdate(text("agent_message_chunk", ""), CONTEXT)).toEqual({ kind: "none" });
+    expect(readSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "", mimeType: "image/png" } }, CONTEXT)).toEqual({
+      kind: "none",
+    });
+    // Our own prompt echoed back is not output.
+    expect(readSessionUpdate(text("user_message_chunk", "the prompt"), CONTEXT)).toEqual({ kind: "none" });
+  });
+
+  it("reads a tool call's start from its first sighting and its end from a terminal status", () => {
+    const announced = readSessionUpdate(
+      { sessionUpdate: "tool_call", toolCallId: "t1", title: "npm test", kind: "execute", status: "in_progress", rawInput: { command: "npm test" } },
+      CONTEXT,
+    );
+    expect(announced).toEqual({
+      kind: "tool_call",
+      announced: true,
+      start: { itemId: "t1", kind: "command", name: "npm test", title: "npm test", input: { command: "npm test" } },
+      end: null,
+    });
+    const finished = readSessionUpdate(
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] },
+      CONTEXT,
+    );
+    expect(finished).toMatchObject({ kind: "tool_call", announced: false, start: { itemId: "t1", title: "t1" }, end: { status: "completed", output: "ok" } });
+    expect(readSessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed" }, CONTEXT)).toMatchObject({ end: { status: "failed" } });
+  });
+
+  it("names MCP calls to the injected server, and lets the flavor classify tools", () => {
+    const mcp = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "mcp_switchyard_delegate_task_1", title: "switchyard/delegate_task" }, CONTEXT);
+    expect(mcp).toMatchObject({ start: { kind: "mcp", server: "switchyard", name: "mcp__switchyard__delegate_task", title: "switchyard/delegate_task" } });
+    const flavored = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "t2", title: "AskUserQuestion", kind: "other" }, { ...CONTEXT, toolKind: () => "web" });
+    expect(flavored).toMatchObject({ start: { kind: "web" } });
+    const unclassified = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "t3", title: "x", kind: "fetch" }, { ...CONTEXT, toolKind: () => undefined });
+    expect(unclassified).toMatchObject({ start: { kind: "web" } });
+  });
+
+  it("reads plans as checklists and mode and config changes as session changes", () => {
+    expect(
+      readSessionUpdate(
+        {
+          sessionUpdate: "plan",
+          entries: [
+            { content: "read", status: "completed", priority: "high" },
+            { content: "write", status: "pending", priority: "low" },
+          ],
+        },
+        CONTEXT,
+      ),
+    ).toEqual({ kind: "plan", text: "- [x] read\n- [ ] write" });
+    expect(readSessionUpdate({ sessionUpdate: "plan", entries: [] }, CONTEXT)).toEqual({ kind: "none" });
+    expect(readSessionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "plan" }, CONTEXT)).toEqual({ kind: "mode_changed", currentModeId: "plan" });
+    expect(readSessionUpdate({ sessionUpdate: "config_option_update", configOptions: [] }, CONTEXT)).toEqual({ kind: "config_changed", configOptions: [] });
+  });
+});
+
+describe("promptEnding", () => {
+  it("maps every stop reason, with usage when the agent reports it", () => {
+    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, false)).toEqual({
+      status: "completed",
+      usage: { inputTokens: 3, outputTokens: 5 },
+    });
+    expect(promptEnding({ stopReason: "max_tokens" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_tokens") });
+    expect(promptEnding({ stopReason: "max_turn_requests" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_turn_requests") });
+    expect(promptEnding({ stopReason: "refusal" }, false)).toEqual({ status: "failed", error: { code: "refusal", message: "The agent refused to continue this turn." } });
+    expect(promptEnding({ stopReason: "cancelled" }, true)).toEqual({ status: "interrupted" });
+    expect(promptEnding({ stopReason: "cancelled" }, false)).toEqual({ status: "cancelled" });
+    expect(promptEnding({ stopReason: "sideways" as acpSdk.StopReason }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("sideways") });
+  });
+});
+
+describe("agentExitReport", () => {
+  it("carries the exit and the stderr tail; a clean exit has no error", () => {
+    const crashed = agentExitReport({ exitCode: 7, signal: null }, "boom");
+    expect(crashed.reason).toContain("exited (code 7, signal none)");
+    expect(crashed.reason).toContain("boom");
+    expect(crashed.error).toEqual({ code: "7", message: crashed.reason });
+    expect(agentExitReport({ exitCode: null, signal: "SIGKILL" }, undefined).error?.code).toBe("agent_exited");
+    expect(agentExitReport(null, undefined)).toMatchObject({ reason: expect.stringContaining("closed its connection"), error: { code: "agent_exited" } });
+    expect(agentExitReport({ exitCode: 0, signal: null }, undefined).error).toBeUndefined();
+  });
+});
+
+describe("replayedTurns", () => {
+  it("opens a turn per user run and gives it the assistant text after it", () => {
+    expect(
+      replayedTurns([
+        text("user_message_chunk", "first "),
+        text("user_message_chunk", "question"),
+        text("agent_thought_chunk", "ignored"),
+        text("agent_message_chunk", "answer"),
+        { sessionUpdate: "tool_call", toolCallId: "t", title: "ignored" },
+        text("agent_message_chunk", " one"),
+        text("user_message_chunk", "second"),
+        text("agent_message_chunk", "two"),
+      ]),
+    ).toEqual([
+      { userText: "first question", assistantText: "answer one" },
+      { userText: "second", assistantText: "two" },
+    ]);
+    expect(replayedTurns([text("agent_message_chunk", "greeting")])).toEqual([{ userText: "", assistantText: "greeting" }]);
+  });
+});
+
+describe("permissionApproval", () => {
+  it("shows the diff, else the raw input, and the options as decisions", () => {
+    const options: acpSdk.PermissionOption[] = [
+      { optionId: "ok", name: "Allow", kind: "allow_once" },
+      { optionId: "no", name: "Reject", kind: "reject_once" },
+    ];
+    expect(
+      permissionApproval({ sessionId: "s", options, toolCall: { toolCallId: "t", title: "edit", kind: "edit", content: [{ type: "diff", path: "/a.ts", newText: "x" }] } }),
+    ).toEqual({
+      kind: "approval",
+      approvalKind: "file-change",
+      title: "edit",
+      detail: "--- /a.ts\nx",
+      options: [
+        { id: "ok", label: "Allow", decision: "accept" },
+        { id: "no", label: "Reject", decision: "decline" },
+      ],
+    });
+    expect(permissionApproval({ sessionId: "s", options, toolCall: { toolCallId: "t", kind: "execute", rawInput: { command: "ls" } } })).toMatchObject({
+      approvalKind: "command",
+      title: "t",
+      detail: '{"command":"ls"}',
+    });
+  });
+});
+
+describe("AcpTurn on the kit's ledger", () => {
+  function turnOf(extra: Partial<TurnInput> = {}) {
+    const events: AdapterEvent[] = [];
+    const emit = (event: AdapterEvent) => events.push(event);
+    const requests = new RuntimeRequestBook<unknown>(emit, "request");
+    const ended: AcpTurn[] = [];
+    let counter = 0;
+    const input: TurnInput = {
+      turnId: "turn-1",
+      runId: "run-1",
+      text: "do it",
+      instructions: null,
+      model: null,
+      runtimeMode: "approval-required",
+      interactionMode: "default",
+      restartOfTurnId: null,
+      ...extra,
+    };
+    const turn = new AcpTurn(input, { emit, requests, newItemId: (prefix) => `turn-1:${prefix}:${++counter}`, onEnded: (t) => ended.push(t) });
+    return { turn, events, requests, ended };
+  }
+  const read = (update: acpSdk.SessionUpdate) => readSessionUpdate(update, CONTEXT);
+
+  it("opens one item per run of text: a thought ends the message, a tool call ends both", () => {
+    const { turn, events } = turnOf();
+    turn.start();
+    turn.apply(read(text("agent_message_chunk", "Hel")));
+    turn.apply(read(text("agent_message_chunk", "lo")));
+    turn.apply(read(text("agent_thought_chunk", "think")));
+    turn.apply(read({ sessionUpdate: "tool_call", toolCallId: "t1", title: "ls", kind: "execute" }));
+    turn.apply(read(text("agent_message_chunk", "after")));
+    turn.apply(read({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }));
+    expect(turn.endWith(promptEnding({ stopReason: "end_turn" }, false))).toBe(true);
+    expect(events.map((event) => `${event.type}${"itemId" in event ? ` ${event.itemId}` : ""}`)).toEqual([
+      "turn.started",
+      "message.delta turn-1:message:1",
+      "message.delta turn-1:message:1",
+      "message.completed turn-1:message:1",
+      "reasoning.delta turn-1:reasoning:2",
+      "reasoning.completed turn-1:reasoning:2",
+      "tool_call.started t1",
+      "message.delta turn-1:message:3",
+      "tool_call.completed t1",
+      "message.completed turn-1:message:3",
+      "turn.terminal",
+    ]);
+    expect(events.find((event) => event.type === "message.completed")).toMatchObject({ text: "Hello" });
+    expect(turn.replayed).toEqual({ userText: "do it", assistantText: "Helloafter" });
+  });
+
+  it("reports a plan only in a plan turn, under one item", () => {
+    const plan = (content: string) => read({ sessionUpdate: "plan", entries: [{ content, status: "pending", priority: "medium" }] });
+    const planning = turnOf({ interactionMode: "plan" });
+    planning.turn.apply(plan("a"));
+    planning.turn.apply(plan("b"));
+    expect(planning.events).toEqual([
+      { type: "plan.proposed", turnId: "turn-1", itemId: "turn-1:plan:1", text: "- [ ] a" },
+      { type: "plan.proposed", turnId: "turn-1", itemId: "turn-1:plan:1", text: "- [ ] b" },
+    ]);
+    const working = turnOf();
+    working.turn.apply(plan("a"));
+    expect(working.events).toEqual([]);
+  });
+
+  it("ends by the spec's rule: open tools end (declined ones declined), its requests are cancelled, one terminal", async () => {
+    const { turn, events, requests, ended } = turnOf();
+    turn.apply(read({ sessionUpdate: "tool_call", toolCallId: "declined", title: "rm", kind: "execute" }));
+    turn.apply(read({ sessionUpdate: "tool_call", toolCallId: "open", title: "ls", kind: "execute" }));
+    turn.declineTool("declined");
+    const { outcome } = requests.open("turn-1", { kind: "approval", approvalKind: "command", title: "ls" }, undefined);
+    turn.apply(read(text("agent_message_chunk", "partial")));
+    expect(turn.endWith({ status: "interrupted", usage: { inputTokens: 1, outputTokens: 2 }, warning: "stopped" })).toBe(true);
+    expect(turn.finish("failed")).toBe(false);
+    turn.apply(read(text("agent_message_chunk", "late")));
+    expect(await outcome).toMatchObject({ kind: "cancelled" });
+    expect(await turn.ended).toMatchObject({ status: "interrupted", usage: { inputTokens: 1, outputTokens: 2 } });
+    expect(events.filter((event) => event.type === "tool_call.completed")).toEqual([
+      { type: "tool_call.completed", turnId: "turn-1", itemId: "declined", status: "declined" },
+      { type: "tool_call.completed", turnId: "turn-1", itemId: "open", status: "failed" },
+    ]);
+    expect(events.filter((event) => event.type === "turn.terminal")).toHaveLength(1);
+    expect(events.find((event) => event.type === "warning")).toEqual({ type: "warning", turnId: "turn-1", message: "stopped" });
+    expect(events.some((event) => event.type === "message.delta" && event.text === "late")).toBe(false);
+    expect(events.map((event) => event.type).slice(-3)).toEqual(["tool_call.completed", "runtime_request.resolved", "turn.terminal"]);
+    expect(ended).toEqual([turn]);
+  });
+});
