@@ -38,9 +38,11 @@ interface ToolState {
  * The bookkeeping of one turn, the same for every provider, so the same interrupt yields the
  * same items everywhere. It reports the turn's events with the host's turn id and remembers
  * what is still open; `finish` settles all of it, exactly once, by the spec's rule:
- * - an assistant message or reasoning item the provider never completed is not completed here:
- *   the host keeps the text it streamed as a partial item (`data.partial`), so a reader can tell
- *   a cut-off answer from a whole one;
+ * - an assistant message or reasoning item still open when the turn completes is complete (some
+ *   protocols, ACP among them, mark a message's end only by the turn's); one still open when the
+ *   turn ends any other way was cut off, and is left to the host, which keeps the text it
+ *   streamed as a partial item (`data.partial`), so a reader can tell a cut-off answer from a
+ *   whole one;
  * - a tool call that never finished ends `declined` if the user declined it, `completed` if the
  *   turn completed, else `failed`;
  * - the turn's pending runtime requests are cancelled;
@@ -187,8 +189,12 @@ export class TurnLedger {
    */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.terminated) return false;
-    this.#messages.clear();
-    this.#reasoning.clear();
+    if (status === "completed") {
+      this.closeText();
+    } else {
+      this.#messages.clear();
+      this.#reasoning.clear();
+    }
     for (const [itemId, tool] of this.#tools) {
       if (tool.done) continue;
       tool.done = true;
