@@ -230,7 +230,7 @@ export class ProviderSessionManager {
       );
     }
     const adapter = instance.adapter;
-    const capabilities = adapter.capabilities();
+    const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const previous = this.engine.store
       .select("providerSession", "thread_id = ? AND provider_instance_id = ?", [threadId, thread.providerInstanceId])
       .filter((s) => s.resumeCursor !== null)
@@ -293,14 +293,15 @@ export class ProviderSessionManager {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
-      session: new GuardedSession(session, () => adapter.capabilities(), instance.descriptor.id),
+      session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id),
       hasMcp: grant !== null,
       needsHistoryHandoff: resumeCursor === null && earlierConversation,
       orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", providerSessionId);
-      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: adapter.capabilities() });
+      // As decoded after the open: the session may have negotiated more than was known before.
+      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: this.registry.capabilities(thread.providerInstanceId) });
     });
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);
