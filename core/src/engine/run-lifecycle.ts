@@ -285,6 +285,16 @@ export function finishRun(
 }
 
 /**
+ * A run as the stop policy sees it (`decideRunStop`): whether its current turn was handed to
+ * the provider, the line {@link requestInterrupt} draws between ending a run itself and asking
+ * the provider.
+ */
+export function stoppableRun(ctx: ProjectionReader, run: RunRecord): { readonly status: RunStatus; readonly reachedProvider: boolean } {
+  const attempt = run.currentAttemptId === null ? null : ctx.store.get("attempt", run.currentAttemptId);
+  return { status: run.status, reachedProvider: attempt !== null && attempt.status !== "pending" };
+}
+
+/**
  * Asks the provider to interrupt a run's live attempt: the explicit interrupt and Stop path. A run
  * that has not reached the provider yet (queued, or an attempt still pending) ends at once.
  */

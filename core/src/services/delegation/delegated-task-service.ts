@@ -1,12 +1,12 @@
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
+import { TOKENS, type Policy } from "../../di/tokens.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/engine.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { activeRun, finishRun, latestExecutedRun, putItem, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
+import { activeRun, finishRun, latestExecutedRun, putItem, queuedRuns, requestInterrupt, stoppableRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderRegistry } from "../../providers/provider-registry.js";
 import { type DelegatedTaskRecord, type DelegatedTaskRole, type RunRecord, type RuntimeRequestRecord, type StoredEvent } from "../../store/records.js";
@@ -57,6 +57,7 @@ export class DelegatedTaskService {
     @inject(TOKENS.Engine) private readonly engine: Engine,
     @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly selection: ProviderSelectionService,
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,
@@ -330,19 +331,19 @@ export class DelegatedTaskService {
         const terminal = current.finalizedAt !== null;
         if (!terminal) {
           const work = taskWork(ctx, current);
-          const run = work.active;
-          // A run that has not reached its provider yet can always be stopped; a live one only
-          // when the provider can interrupt a turn.
-          const attempt = run?.currentAttemptId ? ctx.get("attempt", run.currentAttemptId) : null;
-          const reachedProvider = attempt !== null && attempt.status !== "pending";
-          const interruptible = run !== null && (!reachedProvider || this.registry.capabilities(current.providerInstanceId).turns.interrupt);
-          if (!interruptible && work.queued.length === 0 && work.nested.length === 0) {
+          const decision = this.policy.decideTaskCancel({
+            activeRun: work.active === null ? null : stoppableRun(ctx, work.active),
+            queuedRuns: work.queued.length,
+            unfinishedNestedTasks: work.nested.length,
+            capabilities: this.registry.capabilities(current.providerInstanceId),
+          });
+          if (!decision.ok) {
             throw new OrchestratorFailure(
               "task_not_cancellable",
-              run !== null
+              decision.capability !== null
                 ? `Task ${task.id} runs on provider "${current.providerInstanceId}", which cannot interrupt a running turn, and has no queued turn or delegated work to stop; wait for it with task_status.`
                 : `Task ${task.id} has no interruptible run, no queued turn and no unfinished delegated work; its result is being published.`,
-              { taskId },
+              { taskId, ...(decision.capability !== null ? { capability: decision.capability } : {}) },
             );
           }
         }
