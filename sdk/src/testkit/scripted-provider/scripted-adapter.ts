@@ -123,6 +123,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The block a host folds instructions into for a provider without an instruction channel. */
+const FOLDED_INSTRUCTIONS_END = "\n</switchyard_instructions>\n\n";
+
+/**
+ * The user's own message in a turn's text. A model reads folded instructions (a history
+ * handoff, portable context) as context, not as requests, so the scripted one obeys directives
+ * only in the message itself: a handoff quoting an earlier `@@gate` must not hold the new turn.
+ */
+function ownMessage(text: string): string {
+  if (!text.startsWith("<switchyard_instructions>\n")) return text;
+  const end = text.indexOf(FOLDED_INSTRUCTIONS_END);
+  return end < 0 ? text : text.slice(end + FOLDED_INSTRUCTIONS_END.length);
+}
+
 /** Connects an MCP client to the session's Switchyard endpoint with its credential. */
 async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
@@ -220,7 +234,7 @@ class ScriptedSession {
     // request is still in the conversation, so it is carried out now.
     const unfinished = this.history.at(-1);
     const continuing = turn.input.restartOfTurnId !== null && unfinished !== undefined && unfinished.assistant === null;
-    const scriptText = continuing ? (unfinished.script ?? unfinished.user) : turn.input.text;
+    const scriptText = continuing ? (unfinished.script ?? unfinished.user) : ownMessage(turn.input.text);
     if (continuing) this.history.pop();
     this.history.push({ user: userText, assistant: null, script: scriptText });
     this.save();
