@@ -40,6 +40,8 @@ export const TOKENS = {
   EffectExecutor: token<import("../engine/effect-executor.js").EffectExecutor>("EffectExecutor"),
   OutboxWorker: token<import("../engine/outbox-worker.js").OutboxWorker>("OutboxWorker"),
   BootReconciler: token<import("../engine/boot-reconciler.js").BootReconciler>("BootReconciler"),
+  /** The engine's in-transaction reactions (the delegation saga), in the order they run. */
+  EngineReactions: token<readonly import("../engine/engine-reaction.js").EngineReaction[]>("EngineReactions"),
 } as const;
 
 /** Resolves a typed token. */

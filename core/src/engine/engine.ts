@@ -1,9 +1,10 @@
 import { SwitchyardError } from "../spec/index.js";
 import type { Store } from "../store/store.js";
-import type { StoredEvent } from "../store/records.js";
+import type { RunRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
 import { CommandContext, type EngineHooks } from "./command-context.js";
+import type { EngineReaction } from "./engine-reaction.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
@@ -34,14 +35,25 @@ export interface CommandOutcome<R> {
 @injectable()
 export class Engine {
   private readonly effectListeners = new Set<() => void>();
-  /** In-transaction reactions; services register theirs at composition time. */
-  readonly hooks: EngineHooks = { runTerminal: [], runtimeRequestChanged: [] };
+  /** The in-transaction reactions, as command contexts call them. */
+  private readonly hooks: EngineHooks;
+  /** The names of the reactions, in the order they run. */
+  readonly reactionNames: readonly string[];
 
   constructor(
     @inject(TOKENS.Store) readonly store: Store,
     @inject(TOKENS.Clock) readonly clock: Clock,
     @inject(TOKENS.IdAllocator) readonly ids: IdAllocator,
-  ) {}
+    /** Given by the composition root, so every engine has them before its first command. */
+    @inject(TOKENS.EngineReactions) reactions: readonly EngineReaction[] = [],
+  ) {
+    this.reactionNames = reactions.map((reaction) => reaction.name);
+    const runTerminal = reactions.filter((r) => r.onRunTerminal !== undefined).map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
+    const runtimeRequestChanged = reactions
+      .filter((r) => r.onRuntimeRequestChanged !== undefined)
+      .map((r) => (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
+    this.hooks = { runTerminal, runtimeRequestChanged };
+  }
 
   /** Runs a command once; a retry with the same id replays its receipt. */
   execute<R>(command: Command<R>): CommandOutcome<R> {

@@ -14,7 +14,6 @@ import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
-import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import type { Store } from "../store/store.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
@@ -103,9 +102,6 @@ export class SwitchyardHost {
     if (this.started) return this.reconcileReport!;
     this.homeLock ??= acquireHomeLock(this.paths.home);
     this.started = true;
-    // Services that react to engine events register their hooks when they are built: build
-    // them before anything can happen.
-    this.container.resolve(DelegatedTaskService);
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
     // Close a thread's provider session once it has been idle for a while.
     this.disposers.push(
