@@ -76,6 +76,12 @@ describe("store and engine", () => {
     expect(seen).toEqual([{ runId: delivery!.runId, statusInTransaction: "completed" }]);
   });
 
+  it("registers every token of the composition root, and one provider registry behind both registry tokens", async () => {
+    t = await startTestHost({ start: false });
+    for (const [name, token] of Object.entries(TOKENS)) expect(() => t!.host.container.resolve(token), name).not.toThrow();
+    expect(t.host.container.resolve(TOKENS.ProviderCatalog)).toBe(t.host.container.resolve(TOKENS.ProviderRegistry));
+  });
+
   it("keeps the database schema versioned and refuses a newer one", () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-schema-"));
     try {

@@ -8,7 +8,7 @@ import type { SwitchyardConfig } from "../config/config-schema.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../config/paths.js";
 import { BootReconciler } from "../engine/boot-reconciler.js";
 import { EffectExecutor } from "../engine/effect-executor.js";
-import { Engine } from "../engine/engine.js";
+import { TransactionalEngine } from "../engine/engine.js";
 import { LiveOutput } from "../engine/live-output.js";
 import { OutboxWorker } from "../engine/outbox-worker.js";
 import { ProviderEventIngestor } from "../engine/provider-event-ingestor.js";
@@ -118,10 +118,12 @@ export function createContainer(options: ContainerOptions = {}): { container: De
     },
   );
   container.register(TOKENS.ProviderRegistry, { useClass: ProviderRegistry }, scoped);
+  // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
+  container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga
   // runs for every command of every engine, and nothing has to be resolved early to install it.
   container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga)] });
-  container.register(TOKENS.Engine, { useClass: Engine }, scoped);
+  container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });
   container.register(TOKENS.ProviderEventIngestor, { useClass: ProviderEventIngestor }, scoped);

@@ -1,4 +1,4 @@
-import type { Store } from "../store/store.js";
+import type { EventStore } from "../store/ports.js";
 import type { EntityName, EntityRecords } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
@@ -35,7 +35,7 @@ export class CommandContext {
   private effects = 0;
 
   constructor(
-    readonly store: Store,
+    readonly store: EventStore,
     readonly commandId: string | null,
     readonly clock: Clock,
     readonly ids: IdAllocator,

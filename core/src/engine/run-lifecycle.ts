@@ -12,11 +12,11 @@ import {
 } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
-import type { Store } from "../store/store.js";
+import type { EventStore } from "../store/ports.js";
 
 /** Anything that can read projections (a command context, the engine). */
 export interface ProjectionReader {
-  readonly store: Store;
+  readonly store: EventStore;
 }
 import { EFFECT, type TurnInterruptPayload, type TurnStartPayload } from "./effects.js";
 

@@ -5,18 +5,19 @@ import {
   SPEC_SEMVER,
   NO_CAPABILITIES,
   decodeCapabilities,
-  type OrchestrationAdapter,
   type ProbeDepth,
   type PluginContext,
+  type ProcessHelpers,
   type ProviderCapabilities,
   type ProviderInstanceDescriptor,
   type ProviderStatus,
 } from "../spec/index.js";
+import type { AvailabilityReadOptions, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
+import type { PluginCatalog } from "../plugin-host/ports.js";
+import type { ManagedProviders } from "./ports.js";
 import type { ProviderInstanceConfig } from "../config/config-schema.js";
 import { configError } from "../config/config-loader.js";
 import type { Logger } from "../logging/logger.js";
-import type { PluginHost } from "../plugin-host/plugin-host.js";
-import type { ProcessRunner } from "../plugin-host/process-runner.js";
 import type { SwitchyardPaths } from "../config/paths.js";
 import { HOST_VERSION } from "../util/host-version.js";
 import type { Clock } from "../util/clock.js";
@@ -25,53 +26,7 @@ import { TOKENS } from "../di/tokens.js";
 import { ProviderSnapshots, type Snapshot } from "./provider-snapshots.js";
 import { watchSessionOpens } from "./session-open-watch.js";
 
-/** Why an instance cannot run work, before any probe. */
-export type InstanceRefusalCode = "disabled" | "unknown_driver" | "create_failed";
-
-/** One configured provider instance and what the host made of it. */
-export interface ProviderInstance {
-  readonly descriptor: ProviderInstanceDescriptor;
-  readonly enabled: boolean;
-  readonly pluginName: string | null;
-  /** The adapter, when the driver loaded and `create` succeeded. */
-  readonly adapter: OrchestrationAdapter | null;
-  readonly refusal: { readonly code: InstanceRefusalCode; readonly message: string } | null;
-  /** Position in the config (the user's order). */
-  readonly order: number;
-}
-
-/** What a status check concluded. */
-export interface ProviderAvailability {
-  readonly instanceId: string;
-  readonly driver: string;
-  readonly displayName: string;
-  readonly enabled: boolean;
-  /** An OrchestrationAdapter resolved for it. */
-  readonly hasAdapter: boolean;
-  readonly status: ProviderStatus | null;
-  /** It can run work now. */
-  readonly available: boolean;
-  /** Why not, in words a model or a person can act on. */
-  readonly reason: string | null;
-  /** Advertised models: custom models first, then the provider's, without duplicates. */
-  readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean }[];
-  readonly capabilities: ProviderCapabilities;
-  /**
-   * `checked`: a probe answered (see `depth`, `checkedAt`). `checking`: the instance's first
-   * probe is still running, so nothing is known yet; `available` is false and `reason` says so.
-   */
-  readonly state: "checked" | "checking";
-  /** How deep the probe behind this answer went, or null while checking. */
-  readonly depth: ProbeDepth | null;
-  /** When that probe started (ISO 8601), or null while checking. */
-  readonly checkedAt: string | null;
-}
-
-/** How the snapshot is read: at once, or after the deepest check available. */
-export interface AvailabilityReadOptions {
-  /** Probe again now (joining a probe already running) and answer with its result. */
-  readonly refresh?: boolean;
-}
+export type { AvailabilityReadOptions, InstanceRefusalCode, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
 
 /** How often the provider snapshot is refreshed when the config does not say. */
 export const DEFAULT_STATUS_REFRESH_MS = 5 * 60_000;
@@ -106,7 +61,7 @@ async function validateOptions(
  * `adapter.capabilities()` itself, so no path sees a record the decoder has not checked.
  */
 @injectable()
-export class ProviderRegistry {
+export class ProviderRegistry implements ManagedProviders {
   private instances: ProviderInstance[] = [];
   /** The decoded capability record of every instance, by id. */
   private decoded = new Map<string, ProviderCapabilities>();
@@ -115,8 +70,8 @@ export class ProviderRegistry {
   private readonly snapshots: ProviderSnapshots<ProviderAvailability>;
 
   constructor(
-    @inject(TOKENS.PluginHost) private readonly pluginHost: PluginHost,
-    @inject(TOKENS.ProcessRunner) private readonly processRunner: ProcessRunner,
+    @inject(TOKENS.PluginHost) private readonly pluginHost: PluginCatalog,
+    @inject(TOKENS.ProcessRunner) private readonly processRunner: ProcessHelpers,
     @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Clock) private readonly clock: Clock,

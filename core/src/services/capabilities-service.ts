@@ -2,8 +2,8 @@ import { inject, injectable } from "tsyringe";
 import { RUNTIME_MODES } from "../spec/index.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { Engine } from "../engine/engine.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { Engine } from "../engine/ports.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
@@ -16,7 +16,7 @@ import { shortModelList } from "./model-short-list.js";
 export class CapabilitiesService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly callers: CallerContext,

@@ -2,13 +2,13 @@ import { inject, injectable } from "tsyringe";
 import { type InteractionMode, type RuntimeMode, type RuntimeRequestResponse } from "../spec/index.js";
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun, latestRun, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import { isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
@@ -84,7 +84,7 @@ export interface RunWaitResult {
 export class ThreadManagementService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly waiter: EventWaiter,

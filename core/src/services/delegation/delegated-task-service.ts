@@ -3,12 +3,12 @@ import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
 import { TOKENS, type Policy } from "../../di/tokens.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
-import type { Engine } from "../../engine/engine.js";
+import type { Engine } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun, finishRun, putItem, queuedRuns, requestInterrupt, stoppableRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import type { ProviderRegistry } from "../../providers/provider-registry.js";
+import type { ProviderCatalog } from "../../engine/provider-catalog.js";
 import { type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
@@ -51,7 +51,7 @@ export interface WaitControl {
 export class DelegatedTaskService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly selection: ProviderSelectionService,

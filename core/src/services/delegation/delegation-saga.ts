@@ -4,7 +4,7 @@ import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { activeRun, finishRun, latestExecutedRun, queuedRuns } from "../../engine/run-lifecycle.js";
-import type { ProviderRegistry } from "../../providers/provider-registry.js";
+import type { ProviderCatalog } from "../../engine/provider-catalog.js";
 import type { DelegatedTaskRecord, RunRecord, RuntimeRequestRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
@@ -27,7 +27,7 @@ export class DelegationSaga implements EngineReaction {
   readonly name = "delegation";
 
   constructor(
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     /** Whether a parent is blocked in a `delegate_task` wait right now: a question reaches it there. */
     private readonly liveWaits: LiveWaits,
   ) {}
