@@ -14,8 +14,8 @@ export { createLogger, createSilentLogger, scrubSecrets, type Logger } from "./l
 export { OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "./engine/orchestrator-failure.js";
 export * as policy from "./policy/index.js";
 export type * from "./store/records.js";
-export type { PluginRecord } from "./plugin-host/plugin-host.js";
-export type { ProviderAvailability, ProviderInstance } from "./providers/provider-registry.js";
+export type { PluginRecord } from "./plugin-host/ports.js";
+export type { ProviderAvailability, ProviderInstance } from "./engine/provider-catalog.js";
 export { startServer, type RunningServer } from "./transports/http/switchyard-server.js";
 export { McpSessionRegistry, type CredentialCapability, type McpInvocationScope } from "./services/credentials/mcp-session-registry.js";
 export { ThreadManagementService } from "./services/thread-management-service.js";

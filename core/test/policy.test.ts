@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeCapabilities, NO_CAPABILITIES, RUNTIME_MODES, type ProviderCapabilities } from "../src/spec/index.js";
-import { decideFork, decideMessageDispatch, resolveModes, type SendMode } from "../src/policy/index.js";
-import type { RunStatus } from "../src/store/records.js";
+import { decideFork, decideMessageDispatch, decideRunStop, decideTaskCancel, describeProviderConduct, resolveModes, type SendMode } from "../src/policy/index.js";
+import { TERMINAL_RUN_STATUSES, type RunStatus } from "../src/store/records.js";
 
 function caps(turns: Partial<ProviderCapabilities["turns"]>, extra: Record<string, unknown> = {}): ProviderCapabilities {
   return decodeCapabilities({ turns: { terminalStatusQuality: "strong", ...turns }, ...extra }).capabilities;
@@ -184,5 +184,96 @@ describe("capability decoding", () => {
     const odd = decodeCapabilities({ models: { shortList: "everything" } });
     expect(odd.capabilities.models.shortList).toBe("first_n");
     expect(odd.warnings).toEqual([expect.stringContaining("models.shortList")]);
+  });
+});
+
+const RUN_STATUSES: RunStatus[] = ["queued", "starting", "running", "waiting", "completed", "failed", "cancelled", "interrupted"];
+
+describe("stop policy (t3_thread_interrupt, Stop): every run status, reach and provider", () => {
+  it("stops anything that has not reached the provider, and a running turn only where the provider can interrupt it", () => {
+    let cases = 0;
+    for (const status of RUN_STATUSES) {
+      for (const reachedProvider of [false, true]) {
+        for (const interrupt of [false, true]) {
+          cases += 1;
+          const decision = decideRunStop({ status, reachedProvider }, caps({ interrupt }));
+          const label = JSON.stringify({ status, reachedProvider, interrupt });
+          let expected: string;
+          if (TERMINAL_RUN_STATUSES.includes(status)) expected = "already_terminal";
+          else if (status === "queued") expected = "cancel_queued";
+          else if (!reachedProvider) expected = "end_before_provider";
+          else expected = interrupt ? "interrupt_turn" : "refused";
+          expect(decision.ok ? decision.action : "refused", label).toBe(expected);
+          if (!decision.ok) expect(decision.capability, label).toBe("turns.interrupt");
+          expect(decision.reason.length, label).toBeGreaterThan(10);
+        }
+      }
+    }
+    expect(cases).toBe(8 * 2 * 2);
+  });
+});
+
+describe("task cancel policy (task_cancel on an unpublished task): every shape of remaining work", () => {
+  it("goes ahead when it can stop something, and names the missing capability when a running turn is all there is", () => {
+    const actives: ({ status: RunStatus; reachedProvider: boolean } | null)[] = [null];
+    for (const status of ["starting", "running", "waiting"] as const) for (const reachedProvider of [false, true]) actives.push({ status, reachedProvider });
+    let cases = 0;
+    for (const activeRun of actives) {
+      for (const queuedRuns of [0, 1, 3]) {
+        for (const unfinishedNestedTasks of [0, 1]) {
+          for (const interrupt of [false, true]) {
+            cases += 1;
+            const decision = decideTaskCancel({ activeRun, queuedRuns, unfinishedNestedTasks, capabilities: caps({ interrupt }) });
+            const label = JSON.stringify({ activeRun, queuedRuns, unfinishedNestedTasks, interrupt });
+            const stopsActive = activeRun !== null && (!activeRun.reachedProvider || interrupt);
+            const ok = stopsActive || queuedRuns > 0 || unfinishedNestedTasks > 0;
+            expect(decision.ok, label).toBe(ok);
+            if (decision.ok) expect(decision.stopsActiveRun, label).toBe(stopsActive);
+            else expect(decision.capability, label).toBe(activeRun === null ? null : "turns.interrupt");
+          }
+        }
+      }
+    }
+    expect(cases).toBe(7 * 3 * 2 * 2);
+  });
+});
+
+describe("provider conduct (what orchestrator_capabilities lists): the decisions' own answers, for every capability combination", () => {
+  it("lists steering, fork and interrupt exactly as the dispatch, fork and stop decisions decide them", () => {
+    const liveTurn = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
+    let cases = 0;
+    for (const activeSteering of [false, true])
+      for (const interrupt of [false, true])
+        for (const steeringByInterruptRestart of [false, true])
+          for (const terminalStatusQuality of QUALITIES)
+            for (const fork of [false, true])
+              for (const nativeThreadIds of QUALITIES) {
+                cases += 1;
+                const capabilities = decodeCapabilities({
+                  turns: { activeSteering, interrupt, steeringByInterruptRestart, terminalStatusQuality },
+                  threads: { fork },
+                  identity: { nativeThreadIds },
+                }).capabilities;
+                const conduct = describeProviderConduct(capabilities);
+                const label = JSON.stringify({ activeSteering, interrupt, steeringByInterruptRestart, terminalStatusQuality, fork, nativeThreadIds });
+
+                // The documented rules, written out independently of the policy's code.
+                const expectedSteering = activeSteering ? "native" : interrupt && steeringByInterruptRestart ? "interrupt_restart" : terminalStatusQuality !== "none" ? "queue" : "none";
+                expect(conduct.steering, label).toBe(expectedSteering);
+                expect(conduct.fork, label).toBe(fork && nativeThreadIds === "strong" ? "native" : "portable");
+                expect(conduct.interrupt, label).toBe(interrupt ? "running_turns" : "unstarted_only");
+
+                // And what the decisions do with real requests agrees with the listing.
+                const send = decideMessageDispatch({ requested: "auto", activeRun: liveTurn, capabilities, text: "more", notification: false });
+                const sendAction = send.ok ? send.action : "refused";
+                expect(sendAction, label).toBe({ native: "steer", interrupt_restart: "restart", queue: "queue", none: "refused" }[conduct.steering]);
+                const forked = decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities });
+                expect(forked.action, label).toBe(conduct.fork);
+                const stop = decideRunStop({ status: "running", reachedProvider: true }, capabilities);
+                expect(stop.ok, label).toBe(conduct.interrupt === "running_turns");
+                const cancel = decideTaskCancel({ activeRun: { status: "running", reachedProvider: true }, queuedRuns: 0, unfinishedNestedTasks: 0, capabilities });
+                expect(cancel.ok, label).toBe(conduct.interrupt === "running_turns");
+              }
+    expect(cases).toBe(2 * 2 * 2 * 3 * 2 * 3);
   });
 });

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TOKENS } from "../src/di/tokens.js";
 import { loadConfig, parseConfig } from "../src/config/config-loader.js";
 import { Store } from "../src/store/store.js";
+import type { EngineReaction } from "../src/engine/engine-reaction.js";
+import { DelegationSaga } from "../src/services/delegation/delegation-saga.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
 
 describe("store and engine", () => {
@@ -50,6 +52,34 @@ describe("store and engine", () => {
     t = await startTestHost({ overrides: (container) => container.register(TOKENS.Clock, { useValue: fixed }) });
     const project = t.host.projects.add(t.workspace);
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
+  });
+
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga, with nothing resolved early", async () => {
+    t = await startTestHost({ start: false });
+    // A host that never started (a one-shot command) and never built DelegatedTaskService.
+    expect(t.host.engine.reactionNames).toEqual(["delegation"]);
+  });
+
+  it("lets a test add or replace the engine's reactions, which run inside the transaction that ended the run", async () => {
+    const seen: { runId: string; statusInTransaction: string | undefined }[] = [];
+    const recorder: EngineReaction = {
+      name: "recorder",
+      onRunTerminal: (ctx, run) => seen.push({ runId: run.id, statusInTransaction: ctx.get("run", run.id)?.status }),
+    };
+    t = await startTestHost({
+      overrides: (container) => container.register(TOKENS.EngineReactions, { useFactory: (c) => [recorder, c.resolve(DelegationSaga)] }),
+    });
+    expect(t.host.engine.reactionNames).toEqual(["recorder", "delegation"]);
+    const project = t.host.projects.add(t.workspace);
+    const { thread, delivery } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply done", createdBy: "user", creationSource: "cli" });
+    await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
+    expect(seen).toEqual([{ runId: delivery!.runId, statusInTransaction: "completed" }]);
+  });
+
+  it("registers every token of the composition root, and one provider registry behind both registry tokens", async () => {
+    t = await startTestHost({ start: false });
+    for (const [name, token] of Object.entries(TOKENS)) expect(() => t!.host.container.resolve(token), name).not.toThrow();
+    expect(t.host.container.resolve(TOKENS.ProviderCatalog)).toBe(t.host.container.resolve(TOKENS.ProviderRegistry));
   });
 
   it("keeps the database schema versioned and refuses a newer one", () => {

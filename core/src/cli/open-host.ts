@@ -2,10 +2,9 @@ import { SwitchyardHost } from "../host/switchyard-host.js";
 import { createContainer } from "../di/composition-root.js";
 import { resolve, TOKENS } from "../di/tokens.js";
 import { createLogger, createSilentLogger } from "../logging/logger.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { ManagedProviders } from "../providers/ports.js";
 import type { SwitchyardPaths } from "../config/paths.js";
-import type { HarnessProcessRegistry } from "../plugin-host/process-runner.js";
-import type { HarnessProcessLog } from "../store/harness-process-log.js";
+import type { HarnessProcessLedger } from "../store/ports.js";
 import { colorEnabled } from "./output.js";
 
 /** Options every command that opens the home shares. */
@@ -14,7 +13,7 @@ export interface HomeOptions {
 }
 
 /** Harness processes a listing starts are not recorded: that would need the database. */
-const UNRECORDED_PROCESSES: HarnessProcessRegistry = { started: () => undefined, exited: () => undefined };
+const UNRECORDED_PROCESSES: HarnessProcessLedger = { started: () => undefined, exited: () => undefined, leftovers: () => [], forgetLeftovers: () => undefined };
 
 function cliLogger() {
   return process.env.SWITCHYARD_LOG_LEVEL ? createLogger({ color: colorEnabled(process.stderr) }) : createSilentLogger();
@@ -43,12 +42,12 @@ export async function withHost<T>(options: HomeOptions, fn: (host: SwitchyardHos
  * but no database opened (nor created) and no harness process recorded in one. For commands
  * that only look at providers (`switchyard providers`).
  */
-export async function withProviders<T>(options: HomeOptions, fn: (providers: ProviderRegistry, paths: SwitchyardPaths) => Promise<T> | T): Promise<T> {
+export async function withProviders<T>(options: HomeOptions, fn: (providers: ManagedProviders, paths: SwitchyardPaths) => Promise<T> | T): Promise<T> {
   const { container, paths, config } = createContainer({
     ...(options.home !== undefined ? { home: options.home } : {}),
     logger: cliLogger(),
     // Probe processes are short-lived and stopped by the probe itself.
-    overrides: (c) => c.register(TOKENS.HarnessProcessLog, { useValue: UNRECORDED_PROCESSES as HarnessProcessLog }),
+    overrides: (c) => c.register(TOKENS.HarnessProcessLog, { useValue: UNRECORDED_PROCESSES }),
   });
   await resolve(container, TOKENS.PluginHost).load();
   const providers = resolve(container, TOKENS.ProviderRegistry);

@@ -8,7 +8,7 @@ import type { SwitchyardConfig } from "../config/config-schema.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../config/paths.js";
 import { BootReconciler } from "../engine/boot-reconciler.js";
 import { EffectExecutor } from "../engine/effect-executor.js";
-import { Engine } from "../engine/engine.js";
+import { TransactionalEngine } from "../engine/engine.js";
 import { LiveOutput } from "../engine/live-output.js";
 import { OutboxWorker } from "../engine/outbox-worker.js";
 import { ProviderEventIngestor } from "../engine/provider-event-ingestor.js";
@@ -27,6 +27,7 @@ import { CallerContext } from "../services/caller-context.js";
 import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
+import { DelegationSaga } from "../services/delegation/delegation-saga.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { LiveWaits } from "../services/live-waits.js";
 import { PendingRequestService } from "../services/pending-request-service.js";
@@ -38,7 +39,7 @@ import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
 
-/** Services that hold state or register engine hooks: one instance per container. */
+/** Services (and the reactions the engine runs): one instance per container. */
 const SCOPED_SERVICES = [
   EventWaiter,
   LiveWaits,
@@ -53,6 +54,7 @@ const SCOPED_SERVICES = [
   PendingRequestService,
   CapabilitiesService,
   DelegatedTaskService,
+  DelegationSaga,
   McpSessionRegistry,
 ] as const;
 
@@ -116,7 +118,12 @@ export function createContainer(options: ContainerOptions = {}): { container: De
     },
   );
   container.register(TOKENS.ProviderRegistry, { useClass: ProviderRegistry }, scoped);
-  container.register(TOKENS.Engine, { useClass: Engine }, scoped);
+  // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
+  container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
+  // The engine's in-transaction reactions, handed to it when it is built: the delegation saga
+  // runs for every command of every engine, and nothing has to be resolved early to install it.
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga)] });
+  container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });
   container.register(TOKENS.ProviderEventIngestor, { useClass: ProviderEventIngestor }, scoped);

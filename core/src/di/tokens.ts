@@ -1,10 +1,22 @@
 import type { DependencyContainer } from "tsyringe";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { SwitchyardPaths } from "../config/paths.js";
-import type { Logger } from "../logging/logger.js";
+import type { EngineReaction } from "../engine/engine-reaction.js";
+import type { McpGrantIssuer } from "../engine/mcp-grant-issuer.js";
+import type { EffectRunner, EffectWorker, Engine, LiveOutputFeed, ProviderEventSink, ProviderSessions, Reconciler } from "../engine/ports.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import type { PluginCatalog } from "../plugin-host/ports.js";
+import type * as policy from "../policy/index.js";
+import type { ManagedProviders } from "../providers/ports.js";
+import type { PluginLogger, ProcessHelpers } from "../spec/index.js";
+import type { EventStore, HarnessProcessLedger } from "../store/ports.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
-import type * as policy from "../policy/index.js";
+
+// Every token resolves to an interface (a port declared beside its consumers, or the spec's),
+// never to the class that implements it: this file imports no implementation module, so no
+// consumer of a token depends on an implementation through it. The composition root pairs each
+// token with its class.
 
 /** A DI token that remembers the type it resolves to. */
 export type Token<T> = symbol & { readonly __resolves?: T };
@@ -19,27 +31,45 @@ export type Policy = typeof policy;
 /**
  * Tokens for the host's core services. Classes are registered under these tokens, so a test
  * can override any one of them (`startTestHost({ overrides })`) before the host is built.
+ * Services with no token are registered under their class, which works the same way.
  */
 export const TOKENS = {
   Config: token<SwitchyardConfig>("Config"),
   Paths: token<SwitchyardPaths>("Paths"),
-  Logger: token<Logger>("Logger"),
+  Logger: token<PluginLogger>("Logger"),
   Clock: token<Clock>("Clock"),
   IdAllocator: token<IdAllocator>("IdAllocator"),
   Policy: token<Policy>("Policy"),
-  Store: token<import("../store/store.js").Store>("Store"),
-  HarnessProcessLog: token<import("../store/harness-process-log.js").HarnessProcessLog>("HarnessProcessLog"),
-  ProcessRunner: token<import("../plugin-host/process-runner.js").ProcessRunner>("ProcessRunner"),
-  PluginHost: token<import("../plugin-host/plugin-host.js").PluginHost>("PluginHost"),
-  ProviderRegistry: token<import("../providers/provider-registry.js").ProviderRegistry>("ProviderRegistry"),
-  Engine: token<import("../engine/engine.js").Engine>("Engine"),
-  LiveOutput: token<import("../engine/live-output.js").LiveOutput>("LiveOutput"),
-  ProviderEventIngestor: token<import("../engine/provider-event-ingestor.js").ProviderEventIngestor>("ProviderEventIngestor"),
-  McpGrantIssuer: token<import("../engine/mcp-grant-issuer.js").McpGrantIssuer>("McpGrantIssuer"),
-  ProviderSessionManager: token<import("../engine/provider-session-manager.js").ProviderSessionManager>("ProviderSessionManager"),
-  EffectExecutor: token<import("../engine/effect-executor.js").EffectExecutor>("EffectExecutor"),
-  OutboxWorker: token<import("../engine/outbox-worker.js").OutboxWorker>("OutboxWorker"),
-  BootReconciler: token<import("../engine/boot-reconciler.js").BootReconciler>("BootReconciler"),
+  /** `Store`. */
+  Store: token<EventStore>("Store"),
+  /** `HarnessProcessLog`. */
+  HarnessProcessLog: token<HarnessProcessLedger>("HarnessProcessLog"),
+  /** `ProcessRunner`. */
+  ProcessRunner: token<ProcessHelpers>("ProcessRunner"),
+  /** `PluginHost`. */
+  PluginHost: token<PluginCatalog>("PluginHost"),
+  /** `ProviderRegistry`, as the host owns it (building, refreshing, disposing instances). */
+  ProviderRegistry: token<ManagedProviders>("ProviderRegistry"),
+  /** The same registry, as the engine and the services read it. */
+  ProviderCatalog: token<ProviderCatalog>("ProviderCatalog"),
+  /** `TransactionalEngine`. */
+  Engine: token<Engine>("Engine"),
+  /** The engine's in-transaction reactions (the delegation saga), in the order they run. */
+  EngineReactions: token<readonly EngineReaction[]>("EngineReactions"),
+  /** `LiveOutput`. */
+  LiveOutput: token<LiveOutputFeed>("LiveOutput"),
+  /** `ProviderEventIngestor`. */
+  ProviderEventIngestor: token<ProviderEventSink>("ProviderEventIngestor"),
+  /** `McpSessionRegistry`. */
+  McpGrantIssuer: token<McpGrantIssuer>("McpGrantIssuer"),
+  /** `ProviderSessionManager`. */
+  ProviderSessionManager: token<ProviderSessions>("ProviderSessionManager"),
+  /** `EffectExecutor`. */
+  EffectExecutor: token<EffectRunner>("EffectExecutor"),
+  /** `OutboxWorker`. */
+  OutboxWorker: token<EffectWorker>("OutboxWorker"),
+  /** `BootReconciler`. */
+  BootReconciler: token<Reconciler>("BootReconciler"),
 } as const;
 
 /** Resolves a typed token. */

@@ -1,8 +1,8 @@
 import type { Logger } from "../logging/logger.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
-import type { HarnessProcessLog } from "../store/harness-process-log.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import type { HarnessProcessLedger } from "../store/ports.js";
 import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
-import type { Engine } from "./engine.js";
+import type { Engine, ReconcileReport, Reconciler } from "./ports.js";
 import type { McpGrantIssuer } from "./mcp-grant-issuer.js";
 import { EFFECT } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
@@ -17,18 +17,7 @@ const MAX_CONTINUATIONS = 2;
 export const CONTINUE_AFTER_RESTART_TEXT =
   "The Switchyard server restarted while you were working on the previous message, and your turn was cut short. Continue the task from where you left off and finish it.";
 
-/** What boot found and did. */
-export interface ReconcileReport {
-  readonly reapedProcesses: number;
-  readonly closedSessions: number;
-  /** Credentials of sessions that are no longer open, revoked (a killed host left them live). */
-  readonly revokedCredentials: number;
-  readonly expiredRequests: number;
-  readonly continuedRuns: string[];
-  readonly interruptedRuns: string[];
-  readonly resetEffects: number;
-  readonly abandonedEffects: number;
-}
+export type { ReconcileReport } from "./ports.js";
 
 /**
  * Runs once at boot, before the outbox worker: every provider process of the previous host is
@@ -38,11 +27,11 @@ export interface ReconcileReport {
  * reached the provider is safe to run again.
  */
 @injectable()
-export class BootReconciler {
+export class BootReconciler implements Reconciler {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
-    @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLog,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
+    @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLedger,
     @inject(TOKENS.McpGrantIssuer) private readonly credentials: McpGrantIssuer,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}

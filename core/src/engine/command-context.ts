@@ -1,15 +1,18 @@
-import type { Store } from "../store/store.js";
+import type { EventStore } from "../store/ports.js";
 import type { EntityName, EntityRecords } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
 import type { RunRecord } from "../store/records.js";
 
-/** Reactions that run inside the transaction of the change that triggers them. */
+/**
+ * The engine's reactions, as the code that triggers them calls them: inside the transaction of
+ * the change (see `EngineReaction`, which the engine builds these from).
+ */
 export interface EngineHooks {
   /** After a run reached a terminal status (delegated-task finalization, notices…). */
-  readonly runTerminal: ((ctx: CommandContext, run: RunRecord) => void)[];
+  readonly runTerminal: readonly ((ctx: CommandContext, run: RunRecord) => void)[];
   /** After a runtime request opened or resolved. */
-  readonly runtimeRequestChanged: ((ctx: CommandContext, requestId: string) => void)[];
+  readonly runtimeRequestChanged: readonly ((ctx: CommandContext, requestId: string) => void)[];
 }
 
 /** A provider effect to carry out after the command commits. */
@@ -32,7 +35,7 @@ export class CommandContext {
   private effects = 0;
 
   constructor(
-    readonly store: Store,
+    readonly store: EventStore,
     readonly commandId: string | null,
     readonly clock: Clock,
     readonly ids: IdAllocator,

@@ -1,11 +1,11 @@
 import { toErrorShape } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
-import type { OutboxEffect } from "../store/store.js";
+import type { OutboxEffect } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
-import type { Engine } from "./engine.js";
+import type { Engine } from "./ports.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
-import type { LiveSession, ProviderSessionManager } from "./provider-session-manager.js";
+import type { EffectRunner, LiveSession, ProviderSessions } from "./ports.js";
 import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
 import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
@@ -21,10 +21,10 @@ const INTERRUPT_GRACE_MS = 30_000;
  * a steer that lands too late becomes a queued follow-up, so nothing accepted is lost.
  */
 @injectable()
-export class EffectExecutor {
+export class EffectExecutor implements EffectRunner {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessionManager,
+    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 

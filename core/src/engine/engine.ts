@@ -1,30 +1,15 @@
 import { SwitchyardError } from "../spec/index.js";
-import type { Store } from "../store/store.js";
-import type { StoredEvent } from "../store/records.js";
+import type { EventStore } from "../store/ports.js";
+import type { RunRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
 import { CommandContext, type EngineHooks } from "./command-context.js";
+import type { EngineReaction } from "./engine-reaction.js";
+import type { Command, CommandOutcome, Engine } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
-/** A command: an id (for idempotency), an operation name, its request, and the handler. */
-export interface Command<R> {
-  /** Retries with the same id return the same receipt. */
-  readonly commandId: string;
-  readonly operation: string;
-  /** The request as sent; a reused id with a different request is refused. */
-  readonly request: unknown;
-  readonly handle: (ctx: CommandContext) => R;
-}
-
-/** The result of a command, and whether it was replayed from its receipt. */
-export interface CommandOutcome<R> {
-  readonly result: R;
-  readonly replayed: boolean;
-  readonly commandId: string;
-  /** The newest event sequence the command wrote (or had written, when replayed). */
-  readonly sequence: number | null;
-}
+export type { Command, CommandOutcome, Engine } from "./ports.js";
 
 /**
  * The command processor. A command's events, projection updates, receipt and outbox rows
@@ -32,16 +17,27 @@ export interface CommandOutcome<R> {
  * (per-thread serialization falls out of that), and listeners hear events only after commit.
  */
 @injectable()
-export class Engine {
+export class TransactionalEngine implements Engine {
   private readonly effectListeners = new Set<() => void>();
-  /** In-transaction reactions; services register theirs at composition time. */
-  readonly hooks: EngineHooks = { runTerminal: [], runtimeRequestChanged: [] };
+  /** The in-transaction reactions, as command contexts call them. */
+  private readonly hooks: EngineHooks;
+  /** The names of the reactions, in the order they run. */
+  readonly reactionNames: readonly string[];
 
   constructor(
-    @inject(TOKENS.Store) readonly store: Store,
+    @inject(TOKENS.Store) readonly store: EventStore,
     @inject(TOKENS.Clock) readonly clock: Clock,
     @inject(TOKENS.IdAllocator) readonly ids: IdAllocator,
-  ) {}
+    /** Given by the composition root, so every engine has them before its first command. */
+    @inject(TOKENS.EngineReactions) reactions: readonly EngineReaction[] = [],
+  ) {
+    this.reactionNames = reactions.map((reaction) => reaction.name);
+    const runTerminal = reactions.filter((r) => r.onRunTerminal !== undefined).map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
+    const runtimeRequestChanged = reactions
+      .filter((r) => r.onRuntimeRequestChanged !== undefined)
+      .map((r) => (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
+    this.hooks = { runTerminal, runtimeRequestChanged };
+  }
 
   /** Runs a command once; a retry with the same id replays its receipt. */
   execute<R>(command: Command<R>): CommandOutcome<R> {

@@ -1,13 +1,7 @@
 import { injectable } from "tsyringe";
+import type { LiveOutputChunk, LiveOutputFeed } from "./ports.js";
 
-/** A streamed piece of output that is not yet a durable item. */
-export interface LiveOutputChunk {
-  readonly threadId: string;
-  readonly attemptId: string;
-  readonly itemId: string;
-  readonly kind: "assistant_message" | "reasoning";
-  readonly delta: string;
-}
+export type { LiveOutputChunk } from "./ports.js";
 
 /**
  * Streaming deltas stay in memory: they are shown live and folded into one durable item when
@@ -15,7 +9,7 @@ export interface LiveOutputChunk {
  * thousands of fragments.
  */
 @injectable()
-export class LiveOutput {
+export class LiveOutput implements LiveOutputFeed {
   private readonly buffers = new Map<string, { chunk: Omit<LiveOutputChunk, "delta">; text: string }>();
   private readonly listeners = new Set<(chunk: LiveOutputChunk) => void>();
 

@@ -1,8 +1,8 @@
 import type { Logger } from "../logging/logger.js";
-import type { OutboxEffect } from "../store/store.js";
+import type { OutboxEffect } from "../store/ports.js";
 import type { Clock } from "../util/clock.js";
-import type { Engine } from "./engine.js";
-import type { EffectExecutor } from "./effect-executor.js";
+import type { Engine } from "./ports.js";
+import type { EffectRunner, EffectWorker } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
@@ -11,7 +11,7 @@ import { TOKENS } from "../di/tokens.js";
  * queue effects and by the timer of the next delayed effect; it never polls.
  */
 @injectable()
-export class OutboxWorker {
+export class OutboxWorker implements EffectWorker {
   private readonly busyLanes = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
@@ -21,7 +21,7 @@ export class OutboxWorker {
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.EffectExecutor) private readonly executor: EffectExecutor,
+    @inject(TOKENS.EffectExecutor) private readonly executor: EffectRunner,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}

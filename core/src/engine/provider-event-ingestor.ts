@@ -2,7 +2,7 @@ import type { AdapterEvent } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { AttemptRecord, RuntimeRequestRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
-import type { Engine } from "./engine.js";
+import type { Engine, ProviderEventSink } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
 import { finishAttempt, markAttemptRunning, putItem, setNodeStatus } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
@@ -30,7 +30,7 @@ export function runtimeRequestId(attemptId: string, nativeId: string): string {
  * another (older) session are ignored, so a restarted session can't be confused by a late one.
  */
 @injectable()
-export class ProviderEventIngestor {
+export class ProviderEventIngestor implements ProviderEventSink {
   private readonly sessionExitListeners = new Set<(threadId: string, providerSessionId: string) => void>();
 
   constructor(

@@ -1,16 +1,17 @@
 import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import { GuardedSession } from "../providers/guarded-session.js";
 import type { Clock } from "../util/clock.js";
-import type { Engine } from "./engine.js";
+import type { Engine } from "./ports.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "./mcp-grant-issuer.js";
-import type { ProviderEventIngestor } from "./provider-event-ingestor.js";
+import type { LiveSession, ProviderEventSink, ProviderSessions } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
 export type { McpGrantIssuer } from "./mcp-grant-issuer.js";
+export type { LiveSession } from "./ports.js";
 
 /** setTimeout's longest delay; a longer wait is taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -28,26 +29,6 @@ interface SessionCredential {
   timer: NodeJS.Timeout | null;
 }
 
-/** A provider session this host holds open. */
-export interface LiveSession {
-  readonly providerSessionId: string;
-  readonly threadId: string;
-  readonly instanceId: string;
-  readonly session: GuardedSession;
-  readonly hasMcp: boolean;
-  /**
-   * The session started a new provider conversation on a thread that already has one (the
-   * provider could not resume it): its first turn carries the thread's history as portable
-   * context, so nothing said earlier is lost.
-   */
-  needsHistoryHandoff: boolean;
-  /**
-   * The shared orchestration instructions, owed to the first turn of a new conversation that has
-   * Switchyard's tools (a resumed conversation was given them already); cleared once delivered.
-   */
-  orchestrationInstructions: string | null;
-}
-
 /**
  * Opens, reuses and closes provider sessions: one live session per thread. The MCP credential
  * is issued before `openSession` and revoked when the session is released, whatever the reason.
@@ -56,7 +37,7 @@ export interface LiveSession {
  * `tools.mcpGrantUpdate`, else by reopening a resumable session at its next turn.
  */
 @injectable()
-export class ProviderSessionManager {
+export class ProviderSessionManager implements ProviderSessions {
   private readonly live = new Map<string, LiveSession>();
   private readonly opening = new Map<string, Promise<LiveSession>>();
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
@@ -73,8 +54,8 @@ export class ProviderSessionManager {
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
-    @inject(TOKENS.ProviderEventIngestor) private readonly ingestor: ProviderEventIngestor,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
+    @inject(TOKENS.ProviderEventIngestor) private readonly ingestor: ProviderEventSink,
     @inject(TOKENS.McpGrantIssuer) private readonly issuer: McpGrantIssuer,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
@@ -230,7 +211,7 @@ export class ProviderSessionManager {
       );
     }
     const adapter = instance.adapter;
-    const capabilities = adapter.capabilities();
+    const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const previous = this.engine.store
       .select("providerSession", "thread_id = ? AND provider_instance_id = ?", [threadId, thread.providerInstanceId])
       .filter((s) => s.resumeCursor !== null)
@@ -293,14 +274,15 @@ export class ProviderSessionManager {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
-      session: new GuardedSession(session, () => adapter.capabilities(), instance.descriptor.id),
+      session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id),
       hasMcp: grant !== null,
       needsHistoryHandoff: resumeCursor === null && earlierConversation,
       orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", providerSessionId);
-      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: adapter.capabilities() });
+      // As decoded after the open: the session may have negotiated more than was known before.
+      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: this.registry.capabilities(thread.providerInstanceId) });
     });
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);

@@ -12,11 +12,11 @@ import {
 } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
-import type { Store } from "../store/store.js";
+import type { EventStore } from "../store/ports.js";
 
 /** Anything that can read projections (a command context, the engine). */
 export interface ProjectionReader {
-  readonly store: Store;
+  readonly store: EventStore;
 }
 import { EFFECT, type TurnInterruptPayload, type TurnStartPayload } from "./effects.js";
 
@@ -282,6 +282,16 @@ export function finishRun(
   for (const hook of ctx.hooks.runTerminal) hook(ctx, ended);
   startNextQueued(ctx, run.threadId);
   return ctx.require("run", runId);
+}
+
+/**
+ * A run as the stop policy sees it (`decideRunStop`): whether its current turn was handed to
+ * the provider, the line {@link requestInterrupt} draws between ending a run itself and asking
+ * the provider.
+ */
+export function stoppableRun(ctx: ProjectionReader, run: RunRecord): { readonly status: RunStatus; readonly reachedProvider: boolean } {
+  const attempt = run.currentAttemptId === null ? null : ctx.store.get("attempt", run.currentAttemptId);
+  return { status: run.status, reachedProvider: attempt !== null && attempt.status !== "pending" };
 }
 
 /**

@@ -4,18 +4,15 @@ import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { SwitchyardPaths } from "../config/paths.js";
 import { createContainer, type ContainerOptions } from "../di/composition-root.js";
 import { resolve, TOKENS } from "../di/tokens.js";
-import type { ReconcileReport } from "../engine/boot-reconciler.js";
-import type { Engine } from "../engine/engine.js";
-import type { ProviderSessionManager } from "../engine/provider-session-manager.js";
+import type { Engine, ProviderSessions, ReconcileReport } from "../engine/ports.js";
 import type { Logger } from "../logging/logger.js";
-import type { PluginHost } from "../plugin-host/plugin-host.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { PluginCatalog } from "../plugin-host/ports.js";
+import type { ManagedProviders } from "../providers/ports.js";
 import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
-import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
-import type { Store } from "../store/store.js";
+import type { EventStore } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
@@ -65,19 +62,19 @@ export class SwitchyardHost {
   get logger(): Logger {
     return resolve(this.container, TOKENS.Logger);
   }
-  get store(): Store {
+  get store(): EventStore {
     return resolve(this.container, TOKENS.Store);
   }
   get engine(): Engine {
     return resolve(this.container, TOKENS.Engine);
   }
-  get pluginHost(): PluginHost {
+  get pluginHost(): PluginCatalog {
     return resolve(this.container, TOKENS.PluginHost);
   }
-  get providers(): ProviderRegistry {
+  get providers(): ManagedProviders {
     return resolve(this.container, TOKENS.ProviderRegistry);
   }
-  get sessions(): ProviderSessionManager {
+  get sessions(): ProviderSessions {
     return resolve(this.container, TOKENS.ProviderSessionManager);
   }
   get threads(): ThreadManagementService {
@@ -103,9 +100,6 @@ export class SwitchyardHost {
     if (this.started) return this.reconcileReport!;
     this.homeLock ??= acquireHomeLock(this.paths.home);
     this.started = true;
-    // Services that react to engine events register their hooks when they are built: build
-    // them before anything can happen.
-    this.container.resolve(DelegatedTaskService);
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
     // Close a thread's provider session once it has been idle for a while.
     this.disposers.push(

@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { homedir } from "node:os";
+import type { PluginSource } from "./ports.js";
 
-/** Where a plugin came from. Built-in plugins load through exactly the same path as the rest. */
-export type PluginSource = "config" | "managed" | "builtin";
+export type { PluginSource } from "./ports.js";
 
 /** A folder that may hold a plugin. */
 export interface PluginCandidate {

@@ -9,38 +9,10 @@ import {
 } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import { checkManifest, PluginPackageSchema } from "./manifest.js";
-import { discoverPluginCandidates, type PluginCandidate, type PluginSearchPaths, type PluginSource } from "./plugin-discovery.js";
+import { discoverPluginCandidates, type PluginCandidate, type PluginSearchPaths } from "./plugin-discovery.js";
+import type { LoadedDriver, PluginCatalog, PluginRecord, PluginRefusalCode } from "./ports.js";
 
-/** Why a plugin was refused. */
-export type PluginRefusalCode =
-  | "not_found"
-  | "manifest_invalid"
-  | "spec_incompatible"
-  | "import_failed"
-  | "definition_invalid"
-  | "driver_conflict";
-
-/** What the host knows about one plugin, loaded or not. */
-export interface PluginRecord {
-  /** The package name (or the config entry, when the folder could not be read). */
-  readonly name: string;
-  readonly version: string | null;
-  readonly dir: string | null;
-  readonly source: PluginSource;
-  readonly status: "loaded" | "refused";
-  /** Driver kinds the manifest declares. */
-  readonly drivers: readonly string[];
-  /** The spec range the manifest asks for. */
-  readonly wantedRange: string | null;
-  /** Why it was refused, in a message naming the plugin, the problem, the range and the host spec. */
-  readonly refusal: { readonly code: PluginRefusalCode; readonly message: string } | null;
-}
-
-/** A driver the host can use, with the plugin that provided it. */
-export interface LoadedDriver {
-  readonly driver: ProviderDriver<unknown>;
-  readonly plugin: PluginRecord;
-}
+export type { LoadedDriver, PluginRecord, PluginRefusalCode } from "./ports.js";
 
 function refusalMessage(name: string, dir: string | null, problem: string, wantedRange: string | null): string {
   const where = dir === null ? "" : ` (${dir})`;
@@ -91,7 +63,7 @@ function checkDefinition(value: unknown, declaredDrivers: readonly string[]): { 
  * plugin code is imported; a plugin that fails at any step is refused with a message naming
  * it, and the others load. Built-in plugins take exactly the same path.
  */
-export class PluginHost {
+export class PluginHost implements PluginCatalog {
   private readonly records: PluginRecord[] = [];
   private readonly drivers = new Map<string, LoadedDriver>();
   private loaded = false;

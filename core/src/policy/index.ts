@@ -1,8 +1,12 @@
 /**
  * The shared policy: one module of pure functions over projections and capabilities that
- * decides, per request, how a message is delivered, how a fork is carried out and which modes
- * a child or target runs with. Every decision reports what was asked and what is done.
+ * decides, per request, how a message is delivered, how a fork is carried out, which modes a
+ * child or target runs with, and what can be stopped; and, from the same functions, what
+ * `orchestrator_capabilities` says the policy does on each provider. Every decision reports
+ * what was asked and what is done.
  */
 export * from "./message-dispatch.js";
 export * from "./fork.js";
 export * from "./modes.js";
+export * from "./stopping.js";
+export * from "./provider-conduct.js";

@@ -15,16 +15,18 @@ import {
 /**
  * The only way host code reaches a session's optional methods: each call checks the declared
  * capability first and fails with `unsupported_capability`, never a silent no-op, when the
- * capability is false or the adapter lacks the method.
+ * capability is false or the session lacks the method (an optional method exists only when its
+ * capability is declared, so an absent one is the normal way to say "cannot").
  */
 export class GuardedSession {
   constructor(
     private readonly inner: ProviderSession,
+    /** The provider's capabilities as the registry decoded them (never the adapter's raw record). */
     private readonly declared: () => ProviderCapabilities,
     private readonly providerName: string,
   ) {}
 
-  /** What the session's provider declared it can do. */
+  /** What the session's provider declared it can do, as decoded by the registry. */
   capabilities(): ProviderCapabilities {
     return this.declared();
   }

@@ -3,74 +3,30 @@ import { join } from "node:path";
 import {
   SPECIFICATION_VERSION,
   SPEC_SEMVER,
+  NO_CAPABILITIES,
   decodeCapabilities,
-  type OrchestrationAdapter,
   type ProbeDepth,
   type PluginContext,
+  type ProcessHelpers,
   type ProviderCapabilities,
   type ProviderInstanceDescriptor,
   type ProviderStatus,
 } from "../spec/index.js";
+import type { AvailabilityReadOptions, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
+import type { PluginCatalog } from "../plugin-host/ports.js";
+import type { ManagedProviders } from "./ports.js";
 import type { ProviderInstanceConfig } from "../config/config-schema.js";
 import { configError } from "../config/config-loader.js";
 import type { Logger } from "../logging/logger.js";
-import type { PluginHost } from "../plugin-host/plugin-host.js";
-import type { ProcessRunner } from "../plugin-host/process-runner.js";
 import type { SwitchyardPaths } from "../config/paths.js";
 import { HOST_VERSION } from "../util/host-version.js";
 import type { Clock } from "../util/clock.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 import { ProviderSnapshots, type Snapshot } from "./provider-snapshots.js";
-import { watchOpenFailures } from "./open-failure-watch.js";
+import { watchSessionOpens } from "./session-open-watch.js";
 
-/** Why an instance cannot run work, before any probe. */
-export type InstanceRefusalCode = "disabled" | "unknown_driver" | "create_failed";
-
-/** One configured provider instance and what the host made of it. */
-export interface ProviderInstance {
-  readonly descriptor: ProviderInstanceDescriptor;
-  readonly enabled: boolean;
-  readonly pluginName: string | null;
-  /** The adapter, when the driver loaded and `create` succeeded. */
-  readonly adapter: OrchestrationAdapter | null;
-  readonly refusal: { readonly code: InstanceRefusalCode; readonly message: string } | null;
-  /** Position in the config (the user's order). */
-  readonly order: number;
-}
-
-/** What a status check concluded. */
-export interface ProviderAvailability {
-  readonly instanceId: string;
-  readonly driver: string;
-  readonly displayName: string;
-  readonly enabled: boolean;
-  /** An OrchestrationAdapter resolved for it. */
-  readonly hasAdapter: boolean;
-  readonly status: ProviderStatus | null;
-  /** It can run work now. */
-  readonly available: boolean;
-  /** Why not, in words a model or a person can act on. */
-  readonly reason: string | null;
-  /** Advertised models: custom models first, then the provider's, without duplicates. */
-  readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean }[];
-  readonly capabilities: ProviderCapabilities;
-  /**
-   * `checked`: a probe answered (see `depth`, `checkedAt`). `checking`: the instance's first
-   * probe is still running, so nothing is known yet; `available` is false and `reason` says so.
-   */
-  readonly state: "checked" | "checking";
-  /** How deep the probe behind this answer went, or null while checking. */
-  readonly depth: ProbeDepth | null;
-  /** When that probe started (ISO 8601), or null while checking. */
-  readonly checkedAt: string | null;
-}
-
-/** How the snapshot is read: at once, or after the deepest check available. */
-export interface AvailabilityReadOptions {
-  /** Probe again now (joining a probe already running) and answer with its result. */
-  readonly refresh?: boolean;
-}
+export type { AvailabilityReadOptions, InstanceRefusalCode, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
 
 /** How often the provider snapshot is refreshed when the config does not say. */
 export const DEFAULT_STATUS_REFRESH_MS = 5 * 60_000;
@@ -97,15 +53,25 @@ async function validateOptions(
 /**
  * The configured provider instances, each backed by the adapter its driver created. Shared code
  * asks this registry what an instance can do; it never looks at driver names.
+ *
+ * What an instance can do is decoded here, pessimistically (the spec's `decodeCapabilities`),
+ * and kept: when the instance is created, and again whenever the adapter may have refined it
+ * (after each probe and each session it opened: an ACP agent negotiates its capabilities at
+ * `initialize`, which both run). Everything in core reads {@link capabilities}; nothing calls
+ * `adapter.capabilities()` itself, so no path sees a record the decoder has not checked.
  */
 @injectable()
-export class ProviderRegistry {
+export class ProviderRegistry implements ManagedProviders {
   private instances: ProviderInstance[] = [];
+  /** The decoded capability record of every instance, by id. */
+  private decoded = new Map<string, ProviderCapabilities>();
+  /** The decoder's last warnings per instance, so each change is logged once. */
+  private decodeWarnings = new Map<string, string>();
   private readonly snapshots: ProviderSnapshots<ProviderAvailability>;
 
   constructor(
-    @inject(TOKENS.PluginHost) private readonly pluginHost: PluginHost,
-    @inject(TOKENS.ProcessRunner) private readonly processRunner: ProcessRunner,
+    @inject(TOKENS.PluginHost) private readonly pluginHost: PluginCatalog,
+    @inject(TOKENS.ProcessRunner) private readonly processRunner: ProcessHelpers,
     @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Clock) private readonly clock: Clock,
@@ -159,8 +125,11 @@ export class ProviderRegistry {
         if (adapter.specificationVersion !== SPECIFICATION_VERSION) {
           throw new Error(`create() returned an adapter with specificationVersion ${JSON.stringify(adapter.specificationVersion)}`);
         }
-        // A session that fails to open may mean the harness broke since the last probe.
-        const watched = watchOpenFailures(adapter, () => this.sessionOpenFailed(config.id));
+        const watched = watchSessionOpens(adapter, {
+          opened: () => this.redecode(config.id),
+          // A session that fails to open may mean the harness broke since the last probe.
+          failed: () => this.sessionOpenFailed(config.id),
+        });
         instances.push({ ...base, pluginName: loaded.plugin.name, adapter: watched, refusal: null });
       } catch (error) {
         const problem = error instanceof Error ? error.message : String(error);
@@ -170,8 +139,36 @@ export class ProviderRegistry {
       }
     }
     this.instances = instances;
+    this.decoded = new Map();
+    this.decodeWarnings = new Map();
+    for (const instance of instances) this.redecode(instance.descriptor.id);
     // New adapters: whatever was known about the old ones no longer holds.
     this.snapshots.reset(instances.map((instance) => instance.descriptor.id));
+  }
+
+  /**
+   * Decodes an instance's capabilities again: its adapter's live record, else (no adapter) its
+   * driver's static declaration. Never throws: an adapter whose `capabilities()` throws keeps
+   * the record it had (the weakest one at first), with a warning.
+   */
+  private redecode(instanceId: string): void {
+    const instance = this.get(instanceId);
+    if (instance === null) return;
+    let raw: unknown;
+    try {
+      raw = instance.adapter !== null ? instance.adapter.capabilities() : (this.pluginHost.driver(instance.descriptor.driver)?.driver.capabilities ?? {});
+    } catch (error) {
+      this.logger.warn("a provider adapter's capabilities() threw; keeping what was known", { instance: instanceId, error: error instanceof Error ? error.message : String(error) });
+      if (!this.decoded.has(instanceId)) this.decoded.set(instanceId, decodeCapabilities({}).capabilities);
+      return;
+    }
+    const { capabilities, warnings } = decodeCapabilities(raw);
+    this.decoded.set(instanceId, capabilities);
+    const said = warnings.join("; ");
+    if (said !== (this.decodeWarnings.get(instanceId) ?? "")) {
+      this.decodeWarnings.set(instanceId, said);
+      if (warnings.length > 0) this.logger.warn("provider capabilities were weakened while decoding", { instance: instanceId, warnings });
+    }
   }
 
   /** The context a plugin gets for one instance. */
@@ -208,12 +205,12 @@ export class ProviderRegistry {
     return this.instances.find((instance) => instance.descriptor.id === instanceId) ?? null;
   }
 
-  /** What an instance can do (its adapter's live record, else its driver's declaration). */
+  /**
+   * What an instance can do: the decoded record (see the class comment). An unknown instance
+   * gets the weakest record.
+   */
   capabilities(instanceId: string): ProviderCapabilities {
-    const instance = this.get(instanceId);
-    if (instance?.adapter) return instance.adapter.capabilities();
-    const driver = instance ? this.pluginHost.driver(instance.descriptor.driver) : null;
-    return decodeCapabilities(driver?.driver.capabilities ?? {}).capabilities;
+    return this.decoded.get(instanceId) ?? NO_CAPABILITIES;
   }
 
   /**
@@ -280,7 +277,10 @@ export class ProviderRegistry {
   }
 
   private answer(instance: ProviderInstance, snapshot: Snapshot<ProviderAvailability> | null): ProviderAvailability {
-    if (snapshot !== null) return { ...snapshot.value, depth: snapshot.depth, checkedAt: new Date(snapshot.probedAtMs).toISOString() };
+    if (snapshot !== null) {
+      // The capabilities as decoded now: a session opened since the probe may have refined them.
+      return { ...snapshot.value, capabilities: this.capabilities(instance.descriptor.id), depth: snapshot.depth, checkedAt: new Date(snapshot.probedAtMs).toISOString() };
+    }
     if (instance.adapter === null) return this.unprobed(instance, instance.refusal?.message ?? "No adapter.");
     const since = this.snapshots.checkingSinceMs(instance.descriptor.id);
     const seconds = since === null ? 0 : Math.max(0, (this.clock.nowMs() - since) / 1000);
@@ -322,6 +322,9 @@ export class ProviderRegistry {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return this.unprobed(instance, `The status probe failed: ${message}`);
+    } finally {
+      // A full probe may have met the harness (an ACP `initialize`) and refined what it can do.
+      this.redecode(descriptor.id);
     }
     const seen = new Set(custom.map((m) => m.id));
     const models = [...custom];
@@ -334,7 +337,7 @@ export class ProviderRegistry {
     if (!status.installed) reason = status.message ?? `The ${descriptor.driver} harness is not installed.`;
     else if (!status.executable) reason = status.message ?? `The ${descriptor.driver} harness is installed but cannot be started.`;
     else if (status.authenticated === false) reason = status.message ?? `The ${descriptor.driver} harness is not authenticated.`;
-    return { ...base, capabilities: instance.adapter.capabilities(), status, available: reason === null, reason, models, depth };
+    return { ...base, capabilities: this.capabilities(descriptor.id), status, available: reason === null, reason, models, depth };
   }
 
   /** Stops the refreshing (letting running probes finish) and disposes every adapter. */

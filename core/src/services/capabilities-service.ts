@@ -1,9 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { RUNTIME_MODES } from "../spec/index.js";
-import { TOKENS } from "../di/tokens.js";
+import { TOKENS, type Policy } from "../di/tokens.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { Engine } from "../engine/engine.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { Engine } from "../engine/ports.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
@@ -16,8 +16,9 @@ import { shortModelList } from "./model-short-list.js";
 export class CapabilitiesService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly callers: CallerContext,
   ) {}
 
@@ -40,7 +41,6 @@ export class CapabilitiesService {
       if (!availability.enabled) constraints.push("disabled in the config");
       if (!availability.hasAdapter && availability.enabled) constraints.push("no orchestration adapter (the driver's plugin is missing or was refused)");
       if (availability.reason !== null && availability.hasAdapter) constraints.push(availability.reason);
-      const turns = capabilities.turns;
       providers.push({
         providerInstanceId: availability.instanceId,
         driverKind: availability.driver,
@@ -57,8 +57,8 @@ export class CapabilitiesService {
         omittedModels: shortList.omitted,
         ...(offersAllModes ? {} : { runtimeModes: [...capabilities.runtimeModes] }),
         interactionModes: [...capabilities.interactionModes],
-        steering: (turns.activeSteering ? "native" : turns.interrupt && turns.steeringByInterruptRestart ? "interrupt_restart" : "queue_only") as "native" | "interrupt_restart" | "queue_only",
-        fork: (capabilities.threads.fork ? "native" : "portable") as "native" | "portable",
+        // What the policy does here, answered by the decision functions themselves.
+        ...this.policy.describeProviderConduct(capabilities),
       });
     }
     const thread = this.callers.thread(caller);

@@ -1,6 +1,6 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import type { StoredEvent } from "../store/records.js";
 
 /** How often a blocking wait reports progress while nothing happens. */

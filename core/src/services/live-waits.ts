@@ -30,6 +30,12 @@ export class LiveWaits {
     };
   }
 
+  /** True while someone is blocked in a `kind` wait on `subjectId` (a task, a run). */
+  isWaitingOn(kind: LiveWaitKind, subjectId: string): boolean {
+    for (const wait of this.waits) if (wait.kind === kind && wait.subjectId === subjectId) return true;
+    return false;
+  }
+
   /** True while the thread's agent is blocked in a wait. */
   isThreadBlocked(threadId: string): boolean {
     for (const wait of this.waits) if (wait.waiterThreadId === threadId) return true;

@@ -1,6 +1,6 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { RuntimeRequestRecord, ThreadRecord } from "../store/records.js";

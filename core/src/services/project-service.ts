@@ -3,7 +3,7 @@ import { basename, resolve } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError } from "../spec/index.js";
 import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { createProject } from "../engine/thread-records.js";
 import type { ProjectRecord } from "../store/records.js";
 import { createHash } from "node:crypto";

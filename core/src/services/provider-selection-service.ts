@@ -2,7 +2,7 @@ import { inject, injectable } from "tsyringe";
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import type { ProviderAvailability, ProviderRegistry } from "../providers/provider-registry.js";
+import type { ProviderAvailability, ProviderCatalog } from "../engine/provider-catalog.js";
 
 /** A requested target (seed 000 `target`). */
 export interface TargetRequest {
@@ -42,7 +42,7 @@ export const CLIENT_CEILING = { runtimeMode: "full-access", interactionMode: "de
 @injectable()
 export class ProviderSelectionService {
   constructor(
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Policy) private readonly policy: Policy,
   ) {}
 

@@ -1,12 +1,12 @@
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError, type ProviderCapabilities } from "../spec/index.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import type { ProviderSessionManager } from "../engine/provider-session-manager.js";
+import type { ProviderSessions } from "../engine/ports.js";
 import { createThread } from "../engine/thread-records.js";
 import { portableContext } from "../engine/portable-context.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { Actor, CreationSource, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 
@@ -41,8 +41,8 @@ export interface ForkResult {
 export class ThreadForkService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
-    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessionManager,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
+    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
     @inject(TOKENS.Policy) private readonly policy: Policy,
   ) {}
 

@@ -5,7 +5,7 @@ import { inject, injectable } from "tsyringe";
 import type { InteractionMode, RuntimeMode } from "../spec/index.js";
 import { TOKENS } from "../di/tokens.js";
 import type { SwitchyardPaths } from "../config/paths.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { deliverMessage } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { createProject, createThread } from "../engine/thread-records.js";

@@ -1,15 +1,15 @@
 import { inject, injectable } from "tsyringe";
 import { type InteractionMode, type RuntimeMode, type RuntimeRequestResponse } from "../spec/index.js";
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
-import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/engine.js";
+import { TOKENS, type Policy } from "../di/tokens.js";
+import type { Engine } from "../engine/ports.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, resumeThread, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
-import type { ProviderRegistry } from "../providers/provider-registry.js";
-import { isActiveRunStatus, isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
+import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import { isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { LiveWaits } from "./live-waits.js";
@@ -84,8 +84,9 @@ export interface RunWaitResult {
 export class ThreadManagementService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderRegistry) private readonly registry: ProviderRegistry,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly waiter: EventWaiter,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
@@ -222,9 +223,9 @@ export class ThreadManagementService {
     const run = this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
     if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
-    const capabilities = this.registry.capabilities(thread.providerInstanceId);
-    if (isActiveRunStatus(run.status) && !capabilities.turns.interrupt) {
-      throw new OrchestratorFailure("thread_not_interruptible", `Provider "${thread.providerInstanceId}" cannot interrupt a running turn.`, { threadId: thread.id, capability: "turns.interrupt" });
+    const decision = this.policy.decideRunStop(stoppableRun(this.engine, run), this.registry.capabilities(thread.providerInstanceId));
+    if (!decision.ok) {
+      throw new OrchestratorFailure("thread_not_interruptible", `Provider "${thread.providerInstanceId}" cannot interrupt a running turn.`, { threadId: thread.id, capability: decision.capability });
     }
     const outcome = this.engine.execute({
       commandId: request.commandId ?? this.newCommandId("run.interrupt"),

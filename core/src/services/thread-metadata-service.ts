@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 import type { CommandContext } from "../engine/command-context.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { titleFromMessage } from "../engine/thread-records.js";
 import type { ThreadRecord } from "../store/records.js";

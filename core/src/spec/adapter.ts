@@ -195,9 +195,12 @@ export interface ThreadSnapshot {
 }
 
 /**
- * One live conversation with a provider. Optional methods exist only when the matching
- * capability is declared; the host calls them only through its capability guard and the
- * shared policy, and a declared-false capability must fail with `unsupported_capability`.
+ * One live conversation with a provider. An optional method exists only when its capability
+ * is declared: leave it out otherwise, with no stub that only throws. The host reaches optional
+ * methods only through its capability guard and the shared policy, and the guard refuses an
+ * undeclared or absent one with `unsupported_capability` itself. Where a declared capability
+ * covers only part of a method (approvals but no questions, a fork but not from a given turn),
+ * the method rejects the part it does not cover with `unsupported_capability`.
  */
 export interface ProviderSession {
   /** The current resume cursor (for example the native thread id), or null before it is known. */

@@ -1,5 +1,5 @@
-import type { Store } from "./store.js";
-import { processStartTime, type HarnessProcessRegistry } from "../plugin-host/process-runner.js";
+import type { EventStore, HarnessProcessLedger } from "./ports.js";
+import { processStartTime } from "../plugin-host/process-runner.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 
@@ -8,8 +8,8 @@ import { TOKENS } from "../di/tokens.js";
  * stop the process groups its predecessor left behind.
  */
 @injectable()
-export class HarnessProcessLog implements HarnessProcessRegistry {
-  constructor(@inject(TOKENS.Store) private readonly store: Store) {}
+export class HarnessProcessLog implements HarnessProcessLedger {
+  constructor(@inject(TOKENS.Store) private readonly store: EventStore) {}
 
   started(pid: number, label: string): void {
     this.store

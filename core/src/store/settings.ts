@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { Store } from "./store.js";
+import type { EventStore } from "./ports.js";
 
 /** Reads a setting, creating it with `initial()` the first time (atomically). */
-export function settingOrCreate(store: Store, key: string, initial: () => string): string {
+export function settingOrCreate(store: EventStore, key: string, initial: () => string): string {
   store.statement("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(key, initial());
   return (store.statement("SELECT value FROM settings WHERE key = ?").get(key) as { value: string }).value;
 }
 
 /** This home's environment id: stable for the life of the database, named in thread links. */
-export function environmentId(store: Store): string {
+export function environmentId(store: EventStore): string {
   return settingOrCreate(store, "environment_id", () => `env_${randomBytes(8).toString("hex")}`);
 }

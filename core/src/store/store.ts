@@ -4,37 +4,9 @@ import { dirname } from "node:path";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
 
-/** A record to append: which entity, and its whole new state. */
-export interface RecordUpsert<E extends EntityName = EntityName> {
-  readonly entity: E;
-  readonly record: EntityRecords[E];
-}
-
-/** A stored command receipt. */
-export interface CommandReceipt {
-  readonly commandId: string;
-  readonly operation: string;
-  readonly requestHash: string;
-  readonly result: unknown;
-  readonly firstSequence: number | null;
-  readonly lastSequence: number | null;
-  readonly createdAt: string;
-}
-
-/** An outbox row: a provider effect to carry out after its command committed. */
-export interface OutboxEffect {
-  readonly seq: number;
-  readonly id: string;
-  /** Effects in one lane (a thread) run one at a time, in `seq` order. */
-  readonly lane: string;
-  readonly type: string;
-  readonly payload: unknown;
-  readonly status: "pending" | "claimed" | "done" | "failed" | "abandoned";
-  readonly attempts: number;
-  readonly availableAt: number;
-  readonly lastError: string | null;
-}
+export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
 interface PreparedEntity {
   readonly upsert: Database.Statement;
@@ -48,7 +20,7 @@ interface PreparedEntity {
  * updated in the same transaction, command receipts and the outbox. One SQLite file in WAL
  * mode; every write is synchronous, so a transaction never interleaves with another.
  */
-export class Store {
+export class Store implements EventStore {
   readonly db: Database.Database;
   readonly file: string;
   private readonly entities = new Map<EntityName, PreparedEntity>();

@@ -5,7 +5,7 @@ import { TOKENS } from "../../di/tokens.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-grant-issuer.js";
 import { TOKEN_PREFIX, type Logger } from "../../logging/logger.js";
-import type { Store } from "../../store/store.js";
+import type { EventStore } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
 import type { Clock } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
@@ -88,7 +88,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
   private endpoint: McpEndpointInfo | null = null;
 
   constructor(
-    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Store) private readonly store: EventStore,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Logger) private readonly logger: Logger,

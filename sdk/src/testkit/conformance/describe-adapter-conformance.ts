@@ -387,11 +387,10 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
     );
 
     it(
-      "refuses every capability it declares false with unsupported_capability",
+      "offers an optional method only for a declared capability: an undeclared one is absent, or refuses with unsupported_capability",
       async () => {
         const instance = lab.host.providers.get(INSTANCE);
         const adapter = instance!.adapter as OrchestrationAdapter;
-        const caps = adapter.capabilities();
         const session: ProviderSession = await adapter.openSession({
           threadId: "conformance-honesty",
           providerSessionId: "conformance-honesty",
@@ -404,20 +403,34 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           emit: () => undefined,
         });
         try {
-          const checks: [boolean, ((...args: never[]) => Promise<unknown>) | undefined, () => Promise<unknown>][] = [
-            [caps.turns.activeSteering, session.steerTurn, () => session.steerTurn!({ turnId: "none", text: "x" })],
-            [caps.turns.interrupt, session.interruptTurn, () => session.interruptTurn!({ turnId: "none" })],
-            [caps.threads.fork, session.forkThread, () => session.forkThread!({})],
-            [caps.threads.readSnapshot, session.readSnapshot, () => session.readSnapshot!()],
-            [
-              caps.runtimeRequests.approvals || caps.runtimeRequests.userInputQuestions,
-              session.respondToRuntimeRequest,
-              () => session.respondToRuntimeRequest!("none", { kind: "approval", decision: "accept" }),
-            ],
+          // Read after the open, as the host decodes it: a session may negotiate more (ACP).
+          const caps = capabilities();
+          const checks: { capability: string; declared: boolean; method: unknown; call: () => Promise<unknown> }[] = [
+            { capability: "turns.activeSteering", declared: caps.turns.activeSteering, method: session.steerTurn, call: () => session.steerTurn!({ turnId: "none", text: "x" }) },
+            { capability: "turns.interrupt", declared: caps.turns.interrupt, method: session.interruptTurn, call: () => session.interruptTurn!({ turnId: "none" }) },
+            { capability: "threads.fork", declared: caps.threads.fork, method: session.forkThread, call: () => session.forkThread!({}) },
+            { capability: "threads.readSnapshot", declared: caps.threads.readSnapshot, method: session.readSnapshot, call: () => session.readSnapshot!() },
+            {
+              capability: "runtimeRequests.*",
+              declared: caps.runtimeRequests.approvals || caps.runtimeRequests.userInputQuestions,
+              method: session.respondToRuntimeRequest,
+              call: () => session.respondToRuntimeRequest!("none", { kind: "approval", decision: "accept" }),
+            },
+            {
+              capability: "tools.mcpGrantUpdate",
+              declared: caps.tools.mcpGrantUpdate,
+              method: session.updateMcpGrant,
+              call: () => session.updateMcpGrant!({ serverName: "switchyard", url: "http://127.0.0.1:9/mcp", token: "sy_conformance", toolTimeoutMs: 1_000, blockingToolNames: [], instructions: "", stdioBridge: { command: "true", args: [], env: {} } }),
+            },
           ];
-          for (const [declared, method, call] of checks) {
-            if (declared || method === undefined) continue;
-            await expect(call()).rejects.toMatchObject({ code: "unsupported_capability" });
+          for (const { capability, declared, method, call } of checks) {
+            if (declared) {
+              expect(typeof method, `${capability} is declared, so the session must offer its method`).toBe("function");
+              continue;
+            }
+            // Absent is the plain way to say "cannot"; a method that is there must refuse, typed.
+            if (method === undefined) continue;
+            await expect(call(), `${capability} is not declared`).rejects.toMatchObject({ code: "unsupported_capability" });
           }
           if (!caps.threads.forkFromTurn && caps.threads.fork && session.forkThread !== undefined) {
             await expect(session.forkThread({ afterTurnId: "none" })).rejects.toMatchObject({ code: "unsupported_capability" });

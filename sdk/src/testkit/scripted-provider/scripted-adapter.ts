@@ -123,6 +123,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The block a host folds instructions into for a provider without an instruction channel. */
+const FOLDED_INSTRUCTIONS_END = "\n</switchyard_instructions>\n\n";
+
+/**
+ * The user's own message in a turn's text. A model reads folded instructions (a history
+ * handoff, portable context) as context, not as requests, so the scripted one obeys directives
+ * only in the message itself: a handoff quoting an earlier `@@gate` must not hold the new turn.
+ */
+function ownMessage(text: string): string {
+  if (!text.startsWith("<switchyard_instructions>\n")) return text;
+  const end = text.indexOf(FOLDED_INSTRUCTIONS_END);
+  return end < 0 ? text : text.slice(end + FOLDED_INSTRUCTIONS_END.length);
+}
+
 /** Connects an MCP client to the session's Switchyard endpoint with its credential. */
 async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
@@ -145,11 +159,12 @@ async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name:
 }
 
 /**
- * One scripted conversation. Behaviour follows the prompt language in scripted-script.ts, and
- * every optional method checks the instance's declared capabilities first, so capability
- * honesty is testable: a declared-false capability fails with `unsupported_capability`.
+ * One scripted conversation. Behaviour follows the prompt language in scripted-script.ts. The
+ * host sees it through {@link declaredSurface}, which offers an optional method only when the
+ * instance declares its capability; the methods here check only what a declared capability
+ * does not cover (an approval answer where only questions are declared, a fork from a turn).
  */
-class ScriptedSession implements ProviderSession {
+class ScriptedSession {
   private history: Exchange[] = [];
   private active: ActiveTurn | null = null;
   private closed = false;
@@ -219,7 +234,7 @@ class ScriptedSession implements ProviderSession {
     // request is still in the conversation, so it is carried out now.
     const unfinished = this.history.at(-1);
     const continuing = turn.input.restartOfTurnId !== null && unfinished !== undefined && unfinished.assistant === null;
-    const scriptText = continuing ? (unfinished.script ?? unfinished.user) : turn.input.text;
+    const scriptText = continuing ? (unfinished.script ?? unfinished.user) : ownMessage(turn.input.text);
     if (continuing) this.history.pop();
     this.history.push({ user: userText, assistant: null, script: scriptText });
     this.save();
@@ -378,21 +393,18 @@ class ScriptedSession implements ProviderSession {
   }
 
   async steerTurn(input: SteerInput): Promise<void> {
-    if (!this.capabilities.turns.activeSteering) throw new UnsupportedCapabilityError("turns.activeSteering", this.instanceId);
     if (this.active === null || this.active.input.turnId !== input.turnId) throw new Error(`turn ${input.turnId} is not running`);
     if (this.active.refusesSteers) throw new Error(`turn ${input.turnId} is between steps and takes no steer`);
     this.active.steers.push(input.text);
   }
 
   async interruptTurn(input: InterruptInput): Promise<void> {
-    if (!this.capabilities.turns.interrupt) throw new UnsupportedCapabilityError("turns.interrupt", this.instanceId);
     if (this.active === null || this.active.input.turnId !== input.turnId) return;
     this.active.interruptStatus = "interrupted";
     this.active.abort.abort();
   }
 
   async forkThread(input: ForkInput): Promise<{ resumeCursor: string }> {
-    if (!this.capabilities.threads.fork) throw new UnsupportedCapabilityError("threads.fork", this.instanceId);
     if (input.afterTurnId !== undefined && !this.capabilities.threads.forkFromTurn) throw new UnsupportedCapabilityError("threads.forkFromTurn", this.instanceId);
     const cursor = `scripted-thread-${randomUUID()}`;
     const file = this.stateFile(cursor);
@@ -415,13 +427,11 @@ class ScriptedSession implements ProviderSession {
   }
 
   async readSnapshot(): Promise<ThreadSnapshot> {
-    if (!this.capabilities.threads.readSnapshot) throw new UnsupportedCapabilityError("threads.readSnapshot", this.instanceId);
     return { turns: this.history.filter((h) => h.assistant !== null).map((h) => ({ userText: h.user, assistantText: h.assistant! })) };
   }
 
   /** Takes a rotated credential: the next tool call connects with it (calls under way finish). */
   async updateMcpGrant(grant: McpEndpointGrant): Promise<void> {
-    if (!this.capabilities.tools.mcpGrantUpdate) throw new UnsupportedCapabilityError("tools.mcpGrantUpdate", this.instanceId);
     if (this.closed) throw new Error("session is closed");
     this.grant = grant;
   }
@@ -438,6 +448,29 @@ class ScriptedSession implements ProviderSession {
     this.mcpClient = null;
     await Promise.all(clients.map((client) => client.then((c) => c.close()).catch(() => undefined)));
   }
+}
+
+/**
+ * The session as the host sees it: an optional method exists only when the instance declares
+ * its capability, the way the spec asks every adapter to be (no stub that only throws).
+ */
+function declaredSurface(session: ScriptedSession, capabilities: ProviderCapabilities): ProviderSession {
+  const { turns, threads, runtimeRequests, tools } = capabilities;
+  return {
+    get resumeCursor() {
+      return session.resumeCursor;
+    },
+    startTurn: (input: TurnInput) => session.startTurn(input),
+    close: () => session.close(),
+    ...(turns.activeSteering ? { steerTurn: (input: SteerInput) => session.steerTurn(input) } : {}),
+    ...(turns.interrupt ? { interruptTurn: (input: InterruptInput) => session.interruptTurn(input) } : {}),
+    ...(threads.fork ? { forkThread: (input: ForkInput) => session.forkThread(input) } : {}),
+    ...(threads.readSnapshot ? { readSnapshot: () => session.readSnapshot() } : {}),
+    ...(runtimeRequests.approvals || runtimeRequests.userInputQuestions
+      ? { respondToRuntimeRequest: (requestId: string, response: RuntimeRequestResponse) => session.respondToRuntimeRequest(requestId, response) }
+      : {}),
+    ...(tools.mcpGrantUpdate ? { updateMcpGrant: (grant: McpEndpointGrant) => session.updateMcpGrant(grant) } : {}),
+  };
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -499,7 +532,7 @@ export class ScriptedAdapter implements OrchestrationAdapter {
     if (status.installed === false || status.executable === false) {
       throw new SwitchyardError("provider_unavailable", `The scripted provider "${this.instanceId}" cannot start: its status file says installed=${String(status.installed ?? true)} executable=${String(status.executable ?? true)}.`);
     }
-    return new ScriptedSession(input, this.options, this.declared, this.instanceId);
+    return declaredSurface(new ScriptedSession(input, this.options, this.declared, this.instanceId), this.declared);
   }
 
   private statusFromFile(): ScriptedStatus {

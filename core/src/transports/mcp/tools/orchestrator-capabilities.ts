@@ -27,8 +27,13 @@ export const orchestratorCapabilitiesTool = defineTool({
         omittedModels: z.number(),
         runtimeModes: z.array(RuntimeModeOutput).optional(),
         interactionModes: z.array(InteractionModeOutput),
-        steering: z.enum(["native", "interrupt_restart", "queue_only"]),
-        fork: z.enum(["native", "portable"]),
+        steering: z
+          .enum(["native", "interrupt_restart", "queue", "none"])
+          .describe("What a default t3_thread_send does to a running turn: steers it natively, interrupts and restarts it with the message, queues behind it, or is refused (the provider does not report when a turn ends)."),
+        fork: z.enum(["native", "portable"]).describe("How a fork of a thread is carried out: the provider copies the conversation, or it travels as portable context."),
+        interrupt: z
+          .enum(["running_turns", "unstarted_only"])
+          .describe("What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable)."),
       }),
     ),
     features: z.object({

@@ -1,0 +1,18 @@
+import type { CommandContext } from "./command-context.js";
+import type { RunRecord } from "../store/records.js";
+
+/**
+ * A reaction the engine runs inside the transaction of the change that triggers it, so what it
+ * writes commits or rolls back with that change: it happens exactly once, also across a crash
+ * (a change that did not commit never happened, reaction included). The composition root hands
+ * the engine its reactions (`TOKENS.EngineReactions`); nothing registers one as a side effect
+ * of being built.
+ */
+export interface EngineReaction {
+  /** Names the reaction (logs, a test that looks for it). */
+  readonly name: string;
+  /** After a run reached a terminal status. */
+  onRunTerminal?(ctx: CommandContext, run: RunRecord): void;
+  /** After a runtime request opened or resolved. */
+  onRuntimeRequestChanged?(ctx: CommandContext, requestId: string): void;
+}

@@ -1,0 +1,146 @@
+import type { AdapterEvent } from "../spec/index.js";
+import type { EventStore, OutboxEffect } from "../store/ports.js";
+import type { StoredEvent } from "../store/records.js";
+import type { Clock } from "../util/clock.js";
+import type { IdAllocator } from "../util/ids.js";
+import type { GuardedSession } from "../providers/guarded-session.js";
+import type { CommandContext } from "./command-context.js";
+
+// What the services (and the host) need of the engine, as interfaces: DI tokens resolve to
+// these, so no consumer and no token depends on the classes that implement them.
+
+/** A command: an id (for idempotency), an operation name, its request, and the handler. */
+export interface Command<R> {
+  /** Retries with the same id return the same receipt. */
+  readonly commandId: string;
+  readonly operation: string;
+  /** The request as sent; a reused id with a different request is refused. */
+  readonly request: unknown;
+  readonly handle: (ctx: CommandContext) => R;
+}
+
+/** The result of a command, and whether it was replayed from its receipt. */
+export interface CommandOutcome<R> {
+  readonly result: R;
+  readonly replayed: boolean;
+  readonly commandId: string;
+  /** The newest event sequence the command wrote (or had written, when replayed). */
+  readonly sequence: number | null;
+}
+
+/**
+ * The command processor (`TransactionalEngine`): a command's events, projection updates,
+ * receipt and outbox rows commit in one transaction, its reactions included.
+ */
+export interface Engine {
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly ids: IdAllocator;
+  /** The names of the in-transaction reactions, in the order they run. */
+  readonly reactionNames: readonly string[];
+  /** Runs a command once; a retry with the same id replays its receipt. */
+  execute<R>(command: Command<R>): CommandOutcome<R>;
+  /** The stored result of a command that already ran, or null; a reused id with a different request is a `conflict`. */
+  replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null;
+  /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
+  apply<R>(handle: (ctx: CommandContext) => R): R;
+  /** Hears committed events. */
+  onEvents(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /** Hears that new effects are waiting in the outbox. */
+  onEffectsQueued(listener: () => void): () => void;
+}
+
+/** A provider session this host holds open. */
+export interface LiveSession {
+  readonly providerSessionId: string;
+  readonly threadId: string;
+  readonly instanceId: string;
+  readonly session: GuardedSession;
+  readonly hasMcp: boolean;
+  /**
+   * The session started a new provider conversation on a thread that already has one (the
+   * provider could not resume it): its first turn carries the thread's history as portable
+   * context, so nothing said earlier is lost.
+   */
+  needsHistoryHandoff: boolean;
+  /**
+   * The shared orchestration instructions, owed to the first turn of a new conversation that has
+   * Switchyard's tools (a resumed conversation was given them already); cleared once delivered.
+   */
+  orchestrationInstructions: string | null;
+}
+
+/** The provider sessions of this host (`ProviderSessionManager`): one live session per thread. */
+export interface ProviderSessions {
+  /** The live session of a thread, if one is open. */
+  get(threadId: string): LiveSession | null;
+  /** Every live session. */
+  all(): LiveSession[];
+  /** Returns the thread's live session, opening (or resuming) one when needed. */
+  ensure(threadId: string): Promise<LiveSession>;
+  /** Marks a session's credential as active (each turn it starts). */
+  touchCredential(providerSessionId: string): void;
+  /** Closes a thread's session and revokes its credential. */
+  close(threadId: string, reason: string): Promise<void>;
+  /** Closes the session after the idle period unless new work arrives. */
+  scheduleIdleClose(threadId: string): void;
+  /** Closes every session (server shutdown). */
+  closeAll(reason: string): Promise<void>;
+}
+
+/** Where sessions report adapter events (`ProviderEventIngestor`), which become durable state. */
+export interface ProviderEventSink {
+  /** Applies one adapter event of a session, in its own transaction. */
+  ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void;
+  /** Hears that a provider session ended on its own. */
+  onSessionExited(listener: (threadId: string, providerSessionId: string) => void): void;
+}
+
+/** Carries out one outbox effect against provider sessions (`EffectExecutor`). */
+export interface EffectRunner {
+  execute(effect: OutboxEffect): Promise<void>;
+}
+
+/** Runs the outbox (`OutboxWorker`): one effect at a time per lane, woken by commits. */
+export interface EffectWorker {
+  start(): void;
+  /** Stops taking effects and waits for those in flight. */
+  stop(): Promise<void>;
+  /** Waits until no effect is due or in flight. */
+  drain(): Promise<void>;
+}
+
+/** What boot found and did. */
+export interface ReconcileReport {
+  readonly reapedProcesses: number;
+  readonly closedSessions: number;
+  /** Credentials of sessions that are no longer open, revoked (a killed host left them live). */
+  readonly revokedCredentials: number;
+  readonly expiredRequests: number;
+  readonly continuedRuns: string[];
+  readonly interruptedRuns: string[];
+  readonly resetEffects: number;
+  readonly abandonedEffects: number;
+}
+
+/** Reconciles what a previous process left, once at boot (`BootReconciler`). */
+export interface Reconciler {
+  reconcile(): ReconcileReport;
+}
+
+/** A streamed piece of output that is not yet a durable item. */
+export interface LiveOutputChunk {
+  readonly threadId: string;
+  readonly attemptId: string;
+  readonly itemId: string;
+  readonly kind: "assistant_message" | "reasoning";
+  readonly delta: string;
+}
+
+/** Streaming output as readers see it (`LiveOutput`): not yet folded into durable items. */
+export interface LiveOutputFeed {
+  /** Assistant text streamed so far for a thread's unfinished items. */
+  pendingText(threadId: string): string;
+  /** Hears every chunk as it arrives. */
+  onChunk(listener: (chunk: LiveOutputChunk) => void): () => void;
+}

@@ -1,0 +1,50 @@
+import type { ProviderDriver } from "../spec/index.js";
+
+// What the provider registry and the host need of the plugin host, as interfaces: the
+// `PluginHost` token resolves to {@link PluginCatalog}.
+
+/** Where a plugin came from. Built-in plugins load through exactly the same path as the rest. */
+export type PluginSource = "config" | "managed" | "builtin";
+
+/** Why a plugin was refused. */
+export type PluginRefusalCode =
+  | "not_found"
+  | "manifest_invalid"
+  | "spec_incompatible"
+  | "import_failed"
+  | "definition_invalid"
+  | "driver_conflict";
+
+/** What the host knows about one plugin, loaded or not. */
+export interface PluginRecord {
+  /** The package name (or the config entry, when the folder could not be read). */
+  readonly name: string;
+  readonly version: string | null;
+  readonly dir: string | null;
+  readonly source: PluginSource;
+  readonly status: "loaded" | "refused";
+  /** Driver kinds the manifest declares. */
+  readonly drivers: readonly string[];
+  /** The spec range the manifest asks for. */
+  readonly wantedRange: string | null;
+  /** Why it was refused, in a message naming the plugin, the problem, the range and the host spec. */
+  readonly refusal: { readonly code: PluginRefusalCode; readonly message: string } | null;
+}
+
+/** A driver the host can use, with the plugin that provided it. */
+export interface LoadedDriver {
+  readonly driver: ProviderDriver<unknown>;
+  readonly plugin: PluginRecord;
+}
+
+/** The plugins this host found (`PluginHost`): loaded once, then listed and asked for drivers. */
+export interface PluginCatalog {
+  /** Loads every plugin once. Never throws for a plugin's fault. */
+  load(): Promise<void>;
+  /** Every plugin seen, loaded and refused, in discovery order. */
+  list(): readonly PluginRecord[];
+  /** The driver for a kind, if a loaded plugin provides it. */
+  driver(kind: string): LoadedDriver | null;
+  /** Every loaded driver kind. */
+  driverKinds(): string[];
+}

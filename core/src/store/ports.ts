@@ -1,0 +1,108 @@
+import type Database from "better-sqlite3";
+import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+
+// What the layers above need of the store, as interfaces: DI tokens resolve to these, so no
+// consumer (and no token) depends on the SQLite classes that implement them.
+
+/** A record to append: which entity, and its whole new state. */
+export interface RecordUpsert<E extends EntityName = EntityName> {
+  readonly entity: E;
+  readonly record: EntityRecords[E];
+}
+
+/** A stored command receipt. */
+export interface CommandReceipt {
+  readonly commandId: string;
+  readonly operation: string;
+  readonly requestHash: string;
+  readonly result: unknown;
+  readonly firstSequence: number | null;
+  readonly lastSequence: number | null;
+  readonly createdAt: string;
+}
+
+/** An outbox row: a provider effect to carry out after its command committed. */
+export interface OutboxEffect {
+  readonly seq: number;
+  readonly id: string;
+  /** Effects in one lane (a thread) run one at a time, in `seq` order. */
+  readonly lane: string;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly status: "pending" | "claimed" | "done" | "failed" | "abandoned";
+  readonly attempts: number;
+  readonly availableAt: number;
+  readonly lastError: string | null;
+}
+
+/**
+ * The durable store (`Store`): an append-only event log whose events are record upserts,
+ * projections updated in the same transaction, command receipts and the outbox.
+ */
+export interface EventStore {
+  /** The SQLite connection, for queries the typed reads do not cover (and `db.open`). */
+  readonly db: Database.Database;
+  /** The database file. */
+  readonly file: string;
+  /** A prepared statement, cached by its SQL. */
+  statement(sql: string): Database.Statement;
+  /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
+  transaction<T>(fn: () => T): T;
+  /** Hears every batch of events after it commits. */
+  onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
+  append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[];
+  /** Reads one record by id. */
+  get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null;
+  /** Reads records with a WHERE clause over the entity's indexed columns. */
+  select<E extends EntityName>(entity: E, where: string, params?: readonly unknown[], suffix?: string): EntityRecords[E][];
+  /** Counts records matching a WHERE clause. */
+  count(entity: EntityName, where: string, params?: readonly unknown[]): number;
+  /** The newest event sequence, or 0. */
+  lastSequence(): number;
+  /** Events after `sequence`, oldest first. */
+  eventsAfter(sequence: number, limit?: number): StoredEvent[];
+  /** Reads a command receipt. */
+  getReceipt(commandId: string): CommandReceipt | null;
+  /** Stores a command receipt. Must run inside `transaction`. */
+  putReceipt(receipt: CommandReceipt): void;
+  /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
+  enqueueEffect(effect: { id: string; lane: string; type: string; payload: unknown }, nowMs: number, nowIso: string): void;
+  /** The oldest unfinished effect of each lane that is due and not already claimed. */
+  dueEffects(nowMs: number): OutboxEffect[];
+  /** When the next delayed effect becomes due, or null. */
+  nextEffectDueAt(): number | null;
+  /** Marks an effect claimed. Returns false when another worker got it first. */
+  claimEffect(id: string, nowMs: number): boolean;
+  /** Settles an effect. */
+  settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void;
+  /** Puts an effect back for a later retry. */
+  retryEffect(id: string, availableAt: number, error: string, nowIso: string): void;
+  /** Unfinished effects (pending or claimed), oldest first. */
+  unfinishedEffects(): OutboxEffect[];
+  /** Reads an effect. */
+  getEffect(id: string): OutboxEffect | null;
+  /** A reactor's last processed sequence. */
+  reactorOffset(name: string): number;
+  /** Records a reactor's progress (inside the transaction that did the reacting). */
+  setReactorOffset(name: string, sequence: number): void;
+  /** Rebuilds every projection from the event log (the log is the truth). */
+  rebuildProjections(): number;
+  /** Closes the database (checkpointing the WAL). */
+  close(): void;
+}
+
+/**
+ * Harness processes recorded while they run (`HarnessProcessLog`), so a host restarted after a
+ * crash can stop the process groups its predecessor left behind.
+ */
+export interface HarnessProcessLedger {
+  /** A harness process started. */
+  started(pid: number, label: string): void;
+  /** A harness process exited. */
+  exited(pid: number): void;
+  /** Processes recorded by hosts that are no longer running. */
+  leftovers(): { pid: number; procStart: string | null }[];
+  /** Forgets processes of hosts that are gone. */
+  forgetLeftovers(pids: readonly number[]): void;
+}
