@@ -12,7 +12,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../sdk/dist/testkit/scripted-provider/index.js";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../testkit/dist/scripted-provider/index.js";
 
 const CALLS = 300;
 

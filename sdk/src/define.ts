@@ -1,4 +1,4 @@
-import { SPECIFICATION_VERSION, type PluginDefinition, type ProviderDriver } from "@switchyard/core/spec";
+import { SPECIFICATION_VERSION, type PluginDefinition, type ProviderDriver } from "@switchyard/spec";
 
 /** Declares a driver; fills in the spec literal so authors cannot get it wrong. */
 export function defineDriver<TOptions>(

@@ -1,4 +1,4 @@
-import type { CapabilityName } from "./capabilities.js";
+import type { CapabilityNameV1 } from "./v1/capabilities.js";
 
 /**
  * Stable error codes. Errors cross the plugin boundary by `code`, never by `instanceof`: a
@@ -73,9 +73,9 @@ export class SwitchyardError extends Error implements SwitchyardErrorShape {
 /** Thrown when a capability the caller needs is declared false or not implemented. */
 export class UnsupportedCapabilityError extends SwitchyardError {
   /** The capability that was missing. */
-  readonly capability: CapabilityName;
+  readonly capability: CapabilityNameV1;
 
-  constructor(capability: CapabilityName, provider: string, message?: string) {
+  constructor(capability: CapabilityNameV1, provider: string, message?: string) {
     super(
       "unsupported_capability",
       message ?? `Provider "${provider}" does not support ${capability}.`,

@@ -1,12 +1,14 @@
 /**
- * Switchyard provider spec v1: the contract between the host and provider plugins.
- * Dependency-free on purpose; the sdk re-exports it for plugin authors.
+ * @switchyard/spec: the contract between the Switchyard host and provider plugins. Types,
+ * the capability decoder, typed errors and a few helpers; no runtime dependencies, so a plugin
+ * that imports it pulls in nothing else.
+ *
+ * Every interface carries its spec version in its name (`OrchestrationAdapterV1`); the names
+ * without a version (`OrchestrationAdapter`) are aliases of the current version.
  */
 export * from "./version.js";
 export * from "./modes.js";
-export * from "./capabilities.js";
 export * from "./errors.js";
-export * from "./events.js";
-export * from "./adapter.js";
-export * from "./driver.js";
 export * from "./stderr-tail.js";
+export * from "./v1/index.js";
+export * from "./current.js";

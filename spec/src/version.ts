@@ -8,8 +8,11 @@ export const SPECIFICATION_VERSION = "v1" as const;
 export type SpecificationVersion = typeof SPECIFICATION_VERSION;
 
 /**
- * The semver of the spec this host implements. A plugin's manifest declares a range
- * (`"specVersion": "^1.0.0"`) that must contain this version before any of its code loads.
- * Minor versions only add optional fields and events; a major bump changes the literal.
+ * The semver of the spec this package describes (and a host built on it implements). A
+ * plugin's manifest declares a range inside one major (`"specVersion": "^1.0.0"`) that must
+ * contain the host's version before any of its code loads. Minor versions only add optional
+ * fields, events and commands; a major bump changes the literal (`v2`) and the type names.
+ * Independent of the npm package version, which moves in lockstep with the other
+ * `@switchyard/*` packages.
  */
 export const SPEC_SEMVER = "1.0.0";

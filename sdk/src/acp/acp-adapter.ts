@@ -19,7 +19,7 @@ import {
   type ProviderSession,
   type ProviderStatus,
   withStderrTail,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import { defineDriver } from "../define.js";
 import { ACP_BASE_CAPABILITIES, advertisedModels, negotiateAcpCapabilities, sessionModelsOf } from "./acp-capabilities.js";
 import {

@@ -14,7 +14,7 @@ import type {
   RuntimeRequestResponse,
   ToolKind,
   UserInputRequest,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 
 /** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */
 export interface AcpLaunchCommand {

@@ -21,7 +21,7 @@ import {
   type TurnTerminalStatus,
   type UserInputRequest,
   withStderrTail,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import { agentModeIds, findConfigOption, planModeId, selectValues, sessionModelsOf } from "./acp-capabilities.js";
 import {
   SerialQueue,

@@ -1,4 +1,4 @@
-import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/core/spec";
+import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
 /** Token usage of a turn. */

@@ -1,10 +1,9 @@
-import type { ProviderCapabilities } from "./capabilities.js";
-import type { AdapterEvent, ApprovalDecision } from "./events.js";
-import type { InteractionMode, RuntimeMode } from "./modes.js";
-import type { SpecificationVersion } from "./version.js";
+import type { ProviderCapabilitiesV1 } from "./capabilities.js";
+import type { AdapterEventV1, ApprovalDecisionV1 } from "./events.js";
+import type { InteractionMode, RuntimeMode } from "../modes.js";
 
 /** A model a provider advertises. */
-export interface ModelDescriptor {
+export interface ModelDescriptorV1 {
   /** The id passed back as `model` when opening a session or starting a turn. */
   readonly id: string;
   /** Name for people. */
@@ -27,16 +26,16 @@ export interface ModelDescriptor {
  *   snapshot refreshes with it.
  * Neither ever starts a model turn.
  */
-export type ProbeDepth = "inspect" | "full";
+export type ProbeDepthV1 = "inspect" | "full";
 
 /** What `probe` gets. */
-export interface ProbeOptions {
+export interface ProbeOptionsV1 {
   /** Default `full`. (An adapter written before depths existed ignores it and always probes fully.) */
-  readonly depth?: ProbeDepth;
+  readonly depth?: ProbeDepthV1;
 }
 
 /** What a status probe found. Probes never start a conversation with a model. */
-export interface ProviderStatus {
+export interface ProviderStatusV1 {
   /** The harness (binary, package, SDK) is present. */
   readonly installed: boolean;
   /** The harness can be started (it ran, or its version answered). */
@@ -46,7 +45,7 @@ export interface ProviderStatus {
   /** The harness version, when known. */
   readonly version?: string;
   /** Models it advertises, in the provider's own order. Empty when it publishes no list. */
-  readonly models: readonly ModelDescriptor[];
+  readonly models: readonly ModelDescriptorV1[];
   /** Why it is not ready, in words a user (or a model) can act on. */
   readonly message?: string;
 }
@@ -59,7 +58,7 @@ export interface ProviderStatus {
  * The token is a secret: pass it to the harness in a header or its environment, never in argv,
  * never in logs.
  */
-export interface McpEndpointGrant {
+export interface McpEndpointGrantV1 {
   /** The server key the harness should register (`switchyard` by default). */
   readonly serverName: string;
   /** `http://127.0.0.1:<port>/mcp`. */
@@ -78,7 +77,7 @@ export interface McpEndpointGrant {
   readonly directToolNames?: readonly string[];
   /**
    * The shared orchestration instructions, for reference only: the host delivers them itself
-   * with the first turn of a new conversation (in `TurnInput.instructions`, or folded into its
+   * with the first turn of a new conversation (in `TurnInputV1.instructions`, or folded into its
    * text), so an adapter must not deliver them a second time.
    */
   readonly instructions: string;
@@ -94,7 +93,7 @@ export interface McpEndpointGrant {
 }
 
 /** What `openSession` gets. */
-export interface OpenSessionInput {
+export interface OpenSessionInputV1 {
   /** The Switchyard thread the session serves. */
   readonly threadId: string;
   /** The host's id for this provider session. */
@@ -110,13 +109,13 @@ export interface OpenSessionInput {
   /** A resume cursor from an earlier session of this thread, or null for a new conversation. */
   readonly resumeCursor: string | null;
   /** The Switchyard MCP endpoint for this session, or null when MCP is not injected. */
-  readonly mcp: McpEndpointGrant | null;
+  readonly mcp: McpEndpointGrantV1 | null;
   /** Where the session reports its events. Never throws; calls after `close` are ignored. */
-  readonly emit: (event: AdapterEvent) => void;
+  readonly emit: (event: AdapterEventV1) => void;
 }
 
 /** What `startTurn` gets. */
-export interface TurnInput {
+export interface TurnInputV1 {
   /** The host's id for this turn (one attempt of a run). Events carry it back. */
   readonly turnId: string;
   /** The host's run id (several attempts share it after an interrupt-and-restart). */
@@ -143,7 +142,7 @@ export interface TurnInput {
 }
 
 /** What `steerTurn` gets. */
-export interface SteerInput {
+export interface SteerInputV1 {
   /** The running turn to steer. */
   readonly turnId: string;
   /** The text to add. */
@@ -151,7 +150,7 @@ export interface SteerInput {
 }
 
 /** What `interruptTurn` gets. */
-export interface InterruptInput {
+export interface InterruptInputV1 {
   /** The running turn to interrupt. */
   readonly turnId: string;
   /** Why (shown in logs; some providers record it). */
@@ -164,22 +163,22 @@ export interface InterruptInput {
 }
 
 /** What `forkThread` gets. */
-export interface ForkInput {
+export interface ForkInputV1 {
   /** Cut the copy after this turn (host turn id); omit for the latest state. */
   readonly afterTurnId?: string;
 }
 
 /** The answer to a runtime request. */
-export type RuntimeRequestResponse =
+export type RuntimeRequestResponseV1 =
   /** Decides an approval request. */
-  | { readonly kind: "approval"; readonly decision: ApprovalDecision }
+  | { readonly kind: "approval"; readonly decision: ApprovalDecisionV1 }
   /** Answers a user-input request: one entry per question id. */
   | { readonly kind: "user_input"; readonly answers: Readonly<Record<string, string | readonly string[]>> }
   /** Declines any request without an answer (the provider treats it as cancelled). */
   | { readonly kind: "dismiss" };
 
 /** One turn in a provider's own record of a conversation. */
-export interface SnapshotTurn {
+export interface SnapshotTurnV1 {
   /** The provider's turn id, if any. */
   readonly providerTurnId?: string;
   /** The user's text. */
@@ -189,9 +188,9 @@ export interface SnapshotTurn {
 }
 
 /** The provider's own record of a conversation. */
-export interface ThreadSnapshot {
+export interface ThreadSnapshotV1 {
   /** Turns, oldest first. */
-  readonly turns: readonly SnapshotTurn[];
+  readonly turns: readonly SnapshotTurnV1[];
 }
 
 /**
@@ -199,38 +198,38 @@ export interface ThreadSnapshot {
  * capability is declared; the host calls them only through its capability guard and the
  * shared policy, and a declared-false capability must fail with `unsupported_capability`.
  */
-export interface ProviderSession {
+export interface ProviderSessionV1 {
   /** The current resume cursor (for example the native thread id), or null before it is known. */
   readonly resumeCursor: string | null;
   /** Starts a turn. Resolves once the provider accepted it; output arrives as events. */
-  startTurn(input: TurnInput): Promise<{ readonly providerTurnId?: string }>;
+  startTurn(input: TurnInputV1): Promise<{ readonly providerTurnId?: string }>;
   /** Adds input to a running turn. Needs `turns.activeSteering`. */
-  steerTurn?(input: SteerInput): Promise<void>;
+  steerTurn?(input: SteerInputV1): Promise<void>;
   /** Stops a running turn; a `turn.terminal` event follows. Needs `turns.interrupt`. */
-  interruptTurn?(input: InterruptInput): Promise<void>;
+  interruptTurn?(input: InterruptInputV1): Promise<void>;
   /** Copies the conversation into a new native thread. Needs `threads.fork`. */
-  forkThread?(input: ForkInput): Promise<{ readonly resumeCursor: string }>;
+  forkThread?(input: ForkInputV1): Promise<{ readonly resumeCursor: string }>;
   /** Answers a runtime request the session opened. Needs `runtimeRequests.*`. */
-  respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponse): Promise<void>;
+  respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponseV1): Promise<void>;
   /** Reads the provider's own record of the conversation. Needs `threads.readSnapshot`. */
-  readSnapshot?(): Promise<ThreadSnapshot>;
+  readSnapshot?(): Promise<ThreadSnapshotV1>;
   /**
    * Replaces the session's MCP grant (a rotated credential for the same endpoint), also during
    * a turn: later Switchyard tool calls must carry the new token. The old token stays valid for
    * a short overlap, so a call already on its way still succeeds. Needs `tools.mcpGrantUpdate`.
    */
-  updateMcpGrant?(grant: McpEndpointGrant): Promise<void>;
+  updateMcpGrant?(grant: McpEndpointGrantV1): Promise<void>;
   /** Ends the session and its process. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
- * The OrchestrationAdapter of one provider instance: what the host calls to run work on it.
+ * The OrchestrationAdapterV1 of one provider instance: what the host calls to run work on it.
  * One adapter per configured instance; it opens any number of sessions.
  */
-export interface OrchestrationAdapter {
+export interface OrchestrationAdapterV1 {
   /** Always `"v1"`. */
-  readonly specificationVersion: SpecificationVersion;
+  readonly specificationVersion: "v1";
   /** The provider instance this adapter serves. */
   readonly instanceId: string;
   /** The driver that created it. */
@@ -239,15 +238,15 @@ export interface OrchestrationAdapter {
    * What this instance can do. May refine the driver's static declaration after a probe (for
    * example capabilities an ACP agent advertised at `initialize`).
    */
-  capabilities(): ProviderCapabilities;
+  capabilities(): ProviderCapabilitiesV1;
   /**
    * Checks installation, executability, authentication and models. Never starts a model turn;
    * with `depth: "inspect"` it also starts no harness server or session and writes nothing into
-   * the harness's home (see {@link ProbeDepth}).
+   * the harness's home (see {@link ProbeDepthV1}).
    */
-  probe(options?: ProbeOptions): Promise<ProviderStatus>;
+  probe(options?: ProbeOptionsV1): Promise<ProviderStatusV1>;
   /** Opens (or resumes, when `resumeCursor` is set) a session. */
-  openSession(input: OpenSessionInput): Promise<ProviderSession>;
+  openSession(input: OpenSessionInputV1): Promise<ProviderSessionV1>;
   /** Releases everything the instance holds. Sessions are closed first by the host. */
   dispose?(): Promise<void>;
 }

@@ -5,7 +5,7 @@ import {
   isRuntimeMode,
   type InteractionMode,
   type RuntimeMode,
-} from "./modes.js";
+} from "../modes.js";
 
 /**
  * How far a guarantee holds, where a boolean would lie.
@@ -13,12 +13,12 @@ import {
  * - `weak`: usually true, or true only within one process.
  * - `none`: not provided.
  */
-export type GuaranteeQuality = "strong" | "weak" | "none";
+export type GuaranteeQualityV1 = "strong" | "weak" | "none";
 
-const QUALITIES: readonly GuaranteeQuality[] = ["strong", "weak", "none"];
+const QUALITIES: readonly GuaranteeQualityV1[] = ["strong", "weak", "none"];
 
 /** What a provider's sessions can do. */
-export interface SessionCapabilities {
+export interface SessionCapabilitiesV1 {
   /** A closed session can be reopened from its resume cursor with the conversation intact. */
   readonly resume: boolean;
   /** The model can change between turns without opening a new session. */
@@ -30,7 +30,7 @@ export interface SessionCapabilities {
 }
 
 /** What a provider can do with whole threads (conversations). */
-export interface ThreadCapabilities {
+export interface ThreadCapabilitiesV1 {
   /** `readSnapshot` returns the provider's own record of the conversation. */
   readonly readSnapshot: boolean;
   /** `forkThread` copies the conversation natively into a new provider thread. */
@@ -40,7 +40,7 @@ export interface ThreadCapabilities {
 }
 
 /** What a provider can do with turns. */
-export interface TurnCapabilities {
+export interface TurnCapabilitiesV1 {
   /** The provider reports when a turn actually starts (before any output). */
   readonly emitsTurnStarted: boolean;
   /** `interruptTurn` stops a running turn and the provider reports its terminal state. */
@@ -58,11 +58,11 @@ export interface TurnCapabilities {
    * How reliably a turn reports its end. With `none` the host cannot tell when queued work may
    * start, so queueing behind an active turn is refused.
    */
-  readonly terminalStatusQuality: GuaranteeQuality;
+  readonly terminalStatusQuality: GuaranteeQualityV1;
 }
 
 /** Which MCP transports the provider's harness can use as a client. */
-export interface McpTransportCapabilities {
+export interface McpTransportCapabilitiesV1 {
   /** Streamable HTTP with headers (the Switchyard endpoint is reachable directly). */
   readonly http: boolean;
   /** Legacy HTTP+SSE. */
@@ -72,11 +72,11 @@ export interface McpTransportCapabilities {
 }
 
 /** What tools the provider's agent can use. */
-export interface ToolCapabilities {
+export interface ToolCapabilitiesV1 {
   /** The agent runs shell commands itself. */
   readonly shell: boolean;
   /** MCP client transports; all false means the Switchyard tools cannot be injected. */
-  readonly mcp: McpTransportCapabilities;
+  readonly mcp: McpTransportCapabilitiesV1;
   /** The host can register tools whose calls come back to the host over the provider protocol. */
   readonly dynamicToolCallbacks: boolean;
   /**
@@ -89,7 +89,7 @@ export interface ToolCapabilities {
 }
 
 /** Which runtime requests (questions to the client) the provider raises. */
-export interface RuntimeRequestCapabilities {
+export interface RuntimeRequestCapabilitiesV1 {
   /** Approval requests for commands, edits, MCP elicitations or permissions. */
   readonly approvals: boolean;
   /** Structured questions to the user (user-input requests). */
@@ -97,7 +97,7 @@ export interface RuntimeRequestCapabilities {
 }
 
 /** Provider-native sub-agents. Switchyard's own sub-agents are always orchestrator-owned threads. */
-export interface SubagentCapabilities {
+export interface SubagentCapabilitiesV1 {
   /**
    * - `none`: the provider has no sub-agents of its own.
    * - `observed`: it has them and reports them; the host only shows them.
@@ -109,7 +109,7 @@ export interface SubagentCapabilities {
 }
 
 /** How context reaches the provider. */
-export interface ContextCapabilities {
+export interface ContextCapabilitiesV1 {
   /**
    * The provider takes instructions on a channel separate from the user's message
    * (system or developer prompt). Without it the host puts them into the first prompt.
@@ -120,13 +120,13 @@ export interface ContextCapabilities {
 }
 
 /** How stable the provider's own identifiers are. */
-export interface IdentityCapabilities {
+export interface IdentityCapabilitiesV1 {
   /** Native thread ids (what a resume cursor holds). */
-  readonly nativeThreadIds: GuaranteeQuality;
+  readonly nativeThreadIds: GuaranteeQualityV1;
   /** Native turn ids. */
-  readonly nativeTurnIds: GuaranteeQuality;
+  readonly nativeTurnIds: GuaranteeQualityV1;
   /** Native item ids (messages, tool calls). */
-  readonly nativeItemIds: GuaranteeQuality;
+  readonly nativeItemIds: GuaranteeQualityV1;
 }
 
 /**
@@ -139,12 +139,12 @@ export interface IdentityCapabilities {
  *   favorite models as configured, then the provider's order); for catalogs that can hold
  *   hundreds of models (OpenCode, Pi, ACP agents).
  */
-export type ModelShortList = "all_current" | "first_n";
+export type ModelShortListV1 = "all_current" | "first_n";
 
 /** What a provider's model list is like. */
-export interface ModelCapabilities {
+export interface ModelCapabilitiesV1 {
   /** How the short list is cut. Missing means `first_n`, the shorter list. */
-  readonly shortList: ModelShortList;
+  readonly shortList: ModelShortListV1;
 }
 
 /**
@@ -152,25 +152,25 @@ export interface ModelCapabilities {
  * only; it never branches on a provider's name. Decode untrusted declarations with
  * {@link decodeCapabilities}: anything missing means the weaker guarantee.
  */
-export interface ProviderCapabilities {
+export interface ProviderCapabilitiesV1 {
   /** Session lifecycle. */
-  readonly sessions: SessionCapabilities;
+  readonly sessions: SessionCapabilitiesV1;
   /** Whole-thread operations. */
-  readonly threads: ThreadCapabilities;
+  readonly threads: ThreadCapabilitiesV1;
   /** Turn control. */
-  readonly turns: TurnCapabilities;
+  readonly turns: TurnCapabilitiesV1;
   /** Tools, including MCP transports. */
-  readonly tools: ToolCapabilities;
+  readonly tools: ToolCapabilitiesV1;
   /** Approvals and questions. */
-  readonly runtimeRequests: RuntimeRequestCapabilities;
+  readonly runtimeRequests: RuntimeRequestCapabilitiesV1;
   /** Provider-native sub-agents. */
-  readonly subagents: SubagentCapabilities;
+  readonly subagents: SubagentCapabilitiesV1;
   /** Context delivery. */
-  readonly context: ContextCapabilities;
+  readonly context: ContextCapabilitiesV1;
   /** Identifier stability. */
-  readonly identity: IdentityCapabilities;
+  readonly identity: IdentityCapabilitiesV1;
   /** The model list. */
-  readonly models: ModelCapabilities;
+  readonly models: ModelCapabilitiesV1;
   /**
    * Runtime modes the provider can enforce. A mode it does not offer runs as
    * `approval-required`. Missing means only `approval-required`.
@@ -181,18 +181,18 @@ export interface ProviderCapabilities {
 }
 
 /** A declaration as written by a plugin: any field may be left out. */
-export type CapabilityDeclaration = {
-  readonly [K in keyof ProviderCapabilities]?: ProviderCapabilities[K] extends readonly unknown[]
-    ? ProviderCapabilities[K]
-    : ProviderCapabilities[K] extends object
-      ? { readonly [F in keyof ProviderCapabilities[K]]?: ProviderCapabilities[K][F] extends object
-          ? Partial<ProviderCapabilities[K][F]>
-          : ProviderCapabilities[K][F] }
-      : ProviderCapabilities[K];
+export type CapabilityDeclarationV1 = {
+  readonly [K in keyof ProviderCapabilitiesV1]?: ProviderCapabilitiesV1[K] extends readonly unknown[]
+    ? ProviderCapabilitiesV1[K]
+    : ProviderCapabilitiesV1[K] extends object
+      ? { readonly [F in keyof ProviderCapabilitiesV1[K]]?: ProviderCapabilitiesV1[K][F] extends object
+          ? Partial<ProviderCapabilitiesV1[K][F]>
+          : ProviderCapabilitiesV1[K][F] }
+      : ProviderCapabilitiesV1[K];
 };
 
 /** Dotted names of the capabilities a typed `unsupported_capability` error can name. */
-export type CapabilityName =
+export type CapabilityNameV1 =
   | "sessions.resume"
   | "sessions.modelSwitchInSession"
   | "sessions.runtimeModeSwitchInSession"
@@ -210,7 +210,7 @@ export type CapabilityName =
   | "runtimeRequests.userInputQuestions";
 
 /** The weakest record: what a provider that declares nothing gets. */
-export const NO_CAPABILITIES: ProviderCapabilities = Object.freeze({
+export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
   sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
@@ -229,12 +229,12 @@ export const NO_CAPABILITIES: ProviderCapabilities = Object.freeze({
   models: { shortList: "first_n" },
   runtimeModes: ["approval-required"],
   interactionModes: ["default"],
-} satisfies ProviderCapabilities);
+} satisfies ProviderCapabilitiesV1);
 
 /** The result of decoding a declaration: the record plus what was wrong with the input. */
-export interface DecodedCapabilities {
+export interface DecodedCapabilitiesV1 {
   /** The decoded record; every unknown or malformed field took its weakest value. */
-  readonly capabilities: ProviderCapabilities;
+  readonly capabilities: ProviderCapabilitiesV1;
   /** One line per field that was present but malformed (and so was weakened). */
   readonly warnings: readonly string[];
 }
@@ -248,7 +248,7 @@ function record(value: unknown): Record<string, unknown> {
  * guarantee, a malformed one too (with a warning), so a stored or third-party declaration can
  * never overclaim.
  */
-export function decodeCapabilities(raw: unknown): DecodedCapabilities {
+export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
   const warnings: string[] = [];
   const root = record(raw);
 
@@ -261,14 +261,14 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
     }
     return value;
   };
-  const quality = (group: string, field: string): GuaranteeQuality => {
+  const quality = (group: string, field: string): GuaranteeQualityV1 => {
     const value = record(root[group])[field];
     if (value === undefined) return "none";
-    if (!QUALITIES.includes(value as GuaranteeQuality)) {
+    if (!QUALITIES.includes(value as GuaranteeQualityV1)) {
       warnings.push(`${group}.${field}: expected strong|weak|none, got ${JSON.stringify(value)}; treated as none`);
       return "none";
     }
-    return value as GuaranteeQuality;
+    return value as GuaranteeQualityV1;
   };
   const modes = <T extends string>(field: string, isValid: (v: unknown) => v is T, fallback: readonly T[], order: readonly T[]): readonly T[] => {
     const value = root[field];
@@ -295,14 +295,14 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
   };
 
   const nativeSubagents = record(root.subagents).native;
-  let native: SubagentCapabilities["native"] = "none";
+  let native: SubagentCapabilitiesV1["native"] = "none";
   if (nativeSubagents === "observed" || nativeSubagents === "full") native = nativeSubagents;
   else if (nativeSubagents !== undefined && nativeSubagents !== "none") {
     warnings.push(`subagents.native: expected none|observed|full, got ${JSON.stringify(nativeSubagents)}; treated as none`);
   }
 
   const shortListRaw = record(root.models).shortList;
-  let shortList: ModelShortList = NO_CAPABILITIES.models.shortList;
+  let shortList: ModelShortListV1 = NO_CAPABILITIES.models.shortList;
   if (shortListRaw === "all_current" || shortListRaw === "first_n") shortList = shortListRaw;
   else if (shortListRaw !== undefined) warnings.push(`models.shortList: expected all_current|first_n, got ${JSON.stringify(shortListRaw)}; treated as first_n`);
 
@@ -311,7 +311,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
   if (typeof maxHandoffRaw === "number" && Number.isFinite(maxHandoffRaw) && maxHandoffRaw > 0) maxHandoffChars = Math.floor(maxHandoffRaw);
   else if (maxHandoffRaw !== undefined) warnings.push("context.maxHandoffChars: expected a positive number; default used");
 
-  const capabilities: ProviderCapabilities = {
+  const capabilities: ProviderCapabilitiesV1 = {
     sessions: {
       resume: bool("sessions", "resume"),
       modelSwitchInSession: bool("sessions", "modelSwitchInSession"),
@@ -369,7 +369,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilities {
  * Overlays a partial declaration on a complete record (for example, capabilities an ACP agent
  * negotiated at `initialize` on top of a flavor's static declaration), then decodes the result.
  */
-export function mergeCapabilities(base: ProviderCapabilities, overlay: CapabilityDeclaration): DecodedCapabilities {
+export function mergeCapabilities(base: ProviderCapabilitiesV1, overlay: CapabilityDeclarationV1): DecodedCapabilitiesV1 {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overlay)) {
     if (value === undefined) continue;

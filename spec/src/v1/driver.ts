@@ -1,22 +1,22 @@
 import type { Readable, Writable } from "node:stream";
-import type { OrchestrationAdapter } from "./adapter.js";
-import type { CapabilityDeclaration } from "./capabilities.js";
-import type { SpecificationVersion } from "./version.js";
+import type { OrchestrationAdapterV1 } from "./adapter.js";
+import type { CapabilityDeclarationV1 } from "./capabilities.js";
+import type { CommandGroupV1 } from "./commands.js";
 
 /**
  * A validator in the Standard Schema v1 shape (zod 4, valibot and arktype schemas are one), so
  * the spec stays dependency-free while plugins use the validator they like.
  */
-export interface OptionsSchema<T> {
+export interface OptionsSchemaV1<T> {
   readonly "~standard": {
     readonly version: 1;
     readonly vendor: string;
-    readonly validate: (value: unknown) => OptionsValidationResult<T> | Promise<OptionsValidationResult<T>>;
+    readonly validate: (value: unknown) => OptionsValidationResultV1<T> | Promise<OptionsValidationResultV1<T>>;
   };
 }
 
-/** What an {@link OptionsSchema} returns. */
-export type OptionsValidationResult<T> =
+/** What an {@link OptionsSchemaV1} returns. */
+export type OptionsValidationResultV1<T> =
   | { readonly value: T; readonly issues?: undefined }
   | {
       readonly issues: readonly {
@@ -26,7 +26,7 @@ export type OptionsValidationResult<T> =
     };
 
 /** A configured provider instance, as the host hands it to a driver. */
-export interface ProviderInstanceDescriptor {
+export interface ProviderInstanceDescriptorV1 {
   /** The instance id from the config (`codex-main`). */
   readonly id: string;
   /** The driver kind (`codex`). */
@@ -45,17 +45,17 @@ export interface ProviderInstanceDescriptor {
 }
 
 /** Structured logger handed to plugins. Secrets are redacted by the host. */
-export interface PluginLogger {
+export interface PluginLoggerV1 {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
   /** A logger whose lines carry `bindings`. */
-  child(bindings: Record<string, unknown>): PluginLogger;
+  child(bindings: Record<string, unknown>): PluginLoggerV1;
 }
 
 /** How to start a harness process. */
-export interface SpawnOptions {
+export interface SpawnOptionsV1 {
   /** Working directory. */
   readonly cwd: string;
   /** Environment. Merged over the host's own unless `extendEnv` is false. */
@@ -69,7 +69,7 @@ export interface SpawnOptions {
 }
 
 /** A harness process in its own process group. */
-export interface ManagedProcess {
+export interface ManagedProcessV1 {
   /** Its pid. */
   readonly pid: number;
   /** Its stdin, when piped. */
@@ -95,21 +95,21 @@ export interface ManagedProcess {
 }
 
 /** Process helpers the host lends plugins, so every harness is started and stopped the same way. */
-export interface ProcessHelpers {
+export interface ProcessHelpersV1 {
   /** Starts a process in its own group; killing it kills its children too. */
-  spawn(command: string, args: readonly string[], options: SpawnOptions): ManagedProcess;
+  spawn(command: string, args: readonly string[], options: SpawnOptionsV1): ManagedProcessV1;
   /** Runs a command to completion (for version probes); never throws on a non-zero exit. */
   run(
     command: string,
     args: readonly string[],
-    options: SpawnOptions & { readonly timeoutMs?: number },
+    options: SpawnOptionsV1 & { readonly timeoutMs?: number },
   ): Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string; readonly failed: boolean }>;
   /** Finds an executable on PATH (or returns an absolute path that is executable), else null. */
   which(command: string, env?: Readonly<Record<string, string | undefined>>): Promise<string | null>;
 }
 
 /** Directories a plugin may use. */
-export interface PluginPaths {
+export interface PluginPathsV1 {
   /** `$SWITCHYARD_HOME`. */
   readonly home: string;
   /** A cache directory owned by this plugin (created on demand). */
@@ -122,65 +122,77 @@ export interface PluginPaths {
  * Everything a plugin gets from the host. Plugins never reach into the host's container or
  * modules; this object is the whole boundary.
  */
-export interface PluginContext {
+export interface PluginContextV1 {
   /** The host's spec semver (`1.0.0`). */
   readonly specVersion: string;
   /** The Switchyard version. */
   readonly hostVersion: string;
   /** Logger bound to the plugin and instance. */
-  readonly logger: PluginLogger;
+  readonly logger: PluginLoggerV1;
   /** Directories. */
-  readonly paths: PluginPaths;
+  readonly paths: PluginPathsV1;
   /** Process helpers. */
-  readonly process: ProcessHelpers;
+  readonly process: ProcessHelpersV1;
 }
 
 /** What `create` gets. */
-export interface CreateInstanceInput<TOptions> {
+export interface CreateInstanceInputV1<TOptions> {
   /** The configured instance. */
-  readonly instance: ProviderInstanceDescriptor;
+  readonly instance: ProviderInstanceDescriptorV1;
   /** Driver options, already validated by `optionsSchema`. */
   readonly options: TOptions;
   /** Host services. */
-  readonly context: PluginContext;
+  readonly context: PluginContextV1;
 }
 
 /**
  * A driver: one kind of provider (`codex`, `pi`, `acp-registry`). Configured instances of it
- * become {@link OrchestrationAdapter}s through `create`.
+ * become {@link OrchestrationAdapterV1}s through `create`.
  */
-export interface ProviderDriver<TOptions = unknown> {
+export interface ProviderDriverV1<TOptions = unknown> {
   /** Always `"v1"`. */
-  readonly specificationVersion: SpecificationVersion;
+  readonly specificationVersion: "v1";
   /** The driver kind, as config files name it. Lowercase, `[a-z0-9-]`. */
   readonly driverKind: string;
   /** Name for people. */
   readonly displayName: string;
   /** Validates `options` from the config before `create` runs. Omit when there are none. */
-  readonly optionsSchema?: OptionsSchema<TOptions>;
+  readonly optionsSchema?: OptionsSchemaV1<TOptions>;
   /** What instances of this driver can do before any negotiation. */
-  readonly capabilities: CapabilityDeclaration;
+  readonly capabilities: CapabilityDeclarationV1;
   /** Creates the adapter for one configured instance. Should not start processes yet. */
-  create(input: CreateInstanceInput<TOptions>): OrchestrationAdapter | Promise<OrchestrationAdapter>;
+  create(input: CreateInstanceInputV1<TOptions>): OrchestrationAdapterV1 | Promise<OrchestrationAdapterV1>;
 }
 
 /** What a plugin's entry module exports as `default`. */
-export interface PluginDefinition {
+export interface PluginDefinitionV1 {
   /** Always `"v1"`. */
-  readonly specificationVersion: SpecificationVersion;
+  readonly specificationVersion: "v1";
   /** The drivers this plugin provides; each kind must be listed in its manifest. */
-  readonly drivers: readonly ProviderDriver<any>[];
+  readonly drivers: readonly ProviderDriverV1<any>[];
+  /** Command groups it adds to `switchyard`; each name must be listed in its manifest. */
+  readonly commands?: readonly CommandGroupV1[];
 }
 
 /**
  * The `switchyard` field of a plugin's package.json. Read and checked before any plugin code
  * is imported.
  */
-export interface PluginManifest {
-  /** Semver range of spec versions the plugin supports (`^1.0.0`). */
+export interface PluginManifestV1 {
+  /**
+   * Semver range of spec versions the plugin supports, inside one major (`^1.0.0`, `~1.2`,
+   * `>=1.1 <2`). A range spanning majors (`*`, `>=1`, `^1 || ^2`) is refused: a new major
+   * changes the interfaces, so a plugin cannot claim one it was not written for.
+   */
   readonly specVersion: string;
-  /** The driver kinds the plugin provides. */
+  /** The driver kinds the plugin provides (may be empty for a plugin that only adds commands). */
   readonly drivers: readonly string[];
+  /**
+   * The command groups it adds to `switchyard` (`["registry"]`, or `{ name, description }` to
+   * give `switchyard --help` a line), listed here so the CLI shows them without running
+   * plugin code.
+   */
+  readonly commands?: readonly (string | { readonly name: string; readonly description: string })[];
   /** The entry module, relative to the package root (`./dist/index.js`). */
   readonly entry: string;
 }

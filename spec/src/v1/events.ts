@@ -5,16 +5,16 @@
  */
 
 /** Kinds of tool calls, so timelines can summarise them without knowing the provider. */
-export type ToolKind = "command" | "file_read" | "file_change" | "mcp" | "web" | "search" | "subagent" | "other";
+export type ToolKindV1 = "command" | "file_read" | "file_change" | "mcp" | "web" | "search" | "subagent" | "other";
 
 /** Kinds of approvals a provider can ask for (seed 000 `pendingApproval.kind`). */
-export type ApprovalKind = "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
+export type ApprovalKindV1 = "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
 
 /** Final status of a turn. */
-export type TurnTerminalStatus = "completed" | "failed" | "interrupted" | "cancelled";
+export type TurnTerminalStatusV1 = "completed" | "failed" | "interrupted" | "cancelled";
 
 /** An error reported by the provider for a turn. */
-export interface ProviderTurnError {
+export interface ProviderTurnErrorV1 {
   /** The provider's own code, if it has one (for example `rate_limited`, `-32603`). */
   readonly code?: string;
   /** Human-readable message from the provider. */
@@ -22,7 +22,7 @@ export interface ProviderTurnError {
 }
 
 /** The provider accepted the turn and began working on it. */
-export interface TurnStartedEvent {
+export interface TurnStartedEventV1 {
   readonly type: "turn.started";
   /** The host's turn id from `startTurn`. */
   readonly turnId: string;
@@ -31,7 +31,7 @@ export interface TurnStartedEvent {
 }
 
 /** A piece of assistant text. Deltas for one `itemId` concatenate in order. */
-export interface MessageDeltaEvent {
+export interface MessageDeltaEventV1 {
   readonly type: "message.delta";
   readonly turnId: string;
   /** Stable id of the assistant message within the turn. */
@@ -41,7 +41,7 @@ export interface MessageDeltaEvent {
 }
 
 /** An assistant message is complete; `text` is its whole content (authoritative over deltas). */
-export interface MessageCompletedEvent {
+export interface MessageCompletedEventV1 {
   readonly type: "message.completed";
   readonly turnId: string;
   readonly itemId: string;
@@ -50,7 +50,7 @@ export interface MessageCompletedEvent {
 }
 
 /** A piece of reasoning (thinking) text. */
-export interface ReasoningDeltaEvent {
+export interface ReasoningDeltaEventV1 {
   readonly type: "reasoning.delta";
   readonly turnId: string;
   readonly itemId: string;
@@ -58,7 +58,7 @@ export interface ReasoningDeltaEvent {
 }
 
 /** A reasoning item is complete. */
-export interface ReasoningCompletedEvent {
+export interface ReasoningCompletedEventV1 {
   readonly type: "reasoning.completed";
   readonly turnId: string;
   readonly itemId: string;
@@ -67,13 +67,13 @@ export interface ReasoningCompletedEvent {
 }
 
 /** The agent started a tool call. */
-export interface ToolCallStartedEvent {
+export interface ToolCallStartedEventV1 {
   readonly type: "tool_call.started";
   readonly turnId: string;
   /** Stable id of the tool call within the turn. */
   readonly itemId: string;
   /** What kind of tool this is. */
-  readonly kind: ToolKind;
+  readonly kind: ToolKindV1;
   /** The tool's name as the provider reports it (`exec_command`, `mcp__switchyard__delegate_task`). */
   readonly name: string;
   /** Short summary for a timeline (`echo hi`, `switchyard/delegate_task`). */
@@ -85,7 +85,7 @@ export interface ToolCallStartedEvent {
 }
 
 /** A tool call finished. */
-export interface ToolCallCompletedEvent {
+export interface ToolCallCompletedEventV1 {
   readonly type: "tool_call.completed";
   readonly turnId: string;
   readonly itemId: string;
@@ -96,33 +96,33 @@ export interface ToolCallCompletedEvent {
 }
 
 /** One option of an approval request. */
-export interface ApprovalOption {
+export interface ApprovalOptionV1 {
   /** The provider's id for this option. */
   readonly id: string;
   /** Label shown to a person. */
   readonly label: string;
   /** What choosing it means. */
-  readonly decision: ApprovalDecision;
+  readonly decision: ApprovalDecisionV1;
 }
 
 /** The decision a client gives an approval request. */
-export type ApprovalDecision = "accept" | "accept_for_session" | "decline" | "cancel";
+export type ApprovalDecisionV1 = "accept" | "accept_for_session" | "decline" | "cancel";
 
 /** The provider asks for approval before doing something. */
-export interface ApprovalRequest {
+export interface ApprovalRequestV1 {
   readonly kind: "approval";
   /** What needs approval. */
-  readonly approvalKind: ApprovalKind;
+  readonly approvalKind: ApprovalKindV1;
   /** One-line summary (the command, the file, the tool). */
   readonly title: string;
   /** More detail, such as a diff or the arguments. */
   readonly detail?: string;
   /** The choices, when the provider offers specific ones. */
-  readonly options?: readonly ApprovalOption[];
+  readonly options?: readonly ApprovalOptionV1[];
 }
 
 /** One question in a user-input request. */
-export interface UserInputQuestion {
+export interface UserInputQuestionV1 {
   /** Stable id, used as the key of the answer. */
   readonly id: string;
   /** Short header. */
@@ -136,26 +136,26 @@ export interface UserInputQuestion {
 }
 
 /** The provider asks the user one or more questions. */
-export interface UserInputRequest {
+export interface UserInputRequestV1 {
   readonly kind: "user_input";
   /** The questions. */
-  readonly questions: readonly UserInputQuestion[];
+  readonly questions: readonly UserInputQuestionV1[];
   /** The turn cannot continue until the questions are answered. */
   readonly blocking: boolean;
 }
 
 /** A runtime request opened: the provider waits for the client (approval) or the user. */
-export interface RuntimeRequestOpenedEvent {
+export interface RuntimeRequestOpenedEventV1 {
   readonly type: "runtime_request.opened";
   readonly turnId: string;
   /** The adapter's id for the request; the host answers it with this id. */
   readonly requestId: string;
   /** What is asked. */
-  readonly request: ApprovalRequest | UserInputRequest;
+  readonly request: ApprovalRequestV1 | UserInputRequestV1;
 }
 
 /** A runtime request ended without (or after) an answer from the host. */
-export interface RuntimeRequestResolvedEvent {
+export interface RuntimeRequestResolvedEventV1 {
   readonly type: "runtime_request.resolved";
   readonly turnId: string;
   readonly requestId: string;
@@ -164,7 +164,7 @@ export interface RuntimeRequestResolvedEvent {
 }
 
 /** A provider-native sub-agent was observed. Switchyard shows it; it never owns it. */
-export interface SubagentObservedEvent {
+export interface SubagentObservedEventV1 {
   readonly type: "subagent.observed";
   readonly turnId: string;
   /** The provider's id for the sub-agent (never used as a Switchyard primary key). */
@@ -180,7 +180,7 @@ export interface SubagentObservedEvent {
 }
 
 /** The provider proposed a plan (for example when leaving plan mode). */
-export interface PlanProposedEvent {
+export interface PlanProposedEventV1 {
   readonly type: "plan.proposed";
   readonly turnId: string;
   readonly itemId: string;
@@ -189,57 +189,57 @@ export interface PlanProposedEvent {
 }
 
 /** The turn ended. Exactly one per started turn. */
-export interface TurnTerminalEvent {
+export interface TurnTerminalEventV1 {
   readonly type: "turn.terminal";
   readonly turnId: string;
   /** How it ended. */
-  readonly status: TurnTerminalStatus;
+  readonly status: TurnTerminalStatusV1;
   /** The provider's error, for `failed` (and optionally `interrupted`). */
-  readonly error?: ProviderTurnError;
+  readonly error?: ProviderTurnErrorV1;
   /** Token usage, when reported. */
   readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
 }
 
 /** The session's resume cursor changed (for example the native thread id became known). */
-export interface ResumeCursorEvent {
+export interface ResumeCursorEventV1 {
   readonly type: "session.resume_cursor";
   /** Opaque value the host stores and passes back as `resumeCursor` to reopen the session. */
   readonly cursor: string;
 }
 
 /** The session ended on its own (the harness process exited or the connection dropped). */
-export interface SessionExitedEvent {
+export interface SessionExitedEventV1 {
   readonly type: "session.exited";
   /** Why, for logs and the timeline. */
   readonly reason: string;
   /** The error that ended it, if any. */
-  readonly error?: ProviderTurnError;
+  readonly error?: ProviderTurnErrorV1;
 }
 
 /** Something the host should record but that changes no state (an unsupported setting, a retry). */
-export interface WarningEvent {
+export interface WarningEventV1 {
   readonly type: "warning";
   readonly turnId?: string;
   readonly message: string;
 }
 
 /** Every event an adapter can report. */
-export type AdapterEvent =
-  | TurnStartedEvent
-  | MessageDeltaEvent
-  | MessageCompletedEvent
-  | ReasoningDeltaEvent
-  | ReasoningCompletedEvent
-  | ToolCallStartedEvent
-  | ToolCallCompletedEvent
-  | RuntimeRequestOpenedEvent
-  | RuntimeRequestResolvedEvent
-  | SubagentObservedEvent
-  | PlanProposedEvent
-  | TurnTerminalEvent
-  | ResumeCursorEvent
-  | SessionExitedEvent
-  | WarningEvent;
+export type AdapterEventV1 =
+  | TurnStartedEventV1
+  | MessageDeltaEventV1
+  | MessageCompletedEventV1
+  | ReasoningDeltaEventV1
+  | ReasoningCompletedEventV1
+  | ToolCallStartedEventV1
+  | ToolCallCompletedEventV1
+  | RuntimeRequestOpenedEventV1
+  | RuntimeRequestResolvedEventV1
+  | SubagentObservedEventV1
+  | PlanProposedEventV1
+  | TurnTerminalEventV1
+  | ResumeCursorEventV1
+  | SessionExitedEventV1
+  | WarningEventV1;
 
 /** The `type` of every adapter event. */
-export type AdapterEventType = AdapterEvent["type"];
+export type AdapterEventTypeV1 = AdapterEventV1["type"];
