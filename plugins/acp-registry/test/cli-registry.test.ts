@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectPlatform } from "@switchyard/registry-cache";
-import { CLI, runCli } from "./support/cli.js";
+import { CLI, runCli } from "../../../core/test/support/cli.js";
 
 // `switchyard registry …` as a user runs it: the built CLI in a child process, a temporary
 // SWITCHYARD_HOME, and an ACP Registry served from 127.0.0.1 (an index plus tar.gz archives
