@@ -36,7 +36,7 @@ export class HarnessBinaryNotFoundError extends Error {
   ) {
     super(
       `Harness "${harness}" is not installed (${detail}). Looked under: ${searched.join(", ")}. ` +
-        `Install its npm package as a devDependency (see the sdk README, "Scripted model server and harness homes").`,
+        `Install its npm package as a devDependency (see the testkit README, "Scripted model server and harness homes").`,
     );
     this.name = "HarnessBinaryNotFoundError";
   }
