@@ -51,9 +51,12 @@ export interface CommandContribution {
   readonly name: string;
   /** The manifest's line for help, when it gives one. */
   readonly description: string | null;
-  /** The plugin that declares it. */
-  readonly plugin: PluginRecord;
+  /** The plugin that declares it, as its manifest describes it (not loaded). */
+  readonly plugin: PluginDescription;
 }
+
+/** What is known of a plugin from its package.json alone, before its code is imported. */
+export type PluginDescription = Omit<PluginRecord, "status" | "refusal" | "warning">;
 
 /** A command group ready to run, with the plugin that provided it. */
 export interface LoadedCommandGroup {
@@ -79,7 +82,7 @@ function describeError(error: unknown): string {
 }
 
 /** What is known of a plugin before its fate is. */
-type RecordBase = Omit<PluginRecord, "status" | "refusal" | "warning">;
+type RecordBase = PluginDescription;
 
 /** A plugin whose manifest passed, not imported yet. */
 interface ScannedPlugin {
@@ -149,8 +152,7 @@ export class PluginHost {
     const contributions: CommandContribution[] = [];
     for (const entry of this.scan()) {
       if (entry.kind !== "scanned") continue;
-      const record: PluginRecord = { ...entry.plugin.record, status: "loaded", refusal: null, warning: null };
-      for (const command of manifestCommands(entry.plugin.manifest)) contributions.push({ name: command.name, description: command.description, plugin: record });
+      for (const command of manifestCommands(entry.plugin.manifest)) contributions.push({ name: command.name, description: command.description, plugin: entry.plugin.record });
     }
     return contributions;
   }
