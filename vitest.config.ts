@@ -7,8 +7,10 @@ export default defineConfig({
   oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } },
   test: {
     include: [
+      "spec/test/**/*.test.ts",
       "core/test/**/*.test.ts",
       "sdk/test/**/*.test.ts",
+      "testkit/test/**/*.test.ts",
       "registry-cache/test/**/*.test.ts",
       "plugins/*/test/**/*.test.ts",
       "templates/*/test/**/*.test.ts",

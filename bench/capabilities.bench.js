@@ -15,8 +15,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../sdk/dist/testkit/scripted-provider/index.js";
-import { createCodexHome, createPiHome } from "../sdk/dist/testkit/index.js";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../testkit/dist/scripted-provider/index.js";
+import { createCodexHome, createPiHome } from "../testkit/dist/index.js";
 
 const CALLS = 300;
 // The model server is never called: probes start no model turn.

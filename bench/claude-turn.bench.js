@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ScriptedModelServer, createClaudeHome, startTestHost } from "../sdk/dist/testkit/index.js";
+import { ScriptedModelServer, createClaudeHome, startTestHost } from "../testkit/dist/index.js";
 import claudePlugin, { loadClaudeSdk } from "../plugins/claude/dist/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -94,7 +94,7 @@ async function loadFrom(target) {
 
 export default async function run() {
   const { createLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
-  const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../sdk/dist/testkit/scripted-provider/index.js");
+  const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
   const { startStatefulEchoServer } = await import("./support/stateful-echo-server.js");
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-load-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../sdk/dist/testkit/scripted-provider/index.js";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../testkit/dist/scripted-provider/index.js";
 import { startStatefulEchoServer } from "./support/stateful-echo-server.js";
 
 const CALLS = 300;

@@ -15,7 +15,7 @@ import {
   runHarness,
   spawnHarness,
   startTestHost,
-} from "../sdk/dist/testkit/index.js";
+} from "../testkit/dist/index.js";
 import piPlugin from "../plugins/pi/dist/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

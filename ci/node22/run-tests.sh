@@ -19,6 +19,6 @@ node --version
 status=0
 NODE_OPTIONS="--import=file://$PWD/ci/node22/better-sqlite3-for-this-node.mjs" \
   SWITCHYARD_EXPECT_NODE_MAJOR=22 SWITCHYARD_REQUIRE_CONFORMANCE=1 \
-  node node_modules/vitest/vitest.mjs run core/test sdk/test || status=$?
+  node node_modules/vitest/vitest.mjs run spec/test core/test sdk/test testkit/test || status=$?
 echo "Node 22 step: $((installed - started)) s to install and build, $((SECONDS - installed)) s of tests"
 exit "$status"

@@ -1,5 +1,5 @@
 /**
- * @switchyard/core: the host. The spec lives at `@switchyard/core/spec`.
+ * @switchyard/core: the host. It re-exports the spec (`@switchyard/spec`, also at `@switchyard/core/spec`).
  */
 import "reflect-metadata";
 

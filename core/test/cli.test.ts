@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { CLI, runCli } from "./support/cli.js";
 import { callTool, connectMcp } from "./support/mcp-client.js";
 

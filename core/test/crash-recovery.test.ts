@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
+import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { EngineChild } from "./support/engine-child.js";
 
 /** How many times each run was written with a terminal status, from the event log itself. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
+import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { TOKENS } from "../src/di/tokens.js";
 import type { Clock } from "../src/util/clock.js";
 import { runCli } from "./support/cli.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { runCli } from "./support/cli.js";
 
 /** Every file and folder under `dir`, relative to it. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
+import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { scriptedInstance, startTestHost, type TestHost } from "./support/test-host.js";
 
 describe("turn lifecycle through the scripted provider", () => {

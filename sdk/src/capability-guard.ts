@@ -2,7 +2,7 @@ import {
   UnsupportedCapabilityError,
   type CapabilityName,
   type ProviderCapabilities,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 
 /** The typed error an adapter throws for a capability it declared false. */
 export function unsupported(capability: CapabilityName, provider: string, message?: string): UnsupportedCapabilityError {

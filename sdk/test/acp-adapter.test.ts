@@ -11,7 +11,7 @@ import {
   type ProviderInstanceDescriptor,
   type ProviderSession,
   type TurnInput,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import { createAcpDriver, type AcpFlavor } from "../src/acp/index.js";
 import {
   createAcpTestContext,
@@ -22,7 +22,7 @@ import {
   type AdapterEventRecorder,
   type ScriptedAcpAgentOptions,
   type TestMcpServer,
-} from "../src/testkit/acp-agent/index.js";
+} from "../../testkit/src/acp-agent/index.js";
 
 interface TestOptions {
   readonly agent: ScriptedAcpAgentOptions;

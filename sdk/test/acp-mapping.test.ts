@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hasErrorCode, type McpEndpointGrant, type ProviderInstanceDescriptor } from "@switchyard/core/spec";
+import { hasErrorCode, type McpEndpointGrant, type ProviderInstanceDescriptor } from "@switchyard/spec";
 import {
   ConfinedFileSystem,
   automaticOutcome,
@@ -13,7 +13,7 @@ import {
   toolKindOf,
   type AcpFlavor,
 } from "../src/acp/index.js";
-import { createAcpTestContext, createEventRecorder, scriptedAgentChannelFactory } from "../src/testkit/acp-agent/index.js";
+import { createAcpTestContext, createEventRecorder, scriptedAgentChannelFactory } from "../../testkit/src/acp-agent/index.js";
 
 const grant: McpEndpointGrant = {
   serverName: "switchyard",

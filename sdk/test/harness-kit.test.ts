@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AdapterEvent, ManagedProcess, ProviderStatus } from "@switchyard/core/spec";
+import type { AdapterEvent, ManagedProcess, ProviderStatus } from "@switchyard/spec";
 import { createSilentLogger } from "../../core/src/logging/logger.js";
 import { ProcessRunner } from "../../core/src/plugin-host/process-runner.js";
 import {

@@ -1,16 +1,16 @@
 import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
+import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
-import { registerRegistry } from "./commands/registry.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToken } from "./commands/token.js";
 
-/** The `switchyard` command line. */
-export function buildProgram(): Command {
+/** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
+export function buildHostProgram(): Command {
   const program = new Command()
     .name("switchyard")
     .description("Switchyard: delegate work between coding agents on any provider, through one MCP endpoint")
@@ -24,6 +24,15 @@ export function buildProgram(): Command {
   registerToken(program);
   registerMcpBridge(program);
   registerDemo(program);
-  registerRegistry(program);
+  return program;
+}
+
+/**
+ * The `switchyard` command line: its own commands, then the command groups plugins contribute
+ * (read from their manifests; `argv` is only searched for `--home`, which says where to look).
+ */
+export function buildProgram(argv: readonly string[] = process.argv.slice(2)): Command {
+  const program = buildHostProgram();
+  registerContributedCommands(program, argv);
   return program;
 }

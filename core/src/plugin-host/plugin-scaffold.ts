@@ -78,7 +78,8 @@ export function scaffoldPlugin(options: { id: string; parentDir: string; package
   const pkgFile = join(dir, "package.json");
   const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as Record<string, unknown>;
   delete pkg.private;
-  pkg.devDependencies = { "@switchyard/sdk": "^0.1.0", typescript: "5.9.3", vitest: "4.1.12", "@types/node": "^20.19.0" };
+  // The testkit runs the plugin inside a real host (its peer, core) for the conformance suite.
+  pkg.devDependencies = { "@switchyard/sdk": "^0.1.0", "@switchyard/testkit": "^0.1.0", "@switchyard/core": "^0.1.0", typescript: "5.9.3", vitest: "4.1.12", "@types/node": "^20.19.0" };
   writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
   writeFileSync(join(dir, "tsconfig.json"), `${JSON.stringify(STANDALONE_TSCONFIG, null, 2)}\n`);
   return { dir, packageName, driverKind: id };

@@ -1,4 +1,4 @@
-import type { ProviderDriver } from "../spec/index.js";
+import type { CommandGroup, ProviderDriver } from "../spec/index.js";
 
 // What the provider registry and the host need of the plugin host, as interfaces: the
 // `PluginHost` token resolves to {@link PluginCatalog}.
@@ -13,7 +13,8 @@ export type PluginRefusalCode =
   | "spec_incompatible"
   | "import_failed"
   | "definition_invalid"
-  | "driver_conflict";
+  | "driver_conflict"
+  | "command_conflict";
 
 /** What the host knows about one plugin, loaded or not. */
 export interface PluginRecord {
@@ -25,10 +26,33 @@ export interface PluginRecord {
   readonly status: "loaded" | "refused";
   /** Driver kinds the manifest declares. */
   readonly drivers: readonly string[];
+  /** Command groups the manifest declares (`registry` → `switchyard registry …`). */
+  readonly commands: readonly string[];
   /** The spec range the manifest asks for. */
   readonly wantedRange: string | null;
   /** Why it was refused, in a message naming the plugin, the problem, the range and the host spec. */
   readonly refusal: { readonly code: PluginRefusalCode; readonly message: string } | null;
+  /** Set when it loaded through a spec-version adapter: the one warning about it. */
+  readonly warning: string | null;
+}
+
+/** What is known of a plugin from its package.json alone, before its code is imported. */
+export type PluginDescription = Omit<PluginRecord, "status" | "refusal" | "warning">;
+
+/** A command group a manifest declares, known without running any plugin code. */
+export interface CommandContribution {
+  /** The group's name (`registry`). */
+  readonly name: string;
+  /** The manifest's line for help, when it gives one. */
+  readonly description: string | null;
+  /** The plugin that declares it, as its manifest describes it (not loaded). */
+  readonly plugin: PluginDescription;
+}
+
+/** A command group ready to run, with the plugin that provided it. */
+export interface LoadedCommandGroup {
+  readonly group: CommandGroup;
+  readonly plugin: PluginRecord;
 }
 
 /** A driver the host can use, with the plugin that provided it. */

@@ -1,12 +1,5 @@
 /**
- * Switchyard provider spec v1: the contract between the host and provider plugins.
- * Dependency-free on purpose; the sdk re-exports it for plugin authors.
+ * The provider spec, which lives in its own zero-dependency package, `@switchyard/spec`. Core
+ * modules import it from here; `@switchyard/core/spec` stays as an alias for older plugins.
  */
-export * from "./version.js";
-export * from "./modes.js";
-export * from "./capabilities.js";
-export * from "./errors.js";
-export * from "./events.js";
-export * from "./adapter.js";
-export * from "./driver.js";
-export * from "./stderr-tail.js";
+export * from "@switchyard/spec";

@@ -15,3 +15,9 @@ export const CORE_PACKAGE_DIR: string = (() => {
 
 /** The built CLI entry (`switchyard`), which child processes such as the stdio MCP bridge run. */
 export const CLI_ENTRY = join(CORE_PACKAGE_DIR, "dist", "cli", "main.js");
+
+/**
+ * Where the build packs @switchyard/spec, sdk, testkit (and, in a checkout, core) as npm
+ * tarballs for plugin authors (`switchyard plugin sdk-path`; core/scripts/pack-sdk-tarballs.mjs).
+ */
+export const SDK_TARBALLS_DIR = join(CORE_PACKAGE_DIR, "dist", "sdk-tarballs");

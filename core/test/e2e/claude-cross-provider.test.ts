@@ -12,7 +12,7 @@ import {
   type CodexHome,
   type PiHome,
   type TestHost,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 
 // The real Claude Agent SDK (its bundled claude), real Codex (app-server) and real Pi, all driven
 // by one scripted model server, delegating through the real Switchyard MCP endpoint with their

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCodexHome, createPiHome, ScriptedModelServer, startTestHost, type CodexHome, type PiHome, type TestHost } from "@switchyard/sdk/testkit";
+import { createCodexHome, createPiHome, ScriptedModelServer, startTestHost, type CodexHome, type PiHome, type TestHost } from "@switchyard/testkit";
 
 // Real Codex (app-server) and real Pi, both driven by one scripted model server, delegating to
 // each other through the real Switchyard MCP endpoint with their own session credentials.

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { createCodexHome, createPiHome, ScriptedModelServer } from "@switchyard/sdk/testkit";
+import { createCodexHome, createPiHome, ScriptedModelServer } from "@switchyard/testkit";
 import { EngineChild } from "../support/engine-child.js";
 
 /** Alive and not a zombie (this machine's init reaps orphans slowly). */

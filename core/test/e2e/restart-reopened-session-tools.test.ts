@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPiHome, ScriptedModelServer } from "@switchyard/sdk/testkit";
+import { createPiHome, ScriptedModelServer } from "@switchyard/testkit";
 import { runCli } from "../support/cli.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
 import { ServeProcess, waitForRow, writeHomeConfig } from "../support/serve-process.js";

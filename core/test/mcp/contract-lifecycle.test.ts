@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
+import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { EngineChild } from "../support/engine-child.js";
 import { McpLab, defaultProviders } from "../support/mcp-lab.js";
 import { callTool, mustCall } from "../support/mcp-client.js";

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/engine-child.mjs", import.meta.url));
 

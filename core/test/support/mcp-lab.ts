@@ -5,7 +5,7 @@ import type { McpEndpointGrant } from "../../src/spec/index.js";
 import type { ProviderSessionScope } from "../../src/engine/mcp-grant-issuer.js";
 import { McpSessionRegistry, type CredentialCapability } from "../../src/services/credentials/mcp-session-registry.js";
 import { startServer, type RunningServer } from "../../src/transports/http/switchyard-server.js";
-import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
+import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { connectMcp } from "./mcp-client.js";
 import { scriptedInstance, startTestHost, type TestHost } from "./test-host.js";
 

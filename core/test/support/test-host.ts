@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/sdk/testkit/scripted-provider";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import type { DependencyContainer } from "tsyringe";
 import { SwitchyardHost } from "../../src/host/switchyard-host.js";
 import { createLogger, createSilentLogger } from "../../src/logging/logger.js";

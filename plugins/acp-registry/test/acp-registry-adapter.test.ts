@@ -24,7 +24,7 @@ import {
   type AdapterEventRecorder,
   type ScriptedAcpAgentOptions,
   type TestMcpServer,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 import plugin, { acpRegistryCacheDir, type AcpRegistryOptions } from "../src/index.js";
 import { realAgents, shellScriptArchive, startRegistryFixture, type RegistryFixture } from "./support/registry-fixture.js";
 

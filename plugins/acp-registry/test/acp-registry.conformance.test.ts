@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { ScriptedModelServer, createCodexHome, createGeminiHome } from "@switchyard/sdk/testkit";
-import { describeAdapterConformance, scriptedModelScript, type ConformanceScript } from "@switchyard/sdk/testkit/conformance";
+import { ScriptedModelServer, createCodexHome, createGeminiHome } from "@switchyard/testkit";
+import { describeAdapterConformance, scriptedModelScript, type ConformanceScript } from "@switchyard/testkit/conformance";
 import { realAgents, startRegistryFixture } from "./support/registry-fixture.js";
 
 // The shared suite against two real ACP agents from npm, each a registry agent of a registry

@@ -9,7 +9,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/sdk/testkit";
+import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
 import { ROOT_FULL_ACCESS_WARNING, claudeMcpOptions } from "../src/index.js";
 import { FAKE_MODEL, descendantCommandLines, createClaudeLab, grantFor, isRunning, turn, type ClaudeLab } from "./claude-lab.js";
 

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, createClaudeHome, startTestHost, type ClaudeHome, type TestHost } from "@switchyard/sdk/testkit";
+import { ScriptedModelServer, createClaudeHome, startTestHost, type ClaudeHome, type TestHost } from "@switchyard/testkit";
 import { FAKE_MODEL, PLUGIN_DIR, descendantCommandLines } from "./claude-lab.js";
 
 let server: ScriptedModelServer;

@@ -16,7 +16,7 @@ import {
   type AdapterEventRecorder,
   type ClaudeHome,
   type ClaudeHomeOptions,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 import plugin, { createClaudeAdapter, type ClaudeOptions, type ClaudeProviderSession } from "../src/index.js";
 
 /** The plugin folder, as the plugin host loads it. */

@@ -3,8 +3,8 @@
  * bundled `claude`, driven by the scripted Anthropic Messages server, through a real Switchyard
  * host. Needs the built plugin (`npx tsc -b plugins/claude`).
  */
-import { ScriptedModelServer, createClaudeHome } from "@switchyard/sdk/testkit";
-import { describeAdapterConformance, scriptedModelScript } from "@switchyard/sdk/testkit/conformance";
+import { ScriptedModelServer, createClaudeHome } from "@switchyard/testkit";
+import { describeAdapterConformance, scriptedModelScript } from "@switchyard/testkit/conformance";
 import { FAKE_MODEL, PLUGIN_DIR } from "./claude-lab.js";
 
 describeAdapterConformance({

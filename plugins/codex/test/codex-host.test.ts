@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ScriptedModelServer, startTestHost, type TestHost } from "@switchyard/sdk/testkit";
+import { ScriptedModelServer, startTestHost, type TestHost } from "@switchyard/testkit";
 import { MCP_TOKEN_ENV_VAR } from "../src/index.js";
 import { PLUGIN_DIR, codexHome, eventually, processInfo, processesMentioning, type CodexHome } from "./codex-lab.js";
 

@@ -18,7 +18,7 @@ import {
   type AcpTestContext,
   type AdapterEventRecorder,
   type CodexHome,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 import plugin from "../src/index.js";
 
 /** The plugin folder, as `startTestHost({ plugins })` loads it (its built `dist/`). */

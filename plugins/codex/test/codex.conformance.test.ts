@@ -1,5 +1,5 @@
-import { ScriptedModelServer, createCodexHome } from "@switchyard/sdk/testkit";
-import { describeAdapterConformance, scriptedModelScript } from "@switchyard/sdk/testkit/conformance";
+import { ScriptedModelServer, createCodexHome } from "@switchyard/testkit";
+import { describeAdapterConformance, scriptedModelScript } from "@switchyard/testkit/conformance";
 import { PLUGIN_DIR } from "./codex-lab.js";
 
 // The shared adapter conformance suite against the `codex` driver: the real codex 0.171

@@ -20,7 +20,7 @@ import {
   type AdapterEventRecorder,
   type ScriptedAcpAgentOptions,
   type TestMcpServer,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 import plugin, { PLAN_RECORDED_FEEDBACK, type GrokOptions } from "../src/index.js";
 
 // Grok's CLI cannot be installed here: these tests run the Grok driver against the sdk's

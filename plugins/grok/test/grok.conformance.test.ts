@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { XAI_VENDOR_EXTENSIONS, scriptedAgentCommand } from "@switchyard/sdk/testkit";
-import { describeAdapterConformance } from "@switchyard/sdk/testkit/conformance";
-import { releaseGate } from "@switchyard/sdk/testkit/scripted-provider";
+import { XAI_VENDOR_EXTENSIONS, scriptedAgentCommand } from "@switchyard/testkit";
+import { describeAdapterConformance } from "@switchyard/testkit/conformance";
+import { releaseGate } from "@switchyard/testkit/scripted-provider";
 
 // Grok's CLI cannot be installed here (a native download outside npm): the shared suite runs the
 // real Grok plugin, loaded through the plugin host, against the sdk's scripted ACP agent over
 // real stdio. The agent advertises what `grok agent stdio` does (loadSession, http MCP) and
-// speaks xAI's extension requests; its prompt directives are in sdk/src/testkit/acp-agent/script.ts.
+// speaks xAI's extension requests; its prompt directives are in testkit/src/acp-agent/script.ts.
 describeAdapterConformance({
   name: "grok (scripted ACP agent)",
   pluginDir: fileURLToPath(new URL("..", import.meta.url)),

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/sdk/testkit";
+import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
 import { addSecondModel, createPiLab, environmentOf, grantFor, isAlive, turn, type PiLab } from "./pi-lab.js";
 
 let lab: PiLab;

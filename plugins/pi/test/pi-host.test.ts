@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, createPiHome, startTestHost, type PiHome, type TestHost } from "@switchyard/sdk/testkit";
+import { ScriptedModelServer, createPiHome, startTestHost, type PiHome, type TestHost } from "@switchyard/testkit";
 import { PLUGIN_DIR, commandLineOf, environmentOf } from "./pi-lab.js";
 
 const INSTANCE = "pi-host";

@@ -23,7 +23,7 @@ import {
   type AdapterEventRecorder,
   type PiHome,
   type PiHomeOptions,
-} from "@switchyard/sdk/testkit";
+} from "@switchyard/testkit";
 import plugin, { createPiAdapter, type PiAdapter, type PiOptions, type PiProviderSession } from "../src/index.js";
 
 /** The plugin folder, as the plugin host loads it. */

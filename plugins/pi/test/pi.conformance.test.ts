@@ -2,8 +2,8 @@
  * The shared adapter conformance suite against the real `pi --mode rpc`, driven by the scripted
  * model server, through a real Switchyard host. Needs the built plugin (`npx tsc -b plugins/pi`).
  */
-import { ScriptedModelServer, createPiHome } from "@switchyard/sdk/testkit";
-import { describeAdapterConformance, scriptedModelScript } from "@switchyard/sdk/testkit/conformance";
+import { ScriptedModelServer, createPiHome } from "@switchyard/testkit";
+import { describeAdapterConformance, scriptedModelScript } from "@switchyard/testkit/conformance";
 import { PLUGIN_DIR } from "./pi-lab.js";
 
 describeAdapterConformance({

@@ -1,4 +1,4 @@
-import type { CreateInstanceInput, OrchestrationAdapter, PluginContext, ProviderDriver, ProviderInstanceDescriptor } from "@switchyard/core/spec";
+import type { CreateInstanceInput, OrchestrationAdapter, PluginContext, ProviderDriver, ProviderInstanceDescriptor } from "@switchyard/spec";
 import { defineDriver } from "../define.js";
 import { defineAdapter } from "../harness/index.js";
 import { spawnAcpChannel } from "./acp-connection.js";

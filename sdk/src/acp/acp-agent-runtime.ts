@@ -6,7 +6,7 @@ import {
   type PluginContext,
   type PluginLogger,
   type ProviderInstanceDescriptor,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import {
   authenticateAgent,
   connectClient,

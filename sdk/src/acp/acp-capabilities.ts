@@ -4,7 +4,7 @@ import {
   type CapabilityDeclaration,
   type InteractionMode,
   type ModelDescriptor,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import type { AcpAgentDescription, AcpModeMapping, AcpSessionModels } from "./acp-flavor.js";
 
 /**

@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AdapterEvent, PluginLogger } from "@switchyard/core/spec";
+import type { AdapterEvent, PluginLogger } from "@switchyard/spec";
 import type { AcpClientHandlers } from "./acp-connection.js";
 import type { AcpExtensions, AcpSessionHandle } from "./acp-flavor.js";
 import type { ConfinedFileSystem } from "./acp-fs.js";

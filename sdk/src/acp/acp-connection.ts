@@ -1,6 +1,6 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { SwitchyardError, hasErrorCode } from "@switchyard/core/spec";
+import { SwitchyardError, hasErrorCode } from "@switchyard/spec";
 import type { AcpChannel, AcpChannelFactory, AcpLaunchCommand } from "./acp-flavor.js";
 
 /** What the shared adapter tells every agent it can do as a client. */

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalRequest, RuntimeRequestResponse, UserInputQuestion, UserInputRequest } from "@switchyard/core/spec";
+import type { ApprovalRequest, RuntimeRequestResponse, UserInputQuestion, UserInputRequest } from "@switchyard/spec";
 
 type PropertySchema = Record<string, unknown>;
 

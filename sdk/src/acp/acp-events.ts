@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { withStderrTail, type ProviderTurnError, type ToolKind, type TurnTerminalStatus } from "@switchyard/core/spec";
+import { withStderrTail, type ProviderTurnError, type ToolKind, type TurnTerminalStatus } from "@switchyard/spec";
 import type { ToolCallStart, TurnUsage } from "../harness/index.js";
 import { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
 

@@ -13,7 +13,7 @@ import type {
   RuntimeMode,
   ToolKind,
   UserInputRequest,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import type { RuntimeRequestOutcome } from "../harness/index.js";
 
 /** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */

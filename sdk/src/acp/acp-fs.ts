@@ -1,6 +1,6 @@
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { SwitchyardError } from "@switchyard/core/spec";
+import { SwitchyardError } from "@switchyard/spec";
 
 function inside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);

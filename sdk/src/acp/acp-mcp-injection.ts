@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { SwitchyardError, type McpEndpointGrant } from "@switchyard/core/spec";
+import { SwitchyardError, type McpEndpointGrant } from "@switchyard/spec";
 
 /** Which transport carried the Switchyard MCP endpoint to the agent. */
 export type AcpMcpInjection = "http" | "stdio-bridge" | "none";

@@ -5,7 +5,7 @@ import {
   type PluginLogger,
   type ProviderCapabilities,
   type ProviderInstanceDescriptor,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import { ACP_BASE_CAPABILITIES, advertisedModels, negotiateAcpCapabilities } from "./acp-capabilities.js";
 import { modeMappingOf, type AcpAgentDescription, type AcpFlavor } from "./acp-flavor.js";
 

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ApprovalDecision, ApprovalKind, ApprovalOption, ApprovalRequest, RuntimeMode } from "@switchyard/core/spec";
+import type { ApprovalDecision, ApprovalKind, ApprovalOption, ApprovalRequest, RuntimeMode } from "@switchyard/spec";
 
 /** What an ACP permission option kind means as a Switchyard decision. */
 export function decisionOfOptionKind(kind: acp.PermissionOptionKind): ApprovalDecision {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { hasErrorCode, withStderrTail, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/core/spec";
+import { hasErrorCode, withStderrTail, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/spec";
 import { sessionModelsOf } from "./acp-capabilities.js";
 import {
   REFUSING_HANDLERS,

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AdapterEvent, ApprovalRequest, PluginLogger, RuntimeRequestResponse, UserInputRequest } from "@switchyard/core/spec";
+import type { AdapterEvent, ApprovalRequest, PluginLogger, RuntimeRequestResponse, UserInputRequest } from "@switchyard/spec";
 import { RuntimeRequestBook, type RuntimeRequestOutcome } from "../harness/index.js";
 import type { SerialQueue } from "./acp-connection.js";
 import { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";

@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { SwitchyardError, type InteractionMode, type RuntimeMode, type TurnInput } from "@switchyard/core/spec";
+import { SwitchyardError, type InteractionMode, type RuntimeMode, type TurnInput } from "@switchyard/spec";
 import { agentModeIds, findConfigOption, planModeId, selectValues, sessionModelsOf } from "./acp-capabilities.js";
 import type { AcpAgentDescription, AcpModeMapping, AcpSessionModels } from "./acp-flavor.js";
 

@@ -13,7 +13,7 @@ import {
   type RuntimeRequestResponse,
   type ThreadSnapshot,
   type TurnInput,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 import { EventSink } from "../harness/index.js";
 import { openAgentSession, startAgent, type AcpAgentRuntime } from "./acp-agent-runtime.js";
 import { SerialQueue, describeError, settleInbound, withTimeout, type AcpClientHandlers } from "./acp-connection.js";

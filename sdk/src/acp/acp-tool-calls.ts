@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { ToolKind } from "@switchyard/core/spec";
+import type { ToolKind } from "@switchyard/spec";
 
 const MCP_NAME = /^mcp__(.+?)__(.+)$/;
 

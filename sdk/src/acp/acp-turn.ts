@@ -1,4 +1,4 @@
-import type { AdapterEvent, InteractionMode, ProviderTurnError, RuntimeMode, TurnInput, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/core/spec";
+import type { AdapterEvent, InteractionMode, ProviderTurnError, RuntimeMode, TurnInput, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/spec";
 import { TurnLedger, type RuntimeRequestBook } from "../harness/index.js";
 import type { AcpPromptEnding, AcpReplayedTurn, AcpUpdate } from "./acp-events.js";
 import type { AcpTurnView } from "./acp-flavor.js";

@@ -10,7 +10,7 @@ import {
   type ProviderInstanceDescriptor,
   type ProviderSession,
   type ProviderStatus,
-} from "@switchyard/core/spec";
+} from "@switchyard/spec";
 
 /** A session the adapter shell can start and close. */
 export interface StartableSession extends ProviderSession {

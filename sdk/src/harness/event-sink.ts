@@ -1,4 +1,4 @@
-import type { AdapterEvent, PluginLogger } from "@switchyard/core/spec";
+import type { AdapterEvent, PluginLogger } from "@switchyard/spec";
 
 /**
  * The one way a session reports events: after `close()` nothing more is reported (the spec says

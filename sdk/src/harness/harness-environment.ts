@@ -1,4 +1,4 @@
-import type { ProviderInstanceDescriptor } from "@switchyard/core/spec";
+import type { ProviderInstanceDescriptor } from "@switchyard/spec";
 
 /** Host variables that never reach a harness: Switchyard's own settings and credentials. */
 export const HOST_ONLY_ENV_PREFIX = "SWITCHYARD_";

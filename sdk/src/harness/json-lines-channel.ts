@@ -1,4 +1,4 @@
-import { SwitchyardError, withStderrTail, type ManagedProcess, type PluginLogger } from "@switchyard/core/spec";
+import { SwitchyardError, withStderrTail, type ManagedProcess, type PluginLogger } from "@switchyard/spec";
 import { LineSplitter } from "./line-splitter.js";
 
 /** How a harness process ended. */

@@ -1,4 +1,4 @@
-import { SwitchyardError } from "@switchyard/core/spec";
+import { SwitchyardError } from "@switchyard/spec";
 import type { JsonLinesChannel } from "./json-lines-channel.js";
 
 /** A JSON-RPC error a harness answered with. */

@@ -1,4 +1,4 @@
-import { SwitchyardError, type AdapterEvent, type ApprovalRequest, type RuntimeRequestResponse, type UserInputRequest } from "@switchyard/core/spec";
+import { SwitchyardError, type AdapterEvent, type ApprovalRequest, type RuntimeRequestResponse, type UserInputRequest } from "@switchyard/spec";
 
 /** How a runtime request ended, as the session that opened it sees it. */
 export type RuntimeRequestOutcome =

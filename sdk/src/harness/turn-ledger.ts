@@ -1,4 +1,4 @@
-import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/core/spec";
+import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
 /** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache tokens, cost, per model. */

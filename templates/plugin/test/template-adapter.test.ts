@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestHost, type TestHost } from "@switchyard/sdk/testkit";
+import { startTestHost, type TestHost } from "@switchyard/testkit";
 
 const pluginDir = fileURLToPath(new URL("..", import.meta.url));
 const harness = fileURLToPath(new URL("./fixtures/line-harness.mjs", import.meta.url));

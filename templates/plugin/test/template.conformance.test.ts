@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeAdapterConformance } from "@switchyard/sdk/testkit/conformance";
+import { describeAdapterConformance } from "@switchyard/testkit/conformance";
 
 const pluginDir = fileURLToPath(new URL("..", import.meta.url));
 const harness = fileURLToPath(new URL("./fixtures/line-harness.mjs", import.meta.url));

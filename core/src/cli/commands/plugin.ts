@@ -8,11 +8,13 @@ import { scaffoldPlugin } from "../../plugin-host/plugin-scaffold.js";
 import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { registerPluginSdkPath } from "./plugin-sdk-path.js";
 import { registerPluginList } from "./plugins.js";
 
 export function registerPluginCommands(program: Command): void {
-  const plugin = program.command("plugin").alias("plugins").description("Manage provider plugins: list, scaffold, install, remove");
+  const plugin = program.command("plugin").alias("plugins").description("Manage provider plugins: list, scaffold, install, remove, sdk-path");
   registerPluginList(plugin);
+  registerPluginSdkPath(plugin);
 
   plugin
     .command("new <id>")

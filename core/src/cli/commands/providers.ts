@@ -8,7 +8,7 @@ export function registerProviders(program: Command): void {
     .description("List configured provider instances: driver, availability, and why not (only looks: no harness session, no writes, no network)")
     .addHelpText(
       "after",
-      "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (acp-registry reads the cached index).\n",
+      "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (plugins read only what they cached, such as a registry index).\n",
     )
     .option("--home <dir>", "Switchyard home")
     .option(

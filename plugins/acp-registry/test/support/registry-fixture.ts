@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveHarnessBinary } from "@switchyard/sdk/testkit";
+import { resolveHarnessBinary } from "@switchyard/testkit";
 
 /** An ACP Registry served from 127.0.0.1: `registry.json` plus archives. */
 export interface RegistryFixture {

@@ -1,3 +1,0 @@
-// The plugin entry: the scripted provider lives in the sdk; this folder only gives it a
-// manifest so the host loads it exactly like a third-party plugin.
-export { scriptedProviderPlugin as default } from "@switchyard/sdk/testkit/scripted-provider";

@@ -1,0 +1,255 @@
+import type { ProviderCapabilitiesV1 } from "./capabilities.js";
+import type { AdapterEventV1, ApprovalDecisionV1 } from "./events.js";
+import type { InteractionMode, RuntimeMode } from "../modes.js";
+
+/** A model a provider advertises. */
+export interface ModelDescriptorV1 {
+  /** The id passed back as `model` when opening a session or starting a turn. */
+  readonly id: string;
+  /** Name for people. */
+  readonly displayName?: string;
+  /** An older model kept for compatibility; listed only when searched for. */
+  readonly legacy?: boolean;
+  /** The provider's default model. */
+  readonly isDefault?: boolean;
+}
+
+/**
+ * How far a status probe may go.
+ * - `inspect`: look without touching anything: find the executable, run its version command
+ *   (with a throwaway home when the harness writes into its home on every start), check that
+ *   the instance's home is a folder, read config and auth files. Never starts a harness server
+ *   or session, never writes into the harness's home, never uses the network. Listing
+ *   (`switchyard providers`) and the host's first quick answer use it.
+ * - `full`: may also start the harness briefly (an app-server, an ACP `initialize` or a
+ *   disposable `session/new`) to list its models and prove its login. The host's provider
+ *   snapshot refreshes with it.
+ * Neither ever starts a model turn.
+ */
+export type ProbeDepthV1 = "inspect" | "full";
+
+/** What `probe` gets. */
+export interface ProbeOptionsV1 {
+  /** Default `full`. (An adapter written before depths existed ignores it and always probes fully.) */
+  readonly depth?: ProbeDepthV1;
+}
+
+/** What a status probe found. Probes never start a conversation with a model. */
+export interface ProviderStatusV1 {
+  /** The harness (binary, package, SDK) is present. */
+  readonly installed: boolean;
+  /** The harness can be started (it ran, or its version answered). */
+  readonly executable: boolean;
+  /** The harness has credentials; `unknown` when it cannot tell without a model call. */
+  readonly authenticated: boolean | "unknown";
+  /** The harness version, when known. */
+  readonly version?: string;
+  /** Models it advertises, in the provider's own order. Empty when it publishes no list. */
+  readonly models: readonly ModelDescriptorV1[];
+  /** Why it is not ready, in words a user (or a model) can act on. */
+  readonly message?: string;
+}
+
+/**
+ * How the Switchyard MCP endpoint reaches a session. The host issues one credential per
+ * provider session, before the session opens, and revokes it when the session closes. Before
+ * the credential's maximum lifetime the host hands a live session a new grant
+ * (`updateMcpGrant`, where `tools.mcpGrantUpdate` is declared) or reopens it between turns.
+ * The token is a secret: pass it to the harness in a header or its environment, never in argv,
+ * never in logs.
+ */
+export interface McpEndpointGrantV1 {
+  /** The server key the harness should register (`switchyard` by default). */
+  readonly serverName: string;
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** The bearer token for this provider session. */
+  readonly token: string;
+  /** A client tool timeout the harness should use; above the server's longest blocking wait. */
+  readonly toolTimeoutMs: number;
+  /** Tools that block until work finishes (`delegate_task`, `t3_thread_wait`). */
+  readonly blockingToolNames: readonly string[];
+  /**
+   * Tools a harness with deferred or scripted tool use should offer as direct tool calls
+   * (never deferred behind a tool search, never run inside a code sandbox), so a blocking wait
+   * really blocks the model (seed 000: `t3_thread_wait`). Absent means none.
+   */
+  readonly directToolNames?: readonly string[];
+  /**
+   * The shared orchestration instructions, for reference only: the host delivers them itself
+   * with the first turn of a new conversation (in `TurnInputV1.instructions`, or folded into its
+   * text), so an adapter must not deliver them a second time.
+   */
+  readonly instructions: string;
+  /**
+   * A stdio bridge for harnesses without an HTTP MCP client. Endpoint and token travel in
+   * `env`, never in `args`.
+   */
+  readonly stdioBridge: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly env: Readonly<Record<string, string>>;
+  };
+}
+
+/** What `openSession` gets. */
+export interface OpenSessionInputV1 {
+  /** The Switchyard thread the session serves. */
+  readonly threadId: string;
+  /** The host's id for this provider session. */
+  readonly providerSessionId: string;
+  /** Working directory for the agent (absolute). */
+  readonly cwd: string;
+  /** The model to use, or null for the provider's default. */
+  readonly model: string | null;
+  /** The runtime mode to enforce. */
+  readonly runtimeMode: RuntimeMode;
+  /** The interaction mode. */
+  readonly interactionMode: InteractionMode;
+  /** A resume cursor from an earlier session of this thread, or null for a new conversation. */
+  readonly resumeCursor: string | null;
+  /** The Switchyard MCP endpoint for this session, or null when MCP is not injected. */
+  readonly mcp: McpEndpointGrantV1 | null;
+  /** Where the session reports its events. Never throws; calls after `close` are ignored. */
+  readonly emit: (event: AdapterEventV1) => void;
+}
+
+/** What `startTurn` gets. */
+export interface TurnInputV1 {
+  /** The host's id for this turn (one attempt of a run). Events carry it back. */
+  readonly turnId: string;
+  /** The host's run id (several attempts share it after an interrupt-and-restart). */
+  readonly runId: string;
+  /** The user message. */
+  readonly text: string;
+  /**
+   * The one channel instructions travel on: everything the model should be told with this turn
+   * (the orchestration instructions on the first turn of a new conversation, a history handoff,
+   * a role instruction, portable context), composed by the host. Only a provider that declares
+   * `context.acceptsInstructions` receives them here, and puts them on its own instruction
+   * channel (a developer or system message) and nowhere else. For every other provider the host
+   * has already folded them into `text` and this is null, so an adapter never folds.
+   */
+  readonly instructions: string | null;
+  /** The model for this turn, or null for the session's. */
+  readonly model: string | null;
+  /** The runtime mode for this turn. */
+  readonly runtimeMode: RuntimeMode;
+  /** The interaction mode for this turn. */
+  readonly interactionMode: InteractionMode;
+  /** Set when this turn restarts an interrupted one (steering by interrupt-and-restart). */
+  readonly restartOfTurnId: string | null;
+}
+
+/** What `steerTurn` gets. */
+export interface SteerInputV1 {
+  /** The running turn to steer. */
+  readonly turnId: string;
+  /** The text to add. */
+  readonly text: string;
+}
+
+/** What `interruptTurn` gets. */
+export interface InterruptInputV1 {
+  /** The running turn to interrupt. */
+  readonly turnId: string;
+  /** Why (shown in logs; some providers record it). */
+  readonly reason?: string;
+  /**
+   * A hard stop was asked for (the user's Stop): the adapter may kill and respawn its process
+   * instead of a soft cancel.
+   */
+  readonly hard?: boolean;
+}
+
+/** What `forkThread` gets. */
+export interface ForkInputV1 {
+  /** Cut the copy after this turn (host turn id); omit for the latest state. */
+  readonly afterTurnId?: string;
+}
+
+/** The answer to a runtime request. */
+export type RuntimeRequestResponseV1 =
+  /** Decides an approval request. */
+  | { readonly kind: "approval"; readonly decision: ApprovalDecisionV1 }
+  /** Answers a user-input request: one entry per question id. */
+  | { readonly kind: "user_input"; readonly answers: Readonly<Record<string, string | readonly string[]>> }
+  /** Declines any request without an answer (the provider treats it as cancelled). */
+  | { readonly kind: "dismiss" };
+
+/** One turn in a provider's own record of a conversation. */
+export interface SnapshotTurnV1 {
+  /** The provider's turn id, if any. */
+  readonly providerTurnId?: string;
+  /** The user's text. */
+  readonly userText: string;
+  /** The assistant's final text. */
+  readonly assistantText: string;
+}
+
+/** The provider's own record of a conversation. */
+export interface ThreadSnapshotV1 {
+  /** Turns, oldest first. */
+  readonly turns: readonly SnapshotTurnV1[];
+}
+
+/**
+ * One live conversation with a provider. An optional method exists only when its capability
+ * is declared: leave it out otherwise, with no stub that only throws. The host reaches optional
+ * methods only through its capability guard and the shared policy, and the guard refuses an
+ * undeclared or absent one with `unsupported_capability` itself. Where a declared capability
+ * covers only part of a method (approvals but no questions, a fork but not from a given turn),
+ * the method rejects the part it does not cover with `unsupported_capability`.
+ */
+export interface ProviderSessionV1 {
+  /** The current resume cursor (for example the native thread id), or null before it is known. */
+  readonly resumeCursor: string | null;
+  /** Starts a turn. Resolves once the provider accepted it; output arrives as events. */
+  startTurn(input: TurnInputV1): Promise<{ readonly providerTurnId?: string }>;
+  /** Adds input to a running turn. Needs `turns.activeSteering`. */
+  steerTurn?(input: SteerInputV1): Promise<void>;
+  /** Stops a running turn; a `turn.terminal` event follows. Needs `turns.interrupt`. */
+  interruptTurn?(input: InterruptInputV1): Promise<void>;
+  /** Copies the conversation into a new native thread. Needs `threads.fork`. */
+  forkThread?(input: ForkInputV1): Promise<{ readonly resumeCursor: string }>;
+  /** Answers a runtime request the session opened. Needs `runtimeRequests.*`. */
+  respondToRuntimeRequest?(requestId: string, response: RuntimeRequestResponseV1): Promise<void>;
+  /** Reads the provider's own record of the conversation. Needs `threads.readSnapshot`. */
+  readSnapshot?(): Promise<ThreadSnapshotV1>;
+  /**
+   * Replaces the session's MCP grant (a rotated credential for the same endpoint), also during
+   * a turn: later Switchyard tool calls must carry the new token. The old token stays valid for
+   * a short overlap, so a call already on its way still succeeds. Needs `tools.mcpGrantUpdate`.
+   */
+  updateMcpGrant?(grant: McpEndpointGrantV1): Promise<void>;
+  /** Ends the session and its process. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The OrchestrationAdapterV1 of one provider instance: what the host calls to run work on it.
+ * One adapter per configured instance; it opens any number of sessions.
+ */
+export interface OrchestrationAdapterV1 {
+  /** Always `"v1"`. */
+  readonly specificationVersion: "v1";
+  /** The provider instance this adapter serves. */
+  readonly instanceId: string;
+  /** The driver that created it. */
+  readonly driverKind: string;
+  /**
+   * What this instance can do. May refine the driver's static declaration after a probe (for
+   * example capabilities an ACP agent advertised at `initialize`).
+   */
+  capabilities(): ProviderCapabilitiesV1;
+  /**
+   * Checks installation, executability, authentication and models. Never starts a model turn;
+   * with `depth: "inspect"` it also starts no harness server or session and writes nothing into
+   * the harness's home (see {@link ProbeDepthV1}).
+   */
+  probe(options?: ProbeOptionsV1): Promise<ProviderStatusV1>;
+  /** Opens (or resumes, when `resumeCursor` is set) a session. */
+  openSession(input: OpenSessionInputV1): Promise<ProviderSessionV1>;
+  /** Releases everything the instance holds. Sessions are closed first by the host. */
+  dispose?(): Promise<void>;
+}

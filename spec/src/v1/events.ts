@@ -1,0 +1,264 @@
+/**
+ * Events an adapter reports about its session. Every turn-scoped event carries the `turnId`
+ * the host passed to `startTurn`, so the host can attribute output to the right attempt even
+ * when an interrupted turn's last events arrive after the next one started.
+ */
+
+/** Kinds of tool calls, so timelines can summarise them without knowing the provider. */
+export type ToolKindV1 = "command" | "file_read" | "file_change" | "mcp" | "web" | "search" | "subagent" | "other";
+
+/** Kinds of approvals a provider can ask for (seed 000 `pendingApproval.kind`). */
+export type ApprovalKindV1 = "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
+
+/** Final status of a turn. */
+export type TurnTerminalStatusV1 = "completed" | "failed" | "interrupted" | "cancelled";
+
+/** An error reported by the provider for a turn. */
+export interface ProviderTurnErrorV1 {
+  /** The provider's own code, if it has one (for example `rate_limited`, `-32603`). */
+  readonly code?: string;
+  /** Human-readable message from the provider. */
+  readonly message: string;
+}
+
+/** The provider accepted the turn and began working on it. */
+export interface TurnStartedEventV1 {
+  readonly type: "turn.started";
+  /** The host's turn id from `startTurn`. */
+  readonly turnId: string;
+  /** The provider's own turn id, when it has one. */
+  readonly providerTurnId?: string;
+}
+
+/** A piece of assistant text. Deltas for one `itemId` concatenate in order. */
+export interface MessageDeltaEventV1 {
+  readonly type: "message.delta";
+  readonly turnId: string;
+  /** Stable id of the assistant message within the turn. */
+  readonly itemId: string;
+  /** The text to append. */
+  readonly text: string;
+}
+
+/** An assistant message is complete; `text` is its whole content (authoritative over deltas). */
+export interface MessageCompletedEventV1 {
+  readonly type: "message.completed";
+  readonly turnId: string;
+  readonly itemId: string;
+  /** The complete message text. */
+  readonly text: string;
+}
+
+/** A piece of reasoning (thinking) text. */
+export interface ReasoningDeltaEventV1 {
+  readonly type: "reasoning.delta";
+  readonly turnId: string;
+  readonly itemId: string;
+  readonly text: string;
+}
+
+/** A reasoning item is complete. */
+export interface ReasoningCompletedEventV1 {
+  readonly type: "reasoning.completed";
+  readonly turnId: string;
+  readonly itemId: string;
+  /** The complete reasoning text (may be a summary). */
+  readonly text: string;
+}
+
+/** The agent started a tool call. */
+export interface ToolCallStartedEventV1 {
+  readonly type: "tool_call.started";
+  readonly turnId: string;
+  /** Stable id of the tool call within the turn. */
+  readonly itemId: string;
+  /** What kind of tool this is. */
+  readonly kind: ToolKindV1;
+  /** The tool's name as the provider reports it (`exec_command`, `mcp__switchyard__delegate_task`). */
+  readonly name: string;
+  /** Short summary for a timeline (`echo hi`, `switchyard/delegate_task`). */
+  readonly title: string;
+  /** The MCP server name, for MCP tool calls. */
+  readonly server?: string;
+  /** The arguments, when the provider reports them. */
+  readonly input?: unknown;
+}
+
+/** A tool call finished. */
+export interface ToolCallCompletedEventV1 {
+  readonly type: "tool_call.completed";
+  readonly turnId: string;
+  readonly itemId: string;
+  /** How it ended. */
+  readonly status: "completed" | "failed" | "declined";
+  /** Its output, as text (may be truncated by the adapter). */
+  readonly output?: string;
+}
+
+/** One option of an approval request. */
+export interface ApprovalOptionV1 {
+  /** The provider's id for this option. */
+  readonly id: string;
+  /** Label shown to a person. */
+  readonly label: string;
+  /** What choosing it means. */
+  readonly decision: ApprovalDecisionV1;
+}
+
+/** The decision a client gives an approval request. */
+export type ApprovalDecisionV1 = "accept" | "accept_for_session" | "decline" | "cancel";
+
+/** The provider asks for approval before doing something. */
+export interface ApprovalRequestV1 {
+  readonly kind: "approval";
+  /** What needs approval. */
+  readonly approvalKind: ApprovalKindV1;
+  /** One-line summary (the command, the file, the tool). */
+  readonly title: string;
+  /** More detail, such as a diff or the arguments. */
+  readonly detail?: string;
+  /** The choices, when the provider offers specific ones. */
+  readonly options?: readonly ApprovalOptionV1[];
+}
+
+/** One question in a user-input request. */
+export interface UserInputQuestionV1 {
+  /** Stable id, used as the key of the answer. */
+  readonly id: string;
+  /** Short header. */
+  readonly header?: string;
+  /** The question itself. */
+  readonly question: string;
+  /** Suggested answers; free text is allowed unless the provider says otherwise. */
+  readonly options?: readonly { readonly label: string; readonly description?: string }[];
+  /** More than one option may be chosen. */
+  readonly multiSelect?: boolean;
+}
+
+/** The provider asks the user one or more questions. */
+export interface UserInputRequestV1 {
+  readonly kind: "user_input";
+  /** The questions. */
+  readonly questions: readonly UserInputQuestionV1[];
+  /** The turn cannot continue until the questions are answered. */
+  readonly blocking: boolean;
+}
+
+/** A runtime request opened: the provider waits for the client (approval) or the user. */
+export interface RuntimeRequestOpenedEventV1 {
+  readonly type: "runtime_request.opened";
+  readonly turnId: string;
+  /** The adapter's id for the request; the host answers it with this id. */
+  readonly requestId: string;
+  /** What is asked. */
+  readonly request: ApprovalRequestV1 | UserInputRequestV1;
+}
+
+/** A runtime request ended without (or after) an answer from the host. */
+export interface RuntimeRequestResolvedEventV1 {
+  readonly type: "runtime_request.resolved";
+  readonly turnId: string;
+  readonly requestId: string;
+  /** How it ended. */
+  readonly resolution: "answered" | "cancelled" | "expired";
+}
+
+/** A provider-native sub-agent was observed. Switchyard shows it; it never owns it. */
+export interface SubagentObservedEventV1 {
+  readonly type: "subagent.observed";
+  readonly turnId: string;
+  /** The provider's id for the sub-agent (never used as a Switchyard primary key). */
+  readonly nativeId: string;
+  /** Its title or task. */
+  readonly title?: string;
+  /** Its state. */
+  readonly status: "running" | "completed" | "failed";
+  /** Its result summary, when finished. */
+  readonly summary?: string;
+  /** The native thread id of the sub-agent, when the provider exposes one. */
+  readonly nativeThreadId?: string;
+}
+
+/** The provider proposed a plan (for example when leaving plan mode). */
+export interface PlanProposedEventV1 {
+  readonly type: "plan.proposed";
+  readonly turnId: string;
+  readonly itemId: string;
+  /** The plan, as markdown. */
+  readonly text: string;
+}
+
+/**
+ * What a turn used, as far as the provider reports it. Every field is optional: a provider
+ * reports what it knows, and nothing is derived or estimated by the host.
+ */
+export interface TurnUsageReportV1 {
+  /** Input tokens sent to the model (not counting cache reads). */
+  readonly inputTokens?: number;
+  /** Output tokens the model produced. */
+  readonly outputTokens?: number;
+  /** Input tokens served from the provider's prompt cache. */
+  readonly cacheReadInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheCreationInputTokens?: number;
+  /** The provider's own cost estimate for the turn, in US dollars. */
+  readonly costUsd?: number;
+  /** The same figures per model, when the turn used more than one (a sub-agent, compaction). */
+  readonly byModel?: Readonly<Record<string, Omit<TurnUsageReportV1, "byModel">>>;
+}
+
+/** The turn ended. Exactly one per started turn. */
+export interface TurnTerminalEventV1 {
+  readonly type: "turn.terminal";
+  readonly turnId: string;
+  /** How it ended. */
+  readonly status: TurnTerminalStatusV1;
+  /** The provider's error, for `failed` (and optionally `interrupted`). */
+  readonly error?: ProviderTurnErrorV1;
+  /** What the turn used, when reported. */
+  readonly usage?: TurnUsageReportV1;
+}
+
+/** The session's resume cursor changed (for example the native thread id became known). */
+export interface ResumeCursorEventV1 {
+  readonly type: "session.resume_cursor";
+  /** Opaque value the host stores and passes back as `resumeCursor` to reopen the session. */
+  readonly cursor: string;
+}
+
+/** The session ended on its own (the harness process exited or the connection dropped). */
+export interface SessionExitedEventV1 {
+  readonly type: "session.exited";
+  /** Why, for logs and the timeline. */
+  readonly reason: string;
+  /** The error that ended it, if any. */
+  readonly error?: ProviderTurnErrorV1;
+}
+
+/** Something the host should record but that changes no state (an unsupported setting, a retry). */
+export interface WarningEventV1 {
+  readonly type: "warning";
+  readonly turnId?: string;
+  readonly message: string;
+}
+
+/** Every event an adapter can report. */
+export type AdapterEventV1 =
+  | TurnStartedEventV1
+  | MessageDeltaEventV1
+  | MessageCompletedEventV1
+  | ReasoningDeltaEventV1
+  | ReasoningCompletedEventV1
+  | ToolCallStartedEventV1
+  | ToolCallCompletedEventV1
+  | RuntimeRequestOpenedEventV1
+  | RuntimeRequestResolvedEventV1
+  | SubagentObservedEventV1
+  | PlanProposedEventV1
+  | TurnTerminalEventV1
+  | ResumeCursorEventV1
+  | SessionExitedEventV1
+  | WarningEventV1;
+
+/** The `type` of every adapter event. */
+export type AdapterEventTypeV1 = AdapterEventV1["type"];
