@@ -36,6 +36,7 @@ export class McpLab {
       providers?: (dirs: { home: string; gateDir: string }) => unknown[];
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
+      scheduling?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
     } = {},
   ): Promise<McpLab> {
@@ -49,6 +50,7 @@ export class McpLab {
       },
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.scheduling ? { scheduling: options.scheduling } : {}),
     });
     const server = await startServer(t.host, { port: 0 });
     const project = t.host.projects.add(t.workspace, "main");

@@ -8,6 +8,8 @@ import { PendingRequestService } from "../../services/pending-request-service.js
 import { ThreadLaunchService } from "../../services/thread-launch-service.js";
 import { ThreadMetadataService } from "../../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../../services/thread-query-service.js";
+import { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
+import { ScheduledTriggerService } from "../../services/scheduling/scheduled-trigger-service.js";
 import { CLI_ENTRY } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { McpEndpoint } from "../mcp/mcp-endpoint.js";
@@ -16,6 +18,7 @@ import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
+import { WebhookRoute } from "./webhook-route.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -63,11 +66,13 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       metadata: host.container.resolve(ThreadMetadataService),
       launches: host.container.resolve(ThreadLaunchService),
       pendingRequests: host.container.resolve(PendingRequestService),
+      schedules: host.container.resolve(ScheduledTaskService),
     },
     host.logger.child({ component: "mcp" }),
     serverName,
     { maxRequestBodyBytes: limits.maxRequestBodyBytes },
   );
+  const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
@@ -78,12 +83,23 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       json(res, 503, { error: "server_busy", error_description: `Switchyard has ${cap.maxConnections} open connections (server.maxConnections); retry shortly.` }, { "retry-after": "1" });
       return;
     }
-    const refused = checkLoopbackRequest(req);
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) });
     if (refused !== null) {
       json(res, refused.status, { error: refused.error, error_description: refused.description });
       return;
     }
-    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if (hooks.owns(path)) {
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        hooks.handle(req, res, path).catch((error: unknown) => {
+          host.logger.error("webhook request failed", { error: (error as Error).message });
+          if (!res.headersSent) json(res, 500, { error: "internal_error" });
+          else res.end();
+        });
+      });
+      return;
+    }
     if (path === "/mcp") {
       turns.enqueue(() => {
         if (res.destroyed) return;
@@ -104,10 +120,13 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
+  const schedules = host.container.resolve(ScheduledTaskService);
+  schedules.setWebhookBaseUrl(url);
   try {
     host.start();
   } catch (error) {
     registry.setEndpoint(null);
+    schedules.setWebhookBaseUrl(null);
     await listener.close();
     throw error;
   }
@@ -123,6 +142,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     close: async () => {
       await listener.close();
       registry.setEndpoint(null);
+      schedules.setWebhookBaseUrl(null);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { CapabilitiesService } from "../../services/capabilities-service.js";
 import type { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
 import type { PendingRequestService } from "../../services/pending-request-service.js";
+import type { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
 import type { ThreadLaunchService } from "../../services/thread-launch-service.js";
 import type { ThreadManagementService } from "../../services/thread-management-service.js";
 import type { ThreadMetadataService } from "../../services/thread-metadata-service.js";
@@ -18,4 +19,5 @@ export interface McpToolServices {
   readonly metadata: ThreadMetadataService;
   readonly launches: ThreadLaunchService;
   readonly pendingRequests: PendingRequestService;
+  readonly schedules: ScheduledTaskService;
 }
