@@ -68,9 +68,10 @@ export class ScheduledTriggerService {
    * Fires a timed task's due occurrence, if it has one now: the latest occurrence it has not
    * fired for, standing for any earlier ones it missed (at most one run per catch-up). One older
    * than `scheduling.catchUpWindowMs` is recorded as skipped (`missed`) instead. Returns the
-   * trigger, or null when nothing was due.
+   * trigger, or null when nothing was due. `schedulerStartedAtMs` marks an occurrence that came
+   * due before the scheduler started as a catch-up.
    */
-  async fireDue(taskId: string): Promise<ScheduledTriggerRecord | null> {
+  async fireDue(taskId: string, options: { readonly schedulerStartedAtMs?: number } = {}): Promise<ScheduledTriggerRecord | null> {
     const task = this.engine.store.get("scheduledTask", taskId);
     if (task === null || !task.enabled || !isTimed(task.schedule)) return null;
     const schedule = task.schedule;
@@ -94,7 +95,9 @@ export class ScheduledTriggerService {
             scheduledTaskId: task.id,
             kind: schedule.type,
             scheduledFor,
-            catchUp: late > CATCH_UP_LATENESS_MS || due.coalesced > 0,
+            // Late: it came due before this scheduler started (the server was down), or while
+            // the process slept, or it stands for occurrences missed meanwhile.
+            catchUp: due.atMs < (options.schedulerStartedAtMs ?? -Infinity) || late > CATCH_UP_LATENESS_MS || due.coalesced > 0,
             coalesced: due.coalesced,
             dedupeKey: null,
             signatureDigest: null,

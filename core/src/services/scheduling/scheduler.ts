@@ -23,6 +23,8 @@ const RETRY_AFTER_FAILURE_MS = 30_000;
 @injectable()
 export class Scheduler {
   private running = false;
+  /** When this scheduler started: an occurrence due before then was missed while no engine ran. */
+  private startedAtMs = 0;
   private cancelAlarm: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
   private sweepAgain = false;
@@ -41,6 +43,7 @@ export class Scheduler {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.startedAtMs = this.clock.nowMs();
     this.unsubscribers.push(
       this.engine.onEvents((events) => {
         if (events.some((event) => event.entity === "scheduledTask")) this.wake();
@@ -103,7 +106,7 @@ export class Scheduler {
       await Promise.all(
         due.map(async (task) => {
           try {
-            await this.triggers.fireDue(task.id);
+            await this.triggers.fireDue(task.id, { schedulerStartedAtMs: this.startedAtMs });
             this.retryAt.delete(task.id);
           } catch (error) {
             this.retryAt.set(task.id, this.clock.nowMs() + RETRY_AFTER_FAILURE_MS);
