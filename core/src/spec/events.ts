@@ -188,6 +188,25 @@ export interface PlanProposedEvent {
   readonly text: string;
 }
 
+/**
+ * What a turn used, as far as the provider reports it. Every field is optional: a provider
+ * reports what it knows, and nothing is derived or estimated by the host.
+ */
+export interface TurnUsageReport {
+  /** Input tokens sent to the model (not counting cache reads). */
+  readonly inputTokens?: number;
+  /** Output tokens the model produced. */
+  readonly outputTokens?: number;
+  /** Input tokens served from the provider's prompt cache. */
+  readonly cacheReadInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache. */
+  readonly cacheCreationInputTokens?: number;
+  /** The provider's own cost estimate for the turn, in US dollars. */
+  readonly costUsd?: number;
+  /** The same figures per model, when the turn used more than one (a sub-agent, compaction). */
+  readonly byModel?: Readonly<Record<string, Omit<TurnUsageReport, "byModel">>>;
+}
+
 /** The turn ended. Exactly one per started turn. */
 export interface TurnTerminalEvent {
   readonly type: "turn.terminal";
@@ -196,8 +215,8 @@ export interface TurnTerminalEvent {
   readonly status: TurnTerminalStatus;
   /** The provider's error, for `failed` (and optionally `interrupted`). */
   readonly error?: ProviderTurnError;
-  /** Token usage, when reported. */
-  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+  /** What the turn used, when reported. */
+  readonly usage?: TurnUsageReport;
 }
 
 /** The session's resume cursor changed (for example the native thread id became known). */

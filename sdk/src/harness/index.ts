@@ -9,5 +9,5 @@ export { JsonLinesChannel, type JsonLinesChannelOptions, type ProcessExit } from
 export { JsonRpcPeer, JsonRpcRequestError, type IncomingNotification, type IncomingRequest, type JsonRpcPeerOptions } from "./json-rpc-peer.js";
 export { EventSink } from "./event-sink.js";
 export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome } from "./runtime-request-book.js";
-export { TurnLedger, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
+export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";

@@ -1,10 +1,29 @@
-import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/core/spec";
+import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/core/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
-/** Token usage of a turn. */
-export interface TurnUsage {
-  inputTokens?: number;
-  outputTokens?: number;
+/** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache tokens, cost, per model. */
+export type TurnUsage = TurnUsageReport;
+
+type UsageFigures = Omit<TurnUsageReport, "byModel">;
+const FIGURES = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "costUsd"] as const;
+
+/** Adds two sets of figures; a figure neither side reported stays absent. */
+function addFigures(current: UsageFigures, more: UsageFigures): UsageFigures {
+  const sum: Record<string, number> = {};
+  for (const figure of FIGURES) {
+    if (current[figure] === undefined && more[figure] === undefined) continue;
+    sum[figure] = (current[figure] ?? 0) + (more[figure] ?? 0);
+  }
+  return sum;
+}
+
+/** Adds two usage reports, figure by figure and model by model. */
+export function addUsage(current: TurnUsage, more: TurnUsage): TurnUsage {
+  const figures = addFigures(current, more);
+  if (current.byModel === undefined && more.byModel === undefined) return figures;
+  const byModel: Record<string, UsageFigures> = { ...current.byModel };
+  for (const [model, usage] of Object.entries(more.byModel ?? {})) byModel[model] = addFigures(byModel[model] ?? {}, usage);
+  return { ...figures, byModel };
 }
 
 /** A tool call as a session starts it (the ledger adds `type` and `turnId`). */
@@ -151,13 +170,9 @@ export class TurnLedger {
     this.emit({ type: "tool_call.completed", turnId: this.turnId, itemId, status: reported, ...(output !== undefined ? { output } : {}) });
   }
 
-  /** Adds to the turn's usage (providers that report per step). */
+  /** Adds to the turn's usage (providers that report per step), figure by figure and model by model. */
   addUsage(usage: TurnUsage): void {
-    const current = this.#usage ?? {};
-    this.#usage = {
-      ...(usage.inputTokens !== undefined || current.inputTokens !== undefined ? { inputTokens: (current.inputTokens ?? 0) + (usage.inputTokens ?? 0) } : {}),
-      ...(usage.outputTokens !== undefined || current.outputTokens !== undefined ? { outputTokens: (current.outputTokens ?? 0) + (usage.outputTokens ?? 0) } : {}),
-    };
+    this.#usage = addUsage(this.#usage ?? {}, usage);
   }
 
   /** Replaces the turn's usage (providers that report running totals). */
