@@ -13,7 +13,17 @@ import type { OpenCodeOptions } from "./opencode-options.js";
 export const MCP_TOKEN_ENV = "SWITCHYARD_OPENCODE_MCP_TOKEN";
 
 /** OpenCode variables the adapter owns: inherited values are dropped before its own are set. */
-const OWNED_VARIABLES = ["OPENCODE_CONFIG_CONTENT", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_DB", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"];
+const OWNED_VARIABLES = [
+  "OPENCODE_CONFIG_CONTENT",
+  "OPENCODE_CONFIG",
+  "OPENCODE_CONFIG_DIR",
+  "OPENCODE_DB",
+  "OPENCODE_SERVER_USERNAME",
+  "OPENCODE_SERVER_PASSWORD",
+  "XDG_DATA_HOME",
+  "XDG_STATE_HOME",
+  "XDG_CACHE_HOME",
+];
 
 /** Host variables that never reach a harness: Switchyard's own settings and credentials. */
 const HOST_ONLY_PREFIX = "SWITCHYARD_";

@@ -1,6 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { createOpencodeClient } from "@opencode-ai/sdk/v2";
 import { LocalServerProcess, SwitchyardError, type PluginLogger, type ProcessHelpers } from "@switchyard/sdk";
 import { IGNORED_EVENT_TYPES, LISTENING_LINE, type Event, type OpencodeClient } from "./opencode-wire.js";
+
+/** The basic-auth user of every server the plugin starts. */
+const SERVER_USERNAME = "switchyard";
 
 /** What starting one server needs. */
 export interface OpenCodeServerLaunch {
@@ -28,24 +32,31 @@ export class OpenCodeServer {
   private constructor(
     readonly process: LocalServerProcess,
     readonly cwd: string,
+    password: string,
     private readonly logger: PluginLogger,
   ) {
-    this.client = createOpencodeClient({ baseUrl: process.url, directory: cwd });
+    const authorization = `Basic ${Buffer.from(`${SERVER_USERNAME}:${password}`).toString("base64")}`;
+    this.client = createOpencodeClient({ baseUrl: process.url, directory: cwd, headers: { Authorization: authorization } });
   }
 
-  /** Starts the server; resolves once it listens. */
+  /**
+   * Starts the server; resolves once it listens. Every server gets its own random password
+   * (HTTP basic auth, in its environment only): loopback is open to every local user, and the
+   * server runs commands and holds a session's Switchyard credential.
+   */
   static async start(launch: OpenCodeServerLaunch): Promise<OpenCodeServer> {
+    const password = randomBytes(24).toString("base64url");
     const serverProcess = await LocalServerProcess.start({
       label: "opencode serve",
       logger: launch.logger,
       processes: launch.processes,
       command: launch.command,
       args: (port) => ["serve", "--hostname", "127.0.0.1", "--port", String(port)],
-      spawn: { cwd: launch.cwd, env: launch.env, extendEnv: false },
+      spawn: { cwd: launch.cwd, env: { ...launch.env, OPENCODE_SERVER_USERNAME: SERVER_USERNAME, OPENCODE_SERVER_PASSWORD: password }, extendEnv: false },
       listening: LISTENING_LINE,
       startupTimeoutMs: launch.startupTimeoutMs,
     });
-    return new OpenCodeServer(serverProcess, launch.cwd, launch.logger);
+    return new OpenCodeServer(serverProcess, launch.cwd, password, launch.logger);
   }
 
   /**

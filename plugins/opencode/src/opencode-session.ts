@@ -108,6 +108,11 @@ export class OpenCodeProviderSession implements StartableSession {
     return this.#server?.process.pid ?? null;
   }
 
+  /** The base URL of the session's `opencode serve` (diagnostics and tests). */
+  get serverUrl(): string | null {
+    return this.#server?.process.url ?? null;
+  }
+
   /** Starts the server and opens (or reopens) the OpenCode session. */
   async start(): Promise<void> {
     if (this.#input.interactionMode !== "default") {
@@ -271,7 +276,8 @@ export class OpenCodeProviderSession implements StartableSession {
     const { outcome } = this.#requests.open(turn.turnId, approvalRequestOf(request, this.#serverKeys), { kind: "permission", requestID: request.id, callID: callId });
     void outcome.then((result) => {
       const answer = permissionReplyOf(result);
-      if (answer.reply === "reject" && callId !== null) turn.declineTool(callId);
+      // The user said no (a dismissal included); a request the turn's end cancelled is not a no.
+      if (answer.reply === "reject" && callId !== null && (result.kind === "answered" || result.dismissed)) turn.declineTool(callId);
       if (server === this.#server) reply(answer);
     });
   }

@@ -36,6 +36,7 @@ export class OpenCodeTurn {
   /** The user messages of this turn's prompts (assistant messages answer them). */
   readonly #prompts = new Set<string>();
   #busyAfterAccept = false;
+  #busyBeforePrompt = false;
   #error: ProviderTurnError | null = null;
   #aborted = false;
   readonly #partKinds = new Map<string, "text" | "reasoning">();
@@ -61,13 +62,17 @@ export class OpenCodeTurn {
   /** The metadata for the next prompt of this turn (the first, then every steer). */
   nextPrompt(): PromptMetadata {
     this.#sentPrompts += 1;
+    this.#busyBeforePrompt = this.#busyAfterAccept;
     this.#busyAfterAccept = false;
     return { switchyardTurnId: this.turnId, switchyardPrompt: this.#sentPrompts };
   }
 
   /** OpenCode refused the prompt last handed out: the turn no longer waits for it. */
   promptRefused(metadata: PromptMetadata): void {
-    if (metadata.switchyardPrompt === this.#sentPrompts) this.#sentPrompts -= 1;
+    if (metadata.switchyardPrompt !== this.#sentPrompts) return;
+    this.#sentPrompts -= 1;
+    // Its idle may have come meanwhile: the turn is as far as it was before.
+    this.#busyAfterAccept ||= this.#busyBeforePrompt;
   }
 
   get terminated(): boolean {
@@ -165,6 +170,9 @@ export class OpenCodeTurn {
         this.#acceptedPrompts.add(part.metadata["switchyardPrompt"]);
         this.#prompts.add(part.messageID);
         this.#busyAfterAccept = false;
+        // The prompt is in the conversation: the turn has started, whichever of this event and
+        // promptAsync's answer arrives first.
+        this.ledger.start();
       }
       return;
     }

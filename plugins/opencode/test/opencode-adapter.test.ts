@@ -67,7 +67,7 @@ describe("OpenCode turns on opencode serve", () => {
     await session.close();
   }, 120_000);
 
-  it("calls an MCP tool with the session's own bearer token, which is only in its server's environment", async () => {
+  it("calls an MCP tool with the session's own bearer token, which is only in its server's environment, and its server takes no request without its password", async () => {
     const { session, events } = await lab.open({ mcp: grantFor(mcp.url, TOKEN, "probe") });
     const t = turn('call it @@tool echo {"text":"hi-opencode-mcp"} @@then @@reply got {{output}}');
     await session.startTurn(t);
@@ -86,6 +86,11 @@ describe("OpenCode turns on opencode serve", () => {
     expect(env["OPENCODE_CONFIG_CONTENT"]).not.toContain(TOKEN);
     expect(env["OPENCODE_CONFIG_CONTENT"]).toContain(`{env:${MCP_TOKEN_ENV}}`);
     expect(commandLineOf(pid).join(" ")).not.toContain(TOKEN);
+    // The server, reachable by every local user on loopback, answers only its own client.
+    expect((await fetch(`${session.serverUrl}/session`)).status).toBe(401);
+    const password = env["OPENCODE_SERVER_PASSWORD"]!;
+    expect(password.length).toBeGreaterThanOrEqual(24);
+    expect(commandLineOf(pid).join(" ")).not.toContain(password);
     await session.close();
     expect(isRunning(pid)).toBe(false);
     // Nothing OpenCode or the plugin wrote (db, logs, instructions) holds the token.
@@ -193,6 +198,19 @@ describe("OpenCode runtime requests", () => {
     await expect(session.respondToRuntimeRequest(asked.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
     await session.close();
   }, 180_000);
+
+  it("an interrupt cancels a pending approval: the request resolves cancelled and its tool ends failed, not declined", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const t = turn("risky @@shell echo interrupted-while-asking @@then @@reply never", { runtimeMode: "approval-required" });
+    await session.startTurn(t);
+    const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
+    await session.interruptTurn({ turnId: t.turnId });
+    const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
+    expect(end.status).toBe("interrupted");
+    expect(ofType(events.events, "runtime_request.resolved", t.turnId)).toEqual([{ type: "runtime_request.resolved", turnId: t.turnId, requestId: opened.requestId, resolution: "cancelled" }]);
+    expect(ofType(events.events, "tool_call.completed", t.turnId).map((e) => e.status)).toEqual(["failed"]);
+    await session.close();
+  }, 120_000);
 
   it("turns OpenCode's question tool into a user-input request and hands the chosen label back", async () => {
     const { session, events } = await lab.open();
