@@ -24,6 +24,8 @@ import {
 } from "../src/index.js";
 import { approvalRequestOf, permissionReplyOf, questionAnswersOf, userInputRequestOf } from "../src/opencode-requests.js";
 import { toolCallStart, taskResultOf } from "../src/opencode-items.js";
+import { OpenCodeTurn } from "../src/opencode-turn.js";
+import { RuntimeRequestBook, type AdapterEvent } from "@switchyard/sdk";
 import { grantFor, openCodeOptions } from "./opencode-lab.js";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "opencode-units-"));
@@ -163,5 +165,59 @@ describe("models, forks and requests", () => {
     expect(platformPackageNames("linux", "x64")[0]).toBe("opencode-linux-x64");
     expect(platformPackageNames("win32", "arm64")).toEqual(["opencode-windows-arm64"]);
     expect(platformPackageNames("darwin", "x64")).toEqual(["opencode-darwin-x64", "opencode-darwin-x64-baseline"]);
+  });
+});
+
+describe("when an OpenCode turn is over", () => {
+  const SESSION = "ses_main";
+  const userPart = (messageID: string, turnId: string, prompt: number) =>
+    ({ type: "message.part.updated", properties: { part: { id: `prt_${messageID}`, sessionID: SESSION, messageID, type: "text", text: "x", metadata: { switchyardTurnId: turnId, switchyardPrompt: prompt } } } }) as never;
+  const busy = { type: "session.status", properties: { sessionID: SESSION, status: { type: "busy" } } } as never;
+  const idle = { type: "session.idle", properties: { sessionID: SESSION } } as never;
+  const make = () => {
+    const events: AdapterEvent[] = [];
+    const emit = (event: AdapterEvent) => events.push(event);
+    return { events, turn: new OpenCodeTurn("t1", emit, new RuntimeRequestBook(emit), SESSION, []) };
+  };
+
+  it("ignores an idle before its prompt was taken in, and ends at the idle after it and a busy", () => {
+    const { turn, events } = make();
+    turn.nextPrompt();
+    expect(turn.apply(idle)).toBe(false); // the abort's second idle of the turn before
+    expect(turn.apply(userPart("msg_1", "t1", 1))).toBe(false);
+    expect(events).toEqual([{ type: "turn.started", turnId: "t1" }]);
+    expect(turn.apply(idle)).toBe(false); // no busy since it was taken in
+    turn.apply(busy);
+    expect(turn.apply(idle)).toBe(true);
+  });
+
+  it("waits for a steer to be taken in; a refused steer leaves it where it was", () => {
+    const { turn } = make();
+    turn.nextPrompt();
+    turn.apply(userPart("msg_1", "t1", 1));
+    turn.apply(busy);
+    const steer = turn.nextPrompt();
+    expect(turn.apply(idle)).toBe(false); // the idle just before the steer landed
+    turn.apply(userPart("msg_2", "t1", 2));
+    turn.apply(busy);
+    expect(turn.apply(idle)).toBe(true);
+    expect(steer.switchyardPrompt).toBe(2);
+
+    const refused = make();
+    refused.turn.nextPrompt();
+    refused.turn.apply(userPart("msg_1", "t1", 1));
+    refused.turn.apply(busy);
+    refused.turn.promptRefused(refused.turn.nextPrompt());
+    expect(refused.turn.apply(idle)).toBe(true);
+  });
+
+  it("reads only the answers to its own prompts: a late aborted answer of the turn before does not fail or interrupt it", () => {
+    const { turn } = make();
+    turn.nextPrompt();
+    turn.apply(userPart("msg_mine", "t1", 1));
+    turn.apply({ type: "message.updated", properties: { info: { id: "msg_old", sessionID: SESSION, role: "assistant", parentID: "msg_before", error: { name: "MessageAbortedError", data: { message: "Aborted" } } } } } as never);
+    turn.apply(busy);
+    turn.apply(idle);
+    expect(turn.outcome()).toEqual({ status: "completed" });
   });
 });
