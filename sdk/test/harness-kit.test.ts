@@ -219,7 +219,7 @@ describe("LocalServerProcess: a harness that serves HTTP on a loopback port", ()
   const script = `
     const http = require("node:http"), fs = require("node:fs");
     const port = Number(process.argv[1]), mode = process.env.KIT_MODE;
-    if (mode === "crash") { process.stderr.write("config is broken: no providers\\n"); process.exit(4); }
+    if (mode === "crash") { process.stderr.write("config is broken: no providers (token " + process.env.KIT_API_TOKEN + ")\\n"); process.exit(4); }
     if (mode === "taken-once" && !fs.existsSync(process.env.KIT_MARK)) {
       fs.writeFileSync(process.env.KIT_MARK, "x");
       process.stderr.write("Error: listen EADDRINUSE: address already in use 127.0.0.1:" + port + "\\n");
@@ -245,7 +245,7 @@ describe("LocalServerProcess: a harness that serves HTTP on a loopback port", ()
       processes,
       command: process.execPath,
       args: (port) => ["-e", script, String(port)],
-      spawn: { cwd: scratch, env: { KIT_MODE: mode, KIT_MARK: join(scratch, "mark") } },
+      spawn: { cwd: scratch, env: { KIT_MODE: mode, KIT_MARK: join(scratch, "mark"), KIT_API_TOKEN: "sy_kit-secret-value" } },
       listening: /listening on (http:\/\/\S+)/,
       startupTimeoutMs: extra.startupTimeoutMs ?? 20_000,
       ...(extra.killGraceMs !== undefined ? { killGraceMs: extra.killGraceMs } : {}),
@@ -279,12 +279,13 @@ describe("LocalServerProcess: a harness that serves HTTP on a loopback port", ()
     expect(server.output.text).toContain("ignoring SIGTERM");
   });
 
-  it("reports a server that exits before listening with its output, and one that stays silent, and leaves neither running", async () => {
+  it("reports a server that exits before listening with its output (secrets scrubbed), and one that stays silent, and leaves neither running", async () => {
     const crashed = await start("crash").catch((error: unknown) => error);
     expect(crashed).toMatchObject({ code: "provider_unavailable" });
     expect(alive(spawned.at(-1)!)).toBe(false);
     expect((crashed as Error).message).toContain("kit server exited before it listened (code 4");
-    expect((crashed as Error).message).toContain("config is broken: no providers");
+    expect((crashed as Error).message).toContain("config is broken: no providers (token [redacted])");
+    expect((crashed as Error).message).not.toContain("sy_kit-secret-value");
     const before = spawned.length;
     const silent = await start("silent", { startupTimeoutMs: 500, killGraceMs: 300 }).catch((error: unknown) => error);
     expect(silent).toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("did not start listening within 500 ms") });

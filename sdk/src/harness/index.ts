@@ -11,4 +11,4 @@ export { EventSink } from "./event-sink.js";
 export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome } from "./runtime-request-book.js";
 export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
-export { LocalServerProcess, freeLoopbackPort, SERVER_KILL_GRACE_MS, type LocalServerOptions } from "./local-server-process.js";
+export { LocalServerProcess, ServerOutputTail, freeLoopbackPort, SERVER_KILL_GRACE_MS, type LocalServerOptions } from "./local-server-process.js";

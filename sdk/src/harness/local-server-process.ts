@@ -2,10 +2,50 @@ import { createServer } from "node:net";
 import { SwitchyardError, type ManagedProcess, type PluginLogger, type ProcessHelpers, type SpawnOptions } from "@switchyard/core/spec";
 import { LineSplitter } from "./line-splitter.js";
 import type { ProcessExit } from "./json-lines-channel.js";
-import { StderrTail } from "./stderr-tail.js";
 
 /** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */
 export const SERVER_KILL_GRACE_MS = 3_000;
+
+/** How much of a server's output errors carry. */
+const OUTPUT_TAIL_CHARS = 4_000;
+
+/** Variable names whose values are credentials: never repeated in an error. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH/i;
+
+/**
+ * The end of what a server wrote, stdout and stderr together: servers print their listening
+ * line and warnings on one and their crash reasons on the other. The values of the
+ * credential-named variables it was started with are scrubbed from it.
+ */
+export class ServerOutputTail {
+  #text = "";
+  readonly #secrets: readonly string[];
+
+  constructor(env: Readonly<Record<string, string | undefined>> = {}) {
+    this.#secrets = Object.entries(env)
+      .filter(([name, value]) => value !== undefined && value.length >= 6 && SECRET_NAME.test(name))
+      .map(([, value]) => value!)
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /** Appends a chunk, keeping only the newest characters. */
+  push(chunk: Buffer | string): void {
+    this.#text = (this.#text + (typeof chunk === "string" ? chunk : chunk.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS * 2);
+  }
+
+  /** The kept text, trimmed and scrubbed; empty when the server wrote nothing. */
+  get text(): string {
+    let text = this.#text;
+    for (const secret of this.#secrets) text = text.split(secret).join("[redacted]");
+    return text.trim().slice(-OUTPUT_TAIL_CHARS);
+  }
+
+  /** `message` followed by the tail, when there is one. */
+  describe(message: string): string {
+    const tail = this.text;
+    return tail === "" ? message : `${message}\nIts output ended with:\n${tail}`;
+  }
+}
 
 /** A free TCP port on 127.0.0.1, found by letting the kernel pick one and releasing it. */
 export async function freeLoopbackPort(): Promise<number> {
@@ -58,7 +98,7 @@ const DEFAULT_ADDRESS_IN_USE = /EADDRINUSE|address already in use|port .* (?:is 
  */
 export class LocalServerProcess {
   readonly #process: ManagedProcess;
-  readonly #output: StderrTail;
+  readonly #output: ServerOutputTail;
   readonly #killGraceMs: number;
   #exit: ProcessExit | null = null;
   #stopping = false;
@@ -68,7 +108,7 @@ export class LocalServerProcess {
 
   private constructor(
     process: ManagedProcess,
-    output: StderrTail,
+    output: ServerOutputTail,
     /** The base URL it listens on. */
     readonly url: string,
     /** The port it listens on. */
@@ -114,7 +154,7 @@ export class LocalServerProcess {
 
   static async #startOn(options: LocalServerOptions, port: number): Promise<LocalServerProcess> {
     const managed = options.processes.spawn(options.command, options.args(port), { ...options.spawn, stdin: "ignore", label: options.label });
-    const output = new StderrTail();
+    const output = new ServerOutputTail(options.spawn.env);
     const lines = new LineSplitter();
     let onLine: ((line: string) => void) | null = null;
     managed.stdout.on("data", (chunk: Buffer | string) => {
@@ -160,7 +200,7 @@ export class LocalServerProcess {
   }
 
   /** The tail of what the server wrote (stdout and stderr). */
-  get output(): StderrTail {
+  get output(): ServerOutputTail {
     return this.#output;
   }
 
