@@ -180,7 +180,7 @@ describe("defineAdapter", () => {
       instance,
       driverKind: "kit",
       capabilities: { turns: { interrupt: true } },
-      probe: async () => status,
+      probe: async (options) => ({ ...status, message: `depth ${options?.depth ?? "none"}` }),
       createSession: (input, onClosed) => ({
         name: input.threadId,
         resumeCursor: null,
@@ -197,6 +197,8 @@ describe("defineAdapter", () => {
     expect(adapter.specificationVersion).toBe("v1");
     expect(adapter.capabilities().turns.interrupt).toBe(true);
     expect(adapter.capabilities().turns.activeSteering).toBe(false);
+    // The host's probe depth reaches the provider's probe.
+    expect((await adapter.probe({ depth: "inspect" } as never)).message).toBe("depth inspect");
     const input = { threadId: "a", providerSessionId: "p", cwd: "/", model: null, runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null, emit: () => undefined } as const;
     await expect(adapter.openSession(input)).rejects.toThrow("harness would not start");
     expect(closed).toEqual(["a"]);

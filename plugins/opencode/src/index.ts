@@ -6,7 +6,7 @@
 import { definePlugin } from "@switchyard/sdk";
 import { createOpenCodeDriver } from "./opencode-adapter.js";
 
-export { createOpenCodeAdapter, createOpenCodeDriver, modelCatalog } from "./opencode-adapter.js";
+export { configuredModels, createOpenCodeAdapter, createOpenCodeDriver, modelCatalog } from "./opencode-adapter.js";
 export { OPENCODE_CAPABILITIES } from "./opencode-capabilities.js";
 export { MCP_TOKEN_ENV, instanceDirectories, permissionForMode, serverConfig, serverEnvironment, readUserConfig, userConfigPath } from "./opencode-config.js";
 export { openCodeOptionsSchema, type OpenCodeOptions } from "./opencode-options.js";

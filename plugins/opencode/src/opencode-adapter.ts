@@ -58,15 +58,38 @@ async function binaryOf({ instance, options, context }: OpenCodeInstance): Promi
 
 const NOT_FOUND = "OpenCode was not found. Install it (npm i -g opencode-ai), or set the instance's opencodePath option.";
 
+/** The models a config names itself: its default model and its own providers' models. */
+export function configuredModels(config: Record<string, unknown>, customModels: readonly string[]): ModelDescriptor[] {
+  const defaultModel = typeof config["model"] === "string" ? config["model"] : null;
+  const ids: string[] = defaultModel !== null ? [defaultModel] : [];
+  const providers = typeof config["provider"] === "object" && config["provider"] !== null ? (config["provider"] as Record<string, { models?: unknown }>) : {};
+  for (const [provider, entry] of Object.entries(providers)) {
+    const models = typeof entry?.models === "object" && entry.models !== null ? Object.keys(entry.models) : [];
+    for (const model of models) ids.push(`${provider}/${model}`);
+  }
+  const unique = [...new Set([...ids, ...customModels])];
+  return unique.map((id): ModelDescriptor => ({ id, ...(id === defaultModel ? { isDefault: true } : {}) }));
+}
+
 /**
- * Starts a server with the instance's config and no MCP, asks it for the providers it can use
- * and the default model, and stops it. No session, no model call.
+ * `full` (the default): starts a server with the instance's config and no MCP, asks it for the
+ * providers it can use and the default model, and stops it. `inspect`: starts nothing, writes
+ * nothing; finds the binary and reads the config, and lists the models the config names. Never
+ * a session, never a model call.
  */
-async function probe(subject: OpenCodeInstance, gate: ServerStartGate): Promise<ProviderStatus> {
+async function probe(subject: OpenCodeInstance, gate: ServerStartGate, depth: "inspect" | "full"): Promise<ProviderStatus> {
   const { instance, options, context } = subject;
   const custom = instance.customModels.map((id): ModelDescriptor => ({ id }));
   const binary = await binaryOf(subject);
   if (binary === null) return { installed: false, executable: false, authenticated: false, models: custom, message: NOT_FOUND };
+  if (depth === "inspect") {
+    try {
+      const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
+      return { installed: true, executable: true, authenticated: "unknown", ...(binary.version !== undefined ? { version: binary.version } : {}), models: configuredModels(user.config, instance.customModels) };
+    } catch (error) {
+      return { installed: true, executable: true, authenticated: "unknown", models: custom, message: error instanceof Error ? error.message : String(error) };
+    }
+  }
   const dirs = instanceDirectories(context.paths.dataDir, instance.id);
   await mkdir(dirs.root, { recursive: true });
   let server: OpenCodeServer | null = null;
@@ -110,7 +133,7 @@ export function createOpenCodeAdapter(subject: OpenCodeInstance): OrchestrationA
     instance: subject.instance,
     driverKind: "opencode",
     capabilities: OPENCODE_CAPABILITIES,
-    probe: () => probe(subject, gate),
+    probe: (options) => probe(subject, gate, options?.depth ?? "full"),
     async createSession(input, onClosed) {
       const binary = await binaryOf(subject);
       if (binary === null) throw new SwitchyardError("provider_unavailable", NOT_FOUND, { opencodePath: subject.options.opencodePath ?? null });

@@ -2,13 +2,16 @@
  * The OpenCode plugin's pure parts, without a server: config merging and permissions per
  * runtime mode, the model catalog, the fork point, runtime-request mapping, JSONC.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ProviderInstanceDescriptor } from "@switchyard/sdk";
+import { createAcpTestContext, createOpenCodeHome } from "@switchyard/sdk/testkit";
 import {
   MCP_TOKEN_ENV,
+  configuredModels,
+  createOpenCodeAdapter,
   forkPoint,
   modelCatalog,
   parseJsonc,
@@ -219,5 +222,28 @@ describe("when an OpenCode turn is over", () => {
     turn.apply(busy);
     turn.apply(idle);
     expect(turn.outcome()).toEqual({ status: "completed" });
+  });
+});
+
+describe("the inspect probe", () => {
+  it("finds the binary and reads the config's models without starting or writing anything", async () => {
+    const home = await createOpenCodeHome({ modelServerUrl: "http://127.0.0.1:9", config: { model: "fake/fake-model" } });
+    const ctx = await createAcpTestContext();
+    try {
+      const adapter = createOpenCodeAdapter({
+        instance: instance({ environment: home.env, customModels: ["local/llama"] }),
+        options: await openCodeOptions({ configFile: home.configPath }),
+        context: ctx.context,
+      });
+      const status = await adapter.probe({ depth: "inspect" } as never);
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: "unknown", version: "1.18.33" });
+      expect(status.models).toEqual([{ id: "fake/fake-model", isDefault: true }, { id: "local/llama" }]);
+      expect(ctx.processes.spawned).toHaveLength(0);
+      expect(existsSync(ctx.context.paths.dataDir)).toBe(false);
+    } finally {
+      await ctx.dispose();
+      await home.cleanup();
+    }
+    expect(configuredModels({ model: "a/x", provider: { a: { models: { x: {}, y: {} } }, b: { models: { z: {} } } } }, ["b/z", "c/w"]).map((m) => m.id)).toEqual(["a/x", "a/y", "b/z", "c/w"]);
   });
 });

@@ -23,8 +23,11 @@ export interface AdapterDefinition<TSession extends StartableSession> {
   readonly driverKind: string;
   /** What the instance can do: a declaration (decoded pessimistically once), or a function for capabilities negotiated later. */
   readonly capabilities: CapabilityDeclaration | (() => ProviderCapabilities);
-  /** Checks installation, executability, authentication and models; never starts a model turn. */
-  probe(): Promise<ProviderStatus>;
+  /**
+   * Checks installation, executability, authentication and models; never starts a model turn.
+   * `depth: "inspect"` asks it to start nothing at all (no harness server or session).
+   */
+  probe(options?: { readonly depth?: "inspect" | "full" }): Promise<ProviderStatus>;
   /**
    * Builds a session (not started yet). `onClosed` must be called once when it closes, so the
    * shell forgets it.
@@ -48,7 +51,7 @@ export function defineAdapter<TSession extends StartableSession>(definition: Ada
     driverKind: definition.driverKind,
     sessions,
     capabilities: () => declared ?? (definition.capabilities as () => ProviderCapabilities)(),
-    probe: () => definition.probe(),
+    probe: (options?: { readonly depth?: "inspect" | "full" }) => definition.probe(options),
     async openSession(input: OpenSessionInput): Promise<ProviderSession> {
       let session: TSession | null = null;
       session = await definition.createSession(input, () => {
