@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -132,9 +131,7 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
     expect(sessions).toHaveLength(2);
     const seen = new Map<string, string>();
     for (const { env } of servers) {
-      const config = JSON.parse(env["OPENCODE_CONFIG_CONTENT"]!) as { instructions?: string[] };
-      const sessionDir = path.basename(path.dirname(config.instructions!.at(-1)!));
-      const session = sessions.find((s) => s.id.replace(/[^A-Za-z0-9._-]/g, "_") === sessionDir);
+      const session = sessions.find((s) => s.id === env["SWITCHYARD_OPENCODE_PROVIDER_SESSION"]);
       if (session === undefined) continue;
       const credential = lab.host.store.db
         .prepare("SELECT thread_id AS threadId, provider_session_id AS providerSessionId FROM mcp_credentials WHERE token_hash = ?")

@@ -95,7 +95,7 @@ async function probe(subject: OpenCodeInstance, gate: ServerStartGate, depth: "i
   let server: OpenCodeServer | null = null;
   try {
     const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
-    const config = serverConfig(user.config, { runtimeMode: "approval-required", grant: null, instructionsFile: null });
+    const config = serverConfig(user.config, { runtimeMode: "approval-required", grant: null });
     const env = serverEnvironment(instance, { XDG_DATA_HOME: dirs.data, XDG_STATE_HOME: dirs.state, XDG_CACHE_HOME: dirs.cache, OPENCODE_CONFIG_CONTENT: JSON.stringify(config) });
     const started = await gate.run(binary.version ?? binary.command, () =>
       OpenCodeServer.start({ command: binary.command, cwd: dirs.root, env, processes: context.process, logger: context.logger, startupTimeoutMs: options.startupTimeoutMs }),

@@ -12,6 +12,9 @@ import type { OpenCodeOptions } from "./opencode-options.js";
  */
 export const MCP_TOKEN_ENV = "SWITCHYARD_OPENCODE_MCP_TOKEN";
 
+/** Names the provider session a server serves (not a secret: for operators and tests reading /proc). */
+export const PROVIDER_SESSION_ENV = "SWITCHYARD_OPENCODE_PROVIDER_SESSION";
+
 /** OpenCode variables the adapter owns: inherited values are dropped before its own are set. */
 const OWNED_VARIABLES = [
   "OPENCODE_CONFIG_CONTENT",
@@ -34,8 +37,6 @@ export interface InstanceDirectories {
   readonly data: string;
   readonly state: string;
   readonly cache: string;
-  /** Per-session files (the orchestration instructions). */
-  readonly sessions: string;
 }
 
 /** The instance's directories under the plugin's data directory (`<home>/…/instances/<id>`). */
@@ -46,7 +47,6 @@ export function instanceDirectories(dataDir: string, instanceId: string): Instan
     data: path.join(root, "xdg", "data"),
     state: path.join(root, "xdg", "state"),
     cache: path.join(root, "xdg", "cache"),
-    sessions: path.join(root, "sessions"),
   };
 }
 
@@ -133,14 +133,12 @@ export interface SwitchyardEntries {
   readonly runtimeMode: RuntimeMode;
   /** The session's MCP grant (its token travels in {@link MCP_TOKEN_ENV}), or null. */
   readonly grant: McpEndpointGrant | null;
-  /** A file holding the shared orchestration instructions, added to OpenCode's `instructions`. */
-  readonly instructionsFile: string | null;
 }
 
 /**
  * The config a server runs with: the user's config with Switchyard's entries over it. `mcp`
  * keeps the user's other servers; `permission` is the runtime mode's alone (the mode is the
- * contract); `instructions` gets the orchestration instructions appended. It travels as
+ * contract). It travels as
  * `OPENCODE_CONFIG_CONTENT`, which wins over any opencode.json OpenCode finds walking up from
  * the working directory.
  */
@@ -161,10 +159,6 @@ export function serverConfig(user: Json, entries: SwitchyardEntries): Json {
         headers: { Authorization: `Bearer {env:${MCP_TOKEN_ENV}}` },
       },
     };
-  }
-  if (entries.instructionsFile !== null) {
-    const existing = Array.isArray(user["instructions"]) ? user["instructions"] : [];
-    config["instructions"] = [...existing, entries.instructionsFile];
   }
   return config;
 }

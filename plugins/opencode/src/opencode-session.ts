@@ -1,5 +1,3 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
 import {
   EventSink,
   RuntimeRequestBook,
@@ -19,7 +17,7 @@ import {
   type TurnInput,
 } from "@switchyard/sdk";
 import type { OpenCodeBinary } from "./opencode-binary.js";
-import { MCP_TOKEN_ENV, instanceDirectories, mcpServerKeys, readUserConfig, serverConfig, serverEnvironment, userConfigPath } from "./opencode-config.js";
+import { MCP_TOKEN_ENV, PROVIDER_SESSION_ENV, instanceDirectories, mcpServerKeys, readUserConfig, serverConfig, serverEnvironment, userConfigPath } from "./opencode-config.js";
 import { withInstructions, withoutInstructions } from "./opencode-instructions.js";
 import type { OpenCodeOptions } from "./opencode-options.js";
 import { approvalRequestOf, permissionReplyOf, questionAnswersOf, userInputRequestOf, type OpenCodeRequestHandle } from "./opencode-requests.js";
@@ -71,7 +69,6 @@ export class OpenCodeProviderSession implements StartableSession {
   readonly #logger: PluginLogger;
   readonly #sink: EventSink;
   readonly #requests: RuntimeRequestBook<OpenCodeRequestHandle>;
-  readonly #sessionDir: string;
   #server: OpenCodeServer | null = null;
   #starting: Promise<OpenCodeServer> | null = null;
   #serverMode: RuntimeMode | null = null;
@@ -82,6 +79,12 @@ export class OpenCodeProviderSession implements StartableSession {
   /** The session's `task` child sessions (native sub-agents), whose approvals belong to its turns. */
   readonly #children = new Set<string>();
   #turn: OpenCodeTurn | null = null;
+  /**
+   * The grant's orchestration instructions, still to be delivered: with the first turn of a new
+   * conversation, in its prompt (so they stay in the conversation, as every other instruction).
+   * A host that already put them into the turn's text is not repeated.
+   */
+  #orchestration: string | null;
   #closed = false;
   #exited: string | null = null;
 
@@ -94,8 +97,8 @@ export class OpenCodeProviderSession implements StartableSession {
     this.#runtimeMode = input.runtimeMode;
     this.#model = input.model;
     this.#sessionId = input.resumeCursor;
-    const dirs = instanceDirectories(deps.context.paths.dataDir, deps.instance.id);
-    this.#sessionDir = path.join(dirs.sessions, input.providerSessionId.replace(/[^A-Za-z0-9._-]/g, "_"));
+    const orchestration = input.mcp?.instructions.trim() ?? "";
+    this.#orchestration = input.resumeCursor === null && orchestration !== "" ? orchestration : null;
   }
 
   /** The OpenCode session id: what reopens this conversation on any later server. */
@@ -154,19 +157,14 @@ export class OpenCodeProviderSession implements StartableSession {
     const dirs = instanceDirectories(context.paths.dataDir, instance.id);
     const grant = this.#input.mcp;
     const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
-    await mkdir(this.#sessionDir, { recursive: true });
-    let instructionsFile: string | null = null;
-    if (grant !== null && grant.instructions.trim() !== "") {
-      instructionsFile = path.join(this.#sessionDir, "switchyard-instructions.md");
-      await writeFile(instructionsFile, grant.instructions);
-    }
     const mode = this.#runtimeMode;
-    const config = serverConfig(user.config, { runtimeMode: mode, grant, instructionsFile });
+    const config = serverConfig(user.config, { runtimeMode: mode, grant });
     const env = serverEnvironment(instance, {
       XDG_DATA_HOME: dirs.data,
       XDG_STATE_HOME: dirs.state,
       XDG_CACHE_HOME: dirs.cache,
       OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      [PROVIDER_SESSION_ENV]: this.#input.providerSessionId,
       ...(grant !== null ? { [MCP_TOKEN_ENV]: grant.token } : {}),
     });
     const server = await gate.run(binary.version ?? binary.command, () =>
@@ -371,12 +369,15 @@ export class OpenCodeProviderSession implements StartableSession {
     this.#assertOpen();
     const turn = new OpenCodeTurn(input.turnId, this.#sink.emit, this.#requests, this.#sessionId!, this.#serverKeys);
     this.#turn = turn;
+    const orchestration = this.#orchestration !== null && !input.text.includes(this.#orchestration) ? this.#orchestration : null;
+    const instructions = [orchestration, input.instructions].filter((part): part is string => part !== null && part.trim() !== "").join("\n\n");
     try {
-      await this.#prompt(server, turn, withInstructions(input.text, input.instructions), model);
+      await this.#prompt(server, turn, withInstructions(input.text, instructions === "" ? null : instructions), model);
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
       throw error;
     }
+    this.#orchestration = null;
     turn.ledger.start();
     return {};
   }
@@ -482,7 +483,6 @@ export class OpenCodeProviderSession implements StartableSession {
     const server = this.#server;
     this.#server = null;
     if (server !== null) await server.stop();
-    await rm(this.#sessionDir, { recursive: true, force: true }).catch(() => undefined);
     this.#deps.onClosed();
   }
 }

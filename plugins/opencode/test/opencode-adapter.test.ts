@@ -76,9 +76,15 @@ describe("OpenCode turns on opencode serve", () => {
     expect(ofType(events.events, "tool_call.started", t.turnId)[0]).toMatchObject({ kind: "mcp", name: "probe_echo", server: "probe", title: "probe/echo" });
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "hi-opencode-mcp" } });
     expect(texts(events.events, t.turnId)).toEqual(["got echo: hi-opencode-mcp"]);
-    // The shared orchestration instructions ride on every request's system prompt.
-    const request = lab.server.requests.find((r) => r.userText?.includes("hi-opencode-mcp"));
-    expect(request?.parsed?.systemText).toContain("ORCHESTRATION-MARKER");
+    // The shared orchestration instructions came with the first prompt of the conversation, once,
+    // and stay in it: a later turn does not add them again.
+    const count = (needle: string) => JSON.stringify(lab.server.requests.filter((r) => !r.sideCall).at(-1)?.body ?? null).split(needle).length - 1;
+    expect(count("ORCHESTRATION-MARKER")).toBe(1);
+    const later = turn("later @@reply fine");
+    await session.startTurn(later);
+    await events.waitFor("turn.terminal", (e) => e.turnId === later.turnId, TIMEOUT);
+    expect(count("ORCHESTRATION-MARKER")).toBe(1);
+    expect(count("later @@reply fine")).toBe(1);
 
     const pid = session.serverPid!;
     const env = environmentOf(pid);
@@ -93,11 +99,22 @@ describe("OpenCode turns on opencode serve", () => {
     expect(commandLineOf(pid).join(" ")).not.toContain(password);
     await session.close();
     expect(isRunning(pid)).toBe(false);
-    // Nothing OpenCode or the plugin wrote (db, logs, instructions) holds the token.
+    // Nothing OpenCode or the plugin wrote (db, logs) holds the token.
     const dirs = instanceDirectories(lab.ctx.context.paths.dataDir, "opencode-test");
     const written = filesUnder(dirs.root);
     expect(written.some((file) => file.endsWith(".log"))).toBe(true);
     for (const file of written) expect(readFileSync(file).includes(TOKEN), file).toBe(false);
+  }, 120_000);
+
+  it("does not repeat orchestration instructions a host already put into the first turn's text", async () => {
+    const grant = grantFor(mcp.url, TOKEN, "probe");
+    const { session, events } = await lab.open({ mcp: grant });
+    const t = turn(`<switchyard_instructions>\n${grant.instructions}\n</switchyard_instructions>\n\nfolded already @@reply ok`);
+    await session.startTurn(t);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT)).status).toBe("completed");
+    const request = lab.server.requests.find((r) => r.userText?.includes("folded already"));
+    expect(JSON.stringify(request?.body).split("ORCHESTRATION-MARKER").length - 1).toBe(1);
+    await session.close();
   }, 120_000);
 
   it("refuses a session whose MCP credential OpenCode's server cannot use, as a provider error, and leaves no server behind", async () => {

@@ -53,12 +53,12 @@ describe("the server's config", () => {
       instructions: ["AGENTS.extra.md"],
       share: "auto",
     };
-    const config = serverConfig(user, { runtimeMode: "approval-required", grant: grantFor("http://127.0.0.1:9/mcp", "sy_secret"), instructionsFile: "/tmp/instr.md" });
+    const config = serverConfig(user, { runtimeMode: "approval-required", grant: grantFor("http://127.0.0.1:9/mcp", "sy_secret") });
     expect(config).toMatchObject({
       model: "anthropic/claude-sonnet-4-6",
       autoupdate: false,
       share: "disabled",
-      instructions: ["AGENTS.extra.md", "/tmp/instr.md"],
+      instructions: ["AGENTS.extra.md"],
       permission: { bash: "ask", edit: "ask", webfetch: "ask", websearch: "ask", "switchyard_*": "allow" },
     });
     expect((config["mcp"] as Record<string, unknown>)["docs"]).toEqual(user.mcp.docs);
