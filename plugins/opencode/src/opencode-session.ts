@@ -71,6 +71,7 @@ export class OpenCodeProviderSession implements StartableSession {
   readonly #requests: RuntimeRequestBook<OpenCodeRequestHandle>;
   #server: OpenCodeServer | null = null;
   #starting: Promise<OpenCodeServer> | null = null;
+  #retiring: Promise<void> | null = null;
   #serverMode: RuntimeMode | null = null;
   #serverKeys: string[] = [];
   #runtimeMode: RuntimeMode;
@@ -146,7 +147,9 @@ export class OpenCodeProviderSession implements StartableSession {
 
   #ensureServer(): Promise<OpenCodeServer> {
     if (this.#server !== null) return Promise.resolve(this.#server);
-    this.#starting ??= this.#startServer().finally(() => {
+    // A retired server is gone before the next one opens the same conversation.
+    const retiring = this.#retiring ?? Promise.resolve();
+    this.#starting ??= retiring.then(() => this.#startServer()).finally(() => {
       this.#starting = null;
     });
     return this.#starting;
@@ -205,7 +208,11 @@ export class OpenCodeProviderSession implements StartableSession {
     if (server === null) return;
     this.#server = null;
     this.#logger.info("opencode serve stopped", { pid: server.process.pid, reason });
-    await server.stop();
+    const stopping = server.stop().finally(() => {
+      if (this.#retiring === stopping) this.#retiring = null;
+    });
+    this.#retiring = stopping;
+    await stopping;
   }
 
   /** The server ended unasked (it crashed, its event stream broke): the session is over. */
@@ -374,6 +381,9 @@ export class OpenCodeProviderSession implements StartableSession {
     try {
       await this.#prompt(server, turn, withInstructions(input.text, instructions === "" ? null : instructions), model);
     } catch (error) {
+      // OpenCode may have taken the prompt before the request failed (a timeout): a turn that
+      // was reported started still gets its one terminal.
+      if (turn.ledger.started) this.#endTurn(turn, "failed", { code: "prompt_failed", message: (error as Error).message });
       if (this.#turn === turn) this.#turn = null;
       throw error;
     }
@@ -483,6 +493,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const server = this.#server;
     this.#server = null;
     if (server !== null) await server.stop();
+    await this.#retiring?.catch(() => undefined);
     this.#deps.onClosed();
   }
 }
