@@ -235,7 +235,9 @@ describe("the inspect probe", () => {
         options: await openCodeOptions({ configFile: home.configPath }),
         context: ctx.context,
       });
-      const status = await adapter.probe({ depth: "inspect" } as never);
+      // The host passes a depth on main's spec; this spec version's probe() takes none in its type.
+      const probe = adapter.probe as (options?: { readonly depth?: "inspect" | "full" }) => ReturnType<typeof adapter.probe>;
+      const status = await probe({ depth: "inspect" });
       expect(status).toMatchObject({ installed: true, executable: true, authenticated: "unknown", version: "1.18.33" });
       expect(status.models).toEqual([{ id: "fake/fake-model", isDefault: true }, { id: "local/llama" }]);
       expect(ctx.processes.spawned).toHaveLength(0);
