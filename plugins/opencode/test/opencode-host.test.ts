@@ -71,6 +71,15 @@ describe("OpenCode across a host kill -9", () => {
 
     const db = new Database(join(home, "switchyard.db"), { readonly: true });
     try {
+      // The test host dies on SIGTERM without closing its sessions, and opencode serve does not
+      // watch its parent: stop the server the second host left, as its next boot would.
+      for (const { pid } of db.prepare("SELECT pid FROM harness_processes").all() as { pid: number }[]) {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
       const cursors = (db.prepare("SELECT json_extract(data, '$.resumeCursor') AS cursor FROM provider_sessions WHERE thread_id = ? ORDER BY json_extract(data, '$.openedAt')").all(threadId) as { cursor: string | null }[]).map((row) => row.cursor);
       expect(cursors.length).toBe(2);
       expect(new Set(cursors)).toEqual(new Set([firstCursor]));
