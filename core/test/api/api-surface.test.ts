@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineRoute } from "../../src/transports/http/api/index.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
@@ -87,6 +89,40 @@ describe("HTTP API", () => {
         expect(await failure(reader.post(path, body)), path).toMatchObject({ status: 403, code: "capability_denied", details: { required: "orchestration:operate" } });
       }
       expect((await reader.get(`/threads/${thread.id}`)).status).toBe(200);
+    });
+  });
+
+  describe("routes other features add", () => {
+    it("registers a route on the running server: authenticated, validated, scoped and in the document", async () => {
+      const route = defineRoute({
+        method: "GET",
+        path: "/threads/{threadId}/echo",
+        operationId: "echoThread",
+        summary: "Echo a thread id (test route)",
+        tag: "test",
+        requires: "orchestration:read",
+        params: z.object({ threadId: z.string().min(1) }).strict(),
+        query: z.object({ loud: z.boolean().optional() }).strict(),
+        input: z.object({ threadId: z.string().min(1), loud: z.boolean().optional() }).strict(),
+        output: z.object({ threadId: z.string(), loud: z.boolean(), caller: z.string() }),
+        outputName: "Echo",
+        handle: (input, { caller }) => ({ threadId: input.threadId, loud: input.loud ?? false, caller: caller.kind }),
+      });
+      const before = lab.server.api.openApiDocument() as { paths: Record<string, unknown> };
+      lab.server.api.register(route);
+      expect(() => lab.server.api.register(route)).toThrow(/registered twice/);
+      expect(await ok(admin.get("/threads/t-1/echo", { loud: true }))).toEqual({ threadId: "t-1", loud: true, caller: "client" });
+      expect(await failure(admin.get("/threads/t-1/echo", { loud: "very" }))).toMatchObject({ status: 400, details: { field: "query.loud" } });
+      expect((await admin.with(null).get("/threads/t-1/echo")).status).toBe(401);
+      const after = await ok(admin.get("/openapi.json"));
+      expect(before.paths["/api/v1/threads/{threadId}/echo"]).toBeUndefined();
+      expect(after.paths["/api/v1/threads/{threadId}/echo"].get.operationId).toBe("echoThread");
+      expect(after.components.schemas.Echo).toBeDefined();
+      // Its threadId is checked against a scoped token's projects like every other route's.
+      const elsewhere = lab.host.projects.add(lab.t.home, "elsewhere");
+      const scoped = admin.with(lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"], projects: [elsewhere.id] }).token);
+      const thread = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", createdBy: "user", creationSource: "cli" }).thread;
+      expect(await failure(scoped.get(`/threads/${thread.id}/echo`))).toMatchObject({ status: 404, code: "thread_not_found" });
     });
   });
 

@@ -9,7 +9,7 @@ export interface ApiContext {
   /** The authenticated caller; on a public route, an anonymous one that may use nothing. */
   readonly caller: Caller;
   readonly services: ApiServices;
-  /** Aborted when the client disconnects. */
+  /** Aborted when the client disconnects (for a stream, also after its handler returned). */
   readonly signal: AbortSignal;
   readonly request: IncomingMessage;
   /** For a route that writes its own response (`produces: "text/event-stream"`). */
@@ -51,7 +51,10 @@ export interface ApiRoute<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   readonly outputName: string;
   /** The success status (default 200). */
   readonly status?: 200 | 201;
-  /** `text/event-stream`: the handler writes the response itself; `output` describes one event. */
+  /**
+   * `text/event-stream`: the handler writes the response itself (headers included) and the
+   * router only answers failures thrown before it starts writing; `output` describes one event.
+   */
   readonly produces?: "application/json" | "text/event-stream";
   handle(input: z.output<I>, context: ApiContext): Promise<z.input<O> | void> | z.input<O> | void;
 }

@@ -153,11 +153,16 @@ export class ApiRouter {
         if (!res.writableFinished) controller.abort();
       };
       res.on("close", onClose);
+      const context = { caller, services: this.services, signal: controller.signal, request: req, response: res, document: () => this.openApiDocument() };
+      // A stream's handler writes the response itself and may return while it streams: the
+      // signal then stays armed until the client goes.
+      if (route.produces === "text/event-stream") {
+        await route.handle(input, context);
+        return;
+      }
       try {
-        const output = await route.handle(input, { caller, services: this.services, signal: controller.signal, request: req, response: res, document: () => this.openApiDocument() });
-        if (route.produces === "text/event-stream") return;
-        const body = route.output.parse(output);
-        this.write(res, route.status ?? 200, body);
+        const output = await route.handle(input, context);
+        this.write(res, route.status ?? 200, route.output.parse(output));
       } finally {
         res.off("close", onClose);
       }
