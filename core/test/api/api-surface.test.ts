@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createLogger } from "../../src/logging/logger.js";
 import { defineRoute } from "../../src/transports/http/api/index.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
@@ -342,5 +343,29 @@ describe("HTTP API", () => {
       expect(await failure(admin.get(`/threads/${threadId}/pending-requests/request_nope`))).toMatchObject({ status: 400, code: "invalid_request" });
       expect(await failure(admin.get("/threads/thread_nope/pending-requests"))).toMatchObject({ status: 404, code: "thread_not_found" });
     });
+  });
+});
+
+describe("HTTP API logs", () => {
+  it("never logs a token, a URL's query or a body, whatever the request did", async () => {
+    const lines: string[] = [];
+    const lab = await McpLab.start({ logger: createLogger({ level: "debug", format: "json", destination: { write: (line: string) => void lines.push(line) } }) });
+    try {
+      const { token } = lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } });
+      const client = new ApiClient(lab.server.apiUrl, token);
+      const marker = "query-marker-3f9a";
+      await client.get("/threads", { projectId: lab.projectId, title: marker });
+      await client.get("/threads", { projectId: lab.projectId, title: marker, limit: "many" });
+      await client.get("/threads", { projectId: lab.projectId, access_token: token });
+      await client.post("/threads", { projectId: lab.projectId, threads: [{ prompt: `@@reply body-marker-77c1`, target: { providerInstanceId: "alpha" } }] });
+      await client.post("/threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "gamma" } }], clientRequestId: "body-marker-88d2" });
+      await client.with(`${token}x`).get("/projects");
+      await client.get(`/threads/${token}`);
+      const text = lines.join("");
+      expect(lines.some((line) => line.includes('"component":"api"'))).toBe(true);
+      for (const secret of [token, token.slice(3), marker, "body-marker-77c1", "body-marker-88d2", "Bearer"]) expect(text, secret).not.toContain(secret);
+    } finally {
+      await lab.stop();
+    }
   });
 });
