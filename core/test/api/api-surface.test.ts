@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createLogger } from "../../src/logging/logger.js";
 import { defineRoute } from "../../src/transports/http/api/index.js";
-import { McpLab } from "../support/mcp-lab.js";
+import { defaultProviders, McpLab } from "../support/mcp-lab.js";
+import { scriptedInstance } from "../support/test-host.js";
 import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
 
@@ -367,5 +368,43 @@ describe("HTTP API logs", () => {
     } finally {
       await lab.stop();
     }
+  });
+});
+
+describe("HTTP API on a provider that cannot interrupt a running turn", () => {
+  let lab: McpLab;
+  let admin: ApiClient;
+  beforeAll(async () => {
+    lab = await McpLab.start({
+      providers: (dirs) => [
+        ...defaultProviders(dirs),
+        scriptedInstance("rigid", { gateDir: dirs.gateDir, capabilities: { turns: { terminalStatusQuality: "strong" }, tools: { mcp: { http: true } }, runtimeModes: ["approval-required", "auto-accept-edits", "full-access"] } }),
+      ],
+    });
+    admin = new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"] }).token);
+  });
+  afterAll(async () => lab.stop());
+
+  it("answers thread_not_interruptible for stop and interrupt, and task_not_cancellable for its task, holding nothing", async () => {
+    const created = await ok(admin.post("/threads", { projectId: lab.projectId, threads: [{ prompt: "@@gate rigid-hold @@reply rigid done", target: { providerInstanceId: "rigid" } }] }), 201);
+    const threadId = created.threads[0].thread.threadId as string;
+    await lab.waitForLiveTurn(threadId);
+    const queued = await ok(admin.post(`/threads/${threadId}/messages`, { message: "@@reply later", mode: "queue" }));
+    for (const action of ["stop", "interrupt"]) {
+      const answer = await admin.post(`/threads/${threadId}/${action}`, {});
+      expect([action, answer.status, (answer.body as FailureBody).error.code, (answer.body as FailureBody).error.details.capability]).toEqual([action, 409, "thread_not_interruptible", "turns.interrupt"]);
+    }
+    expect(lab.host.store.get("thread", threadId)!.stopped).toBe(false);
+    expect(lab.host.store.get("run", queued.runId)).toMatchObject({ status: "queued", held: false });
+
+    const planner = await lab.liveAgent();
+    const task = await mustCall<{ taskId: string; childThreadId: string }>(planner.client, "delegate_task", { task: "@@gate rigid-task @@reply child done", target: { providerInstanceId: "rigid" } });
+    await lab.waitForLiveTurn(task.childThreadId);
+    const cancel = await admin.post(`/tasks/${task.taskId}/cancel`, {});
+    expect([cancel.status, (cancel.body as FailureBody).error.code]).toEqual([409, "task_not_cancellable"]);
+    lab.release("rigid-hold");
+    lab.release("rigid-task");
+    expect(await ok(admin.get(`/threads/${threadId}/wait`, { runId: queued.runId }))).toMatchObject({ status: "completed", summary: "later" });
+    planner.release();
   });
 });
