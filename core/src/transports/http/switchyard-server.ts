@@ -46,8 +46,8 @@ function apiFailure(res: ServerResponse, failure: ApiFailure): void {
 
 /**
  * Starts the HTTP server on 127.0.0.1 (the MCP endpoint at /mcp, the HTTP API under /api/v1
- * and a health probe) and the
- * host behind it, in the order that gives every session its credential: the socket is bound
+ * and a health probe) and the host behind it, in the order that gives every session its
+ * credential: the socket is bound
  * (on `options.listener`, or now), grants point at it, then the host starts (reconciling and
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
