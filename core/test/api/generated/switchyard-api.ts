@@ -663,10 +663,21 @@ export interface components {
                 omittedModels: number;
                 runtimeModes?: ("approval-required" | "auto-accept-edits" | "full-access")[];
                 interactionModes: ("plan" | "default")[];
-                /** @enum {string} */
-                steering: "native" | "interrupt_restart" | "queue_only";
-                /** @enum {string} */
+                /**
+                 * @description What a default t3_thread_send does to a running turn: steers it natively, interrupts and restarts it with the message, queues behind it, or is refused (the provider does not report when a turn ends).
+                 * @enum {string}
+                 */
+                steering: "native" | "interrupt_restart" | "queue" | "none";
+                /**
+                 * @description How a fork of a thread is carried out: the provider copies the conversation, or it travels as portable context.
+                 * @enum {string}
+                 */
                 fork: "native" | "portable";
+                /**
+                 * @description What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable).
+                 * @enum {string}
+                 */
+                interrupt: "running_turns" | "unstarted_only";
             }[];
         };
         Usage: {
