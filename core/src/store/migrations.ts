@@ -141,7 +141,7 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 3,
+    version: 4,
     name: "scheduled tasks and their triggers",
     up: (db) => {
       db.exec(`

@@ -7,7 +7,7 @@ import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import { Store } from "../../src/store/store.js";
 
 describe("the scheduled-task tables' migration", () => {
-  it("upgrades a database of the previous version in place, keeping what it holds, and rebuilds the new projections from the log", () => {
+  it("upgrades a database without the scheduling tables (version 2 here; another branch takes 3) in place, keeping what it holds, and rebuilds the new projections from the log", () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-sched-migration-"));
     try {
       const file = join(dir, "switchyard.db");
@@ -18,7 +18,7 @@ describe("the scheduled-task tables' migration", () => {
 
       const store = new Store(file);
       try {
-        expect(store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+        expect(store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 4 }]);
         expect(store.db.prepare("SELECT value FROM settings WHERE key = 'environment_id'").get()).toEqual({ value: "env_kept" });
         const now = new Date().toISOString();
         store.transaction(() =>
