@@ -25,6 +25,7 @@ describe("scoped tokens", () => {
     theirs: string;
     theirQuestion: string;
     theirTask: string;
+    theirSchedule: string;
     releases: (() => void)[];
   };
 
@@ -63,6 +64,8 @@ describe("scoped tokens", () => {
     }
     await pending(fixture.broadQuestion);
     await pending(fixture.theirQuestion);
+    const schedule = await ok(api(token()).post("/scheduled-tasks", { projectId: otherProjectId, prompt: "@@reply scheduled", target: { providerInstanceId: "alpha" }, schedule: { type: "webhook" } }), 201);
+    fixture.theirSchedule = schedule.scheduledTaskId;
   });
   afterAll(async () => {
     for (const release of fixture.releases) release();
@@ -85,7 +88,7 @@ describe("scoped tokens", () => {
       }
       seen.push(route.operationId);
     }
-    expect(seen.sort()).toEqual(["cancelTask", "createThreads", "interruptThread", "resumeThread", "sendMessage", "stopThread"]);
+    expect(seen.sort()).toEqual(["cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "interruptThread", "resumeThread", "sendMessage", "stopThread", "updateScheduledTask"]);
   });
 
   it("every operation that names another project's thread, task or project refuses a project-scoped token", async () => {
@@ -107,6 +110,11 @@ describe("scoped tokens", () => {
       ["respondToPendingRequest", () => scoped.post(`/threads/${fixture.theirQuestion}/pending-requests/${theirRequest}/respond`, { answers: { q1: "x" } }), 404, "thread_not_found"],
       ["getUsage (project)", () => scoped.get("/usage", { projectId: otherProjectId }), 403, "capability_denied"],
       ["getUsage (thread)", () => scoped.get("/usage", { threadId: fixture.theirs }), 404, "thread_not_found"],
+      ["listScheduledTasks", () => scoped.get("/scheduled-tasks", { projectId: otherProjectId }), 403, "capability_denied"],
+      ["createScheduledTask", () => scoped.post("/scheduled-tasks", { projectId: otherProjectId, prompt: "@@reply hijacked", schedule: { type: "webhook" } }), 403, "capability_denied"],
+      ["readScheduledTask", () => scoped.get(`/scheduled-tasks/${fixture.theirSchedule}`), 404, "task_not_found"],
+      ["updateScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}`, { enabled: false }), 404, "task_not_found"],
+      ["deleteScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}/delete`, {}), 404, "task_not_found"],
     ];
     const outcomes = [];
     for (const [name, call, status, code] of cases) {
@@ -122,6 +130,10 @@ describe("scoped tokens", () => {
     expect(lab.host.store.get("thread", fixture.theirs)!.stopped).toBe(false);
     expect(lab.host.store.get("runtimeRequest", theirRequest)!.response).toBeNull();
     expect(lab.host.store.get("delegatedTask", fixture.theirTask)!.cancelRequestedAt).toBeNull();
+    expect(lab.host.store.get("scheduledTask", fixture.theirSchedule)).toMatchObject({ enabled: true });
+    // Unnamed, a scoped token's list holds only its projects' schedules.
+    await ok(scoped.post("/scheduled-tasks", { projectId: lab.projectId, prompt: "@@reply mine", target: { providerInstanceId: "alpha" }, schedule: { type: "webhook" } }), 201);
+    expect((await ok(scoped.get("/scheduled-tasks"))).tasks.map((task: { projectId: string }) => task.projectId)).toEqual([lab.projectId]);
 
     // The same token works in its own project, and sees only its projects.
     expect((await scoped.get(`/threads/${fixture.mine}`)).status).toBe(200);

@@ -8,7 +8,7 @@ import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrat
 import { titleFromMessage } from "../../engine/thread-records.js";
 import type { CreationSource, ScheduledTaskRecord, ScheduleSpec, SealedSecret, ThreadRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
-import type { Caller } from "../caller.js";
+import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { ProviderSelectionService, type InheritedSelection, type ResolvedSelection, type TargetRequest } from "../provider-selection-service.js";
 import { checkSchedule, timeZoneName, type CheckedSchedule, type ScheduleInput, type SignatureInput } from "./schedule-validation.js";
@@ -87,10 +87,14 @@ export class ScheduledTaskService {
     });
   }
 
-  private requireTask(scheduledTaskId: string): ScheduledTaskRecord {
+  /**
+   * The task, or `task_not_found`: also for a task in a project the caller's token may not use,
+   * so a project-scoped token learns nothing about other projects' schedules.
+   */
+  private requireTask(caller: Caller, scheduledTaskId: string): ScheduledTaskRecord {
     const task = this.engine.store.get("scheduledTask", scheduledTaskId);
-    if (task === null) {
-      throw new OrchestratorFailure("task_not_found", `Scheduled task ${scheduledTaskId} does not exist (deleting one is permanent). Call list_scheduled_tasks to see the tasks.`, { scheduledTaskId });
+    if (task === null || !this.callers.mayUseProject(caller, task.projectId)) {
+      throw new OrchestratorFailure("task_not_found", `Scheduled task ${scheduledTaskId} does not exist${task === null ? " (deleting one is permanent)" : " in the projects this token may use"}. Call list_scheduled_tasks to see the tasks.`, { scheduledTaskId });
     }
     return task;
   }
@@ -193,7 +197,7 @@ export class ScheduledTaskService {
    * changes nothing.
    */
   async schedule(caller: Caller, input: ScheduleTaskInput, origin: { creationSource?: CreationSource } = {}): Promise<ScheduleTaskResult> {
-    return input.scheduledTaskId === undefined ? this.create(caller, input, origin.creationSource ?? "mcp") : this.update(caller, input.scheduledTaskId, input);
+    return input.scheduledTaskId === undefined ? this.create(caller, input, origin.creationSource ?? creationSourceOf(caller)) : this.update(caller, input.scheduledTaskId, input);
   }
 
   private async create(caller: Caller, input: ScheduleTaskInput, creationSource: CreationSource): Promise<ScheduleTaskResult> {
@@ -214,7 +218,7 @@ export class ScheduledTaskService {
     };
     const replay = conflictsAsInvalid(() => this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request));
     if (replay !== null) {
-      const task = this.requireTask(replay.result.scheduledTaskId);
+      const task = this.requireTask(caller, replay.result.scheduledTaskId);
       return { ...this.view(task), created: false, replayed: true, signatureSecret: null, notes: ["This clientRequestId created the task before; it is returned as it is now (a generated secret is shown only once)."] };
     }
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
@@ -268,11 +272,11 @@ export class ScheduledTaskService {
         },
       }),
     );
-    return { ...this.view(this.requireTask(outcome.result.scheduledTaskId)), created: true, replayed: false, signatureSecret: generated, notes: [...selection.notes] };
+    return { ...this.view(this.requireTask(caller, outcome.result.scheduledTaskId)), created: true, replayed: false, signatureSecret: generated, notes: [...selection.notes] };
   }
 
   private async update(caller: Caller, scheduledTaskId: string, input: ScheduleTaskInput): Promise<ScheduleTaskResult> {
-    const task = this.requireTask(scheduledTaskId);
+    const task = this.requireTask(caller, scheduledTaskId);
     const commandId = input.clientRequestId === undefined ? `cmd:scheduled_task.update:${this.engine.ids.random("req")}` : derive.command(caller.requestScope, "schedule_task", `${task.id}:${input.clientRequestId}`);
     const request = {
       scheduledTaskId: task.id,
@@ -286,7 +290,7 @@ export class ScheduledTaskService {
       bindToCurrentThread: input.bindToCurrentThread ?? null,
     };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
-    if (replay !== null) return { ...this.view(this.requireTask(task.id)), created: false, replayed: true, signatureSecret: null, notes: [] };
+    if (replay !== null) return { ...this.view(this.requireTask(caller, task.id)), created: false, replayed: true, signatureSecret: null, notes: [] };
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
     this.requireTaskWithinCeiling(caller, task);
     if (input.projectId !== undefined && input.projectId !== task.projectId) {
@@ -356,39 +360,42 @@ export class ScheduledTaskService {
         },
       }),
     );
-    return { ...this.view(this.requireTask(outcome.result.scheduledTaskId)), created: false, replayed: false, signatureSecret: generated, notes: [...(selection?.notes ?? [])] };
+    return { ...this.view(this.requireTask(caller, outcome.result.scheduledTaskId)), created: false, replayed: false, signatureSecret: generated, notes: [...(selection?.notes ?? [])] };
   }
 
-  /** list_scheduled_tasks: one project's tasks (an agent's own by default; a client's every project), newest first. */
+  /** list_scheduled_tasks: one project's tasks (an agent's own by default; a client's every project it may use), newest first. */
   list(caller: Caller, input: { projectId?: string | undefined; limit?: number | undefined; offset?: number | undefined }): { tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean } {
     let projectId: string | null;
     if (input.projectId !== undefined) projectId = this.callers.project(caller, input.projectId);
     else projectId = this.callers.thread(caller)?.projectId ?? null;
     const limit = Math.min(Math.max(input.limit ?? 50, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
-    const where = projectId === null ? "1 = 1" : "project_id = ?";
-    const params = projectId === null ? [] : [projectId];
+    // Without a project, a client sees every project its token may use.
+    const scoped = caller.projects === undefined || caller.projects === "*" ? null : [...caller.projects];
+    const where = projectId !== null ? "project_id = ?" : scoped === null ? "1 = 1" : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
+    const params = projectId !== null ? [projectId] : (scoped ?? []);
     const total = this.engine.store.count("scheduledTask", where, params);
     const tasks = this.engine.store.select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`).map((task) => this.view(task, 5));
     return { tasks, total, offset, limit, hasMore: offset + tasks.length < total };
   }
 
-  /** One task, or `task_not_found`. */
-  read(scheduledTaskId: string): ScheduledTaskView {
-    return this.view(this.requireTask(scheduledTaskId));
+  /** One task with its recent triggers, or `task_not_found`. */
+  read(caller: Caller, scheduledTaskId: string): ScheduledTaskView {
+    return this.view(this.requireTask(caller, scheduledTaskId), 20);
   }
 
   /**
    * delete_scheduled_task: permanent. No trigger fires after it (its webhook URL answers 404);
-   * a run it already started goes on, and its triggers stay in the record. A retry of the same
-   * deletion answers the same.
+   * a run it already started goes on, and its triggers stay in the record. The same caller's
+   * retry of a deletion answers the same; anyone else then gets `task_not_found` (so a token
+   * scoped to other projects learns nothing from a deletion's receipt).
    */
   delete(caller: Caller, input: { scheduledTaskId: string }): { scheduledTaskId: string; title: string; deleted: true; replayed: boolean } {
-    const commandId = `cmd:scheduled_task.delete:${input.scheduledTaskId}`;
+    const commandId = derive.command(caller.requestScope, "delete_scheduled_task", input.scheduledTaskId);
     const request = { scheduledTaskId: input.scheduledTaskId };
     const replay = this.engine.replay<{ scheduledTaskId: string; title: string }>(commandId, "scheduled_task.delete", request);
     if (replay !== null) return { ...replay.result, deleted: true, replayed: true };
-    const task = this.requireTask(input.scheduledTaskId);
+    const task = this.requireTask(caller, input.scheduledTaskId);
     this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
     this.requireTaskWithinCeiling(caller, task);
     const outcome = this.engine.execute({
