@@ -15,6 +15,7 @@ import { ThreadManagementService } from "../services/thread-management-service.j
 import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
+import { installRouterChildResults, RouterChildResults } from "../services/router-children/router-child-results.js";
 import type { Store } from "../store/store.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
@@ -106,6 +107,7 @@ export class SwitchyardHost {
     // Services that react to engine events register their hooks when they are built: build
     // them before anything can happen.
     this.container.resolve(DelegatedTaskService);
+    installRouterChildResults(this.engine, this.container.resolve(RouterChildResults));
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
     // Close a thread's provider session once it has been idle for a while.
     this.disposers.push(
