@@ -28,6 +28,8 @@ import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { EventStreamService } from "../services/events/event-stream-service.js";
+import { PublicEventFeed } from "../services/events/public-event-feed.js";
 import { LiveWaits } from "../services/live-waits.js";
 import { PendingRequestService } from "../services/pending-request-service.js";
 import { ProjectService } from "../services/project-service.js";
@@ -54,6 +56,8 @@ const SCOPED_SERVICES = [
   CapabilitiesService,
   DelegatedTaskService,
   McpSessionRegistry,
+  PublicEventFeed,
+  EventStreamService,
 ] as const;
 
 /** Options for building a host. */

@@ -16,6 +16,9 @@ import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
+import { EventStreamService } from "../../services/events/event-stream-service.js";
+import { bearerCaller } from "./events/bearer-caller.js";
+import { EVENT_STREAM_PATH, EventStreams, handleEventStream } from "./events/event-stream.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -25,6 +28,8 @@ export interface RunningServer {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly mcpUrl: string;
   readonly mcp: McpEndpoint;
+  /** The open `GET /api/v1/events` streams. */
+  readonly eventStreams: EventStreams;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     serverName,
     { maxRequestBodyBytes: limits.maxRequestBodyBytes },
   );
+  const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
@@ -95,6 +101,14 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       });
       return;
     }
+    if (path === EVENT_STREAM_PATH) {
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        const caller = bearerCaller(req, res, registry);
+        if (caller !== null) handleEventStream(req, res, caller, eventStreams);
+      });
+      return;
+    }
     if (path === "/health") {
       json(res, 200, { status: "ok", version: HOST_VERSION, environmentId: registry.environmentId });
       return;
@@ -118,9 +132,11 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     url,
     mcpUrl,
     mcp,
+    eventStreams,
     // Stops taking requests and issuing grants; closing the host then closes the sessions,
     // revoking each one's credentials.
     close: async () => {
+      eventStreams.closeAll();
       await listener.close();
       registry.setEndpoint(null);
     },
