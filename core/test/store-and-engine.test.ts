@@ -59,7 +59,7 @@ describe("store and engine", () => {
       new Store(file).close();
       const store = new Store(file);
       const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       store.db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
       store.close();
       expect(() => new Store(file)).toThrowError(/newer than this Switchyard knows/);

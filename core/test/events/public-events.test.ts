@@ -52,11 +52,15 @@ describe("public events: one internal upsert, at most one public event", () => {
     const settled = upsert("thread", { ...(thread.record as object), settledAt: "2026-12-01T00:00:00.000Z" } as never);
     expect(publicEventOf(settled, "open")).toMatchObject({ type: "thread.settled", data: { settled: true } });
     expect(publicEventOf(thread, "settled")).toMatchObject({ type: "thread.settled", data: { settled: false } });
-    const request = (status: string) => upsert("runtimeRequest", { status: status as never, kind: "approval" });
+    const request = (status: string, detail?: string) =>
+      upsert("runtimeRequest", { status: status as never, kind: "approval", request: { kind: "approval", approvalKind: "command", title: "rm", ...(detail !== undefined ? { detail } : {}) } });
     expect(typeOf(request("pending"), null)).toBe("request.opened");
     expect(typeOf(request("pending"), "pending")).toBeNull();
     expect(typeOf(request("answered"), "pending")).toBe("request.answered");
     expect(typeOf(request("expired"), "pending")).toBe("request.closed");
+    // An approval's detail (a whole diff, say) is bounded like any text.
+    const diff = publicEventOf(request("pending", "d".repeat(EVENT_TEXT_LIMIT * 2)), null)!;
+    expect((diff.data.request as { request: { detail: string; detailTruncated: boolean } }).request).toMatchObject({ detailTruncated: true, detail: "d".repeat(EVENT_TEXT_LIMIT) });
   });
 
   it("keeps internal records internal", () => {

@@ -48,11 +48,6 @@ export class PublicEventFeed {
     this.projector = new PublicEventProjector(engine.store);
   }
 
-  /** The newest sequence the feed has handed to subscribers (the log's newest while it is off). */
-  get publishedSequence(): number {
-    return this.stopHearing === null ? this.engine.store.lastSequence() : this.published;
-  }
-
   /** Hears every batch from now on, until the returned function is called. */
   subscribe(listener: (batch: FeedBatch) => void): () => void {
     if (this.stopHearing === null) {

@@ -8,7 +8,7 @@ const DEFAULT_CAPACITY = 20_000;
 /**
  * Projects internal upserts into public events, in log order. The previous state of a record is
  * the one this projector saw last, or, the first time it meets the record, read from the log
- * (its latest upsert before this one, through the per-thread index). Feed it every event of a
+ * (its latest upsert before this one, through the index by entity id). Feed it every event of a
  * range in order, without gaps: a skipped upsert would leave a remembered state stale.
  */
 export class PublicEventProjector {
@@ -44,8 +44,8 @@ export class PublicEventProjector {
 
   private previousFromLog(event: StoredEvent, id: string): PublicState | null {
     const row = this.store
-      .statement("SELECT data FROM events WHERE thread_id = ? AND sequence < ? AND entity = ? AND entity_id = ? ORDER BY sequence DESC LIMIT 1")
-      .get(event.threadId, event.sequence, event.entity, id) as { data: string } | undefined;
+      .statement("SELECT data FROM events WHERE entity_id = ? AND sequence < ? AND entity = ? ORDER BY sequence DESC LIMIT 1")
+      .get(id, event.sequence, event.entity) as { data: string } | undefined;
     return row === undefined ? null : publicStateOf(event.entity, JSON.parse(row.data));
   }
 }

@@ -169,6 +169,8 @@ function taskData(task: DelegatedTaskRecord) {
 }
 
 function requestData(request: RuntimeRequestRecord) {
+  // An approval's detail can be a whole diff.
+  const detail = request.request.kind === "approval" && request.request.detail !== undefined ? bounded(request.request.detail) : null;
   return {
     requestId: request.id,
     threadId: request.threadId,
@@ -177,7 +179,7 @@ function requestData(request: RuntimeRequestRecord) {
     approvalKind: request.approvalKind,
     blocking: request.blocking,
     status: request.status,
-    request: request.request,
+    request: detail === null ? request.request : { ...request.request, detail: detail.text, detailTruncated: detail.truncated },
     response: request.response,
     itemId: request.itemId,
     createdAt: request.createdAt,

@@ -109,6 +109,8 @@ class EventStreamConnection implements EventSink {
 
   start(cursor: EventCursor): void {
     this.cursor = cursor;
+    // The client may have gone while the request waited for its turn.
+    if (this.res.destroyed) this.close();
     if (this.closed) return;
     this.res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
