@@ -3,6 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
+import type { EventSink } from "../../src/services/events/event-cursor.js";
+import { EventStreamService } from "../../src/services/events/event-stream-service.js";
+import type { FeedEvent } from "../../src/services/events/public-event-feed.js";
+import { callerFromScope } from "../../src/transports/mcp/caller-from-scope.js";
 import { mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { SseClient, type ReceivedEvent, type RefusedStream } from "../support/sse-client.js";
@@ -214,6 +218,50 @@ describe("GET /api/v1/events", () => {
     await Promise.all(ids.map((id) => everything.waitFor((event) => event.payload.threadId === id)));
     expect(everything.events.map((event) => event.payload.threadId).sort()).toEqual([...ids].sort());
     expectOrderedIds(everything.events);
+  });
+
+  it("carries nothing from projects outside the caller's token's projects, and hides their threads and tasks", async () => {
+    const service = lab.host.container.resolve(EventStreamService);
+    const resolved = lab.registry.resolve(token);
+    if (!("scope" in resolved)) throw new Error("the token does not resolve");
+    const caller = callerFromScope(resolved.scope);
+    const hidden = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-hidden-")), "hidden");
+    const hiddenThread = lab.host.threads.createThread({ projectId: hidden.id, providerInstanceId: "alpha", createdBy: "user", creationSource: "api" }).thread;
+    const received: FeedEvent[] = [];
+    let arrived: (() => void) | null = null;
+    const sink: EventSink = {
+      send: (events) => {
+        received.push(...events);
+        arrived?.();
+        return true;
+      },
+      saturated: false,
+      drained: async () => true,
+    };
+    const cursor = service.open(caller, { allowedProjects: [lab.projectId] }, sink);
+    cursor.start();
+    try {
+      lab.host.threads.createThread({ projectId: hidden.id, providerInstanceId: "alpha", title: "not for this token", createdBy: "user", creationSource: "api" });
+      const visible = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: "for this token", createdBy: "user", creationSource: "api" }).thread;
+      await new Promise<void>((resolve) => {
+        arrived = () => received.some((e) => e.event.threadId === visible.id) && resolve();
+        arrived();
+      });
+      expect(received.map((e) => e.projectId)).toEqual([lab.projectId]);
+    } finally {
+      cursor.close();
+    }
+    const refusedOpen = (input: Record<string, unknown>) => {
+      try {
+        service.open(caller, { allowedProjects: [lab.projectId], ...input }, sink);
+        return null;
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    expect(refusedOpen({ threadId: hiddenThread.id })).toBe("thread_not_found");
+    expect(refusedOpen({ projectId: hidden.id })).toBe("capability_denied");
+    expect(refusedOpen({ threadId: hiddenThread.id, allowedProjects: "*" })).toBeNull();
   });
 
   it("sends heartbeats while nothing happens", async () => {

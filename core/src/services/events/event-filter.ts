@@ -20,11 +20,14 @@ export interface EventFilterSpec {
   readonly task?: { readonly taskId: string; readonly childThreadId: string };
   /** Only these event types. */
   readonly types?: readonly PublicEventType[];
+  /** The projects the caller's token may use (omitted: every project): nothing else is carried. */
+  readonly allowedProjects?: readonly string[];
 }
 
 /** Decides, per event, whether a stream carries it. Answers about lineage are remembered. */
 export class EventFilter {
   private readonly types: ReadonlySet<PublicEventType> | null;
+  private readonly allowedProjects: ReadonlySet<string> | null;
   private readonly within = new Map<string, boolean>();
 
   constructor(
@@ -32,11 +35,13 @@ export class EventFilter {
     private readonly directory: ThreadDirectory,
   ) {
     this.types = spec.types !== undefined && spec.types.length > 0 ? new Set(spec.types) : null;
+    this.allowedProjects = spec.allowedProjects === undefined ? null : new Set(spec.allowedProjects);
   }
 
   matches(feedEvent: FeedEvent): boolean {
     const { event } = feedEvent;
     if (this.types !== null && !this.types.has(event.type)) return false;
+    if (this.allowedProjects !== null && (feedEvent.projectId === null || !this.allowedProjects.has(feedEvent.projectId))) return false;
     if (this.spec.projectId !== undefined && feedEvent.projectId !== this.spec.projectId) return false;
     if (this.spec.threadId !== undefined) {
       if (event.threadId !== this.spec.threadId && !(this.spec.descendants === true && this.isWithin(event.threadId, this.spec.threadId))) return false;

@@ -17,6 +17,11 @@ export interface OpenEventStreamInput {
   readonly types?: readonly string[] | undefined;
   /** Start after this log sequence (the last event id the client saw); omitted: from now on. */
   readonly after?: number | undefined;
+  /**
+   * The projects the caller's token may use ("*" or omitted: every project). The stream carries
+   * nothing from other projects, and naming a thread or task there answers as if it did not exist.
+   */
+  readonly allowedProjects?: "*" | readonly string[] | undefined;
 }
 
 /**
@@ -60,19 +65,25 @@ export class EventStreamService {
 
   private filterSpec(input: OpenEventStreamInput): EventFilterSpec {
     const store = this.engine.store;
+    const allowed = input.allowedProjects === undefined || input.allowedProjects === "*" ? null : input.allowedProjects;
+    const visible = (projectId: string) => allowed === null || allowed.includes(projectId);
     if (input.projectId !== undefined && store.get("project", input.projectId) === null) {
       throw new OrchestratorFailure("invalid_request", `Project ${input.projectId} does not exist.`, { projectId: input.projectId });
     }
+    if (input.projectId !== undefined && !visible(input.projectId)) {
+      throw new OrchestratorFailure("capability_denied", `This token may use only the projects ${allowed!.join(", ") || "(none)"}, not ${input.projectId}.`, { projectId: input.projectId });
+    }
     if (input.threadId !== undefined) {
       const thread = store.get("thread", input.threadId);
-      if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+      if (thread === null || thread.deletedAt !== null || !visible(thread.projectId)) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
     } else if (input.descendants === true) {
       throw new OrchestratorFailure("invalid_request", "descendants needs threadId: it widens a thread's stream to the thread's children.", { field: "descendants" });
     }
     let task: EventFilterSpec["task"];
     if (input.taskId !== undefined) {
       const record = store.get("delegatedTask", input.taskId);
-      if (record === null) throw new OrchestratorFailure("task_not_found", `Task ${input.taskId} does not exist.`, { taskId: input.taskId });
+      const parent = record === null ? null : store.get("thread", record.parentThreadId);
+      if (record === null || parent === null || !visible(parent.projectId)) throw new OrchestratorFailure("task_not_found", `Task ${input.taskId} does not exist.`, { taskId: input.taskId });
       task = { taskId: record.id, childThreadId: record.childThreadId };
     }
     let types: PublicEventType[] | undefined;
@@ -88,6 +99,7 @@ export class EventStreamService {
       ...(input.threadId !== undefined ? { threadId: input.threadId, descendants: input.descendants === true } : {}),
       ...(task !== undefined ? { task } : {}),
       ...(types !== undefined ? { types } : {}),
+      ...(allowed !== null ? { allowedProjects: allowed } : {}),
     };
   }
 }

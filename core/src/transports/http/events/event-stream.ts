@@ -233,13 +233,28 @@ export class EventStreams {
       failure(res, 405, new OrchestratorFailure("invalid_request", `The event stream is read with GET, not ${req.method}.`), { allow: "GET" });
       return;
     }
+    let input: OpenEventStreamInput;
+    try {
+      input = parseEventStreamRequest(req);
+    } catch (error) {
+      if (!isOrchestratorFailure(error)) throw error;
+      failure(res, STATUS[error.code] ?? 400, error);
+      return;
+    }
+    this.serve(req, res, caller, input);
+  }
+
+  /**
+   * Streams to a caller whose request is read already (`input`: the query, and `after` from
+   * Last-Event-ID when the request has one). What an API router's stream route calls.
+   */
+  serve(req: IncomingMessage, res: ServerResponse, caller: Caller, input: OpenEventStreamInput): void {
     if (this.open.size >= this.limits.maxEventStreams) {
       failure(res, 503, new OrchestratorFailure("orchestration_error", `Switchyard has ${this.open.size} open event streams (server.maxEventStreams); retry shortly.`, { reason: "server_busy" }), { "retry-after": "1" });
       return;
     }
     let connection: EventStreamConnection | null = null;
     try {
-      const input = parseEventStreamRequest(req);
       connection = new EventStreamConnection(res, this.limits, this.logger, () => this.closed(connection!));
       const cursor = this.service.open(caller, input, connection);
       this.open.add(connection);
