@@ -204,7 +204,7 @@ class EventStreamConnection implements EventSink {
  */
 export class EventStreams {
   private readonly open = new Set<EventStreamConnection>();
-  private closeWaiters: (() => void)[] = [];
+  private readonly closeWaiters: (() => void)[] = [];
 
   constructor(
     private readonly service: EventStreamService,
