@@ -7,18 +7,20 @@ import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import { Store } from "../../src/store/store.js";
 
 describe("the scheduled-task tables' migration", () => {
-  it("upgrades a database without the scheduling tables (version 2 here; another branch takes 3) in place, keeping what it holds, and rebuilds the new projections from the log", () => {
+  it("upgrades a database of the versions before it (below 4) in place, keeping what it holds, and rebuilds the new projections from the log", () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-sched-migration-"));
     try {
       const file = join(dir, "switchyard.db");
       const old = new Database(file);
-      migrate(old, MIGRATIONS.filter((migration) => migration.version <= 2));
+      migrate(old, MIGRATIONS.filter((migration) => migration.version < 4));
       old.prepare("INSERT INTO settings (key, value) VALUES ('environment_id', 'env_kept')").run();
       old.close();
 
       const store = new Store(file);
       try {
-        expect(store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 4 }]);
+        const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
+        expect(versions.at(-1)).toEqual({ version: 4 });
+        expect(versions.filter((row) => row.version < 4)).toEqual(MIGRATIONS.filter((m) => m.version < 4).map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version));
         expect(store.db.prepare("SELECT value FROM settings WHERE key = 'environment_id'").get()).toEqual({ value: "env_kept" });
         const now = new Date().toISOString();
         store.transaction(() =>
