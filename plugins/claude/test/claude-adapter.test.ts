@@ -41,6 +41,9 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(mine.filter((type) => type === "turn.terminal")).toHaveLength(1);
     expect(events.textOf(input.turnId)).toBe("hello from claude");
     expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["hello from claude"]);
+    // The deltas stream under the id the message completes with.
+    const completedId = ofType(events.events, "message.completed", input.turnId)[0]!.itemId;
+    expect(new Set(ofType(events.events, "message.delta", input.turnId).map((e) => e.itemId))).toEqual(new Set([completedId]));
     // usage, total_cost_usd and modelUsage reach the terminal as per-turn figures.
     expect(terminal.usage?.inputTokens).toBeGreaterThan(0);
     expect(terminal.usage?.outputTokens).toBeGreaterThan(0);
