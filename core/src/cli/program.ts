@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
+import { registerConnect } from "./commands/connect.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
@@ -23,6 +24,7 @@ export function buildHostProgram(): Command {
   registerProject(program);
   registerToken(program);
   registerMcpBridge(program);
+  registerConnect(program);
   registerDemo(program);
   return program;
 }
