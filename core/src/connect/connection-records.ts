@@ -81,7 +81,7 @@ export class ConnectionRecords {
     this.ensureDir();
     const body: RecordsFile = { version: 1, connections: [...connections].sort((a, b) => a.id.localeCompare(b.id)) };
     writeTextFileAtomically(this.file, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600, backup: false });
-    writeTextFileAtomically(join(this.dir, "env.sh"), envScript(body.connections), { mode: 0o600, backup: false });
+    writeTextFileAtomically(join(this.dir, "env.sh"), envScript(this.dir, body.connections), { mode: 0o600, backup: false });
   }
 }
 
@@ -99,8 +99,8 @@ function shellQuote(text: string): string {
  * `connections/env.sh`: sourced from a shell profile, it sets each env-delivered harness's
  * token variable from its secret file. It holds paths only, never a token.
  */
-function envScript(connections: readonly ConnectionRecord[]): string {
-  const lines = ["# Written by `switchyard connect`. Source it from your shell profile: . ~/.switchyard/connections/env.sh", ""];
+function envScript(dir: string, connections: readonly ConnectionRecord[]): string {
+  const lines = [`# Written by \`switchyard connect\`. Source it from your shell profile: . ${shellQuote(join(dir, "env.sh"))}`, ""];
   for (const record of connections) {
     if (record.envVar === null) continue;
     lines.push(`# ${record.harness} (${record.scope}): ${record.configFile}`);

@@ -110,16 +110,19 @@ function valueAt(document: Record<string, unknown>, path: readonly string[]): un
 function without(document: Record<string, unknown>, paths: readonly (readonly string[])[]): unknown {
   const copy = structuredClone(document);
   for (const path of paths) {
-    let node: Record<string, unknown> = copy;
+    const chain: Record<string, unknown>[] = [copy];
     for (const part of path.slice(0, -1)) {
-      const next = node[part];
-      if (next === null || typeof next !== "object") {
-        node = {};
-        break;
-      }
-      node = next as Record<string, unknown>;
+      const next = chain.at(-1)![part];
+      if (next === null || typeof next !== "object") break;
+      chain.push(next as Record<string, unknown>);
     }
-    delete node[path.at(-1)!];
+    if (chain.length !== path.length) continue;
+    delete chain.at(-1)![path.at(-1)!];
+    // A parent left empty (`[mcp_servers]` created only for the entry) does not count as a change.
+    for (let depth = chain.length - 1; depth > 0; depth--) {
+      if (Object.keys(chain[depth]!).length > 0) break;
+      delete chain[depth - 1]![path[depth - 1]!];
+    }
   }
   return JSON.parse(JSON.stringify(copy, (_key, value: unknown) => (value instanceof Date ? value.toISOString() : value))) as unknown;
 }

@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { parseTomlDocument, setTomlTables, tomlValueAt } from "../toml-table-edit.js";
 import { userHome, type ConnectionTarget, type EntrySpec, type HarnessConnector } from "../harness-connector.js";
-import { lineNaming } from "./json-servers-connector.js";
 
 /** Seconds Codex waits for the server to start (its default is 10). */
 const STARTUP_TIMEOUT_SEC = 20;
@@ -51,7 +50,7 @@ export const codexConnector: HarnessConnector = {
   tokenFromSecret: (text) => text.trim() || null,
   secretSuffix: ".token",
   apply(current, spec) {
-    const comment = [`Written by \`switchyard connect codex\`; the token is read from $${spec.envVar} (see ~/.switchyard/connections/env.sh).`];
+    const comment = [`Written by \`switchyard connect codex\`; the token is read from $${spec.envVar} (\`switchyard connections\` says where).`];
     return setTomlTables(
       current ?? "",
       Object.entries(tables(spec)).map(([name, values]) => ({ path: ["mcp_servers", name], values, comment })),
@@ -70,12 +69,21 @@ export const codexConnector: HarnessConnector = {
   checkEnvironment: (target): Record<string, string> => (target.scope === "user" ? { CODEX_HOME: codexHome(target) } : {}),
   selfCheck: () => ({
     command: "codex",
-    args: ["mcp", "list"],
+    args: ["mcp", "list", "--json"],
     interpret({ stdout, stderr, exitCode }, serverName) {
-      if (exitCode !== 0) return { ok: false, detail: `codex mcp list failed: ${(stderr || stdout).trim().split("\n").at(-1) ?? ""}` };
-      const line = lineNaming(stdout, serverName);
-      if (line === null) return { ok: false, detail: "codex mcp list does not list it" };
-      return { ok: /enabled/i.test(line) && !/disabled/i.test(line.replace(/disabled_tools/g, "")), detail: line.replace(/\s+/g, " ") };
+      if (exitCode !== 0) return { ok: false, detail: `failed: ${(stderr || stdout).trim().split("\n").at(-1) ?? ""}` };
+      let servers: { name?: string; enabled?: boolean; transport?: { url?: string; bearer_token_env_var?: string | null }; auth_status?: string }[];
+      try {
+        servers = JSON.parse(stdout) as typeof servers;
+      } catch {
+        return { ok: false, detail: "its output is not the JSON list it prints" };
+      }
+      const names = [serverName, directName(serverName)];
+      const found = names.map((name) => servers.find((server) => server.name === name));
+      if (found.some((server) => server === undefined)) return { ok: false, detail: `it does not list ${names.filter((_, i) => found[i] === undefined).join(" and ")}` };
+      const off = found.filter((server) => server!.enabled !== true);
+      if (off.length > 0) return { ok: false, detail: `${off.map((server) => server!.name).join(", ")} disabled` };
+      return { ok: true, detail: found.map((server) => `${server!.name} enabled at ${server!.transport?.url} (token from $${server!.transport?.bearer_token_env_var}, auth ${server!.auth_status})`).join("; ") };
     },
   }),
 };

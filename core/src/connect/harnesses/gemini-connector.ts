@@ -26,6 +26,7 @@ export const geminiConnector = jsonServersConnector({
     interpret({ stdout, stderr }, serverName) {
       const line = lineNaming(`${stdout}\n${stderr}`, serverName);
       if (line === null) return { ok: false, detail: "gemini mcp list does not list it" };
+      if (/disabled/i.test(line)) return { ok: false, detail: `${line} (Gemini CLI turns MCP servers off in folders it does not trust: trust this folder in Gemini CLI, or set GEMINI_CLI_TRUST_WORKSPACE=true)` };
       return { ok: /connected/i.test(line) && !/disconnected/i.test(line), detail: line };
     },
   }),
