@@ -108,6 +108,7 @@ export class ConnectionService {
     this.records.ensureDir();
     let credentialId = previous?.credentialId ?? "";
     let issuedId: string | null = null;
+    const previousSecret = readTextFile(spec.secretFile);
     if (!keep) {
       const issued = this.registry.issueClientToken({
         ttlMs: input.grant.ttlMs,
@@ -125,8 +126,12 @@ export class ConnectionService {
       for (const support of supportFiles) writeTextFileAtomically(support.file, support.text, { mode: 0o644, backup: false });
       configChanged = writeTextFileAtomically(configFile, next);
     } catch (error) {
-      // Nothing half-done: the new token goes again (its secret file is rewritten by the next run).
-      if (issuedId !== null) this.registry.revoke(issuedId);
+      // Nothing half-done: the new token is revoked and the secret file is as it was.
+      if (issuedId !== null) {
+        this.registry.revoke(issuedId);
+        if (previousSecret === null) removeFile(spec.secretFile);
+        else writeTextFileAtomically(spec.secretFile, previousSecret, { mode: 0o600, backup: false });
+      }
       throw error;
     }
     const record: ConnectionRecord = {

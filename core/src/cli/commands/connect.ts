@@ -122,7 +122,8 @@ function placeText(record: ConnectionRecord): string {
 
 export function registerConnect(program: Command): void {
   program
-    .command("connect <harness>")
+    .command("connect")
+    .argument("<harness>", HARNESS_IDS.join(", "), parseHarness)
     .description(`Wire an agent you run yourself (${HARNESS_IDS.join(", ")}) to Switchyard: a scoped, revocable token, and the MCP entry in that harness's own config`)
     .option("--scope <scope>", "project (the project's config, e.g. .mcp.json) or user (your config for every project; default)", parseScope)
     .option("--project <dir>", "the project folder for --scope project (default: the current folder)")
@@ -136,8 +137,7 @@ export function registerConnect(program: Command): void {
     .option("--ttl <duration>", "the token's lifetime, at most 365d (default 90d); connect again to renew", parseDuration)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (harnessArg: string, options: ConnectOptions) => {
-      const harness = parseHarness(harnessArg);
+    .action(async (harness: HarnessId, options: ConnectOptions) => {
       const target = targetOf(options);
       await withHost(options, async (host) => {
         const registry = host.container.resolve(McpSessionRegistry);
@@ -197,15 +197,15 @@ export function registerConnect(program: Command): void {
     });
 
   program
-    .command("disconnect <harness>")
+    .command("disconnect")
+    .argument("<harness>", HARNESS_IDS.join(", "), parseHarness)
     .description("Remove a harness's Switchyard entry (what connect wrote) and revoke its token")
     .option("--scope <scope>", "project or user (default user, or project with --project)", parseScope)
     .option("--project <dir>", "the project folder for --scope project (default: the current folder)")
     .option("--name <key>", "the MCP server key (default: config server.mcpServerName)", parseServerName)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (harnessArg: string, options: PlaceOptions) => {
-      const harness = parseHarness(harnessArg);
+    .action(async (harness: HarnessId, options: PlaceOptions) => {
       const target = targetOf(options);
       await withHost(options, (host) => {
         const service = new ConnectionService(host.paths.home, host.container.resolve(McpSessionRegistry));
