@@ -8,6 +8,8 @@ import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
 import { registerServe } from "./commands/serve.js";
+import { registerStatus } from "./commands/status.js";
+import { registerThreads } from "./commands/threads.js";
 import { registerToken } from "./commands/token.js";
 
 /** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
@@ -25,6 +27,8 @@ export function buildHostProgram(): Command {
   registerToken(program);
   registerMcpBridge(program);
   registerConnect(program);
+  registerStatus(program);
+  registerThreads(program);
   registerDemo(program);
   return program;
 }
