@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { callTool, connectMcp } from "../support/mcp-client.js";
-import { ServeProcess, type ServeEndpoint } from "../support/serve-process.js";
+import { readRow, ServeProcess, type ServeEndpoint } from "../support/serve-process.js";
 import { isolatedHarnessEnv, type ConnectJson } from "./isolated-harness-env.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -106,6 +107,27 @@ describe("switchyard connect --check against a running server and the real harne
     await client.close();
     expect((await cli(["disconnect", "gemini"])).code).toBe(0);
     await expect(connectMcp(endpoint.mcpUrl, token)).rejects.toThrow(/401|Unauthorized|invalid_token/i);
+  });
+
+  it("a real Pi loads the connect extension and reaches Switchyard with the token from its state file", async () => {
+    const pi = connected.pi!;
+    const lastUsed = () => readRow<{ last_used_at: number }>(env.SWITCHYARD_HOME!, "SELECT last_used_at FROM mcp_credentials WHERE id = ?", [pi.credentialId])!.last_used_at;
+    const before = lastUsed();
+    // RPC mode, offline, no model: the extension registers Switchyard's tools at start-up (initialize, tools/list).
+    const run = execa(join(REPO, "node_modules", ".bin", "pi"), ["--mode", "rpc", "--offline"], { cwd, env, extendEnv: false, reject: false, timeout: 90_000, stdin: "pipe" });
+    const answered = new Promise<string>((resolve) => {
+      let text = "";
+      run.stdout!.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('"command":"get_commands"')) resolve(text);
+      });
+    });
+    run.stdin!.write('{"type":"get_commands"}\n');
+    expect(await answered).toContain('"success":true');
+    run.stdin!.end();
+    const result = await run;
+    expect(String(result.stderr)).not.toContain("MCP tools unavailable");
+    expect(lastUsed()).toBeGreaterThan(before);
   });
 
   it("a stopped server fails the check and says to start it; nothing logged a token", async () => {
