@@ -157,7 +157,8 @@ export function parseJsoncDocument(text: string): unknown {
 
 /** The document as strict JSON: comments blanked and trailing commas dropped (offsets kept). */
 function stripToJson(text: string, root: ValueNode): string {
-  const chars = [...text.slice(0, root.end)];
+  // UTF-16 units, as the scanner's offsets are (not code points: an emoji would shift them).
+  const chars = text.slice(0, root.end).split("");
   const scanner = new JsoncScanner(text);
   // Blank comments and trailing commas by re-walking the text outside strings.
   let inString = false;
@@ -242,9 +243,7 @@ export function setJsoncProperty(text: string, path: readonly string[], value: u
     return text.slice(0, last.value.end) + insertion + text.slice(last.value.end);
   }
   // An empty object: open it onto lines of its own.
-  const closing = indentAt(text, parent.start);
-  const isOwnLine = text.slice(lineStart(text, parent.start), parent.start).trim() === "";
-  const outer = isOwnLine ? closing : indentAt(text, parent.start);
+  const outer = indentAt(text, parent.start);
   const indent = outer + unit;
   return `${text.slice(0, parent.start)}{\n${indent}${JSON.stringify(key)}: ${render(newValue, unit, indent)}\n${outer}}${text.slice(parent.end)}`;
 }

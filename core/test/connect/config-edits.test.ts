@@ -71,6 +71,14 @@ describe("editing harness configs in place", () => {
     expect(JSON.parse(connector.apply("{}\n", spec))).toEqual({ mcpServers: { switchyard: connector.expected(spec) } });
   });
 
+  it("JSONC: comments with characters outside the BMP (emoji) do not shift the edit", () => {
+    const text = '{\n  // 🚀 launch servers\n  "mcpServers": {} /* ✨ */\n}\n';
+    const edited = HARNESS_CONNECTORS.cursor.apply(text, spec);
+    expect(edited).toContain("// 🚀 launch servers");
+    expect(edited).toContain("/* ✨ */");
+    expect(parseJsoncDocument(edited)).toEqual({ mcpServers: { switchyard: HARNESS_CONNECTORS.cursor.expected(spec) } });
+  });
+
   it("JSONC: removes a middle property with its comma and the file stays valid JSON", () => {
     const text = '{\n  "a": 1,\n  "b": { "x": [1, 2] },\n  "c": 3\n}\n';
     expect(removeJsoncProperty(text, ["b"])).toBe('{\n  "a": 1,\n  "c": 3\n}\n');
