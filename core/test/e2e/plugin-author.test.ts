@@ -136,10 +136,11 @@ describe("a plugin author outside the repository", () => {
     cleanups.push(() => client.close());
     const offered = await mustCall<{ providers: { providerInstanceId: string; driverKind: string }[] }>(client, "orchestrator_capabilities", {});
     expect(offered.providers.find((entry) => entry.providerInstanceId === "acme")).toMatchObject({ driverKind: "acme" });
-    // The bundled harness calls a Switchyard tool with the session's own token from its environment.
+    // The bundled harness calls a Switchyard tool with the session's own token from its
+    // environment (no command, so the default runtime mode asks for no approval).
     const launched = await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", {
       projectId: project.id,
-      threads: [{ prompt: "@mcp orchestrator_capabilities {}", target: { providerInstanceId: "acme" }, runtimeMode: "full-access" }],
+      threads: [{ prompt: "@mcp orchestrator_capabilities {}", target: { providerInstanceId: "acme" } }],
     });
     const threadId = launched.threads[0]!.thread.threadId;
     let waited = await mustCall<{ status: string; summary: string | null; waitTimedOut: boolean }>(client, "t3_thread_wait", { threadId, timeoutMs: 60_000 });
