@@ -146,6 +146,8 @@ export class TemplateSession implements StartableSession {
       return { providerTurnId: turnId };
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
+      // A refusal by the harness crosses the boundary typed, with its words.
+      if (error instanceof JsonRpcRequestError) throw new SwitchyardError("provider_error", `The harness refused the turn: ${error.message}`, { rpcCode: error.rpcCode });
       throw error;
     } finally {
       accept();
