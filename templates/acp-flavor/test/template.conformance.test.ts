@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,6 +6,15 @@ import { scriptedAgentCommand } from "@switchyard/testkit";
 import { describeAdapterConformance } from "@switchyard/testkit/conformance";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { TEMPLATE_EXTENSION_METHODS } from "../src/template-wire.js";
+
+/** Every prompt the agent received, oldest session file first (it stores each session's turns). */
+function promptsReceived(sessionsDir: string): string[] {
+  return readdirSync(sessionsDir)
+    .filter((file) => file.endsWith(".json"))
+    .sort((a, b) => statSync(join(sessionsDir, a)).mtimeMs - statSync(join(sessionsDir, b)).mtimeMs)
+    .flatMap((file) => (JSON.parse(readFileSync(join(sessionsDir, file), "utf8")) as { history: { user: string }[] }).history)
+    .map((turn) => turn.user);
+}
 
 // The testkit's shared suite against the real plugin, loaded through a real host's plugin host,
 // driving the testkit's scripted ACP agent over real stdio: a protocol-faithful stand-in that
@@ -19,12 +28,13 @@ describeAdapterConformance({
   setup: async () => {
     const root = mkdtempSync(join(tmpdir(), "template-acp-conformance-"));
     const gateDir = join(root, "gates");
+    const sessionsDir = join(root, "sessions");
     const { command, args } = scriptedAgentCommand({
       name: "template-agent",
       loadSession: true,
       mcp: { http: true },
       vendorExtensions: { askUserQuestion: TEMPLATE_EXTENSION_METHODS.askUserQuestion },
-      stateDir: join(root, "sessions"),
+      stateDir: sessionsDir,
       gateDir,
     });
     return {
@@ -37,6 +47,12 @@ describeAdapterConformance({
         mcpTool: (tool, toolArgs, marker) => `@mcp ${tool} ${JSON.stringify(toolArgs)}\n@say ${marker}`,
         recall: () => "@history",
         approval: (marker) => `@permission execute echo ${marker}\n@say approved ${marker}`,
+        // ACP has no system prompt, so the host folds the instructions into the prompt: the
+        // prompt is the model's whole input, and the instructions must be in it exactly once.
+        countInModelInput: (needle) => {
+          const newest = promptsReceived(sessionsDir).filter((prompt) => prompt.includes(needle)).at(-1);
+          return newest === undefined ? 0 : newest.split(needle).length - 1;
+        },
       },
       teardown: () => rmSync(root, { recursive: true, force: true }),
     };
