@@ -37,9 +37,9 @@ describe("template sessions", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  async function adapter(): Promise<OrchestrationAdapter> {
+  async function adapter(driverOptions: Record<string, unknown> = {}): Promise<OrchestrationAdapter> {
     const instance: ProviderInstanceDescriptor = { id: "template-main", driver: "template", displayName: "Template", homePath: home, environment: {}, customModels: [] };
-    const options = await templateOptionsSchema.parseAsync({});
+    const options = await templateOptionsSchema.parseAsync(driverOptions);
     return createTemplateAdapter(instance, options, ctx.context);
   }
 
@@ -47,8 +47,8 @@ describe("template sessions", () => {
     return { serverName: "switchyard", url: mcp.url, token: mcp.token, toolTimeoutMs: 30_000, blockingToolNames: [], instructions: "", stdioBridge: { command: "unused", args: [], env: {} } };
   }
 
-  async function open(events: AdapterEventRecorder, options: { resumeCursor?: string | null; mcp?: McpEndpointGrant | null } = {}): Promise<ProviderSession> {
-    const session = await (await adapter()).openSession({
+  async function open(events: AdapterEventRecorder, options: { resumeCursor?: string | null; mcp?: McpEndpointGrant | null; driverOptions?: Record<string, unknown> } = {}): Promise<ProviderSession> {
+    const session = await (await adapter(options.driverOptions)).openSession({
       threadId: "thread-1",
       providerSessionId: `session-${sessions.length + 1}`,
       cwd: home,
@@ -141,6 +141,23 @@ describe("template sessions", () => {
     expect((await terminal).status).toBe("completed");
     expect(second.textOf(turnId)).toContain('earlier messages: ["@say the first answer"]');
     expect(new Set(ctx.processes.spawned.map((process) => process.pid)).size).toBe(2);
+  });
+
+  it("passes on a harness's refusal of a turn as provider_error with its words, and keeps the session usable", async () => {
+    // A harness that opens conversations but refuses every turn, as a real one does when its
+    // model is unavailable: JSON-RPC error answers to turn/start.
+    const refusing = [
+      'require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {',
+      "  const { id, method } = JSON.parse(line);",
+      '  const answer = method === "initialize" ? { result: { conversationId: "c-1", resumed: false, version: "0" } } : { error: { code: -32000, message: "no model capacity" } };',
+      '  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, ...answer }) + "\\n");',
+      "});",
+    ].join("\n");
+    const session = await open(createEventRecorder(), { driverOptions: { command: process.execPath, args: ["-e", refusing] } });
+    const refusal = { code: "provider_error", message: "The harness refused the turn: no model capacity", details: { rpcCode: -32000 } };
+    await expect(turn(session, createEventRecorder(), "@say hello")).rejects.toMatchObject(refusal);
+    // The refused turn is not left running: the next one reaches the harness (and is refused again), not a conflict.
+    await expect(turn(session, createEventRecorder(), "@say again")).rejects.toMatchObject(refusal);
   });
 
   it("refuses a cursor the harness does not have, with not_found and the id", async () => {
