@@ -1,12 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
-import { writeOfflineLockfile } from "../support/offline-project.js";
+import { installOffline, npm, packSdkTarballs, ROOT, testPlugin, userEnv } from "../support/plugin-author.js";
 import { ServeProcess, writeHomeConfig } from "../support/serve-process.js";
 
 // The plugin author of issue 11, from an empty folder outside the repository to a thread that
@@ -15,7 +13,6 @@ import { ServeProcess, writeHomeConfig } from "../support/serve-process.js";
 // serve` whose MCP client creates a thread on the new driver. Everything runs as the user would
 // run it, with two stand-ins for the network, both said where they happen.
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
 
 interface PackageJson {
@@ -26,31 +23,6 @@ interface PackageJson {
   switchyard?: { specVersion: string; drivers: string[]; entry: string };
 }
 
-interface SdkPath {
-  hostVersion: string;
-  packages: { name: string; path: string }[];
-}
-
-interface VitestReport {
-  success: boolean;
-  numPassedTests: number;
-  numFailedTests: number;
-  testResults: { name: string; status: string; assertionResults: { ancestorTitles: string[]; title: string; status: string }[] }[];
-}
-
-/**
- * The environment a user's shell has: none of the variables npm and vitest set for this test
- * process (an inner vitest must not think it runs inside this one), never the network for npm.
- */
-function userEnv(): Record<string, string> {
-  const inherited = Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|NODE_ENV$|NODE_OPTIONS$)/i.test(key));
-  return { ...Object.fromEntries(inherited as [string, string][]), npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
-}
-
-function npm(args: string[], cwd: string, timeout = 300_000) {
-  return execa("npm", args, { cwd, env: { ...userEnv(), npm_config_loglevel: "error" }, extendEnv: false, reject: false, timeout, stdin: "ignore" });
-}
-
 describe("a plugin author outside the repository", () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   afterAll(async () => {
@@ -58,9 +30,7 @@ describe("a plugin author outside the repository", () => {
   }, 60_000);
 
   it("scaffolds a plugin, installs, builds and tests it (conformance green), installs it into Switchyard, and a thread runs on it", async () => {
-    // The build step that packs the tarballs (it skips packages whose files did not change).
-    await execa(process.execPath, [join(ROOT, "core", "scripts", "pack-sdk-tarballs.mjs")], { timeout: 300_000 });
-    const sdkPath = JSON.parse((await runCli(["plugin", "sdk-path", "--json"])).stdout) as SdkPath;
+    const sdkPath = await packSdkTarballs();
     const tarball = (name: string) => sdkPath.packages.find((entry) => entry.name === name)!.path;
 
     const author = mkdtempSync(join(tmpdir(), "switchyard-plugin-author-"));
@@ -87,18 +57,9 @@ describe("a plugin author outside the repository", () => {
       vitest: ROOT_PACKAGE.devDependencies.vitest,
     });
 
-    // 2. Install. The user runs `npm install`; npm's cache here has the tarballs of every
-    // third-party package but no registry metadata, so the project gets the lockfile a first
-    // online install would write (support/offline-project.ts), and npm installs from the cache.
-    // Scripts are skipped only because better-sqlite3's fetches a prebuilt binary from GitHub:
-    // the checkout's binary of the same version takes its place.
-    await writeOfflineLockfile(dir);
-    const installed = await npm(["install", "--offline", "--ignore-scripts"], dir);
+    // 2. Install, offline from npm's cache (support/plugin-author.ts says how).
+    const installed = await installOffline(dir);
     expect(installed.exitCode, installed.stderr).toBe(0);
-    const sqlite = join("node_modules", "better-sqlite3");
-    expect(JSON.parse(readFileSync(join(dir, sqlite, "package.json"), "utf8")).version).toBe(JSON.parse(readFileSync(join(ROOT, sqlite, "package.json"), "utf8")).version);
-    mkdirSync(join(dir, sqlite, "build", "Release"), { recursive: true });
-    copyFileSync(join(ROOT, sqlite, "build", "Release", "better_sqlite3.node"), join(dir, sqlite, "build", "Release", "better_sqlite3.node"));
 
     // 3. Build with the project's own TypeScript.
     const built = await npm(["run", "build"], dir, 120_000);
@@ -106,16 +67,11 @@ describe("a plugin author outside the repository", () => {
     expect(existsSync(join(dir, "dist", "index.js"))).toBe(true);
 
     // 4. Test with the project's own vitest: the conformance suite and the adapter tests.
-    const report = join(dir, "vitest-report.json");
-    const tested = await npm(["test", "--", "--reporter=json", `--outputFile=${report}`], dir, 300_000);
-    expect(existsSync(report), `npm test wrote no report:\n${tested.stdout}\n${tested.stderr}`.slice(-4_000)).toBe(true);
-    const results = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
-    const failed = results.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status !== "passed").map((test) => `${test.ancestorTitles.join(" > ")} > ${test.title}: ${test.status}`));
-    expect(failed, tested.stderr).toEqual([]);
+    const tested = await testPlugin(dir, "acme");
+    expect(tested.notPassed, tested.stderr).toEqual([]);
     expect(tested.exitCode).toBe(0);
-    const conformance = results.testResults.find((file) => file.name.endsWith(join("test", "acme.conformance.test.ts")));
-    expect(conformance?.assertionResults.map((test) => test.ancestorTitles[0])).toContain("acme: adapter conformance");
-    expect(conformance?.assertionResults.length).toBeGreaterThanOrEqual(10);
+    expect(tested.conformance.map((test) => test.ancestorTitles[0])).toContain("acme: adapter conformance");
+    expect(tested.conformance.length).toBeGreaterThanOrEqual(10);
 
     // 5. Install it into a Switchyard home, as a user does: from its folder.
     const home = mkdtempSync(join(tmpdir(), "switchyard-plugin-author-home-"));
