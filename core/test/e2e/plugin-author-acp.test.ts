@@ -34,7 +34,7 @@ describe("a plugin author outside the repository, ACP flavor", () => {
     expect(existsSync(join(dir, "dist", "index.js"))).toBe(true);
 
     const tested = await testPlugin(dir, "acme");
-    expect(tested.notPassed, tested.stderr).toEqual([]);
+    expect(tested.notPassed, tested.failures).toEqual([]);
     expect(tested.exitCode).toBe(0);
     expect(tested.conformance.map((test) => test.ancestorTitles[0])).toContain("acme (scripted ACP agent): adapter conformance");
     expect(tested.conformance.length).toBeGreaterThanOrEqual(10);

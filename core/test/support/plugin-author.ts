@@ -20,15 +20,22 @@ export interface SdkPath {
 /** The JSON report of a vitest run. */
 export interface VitestReport {
   readonly success: boolean;
-  readonly testResults: readonly { readonly name: string; readonly assertionResults: readonly { readonly ancestorTitles: readonly string[]; readonly title: string; readonly status: string }[] }[];
+  readonly testResults: readonly {
+    readonly name: string;
+    /** Why the file failed outside any test (a hook, an import). */
+    readonly message?: string;
+    readonly assertionResults: readonly { readonly ancestorTitles: readonly string[]; readonly title: string; readonly status: string; readonly failureMessages?: readonly string[] }[];
+  }[];
 }
 
 /**
  * The environment a user's shell has: none of the variables npm and vitest set for this test
  * process (an inner vitest must not think it runs inside this one), never the network for npm.
+ * NODE_OPTIONS stays, as it would in the user's shell: CI's Node 22 step preloads its
+ * better-sqlite3 build through it (ci/node22), and the plugin's own tests start a host too.
  */
 export function userEnv(): Record<string, string> {
-  const inherited = Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|NODE_ENV$|NODE_OPTIONS$)/i.test(key));
+  const inherited = Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|NODE_ENV$)/i.test(key));
   return { ...Object.fromEntries(inherited as [string, string][]), npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 }
 
@@ -69,6 +76,8 @@ export async function testPlugin(dir: string, id: string) {
   if (!existsSync(report)) throw new Error(`npm test wrote no report:\n${tested.stdout}\n${tested.stderr}`.slice(-4_000));
   const results = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
   const notPassed = results.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status !== "passed").map((test) => `${test.ancestorTitles.join(" > ")} > ${test.title}: ${test.status}`));
+  // What went wrong, for the assertion's message: a file's own failure, then the tests'.
+  const why = results.testResults.flatMap((file) => [file.message ?? "", ...file.assertionResults.flatMap((test) => test.failureMessages ?? [])]).filter((text) => text !== "");
   const conformance = results.testResults.find((file) => file.name.endsWith(join("test", `${id}.conformance.test.ts`)))?.assertionResults ?? [];
-  return { exitCode: tested.exitCode, stderr: tested.stderr, notPassed, conformance };
+  return { exitCode: tested.exitCode, failures: `${why.join("\n").slice(0, 4_000)}\n${tested.stderr.slice(-2_000)}`, notPassed, conformance };
 }
