@@ -91,6 +91,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
     linkedPullRequest: null,
     snoozedUntil: null,
     snoozedAt: null,
+    settledAt: null,
     deletedAt: null,
     stopped: false,
     createdAt: ctx.now,

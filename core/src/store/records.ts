@@ -96,6 +96,11 @@ export interface ThreadRecord {
   readonly linkedPullRequest: LinkedPullRequest | null;
   readonly snoozedUntil: string | null;
   readonly snoozedAt: string | null;
+  /**
+   * When the thread was settled (its work is done and it leaves the active list until revived),
+   * or null. Absent in records written before settling existed, which means not settled.
+   */
+  readonly settledAt?: string | null;
   readonly deletedAt: string | null;
   /** Stop was pressed: queued runs are held until the next explicit send. */
   readonly stopped: boolean;

@@ -93,6 +93,7 @@ describe("MCP authentication and authorization", () => {
       ["create_threads", { threads: [{}], projectId: lab.projectId }],
       ["task_cancel", { taskId: "task:x" }],
       ["t3_thread_update", { threadId: thread.id, action: "rename", title: "x" }],
+      ["set_thread_settled", { threadId: thread.id, settled: true }],
     ] as const) {
       expect(await callTool(reader, name, args), name).toMatchObject({ ok: false, code: "capability_denied" });
     }
@@ -141,7 +142,7 @@ describe("MCP authentication and authorization", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "orchestrator_capabilities", "delegate_task", "task_status", "task_cancel", "create_threads", "t3_thread_launch", "t3_thread_list", "t3_thread_read",
-        "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "t3_pending_request",
+        "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "set_thread_settled", "t3_pending_request",
       ].sort(),
     );
     for (const tool of tools) {

@@ -52,6 +52,8 @@ export const ThreadShell = z
     titleRegenerationPending: z.boolean(),
     snoozed: z.boolean(),
     snoozedUntil: z.string().nullable(),
+    settled: z.boolean().describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
+    settledAt: z.string().nullable(),
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),

@@ -4,6 +4,7 @@ import { delegateTaskTool } from "./delegate-task.js";
 import { linkPullRequestTool, unlinkPullRequestTool } from "./link-pull-request.js";
 import { orchestratorCapabilitiesTool } from "./orchestrator-capabilities.js";
 import { pendingRequestTool } from "./pending-request.js";
+import { setThreadSettledTool } from "./set-thread-settled.js";
 import { taskCancelTool } from "./task-cancel.js";
 import { taskStatusTool } from "./task-status.js";
 import { threadInterruptTool } from "./thread-interrupt.js";
@@ -30,5 +31,6 @@ export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
   threadSendTool,
   threadWaitTool,
   threadInterruptTool,
+  setThreadSettledTool,
   pendingRequestTool,
 ] as unknown as readonly McpToolDefinition[];
