@@ -567,6 +567,7 @@ export class ThreadManagementService {
                 title: entry.title ?? null,
                 providerInstanceId: selection.providerInstanceId,
                 model: selection.model,
+                effort: selection.effort,
                 runtimeMode: selection.runtimeMode,
                 interactionMode: selection.interactionMode,
                 cwd: sameProject ? callerThread!.cwd : project.rootPath,

@@ -83,6 +83,8 @@ export interface ThreadRecord {
   readonly titleRegenerationPending: boolean;
   readonly providerInstanceId: string;
   readonly model: string | null;
+  /** The reasoning effort new runs use (one of the model's efforts), or null for the provider's default; absent in older records. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   /** Absolute working directory. */
@@ -125,6 +127,8 @@ export interface RunRecord {
   /** Instructions delivered with the first attempt (role, orchestration, portable context). */
   readonly instructions: string | null;
   readonly model: string | null;
+  /** The reasoning effort this run's turns ask for, or null for the provider's default; absent in older records. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   readonly createdBy: Actor;

@@ -32,6 +32,8 @@ export interface ScriptedProviderOptions {
   readonly stateDir?: string;
   /** Models to advertise. */
   readonly models?: readonly string[];
+  /** The reasoning efforts each model takes (`ModelDescriptor.efforts`), by model id. */
+  readonly modelEfforts?: Readonly<Record<string, readonly string[]>>;
   /** What the status probe reports. */
   readonly status?: ScriptedStatus;
   /**
@@ -330,6 +332,8 @@ class ScriptedSession {
           const done = this.history.filter((h) => h.assistant !== null);
           return { kind: "reply", text: done.length === 0 ? "history: (empty)" : `history: ${done.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
         }
+      case "effort":
+        return { kind: "reply", text: `effort: ${turn.input.effort ?? "default"}` };
       case "subagent": {
         const nativeId = `native-${randomUUID()}`;
         this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
@@ -540,7 +544,10 @@ export class ScriptedAdapter implements OrchestrationAdapter {
       executable,
       authenticated,
       version: "scripted-1.0.0",
-      models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => ({ id, isDefault: index === 0 })),
+      models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => {
+        const efforts = this.options.modelEfforts?.[id];
+        return { id, isDefault: index === 0, ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}) };
+      }),
       ...(installed && executable && authenticated !== false ? {} : { message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.` }),
     };
   }

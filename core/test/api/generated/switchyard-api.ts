@@ -345,6 +345,8 @@ export interface components {
             driverKind?: string;
             /** @description A model the provider advertises; omitted inherits or uses the provider's first model. */
             model?: string;
+            /** @description A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default. */
+            effort?: string;
         };
         CreateThreadsBody: {
             threads: {
@@ -410,6 +412,7 @@ export interface components {
             projectId: string;
             providerInstanceId: string;
             model: string | null;
+            effort: string | null;
             /** @enum {string} */
             runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
             /** @enum {string} */
@@ -713,6 +716,10 @@ export interface components {
                     favorite?: boolean;
                     legacy?: boolean;
                     callerModel?: boolean;
+                    /** @description The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none. */
+                    efforts?: string[];
+                    /** @description The effort the provider uses when none is given. */
+                    defaultEffort?: string;
                 }[];
                 omittedModels: number;
                 runtimeModes?: ("approval-required" | "auto-accept-edits" | "full-access")[];
