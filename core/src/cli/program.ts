@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerDoctor } from "./commands/doctor.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
@@ -19,6 +20,7 @@ export function buildHostProgram(): Command {
     .exitOverride();
   registerServe(program);
   registerProviders(program);
+  registerDoctor(program);
   registerPluginCommands(program);
   registerProject(program);
   registerToken(program);
