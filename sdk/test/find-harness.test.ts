@@ -162,7 +162,7 @@ describe("harness versions", () => {
     expect(harnessVersionVerdict(SPEC, "1.5.0-beta.1")).toMatchObject({ kind: "untested" });
     expect(harnessVersionVerdict(SPEC, "1.6.0", "/usr/bin/acme")).toEqual({
       kind: "untested",
-      warning: "Acme 1.6.0 (/usr/bin/acme) is outside the versions this plugin was tested with (~1.4.0): it may work; if it misbehaves, install a tested version.",
+      warning: "Acme 1.6.0 (/usr/bin/acme) is outside the versions this plugin was tested with (~1.4.0): it may work; if it misbehaves, install a tested version (npm i -g @acme/cli, at a version in ~1.4.0).",
     });
     expect(harnessVersionVerdict(SPEC, "1.1.9", "/usr/bin/acme")).toEqual({
       kind: "unsupported",

@@ -44,7 +44,7 @@ export function harnessVersionVerdict(spec: HarnessSpec, version: string | undef
   if (spec.testedVersions !== undefined && !semver.satisfies(parsed, spec.testedVersions, options)) {
     return {
       kind: "untested",
-      warning: `${spec.displayName} ${version} (${location}) is outside the versions this plugin was tested with (${spec.testedVersions}): it may work; if it misbehaves, install a tested version.`,
+      warning: `${spec.displayName} ${version} (${location}) is outside the versions this plugin was tested with (${spec.testedVersions}): it may work; if it misbehaves, install a tested version (${spec.install}, at a version in ${spec.testedVersions}).`,
     };
   }
   return { kind: "tested" };
