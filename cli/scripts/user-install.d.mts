@@ -7,6 +7,8 @@ export interface PackedPackage {
   /** The tarball. */
   readonly file: string;
   readonly integrity: string;
+  /** The tarball's bytes. */
+  readonly size: number;
   /** The paths inside the tarball, as `npm pack` lists them. */
   readonly files: readonly string[];
   /** The workspace's package.json. */

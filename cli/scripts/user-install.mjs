@@ -35,7 +35,7 @@ export function workspaceDirs(root = CHECKOUT) {
 
 /**
  * Packs every workspace into `dest` (one `npm pack`, no lifecycle scripts: the checkout is
- * built first). Returns each package's name, version, tarball file, integrity and the
+ * built first). Returns each package's name, version, tarball file and size, integrity and the
  * manifest it was packed with.
  */
 export async function packWorkspaces(dest, root = CHECKOUT) {
@@ -51,6 +51,7 @@ export async function packWorkspaces(dest, root = CHECKOUT) {
       version: entry.version,
       file: join(dest, entry.filename),
       integrity: entry.integrity,
+      size: entry.size,
       files: entry.files.map((file) => file.path),
       manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")),
     };

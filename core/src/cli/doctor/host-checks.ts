@@ -102,7 +102,7 @@ export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFindi
       area: "database",
       status: "fail",
       subject: "database",
-      detail: `better-sqlite3 cannot load for Node ${process.version} (${(error as Error).message.split("\n")[0]}). Reinstall Switchyard with this Node (npm i -g @switchyard/cli), so npm installs the binary for it.`,
+      detail: `better-sqlite3 cannot load for Node ${process.version} (${(error as Error).message.split("\n")[0]}). Reinstall Switchyard with this Node so npm installs the binary for it (npm i -g @switchyard/cli --allow-scripts=better-sqlite3; in a checkout, npm rebuild better-sqlite3).`,
       data: { file: paths.databaseFile, sqlite: false },
     };
   }
