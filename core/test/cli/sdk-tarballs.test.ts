@@ -121,7 +121,7 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     const spec = await packageJsonOf(tarball("@switchyard/spec"));
     expect(spec.dependencies).toBeUndefined();
     const sdk = await packageJsonOf(tarball("@switchyard/sdk"));
-    expect(sdk.dependencies).toEqual({ "@agentclientprotocol/sdk": "2.4.0", "@switchyard/spec": sdkPath.hostVersion });
+    expect(sdk.dependencies).toEqual({ "@agentclientprotocol/sdk": "2.4.0", "@switchyard/spec": sdkPath.hostVersion, semver: "7.8.6" });
     expect(sdk.peerDependencies).toBeUndefined();
     const testkit = await packageJsonOf(tarball("@switchyard/testkit"));
     expect(testkit.dependencies).toMatchObject({ "@switchyard/sdk": sdkPath.hostVersion, "@switchyard/spec": sdkPath.hostVersion });
