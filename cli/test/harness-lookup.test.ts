@@ -17,7 +17,7 @@ interface Listed {
   readonly available: boolean;
   readonly reason: string | null;
   readonly warnings: readonly string[];
-  readonly harness: { readonly searched: readonly { readonly source: string; readonly what: string }[]; readonly inTestedRange: boolean | null; readonly install: string } | null;
+  readonly harness: { readonly searched: readonly { readonly source: string; readonly what: string; readonly found: string | null }[]; readonly inTestedRange: boolean | null; readonly install: string } | null;
 }
 
 let scratch: string;

@@ -130,7 +130,7 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
         // The snapshot is probed when the server starts; read it until that probe has answered.
         let constraints: string[] = [];
         for (let attempt = 0; attempt < 40; attempt += 1) {
-          const result = (await client.callTool({ name: "orchestrator_capabilities", arguments: {} })) as { structuredContent: { providers: { providerInstanceId: string; canRunChildTasks: boolean; constraints: string[] }[] } };
+          const result = (await client.callTool({ name: "orchestrator_capabilities", arguments: {} })) as unknown as { structuredContent: { providers: { providerInstanceId: string; canRunChildTasks: boolean; constraints: string[] }[] } };
           const oc = result.structuredContent.providers.find((provider) => provider.providerInstanceId === "oc");
           expect(oc?.canRunChildTasks).toBe(false);
           constraints = oc?.constraints ?? [];
