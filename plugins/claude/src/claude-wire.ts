@@ -38,16 +38,15 @@ export const CLAUDE_AGENT_SDK_VERSION = "0.3.332";
 const loading = new Map<string, Promise<ClaudeSdk>>();
 
 /**
- * Loads the SDK on first use, from where a search found it (the user's install: the plugin does
- * not depend on it), or, without one, as this plugin's own module resolution finds it (a
- * checkout's workspace). The module is large, so a host that never opens a Claude session never
- * pays for importing it.
+ * Loads the SDK on first use, from where a search found it (the user's install, or next to the
+ * plugin: the plugin does not depend on it, so never by its bare name). The module is large, so
+ * a host that never opens a Claude session never pays for importing it.
  */
-export function loadClaudeSdk(search?: HarnessSearch): Promise<ClaudeSdk> {
-  const key = search?.found?.packageDir ?? "";
+export function loadClaudeSdk(search: HarnessSearch): Promise<ClaudeSdk> {
+  const key = search.found?.packageDir ?? "";
   let pending = loading.get(key);
   if (pending === undefined) {
-    pending = (search === undefined ? (import("@anthropic-ai/claude-agent-sdk") as Promise<ClaudeSdk>) : importHarnessPackage<ClaudeSdk>(search)).catch((error: unknown) => {
+    pending = importHarnessPackage<ClaudeSdk>(search).catch((error: unknown) => {
       loading.delete(key);
       throw error;
     });

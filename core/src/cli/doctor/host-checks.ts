@@ -2,6 +2,7 @@ import { constants as fsConstants, accessSync, copyFileSync, existsSync, mkdtemp
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
 import semver from "semver";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { SwitchyardPaths } from "../../config/paths.js";
@@ -93,7 +94,8 @@ export function checkLock(paths: SwitchyardPaths): { finding: DoctorFinding; loc
  */
 export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFinding> {
   const newest = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
-  let Database: typeof import("better-sqlite3");
+  // Imported here, not at the top: a native module that fails to load is this check's finding.
+  let Database: typeof BetterSqlite3;
   try {
     Database = (await import("better-sqlite3")).default;
     new Database(":memory:").close();

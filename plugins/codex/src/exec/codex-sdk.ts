@@ -1,7 +1,8 @@
+import type * as CodexSdkModule from "@openai/codex-sdk";
 import { findHarness, importHarnessPackage, type HarnessSearch, type HarnessSpec, type PluginContext } from "@switchyard/sdk";
 
 /** The Codex SDK module (`@openai/codex-sdk`), which the `codex-exec` driver runs in-process. */
-export type CodexSdk = typeof import("@openai/codex-sdk");
+export type CodexSdk = typeof CodexSdkModule;
 
 /**
  * The Codex SDK as this plugin looks for it. It is a library, not a command: the driver imports
