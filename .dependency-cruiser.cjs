@@ -133,9 +133,10 @@ module.exports = {
     {
       name: "plugin-declares-what-it-imports",
       severity: "error",
-      comment: "A plugin's source imports only packages its own package.json ships with (dependencies, peer dependencies; not devDependencies).",
+      comment:
+        "A plugin's source imports only packages its own package.json ships with (dependencies, peer dependencies; not devDependencies). A harness library the user installs is an optional peer and, for this repository's tests, a devDependency too: the peer is what counts.",
       from: { path: `${PLUGIN}src/` },
-      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "npm-dev"] },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "npm-dev"], dependencyTypesNot: ["npm-peer"] },
     },
 
     // --- core --------------------------------------------------------------------------------

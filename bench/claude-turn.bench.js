@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScriptedModelServer, createClaudeHome, startTestHost } from "../testkit/dist/index.js";
-import claudePlugin, { loadClaudeSdk } from "../plugins/claude/dist/index.js";
+import claudePlugin, { findClaudeSdk, loadClaudeSdk } from "../plugins/claude/dist/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PLUGIN_DIR = join(here, "..", "plugins", "claude");
@@ -82,7 +82,8 @@ function directQuery(sdk, home, mcpUrl, token) {
 
 export default async function run() {
   if (!claudePlugin.drivers.some((driver) => driver.driverKind === "claude")) throw new Error("plugins/claude/dist does not export the claude driver");
-  const sdk = await loadClaudeSdk();
+  // The SDK the plugin would run (it is not the plugin's dependency; the search needs no process helpers for a library).
+  const sdk = await loadClaudeSdk(await findClaudeSdk({}, process.env));
   const server = await ScriptedModelServer.start();
   const home = await createClaudeHome({ modelServerUrl: server.url, model: "claude-fake", toolSearch: true });
   const lab = await startTestHost({

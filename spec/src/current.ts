@@ -10,6 +10,9 @@ import type {
   ProbeDepthV1,
   ProbeOptionsV1,
   ProviderStatusV1,
+  HarnessSourceV1,
+  HarnessLookupV1,
+  HarnessReportV1,
   McpEndpointGrantV1,
   OpenSessionInputV1,
   TurnInputV1,
@@ -105,6 +108,12 @@ export type ProbeDepth = ProbeDepthV1;
 export type ProbeOptions = ProbeOptionsV1;
 /** The current version of {@link ProviderStatusV1}. */
 export type ProviderStatus = ProviderStatusV1;
+/** The current version of {@link HarnessSourceV1}. */
+export type HarnessSource = HarnessSourceV1;
+/** The current version of {@link HarnessLookupV1}. */
+export type HarnessLookup = HarnessLookupV1;
+/** The current version of {@link HarnessReportV1}. */
+export type HarnessReport = HarnessReportV1;
 /** The current version of {@link McpEndpointGrantV1}. */
 export type McpEndpointGrant = McpEndpointGrantV1;
 /** The current version of {@link OpenSessionInputV1}. */

@@ -1,23 +1,7 @@
 #!/usr/bin/env node
-import "reflect-metadata";
-import { CommanderError } from "commander";
-import { buildProgram } from "./program.js";
-import { endQuietlyWhenPipeCloses, EXIT, reportError } from "./output.js";
+// The command line as a checkout runs it (`node core/dist/cli/main.js`, `npm start`) and as the
+// server runs its own helpers (`mcp-bridge`). Installed, the `switchyard` bin of @switchyard/cli
+// runs `runCli` with the plugins it ships.
+import { runCli } from "./run-cli.js";
 
-async function main(): Promise<void> {
-  endQuietlyWhenPipeCloses(process.stdout);
-  endQuietlyWhenPipeCloses(process.stderr);
-  const program = buildProgram();
-  try {
-    await program.parseAsync(process.argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and version exit 0; usage mistakes exit 2 (commander already printed why).
-      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      return;
-    }
-    process.exitCode = reportError(error);
-  }
-}
-
-await main();
+await runCli();

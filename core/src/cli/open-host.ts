@@ -5,6 +5,7 @@ import { createLogger, createSilentLogger } from "../logging/logger.js";
 import type { ManagedProviders } from "../providers/ports.js";
 import type { SwitchyardPaths } from "../config/paths.js";
 import type { HarnessProcessLedger } from "../store/ports.js";
+import type { PluginRecord } from "../plugin-host/ports.js";
 import { colorEnabled } from "./output.js";
 
 /** Options every command that opens the home shares. */
@@ -42,18 +43,22 @@ export async function withHost<T>(options: HomeOptions, fn: (host: SwitchyardHos
  * but no database opened (nor created) and no harness process recorded in one. For commands
  * that only look at providers (`switchyard providers`).
  */
-export async function withProviders<T>(options: HomeOptions, fn: (providers: ManagedProviders, paths: SwitchyardPaths) => Promise<T> | T): Promise<T> {
+export async function withProviders<T>(
+  options: HomeOptions,
+  fn: (providers: ManagedProviders, paths: SwitchyardPaths, plugins: readonly PluginRecord[]) => Promise<T> | T,
+): Promise<T> {
   const { container, paths, config } = createContainer({
     ...(options.home !== undefined ? { home: options.home } : {}),
     logger: cliLogger(),
     // Probe processes are short-lived and stopped by the probe itself.
     overrides: (c) => c.register(TOKENS.HarnessProcessLog, { useValue: UNRECORDED_PROCESSES }),
   });
-  await resolve(container, TOKENS.PluginHost).load();
+  const pluginHost = resolve(container, TOKENS.PluginHost);
+  await pluginHost.load();
   const providers = resolve(container, TOKENS.ProviderRegistry);
   await providers.initialize(config.providers);
   try {
-    return await fn(providers, paths);
+    return await fn(providers, paths, pluginHost.list());
   } finally {
     await providers.dispose();
   }

@@ -3,6 +3,7 @@ import { HOST_VERSION } from "../util/host-version.js";
 import { registerConnect } from "./commands/connect.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerDoctor } from "./commands/doctor.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
@@ -23,6 +24,7 @@ export function buildHostProgram(): Command {
     .exitOverride();
   registerServe(program);
   registerProviders(program);
+  registerDoctor(program);
   registerPluginCommands(program);
   registerProject(program);
   registerToken(program);

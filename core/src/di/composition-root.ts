@@ -1,9 +1,8 @@
 import "reflect-metadata";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname } from "node:path";
 import { container as rootContainer, instanceCachingFactory, Lifecycle, type DependencyContainer } from "tsyringe";
 import { loadConfig, parseConfig } from "../config/config-loader.js";
+import { defaultBuiltinPlugins } from "../plugin-host/builtin-plugins.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../config/paths.js";
 import { BootReconciler } from "../engine/boot-reconciler.js";
@@ -77,7 +76,7 @@ export interface ContainerOptions {
   readonly home?: string;
   /** A config to use instead of `config.json` (validated the same way). */
   readonly config?: unknown;
-  /** Where built-in plugins are; default the repository's `plugins/` folder. */
+  /** Where built-in plugins are; default the launcher's plugin packages, else the repository's `plugins/` folder (null: none). */
   readonly builtinPluginsDir?: string | null;
   /** A logger to use instead of the default stderr one. */
   readonly logger?: Logger;
@@ -85,12 +84,12 @@ export interface ContainerOptions {
   readonly overrides?: (container: DependencyContainer) => void;
 }
 
-/** The repository's `plugins/` folder, when this core runs from a checkout. */
+/**
+ * The repository's `plugins/` folder, when this core runs from a checkout and no launcher named
+ * its built-in plugins (see plugin-host/builtin-plugins.ts).
+ */
 export function defaultBuiltinPluginsDir(): string | null {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // core/{src,dist}/di → repository root
-  const candidate = join(here, "..", "..", "..", "plugins");
-  return existsSync(candidate) ? candidate : null;
+  return defaultBuiltinPlugins().builtinDir;
 }
 
 /**
@@ -120,7 +119,7 @@ export function createContainer(options: ContainerOptions = {}): { container: De
         (c) =>
           new PluginHost(
             {
-              builtinDir: options.builtinPluginsDir === undefined ? defaultBuiltinPluginsDir() : options.builtinPluginsDir,
+              ...(options.builtinPluginsDir === undefined ? defaultBuiltinPlugins() : { builtinDir: options.builtinPluginsDir }),
               managedDir: paths.pluginsDir,
               configEntries: config.plugins,
               configBaseDir: dirname(paths.configFile),

@@ -56,6 +56,21 @@ function holderAlive(holder: HomeLockHolder): boolean {
   return current === null || current === holder.processStart;
 }
 
+/** What a home's lock says now, read without taking it (`switchyard doctor`). */
+export type HomeLockState =
+  | { readonly state: "free" }
+  | { readonly state: "held"; readonly holder: HomeLockHolder }
+  /** Left by a process that is gone (or unreadable): the next server takes it over. */
+  | { readonly state: "stale"; readonly holder: HomeLockHolder | null };
+
+/** Reads a home's lock without taking it or changing anything. */
+export function inspectHomeLock(home: string): HomeLockState {
+  const current = readHolder(join(home, HOME_LOCK_FILE));
+  if (current === "missing") return { state: "free" };
+  if (current === "unreadable") return { state: "stale", holder: null };
+  return holderAlive(current) ? { state: "held", holder: current } : { state: "stale", holder: current };
+}
+
 /** Another live process holds the home. */
 export class HomeLockedError extends SwitchyardError {
   constructor(

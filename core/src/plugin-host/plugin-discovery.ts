@@ -18,6 +18,8 @@ export interface PluginCandidate {
 export interface PluginSearchPaths {
   /** The repository's `plugins/` folder (or wherever built-in plugins ship). */
   readonly builtinDir: string | null;
+  /** Built-in plugin package folders (what the `@switchyard/cli` launcher depends on). */
+  readonly builtinPackageDirs?: readonly string[];
   /** `$SWITCHYARD_HOME/plugins`, managed by `switchyard plugin install`. */
   readonly managedDir: string;
   /** The config's `plugins` entries: folders or package names. */
@@ -92,5 +94,6 @@ export function discoverPluginCandidates(paths: PluginSearchPaths): { candidates
       if (isDir(dir) && existsSync(join(dir, "package.json"))) candidates.push({ dir, source: "builtin", requested: null });
     }
   }
+  for (const dir of paths.builtinPackageDirs ?? []) candidates.push({ dir, source: "builtin", requested: null });
   return { candidates, unresolved };
 }

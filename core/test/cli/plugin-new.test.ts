@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_TEMPLATE_NAMES, PLUGIN_TEMPLATES_DIR } from "../../src/plugin-host/plugin-scaffold.js";
 import { HOST_VERSION } from "../../src/util/host-version.js";
 import { SDK_TARBALLS_DIR } from "../../src/util/package-paths.js";
-import { runCli } from "../support/cli.js";
+import { CLI, runCli } from "../support/cli.js";
 
 // `switchyard plugin new`: each template becomes a package of its own, renamed to the new id and
 // laid out like the built-in plugins. The whole path outside the repository (install, build,
@@ -53,6 +53,9 @@ describe("switchyard plugin new", () => {
       const dir = join(parent, "acme-agent");
       expect(created.stdout).toContain(`Created switchyard-plugin-acme-agent in ${dir} (template ${template})`);
       expect(created.stdout).toContain("npm install");
+      // The install line names the command that ran, which exists (core has no bin of its own).
+      const launcher = /^ {2}node (\S+) plugin install /m.exec(created.stdout)?.[1];
+      expect(launcher).toBe(realpathSync(CLI));
       const files = allFiles(dir).sort();
       // The plugin folder shape every plugin shares.
       for (const file of ["package.json", "README.md", "tsconfig.json", "vitest.config.ts", "src/index.ts", "src/acme-agent-adapter.ts", "src/acme-agent-capabilities.ts", "src/acme-agent-wire.ts", "test/acme-agent.conformance.test.ts", "test/acme-agent-adapter.test.ts"]) {

@@ -124,7 +124,7 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     const spec = await packageJsonOf(tarball("@switchyard/spec"));
     expect(spec.dependencies).toBeUndefined();
     const sdk = await packageJsonOf(tarball("@switchyard/sdk"));
-    expect(sdk.dependencies).toEqual({ "@agentclientprotocol/sdk": "2.4.0", "@switchyard/spec": sdkPath.hostVersion });
+    expect(sdk.dependencies).toEqual({ "@agentclientprotocol/sdk": "2.4.0", "@switchyard/spec": sdkPath.hostVersion, semver: "7.8.6" });
     expect(sdk.peerDependencies).toBeUndefined();
     const testkit = await packageJsonOf(tarball("@switchyard/testkit"));
     expect(testkit.dependencies).toMatchObject({ "@switchyard/sdk": sdkPath.hostVersion, "@switchyard/spec": sdkPath.hostVersion });
@@ -202,7 +202,7 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     // The installed core scaffolds from the templates it ships, naming its own tarballs, and core
     // (which ships no tarball of itself) by version, as a Switchyard installed from npm would.
     const installedCore = join(project, "node_modules", "@switchyard", "core");
-    const scaffolded = await execa(process.execPath, [join(installedCore, "bin", "switchyard.js"), "plugin", "new", "acme", "--dir", project], { reject: false, timeout: 60_000 });
+    const scaffolded = await execa(process.execPath, [join(installedCore, "dist", "cli", "main.js"), "plugin", "new", "acme", "--dir", project], { reject: false, timeout: 60_000 });
     expect(scaffolded.exitCode, scaffolded.stderr).toBe(0);
     const scaffold = JSON.parse(readFileSync(join(project, "acme", "package.json"), "utf8")) as PackageJson;
     expect(scaffold.devDependencies).toMatchObject({

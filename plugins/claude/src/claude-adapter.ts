@@ -2,10 +2,12 @@ import {
   defineAdapter,
   defineDriver,
   harnessEnvironment,
+  packageEntry,
   type CreateInstanceInput,
   type OrchestrationAdapter,
   type ProviderDriver,
 } from "@switchyard/sdk";
+import { findClaudeSdk } from "./claude-binary.js";
 import { CLAUDE_CAPABILITIES } from "./claude-capabilities.js";
 import { claudeOptionsSchema, type ClaudeOptions } from "./claude-options.js";
 import { bypassPermissionsAvailable } from "./claude-permissions.js";
@@ -32,7 +34,10 @@ export function createClaudeAdapter({ instance, options, context }: CreateInstan
     own: { CLAUDE_AGENT_SDK_CLIENT_APP: `switchyard/${context.hostVersion}`, CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1" },
   });
   const bypassAvailable = bypassPermissionsAvailable(env, isRoot());
-  const transcripts = new ClaudeTranscripts(context.process, env);
+  const transcripts = new ClaudeTranscripts(context.process, env, async () => {
+    const sdk = await findClaudeSdk(context, env);
+    return sdk.found?.packageDir ? packageEntry(sdk.found.packageDir) : null;
+  });
   return defineAdapter({
     instance,
     driverKind: "claude",

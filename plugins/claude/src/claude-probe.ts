@@ -1,8 +1,8 @@
 import { access, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ModelDescriptor, PluginContext, ProbeDepth, ProviderInstanceDescriptor, ProviderStatus } from "@switchyard/sdk";
-import { resolveClaudeBinary, type ClaudeBinary } from "./claude-binary.js";
+import { harnessNotFoundStatus, harnessVersionVerdict, withHarnessVerdict, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
+import { findClaude, type ClaudeBinary, type ClaudeLookup } from "./claude-binary.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import { claudeProcessHandle } from "./claude-process.js";
 import { PromptStream } from "./claude-prompt-stream.js";
@@ -90,19 +90,6 @@ async function homeProblem(env: Readonly<Record<string, string>>): Promise<strin
   }
 }
 
-function notFound(input: ClaudeProbeInput): ProviderStatus {
-  return {
-    installed: false,
-    executable: false,
-    authenticated: false,
-    models: input.instance.customModels.map((id) => ({ id })),
-    message:
-      input.options.claudePath !== undefined
-        ? `claude was not found at "${input.options.claudePath}" (the instance's claudePath option).`
-        : `The claude binary bundled with the Claude Agent SDK is not installed for ${process.platform}-${process.arch}. Reinstall the plugin's dependencies without --omit=optional.`,
-  };
-}
-
 /**
  * `claude --version` with a throwaway CLAUDE_CONFIG_DIR, so a probe never writes into the
  * instance's home.
@@ -134,21 +121,26 @@ async function inspectClaude(input: ClaudeProbeInput, binary: ClaudeBinary): Pro
  * account), so no model turn ever starts. About half a second.
  */
 export async function probeClaude(input: ClaudeProbeInput, depth: ProbeDepth = "full"): Promise<ProviderStatus> {
-  const binary = resolveClaudeBinary(input.options.claudePath);
-  if (binary === null) return notFound(input);
-  if (depth === "inspect") return inspectClaude(input, binary);
+  const custom = input.instance.customModels.map((id) => ({ id }));
+  const lookup = await findClaude(input.options.claudePath, input.context, input.env);
+  if (lookup.sdk.found === null) return harnessNotFoundStatus(lookup.sdk, custom);
+  if (lookup.binary === null) return harnessNotFoundStatus(lookup.search, custom);
+  const status = depth === "inspect" ? await inspectClaude(input, lookup.binary) : await initializeClaude(input, lookup);
+  // Where claude was found, whether its version is tested (or, before 2.1.332, refused), and
+  // whether the SDK's own version is one this plugin was tested with.
+  const checked = withHarnessVerdict(lookup.search, status);
+  const sdk = harnessVersionVerdict(lookup.sdk.spec, lookup.sdk.found.packageVersion, lookup.sdk.found.packageDir ?? undefined);
+  return sdk.kind === "untested" ? { ...checked, warnings: [...(checked.warnings ?? []), sdk.warning] } : checked;
+}
+
+/** The `full` probe: starts `claude` through the SDK without a prompt and reads its initialize answer. */
+async function initializeClaude(input: ClaudeProbeInput, lookup: ClaudeLookup): Promise<ProviderStatus> {
   const custom = input.instance.customModels.map((id) => ({ id }));
   let sdk;
   try {
-    sdk = await loadClaudeSdk();
+    sdk = await loadClaudeSdk(lookup.sdk);
   } catch (error) {
-    return {
-      installed: false,
-      executable: false,
-      authenticated: false,
-      models: custom,
-      message: `The Claude Agent SDK is not installed (${(error as Error).message}). Install the plugin with its dependencies: npm install @switchyard/plugin-claude.`,
-    };
+    return { installed: false, executable: false, authenticated: false, models: custom, message: (error as Error).message };
   }
   const prompt = new PromptStream();
   const handle = claudeProcessHandle(input.context.process, "claude probe");
@@ -158,7 +150,7 @@ export async function probeClaude(input: ClaudeProbeInput, depth: ProbeDepth = "
       cwd: tmpdir(),
       env: { ...input.env },
       permissionMode: "default",
-      ...(input.options.claudePath !== undefined ? { pathToClaudeCodeExecutable: input.options.claudePath } : {}),
+      pathToClaudeCodeExecutable: lookup.binary!.path,
       spawnClaudeCodeProcess: handle.spawn,
     },
   });

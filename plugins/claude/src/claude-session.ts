@@ -3,6 +3,7 @@ import {
   EventSink,
   RuntimeRequestBook,
   SwitchyardError,
+  harnessNotFoundMessage,
   UnsupportedCapabilityError,
   type ForkInput,
   type InterruptInput,
@@ -24,6 +25,7 @@ import { claudeProcessHandle, type ClaudeProcessHandle } from "./claude-process.
 import { PromptStream } from "./claude-prompt-stream.js";
 import type { ClaudeTranscripts } from "./claude-transcripts.js";
 import { ClaudeTurn, terminalOf } from "./claude-turn.js";
+import { findClaude } from "./claude-binary.js";
 import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type EffortLevel, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
 
 /** What a session needs from its adapter. */
@@ -122,12 +124,13 @@ export class ClaudeProviderSession implements StartableSession {
       this.#sink.emit({ type: "warning", message: `The claude driver offers no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
     }
     this.#warnIfRootFullAccess();
-    const sdk = await loadClaudeSdk().catch((error: Error) => {
-      throw new SwitchyardError("provider_unavailable", `The Claude Agent SDK could not be loaded: ${error.message}. Reinstall the plugin's dependencies (npm install @anthropic-ai/claude-agent-sdk).`);
-    });
+    const lookup = await findClaude(this.deps.options.claudePath, this.deps.context, this.deps.env);
+    if (lookup.sdk.found === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.sdk));
+    if (lookup.binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.search), { claudePath: this.deps.options.claudePath ?? null });
+    const sdk = await loadClaudeSdk(lookup.sdk);
     const handle = claudeProcessHandle(this.deps.context.process, "claude");
     this.#process = handle;
-    const query = sdk.query({ prompt: this.#prompt, options: this.#queryOptions(handle) });
+    const query = sdk.query({ prompt: this.#prompt, options: this.#queryOptions(handle, lookup.binary.path) });
     this.#query = query;
     this.#reading = this.#read(query);
     try {
@@ -148,12 +151,12 @@ export class ClaudeProviderSession implements StartableSession {
     this.#logger.info("claude started", { pid: handle.process?.pid ?? null, resumed: this.input.resumeCursor !== null, mcp: this.input.mcp !== null, model: this.#model });
   }
 
-  #queryOptions(handle: ClaudeProcessHandle): ClaudeQueryOptions {
+  #queryOptions(handle: ClaudeProcessHandle, claude: string): ClaudeQueryOptions {
     const mcp = claudeMcpOptions(this.input.mcp);
     return {
       cwd: this.input.cwd,
       env: { ...this.deps.env },
-      ...(this.deps.options.claudePath !== undefined ? { pathToClaudeCodeExecutable: this.deps.options.claudePath } : {}),
+      pathToClaudeCodeExecutable: claude,
       ...(this.#model !== null ? { model: this.#model } : {}),
       ...(this.input.resumeCursor !== null ? { resume: this.input.resumeCursor } : {}),
       includePartialMessages: true,

@@ -12,10 +12,13 @@ export class ClaudeTranscripts {
     private readonly helpers: ProcessHelpers,
     /** The instance's complete harness environment (it names `CLAUDE_CONFIG_DIR`). */
     private readonly env: Readonly<Record<string, string>>,
+    /** The SDK's entry module where the user installed it (the tool imports it from there), or null: the tool's own resolution. */
+    private readonly sdkEntry: () => Promise<string | null> = async () => null,
   ) {}
 
   private async run<T>(operation: "fork" | "messages", sessionId: string, projectDir: string): Promise<T> {
-    const result = await this.helpers.run(process.execPath, [TOOL, operation, sessionId, projectDir], {
+    const entry = await this.sdkEntry();
+    const result = await this.helpers.run(process.execPath, [TOOL, operation, sessionId, projectDir, ...(entry !== null ? [entry] : [])], {
       cwd: projectDir,
       env: this.env,
       extendEnv: false,

@@ -4,6 +4,7 @@
  * generated; the content blocks are narrowed here to the fields the adapter reads.
  */
 import type * as ClaudeAgentSdk from "@anthropic-ai/claude-agent-sdk";
+import { importHarnessPackage, type HarnessSearch } from "@switchyard/sdk";
 
 export type {
   CanUseTool,
@@ -35,18 +36,24 @@ export type ClaudeSdk = typeof ClaudeAgentSdk;
 /** The SDK version this plugin is built and tested against. */
 export const CLAUDE_AGENT_SDK_VERSION = "0.3.332";
 
-let loading: Promise<ClaudeSdk> | null = null;
+const loading = new Map<string, Promise<ClaudeSdk>>();
 
 /**
- * Loads the SDK on first use. The module is large (its bundled `claude` binary sits beside it),
- * so a host that never opens a Claude session never pays for importing it.
+ * Loads the SDK on first use, from where a search found it (the user's install, or next to the
+ * plugin: the plugin does not depend on it, so never by its bare name). The module is large, so
+ * a host that never opens a Claude session never pays for importing it.
  */
-export function loadClaudeSdk(): Promise<ClaudeSdk> {
-  loading ??= import("@anthropic-ai/claude-agent-sdk").catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
+export function loadClaudeSdk(search: HarnessSearch): Promise<ClaudeSdk> {
+  const key = search.found?.packageDir ?? "";
+  let pending = loading.get(key);
+  if (pending === undefined) {
+    pending = importHarnessPackage<ClaudeSdk>(search).catch((error: unknown) => {
+      loading.delete(key);
+      throw error;
+    });
+    loading.set(key, pending);
+  }
+  return pending;
 }
 
 /** A text block of an assistant or user message. */

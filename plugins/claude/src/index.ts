@@ -11,7 +11,7 @@ export { claudeMcpOptions, type ClaudeMcpOptions } from "./claude-mcp-config.js"
 export { claudeOptionsSchema, type ClaudeOptions } from "./claude-options.js";
 export { COMMAND_ASK_SETTINGS, approvalKindOf, approvalRequestOf, bypassPermissionsAvailable, claudeModeSettings, permissionResultOf, ROOT_FULL_ACCESS_WARNING, type ClaudeModeSettings } from "./claude-permissions.js";
 export { claudeAuthentication, claudeModels, credentialsOnDisk, probeClaude, type ClaudeProbeInput } from "./claude-probe.js";
-export { resolveClaudeBinary, type ClaudeBinary } from "./claude-binary.js";
+export { CLAUDE_CODE_HARNESS, CLAUDE_SDK_HARNESS, bundledClaude, findClaude, findClaudeSdk, type ClaudeBinary, type ClaudeLookup } from "./claude-binary.js";
 export { ClaudeProviderSession } from "./claude-session.js";
 export { snapshotOf } from "./claude-transcripts.js";
 export { ClaudeTurn, terminalOf, toolKindOf, toolTitleOf, turnUsageOf } from "./claude-turn.js";

@@ -339,7 +339,7 @@ describe("Claude adapter: probe", () => {
       for (const depth of ["full", "inspect"] as const) {
         const status = await missing.adapter.probe({ depth });
         expect(status, depth).toMatchObject({ installed: false, executable: false, authenticated: false });
-        expect(status.message, depth).toContain('claude was not found at "/nonexistent/claude"');
+        expect(status.message, depth).toContain("Claude Code was not found at /nonexistent/claude (the claudePath option)");
       }
       await expect(missing.open()).rejects.toMatchObject({ code: "provider_unavailable" });
     } finally {

@@ -1,6 +1,9 @@
 import {
   defineAdapter,
   defineDriver,
+  harnessNotFoundStatus,
+  harnessVersionVerdict,
+  type HarnessSearch,
   type CapabilityDeclaration,
   type OpenSessionInput,
   type OptionsSchema,
@@ -12,6 +15,7 @@ import {
 import { CodexAppServerSession } from "./app-server/codex-session.js";
 import { CODEX_APP_SERVER_CAPABILITIES, CODEX_EXEC_CAPABILITIES } from "./codex-capabilities.js";
 import { CodexExecSession } from "./exec/codex-exec-session.js";
+import { findCodexSdk, loadCodexSdk } from "./exec/codex-sdk.js";
 import { requireCodexBinary, type CodexBinary } from "./shared/codex-binary.js";
 import { codexEnvironment } from "./shared/codex-environment.js";
 import { codexExecOptionsOf, codexExecOptionsSchema, codexOptionsOf, codexOptionsSchema, type CodexExecOptions, type CodexOptions } from "./shared/codex-options.js";
@@ -34,7 +38,9 @@ interface CodexDriverSpec<TOptions extends { readonly codexPath?: string | undef
   /** Reads options that may not have passed through the schema (a driver created directly). */
   readonly optionsOf: (value: unknown) => TOptions;
   readonly capabilities: CapabilityDeclaration;
-  readonly session: (setup: CodexSessionSetup<TOptions>, input: OpenSessionInput) => StartableSession;
+  readonly session: (setup: CodexSessionSetup<TOptions>, input: OpenSessionInput) => StartableSession | Promise<StartableSession>;
+  /** A library the driver runs in-process besides the binary (the Codex SDK), found the same way. */
+  readonly library?: (context: PluginContext, env: Readonly<Record<string, string | undefined>>) => Promise<HarnessSearch>;
 }
 
 /**
@@ -55,7 +61,16 @@ function codexDriver<TOptions extends { readonly codexPath?: string | undefined 
         instance,
         driverKind: spec.driverKind,
         capabilities: spec.capabilities,
-        probe: (probe = {}) => probeCodex({ codexPath, instance, context, depth: probe.depth ?? "full" }),
+        probe: async (probe = {}) => {
+          const env = codexEnvironment({ instance, binary: null, grant: null });
+          const library = spec.library === undefined ? null : await spec.library(context, env);
+          if (library !== null && library.found === null) return harnessNotFoundStatus(library, instance.customModels.map((id) => ({ id })));
+          const status = await probeCodex({ codexPath, instance, context, depth: probe.depth ?? "full" });
+          const verdict = library === null ? null : harnessVersionVerdict(library.spec, library.found?.packageVersion, library.found?.packageDir ?? undefined);
+          if (verdict?.kind === "untested") return { ...status, warnings: [...(status.warnings ?? []), verdict.warning] };
+          if (verdict?.kind === "unsupported") return { ...status, executable: false, message: verdict.refusal };
+          return status;
+        },
         createSession: async (input, onClosed) => {
           const binary = await requireCodexBinary(codexPath, context, codexEnvironment({ instance, binary: null, grant: null }));
           return spec.session({ instance, options, context, binary, onClosed }, input);
@@ -91,6 +106,7 @@ export function createCodexExecDriver(): ProviderDriver<CodexExecOptions> {
     optionsSchema: codexExecOptionsSchema,
     optionsOf: codexExecOptionsOf,
     capabilities: CODEX_EXEC_CAPABILITIES,
-    session: (setup, input) => new CodexExecSession(setup, input),
+    library: findCodexSdk,
+    session: async (setup, input) => new CodexExecSession({ ...setup, sdk: await loadCodexSdk(setup.context, codexEnvironment({ instance: setup.instance, binary: null, grant: null })) }, input),
   });
 }

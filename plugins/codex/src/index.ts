@@ -16,7 +16,8 @@ export { codexOptionsSchema, codexExecOptionsSchema, type CodexOptions, type Cod
 export { codexMcpServers, codexThreadMcpConfig, directServerName, type CodexMcpServerConfig } from "./shared/codex-mcp-config.js";
 export { MCP_TOKEN_ENV_VAR } from "./shared/codex-environment.js";
 export { appServerModeSettings, execModeSettings } from "./shared/codex-runtime-modes.js";
-export { installedCodexBinary, resolveCodexBinary, type CodexBinary } from "./shared/codex-binary.js";
+export { CODEX_HARNESS, codexFromPackage, findCodex, installedCodexBinary, resolveCodexBinary, type CodexBinary, type CodexLookup } from "./shared/codex-binary.js";
+export { CODEX_SDK_HARNESS, findCodexSdk, loadCodexSdk, type CodexSdk } from "./exec/codex-sdk.js";
 export { CODEX_WIRE_VERSION } from "./codex-wire.js";
 
 export default definePlugin({ drivers: [createCodexDriver(), createCodexExecDriver()] });

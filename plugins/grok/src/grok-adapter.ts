@@ -22,6 +22,8 @@ export type GrokOptions = z.output<typeof grokOptionsSchema>;
 export const grokFlavor: AcpFlavor<GrokOptions> = {
   driverKind: "grok",
   displayName: "Grok",
+  // Grok's CLI is a native download from xAI, not an npm package.
+  install: "Install xAI's Grok CLI so that `grok` is on PATH",
   optionsSchema: grokOptionsSchema,
   capabilities: GROK_CAPABILITIES,
   resolveLaunch: ({ instance, options }) => ({

@@ -3,6 +3,9 @@ import {
   SwitchyardError,
   defineAdapter,
   defineDriver,
+  harnessNotFoundMessage,
+  harnessNotFoundStatus,
+  withHarnessVerdict,
   type CreateInstanceInput,
   type ModelDescriptor,
   type OrchestrationAdapter,
@@ -11,7 +14,7 @@ import {
   type ProviderInstanceDescriptor,
   type ProviderStatus,
 } from "@switchyard/sdk";
-import { resolveOpenCodeBinary, type OpenCodeBinary } from "./opencode-binary.js";
+import { findOpenCode, type OpenCodeBinary, type OpenCodeLookup } from "./opencode-binary.js";
 import { OPENCODE_CAPABILITIES } from "./opencode-capabilities.js";
 import { instanceDirectories, readUserConfig, serverConfig, serverEnvironment, userConfigPath } from "./opencode-config.js";
 import { openCodeOptionsSchema, type OpenCodeOptions } from "./opencode-options.js";
@@ -55,11 +58,9 @@ interface OpenCodeInstance {
   readonly context: PluginContext;
 }
 
-async function binaryOf({ instance, options, context }: OpenCodeInstance): Promise<OpenCodeBinary | null> {
-  return resolveOpenCodeBinary(options, context, serverEnvironment(instance, {}));
+function lookupOf({ instance, options, context }: OpenCodeInstance): Promise<OpenCodeLookup> {
+  return findOpenCode(options, context, serverEnvironment(instance, {}));
 }
-
-const NOT_FOUND = "OpenCode was not found. Install it (npm i -g opencode-ai), or set the instance's opencodePath option.";
 
 /** The models a config names itself: its default model and its own providers' models. */
 export function configuredModels(config: Record<string, unknown>, customModels: readonly string[]): ModelDescriptor[] {
@@ -81,10 +82,16 @@ export function configuredModels(config: Record<string, unknown>, customModels: 
  * a session, never a model call.
  */
 async function probe(subject: OpenCodeInstance, gate: ServerStartGate, depth: "inspect" | "full"): Promise<ProviderStatus> {
+  const custom = subject.instance.customModels.map((id): ModelDescriptor => ({ id }));
+  const { search, binary } = await lookupOf(subject);
+  if (binary === null) return harnessNotFoundStatus(search, custom);
+  // Where OpenCode was found and whether its version is one this plugin was tested with.
+  return withHarnessVerdict(search, await probeFound(subject, gate, depth, binary, custom));
+}
+
+/** {@link probe} once the binary is found. */
+async function probeFound(subject: OpenCodeInstance, gate: ServerStartGate, depth: "inspect" | "full", binary: OpenCodeBinary, custom: ModelDescriptor[]): Promise<ProviderStatus> {
   const { instance, options, context } = subject;
-  const custom = instance.customModels.map((id): ModelDescriptor => ({ id }));
-  const binary = await binaryOf(subject);
-  if (binary === null) return { installed: false, executable: false, authenticated: false, models: custom, message: NOT_FOUND };
   if (depth === "inspect") {
     try {
       const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
@@ -138,8 +145,8 @@ export function createOpenCodeAdapter(subject: OpenCodeInstance): OrchestrationA
     capabilities: OPENCODE_CAPABILITIES,
     probe: (options) => probe(subject, gate, options?.depth ?? "full"),
     async createSession(input, onClosed) {
-      const binary = await binaryOf(subject);
-      if (binary === null) throw new SwitchyardError("provider_unavailable", NOT_FOUND, { opencodePath: subject.options.opencodePath ?? null });
+      const { search, binary } = await lookupOf(subject);
+      if (binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { opencodePath: subject.options.opencodePath ?? null });
       return new OpenCodeProviderSession({ ...subject, binary, gate, onClosed }, input);
     },
   });

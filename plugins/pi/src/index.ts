@@ -8,6 +8,7 @@ import { createPiDriver } from "./pi-adapter.js";
 
 export { createPiAdapter, createPiDriver, type PiAdapter } from "./pi-adapter.js";
 export { parseModelTable, probePi } from "./pi-probe.js";
+export { PI_HARNESS, findPi, resolvePiBinary, type PiBinary, type PiLookup } from "./pi-launch.js";
 export { PI_CAPABILITIES } from "./pi-capabilities.js";
 export { piOptionsSchema, reservedFlagsIn, RESERVED_PI_FLAGS, type PiOptions } from "./pi-options.js";
 export { PiProviderSession } from "./pi-session.js";

@@ -1,5 +1,6 @@
 import {
   SwitchyardError,
+  harnessNotFoundMessage,
   defineAdapter,
   defineDriver,
   type CreateInstanceInput,
@@ -10,7 +11,7 @@ import {
 } from "@switchyard/sdk";
 import { PI_CAPABILITIES } from "./pi-capabilities.js";
 import { writeSwitchyardExtension } from "./pi-extension-writer.js";
-import { piEnvironment, resolvePiBinary } from "./pi-launch.js";
+import { findPi, piEnvironment } from "./pi-launch.js";
 import { piOptionsSchema, type PiOptions } from "./pi-options.js";
 import { probePi } from "./pi-probe.js";
 import { PiProviderSession } from "./pi-session.js";
@@ -29,12 +30,8 @@ export function createPiAdapter(instance: ProviderInstanceDescriptor, options: P
     capabilities: PI_CAPABILITIES,
     probe: (probeOptions) => probePi({ instance, options, context }, probeOptions),
     async createSession(input, onClosed) {
-      const binary = await resolvePiBinary(options, context, piEnvironment(instance, {}));
-      if (binary === null) {
-        throw new SwitchyardError("provider_unavailable", "Pi was not found. Install @mariozechner/pi-coding-agent, or set the instance's piPath option.", {
-          piPath: options.piPath ?? null,
-        });
-      }
+      const { search, binary } = await findPi(options, context, piEnvironment(instance, {}));
+      if (binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { piPath: options.piPath ?? null });
       const extensionPath = await writeSwitchyardExtension(context.paths.cacheDir);
       return new PiProviderSession({ instance, options, context, binary, extensionPath, onClosed }, input);
     },

@@ -1,11 +1,24 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import type { McpEndpointGrant, PluginContext, ProviderInstanceDescriptor } from "@switchyard/sdk";
+import { findHarness, type FoundHarness, type HarnessSearch, type HarnessSource, type HarnessSpec, type McpEndpointGrant, type PluginContext, type ProviderInstanceDescriptor } from "@switchyard/sdk";
 import { EXTENSION_ENV } from "./pi-extension/switchyard-extension.js";
 import type { PiOptions } from "./pi-options.js";
+
+/**
+ * Pi as this plugin looks for it (data for the sdk's harness search). Tested with the Pi its
+ * RPC wire types describe; no release is known to speak a different RPC protocol, so none is
+ * refused.
+ */
+export const PI_HARNESS: HarnessSpec = {
+  displayName: "Pi",
+  option: "piPath",
+  commands: ["pi"],
+  packages: ["@mariozechner/pi-coding-agent"],
+  install: "npm i -g @mariozechner/pi-coding-agent",
+  testedVersions: "~0.73.1",
+};
 
 /** How to start Pi. */
 export interface PiBinary {
@@ -13,54 +26,57 @@ export interface PiBinary {
   readonly command: string;
   /** Arguments before Pi's own (the `cli.js` path). */
   readonly args: readonly string[];
-  /** Where it came from, for messages. */
-  readonly source: "option" | "package" | "path";
-  /** The package version, when read from an installed package. */
+  /** Where it was found: the instance options, PATH, a global or a local npm package. */
+  readonly source: HarnessSource;
+  /** The package version, when it runs from an installed package. */
   readonly version?: string;
 }
-
-const PI_PACKAGE = "@mariozechner/pi-coding-agent";
 
 /** Variables the adapter owns: inherited values are dropped before its own are set. */
 function isOwnedVariable(name: string): boolean {
   return name.startsWith("SWITCHYARD_MCP_") || name.startsWith("SWITCHYARD_PI_");
 }
 
-/** Finds the installed Pi package by walking up `node_modules` from this module. */
-function findInstalledPi(): PiBinary | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = path.join(dir, "node_modules", PI_PACKAGE, "package.json");
-    if (existsSync(manifest)) {
-      const packageDir = realpathSync(path.dirname(manifest));
-      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { version?: string; bin?: string | Record<string, string> };
-      const bin = typeof parsed.bin === "string" ? parsed.bin : parsed.bin?.["pi"];
-      if (bin !== undefined) {
-        const cli = path.resolve(packageDir, bin);
-        // Run the CLI with this Node directly: no npm wrapper between us and Pi, so signals land.
-        if (existsSync(cli)) return { command: process.execPath, args: [cli], source: "package", ...(parsed.version ? { version: parsed.version } : {}) };
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+const isScript = (file: string) => /\.[cm]?js$/.test(file);
+
+/**
+ * How a found Pi is started. A package's `cli.js` (also behind an npm bin link on PATH) runs
+ * with this Node directly: no npm wrapper or `env node` between the host and Pi, so signals
+ * land; a `.js` in the options likewise; any other executable runs as it is.
+ */
+function launchOf(found: FoundHarness): PiBinary | null {
+  if (found.packageDir !== null && found.command !== null && (found.source === "global" || found.source === "local" || isScript(realpathSync(found.command)))) {
+    return { command: process.execPath, args: [realpathSync(found.command)], source: found.source, ...(found.packageVersion !== null ? { version: found.packageVersion } : {}) };
   }
+  if (found.command === null) return null;
+  if (isScript(found.command)) return { command: process.execPath, args: [found.command], source: found.source };
+  return { command: found.command, args: [], source: found.source };
+}
+
+/** What a search for Pi found: where it looked, and how to start what it found. */
+export interface PiLookup {
+  readonly search: HarnessSearch;
+  readonly binary: PiBinary | null;
 }
 
 /**
- * Resolves the Pi CLI: the `piPath` option, else the installed npm package, else `pi` on PATH.
- * Returns null when none is found.
+ * Finds Pi the way every plugin finds its harness (the sdk's `findHarness`): the `piPath`
+ * option, else `pi` on PATH, else the npm package installed globally, else next to the plugin.
  */
+export async function findPi(options: PiOptions, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<PiLookup> {
+  const search = await findHarness(PI_HARNESS, {
+    configured: options.piPath,
+    env,
+    context,
+    from: import.meta.url,
+    usable: (found) => (launchOf(found) === null ? "the package has no `pi` bin" : null),
+  });
+  return { search, binary: search.found === null ? null : launchOf(search.found) };
+}
+
+/** {@link findPi}'s binary alone; null when Pi is nowhere. */
 export async function resolvePiBinary(options: PiOptions, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<PiBinary | null> {
-  if (options.piPath !== undefined) {
-    if (/\.[cm]?js$/.test(options.piPath)) return existsSync(options.piPath) ? { command: process.execPath, args: [options.piPath], source: "option" } : null;
-    const found = await context.process.which(options.piPath, env);
-    return found === null ? null : { command: found, args: [], source: "option" };
-  }
-  const installed = findInstalledPi();
-  if (installed !== null) return installed;
-  const onPath = await context.process.which("pi", env);
-  return onPath === null ? null : { command: onPath, args: [], source: "path" };
+  return (await findPi(options, context, env)).binary;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { harnessNotFoundStatus, withHarnessVerdict, type ModelDescriptor, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
 import { piModelEfforts } from "./pi-efforts.js";
-import type { ModelDescriptor, PluginContext, ProbeOptions, ProviderInstanceDescriptor, ProviderStatus } from "@switchyard/sdk";
-import { piAgentDir, piEnvironment, resolvePiBinary } from "./pi-launch.js";
+import { findPi, piAgentDir, piEnvironment, type PiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
 
 const PROBE_TIMEOUT_MS = 30_000;
@@ -77,16 +77,19 @@ export async function probePi({ instance, options, context }: PiInstance, probeO
     ...models,
     ...instance.customModels.filter((id) => !models.some((model) => model.id === id)).map((id) => ({ id })),
   ];
-  const binary = await resolvePiBinary(options, context, piEnvironment(instance, {}));
-  if (binary === null) {
-    return {
-      installed: false,
-      executable: false,
-      authenticated: false,
-      models: custom([]),
-      message: `Pi was not found${options.piPath ? ` at "${options.piPath}"` : ""}. Install @mariozechner/pi-coding-agent (npm i -g @mariozechner/pi-coding-agent), or set the instance's piPath option.`,
-    };
-  }
+  const { search, binary } = await findPi(options, context, piEnvironment(instance, {}));
+  if (binary === null) return harnessNotFoundStatus(search, custom([]));
+  // Where Pi was found and whether its version is one this plugin was tested with.
+  return withHarnessVerdict(search, await probeFound({ instance, options, context }, binary, probeOptions, custom));
+}
+
+/** {@link probePi} once Pi is found. */
+async function probeFound(
+  { instance, options, context }: PiInstance,
+  binary: PiBinary,
+  probeOptions: ProbeOptions,
+  custom: (models: ModelDescriptor[]) => ModelDescriptor[],
+): Promise<ProviderStatus> {
   // A missing agent directory is fine (Pi creates it); one that is a file is not.
   if (instance.homePath !== null) {
     const home = await stat(instance.homePath).catch(() => null);
@@ -111,7 +114,7 @@ export async function probePi({ instance, options, context }: PiInstance, probeO
     });
   const full = (probeOptions.depth ?? "full") === "full";
   // `--version` writes nothing; the bundled package's version is known without starting Node.
-  const readVersion = !full && binary.source === "package" && binary.version !== undefined ? null : run("--version");
+  const readVersion = !full && binary.version !== undefined ? null : run("--version");
   const [version, list, defaultId] = await Promise.all([readVersion, full ? run("--list-models") : null, defaultModel(instance)]);
   if (version !== null && (version.failed || version.exitCode !== 0)) {
     return {

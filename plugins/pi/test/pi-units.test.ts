@@ -36,7 +36,7 @@ describe("Pi launch", () => {
   it("builds argv with the RPC mode, session files, model and the extension, never a secret", async () => {
     const options = await piOptions({ extraArgs: ["--thinking", "low"] });
     const args = piArgs({
-      binary: { command: process.execPath, args: ["/x/cli.js"], source: "package" },
+      binary: { command: process.execPath, args: ["/x/cli.js"], source: "local" },
       options,
       sessionDir: "/agent/sessions/switchyard/t1",
       sessionFile: "/agent/sessions/switchyard/t1/s.jsonl",

@@ -211,6 +211,8 @@ export interface AcpFlavor<TOptions = unknown> {
   readonly driverKind: string;
   /** Name for people. */
   readonly displayName: string;
+  /** How a user installs the agent, for the message when its command is not found (`Install it: npm i -g …`). */
+  readonly install?: string;
   /** Validates the driver options. */
   readonly optionsSchema?: OptionsSchema<TOptions>;
   /**

@@ -55,7 +55,7 @@ export async function probeAcpAgent<TOptions>(deps: AcpProbeDeps<TOptions>, prob
         executable: false,
         authenticated: false,
         models: models(),
-        message: `"${launch.command}" was not found. Install ${flavor.displayName}, or set the command in the instance options.`,
+        message: `${flavor.displayName} was not found: looked for ${launch.command.includes("/") ? launch.command : `\`${launch.command}\` on PATH`}. ${flavor.install ?? `Install ${flavor.displayName}`}, or set the command in the instance options.`,
       };
     }
   }

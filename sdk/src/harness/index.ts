@@ -13,3 +13,16 @@ export { defineAdapter, type AdapterDefinition, type StartableSession } from "./
 export { harnessEnvironment, HOST_ONLY_ENV_PREFIX, type HarnessEnvironmentInput } from "./harness-environment.js";
 export { parseMcpToolName, type McpToolName } from "./mcp-tool-name.js";
 export { LocalServerProcess, ServerOutputTail, freeLoopbackPort, SERVER_KILL_GRACE_MS, type LocalServerOptions } from "./local-server-process.js";
+export {
+  findHarness,
+  globalNpmRoots,
+  owningPackage,
+  describeSearched,
+  harnessNotFoundMessage,
+  type FoundHarness,
+  type HarnessSearch,
+  type HarnessSearchInput,
+  type HarnessSpec,
+} from "./find-harness.js";
+export { harnessVersionVerdict, harnessReport, withHarnessVerdict, harnessNotFoundStatus, type HarnessVersionVerdict } from "./harness-version.js";
+export { importHarnessPackage, packageEntry } from "./harness-module.js";

@@ -56,6 +56,61 @@ export interface ProviderStatusV1 {
   readonly models: readonly ModelDescriptorV1[];
   /** Why it is not ready, in words a user (or a model) can act on. */
   readonly message?: string;
+  /** Where the harness was looked for and found, and how its version compares with the tested one. */
+  readonly harness?: HarnessReportV1;
+  /**
+   * What does not stop the instance but a user should know (a harness version outside the
+   * range the plugin was tested with). Absent means none.
+   */
+  readonly warnings?: readonly string[];
+}
+
+/** Where a harness was looked for, in the order tried. */
+export type HarnessSourceV1 =
+  /** The executable the instance's options name. */
+  | "configured"
+  /** A command on the PATH the harness would run with. */
+  | "path"
+  /** A package in the global npm root (`npm i -g …`). */
+  | "global"
+  /** A package resolvable from the plugin itself (installed next to it, or a checkout's workspace). */
+  | "local";
+
+/** One place a harness was looked for. */
+export interface HarnessLookupV1 {
+  readonly source: HarnessSourceV1;
+  /** What was looked for there, in words (`codex on PATH`, `@openai/codex in /usr/lib/node_modules`). */
+  readonly what: string;
+  /** The file found there, or null. */
+  readonly found: string | null;
+  /** Why what was found there cannot be used (a package installed without its platform binary). */
+  readonly problem?: string;
+}
+
+/**
+ * How a plugin found its harness, reported with a probe so `switchyard providers` and
+ * `switchyard doctor` can say where it came from, whether its version is one the plugin was
+ * tested with, and how to install it.
+ */
+export interface HarnessReportV1 {
+  /** Name for people (`Codex`). */
+  readonly displayName: string;
+  /** Every place tried, in order, up to the one that answered. */
+  readonly searched: readonly HarnessLookupV1[];
+  /** Where it was found, or null when nowhere. */
+  readonly source: HarnessSourceV1 | null;
+  /** The executable (or package folder) that will run, or null. */
+  readonly location: string | null;
+  /** The npm package it belongs to, when it came from one. */
+  readonly packageName?: string;
+  /** Its version, when known. */
+  readonly version?: string;
+  /** The semver range of harness versions the plugin was tested with. */
+  readonly testedVersions?: string;
+  /** Whether `version` is in `testedVersions`; null when either is unknown. */
+  readonly inTestedRange: boolean | null;
+  /** How a user installs it (`npm i -g @openai/codex`). */
+  readonly install: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { Command, Option } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../../config/paths.js";
-import { defaultBuiltinPluginsDir } from "../../di/composition-root.js";
+import { defaultBuiltinPlugins } from "../../plugin-host/builtin-plugins.js";
 import { createLogger, createSilentLogger } from "../../logging/logger.js";
 import { PluginHost, type PluginRecord } from "../../plugin-host/plugin-host.js";
 import { SPEC_SEMVER, type CommandContext, type CommandGroup, type CommandInvocation, type CommandOutput, type CommandV1 } from "../../spec/index.js";
@@ -39,7 +39,7 @@ function pluginHostFor(paths: SwitchyardPaths): PluginHost {
   } catch {
     // A broken config hides only the plugins it lists; the command that needs the config says why.
   }
-  return new PluginHost({ builtinDir: defaultBuiltinPluginsDir(), managedDir: paths.pluginsDir, configEntries, configBaseDir: dirname(paths.configFile) }, cliLogger());
+  return new PluginHost({ ...defaultBuiltinPlugins(), managedDir: paths.pluginsDir, configEntries, configBaseDir: dirname(paths.configFile) }, cliLogger());
 }
 
 function output(): CommandOutput {

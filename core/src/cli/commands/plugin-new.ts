@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import {
@@ -9,7 +10,7 @@ import {
   type SdkPackageSpecs,
 } from "../../plugin-host/plugin-scaffold.js";
 import { HOST_VERSION } from "../../util/host-version.js";
-import { CORE_PACKAGE_DIR, SDK_TARBALLS_DIR } from "../../util/package-paths.js";
+import { SDK_TARBALLS_DIR } from "../../util/package-paths.js";
 import { CliError, EXIT } from "../output.js";
 import { readSdkTarballs } from "./plugin-sdk-path.js";
 
@@ -61,9 +62,10 @@ export function registerPluginNew(plugin: Command): void {
           `  npm install       # @switchyard/spec, sdk, testkit and core from ${from}`,
           "  npm run build     # tsc, to dist/ (the manifest's entry)",
           "  npm test          # the conformance suite and the adapter tests",
-          // The full launcher path works from any folder; a bare `npx switchyard` outside a
-          // project that installed @switchyard/core would fetch an unrelated npm package.
-          `  node ${join(CORE_PACKAGE_DIR, "bin", "switchyard.js")} plugin install ${created.dir}`,
+          // The full path of the command running now (the @switchyard/cli launcher, or a
+          // checkout's core/dist/cli/main.js) works from any folder; a bare `npx switchyard`
+          // would fetch an unrelated npm package.
+          `  node ${realpathSync(process.argv[1]!)} plugin install ${created.dir}`,
         ].join("\n") + "\n",
       );
     });

@@ -30,6 +30,8 @@ export function registerProviders(program: Command): void {
               reason: a.reason,
               version: a.status?.version ?? null,
               authenticated: a.status?.authenticated ?? null,
+              harness: a.status?.harness ?? null,
+              warnings: a.status?.warnings ?? [],
               depth: a.depth,
               models: a.models.map((m) => m.id),
             })),
@@ -44,6 +46,8 @@ export function registerProviders(program: Command): void {
           ["ID", "DRIVER", "AVAILABLE", "MODELS", "WHY NOT"],
           all.map((a) => [a.instanceId, a.driver, a.available ? style("yes", "green") : style("no", "red"), String(a.models.length), a.reason ?? ""]),
         );
+        // Usable, but worth knowing: a harness version outside the range its plugin was tested with.
+        for (const a of all) for (const warning of a.status?.warnings ?? []) process.stdout.write(`${style("warning:", "yellow")} ${a.instanceId}: ${warning}\n`);
       });
     });
 }

@@ -1,4 +1,4 @@
-import { Codex, type ThreadEvent, type ThreadOptions } from "@openai/codex-sdk";
+import type { Codex, ThreadEvent, ThreadOptions } from "@openai/codex-sdk";
 import {
   EventSink,
   StderrTail,
@@ -18,6 +18,7 @@ import type { CodexExecOptions } from "../shared/codex-options.js";
 import { execModeSettings } from "../shared/codex-runtime-modes.js";
 import { execChangesOf } from "./codex-exec-events.js";
 import { CodexExecTurn } from "./codex-exec-turn.js";
+import type { CodexSdk } from "./codex-sdk.js";
 
 /** What an exec session needs from its adapter. */
 export interface CodexExecSessionDeps {
@@ -25,6 +26,8 @@ export interface CodexExecSessionDeps {
   readonly options: CodexExecOptions;
   readonly context: PluginContext;
   readonly binary: CodexBinary;
+  /** The Codex SDK, imported from wherever the user installed it (`loadCodexSdk`). */
+  readonly sdk: CodexSdk;
   readonly onClosed?: () => void;
 }
 
@@ -60,7 +63,7 @@ export class CodexExecSession implements StartableSession {
     // HOME, CODEX_HOME, the instance's variables) plus the MCP token, which only the env carries.
     // `config` becomes `--config key=value` argv entries: they name the token's env var, never the token.
     const mcpServers = input.mcp !== null ? codexMcpServers(input.mcp) : {};
-    this.#codex = new Codex({
+    this.#codex = new deps.sdk.Codex({
       codexPathOverride: deps.binary.command,
       env: codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp }),
       config: {

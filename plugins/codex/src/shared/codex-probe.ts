@@ -2,10 +2,10 @@ import { access, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { withStderrTail, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
+import { harnessNotFoundStatus, withHarnessVerdict, withStderrTail, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
 import { CodexRpc } from "../app-server/codex-rpc.js";
 import type { v2 } from "../codex-wire.js";
-import { resolveCodexBinary, type CodexBinary } from "./codex-binary.js";
+import { findCodex, type CodexBinary } from "./codex-binary.js";
 import { codexEnvironment } from "./codex-environment.js";
 import { codexModelEfforts } from "./codex-efforts.js";
 
@@ -125,16 +125,20 @@ export async function probeCodex(input: {
   const { instance, context } = input;
   const baseEnv = codexEnvironment({ instance, binary: null, grant: null });
   const custom = instance.customModels.map((id) => ({ id }));
-  const binary = await resolveCodexBinary(input.codexPath, context, baseEnv);
-  if (binary === null) {
-    return {
-      installed: false,
-      executable: false,
-      authenticated: false,
-      models: custom,
-      message: input.codexPath !== undefined ? `"${input.codexPath}" was not found or is not executable.` : "Codex was not found: install @openai/codex, or set codexPath.",
-    };
-  }
+  const { search, binary } = await findCodex(input.codexPath, context, baseEnv);
+  if (binary === null) return harnessNotFoundStatus(search, custom);
+  // Where Codex was found and whether its version is one this plugin was tested with.
+  return withHarnessVerdict(search, await probeFound(input, binary, custom));
+}
+
+/** {@link probeCodex} once the executable is found. */
+async function probeFound(
+  input: { readonly instance: ProviderInstanceDescriptor; readonly context: PluginContext; readonly depth: ProbeDepth },
+  binary: CodexBinary,
+  custom: ModelDescriptor[],
+): Promise<ProviderStatus> {
+  const { instance, context } = input;
+  const baseEnv = codexEnvironment({ instance, binary: null, grant: null });
   const home = await homeProblem(instance, baseEnv);
   if (home !== null) return { installed: true, executable: false, authenticated: false, models: custom, message: home };
   const env = codexEnvironment({ instance, binary, grant: null });

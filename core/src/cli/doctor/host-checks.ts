@@ -1,0 +1,172 @@
+import { constants as fsConstants, accessSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import semver from "semver";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { SwitchyardPaths } from "../../config/paths.js";
+import { inspectHomeLock, type HomeLockState } from "../../host/home-lock.js";
+import { MIGRATIONS } from "../../store/migrations.js";
+import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
+import { HOST_VERSION } from "../../util/host-version.js";
+import type { DoctorFinding } from "./doctor-report.js";
+
+/**
+ * Doctor's checks of Switchyard itself: Node, the install, the home, its lock, the database and
+ * the port. Each only looks: none takes the lock, creates a file in the home or opens a session.
+ */
+
+/** The Node versions core's package.json asks for. */
+function wantedNode(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(join(CORE_PACKAGE_DIR, "package.json"), "utf8")) as { engines?: { node?: string } };
+    return manifest.engines?.node ?? ">=20.6";
+  } catch {
+    return ">=20.6";
+  }
+}
+
+export function checkNode(): DoctorFinding {
+  const wanted = wantedNode();
+  const ok = semver.satisfies(process.versions.node, wanted);
+  return {
+    area: "node",
+    status: ok ? "ok" : "fail",
+    subject: "Node.js",
+    detail: ok ? `${process.version} (Switchyard needs ${wanted})` : `${process.version} is not ${wanted}: install a Node.js that is (https://nodejs.org), then run Switchyard with it.`,
+    data: { version: process.versions.node, wanted, execPath: process.execPath },
+  };
+}
+
+export function checkInstall(): DoctorFinding {
+  return { area: "install", status: "ok", subject: "Switchyard", detail: `${HOST_VERSION} at ${CORE_PACKAGE_DIR}`, data: { version: HOST_VERSION, coreDir: CORE_PACKAGE_DIR } };
+}
+
+export function checkHome(paths: SwitchyardPaths): DoctorFinding {
+  if (!existsSync(paths.home)) {
+    return { area: "home", status: "info", subject: "home", detail: `${paths.home} does not exist yet; the first command that needs it creates it.`, data: { home: paths.home, exists: false } };
+  }
+  try {
+    accessSync(paths.home, fsConstants.W_OK | fsConstants.X_OK);
+  } catch {
+    return { area: "home", status: "fail", subject: "home", detail: `${paths.home} is not writable by this user: fix its permissions, or use another home (--home or SWITCHYARD_HOME).`, data: { home: paths.home, exists: true, writable: false } };
+  }
+  return { area: "home", status: "ok", subject: "home", detail: paths.home, data: { home: paths.home, exists: true, writable: true } };
+}
+
+/** The config's own finding; a broken config stops the checks that need it. */
+export function checkConfig(paths: SwitchyardPaths, load: () => SwitchyardConfig): { finding: DoctorFinding; config: SwitchyardConfig | null } {
+  try {
+    const config = load();
+    const exists = existsSync(paths.configFile);
+    return {
+      finding: {
+        area: "config",
+        status: "ok",
+        subject: "config",
+        detail: exists ? `${paths.configFile}: ${config.providers.length} provider instance${config.providers.length === 1 ? "" : "s"}, ${config.plugins.length} extra plugin entr${config.plugins.length === 1 ? "y" : "ies"}` : `no ${paths.configFile}: the embedded defaults (no providers)`,
+        data: { file: paths.configFile, exists, providers: config.providers.length, plugins: config.plugins.length },
+      },
+      config,
+    };
+  } catch (error) {
+    return { finding: { area: "config", status: "fail", subject: "config", detail: (error as Error).message, data: { file: paths.configFile } }, config: null };
+  }
+}
+
+export function checkLock(paths: SwitchyardPaths): { finding: DoctorFinding; lock: HomeLockState } {
+  const lock = existsSync(paths.home) ? inspectHomeLock(paths.home) : ({ state: "free" } as const);
+  const detail =
+    lock.state === "free"
+      ? "free: no server runs on this home"
+      : lock.state === "held"
+        ? `held by a running Switchyard server (pid ${lock.holder.pid}, since ${lock.holder.since}); another \`serve\` on this home would be refused`
+        : `left by a server that is gone${lock.holder !== null ? ` (pid ${lock.holder.pid})` : ""}; the next \`serve\` takes it over`;
+  return { finding: { area: "lock", status: lock.state === "stale" ? "info" : "ok", subject: "lock", detail, data: { ...lock } }, lock };
+}
+
+/**
+ * The database: whether better-sqlite3's native module loads for this Node, and the schema
+ * version of an existing database. Read without adding a file to the home: SQLite opens a
+ * database in WAL mode read-only only with its -shm and -wal beside it, and creates them when
+ * they are missing, so a database without them (no server runs) is read from a copy.
+ */
+export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFinding> {
+  const newest = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
+  // Imported here, not at the top: a native module that fails to load is this check's finding.
+  let Database: typeof BetterSqlite3;
+  try {
+    Database = (await import("better-sqlite3")).default;
+    new Database(":memory:").close();
+  } catch (error) {
+    return {
+      area: "database",
+      status: "fail",
+      subject: "database",
+      detail: `better-sqlite3 cannot load for Node ${process.version} (${(error as Error).message.split("\n")[0]}). Reinstall Switchyard with this Node so npm installs the binary for it (npm i -g @switchyard/cli --allow-scripts=better-sqlite3; in a checkout, npm rebuild better-sqlite3).`,
+      data: { file: paths.databaseFile, sqlite: false },
+    };
+  }
+  if (!existsSync(paths.databaseFile)) {
+    return { area: "database", status: "ok", subject: "database", detail: `${paths.databaseFile} is not created yet; \`serve\` creates it (schema ${newest})`, data: { file: paths.databaseFile, exists: false, newest } };
+  }
+  const live = existsSync(`${paths.databaseFile}-shm`) && existsSync(`${paths.databaseFile}-wal`);
+  const copyDir = live ? null : mkdtempSync(join(tmpdir(), "switchyard-doctor-db-"));
+  try {
+    let file = paths.databaseFile;
+    if (copyDir !== null) {
+      file = join(copyDir, "switchyard.db");
+      copyFileSync(paths.databaseFile, file);
+      if (existsSync(`${paths.databaseFile}-wal`)) copyFileSync(`${paths.databaseFile}-wal`, `${file}-wal`);
+    }
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    let version: number;
+    try {
+      const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+      version = hasTable ? (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v : 0;
+    } finally {
+      db.close();
+    }
+    const size = statSync(paths.databaseFile).size;
+    const data = { file: paths.databaseFile, exists: true, schema: version, newest, bytes: size };
+    if (version > newest) {
+      return { area: "database", status: "fail", subject: "database", detail: `${paths.databaseFile} has schema ${version}, newer than this Switchyard knows (${newest}): upgrade Switchyard, or use another home.`, data };
+    }
+    const behind = version < newest ? `; \`serve\` migrates it to ${newest}` : "";
+    return { area: "database", status: "ok", subject: "database", detail: `${paths.databaseFile} (schema ${version}${behind}, ${(size / 1024 / 1024).toFixed(1)} MB)`, data };
+  } catch (error) {
+    return { area: "database", status: "fail", subject: "database", detail: `${paths.databaseFile} cannot be read: ${(error as Error).message}. Move it aside to start afresh, or use another home.`, data: { file: paths.databaseFile, exists: true } };
+  } finally {
+    if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
+/** Whether 127.0.0.1:`port` can be bound now (the socket is closed at once). */
+function canBind(port: number): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", (error: NodeJS.ErrnoException) => resolve(error));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(null)));
+  });
+}
+
+export async function checkPort(config: SwitchyardConfig, lock: HomeLockState): Promise<DoctorFinding> {
+  const { port } = config.server;
+  if (port === 0) return { area: "port", status: "ok", subject: "port", detail: "server.port is 0: `serve` picks a free port", data: { port } };
+  if (lock.state === "held") {
+    return { area: "port", status: "ok", subject: "port", detail: `${port}: this home's server (pid ${lock.holder.pid}) is running; not checked`, data: { port, checked: false } };
+  }
+  const problem = await canBind(port);
+  if (problem === null) return { area: "port", status: "ok", subject: "port", detail: `127.0.0.1:${port} is free`, data: { port, free: true } };
+  const taken = problem.code === "EADDRINUSE";
+  return {
+    area: "port",
+    status: "fail",
+    subject: "port",
+    detail: taken
+      ? `127.0.0.1:${port} is taken by another program, so \`serve\` would fail: stop it, or set server.port in the config (or pass --port; 0 picks a free one).`
+      : `127.0.0.1:${port} cannot be bound (${problem.code ?? problem.message}): set server.port in the config, or pass --port.`,
+    data: { port, free: false, error: problem.code ?? problem.message },
+  };
+}

@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
+import { CLI, runCli } from "../support/cli.js";
+
+// `switchyard doctor` against real homes: a real config, the scripted provider plugin, a real
+// server holding the lock, a real socket holding a port, a real SQLite database.
+
+interface Finding {
+  readonly area: string;
+  readonly status: "ok" | "info" | "warn" | "fail";
+  readonly subject: string;
+  readonly detail: string;
+}
+interface Report {
+  readonly findings: readonly Finding[];
+  readonly verdict: { readonly ok: boolean; readonly failures: number; readonly summary: string };
+}
+
+let scratch: string;
+
+/** Every file under a folder with its size and modification time, to show doctor changed nothing. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const file = join(folder, entry.name);
+      if (entry.isDirectory()) visit(file);
+      else {
+        const stat = statSync(file);
+        files[file.slice(dir.length)] = `${stat.size}:${stat.mtimeMs}`;
+      }
+    }
+  };
+  visit(dir);
+  return files;
+}
+
+function homeWith(name: string, config: Record<string, unknown>): string {
+  const home = join(scratch, name);
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "config.json"), JSON.stringify(config));
+  return home;
+}
+
+async function doctor(home: string): Promise<{ code: number | null; report: Report; stdout: string }> {
+  const result = await runCli(["doctor", "--home", home, "--json"]);
+  expect(result.stderr).toBe("");
+  return { code: result.code, report: JSON.parse(result.stdout) as Report, stdout: result.stdout };
+}
+
+const finding = (report: Report, subject: string) => report.findings.find((candidate) => candidate.subject === subject);
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "switchyard-doctor-"));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("switchyard doctor", () => {
+  it("is ok with exit 0 when everything configured can work, and changes nothing in the home", async () => {
+    const home = homeWith("ok", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    const before = snapshot(home);
+    const { code, report } = await doctor(home);
+    expect(code).toBe(0);
+    expect(report.verdict).toMatchObject({ ok: true, failures: 0 });
+    expect(finding(report, "provider scripted")).toMatchObject({ status: "ok" });
+    expect(finding(report, "lock")?.detail).toBe("free: no server runs on this home");
+    expect(finding(report, "database")?.detail).toContain("is not created yet");
+    expect(snapshot(home)).toEqual(before);
+
+    const text = await runCli(["doctor", "--home", home]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim().split("\n").at(-1)).toMatch(/^switchyard doctor: ok/);
+  });
+
+  it("fails with exit 1 naming each configured thing that cannot work: a taken port, a refused plugin, a provider whose driver is missing", async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const broken = join(scratch, "not-a-plugin");
+      mkdirSync(broken, { recursive: true });
+      writeFileSync(join(broken, "package.json"), JSON.stringify({ name: "not-a-plugin", version: "1.0.0" }));
+      const home = homeWith("broken", { plugins: [broken], providers: [{ id: "ghost", driver: "no-such-driver" }], server: { port } });
+      const { code, report } = await doctor(home);
+      expect(code).toBe(1);
+      expect(report.verdict.ok).toBe(false);
+      const failed = report.findings.filter((candidate) => candidate.status === "fail");
+      expect(failed.map((candidate) => candidate.area).sort()).toEqual(["plugin", "port", "provider"]);
+      expect(finding(report, "port")?.detail).toContain(`127.0.0.1:${port} is taken by another program`);
+      expect(finding(report, "provider ghost")?.detail).toContain("no-such-driver");
+      expect(report.verdict.summary).toMatch(/^3 problems: /);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it("sees a running server's lock and database without touching either", async () => {
+    const home = homeWith("served", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    const server: ResultPromise = execa(process.execPath, [CLI, "serve", "--json", "--home", home], { reject: false, buffer: false, stdin: "ignore" });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout!.on("data", (chunk: Buffer) => {
+          if (chunk.toString("utf8").includes("mcpUrl")) resolve();
+        });
+        void server.then((result) => reject(new Error(`serve ended (${result.exitCode}) before printing its endpoint`)));
+      });
+      const before = snapshot(home);
+      const { code, report } = await doctor(home);
+      expect(code).toBe(0);
+      expect(finding(report, "lock")?.detail).toMatch(new RegExp(`^held by a running Switchyard server \\(pid ${server.pid},`));
+      expect(finding(report, "port")?.detail).toBe("server.port is 0: `serve` picks a free port");
+      expect(finding(report, "database")?.detail).toMatch(/switchyard\.db \(schema \d+, /);
+      const after = snapshot(home);
+      // The running server may write its own files meanwhile; doctor adds none.
+      expect(Object.keys(after).filter((file) => !(file in before))).toEqual([]);
+    } finally {
+      server.kill("SIGTERM");
+      await server;
+    }
+  });
+
+  it("refuses a database newer than this Switchyard, saying what to do", async () => {
+    const home = homeWith("newer", { server: { port: 0 } });
+    const db = new Database(join(home, "switchyard.db"));
+    // As the server leaves it: WAL mode, its -wal and -shm removed on close.
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)");
+    db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(999, new Date(0).toISOString());
+    db.close();
+    const before = snapshot(home);
+    const { code, report } = await doctor(home);
+    expect(code).toBe(1);
+    expect(finding(report, "database")).toMatchObject({ status: "fail" });
+    expect(finding(report, "database")?.detail).toContain("has schema 999, newer than this Switchyard knows");
+    expect(snapshot(home)).toEqual(before);
+  });
+});
