@@ -64,7 +64,7 @@ describe("Pi launch", () => {
   it("starts Pi with a turn's effort as --thinking, after the instance's own extra args", async () => {
     const options = await piOptions({ extraArgs: ["--thinking", "low"] });
     const args = piArgs({
-      binary: { command: process.execPath, args: ["/x/cli.js"], source: "package" },
+      binary: { command: process.execPath, args: ["/x/cli.js"], source: "local" },
       options,
       sessionDir: "/s",
       sessionFile: null,
