@@ -13,9 +13,25 @@ export function envelope(data: Uint8Array, flags = 0): Buffer {
   return Buffer.concat([head, data]);
 }
 
-/** The end-of-stream envelope: `{}` for success, `{"error":{code,message}}` for a failed call. */
-export function endOfStream(error?: { readonly code: string; readonly message: string }): Buffer {
-  return envelope(Buffer.from(JSON.stringify(error === undefined ? {} : { error })), FLAG_END_STREAM);
+/** A Connect error detail: a protobuf message by its type name, base64 without padding. */
+export interface ConnectErrorDetail {
+  readonly type: string;
+  readonly value: Uint8Array;
+}
+
+/** The end-of-stream envelope: `{}` for success, `{"error":{code,message,details}}` for a failed call. */
+export function endOfStream(error?: { readonly code: string; readonly message: string; readonly details?: readonly ConnectErrorDetail[] }): Buffer {
+  const json =
+    error === undefined
+      ? {}
+      : {
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.details !== undefined ? { details: error.details.map((detail) => ({ type: detail.type, value: Buffer.from(detail.value).toString("base64").replace(/=+$/, "") })) } : {}),
+          },
+        };
+  return envelope(Buffer.from(JSON.stringify(json)), FLAG_END_STREAM);
 }
 
 /** The messages of a Connect streaming request body (gunzipped when the client compressed them). */

@@ -28,6 +28,8 @@ export interface CursorWireSchemas {
   readonly bidiRequestId: CursorMessageType;
   /** `aiserver.v1.BidiAppendRequest`: one client message, hex-encoded, for a request id. */
   readonly bidiAppendRequest: CursorMessageType;
+  /** `aiserver.v1.ErrorDetails`: the detail of a failed call (its kind, whether to retry). */
+  readonly errorDetails: CursorMessageType;
   /** How many message types the bundle defines (a sanity figure for diagnostics). */
   readonly typeCount: number;
 }
@@ -37,6 +39,7 @@ const NEEDED = {
   serverMessage: "agent.v1.AgentServerMessage",
   bidiRequestId: "aiserver.v1.BidiRequestId",
   bidiAppendRequest: "aiserver.v1.BidiAppendRequest",
+  errorDetails: "aiserver.v1.ErrorDetails",
 } as const;
 
 /** Where the installed SDK lives and which release it is. */
@@ -190,6 +193,7 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
     serverMessage: pick(NEEDED.serverMessage),
     bidiRequestId: pick(NEEDED.bidiRequestId),
     bidiAppendRequest: pick(NEEDED.bidiAppendRequest),
+    errorDetails: pick(NEEDED.errorDetails),
     typeCount: types.size,
   };
 }

@@ -5,7 +5,7 @@ import { redactHeaders } from "../model-server/recorded-request.js";
 import { endOfStream, envelope, readEnvelopes } from "./connect-framing.js";
 import { loadCursorWireSchemas, type CursorWireSchemas } from "./cursor-sdk-schemas.js";
 import { clientMessageKind, type AgentClientMessageJson, type SteerAnswer } from "./cursor-wire-json.js";
-import { FakeCursorRun, type FakeCursorRunRecord, type FakeRunHost, type FakeRunStream } from "./fake-cursor-run.js";
+import { FakeCursorRun, type FakeCursorRunRecord, type FakeRunError, type FakeRunHost, type FakeRunStream } from "./fake-cursor-run.js";
 
 /** Options of {@link FakeCursorBackend.start}. */
 export interface FakeCursorBackendOptions {
@@ -261,8 +261,9 @@ export class FakeCursorBackend {
       send: (message: Record<string, unknown>) => {
         if (!res.writableEnded) res.write(envelope(this.#schemas.serverMessage.fromJson(message).toBinary()));
       },
-      end: (error?: { readonly code: string; readonly message: string }) => {
-        if (!res.writableEnded) res.end(endOfStream(error));
+      end: (error?: FakeRunError) => {
+        if (res.writableEnded) return;
+        res.end(endOfStream(error === undefined ? undefined : { code: error.code, message: error.message, details: [this.#errorDetail(error)] }));
       },
     };
     // The client cancels a run by closing this request.
@@ -315,6 +316,18 @@ export class FakeCursorBackend {
       this.#notify();
       void created.play();
     }
+  }
+
+  /**
+   * The detail Cursor's backend attaches to a failed call (`aiserver.v1.ErrorDetails`): the SDK
+   * reads its kind and `is_retryable` to decide whether to retry the run. Client errors (4xx)
+   * are final, server errors are retried.
+   */
+  #errorDetail(error: FakeRunError): { type: string; value: Uint8Array } {
+    const status = error.status ?? 500;
+    const kind = status === 400 ? "ERROR_BAD_REQUEST" : status === 401 ? "ERROR_UNAUTHORIZED" : status === 404 ? "ERROR_NOT_FOUND" : status === 429 ? "ERROR_RATE_LIMITED" : "ERROR_INTERNAL";
+    const value = this.#schemas.errorDetails.fromJson({ error: kind, details: { title: "Fake Cursor backend", detail: error.message, isRetryable: status >= 500 } }).toBinary();
+    return { type: this.#schemas.errorDetails.typeName, value };
   }
 
   #runHost(): FakeRunHost {

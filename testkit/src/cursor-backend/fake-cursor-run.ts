@@ -86,11 +86,47 @@ export interface FakeRunHost {
 /** Writes server messages into the open `RunSSE` response. */
 export interface FakeRunStream {
   send(message: Record<string, unknown>): void;
-  /** Ends the stream, with a Connect error when the run failed. */
-  end(error?: { readonly code: string; readonly message: string }): void;
+  /**
+   * Ends the stream, with a Connect error when the run failed (`status` is the scripted
+   * HTTP-style status the backend's error detail is derived from).
+   */
+  end(error?: FakeRunError): void;
+}
+
+/** Why a run failed, as the fake reports it. */
+export interface FakeRunError {
+  readonly code: string;
+  readonly message: string;
+  readonly status?: number;
 }
 
 class RunEnded extends Error {}
+
+/**
+ * The Connect error code for a scripted failure's HTTP-style status (`@@fail 400 …`). The SDK
+ * retries server errors (`internal`, `unavailable`) a few times with backoff and gives up at
+ * once on client errors.
+ */
+export function connectCodeOf(status: number): string {
+  switch (status) {
+    case 400:
+      return "invalid_argument";
+    case 401:
+      return "unauthenticated";
+    case 403:
+      return "permission_denied";
+    case 404:
+      return "not_found";
+    case 409:
+      return "aborted";
+    case 429:
+      return "resource_exhausted";
+    case 503:
+      return "unavailable";
+    default:
+      return status >= 400 && status < 500 ? "failed_precondition" : "internal";
+  }
+}
 
 function decodeTurns(turns: readonly string[] | undefined): FakeTurnRecord[] {
   const records: FakeTurnRecord[] = [];
@@ -170,7 +206,7 @@ export class FakeCursorRun {
     } catch (error) {
       if (!(error instanceof RunEnded)) {
         this.#host.log(`fake cursor backend: run ${this.record.requestId} failed: ${(error as Error).stack ?? String(error)}`);
-        this.#finish("failed", { code: "internal", message: `fake cursor backend: ${(error as Error).message}` });
+        this.#finish("failed", { code: "internal", message: `fake cursor backend: ${(error as Error).message}`, status: 500 });
       }
     }
   }
@@ -189,7 +225,7 @@ export class FakeCursorRun {
       if ("reply" in step) return this.#reply(fill(step.reply));
       if ("echo" in step) return this.#reply(parseScript(this.record.userText)?.prose ?? this.record.userText);
       if ("fail" in step) {
-        this.#finish("failed", { code: "internal", message: step.fail });
+        this.#finish("failed", { code: connectCodeOf(step.status ?? 500), message: step.fail, status: step.status ?? 500 });
         return;
       }
       if ("shell" in step) {
@@ -365,7 +401,7 @@ export class FakeCursorRun {
     this.#stream.send(message);
   }
 
-  #finish(status: "finished" | "failed", error?: { readonly code: string; readonly message: string }): void {
+  #finish(status: "finished" | "failed", error?: FakeRunError): void {
     if (this.#ended) return;
     this.record.status = status;
     this.#ended = true;
