@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AdapterEvent, TurnInput } from "@switchyard/core/spec";
+import type { AdapterEvent, TurnInput } from "@switchyard/spec";
 import { RuntimeRequestBook } from "../src/harness/index.js";
 import {
   AcpTurn,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ProbeOptions, ProviderStatus } from "@switchyard/core/spec";
+import type { ProbeOptions, ProviderStatus } from "@switchyard/spec";
 import { defineAdapter } from "../src/index.js";
 
 describe("defineAdapter's probe", () => {

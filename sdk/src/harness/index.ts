@@ -12,3 +12,4 @@ export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
 export { harnessEnvironment, HOST_ONLY_ENV_PREFIX, type HarnessEnvironmentInput } from "./harness-environment.js";
 export { parseMcpToolName, type McpToolName } from "./mcp-tool-name.js";
+export { LocalServerProcess, ServerOutputTail, freeLoopbackPort, SERVER_KILL_GRACE_MS, type LocalServerOptions } from "./local-server-process.js";

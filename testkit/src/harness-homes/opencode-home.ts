@@ -31,7 +31,8 @@ export interface OpenCodeHome extends HarnessHome {
  * (Chat Completions), permissions that allow bash and edits, and the config passed as
  * `OPENCODE_CONFIG_CONTENT`, which wins over any opencode.json OpenCode finds walking up from the
  * cwd. XDG dirs hold its sqlite db and logs (`$XDG_DATA_HOME/opencode/log/`).
- * Not exercised against a real binary in this repo (opencode-ai is not a devDependency here).
+ * Exercised against the real binary by plugins/opencode's tests (which pass `configPath` as the
+ * instance's `configFile`; the plugin sets its own data dirs and config content).
  */
 export async function createOpenCodeHome(options: OpenCodeHomeOptions): Promise<OpenCodeHome> {
   const sandbox = await createHarnessSandbox("opencode");
