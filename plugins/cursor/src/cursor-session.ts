@@ -12,7 +12,8 @@ import {
   type SteerInput,
   type TurnInput,
 } from "@switchyard/sdk";
-import { CursorTurn, terminalOf } from "./cursor-events.js";
+import { terminalOf } from "./cursor-events.js";
+import { CursorTurn } from "./cursor-turn.js";
 import { cursorMcpServers, redactedMcpServers } from "./cursor-mcp-config.js";
 import { resolveCursorNode } from "./cursor-node.js";
 import type { CursorOptions } from "./cursor-options.js";

@@ -7,7 +7,8 @@ import { createCursorDriver } from "./cursor-adapter.js";
 
 export { createCursorAdapter, createCursorDriver } from "./cursor-adapter.js";
 export { CURSOR_CAPABILITIES } from "./cursor-capabilities.js";
-export { CursorTurn, mcpToolOf, terminalOf, toolKindOf, toolNameOf, toolOutputOf, toolTitleOf, turnUsageOf } from "./cursor-events.js";
+export { mcpToolOf, subagentTitleOf, terminalOf, toolCallFailed, toolKindOf, toolNameOf, toolOutputOf, toolTitleOf, turnUsageOf } from "./cursor-events.js";
+export { CursorTurn } from "./cursor-turn.js";
 export { cursorMcpServers, redactedMcpServers } from "./cursor-mcp-config.js";
 export { resolveCursorNode, satisfiesCursorSdk, type CursorNode, type CursorNodeResolution } from "./cursor-node.js";
 export { cursorOptionsSchema, type CursorOptions } from "./cursor-options.js";

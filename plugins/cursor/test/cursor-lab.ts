@@ -13,7 +13,7 @@ import {
   createAcpTestContext,
   createCursorHome,
   createEventRecorder,
-  node22ForTests,
+  node22Gate,
   type AcpTestContext,
   type AdapterEventRecorder,
   type CursorHome,
@@ -25,10 +25,14 @@ import plugin, { createCursorAdapter, type CursorOptions, type CursorProviderSes
 export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 
 /**
- * The Node that runs the sidecar in these tests: the repository's lock-pinned `ci/node22`
- * install (`npm ci --prefix ci/node22 --ignore-scripts`), passed as the instance's `nodePath`.
+ * Whether these tests run here: the Node that runs the sidecar (the repository's lock-pinned
+ * `ci/node22` install, `npm ci --prefix ci/node22 --ignore-scripts`, passed as the instance's
+ * `nodePath`), or why they skip. CI requires it, so there a missing Node fails them.
  */
-export const NODE22 = node22ForTests();
+export const NODE22_GATE = node22Gate("The Cursor SDK tests (plugins/cursor)");
+
+/** The Node for the sidecar; only read by tests that run (`describe.skipIf(NODE22_GATE.skip)`). */
+export const NODE22 = NODE22_GATE.node ?? "";
 
 /** Validates driver options through the plugin's own schema. */
 export async function cursorOptions(raw: Record<string, unknown> = {}): Promise<CursorOptions> {
