@@ -8,6 +8,12 @@ export const cursorOptionsSchema = z
      * native addons crash on Node 20). Default: `node` on the instance's PATH, when new enough.
      */
     nodePath: z.string().min(1, "nodePath must be a path to a node executable").optional(),
+    /**
+     * The folder of the `@cursor/sdk` package the sidecar loads (…/node_modules/@cursor/sdk).
+     * Default: the package beside this plugin, else among the sidecar Node's global packages
+     * (`npm install -g @cursor/sdk` under that Node).
+     */
+    sdkPath: z.string().min(1, "sdkPath must be the folder of an installed @cursor/sdk package").optional(),
     /** The model of a new conversation when the thread names none. Default: the first model of the account's catalog. */
     defaultModel: z.string().min(1).optional(),
     /**

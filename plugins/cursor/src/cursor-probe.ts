@@ -1,12 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { ModelDescriptor, PluginContext, ProbeDepth, ProviderInstanceDescriptor, ProviderStatus } from "@switchyard/sdk";
 import { resolveCursorNode } from "./cursor-node.js";
 import type { CursorOptions } from "./cursor-options.js";
+import { locateCursorSdk } from "./cursor-sdk-location.js";
 import { CursorSidecar } from "./cursor-sidecar-process.js";
-import { CURSOR_SDK_VERSION } from "./cursor-wire.js";
 
 /** What a probe needs. */
 export interface CursorProbeInput {
@@ -14,23 +13,6 @@ export interface CursorProbeInput {
   readonly options: CursorOptions;
   readonly context: PluginContext;
   readonly env: Readonly<Record<string, string>>;
-}
-
-/** The installed `@cursor/sdk`'s version, read from its package.json without loading it (its exports hide the file). */
-export function installedCursorSdkVersion(): string | null {
-  let entry: string;
-  try {
-    entry = createRequire(import.meta.url).resolve("@cursor/sdk");
-  } catch {
-    return null;
-  }
-  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (!existsSync(manifest)) continue;
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version?: string };
-    if (parsed.name === "@cursor/sdk") return parsed.version ?? null;
-  }
-  return null;
 }
 
 const NO_CREDENTIALS = "The Cursor SDK has no API key: set CURSOR_API_KEY in the instance environment (a key from the Cursor dashboard), or sign in once with Cursor.auth.login() under the instance's HOME.";
@@ -51,28 +33,36 @@ export function cursorModels(models: readonly { readonly id: string; readonly di
 }
 
 /**
- * The instance's status. `inspect` looks without touching: the SDK's package, the Node that
- * would run it (`--version`), a key in the environment; its model list is the custom models.
+ * The instance's status. `inspect` looks without touching: the Node that would run the sidecar
+ * (`--version`), the SDK's package (see locateCursorSdk), a key in the environment; its model list is the custom models.
  * `full` (the default) also starts the sidecar, loads the SDK and lists the account's models
  * (`Cursor.models.list()`, which proves the key); no agent is created and no run starts.
  */
 export async function probeCursor(input: CursorProbeInput, depth: ProbeDepth = "full"): Promise<ProviderStatus> {
   const custom = input.instance.customModels.map((id) => ({ id }));
-  const sdkVersion = installedCursorSdkVersion();
-  if (sdkVersion === null) {
-    return { installed: false, executable: false, authenticated: false, models: custom, message: `@cursor/sdk is not installed. Install the plugin with its dependencies (npm install @switchyard/plugin-cursor, which brings @cursor/sdk ${CURSOR_SDK_VERSION}).` };
-  }
   const node = await resolveCursorNode(input.context.process, input.options.nodePath, input.env);
-  if (!node.ok) return { installed: true, executable: false, authenticated: false, version: sdkVersion, models: custom, message: node.reason };
+  const located = locateCursorSdk({ sdkPath: input.options.sdkPath, nodePath: node.ok ? node.node.path : null });
+  if (!located.ok) {
+    return { installed: false, executable: false, authenticated: false, models: custom, message: node.ok ? located.reason : `${located.reason} ${node.reason}` };
+  }
+  const sdkVersion = located.sdk.version;
+  // A release the plugin is not tested with is usable, with the warning in the message.
+  const notes = (message?: string): { message?: string } => {
+    const text = [located.warning, message].filter((part): part is string => part !== undefined && part !== null).join(" ");
+    return text === "" ? {} : { message: text };
+  };
+  if (!node.ok) return { installed: true, executable: false, authenticated: false, version: sdkVersion, models: custom, ...notes(node.reason) };
   const credentials = cursorCredentials(input.env);
   if (depth === "inspect" || credentials === false) {
-    return { installed: true, executable: true, authenticated: credentials, version: sdkVersion, models: custom, ...(credentials === false ? { message: NO_CREDENTIALS } : {}) };
+    return { installed: true, executable: true, authenticated: credentials, version: sdkVersion, models: custom, ...notes(credentials === false ? NO_CREDENTIALS : undefined) };
   }
   const sidecar = CursorSidecar.start({ helpers: input.context.process, node: node.node.path, cwd: tmpdir(), env: input.env, logger: input.context.logger, label: "cursor probe", listener: null });
+  let loaded = false;
   try {
-    await sidecar.initialize(input.options.probeTimeoutMs);
+    await sidecar.initialize({ sdkDir: located.sdk.dir }, input.options.probeTimeoutMs);
+    loaded = true;
     const { models } = await sidecar.listModels(input.options.probeTimeoutMs);
-    return { installed: true, executable: true, authenticated: true, version: sdkVersion, models: cursorModels(models, input.instance.customModels) };
+    return { installed: true, executable: true, authenticated: true, version: sdkVersion, models: cursorModels(models, input.instance.customModels), ...notes() };
   } catch (error) {
     const failure = error as { code?: string; details?: { cursorErrorKind?: string }; message: string };
     const rejected = failure.details?.cursorErrorKind === "authentication";
@@ -82,7 +72,15 @@ export async function probeCursor(input: CursorProbeInput, depth: ProbeDepth = "
       authenticated: rejected ? false : "unknown",
       version: sdkVersion,
       models: custom,
-      message: sidecar.describe(rejected ? `Cursor refused the API key: ${failure.message}` : `The Cursor SDK could not list models: ${failure.message}`),
+      ...notes(
+        sidecar.describe(
+          !loaded
+            ? `The Cursor SDK in ${located.sdk.dir} did not load in its sidecar (${node.node.path}, ${node.node.version}): ${failure.message}`
+            : rejected
+              ? `Cursor refused the API key: ${failure.message}`
+              : `The Cursor SDK could not list models: ${failure.message}`,
+        ),
+      ),
     };
   } finally {
     await sidecar.stop();

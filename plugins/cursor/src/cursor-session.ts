@@ -17,8 +17,9 @@ import { CursorTurn } from "./cursor-turn.js";
 import { cursorMcpServers, redactedMcpServers } from "./cursor-mcp-config.js";
 import { resolveCursorNode } from "./cursor-node.js";
 import type { CursorOptions } from "./cursor-options.js";
+import { locateCursorSdk } from "./cursor-sdk-location.js";
 import { CursorSidecar } from "./cursor-sidecar-process.js";
-import { CURSOR_SDK_VERSION, type McpServerConfig, type RunEndedNotification, type RunMessageNotification } from "./cursor-wire.js";
+import type { McpServerConfig, RunEndedNotification, RunMessageNotification } from "./cursor-wire.js";
 
 /** What a session needs from its adapter. */
 export interface CursorSessionDeps {
@@ -88,6 +89,9 @@ export class CursorProviderSession implements StartableSession {
     }
     const node = await resolveCursorNode(this.deps.context.process, this.deps.options.nodePath, this.deps.env);
     if (!node.ok) throw new SwitchyardError("provider_unavailable", node.reason, { nodePath: this.deps.options.nodePath ?? null });
+    const located = locateCursorSdk({ sdkPath: this.deps.options.sdkPath, nodePath: node.node.path });
+    if (!located.ok) throw new SwitchyardError("provider_unavailable", located.reason, { sdkPath: this.deps.options.sdkPath ?? null });
+    if (located.warning !== null) this.#sink.emit({ type: "warning", message: located.warning });
     const sidecar = CursorSidecar.start({
       helpers: this.deps.context.process,
       node: node.node.path,
@@ -102,12 +106,9 @@ export class CursorProviderSession implements StartableSession {
     const timeout = this.deps.options.startupTimeoutMs;
     let sdkVersion: string;
     try {
-      sdkVersion = (await sidecar.initialize(timeout)).sdkVersion;
+      sdkVersion = (await sidecar.initialize({ sdkDir: located.sdk.dir }, timeout)).sdkVersion;
     } catch (error) {
       throw new SwitchyardError("provider_unavailable", sidecar.describe(`The Cursor SDK did not load in its sidecar (${node.node.path}, ${node.node.version}): ${(error as Error).message}`), { pid: sidecar.pid });
-    }
-    if (sdkVersion !== CURSOR_SDK_VERSION) {
-      this.#sink.emit({ type: "warning", message: `The cursor plugin is tested against @cursor/sdk ${CURSOR_SDK_VERSION}, but the sidecar loaded ${sdkVersion}.` });
     }
     const resume = this.input.resumeCursor;
     let opened;
@@ -140,6 +141,7 @@ export class CursorProviderSession implements StartableSession {
       pid: sidecar.pid,
       node: node.node.version,
       sdk: sdkVersion,
+      sdkDir: located.sdk.dir,
       resumed: resume !== null,
       model: opened.model,
       mcpServers: redactedMcpServers(this.#mcpServers),

@@ -12,6 +12,7 @@ import {
 import {
   SIDECAR_METHODS,
   SIDECAR_NOTIFICATIONS,
+  type InitializeParams,
   type InitializeResult,
   type ModelsResult,
   type OpenAgentParams,
@@ -92,8 +93,8 @@ export class CursorSidecar {
     return withStderrTail(message, this.channel.stderr);
   }
 
-  initialize(timeoutMs: number): Promise<InitializeResult> {
-    return this.#call(SIDECAR_METHODS.initialize, {}, timeoutMs);
+  initialize(params: InitializeParams, timeoutMs: number): Promise<InitializeResult> {
+    return this.#call(SIDECAR_METHODS.initialize, params, timeoutMs);
   }
 
   openAgent(params: OpenAgentParams, timeoutMs: number): Promise<OpenAgentResult> {

@@ -14,6 +14,12 @@ export const CURSOR_SDK_VERSION = "1.0.32";
 /** The oldest Node the Cursor SDK runs on (its `engines`; `node:sqlite` storage, its native addons). */
 export const CURSOR_SDK_MIN_NODE = { major: 22, minor: 13 } as const;
 
+/** `initialize`: load the SDK. */
+export interface InitializeParams {
+  /** The `@cursor/sdk` package folder (the plugin found it; the sidecar imports its entry points from there). */
+  readonly sdkDir: string;
+}
+
 /** `initialize`: the sidecar loaded the SDK. */
 export interface InitializeResult {
   readonly sdkVersion: string;

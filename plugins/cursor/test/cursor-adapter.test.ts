@@ -6,7 +6,7 @@
  * honours, a crashed sidecar, the token's secrecy, probes, and the Node it needs.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
@@ -324,6 +324,44 @@ describe.skipIf(NODE22_GATE.skip)("Cursor probes and the Node the SDK needs", ()
       await expect(old.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("v20.20.2") });
     } finally {
       await old.dispose();
+    }
+  });
+
+  it("without nodePath and without a node on the instance's PATH, says so and how to point it at one", async () => {
+    const nodeless = await createCursorLab({ environment: { PATH: path.join(lab.home.root, "no-bin-here") }, driverOptions: { nodePath: undefined } });
+    try {
+      const status = await nodeless.adapter.probe({ depth: "inspect" });
+      expect(status).toMatchObject({ installed: true, executable: false, version: "1.0.32" });
+      expect(status.message).toContain("No node was found on the instance's PATH, and the Cursor SDK needs Node >= 22.13");
+      expect(status.message).toContain("nodePath");
+      await expect(nodeless.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("No node was found") });
+    } finally {
+      await nodeless.dispose();
+    }
+  });
+
+  it("loads the SDK from the sdkPath option in the sidecar, and says where it looked when that folder holds none", async () => {
+    // A package that names itself @cursor/sdk and throws when imported: only a sidecar that
+    // imports from sdkPath can report its message.
+    const decoy = path.join(lab.home.root, "decoy", "node_modules", "@cursor", "sdk");
+    mkdirSync(decoy, { recursive: true });
+    writeFileSync(path.join(decoy, "package.json"), JSON.stringify({ name: "@cursor/sdk", version: "1.0.32", type: "module", exports: { ".": { import: "./index.js" }, "./sqlite": { import: "./index.js" } } }));
+    writeFileSync(path.join(decoy, "index.js"), 'throw new Error("the decoy SDK from sdkPath was imported");\n');
+    const decoyed = await createCursorLab({ driverOptions: { sdkPath: decoy } });
+    const empty = await createCursorLab({ driverOptions: { sdkPath: path.join(lab.home.root, "no-sdk-here") } });
+    try {
+      const status = await decoyed.adapter.probe({ depth: "full" });
+      expect(status).toMatchObject({ installed: true, executable: true, version: "1.0.32" });
+      expect(status.message).toContain(`The Cursor SDK in ${decoy} did not load in its sidecar`);
+      expect(status.message).toContain("the decoy SDK from sdkPath was imported");
+      await expect(decoyed.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("the decoy SDK from sdkPath was imported") });
+      const missing = await empty.adapter.probe({ depth: "inspect" });
+      expect(missing).toMatchObject({ installed: false, executable: false });
+      expect(missing.message).toContain(`The sdkPath option names ${path.join(lab.home.root, "no-sdk-here")}, which holds no @cursor/sdk package`);
+      await expect(empty.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("holds no @cursor/sdk package") });
+    } finally {
+      await decoyed.dispose();
+      await empty.dispose();
     }
   });
 

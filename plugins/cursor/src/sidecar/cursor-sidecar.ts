@@ -6,6 +6,9 @@
  * Secrets (the Switchyard bearer header inside `mcpServers`) arrive in request params over
  * stdin, the Cursor API key in the environment; neither is ever printed.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { LineSplitter } from "@switchyard/sdk";
 import type { Run, SDKAgent } from "@cursor/sdk";
 import type { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
@@ -13,6 +16,7 @@ import {
   SIDECAR_METHODS,
   SIDECAR_NOTIFICATIONS,
   type CancelParams,
+  type InitializeParams,
   type InitializeResult,
   type ModelsResult,
   type OpenAgentParams,
@@ -30,8 +34,10 @@ import {
 for (const method of ["log", "info", "debug", "warn", "trace"] as const) console[method] = console.error;
 
 type CursorSdk = typeof import("@cursor/sdk");
+type CursorSqliteStores = typeof import("@cursor/sdk/sqlite");
 
 let sdk: CursorSdk | null = null;
+let sqliteStores: CursorSqliteStores | null = null;
 let store: SqliteLocalAgentStore | null = null;
 let agent: SDKAgent | null = null;
 let current: { readonly turnId: string; readonly run: Run } | null = null;
@@ -80,6 +86,11 @@ function loaded(): CursorSdk {
   return sdk;
 }
 
+function loadedStores(): CursorSqliteStores {
+  if (sqliteStores === null) throw new SidecarError("The sidecar was not initialized.", { kind: "configuration" });
+  return sqliteStores;
+}
+
 function openAgent(): SDKAgent {
   if (agent === null) throw new SidecarError("No agent is open in this sidecar.", { kind: "configuration" });
   return agent;
@@ -109,16 +120,15 @@ interface Handled {
 async function handle(method: string, params: unknown): Promise<Handled> {
   switch (method) {
     case SIDECAR_METHODS.initialize: {
-      sdk = await import("@cursor/sdk");
-      const version = await sdkVersion();
-      const result: InitializeResult = { sdkVersion: version, nodeVersion: process.version };
+      const loadedSdk = await loadSdk((params as InitializeParams).sdkDir);
+      ({ sdk, sqliteStores } = loadedSdk);
+      const result: InitializeResult = { sdkVersion: loadedSdk.version, nodeVersion: process.version };
       return { result };
     }
     case SIDECAR_METHODS.openAgent: {
       const cursor = loaded();
       const input = params as OpenAgentParams;
-      const { SqliteLocalAgentStore } = await import("@cursor/sdk/sqlite");
-      store = await SqliteLocalAgentStore.open({ workspaceRef: input.cwd, stateRoot: input.storeDir });
+      store = await loadedStores().SqliteLocalAgentStore.open({ workspaceRef: input.cwd, stateRoot: input.storeDir });
       const local = { cwd: input.cwd, store };
       const mcp = input.mcpServers !== null ? { mcpServers: input.mcpServers } : {};
       // A local agent needs a model on every run, and a resumed one does not remember its own
@@ -172,20 +182,23 @@ async function handle(method: string, params: unknown): Promise<Handled> {
   }
 }
 
-/** The installed SDK's version (its `exports` hide package.json, so it is found beside the entry). */
-async function sdkVersion(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  const { dirname, join } = await import("node:path");
-  const { fileURLToPath } = await import("node:url");
-  for (let dir = dirname(fileURLToPath(import.meta.resolve("@cursor/sdk"))); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (manifest.name === "@cursor/sdk") return manifest.version ?? "unknown";
-    } catch {
-      // not here
-    }
-  }
-  return "unknown";
+/** An `exports` entry's ESM file (`{ import, default }` or a plain path). */
+function esmEntry(exported: unknown, name: string): string {
+  const entry = typeof exported === "string" ? exported : ((exported as { import?: unknown; default?: unknown } | undefined)?.import ?? (exported as { default?: unknown } | undefined)?.default);
+  if (typeof entry !== "string") throw new SidecarError(`The @cursor/sdk package exports no "${name}" entry point.`, { kind: "configuration" });
+  return entry;
+}
+
+/**
+ * Imports the SDK from the folder the plugin found (the `sdkPath` option, beside the plugin, or
+ * the Node's global packages), by the entry points its package.json exports.
+ */
+async function loadSdk(sdkDir: string): Promise<{ sdk: CursorSdk; sqliteStores: CursorSqliteStores; version: string }> {
+  const manifest = JSON.parse(await readFile(join(sdkDir, "package.json"), "utf8")) as { name?: string; version?: string; exports?: Record<string, unknown> };
+  if (manifest.name !== "@cursor/sdk") throw new SidecarError(`${sdkDir} holds ${manifest.name ?? "a package without a name"}, not @cursor/sdk.`, { kind: "configuration" });
+  const fileOf = (name: string): string => pathToFileURL(join(sdkDir, esmEntry(manifest.exports?.[name], name))).href;
+  const [loadedSdk, loadedStores] = await Promise.all([import(fileOf(".")) as Promise<CursorSdk>, import(fileOf("./sqlite")) as Promise<CursorSqliteStores>]);
+  return { sdk: loadedSdk, sqliteStores: loadedStores, version: manifest.version ?? "unknown" };
 }
 
 async function onRequest(id: number | string, method: string, params: unknown): Promise<void> {
