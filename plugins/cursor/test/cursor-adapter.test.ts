@@ -10,8 +10,8 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
-import { NODE22, NODE22_GATE, createCursorLab, descendantCommandLines, environmentOf, grantFor, turn, type CursorLab } from "./cursor-lab.js";
+import { descendantCommandLines, environmentOf, mcpGrantFor, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import { NODE22, NODE22_GATE, createCursorLab, type CursorLab } from "./cursor-lab.js";
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
   events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
@@ -46,7 +46,7 @@ afterAll(async () => {
 describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fake backend", () => {
   it("runs a text turn: started with Cursor's run id, chunks streamed into one message, one terminal with the turn-end usage, the agent id as cursor", async () => {
     const { session, events } = await lab.open();
-    const input = turn("say it @@reply a reply long enough to arrive in several chunks from the backend");
+    const input = turnInput("say it @@reply a reply long enough to arrive in several chunks from the backend");
     const started = await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status, JSON.stringify(terminal.error)).toBe("completed");
@@ -78,7 +78,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("runs a shell command in the SDK's own process and reports it as a command item with its output", async () => {
     const { session, events } = await lab.open();
-    const input = turn("run it @@shell echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt @@then @@reply shell said {{output}}");
+    const input = turnInput("run it @@shell echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt @@then @@reply shell said {{output}}");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status, JSON.stringify(terminal.error)).toBe("completed");
@@ -94,8 +94,8 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
   });
 
   it("injects the MCP endpoint with the session's bearer header: the SDK calls the tool itself, and no command line, log line or sidecar environment shows the token", async () => {
-    const { session, events } = await lab.open({ mcp: grantFor(mcp.url, mcp.token) });
-    const input = turn('call it @@tool echo {"text":"from-cursor"} @@then @@reply mcp said {{output}}');
+    const { session, events } = await lab.open({ mcp: mcpGrantFor(mcp.url, mcp.token) });
+    const input = turnInput('call it @@tool echo {"text":"from-cursor"} @@then @@reply mcp said {{output}}');
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status, JSON.stringify(terminal.error)).toBe("completed");
@@ -124,8 +124,8 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("without the right bearer token the MCP server refuses the SDK and the tool is never offered (the header is what authenticates)", async () => {
     const before = mcp.rejectedRequests;
-    const { session, events } = await lab.open({ mcp: grantFor(mcp.url, "sy_wrong_token_for_the_negative_control") });
-    const input = turn('call it @@tool echo {"text":"refused"} @@then @@reply never');
+    const { session, events } = await lab.open({ mcp: mcpGrantFor(mcp.url, "sy_wrong_token_for_the_negative_control") });
+    const input = turnInput('call it @@tool echo {"text":"refused"} @@then @@reply never');
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(mcp.rejectedRequests).toBeGreaterThan(before);
@@ -135,7 +135,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("steers natively when the backend delivers the message into the running turn", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold on @@hold steer-delivered @@reply done after the steer");
+    const input = turnInput("hold on @@hold steer-delivered @@reply done after the steer");
     await session.startTurn(input);
     await lab.backend.waitForHold("steer-delivered", 60_000);
     await session.steerTurn({ turnId: input.turnId, text: "also mention the weather" });
@@ -151,7 +151,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
     it(`refuses the steer when the backend answers ${answer} (the SDK's revert_to_followup), so the host queues it; the turn goes on and gets a notice`, async () => {
       const { session, events } = await lab.open();
       const gate = `steer-${answer}`;
-      const input = turn(`hold on @@hold ${gate} @@reply done without the steer`);
+      const input = turnInput(`hold on @@hold ${gate} @@reply done without the steer`);
       await session.startTurn(input);
       await lab.backend.waitForHold(gate, 60_000);
       lab.backend.answerSteersWith(answer);
@@ -170,7 +170,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("interrupts with run.cancel() (the SDK closes the run's stream), and the next turn runs on the same agent", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold on @@hold never-released @@reply never");
+    const input = turnInput("hold on @@hold never-released @@reply never");
     await session.startTurn(input);
     await lab.backend.waitForHold("never-released", 60_000);
     await session.interruptTurn({ turnId: input.turnId });
@@ -179,7 +179,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
     const cancelled = lab.backend.runs.find((r) => r.userText === input.text)!;
     expect(cancelled.status).toBe("cancelled");
     // Interrupt-and-restart: a new run right after, in the same conversation.
-    const next = turn("after it @@reply back again");
+    const next = turnInput("after it @@reply back again");
     await session.startTurn(next);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === next.turnId, 60_000)).status).toBe("completed");
     expect(lab.backend.runs.find((r) => r.userText === next.text)!.conversationId).toBe(cancelled.conversationId);
@@ -187,7 +187,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("interrupts a turn inside a shell command and ends the command", async () => {
     const { session, events } = await lab.open();
-    const input = turn("keep at it @@shell sleep 45; echo never-printed @@then @@reply never");
+    const input = turnInput("keep at it @@shell sleep 45; echo never-printed @@then @@reply never");
     await session.startTurn(input);
     const started = await events.waitFor("tool_call.started", (e) => e.turnId === input.turnId, 60_000);
     await session.interruptTurn({ turnId: input.turnId });
@@ -197,7 +197,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("resumes the agent in a new sidecar process: the same conversation id, and the history the checkpoint carried", async () => {
     const first = await lab.open({ threadId: "thread-resume" });
-    const opening = turn("remember the word aubergine @@reply noted");
+    const opening = turnInput("remember the word aubergine @@reply noted");
     await first.session.startTurn(opening);
     await first.events.waitFor("turn.terminal", (e) => e.turnId === opening.turnId, 60_000);
     const agentId = first.session.resumeCursor!;
@@ -207,7 +207,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
     const second = await lab.open({ threadId: "thread-resume", resumeCursor: agentId });
     expect(second.session.processId).not.toBe(firstPid);
     expect(second.session.resumeCursor).toBe(agentId);
-    const recall = turn("recall @@reply history: {{history}}");
+    const recall = turnInput("recall @@reply history: {{history}}");
     await second.session.startTurn(recall);
     expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe("completed");
     expect(second.events.textOf(recall.turnId)).toBe("history: remember the word aubergine @@reply noted");
@@ -222,10 +222,10 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("runs the turn's model when it names one, and keeps it for later turns", async () => {
     const { session, events } = await lab.open();
-    const named = turn("with a model @@reply large", { model: "fake-model-large" });
+    const named = turnInput("with a model @@reply large", { model: "fake-model-large" });
     await session.startTurn(named);
     await events.waitFor("turn.terminal", (e) => e.turnId === named.turnId, 60_000);
-    const later = turn("no model named @@reply still large");
+    const later = turnInput("no model named @@reply still large");
     await session.startTurn(later);
     await events.waitFor("turn.terminal", (e) => e.turnId === later.turnId, 60_000);
     expect(lab.backend.runs.find((r) => r.userText === named.text)!.model).toBe("fake-model-large");
@@ -234,24 +234,24 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("refuses a turn in a runtime mode it cannot enforce, before anything reaches Cursor", async () => {
     const { session } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("must not run @@reply ran anyway", { runtimeMode: "approval-required" });
+    const input = turnInput("must not run @@reply ran anyway", { runtimeMode: "approval-required" });
     await expect(session.startTurn(input)).rejects.toMatchObject({ code: "invalid_input", details: { runtimeMode: "approval-required", offered: ["full-access"] } });
     expect(lab.backend.runs.some((r) => r.userText === input.text)).toBe(false);
   });
 
   it("refuses a second turn while one runs (the agent takes one run at a time)", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold on @@hold busy-gate @@reply first done");
+    const input = turnInput("hold on @@hold busy-gate @@reply first done");
     await session.startTurn(input);
     await lab.backend.waitForHold("busy-gate", 60_000);
-    await expect(session.startTurn(turn("second @@reply never"))).rejects.toMatchObject({ code: "conflict" });
+    await expect(session.startTurn(turnInput("second @@reply never"))).rejects.toMatchObject({ code: "conflict" });
     lab.backend.release("busy-gate");
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
   });
 
   it("fails the turn with the backend's error when the run fails (a client error: the SDK does not retry it)", async () => {
     const { session, events } = await lab.open();
-    const input = turn("break it @@fail 400 the backend broke on purpose");
+    const input = turnInput("break it @@fail 400 the backend broke on purpose");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("failed");
@@ -261,14 +261,14 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
 
   it("ends the turn failed and reports the session exited when the sidecar dies", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold on @@hold crash-gate @@reply never");
+    const input = turnInput("hold on @@hold crash-gate @@reply never");
     await session.startTurn(input);
     await lab.backend.waitForHold("crash-gate", 60_000);
     process.kill(session.processId!, "SIGKILL");
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal).toMatchObject({ status: "failed", error: { code: "cursor_sidecar_exited" } });
     expect((await events.waitFor("session.exited")).reason).toMatch(/cursor sidecar exited/);
-    await expect(session.startTurn(turn("after the crash"))).rejects.toMatchObject({ code: "session_closed" });
+    await expect(session.startTurn(turnInput("after the crash"))).rejects.toMatchObject({ code: "session_closed" });
   });
 });
 
@@ -369,7 +369,7 @@ describe.skipIf(NODE22_GATE.skip)("Cursor probes and the Node the SDK needs", ()
     const onPath = await createCursorLab({ environment: { PATH: `${path.dirname(NODE22)}:${lab.home.env["PATH"] ?? ""}` }, driverOptions: { nodePath: undefined } });
     try {
       const { session, events } = await onPath.open();
-      const input = turn("on path @@reply node from PATH");
+      const input = turnInput("on path @@reply node from PATH");
       await session.startTurn(input);
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
       expect(onPath.ctx.logs.find((line) => line.message === "cursor sidecar started")?.fields["node"]).toBe(execFileSync(NODE22, ["--version"], { encoding: "utf8" }).trim());

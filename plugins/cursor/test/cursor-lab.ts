@@ -5,9 +5,8 @@
  * `@cursor/sdk`. Nothing of the plugin or the SDK is mocked; Cursor's backend (its agent loop
  * and model) is the only stand-in.
  */
-import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { McpEndpointGrant, OpenSessionInput, OrchestrationAdapter, ProviderInstanceDescriptor, RuntimeMode, TurnInput } from "@switchyard/sdk";
+import type { OpenSessionInput, OrchestrationAdapter, ProviderInstanceDescriptor } from "@switchyard/sdk";
 import {
   FakeCursorBackend,
   createAcpTestContext,
@@ -111,73 +110,4 @@ export async function createCursorLab(
       await home.cleanup();
     },
   };
-}
-
-let turnCounter = 0;
-
-/** A turn input with defaults. */
-export function turn(text: string, overrides: Partial<TurnInput> & { runtimeMode?: RuntimeMode } = {}): TurnInput {
-  turnCounter += 1;
-  return {
-    turnId: `turn-${turnCounter}`,
-    runId: `run-${turnCounter}`,
-    text,
-    instructions: null,
-    model: null,
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    restartOfTurnId: null,
-    ...overrides,
-  };
-}
-
-/** An MCP grant for an endpoint (the same shape the host issues). */
-export function grantFor(url: string, token: string, serverName = "switchyard"): McpEndpointGrant {
-  return {
-    serverName,
-    url,
-    token,
-    toolTimeoutMs: 60_000,
-    blockingToolNames: ["delegate_task", "t3_thread_wait"],
-    directToolNames: ["t3_thread_wait"],
-    instructions: "Use the switchyard tools to delegate.",
-    stdioBridge: { command: "unused", args: [], env: {} },
-  };
-}
-
-/** A process's argv, as the kernel shows it to every local user. */
-export function commandLineOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
-}
-
-/** The argv of every process this test process started, directly or not (what `ps` shows every local user). */
-export function descendantCommandLines(root = process.pid): string[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // the process is gone
-    }
-  }
-  const lines: string[] = [];
-  const pending = [...(children.get(root) ?? [])];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    try {
-      lines.push(commandLineOf(pid).join(" "));
-    } catch {
-      // the process is gone
-    }
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return lines;
-}
-
-/** A process's environment (what root and the process's own user can read). */
-export function environmentOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((entry) => entry !== "");
 }
