@@ -216,6 +216,51 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
     expect(second.events.events.filter((e) => e.type === "session.resume_cursor")).toEqual([]);
   });
 
+  it("injects the MCP endpoint into a resumed agent as well: the new session's own credential reaches the server", async () => {
+    // Each session gets its own token from the host; the resumed one must use its own.
+    const resumedMcp = await startTestMcpServer({ token: "sy_cursor_resumed_session_token_0123456789" });
+    try {
+      const first = await lab.open({ threadId: "thread-mcp-resume", mcp: mcpGrantFor(mcp.url, mcp.token) });
+      const opening = turnInput("hello @@reply hi");
+      await first.session.startTurn(opening);
+      await first.events.waitFor("turn.terminal", (e) => e.turnId === opening.turnId, 60_000);
+      const agentId = first.session.resumeCursor!;
+      await first.session.close();
+
+      const second = await lab.open({ threadId: "thread-mcp-resume", resumeCursor: agentId, mcp: mcpGrantFor(resumedMcp.url, resumedMcp.token) });
+      const input = turnInput('call it @@tool echo {"text":"after-resume"} @@then @@reply mcp said {{output}}');
+      await second.session.startTurn(input);
+      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
+      expect(second.events.textOf(input.turnId)).toBe("mcp said echo: after-resume");
+      expect(resumedMcp.calls).toEqual([{ tool: "echo", args: { text: "after-resume" } }]);
+      expect(resumedMcp.rejectedRequests).toBe(0);
+      expect(descendantCommandLines().filter((line) => line.includes(resumedMcp.token))).toEqual([]);
+    } finally {
+      await resumedMcp.close();
+    }
+  });
+
+  it("resumes without checkpoints too: the same conversation, but no history, which is the backend's to keep", async () => {
+    const forgetful = await createCursorLab({ backend: { checkpoints: false } });
+    try {
+      const first = await forgetful.open({ threadId: "thread-no-checkpoints" });
+      const opening = turnInput("remember the word parsnip @@reply noted");
+      await first.session.startTurn(opening);
+      expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === opening.turnId, 60_000)).status).toBe("completed");
+      const agentId = first.session.resumeCursor!;
+      await first.session.close();
+
+      const second = await forgetful.open({ threadId: "thread-no-checkpoints", resumeCursor: agentId });
+      const recall = turnInput("recall @@reply history: [{{history}}]");
+      await second.session.startTurn(recall);
+      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe("completed");
+      expect(second.events.textOf(recall.turnId)).toBe("history: []");
+      expect(forgetful.backend.runs.find((r) => r.userText === recall.text)!.conversationId).toBe(agentId);
+    } finally {
+      await forgetful.dispose();
+    }
+  });
+
   it("refuses to reopen an agent the thread's store does not have, with not_found", async () => {
     await expect(lab.open({ threadId: "thread-unknown-agent", resumeCursor: "agent-00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ code: "not_found" });
   });
