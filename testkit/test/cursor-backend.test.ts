@@ -41,7 +41,7 @@ async function openRun(requestId: string): Promise<{ messages: Record<string, un
   const body = Buffer.from(await response.arrayBuffer());
   const messages: Record<string, unknown>[] = [];
   let end: Record<string, unknown> = {};
-  for (let offset = 0; offset < body.length; ) {
+  for (let offset = 0; offset < body.length;) {
     const flags = body[offset]!;
     const length = body.readUInt32BE(offset + 1);
     const data = body.subarray(offset + 5, offset + 5 + length);
@@ -62,7 +62,9 @@ async function append(requestId: string, seq: number, message: Record<string, un
   expect(response.status).toBe(200);
 }
 
-const runRequest = (text: string, conversationId = "agent-wire") => ({ runRequest: { action: { userMessageAction: { userMessage: { text } } }, conversationId, requestedModel: { modelId: "fake-model" } } });
+const runRequest = (text: string, conversationId = "agent-wire") => ({
+  runRequest: { action: { userMessageAction: { userMessage: { text } } }, conversationId, requestedModel: { modelId: "fake-model" } },
+});
 
 describe("the fake Cursor backend's schemas", () => {
   it("loads the message types it speaks from the installed SDK, which is the pinned release", () => {
@@ -123,7 +125,9 @@ describe("the fake Cursor backend at the wire", () => {
     await append("ordered-1", 2, { clientHeartbeat: {} });
     const record = backend.runs.find((run) => run.requestId === "ordered-1")!;
     expect(record.clientMessages).toEqual(["runRequest"]);
-    await append("ordered-1", 1, { conversationAction: { injectContextAction: { injectionId: "inj-1", expectedRunId: "ordered-1", userContext: { userMessage: { text: "a steer", messageId: "m1" } } } } });
+    await append("ordered-1", 1, {
+      conversationAction: { injectContextAction: { injectionId: "inj-1", expectedRunId: "ordered-1", userContext: { userMessage: { text: "a steer", messageId: "m1" } } } },
+    });
     expect(record.clientMessages).toEqual(["runRequest", "conversationAction", "clientHeartbeat"]);
     backend.release("wire-gate");
     const { messages } = await stream;
@@ -143,7 +147,12 @@ describe("the fake Cursor backend at the wire", () => {
     expect(exec.execServerMessage.shellArgs).toMatchObject({
       command: "echo a && echo b",
       simpleCommands: ["echo a", "echo b"],
-      parsingResult: { executableCommands: [{ name: "echo", fullText: "echo a", args: [{ type: "word", value: "a" }] }, { name: "echo", fullText: "echo b", args: [{ type: "word", value: "b" }] }] },
+      parsingResult: {
+        executableCommands: [
+          { name: "echo", fullText: "echo a", args: [{ type: "word", value: "a" }] },
+          { name: "echo", fullText: "echo b", args: [{ type: "word", value: "b" }] },
+        ],
+      },
     });
     expect(messages.map((message) => Object.keys((message as { interactionUpdate?: object }).interactionUpdate ?? message)[0])).toEqual([
       "toolCallStarted",

@@ -7,8 +7,13 @@ import { commandLineOf, descendantCommandLines, environmentOf, mcpGrantFor, turn
 describe("session lab", () => {
   it("reads the argv and environment of a process this test started, and of its children", async () => {
     // A child that starts a grandchild and waits; both carry markers the reads must find.
-    const script = "require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'grandchild-marker'], { stdio: 'ignore' }); process.stdout.write('ready\\n'); setTimeout(() => {}, 30000);";
-    const child = spawn(process.execPath, ["-e", script, "child-marker"], { env: { ...process.env, SESSION_LAB_MARKER: "env-marker" }, stdio: ["ignore", "pipe", "ignore"], detached: true });
+    const script =
+      "require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', 'grandchild-marker'], { stdio: 'ignore' }); process.stdout.write('ready\\n'); setTimeout(() => {}, 30000);";
+    const child = spawn(process.execPath, ["-e", script, "child-marker"], {
+      env: { ...process.env, SESSION_LAB_MARKER: "env-marker" },
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: true,
+    });
     try {
       await once(child.stdout, "data");
       expect(commandLineOf(child.pid!)).toContain("child-marker");

@@ -50,8 +50,15 @@ describe.skipIf(NODE22.skip)("delegation end to end with Cursor (real Codex, the
 
   it("a Codex thread delegates to Cursor and waits; Cursor runs a command and its answer reaches Codex's next model request", async () => {
     // (No {{output}} in the task: the parent's scripted call would fill it in with its own.)
-    const task = { task: "check the tree @@shell echo cursor-child-was-here @@then @@reply Cursor ran its command", target: { providerInstanceId: "cursor" }, mode: "wait", clientRequestId: "codex-to-cursor" };
-    const threadId = lab.createThread("codex", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const task = {
+      task: "check the tree @@shell echo cursor-child-was-here @@then @@reply Cursor ran its command",
+      target: { providerInstanceId: "cursor" },
+      mode: "wait",
+      clientRequestId: "codex-to-cursor",
+    };
+    const threadId = lab.createThread("codex", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`, {
+      runtimeMode: "full-access",
+    });
     const run = await lab.waitForRun(threadId, { timeoutMs: 120_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toBe("Codex relays: Cursor ran its command");
@@ -71,7 +78,9 @@ describe.skipIf(NODE22.skip)("delegation end to end with Cursor (real Codex, the
 
   it("a Cursor thread delegates to Codex through its own MCP credential and waits for the answer", async () => {
     const task = { task: "count the files @@reply Codex counted 7 files", target: { providerInstanceId: "codex" }, mode: "wait", clientRequestId: "cursor-to-codex" };
-    const threadId = lab.createThread("cursor", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Cursor relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const threadId = lab.createThread("cursor", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Cursor relays: {{output.summary}}`, {
+      runtimeMode: "full-access",
+    });
     const run = await lab.waitForRun(threadId, { timeoutMs: 120_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toBe("Cursor relays: Codex counted 7 files");

@@ -68,7 +68,15 @@ export function toolTitleOf(name: string, args: unknown): string {
     const mcp = mcpToolOf(args);
     return mcp !== null ? `${mcp.server}/${mcp.tool}` : "mcp";
   }
-  const subject = text(fields["command"]) ?? text(fields["path"]) ?? text(fields["filePath"]) ?? text(fields["pattern"]) ?? text(fields["globPattern"]) ?? text(fields["query"]) ?? text(fields["url"]) ?? text(fields["description"]);
+  const subject =
+    text(fields["command"]) ??
+    text(fields["path"]) ??
+    text(fields["filePath"]) ??
+    text(fields["pattern"]) ??
+    text(fields["globPattern"]) ??
+    text(fields["query"]) ??
+    text(fields["url"]) ??
+    text(fields["description"]);
   if (subject === null) return name;
   return name === "shell" ? subject : `${name} ${subject}`;
 }
@@ -124,7 +132,10 @@ export function terminalOf(ended: RunEndedNotification, interruptRequested: bool
   const result: RunResult | undefined = ended.result;
   if (result === undefined) {
     if (interruptRequested) return { status: "interrupted" };
-    return { status: "failed", error: { code: ended.error?.code ?? ended.error?.kind ?? "cursor_error", message: ended.error?.message ?? "The Cursor run ended without a result." } };
+    return {
+      status: "failed",
+      error: { code: ended.error?.code ?? ended.error?.kind ?? "cursor_error", message: ended.error?.message ?? "The Cursor run ended without a result." },
+    };
   }
   switch (result.status) {
     case "finished":

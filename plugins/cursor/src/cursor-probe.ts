@@ -15,7 +15,8 @@ export interface CursorProbeInput {
   readonly env: Readonly<Record<string, string>>;
 }
 
-const NO_CREDENTIALS = "The Cursor SDK has no API key: set CURSOR_API_KEY in the instance environment (a key from the Cursor dashboard), or sign in once with Cursor.auth.login() under the instance's HOME.";
+const NO_CREDENTIALS =
+  "The Cursor SDK has no API key: set CURSOR_API_KEY in the instance environment (a key from the Cursor dashboard), or sign in once with Cursor.auth.login() under the instance's HOME.";
 
 /**
  * Whether the environment carries a Cursor key: `CURSOR_API_KEY`, else a stored sign-in
@@ -56,7 +57,15 @@ export async function probeCursor(input: CursorProbeInput, depth: ProbeDepth = "
   if (depth === "inspect" || credentials === false) {
     return { installed: true, executable: true, authenticated: credentials, version: sdkVersion, models: custom, ...notes(credentials === false ? NO_CREDENTIALS : undefined) };
   }
-  const sidecar = CursorSidecar.start({ helpers: input.context.process, node: node.node.path, cwd: tmpdir(), env: input.env, logger: input.context.logger, label: "cursor probe", listener: null });
+  const sidecar = CursorSidecar.start({
+    helpers: input.context.process,
+    node: node.node.path,
+    cwd: tmpdir(),
+    env: input.env,
+    logger: input.context.logger,
+    label: "cursor probe",
+    listener: null,
+  });
   let loaded = false;
   try {
     await sidecar.initialize({ sdkDir: located.sdk.dir }, input.options.probeTimeoutMs);

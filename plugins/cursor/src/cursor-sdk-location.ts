@@ -71,10 +71,12 @@ export function locateCursorSdk(search: CursorSdkSearch): CursorSdkResolution {
   };
   if (search.sdkPath !== undefined) {
     // A configured folder is the user's choice: nothing else is tried behind it.
-    return found(resolve(search.sdkPath), "option") ?? {
+    return (
+      found(resolve(search.sdkPath), "option") ?? {
         ok: false,
         reason: `The sdkPath option names ${resolve(search.sdkPath)}, which holds no @cursor/sdk package. Point it at the package's folder (…/node_modules/@cursor/sdk) once it is installed (${INSTALL_COMMANDS}).`,
-      };
+      }
+    );
   }
   const beside = (search.besidePlugin ?? cursorSdkBesidePlugin)();
   if (beside !== null) {
@@ -87,5 +89,8 @@ export function locateCursorSdk(search: CursorSdkSearch): CursorSdkResolution {
     const result = found(join(dirname(dirname(search.nodePath)), "lib", "node_modules", "@cursor", "sdk"), "node-global");
     if (result !== null) return result;
   }
-  return { ok: false, reason: `The Cursor SDK (@cursor/sdk) is not installed: looked ${tried.join(", ")}. Install it (${INSTALL_COMMANDS}), or set the instance's sdkPath option to the package's folder.` };
+  return {
+    ok: false,
+    reason: `The Cursor SDK (@cursor/sdk) is not installed: looked ${tried.join(", ")}. Install it (${INSTALL_COMMANDS}), or set the instance's sdkPath option to the package's folder.`,
+  };
 }

@@ -108,7 +108,11 @@ export class CursorProviderSession implements StartableSession {
     try {
       sdkVersion = (await sidecar.initialize({ sdkDir: located.sdk.dir }, timeout)).sdkVersion;
     } catch (error) {
-      throw new SwitchyardError("provider_unavailable", sidecar.describe(`The Cursor SDK did not load in its sidecar (${node.node.path}, ${node.node.version}): ${(error as Error).message}`), { pid: sidecar.pid });
+      throw new SwitchyardError(
+        "provider_unavailable",
+        sidecar.describe(`The Cursor SDK did not load in its sidecar (${node.node.path}, ${node.node.version}): ${(error as Error).message}`),
+        { pid: sidecar.pid },
+      );
     }
     const resume = this.input.resumeCursor;
     let opened;
@@ -126,7 +130,11 @@ export class CursorProviderSession implements StartableSession {
     } catch (error) {
       const shape = error as SwitchyardError;
       if (resume !== null && shape.code === "not_found") {
-        throw new SwitchyardError("not_found", `The Cursor agent "${resume}" is not in this thread's agent store (${threadStoreDir(this.deps.storeRoot, this.input.threadId)}), so its conversation cannot be reopened.`, { resumeCursor: resume });
+        throw new SwitchyardError(
+          "not_found",
+          `The Cursor agent "${resume}" is not in this thread's agent store (${threadStoreDir(this.deps.storeRoot, this.input.threadId)}), so its conversation cannot be reopened.`,
+          { resumeCursor: resume },
+        );
       }
       throw new SwitchyardError(shape.code ?? "provider_error", sidecar.describe(shape.message), { ...(shape.details ?? {}), resumeCursor: resume });
     }
@@ -212,7 +220,10 @@ export class CursorProviderSession implements StartableSession {
     if (this.#turn !== null && !this.#turn.terminated && this.#turn.interruptRequested) await this.#turn.ledger.ended;
     sidecar = this.#assertOpen();
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`, { runningTurnId: this.#turn.turnId, turnId: input.turnId });
+      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`, {
+        runningTurnId: this.#turn.turnId,
+        turnId: input.turnId,
+      });
     }
     if (input.runtimeMode !== HONOURED_RUNTIME_MODE) {
       throw new SwitchyardError(
@@ -222,7 +233,11 @@ export class CursorProviderSession implements StartableSession {
       );
     }
     if (input.interactionMode !== "default") {
-      this.#sink.emit({ type: "warning", turnId: input.turnId, message: `The cursor driver offers no "${input.interactionMode}" interaction mode; the turn runs in its default mode.` });
+      this.#sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message: `The cursor driver offers no "${input.interactionMode}" interaction mode; the turn runs in its default mode.`,
+      });
     }
     const turn = new CursorTurn(input.turnId, this.#sink.emit);
     this.#turn = turn;
@@ -256,9 +271,16 @@ export class CursorProviderSession implements StartableSession {
     this.#logger.info("cursor steer answered", { turnId: input.turnId, outcome });
     if (outcome === "complete_delivered") return;
     if (!turn.terminated) {
-      this.#sink.emit({ type: "warning", turnId: input.turnId, message: "Cursor's backend did not take the steered message into the running turn (revert_to_followup); it runs as a follow-up turn instead." });
+      this.#sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message: "Cursor's backend did not take the steered message into the running turn (revert_to_followup); it runs as a follow-up turn instead.",
+      });
     }
-    throw new SwitchyardError("conflict", `Cursor's backend answered the steer with ${outcome}: the message was not delivered into turn "${input.turnId}".`, { turnId: input.turnId, outcome });
+    throw new SwitchyardError("conflict", `Cursor's backend answered the steer with ${outcome}: the message was not delivered into turn "${input.turnId}".`, {
+      turnId: input.turnId,
+      outcome,
+    });
   }
 
   /**

@@ -1,14 +1,5 @@
 import { fileURLToPath } from "node:url";
-import {
-  JsonLinesChannel,
-  JsonRpcPeer,
-  JsonRpcRequestError,
-  SwitchyardError,
-  withStderrTail,
-  type ErrorCode,
-  type PluginLogger,
-  type ProcessHelpers,
-} from "@switchyard/sdk";
+import { JsonLinesChannel, JsonRpcPeer, JsonRpcRequestError, SwitchyardError, withStderrTail, type ErrorCode, type PluginLogger, type ProcessHelpers } from "@switchyard/sdk";
 import {
   SIDECAR_METHODS,
   SIDECAR_NOTIFICATIONS,
@@ -64,8 +55,22 @@ export class CursorSidecar {
   }
 
   /** Starts the sidecar with `env` (the Cursor API key travels there, never in argv). */
-  static start(input: { readonly helpers: ProcessHelpers; readonly node: string; readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly logger: PluginLogger; readonly label: string; readonly listener: SidecarListener | null }): CursorSidecar {
-    const child = input.helpers.spawn(input.node, ["--disable-warning=ExperimentalWarning", CURSOR_SIDECAR_SCRIPT], { cwd: input.cwd, env: input.env, extendEnv: false, stdin: "pipe", label: input.label });
+  static start(input: {
+    readonly helpers: ProcessHelpers;
+    readonly node: string;
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly logger: PluginLogger;
+    readonly label: string;
+    readonly listener: SidecarListener | null;
+  }): CursorSidecar {
+    const child = input.helpers.spawn(input.node, ["--disable-warning=ExperimentalWarning", CURSOR_SIDECAR_SCRIPT], {
+      cwd: input.cwd,
+      env: input.env,
+      extendEnv: false,
+      stdin: "pipe",
+      label: input.label,
+    });
     // The host keeps the stderr tail; the stream must still be drained.
     child.stderr.resume();
     let peer: JsonRpcPeer | null = null;

@@ -156,7 +156,10 @@ describe.skipIf(NODE22_GATE.skip)("Cursor adapter over the Cursor SDK and the fa
       await lab.backend.waitForHold(gate, 60_000);
       lab.backend.answerSteersWith(answer);
       try {
-        await expect(session.steerTurn({ turnId: input.turnId, text: `steer for ${answer}` })).rejects.toMatchObject({ code: "conflict", details: { outcome: "revert_to_followup" } });
+        await expect(session.steerTurn({ turnId: input.turnId, text: `steer for ${answer}` })).rejects.toMatchObject({
+          code: "conflict",
+          details: { outcome: "revert_to_followup" },
+        });
       } finally {
         lab.backend.answerSteersWith("delivered");
       }
@@ -390,7 +393,10 @@ describe.skipIf(NODE22_GATE.skip)("Cursor probes and the Node the SDK needs", ()
     // imports from sdkPath can report its message.
     const decoy = path.join(lab.home.root, "decoy", "node_modules", "@cursor", "sdk");
     mkdirSync(decoy, { recursive: true });
-    writeFileSync(path.join(decoy, "package.json"), JSON.stringify({ name: "@cursor/sdk", version: "1.0.32", type: "module", exports: { ".": { import: "./index.js" }, "./sqlite": { import: "./index.js" } } }));
+    writeFileSync(
+      path.join(decoy, "package.json"),
+      JSON.stringify({ name: "@cursor/sdk", version: "1.0.32", type: "module", exports: { ".": { import: "./index.js" }, "./sqlite": { import: "./index.js" } } }),
+    );
     writeFileSync(path.join(decoy, "index.js"), 'throw new Error("the decoy SDK from sdkPath was imported");\n');
     const decoyed = await createCursorLab({ driverOptions: { sdkPath: decoy } });
     const empty = await createCursorLab({ driverOptions: { sdkPath: path.join(lab.home.root, "no-sdk-here") } });

@@ -69,7 +69,15 @@ describe("CursorTurn", () => {
     const { turn, events } = record();
     const args = { providerIdentifier: "switchyard", toolName: "delegate_task", args: { task: "x" } };
     turn.onMessage({ type: "tool_call", ...ids, call_id: "call-2", name: "mcp", status: "running", args });
-    turn.onMessage({ type: "tool_call", ...ids, call_id: "call-2", name: "mcp", status: "completed", args, result: { status: "success", value: { content: [{ text: { text: '{"taskId":"t1"}' } }], isError: false } } });
+    turn.onMessage({
+      type: "tool_call",
+      ...ids,
+      call_id: "call-2",
+      name: "mcp",
+      status: "completed",
+      args,
+      result: { status: "success", value: { content: [{ text: { text: '{"taskId":"t1"}' } }], isError: false } },
+    });
     turn.finish("completed");
     expect(events[0]).toMatchObject({ type: "tool_call.started", kind: "mcp", name: "mcp__switchyard__delegate_task", server: "switchyard", title: "switchyard/delegate_task" });
     expect(events[1]).toMatchObject({ type: "tool_call.completed", status: "completed", output: '{"taskId":"t1"}' });
@@ -104,7 +112,15 @@ describe("CursorTurn", () => {
     const { turn, events } = record();
     turn.onMessage({ type: "tool_call", ...ids, call_id: "task-1", name: "task", status: "running", args: { description: "look around" } });
     turn.onMessage({ type: "tool_call", ...ids, call_id: "task-2", name: "task", status: "running", args: {} });
-    turn.onMessage({ type: "tool_call", ...ids, call_id: "task-1", name: "task", status: "completed", args: { description: "look around" }, result: { status: "success", value: "found it" } });
+    turn.onMessage({
+      type: "tool_call",
+      ...ids,
+      call_id: "task-1",
+      name: "task",
+      status: "completed",
+      args: { description: "look around" },
+      result: { status: "success", value: "found it" },
+    });
     turn.finish("interrupted");
     const observed = events.filter((event) => event.type === "subagent.observed");
     expect(observed).toEqual([
@@ -131,7 +147,10 @@ describe("CursorTurn", () => {
 });
 
 describe("terminalOf", () => {
-  const result = (status: "finished" | "cancelled" | "error", error?: { message: string; code?: string }) => ({ turnId: "t", result: { id: "run-1", status, ...(error ? { error } : {}) } });
+  const result = (status: "finished" | "cancelled" | "error", error?: { message: string; code?: string }) => ({
+    turnId: "t",
+    result: { id: "run-1", status, ...(error ? { error } : {}) },
+  });
 
   it("maps finished to completed, cancel to interrupted when Switchyard asked and cancelled otherwise", () => {
     expect(terminalOf(result("finished"), false)).toEqual({ status: "completed" });
@@ -146,7 +165,10 @@ describe("terminalOf", () => {
   });
 
   it("fails a run whose result could not be read, with the sidecar's reason", () => {
-    expect(terminalOf({ turnId: "t", error: { kind: "network", message: "socket hang up" } }, false)).toEqual({ status: "failed", error: { code: "network", message: "socket hang up" } });
+    expect(terminalOf({ turnId: "t", error: { kind: "network", message: "socket hang up" } }, false)).toEqual({
+      status: "failed",
+      error: { code: "network", message: "socket hang up" },
+    });
     expect(terminalOf({ turnId: "t", error: { kind: "network", message: "gone" } }, true)).toEqual({ status: "interrupted" });
   });
 });

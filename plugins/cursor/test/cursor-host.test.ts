@@ -35,7 +35,9 @@ afterAll(async () => {
 type Item = { kind: string; text: string; status: string; runId: string | null; data: Record<string, unknown> };
 const items = (threadId: string): Item[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
 const liveTurn = async (threadId: string): Promise<void> => {
-  const live = await lab.host.waiter.waitFor(() => (lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null), { timeoutMs: 60_000 });
+  const live = await lab.host.waiter.waitFor(() => (lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null), {
+    timeoutMs: 60_000,
+  });
   expect(live, "the turn never reached Cursor").not.toBeNull();
 };
 

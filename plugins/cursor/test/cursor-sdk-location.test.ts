@@ -48,7 +48,10 @@ describe("locateCursorSdk", () => {
 
   it("falls back to the sidecar Node's global packages (npm install -g under that Node)", () => {
     const node = nodePrefix("global-node", CURSOR_SDK_VERSION);
-    expect(locateCursorSdk({ nodePath: node, besidePlugin: () => null })).toMatchObject({ ok: true, sdk: { dir: join(scratch, "global-node", "lib", "node_modules", "@cursor", "sdk"), source: "node-global" } });
+    expect(locateCursorSdk({ nodePath: node, besidePlugin: () => null })).toMatchObject({
+      ok: true,
+      sdk: { dir: join(scratch, "global-node", "lib", "node_modules", "@cursor", "sdk"), source: "node-global" },
+    });
   });
 
   it("without one anywhere, says where it looked and how to install it", () => {

@@ -28,7 +28,9 @@ export function endOfStream(error?: { readonly code: string; readonly message: s
           error: {
             code: error.code,
             message: error.message,
-            ...(error.details !== undefined ? { details: error.details.map((detail) => ({ type: detail.type, value: Buffer.from(detail.value).toString("base64").replace(/=+$/, "") })) } : {}),
+            ...(error.details !== undefined
+              ? { details: error.details.map((detail) => ({ type: detail.type, value: Buffer.from(detail.value).toString("base64").replace(/=+$/, "") })) }
+              : {}),
           },
         };
   return envelope(Buffer.from(JSON.stringify(json)), FLAG_END_STREAM);
@@ -37,7 +39,7 @@ export function endOfStream(error?: { readonly code: string; readonly message: s
 /** The messages of a Connect streaming request body (gunzipped when the client compressed them). */
 export function readEnvelopes(body: Buffer): Buffer[] {
   const messages: Buffer[] = [];
-  for (let offset = 0; offset + 5 <= body.length; ) {
+  for (let offset = 0; offset + 5 <= body.length;) {
     const flags = body[offset]!;
     const length = body.readUInt32BE(offset + 1);
     const data = body.subarray(offset + 5, offset + 5 + length);

@@ -325,7 +325,8 @@ export class FakeCursorBackend {
    */
   #errorDetail(error: FakeRunError): { type: string; value: Uint8Array } {
     const status = error.status ?? 500;
-    const kind = status === 400 ? "ERROR_BAD_REQUEST" : status === 401 ? "ERROR_UNAUTHORIZED" : status === 404 ? "ERROR_NOT_FOUND" : status === 429 ? "ERROR_RATE_LIMITED" : "ERROR_INTERNAL";
+    const kind =
+      status === 400 ? "ERROR_BAD_REQUEST" : status === 401 ? "ERROR_UNAUTHORIZED" : status === 404 ? "ERROR_NOT_FOUND" : status === 429 ? "ERROR_RATE_LIMITED" : "ERROR_INTERNAL";
     const value = this.#schemas.errorDetails.fromJson({ error: kind, details: { title: "Fake Cursor backend", detail: error.message, isRetryable: status >= 500 } }).toBinary();
     return { type: this.#schemas.errorDetails.typeName, value };
   }

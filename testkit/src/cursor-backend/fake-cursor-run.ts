@@ -189,7 +189,9 @@ export class FakeCursorRun {
 
   /** Everything the "model" received in this run: history, the user's text, the steers delivered. */
   get modelInput(): string {
-    return [...this.#turns.map((turn) => JSON.stringify(turn)), this.record.rawUserText, ...this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text)].join("\n");
+    return [...this.#turns.map((turn) => JSON.stringify(turn)), this.record.rawUserText, ...this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text)].join(
+      "\n",
+    );
   }
 
   /** Plays the script; resolves when the run ended. */
@@ -351,7 +353,9 @@ export class FakeCursorRun {
     const match = offered.find(({ tool }) => tool.toolName === suffix || (tool.name ?? "").endsWith(suffix));
     if (match === undefined) {
       const names = offered.map(({ tool }) => tool.name ?? "?").join(", ") || "none";
-      const broken = this.record.mcpServers.filter((server) => server.status !== "connected").map((server) => `${server.serverName}: ${server.status ?? "?"} ${server.errorMessage ?? ""}`.trim());
+      const broken = this.record.mcpServers
+        .filter((server) => server.status !== "connected")
+        .map((server) => `${server.serverName}: ${server.status ?? "?"} ${server.errorMessage ?? ""}`.trim());
       await this.#reply(`TOOL NOT OFFERED: ${suffix}. Offered: ${names}${broken.length > 0 ? `. Not connected: ${broken.join("; ")}` : ""}`);
       return null;
     }
@@ -386,11 +390,21 @@ export class FakeCursorRun {
       this.#send({ conversationCheckpointUpdate: { turns } });
     }
     // Deterministic figures from what the "model" read and wrote, about four characters a token.
-    const usage: FakeCursorUsage = { inputTokens: Math.ceil(this.modelInput.length / 4), outputTokens: Math.ceil(text.length / 4), cacheReadTokens: this.#turns.length, cacheWriteTokens: 1 };
+    const usage: FakeCursorUsage = {
+      inputTokens: Math.ceil(this.modelInput.length / 4),
+      outputTokens: Math.ceil(text.length / 4),
+      cacheReadTokens: this.#turns.length,
+      cacheWriteTokens: 1,
+    };
     this.record.usage = usage;
     this.#send({
       interactionUpdate: {
-        turnEnded: { inputTokens: String(usage.inputTokens), outputTokens: String(usage.outputTokens), cacheReadTokens: String(usage.cacheReadTokens), cacheWriteTokens: String(usage.cacheWriteTokens) },
+        turnEnded: {
+          inputTokens: String(usage.inputTokens),
+          outputTokens: String(usage.outputTokens),
+          cacheReadTokens: String(usage.cacheReadTokens),
+          cacheWriteTokens: String(usage.cacheWriteTokens),
+        },
       },
     });
     this.#finish("finished");

@@ -2,12 +2,16 @@ import { readFileSync, readdirSync } from "node:fs";
 
 /** A process's argv, as the kernel shows it to every local user (`/proc/<pid>/cmdline`). */
 export function commandLineOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
+  return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    .split("\0")
+    .filter((arg) => arg !== "");
 }
 
 /** A process's environment (`/proc/<pid>/environ`: what root and the process's own user can read). */
 export function environmentOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((entry) => entry !== "");
+  return readFileSync(`/proc/${pid}/environ`, "utf8")
+    .split("\0")
+    .filter((entry) => entry !== "");
 }
 
 /**

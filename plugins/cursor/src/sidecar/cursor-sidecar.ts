@@ -10,7 +10,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LineSplitter } from "@switchyard/sdk";
+import type * as CursorSdkModule from "@cursor/sdk";
 import type { Run, SDKAgent } from "@cursor/sdk";
+import type * as CursorSqliteModule from "@cursor/sdk/sqlite";
 import type { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 import {
   SIDECAR_METHODS,
@@ -33,8 +35,8 @@ import {
 
 for (const method of ["log", "info", "debug", "warn", "trace"] as const) console[method] = console.error;
 
-type CursorSdk = typeof import("@cursor/sdk");
-type CursorSqliteStores = typeof import("@cursor/sdk/sqlite");
+type CursorSdk = typeof CursorSdkModule;
+type CursorSqliteStores = typeof CursorSqliteModule;
 
 let sdk: CursorSdk | null = null;
 let sqliteStores: CursorSqliteStores | null = null;
@@ -135,7 +137,10 @@ async function handle(method: string, params: unknown): Promise<Handled> {
       // (`agent.model` stays unset until a send sets it): without one named, the catalog's first.
       const catalogFirst = async (): Promise<string> => {
         const model = (await cursor.Cursor.models.list())[0]?.id;
-        if (model === undefined) throw new SidecarError("Cursor's model catalog is empty, so the agent has no model; name one (the thread's model, or the instance's defaultModel option).", { kind: "configuration" });
+        if (model === undefined)
+          throw new SidecarError("Cursor's model catalog is empty, so the agent has no model; name one (the thread's model, or the instance's defaultModel option).", {
+            kind: "configuration",
+          });
         return model;
       };
       let model: string;
@@ -184,7 +189,10 @@ async function handle(method: string, params: unknown): Promise<Handled> {
 
 /** An `exports` entry's ESM file (`{ import, default }` or a plain path). */
 function esmEntry(exported: unknown, name: string): string {
-  const entry = typeof exported === "string" ? exported : ((exported as { import?: unknown; default?: unknown } | undefined)?.import ?? (exported as { default?: unknown } | undefined)?.default);
+  const entry =
+    typeof exported === "string"
+      ? exported
+      : ((exported as { import?: unknown; default?: unknown } | undefined)?.import ?? (exported as { default?: unknown } | undefined)?.default);
   if (typeof entry !== "string") throw new SidecarError(`The @cursor/sdk package exports no "${name}" entry point.`, { kind: "configuration" });
   return entry;
 }
