@@ -9,3 +9,4 @@ export {
   type ConformanceSetup,
 } from "./describe-adapter-conformance.js";
 export { scriptedModelScript } from "./scripted-model-script.js";
+export { fakeCursorScript } from "./fake-cursor-script.js";

@@ -15,3 +15,5 @@ export type { OpenCodeHome, OpenCodeHomeOptions } from "./opencode-home.js";
 export { createOpenCodeHome } from "./opencode-home.js";
 export type { GeminiHome, GeminiHomeOptions } from "./gemini-home.js";
 export { createGeminiHome } from "./gemini-home.js";
+export type { CursorHome, CursorHomeOptions } from "./cursor-home.js";
+export { createCursorHome } from "./cursor-home.js";

@@ -36,7 +36,7 @@ export interface HarnessSandbox {
 /** What every harness home returns. */
 export interface HarnessHome {
   /** Which harness the home is for. */
-  harness: "codex" | "pi" | "claude" | "opencode" | "gemini";
+  harness: "codex" | "pi" | "claude" | "opencode" | "gemini" | "cursor";
   /** The temporary root (removed by `cleanup`). */
   root: string;
   /** The harness's own config directory (CODEX_HOME, PI_CODING_AGENT_DIR, CLAUDE_CONFIG_DIR, …). */

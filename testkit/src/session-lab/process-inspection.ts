@@ -1,0 +1,46 @@
+import { readFileSync, readdirSync } from "node:fs";
+
+/** A process's argv, as the kernel shows it to every local user (`/proc/<pid>/cmdline`). */
+export function commandLineOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    .split("\0")
+    .filter((arg) => arg !== "");
+}
+
+/** A process's environment (`/proc/<pid>/environ`: what root and the process's own user can read). */
+export function environmentOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, "utf8")
+    .split("\0")
+    .filter((entry) => entry !== "");
+}
+
+/**
+ * The argv of every process `root` (default: this one) started, directly or not: what `ps` shows
+ * every local user, for tests that a secret is on no command line. Other people's processes on
+ * a shared machine are left out; processes that end while it reads are skipped.
+ */
+export function descendantCommandLines(root = process.pid): string[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process is gone
+    }
+  }
+  const lines: string[] = [];
+  const pending = [...(children.get(root) ?? [])];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    try {
+      lines.push(commandLineOf(pid).join(" "));
+    } catch {
+      // the process is gone
+    }
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return lines;
+}
