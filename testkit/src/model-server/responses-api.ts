@@ -4,15 +4,14 @@ import type { WireWriter } from "./wire-common.js";
 import {
   arrayField,
   chunkText,
-  estimateTokens,
   field,
-  inputTokens,
   makeId,
   nowSeconds,
   sendJson,
   stringField,
 } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
+import { responsesUsage } from "./model-usage.js";
 
 /**
  * OpenAI Responses API (`POST /v1/responses`): used by Codex CLI / codex-acp / the Codex SDK and
@@ -146,13 +145,7 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
             arguments: action.arguments,
           };
   }
-  const usage = {
-    input_tokens: inputTokens(request),
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: estimateTokens(outputText),
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: inputTokens(request) + estimateTokens(outputText),
-  };
+  const usage = responsesUsage(context.usage);
 
   if (!request.stream) {
     if (!(await context.pause())) return;
