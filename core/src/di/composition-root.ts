@@ -38,6 +38,10 @@ import { ThreadManagementService } from "../services/thread-management-service.j
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { TreeBudgets } from "../services/usage/tree-budgets.js";
+import { UsageReaction } from "../services/usage/usage-reaction.js";
+import { UsageService } from "../services/usage/usage-service.js";
+import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 
 /** Services (and the reactions the engine runs): one instance per container. */
 const SCOPED_SERVICES = [
@@ -56,6 +60,10 @@ const SCOPED_SERVICES = [
   DelegatedTaskService,
   DelegationSaga,
   McpSessionRegistry,
+  TreeBudgets,
+  UsageReaction,
+  UsageService,
+  WallClockBudgets,
 ] as const;
 
 /** Options for building a host. */
@@ -121,8 +129,9 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
   container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga
-  // runs for every command of every engine, and nothing has to be resolved early to install it.
-  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga)] });
+  // and usage accounting (records, tree budgets) run for every command of every engine, and
+  // nothing has to be resolved early to install them.
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(UsageReaction)] });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });

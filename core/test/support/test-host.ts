@@ -31,6 +31,7 @@ export async function startTestHost(options: {
   start?: boolean;
   server?: Record<string, unknown>;
   budgets?: Record<string, unknown>;
+  pricing?: Record<string, unknown>;
 } = {}): Promise<TestHost> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), "switchyard-test-"));
   const gateDir = join(home, "gates");
@@ -45,6 +46,7 @@ export async function startTestHost(options: {
       plugins: options.plugins ?? [SCRIPTED_PROVIDER_PLUGIN_DIR],
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.pricing ? { pricing: options.pricing } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger: (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),
