@@ -15,9 +15,13 @@ export async function addProject(home, path) {
   return JSON.parse(await switchyard(["project", "add", path, "--home", home, "--json"])).id;
 }
 
-/** Issues a client token with `switchyard token issue`; the run remembers it for the secrets figure. */
-export async function issueToken(run, home, { ttl = "1h", scope = "orchestration:operate" } = {}) {
-  const issued = JSON.parse(await switchyard(["token", "issue", "--home", home, "--ttl", ttl, "--scope", scope, "--json"]));
+/**
+ * Issues a client token with `switchyard token issue`; the run remembers it for the secrets
+ * figure. An operator's token here: every mode allowed (the CLI's default ceiling is
+ * approval-required).
+ */
+export async function issueToken(run, home, { ttl = "1h", scope = "orchestration:operate", maxRuntimeMode = "full-access" } = {}) {
+  const issued = JSON.parse(await switchyard(["token", "issue", "--home", home, "--ttl", ttl, "--scope", scope, "--max-runtime-mode", maxRuntimeMode, "--json"]));
   run.tokens.add(issued.token);
   return { id: issued.id, token: issued.token };
 }

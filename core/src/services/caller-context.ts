@@ -44,9 +44,9 @@ export class CallerContext {
     return run;
   }
 
-  /** The modes new or changed work may not exceed. */
+  /** The modes new or changed work may not exceed: a client's token ceiling, an agent's live run (else its thread). */
   ceiling(caller: Caller): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
-    if (caller.kind === "client") return CLIENT_CEILING;
+    if (caller.kind === "client") return caller.ceiling ?? CLIENT_CEILING;
     const run = this.liveRun(caller);
     if (run !== null) return { runtimeMode: run.runtimeMode, interactionMode: run.interactionMode };
     const thread = this.thread(caller);
@@ -67,9 +67,49 @@ export class CallerContext {
     };
   }
 
+  /** Whether the caller's token may use a project (agents and unscoped tokens may use every one). */
+  mayUseProject(caller: Caller, projectId: string): boolean {
+    return caller.projects === undefined || caller.projects === "*" || caller.projects.includes(projectId);
+  }
+
+  /** Refuses a project outside the caller's token's projects with `capability_denied`. */
+  requireProjectInScope(caller: Caller, projectId: string): void {
+    if (this.mayUseProject(caller, projectId)) return;
+    const allowed = caller.projects === undefined || caller.projects === "*" ? [] : [...caller.projects];
+    throw new OrchestratorFailure("capability_denied", `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`, {
+      projectId,
+      allowedProjects: allowed,
+    });
+  }
+
+  /**
+   * Checks, before anything is read, that the threads, tasks and projects a call names are in
+   * the caller's token's projects. A thread or task in another project answers as if it did
+   * not exist (`thread_not_found`, `task_not_found`), so a scoped token learns nothing about
+   * the others; ones that do not exist are left to the operation, which says so itself.
+   */
+  requireInScope(caller: Caller, refs: { threadIds?: readonly string[]; taskIds?: readonly string[]; projectIds?: readonly string[] }): void {
+    if (caller.projects === undefined || caller.projects === "*") return;
+    for (const projectId of refs.projectIds ?? []) this.requireProjectInScope(caller, projectId);
+    for (const threadId of refs.threadIds ?? []) {
+      const thread = this.engine.store.get("thread", threadId);
+      if (thread !== null && !this.mayUseProject(caller, thread.projectId)) {
+        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this token may use.`, { threadId });
+      }
+    }
+    for (const taskId of refs.taskIds ?? []) {
+      const task = this.engine.store.get("delegatedTask", taskId);
+      const thread = task === null ? null : this.engine.store.get("thread", task.parentThreadId);
+      if (task !== null && (thread === null || !this.mayUseProject(caller, thread.projectId))) {
+        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this token may use.`, { taskId });
+      }
+    }
+  }
+
   /** The project a caller works in: `projectId` when given, else its thread's; clients must name one. */
   project(caller: Caller, projectId: string | undefined): string {
     if (projectId !== undefined) {
+      this.requireProjectInScope(caller, projectId);
       if (this.engine.store.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
       return projectId;
     }

@@ -1,4 +1,5 @@
-import type { CredentialCapability } from "./credentials/mcp-session-registry.js";
+import type { CreationSource } from "../store/records.js";
+import type { CredentialCapability, ModeCeiling, ProjectScope } from "./credentials/mcp-session-registry.js";
 
 /**
  * Who asks for an operation, independent of the transport. An agent caller is a provider
@@ -18,4 +19,19 @@ export interface Caller {
    */
   readonly requestScope: string;
   readonly capabilities: ReadonlySet<CredentialCapability>;
+  /** The projects the caller may use; omitted means every project (agents, unscoped tokens). */
+  readonly projects?: ProjectScope;
+  /**
+   * A client's mode ceiling, from its token: new work without explicit modes gets these, and
+   * nothing it creates or changes may be broader. Agents have none (their live run's modes are
+   * their ceiling); a client without one has the broadest modes.
+   */
+  readonly ceiling?: ModeCeiling | null;
+  /** The transport the call came through (recorded as the creation source of what it creates); `mcp` when omitted. */
+  readonly transport?: "mcp" | "api";
+}
+
+/** What the caller's messages and threads record as their creation source. */
+export function creationSourceOf(caller: Caller): CreationSource {
+  return caller.transport === "api" ? "api" : "mcp";
 }

@@ -70,7 +70,7 @@ export class CapabilitiesService {
       parentModes: inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
       parentRunActive: this.callers.liveRun(caller) !== null,
       projectId: thread?.projectId ?? null,
-      projects: this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").map((p) => ({ projectId: p.id, name: p.name })),
+      projects: this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").filter((p) => this.callers.mayUseProject(caller, p.id)).map((p) => ({ projectId: p.id, name: p.name })),
       providers,
       features: {
         polling: true,

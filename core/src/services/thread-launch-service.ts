@@ -31,7 +31,8 @@ export interface LaunchInput {
   readonly projectId?: string | undefined;
 }
 
-const SCRATCH_PROJECT_ID = "project_scratch";
+/** The project threads launched with `scratch: true` belong to. */
+export const SCRATCH_PROJECT_ID = "project_scratch";
 
 async function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   const result = await execa("git", args, { cwd, reject: false, stdin: "ignore" });

@@ -14,7 +14,8 @@ import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { LiveWaits } from "./live-waits.js";
 import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
-import type { Caller } from "./caller.js";
+import { creationSourceOf, type Caller } from "./caller.js";
+import { stopThread } from "./delegation/task-stop.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
@@ -300,7 +301,7 @@ export class ThreadManagementService {
       text: input.message,
       mode: input.mode ?? "auto",
       createdBy: "agent",
-      creationSource: "mcp",
+      creationSource: creationSourceOf(caller),
     }));
   }
 
@@ -310,6 +311,56 @@ export class ThreadManagementService {
     this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
     this.callers.requireTargetWithinCeiling(caller, target);
     return this.interrupt({ threadId: target.id, ...(input.runId !== undefined ? { runId: input.runId } : {}), reason: "interrupted_by_agent" });
+  }
+
+  /**
+   * Stop, like the user's Stop button, for a caller: interrupts the running turn, holds queued
+   * runs until Resume or the next explicit send. Within the caller's ceiling; idempotent by
+   * `clientRequestId`. A provider that cannot interrupt a turn its run already reached answers
+   * `thread_not_interruptible`, and nothing is held.
+   */
+  stopFromCaller(caller: Caller, input: { threadId: string; reason?: string; clientRequestId?: string }): { thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean } {
+    const target = this.getThread(input.threadId);
+    const commandId = this.callerCommandId(caller, "thread.stop", target.id, input.clientRequestId) ?? this.newCommandId("thread.stop");
+    const reason = input.reason ?? "stopped_by_request";
+    const request = { threadId: target.id, reason };
+    if (conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request)) === null) {
+      this.callers.requireLiveRunForChanges(caller, "stop");
+      this.callers.requireTargetWithinCeiling(caller, target);
+      const active = activeRun(this.engine, target.id);
+      const attempt = active?.currentAttemptId ? this.engine.store.get("attempt", active.currentAttemptId) : null;
+      if (attempt !== null && attempt.status !== "pending" && !this.registry.capabilities(target.providerInstanceId).turns.interrupt) {
+        throw new OrchestratorFailure("thread_not_interruptible", `Provider "${target.providerInstanceId}" cannot interrupt the running turn of thread ${target.id}, so it cannot be stopped; wait for the turn to end.`, {
+          threadId: target.id,
+          capability: "turns.interrupt",
+        });
+      }
+    }
+    const outcome = conflictsAsInvalid(() =>
+      this.engine.execute({
+        commandId,
+        operation: "thread.stop",
+        request,
+        handle: (ctx) => {
+          const active = activeRun(ctx, target.id);
+          stopThread(ctx, target.id, reason);
+          const held = ctx.store.select("run", "thread_id = ? AND status = 'queued'", [target.id], "ORDER BY ordinal").filter((run) => run.held).map((run) => run.id);
+          return { interruptedRunId: active?.id ?? null, heldRunIds: held };
+        },
+      }),
+    );
+    return { thread: this.getThread(target.id), ...outcome.result, replayed: outcome.replayed };
+  }
+
+  /** Resume after Stop, for a caller: within its ceiling; idempotent by `clientRequestId`. */
+  resumeFromCaller(caller: Caller, input: { threadId: string; clientRequestId?: string }): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+    const target = this.getThread(input.threadId);
+    const commandId = this.callerCommandId(caller, "thread.resume", target.id, input.clientRequestId);
+    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id })) === null) {
+      this.callers.requireLiveRunForChanges(caller, "resume");
+      this.callers.requireTargetWithinCeiling(caller, target);
+    }
+    return conflictsAsInvalid(() => this.resume(target.id, commandId));
   }
 
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */
@@ -392,7 +443,7 @@ export class ThreadManagementService {
                 workspaceStrategy: sameProject ? callerThread!.workspaceStrategy : "root",
                 lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
                 createdBy: "agent",
-                creationSource: "mcp",
+                creationSource: creationSourceOf(caller),
               },
               entry.prompt ?? null,
             );
@@ -404,7 +455,7 @@ export class ThreadManagementService {
                 text: entry.prompt,
                 mode: "auto",
                 createdBy: "agent",
-                creationSource: "mcp",
+                creationSource: creationSourceOf(caller),
                 capabilities: selection.capabilities,
               }).runId;
             }

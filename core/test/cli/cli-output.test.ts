@@ -90,7 +90,7 @@ describe("switchyard CLI output and exit codes", () => {
     expect(year.code, year.stderr).toBe(0);
   });
 
-  it("lists tokens with the scope names token issue takes, and marks revoked ones", async () => {
+  it("lists tokens with the verbs, projects and ceiling token issue takes, and marks revoked ones", async () => {
     const tokensHome = mkdtempSync(join(tmpdir(), "switchyard-cli-tokens-"));
     try {
       const read = JSON.parse((await runCli(["token", "issue", "--scope", "orchestration:read", "--label", "reader", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string };
@@ -105,9 +105,9 @@ describe("switchyard CLI output and exit codes", () => {
       expect(listed.find((t) => t.id === read.id)).toMatchObject({ scope: "orchestration:read", status: "revoked" });
       expect(listed.find((t) => t.id === operate.id)).toMatchObject({ scope: "orchestration:operate", status: "active" });
       const table = (await runCli(["token", "list", "--home", tokensHome])).stdout.split("\n");
-      expect(table[0]).toMatch(/^ID\s+LABEL\s+SCOPE\s+STATUS\s+EXPIRES\s+REVOKED$/);
-      expect(table.find((line) => line.includes("reader"))).toMatch(/\sorchestration:read\s+revoked\s/);
-      expect(table.find((line) => line.includes("operator"))).toMatch(/\sorchestration:operate\s+active\s/);
+      expect(table[0]).toMatch(/^ID\s+LABEL\s+VERBS\s+PROJECTS\s+CEILING\s+STATUS\s+EXPIRES\s+REVOKED$/);
+      expect(table.find((line) => line.includes("reader"))).toMatch(/\sread\s+\*\s+approval-required\/default\s+revoked\s/);
+      expect(table.find((line) => line.includes("operator"))).toMatch(/\sread,operate\s+\*\s+approval-required\/default\s+active\s/);
     } finally {
       rmSync(tokensHome, { recursive: true, force: true });
     }

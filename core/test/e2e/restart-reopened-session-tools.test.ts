@@ -26,7 +26,7 @@ describe("serve killed mid-turn, then restarted (real Pi, scripted model)", () =
     cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }));
     writeHomeConfig(home, { plugins: [PI_PLUGIN], providers: [{ id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env }] });
     const project = JSON.parse((await runCli(["project", "add", workspace, "--json", "--home", home])).stdout) as { id: string };
-    const { token } = JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as { token: string };
+    const { token } = JSON.parse((await runCli(["token", "issue", "--max-runtime-mode", "full-access", "--json", "--home", home])).stdout) as { token: string };
     // Asked to continue after the restart, the agent calls a Switchyard tool and reports who it was to the server.
     model.script((ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted"), [
       { tool: "orchestrator_capabilities", args: {} },

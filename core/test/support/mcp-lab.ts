@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { injectable } from "tsyringe";
 import { Lifecycle, type DependencyContainer } from "tsyringe";
 import type { McpEndpointGrant } from "../../src/spec/index.js";
+import type { Logger } from "../../src/logging/logger.js";
 import type { ProviderSessionScope } from "../../src/engine/mcp-grant-issuer.js";
 import { McpSessionRegistry, type CredentialCapability } from "../../src/services/credentials/mcp-session-registry.js";
 import { startServer, type RunningServer } from "../../src/transports/http/switchyard-server.js";
@@ -38,6 +39,7 @@ export class McpLab {
       budgets?: Record<string, unknown>;
       pricing?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
+      logger?: Logger;
     } = {},
   ): Promise<McpLab> {
     const t = await startTestHost({
@@ -51,6 +53,7 @@ export class McpLab {
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.pricing ? { pricing: options.pricing } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0 });
     const project = t.host.projects.add(t.workspace, "main");

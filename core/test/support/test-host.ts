@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import type { DependencyContainer } from "tsyringe";
 import { SwitchyardHost } from "../../src/host/switchyard-host.js";
-import { createLogger, createSilentLogger } from "../../src/logging/logger.js";
+import { createLogger, createSilentLogger, type Logger } from "../../src/logging/logger.js";
 
 export { SCRIPTED_PROVIDER_PLUGIN_DIR };
 
@@ -32,6 +32,8 @@ export async function startTestHost(options: {
   server?: Record<string, unknown>;
   budgets?: Record<string, unknown>;
   pricing?: Record<string, unknown>;
+  /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
+  logger?: Logger;
 } = {}): Promise<TestHost> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), "switchyard-test-"));
   const gateDir = join(home, "gates");
@@ -49,7 +51,7 @@ export async function startTestHost(options: {
       ...(options.pricing ? { pricing: options.pricing } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
-    logger: (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),
+    logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   if (options.start !== false) host.start();

@@ -1,24 +1,78 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { McpSessionRegistry, type CredentialCapability, type CredentialSummary } from "../../services/credentials/mcp-session-registry.js";
+import { INTERACTION_MODES, isInteractionMode, isRuntimeMode, RUNTIME_MODES, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
+import { McpSessionRegistry, type CredentialCapability, type CredentialSummary, type ModeCeiling, type ProjectScope } from "../../services/credentials/mcp-session-registry.js";
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
-/** The scopes `token issue --scope` takes; operate includes read. */
-const SCOPES = ["orchestration:read", "orchestration:operate"] as const satisfies readonly CredentialCapability[];
+/** The verbs `token issue --verbs` takes, and the capability each grants. operate and approve each include read. */
+const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
+type Verb = keyof typeof VERBS;
+
+/** The legacy `--scope` names (before verbs): read, or operate (with read). */
+const SCOPES = ["orchestration:read", "orchestration:operate"] as const;
 type Scope = (typeof SCOPES)[number];
 
 const DEFAULT_TTL_MS = 30 * 86_400_000;
+const DEFAULT_VERBS: readonly Verb[] = ["read", "operate"];
+/**
+ * A token's ceiling when `token issue` is not told one: the narrowest runtime mode, so a token
+ * never lets work run without approvals unless the user says so. The interaction mode stays
+ * `default` (plan-only threads could not act at all).
+ */
+const DEFAULT_CEILING: ModeCeiling = { runtimeMode: "approval-required", interactionMode: "default" };
+
+function parseVerbs(value: string): Verb[] {
+  const verbs = value.split(",").map((verb) => verb.trim()).filter((verb) => verb !== "");
+  if (verbs.length === 0) throw new InvalidArgumentError("Name at least one verb: read, operate or approve (comma-separated).");
+  for (const verb of verbs) {
+    if (!(verb in VERBS)) throw new InvalidArgumentError(`"${verb}" is not a verb; use read, operate or approve (comma-separated, e.g. read,operate).`);
+  }
+  return [...new Set(verbs as Verb[])];
+}
 
 function parseScope(value: string): Scope {
   if ((SCOPES as readonly string[]).includes(value)) return value as Scope;
-  throw new InvalidArgumentError(`"${value}" is not a scope; use orchestration:read or orchestration:operate.`);
+  throw new InvalidArgumentError(`"${value}" is not a scope; use orchestration:read or orchestration:operate (or --verbs read,operate,approve).`);
 }
 
-/** The scope a token was issued with, named as `token issue --scope` names it. */
-function scopeOf(token: CredentialSummary): Scope {
+function parseProjects(value: string): string[] | "*" {
+  const projects = value.split(",").map((project) => project.trim()).filter((project) => project !== "");
+  if (projects.length === 0) throw new InvalidArgumentError('Name at least one project (an id or folder, comma-separated), or "*" for every project.');
+  if (projects.includes("*")) {
+    if (projects.length > 1) throw new InvalidArgumentError('"*" already means every project; pass it alone.');
+    return "*";
+  }
+  return projects;
+}
+
+function parseRuntimeMode(value: string): RuntimeMode {
+  if (isRuntimeMode(value)) return value;
+  throw new InvalidArgumentError(`"${value}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")} (narrowest first).`);
+}
+
+function parseInteractionMode(value: string): InteractionMode {
+  if (isInteractionMode(value)) return value;
+  throw new InvalidArgumentError(`"${value}" is not an interaction mode; use ${INTERACTION_MODES.join(" or ")} (narrowest first).`);
+}
+
+/** The verbs a token holds, named as `token issue --verbs` names them. */
+function verbsOf(token: Pick<CredentialSummary, "capabilities">): Verb[] {
+  return (Object.keys(VERBS) as Verb[]).filter((verb) => token.capabilities.includes(VERBS[verb]));
+}
+
+/** The legacy scope name of a token (`orchestration:operate` when it may operate). */
+function scopeOf(token: Pick<CredentialSummary, "capabilities">): Scope {
   return token.capabilities.includes("orchestration:operate") ? "orchestration:operate" : "orchestration:read";
+}
+
+function projectsText(projects: ProjectScope): string {
+  return projects === "*" ? "*" : projects.join(",");
+}
+
+function ceilingText(ceiling: ModeCeiling | null): string {
+  return ceiling === null ? "" : `${ceiling.runtimeMode}/${ceiling.interactionMode}`;
 }
 
 type TokenStatus = "active" | "expired" | "revoked";
@@ -30,40 +84,88 @@ function statusOf(token: CredentialSummary, nowMs: number): TokenStatus {
 
 const STATUS_STYLE = { active: "green", expired: "yellow", revoked: "dim" } as const;
 
+interface IssueOptions {
+  ttl?: number;
+  verbs?: Verb[];
+  scope?: Scope;
+  projects?: string[] | "*";
+  maxRuntimeMode?: RuntimeMode;
+  maxInteractionMode?: InteractionMode;
+  label?: string;
+  home?: string;
+  json?: boolean;
+}
+
 export function registerToken(program: Command): void {
-  const token = program.command("token").description("Bearer tokens for outside MCP clients (CLI, scripts, other machines)");
+  const token = program.command("token").description("Bearer tokens for outside programs (the HTTP API and MCP clients: CLI, scripts, other machines)");
   token
     .command("issue")
-    .description("Issue a token; it is printed once and only its hash is stored")
+    .description("Issue a token; it is printed once and only its hash is stored. Its verbs, projects, mode ceiling and expiry bound everything it does.")
+    .option("--verbs <verbs>", "what it may do, comma-separated: read, operate (send, create, stop, answer questions), approve (answer approvals); operate and approve include read (default read,operate)", parseVerbs)
+    .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" for every project (default *)', parseProjects)
+    .option("--max-runtime-mode <mode>", `the broadest runtime mode its threads may have, and the mode they get when none is asked for: ${RUNTIME_MODES.join(", ")} (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
+    .option("--max-interaction-mode <mode>", `the broadest interaction mode: ${INTERACTION_MODES.join(" or ")} (default ${DEFAULT_CEILING.interactionMode})`, parseInteractionMode)
     .option("--ttl <duration>", "lifetime: a number and a unit s, m, h, d or w, at most 365d (default 30d)", parseDuration)
-    .option("--scope <scope>", "orchestration:read or orchestration:operate (default operate)", parseScope)
+    .option("--scope <scope>", "the older way to name verbs: orchestration:read or orchestration:operate (= --verbs read,operate)", parseScope)
     .option("--label <label>", "a name to recognise it in `token list`")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: { ttl?: number; scope?: Scope; label?: string; home?: string; json?: boolean }) => {
-      const scope = options.scope ?? "orchestration:operate";
+    .action(async (options: IssueOptions) => {
+      if (options.scope !== undefined && options.verbs !== undefined) throw new CliError("Pass --verbs or --scope, not both (--scope orchestration:operate is --verbs read,operate).", EXIT.usage);
+      const verbs = options.verbs ?? (options.scope === "orchestration:read" ? ["read"] : options.scope === "orchestration:operate" ? ["read", "operate"] : DEFAULT_VERBS);
+      const ceiling: ModeCeiling = { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode };
       await withHost(options, (host) => {
-        const issued = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: options.ttl ?? DEFAULT_TTL_MS, capabilities: [scope], label: options.label ?? null });
+        let projects: ProjectScope = "*";
+        if (options.projects !== undefined && options.projects !== "*") {
+          projects = options.projects.map((idOrPath) => {
+            const project = host.projects.find(idOrPath);
+            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.notFound);
+            return project.id;
+          });
+        }
+        const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
+          ttlMs: options.ttl ?? DEFAULT_TTL_MS,
+          capabilities: verbs.map((verb) => VERBS[verb]),
+          projects,
+          ceiling,
+          label: options.label ?? null,
+        });
+        const summary = { verbs: verbsOf(issued), projects: issued.projects, ceiling: issued.ceiling, scope: scopeOf(issued) };
         if (options.json) {
-          printJson({ ...issued, scope });
+          printJson({ id: issued.id, token: issued.token, expiresAt: issued.expiresAt, ...summary });
           return;
         }
         process.stdout.write(`${issued.token}\n`);
-        process.stderr.write(`Token ${issued.id} (${scope}) expires ${issued.expiresAt}. It is shown only now; store it safely.\n`);
+        process.stderr.write(
+          [
+            `Token ${issued.id} expires ${issued.expiresAt}. It is shown only now; store it safely.`,
+            `  verbs: ${summary.verbs.join(", ")}`,
+            `  projects: ${summary.projects === "*" ? "every project" : summary.projects.join(", ")}`,
+            `  ceiling: runtime ${ceiling.runtimeMode}, interaction ${ceiling.interactionMode}: threads it creates without naming modes get these, and it cannot start or change broader work${options.maxRuntimeMode === undefined ? " (--max-runtime-mode full-access allows more)" : ""}.`,
+            "",
+          ].join("\n"),
+        );
       });
     });
   token
     .command("list")
-    .description("List client tokens (never the tokens themselves), with their scope and whether they are active, expired or revoked")
+    .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active, expired or revoked")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
         const now = Date.now();
-        const tokens = host.container.resolve(McpSessionRegistry).list().map((t) => ({ ...t, scope: scopeOf(t), status: statusOf(t, now) }));
+        const tokens = host.container
+          .resolve(McpSessionRegistry)
+          .list()
+          .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
         if (options.json) printJson(tokens);
         else if (tokens.length === 0) process.stdout.write("No client tokens yet. Issue one with: switchyard token issue\n");
-        else printTable(["ID", "LABEL", "SCOPE", "STATUS", "EXPIRES", "REVOKED"], tokens.map((t) => [t.id, t.label ?? "", t.scope, style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]));
+        else
+          printTable(
+            ["ID", "LABEL", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "REVOKED"],
+            tokens.map((t) => [t.id, t.label ?? "", t.verbs.join(","), projectsText(t.projects), ceilingText(t.ceiling), style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]),
+          );
       });
     });
   token

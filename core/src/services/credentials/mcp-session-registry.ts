@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import type { McpEndpointGrant } from "../../spec/index.js";
+import type { InteractionMode, McpEndpointGrant, RuntimeMode } from "../../spec/index.js";
 import { TOKENS } from "../../di/tokens.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-grant-issuer.js";
@@ -10,8 +10,28 @@ import { environmentId } from "../../store/settings.js";
 import type { Clock } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
 
-/** What a credential allows. `operate` includes `read`. */
-export type CredentialCapability = "orchestration:read" | "orchestration:operate";
+/**
+ * What a credential allows. `operate` (send, create, interrupt, stop, answer questions) and
+ * `approve` (answer approvals) each include `read`; neither includes the other. Only client
+ * tokens can hold `approve`: a provider session's credential (an agent's) never does, since
+ * approvals are not routed to agents.
+ */
+export type CredentialCapability = "orchestration:read" | "orchestration:operate" | "orchestration:approve";
+
+/** The broadest runtime and interaction modes a caller's work may have. */
+export interface ModeCeiling {
+  readonly runtimeMode: RuntimeMode;
+  readonly interactionMode: InteractionMode;
+}
+
+/** The projects a client token may use: their ids, or every project (`"*"`). */
+export type ProjectScope = readonly string[] | "*";
+
+/**
+ * A client token without a recorded ceiling or project list (issued before tokens had them, or
+ * issued in code without one) keeps what it was issued with: every project, the broadest modes.
+ */
+export const UNRESTRICTED_CEILING: ModeCeiling = { runtimeMode: "full-access", interactionMode: "default" };
 
 /** Who is calling and what they may do, resolved from a bearer token for each MCP request. */
 export interface McpInvocationScope {
@@ -25,6 +45,10 @@ export interface McpInvocationScope {
   readonly providerSessionId: string | null;
   readonly capabilities: ReadonlySet<CredentialCapability>;
   readonly label: string | null;
+  /** The projects a client token may use; `"*"` for provider sessions. */
+  readonly projects: ProjectScope;
+  /** A client token's mode ceiling; null for a provider session (its run's modes are its ceiling). */
+  readonly ceiling: ModeCeiling | null;
 }
 
 /** Why a token was refused (logged, never shown with the token). */
@@ -36,6 +60,10 @@ export interface CredentialSummary {
   readonly kind: McpInvocationScope["kind"];
   readonly label: string | null;
   readonly capabilities: readonly CredentialCapability[];
+  /** The projects a client token may use (`"*"`: all). */
+  readonly projects: ProjectScope;
+  /** A client token's mode ceiling; null for a provider session. */
+  readonly ceiling: ModeCeiling | null;
   readonly threadId: string | null;
   readonly providerSessionId: string | null;
   readonly expiresAt: string;
@@ -71,6 +99,23 @@ interface CredentialData {
   capabilities: CredentialCapability[];
   label: string | null;
   idleMs: number | null;
+  /** Client tokens only; absent in rows written before tokens had project lists. */
+  projects?: string[] | "*";
+  /** Client tokens only; absent in rows written before tokens had ceilings. */
+  ceiling?: ModeCeiling;
+}
+
+/** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
+function capabilitiesOf(kind: McpInvocationScope["kind"], data: CredentialData): CredentialCapability[] {
+  return kind === "provider_session" ? data.capabilities.filter((capability) => capability !== "orchestration:approve") : data.capabilities;
+}
+
+function projectsOf(kind: McpInvocationScope["kind"], data: CredentialData): ProjectScope {
+  return kind === "client" && data.projects !== undefined ? data.projects : "*";
+}
+
+function ceilingOf(kind: McpInvocationScope["kind"], data: CredentialData): ModeCeiling | null {
+  return kind === "client" ? (data.ceiling ?? UNRESTRICTED_CEILING) : null;
 }
 
 function hashToken(token: string): string {
@@ -153,17 +198,41 @@ export class McpSessionRegistry implements McpGrantIssuer {
     };
   }
 
-  /** Issues a client token (CLI, scripts, other machines). The token is returned once. */
-  issueClientToken(options: { ttlMs: number; capabilities: readonly CredentialCapability[]; label?: string | null }): { id: string; token: string; expiresAt: string } {
-    const capabilities = new Set(options.capabilities);
-    if (capabilities.has("orchestration:operate")) capabilities.add("orchestration:read");
+  /**
+   * Issues a client token (CLI, scripts, other machines). The token is returned once. It may
+   * use `projects` (default every project) and never exceed `ceiling` (default the broadest
+   * modes; `switchyard token issue` always passes one): work it creates without naming modes
+   * gets the ceiling's modes, and it cannot change a thread whose modes are broader.
+   */
+  issueClientToken(options: {
+    ttlMs: number;
+    capabilities: readonly CredentialCapability[];
+    label?: string | null;
+    projects?: ProjectScope;
+    ceiling?: ModeCeiling;
+  }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
+    const requested = new Set(options.capabilities);
+    if (requested.has("orchestration:operate") || requested.has("orchestration:approve")) requested.add("orchestration:read");
+    // A fixed order, so listings and receipts read the same whichever order they were asked in.
+    const capabilities = (["orchestration:read", "orchestration:operate", "orchestration:approve"] as const).filter((capability) => requested.has(capability));
+    const projects = options.projects === undefined || options.projects === "*" ? "*" : [...new Set(options.projects)];
+    const ceiling = options.ceiling ?? UNRESTRICTED_CEILING;
     const issued = this.insert(
       "client",
-      { environmentId: this.environmentId, projectId: null, providerInstanceId: null, capabilities: [...capabilities], label: options.label ?? null, idleMs: null },
+      {
+        environmentId: this.environmentId,
+        projectId: null,
+        providerInstanceId: null,
+        capabilities,
+        label: options.label ?? null,
+        idleMs: null,
+        projects,
+        ceiling: { runtimeMode: ceiling.runtimeMode, interactionMode: ceiling.interactionMode },
+      },
       options.ttlMs,
       { threadId: null, providerSessionId: null },
     );
-    return { id: issued.id, token: issued.token, expiresAt: new Date(issued.expiresAt).toISOString() };
+    return { id: issued.id, token: issued.token, expiresAt: new Date(issued.expiresAt).toISOString(), capabilities, projects, ceiling };
   }
 
   /** Resolves a bearer token to its scope, refreshing its idle clock; or says why not. */
@@ -185,8 +254,10 @@ export class McpSessionRegistry implements McpGrantIssuer {
         projectId: data.projectId,
         providerInstanceId: data.providerInstanceId,
         providerSessionId: row.provider_session_id,
-        capabilities: new Set(data.capabilities),
+        capabilities: new Set(capabilitiesOf(row.kind, data)),
         label: data.label,
+        projects: projectsOf(row.kind, data),
+        ceiling: ceilingOf(row.kind, data),
       },
     };
   }
@@ -258,7 +329,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
         id: row.id,
         kind: row.kind,
         label: data.label,
-        capabilities: data.capabilities,
+        capabilities: capabilitiesOf(row.kind, data),
+        projects: projectsOf(row.kind, data),
+        ceiling: ceilingOf(row.kind, data),
         threadId: row.thread_id,
         providerSessionId: row.provider_session_id,
         expiresAt: new Date(row.expires_at).toISOString(),

@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SwitchyardHost } from "../../host/switchyard-host.js";
 import { SwitchyardError } from "../../spec/index.js";
 import { McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
+import { CallerContext } from "../../services/caller-context.js";
 import { CapabilitiesService } from "../../services/capabilities-service.js";
+import { ProjectService } from "../../services/project-service.js";
 import { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
 import { PendingRequestService } from "../../services/pending-request-service.js";
 import { ThreadLaunchService } from "../../services/thread-launch-service.js";
@@ -16,6 +18,7 @@ import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
+import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -25,6 +28,10 @@ export interface RunningServer {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly mcpUrl: string;
   readonly mcp: McpEndpoint;
+  /** `http://127.0.0.1:<port>/api/v1` */
+  readonly apiUrl: string;
+  /** The HTTP API's router: more routes can be registered on it. */
+  readonly api: ApiRouter;
   close(): Promise<void>;
 }
 
@@ -33,9 +40,14 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
+function apiFailure(res: ServerResponse, failure: ApiFailure): void {
+  json(res, failure.status, { error: { code: failure.code, message: failure.message, details: failure.details } }, failure.headers);
+}
+
 /**
- * Starts the HTTP server on 127.0.0.1 (the MCP endpoint at /mcp and a health probe) and the
- * host behind it, in the order that gives every session its credential: the socket is bound
+ * Starts the HTTP server on 127.0.0.1 (the MCP endpoint at /mcp, the HTTP API under /api/v1
+ * and a health probe) and the host behind it, in the order that gives every session its
+ * credential: the socket is bound
  * (on `options.listener`, or now), grants point at it, then the host starts (reconciling and
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
@@ -50,40 +62,52 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const registry = host.container.resolve(McpSessionRegistry);
   const serverName = host.config.server.mcpServerName;
   const limits = host.config.server;
-  const mcp = new McpEndpoint(
-    ORCHESTRATOR_TOOLS,
-    registry,
-    {
-      config: host.config,
-      environmentId: registry.environmentId,
-      capabilities: host.container.resolve(CapabilitiesService),
-      tasks: host.container.resolve(DelegatedTaskService),
-      threads: host.threads,
-      queries: host.container.resolve(ThreadQueryService),
-      metadata: host.container.resolve(ThreadMetadataService),
-      launches: host.container.resolve(ThreadLaunchService),
-      pendingRequests: host.container.resolve(PendingRequestService),
-    },
-    host.logger.child({ component: "mcp" }),
-    serverName,
-    { maxRequestBodyBytes: limits.maxRequestBodyBytes },
-  );
+  const services = {
+    config: host.config,
+    environmentId: registry.environmentId,
+    capabilities: host.container.resolve(CapabilitiesService),
+    tasks: host.container.resolve(DelegatedTaskService),
+    threads: host.threads,
+    queries: host.container.resolve(ThreadQueryService),
+    metadata: host.container.resolve(ThreadMetadataService),
+    launches: host.container.resolve(ThreadLaunchService),
+    pendingRequests: host.container.resolve(PendingRequestService),
+    callers: host.container.resolve(CallerContext),
+  };
+  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
   const turns = new RequestTurns();
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
     closeConnectionOnErrorStatus(res);
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    // The API answers every refusal in its own failure shape; /mcp and /health keep theirs.
+    const isApi = ApiRouter.owns(path);
     if (cap.isOverCap(req.socket)) {
-      json(res, 503, { error: "server_busy", error_description: `Switchyard has ${cap.maxConnections} open connections (server.maxConnections); retry shortly.` }, { "retry-after": "1" });
+      const message = `Switchyard has ${cap.maxConnections} open connections (server.maxConnections); retry shortly.`;
+      if (isApi) apiFailure(res, new ApiFailure("server_busy", message, { maxConnections: cap.maxConnections }, 503, { "retry-after": "1" }));
+      else json(res, 503, { error: "server_busy", error_description: message }, { "retry-after": "1" });
       return;
     }
     const refused = checkLoopbackRequest(req);
     if (refused !== null) {
-      json(res, refused.status, { error: refused.error, error_description: refused.description });
+      if (isApi) apiFailure(res, new ApiFailure(refused.status === 403 ? "host_not_allowed" : "invalid_request", refused.description, {}, refused.status));
+      else json(res, refused.status, { error: refused.error, error_description: refused.description });
       return;
     }
-    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+    if (isApi) {
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        api.handle(req, res).catch((error: unknown) => {
+          host.logger.error("API request failed", { error: (error as Error).message });
+          if (!res.headersSent) apiFailure(res, new ApiFailure("orchestration_error", "The request failed inside the server."));
+          else res.end();
+        });
+      });
+      return;
+    }
     if (path === "/mcp") {
       turns.enqueue(() => {
         if (res.destroyed) return;
@@ -103,6 +127,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   };
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;
+  const apiUrl = `${url}/api/v1`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
   try {
     host.start();
@@ -118,6 +143,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     url,
     mcpUrl,
     mcp,
+    apiUrl,
+    api,
     // Stops taking requests and issuing grants; closing the host then closes the sessions,
     // revoking each one's credentials.
     close: async () => {

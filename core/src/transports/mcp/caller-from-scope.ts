@@ -1,8 +1,8 @@
 import type { Caller } from "../../services/caller.js";
 import type { McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
 
-/** The transport-neutral caller of an MCP request. */
-export function callerFromScope(scope: McpInvocationScope): Caller {
+/** The transport-neutral caller of a request authenticated with an MCP credential (over MCP or the HTTP API). */
+export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "api" = "mcp"): Caller {
   return {
     kind: scope.kind === "provider_session" ? "agent" : "client",
     threadId: scope.threadId,
@@ -11,8 +11,11 @@ export function callerFromScope(scope: McpInvocationScope): Caller {
     providerSessionId: scope.providerSessionId,
     // An agent's retry keys belong to its thread, not to one provider session: every continued
     // run after a restart opens a new session, and its retry must land on the same work. A
-    // client's belong to its token.
+    // client's belong to its token, whichever transport it calls through.
     requestScope: scope.kind === "provider_session" && scope.threadId !== null ? `thread:${scope.threadId}` : `credential:${scope.credentialId}`,
     capabilities: scope.capabilities,
+    projects: scope.projects,
+    ceiling: scope.ceiling,
+    transport,
   };
 }

@@ -11,6 +11,8 @@ import { HOST_VERSION } from "../../util/host-version.js";
 import { readJsonBody, BodyError, protoKeyPath } from "../http/request-body.js";
 import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
+import { scopeRefs } from "../scope-refs.js";
+import { callerFromScope } from "./caller-from-scope.js";
 
 /** Limits the endpoint enforces on a request (the server config's values). */
 export interface McpEndpointLimits {
@@ -221,6 +223,8 @@ export class McpEndpoint {
         await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } }).catch(() => undefined);
       };
       try {
+        // A project-scoped token is checked before the tool reads anything.
+        this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(parsed.data));
         const output = await tool.definition.handle(parsed.data, { scope, services: this.services, signal: extra.signal, reportProgress });
         const structured = tool.definition.output.parse(output) as Record<string, unknown>;
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };

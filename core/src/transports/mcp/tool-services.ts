@@ -1,4 +1,5 @@
 import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { CallerContext } from "../../services/caller-context.js";
 import type { CapabilitiesService } from "../../services/capabilities-service.js";
 import type { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
 import type { PendingRequestService } from "../../services/pending-request-service.js";
@@ -18,4 +19,6 @@ export interface McpToolServices {
   readonly metadata: ThreadMetadataService;
   readonly launches: ThreadLaunchService;
   readonly pendingRequests: PendingRequestService;
+  /** Checks a call's threads, tasks and projects against the caller's token before the tool runs. */
+  readonly callers: CallerContext;
 }

@@ -1,0 +1,38 @@
+import type { ApiRoute } from "./api-route.js";
+import { openApiRoute } from "./routes/openapi.js";
+import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
+import { listProjectsRoute } from "./routes/projects.js";
+import { listProvidersRoute } from "./routes/providers.js";
+import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
+import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
+import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
+import { usageRoute } from "./routes/usage.js";
+
+export { API_PREFIX, ApiRouter } from "./api-router.js";
+export { defineRoute, type ApiContext, type ApiRoute } from "./api-route.js";
+export type { ApiServices } from "./api-services.js";
+export { ApiFailure, FAILURE_STATUS, HTTP_FAILURE_CODES } from "./api-errors.js";
+
+/**
+ * The API's operations, in the order the OpenAPI document lists them. A route in its own file
+ * is added here (or registered on a running server with `server.api.register`).
+ */
+export const API_ROUTES: readonly ApiRoute[] = [
+  listProjectsRoute,
+  listThreadsRoute,
+  createThreadsRoute,
+  readThreadRoute,
+  sendMessageRoute,
+  waitForRunRoute,
+  interruptThreadRoute,
+  stopThreadRoute,
+  resumeThreadRoute,
+  getTaskRoute,
+  cancelTaskRoute,
+  listPendingRequestsRoute,
+  readPendingRequestRoute,
+  respondToPendingRequestRoute,
+  listProvidersRoute,
+  usageRoute,
+  openApiRoute,
+] as unknown as readonly ApiRoute[];

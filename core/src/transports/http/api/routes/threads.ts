@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { createThreadsTool } from "../../../mcp/tools/create-threads.js";
+import { threadListTool } from "../../../mcp/tools/thread-list.js";
+import { threadReadTool } from "../../../mcp/tools/thread-read.js";
+import { defineRoute } from "../api-route.js";
+
+const ThreadPath = z.object({ threadId: z.string().min(1) }).strict();
+
+export const listThreadsRoute = defineRoute({
+  method: "GET",
+  path: "/threads",
+  operationId: "listThreads",
+  summary: "List a project's threads, newest first",
+  description: "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed and includeSubagents; offset-paginated.",
+  tag: "threads",
+  requires: "orchestration:read",
+  query: threadListTool.input,
+  input: threadListTool.input,
+  output: threadListTool.output,
+  outputName: "ThreadList",
+  handle: (input, { caller, services }) => services.queries.list(caller, input),
+});
+
+export const createThreadsRoute = defineRoute({
+  method: "POST",
+  path: "/threads",
+  operationId: "createThreads",
+  summary: "Create 1 to 20 threads in a project",
+  description:
+    "create_threads: each entry resolves its provider, model and modes; omitted modes are the token's ceiling (the broadest it may use), stepped down to what the provider offers, and nothing broader is accepted. Entries with a prompt start at once. Idempotency-Key (or clientRequestId) makes a retry return the same threads.",
+  tag: "threads",
+  requires: "orchestration:operate",
+  // The whole create_threads input, passed through as it is: fields it gains reach the service unchanged.
+  body: createThreadsTool.input,
+  idempotencyKey: "clientRequestId",
+  input: createThreadsTool.input,
+  output: createThreadsTool.output,
+  outputName: "CreatedThreads",
+  status: 201,
+  handle: async (input, { caller, services }) => {
+    const created = await services.threads.createThreads(caller, input);
+    return {
+      replayed: created.replayed,
+      threads: created.threads.map((entry) => ({ index: entry.index, runId: entry.runId, notes: [...entry.notes], thread: services.queries.shell(entry.thread) })),
+    };
+  },
+});
+
+export const readThreadRoute = defineRoute({
+  method: "GET",
+  path: "/threads/{threadId}",
+  operationId: "readThread",
+  summary: "Read a thread's state, recent runs and timeline",
+  description:
+    "t3_thread_read, with the same paging and bounds: without a cursor a token reads from the oldest item; afterPosition=nextPosition reads newer items, beforePosition=earlierPosition older ones. The result stays under maxChars (default 30000).",
+  tag: "threads",
+  requires: "orchestration:read",
+  params: ThreadPath,
+  query: threadReadTool.input.omit({ threadId: true }),
+  input: threadReadTool.input,
+  output: threadReadTool.output,
+  outputName: "ThreadRead",
+  handle: (input, { caller, services }) => services.queries.read(caller, input),
+});
+
+export { ThreadPath };
