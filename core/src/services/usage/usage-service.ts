@@ -46,10 +46,11 @@ export interface BudgetStopView {
   readonly taskId: string | null;
 }
 
-/** What the HTTP API's usage endpoint answers. */
+/** What the HTTP API's usage endpoint answers: one thread's tree, one project's, or every project the caller may see. */
 export type UsageSummary =
-  | ({ readonly scope: "thread"; readonly threadId: string; readonly budgets: readonly BudgetView[] } & TreeUsage)
-  | { readonly scope: "project"; readonly projectId: string; readonly total: UsageTotals; readonly rootThreads: readonly ({ readonly threadId: string; readonly title: string } & TreeUsage)[] };
+  | ({ readonly scope: "thread"; readonly threadId: string; readonly budgets: BudgetView[] } & TreeUsage)
+  | { readonly scope: "project"; readonly projectId: string; readonly total: UsageTotals; readonly rootThreads: ({ readonly threadId: string; readonly title: string } & TreeUsage)[] }
+  | { readonly scope: "all"; readonly total: UsageTotals; readonly projects: { readonly projectId: string; readonly name: string; readonly total: UsageTotals }[] };
 
 /**
  * Usage and budgets for every transport: a thread's, a run's or a task's usage (own and whole
@@ -114,8 +115,11 @@ export class UsageService {
     };
   }
 
-  /** The HTTP API's usage answer: a thread's (with its budgets) or a project's. */
-  summary(input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined }): UsageSummary {
+  /**
+   * The HTTP API's usage answer: a thread's (with its budgets), a project's, or, with neither,
+   * every project in `visibleProjects` ("*": all of them).
+   */
+  summary(input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined }, visibleProjects: readonly string[] | "*" = "*"): UsageSummary {
     if (input.threadId !== undefined) {
       const thread = this.requireThread(input.threadId);
       if (input.projectId !== undefined && thread.projectId !== input.projectId) {
@@ -123,8 +127,14 @@ export class UsageService {
       }
       return { scope: "thread", threadId: thread.id, ...this.treeOf(thread.id), budgets: this.budgetsOf(thread.id) };
     }
-    if (input.projectId === undefined) throw new OrchestratorFailure("invalid_request", "Pass threadId or projectId.");
-    return this.project(input.projectId);
+    if (input.projectId !== undefined) return this.project(input.projectId);
+    const visible = new Set(visibleProjects === "*" ? [] : visibleProjects);
+    const projects = this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").filter((project) => visibleProjects === "*" || visible.has(project.id));
+    return {
+      scope: "all",
+      total: usageTotals(this.engine, { kind: "projects", projectIds: projects.map((project) => project.id) }),
+      projects: projects.map((project) => ({ projectId: project.id, name: project.name, total: usageTotals(this.engine, { kind: "project", projectId: project.id }) })),
+    };
   }
 
   /** The budgets in force: the config's, and those covering a thread (the caller's). */

@@ -55,21 +55,27 @@ export type UsageScope =
   | { readonly kind: "subtree"; readonly threadId: string }
   | { readonly kind: "run"; readonly runId: string }
   /** Every thread of a project. */
-  | { readonly kind: "project"; readonly projectId: string };
+  | { readonly kind: "project"; readonly projectId: string }
+  /** Every thread of these projects. */
+  | { readonly kind: "projects"; readonly projectIds: readonly string[] };
 
 // The lineage tree, as `rootThreadId` and `maxTasksPerRootThread` see it: sub-agents and forks.
 const SUBTREE = "WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.id FROM threads t JOIN tree ON t.parent_thread_id = tree.id)";
 
-function filterFor(scope: UsageScope): { prefix: string; where: string; param: string } {
+function filterFor(scope: UsageScope): { prefix: string; where: string; params: readonly string[] } {
   switch (scope.kind) {
     case "thread":
-      return { prefix: "", where: "thread_id = ?", param: scope.threadId };
+      return { prefix: "", where: "thread_id = ?", params: [scope.threadId] };
     case "subtree":
-      return { prefix: SUBTREE, where: "thread_id IN (SELECT id FROM tree)", param: scope.threadId };
+      return { prefix: SUBTREE, where: "thread_id IN (SELECT id FROM tree)", params: [scope.threadId] };
     case "run":
-      return { prefix: "", where: "run_id = ?", param: scope.runId };
+      return { prefix: "", where: "run_id = ?", params: [scope.runId] };
     case "project":
-      return { prefix: "", where: "thread_id IN (SELECT id FROM threads WHERE project_id = ?)", param: scope.projectId };
+      return { prefix: "", where: "thread_id IN (SELECT id FROM threads WHERE project_id = ?)", params: [scope.projectId] };
+    case "projects":
+      // No project: nothing (IN () is not SQL).
+      if (scope.projectIds.length === 0) return { prefix: "", where: "0", params: [] };
+      return { prefix: "", where: `thread_id IN (SELECT id FROM threads WHERE project_id IN (${scope.projectIds.map(() => "?").join(", ")}))`, params: scope.projectIds };
   }
 }
 
@@ -94,16 +100,16 @@ interface AttemptRow {
 
 /** The tokens and priced dollars a scope used, for budget checks (two indexed sums). */
 export function usedByScope(reader: ProjectionReader, scope: UsageScope): { tokens: number; costUsd: number } {
-  const { prefix, where, param } = filterFor(scope);
+  const { prefix, where, params } = filterFor(scope);
   const row = reader.store
     .statement(`${prefix} SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM turn_usage WHERE ${where}`)
-    .get(param) as { tokens: number; cost: number };
+    .get(...params) as { tokens: number; cost: number };
   return { tokens: row.tokens, costUsd: row.cost };
 }
 
 /** Sums the usage of a scope's turns (see {@link UsageTotals}). */
 export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageTotals {
-  const { prefix, where, param } = filterFor(scope);
+  const { prefix, where, params } = filterFor(scope);
   const usage = reader.store
     .statement(
       `${prefix} SELECT COUNT(*) AS reported,
@@ -116,7 +122,7 @@ export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageT
         COALESCE(SUM(CASE WHEN cost_basis = 'estimated' THEN 1 ELSE 0 END), 0) AS estimated_cost_turns
       FROM turn_usage WHERE ${where}`,
     )
-    .get(param) as UsageRow;
+    .get(...params) as UsageRow;
   // A turn that reached its provider has a provider session; one cancelled before never ran.
   const attempts = reader.store
     .statement(
@@ -125,7 +131,7 @@ export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageT
         COALESCE(SUM(CASE WHEN status IN ('starting', 'running') THEN 1 ELSE 0 END), 0) AS in_flight
       FROM attempts WHERE ${where}`,
     )
-    .get(param) as AttemptRow;
+    .get(...params) as AttemptRow;
   // A late terminal can report usage for an attempt the host had already ended otherwise.
   const ended = Math.max(attempts.ended, usage.reported);
   const unknown = ended - usage.reported;

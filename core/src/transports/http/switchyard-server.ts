@@ -75,7 +75,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     callers: host.container.resolve(CallerContext),
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
