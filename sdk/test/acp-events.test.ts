@@ -83,6 +83,21 @@ describe("promptEnding", () => {
       status: "completed",
       usage: { inputTokens: 3, outputTokens: 5 },
     });
+    // Cache and thought figures apart from input and output (the total has room for them: Anthropic's convention)…
+    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 20, cachedReadTokens: 300, cachedWriteTokens: 40, thoughtTokens: 5, totalTokens: 375 } }, false).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 25,
+      cacheReadInputTokens: 300,
+      cacheCreationInputTokens: 40,
+      reasoningOutputTokens: 5,
+    });
+    // …or inside them (OpenAI's): the spec's input excludes cache reads, its output includes reasoning.
+    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 310, outputTokens: 20, cachedReadTokens: 300, thoughtTokens: 5, totalTokens: 330 } }, false).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 20,
+      cacheReadInputTokens: 300,
+      reasoningOutputTokens: 5,
+    });
     expect(promptEnding({ stopReason: "max_tokens" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_tokens") });
     expect(promptEnding({ stopReason: "max_turn_requests" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_turn_requests") });
     expect(promptEnding({ stopReason: "refusal" }, false)).toEqual({ status: "failed", error: { code: "refusal", message: "The agent refused to continue this turn." } });
