@@ -119,7 +119,8 @@ export function enclosingScopes(reader: ProjectionReader, budgets: BudgetConfig,
 
 /** What a scope's tree has used now. */
 export function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: number): BudgetUse {
-  const used = usedByScope(reader, { kind: "subtree", threadId: scope.threadId });
+  // A root thread's tree is every turn filed under its root id: one indexed sum, no walk.
+  const used = usedByScope(reader, scope.kind === "root_thread" ? { kind: "tree", rootThreadId: scope.threadId } : { kind: "subtree", threadId: scope.threadId });
   return { ...used, wallClockMs: scope.clockStartMs === null ? null : Math.max(0, nowMs - scope.clockStartMs) };
 }
 

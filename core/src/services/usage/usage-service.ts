@@ -154,7 +154,11 @@ export class UsageService {
   }
 
   private treeOf(threadId: string): TreeUsage {
-    return { own: usageTotals(this.engine, { kind: "thread", threadId }), subtree: usageTotals(this.engine, { kind: "subtree", threadId }) };
+    const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
+    return {
+      own: usageTotals(this.engine, { kind: "thread", threadId }),
+      subtree: usageTotals(this.engine, isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId }),
+    };
   }
 
   private viewOf(scope: BudgetScope): BudgetView {

@@ -53,6 +53,8 @@ export type UsageScope =
   | { readonly kind: "thread"; readonly threadId: string }
   /** A thread and every thread below it in its lineage (sub-agents and their sub-agents, forks), across providers. */
   | { readonly kind: "subtree"; readonly threadId: string }
+  /** A root thread's whole tree: the subtree of a root thread, read by its root id (no walk). */
+  | { readonly kind: "tree"; readonly rootThreadId: string }
   | { readonly kind: "run"; readonly runId: string }
   /** Every thread of a project. */
   | { readonly kind: "project"; readonly projectId: string }
@@ -68,6 +70,8 @@ function filterFor(scope: UsageScope): { prefix: string; where: string; params: 
       return { prefix: "", where: "thread_id = ?", params: [scope.threadId] };
     case "subtree":
       return { prefix: SUBTREE, where: "thread_id IN (SELECT id FROM tree)", params: [scope.threadId] };
+    case "tree":
+      return { prefix: "", where: "root_thread_id = ?", params: [scope.rootThreadId] };
     case "run":
       return { prefix: "", where: "run_id = ?", params: [scope.runId] };
     case "project":
@@ -124,14 +128,16 @@ export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageT
     )
     .get(...params) as UsageRow;
   // A turn that reached its provider has a provider session; one cancelled before never ran.
+  // Attempts carry no root id: a root's tree is walked there.
+  const attemptFilter = filterFor(scope.kind === "tree" ? { kind: "subtree", threadId: scope.rootThreadId } : scope);
   const attempts = reader.store
     .statement(
-      `${prefix} SELECT
+      `${attemptFilter.prefix} SELECT
         COALESCE(SUM(CASE WHEN status IN ('completed', 'failed', 'interrupted', 'cancelled') AND json_extract(data, '$.providerSessionId') IS NOT NULL THEN 1 ELSE 0 END), 0) AS ended,
         COALESCE(SUM(CASE WHEN status IN ('starting', 'running') THEN 1 ELSE 0 END), 0) AS in_flight
-      FROM attempts WHERE ${where}`,
+      FROM attempts WHERE ${attemptFilter.where}`,
     )
-    .get(...params) as AttemptRow;
+    .get(...attemptFilter.params) as AttemptRow;
   // A late terminal can report usage for an attempt the host had already ended otherwise.
   const ended = Math.max(attempts.ended, usage.reported);
   const unknown = ended - usage.reported;
