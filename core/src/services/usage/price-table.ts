@@ -53,10 +53,21 @@ export function costAt(price: ModelPrice, figures: UsageFigures): number {
  * day's prices) it used. A model it cannot price stays unpriced: never a silent $0.
  */
 export class PriceTable {
+  // The table is fixed for the host's life; a turn end looks its model up once per model.
+  private readonly matches = new Map<string, PriceMatch | null>();
+
   constructor(private readonly config: PricingConfig) {}
 
   /** The price of a model on a provider instance, or null. */
   priceFor(providerInstanceId: string, model: string): PriceMatch | null {
+    const key = `${providerInstanceId}\u0000${model}`;
+    if (this.matches.has(key)) return this.matches.get(key)!;
+    const match = this.findPrice(providerInstanceId, model);
+    this.matches.set(key, match);
+    return match;
+  }
+
+  private findPrice(providerInstanceId: string, model: string): PriceMatch | null {
     const configAsOf = this.config.asOf ?? null;
     for (const id of candidates(model)) {
       const own = this.config.providers[providerInstanceId];
