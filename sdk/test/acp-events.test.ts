@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AdapterEvent, TurnInput } from "@switchyard/spec";
 import { RuntimeRequestBook } from "../src/harness/index.js";
+import { sessionCostUsdOf, withTurnCost } from "../src/acp/acp-usage.js";
 import {
   AcpTurn,
   agentExitReport,
@@ -251,5 +252,25 @@ describe("AcpTurn on the kit's ledger", () => {
     expect(events.some((event) => event.type === "message.delta" && event.text === "late")).toBe(false);
     expect(events.map((event) => event.type).slice(-3)).toEqual(["tool_call.completed", "runtime_request.resolved", "turn.terminal"]);
     expect(ended).toEqual([turn]);
+  });
+});
+
+describe("ACP cost: the growth of the session's usage_update cost over a turn", () => {
+  const usageUpdate = (amount: number, currency = "USD") => ({ sessionUpdate: "usage_update", used: 1_000, size: 200_000, cost: { amount, currency } }) as acpSdk.SessionUpdate;
+
+  it("reads the session's cumulative cost in dollars from usage_update, and nothing from other updates or currencies", () => {
+    expect(sessionCostUsdOf(usageUpdate(0.42))).toBe(0.42);
+    expect(sessionCostUsdOf(usageUpdate(0.42, "EUR"))).toBeNull();
+    expect(sessionCostUsdOf({ sessionUpdate: "usage_update", used: 1, size: 2 } as acpSdk.SessionUpdate)).toBeNull();
+    expect(sessionCostUsdOf({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } as acpSdk.SessionUpdate)).toBeNull();
+  });
+
+  it("gives the turn what the session cost grew by, and leaves the cost out when either end is unknown or it did not grow for tokens spent", () => {
+    const ending = { status: "completed" as const, usage: { inputTokens: 100, outputTokens: 10 } };
+    expect(withTurnCost(ending, 0.25, 0.4).usage!.costUsd).toBeCloseTo(0.15, 10);
+    expect(withTurnCost(ending, null, 0.4)).toEqual(ending);
+    expect(withTurnCost(ending, 0.25, null)).toEqual(ending);
+    expect(withTurnCost(ending, 0.4, 0.4)).toEqual(ending);
+    expect(withTurnCost({ status: "completed" }, 0, 0.01)).toEqual({ status: "completed", usage: { costUsd: 0.01 } });
   });
 });

@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { TurnUsage } from "../harness/index.js";
+import type { AcpPromptEnding } from "./acp-events.js";
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
@@ -28,4 +29,25 @@ export function acpUsageOf(usage: acp.Usage): TurnUsage {
     ...(cacheWrite !== undefined ? { cacheCreationInputTokens: cacheWrite } : {}),
     ...(thought !== undefined ? { reasoningOutputTokens: thought } : {}),
   };
+}
+
+/** The session's cumulative cost in US dollars from a `usage_update`, or null (another update, no cost, another currency). */
+export function sessionCostUsdOf(update: acp.SessionUpdate): number | null {
+  if (update.sessionUpdate !== "usage_update") return null;
+  const cost = update.cost;
+  return cost !== null && cost !== undefined && cost.currency.toUpperCase() === "USD" && isCount(cost.amount) ? cost.amount : null;
+}
+
+/**
+ * A turn's ending with its cost: what the session's cumulative cost (`usage_update`) grew by
+ * during the turn. Left out when either end is unknown (a loaded session before its first
+ * report, an agent that reports no cost), and when it did not grow though the turn spent
+ * tokens (the agent has no price for its model): unknown, never $0.
+ */
+export function withTurnCost(ending: AcpPromptEnding, baselineUsd: number | null, currentUsd: number | null): AcpPromptEnding {
+  if (baselineUsd === null || currentUsd === null || currentUsd < baselineUsd) return ending;
+  const cost = currentUsd - baselineUsd;
+  const spent = (ending.usage?.inputTokens ?? 0) + (ending.usage?.outputTokens ?? 0);
+  if (cost === 0 && (spent > 0 || ending.usage === undefined)) return ending;
+  return { ...ending, usage: { ...ending.usage, costUsd: cost } };
 }
