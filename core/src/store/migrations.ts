@@ -141,7 +141,16 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // 3, 4 and 6 belong to other branches; the runner applies every version above the database's.
+    version: 3,
+    name: "events by entity",
+    // The event streams read a record's previous upsert (what changed, for the public event it
+    // makes): without this index, finding that a record has none scans its thread's whole log.
+    up: (db) => {
+      db.exec("CREATE INDEX events_entity ON events(entity_id, sequence)");
+    },
+  },
+  {
+    // 4 and 6 belong to other branches; the runner applies every version above the database's.
     version: 5,
     name: "turn usage and delegation-tree budgets",
     up: (db) => {

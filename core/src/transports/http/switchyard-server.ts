@@ -19,6 +19,8 @@ import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
+import { EventStreamService } from "../../services/events/event-stream-service.js";
+import { EventStreams } from "./events/event-stream.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -32,6 +34,8 @@ export interface RunningServer {
   readonly apiUrl: string;
   /** The HTTP API's router: more routes can be registered on it. */
   readonly api: ApiRouter;
+  /** The open `GET /api/v1/events` streams. */
+  readonly eventStreams: EventStreams;
   close(): Promise<void>;
 }
 
@@ -75,7 +79,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     callers: host.container.resolve(CallerContext),
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, eventStreams }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
@@ -145,9 +150,11 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     mcp,
     apiUrl,
     api,
+    eventStreams,
     // Stops taking requests and issuing grants; closing the host then closes the sessions,
     // revoking each one's credentials.
     close: async () => {
+      eventStreams.closeAll();
       await listener.close();
       registry.setEndpoint(null);
     },
