@@ -9,6 +9,7 @@ import {
   promptEnding,
   readSessionUpdate,
   replayedTurns,
+  type AcpPromptEnding,
   type AcpUpdateContext,
   type acpSdk,
 } from "../src/acp/index.js";
@@ -266,11 +267,11 @@ describe("ACP cost: the growth of the session's usage_update cost over a turn", 
   });
 
   it("gives the turn what the session cost grew by, and leaves the cost out when either end is unknown or it did not grow for tokens spent", () => {
-    const ending = { status: "completed" as const, usage: { inputTokens: 100, outputTokens: 10 } };
+    const ending: AcpPromptEnding = { status: "completed", usage: { inputTokens: 100, outputTokens: 10 } };
     expect(withTurnCost(ending, 0.25, 0.4).usage!.costUsd).toBeCloseTo(0.15, 10);
     expect(withTurnCost(ending, null, 0.4)).toEqual(ending);
     expect(withTurnCost(ending, 0.25, null)).toEqual(ending);
     expect(withTurnCost(ending, 0.4, 0.4)).toEqual(ending);
-    expect(withTurnCost({ status: "completed" }, 0, 0.01)).toEqual({ status: "completed", usage: { costUsd: 0.01 } });
+    expect(withTurnCost<AcpPromptEnding>({ status: "completed" }, 0, 0.01)).toEqual({ status: "completed", usage: { costUsd: 0.01 } });
   });
 });

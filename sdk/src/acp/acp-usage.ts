@@ -1,6 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { TurnUsage } from "../harness/index.js";
-import type { AcpPromptEnding } from "./acp-events.js";
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
@@ -44,7 +43,7 @@ export function sessionCostUsdOf(update: acp.SessionUpdate): number | null {
  * report, an agent that reports no cost), and when it did not grow though the turn spent
  * tokens (the agent has no price for its model): unknown, never $0.
  */
-export function withTurnCost(ending: AcpPromptEnding, baselineUsd: number | null, currentUsd: number | null): AcpPromptEnding {
+export function withTurnCost<E extends { readonly usage?: TurnUsage }>(ending: E, baselineUsd: number | null, currentUsd: number | null): E {
   if (baselineUsd === null || currentUsd === null || currentUsd < baselineUsd) return ending;
   const cost = currentUsd - baselineUsd;
   const spent = (ending.usage?.inputTokens ?? 0) + (ending.usage?.outputTokens ?? 0);

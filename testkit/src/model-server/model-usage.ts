@@ -1,7 +1,3 @@
-import type { ParsedModelRequest } from "./conversation.js";
-import type { ModelAction } from "./decision.js";
-import { estimateTokens, inputTokens } from "./wire-common.js";
-
 /**
  * The token counts the scripted model reports for one answer, in wire-neutral terms. Each wire
  * writes them its own way: OpenAI counts cached tokens inside `input_tokens` /
@@ -33,12 +29,6 @@ export function completeUsage(input: ScriptedUsageInput): ScriptedUsage {
     outputTokens: input.outputTokens ?? 0,
     reasoningOutputTokens: input.reasoningOutputTokens ?? 0,
   };
-}
-
-/** The unscripted usage: a rough, deterministic estimate from the request and answer sizes. */
-export function estimatedUsage(request: ParsedModelRequest, action: ModelAction): ScriptedUsage {
-  const outputText = action.kind === "text" ? action.text : action.kind === "tool_call" ? action.arguments : "";
-  return completeUsage({ inputTokens: inputTokens(request), outputTokens: estimateTokens(outputText) });
 }
 
 const USAGE_KEYS: Readonly<Record<string, keyof ScriptedUsage>> = {

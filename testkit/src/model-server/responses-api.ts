@@ -119,10 +119,8 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
     return;
   }
 
-  let outputText = "";
   let item: Record<string, unknown> | undefined;
   if (action.kind === "text") {
-    outputText = action.text;
     item = {
       id: makeId("msg_"),
       type: "message",
@@ -131,7 +129,6 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
       content: [{ type: "output_text", text: action.text, annotations: [] }],
     };
   } else if (action.kind === "tool_call") {
-    outputText = action.arguments;
     item =
       action.tool.kind === "custom"
         ? { id: makeId("ctc_"), type: "custom_tool_call", status: "completed", call_id: action.callId, name: action.tool.name, input: action.arguments }
