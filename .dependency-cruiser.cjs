@@ -35,8 +35,8 @@ function layer(name, from, allowed, comment, options = {}) {
   };
 }
 
-const PLUGIN = "^(plugins/[^/]+|templates/plugin)/";
-const PLUGIN_TEST = "^(plugins/[^/]+|templates/plugin)/test/";
+const PLUGIN = "^(plugins/[^/]+|templates/[^/]+)/";
+const PLUGIN_TEST = "^(plugins/[^/]+|templates/[^/]+)/test/";
 
 module.exports = {
   forbidden: [
@@ -93,7 +93,7 @@ module.exports = {
       to: { path: "^(spec|core|sdk|testkit|plugins|templates)/" },
     },
 
-    // --- Plugins (plugins/*, templates/plugin) -----------------------------------------------
+    // --- Plugins (plugins/*, templates/*) -----------------------------------------------------
     {
       name: "plugin-imports-no-core",
       severity: "error",

@@ -1,12 +1,16 @@
 import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
+import { registerConnect } from "./commands/connect.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
+import { registerSchedules } from "./commands/schedules.js";
 import { registerServe } from "./commands/serve.js";
+import { registerStatus } from "./commands/status.js";
+import { registerThreads } from "./commands/threads.js";
 import { registerToken } from "./commands/token.js";
 
 /** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
@@ -22,7 +26,11 @@ export function buildHostProgram(): Command {
   registerPluginCommands(program);
   registerProject(program);
   registerToken(program);
+  registerSchedules(program);
   registerMcpBridge(program);
+  registerConnect(program);
+  registerStatus(program);
+  registerThreads(program);
   registerDemo(program);
   return program;
 }

@@ -45,6 +45,10 @@ import { TreeBudgets } from "../services/usage/tree-budgets.js";
 import { UsageReaction } from "../services/usage/usage-reaction.js";
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
+import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
+import { ScheduledTriggerService } from "../services/scheduling/scheduled-trigger-service.js";
+import { Scheduler } from "../services/scheduling/scheduler.js";
+import { WebhookSecretBox } from "../services/scheduling/webhook-secret-box.js";
 
 /** Services (and the reactions the engine runs): one instance per container. */
 const SCOPED_SERVICES = [
@@ -69,6 +73,10 @@ const SCOPED_SERVICES = [
   UsageReaction,
   UsageService,
   WallClockBudgets,
+  WebhookSecretBox,
+  ScheduledTaskService,
+  ScheduledTriggerService,
+  Scheduler,
 ] as const;
 
 /** Options for building a host. */

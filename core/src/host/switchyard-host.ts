@@ -14,6 +14,7 @@ import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
+import { Scheduler } from "../services/scheduling/scheduler.js";
 import type { EventStore } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
@@ -94,6 +95,9 @@ export class SwitchyardHost {
   get usage(): UsageService {
     return this.container.resolve(UsageService);
   }
+  get scheduler(): Scheduler {
+    return this.container.resolve(Scheduler);
+  }
 
   /**
    * Takes the home's lock (one engine per home), reconciles what a previous process left, then
@@ -124,6 +128,8 @@ export class SwitchyardHost {
     const wallClocks = this.container.resolve(WallClockBudgets);
     wallClocks.start();
     this.disposers.push(() => wallClocks.stop());
+    // Scheduled tasks resume from the store: what came due while no engine ran fires now, once.
+    this.scheduler.start();
     // Probe providers in the background from now on, so no answer waits on a harness.
     this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
@@ -142,6 +148,7 @@ export class SwitchyardHost {
     if (this.stopped) return;
     this.stopped = true;
     for (const dispose of this.disposers) dispose();
+    if (this.started) await this.scheduler.stop();
     if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only

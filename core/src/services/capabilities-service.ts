@@ -79,7 +79,7 @@ export class CapabilitiesService {
         threadManagement: true,
         pendingRequests: true,
         worktreeLaunch: true,
-        scheduling: false,
+        scheduling: true,
       },
       limits: {
         maxWaitMs: this.config.server.maxWaitMs,
@@ -87,6 +87,7 @@ export class CapabilitiesService {
         maxConcurrentChildrenPerRun: this.config.budgets.maxConcurrentChildrenPerRun,
         maxTasksPerRootThread: this.config.budgets.maxTasksPerRootThread,
         maxThreadsPerCreate: 20,
+        minScheduleIntervalMs: this.config.scheduling.minIntervalMs,
       },
       // The budgets in force: the config's defaults, and every budget covering the caller's tree.
       budgets: this.usage.inForce(thread?.id ?? null),

@@ -38,6 +38,7 @@ export class McpLab {
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
       pricing?: Record<string, unknown>;
+      scheduling?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
     } = {},
@@ -53,6 +54,7 @@ export class McpLab {
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.pricing ? { pricing: options.pricing } : {}),
+      ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0 });
