@@ -55,10 +55,10 @@ describe("store and engine", () => {
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
-  it("hands the engine its in-transaction reactions when it is built: the delegation saga and router children, with nothing resolved early", async () => {
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children and usage accounting, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results"]);
+    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage"]);
   });
 
   it("lets a test add or replace the engine's reactions, which run inside the transaction that ended the run", async () => {
@@ -93,6 +93,7 @@ describe("store and engine", () => {
       // Every known migration is applied once; versions may have gaps (branches reserve numbers).
       expect(versions).toEqual(MIGRATIONS.map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version));
       expect(versions).toContainEqual({ version: 4 });
+      expect(versions).toContainEqual({ version: 5 });
       store.db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
       store.close();
       expect(() => new Store(file)).toThrowError(/newer than this Switchyard knows/);

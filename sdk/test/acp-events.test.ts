@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AdapterEvent, TurnInput } from "@switchyard/spec";
 import { RuntimeRequestBook } from "../src/harness/index.js";
+import { sessionCostUsdOf, withTurnCost } from "../src/acp/acp-usage.js";
 import {
   AcpTurn,
   agentExitReport,
@@ -8,6 +9,7 @@ import {
   promptEnding,
   readSessionUpdate,
   replayedTurns,
+  type AcpPromptEnding,
   type AcpUpdateContext,
   type acpSdk,
 } from "../src/acp/index.js";
@@ -82,6 +84,21 @@ describe("promptEnding", () => {
     expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, false)).toEqual({
       status: "completed",
       usage: { inputTokens: 3, outputTokens: 5 },
+    });
+    // Cache and thought figures apart from input and output (the total has room for them: Anthropic's convention)…
+    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 20, cachedReadTokens: 300, cachedWriteTokens: 40, thoughtTokens: 5, totalTokens: 375 } }, false).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 25,
+      cacheReadInputTokens: 300,
+      cacheCreationInputTokens: 40,
+      reasoningOutputTokens: 5,
+    });
+    // …or inside them (OpenAI's): the spec's input excludes cache reads, its output includes reasoning.
+    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 310, outputTokens: 20, cachedReadTokens: 300, thoughtTokens: 5, totalTokens: 330 } }, false).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 20,
+      cacheReadInputTokens: 300,
+      reasoningOutputTokens: 5,
     });
     expect(promptEnding({ stopReason: "max_tokens" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_tokens") });
     expect(promptEnding({ stopReason: "max_turn_requests" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_turn_requests") });
@@ -236,5 +253,25 @@ describe("AcpTurn on the kit's ledger", () => {
     expect(events.some((event) => event.type === "message.delta" && event.text === "late")).toBe(false);
     expect(events.map((event) => event.type).slice(-3)).toEqual(["tool_call.completed", "runtime_request.resolved", "turn.terminal"]);
     expect(ended).toEqual([turn]);
+  });
+});
+
+describe("ACP cost: the growth of the session's usage_update cost over a turn", () => {
+  const usageUpdate = (amount: number, currency = "USD") => ({ sessionUpdate: "usage_update", used: 1_000, size: 200_000, cost: { amount, currency } }) as acpSdk.SessionUpdate;
+
+  it("reads the session's cumulative cost in dollars from usage_update, and nothing from other updates or currencies", () => {
+    expect(sessionCostUsdOf(usageUpdate(0.42))).toBe(0.42);
+    expect(sessionCostUsdOf(usageUpdate(0.42, "EUR"))).toBeNull();
+    expect(sessionCostUsdOf({ sessionUpdate: "usage_update", used: 1, size: 2 } as acpSdk.SessionUpdate)).toBeNull();
+    expect(sessionCostUsdOf({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } as acpSdk.SessionUpdate)).toBeNull();
+  });
+
+  it("gives the turn what the session cost grew by, and leaves the cost out when either end is unknown or it did not grow for tokens spent", () => {
+    const ending: AcpPromptEnding = { status: "completed", usage: { inputTokens: 100, outputTokens: 10 } };
+    expect(withTurnCost(ending, 0.25, 0.4).usage!.costUsd).toBeCloseTo(0.15, 10);
+    expect(withTurnCost(ending, null, 0.4)).toEqual(ending);
+    expect(withTurnCost(ending, 0.25, null)).toEqual(ending);
+    expect(withTurnCost(ending, 0.4, 0.4)).toEqual(ending);
+    expect(withTurnCost<AcpPromptEnding>({ status: "completed" }, 0, 0.01)).toEqual({ status: "completed", usage: { costUsd: 0.01 } });
   });
 });

@@ -77,12 +77,55 @@ export const ServerConfigSchema = z
   })
   .strict();
 
-/** Spawn budgets that keep delegation from running away. */
+/**
+ * What a delegation tree may use: tokens (input, cache read and write, output), US dollars
+ * (reported or estimated cost) and wall-clock milliseconds. An absent limit is no limit.
+ */
+export const TreeBudgetSchema = z
+  .object({
+    tokens: z.number().int().positive().optional(),
+    costUsd: z.number().positive().optional(),
+    wallClockMs: z.number().int().min(1_000).max(7 * 24 * 60 * 60 * 1000).optional(),
+  })
+  .strict();
+
+/** Spawn budgets that keep delegation from running away, and usage budgets on whole trees. */
 export const BudgetConfigSchema = z
   .object({
     maxDelegationDepth: z.number().int().min(1).max(32).default(4),
     maxConcurrentChildrenPerRun: z.number().int().min(1).max(100).default(8),
     maxTasksPerRootThread: z.number().int().min(1).max(10_000).default(100),
+    /** Limits on a root thread's whole tree (its own turns and every task below it). */
+    rootThread: TreeBudgetSchema.default({}),
+    /** Default limits of each delegated task's tree (its child thread and everything below it), unless `delegate_task` sets a budget. */
+    delegatedTask: TreeBudgetSchema.default({}),
+  })
+  .strict();
+
+/** A model's list price in US dollars per million tokens; cache prices default to the input price. */
+export const ModelPriceSchema = z
+  .object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    cacheRead: z.number().min(0).optional(),
+    cacheWrite: z.number().min(0).optional(),
+  })
+  .strict();
+
+/**
+ * The price table that estimates a turn's cost when its provider reports none. Keys are model
+ * ids; a key also matches ids that continue it after `-`, `.`, `:`, `@` or `_`
+ * (`claude-sonnet-4-5` matches `claude-sonnet-4-5-20250929`), the longest key winning.
+ * `providers.<instance>.<model>` wins over `models.<model>`, which wins over the shipped defaults.
+ */
+export const PricingConfigSchema = z
+  .object({
+    /** The day these prices were taken (shown with every estimate made from them). */
+    asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD").optional(),
+    /** Use the prices Switchyard ships for models the config does not price. */
+    useDefaults: z.boolean().default(true),
+    models: z.record(z.string().min(1), ModelPriceSchema).default({}),
+    providers: z.record(z.string().min(1), z.record(z.string().min(1), ModelPriceSchema)).default({}),
   })
   .strict();
 
@@ -125,6 +168,7 @@ export const SwitchyardConfigSchema = z
     plugins: z.array(z.string().min(1)).default([]),
     server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
     budgets: BudgetConfigSchema.default(BudgetConfigSchema.parse({})),
+    pricing: PricingConfigSchema.default(PricingConfigSchema.parse({})),
     scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
   })
   .strict()
@@ -146,4 +190,7 @@ export type SwitchyardConfig = z.infer<typeof SwitchyardConfigSchema>;
 export type ProviderInstanceConfig = z.infer<typeof ProviderInstanceConfigSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;
+export type TreeBudgetConfig = z.infer<typeof TreeBudgetSchema>;
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+export type PricingConfig = z.infer<typeof PricingConfigSchema>;
 export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;

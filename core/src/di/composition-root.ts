@@ -40,6 +40,10 @@ import { ThreadManagementService } from "../services/thread-management-service.j
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { TreeBudgets } from "../services/usage/tree-budgets.js";
+import { UsageReaction } from "../services/usage/usage-reaction.js";
+import { UsageService } from "../services/usage/usage-service.js";
+import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
 import { ScheduledTriggerService } from "../services/scheduling/scheduled-trigger-service.js";
 import { Scheduler } from "../services/scheduling/scheduler.js";
@@ -64,6 +68,10 @@ const SCOPED_SERVICES = [
   McpSessionRegistry,
   PublicEventFeed,
   EventStreamService,
+  TreeBudgets,
+  UsageReaction,
+  UsageService,
+  WallClockBudgets,
   WebhookSecretBox,
   ScheduledTaskService,
   ScheduledTriggerService,
@@ -132,10 +140,10 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.ProviderRegistry, { useClass: ProviderRegistry }, scoped);
   // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
   container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
-  // The engine's in-transaction reactions, handed to it when it is built: the delegation saga and
-  // the router children's report-back run for every command of every engine, and nothing has to
-  // be resolved early to install them.
-  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults)] });
+  // The engine's in-transaction reactions, handed to it when it is built: the delegation saga,
+  // the router children's report-back and usage accounting (records, tree budgets) run for every
+  // command of every engine, and nothing has to be resolved early to install them.
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults), c.resolve(UsageReaction)] });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });

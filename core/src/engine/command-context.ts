@@ -2,7 +2,8 @@ import type { EventStore } from "../store/ports.js";
 import type { EntityName, EntityRecords } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
-import type { RunRecord } from "../store/records.js";
+import type { AttemptRecord, RunRecord } from "../store/records.js";
+import type { TurnUsageReport } from "../spec/index.js";
 
 /**
  * The engine's reactions, as the code that triggers them calls them: inside the transaction of
@@ -13,6 +14,8 @@ export interface EngineHooks {
   readonly runTerminal: readonly ((ctx: CommandContext, run: RunRecord) => void)[];
   /** After a runtime request opened or resolved. */
   readonly runtimeRequestChanged: readonly ((ctx: CommandContext, requestId: string) => void)[];
+  /** After a provider turn reported its end, with its usage (usage records, budgets). */
+  readonly turnEnded: readonly ((ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => void)[];
 }
 
 /** A provider effect to carry out after the command commits. */

@@ -1,5 +1,6 @@
 import type { CommandContext } from "./command-context.js";
-import type { RunRecord } from "../store/records.js";
+import type { TurnUsageReport } from "../spec/index.js";
+import type { AttemptRecord, RunRecord } from "../store/records.js";
 
 /**
  * A reaction the engine runs inside the transaction of the change that triggers it, so what it
@@ -15,4 +16,9 @@ export interface EngineReaction {
   onRunTerminal?(ctx: CommandContext, run: RunRecord): void;
   /** After a runtime request opened or resolved. */
   onRuntimeRequestChanged?(ctx: CommandContext, requestId: string): void;
+  /**
+   * After a provider turn reported its end (`turn.terminal`) and the attempt, and maybe its
+   * run, were settled: with the usage it reported, or null when it reported none.
+   */
+  onTurnEnded?(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null): void;
 }

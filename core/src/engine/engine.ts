@@ -1,6 +1,6 @@
-import { SwitchyardError } from "../spec/index.js";
+import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
 import type { EventStore } from "../store/ports.js";
-import type { RunRecord, StoredEvent } from "../store/records.js";
+import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
 import { CommandContext, type EngineHooks } from "./command-context.js";
@@ -36,7 +36,10 @@ export class TransactionalEngine implements Engine {
     const runtimeRequestChanged = reactions
       .filter((r) => r.onRuntimeRequestChanged !== undefined)
       .map((r) => (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
-    this.hooks = { runTerminal, runtimeRequestChanged };
+    const turnEnded = reactions
+      .filter((r) => r.onTurnEnded !== undefined)
+      .map((r) => (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => r.onTurnEnded!(ctx, attempt, usage));
+    this.hooks = { runTerminal, runtimeRequestChanged, turnEnded };
   }
 
   /** Runs a command once; a retry with the same id replays its receipt. */

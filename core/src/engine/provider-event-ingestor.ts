@@ -241,6 +241,8 @@ export class ProviderEventIngestor implements ProviderEventSink {
         this.flushLiveOutput(ctx, attempt);
         const error = event.error ? { ...(event.error.code !== undefined ? { code: event.error.code } : {}), message: event.error.message } : null;
         finishAttempt(ctx, attempt.id, event.status, error);
+        const ended = ctx.require("attempt", attempt.id);
+        for (const hook of ctx.hooks.turnEnded) hook(ctx, ended, event.usage ?? null);
         return;
       }
     }

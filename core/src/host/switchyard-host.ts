@@ -12,6 +12,8 @@ import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { UsageService } from "../services/usage/usage-service.js";
+import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { Scheduler } from "../services/scheduling/scheduler.js";
 import type { EventStore } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
@@ -90,6 +92,9 @@ export class SwitchyardHost {
   get waiter(): EventWaiter {
     return this.container.resolve(EventWaiter);
   }
+  get usage(): UsageService {
+    return this.container.resolve(UsageService);
+  }
   get scheduler(): Scheduler {
     return this.container.resolve(Scheduler);
   }
@@ -105,17 +110,24 @@ export class SwitchyardHost {
     this.homeLock ??= acquireHomeLock(this.paths.home);
     this.started = true;
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
-    // Close a thread's provider session once it has been idle for a while.
+    // Close a thread's provider session once it has been idle for a while, and at once when the
+    // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind.
     this.disposers.push(
       this.engine.onEvents((events) => {
         for (const event of events) {
           if (event.entity !== "run") continue;
           const run = event.record as RunRecord;
-          if (isTerminalRunStatus(run.status) && activeRun(this.engine, run.threadId) === null) this.sessions.scheduleIdleClose(run.threadId);
+          if (!isTerminalRunStatus(run.status) || activeRun(this.engine, run.threadId) !== null) continue;
+          if (this.store.get("thread", run.threadId)?.stopped === true) void this.sessions.close(run.threadId, "stopped");
+          else this.sessions.scheduleIdleClose(run.threadId);
         }
       }),
     );
     resolve(this.container, TOKENS.OutboxWorker).start();
+    // Wall-clock budgets: deadlines that passed while the host was down stop their trees now.
+    const wallClocks = this.container.resolve(WallClockBudgets);
+    wallClocks.start();
+    this.disposers.push(() => wallClocks.stop());
     // Scheduled tasks resume from the store: what came due while no engine ran fires now, once.
     this.scheduler.start();
     // Probe providers in the background from now on, so no answer waits on a harness.

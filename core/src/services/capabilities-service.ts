@@ -7,6 +7,7 @@ import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
+import { UsageService } from "./usage/usage-service.js";
 
 /**
  * orchestrator_capabilities: what the caller inherits, and which providers (with a short,
@@ -20,6 +21,7 @@ export class CapabilitiesService {
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly callers: CallerContext,
+    private readonly usage: UsageService,
   ) {}
 
   async describe(caller: Caller, input: { search?: string | undefined }) {
@@ -89,6 +91,8 @@ export class CapabilitiesService {
         maxThreadsPerCreate: 20,
         minScheduleIntervalMs: this.config.scheduling.minIntervalMs,
       },
+      // The budgets in force: the config's defaults, and every budget covering the caller's tree.
+      budgets: this.usage.inForce(thread?.id ?? null),
     };
   }
 }

@@ -15,7 +15,7 @@ import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { LiveWaits } from "./live-waits.js";
 import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
 import { creationSourceOf, type Caller } from "./caller.js";
-import { stopThread } from "./delegation/delegated-task-service.js";
+import { stopThread } from "./delegation/task-stop.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";

@@ -8,6 +8,7 @@ import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
 import { itemView, runView, threadShell, type ItemView, type ThreadShell } from "./thread-views.js";
+import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 
 /** t3_thread_list input. */
 export interface ListThreadsInput {
@@ -45,6 +46,7 @@ export class ThreadQueryService {
     @inject(TOKENS.Engine) private readonly engine: Engine,
     private readonly callers: CallerContext,
     private readonly liveWaits: LiveWaits,
+    private readonly usage: UsageService,
   ) {}
 
   /** A thread's shell as list and read results show it, now. */
@@ -101,10 +103,13 @@ export class ThreadQueryService {
       )
       .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
     const shell = this.shell(thread);
-    const runs = this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5").map((run) => runView(run, Math.min(2_000, Math.floor(maxChars / 20))));
+    const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = this.engine.store
+      .select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5")
+      .map((run) => ({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: this.usage.run(run.id) }));
     let runList = runs;
+    let usage: TreeUsage | undefined = this.usage.thread(thread.id);
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
-    let size = JSON.stringify({ thread: shell, runs: runList }).length + 400;
+    let size = JSON.stringify({ thread: shell, runs: runList, usage }).length + 400;
     for (const row of rows.slice(0, limit)) {
       const record = JSON.parse(row.data) as TimelineItemRecord;
       const view = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(200, maxChars - size - 500)));
@@ -135,17 +140,23 @@ export class ThreadQueryService {
         hasMore: newerExist,
         truncatedItems: items.filter((item) => item.truncated).length,
         characterBudget: maxChars,
+        ...(usage !== undefined ? { usage } : {}),
       };
     };
     // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
-    // farthest items, then older runs, then cut the one remaining item's text.
+    // farthest items, then the runs' usage, then older runs, then the thread's usage, then cut
+    // the one remaining item's text.
     let result = assemble();
     for (let excess = JSON.stringify(result).length - maxChars; excess > 0; excess = JSON.stringify(result).length - maxChars) {
       if (greedy.length > 1) {
         greedy.pop();
         moreInDirection = true;
+      } else if (runList.some((run) => run.usage !== undefined)) {
+        runList = runList.map(({ usage: _dropped, ...run }) => run);
       } else if (runList.length > 1) {
         runList = runList.slice(0, runList.length - 1);
+      } else if (usage !== undefined) {
+        usage = undefined;
       } else if (greedy.length === 1 && greedy[0]!.view.text.length > 50) {
         const entry = greedy[0]!;
         entry.view = itemView(entry.record, Math.max(0, entry.view.text.length - excess - 20));

@@ -125,6 +125,35 @@ export const ENTITY_TABLES: EntityTables = {
     },
     threadId: (r) => r.threadId,
   },
+  turnUsage: {
+    table: "turn_usage",
+    columns: {
+      id: (r) => r.id,
+      run_id: (r) => r.runId,
+      thread_id: (r) => r.threadId,
+      root_thread_id: (r) => r.rootThreadId,
+      input_tokens: (r) => r.inputTokens,
+      output_tokens: (r) => r.outputTokens,
+      cache_read_tokens: (r) => r.cacheReadInputTokens,
+      cache_write_tokens: (r) => r.cacheCreationInputTokens,
+      reasoning_tokens: (r) => r.reasoningOutputTokens,
+      total_tokens: (r) => r.totalTokens,
+      cost_usd: (r) => r.costUsd,
+      cost_basis: (r) => r.costBasis,
+    },
+    threadId: (r) => r.threadId,
+  },
+  budget: {
+    table: "budgets",
+    columns: {
+      id: (r) => r.id,
+      scope: (r) => r.scope,
+      thread_id: (r) => r.threadId,
+      task_id: (r) => r.taskId,
+      root_thread_id: (r) => r.rootThreadId,
+    },
+    threadId: (r) => r.threadId,
+  },
   scheduledTask: {
     table: "scheduled_tasks",
     columns: {

@@ -171,6 +171,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // 6 belongs to another branch; the runner applies every version above the database's.
+    version: 5,
+    name: "turn usage and delegation-tree budgets",
+    up: (db) => {
+      // Figures are columns (not only JSON) so a tree's roll-up is one SUM over an index; the
+      // budget check's sums (tokens, dollars) are read from the index alone.
+      db.exec(`
+        CREATE TABLE turn_usage (
+          id TEXT PRIMARY KEY, run_id TEXT NOT NULL, thread_id TEXT NOT NULL, root_thread_id TEXT NOT NULL,
+          input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER,
+          reasoning_tokens INTEGER, total_tokens INTEGER NOT NULL, cost_usd REAL, cost_basis TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX turn_usage_thread ON turn_usage(thread_id, total_tokens, cost_usd);
+        CREATE INDEX turn_usage_run ON turn_usage(run_id);
+        CREATE INDEX turn_usage_root ON turn_usage(root_thread_id, total_tokens, cost_usd);
+        CREATE TABLE budgets (
+          id TEXT PRIMARY KEY, scope TEXT NOT NULL, thread_id TEXT NOT NULL, task_id TEXT, root_thread_id TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX budgets_root ON budgets(root_thread_id);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

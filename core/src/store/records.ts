@@ -344,6 +344,90 @@ export interface NodeRecord {
   readonly updatedAt: string;
 }
 
+/** The token figures of a turn as its provider reported them; null: not reported. */
+export interface UsageFigures {
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly cacheReadInputTokens: number | null;
+  readonly cacheCreationInputTokens: number | null;
+  /** Of the output tokens, those spent on reasoning (a breakdown, already in `outputTokens`). */
+  readonly reasoningOutputTokens: number | null;
+}
+
+/**
+ * Where a turn's cost comes from: the provider's own figure, the price table (an estimate), or
+ * neither (the tokens are known, no price is).
+ */
+export type CostBasis = "reported" | "estimated" | "unpriced";
+
+/**
+ * What one provider turn (an attempt) used, written when the turn ended with a usage report. A
+ * turn that reached its provider and ended without one has no record: its usage is unknown,
+ * never zero.
+ */
+export interface TurnUsageRecord extends UsageFigures {
+  /** The attempt's id (one record per provider turn). */
+  readonly id: string;
+  readonly runId: string;
+  readonly threadId: string;
+  readonly rootThreadId: string;
+  readonly providerInstanceId: string;
+  /** The model the turn ran (the run's, else the thread's; null: the provider's default). */
+  readonly model: string | null;
+  /** Input, cache read, cache write and output tokens: what a token budget counts. */
+  readonly totalTokens: number;
+  /** The cost in US dollars; null when it could not be priced. */
+  readonly costUsd: number | null;
+  readonly costBasis: CostBasis;
+  /** For an estimate: the price table entries used, and the date their prices were taken. */
+  readonly pricing: { readonly entries: readonly { readonly model: string; readonly source: "config" | "default"; readonly asOf: string | null }[] } | null;
+  /** The same figures per model, when the provider reported them so. */
+  readonly byModel: Readonly<Record<string, UsageFigures & { readonly costUsd: number | null }>> | null;
+  readonly createdAt: string;
+}
+
+/** A limit a budget can set. */
+export type BudgetLimitName = "tokens" | "costUsd" | "wallClockMs";
+
+/** The limits of a budget; null: no limit. */
+export interface BudgetLimits {
+  readonly tokens: number | null;
+  readonly costUsd: number | null;
+  readonly wallClockMs: number | null;
+}
+
+/** Why a budget stopped its tree. */
+export interface BudgetExceeded {
+  readonly limit: BudgetLimitName;
+  /** What the tree had used when it was stopped (tokens, dollars or milliseconds). */
+  readonly used: number;
+  readonly allowed: number;
+  readonly at: string;
+}
+
+/**
+ * A budget on a delegation tree: a delegated task's (its child thread and everything below it)
+ * or a root thread's (the whole tree). A task's limits are fixed when it is created (its
+ * `delegate_task` budget, else the config's defaults); a root thread's come from the config and
+ * its record is written when it stops the tree.
+ */
+export interface BudgetRecord {
+  /** `budget:task:<taskId>` or `budget:root:<threadId>`. */
+  readonly id: string;
+  readonly scope: "delegated_task" | "root_thread";
+  /** The thread at the top of what the budget covers: the task's child thread, or the root thread. */
+  readonly threadId: string;
+  readonly taskId: string | null;
+  readonly rootThreadId: string;
+  readonly limits: BudgetLimits;
+  /** Where the limits came from: the caller's `delegate_task` budget, the config, or both. */
+  readonly origin: "delegate_task" | "config" | "delegate_task_and_config";
+  /** Set once the budget was reached and its tree stopped. */
+  readonly exceeded: BudgetExceeded | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
 /** A filter a webhook request must pass to start a run: a header, or a JSON value in the body, equal to a value. */
 export type WebhookFilter =
   | { readonly header: string; readonly equals: string }
@@ -479,6 +563,8 @@ export interface EntityRecords {
   contextTransfer: ContextTransferRecord;
   delegatedTask: DelegatedTaskRecord;
   node: NodeRecord;
+  turnUsage: TurnUsageRecord;
+  budget: BudgetRecord;
   scheduledTask: ScheduledTaskRecord;
   scheduledTrigger: ScheduledTriggerRecord;
 }

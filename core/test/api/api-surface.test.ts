@@ -173,7 +173,7 @@ describe("HTTP API", () => {
   });
 
   describe("projects, providers and usage", () => {
-    it("lists projects with their folders, the provider snapshot, and usage as unknown", async () => {
+    it("lists projects with their folders, the provider snapshot, and usage per thread tree, project and every project (unknown where not reported)", async () => {
       const { projects } = await ok(admin.get("/projects"));
       expect(projects).toContainEqual({ projectId: lab.projectId, name: "main", rootPath: expect.any(String), scratch: false });
 
@@ -185,7 +185,19 @@ describe("HTTP API", () => {
       const searched = await ok(admin.get("/providers", { search: "beta-12" }));
       expect((searched.providers as { providerInstanceId: string; models: { id: string }[] }[]).find((p) => p.providerInstanceId === "beta")!.models.map((m) => m.id)).toContain("beta-12");
 
-      expect(await ok(admin.get("/usage", { projectId: lab.projectId }))).toMatchObject({ status: "unknown", reason: expect.stringContaining("does not record"), projectId: lab.projectId, threadId: null });
+      // Usage as the scripted provider reported it: 120 + 30 tokens on one turn, nothing on another.
+      const counted = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", prompt: "@@usage in=120 out=30 @@reply counted", createdBy: "user", creationSource: "cli" }).thread.id;
+      await lab.host.threads.waitForRun({ threadId: counted, timeoutMs: 10_000 });
+      const silent = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", prompt: "@@reply silent", createdBy: "user", creationSource: "cli" }).thread.id;
+      await lab.host.threads.waitForRun({ threadId: silent, timeoutMs: 10_000 });
+      expect(await ok(admin.get("/usage", { threadId: counted }))).toMatchObject({ scope: "thread", threadId: counted, own: { status: "reported", tokens: { input: 120, output: 30, total: 150 } }, subtree: { tokens: { total: 150 } }, budgets: [] });
+      expect(await ok(admin.get("/usage", { threadId: silent }))).toMatchObject({ scope: "thread", own: { status: "unknown", tokens: null, cost: { usd: null, basis: "unpriced" } } });
+      const project = await ok(admin.get("/usage", { projectId: lab.projectId }));
+      expect(project).toMatchObject({ scope: "project", projectId: lab.projectId, total: { status: "partial", turns: { unknown: expect.any(Number) } } });
+      expect((project.rootThreads as { threadId: string; own: { tokens: { total: number } | null } }[]).find((thread) => thread.threadId === counted)?.own.tokens?.total).toBe(150);
+      const all = await ok(admin.get("/usage"));
+      expect(all).toMatchObject({ scope: "all", projects: expect.arrayContaining([expect.objectContaining({ projectId: lab.projectId })]) });
+      expect(all.total.tokens.total).toBeGreaterThanOrEqual(150);
       expect(await failure(admin.get("/usage", { threadId: "thread_nope" }))).toMatchObject({ status: 404, code: "thread_not_found" });
     });
   });

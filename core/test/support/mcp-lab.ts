@@ -37,6 +37,7 @@ export class McpLab {
       providers?: (dirs: { home: string; gateDir: string }) => unknown[];
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
+      pricing?: Record<string, unknown>;
       scheduling?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
@@ -52,6 +53,7 @@ export class McpLab {
       },
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.pricing ? { pricing: options.pricing } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -115,6 +117,16 @@ export class McpLab {
     await this.waitForLiveTurn(thread.id);
     const client = await this.agent(thread.id);
     return { threadId: thread.id, client, release: () => releaseGate(this.t.gateDir, gate) };
+  }
+
+  /** A new live turn (held at a gate) on an existing thread, started by an explicit send. */
+  async liveAgentOn(threadId: string) {
+    const gate = `live-${++gateCounter}`;
+    this.host.threads.send({ threadId, text: `@@gate ${gate} @@reply again-done`, mode: "queue", createdBy: "user", creationSource: "cli" });
+    await this.host.waiter.waitFor(() => (this.host.store.select("run", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null), { timeoutMs: 10_000 });
+    await this.waitForLiveTurn(threadId);
+    const client = await this.agent(threadId);
+    return { threadId, client, release: () => releaseGate(this.t.gateDir, gate) };
   }
 
   release(gate: string): void {

@@ -66,6 +66,8 @@ function modelFigures(usage: Partial<ModelUsage>): Omit<TurnUsage, "byModel"> {
     ...(typeof usage.outputTokens === "number" ? { outputTokens: usage.outputTokens } : {}),
     ...(typeof usage.cacheReadInputTokens === "number" ? { cacheReadInputTokens: usage.cacheReadInputTokens } : {}),
     ...(typeof usage.cacheCreationInputTokens === "number" ? { cacheCreationInputTokens: usage.cacheCreationInputTokens } : {}),
+    // Thinking tokens are already inside outputTokens, as the spec's reasoning tokens are.
+    ...(typeof usage.thinkingTokens === "number" ? { reasoningOutputTokens: usage.thinkingTokens } : {}),
     ...(typeof usage.costUSD === "number" ? { costUsd: usage.costUSD } : {}),
   };
 }
@@ -93,12 +95,19 @@ export function turnUsageOf(result: SDKResultMessage): TurnUsage {
   const sinceLast = (result as { model_usage_since_last_result?: unknown }).model_usage_since_last_result;
   if (typeof sinceLast !== "object" || sinceLast === null) return figures;
   const byModel: Record<string, Omit<TurnUsage, "byModel">> = {};
-  let cost = 0;
-  for (const [model, modelUsage] of Object.entries(sinceLast as Record<string, Partial<ModelUsage>>)) {
+  let cost: number | undefined;
+  let thinking: number | undefined;
+  const models = Object.entries(sinceLast as Record<string, Partial<ModelUsage>>);
+  for (const [model, modelUsage] of models) {
     byModel[model] = modelFigures(modelUsage);
-    cost += typeof modelUsage.costUSD === "number" ? modelUsage.costUSD : 0;
+    if (typeof modelUsage.costUSD === "number") cost = (cost ?? 0) + modelUsage.costUSD;
   }
-  return { ...figures, costUsd: cost, byModel };
+  // The turn's thinking tokens only when every model counted them (an older CLI leaves them out).
+  if (models.length > 0 && models.every(([, modelUsage]) => typeof modelUsage.thinkingTokens === "number")) {
+    thinking = models.reduce((sum, [, modelUsage]) => sum + modelUsage.thinkingTokens!, 0);
+  }
+  // No model's cost: the cost is unknown (the host prices or flags it), not $0.
+  return { ...figures, ...(thinking !== undefined ? { reasoningOutputTokens: thinking } : {}), ...(cost !== undefined ? { costUsd: cost } : {}), byModel };
 }
 
 /** How a Claude `result` ends a turn. */

@@ -68,7 +68,7 @@ describe("codexEventsOf", () => {
       { kind: "turn", codexTurnId: TURN, change: { type: "message_delta", itemId: "msg_1", text: "PONG-" } },
       { kind: "turn", codexTurnId: TURN, change: { type: "message_delta", itemId: "msg_1", text: "codex" } },
       { kind: "turn", codexTurnId: TURN, change: { type: "message_completed", itemId: "msg_1", text: "PONG-codex" } },
-      { kind: "turn", codexTurnId: TURN, change: { type: "usage", usage: { inputTokens: 10, outputTokens: 5 } } },
+      { kind: "turn", codexTurnId: TURN, change: { type: "request_usage", usage: { inputTokens: 10, outputTokens: 5 }, runningTotalTokens: null } },
       { kind: "turn", codexTurnId: TURN, change: { type: "completed", turn: turnRecord("completed") } },
     ]);
   });
@@ -211,6 +211,29 @@ describe("CodexTurn (on the kit's turn ledger)", () => {
     expect(events[0]).toMatchObject({ providerTurnId: TURN });
     expect(events.find((event) => event.type === "tool_call.completed")).toMatchObject({ itemId: "call_8w4", status: "failed" });
     expect(events.at(-1)).toMatchObject({ type: "turn.terminal", status: "interrupted" });
+  });
+
+  it("adds up the usage of every model request of a turn once each, cached input out of input, reasoning kept in output", async () => {
+    const { events, turn, apply } = setup();
+    turn.bind(TURN);
+    const usage = (total: number, last: Partial<v2.TokenUsageBreakdown>) =>
+      note("thread/tokenUsage/updated", {
+        threadId: THREAD,
+        turnId: TURN,
+        tokenUsage: { total: { totalTokens: total, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 }, last, modelContextWindow: 258400 },
+      });
+    // Two model requests (a tool call between them); Codex repeats the second report on a rate-limit update.
+    apply(usage(1_150, { totalTokens: 1_150, inputTokens: 1_000, cachedInputTokens: 400, cacheWriteInputTokens: 0, outputTokens: 150, reasoningOutputTokens: 60 }));
+    apply(usage(2_480, { totalTokens: 1_330, inputTokens: 1_300, cachedInputTokens: 1_000, cacheWriteInputTokens: 0, outputTokens: 30, reasoningOutputTokens: 0 }));
+    apply(usage(2_480, { totalTokens: 1_330, inputTokens: 1_300, cachedInputTokens: 1_000, cacheWriteInputTokens: 0, outputTokens: 30, reasoningOutputTokens: 0 }));
+    apply(note("turn/completed", { threadId: THREAD, turn: turnRecord("completed") }));
+    await turn.ended;
+    expect(events.at(-1)).toEqual({
+      type: "turn.terminal",
+      turnId: "host-turn",
+      status: "completed",
+      usage: { inputTokens: 900, cacheReadInputTokens: 1_400, cacheCreationInputTokens: 0, outputTokens: 180, reasoningOutputTokens: 60 },
+    });
   });
 
   it("reports a declined command as declined, a failure with the last error Codex sent, and sub-agents on the spawning turn", () => {

@@ -55,9 +55,15 @@ describe("execChangesOf", () => {
     expect(execChangesOf({ type: "turn.failed", error: { message: "refused" } }, context())).toEqual([{ type: "ended", status: "failed", error: { code: "turn_failed", message: "refused" } }]);
     const usage = { input_tokens: 12, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 3, reasoning_output_tokens: 0 };
     expect(execChangesOf({ type: "turn.completed", usage }, context())).toEqual([
-      { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } },
+      { type: "usage", usage: { inputTokens: 12, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 3, reasoningOutputTokens: 0 } },
       { type: "ended", status: "completed" },
     ]);
+    // Codex counts cached input inside input_tokens; the spec does not.
+    const cached = { input_tokens: 12, cached_input_tokens: 5, cache_write_input_tokens: 0, output_tokens: 9, reasoning_output_tokens: 4 };
+    expect(execChangesOf({ type: "turn.completed", usage: cached }, context())[0]).toEqual({
+      type: "usage",
+      usage: { inputTokens: 7, cacheReadInputTokens: 5, cacheCreationInputTokens: 0, outputTokens: 9, reasoningOutputTokens: 4 },
+    });
   });
 });
 
@@ -84,7 +90,7 @@ describe("CodexExecTurn (on the kit's turn ledger)", () => {
       { type: "message.delta", turnId: "host-turn", itemId: "host-turn:item_0", text: "exec " },
       { type: "message.delta", turnId: "host-turn", itemId: "host-turn:item_0", text: "says hello" },
       { type: "message.completed", turnId: "host-turn", itemId: "host-turn:item_0", text: "exec says hello" },
-      { type: "turn.terminal", turnId: "host-turn", status: "completed", usage: { inputTokens: 5, outputTokens: 2 } },
+      { type: "turn.terminal", turnId: "host-turn", status: "completed", usage: { inputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 2, reasoningOutputTokens: 0 } },
     ]);
   });
 

@@ -1,4 +1,5 @@
-import { TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeRequestBook, type TurnTerminalStatus, type TurnUsage } from "@switchyard/sdk";
+import { TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeRequestBook, type TurnTerminalStatus } from "@switchyard/sdk";
+import { stepUsageOf } from "./opencode-usage.js";
 import { taskResultOf, toolCallStart } from "./opencode-items.js";
 import { ABORTED_ERROR_NAME, switchyardTurnIdOf, type Event, type OpenCodeError, type Part, type StepFinishPart, type ToolPart } from "./opencode-wire.js";
 
@@ -243,15 +244,7 @@ export class OpenCodeTurn {
   }
 
   #usage(part: StepFinishPart): void {
-    const figures = {
-      inputTokens: part.tokens.input,
-      outputTokens: part.tokens.output,
-      cacheReadInputTokens: part.tokens.cache.read,
-      cacheCreationInputTokens: part.tokens.cache.write,
-      costUsd: part.cost,
-    };
-    const model = this.#assistantMessages.get(part.messageID) ?? null;
-    const usage: TurnUsage = model !== null ? { ...figures, byModel: { [model]: figures } } : figures;
-    this.ledger.addUsage(usage);
+    this.ledger.addUsage(stepUsageOf(part, this.#assistantMessages.get(part.messageID) ?? null));
   }
+
 }

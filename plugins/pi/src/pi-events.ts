@@ -90,10 +90,27 @@ export function assistantFinalOf(message: PiMessage): { readonly text: string; r
   return { text: messageText(message), thinking: messageThinking(message) };
 }
 
-/** The token usage of one assistant message, or null when Pi reported none. */
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+
+/**
+ * The usage of one assistant message, or null when Pi reported none. A figure Pi left out stays
+ * out (never a 0 it did not measure); Pi's cost of 0 for tokens it spent means its registry has
+ * no price for the model, so it is left out for the host to price or flag unpriced.
+ */
 export function usageOf(message: PiMessage): TurnUsage | null {
-  if (message.usage === undefined) return null;
-  return { inputTokens: message.usage.input ?? 0, outputTokens: message.usage.output ?? 0 };
+  const usage = message.usage;
+  if (usage === undefined) return null;
+  const figures: Omit<TurnUsage, "byModel"> = {
+    ...(isCount(usage.input) ? { inputTokens: usage.input } : {}),
+    ...(isCount(usage.output) ? { outputTokens: usage.output } : {}),
+    ...(isCount(usage.cacheRead) ? { cacheReadInputTokens: usage.cacheRead } : {}),
+    ...(isCount(usage.cacheWrite) ? { cacheCreationInputTokens: usage.cacheWrite } : {}),
+  };
+  const spent = (figures.inputTokens ?? 0) + (figures.outputTokens ?? 0) + (figures.cacheReadInputTokens ?? 0) + (figures.cacheCreationInputTokens ?? 0);
+  const cost = usage.cost?.total;
+  const priced = isCount(cost) && (cost > 0 || spent === 0) ? { ...figures, costUsd: cost } : figures;
+  if (Object.keys(priced).length === 0) return null;
+  return typeof message.model === "string" && message.model !== "" ? { ...priced, byModel: { [message.model]: priced } } : priced;
 }
 
 /** How a run of Pi's agent loop ended, as the turn sees it. */

@@ -63,10 +63,15 @@ export interface PiToolCallContent {
 /** Why an assistant message ended. */
 export type PiStopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
-/** Token usage of one assistant message. */
+/** Token usage of one assistant message (pi-ai's `Usage`): input excludes cache reads. */
 export interface PiUsage {
   readonly input?: number;
   readonly output?: number;
+  readonly cacheRead?: number;
+  readonly cacheWrite?: number;
+  readonly totalTokens?: number;
+  /** Dollars at the prices of Pi's model registry (0 for a model it has no price for). */
+  readonly cost?: { readonly total?: number };
 }
 
 /** A message in Pi's conversation (user, assistant, toolResult, or an extension's custom one). */
@@ -76,6 +81,8 @@ export interface PiMessage {
   readonly stopReason?: PiStopReason;
   readonly errorMessage?: string;
   readonly usage?: PiUsage;
+  /** The model that wrote an assistant message. */
+  readonly model?: string;
   readonly toolCallId?: string;
   readonly toolName?: string;
   readonly isError?: boolean;

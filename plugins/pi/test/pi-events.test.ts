@@ -84,7 +84,15 @@ describe("Pi assistant messages", () => {
     const message = assistant({ content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }, { type: "toolCall", id: "c", name: "bash", arguments: {} }, { type: "text", text: "b" }], usage: { input: 30, output: 15 } });
     expect(assistantFinalOf(message)).toEqual({ text: "ab", thinking: "hmm" });
     expect(usageOf(message)).toEqual({ inputTokens: 30, outputTokens: 15 });
-    expect(usageOf(assistant({ usage: { output: 4 } }))).toEqual({ inputTokens: 0, outputTokens: 4 });
+    // What Pi left out stays out: not 0.
+    expect(usageOf(assistant({ usage: { output: 4 } }))).toEqual({ outputTokens: 4 });
+    expect(usageOf(assistant({ usage: {} }))).toBeNull();
+    // Cache figures, Pi's cost and the model it came from.
+    const priced = usageOf(assistant({ model: "claude-sonnet-4-5", usage: { input: 30, output: 15, cacheRead: 200, cacheWrite: 10, totalTokens: 255, cost: { total: 0.0021 } } }));
+    const figures = { inputTokens: 30, outputTokens: 15, cacheReadInputTokens: 200, cacheCreationInputTokens: 10, costUsd: 0.0021 };
+    expect(priced).toEqual({ ...figures, byModel: { "claude-sonnet-4-5": figures } });
+    // A cost of 0 for tokens spent is a model Pi has no price for: left out, not $0.
+    expect(usageOf(assistant({ usage: { input: 30, output: 15, cost: { total: 0 } } }))).toEqual({ inputTokens: 30, outputTokens: 15 });
     expect(usageOf(assistant())).toBeNull();
   });
 });

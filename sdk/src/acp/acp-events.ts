@@ -2,6 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { withStderrTail, type ProviderTurnError, type ToolKind, type TurnTerminalStatus } from "@switchyard/spec";
 import type { ToolCallStart, TurnUsage } from "../harness/index.js";
 import { mcpServerOf, planMarkdown, toolKindOf, toolOutputText } from "./acp-tool-calls.js";
+import { acpUsageOf } from "./acp-usage.js";
 
 /**
  * The ACP wire read as Switchyard sees it, without state: what one `session/update`, one
@@ -102,7 +103,7 @@ export interface AcpPromptEnding {
  * when Switchyard asked for it, else cancelled; anything else → completed with a warning.
  */
 export function promptEnding(response: acp.PromptResponse, interruptRequested: boolean): AcpPromptEnding {
-  const usage = response.usage ? { usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens } } : {};
+  const usage = response.usage ? { usage: acpUsageOf(response.usage) } : {};
   const stopReason = response.stopReason;
   switch (stopReason) {
     case "end_turn":

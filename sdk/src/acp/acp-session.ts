@@ -18,6 +18,7 @@ import { EventSink } from "../harness/index.js";
 import { openAgentSession, startAgent, type AcpAgentRuntime } from "./acp-agent-runtime.js";
 import { SerialQueue, describeError, settleInbound, withTimeout, type AcpClientHandlers } from "./acp-connection.js";
 import { agentExitReport, promptEnding, readSessionUpdate, replayedTurns, type AcpReplayedTurn, type AcpUpdateContext } from "./acp-events.js";
+import { sessionCostUsdOf, withTurnCost } from "./acp-usage.js";
 import { modeMappingOf, type AcpAgentDescription, type AcpChannel, type AcpChannelFactory, type AcpFlavor, type AcpSessionHandle } from "./acp-flavor.js";
 import { ConfinedFileSystem } from "./acp-fs.js";
 import { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
@@ -76,6 +77,13 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   #snapshotTurns: AcpReplayedTurn[] = [];
   /** The updates of a `session/load` replay while it runs. */
   #replay: acp.SessionUpdate[] | null = null;
+  /**
+   * The session's cost so far as the agent's `usage_update` reports it (cumulative, USD): 0 for a
+   * session this process created, null while unknown (a loaded session before its first report).
+   */
+  #sessionCostUsd: number | null = null;
+  /** {@link #sessionCostUsd} when the running turn began: its cost is the difference. */
+  #turnCostBaseline: number | null = null;
   #closed = false;
   #started = false;
   #exited = false;
@@ -159,6 +167,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   }
 
   async #launch(resumeCursor: string | null, respawn: boolean): Promise<void> {
+    this.#sessionCostUsd = resumeCursor === null ? 0 : null;
     const { flavor, instance, options, context, channelFactory } = this.#deps;
     const generation = ++this.#generation;
     const launch = { flavor, instance, options, context, channelFactory, cwd: this.#input.cwd, timeoutMs: this.#setupTimeout(), logger: this.#logger };
@@ -307,6 +316,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       },
     });
     this.#turn = turn;
+    this.#turnCostBaseline = this.#sessionCostUsd;
     // ACP has no system prompt: the host already folded any instructions into the text.
     const prompt = runtime.connection.agent.request(acp.methods.agent.session.prompt, {
       sessionId: this.#acpSessionId as string,
@@ -326,7 +336,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     await this.#queue.run(() => {
       if (turn.terminated) return;
       if ("response" in result) {
-        turn.endWith(promptEnding(result.response, turn.interruptRequested));
+        turn.endWith(withTurnCost(promptEnding(result.response, turn.interruptRequested), this.#turnCostBaseline, this.#sessionCostUsd));
         return;
       }
       // A dropped connection is the exit path's to report (with the exit status).
@@ -410,6 +420,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       this.#replay.push(update);
       return;
     }
+    const cost = sessionCostUsdOf(update);
+    if (cost !== null) this.#sessionCostUsd = cost;
     const read = readSessionUpdate(update, this.#updateContext);
     if (read.kind === "mode_changed") return this.#settings.modeChanged(read.currentModeId);
     if (read.kind === "config_changed") return this.#settings.configChanged(read.configOptions);

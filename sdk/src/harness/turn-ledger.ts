@@ -1,11 +1,11 @@
 import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
-/** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache tokens, cost, per model. */
+/** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache and reasoning tokens, cost, per model. */
 export type TurnUsage = TurnUsageReport;
 
 type UsageFigures = Omit<TurnUsageReport, "byModel">;
-const FIGURES = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "costUsd"] as const;
+const FIGURES = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "reasoningOutputTokens", "costUsd"] as const;
 
 /** Adds two sets of figures; a figure neither side reported stays absent. */
 function addFigures(current: UsageFigures, more: UsageFigures): UsageFigures {

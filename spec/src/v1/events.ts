@@ -190,7 +190,9 @@ export interface PlanProposedEventV1 {
 
 /**
  * What a turn used, as far as the provider reports it. Every field is optional: a provider
- * reports what it knows, and nothing is derived or estimated by the host.
+ * reports what it knows and leaves out what it does not (never a 0 it did not measure); the
+ * host stores it as reported and prices it only where `costUsd` is absent (flagged estimated).
+ * A turn that reports no usage at all is recorded as unknown, never as zero.
  */
 export interface TurnUsageReportV1 {
   /** Input tokens sent to the model (not counting cache reads). */
@@ -201,6 +203,12 @@ export interface TurnUsageReportV1 {
   readonly cacheReadInputTokens?: number;
   /** Input tokens written to the provider's prompt cache. */
   readonly cacheCreationInputTokens?: number;
+  /**
+   * Of the output tokens, those the model spent on reasoning (thinking). Already counted in
+   * `outputTokens` (OpenAI and Anthropic bill them as output); a breakdown, never added to it.
+   * Optional and additive within v1: a plugin that cannot tell leaves it out.
+   */
+  readonly reasoningOutputTokens?: number;
   /** The provider's own cost estimate for the turn, in US dollars. */
   readonly costUsd?: number;
   /** The same figures per model, when the turn used more than one (a sub-agent, compaction). */

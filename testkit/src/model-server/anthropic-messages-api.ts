@@ -1,8 +1,9 @@
 import type { ConversationItem, OfferedTool, ParsedModelRequest } from "./conversation.js";
 import { textOfParts } from "./conversation.js";
 import type { WireWriter } from "./wire-common.js";
-import { arrayField, chunkText, estimateTokens, field, inputTokens, makeId, sendJson, stringField } from "./wire-common.js";
+import { arrayField, chunkText, field, inputTokens, makeId, sendJson, stringField } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
+import { anthropicUsage } from "./model-usage.js";
 
 /**
  * Anthropic Messages (`POST /v1/messages`, with or without `?beta=true`): used by Claude Code, the
@@ -106,13 +107,7 @@ export const writeAnthropicMessagesResponse: WireWriter = async (res, action, co
   const messageId = makeId("msg_");
   const model = request.model ?? "claude-scripted";
   const toolUseId = action.kind === "tool_call" ? action.callId.replace(/^call_/, "toolu_") : "";
-  const outputText = action.kind === "text" ? action.text : action.kind === "tool_call" ? action.arguments : "";
-  const usage = {
-    input_tokens: inputTokens(request),
-    output_tokens: estimateTokens(outputText),
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-  };
+  const usage = anthropicUsage(context.usage);
   const stopReason = action.kind === "tool_call" ? "tool_use" : "end_turn";
   let input: unknown = {};
   if (action.kind === "tool_call") {

@@ -1,8 +1,9 @@
 import type { ConversationItem, OfferedTool, ParsedModelRequest } from "./conversation.js";
 import { textOfParts } from "./conversation.js";
 import type { WireWriter } from "./wire-common.js";
-import { arrayField, chunkText, estimateTokens, field, inputTokens, makeId, nowSeconds, sendJson, stringField } from "./wire-common.js";
+import { arrayField, chunkText, field, makeId, nowSeconds, sendJson, stringField } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
+import { chatCompletionsUsage } from "./model-usage.js";
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`): used by OpenCode (through
@@ -78,12 +79,7 @@ export const writeChatCompletionsResponse: WireWriter = async (res, action, cont
     sendJson(res, action.status, chatCompletionsErrorBody(action.message));
     return;
   }
-  const outputText = action.kind === "text" ? action.text : action.kind === "tool_call" ? action.arguments : "";
-  const usage = {
-    prompt_tokens: inputTokens(request),
-    completion_tokens: estimateTokens(outputText),
-    total_tokens: inputTokens(request) + estimateTokens(outputText),
-  };
+  const usage = chatCompletionsUsage(context.usage);
   const toolCall =
     action.kind === "tool_call"
       ? { id: action.callId, type: "function", function: { name: action.tool.name, arguments: action.arguments } }

@@ -1,7 +1,8 @@
 import type { ConversationItem, OfferedTool, ParsedModelRequest } from "./conversation.js";
 import type { WireWriter } from "./wire-common.js";
-import { arrayField, chunkText, estimateTokens, field, inputTokens, makeId, sendJson, stringField } from "./wire-common.js";
+import { arrayField, chunkText, field, makeId, sendJson, stringField } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
+import { geminiUsageMetadata } from "./model-usage.js";
 
 /**
  * Gemini API (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and
@@ -106,12 +107,7 @@ export const writeGeminiResponse: WireWriter = async (res, action, context) => {
   }
   const responseId = makeId("gresp");
   const modelVersion = request.model ?? "gemini-scripted";
-  const outputText = action.kind === "text" ? action.text : action.kind === "tool_call" ? action.arguments : "";
-  const usageMetadata = {
-    promptTokenCount: inputTokens(request),
-    candidatesTokenCount: estimateTokens(outputText),
-    totalTokenCount: inputTokens(request) + estimateTokens(outputText),
-  };
+  const usageMetadata = geminiUsageMetadata(context.usage);
   const chunk = (parts: unknown[], last: boolean): Record<string, unknown> => ({
     candidates: [{ content: { role: "model", parts }, ...(last ? { finishReason: "STOP" } : {}), index: 0 }],
     ...(last ? { usageMetadata } : {}),

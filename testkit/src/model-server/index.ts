@@ -3,7 +3,10 @@
  * real harnesses (Codex, Pi, Claude Code, OpenCode, Gemini CLI) are pointed at.
  */
 export { ScriptedModelServer } from "./server.js";
-export type { MatchContext, RequestMatcher, ScriptInput, ScriptRule, ScriptedModelServerOptions } from "./server.js";
+export type { MatchContext, RequestMatcher, ScriptInput, ScriptRule, ScriptedModelServerOptions, UsageContext } from "./server.js";
+export type { ScriptedUsage, ScriptedUsageInput } from "./model-usage.js";
+export { completeUsage, parseUsageDirective } from "./model-usage.js";
+export { estimatedUsage } from "./estimated-usage.js";
 export type { RecordedRequest, RecordedRequestKind } from "./recorded-request.js";
 export { SECRET_HEADERS, describeRecordedRequest, redactHeaders } from "./recorded-request.js";
 export type {

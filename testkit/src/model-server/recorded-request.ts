@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { OfferedTool, ParsedModelRequest, ToolResultView } from "./conversation.js";
 import type { ModelDecision } from "./decision.js";
+import type { ScriptedUsage } from "./model-usage.js";
 
 /** What kind of request the server recorded. */
 export type RecordedRequestKind =
@@ -49,6 +50,8 @@ export interface RecordedRequest {
   parsed?: ParsedModelRequest;
   /** What the server answered (set once decided). */
   decision?: ModelDecision;
+  /** The token counts the answer reports (set once decided; reached the harness only if `completed`). */
+  usage?: ScriptedUsage;
   /** The `@@hold` gate this request waits (or waited) on. */
   heldOn?: string;
   /** True once the answer was fully written. */

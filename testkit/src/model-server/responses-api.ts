@@ -4,15 +4,14 @@ import type { WireWriter } from "./wire-common.js";
 import {
   arrayField,
   chunkText,
-  estimateTokens,
   field,
-  inputTokens,
   makeId,
   nowSeconds,
   sendJson,
   stringField,
 } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
+import { responsesUsage } from "./model-usage.js";
 
 /**
  * OpenAI Responses API (`POST /v1/responses`): used by Codex CLI / codex-acp / the Codex SDK and
@@ -120,10 +119,8 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
     return;
   }
 
-  let outputText = "";
   let item: Record<string, unknown> | undefined;
   if (action.kind === "text") {
-    outputText = action.text;
     item = {
       id: makeId("msg_"),
       type: "message",
@@ -132,7 +129,6 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
       content: [{ type: "output_text", text: action.text, annotations: [] }],
     };
   } else if (action.kind === "tool_call") {
-    outputText = action.arguments;
     item =
       action.tool.kind === "custom"
         ? { id: makeId("ctc_"), type: "custom_tool_call", status: "completed", call_id: action.callId, name: action.tool.name, input: action.arguments }
@@ -146,13 +142,7 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
             arguments: action.arguments,
           };
   }
-  const usage = {
-    input_tokens: inputTokens(request),
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: estimateTokens(outputText),
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: inputTokens(request) + estimateTokens(outputText),
-  };
+  const usage = responsesUsage(context.usage);
 
   if (!request.stream) {
     if (!(await context.pause())) return;

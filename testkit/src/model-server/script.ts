@@ -1,3 +1,5 @@
+import { parseUsageDirective, type ScriptedUsageInput } from "./model-usage.js";
+
 /**
  * The script language: what the scripted model does on each model call of a turn.
  *
@@ -10,12 +12,14 @@
 /** Arguments for a tool call: a JSON object, or a raw string for a freeform (custom) tool. */
 export type ToolArguments = Record<string, unknown> | string;
 
-/** Timing modifiers that apply to one step, before its action is sent. */
+/** Modifiers that apply to one step: timing before its action is sent, and the usage it reports. */
 export interface StepTiming {
   /** Wait this long (ms) after opening the response before sending the action. */
   waitMs?: number;
   /** Keep the response open until `server.release(hold)` (latched: a released gate stays open). */
   hold?: string;
+  /** The token counts this answer reports (`@@usage in=… cached=… out=…`), over the server's default. */
+  usage?: ScriptedUsageInput;
 }
 
 /** Reply with this text (`{{output}}`, `{{tool}}` and `{{user}}` are substituted). */
@@ -49,7 +53,7 @@ export type ScriptAction = ReplyAction | ToolAction | ShellAction | EchoAction |
 export type ScriptStep = (ScriptAction & StepTiming) | StepTiming;
 
 /** The directive keywords, as written after `@@`. */
-export const DIRECTIVE_NAMES = ["tool", "shell", "reply", "echo", "wait", "hold", "fail", "then"] as const;
+export const DIRECTIVE_NAMES = ["tool", "shell", "reply", "echo", "wait", "hold", "usage", "fail", "then"] as const;
 
 /** A script parsed from text. */
 export interface ParsedScript {
@@ -72,7 +76,7 @@ export function hasDirectives(text: string): boolean {
 /**
  * Parses directives out of user text. Directives may appear anywhere (Pi treats a `-p` message
  * starting with `@` as a file include, so write `go @@shell ls`). Arguments of `@@shell`,
- * `@@reply` and `@@fail` run to the next directive or the end of the line; `@@tool` takes a name
+ * `@@reply`, `@@fail` and `@@usage` run to the next directive or the end of the line; `@@tool` takes a name
  * and an optional JSON value (objects may span lines). A new action starts a new step; `@@then`
  * ends a step explicitly (useful after `@@wait`/`@@hold` with no action). Returns undefined when
  * the text has no directive.
@@ -120,6 +124,14 @@ export function parseScript(text: string): ParsedScript | undefined {
           current["waitMs"] = Number(m[1]);
           pos += m[0].length;
         } else errors.push("@@wait needs a number of milliseconds");
+        break;
+      }
+      case "usage": {
+        const [argument, end] = restOfLine(text, pos);
+        pos = end;
+        const parsed = parseUsageDirective(argument);
+        if (parsed.error !== undefined) errors.push(parsed.error);
+        else current["usage"] = parsed.usage;
         break;
       }
       case "hold": {

@@ -12,6 +12,8 @@ import { describeRecordedRequest, redactHeaders } from "./recorded-request.js";
 import type { ScriptStep } from "./script.js";
 import { parseScript, toSteps } from "./script.js";
 import type { WireWriter } from "./wire-common.js";
+import { estimatedUsage } from "./estimated-usage.js";
+import { completeUsage, type ScriptedUsage, type ScriptedUsageInput } from "./model-usage.js";
 import { sendJson } from "./wire-common.js";
 import { parseResponsesRequest, responsesErrorBody, writeResponsesResponse } from "./responses-api.js";
 import { parseChatCompletionsRequest, writeChatCompletionsResponse } from "./chat-completions-api.js";
@@ -36,6 +38,18 @@ export interface ScriptedModelServerOptions {
   injectedContextTags?: string[];
   /** Receives one line per request (e.g. `console.error`) for debugging. */
   log?: (line: string) => void;
+  /**
+   * The token counts every answer reports, unless its script step says otherwise (`@@usage`):
+   * fixed figures, or a function of the request and the decision (return undefined for the
+   * estimate). Default: an estimate from the request and answer sizes (4 characters a token).
+   */
+  usage?: ScriptedUsageInput | ((context: UsageContext) => ScriptedUsageInput | undefined);
+}
+
+/** What a usage function sees. */
+export interface UsageContext {
+  readonly request: ParsedModelRequest;
+  readonly decision: ModelDecision;
 }
 
 /** What a rule matcher sees. */
@@ -340,6 +354,8 @@ export class ScriptedModelServer {
     const headers = record.headers;
     const decision = this.decide(parsed, turn, { request: parsed, turn, headers, path: record.path });
     record.decision = decision;
+    const usage = this.usageFor(parsed, decision);
+    record.usage = usage;
     this.#options.log?.(describeRecordedRequest(record));
     this.notify();
 
@@ -372,9 +388,16 @@ export class ScriptedModelServer {
       }
       return !clientGone && !this.#closed;
     };
-    await write(res, decision, { request: parsed, pause, chunkSize: this.#options.chunkSize ?? 24 });
+    await write(res, decision, { request: parsed, pause, chunkSize: this.#options.chunkSize ?? 24, usage });
     record.completed = !clientGone && res.writableFinished;
     this.notify();
+  }
+
+  /** @internal The usage an answer reports: its step's, else the server's, else the estimate. */
+  private usageFor(request: ParsedModelRequest, decision: ModelDecision): ScriptedUsage {
+    if (decision.usage !== undefined) return completeUsage(decision.usage);
+    const configured = typeof this.#options.usage === "function" ? this.#options.usage({ request, decision }) : this.#options.usage;
+    return configured !== undefined ? completeUsage(configured) : estimatedUsage(request, decision);
   }
 
   /** @internal Waits for `arm`'s callback, the client closing, or the server closing. */
@@ -429,6 +452,7 @@ export class ScriptedModelServer {
       ...action,
       ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}),
       ...(step.hold !== undefined ? { hold: step.hold } : {}),
+      ...(step.usage !== undefined ? { usage: step.usage } : {}),
       source,
       step: index,
     };

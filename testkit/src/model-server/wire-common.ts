@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { ModelAction } from "./decision.js";
 import type { ParsedModelRequest } from "./conversation.js";
+import type { ScriptedUsage } from "./model-usage.js";
 
 /** What every wire writer gets besides the action. */
 export interface WireWriteContext {
@@ -14,6 +15,8 @@ export interface WireWriteContext {
   pause: () => Promise<boolean>;
   /** Size of text deltas in characters. */
   chunkSize: number;
+  /** The token counts this answer reports. */
+  usage: ScriptedUsage;
 }
 
 /** A wire writer: answers one request with one action. */

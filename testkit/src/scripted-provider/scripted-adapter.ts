@@ -21,7 +21,9 @@ import {
   type SteerInput,
   type ThreadSnapshot,
   type TurnInput,
+  type TurnUsageReport,
 } from "@switchyard/spec";
+import { addUsage } from "@switchyard/sdk";
 import { parseProviderScript, type ProviderScriptStep } from "./scripted-script.js";
 
 /** Options of a scripted provider instance (its `options` in config.json). */
@@ -72,6 +74,8 @@ interface ActiveTurn {
   interruptStatus: "interrupted" | "cancelled" | null;
   /** `@@refuse-steers`: every steer into this turn fails. */
   readonly refusesSteers: boolean;
+  /** What the turn's `@@usage` steps reported so far (null: none, so the turn reports no usage). */
+  usage: TurnUsageReport | null;
 }
 
 /** Releases a gate so a turn waiting on `@@gate name` goes on. Works across processes. */
@@ -240,7 +244,7 @@ class ScriptedSession {
     if (this.closed) throw new Error("session is closed");
     if (this.active !== null) throw new Error("a turn is already running");
     const refusesSteers = parseProviderScript(input.text).steps.some((step) => step.kind === "refuse-steers");
-    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers };
+    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers, usage: null };
     this.active = turn;
     const providerTurnId = `scripted-turn-${randomUUID()}`;
     setImmediate(() => void this.run(turn, providerTurnId));
@@ -306,7 +310,13 @@ class ScriptedSession {
     if (entry !== undefined && entry.assistant === null) entry.assistant = assistant ?? `(${terminal.status})`;
     else this.history.push({ user: userText, assistant: assistant ?? `(${terminal.status})` });
     this.save();
-    this.emit({ type: "turn.terminal", turnId: turn.input.turnId, status: terminal.status, ...(terminal.error ? { error: terminal.error } : {}) });
+    this.emit({
+      type: "turn.terminal",
+      turnId: turn.input.turnId,
+      status: terminal.status,
+      ...(terminal.error ? { error: terminal.error } : {}),
+      ...(turn.usage !== null ? { usage: turn.usage } : {}),
+    });
   }
 
   private async runStep(
@@ -345,6 +355,9 @@ class ScriptedSession {
         return { kind: "continue", result: "plan proposed" };
       case "refuse-steers":
         return { kind: "continue", result: "" };
+      case "usage":
+        turn.usage = addUsage(turn.usage ?? {}, step.usage);
+        return { kind: "continue", result: null };
       case "tool": {
         if (this.grant === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;

@@ -1,3 +1,5 @@
+import type { TurnUsageReport } from "@switchyard/spec";
+
 /**
  * The scripted provider's prompt language. A message is plain text with `@@directive argument`
  * parts, run in order; the text outside directives is the "task" the default reply echoes.
@@ -16,6 +18,10 @@
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
  *                             between steps), so the host's fallback path runs
+ * - `@@usage in=<n> out=<n> cached=<n> cache-write=<n> reasoning=<n> cost=<usd> model=<id>`
+ *                             the turn reports this usage when it ends, however it ends (any
+ *                             subset of the keys; several `@@usage` add up, `model=` files the
+ *                             figures under that model too). A turn without one reports none.
  */
 export type ProviderScriptStep =
   | { readonly kind: "reply"; readonly text: string }
@@ -29,7 +35,8 @@ export type ProviderScriptStep =
   | { readonly kind: "effort" }
   | { readonly kind: "subagent"; readonly title: string }
   | { readonly kind: "plan"; readonly text: string }
-  | { readonly kind: "refuse-steers" };
+  | { readonly kind: "refuse-steers" }
+  | { readonly kind: "usage"; readonly usage: TurnUsageReport };
 
 /** A parsed message: steps in order and the free text around them. */
 export interface ParsedProviderScript {
@@ -37,7 +44,7 @@ export interface ParsedProviderScript {
   readonly freeText: string;
 }
 
-const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers)(?![\w-])/g;
+const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -76,6 +83,35 @@ function toolStep(text: string, start: number, nextDirective: number): { step: P
   } catch {
     throw new Error(`@@tool ${name}: arguments are not valid JSON: ${json}`);
   }
+}
+
+const USAGE_KEYS: Readonly<Record<string, keyof Omit<TurnUsageReport, "byModel">>> = {
+  in: "inputTokens",
+  out: "outputTokens",
+  cached: "cacheReadInputTokens",
+  "cache-write": "cacheCreationInputTokens",
+  reasoning: "reasoningOutputTokens",
+  cost: "costUsd",
+};
+
+/** `in=120 out=30 cost=0.002 model=m`: the usage a `@@usage` step reports. */
+export function parseUsageArgument(argument: string): TurnUsageReport {
+  const figures: Record<string, number> = {};
+  let model: string | null = null;
+  for (const pair of argument.split(/\s+/).filter((part) => part !== "")) {
+    const [key = "", value = ""] = pair.split("=", 2);
+    if (key === "model") {
+      model = value;
+      continue;
+    }
+    const figure = USAGE_KEYS[key];
+    const number = Number(value);
+    if (figure === undefined || value === "" || !Number.isFinite(number) || number < 0) {
+      throw new Error(`@@usage: "${pair}" is not one of ${[...Object.keys(USAGE_KEYS), "model"].map((k) => `${k}=…`).join(", ")} with a non-negative number`);
+    }
+    figures[figure] = number;
+  }
+  return model === null ? figures : { ...figures, byModel: { [model]: figures } };
 }
 
 function nextDirective(text: string, from: number): RegExpExecArray | null {
@@ -137,6 +173,9 @@ export function parseProviderScript(text: string): ParsedProviderScript {
         break;
       case "refuse-steers":
         steps.push({ kind: "refuse-steers" });
+        break;
+      case "usage":
+        steps.push({ kind: "usage", usage: parseUsageArgument(argument) });
         break;
     }
     position = end;

@@ -1,15 +1,15 @@
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
 import { TOKENS, type Policy } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { SwitchyardConfig, TreeBudgetConfig } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { activeRun, finishRun, putItem, queuedRuns, requestInterrupt, stoppableRun } from "../../engine/run-lifecycle.js";
+import { putItem, stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import { type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent } from "../../store/records.js";
+import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
@@ -20,6 +20,9 @@ import { ProviderSelectionService, type TargetRequest } from "../provider-select
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
 import { taskWork } from "./task-work.js";
+import { stopTaskTree } from "./task-stop.js";
+import { TreeBudgets } from "../usage/tree-budgets.js";
+import { UsageService } from "../usage/usage-service.js";
 
 /** seed 000 `DelegateTaskInput`. */
 export interface DelegateTaskInput {
@@ -32,6 +35,8 @@ export interface DelegateTaskInput {
   readonly clientRequestId?: string | undefined;
   readonly runtimeMode?: RuntimeMode | "inherit" | undefined;
   readonly interactionMode?: InteractionMode | "inherit" | undefined;
+  /** Limits on the task's whole tree; each must fit in what is left of the budgets above it (Switchyard's addition). */
+  readonly budget?: TreeBudgetConfig | undefined;
 }
 
 /** How a wait reports that it is still waiting. */
@@ -58,17 +63,30 @@ export class DelegatedTaskService {
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,
     private readonly liveWaits: LiveWaits,
+    private readonly treeBudgets: TreeBudgets,
+    private readonly usage: UsageService,
   ) {}
 
   private get environmentId(): string {
     return environmentId(this.engine.store);
   }
 
-  /** The view of a task right now. */
+  /** The view of a task right now, with its usage and budget. */
   view(taskId: string, waitTimedOut = false): DelegateTaskResult {
+    return this.withUsage(this.leanView(taskId, waitTimedOut));
+  }
+
+  /** The seed's fields only (what a wait re-reads on every event). */
+  private leanView(taskId: string, waitTimedOut = false): DelegateTaskResult {
     const task = this.engine.store.get("delegatedTask", taskId);
     if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
     return taskView(this.engine, task, this.environmentId, waitTimedOut);
+  }
+
+  /** Adds the task's usage (own and whole tree), its budget, and the budget that stopped it. */
+  private withUsage(view: DelegateTaskResult): DelegateTaskResult {
+    const task = this.engine.store.get("delegatedTask", view.taskId)!;
+    return { ...view, usage: this.usage.task(task.id), budget: this.usage.taskBudget(task.id), budgetStop: this.usage.budgetStopOf(task) };
   }
 
   /** Reads a task the caller may see: its own (agents), any (clients). */
@@ -87,7 +105,17 @@ export class DelegatedTaskService {
     }
     const requestKey = input.clientRequestId ?? this.engine.ids.random("req");
     const commandId = derive.command(caller.requestScope, "delegate_task", requestKey);
-    const request = { task: input.task, target: input.target ?? null, title: input.title ?? null, role: input.role ?? null, runtimeMode: input.runtimeMode ?? null, interactionMode: input.interactionMode ?? null };
+    // The budget joins the request (a retry with another budget is other work) only when given,
+    // so receipts written before budgets existed still match their retries.
+    const request = {
+      task: input.task,
+      target: input.target ?? null,
+      title: input.title ?? null,
+      role: input.role ?? null,
+      runtimeMode: input.runtimeMode ?? null,
+      interactionMode: input.interactionMode ?? null,
+      ...(input.budget !== undefined ? { budget: input.budget } : {}),
+    };
     const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
     let taskId: string;
     if (replay !== null) {
@@ -113,7 +141,7 @@ export class DelegatedTaskService {
       taskId = outcome.result.taskId;
     }
     if (input.mode !== "wait") return this.view(taskId);
-    return this.waitForTask(taskId, input.timeoutMs, control);
+    return this.waitForTask(taskId, input.timeoutMs, control, this.callers.liveRun(caller)?.id ?? null);
   }
 
   private request(
@@ -127,6 +155,7 @@ export class DelegatedTaskService {
     if (parentRun === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
     const parent = ctx.require("thread", parentRun.threadId);
     this.checkBudgets(ctx, parent.lineage.depth + 1, parentRun.id, parent.lineage.rootThreadId);
+    const budget = this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
 
     const taskId = derive.delegatedTask(commandId);
     const childThreadId = derive.delegatedThread(commandId);
@@ -214,6 +243,7 @@ export class DelegatedTaskService {
       updatedAt: ctx.now,
     };
     ctx.put("delegatedTask", task);
+    if (budget !== null) this.treeBudgets.recordTaskBudget(ctx, task, budget);
     putItem(ctx, {
       id: parentItemId,
       threadId: parent.id,
@@ -254,7 +284,7 @@ export class DelegatedTaskService {
   }
 
   /** Waits (up to the server cap) for a result, a blocking question or a pending approval. */
-  async waitForTask(taskId: string, timeoutMs: number | undefined, control: WaitControl): Promise<DelegateTaskResult> {
+  async waitForTask(taskId: string, timeoutMs: number | undefined, control: WaitControl, waiterRunId: string | null = null): Promise<DelegateTaskResult> {
     const task = this.engine.store.get("delegatedTask", taskId)!;
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const isDone = (view: DelegateTaskResult) => view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
@@ -264,25 +294,30 @@ export class DelegatedTaskService {
     try {
       const done = await this.waiter.waitFor(
         () => {
-          const view = this.view(taskId);
+          // A parent whose turn is being stopped (task_cancel above it, a budget) gets no answer:
+          // handing its harness a result now would let it call its model again before the
+          // interrupt lands, and a turn that already ended would drop it (acknowledged, never
+          // delivered). The wait holds until the harness cancels it or the cap passes.
+          if (waiterStopping(this.engine, waiterRunId)) return null;
+          const view = this.leanView(taskId);
           return isDone(view) ? view : null;
         },
         {
           timeoutMs: limit,
           ...(control.signal ? { signal: control.signal } : {}),
-          relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.entity === "delegatedTask",
+          relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.threadId === task.parentThreadId || event.entity === "delegatedTask",
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
           onProgress: () => {
             const now = Date.now();
             if (now - lastProgress < 1_000) return;
             lastProgress = now;
-            control.onProgress?.(`task ${taskId}: ${this.view(taskId).status}`);
+            control.onProgress?.(`task ${taskId}: ${this.leanView(taskId).status}`);
           },
         },
       );
       if (done === null) return this.view(taskId, true);
       if (done.workState === "result_available") this.acknowledge(taskId);
-      return done;
+      return this.withUsage(done);
     } finally {
       endLiveWait();
     }
@@ -340,7 +375,7 @@ export class DelegatedTaskService {
             );
           }
         }
-        this.stopTaskTree(ctx, current.id, why);
+        stopTaskTree(ctx, current.id, why, { disposeDelivery: true });
         const latest = ctx.require("delegatedTask", task.id);
         ctx.put("delegatedTask", { ...latest, delivery: latest.delivery === "pending" ? "disposed" : latest.delivery, cancelRequestedAt: latest.cancelRequestedAt ?? ctx.now, cancelReason: why, updatedAt: ctx.now });
         return { cancelled: !terminal };
@@ -348,33 +383,10 @@ export class DelegatedTaskService {
     });
     return { ...this.view(task.id), cancelled: outcome.result.cancelled, reason: why };
   }
-
-  /**
-   * Stops a task's child thread and, first, every task it delegated (depth first). The task is
-   * marked cancelled before its queued turns are, so a result it settles on now already counts
-   * as cancelled.
-   */
-  private stopTaskTree(ctx: CommandContext, taskId: string, reason: string): void {
-    const task = ctx.require("delegatedTask", taskId);
-    for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId])) this.stopTaskTree(ctx, nested.id, reason);
-    const marked = ctx.require("delegatedTask", taskId);
-    if (marked.cancelRequestedAt === null) ctx.put("delegatedTask", { ...marked, cancelRequestedAt: ctx.now, cancelReason: reason, delivery: marked.delivery === "pending" ? "disposed" : marked.delivery, updatedAt: ctx.now });
-    stopThread(ctx, task.childThreadId, reason);
-    // The task's own queued turns (its original run, follow-ups of its work) are cancelled, even
-    // though Stop held them; other queued turns of the child stay held for Resume.
-    for (const run of taskWork(ctx, task).queued) finishRun(ctx, run.id, "cancelled", null, reason);
-  }
 }
 
-/**
- * Stop, like the user's Stop button: interrupts the running turn (hard), holds queued turns
- * until Resume or the next explicit send, and marks the thread stopped.
- */
-export function stopThread(ctx: CommandContext, threadId: string, reason: string): void {
-  // Stopped and held first: a turn that ends at once (it never reached its provider) must not
-  // hand the thread to the next queued run.
-  ctx.put("thread", { ...ctx.require("thread", threadId), stopped: true, updatedAt: ctx.now });
-  for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
-  const active = activeRun(ctx, threadId);
-  if (active !== null) requestInterrupt(ctx, active.id, reason, true);
+/** True once the run that waits is being interrupted, or has ended. */
+function waiterStopping(reader: ProjectionReader, runId: string | null): boolean {
+  const run = runId === null ? null : reader.store.get("run", runId);
+  return run !== null && (run.interruptRequested || isTerminalRunStatus(run.status));
 }

@@ -9,6 +9,7 @@ import type { DelegatedTaskRecord, RunRecord, RuntimeRequestRecord } from "../..
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import { LiveWaits } from "../live-waits.js";
+import { isBudgetStopReason } from "../usage/tree-budgets.js";
 import { threadLink } from "../thread-views.js";
 import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "./task-work.js";
 
@@ -129,7 +130,7 @@ export class DelegationSaga implements EngineReaction {
     if (parent === null || parent.deletedAt !== null) return;
     const summary = (task.summary ?? "").length > MAX_RESULT_IN_WAKE ? `${task.summary!.slice(0, MAX_RESULT_IN_WAKE)}…` : (task.summary ?? "");
     const text = [
-      `Delegated task "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) finished with status ${task.status}.`,
+      `Delegated task "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
       "",
       "Result:",
       summary === "" ? "(no text)" : summary,

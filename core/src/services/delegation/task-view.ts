@@ -3,8 +3,9 @@ import { isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord } from ".
 import { derive } from "../../util/ids.js";
 import { threadLink } from "../thread-views.js";
 import { resultText, taskWork, type TaskWork } from "./task-work.js";
+import type { BudgetStopView, BudgetView, TreeUsage } from "../usage/usage-service.js";
 
-/** seed 000 `DelegateTaskResult`, plus links. */
+/** seed 000 `DelegateTaskResult`, plus links, usage and budgets (Switchyard's additions, all optional). */
 export interface DelegateTaskResult {
   taskId: string;
   childThreadId: string;
@@ -25,6 +26,12 @@ export interface DelegateTaskResult {
   hasPendingQuestion: boolean;
   pendingApproval: { requestId: string; kind: "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission"; runId: string } | null;
   waitTimedOut: boolean;
+  /** The child thread's own usage and its whole tree's (live: each turn adds its usage when it ends). */
+  usage?: TreeUsage;
+  /** The task's own budget, or null when it has none. */
+  budget?: BudgetView | null;
+  /** The budget that stopped the task (its own or one above it), or null. */
+  budgetStop?: BudgetStopView | null;
 }
 
 /**

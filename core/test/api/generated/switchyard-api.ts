@@ -370,8 +370,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Token and cost usage (not recorded yet: answers unknown)
-         * @description Providers report a turn's usage when it ends, but Switchyard does not store it yet (usage records and budgets come later), so this answers status unknown rather than numbers it does not have. The projectId and threadId filters are checked against the token's projects already.
+         * Token and cost usage: a thread's tree, a project's, or every project's
+         * @description Usage as providers reported it when each turn ended (live at turn granularity: running turns count in turns.inFlight). Tokens a turn did not report are unknown, never 0 (status partial or unknown, turns.unknown); cost is the provider's own, else estimated from the price table, else unpriced (cost.basis). With threadId: the thread's own usage, its whole tree's and the budgets covering it; with projectId: the project's totals and each root thread's tree; with neither: every project the token may use.
          */
         get: operations["getUsage"];
         put?: never;
@@ -697,6 +697,122 @@ export interface components {
                 runId: string;
             } | null;
             waitTimedOut: boolean;
+            /** @description Switchyard: the child thread's own usage and its whole tree's, updated as each turn ends. */
+            usage?: {
+                own: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+                /** @description This thread and every thread below it (children, grandchildren, across providers). */
+                subtree: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+            };
+            /** @description Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left. */
+            budget?: {
+                /** @enum {string} */
+                scope: "delegated_task" | "root_thread";
+                budgetId: string;
+                threadId: string;
+                taskId: string | null;
+                limits: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                used: {
+                    tokens: number;
+                    costUsd: number;
+                    wallClockMs: number | null;
+                };
+                remaining: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                /** @enum {string} */
+                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                exceeded: {
+                    /** @enum {string} */
+                    limit: "tokens" | "costUsd" | "wallClockMs";
+                    used: number;
+                    allowed: number;
+                    at: string;
+                } | null;
+            } | null;
+            /** @description Switchyard: set when a budget (the task's own or one above it) stopped the task; its result is partial. */
+            budgetStop?: {
+                budgetId: string;
+                /** @enum {string} */
+                scope: "delegated_task" | "root_thread";
+                /** @enum {string} */
+                limit: "tokens" | "costUsd" | "wallClockMs";
+                used: number;
+                allowed: number;
+                at: string;
+                taskId: string | null;
+            } | null;
         };
         PendingRequest: {
             requestId: string;
@@ -806,6 +922,78 @@ export interface components {
             hasMore: boolean;
             truncatedItems: number;
             characterBudget: number;
+            /** @description Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own. */
+            usage?: {
+                own: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+                /** @description This thread and every thread below it (children, grandchildren, across providers). */
+                subtree: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+            };
         };
         SendResult: {
             threadId: string;
@@ -905,6 +1093,122 @@ export interface components {
                 runId: string;
             } | null;
             waitTimedOut: boolean;
+            /** @description Switchyard: the child thread's own usage and its whole tree's, updated as each turn ends. */
+            usage?: {
+                own: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+                /** @description This thread and every thread below it (children, grandchildren, across providers). */
+                subtree: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+            };
+            /** @description Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left. */
+            budget?: {
+                /** @enum {string} */
+                scope: "delegated_task" | "root_thread";
+                budgetId: string;
+                threadId: string;
+                taskId: string | null;
+                limits: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                used: {
+                    tokens: number;
+                    costUsd: number;
+                    wallClockMs: number | null;
+                };
+                remaining: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                /** @enum {string} */
+                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                exceeded: {
+                    /** @enum {string} */
+                    limit: "tokens" | "costUsd" | "wallClockMs";
+                    used: number;
+                    allowed: number;
+                    at: string;
+                } | null;
+            } | null;
+            /** @description Switchyard: set when a budget (the task's own or one above it) stopped the task; its result is partial. */
+            budgetStop?: {
+                budgetId: string;
+                /** @enum {string} */
+                scope: "delegated_task" | "root_thread";
+                /** @enum {string} */
+                limit: "tokens" | "costUsd" | "wallClockMs";
+                used: number;
+                allowed: number;
+                at: string;
+                taskId: string | null;
+            } | null;
             cancelled: boolean;
             reason: string;
         };
@@ -1157,14 +1461,298 @@ export interface components {
             }[];
         };
         Usage: {
-            /**
-             * @description "unknown": Switchyard does not record usage yet.
-             * @enum {string}
-             */
-            status: "unknown";
-            reason: string;
-            projectId: string | null;
-            threadId: string | null;
+            own: {
+                /**
+                 * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                 * @enum {string}
+                 */
+                status: "reported" | "partial" | "unknown" | "none";
+                turns: {
+                    ended: number;
+                    reported: number;
+                    unknown: number;
+                    inFlight: number;
+                };
+                /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                tokens: {
+                    input: number;
+                    output: number;
+                    cacheRead: number;
+                    cacheWrite: number;
+                    reasoning: number;
+                    total: number;
+                } | null;
+                cost: {
+                    /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                    usd: number | null;
+                    /**
+                     * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                     * @enum {string}
+                     */
+                    basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                    reportedUsd: number;
+                    estimatedUsd: number;
+                    unpricedTurns: number;
+                };
+            };
+            /** @description This thread and every thread below it (children, grandchildren, across providers). */
+            subtree: {
+                /**
+                 * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                 * @enum {string}
+                 */
+                status: "reported" | "partial" | "unknown" | "none";
+                turns: {
+                    ended: number;
+                    reported: number;
+                    unknown: number;
+                    inFlight: number;
+                };
+                /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                tokens: {
+                    input: number;
+                    output: number;
+                    cacheRead: number;
+                    cacheWrite: number;
+                    reasoning: number;
+                    total: number;
+                } | null;
+                cost: {
+                    /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                    usd: number | null;
+                    /**
+                     * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                     * @enum {string}
+                     */
+                    basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                    reportedUsd: number;
+                    estimatedUsd: number;
+                    unpricedTurns: number;
+                };
+            };
+            /** @constant */
+            scope: "thread";
+            threadId: string;
+            /** @description The budgets covering the thread's work, innermost first, with what is left of each. */
+            budgets: {
+                /** @enum {string} */
+                scope: "delegated_task" | "root_thread";
+                budgetId: string;
+                threadId: string;
+                taskId: string | null;
+                limits: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                used: {
+                    tokens: number;
+                    costUsd: number;
+                    wallClockMs: number | null;
+                };
+                remaining: {
+                    tokens: number | null;
+                    costUsd: number | null;
+                    wallClockMs: number | null;
+                };
+                /** @enum {string} */
+                origin: "delegate_task" | "config" | "delegate_task_and_config";
+                exceeded: {
+                    /** @enum {string} */
+                    limit: "tokens" | "costUsd" | "wallClockMs";
+                    used: number;
+                    allowed: number;
+                    at: string;
+                } | null;
+            }[];
+        } | {
+            /** @constant */
+            scope: "project";
+            projectId: string;
+            total: {
+                /**
+                 * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                 * @enum {string}
+                 */
+                status: "reported" | "partial" | "unknown" | "none";
+                turns: {
+                    ended: number;
+                    reported: number;
+                    unknown: number;
+                    inFlight: number;
+                };
+                /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                tokens: {
+                    input: number;
+                    output: number;
+                    cacheRead: number;
+                    cacheWrite: number;
+                    reasoning: number;
+                    total: number;
+                } | null;
+                cost: {
+                    /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                    usd: number | null;
+                    /**
+                     * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                     * @enum {string}
+                     */
+                    basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                    reportedUsd: number;
+                    estimatedUsd: number;
+                    unpricedTurns: number;
+                };
+            };
+            /** @description Each root thread of the project (newest first) with its own usage and its whole tree's. */
+            rootThreads: {
+                own: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+                /** @description This thread and every thread below it (children, grandchildren, across providers). */
+                subtree: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+                threadId: string;
+                title: string;
+            }[];
+        } | {
+            /** @constant */
+            scope: "all";
+            /** @description Every project this token may use. */
+            total: {
+                /**
+                 * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                 * @enum {string}
+                 */
+                status: "reported" | "partial" | "unknown" | "none";
+                turns: {
+                    ended: number;
+                    reported: number;
+                    unknown: number;
+                    inFlight: number;
+                };
+                /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                tokens: {
+                    input: number;
+                    output: number;
+                    cacheRead: number;
+                    cacheWrite: number;
+                    reasoning: number;
+                    total: number;
+                } | null;
+                cost: {
+                    /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                    usd: number | null;
+                    /**
+                     * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                     * @enum {string}
+                     */
+                    basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                    reportedUsd: number;
+                    estimatedUsd: number;
+                    unpricedTurns: number;
+                };
+            };
+            projects: {
+                projectId: string;
+                name: string;
+                total: {
+                    /**
+                     * @description reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.
+                     * @enum {string}
+                     */
+                    status: "reported" | "partial" | "unknown" | "none";
+                    turns: {
+                        ended: number;
+                        reported: number;
+                        unknown: number;
+                        inFlight: number;
+                    };
+                    /** @description Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output). */
+                    tokens: {
+                        input: number;
+                        output: number;
+                        cacheRead: number;
+                        cacheWrite: number;
+                        reasoning: number;
+                        total: number;
+                    } | null;
+                    cost: {
+                        /** @description Reported plus estimated US dollars; null when nothing could be priced. */
+                        usd: number | null;
+                        /**
+                         * @description estimated: some of it comes from the price table; partial: some turns could not be priced.
+                         * @enum {string}
+                         */
+                        basis: "reported" | "estimated" | "partial" | "unpriced" | "none";
+                        reportedUsd: number;
+                        estimatedUsd: number;
+                        unpricedTurns: number;
+                    };
+                };
+            }[];
         };
         StreamedEvent: {
             sequence: number;
@@ -2113,7 +2701,9 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
+                /** @description A project's totals and each of its root threads' trees. */
                 projectId?: string;
+                /** @description A thread's own usage, its whole tree's and the budgets covering it. */
                 threadId?: string;
             };
             header?: never;
@@ -2122,7 +2712,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Token and cost usage (not recorded yet: answers unknown) */
+            /** @description Token and cost usage: a thread's tree, a project's, or every project's */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,8 @@
 import type { McpEndpointGrant, ProviderTurnError, TurnTerminalStatus } from "@switchyard/sdk";
 import type { ServerNotification, v2 } from "../codex-wire.js";
 import type { LedgerChange } from "../shared/codex-ledger-changes.js";
+import { codexUsageOf } from "../shared/codex-usage.js";
+import type { TurnUsage } from "@switchyard/sdk";
 import { reasoningText, toolCallEnd, toolCallStart } from "./codex-items.js";
 
 /** A file-change item (its diff titles the approval Codex asks for it). */
@@ -8,10 +10,15 @@ export type FileChangeItem = Extract<v2.ThreadItem, { type: "fileChange" }>;
 
 /**
  * What a notification changes in one turn of the session's own thread: its items (the ledger's
- * changes; usage is that of the turn's newest model request) and what only Codex reports.
+ * changes) and what only Codex reports.
  */
 export type CodexTurnChange =
   | LedgerChange
+  /**
+   * One model request's usage (`last`), with the thread's running total after it: Codex repeats
+   * the same report (on a rate-limit update), which adds nothing unless the total moved.
+   */
+  | { readonly type: "request_usage"; readonly usage: TurnUsage; readonly runningTotalTokens: number | null }
   | { readonly type: "file_change"; readonly item: FileChangeItem }
   /** Codex's own report on one of its sub-agents (`subAgentActivity`). */
   | { readonly type: "subagent_activity"; readonly nativeId: string; readonly title: string; readonly status: "running" | "completed" | "failed" }
@@ -133,8 +140,9 @@ export function codexEventsOf(notification: ServerNotification, context: CodexEv
       return turn(turnId, [{ type: "reasoning_delta", itemId, text: delta }]);
     }
     case "thread/tokenUsage/updated": {
-      const { last } = notification.params.tokenUsage;
-      return turn(notification.params.turnId, [{ type: "usage", usage: { inputTokens: last.inputTokens, outputTokens: last.outputTokens } }]);
+      const { last, total } = notification.params.tokenUsage;
+      const runningTotalTokens = typeof total?.totalTokens === "number" ? total.totalTokens : null;
+      return turn(notification.params.turnId, [{ type: "request_usage", usage: codexUsageOf(last), runningTotalTokens }]);
     }
     case "error": {
       const { error, willRetry, turnId } = notification.params;

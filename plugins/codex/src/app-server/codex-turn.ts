@@ -33,6 +33,8 @@ export class CodexTurn {
   /** Restarts the app-server when an interrupted turn does not end in time. */
   interruptTimer: NodeJS.Timeout | null = null;
   #lastError: ProviderTurnError | null = null;
+  /** The thread's running token total at the last model request counted (see `request_usage`). */
+  #runningTotalTokens: number | null = null;
   #abandoned = false;
   readonly #fileChanges = new Map<string, FileChangeItem>();
   #resolveCodexTurnId!: (id: string | null) => void;
@@ -111,6 +113,11 @@ export class CodexTurn {
     if (this.terminated) return;
     if (isLedgerChange(change)) return applyLedgerChange(this.ledger, change);
     switch (change.type) {
+      case "request_usage":
+        // A turn makes a model request per step: their usages add up, each counted once.
+        if (change.runningTotalTokens !== null && change.runningTotalTokens === this.#runningTotalTokens) return;
+        this.#runningTotalTokens = change.runningTotalTokens;
+        return this.ledger.addUsage(change.usage);
       case "file_change":
         this.#fileChanges.set(change.item.id, change.item);
         return;

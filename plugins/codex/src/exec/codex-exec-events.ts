@@ -1,6 +1,7 @@
 import type { ThreadEvent, ThreadItem } from "@openai/codex-sdk";
 import type { McpEndpointGrant, ProviderTurnError, TurnTerminalStatus } from "@switchyard/sdk";
 import type { LedgerChange } from "../shared/codex-ledger-changes.js";
+import { codexExecUsageOf } from "../shared/codex-usage.js";
 import { execToolCallEnd, execToolCallStart } from "./codex-exec-items.js";
 
 /** What one event of a `codex exec` run means for its turn: its items (the ledger's changes) and the run's own. */
@@ -73,7 +74,7 @@ export function execChangesOf(event: ThreadEvent, context: ExecEventContext): Ex
       return [{ type: "started" }, ...itemChanges(event.item, event.type === "item.completed", context)];
     case "turn.completed":
       return [
-        { type: "usage", usage: { inputTokens: event.usage.input_tokens, outputTokens: event.usage.output_tokens } },
+        { type: "usage", usage: codexExecUsageOf(event.usage) },
         { type: "ended", status: "completed" },
       ];
     case "turn.failed":

@@ -11,6 +11,7 @@ export const delegateTaskTool = defineTool({
     'mode "wait" returns when the result is ready, when the child asks a blocking question (hasPendingQuestion: answer with t3_pending_request), when it waits for an approval of its own work (pendingApproval), or when the wait cap passes (waitTimedOut: the task keeps running; call task_status or wait again). mode "async" (default) returns at once.',
     "Provider, model and modes inherit from you when omitted; a child never gets broader modes than yours. Use a distinct clientRequestId per task, stable across retries of that task.",
     "For a follow-up in the same child conversation use t3_thread_send on childThreadId.",
+    "budget (optional) caps the task's tree in tokens, dollars or wall-clock time; usage shows what the tree used so far.",
   ].join(" "),
   input: z
     .object({
@@ -23,6 +24,17 @@ export const delegateTaskTool = defineTool({
       clientRequestId: ClientRequestId.optional(),
       runtimeMode: RuntimeModeInput.optional(),
       interactionMode: InteractionModeInput.optional(),
+      budget: z
+        .object({
+          tokens: z.number().int().positive().optional().describe("Tokens (input, cache, output) the task's whole tree may use."),
+          costUsd: z.number().positive().optional().describe("US dollars (reported or estimated) the task's whole tree may cost."),
+          wallClockMs: z.number().int().min(1_000).max(604_800_000).optional().describe("How long the task may run until its result is published."),
+        })
+        .strict()
+        .optional()
+        .describe(
+          "Limits on the task's whole tree (it and everything it delegates). Each must fit in what is left of the budgets above you (orchestrator_capabilities lists them). When one is reached the tree gets no new children, its running turns are interrupted, and the task finishes with its partial result and budgetStop set.",
+        ),
     })
     .strict(),
   output: DelegateTaskResultSchema,

@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
-import { InteractionModeOutput, RuntimeModeOutput } from "../contract.js";
+import { BudgetViewSchema, InteractionModeOutput, RuntimeModeOutput } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
+
+const BudgetLimits = z.object({ tokens: z.number().nullable(), costUsd: z.number().nullable(), wallClockMs: z.number().nullable() });
 
 export const orchestratorCapabilitiesTool = defineTool({
   name: "orchestrator_capabilities",
   title: "Orchestrator capabilities",
   description:
-    "What you inherit (provider, model, modes), which provider instances can run a delegated task or a new thread (and why not), a short list of each provider's models (omittedModels counts the rest; pass search to find them), and feature flags. Call this once before concluding the orchestration tools are missing.",
+    "What you inherit (provider, model, modes), which provider instances can run a delegated task or a new thread (and why not), a short list of each provider's models (omittedModels counts the rest; pass search to find them), feature flags, limits and the token, cost and wall-clock budgets in force. Call this once before concluding the orchestration tools are missing.",
   input: z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict(),
   output: z.object({
     callerKind: z.enum(["agent", "client"]),
@@ -63,6 +65,19 @@ export const orchestratorCapabilitiesTool = defineTool({
       maxThreadsPerCreate: z.number(),
       minScheduleIntervalMs: z.number().describe("The shortest interval (and cron gap) schedule_task accepts."),
     }),
+    budgets: z
+      .object({
+        rootThread: BudgetLimits.describe("Limits on each root thread's whole tree (config budgets.rootThread); null: no limit."),
+        delegatedTask: BudgetLimits.describe("Default limits of each delegated task's tree (config budgets.delegatedTask), unless delegate_task sets budget."),
+        perTaskBudget: z.literal(true).describe("delegate_task takes a budget {tokens, costUsd, wallClockMs}, which must fit in what is left of the budgets covering you."),
+        covering: z.array(BudgetViewSchema).describe("The budgets covering your work now, innermost first, with what is left of each."),
+        pricing: z.object({
+          defaultsAsOf: z.string().nullable().describe("The day the shipped price table was taken (null: not used)."),
+          configAsOf: z.string().nullable(),
+          configuredModels: z.number(),
+        }),
+      })
+      .describe("Token, cost and wall-clock budgets on delegation trees. Usage arrives as each turn ends, so a tree can pass a limit by the turns running when it is reached; those are interrupted."),
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
-import { RunViewSchema, ThreadShell } from "../contract.js";
+import { RunViewSchema, ThreadShell, TreeUsageSchema } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 
 export const threadReadTool = defineTool({
@@ -45,6 +45,7 @@ export const threadReadTool = defineTool({
     hasMore: z.boolean(),
     truncatedItems: z.number(),
     characterBudget: z.number(),
+    usage: TreeUsageSchema.optional().describe("Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own."),
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",

@@ -1,43 +1,47 @@
 import { z } from "zod";
-import { OrchestratorFailure } from "../../../../engine/orchestrator-failure.js";
+import { BudgetViewSchema, TreeUsageSchema, UsageTotalsSchema } from "../../../mcp/contract.js";
 import { defineRoute } from "../api-route.js";
 
 const UsageQuery = z
   .object({
-    projectId: z.string().min(1).optional(),
-    threadId: z.string().min(1).optional(),
+    projectId: z.string().min(1).optional().describe("A project's totals and each of its root threads' trees."),
+    threadId: z.string().min(1).optional().describe("A thread's own usage, its whole tree's and the budgets covering it."),
   })
   .strict();
 
-/** Usage as far as Switchyard records it: not yet, so it says so instead of answering zeros. */
-export const UsageResult = z.object({
-  status: z.enum(["unknown"]).describe('"unknown": Switchyard does not record usage yet.'),
-  reason: z.string(),
-  projectId: z.string().nullable(),
-  threadId: z.string().nullable(),
-});
+/** A thread's tree, a project's root threads, or every project the token may use. */
+export const UsageResult = z.discriminatedUnion("scope", [
+  TreeUsageSchema.extend({
+    scope: z.literal("thread"),
+    threadId: z.string(),
+    budgets: z.array(BudgetViewSchema).describe("The budgets covering the thread's work, innermost first, with what is left of each."),
+  }),
+  z.object({
+    scope: z.literal("project"),
+    projectId: z.string(),
+    total: UsageTotalsSchema,
+    rootThreads: z.array(TreeUsageSchema.extend({ threadId: z.string(), title: z.string() })).describe("Each root thread of the project (newest first) with its own usage and its whole tree's."),
+  }),
+  z.object({
+    scope: z.literal("all"),
+    total: UsageTotalsSchema.describe("Every project this token may use."),
+    projects: z.array(z.object({ projectId: z.string(), name: z.string(), total: UsageTotalsSchema })),
+  }),
+]);
 
 export const usageRoute = defineRoute({
   method: "GET",
   path: "/usage",
   operationId: "getUsage",
-  summary: "Token and cost usage (not recorded yet: answers unknown)",
+  summary: "Token and cost usage: a thread's tree, a project's, or every project's",
   description:
-    "Providers report a turn's usage when it ends, but Switchyard does not store it yet (usage records and budgets come later), so this answers status unknown rather than numbers it does not have. The projectId and threadId filters are checked against the token's projects already.",
+    "Usage as providers reported it when each turn ended (live at turn granularity: running turns count in turns.inFlight). Tokens a turn did not report are unknown, never 0 (status partial or unknown, turns.unknown); cost is the provider's own, else estimated from the price table, else unpriced (cost.basis). With threadId: the thread's own usage, its whole tree's and the budgets covering it; with projectId: the project's totals and each root thread's tree; with neither: every project the token may use.",
   tag: "usage",
   requires: "orchestration:read",
   query: UsageQuery,
   input: UsageQuery,
   output: UsageResult,
   outputName: "Usage",
-  handle: (input, { services }) => {
-    if (input.projectId !== undefined && services.projects.get(input.projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${input.projectId} does not exist.`, { projectId: input.projectId });
-    if (input.threadId !== undefined) services.threads.getThread(input.threadId);
-    return {
-      status: "unknown" as const,
-      reason: "Switchyard does not record token or cost usage yet: providers' per-turn usage reports are not stored. Usage records and budgets are planned.",
-      projectId: input.projectId ?? null,
-      threadId: input.threadId ?? null,
-    };
-  },
+  // The router has checked the projectId and threadId against the token's projects already.
+  handle: (input, { caller, services }) => services.usage.summary(input, caller.projects ?? "*"),
 });

@@ -1,0 +1,46 @@
+import type { CommandContext } from "../../engine/command-context.js";
+import { activeRun, finishRun, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
+import { taskWork } from "./task-work.js";
+
+/** How a task tree is stopped. */
+export interface TaskStopOptions {
+  /**
+   * `task_cancel` disposes the automatic delivery of the stopped task's result to its parent
+   * (the parent asked for the stop); a budget stop keeps it, so the parent gets the partial
+   * result. Nested tasks' deliveries are disposed either way: their parents are stopped too.
+   */
+  readonly disposeDelivery: boolean;
+}
+
+/**
+ * Stops a task's child thread and, first, every task it delegated (depth first). The task is
+ * marked cancelled before its queued turns are, so a result it settles on now already counts
+ * as cancelled (a completed final turn settles as interrupted).
+ */
+export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string, options: TaskStopOptions): void {
+  const task = ctx.require("delegatedTask", taskId);
+  for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId])) stopTaskTree(ctx, nested.id, reason, { disposeDelivery: true });
+  const marked = ctx.require("delegatedTask", taskId);
+  if (marked.cancelRequestedAt === null) {
+    const delivery = options.disposeDelivery && marked.delivery === "pending" ? "disposed" : marked.delivery;
+    ctx.put("delegatedTask", { ...marked, cancelRequestedAt: ctx.now, cancelReason: reason, delivery, updatedAt: ctx.now });
+  }
+  stopThread(ctx, task.childThreadId, reason);
+  // The task's own queued turns (its original run, follow-ups of its work) are cancelled, even
+  // though Stop held them; other queued turns of the child stay held for Resume.
+  for (const run of taskWork(ctx, task).queued) finishRun(ctx, run.id, "cancelled", null, reason);
+}
+
+/**
+ * Stop, like the user's Stop button: interrupts the running turn (hard), holds queued turns
+ * until Resume or the next explicit send, and marks the thread stopped. Once the stopped
+ * thread's turn has ended, the host closes its provider session, so its harness process ends.
+ */
+export function stopThread(ctx: CommandContext, threadId: string, reason: string): void {
+  // Stopped and held first: a turn that ends at once (it never reached its provider) must not
+  // hand the thread to the next queued run.
+  ctx.put("thread", { ...ctx.require("thread", threadId), stopped: true, updatedAt: ctx.now });
+  for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
+  const active = activeRun(ctx, threadId);
+  if (active !== null) requestInterrupt(ctx, active.id, reason, true);
+}

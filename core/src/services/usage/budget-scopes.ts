@@ -1,0 +1,152 @@
+import type { BudgetConfig, TreeBudgetConfig } from "../../config/config-schema.js";
+import type { ProjectionReader } from "../../engine/run-lifecycle.js";
+import type { BudgetLimitName, BudgetLimits, BudgetRecord } from "../../store/records.js";
+import { usedByScope } from "./usage-totals.js";
+
+/** The limits a tree budget config sets (absent: no limit). */
+export function limitsOf(config: TreeBudgetConfig): BudgetLimits {
+  return { tokens: config.tokens ?? null, costUsd: config.costUsd ?? null, wallClockMs: config.wallClockMs ?? null };
+}
+
+/** True when a budget sets any limit. */
+export function hasLimits(limits: BudgetLimits): boolean {
+  return limits.tokens !== null || limits.costUsd !== null || limits.wallClockMs !== null;
+}
+
+export const LIMIT_NAMES: readonly BudgetLimitName[] = ["tokens", "costUsd", "wallClockMs"];
+
+/** The deterministic id of a scope's budget record. */
+export const budgetId = {
+  task: (taskId: string) => `budget:task:${taskId}`,
+  root: (rootThreadId: string) => `budget:root:${rootThreadId}`,
+};
+
+/** A budget that covers a thread: its own task's, an ancestor task's, or the root thread's. */
+export interface BudgetScope {
+  readonly kind: "delegated_task" | "root_thread";
+  /** The budget record's id (the record may not exist yet for a root thread). */
+  readonly id: string;
+  /** The thread at the top of what the budget covers. */
+  readonly threadId: string;
+  readonly taskId: string | null;
+  readonly rootThreadId: string;
+  readonly limits: BudgetLimits;
+  /** When the budget's wall clock started, or null while it does not run (see {@link clockStartMs}). */
+  readonly clockStartMs: number | null;
+  readonly record: BudgetRecord | null;
+}
+
+/** What a scope has used: tokens and priced dollars of its whole tree, wall-clock time so far. */
+export interface BudgetUse {
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** Null while the wall clock does not run. */
+  readonly wallClockMs: number | null;
+}
+
+/**
+ * When a scope's wall clock started. A task's runs from its creation until its result is
+ * published. A root thread's runs while its tree has delegated work unfinished, from the
+ * creation of the oldest unfinished task: a long-lived conversation is not charged for the
+ * days it sat idle, and a new burst of delegation starts a new clock.
+ */
+function taskClockStart(reader: ProjectionReader, taskId: string): number | null {
+  const task = reader.store.get("delegatedTask", taskId);
+  return task === null || task.finalizedAt !== null ? null : Date.parse(task.createdAt);
+}
+
+function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
+  const row = reader.store
+    .statement("SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND json_extract(data, '$.finalizedAt') IS NULL")
+    .get(rootThreadId) as { started: string | null };
+  return row.started === null ? null : Date.parse(row.started);
+}
+
+/** The root thread's budget scope, when the config sets root-thread limits. */
+export function rootScope(reader: ProjectionReader, budgets: BudgetConfig, rootThreadId: string): BudgetScope | null {
+  const limits = limitsOf(budgets.rootThread);
+  if (!hasLimits(limits)) return null;
+  return {
+    kind: "root_thread",
+    id: budgetId.root(rootThreadId),
+    threadId: rootThreadId,
+    taskId: null,
+    rootThreadId,
+    limits,
+    clockStartMs: limits.wallClockMs === null ? null : rootClockStart(reader, rootThreadId),
+    record: reader.store.get("budget", budgetId.root(rootThreadId)),
+  };
+}
+
+/** A delegated task's budget scope, when the task has limits. */
+export function taskScope(reader: ProjectionReader, taskId: string): BudgetScope | null {
+  const record = reader.store.get("budget", budgetId.task(taskId));
+  if (record === null || !hasLimits(record.limits)) return null;
+  return {
+    kind: "delegated_task",
+    id: record.id,
+    threadId: record.threadId,
+    taskId,
+    rootThreadId: record.rootThreadId,
+    limits: record.limits,
+    clockStartMs: record.limits.wallClockMs === null ? null : taskClockStart(reader, taskId),
+    record,
+  };
+}
+
+/**
+ * Every budget covering a thread's work, innermost first: the task the thread works for, the
+ * tasks above it, then the root thread's.
+ */
+export function enclosingScopes(reader: ProjectionReader, budgets: BudgetConfig, threadId: string): BudgetScope[] {
+  const scopes: BudgetScope[] = [];
+  const seen = new Set<string>();
+  let thread = reader.store.get("thread", threadId);
+  const rootThreadId = thread?.lineage.rootThreadId ?? threadId;
+  while (thread !== null && !seen.has(thread.id)) {
+    seen.add(thread.id);
+    const taskId = thread.lineage.delegatedTaskId;
+    if (taskId !== null) {
+      const scope = taskScope(reader, taskId);
+      if (scope !== null) scopes.push(scope);
+    }
+    thread = thread.lineage.parentThreadId === null ? null : reader.store.get("thread", thread.lineage.parentThreadId);
+  }
+  const root = rootScope(reader, budgets, rootThreadId);
+  if (root !== null) scopes.push(root);
+  return scopes;
+}
+
+/** What a scope's tree has used now. */
+export function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: number): BudgetUse {
+  // A root thread's tree is every turn filed under its root id: one indexed sum, no walk.
+  const used = usedByScope(reader, scope.kind === "root_thread" ? { kind: "tree", rootThreadId: scope.threadId } : { kind: "subtree", threadId: scope.threadId });
+  return { ...used, wallClockMs: scope.clockStartMs === null ? null : Math.max(0, nowMs - scope.clockStartMs) };
+}
+
+/** The first limit a scope has reached, if any. */
+export function reachedLimit(scope: BudgetScope, use: BudgetUse): { limit: BudgetLimitName; used: number; allowed: number } | null {
+  const { tokens, costUsd, wallClockMs } = scope.limits;
+  if (tokens !== null && use.tokens >= tokens) return { limit: "tokens", used: use.tokens, allowed: tokens };
+  if (costUsd !== null && use.costUsd >= costUsd) return { limit: "costUsd", used: use.costUsd, allowed: costUsd };
+  if (wallClockMs !== null && use.wallClockMs !== null && use.wallClockMs >= wallClockMs) return { limit: "wallClockMs", used: use.wallClockMs, allowed: wallClockMs };
+  return null;
+}
+
+/**
+ * What is left of a scope's limits (null: that limit is not set). A wall clock that has not
+ * started yet has all of its time left.
+ */
+export function remainingOf(scope: BudgetScope, use: BudgetUse): BudgetLimits {
+  const { tokens, costUsd, wallClockMs } = scope.limits;
+  return {
+    tokens: tokens === null ? null : Math.max(0, tokens - use.tokens),
+    costUsd: costUsd === null ? null : Math.max(0, Math.round((costUsd - use.costUsd) * 1e8) / 1e8),
+    wallClockMs: wallClockMs === null ? null : Math.max(0, wallClockMs - (use.wallClockMs ?? 0)),
+  };
+}
+
+/** When a scope's wall clock runs out, or null when it has none running. */
+export function wallClockDeadline(scope: BudgetScope): number | null {
+  return scope.limits.wallClockMs === null || scope.clockStartMs === null ? null : scope.clockStartMs + scope.limits.wallClockMs;
+}

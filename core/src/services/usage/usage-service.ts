@@ -1,0 +1,190 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import type { Engine } from "../../engine/ports.js";
+import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
+import { remainingOf, scopeUse, taskScope, type BudgetScope } from "./budget-scopes.js";
+import { DEFAULT_PRICES_AS_OF } from "./default-prices.js";
+import { isBudgetStopReason, TreeBudgets } from "./tree-budgets.js";
+import { usageTotals, type UsageTotals } from "./usage-totals.js";
+
+export type { UsageTotals } from "./usage-totals.js";
+
+/** A thread's or a task's usage: its own turns, and its whole tree below it. */
+export interface TreeUsage {
+  /** The thread's own turns (a task: its child thread's). */
+  readonly own: UsageTotals;
+  /** The thread and every thread below it: children, grandchildren…, across providers. */
+  readonly subtree: UsageTotals;
+}
+
+/** A budget as results show it: its limits, what its tree used, and what is left. */
+export interface BudgetView {
+  readonly scope: "delegated_task" | "root_thread";
+  readonly budgetId: string;
+  /** The thread at the top of the tree it covers. */
+  readonly threadId: string;
+  readonly taskId: string | null;
+  readonly limits: BudgetLimits;
+  readonly used: { readonly tokens: number; readonly costUsd: number; readonly wallClockMs: number | null };
+  readonly remaining: BudgetLimits;
+  readonly origin: BudgetRecord["origin"];
+  /** Set once the budget was reached and its tree stopped. */
+  readonly exceeded: BudgetExceeded | null;
+}
+
+/** Why a task was stopped by a budget: its own, or one above it. */
+export interface BudgetStopView {
+  readonly budgetId: string;
+  readonly scope: "delegated_task" | "root_thread";
+  readonly limit: BudgetLimitName;
+  readonly used: number;
+  readonly allowed: number;
+  readonly at: string;
+  /** The task whose budget it was (null for a root thread's). */
+  readonly taskId: string | null;
+}
+
+/** What the HTTP API's usage endpoint answers: one thread's tree, one project's, or every project the caller may see. */
+export type UsageSummary =
+  | ({ readonly scope: "thread"; readonly threadId: string; readonly budgets: BudgetView[] } & TreeUsage)
+  | { readonly scope: "project"; readonly projectId: string; readonly total: UsageTotals; readonly rootThreads: ({ readonly threadId: string; readonly title: string } & TreeUsage)[] }
+  | { readonly scope: "all"; readonly total: UsageTotals; readonly projects: { readonly projectId: string; readonly name: string; readonly total: UsageTotals }[] };
+
+/**
+ * Usage and budgets for every transport: a thread's, a run's or a task's usage (own and whole
+ * tree, live at turn granularity: a turn adds its usage when it ends), a project's totals, and
+ * the budgets in force. Unknown usage is reported as unknown, never as zero.
+ */
+@injectable()
+export class UsageService {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    private readonly budgets: TreeBudgets,
+  ) {}
+
+  /** A thread's own usage and its whole tree's. */
+  thread(threadId: string): TreeUsage {
+    this.requireThread(threadId);
+    return this.treeOf(threadId);
+  }
+
+  /** One run's usage (all its attempts). */
+  run(runId: string): UsageTotals {
+    if (this.engine.store.get("run", runId) === null) throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
+    return usageTotals(this.engine, { kind: "run", runId });
+  }
+
+  /** A delegated task's usage: its child thread's own, and everything below it. */
+  task(taskId: string): TreeUsage {
+    return this.treeOf(this.requireTask(taskId).childThreadId);
+  }
+
+  /** A task's own budget, or null when it has none. */
+  taskBudget(taskId: string): BudgetView | null {
+    const scope = taskScope(this.engine, taskId);
+    return scope === null ? null : this.viewOf(scope);
+  }
+
+  /** Every budget covering a thread's work (its task's, the tasks' above, the root thread's), innermost first. */
+  budgetsOf(threadId: string): BudgetView[] {
+    return this.budgets.scopesOf(this.engine, threadId).map((scope) => this.viewOf(scope));
+  }
+
+  /** The budget that stopped a task, when one did. */
+  budgetStopOf(task: DelegatedTaskRecord): BudgetStopView | null {
+    if (!isBudgetStopReason(task.cancelReason)) return null;
+    for (const scope of this.budgets.scopesOf(this.engine, task.childThreadId)) {
+      const exceeded = scope.record?.exceeded ?? null;
+      if (exceeded !== null) return { budgetId: scope.id, scope: scope.kind, limit: exceeded.limit, used: exceeded.used, allowed: exceeded.allowed, at: exceeded.at, taskId: scope.taskId };
+    }
+    return null;
+  }
+
+  /** A project's totals, and each of its root threads' trees. */
+  project(projectId: string): Extract<UsageSummary, { scope: "project" }> {
+    if (this.engine.store.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
+    const roots = this.engine.store.select("thread", "project_id = ? AND parent_thread_id IS NULL AND deleted = 0", [projectId], "ORDER BY created_at DESC");
+    return {
+      scope: "project",
+      projectId,
+      total: usageTotals(this.engine, { kind: "project", projectId }),
+      rootThreads: roots.map((thread) => ({ threadId: thread.id, title: thread.title, ...this.treeOf(thread.id) })),
+    };
+  }
+
+  /**
+   * The HTTP API's usage answer: a thread's (with its budgets), a project's, or, with neither,
+   * every project in `visibleProjects` ("*": all of them).
+   */
+  summary(input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined }, visibleProjects: readonly string[] | "*" = "*"): UsageSummary {
+    if (input.threadId !== undefined) {
+      const thread = this.requireThread(input.threadId);
+      if (input.projectId !== undefined && thread.projectId !== input.projectId) {
+        throw new OrchestratorFailure("invalid_request", `Thread ${input.threadId} is not in project ${input.projectId}.`, { threadId: input.threadId, projectId: input.projectId });
+      }
+      return { scope: "thread", threadId: thread.id, ...this.treeOf(thread.id), budgets: this.budgetsOf(thread.id) };
+    }
+    if (input.projectId !== undefined) return this.project(input.projectId);
+    const visible = new Set(visibleProjects === "*" ? [] : visibleProjects);
+    const projects = this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").filter((project) => visibleProjects === "*" || visible.has(project.id));
+    return {
+      scope: "all",
+      total: usageTotals(this.engine, { kind: "projects", projectIds: projects.map((project) => project.id) }),
+      projects: projects.map((project) => ({ projectId: project.id, name: project.name, total: usageTotals(this.engine, { kind: "project", projectId: project.id }) })),
+    };
+  }
+
+  /** The budgets in force: the config's, and those covering a thread (the caller's). */
+  inForce(threadId: string | null) {
+    const configured = this.budgets.configured;
+    return {
+      rootThread: configured.rootThread,
+      delegatedTask: configured.delegatedTask,
+      perTaskBudget: true as const,
+      covering: threadId === null ? [] : this.budgetsOf(threadId),
+      pricing: {
+        defaultsAsOf: this.config.pricing.useDefaults ? DEFAULT_PRICES_AS_OF : null,
+        configAsOf: this.config.pricing.asOf ?? null,
+        configuredModels: Object.keys(this.config.pricing.models).length + Object.values(this.config.pricing.providers).reduce((n, models) => n + Object.keys(models).length, 0),
+      },
+    };
+  }
+
+  private treeOf(threadId: string): TreeUsage {
+    const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
+    return {
+      own: usageTotals(this.engine, { kind: "thread", threadId }),
+      subtree: usageTotals(this.engine, isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId }),
+    };
+  }
+
+  private viewOf(scope: BudgetScope): BudgetView {
+    const use = scopeUse(this.engine, scope, this.engine.clock.nowMs());
+    return {
+      scope: scope.kind,
+      budgetId: scope.id,
+      threadId: scope.threadId,
+      taskId: scope.taskId,
+      limits: scope.limits,
+      used: { tokens: use.tokens, costUsd: Math.round(use.costUsd * 1e8) / 1e8, wallClockMs: use.wallClockMs },
+      remaining: remainingOf(scope, use),
+      origin: scope.record?.origin ?? "config",
+      exceeded: scope.record?.exceeded ?? null,
+    };
+  }
+
+  private requireThread(threadId: string) {
+    const thread = this.engine.store.get("thread", threadId);
+    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    return thread;
+  }
+
+  private requireTask(taskId: string): DelegatedTaskRecord {
+    const task = this.engine.store.get("delegatedTask", taskId);
+    if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
+    return task;
+  }
+}

@@ -1,0 +1,92 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { Engine } from "../../engine/ports.js";
+import type { Logger } from "../../logging/logger.js";
+import type { Clock } from "../../util/clock.js";
+import { TreeBudgets } from "./tree-budgets.js";
+
+/** setTimeout's longest delay; a longer wait is taken in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A check that failed is not retried in a tight loop. */
+const RETRY_AFTER_ERROR_MS = 1_000;
+
+/**
+ * The timer behind wall-clock budgets: one timeout for the next deadline of any running tree,
+ * re-armed whenever tasks or budgets change, and checked at start, so deadlines that passed
+ * while the host was down stop their trees at boot. Deadlines come from durable records
+ * (a task's creation, the oldest unfinished task of a root thread), so nothing is lost in a
+ * restart; time is the injected clock's, so a test can move it.
+ */
+@injectable()
+export class WallClockBudgets {
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private rearmQueued = false;
+  private running = false;
+
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    private readonly budgets: TreeBudgets,
+  ) {}
+
+  /** Starts watching (the host calls this after boot reconciliation). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.engine.onEvents((events) => {
+      if (events.some((event) => event.entity === "delegatedTask" || event.entity === "budget")) this.queueRearm();
+    });
+    this.check();
+  }
+
+  /** Stops the timer. */
+  stop(): void {
+    this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Stops every tree whose wall clock has run out now, then waits for the next deadline. */
+  check(): number {
+    if (!this.running || !this.engine.store.db.open) return 0;
+    let stopped = 0;
+    try {
+      stopped = this.engine.apply((ctx) => this.budgets.enforceWallClocks(ctx));
+      if (stopped > 0) this.logger.info("wall-clock budgets stopped delegation trees", { trees: stopped });
+    } catch (error) {
+      this.logger.error("checking wall-clock budgets failed; trying again in a second", { error: (error as Error).message });
+      this.arm(RETRY_AFTER_ERROR_MS);
+      return 0;
+    }
+    this.arm();
+    return stopped;
+  }
+
+  // Events come in batches (one per commit); one re-arm per turn of the event loop is enough.
+  private queueRearm(): void {
+    if (this.rearmQueued) return;
+    this.rearmQueued = true;
+    setImmediate(() => {
+      this.rearmQueued = false;
+      this.arm();
+    });
+  }
+
+  private arm(minimumDelayMs = 0): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.running || !this.engine.store.db.open) return;
+    const deadline = this.budgets.nextWallClockDeadline(this.engine);
+    if (deadline === null) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(minimumDelayMs, deadline - this.clock.nowMs()));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.check();
+    }, delay);
+    this.timer.unref();
+  }
+}
