@@ -19,6 +19,7 @@ import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
+import { WebApp } from "./web-app.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -52,7 +53,7 @@ function apiFailure(res: ServerResponse, failure: ApiFailure): void {
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
  */
-export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener } = {}): Promise<RunningServer> {
+export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string } = {}): Promise<RunningServer> {
   if (host.isStarted) {
     throw new SwitchyardError(
       "internal",
@@ -76,6 +77,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
   const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
@@ -123,7 +125,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       json(res, 200, { status: "ok", version: HOST_VERSION, environmentId: registry.environmentId });
       return;
     }
-    json(res, 404, { error: "not_found" });
+    // Everything else is the web UI (its client routes included).
+    webApp.handle(req, res, path);
   };
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;
