@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { EngineChild } from "./support/engine-child.js";
+import { untilGatesReached } from "./support/gates.js";
 
 /** How many times each run was written with a terminal status, from the event log itself. */
 function terminalWrites(dbFile: string): Map<string, number> {
@@ -51,6 +52,7 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     const parent = await child.call<string>("thread", { projectId, instance: "alpha", runtimeMode: "full-access", prompt: `delegate @@tool delegate_task ${JSON.stringify(delegation)}` });
     await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id LIKE 'thread:delegated-task:%' AND status = 'running'", params: [], timeoutMs: 15_000 });
     await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [plain], timeoutMs: 15_000 });
+    await untilGatesReached(gateDir, ["plain", "child"]);
 
     await child.kill9();
 

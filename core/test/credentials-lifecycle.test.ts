@@ -8,6 +8,7 @@ import { TOKENS } from "../src/di/tokens.js";
 import type { Clock } from "../src/util/clock.js";
 import { runCli } from "./support/cli.js";
 import { EngineChild } from "./support/engine-child.js";
+import { untilGatesReached } from "./support/gates.js";
 import { mustCall, connectMcp } from "./support/mcp-client.js";
 import { McpLab } from "./support/mcp-lab.js";
 import { readRows, ServeProcess, waitForRow, writeHomeConfig } from "./support/serve-process.js";
@@ -71,6 +72,7 @@ describe("MCP credentials across a restart", () => {
     const projectId = await child.call<string>("project", { path: workspace });
     const threadId = await child.call<string>("thread", { projectId, instance: "alpha", prompt: "work @@gate reopened @@tool orchestrator_capabilities {}" });
     await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [threadId], timeoutMs: 15_000 });
+    await untilGatesReached(gateDir, ["reopened"]);
     const [before] = await child.call<{ threadId: string; providerSessionId: string; token: string }[]>("grants");
     const firstUrl = (await child.ready).mcpUrl;
     expect((await probe(firstUrl, before!.token)).status).toBe(200);

@@ -54,10 +54,10 @@ describe("store and engine", () => {
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
-  it("hands the engine its in-transaction reactions when it is built: the delegation saga, with nothing resolved early", async () => {
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga and router children, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation"]);
+    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results"]);
   });
 
   it("lets a test add or replace the engine's reactions, which run inside the transaction that ended the run", async () => {
@@ -89,7 +89,7 @@ describe("store and engine", () => {
       new Store(file).close();
       const store = new Store(file);
       const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       store.db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
       store.close();
       expect(() => new Store(file)).toThrowError(/newer than this Switchyard knows/);

@@ -67,6 +67,13 @@ export const ServerConfigSchema = z
     maxConnections: z.number().int().min(1).max(100_000).default(1024),
     /** Larger request bodies are refused with 413. */
     maxRequestBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+    /** Open `GET /api/v1/events` streams beyond this many are answered 503 (they also count as connections). */
+    maxEventStreams: z.number().int().min(1).max(100_000).default(256),
+    /** How often an event stream sends a `: ping` comment, and checks that its client still reads. */
+    eventStreamHeartbeatMs: z.number().int().min(50).max(600_000).default(15_000),
+    /** A stream whose client leaves more unsent than this (bytes, or events) is cut off; it resumes with Last-Event-ID. */
+    eventStreamMaxBufferedBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+    eventStreamMaxBufferedEvents: z.number().int().min(1).max(1_000_000).default(5_000),
   })
   .strict();
 

@@ -27,8 +27,11 @@ import { CallerContext } from "../services/caller-context.js";
 import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
+import { RouterChildResults } from "../services/router-children/router-child-results.js";
 import { DelegationSaga } from "../services/delegation/delegation-saga.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { EventStreamService } from "../services/events/event-stream-service.js";
+import { PublicEventFeed } from "../services/events/public-event-feed.js";
 import { LiveWaits } from "../services/live-waits.js";
 import { PendingRequestService } from "../services/pending-request-service.js";
 import { ProjectService } from "../services/project-service.js";
@@ -56,6 +59,8 @@ const SCOPED_SERVICES = [
   DelegatedTaskService,
   DelegationSaga,
   McpSessionRegistry,
+  PublicEventFeed,
+  EventStreamService,
 ] as const;
 
 /** Options for building a host. */
@@ -120,9 +125,10 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.ProviderRegistry, { useClass: ProviderRegistry }, scoped);
   // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
   container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
-  // The engine's in-transaction reactions, handed to it when it is built: the delegation saga
-  // runs for every command of every engine, and nothing has to be resolved early to install it.
-  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga)] });
+  // The engine's in-transaction reactions, handed to it when it is built: the delegation saga and
+  // the router children's report-back run for every command of every engine, and nothing has to
+  // be resolved early to install them.
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults)] });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });

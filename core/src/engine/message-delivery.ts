@@ -23,6 +23,8 @@ export interface DeliverMessageInput {
   readonly notifiesRequestId?: string | null;
   /** The delegated task whose result this notification delivers (a stop-and-queue-ahead message queues behind it). */
   readonly deliversResultOf?: string | null;
+  /** Facts kept on the message's timeline item (`data`), such as where a system message came from. */
+  readonly details?: Readonly<Record<string, unknown>>;
   /** The target provider's capabilities (read by the caller from the provider registry). */
   readonly capabilities: ProviderCapabilities;
   readonly model?: string | null;
@@ -197,7 +199,7 @@ function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: s
     kind: "user_message",
     status: "completed",
     text: input.text,
-    data: { delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}) },
+    data: { ...input.details, delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}) },
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });

@@ -85,6 +85,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
       delegatedTaskId: input.lineage.delegatedTaskId,
       depth: input.lineage.depth ?? 0,
       rootThreadId: input.lineage.rootThreadId ?? input.id,
+      ...(input.lineage.reportBack !== undefined ? { reportBack: input.lineage.reportBack } : {}),
     },
     createdBy: input.createdBy,
     creationSource: input.creationSource,

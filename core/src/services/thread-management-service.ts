@@ -20,6 +20,7 @@ import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { OrchestratorFailure as Failure } from "../engine/orchestrator-failure.js";
+import { routerChildLineage, routerParent, showChildInParent } from "./router-children/router-child-lineage.js";
 
 /** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
 interface CreatedThreads {
@@ -53,6 +54,13 @@ export interface CreateThreadRequest {
   readonly workspaceStrategy?: ThreadRecord["workspaceStrategy"];
   readonly createdBy: Actor;
   readonly creationSource: CreationSource;
+  /**
+   * Creates the thread as a router child of this thread: in the parent's project and workspace
+   * (unless given), shown as the parent's child, its finished turns delivered to the parent.
+   */
+  readonly parentThreadId?: string | null;
+  /** With `parentThreadId`: deliver each finished turn to the parent as a message (default true). */
+  readonly reportBack?: boolean;
 }
 
 /** What sending a message needs. */
@@ -115,12 +123,18 @@ export class ThreadManagementService {
     }
     const commandId = request.commandId ?? this.newCommandId("thread.create");
     const capabilities = this.registry.capabilities(request.providerInstanceId);
+    if (request.reportBack !== undefined && (request.parentThreadId ?? null) === null) {
+      throw new OrchestratorFailure("invalid_request", "reportBack needs parentThreadId: only a child thread reports its turns to a parent.", { field: "reportBack" });
+    }
     const outcome = this.engine.execute({
       commandId,
       operation: "thread.create",
       request: { ...request, commandId: undefined },
       handle: (ctx) => {
         const threadId = request.threadId ?? derive.threadFromCommand(commandId);
+        const parent = (request.parentThreadId ?? null) === null ? null : routerParent(ctx, request.parentThreadId!, project.id, this.config.budgets);
+        const workspace = parent ?? { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const };
+        const existed = ctx.get("thread", threadId) !== null;
         const thread = createThread(
           ctx,
           {
@@ -131,16 +145,20 @@ export class ThreadManagementService {
             model: request.model ?? null,
             runtimeMode: request.runtimeMode ?? "approval-required",
             interactionMode: request.interactionMode ?? "default",
-            cwd: request.cwd ?? project.rootPath,
-            branch: request.branch ?? null,
-            worktreePath: request.worktreePath ?? null,
-            workspaceStrategy: request.workspaceStrategy ?? "root",
-            lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+            cwd: request.cwd ?? workspace.cwd,
+            branch: request.branch ?? workspace.branch,
+            worktreePath: request.worktreePath ?? workspace.worktreePath,
+            workspaceStrategy: request.workspaceStrategy ?? workspace.workspaceStrategy,
+            lineage:
+              parent === null
+                ? { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
+                : routerChildLineage(ctx, parent, request.reportBack ?? true),
             createdBy: request.createdBy,
             creationSource: request.creationSource,
           },
           request.prompt ?? null,
         );
+        if (parent !== null && !existed) showChildInParent(ctx, parent, thread);
         const delivery =
           request.prompt === undefined || request.prompt === null || request.prompt === ""
             ? null
@@ -382,13 +400,24 @@ export class ThreadManagementService {
         target?: TargetRequest | undefined;
         runtimeMode?: RuntimeMode | "inherit" | undefined;
         interactionMode?: InteractionMode | "inherit" | undefined;
+        /** Create it as a router child of this thread (see CreateThreadRequest.parentThreadId). */
+        parentThreadId?: string | undefined;
+        /** With parentThreadId: deliver each finished turn to the parent (default true). */
+        reportBack?: boolean | undefined;
       }[];
       clientRequestId?: string | undefined;
       projectId?: string | undefined;
     },
   ): Promise<{ threads: { index: number; thread: ThreadRecord; runId: string | null; notes: readonly string[] }[]; replayed: boolean }> {
     if (input.threads.length < 1 || input.threads.length > 20) throw new Failure("invalid_request", "create_threads takes between 1 and 20 threads.");
-    const projectId = this.callers.project(caller, input.projectId);
+    for (const [index, entry] of input.threads.entries()) {
+      if (entry.reportBack !== undefined && entry.parentThreadId === undefined) {
+        throw new Failure("invalid_request", `threads[${index}]: reportBack needs parentThreadId: only a child thread reports its turns to a parent.`, { index, field: "reportBack" });
+      }
+    }
+    // Children live in their parent's project, so naming a parent names the project too.
+    const firstParent = input.threads.find((entry) => entry.parentThreadId !== undefined)?.parentThreadId;
+    const projectId = input.projectId === undefined && firstParent !== undefined ? this.getThread(firstParent).projectId : this.callers.project(caller, input.projectId);
     const project = this.engine.store.get("project", projectId)!;
     const callerThread = this.callers.thread(caller);
     const sameProject = callerThread !== null && callerThread.projectId === projectId;
@@ -400,6 +429,17 @@ export class ThreadManagementService {
       created = replay.result;
     } else {
       this.callers.requireLiveRunForChanges(caller, "create_threads");
+      // A child's finished turns start turns in its parent: an agent may attach children only to
+      // threads it could message itself.
+      for (const [index, entry] of input.threads.entries()) {
+        if (entry.parentThreadId === undefined) continue;
+        try {
+          this.callers.requireTargetWithinCeiling(caller, routerParent(this.engine, entry.parentThreadId, projectId, this.config.budgets));
+        } catch (error) {
+          if (error instanceof Failure) throw new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
+          throw error;
+        }
+      }
       const selections: ResolvedSelection[] = [];
       for (const [index, entry] of input.threads.entries()) {
         try {
@@ -427,6 +467,14 @@ export class ThreadManagementService {
           for (const [index, entry] of input.threads.entries()) {
             const selection = selections[index]!;
             const threadId = derive.threadFromCommand(commandId, index);
+            let parent: ThreadRecord | null = null;
+            try {
+              parent = entry.parentThreadId === undefined ? null : routerParent(ctx, entry.parentThreadId, projectId, this.config.budgets);
+            } catch (error) {
+              if (error instanceof Failure) throw new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
+              throw error;
+            }
+            const workspace = parent ?? (sameProject ? callerThread! : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const });
             const thread = createThread(
               ctx,
               {
@@ -437,16 +485,20 @@ export class ThreadManagementService {
                 model: selection.model,
                 runtimeMode: selection.runtimeMode,
                 interactionMode: selection.interactionMode,
-                cwd: sameProject ? callerThread!.cwd : project.rootPath,
-                branch: sameProject ? callerThread!.branch : null,
-                worktreePath: sameProject ? callerThread!.worktreePath : null,
-                workspaceStrategy: sameProject ? callerThread!.workspaceStrategy : "root",
-                lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+                cwd: workspace.cwd,
+                branch: workspace.branch,
+                worktreePath: workspace.worktreePath,
+                workspaceStrategy: workspace.workspaceStrategy,
+                lineage:
+                  parent === null
+                    ? { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
+                    : routerChildLineage(ctx, parent, entry.reportBack ?? true),
                 createdBy: "agent",
                 creationSource: creationSourceOf(caller),
               },
               entry.prompt ?? null,
             );
+            if (parent !== null) showChildInParent(ctx, parent, thread);
             let runId: string | null = null;
             if (entry.prompt !== undefined && entry.prompt !== "") {
               runId = deliverMessage(ctx, {

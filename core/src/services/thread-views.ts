@@ -53,6 +53,8 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     relationship: thread.lineage.relationship,
     parentThreadId: thread.lineage.parentThreadId,
     delegatedTaskId: thread.lineage.delegatedTaskId,
+    /** A router child whose finished turns are delivered to its parent. */
+    reportBack: thread.lineage.reportBack === true,
     branch: thread.branch,
     worktreePath: thread.worktreePath,
     cwd: thread.cwd,

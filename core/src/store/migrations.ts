@@ -141,6 +141,15 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 3,
+    name: "events by entity",
+    // The event streams read a record's previous upsert (what changed, for the public event it
+    // makes): without this index, finding that a record has none scans its thread's whole log.
+    up: (db) => {
+      db.exec("CREATE INDEX events_entity ON events(entity_id, sequence)");
+    },
+  },
+  {
     version: 6,
     name: "web UI sessions and sign-in codes",
     // A browser session (or a one-time sign-in code from `switchyard ui`) acts as the client

@@ -64,6 +64,12 @@ export interface ThreadLineage {
   readonly depth: number;
   /** The top of the lineage tree (itself for a root thread). */
   readonly rootThreadId: string;
+  /**
+   * A child an outside client created under a parent thread (`parentThreadId` without a
+   * delegated task): each of its finished turns is delivered to the parent as a message,
+   * exactly once. Absent on every other thread (and on threads written before the field).
+   */
+  readonly reportBack?: boolean;
 }
 
 /** A pull request linked to a thread. */

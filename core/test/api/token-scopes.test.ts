@@ -107,6 +107,9 @@ describe("scoped tokens", () => {
       ["respondToPendingRequest", () => scoped.post(`/threads/${fixture.theirQuestion}/pending-requests/${theirRequest}/respond`, { answers: { q1: "x" } }), 404, "thread_not_found"],
       ["getUsage (project)", () => scoped.get("/usage", { projectId: otherProjectId }), 403, "capability_denied"],
       ["getUsage (thread)", () => scoped.get("/usage", { threadId: fixture.theirs }), 404, "thread_not_found"],
+      ["streamEvents (project)", () => scoped.get("/events", { projectId: otherProjectId }), 403, "capability_denied"],
+      ["streamEvents (thread)", () => scoped.get("/events", { threadId: fixture.theirs }), 404, "thread_not_found"],
+      ["streamEvents (task)", () => scoped.get("/events", { taskId: fixture.theirTask }), 404, "task_not_found"],
     ];
     const outcomes = [];
     for (const [name, call, status, code] of cases) {

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { EngineChild } from "../support/engine-child.js";
+import { untilGatesReached } from "../support/gates.js";
 import { McpLab, defaultProviders } from "../support/mcp-lab.js";
 import { callTool, mustCall } from "../support/mcp-client.js";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
@@ -341,6 +342,7 @@ describe("nested delegation across a host killed with SIGKILL", () => {
     expect(await child.call("waitFor", sql(`SELECT 1 FROM runs r JOIN threads t ON t.id = r.thread_id WHERE ${depth(1)} AND r.status = 'completed'`))).toBe(true);
     expect(await child.call("waitFor", sql(`SELECT 1 FROM attempts a JOIN threads t ON t.id = a.thread_id WHERE ${depth(2)} AND a.status = 'running'`))).toBe(true);
     expect(await child.call("waitFor", sql(`SELECT 1 FROM runs WHERE thread_id = '${parent}' AND status = 'completed'`))).toBe(true);
+    await untilGatesReached(gateDir, ["crash-grandchild"]);
 
     await child.kill9();
 

@@ -78,9 +78,19 @@ export function releaseGate(gateDir: string, name: string): void {
   writeFileSync(join(gateDir, name), "released");
 }
 
+/**
+ * Whether a turn has reached `@@gate name` (its conversation saved, so a crash now leaves it
+ * mid-turn and resumable). A test that kills the host waits for this, not for the run's status:
+ * the host records a run as running before the harness has saved anything.
+ */
+export function gateReached(gateDir: string, name: string): boolean {
+  return existsSync(join(gateDir, `${name}.reached`));
+}
+
 function waitForGate(gateDir: string, name: string, signal: AbortSignal): Promise<void> {
   mkdirSync(gateDir, { recursive: true });
   const file = join(gateDir, name);
+  writeFileSync(join(gateDir, `${name}.reached`), "reached");
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error("aborted"));
     if (existsSync(file)) return resolve();

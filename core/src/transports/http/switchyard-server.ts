@@ -20,6 +20,8 @@ import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener
 import { RequestTurns } from "./request-turns.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
 import { WebApp } from "./web-app.js";
+import { EventStreamService } from "../../services/events/event-stream-service.js";
+import { EventStreams } from "./events/event-stream.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
@@ -33,6 +35,8 @@ export interface RunningServer {
   readonly apiUrl: string;
   /** The HTTP API's router: more routes can be registered on it. */
   readonly api: ApiRouter;
+  /** The open `GET /api/v1/events` streams. */
+  readonly eventStreams: EventStreams;
   close(): Promise<void>;
 }
 
@@ -76,7 +80,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     callers: host.container.resolve(CallerContext),
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), eventStreams }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
@@ -148,9 +153,11 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     mcp,
     apiUrl,
     api,
+    eventStreams,
     // Stops taking requests and issuing grants; closing the host then closes the sessions,
     // revoking each one's credentials.
     close: async () => {
+      eventStreams.closeAll();
       await listener.close();
       registry.setEndpoint(null);
     },

@@ -45,6 +45,7 @@ export const ThreadShell = z
     relationship: z.enum(["root", "subagent", "fork"]),
     parentThreadId: z.string().nullable(),
     delegatedTaskId: z.string().nullable(),
+    reportBack: z.boolean(),
     branch: z.string().nullable(),
     worktreePath: z.string().nullable(),
     cwd: z.string(),

@@ -297,6 +297,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Push events as Server-Sent Events, resumable with Last-Event-ID
+         * @description A text/event-stream of what happens to threads, runs, messages, items, delegated tasks and pending requests, projected from the event log: each frame's id is the log sequence, so a client that reconnects with Last-Event-ID (or after=) misses nothing and sees nothing twice. Without a resume point the stream starts at the newest event. Heartbeat comments keep it open; a client that cannot keep up is cut off and resumes from its last id. Counted against server.maxEventStreams.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -335,6 +355,10 @@ export interface components {
                 runtimeMode?: "inherit" | "approval-required" | "auto-accept-edits" | "full-access";
                 /** @enum {string} */
                 interactionMode?: "inherit" | "plan" | "default";
+                /** @description Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message. */
+                parentThreadId?: string;
+                /** @description With parentThreadId: deliver each finished turn to the parent (default true). */
+                reportBack?: boolean;
             }[];
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
@@ -393,6 +417,7 @@ export interface components {
             relationship: "root" | "subagent" | "fork";
             parentThreadId: string | null;
             delegatedTaskId: string | null;
+            reportBack: boolean;
             branch: string | null;
             worktreePath: string | null;
             cwd: string;
@@ -689,6 +714,19 @@ export interface components {
             reason: string;
             projectId: string | null;
             threadId: string | null;
+        };
+        StreamedEvent: {
+            sequence: number;
+            /** @enum {string} */
+            type: "thread.created" | "thread.settled" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed";
+            /** @description When the change committed. */
+            at: string;
+            projectId: string | null;
+            /** @description The thread it belongs to (a task's parent thread for task.updated). */
+            threadId: string;
+            data: {
+                [key: string]: unknown;
+            };
         };
         OpenApiDocument: {
             [key: string]: unknown;
@@ -1375,6 +1413,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this project. */
+                projectId?: string;
+                /** @description Only events of this thread (and, with descendants, of its children). */
+                threadId?: string;
+                /** @description With threadId: the thread's children, grandchildren… too. */
+                descendants?: boolean;
+                /** @description Only events of this delegated task and its child thread. */
+                taskId?: string;
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed. */
+                types?: string[];
+                /** @description Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL. */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Push events as Server-Sent Events, resumable with Last-Event-ID */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamedEvent"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

@@ -1,4 +1,5 @@
 import type { ApiRoute } from "./api-route.js";
+import { eventsRoute } from "./routes/events.js";
 import { openApiRoute } from "./routes/openapi.js";
 import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
 import { listProjectsRoute } from "./routes/projects.js";
@@ -34,5 +35,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   respondToPendingRequestRoute,
   listProvidersRoute,
   usageRoute,
+  eventsRoute,
   openApiRoute,
 ] as unknown as readonly ApiRoute[];

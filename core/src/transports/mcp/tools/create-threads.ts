@@ -7,7 +7,7 @@ export const createThreadsTool = defineTool({
   name: "create_threads",
   title: "Create threads",
   description:
-    "Creates 1 to 20 ordinary top-level threads (no sub-agent lineage). Each entry resolves provider, model and modes on its own; threads inherit your project, branch and worktree (or projectId's root). Entries with a prompt start working at once; entries without one stay idle.",
+    "Creates 1 to 20 threads: ordinary top-level threads, or with parentThreadId children of an existing thread whose finished turns are delivered to that parent as messages. Each entry resolves provider, model and modes on its own; threads inherit your project, branch and worktree (or projectId's root; a child its parent's). Entries with a prompt start working at once; entries without one stay idle.",
   input: z
     .object({
       threads: z
@@ -19,6 +19,12 @@ export const createThreadsTool = defineTool({
               target: Target.optional(),
               runtimeMode: RuntimeModeInput.optional(),
               interactionMode: InteractionModeInput.optional(),
+              parentThreadId: z
+                .string()
+                .min(1)
+                .optional()
+                .describe("Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message."),
+              reportBack: z.boolean().optional().describe("With parentThreadId: deliver each finished turn to the parent (default true)."),
             })
             .strict(),
         )

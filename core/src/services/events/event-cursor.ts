@@ -1,0 +1,106 @@
+import type { EventStore } from "../../store/ports.js";
+import type { EventFilter } from "./event-filter.js";
+import type { FeedBatch, FeedEvent, PublicEventFeed } from "./public-event-feed.js";
+import { PublicEventProjector } from "./public-event-projector.js";
+
+/** Where a cursor's events go: a client connection that may fill up. */
+export interface EventSink {
+  /**
+   * Hands events to the client without waiting. Returns false when the client has fallen too
+   * far behind and was cut off (the sink closes itself); the cursor stops then.
+   */
+  send(events: readonly FeedEvent[]): boolean;
+  /** True while the client has enough unread: a replay waits for `drained` before reading on. */
+  readonly saturated: boolean;
+  /** Resolves true once the client read enough to go on, false if it is gone. */
+  drained(): Promise<boolean>;
+}
+
+/** How many log events a replay reads at a time. */
+const REPLAY_PAGE = 500;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * One client's position in the event log: everything after `after`, in sequence order, each
+ * event once. It subscribes to the live feed first, then replays the log in bounded pages at the
+ * client's pace, then takes the live batches, skipping what the replay already covered. Live
+ * batches never wait on the client: a client that cannot keep up is cut off by its sink, and
+ * resumes from its last event id without losing anything.
+ */
+export class EventCursor {
+  private position: number;
+  private replaying = false;
+  private closed = false;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly feed: PublicEventFeed,
+    private readonly store: EventStore,
+    private readonly filter: EventFilter,
+    after: number,
+    private readonly sink: EventSink,
+  ) {
+    this.position = after;
+  }
+
+  /** The newest log sequence this cursor has looked at (sent or filtered out). */
+  get sequence(): number {
+    return this.position;
+  }
+
+  start(): void {
+    this.unsubscribe = this.feed.subscribe((batch) => this.onBatch(batch));
+    void this.replay();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  private onBatch(batch: FeedBatch): void {
+    if (this.closed || this.replaying) return;
+    if (batch.afterSequence > this.position) {
+      // Only a replay knows what lies in between.
+      void this.replay();
+      return;
+    }
+    const out: FeedEvent[] = [];
+    for (const feedEvent of batch.events) if (feedEvent.event.sequence > this.position && this.filter.matches(feedEvent)) out.push(feedEvent);
+    this.position = Math.max(this.position, batch.lastSequence);
+    if (out.length > 0 && !this.sink.send(out)) this.close();
+  }
+
+  /** Reads the log from the position on until it is caught up; live batches wait meanwhile. */
+  private async replay(): Promise<void> {
+    if (this.replaying) return;
+    this.replaying = true;
+    const projector = new PublicEventProjector(this.store);
+    try {
+      while (!this.closed) {
+        const page = this.store.eventsAfter(this.position, REPLAY_PAGE);
+        if (page.length === 0) return;
+        for (const stored of page) {
+          if (this.closed) return;
+          const feedEvent = this.feed.projectWith(projector, stored);
+          this.position = stored.sequence;
+          if (feedEvent === null || !this.filter.matches(feedEvent)) continue;
+          if (!this.sink.send([feedEvent])) {
+            this.close();
+            return;
+          }
+          if (this.sink.saturated && !(await this.sink.drained())) {
+            this.close();
+            return;
+          }
+        }
+        await nextTurn();
+      }
+    } finally {
+      // Synchronous from the empty page to here: no live batch can slip between them.
+      this.replaying = false;
+    }
+  }
+}

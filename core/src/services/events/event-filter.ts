@@ -1,0 +1,67 @@
+import type { PublicEventType } from "./public-events.js";
+import type { FeedEvent } from "./public-event-feed.js";
+import type { ThreadDirectory } from "./thread-directory.js";
+
+/**
+ * Which events a stream carries. Every condition given must hold (they combine with AND); none
+ * given means every event.
+ */
+export interface EventFilterSpec {
+  /** Events of threads in this project. */
+  readonly projectId?: string;
+  /** Events of this thread (and of its children at any depth with `descendants`). */
+  readonly threadId?: string;
+  /** With `threadId`: also the events of its sub-agent children, delegated or router-created, at any depth. */
+  readonly descendants?: boolean;
+  /**
+   * A delegated task: its own `task.updated` events and every event of its child thread and of
+   * that thread's children at any depth (nested tasks included).
+   */
+  readonly task?: { readonly taskId: string; readonly childThreadId: string };
+  /** Only these event types. */
+  readonly types?: readonly PublicEventType[];
+  /** The projects the caller's token may use (omitted: every project): nothing else is carried. */
+  readonly allowedProjects?: readonly string[];
+}
+
+/** Decides, per event, whether a stream carries it. Answers about lineage are remembered. */
+export class EventFilter {
+  private readonly types: ReadonlySet<PublicEventType> | null;
+  private readonly allowedProjects: ReadonlySet<string> | null;
+  private readonly within = new Map<string, boolean>();
+
+  constructor(
+    readonly spec: EventFilterSpec,
+    private readonly directory: ThreadDirectory,
+  ) {
+    this.types = spec.types !== undefined && spec.types.length > 0 ? new Set(spec.types) : null;
+    this.allowedProjects = spec.allowedProjects === undefined ? null : new Set(spec.allowedProjects);
+  }
+
+  matches(feedEvent: FeedEvent): boolean {
+    const { event } = feedEvent;
+    if (this.types !== null && !this.types.has(event.type)) return false;
+    if (this.allowedProjects !== null && (feedEvent.projectId === null || !this.allowedProjects.has(feedEvent.projectId))) return false;
+    if (this.spec.projectId !== undefined && feedEvent.projectId !== this.spec.projectId) return false;
+    if (this.spec.threadId !== undefined) {
+      if (event.threadId !== this.spec.threadId && !(this.spec.descendants === true && this.isWithin(event.threadId, this.spec.threadId))) return false;
+    }
+    const task = this.spec.task;
+    if (task !== undefined) {
+      const ownUpdate = event.type === "task.updated" && (event.data.task as { taskId?: string } | undefined)?.taskId === task.taskId;
+      if (!ownUpdate && !this.isWithin(event.threadId, task.childThreadId)) return false;
+    }
+    return true;
+  }
+
+  private isWithin(threadId: string, ancestorId: string): boolean {
+    const key = `${threadId}\u0000${ancestorId}`;
+    let answer = this.within.get(key);
+    if (answer === undefined) {
+      answer = this.directory.isWithin(threadId, ancestorId);
+      if (this.within.size >= 10_000) this.within.clear();
+      this.within.set(key, answer);
+    }
+    return answer;
+  }
+}

@@ -1,0 +1,51 @@
+import type { StoredEvent } from "../../store/records.js";
+import type { EventStore } from "../../store/ports.js";
+import { isPublicEntity, publicEventOf, publicStateOf, type PublicEvent, type PublicState } from "./public-events.js";
+
+/** How many records' public states a projector remembers before it falls back to the log. */
+const DEFAULT_CAPACITY = 20_000;
+
+/**
+ * Projects internal upserts into public events, in log order. The previous state of a record is
+ * the one this projector saw last, or, the first time it meets the record, read from the log
+ * (its latest upsert before this one, through the index by entity id). Feed it every event of a
+ * range in order, without gaps: a skipped upsert would leave a remembered state stale.
+ */
+export class PublicEventProjector {
+  private readonly states = new Map<string, PublicState>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly capacity = DEFAULT_CAPACITY,
+  ) {}
+
+  project(event: StoredEvent): PublicEvent | null {
+    if (!isPublicEntity(event.entity) || event.threadId === null) return null;
+    const id = (event.record as { id: string }).id;
+    const key = `${event.entity}\u0000${id}`;
+    const remembered = this.states.get(key);
+    const previous = remembered !== undefined ? remembered : this.previousFromLog(event, id);
+    const projected = publicEventOf(event, previous);
+    const state = publicStateOf(event.entity, event.record);
+    if (state !== null) this.remember(key, state);
+    return projected;
+  }
+
+  /** Forgets every remembered state (the next events read their previous states from the log). */
+  reset(): void {
+    this.states.clear();
+  }
+
+  private remember(key: string, state: PublicState): void {
+    this.states.delete(key);
+    this.states.set(key, state);
+    if (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value!);
+  }
+
+  private previousFromLog(event: StoredEvent, id: string): PublicState | null {
+    const row = this.store
+      .statement("SELECT data FROM events WHERE entity_id = ? AND sequence < ? AND entity = ? ORDER BY sequence DESC LIMIT 1")
+      .get(id, event.sequence, event.entity) as { data: string } | undefined;
+    return row === undefined ? null : publicStateOf(event.entity, JSON.parse(row.data));
+  }
+}
