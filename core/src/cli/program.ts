@@ -8,6 +8,7 @@ import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToken } from "./commands/token.js";
+import { registerUi } from "./commands/ui.js";
 
 /** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
 export function buildHostProgram(): Command {
@@ -22,6 +23,7 @@ export function buildHostProgram(): Command {
   registerPluginCommands(program);
   registerProject(program);
   registerToken(program);
+  registerUi(program);
   registerMcpBridge(program);
   registerDemo(program);
   return program;

@@ -7,8 +7,8 @@ import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
 /** The verbs `token issue --verbs` takes, and the capability each grants. operate and approve each include read. */
-const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
-type Verb = keyof typeof VERBS;
+export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
+export type Verb = keyof typeof VERBS;
 
 /** The legacy `--scope` names (before verbs): read, or operate (with read). */
 const SCOPES = ["orchestration:read", "orchestration:operate"] as const;
@@ -21,9 +21,9 @@ const DEFAULT_VERBS: readonly Verb[] = ["read", "operate"];
  * never lets work run without approvals unless the user says so. The interaction mode stays
  * `default` (plan-only threads could not act at all).
  */
-const DEFAULT_CEILING: ModeCeiling = { runtimeMode: "approval-required", interactionMode: "default" };
+export const DEFAULT_CEILING: ModeCeiling = { runtimeMode: "approval-required", interactionMode: "default" };
 
-function parseVerbs(value: string): Verb[] {
+export function parseVerbs(value: string): Verb[] {
   const verbs = value.split(",").map((verb) => verb.trim()).filter((verb) => verb !== "");
   if (verbs.length === 0) throw new InvalidArgumentError("Name at least one verb: read, operate or approve (comma-separated).");
   for (const verb of verbs) {
@@ -37,7 +37,7 @@ function parseScope(value: string): Scope {
   throw new InvalidArgumentError(`"${value}" is not a scope; use orchestration:read or orchestration:operate (or --verbs read,operate,approve).`);
 }
 
-function parseProjects(value: string): string[] | "*" {
+export function parseProjects(value: string): string[] | "*" {
   const projects = value.split(",").map((project) => project.trim()).filter((project) => project !== "");
   if (projects.length === 0) throw new InvalidArgumentError('Name at least one project (an id or folder, comma-separated), or "*" for every project.');
   if (projects.includes("*")) {
@@ -47,12 +47,12 @@ function parseProjects(value: string): string[] | "*" {
   return projects;
 }
 
-function parseRuntimeMode(value: string): RuntimeMode {
+export function parseRuntimeMode(value: string): RuntimeMode {
   if (isRuntimeMode(value)) return value;
   throw new InvalidArgumentError(`"${value}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")} (narrowest first).`);
 }
 
-function parseInteractionMode(value: string): InteractionMode {
+export function parseInteractionMode(value: string): InteractionMode {
   if (isInteractionMode(value)) return value;
   throw new InvalidArgumentError(`"${value}" is not an interaction mode; use ${INTERACTION_MODES.join(" or ")} (narrowest first).`);
 }

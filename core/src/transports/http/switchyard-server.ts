@@ -20,6 +20,7 @@ import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener
 import { RequestTurns } from "./request-turns.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
 import { WebApp } from "./web-app.js";
+import { WebSessions } from "../../services/credentials/web-sessions.js";
 import { EventStreamService } from "../../services/events/event-stream-service.js";
 import { EventStreams } from "./events/event-stream.js";
 
@@ -81,7 +82,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), eventStreams }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;

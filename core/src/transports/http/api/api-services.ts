@@ -1,9 +1,11 @@
 import type { ProjectService } from "../../../services/project-service.js";
 import type { McpToolServices } from "../../mcp/tool-services.js";
 import type { EventStreams } from "../events/event-stream.js";
+import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 
-/** The services API routes call: the same ones the MCP tools use, projects, and the event streams. */
+/** The services API routes call: the same ones the MCP tools use, projects, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
   readonly projects: ProjectService;
   readonly eventStreams: EventStreams;
+  readonly webSessions: WebSessions;
 }
