@@ -14,6 +14,7 @@ export default defineConfig({
       "registry-cache/test/**/*.test.ts",
       "plugins/*/test/**/*.test.ts",
       "templates/*/test/**/*.test.ts",
+      "web/test/**/*.test.ts",
     ],
     setupFiles: ["./vitest.setup.ts"],
     pool: "forks",

@@ -120,13 +120,17 @@ export interface SendResult {
 
 export interface ProviderSummary {
   readonly providerInstanceId: string;
-  readonly driverKind?: string;
-  readonly displayName?: string;
-  readonly available?: boolean;
+  readonly driverKind: string;
+  readonly displayName: string;
   readonly canRunChildTasks: boolean;
-  readonly constraints?: readonly unknown[];
-  readonly models?: readonly ({ readonly id?: string; readonly model?: string } | string)[];
-  readonly [key: string]: unknown;
+  readonly constraints: readonly string[];
+  readonly models: readonly { readonly id: string }[];
+  readonly omittedModels: number;
+  readonly runtimeModes?: readonly string[];
+  readonly interactionModes: readonly string[];
+  readonly steering: string;
+  readonly fork: string;
+  readonly interrupt: string;
 }
 
 /** One pushed event (GET /api/v1/events). */

@@ -29,7 +29,7 @@ export function AgentsPanel(props: {
           const route = { page: "thread", threadId: child.threadId } as const;
           return (
             <li key={child.threadId} class="agent-row" data-child-thread-id={child.threadId}>
-              <a href={pathOf(route)} onClick={onLinkClick(route)} aria-label={`Open ${child.title || "child thread"}`}>
+              <a href={pathOf(route)} onClick={onLinkClick(route)}>
                 <span class="agent-title">{child.title || "Untitled"}</span>
                 <span class={`badge badge-${badge.replace(/ /g, "-")}`}>{badge}</span>
               </a>

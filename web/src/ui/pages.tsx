@@ -24,17 +24,8 @@ export function Inbox(props: { readonly workspace: Workspace; readonly session: 
 }
 
 function modelNames(provider: ProviderSummary): string {
-  const models = provider.models ?? [];
-  return models.map((model) => (typeof model === "string" ? model : (model.id ?? model.model ?? "?"))).join(", ");
-}
-
-function capabilityText(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  if (typeof value !== "object") return String(value);
-  return Object.entries(value as Record<string, unknown>)
-    .filter(([, flag]) => flag !== false && flag !== null)
-    .map(([name, flag]) => (flag === true ? name : `${name}: ${typeof flag === "object" ? JSON.stringify(flag) : String(flag)}`))
-    .join(", ");
+  const names = provider.models.map((model) => model.id).join(", ");
+  return provider.omittedModels > 0 ? `${names} (+${provider.omittedModels} more)` : names;
 }
 
 /** Providers: whether each can run work (and why not), its models and capabilities. */
@@ -61,17 +52,26 @@ export function ProvidersPage() {
                 <th scope="col">Runs work</th>
                 <th scope="col">Why not</th>
                 <th scope="col">Models</th>
-                <th scope="col">Capabilities</th>
+                <th scope="col">Runtime modes</th>
+                <th scope="col">Steering</th>
+                <th scope="col">Interrupt</th>
+                <th scope="col">Fork</th>
               </tr>
             </thead>
             <tbody>
               {providers.map((provider) => (
                 <tr key={provider.providerInstanceId}>
-                  <th scope="row">{provider.providerInstanceId}</th>
+                  <th scope="row">
+                    {provider.providerInstanceId}
+                    <span class="hint"> {provider.displayName !== provider.providerInstanceId ? provider.displayName : provider.driverKind}</span>
+                  </th>
                   <td>{provider.canRunChildTasks ? "yes" : "no"}</td>
-                  <td>{(provider.constraints ?? []).map((c) => (typeof c === "string" ? c : JSON.stringify(c))).join("; ")}</td>
+                  <td>{provider.constraints.join("; ")}</td>
                   <td>{modelNames(provider)}</td>
-                  <td>{capabilityText(provider.capabilities ?? provider.steering)}</td>
+                  <td>{(provider.runtimeModes ?? []).join(", ")}</td>
+                  <td>{provider.steering.replace(/_/g, " ")}</td>
+                  <td>{provider.interrupt.replace(/_/g, " ")}</td>
+                  <td>{provider.fork}</td>
                 </tr>
               ))}
             </tbody>

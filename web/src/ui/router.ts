@@ -11,8 +11,13 @@ export function routeOf(path: string): Route {
   return { page: "home" };
 }
 
+/** A thread id in a path: its colons stay readable (they are valid there). */
+function pathSegment(value: string): string {
+  return encodeURIComponent(value).replace(/%3A/gi, ":");
+}
+
 export function pathOf(route: Route): string {
-  return route.page === "thread" ? `/threads/${encodeURIComponent(route.threadId)}` : route.page === "home" ? "/" : `/${route.page}`;
+  return route.page === "thread" ? `/threads/${pathSegment(route.threadId)}` : route.page === "home" ? "/" : `/${route.page}`;
 }
 
 /** Moves to a screen without reloading (the server serves the app on every client route). */

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { ApiError, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
 import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
@@ -25,6 +25,11 @@ function merge(items: readonly TimelineItem[], more: readonly TimelineItem[]): T
   return [...byPosition.values()].sort((a, b) => a.position - b.position);
 }
 
+/** A sub-agent the provider ran on its own (observed, no thread); children with threads have their own rows. */
+function isNativeSubagent(item: TimelineItem): boolean {
+  return item.kind === "subagent" && item.details.childThreadId === undefined && item.details.taskId === undefined;
+}
+
 function ItemRow(props: { readonly item: TimelineItem }) {
   const { item } = props;
   const who = item.role ?? item.kind.replace(/_/g, " ");
@@ -48,6 +53,7 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
   const [now, setNow] = useState(Date.now());
   const scroller = useRef<HTMLDivElement>(null);
   const loadingOlder = useRef(false);
+  const keepFromBottom = useRef<number | null>(null);
   const stickToBottom = useRef(true);
   const thread: ThreadShell | undefined = workspace.threads.get(threadId);
   const version = workspace.timelineVersions.get(threadId) ?? 0;
@@ -83,7 +89,7 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
   // The provider's own sub-agents, reported as activity items.
   useEffect(() => {
     void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
-      .then((read) => setNativeSubagents(read.items.filter((item) => item.kind === "subagent")))
+      .then((read) => setNativeSubagents(read.items.filter(isNativeSubagent)))
       .catch(() => setNativeSubagents([]));
   }, [threadId, version]);
 
@@ -93,23 +99,25 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     return () => clearInterval(timer);
   }, []);
 
-  useEffect(() => {
+  // After a render: older items keep what the person was reading in place; new ones follow the bottom if they were there.
+  useLayoutEffect(() => {
     const element = scroller.current;
-    if (element !== null && stickToBottom.current) element.scrollTop = element.scrollHeight;
-  }, [timeline]);
+    if (element === null) return;
+    if (keepFromBottom.current !== null) {
+      element.scrollTop = element.scrollHeight - keepFromBottom.current;
+      keepFromBottom.current = null;
+    } else if (stickToBottom.current) element.scrollTop = element.scrollHeight;
+    // The timeline is only in the page once the thread's shell is known.
+  }, [timeline, thread !== undefined]);
 
   const loadOlder = async () => {
     if (timeline === null || timeline.earlierPosition === null || loadingOlder.current) return;
     loadingOlder.current = true;
-    const element = scroller.current;
-    const fromBottom = element === null ? 0 : element.scrollHeight - element.scrollTop;
     try {
       const read = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`);
+      const element = scroller.current;
+      keepFromBottom.current = element === null ? null : element.scrollHeight - element.scrollTop;
       setTimeline((current) => (current === null || current.threadId !== threadId ? current : { ...current, items: merge(read.items, current.items), earlierPosition: read.earlierPosition }));
-      // Keep the items the person was reading where they were.
-      requestAnimationFrame(() => {
-        if (element !== null) element.scrollTop = element.scrollHeight - fromBottom;
-      });
     } finally {
       loadingOlder.current = false;
     }
