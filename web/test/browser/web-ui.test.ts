@@ -7,7 +7,7 @@ import { runCli } from "../../../core/test/support/cli.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { readRows } from "../../../core/test/support/serve-process.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { browserRequired, CHROMIUM, chromiumInstalled, screenshot, SCREENSHOTS, seriousViolations, startOtherOrigin } from "./browser-support.js";
+import { browserRequired, CHROMIUM, type PageGlobals, chromiumInstalled, screenshot, SCREENSHOTS, seriousViolations, startOtherOrigin } from "./browser-support.js";
 
 if (!chromiumInstalled && !browserRequired) {
   describe.skip(`the web UI in a real browser (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium, or set SWITCHYARD_CHROMIUM)`, () => {
@@ -79,7 +79,7 @@ if (!chromiumInstalled && !browserRequired) {
 
     it("shows a new planner live, then its two children appear in its Agents panel and in Subagents, not in the main list", async () => {
       // Marks this page load: a reload would lose it.
-      await page.evaluate(() => ((window as unknown as { sameLoad: boolean }).sameLoad = true));
+      await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
       const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "planner", prompt: "@@subagent spellchecker @@gate planner-hold @@reply plan done", target: { providerInstanceId: "alpha" } }] }), 201);
       plannerId = created.threads[0].thread.threadId;
       await sidebarRow(plannerId, ".main-list").click(UI_WAIT);
@@ -248,7 +248,7 @@ if (!chromiumInstalled && !browserRequired) {
       lab.release("planner-hold");
       await page.locator("[data-thread-status]").filter({ hasText: "completed" }).waitFor(UI_WAIT);
       // All of it arrived by the event stream, in the page loaded at the start.
-      expect(await page.evaluate(() => (window as unknown as { sameLoad?: boolean }).sameLoad)).toBe(true);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
       await screenshot(page, "planner-finished");
     });
 
@@ -277,7 +277,7 @@ if (!chromiumInstalled && !browserRequired) {
       // Scrolling up loads the page before, and keeps going as the person scrolls.
       for (let pages = 2; pages <= 3; pages++) {
         await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: 0 }));
-        await page.waitForFunction((count) => document.querySelectorAll(".items > li").length >= count, firstPage * pages - 1, UI_WAIT);
+        await page.waitForFunction((count) => (globalThis as unknown as PageGlobals).document.querySelectorAll(".items > li").length >= count, firstPage * pages - 1, UI_WAIT);
       }
       const shown = await page.locator(".items > li").count();
       expect(shown).toBeLessThanOrEqual(200);
@@ -299,7 +299,7 @@ if (!chromiumInstalled && !browserRequired) {
       await darkPage.setViewportSize({ width: 420, height: 900 });
       await screenshot(darkPage, "planner-narrow-dark");
       // Nothing wider than the screen.
-      expect(await darkPage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+      expect(await darkPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1)).toBe(true);
       await dark.close();
       expect(existsSync(join(SCREENSHOTS, "planner-dark.png"))).toBe(true);
     });
