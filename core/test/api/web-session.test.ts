@@ -141,3 +141,20 @@ describe("web UI sessions through the API router", () => {
     expect(answer.body).toMatchObject({ verbs: ["read"], expiresAt: null });
   });
 });
+
+describe("switchyard ui", () => {
+  it("refuses a --url that is not a URL and a project it does not know, saying what to pass", async () => {
+    const { runCli } = await import("../support/cli.js");
+    const home = mkdtempSync(join(tmpdir(), "switchyard-ui-cli-"));
+    const badUrl = await runCli(["ui", "--home", home, "--url", "not a url"]);
+    expect([badUrl.code, badUrl.stderr]).toEqual([2, expect.stringContaining("http://127.0.0.1:7410")]);
+    // Nothing was issued for it.
+    expect((await runCli(["token", "list", "--home", home, "--json"])).stdout.trim()).toBe("[]");
+    const unknown = await runCli(["ui", "--home", home, "--projects", "/no/such/folder"]);
+    expect([unknown.code, unknown.stderr]).toEqual([3, expect.stringContaining("switchyard project list")]);
+    const printed = await runCli(["ui", "--home", home]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:7410\/#code=sy_uc_[A-Za-z0-9_-]+$/);
+    expect(printed.stderr).toContain("works once");
+  });
+});

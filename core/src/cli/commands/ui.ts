@@ -50,6 +50,8 @@ export function registerUi(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: UiOptions) => {
+      // Checked before anything is issued, so a typo leaves no unused token behind.
+      const explicitUrl = options.url !== undefined ? serverUrl(options.url) : null;
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
@@ -67,7 +69,7 @@ export function registerUi(program: Command): void {
           label: "web UI (switchyard ui)",
         });
         const { code, expiresAtMs } = host.container.resolve(WebSessions).issueCode(issued.id);
-        const base = options.url !== undefined ? serverUrl(options.url) : `http://127.0.0.1:${host.config.server.port}`;
+        const base = explicitUrl ?? `http://127.0.0.1:${host.config.server.port}`;
         const link = `${base}/#code=${code}`;
         if (options.json) {
           printJson({ link, tokenId: issued.id, codeExpiresAt: new Date(expiresAtMs).toISOString(), tokenExpiresAt: issued.expiresAt });
