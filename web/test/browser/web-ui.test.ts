@@ -73,6 +73,8 @@ if (!chromiumInstalled && !browserRequired) {
       await other.close();
     });
 
+    /** The planner delegates one task itself, besides the router's two children. */
+    const REVIEW = { task: "@@reply reviewed", title: "reviewer", target: { providerInstanceId: "beta" }, mode: "async" };
     let plannerId: string;
     let docsChildId: string;
     let cleanerChildId: string;
@@ -80,14 +82,19 @@ if (!chromiumInstalled && !browserRequired) {
     it("shows a new planner live, then its two children appear in its Agents panel and in Subagents, not in the main list", async () => {
       // Marks this page load: a reload would lose it.
       await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
-      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "planner", prompt: "@@subagent spellchecker @@gate planner-hold @@reply plan done", target: { providerInstanceId: "alpha" } }] }), 201);
+      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "planner", prompt: `@@subagent spellchecker @@tool delegate_task ${JSON.stringify(REVIEW)} @@gate planner-hold @@reply plan done`, target: { providerInstanceId: "alpha" } }] }), 201);
       plannerId = created.threads[0].thread.threadId;
       await sidebarRow(plannerId, ".main-list").click(UI_WAIT);
       await page.locator("#thread-title").filter({ hasText: "planner" }).waitFor(UI_WAIT);
       // The provider's own sub-agent (no thread) is a plain row, not a link.
       await page.locator(".agents-panel [data-native-subagent]").filter({ hasText: "spellchecker" }).waitFor(UI_WAIT);
       expect(await page.locator(".agents-panel [data-native-subagent] a").count()).toBe(0);
-      expect(await page.locator(".agents-panel [data-child-thread-id]").count()).toBe(0);
+      // The task it delegated is a row too, and finishes live with its result.
+      const reviewer = page.locator(".agents-panel [data-child-thread-id]").filter({ hasText: "reviewer" });
+      await reviewer.locator(".agent-facts").filter({ hasText: "delegated task" }).waitFor(UI_WAIT);
+      await reviewer.locator(".badge").filter({ hasText: "completed" }).waitFor(UI_WAIT);
+      await reviewer.locator(".last-reply").filter({ hasText: "reviewed" }).waitFor(UI_WAIT);
+      expect(await reviewer.locator(".agent-facts").innerText()).toContain("beta");
 
       const children = await ok(
         router.post("/threads", {
