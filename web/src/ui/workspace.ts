@@ -122,15 +122,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
 
   useEffect(() => {
     let cancelled = false;
-    let stop: (() => void) | null = null;
-    // The stream opens first, so nothing that happens while the lists load is missed.
-    stop = followEvents(onEvent, (state) => {
-      setStream(state);
-      if (state === "closed") {
-        void api("GET", "/ui/session").catch(() => onSignedOut());
-      }
-    });
-    void (async () => {
+    /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
+    const load = async (resync: boolean) => {
       try {
         const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
         if (cancelled) return;
@@ -145,7 +138,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           }
         }
         if (cancelled) return;
-        setThreads((map) => new Map([...loaded, ...map]));
+        setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
         setLoading(false);
         // Questions and approvals wait in threads whose run is waiting.
         for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
@@ -156,10 +149,20 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           setLoading(false);
         }
       }
-    })();
+    };
+    // The stream opens first, so nothing that happens while the lists load is missed.
+    const stop = followEvents(
+      onEvent,
+      (state) => {
+        setStream(state);
+        if (state === "closed") void api("GET", "/ui/session").catch(() => onSignedOut());
+      },
+      () => void load(true),
+    );
+    void load(false);
     return () => {
       cancelled = true;
-      stop?.();
+      stop();
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 

@@ -292,6 +292,30 @@ if (!chromiumInstalled && !browserRequired) {
       await screenshot(page, "long-thread");
     });
 
+    it("reconnects after the stream drops, with Last-Event-ID, and misses nothing that happened meanwhile", async () => {
+      const createDuringDrop = async (title: string) => {
+        lab.server.eventStreams.closeAll();
+        await page.locator(".stream-reconnecting").waitFor(UI_WAIT);
+        // Created while the page has no stream.
+        const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title, target: { providerInstanceId: "alpha" } }] }), 201);
+        return created.threads[0].thread.threadId as string;
+      };
+      // A page that has seen no event yet has no id to resume from: it reads the lists again once back.
+      await page.goto(`${lab.server.url}/`);
+      await page.locator(".stream-live").waitFor(UI_WAIT);
+      const first = await createDuringDrop("made during the first drop");
+      await sidebarRow(first, ".main-list").waitFor(UI_WAIT);
+      await page.locator(".stream-live").waitFor(UI_WAIT);
+
+      // One that has seen events resumes from the last one.
+      const seen = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "seen live", target: { providerInstanceId: "alpha" } }] }), 201);
+      await sidebarRow(seen.threads[0].thread.threadId, ".main-list").waitFor(UI_WAIT);
+      const resumed = page.waitForRequest((request) => request.url().endsWith("/api/v1/events"), UI_WAIT);
+      const second = await createDuringDrop("made during the second drop");
+      expect(Number((await (await resumed).allHeaders())["last-event-id"])).toBeGreaterThan(0);
+      await sidebarRow(second, ".main-list").waitFor(UI_WAIT);
+    });
+
     it("shows the providers table, and reads at narrow widths and in dark mode", async () => {
       await page.getByRole("link", { name: "Providers" }).click();
       await page.locator("table th[scope=row]").filter({ hasText: "alpha" }).waitFor(UI_WAIT);
