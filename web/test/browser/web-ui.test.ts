@@ -129,8 +129,9 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
     });
 
-    it("remembers a folded section across a reload", async () => {
-      await page.locator('[data-section="subagents"] .section-toggle').click();
+    it("folds a section from the keyboard and remembers it across a reload", async () => {
+      await page.locator('[data-section="subagents"] .section-toggle').focus();
+      await page.keyboard.press("Enter");
       expect(await page.locator('[data-section="subagents"] .section-toggle').getAttribute("aria-expanded")).toBe("false");
       expect(await sidebarRow(docsChildId, '[data-section="subagents"]').count()).toBe(0);
       const reloaded = await person.newPage();
