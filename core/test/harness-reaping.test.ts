@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { createSilentLogger } from "../src/logging/logger.js";
-import { processStartTime, reapOrphanedHarnesses } from "../src/plugin-host/process-runner.js";
+import { reapOrphanedHarnesses } from "../src/plugin-host/process-runner.js";
+import { processStartTime } from "../src/util/process-start-time.js";
 
 function alive(pid: number): boolean {
   try {

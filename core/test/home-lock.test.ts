@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
-import { processStartTime } from "../src/plugin-host/process-runner.js";
+import { processStartTime } from "../src/util/process-start-time.js";
 import { runCli } from "./support/cli.js";
 import { callTool, connectMcp, mustCall } from "./support/mcp-client.js";
 import { readRows, ServeProcess, waitForRow, writeHomeConfig } from "./support/serve-process.js";

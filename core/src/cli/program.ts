@@ -6,6 +6,7 @@ import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
+import { registerSchedules } from "./commands/schedules.js";
 import { registerServe } from "./commands/serve.js";
 import { registerToken } from "./commands/token.js";
 import { registerUi } from "./commands/ui.js";
@@ -23,6 +24,7 @@ export function buildHostProgram(): Command {
   registerPluginCommands(program);
   registerProject(program);
   registerToken(program);
+  registerSchedules(program);
   registerUi(program);
   registerMcpBridge(program);
   registerDemo(program);

@@ -86,6 +86,37 @@ export const BudgetConfigSchema = z
   })
   .strict();
 
+/** A time zone name the runtime knows (an IANA name such as `Europe/Berlin`, or `UTC`). */
+const timeZone = z.string().min(1).refine(
+  (name) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: name });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "is not a time zone this runtime knows; use an IANA name such as \"Europe/Berlin\" or \"UTC\"" },
+);
+
+/** Scheduled tasks (schedule_task) and their webhooks. */
+export const SchedulingConfigSchema = z
+  .object({
+    /** The shortest interval (and the shortest gap between two cron runs) a task may have. */
+    minIntervalMs: z.number().int().min(10).max(86_400_000).default(60_000),
+    /** The server's local time zone for cron and one-shot times; default the process's own. */
+    timeZone: timeZone.optional(),
+    /** The longest prompt a scheduled task may have, in characters. */
+    maxPromptChars: z.number().int().min(100).max(1_000_000).default(100_000),
+    /** Larger webhook bodies are refused with 413. */
+    maxWebhookBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** A signed webhook request whose timestamp is further than this from now is refused; a repeat within it is a replay. */
+    webhookReplayWindowMs: z.number().int().min(1_000).max(86_400_000).default(5 * 60 * 1000),
+    /** A missed fixed-time or interval occurrence runs once on catch-up if it is at most this late; older ones are skipped (recorded). */
+    catchUpWindowMs: z.number().int().min(0).max(30 * 86_400_000).default(24 * 60 * 60 * 1000),
+  })
+  .strict();
+
 /** The whole `config.json`. */
 export const SwitchyardConfigSchema = z
   .object({
@@ -94,6 +125,7 @@ export const SwitchyardConfigSchema = z
     plugins: z.array(z.string().min(1)).default([]),
     server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
     budgets: BudgetConfigSchema.default(BudgetConfigSchema.parse({})),
+    scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -114,3 +146,4 @@ export type SwitchyardConfig = z.infer<typeof SwitchyardConfigSchema>;
 export type ProviderInstanceConfig = z.infer<typeof ProviderInstanceConfigSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;
+export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;

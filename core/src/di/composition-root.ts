@@ -41,6 +41,10 @@ import { ThreadManagementService } from "../services/thread-management-service.j
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
+import { ScheduledTriggerService } from "../services/scheduling/scheduled-trigger-service.js";
+import { Scheduler } from "../services/scheduling/scheduler.js";
+import { WebhookSecretBox } from "../services/scheduling/webhook-secret-box.js";
 
 /** Services (and the reactions the engine runs): one instance per container. */
 const SCOPED_SERVICES = [
@@ -61,6 +65,10 @@ const SCOPED_SERVICES = [
   McpSessionRegistry,
   PublicEventFeed,
   EventStreamService,
+  WebhookSecretBox,
+  ScheduledTaskService,
+  ScheduledTriggerService,
+  Scheduler,
 ] as const;
 
 /** Options for building a host. */

@@ -3,7 +3,7 @@ import type { EventStore, OutboxEffect } from "../store/ports.js";
 import type { StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
-import type { GuardedSession } from "../providers/guarded-session.js";
+import type { GuardedSession } from "./guarded-session.js";
 import type { CommandContext } from "./command-context.js";
 
 // What the services (and the host) need of the engine, as interfaces: DI tokens resolve to

@@ -2,7 +2,7 @@ import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import { GuardedSession } from "../providers/guarded-session.js";
+import { GuardedSession } from "./guarded-session.js";
 import type { Clock } from "../util/clock.js";
 import type { Engine } from "./ports.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "./mcp-grant-issuer.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
-import { processStartTime } from "../plugin-host/process-runner.js";
+import { processStartTime } from "../util/process-start-time.js";
 
 /** The lock file of a home: which process runs the engine on it. */
 export const HOME_LOCK_FILE = "server.lock";

@@ -12,6 +12,7 @@ import { ProjectService } from "../services/project-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { Scheduler } from "../services/scheduling/scheduler.js";
 import type { EventStore } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
@@ -89,6 +90,9 @@ export class SwitchyardHost {
   get waiter(): EventWaiter {
     return this.container.resolve(EventWaiter);
   }
+  get scheduler(): Scheduler {
+    return this.container.resolve(Scheduler);
+  }
 
   /**
    * Takes the home's lock (one engine per home), reconciles what a previous process left, then
@@ -112,6 +116,8 @@ export class SwitchyardHost {
       }),
     );
     resolve(this.container, TOKENS.OutboxWorker).start();
+    // Scheduled tasks resume from the store: what came due while no engine ran fires now, once.
+    this.scheduler.start();
     // Probe providers in the background from now on, so no answer waits on a harness.
     this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
@@ -130,6 +136,7 @@ export class SwitchyardHost {
     if (this.stopped) return;
     this.stopped = true;
     for (const dispose of this.disposers) dispose();
+    if (this.started) await this.scheduler.stop();
     if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only

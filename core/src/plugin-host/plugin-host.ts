@@ -5,9 +5,7 @@ import {
   SPECIFICATION_VERSION,
   SPEC_SEMVER,
   SwitchyardError,
-  type CommandGroup,
   type PluginManifest,
-  type ProviderDriver,
 } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import { checkManifest, manifestCommands, PluginPackageSchema } from "./manifest.js";

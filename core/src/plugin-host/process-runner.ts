@@ -1,4 +1,4 @@
-import { constants as fsConstants, readFileSync } from "node:fs";
+import { constants as fsConstants } from "node:fs";
 import { access } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { execa } from "execa";
@@ -6,6 +6,7 @@ import { StderrTail, type ManagedProcess, type ProcessHelpers, type SpawnOptions
 import type { Logger } from "../logging/logger.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import { processStartTime } from "../util/process-start-time.js";
 
 /** Remembers harness processes so a restarted host can stop the ones a crash left behind. */
 export interface HarnessProcessRegistry {
@@ -159,21 +160,6 @@ export class ProcessRunner implements ProcessHelpers {
       const candidate = join(dir, command);
       if (await executable(candidate)) return candidate;
     }
-    return null;
-  }
-}
-
-/**
- * The kernel's start time of a process (Linux /proc), so a pid recorded before a crash is only
- * ever signalled if it still names the same process, never a reused pid.
- */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime); the command name (field 2) may contain spaces, so count after ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19] ?? null;
-  } catch {
     return null;
   }
 }

@@ -9,6 +9,7 @@ import {
   type PluginContext,
   type ProcessHelpers,
   type ProviderCapabilities,
+  type ProviderDriver,
   type ProviderInstanceDescriptor,
   type ProviderStatus,
 } from "../spec/index.js";
@@ -35,7 +36,7 @@ export const DEFAULT_STATUS_REFRESH_MS = 5 * 60_000;
 async function validateOptions(
   instance: ProviderInstanceConfig,
   index: number,
-  schema: NonNullable<import("../spec/index.js").ProviderDriver["optionsSchema"]> | undefined,
+  schema: NonNullable<ProviderDriver["optionsSchema"]> | undefined,
   configFile: string,
 ): Promise<unknown> {
   if (schema === undefined) return instance.options;

@@ -77,7 +77,7 @@ export class CapabilitiesService {
         threadManagement: true,
         pendingRequests: true,
         worktreeLaunch: true,
-        scheduling: false,
+        scheduling: true,
       },
       limits: {
         maxWaitMs: this.config.server.maxWaitMs,
@@ -85,6 +85,7 @@ export class CapabilitiesService {
         maxConcurrentChildrenPerRun: this.config.budgets.maxConcurrentChildrenPerRun,
         maxTasksPerRootThread: this.config.budgets.maxTasksPerRootThread,
         maxThreadsPerCreate: 20,
+        minScheduleIntervalMs: this.config.scheduling.minIntervalMs,
       },
     };
   }

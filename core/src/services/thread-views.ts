@@ -87,6 +87,8 @@ export function runView(run: RunRecord, maxSummaryChars = 2_000) {
     terminalReason: run.terminalReason,
     attempts: run.attemptCount,
     delegatedTaskId: run.delegatedTaskId,
+    scheduledTaskId: run.scheduledTaskId ?? null,
+    scheduledTriggerId: run.scheduledTriggerId ?? null,
     createdBy: run.createdBy,
     creationSource: run.creationSource,
     createdAt: run.createdAt,

@@ -125,6 +125,32 @@ export const ENTITY_TABLES: EntityTables = {
     },
     threadId: (r) => r.threadId,
   },
+  scheduledTask: {
+    table: "scheduled_tasks",
+    columns: {
+      id: (r) => r.id,
+      project_id: (r) => r.projectId,
+      kind: (r) => r.schedule.type,
+      enabled: (r) => (r.enabled ? 1 : 0),
+      created_at: (r) => r.createdAt,
+    },
+    threadId: (r) => r.boundThreadId,
+    removes: (r) => r.deletedAt !== undefined,
+  },
+  scheduledTrigger: {
+    table: "scheduled_triggers",
+    columns: {
+      id: (r) => r.id,
+      task_id: (r) => r.scheduledTaskId,
+      scheduled_for: (r) => r.scheduledFor,
+      outcome: (r) => r.outcome,
+      run_id: (r) => r.runId,
+      dedupe_key: (r) => r.dedupeKey,
+      signature_digest: (r) => r.signatureDigest,
+      created_at: (r) => r.createdAt,
+    },
+    threadId: (r) => r.threadId,
+  },
 };
 
 export const ENTITY_NAMES = Object.keys(ENTITY_TABLES) as EntityName[];

@@ -1,5 +1,5 @@
 import type { EventStore, HarnessProcessLedger } from "./ports.js";
-import { processStartTime } from "../plugin-host/process-runner.js";
+import { processStartTime } from "../util/process-start-time.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 

@@ -150,6 +150,27 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 4,
+    name: "scheduled tasks and their triggers",
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE scheduled_tasks (
+          id TEXT PRIMARY KEY, project_id TEXT NOT NULL, kind TEXT NOT NULL, enabled INTEGER NOT NULL, created_at TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX scheduled_tasks_project ON scheduled_tasks(project_id, created_at);
+        CREATE INDEX scheduled_tasks_due ON scheduled_tasks(enabled, kind);
+        CREATE TABLE scheduled_triggers (
+          id TEXT PRIMARY KEY, task_id TEXT NOT NULL, scheduled_for TEXT, outcome TEXT NOT NULL, run_id TEXT,
+          dedupe_key TEXT, signature_digest TEXT, created_at TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX scheduled_triggers_task ON scheduled_triggers(task_id, created_at);
+        CREATE INDEX scheduled_triggers_occurrence ON scheduled_triggers(task_id, scheduled_for);
+        CREATE INDEX scheduled_triggers_dedupe ON scheduled_triggers(task_id, dedupe_key, created_at);
+        CREATE INDEX scheduled_triggers_signature ON scheduled_triggers(task_id, signature_digest);
+        CREATE INDEX scheduled_triggers_run ON scheduled_triggers(run_id);
+    },
+  },
+  {
     version: 6,
     name: "web UI sessions and sign-in codes",
     // A browser session (or a one-time sign-in code from `switchyard ui`) acts as the client

@@ -161,6 +161,10 @@ export interface RunRecord {
    * automatic catch-up turn follows it (absent on runs written before the field existed).
    */
   readonly interruptedOnRequest?: boolean;
+  /** The scheduled task whose trigger started this run (absent on runs no schedule started). */
+  readonly scheduledTaskId?: string | null;
+  /** The trigger of that task that started it. */
+  readonly scheduledTriggerId?: string | null;
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly endedAt: string | null;
@@ -331,6 +335,127 @@ export interface NodeRecord {
   readonly updatedAt: string;
 }
 
+/** A filter a webhook request must pass to start a run: a header, or a JSON value in the body, equal to a value. */
+export type WebhookFilter =
+  | { readonly header: string; readonly equals: string }
+  | { readonly jsonPath: string; readonly equals: string | number | boolean | null };
+
+/** How a webhook task recognises a delivery it has had before. */
+export interface WebhookDedupe {
+  /** A header carrying the sender's delivery id (e.g. `X-GitHub-Delivery`); falls back to the body hash when absent. */
+  readonly deliveryIdHeader: string | null;
+  /** Without a delivery id header (or when a request lacks it), the SHA-256 of the body is the key. */
+  readonly bodyHash: boolean;
+  /** A key seen within this window is a duplicate. */
+  readonly windowMs: number;
+}
+
+/**
+ * A webhook signature secret at rest: AES-256-GCM under the home's scheduling key file, bound
+ * to its task (the task id is the additional data), so the event log never holds it in clear.
+ */
+export interface SealedSecret {
+  readonly v: 1;
+  /** The first bytes of the key's SHA-256, so a replaced key file is recognised. */
+  readonly keyId: string;
+  readonly iv: string;
+  readonly tag: string;
+  readonly ciphertext: string;
+}
+
+/** What triggers a scheduled task. */
+export type ScheduleSpec =
+  | { readonly type: "interval"; readonly everyMs: number }
+  | { readonly type: "fixed_time"; readonly cron: string }
+  | {
+      readonly type: "fixed_time";
+      /** The one-shot time as given (local to the server's time zone unless it has an offset). */
+      readonly at: string;
+      /** The instant it names, as resolved when it was set. */
+      readonly atInstant: string;
+    }
+  | {
+      readonly type: "webhook";
+      readonly signature: SealedSecret | null;
+      readonly filters: readonly WebhookFilter[];
+      readonly dedupe: WebhookDedupe | null;
+    };
+
+/** A scheduled task (seed 000 `schedule_task`): a prompt that runs on a trigger, even when no turn is active. */
+export interface ScheduledTaskRecord {
+  readonly id: string;
+  readonly projectId: string;
+  readonly title: string;
+  readonly prompt: string;
+  readonly schedule: ScheduleSpec;
+  /** `enabled: false` pauses it: no trigger fires and webhook requests are skipped. */
+  readonly enabled: boolean;
+  /** Bound runs post into this thread; null: each run launches a fresh thread in the project. */
+  readonly boundThreadId: string | null;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly runtimeMode: RuntimeMode;
+  readonly interactionMode: InteractionMode;
+  /** The creator's privilege ceiling: later updates never make the task broader than this. */
+  readonly creatorCeiling: { readonly runtimeMode: RuntimeMode; readonly interactionMode: InteractionMode };
+  /**
+   * Occurrences of an interval or fixed-time schedule count from here: when the schedule was set
+   * or the task last resumed (intervals are `anchorAt + k × everyMs`).
+   */
+  readonly anchorAt: string;
+  readonly createdBy: Actor;
+  readonly creationSource: CreationSource;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Set by `delete_scheduled_task`: this upsert is the tombstone; its projection row is removed. */
+  readonly deletedAt?: string;
+}
+
+/** What became of a trigger. */
+export type ScheduledTriggerOutcome = "started" | "skipped" | "failed";
+
+/** Why a trigger started no run. */
+export type ScheduledTriggerReason =
+  | "overlap"
+  | "missed"
+  | "paused"
+  | "filtered"
+  | "duplicate"
+  | "thread_stopped"
+  | "thread_not_found"
+  | "project_not_found"
+  | "provider_unavailable";
+
+/**
+ * One firing of a scheduled task: an interval or fixed-time occurrence, or a webhook request that
+ * passed its signature check. Its id derives from the task and the occurrence (or the signed
+ * request), so no trigger is recorded, or runs, twice.
+ */
+export interface ScheduledTriggerRecord {
+  readonly id: string;
+  readonly scheduledTaskId: string;
+  readonly kind: "interval" | "fixed_time" | "webhook";
+  /** The occurrence it fired for (interval and fixed-time triggers). */
+  readonly scheduledFor: string | null;
+  /** True when it ran late because the server was down or asleep at the occurrence. */
+  readonly catchUp: boolean;
+  /** Earlier occurrences that were missed meanwhile and coalesced into this one. */
+  readonly coalesced: number;
+  readonly outcome: ScheduledTriggerOutcome;
+  readonly reason: ScheduledTriggerReason | null;
+  /** What a person reads about a skip or failure. */
+  readonly detail: string | null;
+  readonly runId: string | null;
+  readonly threadId: string | null;
+  /** Webhook requests: the dedupe key (delivery id or body hash), when the task dedupes. */
+  readonly dedupeKey: string | null;
+  /** Webhook requests: the SHA-256 of their signature, so a replay within the window is refused. */
+  readonly signatureDigest: string | null;
+  /** Webhook requests: what arrived (never the body itself, which is in the run's prompt). */
+  readonly request: { readonly contentType: string | null; readonly bytes: number; readonly deliveryId: string | null } | null;
+  readonly createdAt: string;
+}
+
 /** Every record kind, by entity name. */
 export interface EntityRecords {
   project: ProjectRecord;
@@ -343,6 +468,8 @@ export interface EntityRecords {
   contextTransfer: ContextTransferRecord;
   delegatedTask: DelegatedTaskRecord;
   node: NodeRecord;
+  scheduledTask: ScheduledTaskRecord;
+  scheduledTrigger: ScheduledTriggerRecord;
 }
 
 /** An entity name. */

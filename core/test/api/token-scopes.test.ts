@@ -25,6 +25,8 @@ describe("scoped tokens", () => {
     theirs: string;
     theirQuestion: string;
     theirTask: string;
+    theirSchedule: string;
+    broadSchedule: string;
     releases: (() => void)[];
   };
 
@@ -63,6 +65,10 @@ describe("scoped tokens", () => {
     }
     await pending(fixture.broadQuestion);
     await pending(fixture.theirQuestion);
+    const schedule = await ok(api(token()).post("/scheduled-tasks", { projectId: otherProjectId, prompt: "@@reply scheduled", target: { providerInstanceId: "alpha" }, schedule: { type: "webhook" } }), 201);
+    fixture.theirSchedule = schedule.scheduledTaskId;
+    const broadSchedule = await ok(api(token()).post("/scheduled-tasks", { projectId: lab.projectId, prompt: "@@reply broad", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access", schedule: { type: "webhook" } }), 201);
+    fixture.broadSchedule = broadSchedule.scheduledTaskId;
   });
   afterAll(async () => {
     for (const release of fixture.releases) release();
@@ -85,7 +91,7 @@ describe("scoped tokens", () => {
       }
       seen.push(route.operationId);
     }
-    expect(seen.sort()).toEqual(["cancelTask", "createThreads", "interruptThread", "resumeThread", "sendMessage", "stopThread"]);
+    expect(seen.sort()).toEqual(["cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "interruptThread", "resumeThread", "sendMessage", "stopThread", "updateScheduledTask"]);
   });
 
   it("every operation that names another project's thread, task or project refuses a project-scoped token", async () => {
@@ -110,6 +116,11 @@ describe("scoped tokens", () => {
       ["streamEvents (project)", () => scoped.get("/events", { projectId: otherProjectId }), 403, "capability_denied"],
       ["streamEvents (thread)", () => scoped.get("/events", { threadId: fixture.theirs }), 404, "thread_not_found"],
       ["streamEvents (task)", () => scoped.get("/events", { taskId: fixture.theirTask }), 404, "task_not_found"],
+      ["listScheduledTasks", () => scoped.get("/scheduled-tasks", { projectId: otherProjectId }), 403, "capability_denied"],
+      ["createScheduledTask", () => scoped.post("/scheduled-tasks", { projectId: otherProjectId, prompt: "@@reply hijacked", schedule: { type: "webhook" } }), 403, "capability_denied"],
+      ["readScheduledTask", () => scoped.get(`/scheduled-tasks/${fixture.theirSchedule}`), 404, "task_not_found"],
+      ["updateScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}`, { enabled: false }), 404, "task_not_found"],
+      ["deleteScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}/delete`, {}), 404, "task_not_found"],
     ];
     const outcomes = [];
     for (const [name, call, status, code] of cases) {
@@ -125,6 +136,10 @@ describe("scoped tokens", () => {
     expect(lab.host.store.get("thread", fixture.theirs)!.stopped).toBe(false);
     expect(lab.host.store.get("runtimeRequest", theirRequest)!.response).toBeNull();
     expect(lab.host.store.get("delegatedTask", fixture.theirTask)!.cancelRequestedAt).toBeNull();
+    expect(lab.host.store.get("scheduledTask", fixture.theirSchedule)).toMatchObject({ enabled: true });
+    // Unnamed, a scoped token's list holds only its projects' schedules.
+    await ok(scoped.post("/scheduled-tasks", { projectId: lab.projectId, prompt: "@@reply mine", target: { providerInstanceId: "alpha" }, schedule: { type: "webhook" } }), 201);
+    expect(new Set((await ok(scoped.get("/scheduled-tasks"))).tasks.map((task: { projectId: string }) => task.projectId))).toEqual(new Set([lab.projectId]));
 
     // The same token works in its own project, and sees only its projects.
     expect((await scoped.get(`/threads/${fixture.mine}`)).status).toBe(200);
@@ -144,6 +159,9 @@ describe("scoped tokens", () => {
       ["cancelTask", () => narrow.post(`/tasks/${fixture.broadTask}/cancel`, {})],
       ["respondToPendingRequest", () => narrow.post(`/threads/${fixture.broadQuestion}/pending-requests/${request}/respond`, { answers: { q1: "x" } })],
       ["createThreads", () => narrow.post("/threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] })],
+      ["createScheduledTask", () => narrow.post("/scheduled-tasks", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, runtimeMode: "full-access", prompt: "@@reply x", schedule: { type: "webhook" } })],
+      ["updateScheduledTask", () => narrow.post(`/scheduled-tasks/${fixture.broadSchedule}`, { enabled: false })],
+      ["deleteScheduledTask", () => narrow.post(`/scheduled-tasks/${fixture.broadSchedule}/delete`, {})],
     ];
     for (const [name, call] of cases) {
       const answer = await call();
@@ -152,6 +170,7 @@ describe("scoped tokens", () => {
     expect(lab.host.store.select("run", "thread_id = ?", [fixture.broad])).toHaveLength(0);
     expect(lab.host.store.get("thread", fixture.broad)!.stopped).toBe(false);
     expect(lab.host.store.get("runtimeRequest", request)!.response).toBeNull();
+    expect(lab.host.store.get("scheduledTask", fixture.broadSchedule)).toMatchObject({ enabled: true });
     // Reads of the broad thread are allowed.
     expect((await narrow.get(`/threads/${fixture.broad}`)).status).toBe(200);
     expect((await narrow.get(`/threads/${fixture.broadQuestion}/pending-requests`)).status).toBe(200);
@@ -196,6 +215,11 @@ describe("scoped tokens", () => {
       expect(await callTool(client, "task_status", { taskId: fixture.theirTask })).toMatchObject({ ok: false, code: "task_not_found" });
       expect(await callTool(client, "t3_pending_request", { threadId: fixture.theirQuestion, action: "list" })).toMatchObject({ ok: false, code: "thread_not_found" });
       expect(await callTool(client, "t3_thread_launch", { message: "x", scratch: true, target: { providerInstanceId: "alpha" } })).toMatchObject({ ok: false, code: "capability_denied" });
+      expect(await callTool(client, "schedule_task", { scheduledTaskId: fixture.theirSchedule, enabled: false })).toMatchObject({ ok: false, code: "task_not_found" });
+      expect(await callTool(client, "delete_scheduled_task", { scheduledTaskId: fixture.theirSchedule })).toMatchObject({ ok: false, code: "task_not_found" });
+      expect(await callTool(client, "list_scheduled_tasks", { projectId: otherProjectId })).toMatchObject({ ok: false, code: "capability_denied" });
+      const listed = await mustCall<{ tasks: { projectId: string }[] }>(client, "list_scheduled_tasks", {});
+      expect(new Set(listed.tasks.map((task) => task.projectId))).toEqual(new Set([lab.projectId]));
       expect(await callTool(client, "t3_thread_read", { threadId: fixture.mine })).toMatchObject({ ok: true });
     } finally {
       await client.close();

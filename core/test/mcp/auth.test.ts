@@ -93,10 +93,14 @@ describe("MCP authentication and authorization", () => {
       ["create_threads", { threads: [{}], projectId: lab.projectId }],
       ["task_cancel", { taskId: "task:x" }],
       ["t3_thread_update", { threadId: thread.id, action: "rename", title: "x" }],
+      ["schedule_task", { projectId: lab.projectId, prompt: "x", schedule: { type: "webhook" }, target: { providerInstanceId: "alpha" } }],
+      ["delete_scheduled_task", { scheduledTaskId: "sched_x" }],
     ] as const) {
       expect(await callTool(reader, name, args), name).toMatchObject({ ok: false, code: "capability_denied" });
     }
     expect(await callTool(reader, "t3_thread_read", { threadId: thread.id })).toMatchObject({ ok: true });
+    expect(await callTool(reader, "list_scheduled_tasks", {})).toMatchObject({ ok: true });
+    expect(lab.host.store.count("scheduledTask", "1 = 1")).toBe(0);
   });
 
   it("refuses to act on a thread with broader modes than the caller's", async () => {
@@ -142,6 +146,7 @@ describe("MCP authentication and authorization", () => {
       [
         "orchestrator_capabilities", "delegate_task", "task_status", "task_cancel", "create_threads", "t3_thread_launch", "t3_thread_list", "t3_thread_read",
         "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "t3_pending_request",
+        "schedule_task", "list_scheduled_tasks", "delete_scheduled_task",
       ].sort(),
     );
     for (const tool of tools) {

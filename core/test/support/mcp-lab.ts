@@ -37,6 +37,7 @@ export class McpLab {
       providers?: (dirs: { home: string; gateDir: string }) => unknown[];
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
+      scheduling?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
     } = {},
@@ -51,6 +52,7 @@ export class McpLab {
       },
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0 });

@@ -31,6 +31,7 @@ export async function startTestHost(options: {
   start?: boolean;
   server?: Record<string, unknown>;
   budgets?: Record<string, unknown>;
+  scheduling?: Record<string, unknown>;
   /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
   logger?: Logger;
 } = {}): Promise<TestHost> {
@@ -47,6 +48,7 @@ export async function startTestHost(options: {
       plugins: options.plugins ?? [SCRIPTED_PROVIDER_PLUGIN_DIR],
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.scheduling ? { scheduling: options.scheduling } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),

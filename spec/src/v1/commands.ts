@@ -1,4 +1,4 @@
-import type { PluginLoggerV1, PluginPathsV1 } from "./driver.js";
+import type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
 
 /**
  * Command-line contributions: a plugin may add command groups to `switchyard`

@@ -2,6 +2,9 @@ import type { Readable, Writable } from "node:stream";
 import type { OrchestrationAdapterV1 } from "./adapter.js";
 import type { CapabilityDeclarationV1 } from "./capabilities.js";
 import type { CommandGroupV1 } from "./commands.js";
+import type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
+
+export type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
 
 /**
  * A validator in the Standard Schema v1 shape (zod 4, valibot and arktype schemas are one), so
@@ -42,16 +45,6 @@ export interface ProviderInstanceDescriptorV1 {
   readonly environment: Readonly<Record<string, string>>;
   /** Model ids to advertise besides the provider's own list (for example a local model). */
   readonly customModels: readonly string[];
-}
-
-/** Structured logger handed to plugins. Secrets are redacted by the host. */
-export interface PluginLoggerV1 {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-  /** A logger whose lines carry `bindings`. */
-  child(bindings: Record<string, unknown>): PluginLoggerV1;
 }
 
 /** How to start a harness process. */
@@ -106,16 +99,6 @@ export interface ProcessHelpersV1 {
   ): Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string; readonly failed: boolean }>;
   /** Finds an executable on PATH (or returns an absolute path that is executable), else null. */
   which(command: string, env?: Readonly<Record<string, string | undefined>>): Promise<string | null>;
-}
-
-/** Directories a plugin may use. */
-export interface PluginPathsV1 {
-  /** `$SWITCHYARD_HOME`. */
-  readonly home: string;
-  /** A cache directory owned by this plugin (created on demand). */
-  readonly cacheDir: string;
-  /** A data directory owned by this plugin (created on demand). */
-  readonly dataDir: string;
 }
 
 /**

@@ -48,8 +48,11 @@ function isLoopbackOrigin(origin: string): boolean {
  * Checks the headers that say who a request is for before the server acts on it: exactly one
  * Host, naming a loopback name; at most one Origin and one Authorization; an Origin (from a
  * browser) must be a loopback origin too. Returns why the request is refused, or null.
+ * `anyHostName` keeps every check but the Host's name: webhooks are sent by outside services
+ * through a tunnel or proxy that keeps its public Host, and they carry no ambient credential a
+ * rebinding page could borrow.
  */
-export function checkLoopbackRequest(request: IncomingMessage): RefusedRequest | null {
+export function checkLoopbackRequest(request: IncomingMessage, options: { readonly anyHostName?: boolean } = {}): RefusedRequest | null {
   const counts = occurrences(request, ["host", "origin", "authorization"]);
   const hosts = counts.get("host")!;
   if (hosts !== 1) {
@@ -60,7 +63,7 @@ export function checkLoopbackRequest(request: IncomingMessage): RefusedRequest |
     if (count > 1) return { status: 400, error: "bad_request", description: `The request has ${count} ${label} headers; send at most one.` };
   }
   const host = request.headers.host ?? "";
-  if (!isLoopbackHost(host)) {
+  if (options.anyHostName !== true && !isLoopbackHost(host)) {
     return { status: 403, error: "forbidden", description: `Host ${JSON.stringify(host)} is not a loopback name (${NAMES}); refused as DNS-rebinding protection.` };
   }
   const origin = request.headers.origin;

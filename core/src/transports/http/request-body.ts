@@ -16,12 +16,13 @@ export class BodyError extends Error {
 }
 
 /**
- * Reads a JSON request body of at most `maxBytes`. A declared Content-Length above the limit
- * is refused before a byte is read; a chunked body is cut off as soon as it passes the limit.
- * How long the client may take is the server's request timeout, not this function's concern.
+ * Reads a request body's bytes, at most `maxBytes` (`limitName` is the setting that sets it, for
+ * the message). A declared Content-Length above the limit is refused before a byte is read; a
+ * chunked body is cut off as soon as it passes the limit. How long the client may take is the
+ * server's request timeout, not this function's concern. An empty body is `Buffer.alloc(0)`.
  */
-export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<{ readonly value: unknown; readonly text: string }> {
-  const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (server.maxRequestBodyBytes).`);
+export async function readRequestBytes(request: IncomingMessage, maxBytes: number, limitName = "server.maxRequestBodyBytes"): Promise<Buffer> {
+  const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (${limitName}).`);
   const declared = request.headers["content-length"];
   if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -36,8 +37,14 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
     if (error instanceof BodyError) throw error;
     throw new BodyError("cut_off", "The request body was cut off before it ended.");
   }
-  if (size === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON request body of at most `maxBytes` (see {@link readRequestBytes}). */
+export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<{ readonly value: unknown; readonly text: string }> {
+  const bytes = await readRequestBytes(request, maxBytes);
+  if (bytes.length === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
+  const text = bytes.toString("utf8");
   try {
     return { value: JSON.parse(text) as unknown, text };
   } catch {

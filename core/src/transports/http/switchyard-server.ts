@@ -10,6 +10,8 @@ import { PendingRequestService } from "../../services/pending-request-service.js
 import { ThreadLaunchService } from "../../services/thread-launch-service.js";
 import { ThreadMetadataService } from "../../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../../services/thread-query-service.js";
+import { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
+import { ScheduledTriggerService } from "../../services/scheduling/scheduled-trigger-service.js";
 import { CLI_ENTRY } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { McpEndpoint } from "../mcp/mcp-endpoint.js";
@@ -18,6 +20,7 @@ import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
+import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
 import { WebApp } from "./web-app.js";
 import { WebSessions } from "../../services/credentials/web-sessions.js";
@@ -79,10 +82,12 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     launches: host.container.resolve(ThreadLaunchService),
     pendingRequests: host.container.resolve(PendingRequestService),
     callers: host.container.resolve(CallerContext),
+    schedules: host.container.resolve(ScheduledTaskService),
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
   const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
@@ -99,7 +104,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       else json(res, 503, { error: "server_busy", error_description: message }, { "retry-after": "1" });
       return;
     }
-    const refused = checkLoopbackRequest(req);
+    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) });
     if (refused !== null) {
       if (isApi) apiFailure(res, new ApiFailure(refused.status === 403 ? "host_not_allowed" : "invalid_request", refused.description, {}, refused.status));
       else json(res, refused.status, { error: refused.error, error_description: refused.description });
@@ -111,6 +116,17 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
         api.handle(req, res).catch((error: unknown) => {
           host.logger.error("API request failed", { error: (error as Error).message });
           if (!res.headersSent) apiFailure(res, new ApiFailure("orchestration_error", "The request failed inside the server."));
+          else res.end();
+        });
+      });
+      return;
+    }
+    if (hooks.owns(path)) {
+      turns.enqueue(() => {
+        if (res.destroyed) return;
+        hooks.handle(req, res, path).catch((error: unknown) => {
+          host.logger.error("webhook request failed", { error: (error as Error).message });
+          if (!res.headersSent) json(res, 500, { error: "internal_error" });
           else res.end();
         });
       });
@@ -138,10 +154,13 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const mcpUrl = `${url}/mcp`;
   const apiUrl = `${url}/api/v1`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
+  const schedules = host.container.resolve(ScheduledTaskService);
+  schedules.setWebhookBaseUrl(url);
   try {
     host.start();
   } catch (error) {
     registry.setEndpoint(null);
+    schedules.setWebhookBaseUrl(null);
     await listener.close();
     throw error;
   }
@@ -161,6 +180,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       eventStreams.closeAll();
       await listener.close();
       registry.setEndpoint(null);
+      schedules.setWebhookBaseUrl(null);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { CredentialCapability, McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
 import type { McpToolServices } from "./tool-services.js";
 

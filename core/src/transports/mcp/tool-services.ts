@@ -3,6 +3,7 @@ import type { CallerContext } from "../../services/caller-context.js";
 import type { CapabilitiesService } from "../../services/capabilities-service.js";
 import type { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
 import type { PendingRequestService } from "../../services/pending-request-service.js";
+import type { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
 import type { ThreadLaunchService } from "../../services/thread-launch-service.js";
 import type { ThreadManagementService } from "../../services/thread-management-service.js";
 import type { ThreadMetadataService } from "../../services/thread-metadata-service.js";
@@ -21,4 +22,6 @@ export interface McpToolServices {
   readonly pendingRequests: PendingRequestService;
   /** Checks a call's threads, tasks and projects against the caller's token before the tool runs. */
   readonly callers: CallerContext;
+  /** Scheduled tasks: create, update, list and delete (schedule_task and its siblings). */
+  readonly schedules: ScheduledTaskService;
 }

@@ -257,6 +257,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scheduled-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scheduled tasks, newest first
+         * @description list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled, where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret.
+         */
+        get: operations["listScheduledTasks"];
+        put?: never;
+        /**
+         * Schedule a task
+         * @description schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.
+         */
+        post: operations["createScheduledTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scheduled-tasks/{scheduledTaskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a scheduled task and its recent triggers */
+        get: operations["readScheduledTask"];
+        put?: never;
+        /**
+         * Update, pause or resume a scheduled task
+         * @description schedule_task with scheduledTaskId: omitted fields stay. {"enabled": false} pauses the task (its triggers are recorded as skipped), {"enabled": true} resumes it, counting its occurrences from now. A task's project cannot change. All or nothing: a bad field changes nothing.
+         */
+        post: operations["updateScheduledTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scheduled-tasks/{scheduledTaskId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a scheduled task permanently
+         * @description delete_scheduled_task: the task never fires again and its webhook URL answers 404; a run it already started goes on. To stop it for a while, pause it instead (updateScheduledTask with enabled: false).
+         */
+        post: operations["deleteScheduledTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/providers": {
         parameters: {
             query?: never;
@@ -311,44 +376,6 @@ export interface paths {
         get: operations["streamEvents"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/ui/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who the caller acts as: verbs, projects and ceiling */
-        get: operations["readWebUiSession"];
-        put?: never;
-        /**
-         * Sign the web UI in with a token or a one-time code; sets the session cookie
-         * @description For the browser: exchanges a client token, or the one-time code of the link `switchyard ui` prints, for an HttpOnly, SameSite=Strict session cookie that acts with the token's verbs, projects and ceiling. Only from the UI's own origin, with the x-switchyard-csrf: 1 header. A code works once.
-         */
-        post: operations["signInToWebUi"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/ui/session/end": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sign the web UI out: ends the session and clears its cookie */
-        post: operations["signOutOfWebUi"];
         delete?: never;
         options?: never;
         head?: never;
@@ -437,11 +464,123 @@ export interface components {
             decision?: "accept" | "accept_for_session" | "decline" | "cancel";
             dismiss?: boolean;
         };
-        SignInToWebUiBody: {
-            /** @description A client token (switchyard token issue), pasted once; it is not kept by the browser. */
-            token?: string;
-            /** @description The one-time code from the link `switchyard ui` prints. */
-            code?: string;
+        CreateScheduledTaskBody: {
+            /** @description The task's project; default your thread's. Callers outside a thread must name one. */
+            projectId?: string;
+            title?: string;
+            /** @description What every run is asked to do (required to create); self-contained, since runs may start in a fresh thread. */
+            prompt?: string;
+            /** @description {type:"interval", everyMs}, {type:"fixed_time", cron} or {type:"fixed_time", at} (server's local time zone), or {type:"webhook"} to run on each qualifying request to the task's URL. */
+            schedule?: ({
+                /** @constant */
+                type: "interval";
+                /** @description Milliseconds between runs; at least the server's floor (limits.minScheduleIntervalMs in orchestrator_capabilities). */
+                everyMs: number;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                /** @description A cron expression in the server's local time zone: five fields (minute hour day month weekday, e.g. "0 9 * * 1-5") or six with seconds first. */
+                cron?: string;
+                /** @description One run at this ISO 8601 date and time, e.g. "2030-01-31T09:00" (server's local time) or with an offset ("2030-01-31T08:00:00Z"). */
+                at?: string;
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @description HMAC-SHA256 signing. "none": anyone with the URL can trigger a run. "generate": Switchyard makes a secret and shows it once in signatureSecret. {secret}: the secret the sender is configured with. Requests then need X-Switchyard-Timestamp (unix seconds) and X-Switchyard-Signature: sha256=<hex HMAC of "<timestamp>.<raw body>">. Omitted on update: the signature stays. */
+                signature?: "none" | "generate" | {
+                    /** @description The secret the sender signs with (16 to 512 characters). */
+                    secret: string;
+                };
+                /** @description All must match, else the request is skipped (and recorded). */
+                filters?: ({
+                    /** @description A request header name (any case). */
+                    header: string;
+                    /** @description The value it must have, exactly. */
+                    equals: string;
+                } | {
+                    /** @description A value in the JSON body: $ then .key, ['key'] or [index] steps, e.g. $.pull_request.base.ref. */
+                    jsonPath: string;
+                    /** @description The value it must have, exactly (same JSON type). */
+                    equals: string | number | boolean | null;
+                })[];
+                dedupe?: {
+                    /** @description A header with the sender's delivery id (e.g. X-GitHub-Delivery). */
+                    deliveryIdHeader?: string;
+                    /** @description Use the body's SHA-256 when there is no delivery id (default true without deliveryIdHeader). */
+                    bodyHash?: boolean;
+                    /** @description A key seen within this window is a duplicate: skipped and recorded (default 1 day). */
+                    windowMs?: number;
+                };
+            }) | string;
+            target?: components["schemas"]["Target"];
+            /** @enum {string} */
+            runtimeMode?: "inherit" | "approval-required" | "auto-accept-edits" | "full-access";
+            /** @enum {string} */
+            interactionMode?: "inherit" | "plan" | "default";
+            /** @description false pauses the task; true resumes it (default true on create). */
+            enabled?: boolean;
+            /** @description Post each run into your thread (default: true only when your thread is in the task's project). */
+            bindToCurrentThread?: boolean;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        UpdateScheduledTaskBody: {
+            title?: string;
+            /** @description What every run is asked to do (required to create); self-contained, since runs may start in a fresh thread. */
+            prompt?: string;
+            /** @description {type:"interval", everyMs}, {type:"fixed_time", cron} or {type:"fixed_time", at} (server's local time zone), or {type:"webhook"} to run on each qualifying request to the task's URL. */
+            schedule?: ({
+                /** @constant */
+                type: "interval";
+                /** @description Milliseconds between runs; at least the server's floor (limits.minScheduleIntervalMs in orchestrator_capabilities). */
+                everyMs: number;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                /** @description A cron expression in the server's local time zone: five fields (minute hour day month weekday, e.g. "0 9 * * 1-5") or six with seconds first. */
+                cron?: string;
+                /** @description One run at this ISO 8601 date and time, e.g. "2030-01-31T09:00" (server's local time) or with an offset ("2030-01-31T08:00:00Z"). */
+                at?: string;
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @description HMAC-SHA256 signing. "none": anyone with the URL can trigger a run. "generate": Switchyard makes a secret and shows it once in signatureSecret. {secret}: the secret the sender is configured with. Requests then need X-Switchyard-Timestamp (unix seconds) and X-Switchyard-Signature: sha256=<hex HMAC of "<timestamp>.<raw body>">. Omitted on update: the signature stays. */
+                signature?: "none" | "generate" | {
+                    /** @description The secret the sender signs with (16 to 512 characters). */
+                    secret: string;
+                };
+                /** @description All must match, else the request is skipped (and recorded). */
+                filters?: ({
+                    /** @description A request header name (any case). */
+                    header: string;
+                    /** @description The value it must have, exactly. */
+                    equals: string;
+                } | {
+                    /** @description A value in the JSON body: $ then .key, ['key'] or [index] steps, e.g. $.pull_request.base.ref. */
+                    jsonPath: string;
+                    /** @description The value it must have, exactly (same JSON type). */
+                    equals: string | number | boolean | null;
+                })[];
+                dedupe?: {
+                    /** @description A header with the sender's delivery id (e.g. X-GitHub-Delivery). */
+                    deliveryIdHeader?: string;
+                    /** @description Use the body's SHA-256 when there is no delivery id (default true without deliveryIdHeader). */
+                    bodyHash?: boolean;
+                    /** @description A key seen within this window is a duplicate: skipped and recorded (default 1 day). */
+                    windowMs?: number;
+                };
+            }) | string;
+            target?: components["schemas"]["Target"];
+            /** @enum {string} */
+            runtimeMode?: "inherit" | "approval-required" | "auto-accept-edits" | "full-access";
+            /** @enum {string} */
+            interactionMode?: "inherit" | "plan" | "default";
+            /** @description false pauses the task; true resumes it (default true on create). */
+            enabled?: boolean;
+            /** @description Post each run into your thread (default: true only when your thread is in the task's project). */
+            bindToCurrentThread?: boolean;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
         };
         ThreadShell: {
             threadId: string;
@@ -568,7 +707,7 @@ export interface components {
                  * @description A stable code to branch on.
                  * @enum {string}
                  */
-                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "cross_origin_refused";
+                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy";
                 /** @description What was wrong and what to do, for a person or a model. */
                 message: string;
                 /** @description The offending values (field, threadId, required capability, …). */
@@ -715,6 +854,213 @@ export interface components {
         PendingRequestList: {
             requests: components["schemas"]["PendingRequest"][];
         };
+        ScheduledTaskList: {
+            tasks: components["schemas"]["ScheduledTask"][];
+            total: number;
+            offset: number;
+            limit: number;
+            hasMore: boolean;
+        };
+        ScheduledTaskChange: {
+            scheduledTaskId: string;
+            title: string;
+            prompt: string;
+            promptTruncated: boolean;
+            projectId: string;
+            enabled: boolean;
+            bindToCurrentThread: boolean;
+            boundThreadId: string | null;
+            schedule: {
+                /** @constant */
+                type: "interval";
+                everyMs: number;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                cron: string;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                at: string;
+                atInstant: string;
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @enum {string} */
+                signature: "none" | "set";
+                filters: ({
+                    header: string;
+                    equals: string;
+                } | {
+                    jsonPath: string;
+                    equals: string | number | boolean | null;
+                })[];
+                dedupe: {
+                    deliveryIdHeader: string | null;
+                    bodyHash: boolean;
+                    windowMs: number;
+                } | null;
+            };
+            /** @description The server's local time zone, in which cron and at times are read. */
+            timeZone: string;
+            providerInstanceId: string;
+            model: string | null;
+            /** @enum {string} */
+            runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
+            /** @enum {string} */
+            interactionMode: "plan" | "default";
+            nextRunAt: string | null;
+            webhookPath: string | null;
+            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). */
+            webhookUrl: string | null;
+            webhookSignature: ("none" | "set") | null;
+            warning: string | null;
+            runCount: number;
+            lastRun: {
+                triggerId: string;
+                /** @enum {string} */
+                kind: "interval" | "fixed_time" | "webhook";
+                /** @enum {string} */
+                outcome: "started" | "skipped" | "failed";
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                detail: string | null;
+                scheduledFor: string | null;
+                catchUp: boolean;
+                coalesced: number;
+                runId: string | null;
+                threadId: string | null;
+                runStatus: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | null;
+                createdAt: string;
+            } | null;
+            recentTriggers: {
+                triggerId: string;
+                /** @enum {string} */
+                kind: "interval" | "fixed_time" | "webhook";
+                /** @enum {string} */
+                outcome: "started" | "skipped" | "failed";
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                detail: string | null;
+                scheduledFor: string | null;
+                catchUp: boolean;
+                coalesced: number;
+                runId: string | null;
+                threadId: string | null;
+                runStatus: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | null;
+                createdAt: string;
+            }[];
+            /** @enum {string} */
+            createdBy: "user" | "agent" | "system" | "provider";
+            /** @enum {string} */
+            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+            createdAt: string;
+            updatedAt: string;
+            created: boolean;
+            replayed: boolean;
+            /** @description A generated signature secret, shown only by the call that generated it: give it to the sender now. */
+            signatureSecret: string | null;
+            notes: string[];
+        };
+        ScheduledTask: {
+            scheduledTaskId: string;
+            title: string;
+            prompt: string;
+            promptTruncated: boolean;
+            projectId: string;
+            enabled: boolean;
+            bindToCurrentThread: boolean;
+            boundThreadId: string | null;
+            schedule: {
+                /** @constant */
+                type: "interval";
+                everyMs: number;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                cron: string;
+            } | {
+                /** @constant */
+                type: "fixed_time";
+                at: string;
+                atInstant: string;
+            } | {
+                /** @constant */
+                type: "webhook";
+                /** @enum {string} */
+                signature: "none" | "set";
+                filters: ({
+                    header: string;
+                    equals: string;
+                } | {
+                    jsonPath: string;
+                    equals: string | number | boolean | null;
+                })[];
+                dedupe: {
+                    deliveryIdHeader: string | null;
+                    bodyHash: boolean;
+                    windowMs: number;
+                } | null;
+            };
+            /** @description The server's local time zone, in which cron and at times are read. */
+            timeZone: string;
+            providerInstanceId: string;
+            model: string | null;
+            /** @enum {string} */
+            runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
+            /** @enum {string} */
+            interactionMode: "plan" | "default";
+            nextRunAt: string | null;
+            webhookPath: string | null;
+            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). */
+            webhookUrl: string | null;
+            webhookSignature: ("none" | "set") | null;
+            warning: string | null;
+            runCount: number;
+            lastRun: {
+                triggerId: string;
+                /** @enum {string} */
+                kind: "interval" | "fixed_time" | "webhook";
+                /** @enum {string} */
+                outcome: "started" | "skipped" | "failed";
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                detail: string | null;
+                scheduledFor: string | null;
+                catchUp: boolean;
+                coalesced: number;
+                runId: string | null;
+                threadId: string | null;
+                runStatus: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | null;
+                createdAt: string;
+            } | null;
+            recentTriggers: {
+                triggerId: string;
+                /** @enum {string} */
+                kind: "interval" | "fixed_time" | "webhook";
+                /** @enum {string} */
+                outcome: "started" | "skipped" | "failed";
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                detail: string | null;
+                scheduledFor: string | null;
+                catchUp: boolean;
+                coalesced: number;
+                runId: string | null;
+                threadId: string | null;
+                runStatus: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | null;
+                createdAt: string;
+            }[];
+            /** @enum {string} */
+            createdBy: "user" | "agent" | "system" | "provider";
+            /** @enum {string} */
+            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+            createdAt: string;
+            updatedAt: string;
+        };
+        DeletedScheduledTask: {
+            scheduledTaskId: string;
+            title: string;
+            /** @constant */
+            deleted: true;
+            replayed: boolean;
+        };
         ProviderSnapshot: {
             providers: {
                 providerInstanceId: string;
@@ -771,20 +1117,6 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
-        };
-        WebSession: {
-            verbs: ("read" | "operate" | "approve")[];
-            /** @description The projects it may use ("*": every project). */
-            projects: "*" | string[];
-            ceiling: {
-                runtimeMode: string;
-                interactionMode: string;
-            } | null;
-            /** @description When the browser session ends (null when read with a bearer token). */
-            expiresAt: string | null;
-        };
-        WebSessionEnded: {
-            ended: boolean;
         };
         OpenApiDocument: {
             [key: string]: unknown;
@@ -1411,6 +1743,220 @@ export interface operations {
             };
         };
     };
+    listScheduledTasks: {
+        parameters: {
+            query?: {
+                projectId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List scheduled tasks, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTaskList"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    createScheduledTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduledTaskBody"];
+            };
+        };
+        responses: {
+            /** @description Schedule a task */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTaskChange"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    readScheduledTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduledTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read a scheduled task and its recent triggers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTask"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    updateScheduledTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                scheduledTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduledTaskBody"];
+            };
+        };
+        responses: {
+            /** @description Update, pause or resume a scheduled task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledTaskChange"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    deleteScheduledTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduledTaskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a scheduled task permanently */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedScheduledTask"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
     listProviders: {
         parameters: {
             query?: {
@@ -1531,106 +2077,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description A typed failure: its code says what was refused, its message what to do. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    readWebUiSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Who the caller acts as: verbs, projects and ceiling */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebSession"];
-                };
-            };
-            /** @description No valid bearer token (invalid_token). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description A typed failure: its code says what was refused, its message what to do. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    signInToWebUi: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["SignInToWebUiBody"];
-            };
-        };
-        responses: {
-            /** @description Sign the web UI in with a token or a one-time code; sets the session cookie */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebSession"];
-                };
-            };
-            /** @description A typed failure: its code says what was refused, its message what to do. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-        };
-    };
-    signOutOfWebUi: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sign the web UI out: ends the session and clears its cookie */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebSessionEnded"];
                 };
             };
             /** @description A typed failure: its code says what was refused, its message what to do. */

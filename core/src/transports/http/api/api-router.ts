@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { z } from "zod";
+import type { z } from "zod";
 import { isOrchestratorFailure } from "../../../engine/orchestrator-failure.js";
 import type { Logger } from "../../../logging/logger.js";
 import type { Caller } from "../../../services/caller.js";

@@ -4,6 +4,7 @@ import { openApiRoute } from "./routes/openapi.js";
 import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
 import { listProjectsRoute } from "./routes/projects.js";
 import { listProvidersRoute } from "./routes/providers.js";
+import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
 import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
@@ -34,6 +35,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
   listPendingRequestsRoute,
   readPendingRequestRoute,
   respondToPendingRequestRoute,
+  listScheduledTasksRoute,
+  createScheduledTaskRoute,
+  readScheduledTaskRoute,
+  updateScheduledTaskRoute,
+  deleteScheduledTaskRoute,
   listProvidersRoute,
   usageRoute,
   eventsRoute,

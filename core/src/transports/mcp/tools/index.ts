@@ -1,9 +1,12 @@
 import type { McpToolDefinition } from "../tool-definition.js";
 import { createThreadsTool } from "./create-threads.js";
 import { delegateTaskTool } from "./delegate-task.js";
+import { deleteScheduledTaskTool } from "./delete-scheduled-task.js";
 import { linkPullRequestTool, unlinkPullRequestTool } from "./link-pull-request.js";
+import { listScheduledTasksTool } from "./list-scheduled-tasks.js";
 import { orchestratorCapabilitiesTool } from "./orchestrator-capabilities.js";
 import { pendingRequestTool } from "./pending-request.js";
+import { scheduleTaskTool } from "./schedule-task.js";
 import { taskCancelTool } from "./task-cancel.js";
 import { taskStatusTool } from "./task-status.js";
 import { threadInterruptTool } from "./thread-interrupt.js";
@@ -31,4 +34,7 @@ export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
   threadWaitTool,
   threadInterruptTool,
   pendingRequestTool,
+  scheduleTaskTool,
+  listScheduledTasksTool,
+  deleteScheduledTaskTool,
 ] as unknown as readonly McpToolDefinition[];

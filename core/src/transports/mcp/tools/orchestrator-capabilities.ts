@@ -51,6 +51,7 @@ export const orchestratorCapabilitiesTool = defineTool({
       maxConcurrentChildrenPerRun: z.number(),
       maxTasksPerRootThread: z.number(),
       maxThreadsPerCreate: z.number(),
+      minScheduleIntervalMs: z.number().describe("The shortest interval (and cron gap) schedule_task accepts."),
     }),
   }),
   annotations: READ_ONLY,

@@ -1,0 +1,233 @@
+// The layering of docs/architecture.md ("Layering, checked"), held by dependency-cruiser:
+// `npm run lint:deps` (part of `npm run lint`, which CI runs). That section lists these rules by
+// name; change both together. core/test/layering.test.ts shows each wrong-way import failing.
+
+// core/src, bottom to top. A folder imports only folders below it (and its own).
+// - foundation: spec (the re-export of @switchyard/spec), util, config, logging.
+// - di/tokens.ts: the typed DI tokens, imported by every layer that injects; it imports only
+//   types (the ports), never an implementation.
+// - store, plugin-host: beside each other, neither imports the other.
+// - policy: pure decisions over projections (store records) and capabilities (spec).
+// - engine.
+// - services, providers: beside each other above the engine (providers implement the engine's
+//   ProviderCatalog port), neither imports the other.
+// - composition root: di (composition-root.ts) and host: everything below the transports.
+// - transports (mcp, http): services and the foundation, the host handed to them, and of the
+//   engine only its failure type.
+// - cli, index.ts: the entry points, anything in core.
+const FOUNDATION = ["spec", "util", "config", "logging"];
+const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "transports"];
+const ENTRY_POINTS = ["cli"];
+const TOKENS = "^core/src/di/tokens\\.ts$";
+
+/** A rule that core/src/<from> imports from core/src only the folders in `allowed` (and itself). */
+function layer(name, from, allowed, comment, options = {}) {
+  const folders = [...new Set([...from, ...allowed])];
+  return {
+    name,
+    severity: "error",
+    comment,
+    from: { path: `^core/src/(${from.join("|")})/` },
+    to: {
+      path: "^core/src/",
+      pathNot: [`^core/src/(${folders.join("|")})/`, ...(options.tokens ? [TOKENS] : [])],
+    },
+  };
+}
+
+const PLUGIN = "^(plugins/[^/]+|templates/plugin)/";
+const PLUGIN_TEST = "^(plugins/[^/]+|templates/plugin)/test/";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "No import cycle anywhere, type-only imports included: a cycle makes two modules one.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "import-resolves",
+      severity: "error",
+      comment:
+        "Every relative or workspace import resolves. A workspace package export that does not resolve is missing from tsconfig.dependency-cruiser.json (its paths map each export to its source).",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+
+    // --- The spec package, the sdk, the testkit, registry-cache --------------------------------
+    {
+      name: "spec-imports-nothing",
+      severity: "error",
+      comment: "@switchyard/spec has no dependencies: nothing outside spec/src but node's built-in types.",
+      from: { path: "^spec/src/" },
+      to: { pathNot: "^spec/src/", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "spec-uses-node-only-for-types",
+      severity: "error",
+      comment: "@switchyard/spec runs nowhere on its own: node built-ins only as types.",
+      from: { path: "^spec/src/" },
+      to: { dependencyTypes: ["core"], dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "sdk-imports-no-core-or-testkit",
+      severity: "error",
+      comment: "The sdk depends on the spec and the ACP SDK only, so a plugin installs nothing of the host.",
+      from: { path: "^sdk/src/" },
+      to: { path: "^(core|testkit|registry-cache|plugins|templates)/" },
+    },
+    {
+      name: "testkit-imports-no-plugin",
+      severity: "error",
+      comment: "The testkit may use core, the sdk and the spec; plugins use it, never the other way.",
+      from: { path: "^testkit/src/" },
+      to: { path: "^(plugins|templates|registry-cache)/" },
+    },
+    {
+      name: "registry-cache-stands-alone",
+      severity: "error",
+      comment: "registry-cache is a library of the acp-registry plugin and imports no Switchyard package.",
+      from: { path: "^registry-cache/src/" },
+      to: { path: "^(spec|core|sdk|testkit|plugins|templates)/" },
+    },
+
+    // --- Plugins (plugins/*, templates/plugin) -----------------------------------------------
+    {
+      name: "plugin-imports-no-core",
+      severity: "error",
+      comment:
+        "A plugin imports the sdk (and the spec), never @switchyard/core: the host hands it a context. Its tests use the testkit, and host-level tests core's test helpers (core/test/support).",
+      from: { path: PLUGIN },
+      to: { path: "^core/", pathNot: "^core/test/support/" },
+    },
+    {
+      name: "plugin-imports-no-other-plugin",
+      severity: "error",
+      comment: "Plugins are shipped separately: one never imports another.",
+      from: { path: PLUGIN },
+      to: { path: "^(plugins|templates)/", pathNot: "^$1/" },
+    },
+    {
+      name: "plugin-stays-in-its-folder",
+      severity: "error",
+      comment: "No relative import out of the plugin's folder: what a plugin uses comes from packages it declares.",
+      from: { path: PLUGIN, pathNot: PLUGIN_TEST },
+      to: { dependencyTypes: ["local"], dependencyTypesNot: ["aliased"], pathNot: "^$1/" },
+    },
+    {
+      name: "plugin-test-stays-in-its-folder",
+      severity: "error",
+      comment: "A plugin's tests import relatively only their own plugin and core's test helpers (core/test/support: running the built CLI, an engine in a child process).",
+      from: { path: PLUGIN_TEST },
+      to: { dependencyTypes: ["local"], dependencyTypesNot: ["aliased"], pathNot: ["^$1/", "^core/test/support/"] },
+    },
+    {
+      name: "plugin-source-imports-only-spec-sdk-or-a-library",
+      severity: "error",
+      comment: "What a plugin ships imports, of the workspace packages, the spec, the sdk and libraries (registry-cache); the testkit is for its tests.",
+      from: { path: `${PLUGIN}src/` },
+      to: { dependencyTypes: ["aliased"], pathNot: "^(spec|sdk|registry-cache)/src/" },
+    },
+    {
+      name: "plugin-declares-what-it-imports",
+      severity: "error",
+      comment: "A plugin's source imports only packages its own package.json ships with (dependencies, peer dependencies; not devDependencies).",
+      from: { path: `${PLUGIN}src/` },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "npm-dev"] },
+    },
+
+    // --- core --------------------------------------------------------------------------------
+    {
+      name: "core-imports-no-plugin",
+      severity: "error",
+      comment: "Nothing in core imports a plugin: plugins load at run time through the plugin host.",
+      from: { path: "^core/src/" },
+      to: { path: "^(plugins|templates|registry-cache)/" },
+    },
+    {
+      name: "core-imports-no-sdk-or-testkit",
+      severity: "error",
+      comment: "Core depends on @switchyard/spec only; `switchyard demo` reaches the testkit by a run-time import.",
+      from: { path: "^core/src/" },
+      to: { path: "^(sdk|testkit)/" },
+    },
+    {
+      name: "core-spec-only-re-exports",
+      severity: "error",
+      comment: "core/src/spec re-exports @switchyard/spec and nothing else.",
+      from: { path: "^core/src/spec/" },
+      to: { pathNot: "^(spec/src|core/src/spec)/" },
+    },
+    {
+      name: "core-folder-has-a-layer",
+      severity: "error",
+      comment: "Every folder of core/src has its place in these rules (and in docs/architecture.md); a new one gets it here first.",
+      from: { path: "^core/src/", pathNot: [`^core/src/(${[...FOUNDATION, ...LAYERED, ...ENTRY_POINTS].join("|")})/`, "^core/src/index\\.ts$"] },
+      to: {},
+    },
+    layer("foundation-imports-only-foundation", FOUNDATION, FOUNDATION, "spec, util, config and logging sit at the bottom of core."),
+    {
+      name: "di-tokens-import-only-types",
+      severity: "error",
+      comment: "di/tokens.ts names ports, never implementations: every import is type-only, so a layer that injects depends on no class through it.",
+      from: { path: TOKENS },
+      to: { dependencyTypesNot: ["type-only"] },
+    },
+    layer("store-imports-only-below", ["store"], FOUNDATION, "The store sits on the foundation.", { tokens: true }),
+    layer("plugin-host-imports-only-below", ["plugin-host"], FOUNDATION, "The plugin host sits on the foundation, beside the store.", {
+      tokens: true,
+    }),
+    layer("policy-imports-only-below", ["policy"], [...FOUNDATION, "store"], "The policy decides over projections (store records) and capabilities (spec)."),
+    layer("engine-imports-only-below", ["engine"], [...FOUNDATION, "store", "plugin-host", "policy"], "The engine sits on the store, the plugin host and the policy.", {
+      tokens: true,
+    }),
+    layer(
+      "services-import-only-below",
+      ["services"],
+      [...FOUNDATION, "store", "policy", "engine"],
+      "Services sit on the engine; they reach providers through the engine's ProviderCatalog port.",
+      { tokens: true },
+    ),
+    layer(
+      "providers-import-only-below",
+      ["providers"],
+      [...FOUNDATION, "plugin-host", "engine"],
+      "The provider registry implements the engine's ProviderCatalog port over the plugin host's drivers.",
+      { tokens: true },
+    ),
+    layer(
+      "composition-root-imports-no-transport",
+      ["di", "host"],
+      [...FOUNDATION, "store", "plugin-host", "policy", "engine", "services", "providers"],
+      "di and host compose everything below the transports; transports and the CLI are handed a host.",
+    ),
+    layer(
+      "transports-import-services-not-internals",
+      ["transports"],
+      [...FOUNDATION, "services", "host", "engine"],
+      "A transport authenticates, resolves inputs and shapes responses over the services (seed 000).",
+    ),
+    {
+      name: "transports-use-only-the-engine-failure-type",
+      severity: "error",
+      comment: "Of the engine a transport uses only OrchestratorFailure, the typed denial it shapes into a response.",
+      from: { path: "^core/src/transports/" },
+      to: { path: "^core/src/engine/", pathNot: "^core/src/engine/orchestrator-failure\\.ts$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)dist/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.dependency-cruiser.json" },
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "types", "default"],
+      mainFields: ["types", "main"],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

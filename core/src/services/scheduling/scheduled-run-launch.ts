@@ -1,0 +1,133 @@
+import type { ProviderCapabilities } from "../../spec/index.js";
+import type { CommandContext } from "../../engine/command-context.js";
+import { deliverMessage } from "../../engine/message-delivery.js";
+import { createThread } from "../../engine/thread-records.js";
+import type { ProjectionReader } from "../../engine/run-lifecycle.js";
+import {
+  isTerminalRunStatus,
+  type ScheduledTaskRecord,
+  type ScheduledTriggerOutcome,
+  type ScheduledTriggerReason,
+  type ScheduledTriggerRecord,
+} from "../../store/records.js";
+
+/** What is known about a trigger before it is decided. */
+export type TriggerDraft = Omit<ScheduledTriggerRecord, "outcome" | "reason" | "detail" | "runId" | "threadId" | "createdAt">;
+
+/** Ids derived from a trigger, so a retried trigger lands on the same rows. */
+export const scheduledIds = {
+  thread: (triggerId: string) => `thread:scheduled:${triggerId}`,
+  message: (triggerId: string) => `message:scheduled:${triggerId}`,
+};
+
+/** The newest trigger of a task that started a run, or null. */
+export function lastStartedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
+  return reader.store.select("scheduledTrigger", "task_id = ? AND run_id IS NOT NULL", [taskId], "ORDER BY created_at DESC, rowid DESC LIMIT 1")[0] ?? null;
+}
+
+/** The newest interval or fixed-time trigger of a task (what its next occurrence counts from), or null. */
+export function lastTimedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
+  return reader.store.select("scheduledTrigger", "task_id = ? AND scheduled_for IS NOT NULL", [taskId], "ORDER BY scheduled_for DESC LIMIT 1")[0] ?? null;
+}
+
+/** Writes a decided trigger. */
+export function recordTrigger(
+  ctx: CommandContext,
+  draft: TriggerDraft,
+  decision: { outcome: ScheduledTriggerOutcome; reason?: ScheduledTriggerReason; detail?: string; runId?: string; threadId?: string },
+): ScheduledTriggerRecord {
+  return ctx.put("scheduledTrigger", {
+    ...draft,
+    outcome: decision.outcome,
+    reason: decision.reason ?? null,
+    detail: decision.detail ?? null,
+    runId: decision.runId ?? null,
+    threadId: decision.threadId ?? null,
+    createdAt: ctx.now,
+  });
+}
+
+/** What the launch needs that is read outside the transaction (availability is asynchronous). */
+export interface LaunchContext {
+  /** Why the task's provider cannot run work now, or null. */
+  readonly unavailable: string | null;
+  /** The capabilities of the provider the run goes to. */
+  readonly capabilities: ProviderCapabilities;
+}
+
+function provenance(task: ScheduledTaskRecord, draft: TriggerDraft): string {
+  const what =
+    draft.kind === "webhook"
+      ? "a webhook request"
+      : `its ${draft.kind === "interval" ? "interval" : "fixed-time"} schedule (occurrence ${draft.scheduledFor}${draft.catchUp ? ", run late on catch-up" : ""})`;
+  return `This message was sent by the Switchyard scheduled task "${task.title}" (${task.id}), triggered by ${what}; no person is waiting on this turn.`;
+}
+
+/**
+ * Starts the run of a trigger, inside its command's transaction, or records why not: never
+ * while the task's previous run is still queued or running (overlap, skipped and recorded);
+ * a bound task posts into its thread, queued behind that thread's work (a stopped thread is
+ * left alone); an unbound one launches a fresh thread in the task's project. The run links to
+ * its task and trigger.
+ */
+export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecord, draft: TriggerDraft, text: string, launch: LaunchContext): ScheduledTriggerRecord {
+  const previous = lastStartedTrigger(ctx, task.id);
+  const previousRun = previous?.runId ? ctx.get("run", previous.runId) : null;
+  if (previousRun !== null && !isTerminalRunStatus(previousRun.status)) {
+    return recordTrigger(ctx, draft, {
+      outcome: "skipped",
+      reason: "overlap",
+      detail: `The task's previous run ${previousRun.id} is still ${previousRun.status}; triggers never stack.`,
+    });
+  }
+  if (launch.unavailable !== null) return recordTrigger(ctx, draft, { outcome: "failed", reason: "provider_unavailable", detail: launch.unavailable });
+  const common = {
+    text,
+    createdBy: "system" as const,
+    creationSource: "scheduler" as const,
+    instructions: provenance(task, draft),
+    capabilities: launch.capabilities,
+    messageId: scheduledIds.message(draft.id),
+  };
+  let threadId: string;
+  let runId: string;
+  if (task.boundThreadId !== null) {
+    const thread = ctx.get("thread", task.boundThreadId);
+    if (thread === null || thread.deletedAt !== null) {
+      return recordTrigger(ctx, draft, { outcome: "failed", reason: "thread_not_found", detail: `The bound thread ${task.boundThreadId} no longer exists; rebind the task or unbind it (bindToCurrentThread: false).` });
+    }
+    if (thread.stopped) {
+      return recordTrigger(ctx, draft, { outcome: "skipped", reason: "thread_stopped", detail: `The bound thread ${thread.id} is stopped; a schedule does not resume it (send to it, or resume it, first).`, threadId: thread.id });
+    }
+    threadId = thread.id;
+    runId = deliverMessage(ctx, { ...common, threadId, mode: "queue", model: task.model, runtimeMode: task.runtimeMode, interactionMode: task.interactionMode }).runId;
+  } else {
+    const project = ctx.get("project", task.projectId);
+    if (project === null) {
+      return recordTrigger(ctx, draft, { outcome: "failed", reason: "project_not_found", detail: `The task's project ${task.projectId} was removed; delete the task or schedule it in another project.` });
+    }
+    threadId = createThread(
+      ctx,
+      {
+        id: scheduledIds.thread(draft.id),
+        projectId: project.id,
+        title: task.title,
+        providerInstanceId: task.providerInstanceId,
+        model: task.model,
+        runtimeMode: task.runtimeMode,
+        interactionMode: task.interactionMode,
+        cwd: project.rootPath,
+        branch: null,
+        worktreePath: null,
+        workspaceStrategy: "root",
+        lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+        createdBy: "system",
+        creationSource: "scheduler",
+      },
+      text,
+    ).id;
+    runId = deliverMessage(ctx, { ...common, threadId, mode: "auto" }).runId;
+  }
+  ctx.update("run", runId, (run) => ({ ...run, scheduledTaskId: task.id, scheduledTriggerId: draft.id }));
+  return recordTrigger(ctx, draft, { outcome: "started", runId, threadId });
+}

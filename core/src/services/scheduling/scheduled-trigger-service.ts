@@ -1,0 +1,225 @@
+import { createHash } from "node:crypto";
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { Engine } from "../../engine/ports.js";
+import type { ProviderCatalog } from "../../engine/provider-catalog.js";
+import type { Logger } from "../../logging/logger.js";
+import type { ScheduledTaskRecord, ScheduledTriggerRecord } from "../../store/records.js";
+import { ProviderSelectionService } from "../provider-selection-service.js";
+import { isTimed, latestDueOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
+import { lastTimedTrigger, launchScheduledRun, recordTrigger, type LaunchContext, type TriggerDraft } from "./scheduled-run-launch.js";
+import { matchFilters } from "./webhook-filters.js";
+import { promptWithWebhookBody } from "./webhook-prompt.js";
+import { WebhookSecretBox } from "./webhook-secret-box.js";
+import { SIGNATURE_HEADER, signatureDigest, TIMESTAMP_HEADER, verifyWebhookSignature, type SignatureRefusal } from "./webhook-signature.js";
+
+/** A trigger later than this after its occurrence counts as a catch-up. */
+const CATCH_UP_LATENESS_MS = 5_000;
+
+/** The task changed (or went) between reading it and deciding its trigger: nothing is recorded. */
+class StaleTrigger extends Error {}
+
+/** A webhook request as the HTTP transport hands it over. */
+export interface WebhookRequest {
+  readonly scheduledTaskId: string;
+  /** Header names lower-case; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: Buffer;
+}
+
+/** Why a webhook request was refused before anything was recorded. */
+export type WebhookRefusal = SignatureRefusal | "not_found" | "replayed" | "body_not_text" | "signature_unreadable" | "task_changed";
+
+/** What became of a webhook request. */
+export type WebhookOutcome =
+  | { readonly kind: "refused"; readonly refusal: WebhookRefusal; readonly message: string }
+  | { readonly kind: "recorded"; readonly trigger: ScheduledTriggerRecord; readonly runStatus: string | null };
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Fires scheduled tasks: the due occurrence of an interval or fixed-time task, and webhook
+ * requests. Each trigger is one command whose id derives from the task and the occurrence (or
+ * the signed request), and whose transaction decides it (runs it, or records why not) and
+ * writes the trigger together with the run: a crash before it commits leaves nothing, so the
+ * occurrence is still due after a restart; after it commits, it is never fired again.
+ */
+@injectable()
+export class ScheduledTriggerService {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    private readonly selection: ProviderSelectionService,
+    private readonly secrets: WebhookSecretBox,
+  ) {}
+
+  /** The provider a task's runs go to, its availability and capabilities (read before the transaction). */
+  private async launchContext(task: ScheduledTaskRecord): Promise<LaunchContext> {
+    const bound = task.boundThreadId === null ? null : this.engine.store.get("thread", task.boundThreadId);
+    const instanceId = bound?.providerInstanceId ?? task.providerInstanceId;
+    const refusal = await this.selection.unavailableReason(instanceId);
+    return { unavailable: refusal?.reason ?? null, capabilities: this.registry.capabilities(instanceId) };
+  }
+
+  /**
+   * Fires a timed task's due occurrence, if it has one now: the latest occurrence it has not
+   * fired for, standing for any earlier ones it missed (at most one run per catch-up). One older
+   * than `scheduling.catchUpWindowMs` is recorded as skipped (`missed`) instead. Returns the
+   * trigger, or null when nothing was due. `schedulerStartedAtMs` marks an occurrence that came
+   * due before the scheduler started as a catch-up.
+   */
+  async fireDue(taskId: string, options: { readonly schedulerStartedAtMs?: number } = {}): Promise<ScheduledTriggerRecord | null> {
+    const task = this.engine.store.get("scheduledTask", taskId);
+    if (task === null || !task.enabled || !isTimed(task.schedule)) return null;
+    const schedule = task.schedule;
+    const from = occurrencesFrom(task, lastTimedTrigger(this.engine, task.id)?.scheduledFor ?? null);
+    const due = latestDueOccurrence(schedule, Date.parse(task.anchorAt), from, this.engine.clock.nowMs(), this.config.scheduling.timeZone);
+    if (due === null) return null;
+    const launch = await this.launchContext(task);
+    const scheduledFor = new Date(due.atMs).toISOString();
+    const triggerId = `trigger:${task.id}:${due.atMs}`;
+    try {
+      return this.engine.execute({
+        commandId: `cmd:scheduled_task.fire:${task.id}:${due.atMs}`,
+        operation: "scheduled_task.fire",
+        request: { scheduledTaskId: task.id, scheduledFor },
+        handle: (ctx) => {
+          const current = ctx.get("scheduledTask", task.id);
+          if (current === null || current.updatedAt !== task.updatedAt || !current.enabled) throw new StaleTrigger();
+          const late = ctx.nowMs - due.atMs;
+          const draft: TriggerDraft = {
+            id: triggerId,
+            scheduledTaskId: task.id,
+            kind: schedule.type,
+            scheduledFor,
+            // Late: it came due before this scheduler started (the server was down), or while
+            // the process slept, or it stands for occurrences missed meanwhile.
+            catchUp: due.atMs < (options.schedulerStartedAtMs ?? -Infinity) || late > CATCH_UP_LATENESS_MS || due.coalesced > 0,
+            coalesced: due.coalesced,
+            dedupeKey: null,
+            signatureDigest: null,
+            request: null,
+          };
+          if (late > this.config.scheduling.catchUpWindowMs) {
+            return recordTrigger(ctx, draft, {
+              outcome: "skipped",
+              reason: "missed",
+              detail: `The occurrence at ${scheduledFor} was missed by ${Math.round(late / 1000)} s, beyond the catch-up window (scheduling.catchUpWindowMs, ${Math.round(this.config.scheduling.catchUpWindowMs / 1000)} s).`,
+            });
+          }
+          return launchScheduledRun(ctx, current, draft, current.prompt, launch);
+        },
+      }).result;
+    } catch (error) {
+      if (error instanceof StaleTrigger) return null;
+      throw error;
+    }
+  }
+
+  /** Whether a webhook task with this id exists (an unknown one answers 404 whatever the method). */
+  webhookExists(scheduledTaskId: string): boolean {
+    return this.engine.store.get("scheduledTask", scheduledTaskId)?.schedule.type === "webhook";
+  }
+
+  /**
+   * Handles a webhook request: a signed task's signature first (refused without a record, so an
+   * unauthenticated sender cannot grow the database), then, recorded as a trigger: paused,
+   * filters, dedupe and overlap skips, or a run whose prompt carries the body as data.
+   */
+  async deliver(request: WebhookRequest): Promise<WebhookOutcome> {
+    const task = this.engine.store.get("scheduledTask", request.scheduledTaskId);
+    if (task === null || task.schedule.type !== "webhook") return { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (it may have been deleted)." };
+    const schedule = task.schedule;
+    const receivedAtMs = this.engine.clock.nowMs();
+    let digest: string | null = null;
+    if (schedule.signature !== null) {
+      const opened = this.secrets.open(task.id, schedule.signature);
+      if ("problem" in opened) {
+        this.logger.error("webhook signature secret cannot be read", { scheduledTaskId: task.id, problem: opened.problem });
+        return { kind: "refused", refusal: "signature_unreadable", message: `The task's signature secret cannot be read (${opened.problem}); give it a new one with schedule_task.` };
+      }
+      const signature = request.headers[SIGNATURE_HEADER];
+      const timestamp = request.headers[TIMESTAMP_HEADER];
+      const verdict = verifyWebhookSignature({ secret: opened.secret, signature, timestamp, body: request.body, nowMs: receivedAtMs, windowMs: this.config.scheduling.webhookReplayWindowMs });
+      if (!verdict.ok) {
+        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: verdict.refusal });
+        return { kind: "refused", refusal: verdict.refusal, message: verdict.message };
+      }
+      digest = signatureDigest(timestamp!, signature!);
+    }
+    let bodyText: string;
+    try {
+      bodyText = UTF8.decode(request.body);
+    } catch {
+      return { kind: "refused", refusal: "body_not_text", message: "The request body is not UTF-8 text; a webhook run's prompt carries the body as text." };
+    }
+    const deliveryId = schedule.dedupe?.deliveryIdHeader ? (request.headers[schedule.dedupe.deliveryIdHeader] ?? null) : null;
+    let dedupeKey: string | null = null;
+    if (schedule.dedupe !== null) {
+      if (deliveryId !== null) dedupeKey = `id:${deliveryId}`;
+      else if (schedule.dedupe.bodyHash) dedupeKey = `sha256:${createHash("sha256").update(request.body).digest("base64url")}`;
+    }
+    const launch = await this.launchContext(task);
+    // A signed request is identified by its signature, so even two copies racing each other land
+    // on one command; an unsigned one is new work every time.
+    const triggerId = digest !== null ? `trigger:${task.id}:signed:${digest}` : `trigger:${task.id}:${this.engine.ids.random("delivery")}`;
+    const contentType = request.headers["content-type"] ?? null;
+    try {
+      const outcome = this.engine.execute({
+        commandId: `cmd:scheduled_task.webhook:${triggerId}`,
+        operation: "scheduled_task.webhook",
+        request: { scheduledTaskId: task.id, triggerId },
+        handle: (ctx) => {
+          const current = ctx.get("scheduledTask", task.id);
+          if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
+          if (digest !== null && ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0) throw new ReplayedDelivery();
+          const draft: TriggerDraft = {
+            id: triggerId,
+            scheduledTaskId: task.id,
+            kind: "webhook",
+            scheduledFor: null,
+            catchUp: false,
+            coalesced: 0,
+            dedupeKey,
+            signatureDigest: digest,
+            request: { contentType, bytes: request.body.length, deliveryId },
+          };
+          if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: "The task is paused (enabled: false)." });
+          const filtered = matchFilters(schedule.filters, { headers: request.headers, bodyText });
+          if (!filtered.ok) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
+          if (dedupeKey !== null && schedule.dedupe !== null) {
+            const since = new Date(ctx.nowMs - schedule.dedupe.windowMs).toISOString();
+            const earlier = ctx.store.select("scheduledTrigger", "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'", [task.id, dedupeKey, since], "ORDER BY created_at LIMIT 1")[0];
+            if (earlier !== undefined) {
+              return recordTrigger(ctx, draft, {
+                outcome: "skipped",
+                reason: "duplicate",
+                detail: `The same ${dedupeKey.startsWith("id:") ? `delivery id (${schedule.dedupe.deliveryIdHeader})` : "body"} arrived at ${earlier.createdAt} (trigger ${earlier.id}), within the ${Math.round(schedule.dedupe.windowMs / 1000)} s dedupe window.`,
+              });
+            }
+          }
+          const text = promptWithWebhookBody(current.prompt, { bodyText, contentType, bytes: request.body.length, deliveryId, receivedAt: new Date(receivedAtMs).toISOString() });
+          return launchScheduledRun(ctx, current, draft, text, launch);
+        },
+      });
+      // Two copies of one signed request raced: the second found the first's receipt.
+      if (outcome.replayed) return replayed();
+      const trigger = outcome.result;
+      return { kind: "recorded", trigger, runStatus: trigger.runId === null ? null : (this.engine.store.get("run", trigger.runId)?.status ?? null) };
+    } catch (error) {
+      if (error instanceof ReplayedDelivery) return replayed();
+      if (error instanceof StaleTrigger) return { kind: "refused", refusal: "task_changed", message: "The task changed (or was deleted) while the request was checked; send it again." };
+      throw error;
+    }
+  }
+}
+
+/** A signed request that was delivered before. */
+class ReplayedDelivery extends Error {}
+
+function replayed(): WebhookOutcome {
+  return { kind: "refused", refusal: "replayed", message: "This signed request was delivered before (same timestamp and signature); a replay is refused. Sign each delivery anew." };
+}

@@ -1,0 +1,33 @@
+// ESLint: a deliberately small rule set (docs/architecture.md "Layering, checked"). Import
+// direction is dependency-cruiser's job (.dependency-cruiser.cjs), so no import rules here.
+import { defineConfig } from "eslint/config";
+import tseslint from "typescript-eslint";
+
+export default defineConfig(
+  {
+    ignores: ["**/dist/**", "**/node_modules/**", "plugins/codex/src/codex-wire/**", "ci/node22/**"],
+  },
+  {
+    files: ["**/*.ts"],
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: {
+        // Type information for no-floating-promises: the package tsconfigs for the sources,
+        // tsconfig.tests.json for the tests.
+        project: ["./tsconfig.tests.json", "./{spec,core,sdk,testkit,registry-cache}/tsconfig.json", "./plugins/*/tsconfig.json", "./templates/plugin/tsconfig.json"],
+        tsconfigRootDir: import.meta.dirname,
+        // tsyringe reads constructor parameter types from decorator metadata, so an import
+        // used there must stay a value import: consistent-type-imports knows it from these.
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+      },
+    },
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { args: "after-used", argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true }],
+      "@typescript-eslint/consistent-type-imports": ["error", { prefer: "type-imports", fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-floating-promises": "error",
+    },
+  },
+);
