@@ -59,7 +59,11 @@ async function firstRenderRow() {
     const page = await (await browser.newContext()).newPage();
     await page.goto(server.url);
     await page.evaluate(async (secret) => {
-      const response = await fetch("/api/v1/ui/session", { method: "POST", headers: { "content-type": "application/json", "x-switchyard-csrf": "1" }, body: JSON.stringify({ token: secret }) });
+      const response = await fetch("/api/v1/ui/session", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-switchyard-csrf": "1" },
+        body: JSON.stringify({ token: secret }),
+      });
       if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
     }, token);
     const samples = [];

@@ -168,6 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX scheduled_triggers_dedupe ON scheduled_triggers(task_id, dedupe_key, created_at);
         CREATE INDEX scheduled_triggers_signature ON scheduled_triggers(task_id, signature_digest);
         CREATE INDEX scheduled_triggers_run ON scheduled_triggers(run_id);
+      `);
     },
   },
   {

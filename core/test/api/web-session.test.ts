@@ -59,7 +59,11 @@ describe("web UI sessions through the API router", () => {
     const elsewhere = await anonymous.get("/threads", { projectId: other.id }, { cookie, origin });
     expect(elsewhere.status).toBe(403);
     // The ceiling holds too: no broader work than the token may start.
-    const broader = await anonymous.post("/threads", { projectId: lab.projectId, threads: [{ title: "x", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }] }, { cookie, ...fromUi });
+    const broader = await anonymous.post(
+      "/threads",
+      { projectId: lab.projectId, threads: [{ title: "x", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }] },
+      { cookie, ...fromUi },
+    );
     expect([broader.status, (broader.body as FailureBody).error.code]).toEqual([403, "runtime_mode_escalation_denied"]);
     // Only hashes are stored.
     const rows = lab.host.store.db.prepare("SELECT * FROM web_sessions").all() as Record<string, unknown>[];
@@ -69,7 +73,8 @@ describe("web UI sessions through the API router", () => {
   it("refuses a change made with the cookie without the CSRF header, from another origin, or as a cross-site fetch; reads need the origin too", async () => {
     const { token } = issue(["orchestration:operate"]);
     const cookie = cookieOf(await signIn({ token }));
-    const create = (headers: Record<string, string>) => anonymous.post("/threads", { projectId: lab.projectId, threads: [{ title: "from the cookie", target: { providerInstanceId: "alpha" } }] }, { cookie, ...headers });
+    const create = (headers: Record<string, string>) =>
+      anonymous.post("/threads", { projectId: lab.projectId, threads: [{ title: "from the cookie", target: { providerInstanceId: "alpha" } }] }, { cookie, ...headers });
     const refusals: Record<string, unknown> = {};
     const cases: Record<string, Record<string, string>> = {
       "no CSRF header": { origin, "sec-fetch-site": "same-origin" },
@@ -125,10 +130,15 @@ describe("web UI sessions through the API router", () => {
     const ended = await anonymous.post("/ui/session/end", {}, { cookie, ...fromUi });
     expect(ended.body).toEqual({ ended: true });
     expect(String(ended.headers["set-cookie"])).toContain("Max-Age=0");
-    expect(((await anonymous.get("/ui/session", {}, { cookie, origin })).body as FailureBody).error).toMatchObject({ code: "invalid_token", message: expect.stringContaining("signed out") });
+    expect(((await anonymous.get("/ui/session", {}, { cookie, origin })).body as FailureBody).error).toMatchObject({
+      code: "invalid_token",
+      message: expect.stringContaining("signed out"),
+    });
 
     const second = cookieOf(await signIn({ token: issue(["orchestration:read"]).token }));
-    const secondId = (lab.host.store.db.prepare("SELECT credential_id FROM web_sessions WHERE kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1").get() as { credential_id: string }).credential_id;
+    const secondId = (
+      lab.host.store.db.prepare("SELECT credential_id FROM web_sessions WHERE kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1").get() as { credential_id: string }
+    ).credential_id;
     expect((await anonymous.get("/ui/session", {}, { cookie: second, origin })).status).toBe(200);
     lab.registry.revoke(secondId);
     expect(((await anonymous.get("/ui/session", {}, { cookie: second, origin })).body as FailureBody).error.message).toContain("revoked");

@@ -2,7 +2,18 @@ import { API_BASE } from "./client.js";
 import type { StreamedEvent } from "./types.js";
 
 /** The pushed event types the UI reacts to (GET /api/v1/events). */
-const TYPES = ["thread.created", "thread.settled", "run.started", "run.finished", "message", "item", "task.updated", "request.opened", "request.answered", "request.closed"] as const;
+const TYPES = [
+  "thread.created",
+  "thread.settled",
+  "run.started",
+  "run.finished",
+  "message",
+  "item",
+  "task.updated",
+  "request.opened",
+  "request.answered",
+  "request.closed",
+] as const;
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "closed";
 

@@ -93,6 +93,9 @@ export function elapsed(fromIso: string, toMs: number): string {
 
 /** What the send policy did, in words: "steered", or with why when it did less ("queued: provider cannot steer"). */
 export function deliveryText(result: { readonly action: string; readonly degraded: boolean; readonly reason: string | null }): string {
-  const done = ({ start: "started", queue: "queued", steer: "steered", restart: "restarted", interrupt_then_queue_first: "interrupted, then queued first" } as Record<string, string>)[result.action] ?? result.action;
+  const done =
+    ({ start: "started", queue: "queued", steer: "steered", restart: "restarted", interrupt_then_queue_first: "interrupted, then queued first" } as Record<string, string>)[
+      result.action
+    ] ?? result.action;
   return result.degraded && result.reason !== null && result.reason !== "" ? `${done}: ${result.reason}` : done;
 }

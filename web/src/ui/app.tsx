@@ -17,7 +17,8 @@ function takeSignInCode(): string | null {
   return decodeURIComponent(match[1]!);
 }
 
-type SessionState = { readonly state: "checking" } | { readonly state: "signed-out"; readonly problem: string | null } | { readonly state: "signed-in"; readonly session: SessionView };
+type SessionState =
+  { readonly state: "checking" } | { readonly state: "signed-out"; readonly problem: string | null } | { readonly state: "signed-in"; readonly session: SessionView };
 
 export function App() {
   const [session, setSession] = useState<SessionState>({ state: "checking" });

@@ -21,7 +21,11 @@ export function Composer(props: { readonly threadId: string; readonly disabled: 
     if (text.trim() === "") return;
     setBusy(true);
     try {
-      const result = await api<SendResult>("POST", `/threads/${encodeURIComponent(props.threadId)}/messages`, { message: text, mode, clientRequestId: `ui-${crypto.randomUUID()}` });
+      const result = await api<SendResult>("POST", `/threads/${encodeURIComponent(props.threadId)}/messages`, {
+        message: text,
+        mode,
+        clientRequestId: `ui-${crypto.randomUUID()}`,
+      });
       setOutcome({ text: deliveryText(result), error: false });
       setText("");
       props.onSent();

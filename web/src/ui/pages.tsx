@@ -15,7 +15,13 @@ export function Inbox(props: { readonly workspace: Workspace; readonly session: 
       ) : (
         <div class="request-list">
           {requests.map((request) => (
-            <RequestCard key={request.requestId} request={request} thread={props.workspace.threads.get(request.threadId)} verbs={props.session.verbs} onAnswered={() => void props.workspace.refreshRequests(request.threadId)} />
+            <RequestCard
+              key={request.requestId}
+              request={request}
+              thread={props.workspace.threads.get(request.threadId)}
+              verbs={props.session.verbs}
+              onAnswered={() => void props.workspace.refreshRequests(request.threadId)}
+            />
           ))}
         </div>
       )}

@@ -4,7 +4,12 @@ import { ApiError, type PendingRequest, type ThreadShell, type Verb } from "../a
 import { onLinkClick, pathOf } from "./router.js";
 
 /** One pending question or approval, answerable when the session holds the verb it needs. */
-export function RequestCard(props: { readonly request: PendingRequest; readonly thread: ThreadShell | undefined; readonly verbs: readonly Verb[]; readonly onAnswered: () => void }) {
+export function RequestCard(props: {
+  readonly request: PendingRequest;
+  readonly thread: ThreadShell | undefined;
+  readonly verbs: readonly Verb[];
+  readonly onAnswered: () => void;
+}) {
   const { request } = props;
   const [answers, setAnswers] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
@@ -28,7 +33,9 @@ export function RequestCard(props: { readonly request: PendingRequest; readonly 
   return (
     <article class="request card" data-request-id={request.requestId} aria-label={`${request.kind === "approval" ? "Approval" : "Question"}: ${title}`}>
       <header>
-        <span class={`badge badge-${request.kind === "approval" ? "needs-attention" : "running"}`}>{request.kind === "approval" ? `approval · ${request.approval?.approvalKind ?? ""}` : "question"}</span>
+        <span class={`badge badge-${request.kind === "approval" ? "needs-attention" : "running"}`}>
+          {request.kind === "approval" ? `approval · ${request.approval?.approvalKind ?? ""}` : "question"}
+        </span>
         <a href={pathOf(route)} onClick={onLinkClick(route)}>
           {props.thread?.title ?? request.threadId}
         </a>
@@ -44,7 +51,12 @@ export function RequestCard(props: { readonly request: PendingRequest; readonly 
         request.questions.map((question) => (
           <label key={question.id} class="question">
             {question.question}
-            <input type="text" disabled={!allowed || busy} value={answers[question.id] ?? ""} onInput={(e) => setAnswers({ ...answers, [question.id]: (e.target as HTMLInputElement).value })} />
+            <input
+              type="text"
+              disabled={!allowed || busy}
+              value={answers[question.id] ?? ""}
+              onInput={(e) => setAnswers({ ...answers, [question.id]: (e.target as HTMLInputElement).value })}
+            />
           </label>
         ))
       )}

@@ -12,7 +12,13 @@ function ThreadRow(props: { readonly thread: ThreadShell; readonly all: Readonly
   const route = { page: "thread", threadId: thread.threadId } as const;
   return (
     <li>
-      <a href={pathOf(route)} onClick={onLinkClick(route)} class={`thread-row${props.current ? " current" : ""}`} aria-current={props.current ? "page" : undefined} data-thread-id={thread.threadId}>
+      <a
+        href={pathOf(route)}
+        onClick={onLinkClick(route)}
+        class={`thread-row${props.current ? " current" : ""}`}
+        aria-current={props.current ? "page" : undefined}
+        data-thread-id={thread.threadId}
+      >
         <span class="thread-title">{thread.title || "Untitled"}</span>
         <span class="thread-meta">
           <span class={`badge badge-${badge.replace(/ /g, "-")}`}>{badge}</span>
@@ -53,14 +59,21 @@ function Section(props: {
 }
 
 /** Projects → threads, newest first; children, snoozed and settled threads in their own sections, folded as the person left them. */
-export function Sidebar(props: { readonly projects: readonly Project[]; readonly threads: ReadonlyMap<string, ThreadShell>; readonly pending: ReadonlyMap<string, number>; readonly currentThreadId: string | null }) {
+export function Sidebar(props: {
+  readonly projects: readonly Project[];
+  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly pending: ReadonlyMap<string, number>;
+  readonly currentThreadId: string | null;
+}) {
   const [open, setOpen] = useState(() => loadOpenSections(storage));
   const toggle = (name: SectionName) => () => {
     const next = { ...open, [name]: !open[name] };
     setOpen(next);
     saveOpenSections(storage, next);
   };
-  const render = (thread: ThreadShell) => <ThreadRow key={thread.threadId} thread={thread} all={props.threads} pending={props.pending.get(thread.threadId) ?? 0} current={thread.threadId === props.currentThreadId} />;
+  const render = (thread: ThreadShell) => (
+    <ThreadRow key={thread.threadId} thread={thread} all={props.threads} pending={props.pending.get(thread.threadId) ?? 0} current={thread.threadId === props.currentThreadId} />
+  );
   return (
     <nav class="sidebar" aria-label="Projects and threads">
       {props.projects.map((project) => {
@@ -73,7 +86,15 @@ export function Sidebar(props: { readonly projects: readonly Project[]; readonly
             <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
               {sections.main.length === 0 ? <li class="empty">No threads yet</li> : sections.main.map(render)}
             </ul>
-            <Section name="subagents" label="Subagents" threads={sections.subagents} open={open.subagents} onToggle={toggle("subagents")} render={render} projectId={project.projectId} />
+            <Section
+              name="subagents"
+              label="Subagents"
+              threads={sections.subagents}
+              open={open.subagents}
+              onToggle={toggle("subagents")}
+              render={render}
+              projectId={project.projectId}
+            />
             <Section name="snoozed" label="Snoozed" threads={sections.snoozed} open={open.snoozed} onToggle={toggle("snoozed")} render={render} projectId={project.projectId} />
             <Section name="settled" label="Settled" threads={sections.settled} open={open.settled} onToggle={toggle("settled")} render={render} projectId={project.projectId} />
           </div>

@@ -117,7 +117,9 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
       const read = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`);
       const element = scroller.current;
       keepFromBottom.current = element === null ? null : element.scrollHeight - element.scrollTop;
-      setTimeline((current) => (current === null || current.threadId !== threadId ? current : { ...current, items: merge(read.items, current.items), earlierPosition: read.earlierPosition }));
+      setTimeline((current) =>
+        current === null || current.threadId !== threadId ? current : { ...current, items: merge(read.items, current.items), earlierPosition: read.earlierPosition },
+      );
     } finally {
       loadingOlder.current = false;
     }
@@ -217,11 +219,27 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
           )}
           {error !== null && <p class="error">{error}</p>}
           {timeline === null ? <p class="hint">Loading…</p> : timeline.items.length === 0 ? <p class="empty">Nothing here yet.</p> : null}
-          <ol class="items">{timeline?.items.map((item) => <ItemRow key={item.itemId} item={item} />)}</ol>
+          <ol class="items">
+            {timeline?.items.map((item) => (
+              <ItemRow key={item.itemId} item={item} />
+            ))}
+          </ol>
         </div>
-        <Composer threadId={threadId} disabled={canOperate ? null : "Sending needs the operate verb; this session's token does not have it."} onSent={() => void workspace.refreshThread(threadId)} />
+        <Composer
+          threadId={threadId}
+          disabled={canOperate ? null : "Sending needs the operate verb; this session's token does not have it."}
+          onSent={() => void workspace.refreshThread(threadId)}
+        />
       </main>
-      <AgentsPanel thread={thread} threads={workspace.threads} tasks={workspace.tasks} lastReplies={workspace.lastReplies} pending={props.pending} nativeSubagents={nativeSubagents} nowMs={now} />
+      <AgentsPanel
+        thread={thread}
+        threads={workspace.threads}
+        tasks={workspace.tasks}
+        lastReplies={workspace.lastReplies}
+        pending={props.pending}
+        nativeSubagents={nativeSubagents}
+        nowMs={now}
+      />
     </div>
   );
 }

@@ -82,7 +82,19 @@ if (!chromiumInstalled && !browserRequired) {
     it("shows a new planner live, then its two children appear in its Agents panel and in Subagents, not in the main list", async () => {
       // Marks this page load: a reload would lose it.
       await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
-      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "planner", prompt: `@@subagent spellchecker @@tool delegate_task ${JSON.stringify(REVIEW)} @@gate planner-hold @@reply plan done`, target: { providerInstanceId: "alpha" } }] }), 201);
+      const created = await ok(
+        router.post("/threads", {
+          projectId: lab.projectId,
+          threads: [
+            {
+              title: "planner",
+              prompt: `@@subagent spellchecker @@tool delegate_task ${JSON.stringify(REVIEW)} @@gate planner-hold @@reply plan done`,
+              target: { providerInstanceId: "alpha" },
+            },
+          ],
+        }),
+        201,
+      );
       plannerId = created.threads[0].thread.threadId;
       await sidebarRow(plannerId, ".main-list").click(UI_WAIT);
       await page.locator("#thread-title").filter({ hasText: "planner" }).waitFor(UI_WAIT);
@@ -152,7 +164,10 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator("#composer-text").fill("also check the changelog");
       await page.getByLabel("Steer").check();
       await page.getByRole("button", { name: "Send" }).click();
-      await page.locator("[data-outcome]").filter({ hasText: /^steered$/ }).waitFor(UI_WAIT);
+      await page
+        .locator("[data-outcome]")
+        .filter({ hasText: /^steered$/ })
+        .waitFor(UI_WAIT);
       await screenshot(page, "child-steered-with-breadcrumb");
 
       lab.release("docs-hold");
@@ -261,7 +276,10 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("opens a thread with 5,000 items at its newest and loads older ones on scroll, never all of them", async () => {
-      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "long history", prompt: "@@reply item zero", target: { providerInstanceId: "alpha" } }] }), 201);
+      const created = await ok(
+        router.post("/threads", { projectId: lab.projectId, threads: [{ title: "long history", prompt: "@@reply item zero", target: { providerInstanceId: "alpha" } }] }),
+        201,
+      );
       const threadId: string = created.threads[0].thread.threadId;
       expect(await ok(router.get(`/threads/${threadId}/wait`))).toMatchObject({ status: "completed" });
       // A long past, written through the store's own append path: 5,000 more replies.
@@ -271,12 +289,18 @@ if (!chromiumInstalled && !browserRequired) {
       lab.host.store.transaction(() =>
         lab.host.store.append(
           null,
-          Array.from({ length: 5_000 }, (_, i) => ({ entity: "item" as const, record: { ...template, id: `${template.id}:history:${i}`, position: last + 1 + i, text: `history reply ${i + 1}`, createdAt: now, updatedAt: now } })),
+          Array.from({ length: 5_000 }, (_, i) => ({
+            entity: "item" as const,
+            record: { ...template, id: `${template.id}:history:${i}`, position: last + 1 + i, text: `history reply ${i + 1}`, createdAt: now, updatedAt: now },
+          })),
           now,
         ),
       );
       await page.goto(`${lab.server.url}/threads/${threadId}`);
-      await page.locator(".item-assistant").filter({ hasText: /^assistanthistory reply 5000$/ }).waitFor(UI_WAIT);
+      await page
+        .locator(".item-assistant")
+        .filter({ hasText: /^assistanthistory reply 5000$/ })
+        .waitFor(UI_WAIT);
       const firstPage = await page.locator(".items > li").count();
       expect(firstPage).toBeGreaterThan(0);
       expect(firstPage).toBeLessThanOrEqual(50);
@@ -331,7 +355,9 @@ if (!chromiumInstalled && !browserRequired) {
       await darkPage.setViewportSize({ width: 420, height: 900 });
       await screenshot(darkPage, "planner-narrow-dark");
       // Nothing wider than the screen.
-      expect(await darkPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1)).toBe(true);
+      expect(
+        await darkPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1),
+      ).toBe(true);
       await dark.close();
       expect(existsSync(join(SCREENSHOTS, "planner-dark.png"))).toBe(true);
     });

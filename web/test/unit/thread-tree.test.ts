@@ -51,7 +51,15 @@ describe("the sidebar's sections", () => {
     expect(ancestorsOf(all, leaf).map((t) => t.threadId)).toEqual([root.threadId, middle.threadId]);
     const a = thread({ parentThreadId: "loop-b", threadId: "loop-a" });
     const b = thread({ parentThreadId: "loop-a", threadId: "loop-b" });
-    expect(ancestorsOf(new Map([[a.threadId, a], [b.threadId, b]]), a).map((t) => t.threadId)).toEqual(["loop-b"]);
+    expect(
+      ancestorsOf(
+        new Map([
+          [a.threadId, a],
+          [b.threadId, b],
+        ]),
+        a,
+      ).map((t) => t.threadId),
+    ).toEqual(["loop-b"]);
   });
 });
 

@@ -107,7 +107,9 @@ export class WebSessions {
 
   /** Ends a session (sign-out); false when it was unknown or already ended. */
   end(secret: string): boolean {
-    const info = this.store.statement("UPDATE web_sessions SET ended_at = ? WHERE secret_hash = ? AND kind = 'session' AND ended_at IS NULL").run(this.clock.nowMs(), hashSecret(secret));
+    const info = this.store
+      .statement("UPDATE web_sessions SET ended_at = ? WHERE secret_hash = ? AND kind = 'session' AND ended_at IS NULL")
+      .run(this.clock.nowMs(), hashSecret(secret));
     return info.changes > 0;
   }
 }
