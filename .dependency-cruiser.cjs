@@ -16,7 +16,7 @@
 //   engine only its failure type.
 // - cli, index.ts: the entry points, anything in core.
 const FOUNDATION = ["spec", "util", "config", "logging"];
-const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "transports"];
+const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "transports", "connect"];
 const ENTRY_POINTS = ["cli"];
 const TOKENS = "^core/src/di/tokens\\.ts$";
 
@@ -35,8 +35,8 @@ function layer(name, from, allowed, comment, options = {}) {
   };
 }
 
-const PLUGIN = "^(plugins/[^/]+|templates/plugin)/";
-const PLUGIN_TEST = "^(plugins/[^/]+|templates/plugin)/test/";
+const PLUGIN = "^(plugins/[^/]+|templates/[^/]+)/";
+const PLUGIN_TEST = "^(plugins/[^/]+|templates/[^/]+)/test/";
 
 module.exports = {
   forbidden: [
@@ -93,7 +93,7 @@ module.exports = {
       to: { path: "^(spec|core|sdk|testkit|plugins|templates)/" },
     },
 
-    // --- Plugins (plugins/*, templates/plugin) -----------------------------------------------
+    // --- Plugins (plugins/*, templates/*) -----------------------------------------------------
     {
       name: "plugin-imports-no-core",
       severity: "error",
@@ -208,6 +208,12 @@ module.exports = {
       ["transports"],
       [...FOUNDATION, "services", "host", "engine"],
       "A transport authenticates, resolves inputs and shapes responses over the services (seed 000).",
+    ),
+    layer(
+      "connect-imports-services-not-internals",
+      ["connect"],
+      [...FOUNDATION, "services", "di", "host"],
+      "`switchyard connect` (used by the CLI only) writes harness configs and checks them against a running server, over the services and the composition's paths, like a transport.",
     ),
     {
       name: "transports-use-only-the-engine-failure-type",

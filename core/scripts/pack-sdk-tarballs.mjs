@@ -3,10 +3,11 @@
 // the folder `switchyard plugin sdk-path` prints: a plugin author outside the checkout installs
 // exactly the packages this Switchyard was built from, with no registry involved. Runs after
 // `tsc -b` in `npm run build`; a package whose files did not change since its tarball is skipped.
-// The core tarball leaves itself out (its package.json `files`), so core ships the other three.
+// The core tarball leaves itself out (its package.json `files`), so core ships the other three,
+// and the plugin templates.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -55,6 +56,14 @@ function readIndex() {
 function writeIndex(entries) {
   writeFileSync(indexFile, `${JSON.stringify({ packages: entries.map(({ fingerprint: _f, ...entry }) => entry), fingerprints: Object.fromEntries(entries.map((e) => [e.name, e.fingerprint])) }, null, 2)}\n`);
 }
+
+// Core also ships the plugin templates (dist/templates), so `switchyard plugin new` works in a
+// Switchyard installed from npm. Copied with their timestamps: an unchanged template leaves the
+// fingerprint, and so the core tarball, as it was.
+const templates = join(root, "templates");
+const shippedTemplates = join(root, "core", "dist", "templates");
+rmSync(shippedTemplates, { recursive: true, force: true });
+cpSync(templates, shippedTemplates, { recursive: true, preserveTimestamps: true, filter: (source) => !/(^|\/)(dist|node_modules)(\/|$)/.test(relative(templates, source)) });
 
 mkdirSync(destination, { recursive: true });
 const previous = readIndex();

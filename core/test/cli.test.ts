@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -129,6 +129,9 @@ describe("switchyard CLI", () => {
       expect(created.code, created.stderr).toBe(0);
       const dir = join(scratch, "acme");
       await execa(process.execPath, [fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url)), "-p", dir]);
+      // The plugin bundles its runtime dependency (zod), which its own `npm install` would put in
+      // its node_modules; here the repository's copy stands in.
+      cpSync(fileURLToPath(new URL("../../node_modules/zod", import.meta.url)), join(dir, "node_modules", "zod"), { recursive: true });
       const installed = await runCli(["plugin", "install", dir, "--json", "--home", pluginHome], { timeoutMs: 180_000 });
       expect(installed.code, installed.stderr).toBe(0);
       expect(JSON.parse(installed.stdout)).toMatchObject({ name: "switchyard-plugin-acme", drivers: ["acme"], source: "folder", integrity: expect.stringMatching(/^sha512-/) });

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { hasErrorCode, type McpEndpointGrant, type ProviderInstanceDescriptor } from "@switchyard/spec";
 import {
   ConfinedFileSystem,
+  advertisedEfforts,
+  advertisedModels,
   automaticOutcome,
   buildAcpMcpServers,
   createAcpDriver,
@@ -147,5 +149,18 @@ describe("in-process channel", () => {
       await ctx.dispose();
       await rm(cwd, { recursive: true, force: true });
     }
+  });
+});
+
+describe("ACP effort", () => {
+  const select = (category: string, currentValue: string, values: string[]) => ({ id: category, name: category, category, type: "select" as const, currentValue, options: values.map((value) => ({ value, name: value })) });
+
+  it("offers an agent's thought_level values as the efforts of every model it lists", () => {
+    const agent = { configOptions: [select("model", "m1", ["m1", "m2"]), select("thought_level", "medium", ["low", "medium", "high"])], models: null };
+    expect(advertisedModels(agent)).toEqual([
+      { id: "m1", displayName: "m1", isDefault: true, efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+      { id: "m2", displayName: "m2", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+    ]);
+    expect(advertisedEfforts({ configOptions: [select("model", "m1", ["m1"])] })).toEqual({});
   });
 });

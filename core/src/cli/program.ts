@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
+import { registerConnect } from "./commands/connect.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
@@ -8,6 +9,8 @@ import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
 import { registerSchedules } from "./commands/schedules.js";
 import { registerServe } from "./commands/serve.js";
+import { registerStatus } from "./commands/status.js";
+import { registerThreads } from "./commands/threads.js";
 import { registerToken } from "./commands/token.js";
 import { registerUi } from "./commands/ui.js";
 
@@ -27,6 +30,9 @@ export function buildHostProgram(): Command {
   registerSchedules(program);
   registerUi(program);
   registerMcpBridge(program);
+  registerConnect(program);
+  registerStatus(program);
+  registerThreads(program);
   registerDemo(program);
   return program;
 }

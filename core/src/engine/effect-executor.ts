@@ -72,6 +72,7 @@ export class EffectExecutor implements EffectRunner {
         text: delivered.text,
         instructions: delivered.instructions,
         model: run.model ?? thread.model,
+        effort: run.effort ?? thread.effort ?? null,
         runtimeMode: run.runtimeMode,
         interactionMode: run.interactionMode,
         restartOfTurnId: attempt.restartOfAttemptId,

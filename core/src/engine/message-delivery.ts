@@ -30,6 +30,8 @@ export interface DeliverMessageInput {
   readonly model?: string | null;
   readonly runtimeMode?: RuntimeMode;
   readonly interactionMode?: InteractionMode;
+  /** The thread whose agent sent the message, recorded on its timeline item. */
+  readonly source?: { readonly threadId: string; readonly link: string; readonly title: string } | null;
 }
 
 /** How a message was delivered (`t3_thread_send` result `delivery`). */
@@ -199,7 +201,7 @@ function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: s
     kind: "user_message",
     status: "completed",
     text: input.text,
-    data: { ...input.details, delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}) },
+    data: { ...input.details, delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}), ...(input.source != null ? { source: input.source } : {}) },
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });

@@ -33,7 +33,7 @@ export interface ProviderAvailability {
   /** Why not, in words a model or a person can act on. */
   readonly reason: string | null;
   /** Advertised models: custom models first, then the provider's, without duplicates. */
-  readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean }[];
+  readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean; readonly efforts?: readonly string[]; readonly defaultEffort?: string }[];
   readonly capabilities: ProviderCapabilities;
   /**
    * `checked`: a probe answered (see `depth`, `checkedAt`). `checking`: the instance's first

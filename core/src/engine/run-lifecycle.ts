@@ -95,6 +95,7 @@ export function createRun(ctx: CommandContext, input: NewRunInput, start: boolea
     text: input.text,
     instructions: input.instructions,
     model: input.model ?? thread.model,
+    effort: thread.effort ?? null,
     runtimeMode: input.runtimeMode ?? thread.runtimeMode,
     interactionMode: input.interactionMode ?? thread.interactionMode,
     createdBy: input.createdBy,

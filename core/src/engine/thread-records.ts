@@ -38,6 +38,8 @@ export interface NewThreadInput {
   readonly title: string | null;
   readonly providerInstanceId: string;
   readonly model: string | null;
+  /** The reasoning effort new runs use, or null / omitted for the provider's default. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   readonly cwd: string;
@@ -71,6 +73,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
     titleRegenerationPending: false,
     providerInstanceId: input.providerInstanceId,
     model: input.model,
+    effort: input.effort ?? null,
     runtimeMode: input.runtimeMode,
     interactionMode: input.interactionMode,
     cwd: input.cwd,
@@ -92,6 +95,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
     linkedPullRequest: null,
     snoozedUntil: null,
     snoozedAt: null,
+    settledAt: null,
     deletedAt: null,
     stopped: false,
     createdAt: ctx.now,

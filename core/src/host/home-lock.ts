@@ -153,3 +153,10 @@ function lockHandle(file: string, holder: HomeLockHolder, content: string): Home
     },
   };
 }
+
+/** The live process holding a home's lock, or null when none does (no lock, or a stale one). */
+export function liveHomeHolder(home: string): HomeLockHolder | null {
+  const holder = readHolder(join(home, HOME_LOCK_FILE));
+  if (holder === "missing" || holder === "unreadable") return null;
+  return holderAlive(holder) ? holder : null;
+}

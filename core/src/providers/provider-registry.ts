@@ -327,12 +327,13 @@ export class ProviderRegistry implements ManagedProviders {
       // A full probe may have met the harness (an ACP `initialize`) and refined what it can do.
       this.redecode(descriptor.id);
     }
-    const seen = new Set(custom.map((m) => m.id));
-    const models = [...custom];
+    const models: ProviderAvailability["models"][number][] = [...custom];
     for (const model of status.models) {
-      if (seen.has(model.id)) continue;
-      seen.add(model.id);
-      models.push({ id: model.id, custom: false, legacy: model.legacy === true });
+      // The efforts a model takes are the provider's word, also for a model the user listed as custom.
+      const efforts = model.efforts !== undefined && model.efforts.length > 0 ? { efforts: [...model.efforts], ...(model.defaultEffort !== undefined ? { defaultEffort: model.defaultEffort } : {}) } : {};
+      const index = models.findIndex((known) => known.id === model.id);
+      if (index >= 0) models[index] = { ...models[index]!, ...efforts };
+      else models.push({ id: model.id, custom: false, legacy: model.legacy === true, ...efforts });
     }
     let reason: string | null = null;
     if (!status.installed) reason = status.message ?? `The ${descriptor.driver} harness is not installed.`;

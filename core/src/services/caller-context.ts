@@ -62,6 +62,7 @@ export class CallerContext {
     return {
       providerInstanceId: thread.providerInstanceId,
       model: run?.model ?? thread.model,
+      effort: (run !== null ? run.effort : thread.effort) ?? null,
       runtimeMode: run?.runtimeMode ?? thread.runtimeMode,
       interactionMode: run?.interactionMode ?? thread.interactionMode,
     };

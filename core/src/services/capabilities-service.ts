@@ -53,6 +53,8 @@ export class CapabilitiesService {
           ...(m.favorite ? { favorite: true } : {}),
           ...(m.legacy ? { legacy: true } : {}),
           ...(m.callerModel ? { callerModel: true } : {}),
+          ...(m.efforts !== undefined && m.efforts.length > 0 ? { efforts: [...m.efforts] } : {}),
+          ...(m.defaultEffort !== undefined ? { defaultEffort: m.defaultEffort } : {}),
         })),
         omittedModels: shortList.omitted,
         ...(offersAllModes ? {} : { runtimeModes: [...capabilities.runtimeModes] }),
@@ -64,7 +66,7 @@ export class CapabilitiesService {
     const thread = this.callers.thread(caller);
     return {
       callerKind: caller.kind,
-      inheritedProvider: inherited === null ? null : { providerInstanceId: inherited.providerInstanceId, model: inherited.model },
+      inheritedProvider: inherited === null ? null : { providerInstanceId: inherited.providerInstanceId, model: inherited.model, effort: inherited.effort },
       parentModes: inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
       parentRunActive: this.callers.liveRun(caller) !== null,
       projectId: thread?.projectId ?? null,

@@ -8,6 +8,9 @@ export interface CatalogModel {
   readonly id: string;
   readonly custom: boolean;
   readonly legacy: boolean;
+  /** The reasoning efforts the model takes (`ModelDescriptor.efforts`); absent when none. */
+  readonly efforts?: readonly string[];
+  readonly defaultEffort?: string;
 }
 
 /** A model as `orchestrator_capabilities` lists it. */

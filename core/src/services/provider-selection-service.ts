@@ -9,12 +9,15 @@ export interface TargetRequest {
   readonly providerInstanceId?: string | undefined;
   readonly driverKind?: string | undefined;
   readonly model?: string | undefined;
+  /** A reasoning effort the model lists (`ModelDescriptor.efforts`); omitted inherits with the model, else the provider's default. */
+  readonly effort?: string | undefined;
 }
 
 /** What the new work inherits from (the caller's thread), or null for client callers. */
 export interface InheritedSelection {
   readonly providerInstanceId: string;
   readonly model: string | null;
+  readonly effort: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
 }
@@ -24,6 +27,8 @@ export interface ResolvedSelection {
   readonly providerInstanceId: string;
   readonly driverKind: string;
   readonly model: string | null;
+  /** The reasoning effort, or null for the provider's default. */
+  readonly effort: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   readonly capabilities: ProviderCapabilities;
@@ -78,6 +83,7 @@ export class ProviderSelectionService {
     }
     const availability = (await this.registry.availability(instanceId))!;
     const model = this.pickModel(target.model, availability, options.inherited);
+    const effort = this.pickEffort(target.effort, model, availability, options.inherited);
     const capabilities = this.registry.capabilities(instanceId);
     const modes = this.policy.resolveModes({
       ceiling: options.ceiling,
@@ -91,6 +97,7 @@ export class ProviderSelectionService {
       providerInstanceId: instanceId,
       driverKind: availability.driver,
       model,
+      effort,
       runtimeMode: modes.runtimeMode,
       interactionMode: modes.interactionMode,
       capabilities,
@@ -147,5 +154,31 @@ export class ProviderSelectionService {
     if (inherited !== null && inherited.providerInstanceId === availability.instanceId) return inherited.model;
     const preferred = availability.status?.models[0]?.id;
     return preferred ?? advertised[0] ?? null;
+  }
+
+  /**
+   * The effort new work runs with. An explicit one must be among the efforts the chosen model
+   * lists (capability data from the provider's model catalog: the host never guesses what a
+   * provider calls its levels); omitted, it inherits the caller's when the model is inherited
+   * too, else the provider's default (null).
+   */
+  private pickEffort(requested: string | undefined, model: string | null, availability: ProviderAvailability, inherited: InheritedSelection | null): string | null {
+    const descriptor = model === null ? undefined : availability.models.find((candidate) => candidate.id === model);
+    const supported = descriptor?.efforts ?? [];
+    if (requested !== undefined) {
+      if (!supported.includes(requested)) {
+        const which = model === null ? `Provider "${availability.instanceId}" names no model` : `Model "${model}" of provider "${availability.instanceId}"`;
+        const offer = supported.length === 0 ? "takes no effort setting; omit effort" : `supports effort ${supported.map((effort) => `"${effort}"`).join(", ")}`;
+        throw new OrchestratorFailure("invalid_request", `${which} ${offer}, not "${requested}". orchestrator_capabilities lists each model's efforts.`, {
+          providerInstanceId: availability.instanceId,
+          model,
+          effort: requested,
+          supportedEfforts: [...supported],
+        });
+      }
+      return requested;
+    }
+    if (inherited !== null && inherited.providerInstanceId === availability.instanceId && inherited.model === model && inherited.effort !== null && supported.includes(inherited.effort)) return inherited.effort;
+    return null;
   }
 }

@@ -83,6 +83,7 @@ export class ThreadLaunchService {
             title: input.title ?? null,
             providerInstanceId: selection.providerInstanceId,
             model: selection.model,
+            effort: selection.effort,
             runtimeMode: selection.runtimeMode,
             interactionMode: selection.interactionMode,
             cwd: workspace.cwd,

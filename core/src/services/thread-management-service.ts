@@ -21,12 +21,44 @@ import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } 
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { OrchestratorFailure as Failure } from "../engine/orchestrator-failure.js";
 import { routerChildLineage, routerParent, showChildInParent } from "./router-children/router-child-lineage.js";
+import { pendingBackgroundTasks, threadLink } from "./thread-views.js";
+import { withSourceHeader, type MessageSource } from "./message-source.js";
+import { environmentId } from "../store/settings.js";
 
 /** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
 interface CreatedThreads {
   readonly threadIds: string[];
   readonly runIds?: (string | null)[];
   readonly notes?: (readonly string[])[];
+}
+
+/** Refuses to settle a thread that still has work: unfinished runs, pending requests, or delegated work. */
+function refuseSettlingBusyThread(reader: ProjectionReader, threadId: string): void {
+  const unfinished = reader.store.select("run", "thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')", [threadId]);
+  if (unfinished.length > 0) {
+    throw new OrchestratorFailure("invalid_request", `Thread ${threadId} still has ${unfinished.length} unfinished run(s) (${unfinished.map((run) => `${run.id}: ${run.status}`).join(", ")}), so it cannot be settled. Interrupt or stop it, or wait for it, then settle it.`, {
+      threadId,
+      reason: "unfinished_runs",
+      runIds: unfinished.map((run) => run.id),
+    });
+  }
+  const pending = reader.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId]);
+  if (pending > 0) {
+    throw new OrchestratorFailure("invalid_request", `Thread ${threadId} has ${pending} pending request(s) waiting for an answer, so it cannot be settled. Answer or dismiss them first (t3_pending_request).`, { threadId, reason: "pending_requests" });
+  }
+  const background = pendingBackgroundTasks(reader, threadId);
+  if (background > 0) {
+    throw new OrchestratorFailure("invalid_request", `Thread ${threadId} still waits on ${background} delegated task(s), so it cannot be settled. Wait for them or cancel them (task_cancel) first.`, { threadId, reason: "pending_background_tasks" });
+  }
+}
+
+/**
+ * What a send's receipt is checked against: the message as its sender wrote it (the source
+ * header depends on the sender's title, which may change between retries). The sender is
+ * already part of a caller's command id; `replyToSource` only when it differs from the default.
+ */
+function sendReceiptRequest(request: SendRequest): Record<string, unknown> {
+  return { threadId: request.threadId, text: request.text, mode: request.mode, ...(request.source != null && request.replyToSource === false ? { replyToSource: false } : {}) };
 }
 
 /** The first run of a thread, or null. */
@@ -73,6 +105,19 @@ export interface SendRequest {
   readonly createdBy: Actor;
   readonly creationSource: CreationSource;
   readonly instructions?: string | null;
+  /** The thread whose agent sent the message: the receiving agent is told who wrote. */
+  readonly source?: MessageSource | null;
+  /** With a source: whether the message asks for a reply to it (default true). */
+  readonly replyToSource?: boolean;
+}
+
+/** A pending request that needs someone's answer, as a wait reports it. */
+export interface AttentionRequest {
+  /** A blocking question (user input) or an approval. */
+  readonly kind: "question" | "approval";
+  readonly request: RuntimeRequestRecord;
+  /** The durable event sequence that opened it: the cursor that skips it next time. */
+  readonly sequence: number;
 }
 
 /** A wait's outcome. */
@@ -82,6 +127,15 @@ export interface RunWaitResult {
   readonly run: RunRecord | null;
   /** True when the wait ended by timeout (the run still works). */
   readonly timedOut: boolean;
+  /**
+   * What ended the wait: the thread had no run (`idle`), the run ended (`run_finished`), a
+   * request that needs an answer opened after the cursor (`question`, `approval`), or time.
+   */
+  readonly endedBy: "idle" | "run_finished" | "question" | "approval" | "timeout";
+  /** The request that ended the wait (`question` or `approval`), else null. */
+  readonly attention: AttentionRequest | null;
+  /** Pass it to the next wait so the requests already reported do not end it again. */
+  readonly cursor: number;
 }
 
 /**
@@ -183,21 +237,28 @@ export class ThreadManagementService {
     const thread = this.getThread(request.threadId);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
+    const source = request.source ?? null;
+    const replyToSource = request.replyToSource ?? true;
     const outcome = this.engine.execute({
       commandId,
       operation: "thread.send",
-      request: { threadId: request.threadId, text: request.text, mode: request.mode },
-      handle: (ctx) =>
-        deliverMessage(ctx, {
+      request: sendReceiptRequest(request),
+      handle: (ctx) => {
+        // An explicit message revives a settled thread: there is work in it again.
+        const current = ctx.require("thread", request.threadId);
+        if ((current.settledAt ?? null) !== null) ctx.put("thread", { ...current, settledAt: null, updatedAt: ctx.now });
+        return deliverMessage(ctx, {
           threadId: request.threadId,
           messageId: request.messageId ?? derive.messageFromCommand(commandId),
-          text: request.text,
+          text: source === null ? request.text : withSourceHeader(request.text, source, replyToSource),
           mode: request.mode,
           createdBy: request.createdBy,
           creationSource: request.creationSource,
           instructions: request.instructions ?? null,
           capabilities,
-        }),
+          ...(source !== null ? { source } : {}),
+        });
+      },
     });
     return { ...outcome.result, replayed: outcome.replayed };
   }
@@ -264,31 +325,62 @@ export class ThreadManagementService {
     threadId: string;
     runId?: string;
     timeoutMs: number;
+    /**
+     * Also end the wait when a request that needs an answer opens (t3_thread_wait); requests
+     * opened at or before `cursor` (an event sequence) were reported already and do not.
+     * Without it the wait ends only with the run.
+     */
+    attention?: { cursor: number };
     signal?: AbortSignal;
     onProgress?: () => void;
     /** The thread whose agent is waiting, if any. */
     waiterThreadId?: string | null;
   }): Promise<RunWaitResult> {
+    const cursor = request.attention?.cursor ?? 0;
     const pinned = this.selectRun(request.threadId, request.runId, "wait");
-    if (pinned === null || isTerminalRunStatus(pinned.status)) return { threadId: request.threadId, run: pinned, timedOut: false };
+    if (pinned === null) return { threadId: request.threadId, run: null, timedOut: false, endedBy: "idle", attention: null, cursor };
+    const check = (): RunWaitResult | null => {
+      const run = this.engine.store.get("run", pinned.id);
+      if (run !== null && isTerminalRunStatus(run.status)) return { threadId: request.threadId, run, timedOut: false, endedBy: "run_finished", attention: null, cursor };
+      const attention = request.attention === undefined ? null : this.attentionAfter(request.threadId, cursor);
+      if (attention === null) return null;
+      return { threadId: request.threadId, run, timedOut: false, endedBy: attention.kind, attention, cursor: attention.sequence };
+    };
+    const now = check();
+    if (now !== null) return now;
     const endLiveWait = this.liveWaits.begin({ kind: "t3_thread_wait", waiterThreadId: request.waiterThreadId ?? null, subjectId: pinned.id });
     try {
-      const done = await this.waiter.waitFor(
-        () => {
-          const run = this.engine.store.get("run", pinned.id);
-          return run !== null && isTerminalRunStatus(run.status) ? run : null;
-        },
-        {
-          timeoutMs: request.timeoutMs,
-          ...(request.signal ? { signal: request.signal } : {}),
-          ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
-          relevant: (event) => event.entity === "run" && (event.record as RunRecord).id === pinned.id,
-        },
-      );
-      return { threadId: request.threadId, run: done ?? this.engine.store.get("run", pinned.id), timedOut: done === null };
+      const done = await this.waiter.waitFor(check, {
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
+        relevant: (event) =>
+          (event.entity === "run" && (event.record as RunRecord).id === pinned.id) || (event.entity === "runtimeRequest" && (event.record as RuntimeRequestRecord).threadId === request.threadId),
+      });
+      return done ?? { threadId: request.threadId, run: this.engine.store.get("run", pinned.id), timedOut: true, endedBy: "timeout", attention: null, cursor };
     } finally {
       endLiveWait();
     }
+  }
+
+  /**
+   * The oldest pending request of a thread that needs an answer and opened after `cursor`: a
+   * blocking question or an approval (a non-blocking question lets the agent work on, so it
+   * ends no wait, as in delegate_task). Ordered by the event that opened each request.
+   */
+  private attentionAfter(threadId: string, cursor: number): AttentionRequest | null {
+    const pending = this.engine.store
+      .select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId])
+      .filter((pendingRequest) => pendingRequest.kind === "approval" || pendingRequest.blocking);
+    if (pending.length === 0) return null;
+    const opened = this.engine.store.statement("SELECT MIN(sequence) AS sequence FROM events WHERE thread_id = ? AND entity = 'runtimeRequest' AND entity_id = ?");
+    const candidates = pending
+      .map((pendingRequest) => ({ request: pendingRequest, sequence: (opened.get(threadId, pendingRequest.id) as { sequence: number | null }).sequence ?? 0 }))
+      .filter((candidate) => candidate.sequence > cursor)
+      .sort((a, b) => a.sequence - b.sequence);
+    const first = candidates[0];
+    if (first === undefined) return null;
+    return { kind: first.request.kind === "approval" ? "approval" : "question", request: first.request, sequence: first.sequence };
   }
 
   /** Reads a thread's runs, newest first. */
@@ -305,22 +397,27 @@ export class ThreadManagementService {
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
-  sendFromCaller(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
+  sendFromCaller(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
     const target = this.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
-    const request = { threadId: target.id, text: input.message, mode: input.mode ?? "auto" };
-    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", request)) === null) {
-      this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
-      this.callers.requireTargetWithinCeiling(caller, target);
-    }
-    return conflictsAsInvalid(() => this.send({
+    const sender = this.callers.thread(caller);
+    const source: MessageSource | null =
+      sender === null ? null : { threadId: sender.id, link: threadLink(environmentId(this.engine.store), sender.id), title: sender.title };
+    const request: SendRequest = {
       ...(commandId !== undefined ? { commandId } : {}),
       threadId: target.id,
       text: input.message,
       mode: input.mode ?? "auto",
       createdBy: "agent",
       creationSource: creationSourceOf(caller),
-    }));
+      source,
+      ...(input.replyToSource !== undefined ? { replyToSource: input.replyToSource } : {}),
+    };
+    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null) {
+      this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
+      this.callers.requireTargetWithinCeiling(caller, target);
+    }
+    return conflictsAsInvalid(() => this.send(request));
   }
 
   /** t3_thread_interrupt, with the caller's live-run and ceiling checks. */
@@ -381,10 +478,45 @@ export class ThreadManagementService {
     return conflictsAsInvalid(() => this.resume(target.id, commandId));
   }
 
+  /**
+   * set_thread_settled: settles a thread whose work is done (it leaves the active list, like
+   * the sidebar's Settled section) or revives it. Settling is refused while the thread has
+   * unfinished runs, pending requests or unfinished delegated work: stop or wait first. Another
+   * thread needs the caller's live run and may not run broader than the caller. Settling a
+   * settled thread (or reviving an active one) changes nothing. Idempotent by clientRequestId.
+   */
+  setSettledFromCaller(caller: Caller, input: { threadId: string; settled: boolean; clientRequestId?: string | undefined }): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
+    const target = this.getThread(input.threadId);
+    const operation = "thread.set_settled";
+    const commandId = this.callerCommandId(caller, operation, target.id, input.clientRequestId) ?? this.newCommandId(operation);
+    const request = { threadId: target.id, settled: input.settled };
+    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null && target.id !== caller.threadId) {
+      this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
+      this.callers.requireTargetWithinCeiling(caller, target);
+    }
+    const outcome = conflictsAsInvalid(() =>
+      this.engine.execute({
+        commandId,
+        operation,
+        request,
+        handle: (ctx) => {
+          const current = ctx.require("thread", target.id);
+          const settled = (current.settledAt ?? null) !== null;
+          if (settled === input.settled) return { changed: false };
+          if (input.settled) refuseSettlingBusyThread(ctx, current.id);
+          ctx.put("thread", { ...current, settledAt: input.settled ? ctx.now : null, updatedAt: ctx.now });
+          return { changed: true };
+        },
+      }),
+    );
+    return { thread: this.getThread(target.id), changed: outcome.result.changed, replayed: outcome.replayed };
+  }
+
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */
-  waitFromCaller(caller: Caller, input: { threadId: string; runId?: string; timeoutMs?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+  waitFromCaller(caller: Caller, input: { threadId: string; runId?: string; timeoutMs?: number; cursor?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
     const timeoutMs = Math.min(input.timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
-    return this.waitForRun({ ...input, timeoutMs, waiterThreadId: caller.kind === "agent" ? caller.threadId : null });
+    const { cursor, ...rest } = input;
+    return this.waitForRun({ ...rest, timeoutMs, attention: { cursor: cursor ?? 0 }, waiterThreadId: caller.kind === "agent" ? caller.threadId : null });
   }
 
   /**
@@ -483,6 +615,7 @@ export class ThreadManagementService {
                 title: entry.title ?? null,
                 providerInstanceId: selection.providerInstanceId,
                 model: selection.model,
+                effort: selection.effort,
                 runtimeMode: selection.runtimeMode,
                 interactionMode: selection.interactionMode,
                 cwd: workspace.cwd,

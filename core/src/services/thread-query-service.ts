@@ -16,6 +16,7 @@ export interface ListThreadsInput {
   readonly runStatus?: readonly string[] | undefined;
   readonly includeSubagents?: boolean | undefined;
   readonly snoozed?: boolean | undefined;
+  readonly settled?: boolean | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
 }
@@ -63,6 +64,7 @@ export class ThreadQueryService {
       const shell = this.shell(thread);
       if (input.runStatus !== undefined && input.runStatus.length > 0 && !input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) continue;
       if (input.snoozed !== undefined && shell.snoozed !== input.snoozed) continue;
+      if (input.settled !== undefined && shell.settled !== input.settled) continue;
       shells.push(shell);
     }
     const page = shells.slice(offset, offset + limit);

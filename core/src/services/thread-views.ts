@@ -45,6 +45,7 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     projectId: thread.projectId,
     providerInstanceId: thread.providerInstanceId,
     model: thread.model,
+    effort: thread.effort ?? null,
     runtimeMode: thread.runtimeMode,
     interactionMode: thread.interactionMode,
     status: latest === null ? ("idle" as const) : latest.status,
@@ -62,6 +63,8 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     titleRegenerationPending: thread.titleRegenerationPending,
     snoozed: isSnoozed(reader, thread, nowIso),
     snoozedUntil: thread.snoozedUntil,
+    settled: (thread.settledAt ?? null) !== null,
+    settledAt: thread.settledAt ?? null,
     blockedOnThreadWait: waits.isThreadBlocked(thread.id),
     pendingBackgroundTasks: pendingBackgroundTasks(reader, thread.id),
     createdBy: thread.createdBy,
@@ -81,6 +84,7 @@ export function runView(run: RunRecord, maxSummaryChars = 2_000) {
     ordinal: run.ordinal,
     status: run.status,
     kind: run.kind,
+    effort: run.effort ?? null,
     summary: long ? `${run.summary!.slice(0, maxSummaryChars)}…` : run.summary,
     summaryTruncated: long,
     error: run.error,
@@ -104,7 +108,7 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
   const truncated = item.text.length > maxChars;
   const data = item.data as Record<string, unknown>;
   const summary: Record<string, unknown> = {};
-  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution"]) {
+  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source"]) {
     if (data[key] !== undefined) summary[key] = data[key];
   }
   if (typeof data.output === "string") summary.output = data.output.length > 500 ? `${data.output.slice(0, 500)}…` : data.output;

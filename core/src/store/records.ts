@@ -89,6 +89,8 @@ export interface ThreadRecord {
   readonly titleRegenerationPending: boolean;
   readonly providerInstanceId: string;
   readonly model: string | null;
+  /** The reasoning effort new runs use (one of the model's efforts), or null for the provider's default; absent in older records. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   /** Absolute working directory. */
@@ -102,6 +104,11 @@ export interface ThreadRecord {
   readonly linkedPullRequest: LinkedPullRequest | null;
   readonly snoozedUntil: string | null;
   readonly snoozedAt: string | null;
+  /**
+   * When the thread was settled (its work is done and it leaves the active list until revived),
+   * or null. Absent in records written before settling existed, which means not settled.
+   */
+  readonly settledAt?: string | null;
   readonly deletedAt: string | null;
   /** Stop was pressed: queued runs are held until the next explicit send. */
   readonly stopped: boolean;
@@ -126,6 +133,8 @@ export interface RunRecord {
   /** Instructions delivered with the first attempt (role, orchestration, portable context). */
   readonly instructions: string | null;
   readonly model: string | null;
+  /** The reasoning effort this run's turns ask for, or null for the provider's default; absent in older records. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   readonly createdBy: Actor;
@@ -394,6 +403,8 @@ export interface ScheduledTaskRecord {
   readonly boundThreadId: string | null;
   readonly providerInstanceId: string;
   readonly model: string | null;
+  /** The reasoning effort its runs use; null or omitted (tasks made before efforts): the provider's default. */
+  readonly effort?: string | null;
   readonly runtimeMode: RuntimeMode;
   readonly interactionMode: InteractionMode;
   /** The creator's privilege ceiling: later updates never make the task broader than this. */

@@ -115,6 +115,9 @@ describe("the sdk tarballs a running Switchyard ships", () => {
       "dist/sdk-tarballs/switchyard-spec-0.1.0.tgz",
       "dist/sdk-tarballs/switchyard-testkit-0.1.0.tgz",
     ]);
+    // And the plugin templates, so `switchyard plugin new` works where core is installed from npm.
+    for (const template of ["process-harness", "acp-flavor"]) expect(coreFiles, template).toContain(`dist/templates/${template}/package.json`);
+    expect(coreFiles.filter((file) => /^dist\/templates\/[^/]+\/(dist|node_modules)\//.test(file))).toEqual([]);
   });
 
   it("declare their dependencies in lockstep: the spec none, the sdk no core, the testkit core as its host", async () => {
@@ -195,5 +198,16 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     );
     const typed = await execa(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: project, reject: false, timeout: 120_000 });
     expect(typed.exitCode, `${typed.stdout}${typed.stderr}`).toBe(0);
+
+    // The installed core scaffolds from the templates it ships, naming its own tarballs, and core
+    // (which ships no tarball of itself) by version, as a Switchyard installed from npm would.
+    const installedCore = join(project, "node_modules", "@switchyard", "core");
+    const scaffolded = await execa(process.execPath, [join(installedCore, "bin", "switchyard.js"), "plugin", "new", "acme", "--dir", project], { reject: false, timeout: 60_000 });
+    expect(scaffolded.exitCode, scaffolded.stderr).toBe(0);
+    const scaffold = JSON.parse(readFileSync(join(project, "acme", "package.json"), "utf8")) as PackageJson;
+    expect(scaffold.devDependencies).toMatchObject({
+      "@switchyard/sdk": `file:${join(installedCore, "dist", "sdk-tarballs", `switchyard-sdk-${sdkPath.hostVersion}.tgz`)}`,
+      "@switchyard/core": sdkPath.hostVersion,
+    });
   }, 600_000);
 });

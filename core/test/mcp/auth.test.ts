@@ -95,6 +95,7 @@ describe("MCP authentication and authorization", () => {
       ["t3_thread_update", { threadId: thread.id, action: "rename", title: "x" }],
       ["schedule_task", { projectId: lab.projectId, prompt: "x", schedule: { type: "webhook" }, target: { providerInstanceId: "alpha" } }],
       ["delete_scheduled_task", { scheduledTaskId: "sched_x" }],
+      ["set_thread_settled", { threadId: thread.id, settled: true }],
     ] as const) {
       expect(await callTool(reader, name, args), name).toMatchObject({ ok: false, code: "capability_denied" });
     }
@@ -145,7 +146,7 @@ describe("MCP authentication and authorization", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "orchestrator_capabilities", "delegate_task", "task_status", "task_cancel", "create_threads", "t3_thread_launch", "t3_thread_list", "t3_thread_read",
-        "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "t3_pending_request",
+        "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "set_thread_settled", "t3_pending_request",
         "schedule_task", "list_scheduled_tasks", "delete_scheduled_task",
       ].sort(),
     );

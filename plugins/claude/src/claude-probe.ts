@@ -14,6 +14,8 @@ export function claudeModels(models: readonly ModelInfo[], customModels: readonl
     id: model.value,
     ...(model.displayName ? { displayName: model.displayName } : {}),
     ...(model.value === "default" ? { isDefault: true } : {}),
+    // Claude's effort levels, as the SDK reports them per model; a model without them takes none.
+    ...(model.supportsEffort === true && (model.supportedEffortLevels?.length ?? 0) > 0 ? { efforts: [...model.supportedEffortLevels!] } : {}),
   }));
   return [...listed, ...customModels.filter((id) => !listed.some((model) => model.id === id)).map((id) => ({ id }))];
 }

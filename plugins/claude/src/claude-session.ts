@@ -24,7 +24,7 @@ import { claudeProcessHandle, type ClaudeProcessHandle } from "./claude-process.
 import { PromptStream } from "./claude-prompt-stream.js";
 import type { ClaudeTranscripts } from "./claude-transcripts.js";
 import { ClaudeTurn, terminalOf } from "./claude-turn.js";
-import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
+import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type EffortLevel, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
 
 /** What a session needs from its adapter. */
 export interface ClaudeSessionDeps {
@@ -76,6 +76,8 @@ export class ClaudeProviderSession implements StartableSession {
   #turn: ClaudeTurn | null = null;
   #cursor: string | null;
   #model: string | null;
+  /** The effort level the session was last given (a turn's effort); null: Claude's default. */
+  #effort: string | null = null;
   #runtimeMode: RuntimeMode;
   #warnedRootFullAccess = false;
   #closed = false;
@@ -300,6 +302,12 @@ export class ClaudeProviderSession implements StartableSession {
     if (input.model !== null && input.model !== this.#model) {
       await query.setModel(input.model);
       this.#model = input.model;
+    }
+    if (input.effort != null && input.effort !== this.#effort) {
+      // The session-scoped flag layer, like /effort for this session only: nothing is written
+      // to the user's settings files.
+      await query.applyFlagSettings({ effortLevel: input.effort as EffortLevel });
+      this.#effort = input.effort;
     }
     query = this.#assertOpen();
     const turn = new ClaudeTurn(input.turnId, this.#sink.emit, this.#requests);

@@ -7,6 +7,7 @@ import type * as ClaudeAgentSdk from "@anthropic-ai/claude-agent-sdk";
 
 export type {
   CanUseTool,
+  EffortLevel,
   ForkSessionResult,
   McpHttpServerConfig,
   ModelInfo,

@@ -252,6 +252,19 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(session.processId).toBe(pid);
   });
 
+  it("gives Claude the turn's effort for the session (applyFlagSettings), and the model request carries it", async () => {
+    const status = await lab.adapter.probe();
+    const opus = status.models.find((model) => model.id === "opus");
+    expect(opus?.efforts?.length ?? 0).toBeGreaterThan(0);
+    const { session, events } = await lab.open();
+    const effort = opus!.efforts!.includes("high") ? "high" : opus!.efforts![0]!;
+    const input = turn("effortful @@reply done", { model: "opus", effort });
+    await session.startTurn(input);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
+    const request = lab.server.requests.find((r) => r.userText === "effortful @@reply done")!;
+    expect((request.body as { output_config?: { effort?: string } }).output_config?.effort).toBe(effort);
+  });
+
   it("fails a turn with the model's error, exactly once", async () => {
     const { session, events } = await lab.open();
     const input = turn("break @@fail 400 the scripted model refused");

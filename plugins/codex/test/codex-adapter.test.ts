@@ -318,6 +318,15 @@ describe("codex app-server driver", () => {
     expect(instructionAt).toBeLessThan(roles.indexOf("user:with instructions"));
   });
 
+  it("passes the turn's effort to Codex: the model request carries it as reasoning.effort", async () => {
+    const { session, events } = await open();
+    const turn = turnInput("think hard", { effort: "high" });
+    await session.startTurn(turn);
+    await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId);
+    const request = await server.waitForRequest((r) => r.userText === "think hard");
+    expect((request.body as { reasoning?: { effort?: string } }).reasoning?.effort).toBe("high");
+  });
+
   it("observes Codex's own sub-agents with their native thread ids", async () => {
     const { session, events } = await open();
     const turn = turnInput('@@tool spawn_agent {"message":"child task hello"}');

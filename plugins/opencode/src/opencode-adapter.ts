@@ -36,6 +36,9 @@ export function modelCatalog(providers: readonly Provider[], defaultModel: strin
         displayName: `${model.name} (${provider.name})`,
         ...(model.status === "deprecated" ? { legacy: true } : {}),
         ...(id === defaultModel ? { isDefault: true } : {}),
+        // OpenCode's reasoning settings are the model's named variants (`high`, `max`…): the
+        // efforts it takes, passed back as the prompt's `variant`.
+        ...(Object.keys(model.variants ?? {}).length > 0 ? { efforts: Object.keys(model.variants!) } : {}),
       });
     }
   }

@@ -76,6 +76,8 @@ export class OpenCodeProviderSession implements StartableSession {
   #serverKeys: string[] = [];
   #runtimeMode: RuntimeMode;
   #model: string | null;
+  /** The running turn's effort, as OpenCode's model variant (a steer keeps it); null: the model's default. */
+  #effort: string | null = null;
   #sessionId: string | null;
   /** The session's `task` child sessions (native sub-agents), whose approvals belong to its turns. */
   readonly #children = new Set<string>();
@@ -336,14 +338,14 @@ export class OpenCodeProviderSession implements StartableSession {
     return turn;
   }
 
-  async #prompt(server: OpenCodeServer, turn: OpenCodeTurn, text: string, model: string | null): Promise<void> {
+  async #prompt(server: OpenCodeServer, turn: OpenCodeTurn, text: string, model: string | null, effort: string | null): Promise<void> {
     const metadata: PromptMetadata = turn.nextPrompt();
     try {
       await callOpenCode(
         "session.promptAsync",
         (signal) =>
           server.client.session.promptAsync(
-            { sessionID: this.#sessionId!, ...(model !== null ? { model: modelRef(model) } : {}), parts: [{ type: "text", text, metadata }] },
+            { sessionID: this.#sessionId!, ...(model !== null ? { model: modelRef(model) } : {}), ...(effort !== null ? { variant: effort } : {}), parts: [{ type: "text", text, metadata }] },
             { signal },
           ),
         this.#deps.options.requestTimeoutMs,
@@ -369,6 +371,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const model = input.model ?? this.#model;
     if (model !== null) modelRef(model);
     this.#model = model;
+    this.#effort = input.effort ?? null;
     this.#runtimeMode = input.runtimeMode;
     // The runtime mode is the server's permission config: a new one needs a new server.
     if (this.#server !== null && this.#serverMode !== this.#runtimeMode) await this.#retire("runtime mode change");
@@ -379,7 +382,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const orchestration = this.#orchestration !== null && !input.text.includes(this.#orchestration) ? this.#orchestration : null;
     const instructions = [orchestration, input.instructions].filter((part): part is string => part !== null && part.trim() !== "").join("\n\n");
     try {
-      await this.#prompt(server, turn, withInstructions(input.text, instructions === "" ? null : instructions), model);
+      await this.#prompt(server, turn, withInstructions(input.text, instructions === "" ? null : instructions), model, this.#effort);
     } catch (error) {
       // OpenCode may have taken the prompt before the request failed (a timeout): a turn that
       // was reported started still gets its one terminal.
@@ -401,7 +404,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const turn = this.#activeTurn(input.turnId);
     const server = this.#server;
     if (server === null) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" has no running OpenCode server.`, { turnId: input.turnId });
-    await this.#prompt(server, turn, input.text, this.#model);
+    await this.#prompt(server, turn, input.text, this.#model, this.#effort);
   }
 
   /**

@@ -323,6 +323,18 @@ describe("OpenCode conversations", () => {
     expect(await recallOn(all.resumeCursor)).toBe("history: one @@reply said one | two @@reply said two | three @@reply said three");
   }, 240_000);
 
+  it("lists a model's variants as its efforts and sends a turn's effort as the prompt's variant", async () => {
+    const status = await lab.adapter.probe({ depth: "full" });
+    // OpenCode adds its own low/medium/high variants to a reasoning model beside the configured ones.
+    expect(status.models.find((model) => model.id === SECOND_MODEL)?.efforts).toContain("high");
+    const { session, events } = await lab.open();
+    const input = turn("vary @@reply with effort", { model: SECOND_MODEL, effort: "high" });
+    await session.startTurn(input);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, TIMEOUT)).status).toBe("completed");
+    const request = lab.server.requests.find((r) => r.userText?.includes("vary @@reply"));
+    expect((request?.body as { reasoning_effort?: string } | undefined)?.reasoning_effort).toBe("high");
+  });
+
   it("applies a model per turn, restarts its server for a new runtime mode on the same conversation, and reads a snapshot without the instructions wrapper", async () => {
     const { session, events } = await lab.open();
     const first = turn("first @@reply on the second model", { model: SECOND_MODEL, instructions: "ROLE: be brief" });

@@ -34,7 +34,8 @@ export function twoModelProvider(modelServerUrl: string): Record<string, unknown
       models: {
         // A price, so the cost OpenCode reports on each step-finish part is not zero.
         "fake-model": { name: "Fake Model", tool_call: true, cost: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } },
-        "fake-model-2": { name: "Fake Model 2", tool_call: true },
+        // A variant, as OpenCode defines reasoning settings: the effort `high` of this model.
+        "fake-model-2": { name: "Fake Model 2", tool_call: true, reasoning: true, variants: { high: { reasoningEffort: "high" } } },
       },
     },
   };

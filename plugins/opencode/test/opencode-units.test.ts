@@ -129,6 +129,14 @@ describe("models, forks and requests", () => {
     expect(models[3]).toMatchObject({ legacy: true });
   });
 
+  it("lists a model's variants as its efforts (what the prompt's variant takes)", () => {
+    const withVariants = { ...provider("openai", { gpt: { name: "GPT" } }) } as unknown as { models: Record<string, Record<string, unknown>> };
+    withVariants.models["gpt"]!["variants"] = { low: { reasoningEffort: "low" }, high: { reasoningEffort: "high" } };
+    const [gpt] = modelCatalog([withVariants as unknown as Provider, provider("zen", { free: { name: "Free" } })], null, []);
+    expect(gpt).toMatchObject({ id: "openai/gpt", efforts: ["low", "high"] });
+    expect(modelCatalog([provider("zen", { free: { name: "Free" } })], null, [])[0]!.efforts).toBeUndefined();
+  });
+
   it("cuts a fork at the first prompt of a later host turn, across steers and OpenCode's own user messages", () => {
     const user = (id: string, turnId: string | null): { info: Message; parts: Part[] } => ({
       info: { id, role: "user" } as Message,

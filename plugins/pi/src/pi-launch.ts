@@ -117,13 +117,15 @@ export interface PiLaunch {
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** Builds Pi's argv: RPC mode, session files, model, the Switchyard extension, extra args. */
+/** Builds Pi's argv: RPC mode, session files, model, the Switchyard extension, extra args, thinking level. */
 export function piArgs(input: {
   readonly binary: PiBinary;
   readonly options: PiOptions;
   readonly sessionDir: string;
   readonly sessionFile: string | null;
   readonly model: string | null;
+  /** The thinking level (a turn's effort), or null for the session's or Pi's default. */
+  readonly thinking?: string | null;
   readonly extensionPath: string;
 }): string[] {
   const args = [...input.binary.args, "--mode", "rpc"];
@@ -133,5 +135,8 @@ export function piArgs(input: {
   if (input.model !== null) args.push("--model", input.model);
   args.push("--extension", input.extensionPath);
   args.push(...input.options.extraArgs);
+  // After extraArgs, so the effort a turn asked for wins over an instance's `--thinking`. A
+  // launch flag, not set_thinking_level, which would also rewrite the user's settings.json.
+  if (input.thinking != null) args.push("--thinking", input.thinking);
   return args;
 }

@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { piModelEfforts } from "./pi-efforts.js";
 import type { ModelDescriptor, PluginContext, ProbeOptions, ProviderInstanceDescriptor, ProviderStatus } from "@switchyard/sdk";
 import { piAgentDir, piEnvironment, resolvePiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
@@ -15,29 +16,33 @@ export interface PiInstance {
 }
 
 /** Parses `pi --list-models` (a table on stderr: `provider  model  context …`). */
-export function parseModelTable(text: string): { provider: string; id: string }[] {
-  const models: { provider: string; id: string }[] = [];
+export function parseModelTable(text: string): { provider: string; id: string; reasoning: boolean }[] {
+  const models: { provider: string; id: string; reasoning: boolean }[] = [];
+  let thinkingColumn = -1;
   let header = true;
   for (const line of text.split("\n")) {
     const columns = line.trim().split(/\s+/);
     if (columns.length < 2 || columns[0] === "") continue;
     if (header) {
       header = !(columns[0] === "provider" && columns[1] === "model");
+      if (!header) thinkingColumn = columns.indexOf("thinking");
       continue;
     }
-    models.push({ provider: columns[0]!, id: columns[1]! });
+    models.push({ provider: columns[0]!, id: columns[1]!, reasoning: thinkingColumn >= 0 && columns[thinkingColumn] === "yes" });
   }
   return models;
 }
 
 /** The models Pi's models.json defines (`provider/id`), read without starting Pi. */
-async function configuredModels(instance: ProviderInstanceDescriptor): Promise<string[]> {
+async function configuredModels(instance: ProviderInstanceDescriptor): Promise<{ id: string; reasoning: boolean; xhigh: boolean }[]> {
   try {
     const parsed = JSON.parse(await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "models.json"), "utf8")) as {
-      providers?: Record<string, { models?: { id?: unknown }[] } | undefined>;
+      providers?: Record<string, { models?: { id?: unknown; reasoning?: unknown; thinkingLevelMap?: Record<string, unknown> }[] } | undefined>;
     };
     return Object.entries(parsed.providers ?? {}).flatMap(([provider, entry]) =>
-      (entry?.models ?? []).flatMap((model) => (typeof model.id === "string" ? [`${provider}/${model.id}`] : [])),
+      (entry?.models ?? []).flatMap((model) =>
+        typeof model.id === "string" ? [{ id: `${provider}/${model.id}`, reasoning: model.reasoning === true, xhigh: model.thinkingLevelMap?.["xhigh"] != null }] : [],
+      ),
     );
   } catch {
     return [];
@@ -118,7 +123,7 @@ export async function probePi({ instance, options, context }: PiInstance, probeO
     };
   }
   const versionText = version === null ? binary.version : (/\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version);
-  const describe = (id: string): ModelDescriptor => ({ id, ...(id === defaultId ? { isDefault: true } : {}) });
+  const describe = (id: string, thinking: { reasoning: boolean; xhigh?: boolean }): ModelDescriptor => ({ id, ...(id === defaultId ? { isDefault: true } : {}), ...piModelEfforts(thinking) });
   if (list === null) {
     // Without --list-models only models.json is known; built-in providers show up in `full`.
     const configured = await configuredModels(instance);
@@ -127,11 +132,11 @@ export async function probePi({ instance, options, context }: PiInstance, probeO
       executable: true,
       authenticated: configured.length > 0 ? true : "unknown",
       ...(versionText !== undefined ? { version: versionText } : {}),
-      models: custom(configured.map(describe)),
+      models: custom(configured.map((model) => describe(model.id, model))),
     };
   }
   const listed = list.exitCode === 0 ? parseModelTable(`${list.stdout}\n${list.stderr}`) : [];
-  const models = custom(listed.map(({ provider, id }) => describe(`${provider}/${id}`)));
+  const models = custom(listed.map(({ provider, id, reasoning }) => describe(`${provider}/${id}`, { reasoning })));
   return {
     installed: true,
     executable: true,

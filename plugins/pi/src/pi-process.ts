@@ -12,6 +12,8 @@ export interface PiRuntime {
   readonly client: PiRpcClient;
   /** The `--model` it was started with (null: the session's or Pi's default). */
   readonly model: string | null;
+  /** The `--thinking` level it was started with (null: the session's or Pi's default). */
+  readonly thinking: string | null;
   /** Set when the adapter itself stops the process (no `session.exited` for that). */
   retiring: boolean;
 }
@@ -29,6 +31,7 @@ export interface PiProcessInput {
   /** The session file to reopen, or null for a fresh one. */
   readonly sessionFile: string | null;
   readonly model: string | null;
+  readonly thinking: string | null;
   readonly grant: McpEndpointGrant | null;
   /** The state file the extension reads (runtime mode, rotated token). */
   readonly stateFile: string;
@@ -44,11 +47,11 @@ export interface PiProcessInput {
  */
 export async function launchPi(input: PiProcessInput): Promise<{ readonly runtime: PiRuntime; readonly state: PiSessionState }> {
   const { binary, options } = input;
-  const args = piArgs({ binary, options, sessionDir: input.sessionDir, sessionFile: input.sessionFile, model: input.model, extensionPath: input.extensionPath });
+  const args = piArgs({ binary, options, sessionDir: input.sessionDir, sessionFile: input.sessionFile, model: input.model, thinking: input.thinking, extensionPath: input.extensionPath });
   const env = piEnvironment(input.instance, { ...mcpEnvironment(input.grant), [EXTENSION_ENV.stateFile]: input.stateFile });
   const managed = input.context.process.spawn(binary.command, args, { cwd: input.cwd, env, extendEnv: false, stdin: "pipe", label: "pi rpc" });
   const client = new PiRpcClient(managed, input.logger, input.onMessage);
-  const runtime: PiRuntime = { generation: input.generation, client, model: input.model, retiring: false };
+  const runtime: PiRuntime = { generation: input.generation, client, model: input.model, thinking: input.thinking, retiring: false };
   input.logger.info("pi started", { pid: managed.pid, resumed: input.sessionFile !== null, mcp: input.grant !== null, model: input.model });
   try {
     return { runtime, state: await client.call<PiSessionState>({ type: "get_state" }, options.startupTimeoutMs) };

@@ -63,6 +63,8 @@ export class PiProviderSession implements StartableSession {
   /** The last session file seen on disk: what resumes this conversation. */
   private cursor: string | null;
   private model: string | null;
+  /** The thinking level turns ask for (their effort); null keeps the session's or Pi's default. */
+  private thinking: string | null = null;
   private runtimeMode: RuntimeMode;
   /** The session's MCP grant; a rotation replaces it (the state file carries the new token). */
   private grant: McpEndpointGrant | null;
@@ -140,6 +142,7 @@ export class PiProviderSession implements StartableSession {
       sessionDir: this.sessionDir,
       sessionFile,
       model: this.model,
+      thinking: this.thinking,
       grant: this.grant,
       stateFile: this.stateFile.path,
       generation,
@@ -294,6 +297,11 @@ export class PiProviderSession implements StartableSession {
       // Pi's set_model also rewrites the default model in settings.json; a restart on the same
       // session file switches the model without touching the user's configuration.
       if (this.runtime !== null && this.runtime.model !== this.model) await this.retire("model switch");
+    }
+    if (input.effort != null && input.effort !== this.thinking) {
+      this.thinking = input.effort;
+      // Like a model switch: a restart on the same session file, with `--thinking`.
+      if (this.runtime !== null && this.runtime.thinking !== this.thinking) await this.retire("thinking level switch");
     }
     const runtime = await this.ensureRuntime();
     this.assertOpen();

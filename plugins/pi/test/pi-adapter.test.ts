@@ -4,6 +4,8 @@
  * approvals through the Switchyard extension, provider errors and capability honesty.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
 import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
@@ -375,5 +377,36 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(events.textOf(input.turnId)).toContain("TOOL NOT OFFERED");
+  });
+});
+
+describe("Pi adapter: effort as Pi's thinking level", () => {
+  let thinkingLab: PiLab;
+
+  beforeAll(async () => {
+    thinkingLab = await createPiLab();
+    // A reasoning model whose provider takes reasoning_effort, so the level reaches the request.
+    const file = path.join(thinkingLab.home.home, "models.json");
+    const models = JSON.parse(await readFile(file, "utf8")) as { providers: Record<string, { compat?: Record<string, unknown>; models: Record<string, unknown>[] }> };
+    for (const provider of Object.values(models.providers)) {
+      provider.compat = { ...provider.compat, supportsReasoningEffort: true };
+      for (const model of provider.models) model["reasoning"] = true;
+    }
+    await writeFile(file, JSON.stringify(models, null, 2));
+  }, 60_000);
+  afterAll(async () => {
+    await thinkingLab?.dispose();
+  }, 60_000);
+
+  it("lists a reasoning model's thinking levels as its efforts and starts Pi with the turn's effort", async () => {
+    const status = await thinkingLab.adapter.probe({ depth: "inspect" });
+    expect(status.models.find((model) => model.id === thinkingLab.home.model)?.efforts).toEqual(["off", "minimal", "low", "medium", "high"]);
+    const { session, events } = await thinkingLab.open();
+    const input = turn("think @@reply thought", { effort: "high" });
+    await session.startTurn(input);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
+    const request = await thinkingLab.server.waitForRequest((r) => r.userText === "think @@reply thought");
+    expect((request.body as { reasoning_effort?: string }).reasoning_effort).toBe("high");
+    expect(thinkingLab.spawns.at(-1)?.args.slice(-2)).toEqual(["--thinking", "high"]);
   });
 });

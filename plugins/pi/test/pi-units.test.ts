@@ -12,6 +12,7 @@ import { approvalAnswer, approvalRequestOf, parseApprovalDialog } from "../src/p
 import { routeUiRequest, type PiDialog } from "../src/pi-dialogs.js";
 import { extensionSource, writeSwitchyardExtension } from "../src/pi-extension-writer.js";
 import { mcpEnvironment, piArgs, piEnvironment, threadSessionDir } from "../src/pi-launch.js";
+import { piModelEfforts } from "../src/pi-efforts.js";
 import { PiTurn } from "../src/pi-turn.js";
 import { messageText, messageThinking, type PiExtensionUiResponse } from "../src/pi-wire.js";
 import { parseModelTable, piOptionsSchema, reservedFlagsIn } from "../src/index.js";
@@ -60,6 +61,20 @@ describe("Pi launch", () => {
     ]);
   });
 
+  it("starts Pi with a turn's effort as --thinking, after the instance's own extra args", async () => {
+    const options = await piOptions({ extraArgs: ["--thinking", "low"] });
+    const args = piArgs({
+      binary: { command: process.execPath, args: ["/x/cli.js"], source: "package" },
+      options,
+      sessionDir: "/s",
+      sessionFile: null,
+      model: null,
+      thinking: "high",
+      extensionPath: "/e.js",
+    });
+    expect(args.slice(-4)).toEqual(["--thinking", "low", "--thinking", "high"]);
+  });
+
   it("scrubs inherited SWITCHYARD_MCP_* / SWITCHYARD_PI_* values and sets the home and the grant", () => {
     const previous = process.env["SWITCHYARD_MCP_TOKEN"];
     process.env["SWITCHYARD_MCP_TOKEN"] = "from-host";
@@ -98,10 +113,16 @@ describe("Pi wire helpers", () => {
   it("parses pi --list-models", () => {
     const table = "provider  model         context  max-out  thinking  images\nfake      fake-model    128K     16.4K    no        no\nanthropic claude-opus-4 200K 32K yes yes\n";
     expect(parseModelTable(table)).toEqual([
-      { provider: "fake", id: "fake-model" },
-      { provider: "anthropic", id: "claude-opus-4" },
+      { provider: "fake", id: "fake-model", reasoning: false },
+      { provider: "anthropic", id: "claude-opus-4", reasoning: true },
     ]);
     expect(parseModelTable("")).toEqual([]);
+  });
+
+  it("offers Pi's thinking levels as the efforts of a reasoning model, xhigh only where the model maps it", () => {
+    expect(piModelEfforts({ reasoning: false })).toEqual({});
+    expect(piModelEfforts({ reasoning: true })).toEqual({ efforts: ["off", "minimal", "low", "medium", "high"] });
+    expect(piModelEfforts({ reasoning: true, xhigh: true }).efforts?.at(-1)).toBe("xhigh");
   });
 });
 

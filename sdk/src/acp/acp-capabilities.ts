@@ -96,12 +96,13 @@ export function sessionModelsOf(response: unknown): AcpSessionModels | null {
  */
 export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null): ModelDescriptor[] {
   if (agent === null) return [];
+  const efforts = advertisedEfforts(agent);
   const option = findConfigOption(agent.configOptions, "model");
   if (option !== undefined) {
     const models: ModelDescriptor[] = [];
     for (const entry of option.options) {
       for (const value of "group" in entry ? entry.options : [entry]) {
-        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}) });
+        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}), ...efforts });
       }
     }
     return models;
@@ -110,7 +111,21 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
     id: model.modelId,
     displayName: model.name,
     ...(model.modelId === agent.models?.currentModelId ? { isDefault: true } : {}),
+    ...efforts,
   }));
+}
+
+/**
+ * The efforts an agent takes: the values of its `thought_level` config option (ACP's category
+ * for reasoning effort), offered for every model it lists, since ACP does not tie the option
+ * to a model. An agent without one takes no effort setting.
+ */
+export function advertisedEfforts(agent: Pick<AcpAgentDescription, "configOptions">): Pick<ModelDescriptor, "efforts" | "defaultEffort"> {
+  const option = findConfigOption(agent.configOptions, "thought_level");
+  if (option === undefined) return {};
+  const values = selectValues(option);
+  if (values.length === 0) return {};
+  return { efforts: values, ...(typeof option.currentValue === "string" && values.includes(option.currentValue) ? { defaultEffort: option.currentValue } : {}) };
 }
 
 /**

@@ -65,6 +65,22 @@ export class AcpSessionSettings {
     await this.applyModel(model, input.turnId, true);
     this.#wanted.model = model;
     await this.applyModes(input.runtimeMode, input.interactionMode, input.turnId);
+    await this.applyEffort(input.effort ?? null);
+  }
+
+  /**
+   * Sets the agent's `thought_level` config option to a turn's effort (null keeps the agent's).
+   * The host only sends an effort the agent listed, so a missing option or value is a bug the
+   * agent reports, named here.
+   */
+  async applyEffort(effort: string | null): Promise<void> {
+    if (effort === null) return;
+    const option = findConfigOption(this.#configOptions, "thought_level");
+    if (option === undefined) throw new SwitchyardError("unsupported_capability", `The agent offers no thought_level setting, so effort "${effort}" cannot be applied.`, { effort });
+    if (option.currentValue === effort) return;
+    const values = selectValues(option);
+    if (!values.includes(effort)) throw new SwitchyardError("invalid_input", `Effort "${effort}" is not offered by this agent (offered: ${values.join(", ")}).`, { effort, offered: values });
+    await this.#setConfigOption(option.id, effort);
   }
 
   /** Takes what a session setup reported; the first mode seen stays the session's initial one. */

@@ -48,6 +48,7 @@ export {
   selectValues,
   agentModeIds,
   planModeId,
+  advertisedEfforts,
   advertisedModels,
   sessionModelsOf,
 } from "./acp-capabilities.js";

@@ -12,6 +12,14 @@ export interface ModelDescriptorV1 {
   readonly legacy?: boolean;
   /** The provider's default model. */
   readonly isDefault?: boolean;
+  /**
+   * The reasoning efforts this model accepts as `TurnInput.effort`, in the provider's own names
+   * (Codex `low`/`medium`/`high`, Pi thinking levels, an OpenCode variant…), weakest first.
+   * Missing or empty: the model takes no effort setting, and the host refuses one for it.
+   */
+  readonly efforts?: readonly string[];
+  /** The effort the provider uses when none is given, if it says. */
+  readonly defaultEffort?: string;
 }
 
 /**
@@ -133,6 +141,12 @@ export interface TurnInputV1 {
   readonly instructions: string | null;
   /** The model for this turn, or null for the session's. */
   readonly model: string | null;
+  /**
+   * The reasoning effort for this turn: one of the model's `ModelDescriptor.efforts` (the host
+   * checked it), or null / absent for the provider's default. Each adapter maps it to its own
+   * setting (a turn parameter, a config value, a thinking level).
+   */
+  readonly effort?: string | null;
   /** The runtime mode for this turn. */
   readonly runtimeMode: RuntimeMode;
   /** The interaction mode for this turn. */

@@ -32,6 +32,8 @@ export interface ScriptedProviderOptions {
   readonly stateDir?: string;
   /** Models to advertise. */
   readonly models?: readonly string[];
+  /** The reasoning efforts each model takes (`ModelDescriptor.efforts`), by model id. */
+  readonly modelEfforts?: Readonly<Record<string, readonly string[]>>;
   /** What the status probe reports. */
   readonly status?: ScriptedStatus;
   /**
@@ -133,18 +135,27 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The block a host folds instructions into for a provider without an instruction channel. */
-const FOLDED_INSTRUCTIONS_END = "\n</switchyard_instructions>\n\n";
+/**
+ * The blocks a host puts before the message itself: folded instructions (for a provider without
+ * an instruction channel), then the header naming the thread a peer's message came from.
+ */
+const HOST_BLOCK_TAGS = ["switchyard_instructions", "switchyard_message_source"] as const;
 
 /**
  * The user's own message in a turn's text. A model reads folded instructions (a history
- * handoff, portable context) as context, not as requests, so the scripted one obeys directives
- * only in the message itself: a handoff quoting an earlier `@@gate` must not hold the new turn.
+ * handoff, portable context) and a sender header as context, not as requests, so the scripted
+ * one obeys directives only in the message itself: a handoff quoting an earlier `@@gate`, or a
+ * sender whose title is its first prompt, must not hold the new turn.
  */
 function ownMessage(text: string): string {
-  if (!text.startsWith("<switchyard_instructions>\n")) return text;
-  const end = text.indexOf(FOLDED_INSTRUCTIONS_END);
-  return end < 0 ? text : text.slice(end + FOLDED_INSTRUCTIONS_END.length);
+  let rest = text;
+  for (const tag of HOST_BLOCK_TAGS) {
+    if (!rest.startsWith(`<${tag}>\n`)) continue;
+    const close = `\n</${tag}>\n\n`;
+    const end = rest.indexOf(close);
+    if (end >= 0) rest = rest.slice(end + close.length);
+  }
+  return rest;
 }
 
 /** Connects an MCP client to the session's Switchyard endpoint with its credential. */
@@ -321,6 +332,8 @@ class ScriptedSession {
           const done = this.history.filter((h) => h.assistant !== null);
           return { kind: "reply", text: done.length === 0 ? "history: (empty)" : `history: ${done.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
         }
+      case "effort":
+        return { kind: "reply", text: `effort: ${turn.input.effort ?? "default"}` };
       case "subagent": {
         const nativeId = `native-${randomUUID()}`;
         this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
@@ -531,7 +544,10 @@ export class ScriptedAdapter implements OrchestrationAdapter {
       executable,
       authenticated,
       version: "scripted-1.0.0",
-      models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => ({ id, isDefault: index === 0 })),
+      models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => {
+        const efforts = this.options.modelEfforts?.[id];
+        return { id, isDefault: index === 0, ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}) };
+      }),
       ...(installed && executable && authenticated !== false ? {} : { message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.` }),
     };
   }

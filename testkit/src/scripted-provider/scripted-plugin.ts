@@ -33,6 +33,7 @@ const OptionsSchema = z
     gateDir: z.string().optional(),
     stateDir: z.string().optional(),
     models: z.array(z.string()).optional(),
+    modelEfforts: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional(),
     status: z
       .object({ installed: z.boolean().optional(), executable: z.boolean().optional(), authenticated: z.union([z.boolean(), z.literal("unknown")]).optional() })
       .optional(),
@@ -55,6 +56,7 @@ export const scriptedDriver = defineDriver<z.infer<typeof OptionsSchema>>({
       ...(options.gateDir !== undefined ? { gateDir: options.gateDir } : {}),
       ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
       ...(options.models !== undefined ? { models: options.models } : {}),
+      ...(options.modelEfforts !== undefined ? { modelEfforts: options.modelEfforts } : {}),
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.replyDelayMs !== undefined ? { replyDelayMs: options.replyDelayMs } : {}),
       ...(options.statusFile !== undefined ? { statusFile: options.statusFile } : {}),

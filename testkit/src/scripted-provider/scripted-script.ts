@@ -11,6 +11,7 @@
  * - `@@approve <command>`     open a command approval request and report the decision
  * - `@@tool <name> <json>`    call a Switchyard MCP tool with the session's credential
  * - `@@history`               answer with the conversation so far (proves resume and fork)
+ * - `@@effort`                answer with the reasoning effort the turn was given
  * - `@@subagent <title>`      report a provider-native sub-agent
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
@@ -25,6 +26,7 @@ export type ProviderScriptStep =
   | { readonly kind: "approve"; readonly command: string }
   | { readonly kind: "tool"; readonly name: string; readonly args: Record<string, unknown> }
   | { readonly kind: "history" }
+  | { readonly kind: "effort" }
   | { readonly kind: "subagent"; readonly title: string }
   | { readonly kind: "plan"; readonly text: string }
   | { readonly kind: "refuse-steers" };
@@ -35,7 +37,7 @@ export interface ParsedProviderScript {
   readonly freeText: string;
 }
 
-const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|subagent|plan|refuse-steers)(?![\w-])/g;
+const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -123,6 +125,9 @@ export function parseProviderScript(text: string): ParsedProviderScript {
       }
       case "history":
         steps.push({ kind: "history" });
+        break;
+      case "effort":
+        steps.push({ kind: "effort" });
         break;
       case "subagent":
         steps.push({ kind: "subagent", title: argument || "native helper" });

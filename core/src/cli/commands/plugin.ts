@@ -1,40 +1,19 @@
-import { join } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { createSilentLogger } from "../../logging/logger.js";
 import { PluginInstaller } from "../../plugin-host/plugin-installer.js";
-import { scaffoldPlugin } from "../../plugin-host/plugin-scaffold.js";
-import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { registerPluginNew } from "./plugin-new.js";
 import { registerPluginSdkPath } from "./plugin-sdk-path.js";
 import { registerPluginList } from "./plugins.js";
 
 export function registerPluginCommands(program: Command): void {
   const plugin = program.command("plugin").alias("plugins").description("Manage provider plugins: list, scaffold, install, remove, sdk-path");
   registerPluginList(plugin);
+  registerPluginNew(plugin);
   registerPluginSdkPath(plugin);
-
-  plugin
-    .command("new <id>")
-    .description("Scaffold a provider plugin from the template (same layout as the built-in plugins)")
-    .option("--dir <dir>", "parent folder for the new plugin (default: the current folder)")
-    .option("--name <package>", "npm package name (default: switchyard-plugin-<id>)")
-    .action(async (id: string, options: { dir?: string; name?: string }) => {
-      const created = scaffoldPlugin({ id, parentDir: options.dir ?? process.cwd(), ...(options.name ? { packageName: options.name } : {}) });
-      process.stdout.write(
-        [
-          `Created ${created.packageName} in ${created.dir}`,
-          "Next:",
-          `  cd ${created.dir}`,
-          "  implement src/" + id + "-adapter.ts, then build (npx tsc -p .) and run its tests (npx vitest run)",
-          // The full launcher path works from any folder; a bare `npx switchyard` outside the
-          // Switchyard clone would fetch an unrelated npm package of that name.
-          `  node ${join(CORE_PACKAGE_DIR, "bin", "switchyard.js")} plugin install ${created.dir}`,
-        ].join("\n") + "\n",
-      );
-    });
 
   plugin
     .command("install <spec>")

@@ -8,6 +8,7 @@ import { bindLoopbackListener, type LoopbackListener } from "../../transports/ht
 import type { ServerLimits } from "../../transports/http/server-limits.js";
 import { startServer } from "../../transports/http/switchyard-server.js";
 import { HOST_VERSION } from "../../util/host-version.js";
+import { forgetRunningServer, recordRunningServer } from "../../connect/running-server.js";
 import { logFormatOption, logLevelOption, serverLogger, type LogOptions } from "../log-options.js";
 import { parsePort } from "../parse.js";
 import { CliError, EXIT, style } from "../output.js";
@@ -78,12 +79,15 @@ export function registerServe(program: Command): void {
         if (stopping) return;
         stopping = true;
         host.logger.info("shutting down", { signal });
+        forgetRunningServer(host.paths.home, process.pid);
         await server.close();
         await host.stop();
         process.exit(0);
       };
       process.on("SIGINT", () => void stop("SIGINT"));
       process.on("SIGTERM", () => void stop("SIGTERM"));
+      // `connect`, `connections` and `status` find the server here (a --port 0 one too).
+      recordRunningServer(host.paths.home, { pid: process.pid, url: server.url, mcpUrl: server.mcpUrl, port: server.port, startedAt: new Date().toISOString(), version: HOST_VERSION });
       const report = host.reconcileReport!;
       const refused = host.pluginHost.list().filter((plugin) => plugin.status === "refused");
       if (options.json) {

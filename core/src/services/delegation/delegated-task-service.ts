@@ -142,6 +142,7 @@ export class DelegatedTaskService {
       title,
       providerInstanceId: selection.providerInstanceId,
       model: selection.model,
+      effort: selection.effort,
       runtimeMode: selection.runtimeMode,
       interactionMode: selection.interactionMode,
       cwd: parent.cwd,

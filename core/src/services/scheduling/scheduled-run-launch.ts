@@ -114,6 +114,7 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
         title: task.title,
         providerInstanceId: task.providerInstanceId,
         model: task.model,
+        effort: task.effort ?? null,
         runtimeMode: task.runtimeMode,
         interactionMode: task.interactionMode,
         cwd: project.rootPath,

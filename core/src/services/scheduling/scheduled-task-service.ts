@@ -259,6 +259,7 @@ export class ScheduledTaskService {
             boundThreadId: boundThread?.id ?? null,
             providerInstanceId: selection.providerInstanceId,
             model: selection.model,
+            effort: selection.effort,
             runtimeMode: selection.runtimeMode,
             interactionMode: selection.interactionMode,
             creatorCeiling: ceiling,
@@ -309,7 +310,7 @@ export class ScheduledTaskService {
     if (input.target !== undefined || input.runtimeMode !== undefined || input.interactionMode !== undefined || rebinds) {
       // Never broader than the creator, nor than the caller changing it.
       const ceiling = narrower(this.callers.ceiling(caller), task.creatorCeiling);
-      const current: InheritedSelection = { providerInstanceId: task.providerInstanceId, model: task.model, runtimeMode: task.runtimeMode, interactionMode: task.interactionMode };
+      const current: InheritedSelection = { providerInstanceId: task.providerInstanceId, model: task.model, effort: task.effort ?? null, runtimeMode: task.runtimeMode, interactionMode: task.interactionMode };
       const sameProvider = (input.target?.providerInstanceId ?? boundThread?.providerInstanceId ?? task.providerInstanceId) === task.providerInstanceId && input.target?.driverKind === undefined;
       selection = await this.resolveSelection({
         target: input.target,
@@ -350,7 +351,7 @@ export class ScheduledTaskService {
             enabled,
             boundThreadId,
             ...(selection !== null
-              ? { providerInstanceId: selection.providerInstanceId, model: selection.model, runtimeMode: selection.runtimeMode, interactionMode: selection.interactionMode }
+              ? { providerInstanceId: selection.providerInstanceId, model: selection.model, effort: selection.effort, runtimeMode: selection.runtimeMode, interactionMode: selection.interactionMode }
               : {}),
             // A new schedule, or a resume, counts its occurrences from now: nothing missed while paused runs.
             anchorAt: checked !== null || resumes ? ctx.now : current.anchorAt,

@@ -16,6 +16,12 @@ export const Target = z
     providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),
     driverKind: z.string().min(1).optional().describe("A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it."),
     model: z.string().min(1).optional().describe("A model the provider advertises; omitted inherits or uses the provider's first model."),
+    effort: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default."),
   })
   .strict();
 
@@ -37,6 +43,7 @@ export const ThreadShell = z
     projectId: z.string(),
     providerInstanceId: z.string(),
     model: z.string().nullable(),
+    effort: z.string().nullable(),
     runtimeMode: RuntimeModeOutput,
     interactionMode: InteractionModeOutput,
     status: z.union([RunStatus, z.literal("idle")]),
@@ -53,6 +60,8 @@ export const ThreadShell = z
     titleRegenerationPending: z.boolean(),
     snoozed: z.boolean(),
     snoozedUntil: z.string().nullable(),
+    settled: z.boolean().describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
+    settledAt: z.string().nullable(),
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),

@@ -28,7 +28,7 @@ export interface paths {
         };
         /**
          * List a project's threads, newest first
-         * @description t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed and includeSubagents; offset-paginated.
+         * @description t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.
          */
         get: operations["listThreads"];
         put?: never;
@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * Wait for a thread's run to end
-         * @description t3_thread_wait: without runId it pins the latest run at call time, queued or not; an idle thread answers at once. The wait is capped by the server's maximum (server.maxWaitMs); waitTimedOut reports the latest status and cancels nothing: call again to keep waiting. Closing the connection ends the wait, not the run.
+         * @description t3_thread_wait: ends when the run ends or the thread needs attention (a blocking question or an approval opens); endedBy says which and attention names the request; pass the returned cursor to the next wait so a request already reported does not end it again. Without runId it pins the latest run at call time, queued or not; an idle thread answers at once. The wait is capped by the server's maximum (server.maxWaitMs); waitTimedOut reports the latest status and cancels nothing: call again to keep waiting. Closing the connection ends the wait, not the run.
          */
         get: operations["waitForRun"];
         put?: never;
@@ -157,6 +157,26 @@ export interface paths {
          * @description The runs stop held start again in their queue order; nothing else starts. A thread that was not stopped is unchanged.
          */
         post: operations["resumeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/threads/{threadId}/settled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle or revive a thread
+         * @description set_thread_settled: settled true settles a thread whose work is done (listThreads settled=false leaves it out), false revives it; a message sent to a settled thread revives it too. Settling is refused (invalid_request, details.reason) while the thread has unfinished or queued runs, pending requests or unfinished delegated tasks. Settling a settled thread changes nothing (changed: false). Idempotency-Key (or clientRequestId) makes a retry return the same answer.
+         */
+        post: operations["setThreadSettled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -448,6 +468,8 @@ export interface components {
             driverKind?: string;
             /** @description A model the provider advertises; omitted inherits or uses the provider's first model. */
             model?: string;
+            /** @description A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default. */
+            effort?: string;
         };
         CreateThreadsBody: {
             threads: {
@@ -472,6 +494,8 @@ export interface components {
             message: string;
             /** @enum {string} */
             mode?: "auto" | "queue" | "steer" | "restart";
+            /** @description From a thread, the message names your thread (link and title) so the receiver knows who wrote; by default it also asks for a reply to it. false leaves the reply instruction out (a coordinator that waits on the thread itself). */
+            replyToSource?: boolean;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -485,6 +509,12 @@ export interface components {
             clientRequestId?: string;
         };
         ResumeThreadBody: {
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        SetThreadSettledBody: {
+            /** @description true settles the thread, false revives it. */
+            settled: boolean;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -633,6 +663,7 @@ export interface components {
             projectId: string;
             providerInstanceId: string;
             model: string | null;
+            effort: string | null;
             /** @enum {string} */
             runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
             /** @enum {string} */
@@ -656,6 +687,9 @@ export interface components {
             titleRegenerationPending: boolean;
             snoozed: boolean;
             snoozedUntil: string | null;
+            /** @description Settled with set_thread_settled: its work is done; a message sent to it revives it. */
+            settled: boolean;
+            settledAt: string | null;
             blockedOnThreadWait: boolean;
             pendingBackgroundTasks: number;
             /** @enum {string} */
@@ -843,6 +877,23 @@ export interface components {
                 message: string;
             } | null;
             waitTimedOut: boolean;
+            /**
+             * @description What ended the wait.
+             * @enum {string}
+             */
+            endedBy: "idle" | "run_finished" | "question" | "approval" | "timeout";
+            /** @description The request that ended the wait (endedBy question or approval), else null. */
+            attention: {
+                /** @enum {string} */
+                kind: "question" | "approval";
+                /** @description Read or answer it with t3_pending_request (approvals are answered by a person or an approve token). */
+                requestId: string;
+                /** @enum {string} */
+                requestKind: "user_input" | "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
+                runId: string;
+            } | null;
+            /** @description Pass it to the next wait on this thread. */
+            cursor: string;
         };
         InterruptResult: {
             threadId: string;
@@ -863,6 +914,12 @@ export interface components {
             thread: components["schemas"]["ThreadShell"];
             /** @description The held runs that start again, in their queue order. */
             resumedRunIds: string[];
+            replayed: boolean;
+        };
+        SettleResult: {
+            thread: components["schemas"]["ThreadShell"];
+            /** @description False when the thread already was as asked. */
+            changed: boolean;
             replayed: boolean;
         };
         CancelledTask: {
@@ -1118,6 +1175,10 @@ export interface components {
                     favorite?: boolean;
                     legacy?: boolean;
                     callerModel?: boolean;
+                    /** @description The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none. */
+                    efforts?: string[];
+                    /** @description The effort the provider uses when none is given. */
+                    defaultEffort?: string;
                 }[];
                 omittedModels: number;
                 runtimeModes?: ("approval-required" | "auto-accept-edits" | "full-access")[];
@@ -1234,6 +1295,8 @@ export interface operations {
                 runStatus?: ("idle" | "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted")[];
                 includeSubagents?: boolean;
                 snoozed?: boolean;
+                /** @description true lists only settled threads, false only active ones; omitted lists both. */
+                settled?: boolean;
                 limit?: number;
                 offset?: number;
             };
@@ -1415,6 +1478,8 @@ export interface operations {
             query?: {
                 runId?: string;
                 timeoutMs?: number;
+                /** @description The cursor the previous wait on this thread returned: requests it reported already do not end this wait again. */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -1569,6 +1634,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResumeResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    setThreadSettled: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetThreadSettledBody"];
+            };
+        };
+        responses: {
+            /** @description Settle or revive a thread */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettleResult"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

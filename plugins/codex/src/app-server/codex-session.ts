@@ -222,6 +222,8 @@ export class CodexAppServerSession implements StartableSession {
           approvalPolicy: mode.approvalPolicy,
           sandboxPolicy: mode.sandboxPolicy,
           ...(input.model !== null ? { model: input.model } : {}),
+          // Codex keeps a turn's effort for the turns after it, so every turn says its own.
+          ...(input.effort != null ? { effort: input.effort } : {}),
         },
         this.deps.options.requestTimeoutMs,
       );

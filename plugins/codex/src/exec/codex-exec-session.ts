@@ -107,6 +107,8 @@ export class CodexExecSession implements StartableSession {
       sandboxMode: mode.sandboxMode,
       approvalPolicy: mode.approvalPolicy,
       ...(model !== null ? { model } : {}),
+      // codex exec's model_reasoning_effort; the host checked the value against the model's catalog entry.
+      ...(input.effort != null ? { modelReasoningEffort: input.effort as NonNullable<ThreadOptions["modelReasoningEffort"]> } : {}),
     };
     const thread = this.#threadId !== null ? this.#codex.resumeThread(this.#threadId, threadOptions) : this.#codex.startThread(threadOptions);
     const turn = new CodexExecTurn(input.turnId, this.#sink.emit);

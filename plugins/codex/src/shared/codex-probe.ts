@@ -7,6 +7,7 @@ import { CodexRpc } from "../app-server/codex-rpc.js";
 import type { v2 } from "../codex-wire.js";
 import { resolveCodexBinary, type CodexBinary } from "./codex-binary.js";
 import { codexEnvironment } from "./codex-environment.js";
+import { codexModelEfforts } from "./codex-efforts.js";
 
 /** What `config.toml` says about the model, its provider and where credentials are kept. */
 interface ConfiguredModel {
@@ -166,10 +167,12 @@ export async function probeCodex(input: {
     seen.add(model.id);
     models.push(model);
   };
-  if (configured.model !== null) add({ id: configured.model, isDefault: true });
+  // The configured model, with the efforts the catalog lists for it when it lists it.
+  const configuredEntry = fromServer.models.find((model) => model.id === configured.model);
+  if (configured.model !== null) add({ id: configured.model, isDefault: true, ...(configuredEntry !== undefined ? codexModelEfforts(configuredEntry) : {}) });
   for (const model of fromServer.models) {
     if (model.hidden) continue;
-    add({ id: model.id, displayName: model.displayName, ...(configured.model === null && model.isDefault ? { isDefault: true } : {}) });
+    add({ id: model.id, displayName: model.displayName, ...(configured.model === null && model.isDefault ? { isDefault: true } : {}), ...codexModelEfforts(model) });
   }
   for (const model of custom) add(model);
 

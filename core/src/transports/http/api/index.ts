@@ -6,7 +6,7 @@ import { listProjectsRoute } from "./routes/projects.js";
 import { listProvidersRoute } from "./routes/providers.js";
 import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
-import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
+import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
 import { readSessionRoute, signInRoute, signOutRoute } from "./routes/web-session.js";
@@ -30,6 +30,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   interruptThreadRoute,
   stopThreadRoute,
   resumeThreadRoute,
+  setThreadSettledRoute,
   getTaskRoute,
   cancelTaskRoute,
   listPendingRequestsRoute,

@@ -7,6 +7,7 @@ import { listScheduledTasksTool } from "./list-scheduled-tasks.js";
 import { orchestratorCapabilitiesTool } from "./orchestrator-capabilities.js";
 import { pendingRequestTool } from "./pending-request.js";
 import { scheduleTaskTool } from "./schedule-task.js";
+import { setThreadSettledTool } from "./set-thread-settled.js";
 import { taskCancelTool } from "./task-cancel.js";
 import { taskStatusTool } from "./task-status.js";
 import { threadInterruptTool } from "./thread-interrupt.js";
@@ -33,6 +34,7 @@ export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
   threadSendTool,
   threadWaitTool,
   threadInterruptTool,
+  setThreadSettledTool,
   pendingRequestTool,
   scheduleTaskTool,
   listScheduledTasksTool,

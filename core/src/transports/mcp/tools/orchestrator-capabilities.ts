@@ -11,7 +11,7 @@ export const orchestratorCapabilitiesTool = defineTool({
   input: z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict(),
   output: z.object({
     callerKind: z.enum(["agent", "client"]),
-    inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable() }).nullable(),
+    inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable(), effort: z.string().nullable() }).nullable(),
     parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
     parentRunActive: z.boolean(),
     projectId: z.string().nullable(),
@@ -23,7 +23,17 @@ export const orchestratorCapabilitiesTool = defineTool({
         displayName: z.string(),
         canRunChildTasks: z.boolean(),
         constraints: z.array(z.string()),
-        models: z.array(z.object({ id: z.string(), custom: z.boolean().optional(), favorite: z.boolean().optional(), legacy: z.boolean().optional(), callerModel: z.boolean().optional() })),
+        models: z.array(
+          z.object({
+            id: z.string(),
+            custom: z.boolean().optional(),
+            favorite: z.boolean().optional(),
+            legacy: z.boolean().optional(),
+            callerModel: z.boolean().optional(),
+            efforts: z.array(z.string()).optional().describe("The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none."),
+            defaultEffort: z.string().optional().describe("The effort the provider uses when none is given."),
+          }),
+        ),
         omittedModels: z.number(),
         runtimeModes: z.array(RuntimeModeOutput).optional(),
         interactionModes: z.array(InteractionModeOutput),

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { threadLink } from "../../../../services/thread-views.js";
 import { ClientRequestId, ThreadShell } from "../../../mcp/contract.js";
+import { setThreadSettledTool } from "../../../mcp/tools/set-thread-settled.js";
 import { threadInterruptTool } from "../../../mcp/tools/thread-interrupt.js";
 import { threadSendTool } from "../../../mcp/tools/thread-send.js";
-import { threadWaitTool } from "../../../mcp/tools/thread-wait.js";
+import { threadWaitTool, waitResultView } from "../../../mcp/tools/thread-wait.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
 
@@ -45,7 +46,7 @@ export const waitForRunRoute = defineRoute({
   operationId: "waitForRun",
   summary: "Wait for a thread's run to end",
   description:
-    "t3_thread_wait: without runId it pins the latest run at call time, queued or not; an idle thread answers at once. The wait is capped by the server's maximum (server.maxWaitMs); waitTimedOut reports the latest status and cancels nothing: call again to keep waiting. Closing the connection ends the wait, not the run.",
+    "t3_thread_wait: ends when the run ends or the thread needs attention (a blocking question or an approval opens); endedBy says which and attention names the request; pass the returned cursor to the next wait so a request already reported does not end it again. Without runId it pins the latest run at call time, queued or not; an idle thread answers at once. The wait is capped by the server's maximum (server.maxWaitMs); waitTimedOut reports the latest status and cancels nothing: call again to keep waiting. Closing the connection ends the wait, not the run.",
   tag: "threads",
   requires: "orchestration:read",
   params: ThreadPath,
@@ -58,17 +59,10 @@ export const waitForRunRoute = defineRoute({
       threadId: input.threadId,
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
       ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+      ...(input.cursor !== undefined ? { cursor: Number(input.cursor) } : {}),
       signal,
     });
-    return {
-      threadId: result.threadId,
-      threadLink: threadLink(services.environmentId, result.threadId),
-      runId: result.run?.id ?? null,
-      status: result.run?.status ?? ("idle" as const),
-      summary: result.run?.summary ?? null,
-      error: result.run?.error ?? null,
-      waitTimedOut: result.timedOut,
-    };
+    return waitResultView(services.environmentId, result);
   },
 });
 
@@ -153,5 +147,26 @@ export const resumeThreadRoute = defineRoute({
   handle: (input, { caller, services }) => {
     const resumed = services.threads.resumeFromCaller(caller, input);
     return { thread: services.queries.shell(resumed.thread), resumedRunIds: resumed.resumedRunIds, replayed: resumed.replayed };
+  },
+});
+
+export const setThreadSettledRoute = defineRoute({
+  method: "POST",
+  path: "/threads/{threadId}/settled",
+  operationId: "setThreadSettled",
+  summary: "Settle or revive a thread",
+  description:
+    "set_thread_settled: settled true settles a thread whose work is done (listThreads settled=false leaves it out), false revives it; a message sent to a settled thread revives it too. Settling is refused (invalid_request, details.reason) while the thread has unfinished or queued runs, pending requests or unfinished delegated tasks. Settling a settled thread changes nothing (changed: false). Idempotency-Key (or clientRequestId) makes a retry return the same answer.",
+  tag: "threads",
+  requires: "orchestration:operate",
+  params: ThreadPath,
+  body: setThreadSettledTool.input.omit({ threadId: true }),
+  idempotencyKey: "clientRequestId",
+  input: setThreadSettledTool.input,
+  output: setThreadSettledTool.output,
+  outputName: "SettleResult",
+  handle: (input, { caller, services }) => {
+    const result = services.threads.setSettledFromCaller(caller, input);
+    return { thread: services.queries.shell(result.thread), changed: result.changed, replayed: result.replayed };
   },
 });

@@ -11,7 +11,7 @@ export const listThreadsRoute = defineRoute({
   path: "/threads",
   operationId: "listThreads",
   summary: "List a project's threads, newest first",
-  description: "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed and includeSubagents; offset-paginated.",
+  description: "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.",
   tag: "threads",
   requires: "orchestration:read",
   query: threadListTool.input,
