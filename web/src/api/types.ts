@@ -36,9 +36,11 @@ export interface ThreadShell {
   readonly parentThreadId: string | null;
   readonly delegatedTaskId: string | null;
   readonly snoozed: boolean;
-  /** Set once peer threads can be settled (seed 002); absent until then. */
+  /** When it was settled (set_thread_settled, seed 002), or null. */
   readonly settledAt?: string | null;
-  readonly reasoningEffort?: string | null;
+  readonly settled?: boolean;
+  /** The reasoning effort it runs with, when the provider has one. */
+  readonly effort?: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

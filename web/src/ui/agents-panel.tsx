@@ -39,7 +39,7 @@ export function AgentsPanel(props: {
                 <dt>Model</dt>
                 <dd>{child.model ?? "default"}</dd>
                 <dt>Effort</dt>
-                <dd>{child.reasoningEffort ?? "default"}</dd>
+                <dd>{child.effort ?? "default"}</dd>
                 <dt>Elapsed</dt>
                 <dd>{elapsed(child.createdAt, isActive(child) ? props.nowMs : Date.parse(child.updatedAt))}</dd>
                 <dt>Usage</dt>

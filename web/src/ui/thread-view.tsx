@@ -132,10 +132,19 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     if (element.scrollTop < 200) void loadOlder();
   };
 
-  const act = async (action: "stop" | "interrupt" | "resume") => {
+  const act = async (action: "stop" | "interrupt" | "resume" | "settle" | "revive") => {
     try {
-      await api("POST", `/threads/${encodeURIComponent(threadId)}/${action}`, {});
-      setActionOutcome({ stop: "Stopped: the turn is interrupted and queued runs are held.", interrupt: "Interrupt sent.", resume: "Resumed." }[action]);
+      if (action === "settle" || action === "revive") await api("POST", `/threads/${encodeURIComponent(threadId)}/settled`, { settled: action === "settle" });
+      else await api("POST", `/threads/${encodeURIComponent(threadId)}/${action}`, {});
+      setActionOutcome(
+        {
+          stop: "Stopped: the turn is interrupted and queued runs are held.",
+          interrupt: "Interrupt sent.",
+          resume: "Resumed.",
+          settle: "Settled: it moves to the Settled section; a message revives it.",
+          revive: "Revived.",
+        }[action],
+      );
       void workspace.refreshThread(threadId);
     } catch (failure) {
       setActionOutcome(failure instanceof ApiError ? failure.message : String(failure));
@@ -201,6 +210,9 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
                 </button>
                 <button type="button" onClick={() => void act("resume")}>
                   Resume
+                </button>
+                <button type="button" onClick={() => void act(thread.settledAt ? "revive" : "settle")}>
+                  {thread.settledAt ? "Revive" : "Settle"}
                 </button>
               </>
             )}

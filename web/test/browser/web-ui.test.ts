@@ -273,6 +273,14 @@ if (!chromiumInstalled && !browserRequired) {
       // All of it arrived by the event stream, in the page loaded at the start.
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
       await screenshot(page, "planner-finished");
+
+      // Its work done, the person settles it: it leaves the main list for Settled.
+      await page.locator('[data-section="settled"] .section-toggle[aria-expanded="false"]').click();
+      await page.getByRole("button", { name: "Settle", exact: true }).click();
+      await sidebarRow(plannerId, '[data-section="settled"]').waitFor(UI_WAIT);
+      expect(await sidebarRow(plannerId, ".main-list").count()).toBe(0);
+      await page.getByRole("button", { name: "Revive", exact: true }).click();
+      await sidebarRow(plannerId, ".main-list").waitFor(UI_WAIT);
     });
 
     it("opens a thread with 5,000 items at its newest and loads older ones on scroll, never all of them", async () => {
