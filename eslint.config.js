@@ -8,14 +8,14 @@ export default defineConfig(
     ignores: ["**/dist/**", "**/node_modules/**", "plugins/codex/src/codex-wire/**", "ci/node22/**"],
   },
   {
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "web/src/**/*.tsx"],
     linterOptions: { reportUnusedDisableDirectives: "error" },
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: {
         // Type information for no-floating-promises: the package tsconfigs for the sources,
         // tsconfig.tests.json for the tests.
-        project: ["./tsconfig.tests.json", "./{spec,core,sdk,testkit,registry-cache}/tsconfig.json", "./plugins/*/tsconfig.json", "./templates/*/tsconfig.json"],
+        project: ["./tsconfig.tests.json", "./{spec,core,sdk,testkit,registry-cache}/tsconfig.json", "./plugins/*/tsconfig.json", "./templates/*/tsconfig.json", "./web/tsconfig.json", "./web/tsconfig.node.json"],
         tsconfigRootDir: import.meta.dirname,
         // tsyringe reads constructor parameter types from decorator metadata, so an import
         // used there must stay a value import: consistent-type-imports knows it from these.

@@ -15,6 +15,7 @@ export default defineConfig({
       "plugins/*/test/**/*.test.ts",
       "templates/*/test/**/*.test.ts",
       "cli/test/**/*.test.ts",
+      "web/test/**/*.test.ts",
     ],
     setupFiles: ["./vitest.setup.ts"],
     pool: "forks",

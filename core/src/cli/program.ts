@@ -13,6 +13,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerStatus } from "./commands/status.js";
 import { registerThreads } from "./commands/threads.js";
 import { registerToken } from "./commands/token.js";
+import { registerUi } from "./commands/ui.js";
 
 /** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
 export function buildHostProgram(): Command {
@@ -29,6 +30,7 @@ export function buildHostProgram(): Command {
   registerProject(program);
   registerToken(program);
   registerSchedules(program);
+  registerUi(program);
   registerMcpBridge(program);
   registerConnect(program);
   registerStatus(program);

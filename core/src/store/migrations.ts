@@ -172,7 +172,6 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    // 6 belongs to another branch; the runner applies every version above the database's.
     version: 5,
     name: "turn usage and delegation-tree budgets",
     up: (db) => {
@@ -191,6 +190,27 @@ export const MIGRATIONS: readonly Migration[] = [
           id TEXT PRIMARY KEY, scope TEXT NOT NULL, thread_id TEXT NOT NULL, task_id TEXT, root_thread_id TEXT NOT NULL, data TEXT NOT NULL
         );
         CREATE INDEX budgets_root ON budgets(root_thread_id);
+      `);
+    },
+  },
+  {
+    version: 6,
+    name: "web UI sessions and sign-in codes",
+    // A browser session (or a one-time sign-in code from `switchyard ui`) acts as the client
+    // token it was made from, by the token's id; only a hash of its secret is stored.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE web_sessions (
+          id TEXT PRIMARY KEY,
+          secret_hash TEXT NOT NULL UNIQUE,
+          kind TEXT NOT NULL,
+          credential_id TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          last_used_at INTEGER NOT NULL,
+          ended_at INTEGER
+        );
+        CREATE INDEX web_sessions_credential ON web_sessions(credential_id);
       `);
     },
   },

@@ -96,6 +96,7 @@ export function registerServe(program: Command): void {
         const lines = [
           `Switchyard ${HOST_VERSION}`,
           `MCP endpoint: ${server.mcpUrl}`,
+          `Web UI: ${server.url}/ (sign in with the link \`switchyard ui\` prints, or paste a token)`,
           `Home: ${host.paths.home}`,
           `Providers: ${host.providers.list().map((p) => `${p.descriptor.id} (${p.descriptor.driver})`).join(", ") || "none configured (add them to config.json)"}`,
         ];

@@ -7,7 +7,7 @@ import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
 /** The verbs `token issue --verbs` takes, and the capability each grants. operate and approve each include read. */
-const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
+export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
 export type Verb = keyof typeof VERBS;
 
 /** The legacy `--scope` names (before verbs): read, or operate (with read). */

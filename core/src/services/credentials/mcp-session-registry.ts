@@ -238,6 +238,21 @@ export class McpSessionRegistry implements McpGrantIssuer {
   /** Resolves a bearer token to its scope, refreshing its idle clock; or says why not. */
   resolve(token: string): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
     const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(hashToken(token)) as CredentialRow | undefined;
+    return this.resolveRow(row);
+  }
+
+  /**
+   * Resolves a credential by id, with the same checks as {@link resolve}: what a browser
+   * session (which stores the id of the token it was signed in with, never the token) acts as.
+   * Also says when the credential expires, which a session never outlives.
+   */
+  resolveById(credentialId: string): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
+    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(credentialId) as CredentialRow | undefined;
+    const resolved = this.resolveRow(row);
+    return "scope" in resolved ? { scope: resolved.scope, expiresAtMs: row!.expires_at } : resolved;
+  }
+
+  private resolveRow(row: CredentialRow | undefined): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
     if (row === undefined) return { rejection: "unknown" };
     if (row.revoked_at !== null) return { rejection: "revoked" };
     const now = this.clock.nowMs();

@@ -22,6 +22,8 @@ import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener
 import { RequestTurns } from "./request-turns.js";
 import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
+import { WebApp } from "./web-app.js";
+import { WebSessions } from "../../services/credentials/web-sessions.js";
 import { EventStreamService } from "../../services/events/event-stream-service.js";
 import { EventStreams } from "./events/event-stream.js";
 
@@ -59,7 +61,7 @@ function apiFailure(res: ServerResponse, failure: ApiFailure): void {
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
  */
-export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener } = {}): Promise<RunningServer> {
+export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string } = {}): Promise<RunningServer> {
   if (host.isStarted) {
     throw new SwitchyardError(
       "internal",
@@ -84,8 +86,9 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, eventStreams }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
+  const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
   const port = listener.port;
   const cap = listener.cap;
@@ -144,7 +147,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       json(res, 200, { status: "ok", version: HOST_VERSION, environmentId: registry.environmentId });
       return;
     }
-    json(res, 404, { error: "not_found" });
+    // Everything else is the web UI (its client routes included).
+    webApp.handle(req, res, path);
   };
   const url = `http://127.0.0.1:${port}`;
   const mcpUrl = `${url}/mcp`;

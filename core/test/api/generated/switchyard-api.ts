@@ -402,6 +402,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ui/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the caller acts as: verbs, projects and ceiling */
+        get: operations["readWebUiSession"];
+        put?: never;
+        /**
+         * Sign the web UI in with a token or a one-time code; sets the session cookie
+         * @description For the browser: exchanges a client token, or the one-time code of the link `switchyard ui` prints, for an HttpOnly, SameSite=Strict session cookie that acts with the token's verbs, projects and ceiling. Only from the UI's own origin, with the x-switchyard-csrf: 1 header. A code works once.
+         */
+        post: operations["signInToWebUi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ui/session/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign the web UI out: ends the session and clears its cookie */
+        post: operations["signOutOfWebUi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -611,6 +649,12 @@ export interface components {
             bindToCurrentThread?: boolean;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
+        };
+        SignInToWebUiBody: {
+            /** @description A client token (switchyard token issue), pasted once; it is not kept by the browser. */
+            token?: string;
+            /** @description The one-time code from the link `switchyard ui` prints. */
+            code?: string;
         };
         ThreadShell: {
             threadId: string;
@@ -857,7 +901,7 @@ export interface components {
                  * @description A stable code to branch on.
                  * @enum {string}
                  */
-                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy";
+                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "cross_origin_refused";
                 /** @description What was wrong and what to do, for a person or a model. */
                 message: string;
                 /** @description The offending values (field, threadId, required capability, …). */
@@ -1766,6 +1810,20 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        WebSession: {
+            verbs: ("read" | "operate" | "approve")[];
+            /** @description The projects it may use ("*": every project). */
+            projects: "*" | string[];
+            ceiling: {
+                runtimeMode: string;
+                interactionMode: string;
+            } | null;
+            /** @description When the browser session ends (null when read with a bearer token). */
+            expiresAt: string | null;
+        };
+        WebSessionEnded: {
+            ended: boolean;
         };
         OpenApiDocument: {
             [key: string]: unknown;
@@ -2779,6 +2837,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    readWebUiSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the caller acts as: verbs, projects and ceiling */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSession"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    signInToWebUi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SignInToWebUiBody"];
+            };
+        };
+        responses: {
+            /** @description Sign the web UI in with a token or a one-time code; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSession"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    signOutOfWebUi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sign the web UI out: ends the session and clears its cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebSessionEnded"];
                 };
             };
             /** @description A typed failure: its code says what was refused, its message what to do. */

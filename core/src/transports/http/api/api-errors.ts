@@ -3,10 +3,11 @@ import { ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../
 
 /**
  * Failures only the HTTP transport has: no valid token, a refused Host or Origin, a path or
- * method the API does not have, and a server at its connection cap. Everything an operation
+ * method the API does not have, a server at its connection cap, and a web-UI session used from
+ * another page (cross_origin_refused). Everything an operation
  * refuses uses the orchestration failure codes MCP tools answer with.
  */
-export const HTTP_FAILURE_CODES = ["invalid_token", "host_not_allowed", "route_not_found", "method_not_allowed", "server_busy"] as const;
+export const HTTP_FAILURE_CODES = ["invalid_token", "host_not_allowed", "route_not_found", "method_not_allowed", "server_busy", "cross_origin_refused"] as const;
 
 export type HttpFailureCode = (typeof HTTP_FAILURE_CODES)[number];
 export type ApiFailureCode = OrchestratorFailureCode | HttpFailureCode;
@@ -24,6 +25,7 @@ export const FAILURE_STATUS: Readonly<Record<ApiFailureCode, number>> = {
   runtime_mode_escalation_denied: 403,
   interaction_mode_escalation_denied: 403,
   host_not_allowed: 403,
+  cross_origin_refused: 403,
   thread_not_found: 404,
   task_not_found: 404,
   run_not_found: 404,

@@ -13,6 +13,7 @@ import type { ApiRoute } from "./api-route.js";
 import type { ApiServices } from "./api-services.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { queryValues } from "./query-values.js";
+import { checkSameOrigin, readSessionCookie } from "./web-session-cookie.js";
 
 /** Where the API lives on the server. */
 export const API_PREFIX = "/api/v1";
@@ -184,6 +185,8 @@ export class ApiRouter {
 
   private authenticate(req: IncomingMessage): Caller {
     const header = req.headers.authorization;
+    const session = header === undefined ? readSessionCookie(req) : null;
+    if (session !== null) return this.authenticateSession(req, session);
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (match === null) {
       throw this.unauthorized(header === undefined ? "Missing Authorization header: send Authorization: Bearer <token> (switchyard token issue)." : "Malformed Authorization header: send Authorization: Bearer <token>.");
@@ -192,6 +195,22 @@ export class ApiRouter {
     if ("rejection" in resolved) {
       this.logger.info("API request refused", { reason: resolved.rejection });
       throw this.unauthorized(resolved.rejection === "unknown" ? "Unknown token." : `The token is ${resolved.rejection.replace("_", " ")}; issue a new one (switchyard token issue).`);
+    }
+    return callerFromScope(resolved.scope, "api");
+  }
+
+  /**
+   * The web UI's requests: the session cookie acts as the token it was signed in with (the
+   * same verbs, projects and ceiling), but only from the UI's own origin, and a change only
+   * with the CSRF header.
+   */
+  private authenticateSession(req: IncomingMessage, secret: string): Caller {
+    checkSameOrigin(req, req.method !== "GET" && req.method !== "HEAD");
+    const resolved = this.services.webSessions.resolve(secret);
+    if ("rejection" in resolved) {
+      this.logger.info("API session refused", { reason: resolved.rejection });
+      const why = { unknown: "The web UI session is unknown", session_ended: "The web UI session was signed out", code_used: "The sign-in code was used", expired: "The web UI session or its token expired", idle_expired: "The session's token expired while idle", revoked: "The session's token was revoked" }[resolved.rejection];
+      throw this.unauthorized(`${why}; sign in again.`);
     }
     return callerFromScope(resolved.scope, "api");
   }

@@ -2,10 +2,12 @@ import type { ProjectService } from "../../../services/project-service.js";
 import type { UsageService } from "../../../services/usage/usage-service.js";
 import type { McpToolServices } from "../../mcp/tool-services.js";
 import type { EventStreams } from "../events/event-stream.js";
+import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 
-/** The services API routes call: the same ones the MCP tools use, projects, usage and the event streams. */
+/** The services API routes call: the same ones the MCP tools use, projects, usage, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
   readonly projects: ProjectService;
   readonly usage: UsageService;
   readonly eventStreams: EventStreams;
+  readonly webSessions: WebSessions;
 }

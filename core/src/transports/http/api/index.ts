@@ -9,6 +9,7 @@ import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
 import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
+import { readSessionRoute, signInRoute, signOutRoute } from "./routes/web-session.js";
 
 export { API_PREFIX, ApiRouter } from "./api-router.js";
 export { defineRoute, type ApiContext, type ApiRoute } from "./api-route.js";
@@ -43,5 +44,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   listProvidersRoute,
   usageRoute,
   eventsRoute,
+  signInRoute,
+  readSessionRoute,
+  signOutRoute,
   openApiRoute,
 ] as unknown as readonly ApiRoute[];

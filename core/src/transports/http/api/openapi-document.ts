@@ -131,12 +131,18 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
       ].join(" "),
     },
     servers: [{ url: "http://127.0.0.1:{port}", variables: { port: { default: "7410", description: "server.port, or the port `switchyard serve --port` was given" } } }],
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { webSession: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "A client token (`switchyard token issue`): its verbs, projects, mode ceiling and expiry bound every call." },
+        webSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "switchyard_session",
+          description: "The web UI's session (POST /api/v1/ui/session): it acts as the token it was signed in with; only from the UI's own origin, and a change needs the header x-switchyard-csrf: 1.",
+        },
       },
       schemas: { ...inputComponents, ...outputComponents },
     },

@@ -1,0 +1,89 @@
+// The web UI (web/, built into core/dist/web):
+// - bundle: the JavaScript and CSS `switchyard serve` sends for the first page, raw and
+//   gzipped (goal: < 300 kB gzipped JS).
+// - first render of a 1,000-thread project: a real server on a real home with 1,000 idle
+//   threads, Debian's Chromium (playwright-core) signed in with a token; from navigation to
+//   the 1,000th sidebar row in the page (the lists are read through the API, 100 a page).
+//   Skipped, with a note, when Chromium is not installed (SWITCHYARD_CHROMIUM names another).
+// WEB_BENCH_THREADS changes the thread count.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const THREADS = Number(process.env.WEB_BENCH_THREADS ?? 1000);
+const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? "/usr/bin/chromium";
+const BUNDLE_GOAL_KB = 300;
+const WEB_DIR = fileURLToPath(new URL("../core/dist/web/", import.meta.url));
+
+function bundleRows() {
+  const assets = join(WEB_DIR, "assets");
+  if (!existsSync(assets)) throw new Error(`The web UI is not built (${assets}): run npm run build.`);
+  const sizes = { js: { raw: 0, gzip: 0 }, css: { raw: 0, gzip: 0 } };
+  for (const file of readdirSync(assets)) {
+    const kind = file.endsWith(".js") ? "js" : file.endsWith(".css") ? "css" : null;
+    if (kind === null) continue;
+    const content = readFileSync(join(assets, file));
+    sizes[kind].raw += content.length;
+    sizes[kind].gzip += gzipSync(content, { level: 9 }).length;
+  }
+  return [
+    { metric: "bundle JS gzipped", value: sizes.js.gzip / 1024, unit: "kB", note: `goal < ${BUNDLE_GOAL_KB} kB; ${(sizes.js.raw / 1024).toFixed(1)} kB raw` },
+    { metric: "bundle CSS gzipped", value: sizes.css.gzip / 1024, unit: "kB", note: `${(sizes.css.raw / 1024).toFixed(1)} kB raw` },
+  ];
+}
+
+async function firstRenderRow() {
+  if (!existsSync(CHROMIUM)) return { metric: `first render, ${THREADS}-thread project`, value: "skipped", note: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
+  const { chromium } = await import("playwright-core");
+  const { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
+  const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
+  const home = mkdtempSync(join(tmpdir(), "switchyard-bench-web-"));
+  const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
+  const host = await SwitchyardHost.create({
+    home,
+    builtinPluginsDir: null,
+    logger: createSilentLogger(),
+    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted", options: { gateDir: join(home, "gates") } }] },
+  });
+  const server = await startServer(host, { port: 0 });
+  let browser = null;
+  try {
+    const project = host.projects.add(workspace);
+    for (let i = 0; i < THREADS; i += 1) {
+      host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: `thread ${i + 1}`, createdBy: "user", creationSource: "api" });
+    }
+    const { token } = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "web bench" });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(server.url);
+    await page.evaluate(async (secret) => {
+      const response = await fetch("/api/v1/ui/session", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-switchyard-csrf": "1" },
+        body: JSON.stringify({ token: secret }),
+      });
+      if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
+    }, token);
+    const samples = [];
+    for (let run = 0; run < 3; run += 1) {
+      const started = performance.now();
+      await page.goto(server.url);
+      await page.waitForFunction((count) => globalThis.document.querySelectorAll(".main-list a[data-thread-id]").length >= count, THREADS, { timeout: 60_000 });
+      samples.push(performance.now() - started);
+    }
+    samples.sort((a, b) => a - b);
+    return { metric: `first render, ${THREADS}-thread project`, value: samples[1], unit: "ms", note: "median of 3 navigations: page, API lists, 1,000 sidebar rows" };
+  } finally {
+    await browser?.close();
+    await server.close();
+    await host.stop();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+export default async function run() {
+  return { name: "web-ui", rows: [...bundleRows(), await firstRenderRow()] };
+}

@@ -1,0 +1,84 @@
+import type { Command } from "commander";
+import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
+import { McpSessionRegistry, type ProjectScope } from "../../services/credentials/mcp-session-registry.js";
+import { SIGN_IN_CODE_TTL_MS, WebSessions } from "../../services/credentials/web-sessions.js";
+import { parseDuration } from "../duration.js";
+import { withHost } from "../open-host.js";
+import { CliError, EXIT, printJson } from "../output.js";
+import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, VERBS, type Verb } from "./token.js";
+
+const DEFAULT_TTL_MS = 7 * 86_400_000;
+/** A person at the UI answers approvals too. */
+const DEFAULT_VERBS: readonly Verb[] = ["read", "operate", "approve"];
+
+interface UiOptions {
+  url?: string;
+  verbs?: Verb[];
+  projects?: string[] | "*";
+  maxRuntimeMode?: RuntimeMode;
+  maxInteractionMode?: InteractionMode;
+  ttl?: number;
+  home?: string;
+  json?: boolean;
+}
+
+function serverUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`--url ${JSON.stringify(value)} is not a URL; pass the server's address, e.g. http://127.0.0.1:7410.`, EXIT.usage);
+  }
+  return url.origin;
+}
+
+/**
+ * `switchyard ui`: issues a token for the browser and prints a sign-in link that carries a
+ * one-time code (in the URL's fragment, which the browser never sends to a server), not the
+ * token. The code is spent by the first sign-in and expires after 10 minutes.
+ */
+export function registerUi(program: Command): void {
+  program
+    .command("ui")
+    .description("Print a one-time sign-in link for the web UI that `switchyard serve` serves at /")
+    .option("--url <url>", "the server's address (default http://127.0.0.1:<server.port>)")
+    .option("--verbs <verbs>", "what the browser may do: read, operate, approve, comma-separated (default read,operate,approve)", parseVerbs)
+    .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" (default *)', parseProjects)
+    .option("--max-runtime-mode <mode>", `the broadest runtime mode (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
+    .option("--max-interaction-mode <mode>", `the broadest interaction mode (default ${DEFAULT_CEILING.interactionMode})`, parseInteractionMode)
+    .option("--ttl <duration>", "how long the browser's token lasts (default 7d)", parseDuration)
+    .option("--home <dir>", "Switchyard home")
+    .option("--json", "print JSON")
+    .action(async (options: UiOptions) => {
+      // Checked before anything is issued, so a typo leaves no unused token behind.
+      const explicitUrl = options.url !== undefined ? serverUrl(options.url) : null;
+      await withHost(options, (host) => {
+        let projects: ProjectScope = "*";
+        if (options.projects !== undefined && options.projects !== "*") {
+          projects = options.projects.map((idOrPath) => {
+            const project = host.projects.find(idOrPath);
+            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`, EXIT.notFound);
+            return project.id;
+          });
+        }
+        const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
+          ttlMs: options.ttl ?? DEFAULT_TTL_MS,
+          capabilities: (options.verbs ?? DEFAULT_VERBS).map((verb) => VERBS[verb]),
+          projects,
+          ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
+          label: "web UI (switchyard ui)",
+        });
+        const { code, expiresAtMs } = host.container.resolve(WebSessions).issueCode(issued.id);
+        const base = explicitUrl ?? `http://127.0.0.1:${host.config.server.port}`;
+        const link = `${base}/#code=${code}`;
+        if (options.json) {
+          printJson({ link, tokenId: issued.id, codeExpiresAt: new Date(expiresAtMs).toISOString(), tokenExpiresAt: issued.expiresAt });
+          return;
+        }
+        process.stdout.write(`${link}\n`);
+        process.stderr.write(
+          `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${issued.id} (${(options.verbs ?? DEFAULT_VERBS).join(", ")}; revoke it with switchyard token revoke ${issued.id}).\n`,
+        );
+      });
+    });
+}

@@ -1,0 +1,158 @@
+/**
+ * The shapes the UI reads from the HTTP API (/api/v1, see its openapi.json): only the fields
+ * the UI uses, so an API that gains fields keeps working.
+ */
+
+export type Verb = "read" | "operate" | "approve";
+
+export interface SessionView {
+  readonly verbs: readonly Verb[];
+  readonly projects: "*" | readonly string[];
+  readonly ceiling: { readonly runtimeMode: string; readonly interactionMode: string } | null;
+  readonly expiresAt: string | null;
+}
+
+export interface Project {
+  readonly projectId: string;
+  readonly name: string;
+  readonly rootPath: string;
+  readonly scratch: boolean;
+}
+
+export type RunStatus = "queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
+
+export interface ThreadShell {
+  readonly threadId: string;
+  readonly title: string;
+  readonly projectId: string;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly runtimeMode: string;
+  readonly interactionMode: string;
+  readonly status: RunStatus | "idle";
+  readonly latestRunId: string | null;
+  readonly queuedRuns: number;
+  readonly relationship: "root" | "subagent" | "fork";
+  readonly parentThreadId: string | null;
+  readonly delegatedTaskId: string | null;
+  readonly snoozed: boolean;
+  /** When it was settled (set_thread_settled, seed 002), or null. */
+  readonly settledAt?: string | null;
+  readonly settled?: boolean;
+  /** The reasoning effort it runs with, when the provider has one. */
+  readonly effort?: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ThreadList {
+  readonly threads: readonly ThreadShell[];
+  readonly total: number;
+  readonly hasMore: boolean;
+  readonly nextOffset: number | null;
+}
+
+export interface RunView {
+  readonly runId: string;
+  readonly ordinal: number;
+  readonly status: RunStatus;
+  readonly summary: string | null;
+  readonly error: { readonly code?: string; readonly message: string } | null;
+}
+
+export interface TimelineItem {
+  readonly position: number;
+  readonly itemId: string;
+  readonly kind: string;
+  readonly role: "user" | "assistant" | null;
+  readonly status: string;
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly runId: string | null;
+  readonly createdAt: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+export interface ThreadRead {
+  readonly thread: ThreadShell;
+  readonly runs: readonly RunView[];
+  readonly view: "messages" | "activity";
+  readonly items: readonly TimelineItem[];
+  readonly earlierPosition: number | null;
+  readonly nextPosition: number | null;
+  readonly hasMore: boolean;
+}
+
+export interface PendingRequest {
+  readonly requestId: string;
+  readonly threadId: string;
+  readonly runId: string;
+  readonly kind: "user_input" | "approval";
+  readonly status: "pending" | "answered" | "cancelled" | "expired";
+  readonly questions: readonly { readonly id: string; readonly question: string }[];
+  readonly approval: {
+    readonly approvalKind: string;
+    readonly title: string;
+    readonly detail: string | null;
+    readonly options: readonly { readonly id: string; readonly label: string; readonly decision: "accept" | "accept_for_session" | "decline" | "cancel" }[];
+  } | null;
+  readonly createdAt: string;
+}
+
+export interface DelegatedTask {
+  readonly taskId: string;
+  readonly childThreadId: string;
+  readonly status: string;
+  readonly workState: string;
+  readonly providerInstanceId: string;
+  readonly model: string | null;
+  readonly summary: string | null;
+  readonly latestTerminalSummary: string | null;
+}
+
+export type SendMode = "auto" | "queue" | "steer" | "restart";
+
+export interface SendResult {
+  readonly messageId: string;
+  readonly asked: string;
+  readonly action: string;
+  readonly degraded: boolean;
+  readonly reason: string | null;
+}
+
+export interface ProviderSummary {
+  readonly providerInstanceId: string;
+  readonly driverKind: string;
+  readonly displayName: string;
+  readonly canRunChildTasks: boolean;
+  readonly constraints: readonly string[];
+  readonly models: readonly { readonly id: string }[];
+  readonly omittedModels: number;
+  readonly runtimeModes?: readonly string[];
+  readonly interactionModes: readonly string[];
+  readonly steering: string;
+  readonly fork: string;
+  readonly interrupt: string;
+}
+
+/** One pushed event (GET /api/v1/events). */
+export interface StreamedEvent {
+  readonly sequence: number;
+  readonly type: string;
+  readonly threadId: string;
+  readonly projectId: string | null;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A failed call, as the API answers it. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}

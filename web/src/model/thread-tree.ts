@@ -1,0 +1,101 @@
+import type { PendingRequest, ThreadShell } from "../api/types.js";
+
+/** What the sidebar shows for a thread's state, in the words a person looks for. */
+export type ThreadBadge = "needs attention" | "running" | "waiting on children" | "failed" | "queued" | "idle" | "completed" | "cancelled" | "interrupted";
+
+const ACTIVE = new Set(["queued", "starting", "running", "waiting"]);
+
+/** Whether a thread has work under way (its own run, or a run waiting on a person). */
+export function isActive(thread: ThreadShell): boolean {
+  return ACTIVE.has(thread.status);
+}
+
+/**
+ * A thread's badge: a pending question or approval (or a run waiting on one) first, since a
+ * person must act; then its own run; a thread whose turn ended while children still work is
+ * waiting on them.
+ */
+export function badgeOf(thread: ThreadShell, children: readonly ThreadShell[], pending: number): ThreadBadge {
+  if (pending > 0 || thread.status === "waiting") return "needs attention";
+  if (thread.status === "running" || thread.status === "starting") return "running";
+  if (thread.status === "queued") return "queued";
+  if (children.some(isActive)) return "waiting on children";
+  if (thread.status === "failed") return "failed";
+  return thread.status;
+}
+
+/** The sidebar's sections of one project: the main list, then the collapsible ones. */
+export interface SidebarSections {
+  readonly main: readonly ThreadShell[];
+  readonly snoozed: readonly ThreadShell[];
+  readonly settled: readonly ThreadShell[];
+  readonly subagents: readonly ThreadShell[];
+}
+
+function newestFirst(a: ThreadShell, b: ThreadShell): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.threadId < b.threadId ? 1 : -1;
+}
+
+/**
+ * Splits a project's threads into sections, each newest first: children (delegated tasks and
+ * router children, anything with a parent) leave the main list for Subagents; a settled
+ * thread goes to Settled and a snoozed one to Snoozed, whatever its parentage.
+ */
+export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections {
+  const main: ThreadShell[] = [];
+  const snoozed: ThreadShell[] = [];
+  const settled: ThreadShell[] = [];
+  const subagents: ThreadShell[] = [];
+  for (const thread of threads) {
+    if (thread.settledAt !== undefined && thread.settledAt !== null) settled.push(thread);
+    else if (thread.snoozed) snoozed.push(thread);
+    else if (thread.parentThreadId !== null) subagents.push(thread);
+    else main.push(thread);
+  }
+  return { main: main.sort(newestFirst), snoozed: snoozed.sort(newestFirst), settled: settled.sort(newestFirst), subagents: subagents.sort(newestFirst) };
+}
+
+/** The direct children of a thread, oldest first (the order they were spawned in). */
+export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: string): ThreadShell[] {
+  return [...threads].filter((thread) => thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
+}
+
+/** The chain of parents above a thread, root first (for the breadcrumb); stops at a cycle or a parent not loaded. */
+export function ancestorsOf(threads: ReadonlyMap<string, ThreadShell>, thread: ThreadShell): ThreadShell[] {
+  const chain: ThreadShell[] = [];
+  const seen = new Set([thread.threadId]);
+  let parentId = thread.parentThreadId;
+  while (parentId !== null && !seen.has(parentId)) {
+    const parent = threads.get(parentId);
+    if (parent === undefined) break;
+    chain.unshift(parent);
+    seen.add(parentId);
+    parentId = parent.parentThreadId;
+  }
+  return chain;
+}
+
+/** Pending requests per thread. */
+export function pendingByThread(requests: Iterable<PendingRequest>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of requests) if (request.status === "pending") counts.set(request.threadId, (counts.get(request.threadId) ?? 0) + 1);
+  return counts;
+}
+
+/** "12s", "4m 05s", "2h 03m": how long a thread has been (or was) at work. */
+export function elapsed(fromIso: string, toMs: number): string {
+  const seconds = Math.max(0, Math.floor((toMs - Date.parse(fromIso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
+}
+
+/** What the send policy did, in words: "steered", or with why when it did less ("queued: provider cannot steer"). */
+export function deliveryText(result: { readonly action: string; readonly degraded: boolean; readonly reason: string | null }): string {
+  const done =
+    ({ start: "started", queue: "queued", steer: "steered", restart: "restarted", interrupt_then_queue_first: "interrupted, then queued first" } as Record<string, string>)[
+      result.action
+    ] ?? result.action;
+  return result.degraded && result.reason !== null && result.reason !== "" ? `${done}: ${result.reason}` : done;
+}

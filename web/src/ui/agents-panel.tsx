@@ -1,0 +1,63 @@
+import type { DelegatedTask, ThreadShell, TimelineItem } from "../api/types.js";
+import { badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
+import { onLinkClick, pathOf } from "./router.js";
+
+/**
+ * The children of a thread (delegated tasks and router children) with provider, model,
+ * effort, status, elapsed time, usage and last reply, live; each row opens the child.
+ * Provider-native sub-agents the harness reported (no thread of their own) are plain rows.
+ */
+export function AgentsPanel(props: {
+  readonly thread: ThreadShell;
+  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly tasks: ReadonlyMap<string, DelegatedTask>;
+  readonly lastReplies: ReadonlyMap<string, string>;
+  readonly pending: ReadonlyMap<string, number>;
+  readonly nativeSubagents: readonly TimelineItem[];
+  readonly nowMs: number;
+}) {
+  const children = childrenOf(props.threads.values(), props.thread.threadId);
+  return (
+    <aside class="agents-panel" aria-labelledby="agents-title">
+      <h2 id="agents-title">Agents</h2>
+      {children.length === 0 && props.nativeSubagents.length === 0 && <p class="empty">No sub-agents yet.</p>}
+      <ul class="agent-list">
+        {children.map((child) => {
+          const task = child.delegatedTaskId !== null ? props.tasks.get(child.delegatedTaskId) : undefined;
+          const badge = badgeOf(child, childrenOf(props.threads.values(), child.threadId), props.pending.get(child.threadId) ?? 0);
+          const reply = task?.summary ?? task?.latestTerminalSummary ?? props.lastReplies.get(child.threadId) ?? null;
+          const route = { page: "thread", threadId: child.threadId } as const;
+          return (
+            <li key={child.threadId} class="agent-row" data-child-thread-id={child.threadId}>
+              <a href={pathOf(route)} onClick={onLinkClick(route)}>
+                <span class="agent-title">{child.title || "Untitled"}</span>
+                <span class={`badge badge-${badge.replace(/ /g, "-")}`}>{badge}</span>
+              </a>
+              <dl class="agent-facts">
+                <dt>Provider</dt>
+                <dd>{child.providerInstanceId}</dd>
+                <dt>Model</dt>
+                <dd>{child.model ?? "default"}</dd>
+                <dt>Effort</dt>
+                <dd>{child.effort ?? "default"}</dd>
+                <dt>Elapsed</dt>
+                <dd>{elapsed(child.createdAt, isActive(child) ? props.nowMs : Date.parse(child.updatedAt))}</dd>
+                <dt>Usage</dt>
+                <dd title="Switchyard does not record usage yet (GET /api/v1/usage answers unknown)">not recorded</dd>
+                <dt>Kind</dt>
+                <dd>{child.delegatedTaskId !== null ? "delegated task" : "router child"}</dd>
+              </dl>
+              {reply !== null && <p class="last-reply">{reply}</p>}
+            </li>
+          );
+        })}
+        {props.nativeSubagents.map((item) => (
+          <li key={item.itemId} class="agent-row native" data-native-subagent={item.itemId}>
+            <span class="agent-title">{item.text || "Sub-agent"}</span>
+            <span class="hint">the provider's own sub-agent ({item.status}); no thread</span>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}

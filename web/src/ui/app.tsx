@@ -1,0 +1,104 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { api } from "../api/client.js";
+import { ApiError, type SessionView } from "../api/types.js";
+import { pendingByThread } from "../model/thread-tree.js";
+import { Inbox, ProvidersPage } from "./pages.js";
+import { onLinkClick, pathOf, useRoute, type Route } from "./router.js";
+import { Sidebar } from "./sidebar.js";
+import { SignIn } from "./sign-in.js";
+import { ThreadView } from "./thread-view.js";
+import { useWorkspace } from "./workspace.js";
+
+/** The one-time code of a `switchyard ui` link, taken out of the address bar at once. */
+function takeSignInCode(): string | null {
+  const match = /(?:^#|&)code=([^&]+)/.exec(location.hash);
+  if (match === null) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  return decodeURIComponent(match[1]!);
+}
+
+type SessionState =
+  { readonly state: "checking" } | { readonly state: "signed-out"; readonly problem: string | null } | { readonly state: "signed-in"; readonly session: SessionView };
+
+export function App() {
+  const [session, setSession] = useState<SessionState>({ state: "checking" });
+  useEffect(() => {
+    const code = takeSignInCode();
+    const check = code !== null ? api<SessionView>("POST", "/ui/session", { code }) : api<SessionView>("GET", "/ui/session");
+    check
+      .then((view) => setSession({ state: "signed-in", session: view }))
+      .catch((failure: unknown) => setSession({ state: "signed-out", problem: code !== null && failure instanceof ApiError ? failure.message : null }));
+  }, []);
+  if (session.state === "checking") return <p class="hint boot">Loading…</p>;
+  if (session.state === "signed-out") return <SignIn problem={session.problem} onSignedIn={(view) => setSession({ state: "signed-in", session: view })} />;
+  return <SignedIn session={session.session} onSignedOut={() => setSession({ state: "signed-out", problem: "The session ended; sign in again." })} />;
+}
+
+function NavLink(props: { readonly route: Route; readonly current: Route; readonly label: string; readonly count?: number }) {
+  const active = props.current.page === props.route.page;
+  return (
+    <a href={pathOf(props.route)} onClick={onLinkClick(props.route)} aria-current={active ? "page" : undefined} class="nav-link">
+      {props.label}
+      {props.count !== undefined && props.count > 0 && (
+        <span class="count attention" aria-label={`${props.count} waiting`}>
+          {props.count}
+        </span>
+      )}
+    </a>
+  );
+}
+
+function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: () => void }) {
+  const route = useRoute();
+  const onSignedOut = useCallback(props.onSignedOut, []);
+  const workspace = useWorkspace(onSignedOut);
+  const pending = pendingByThread(workspace.requests.values());
+  const signOut = async () => {
+    await api("POST", "/ui/session/end", {}).catch(() => undefined);
+    props.onSignedOut();
+  };
+  return (
+    <div class="app">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top-bar">
+        <a href="/" onClick={onLinkClick({ page: "home" })} class="brand">
+          Switchyard
+        </a>
+        <nav aria-label="Pages" class="pages">
+          <NavLink route={{ page: "inbox" }} current={route} label="Needs a person" count={workspace.requests.size} />
+          <NavLink route={{ page: "providers" }} current={route} label="Providers" />
+        </nav>
+        <span class={`stream stream-${workspace.stream}`} role="status" aria-live="polite">
+          {workspace.stream === "live" ? "live" : workspace.stream}
+        </span>
+        <span class="verbs" title="What this session may do">
+          {props.session.verbs.join(" · ")}
+        </span>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <div class="body">
+        <Sidebar projects={workspace.projects} threads={workspace.threads} pending={pending} currentThreadId={route.page === "thread" ? route.threadId : null} />
+        {workspace.error !== null ? (
+          <main id="main" class="page">
+            <p class="error">{workspace.error}</p>
+          </main>
+        ) : route.page === "thread" ? (
+          <ThreadView key={route.threadId} threadId={route.threadId} workspace={workspace} session={props.session} pending={pending} />
+        ) : route.page === "providers" ? (
+          <ProvidersPage />
+        ) : route.page === "inbox" || workspace.requests.size > 0 ? (
+          <Inbox workspace={workspace} session={props.session} />
+        ) : (
+          <main id="main" class="page">
+            <h1>Threads</h1>
+            <p class="hint">{workspace.loading ? "Loading…" : "Pick a thread on the left."}</p>
+          </main>
+        )}
+      </div>
+    </div>
+  );
+}

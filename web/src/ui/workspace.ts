@@ -1,0 +1,170 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, query } from "../api/client.js";
+import { followEvents, type StreamState } from "../api/event-stream.js";
+import type { DelegatedTask, PendingRequest, Project, StreamedEvent, ThreadList, ThreadRead, ThreadShell } from "../api/types.js";
+
+/** How many threads of a project the sidebar loads (100 a page). */
+const MAX_THREAD_PAGES = 20;
+
+/** Everything the screens read: projects, their threads, pending requests and tasks, kept current by the event stream. */
+export interface Workspace {
+  readonly loading: boolean;
+  readonly error: string | null;
+  readonly projects: readonly Project[];
+  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly requests: ReadonlyMap<string, PendingRequest>;
+  readonly tasks: ReadonlyMap<string, DelegatedTask>;
+  /** The last reply of each thread that finished a run (for the Agents panel). */
+  readonly lastReplies: ReadonlyMap<string, string>;
+  readonly stream: StreamState;
+  /** Bumped for a thread whenever its timeline changed (items or messages pushed). */
+  readonly timelineVersions: ReadonlyMap<string, number>;
+  /** Re-reads one thread's shell (after an action of the UI's own). */
+  refreshThread(threadId: string): Promise<void>;
+  /** Re-reads one thread's pending requests. */
+  refreshRequests(threadId: string): Promise<void>;
+}
+
+function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
+  const next = new Map(map);
+  if (value === undefined) next.delete(key);
+  else next.set(key, value);
+  return next;
+}
+
+export function useWorkspace(onSignedOut: () => void): Workspace {
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [projects, setProjects] = useState<readonly Project[]>([]);
+  const [threads, setThreads] = useState<ReadonlyMap<string, ThreadShell>>(new Map());
+  const [requests, setRequests] = useState<ReadonlyMap<string, PendingRequest>>(new Map());
+  const [tasks, setTasks] = useState<ReadonlyMap<string, DelegatedTask>>(new Map());
+  const [lastReplies, setLastReplies] = useState<ReadonlyMap<string, string>>(new Map());
+  const [timelineVersions, setTimelineVersions] = useState<ReadonlyMap<string, number>>(new Map());
+  const [stream, setStream] = useState<StreamState>("connecting");
+  const refreshing = useRef(new Map<string, Promise<void>>());
+
+  const refreshThread = useCallback(async (threadId: string) => {
+    // One read per thread at a time: a burst of events for it costs one request.
+    const running = refreshing.current.get(threadId);
+    if (running !== undefined) return running;
+    const read = (async () => {
+      try {
+        const result = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`);
+        setThreads((map) => withEntry(map, threadId, result.thread));
+        const latest = result.runs[0];
+        if (latest?.summary) setLastReplies((map) => withEntry(map, threadId, latest.summary!));
+      } catch {
+        // A thread this session may not read (another project) stays out of the list.
+      } finally {
+        refreshing.current.delete(threadId);
+      }
+    })();
+    refreshing.current.set(threadId, read);
+    return read;
+  }, []);
+
+  const refreshRequests = useCallback(async (threadId: string) => {
+    try {
+      const { requests: listed } = await api<{ requests: PendingRequest[] }>("GET", `/threads/${encodeURIComponent(threadId)}/pending-requests`);
+      setRequests((map) => {
+        const next = new Map([...map].filter(([, request]) => request.threadId !== threadId));
+        for (const request of listed) if (request.status === "pending") next.set(request.requestId, request);
+        return next;
+      });
+    } catch {
+      // Refused or gone: nothing to show.
+    }
+  }, []);
+
+  const refreshTask = useCallback(async (taskId: string) => {
+    try {
+      const task = await api<DelegatedTask>("GET", `/tasks/${encodeURIComponent(taskId)}`);
+      setTasks((map) => withEntry(map, taskId, task));
+    } catch {
+      // A task of a thread this session cannot see.
+    }
+  }, []);
+
+  const onEvent = useCallback(
+    (event: StreamedEvent) => {
+      const data = event.data;
+      switch (event.type) {
+        case "thread.created":
+        case "thread.settled":
+        case "run.started":
+          void refreshThread(event.threadId);
+          break;
+        case "run.finished":
+          if (typeof data.summary === "string") setLastReplies((map) => withEntry(map, event.threadId, data.summary as string));
+          void refreshThread(event.threadId);
+          break;
+        case "message":
+        case "item":
+          setTimelineVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
+          break;
+        case "task.updated":
+          if (typeof data.taskId === "string") void refreshTask(data.taskId);
+          if (typeof data.childThreadId === "string") void refreshThread(data.childThreadId);
+          break;
+        case "request.opened":
+        case "request.answered":
+        case "request.closed": {
+          const threadId = typeof data.threadId === "string" ? data.threadId : event.threadId;
+          void refreshRequests(threadId);
+          void refreshThread(threadId);
+          break;
+        }
+      }
+    },
+    [refreshThread, refreshRequests, refreshTask],
+  );
+
+  useEffect(() => {
+    let cancelled = false;
+    /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
+    const load = async (resync: boolean) => {
+      try {
+        const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
+        if (cancelled) return;
+        setProjects(listed);
+        const loaded = new Map<string, ThreadShell>();
+        for (const project of listed) {
+          let offset: number | null = 0;
+          for (let page = 0; page < MAX_THREAD_PAGES && offset !== null; page++) {
+            const list: ThreadList = await api<ThreadList>("GET", `/threads${query({ projectId: project.projectId, includeSubagents: true, limit: 100, offset })}`);
+            for (const thread of list.threads) loaded.set(thread.threadId, thread);
+            offset = list.hasMore ? list.nextOffset : null;
+          }
+        }
+        if (cancelled) return;
+        setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
+        setLoading(false);
+        // Questions and approvals wait in threads whose run is waiting.
+        for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
+        for (const thread of loaded.values()) if (thread.delegatedTaskId !== null) void refreshTask(thread.delegatedTaskId);
+      } catch (failure) {
+        if (!cancelled) {
+          setError((failure as Error).message);
+          setLoading(false);
+        }
+      }
+    };
+    // The stream opens first, so nothing that happens while the lists load is missed.
+    const stop = followEvents(
+      onEvent,
+      (state) => {
+        setStream(state);
+        if (state === "closed") void api("GET", "/ui/session").catch(() => onSignedOut());
+      },
+      () => void load(true),
+    );
+    void load(false);
+    return () => {
+      cancelled = true;
+      stop();
+    };
+  }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
+
+  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, refreshThread, refreshRequests };
+}
