@@ -108,6 +108,15 @@ export interface DelegatedTask {
   readonly model: string | null;
   readonly summary: string | null;
   readonly latestTerminalSummary: string | null;
+  /** The child thread's own usage and its whole tree's (absent from servers before usage records). */
+  readonly usage?: { readonly own: UsageTotals; readonly subtree: UsageTotals };
+}
+
+/** A thread's or tree's usage as the API reports it: unknown is never shown as zero. */
+export interface UsageTotals {
+  readonly status: "reported" | "partial" | "unknown" | "none";
+  readonly tokens: { readonly total: number } | null;
+  readonly cost: { readonly usd: number | null; readonly basis: "reported" | "estimated" | "partial" | "unpriced" | "none" };
 }
 
 export type SendMode = "auto" | "queue" | "steer" | "restart";

@@ -1,4 +1,4 @@
-import type { DelegatedTask, ThreadShell, TimelineItem } from "../api/types.js";
+import type { DelegatedTask, ThreadShell, TimelineItem, UsageTotals } from "../api/types.js";
 import { badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
 import { onLinkClick, pathOf } from "./router.js";
 
@@ -43,7 +43,7 @@ export function AgentsPanel(props: {
                 <dt>Elapsed</dt>
                 <dd>{elapsed(child.createdAt, isActive(child) ? props.nowMs : Date.parse(child.updatedAt))}</dd>
                 <dt>Usage</dt>
-                <dd title="Switchyard does not record usage yet (GET /api/v1/usage answers unknown)">not recorded</dd>
+                <dd title="The child's whole tree: its own turns and its sub-agents'">{task?.usage !== undefined ? usageText(task.usage.subtree) : "on the child's tree (GET /api/v1/usage)"}</dd>
                 <dt>Kind</dt>
                 <dd>{child.delegatedTaskId !== null ? "delegated task" : "router child"}</dd>
               </dl>
@@ -60,4 +60,13 @@ export function AgentsPanel(props: {
       </ul>
     </aside>
   );
+}
+
+/** Tokens and dollars as far as they are known; unknown usage says so, never 0. */
+export function usageText(usage: UsageTotals): string {
+  if (usage.status === "none") return "no turn ended yet";
+  if (usage.status === "unknown" || usage.tokens === null) return "unknown (not reported)";
+  const tokens = `${usage.tokens.total.toLocaleString("en")} tokens`;
+  const cost = usage.cost.usd === null ? "unpriced" : `$${usage.cost.usd.toFixed(4)}${usage.cost.basis === "reported" ? "" : ` (${usage.cost.basis})`}`;
+  return `${tokens} · ${cost}${usage.status === "partial" ? " · some turns unknown" : ""}`;
 }
