@@ -117,6 +117,22 @@ export const SchedulingConfigSchema = z
   })
   .strict();
 
+/**
+ * Reach: which projects on this server an agent may work in through the orchestration tools
+ * (delegate_task, create_threads, t3_thread_launch, list, read, send). Client tokens carry their
+ * own project scope (`switchyard token issue --projects`); this is the agents' one.
+ */
+export const ReachConfigSchema = z
+  .object({
+    /**
+     * `all` (default): an agent may target every project on this server, as the user who runs
+     * it may. `own`: only its own thread's project (a child delegated elsewhere is in that
+     * project, and so reaches only it).
+     */
+    agentProjects: z.enum(["all", "own"]).default("all"),
+  })
+  .strict();
+
 /** The whole `config.json`. */
 export const SwitchyardConfigSchema = z
   .object({
@@ -126,6 +142,7 @@ export const SwitchyardConfigSchema = z
     server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
     budgets: BudgetConfigSchema.default(BudgetConfigSchema.parse({})),
     scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
+    reach: ReachConfigSchema.default(ReachConfigSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -147,3 +164,4 @@ export type ProviderInstanceConfig = z.infer<typeof ProviderInstanceConfigSchema
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type BudgetConfig = z.infer<typeof BudgetConfigSchema>;
 export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;
+export type ReachConfig = z.infer<typeof ReachConfigSchema>;

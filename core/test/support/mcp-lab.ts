@@ -38,6 +38,7 @@ export class McpLab {
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
       scheduling?: Record<string, unknown>;
+      reach?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
     } = {},
@@ -53,6 +54,7 @@ export class McpLab {
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
+      ...(options.reach ? { reach: options.reach } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0 });

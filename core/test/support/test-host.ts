@@ -32,6 +32,7 @@ export async function startTestHost(options: {
   server?: Record<string, unknown>;
   budgets?: Record<string, unknown>;
   scheduling?: Record<string, unknown>;
+  reach?: Record<string, unknown>;
   /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
   logger?: Logger;
 } = {}): Promise<TestHost> {
@@ -49,6 +50,7 @@ export async function startTestHost(options: {
       ...(options.server ? { server: options.server } : {}),
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
+      ...(options.reach ? { reach: options.reach } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),

@@ -9,7 +9,7 @@ import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrat
 import { activeRun, finishRun, putItem, queuedRuns, requestInterrupt, stoppableRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import { type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent } from "../../store/records.js";
+import { type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent, type ThreadRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
@@ -25,6 +25,8 @@ import { taskWork } from "./task-work.js";
 export interface DelegateTaskInput {
   readonly task: string;
   readonly target?: TargetRequest | undefined;
+  /** The project the child works in (its root); default the parent's project and workspace. */
+  readonly projectId?: string | undefined;
   readonly title?: string | undefined;
   readonly role?: DelegatedTaskRole | undefined;
   readonly mode?: "async" | "wait" | undefined;
@@ -87,7 +89,16 @@ export class DelegatedTaskService {
     }
     const requestKey = input.clientRequestId ?? this.engine.ids.random("req");
     const commandId = derive.command(caller.requestScope, "delegate_task", requestKey);
-    const request = { task: input.task, target: input.target ?? null, title: input.title ?? null, role: input.role ?? null, runtimeMode: input.runtimeMode ?? null, interactionMode: input.interactionMode ?? null };
+    // projectId only when given, so a retry of a request from before the field existed still matches its receipt.
+    const request = {
+      task: input.task,
+      target: input.target ?? null,
+      ...(input.projectId !== undefined ? { projectId: input.projectId } : {}),
+      title: input.title ?? null,
+      role: input.role ?? null,
+      runtimeMode: input.runtimeMode ?? null,
+      interactionMode: input.interactionMode ?? null,
+    };
     const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
     let taskId: string;
     if (replay !== null) {
@@ -97,6 +108,8 @@ export class DelegatedTaskService {
       if (parentRun === null) {
         throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
       }
+      // Checked before the provider is resolved, so a refused project names itself and nothing is created.
+      if (input.projectId !== undefined) this.callers.project(caller, input.projectId);
       const selection = await this.selection.resolve({
         target: input.target,
         inherited: this.callers.inherited(caller),
@@ -135,19 +148,16 @@ export class DelegatedTaskService {
     const parentItemId = derive.delegatedItem(commandId);
     const spawnTransferId = derive.spawnTransfer(commandId);
     const title = input.title ?? titleFromMessage(input.task);
+    const workspace = childWorkspace(ctx, parent, input.projectId);
 
     createThread(ctx, {
       id: childThreadId,
-      projectId: parent.projectId,
       title,
       providerInstanceId: selection.providerInstanceId,
       model: selection.model,
       runtimeMode: selection.runtimeMode,
       interactionMode: selection.interactionMode,
-      cwd: parent.cwd,
-      branch: parent.branch,
-      worktreePath: parent.worktreePath,
-      workspaceStrategy: parent.workspaceStrategy,
+      ...workspace,
       lineage: {
         relationship: "subagent",
         parentThreadId: parent.id,
@@ -363,6 +373,24 @@ export class DelegatedTaskService {
     // though Stop held them; other queued turns of the child stay held for Resume.
     for (const run of taskWork(ctx, task).queued) finishRun(ctx, run.id, "cancelled", null, reason);
   }
+}
+
+/**
+ * Where a delegated child works: in its parent's project and workspace, or, given another
+ * project, in that project's root (the parent's branch and worktree belong to its own project).
+ * The project is read inside the command, so one removed meanwhile is refused, not half-used.
+ */
+function childWorkspace(
+  ctx: CommandContext,
+  parent: ThreadRecord,
+  projectId: string | undefined,
+): Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+  if (projectId === undefined || projectId === parent.projectId) {
+    return { projectId: parent.projectId, cwd: parent.cwd, branch: parent.branch, worktreePath: parent.worktreePath, workspaceStrategy: parent.workspaceStrategy };
+  }
+  const project = ctx.get("project", projectId);
+  if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist; orchestrator_capabilities lists the projects you may use.`, { projectId });
+  return { projectId: project.id, cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" };
 }
 
 /**
