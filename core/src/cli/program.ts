@@ -2,6 +2,8 @@ import { Command } from "commander";
 import { HOST_VERSION } from "../util/host-version.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
+import { registerGrant } from "./commands/grant.js";
+import { registerLink } from "./commands/link.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
@@ -24,6 +26,8 @@ export function buildHostProgram(): Command {
   registerProject(program);
   registerToken(program);
   registerSchedules(program);
+  registerGrant(program);
+  registerLink(program);
   registerMcpBridge(program);
   registerDemo(program);
   return program;
