@@ -4,6 +4,8 @@ import { registerConnect } from "./commands/connect.js";
 import { registerContributedCommands } from "./commands/contributed.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerDoctor } from "./commands/doctor.js";
+import { registerGrant } from "./commands/grant.js";
+import { registerLink } from "./commands/link.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
@@ -31,6 +33,8 @@ export function buildHostProgram(): Command {
   registerToken(program);
   registerSchedules(program);
   registerUi(program);
+  registerGrant(program);
+  registerLink(program);
   registerMcpBridge(program);
   registerConnect(program);
   registerStatus(program);

@@ -160,6 +160,22 @@ export const SchedulingConfigSchema = z
   })
   .strict();
 
+/**
+ * Reach: which projects on this server an agent may work in through the orchestration tools
+ * (delegate_task, create_threads, t3_thread_launch, list, read, send). Client tokens carry their
+ * own project scope (`switchyard token issue --projects`); this is the agents' one.
+ */
+export const ReachConfigSchema = z
+  .object({
+    /**
+     * `all` (default): an agent may target every project on this server, as the user who runs
+     * it may. `own`: only its own thread's project (a child delegated elsewhere is in that
+     * project, and so reaches only it).
+     */
+    agentProjects: z.enum(["all", "own"]).default("all"),
+  })
+  .strict();
+
 /** The whole `config.json`. */
 export const SwitchyardConfigSchema = z
   .object({
@@ -170,6 +186,7 @@ export const SwitchyardConfigSchema = z
     budgets: BudgetConfigSchema.default(BudgetConfigSchema.parse({})),
     pricing: PricingConfigSchema.default(PricingConfigSchema.parse({})),
     scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
+    reach: ReachConfigSchema.default(ReachConfigSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -194,3 +211,4 @@ export type TreeBudgetConfig = z.infer<typeof TreeBudgetSchema>;
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 export type PricingConfig = z.infer<typeof PricingConfigSchema>;
 export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;
+export type ReachConfig = z.infer<typeof ReachConfigSchema>;

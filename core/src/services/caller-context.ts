@@ -1,11 +1,13 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { Engine } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
 import type { RunRecord, ThreadRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
+import type { ProjectScope } from "./credentials/mcp-session-registry.js";
 import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-service.js";
 
 /**
@@ -15,7 +17,10 @@ import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-se
  */
 @injectable()
 export class CallerContext {
-  constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+  ) {}
 
   /** The caller's own thread (agents), or null. */
   thread(caller: Caller): ThreadRecord | null {
@@ -68,41 +73,56 @@ export class CallerContext {
     };
   }
 
-  /** Whether the caller's token may use a project (agents and unscoped tokens may use every one). */
-  mayUseProject(caller: Caller, projectId: string): boolean {
-    return caller.projects === undefined || caller.projects === "*" || caller.projects.includes(projectId);
+  /**
+   * The projects a caller may use: a client's token's projects (every one when unscoped); an
+   * agent's, by `reach.agentProjects`: every project (`all`, the default) or only its own
+   * thread's (`own`).
+   */
+  projectScope(caller: Caller): ProjectScope {
+    if (caller.kind === "client") return caller.projects ?? "*";
+    if (this.config.reach.agentProjects === "all") return "*";
+    const thread = this.thread(caller);
+    return thread === null ? [] : [thread.projectId];
   }
 
-  /** Refuses a project outside the caller's token's projects with `capability_denied`. */
+  /** Whether the caller may use a project. */
+  mayUseProject(caller: Caller, projectId: string): boolean {
+    const scope = this.projectScope(caller);
+    return scope === "*" || scope.includes(projectId);
+  }
+
+  /** Refuses a project outside the caller's projects with `capability_denied`. */
   requireProjectInScope(caller: Caller, projectId: string): void {
     if (this.mayUseProject(caller, projectId)) return;
-    const allowed = caller.projects === undefined || caller.projects === "*" ? [] : [...caller.projects];
-    throw new OrchestratorFailure("capability_denied", `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`, {
-      projectId,
-      allowedProjects: allowed,
-    });
+    const scope = this.projectScope(caller);
+    const allowed = scope === "*" ? [] : [...scope];
+    const why =
+      caller.kind === "agent"
+        ? `This server lets an agent use only its own thread's project (${allowed.join(", ") || "none"}), not ${projectId} (config reach.agentProjects is "own"). Work in your project, or ask the user to set reach.agentProjects to "all".`
+        : `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`;
+    throw new OrchestratorFailure("capability_denied", why, { projectId, allowedProjects: allowed });
   }
 
   /**
    * Checks, before anything is read, that the threads, tasks and projects a call names are in
-   * the caller's token's projects. A thread or task in another project answers as if it did
+   * the caller's projects (projectScope). A thread or task in another project answers as if it did
    * not exist (`thread_not_found`, `task_not_found`), so a scoped token learns nothing about
    * the others; ones that do not exist are left to the operation, which says so itself.
    */
   requireInScope(caller: Caller, refs: { threadIds?: readonly string[]; taskIds?: readonly string[]; projectIds?: readonly string[] }): void {
-    if (caller.projects === undefined || caller.projects === "*") return;
+    if (this.projectScope(caller) === "*") return;
     for (const projectId of refs.projectIds ?? []) this.requireProjectInScope(caller, projectId);
     for (const threadId of refs.threadIds ?? []) {
       const thread = this.engine.store.get("thread", threadId);
       if (thread !== null && !this.mayUseProject(caller, thread.projectId)) {
-        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this token may use.`, { threadId });
+        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : "token"} may use.`, { threadId });
       }
     }
     for (const taskId of refs.taskIds ?? []) {
       const task = this.engine.store.get("delegatedTask", taskId);
       const thread = task === null ? null : this.engine.store.get("thread", task.parentThreadId);
       if (task !== null && (thread === null || !this.mayUseProject(caller, thread.projectId))) {
-        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this token may use.`, { taskId });
+        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : "token"} may use.`, { taskId });
       }
     }
   }

@@ -214,6 +214,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    name: "reach grants and links",
+    // Grants: what another environment may do here, found by the SHA-256 of its link secret
+    // (never the secret). Links: the other environments this one may call; their secrets live in
+    // 0600 files under the home, not here.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE reach_grants (
+          id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE, for_name TEXT NOT NULL, data TEXT NOT NULL,
+          created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, last_used_at INTEGER, revoked_at INTEGER
+        );
+        CREATE TABLE reach_links (
+          id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, data TEXT NOT NULL, created_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -19,7 +19,7 @@ describe("the scheduled-task tables' migration", () => {
       const store = new Store(file);
       try {
         const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
-        expect(versions.at(-1)).toEqual({ version: 4 });
+        expect(versions).toContainEqual({ version: 4 });
         expect(versions.filter((row) => row.version < 4)).toEqual(MIGRATIONS.filter((m) => m.version < 4).map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version));
         expect(store.db.prepare("SELECT value FROM settings WHERE key = 'environment_id'").get()).toEqual({ value: "env_kept" });
         const now = new Date().toISOString();

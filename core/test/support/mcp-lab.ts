@@ -39,6 +39,7 @@ export class McpLab {
       budgets?: Record<string, unknown>;
       pricing?: Record<string, unknown>;
       scheduling?: Record<string, unknown>;
+      reach?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
     } = {},
@@ -55,6 +56,7 @@ export class McpLab {
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.pricing ? { pricing: options.pricing } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
+      ...(options.reach ? { reach: options.reach } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0 });

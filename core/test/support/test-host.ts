@@ -33,6 +33,7 @@ export async function startTestHost(options: {
   budgets?: Record<string, unknown>;
   pricing?: Record<string, unknown>;
   scheduling?: Record<string, unknown>;
+  reach?: Record<string, unknown>;
   /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
   logger?: Logger;
 } = {}): Promise<TestHost> {
@@ -51,6 +52,7 @@ export async function startTestHost(options: {
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.pricing ? { pricing: options.pricing } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
+      ...(options.reach ? { reach: options.reach } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),

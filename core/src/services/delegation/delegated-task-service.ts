@@ -9,7 +9,7 @@ import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrat
 import { putItem, stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent } from "../../store/records.js";
+import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent, type ThreadRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
@@ -28,6 +28,8 @@ import { UsageService } from "../usage/usage-service.js";
 export interface DelegateTaskInput {
   readonly task: string;
   readonly target?: TargetRequest | undefined;
+  /** The project the child works in (its root); default the parent's project and workspace. */
+  readonly projectId?: string | undefined;
   readonly title?: string | undefined;
   readonly role?: DelegatedTaskRole | undefined;
   readonly mode?: "async" | "wait" | undefined;
@@ -110,6 +112,7 @@ export class DelegatedTaskService {
     const request = {
       task: input.task,
       target: input.target ?? null,
+      ...(input.projectId !== undefined ? { projectId: input.projectId } : {}),
       title: input.title ?? null,
       role: input.role ?? null,
       runtimeMode: input.runtimeMode ?? null,
@@ -125,6 +128,8 @@ export class DelegatedTaskService {
       if (parentRun === null) {
         throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
       }
+      // Checked before the provider is resolved, so a refused project names itself and nothing is created.
+      if (input.projectId !== undefined) this.callers.project(caller, input.projectId);
       const selection = await this.selection.resolve({
         target: input.target,
         inherited: this.callers.inherited(caller),
@@ -164,20 +169,17 @@ export class DelegatedTaskService {
     const parentItemId = derive.delegatedItem(commandId);
     const spawnTransferId = derive.spawnTransfer(commandId);
     const title = input.title ?? titleFromMessage(input.task);
+    const workspace = childWorkspace(ctx, parent, input.projectId);
 
     createThread(ctx, {
       id: childThreadId,
-      projectId: parent.projectId,
       title,
       providerInstanceId: selection.providerInstanceId,
       model: selection.model,
       effort: selection.effort,
       runtimeMode: selection.runtimeMode,
       interactionMode: selection.interactionMode,
-      cwd: parent.cwd,
-      branch: parent.branch,
-      worktreePath: parent.worktreePath,
-      workspaceStrategy: parent.workspaceStrategy,
+      ...workspace,
       lineage: {
         relationship: "subagent",
         parentThreadId: parent.id,
@@ -389,4 +391,22 @@ export class DelegatedTaskService {
 function waiterStopping(reader: ProjectionReader, runId: string | null): boolean {
   const run = runId === null ? null : reader.store.get("run", runId);
   return run !== null && (run.interruptRequested || isTerminalRunStatus(run.status));
+}
+
+/**
+ * Where a delegated child works: in its parent's project and workspace, or, given another
+ * project, in that project's root (the parent's branch and worktree belong to its own project).
+ * The project is read inside the command, so one removed meanwhile is refused, not half-used.
+ */
+function childWorkspace(
+  ctx: CommandContext,
+  parent: ThreadRecord,
+  projectId: string | undefined,
+): Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+  if (projectId === undefined || projectId === parent.projectId) {
+    return { projectId: parent.projectId, cwd: parent.cwd, branch: parent.branch, worktreePath: parent.worktreePath, workspaceStrategy: parent.workspaceStrategy };
+  }
+  const project = ctx.get("project", projectId);
+  if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist; orchestrator_capabilities lists the projects you may use.`, { projectId });
+  return { projectId: project.id, cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" };
 }

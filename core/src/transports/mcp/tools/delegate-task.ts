@@ -17,6 +17,7 @@ export const delegateTaskTool = defineTool({
     .object({
       task: z.string().min(1).max(200_000),
       target: Target.optional(),
+      projectId: z.string().min(1).optional().describe("Run the child in this project's root (orchestrator_capabilities lists the projects you may use); default your own project and workspace."),
       title: z.string().min(1).max(200).optional(),
       role: z.enum(["implementation", "research", "review", "design", "test", "general"]).optional(),
       mode: z.enum(["async", "wait"]).optional(),

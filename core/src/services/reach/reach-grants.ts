@@ -1,0 +1,174 @@
+import { createHash, randomBytes } from "node:crypto";
+import { inject, injectable } from "tsyringe";
+import { runtimeModeRank, RUNTIME_MODES, SwitchyardError, type RuntimeMode } from "../../spec/index.js";
+import { TOKENS } from "../../di/tokens.js";
+import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import { TOKEN_PREFIX } from "../../logging/logger.js";
+import type { EventStore } from "../../store/ports.js";
+import type { Clock } from "../../util/clock.js";
+import type { ProjectScope } from "../credentials/mcp-session-registry.js";
+import { environmentNameProblem } from "./environment-name.js";
+
+/**
+ * What a linked environment may do here. `read` covers list, read, wait and status; `create`
+ * new top-level threads (create_threads, t3_thread_launch); `send` messages to threads;
+ * `delegate` delegated tasks; `cancel` interrupt and task_cancel. None implies another.
+ */
+export const GRANT_VERBS = ["read", "create", "send", "delegate", "cancel"] as const;
+export type GrantVerb = (typeof GRANT_VERBS)[number];
+
+/** Link secrets start with this, under the token prefix, so the logger scrubs them like tokens. */
+export const LINK_SECRET_PREFIX = `${TOKEN_PREFIX}link_`;
+
+/** A grant as listed (never its secret, which is stored only as a hash). */
+export interface ReachGrant {
+  readonly id: string;
+  /** The environment the grant is for, as the user named it (`--for`). */
+  readonly for: string;
+  readonly projects: ProjectScope;
+  readonly verbs: readonly GrantVerb[];
+  /** The broadest runtime mode work started under the grant may have. */
+  readonly maxRuntimeMode: RuntimeMode;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+/** Why a link secret was refused. */
+export type GrantRejection = "unknown" | "expired" | "revoked";
+
+interface GrantRow {
+  id: string;
+  secret_hash: string;
+  for_name: string;
+  data: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+interface GrantData {
+  projects: string[] | "*";
+  verbs: GrantVerb[];
+  maxRuntimeMode: RuntimeMode;
+}
+
+function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+function grantOf(row: GrantRow): ReachGrant {
+  const data = JSON.parse(row.data) as GrantData;
+  return {
+    id: row.id,
+    for: row.for_name,
+    projects: data.projects,
+    verbs: GRANT_VERBS.filter((verb) => data.verbs.includes(verb)),
+    maxRuntimeMode: data.maxRuntimeMode,
+    createdAt: new Date(row.created_at).toISOString(),
+    expiresAt: new Date(row.expires_at).toISOString(),
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  };
+}
+
+/**
+ * Grants: the user's explicit permission for another environment to act here. Issuing one
+ * returns its link secret once; only the secret's SHA-256 is stored (it is 32 random bytes, so
+ * the hash cannot be guessed back). Every call from a linked environment resolves its secret
+ * afresh (`resolve`), so a revoked or expired grant stops the very next call, and `authorize`
+ * holds it to the grant's verbs, projects and ceiling. Only the CLI on this machine issues,
+ * widens or revokes grants: no tool reaches this service's writes.
+ */
+@injectable()
+export class ReachGrants {
+  constructor(
+    @inject(TOKENS.Store) private readonly store: EventStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  /** Issues a grant; the secret is in the result only. */
+  issue(options: { for: string; projects: ProjectScope; verbs: readonly GrantVerb[]; maxRuntimeMode: RuntimeMode; ttlMs: number }): { grant: ReachGrant; secret: string } {
+    const problem = environmentNameProblem(options.for);
+    if (problem !== null) throw new SwitchyardError("invalid_input", `--for ${JSON.stringify(options.for)} ${problem}.`, { for: options.for });
+    if (options.verbs.length === 0) throw new SwitchyardError("invalid_input", `A grant needs at least one verb: ${GRANT_VERBS.join(", ")}.`, {});
+    for (const verb of options.verbs) {
+      if (!(GRANT_VERBS as readonly string[]).includes(verb)) throw new SwitchyardError("invalid_input", `"${verb}" is not a grant verb; use ${GRANT_VERBS.join(", ")}.`, { verb });
+    }
+    if (!(RUNTIME_MODES as readonly string[]).includes(options.maxRuntimeMode)) {
+      throw new SwitchyardError("invalid_input", `"${options.maxRuntimeMode}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")}.`, { maxRuntimeMode: options.maxRuntimeMode });
+    }
+    if (!Number.isInteger(options.ttlMs) || options.ttlMs <= 0) throw new SwitchyardError("invalid_input", "A grant's lifetime must be a positive whole number of milliseconds.", { ttlMs: options.ttlMs });
+    const secret = `${LINK_SECRET_PREFIX}${randomBytes(32).toString("base64url")}`;
+    const id = `grant_${randomBytes(8).toString("hex")}`;
+    const now = this.clock.nowMs();
+    const data: GrantData = {
+      projects: options.projects === "*" ? "*" : [...new Set(options.projects)],
+      verbs: GRANT_VERBS.filter((verb) => options.verbs.includes(verb)),
+      maxRuntimeMode: options.maxRuntimeMode,
+    };
+    this.store
+      .statement("INSERT INTO reach_grants (id, secret_hash, for_name, data, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)")
+      .run(id, hashSecret(secret), options.for, JSON.stringify(data), now, now + options.ttlMs);
+    return { grant: this.get(id)!, secret };
+  }
+
+  /** One grant by id, or null. */
+  get(grantId: string): ReachGrant | null {
+    const row = this.store.statement("SELECT * FROM reach_grants WHERE id = ?").get(grantId) as GrantRow | undefined;
+    return row === undefined ? null : grantOf(row);
+  }
+
+  /** Every grant, newest first. */
+  list(): ReachGrant[] {
+    return (this.store.statement("SELECT * FROM reach_grants ORDER BY created_at DESC, rowid DESC").all() as GrantRow[]).map(grantOf);
+  }
+
+  /** Revokes a grant at once; false when it was already revoked. Unknown ids are `not_found`. */
+  revoke(grantId: string): boolean {
+    if (this.get(grantId) === null) throw new SwitchyardError("not_found", `No grant has id ${grantId}. Run \`switchyard grant list\` to see them.`, { grantId });
+    return this.store.statement("UPDATE reach_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), grantId).changes > 0;
+  }
+
+  /** The grant a link secret stands for, read now (so revoking stops the next call), or why not. */
+  resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection } {
+    const row = this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(hashSecret(secret)) as GrantRow | undefined;
+    if (row === undefined) return { rejection: "unknown" };
+    if (row.revoked_at !== null) return { rejection: "revoked" };
+    const now = this.clock.nowMs();
+    if (now >= row.expires_at) return { rejection: "expired" };
+    this.store.statement("UPDATE reach_grants SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    return { grant: grantOf({ ...row, last_used_at: now }) };
+  }
+
+  /**
+   * Holds one call to a grant: its verb, the project it touches, and the runtime mode of the
+   * work it would start. Refusals are `capability_denied` (verb, project) and
+   * `runtime_mode_escalation_denied` (mode), naming the grant and what it allows.
+   */
+  authorize(grant: ReachGrant, call: { verb: GrantVerb; projectId?: string | null; runtimeMode?: RuntimeMode | null }): void {
+    if (!grant.verbs.includes(call.verb)) {
+      throw new OrchestratorFailure("capability_denied", `Grant ${grant.id} (for ${grant.for}) does not allow "${call.verb}"; it allows ${grant.verbs.join(", ")}. Ask the user on this machine to issue a grant with --verbs including ${call.verb}.`, {
+        grantId: grant.id,
+        verb: call.verb,
+        allowedVerbs: [...grant.verbs],
+      });
+    }
+    if (call.projectId !== undefined && call.projectId !== null && grant.projects !== "*" && !grant.projects.includes(call.projectId)) {
+      throw new OrchestratorFailure("capability_denied", `Grant ${grant.id} (for ${grant.for}) does not cover project ${call.projectId}; it covers ${grant.projects.join(", ")}.`, {
+        grantId: grant.id,
+        projectId: call.projectId,
+        allowedProjects: [...grant.projects],
+      });
+    }
+    if (call.runtimeMode !== undefined && call.runtimeMode !== null && runtimeModeRank(call.runtimeMode) > runtimeModeRank(grant.maxRuntimeMode)) {
+      throw new OrchestratorFailure("runtime_mode_escalation_denied", `Grant ${grant.id} (for ${grant.for}) allows work up to "${grant.maxRuntimeMode}", not "${call.runtimeMode}".`, {
+        grantId: grant.id,
+        runtimeMode: call.runtimeMode,
+        maxRuntimeMode: grant.maxRuntimeMode,
+      });
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { inject, injectable } from "tsyringe";
+import { SwitchyardError } from "../../spec/index.js";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardPaths } from "../../config/paths.js";
+import type { EventStore } from "../../store/ports.js";
+import type { Clock } from "../../util/clock.js";
+import { environmentNameProblem } from "./environment-name.js";
+import { LINK_SECRET_PREFIX } from "./reach-grants.js";
+
+/** A link as listed: never its secret. */
+export interface ReachLink {
+  readonly id: string;
+  readonly name: string;
+  /** The other server's base URL (its MCP endpoint is `<url>/mcp`). */
+  readonly url: string;
+  readonly createdAt: string;
+  /** Whether the secret file is there and is the one `link add` stored. */
+  readonly secret: "stored" | "missing" | "changed";
+}
+
+interface LinkRow {
+  id: string;
+  name: string;
+  data: string;
+  created_at: number;
+}
+
+interface LinkData {
+  url: string;
+  /** SHA-256 of the secret: tells a replaced or damaged secret file apart, reveals nothing (the secret is 32 random bytes). */
+  secretSha256: string;
+}
+
+/** Where a link's secret is kept: `<home>/keys/links/<id>.secret`, mode 0600 in 0700 folders. */
+export function linkSecretFile(paths: SwitchyardPaths, linkId: string): string {
+  return join(paths.home, "keys", "links", `${linkId}.secret`);
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * Links: the other environments this one may call, each with the link secret a grant there
+ * printed. The secret has to be presented to the other server, so it cannot be kept as a hash;
+ * it is kept in a file of its own under the home, readable only by the user (0600 in a 0700
+ * folder), and the database holds only the URL and the secret's hash. The secret never goes to a
+ * log, argv or the database.
+ */
+@injectable()
+export class ReachLinks {
+  constructor(
+    @inject(TOKENS.Store) private readonly store: EventStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
+  ) {}
+
+  /** Stores a link. A name already linked is a `conflict` (remove it first); nothing is written then. */
+  add(options: { name: string; url: string; secret: string }): ReachLink {
+    const problem = environmentNameProblem(options.name);
+    if (problem !== null) throw new SwitchyardError("invalid_input", `The link name ${JSON.stringify(options.name)} ${problem}.`, { name: options.name });
+    const url = normalizeUrl(options.url);
+    const secret = options.secret.trim();
+    if (!secret.startsWith(LINK_SECRET_PREFIX) || secret.length < LINK_SECRET_PREFIX.length + 32 || /\s/.test(secret)) {
+      throw new SwitchyardError("invalid_input", `That is not a link secret: one starts with ${LINK_SECRET_PREFIX} and is what \`switchyard grant issue\` printed on the other machine.`, {});
+    }
+    if (this.row(options.name) !== null) {
+      throw new SwitchyardError("conflict", `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`, { name: options.name });
+    }
+    const id = `link_${randomBytes(8).toString("hex")}`;
+    // The file first: a crash after it leaves an unused file, never a link without its secret.
+    writeSecretFile(linkSecretFile(this.paths, id), secret);
+    const data: LinkData = { url, secretSha256: sha256(secret) };
+    try {
+      this.store.statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)").run(id, options.name, JSON.stringify(data), this.clock.nowMs());
+    } catch (error) {
+      rmSync(linkSecretFile(this.paths, id), { force: true });
+      // Another `link add` of the same name got there first.
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+        throw new SwitchyardError("conflict", `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`, { name: options.name });
+      }
+      throw error;
+    }
+    return this.linkOf(this.row(options.name)!);
+  }
+
+  /** Every link, oldest first. */
+  list(): ReachLink[] {
+    return (this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as LinkRow[]).map((row) => this.linkOf(row));
+  }
+
+  /** One link by name, or null. */
+  get(name: string): ReachLink | null {
+    const row = this.row(name);
+    return row === null ? null : this.linkOf(row);
+  }
+
+  /**
+   * The secret to present to a link's server. A missing or replaced file is `conflict`, naming
+   * the link, since calling with the wrong secret would only be refused there.
+   */
+  secret(name: string): string {
+    const row = this.row(name);
+    if (row === null) throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, { name });
+    const data = JSON.parse(row.data) as LinkData;
+    const secret = readSecretFile(linkSecretFile(this.paths, row.id));
+    if (secret === null || sha256(secret) !== data.secretSha256) {
+      throw new SwitchyardError("conflict", `The secret of link ${name} is ${secret === null ? "missing" : "not the one stored with it"} (${linkSecretFile(this.paths, row.id)}). Remove the link and add it again with the grant's secret.`, { name });
+    }
+    return secret;
+  }
+
+  /** Removes a link and its secret file. An unknown name is `not_found`. */
+  remove(name: string): ReachLink {
+    const row = this.row(name);
+    if (row === null) throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, { name });
+    const link = this.linkOf(row);
+    // The row first: once it is gone nothing uses the file, and a crash leaves only an unused file.
+    this.store.statement("DELETE FROM reach_links WHERE id = ?").run(row.id);
+    rmSync(linkSecretFile(this.paths, row.id), { force: true });
+    return link;
+  }
+
+  private row(name: string): LinkRow | null {
+    return (this.store.statement("SELECT * FROM reach_links WHERE name = ?").get(name) as LinkRow | undefined) ?? null;
+  }
+
+  private linkOf(row: LinkRow): ReachLink {
+    const data = JSON.parse(row.data) as LinkData;
+    const secret = readSecretFile(linkSecretFile(this.paths, row.id));
+    return {
+      id: row.id,
+      name: row.name,
+      url: data.url,
+      createdAt: new Date(row.created_at).toISOString(),
+      secret: secret === null ? "missing" : sha256(secret) === data.secretSha256 ? "stored" : "changed",
+    };
+  }
+}
+
+/** An http(s) base URL without credentials, query or fragment, and without a trailing slash. */
+function normalizeUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SwitchyardError("invalid_input", `${JSON.stringify(value)} is not a URL; give the other server's address, e.g. https://mac.local:7410.`, { url: value });
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new SwitchyardError("invalid_input", `A link's URL must be http or https, not ${url.protocol.replace(/:$/, "")}.`, { url: value });
+  // A password in the URL would be a secret in the database.
+  if (url.username !== "" || url.password !== "") throw new SwitchyardError("invalid_input", "A link's URL must not carry a user name or password; the link secret is what authenticates.", {});
+  if (url.search !== "" || url.hash !== "") throw new SwitchyardError("invalid_input", `A link's URL is the server's base address, without a query or fragment: ${url.origin}${url.pathname}.`, { url: value });
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Writes a secret file readable only by the user, replacing nothing half-written (temp file, then rename). */
+function writeSecretFile(file: string, secret: string): void {
+  const folder = join(file, "..");
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  // mkdir leaves an existing folder's mode alone; the keys folder must not be listable by others.
+  chmodSync(folder, 0o700);
+  chmodSync(join(folder, ".."), 0o700);
+  const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(temp, secret, { mode: 0o600, flag: "wx" });
+  renameSync(temp, file);
+}
+
+function readSecretFile(file: string): string | null {
+  try {
+    // Another user may have been able to read it: tighten it before it is used again.
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
