@@ -62,6 +62,7 @@ describe("OpenCode turns on opencode serve", () => {
       outputTokens: usage.outputTokens,
       cacheReadInputTokens: usage.cacheReadInputTokens,
       cacheCreationInputTokens: usage.cacheCreationInputTokens,
+      reasoningOutputTokens: usage.reasoningOutputTokens,
       costUsd: usage.costUsd,
     });
     await session.close();
