@@ -43,6 +43,8 @@ export interface LocalRegistry {
   readonly served: readonly ServedEntry[];
   /** Paths it answered 404. */
   readonly unanswered: readonly string[];
+  /** Names some served manifest declares as an optional peer dependency (npm asks for them even when nothing installs them). */
+  readonly optionalPeers: ReadonlySet<string>;
   /** `name@version` of locked packages asked for whose tarball npm's cache does not hold. */
   readonly missingFromCache: readonly string[];
   prebuildUrls(): string[];

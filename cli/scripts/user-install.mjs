@@ -14,7 +14,7 @@ import { createServer, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import semver from "semver";
@@ -91,7 +91,8 @@ function lockedVersions(root) {
   const byName = new Map();
   for (const [path, entry] of Object.entries(packages)) {
     const at = path.lastIndexOf("node_modules/");
-    if (at === -1 || entry.link === true || entry.resolved === undefined || entry.integrity === undefined) continue;
+    // This checkout's lock leaves `resolved` out (the registry is implied): the integrity names the tarball.
+    if (at === -1 || entry.link === true || entry.integrity === undefined) continue;
     const name = entry.name ?? path.slice(at + "node_modules/".length);
     if (!byName.has(name)) byName.set(name, new Map());
     byName.get(name).set(entry.version, entry);
@@ -139,6 +140,15 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
   const served = [];
   const unanswered = [];
   const missingFromCache = [];
+  // npm asks for the packument of an optional peer dependency even when nothing installs it;
+  // the lock has no entry for such a name, and a 404 is the answer a public registry would not give.
+  const optionalPeers = new Set(
+    [...packages.map((pkg) => pkg.manifest), ...[...locked.values()].flatMap((versions) => [...versions.values()])].flatMap((manifest) =>
+      Object.entries(manifest.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta?.optional === true)
+        .map(([name]) => name),
+    ),
+  );
   /** Tarball path -> the locked entry it serves. */
   const lockedTarballs = new Map();
   let base = "";
@@ -155,7 +165,7 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
   const lockedPackument = (name, versions) => {
     const documents = {};
     for (const [version, entry] of versions) {
-      const path = `/${name}/-/${basename(new URL(entry.resolved).pathname)}`;
+      const path = `/${name}/-/${name.split("/").pop()}-${version}.tgz`;
       lockedTarballs.set(path, { name, version, integrity: entry.integrity });
       const fields = Object.fromEntries(LOCK_MANIFEST_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]));
       documents[version] = { name, version, ...fields, _id: `${name}@${version}`, dist: { tarball: `${base}${path}`, integrity: entry.integrity } };
@@ -225,6 +235,7 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
     served,
     unanswered,
     missingFromCache,
+    optionalPeers,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -317,8 +328,10 @@ const LEAKY_ENV = /^(npm_config_|npm_package_|npm_lifecycle_|http_proxy$|https_p
 export async function installCli({ prefix, registry, env, cache, timeoutMs = 600_000 }) {
   const cacheDir = cache ?? (await npmCacheDir(env, prefix));
   const npmHome = mkdtempSync(join(tmpdir(), "switchyard-npm-home-"));
-  const emptyConfig = join(npmHome, "npmrc");
-  writeFileSync(emptyConfig, "");
+  const userConfig = join(npmHome, "user.npmrc");
+  const globalConfig = join(npmHome, "global.npmrc");
+  writeFileSync(userConfig, "");
+  writeFileSync(globalConfig, "");
   const proxy = await startLoopbackOnlyProxy();
   const noProxy = "127.0.0.1,localhost,::1";
   const started = process.hrtime.bigint();
@@ -332,8 +345,8 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
         "--prefix",
         prefix,
         `--registry=${registry.url}/`,
-        `--userconfig=${emptyConfig}`,
-        `--globalconfig=${emptyConfig}`,
+        `--userconfig=${userConfig}`,
+        `--globalconfig=${globalConfig}`,
         `--cache=${cacheDir}`,
         `--proxy=${proxy.url}`,
         `--https-proxy=${proxy.url}`,
