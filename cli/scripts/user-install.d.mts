@@ -45,6 +45,8 @@ export interface LocalRegistry {
   readonly unanswered: readonly string[];
   /** Names some served manifest declares as an optional peer dependency (npm asks for them even when nothing installs them). */
   readonly optionalPeers: ReadonlySet<string>;
+  /** The npm cache the locked packages' tarballs are read from. */
+  readonly sourceCache: string;
   /** `name@version` of locked packages asked for whose tarball npm's cache does not hold. */
   readonly missingFromCache: readonly string[];
   prebuildUrls(): string[];

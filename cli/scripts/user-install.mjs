@@ -236,6 +236,7 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
     unanswered,
     missingFromCache,
     optionalPeers,
+    sourceCache: cacheDir,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -370,9 +371,9 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
     return { stdout: result.stdout, stderr: result.stderr, seconds, refused: [...proxy.refused] };
   } catch (error) {
     const named = [
-      registry.missingFromCache.length > 0 ? `not in npm's cache (${cacheDir}), so the loopback registry cannot serve them: ${registry.missingFromCache.join(", ")}` : "",
-      registry.unanswered.length > 0 ? `the loopback registry had no answer for: ${registry.unanswered.join(", ")}` : "",
-      proxy.refused.length > 0 ? `requests to hosts other than loopback, refused: ${proxy.refused.join(", ")}` : "",
+      registry.missingFromCache.length > 0 ? `not in npm's cache (${registry.sourceCache}), so the loopback registry cannot serve them (run \`npm ci\` in the checkout): ${[...new Set(registry.missingFromCache)].join(", ")}` : "",
+      registry.unanswered.length > 0 ? `the loopback registry had no answer for: ${[...new Set(registry.unanswered)].join(", ")}` : "",
+      proxy.refused.length > 0 ? `requests to hosts other than loopback, refused: ${[...new Set(proxy.refused)].join(", ")}` : "",
     ].filter((line) => line !== "");
     if (named.length > 0) error.message = `${named.join("; ")}\n${error.message}`;
     throw error;
