@@ -5,12 +5,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHECKOUT, folderBytes, installCli, installedPackages, nativeModules, packWorkspaces, startLocalRegistry, type PackedPackage } from "../scripts/user-install.mjs";
+import { CHECKOUT, folderBytes, installCli, installedPackages, nativeModules, packWorkspaces, startLocalRegistry, type LocalRegistry, type PackedPackage } from "../scripts/user-install.mjs";
 
 // Switchyard installed as a user installs it: every workspace packed, `npm install -g
-// @switchyard/cli` into an empty prefix outside this checkout (the @switchyard packages from a
-// loopback registry serving the tarballs, everything else from npm's cache), then the installed
-// `switchyard` run with a PATH and HOME of its own. The harnesses are not in that install: the
+// @switchyard/cli` into an empty prefix outside this checkout, from a loopback registry only
+// (the @switchyard packages from the tarballs, every other package from the checkout's
+// package-lock.json and npm's cache, npm's own cache empty so every tarball passes through that
+// registry, and a proxy refusing every host but loopback), then the installed `switchyard` run
+// with a PATH and HOME of its own. The harnesses are not in that install: the
 // delegation uses a Codex and a Pi from a separate install (this checkout's dev copies, linked
 // onto PATH the way `npm i -g` links a bin).
 
@@ -20,6 +22,9 @@ const HARNESS_PACKAGES = ["@openai/codex", "@openai/codex-sdk", "@anthropic-ai/c
 let work: string;
 let prefix: string;
 let packed: PackedPackage[];
+let registry: LocalRegistry;
+/** Requests to hosts other than loopback that the install's proxy refused. */
+let refused: string[];
 let switchyard: string;
 /** PATH with node and the installed bin, and no harness. */
 let basePath: string;
@@ -38,11 +43,11 @@ function newHome(name: string): string {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "switchyard-user-install-"));
   packed = await packWorkspaces(join(work, "tarballs"));
-  const registry = await startLocalRegistry(packed);
+  registry = await startLocalRegistry(packed);
   try {
     prefix = join(work, "prefix");
     mkdirSync(prefix);
-    await installCli({ prefix, registry, env: process.env });
+    ({ refused } = await installCli({ prefix, registry, env: process.env, cache: join(work, "npm-cache") }));
   } finally {
     await registry.close();
   }
@@ -77,6 +82,25 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
     expect(nativeModules(prefix).map((file) => file.slice(prefix.length))).toEqual(["/lib/node_modules/@switchyard/cli/node_modules/better-sqlite3/build/Release/better_sqlite3.node"]);
     // The footprint goal: under 60 MB without harnesses (npm run bench prints the figure).
     expect(folderBytes(prefix)).toBeLessThan(60 * 1024 * 1024);
+  });
+
+  it("installs over loopback only: the loopback registry served the packument and tarball of every package installed; what it could not answer is an optional peer nothing installed", () => {
+    expect(refused).toEqual([]);
+    expect(registry.missingFromCache).toEqual([]);
+    const packuments = new Set(registry.served.filter((entry) => entry.kind === "packument").map((entry) => entry.name));
+    const tarballs = new Set(registry.served.filter((entry) => entry.kind === "tarball").map((entry) => `${entry.name}@${entry.version}`));
+    const installed = installedPackages(join(prefix, "lib", "node_modules"));
+    const installedNames = new Set(installed.map((pkg) => pkg.name));
+    for (const path of registry.unanswered) {
+      const name = path.slice(1);
+      expect(registry.optionalPeers.has(name) && !installedNames.has(name), `the install asked for ${path}`).toBe(true);
+    }
+    expect(installed.length).toBeGreaterThan(packed.length);
+    for (const pkg of installed) {
+      expect(packuments.has(pkg.name), `packument of ${pkg.name}`).toBe(true);
+      expect(tarballs.has(`${pkg.name}@${pkg.version}`), `tarball of ${pkg.name}@${pkg.version}`).toBe(true);
+    }
+    expect(registry.served.filter((entry) => entry.kind === "prebuild").map((entry) => entry.name)).toEqual(["better-sqlite3"]);
   });
 
   it("runs `switchyard --version`", async () => {
