@@ -1,6 +1,7 @@
 // The footprint of installing Switchyard as a user does: every workspace packed, then
 // `npm install -g @switchyard/cli` into an empty prefix (the @switchyard packages from a
-// loopback registry serving the tarballs, the rest from npm's cache, else the npm registry).
+// loopback registry serving the tarballs, every other package from this checkout's npm cache
+// through the same loopback registry).
 // Measures the installed size, the package count and the install time; the goal is under
 // 60 MB with no harness and no native module but better-sqlite3's. A second install into
 // another empty prefix shows the time with npm's cache warm (what a reinstall costs).

@@ -25,7 +25,10 @@ const run = promisify(execFile);
 /** The checkout this file is in. */
 export const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The workspace folders of the checkout, as the root package.json lists them (globs expanded). */
+/**
+ * The published workspace folders of the checkout, as the root package.json lists them (globs
+ * expanded), without private ones (the web UI ships built inside core, not as a package).
+ */
 export function workspaceDirs(root = CHECKOUT) {
   const { workspaces } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   return workspaces.flatMap((pattern) =>
@@ -34,7 +37,7 @@ export function workspaceDirs(root = CHECKOUT) {
           .filter((entry) => entry.isDirectory())
           .map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
       : [pattern],
-  );
+  ).filter((dir) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")).private !== true);
 }
 
 /**
