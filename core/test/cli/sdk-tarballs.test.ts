@@ -128,8 +128,9 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     expect(sdk.peerDependencies).toBeUndefined();
     const testkit = await packageJsonOf(tarball("@switchyard/testkit"));
     expect(testkit.dependencies).toMatchObject({ "@switchyard/sdk": sdkPath.hostVersion, "@switchyard/spec": sdkPath.hostVersion });
-    expect(testkit.peerDependencies).toEqual({ "@switchyard/core": sdkPath.hostVersion, vitest: "^4.1.0" });
-    expect(testkit.peerDependenciesMeta).toEqual({ vitest: { optional: true } });
+    // The fake Cursor backend's tests drive the real Cursor SDK when an author installs it.
+    expect(testkit.peerDependencies).toEqual({ "@cursor/sdk": "1.0.32", "@switchyard/core": sdkPath.hostVersion, vitest: "^4.1.0" });
+    expect(testkit.peerDependenciesMeta).toEqual({ "@cursor/sdk": { optional: true }, vitest: { optional: true } });
     const core = await packageJsonOf(tarball("@switchyard/core"));
     expect(core.dependencies?.["@switchyard/spec"]).toBe(sdkPath.hostVersion);
     expect(Object.keys(core.dependencies ?? {}).filter((name) => name.startsWith("@switchyard/"))).toEqual(["@switchyard/spec"]);
