@@ -151,7 +151,7 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
     // task has its own thread as parent.
     for (const [threadId, model, label] of [[a, "fake/fake-model", "A"], [b, "fake/fake-model-2", "B"]] as const) {
       const capabilities = items(threadId).find((item) => item.kind === "tool_call" && item.data["name"] === "switchyard_orchestrator_capabilities");
-      expect(String(capabilities?.data["output"])).toContain(`"inheritedProvider":{"providerInstanceId":"opencode","model":"${model}"}`);
+      expect(String(capabilities?.data["output"])).toContain(`"inheritedProvider":{"providerInstanceId":"opencode","model":"${model}","effort":null}`);
       const tasks = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
       expect(tasks).toHaveLength(1);
       expect(lab.host.store.get("thread", tasks[0]!.childThreadId)).toMatchObject({ providerInstanceId: "scripted", lineage: { parentThreadId: threadId } });
