@@ -5,6 +5,7 @@ import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
 import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
 import { Composer } from "./composer.js";
+import { RenameForm } from "./rename-form.js";
 import { onLinkClick, pathOf } from "./router.js";
 
 type View = "messages" | "activity";
@@ -49,6 +50,7 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
   const [timeline, setTimeline] = useState<Timeline | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [actionOutcome, setActionOutcome] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
   const [now, setNow] = useState(Date.now());
   const scroller = useRef<HTMLDivElement>(null);
@@ -64,6 +66,7 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     setTimeline(null);
     setError(null);
     setActionOutcome(null);
+    setRenaming(false);
     stickToBottom.current = true;
     void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: NEWEST })}`)
       .then((read) => {
@@ -182,7 +185,20 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
           </nav>
         )}
         <header class="thread-header">
-          <h1 id="thread-title">{thread.title || "Untitled"}</h1>
+          {/* The heading stays while renaming (the page is labelled by it), hidden behind the form. */}
+          <h1 id="thread-title" class={renaming ? "visually-hidden" : undefined}>
+            {thread.title || "Untitled"}
+          </h1>
+          {renaming && (
+            <RenameForm
+              threadId={threadId}
+              title={thread.title}
+              onDone={(renamed) => {
+                setRenaming(false);
+                if (renamed) setActionOutcome("Renamed.");
+              }}
+            />
+          )}
           <p class="thread-meta">
             <span class={`badge badge-${badge.replace(/ /g, "-")}`} data-thread-status>
               {badge}
@@ -202,6 +218,9 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
             </div>
             {canOperate && (
               <>
+                <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+                  Rename
+                </button>
                 <button type="button" onClick={() => void act("interrupt")}>
                   Interrupt
                 </button>

@@ -349,6 +349,49 @@ if (!chromiumInstalled && !browserRequired) {
       await sidebarRow(second, ".main-list").waitFor(UI_WAIT);
     });
 
+    it("renames a thread from its heading; the sidebar follows, and a rename made elsewhere arrives live from the stream", async () => {
+      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "draft name", target: { providerInstanceId: "alpha" } }] }), 201);
+      const threadId = created.threads[0].thread.threadId as string;
+      await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
+      await sidebarRow(threadId, ".main-list").click(UI_WAIT);
+      await page.locator("#thread-title").filter({ hasText: "draft name" }).waitFor(UI_WAIT);
+
+      // Escape puts the heading back and changes nothing.
+      await page.getByRole("button", { name: "Rename" }).click();
+      const field = page.getByLabel("Thread title");
+      expect(await field.inputValue()).toBe("draft name");
+      expect(await seriousViolations(page)).toEqual([]);
+      await field.press("Escape");
+      await page.locator("#rename-title").waitFor({ state: "detached", ...UI_WAIT });
+      expect(lab.host.store.get("thread", threadId)!.title).toBe("draft name");
+
+      // An empty title is refused in the form; a real one is saved with Enter.
+      await page.getByRole("button", { name: "Rename" }).click();
+      await field.fill("   ");
+      await field.press("Enter");
+      await page.getByRole("alert").filter({ hasText: "cannot be empty" }).waitFor(UI_WAIT);
+      await field.fill("Release notes for 2.0");
+      await screenshot(page, "thread-rename");
+      await field.press("Enter");
+      await page.locator("#rename-title").waitFor({ state: "detached", ...UI_WAIT });
+      await page.locator("#thread-title").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
+      await sidebarRow(threadId, ".main-list").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
+      expect(lab.host.store.get("thread", threadId)).toMatchObject({ title: "Release notes for 2.0", titleSource: "user" });
+
+      // Renamed by someone else: the thread.renamed event carries the title, so the page re-reads nothing.
+      const reads: string[] = [];
+      const onRequest = (request: { url(): string }) => {
+        if (request.url().includes(`/api/v1/threads/${threadId}`)) reads.push(request.url());
+      };
+      page.on("request", onRequest);
+      await ok(router.post(`/threads/${threadId}/update`, { action: "rename", title: "Renamed by the router" }));
+      await sidebarRow(threadId, ".main-list").filter({ hasText: "Renamed by the router" }).waitFor(UI_WAIT);
+      await page.locator("#thread-title").filter({ hasText: "Renamed by the router" }).waitFor(UI_WAIT);
+      page.off("request", onRequest);
+      expect(reads).toEqual([]);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
+    });
+
     it("shows the providers table, and reads at narrow widths and in dark mode", async () => {
       await page.getByRole("link", { name: "Providers" }).click();
       await page.locator("table th[scope=row]").filter({ hasText: "alpha" }).waitFor(UI_WAIT);
