@@ -2,13 +2,15 @@ import { inject, injectable } from "tsyringe";
 import { SwitchyardError, type ProviderCapabilities } from "../spec/index.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
 import type { Engine } from "../engine/ports.js";
-import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { conflictsAsInvalid, OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ProviderSessions } from "../engine/ports.js";
 import { createThread } from "../engine/thread-records.js";
 import { portableContext } from "../engine/portable-context.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { Actor, CreationSource, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
+import { CallerContext } from "./caller-context.js";
+import { creationSourceOf, type Caller } from "./caller.js";
 
 /** What forking a thread needs. */
 export interface ForkRequest {
@@ -30,6 +32,16 @@ export interface ForkResult {
   readonly transferId: string;
   readonly strategy: "native" | "portable";
   readonly reason: string;
+  /** The command had run before (the same commandId): this is the fork it made, nothing new was done. */
+  readonly replayed: boolean;
+}
+
+/** A fork a caller asks for (the HTTP API's forkThread): the source, and an optional title, turn and retry key. */
+export interface CallerForkRequest {
+  readonly threadId: string;
+  readonly title?: string;
+  readonly afterRunId?: string;
+  readonly clientRequestId?: string;
 }
 
 /**
@@ -44,16 +56,76 @@ export class ThreadForkService {
     @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
     @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
     @inject(TOKENS.Policy) private readonly policy: Policy,
+    private readonly callers: CallerContext,
   ) {}
 
+  /**
+   * A caller's fork: held to the caller's live run and mode ceiling (the fork runs in the
+   * source's modes), except a retry with the same clientRequestId, which returns the fork it
+   * made. The caller's projects were checked on the source thread by the transport.
+   */
+  async forkFromCaller(caller: Caller, input: CallerForkRequest): Promise<ForkResult> {
+    const source = this.source(input.threadId);
+    const title = input.title?.trim();
+    if (title === "") throw new OrchestratorFailure("invalid_request", "A fork's title cannot be empty; omit it for \"<source title> (fork)\".", { field: "title" });
+    const request: ForkRequest = {
+      sourceThreadId: source.id,
+      ...(title !== undefined ? { title } : {}),
+      ...(input.afterRunId !== undefined ? { afterRunId: input.afterRunId } : {}),
+      ...(input.clientRequestId !== undefined ? { commandId: derive.command(caller.requestScope, "thread.fork", `${source.id}:${input.clientRequestId}`) } : {}),
+      createdBy: "agent",
+      creationSource: creationSourceOf(caller),
+    };
+    if (request.commandId === undefined || this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null) {
+      this.callers.requireLiveRunForChanges(caller, "thread.fork");
+      this.callers.requireTargetWithinCeiling(caller, source);
+    }
+    return this.fork(request);
+  }
+
+  private source(threadId: string): ThreadRecord {
+    const source = this.engine.store.get("thread", threadId);
+    if (source === null || source.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    return source;
+  }
+
+  /** What the fork's receipt is keyed on: a retry key reused for another fork is refused. */
+  private receiptRequest(request: ForkRequest, source: ThreadRecord): Record<string, unknown> {
+    return {
+      sourceThreadId: source.id,
+      instanceId: request.providerInstanceId ?? source.providerInstanceId,
+      afterRunId: request.afterRunId ?? null,
+      title: request.title ?? null,
+      model: request.model ?? null,
+    };
+  }
+
+  /** The fork an earlier run of this command made, or null when it has not run. */
+  private earlierFork(commandId: string, receiptRequest: Record<string, unknown>): ForkResult | null {
+    const earlier = conflictsAsInvalid(() => this.engine.replay<{ threadId: string }>(commandId, "thread.fork", receiptRequest));
+    if (earlier === null) return null;
+    const thread = this.engine.store.get("thread", earlier.result.threadId);
+    const transferId = `transfer:fork:${earlier.result.threadId}`;
+    const transfer = this.engine.store.get("contextTransfer", transferId);
+    if (thread === null || transfer === null) throw new SwitchyardError("internal", `fork ${commandId} has a receipt but no thread or transfer`);
+    return { thread, transferId, strategy: transfer.strategy === "native" ? "native" : "portable", reason: "A retry of the same fork returns the thread it made.", replayed: true };
+  }
+
   async fork(request: ForkRequest): Promise<ForkResult> {
-    const source = this.engine.store.get("thread", request.sourceThreadId);
-    if (source === null || source.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${request.sourceThreadId} does not exist.`);
+    const source = this.source(request.sourceThreadId);
     const instanceId = request.providerInstanceId ?? source.providerInstanceId;
+    // A retry must not fork the provider's conversation again: it returns the first fork.
+    const receiptRequest = this.receiptRequest(request, source);
+    const earlier = request.commandId === undefined ? null : this.earlierFork(request.commandId, receiptRequest);
+    if (earlier !== null) return earlier;
     if (this.registry.get(instanceId) === null) throw new OrchestratorFailure("provider_unavailable", `Provider instance "${instanceId}" is not configured.`);
     const capabilities: ProviderCapabilities = this.registry.capabilities(instanceId);
-    const afterAttemptId = request.afterRunId === undefined ? undefined : (this.engine.store.get("run", request.afterRunId)?.currentAttemptId ?? undefined);
-    if (request.afterRunId !== undefined && afterAttemptId === undefined) throw new OrchestratorFailure("run_not_found", `Run ${request.afterRunId} does not exist.`);
+    const afterRun = request.afterRunId === undefined ? null : this.engine.store.get("run", request.afterRunId);
+    // A run of another thread is no point in this one's conversation (and may belong to a project the caller cannot see).
+    if (request.afterRunId !== undefined && (afterRun === null || afterRun.threadId !== source.id || afterRun.currentAttemptId === null)) {
+      throw new OrchestratorFailure("run_not_found", `Run ${request.afterRunId} is not a run of thread ${source.id}.`, { runId: request.afterRunId, threadId: source.id });
+    }
+    const afterAttemptId = afterRun?.currentAttemptId ?? undefined;
     const hasNative = this.engine.store.select("providerSession", "thread_id = ?", [source.id]).some((s) => s.resumeCursor !== null);
     const decision = this.policy.decideFork({ sameProviderInstance: instanceId === source.providerInstanceId, sourceHasNativeThread: hasNative, atTurn: afterAttemptId !== undefined, capabilities });
 
@@ -77,7 +149,7 @@ export class ThreadForkService {
     this.engine.execute({
       commandId,
       operation: "thread.fork",
-      request: { sourceThreadId: source.id, instanceId, afterRunId: request.afterRunId ?? null },
+      request: receiptRequest,
       handle: (ctx) => {
         createThread(ctx, {
           id: threadId,
@@ -126,6 +198,6 @@ export class ThreadForkService {
     });
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("internal", "fork did not create its thread");
-    return { thread, transferId, strategy, reason };
+    return { thread, transferId, strategy, reason, replayed: false };
   }
 }

@@ -91,7 +91,7 @@ describe("scoped tokens", () => {
       }
       seen.push(route.operationId);
     }
-    expect(seen.sort()).toEqual(["cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask"]);
+    expect(seen.sort()).toEqual(["cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "forkThread", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask", "updateThread"]);
   });
 
   it("every operation that names another project's thread, task or project refuses a project-scoped token", async () => {
@@ -107,6 +107,8 @@ describe("scoped tokens", () => {
       ["stopThread", () => scoped.post(`/threads/${fixture.theirs}/stop`, {}), 404, "thread_not_found"],
       ["resumeThread", () => scoped.post(`/threads/${fixture.theirs}/resume`, {}), 404, "thread_not_found"],
       ["setThreadSettled", () => scoped.post(`/threads/${fixture.theirs}/settled`, { settled: true }), 404, "thread_not_found"],
+      ["updateThread", () => scoped.post(`/threads/${fixture.theirs}/update`, { action: "rename", title: "hijacked" }), 404, "thread_not_found"],
+      ["forkThread", () => scoped.post(`/threads/${fixture.theirs}/fork`, {}), 404, "thread_not_found"],
       ["getTask", () => scoped.get(`/tasks/${fixture.theirTask}`), 404, "task_not_found"],
       ["cancelTask", () => scoped.post(`/tasks/${fixture.theirTask}/cancel`, {}), 404, "task_not_found"],
       ["listPendingRequests", () => scoped.get(`/threads/${fixture.theirQuestion}/pending-requests`), 404, "thread_not_found"],
@@ -136,6 +138,8 @@ describe("scoped tokens", () => {
     expect(lab.host.store.select("run", "thread_id = ?", [fixture.theirs])).toHaveLength(0);
     expect(lab.host.store.get("thread", fixture.theirs)!.stopped).toBe(false);
     expect(lab.host.store.get("thread", fixture.theirs)!.settledAt ?? null).toBeNull();
+    expect(lab.host.store.get("thread", fixture.theirs)!.title).not.toBe("hijacked");
+    expect(lab.host.store.select("thread", "1 = 1").filter((thread) => thread.lineage.parentThreadId === fixture.theirs && thread.lineage.relationship === "fork")).toHaveLength(0);
     expect(lab.host.store.get("runtimeRequest", theirRequest)!.response).toBeNull();
     expect(lab.host.store.get("delegatedTask", fixture.theirTask)!.cancelRequestedAt).toBeNull();
     expect(lab.host.store.get("scheduledTask", fixture.theirSchedule)).toMatchObject({ enabled: true });
@@ -159,6 +163,8 @@ describe("scoped tokens", () => {
       ["stopThread", () => narrow.post(`/threads/${fixture.broad}/stop`, {})],
       ["resumeThread", () => narrow.post(`/threads/${fixture.broad}/resume`, {})],
       ["setThreadSettled", () => narrow.post(`/threads/${fixture.broad}/settled`, { settled: true })],
+      ["updateThread", () => narrow.post(`/threads/${fixture.broad}/update`, { action: "rename", title: "narrowed" })],
+      ["forkThread", () => narrow.post(`/threads/${fixture.broad}/fork`, {})],
       ["cancelTask", () => narrow.post(`/tasks/${fixture.broadTask}/cancel`, {})],
       ["respondToPendingRequest", () => narrow.post(`/threads/${fixture.broadQuestion}/pending-requests/${request}/respond`, { answers: { q1: "x" } })],
       ["createThreads", () => narrow.post("/threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] })],
@@ -173,6 +179,8 @@ describe("scoped tokens", () => {
     expect(lab.host.store.select("run", "thread_id = ?", [fixture.broad])).toHaveLength(0);
     expect(lab.host.store.get("thread", fixture.broad)!.stopped).toBe(false);
     expect(lab.host.store.get("thread", fixture.broad)!.settledAt ?? null).toBeNull();
+    expect(lab.host.store.get("thread", fixture.broad)!.title).not.toBe("narrowed");
+    expect(lab.host.store.select("thread", "1 = 1").filter((thread) => thread.lineage.parentThreadId === fixture.broad && thread.lineage.relationship === "fork")).toHaveLength(0);
     expect(lab.host.store.get("runtimeRequest", request)!.response).toBeNull();
     expect(lab.host.store.get("scheduledTask", fixture.broadSchedule)).toMatchObject({ enabled: true });
     // Reads of the broad thread are allowed.

@@ -48,10 +48,15 @@ describe("public events: one internal upsert, at most one public event", () => {
   it("reports a thread's creation and its settling, and requests opening, answered and closed", () => {
     const thread = upsert("thread", { id: "thread-1", projectId: "p", title: "t", lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null, depth: 0, rootThreadId: "thread-1" } } as never);
     expect(typeOf(thread, null)).toBe("thread.created");
-    expect(typeOf(thread, "open")).toBeNull();
+    const open = publicStateOf("thread", thread.record as EntityRecords["thread"]);
+    expect(typeOf(thread, open)).toBeNull();
     const settled = upsert("thread", { ...(thread.record as object), settledAt: "2026-12-01T00:00:00.000Z" } as never);
-    expect(publicEventOf(settled, "open")).toMatchObject({ type: "thread.settled", data: { settled: true } });
-    expect(publicEventOf(thread, "settled")).toMatchObject({ type: "thread.settled", data: { settled: false } });
+    expect(publicEventOf(settled, open)).toMatchObject({ type: "thread.settled", data: { settled: true } });
+    expect(publicEventOf(thread, publicStateOf("thread", settled.record as EntityRecords["thread"]))).toMatchObject({ type: "thread.settled", data: { settled: false } });
+    // A new title is its own event; an upsert that keeps the title and the settling makes none.
+    const renamed = upsert("thread", { ...(thread.record as object), title: "new name", titleSource: "user" } as never);
+    expect(publicEventOf(renamed, open)).toMatchObject({ type: "thread.renamed", data: { threadId: "thread-1", title: "new name", titleSource: "user" } });
+    expect(typeOf(renamed, publicStateOf("thread", renamed.record as EntityRecords["thread"]))).toBeNull();
     const request = (status: string, detail?: string) =>
       upsert("runtimeRequest", { status: status as never, kind: "approval", request: { kind: "approval", approvalKind: "command", title: "rm", ...(detail !== undefined ? { detail } : {}) } });
     expect(typeOf(request("pending"), null)).toBe("request.opened");

@@ -5,6 +5,7 @@ import type { StreamedEvent } from "./types.js";
 const TYPES = [
   "thread.created",
   "thread.settled",
+  "thread.renamed",
   "run.started",
   "run.finished",
   "message",

@@ -165,3 +165,12 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 }
+
+/** POST /threads/{threadId}/fork's answer. */
+export interface ForkResult {
+  readonly thread: ThreadShell;
+  readonly strategy: "native" | "portable";
+  readonly reason: string;
+  readonly transferId: string;
+  readonly replayed: boolean;
+}

@@ -38,8 +38,9 @@ function newestFirst(a: ThreadShell, b: ThreadShell): number {
 
 /**
  * Splits a project's threads into sections, each newest first: children (delegated tasks and
- * router children, anything with a parent) leave the main list for Subagents; a settled
- * thread goes to Settled and a snoozed one to Snoozed, whatever its parentage.
+ * router children) leave the main list for Subagents; a fork is a conversation of its own and
+ * stays in the main list; a settled thread goes to Settled and a snoozed one to Snoozed,
+ * whatever its parentage.
  */
 export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections {
   const main: ThreadShell[] = [];
@@ -49,28 +50,36 @@ export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections
   for (const thread of threads) {
     if (thread.settledAt !== undefined && thread.settledAt !== null) settled.push(thread);
     else if (thread.snoozed) snoozed.push(thread);
-    else if (thread.parentThreadId !== null) subagents.push(thread);
+    else if (isChild(thread)) subagents.push(thread);
     else main.push(thread);
   }
   return { main: main.sort(newestFirst), snoozed: snoozed.sort(newestFirst), settled: settled.sort(newestFirst), subagents: subagents.sort(newestFirst) };
 }
 
-/** The direct children of a thread, oldest first (the order they were spawned in). */
-export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: string): ThreadShell[] {
-  return [...threads].filter((thread) => thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
+/** Whether a thread works for a parent (a router child or a delegated task); a fork names its source as parent but works for no one. */
+export function isChild(thread: ThreadShell): boolean {
+  return thread.parentThreadId !== null && thread.relationship !== "fork";
 }
 
-/** The chain of parents above a thread, root first (for the breadcrumb); stops at a cycle or a parent not loaded. */
+/** The direct children of a thread, oldest first (the order they were spawned in); its forks are not children. */
+export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: string): ThreadShell[] {
+  return [...threads].filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
+}
+
+/**
+ * The chain of parents above a thread, root first (for the breadcrumb); stops at a fork (its
+ * source is where it came from, not a parent), a cycle or a parent not loaded.
+ */
 export function ancestorsOf(threads: ReadonlyMap<string, ThreadShell>, thread: ThreadShell): ThreadShell[] {
   const chain: ThreadShell[] = [];
   const seen = new Set([thread.threadId]);
-  let parentId = thread.parentThreadId;
+  let parentId = isChild(thread) ? thread.parentThreadId : null;
   while (parentId !== null && !seen.has(parentId)) {
     const parent = threads.get(parentId);
     if (parent === undefined) break;
     chain.unshift(parent);
     seen.add(parentId);
-    parentId = parent.parentThreadId;
+    parentId = isChild(parent) ? parent.parentThreadId : null;
   }
   return chain;
 }

@@ -53,6 +53,12 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
   const onSignedOut = useCallback(props.onSignedOut, []);
   const workspace = useWorkspace(onSignedOut);
   const pending = pendingByThread(workspace.requests.values());
+  // What a thread's page opens with (a new fork's notice): kept while its page is open, then dropped.
+  const [notices, setNotices] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    const open = route.page === "thread" ? route.threadId : null;
+    setNotices((map) => (open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map()));
+  }, [route]);
   const signOut = async () => {
     await api("POST", "/ui/session/end", {}).catch(() => undefined);
     props.onSignedOut();
@@ -87,7 +93,15 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
             <p class="error">{workspace.error}</p>
           </main>
         ) : route.page === "thread" ? (
-          <ThreadView key={route.threadId} threadId={route.threadId} workspace={workspace} session={props.session} pending={pending} />
+          <ThreadView
+            key={route.threadId}
+            threadId={route.threadId}
+            workspace={workspace}
+            session={props.session}
+            pending={pending}
+            notice={notices.get(route.threadId) ?? null}
+            onForked={(threadId, notice) => setNotices((map) => new Map(map).set(threadId, notice))}
+          />
         ) : route.page === "providers" ? (
           <ProvidersPage />
         ) : route.page === "inbox" || workspace.requests.size > 0 ? (

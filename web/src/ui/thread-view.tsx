@@ -1,11 +1,12 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { ApiError, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
+import { ApiError, type ForkResult, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
 import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
 import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
 import { Composer } from "./composer.js";
-import { onLinkClick, pathOf } from "./router.js";
+import { RenameForm } from "./rename-form.js";
+import { navigate, onLinkClick, pathOf } from "./router.js";
 
 type View = "messages" | "activity";
 const PAGE = 50;
@@ -42,13 +43,30 @@ function ItemRow(props: { readonly item: TimelineItem }) {
   );
 }
 
+/** What a new fork's page says first: how its conversation travelled. */
+function forkNotice(fork: ForkResult, sourceTitle: string): string {
+  const how = fork.strategy === "native" ? "the provider copied the conversation" : `the conversation goes with its first message as context (${fork.reason})`;
+  return `Forked from "${sourceTitle || "Untitled"}": ${how}. Send a message to continue.`;
+}
+
 /** A thread: breadcrumb to its parents, timeline (messages or activity, older items on scroll), composer and actions, and its Agents panel. */
-export function ThreadView(props: { readonly threadId: string; readonly workspace: Workspace; readonly session: SessionView; readonly pending: ReadonlyMap<string, number> }) {
+export function ThreadView(props: {
+  readonly threadId: string;
+  readonly workspace: Workspace;
+  readonly session: SessionView;
+  readonly pending: ReadonlyMap<string, number>;
+  /** A message the page opens with (a fork's, saying how it was made). */
+  readonly notice: string | null;
+  readonly onForked: (threadId: string, notice: string) => void;
+}) {
   const { workspace, threadId } = props;
   const [view, setView] = useState<View>("messages");
   const [timeline, setTimeline] = useState<Timeline | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [actionOutcome, setActionOutcome] = useState<string | null>(null);
+  // The view is keyed by thread, so an outcome never outlives its thread.
+  const [actionOutcome, setActionOutcome] = useState<string | null>(props.notice);
+  const [forking, setForking] = useState(false);
+  const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
   const [now, setNow] = useState(Date.now());
   const scroller = useRef<HTMLDivElement>(null);
@@ -63,7 +81,6 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     let cancelled = false;
     setTimeline(null);
     setError(null);
-    setActionOutcome(null);
     stickToBottom.current = true;
     void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: NEWEST })}`)
       .then((read) => {
@@ -151,6 +168,18 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     }
   };
 
+  const fork = async () => {
+    setForking(true);
+    try {
+      const forked = await api<ForkResult>("POST", `/threads/${encodeURIComponent(threadId)}/fork`, { clientRequestId: `ui-${crypto.randomUUID()}` });
+      props.onForked(forked.thread.threadId, forkNotice(forked, thread?.title ?? ""));
+      navigate({ page: "thread", threadId: forked.thread.threadId });
+    } catch (failure) {
+      setActionOutcome(failure instanceof ApiError ? failure.message : String(failure));
+      setForking(false);
+    }
+  };
+
   if (thread === undefined) {
     return (
       <main class="thread-view" id="main">
@@ -159,6 +188,7 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
     );
   }
   const ancestors = ancestorsOf(workspace.threads, thread);
+  const source = thread.relationship === "fork" && thread.parentThreadId !== null ? (workspace.threads.get(thread.parentThreadId) ?? null) : null;
   const canOperate = props.session.verbs.includes("operate");
   const badge = badgeOf(thread, childrenOf(workspace.threads.values(), thread.threadId), props.pending.get(thread.threadId) ?? 0);
   return (
@@ -182,7 +212,20 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
           </nav>
         )}
         <header class="thread-header">
-          <h1 id="thread-title">{thread.title || "Untitled"}</h1>
+          {/* The heading stays while renaming (the page is labelled by it), hidden behind the form. */}
+          <h1 id="thread-title" class={renaming ? "visually-hidden" : undefined}>
+            {thread.title || "Untitled"}
+          </h1>
+          {renaming && (
+            <RenameForm
+              threadId={threadId}
+              title={thread.title}
+              onDone={(renamed) => {
+                setRenaming(false);
+                if (renamed) setActionOutcome("Renamed.");
+              }}
+            />
+          )}
           <p class="thread-meta">
             <span class={`badge badge-${badge.replace(/ /g, "-")}`} data-thread-status>
               {badge}
@@ -191,6 +234,14 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
               {thread.providerInstanceId}
               {thread.model !== null ? ` · ${thread.model}` : ""} · {thread.runtimeMode} · {thread.interactionMode}
             </span>
+            {source !== null && (
+              <span class="forked-from">
+                forked from{" "}
+                <a href={pathOf({ page: "thread", threadId: source.threadId })} onClick={onLinkClick({ page: "thread", threadId: source.threadId })} data-fork-source-id={source.threadId}>
+                  {source.title || "Untitled"}
+                </a>
+              </span>
+            )}
           </p>
           <div class="thread-actions" role="toolbar" aria-label="Thread actions">
             <div class="view-switch" role="group" aria-label="Timeline view">
@@ -202,6 +253,12 @@ export function ThreadView(props: { readonly threadId: string; readonly workspac
             </div>
             {canOperate && (
               <>
+                <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
+                  Rename
+                </button>
+                <button type="button" onClick={() => void fork()} disabled={forking}>
+                  Fork
+                </button>
                 <button type="button" onClick={() => void act("interrupt")}>
                   Interrupt
                 </button>

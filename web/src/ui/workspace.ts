@@ -95,6 +95,16 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         case "run.started":
           void refreshThread(event.threadId);
           break;
+        case "thread.renamed":
+          // The event carries the new title: no read needed, and a thread not listed here stays out.
+          if (typeof data.title === "string") {
+            const title = data.title;
+            setThreads((map) => {
+              const known = map.get(event.threadId);
+              return known === undefined ? map : withEntry(map, event.threadId, { ...known, title });
+            });
+          }
+          break;
         case "run.finished":
           if (typeof data.summary === "string") setLastReplies((map) => withEntry(map, event.threadId, data.summary as string));
           void refreshThread(event.threadId);

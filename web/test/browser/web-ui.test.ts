@@ -349,6 +349,99 @@ if (!chromiumInstalled && !browserRequired) {
       await sidebarRow(second, ".main-list").waitFor(UI_WAIT);
     });
 
+    it("renames a thread from its heading; the sidebar follows, and a rename made elsewhere arrives live from the stream", async () => {
+      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "draft name", target: { providerInstanceId: "alpha" } }] }), 201);
+      const threadId = created.threads[0].thread.threadId as string;
+      await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
+      await sidebarRow(threadId, ".main-list").click(UI_WAIT);
+      await page.locator("#thread-title").filter({ hasText: "draft name" }).waitFor(UI_WAIT);
+
+      // Escape puts the heading back and changes nothing.
+      await page.getByRole("button", { name: "Rename" }).click();
+      const field = page.getByLabel("Thread title");
+      expect(await field.inputValue()).toBe("draft name");
+      expect(await seriousViolations(page)).toEqual([]);
+      await field.press("Escape");
+      await page.locator("#rename-title").waitFor({ state: "detached", ...UI_WAIT });
+      expect(lab.host.store.get("thread", threadId)!.title).toBe("draft name");
+
+      // An empty title is refused in the form; a real one is saved with Enter.
+      await page.getByRole("button", { name: "Rename" }).click();
+      await field.fill("   ");
+      await field.press("Enter");
+      await page.getByRole("alert").filter({ hasText: "cannot be empty" }).waitFor(UI_WAIT);
+      await field.fill("Release notes for 2.0");
+      await screenshot(page, "thread-rename");
+      await field.press("Enter");
+      await page.locator("#rename-title").waitFor({ state: "detached", ...UI_WAIT });
+      await page.locator("#thread-title").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
+      await sidebarRow(threadId, ".main-list").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
+      expect(lab.host.store.get("thread", threadId)).toMatchObject({ title: "Release notes for 2.0", titleSource: "user" });
+
+      // Renamed by someone else: the thread.renamed event carries the title, so the page re-reads nothing.
+      const reads: string[] = [];
+      const onRequest = (request: { url(): string }) => {
+        if (request.url().includes(`/api/v1/threads/${threadId}`)) reads.push(request.url());
+      };
+      page.on("request", onRequest);
+      await ok(router.post(`/threads/${threadId}/update`, { action: "rename", title: "Renamed by the router" }));
+      await sidebarRow(threadId, ".main-list").filter({ hasText: "Renamed by the router" }).waitFor(UI_WAIT);
+      await page.locator("#thread-title").filter({ hasText: "Renamed by the router" }).waitFor(UI_WAIT);
+      page.off("request", onRequest);
+      expect(reads).toEqual([]);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
+    });
+
+    it("forks a thread from its page: the fork opens in the main list, says how it was made, and continues the conversation", async () => {
+      const finished = async (title: string, instance: string, reply: string) => {
+        const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title, prompt: `@@reply ${reply}`, target: { providerInstanceId: instance } }] }), 201);
+        const threadId = created.threads[0].thread.threadId as string;
+        await ok(router.get(`/threads/${threadId}/wait`));
+        return threadId;
+      };
+      const forkFrom = async (sourceId: string, title: string) => {
+        await sidebarRow(sourceId, ".main-list").click(UI_WAIT);
+        await page.locator("#thread-title").filter({ hasText: title }).waitFor(UI_WAIT);
+        await page.locator(".item-assistant").first().waitFor(UI_WAIT);
+        await page.getByRole("button", { name: "Fork" }).click();
+        await page.locator("#thread-title").filter({ hasText: `${title} (fork)` }).waitFor(UI_WAIT);
+        const forkId = decodeURIComponent(new URL(page.url()).pathname.slice("/threads/".length));
+        expect(forkId).not.toBe(sourceId);
+        return forkId;
+      };
+
+      // alpha copies conversations itself: a native fork.
+      const design = await finished("design review", "alpha", "the plan is A");
+      const forkId = await forkFrom(design, "design review");
+      expect(lab.host.store.get("thread", forkId)).toMatchObject({ lineage: { relationship: "fork", parentThreadId: design } });
+      await page.locator(".outcome").filter({ hasText: "the provider copied the conversation" }).waitFor(UI_WAIT);
+      // A fork is a conversation of its own: in the main list, not a child in its source's panel, no breadcrumb.
+      await sidebarRow(forkId, ".main-list").waitFor(UI_WAIT);
+      expect(await sidebarRow(forkId, '[data-section="subagents"]').count()).toBe(0);
+      expect(await page.locator(".breadcrumb").count()).toBe(0);
+      await page.locator(`[data-fork-source-id="${design}"]`).filter({ hasText: "design review" }).waitFor(UI_WAIT);
+      await screenshot(page, "thread-forked");
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.locator("#composer-text").fill("@@history");
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.locator(".item-assistant").filter({ hasText: "the plan is A" }).waitFor(UI_WAIT);
+      await page.locator(`[data-fork-source-id="${design}"]`).click();
+      await page.locator("#thread-title").filter({ hasText: /^design review$/ }).waitFor(UI_WAIT);
+      expect(await page.locator(`.agents-panel [data-child-thread-id="${forkId}"]`).count()).toBe(0);
+
+      // beta cannot: the conversation goes as portable context with the fork's first message.
+      const notes = await finished("beta notes", "beta", "remember the blue door");
+      const portableId = await forkFrom(notes, "beta notes");
+      await page.locator(".outcome").filter({ hasText: "goes with its first message as context" }).waitFor(UI_WAIT);
+      await page.locator("#composer-text").fill("@@reply carried on");
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.locator(".item-assistant").filter({ hasText: "carried on" }).waitFor(UI_WAIT);
+      const transfer = lab.host.store.select("contextTransfer", "target_thread_id = ?", [portableId])[0]!;
+      expect(transfer).toMatchObject({ strategy: "portable", status: "consumed" });
+      expect(transfer.content).toContain("remember the blue door");
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
+    });
+
     it("shows the providers table, and reads at narrow widths and in dark mode", async () => {
       await page.getByRole("link", { name: "Providers" }).click();
       await page.locator("table th[scope=row]").filter({ hasText: "alpha" }).waitFor(UI_WAIT);

@@ -41,6 +41,20 @@ describe("the sidebar's sections", () => {
     expect(sections.settled.map((t) => t.threadId)).toEqual([settled.threadId]);
   });
 
+  it("keeps a fork in the main list, out of its source's children, and starts its breadcrumb at itself", () => {
+    const source = thread();
+    const child = thread({ parentThreadId: source.threadId, relationship: "subagent" });
+    const fork = thread({ parentThreadId: source.threadId, relationship: "fork" });
+    const forkChild = thread({ parentThreadId: fork.threadId, relationship: "subagent" });
+    const all = new Map([source, child, fork, forkChild].map((t) => [t.threadId, t]));
+    const sections = sidebarSections(all.values());
+    expect(sections.main.map((t) => t.threadId)).toEqual([fork.threadId, source.threadId]);
+    expect(sections.subagents.map((t) => t.threadId)).toEqual([forkChild.threadId, child.threadId]);
+    expect(childrenOf(all.values(), source.threadId).map((t) => t.threadId)).toEqual([child.threadId]);
+    expect(ancestorsOf(all, fork)).toEqual([]);
+    expect(ancestorsOf(all, forkChild).map((t) => t.threadId)).toEqual([fork.threadId]);
+  });
+
   it("finds a thread's children oldest first and its parents root first, stopping at a cycle", () => {
     const root = thread();
     const middle = thread({ parentThreadId: root.threadId });

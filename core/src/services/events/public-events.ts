@@ -21,6 +21,7 @@ import { itemView } from "../thread-views.js";
 export const PUBLIC_EVENT_TYPES = [
   "thread.created",
   "thread.settled",
+  "thread.renamed",
   "run.started",
   "run.finished",
   "message",
@@ -84,8 +85,10 @@ function settledAt(thread: ThreadRecord): string | null {
 /** The public state of a record of a public entity (see {@link PublicState}). */
 export function publicStateOf<E extends EntityName>(entity: E, record: EntityRecords[E]): PublicState | null {
   switch (entity) {
-    case "thread":
-      return settledAt(record as ThreadRecord) === null ? "open" : "settled";
+    case "thread": {
+      const thread = record as ThreadRecord;
+      return `${settledAt(thread) === null ? "open" : "settled"}|${fingerprint(thread.title)}`;
+    }
     case "run":
       return (record as RunRecord).status;
     case "item": {
@@ -198,7 +201,8 @@ function event(stored: StoredEvent, type: PublicEventType, threadId: string, dat
  * before it (null when the upsert created the record), or null when it makes none. Pure: replay
  * from the log and the live feed make the same events from the same upserts.
  *
- * - `thread.created`: a thread record appears; `thread.settled`: it is settled or revived.
+ * - `thread.created`: a thread record appears; `thread.settled`: it is settled or revived;
+ *   `thread.renamed`: its title changed (a rename or a regenerated title).
  * - `run.started`: a run leaves the queue (restarts and continuations of a started run are not
  *   new starts); `run.finished`: it reaches a terminal status.
  * - `message`: a user or assistant message is complete; `item`: any other visible change of a
@@ -212,9 +216,12 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
     case "thread": {
       const thread = stored.record as ThreadRecord;
       if (previous === null) return event(stored, "thread.created", thread.id, { thread: threadData(thread) });
-      const now = publicStateOf("thread", thread);
+      const now = publicStateOf("thread", thread)!;
       if (now === previous) return null;
-      return event(stored, "thread.settled", thread.id, { threadId: thread.id, settled: now === "settled", settledAt: settledAt(thread) });
+      const [settledNow] = now.split("|");
+      const [settledBefore] = previous.split("|");
+      if (settledNow !== settledBefore) return event(stored, "thread.settled", thread.id, { threadId: thread.id, settled: settledNow === "settled", settledAt: settledAt(thread), title: thread.title });
+      return event(stored, "thread.renamed", thread.id, { threadId: thread.id, title: thread.title, titleSource: thread.titleSource });
     }
     case "run": {
       const run = stored.record as RunRecord;

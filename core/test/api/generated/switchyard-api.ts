@@ -183,6 +183,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a thread or regenerate its title
+         * @description t3_thread_update: action "rename" sets title (1 to 200 characters, trimmed); "regenerate_title" derives one from the conversation and rejects a title. The thread may not run with broader modes than the token's ceiling. Idempotency-Key (or clientRequestId) makes a retry return the same receipt.
+         */
+        post: operations["updateThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/threads/{threadId}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fork a thread into a new one on the same provider
+         * @description A new thread in the same project, with the source's provider, model, modes and workspace, that continues its conversation: natively when the provider forks conversations with stable ids, else as portable context delivered with its first turn (the shared fork policy; strategy and reason say which). The fork starts no turn: send it a message. The source may not run with broader modes than the token's ceiling. Idempotency-Key (or clientRequestId) makes a retry return the same fork.
+         */
+        post: operations["forkThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{taskId}": {
         parameters: {
             query?: never;
@@ -515,6 +555,21 @@ export interface components {
         SetThreadSettledBody: {
             /** @description true settles the thread, false revives it. */
             settled: boolean;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        UpdateThreadBody: {
+            /** @enum {string} */
+            action: "rename" | "regenerate_title";
+            title?: string;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        ForkThreadBody: {
+            /** @description The fork's title (trimmed); default "<source title> (fork)". */
+            title?: string;
+            /** @description Fork the conversation as it was after this run of the source thread, not as it is now. */
+            afterRunId?: string;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -1108,6 +1163,31 @@ export interface components {
             thread: components["schemas"]["ThreadShell"];
             /** @description False when the thread already was as asked. */
             changed: boolean;
+            replayed: boolean;
+        };
+        UpdateResult: {
+            commandId: string;
+            sequence: number | null;
+            replayed: boolean;
+            threadId: string;
+            title: string;
+            titleRegenerationPending: boolean;
+            linkedPullRequest: {
+                url: string;
+                number: number | null;
+                linkedAt: string;
+            } | null;
+        };
+        ForkResult: {
+            thread: components["schemas"]["ThreadShell"];
+            /**
+             * @description native: the provider copied the conversation; portable: it travels as context with the fork's first turn.
+             * @enum {string}
+             */
+            strategy: "native" | "portable";
+            /** @description Why that strategy (the shared fork policy's reason, or why a native fork fell back). */
+            reason: string;
+            transferId: string;
             replayed: boolean;
         };
         CancelledTask: {
@@ -1801,7 +1881,7 @@ export interface components {
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
-            type: "thread.created" | "thread.settled" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed";
+            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed";
             /** @description When the change committed. */
             at: string;
             projectId: string | null;
@@ -2269,6 +2349,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SettleResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    updateThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateThreadBody"];
+            };
+        };
+        responses: {
+            /** @description Rename a thread or regenerate its title */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    forkThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ForkThreadBody"];
+            };
+        };
+        responses: {
+            /** @description Fork a thread into a new one on the same provider */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkResult"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */
@@ -2810,7 +2984,7 @@ export interface operations {
                 descendants?: boolean;
                 /** @description Only events of this delegated task and its child thread. */
                 taskId?: string;
-                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed. */
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed. */
                 types?: string[];
                 /** @description Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL. */
                 after?: number;

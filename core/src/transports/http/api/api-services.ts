@@ -1,13 +1,15 @@
 import type { ProjectService } from "../../../services/project-service.js";
+import type { ThreadForkService } from "../../../services/thread-fork-service.js";
 import type { UsageService } from "../../../services/usage/usage-service.js";
 import type { McpToolServices } from "../../mcp/tool-services.js";
 import type { EventStreams } from "../events/event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 
-/** The services API routes call: the same ones the MCP tools use, projects, usage, the event streams and the web UI's sessions. */
+/** The services API routes call: the same ones the MCP tools use, projects, usage, forks, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
   readonly projects: ProjectService;
   readonly usage: UsageService;
+  readonly forks: ThreadForkService;
   readonly eventStreams: EventStreams;
   readonly webSessions: WebSessions;
 }

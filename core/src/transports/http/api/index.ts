@@ -7,6 +7,8 @@ import { listProvidersRoute } from "./routes/providers.js";
 import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
 import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
+import { forkThreadRoute } from "./routes/thread-fork.js";
+import { updateThreadRoute } from "./routes/thread-update.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
 import { readSessionRoute, signInRoute, signOutRoute } from "./routes/web-session.js";
@@ -31,6 +33,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   stopThreadRoute,
   resumeThreadRoute,
   setThreadSettledRoute,
+  updateThreadRoute,
+  forkThreadRoute,
   getTaskRoute,
   cancelTaskRoute,
   listPendingRequestsRoute,
