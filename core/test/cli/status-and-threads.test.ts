@@ -55,6 +55,7 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(json.threads).toBe(1);
   });
 
+  // Seven CLI processes in a row: under a full parallel suite each can take seconds to start.
   it("threads list and read show the thread and its reply; send starts a turn and wait prints its answer", async () => {
     const list = await cli(["threads", "list"]);
     expect(list.code, list.stderr).toBe(0);
@@ -77,7 +78,7 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     const terminal = tokens.filter((t) => t.label === "switchyard threads (this terminal command)");
     expect(terminal.length).toBeGreaterThanOrEqual(4);
     expect(terminal.every((t) => t.status === "revoked")).toBe(true);
-  });
+  }, 180_000);
 
   it("names what is wrong: an unknown thread exits 3, an empty message 2, and no server 1", async () => {
     const unknown = await cli(["threads", "read", "thread_nope"]);
@@ -96,5 +97,5 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     const status = await cli(["status"]);
     expect(status.code).toBe(1);
     expect(status.stdout).toContain("server:      not running");
-  });
+  }, 180_000);
 });
