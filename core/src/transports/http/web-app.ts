@@ -72,7 +72,9 @@ export class WebApp {
 
   handle(req: IncomingMessage, res: ServerResponse, path: string): void {
     if (req.method !== "GET" && req.method !== "HEAD") {
-      this.answer(req, res, 405, "text/plain; charset=utf-8", `${req.method} is not allowed here; the web UI answers GET and HEAD.\n`, { allow: "GET, HEAD" });
+      // A typed answer like every other refusal of the server, for programs that posted to a wrong path.
+      const body = { error: "method_not_allowed", error_description: `${req.method} ${path} is not allowed: the web UI answers GET and HEAD (the MCP endpoint is /mcp, the HTTP API /api/v1).` };
+      this.answer(req, res, 405, "application/json", JSON.stringify(body), { allow: "GET, HEAD" });
       return;
     }
     if (this.root === null) {
