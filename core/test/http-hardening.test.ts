@@ -215,6 +215,17 @@ describe("HTTP server hardening", () => {
     // Still serving.
     expect((await post(port, auth)).status).toBe(200);
   });
+
+  it("answers bytes the HTTP parser cannot read with a typed JSON error and closes the connection", async () => {
+    // A body sent without a length (what Node's client does for a DELETE with a body) reaches
+    // the parser as the start of a second request.
+    const unreadable = await rawExchange(port, `NOT AN HTTP REQUEST\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.closedByServer).toBe(true);
+    const body = JSON.parse(unreadable.answer.slice(unreadable.answer.indexOf("\r\n\r\n") + 4)) as { error: { code: number; message: string } };
+    expect(body.error).toMatchObject({ code: -32600, message: expect.stringContaining("could not read") });
+    expect((await post(port, { authorization: `Bearer ${token}` })).status).toBe(200);
+  });
 });
 
 describe("HTTP server connection cap", () => {
