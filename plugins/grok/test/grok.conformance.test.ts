@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { XAI_VENDOR_EXTENSIONS, scriptedAgentCommand } from "@switchyard/testkit";
+import { XAI_VENDOR_EXTENSIONS, countInScriptedAgentInput, scriptedAgentCommand } from "@switchyard/testkit";
 import { describeAdapterConformance } from "@switchyard/testkit/conformance";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 
@@ -17,12 +17,13 @@ describeAdapterConformance({
   setup: async () => {
     const root = mkdtempSync(join(tmpdir(), "grok-conformance-"));
     const gateDir = join(root, "gates");
+    const stateDir = join(root, "sessions");
     const { command, args } = scriptedAgentCommand({
       name: "grok",
       loadSession: true,
       mcp: { http: true },
       vendorExtensions: XAI_VENDOR_EXTENSIONS,
-      stateDir: join(root, "sessions"),
+      stateDir,
       gateDir,
     });
     return {
@@ -36,6 +37,7 @@ describeAdapterConformance({
         mcpTool: (tool, toolArgs, marker) => `@mcp ${tool} ${JSON.stringify(toolArgs)}\n@say ${marker}`,
         recall: () => "@history",
         approval: (marker) => `@permission execute echo ${marker}\n@say approved ${marker}`,
+        countInModelInput: (needle) => countInScriptedAgentInput(stateDir, needle),
       },
       teardown: () => rmSync(root, { recursive: true, force: true }),
     };

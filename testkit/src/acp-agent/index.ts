@@ -14,6 +14,7 @@ export {
 } from "./scripted-agent.js";
 export { parseAcpAgentScript, stripInstructions, type AcpAgentScriptStep } from "./script.js";
 export { scriptedAgentChannelFactory } from "./in-process.js";
+export { countInScriptedAgentInput } from "./agent-input.js";
 export { createEventRecorder, type AdapterEventRecorder } from "./event-recorder.js";
 export { startTestMcpServer, type TestMcpCall, type TestMcpServer } from "./mcp-test-server.js";
 export {
