@@ -40,6 +40,8 @@ export function checkDefinition(value: unknown, manifest: PluginManifest, resolv
   if (routes !== null && (typeof routes !== "object" || typeof (routes as Partial<PluginRoutes>).create !== "function")) {
     return { code: "definition_invalid", problem: "its definition's routes has no create() (expected defineRoutes({ create }))" };
   }
+  if (routes !== null && manifest.routes !== true) return { code: "definition_invalid", problem: 'its definition has routes but its manifest does not declare "routes": true' };
+  if (routes === null && manifest.routes === true) return { code: "definition_invalid", problem: 'its manifest declares "routes": true but its definition has no routes (expected definePlugin({ routes: defineRoutes(…) }))' };
   if (drivers.length === 0 && (candidate.commands ?? []).length === 0 && routes === null) {
     return { code: "definition_invalid", problem: "its definition has no drivers, no commands and no routes" };
   }

@@ -151,7 +151,7 @@ export interface PluginManifestV1 {
    * changes the interfaces, so a plugin cannot claim one it was not written for.
    */
   readonly specVersion: string;
-  /** The driver kinds the plugin provides (may be empty for a plugin that only adds commands). */
+  /** The driver kinds the plugin provides (may be empty for a plugin that only adds commands or routes). */
   readonly drivers: readonly string[];
   /**
    * The command groups it adds to `switchyard` (`["registry"]`, or `{ name, description }` to
@@ -159,6 +159,11 @@ export interface PluginManifestV1 {
    * plugin code.
    */
   readonly commands?: readonly (string | { readonly name: string; readonly description: string })[];
+  /**
+   * True when the plugin adds HTTP API routes (its definition's `routes`), so what a plugin
+   * contributes is known without running its code.
+   */
+  readonly routes?: boolean;
   /** The entry module, relative to the package root (`./dist/index.js`). */
   readonly entry: string;
 }
