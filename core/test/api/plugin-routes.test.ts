@@ -18,7 +18,7 @@ describe("plugin API routes", () => {
   let operator: ApiClient;
 
   beforeAll(async () => {
-    lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, `${fixtures}routes-good`, `${fixtures}routes-malformed`] });
+    lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, `${fixtures}routes-good`, `${fixtures}routes-malformed`, `${fixtures}routes-clash`] });
     const issue = (capabilities: ("orchestration:read" | "orchestration:operate")[]) => lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities }).token;
     reader = new ApiClient(lab.server.apiUrl, issue(["orchestration:read"]));
     operator = new ApiClient(lab.server.apiUrl, issue(["orchestration:operate"]));
@@ -61,9 +61,13 @@ describe("plugin API routes", () => {
     if (code === "plugin_failed") expect(answer.body.error.details.code).toBe(thrown);
   });
 
-  it("mounts none of a plugin's routes when one is malformed, and lists only mounted ones in the OpenAPI document", async () => {
+  it("mounts none of a plugin's routes when one is malformed or its operation id is taken, and lists only mounted ones in the OpenAPI document", async () => {
     const fine = await reader.get<FailureBody>("/plugins/routes-malformed/fine");
     expect([fine.status, fine.body.error.code]).toEqual([404, "route_not_found"]);
+    // Its id would have been the built-in listProjects: the server started anyway, without it.
+    const clash = await reader.get<FailureBody>("/plugins/list/projects");
+    expect([clash.status, clash.body.error.code]).toEqual([404, "route_not_found"]);
+    expect((await reader.get("/projects")).status).toBe(200);
     const document = await reader.get("/openapi.json");
     const paths = Object.keys(document.body.paths as Record<string, unknown>).filter((path) => path.startsWith("/api/v1/plugins/"));
     expect(paths.sort()).toEqual(["/api/v1/plugins/routes-good/echo/{word}", "/api/v1/plugins/routes-good/fail", "/api/v1/plugins/routes-good/notes"]);

@@ -137,7 +137,10 @@ function toApiRoute(route: PluginRoute, plugin: string, segment: string): ApiRou
 export async function createPluginApiRoutes(
   contributions: readonly RouteContribution[],
   contextFor: (pluginName: string) => RouteContext,
+  /** Operation ids already registered (the built-in routes'): a plugin's may not repeat one. */
+  takenOperationIds: Iterable<string> = [],
 ): Promise<{ routes: ApiRoute[]; refused: { plugin: string; problem: string }[] }> {
+  const taken = new Set(takenOperationIds);
   const routes: ApiRoute[] = [];
   const refused: { plugin: string; problem: string }[] = [];
   const owners = new Map<string, string>();
@@ -173,11 +176,14 @@ export async function createPluginApiRoutes(
     }
     const duplicate = problem === null ? mounted.find((route, index) => mounted.findIndex((other) => other.method === route.method && other.path === route.path) !== index) : undefined;
     if (duplicate !== undefined) problem = `two routes are ${duplicate.method} ${duplicate.path}`;
+    const clash = problem === null ? mounted.find((route) => taken.has(route.operationId)) : undefined;
+    if (clash !== undefined) problem = `its operation ${clash.operationId} (as the OpenAPI document names it) is already taken; rename the route's operationId`;
     if (problem !== null) {
       refused.push({ plugin: plugin.name, problem });
       continue;
     }
     owners.set(segment, plugin.name);
+    for (const route of mounted) taken.add(route.operationId);
     routes.push(...mounted);
   }
   return { routes, refused };
