@@ -136,7 +136,7 @@ export function RegistryPage(props: { readonly session: SessionView }) {
     // Installs started before this page opened (another tab, a reload) are followed too.
     void api<{ jobs: InstallJob[] }>("GET", `${REGISTRY_API}/install-jobs`, undefined, controller.signal)
       .then((answer) => {
-        for (const job of answer.jobs.reverse()) void follow(job);
+        for (const job of answer.jobs.reverse()) if (!jobFinished(job)) void follow(job);
       })
       .catch(failed);
     return () => controller.abort();

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectPlatform } from "@switchyard/registry-cache";
+import { ApiClient } from "../../../core/test/support/api-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../../../core/test/support/test-host.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
@@ -52,8 +53,16 @@ if (!chromiumInstalled && !browserRequired) {
           description: "Its archive does not match the declared checksum",
           distribution: { binary: { [platform]: { archive: "{{origin}}/tampered.tar.gz", cmd: "./tiny", sha256: good.sha256 } } },
         },
+        {
+          id: "slow-agent",
+          name: "Slow Agent",
+          version: "3.0.0",
+          description: "Installed by another client while the page is closed",
+          distribution: { binary: { [platform]: { archive: "{{origin}}/slow.tar.gz", cmd: "./tiny", sha256: good.sha256 } } },
+        },
       ]);
       fixture.addFile("tiny.tar.gz", good.body, { holdAfter: Math.floor(good.body.length / 2) });
+      fixture.addFile("slow.tar.gz", good.body, { holdAfter: Math.floor(good.body.length / 2) });
       fixture.addFile("tampered.tar.gz", tampered.body);
       process.env.SWITCHYARD_ACP_REGISTRY_URL = fixture.url;
       lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, ACP_REGISTRY_PLUGIN_DIR] });
@@ -125,7 +134,10 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
     });
 
-    it("reads at 420 px in dark mode, and a read-only session cannot install", async () => {
+    it("reads at 420 px in dark mode; a read-only session cannot install, but follows an install another client started", async () => {
+      const operator = new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token);
+      const started = await operator.post("/plugins/acp-registry/install-jobs", { agentId: "slow-agent" });
+      expect(started.status, started.text).toBe(202);
       const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
       const reader = await browser.newContext({ colorScheme: "dark", viewport: { width: 420, height: 900 } });
       const readerPage = await reader.newPage();
@@ -137,7 +149,13 @@ if (!chromiumInstalled && !browserRequired) {
       await tamperedCard.waitFor(UI_WAIT);
       expect(await tamperedCard.getByRole("button").count()).toBe(0);
       expect(await tamperedCard.innerText()).toContain("Installing needs a session with the operate verb.");
+      // The install the other client started shows its bar here, and finishes live.
+      const slowCard = readerPage.locator('.registry-agent[data-agent-id="slow-agent"]');
+      await slowCard.locator('.install-progress[data-phase="download"]').filter({ hasText: "Downloading 50%" }).waitFor(UI_WAIT);
       await screenshot(readerPage, "registry-narrow-dark");
+      fixture.release("slow.tar.gz");
+      await slowCard.locator('.install-progress[data-phase="done"]').waitFor(UI_WAIT);
+      await readerPage.locator('.registry-installed tr[data-installed-agent="slow-agent"]').waitFor(UI_WAIT);
       expect(
         await readerPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1),
       ).toBe(true);
