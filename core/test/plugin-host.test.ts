@@ -32,6 +32,7 @@ const names = [
   "commands-malformed",
   "commands-conflict",
   "no-drivers-no-commands",
+  "routes-undeclared",
 ];
 
 describe("plugin host: loading real plugin folders", () => {
@@ -85,7 +86,8 @@ describe("plugin host: loading real plugin folders", () => {
     ["fixture-commands-undefined", "definition_invalid", 'its manifest lists command "ghost" but its definition has no commands'],
     ["fixture-commands-malformed", "definition_invalid", 'command group "badopt": command "go" option "--home" belongs to the host'],
     ["fixture-commands-conflict", "command_conflict", 'command "hello" is already contributed by plugin "fixture-commands-good"'],
-    ["fixture-no-drivers-no-commands", "manifest_invalid", "switchyard.drivers: a plugin must provide at least one driver or command"],
+    ["fixture-routes-undeclared", "definition_invalid", 'its definition has routes but its manifest does not declare "routes": true'],
+    ["fixture-no-drivers-no-commands", "manifest_invalid", "switchyard.drivers: a plugin must provide at least one driver, command or API routes"],
   ])("refuses %s (%s) with a message naming the plugin, the problem, the range and the host spec", (name, code, problem) => {
     const refused = record(name);
     expect(refused.status).toBe("refused");

@@ -75,6 +75,7 @@ export async function installBinary(agent: RegistryAgent, platform: PlatformKey,
       onProgress: (receivedBytes, totalBytes) =>
         context.onProgress?.({ phase: "downloading", agentId: agent.id, receivedBytes, ...(totalBytes === undefined ? {} : { totalBytes }) }),
     });
+    context.onProgress?.({ phase: "verifying", agentId: agent.id });
     const recordedFile = layout.recordedChecksumFile(target.archive);
     const recorded = target.sha256 === undefined ? await readRecordedChecksum(recordedFile) : null;
     verifyChecksum(where, downloaded.sha256, target.sha256, recorded === null ? undefined : { sha256: recorded.sha256, firstSeenAt: recorded.firstSeenAt, file: recordedFile });

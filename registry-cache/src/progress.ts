@@ -4,6 +4,8 @@ export type InstallProgress =
   | { readonly phase: "waiting_for_lock"; readonly agentId: string }
   /** Bytes of the archive received so far; `totalBytes` when the server announced a length. */
   | { readonly phase: "downloading"; readonly agentId: string; readonly receivedBytes: number; readonly totalBytes?: number }
+  /** The archive arrived whole; its SHA-256 is being checked against the declared (or recorded) one. */
+  | { readonly phase: "verifying"; readonly agentId: string }
   /** Listing, checking and extracting the archive. */
   | { readonly phase: "extracting"; readonly agentId: string }
   /** npm or uv is installing the pinned package. */
@@ -80,6 +82,9 @@ export function createProgressBar(stream: ProgressStream, options: { width?: num
       }
       case "waiting_for_lock":
         if (phaseChanged) stream.write(`${progress.agentId}: waiting for another install to finish\n`);
+        return;
+      case "verifying":
+        // Hashing happened while the bytes arrived; the comparison is instant, so no line of its own.
         return;
       case "extracting":
         endLine();

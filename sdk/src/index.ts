@@ -6,6 +6,6 @@
  * The test lab is its own package, `@switchyard/testkit`.
  */
 export * from "@switchyard/spec";
-export { definePlugin, defineDriver, defineCommandGroup } from "./define.js";
+export { definePlugin, defineDriver, defineCommandGroup, defineRoute, defineRoutes } from "./define.js";
 export { unsupported, requireCapability, capabilityEnabled } from "./capability-guard.js";
 export * from "./harness/index.js";

@@ -69,6 +69,7 @@ import type {
   PluginDefinitionV1,
   PluginManifestV1,
 } from "./v1/driver.js";
+import type { RouteScopeV1, RouteContextV1, RouteCallerV1, RouteRequestV1, PluginRouteV1, PluginRoutesV1 } from "./v1/routes.js";
 import type {
   ToolKindV1,
   ApprovalKindV1,
@@ -216,6 +217,20 @@ export type CreateInstanceInput<TOptions> = CreateInstanceInputV1<TOptions>;
 export type ProviderDriver<TOptions = unknown> = ProviderDriverV1<TOptions>;
 /** The current version of {@link PluginDefinitionV1}. */
 export type PluginDefinition = PluginDefinitionV1;
+
+// routes
+/** The current version of {@link RouteScopeV1}. */
+export type RouteScope = RouteScopeV1;
+/** The current version of {@link RouteContextV1}. */
+export type RouteContext = RouteContextV1;
+/** The current version of {@link RouteCallerV1}. */
+export type RouteCaller = RouteCallerV1;
+/** The current version of {@link RouteRequestV1}. */
+export type RouteRequest<TParams = Record<string, string>, TQuery = Record<string, string>, TBody = Record<string, unknown>> = RouteRequestV1<TParams, TQuery, TBody>;
+/** The current version of {@link PluginRouteV1}. */
+export type PluginRoute<TParams = any, TQuery = any, TBody = any> = PluginRouteV1<TParams, TQuery, TBody>;
+/** The current version of {@link PluginRoutesV1}. */
+export type PluginRoutes = PluginRoutesV1;
 /** The current version of {@link PluginManifestV1}. */
 export type PluginManifest = PluginManifestV1;
 

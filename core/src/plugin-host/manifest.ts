@@ -22,11 +22,12 @@ export const PluginManifestSchema = z
     specVersion: z.string().min(1),
     drivers: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "driver kinds are lowercase [a-z0-9-]")),
     commands: z.array(ManifestCommandSchema).optional(),
+    routes: z.boolean().optional(),
     entry: z.string().min(1),
   })
   .strict()
-  .refine((manifest) => manifest.drivers.length > 0 || (manifest.commands?.length ?? 0) > 0, {
-    message: "a plugin must provide at least one driver or command",
+  .refine((manifest) => manifest.drivers.length > 0 || (manifest.commands?.length ?? 0) > 0 || manifest.routes === true, {
+    message: "a plugin must provide at least one driver, command or API routes",
     path: ["drivers"],
   });
 

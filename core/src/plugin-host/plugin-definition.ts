@@ -1,4 +1,4 @@
-import { SPECIFICATION_VERSION, type CommandGroup, type PluginDefinition, type PluginManifest, type ProviderDriver } from "../spec/index.js";
+import { SPECIFICATION_VERSION, type CommandGroup, type PluginDefinition, type PluginManifest, type PluginRoutes, type ProviderDriver } from "../spec/index.js";
 import { checkCommandGroups } from "./command-groups.js";
 import { manifestCommands } from "./manifest.js";
 import type { SpecVersionResolver } from "./spec-version-resolver.js";
@@ -8,6 +8,8 @@ export interface CheckedDefinition {
   readonly definition: PluginDefinition;
   readonly drivers: readonly ProviderDriver<unknown>[];
   readonly commands: readonly CommandGroup[];
+  /** The HTTP API routes it contributes, not created yet (`create` runs per server). */
+  readonly routes: PluginRoutes | null;
   /** The literal it was written for, when an adapter converted it. */
   readonly adaptedFrom: string | null;
   /** The adapter's one warning, when it was converted. */
@@ -34,8 +36,14 @@ export function checkDefinition(value: unknown, manifest: PluginManifest, resolv
   const candidate = resolved.definition as Partial<PluginDefinition>;
   const drivers = candidate.drivers ?? [];
   if (!Array.isArray(drivers)) return { code: "definition_invalid", problem: "its definition's drivers is not an array" };
-  if (drivers.length === 0 && (candidate.commands ?? []).length === 0) {
-    return { code: "definition_invalid", problem: "its definition has no drivers and no commands" };
+  const routes = candidate.routes ?? null;
+  if (routes !== null && (typeof routes !== "object" || typeof (routes as Partial<PluginRoutes>).create !== "function")) {
+    return { code: "definition_invalid", problem: "its definition's routes has no create() (expected defineRoutes({ create }))" };
+  }
+  if (routes !== null && manifest.routes !== true) return { code: "definition_invalid", problem: 'its definition has routes but its manifest does not declare "routes": true' };
+  if (routes === null && manifest.routes === true) return { code: "definition_invalid", problem: 'its manifest declares "routes": true but its definition has no routes (expected definePlugin({ routes: defineRoutes(…) }))' };
+  if (drivers.length === 0 && (candidate.commands ?? []).length === 0 && routes === null) {
+    return { code: "definition_invalid", problem: "its definition has no drivers, no commands and no routes" };
   }
   for (const driver of drivers as unknown[]) {
     const d = driver as Partial<ProviderDriver>;
@@ -58,6 +66,7 @@ export function checkDefinition(value: unknown, manifest: PluginManifest, resolv
     definition: resolved.definition,
     drivers: drivers as ProviderDriver<unknown>[],
     commands: commands.groups,
+    routes,
     adaptedFrom: resolved.adaptedFrom,
     warning: resolved.warning,
   };

@@ -12,9 +12,9 @@ import { checkManifest, manifestCommands, PluginPackageSchema } from "./manifest
 import { checkDefinition, type CheckedDefinition } from "./plugin-definition.js";
 import { SpecVersionResolver } from "./spec-version-resolver.js";
 import { discoverPluginCandidates, type PluginCandidate, type PluginSearchPaths } from "./plugin-discovery.js";
-import type { CommandContribution, LoadedCommandGroup, LoadedDriver, PluginCatalog, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
+import type { CommandContribution, LoadedCommandGroup, LoadedDriver, LoadedRoutes, PluginCatalog, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
 
-export type { CommandContribution, LoadedCommandGroup, LoadedDriver, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
+export type { CommandContribution, LoadedCommandGroup, LoadedDriver, LoadedRoutes, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
 
 function refusalMessage(name: string, dir: string | null, problem: string, wantedRange: string | null): string {
   const where = dir === null ? "" : ` (${dir})`;
@@ -52,6 +52,7 @@ export class PluginHost implements PluginCatalog {
   private readonly records: PluginRecord[] = [];
   private readonly drivers = new Map<string, LoadedDriver>();
   private readonly commandGroups = new Map<string, LoadedCommandGroup>();
+  private readonly routes: LoadedRoutes[] = [];
   private scanned: ScanEntry[] | null = null;
   private loaded = false;
 
@@ -85,6 +86,7 @@ export class PluginHost implements PluginCatalog {
       this.records.push(record);
       for (const driver of imported.drivers) this.drivers.set(driver.driverKind, { driver, plugin: record });
       for (const group of imported.commands) this.commandGroups.set(group.name, { group, plugin: record });
+      if (imported.routes !== null) this.routes.push({ routes: imported.routes, plugin: record });
       if (imported.warning !== null) this.logger.warn("plugin loaded through a spec adapter", { plugin: record.name, adaptedFrom: imported.adaptedFrom, reason: imported.warning });
       this.logger.info("plugin loaded", { plugin: record.name, version: record.version, source: record.source, drivers: record.drivers, commands: record.commands });
     }
@@ -222,6 +224,11 @@ export class PluginHost implements PluginCatalog {
   /** Every loaded driver kind. */
   driverKinds(): string[] {
     return [...this.drivers.keys()].sort();
+  }
+
+  /** The HTTP API routes loaded plugins contribute, in load order (`serve` mounts them). */
+  routeContributions(): readonly LoadedRoutes[] {
+    return this.routes;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CommandGroup, ProviderDriver } from "../spec/index.js";
+import type { CommandGroup, PluginRoutes, ProviderDriver } from "../spec/index.js";
 
 // What the provider registry and the host need of the plugin host, as interfaces: the
 // `PluginHost` token resolves to {@link PluginCatalog}.
@@ -61,6 +61,12 @@ export interface LoadedDriver {
   readonly plugin: PluginRecord;
 }
 
+/** HTTP API routes a loaded plugin contributes, with the plugin that provided them. */
+export interface LoadedRoutes {
+  readonly routes: PluginRoutes;
+  readonly plugin: PluginRecord;
+}
+
 /** The plugins this host found (`PluginHost`): loaded once, then listed and asked for drivers. */
 export interface PluginCatalog {
   /** Loads every plugin once. Never throws for a plugin's fault. */
@@ -71,4 +77,6 @@ export interface PluginCatalog {
   driver(kind: string): LoadedDriver | null;
   /** Every loaded driver kind. */
   driverKinds(): string[];
+  /** The HTTP API routes loaded plugins contribute, in load order. */
+  routeContributions(): readonly LoadedRoutes[];
 }

@@ -35,6 +35,8 @@ export class McpLab {
   static async start(
     options: {
       providers?: (dirs: { home: string; gateDir: string }) => unknown[];
+      /** Plugin folders to load (default: the scripted provider's). */
+      plugins?: string[];
       server?: Record<string, unknown>;
       budgets?: Record<string, unknown>;
       pricing?: Record<string, unknown>;
@@ -48,6 +50,7 @@ export class McpLab {
       // The server starts the host once the MCP endpoint is wired.
       start: false,
       providers: options.providers ?? defaultProviders,
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       overrides: (container) => {
         container.register(McpSessionRegistry, { useClass: RecordingRegistry }, { lifecycle: Lifecycle.ContainerScoped });
         options.overrides?.(container);

@@ -3,30 +3,11 @@ import type { OrchestrationAdapterV1 } from "./adapter.js";
 import type { CapabilityDeclarationV1 } from "./capabilities.js";
 import type { CommandGroupV1 } from "./commands.js";
 import type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
+import type { PluginRoutesV1 } from "./routes.js";
+import type { OptionsSchemaV1 } from "./schema.js";
 
 export type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
-
-/**
- * A validator in the Standard Schema v1 shape (zod 4, valibot and arktype schemas are one), so
- * the spec stays dependency-free while plugins use the validator they like.
- */
-export interface OptionsSchemaV1<T> {
-  readonly "~standard": {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate: (value: unknown) => OptionsValidationResultV1<T> | Promise<OptionsValidationResultV1<T>>;
-  };
-}
-
-/** What an {@link OptionsSchemaV1} returns. */
-export type OptionsValidationResultV1<T> =
-  | { readonly value: T; readonly issues?: undefined }
-  | {
-      readonly issues: readonly {
-        readonly message: string;
-        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[];
-      }[];
-    };
+export type { OptionsSchemaV1, OptionsValidationResultV1 } from "./schema.js";
 
 /** A configured provider instance, as the host hands it to a driver. */
 export interface ProviderInstanceDescriptorV1 {
@@ -155,6 +136,8 @@ export interface PluginDefinitionV1 {
   readonly drivers: readonly ProviderDriverV1<any>[];
   /** Command groups it adds to `switchyard`; each name must be listed in its manifest. */
   readonly commands?: readonly CommandGroupV1[];
+  /** HTTP API operations it adds under `/api/v1/plugins/<plugin>/` (routes.ts). */
+  readonly routes?: PluginRoutesV1;
 }
 
 /**
@@ -168,7 +151,7 @@ export interface PluginManifestV1 {
    * changes the interfaces, so a plugin cannot claim one it was not written for.
    */
   readonly specVersion: string;
-  /** The driver kinds the plugin provides (may be empty for a plugin that only adds commands). */
+  /** The driver kinds the plugin provides (may be empty for a plugin that only adds commands or routes). */
   readonly drivers: readonly string[];
   /**
    * The command groups it adds to `switchyard` (`["registry"]`, or `{ name, description }` to
@@ -176,6 +159,11 @@ export interface PluginManifestV1 {
    * plugin code.
    */
   readonly commands?: readonly (string | { readonly name: string; readonly description: string })[];
+  /**
+   * True when the plugin adds HTTP API routes (its definition's `routes`), so what a plugin
+   * contributes is known without running its code.
+   */
+  readonly routes?: boolean;
   /** The entry module, relative to the package root (`./dist/index.js`). */
   readonly entry: string;
 }

@@ -7,3 +7,4 @@ export * from "./events.js";
 export * from "./adapter.js";
 export * from "./driver.js";
 export * from "./commands.js";
+export * from "./routes.js";

@@ -7,9 +7,10 @@ export const API_BASE = "/api/v1";
  * Calls the API with the session cookie (same origin only). Every call sends the CSRF header
  * the server demands of cookie-authenticated changes; a page on another origin cannot.
  */
-export async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const response = await fetch(`${API_BASE}${path}`, {
     method,
+    ...(signal !== undefined ? { signal } : {}),
     credentials: "same-origin",
     headers: { "x-switchyard-csrf": "1", ...(body !== undefined ? { "content-type": "application/json" } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

@@ -3,6 +3,7 @@ import { api } from "../api/client.js";
 import { ApiError, type SessionView } from "../api/types.js";
 import { pendingByThread } from "../model/thread-tree.js";
 import { Inbox, ProvidersPage } from "./pages.js";
+import { RegistryPage } from "./registry-page.js";
 import { onLinkClick, pathOf, useRoute, type Route } from "./router.js";
 import { Sidebar } from "./sidebar.js";
 import { SignIn } from "./sign-in.js";
@@ -75,6 +76,7 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         <nav aria-label="Pages" class="pages">
           <NavLink route={{ page: "inbox" }} current={route} label="Needs a person" count={workspace.requests.size} />
           <NavLink route={{ page: "providers" }} current={route} label="Providers" />
+          <NavLink route={{ page: "registry" }} current={route} label="Registry" />
         </nav>
         <span class={`stream stream-${workspace.stream}`} role="status" aria-live="polite">
           {workspace.stream === "live" ? "live" : workspace.stream}
@@ -104,6 +106,8 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
           />
         ) : route.page === "providers" ? (
           <ProvidersPage />
+        ) : route.page === "registry" ? (
+          <RegistryPage session={props.session} />
         ) : route.page === "inbox" || workspace.requests.size > 0 ? (
           <Inbox workspace={workspace} session={props.session} />
         ) : (

@@ -1,13 +1,14 @@
 import { useEffect, useState } from "preact/hooks";
 
 /** A screen of the app, from its path. */
-export type Route = { readonly page: "home" } | { readonly page: "thread"; readonly threadId: string } | { readonly page: "inbox" } | { readonly page: "providers" };
+export type Route = { readonly page: "home" } | { readonly page: "thread"; readonly threadId: string } | { readonly page: "inbox" } | { readonly page: "providers" } | { readonly page: "registry" };
 
 export function routeOf(path: string): Route {
   const thread = /^\/threads\/([^/]+)\/?$/.exec(path);
   if (thread !== null) return { page: "thread", threadId: decodeURIComponent(thread[1]!) };
   if (path === "/inbox") return { page: "inbox" };
   if (path === "/providers") return { page: "providers" };
+  if (path === "/registry") return { page: "registry" };
   return { page: "home" };
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SwitchyardHost } from "../../host/switchyard-host.js";
-import { SwitchyardError } from "../../spec/index.js";
+import { SPEC_SEMVER, SwitchyardError } from "../../spec/index.js";
 import { McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { CallerContext } from "../../services/caller-context.js";
 import { CapabilitiesService } from "../../services/capabilities-service.js";
@@ -22,6 +22,8 @@ import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener
 import { RequestTurns } from "./request-turns.js";
 import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
+import { createPluginApiRoutes } from "./api/plugin-routes.js";
+import { pluginPathsFor } from "../../config/plugin-paths.js";
 import { WebApp } from "./web-app.js";
 import { WebSessions } from "../../services/credentials/web-sessions.js";
 import { EventStreamService } from "../../services/events/event-stream-service.js";
@@ -87,6 +89,18 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
   const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  // Plugins' operations mount on the same router, so they get its authentication, scope
+  // checks, CSRF rules and failure shape; a plugin whose routes are malformed gets none.
+  const pluginWork = new AbortController();
+  const pluginRoutes = await createPluginApiRoutes(host.pluginHost.routeContributions(), (pluginName) => ({
+    specVersion: SPEC_SEMVER,
+    hostVersion: HOST_VERSION,
+    paths: pluginPathsFor(host.paths, pluginName),
+    logger: host.logger.child({ plugin: pluginName }),
+    signal: pluginWork.signal,
+  }), api.routes().map((route) => route.operationId));
+  for (const route of pluginRoutes.routes) api.register(route);
+  for (const { plugin, problem } of pluginRoutes.refused) host.logger.warn("plugin routes refused", { plugin, reason: problem });
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
@@ -159,6 +173,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   try {
     host.start();
   } catch (error) {
+    pluginWork.abort();
     registry.setEndpoint(null);
     schedules.setWebhookBaseUrl(null);
     await listener.close();
@@ -178,6 +193,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     // revoking each one's credentials.
     close: async () => {
       eventStreams.closeAll();
+      pluginWork.abort();
       await listener.close();
       registry.setEndpoint(null);
       schedules.setWebhookBaseUrl(null);

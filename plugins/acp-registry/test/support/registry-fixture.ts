@@ -15,8 +15,15 @@ export interface RegistryFixture {
   readonly origin: string;
   /** Replaces the index (`agents` may use `{{origin}}` in archive URLs). */
   setAgents(agents: readonly unknown[]): void;
-  /** Serves `body` at `/<name>`. */
-  addFile(name: string, body: Buffer): void;
+  /**
+   * Serves `body` at `/<name>`; with `holdAfter`, sends that many bytes and then waits for
+   * `release(name)` before the rest (a download seen half-way).
+   */
+  addFile(name: string, body: Buffer, options?: { readonly holdAfter?: number }): void;
+  /** Lets a held download finish. */
+  release(name: string): void;
+  /** How many times `/<name>` was requested. */
+  requestsFor(name: string): number;
   /** How many times the index was fetched. */
   readonly indexRequests: number;
   close(): Promise<void>;
@@ -25,8 +32,20 @@ export interface RegistryFixture {
 /** Starts a registry fixture server on 127.0.0.1 (only loopback: nothing leaves the machine). */
 export async function startRegistryFixture(agents: readonly unknown[] = []): Promise<RegistryFixture> {
   let current: readonly unknown[] = agents;
-  const files = new Map<string, Buffer>();
+  const files = new Map<string, { body: Buffer; holdAfter: number | undefined }>();
+  const held = new Map<string, { promise: Promise<void>; release: () => void }>();
+  const requests = new Map<string, number>();
   let indexRequests = 0;
+  const gate = (name: string) => {
+    let entry = held.get(name);
+    if (entry === undefined) {
+      let release = () => {};
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      entry = { promise, release };
+      held.set(name, entry);
+    }
+    return entry;
+  };
   let origin = "";
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
@@ -37,13 +56,20 @@ export async function startRegistryFixture(agents: readonly unknown[] = []): Pro
       response.end(body);
       return;
     }
-    const file = files.get(path.slice(1));
+    const name = path.slice(1);
+    const file = files.get(name);
+    requests.set(name, (requests.get(name) ?? 0) + 1);
     if (file === undefined) {
       response.writeHead(404).end("not found");
       return;
     }
-    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.length });
-    response.end(file);
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.body.length });
+    if (file.holdAfter === undefined) {
+      response.end(file.body);
+      return;
+    }
+    response.write(file.body.subarray(0, file.holdAfter));
+    void gate(name).promise.then(() => response.end(file.body.subarray(file.holdAfter)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,9 +79,11 @@ export async function startRegistryFixture(agents: readonly unknown[] = []): Pro
     setAgents: (next) => {
       current = next;
     },
-    addFile: (name, body) => {
-      files.set(name, body);
+    addFile: (name, body, options = {}) => {
+      files.set(name, { body, holdAfter: options.holdAfter });
     },
+    release: (name) => gate(name).release(),
+    requestsFor: (name) => requests.get(name) ?? 0,
     get indexRequests() {
       return indexRequests;
     },

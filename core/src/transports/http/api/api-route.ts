@@ -44,13 +44,18 @@ export interface ApiRoute<I extends z.ZodType = z.ZodType, O extends z.ZodType =
    * MCP callers pass as `clientRequestId`, scoped to the token the same way.
    */
   readonly idempotencyKey?: "clientRequestId";
+  /**
+   * How the parts reach `input`: merged into one object (default; the MCP tools' shape), or
+   * `separate`, as `{ params, query, body }` (a plugin's routes, whose parts may share names).
+   */
+  readonly inputParts?: "merged" | "separate";
   /** The whole input: path parameters, query and body together. */
   readonly input: I;
   readonly output: O;
   /** A name for the output schema in the document's components. */
   readonly outputName: string;
-  /** The success status (default 200). */
-  readonly status?: 200 | 201;
+  /** The success status (default 200; 202 for work accepted and still running). */
+  readonly status?: 200 | 201 | 202;
   /**
    * `text/event-stream`: the handler writes the response itself (headers included) and the
    * router only answers failures thrown before it starts writing; `output` describes one event.

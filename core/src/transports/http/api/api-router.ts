@@ -235,8 +235,12 @@ export class ApiRouter {
     else if ([...url.searchParams.keys()].length > 0) throw new ApiFailure("invalid_request", `${route.operationId} takes no query parameters.`, { field: "query" });
     let fromBody: Record<string, unknown> = {};
     if (route.body) fromBody = parsePart(route.body, await this.readBody(req), "body") as Record<string, unknown>;
-    const input: Record<string, unknown> = { ...fromBody, ...fromQuery, ...fromPath };
     const key = req.headers["idempotency-key"];
+    if (route.inputParts === "separate") {
+      if (key !== undefined) throw new ApiFailure("invalid_request", `${route.operationId} takes no Idempotency-Key.`, { field: "header.Idempotency-Key" });
+      return parsePart(route.input, { params: fromPath, query: fromQuery, body: fromBody }, "");
+    }
+    const input: Record<string, unknown> = { ...fromBody, ...fromQuery, ...fromPath };
     if (key !== undefined) {
       if (route.idempotencyKey === undefined) {
         throw new ApiFailure("invalid_request", `${route.operationId} takes no Idempotency-Key: it has no retry key (it is safe to repeat, or, for an answer, refused once answered).`, { field: "header.Idempotency-Key" });
