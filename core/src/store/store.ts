@@ -8,6 +8,9 @@ import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./p
 
 export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
+/** Frames the WAL may hold before a commit checkpoints it (SQLite's default is 1,000). */
+export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
 interface PreparedEntity {
   readonly spec: EntityTable<EntityName>;
   /** Binds positionally: the entity's columns in `columns` order, then `data`. */
@@ -40,6 +43,12 @@ export class Store implements EventStore {
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
     // lose the last transactions, and FULL costs a sync per commit.
     this.db.pragma("synchronous = NORMAL");
+    // A checkpoint copies every page the WAL holds back into the database and syncs both files.
+    // A one-event command dirties about six pages, mostly the same hot ones (the log's last leaf,
+    // each index's right edge), so the default of 1,000 frames copied those pages back every
+    // ~170 commits; 4,000 (a WAL of up to 16 MiB) copies each once per ~700. Crash recovery is
+    // unchanged: committed frames in the WAL are replayed when the file is next opened.
+    this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
     this.insertEvent = this.statement(
