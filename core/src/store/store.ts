@@ -11,6 +11,9 @@ export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 /** Frames the WAL may hold before a commit checkpoints it (SQLite's default is 1,000). */
 export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
 
+/** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
+const REBUILD_CACHE_KIB = -65_536;
+
 interface PreparedEntity {
   readonly spec: EntityTable<EntityName>;
   /** Binds positionally: the entity's columns in `columns` order, then `data`. */
@@ -307,13 +310,25 @@ export class Store implements EventStore {
    * log order, so every row keeps the rowid of its record's first upsert, as when live.
    */
   rebuildProjections(): number {
-    let applied = 0;
     const batch = this.db.prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000").raw(true);
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
     const secondaryIndexes = this.db
       .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => "?").join(", ")})`)
       .all(...tables) as { name: string; sql: string }[];
-    this.db.transaction(() => {
+    // The rebuild touches every projection page; SQLite's default 2 MiB cache re-reads them.
+    const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
+    this.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+    try {
+      return this.replayAll(batch, tables, secondaryIndexes);
+    } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
+    }
+  }
+
+  /** Empties the projections and applies every event, in one transaction; returns how many. */
+  private replayAll(batch: Database.Statement, tables: readonly string[], secondaryIndexes: readonly { name: string; sql: string }[]): number {
+    return this.db.transaction(() => {
+      let applied = 0;
       // Building an index over the finished table is one sort; keeping it up to date is a b-tree
       // insert per event (about a third of a replay's time). Unique indexes are checked when
       // rebuilt, against the final state, which is what live appends kept unique.
@@ -329,8 +344,8 @@ export class Store implements EventStore {
         after = rows[rows.length - 1]![0];
       }
       for (const index of secondaryIndexes) this.db.exec(index.sql);
+      return applied;
     })();
-    return applied;
   }
 
   /** Closes the database (checkpointing the WAL). */
