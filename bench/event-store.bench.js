@@ -1,13 +1,17 @@
 // Event append throughput against a raw better-sqlite3 transactional insert loop (same process,
-// same file system, same pragmas), and the time to rebuild projections from 100k events.
+// same file system, same pragmas, the same events table without its indexes; the two sides take
+// turns in rounds so machine drift hits both), and the time to rebuild projections from 100k
+// events (goal <= 1 s).
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { Store } from "../core/dist/store/store.js";
+import { Store, WAL_AUTOCHECKPOINT_PAGES } from "../core/dist/store/store.js";
 
 const N = 20_000;
+const ROUNDS = 10;
 const REPLAY = 100_000;
+const REPLAY_GOAL_MS = 1_000;
 
 function item(i) {
   const now = new Date().toISOString();
@@ -28,23 +32,31 @@ function timeIt(fn) {
 
 export default async function run() {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-store-"));
+  const load = loadavg().map((value) => value.toFixed(2)).join(" ");
   try {
     // Switchyard: one transaction per event (a command), event row + projection upsert.
     const store = new Store(join(dir, "switchyard.db"));
     const now = new Date().toISOString();
-    const ours = timeIt(() => {
-      for (let i = 0; i < N; i += 1) store.transaction(() => store.append(null, [item(i)], now));
-    });
     // Baseline: the same rows, inserted raw, one transaction each, same pragmas.
     const raw = new Database(join(dir, "raw.db"));
     raw.pragma("journal_mode = WAL");
     raw.pragma("synchronous = NORMAL");
-    raw.exec("CREATE TABLE events (sequence INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT, entity TEXT, entity_id TEXT, thread_id TEXT, command_id TEXT, data TEXT, created_at TEXT)");
+    raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    raw.exec("CREATE TABLE events (sequence INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL, thread_id TEXT, command_id TEXT, data TEXT NOT NULL, created_at TEXT NOT NULL)");
     const insert = raw.prepare("INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     const rawTx = raw.transaction((row) => insert.run("item.upserted", "item", row.record.id, row.record.threadId, null, JSON.stringify(row.record), now));
-    const baseline = timeIt(() => {
-      for (let i = 0; i < N; i += 1) rawTx(item(i));
-    });
+    let ours = 0;
+    let baseline = 0;
+    const perRound = N / ROUNDS;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const first = round * perRound;
+      ours += timeIt(() => {
+        for (let i = first; i < first + perRound; i += 1) store.transaction(() => store.append(null, [item(i)], now));
+      });
+      baseline += timeIt(() => {
+        for (let i = first; i < first + perRound; i += 1) rawTx(item(i));
+      });
+    }
     raw.close();
 
     // Replay: rebuild every projection from 100k events.
@@ -55,8 +67,20 @@ export default async function run() {
     return {
       name: "event store",
       rows: [
-        { metric: "event append (1 event per command)", value: N / (ours / 1000), unit: "events/s", baseline: N / (baseline / 1000), ratio: ours / baseline, note: "ratio = our time / raw insert time; includes the projection upsert" },
-        { metric: `replay ${REPLAY.toLocaleString("en")} events into projections`, value: replay, unit: "ms", note: `${Math.round(REPLAY / (replay / 1000)).toLocaleString("en")} events/s` },
+        {
+          metric: "event append (with projection upsert), 1 event per command",
+          value: N / (ours / 1000),
+          unit: "events/s",
+          baseline: N / (baseline / 1000),
+          ratio: ours / baseline,
+          note: `ratio = our time / raw insert time (goal <= 2x); baseline: a raw better-sqlite3 insert loop into the same events table without indexes; load ${load}`,
+        },
+        {
+          metric: `replay of ${REPLAY.toLocaleString("en")} events into projections`,
+          value: replay,
+          unit: "ms",
+          note: `${Math.round(REPLAY / (replay / 1000)).toLocaleString("en")} events/s; goal <= ${REPLAY_GOAL_MS} ms (${replay <= REPLAY_GOAL_MS ? "met" : "NOT MET"})`,
+        },
       ],
     };
   } finally {

@@ -2,9 +2,17 @@
 // scripted model server) against Pi alone with the same scripted model, side by side:
 // - cold: createThread → run completed (a new thread opens a session: pi starts) vs `pi -p`;
 // - warm: a follow-up in a thread whose session is open vs a `prompt` → `agent_end` on a pi
-//   --mode rpc process the bench drives itself.
+//   --mode rpc process the bench drives itself (issue 22's row: `pi` with the home's model only);
+// - warm, same launch: the same follow-up vs a `prompt` → `agent_end` on a pi started exactly as
+//   the plugin started the host's (its argv and environment, seen at spawn: the Switchyard
+//   extension, whose 19 MCP tools make every model request ~6x larger, and a session folder),
+//   so the ratio is what Switchyard adds around Pi rather than what Pi does with the tools.
 // Iterations alternate between the two sides so machine drift hits both. Needs the built
 // dists: `npx tsc -b core sdk plugins/pi`.
+import childProcess from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -23,11 +31,44 @@ const PLUGIN_DIR = join(here, "..", "plugins", "pi");
 const ITERATIONS = Number(process.env.PI_BENCH_ITERATIONS ?? 5);
 const INSTANCE = "pi-bench";
 
+/** Every process spawned in this process, so the plugin's own pi launch can be repeated. */
+const spawned = [];
+const realSpawn = childProcess.spawn;
+childProcess.spawn = function recordingSpawn(command, args, options) {
+  spawned.push({ command, args: [...(args ?? [])], env: options?.env });
+  return realSpawn.apply(this, arguments);
+};
+syncBuiltinESMExports();
+
+/** The plugin's launch of pi, with a fresh session folder and no session file to resume. */
+function samePiLaunch(sessionDir) {
+  const launch = spawned.find((entry) => entry.args.includes("--mode") && entry.args.includes("--extension"));
+  if (launch === undefined) throw new Error("the plugin's pi launch was not seen");
+  const args = [];
+  for (let i = 0; i < launch.args.length; i += 1) {
+    if (launch.args[i] === "--session") i += 1;
+    else if (launch.args[i] === "--session-dir") {
+      args.push("--session-dir", sessionDir);
+      i += 1;
+    } else args.push(launch.args[i]);
+  }
+  return { binary: { name: "pi", packageName: "pi", version: "same-launch", env: {}, command: launch.command, args: [] }, args, env: launch.env ?? process.env };
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+
+/** One prompt → agent_end on an rpc process the bench drives, in ms. */
+async function promptOnce(rpc, id, message) {
+  return timed(async () => {
+    const end = rpc.waitForJsonLine((e) => e.type === "agent_end", 60_000);
+    rpc.writeLine({ id, type: "prompt", message });
+    await end;
+  });
+}
 
 async function timed(fn) {
   const started = performance.now();
@@ -46,7 +87,10 @@ export default async function run() {
   });
   const cold = { host: [], direct: [] };
   const warm = { host: [], direct: [] };
+  const warmSame = { host: [], direct: [] };
+  const sameSessionDir = mkdtempSync(join(tmpdir(), "switchyard-bench-pi-sessions-"));
   let rpc;
+  let sameRpc;
   try {
     // One untimed round each, so module caches and the extension file are warm for both sides.
     await lab.waitForRun(lab.createThread(INSTANCE, "warm up @@reply ok", { runtimeMode: "full-access" }));
@@ -81,21 +125,31 @@ export default async function run() {
         const ready = rpc.waitForJsonLine((e) => e.id === "ready", 60_000);
         rpc.writeLine({ id: "ready", type: "get_state" });
         await ready;
+        const same = samePiLaunch(sameSessionDir);
+        sameRpc = spawnHarness(same.binary, same.args, { cwd: home.cwd, env: same.env, stdin: "pipe" });
+        const sameReady = sameRpc.waitForJsonLine((e) => e.id === "ready", 60_000);
+        sameRpc.writeLine({ id: "ready", type: "get_state" });
+        await sameReady;
       }
-      warm.direct.push(
+      warm.direct.push(await promptOnce(rpc, `p${i}`, `again ${i} @@reply again-${i}`));
+      // The same launch, and a second host turn beside it (alternating keeps drift on both sides).
+      warmSame.host.push(
         await timed(async () => {
-          const end = rpc.waitForJsonLine((e) => e.type === "agent_end", 60_000);
-          rpc.writeLine({ id: `p${i}`, type: "prompt", message: `again ${i} @@reply again-${i}` });
-          await end;
+          const sent = lab.host.threads.send({ threadId, text: `same ${i} @@reply same-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
+          const done = await lab.waitForRun(threadId, { runId: sent.runId });
+          if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
         }),
       );
+      warmSame.direct.push(await promptOnce(sameRpc, `s${i}`, `same ${i} @@reply same-${i}`));
     }
   } finally {
     rpc?.closeStdin();
+    sameRpc?.closeStdin();
     await killAllHarnessProcesses();
     await lab.stop();
     await server.close();
     await home.cleanup();
+    rmSync(sameSessionDir, { recursive: true, force: true });
   }
   const row = (metric, sample, note) => {
     const value = median(sample.host);
@@ -106,7 +160,12 @@ export default async function run() {
     name: "pi-turn",
     rows: [
       row("cold turn: createThread → run completed (pi starts)", cold, `median of ${ITERATIONS}; baseline: pi -p with the same scripted model`),
-      row("warm turn: send → run completed (session open)", warm, `median of ${ITERATIONS}; baseline: prompt → agent_end on a pi --mode rpc the bench drives`),
+      row("warm Pi turn through the plugin vs driving pi --mode rpc directly (send → run completed, session open)", warm, `median of ${ITERATIONS}; goal <= 1.1x; baseline: prompt → agent_end on a pi --mode rpc --no-session the bench drives`),
+      row(
+        "warm Pi turn through the plugin vs the same pi launch driven directly",
+        warmSame,
+        `median of ${ITERATIONS}; baseline: prompt → agent_end on a pi started with the plugin's own argv and environment (extension, MCP tools, session folder)`,
+      ),
     ],
   };
 }

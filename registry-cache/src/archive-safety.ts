@@ -25,8 +25,9 @@ export interface ArchiveLimits {
 }
 
 /**
- * Checks every entry of an archive BEFORE anything is extracted, so a hostile or broken
- * archive is refused as a whole instead of being half-written. Refused:
+ * Checks every entry of an archive before it is extracted (a streamed .tar.gz: each entry before
+ * it is written, the cross-entry checks before the install is renamed into place), so a hostile
+ * or broken archive is refused as a whole and never half-installed. Refused:
  * - absolute names (`/x`, `C:\x`), names with a `..` segment, backslashes or NUL bytes;
  * - device files, FIFOs and other special entries;
  * - symlinks whose target is absolute or resolves outside the root;
@@ -73,19 +74,25 @@ export class ArchiveEntryChecker {
       if (escapesRoot(linkSegments)) throw this.unsafe(entry.name, `its link target "${target}" points outside the install directory`);
       if (entry.kind === "symlink") this.symlinks.add(normalized);
     }
-    this.paths.push({ name: entry.name, normalized, kind: entry.kind, ...(linkSegments === undefined ? {} : { linkSegments }) });
+    const path = { name: entry.name, normalized, kind: entry.kind, ...(linkSegments === undefined ? {} : { linkSegments }) };
+    // Against the symbolic links seen so far, so an extraction that streams refuses the entry
+    // before writing it; finish() repeats this against all of them.
+    this.checkLinksOnPath(path);
+    this.paths.push(path);
   }
 
   /** Cross-entry checks, once every entry has been seen. */
   finish(): void {
-    for (const path of this.paths) {
-      const parents = path.normalized.split("/").slice(0, -1);
-      const through = this.firstSymlinkOnPath(parents, true);
-      if (through !== null) throw this.unsafe(path.name, `it would be written through the symbolic link "${through}"`);
-      if (path.linkSegments !== undefined) {
-        const viaLink = this.firstSymlinkOnPath(path.linkSegments, path.kind === "hardlink");
-        if (viaLink !== null) throw this.unsafe(path.name, `its link target passes through the symbolic link "${viaLink}"`);
-      }
+    for (const path of this.paths) this.checkLinksOnPath(path);
+  }
+
+  private checkLinksOnPath(path: { name: string; normalized: string; linkSegments?: string[]; kind: ArchiveEntryKind }): void {
+    const parents = path.normalized.split("/").slice(0, -1);
+    const through = this.firstSymlinkOnPath(parents, true);
+    if (through !== null) throw this.unsafe(path.name, `it would be written through the symbolic link "${through}"`);
+    if (path.linkSegments !== undefined) {
+      const viaLink = this.firstSymlinkOnPath(path.linkSegments, path.kind === "hardlink");
+      if (viaLink !== null) throw this.unsafe(path.name, `its link target passes through the symbolic link "${viaLink}"`);
     }
   }
 

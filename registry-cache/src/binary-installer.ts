@@ -8,6 +8,7 @@ import { RegistryError } from "./errors.js";
 import { extractArchive } from "./extract.js";
 import type { FetchLike } from "./fetch-like.js";
 import { removeForcefully, removeTree } from "./fs-atomic.js";
+import { TarGzStreamExtraction } from "./tar-gz-stream-extraction.js";
 import type { PlatformKey } from "./platform.js";
 import type { ProgressListener } from "./progress.js";
 import { readBinaryReceipt, readRecordedChecksum, writeReceipt, type BinaryReceipt } from "./receipts.js";
@@ -52,8 +53,8 @@ export async function readBinaryInstall(installDir: string): Promise<BinaryInsta
 }
 
 /**
- * Downloads, verifies, checks and extracts one binary archive, then moves it into place with a
- * single rename. Everything before that rename happens in a temp directory inside the cache
+ * Downloads, verifies, checks and extracts one binary archive (a .tar.gz in one streaming pass),
+ * then moves it into place with a single rename. Everything before that rename happens in a temp directory inside the cache
  * (same file system, so the rename is atomic), and the temp directory is always removed: a
  * failed install leaves the cache exactly as it was. The caller holds the agent's install lock.
  */
@@ -65,26 +66,37 @@ export async function installBinary(agent: RegistryAgent, platform: PlatformKey,
   const temp = await mkdtemp(layout.tempPrefix(agent.id));
   try {
     const archiveFile = join(temp, "download");
+    const stage = join(temp, "install");
+    const { receiptFile, filesDir } = binaryInstallParts(stage);
+    await mkdir(filesDir, { recursive: true });
+    // A .tar.gz is hashed, checked and extracted into the staging folder in one pass as it
+    // arrives; other formats need the whole file first (zip's directory is at its end).
+    const streaming = format === "tar.gz" ? new TarGzStreamExtraction(filesDir, where, limits) : null;
     const downloaded = await downloadArchive({
       url: target.archive,
-      destination: archiveFile,
+      destination: streaming?.input ?? archiveFile,
       fetch: context.fetch,
       maxBytes: limits.maxArchiveBytes,
       timeoutMs: limits.downloadTimeoutMs,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       onProgress: (receivedBytes, totalBytes) =>
         context.onProgress?.({ phase: "downloading", agentId: agent.id, receivedBytes, ...(totalBytes === undefined ? {} : { totalBytes }) }),
+    }).catch(async (error: unknown) => {
+      // Stop the extraction (a download can fail before its first byte) and wait for it, so
+      // nothing writes into the staging folder once the finally removes it.
+      streaming?.input.destroy();
+      await streaming?.settled();
+      throw error;
     });
     context.onProgress?.({ phase: "verifying", agentId: agent.id });
+    context.onProgress?.({ phase: "extracting", agentId: agent.id });
+    const refused = (await streaming?.settled()) ?? null;
     const recordedFile = layout.recordedChecksumFile(target.archive);
     const recorded = target.sha256 === undefined ? await readRecordedChecksum(recordedFile) : null;
+    // The checksum speaks first: a tampered archive is a mismatch, whatever its entries are.
     verifyChecksum(where, downloaded.sha256, target.sha256, recorded === null ? undefined : { sha256: recorded.sha256, firstSeenAt: recorded.firstSeenAt, file: recordedFile });
-
-    context.onProgress?.({ phase: "extracting", agentId: agent.id });
-    const stage = join(temp, "install");
-    const { receiptFile, filesDir } = binaryInstallParts(stage);
-    await mkdir(filesDir, { recursive: true });
-    await extractArchive({ archiveFile, format, destination: filesDir, workDir: temp, cmd: target.cmd, where, limits });
+    if (refused !== null) throw refused;
+    if (streaming === null) await extractArchive({ archiveFile, format, destination: filesDir, workDir: temp, cmd: target.cmd, where, limits });
     await makeCommandExecutable(filesDir, target.cmd, agent.id, where);
 
     const receipt: BinaryReceipt = {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
+import type { Writable } from "node:stream";
 import { RegistryError, describeError, isRegistryError } from "./errors.js";
 import type { FetchLike } from "./fetch-like.js";
 import { isTimeoutError, withTimeout } from "./fetch-like.js";
@@ -8,8 +9,8 @@ import { checkRemoteUrl, describeUrl } from "./url-policy.js";
 
 export interface DownloadOptions {
   readonly url: string;
-  /** A file that must not exist yet; created exclusively. */
-  readonly destination: string;
+  /** A file that must not exist yet (created exclusively), or a stream that takes the bytes as they arrive. */
+  readonly destination: string | Writable;
   readonly fetch: FetchLike;
   readonly maxBytes: number;
   readonly timeoutMs: number;
@@ -60,12 +61,13 @@ export async function downloadArchive(options: DownloadOptions): Promise<Downloa
   }
 
   const hash = createHash("sha256");
-  const file = createWriteStream(options.destination, { flags: "wx" });
+  const toFile = typeof options.destination === "string";
+  const file = typeof options.destination === "string" ? createWriteStream(options.destination, { flags: "wx" }) : options.destination;
   const fileError = once(file, "error").then(([error]) => Promise.reject(error as Error));
   fileError.catch(() => undefined);
   let received = 0;
   try {
-    await once(file, "open");
+    if (toFile) await once(file, "open");
     options.onProgress?.(0, expected);
     for await (const chunk of response.body) {
       received += chunk.byteLength;

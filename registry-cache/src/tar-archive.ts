@@ -60,7 +60,8 @@ export async function extractTar(file: string, destination: string): Promise<voi
   });
 }
 
-function toArchiveEntry(entry: ReadEntry): ArchiveEntry {
+/** An entry as node-tar reads it, in the format-independent shape the checks take. */
+export function toArchiveEntry(entry: ReadEntry): ArchiveEntry {
   const base = { name: entry.path, size: entry.size ?? 0, rawType: entry.type };
   switch (entry.type) {
     case "File":

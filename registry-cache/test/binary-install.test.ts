@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,10 +199,30 @@ describe("binary archive installs", () => {
     { label: "a zip device file", file: "a.zip", body: () => buildZip([agentFile, { name: "dev", type: "chardev" }]), entry: "dev" },
   ];
 
-  it.each(hostile)("refuses $label before extracting anything, naming the entry", async ({ file, body, entry }) => {
+  it.each(hostile)("refuses $label, naming the entry, and installs nothing", async ({ file, body, entry }) => {
     const error = await expectRefusedWithUntouchedCache(body(), file, "unsafe_archive_entry");
     expect(error).toMatchObject({ details: { entry } });
     expect(error.message).toContain(`"${entry}"`);
+  });
+
+  // A .tar.gz is extracted while it downloads: these archives are large enough to arrive in many
+  // chunks, so files are already in the staging folder when the refusal comes.
+  const manyFiles = (extra: RawEntry[] = []): Buffer =>
+    buildTarGz([agentFile, ...Array.from({ length: 40 }, (_, i): RawEntry => ({ name: `lib/part-${i}.bin`, type: "file", content: randomBytes(64 * 1024) })), ...extra]);
+
+  it("refuses a wrong checksum only once the streamed extraction is done, and leaves nothing of it in the cache", async () => {
+    const body = manyFiles();
+    const error = await expectRefusedWithUntouchedCache(body, "agent.tar.gz", "checksum_mismatch", { sha256: "1".repeat(64) });
+    expect(error).toMatchObject({ details: { expected: "1".repeat(64), actual: sha256(body) } });
+  });
+
+  it("reports a tampered archive as a checksum mismatch even when it also holds an unsafe entry", async () => {
+    await expectRefusedWithUntouchedCache(manyFiles([{ name: "../evil", type: "file", content: "x" }]), "agent.tar.gz", "checksum_mismatch", { sha256: "2".repeat(64) });
+  });
+
+  it("refuses an unsafe entry that comes after many written files, and leaves nothing of them in the cache", async () => {
+    const error = await expectRefusedWithUntouchedCache(manyFiles([{ name: "dir", type: "symlink", target: "." }, { name: "dir/late", type: "file", content: "x" }]), "agent.tar.gz", "unsafe_archive_entry");
+    expect(error).toMatchObject({ details: { entry: "dir/late" } });
   });
 
   it("stops when the caller aborts, or when the archive exceeds the size cap, leaving the cache untouched", async () => {

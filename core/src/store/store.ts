@@ -8,11 +8,19 @@ import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./p
 
 export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
+/** Frames the WAL may hold before a commit checkpoints it (SQLite's default is 1,000). */
+export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
+/** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
+const REBUILD_CACHE_KIB = -65_536;
+
 interface PreparedEntity {
+  readonly spec: EntityTable<EntityName>;
+  /** Binds positionally: the entity's columns in `columns` order, then `data`. */
   readonly upsert: Database.Statement;
   readonly remove: Database.Statement;
   readonly get: Database.Statement;
-  readonly columns: readonly string[];
+  readonly columns: readonly ((record: EntityRecords[EntityName]) => string | number | null)[];
 }
 
 /**
@@ -38,6 +46,12 @@ export class Store implements EventStore {
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
     // lose the last transactions, and FULL costs a sync per commit.
     this.db.pragma("synchronous = NORMAL");
+    // A checkpoint copies every page the WAL holds back into the database and syncs both files.
+    // A one-event command dirties about six pages, mostly the same hot ones (the log's last leaf,
+    // each index's right edge), so the default of 1,000 frames copied those pages back every
+    // ~170 commits; 4,000 (a WAL of up to 16 MiB) copies each once per ~700. Crash recovery is
+    // unchanged: committed frames in the WAL are replayed when the file is next opened.
+    this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
     this.insertEvent = this.statement(
@@ -64,12 +78,13 @@ export class Store implements EventStore {
     const columns = Object.keys(spec.columns);
     const all = [...columns, "data"];
     const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
+    // Positional parameters: binding by name looks every column up on an object per upsert.
     const upsert = this.statement(
-      `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map((c) => `@${c}`).join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
+      `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
     );
     const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
-    return { upsert, get, remove, columns };
+    return { spec, upsert, get, remove, columns: columns.map((column) => spec.columns[column]!) };
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
@@ -101,15 +116,17 @@ export class Store implements EventStore {
     if (!this.db.inTransaction) throw new Error("Store.append must run inside Store.transaction");
     const out: StoredEvent[] = [];
     for (const upsert of upserts) {
-      const spec = ENTITY_TABLES[upsert.entity] as EntityTable<EntityName>;
+      const spec = this.entities.get(upsert.entity)!.spec;
+      // Serialized once: the same text is the event's data and the projection row's.
       const data = JSON.stringify(upsert.record);
       const threadId = spec.threadId(upsert.record);
       const id = (upsert.record as { id: string }).id;
-      const info = this.insertEvent.run(`${upsert.entity}.upserted`, upsert.entity, id, threadId, commandId, data, now);
+      const type = `${upsert.entity}.upserted` as const;
+      const info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now);
       this.project(upsert.entity, upsert.record, data);
       out.push({
         sequence: Number(info.lastInsertRowid),
-        type: `${upsert.entity}.upserted`,
+        type,
         entity: upsert.entity,
         threadId,
         commandId,
@@ -122,14 +139,14 @@ export class Store implements EventStore {
   }
 
   private project(entity: EntityName, record: EntityRecords[EntityName], data: string): void {
-    const spec = ENTITY_TABLES[entity] as EntityTable<EntityName>;
     const prepared = this.entities.get(entity)!;
-    if (spec.removes?.(record) === true) {
+    if (prepared.spec.removes?.(record) === true) {
       prepared.remove.run((record as { id: string }).id);
       return;
     }
-    const values: Record<string, string | number | null> = { data };
-    for (const column of prepared.columns) values[column] = spec.columns[column]!(record);
+    const values: (string | number | null)[] = [];
+    for (const column of prepared.columns) values.push(column(record));
+    values.push(data);
     prepared.upsert.run(values);
   }
 
@@ -287,23 +304,48 @@ export class Store implements EventStore {
       .run(name, sequence);
   }
 
-  /** Rebuilds every projection from the event log (the log is the truth). */
+  /**
+   * Rebuilds every projection from the event log (the log is the truth), in one transaction: a
+   * kill part way leaves the old projections. Each event is read and parsed once and applied in
+   * log order, so every row keeps the rowid of its record's first upsert, as when live.
+   */
   rebuildProjections(): number {
-    let applied = 0;
-    const batch = this.statement("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000");
-    this.db.transaction(() => {
-      for (const name of ENTITY_NAMES) this.db.exec(`DELETE FROM ${ENTITY_TABLES[name].table}`);
+    const batch = this.db.prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000").raw(true);
+    const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
+    const secondaryIndexes = this.db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => "?").join(", ")})`)
+      .all(...tables) as { name: string; sql: string }[];
+    // The rebuild touches every projection page; SQLite's default 2 MiB cache re-reads them.
+    const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
+    this.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+    try {
+      return this.replayAll(batch, tables, secondaryIndexes);
+    } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
+    }
+  }
+
+  /** Empties the projections and applies every event, in one transaction; returns how many. */
+  private replayAll(batch: Database.Statement, tables: readonly string[], secondaryIndexes: readonly { name: string; sql: string }[]): number {
+    return this.db.transaction(() => {
+      let applied = 0;
+      // Building an index over the finished table is one sort; keeping it up to date is a b-tree
+      // insert per event (about a third of a replay's time). Unique indexes are checked when
+      // rebuilt, against the final state, which is what live appends kept unique.
+      for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
+      for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
       // Batches, not one iterator: the connection cannot write while a read statement is open.
       let after = 0;
       for (;;) {
-        const rows = batch.all(after) as { sequence: number; entity: EntityName; data: string }[];
+        const rows = batch.all(after) as [number, EntityName, string][];
         if (rows.length === 0) break;
-        for (const row of rows) this.project(row.entity, JSON.parse(row.data) as EntityRecords[EntityName], row.data);
+        for (const [, entity, data] of rows) this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data);
         applied += rows.length;
-        after = rows[rows.length - 1]!.sequence;
+        after = rows[rows.length - 1]![0];
       }
+      for (const index of secondaryIndexes) this.db.exec(index.sql);
+      return applied;
     })();
-    return applied;
   }
 
   /** Closes the database (checkpointing the WAL). */
