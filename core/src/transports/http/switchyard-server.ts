@@ -18,7 +18,10 @@ import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
-import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
+import { bindLoopbackListener, isLoopbackAddress, urlHost, type LoopbackListener } from "./loopback-listener.js";
+import type { TlsIdentity } from "./tls-identity.js";
+import { ReachGrants } from "../../services/reach/reach-grants.js";
+import { ReachAudit } from "../../services/reach/reach-audit.js";
 import { RequestTurns } from "./request-turns.js";
 import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
@@ -31,13 +34,22 @@ import { EventStreams } from "./events/event-stream.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
+  /** The port of `url`. */
   readonly port: number;
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (or the loopback address `--host` chose): what this machine's agents, CLI and browser use. */
   readonly url: string;
-  /** `http://127.0.0.1:<port>/mcp` */
+  /** `<url>/mcp` */
   readonly mcpUrl: string;
+  /**
+   * Where other machines reach this server: `url` itself, or, when it serves TLS (`serve --host`
+   * beyond loopback), `https://<host>:<port>` while `url` is a plain loopback port of its own (local
+   * agents and harnesses cannot be asked to trust a self-signed certificate).
+   */
+  readonly publicUrl: string;
+  /** The SHA-256 fingerprint of the TLS certificate at `publicUrl` (what `link add` pins); null without TLS. */
+  readonly tlsFingerprint: string | null;
   readonly mcp: McpEndpoint;
-  /** `http://127.0.0.1:<port>/api/v1` */
+  /** `<url>/api/v1` */
   readonly apiUrl: string;
   /** The HTTP API's router: more routes can be registered on it. */
   readonly api: ApiRouter;
@@ -63,7 +75,7 @@ function apiFailure(res: ServerResponse, failure: ApiFailure): void {
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
  */
-export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string } = {}): Promise<RunningServer> {
+export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string; listen?: { host: string; tls?: TlsIdentity | null } } = {}): Promise<RunningServer> {
   if (host.isStarted) {
     throw new SwitchyardError(
       "internal",
@@ -86,9 +98,10 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     callers: host.container.resolve(CallerContext),
     schedules: host.container.resolve(ScheduledTaskService),
   };
-  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
+  const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
+  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   // Plugins' operations mount on the same router, so they get its authentication, scope
   // checks, CSRF rules and failure shape; a plugin whose routes are malformed gets none.
   const pluginWork = new AbortController();
@@ -103,11 +116,20 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   for (const { plugin, problem } of pluginRoutes.refused) host.logger.warn("plugin routes refused", { plugin, reason: problem });
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const webApp = new WebApp(options.webAppDir);
-  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
-  const port = listener.port;
-  const cap = listener.cap;
+  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits, options.listen ?? {}));
+  // A TLS listener is for other machines; this machine's agents get a plain loopback port.
+  let local: LoopbackListener;
+  try {
+    local = listener.protocol === "https" ? await bindLoopbackListener(0, limits) : listener;
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  const listeners = local === listener ? [listener] : [local, listener];
+  const port = local.port;
   const turns = new RequestTurns();
-  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  const handlerFor = (listener: LoopbackListener) => (req: IncomingMessage, res: ServerResponse): void => {
+    const cap = listener.cap;
     closeConnectionOnErrorStatus(res);
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     // The API answers every refusal in its own failure shape; /mcp and /health keep theirs.
@@ -118,7 +140,9 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       else json(res, 503, { error: "server_busy", error_description: message }, { "retry-after": "1" });
       return;
     }
-    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) });
+    // Beyond loopback, TLS and the bearer credential stand in for the Host rule: no browser page
+    // gets a TLS session to this server under its own name. Origins stay loopback-only.
+    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) || !isLoopbackAddress(listener.host), boundHost: urlHost(listener.host) });
     if (refused !== null) {
       if (isApi) apiFailure(res, new ApiFailure(refused.status === 403 ? "host_not_allowed" : "invalid_request", refused.description, {}, refused.status));
       else json(res, refused.status, { error: refused.error, error_description: refused.description });
@@ -164,7 +188,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     // Everything else is the web UI (its client routes included).
     webApp.handle(req, res, path);
   };
-  const url = `http://127.0.0.1:${port}`;
+  const url = local.url;
   const mcpUrl = `${url}/mcp`;
   const apiUrl = `${url}/api/v1`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
@@ -176,15 +200,17 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     pluginWork.abort();
     registry.setEndpoint(null);
     schedules.setWebhookBaseUrl(null);
-    await listener.close();
+    for (const each of listeners) await each.close();
     throw error;
   }
-  listener.serve(handleRequest);
-  host.logger.info("server listening", { url, mcpUrl });
+  for (const each of listeners) each.serve(handlerFor(each));
+  host.logger.info("server listening", { url, mcpUrl, publicUrl: listener.url });
   return {
     port,
     url,
     mcpUrl,
+    publicUrl: listener.url,
+    tlsFingerprint: listener.tlsFingerprint,
     mcp,
     apiUrl,
     api,
@@ -194,7 +220,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     close: async () => {
       eventStreams.closeAll();
       pluginWork.abort();
-      await listener.close();
+      for (const each of listeners) await each.close();
       registry.setEndpoint(null);
       schedules.setWebhookBaseUrl(null);
     },
