@@ -232,6 +232,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    name: "running usage totals per budget scope",
+    // What each budget scope's tree used (tokens, priced dollars), kept in the transaction that
+    // records each turn's usage, so a budget check reads one row instead of summing its tree.
+    // Derived from turn_usage like an index: a scope without a row yet is summed once.
+    up: (db) => {
+      db.exec("CREATE TABLE budget_totals (scope_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL)");
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */
