@@ -301,7 +301,8 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     const [rootPrompt, childPrompt, grandchildPrompt] = ["codex budgets time", "pi waits", "claude waits"];
     const grandchild = { task: `${grandchildPrompt} @@hold wall-grandchild @@reply never`, title: "slow grandchild", target: { providerInstanceId: "claude" }, mode: "async" };
     const child = {
-      task: `${childPrompt} @@usage in=1 out=1 @@tool delegate_task ${JSON.stringify(grandchild)} @@then @@hold wall-child @@reply pi never gets here`,
+      // Pi first asks what budgets cover it, then delegates, then waits.
+      task: `${childPrompt} @@tool orchestrator_capabilities {} @@then @@usage in=1 out=1 @@tool delegate_task ${JSON.stringify(grandchild)} @@then @@hold wall-child @@reply pi never gets here`,
       title: "wall-clock-budgeted",
       target: { providerInstanceId: "pi" },
       mode: "wait",
@@ -313,12 +314,18 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     await server.waitForHold("wall-child", 120_000);
     const tree = processesBelowRoot(before);
     expect(tree.map((entry) => entry.label).sort()).toEqual(["claude", "pi rpc"]);
+    // orchestrator_capabilities told the Pi child the budgets in force over its work: its task's.
+    const [childTask] = tasksUnder(root);
+    const capabilities = requestsOf([childPrompt]).find((request) => request.toolResult?.toolName.endsWith("orchestrator_capabilities"));
+    const budgets = (JSON.parse(capabilities!.toolResult!.output) as { budgets: { perTaskBudget: boolean; covering: { budgetId: string; limits: unknown; remaining: { wallClockMs: number } }[] } }).budgets;
+    expect(budgets.perTaskBudget).toBe(true);
+    expect(budgets.covering).toEqual([expect.objectContaining({ budgetId: `budget:task:${childTask!.id}`, limits: { tokens: null, costUsd: null, wallClockMs: 120_000 } })]);
+    expect(budgets.covering[0]!.remaining.wallClockMs).toBeLessThanOrEqual(120_000);
     // Two minutes pass on the host's clock.
     clock.advance(120_000);
 
     const run = await waitForRun(root);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
-    const [childTask] = tasksUnder(root);
     const status = await mustCall<DelegateTaskResult>(client, "task_status", { taskId: childTask!.id });
     expect(status).toMatchObject({ status: "interrupted", workState: "result_available", budgetStop: { scope: "delegated_task", limit: "wallClockMs", allowed: 120_000 } });
     expect(status.budgetStop!.used).toBeGreaterThanOrEqual(120_000);
