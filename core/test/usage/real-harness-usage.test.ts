@@ -77,6 +77,7 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
         plugins: [CODEX_PLUGIN, PI_PLUGIN, CLAUDE_PLUGIN],
         providers: [
           { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
+          { id: "codex-exec", driver: "codex-exec", homePath: codexHome.home, environment: codexHome.env },
           { id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env },
           { id: "claude", driver: "claude", homePath: claudeHome.home, environment: claudeHome.env },
         ],
@@ -212,6 +213,27 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     const claudeCost = host.usage.thread(grandchildTask!.childThreadId).own.cost;
     expect(claudeCost.basis).toBe("reported");
     expect(read.usage.subtree.cost).toMatchObject({ basis: "estimated", estimatedUsd: 3.57, reportedUsd: claudeCost.usd });
+  }, 200_000);
+
+  it("codex-exec (one codex exec per turn): each turn's usage is its own, not the resumed thread's running total, also after its session reopens", async () => {
+    const exec = (text: string) => host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
+    const threadId = host.threads.createThread({ projectId, providerInstanceId: "codex-exec", prompt: "exec first @@usage in=100 cached=40 out=10 @@reply first", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" }).thread.id;
+    expect((await waitForRun(threadId)).status).toBe("completed");
+    const second = exec("exec second @@usage in=200 out=20 @@reply second");
+    expect((await host.threads.waitForRun({ threadId, runId: second.runId, timeoutMs: 150_000 })).run?.status).toBe("completed");
+    // The session closes (as an idle or stopped one does): the next turn opens a new one on the Codex thread.
+    await host.sessions.close(threadId, "idle");
+    const sessionsBefore = host.store.count("providerSession", "thread_id = ?", [threadId]);
+    const third = exec("exec third @@usage in=300 cached=100 out=30 @@reply third");
+    expect((await host.threads.waitForRun({ threadId, runId: third.runId, timeoutMs: 150_000 })).run?.status).toBe("completed");
+    expect(host.store.count("providerSession", "thread_id = ?", [threadId])).toBe(sessionsBefore + 1);
+    const records = host.store.select("turnUsage", "thread_id = ?", [threadId], "ORDER BY json_extract(data, '$.createdAt')");
+    expect(records.map((record) => [record.inputTokens, record.cacheReadInputTokens, record.outputTokens, record.totalTokens])).toEqual([
+      [100, 40, 10, 150],
+      [200, 0, 20, 220],
+      [300, 100, 30, 430],
+    ]);
+    expect(host.usage.thread(threadId).own.tokens!.total).toBe(reportedTotal(requestsOf(["exec "])));
   }, 200_000);
 
   it("a token budget stops a Pi child's tree at its limit: running turns interrupted, the Codex parent gets the partial result, no model request follows, no harness of it remains", async () => {
