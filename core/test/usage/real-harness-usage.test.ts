@@ -21,8 +21,9 @@ import { ApiClient, ok } from "../support/api-client.js";
 import { JumpClock } from "../support/jump-clock.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
 
-// Usage and budgets through real harnesses: a Codex root (app-server), Pi children and Claude
-// grandchildren (the Agent SDK's bundled claude), each in an isolated home, all driven by one
+// Usage and budgets through real harnesses: a Codex root (app-server; codex-exec for its own
+// test), Pi children and Claude grandchildren (the Agent SDK's bundled claude), each in an
+// isolated home, all driven by one
 // scripted model server that reports known token counts (`@@usage`), delegating through the
 // real MCP endpoint. The figures each harness reports go through its plugin's usage mapping,
 // into the host's turn records, roll-ups and budgets.
@@ -46,7 +47,7 @@ function requestTotal(request: RecordedRequest): number {
   return usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteInputTokens + usage.outputTokens;
 }
 
-describe("usage and budgets through real Codex, Pi and Claude harnesses", () => {
+describe("usage and budgets through real Codex (app-server and exec), Pi and Claude harnesses", () => {
   let server: ScriptedModelServer;
   let codexHome: CodexHome;
   let piHome: PiHome;
@@ -158,7 +159,7 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
 
   it("a three-level tree's roll-up (Codex root, Pi child, Claude grandchild) equals the sum of the counts the model reported to its runs, on task_status, t3_thread_read and GET /usage", async () => {
     const firstSeq = server.requests.length;
-    const grandchild = { task: "claude works @@usage in=300 cached=50 cache-write=25 out=30 @@reply claude did it", target: { providerInstanceId: "claude" }, mode: "wait", clientRequestId: "rollup-grandchild" };
+    const grandchild = { task: "claude works @@usage in=300 cached=50 cache-write=25 out=30 @@shell echo claude-shell @@then @@usage in=700 cached=300 cache-write=5 out=15 @@reply claude did it", target: { providerInstanceId: "claude" }, mode: "wait", clientRequestId: "rollup-grandchild" };
     const child = {
       task: `pi works @@usage in=400 cached=100 out=40 @@tool delegate_task ${JSON.stringify(grandchild)} @@then @@usage in=600 out=20 @@reply pi relays the grandchild`,
       target: { providerInstanceId: "pi" },
@@ -173,26 +174,28 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     const [grandchildTask] = tasksUnder(childTask!.childThreadId);
     expect(grandchildTask).toMatchObject({ providerInstanceId: "claude", status: "completed", summary: "claude did it" });
 
-    // Five model requests, each answered in full with its scripted counts: Codex 2, Pi 2, Claude 1.
+    // Six model requests, each answered in full with its scripted counts: Codex 2, Pi 2, Claude 2 (a shell call, then the reply).
     const requests = server.requests.slice(firstSeq);
     expect(requests.map((request) => [request.api, request.completed])).toEqual([
       ["openai-responses", true],
       ["openai-chat-completions", true],
       ["anthropic-messages", true],
+      ["anthropic-messages", true],
       ["openai-chat-completions", true],
       ["openai-responses", true],
     ]);
-    // Codex: (1000 + 200 + 50) + (1300 + 1000 + 30); Pi: (400 + 100 + 40) + (600 + 20); Claude: 300 + 50 + 25 + 30.
+    // Codex: (1000 + 200 + 50) + (1300 + 1000 + 30); Pi: (400 + 100 + 40) + (600 + 20);
+    // Claude: (300 + 50 + 25 + 30) + (700 + 300 + 5 + 15).
     const codexTotal = 1250 + 2330;
     const piTotal = 540 + 620;
-    const claudeTotal = 405;
+    const claudeTotal = 405 + 1020;
     expect(reportedTotal(requests)).toBe(codexTotal + piTotal + claudeTotal);
 
     // Each harness's report, mapped: cached input is not input, reasoning is inside output,
     // every model request of a turn counted once.
     expect(host.usage.thread(root).own).toMatchObject({ status: "reported", turns: { ended: 1, reported: 1 }, tokens: { input: 2300, cacheRead: 1200, cacheWrite: 0, output: 80, reasoning: 10, total: codexTotal } });
     expect(host.usage.thread(childTask!.childThreadId).own).toMatchObject({ status: "reported", tokens: { input: 1000, cacheRead: 100, cacheWrite: 0, output: 60, total: piTotal } });
-    expect(host.usage.thread(grandchildTask!.childThreadId).own).toMatchObject({ status: "reported", tokens: { input: 300, cacheRead: 50, cacheWrite: 25, output: 30, total: claudeTotal } });
+    expect(host.usage.thread(grandchildTask!.childThreadId).own).toMatchObject({ status: "reported", tokens: { input: 1000, cacheRead: 350, cacheWrite: 30, output: 45, total: claudeTotal } });
 
     // The roll-up, as each surface shows it.
     const status = await mustCall<DelegateTaskResult>(client, "task_status", { taskId: childTask!.id });
@@ -200,7 +203,7 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     expect(status.usage!.subtree).toMatchObject({ status: "reported", turns: { ended: 2, reported: 2, unknown: 0, inFlight: 0 }, tokens: { total: piTotal + claudeTotal } });
     const read = await mustCall<{ usage: TreeUsage }>(client, "t3_thread_read", { threadId: root });
     expect(read.usage.own.tokens!.total).toBe(codexTotal);
-    expect(read.usage.subtree).toMatchObject({ status: "reported", turns: { ended: 3, reported: 3, unknown: 0 }, tokens: { input: 3600, cacheRead: 1350, cacheWrite: 25, output: 170, reasoning: 10 } });
+    expect(read.usage.subtree).toMatchObject({ status: "reported", turns: { ended: 3, reported: 3, unknown: 0 }, tokens: { input: 4300, cacheRead: 1650, cacheWrite: 30, output: 185, reasoning: 10 } });
     expect(read.usage.subtree.tokens!.total).toBe(reportedTotal(requests));
     const summary = await ok(api.get("/usage", { threadId: root }));
     expect(summary).toMatchObject({ scope: "thread", threadId: root, own: { tokens: { total: codexTotal } }, subtree: { tokens: { total: codexTotal + piTotal + claudeTotal } } });
@@ -214,6 +217,25 @@ describe("usage and budgets through real Codex, Pi and Claude harnesses", () => 
     expect(claudeCost.basis).toBe("reported");
     expect(read.usage.subtree.cost).toMatchObject({ basis: "estimated", estimatedUsd: 3.57, reportedUsd: claudeCost.usd });
   }, 200_000);
+
+  it("a second turn in the same live session (Codex app-server, Pi, Claude) counts only its own requests", async () => {
+    const twoTurns = async (instance: string) => {
+      const threadId = host.threads.createThread({ projectId, providerInstanceId: instance, prompt: `${instance} turn one @@usage in=100 cached=20 out=10 @@reply one`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" }).thread.id;
+      expect((await waitForRun(threadId)).status).toBe("completed");
+      const session = host.store.select("providerSession", "thread_id = ?", [threadId])[0]!.id;
+      const next = host.threads.send({ threadId, text: `${instance} turn two @@usage in=300 cached=60 out=30 @@reply two`, mode: "auto", createdBy: "user", creationSource: "cli" });
+      expect((await host.threads.waitForRun({ threadId, runId: next.runId, timeoutMs: 150_000 })).run?.status).toBe("completed");
+      expect(host.store.select("providerSession", "thread_id = ?", [threadId]).map((row) => row.id)).toEqual([session]);
+      const records = host.store.select("turnUsage", "thread_id = ?", [threadId], "ORDER BY json_extract(data, '$.createdAt')");
+      return records.map((record) => [record.inputTokens, record.cacheReadInputTokens, record.outputTokens]);
+    };
+    for (const instance of ["codex", "pi", "claude"]) {
+      expect(await twoTurns(instance), instance).toEqual([
+        [100, 20, 10],
+        [300, 60, 30],
+      ]);
+    }
+  }, 240_000);
 
   it("codex-exec (one codex exec per turn): each turn's usage is its own, not the resumed thread's running total, also after its session reopens", async () => {
     const exec = (text: string) => host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
