@@ -290,6 +290,8 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
     const [holderTask, spenderTask] = tasksUnder(childTask!.childThreadId).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     expect(holderTask).toMatchObject({ title: "holder", status: "interrupted", cancelReason: "budget_exceeded:tokens" });
     expect(spenderTask).toMatchObject({ title: "spender", status: "completed", summary: "spent" });
+    // The spender finished before the stop: its result is whole, no budget stopped it.
+    expect((await mustCall<DelegateTaskResult>(client, "task_status", { taskId: spenderTask!.id })).budgetStop).toBeNull();
     // The Codex parent's next model request carried the partial result and why it is partial.
     const result = resultRequestOf(rootPrompt)!.toolResult!.output;
     expect(result).toContain('"status":"interrupted"');
