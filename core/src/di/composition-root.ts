@@ -79,11 +79,10 @@ const SCOPED_SERVICES = [
   Scheduler,
 ] as const;
 
-/** Options for building a host. */
-
 /** The engine's reactions, in order (a bench builds an engine without one of them). */
 export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction] as const;
 
+/** Options for building a host. */
 export interface ContainerOptions {
   /** `$SWITCHYARD_HOME` (default: SWITCHYARD_HOME, then `~/.switchyard`). */
   readonly home?: string;

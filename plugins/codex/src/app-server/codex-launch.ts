@@ -44,11 +44,6 @@ function startFailure(step: string, error: unknown, rpc: CodexRpc): SwitchyardEr
   return new SwitchyardError("provider_unavailable", withStderrTail(`codex app-server failed during ${step}: ${message}`, rpc.channel.stderr), { step });
 }
 
-/**
- * The handshake, then the session's Codex thread: `thread/resume` of `resumeCursor`, else a new
- * `thread/start`. Either passes the thread config again (Codex does not keep it): the runtime
- * mode and the Switchyard MCP entries, which win over the instance's `config`.
- */
 /** The Codex thread a session opened, and the model Codex resolved for it (its config's when the host named none). */
 export interface OpenedCodexThread {
   readonly threadId: string;
@@ -56,6 +51,11 @@ export interface OpenedCodexThread {
   readonly model: string | null;
 }
 
+/**
+ * The handshake, then the session's Codex thread: `thread/resume` of `resumeCursor`, else a new
+ * `thread/start`. Either passes the thread config again (Codex does not keep it): the runtime
+ * mode and the Switchyard MCP entries, which win over the instance's `config`.
+ */
 export async function openCodexThread(rpc: CodexRpc, deps: CodexLaunchDeps, input: OpenSessionInput, resumeCursor: string | null): Promise<OpenedCodexThread> {
   const timeout = deps.options.requestTimeoutMs;
   await rpc.initialize(deps.context.hostVersion, timeout).catch((error: unknown) => {
