@@ -119,7 +119,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
 
   /** Waits (bounded) until none of these processes runs any more; returns those still running. */
   async function untilGone(pids: readonly number[]): Promise<number[]> {
-    for (let i = 0; i < 150 && pids.some(running); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 300 && pids.some(running); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     return pids.filter(running);
   }
 
