@@ -5,7 +5,7 @@ import "reflect-metadata";
 
 export * from "./spec/index.js";
 export { SwitchyardHost } from "./host/switchyard-host.js";
-export { createContainer, defaultBuiltinPluginsDir, type ContainerOptions } from "./di/composition-root.js";
+export { createContainer, defaultBuiltinPluginsDir, ENGINE_REACTIONS, type ContainerOptions } from "./di/composition-root.js";
 export { TOKENS, resolve, type Token } from "./di/tokens.js";
 export { loadConfig, parseConfig } from "./config/config-loader.js";
 export { SwitchyardConfigSchema, type SwitchyardConfig, type ProviderInstanceConfig } from "./config/config-schema.js";

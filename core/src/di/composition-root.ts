@@ -42,6 +42,7 @@ import { ThreadQueryService } from "../services/thread-query-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
 import { TreeBudgets } from "../services/usage/tree-budgets.js";
 import { UsageReaction } from "../services/usage/usage-reaction.js";
+import type { EngineReaction } from "../engine/engine-reaction.js";
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
@@ -77,6 +78,9 @@ const SCOPED_SERVICES = [
   ScheduledTriggerService,
   Scheduler,
 ] as const;
+
+/** The engine's reactions, in order (a bench builds an engine without one of them). */
+export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction] as const;
 
 /** Options for building a host. */
 export interface ContainerOptions {
@@ -143,7 +147,7 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga,
   // the router children's report-back and usage accounting (records, tree budgets) run for every
   // command of every engine, and nothing has to be resolved early to install them.
-  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults), c.resolve(UsageReaction)] });
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => ENGINE_REACTIONS.map((reaction) => c.resolve<EngineReaction>(reaction)) });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });

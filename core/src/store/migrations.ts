@@ -233,16 +233,6 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 11,
-    name: "drop the unused events-by-thread index",
-    // No query reads events by thread (EXPLAIN QUERY PLAN of each: by sequence, or by entity id
-    // through events_entity), yet every append kept this b-tree too: one page write of the six a
-    // one-event commit makes.
-    up: (db) => {
-      db.exec("DROP INDEX IF EXISTS events_thread");
-    },
-  },
-  {
     version: 8,
     name: "reach audit",
     // One row per call across environments, on each side: `direction` 'in' (a linked environment
@@ -255,6 +245,26 @@ export const MIGRATIONS: readonly Migration[] = [
         );
         CREATE INDEX reach_audit_at ON reach_audit (at);
       `);
+    },
+  },
+  {
+    version: 10,
+    name: "running usage totals per budget scope",
+    // What each budget scope's tree used (tokens, priced dollars), kept in the transaction that
+    // records each turn's usage, so a budget check reads one row instead of summing its tree.
+    // Derived from turn_usage like an index: a scope without a row yet is summed once.
+    up: (db) => {
+      db.exec("CREATE TABLE budget_totals (scope_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL)");
+    },
+  },
+  {
+    version: 11,
+    name: "drop the unused events-by-thread index",
+    // No query reads events by thread (EXPLAIN QUERY PLAN of each: by sequence, or by entity id
+    // through events_entity), yet every append kept this b-tree too: one page write of the six a
+    // one-event commit makes.
+    up: (db) => {
+      db.exec("DROP INDEX IF EXISTS events_thread");
     },
   },
 ];

@@ -1,8 +1,13 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ThreadEvent } from "@openai/codex-sdk";
 import { describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
 import { execChangesOf, type ExecEventContext } from "../src/exec/codex-exec-events.js";
 import { CodexExecTurn } from "../src/exec/codex-exec-turn.js";
+import { ExecThreadTotals } from "../src/exec/codex-exec-totals.js";
+import { codexExecUsageOf } from "../src/shared/codex-usage.js";
 import { grantFor } from "./codex-lab.js";
 
 // The pure mapping of `@openai/codex-sdk` events (`codex exec --experimental-json`) to turn
@@ -54,16 +59,49 @@ describe("execChangesOf", () => {
     expect(execChangesOf({ type: "error", message: "stream broke" }, context())).toEqual([{ type: "error", error: { code: "codex_error", message: "stream broke" } }]);
     expect(execChangesOf({ type: "turn.failed", error: { message: "refused" } }, context())).toEqual([{ type: "ended", status: "failed", error: { code: "turn_failed", message: "refused" } }]);
     const usage = { input_tokens: 12, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 3, reasoning_output_tokens: 0 };
+    // codex exec reports the whole thread's total, not the turn's: the session takes the difference.
     expect(execChangesOf({ type: "turn.completed", usage }, context())).toEqual([
-      { type: "usage", usage: { inputTokens: 12, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 3, reasoningOutputTokens: 0 } },
+      { type: "thread_total", total: usage },
       { type: "ended", status: "completed" },
     ]);
     // Codex counts cached input inside input_tokens; the spec does not.
     const cached = { input_tokens: 12, cached_input_tokens: 5, cache_write_input_tokens: 0, output_tokens: 9, reasoning_output_tokens: 4 };
-    expect(execChangesOf({ type: "turn.completed", usage: cached }, context())[0]).toEqual({
-      type: "usage",
-      usage: { inputTokens: 7, cacheReadInputTokens: 5, cacheCreationInputTokens: 0, outputTokens: 9, reasoningOutputTokens: 4 },
-    });
+    expect(codexExecUsageOf(cached)).toEqual({ inputTokens: 7, cacheReadInputTokens: 5, cacheCreationInputTokens: 0, outputTokens: 9, reasoningOutputTokens: 4 });
+  });
+});
+
+describe("ExecThreadTotals: a turn's counts from the thread totals codex exec reports", () => {
+  const counts = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, cache_write_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0 });
+
+  it("takes each turn's growth of the total; after a turn without a count, or in a reopened session, the total before comes from Codex's rollout", async () => {
+    const home = await mkdtemp(join(tmpdir(), "codex-exec-totals-"));
+    try {
+      const fresh = new ExecThreadTotals(home, null);
+      await fresh.beforeTurn(null);
+      expect(fresh.turnEnded(counts(140, 40, 10))).toEqual(counts(140, 40, 10));
+      await fresh.beforeTurn("thr-1");
+      expect(fresh.turnEnded(counts(340, 40, 30))).toEqual(counts(200, 0, 20));
+
+      // A session reopened on a thread with no rollout here: the turn's counts are unknown, not the total.
+      const unknown = new ExecThreadTotals(home, "thr-2");
+      await unknown.beforeTurn("thr-2");
+      expect(unknown.turnEnded(counts(500, 0, 50))).toBeNull();
+
+      // With a rollout: its last token_count is the total before (a line cut off mid-write is skipped).
+      const day = join(home, "sessions", "2026", "12", "01");
+      await mkdir(day, { recursive: true });
+      const tokenCount = (total: ReturnType<typeof counts>) => JSON.stringify({ type: "event_msg", payload: { type: "token_count", info: { total_token_usage: total } } });
+      await writeFile(join(day, "rollout-2026-12-01T16-03-53-thr-3.jsonl"), [tokenCount(counts(140, 40, 10)), tokenCount(counts(340, 40, 30)), '{"type":"event_msg","payload":{"type":"token_c'].join("\n"));
+      const reopened = new ExecThreadTotals(home, "thr-3");
+      await reopened.beforeTurn("thr-3");
+      expect(reopened.turnEnded(counts(640, 140, 60))).toEqual(counts(300, 100, 30));
+      // An interrupted turn ended without a count: the next reads the rollout again.
+      reopened.turnEndedUncounted();
+      await reopened.beforeTurn("thr-3");
+      expect(reopened.turnEnded(counts(700, 140, 70))).toEqual(counts(360, 100, 40));
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
 
@@ -72,7 +110,9 @@ describe("CodexExecTurn (on the kit's turn ledger)", () => {
     const emitted: AdapterEvent[] = [];
     const turn = new CodexExecTurn("host-turn", (event) => emitted.push(event));
     const ctx: ExecEventContext = { hostTurnId: "host-turn", grant, messageText: (itemId) => turn.messageText(itemId) };
-    for (const event of events) for (const change of execChangesOf(event, ctx)) turn.apply(change);
+    for (const event of events) {
+      for (const change of execChangesOf(event, ctx)) turn.apply(change.type === "thread_total" ? { type: "usage", usage: codexExecUsageOf(change.total) } : change);
+    }
     end(turn);
     return emitted;
   }

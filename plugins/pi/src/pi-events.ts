@@ -94,8 +94,10 @@ const isCount = (value: unknown): value is number => typeof value === "number" &
 
 /**
  * The usage of one assistant message, or null when Pi reported none. A figure Pi left out stays
- * out (never a 0 it did not measure); Pi's cost of 0 for tokens it spent means its registry has
- * no price for the model, so it is left out for the host to price or flag unpriced.
+ * out (never a 0 it did not measure). Pi's cost of 0 says nothing: for tokens it spent, its
+ * registry has no price for the model; for none (a request aborted before its answer), it
+ * says nothing about the price either, and as a turn's cost it would turn the other messages'
+ * unpriced tokens into a "reported" $0. Either way it is left out for the host to price or flag.
  */
 export function usageOf(message: PiMessage): TurnUsage | null {
   const usage = message.usage;
@@ -106,9 +108,8 @@ export function usageOf(message: PiMessage): TurnUsage | null {
     ...(isCount(usage.cacheRead) ? { cacheReadInputTokens: usage.cacheRead } : {}),
     ...(isCount(usage.cacheWrite) ? { cacheCreationInputTokens: usage.cacheWrite } : {}),
   };
-  const spent = (figures.inputTokens ?? 0) + (figures.outputTokens ?? 0) + (figures.cacheReadInputTokens ?? 0) + (figures.cacheCreationInputTokens ?? 0);
   const cost = usage.cost?.total;
-  const priced = isCount(cost) && (cost > 0 || spent === 0) ? { ...figures, costUsd: cost } : figures;
+  const priced = isCount(cost) && cost > 0 ? { ...figures, costUsd: cost } : figures;
   if (Object.keys(priced).length === 0) return null;
   return typeof message.model === "string" && message.model !== "" ? { ...priced, byModel: { [message.model]: priced } } : priced;
 }

@@ -93,6 +93,9 @@ describe("Pi assistant messages", () => {
     expect(priced).toEqual({ ...figures, byModel: { "claude-sonnet-4-5": figures } });
     // A cost of 0 for tokens spent is a model Pi has no price for: left out, not $0.
     expect(usageOf(assistant({ usage: { input: 30, output: 15, cost: { total: 0 } } }))).toEqual({ inputTokens: 30, outputTokens: 15 });
+    // An aborted request's message (Pi reports zeros): no cost either, or the turn's other,
+    // unpriced messages would add up to a "reported" $0.
+    expect(usageOf(assistant({ stopReason: "aborted", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { total: 0 } } }))).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 });
     expect(usageOf(assistant())).toBeNull();
   });
 });

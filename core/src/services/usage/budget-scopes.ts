@@ -1,7 +1,7 @@
 import type { BudgetConfig, TreeBudgetConfig } from "../../config/config-schema.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { BudgetLimitName, BudgetLimits, BudgetRecord } from "../../store/records.js";
-import { usedByScope } from "./usage-totals.js";
+import { scopeTotal, type TotalKey } from "./budget-totals.js";
 
 /** The limits a tree budget config sets (absent: no limit). */
 export function limitsOf(config: TreeBudgetConfig): BudgetLimits {
@@ -117,10 +117,22 @@ export function enclosingScopes(reader: ProjectionReader, budgets: BudgetConfig,
   return scopes;
 }
 
-/** What a scope's tree has used now. */
+/** A root thread's running total: its whole tree, every turn filed under its root id. */
+export function rootTotalKey(rootThreadId: string): TotalKey {
+  return { id: budgetId.root(rootThreadId), sums: { kind: "tree", rootThreadId } };
+}
+
+/** Where a scope's running total is kept: a root thread's tree, or a task's child thread and everything below it. */
+export function totalKeyOf(scope: BudgetScope): TotalKey {
+  return scope.kind === "root_thread" ? rootTotalKey(scope.threadId) : { id: scope.id, sums: { kind: "subtree", threadId: scope.threadId } };
+}
+
+/**
+ * What a scope's tree has used now: its running total (one row, however big the tree), kept
+ * as each turn's usage is recorded (see budget-totals.ts).
+ */
 export function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: number): BudgetUse {
-  // A root thread's tree is every turn filed under its root id: one indexed sum, no walk.
-  const used = usedByScope(reader, scope.kind === "root_thread" ? { kind: "tree", rootThreadId: scope.threadId } : { kind: "subtree", threadId: scope.threadId });
+  const used = scopeTotal(reader, totalKeyOf(scope));
   return { ...used, wallClockMs: scope.clockStartMs === null ? null : Math.max(0, nowMs - scope.clockStartMs) };
 }
 

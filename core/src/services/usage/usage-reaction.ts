@@ -5,14 +5,17 @@ import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import type { TurnUsageReport } from "../../spec/index.js";
 import type { AttemptRecord } from "../../store/records.js";
+import { rootTotalKey, totalKeyOf, type BudgetScope } from "./budget-scopes.js";
+import { addToTotals } from "./budget-totals.js";
 import { PriceTable } from "./price-table.js";
 import { TreeBudgets } from "./tree-budgets.js";
 import { turnUsageRecord } from "./turn-usage.js";
 
 /**
  * When a provider turn ends: its usage record (in the transaction that ends the turn, so a
- * crash cannot lose or double it), then the budgets around it, which stop a tree that used its
- * budget up. A turn that reported no usage gets no record: its usage stays unknown.
+ * crash cannot lose or double it) and the running totals of the budget scopes around it (in
+ * the same transaction), then the budgets around it, which stop a tree that used its budget
+ * up. A turn that reported no usage gets no record: its usage stays unknown.
  */
 @injectable()
 export class UsageReaction implements EngineReaction {
@@ -27,11 +30,12 @@ export class UsageReaction implements EngineReaction {
   }
 
   onTurnEnded(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null): void {
-    if (usage !== null) this.record(ctx, attempt, usage);
-    this.budgets.enforceAround(ctx, attempt.threadId);
+    const scopes = this.budgets.scopesOf(ctx, attempt.threadId);
+    if (usage !== null) this.record(ctx, attempt, usage, scopes);
+    for (const scope of scopes) this.budgets.enforce(ctx, scope);
   }
 
-  private record(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport): void {
+  private record(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport, scopes: readonly BudgetScope[]): void {
     const thread = ctx.get("thread", attempt.threadId);
     if (thread === null) return;
     const run = ctx.get("run", attempt.runId);
@@ -47,6 +51,13 @@ export class UsageReaction implements EngineReaction {
       usage,
       this.prices,
     );
-    if (record !== null) ctx.put("turnUsage", record);
+    if (record === null) return;
+    // A late terminal can report a turn again: the totals take the difference, never both.
+    const previous = ctx.store.statement("SELECT total_tokens, cost_usd FROM turn_usage WHERE id = ?").get(record.id) as { total_tokens: number; cost_usd: number | null } | undefined;
+    ctx.put("turnUsage", record);
+    // The root's total is kept whether or not a root budget is configured now, so one set
+    // later (a config change and a restart) starts from the whole tree, not from then.
+    const keys = [rootTotalKey(thread.lineage.rootThreadId), ...scopes.filter((scope) => scope.kind === "delegated_task").map(totalKeyOf)];
+    addToTotals(ctx, keys, { tokens: record.totalTokens - (previous?.total_tokens ?? 0), costUsd: (record.costUsd ?? 0) - (previous?.cost_usd ?? 0) });
   }
 }

@@ -93,9 +93,13 @@ export class UsageService {
     return this.budgets.scopesOf(this.engine, threadId).map((scope) => this.viewOf(scope));
   }
 
-  /** The budget that stopped a task, when one did. */
+  /**
+   * The budget that stopped a task, when one did. A task whose turn completed in the very
+   * transaction that reached the budget (the one that spent it) carries the stop's reason, but
+   * was not stopped: its result is whole.
+   */
   budgetStopOf(task: DelegatedTaskRecord): BudgetStopView | null {
-    if (!isBudgetStopReason(task.cancelReason)) return null;
+    if (task.status === "completed" || !isBudgetStopReason(task.cancelReason)) return null;
     for (const scope of this.budgets.scopesOf(this.engine, task.childThreadId)) {
       const exceeded = scope.record?.exceeded ?? null;
       if (exceeded !== null) return { budgetId: scope.id, scope: scope.kind, limit: exceeded.limit, used: exceeded.used, allowed: exceeded.allowed, at: exceeded.at, taskId: scope.taskId };

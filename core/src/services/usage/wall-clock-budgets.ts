@@ -21,6 +21,7 @@ const RETRY_AFTER_ERROR_MS = 1_000;
 export class WallClockBudgets {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeJump: (() => void) | null = null;
   private rearmQueued = false;
   private running = false;
 
@@ -38,6 +39,8 @@ export class WallClockBudgets {
     this.unsubscribe = this.engine.onEvents((events) => {
       if (events.some((event) => event.entity === "delegatedTask" || event.entity === "budget")) this.queueRearm();
     });
+    // A clock a test moves: the timer was armed for the old time.
+    this.unsubscribeJump = this.clock.onJump?.(() => this.queueRearm()) ?? null;
     this.check();
   }
 
@@ -46,6 +49,8 @@ export class WallClockBudgets {
     this.running = false;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeJump?.();
+    this.unsubscribeJump = null;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }

@@ -44,12 +44,19 @@ function startFailure(step: string, error: unknown, rpc: CodexRpc): SwitchyardEr
   return new SwitchyardError("provider_unavailable", withStderrTail(`codex app-server failed during ${step}: ${message}`, rpc.channel.stderr), { step });
 }
 
+/** The Codex thread a session opened, and the model Codex resolved for it (its config's when the host named none). */
+export interface OpenedCodexThread {
+  readonly threadId: string;
+  readonly created: boolean;
+  readonly model: string | null;
+}
+
 /**
  * The handshake, then the session's Codex thread: `thread/resume` of `resumeCursor`, else a new
  * `thread/start`. Either passes the thread config again (Codex does not keep it): the runtime
  * mode and the Switchyard MCP entries, which win over the instance's `config`.
  */
-export async function openCodexThread(rpc: CodexRpc, deps: CodexLaunchDeps, input: OpenSessionInput, resumeCursor: string | null): Promise<{ readonly threadId: string; readonly created: boolean }> {
+export async function openCodexThread(rpc: CodexRpc, deps: CodexLaunchDeps, input: OpenSessionInput, resumeCursor: string | null): Promise<OpenedCodexThread> {
   const timeout = deps.options.requestTimeoutMs;
   await rpc.initialize(deps.context.hostVersion, timeout).catch((error: unknown) => {
     throw startFailure("initialize", error, rpc);
@@ -67,10 +74,10 @@ export async function openCodexThread(rpc: CodexRpc, deps: CodexLaunchDeps, inpu
       }
       throw startFailure("thread/resume", error, rpc);
     });
-    return { threadId: resumed.thread.id, created: false };
+    return { threadId: resumed.thread.id, created: false, model: resumed.model || null };
   }
   const started = await rpc.request("thread/start", thread, timeout).catch((error: unknown) => {
     throw startFailure("thread/start", error, rpc);
   });
-  return { threadId: started.thread.id, created: true };
+  return { threadId: started.thread.id, created: true, model: started.model || null };
 }

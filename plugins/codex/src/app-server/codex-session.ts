@@ -60,6 +60,8 @@ export class CodexAppServerSession implements StartableSession {
   #runtime: Runtime | null = null;
   #generation = 0;
   #threadId: string | null = null;
+  /** The model the Codex thread runs on (its config's until a turn names one), for the usage Codex reports. */
+  #model: string | null = null;
   #turn: CodexTurn | null = null;
   readonly #turnsByCodexId = new Map<string, CodexTurn>();
   readonly #warned = new Set<string>();
@@ -126,6 +128,7 @@ export class CodexAppServerSession implements StartableSession {
     }
     const thread = await openCodexThread(rpc, this.#launchDeps, this.input, resumeCursor);
     this.#threadId = thread.threadId;
+    this.#model = thread.model;
     if (thread.created) this.#sink.emit({ type: "session.resume_cursor", cursor: thread.threadId });
   }
 
@@ -209,7 +212,9 @@ export class CodexAppServerSession implements StartableSession {
         this.deps.options.requestTimeoutMs,
       );
     }
-    const turn = new CodexTurn(input.turnId, input.runtimeMode, { emit: this.#sink.emit, requests: this.#requests, subagents: this.#subagents });
+    // Codex keeps a turn's model for the turns after it.
+    if (input.model !== null) this.#model = input.model;
+    const turn = new CodexTurn(input.turnId, input.runtimeMode, { emit: this.#sink.emit, requests: this.#requests, subagents: this.#subagents }, this.#model);
     this.#turn = turn;
     try {
       const response = await rpc.request(

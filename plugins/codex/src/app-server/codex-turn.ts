@@ -1,5 +1,6 @@
 import { JsonRpcRequestError, TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeMode, type RuntimeRequestBook, type TurnTerminalStatus } from "@switchyard/sdk";
 import { applyLedgerChange, isLedgerChange } from "../shared/codex-ledger-changes.js";
+import { codexModelUsage } from "../shared/codex-usage.js";
 import { codexTerminalOf, type CodexTurnChange, type FileChangeItem } from "./codex-events.js";
 import type { CodexSubagents } from "./codex-subagents.js";
 
@@ -56,6 +57,8 @@ export class CodexTurn {
     /** The turn's runtime mode: it decides which approvals the driver answers itself. */
     readonly runtimeMode: RuntimeMode,
     private readonly deps: CodexTurnDeps,
+    /** The model the turn runs on, as Codex resolved it (null: unknown). */
+    private readonly model: string | null = null,
   ) {
     this.ledger = new TurnLedger(hostTurnId, deps.emit, deps.requests);
   }
@@ -117,7 +120,7 @@ export class CodexTurn {
         // A turn makes a model request per step: their usages add up, each counted once.
         if (change.runningTotalTokens !== null && change.runningTotalTokens === this.#runningTotalTokens) return;
         this.#runningTotalTokens = change.runningTotalTokens;
-        return this.ledger.addUsage(change.usage);
+        return this.ledger.addUsage(codexModelUsage(change.usage, this.model));
       case "file_change":
         this.#fileChanges.set(change.item.id, change.item);
         return;

@@ -1,8 +1,8 @@
 import type { ThreadEvent, ThreadItem } from "@openai/codex-sdk";
 import type { McpEndpointGrant, ProviderTurnError, TurnTerminalStatus } from "@switchyard/sdk";
 import type { LedgerChange } from "../shared/codex-ledger-changes.js";
-import { codexExecUsageOf } from "../shared/codex-usage.js";
 import { execToolCallEnd, execToolCallStart } from "./codex-exec-items.js";
+import type { ExecTokenCounts } from "./codex-exec-totals.js";
 
 /** What one event of a `codex exec` run means for its turn: its items (the ledger's changes) and the run's own. */
 export type ExecChange =
@@ -16,6 +16,8 @@ export type ExecChange =
   | { readonly type: "notice"; readonly message: string }
   /** The stream's error event; it becomes the turn's failure when no other comes. */
   | { readonly type: "error"; readonly error: ProviderTurnError }
+  /** The thread's token total when the turn ended (`codex exec` reports the whole thread's, not the turn's). */
+  | { readonly type: "thread_total"; readonly total: ExecTokenCounts }
   /** The run ended the turn. */
   | { readonly type: "ended"; readonly status: TurnTerminalStatus; readonly error?: ProviderTurnError };
 
@@ -74,7 +76,7 @@ export function execChangesOf(event: ThreadEvent, context: ExecEventContext): Ex
       return [{ type: "started" }, ...itemChanges(event.item, event.type === "item.completed", context)];
     case "turn.completed":
       return [
-        { type: "usage", usage: codexExecUsageOf(event.usage) },
+        { type: "thread_total", total: event.usage },
         { type: "ended", status: "completed" },
       ];
     case "turn.failed":

@@ -1,4 +1,8 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { Codex, ThreadEvent, ThreadOptions } from "@openai/codex-sdk";
+import { codexExecUsageOf, codexModelUsage } from "../shared/codex-usage.js";
+import { ExecThreadTotals, type ExecTokenCounts } from "./codex-exec-totals.js";
 import {
   EventSink,
   StderrTail,
@@ -49,6 +53,7 @@ export class CodexExecSession implements StartableSession {
   readonly #codex: Codex;
   #threadId: string | null;
   #turn: CodexExecTurn | null = null;
+  readonly #totals: ExecThreadTotals;
   readonly #warned = new Set<string>();
   #closed = false;
 
@@ -63,9 +68,11 @@ export class CodexExecSession implements StartableSession {
     // HOME, CODEX_HOME, the instance's variables) plus the MCP token, which only the env carries.
     // `config` becomes `--config key=value` argv entries: they name the token's env var, never the token.
     const mcpServers = input.mcp !== null ? codexMcpServers(input.mcp) : {};
+    const env = codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp });
+    this.#totals = new ExecThreadTotals(env.CODEX_HOME ?? join(homedir(), ".codex"), input.resumeCursor);
     this.#codex = new deps.sdk.Codex({
       codexPathOverride: deps.binary.command,
-      env: codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp }),
+      env,
       config: {
         ...(deps.options.config as Record<string, never>),
         ...(Object.keys(mcpServers).length > 0 ? { mcp_servers: JSON.parse(JSON.stringify(mcpServers)) as Record<string, never> } : {}),
@@ -113,29 +120,41 @@ export class CodexExecSession implements StartableSession {
       // codex exec's model_reasoning_effort; the host checked the value against the model's catalog entry.
       ...(input.effort != null ? { modelReasoningEffort: input.effort as NonNullable<ThreadOptions["modelReasoningEffort"]> } : {}),
     };
+    await this.#totals.beforeTurn(this.#threadId);
     const thread = this.#threadId !== null ? this.#codex.resumeThread(this.#threadId, threadOptions) : this.#codex.startThread(threadOptions);
     const turn = new CodexExecTurn(input.turnId, this.#sink.emit);
     this.#turn = turn;
     // codex exec has no instruction channel: the host already folded any instructions into the text.
     const { events } = await thread.runStreamed(input.text, { signal: turn.abort.signal });
-    void this.#consume(turn, events);
+    void this.#consume(turn, events, model);
     return {};
   }
 
-  async #consume(turn: CodexExecTurn, events: AsyncGenerator<ThreadEvent>): Promise<void> {
+  async #consume(turn: CodexExecTurn, events: AsyncGenerator<ThreadEvent>, model: string | null): Promise<void> {
     const context = { hostTurnId: turn.hostTurnId, grant: this.input.mcp, messageText: (itemId: string) => turn.messageText(itemId) };
+    let counted = false;
     try {
       for await (const event of events) {
         for (const change of execChangesOf(event, context)) {
           if (change.type === "thread") this.#onThread(change.threadId);
           else if (change.type === "notice") this.#warnOnce(turn, change.message);
+          else if (change.type === "thread_total") counted = this.#count(turn, change.total, model);
           else turn.apply(change);
         }
       }
       turn.finishRun();
     } catch (error) {
       turn.failRun(() => this.#sdkFailure(error));
+    } finally {
+      if (!counted) this.#totals.turnEndedUncounted();
     }
+  }
+
+  /** The turn's usage: what the thread's total grew by (unknown when the total before is). */
+  #count(turn: CodexExecTurn, total: ExecTokenCounts, model: string | null): true {
+    const counts = this.#totals.turnEnded(total);
+    if (counts !== null) turn.apply({ type: "usage", usage: codexModelUsage(codexExecUsageOf(counts), model) });
+    return true;
   }
 
   #onThread(threadId: string): void {

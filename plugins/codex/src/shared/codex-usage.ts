@@ -46,3 +46,14 @@ export function codexExecUsageOf(usage: {
     reasoningOutputTokens: usage.reasoning_output_tokens,
   });
 }
+
+/**
+ * A model request's usage with the model that served it. Codex reports no model with its token
+ * counts and the host often names none (Codex then runs its config's model): without it the
+ * host's price table could not price the turn.
+ */
+export function codexModelUsage(usage: TurnUsage, model: string | null): TurnUsage {
+  if (model === null) return usage;
+  const { byModel: _byModel, ...figures } = usage;
+  return { ...figures, byModel: { [model]: figures } };
+}
