@@ -22,7 +22,9 @@ export async function startStatefulEchoServer() {
         res.writeHead(typeof sessionId === "string" ? 404 : 400).end();
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, created) });
+      // enableJsonResponse: each answer is one JSON body, not an SSE stream (the cheaper of the
+      // two, and what Switchyard answers a call without a progress token with).
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => sessions.set(id, created) });
       created.onclose = () => {
         if (created.sessionId) sessions.delete(created.sessionId);
       };
