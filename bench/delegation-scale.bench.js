@@ -50,7 +50,6 @@ async function runSize(threads) {
   });
   const server = await startServer(host, { port: 0 });
   try {
-    if (process.env.DIAG_NOCKPT) host.engine.store.db.pragma("wal_autocheckpoint = 0");
     const project = host.projects.add(workspace);
     const wave = async (count, perParent, tag) => {
       const ids = [];
