@@ -114,7 +114,7 @@ function merged(results) {
 export default async function run() {
   const { createLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
   const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
-  const { startStatefulEchoServer } = await import("./support/stateful-echo-server.js");
+  const { answerSize, startStatefulEchoServer } = await import("./support/stateful-echo-server.js");
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-load-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
   // The production logger at its default level, writing to a file: logging cost included.
@@ -133,11 +133,16 @@ export default async function run() {
     const project = host.projects.add(workspace);
     for (let i = 0; i < 5; i += 1) host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: `thread ${i}`, createdBy: "user", creationSource: "cli" });
     const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "load bench" }).token;
+    // The echo answers as many bytes as Switchyard's answer to the same call.
+    const probe = new Client({ name: "probe", version: "1.0.0" });
+    await probe.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const size = answerSize(await probe.callTool({ name: "t3_thread_list", arguments: { projectId: project.id, limit: 5 } }));
+    await probe.close();
     const oursRounds = [];
     const floorRounds = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       oursRounds.push(await loadFrom({ url: server.mcpUrl, token, tool: "t3_thread_list", args: { projectId: project.id, limit: 5 } }));
-      floorRounds.push(await loadFrom({ url: echo.url, token: null, tool: "echo", args: { text: "hi" } }));
+      floorRounds.push(await loadFrom({ url: echo.url, token: null, tool: "echo", args: { text: "hi", size } }));
     }
     const ours = merged(oursRounds);
     const floor = merged(floorRounds);
@@ -148,7 +153,7 @@ export default async function run() {
     return {
       name: `MCP endpoint under ${CLIENTS} concurrent clients`,
       rows: [
-        { ...row(`tool call p50, ${CLIENTS} clients (t3_thread_list vs stateful SDK echo)`, (r) => percentile(r.latencies, 50)), note: `${CLIENTS} MCP SDK clients x ${CALLS_PER_CLIENT} calls, ${ROUNDS} alternating rounds per target; goal <= 1.2x` },
+        { ...row(`tool call p50, ${CLIENTS} clients (t3_thread_list vs stateful SDK echo)`, (r) => percentile(r.latencies, 50)), note: `${CLIENTS} MCP SDK clients x ${CALLS_PER_CLIENT} calls, ${ROUNDS} alternating rounds per target; the echo answers ${size} bytes like Switchyard; goal <= 1.2x` },
         row(`tool call p99, ${CLIENTS} clients`, (r) => percentile(r.latencies, 99)),
         row("tool call max", (r) => r.latencies.at(-1)),
         { metric: `p99 / own p50, ${CLIENTS} clients`, value: tail(ours), baseline: tail(floor), ratio: tail(ours) / tail(floor), note: `goal: Switchyard's own ratio <= ${TAIL_GOAL}` },
