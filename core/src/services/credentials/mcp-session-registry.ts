@@ -306,7 +306,12 @@ export class McpSessionRegistry implements McpGrantIssuer {
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
   touchProviderSession(providerSessionId: string): void {
     if (!this.store.db.open) return;
-    this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
+    // A clock fresher than the touch granularity is left as it is: a turn starting right after
+    // its session opened (or a request just used it) is no write.
+    const now = this.clock.nowMs();
+    this.store
+      .statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?")
+      .run(now, providerSessionId, now - touchGranularityMs(this.config.server.credentialIdleMs));
   }
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
