@@ -86,3 +86,29 @@ describe("delegation hot paths", () => {
     expect(lastUsed()).toBeGreaterThanOrEqual(issuedAt + 1_100);
   });
 });
+
+describe("idle provider sessions", () => {
+  it("keeps at most server.maxIdleSessions open without a turn, closing the one idle longest", async () => {
+    const env = await startTestHost({ server: { maxIdleSessions: 2 } });
+    try {
+      const project = env.host.projects.add(env.workspace);
+      const threads: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: `@@reply ${i}`, createdBy: "user", creationSource: "cli" });
+        expect((await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 20_000 })).run?.status).toBe("completed");
+        threads.push(thread.id);
+      }
+      // The close of the first two runs after their run ends; wait for their records (bounded).
+      for (let i = 0; i < 200 && env.host.store.count("providerSession", "status = 'closed'") < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(env.host.sessions.all().map((live) => live.threadId).sort()).toEqual(threads.slice(2).sort());
+      const closed = env.host.store.select("providerSession", "status = 'closed'").map((record) => [record.threadId, record.closeReason]);
+      expect(closed.sort()).toEqual(threads.slice(0, 2).map((threadId) => [threadId, "idle_cap"]).sort());
+      // A capped thread opens a session again for its next turn.
+      env.host.threads.send({ threadId: threads[0]!, text: "@@reply again", mode: "auto", createdBy: "user", creationSource: "cli" });
+      const again = await env.host.threads.waitForRun({ threadId: threads[0]!, timeoutMs: 20_000 });
+      expect(again.run?.status).toBe("completed");
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
