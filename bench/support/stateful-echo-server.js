@@ -8,7 +8,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
-/** Starts the echo server on 127.0.0.1; `echo({ text })` answers `text`. */
+/**
+ * Starts the echo server on 127.0.0.1; `echo({ text })` answers `text`, `echo({ text, size })`
+ * answers `text` repeated to `size` characters: an answer as large as the one it is compared
+ * with, so both sides move the same bytes (see {@link answerSize}).
+ */
 export async function startStatefulEchoServer() {
   const sessions = new Map();
   const server = createServer(async (req, res) => {
@@ -22,12 +26,16 @@ export async function startStatefulEchoServer() {
         res.writeHead(typeof sessionId === "string" ? 404 : 400).end();
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => sessions.set(id, created) });
+      // enableJsonResponse: each answer is one JSON body, not an SSE stream (the cheaper of the
+      // two, and what Switchyard answers a call without a progress token with).
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => sessions.set(id, created) });
       created.onclose = () => {
         if (created.sessionId) sessions.delete(created.sessionId);
       };
       const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-      mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+      mcp.registerTool("echo", { inputSchema: { text: z.string(), size: z.number().int().min(0).optional() } }, async ({ text, size }) => ({
+        content: [{ type: "text", text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size) }],
+      }));
       await mcp.connect(created);
       transport = created;
     }
@@ -42,4 +50,10 @@ export async function startStatefulEchoServer() {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The size of a tool call's answer on the wire (its result's JSON), for `echo({ size })`. */
+export function answerSize(result) {
+  const { content, structuredContent } = result;
+  return JSON.stringify({ content, ...(structuredContent !== undefined ? { structuredContent } : {}) }).length;
 }

@@ -55,6 +55,11 @@ export const ServerConfigSchema = z
     credentialIdleMs: z.number().int().positive().default(30 * 60 * 1000),
     /** Close a provider session after this long without a turn. */
     sessionIdleMs: z.number().int().positive().default(15 * 60 * 1000),
+    /**
+     * At most this many provider sessions stay open without a turn; beyond it the one idle
+     * longest closes at once (it resumes, or gets the history handed over, on its next turn).
+     */
+    maxIdleSessions: z.number().int().min(0).default(100),
     /** How often the provider snapshot (status, models, why not) is re-probed in the background. */
     providerStatusRefreshMs: z.number().int().min(10_000).default(5 * 60 * 1000),
     /** The longest a client may take to send a request's headers (capped at requestTimeoutMs). */

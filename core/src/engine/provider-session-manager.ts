@@ -44,6 +44,7 @@ export class ProviderSessionManager implements ProviderSessions {
   private readonly credentials = new Map<string, SessionCredential>();
 
   private readonly sessionIdleMs: number;
+  private readonly maxIdleSessions: number;
   private readonly credentialLifetimeMs: number;
   /** How long before its maximum lifetime a credential is renewed. */
   private readonly renewalLeadMs: number;
@@ -62,6 +63,7 @@ export class ProviderSessionManager implements ProviderSessions {
     @inject(TOKENS.Config) config: SwitchyardConfig,
   ) {
     this.sessionIdleMs = config.server.sessionIdleMs;
+    this.maxIdleSessions = config.server.maxIdleSessions;
     this.credentialLifetimeMs = config.server.credentialMaxLifetimeMs;
     this.renewalLeadMs = Math.floor(this.credentialLifetimeMs / 4);
     this.renewalOverlapMs = Math.min(60_000, Math.floor(this.renewalLeadMs / 2));
@@ -324,6 +326,13 @@ export class ProviderSessionManager implements ProviderSessions {
     }, this.sessionIdleMs);
     timer.unref();
     this.idleTimers.set(threadId, timer);
+    // Idle sessions held memory (and harness processes) for every thread used within the idle
+    // period: 10,000 threads were 10,000 open sessions. Beyond the cap, the longest idle closes now.
+    while (this.idleTimers.size > this.maxIdleSessions) {
+      const oldest = this.idleTimers.keys().next().value as string;
+      this.cancelIdleClose(oldest);
+      void this.close(oldest, "idle_cap");
+    }
   }
 
   private cancelIdleClose(threadId: string): void {

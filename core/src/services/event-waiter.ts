@@ -10,6 +10,12 @@ export const PROGRESS_HEARTBEAT_MS = 5_000;
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /**
+   * The threads whose events can end the wait: only batches with an event on one of them reach
+   * `relevant` (default: every batch). A wait that names its threads costs nothing on commits
+   * elsewhere, however many other waits are open.
+   */
+  readonly threadIds?: readonly string[];
   /** Only re-check when a committed batch contains a relevant event (default: any). */
   readonly relevant?: (event: StoredEvent) => boolean;
   /** Called on every re-check that did not finish the wait, and on each heartbeat. */
@@ -21,12 +27,21 @@ export interface WaitOptions {
   readonly heartbeatMs?: number;
 }
 
+/** One open wait, as the dispatcher sees it. */
+type Watch = (events: readonly StoredEvent[]) => void;
+
 /**
  * Waits for a condition over the projections, re-checked only when events commit: waits are
- * woken by events, never by polling loops. Resolves `null` on timeout or cancellation.
+ * woken by events, never by polling loops. Resolves `null` on timeout or cancellation. One
+ * engine listener serves every wait, handing each committed batch only to the waits on its
+ * threads (and to those that named none), so a commit costs the waits it concerns, not all.
  */
 @injectable()
 export class EventWaiter {
+  private readonly byThread = new Map<string, Set<Watch>>();
+  private readonly everywhere = new Set<Watch>();
+  private unsubscribe: (() => void) | null = null;
+
   constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
 
   waitFor<T>(check: () => T | null, options: WaitOptions): Promise<T | null> {
@@ -40,14 +55,15 @@ export class EventWaiter {
         settled = true;
         clearTimeout(timer);
         if (heartbeat !== null) clearInterval(heartbeat);
-        unsubscribe();
+        this.remove(watch, options.threadIds);
         options.signal?.removeEventListener("abort", onAbort);
         resolve(value);
       };
       const onAbort = () => finish(null);
       const timer = setTimeout(() => finish(null), options.timeoutMs);
       const heartbeat = options.heartbeatMs !== undefined && options.onProgress !== undefined ? setInterval(options.onProgress, options.heartbeatMs) : null;
-      const unsubscribe = this.engine.onEvents((events) => {
+      const watch: Watch = (events) => {
+        if (settled) return;
         if (options.relevant !== undefined && !events.some(options.relevant)) return;
         let value: T | null;
         try {
@@ -57,8 +73,51 @@ export class EventWaiter {
         }
         if (value !== null) finish(value);
         else options.onProgress?.();
-      });
+      };
+      this.add(watch, options.threadIds);
       options.signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  private add(watch: Watch, threadIds: readonly string[] | undefined): void {
+    if (threadIds === undefined) this.everywhere.add(watch);
+    else {
+      for (const threadId of threadIds) {
+        let watches = this.byThread.get(threadId);
+        if (watches === undefined) this.byThread.set(threadId, (watches = new Set()));
+        watches.add(watch);
+      }
+    }
+    this.unsubscribe ??= this.engine.onEvents((events) => this.dispatch(events));
+  }
+
+  private remove(watch: Watch, threadIds: readonly string[] | undefined): void {
+    if (threadIds === undefined) this.everywhere.delete(watch);
+    else {
+      for (const threadId of threadIds) {
+        const watches = this.byThread.get(threadId);
+        watches?.delete(watch);
+        if (watches?.size === 0) this.byThread.delete(threadId);
+      }
+    }
+    if (this.everywhere.size === 0 && this.byThread.size === 0) {
+      this.unsubscribe?.();
+      this.unsubscribe = null;
+    }
+  }
+
+  /** Hands a committed batch to the waits it concerns, each once. */
+  private dispatch(events: readonly StoredEvent[]): void {
+    let concerned: Set<Watch> | null = this.everywhere.size > 0 ? new Set(this.everywhere) : null;
+    if (this.byThread.size > 0) {
+      for (const event of events) {
+        const watches = event.threadId === null ? undefined : this.byThread.get(event.threadId);
+        if (watches === undefined) continue;
+        concerned ??= new Set();
+        for (const watch of watches) concerned.add(watch);
+      }
+    }
+    if (concerned === null) return;
+    for (const watch of concerned) watch(events);
   }
 }

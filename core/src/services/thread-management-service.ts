@@ -354,6 +354,7 @@ export class ThreadManagementService {
         timeoutMs: request.timeoutMs,
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
+        threadIds: [request.threadId],
         relevant: (event) =>
           (event.entity === "run" && (event.record as RunRecord).id === pinned.id) || (event.entity === "runtimeRequest" && (event.record as RuntimeRequestRecord).threadId === request.threadId),
       });

@@ -267,6 +267,19 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("DROP INDEX IF EXISTS events_thread");
     },
   },
+  {
+    version: 13,
+    name: "indexes for per-thread reads that scanned whole tables",
+    // Found by EXPLAIN QUERY PLAN under bench/delegation-scale.bench.js: a child thread's fork
+    // transfer (read on every turn start) and a thread's attempts (usage totals, on every
+    // delegate_task answer) were full scans, so each delegation cost more the more the store held.
+    up: (db) => {
+      db.exec(`
+        CREATE INDEX context_transfers_target ON context_transfers(target_thread_id, kind);
+        CREATE INDEX attempts_thread ON attempts(thread_id, status);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

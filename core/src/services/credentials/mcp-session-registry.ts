@@ -132,6 +132,14 @@ function ceilingOf(kind: McpInvocationScope["kind"], data: CredentialData): Mode
   return kind === "client" ? (data.ceiling ?? UNRESTRICTED_CEILING) : null;
 }
 
+/**
+ * How stale a credential's stored last use may get before a request writes it again: a tenth of
+ * its idle limit (what the provider session manager's own touches allow too), at most a second.
+ */
+function touchGranularityMs(idleMs: number | null): number {
+  return idleMs === null ? 1_000 : Math.min(1_000, Math.floor(idleMs / 10));
+}
+
 function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -272,8 +280,13 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
     const data = JSON.parse(row.data) as CredentialData;
-    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs && !this.hasRunningTurn(row.provider_session_id)) return { rejection: "idle_expired" };
-    this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    const granularity = touchGranularityMs(data.idleMs);
+    // The stored clock lags a use by less than the granularity, so the idle limit is read that
+    // much later: a credential is never refused before it has been idle for idleMs.
+    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs + granularity && !this.hasRunningTurn(row.provider_session_id)) return { rejection: "idle_expired" };
+    // Each write is a commit of its own, and a harness sends several requests per tool call
+    // (and 200 agents at once send many): the idle clock needs no finer steps than this.
+    if (now - row.last_used_at >= granularity) this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
     return {
       scope: {
         credentialId: row.id,
@@ -307,7 +320,12 @@ export class McpSessionRegistry implements McpGrantIssuer {
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
   touchProviderSession(providerSessionId: string): void {
     if (!this.store.db.open) return;
-    this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), providerSessionId);
+    // A clock fresher than the touch granularity is left as it is: a turn starting right after
+    // its session opened (or a request just used it) is no write.
+    const now = this.clock.nowMs();
+    this.store
+      .statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?")
+      .run(now, providerSessionId, now - touchGranularityMs(this.config.server.credentialIdleMs));
   }
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */

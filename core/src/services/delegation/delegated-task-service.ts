@@ -301,13 +301,18 @@ export class DelegatedTaskService {
           // interrupt lands, and a turn that already ended would drop it (acknowledged, never
           // delivered). The wait holds until the harness cancels it or the cap passes.
           if (waiterStopping(this.engine, waiterRunId)) return null;
+          // Most of the child's events (its items, its turn starting) end nothing: the full view
+          // (a dozen reads) is built only once the task is finalized or a request is pending.
+          if (!this.mayBeDone(taskId)) return null;
           const view = this.leanView(taskId);
           return isDone(view) ? view : null;
         },
         {
           timeoutMs: limit,
           ...(control.signal ? { signal: control.signal } : {}),
-          relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.threadId === task.parentThreadId || event.entity === "delegatedTask",
+          // The task's record and the waiting run are the parent's; questions and approvals the child's.
+          threadIds: [task.childThreadId, task.parentThreadId],
+          relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.threadId === task.parentThreadId,
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
           onProgress: () => {
             const now = Date.now();
@@ -323,6 +328,17 @@ export class DelegatedTaskService {
     } finally {
       endLiveWait();
     }
+  }
+
+  /**
+   * Whether a wait on the task could end now (isDone of its view can only hold then): the task
+   * is finalized (result_available) or its child thread has a pending request (a question, an
+   * approval).
+   */
+  private mayBeDone(taskId: string): boolean {
+    const task = this.engine.store.get("delegatedTask", taskId);
+    if (task === null || task.finalizedAt !== null) return true;
+    return this.engine.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]) > 0;
   }
 
   /** The parent read the published result: no wake message is needed for it. */

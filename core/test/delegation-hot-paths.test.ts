@@ -1,0 +1,114 @@
+// The reads, writes and wake-ups every delegation passes through, held to what
+// bench/delegation-scale.bench.js's profile asked of them: per-thread reads use an index, a wait
+// is re-checked only by commits on its own threads, and hot paths do not write what is already
+// there. Counts and query plans, no timings.
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOKENS } from "../src/di/tokens.js";
+import { McpSessionRegistry } from "../src/services/credentials/mcp-session-registry.js";
+import { EventWaiter } from "../src/services/event-waiter.js";
+import { environmentId } from "../src/store/settings.js";
+import { JumpClock } from "./support/jump-clock.js";
+import { startTestHost, type TestHost } from "./support/test-host.js";
+
+describe("delegation hot paths", () => {
+  const clock = new JumpClock();
+  let env: TestHost;
+  beforeAll(async () => {
+    env = await startTestHost({ overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }) });
+  });
+  afterAll(async () => env.cleanup());
+
+  const plan = (sql: string, ...params: unknown[]) =>
+    (env.host.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join("; ");
+
+  it("reads a thread's fork transfer and its attempts by index, not by scanning every thread's", () => {
+    // message-delivery.ts, on every turn start:
+    expect(plan("SELECT data FROM context_transfers WHERE target_thread_id = ? AND kind = 'fork'", "t")).toMatch(/USING INDEX context_transfers_target/);
+    // usage-totals.ts, on every delegate_task answer (the task's usage):
+    expect(plan("SELECT COUNT(*) FROM attempts WHERE thread_id = ?", "t")).toMatch(/USING (COVERING )?INDEX attempts_thread/);
+  });
+
+  it("re-checks a wait that names its threads only when one of them commits", async () => {
+    const project = env.host.projects.add(env.workspace);
+    const create = (title: string) => env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title, createdBy: "user", creationSource: "cli" }).thread;
+    const watched = create("watched");
+    const other = create("other");
+    const rename = (threadId: string, title: string) =>
+      env.host.engine.apply((ctx) => {
+        const thread = ctx.require("thread", threadId);
+        ctx.put("thread", { ...thread, title, updatedAt: ctx.now });
+      });
+    let checks = 0;
+    const waited = env.host.container.resolve(EventWaiter).waitFor(
+      () => {
+        checks += 1;
+        return env.host.store.get("thread", watched.id)?.title === "done" ? "woken" : null;
+      },
+      { timeoutMs: 10_000, threadIds: [watched.id] },
+    );
+    expect(checks).toBe(1);
+    for (let i = 0; i < 5; i += 1) rename(other.id, `other ${i}`);
+    expect(checks).toBe(1);
+    rename(watched.id, "not yet");
+    expect(checks).toBe(2);
+    rename(watched.id, "done");
+    expect(await waited).toBe("woken");
+    expect(checks).toBe(3);
+  });
+
+  it("reads the environment id without a write once it exists", () => {
+    const store = env.host.store;
+    const id = environmentId(store);
+    // Another connection holds the write lock: a write would fail at once with busy_timeout 0.
+    const other = new Database(store.file);
+    other.exec("BEGIN IMMEDIATE");
+    store.db.pragma("busy_timeout = 0");
+    try {
+      expect(environmentId(store)).toBe(id);
+    } finally {
+      store.db.pragma("busy_timeout = 5000");
+      other.exec("ROLLBACK");
+      other.close();
+    }
+  });
+
+  it("writes a credential's last use at most once per second of uses, and a later use again", () => {
+    const registry = env.host.container.resolve(McpSessionRegistry);
+    const { id, token } = registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+    const lastUsed = () => (env.host.store.db.prepare("SELECT last_used_at FROM mcp_credentials WHERE id = ?").get(id) as { last_used_at: number }).last_used_at;
+    const issuedAt = lastUsed();
+    clock.advance(500);
+    for (let i = 0; i < 3; i += 1) expect("scope" in registry.resolve(token)).toBe(true);
+    expect(lastUsed()).toBe(issuedAt);
+    clock.advance(600);
+    expect("scope" in registry.resolve(token)).toBe(true);
+    expect(lastUsed()).toBeGreaterThanOrEqual(issuedAt + 1_100);
+  });
+});
+
+describe("idle provider sessions", () => {
+  it("keeps at most server.maxIdleSessions open without a turn, closing the one idle longest", async () => {
+    const env = await startTestHost({ server: { maxIdleSessions: 2 } });
+    try {
+      const project = env.host.projects.add(env.workspace);
+      const threads: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: `@@reply ${i}`, createdBy: "user", creationSource: "cli" });
+        expect((await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 20_000 })).run?.status).toBe("completed");
+        threads.push(thread.id);
+      }
+      // The close of the first two runs after their run ends; wait for their records (bounded).
+      for (let i = 0; i < 200 && env.host.store.count("providerSession", "status = 'closed'") < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(env.host.sessions.all().map((live) => live.threadId).sort()).toEqual(threads.slice(2).sort());
+      const closed = env.host.store.select("providerSession", "status = 'closed'").map((record) => [record.threadId, record.closeReason]);
+      expect(closed.sort()).toEqual(threads.slice(0, 2).map((threadId) => [threadId, "idle_cap"]).sort());
+      // A capped thread opens a session again for its next turn.
+      env.host.threads.send({ threadId: threads[0]!, text: "@@reply again", mode: "auto", createdBy: "user", creationSource: "cli" });
+      const again = await env.host.threads.waitForRun({ threadId: threads[0]!, timeoutMs: 20_000 });
+      expect(again.run?.status).toBe("completed");
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

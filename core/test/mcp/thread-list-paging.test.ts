@@ -1,0 +1,37 @@
+// t3_thread_list over a project with many threads: only the page's shells are built (each costs
+// several reads) unless a filter needs every shell; totals and paging stay what they were.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ThreadQueryService } from "../../src/services/thread-query-service.js";
+import { McpLab } from "../support/mcp-lab.js";
+import { mustCall } from "../support/mcp-client.js";
+
+describe("t3_thread_list paging", () => {
+  let lab: McpLab;
+  beforeAll(async () => {
+    lab = await McpLab.start();
+    for (let i = 0; i < 30; i += 1) {
+      lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: `thread ${i}`, createdBy: "user", creationSource: "cli" });
+    }
+  });
+  afterAll(async () => lab.stop());
+
+  it("builds the shells of the page only, and still counts every thread", async () => {
+    const client = await lab.client();
+    const shells = vi.spyOn(lab.host.container.resolve(ThreadQueryService), "shell");
+    try {
+      const page = await mustCall<{ threads: { title: string }[]; total: number; hasMore: boolean; nextOffset: number | null }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 5, offset: 5 });
+      expect(page.threads.map((thread) => thread.title)).toEqual(["thread 24", "thread 23", "thread 22", "thread 21", "thread 20"]);
+      expect(page).toMatchObject({ total: 30, hasMore: true, nextOffset: 10 });
+      expect(shells).toHaveBeenCalledTimes(5);
+
+      shells.mockClear();
+      const idle = await mustCall<{ threads: unknown[]; total: number; hasMore: boolean }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 5, runStatus: ["idle"] });
+      expect(idle).toMatchObject({ total: 30, hasMore: true });
+      expect(idle.threads).toHaveLength(5);
+      expect(shells).toHaveBeenCalledTimes(30);
+    } finally {
+      shells.mockRestore();
+      await client.close();
+    }
+  });
+});
