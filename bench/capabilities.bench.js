@@ -77,7 +77,7 @@ export default async function run() {
     ...[1, 2, 3].map((i) => ({ id: `scripted-${i}`, driver: "scripted" })),
   ];
   const host = await SwitchyardHost.create({ home, logger: createSilentLogger(), config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers } });
-  host.start();
+  // startServer starts the host once the MCP endpoint is wired (sessions reopened at boot need it).
   const server = await startServer(host, { port: 0 });
   const bare = await bareEchoServer();
   try {
