@@ -28,6 +28,12 @@ import { McpSessionRegistry } from "../services/credentials/mcp-session-registry
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import { RouterChildResults } from "../services/router-children/router-child-results.js";
 import { DelegationSaga } from "../services/delegation/delegation-saga.js";
+import { ForeignTaskOutbox, ForeignTasks } from "../services/reach/foreign-tasks.js";
+import { ReachLinkCalls } from "../services/reach/link-calls.js";
+import { ReachForwarder } from "../services/reach/reach-forwarder.js";
+import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
+import { RemoteTaskResults } from "../services/reach/remote-task-results.js";
+import { RemoteTasks } from "../services/reach/remote-tasks.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { EventStreamService } from "../services/events/event-stream-service.js";
 import { PublicEventFeed } from "../services/events/public-event-feed.js";
@@ -76,6 +82,13 @@ const SCOPED_SERVICES = [
   ScheduledTaskService,
   ScheduledTriggerService,
   Scheduler,
+  ReachLinkCalls,
+  ReachForwarder,
+  RemoteResultsPuller,
+  RemoteTasks,
+  RemoteTaskResults,
+  ForeignTasks,
+  ForeignTaskOutbox,
 ] as const;
 
 /** Options for building a host. */
@@ -143,7 +156,7 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga,
   // the router children's report-back and usage accounting (records, tree budgets) run for every
   // command of every engine, and nothing has to be resolved early to install them.
-  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults), c.resolve(UsageReaction)] });
+  container.register(TOKENS.EngineReactions, { useFactory: (c) => [c.resolve(DelegationSaga), c.resolve(RouterChildResults), c.resolve(UsageReaction), c.resolve(RemoteTaskResults), c.resolve(ForeignTaskOutbox)] });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });

@@ -13,6 +13,7 @@ import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
 import { scopeRefs } from "../scope-refs.js";
 import { callerFromScope } from "./caller-from-scope.js";
+import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
 
 /** Limits the endpoint enforces on a request (the server config's values). */
 export interface McpEndpointLimits {
@@ -64,8 +65,23 @@ function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
+/** `environmentId`, which every tool in FORWARDED_TOOLS takes (issue 18, item 4). */
+const EnvironmentIdInput = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe("Run this call in a linked environment (orchestrator_capabilities lists them: a link name, or the environment id in a link it built); default this one.");
+
+/** A tool's input, with `environmentId` added when the tool forwards to linked environments. */
+function inputOf(definition: McpToolDefinition): z.ZodType {
+  if (!Object.hasOwn(FORWARDED_TOOLS, definition.name)) return definition.input;
+  return (definition.input as unknown as z.ZodObject).extend({ environmentId: EnvironmentIdInput.optional() });
+}
+
 interface ListedTool {
   readonly definition: McpToolDefinition;
+  /** What a call's arguments are checked against (the tool's input, with `environmentId` where it forwards). */
+  readonly input: z.ZodType;
   readonly listing: {
     name: string;
     title: string;
@@ -117,13 +133,15 @@ export class McpEndpoint {
     private readonly limits: McpEndpointLimits,
   ) {
     for (const definition of definitions) {
+      const input = inputOf(definition);
       this.tools.set(definition.name, {
         definition,
+        input,
         listing: {
           name: definition.name,
           title: definition.title,
           description: definition.description,
-          inputSchema: jsonSchema(definition.input, "input"),
+          inputSchema: jsonSchema(input, "input"),
           outputSchema: jsonSchema(definition.output, "output"),
           annotations: { title: definition.title, ...definition.annotations },
         },
@@ -204,7 +222,7 @@ export class McpEndpoint {
       if (tool === undefined) {
         return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${request.params.name}". Call tools/list for the available tools.`));
       }
-      const parsed = tool.definition.input.safeParse(request.params.arguments ?? {});
+      const parsed = tool.input.safeParse(request.params.arguments ?? {});
       if (!parsed.success) {
         return failureResult(new OrchestratorFailure("invalid_request", `Invalid arguments for ${tool.definition.name}: ${issuesMessage(parsed.error)}`));
       }
@@ -224,8 +242,19 @@ export class McpEndpoint {
       };
       try {
         // A project-scoped token is checked before the tool reads anything.
-        this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(parsed.data));
-        const output = await tool.definition.handle(parsed.data, { scope, services: this.services, signal: extra.signal, reportProgress });
+        // A call for a linked environment goes there whole (the other side holds it to its grant
+        // and checks its threads and tasks); its answer is the other side's.
+        const args = parsed.data as Record<string, unknown>;
+        const link = this.services.reach.destination(tool.definition.name, args);
+        if (link !== null) {
+          const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, { signal: extra.signal, onProgress: () => void reportProgress(`waiting on ${link}`) });
+          const structured = tool.definition.output.parse(forwarded) as Record<string, unknown>;
+          return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+        }
+        const { environmentId: _here, ...local } = args;
+        // A project-scoped token is checked before the tool reads anything.
+        this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
+        const output = await tool.definition.handle(local, { scope, services: this.services, signal: extra.signal, reportProgress, meta: request.params._meta });
         const structured = tool.definition.output.parse(output) as Record<string, unknown>;
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
       } catch (error) {

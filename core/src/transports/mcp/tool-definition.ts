@@ -18,6 +18,8 @@ export interface ToolInvocation {
   readonly signal: AbortSignal;
   /** Sends an MCP progress notification (no-op when the client sent no progress token). */
   reportProgress(message: string): Promise<void>;
+  /** The call's `_meta` (a linked environment's caller and delegation facts travel there). */
+  readonly meta?: unknown;
 }
 
 /** One MCP tool: schemas, annotations, the capability it needs, and its handler. */

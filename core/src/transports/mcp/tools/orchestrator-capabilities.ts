@@ -18,6 +18,31 @@ export const orchestratorCapabilitiesTool = defineTool({
     parentRunActive: z.boolean(),
     projectId: z.string().nullable(),
     projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+    environments: z
+      .array(
+        z.object({
+          environmentId: z.string().describe("Pass it as environmentId to run a thread or task tool there."),
+          url: z.string(),
+          ownEnvironmentId: z.string().nullable().describe("The id in the links that environment builds (switchyard-thread://v2/<id>/…)."),
+          reachable: z.boolean(),
+          problem: z.object({ code: z.string(), reason: z.string(), message: z.string() }).nullable(),
+          verbs: z.array(z.string()).nullable().describe("What its grant allows: read, create, send, delegate, cancel."),
+          maxRuntimeMode: z.string().nullable(),
+          projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+          providers: z.array(
+            z.object({
+              providerInstanceId: z.string(),
+              driverKind: z.string(),
+              canRunChildTasks: z.boolean(),
+              models: z.array(z.string()),
+              runtimeModes: z.array(z.string()),
+              interactionModes: z.array(z.string()),
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .describe("Linked environments (other Switchyard servers the user linked) and what their grants let you do there; absent when none is linked."),
     providers: z.array(
       z.object({
         providerInstanceId: z.string(),
@@ -81,5 +106,10 @@ export const orchestratorCapabilitiesTool = defineTool({
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: (input, { scope, services }) => services.capabilities.describe(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => {
+    const caller = callerFromScope(scope);
+    const described = await services.capabilities.describe(caller, input);
+    const environments = await services.reach.environments(caller);
+    return environments.length === 0 ? described : { ...described, environments };
+  },
 });

@@ -1,0 +1,214 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { Engine } from "../../engine/ports.js";
+import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import { environmentId } from "../../store/settings.js";
+import type { Caller } from "../caller.js";
+import { CallerContext } from "../caller-context.js";
+import { FORWARDED_TOOLS } from "./forwarded-tools.js";
+import { ReachLinkCalls, unknownEnvironment, type ReachCallMeta } from "./link-calls.js";
+import { ReachLinks } from "./reach-links.js";
+import { RemoteResultsPuller } from "./remote-results-puller.js";
+import { RemoteTasks } from "./remote-tasks.js";
+
+/** How long orchestrator_capabilities waits for each linked environment's answer. */
+const CAPABILITIES_TIMEOUT_MS = 5_000;
+
+/** A linked environment as orchestrator_capabilities lists it. */
+export interface LinkedEnvironment {
+  /** What `environmentId` takes to reach it: the link's name. */
+  environmentId: string;
+  url: string;
+  /** Its own id (the one in the links it builds), once it answered. */
+  ownEnvironmentId: string | null;
+  reachable: boolean;
+  problem: { code: string; reason: string; message: string } | null;
+  /** What its grant allows: verbs and the broadest runtime mode (null when it did not say). */
+  verbs: string[] | null;
+  maxRuntimeMode: string | null;
+  projects: { projectId: string; name: string }[];
+  providers: {
+    providerInstanceId: string;
+    driverKind: string;
+    canRunChildTasks: boolean;
+    models: string[];
+    runtimeModes: string[];
+    interactionModes: string[];
+  }[];
+}
+
+const LINK_PATTERN = /switchyard-thread:\/\/v2\/([^/"\s]+)\//;
+
+/**
+ * Forwards a tool call to the linked environment it names (`environmentId`), as one mechanism
+ * for every tool in `FORWARDED_TOOLS`: the call goes there with the caller's mode ceiling (which
+ * the other side intersects with its grant, and enforces the grant on), and its answer comes back
+ * as the other side built it, links included. A delegation additionally carries the parent's
+ * lineage and depth budget, and its task is recorded here so the result is received once and
+ * delivered to the parent as an event; `task_status` and `task_cancel` of such a task forward
+ * without `environmentId`.
+ */
+@injectable()
+export class ReachForwarder {
+  /** The other environments' own ids (as their links name them), learned from their answers. */
+  private readonly learned = new Map<string, string>();
+
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    private readonly links: ReachLinks,
+    private readonly calls: ReachLinkCalls,
+    private readonly callers: CallerContext,
+    private readonly remoteTasks: RemoteTasks,
+    private readonly puller: RemoteResultsPuller,
+  ) {}
+
+  /** Whether a tool takes `environmentId`. */
+  forwards(toolName: string): boolean {
+    return Object.hasOwn(FORWARDED_TOOLS, toolName);
+  }
+
+  /**
+   * The link a call goes to, or null when it runs here: its `environmentId` (a link's name, or
+   * the id in a link that environment built; this environment's own id means here), or, for a
+   * task tool, the link its task was delegated to.
+   */
+  destination(toolName: string, args: Record<string, unknown>): string | null {
+    const forwarded = FORWARDED_TOOLS[toolName];
+    if (forwarded === undefined) return null;
+    const named = args.environmentId;
+    if (typeof named === "string") return named === environmentId(this.engine.store) ? null : this.linkNamed(named);
+    if (forwarded.kind === "task" && typeof args.taskId === "string") return this.remoteTasks.byRemoteTaskId(args.taskId)?.linkName ?? null;
+    return null;
+  }
+
+  /** Carries out a call on the link `linkName`; the answer is the other side's. */
+  async forward(caller: Caller, toolName: string, args: Record<string, unknown>, linkName: string, control: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {
+    const forwarded = FORWARDED_TOOLS[toolName]!;
+    const { environmentId: _named, ...rest } = args;
+    const own = environmentId(this.engine.store);
+    let meta: ReachCallMeta = { environmentId: own, callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
+    let outgoing: Record<string, unknown> = rest;
+    let parentRunId: string | null = null;
+    if (forwarded.kind === "delegation") {
+      const run = this.callers.liveRun(caller);
+      if (caller.kind !== "agent" || run === null) {
+        throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
+      }
+      const parent = this.engine.store.get("thread", run.threadId)!;
+      const depth = parent.lineage.depth + 1;
+      if (depth > this.config.budgets.maxDelegationDepth) {
+        throw new OrchestratorFailure("invalid_request", `Delegation depth ${depth} exceeds the budget of ${this.config.budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`, {
+          budget: "maxDelegationDepth",
+          limit: this.config.budgets.maxDelegationDepth,
+        });
+      }
+      meta = { ...meta, delegation: { environmentId: own, threadId: parent.id, runId: run.id, rootThreadId: parent.lineage.rootThreadId, depth, maxDepth: this.config.budgets.maxDelegationDepth } };
+      // A retry of the same delegation must find the same task there: the key is the caller's.
+      outgoing = { ...rest, clientRequestId: `${caller.requestScope}:${typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req")}` };
+      parentRunId = run.id;
+    }
+    const answer = await this.calls.call(linkName, toolName, outgoing, meta, control);
+    this.learn(linkName, answer);
+    if (forwarded.kind === "delegation" && typeof answer.taskId === "string") {
+      const task = this.remoteTasks.record({
+        linkName,
+        remoteTaskId: answer.taskId,
+        environmentId: this.learned.get(linkName) ?? linkName,
+        parentThreadId: caller.threadId!,
+        parentRunId: parentRunId!,
+        childThreadId: String(answer.childThreadId ?? ""),
+        childThreadLink: String(answer.childThreadLink ?? ""),
+        title: typeof rest.title === "string" ? rest.title : String(rest.task ?? "").split("\n")[0]!.slice(0, 60),
+      });
+      this.settleFromAnswer(linkName, task.remoteTaskId, answer, "read");
+      this.puller.wake(linkName);
+    } else if (forwarded.kind === "task" && typeof answer.taskId === "string") {
+      this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : "read");
+    }
+    return answer;
+  }
+
+  /**
+   * A task answer the parent saw: a result it read (a wait or status) needs no wake message; a
+   * cancel it asked for disposes the automatic delivery, as for a local task.
+   */
+  private settleFromAnswer(linkName: string, remoteTaskId: string, answer: Record<string, unknown>, how: "read" | "cancel"): void {
+    if (this.remoteTasks.get(linkName, remoteTaskId) === null) return;
+    if (how === "cancel") this.remoteTasks.dispose(linkName, remoteTaskId);
+    else if (answer.workState === "result_available") this.remoteTasks.acknowledge(linkName, remoteTaskId);
+    if (answer.workState === "result_available" && typeof answer.status === "string") {
+      this.remoteTasks.receive(linkName, { taskId: remoteTaskId, status: answer.status, summary: typeof answer.summary === "string" ? answer.summary : "" });
+    }
+  }
+
+  /** The link an environmentId names: a link's name, or the id another environment's links carry. */
+  private linkNamed(named: string): string {
+    if (this.links.get(named) !== null) return named;
+    for (const [linkName, id] of this.learned) if (id === named && this.links.get(linkName) !== null) return linkName;
+    const known = this.engine.store.statement("SELECT link_name FROM reach_remote_tasks WHERE json_extract(data, '$.environmentId') = ? LIMIT 1").get(named) as { link_name: string } | undefined;
+    if (known !== undefined && this.links.get(known.link_name) !== null) return known.link_name;
+    throw unknownEnvironment(named, this.links.list().map((link) => link.name));
+  }
+
+  /** Remembers the other environment's own id from a link in its answer. */
+  private learn(linkName: string, answer: Record<string, unknown>): void {
+    const match = LINK_PATTERN.exec(JSON.stringify(answer));
+    if (match !== null) this.learned.set(linkName, match[1]!);
+  }
+
+  /**
+   * The linked environments and what their grants let this caller do there, as each answers
+   * orchestrator_capabilities for its grant (bounded: an environment that does not answer in
+   * time is listed as unreachable, with why).
+   */
+  async environments(caller: Caller): Promise<LinkedEnvironment[]> {
+    const meta: ReachCallMeta = { environmentId: environmentId(this.engine.store), callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
+    return Promise.all(
+      this.links.list().map(async (link): Promise<LinkedEnvironment> => {
+        const base = { environmentId: link.name, url: link.url };
+        try {
+          const answer = await this.calls.call(link.name, "orchestrator_capabilities", {}, meta, { signal: AbortSignal.timeout(CAPABILITIES_TIMEOUT_MS) });
+          this.learn(link.name, answer);
+          const grant = (answer.grant ?? null) as { verbs?: string[]; maxRuntimeMode?: string } | null;
+          const providers = Array.isArray(answer.providers) ? (answer.providers as Record<string, unknown>[]) : [];
+          return {
+            ...base,
+            ownEnvironmentId: this.learned.get(link.name) ?? (typeof answer.environmentId === "string" ? answer.environmentId : null),
+            reachable: true,
+            problem: null,
+            verbs: grant?.verbs ?? null,
+            maxRuntimeMode: grant?.maxRuntimeMode ?? null,
+            projects: Array.isArray(answer.projects) ? (answer.projects as { projectId: string; name: string }[]).map((project) => ({ projectId: project.projectId, name: project.name })) : [],
+            providers: providers.map((provider) => ({
+              providerInstanceId: String(provider.providerInstanceId),
+              driverKind: String(provider.driverKind),
+              canRunChildTasks: provider.canRunChildTasks === true,
+              models: Array.isArray(provider.models) ? (provider.models as { id: string }[]).map((model) => model.id) : [],
+              runtimeModes: Array.isArray(provider.runtimeModes) ? (provider.runtimeModes as string[]) : [],
+              interactionModes: Array.isArray(provider.interactionModes) ? (provider.interactionModes as string[]) : [],
+            })),
+          };
+        } catch (error) {
+          const failure = error as { code?: string; message?: string; details?: { reason?: unknown } };
+          return {
+            ...base,
+            ownEnvironmentId: this.learned.get(link.name) ?? null,
+            reachable: false,
+            problem: { code: failure.code ?? "provider_unavailable", reason: typeof failure.details?.reason === "string" ? failure.details.reason : "peer_unreachable", message: String(failure.message ?? error).slice(0, 300) },
+            verbs: null,
+            maxRuntimeMode: null,
+            projects: [],
+            providers: [],
+          };
+        }
+      }),
+    );
+  }
+
+  /** The environment id learned for a link, if any answer named it yet. */
+  environmentIdOf(linkName: string): string | null {
+    return this.learned.get(linkName) ?? null;
+  }
+}
