@@ -92,10 +92,16 @@ export class ForeignTasks {
     if (replay !== null) {
       taskId = replay.result.taskId;
     } else {
+      // Checked before the provider is resolved, so a refusal names itself and nothing is created.
+      this.checkBudgets(this.engine, parent);
       const projectId = this.projectFor(grant, input.projectId);
       const ceiling = intersectCeiling(meta.ceiling, grant.maxRuntimeMode);
       this.grants.authorize(grant, { verb: "delegate", projectId, runtimeMode: input.runtimeMode === undefined || input.runtimeMode === "inherit" ? null : input.runtimeMode });
-      const selection = await this.selection.resolve({ target: input.target, inherited: null, ceiling, runtimeMode: input.runtimeMode ?? "inherit", interactionMode: input.interactionMode ?? "inherit" });
+      if (input.target === undefined) {
+        // The parent's provider is one of the other environment's; nothing here can be inherited.
+        throw new OrchestratorFailure("invalid_request", "delegate_task into another environment needs target.providerInstanceId or target.driverKind of a provider there (orchestrator_capabilities lists each environment's providers).", { field: "target" });
+      }
+      const selection = await this.selection.resolve({ target: input.target, inherited: null, ceiling, runtimeMode: input.runtimeMode, interactionMode: input.interactionMode });
       const outcome = this.engine.execute({
         commandId,
         operation: "reach.foreign_task.request",
@@ -261,7 +267,7 @@ export class ForeignTasks {
   }
 
   /** Depth and breadth budgets across machines: the delegating side's depth limit and this side's own. */
-  private checkBudgets(ctx: CommandContext, parent: ForeignParent): void {
+  private checkBudgets(ctx: { store: Engine["store"] }, parent: ForeignParent): void {
     const budgets = this.config.budgets;
     const maxDepth = Math.min(budgets.maxDelegationDepth, parent.maxDepth);
     if (parent.depth > maxDepth) {
