@@ -79,7 +79,7 @@ export class ForeignTasks {
    * the budgets that travelled with it and this side's own, then created in one command.
    * A retry with the same clientRequestId (from the same environment and grant) is the same task.
    */
-  async delegate(grant: ReachGrant, meta: ReachCallMeta, input: DelegateTaskInput): Promise<DelegateTaskResult> {
+  async delegate(grant: ReachGrant, meta: ReachCallMeta, input: DelegateTaskInput, signal?: AbortSignal): Promise<DelegateTaskResult> {
     const parent = meta.delegation;
     if (parent === undefined) {
       throw new OrchestratorFailure("parent_not_active", "delegate_task from another environment needs its parent's lineage (a delegating thread's run there); this call carried none.");
@@ -159,7 +159,7 @@ export class ForeignTasks {
       taskId = outcome.result.taskId;
     }
     if (input.mode !== "wait") return this.view(grant, taskId);
-    return this.wait(grant, taskId, input.timeoutMs);
+    return this.wait(grant, taskId, input.timeoutMs, signal);
   }
 
   /** task_status from a linked environment: only tasks delegated under the same grant. */

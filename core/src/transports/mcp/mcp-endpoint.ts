@@ -14,6 +14,7 @@ import type { McpToolServices } from "./tool-services.js";
 import { scopeRefs } from "../scope-refs.js";
 import { callerFromScope } from "./caller-from-scope.js";
 import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
+import { linkedGrantOf } from "./linked-caller.js";
 
 /** Limits the endpoint enforces on a request (the server config's values). */
 export interface McpEndpointLimits {
@@ -117,6 +118,8 @@ function issuesMessage(error: z.ZodError): string {
 export class McpEndpoint {
   private readonly tools = new Map<string, ListedTool>();
   private readonly listing: { tools: ListedTool["listing"][] };
+  /** What linked environments are listed: every tool, their results outbox included. */
+  private readonly linkedListing: { tools: ListedTool["listing"][] };
   /**
    * One JSON Schema validator for every per-request server. Otherwise the SDK builds a fresh Ajv
    * instance per Server: the largest share of the endpoint's CPU per request under
@@ -147,7 +150,8 @@ export class McpEndpoint {
         },
       });
     }
-    this.listing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
+    this.listing = { tools: [...this.tools.values()].filter((tool) => tool.definition.audience !== "linked_environments").map((tool) => tool.listing) };
+    this.linkedListing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
   }
 
   /** Tool names, in registration order. */
@@ -216,10 +220,11 @@ export class McpEndpoint {
 
   private createServer(scope: McpInvocationScope): Server {
     const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
-    server.setRequestHandler(ListToolsRequestSchema, () => this.listing);
+    const linked = linkedGrantOf(scope) !== null;
+    server.setRequestHandler(ListToolsRequestSchema, () => (linked ? this.linkedListing : this.listing));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const tool = this.tools.get(request.params.name);
-      if (tool === undefined) {
+      if (tool === undefined || (tool.definition.audience === "linked_environments" && !linked)) {
         return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${request.params.name}". Call tools/list for the available tools.`));
       }
       const parsed = tool.input.safeParse(request.params.arguments ?? {});
@@ -245,7 +250,14 @@ export class McpEndpoint {
         // A call for a linked environment goes there whole (the other side holds it to its grant
         // and checks its threads and tasks); its answer is the other side's.
         const args = parsed.data as Record<string, unknown>;
-        const link = this.services.reach.destination(tool.definition.name, args);
+        if (linked && args.environmentId !== undefined && args.environmentId !== this.services.environmentId) {
+          // A grant is for this environment only: it is never passed on to another one.
+          throw new OrchestratorFailure("capability_denied", `A linked environment's call runs here only; environmentId ${JSON.stringify(args.environmentId)} is not this environment (${this.services.environmentId}).`, {
+            reason: "not_forwarded",
+            environmentId: args.environmentId,
+          });
+        }
+        const link = linked ? null : this.services.reach.destination(tool.definition.name, args);
         if (link !== null) {
           const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, { signal: extra.signal, onProgress: () => void reportProgress(`waiting on ${link}`) });
           const structured = tool.definition.output.parse(forwarded) as Record<string, unknown>;

@@ -32,6 +32,8 @@ export interface McpToolDefinition<I extends z.ZodType = z.ZodType, O extends z.
   readonly annotations: ToolAnnotations;
   /** The credential capability the caller needs. */
   readonly requires: CredentialCapability;
+  /** `linked_environments`: listed to and callable by linked environments only (their results outbox); default everyone. */
+  readonly audience?: "everyone" | "linked_environments";
   handle(input: z.output<I>, invocation: ToolInvocation): Promise<z.input<O>>;
 }
 
