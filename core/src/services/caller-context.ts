@@ -39,9 +39,9 @@ export class CallerContext {
     return run;
   }
 
-  /** Agents must have a live run to change anything; clients need none. */
+  /** Agents must have a live run to change anything; clients and linked environments need none. */
   requireLiveRunForChanges(caller: Caller, action: string): RunRecord | null {
-    if (caller.kind === "client") return null;
+    if (caller.kind !== "agent") return null;
     const run = this.liveRun(caller);
     if (run === null) {
       throw new OrchestratorFailure("parent_not_active", `${action} needs the calling thread's live run, and this credential's provider session has none running. Call it from an active turn.`);
@@ -51,7 +51,7 @@ export class CallerContext {
 
   /** The modes new or changed work may not exceed: a client's token ceiling, an agent's live run (else its thread). */
   ceiling(caller: Caller): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
-    if (caller.kind === "client") return caller.ceiling ?? CLIENT_CEILING;
+    if (caller.kind !== "agent") return caller.ceiling ?? CLIENT_CEILING;
     const run = this.liveRun(caller);
     if (run !== null) return { runtimeMode: run.runtimeMode, interactionMode: run.interactionMode };
     const thread = this.thread(caller);
@@ -79,7 +79,7 @@ export class CallerContext {
    * thread's (`own`).
    */
   projectScope(caller: Caller): ProjectScope {
-    if (caller.kind === "client") return caller.projects ?? "*";
+    if (caller.kind !== "agent") return caller.projects ?? "*";
     if (this.config.reach.agentProjects === "all") return "*";
     const thread = this.thread(caller);
     return thread === null ? [] : [thread.projectId];
@@ -99,8 +99,10 @@ export class CallerContext {
     const why =
       caller.kind === "agent"
         ? `This server lets an agent use only its own thread's project (${allowed.join(", ") || "none"}), not ${projectId} (config reach.agentProjects is "own"). Work in your project, or ask the user to set reach.agentProjects to "all".`
-        : `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`;
-    throw new OrchestratorFailure("capability_denied", why, { projectId, allowedProjects: allowed });
+        : caller.kind === "environment"
+          ? `Grant ${caller.grant?.id} (for ${caller.grant?.for}) covers only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Ask the user on this machine to issue a grant with --projects including it.`
+          : `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`;
+    throw new OrchestratorFailure("capability_denied", why, { projectId, allowedProjects: allowed, ...(caller.grant !== undefined ? { grantId: caller.grant.id } : {}) });
   }
 
   /**
@@ -115,14 +117,14 @@ export class CallerContext {
     for (const threadId of refs.threadIds ?? []) {
       const thread = this.engine.store.get("thread", threadId);
       if (thread !== null && !this.mayUseProject(caller, thread.projectId)) {
-        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : "token"} may use.`, { threadId });
+        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`, { threadId });
       }
     }
     for (const taskId of refs.taskIds ?? []) {
       const task = this.engine.store.get("delegatedTask", taskId);
       const thread = task === null ? null : this.engine.store.get("thread", task.parentThreadId);
       if (task !== null && (thread === null || !this.mayUseProject(caller, thread.projectId))) {
-        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : "token"} may use.`, { taskId });
+        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`, { taskId });
       }
     }
   }

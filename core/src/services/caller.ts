@@ -1,13 +1,16 @@
 import type { CreationSource } from "../store/records.js";
-import type { CredentialCapability, ModeCeiling, ProjectScope } from "./credentials/mcp-session-registry.js";
+import type { CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
+import type { ReachGrant } from "./reach/reach-grants.js";
 
 /**
  * Who asks for an operation, independent of the transport. An agent caller is a provider
- * session inside a Switchyard thread; a client caller (CLI, script, another machine) has no
- * thread and no parent run.
+ * session inside a Switchyard thread; a client caller (CLI, script) has no thread and no parent
+ * run; an environment caller is another Switchyard server calling through a link, held to the
+ * grant its secret stands for (`grant`): like a client, it has no thread here, and its projects
+ * and ceiling are the grant's.
  */
 export interface Caller {
-  readonly kind: "agent" | "client";
+  readonly kind: "agent" | "client" | "environment";
   readonly threadId: string | null;
   readonly projectId: string | null;
   readonly providerInstanceId: string | null;
@@ -27,6 +30,10 @@ export interface Caller {
    * their ceiling); a client without one has the broadest modes.
    */
   readonly ceiling?: ModeCeiling | null;
+  /** An environment caller's grant, read afresh for this call. */
+  readonly grant?: ReachGrant;
+  /** What an environment caller says about who is calling on its side (unverified). */
+  readonly remote?: RemoteCaller;
   /** The transport the call came through (recorded as the creation source of what it creates); `mcp` when omitted. */
   readonly transport?: "mcp" | "api";
 }

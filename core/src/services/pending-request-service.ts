@@ -115,7 +115,7 @@ export class PendingRequestService {
     const request = this.record(caller, input.threadId, input.requestId);
     this.requireCapability(caller, request.kind);
     this.callers.requireLiveRunForChanges(caller, "t3_pending_request respond");
-    if (caller.kind === "client") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
+    if (caller.kind !== "agent") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
     if (request.status !== "pending") throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, { requestId: input.requestId });
     const response = this.response(request, input);
     this.engine.execute({

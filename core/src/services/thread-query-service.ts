@@ -95,7 +95,7 @@ export class ThreadQueryService {
     const params = kinds ?? [];
     // Agents read the newest items first; client callers (CLI, linked environments, outside
     // MCP clients) start at the oldest, because older clients read that way and follow hasMore.
-    const ascending = input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind === "client");
+    const ascending = input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind !== "agent");
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
     const rows = this.engine.store
       .statement(

@@ -233,6 +233,21 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 8,
+    name: "reach audit",
+    // One row per call across environments, on each side: `direction` 'in' (a linked environment
+    // called here, under a grant) or 'out' (this one called a link). Never a secret.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE reach_audit (
+          id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, direction TEXT NOT NULL,
+          grant_id TEXT, link_name TEXT, verb TEXT, tool TEXT, outcome TEXT NOT NULL, data TEXT NOT NULL
+        );
+        CREATE INDEX reach_audit_at ON reach_audit (at);
+      `);
+    },
+  },
+  {
     version: 9,
     name: "reach tasks across environments",
     // On the delegating side (A), one row per task delegated to a linked environment: the parent

@@ -79,7 +79,7 @@ describe("switchyard grant and link", () => {
     const revoked = await cli(["grant", "revoke", grant.id]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Revoked ${grant.id}`);
-    expect(await onServer(({ grants }) => grants.resolve(secret))).toEqual({ rejection: "revoked" });
+    expect(await onServer(({ grants }) => grants.resolve(secret))).toEqual({ rejection: "revoked", grantId: grant.id, for: "linux-box" });
     expect((await cli(["grant", "revoke", grant.id])).stdout).toContain("already revoked");
     const unknown = await cli(["grant", "revoke", "grant_nope"]);
     expect(unknown.code).toBe(3);

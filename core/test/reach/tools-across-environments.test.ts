@@ -90,9 +90,8 @@ describe("tools across environments", () => {
     const launched = await mustCall<{ thread: { threadId: string; link: string; projectId: string } }>(agent.client, "t3_thread_launch", {
       environmentId: "b",
       projectId: b.projectId,
-      prompt: "@@reply LAUNCHED-ON-B",
+      message: "@@reply LAUNCHED-ON-B",
       target: { providerInstanceId: "alpha" },
-      clientRequestId: "launch-on-b",
     });
     expect(launched.thread.link).toBe(`switchyard-thread://v2/${bEnvironment()}/${launched.thread.threadId}`);
     expect(b.host.store.get("thread", launched.thread.threadId)?.projectId).toBe(b.projectId);
@@ -116,7 +115,7 @@ describe("tools across environments", () => {
     const threadsOnB = b.host.store.count("thread", "1 = 1", []);
     const noDelegate = await callTool(agent.client, "delegate_task", { task: "@@reply NO", target: { providerInstanceId: "alpha" }, environmentId: "b-reader" });
     expect(noDelegate).toMatchObject({ ok: false, code: "capability_denied", details: { verb: "delegate", environmentId: "b-reader" } });
-    const tooBroad = await callTool(agent.client, "t3_thread_launch", { environmentId: "b", projectId: b.projectId, prompt: "@@reply NO", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" });
+    const tooBroad = await callTool(agent.client, "t3_thread_launch", { environmentId: "b", projectId: b.projectId, message: "@@reply NO", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" });
     expect(tooBroad).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied", details: { environmentId: "b" } });
     expect(b.host.store.count("thread", "1 = 1", [])).toBe(threadsOnB);
     expect(a.host.store.statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE link_name = 'b-reader'").get()).toEqual({ n: 0 });
@@ -125,9 +124,9 @@ describe("tools across environments", () => {
     const grant = b.host.container.resolve(ReachGrants).issue({ for: "gone", projects: "*", verbs: ["read"], maxRuntimeMode: "approval-required", ttlMs: 3_600_000 });
     a.host.container.resolve(ReachLinks).add({ name: "gone", url: "http://127.0.0.1:9", secret: grant.secret });
     const unreachable = await callTool(agent.client, "t3_thread_list", { environmentId: "gone" });
-    expect(unreachable).toMatchObject({ ok: false, code: "provider_unavailable", details: { reason: "peer_unreachable", environmentId: "gone" } });
+    expect(unreachable).toMatchObject({ ok: false, code: "provider_unavailable", details: { reason: "unreachable", environmentId: "gone" } });
     const capabilities = await mustCall<{ environments: { environmentId: string; reachable: boolean; problem: { reason: string } | null }[] }>(agent.client, "orchestrator_capabilities", {});
-    expect(capabilities.environments.find((environment) => environment.environmentId === "gone")).toMatchObject({ reachable: false, problem: { reason: "peer_unreachable" } });
+    expect(capabilities.environments.find((environment) => environment.environmentId === "gone")).toMatchObject({ reachable: false, problem: { reason: "unreachable" } });
     a.host.container.resolve(ReachLinks).remove("gone");
     agent.release();
   });
@@ -139,7 +138,7 @@ describe("tools across environments", () => {
     expect(await callTool(agent.client, "t3_thread_list", { environmentId: "b-revocable", projectId: b.projectId })).toMatchObject({ ok: true });
     b.host.container.resolve(ReachGrants).revoke(issued.grant.id);
     const refused = await callTool(agent.client, "t3_thread_list", { environmentId: "b-revocable", projectId: b.projectId });
-    expect(refused).toMatchObject({ ok: false, code: "capability_denied", details: { reason: "grant_refused", environmentId: "b-revocable" } });
+    expect(refused).toMatchObject({ ok: false, code: "capability_denied", details: { reason: "grant_revoked", environmentId: "b-revocable" } });
     agent.release();
   });
 

@@ -6,6 +6,7 @@ import type { Logger } from "../../src/logging/logger.js";
 import type { ProviderSessionScope } from "../../src/engine/mcp-grant-issuer.js";
 import { McpSessionRegistry, type CredentialCapability } from "../../src/services/credentials/mcp-session-registry.js";
 import { startServer, type RunningServer } from "../../src/transports/http/switchyard-server.js";
+import type { TlsIdentity } from "../../src/transports/http/loopback-listener.js";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { connectMcp } from "./mcp-client.js";
 import { scriptedInstance, startTestHost, type TestHost } from "./test-host.js";
@@ -42,6 +43,8 @@ export class McpLab {
       reach?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
+      /** Where to listen instead of 127.0.0.1 (another loopback address; TLS), as `serve --host`. */
+      listen?: { host: string; tls?: TlsIdentity | null };
     } = {},
   ): Promise<McpLab> {
     const t = await startTestHost({
@@ -59,7 +62,7 @@ export class McpLab {
       ...(options.reach ? { reach: options.reach } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const server = await startServer(t.host, { port: 0 });
+    const server = await startServer(t.host, { port: 0, ...(options.listen ? { listen: options.listen } : {}) });
     const project = t.host.projects.add(t.workspace, "main");
     return new McpLab(t, server, project.id);
   }

@@ -9,6 +9,7 @@ import type { EventStore } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
 import type { Clock } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
+import type { ReachGrant } from "../reach/reach-grants.js";
 
 /**
  * What a credential allows. `operate` (send, create, interrupt, stop, answer questions) and
@@ -36,8 +37,11 @@ export const UNRESTRICTED_CEILING: ModeCeiling = { runtimeMode: "full-access", i
 /** Who is calling and what they may do, resolved from a bearer token for each MCP request. */
 export interface McpInvocationScope {
   readonly credentialId: string;
-  /** A provider session (an agent in a Switchyard thread) or an outside client (CLI, script). */
-  readonly kind: "provider_session" | "client";
+  /**
+   * A provider session (an agent in a Switchyard thread), an outside client (CLI, script), or a
+   * linked environment presenting a grant's link secret (`grant` is then set).
+   */
+  readonly kind: "provider_session" | "client" | "environment";
   readonly environmentId: string;
   readonly threadId: string | null;
   readonly projectId: string | null;
@@ -49,6 +53,16 @@ export interface McpInvocationScope {
   readonly projects: ProjectScope;
   /** A client token's mode ceiling; null for a provider session (its run's modes are its ceiling). */
   readonly ceiling: ModeCeiling | null;
+  /** For a linked environment: the grant its secret stands for, read at this request. */
+  readonly grant?: ReachGrant;
+  /** For a linked environment: who it says is calling (unverified claims, kept for the audit). */
+  readonly remote?: RemoteCaller;
+}
+
+/** What a linked environment says about its caller: its environment id and the calling thread there. */
+export interface RemoteCaller {
+  readonly environmentId: string | null;
+  readonly threadId: string | null;
 }
 
 /** Why a token was refused (logged, never shown with the token). */

@@ -350,7 +350,7 @@ export class DelegatedTaskService {
     const task = this.taskFor(caller, taskId);
     this.callers.requireLiveRunForChanges(caller, "task_cancel");
     // An agent cancels its own children, never broader than it; a client token holds its ceiling.
-    if (caller.kind === "client") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", task.childThreadId)!);
+    if (caller.kind !== "agent") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", task.childThreadId)!);
     const why = reason ?? "cancelled_by_parent";
     const outcome = this.engine.execute({
       commandId: `cmd:task_cancel:${this.engine.ids.random("req")}`,

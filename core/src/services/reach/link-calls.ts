@@ -1,11 +1,9 @@
 import { inject, injectable } from "tsyringe";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TOKENS } from "../../di/tokens.js";
-import { isOrchestratorFailure, OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../engine/orchestrator-failure.js";
-import { HOST_VERSION } from "../../util/host-version.js";
+import { OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../engine/orchestrator-failure.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import { REACH_META_KEY } from "./forwarded-tools.js";
+import { ReachLinkClient } from "./link-client.js";
 import { ReachLinks } from "./reach-links.js";
 
 /** What a forwarded call tells the other side about who asks here (its `_meta`). */
@@ -33,48 +31,35 @@ export interface ForeignParent {
 }
 
 /**
- * Calls tools of linked environments: an MCP client of the other server's endpoint, presenting
- * the link's secret as its bearer credential. A call that cannot reach the other server is
- * `provider_unavailable` (reason `peer_unreachable`), one it refuses at the door (a revoked,
- * expired or unknown grant) `capability_denied` (reason `grant_refused`), and a typed failure
- * of the tool there comes back as that failure, naming the environment.
+ * Calls one tool of a linked environment through its link (`ReachLinkClient`: the link secret,
+ * the pinned certificate, the audit) with this side's facts in `_meta`, and returns the
+ * structured answer. A failure of the link itself is the link client's typed failure
+ * (`provider_unavailable` reason `unreachable`, `capability_denied` reason `grant_revoked`, …);
+ * a typed failure of the tool there comes back as that failure, naming the environment.
  */
 @injectable()
 export class ReachLinkCalls {
   constructor(
     private readonly links: ReachLinks,
+    private readonly client: ReachLinkClient,
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
   ) {}
 
   async call(linkName: string, tool: string, args: Record<string, unknown>, meta: ReachCallMeta, options: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {
-    const link = this.links.get(linkName);
-    if (link === null) throw unknownEnvironment(linkName, this.links.list().map((known) => known.name));
-    const secret = this.links.secret(linkName);
-    const transport = new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } });
-    const client = new Client({ name: "switchyard-link", version: HOST_VERSION });
-    try {
-      try {
-        await client.connect(transport);
-      } catch (error) {
-        throw transportFailure(linkName, error);
-      }
-      let result;
-      try {
-        result = await client.callTool({ name: tool, arguments: args, _meta: { [REACH_META_KEY]: meta } }, undefined, {
-          // A forwarded wait blocks up to the other side's cap; progress keeps it alive.
-          timeout: this.config.server.maxWaitMs + 60_000,
-          resetTimeoutOnProgress: true,
-          ...(options.signal !== undefined ? { signal: options.signal } : {}),
-          ...(options.onProgress !== undefined ? { onprogress: () => options.onProgress!() } : {}),
-        });
-      } catch (error) {
-        throw transportFailure(linkName, error);
-      }
-      if (result.isError === true) throw remoteFailure(linkName, result.content);
-      return (result.structuredContent ?? {}) as Record<string, unknown>;
-    } finally {
-      await client.close().catch(() => undefined);
-    }
+    if (this.links.get(linkName) === null) throw unknownEnvironment(linkName, this.links.list().map((known) => known.name));
+    const result = await this.client.callTool(linkName, tool, args, {
+      callerThreadId: meta.callerThreadId,
+      meta: { [REACH_META_KEY]: meta },
+      request: {
+        // A forwarded wait blocks up to the other side's cap; progress keeps it alive.
+        timeout: this.config.server.maxWaitMs + 60_000,
+        resetTimeoutOnProgress: true,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        ...(options.onProgress !== undefined ? { onprogress: () => options.onProgress!() } : {}),
+      },
+    });
+    if (result.isError === true) throw remoteFailure(linkName, result.content);
+    return (result.structuredContent ?? {}) as Record<string, unknown>;
   }
 }
 
@@ -85,22 +70,6 @@ export function unknownEnvironment(name: string, linked: readonly string[]): Orc
     `No linked environment is named ${JSON.stringify(name)}${linked.length > 0 ? `; linked: ${linked.join(", ")}` : "; none is linked"}. orchestrator_capabilities lists them; the user links one with \`switchyard link add\`.`,
     { reason: "unknown_environment", environmentId: name, linkedEnvironments: [...linked] },
   );
-}
-
-function transportFailure(linkName: string, error: unknown): OrchestratorFailure {
-  if (isOrchestratorFailure(error)) return error;
-  const status = error instanceof StreamableHTTPError ? error.code : undefined;
-  if (status === 401 || status === 403) {
-    return new OrchestratorFailure("capability_denied", `Environment ${linkName} refused this link's credential (its grant was revoked, expired or never existed there). Ask the user there for a new grant.`, {
-      reason: "grant_refused",
-      environmentId: linkName,
-    });
-  }
-  if ((error as Error).name === "AbortError") return new OrchestratorFailure("orchestration_error", `The call to environment ${linkName} was cancelled.`, { reason: "cancelled", environmentId: linkName });
-  return new OrchestratorFailure("provider_unavailable", `Environment ${linkName} cannot be reached now (${(error as Error).message.slice(0, 200)}). Try again later with the same clientRequestId: a retry finds work this call may have started there.`, {
-    reason: "peer_unreachable",
-    environmentId: linkName,
-  });
 }
 
 function remoteFailure(linkName: string, content: unknown): OrchestratorFailure {

@@ -196,7 +196,7 @@ export class ReachForwarder {
             ...base,
             ownEnvironmentId: this.learned.get(link.name) ?? null,
             reachable: false,
-            problem: { code: failure.code ?? "provider_unavailable", reason: typeof failure.details?.reason === "string" ? failure.details.reason : "peer_unreachable", message: String(failure.message ?? error).slice(0, 300) },
+            problem: { code: failure.code ?? "provider_unavailable", reason: typeof failure.details?.reason === "string" ? failure.details.reason : "unreachable", message: String(failure.message ?? error).slice(0, 300) },
             verbs: null,
             maxRuntimeMode: null,
             projects: [],

@@ -6,7 +6,6 @@ import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
 import type { EventStore } from "../../store/ports.js";
 import type { Clock } from "../../util/clock.js";
-import type { ProjectScope } from "../credentials/mcp-session-registry.js";
 import { environmentNameProblem } from "./environment-name.js";
 
 /**
@@ -16,6 +15,9 @@ import { environmentNameProblem } from "./environment-name.js";
  */
 export const GRANT_VERBS = ["read", "create", "send", "delegate", "cancel"] as const;
 export type GrantVerb = (typeof GRANT_VERBS)[number];
+
+/** The projects a grant covers: their ids, or every project (`"*"`); the same shape as a token's ProjectScope. */
+export type ProjectScope = readonly string[] | "*";
 
 /** Link secrets start with this, under the token prefix, so the logger scrubs them like tokens. */
 export const LINK_SECRET_PREFIX = `${TOKEN_PREFIX}link_`;
@@ -132,13 +134,13 @@ export class ReachGrants {
     return this.store.statement("UPDATE reach_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), grantId).changes > 0;
   }
 
-  /** The grant a link secret stands for, read now (so revoking stops the next call), or why not. */
-  resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection } {
+  /** The grant a link secret stands for, read now (so revoking stops the next call), or why not (naming a revoked or expired grant, for the audit). */
+  resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection; grantId?: string; for?: string } {
     const row = this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(hashSecret(secret)) as GrantRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
-    if (row.revoked_at !== null) return { rejection: "revoked" };
+    if (row.revoked_at !== null) return { rejection: "revoked", grantId: row.id, for: row.for_name };
     const now = this.clock.nowMs();
-    if (now >= row.expires_at) return { rejection: "expired" };
+    if (now >= row.expires_at) return { rejection: "expired", grantId: row.id, for: row.for_name };
     this.store.statement("UPDATE reach_grants SET last_used_at = ? WHERE id = ?").run(now, row.id);
     return { grant: grantOf({ ...row, last_used_at: now }) };
   }

@@ -19,6 +19,8 @@ export interface ReachLink {
   readonly createdAt: string;
   /** Whether the secret file is there and is the one `link add` stored. */
   readonly secret: "stored" | "missing" | "changed";
+  /** The SHA-256 fingerprint (64 hex digits) of the other server's TLS certificate, pinned by `link add`; null for http links. */
+  readonly fingerprint: string | null;
 }
 
 interface LinkRow {
@@ -32,6 +34,8 @@ interface LinkData {
   url: string;
   /** SHA-256 of the secret: tells a replaced or damaged secret file apart, reveals nothing (the secret is 32 random bytes). */
   secretSha256: string;
+  /** The pinned certificate fingerprint of an https link (absent for http). */
+  fingerprint?: string;
 }
 
 /** Where a link's secret is kept: `<home>/keys/links/<id>.secret`, mode 0600 in 0700 folders. */
@@ -137,6 +141,7 @@ export class ReachLinks {
       url: data.url,
       createdAt: new Date(row.created_at).toISOString(),
       secret: secret === null ? "missing" : sha256(secret) === data.secretSha256 ? "stored" : "changed",
+      fingerprint: data.fingerprint ?? null,
     };
   }
 }

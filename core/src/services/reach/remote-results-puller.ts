@@ -81,7 +81,7 @@ export class RemoteResultsPuller {
         if (this.stopping.signal.aborted) return;
         const details = (error as { details?: { reason?: unknown } }).details;
         // A link removed here, or a grant refused there, does not heal by calling again.
-        if (details?.reason === "unknown_environment" || details?.reason === "grant_refused") {
+        if (typeof details?.reason === "string" && (details.reason === "unknown_environment" || details.reason === "unknown_link" || details.reason.startsWith("grant_") || details.reason === "link_secret_unusable")) {
           this.logger.warn("remote results: link unusable", { link: linkName, reason: String(details.reason) });
           return;
         }

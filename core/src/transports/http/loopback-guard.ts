@@ -34,6 +34,11 @@ function isLoopbackHost(host: string): boolean {
   return match[1] === undefined || Number(match[1]) <= 65535;
 }
 
+function isBoundHost(host: string, boundHost: string): boolean {
+  const match = /^(.*?)(?::(\d{1,5}))?$/.exec(host);
+  return match !== null && match[1]!.toLowerCase() === boundHost.toLowerCase() && (match[2] === undefined || Number(match[2]) <= 65535);
+}
+
 function isLoopbackOrigin(origin: string): boolean {
   let url: URL;
   try {
@@ -52,7 +57,7 @@ function isLoopbackOrigin(origin: string): boolean {
  * through a tunnel or proxy that keeps its public Host, and they carry no ambient credential a
  * rebinding page could borrow.
  */
-export function checkLoopbackRequest(request: IncomingMessage, options: { readonly anyHostName?: boolean } = {}): RefusedRequest | null {
+export function checkLoopbackRequest(request: IncomingMessage, options: { readonly anyHostName?: boolean; readonly boundHost?: string } = {}): RefusedRequest | null {
   const counts = occurrences(request, ["host", "origin", "authorization"]);
   const hosts = counts.get("host")!;
   if (hosts !== 1) {
@@ -63,7 +68,8 @@ export function checkLoopbackRequest(request: IncomingMessage, options: { readon
     if (count > 1) return { status: 400, error: "bad_request", description: `The request has ${count} ${label} headers; send at most one.` };
   }
   const host = request.headers.host ?? "";
-  if (options.anyHostName !== true && !isLoopbackHost(host)) {
+  // `boundHost`: the loopback address `serve --host` bound (127.0.0.2, …), which a client of it names.
+  if (options.anyHostName !== true && !isLoopbackHost(host) && !(options.boundHost !== undefined && isBoundHost(host, options.boundHost))) {
     return { status: 403, error: "forbidden", description: `Host ${JSON.stringify(host)} is not a loopback name (${NAMES}); refused as DNS-rebinding protection.` };
   }
   const origin = request.headers.origin;

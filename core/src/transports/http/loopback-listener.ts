@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTlsServer } from "node:https";
+import { isIP, type AddressInfo } from "node:net";
 import { SwitchyardError } from "../../spec/index.js";
 import { applyServerLimits, type ConnectionCap, type ServerLimits } from "./server-limits.js";
 
@@ -14,6 +15,12 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 export interface LoopbackListener {
   readonly server: Server;
   readonly port: number;
+  /** The address it is bound on (`127.0.0.1` unless `serve --host` chose another). */
+  readonly host: string;
+  /** `https` when it serves TLS. */
+  readonly protocol: "http" | "https";
+  /** Its base URL, `<protocol>://<host>:<port>`. */
+  readonly url: string;
   /** Its open connections, counted against `server.maxConnections`. */
   readonly cap: ConnectionCap;
   /** Starts handling requests, first the ones that arrived meanwhile. */
@@ -22,13 +29,40 @@ export interface LoopbackListener {
   close(): Promise<void>;
 }
 
+/** A certificate and key (PEM) to serve TLS with. */
+export interface TlsIdentity {
+  readonly cert: string;
+  readonly key: string;
+}
+
 /**
- * Binds 127.0.0.1:`port` (0 picks a free port) under the server's limits (applied before
- * listening, as Node requires). A taken or forbidden port fails with a `conflict` error whose
- * details name the port.
+ * Whether an address stays on this machine: 127.0.0.0/8, ::1 and `localhost`. Only the kernel's
+ * own processes reach them, so they may be served without TLS; every other address needs it.
  */
-export async function bindLoopbackListener(port: number, limits: ServerLimits): Promise<LoopbackListener> {
-  const server = createServer();
+export function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare === "::1") return true;
+  return isIP(bare) === 4 && bare.startsWith("127.");
+}
+
+/** A host as it appears in a URL (IPv6 in brackets). */
+export function urlHost(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
+/**
+ * Binds `host`:`port` (default 127.0.0.1; port 0 picks a free one) under the server's limits
+ * (applied before listening, as Node requires), serving TLS when `tls` is given. An address
+ * beyond loopback without TLS is refused (`invalid_input`) before anything is bound. A taken or
+ * forbidden port fails with a `conflict` error whose details name the port.
+ */
+export async function bindLoopbackListener(port: number, limits: ServerLimits, options: { host?: string; tls?: TlsIdentity | null } = {}): Promise<LoopbackListener> {
+  const host = options.host ?? "127.0.0.1";
+  const tls = options.tls ?? null;
+  if (tls === null && !isLoopbackAddress(host)) {
+    throw new SwitchyardError("invalid_input", `Serving on ${host} needs TLS: it is not a loopback address, and link secrets and tokens must not cross a network in clear. Give a certificate (--tls-cert and --tls-key) or --tls-self-signed, or reach this machine through an SSH tunnel instead.`, { host });
+  }
+  const server: Server = tls === null ? createServer() : (createTlsServer({ cert: tls.cert, key: tls.key }) as unknown as Server);
   const cap = applyServerLimits(server, limits);
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: RequestHandler | null = null;
@@ -38,19 +72,25 @@ export async function bindLoopbackListener(port: number, limits: ServerLimits): 
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new SwitchyardError("conflict", `Port ${port} on 127.0.0.1 is already in use.`, { port, reason: "in_use" }));
+      if (error.code === "EADDRINUSE") reject(new SwitchyardError("conflict", `Port ${port} on ${host} is already in use.`, { port, reason: "in_use" }));
+      else if (error.code === "EADDRNOTAVAIL") reject(new SwitchyardError("conflict", `${host} is not an address of this machine, so it cannot be listened on.`, { port, host, reason: "no_such_address" }));
       else if (error.code === "EACCES") reject(new SwitchyardError("conflict", `This process may not listen on port ${port} (ports below 1024 need privileges).`, { port, reason: "forbidden" }));
       else reject(error);
     };
     server.once("error", onError);
-    server.listen(port, "127.0.0.1", () => {
+    server.listen(port, host, () => {
       server.off("error", onError);
       resolve();
     });
   });
+  const bound = (server.address() as AddressInfo).port;
+  const protocol = tls === null ? "http" : "https";
   return {
     server,
-    port: (server.address() as AddressInfo).port,
+    port: bound,
+    host,
+    protocol,
+    url: `${protocol}://${urlHost(host)}:${bound}`,
     cap,
     serve: (next) => {
       handler = next;

@@ -20,7 +20,9 @@ import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
-import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
+import { bindLoopbackListener, isLoopbackAddress, urlHost, type LoopbackListener, type TlsIdentity } from "./loopback-listener.js";
+import { ReachGrants } from "../../services/reach/reach-grants.js";
+import { ReachAudit } from "../../services/reach/reach-audit.js";
 import { RequestTurns } from "./request-turns.js";
 import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
@@ -63,7 +65,7 @@ function apiFailure(res: ServerResponse, failure: ApiFailure): void {
  * reopening sessions of continued runs), then requests are handled. The host must not be
  * started yet.
  */
-export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string } = {}): Promise<RunningServer> {
+export async function startServer(host: SwitchyardHost, options: { port?: number; listener?: LoopbackListener; webAppDir?: string; listen?: { host: string; tls?: TlsIdentity | null } } = {}): Promise<RunningServer> {
   if (host.isStarted) {
     throw new SwitchyardError(
       "internal",
@@ -88,12 +90,13 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     reach: host.container.resolve(ReachForwarder),
     foreignTasks: host.container.resolve(ForeignTasks),
   };
-  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes });
+  const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
+  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
   const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const webApp = new WebApp(options.webAppDir);
-  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits));
+  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits, options.listen ?? {}));
   const port = listener.port;
   const cap = listener.cap;
   const turns = new RequestTurns();
@@ -108,7 +111,9 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
       else json(res, 503, { error: "server_busy", error_description: message }, { "retry-after": "1" });
       return;
     }
-    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) });
+    // Beyond loopback, TLS and the bearer credential stand in for the Host rule: no browser page
+    // gets a TLS session to this server under its own name. Origins stay loopback-only.
+    const refused = checkLoopbackRequest(req, { anyHostName: hooks.owns(path) || !isLoopbackAddress(listener.host), boundHost: urlHost(listener.host) });
     if (refused !== null) {
       if (isApi) apiFailure(res, new ApiFailure(refused.status === 403 ? "host_not_allowed" : "invalid_request", refused.description, {}, refused.status));
       else json(res, refused.status, { error: refused.error, error_description: refused.description });
@@ -154,7 +159,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     // Everything else is the web UI (its client routes included).
     webApp.handle(req, res, path);
   };
-  const url = `http://127.0.0.1:${port}`;
+  const url = listener.url;
   const mcpUrl = `${url}/mcp`;
   const apiUrl = `${url}/api/v1`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });

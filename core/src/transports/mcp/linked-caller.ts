@@ -1,12 +1,27 @@
-import type { McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
+import { interactionModeRank } from "../../spec/index.js";
+import type { McpInvocationScope, ModeCeiling } from "../../services/credentials/mcp-session-registry.js";
+import { intersectCeiling } from "../../services/reach/foreign-tasks.js";
 import type { ReachGrant } from "../../services/reach/reach-grants.js";
 import { REACH_META_KEY } from "../../services/reach/forwarded-tools.js";
 import type { ReachCallMeta } from "../../services/reach/link-calls.js";
 
 /** The grant of a linked environment's call (its link secret's), or null for any other caller. */
 export function linkedGrantOf(scope: McpInvocationScope): ReachGrant | null {
-  const grant = (scope as McpInvocationScope & { grant?: ReachGrant }).grant;
-  return scope.kind === ("environment" as McpInvocationScope["kind"]) && grant !== undefined ? grant : null;
+  return scope.kind === "environment" && scope.grant !== undefined ? scope.grant : null;
+}
+
+/**
+ * A linked environment's ceiling for one call: the grant's, narrowed by the ceiling its caller
+ * has there when the call says so (a forwarded call does): never broader than either.
+ */
+export function linkedCeiling(scope: McpInvocationScope, meta: unknown): ModeCeiling | null {
+  const grant = linkedGrantOf(scope);
+  const stated = typeof meta === "object" && meta !== null && REACH_META_KEY in meta;
+  if (grant === null || !stated) return scope.ceiling;
+  const claimed = reachMetaOf(meta).ceiling;
+  const narrowed = intersectCeiling(claimed, grant.maxRuntimeMode);
+  const granted = scope.ceiling?.interactionMode ?? "default";
+  return { runtimeMode: narrowed.runtimeMode, interactionMode: interactionModeRank(narrowed.interactionMode) <= interactionModeRank(granted) ? narrowed.interactionMode : granted };
 }
 
 /**

@@ -14,7 +14,12 @@ import type { McpToolServices } from "./tool-services.js";
 import { scopeRefs } from "../scope-refs.js";
 import { callerFromScope } from "./caller-from-scope.js";
 import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
-import { linkedGrantOf } from "./linked-caller.js";
+import { linkedCeiling, linkedGrantOf } from "./linked-caller.js";
+import { LINK_SECRET_PREFIX, type ReachGrants } from "../../services/reach/reach-grants.js";
+import type { ReachAudit } from "../../services/reach/reach-audit.js";
+import { grantVerbOf, requestedRuntimeModes } from "../../services/reach/tool-grant-verbs.js";
+import { remoteCallerFrom } from "../../services/reach/reach-wire.js";
+import { auditTargetOf, outcomeOf } from "../../services/reach/tool-call-outcome.js";
 
 /** Limits the endpoint enforces on a request (the server config's values). */
 export interface McpEndpointLimits {
@@ -98,6 +103,35 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return rest;
 }
 
+/**
+ * What lets linked environments in: link secrets resolve to grants (read afresh per request), and
+ * their calls are audited. Only resolve and authorize are reachable: nothing here issues, widens
+ * or revokes a grant.
+ */
+export interface McpReach {
+  readonly grants: Pick<ReachGrants, "resolve" | "authorize">;
+  readonly audit: ReachAudit;
+}
+
+/** A linked environment's scope: the grant's projects and ceiling; read and operate, never approve. */
+function environmentScope(grant: NonNullable<McpInvocationScope["grant"]>, environmentId: string): McpInvocationScope {
+  return {
+    credentialId: grant.id,
+    kind: "environment",
+    environmentId,
+    threadId: null,
+    projectId: null,
+    providerInstanceId: null,
+    providerSessionId: null,
+    capabilities: new Set(["orchestration:read", "orchestration:operate"]),
+    label: `grant for ${grant.for}`,
+    projects: grant.projects,
+    // A grant bounds the runtime mode only; the interaction mode is left to the work itself.
+    ceiling: { runtimeMode: grant.maxRuntimeMode, interactionMode: "default" },
+    grant,
+  };
+}
+
 /** A typed failure as a tool result: `isError` with `{ error: { code, message, details } }` text. */
 export function failureResult(failure: OrchestratorFailure): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: failure.toJSON() }) }] };
@@ -134,8 +168,11 @@ export class McpEndpoint {
     private readonly logger: Logger,
     private readonly serverName: string,
     private readonly limits: McpEndpointLimits,
+    private readonly reach: McpReach | null = null,
   ) {
     for (const definition of definitions) {
+      // Every tool says what a linked environment needs to call it, so none is let through unclassified.
+      if (grantVerbOf(definition.name) === undefined) throw new Error(`MCP tool ${definition.name} has no entry in TOOL_GRANT_VERBS (services/reach/tool-grant-verbs.ts): give it a grant verb, or null when linked environments may not call it.`);
       const input = inputOf(definition);
       this.tools.set(definition.name, {
         definition,
@@ -174,12 +211,8 @@ export class McpEndpoint {
       this.unauthorized(res, header === undefined ? "Missing Authorization header" : "Malformed Authorization header");
       return;
     }
-    const resolved = this.registry.resolve(match[1]!);
-    if ("rejection" in resolved) {
-      this.logger.info("MCP request refused", { reason: resolved.rejection });
-      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown token" : `Token ${resolved.rejection.replace("_", " ")}`);
-      return;
-    }
+    const scope = this.resolveScope(match[1]!, res);
+    if (scope === null) return;
     if (req.method !== "POST") {
       jsonRpcError(res, 405, -32000, "Method not allowed: this endpoint is stateless; use POST.", { allow: "POST" });
       return;
@@ -208,7 +241,7 @@ export class McpEndpoint {
       jsonRpcError(res, 400, -32600, "Invalid Request: the batch is empty; send at least one JSON-RPC message.");
       return;
     }
-    const server = this.createServer(resolved.scope);
+    const server = this.createServer(scope);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(body) });
     res.on("close", () => {
       void transport.close();
@@ -218,11 +251,77 @@ export class McpEndpoint {
     await transport.handleRequest(req, res, body);
   }
 
+  /** The scope a bearer credential stands for (a token, or a link secret's grant), or null after answering 401. */
+  private resolveScope(bearer: string, res: ServerResponse): McpInvocationScope | null {
+    if (this.reach !== null && bearer.startsWith(LINK_SECRET_PREFIX)) {
+      const resolved = this.reach.grants.resolve(bearer);
+      if ("grant" in resolved) return environmentScope(resolved.grant, this.registry.environmentId);
+      this.logger.info("MCP request refused", { reason: `link_${resolved.rejection}`, grantId: resolved.grantId ?? null });
+      // A revoked or expired grant's call is a call across environments too; an unknown secret names no one.
+      if (resolved.grantId !== undefined) {
+        this.reach.audit.record({ direction: "in", grantId: resolved.grantId, environment: resolved.for ?? null, tool: null, outcome: "capability_denied", reason: resolved.rejection });
+      }
+      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown link secret" : `Link grant ${resolved.rejection}`);
+      return null;
+    }
+    const resolved = this.registry.resolve(bearer);
+    if ("rejection" in resolved) {
+      this.logger.info("MCP request refused", { reason: resolved.rejection });
+      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown token" : `Token ${resolved.rejection.replace("_", " ")}`);
+      return null;
+    }
+    return resolved.scope;
+  }
+
+  /**
+   * Holds a linked environment's call to its grant before the handler runs: the tool's verb
+   * (TOOL_GRANT_VERBS), and every runtime mode it asks for against the grant's ceiling. Projects,
+   * threads and tasks are held to the grant's projects by the scope check every call gets.
+   */
+  private authorizeEnvironment(scope: McpInvocationScope, toolName: string, input: unknown): void {
+    const grant = scope.grant!;
+    const verb = grantVerbOf(toolName);
+    if (verb === null || verb === undefined) {
+      throw new OrchestratorFailure("capability_denied", `${toolName} is not offered to linked environments; only this machine's own clients and agents may call it.`, {
+        grantId: grant.id,
+        tool: toolName,
+        reason: "tool",
+      });
+    }
+    this.reach!.grants.authorize(grant, { verb });
+    for (const runtimeMode of requestedRuntimeModes(input)) this.reach!.grants.authorize(grant, { verb, runtimeMode });
+  }
+
   private createServer(scope: McpInvocationScope): Server {
     const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
     const linked = linkedGrantOf(scope) !== null;
     server.setRequestHandler(ListToolsRequestSchema, () => (linked ? this.linkedListing : this.listing));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      if (scope.kind !== "environment") return this.callTool(scope, request, extra);
+      // One audit row per call from a linked environment, whatever its outcome.
+      const remote = remoteCallerFrom(request.params._meta);
+      // The caller's ceiling on its side narrows the grant's for this call (it can never widen it).
+      const callScope: McpInvocationScope = { ...scope, remote, ceiling: linkedCeiling(scope, request.params._meta) };
+      const result = await this.callTool(callScope, request, extra);
+      this.reach!.audit.record({
+        direction: "in",
+        grantId: scope.grant!.id,
+        environment: scope.grant!.for,
+        remoteEnvironmentId: remote.environmentId,
+        callerThreadId: remote.threadId,
+        verb: grantVerbOf(request.params.name) ?? null,
+        tool: request.params.name,
+        target: auditTargetOf(request.params.arguments ?? {}, result),
+        ...outcomeOf(result),
+      });
+      return result;
+    });
+    return server;
+  }
+
+  private async callTool(scope: McpInvocationScope, request: CallToolRequest, extra: ToolCallExtra): Promise<CallToolResult> {
+    {
+      const linked = linkedGrantOf(scope) !== null;
       const tool = this.tools.get(request.params.name);
       if (tool === undefined || (tool.definition.audience === "linked_environments" && !linked)) {
         return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${request.params.name}". Call tools/list for the available tools.`));
@@ -246,7 +345,7 @@ export class McpEndpoint {
         await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } }).catch(() => undefined);
       };
       try {
-        // A project-scoped token is checked before the tool reads anything.
+        if (scope.kind === "environment") this.authorizeEnvironment(scope, tool.definition.name, parsed.data);
         // A call for a linked environment goes there whole (the other side holds it to its grant
         // and checks its threads and tasks); its answer is the other side's.
         const args = parsed.data as Record<string, unknown>;
@@ -264,7 +363,7 @@ export class McpEndpoint {
           return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
         }
         const { environmentId: _here, ...local } = args;
-        // A project-scoped token is checked before the tool reads anything.
+        // A project-scoped token (or grant) is checked before the tool reads anything.
         this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
         const output = await tool.definition.handle(local, { scope, services: this.services, signal: extra.signal, reportProgress, meta: request.params._meta });
         const structured = tool.definition.output.parse(output) as Record<string, unknown>;
@@ -274,7 +373,9 @@ export class McpEndpoint {
         this.logger.error("MCP tool failed", { tool: tool.definition.name, error: (error as Error).message, stack: (error as Error).stack });
         return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} failed: ${(error as Error).message}`));
       }
-    });
-    return server;
+    }
   }
 }
+
+type CallToolRequest = z.infer<typeof CallToolRequestSchema>;
+type ToolCallExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];

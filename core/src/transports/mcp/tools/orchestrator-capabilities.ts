@@ -13,7 +13,7 @@ export const orchestratorCapabilitiesTool = defineTool({
     "What you inherit (provider, model, modes), which provider instances can run a delegated task or a new thread (and why not), a short list of each provider's models (omittedModels counts the rest; pass search to find them), feature flags, limits and the token, cost and wall-clock budgets in force. Call this once before concluding the orchestration tools are missing.",
   input: z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict(),
   output: z.object({
-    callerKind: z.enum(["agent", "client"]),
+    callerKind: z.enum(["agent", "client", "environment"]),
     inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable(), effort: z.string().nullable() }).nullable(),
     parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
     parentRunActive: z.boolean(),

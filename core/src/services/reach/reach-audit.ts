@@ -1,0 +1,142 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { EventStore } from "../../store/ports.js";
+import type { Clock } from "../../util/clock.js";
+import type { GrantVerb } from "./reach-grants.js";
+
+/** Which side of a call across environments a row records. */
+export type ReachAuditDirection = "in" | "out";
+
+/** What a call across environments touched: the ids it named, never its text. */
+export interface ReachAuditTarget {
+  readonly projectIds?: readonly string[];
+  readonly threadIds?: readonly string[];
+  readonly taskIds?: readonly string[];
+}
+
+/** What to record about one call across environments. Ids and codes only: never a secret, a prompt or a message. */
+export interface ReachAuditRecord {
+  /** `in`: a linked environment called here under a grant; `out`: this environment called a link. */
+  readonly direction: ReachAuditDirection;
+  /** `in`: the grant the caller's secret stands for (null when the secret matched none). */
+  readonly grantId?: string | null;
+  /** `in`: the grant's `--for` name; `out`: the link's name. */
+  readonly environment?: string | null;
+  /** `in`: the caller's environment id as it says (unverified); `out`: the link's environment id when known. */
+  readonly remoteEnvironmentId?: string | null;
+  /** The calling thread: `in`, on the other side as it says (unverified); `out`, this side's. */
+  readonly callerThreadId?: string | null;
+  readonly verb?: GrantVerb | null;
+  /** The MCP tool; null when the call was refused before its body was read (a revoked grant). */
+  readonly tool?: string | null;
+  readonly target?: ReachAuditTarget;
+  /** `ok`, or the failure code the caller got (`capability_denied`, `provider_unavailable`, …). */
+  readonly outcome: string;
+  /** A short machine reason for a refusal (`revoked`, `expired`, `verb`, `project`, `unreachable`, …). */
+  readonly reason?: string | null;
+}
+
+/** A recorded row. */
+export interface ReachAuditEntry extends Required<Omit<ReachAuditRecord, "target">> {
+  readonly id: number;
+  readonly at: string;
+  readonly target: ReachAuditTarget;
+}
+
+interface AuditRow {
+  id: number;
+  at: number;
+  direction: ReachAuditDirection;
+  grant_id: string | null;
+  link_name: string | null;
+  verb: GrantVerb | null;
+  tool: string | null;
+  outcome: string;
+  data: string;
+}
+
+interface AuditData {
+  environment: string | null;
+  remoteEnvironmentId: string | null;
+  callerThreadId: string | null;
+  target: ReachAuditTarget;
+  reason: string | null;
+}
+
+/** At most this many rows per read. */
+export const MAX_AUDIT_LIMIT = 1_000;
+
+function bounded(value: string | null | undefined, max = 200): string | null {
+  return value === undefined || value === null ? null : value.slice(0, max);
+}
+
+function ids(values: readonly string[] | undefined): string[] | undefined {
+  return values === undefined || values.length === 0 ? undefined : [...new Set(values)].slice(0, 50).map((value) => value.slice(0, 200));
+}
+
+/**
+ * The audit of calls across environments: one row per call, on each side. B records every tool
+ * call a linked environment makes (and every call refused for a revoked or expired grant); A
+ * records every call its link client makes. Rows hold ids, verbs and outcome codes only — never
+ * a secret, prompt or message text — so reading them needs only the read capability.
+ */
+@injectable()
+export class ReachAudit {
+  constructor(
+    @inject(TOKENS.Store) private readonly store: EventStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  /** Records one call. */
+  record(entry: ReachAuditRecord): void {
+    const target: ReachAuditTarget = {
+      ...(ids(entry.target?.projectIds) ? { projectIds: ids(entry.target?.projectIds) } : {}),
+      ...(ids(entry.target?.threadIds) ? { threadIds: ids(entry.target?.threadIds) } : {}),
+      ...(ids(entry.target?.taskIds) ? { taskIds: ids(entry.target?.taskIds) } : {}),
+    };
+    const data: AuditData = {
+      environment: bounded(entry.environment),
+      remoteEnvironmentId: bounded(entry.remoteEnvironmentId),
+      callerThreadId: bounded(entry.callerThreadId),
+      target,
+      reason: bounded(entry.reason),
+    };
+    this.store
+      .statement("INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(
+        this.clock.nowMs(),
+        entry.direction,
+        bounded(entry.grantId),
+        entry.direction === "out" ? bounded(entry.environment) : null,
+        entry.verb ?? null,
+        bounded(entry.tool),
+        bounded(entry.outcome, 64) ?? "ok",
+        JSON.stringify(data),
+      );
+  }
+
+  /** Rows newest first, at or after `sinceMs` when given, at most `limit` (default 100, at most 1000). */
+  list(options: { sinceMs?: number; limit?: number; direction?: ReachAuditDirection } = {}): ReachAuditEntry[] {
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), MAX_AUDIT_LIMIT);
+    const rows = this.store
+      .statement("SELECT * FROM reach_audit WHERE at >= ? AND (? IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?")
+      .all(options.sinceMs ?? 0, options.direction ?? null, options.direction ?? null, limit) as AuditRow[];
+    return rows.map((row) => {
+      const data = JSON.parse(row.data) as AuditData;
+      return {
+        id: row.id,
+        at: new Date(row.at).toISOString(),
+        direction: row.direction,
+        grantId: row.grant_id,
+        environment: data.environment,
+        remoteEnvironmentId: data.remoteEnvironmentId,
+        callerThreadId: data.callerThreadId,
+        verb: row.verb,
+        tool: row.tool,
+        target: data.target,
+        outcome: row.outcome,
+        reason: data.reason,
+      };
+    });
+  }
+}
