@@ -5,7 +5,8 @@ import { callTool, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 
 /**
- * Two real Switchyard servers (each its own home, store, scripted providers and HTTP endpoint),
+ * Two real Switchyard servers on 127.0.0.2 and 127.0.0.3 (each its own home, store, scripted
+ * providers and HTTP endpoint),
  * A linked to B with a grant issued on B: A's agents use the thread and task tools on B with
  * `environmentId`, delegate to B and get the result as an event, and B holds every call to the
  * grant.
@@ -15,7 +16,8 @@ describe("tools across environments", () => {
   let b: McpLab;
   let grantId: string;
   beforeAll(async () => {
-    [a, b] = await Promise.all([McpLab.start(), McpLab.start()]);
+    // Two addresses of this machine, as two machines on a network would have.
+    [a, b] = await Promise.all([McpLab.start({ listen: { host: "127.0.0.2" } }), McpLab.start({ listen: { host: "127.0.0.3" } })]);
     const issued = b.host.container.resolve(ReachGrants).issue({ for: "a", projects: "*", verbs: ["read", "create", "send", "delegate", "cancel"], maxRuntimeMode: "auto-accept-edits", ttlMs: 3_600_000 });
     grantId = issued.grant.id;
     a.host.container.resolve(ReachLinks).add({ name: "b", url: b.server.url, secret: issued.secret });
