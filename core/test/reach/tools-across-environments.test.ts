@@ -161,4 +161,22 @@ describe("tools across environments", () => {
     parent.release();
     void grantId;
   });
+
+  it("counts children in linked environments against the delegating run's breadth budget", async () => {
+    const small = await McpLab.start({ budgets: { maxConcurrentChildrenPerRun: 1 }, listen: { host: "127.0.0.2" } });
+    try {
+      const issued = b.host.container.resolve(ReachGrants).issue({ for: "small", projects: "*", verbs: ["delegate", "read"], maxRuntimeMode: "full-access", ttlMs: 3_600_000 });
+      small.host.container.resolve(ReachLinks).add({ name: "b", url: b.server.url, secret: issued.secret });
+      const parent = await small.liveAgent();
+      await mustCall(parent.client, "delegate_task", { task: "@@gate breadth-hold @@reply ONE", target: { providerInstanceId: "alpha" }, environmentId: "b", clientRequestId: "breadth-1" });
+      const threadsOnB = b.host.store.count("thread", "1 = 1", []);
+      const second = await callTool(parent.client, "delegate_task", { task: "@@reply TWO", target: { providerInstanceId: "alpha" }, environmentId: "b", clientRequestId: "breadth-2" });
+      expect(second).toMatchObject({ ok: false, code: "invalid_request", details: { budget: "maxConcurrentChildrenPerRun", limit: 1 } });
+      expect(b.host.store.count("thread", "1 = 1", [])).toBe(threadsOnB);
+      b.release("breadth-hold");
+      parent.release();
+    } finally {
+      await small.stop();
+    }
+  });
 });

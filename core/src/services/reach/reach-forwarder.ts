@@ -104,6 +104,7 @@ export class ReachForwarder {
           limit: this.config.budgets.maxDelegationDepth,
         });
       }
+      this.checkBreadth(run.id, parent.lineage.rootThreadId);
       meta = { ...meta, delegation: { environmentId: own, threadId: parent.id, runId: run.id, rootThreadId: parent.lineage.rootThreadId, depth, maxDepth: this.config.budgets.maxDelegationDepth } };
       // A retry of the same delegation must find the same task there: the key is the caller's.
       outgoing = { ...rest, clientRequestId: `${caller.requestScope}:${typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req")}` };
@@ -128,6 +129,35 @@ export class ReachForwarder {
       this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : "read");
     }
     return answer;
+  }
+
+  /**
+   * Breadth budgets count a run's children here and in every linked environment: unfinished ones
+   * against maxConcurrentChildrenPerRun, all of a tree's against maxTasksPerRootThread.
+   */
+  private checkBreadth(parentRunId: string, rootThreadId: string): void {
+    const budgets = this.config.budgets;
+    const store = this.engine.store;
+    const remoteOfRun = (store.statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE received_at IS NULL AND json_extract(data, '$.parentRunId') = ?").get(parentRunId) as { n: number }).n;
+    const localOfRun = store.select("delegatedTask", "parent_run_id = ?", [parentRunId]).filter((task) => task.finalizedAt === null).length;
+    if (remoteOfRun + localOfRun >= budgets.maxConcurrentChildrenPerRun) {
+      throw new OrchestratorFailure("invalid_request", `This run already has ${remoteOfRun + localOfRun} unfinished delegated tasks (${remoteOfRun} in linked environments), the budget (budgets.maxConcurrentChildrenPerRun); wait for one before starting another.`, {
+        budget: "maxConcurrentChildrenPerRun",
+        limit: budgets.maxConcurrentChildrenPerRun,
+      });
+    }
+    const remoteOfTree = (
+      store
+        .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks r JOIN threads t ON t.id = r.parent_thread_id WHERE json_extract(t.data, '$.lineage.rootThreadId') = ?")
+        .get(rootThreadId) as { n: number }
+    ).n;
+    const localOfTree = store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
+    if (remoteOfTree + localOfTree >= budgets.maxTasksPerRootThread) {
+      throw new OrchestratorFailure("invalid_request", `This thread tree has already delegated ${remoteOfTree + localOfTree} tasks (${remoteOfTree} to linked environments), the budget (budgets.maxTasksPerRootThread).`, {
+        budget: "maxTasksPerRootThread",
+        limit: budgets.maxTasksPerRootThread,
+      });
+    }
   }
 
   /**
