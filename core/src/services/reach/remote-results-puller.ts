@@ -15,7 +15,7 @@ const MAX_BACKOFF_MS = 2_000;
 
 /**
  * Takes the results of tasks delegated to linked environments, once each: per link with tasks
- * still owed, one loop of long waits on the other side's outbox (`reach_task_results`, which
+ * still owed, one loop of long waits on the other side's outbox (`delegated_task_results`, which
  * answers the moment a result is there), each acknowledging what the previous one took once its
  * receipt here committed. When the link is cut or the other side restarts, the loop calls again
  * after a bounded backoff and catches up on whatever finished meanwhile; on start, every link with
@@ -67,7 +67,7 @@ export class RemoteResultsPuller {
       // Nothing owed and nothing to acknowledge: the loop's work is done.
       if (!owed && acknowledge.length === 0) return;
       try {
-        const answer = await this.calls.call(linkName, "reach_task_results", { acknowledge, waitMs: owed ? RESULTS_WAIT_MS : 0 }, meta, { signal: this.stopping.signal });
+        const answer = await this.calls.call(linkName, "delegated_task_results", { acknowledge, waitMs: owed ? RESULTS_WAIT_MS : 0 }, meta, { signal: this.stopping.signal });
         acknowledge = [];
         backoff = FIRST_BACKOFF_MS;
         const results = Array.isArray(answer.results) ? (answer.results as RemoteTaskResult[]) : [];

@@ -1,7 +1,27 @@
 import type { CommandContext } from "../../engine/command-context.js";
 import { latestExecutedRun } from "../../engine/run-lifecycle.js";
 import type { ThreadRecord } from "../../store/records.js";
-import type { RemoteTask } from "./remote-tasks.js";
+
+/** A task this environment delegated to a linked one, as the delegating side keeps it. */
+export interface RemoteTask {
+  /** The link (its name here) the task runs behind. */
+  readonly linkName: string;
+  /** The task's id there: the key of its receipt here. */
+  readonly remoteTaskId: string;
+  /** The other environment's own id (the one its links name). */
+  readonly environmentId: string;
+  readonly parentThreadId: string;
+  readonly parentRunId: string;
+  readonly childThreadId: string;
+  readonly childThreadLink: string;
+  readonly title: string;
+  /** `pending` until the result is here and handed to the parent; `acknowledged` when the parent read it in a wait or status. */
+  readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
+  readonly status: string | null;
+  readonly summary: string | null;
+  readonly createdAt: string;
+  readonly receivedAt: string | null;
+}
 
 /** A row of `reach_remote_tasks`. */
 export interface RemoteTaskRow {

@@ -4,28 +4,7 @@ import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/ports.js";
 import { putItem } from "../../engine/run-lifecycle.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
-import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
-
-/** A task this environment delegated to a linked one, as the delegating side keeps it. */
-export interface RemoteTask {
-  /** The link (its name here) the task runs behind. */
-  readonly linkName: string;
-  /** The task's id there: the key of its receipt here. */
-  readonly remoteTaskId: string;
-  /** The other environment's own id (the one its links name). */
-  readonly environmentId: string;
-  readonly parentThreadId: string;
-  readonly parentRunId: string;
-  readonly childThreadId: string;
-  readonly childThreadLink: string;
-  readonly title: string;
-  /** `pending` until the result is here and handed to the parent; `acknowledged` when the parent read it in a wait or status. */
-  readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
-  readonly status: string | null;
-  readonly summary: string | null;
-  readonly createdAt: string;
-  readonly receivedAt: string | null;
-}
+import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTask, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
 
 /** A finished task's result as the other side's outbox hands it over. */
 export interface RemoteTaskResult {
@@ -176,4 +155,4 @@ export class RemoteTasks {
   }
 }
 
-export { remoteResultMessageId, remoteTaskItemId } from "./remote-task-rows.js";
+export { remoteResultMessageId, remoteTaskItemId, type RemoteTask } from "./remote-task-rows.js";

@@ -8,8 +8,8 @@ import { defineTool, CHANGES_STATE } from "../tool-definition.js";
  * results it has not acknowledged yet, waiting up to `waitMs` (woken by commits) when there is
  * none, after acknowledging the ones it took last time. Only linked environments see or call it.
  */
-export const reachTaskResultsTool = defineTool({
-  name: "reach_task_results",
+export const delegatedTaskResultsTool = defineTool({
+  name: "delegated_task_results",
   title: "Results of tasks delegated here from a linked environment",
   description:
     "For linked environments only: returns the results of tasks delegated here under this link that it has not acknowledged, waiting up to waitMs for one; acknowledge lists the taskIds it holds durably (they are not handed over again).",
@@ -34,7 +34,7 @@ export const reachTaskResultsTool = defineTool({
   audience: "linked_environments",
   handle: async (input, { scope, services, signal }) => {
     const grant = linkedGrantOf(scope);
-    if (grant === null) throw new OrchestratorFailure("capability_denied", "reach_task_results is for linked environments (a caller with a link secret).", { reason: "tool" });
+    if (grant === null) throw new OrchestratorFailure("capability_denied", "delegated_task_results is for linked environments (a caller with a link secret).", { reason: "tool" });
     const results = await services.foreignTasks.results(grant, { ...(input.acknowledge !== undefined ? { acknowledge: input.acknowledge } : {}), waitMs: input.waitMs ?? 0, signal });
     return { results };
   },
