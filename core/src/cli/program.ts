@@ -6,6 +6,7 @@ import { registerDemo } from "./commands/demo.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerGrant } from "./commands/grant.js";
 import { registerLink } from "./commands/link.js";
+import { registerAudit } from "./commands/audit.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
@@ -35,6 +36,7 @@ export function buildHostProgram(): Command {
   registerUi(program);
   registerGrant(program);
   registerLink(program);
+  registerAudit(program);
   registerMcpBridge(program);
   registerConnect(program);
   registerStatus(program);

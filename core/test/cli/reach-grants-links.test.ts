@@ -110,10 +110,10 @@ describe("switchyard grant and link", () => {
 
   it("adds a link with its secret from stdin or a file into a 0600 file (never the database), lists and removes it", async () => {
     const secret = (await cli(["grant", "issue", "--for", "self", "--projects", "*", "--verbs", "read"])).stdout.trim();
-    const added = await cli(["link", "add", "mac", "https://mac.local:7410/", "--secret", "-", "--json"], `${secret}\n`);
+    const added = await cli(["link", "add", "mac", "https://mac.local:7410/", "--secret", "-", "--json", "--fingerprint", "abababababababababababababababababababababababababababababababab"], `${secret}\n`);
     expect(added.code, added.stderr).toBe(0);
     const link = JSON.parse(added.stdout) as { id: string; name: string; url: string; secret: string };
-    expect(link).toMatchObject({ name: "mac", url: "https://mac.local:7410", secret: "stored" });
+    expect(link).toMatchObject({ name: "mac", url: "https://mac.local:7410", secret: "stored", fingerprint: "ab".repeat(32) });
     expect(added.stdout + added.stderr).not.toContain(secret);
 
     const file = linkSecretFile({ home } as never, link.id);
@@ -136,7 +136,7 @@ describe("switchyard grant and link", () => {
     expect((await cli(["link", "list"])).stdout).toMatch(/mac\s+https:\/\/mac\.local:7410\s+stored/);
 
     // The same name again is a conflict, and leaves the first link and its file alone.
-    const again = await cli(["link", "add", "mac", "https://other:7410", "--secret", "-"], secret);
+    const again = await cli(["link", "add", "mac", "https://other:7410", "--secret", "-", "--fingerprint", "abababababababababababababababababababababababababababababababab"], secret);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("link remove mac");
     expect(readFileSync(file, "utf8")).toBe(secret);
@@ -163,6 +163,8 @@ describe("switchyard grant and link", () => {
     const cases: [string[], string | undefined, string][] = [
       [["link", "add", "mac2", "https://mac.local:7410", "--secret", secret], undefined, "not on the command line"],
       [["link", "add", "mac2", "ftp://mac.local", "--secret", "-"], secret, "must be http or https"],
+      [["link", "add", "mac2", "http://mac.local:7410", "--secret", "-"], secret, "would see the link secret in clear"],
+      [["link", "add", "mac2", "https://mac.local:7410", "--secret", "-", "--fingerprint", "12:34"], secret, "not a SHA-256 fingerprint"],
       [["link", "add", "mac2", "https://me:pw@mac.local", "--secret", "-"], secret, "user name or password"],
       [["link", "add", "mac2", "not a url", "--secret", "-"], secret, "is not a URL"],
       [["link", "add", "Mac 2", "https://mac.local", "--secret", "-"], secret, "lowercase"],
@@ -175,6 +177,10 @@ describe("switchyard grant and link", () => {
       expect(outcome.stderr, args.join(" ")).toContain(message);
       expect(outcome.stderr).not.toContain(secret);
     }
+    // An https server that cannot be reached cannot have its certificate pinned: nothing is stored.
+    const unreachable = await cli(["link", "add", "mac2", "https://127.0.0.1:9", "--secret", "-"], secret);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain("to pin its TLS certificate");
     expect((JSON.parse((await cli(["link", "list", "--json"])).stdout) as unknown[]).length).toBe(before);
     expect(readdirSync(join(home, "keys", "links"))).toHaveLength(files);
   });

@@ -12,6 +12,7 @@ import { ReachLinks } from "../../src/services/reach/reach-links.js";
 import { TOOL_GRANT_VERBS } from "../../src/services/reach/tool-grant-verbs.js";
 import type { RuntimeMode } from "../../src/spec/index.js";
 import { JumpClock } from "../support/jump-clock.js";
+import { runCli } from "../support/cli.js";
 import { McpLab } from "../support/mcp-lab.js";
 
 /** The structured result of a tool call that must have succeeded. */
@@ -230,6 +231,35 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
       await connection.close();
     }
   });
+
+  it("reads the audit with switchyard audit and GET /api/v1/audit (a token for every project only)", async () => {
+    const cliRows = await runCli(["audit", "--json", "--home", b.t.home, "--direction", "in", "--since", "1h"]);
+    expect(cliRows.code, cliRows.stderr).toBe(0);
+    const entries = JSON.parse(cliRows.stdout) as { direction: string; grantId: string; tool: string | null; outcome: string }[];
+    expect(entries.length).toBeGreaterThan(10);
+    expect(entries.every((entry) => entry.direction === "in" && entry.grantId.startsWith("grant_"))).toBe(true);
+    expect(entries).toEqual(JSON.parse(JSON.stringify(b.host.container.resolve(ReachAudit).list({ direction: "in" }))));
+    const two = JSON.parse((await runCli(["audit", "--json", "--home", a.t.home, "--limit", "2"])).stdout) as { direction: string; environment: string }[];
+    expect(two).toHaveLength(2);
+    expect(two.every((entry) => entry.direction === "out")).toBe(true);
+    expect(JSON.parse((await runCli(["audit", "--json", "--home", a.t.home, "--since", "2999-01-01T00:00:00Z"])).stdout)).toEqual([]);
+    const table = await runCli(["audit", "--home", b.t.home, "--limit", "3"]);
+    expect(table.stdout).toMatch(/AT\s+DIR\s+ENVIRONMENT/);
+    const badLimit = await runCli(["audit", "--home", b.t.home, "--limit", "0"]);
+    expect(badLimit.code).not.toBe(0);
+    expect(badLimit.stderr).toContain("--limit takes a whole number");
+
+    const { token } = b.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"] });
+    const api = await fetch(`${b.server.apiUrl}/audit?limit=5&direction=in`, { headers: { authorization: `Bearer ${token}` } });
+    expect(api.status).toBe(200);
+    const body = (await api.json()) as { entries: { id: number }[] };
+    expect(body.entries.map((entry) => entry.id)).toEqual(b.host.container.resolve(ReachAudit).list({ direction: "in", limit: 5 }).map((entry) => entry.id));
+    const scoped = b.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"], projects: [b.projectId] });
+    const refused = await fetch(`${b.server.apiUrl}/audit`, { headers: { authorization: `Bearer ${scoped.token}` } });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("capability_denied");
+    expect((await fetch(`${b.server.apiUrl}/audit`)).status).toBe(401);
+  }, 60_000);
 
   it("never stores a secret in an audit row, and accepts link secrets on /mcp only", async () => {
     const issued = b.host.container.resolve(ReachGrants).issue({ for: "linux-box", projects: "*", verbs: ["read"], maxRuntimeMode: "approval-required", ttlMs: 60_000 });

@@ -6,7 +6,7 @@ import type { Logger } from "../../src/logging/logger.js";
 import type { ProviderSessionScope } from "../../src/engine/mcp-grant-issuer.js";
 import { McpSessionRegistry, type CredentialCapability } from "../../src/services/credentials/mcp-session-registry.js";
 import { startServer, type RunningServer } from "../../src/transports/http/switchyard-server.js";
-import type { TlsIdentity } from "../../src/transports/http/loopback-listener.js";
+import type { TlsIdentity } from "../../src/transports/http/tls-identity.js";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { connectMcp } from "./mcp-client.js";
 import { scriptedInstance, startTestHost, type TestHost } from "./test-host.js";

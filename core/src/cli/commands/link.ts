@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ReachLinks } from "../../services/reach/reach-links.js";
+import { displayFingerprint, fetchCertificateFingerprint } from "../../services/reach/pinned-fetch.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
@@ -28,14 +29,28 @@ export function registerLink(program: Command): void {
     .command("add <name> <url>")
     .description("Store a link to another server; its secret goes to a file only you can read (never the database, a log or argv)")
     .requiredOption("--secret <source>", "the secret `switchyard grant issue` printed there: - to read it from stdin, or @path to read it from a file")
+    .option("--fingerprint <sha256>", "https: the SHA-256 fingerprint of the other server's certificate (as its serve printed); without it, link add contacts the server and pins the certificate it presents now")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (name: string, url: string, options: { secret: string; home?: string; json?: boolean }) => {
+    .action(async (name: string, url: string, options: { secret: string; fingerprint?: string; home?: string; json?: boolean }) => {
       const secret = readSecret(options.secret);
-      await withHost(options, (host) => {
-        const added = host.container.resolve(ReachLinks).add({ name, url, secret });
+      await withHost(options, async (host) => {
+        const links = host.container.resolve(ReachLinks);
+        const checked = links.check({ name, url, secret });
+        let fingerprint = options.fingerprint ?? null;
+        if (fingerprint === null && checked.url.startsWith("https:")) {
+          try {
+            fingerprint = await fetchCertificateFingerprint(checked.url);
+          } catch (error) {
+            throw new CliError(`Could not reach ${checked.url} to pin its TLS certificate (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Start its server, or pass --fingerprint with the SHA-256 its serve printed.`, EXIT.failed);
+          }
+        }
+        const added = links.add({ name, url, secret, fingerprint });
         if (options.json) printJson(added);
-        else process.stdout.write(`Linked ${added.name} (${added.id}) at ${added.url}\n`);
+        else {
+          process.stdout.write(`Linked ${added.name} (${added.id}) at ${added.url}\n`);
+          if (added.fingerprint !== null) process.stdout.write(`TLS certificate SHA-256 ${displayFingerprint(added.fingerprint)}${options.fingerprint === undefined ? " (pinned on first contact: compare it with what the other server's serve printed)" : ""}\n`);
+        }
       });
     });
   link

@@ -4,7 +4,9 @@ import { pathsFor, resolveHome } from "../../config/paths.js";
 import { acquireHomeLock, HomeLockedError, type HomeLock } from "../../host/home-lock.js";
 import { SwitchyardHost } from "../../host/switchyard-host.js";
 import { hasErrorCode } from "../../spec/index.js";
-import { bindLoopbackListener, type LoopbackListener } from "../../transports/http/loopback-listener.js";
+import { bindLoopbackListener, isLoopbackAddress, type LoopbackListener } from "../../transports/http/loopback-listener.js";
+import { readTlsIdentity, selfSignedTlsIdentity, type PinnableTlsIdentity, type TlsIdentity } from "../../transports/http/tls-identity.js";
+import { displayFingerprint } from "../../services/reach/pinned-fetch.js";
 import type { ServerLimits } from "../../transports/http/server-limits.js";
 import { startServer } from "../../transports/http/switchyard-server.js";
 import { HOST_VERSION } from "../../util/host-version.js";
@@ -24,10 +26,11 @@ function takeHomeLock(home: string): HomeLock {
 }
 
 /** Binds the port before plugins load, so a taken port fails at once and says what to do. */
-async function bindPort(port: number, limits: ServerLimits, configFile: string): Promise<LoopbackListener> {
+async function bindPort(port: number, limits: ServerLimits, configFile: string, listen: { host?: string; tls?: TlsIdentity | null }): Promise<LoopbackListener> {
   try {
-    return await bindLoopbackListener(port, limits);
+    return await bindLoopbackListener(port, limits, listen);
   } catch (error) {
+    if (hasErrorCode(error) && error.code === "invalid_input") throw new CliError(error.message, EXIT.usage);
     if (hasErrorCode(error) && error.code === "conflict") {
       throw new CliError(
         `${error.message} Stop the program using it (another Switchyard server?), or choose another port with --port <port> (--port 0 picks a free one) or server.port in ${configFile}.`,
@@ -38,26 +41,62 @@ async function bindPort(port: number, limits: ServerLimits, configFile: string):
   }
 }
 
+interface TlsOptions {
+  host?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsSelfSigned?: boolean;
+}
+
+/**
+ * The TLS identity `serve` was asked for, or null; refuses, before anything is bound, an address
+ * beyond loopback without one and half-given certificate options.
+ */
+async function tlsIdentityFor(options: TlsOptions, home: string): Promise<PinnableTlsIdentity | null> {
+  const host = options.host ?? "127.0.0.1";
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new CliError("--tls-cert and --tls-key go together: give the certificate and its private key (PEM files).", EXIT.usage);
+  if (options.tlsSelfSigned && options.tlsCert !== undefined) throw new CliError("Give either --tls-cert/--tls-key or --tls-self-signed, not both.", EXIT.usage);
+  const wantsTls = options.tlsSelfSigned === true || options.tlsCert !== undefined;
+  if (!wantsTls && !isLoopbackAddress(host)) {
+    throw new CliError(
+      `serve --host ${host} needs TLS: ${host} is not a loopback address, and tokens and link secrets must not cross a network in clear. Add --tls-self-signed (a certificate made once under the home; links pin its fingerprint) or --tls-cert <file> --tls-key <file>, or keep the default 127.0.0.1 and reach it through an SSH tunnel (docs/multi-machine.md).`,
+      EXIT.usage,
+    );
+  }
+  if (!wantsTls) return null;
+  try {
+    return options.tlsSelfSigned ? await selfSignedTlsIdentity(home, host) : readTlsIdentity(options.tlsCert!, options.tlsKey!);
+  } catch (error) {
+    if (hasErrorCode(error)) throw new CliError((error as unknown as Error).message, EXIT.usage);
+    throw error;
+  }
+}
+
 export function registerServe(program: Command): void {
   program
     .command("serve")
-    .description("Run the Switchyard server: the MCP endpoint on 127.0.0.1, the engine and the provider plugins")
+    .description("Run the Switchyard server: the MCP endpoint on 127.0.0.1 (or --host, with TLS beyond loopback), the engine and the provider plugins")
     .option("--port <port>", "port to listen on; 0 picks a free one (default: config server.port, 7410)", parsePort)
+    .option("--host <addr>", "address to listen on (default 127.0.0.1); any non-loopback address needs TLS, and this machine's agents then get a loopback port of their own")
+    .option("--tls-cert <file>", "serve TLS with this PEM certificate (with --tls-key)")
+    .option("--tls-key <file>", "the PEM private key of --tls-cert")
+    .option("--tls-self-signed", "serve TLS with a self-signed certificate made once under the home (keys/tls); links pin its SHA-256 fingerprint")
     .option("--home <dir>", "Switchyard home (default: $SWITCHYARD_HOME or ~/.switchyard)")
     .option("--json", "print the endpoint as one JSON line instead of text")
     .addOption(logLevelOption())
     .addOption(logFormatOption())
-    .action(async (options: { port?: number; home?: string; json?: boolean } & LogOptions) => {
+    .action(async (options: { port?: number; home?: string; json?: boolean } & TlsOptions & LogOptions) => {
       // Boot order: the home lock, the port, then plugins; the server wires the MCP endpoint
       // before it starts the host, so sessions reopened for continued runs get credentials.
       const home = resolveHome(options.home);
+      const tls = await tlsIdentityFor(options, home);
       const lock = takeHomeLock(home);
       let host: SwitchyardHost;
       let listener: LoopbackListener | null = null;
       try {
         const { configFile } = pathsFor(home);
         const { server } = loadConfig(configFile);
-        listener = await bindPort(options.port ?? server.port, server, configFile);
+        listener = await bindPort(options.port ?? server.port, server, configFile, { ...(options.host !== undefined ? { host: options.host } : {}), tls });
         host = await SwitchyardHost.create({ home, logger: serverLogger({ ...options, home }), homeLock: lock });
       } catch (error) {
         await listener?.close();
@@ -91,12 +130,13 @@ export function registerServe(program: Command): void {
       const report = host.reconcileReport!;
       const refused = host.pluginHost.list().filter((plugin) => plugin.status === "refused");
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ mcpUrl: server.mcpUrl, url: server.url, port: server.port, home: host.paths.home, version: HOST_VERSION })}\n`);
+        process.stdout.write(`${JSON.stringify({ mcpUrl: server.mcpUrl, url: server.url, port: server.port, publicUrl: server.publicUrl, tlsFingerprint: server.tlsFingerprint, home: host.paths.home, version: HOST_VERSION })}\n`);
       } else {
         const lines = [
           `Switchyard ${HOST_VERSION}`,
           `MCP endpoint: ${server.mcpUrl}`,
           `Web UI: ${server.url}/ (sign in with the link \`switchyard ui\` prints, or paste a token)`,
+          ...(server.publicUrl !== server.url ? [`Other machines: ${server.publicUrl} (link add pins TLS certificate SHA-256 ${displayFingerprint(server.tlsFingerprint!)})`] : []),
           `Home: ${host.paths.home}`,
           `Providers: ${host.providers.list().map((p) => `${p.descriptor.id} (${p.descriptor.driver})`).join(", ") || "none configured (add them to config.json)"}`,
         ];

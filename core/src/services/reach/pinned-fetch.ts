@@ -1,6 +1,6 @@
 import { Agent, request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
-import type { TLSSocket } from "node:tls";
+import { connect as tlsConnect, type TLSSocket } from "node:tls";
 
 /** A server presented a certificate other than the pinned one; nothing was sent to it. */
 export class LinkCertificateError extends Error {
@@ -65,7 +65,8 @@ export function pinnedFetch(fingerprint: string): typeof fetch {
   const expected = normalizeFingerprint(fingerprint);
   if (expected === null) throw new Error(`${fingerprint} is not a SHA-256 fingerprint`);
   // Certificate checks are the pin's job: the CA chain and host name mean nothing for a self-signed certificate.
-  const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+  // No TLS session resumption: a resumed session shows no peer certificate to check.
+  const agent = new Agent({ keepAlive: true, rejectUnauthorized: false, maxCachedSessions: 0 });
   const verified = new WeakSet<TLSSocket>();
   const pinned = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
@@ -105,4 +106,27 @@ export function pinnedFetch(fingerprint: string): typeof fetch {
     });
   };
   return pinned as typeof fetch;
+}
+
+/**
+ * The SHA-256 fingerprint of the certificate an https server presents (what `link add` pins on
+ * first contact). Sends nothing but the TLS handshake. Unreachable: rejects with the socket error.
+ */
+export function fetchCertificateFingerprint(url: string, timeoutMs = 10_000): Promise<string> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host, port: Number(target.port || 443), rejectUnauthorized: false, ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }) });
+    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`no TLS handshake within ${timeoutMs} ms`), { code: "ETIMEDOUT" })), timeoutMs);
+    socket.once("secureConnect", () => {
+      clearTimeout(timer);
+      const fingerprint = fingerprintOf(socket);
+      socket.end();
+      resolve(fingerprint);
+    });
+    socket.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
 }

@@ -9,6 +9,13 @@ import type { EventStore } from "../../store/ports.js";
 import type { Clock } from "../../util/clock.js";
 import { environmentNameProblem } from "./environment-name.js";
 import { LINK_SECRET_PREFIX } from "./reach-grants.js";
+import { normalizeFingerprint } from "./pinned-fetch.js";
+
+/** 127.0.0.0/8, ::1 and localhost: where an http link's secret stays on this machine. */
+function isLoopbackHostname(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
 
 /** A link as listed: never its secret. */
 export interface ReachLink {
@@ -62,8 +69,12 @@ export class ReachLinks {
     @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
   ) {}
 
-  /** Stores a link. A name already linked is a `conflict` (remove it first); nothing is written then. */
-  add(options: { name: string; url: string; secret: string }): ReachLink {
+  /**
+   * Checks a link before anything is stored or contacted: its name, URL (http only to a
+   * loopback address: anything else would carry the secret in clear) and secret, and that the
+   * name is free. Returns the URL as it would be stored.
+   */
+  check(options: { name: string; url: string; secret: string }): { url: string; secret: string } {
     const problem = environmentNameProblem(options.name);
     if (problem !== null) throw new SwitchyardError("invalid_input", `The link name ${JSON.stringify(options.name)} ${problem}.`, { name: options.name });
     const url = normalizeUrl(options.url);
@@ -74,10 +85,26 @@ export class ReachLinks {
     if (this.row(options.name) !== null) {
       throw new SwitchyardError("conflict", `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`, { name: options.name });
     }
+    return { url, secret };
+  }
+
+  /**
+   * Stores a link; an https link with the SHA-256 `fingerprint` of the other server's
+   * certificate, which every call then requires. A name already linked is a `conflict` (remove
+   * it first); nothing is written then.
+   */
+  add(options: { name: string; url: string; secret: string; fingerprint?: string | null }): ReachLink {
+    const { url, secret } = this.check(options);
+    let fingerprint: string | null = null;
+    if (options.fingerprint !== undefined && options.fingerprint !== null) {
+      fingerprint = normalizeFingerprint(options.fingerprint);
+      if (fingerprint === null) throw new SwitchyardError("invalid_input", `${JSON.stringify(options.fingerprint)} is not a SHA-256 fingerprint: give the 64 hex digits (colons allowed) that \`switchyard serve\` printed on the other machine.`, {});
+      if (!url.startsWith("https:")) throw new SwitchyardError("invalid_input", "A certificate fingerprint goes with an https link only.", { url });
+    }
     const id = `link_${randomBytes(8).toString("hex")}`;
     // The file first: a crash after it leaves an unused file, never a link without its secret.
     writeSecretFile(linkSecretFile(this.paths, id), secret);
-    const data: LinkData = { url, secretSha256: sha256(secret) };
+    const data: LinkData = { url, secretSha256: sha256(secret), ...(fingerprint !== null ? { fingerprint } : {}) };
     try {
       this.store.statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)").run(id, options.name, JSON.stringify(data), this.clock.nowMs());
     } catch (error) {
@@ -157,6 +184,10 @@ function normalizeUrl(value: string): string {
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new SwitchyardError("invalid_input", `A link's URL must be http or https, not ${url.protocol.replace(/:$/, "")}.`, { url: value });
   // A password in the URL would be a secret in the database.
   if (url.username !== "" || url.password !== "") throw new SwitchyardError("invalid_input", "A link's URL must not carry a user name or password; the link secret is what authenticates.", {});
+  // The secret travels in the Authorization header: in clear only to this machine (an SSH tunnel's end).
+  if (url.protocol === "http:" && !isLoopbackHostname(url.hostname)) {
+    throw new SwitchyardError("invalid_input", `An http link must point at this machine (127.0.0.1, an SSH tunnel's local end); ${url.hostname} would see the link secret in clear. Use https (the other server runs serve --host with TLS), or a tunnel.`, { url: value });
+  }
   if (url.search !== "" || url.hash !== "") throw new SwitchyardError("invalid_input", `A link's URL is the server's base address, without a query or fragment: ${url.origin}${url.pathname}.`, { url: value });
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }

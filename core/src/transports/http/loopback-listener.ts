@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from "node:https";
 import { isIP, type AddressInfo } from "node:net";
 import { SwitchyardError } from "../../spec/index.js";
+import { certificateFingerprint, type TlsIdentity } from "./tls-identity.js";
 import { applyServerLimits, type ConnectionCap, type ServerLimits } from "./server-limits.js";
 
 /** Handles one HTTP request. */
@@ -21,18 +22,14 @@ export interface LoopbackListener {
   readonly protocol: "http" | "https";
   /** Its base URL, `<protocol>://<host>:<port>`. */
   readonly url: string;
+  /** The SHA-256 fingerprint of the certificate it serves (what links pin); null without TLS. */
+  readonly tlsFingerprint: string | null;
   /** Its open connections, counted against `server.maxConnections`. */
   readonly cap: ConnectionCap;
   /** Starts handling requests, first the ones that arrived meanwhile. */
   serve(handler: RequestHandler): void;
   /** Stops listening and ends every connection. */
   close(): Promise<void>;
-}
-
-/** A certificate and key (PEM) to serve TLS with. */
-export interface TlsIdentity {
-  readonly cert: string;
-  readonly key: string;
 }
 
 /**
@@ -91,6 +88,7 @@ export async function bindLoopbackListener(port: number, limits: ServerLimits, o
     host,
     protocol,
     url: `${protocol}://${urlHost(host)}:${bound}`,
+    tlsFingerprint: tls === null ? null : certificateFingerprint(tls.cert),
     cap,
     serve: (next) => {
       handler = next;

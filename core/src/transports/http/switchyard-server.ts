@@ -20,7 +20,8 @@ import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { closeConnectionOnErrorStatus } from "./server-limits.js";
 import { checkLoopbackRequest } from "./loopback-guard.js";
-import { bindLoopbackListener, isLoopbackAddress, urlHost, type LoopbackListener, type TlsIdentity } from "./loopback-listener.js";
+import { bindLoopbackListener, isLoopbackAddress, urlHost, type LoopbackListener } from "./loopback-listener.js";
+import type { TlsIdentity } from "./tls-identity.js";
 import { ReachGrants } from "../../services/reach/reach-grants.js";
 import { ReachAudit } from "../../services/reach/reach-audit.js";
 import { RequestTurns } from "./request-turns.js";
@@ -33,13 +34,22 @@ import { EventStreams } from "./events/event-stream.js";
 
 /** A listening Switchyard server. */
 export interface RunningServer {
+  /** The port of `url`. */
   readonly port: number;
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (or the loopback address `--host` chose): what this machine's agents, CLI and browser use. */
   readonly url: string;
-  /** `http://127.0.0.1:<port>/mcp` */
+  /** `<url>/mcp` */
   readonly mcpUrl: string;
+  /**
+   * Where other machines reach this server: `url` itself, or, when it serves TLS (`serve --host`
+   * beyond loopback), `https://<host>:<port>` while `url` is a plain loopback port of its own (local
+   * agents and harnesses cannot be asked to trust a self-signed certificate).
+   */
+  readonly publicUrl: string;
+  /** The SHA-256 fingerprint of the TLS certificate at `publicUrl` (what `link add` pins); null without TLS. */
+  readonly tlsFingerprint: string | null;
   readonly mcp: McpEndpoint;
-  /** `http://127.0.0.1:<port>/api/v1` */
+  /** `<url>/api/v1` */
   readonly apiUrl: string;
   /** The HTTP API's router: more routes can be registered on it. */
   readonly api: ApiRouter;
@@ -93,14 +103,23 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
   const webApp = new WebApp(options.webAppDir);
   const listener = options.listener ?? (await bindLoopbackListener(options.port ?? host.config.server.port, limits, options.listen ?? {}));
-  const port = listener.port;
-  const cap = listener.cap;
+  // A TLS listener is for other machines; this machine's agents get a plain loopback port.
+  let local: LoopbackListener;
+  try {
+    local = listener.protocol === "https" ? await bindLoopbackListener(0, limits) : listener;
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  const listeners = local === listener ? [listener] : [local, listener];
+  const port = local.port;
   const turns = new RequestTurns();
-  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  const handlerFor = (listener: LoopbackListener) => (req: IncomingMessage, res: ServerResponse): void => {
+    const cap = listener.cap;
     closeConnectionOnErrorStatus(res);
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     // The API answers every refusal in its own failure shape; /mcp and /health keep theirs.
@@ -159,7 +178,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     // Everything else is the web UI (its client routes included).
     webApp.handle(req, res, path);
   };
-  const url = listener.url;
+  const url = local.url;
   const mcpUrl = `${url}/mcp`;
   const apiUrl = `${url}/api/v1`;
   registry.setEndpoint({ url: mcpUrl, serverName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
@@ -170,15 +189,17 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   } catch (error) {
     registry.setEndpoint(null);
     schedules.setWebhookBaseUrl(null);
-    await listener.close();
+    for (const each of listeners) await each.close();
     throw error;
   }
-  listener.serve(handleRequest);
-  host.logger.info("server listening", { url, mcpUrl });
+  for (const each of listeners) each.serve(handlerFor(each));
+  host.logger.info("server listening", { url, mcpUrl, publicUrl: listener.url });
   return {
     port,
     url,
     mcpUrl,
+    publicUrl: listener.url,
+    tlsFingerprint: listener.tlsFingerprint,
     mcp,
     apiUrl,
     api,
@@ -187,7 +208,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     // revoking each one's credentials.
     close: async () => {
       eventStreams.closeAll();
-      await listener.close();
+      for (const each of listeners) await each.close();
       registry.setEndpoint(null);
       schedules.setWebhookBaseUrl(null);
     },

@@ -422,6 +422,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls across environments, both directions, newest first
+         * @description One row per call a linked environment made here (its grant, its caller, the verb, tool, target and outcome) and per call this environment made through a link. Rows hold ids and codes only, never secrets or message text. The audit spans every project, so it needs a token that may use every project.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -1878,6 +1898,33 @@ export interface components {
                 };
             }[];
         };
+        AuditEntries: {
+            entries: {
+                id: number;
+                at: string;
+                /** @enum {string} */
+                direction: "in" | "out";
+                /** @description in: the grant the caller's link secret stands for. */
+                grantId: string | null;
+                /** @description in: the grant's --for name; out: the link's name. */
+                environment: string | null;
+                /** @description in: the caller's environment id, as it says. */
+                remoteEnvironmentId: string | null;
+                /** @description The calling thread (in: on the other side, as it says; out: here). */
+                callerThreadId: string | null;
+                verb: ("read" | "create" | "send" | "delegate" | "cancel") | null;
+                /** @description The MCP tool; null when the call was refused before it was read (a revoked or expired grant). */
+                tool: string | null;
+                target: {
+                    readonly projectIds?: string[];
+                    readonly threadIds?: string[];
+                    readonly taskIds?: string[];
+                };
+                /** @description ok, or the failure code the caller got. */
+                outcome: string;
+                reason: string | null;
+            }[];
+        };
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
@@ -2951,6 +2998,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Only calls at or after this instant (ISO 8601). */
+                since?: string;
+                /** @description At most this many rows, newest first (default 100, at most 1000). */
+                limit?: number;
+                /** @description in: calls linked environments made here; out: calls this environment made through its links. */
+                direction?: "in" | "out";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Calls across environments, both directions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntries"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

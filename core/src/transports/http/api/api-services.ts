@@ -4,6 +4,7 @@ import type { UsageService } from "../../../services/usage/usage-service.js";
 import type { McpToolServices } from "../../mcp/tool-services.js";
 import type { EventStreams } from "../events/event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
+import type { ReachAudit } from "../../../services/reach/reach-audit.js";
 
 /** The services API routes call: the same ones the MCP tools use, projects, usage, forks, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
@@ -12,4 +13,6 @@ export interface ApiServices extends McpToolServices {
   readonly forks: ThreadForkService;
   readonly eventStreams: EventStreams;
   readonly webSessions: WebSessions;
+  /** Reads only: the audit of calls across environments. */
+  readonly audit: Pick<ReachAudit, "list">;
 }

@@ -11,6 +11,7 @@ import { forkThreadRoute } from "./routes/thread-fork.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
+import { listAuditRoute } from "./routes/audit.js";
 import { readSessionRoute, signInRoute, signOutRoute } from "./routes/web-session.js";
 
 export { API_PREFIX, ApiRouter } from "./api-router.js";
@@ -47,6 +48,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   deleteScheduledTaskRoute,
   listProvidersRoute,
   usageRoute,
+  listAuditRoute,
   eventsRoute,
   signInRoute,
   readSessionRoute,
