@@ -12,7 +12,7 @@ import { readRows, waitForRow } from "../support/serve-process.js";
 
 /**
  * A delegation from A to B survives kill -9 of either side and a cut link: two real
- * `switchyard serve` processes, each with its own home and scripted provider. A's agent (a
+ * `switchyard serve` processes on 127.0.0.2 and 127.0.0.3, each with its own home and scripted provider. A's agent (a
  * scripted turn calling delegate_task with environmentId) delegates to B; the child on B is held
  * at a gate while the fault happens; A's parent gets the result once, as the delegated-task
  * result event. Every wait is bounded; the only stand-in is the language model.
@@ -33,10 +33,11 @@ describe("delegation across environments, under faults", () => {
   async function pair(options: { throughTcpLink?: boolean } = {}) {
     const root = mkdtempSync(join(tmpdir(), "switchyard-reach-"));
     dirs.push(root);
-    const [a, b] = await Promise.all([ReachEnvironment.create(root, "a"), ReachEnvironment.create(root, "b")]);
+    // Two addresses of this machine, as two machines would have.
+    const [a, b] = await Promise.all([ReachEnvironment.create(root, "a", { host: "127.0.0.2" }), ReachEnvironment.create(root, "b", { host: "127.0.0.3" })]);
     environments.push(a, b);
     const grant = await b.issueGrant("a", "read,create,send,delegate,cancel");
-    const link = options.throughTcpLink === true ? await TcpLink.start(b.port) : null;
+    const link = options.throughTcpLink === true ? await TcpLink.start(b.port, b.host) : null;
     if (link !== null) links.push(link);
     await a.link("b", link?.url ?? b.url, grant.secret);
     await Promise.all([a.start(), b.start()]);

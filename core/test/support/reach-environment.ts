@@ -33,16 +33,18 @@ export class ReachEnvironment {
     readonly workspace: string,
     readonly port: number,
     readonly projectId: string,
-    private readonly serveArgs: readonly string[],
+    /** The loopback address it serves on (`serve --host`), one per environment, as machines have. */
+    readonly host: string,
   ) {}
 
-  static async create(root: string, name: string, options: { serveArgs?: readonly string[] } = {}): Promise<ReachEnvironment> {
+  static async create(root: string, name: string, options: { host?: string } = {}): Promise<ReachEnvironment> {
+    const host = options.host ?? "127.0.0.1";
     const home = join(root, name, "home");
     const gateDir = join(root, name, "gates");
     const stateDir = join(root, name, "state");
     const workspace = mkdtempSync(join(root, `${name}-ws-`));
     mkdirSync(gateDir, { recursive: true });
-    const port = await freePort();
+    const port = await freePort(host);
     writeHomeConfig(home, {
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
       providers: [{ id: "alpha", driver: "scripted", options: { gateDir, stateDir } }],
@@ -50,11 +52,11 @@ export class ReachEnvironment {
     const added = await runCli(["project", "add", workspace, "--json", "--home", home]);
     if (added.code !== 0) throw new Error(`project add failed: ${added.stderr}`);
     const projectId = (JSON.parse(added.stdout) as { id: string }).id;
-    return new ReachEnvironment(name, home, gateDir, workspace, port, projectId, options.serveArgs ?? []);
+    return new ReachEnvironment(name, home, gateDir, workspace, port, projectId, host);
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   /** Issues a grant here (the CLI) and returns its secret. */
@@ -73,7 +75,7 @@ export class ReachEnvironment {
   }
 
   async start(): Promise<ServeEndpoint> {
-    this.serve = ServeProcess.start(this.home, ["--port", String(this.port), ...this.serveArgs]);
+    this.serve = ServeProcess.start(this.home, ["--host", this.host, "--port", String(this.port)]);
     this.endpoint = await this.serve.ready;
     return this.endpoint;
   }
@@ -102,10 +104,11 @@ export class TcpLink {
   private constructor(
     readonly port: number,
     private readonly targetPort: number,
+    private readonly targetHost: string,
   ) {}
 
-  static async start(targetPort: number): Promise<TcpLink> {
-    const link = new TcpLink(await freePort(), targetPort);
+  static async start(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpLink> {
+    const link = new TcpLink(await freePort(), targetPort, targetHost);
     await link.heal();
     return link;
   }
@@ -127,7 +130,7 @@ export class TcpLink {
       };
       incoming.on("error", drop).on("close", drop);
       outgoing.on("error", drop).on("close", drop);
-      outgoing.connect(this.targetPort, "127.0.0.1", () => {
+      outgoing.connect(this.targetPort, this.targetHost, () => {
         incoming.pipe(outgoing);
         outgoing.pipe(incoming);
       });
