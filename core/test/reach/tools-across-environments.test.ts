@@ -82,6 +82,11 @@ describe("tools across environments", () => {
     // task_status on A forwards to B (no environmentId needed) and reads the published result.
     const status = await mustCall<Record<string, unknown>>(await a.agent(parent.threadId), "task_status", { taskId: started.taskId });
     expect(status).toMatchObject({ taskId: started.taskId, status: "completed", workState: "result_available", summary: "ANSWER-FROM-B" });
+    // Another agent on A does not see the task, with or without environmentId.
+    const other = await a.liveAgent();
+    expect(await callTool(other.client, "task_status", { taskId: started.taskId })).toMatchObject({ ok: false, code: "task_not_found" });
+    expect(await callTool(other.client, "task_status", { taskId: started.taskId, environmentId: "b" })).toMatchObject({ ok: false, code: "task_not_found" });
+    other.release();
     // B's outbox was acknowledged; A's receipt holds it once.
     await onA("the acknowledgement", () => (b.host.store.statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?").get(started.taskId) as { acked_at: number | null }).acked_at !== null);
     expect(a.host.store.select("item", "thread_id = ? AND id = ?", [parent.threadId, messageId])).toHaveLength(1);

@@ -110,6 +110,13 @@ export class ReachForwarder {
       outgoing = { ...rest, clientRequestId: `${caller.requestScope}:${typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req")}` };
       parentRunId = run.id;
     }
+    if (forwarded.kind === "task" && caller.kind === "agent") {
+      // An agent sees only the tasks its own thread delegated, there as here.
+      const task = typeof rest.taskId === "string" ? this.remoteTasks.get(linkName, rest.taskId) : null;
+      if (task === null || task.parentThreadId !== caller.threadId) {
+        throw new OrchestratorFailure("task_not_found", `Task ${String(rest.taskId)} does not exist among the tasks your thread delegated to environment ${linkName} (an agent sees only its own tasks).`, { taskId: rest.taskId, environmentId: linkName });
+      }
+    }
     const answer = await this.calls.call(linkName, toolName, outgoing, meta, control);
     this.learn(linkName, answer);
     if (forwarded.kind === "delegation" && typeof answer.taskId === "string") {
