@@ -68,6 +68,7 @@ export class LinkConnection {
     readonly client: Client,
     private readonly localEnvironmentId: string,
     private readonly audit: ReachAudit,
+    private readonly release: () => void = () => undefined,
   ) {}
 
   /**
@@ -97,6 +98,7 @@ export class LinkConnection {
 
   async close(): Promise<void> {
     await this.client.close().catch(() => undefined);
+    this.release();
   }
 
   private record(tool: string, args: Record<string, unknown>, result: CallToolResult | null, callerThreadId: string | null, outcome: string, reason: string | null): void {
@@ -137,18 +139,20 @@ export class ReachLinkClient {
         if (!hasErrorCode(error)) throw error;
         throw new OrchestratorFailure("provider_unavailable", `Link ${name} cannot be used: ${(error as unknown as Error).message}`, { environmentId: name, reason: "link_secret_unusable" });
       }
+      const pinned = link.fingerprint !== null ? pinnedFetch(link.fingerprint) : null;
       const transport = new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), {
         requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-        ...(link.fingerprint !== null ? { fetch: pinnedFetch(link.fingerprint) } : {}),
+        ...(pinned !== null ? { fetch: pinned } : {}),
       });
       const client = new Client({ name: "switchyard-link", version: HOST_VERSION });
       try {
         await client.connect(transport);
       } catch (error) {
         await client.close().catch(() => undefined);
+        pinned?.close();
         throw linkFailure(name, error);
       }
-      return new LinkConnection(link, client, environmentId(this.store), this.audit);
+      return new LinkConnection(link, client, environmentId(this.store), this.audit, () => pinned?.close());
     } catch (error) {
       const failure = linkFailure(name, error);
       this.audit.record({ direction: "out", environment: name, callerThreadId: options.callerThreadId ?? null, verb: options.forTool === undefined ? null : (grantVerbOf(options.forTool) ?? null), tool: options.forTool ?? null, outcome: failure.code, reason: typeof failure.details.reason === "string" ? failure.details.reason : null });

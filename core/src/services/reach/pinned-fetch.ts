@@ -61,7 +61,10 @@ function verifySocket(socket: TLSSocket, expected: string, verified: WeakSet<TLS
  * request (its Authorization header included) is written only after the handshake showed the
  * pinned certificate; any other certificate ends the connection with a LinkCertificateError.
  */
-export function pinnedFetch(fingerprint: string): typeof fetch {
+/** A pinned `fetch`, and `close()` to end its kept-alive connections. */
+export type PinnedFetch = typeof fetch & { close(): void };
+
+export function pinnedFetch(fingerprint: string): PinnedFetch {
   const expected = normalizeFingerprint(fingerprint);
   if (expected === null) throw new Error(`${fingerprint} is not a SHA-256 fingerprint`);
   // Certificate checks are the pin's job: the CA chain and host name mean nothing for a self-signed certificate.
@@ -105,7 +108,7 @@ export function pinnedFetch(fingerprint: string): typeof fetch {
       });
     });
   };
-  return pinned as typeof fetch;
+  return Object.assign(pinned as typeof fetch, { close: () => agent.destroy() });
 }
 
 /**

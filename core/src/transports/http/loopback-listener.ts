@@ -54,7 +54,7 @@ export function urlHost(host: string): string {
  * forbidden port fails with a `conflict` error whose details name the port.
  */
 export async function bindLoopbackListener(port: number, limits: ServerLimits, options: { host?: string; tls?: TlsIdentity | null } = {}): Promise<LoopbackListener> {
-  const host = options.host ?? "127.0.0.1";
+  const host = (options.host ?? "127.0.0.1").replace(/^\[|\]$/g, "");
   const tls = options.tls ?? null;
   if (tls === null && !isLoopbackAddress(host)) {
     throw new SwitchyardError("invalid_input", `Serving on ${host} needs TLS: it is not a loopback address, and link secrets and tokens must not cross a network in clear. Give a certificate (--tls-cert and --tls-key) or --tls-self-signed, or reach this machine through an SSH tunnel instead.`, { host });
