@@ -184,4 +184,16 @@ describe("tools across environments", () => {
       await small.stop();
     }
   });
+
+  it("answers a blocking question of the child on B from A, and the task finishes", async () => {
+    const parent = await a.liveAgent();
+    const asked = await mustCall<Record<string, unknown>>(parent.client, "delegate_task", { task: "@@ask Which database? @@reply done with it", target: { providerInstanceId: "alpha" }, environmentId: "b", mode: "wait", clientRequestId: "ask-on-b" });
+    expect(asked).toMatchObject({ hasPendingQuestion: true, workState: "working" });
+    const listed = await mustCall<{ requests: { requestId: string; questions: { id: string; question: string }[] }[] }>(parent.client, "t3_pending_request", { environmentId: "b", threadId: asked.childThreadId, action: "list" });
+    expect(listed.requests.map((request) => request.questions[0]!.question)).toEqual(["Which database?"]);
+    await mustCall(parent.client, "t3_pending_request", { environmentId: "b", threadId: asked.childThreadId, action: "respond", requestId: listed.requests[0]!.requestId, answers: { q1: "SQLite" } });
+    const finished = await mustCall<Record<string, unknown>>(parent.client, "delegate_task", { task: "@@ask Which database? @@reply done with it", target: { providerInstanceId: "alpha" }, environmentId: "b", mode: "wait", clientRequestId: "ask-on-b" });
+    expect(finished).toMatchObject({ taskId: asked.taskId, status: "completed", workState: "result_available", summary: "done with it" });
+    parent.release();
+  });
 });

@@ -29,6 +29,8 @@ export const FORWARDED_TOOLS: Readonly<Record<string, ForwardedTool>> = {
   delegate_task: { verb: "delegate", kind: "delegation" },
   task_status: { verb: "read", kind: "task" },
   task_cancel: { verb: "cancel", kind: "task" },
+  // A question of a child there is answered there.
+  t3_pending_request: { verb: "send" },
   orchestrator_capabilities: { verb: "read" },
 };
 
