@@ -222,6 +222,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     const names = b.server.mcp.toolNames();
     for (const name of names) expect(Object.hasOwn(TOOL_GRANT_VERBS, name), name).toBe(true);
     expect(names.filter((name) => /grant|environment|^link_(add|remove)|reach/.test(name))).toEqual([]);
+    // Nor does the HTTP API: its only reach route reads the audit.
+    const reachRoutes = b.server.api.routes().filter((route) => /grant|link|reach|audit|environment/i.test(`${route.path} ${route.operationId}`));
+    expect(reachRoutes.map((route) => [route.method, route.path])).toEqual([["GET", "/audit"]]);
     // A linked environment lists the same tools, but may call only the classified ones.
     const connection = await client().connect("mac-full");
     try {
