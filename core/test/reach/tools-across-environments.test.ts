@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReachGrants } from "../../src/services/reach/reach-grants.js";
 import { ReachLinks } from "../../src/services/reach/reach-links.js";
-import { callTool, mustCall } from "../support/mcp-client.js";
+import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 
 /**
@@ -136,6 +136,15 @@ describe("tools across environments", () => {
     expect(capabilities.environments.find((environment) => environment.environmentId === "gone")).toMatchObject({ reachable: false, problem: { reason: "unreachable" } });
     a.host.container.resolve(ReachLinks).remove("gone");
     agent.release();
+
+    // A token scoped to some projects here does not reach past them through a link.
+    const scoped = await connectMcp(a.server.mcpUrl, a.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"], projects: [a.projectId] }).token);
+    try {
+      expect(await callTool(scoped, "t3_thread_list", { environmentId: "b", projectId: b.projectId })).toMatchObject({ ok: false, code: "capability_denied", details: { reason: "scoped_caller", environmentId: "b" } });
+      expect((await mustCall<{ environments?: unknown[] }>(scoped, "orchestrator_capabilities", {})).environments).toBeUndefined();
+    } finally {
+      await scoped.close();
+    }
   });
 
   it("stops the very next call once the grant is revoked on B", async () => {

@@ -86,6 +86,14 @@ export class ReachForwarder {
   /** Carries out a call on the link `linkName`; the answer is the other side's. */
   async forward(caller: Caller, toolName: string, args: Record<string, unknown>, linkName: string, control: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {
     const forwarded = FORWARDED_TOOLS[toolName]!;
+    // A caller held to some projects here (a scoped token, an agent under reach.agentProjects
+    // "own") does not reach past them through a link the user made for broader use.
+    if (this.callers.projectScope(caller) !== "*") {
+      throw new OrchestratorFailure("capability_denied", `This ${caller.kind === "agent" ? "agent may use only its own project here" : "token is scoped to some projects"}, so it may not call linked environments (environment ${linkName}). ${caller.kind === "agent" ? 'Ask the user to set reach.agentProjects to "all".' : "Use a token for every project (switchyard token issue --projects '*')."}`, {
+        reason: "scoped_caller",
+        environmentId: linkName,
+      });
+    }
     const { environmentId: _named, ...rest } = args;
     const own = environmentId(this.engine.store);
     let meta: ReachCallMeta = { environmentId: own, callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
@@ -201,6 +209,8 @@ export class ReachForwarder {
    * time is listed as unreachable, with why).
    */
   async environments(caller: Caller): Promise<LinkedEnvironment[]> {
+    // A caller held to some projects here may not call linked environments (see forward).
+    if (this.callers.projectScope(caller) !== "*") return [];
     const meta: ReachCallMeta = { environmentId: environmentId(this.engine.store), callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
     return Promise.all(
       this.links.list().map(async (link): Promise<LinkedEnvironment> => {
