@@ -7,7 +7,7 @@ import type { EngineReaction } from "../../engine/engine-reaction.js";
 import type { Engine } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
+import { finishRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import { isTerminalRunStatus, type RunRecord, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
@@ -220,10 +220,10 @@ export class ForeignTasks {
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
       if (data.cancelRequestedAt === null) ctx.store.statement("UPDATE reach_foreign_tasks SET data = ? WHERE task_id = ?").run(JSON.stringify({ ...data, cancelRequestedAt: ctx.now }), taskId);
+      // Stop, as the user's Stop button: the running turn is interrupted, queued turns held; the
+      // task's own run, if it never started, is cancelled (its end writes the outbox row).
       stopThread(ctx, row.child_thread_id, why);
-      const run = ctx.require("run", row.child_run_id);
-      if (run.status === "queued") finishRun(ctx, run.id, "cancelled", null, why);
-      for (const queued of queuedRuns(ctx, row.child_thread_id)) if (queued.id === row.child_run_id) finishRun(ctx, queued.id, "cancelled", null, why);
+      if (ctx.require("run", row.child_run_id).status === "queued") finishRun(ctx, row.child_run_id, "cancelled", null, why);
       return true;
     });
     return { ...this.view(grant, taskId), cancelled, reason: why };

@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../../di/tokens.js";
-import type { CommandContext } from "../../engine/command-context.js";
 import type { Engine } from "../../engine/ports.js";
 import { putItem } from "../../engine/run-lifecycle.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
