@@ -114,8 +114,9 @@ export class ReachForwarder {
       }
       this.checkBreadth(run.id, parent.lineage.rootThreadId);
       meta = { ...meta, delegation: { environmentId: own, threadId: parent.id, runId: run.id, rootThreadId: parent.lineage.rootThreadId, depth, maxDepth: this.config.budgets.maxDelegationDepth } };
-      // A retry of the same delegation must find the same task there: the key is the caller's.
-      outgoing = { ...rest, clientRequestId: `${caller.requestScope}:${typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req")}` };
+      // The other side scopes the key to this environment and the parent thread (which it gets in
+      // the lineage), so a retry of the same delegation finds the same task there.
+      outgoing = { ...rest, clientRequestId: typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req") };
       parentRunId = run.id;
     }
     if (forwarded.kind === "task" && caller.kind === "agent") {
