@@ -66,6 +66,9 @@ describe("tools across environments", () => {
     const child = b.host.store.get("thread", String(started.childThreadId))!;
     expect(child.lineage.foreignParent).toMatchObject({ environmentId: a.registry.environmentId, threadId: parent.threadId });
     expect(child.runtimeMode).toBe("auto-accept-edits");
+    // B's views name the foreign parent.
+    const childOnB = await mustCall<{ thread: { foreignParent?: Record<string, unknown>; relationship: string } }>(parent.client, "t3_thread_read", { environmentId: "b", threadId: started.childThreadId });
+    expect(childOnB.thread).toMatchObject({ relationship: "root", foreignParent: { environmentId: a.registry.environmentId, threadId: parent.threadId } });
     // A's parent shows the child.
     expect(a.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId]).map((item) => item.data)).toEqual([
       expect.objectContaining({ origin: "remote_task", environment: "b", taskId: started.taskId, childThreadLink: started.childThreadLink }),
