@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReachGrants } from "../../src/services/reach/reach-grants.js";
 import { ReachLinks } from "../../src/services/reach/reach-links.js";
+import { RemoteTasks } from "../../src/services/reach/remote-tasks.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 
@@ -206,6 +207,11 @@ describe("tools across environments", () => {
     await mustCall(parent.client, "t3_pending_request", { environmentId: "b", threadId: asked.childThreadId, action: "respond", requestId: listed.requests[0]!.requestId, answers: { q1: "SQLite" } });
     const finished = await mustCall<Record<string, unknown>>(parent.client, "delegate_task", { task: "@@ask Which database? @@reply done with it", target: { providerInstanceId: "alpha" }, environmentId: "b", mode: "wait", clientRequestId: "ask-on-b" });
     expect(finished).toMatchObject({ taskId: asked.taskId, status: "completed", workState: "result_available", summary: "done with it" });
+    // The parent read the result in its wait: the outbox hand-over is acknowledged, and no wake
+    // message follows (as for a local task).
+    await onA("the acknowledgement", () => (b.host.store.statement("SELECT acked_at FROM reach_foreign_tasks WHERE task_id = ?").get(asked.taskId) as { acked_at: number | null }).acked_at !== null);
+    expect(a.host.store.select("item", "thread_id = ? AND id = ?", [parent.threadId, `message:remote-task-result:b:${String(asked.taskId)}`])).toEqual([]);
+    expect(a.host.container.resolve(RemoteTasks).get("b", String(asked.taskId))).toMatchObject({ delivery: "acknowledged", status: "completed" });
     parent.release();
   });
 });

@@ -139,10 +139,12 @@ export class ReachForwarder {
         childThreadLink: String(answer.childThreadLink ?? ""),
         title: typeof rest.title === "string" ? rest.title : String(rest.task ?? "").split("\n")[0]!.slice(0, 60),
       });
-      this.settleFromAnswer(linkName, task.remoteTaskId, answer, "read");
+      // As locally, only a wait reads the result (an async call's answer is not a reading of it).
+      this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");
       this.puller.wake(linkName);
     } else if (forwarded.kind === "task" && typeof answer.taskId === "string") {
-      this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : "read");
+      // An agent's task_status reads the result for its thread; a client's reads on the side.
+      this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : caller.kind === "agent" ? "read" : "none");
     }
     return answer;
   }
@@ -180,10 +182,10 @@ export class ReachForwarder {
    * A task answer the parent saw: a result it read (a wait or status) needs no wake message; a
    * cancel it asked for disposes the automatic delivery, as for a local task.
    */
-  private settleFromAnswer(linkName: string, remoteTaskId: string, answer: Record<string, unknown>, how: "read" | "cancel"): void {
+  private settleFromAnswer(linkName: string, remoteTaskId: string, answer: Record<string, unknown>, how: "read" | "cancel" | "none"): void {
     if (this.remoteTasks.get(linkName, remoteTaskId) === null) return;
     if (how === "cancel") this.remoteTasks.dispose(linkName, remoteTaskId);
-    else if (answer.workState === "result_available") this.remoteTasks.acknowledge(linkName, remoteTaskId);
+    else if (how === "read" && answer.workState === "result_available") this.remoteTasks.acknowledge(linkName, remoteTaskId);
     if (answer.workState === "result_available" && typeof answer.status === "string") {
       this.remoteTasks.receive(linkName, { taskId: remoteTaskId, status: answer.status, summary: typeof answer.summary === "string" ? answer.summary : "" });
     }

@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../../di/tokens.js";
 import type { Engine } from "../../engine/ports.js";
-import { putItem } from "../../engine/run-lifecycle.js";
+import { activeRun, putItem } from "../../engine/run-lifecycle.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
 import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTask, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
 
@@ -30,9 +30,10 @@ function remoteTaskOf(row: RemoteTaskRow): RemoteTask {
  * shows the child in the parent's timeline. Its result arrives through `receive`, whose receipt
  * is that key: a result handed over twice (a retried pull, a restart of either side between the
  * hand-over and its acknowledgement) is taken once, and delivered to the parent once, as the
- * usual delegated-task result message. The parent is never woken against its will (the rule of
- * local results): while it is stopped or its latest run was stopped on request, the result
- * waits, and is delivered when its next run ends (`RemoteTaskResults`).
+ * usual delegated-task result message. The rules are those of local results: a parent whose run
+ * is live gets the result when that run ends (`RemoteTaskResults`), unless it read it meanwhile;
+ * a parent is never woken against its will: while it is stopped or its latest run was stopped on
+ * request, the result waits, and is delivered when its next run ends.
  */
 @injectable()
 export class RemoteTasks {
@@ -125,7 +126,9 @@ export class RemoteTasks {
         });
       }
       const parent = ctx.get("thread", row.parent_thread_id);
-      if (parent !== null && data.delivery === "pending" && acceptsAutomaticTurn(ctx, parent)) this.delivery.deliver(ctx, parent, this.row(ctx, linkName, result.taskId)!);
+      // As for a local result: a parent whose run is live gets it when that run ends, unless it
+      // read it meanwhile (a wait or task_status acknowledges it, and no wake follows).
+      if (parent !== null && data.delivery === "pending" && activeRun(ctx, parent.id) === null && acceptsAutomaticTurn(ctx, parent)) this.delivery.deliver(ctx, parent, this.row(ctx, linkName, result.taskId)!);
       return true;
     });
   }
