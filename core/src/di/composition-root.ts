@@ -28,6 +28,12 @@ import { McpSessionRegistry } from "../services/credentials/mcp-session-registry
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import { RouterChildResults } from "../services/router-children/router-child-results.js";
 import { DelegationSaga } from "../services/delegation/delegation-saga.js";
+import { ForeignTaskOutbox, ForeignTasks } from "../services/reach/foreign-tasks.js";
+import { ReachLinkCalls } from "../services/reach/link-calls.js";
+import { ReachForwarder } from "../services/reach/reach-forwarder.js";
+import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
+import { RemoteTaskResults } from "../services/reach/remote-task-results.js";
+import { RemoteTasks } from "../services/reach/remote-tasks.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { EventStreamService } from "../services/events/event-stream-service.js";
 import { PublicEventFeed } from "../services/events/public-event-feed.js";
@@ -77,10 +83,17 @@ const SCOPED_SERVICES = [
   ScheduledTaskService,
   ScheduledTriggerService,
   Scheduler,
+  ReachLinkCalls,
+  ReachForwarder,
+  RemoteResultsPuller,
+  RemoteTasks,
+  RemoteTaskResults,
+  ForeignTasks,
+  ForeignTaskOutbox,
 ] as const;
 
 /** The engine's reactions, in order (a bench builds an engine without one of them). */
-export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction] as const;
+export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox] as const;
 
 /** Options for building a host. */
 export interface ContainerOptions {
@@ -145,7 +158,8 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // One registry behind both tokens; replacing ProviderRegistry replaces what work reads too.
   container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga,
-  // the router children's report-back and usage accounting (records, tree budgets) run for every
+  // the router children's report-back, usage accounting (records, tree budgets), remote task
+  // results (receipts from linked environments) and the foreign-task outbox run for every
   // command of every engine, and nothing has to be resolved early to install them.
   container.register(TOKENS.EngineReactions, { useFactory: (c) => ENGINE_REACTIONS.map((reaction) => c.resolve<EngineReaction>(reaction)) });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);

@@ -89,6 +89,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
       depth: input.lineage.depth ?? 0,
       rootThreadId: input.lineage.rootThreadId ?? input.id,
       ...(input.lineage.reportBack !== undefined ? { reportBack: input.lineage.reportBack } : {}),
+      ...(input.lineage.foreignParent !== undefined ? { foreignParent: input.lineage.foreignParent } : {}),
     },
     createdBy: input.createdBy,
     creationSource: input.creationSource,

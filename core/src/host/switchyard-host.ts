@@ -19,6 +19,7 @@ import type { EventStore } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
+import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
 
 /** Options for {@link SwitchyardHost.create}. */
 export interface HostOptions extends ContainerOptions {
@@ -130,6 +131,8 @@ export class SwitchyardHost {
     this.disposers.push(() => wallClocks.stop());
     // Scheduled tasks resume from the store: what came due while no engine ran fires now, once.
     this.scheduler.start();
+    // Results of tasks delegated to linked environments that finished while this side was down.
+    this.container.resolve(RemoteResultsPuller).start();
     // Probe providers in the background from now on, so no answer waits on a harness.
     this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;
@@ -149,6 +152,7 @@ export class SwitchyardHost {
     this.stopped = true;
     for (const dispose of this.disposers) dispose();
     if (this.started) await this.scheduler.stop();
+    if (this.started) await this.container.resolve(RemoteResultsPuller).stop();
     if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only

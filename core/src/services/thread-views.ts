@@ -56,6 +56,10 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     delegatedTaskId: thread.lineage.delegatedTaskId,
     /** A router child whose finished turns are delivered to its parent. */
     reportBack: thread.lineage.reportBack === true,
+    /** A child delegated from another environment: its parent there (absent otherwise). */
+    ...(thread.lineage.foreignParent !== undefined
+      ? { foreignParent: { environmentId: thread.lineage.foreignParent.environmentId, threadId: thread.lineage.foreignParent.threadId, runId: thread.lineage.foreignParent.runId } }
+      : {}),
     branch: thread.branch,
     worktreePath: thread.worktreePath,
     cwd: thread.cwd,

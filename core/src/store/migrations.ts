@@ -248,6 +248,32 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 9,
+    name: "reach tasks across environments",
+    // On the delegating side (A), one row per task delegated to a linked environment: the parent
+    // it belongs to and B's task id, which is also the key of its idempotent receipt
+    // (received_at). On the delegated-to side (B), one row per child whose parent is in another
+    // environment: its foreign lineage and, once the child's work ends, its result (the durable
+    // outbox), kept until A acknowledges it.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE reach_remote_tasks (
+          link_name TEXT NOT NULL, remote_task_id TEXT NOT NULL, parent_thread_id TEXT NOT NULL, data TEXT NOT NULL,
+          created_at INTEGER NOT NULL, received_at INTEGER, delivered_at INTEGER,
+          PRIMARY KEY (link_name, remote_task_id)
+        );
+        CREATE INDEX reach_remote_tasks_open ON reach_remote_tasks(link_name, received_at);
+        CREATE INDEX reach_remote_tasks_parent ON reach_remote_tasks(parent_thread_id);
+        CREATE TABLE reach_foreign_tasks (
+          task_id TEXT PRIMARY KEY, grant_id TEXT NOT NULL, child_thread_id TEXT NOT NULL, child_run_id TEXT NOT NULL,
+          data TEXT NOT NULL, result TEXT, created_at INTEGER NOT NULL, finished_at INTEGER, acked_at INTEGER
+        );
+        CREATE INDEX reach_foreign_tasks_outbox ON reach_foreign_tasks(grant_id, finished_at, acked_at);
+        CREATE INDEX reach_foreign_tasks_run ON reach_foreign_tasks(child_run_id);
+      `);
+    },
+  },
+  {
     version: 10,
     name: "running usage totals per budget scope",
     // What each budget scope's tree used (tokens, priced dollars), kept in the transaction that

@@ -70,6 +70,11 @@ export interface ThreadLineage {
    * exactly once. Absent on every other thread (and on threads written before the field).
    */
   readonly reportBack?: boolean;
+  /**
+   * A child whose parent lives in another environment (a delegation across machines): that
+   * environment's id and its parent thread, run and root. Absent on every other thread.
+   */
+  readonly foreignParent?: { readonly environmentId: string; readonly threadId: string; readonly runId: string; readonly rootThreadId: string };
 }
 
 /** A pull request linked to a thread. */

@@ -22,6 +22,8 @@ export interface LinkCallOptions {
   readonly callerThreadId?: string | null;
   /** Passed to the MCP SDK (timeout, signal, onprogress, resetTimeoutOnProgress). */
   readonly request?: RequestOptions;
+  /** More `_meta` entries for the call (a forwarded call's ceiling and delegation lineage). */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -80,7 +82,7 @@ export class LinkConnection {
     let result: CallToolResult;
     try {
       result = (await this.client.callTool(
-        { name: tool, arguments: args, _meta: { [REMOTE_CALLER_META_KEY]: { environmentId: this.localEnvironmentId, threadId: callerThreadId } } },
+        { name: tool, arguments: args, _meta: { ...options.meta, [REMOTE_CALLER_META_KEY]: { environmentId: this.localEnvironmentId, threadId: callerThreadId } } },
         undefined,
         options.request,
       )) as CallToolResult;

@@ -23,6 +23,8 @@ export const TOOL_GRANT_VERBS: Readonly<Record<string, GrantVerb | null>> = {
   delegate_task: "delegate",
   t3_thread_interrupt: "cancel",
   task_cancel: "cancel",
+  // The results of tasks it delegated here: only a grant that could delegate has any.
+  delegated_task_results: "delegate",
   t3_thread_update: null,
   set_thread_settled: null,
   link_pull_request: null,

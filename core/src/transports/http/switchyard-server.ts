@@ -11,6 +11,8 @@ import { ThreadLaunchService } from "../../services/thread-launch-service.js";
 import { ThreadMetadataService } from "../../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../../services/thread-query-service.js";
 import { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
+import { ReachForwarder } from "../../services/reach/reach-forwarder.js";
+import { ForeignTasks } from "../../services/reach/foreign-tasks.js";
 import { ScheduledTriggerService } from "../../services/scheduling/scheduled-trigger-service.js";
 import { CLI_ENTRY } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
@@ -97,6 +99,8 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     pendingRequests: host.container.resolve(PendingRequestService),
     callers: host.container.resolve(CallerContext),
     schedules: host.container.resolve(ScheduledTaskService),
+    reach: host.container.resolve(ReachForwarder),
+    foreignTasks: host.container.resolve(ForeignTasks),
   };
   const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);

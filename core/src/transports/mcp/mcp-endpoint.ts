@@ -13,6 +13,8 @@ import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
 import { scopeRefs } from "../scope-refs.js";
 import { callerFromScope } from "./caller-from-scope.js";
+import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
+import { linkedCeiling, linkedGrantOf } from "./linked-caller.js";
 import { LINK_SECRET_PREFIX, type ReachGrants } from "../../services/reach/reach-grants.js";
 import type { ReachAudit } from "../../services/reach/reach-audit.js";
 import { grantVerbOf, requestedRuntimeModes } from "../../services/reach/tool-grant-verbs.js";
@@ -69,8 +71,23 @@ function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
+/** `environmentId`, which every tool in FORWARDED_TOOLS takes (issue 18, item 4). */
+const EnvironmentIdInput = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe("Run this call in a linked environment (orchestrator_capabilities lists them: a link name, or the environment id in a link it built); default this one.");
+
+/** A tool's input, with `environmentId` added when the tool forwards to linked environments. */
+function inputOf(definition: McpToolDefinition): z.ZodType {
+  if (!Object.hasOwn(FORWARDED_TOOLS, definition.name)) return definition.input;
+  return (definition.input as unknown as z.ZodObject).extend({ environmentId: EnvironmentIdInput.optional() });
+}
+
 interface ListedTool {
   readonly definition: McpToolDefinition;
+  /** What a call's arguments are checked against (the tool's input, with `environmentId` where it forwards). */
+  readonly input: z.ZodType;
   readonly listing: {
     name: string;
     title: string;
@@ -135,6 +152,8 @@ function issuesMessage(error: z.ZodError): string {
 export class McpEndpoint {
   private readonly tools = new Map<string, ListedTool>();
   private readonly listing: { tools: ListedTool["listing"][] };
+  /** What linked environments are listed: every tool, their results outbox included. */
+  private readonly linkedListing: { tools: ListedTool["listing"][] };
   /**
    * One JSON Schema validator for every per-request server. Otherwise the SDK builds a fresh Ajv
    * instance per Server: the largest share of the endpoint's CPU per request under
@@ -154,19 +173,22 @@ export class McpEndpoint {
     for (const definition of definitions) {
       // Every tool says what a linked environment needs to call it, so none is let through unclassified.
       if (grantVerbOf(definition.name) === undefined) throw new Error(`MCP tool ${definition.name} has no entry in TOOL_GRANT_VERBS (services/reach/tool-grant-verbs.ts): give it a grant verb, or null when linked environments may not call it.`);
+      const input = inputOf(definition);
       this.tools.set(definition.name, {
         definition,
+        input,
         listing: {
           name: definition.name,
           title: definition.title,
           description: definition.description,
-          inputSchema: jsonSchema(definition.input, "input"),
+          inputSchema: jsonSchema(input, "input"),
           outputSchema: jsonSchema(definition.output, "output"),
           annotations: { title: definition.title, ...definition.annotations },
         },
       });
     }
-    this.listing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
+    this.listing = { tools: [...this.tools.values()].filter((tool) => tool.definition.audience !== "linked_environments").map((tool) => tool.listing) };
+    this.linkedListing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
   }
 
   /** Tool names, in registration order. */
@@ -272,12 +294,14 @@ export class McpEndpoint {
 
   private createServer(scope: McpInvocationScope): Server {
     const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
-    server.setRequestHandler(ListToolsRequestSchema, () => this.listing);
+    const linked = linkedGrantOf(scope) !== null;
+    server.setRequestHandler(ListToolsRequestSchema, () => (linked ? this.linkedListing : this.listing));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       if (scope.kind !== "environment") return this.callTool(scope, request, extra);
       // One audit row per call from a linked environment, whatever its outcome.
       const remote = remoteCallerFrom(request.params._meta);
-      const callScope: McpInvocationScope = { ...scope, remote };
+      // The caller's ceiling on its side narrows the grant's for this call (it can never widen it).
+      const callScope: McpInvocationScope = { ...scope, remote, ceiling: linkedCeiling(scope, request.params._meta) };
       const result = await this.callTool(callScope, request, extra);
       this.reach!.audit.record({
         direction: "in",
@@ -297,11 +321,12 @@ export class McpEndpoint {
 
   private async callTool(scope: McpInvocationScope, request: CallToolRequest, extra: ToolCallExtra): Promise<CallToolResult> {
     {
+      const linked = linkedGrantOf(scope) !== null;
       const tool = this.tools.get(request.params.name);
-      if (tool === undefined) {
+      if (tool === undefined || (tool.definition.audience === "linked_environments" && !linked)) {
         return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${request.params.name}". Call tools/list for the available tools.`));
       }
-      const parsed = tool.definition.input.safeParse(request.params.arguments ?? {});
+      const parsed = tool.input.safeParse(request.params.arguments ?? {});
       if (!parsed.success) {
         return failureResult(new OrchestratorFailure("invalid_request", `Invalid arguments for ${tool.definition.name}: ${issuesMessage(parsed.error)}`));
       }
@@ -321,9 +346,26 @@ export class McpEndpoint {
       };
       try {
         if (scope.kind === "environment") this.authorizeEnvironment(scope, tool.definition.name, parsed.data);
+        // A call for a linked environment goes there whole (the other side holds it to its grant
+        // and checks its threads and tasks); its answer is the other side's.
+        const args = parsed.data as Record<string, unknown>;
+        if (linked && args.environmentId !== undefined && args.environmentId !== this.services.environmentId) {
+          // A grant is for this environment only: it is never passed on to another one.
+          throw new OrchestratorFailure("capability_denied", `A linked environment's call runs here only; environmentId ${JSON.stringify(args.environmentId)} is not this environment (${this.services.environmentId}).`, {
+            reason: "not_forwarded",
+            environmentId: args.environmentId,
+          });
+        }
+        const link = linked ? null : this.services.reach.destination(tool.definition.name, args);
+        if (link !== null) {
+          const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, { signal: extra.signal, onProgress: () => void reportProgress(`waiting on ${link}`) });
+          const structured = tool.definition.output.parse(forwarded) as Record<string, unknown>;
+          return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+        }
+        const { environmentId: _here, ...local } = args;
         // A project-scoped token (or grant) is checked before the tool reads anything.
-        this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(parsed.data));
-        const output = await tool.definition.handle(parsed.data, { scope, services: this.services, signal: extra.signal, reportProgress });
+        this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
+        const output = await tool.definition.handle(local, { scope, services: this.services, signal: extra.signal, reportProgress, meta: request.params._meta });
         const structured = tool.definition.output.parse(output) as Record<string, unknown>;
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
       } catch (error) {

@@ -18,6 +18,8 @@ export interface ToolInvocation {
   readonly signal: AbortSignal;
   /** Sends an MCP progress notification (no-op when the client sent no progress token). */
   reportProgress(message: string): Promise<void>;
+  /** The call's `_meta` (a linked environment's caller and delegation facts travel there). */
+  readonly meta?: unknown;
 }
 
 /** One MCP tool: schemas, annotations, the capability it needs, and its handler. */
@@ -30,6 +32,8 @@ export interface McpToolDefinition<I extends z.ZodType = z.ZodType, O extends z.
   readonly annotations: ToolAnnotations;
   /** The credential capability the caller needs. */
   readonly requires: CredentialCapability;
+  /** `linked_environments`: listed to and callable by linked environments only (their results outbox); default everyone. */
+  readonly audience?: "everyone" | "linked_environments";
   handle(input: z.output<I>, invocation: ToolInvocation): Promise<z.input<O>>;
 }
 

@@ -8,6 +8,8 @@ import type { ThreadLaunchService } from "../../services/thread-launch-service.j
 import type { ThreadManagementService } from "../../services/thread-management-service.js";
 import type { ThreadMetadataService } from "../../services/thread-metadata-service.js";
 import type { ThreadQueryService } from "../../services/thread-query-service.js";
+import type { ForeignTasks } from "../../services/reach/foreign-tasks.js";
+import type { ReachForwarder } from "../../services/reach/reach-forwarder.js";
 
 /** The services MCP tools call. Tools shape results; services own the behaviour. */
 export interface McpToolServices {
@@ -24,4 +26,7 @@ export interface McpToolServices {
   readonly callers: CallerContext;
   /** Scheduled tasks: create, update, list and delete (schedule_task and its siblings). */
   readonly schedules: ScheduledTaskService;
+  /** Calls across environments: forwarding to linked ones (A), and the tasks linked ones delegated here (B). */
+  readonly reach: ReachForwarder;
+  readonly foreignTasks: ForeignTasks;
 }

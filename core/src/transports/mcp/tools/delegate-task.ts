@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
+import { linkedGrantOf, reachMetaOf } from "../linked-caller.js";
 import { ClientRequestId, DelegateTaskResultSchema, InteractionModeInput, RuntimeModeInput, Target } from "../contract.js";
 import { CREATES_WORK, defineTool } from "../tool-definition.js";
 
@@ -41,6 +42,10 @@ export const delegateTaskTool = defineTool({
   output: DelegateTaskResultSchema,
   annotations: CREATES_WORK,
   requires: "orchestration:operate",
-  handle: (input, { scope, services, signal, reportProgress }) =>
-    services.tasks.delegate(callerFromScope(scope), input, { signal, onProgress: (message) => void reportProgress(message) }),
+  handle: (input, { scope, services, signal, reportProgress, meta }) => {
+    // From a linked environment: the child's parent is there (a foreign lineage).
+    const grant = linkedGrantOf(scope);
+    if (grant !== null) return services.foreignTasks.delegate(grant, reachMetaOf(meta), input, signal);
+    return services.tasks.delegate(callerFromScope(scope), input, { signal, onProgress: (message) => void reportProgress(message) });
+  },
 });

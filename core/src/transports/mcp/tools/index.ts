@@ -6,6 +6,7 @@ import { linkPullRequestTool, unlinkPullRequestTool } from "./link-pull-request.
 import { listScheduledTasksTool } from "./list-scheduled-tasks.js";
 import { orchestratorCapabilitiesTool } from "./orchestrator-capabilities.js";
 import { pendingRequestTool } from "./pending-request.js";
+import { delegatedTaskResultsTool } from "./delegated-task-results.js";
 import { scheduleTaskTool } from "./schedule-task.js";
 import { setThreadSettledTool } from "./set-thread-settled.js";
 import { taskCancelTool } from "./task-cancel.js";
@@ -39,4 +40,5 @@ export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
   scheduleTaskTool,
   listScheduledTasksTool,
   deleteScheduledTaskTool,
+  delegatedTaskResultsTool,
 ] as unknown as readonly McpToolDefinition[];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
 import { BudgetViewSchema, InteractionModeOutput, RuntimeModeOutput } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
+import { linkedGrantOf } from "../linked-caller.js";
 
 const BudgetLimits = z.object({ tokens: z.number().nullable(), costUsd: z.number().nullable(), wallClockMs: z.number().nullable() });
 
@@ -18,6 +19,36 @@ export const orchestratorCapabilitiesTool = defineTool({
     parentRunActive: z.boolean(),
     projectId: z.string().nullable(),
     projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+    environments: z
+      .array(
+        z.object({
+          environmentId: z.string().describe("Pass it as environmentId to run a thread or task tool there."),
+          url: z.string(),
+          ownEnvironmentId: z.string().nullable().describe("The id in the links that environment builds (switchyard-thread://v2/<id>/…)."),
+          reachable: z.boolean(),
+          problem: z.object({ code: z.string(), reason: z.string(), message: z.string() }).nullable(),
+          verbs: z.array(z.string()).nullable().describe("What its grant allows: read, create, send, delegate, cancel."),
+          maxRuntimeMode: z.string().nullable(),
+          projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+          providers: z.array(
+            z.object({
+              providerInstanceId: z.string(),
+              driverKind: z.string(),
+              canRunChildTasks: z.boolean(),
+              models: z.array(z.string()),
+              runtimeModes: z.array(z.string()),
+              interactionModes: z.array(z.string()),
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .describe("Linked environments (other Switchyard servers the user linked) and what their grants let you do there; absent when none is linked."),
+    environmentId: z.string().optional().describe("This environment's id (the one in the thread links it builds)."),
+    grant: z
+      .object({ grantId: z.string(), verbs: z.array(z.string()), maxRuntimeMode: z.string(), projects: z.union([z.literal("*"), z.array(z.string())]) })
+      .optional()
+      .describe("For a linked environment's call: what its grant here allows."),
     providers: z.array(
       z.object({
         providerInstanceId: z.string(),
@@ -81,5 +112,15 @@ export const orchestratorCapabilitiesTool = defineTool({
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: (input, { scope, services }) => services.capabilities.describe(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => {
+    const caller = callerFromScope(scope);
+    const described = await services.capabilities.describe(caller, input);
+    const grant = linkedGrantOf(scope);
+    // A linked environment learns what its grant allows here, never what this side links to.
+    if (grant !== null) {
+      return { ...described, environmentId: services.environmentId, grant: { grantId: grant.id, verbs: [...grant.verbs], maxRuntimeMode: grant.maxRuntimeMode, projects: grant.projects === "*" ? ("*" as const) : [...grant.projects] } };
+    }
+    const environments = await services.reach.environments(caller);
+    return environments.length === 0 ? described : { ...described, environments };
+  },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
+import { linkedGrantOf } from "../linked-caller.js";
 import { DelegateTaskResultSchema } from "../contract.js";
 import { defineTool, STOPS_WORK } from "../tool-definition.js";
 
@@ -12,5 +13,9 @@ export const taskCancelTool = defineTool({
   output: DelegateTaskResultSchema.extend({ cancelled: z.boolean(), reason: z.string() }),
   annotations: STOPS_WORK,
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => services.tasks.cancel(callerFromScope(scope), input.taskId, input.reason),
+  handle: async (input, { scope, services }) => {
+    const grant = linkedGrantOf(scope);
+    if (grant !== null) return services.foreignTasks.cancel(grant, input.taskId, input.reason);
+    return services.tasks.cancel(callerFromScope(scope), input.taskId, input.reason);
+  },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
+import { linkedGrantOf } from "../linked-caller.js";
 import { DelegateTaskResultSchema } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 
@@ -12,5 +13,10 @@ export const taskStatusTool = defineTool({
   output: DelegateTaskResultSchema,
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: async (input, { scope, services }) => services.tasks.status(callerFromScope(scope), input.taskId),
+  handle: async (input, { scope, services }) => {
+    // A linked environment's tasks here are the ones it delegated (their parents are there).
+    const grant = linkedGrantOf(scope);
+    if (grant !== null) return services.foreignTasks.view(grant, input.taskId);
+    return services.tasks.status(callerFromScope(scope), input.taskId);
+  },
 });

@@ -1,0 +1,49 @@
+import type { CommandContext } from "../../engine/command-context.js";
+import { latestExecutedRun } from "../../engine/run-lifecycle.js";
+import type { ThreadRecord } from "../../store/records.js";
+
+/** A task this environment delegated to a linked one, as the delegating side keeps it. */
+export interface RemoteTask {
+  /** The link (its name here) the task runs behind. */
+  readonly linkName: string;
+  /** The task's id there: the key of its receipt here. */
+  readonly remoteTaskId: string;
+  /** The other environment's own id (the one its links name). */
+  readonly environmentId: string;
+  readonly parentThreadId: string;
+  readonly parentRunId: string;
+  readonly childThreadId: string;
+  readonly childThreadLink: string;
+  readonly title: string;
+  /** `pending` until the result is here and handed to the parent; `acknowledged` when the parent read it in a wait or status. */
+  readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
+  readonly status: string | null;
+  readonly summary: string | null;
+  readonly createdAt: string;
+  readonly receivedAt: string | null;
+}
+
+/** A row of `reach_remote_tasks`. */
+export interface RemoteTaskRow {
+  link_name: string;
+  remote_task_id: string;
+  parent_thread_id: string;
+  data: string;
+  created_at: number;
+  received_at: number | null;
+  delivered_at: number | null;
+}
+
+/** What a remote task's `data` column holds. */
+export type RemoteTaskData = Omit<RemoteTask, "linkName" | "remoteTaskId" | "parentThreadId" | "createdAt" | "receivedAt">;
+
+/** The parent's timeline item that shows a remote child. */
+export const remoteTaskItemId = (linkName: string, remoteTaskId: string) => `item:remote-task:${linkName}:${remoteTaskId}`;
+/** The message that delivers a remote task's result; its id makes the delivery happen once. */
+export const remoteResultMessageId = (linkName: string, remoteTaskId: string) => `message:remote-task-result:${linkName}:${remoteTaskId}`;
+
+/** Whether the system may start a turn in a parent on its own (the rule of local results). */
+export function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {
+  if (thread.deletedAt !== null || thread.stopped) return false;
+  return latestExecutedRun(ctx, thread.id)?.interruptedOnRequest !== true;
+}
