@@ -191,7 +191,7 @@ const MB = 1024 * 1024;
 
 export default async function run() {
   const { createLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
-  const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../sdk/dist/testkit/scripted-provider/index.js");
+  const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-events-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
   const gateDir = join(home, "gates");
