@@ -92,6 +92,13 @@ describe("a thread's children in linked environments (API)", () => {
       expect.objectContaining({ taskId: started.taskId, status: "completed", summary: "REMOTE-SUMMARY" }),
       expect.objectContaining({ taskId: second.taskId, environment: "mac", status: "unreachable", statusFrom: "none", summary: null, problem: expect.objectContaining({ code: "provider_unavailable", reason: "unreachable" }) }),
     ]);
+    // A token held to some projects may not call links: the finished row is A's, the unfinished one says why it has no status.
+    const scoped = new ApiClient(a.server.apiUrl, a.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"], projects: [a.projectId] }).token);
+    const scopedRead = await ok(scoped.get(`/threads/${parent.threadId}/remote-tasks`));
+    expect(scopedRead.remoteTasks.map((task: { status: string; problem: { reason: string } | null }) => [task.status, task.problem?.reason ?? null])).toEqual([
+      ["completed", null],
+      ["unreachable", "scoped_caller"],
+    ]);
     again.release();
   });
 

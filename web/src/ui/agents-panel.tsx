@@ -99,7 +99,7 @@ function RemoteTaskRow(props: { readonly task: RemoteTask; readonly nowMs: numbe
       </dl>
       {task.problem !== null && (
         <p class="hint remote-problem">
-          {task.environment} did not answer ({task.problem.reason}): {task.problem.message}
+          No status from {task.environment} ({task.problem.reason}): {task.problem.message}
         </p>
       )}
       {task.summary !== null && <p class="last-reply">{task.summary}</p>}
