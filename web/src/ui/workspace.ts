@@ -120,10 +120,13 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
             setRemoteTaskVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
           }
           break;
-        case "task.updated":
-          if (typeof data.taskId === "string") void refreshTask(data.taskId);
-          if (typeof data.childThreadId === "string") void refreshThread(data.childThreadId);
+        case "task.updated": {
+          // The event carries the task under `task` (its id, parent and child thread).
+          const task = (data.task ?? {}) as { taskId?: unknown; childThreadId?: unknown };
+          if (typeof task.taskId === "string") void refreshTask(task.taskId);
+          if (typeof task.childThreadId === "string") void refreshThread(task.childThreadId);
           break;
+        }
         case "request.opened":
         case "request.answered":
         case "request.closed": {

@@ -80,5 +80,18 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
       await screenshot(page, "remote-child-finished");
     });
+
+    it("keeps a local child's task current from task.updated events (its usage fills in without a reload)", async () => {
+      const parent = await a.liveAgent({ title: "local parent" });
+      await page.locator(`.sidebar a[data-thread-id="${parent.threadId}"]`).click();
+      await page.locator("#thread-title").filter({ hasText: "local parent" }).waitFor(UI_WAIT);
+      // The child is created after the page loaded: only the stream can bring its task.
+      const started = await mustCall<{ childThreadId: string }>(parent.client, "delegate_task", { task: "@@reply LOCAL-DONE", title: "local child", target: { providerInstanceId: "alpha" }, mode: "async" });
+      const row = page.locator(`.agents-panel [data-child-thread-id="${started.childThreadId}"]`);
+      await row.locator(".last-reply").filter({ hasText: "LOCAL-DONE" }).waitFor(UI_WAIT);
+      await row.locator(`dd[title^="The child's whole tree"]`).filter({ hasNotText: "GET /api/v1/usage" }).waitFor(UI_WAIT);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
+      parent.release();
+    });
   });
 }
