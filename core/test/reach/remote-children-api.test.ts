@@ -1,3 +1,4 @@
+import { createServer, type Socket } from "node:net";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReachGrants } from "../../src/services/reach/reach-grants.js";
@@ -38,6 +39,41 @@ describe("a thread's children in linked environments (API)", () => {
     if (task === null) throw new Error(`the result of ${taskId} did not arrive on A`);
     return task;
   };
+
+  it("lists a child whose environment accepts the connection and never answers as unreachable, within the bound", async () => {
+    const links = a.host.container.resolve(ReachLinks);
+    const issued = b.host.container.resolve(ReachGrants).issue({ for: "a-slow", projects: "*", verbs: ["read", "delegate"], maxRuntimeMode: "auto-accept-edits", ttlMs: 3_600_000 });
+    links.add({ name: "slow", url: b.server.url, secret: issued.secret });
+    const parent = await a.liveAgent({ title: "parent of a slow child" });
+    const started = await mustCall<{ taskId: string }>(parent.client, "delegate_task", { task: "@@gate slow-child @@reply SLOW-DONE", target: { providerInstanceId: "alpha" }, environmentId: "slow", mode: "async" });
+    await untilGatesReached(b.t.gateDir, ["slow-child"]);
+    // The link now leads to a listener that takes connections and says nothing.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket.on("error", () => undefined)));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.2", resolve));
+    links.remove("slow");
+    links.add({ name: "slow", url: `http://127.0.0.2:${(silent.address() as { port: number }).port}`, secret: issued.secret });
+    try {
+      const listed = await ok(api.get(`/threads/${parent.threadId}/remote-tasks`));
+      expect(listed.remoteTasks).toEqual([
+        expect.objectContaining({ environment: "slow", taskId: started.taskId, status: "unreachable", statusFrom: "none", problem: expect.objectContaining({ code: "provider_unavailable", reason: "timeout" }) }),
+      ]);
+      expect(held.size).toBeGreaterThan(0);
+    } finally {
+      // Back to B, so the result is taken and nothing is left waiting on the silent listener.
+      links.remove("slow");
+      links.add({ name: "slow", url: b.server.url, secret: issued.secret });
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    releaseGate(b.t.gateDir, "slow-child");
+    parent.release();
+    const task = await a.host.waiter.waitFor(() => {
+      const row = a.host.container.resolve(RemoteTasks).get("slow", started.taskId);
+      return row?.receivedAt != null ? row : null;
+    }, { timeoutMs: 30_000 });
+    expect(task?.summary).toBe("SLOW-DONE");
+  });
 
   it("lists the remote child as running on B, then finished with its summary, then unreachable with B gone", async () => {
     const parent = await a.liveAgent({ title: "parent on a" });

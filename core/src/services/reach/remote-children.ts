@@ -93,7 +93,7 @@ export class RemoteChildren {
         problem: null,
       };
     } catch (error) {
-      const failure = error as { code?: string; message?: string; details?: { reason?: unknown }; name?: string };
+      const failure = error as { code?: unknown; message?: string; details?: { reason?: unknown }; name?: string };
       const timedOut = failure.name === "TimeoutError" || failure.name === "AbortError";
       return {
         ...known,
@@ -103,7 +103,8 @@ export class RemoteChildren {
         summary: null,
         finishedAt: null,
         problem: {
-          code: failure.code ?? "provider_unavailable",
+          // A timeout's DOMException has a numeric code: only a typed failure's code is one of ours.
+          code: typeof failure.code === "string" && !timedOut ? failure.code : "provider_unavailable",
           reason: typeof failure.details?.reason === "string" ? failure.details.reason : timedOut ? "timeout" : "unreachable",
           message: timedOut ? `Environment ${task.linkName} did not answer task_status within ${REMOTE_STATUS_TIMEOUT_MS} ms.` : String(failure.message ?? error).slice(0, 300),
         },
