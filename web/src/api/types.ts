@@ -112,6 +112,25 @@ export interface DelegatedTask {
   readonly usage?: { readonly own: UsageTotals; readonly subtree: UsageTotals };
 }
 
+/** A child a thread delegated to a linked environment (GET /threads/{threadId}/remote-tasks); its thread lives there, not here. */
+export interface RemoteTask {
+  /** The link's name here: the environment the child runs in. */
+  readonly environment: string;
+  readonly environmentId: string;
+  readonly taskId: string;
+  readonly childThreadId: string;
+  readonly childThreadLink: string;
+  readonly title: string;
+  readonly status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted" | "unreachable";
+  readonly workState: string | null;
+  readonly providerInstanceId: string | null;
+  readonly model: string | null;
+  readonly summary: string | null;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+  readonly problem: { readonly code: string; readonly reason: string; readonly message: string } | null;
+}
+
 /** A thread's or tree's usage as the API reports it: unknown is never shown as zero. */
 export interface UsageTotals {
   readonly status: "reported" | "partial" | "unknown" | "none";

@@ -1,10 +1,12 @@
-import type { DelegatedTask, ThreadShell, TimelineItem, UsageTotals } from "../api/types.js";
+import type { DelegatedTask, RemoteTask, ThreadShell, TimelineItem, UsageTotals } from "../api/types.js";
 import { badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
 import { onLinkClick, pathOf } from "./router.js";
 
 /**
  * The children of a thread (delegated tasks and router children) with provider, model,
  * effort, status, elapsed time, usage and last reply, live; each row opens the child.
+ * Children delegated to linked environments say where they run ("on <link name>"): their thread
+ * lives there, so the row shows its ids and switchyard-thread link instead of opening it.
  * Provider-native sub-agents the harness reported (no thread of their own) are plain rows.
  */
 export function AgentsPanel(props: {
@@ -14,13 +16,14 @@ export function AgentsPanel(props: {
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
   readonly nativeSubagents: readonly TimelineItem[];
+  readonly remoteTasks: readonly RemoteTask[];
   readonly nowMs: number;
 }) {
   const children = childrenOf(props.threads.values(), props.thread.threadId);
   return (
     <aside class="agents-panel" aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
-      {children.length === 0 && props.nativeSubagents.length === 0 && <p class="empty">No sub-agents yet.</p>}
+      {children.length === 0 && props.remoteTasks.length === 0 && props.nativeSubagents.length === 0 && <p class="empty">No sub-agents yet.</p>}
       <ul class="agent-list">
         {children.map((child) => {
           const task = child.delegatedTaskId !== null ? props.tasks.get(child.delegatedTaskId) : undefined;
@@ -51,6 +54,9 @@ export function AgentsPanel(props: {
             </li>
           );
         })}
+        {props.remoteTasks.map((task) => (
+          <RemoteTaskRow key={`${task.environment}:${task.taskId}`} task={task} nowMs={props.nowMs} />
+        ))}
         {props.nativeSubagents.map((item) => (
           <li key={item.itemId} class="agent-row native" data-native-subagent={item.itemId}>
             <span class="agent-title">{item.text || "Sub-agent"}</span>
@@ -59,6 +65,45 @@ export function AgentsPanel(props: {
         ))}
       </ul>
     </aside>
+  );
+}
+
+/** A child on a linked environment: where it runs, its status there, its ids and link (it is not a thread here). */
+function RemoteTaskRow(props: { readonly task: RemoteTask; readonly nowMs: number }) {
+  const { task } = props;
+  const active = task.status === "queued" || task.status === "running" || task.status === "waiting";
+  return (
+    <li class="agent-row remote" data-remote-task-id={task.taskId} data-environment={task.environment}>
+      <div class="agent-heading">
+        <span class="agent-title">{task.title || "Untitled"}</span>
+        <span class={`badge badge-${task.status}`} title={task.problem?.message}>
+          {task.status}
+        </span>
+      </div>
+      <p class="agent-where">on {task.environment}</p>
+      <dl class="agent-facts">
+        <dt>Provider</dt>
+        <dd>{task.providerInstanceId ?? "unknown"}</dd>
+        <dt>Model</dt>
+        <dd>{task.model ?? "default"}</dd>
+        <dt>Elapsed</dt>
+        <dd>{elapsed(task.createdAt, active || task.finishedAt === null ? props.nowMs : Date.parse(task.finishedAt))}</dd>
+        <dt>Task</dt>
+        <dd>{task.taskId}</dd>
+        <dt>Thread</dt>
+        <dd>
+          <code class="thread-link">{task.childThreadLink}</code>
+        </dd>
+        <dt>Kind</dt>
+        <dd>delegated task on a linked environment</dd>
+      </dl>
+      {task.problem !== null && (
+        <p class="hint remote-problem">
+          No status from {task.environment} ({task.problem.reason}): {task.problem.message}
+        </p>
+      )}
+      {task.summary !== null && <p class="last-reply">{task.summary}</p>}
+    </li>
   );
 }
 

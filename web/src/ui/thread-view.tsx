@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { ApiError, type ForkResult, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
+import { ApiError, type ForkResult, type RemoteTask, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
 import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
 import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
@@ -68,6 +68,7 @@ export function ThreadView(props: {
   const [forking, setForking] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
+  const [remoteTasks, setRemoteTasks] = useState<readonly RemoteTask[]>([]);
   const [now, setNow] = useState(Date.now());
   const scroller = useRef<HTMLDivElement>(null);
   const loadingOlder = useRef(false);
@@ -75,6 +76,7 @@ export function ThreadView(props: {
   const stickToBottom = useRef(true);
   const thread: ThreadShell | undefined = workspace.threads.get(threadId);
   const version = workspace.timelineVersions.get(threadId) ?? 0;
+  const remoteVersion = workspace.remoteTaskVersions.get(threadId) ?? 0;
 
   // The first page: the newest items.
   useEffect(() => {
@@ -109,6 +111,17 @@ export function ThreadView(props: {
       .then((read) => setNativeSubagents(read.items.filter(isNativeSubagent)))
       .catch(() => setNativeSubagents([]));
   }, [threadId, version]);
+
+  // Children in linked environments: read on opening, and again when the timeline gets one's start or result.
+  useEffect(() => {
+    let cancelled = false;
+    void api<{ remoteTasks: RemoteTask[] }>("GET", `/threads/${encodeURIComponent(threadId)}/remote-tasks`)
+      .then((read) => !cancelled && setRemoteTasks(read.remoteTasks))
+      .catch(() => !cancelled && setRemoteTasks([]));
+    return () => {
+      cancelled = true;
+    };
+  }, [threadId, remoteVersion]);
 
   // Elapsed times tick while children work (a clock, not a poll: nothing is fetched).
   useEffect(() => {
@@ -307,6 +320,7 @@ export function ThreadView(props: {
         lastReplies={workspace.lastReplies}
         pending={props.pending}
         nativeSubagents={nativeSubagents}
+        remoteTasks={remoteTasks}
         nowMs={now}
       />
     </div>

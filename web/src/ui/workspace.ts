@@ -19,6 +19,8 @@ export interface Workspace {
   readonly stream: StreamState;
   /** Bumped for a thread whenever its timeline changed (items or messages pushed). */
   readonly timelineVersions: ReadonlyMap<string, number>;
+  /** Bumped for a thread whenever its timeline got an item or message of a task delegated to a linked environment (its start, its result). */
+  readonly remoteTaskVersions: ReadonlyMap<string, number>;
   /** Re-reads one thread's shell (after an action of the UI's own). */
   refreshThread(threadId: string): Promise<void>;
   /** Re-reads one thread's pending requests. */
@@ -41,6 +43,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   const [tasks, setTasks] = useState<ReadonlyMap<string, DelegatedTask>>(new Map());
   const [lastReplies, setLastReplies] = useState<ReadonlyMap<string, string>>(new Map());
   const [timelineVersions, setTimelineVersions] = useState<ReadonlyMap<string, number>>(new Map());
+  const [remoteTaskVersions, setRemoteTaskVersions] = useState<ReadonlyMap<string, number>>(new Map());
   const [stream, setStream] = useState<StreamState>("connecting");
   const refreshing = useRef(new Map<string, Promise<void>>());
 
@@ -112,11 +115,18 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         case "message":
         case "item":
           setTimelineVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
+          // A remote child's row changes only with these (its start, its result): the panel re-reads them then, not on every item.
+          if ((data.item as { details?: { origin?: unknown } } | undefined)?.details?.origin === "remote_task") {
+            setRemoteTaskVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
+          }
           break;
-        case "task.updated":
-          if (typeof data.taskId === "string") void refreshTask(data.taskId);
-          if (typeof data.childThreadId === "string") void refreshThread(data.childThreadId);
+        case "task.updated": {
+          // The event carries the task under `task` (its id, parent and child thread).
+          const task = (data.task ?? {}) as { taskId?: unknown; childThreadId?: unknown };
+          if (typeof task.taskId === "string") void refreshTask(task.taskId);
+          if (typeof task.childThreadId === "string") void refreshThread(task.childThreadId);
           break;
+        }
         case "request.opened":
         case "request.answered":
         case "request.closed": {
@@ -176,5 +186,5 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
-  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, refreshThread, refreshRequests };
+  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, remoteTaskVersions, refreshThread, refreshRequests };
 }

@@ -138,6 +138,8 @@ export class ReachForwarder {
         childThreadId: String(answer.childThreadId ?? ""),
         childThreadLink: String(answer.childThreadLink ?? ""),
         title: typeof rest.title === "string" ? rest.title : String(rest.task ?? "").split("\n")[0]!.slice(0, 60),
+        providerInstanceId: typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : null,
+        model: typeof answer.model === "string" ? answer.model : null,
       });
       // As locally, only a wait reads the result (an async call's answer is not a reading of it).
       this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");

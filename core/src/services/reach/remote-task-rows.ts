@@ -15,6 +15,9 @@ export interface RemoteTask {
   readonly childThreadId: string;
   readonly childThreadLink: string;
   readonly title: string;
+  /** The child's provider and model there, as the delegation's answer named them (absent on rows recorded before they were kept). */
+  readonly providerInstanceId?: string | null;
+  readonly model?: string | null;
   /** `pending` until the result is here and handed to the parent; `acknowledged` when the parent read it in a wait or status. */
   readonly delivery: "pending" | "delivered" | "acknowledged" | "disposed";
   readonly status: string | null;

@@ -53,6 +53,8 @@ export class RemoteTasks {
         childThreadId: task.childThreadId,
         childThreadLink: task.childThreadLink,
         title: task.title,
+        providerInstanceId: task.providerInstanceId ?? null,
+        model: task.model ?? null,
         delivery: "pending",
         status: null,
         summary: null,

@@ -24,6 +24,7 @@ import { bindLoopbackListener, isLoopbackAddress, urlHost, type LoopbackListener
 import type { TlsIdentity } from "./tls-identity.js";
 import { ReachGrants } from "../../services/reach/reach-grants.js";
 import { ReachAudit } from "../../services/reach/reach-audit.js";
+import { RemoteChildren } from "../../services/reach/remote-children.js";
 import { RequestTurns } from "./request-turns.js";
 import { WebhookRoute } from "./webhook-route.js";
 import { API_ROUTES, ApiFailure, ApiRouter } from "./api/index.js";
@@ -105,7 +106,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit, remoteChildren: host.container.resolve(RemoteChildren) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   // Plugins' operations mount on the same router, so they get its authentication, scope
   // checks, CSRF rules and failure shape; a plugin whose routes are malformed gets none.
   const pluginWork = new AbortController();

@@ -263,6 +263,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/remote-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A thread's children in linked environments
+         * @description The tasks a thread delegated to linked environments (delegate_task with environmentId), oldest first: the environment's name here and its id, the task and child thread ids there and the child's switchyard-thread link, with status, provider, model and summary. A finished task is read from its receipt here; an unfinished one asks the other environment (task_status, at most 3000 ms each) and is listed as unreachable, with why, when it does not answer. Reading does not acknowledge a result for the parent.
+         */
+        get: operations["listRemoteTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/threads/{threadId}/pending-requests": {
         parameters: {
             query?: never;
@@ -1355,6 +1375,45 @@ export interface components {
             } | null;
             cancelled: boolean;
             reason: string;
+        };
+        RemoteTasks: {
+            remoteTasks: {
+                /** @description The link's name here: the environment the child runs in. */
+                environment: string;
+                /** @description That environment's own id (the one in its switchyard-thread links). */
+                environmentId: string;
+                /** @description The task's id there (task_status and task_cancel take it here too). */
+                taskId: string;
+                /** @description The child thread's id there; it is not a thread of this environment. */
+                childThreadId: string;
+                /** @description switchyard-thread://v2/<environmentId>/<childThreadId>, as the other environment built it. */
+                childThreadLink: string;
+                title: string;
+                /**
+                 * @description The task's status; unreachable when its result has not arrived here and the other environment did not answer (problem says why).
+                 * @enum {string}
+                 */
+                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted" | "unreachable";
+                /**
+                 * @description receipt: the result received here; environment: the other side's task_status now; none: neither.
+                 * @enum {string}
+                 */
+                statusFrom: "receipt" | "environment" | "none";
+                workState: ("working" | "waiting_for_children" | "result_available") | null;
+                /** @description The child's provider there, when known. */
+                providerInstanceId: string | null;
+                model: string | null;
+                /** @description The published result (the child's last reply) once it finished. */
+                summary: string | null;
+                createdAt: string;
+                /** @description When the result arrived here. */
+                finishedAt: string | null;
+                problem: {
+                    code: string;
+                    reason: string;
+                    message: string;
+                } | null;
+            }[];
         };
         PendingRequestList: {
             requests: components["schemas"]["PendingRequest"][];
@@ -2574,6 +2633,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CancelledTask"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    listRemoteTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A thread's children in linked environments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteTasks"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

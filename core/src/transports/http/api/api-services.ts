@@ -5,6 +5,7 @@ import type { McpToolServices } from "../../mcp/tool-services.js";
 import type { EventStreams } from "../events/event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 import type { ReachAudit } from "../../../services/reach/reach-audit.js";
+import type { RemoteChildren } from "../../../services/reach/remote-children.js";
 
 /** The services API routes call: the same ones the MCP tools use, projects, usage, forks, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
@@ -15,4 +16,6 @@ export interface ApiServices extends McpToolServices {
   readonly webSessions: WebSessions;
   /** Reads only: the audit of calls across environments. */
   readonly audit: Pick<ReachAudit, "list">;
+  /** A thread's children in linked environments. */
+  readonly remoteChildren: Pick<RemoteChildren, "ofThread">;
 }

@@ -6,6 +6,7 @@ import { listProjectsRoute } from "./routes/projects.js";
 import { listProvidersRoute } from "./routes/providers.js";
 import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
+import { listRemoteTasksRoute } from "./routes/remote-tasks.js";
 import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
 import { forkThreadRoute } from "./routes/thread-fork.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
@@ -38,6 +39,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   forkThreadRoute,
   getTaskRoute,
   cancelTaskRoute,
+  listRemoteTasksRoute,
   listPendingRequestsRoute,
   readPendingRequestRoute,
   respondToPendingRequestRoute,
