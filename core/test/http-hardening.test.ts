@@ -353,3 +353,31 @@ describe("MCP endpoint across a restart", () => {
     }
   });
 });
+
+describe("HTTP server bound to another loopback address (serve --host 127.0.0.2)", () => {
+  let lab: McpLab;
+  let token: string;
+  beforeAll(async () => {
+    lab = await McpLab.start({ listen: { host: "127.0.0.2" } });
+    token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+  });
+  afterAll(async () => lab.stop());
+
+  function getProjects(origin: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: "127.0.0.2", port: lab.server.port, path: "/api/v1/projects", agent: false, headers: { authorization: `Bearer ${token}`, origin } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  it("accepts its own web UI's pages (an Origin naming the bound address) and still refuses other origins", async () => {
+    expect(await getProjects(`http://127.0.0.2:${lab.server.port}`)).toBe(200);
+    expect(await getProjects(`http://127.0.0.1:${lab.server.port}`)).toBe(200);
+    expect(await getProjects(`http://127.0.0.9:${lab.server.port}`)).toBe(403);
+    expect(await getProjects("http://evil.example")).toBe(403);
+  });
+});

@@ -39,20 +39,26 @@ function isBoundHost(host: string, boundHost: string): boolean {
   return match !== null && match[1]!.toLowerCase() === boundHost.toLowerCase() && (match[2] === undefined || Number(match[2]) <= 65535);
 }
 
-function isLoopbackOrigin(origin: string): boolean {
+/**
+ * A loopback origin, or one naming the loopback address `serve --host` bound (127.0.0.2, …: its
+ * own web UI's pages). A bound address beyond loopback adds no origin: the web UI stays for this
+ * machine (docs/multi-machine.md).
+ */
+function isAllowedOrigin(origin: string, boundHost: string | undefined): boolean {
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
     return false;
   }
-  return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_ORIGIN_HOSTNAMES.has(url.hostname.toLowerCase());
+  const hostname = url.hostname.toLowerCase();
+  return (url.protocol === "http:" || url.protocol === "https:") && (LOOPBACK_ORIGIN_HOSTNAMES.has(hostname) || (boundHost !== undefined && boundHost.startsWith("127.") && hostname === boundHost));
 }
 
 /**
  * Checks the headers that say who a request is for before the server acts on it: exactly one
  * Host, naming a loopback name; at most one Origin and one Authorization; an Origin (from a
- * browser) must be a loopback origin too. Returns why the request is refused, or null.
+ * browser) must be a loopback origin too (or name the loopback address bound). Returns why the request is refused, or null.
  * `anyHostName` keeps every check but the Host's name: webhooks are sent by outside services
  * through a tunnel or proxy that keeps its public Host, and they carry no ambient credential a
  * rebinding page could borrow.
@@ -74,7 +80,7 @@ export function checkLoopbackRequest(request: IncomingMessage, options: { readon
   }
   const origin = request.headers.origin;
   // "null" is what a browser sends for opaque origins (file:, sandboxed frames); it names no site to refuse.
-  if (origin !== undefined && origin !== "null" && !isLoopbackOrigin(origin)) {
+  if (origin !== undefined && origin !== "null" && !isAllowedOrigin(origin, options.boundHost)) {
     return { status: 403, error: "forbidden", description: `Origin ${JSON.stringify(origin)} is not a loopback origin (http or https; ${NAMES}); refused as DNS-rebinding protection.` };
   }
   return null;
