@@ -73,8 +73,11 @@ export async function downloadArchive(options: DownloadOptions): Promise<Downloa
       received += chunk.byteLength;
       if (received > options.maxBytes) throw tooLarge(where, options.maxBytes, received);
       hash.update(chunk);
-      if (!file.write(chunk)) await Promise.race([once(file, "drain"), fileError]);
+      // Said as soon as the bytes arrive: a streaming destination may hold the drain until the
+      // next chunk completes what it is decoding, which would hide a download that paused.
+      const drained = file.write(chunk);
       options.onProgress?.(received, expected);
+      if (!drained) await Promise.race([once(file, "drain"), fileError]);
     }
     file.end();
     await Promise.race([once(file, "finish"), fileError]);

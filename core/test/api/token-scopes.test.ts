@@ -109,6 +109,7 @@ describe("scoped tokens", () => {
       ["setThreadSettled", () => scoped.post(`/threads/${fixture.theirs}/settled`, { settled: true }), 404, "thread_not_found"],
       ["updateThread", () => scoped.post(`/threads/${fixture.theirs}/update`, { action: "rename", title: "hijacked" }), 404, "thread_not_found"],
       ["forkThread", () => scoped.post(`/threads/${fixture.theirs}/fork`, {}), 404, "thread_not_found"],
+      ["listRemoteTasks", () => scoped.get(`/threads/${fixture.theirs}/remote-tasks`), 404, "thread_not_found"],
       ["getTask", () => scoped.get(`/tasks/${fixture.theirTask}`), 404, "task_not_found"],
       ["cancelTask", () => scoped.post(`/tasks/${fixture.theirTask}/cancel`, {}), 404, "task_not_found"],
       ["listPendingRequests", () => scoped.get(`/threads/${fixture.theirQuestion}/pending-requests`), 404, "thread_not_found"],

@@ -103,7 +103,9 @@ export function RegistryPage(props: { readonly session: SessionView }) {
         if (lastQuery.current === words) setSearch(answer);
       })
       .catch(failed)
-      .finally(() => setSearching(false));
+      .finally(() => {
+        if (lastQuery.current === words) setSearching(false);
+      });
   };
 
   const follow = async (start: InstallJob) => {
@@ -163,7 +165,8 @@ export function RegistryPage(props: { readonly session: SessionView }) {
       >
         <label for="registry-query">Search the ACP Registry</label>
         <input id="registry-query" type="search" value={text} onInput={(event) => setText((event.target as HTMLInputElement).value)} placeholder="name, id or words of the description" />
-        <button type="submit" disabled={searching}>
+        {/* Never disabled: Enter while the first listing loads must still search (the newest wins). */}
+        <button type="submit">
           Search
         </button>
       </form>
