@@ -128,4 +128,23 @@ describe("pooled link connections (A's link client to B through a counting proxy
     expect(count("tools/call", from)).toBe(1);
     expect(auditOf("cut").map((row) => row.outcome)).toEqual(["ok", "ok"]);
   });
+
+  it("does not send a call that may not be repeated again when its reused connection was cut; the next call reconnects", async () => {
+    const issued = grants().issue({ for: "linux-box", projects: [b.projectId], verbs: ["read", "create"], maxRuntimeMode: "approval-required", ttlMs: 3_600_000 });
+    links().add({ name: "cut-create", url: proxy.url, secret: issued.secret });
+    ok(await client().callTool("cut-create", "t3_thread_list", { projectId: b.projectId }));
+    const from = proxy.seen.length;
+    proxy.cutNextCall();
+    const create = { projectId: b.projectId, threads: [{ prompt: "@@reply once", target: { providerInstanceId: "alpha" } }] };
+    await expect(client().callTool("cut-create", "create_threads", create)).rejects.toMatchObject({ code: "provider_unavailable", details: { environmentId: "cut-create", reason: "unreachable" } });
+    expect(count("tools/call", from)).toBe(0);
+    ok(await client().callTool("cut-create", "t3_thread_list", { projectId: b.projectId }));
+    expect(count("initialize", from)).toBe(1);
+    expect(auditOf("cut-create").map((row) => [row.tool, row.outcome])).toEqual(
+      expect.arrayContaining([
+        ["create_threads", "provider_unavailable"],
+        ["t3_thread_list", "ok"],
+      ]),
+    );
+  });
 });

@@ -135,6 +135,15 @@ function isUnreachable(failure: OrchestratorFailure): boolean {
 }
 
 /**
+ * Whether a call may be sent again when its connection broke: the other side may have carried it
+ * out before the answer was lost, so only a read, a hand-over of results (acknowledged and
+ * received once) or a call keyed by `clientRequestId` (a delegation finds the same task) is.
+ */
+function safeToResend(tool: string, args: Record<string, unknown>): boolean {
+  return grantVerbOf(tool) === "read" || tool === "delegated_task_results" || typeof args.clientRequestId === "string";
+}
+
+/**
  * A's side of a link: opens MCP connections to linked environments with the link's secret
  * (read from its 0600 file, sent only in the Authorization header: never logged, never in
  * argv), pinning the other server's TLS certificate when the link has a fingerprint. The other
@@ -177,8 +186,9 @@ export class ReachLinkClient {
   /**
    * Calls one tool on the link (audited once, whatever happened) over the link's pooled
    * connection. When a reused connection turns out broken (the peer restarted, a kept-alive
-   * socket was cut), it is dropped and the call is sent once more on a fresh one; a fresh
-   * connection's failure is the call's failure.
+   * socket was cut), it is dropped and a call that is safe to repeat (a read, a hand-over of
+   * results, a delegation keyed by clientRequestId) is sent once more on a fresh one; any other
+   * call fails `unreachable`, as it would on a fresh connection, and the next call reconnects.
    */
   async callTool(name: string, tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
     if (this.closed) return this.callOnce(name, tool, args, options);
@@ -200,7 +210,7 @@ export class ReachLinkClient {
         // Any failure of the link itself retires the connection: the next call opens a fresh one.
         this.release(name, entry, true);
         const failure = linkFailure(name, error);
-        if (reused && attempt === 0 && isUnreachable(failure) && options.request?.signal?.aborted !== true) continue;
+        if (reused && attempt === 0 && isUnreachable(failure) && safeToResend(tool, args) && options.request?.signal?.aborted !== true) continue;
         throw connection.recordFailure(tool, args, options, error);
       }
     }
