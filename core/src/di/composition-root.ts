@@ -30,6 +30,7 @@ import { RouterChildResults } from "../services/router-children/router-child-res
 import { DelegationSaga } from "../services/delegation/delegation-saga.js";
 import { ForeignTaskOutbox, ForeignTasks } from "../services/reach/foreign-tasks.js";
 import { ReachLinkCalls } from "../services/reach/link-calls.js";
+import { ReachLinkClient } from "../services/reach/link-client.js";
 import { ReachForwarder } from "../services/reach/reach-forwarder.js";
 import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
 import { RemoteTaskResults } from "../services/reach/remote-task-results.js";
@@ -83,6 +84,7 @@ const SCOPED_SERVICES = [
   ScheduledTaskService,
   ScheduledTriggerService,
   Scheduler,
+  ReachLinkClient,
   ReachLinkCalls,
   ReachForwarder,
   RemoteResultsPuller,

@@ -20,6 +20,7 @@ import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
 import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
+import { ReachLinkClient } from "../services/reach/link-client.js";
 
 /** Options for {@link SwitchyardHost.create}. */
 export interface HostOptions extends ContainerOptions {
@@ -153,6 +154,8 @@ export class SwitchyardHost {
     for (const dispose of this.disposers) dispose();
     if (this.started) await this.scheduler.stop();
     if (this.started) await this.container.resolve(RemoteResultsPuller).stop();
+    // Pooled connections to linked environments (their kept-alive sockets) end with the host.
+    await this.container.resolve(ReachLinkClient).close();
     if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only

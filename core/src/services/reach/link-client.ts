@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -78,22 +79,33 @@ export class LinkConnection {
    * refused secret, changed certificate) is thrown as an OrchestratorFailure (see {@link linkFailure}).
    */
   async callTool(tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
-    const callerThreadId = options.callerThreadId ?? null;
     let result: CallToolResult;
     try {
-      result = (await this.client.callTool(
-        { name: tool, arguments: args, _meta: { ...options.meta, [REMOTE_CALLER_META_KEY]: { environmentId: this.localEnvironmentId, threadId: callerThreadId } } },
-        undefined,
-        options.request,
-      )) as CallToolResult;
+      result = await this.send(tool, args, options);
     } catch (error) {
-      const failure = linkFailure(this.link.name, error);
-      this.record(tool, args, null, callerThreadId, failure.code, typeof failure.details.reason === "string" ? failure.details.reason : null);
-      throw failure;
+      throw this.recordFailure(tool, args, options, error);
     }
-    const { outcome, reason } = outcomeOf(result);
-    this.record(tool, args, result, callerThreadId, outcome, reason);
+    this.recordResult(tool, args, options, result);
     return result;
+  }
+
+  /** Sends one call with this side's caller in `_meta`; records nothing and throws the SDK's own error (the pool decides whether to retry). */
+  send(tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
+    const caller = { environmentId: this.localEnvironmentId, threadId: options.callerThreadId ?? null };
+    return this.client.callTool({ name: tool, arguments: args, _meta: { ...options.meta, [REMOTE_CALLER_META_KEY]: caller } }, undefined, options.request) as Promise<CallToolResult>;
+  }
+
+  /** Records a call's answer (the tool's own outcome, typed failures included) in this side's audit. */
+  recordResult(tool: string, args: Record<string, unknown>, options: LinkCallOptions, result: CallToolResult): void {
+    const { outcome, reason } = outcomeOf(result);
+    this.record(tool, args, result, options.callerThreadId ?? null, outcome, reason);
+  }
+
+  /** Records a failure of the link itself in this side's audit and returns it typed. */
+  recordFailure(tool: string, args: Record<string, unknown>, options: LinkCallOptions, error: unknown): OrchestratorFailure {
+    const failure = linkFailure(this.link.name, error);
+    this.record(tool, args, null, options.callerThreadId ?? null, failure.code, typeof failure.details.reason === "string" ? failure.details.reason : null);
+    return failure;
   }
 
   async close(): Promise<void> {
@@ -106,14 +118,49 @@ export class LinkConnection {
   }
 }
 
+/** One pooled connection of a link: who it was opened as, and the calls now using it. */
+interface PooledConnection {
+  /** The link's id, URL, pinned fingerprint and secret hash it was opened with: any change means another connection. */
+  readonly identity: string;
+  readonly connection: Promise<LinkConnection>;
+  inFlight: number;
+  /** Left the pool (the link changed, the connection failed, the host stops): closed once its last call ends. */
+  retired: boolean;
+  closing: Promise<void> | null;
+}
+
+/** A failure that says the connection itself broke (not the other side's answer): worth one fresh connection. */
+function isUnreachable(failure: OrchestratorFailure): boolean {
+  return failure.code === "provider_unavailable" && failure.details.reason === "unreachable";
+}
+
+/**
+ * Whether a call may be sent again when its connection broke: the other side may have carried it
+ * out before the answer was lost, so only a read, a hand-over of results (acknowledged and
+ * received once) or a call keyed by `clientRequestId` (a delegation finds the same task) is.
+ */
+function safeToResend(tool: string, args: Record<string, unknown>): boolean {
+  return grantVerbOf(tool) === "read" || tool === "delegated_task_results" || typeof args.clientRequestId === "string";
+}
+
 /**
  * A's side of a link: opens MCP connections to linked environments with the link's secret
  * (read from its 0600 file, sent only in the Authorization header: never logged, never in
  * argv), pinning the other server's TLS certificate when the link has a fingerprint. The other
  * side authorizes every call against its grant.
+ *
+ * `callTool` keeps one connected MCP client per link (one container-wide instance of this
+ * class), so a forwarded call costs one request there, not the MCP handshake's four. The pooled
+ * client is keyed by the link's id, URL, fingerprint and secret hash, all read afresh for every
+ * call: `link remove` and a new `link add` under the same name, or a replaced secret file, never
+ * reuse the old connection. The pinned fetch checks the certificate on every new TLS connection
+ * the pooled client opens.
  */
 @injectable()
 export class ReachLinkClient {
+  private readonly pool = new Map<string, PooledConnection>();
+  private closed = false;
+
   constructor(
     @inject(ReachLinks) private readonly links: ReachLinks,
     @inject(ReachAudit) private readonly audit: ReachAudit,
@@ -121,52 +168,155 @@ export class ReachLinkClient {
   ) {}
 
   /**
-   * Connects to the link named `name`. An unknown name is `invalid_request`; a missing or
-   * replaced secret file, an unreachable peer or a changed certificate `provider_unavailable`;
-   * a revoked, expired or unknown grant there `capability_denied`. Failing to connect is
-   * recorded in the audit (with `forTool`, the tool it was opened for, when given).
+   * Connects to the link named `name` (a connection of the caller's own, outside the pool). An
+   * unknown name is `invalid_request`; a missing or replaced secret file, an unreachable peer or
+   * a changed certificate `provider_unavailable`; a revoked, expired or unknown grant there
+   * `capability_denied`. Failing to connect is recorded in the audit (with `forTool`, the tool
+   * it was opened for, when given).
    */
   async connect(name: string, options: { callerThreadId?: string | null; forTool?: string } = {}): Promise<LinkConnection> {
-    const link = this.links.get(name);
-    if (link === null) {
-      throw new OrchestratorFailure("invalid_request", `No environment is linked as ${JSON.stringify(name)}. The user adds links with \`switchyard link add\`; \`switchyard link list\` shows them.`, { environmentId: name, reason: "unknown_link" });
-    }
     try {
-      let secret: string;
-      try {
-        secret = this.links.secret(name);
-      } catch (error) {
-        if (!hasErrorCode(error)) throw error;
-        throw new OrchestratorFailure("provider_unavailable", `Link ${name} cannot be used: ${(error as unknown as Error).message}`, { environmentId: name, reason: "link_secret_unusable" });
-      }
-      const pinned = link.fingerprint !== null ? pinnedFetch(link.fingerprint) : null;
-      const transport = new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-        ...(pinned !== null ? { fetch: pinned } : {}),
-      });
-      const client = new Client({ name: "switchyard-link", version: HOST_VERSION });
-      try {
-        await client.connect(transport);
-      } catch (error) {
-        await client.close().catch(() => undefined);
-        pinned?.close();
-        throw linkFailure(name, error);
-      }
-      return new LinkConnection(link, client, environmentId(this.store), this.audit, () => pinned?.close());
+      const { link, secret } = this.credentialsOf(name);
+      return await this.open(link, secret);
     } catch (error) {
-      const failure = linkFailure(name, error);
-      this.audit.record({ direction: "out", environment: name, callerThreadId: options.callerThreadId ?? null, verb: options.forTool === undefined ? null : (grantVerbOf(options.forTool) ?? null), tool: options.forTool ?? null, outcome: failure.code, reason: typeof failure.details.reason === "string" ? failure.details.reason : null });
-      throw failure;
+      throw this.connectFailure(name, options, error);
     }
   }
 
-  /** Connects, calls one tool (audited), and closes: the simplest way to forward one call. */
+  /**
+   * Calls one tool on the link (audited once, whatever happened) over the link's pooled
+   * connection. When a reused connection turns out broken (the peer restarted, a kept-alive
+   * socket was cut), it is dropped and a call that is safe to repeat (a read, a hand-over of
+   * results, a delegation keyed by clientRequestId) is sent once more on a fresh one; any other
+   * call fails `unreachable`, as it would on a fresh connection, and the next call reconnects.
+   */
   async callTool(name: string, tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
+    if (this.closed) return this.callOnce(name, tool, args, options);
+    for (let attempt = 0; ; attempt += 1) {
+      const { entry, reused } = await this.pooled(name, { callerThreadId: options.callerThreadId ?? null, forTool: tool });
+      let connection: LinkConnection;
+      try {
+        connection = await entry.connection;
+      } catch (error) {
+        this.release(name, entry, true);
+        throw this.connectFailure(name, { callerThreadId: options.callerThreadId ?? null, forTool: tool }, error);
+      }
+      try {
+        const result = await connection.send(tool, args, options);
+        this.release(name, entry, false);
+        connection.recordResult(tool, args, options, result);
+        return result;
+      } catch (error) {
+        // Any failure of the link itself retires the connection: the next call opens a fresh one.
+        this.release(name, entry, true);
+        const failure = linkFailure(name, error);
+        if (reused && attempt === 0 && isUnreachable(failure) && safeToResend(tool, args) && options.request?.signal?.aborted !== true) continue;
+        throw connection.recordFailure(tool, args, options, error);
+      }
+    }
+  }
+
+  /** Closes every pooled connection (the host stops; one still in use closes when its call ends); later calls connect for themselves and close again. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const entries = [...this.pool.entries()];
+    for (const [name, entry] of entries) this.retire(name, entry);
+    await Promise.allSettled(entries.map(([, entry]) => entry.closing ?? Promise.resolve()));
+  }
+
+  /** Connects, calls one tool (audited), and closes. */
+  private async callOnce(name: string, tool: string, args: Record<string, unknown>, options: LinkCallOptions): Promise<CallToolResult> {
     const connection = await this.connect(name, { callerThreadId: options.callerThreadId ?? null, forTool: tool });
     try {
       return await connection.callTool(tool, args, options);
     } finally {
       await connection.close();
     }
+  }
+
+  /** The link's pooled connection for one call (counted in flight), opened when there is none for the link as it now is. */
+  private async pooled(name: string, options: { callerThreadId: string | null; forTool: string }): Promise<{ entry: PooledConnection; reused: boolean }> {
+    let credentials: { link: ReachLink; secret: string };
+    try {
+      credentials = this.credentialsOf(name);
+    } catch (error) {
+      throw this.connectFailure(name, options, error);
+    }
+    const { link, secret } = credentials;
+    const identity = [link.id, link.url, link.fingerprint ?? "", createHash("sha256").update(secret).digest("hex")].join("\n");
+    const current = this.pool.get(name);
+    if (current !== undefined && current.identity === identity) {
+      current.inFlight += 1;
+      return { entry: current, reused: true };
+    }
+    if (current !== undefined) this.retire(name, current);
+    const entry: PooledConnection = { identity, connection: this.open(link, secret), inFlight: 1, retired: false, closing: null };
+    // A failed opening is reported to the call that waits for it; no one else waits unhandled.
+    entry.connection.catch(() => undefined);
+    this.pool.set(name, entry);
+    return { entry, reused: false };
+  }
+
+  /** Ends one call's use of a pooled connection; `broken` takes the connection out of the pool. */
+  private release(name: string, entry: PooledConnection, broken: boolean): void {
+    entry.inFlight -= 1;
+    if (broken) this.retire(name, entry);
+    else this.closeIfIdle(entry);
+  }
+
+  /** Takes a connection out of the pool; it closes when no call uses it any more (a long wait on it is not cut). */
+  private retire(name: string, entry: PooledConnection): void {
+    if (this.pool.get(name) === entry) this.pool.delete(name);
+    entry.retired = true;
+    this.closeIfIdle(entry);
+  }
+
+  private closeIfIdle(entry: PooledConnection): void {
+    if (!entry.retired || entry.inFlight > 0 || entry.closing !== null) return;
+    entry.closing = entry.connection.then(
+      (connection) => connection.close(),
+      () => undefined,
+    );
+  }
+
+  /** The link named `name` and its secret, read afresh (an unknown link `invalid_request`, an unusable secret file `provider_unavailable`). */
+  private credentialsOf(name: string): { link: ReachLink; secret: string } {
+    const link = this.links.get(name);
+    if (link === null) {
+      throw new OrchestratorFailure("invalid_request", `No environment is linked as ${JSON.stringify(name)}. The user adds links with \`switchyard link add\`; \`switchyard link list\` shows them.`, { environmentId: name, reason: "unknown_link" });
+    }
+    try {
+      return { link, secret: this.links.secret(name) };
+    } catch (error) {
+      if (!hasErrorCode(error)) throw error;
+      throw new OrchestratorFailure("provider_unavailable", `Link ${name} cannot be used: ${(error as unknown as Error).message}`, { environmentId: name, reason: "link_secret_unusable" });
+    }
+  }
+
+  /** Opens an MCP connection to the link with its secret (and its pinned certificate); throws the typed link failure. */
+  private async open(link: ReachLink, secret: string): Promise<LinkConnection> {
+    const pinned = link.fingerprint !== null ? pinnedFetch(link.fingerprint) : null;
+    const transport = new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      ...(pinned !== null ? { fetch: pinned } : {}),
+    });
+    const client = new Client({ name: "switchyard-link", version: HOST_VERSION });
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      pinned?.close();
+      throw linkFailure(link.name, error);
+    }
+    return new LinkConnection(link, client, environmentId(this.store), this.audit, () => pinned?.close());
+  }
+
+  /** A failure to connect, typed and recorded in the audit. */
+  private connectFailure(name: string, options: { callerThreadId?: string | null; forTool?: string }, error: unknown): OrchestratorFailure {
+    const failure = linkFailure(name, error);
+    // A name that is no link is the caller's mistake, not a call across environments.
+    if (failure.details.reason === "unknown_link") return failure;
+    this.audit.record({ direction: "out", environment: name, callerThreadId: options.callerThreadId ?? null, verb: options.forTool === undefined ? null : (grantVerbOf(options.forTool) ?? null), tool: options.forTool ?? null, outcome: failure.code, reason: typeof failure.details.reason === "string" ? failure.details.reason : null });
+    return failure;
   }
 }
