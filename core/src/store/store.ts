@@ -5,11 +5,20 @@ import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.j
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
-/** Frames the WAL may hold before a commit checkpoints it (SQLite's default is 1,000). */
+/**
+ * Frames the WAL may hold before a commit checkpoints it when checkpoints cannot run on their
+ * worker thread (an in-memory store, or the worker failed). SQLite's default is 1,000; a
+ * one-event command dirties about six pages, mostly the same hot ones, so 4,000 copies each
+ * back once per ~700 commits instead of ~170.
+ */
 export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
+/** The largest the WAL file is left after it starts over (64 MiB). */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
 const REBUILD_CACHE_KIB = -65_536;
@@ -37,6 +46,8 @@ export class Store implements EventStore {
   private pending: StoredEvent[] = [];
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: <T>(fn: () => T) => T;
+  /** Checkpoints the WAL off the event loop; null for an in-memory store. */
+  readonly checkpointer: WalCheckpointer | null;
 
   constructor(file: string) {
     this.file = file;
@@ -47,11 +58,19 @@ export class Store implements EventStore {
     // lose the last transactions, and FULL costs a sync per commit.
     this.db.pragma("synchronous = NORMAL");
     // A checkpoint copies every page the WAL holds back into the database and syncs both files.
-    // A one-event command dirties about six pages, mostly the same hot ones (the log's last leaf,
-    // each index's right edge), so the default of 1,000 frames copied those pages back every
-    // ~170 commits; 4,000 (a WAL of up to 16 MiB) copies each once per ~700. Crash recovery is
-    // unchanged: committed frames in the WAL are replayed when the file is next opened.
-    this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    // With a file, it runs on a worker thread's connection (WalCheckpointer) and this one never
+    // checkpoints by itself: no commit here waits for it. Crash recovery is unchanged: committed
+    // frames in the WAL are replayed when the file is next opened. In memory, or once the worker
+    // failed, this connection checkpoints automatically every WAL_AUTOCHECKPOINT_PAGES frames.
+    const automatic = () => {
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    };
+    this.checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, automatic);
+    if (this.checkpointer === null) automatic();
+    else this.db.pragma("wal_autocheckpoint = 0");
+    // A burst of commits (or one large transaction) can outrun the worker; once the WAL starts
+    // over, its file is cut back to this size instead of keeping the burst's.
+    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
     this.insertEvent = this.statement(
@@ -97,6 +116,7 @@ export class Store implements EventStore {
       if (outermost) this.pending = [];
       throw error;
     }
+    if (outermost) this.checkpointer?.noteCommit();
     if (outermost && this.pending.length > 0) {
       const committed = this.pending;
       this.pending = [];
@@ -348,8 +368,9 @@ export class Store implements EventStore {
     })();
   }
 
-  /** Closes the database (checkpointing the WAL). */
+  /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */
   close(): void {
+    this.checkpointer?.close();
     if (this.db.open) this.db.close();
   }
 }
