@@ -374,9 +374,8 @@ export class ThreadManagementService {
       .select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId])
       .filter((pendingRequest) => pendingRequest.kind === "approval" || pendingRequest.blocking);
     if (pending.length === 0) return null;
-    const opened = this.engine.store.statement("SELECT MIN(sequence) AS sequence FROM events WHERE thread_id = ? AND entity = 'runtimeRequest' AND entity_id = ?");
     const candidates = pending
-      .map((pendingRequest) => ({ request: pendingRequest, sequence: (opened.get(threadId, pendingRequest.id) as { sequence: number | null }).sequence ?? 0 }))
+      .map((pendingRequest) => ({ request: pendingRequest, sequence: this.engine.store.firstUpsertSequence("runtimeRequest", pendingRequest.id) ?? 0 }))
       .filter((candidate) => candidate.sequence > cursor)
       .sort((a, b) => a.sequence - b.sequence);
     const first = candidates[0];

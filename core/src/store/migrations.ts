@@ -306,6 +306,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 16,
+    name: "each event points at its record's previous upsert; the events-by-entity index goes",
+    // A record's previous upsert (what an event changed) was found through events_entity, a
+    // b-tree every append kept up to date: one of the seven pages a one-event commit wrote.
+    // Now each projection row holds the sequence of its record's latest event, read as the
+    // next event is appended and stored in that event's previous_sequence: the chain replaces
+    // the index. Backfilled here through the index, before it is dropped.
+    up: (db) => {
+      db.exec("ALTER TABLE events ADD COLUMN previous_sequence INTEGER");
+      db.exec(`UPDATE events SET previous_sequence = (
+        SELECT MAX(p.sequence) FROM events p WHERE p.entity_id = events.entity_id AND p.entity = events.entity AND p.sequence < events.sequence
+      )`);
+      const tables: readonly (readonly [entity: string, table: string])[] = [
+        ["project", "projects"], ["thread", "threads"], ["run", "runs"], ["attempt", "attempts"], ["item", "items"],
+        ["providerSession", "provider_sessions"], ["runtimeRequest", "runtime_requests"], ["contextTransfer", "context_transfers"],
+        ["delegatedTask", "delegated_tasks"], ["node", "nodes"], ["turnUsage", "turn_usage"], ["budget", "budgets"],
+        ["scheduledTask", "scheduled_tasks"], ["scheduledTrigger", "scheduled_triggers"],
+      ];
+      for (const [entity, table] of tables) {
+        db.exec(`ALTER TABLE ${table} ADD COLUMN last_sequence INTEGER`);
+        db.prepare(`UPDATE ${table} SET last_sequence = (SELECT MAX(sequence) FROM events WHERE entity_id = ${table}.id AND entity = ?)`).run(entity);
+      }
+      db.exec("DROP INDEX IF EXISTS events_entity");
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

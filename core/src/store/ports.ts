@@ -62,6 +62,10 @@ export interface EventStore {
   lastSequence(): number;
   /** Events after `sequence`, oldest first. */
   eventsAfter(sequence: number, limit?: number): StoredEvent[];
+  /** The record as its upsert before the event at `sequence` left it (the same record's previous event), or null. */
+  previousUpsert(sequence: number): EntityRecords[EntityName] | null;
+  /** The sequence of a record's oldest upsert still reachable from its projection row, or null without a row. */
+  firstUpsertSequence(entity: EntityName, id: string): number | null;
   /** Reads a command receipt. */
   getReceipt(commandId: string): CommandReceipt | null;
   /** Stores a command receipt. Must run inside `transaction`. */

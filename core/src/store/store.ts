@@ -25,8 +25,10 @@ const REBUILD_CACHE_KIB = -65_536;
 
 interface PreparedEntity {
   readonly spec: EntityTable<EntityName>;
-  /** Binds positionally: the entity's columns in `columns` order, then `data`. */
+  /** Binds positionally: the entity's columns in `columns` order, then `data`, then `last_sequence`. */
   readonly upsert: Database.Statement;
+  /** The sequence of the record's latest event (its row's `last_sequence`), plucked. */
+  readonly lastSequence: Database.Statement;
   readonly remove: Database.Statement;
   readonly get: Database.Statement;
   readonly columns: readonly ((record: EntityRecords[EntityName]) => string | number | null)[];
@@ -42,6 +44,10 @@ export class Store implements EventStore {
   readonly file: string;
   private readonly entities = new Map<EntityName, PreparedEntity>();
   private readonly insertEvent: Database.Statement;
+  /** An event's previous_sequence, plucked. */
+  private readonly previousOf: Database.Statement;
+  /** The data of the event an event's previous_sequence names, plucked. */
+  private readonly previousData: Database.Statement;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private pending: StoredEvent[] = [];
   private readonly statements = new Map<string, Database.Statement>();
@@ -74,8 +80,10 @@ export class Store implements EventStore {
     this.db.pragma("busy_timeout = 5000");
     migrate(this.db);
     this.insertEvent = this.statement(
-      "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
+    this.previousOf = this.db.prepare("SELECT previous_sequence FROM events WHERE sequence = ?").pluck();
+    this.previousData = this.db.prepare("SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?").pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
     // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
     const wrapped = this.db.transaction((fn: () => unknown) => fn());
@@ -95,7 +103,7 @@ export class Store implements EventStore {
   private prepareEntity(name: EntityName): PreparedEntity {
     const spec = ENTITY_TABLES[name] as EntityTable<EntityName>;
     const columns = Object.keys(spec.columns);
-    const all = [...columns, "data"];
+    const all = [...columns, "data", "last_sequence"];
     const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
     // Positional parameters: binding by name looks every column up on an object per upsert.
     const upsert = this.statement(
@@ -103,7 +111,8 @@ export class Store implements EventStore {
     );
     const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
-    return { spec, upsert, get, remove, columns: columns.map((column) => spec.columns[column]!) };
+    const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
+    return { spec, upsert, lastSequence, get, remove, columns: columns.map((column) => spec.columns[column]!) };
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
@@ -136,16 +145,19 @@ export class Store implements EventStore {
     if (!this.db.inTransaction) throw new Error("Store.append must run inside Store.transaction");
     const out: StoredEvent[] = [];
     for (const upsert of upserts) {
-      const spec = this.entities.get(upsert.entity)!.spec;
+      const prepared = this.entities.get(upsert.entity)!;
       // Serialized once: the same text is the event's data and the projection row's.
       const data = JSON.stringify(upsert.record);
-      const threadId = spec.threadId(upsert.record);
+      const threadId = prepared.spec.threadId(upsert.record);
       const id = (upsert.record as { id: string }).id;
       const type = `${upsert.entity}.upserted` as const;
-      const info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now);
-      this.project(upsert.entity, upsert.record, data);
+      // The link to the record's previous event, read from its row (a page this append writes anyway).
+      const previous = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
+      const info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now, previous);
+      const sequence = Number(info.lastInsertRowid);
+      this.project(upsert.entity, upsert.record, data, sequence);
       out.push({
-        sequence: Number(info.lastInsertRowid),
+        sequence,
         type,
         entity: upsert.entity,
         threadId,
@@ -158,7 +170,7 @@ export class Store implements EventStore {
     return out;
   }
 
-  private project(entity: EntityName, record: EntityRecords[EntityName], data: string): void {
+  private project(entity: EntityName, record: EntityRecords[EntityName], data: string, sequence: number): void {
     const prepared = this.entities.get(entity)!;
     if (prepared.spec.removes?.(record) === true) {
       prepared.remove.run((record as { id: string }).id);
@@ -166,7 +178,7 @@ export class Store implements EventStore {
     }
     const values: (string | number | null)[] = [];
     for (const column of prepared.columns) values.push(column(record));
-    values.push(data);
+    values.push(data, sequence);
     prepared.upsert.run(values);
   }
 
@@ -216,6 +228,27 @@ export class Store implements EventStore {
       record: JSON.parse(row.data) as EntityRecords[EntityName],
       createdAt: row.created_at,
     }));
+  }
+
+  /** The record as the upsert before the event at `sequence` left it (that record's previous event), or null. */
+  previousUpsert(sequence: number): EntityRecords[EntityName] | null {
+    const data = this.previousData.get(sequence) as string | undefined;
+    return data === undefined ? null : (JSON.parse(data) as EntityRecords[EntityName]);
+  }
+
+  /**
+   * The sequence of a record's oldest upsert, following each event's link to the one before
+   * from the record's latest: as many steps as the record has upserts. Null without a row (a
+   * removed record's chain starts again when it is next written).
+   */
+  firstUpsertSequence(entity: EntityName, id: string): number | null {
+    let sequence = (this.entities.get(entity)!.lastSequence.get(id) as number | null | undefined) ?? null;
+    if (sequence === null) return null;
+    for (;;) {
+      const previous: number | null = (this.previousOf.get(sequence) as number | null | undefined) ?? null;
+      if (previous === null) return sequence;
+      sequence = previous;
+    }
   }
 
   /** Reads a command receipt. */
@@ -359,7 +392,7 @@ export class Store implements EventStore {
       for (;;) {
         const rows = batch.all(after) as [number, EntityName, string][];
         if (rows.length === 0) break;
-        for (const [, entity, data] of rows) this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data);
+        for (const [sequence, entity, data] of rows) this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
         applied += rows.length;
         after = rows[rows.length - 1]![0];
       }

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import type { RecordUpsert } from "../../src/store/ports.js";
+import { ENTITY_TABLES } from "../../src/store/entity-tables.js";
 import { Store } from "../../src/store/store.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
@@ -42,18 +43,80 @@ describe("the event log's indexes and the projection rebuild", () => {
 
     const store = new Store(file);
     try {
-      expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all()).toEqual([{ name: "events_entity" }]);
-      // The log's readers (the public-event projector, the oldest-pending-request lookup, the
-      // stream cursor, the replay) search by entity id or by sequence, never scan.
+      // The log keeps no index besides its sequence (migration 16 dropped the one by entity).
+      expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all()).toEqual([]);
+      // The log's readers (a record's previous upsert, a request's oldest event, the stream
+      // cursor, the replay) search by sequence, never scan.
       const plans = [
-        ["SELECT data FROM events WHERE entity_id = ? AND sequence < ? AND entity = ? ORDER BY sequence DESC LIMIT 1", ["item:a", 10, "item"]],
-        ["SELECT MIN(sequence) AS sequence FROM events WHERE thread_id = ? AND entity = 'runtimeRequest' AND entity_id = ?", ["thread:a", "request:a"]],
+        ["SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?", [10]],
+        ["SELECT previous_sequence FROM events WHERE sequence = ?", [10]],
         ["SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?", [0, 10]],
       ] as const;
       for (const [sql, params] of plans) {
-        const detail = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join("; ");
-        expect(detail, sql).toMatch(/^SEARCH events USING (INDEX events_entity|INTEGER PRIMARY KEY)/);
+        const details = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+        for (const detail of details) expect(detail, sql).toMatch(/^SEARCH (events|e|p) USING INTEGER PRIMARY KEY/);
       }
+    } finally {
+      store.close();
+    }
+  });
+
+  it("links each event to its record's previous upsert, also for events written before migration 16", () => {
+    const file = join(dir, "switchyard.db");
+    const old = new Database(file);
+    migrate(old, MIGRATIONS.filter((migration) => migration.version < 16));
+    const insert = old.prepare("INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)");
+    const legacy = (entity: string, id: string, threadId: string | null, record: Record<string, unknown>) =>
+      Number(insert.run(`${entity}.upserted`, entity, id, threadId, JSON.stringify(record), NOW).lastInsertRowid);
+    const a1 = legacy("item", "item:a", "thread:1", { id: "item:a", text: "a1" });
+    const b1 = legacy("item", "item:b", "thread:1", { id: "item:b", text: "b1" });
+    // The same id in another entity is another record.
+    const r1 = legacy("runtimeRequest", "item:a", "thread:1", { id: "item:a", text: "request" });
+    const a2 = legacy("item", "item:a", "thread:1", { id: "item:a", text: "a2" });
+    old.prepare("INSERT INTO items (id, thread_id, run_id, position, kind, data) VALUES ('item:a', 'thread:1', NULL, 1, 'assistant_message', ?), ('item:b', 'thread:1', NULL, 2, 'assistant_message', ?)").run(
+      JSON.stringify({ id: "item:a", text: "a2" }),
+      JSON.stringify({ id: "item:b", text: "b1" }),
+    );
+    old.close();
+
+    const store = new Store(file);
+    try {
+      expect(store.db.prepare("SELECT sequence, previous_sequence FROM events ORDER BY sequence").all()).toEqual([
+        { sequence: a1, previous_sequence: null },
+        { sequence: b1, previous_sequence: null },
+        { sequence: r1, previous_sequence: null },
+        { sequence: a2, previous_sequence: a1 },
+      ]);
+      expect(store.db.prepare("SELECT id, last_sequence FROM items ORDER BY id").all()).toEqual([
+        { id: "item:a", last_sequence: a2 },
+        { id: "item:b", last_sequence: b1 },
+      ]);
+      expect(store.previousUpsert(a2)).toMatchObject({ text: "a1" });
+      expect(store.previousUpsert(a1)).toBeNull();
+      // New appends continue the chains the migration made.
+      const [a3] = store.transaction(() => store.append(null, [item("item:a", "thread:1", 1, "a3")], NOW));
+      expect(store.previousUpsert(a3!.sequence)).toMatchObject({ text: "a2" });
+      expect(store.firstUpsertSequence("item", "item:a")).toBe(a1);
+      expect(store.firstUpsertSequence("item", "item:none")).toBeNull();
+      // Every projection table carries the link, so no entity can be appended without it.
+      for (const { table } of Object.values(ENTITY_TABLES)) {
+        const columns = (store.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((column) => column.name);
+        expect(columns, table).toContain("last_sequence");
+      }
+    } finally {
+      store.close();
+    }
+  });
+
+  it("starts a removed record's chain again when it is written anew", () => {
+    const store = new Store(join(dir, "switchyard.db"));
+    try {
+      store.transaction(() => store.append(null, [project("p1", false)], NOW));
+      const [removal] = store.transaction(() => store.append(null, [project("p1", true)], NOW));
+      expect(store.previousUpsert(removal!.sequence)).toMatchObject({ id: "p1" });
+      const [again] = store.transaction(() => store.append(null, [project("p1", false)], NOW));
+      expect(store.previousUpsert(again!.sequence)).toBeNull();
+      expect(store.firstUpsertSequence("project", "p1")).toBe(again!.sequence);
     } finally {
       store.close();
     }

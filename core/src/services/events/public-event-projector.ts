@@ -8,7 +8,7 @@ const DEFAULT_CAPACITY = 20_000;
 /**
  * Projects internal upserts into public events, in log order. The previous state of a record is
  * the one this projector saw last, or, the first time it meets the record, read from the log
- * (its latest upsert before this one, through the index by entity id). Feed it every event of a
+ * (the upsert this event's previous_sequence names). Feed it every event of a
  * range in order, without gaps: a skipped upsert would leave a remembered state stale.
  */
 export class PublicEventProjector {
@@ -24,7 +24,7 @@ export class PublicEventProjector {
     const id = (event.record as { id: string }).id;
     const key = `${event.entity}\u0000${id}`;
     const remembered = this.states.get(key);
-    const previous = remembered !== undefined ? remembered : this.previousFromLog(event, id);
+    const previous = remembered !== undefined ? remembered : this.previousFromLog(event);
     const projected = publicEventOf(event, previous);
     const state = publicStateOf(event.entity, event.record);
     if (state !== null) this.remember(key, state);
@@ -42,10 +42,8 @@ export class PublicEventProjector {
     if (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value!);
   }
 
-  private previousFromLog(event: StoredEvent, id: string): PublicState | null {
-    const row = this.store
-      .statement("SELECT data FROM events WHERE entity_id = ? AND sequence < ? AND entity = ? ORDER BY sequence DESC LIMIT 1")
-      .get(id, event.sequence, event.entity) as { data: string } | undefined;
-    return row === undefined ? null : publicStateOf(event.entity, JSON.parse(row.data));
+  private previousFromLog(event: StoredEvent): PublicState | null {
+    const previous = this.store.previousUpsert(event.sequence);
+    return previous === null ? null : publicStateOf(event.entity, previous);
   }
 }
