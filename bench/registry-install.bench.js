@@ -1,13 +1,14 @@
-// Installing an ACP Registry binary agent: our download, SHA-256, entry checks and extraction
+// Installing an ACP Registry binary agent: our download (from a registry server in a child
+// process, as a real registry is another machine), SHA-256, entry checks and extraction
 // into a staging folder in one streaming pass, then the rename, against the shell baseline `sha256sum` + `tar -xzf` on the same ~50 MB tar.gz
 // (the baseline does not even download). Content is random bytes, so gzip cannot shrink it and
 // the work is real I/O and hashing, as with agent binaries.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
+import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -19,6 +20,24 @@ const FILES = 10;
 const FILE_BYTES = 5 * MIB;
 const RUNS = 3;
 const PLATFORM = "linux-x86_64";
+
+/** The registry: its index and the archive, from a child process. argv: archive, bytes, sha256, platform. */
+const REGISTRY_SERVER = `
+const { createReadStream } = require("node:fs");
+const { createServer } = require("node:http");
+const [archive, bytes, sha256, platform] = process.argv.slice(1);
+const server = createServer((request, response) => {
+  if (request.url === "/registry.json") {
+    const archiveUrl = "http://127.0.0.1:" + server.address().port + "/agent-linux-x64.tar.gz";
+    const index = { version: "1.0.0", agents: [{ id: "bench-agent", name: "Bench", version: "1.0.0", description: "bench", distribution: { binary: { [platform]: { archive: archiveUrl, cmd: "./agent", sha256 } } } }] };
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(index));
+    return;
+  }
+  response.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes });
+  createReadStream(archive).pipe(response);
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));
+`;
 
 export default async function run() {
   const work = await mkdtemp(join(tmpdir(), "switchyard-bench-registry-"));
@@ -34,23 +53,14 @@ export default async function run() {
     const archiveBytes = (await stat(archive)).size;
     const sha256 = createHash("sha256").update(await readFile(archive)).digest("hex");
 
-    server = createServer((request, response) => {
-      if (request.url === "/registry.json") {
-        const index = {
-          version: "1.0.0",
-          agents: [{
-            id: "bench-agent", name: "Bench", version: "1.0.0", description: "bench",
-            distribution: { binary: { [PLATFORM]: { archive: `http://127.0.0.1:${server.address().port}/agent-linux-x64.tar.gz`, cmd: "./agent", sha256 } } },
-          }],
-        };
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(index));
-        return;
-      }
-      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(archiveBytes) });
-      createReadStream(archive).pipe(response);
+    // The registry is another machine in real life: it serves from its own process here, so
+    // sending 50 MB does not run on the event loop of the install being measured.
+    server = spawn(process.execPath, ["-e", REGISTRY_SERVER, archive, String(archiveBytes), sha256, PLATFORM], { stdio: ["ignore", "pipe", "inherit"] });
+    const port = await new Promise((resolve, reject) => {
+      server.once("exit", (code) => reject(new Error(`registry server exited ${code}`)));
+      createInterface({ input: server.stdout }).once("line", (line) => resolve(Number(line)));
     });
-    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const registryUrl = `http://127.0.0.1:${server.address().port}/registry.json`;
+    const registryUrl = `http://127.0.0.1:${port}/registry.json`;
 
     const ours = [];
     const baseline = [];
@@ -96,7 +106,11 @@ export default async function run() {
       ],
     };
   } finally {
-    if (server !== undefined) await new Promise((resolve) => server.close(resolve));
+    if (server !== undefined && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      server.kill();
+      await exited;
+    }
     await rm(work, { recursive: true, force: true });
   }
 }
