@@ -101,6 +101,15 @@ describe("the MCP endpoint's JSON answers", () => {
     expect((ours.body as { result: { protocolVersion: string } }).result.protocolVersion).toBe((theirs.body as { result: { protocolVersion: string } }).result.protocolVersion);
   });
 
+  it("sends an answer with characters beyond ASCII whole (its Content-Length counts bytes)", async () => {
+    const title = "Grüße aus dem Stellwerk 🚂";
+    lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title, prompt: "@@reply hi", createdBy: "user", creationSource: "cli" });
+    const client = await connectMcp(lab.server.mcpUrl, token);
+    const listed = await callTool<{ threads: { title: string | null }[] }>(client, "t3_thread_list", { projectId: lab.projectId });
+    expect(listed.ok && listed.value.threads.map((thread) => thread.title)).toContain(title);
+    await client.close();
+  });
+
   it("acts for each POST's own caller while calls with different credentials share its servers", async () => {
     const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-project-")), "other");
     const reader = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;

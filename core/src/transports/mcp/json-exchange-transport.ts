@@ -66,10 +66,10 @@ export class JsonExchangeTransport implements Transport {
     if (exchange.unanswered > 0) return;
     this.exchange = null;
     const answers = [...exchange.answers.values()];
-    const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     // With a Content-Length the client has the whole answer the moment it has these bytes, and
     // its connection is free for its next call (a chunked body ends only with its last chunk).
-    if (!exchange.res.destroyed) exchange.res.writeHead(200, { "content-type": "application/json", "content-length": body.length }).end(body);
+    if (!exchange.res.destroyed) exchange.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
   }
 
   async close(): Promise<void> {
