@@ -286,6 +286,8 @@ export class McpEndpoint {
       jsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
       return;
     }
+    // The client left while its body was read: no server is taken for no one.
+    if (res.destroyed) return;
     const pooled = this.idleServers.pop() ?? (await this.pooledServer());
     pooled.scope = scope;
     res.on("close", () => {
