@@ -173,9 +173,9 @@ export class McpEndpoint {
   /** What linked environments are listed: every tool, their results outbox included. */
   private readonly linkedListing: { tools: ListedTool["listing"][] };
   /**
-   * One JSON Schema validator for every server (pooled, or built for a streamed call). Otherwise the SDK builds a fresh Ajv
-   * instance per Server: the largest share of the endpoint's CPU per request under
-   * bench/mcp-load.bench.js, for a validator only elicitation results ever use.
+   * One JSON Schema validator for every server (pooled, or built for a streamed call). Otherwise
+   * the SDK builds a fresh Ajv instance per Server: the largest share of the endpoint's CPU per
+   * request under bench/mcp-load.bench.js, for a validator only elicitation results ever use.
    */
   private readonly validator = new AjvJsonSchemaValidator();
   /** Servers for JSON answers that serve no one now, most recently freed last. */
@@ -292,8 +292,8 @@ export class McpEndpoint {
     pooled.scope = scope;
     res.on("close", () => {
       // The client left before its answer: closing the server aborts its handlers (their
-      // signal), as a server built for the request would be. Otherwise the server is free again, except
-      // after an initialize, which leaves the client's capabilities on it.
+      // signal), as closing a server built for the request would. Otherwise the server is free
+      // again, except after an initialize, which leaves the client's capabilities on it.
       if (pooled.transport.busy) void pooled.server.close();
       else if (!checked.initializing && this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(pooled);
     });
