@@ -24,7 +24,12 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** Measures `CALLS` calls on each client, in alternating blocks of `BLOCK`, after a warm-up. */
+/**
+ * Measures `CALLS` calls on each client, in alternating blocks of `BLOCK`, after a warm-up: each
+ * call's round trip, and its server's share of it (from the request's arrival to its response
+ * handed to the socket, matched to a side by the server's port), which leaves out the client and
+ * the loopback both sides share alike.
+ */
 async function roundTrips(sides) {
   const BLOCK = 25;
   const call = async (side) => {
@@ -33,16 +38,30 @@ async function roundTrips(sides) {
   };
   for (const side of sides) for (let i = 0; i < 30; i += 1) await call(side);
   const times = sides.map(() => []);
-  for (let done = 0; done < CALLS; done += BLOCK) {
-    for (const [index, side] of sides.entries()) {
-      for (let i = 0; i < BLOCK; i += 1) {
-        const start = performance.now();
-        await call(side);
-        times[index].push(performance.now() - start);
+  const serverTimes = sides.map(() => []);
+  const arrivals = new WeakMap();
+  const onArrival = ({ request }) => arrivals.set(request, performance.now());
+  const onAnswered = ({ request }) => {
+    const index = sides.findIndex((side) => side.port === request.socket.localPort);
+    if (index >= 0 && arrivals.has(request)) serverTimes[index].push(performance.now() - arrivals.get(request));
+  };
+  dc.subscribe("http.server.request.start", onArrival);
+  dc.subscribe("http.server.response.finish", onAnswered);
+  try {
+    for (let done = 0; done < CALLS; done += BLOCK) {
+      for (const [index, side] of sides.entries()) {
+        for (let i = 0; i < BLOCK; i += 1) {
+          const start = performance.now();
+          await call(side);
+          times[index].push(performance.now() - start);
+        }
       }
     }
+  } finally {
+    dc.unsubscribe("http.server.request.start", onArrival);
+    dc.unsubscribe("http.server.response.finish", onAnswered);
   }
-  return times.map((list) => list.sort((a, b) => a - b));
+  return { times: times.map((list) => list.sort((a, b) => a - b)), serverTimes: serverTimes.map((list) => list.sort((a, b) => a - b)) };
 }
 
 async function connect(url, token) {
@@ -68,9 +87,12 @@ export default async function run() {
     const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
     const baseline = await connect(echo.url, null);
-    const [oursTimes, echoTimes] = await roundTrips([
-      { client: ours, name: "t3_thread_list", args: { projectId: project.id } },
-      { client: baseline, name: "echo", args: { text: "hi", size: answerSize(await ours.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } })) } },
+    const {
+      times: [oursTimes, echoTimes],
+      serverTimes: [oursServer, echoServer],
+    } = await roundTrips([
+      { client: ours, port: server.port, name: "t3_thread_list", args: { projectId: project.id } },
+      { client: baseline, port: Number(new URL(echo.url).port), name: "echo", args: { text: "hi", size: answerSize(await ours.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } })) } },
     ]);
 
     // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
@@ -121,6 +143,7 @@ export default async function run() {
       rows: [
         { metric: "tool call round trip p50 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(echoTimes, 50), ratio: percentile(oursTimes, 50) / percentile(echoTimes, 50), note: `baseline: MCP SDK echo server, stateful (session reused, JSON answers, an answer of the same size), loopback; goal <= 1.0x; n=${oursTimes.length} each` },
         { metric: "tool call round trip p99 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(echoTimes, 99), ratio: percentile(oursTimes, 99) / percentile(echoTimes, 99), note: "goal <= 1.2x" },
+        { metric: "server's share of a tool call p50 (request arrived -> response handed to the socket)", value: percentile(oursServer, 50), unit: "ms", baseline: percentile(echoServer, 50), ratio: percentile(oursServer, 50) / percentile(echoServer, 50), note: `context: the round trip without the SDK client and loopback both sides share; p99 ${percentile(oursServer, 99)?.toFixed(3)} vs ${percentile(echoServer, 99)?.toFixed(3)} ms; n=${oursServer.length}/${echoServer.length}` },
         { metric: "parent run with delegate_task(wait) vs without, p50", value: percentile(delegated, 50), unit: "ms", baseline: percentile(plain, 50), ratio: percentile(delegated, 50) / percentile(plain, 50), note: "baseline: the same parent run replying without delegating; zero-latency scripted providers; goal <= 3x" },
         { metric: "child terminal commit -> parent answered, p50", value: percentile(answered, 50), unit: "ms", note: `the delegate_task HTTP response handed to the socket; goal <= 1 ms; n=${answered.length}` },
         { metric: "child terminal commit -> parent answered, p99", value: percentile(answered, 99), unit: "ms", note: "goal <= 3 ms" },

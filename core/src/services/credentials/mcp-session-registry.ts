@@ -10,6 +10,7 @@ import { environmentId } from "../../store/settings.js";
 import type { Clock } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
 import type { ReachGrant } from "../reach/reach-grants.js";
+import { CredentialCache } from "./credential-cache.js";
 
 /**
  * What a credential allows. `operate` (send, create, interrupt, stop, answer questions) and
@@ -106,6 +107,13 @@ interface CredentialRow {
   revoked_at: number | null;
 }
 
+/** A credential row as {@link McpSessionRegistry.resolve} checks it: its data read and its scope built once. */
+interface ReadCredential {
+  readonly row: CredentialRow;
+  readonly data: CredentialData;
+  readonly scope: McpInvocationScope;
+}
+
 interface CredentialData {
   environmentId: string;
   projectId: string | null;
@@ -140,6 +148,25 @@ function touchGranularityMs(idleMs: number | null): number {
   return idleMs === null ? 1_000 : Math.min(1_000, Math.floor(idleMs / 10));
 }
 
+/** A stored credential's data and the scope it stands for, read from its row. */
+function readCredential(row: CredentialRow): ReadCredential {
+  const data = JSON.parse(row.data) as CredentialData;
+  const scope: McpInvocationScope = {
+    credentialId: row.id,
+    kind: row.kind,
+    environmentId: data.environmentId,
+    threadId: row.thread_id,
+    projectId: data.projectId,
+    providerInstanceId: data.providerInstanceId,
+    providerSessionId: row.provider_session_id,
+    capabilities: new Set(capabilitiesOf(row.kind, data)),
+    label: data.label,
+    projects: projectsOf(row.kind, data),
+    ceiling: ceilingOf(row.kind, data),
+  };
+  return { row, data, scope };
+}
+
 function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -153,6 +180,8 @@ function hashToken(token: string): string {
 @injectable()
 export class McpSessionRegistry implements McpGrantIssuer {
   private endpoint: McpEndpointInfo | null = null;
+  /** Resolved credentials by token hash, for the store's current connection. */
+  private cache: { db: unknown; credentials: CredentialCache<ReadCredential> } | null = null;
 
   constructor(
     @inject(TOKENS.Store) private readonly store: EventStore,
@@ -257,10 +286,32 @@ export class McpSessionRegistry implements McpGrantIssuer {
     return { id: issued.id, token: issued.token, expiresAt: new Date(issued.expiresAt).toISOString(), capabilities, projects, ceiling };
   }
 
-  /** Resolves a bearer token to its scope, refreshing its idle clock; or says why not. */
+  private credentials(): CredentialCache<ReadCredential> {
+    if (this.cache === null || this.cache.db !== this.store.db) this.cache = { db: this.store.db, credentials: new CredentialCache(this.store.db) };
+    return this.cache.credentials;
+  }
+
+  /** After a write that may change any credential: none is answered from memory until read again. */
+  private forgetResolved(): void {
+    this.cache?.credentials.clear();
+  }
+
+  /**
+   * Resolves a bearer token to its scope, refreshing its idle clock; or says why not. A token
+   * in use is read from the database once, then from memory while no write can have changed it
+   * (see {@link CredentialCache}); an unknown token is looked up every time.
+   */
   resolve(token: string): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
-    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(hashToken(token)) as CredentialRow | undefined;
-    return this.resolveRow(row);
+    const tokenHash = hashToken(token);
+    const cache = this.credentials();
+    let credential = cache.get(tokenHash);
+    if (credential === undefined) {
+      const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(tokenHash) as CredentialRow | undefined;
+      if (row === undefined) return { rejection: "unknown" };
+      credential = readCredential(row);
+      cache.set(tokenHash, credential);
+    }
+    return this.check(credential);
   }
 
   /**
@@ -270,38 +321,30 @@ export class McpSessionRegistry implements McpGrantIssuer {
    */
   resolveById(credentialId: string): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
     const row = this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(credentialId) as CredentialRow | undefined;
-    const resolved = this.resolveRow(row);
-    return "scope" in resolved ? { scope: resolved.scope, expiresAtMs: row!.expires_at } : resolved;
+    if (row === undefined) return { rejection: "unknown" };
+    const touchedBefore = row.last_used_at;
+    const resolved = this.check(readCredential(row));
+    // This copy is not the cached one: a cached copy of the same credential would read an older use.
+    if (row.last_used_at !== touchedBefore) this.forgetResolved();
+    return "scope" in resolved ? { scope: resolved.scope, expiresAtMs: row.expires_at } : resolved;
   }
 
-  private resolveRow(row: CredentialRow | undefined): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
-    if (row === undefined) return { rejection: "unknown" };
+  /** Checks a credential against the clock, refreshing its stored last use when it is stale. */
+  private check({ row, data, scope }: ReadCredential): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
     if (row.revoked_at !== null) return { rejection: "revoked" };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
-    const data = JSON.parse(row.data) as CredentialData;
     const granularity = touchGranularityMs(data.idleMs);
     // The stored clock lags a use by less than the granularity, so the idle limit is read that
     // much later: a credential is never refused before it has been idle for idleMs.
     if (data.idleMs !== null && now - row.last_used_at >= data.idleMs + granularity && !this.hasRunningTurn(row.provider_session_id)) return { rejection: "idle_expired" };
     // Each write is a commit of its own, and a harness sends several requests per tool call
     // (and 200 agents at once send many): the idle clock needs no finer steps than this.
-    if (now - row.last_used_at >= granularity) this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
-    return {
-      scope: {
-        credentialId: row.id,
-        kind: row.kind,
-        environmentId: data.environmentId,
-        threadId: row.thread_id,
-        projectId: data.projectId,
-        providerInstanceId: data.providerInstanceId,
-        providerSessionId: row.provider_session_id,
-        capabilities: new Set(capabilitiesOf(row.kind, data)),
-        label: data.label,
-        projects: projectsOf(row.kind, data),
-        ceiling: ceilingOf(row.kind, data),
-      },
-    };
+    if (now - row.last_used_at >= granularity) {
+      this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+      row.last_used_at = now;
+    }
+    return { scope };
   }
 
   /**
@@ -323,17 +366,19 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // A clock fresher than the touch granularity is left as it is: a turn starting right after
     // its session opened (or a request just used it) is no write.
     const now = this.clock.nowMs();
-    this.store
+    const info = this.store
       .statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?")
       .run(now, providerSessionId, now - touchGranularityMs(this.config.server.credentialIdleMs));
+    if (info.changes > 0) this.forgetResolved();
   }
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
   retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
     if (!this.store.db.open) return;
-    this.store
+    const info = this.store
       .statement("UPDATE mcp_credentials SET expires_at = MIN(expires_at, ?) WHERE provider_session_id = ? AND token_hash != ? AND revoked_at IS NULL")
       .run(this.clock.nowMs() + overlapMs, providerSessionId, hashToken(currentToken));
+    if (info.changes > 0) this.forgetResolved();
   }
 
   /** Revokes the credentials of every provider session that is not open or opening. */
@@ -346,6 +391,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
            AND (provider_session_id IS NULL OR provider_session_id NOT IN (SELECT id FROM provider_sessions WHERE status IN ('opening', 'open')))`,
       )
       .run(this.clock.nowMs());
+    if (info.changes > 0) this.forgetResolved();
     if (info.changes > 0) this.logger.info("revoked credentials of closed provider sessions", { count: info.changes });
     return info.changes;
   }
@@ -356,12 +402,14 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const info = this.store
       .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
       .run(this.clock.nowMs(), providerSessionId);
+    if (info.changes > 0) this.forgetResolved();
     if (info.changes > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
   }
 
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
     const info = this.store.statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);
+    if (info.changes > 0) this.forgetResolved();
     return info.changes > 0;
   }
 

@@ -20,6 +20,22 @@ import type { ReachAudit } from "../../services/reach/reach-audit.js";
 import { grantVerbOf, requestedRuntimeModes } from "../../services/reach/tool-grant-verbs.js";
 import { remoteCallerFrom } from "../../services/reach/reach-wire.js";
 import { auditTargetOf, outcomeOf } from "../../services/reach/tool-call-outcome.js";
+import { JsonExchangeTransport } from "./json-exchange-transport.js";
+import { checkPostMessages } from "./post-checks.js";
+
+/**
+ * How many free servers the endpoint keeps for JSON answers. Beyond it, a server freed by a
+ * burst of concurrent calls is left to the garbage collector.
+ */
+const MAX_IDLE_SERVERS = 64;
+
+/** A server for JSON answers, connected to its transport once, serving one POST at a time. */
+interface PooledServer {
+  readonly server: Server;
+  readonly transport: JsonExchangeTransport;
+  /** Whom the POST it is serving (or last served) came from. */
+  scope: McpInvocationScope | null;
+}
 
 /** Limits the endpoint enforces on a request (the server config's values). */
 export interface McpEndpointLimits {
@@ -146,8 +162,10 @@ function issuesMessage(error: z.ZodError): string {
 
 /**
  * The authenticated MCP endpoint (Streamable HTTP). Stateless: every POST resolves its bearer
- * token to an invocation scope and gets its own server and transport, so a client keeps
- * working across a Switchyard restart without re-initializing a session.
+ * token to an invocation scope, and no session outlives a request, so a client keeps working
+ * across a Switchyard restart without re-initializing a session. A POST answered with one JSON
+ * body goes to a pooled server on a {@link JsonExchangeTransport}; one that asks for progress
+ * gets its own server on the SDK's transport, which streams it.
  */
 export class McpEndpoint {
   private readonly tools = new Map<string, ListedTool>();
@@ -155,11 +173,13 @@ export class McpEndpoint {
   /** What linked environments are listed: every tool, their results outbox included. */
   private readonly linkedListing: { tools: ListedTool["listing"][] };
   /**
-   * One JSON Schema validator for every per-request server. Otherwise the SDK builds a fresh Ajv
-   * instance per Server: the largest share of the endpoint's CPU per request under
-   * bench/mcp-load.bench.js, for a validator only elicitation results ever use.
+   * One JSON Schema validator for every server (pooled, or built for a streamed call). Otherwise
+   * the SDK builds a fresh Ajv instance per Server: the largest share of the endpoint's CPU per
+   * request under bench/mcp-load.bench.js, for a validator only elicitation results ever use.
    */
   private readonly validator = new AjvJsonSchemaValidator();
+  /** Servers for JSON answers that serve no one now, most recently freed last. */
+  private readonly idleServers: PooledServer[] = [];
 
   constructor(
     definitions: readonly McpToolDefinition[],
@@ -241,14 +261,50 @@ export class McpEndpoint {
       jsonRpcError(res, 400, -32600, "Invalid Request: the batch is empty; send at least one JSON-RPC message.");
       return;
     }
-    const server = this.createServer(scope);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(body) });
+    if (!asksForProgress(body)) {
+      await this.answerJson(scope, req, res, body);
+      return;
+    }
+    // A call that wants progress is answered as an SSE stream, by the SDK's own transport.
+    const server = this.createServer(() => scope);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on("close", () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * Answers a POST with one JSON body, on a pooled server: the SDK transport's checks, then its
+   * messages to a server that is not serving anyone else, whose handlers act as `scope`.
+   */
+  private async answerJson(scope: McpInvocationScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const checked = checkPostMessages(req, body);
+    if ("refusal" in checked) {
+      jsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
+      return;
+    }
+    // The client left while its body was read: no server is taken for no one.
+    if (res.destroyed) return;
+    const pooled = this.idleServers.pop() ?? (await this.pooledServer());
+    pooled.scope = scope;
+    res.on("close", () => {
+      // The client left before its answer: closing the server aborts its handlers (their
+      // signal), as closing a server built for the request would. Otherwise the server is free
+      // again, except after an initialize, which leaves the client's capabilities on it.
+      if (pooled.transport.busy) void pooled.server.close();
+      else if (!checked.initializing && this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(pooled);
+    });
+    pooled.transport.deliver(checked.messages, res, { requestInfo: { headers: req.headers } });
+  }
+
+  private async pooledServer(): Promise<PooledServer> {
+    const transport = new JsonExchangeTransport();
+    const pooled: PooledServer = { server: this.createServer(() => pooled.scope!), transport, scope: null };
+    await pooled.server.connect(transport);
+    return pooled;
   }
 
   /** The scope a bearer credential stands for (a token, or a link secret's grant), or null after answering 401. */
@@ -292,11 +348,12 @@ export class McpEndpoint {
     for (const runtimeMode of requestedRuntimeModes(input)) this.reach!.grants.authorize(grant, { verb, runtimeMode });
   }
 
-  private createServer(scope: McpInvocationScope): Server {
+  /** A server whose handlers act as `scopeOf()` says, read as each request starts. */
+  private createServer(scopeOf: () => McpInvocationScope): Server {
     const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
-    const linked = linkedGrantOf(scope) !== null;
-    server.setRequestHandler(ListToolsRequestSchema, () => (linked ? this.linkedListing : this.listing));
+    server.setRequestHandler(ListToolsRequestSchema, () => (linkedGrantOf(scopeOf()) !== null ? this.linkedListing : this.listing));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      const scope = scopeOf();
       if (scope.kind !== "environment") return this.callTool(scope, request, extra);
       // One audit row per call from a linked environment, whatever its outcome.
       const remote = remoteCallerFrom(request.params._meta);

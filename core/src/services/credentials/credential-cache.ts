@@ -1,0 +1,47 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Credential rows read before, by token hash, kept only while they cannot have changed: every
+ * write the registry makes to `mcp_credentials` empties it, and so does any commit by another
+ * connection to the database (a `switchyard token revoke` in another process), which SQLite's
+ * `PRAGMA data_version` reports. A revoked token therefore fails its very next call, while a
+ * token in use is read from SQLite once instead of on every MCP request (the read was the
+ * largest share of the endpoint's own cost per call after the transport).
+ *
+ * The rows are read again when their state may have moved on by time alone: expiry and idleness
+ * are checked on every use against the clock, from the cached timestamps.
+ */
+export class CredentialCache<Row> {
+  private readonly rows = new Map<string, Row>();
+  private readonly dataVersion: Database.Statement<[], number>;
+  private seenVersion: number;
+
+  /** Beyond this many credentials the cache starts over (a token is one entry; agents renew theirs). */
+  private static readonly MAX_ENTRIES = 10_000;
+
+  constructor(db: Database.Database) {
+    this.dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+    this.seenVersion = this.dataVersion.get()!;
+  }
+
+  /** The row cached for `tokenHash`, when nothing can have changed it since it was read. */
+  get(tokenHash: string): Row | undefined {
+    const version = this.dataVersion.get()!;
+    if (version !== this.seenVersion) {
+      this.seenVersion = version;
+      this.rows.clear();
+      return undefined;
+    }
+    return this.rows.get(tokenHash);
+  }
+
+  set(tokenHash: string, row: Row): void {
+    if (this.rows.size >= CredentialCache.MAX_ENTRIES) this.rows.clear();
+    this.rows.set(tokenHash, row);
+  }
+
+  /** Forgets every row: after any write to the credentials. */
+  clear(): void {
+    this.rows.clear();
+  }
+}
