@@ -1,5 +1,5 @@
-import { activeRun, latestRun, type ProjectionReader } from "../engine/run-lifecycle.js";
-import { isTerminalRunStatus, type RunRecord, type ThreadRecord, type TimelineItemRecord } from "../store/records.js";
+import type { ProjectionReader } from "../engine/run-lifecycle.js";
+import type { RunRecord, ThreadRecord, TimelineItemRecord } from "../store/records.js";
 import type { LiveWaits } from "./live-waits.js";
 
 /** The link agents use to mention a thread; the environment that owns the thread builds it. */
@@ -22,11 +22,20 @@ export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso
  * child still waits on nested work).
  */
 export function pendingBackgroundTasks(reader: ProjectionReader, threadId: string): number {
-  const running = reader.store.count("delegatedTask", "parent_thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')", [threadId]);
-  const unfinalized = reader.store
-    .select("delegatedTask", "parent_thread_id = ?", [threadId])
-    .filter((task) => task.finalizedAt === null && isTerminalRunStatus(task.status)).length;
-  return running + unfinalized;
+  // One count for both (a listing makes it per thread): unfinished, or finished and not finalized.
+  return reader.store.count(
+    "delegatedTask",
+    "parent_thread_id = ? AND (status NOT IN ('completed', 'failed', 'cancelled', 'interrupted') OR json_extract(data, '$.finalizedAt') IS NULL)",
+    [threadId],
+  );
+}
+
+/**
+ * The thread's active run, else its latest (what its shell shows), in one statement: a listing
+ * asks it of every thread it lists.
+ */
+function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecord | null {
+  return reader.store.select("run", "thread_id = ?", [threadId], "ORDER BY status IN ('starting', 'running', 'waiting') DESC, ordinal DESC LIMIT 1")[0] ?? null;
 }
 
 /**
@@ -35,8 +44,7 @@ export function pendingBackgroundTasks(reader: ProjectionReader, threadId: strin
  * t3_thread_wait); `pendingBackgroundTasks` counts its unfinished delegated work.
  */
 export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "isThreadBlocked">, thread: ThreadRecord, environmentId: string, nowIso: string) {
-  const active = activeRun(reader, thread.id);
-  const latest = active ?? latestRun(reader, thread.id);
+  const latest = activeOrLatestRun(reader, thread.id);
   const queued = reader.store.count("run", "thread_id = ? AND status = 'queued'", [thread.id]);
   return {
     threadId: thread.id,

@@ -12,7 +12,18 @@ export function settingOrCreate(store: EventStore, key: string, initial: () => s
   return read()!.value;
 }
 
-/** This home's environment id: stable for the life of the database, named in thread links. */
+/** Each store's environment id, once read: it is created once and never changes. */
+const environmentIds = new WeakMap<EventStore, string>();
+
+/**
+ * This home's environment id: stable for the life of the database, named in thread links (a
+ * listing names it once per thread, so it is read from the settings table once per store).
+ */
 export function environmentId(store: EventStore): string {
-  return settingOrCreate(store, "environment_id", () => `env_${randomBytes(8).toString("hex")}`);
+  let id = environmentIds.get(store);
+  if (id === undefined) {
+    id = settingOrCreate(store, "environment_id", () => `env_${randomBytes(8).toString("hex")}`);
+    environmentIds.set(store, id);
+  }
+  return id;
 }

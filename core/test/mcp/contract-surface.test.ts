@@ -72,9 +72,16 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     // While the old turn still runs, the wait is already pinned to the queued run.
     const pinned = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id, timeoutMs: 200 });
     expect(pinned).toMatchObject({ runId: sent.runId, status: "queued", waitTimedOut: true });
+    // The listing's shell shows the run that is live, not the newer queued one.
+    type Listed = Shell & { status: string; latestRunId: string | null; queuedRuns: number };
+    const listed = async () => (await mustCall<{ threads: Listed[] }>(agent.client, "t3_thread_list", { projectId: lab.projectId, limit: 100 })).threads.find((t) => t.threadId === peer.id)!;
+    const live = await listed();
+    expect(live).toMatchObject({ status: "running", queuedRuns: 1 });
+    expect(live.latestRunId).not.toBe(sent.runId);
     lab.release(hold);
     const done = await mustCall<Wait>(agent.client, "t3_thread_wait", { threadId: peer.id });
     expect(done).toMatchObject({ runId: sent.runId, status: "completed", summary: "new answer", waitTimedOut: false });
+    expect(await listed()).toMatchObject({ status: "completed", latestRunId: sent.runId, queuedRuns: 0 });
     agent.release();
   });
 
