@@ -172,15 +172,27 @@ async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   return client;
 }
 
-async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-  const result = await client.callTool({ name, arguments: args }, undefined, {
-    signal,
-    timeout: grant.toolTimeoutMs,
-    resetTimeoutOnProgress: true,
-  });
-  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
-  return content.map((part) => part.text ?? "").join("");
+async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, turnSignal: AbortSignal): Promise<string> {
+  // The SDK adds an abort listener to the signal of every request and never removes it. Handed
+  // the turn's signal, a turn kept one listener per tool call it ever made (a delegating parent
+  // collects hundreds), and an interrupt then "cancelled" every call already answered. So each
+  // call gets its own signal, tied to the turn's only while the call is in flight.
+  const call = new AbortController();
+  const forward = () => call.abort(turnSignal.reason);
+  if (turnSignal.aborted) call.abort(turnSignal.reason);
+  else turnSignal.addEventListener("abort", forward, { once: true });
+  try {
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal: call.signal,
+      timeout: grant.toolTimeoutMs,
+      resetTimeoutOnProgress: true,
+    });
+    if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+    const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
+    return content.map((part) => part.text ?? "").join("");
+  } finally {
+    turnSignal.removeEventListener("abort", forward);
+  }
 }
 
 /**
