@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
 import type { AdapterEvent } from "../src/spec/index.js";
 import type { StoredEvent } from "../src/store/records.js";
-import { TOKENS } from "../src/di/tokens.js";
+import { resolve, TOKENS } from "../src/di/tokens.js";
 import { EngineChild } from "./support/engine-child.js";
 import { untilGatesReached } from "./support/gates.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
@@ -35,7 +35,7 @@ describe("adapter events of one tick", () => {
 
   it("commit in one transaction after the tick, and listeners hear them only once committed", async () => {
     const { threadId, attempt } = await liveTurn("one-tick");
-    const ingestor = env.host.container.resolve(TOKENS.ProviderEventIngestor);
+    const ingestor = resolve(env.host.container, TOKENS.ProviderEventIngestor);
     const batches: { events: readonly StoredEvent[]; inTransaction: boolean }[] = [];
     const unsubscribe = env.host.engine.onEvents((events) => batches.push({ events, inTransaction: env.host.store.db.inTransaction }));
     try {
@@ -63,7 +63,7 @@ describe("adapter events of one tick", () => {
 
   it("roll back one failing event alone: the others commit and no one hears the failed one's writes", async () => {
     const { threadId, attempt } = await liveTurn("one-fails");
-    const ingestor = env.host.container.resolve(TOKENS.ProviderEventIngestor);
+    const ingestor = resolve(env.host.container, TOKENS.ProviderEventIngestor);
     const heard: StoredEvent[] = [];
     const unsubscribe = env.host.engine.onEvents((events) => heard.push(...events));
     try {
