@@ -79,6 +79,13 @@ describe("adapter events of one tick", () => {
       expect(heardItems).toEqual(["before", "after"]);
       // The log holds exactly what the projections do.
       expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken`)).toEqual({ n: 0 });
+      // Alone in its tick (its own transaction, no savepoint) it fails the same way, and the next tick goes on.
+      ingestor.ingest(threadId, attempt.providerSessionId, { type: "message.completed", turnId, itemId: "broken-alone", text: undefined as unknown as string });
+      await Promise.resolve();
+      ingestor.ingest(threadId, attempt.providerSessionId, { type: "plan.proposed", turnId, itemId: "plan-later", text: "later" });
+      await Promise.resolve();
+      expect(heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text)).toEqual(["before", "after", "later"]);
+      expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken-alone`)).toEqual({ n: 0 });
     } finally {
       unsubscribe();
       releaseGate(env.gateDir, "one-fails");

@@ -115,6 +115,15 @@ export class TransactionalEngine implements Engine {
    * events after it.
    */
   applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void {
+    // One change needs no savepoint: its transaction is its own (most ticks carry one event).
+    if (changes.length === 1) {
+      try {
+        this.apply(changes[0]!);
+      } catch (error) {
+        onError(error, 0);
+      }
+      return;
+    }
     let effects = false;
     this.store.transaction(() => {
       changes.forEach((change, index) => {
