@@ -7,7 +7,8 @@
 // Each size runs in its own child process (this file with --scale-worker <threads>), so its RSS
 // is its own; the two sizes alternate (1k, 10k, 1k, 10k) so machine load falls on both alike.
 // Figures per size: delegations per second, CPU per delegation (the process's user + system
-// time over the measured phase), the peak RSS sampled while it ran.
+// time over the measured phase), the peak RSS sampled while it ran, and, load-independent, the
+// commits (transactions that wrote events) and events per delegation.
 //
 // Goals (issue 22): >= 300 delegations/s at 1,000 threads on 2 cores, RSS <= 250 MB, and CPU
 // per delegation at 10,000 threads <= 1.2 x that at 1,000.
@@ -70,11 +71,19 @@ async function runSize(threads) {
 
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 25);
+    // Load-independent figures: commits that wrote events, and the events they wrote.
+    let commits = 0;
+    let events = 0;
+    const stopCounting = host.engine.onEvents((batch) => {
+      commits += 1;
+      events += batch.length;
+    });
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
     await wave(PARENTS, MEASURED_PER_PARENT, "measured");
     const elapsedMs = performance.now() - start;
     const cpu = process.cpuUsage(cpuBefore);
+    stopCounting();
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     const delegations = PARENTS * MEASURED_PER_PARENT;
@@ -83,6 +92,8 @@ async function runSize(threads) {
       delegations,
       perSecond: delegations / (elapsedMs / 1000),
       cpuPerDelegationMs: (cpu.user + cpu.system) / 1000 / delegations,
+      commitsPerDelegation: commits / delegations,
+      eventsPerDelegation: events / delegations,
       peakRssMb: peakRss / 1024 / 1024,
     };
   } finally {
@@ -120,6 +131,12 @@ export default async function run() {
     });
     rows.push({ metric: `peak RSS, ${size} threads`, value: summary(size, (r) => r.peakRssMb), unit: "MB", note: "goal <= 250 MB" });
   }
+  rows.push({
+    metric: `commits per delegation, ${small} threads`,
+    value: summary(small, (r) => r.commitsPerDelegation),
+    unit: "",
+    note: `context, load-independent: transactions that wrote events (BEGIN/COMMIT is a large share of a delegation's CPU); events per delegation ${summary(small, (r) => r.eventsPerDelegation).toFixed(1)}`,
+  });
   rows.push({
     metric: `CPU per delegation, ${large} vs ${small} threads`,
     value: summary(large, (r) => r.cpuPerDelegationMs),

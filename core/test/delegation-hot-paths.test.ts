@@ -57,6 +57,12 @@ describe("delegation hot paths", () => {
     expect(checks).toBe(3);
   });
 
+  it("writes a thread created with its first message once, not again to touch it", () => {
+    const project = env.host.projects.add(env.workspace);
+    const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: "touched once", prompt: "@@reply hi", createdBy: "user", creationSource: "cli" });
+    expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'thread' AND entity_id = ?").get(thread.id)).toEqual({ n: 1 });
+  });
+
   it("reads the environment id without a write once it exists", () => {
     const store = env.host.store;
     const id = environmentId(store);

@@ -108,6 +108,40 @@ export class TransactionalEngine implements Engine {
     return result;
   }
 
+  /**
+   * Applies several internal changes in one transaction, each in its own savepoint: a change
+   * that throws rolls back alone (`onError` hears it) and the others still commit. One commit
+   * for the lot, which is what makes a burst of provider events cheap; listeners hear all their
+   * events after it.
+   */
+  applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void {
+    // One change needs no savepoint: its transaction is its own (most ticks carry one event).
+    if (changes.length === 1) {
+      try {
+        this.apply(changes[0]!);
+      } catch (error) {
+        onError(error, 0);
+      }
+      return;
+    }
+    let effects = false;
+    this.store.transaction(() => {
+      changes.forEach((change, index) => {
+        try {
+          const ctx = this.store.transaction(() => {
+            const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
+            change(ctx);
+            return ctx;
+          });
+          if (ctx.hasEffects) effects = true;
+        } catch (error) {
+          onError(error, index);
+        }
+      });
+    });
+    if (effects) this.nudgeEffects();
+  }
+
   /** Hears committed events. */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void {
     return this.store.onCommitted(listener);

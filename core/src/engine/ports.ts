@@ -44,6 +44,8 @@ export interface Engine {
   replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null;
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   apply<R>(handle: (ctx: CommandContext) => R): R;
+  /** Applies several internal changes in one transaction, each in a savepoint: one that throws rolls back alone. */
+  applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void;
   /** Hears committed events. */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void;
   /** Hears that new effects are waiting in the outbox. */
@@ -90,7 +92,10 @@ export interface ProviderSessions {
 
 /** Where sessions report adapter events (`ProviderEventIngestor`), which become durable state. */
 export interface ProviderEventSink {
-  /** Applies one adapter event of a session, in its own transaction. */
+  /**
+   * Takes one adapter event of a session. The events of one tick commit together, in a
+   * microtask after the first of them (see `ProviderEventIngestor`).
+   */
   ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void;
   /** Hears that a provider session ended on its own. */
   onSessionExited(listener: (threadId: string, providerSessionId: string) => void): void;

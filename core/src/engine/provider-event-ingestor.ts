@@ -24,14 +24,43 @@ export function runtimeRequestId(attemptId: string, nativeId: string): string {
   return `request:${attemptId}:${nativeId}`;
 }
 
+/** An adapter event waiting for its tick's commit. */
+interface QueuedEvent {
+  readonly threadId: string;
+  readonly providerSessionId: string;
+  readonly event: AdapterEvent;
+}
+
+/** A session that ended on its own, heard by the exit listeners once its event committed. */
+interface ExitedSession {
+  readonly threadId: string;
+  readonly providerSessionId: string;
+}
+
+function isLiveDelta(event: AdapterEvent): event is Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }> {
+  return event.type === "message.delta" || event.type === "reasoning.delta";
+}
+
 /**
  * Turns adapter events into durable state: items, attempt and run statuses, runtime requests.
- * Each event is applied in its own transaction the moment it arrives; events for an attempt of
- * another (older) session are ignored, so a restarted session can't be confused by a late one.
+ * Events for an attempt of another (older) session are ignored, so a restarted session can't be
+ * confused by a late one.
+ *
+ * Group commit: the events adapters emit in one tick are applied in one transaction, each in its
+ * own savepoint (one that fails rolls back alone), flushed by a microtask the first of them
+ * queues. An event is accepted when that transaction commits. Nothing the host does can tell
+ * anyone about an event before then: listeners (waiting tools, SSE, the outbox) hear it after
+ * the commit, and the flush runs before the event loop gets to any I/O (sockets, pipes, timers),
+ * so a kill -9 can only lose events of the tick it cut short, which no one outside the process
+ * had heard of from the host; the harness itself learns nothing from an emit. Events keep their
+ * order, also against commands: anything that happens because of I/O runs after the flush.
+ * Streamed text (deltas) goes to the live feed at once unless durable events are queued ahead of
+ * it, so it stays in order with them.
  */
 @injectable()
 export class ProviderEventIngestor implements ProviderEventSink {
   private readonly sessionExitListeners = new Set<(threadId: string, providerSessionId: string) => void>();
+  private queue: QueuedEvent[] = [];
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
@@ -47,11 +76,44 @@ export class ProviderEventIngestor implements ProviderEventSink {
   }
 
   ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void {
-    try {
-      this.apply(threadId, providerSessionId, event);
-    } catch (error) {
-      this.logger.error("failed to ingest a provider event", { threadId, providerSessionId, type: event.type, error: (error as Error).message });
+    if (this.queue.length === 0 && isLiveDelta(event)) {
+      this.appendLive(threadId, event);
+      return;
     }
+    this.queue.push({ threadId, providerSessionId, event });
+    if (this.queue.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Commits the queued events of this tick, in order, in one transaction. */
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    const exited: ExitedSession[] = [];
+    try {
+      this.engine.applyEach(
+        batch.map(({ threadId, providerSessionId, event }) => (ctx: CommandContext) => this.apply(ctx, threadId, providerSessionId, event, exited)),
+        (error, index) => {
+          const { threadId, providerSessionId, event } = batch[index]!;
+          this.logger.error("failed to ingest a provider event", { threadId, providerSessionId, type: event.type, error: (error as Error).message });
+        },
+      );
+    } catch (error) {
+      exited.length = 0;
+      this.logger.error("failed to commit provider events", { count: batch.length, types: batch.map((queued) => queued.event.type), error: (error as Error).message });
+    }
+    for (const { threadId, providerSessionId } of exited) {
+      for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
+    }
+  }
+
+  private appendLive(threadId: string, event: Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }>): void {
+    this.live.append({
+      threadId,
+      attemptId: event.turnId,
+      itemId: event.itemId,
+      kind: event.type === "message.delta" ? "assistant_message" : "reasoning",
+      delta: event.text,
+    });
   }
 
   private attemptFor(ctx: CommandContext, turnId: string, providerSessionId: string): AttemptRecord | null {
@@ -61,70 +123,59 @@ export class ProviderEventIngestor implements ProviderEventSink {
     return attempt;
   }
 
-  private apply(threadId: string, providerSessionId: string, event: AdapterEvent): void {
+  private apply(ctx: CommandContext, threadId: string, providerSessionId: string, event: AdapterEvent, exited: ExitedSession[]): void {
     switch (event.type) {
       case "message.delta":
-      case "reasoning.delta": {
-        this.live.append({
+      case "reasoning.delta":
+        this.appendLive(threadId, event);
+        return;
+      case "warning": {
+        this.logger.warn("provider warning", { threadId, providerSessionId, message: event.message });
+        if (event.turnId === undefined) return;
+        const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
+        if (attempt === null) return;
+        putItem(ctx, {
+          id: providerItemId(attempt.id, "warning", String(ctx.nowMs)),
           threadId,
-          attemptId: event.turnId,
-          itemId: event.itemId,
-          kind: event.type === "message.delta" ? "assistant_message" : "reasoning",
-          delta: event.text,
+          runId: attempt.runId,
+          attemptId: attempt.id,
+          kind: "notice",
+          status: "completed",
+          text: event.message,
+          data: { level: "warning" },
+          createdBy: "provider",
+          creationSource: "provider",
         });
         return;
       }
-      case "warning":
-        this.logger.warn("provider warning", { threadId, providerSessionId, message: event.message });
-        if (event.turnId === undefined) return;
-        this.engine.apply((ctx) => {
-          const attempt = this.attemptFor(ctx, event.turnId!, providerSessionId);
-          if (attempt === null) return;
-          putItem(ctx, {
-            id: providerItemId(attempt.id, "warning", String(ctx.nowMs)),
-            threadId,
-            runId: attempt.runId,
-            attemptId: attempt.id,
-            kind: "notice",
-            status: "completed",
-            text: event.message,
-            data: { level: "warning" },
-            createdBy: "provider",
-            creationSource: "provider",
-          });
-        });
+      case "session.resume_cursor": {
+        const session = ctx.get("providerSession", providerSessionId);
+        if (session !== null && session.resumeCursor !== event.cursor) ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
         return;
-      case "session.resume_cursor":
-        this.engine.apply((ctx) => {
-          const session = ctx.get("providerSession", providerSessionId);
-          if (session !== null && session.resumeCursor !== event.cursor) ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
-        });
+      }
+      case "session.exited": {
+        const session = ctx.get("providerSession", providerSessionId);
+        if (session !== null && session.status !== "closed") {
+          ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: event.reason });
+        }
+        const live = ctx.store.select("attempt", "thread_id = ? AND status IN ('starting', 'running')", [threadId]);
+        for (const attempt of live) {
+          if (attempt.providerSessionId !== providerSessionId) continue;
+          this.flushLiveOutput(ctx, attempt);
+          const error = { code: event.error?.code ?? "session_closed", message: `The provider session ended: ${event.error?.message ?? event.reason}` };
+          finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
+        }
+        exited.push({ threadId, providerSessionId });
         return;
-      case "session.exited":
-        this.engine.apply((ctx) => {
-          const session = ctx.get("providerSession", providerSessionId);
-          if (session !== null && session.status !== "closed") {
-            ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: event.reason });
-          }
-          const live = ctx.store.select("attempt", "thread_id = ? AND status IN ('starting', 'running')", [threadId]);
-          for (const attempt of live) {
-            if (attempt.providerSessionId !== providerSessionId) continue;
-            this.flushLiveOutput(ctx, attempt);
-            const error = { code: event.error?.code ?? "session_closed", message: `The provider session ended: ${event.error?.message ?? event.reason}` };
-            finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
-          }
-        });
-        for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
-        return;
-      default:
-        this.engine.apply((ctx) => {
-          const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
-          if (attempt === null) {
-            this.logger.debug("ignored an event for an unknown or stale turn", { threadId, type: event.type, turnId: event.turnId });
-            return;
-          }
-          this.applyTurnEvent(ctx, attempt, event);
-        });
+      }
+      default: {
+        const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
+        if (attempt === null) {
+          this.logger.debug("ignored an event for an unknown or stale turn", { threadId, type: event.type, turnId: event.turnId });
+          return;
+        }
+        this.applyTurnEvent(ctx, attempt, event);
+      }
     }
   }
 

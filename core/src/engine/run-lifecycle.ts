@@ -58,7 +58,11 @@ export function putItem(
 
 /** Touches a thread's activity time. */
 export function touchThread(ctx: CommandContext, threadId: string): ThreadRecord {
-  return ctx.update("thread", threadId, (thread) => ({ ...thread, updatedAt: ctx.now }));
+  const thread = ctx.require("thread", threadId);
+  // Touched already in this change (a thread created with its first message): the same record
+  // again would only be another event and upsert.
+  if (thread.updatedAt === ctx.now) return thread;
+  return ctx.put("thread", { ...thread, updatedAt: ctx.now });
 }
 
 /** What a new run needs. */

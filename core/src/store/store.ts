@@ -118,11 +118,14 @@ export class Store implements EventStore {
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
   transaction<T>(fn: () => T): T {
     const outermost = !this.db.inTransaction;
+    const before = this.pending.length;
     let result: T;
     try {
       result = this.runInTransaction(fn);
     } catch (error) {
+      // A savepoint that rolled back took its events with it: listeners must not hear them.
       if (outermost) this.pending = [];
+      else this.pending.length = before;
       throw error;
     }
     if (outermost) this.checkpointer?.noteCommit();

@@ -3,6 +3,8 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, watch, writeFileSy
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import {
   SPECIFICATION_VERSION,
   SwitchyardError,
@@ -162,25 +164,48 @@ function ownMessage(text: string): string {
   return rest;
 }
 
+/**
+ * A JSON Schema validator built on first use. The SDK's client builds an Ajv instance (with its
+ * formats, ~0.5 ms) in its constructor for output schemas it only meets after `listTools`, which
+ * the scripted harness never calls; a per-client validator made lazily keeps that cost off every
+ * session without sharing one Ajv cache (keyed by schema object) across clients.
+ */
+function lazySchemaValidator(): jsonSchemaValidator {
+  let validator: AjvJsonSchemaValidator | null = null;
+  return { getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 /** Connects an MCP client to the session's Switchyard endpoint with its credential. */
 async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
     requestInit: { headers: { Authorization: `Bearer ${grant.token}` } },
   });
-  const client = new Client({ name: "switchyard-scripted-provider", version: "1.0.0" });
+  const client = new Client({ name: "switchyard-scripted-provider", version: "1.0.0" }, { jsonSchemaValidator: lazySchemaValidator() });
   await client.connect(transport);
   return client;
 }
 
-async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-  const result = await client.callTool({ name, arguments: args }, undefined, {
-    signal,
-    timeout: grant.toolTimeoutMs,
-    resetTimeoutOnProgress: true,
-  });
-  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
-  return content.map((part) => part.text ?? "").join("");
+async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, turnSignal: AbortSignal): Promise<string> {
+  // The SDK adds an abort listener to the signal of every request and never removes it. Handed
+  // the turn's signal, a turn kept one listener per tool call it ever made (a delegating parent
+  // collects hundreds), and an interrupt then "cancelled" every call already answered. So each
+  // call gets its own signal, tied to the turn's only while the call is in flight.
+  const call = new AbortController();
+  const forward = () => call.abort(turnSignal.reason);
+  if (turnSignal.aborted) call.abort(turnSignal.reason);
+  else turnSignal.addEventListener("abort", forward, { once: true });
+  try {
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal: call.signal,
+      timeout: grant.toolTimeoutMs,
+      resetTimeoutOnProgress: true,
+    });
+    if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+    const content = (result.content as { type: string; text?: string }[] | undefined) ?? [];
+    return content.map((part) => part.text ?? "").join("");
+  } finally {
+    turnSignal.removeEventListener("abort", forward);
+  }
 }
 
 /**

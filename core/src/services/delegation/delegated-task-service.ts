@@ -312,7 +312,14 @@ export class DelegatedTaskService {
           ...(control.signal ? { signal: control.signal } : {}),
           // The task's record and the waiting run are the parent's; questions and approvals the child's.
           threadIds: [task.childThreadId, task.parentThreadId],
-          relevant: (event: StoredEvent) => event.threadId === task.childThreadId || event.threadId === task.parentThreadId,
+          // Only what can end the wait: the task's record (finalized), a request of the child (a
+          // question, an approval), a run of the child (which runs own an approval) or the waiting
+          // run (stopping, or not any more). The child's items, attempts and sessions, and the
+          // parent's own tool-call items, end nothing: re-checking on them was most re-checks.
+          relevant: (event: StoredEvent) =>
+            (event.entity === "delegatedTask" && event.record.id === taskId) ||
+            (event.threadId === task.childThreadId && (event.entity === "runtimeRequest" || event.entity === "run")) ||
+            (event.entity === "run" && waiterRunId !== null && event.record.id === waiterRunId),
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
           onProgress: () => {
             const now = Date.now();

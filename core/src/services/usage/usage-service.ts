@@ -159,10 +159,15 @@ export class UsageService {
 
   private treeOf(threadId: string): TreeUsage {
     const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
-    return {
-      own: usageTotals(this.engine, { kind: "thread", threadId }),
-      subtree: usageTotals(this.engine, isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId }),
-    };
+    const own = usageTotals(this.engine, { kind: "thread", threadId });
+    // Most delegated children delegate nothing themselves: their tree is the thread alone, so
+    // the recursive sums (every delegate_task answer reads them) would only repeat `own`.
+    if (!isRoot && !this.hasChildThreads(threadId)) return { own, subtree: own };
+    return { own, subtree: usageTotals(this.engine, isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId }) };
+  }
+
+  private hasChildThreads(threadId: string): boolean {
+    return this.engine.store.statement("SELECT 1 FROM threads WHERE parent_thread_id = ? LIMIT 1").get(threadId) !== undefined;
   }
 
   private viewOf(scope: BudgetScope): BudgetView {
