@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
-import { Store } from "../../src/store/store.js";
+import { Store, WAL_BACKSTOP_FRAMES } from "../../src/store/store.js";
 import { CHECKPOINT_EVERY_COMMITS } from "../../src/store/wal-checkpointer.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
@@ -37,7 +37,7 @@ describe("WAL checkpoints on a worker thread", () => {
     const file = join(dir, "switchyard.db");
     const store = new Store(file);
     try {
-      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_BACKSTOP_FRAMES);
       commit(store, 1, CHECKPOINT_EVERY_COMMITS * 2);
       const report = await store.checkpointer!.checkpointNow();
       expect(report).not.toBeNull();
@@ -67,6 +67,20 @@ describe("WAL checkpoints on a worker thread", () => {
       expect(reopened.db.pragma("integrity_check", { simple: true })).toBe("ok");
     } finally {
       reopened.close();
+    }
+  });
+
+  it("keeps the WAL bounded through a long run of commits that never yields to the worker", () => {
+    const file = join(dir, "switchyard.db");
+    const store = new Store(file);
+    try {
+      // About six frames each: without the backstop these would leave ~24,000 frames in the WAL.
+      commit(store, 1, 4_000);
+      const frames = (store.db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]!.log;
+      expect(frames).toBeLessThanOrEqual(WAL_BACKSTOP_FRAMES + 100);
+      expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(80 * 1024 * 1024);
+    } finally {
+      store.close();
     }
   });
 
