@@ -75,9 +75,10 @@ export class Store implements EventStore {
     // A checkpoint copies every page the WAL holds back into the database and syncs both files.
     // With a file, it runs on a worker thread's connection (WalCheckpointer), so no commit here
     // waits for it; this connection checkpoints by itself only past WAL_BACKSTOP_FRAMES, which
-    // the worker's checkpoints never let the WAL reach unless the event loop stops yielding. Crash recovery is unchanged: committed
-    // frames in the WAL are replayed when the file is next opened. In memory, or once the worker
-    // failed, this connection checkpoints automatically every WAL_AUTOCHECKPOINT_PAGES frames.
+    // the worker's checkpoints never let the WAL reach unless the event loop stops yielding.
+    // Crash recovery is unchanged: committed frames in the WAL are replayed when the file is
+    // next opened. In memory, or once the worker failed, this connection checkpoints
+    // automatically every WAL_AUTOCHECKPOINT_PAGES frames.
     const automatic = () => {
       if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     };
