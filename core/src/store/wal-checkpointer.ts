@@ -34,6 +34,17 @@ parentPort.on("message", (message) => {
 });
 `;
 
+/**
+ * The SQLite driver this process loaded, for the worker to load the same: a loader hook may have
+ * sent `better-sqlite3` to another copy (CI's Node 22 step loads one built for that Node's ABI),
+ * which resolving the name afresh would not find.
+ */
+function loadedDriver(): string {
+  const require = createRequire(import.meta.url);
+  const loaded = Object.keys(require.cache).find((file) => /[\\/]better-sqlite3[\\/]lib[\\/]index\.js$/.test(file));
+  return loaded ?? require.resolve("better-sqlite3");
+}
+
 /** What the last checkpoint did (for tests and diagnostics). */
 export interface CheckpointReport {
   /** Frames the WAL held when the checkpoint ran. */
@@ -132,7 +143,7 @@ export class WalCheckpointer {
     try {
       const closed = new SharedArrayBuffer(4);
       this.closedFlag = new Int32Array(closed);
-      const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+      const driver = loadedDriver();
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver, closed } });
       // The worker must never keep the process alive: the host's stop closes it, a crash ends it.
       worker.unref();
