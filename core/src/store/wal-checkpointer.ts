@@ -106,7 +106,7 @@ export class WalCheckpointer {
   checkpointNow(): Promise<CheckpointReport | null> {
     if (!this.active) return Promise.resolve(null);
     return new Promise((resolve) => {
-      const done = () => resolve(this.active || this.lastReport !== null ? this.lastReport : null);
+      const done = () => resolve(this.lastReport);
       if (this.inFlight) this.laterWaiters.add(done);
       else {
         this.waiters.add(done);
