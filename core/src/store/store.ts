@@ -38,6 +38,11 @@ interface PreparedEntity {
   readonly upsert: Database.Statement;
   /** The sequence of the record's latest event (its row's `last_sequence`), plucked. */
   readonly lastSequence: Database.Statement;
+  /** A row as `[last_sequence, ...columns]` (raw), or undefined when the record has none. */
+  readonly current: Database.Statement;
+  /** UPDATE statements by the bit mask of the columns they set (besides data and last_sequence). */
+  readonly updates: Map<number, Database.Statement>;
+  readonly columnNames: readonly string[];
   readonly remove: Database.Statement;
   readonly get: Database.Statement;
   readonly columns: readonly ((record: EntityRecords[EntityName]) => string | number | null)[];
@@ -114,6 +119,8 @@ export class Store implements EventStore {
   private prepareEntity(name: EntityName): PreparedEntity {
     const spec = ENTITY_TABLES[name] as EntityTable<EntityName>;
     const columns = Object.keys(spec.columns);
+    // project() reads a row's id as its first column.
+    if (columns[0] !== "id") throw new Error(`${spec.table}: the first column must be id, not ${columns[0]}`);
     const all = [...columns, "data", "last_sequence"];
     const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
     // Positional parameters: binding by name looks every column up on an object per upsert.
@@ -123,7 +130,8 @@ export class Store implements EventStore {
     const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
     const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
-    return { spec, upsert, lastSequence, get, remove, columns: columns.map((column) => spec.columns[column]!) };
+    const current = this.db.prepare(`SELECT last_sequence, ${columns.join(", ")} FROM ${spec.table} WHERE id = ?`).raw(true);
+    return { spec, upsert, lastSequence, current, updates: new Map(), columnNames: columns, get, remove, columns: columns.map((column) => spec.columns[column]!) };
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
@@ -165,11 +173,13 @@ export class Store implements EventStore {
       const threadId = prepared.spec.threadId(upsert.record);
       const id = (upsert.record as { id: string }).id;
       const type = `${upsert.entity}.upserted` as const;
-      // The link to the record's previous event, read from its row (a page this append writes anyway).
-      const previous = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
+      // The record's row: its link to the previous event and its column values (a page this
+      // append writes anyway).
+      const current = (prepared.current.get(id) as (string | number | null)[] | undefined) ?? null;
+      const previous = (current?.[0] as number | null | undefined) ?? null;
       const info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now, previous);
       const sequence = Number(info.lastInsertRowid);
-      this.project(upsert.entity, upsert.record, data, sequence);
+      this.project(upsert.entity, upsert.record, data, sequence, current);
       out.push({
         sequence,
         type,
@@ -184,7 +194,14 @@ export class Store implements EventStore {
     return out;
   }
 
-  private project(entity: EntityName, record: EntityRecords[EntityName], data: string, sequence: number): void {
+  /**
+   * Writes a record's projection row. Given its `current` row (`[last_sequence, ...columns]`,
+   * null for none), an existing row is updated in only the columns that changed: SQLite rewrites
+   * the entry of every index over a column an UPDATE sets, even to the value it had, so setting
+   * them all wrote a page per index on every upsert (a run's status change rewrote its
+   * by-thread entry too). Without it (a replay), the row is upserted whole.
+   */
+  private project(entity: EntityName, record: EntityRecords[EntityName], data: string, sequence: number, current?: readonly (string | number | null)[] | null): void {
     const prepared = this.entities.get(entity)!;
     if (prepared.spec.removes?.(record) === true) {
       prepared.remove.run((record as { id: string }).id);
@@ -192,8 +209,32 @@ export class Store implements EventStore {
     }
     const values: (string | number | null)[] = [];
     for (const column of prepared.columns) values.push(column(record));
-    values.push(data, sequence);
-    prepared.upsert.run(values);
+    if (current === undefined || current === null) {
+      values.push(data, sequence);
+      prepared.upsert.run(values);
+      return;
+    }
+    let mask = 0;
+    const changed: (string | number | null)[] = [];
+    // Column 0 is the id, which an upsert never changes.
+    for (let index = 1; index < values.length; index += 1) {
+      if (values[index] !== current[index + 1]) {
+        mask |= 1 << index;
+        changed.push(values[index]!);
+      }
+    }
+    changed.push(data, sequence, values[0]!);
+    this.updateStatement(prepared, mask).run(changed);
+  }
+
+  private updateStatement(prepared: PreparedEntity, mask: number): Database.Statement {
+    let statement = prepared.updates.get(mask);
+    if (statement === undefined) {
+      const set = prepared.columnNames.filter((_, index) => (mask & (1 << index)) !== 0).map((name) => `${name} = ?`);
+      statement = this.db.prepare(`UPDATE ${prepared.spec.table} SET ${[...set, "data = ?", "last_sequence = ?"].join(", ")} WHERE id = ?`);
+      prepared.updates.set(mask, statement);
+    }
+    return statement;
   }
 
   /** Reads one record by id. */
