@@ -8,7 +8,9 @@
 // is its own; the two sizes alternate (1k, 10k, 1k, 10k) so machine load falls on both alike.
 // Figures per size: delegations per second, CPU per delegation (the process's user + system
 // time over the measured phase), the peak RSS sampled while it ran, and, load-independent, the
-// commits (transactions that wrote events) and events per delegation.
+// commits (transactions that wrote events) and events per delegation. After it, a page of
+// t3_thread_list over the project (all of the store's threads) through a real MCP client: a
+// call's cost should be its page's, not the project's.
 //
 // Goals (issue 22): >= 300 delegations/s at 1,000 threads on 2 cores, RSS <= 250 MB, and CPU
 // per delegation at 10,000 threads <= 1.2 x that at 1,000.
@@ -35,7 +37,9 @@ function delegatingPrompt(count, tag) {
 // ---- one size (the child process) -----------------------------------------------------------
 
 async function runSize(threads) {
-  const { createSilentLogger, startServer, SwitchyardHost } = await import("../core/dist/index.js");
+  const { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-scale-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
@@ -87,7 +91,21 @@ async function runSize(threads) {
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     const delegations = PARENTS * MEASURED_PER_PARENT;
+
+    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:operate"] }).token;
+    const client = new Client({ name: "bench", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const listTimes = [];
+    for (let i = 0; i < 60; i += 1) {
+      const listStart = performance.now();
+      const listed = await client.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } });
+      if (listed.isError || listed.structuredContent.threads.length !== 20) throw new Error(`t3_thread_list: ${JSON.stringify(listed).slice(0, 300)}`);
+      if (i >= 10) listTimes.push(performance.now() - listStart);
+    }
+    await client.close();
+    listTimes.sort((a, b) => a - b);
     return {
+      listMs: listTimes[Math.floor(listTimes.length / 2)],
       threads: before,
       delegations,
       perSecond: delegations / (elapsedMs / 1000),
@@ -136,6 +154,14 @@ export default async function run() {
     value: summary(small, (r) => r.commitsPerDelegation),
     unit: "",
     note: `context, load-independent: transactions that wrote events (BEGIN/COMMIT is a large share of a delegation's CPU); events per delegation ${summary(small, (r) => r.eventsPerDelegation).toFixed(1)}`,
+  });
+  rows.push({
+    metric: `t3_thread_list (a page of 20) p50, ${large} vs ${small} threads`,
+    value: summary(large, (r) => r.listMs),
+    unit: "ms",
+    baseline: summary(small, (r) => r.listMs),
+    ratio: summary(large, (r) => r.listMs) / summary(small, (r) => r.listMs),
+    note: `baseline: the same call over ${small} threads (one project holds them all); a call costs its page; goal ratio <= 1.2; n=50 per round`,
   });
   rows.push({
     metric: `CPU per delegation, ${large} vs ${small} threads`,

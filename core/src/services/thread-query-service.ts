@@ -59,22 +59,39 @@ export class ThreadQueryService {
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
     const title = input.title?.toLowerCase();
-    const threads = this.engine.store
-      .select("thread", "project_id = ? AND deleted = 0", [projectId], "ORDER BY created_at DESC, rowid DESC")
-      .filter((thread) => (input.includeSubagents || thread.lineage.relationship !== "subagent") && (title === undefined || thread.title.toLowerCase().includes(title)));
+    const where = input.includeSubagents ? "project_id = ? AND deleted = 0" : "project_id = ? AND deleted = 0 AND relationship != 'subagent'";
+    const newestFirst = "ORDER BY created_at DESC, rowid DESC";
     const filtersOnShells = (input.runStatus !== undefined && input.runStatus.length > 0) || input.snoozed !== undefined || input.settled !== undefined;
-    // A shell costs several reads; without a filter that needs one, only the page's are built
-    // (a project of 10,000 threads listed 20 at a time built 10,000 per call).
-    const shells: ThreadShell[] = [];
-    for (const thread of filtersOnShells ? threads : threads.slice(offset, offset + limit)) {
-      const shell = this.shell(thread);
-      if (input.runStatus !== undefined && input.runStatus.length > 0 && !input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) continue;
-      if (input.snoozed !== undefined && shell.snoozed !== input.snoozed) continue;
-      if (input.settled !== undefined && shell.settled !== input.settled) continue;
-      shells.push(shell);
+    const store = this.engine.store;
+    let total: number;
+    let page: ThreadShell[];
+    if (!filtersOnShells && title === undefined) {
+      // The common call: SQLite counts and pages, so a call costs its page, not the project (a
+      // project of 10,000 threads read and parsed all 10,000 records per call).
+      total = store.count("thread", where, [projectId]);
+      page = store.select("thread", where, [projectId, limit, offset], `${newestFirst} LIMIT ? OFFSET ?`).map((thread) => this.shell(thread));
+    } else {
+      // A title filter runs on the title column alone (JavaScript's case folding, which SQLite's
+      // lower() lacks beyond ASCII); only the records that can be listed are read.
+      const ids = (store.statement(`SELECT id, title FROM threads WHERE ${where} ${newestFirst}`).all(projectId) as { id: string; title: string }[])
+        .filter((row) => title === undefined || row.title.toLowerCase().includes(title))
+        .map((row) => row.id);
+      const shellsOf = (some: readonly string[]) => some.map((id) => this.shell(store.get("thread", id)!));
+      if (filtersOnShells) {
+        // A run status, snooze or settle filter needs every candidate's shell.
+        const shells = shellsOf(ids).filter(
+          (shell) =>
+            (input.runStatus === undefined || input.runStatus.length === 0 || input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) &&
+            (input.snoozed === undefined || shell.snoozed === input.snoozed) &&
+            (input.settled === undefined || shell.settled === input.settled),
+        );
+        total = shells.length;
+        page = shells.slice(offset, offset + limit);
+      } else {
+        total = ids.length;
+        page = shellsOf(ids.slice(offset, offset + limit));
+      }
     }
-    const total = filtersOnShells ? shells.length : threads.length;
-    const page = filtersOnShells ? shells.slice(offset, offset + limit) : shells;
     return {
       projectId,
       threads: page,

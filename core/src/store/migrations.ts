@@ -332,6 +332,20 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec("DROP INDEX IF EXISTS events_entity");
     },
   },
+  {
+    version: 17,
+    name: "thread listing counts and pages from one index",
+    // t3_thread_list counts a project's threads without subagents and pages them newest first.
+    // With the relationship only in the table, the count read every thread's row (a project of
+    // 10,000 threads: 10,000 row reads per call). The index covers both; it replaces
+    // threads_project, its prefix, so a thread upsert keeps as many b-trees as before.
+    up: (db) => {
+      db.exec(`
+        CREATE INDEX threads_listing ON threads(project_id, deleted, created_at, relationship);
+        DROP INDEX threads_project;
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -1,5 +1,6 @@
-// t3_thread_list over a project with many threads: only the page's shells are built (each costs
-// several reads) unless a filter needs every shell; totals and paging stay what they were.
+// t3_thread_list over a project with many threads: only the page's records are read and its
+// shells built (each costs several reads) unless a filter needs every shell; SQLite counts and
+// pages; totals and paging stay what they were.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ThreadQueryService } from "../../src/services/thread-query-service.js";
 import { McpLab } from "../support/mcp-lab.js";
@@ -31,6 +32,37 @@ describe("t3_thread_list paging", () => {
       expect(shells).toHaveBeenCalledTimes(30);
     } finally {
       shells.mockRestore();
+      await client.close();
+    }
+  });
+
+  it("reads the page's thread records only, with or without a title filter, which folds case as JavaScript does", async () => {
+    for (const title of ["Überprüfung A", "überprüfung b", "ÜBERPRÜFUNG C"]) {
+      lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title, createdBy: "user", creationSource: "cli" });
+    }
+    const client = await lab.client();
+    const store = lab.host.engine.store;
+    const selects = vi.spyOn(store, "select");
+    const gets = vi.spyOn(store, "get");
+    const threadRecordsRead = () =>
+      selects.mock.calls.reduce((sum, call, index) => sum + (call[0] === "thread" ? (selects.mock.results[index]!.value as unknown[]).length : 0), 0) +
+      gets.mock.calls.filter((call) => call[0] === "thread").length;
+    try {
+      const page = await mustCall<{ threads: { title: string }[]; total: number }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 4 });
+      expect(page.threads.map((thread) => thread.title)).toEqual(["ÜBERPRÜFUNG C", "überprüfung b", "Überprüfung A", "thread 29"]);
+      expect(page.total).toBe(33);
+      expect(threadRecordsRead()).toBe(4);
+
+      selects.mockClear();
+      gets.mockClear();
+      // SQLite's lower() folds ASCII only: "ü" would not match "Ü" there.
+      const byTitle = await mustCall<{ threads: { title: string }[]; total: number; nextOffset: number | null }>(client, "t3_thread_list", { projectId: lab.projectId, title: "überprüfung", limit: 2 });
+      expect(byTitle.threads.map((thread) => thread.title)).toEqual(["ÜBERPRÜFUNG C", "überprüfung b"]);
+      expect(byTitle).toMatchObject({ total: 3, nextOffset: 2 });
+      expect(threadRecordsRead()).toBe(2);
+    } finally {
+      selects.mockRestore();
+      gets.mockRestore();
       await client.close();
     }
   });
