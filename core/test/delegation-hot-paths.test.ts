@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKENS } from "../src/di/tokens.js";
+import { QUEUED_RUNS_OF_THREAD } from "../src/engine/run-lifecycle.js";
 import { McpSessionRegistry } from "../src/services/credentials/mcp-session-registry.js";
 import { EventWaiter } from "../src/services/event-waiter.js";
 import { environmentId } from "../src/store/settings.js";
@@ -27,6 +28,15 @@ describe("delegation hot paths", () => {
     expect(plan("SELECT data FROM context_transfers WHERE target_thread_id = ? AND kind = 'fork'", "t")).toMatch(/USING INDEX context_transfers_target/);
     // usage-totals.ts, on every delegate_task answer (the task's usage):
     expect(plan("SELECT COUNT(*) FROM attempts WHERE thread_id = ?", "t")).toMatch(/USING (COVERING )?INDEX attempts_thread/);
+  });
+
+  it("reads a thread's queued runs and a run's pending requests by their own index, not every queued run's or every request's", () => {
+    // run-lifecycle.ts (every turn's end, the thread shell of each listed thread): SQLite chose
+    // runs_status, walking every queued run in the store.
+    expect(plan(`SELECT data FROM runs WHERE ${QUEUED_RUNS_OF_THREAD}`, "t")).toMatch(/USING INDEX runs_thread/);
+    // run-lifecycle.ts (a run ending cancels them), provider-event-ingestor.ts (each answer):
+    // migration 18; a full scan of runtime_requests before it.
+    expect(plan("SELECT data FROM runtime_requests WHERE run_id = ? AND status = 'pending'", "r")).toMatch(/USING INDEX runtime_requests_run/);
   });
 
   it("re-checks a wait that names its threads only when one of them commits", async () => {

@@ -25,9 +25,16 @@ export function activeRun(ctx: ProjectionReader, threadId: string): RunRecord | 
   return ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [threadId], "ORDER BY ordinal DESC LIMIT 1")[0] ?? null;
 }
 
+/**
+ * A thread's queued runs, as a WHERE clause over runs. The unary plus keeps SQLite off the
+ * runs-by-status index, which it otherwise chose: that walked every queued run in the store to
+ * find one thread's, where the thread's own runs (runs_thread) are a handful.
+ */
+export const QUEUED_RUNS_OF_THREAD = "thread_id = ? AND +status = 'queued'";
+
 /** The thread's queued runs, in the order they will start. */
 export function queuedRuns(ctx: ProjectionReader, threadId: string): RunRecord[] {
-  const runs = ctx.store.select("run", "thread_id = ? AND status = 'queued'", [threadId]);
+  const runs = ctx.store.select("run", QUEUED_RUNS_OF_THREAD, [threadId]);
   return runs.sort((a, b) => a.queueOrder - b.queueOrder || a.ordinal - b.ordinal);
 }
 

@@ -5,7 +5,7 @@ import { TOKENS, type Policy } from "../di/tokens.js";
 import type { Engine } from "../engine/ports.js";
 import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { activeRun, latestRun, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
+import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
@@ -459,7 +459,7 @@ export class ThreadManagementService {
         handle: (ctx) => {
           const active = activeRun(ctx, target.id);
           stopThread(ctx, target.id, reason);
-          const held = ctx.store.select("run", "thread_id = ? AND status = 'queued'", [target.id], "ORDER BY ordinal").filter((run) => run.held).map((run) => run.id);
+          const held = ctx.store.select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal").filter((run) => run.held).map((run) => run.id);
           return { interruptedRunId: active?.id ?? null, heldRunIds: held };
         },
       }),

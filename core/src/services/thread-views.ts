@@ -1,4 +1,4 @@
-import type { ProjectionReader } from "../engine/run-lifecycle.js";
+import { QUEUED_RUNS_OF_THREAD, type ProjectionReader } from "../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord, TimelineItemRecord } from "../store/records.js";
 import type { LiveWaits } from "./live-waits.js";
 
@@ -45,7 +45,7 @@ function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecor
  */
 export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "isThreadBlocked">, thread: ThreadRecord, environmentId: string, nowIso: string) {
   const latest = activeOrLatestRun(reader, thread.id);
-  const queued = reader.store.count("run", "thread_id = ? AND status = 'queued'", [thread.id]);
+  const queued = reader.store.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
   return {
     threadId: thread.id,
     link: threadLink(environmentId, thread.id),

@@ -346,6 +346,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 18,
+    name: "runtime requests by run",
+    // A run's pending requests are read as it ends (to cancel them) and as each request is
+    // answered; with only the by-thread index that was a scan of every request ever made.
+    up: (db) => {
+      db.exec("CREATE INDEX runtime_requests_run ON runtime_requests(run_id, status)");
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */
