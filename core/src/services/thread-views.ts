@@ -25,7 +25,7 @@ export function pendingBackgroundTasks(reader: ProjectionReader, threadId: strin
   // One count for both (a listing makes it per thread): unfinished, or finished and not finalized.
   return reader.store.count(
     "delegatedTask",
-    "parent_thread_id = ? AND (status NOT IN ('completed', 'failed', 'cancelled', 'interrupted') OR json_extract(data, '$.finalizedAt') IS NULL)",
+    "parent_thread_id = ? AND (status NOT IN ('completed', 'failed', 'cancelled', 'interrupted') OR finalized = 0)",
     [threadId],
   );
 }

@@ -57,7 +57,7 @@ function taskClockStart(reader: ProjectionReader, taskId: string): number | null
 
 function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
   const row = reader.store
-    .statement("SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND json_extract(data, '$.finalizedAt') IS NULL")
+    .statement("SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND finalized = 0")
     .get(rootThreadId) as { started: string | null };
   return row.started === null ? null : Date.parse(row.started);
 }

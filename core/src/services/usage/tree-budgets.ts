@@ -195,7 +195,7 @@ export class TreeBudgets {
     const tasks = reader.store
       .statement(
         `SELECT b.task_id AS taskId FROM budgets b JOIN delegated_tasks t ON t.id = b.task_id
-         WHERE b.scope = 'delegated_task' AND json_extract(b.data, '$.limits.wallClockMs') IS NOT NULL AND json_extract(t.data, '$.finalizedAt') IS NULL`,
+         WHERE b.scope = 'delegated_task' AND b.wall_clock_ms IS NOT NULL AND t.finalized = 0`,
       )
       .all() as { taskId: string }[];
     for (const { taskId } of tasks) {
@@ -204,7 +204,7 @@ export class TreeBudgets {
     }
     if (this.config.budgets.rootThread.wallClockMs !== undefined) {
       const roots = reader.store
-        .statement("SELECT DISTINCT root_thread_id AS rootThreadId FROM delegated_tasks WHERE json_extract(data, '$.finalizedAt') IS NULL")
+        .statement("SELECT DISTINCT root_thread_id AS rootThreadId FROM delegated_tasks WHERE finalized = 0")
         .all() as { rootThreadId: string }[];
       for (const { rootThreadId } of roots) {
         const scope = rootScope(reader, this.config.budgets, rootThreadId);
