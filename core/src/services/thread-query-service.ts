@@ -68,8 +68,9 @@ export class ThreadQueryService {
     if (!filtersOnShells && title === undefined) {
       // The common call: SQLite counts and pages, so a call costs its page, not the project (a
       // project of 10,000 threads read and parsed all 10,000 records per call).
-      total = store.count("thread", where, [projectId]);
       page = store.select("thread", where, [projectId, limit, offset], `${newestFirst} LIMIT ? OFFSET ?`).map((thread) => this.shell(thread));
+      // A short page that starts inside the list ends it: it already says how many there are.
+      total = page.length < limit && (page.length > 0 || offset === 0) ? offset + page.length : store.count("thread", where, [projectId]);
     } else {
       // A title filter runs on the title column alone (JavaScript's case folding, which SQLite's
       // lower() lacks beyond ASCII); only the records that can be listed are read.

@@ -52,6 +52,9 @@ describe("t3_thread_list paging", () => {
       expect(page.threads.map((thread) => thread.title)).toEqual(["ÜBERPRÜFUNG C", "überprüfung b", "Überprüfung A", "thread 29"]);
       expect(page.total).toBe(33);
       expect(threadRecordsRead()).toBe(4);
+      // A short last page, and a page past the end, still say how many there are.
+      expect(await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 31 })).toMatchObject({ total: 33, hasMore: false, nextOffset: null });
+      expect(await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 40 })).toMatchObject({ threads: [], total: 33, hasMore: false });
 
       selects.mockClear();
       gets.mockClear();
