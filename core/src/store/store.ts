@@ -26,6 +26,9 @@ export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
  */
 export const WAL_BACKSTOP_FRAMES = 16_000;
 
+/** The code of the process warning emitted when the checkpoint worker fails. */
+export const WAL_CHECKPOINT_FALLBACK_WARNING = "SWITCHYARD_WAL_CHECKPOINT_FALLBACK";
+
 /** The largest the WAL file is left after it starts over (64 MiB). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -87,7 +90,13 @@ export class Store implements EventStore {
     const automatic = () => {
       if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     };
-    this.checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, automatic);
+    // Correct either way, but commits pay for checkpoints again: said once, where an operator
+    // sees it (the store has no logger of its own).
+    const workerFailed = (error: Error) => {
+      process.emitWarning(`WAL checkpoints for ${file} fell back to the writing connection: ${error.message}`, { code: WAL_CHECKPOINT_FALLBACK_WARNING });
+      automatic();
+    };
+    this.checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, workerFailed);
     if (this.checkpointer === null) automatic();
     else this.db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_FRAMES}`);
     // A burst of commits (or one large transaction) can outrun the worker; once the WAL starts

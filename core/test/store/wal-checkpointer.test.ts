@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
-import { Store, WAL_BACKSTOP_FRAMES } from "../../src/store/store.js";
+import { Store, WAL_AUTOCHECKPOINT_PAGES, WAL_BACKSTOP_FRAMES, WAL_CHECKPOINT_FALLBACK_WARNING } from "../../src/store/store.js";
 import { CHECKPOINT_EVERY_COMMITS } from "../../src/store/wal-checkpointer.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
@@ -80,6 +80,31 @@ describe("WAL checkpoints on a worker thread", () => {
       expect(frames).toBeLessThanOrEqual(WAL_BACKSTOP_FRAMES + 100);
       expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(80 * 1024 * 1024);
     } finally {
+      store.close();
+    }
+  });
+
+  it("says so in a process warning when the worker fails, and goes back to automatic checkpoints", async () => {
+    const file = join(dir, "switchyard.db");
+    const store = new Store(file);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      // The worker opens the file by name (it must exist): moved away, its connection fails.
+      renameSync(file, `${file}.moved`);
+      commit(store, 1, 3);
+      expect(await store.checkpointer!.checkpointNow()).toBeNull();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.checkpointer!.active).toBe(false);
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
+      expect(warnings.map((warning) => (warning as Error & { code?: string }).code)).toEqual([WAL_CHECKPOINT_FALLBACK_WARNING]);
+      expect(warnings[0]!.message).toContain(file);
+      // Commits go on.
+      commit(store, 4, 3);
+      expect(store.get("item", "item:6")).not.toBeNull();
+    } finally {
+      process.off("warning", onWarning);
       store.close();
     }
   });
