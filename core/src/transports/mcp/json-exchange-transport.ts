@@ -26,6 +26,8 @@ export class JsonExchangeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private exchange: Exchange | null = null;
+  /** Whether a request was cancelled here: its handler may still be winding down. */
+  cancelledAny = false;
 
   /** Whether an exchange is open (delivered and not yet answered in full). */
   get busy(): boolean {
@@ -63,13 +65,36 @@ export class JsonExchangeTransport implements Transport {
     }
     exchange.answers.set(id, message);
     exchange.unanswered -= 1;
-    if (exchange.unanswered > 0) return;
+    if (exchange.unanswered === 0) this.finish(exchange);
+  }
+
+  /**
+   * Ends a request of the open exchange without an answer: the client cancelled it. The cancel
+   * notification goes to the server, whose protocol aborts the request's handler and sends
+   * nothing for it; the exchange is answered with what its other requests answered, or 202.
+   */
+  cancel(id: RequestId, notification: JSONRPCMessage, extra: MessageExtraInfo): void {
+    const exchange = this.exchange;
+    if (exchange === null || !exchange.answers.has(id) || exchange.answers.get(id) !== undefined) return;
+    this.cancelledAny = true;
+    exchange.answers.delete(id);
+    exchange.unanswered -= 1;
+    this.onmessage?.(notification, extra);
+    if (exchange.unanswered === 0) this.finish(exchange);
+  }
+
+  private finish(exchange: Exchange): void {
     this.exchange = null;
+    if (exchange.res.destroyed) return;
     const answers = [...exchange.answers.values()];
+    if (answers.length === 0) {
+      exchange.res.writeHead(202).end();
+      return;
+    }
     const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     // With a Content-Length the client has the whole answer the moment it has these bytes, and
     // its connection is free for its next call (a chunked body ends only with its last chunk).
-    if (!exchange.res.destroyed) exchange.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+    exchange.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
@@ -20,6 +20,7 @@ import type { ReachAudit } from "../../services/reach/reach-audit.js";
 import { grantVerbOf, requestedRuntimeModes } from "../../services/reach/tool-grant-verbs.js";
 import { remoteCallerFrom } from "../../services/reach/reach-wire.js";
 import { auditTargetOf, outcomeOf } from "../../services/reach/tool-call-outcome.js";
+import { CallsInFlight } from "./calls-in-flight.js";
 import { JsonExchangeTransport } from "./json-exchange-transport.js";
 import { checkPostMessages } from "./post-checks.js";
 
@@ -67,6 +68,17 @@ function refusedProtoKey(res: ServerResponse, body: unknown): boolean {
   }
   jsonRpcError(res, 400, -32600, `Invalid Request: the key "__proto__" (at ${path.join(".")}) is not allowed in any message.`);
   return true;
+}
+
+/** The ids of the requests among a POST's messages (not its notifications or responses). */
+function requestIdsOf(body: unknown): RequestId[] {
+  const ids: RequestId[] = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== "object" || message === null || !("method" in message)) continue;
+    const id = (message as { id?: unknown }).id;
+    if (typeof id === "string" || typeof id === "number") ids.push(id);
+  }
+  return ids;
 }
 
 /**
@@ -180,6 +192,7 @@ export class McpEndpoint {
   private readonly validator = new AjvJsonSchemaValidator();
   /** Servers for JSON answers that serve no one now, most recently freed last. */
   private readonly idleServers: PooledServer[] = [];
+  private readonly callsInFlight = new CallsInFlight();
 
   constructor(
     definitions: readonly McpToolDefinition[],
@@ -268,9 +281,15 @@ export class McpEndpoint {
     // A call that wants progress is answered as an SSE stream, by the SDK's own transport.
     const server = this.createServer(() => scope);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
-    res.on("close", () => {
+    const end = () => {
       void transport.close();
       void server.close();
+    };
+    // Cancelled, the stream ends as when the client leaves: closing the server aborts its handlers.
+    const forget = this.callsInFlight.register(scope.credentialId, requestIdsOf(body), end);
+    res.on("close", () => {
+      forget();
+      end();
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
@@ -286,18 +305,23 @@ export class McpEndpoint {
       jsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
       return;
     }
+    this.callsInFlight.cancelNamed(scope.credentialId, checked.messages);
     // The client left while its body was read: no server is taken for no one.
     if (res.destroyed) return;
     const pooled = this.idleServers.pop() ?? (await this.pooledServer());
     pooled.scope = scope;
+    const extra = { requestInfo: { headers: req.headers } };
+    const forget = this.callsInFlight.register(scope.credentialId, requestIdsOf(checked.messages), (id, notification) => pooled.transport.cancel(id, notification, extra));
     res.on("close", () => {
+      forget();
       // The client left before its answer: closing the server aborts its handlers (their
-      // signal), as closing a server built for the request would. Otherwise the server is free
-      // again, except after an initialize, which leaves the client's capabilities on it.
-      if (pooled.transport.busy) void pooled.server.close();
+      // signal), as closing a server built for the request would. A cancelled call's handler
+      // may still be winding down on it. Otherwise the server is free again, except after an
+      // initialize, which leaves the client's capabilities on it.
+      if (pooled.transport.busy || pooled.transport.cancelledAny) void pooled.server.close();
       else if (!checked.initializing && this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(pooled);
     });
-    pooled.transport.deliver(checked.messages, res, { requestInfo: { headers: req.headers } });
+    pooled.transport.deliver(checked.messages, res, extra);
   }
 
   private async pooledServer(): Promise<PooledServer> {
