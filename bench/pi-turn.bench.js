@@ -7,8 +7,12 @@
 //   the plugin started the host's (its argv and environment, seen at spawn: the Switchyard
 //   extension, whose 19 MCP tools make every model request ~6x larger, and a session folder),
 //   so the ratio is what Switchyard adds around Pi rather than what Pi does with the tools.
-// Iterations alternate between the two sides so machine drift hits both. Needs the built
-// dists: `npx tsc -b core sdk plugins/pi`.
+// Iterations alternate between the two sides so machine drift hits both. The warm rows run on
+// one thread whose session stays open and on rpc processes the bench keeps, turn after turn,
+// so each warm turn on either side is its process's n-th (until December 2026 the host's warm
+// turn was always the first after a new pi had started, against an rpc process that had
+// answered i prompts already, which charged pi's own second-turn warm-up to the host). Needs
+// the built dists: `npx tsc -b core sdk plugins/pi`.
 import childProcess from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -29,6 +33,8 @@ import piPlugin from "../plugins/pi/dist/index.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const PLUGIN_DIR = join(here, "..", "plugins", "pi");
 const ITERATIONS = Number(process.env.PI_BENCH_ITERATIONS ?? 5);
+/** Warm turns per side: ~10-20 ms each, so a sample large enough for a stable median is cheap. */
+const WARM_ITERATIONS = Number(process.env.PI_BENCH_WARM_ITERATIONS ?? 30);
 const INSTANCE = "pi-bench";
 
 /** Every process spawned in this process, so the plugin's own pi launch can be repeated. */
@@ -98,11 +104,9 @@ export default async function run() {
 
     for (let i = 0; i < ITERATIONS; i++) {
       const prompt = `bench ${i} @@reply ok-${i}`;
-      let threadId;
       cold.host.push(
         await timed(async () => {
-          threadId = lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
-          const done = await lab.waitForRun(threadId);
+          const done = await lab.waitForRun(lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" }));
           if (done.status !== "completed") throw new Error(`host run ${done.status}: ${JSON.stringify(done.error)}`);
         }),
       );
@@ -112,34 +116,35 @@ export default async function run() {
           if (exit.code !== 0 || !exit.stdout.includes(`ok-${i}`)) throw new Error(`pi -p failed: ${exit.stderr}`);
         }),
       );
-      // Warm: the thread's session is still open (the host closes idle sessions after 15 min).
-      warm.host.push(
-        await timed(async () => {
-          const sent = lab.host.threads.send({ threadId, text: `again ${i} @@reply again-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
-          const done = await lab.waitForRun(threadId, { runId: sent.runId });
-          if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
-        }),
-      );
-      if (rpc === undefined) {
-        rpc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], { cwd: home.cwd, env: home.env, stdin: "pipe" });
-        const ready = rpc.waitForJsonLine((e) => e.id === "ready", 60_000);
-        rpc.writeLine({ id: "ready", type: "get_state" });
-        await ready;
-        const same = samePiLaunch(sameSessionDir);
-        sameRpc = spawnHarness(same.binary, same.args, { cwd: home.cwd, env: same.env, stdin: "pipe" });
-        const sameReady = sameRpc.waitForJsonLine((e) => e.id === "ready", 60_000);
-        sameRpc.writeLine({ id: "ready", type: "get_state" });
-        await sameReady;
-      }
+    }
+
+    // Warm: one thread whose session stays open (the host closes idle sessions after 15 min),
+    // and the two rpc processes, each given one untimed turn first.
+    const threadId = lab.createThread(INSTANCE, "warm thread @@reply ready", { runtimeMode: "full-access" });
+    if ((await lab.waitForRun(threadId)).status !== "completed") throw new Error("the warm thread's first run did not complete");
+    const sendOnce = (text) =>
+      timed(async () => {
+        const sent = lab.host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
+        const done = await lab.waitForRun(threadId, { runId: sent.runId });
+        if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
+      });
+    await sendOnce("first warm @@reply ok");
+    rpc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], { cwd: home.cwd, env: home.env, stdin: "pipe" });
+    const ready = rpc.waitForJsonLine((e) => e.id === "ready", 60_000);
+    rpc.writeLine({ id: "ready", type: "get_state" });
+    await ready;
+    await promptOnce(rpc, "first", "first warm @@reply ok");
+    const same = samePiLaunch(sameSessionDir);
+    sameRpc = spawnHarness(same.binary, same.args, { cwd: home.cwd, env: same.env, stdin: "pipe" });
+    const sameReady = sameRpc.waitForJsonLine((e) => e.id === "ready", 60_000);
+    sameRpc.writeLine({ id: "ready", type: "get_state" });
+    await sameReady;
+    await promptOnce(sameRpc, "first-same", "first warm @@reply ok");
+    for (let i = 0; i < WARM_ITERATIONS; i++) {
+      warm.host.push(await sendOnce(`again ${i} @@reply again-${i}`));
       warm.direct.push(await promptOnce(rpc, `p${i}`, `again ${i} @@reply again-${i}`));
-      // The same launch, and a second host turn beside it (alternating keeps drift on both sides).
-      warmSame.host.push(
-        await timed(async () => {
-          const sent = lab.host.threads.send({ threadId, text: `same ${i} @@reply same-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
-          const done = await lab.waitForRun(threadId, { runId: sent.runId });
-          if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
-        }),
-      );
+      // The same launch, and a host turn beside it (alternating keeps drift on both sides).
+      warmSame.host.push(await sendOnce(`same ${i} @@reply same-${i}`));
       warmSame.direct.push(await promptOnce(sameRpc, `s${i}`, `same ${i} @@reply same-${i}`));
     }
   } finally {
@@ -160,11 +165,11 @@ export default async function run() {
     name: "pi-turn",
     rows: [
       row("cold turn: createThread → run completed (pi starts)", cold, `median of ${ITERATIONS}; baseline: pi -p with the same scripted model`),
-      row("warm Pi turn through the plugin vs driving pi --mode rpc directly (send → run completed, session open)", warm, `median of ${ITERATIONS}; goal <= 1.1x; baseline: prompt → agent_end on a pi --mode rpc --no-session the bench drives`),
+      row("warm Pi turn through the plugin vs driving pi --mode rpc directly (send → run completed, session open)", warm, `median of ${WARM_ITERATIONS}; goal <= 1.1x; baseline: prompt → agent_end on a pi --mode rpc --no-session the bench drives`),
       row(
         "warm Pi turn through the plugin vs the same pi launch driven directly",
         warmSame,
-        `median of ${ITERATIONS}; baseline: prompt → agent_end on a pi started with the plugin's own argv and environment (extension, MCP tools, session folder)`,
+        `median of ${WARM_ITERATIONS}; baseline: prompt → agent_end on a pi started with the plugin's own argv and environment (extension, MCP tools, session folder)`,
       ),
     ],
   };
