@@ -113,7 +113,8 @@ export const ENTITY_TABLES: EntityTables = {
       child_thread_id: (r) => r.childThreadId,
       root_thread_id: (r) => r.rootThreadId,
       status: (r) => r.status,
-      finalized: (r) => (r.finalizedAt === null ? 0 : 1),
+      // Missing and null alike (as json_extract read it): a record from before the field is unfinalized.
+      finalized: (r) => ((r.finalizedAt ?? null) === null ? 0 : 1),
     },
     threadId: (r) => r.parentThreadId,
   },
@@ -152,7 +153,7 @@ export const ENTITY_TABLES: EntityTables = {
       thread_id: (r) => r.threadId,
       task_id: (r) => r.taskId,
       root_thread_id: (r) => r.rootThreadId,
-      wall_clock_ms: (r) => r.limits.wallClockMs,
+      wall_clock_ms: (r) => r.limits.wallClockMs ?? null,
     },
     threadId: (r) => r.threadId,
   },
