@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createSilentLogger } from "../src/logging/logger.js";
 import { reapOrphanedHarnesses } from "../src/plugin-host/process-runner.js";
 import { processStartTime } from "../src/util/process-start-time.js";
+import { until } from "./support/until.js";
 
 function alive(pid: number): boolean {
   try {
@@ -13,13 +14,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("reaping the harness process groups a crashed host left behind", () => {
   it("stops a group whose leader died with the host while its tool's process lives on", async () => {

@@ -9,14 +9,8 @@ import { LiveWaits } from "../../src/services/live-waits.js";
 import { CallsInFlight } from "../../src/transports/mcp/calls-in-flight.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { untilGatesReached } from "../support/gates.js";
+import { until } from "../support/until.js";
 
-async function until(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 250; i += 1) {
-    if (probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("cancelled MCP calls", () => {
   let lab: McpLab;
