@@ -351,12 +351,13 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("counts streams against server.maxEventStreams", async () => {
-    const lab = await McpLab.start({ server: { maxEventStreams: 2 } });
+    const lab = await McpLab.start({ server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } });
     const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const other = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
     try {
       const one = await SseClient.connect(eventsUrl(lab), { token });
       const two = await SseClient.connect(eventsUrl(lab), { token });
-      const three = refused(await SseClient.open(eventsUrl(lab), { token }));
+      const three = refused(await SseClient.open(eventsUrl(lab), { token: other }));
       expect(three.status).toBe(503);
       expect(three.headers["retry-after"]).toBe("1");
       expect(three.body.error.message).toContain("server.maxEventStreams");
@@ -365,9 +366,34 @@ describe("GET /api/v1/events under pressure", () => {
       one.close();
       await closed;
       expect(lab.server.eventStreams.size).toBe(1);
-      const four = await SseClient.connect(eventsUrl(lab), { token });
+      const four = await SseClient.connect(eventsUrl(lab), { token: other });
       four.close();
       two.close();
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it("gives each credential a share of server.maxEventStreams (an eighth by default): one more is a 429 naming the limit, other tokens still get theirs", async () => {
+    const lab = await McpLab.start({ server: { maxEventStreams: 16 } });
+    const issue = () => lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const greedy = issue();
+    const polite = issue();
+    try {
+      const held = [await SseClient.connect(eventsUrl(lab), { token: greedy }), await SseClient.connect(eventsUrl(lab), { token: greedy })];
+      const third = refused(await SseClient.open(eventsUrl(lab), { token: greedy }));
+      expect([third.status, third.body.error.code, third.body.error.details]).toEqual([429, "too_many_streams", { maxEventStreamsPerCredential: 2, open: 2 }]);
+      expect(third.body.error.message).toContain("server.maxEventStreamsPerCredential is 2");
+      expect(third.body.error.message).toContain("of the server's 16");
+      // The server has room, and another token's share is untouched.
+      const theirs = await SseClient.connect(eventsUrl(lab), { token: polite });
+      expect(lab.server.eventStreams.size).toBe(3);
+      // A closed stream gives its slot back to its own credential.
+      const closed = lab.server.eventStreams.nextClose();
+      held[0]!.close();
+      await closed;
+      const again = await SseClient.connect(eventsUrl(lab), { token: greedy });
+      for (const stream of [held[1]!, theirs, again]) stream.close();
     } finally {
       await lab.stop();
     }

@@ -996,7 +996,7 @@ export interface components {
                  * @description A stable code to branch on.
                  * @enum {string}
                  */
-                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "cross_origin_refused" | "not_found" | "conflict" | "plugin_failed";
+                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "too_many_streams" | "cross_origin_refused" | "not_found" | "conflict" | "plugin_failed";
                 /** @description What was wrong and what to do, for a person or a model. */
                 message: string;
                 /** @description The offending values (field, threadId, required capability, …). */
