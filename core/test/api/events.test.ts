@@ -8,6 +8,7 @@ import { EventStreamService } from "../../src/services/events/event-stream-servi
 import type { FeedEvent } from "../../src/services/events/public-event-feed.js";
 import { callerFromScope } from "../../src/transports/mcp/caller-from-scope.js";
 import { mustCall } from "../support/mcp-client.js";
+import { ApiClient } from "../support/api-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { SseClient, type ReceivedEvent, type RefusedStream } from "../support/sse-client.js";
 
@@ -394,6 +395,24 @@ describe("GET /api/v1/events under pressure", () => {
       await closed;
       const again = await SseClient.connect(eventsUrl(lab), { token: greedy });
       for (const stream of [held[1]!, theirs, again]) stream.close();
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it("holds a web UI session to its token's share, and takes server.maxEventStreamsPerCredential when it is set", async () => {
+    const lab = await McpLab.start({ server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } });
+    const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+    try {
+      const origin = lab.server.url;
+      const signedIn = await new ApiClient(lab.server.apiUrl, null).post("/ui/session", { token }, { origin, "sec-fetch-site": "same-origin" });
+      expect(signedIn.status).toBe(200);
+      const cookie = String(signedIn.headers["set-cookie"]).split(";")[0]!;
+      const pageSecret = (signedIn.body as { pageSecret: string }).pageSecret;
+      const byToken = await SseClient.connect(eventsUrl(lab), { token });
+      const bySession = refused(await SseClient.open(eventsUrl(lab), { headers: { cookie, "x-switchyard-page-secret": pageSecret, "sec-fetch-site": "same-origin" } }));
+      expect([bySession.status, bySession.body.error.code, bySession.body.error.details?.maxEventStreamsPerCredential]).toEqual([429, "too_many_streams", 1]);
+      byToken.close();
     } finally {
       await lab.stop();
     }

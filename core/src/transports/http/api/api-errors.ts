@@ -59,6 +59,9 @@ export const ApiFailureBody = z
   })
   .describe("A typed failure.");
 
+/** The WWW-Authenticate challenge of every 401: a bearer token (the web UI's session is for its own page only). */
+export const BEARER_CHALLENGE = `Bearer realm="switchyard", error="invalid_token"`;
+
 /** A failure the HTTP transport answers before (or instead of) an operation: a code, a message, and the status when it differs from the code's. */
 export class ApiFailure extends Error {
   constructor(
