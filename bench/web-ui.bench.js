@@ -61,10 +61,12 @@ async function firstRenderRow() {
     await page.evaluate(async (secret) => {
       const response = await fetch("/api/v1/ui/session", {
         method: "POST",
-        headers: { "content-type": "application/json", "x-switchyard-csrf": "1" },
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ token: secret }),
       });
       if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
+      // Where the UI keeps the session's page secret (web/src/api/page-secret.ts).
+      globalThis.localStorage.setItem("switchyard.pageSecret", (await response.json()).pageSecret);
     }, token);
     const samples = [];
     for (let run = 0; run < 3; run += 1) {

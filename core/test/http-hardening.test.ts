@@ -228,6 +228,74 @@ describe("HTTP server hardening", () => {
   });
 });
 
+/**
+ * Sends a whole request before reading anything (as many simple clients do), then reads the
+ * answer until the server closes. A server that answers and closes while the body is still
+ * arriving resets the connection, and such a client sees its write fail instead of the answer.
+ */
+function sendAllThenRead(port: number, head: string, body: Buffer[]): Promise<{ status: number | null; answer: string; error: string | null }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.pause();
+    let answer = "";
+    let error: string | null = null;
+    socket.on("connect", () => {
+      socket.write(head);
+      for (const [index, frame] of body.entries()) {
+        socket.write(frame, index < body.length - 1 ? undefined : () => {
+          socket.setEncoding("utf8");
+          socket.resume();
+        });
+      }
+    });
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", (failure) => (error = failure.message));
+    socket.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) || null, answer, error }));
+  });
+}
+
+describe("a request body over server.maxRequestBodyBytes", () => {
+  let lab: McpLab;
+  let token: string;
+  beforeAll(async () => {
+    lab = await McpLab.start({ server: { maxRequestBodyBytes: 4096 } });
+    token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+  });
+  afterAll(async () => lab.stop());
+
+  it("gets its 413 to a client that sends all 8 MiB before reading, declared or chunked, on /mcp and /api/v1, and the connection then closes", async () => {
+    const port = lab.server.port;
+    const piece = Buffer.alloc(64 * 1024, "x");
+    const pieces = 128;
+    const outcomes: Record<string, unknown> = {};
+    for (const path of ["/mcp", "/api/v1/threads"]) {
+      for (const chunked of [false, true]) {
+        const head = [
+          `POST ${path} HTTP/1.1`,
+          `Host: 127.0.0.1:${port}`,
+          `Authorization: Bearer ${token}`,
+          "Content-Type: application/json",
+          "Accept: application/json, text/event-stream",
+          chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${piece.length * pieces}`,
+          "",
+          "",
+        ].join("\r\n");
+        const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
+        const body = [...Array.from({ length: pieces }, () => frame), ...(chunked ? [Buffer.from("0\r\n\r\n")] : [])];
+        const exchange = await sendAllThenRead(port, head, body);
+        outcomes[`${path} ${chunked ? "chunked" : "declared"}`] = [exchange.status, exchange.error, exchange.answer.includes("4096-byte limit (server.maxRequestBodyBytes)"), /connection: close/i.test(exchange.answer)];
+      }
+    }
+    expect(outcomes).toEqual({
+      "/mcp declared": [413, null, true, true],
+      "/mcp chunked": [413, null, true, true],
+      "/api/v1/threads declared": [413, null, true, true],
+      "/api/v1/threads chunked": [413, null, true, true],
+    });
+    expect((await post(port, { authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+});
+
 describe("HTTP server connection cap", () => {
   let lab: McpLab;
   beforeAll(async () => {

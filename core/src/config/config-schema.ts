@@ -74,6 +74,12 @@ export const ServerConfigSchema = z
     maxRequestBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
     /** Open `GET /api/v1/events` streams beyond this many are answered 503 (they also count as connections). */
     maxEventStreams: z.number().int().min(1).max(100_000).default(256),
+    /**
+     * The most of them one credential (a token, with every web UI session made from it; a
+     * provider session's; a link grant's) may hold at once; more are answered 429. Unset: an
+     * eighth of maxEventStreams, at least 1, so one credential cannot hold every stream.
+     */
+    maxEventStreamsPerCredential: z.number().int().min(1).max(100_000).optional(),
     /** How often an event stream sends a `: ping` comment, and checks that its client still reads. */
     eventStreamHeartbeatMs: z.number().int().min(50).max(600_000).default(15_000),
     /** A stream whose client leaves more unsent than this (bytes, or events) is cut off; it resumes with Last-Event-ID. */

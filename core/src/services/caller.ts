@@ -21,6 +21,12 @@ export interface Caller {
    * or a client's token.
    */
   readonly requestScope: string;
+  /**
+   * The credential the call was authenticated with (a client token, with the web UI sessions
+   * made from it; a provider session's; a link grant's), which per-credential limits count
+   * against. Absent for callers without one (the CLI's own).
+   */
+  readonly credentialId?: string;
   readonly capabilities: ReadonlySet<CredentialCapability>;
   /** The projects the caller may use; omitted means every project (agents, unscoped tokens). */
   readonly projects?: ProjectScope;

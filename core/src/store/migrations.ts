@@ -373,6 +373,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 20,
+    name: "web UI sessions bound to their page and origin",
+    // A browser sends a session cookie to every server on the same host name, whatever its
+    // port; a session now also needs the page secret only the signing-in page holds (its hash
+    // here) and answers only at the origin it was made at. Sessions made before cannot be
+    // proven that way: they end, and their browsers sign in again.
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE web_sessions ADD COLUMN page_secret_hash TEXT;
+        ALTER TABLE web_sessions ADD COLUMN origin TEXT;
+      `);
+      db.prepare("UPDATE web_sessions SET ended_at = ? WHERE kind = 'session' AND ended_at IS NULL").run(Date.now());
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

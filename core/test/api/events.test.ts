@@ -8,6 +8,7 @@ import { EventStreamService } from "../../src/services/events/event-stream-servi
 import type { FeedEvent } from "../../src/services/events/public-event-feed.js";
 import { callerFromScope } from "../../src/transports/mcp/caller-from-scope.js";
 import { mustCall } from "../support/mcp-client.js";
+import { ApiClient } from "../support/api-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { SseClient, type ReceivedEvent, type RefusedStream } from "../support/sse-client.js";
 
@@ -351,12 +352,13 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("counts streams against server.maxEventStreams", async () => {
-    const lab = await McpLab.start({ server: { maxEventStreams: 2 } });
+    const lab = await McpLab.start({ server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } });
     const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const other = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
     try {
       const one = await SseClient.connect(eventsUrl(lab), { token });
       const two = await SseClient.connect(eventsUrl(lab), { token });
-      const three = refused(await SseClient.open(eventsUrl(lab), { token }));
+      const three = refused(await SseClient.open(eventsUrl(lab), { token: other }));
       expect(three.status).toBe(503);
       expect(three.headers["retry-after"]).toBe("1");
       expect(three.body.error.message).toContain("server.maxEventStreams");
@@ -365,9 +367,52 @@ describe("GET /api/v1/events under pressure", () => {
       one.close();
       await closed;
       expect(lab.server.eventStreams.size).toBe(1);
-      const four = await SseClient.connect(eventsUrl(lab), { token });
+      const four = await SseClient.connect(eventsUrl(lab), { token: other });
       four.close();
       two.close();
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it("gives each credential a share of server.maxEventStreams (an eighth by default): one more is a 429 naming the limit, other tokens still get theirs", async () => {
+    const lab = await McpLab.start({ server: { maxEventStreams: 16 } });
+    const issue = () => lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const greedy = issue();
+    const polite = issue();
+    try {
+      const held = [await SseClient.connect(eventsUrl(lab), { token: greedy }), await SseClient.connect(eventsUrl(lab), { token: greedy })];
+      const third = refused(await SseClient.open(eventsUrl(lab), { token: greedy }));
+      expect([third.status, third.body.error.code, third.body.error.details]).toEqual([429, "too_many_streams", { maxEventStreamsPerCredential: 2, open: 2 }]);
+      expect(third.body.error.message).toContain("server.maxEventStreamsPerCredential is 2");
+      expect(third.body.error.message).toContain("of the server's 16");
+      // The server has room, and another token's share is untouched.
+      const theirs = await SseClient.connect(eventsUrl(lab), { token: polite });
+      expect(lab.server.eventStreams.size).toBe(3);
+      // A closed stream gives its slot back to its own credential.
+      const closed = lab.server.eventStreams.nextClose();
+      held[0]!.close();
+      await closed;
+      const again = await SseClient.connect(eventsUrl(lab), { token: greedy });
+      for (const stream of [held[1]!, theirs, again]) stream.close();
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it("holds a web UI session to its token's share, and takes server.maxEventStreamsPerCredential when it is set", async () => {
+    const lab = await McpLab.start({ server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } });
+    const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+    try {
+      const origin = lab.server.url;
+      const signedIn = await new ApiClient(lab.server.apiUrl, null).post("/ui/session", { token }, { origin, "sec-fetch-site": "same-origin" });
+      expect(signedIn.status).toBe(200);
+      const cookie = String(signedIn.headers["set-cookie"]).split(";")[0]!;
+      const pageSecret = (signedIn.body as { pageSecret: string }).pageSecret;
+      const byToken = await SseClient.connect(eventsUrl(lab), { token });
+      const bySession = refused(await SseClient.open(eventsUrl(lab), { headers: { cookie, "x-switchyard-page-secret": pageSecret, "sec-fetch-site": "same-origin" } }));
+      expect([bySession.status, bySession.body.error.code, bySession.body.error.details?.maxEventStreamsPerCredential]).toEqual([429, "too_many_streams", 1]);
+      byToken.close();
     } finally {
       await lab.stop();
     }

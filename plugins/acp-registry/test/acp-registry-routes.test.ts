@@ -183,22 +183,25 @@ describe("the acp-registry plugin's API routes", () => {
     expect(fixture.indexRequests).toBe(before);
   });
 
-  it("with the web UI's session cookie: reads need the UI's origin, an install also the CSRF header", async () => {
+  it("with the web UI's session: the cookie works only with its page secret and from the UI's origin, for reads and installs alike", async () => {
     const origin = lab.server.url;
-    const fromUi = { origin, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" };
+    const fromUi = { origin, "sec-fetch-site": "same-origin" };
     const signIn: ApiAnswer = await anonymous.post("/ui/session", { token: issue(["orchestration:operate"]) }, fromUi);
     expect(signIn.status, signIn.text).toBe(200);
     const header = signIn.headers["set-cookie"];
     const cookie = String(Array.isArray(header) ? header[0] : header).split(";")[0]!;
+    const page = { cookie, "x-switchyard-page-secret": (signIn.body as { pageSecret: string }).pageSecret, ...fromUi };
 
-    const read = await anonymous.get(`${BASE}/installed`, {}, { cookie, origin, "sec-fetch-site": "same-origin" });
+    const read = await anonymous.get(`${BASE}/installed`, {}, page);
     expect(read.status, read.text).toBe(200);
-    const otherPage = await anonymous.get<FailureBody>(`${BASE}/installed`, {}, { cookie, origin: "http://127.0.0.1:1", "sec-fetch-site": "same-site" });
+    const cookieAlone = await anonymous.get<FailureBody>(`${BASE}/installed`, {}, { cookie, ...fromUi });
+    expect([cookieAlone.status, cookieAlone.body.error.code, cookieAlone.body.error.details.reason]).toEqual([401, "invalid_token", "page_secret_missing"]);
+    const otherPage = await anonymous.get<FailureBody>(`${BASE}/installed`, {}, { ...page, origin: "http://127.0.0.1:1", "sec-fetch-site": "same-site" });
     expect([otherPage.status, otherPage.body.error.code]).toEqual([403, "cross_origin_refused"]);
-    const noCsrf = await anonymous.post<FailureBody>(`${BASE}/install-jobs`, { agentId: "tiny-agent" }, { cookie, origin, "sec-fetch-site": "same-origin" });
-    expect([noCsrf.status, noCsrf.body.error.code, noCsrf.body.error.details.field]).toEqual([403, "cross_origin_refused", "header.x-switchyard-csrf"]);
-    const withCsrf = await anonymous.post<{ job: JobView; created: boolean }>(`${BASE}/install-jobs`, { agentId: "tiny-agent" }, { cookie, ...fromUi });
-    expect([withCsrf.status, withCsrf.body.created, withCsrf.body.job.phase]).toEqual([202, false, "done"]);
+    const installByCookie = await anonymous.post<FailureBody>(`${BASE}/install-jobs`, { agentId: "tiny-agent" }, { cookie, ...fromUi, "x-switchyard-csrf": "1" });
+    expect([installByCookie.status, installByCookie.body.error.code]).toEqual([401, "invalid_token"]);
+    const installByPage = await anonymous.post<{ job: JobView; created: boolean }>(`${BASE}/install-jobs`, { agentId: "tiny-agent" }, page);
+    expect([installByPage.status, installByPage.body.created, installByPage.body.job.phase]).toEqual([202, false, "done"]);
   });
 
   it("lists the plugin's operations in the OpenAPI document, with the scope each needs", async () => {

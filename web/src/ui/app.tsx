@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api } from "../api/client.js";
+import { api, signIn, signOut } from "../api/client.js";
+import { forgetPageSecret, onPageSecretGone, pageSecret } from "../api/page-secret.js";
 import { ApiError, type SessionView } from "../api/types.js";
 import { pendingByThread } from "../model/thread-tree.js";
 import { Inbox, ProvidersPage } from "./pages.js";
@@ -25,11 +26,22 @@ export function App() {
   const [session, setSession] = useState<SessionState>({ state: "checking" });
   useEffect(() => {
     const code = takeSignInCode();
-    const check = code !== null ? api<SessionView>("POST", "/ui/session", { code }) : api<SessionView>("GET", "/ui/session");
+    // Without its page secret this page cannot use a session, whatever cookie the browser holds.
+    const held = pageSecret();
+    if (code === null && held === null) {
+      setSession({ state: "signed-out", problem: null });
+      return;
+    }
+    const check = code !== null ? signIn({ code }) : api<SessionView>("GET", "/ui/session");
     check
       .then((view) => setSession({ state: "signed-in", session: view }))
-      .catch((failure: unknown) => setSession({ state: "signed-out", problem: code !== null && failure instanceof ApiError ? failure.message : null }));
+      .catch((failure: unknown) => {
+        if (code === null && failure instanceof ApiError && failure.status === 401) forgetPageSecret(held!);
+        setSession({ state: "signed-out", problem: code !== null && failure instanceof ApiError ? failure.message : null });
+      });
   }, []);
+  // Another tab signed out: so is this one (they share the session).
+  useEffect(() => onPageSecretGone(() => setSession({ state: "signed-out", problem: "Signed out in another tab." })), []);
   if (session.state === "checking") return <p class="hint boot">Loading…</p>;
   if (session.state === "signed-out") return <SignIn problem={session.problem} onSignedIn={(view) => setSession({ state: "signed-in", session: view })} />;
   return <SignedIn session={session.session} onSignedOut={() => setSession({ state: "signed-out", problem: "The session ended; sign in again." })} />;
@@ -60,8 +72,8 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
     const open = route.page === "thread" ? route.threadId : null;
     setNotices((map) => (open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map()));
   }, [route]);
-  const signOut = async () => {
-    await api("POST", "/ui/session/end", {}).catch(() => undefined);
+  const leave = async () => {
+    await signOut().catch(() => undefined);
     props.onSignedOut();
   };
   return (
@@ -84,7 +96,7 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         <span class="verbs" title="What this session may do">
           {props.session.verbs.join(" · ")}
         </span>
-        <button type="button" onClick={() => void signOut()}>
+        <button type="button" onClick={() => void leave()}>
           Sign out
         </button>
       </header>

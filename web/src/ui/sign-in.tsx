@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api } from "../api/client.js";
+import { signIn } from "../api/client.js";
 import { ApiError, type SessionView } from "../api/types.js";
 
 /** Sign-in: paste a token once. The link `switchyard ui` prints signs in on its own. */
@@ -12,7 +12,7 @@ export function SignIn(props: { readonly onSignedIn: (session: SessionView) => v
     setBusy(true);
     setError(null);
     try {
-      props.onSignedIn(await api<SessionView>("POST", "/ui/session", { token: token.trim() }));
+      props.onSignedIn(await signIn({ token: token.trim() }));
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : String(failure));
     } finally {
@@ -37,7 +37,7 @@ export function SignIn(props: { readonly onSignedIn: (session: SessionView) => v
         <button type="submit" disabled={busy || token.trim() === ""}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
-        <p class="hint">The browser keeps an HttpOnly session cookie, never the token.</p>
+        <p class="hint">The browser keeps an HttpOnly session cookie, and this address a page secret without which the cookie is useless; never the token.</p>
       </form>
     </main>
   );

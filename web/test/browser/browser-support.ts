@@ -67,14 +67,20 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
   return found.filter((finding) => finding.impact === "serious" || finding.impact === "critical");
 }
 
-/** Another origin on loopback (another port: the same *site*), serving one attacking page. */
-export async function startOtherOrigin(html: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer((_req, res) => {
+/**
+ * Another origin on loopback (another port: the same *site*), serving one attacking page, and
+ * keeping the Cookie header of every request the browser made to it (cookies ignore ports, so
+ * it gets every 127.0.0.1 server's cookies).
+ */
+export async function startOtherOrigin(html: string): Promise<{ url: string; cookieHeaders: readonly string[]; close: () => Promise<void> }> {
+  const cookieHeaders: string[] = [];
+  const server: Server = createServer((req, res) => {
+    if (req.headers.cookie !== undefined) cookieHeaders.push(req.headers.cookie);
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("no port");
-  return { url: `http://127.0.0.1:${address.port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${address.port}/`, cookieHeaders, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -56,7 +56,10 @@ if (!chromiumInstalled && !browserRequired) {
       // The code left the address bar at once.
       expect(page.url()).toBe(`${lab.server.url}/`);
       const cookies = await person.cookies(lab.server.url);
-      expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([["switchyard_session", true, "Strict"]]);
+      expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([[`switchyard_session_${lab.registry.environmentId}`, true, "Strict"]]);
+      // The page secret is in this origin's storage, never in a cookie.
+      const pageSecret = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem("switchyard.pageSecret"));
+      expect(pageSecret).toMatch(/^sy_up_/);
       // Neither the code nor the session secret is stored, only their hashes.
       const code = decodeURIComponent(new URL(link).hash.slice("#code=".length));
       const rows = readRows<{ secret_hash: string; kind: string; credential_id: string }>(lab.t.home, "SELECT secret_hash, kind, credential_id FROM web_sessions");
@@ -64,6 +67,7 @@ if (!chromiumInstalled && !browserRequired) {
       expect(rows.every((row) => row.credential_id === tokenId && /^[0-9a-f]{64}$/.test(row.secret_hash))).toBe(true);
       expect(JSON.stringify(rows)).not.toContain(code);
       expect(JSON.stringify(rows)).not.toContain(cookies[0]!.value);
+      expect(JSON.stringify(rows)).not.toContain(pageSecret);
 
       // A second use of the same link is refused, with a message that says what to do.
       const other = await browser.newContext();
@@ -203,9 +207,10 @@ if (!chromiumInstalled && !browserRequired) {
       const requestId = await card.getAttribute("data-request-id");
       const answer = await readerPage.evaluate(
         async ({ threadId, requestId }) => {
+          const pageSecret = (globalThis as unknown as { localStorage: { getItem(key: string): string } }).localStorage.getItem("switchyard.pageSecret");
           const response = await fetch(`/api/v1/threads/${threadId}/pending-requests/${requestId}/respond`, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-switchyard-csrf": "1" },
+            headers: { "content-type": "application/json", "x-switchyard-page-secret": pageSecret },
             body: JSON.stringify({ decision: "accept" }),
           });
           return { status: response.status, body: (await response.json()) as { error: { code: string; details: { required?: string } } } };
@@ -221,7 +226,7 @@ if (!chromiumInstalled && !browserRequired) {
       await reader.close();
     });
 
-    it("refuses a cross-origin POST that carries the session cookie, and a same-page POST without the CSRF header", async () => {
+    it("refuses a cross-origin POST that carries the session cookie, and a same-page POST without the page secret", async () => {
       const target = `${lab.server.url}/api/v1/threads/${docsChildId}/messages`;
       const before = (await ok(router.get(`/threads/${docsChildId}`, { limit: 200 }))).items.length;
       // Another loopback port is the same site: SameSite=Strict still sends the cookie, so the
@@ -242,7 +247,7 @@ if (!chromiumInstalled && !browserRequired) {
         expect(form.status()).toBe(403);
         expect((await form.json()) as unknown).toMatchObject({ error: { code: "cross_origin_refused" } });
         // The cookie was sent (same site): it was the server that refused.
-        expect((await form.request().allHeaders()).cookie).toContain("switchyard_session=");
+        expect((await form.request().allHeaders()).cookie).toContain(`switchyard_session_${lab.registry.environmentId}=`);
         await attackPage.close();
       } finally {
         await attacker.close();
@@ -251,7 +256,7 @@ if (!chromiumInstalled && !browserRequired) {
         const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "no header" }) });
         return { status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code };
       }, target);
-      expect(withoutHeader).toEqual({ status: 403, code: "cross_origin_refused" });
+      expect(withoutHeader).toEqual({ status: 401, code: "invalid_token" });
       expect((await ok(router.get(`/threads/${docsChildId}`, { limit: 200 }))).items.length).toBe(before);
     });
 

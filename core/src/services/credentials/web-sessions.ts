@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../../di/tokens.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
@@ -11,14 +11,32 @@ export const WEB_SESSION_TTL_MS = 7 * 86_400_000;
 /** How long the one-time code `switchyard ui` prints stays usable. */
 export const SIGN_IN_CODE_TTL_MS = 10 * 60_000;
 
-/** Why a sign-in or a session was refused: the token's reasons, or the code's or session's own. */
-export type WebSessionRejection = CredentialRejection | "code_used" | "session_ended";
+/**
+ * Why a session was refused: its token's reasons, a signed-out session, or a request that cannot
+ * show it comes from the page that signed in (no page secret, another one, or another origin
+ * than the one the session was made at).
+ */
+export type WebSessionRejection = CredentialRejection | "session_ended" | "page_secret_missing" | "page_secret_mismatch" | "other_origin";
 
-/** A browser session: its secret goes into the cookie once and is never stored. */
+/** Why a sign-in was refused: the token's reasons, a spent code, or an agent's credential. */
+export type SignInRejection = CredentialRejection | "code_used" | "not_a_client_token";
+
+/**
+ * A browser session. Its secret goes into the cookie, its page secret to the page, each once;
+ * neither is stored.
+ */
 export interface IssuedWebSession {
   readonly secret: string;
+  readonly pageSecret: string;
   readonly expiresAtMs: number;
   readonly scope: McpInvocationScope;
+}
+
+/** What a request shows of its browser session: the cookie's secret, the page secret header, and the origin it was sent to. */
+export interface WebSessionProof {
+  readonly secret: string;
+  readonly pageSecret: string | null;
+  readonly origin: string;
 }
 
 interface WebSessionRow {
@@ -27,18 +45,32 @@ interface WebSessionRow {
   credential_id: string;
   expires_at: number;
   ended_at: number | null;
+  page_secret_hash: string | null;
+  origin: string | null;
 }
 
 function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
+function newSecret(kind: "uc" | "us" | "up"): string {
+  return `${TOKEN_PREFIX}${kind}_${randomBytes(32).toString("base64url")}`;
+}
+
+function sameHash(stored: string, secret: string): boolean {
+  const expected = Buffer.from(stored, "hex");
+  const given = Buffer.from(hashSecret(secret), "hex");
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
 /**
  * Browser sessions of the web UI and the one-time sign-in codes `switchyard ui` prints. Each
  * acts as the client token it was made from (by the token's id, re-checked on every request:
  * revoking or expiring the token ends its sessions), so a session has exactly the token's
- * verbs, projects and ceiling. Only SHA-256 hashes of session secrets and codes are stored; a
- * code is spent by its first use.
+ * verbs, projects and ceiling. A session has two secrets, both needed on every request: the
+ * cookie's, which the browser sends to any server on the same host name, and the page's, which
+ * only the page that signed in holds; and it answers only at the origin it was made at. Only
+ * SHA-256 hashes of secrets and codes are stored; a code is spent by its first use.
  */
 @injectable()
 export class WebSessions {
@@ -48,38 +80,41 @@ export class WebSessions {
     @inject(McpSessionRegistry) private readonly registry: McpSessionRegistry,
   ) {}
 
-  private insert(kind: WebSessionRow["kind"], credentialId: string, expiresAtMs: number): string {
-    const secret = `${TOKEN_PREFIX}${kind === "code" ? "uc" : "us"}_${randomBytes(32).toString("base64url")}`;
+  private insert(kind: WebSessionRow["kind"], credentialId: string, expiresAtMs: number, page: { secret: string; origin: string } | null): string {
+    const secret = newSecret(kind === "code" ? "uc" : "us");
     const now = this.clock.nowMs();
     this.store
-      .statement("INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)")
-      .run(`ws_${randomBytes(8).toString("hex")}`, hashSecret(secret), kind, credentialId, now, expiresAtMs, now);
+      .statement(
+        "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+      )
+      .run(`ws_${randomBytes(8).toString("hex")}`, hashSecret(secret), kind, credentialId, now, expiresAtMs, now, page === null ? null : hashSecret(page.secret), page?.origin ?? null);
     return secret;
   }
 
-  private open(credentialId: string, expiresAtMs: number, scope: McpInvocationScope): IssuedWebSession {
+  private open(credentialId: string, expiresAtMs: number, scope: McpInvocationScope, origin: string): IssuedWebSession {
     const sessionExpiry = Math.min(expiresAtMs, this.clock.nowMs() + WEB_SESSION_TTL_MS);
-    return { secret: this.insert("session", credentialId, sessionExpiry), expiresAtMs: sessionExpiry, scope };
+    const pageSecret = newSecret("up");
+    return { secret: this.insert("session", credentialId, sessionExpiry, { secret: pageSecret, origin }), pageSecret, expiresAtMs: sessionExpiry, scope };
   }
 
   /** A one-time sign-in code for a client token (its id), for the link `switchyard ui` prints. */
   issueCode(credentialId: string): { code: string; expiresAtMs: number } {
     const expiresAtMs = this.clock.nowMs() + SIGN_IN_CODE_TTL_MS;
-    return { code: this.insert("code", credentialId, expiresAtMs), expiresAtMs };
+    return { code: this.insert("code", credentialId, expiresAtMs, null), expiresAtMs };
   }
 
-  /** Signs in with a pasted client token (an agent's credential cannot sign in). */
-  signInWithToken(token: string): IssuedWebSession | { rejection: WebSessionRejection | "not_a_client_token" } {
+  /** Signs in with a pasted client token (an agent's credential cannot sign in), for a page at `origin`. */
+  signInWithToken(token: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
     const resolved = this.registry.resolve(token);
     if ("rejection" in resolved) return resolved;
     if (resolved.scope.kind !== "client") return { rejection: "not_a_client_token" };
     const credential = this.registry.resolveById(resolved.scope.credentialId);
     if ("rejection" in credential) return credential;
-    return this.open(resolved.scope.credentialId, credential.expiresAtMs, resolved.scope);
+    return this.open(resolved.scope.credentialId, credential.expiresAtMs, resolved.scope, origin);
   }
 
-  /** Spends a one-time code for a session; a second use, like an expired code, is refused. */
-  signInWithCode(code: string): IssuedWebSession | { rejection: WebSessionRejection } {
+  /** Spends a one-time code for a session of a page at `origin`; a second use, like an expired code, is refused. */
+  signInWithCode(code: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
     const now = this.clock.nowMs();
     const row = this.store.statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'").get(hashSecret(code)) as WebSessionRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
@@ -89,14 +124,30 @@ export class WebSessions {
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
-    return this.open(row.credential_id, credential.expiresAtMs, credential.scope);
+    return this.open(row.credential_id, credential.expiresAtMs, credential.scope, origin);
   }
 
-  /** The scope a session cookie acts with now, or why it no longer does. */
-  resolve(secret: string): { scope: McpInvocationScope } | { rejection: WebSessionRejection } {
-    const row = this.store.statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'").get(hashSecret(secret)) as WebSessionRow | undefined;
+  /**
+   * The live session a request proves, or why it proves none. The page secret and origin are
+   * checked before anything else is told: a cookie alone learns nothing, not even whether its
+   * session still runs, and a wrong guess changes nothing.
+   */
+  private sessionOf(proof: WebSessionProof): { row: WebSessionRow } | { rejection: WebSessionRejection } {
+    const row = this.store.statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'").get(hashSecret(proof.secret)) as WebSessionRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
+    if (proof.pageSecret === null) return { rejection: "page_secret_missing" };
+    // A session made before page secrets existed has none: it cannot be proven, only replaced.
+    if (row.page_secret_hash === null || !sameHash(row.page_secret_hash, proof.pageSecret)) return { rejection: "page_secret_mismatch" };
+    if (row.origin !== proof.origin) return { rejection: "other_origin" };
     if (row.ended_at !== null) return { rejection: "session_ended" };
+    return { row };
+  }
+
+  /** The scope a browser session acts with now, or why it no longer does. */
+  resolve(proof: WebSessionProof): { scope: McpInvocationScope } | { rejection: WebSessionRejection } {
+    const found = this.sessionOf(proof);
+    if ("rejection" in found) return found;
+    const { row } = found;
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
@@ -105,11 +156,14 @@ export class WebSessions {
     return { scope: credential.scope };
   }
 
-  /** Ends a session (sign-out); false when it was unknown or already ended. */
-  end(secret: string): boolean {
-    const info = this.store
-      .statement("UPDATE web_sessions SET ended_at = ? WHERE secret_hash = ? AND kind = 'session' AND ended_at IS NULL")
-      .run(this.clock.nowMs(), hashSecret(secret));
-    return info.changes > 0;
+  /**
+   * Ends a session (sign-out) the request proves: true when it ended now, false when it had
+   * ended already; a request that cannot prove it ends nothing.
+   */
+  end(proof: WebSessionProof): { ended: boolean } | { rejection: WebSessionRejection } {
+    const found = this.sessionOf(proof);
+    if ("rejection" in found) return found.rejection === "session_ended" ? { ended: false } : found;
+    const info = this.store.statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL").run(this.clock.nowMs(), found.row.id);
+    return { ended: info.changes > 0 };
   }
 }

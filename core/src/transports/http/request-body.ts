@@ -16,27 +16,41 @@ export class BodyError extends Error {
 }
 
 /**
+ * How much of a body over the limit is read and dropped before the refusal is answered. A
+ * server that answers and closes while the client is still sending makes the client's TCP
+ * stack see a reset, and a client that sends its whole request before reading (as many do)
+ * then gets an EPIPE or ECONNRESET instead of the 413: so the rest of the body is read and
+ * thrown away first, up to this much (and within the server's request timeout, which Node
+ * enforces on the whole request). A client even further over is answered at once and cut off.
+ */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
  * Reads a request body's bytes, at most `maxBytes` (`limitName` is the setting that sets it, for
- * the message). A declared Content-Length above the limit is refused before a byte is read; a
- * chunked body is cut off as soon as it passes the limit. How long the client may take is the
- * server's request timeout, not this function's concern. An empty body is `Buffer.alloc(0)`.
+ * the message). A body over the limit, declared by Content-Length or found while reading a
+ * chunked one, is refused only once the client has sent it (see {@link MAX_DISCARDED_BODY_BYTES}),
+ * and none of it is kept. How long the client may take is the server's request timeout, not
+ * this function's concern. An empty body is `Buffer.alloc(0)`.
  */
 export async function readRequestBytes(request: IncomingMessage, maxBytes: number, limitName = "server.maxRequestBodyBytes"): Promise<Buffer> {
   const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (${limitName}).`);
   const declared = request.headers["content-length"];
-  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
+  if (declared !== undefined && Number(declared) > maxBytes + MAX_DISCARDED_BODY_BYTES) throw tooLarge();
+  let chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of request) {
       size += (chunk as Buffer).length;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(chunk as Buffer);
+      // Leaving the loop destroys the request, and with it the connection: only at the bound.
+      if (size > maxBytes + MAX_DISCARDED_BODY_BYTES) throw tooLarge();
+      if (size > maxBytes) chunks = [];
+      else chunks.push(chunk as Buffer);
     }
   } catch (error) {
     if (error instanceof BodyError) throw error;
     throw new BodyError("cut_off", "The request body was cut off before it ended.");
   }
+  if (size > maxBytes) throw tooLarge();
   return Buffer.concat(chunks);
 }
 

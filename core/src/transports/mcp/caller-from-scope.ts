@@ -14,6 +14,7 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     // client's belong to its token, whichever transport it calls through.
     // A linked environment's belong to its grant (its credentialId is the grant's id).
     requestScope: scope.kind === "provider_session" && scope.threadId !== null ? `thread:${scope.threadId}` : `credential:${scope.credentialId}`,
+    credentialId: scope.credentialId,
     capabilities: scope.capabilities,
     projects: scope.projects,
     ceiling: scope.ceiling,

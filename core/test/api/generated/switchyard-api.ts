@@ -493,8 +493,8 @@ export interface paths {
         get: operations["readWebUiSession"];
         put?: never;
         /**
-         * Sign the web UI in with a token or a one-time code; sets the session cookie
-         * @description For the browser: exchanges a client token, or the one-time code of the link `switchyard ui` prints, for an HttpOnly, SameSite=Strict session cookie that acts with the token's verbs, projects and ceiling. Only from the UI's own origin, with the x-switchyard-csrf: 1 header. A code works once.
+         * Sign the web UI in with a token or a one-time code; sets the session cookie and answers the page secret
+         * @description For the browser: exchanges a client token, or the one-time code of the link `switchyard ui` prints, for a session that acts with the token's verbs, projects and ceiling. The session is two secrets, both needed on every request: an HttpOnly, SameSite=Strict cookie named for this server (switchyard_session_<environmentId>; over TLS __Host-…, Secure), which the browser sends to every server on the same host name, and the page secret in this answer, which the page sends in x-switchyard-page-secret. The session answers only at the origin it signed in at. Only from the UI's own origin (Origin required). A code works once.
          */
         post: operations["signInToWebUi"];
         delete?: never;
@@ -512,7 +512,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign the web UI out: ends the session and clears its cookie */
+        /**
+         * Sign the web UI out: ends the session and clears its cookie
+         * @description Needs the session's page secret (x-switchyard-page-secret) like every other request the cookie makes: a cookie captured by another server cannot sign the browser out.
+         */
         post: operations["signOutOfWebUi"];
         delete?: never;
         options?: never;
@@ -996,7 +999,7 @@ export interface components {
                  * @description A stable code to branch on.
                  * @enum {string}
                  */
-                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "cross_origin_refused" | "not_found" | "conflict" | "plugin_failed";
+                code: "capability_denied" | "parent_not_active" | "provider_unavailable" | "model_unavailable" | "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "task_not_found" | "task_not_cancellable" | "thread_not_found" | "run_not_found" | "thread_not_sendable" | "thread_not_interruptible" | "invalid_request" | "orchestration_error" | "invalid_token" | "host_not_allowed" | "route_not_found" | "method_not_allowed" | "server_busy" | "too_many_streams" | "cross_origin_refused" | "not_found" | "conflict" | "plugin_failed";
                 /** @description What was wrong and what to do, for a person or a model. */
                 message: string;
                 /** @description The offending values (field, threadId, required capability, …). */
@@ -1996,6 +1999,19 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        SignedInWebSession: {
+            verbs: ("read" | "operate" | "approve")[];
+            /** @description The projects it may use ("*": every project). */
+            projects: "*" | string[];
+            ceiling: {
+                runtimeMode: string;
+                interactionMode: string;
+            } | null;
+            /** @description When the browser session ends (null when read with a bearer token). */
+            expiresAt: string | null;
+            /** @description The session's page secret: send it in the x-switchyard-page-secret header with every request the cookie authenticates. Keep it in storage scoped to the page's origin (never a cookie, never a URL); no endpoint returns it again, and the cookie alone authorises nothing. */
+            pageSecret: string;
         };
         WebSession: {
             verbs: ("read" | "operate" | "approve")[];
@@ -3266,13 +3282,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Sign the web UI in with a token or a one-time code; sets the session cookie */
+            /** @description Sign the web UI in with a token or a one-time code; sets the session cookie and answers the page secret */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebSession"];
+                    "application/json": components["schemas"]["SignedInWebSession"];
                 };
             };
             /** @description A typed failure: its code says what was refused, its message what to do. */

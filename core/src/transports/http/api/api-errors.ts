@@ -3,14 +3,14 @@ import { ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../
 
 /**
  * Failures only the HTTP transport has: no valid token, a refused Host or Origin, a path or
- * method the API does not have, a server at its connection cap, and a web-UI session used from
- * another page (cross_origin_refused). Everything an operation
+ * method the API does not have, a server at its connection cap, a credential holding its share of the event streams
+ * (too_many_streams), and a web-UI session used from another page (cross_origin_refused). Everything an operation
  * refuses uses the orchestration failure codes MCP tools answer with, except a plugin's
  * operations (`/api/v1/plugins/…`), which may also answer that what they name does not exist
  * (not_found), that it conflicts with its state (conflict), or that the plugin's own work
  * failed (plugin_failed, its spec error code in `details.code`).
  */
-export const HTTP_FAILURE_CODES = ["invalid_token", "host_not_allowed", "route_not_found", "method_not_allowed", "server_busy", "cross_origin_refused", "not_found", "conflict", "plugin_failed"] as const;
+export const HTTP_FAILURE_CODES = ["invalid_token", "host_not_allowed", "route_not_found", "method_not_allowed", "server_busy", "too_many_streams", "cross_origin_refused", "not_found", "conflict", "plugin_failed"] as const;
 
 export type HttpFailureCode = (typeof HTTP_FAILURE_CODES)[number];
 export type ApiFailureCode = OrchestratorFailureCode | HttpFailureCode;
@@ -42,6 +42,7 @@ export const FAILURE_STATUS: Readonly<Record<ApiFailureCode, number>> = {
   provider_unavailable: 409,
   conflict: 409,
   model_unavailable: 422,
+  too_many_streams: 429,
   orchestration_error: 500,
   plugin_failed: 502,
   server_busy: 503,
@@ -57,6 +58,9 @@ export const ApiFailureBody = z
     }),
   })
   .describe("A typed failure.");
+
+/** The WWW-Authenticate challenge of every 401: a bearer token (the web UI's session is for its own page only). */
+export const BEARER_CHALLENGE = `Bearer realm="switchyard", error="invalid_token"`;
 
 /** A failure the HTTP transport answers before (or instead of) an operation: a code, a message, and the status when it differs from the code's. */
 export class ApiFailure extends Error {

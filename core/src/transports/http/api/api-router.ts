@@ -8,12 +8,12 @@ import { ClientRequestId } from "../../mcp/contract.js";
 import { callerFromScope } from "../../mcp/caller-from-scope.js";
 import { scopeRefs } from "../../scope-refs.js";
 import { BodyError, protoKeyPath, readJsonBody } from "../request-body.js";
-import { ApiFailure, FAILURE_STATUS } from "./api-errors.js";
+import { ApiFailure, BEARER_CHALLENGE, FAILURE_STATUS } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
 import type { ApiServices } from "./api-services.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { queryValues } from "./query-values.js";
-import { checkSameOrigin, readSessionCookie } from "./web-session-cookie.js";
+import { checkSameOrigin, readPageSecret, readSessionCookie, requestOrigin, webSessionRefused } from "./web-session-cookie.js";
 
 /** Where the API lives on the server. */
 export const API_PREFIX = "/api/v1";
@@ -185,7 +185,7 @@ export class ApiRouter {
 
   private authenticate(req: IncomingMessage): Caller {
     const header = req.headers.authorization;
-    const session = header === undefined ? readSessionCookie(req) : null;
+    const session = header === undefined ? readSessionCookie(req, this.services.environmentId) : null;
     if (session !== null) return this.authenticateSession(req, session);
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (match === null) {
@@ -201,22 +201,21 @@ export class ApiRouter {
 
   /**
    * The web UI's requests: the session cookie acts as the token it was signed in with (the
-   * same verbs, projects and ceiling), but only from the UI's own origin, and a change only
-   * with the CSRF header.
+   * same verbs, projects and ceiling), but only with the session's page secret, at the origin
+   * it signed in at; from another page's origin it is refused before that.
    */
   private authenticateSession(req: IncomingMessage, secret: string): Caller {
     checkSameOrigin(req, req.method !== "GET" && req.method !== "HEAD");
-    const resolved = this.services.webSessions.resolve(secret);
+    const resolved = this.services.webSessions.resolve({ secret, pageSecret: readPageSecret(req), origin: requestOrigin(req) });
     if ("rejection" in resolved) {
       this.logger.info("API session refused", { reason: resolved.rejection });
-      const why = { unknown: "The web UI session is unknown", session_ended: "The web UI session was signed out", code_used: "The sign-in code was used", expired: "The web UI session or its token expired", idle_expired: "The session's token expired while idle", revoked: "The session's token was revoked" }[resolved.rejection];
-      throw this.unauthorized(`${why}; sign in again.`);
+      throw webSessionRefused(resolved.rejection, requestOrigin(req));
     }
     return callerFromScope(resolved.scope, "api");
   }
 
   private unauthorized(description: string): ApiFailure {
-    return new ApiFailure("invalid_token", description, {}, 401, { "www-authenticate": `Bearer realm="switchyard", error="invalid_token"` });
+    return new ApiFailure("invalid_token", description, {}, 401, { "www-authenticate": BEARER_CHALLENGE });
   }
 
   private async readInput(req: IncomingMessage, url: URL, entry: CompiledRoute, match: RegExpExecArray): Promise<unknown> {

@@ -4,6 +4,7 @@ import { DelegateTaskResultSchema, RunViewSchema, Target, ThreadShell } from "..
 import { PendingRequestView } from "../../mcp/tools/pending-request.js";
 import { ApiFailureBody } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
+import { PAGE_SECRET_HEADER } from "./web-session-cookie.js";
 
 const PREFIX = "/api/v1";
 const COMPONENT = (id: string) => `#/components/schemas/${id}`;
@@ -131,7 +132,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
       ].join(" "),
     },
     servers: [{ url: "http://127.0.0.1:{port}", variables: { port: { default: "7410", description: "server.port, or the port `switchyard serve --port` was given" } } }],
-    security: [{ bearerAuth: [] }, { webSession: [] }],
+    security: [{ bearerAuth: [] }, { webSession: [], webPageSecret: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     paths,
     components: {
@@ -140,8 +141,15 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
         webSession: {
           type: "apiKey",
           in: "cookie",
-          name: "switchyard_session",
-          description: "The web UI's session (POST /api/v1/ui/session): it acts as the token it was signed in with; only from the UI's own origin, and a change needs the header x-switchyard-csrf: 1.",
+          name: "switchyard_session_<environmentId>",
+          description:
+            "The web UI's session cookie (POST /api/v1/ui/session), named for this server's home (GET /health says its environmentId; over TLS the name is __Host-switchyard_session_<environmentId>). It acts as the token it was signed in with, and only together with the session's page secret, from the UI's own origin.",
+        },
+        webPageSecret: {
+          type: "apiKey",
+          in: "header",
+          name: PAGE_SECRET_HEADER,
+          description: "The web UI session's page secret: answered once, by the sign-in, to the page that signed in; needed with the cookie on every request (the cookie alone authorises nothing).",
         },
       },
       schemas: { ...inputComponents, ...outputComponents },

@@ -8,7 +8,12 @@ import type { EventStreamService, OpenEventStreamInput } from "../../../services
 import type { FeedEvent } from "../../../services/events/public-event-feed.js";
 
 /** The server config fields that bound event streams (see README, `server.*`). */
-export type EventStreamLimits = Pick<ServerConfig, "maxEventStreams" | "eventStreamHeartbeatMs" | "eventStreamMaxBufferedBytes" | "eventStreamMaxBufferedEvents">;
+export type EventStreamLimits = Pick<ServerConfig, "maxEventStreams" | "maxEventStreamsPerCredential" | "eventStreamHeartbeatMs" | "eventStreamMaxBufferedBytes" | "eventStreamMaxBufferedEvents">;
+
+/** How many streams one credential may hold: its setting, or an eighth of the server's, at least one and at most all. */
+export function eventStreamsPerCredential(limits: Pick<EventStreamLimits, "maxEventStreams" | "maxEventStreamsPerCredential">): number {
+  return Math.min(limits.maxEventStreams, limits.maxEventStreamsPerCredential ?? Math.max(1, Math.floor(limits.maxEventStreams / 8)));
+}
 
 /** How long a client that lost its stream waits before reconnecting (the SSE `retry` field). */
 const RECONNECT_MS = 2_000;
@@ -143,17 +148,23 @@ class EventStreamConnection implements EventSink {
 
 /**
  * `GET /api/v1/events`: Server-Sent Events for one authenticated caller. Counts its streams
- * against `server.maxEventStreams` (each is also a connection under `server.maxConnections`).
+ * against `server.maxEventStreams` (each is also a connection under `server.maxConnections`),
+ * and against its credential's share of them, so one token cannot hold every stream.
  */
 export class EventStreams {
   private readonly open = new Set<EventStreamConnection>();
+  /** Open streams per credential (see {@link holderOf}). */
+  private readonly held = new Map<string, number>();
   private readonly closeWaiters: (() => void)[] = [];
+  private readonly perCredential: number;
 
   constructor(
     private readonly service: EventStreamService,
     private readonly limits: EventStreamLimits,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.perCredential = eventStreamsPerCredential(limits);
+  }
 
   /** Streams open now. */
   get size(): number {
@@ -165,8 +176,11 @@ export class EventStreams {
     return new Promise((resolve) => this.closeWaiters.push(resolve));
   }
 
-  private closed(connection: EventStreamConnection): void {
+  private closed(connection: EventStreamConnection, holder: string): void {
     if (!this.open.delete(connection)) return;
+    const count = (this.held.get(holder) ?? 1) - 1;
+    if (count > 0) this.held.set(holder, count);
+    else this.held.delete(holder);
     for (const resolve of this.closeWaiters.splice(0)) resolve();
   }
 
@@ -176,10 +190,19 @@ export class EventStreams {
    * refusal is thrown as a typed failure before anything is written.
    */
   serve(req: IncomingMessage, res: ServerResponse, caller: Caller, input: OpenEventStreamInput): void {
+    const holder = holderOf(caller);
+    const holding = this.held.get(holder) ?? 0;
+    if (holding >= this.perCredential) {
+      throw new ApiFailure(
+        "too_many_streams",
+        `This credential already holds ${holding} open event streams, its share of the server's ${this.limits.maxEventStreams} (server.maxEventStreamsPerCredential is ${this.perCredential}); close one (each web UI tab holds one) before opening another.`,
+        { maxEventStreamsPerCredential: this.perCredential, open: holding },
+      );
+    }
     if (this.open.size >= this.limits.maxEventStreams) {
       throw new ApiFailure("server_busy", `Switchyard has ${this.open.size} open event streams (server.maxEventStreams); retry shortly.`, { maxEventStreams: this.limits.maxEventStreams }, 503, { "retry-after": "1" });
     }
-    const connection: EventStreamConnection = new EventStreamConnection(res, this.limits, this.logger, () => this.closed(connection));
+    const connection: EventStreamConnection = new EventStreamConnection(res, this.limits, this.logger, () => this.closed(connection, holder));
     let cursor: EventCursor;
     try {
       cursor = this.service.open(caller, input, connection);
@@ -189,6 +212,7 @@ export class EventStreams {
       throw error;
     }
     this.open.add(connection);
+    this.held.set(holder, holding + 1);
     // No socket timeout: the heartbeat is what finds a dead client.
     req.socket.setTimeout(0);
     connection.start(cursor);
@@ -198,4 +222,9 @@ export class EventStreams {
   closeAll(): void {
     for (const connection of [...this.open]) connection.end();
   }
+}
+
+/** Whose share a stream counts against: the caller's credential (a web UI session counts as its token). */
+function holderOf(caller: Caller): string {
+  return caller.credentialId ?? caller.requestScope;
 }
