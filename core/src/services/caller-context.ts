@@ -141,6 +141,17 @@ export class CallerContext {
     throw new OrchestratorFailure("invalid_request", "projectId is required for callers outside a thread (CLI, scripts, other machines).");
   }
 
+  /**
+   * Refuses an agent stopping (interrupt, stop, task_cancel) a thread broader than its own modes,
+   * the seed's rule for a tool that changes another thread. A client token, a web UI session or a
+   * linked environment is not held to its ceiling here: stopping narrows work and never grants a
+   * privilege, so the operate verb (checked by the transport) on the thread's project (checked by
+   * {@link requireInScope}) is all it needs. A ceiling bounds what a caller may start or widen.
+   */
+  requireMayStop(caller: Caller, target: ThreadRecord): void {
+    if (caller.kind === "agent") this.requireTargetWithinCeiling(caller, target);
+  }
+
   /** Refuses to act on a thread whose modes are broader than the caller's. */
   requireTargetWithinCeiling(caller: Caller, target: ThreadRecord): void {
     const ceiling = this.ceiling(caller);

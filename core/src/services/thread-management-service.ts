@@ -420,19 +420,20 @@ export class ThreadManagementService {
     return conflictsAsInvalid(() => this.send(request));
   }
 
-  /** t3_thread_interrupt, with the caller's live-run and ceiling checks. */
+  /** t3_thread_interrupt, with the caller's live-run check; only an agent is held to its ceiling (CallerContext.requireMayStop). */
   interruptFromCaller(caller: Caller, input: { threadId: string; runId?: string }): ReturnType<ThreadManagementService["interrupt"]> {
     const target = this.getThread(input.threadId);
     this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
-    this.callers.requireTargetWithinCeiling(caller, target);
+    this.callers.requireMayStop(caller, target);
     return this.interrupt({ threadId: target.id, ...(input.runId !== undefined ? { runId: input.runId } : {}), reason: "interrupted_by_agent" });
   }
 
   /**
    * Stop, like the user's Stop button, for a caller: interrupts the running turn, holds queued
-   * runs until Resume or the next explicit send. Within the caller's ceiling; idempotent by
-   * `clientRequestId`. A provider that cannot interrupt a turn its run already reached answers
-   * `thread_not_interruptible`, and nothing is held.
+   * runs until Resume or the next explicit send. Only an agent is held to its ceiling
+   * (CallerContext.requireMayStop); idempotent by `clientRequestId`. A provider that cannot
+   * interrupt a turn its run already reached answers `thread_not_interruptible`, and nothing is
+   * held.
    */
   stopFromCaller(caller: Caller, input: { threadId: string; reason?: string; clientRequestId?: string }): { thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean } {
     const target = this.getThread(input.threadId);
@@ -441,7 +442,7 @@ export class ThreadManagementService {
     const request = { threadId: target.id, reason };
     if (conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request)) === null) {
       this.callers.requireLiveRunForChanges(caller, "stop");
-      this.callers.requireTargetWithinCeiling(caller, target);
+      this.callers.requireMayStop(caller, target);
       const active = activeRun(this.engine, target.id);
       const attempt = active?.currentAttemptId ? this.engine.store.get("attempt", active.currentAttemptId) : null;
       if (attempt !== null && attempt.status !== "pending" && !this.registry.capabilities(target.providerInstanceId).turns.interrupt) {

@@ -155,18 +155,15 @@ describe("scoped tokens", () => {
     expect((await scoped.get("/providers")).status).toBe(200);
   });
 
-  it("every operation that changes a thread refuses one broader than the token's ceiling; reads are not held", async () => {
+  it("every operation that starts or widens work refuses a thread broader than the token's ceiling; reads and stops are not held", async () => {
     const narrow = api(token({ ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "default" } }));
     const request = await pending(fixture.broadQuestion);
     const cases: [string, () => Promise<{ status: number; body: unknown }>][] = [
       ["sendMessage", () => narrow.post(`/threads/${fixture.broad}/messages`, { message: "@@reply x" })],
-      ["interruptThread", () => narrow.post(`/threads/${fixture.broad}/interrupt`, {})],
-      ["stopThread", () => narrow.post(`/threads/${fixture.broad}/stop`, {})],
       ["resumeThread", () => narrow.post(`/threads/${fixture.broad}/resume`, {})],
       ["setThreadSettled", () => narrow.post(`/threads/${fixture.broad}/settled`, { settled: true })],
       ["updateThread", () => narrow.post(`/threads/${fixture.broad}/update`, { action: "rename", title: "narrowed" })],
       ["forkThread", () => narrow.post(`/threads/${fixture.broad}/fork`, {})],
-      ["cancelTask", () => narrow.post(`/tasks/${fixture.broadTask}/cancel`, {})],
       ["respondToPendingRequest", () => narrow.post(`/threads/${fixture.broadQuestion}/pending-requests/${request}/respond`, { answers: { q1: "x" } })],
       ["createThreads", () => narrow.post("/threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] })],
       ["createScheduledTask", () => narrow.post("/scheduled-tasks", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, runtimeMode: "full-access", prompt: "@@reply x", schedule: { type: "webhook" } })],
@@ -208,7 +205,6 @@ describe("scoped tokens", () => {
       expect(overMcp.threads[0]!.thread).toMatchObject(ceiling);
       expect(await callTool(client, "create_threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
       expect(await callTool(client, "t3_thread_send", { threadId: fixture.broad, message: "@@reply x" })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
-      expect(await callTool(client, "task_cancel", { taskId: fixture.broadTask })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
       const capabilities = await mustCall<{ callerKind: string; parentModes: unknown }>(client, "orchestrator_capabilities", {});
       expect(capabilities.callerKind).toBe("client");
     } finally {
@@ -238,5 +234,64 @@ describe("scoped tokens", () => {
       await client.close();
     }
     expect(lab.host.store.select("run", "thread_id = ?", [fixture.theirs])).toHaveLength(0);
+  });
+
+  // Last: it stops the fixture's broad task.
+  it("stopping is never refused by a ceiling: an approval-required token interrupts and stops full-access threads and cancels their tasks, over the API and MCP", async () => {
+    const narrowCeiling = { runtimeMode: "approval-required", interactionMode: "default" } as const;
+    const running = async (gate: string) => {
+      const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", runtimeMode: "full-access", prompt: `@@gate ${gate} @@reply late`, createdBy: "user", creationSource: "cli" });
+      await lab.waitForLiveTurn(thread.id);
+      return thread.id;
+    };
+    const ended = async (threadId: string) => {
+      const run = await lab.host.waiter.waitFor(() => lab.host.store.select("run", "thread_id = ? AND status IN ('interrupted', 'cancelled', 'completed', 'failed')", [threadId])[0] ?? null, { timeoutMs: 10_000 });
+      return run?.status;
+    };
+    const interrupted = await running("stop-ceiling-interrupt");
+    const stopped = await running("stop-ceiling-stop");
+    const overMcp = await running("stop-ceiling-mcp");
+    lab.host.threads.send({ threadId: stopped, text: "@@reply queued behind", mode: "queue", createdBy: "user", creationSource: "cli" });
+
+    // Without operate, or for another project, stopping is refused and nothing stops.
+    const reader = api(token({ capabilities: ["orchestration:read"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }));
+    const elsewhere = api(token({ projects: [otherProjectId], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }));
+    for (const [who, client, code] of [["reader", reader, "capability_denied"], ["elsewhere", elsewhere, "thread_not_found"]] as const) {
+      for (const action of ["interrupt", "stop"]) {
+        const answer = await client.post(`/threads/${interrupted}/${action}`, {});
+        expect([who, action, answer.status, (answer.body as FailureBody).error.code]).toEqual([who, action, code === "capability_denied" ? 403 : 404, code]);
+      }
+      const cancel = await client.post(`/tasks/${fixture.broadTask}/cancel`, {});
+      expect([who, (cancel.body as FailureBody).error.code]).toEqual([who, code === "capability_denied" ? code : "task_not_found"]);
+    }
+    const readerMcp = await connectMcp(lab.server.mcpUrl, token({ capabilities: ["orchestration:read"] }));
+    try {
+      expect(await callTool(readerMcp, "t3_thread_interrupt", { threadId: overMcp })).toMatchObject({ ok: false, code: "capability_denied" });
+      expect(await callTool(readerMcp, "task_cancel", { taskId: fixture.broadTask })).toMatchObject({ ok: false, code: "capability_denied" });
+    } finally {
+      await readerMcp.close();
+    }
+    expect(lab.host.store.get("thread", interrupted)!.stopped).toBe(false);
+    expect(lab.host.store.get("delegatedTask", fixture.broadTask)!.cancelRequestedAt).toBeNull();
+
+    // With operate and the narrowest ceiling, each stops.
+    const narrow = api(token({ ceiling: narrowCeiling }));
+    expect(await ok(narrow.post(`/threads/${interrupted}/interrupt`, {}))).toMatchObject({ threadId: interrupted, status: "interrupt_requested" });
+    expect(await ended(interrupted)).toBe("interrupted");
+    const stop = await ok(narrow.post(`/threads/${stopped}/stop`, {}));
+    expect(stop.interruptedRunId).not.toBeNull();
+    expect(stop.heldRunIds).toHaveLength(1);
+    expect(await ended(stopped)).toBe("interrupted");
+    const client = await connectMcp(lab.server.mcpUrl, token({ ceiling: narrowCeiling }));
+    try {
+      expect(await callTool(client, "t3_thread_interrupt", { threadId: overMcp })).toMatchObject({ ok: true });
+      expect(await ended(overMcp)).toBe("interrupted");
+      expect(await callTool(client, "task_cancel", { taskId: fixture.broadTask })).toMatchObject({ ok: true });
+      expect(lab.host.store.get("delegatedTask", fixture.broadTask)!.cancelRequestedAt).not.toBeNull();
+      // Starting or widening work is still held: a send to the broad thread is refused.
+      expect(await callTool(client, "t3_thread_send", { threadId: overMcp, message: "@@reply x" })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
+    } finally {
+      await client.close();
+    }
   });
 });

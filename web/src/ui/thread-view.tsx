@@ -63,8 +63,9 @@ export function ThreadView(props: {
   const [view, setView] = useState<View>("messages");
   const [timeline, setTimeline] = useState<Timeline | null>(null);
   const [error, setError] = useState<string | null>(null);
-  // The view is keyed by thread, so an outcome never outlives its thread.
-  const [actionOutcome, setActionOutcome] = useState<string | null>(props.notice);
+  // The view is keyed by thread, so an outcome never outlives its thread. A refusal is an
+  // error, never shown in the success colour.
+  const [actionOutcome, setActionOutcome] = useState<{ readonly text: string; readonly failed: boolean } | null>(props.notice === null ? null : { text: props.notice, failed: false });
   const [forking, setForking] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
@@ -166,18 +167,19 @@ export function ThreadView(props: {
     try {
       if (action === "settle" || action === "revive") await api("POST", `/threads/${encodeURIComponent(threadId)}/settled`, { settled: action === "settle" });
       else await api("POST", `/threads/${encodeURIComponent(threadId)}/${action}`, {});
-      setActionOutcome(
-        {
+      setActionOutcome({
+        text: {
           stop: "Stopped: the turn is interrupted and queued runs are held.",
           interrupt: "Interrupt sent.",
           resume: "Resumed.",
           settle: "Settled: it moves to the Settled section; a message revives it.",
           revive: "Revived.",
         }[action],
-      );
+        failed: false,
+      });
       void workspace.refreshThread(threadId);
     } catch (failure) {
-      setActionOutcome(failure instanceof ApiError ? failure.message : String(failure));
+      setActionOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
     }
   };
 
@@ -188,7 +190,7 @@ export function ThreadView(props: {
       props.onForked(forked.thread.threadId, forkNotice(forked, thread?.title ?? ""));
       navigate({ page: "thread", threadId: forked.thread.threadId });
     } catch (failure) {
-      setActionOutcome(failure instanceof ApiError ? failure.message : String(failure));
+      setActionOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
       setForking(false);
     }
   };
@@ -235,7 +237,7 @@ export function ThreadView(props: {
               title={thread.title}
               onDone={(renamed) => {
                 setRenaming(false);
-                if (renamed) setActionOutcome("Renamed.");
+                if (renamed) setActionOutcome({ text: "Renamed.", failed: false });
               }}
             />
           )}
@@ -287,11 +289,16 @@ export function ThreadView(props: {
               </>
             )}
           </div>
-          {actionOutcome !== null && (
-            <p class="outcome" role="status">
-              {actionOutcome}
-            </p>
-          )}
+          {actionOutcome !== null &&
+            (actionOutcome.failed ? (
+              <p class="error action-refused" role="alert">
+                {actionOutcome.text}
+              </p>
+            ) : (
+              <p class="outcome" role="status">
+                {actionOutcome.text}
+              </p>
+            ))}
         </header>
         <div class="timeline" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Timeline">
           {timeline?.earlierPosition !== null && timeline !== null && (

@@ -447,6 +447,24 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
     });
 
+    it("interrupts a full-access thread from a session whose ceiling is approval-required, and shows a refusal as an error", async () => {
+      const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", runtimeMode: "full-access", title: "broad worker", prompt: "@@gate broad-hold @@reply never", createdBy: "user", creationSource: "cli" });
+      await lab.waitForLiveTurn(thread.id);
+      await sidebarRow(thread.id, ".main-list").click(UI_WAIT);
+      await page.locator("#thread-title").filter({ hasText: "broad worker" }).waitFor(UI_WAIT);
+      await page.getByRole("button", { name: "Interrupt" }).click();
+      await page.locator(".outcome").filter({ hasText: "Interrupt sent." }).waitFor(UI_WAIT);
+      await page.locator("[data-thread-status]").filter({ hasText: "interrupted" }).waitFor(UI_WAIT);
+      expect(lab.host.store.select("run", "thread_id = ?", [thread.id]).map((run) => run.status)).toEqual(["interrupted"]);
+
+      // Resume would start work broader than the session may: refused, and shown as an error.
+      await page.getByRole("button", { name: "Resume" }).click();
+      const refusal = page.getByRole("alert").filter({ hasText: "broader than the caller's" });
+      await refusal.waitFor(UI_WAIT);
+      expect(await refusal.evaluate((element) => element.classList.contains("error") && !element.classList.contains("outcome"))).toBe(true);
+      expect(await page.locator(".outcome").count()).toBe(0);
+    });
+
     it("shows the providers table, and reads at narrow widths and in dark mode", async () => {
       await page.getByRole("link", { name: "Providers" }).click();
       await page.locator("table th[scope=row]").filter({ hasText: "alpha" }).waitFor(UI_WAIT);

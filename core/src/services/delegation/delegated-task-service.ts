@@ -372,8 +372,8 @@ export class DelegatedTaskService {
   cancel(caller: Caller, taskId: string, reason: string | undefined): DelegateTaskResult & { cancelled: boolean; reason: string } {
     const task = this.taskFor(caller, taskId);
     this.callers.requireLiveRunForChanges(caller, "task_cancel");
-    // An agent cancels its own children, never broader than it; a client token holds its ceiling.
-    if (caller.kind !== "agent") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", task.childThreadId)!);
+    // An agent cancels its own children; anyone else with operate on the project may stop any
+    // task there, whatever its modes (CallerContext.requireMayStop).
     const why = reason ?? "cancelled_by_parent";
     const outcome = this.engine.execute({
       commandId: `cmd:task_cancel:${this.engine.ids.random("req")}`,
