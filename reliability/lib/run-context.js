@@ -7,11 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export class RunContext {
-  constructor({ keep = false } = {}) {
+  constructor({ keep = false, seed = 0 } = {}) {
     this.root = mkdtempSync(join(tmpdir(), "switchyard-reliability-"));
     this.logDir = join(this.root, "logs");
     mkdirSync(this.logDir, { recursive: true });
     this.keep = keep;
+    /** The seed of generated inputs (malformed.js): printed, and given again to replay a run. */
+    this.seed = seed;
     /** Log files of every server (stdout and stderr). */
     this.logFiles = [];
     /** Every home a scenario created; their databases are scanned for secrets. */
