@@ -3,9 +3,9 @@
 import { execa } from "execa";
 import { CLI } from "./paths.js";
 
-/** Runs the CLI; throws with its stderr when it fails. */
-export async function switchyard(args, { timeoutMs = 60_000 } = {}) {
-  const result = await execa(process.execPath, [CLI, ...args], { reject: false, timeout: timeoutMs, stdin: "ignore", env: { NO_COLOR: "1" } });
+/** Runs the CLI (with `env` added to this process's environment); throws with its stderr when it fails. */
+export async function switchyard(args, { timeoutMs = 60_000, env = {} } = {}) {
+  const result = await execa(process.execPath, [CLI, ...args], { reject: false, timeout: timeoutMs, stdin: "ignore", env: { NO_COLOR: "1", ...env } });
   if (result.exitCode !== 0) throw new Error(`switchyard ${args.join(" ")} exited ${result.exitCode}: ${result.stderr}`);
   return String(result.stdout);
 }

@@ -28,10 +28,14 @@ export class RunContext {
     this.homeCounter = 0;
   }
 
-  /** A new, empty Switchyard home under the run's root. */
-  newHome(label) {
+  /**
+   * A new, empty Switchyard home under the run's root, made 0700 as a careful user would (the
+   * secrets figure holds everything Switchyard creates in it to private modes). With
+   * `create: false` only its path: Switchyard creates it.
+   */
+  newHome(label, { create = true } = {}) {
     const home = join(this.root, `${label}-${++this.homeCounter}`);
-    mkdirSync(home, { recursive: true });
+    if (create) mkdirSync(home, { recursive: true, mode: 0o700 });
     this.homes.push(home);
     return home;
   }
