@@ -6,12 +6,12 @@
 // absolute bound, p99 at most P99_BOUND_MS: a ratio alone passes a server that is uniformly slow.
 //
 // How the bound was chosen: the clients run a closed loop (each sends its next call when the
-// last one answers), so a call's latency is about clients / throughput. On the 2-core dev
-// machine, shared with other builds (load average 4 to 5), the server answered 410 to 650
-// calls/s, with p99 between 0.97 and 1.6 s. 4 s leaves 2.5x over the worst of those for a
-// slower or busier CI machine. A server 10x slower misses it by more than 2x: paused 95% of
-// the time (SIGSTOP/SIGCONT, 34 calls/s) it had p50 6.3 s and p99 9.6 s, and its p99 / p50
-// (1.5) passed the ratio figure.
+// last one answers), so a call's latency is about clients / throughput, and the machine's load
+// moves it as much as the server's speed does. On the 2-core dev machine, shared with other
+// builds, the server answered 410 to 650 calls/s with p99 1 to 1.6 s at load average 4 to 5,
+// and 100 calls/s with p99 3.7 s at load average 18. 5 s passes that. A server 10x slower
+// misses it by 2x: paused 95% of the time (SIGSTOP/SIGCONT, 34 calls/s) at load average 5 it
+// had p50 6.3 s and p99 9.6 s, while its p99 / p50 (1.5) passed the ratio figure.
 
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
@@ -28,7 +28,7 @@ const WORKER = fileURLToPath(new URL("../lib/load-worker.js", import.meta.url));
 const CLIENTS = 200;
 const WORKERS = 2;
 const DURATION_MS = 30_000;
-const P99_BOUND_MS = 4_000;
+const P99_BOUND_MS = 5_000;
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
