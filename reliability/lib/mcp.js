@@ -59,11 +59,20 @@ export async function mustCall(client, name, args) {
 /**
  * A raw HTTP request to a loopback URL. Resolves `{ status, headers, body }`, or
  * `{ status: 0, error }` when the connection failed or nothing came back within `timeoutMs`.
+ * With `headersOnly` it resolves once the answer's head arrived and drops the connection (for
+ * streams that do not end: only the status says whether it was served).
  */
-export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000 } = {}) {
+export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000, headersOnly = false } = {}) {
   return new Promise((resolve) => {
     const target = new URL(url);
     const req = request({ agent: false, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers, setHost: !("host" in headers) }, (res) => {
+      if (headersOnly) {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: "" });
+        res.destroy();
+        req.destroy();
+        return;
+      }
       const chunks = [];
       res.on("data", (chunk) => chunks.push(chunk));
       res.on("end", () => {
