@@ -20,7 +20,8 @@ import load from "./scenarios/load.js";
 import sessions from "./scenarios/sessions.js";
 import secrets from "./scenarios/secrets.js";
 
-// Secrets last: it reads what every scenario before it left (databases, logs, harness argv).
+// Secrets last: it reads what every scenario before it left (every file of every home, logs,
+// harness homes and argv).
 const SCENARIOS = [crash, unauthorised, malformed, load, sessions, secrets];
 
 /** `{ keep, seedFlag, filters }` from argv; exits 2 with what is wrong. */
