@@ -3,12 +3,15 @@
 // bounded in time, prints one line per figure as `figure: value (goal) ok|MISS`, and exits 1
 // when any figure misses its goal (or a scenario could not finish). Not part of `npm test`.
 //
-//   node reliability/run.js [scenario-name…] [--keep]
+//   node reliability/run.js [scenario-name…] [--keep] [--seed N]
 //
 // --keep leaves the temporary homes and logs in place (their folder is printed);
+// --seed N (or RELIABILITY_SEED=N) replays the generated inputs of an earlier run: each run
+// takes a new seed from the clock and prints it (`seed N`);
 // RELIABILITY_VERBOSE=1 prints every attempt and failure instead of the first few.
 import { assertBuilt } from "./lib/paths.js";
 import { RunContext } from "./lib/run-context.js";
+import { chooseSeed } from "./lib/seed.js";
 import { withTimeout } from "./lib/wait.js";
 import crash from "./scenarios/crash.js";
 import unauthorised from "./scenarios/unauthorised.js";
@@ -17,12 +20,34 @@ import load from "./scenarios/load.js";
 import sessions from "./scenarios/sessions.js";
 import secrets from "./scenarios/secrets.js";
 
-// Secrets last: it reads what every scenario before it left (databases, logs, harness argv).
+// Secrets last: it reads what every scenario before it left (every file of every home, logs,
+// harness homes and argv).
 const SCENARIOS = [crash, unauthorised, malformed, load, sessions, secrets];
 
-const args = process.argv.slice(2);
-const keep = args.includes("--keep");
-const filters = args.filter((arg) => !arg.startsWith("--"));
+/** `{ keep, seedFlag, filters }` from argv; exits 2 with what is wrong. */
+function parseArgs(argv) {
+  const parsed = { keep: false, seedFlag: null, filters: [] };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === "--keep") parsed.keep = true;
+    else if (arg === "--seed") parsed.seedFlag = argv[++i] ?? "";
+    else if (arg.startsWith("--seed=")) parsed.seedFlag = arg.slice("--seed=".length);
+    else if (arg.startsWith("--")) {
+      process.stderr.write(`Unknown option ${arg}. Options: --keep, --seed N.\n`);
+      process.exit(2);
+    } else parsed.filters.push(arg);
+  }
+  return parsed;
+}
+
+const { keep, seedFlag, filters } = parseArgs(process.argv.slice(2));
+let seed;
+try {
+  seed = chooseSeed({ flag: seedFlag });
+} catch (error) {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
+}
 const chosen = SCENARIOS.filter((scenario) => filters.length === 0 || filters.includes(scenario.name) || scenario.name === "secrets");
 if (chosen.length === 0) {
   process.stderr.write(`No scenario named ${filters.join(", ")}. Scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}.\n`);
@@ -30,7 +55,8 @@ if (chosen.length === 0) {
 }
 
 assertBuilt();
-const run = new RunContext({ keep });
+const run = new RunContext({ keep, seed: seed.seed });
+process.stdout.write(`reliability: seed ${seed.seed} (from ${seed.source}); replay with --seed ${seed.seed}\n`);
 let misses = 0;
 const started = Date.now();
 

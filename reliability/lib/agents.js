@@ -29,13 +29,22 @@ export function scriptedAgentInstance(id, dirs) {
 }
 
 /**
- * A `grok` instance whose agent process also starts a long-running tool process in its own
- * process group and leaves it running, as a harness running a shell command does: `sh` starts
- * `sleep` in the background, then becomes the agent (exec), so the agent leads the group the
- * plugin host started and the tool is a member that outlives it unless the group is stopped.
+ * A `grok` instance whose agent process leaves long-running tool processes behind, as a harness
+ * running shell commands does. `sh` exports `marker` (`{ name, value }`) so the agent and every
+ * descendant carry it in their environment, starts `sleep` in the background (a member of the
+ * process group the plugin host started), starts a second one under `setsid` (a session and
+ * process group of its own, out of reach of a signal to the harness's group), then becomes the
+ * agent (exec), so the agent leads the group. Both tool processes outlive the agent unless the
+ * host stops them.
  */
-export function agentWithToolProcessInstance(id, dirs, { toolSeconds = 240 } = {}) {
-  const script = `sleep ${toolSeconds} </dev/null >/dev/null 2>&1 & exec "$0" "$@"`;
+export function agentWithToolProcessInstance(id, dirs, { toolSeconds = 240, marker }) {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(marker.name) || /['\\]/.test(marker.value)) throw new Error(`marker ${marker.name}=${marker.value} cannot be exported by sh`);
+  const script = [
+    `export ${marker.name}='${marker.value}'`,
+    `sleep ${toolSeconds} </dev/null >/dev/null 2>&1 &`,
+    `setsid sleep ${toolSeconds + 1} </dev/null >/dev/null 2>&1 &`,
+    'exec "$0" "$@"',
+  ].join("\n");
   return {
     id,
     driver: "grok",

@@ -3,9 +3,13 @@
 import { execa } from "execa";
 import { CLI } from "./paths.js";
 
-/** Runs the CLI; throws with its stderr when it fails. */
-export async function switchyard(args, { timeoutMs = 60_000 } = {}) {
-  const result = await execa(process.execPath, [CLI, ...args], { reject: false, timeout: timeoutMs, stdin: "ignore", env: { NO_COLOR: "1" } });
+/**
+ * Runs the CLI (with `env` added to this process's environment, and `input` on its stdin, the
+ * way secrets are handed to it); throws with its stderr when it fails.
+ */
+export async function switchyard(args, { timeoutMs = 60_000, env = {}, input } = {}) {
+  const stdin = input === undefined ? { stdin: "ignore" } : { input };
+  const result = await execa(process.execPath, [CLI, ...args], { reject: false, timeout: timeoutMs, ...stdin, env: { NO_COLOR: "1", ...env } });
   if (result.exitCode !== 0) throw new Error(`switchyard ${args.join(" ")} exited ${result.exitCode}: ${result.stderr}`);
   return String(result.stdout);
 }
@@ -20,8 +24,9 @@ export async function addProject(home, path) {
  * figure. An operator's token here: every mode allowed (the CLI's default ceiling is
  * approval-required).
  */
-export async function issueToken(run, home, { ttl = "1h", scope = "orchestration:operate", maxRuntimeMode = "full-access" } = {}) {
-  const issued = JSON.parse(await switchyard(["token", "issue", "--home", home, "--ttl", ttl, "--scope", scope, "--max-runtime-mode", maxRuntimeMode, "--json"]));
+export async function issueToken(run, home, { ttl = "1h", scope = "orchestration:operate", verbs, projects, maxRuntimeMode = "full-access" } = {}) {
+  const reach = [...(verbs === undefined ? ["--scope", scope] : ["--verbs", verbs]), ...(projects === undefined ? [] : ["--projects", projects])];
+  const issued = JSON.parse(await switchyard(["token", "issue", "--home", home, "--ttl", ttl, ...reach, "--max-runtime-mode", maxRuntimeMode, "--json"]));
   run.tokens.add(issued.token);
   return { id: issued.id, token: issued.token };
 }
@@ -29,4 +34,21 @@ export async function issueToken(run, home, { ttl = "1h", scope = "orchestration
 /** Revokes a client token with `switchyard token revoke`. */
 export async function revokeToken(home, id) {
   await switchyard(["token", "revoke", id, "--home", home]);
+}
+
+/** Issues a grant on `home` for another environment (`switchyard grant issue`); the run remembers its secret. */
+export async function issueGrant(run, home, { forName, verbs, projects = "*", maxRuntimeMode = "full-access", ttl = "1d" }) {
+  const issued = JSON.parse(await switchyard(["grant", "issue", "--home", home, "--for", forName, "--projects", projects, "--verbs", verbs, "--max-runtime-mode", maxRuntimeMode, "--ttl", ttl, "--json"]));
+  run.tokens.add(issued.secret);
+  return { id: issued.id, secret: issued.secret };
+}
+
+/** Revokes a grant with `switchyard grant revoke`. */
+export async function revokeGrant(home, id) {
+  await switchyard(["grant", "revoke", id, "--home", home]);
+}
+
+/** Links another environment on `home` (`switchyard link add`), the secret on stdin as docs/reach.md says. */
+export async function addLink(home, name, url, secret) {
+  await switchyard(["link", "add", name, url, "--secret", "-", "--home", home], { input: secret });
 }

@@ -1,6 +1,7 @@
 // Real MCP clients over Streamable HTTP (the MCP SDK's own client), and raw HTTP requests for
 // what an MCP client never sends.
 import { request } from "node:http";
+import { connect as connectTcp } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -58,11 +59,20 @@ export async function mustCall(client, name, args) {
 /**
  * A raw HTTP request to a loopback URL. Resolves `{ status, headers, body }`, or
  * `{ status: 0, error }` when the connection failed or nothing came back within `timeoutMs`.
+ * With `headersOnly` it resolves once the answer's head arrived and drops the connection (for
+ * streams that do not end: only the status says whether it was served).
  */
-export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000 } = {}) {
+export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000, headersOnly = false } = {}) {
   return new Promise((resolve) => {
     const target = new URL(url);
     const req = request({ agent: false, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers, setHost: !("host" in headers) }, (res) => {
+      if (headersOnly) {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: "" });
+        res.destroy();
+        req.destroy();
+        return;
+      }
       const chunks = [];
       res.on("data", (chunk) => chunks.push(chunk));
       res.on("end", () => {
@@ -83,6 +93,27 @@ export function rawRequest(url, { method = "POST", headers = {}, body = null, ti
     });
     if (body !== null) req.end(body);
     else req.end();
+  });
+}
+
+/**
+ * A POST whose answer is lost on the way back: the request is written on a plain socket and
+ * whatever comes back is thrown away unread, as when a client's connection drops after the
+ * server received the call. Resolves once the request is written; `close()` ends the socket.
+ */
+export function postAndLoseAnswer(url, { headers = {}, body }) {
+  const target = new URL(url);
+  const payload = Buffer.from(body);
+  const head = [`POST ${target.pathname}${target.search} HTTP/1.1`, `host: ${target.host}`, `content-length: ${payload.length}`, "connection: close"];
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp({ host: target.hostname, port: Number(target.port) }, () => {
+      socket.write(`${head.join("\r\n")}\r\n\r\n`);
+      socket.write(payload, () => resolve({ close: () => socket.destroy() }));
+    });
+    socket.on("data", () => undefined);
+    socket.once("error", reject);
+    socket.on("error", () => undefined);
   });
 }
 

@@ -1,5 +1,7 @@
-// Processes on this machine, seen through /proc: which ones carry a marker in their argv (so the
-// suite finds the harness processes it caused, and only those), and whether a pid still runs.
+// Processes on this machine, seen through /proc: which ones carry a marker in their argv or
+// their environment (so the suite finds the harness processes it caused, and only those), and
+// whether a pid still runs. The environment is what every descendant inherits, whatever process
+// group or session it moved to (setsid), so it finds what a process-group view misses.
 import { readdirSync, readFileSync } from "node:fs";
 
 /** `{ pid, argv }` of every process whose command line contains `marker`. */
@@ -59,21 +61,36 @@ export function processGroup(pid) {
   }
 }
 
-/** `{ pid, pgid, argv }` of every live process in one of `groups`. */
-export function processesInGroups(groups) {
+/**
+ * `{ pid, pgid, sid, value, argv }` of every live process whose environment has `name` set to a
+ * value `matches` accepts. A process's environment is the one it started with: exported by an
+ * ancestor, it stays even when the process calls setsid or changes its process group.
+ */
+export function processesWithEnv(name, matches) {
   const found = [];
+  const prefix = `${name}=`;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    const pgid = processGroup(pid);
-    if (pgid === null || !groups.has(pgid) || isZombie(pid)) continue;
-    let argv = [];
+    if (pid === process.pid) continue;
+    let environ;
     try {
-      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((part) => part.length > 0);
+      environ = readFileSync(`/proc/${entry}/environ`, "utf8");
     } catch {
       continue;
     }
-    found.push({ pid, pgid, argv });
+    const variable = environ.split("\0").find((part) => part.startsWith(prefix));
+    if (variable === undefined || !matches(variable.slice(prefix.length)) || isZombie(pid)) continue;
+    let argv = [];
+    let stat = "";
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter((part) => part.length > 0);
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    found.push({ pid, pgid: Number(fields[2]), sid: Number(fields[3]), value: variable.slice(prefix.length), argv });
   }
   return found;
 }

@@ -7,11 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export class RunContext {
-  constructor({ keep = false } = {}) {
+  constructor({ keep = false, seed = 0 } = {}) {
     this.root = mkdtempSync(join(tmpdir(), "switchyard-reliability-"));
     this.logDir = join(this.root, "logs");
     mkdirSync(this.logDir, { recursive: true });
     this.keep = keep;
+    /** The seed of generated inputs (malformed.js): printed, and given again to replay a run. */
+    this.seed = seed;
     /** Log files of every server (stdout and stderr). */
     this.logFiles = [];
     /** Every home a scenario created; their databases are scanned for secrets. */
@@ -26,10 +28,14 @@ export class RunContext {
     this.homeCounter = 0;
   }
 
-  /** A new, empty Switchyard home under the run's root. */
-  newHome(label) {
+  /**
+   * A new, empty Switchyard home under the run's root, made 0700 as a careful user would (the
+   * secrets figure holds everything Switchyard creates in it to private modes). With
+   * `create: false` only its path: Switchyard creates it.
+   */
+  newHome(label, { create = true } = {}) {
     const home = join(this.root, `${label}-${++this.homeCounter}`);
-    mkdirSync(home, { recursive: true });
+    if (create) mkdirSync(home, { recursive: true, mode: 0o700 });
     this.homes.push(home);
     return home;
   }

@@ -2,17 +2,18 @@
 // log files (which the secrets figure reads afterwards), killed with SIGKILL or stopped with
 // SIGTERM, and started again on the same home.
 import { spawn } from "node:child_process";
-import { mkdirSync, openSync, writeFileSync, closeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { CLI } from "./paths.js";
 
 let serverCounter = 0;
 
-/** Writes `config.json` into a new home. */
+/** Writes `config.json` into a home, readable only by the user (it may name secrets). */
 export function writeConfig(home, config) {
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2), { mode: 0o600 });
+  chmodSync(join(home, "config.json"), 0o600);
 }
 
 export class SwitchyardServer {

@@ -5,11 +5,20 @@
 // clientRequestId, as a client that lost its connection would, the gate opens, and the event
 // log is counted: every run a client was told about exists and ends, each with exactly one
 // terminal write, and no retry created a second thread or run.
+//
+// Counting 0 duplicates proves something only if duplicates were possible. A call the server
+// committed but whose answer never reached the client is the one a retry could create twice;
+// the kill alone rarely lands between a commit and its answer, so 5 of the burst calls lose
+// their answers on the way back (written on a socket that is never read) and the kill waits
+// until the log holds them. The scenario checks its own preconditions in a figure of their
+// own: burst calls unanswered at the kill, some of them committed (read from the dead server's
+// log, before the restart), every call retried after the restart, answered ones among them, and
+// the count that finds double creations finding each burst call's creation.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addProject, issueToken } from "../lib/cli.js";
 import { readDb, scalar, terminalWrites, isTerminal } from "../lib/db.js";
-import { callTool, connect } from "../lib/mcp.js";
+import { callTool, connect, mcpHeaders, postAndLoseAnswer } from "../lib/mcp.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../lib/paths.js";
 import { SwitchyardServer, writeConfig } from "../lib/server.js";
 import { sleep, until } from "../lib/wait.js";
@@ -18,6 +27,18 @@ const RESUMING_THREADS = 40;
 const NON_RESUMING_THREADS = 20;
 const QUEUED = 10;
 const BURST = 20;
+/** Burst calls whose answers are lost on the way back (committed, never seen by the client). */
+const LOST_ANSWERS = 5;
+
+const BURST_PROMPT = (k) => `@@gate release @@reply burst-${k}`;
+
+/** How many threads each burst prompt created, from the event log's projection of user messages. */
+function creationsPerPrompt(home, prompts) {
+  return readDb(home, (db) => {
+    const count = db.prepare("SELECT COUNT(DISTINCT thread_id) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') = ?").pluck();
+    return prompts.map((prompt) => count.get(prompt));
+  });
+}
 
 /** The ids an answer names, to show what a retry changed. */
 function summarize(answer) {
@@ -72,15 +93,22 @@ export default {
     const inFlight = scalar(home, "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'starting', 'running', 'waiting')");
     if (!live) report.note(`only ${scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'")} of ${held} turns reached their provider before the kill`);
 
-    // The burst: 20 more creations in flight while the server dies under them.
+    // The burst: 20 more creations in flight while the server dies under them, 5 of them with
+    // their answers lost.
     const burst = Array.from({ length: BURST }, (_, k) => ({
       tool: "create_threads",
-      args: { projectId, clientRequestId: `crash-burst-${k}`, threads: [{ prompt: `@@gate release @@reply burst-${k}`, target: { providerInstanceId: "alpha" } }] },
+      args: { projectId, clientRequestId: `crash-burst-${k}`, threads: [{ prompt: BURST_PROMPT(k), target: { providerInstanceId: "alpha" } }] },
       answer: null,
     }));
+    const lostAnswers = burst.slice(0, LOST_ANSWERS);
+    const sockets = await Promise.all(
+      lostAnswers.map((call, k) =>
+        postAndLoseAnswer(server.mcpUrl, { headers: mcpHeaders(token), body: JSON.stringify({ jsonrpc: "2.0", id: k + 1, method: "tools/call", params: { name: call.tool, arguments: call.args } }) }),
+      ),
+    );
     let answered = 0;
     const burstDone = Promise.allSettled(
-      burst.map(async (call) => {
+      burst.slice(LOST_ANSWERS).map(async (call) => {
         const outcome = await callTool(client, call.tool, call.args, { timeoutMs: 10_000 });
         if (outcome.ok) {
           call.answer = outcome.value;
@@ -88,11 +116,16 @@ export default {
         }
       }),
     );
-    await until(() => answered >= 3, { timeoutMs: 5_000, intervalMs: 1 });
+    const lostCommitted = await until(() => answered >= 3 && creationsPerPrompt(home, lostAnswers.map((call) => call.args.threads[0].prompt)).every((n) => n > 0), { timeoutMs: 10_000, intervalMs: 1 });
+    if (!lostCommitted) report.note("the calls whose answers were lost were not all in the log within 10 s; killing anyway");
     await server.kill9();
     await burstDone;
+    for (const socket of sockets) socket.close();
     calls.push(...burst);
-    report.note(`${inFlight} runs in flight (${held} turns held live at a gate, ${QUEUED} queued behind them) and ${BURST - answered} of ${BURST} create_threads calls unanswered when the server was SIGKILLed`);
+    // What the dead server had committed for the calls nobody answered.
+    const unanswered = burst.filter((call) => call.answer === null);
+    const unansweredCommitted = creationsPerPrompt(home, unanswered.map((call) => call.args.threads[0].prompt)).filter((n) => n > 0).length;
+    report.note(`${inFlight} runs in flight (${held} turns held live at a gate, ${QUEUED} queued behind them) and ${unanswered.length} of ${BURST} create_threads calls unanswered when the server was SIGKILLed (${unansweredCommitted} of them committed)`);
     await client.close().catch(() => undefined);
 
     server = await SwitchyardServer.start(run, home);
@@ -102,9 +135,11 @@ export default {
     let retryDuplicates = 0;
     let retryMismatches = 0;
     let answeredBefore = 0;
+    let retried = 0;
     for (const call of calls) {
       const outcome = await callTool(client, call.tool, call.args);
       if (!outcome.ok) throw new Error(`retrying ${call.tool} ${call.args.clientRequestId} failed: ${outcome.code}: ${outcome.message}`);
+      retried += 1;
       if (call.answer === null) {
         call.answer = outcome.value;
         continue;
@@ -140,10 +175,8 @@ export default {
     await client.close().catch(() => undefined);
     await server.stop();
 
-    const { runs, creationsPerBurst } = readDb(home, (db) => ({
-      runs: new Map(db.prepare("SELECT id, status, json_extract(data, '$.terminalReason') AS reason, json_extract(data, '$.error.message') AS error FROM runs").all().map((row) => [row.id, row])),
-      creationsPerBurst: burst.map((call) => db.prepare("SELECT COUNT(DISTINCT thread_id) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') = ?").pluck().get(call.args.threads[0].prompt)),
-    }));
+    const runs = readDb(home, (db) => new Map(db.prepare("SELECT id, status, json_extract(data, '$.terminalReason') AS reason, json_extract(data, '$.error.message') AS error FROM runs").all().map((row) => [row.id, row])));
+    const creationsPerBurst = creationsPerPrompt(home, burst.map((call) => call.args.threads[0].prompt));
     const writes = terminalWrites(home);
     const lost = [...accepted].filter((id) => !runs.has(id) || !isTerminal(runs.get(id).status));
     const rewritten = [...writes.values()].filter((n) => n > 1).length;
@@ -171,5 +204,14 @@ export default {
       retryDuplicates + retryMismatches === 0,
     );
     report.figure("kill -9 with runs in flight: runs finalized exactly once", `${finalizedOnce} of ${accepted.size}`, "goal all", finalizedOnce === accepted.size && accepted.size >= 50);
+    // Every burst call was retried, so each must have created its thread once: a count that
+    // finds none for some call cannot be trusted to find two.
+    const counted = creationsPerBurst.filter((n) => n >= 1).length;
+    report.figure(
+      "kill -9 with runs in flight: duplicates were possible (preconditions of the figures above)",
+      `${unanswered.length} of ${BURST} burst calls unanswered at the kill, ${unansweredCommitted} of them already committed; ${retried} of ${calls.length} calls retried after the restart, ${answeredBefore} of them answered before it; the creation count found ${counted} of ${BURST} burst creations`,
+      "goal at least 1 unanswered and committed, every call retried, at least 1 answered one retried, every creation found",
+      unansweredCommitted >= 1 && retried === calls.length && answeredBefore >= 1 && counted === BURST,
+    );
   },
 };

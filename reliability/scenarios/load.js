@@ -2,7 +2,17 @@
 // HTTP connection (the MCP SDK client), calling read tools (t3_thread_list, t3_thread_read,
 // orchestrator_capabilities) back to back over a project with finished threads. Two load
 // processes of 100 clients each, started together. Figures: errors (a failed call, a typed
-// failure, a client that could not connect) and the tail: p99 no more than 10 times p50.
+// failure, a client that could not connect), the tail (p99 no more than 10 times p50), and an
+// absolute bound, p99 at most P99_BOUND_MS: a ratio alone passes a server that is uniformly slow.
+//
+// How the bound was chosen: the clients run a closed loop (each sends its next call when the
+// last one answers), so a call's latency is about clients / throughput, and the machine's load
+// moves it as much as the server's speed does. On the 2-core dev machine, shared with other
+// builds, the server answered 410 to 650 calls/s with p99 1 to 1.6 s at load average 4 to 5,
+// and 100 calls/s with p99 3.7 s at load average 18. 5 s passes that. A server 10x slower
+// misses it by 2x: paused 95% of the time (SIGSTOP/SIGCONT, 34 calls/s) at load average 5 it
+// had p50 6.3 s and p99 9.6 s, while its p99 / p50 (1.5) passed the ratio figure.
+
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import { createInterface } from "node:readline";
@@ -18,6 +28,7 @@ const WORKER = fileURLToPath(new URL("../lib/load-worker.js", import.meta.url));
 const CLIENTS = 200;
 const WORKERS = 2;
 const DURATION_MS = 30_000;
+const P99_BOUND_MS = 5_000;
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -74,5 +85,6 @@ export default {
     report.note(`${latencies.length} calls in ${DURATION_MS / 1000} s (${Math.round(latencies.length / (DURATION_MS / 1000))}/s); p50 ${p50.toFixed(1)} ms, p90 ${percentile(latencies, 90)?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms; server ${alive ? "alive" : "DEAD"} at the end`);
     report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: errors`, `${errors} of ${latencies.length} calls`, "goal 0", errors === 0 && latencies.length > 0 && alive);
     report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 / p50`, `${(p99 / p50).toFixed(2)} (p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms)`, "goal at most 10", p99 <= 10 * p50);
+    report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 latency`, `${p99.toFixed(1)} ms (${Math.round(latencies.length / (DURATION_MS / 1000))} calls/s)`, `goal at most ${P99_BOUND_MS} ms`, p99 <= P99_BOUND_MS);
   },
 };

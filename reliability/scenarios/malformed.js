@@ -5,6 +5,11 @@
 // `orchestration_error` does not count: it means the server failed on the input), or for raw
 // HTTP a 4xx (or a JSON-RPC error) whose JSON body says what went wrong. A success, a 5xx, a
 // body that is not JSON, a dropped connection or no answer count against the figure.
+//
+// The random part of the inputs comes from the run's seed (reliability/lib/seed.js): a new one
+// from the clock each run, printed at the start of the run and in this scenario's lines, so runs
+// over time try different inputs. To replay a run that missed, give it its seed:
+//   node reliability/run.js malformed --seed N      (or RELIABILITY_SEED=N)
 import { addProject, issueToken } from "../lib/cli.js";
 import { scalar } from "../lib/db.js";
 import { FAILURE_CODES, callTool, connect, jsonRpcMessage, rawRequest } from "../lib/mcp.js";
@@ -13,7 +18,6 @@ import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../lib/paths.js";
 import { SwitchyardServer, writeConfig } from "../lib/server.js";
 import { mapConcurrent } from "../lib/wait.js";
 
-const SEED = 20_260_501;
 const TOOL_CALLS = 3_600;
 const UNKNOWN_ID_ROUNDS = 25;
 const HTTP_REQUESTS = 1_300;
@@ -46,6 +50,8 @@ export default {
   title: "at least 5,000 malformed inputs",
   timeoutMs: 240_000,
   async run(run, report) {
+    const seed = run.seed;
+    report.note(`seed ${seed} (replay: node reliability/run.js malformed --seed ${seed})`);
     const home = run.newHome("malformed");
     writeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: {} }] });
     await addProject(home, run.dir("malformed-workspace"));
@@ -54,7 +60,7 @@ export default {
     const clients = await Promise.all(Array.from({ length: CONCURRENCY }, () => connect(server.mcpUrl, token)));
     const { tools } = await clients[0].listTools();
 
-    const toolCalls = [...malformedToolCalls(tools, TOOL_CALLS, SEED), ...unknownIdCalls(UNKNOWN_ID_ROUNDS)];
+    const toolCalls = [...malformedToolCalls(tools, TOOL_CALLS, seed), ...unknownIdCalls(UNKNOWN_ID_ROUNDS)];
     const failures = [];
     let namingTheField = 0;
     let schemaCalls = 0;
@@ -76,7 +82,7 @@ export default {
     });
     for (const client of clients) await client.close().catch(() => undefined);
 
-    const httpRequests = malformedHttpRequests(HTTP_REQUESTS, SEED, token);
+    const httpRequests = malformedHttpRequests(HTTP_REQUESTS, seed, token);
     const statuses = {};
     const httpOutcomes = await mapConcurrent(httpRequests, CONCURRENCY, async (request) => {
       const answer = await rawRequest(`${server.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, timeoutMs: 30_000 });
@@ -95,12 +101,12 @@ export default {
     const typed = toolOutcomes.filter(Boolean).length + httpOutcomes.filter(Boolean).length;
     for (const failure of failures.slice(0, process.env.RELIABILITY_VERBOSE ? 1000 : 8)) report.note(`not a typed error: ${failure}`);
     if (failures.length > 8) report.note(`… and ${failures.length - 8} more`);
-    report.note(`${toolOutcomes.length} tool calls (seed ${SEED}), ${httpOutcomes.length} raw HTTP requests (statuses ${Object.entries(statuses).map(([s, n]) => `${s}×${n}`).join(", ")})`);
+    report.note(`${toolOutcomes.length} tool calls (seed ${seed}), ${httpOutcomes.length} raw HTTP requests (statuses ${Object.entries(statuses).map(([s, n]) => `${s}×${n}`).join(", ")})`);
     report.note(`${namingTheField} of ${schemaCalls} invalid_request messages name the field that was wrong`);
     report.note(`server ${alive ? "still answered /health" : "DID NOT answer /health"} afterwards; ${threads} thread(s) were created by malformed input`);
     report.figure(
       "malformed inputs: typed errors",
-      `${((100 * typed) / total).toFixed(2)}% of ${total}`,
+      `${((100 * typed) / total).toFixed(2)}% of ${total} (seed ${seed})`,
       "goal 100% of at least 5000",
       typed === total && total >= 5_000 && alive && threads === 0,
     );

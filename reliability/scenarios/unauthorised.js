@@ -1,16 +1,36 @@
-// The unauthorised matrix: every way in that must be refused, tried against a real server.
-// No token, bad tokens, an expired and a revoked client token (issued and revoked with the CLI
-// while the server runs), the credential of a closed provider session and of sessions that died
-// with a SIGKILLed server, a read-only token on every tool that changes state, another parent's
-// task, mode escalation from a narrower agent, and foreign Host and Origin headers. Provider
-// session credentials come from a harness that leaks them (credential-tap-agent.js), the way an
-// attacker would hold one. An attempt counts as an unauthorised success when the server served
-// it (2xx over HTTP, a non-error tool result) or when its effect shows up in the database.
+// The unauthorised matrix: every way in that must be refused, tried against real servers, one
+// figure per surface so each says exactly what it checks.
+//
+// - /mcp: no token, bad tokens, an expired and a revoked client token (issued and revoked with
+//   the CLI while the server runs), the credential of a closed provider session and of sessions
+//   that died with a SIGKILLed server, a read-only token on every tool that changes state,
+//   another parent's task, mode escalation from a narrower agent, and foreign Host and Origin
+//   headers. Provider session credentials come from a harness that leaks them
+//   (credential-tap-agent.js), the way an attacker would hold one.
+// - /api/v1 with tokens missing a verb, scoped to another project, revoked and expired
+//   (lib/unauthorised/api-scopes.js);
+// - the web UI's session cookie replayed without the page's own secret (web-cookies.js);
+// - signed webhooks: forged, replayed, zero-padded timestamps (webhooks.js);
+// - schedules whose creator's token was revoked or expired (schedules.js);
+// - linked environments calling without a grant for it, transitive reach included
+//   (linked-environments.js, three more servers).
+//
+// An attempt counts as an unauthorised success when the server served it (2xx over HTTP, a
+// non-error tool result, a run started) or when its effect shows up in the database. Each group
+// also has controls: a credential that never worked, or a request that could not succeed with
+// every right, makes its figure miss, since its refusal would prove nothing. Some figures miss
+// on code whose fix is being made in parallel (issue 28): each file's header says which.
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capturedToken, tappedAgentInstance } from "../lib/agents.js";
 import { addProject, issueToken, revokeToken } from "../lib/cli.js";
+import { API_FIGURE, tryApiScopes } from "../lib/unauthorised/api-scopes.js";
+import { Attempts } from "../lib/unauthorised/attempts.js";
+import { REACH_FIGURE, tryLinkedEnvironments } from "../lib/unauthorised/linked-environments.js";
+import { SCHEDULE_FIGURE, SCHEDULE_INTERVAL_MS, trySchedulesOfLostTokens } from "../lib/unauthorised/schedules.js";
+import { WEBHOOK_FIGURE, tryWebhooks } from "../lib/unauthorised/webhooks.js";
+import { COOKIE_FIGURE, tryReplayedCookies } from "../lib/unauthorised/web-cookies.js";
 import { readDb, scalar } from "../lib/db.js";
 import { callTool, connect, mcpHeaders, mustCall, rawRequest } from "../lib/mcp.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../lib/paths.js";
@@ -25,7 +45,7 @@ const listCall = (projectId) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: 
 export default {
   name: "unauthorised",
   title: "the unauthorised matrix",
-  timeoutMs: 180_000,
+  timeoutMs: 360_000,
   async run(run, report) {
     const home = run.newHome("unauthorised");
     const gateDir = run.dir("unauthorised-gates");
@@ -39,8 +59,10 @@ export default {
         tappedAgentInstance("tapped", { gateDir, stateDir: run.dir("unauthorised-agent-state") }, captureDir),
       ],
       server: { sessionIdleMs: 1_500 },
+      scheduling: { minIntervalMs: SCHEDULE_INTERVAL_MS },
     });
     const projectId = await addProject(home, workspace);
+    const otherProjectId = await addProject(home, run.dir("unauthorised-other-workspace"));
     const operate = await issueToken(run, home);
     const reader = await issueToken(run, home, { scope: "orchestration:read" });
     let server = await SwitchyardServer.start(run, home);
@@ -77,10 +99,10 @@ export default {
     const delegated = await mustCall(parentClient, "delegate_task", { task: "@@gate hold-child @@reply child done", target: { providerInstanceId: "alpha" }, mode: "async", clientRequestId: "matrix-child" });
     await parentClient.close();
 
-    const attempts = [];
-    let vacuous = 0;
+    const attempts = new Attempts(report);
+    const MCP_FIGURE = "mcp";
     /** Records one attempt; `served` is whether the server did what it must refuse. */
-    const attempt = (group, label, served, detail = "") => attempts.push({ group, label, served, detail });
+    const attempt = (group, label, served, detail = "") => attempts.record(MCP_FIGURE, group, label, served, detail);
     const overHttp = async (group, label, headers, body = listCall(projectId), url = server.mcpUrl) => {
       const answer = await rawRequest(url, { headers, body });
       attempt(group, label, answer.status >= 200 && answer.status < 300, `HTTP ${answer.status}${answer.error ? ` ${answer.error}` : ""}`);
@@ -89,10 +111,7 @@ export default {
     /** Whether a token works right now (a control: a refusal of a token that never worked proves nothing). */
     const works = async (token) => (await rawRequest(server.mcpUrl, { headers: mcpHeaders(token), body: listCall(projectId) })).status === 200;
     const control = async (label, token) => {
-      if (!(await works(token))) {
-        vacuous += 1;
-        report.note(`control failed: ${label} did not work before it was meant to stop working, so its refusal proves nothing`);
-      }
+      if (!(await works(token))) attempts.notSetUp(MCP_FIGURE, `${label} did not work before it was meant to stop working, so its refusal proves nothing`);
     };
 
     // No token at all.
@@ -209,8 +228,7 @@ export default {
       checkCreated("mode escalation", "plan-mode agent delegating a default-mode task", await callTool(planner, "delegate_task", { task: "@@reply broad", target: { providerInstanceId: "alpha" }, interactionMode: "default", clientRequestId: "escalate-2" }), plannerModes);
       await planner.close();
     } else {
-      vacuous += 1;
-      report.note(`no plan-mode agent (${plannerModes ? `created in ${plannerModes.interactionMode} mode` : "not created"}): the plan-mode escalation cases could not run`);
+      attempts.notSetUp(MCP_FIGURE, `no plan-mode agent (${plannerModes ? `created in ${plannerModes.interactionMode} mode` : "not created"}): the plan-mode escalation cases could not run`);
     }
 
     // Host and Origin that do not name this loopback server (DNS rebinding), with a valid token.
@@ -220,6 +238,18 @@ export default {
     for (const origin of ["http://evil.example", `http://evil.example:${server.port}`, `http://127.0.0.1.evil.example:${server.port}`, "https://localhost.evil.example", "http://attacker.test"]) {
       await overHttp("Host/Origin", `Origin: ${origin}`, mcpHeaders(operate.token, { origin }));
     }
+
+    // The HTTP API, the web UI's cookie, webhooks and schedules, on the same server.
+    const surface = { run, report, home, server, attempts, projectId, otherProjectId };
+    const timed = async (label, group) => {
+      const started = Date.now();
+      await group();
+      report.note(`${label} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    };
+    await timed("the HTTP API group", () => tryApiScopes(surface));
+    await timed("the web UI cookie group", () => tryReplayedCookies(surface));
+    await timed("the webhook group", () => tryWebhooks(surface));
+    await timed("the schedule group", () => trySchedulesOfLostTokens(surface));
 
     // Credentials of sessions that died with a SIGKILLed server, used after the restart.
     await control("the parent's credential", agents.parent.token);
@@ -247,11 +277,37 @@ export default {
     for (const key of Object.keys(agents)) writeFileSync(join(gateDir, `hold-${key}`), "released");
     await server.stop();
 
-    if (process.env.RELIABILITY_VERBOSE) for (const a of attempts) report.note(`[${a.group}] ${a.label}: ${a.detail}`);
-    const successes = attempts.filter((a) => a.served);
-    for (const a of successes) report.note(`served: [${a.group}] ${a.label} (${a.detail})`);
-    const groups = [...new Set(attempts.map((a) => a.group))];
-    report.note(`${attempts.length} attempts in ${groups.length} groups: ${groups.map((g) => `${g} ${attempts.filter((a) => a.group === g).length}`).join(", ")}`);
-    report.figure("unauthorised matrix: unauthorised successes", `${successes.length} of ${attempts.length} attempts${vacuous > 0 ? `, ${vacuous} case(s) could not be set up` : ""}`, "goal 0", successes.length === 0 && vacuous === 0);
+    await timed("the linked environments group (three more servers)", () => tryLinkedEnvironments({ run, attempts }));
+
+    attempts.figure(
+      MCP_FIGURE,
+      "unauthorised over /mcp: calls served",
+      "goal 0: no, bad, expired and revoked tokens; closed and crashed sessions' credentials; a read-only token on every state-changing tool; another parent's task; mode escalation; foreign Host and Origin",
+    );
+    attempts.figure(
+      API_FIGURE,
+      "unauthorised over /api/v1: requests served",
+      "goal 0: tokens missing operate or approve, scoped to another project, revoked, expired; each answer served with every verb afterwards (control)",
+    );
+    attempts.figure(
+      COOKIE_FIGURE,
+      "web UI session cookie replayed without the page's own secret: requests served",
+      "goal 0: a read, the event stream, the session and a thread creation, with the cookie alone, with forged Origin, Sec-Fetch-Site and CSRF header, and from another local page (misses until the per-session page secret lands)",
+    );
+    attempts.figure(
+      WEBHOOK_FIGURE,
+      "signed webhook: forged or replayed deliveries that started a run",
+      "goal 0: unsigned, another secret, another body, an hour old, replayed as is, with a zero-padded timestamp, in capitals; one correctly signed delivery started a run (control) (misses until the replay fix lands)",
+    );
+    attempts.figure(
+      SCHEDULE_FIGURE,
+      "schedules whose creator's token was revoked or expired: schedules that started runs afterwards",
+      "goal 0: two interval schedules and a webhook, each run once while the token was valid (control) (misses until schedules stop with their creator)",
+    );
+    attempts.figure(
+      REACH_FIGURE,
+      "calls from linked environments without a grant for them: calls served",
+      "goal 0: an unknown link secret, a revoked grant, a verb and a project outside the grant, a link secret on /api/v1 and on a tool no grant offers, A reaching C through B (misses until the lineage check lands)",
+    );
   },
 };
