@@ -116,6 +116,8 @@ export class ConnectionService {
         projects: input.grant.projects,
         ceiling: input.grant.ceiling,
         label: `connect ${input.harness} (${input.target.scope}${input.target.scope === "project" ? ` ${input.target.projectDir}` : ""})`,
+        // A project-scope connection's folder is where its agent's new work goes when nothing else says.
+        connection: { harness: input.harness, projectDir: input.target.scope === "project" ? input.target.projectDir : null },
       });
       issuedId = issued.id;
       credentialId = issued.id;
