@@ -1,6 +1,8 @@
 import { constants, accessSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { execa } from "execa";
 import { HOST_VERSION } from "../util/host-version.js";
@@ -12,7 +14,7 @@ import type { RunningServerInfo } from "./running-server.js";
 
 /** One step of `--check` and what it found. */
 export interface CheckStep {
-  readonly name: "entry" | "secret" | "token" | "server" | "mcp" | "harness";
+  readonly name: "entry" | "secret" | "shell" | "token" | "server" | "mcp" | "change" | "harness";
   /** `skipped`: could not be looked at (no server, no harness binary); not a failure by itself. */
   readonly status: "ok" | "failed" | "skipped";
   readonly detail: string;
@@ -39,23 +41,64 @@ function onPath(command: string, path: string | undefined): string | null {
   return null;
 }
 
-/** Calls `orchestrator_capabilities` with the connection's token, as the harness would. */
-async function callCapabilities(url: string, token: string): Promise<CheckStep> {
-  const client = new Client({ name: "switchyard-connect-check", version: HOST_VERSION });
+type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] };
+
+/** A typed failure's code and message from a tool's error result. */
+function failureOf(result: ToolAnswer): string {
+  const text = result.content?.[0]?.text ?? "(no text)";
+  try {
+    const { error } = JSON.parse(text) as { error: { code: string; message: string } };
+    return `${error.code}: ${error.message}`;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Calls `orchestrator_capabilities` with the connection's token, as the harness would, then (for
+ * a token that may operate) a harmless change: an idle thread created where the harness's work
+ * would go (the check's roots are the folder it runs in) and settled at once, the same one on
+ * every check (its retry key), so a scope or project problem shows before an agent meets it.
+ */
+async function callTools(url: string, token: string, options: { operate: boolean; cwd: string }): Promise<CheckStep[]> {
+  const client = new Client({ name: "switchyard-connect-check", version: HOST_VERSION }, { capabilities: { roots: {} } });
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(options.cwd).href, name: options.cwd }] }));
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   try {
     await client.connect(transport);
-    const result = (await client.callTool({ name: "orchestrator_capabilities", arguments: {} })) as { isError?: boolean; structuredContent?: { providers?: unknown[] }; content?: { text?: string }[] };
-    if (result.isError) return { name: "mcp", status: "failed", detail: `orchestrator_capabilities answered an error: ${result.content?.[0]?.text ?? "(no text)"}` };
-    const providers = Array.isArray(result.structuredContent?.providers) ? result.structuredContent.providers.length : null;
-    return { name: "mcp", status: "ok", detail: `orchestrator_capabilities answered${providers === null ? "" : ` (${providers} provider(s))`}` };
+    const result = (await client.callTool({ name: "orchestrator_capabilities", arguments: {} })) as ToolAnswer;
+    if (result.isError) return [{ name: "mcp", status: "failed", detail: `orchestrator_capabilities answered an error: ${failureOf(result)}` }];
+    const providers = Array.isArray(result.structuredContent?.providers) ? (result.structuredContent.providers as { providerInstanceId?: string; canRunChildTasks?: boolean }[]) : [];
+    const steps: CheckStep[] = [{ name: "mcp", status: "ok", detail: `orchestrator_capabilities answered (${providers.length} provider(s))` }];
+    if (!options.operate) {
+      steps.push({ name: "change", status: "skipped", detail: "the token may only read (--verbs read), so nothing was changed" });
+      return steps;
+    }
+    const target = providers.find((provider) => provider.canRunChildTasks === true)?.providerInstanceId;
+    if (target === undefined) {
+      steps.push({ name: "change", status: "skipped", detail: "no provider can run work yet, so no thread was created to try a change" });
+      return steps;
+    }
+    const created = (await client.callTool({ name: "create_threads", arguments: { threads: [{ title: "switchyard connect --check", target: { providerInstanceId: target } }], clientRequestId: "switchyard-connect-check" } })) as ToolAnswer;
+    if (created.isError) {
+      steps.push({ name: "change", status: "failed", detail: `create_threads (an idle thread, as a delegation would) was refused: ${failureOf(created)}` });
+      return steps;
+    }
+    const thread = (created.structuredContent?.threads as { thread: { threadId: string; projectId: string } }[] | undefined)?.[0]?.thread;
+    const settled = (await client.callTool({ name: "set_thread_settled", arguments: { threadId: thread?.threadId ?? "", settled: true } })) as ToolAnswer;
+    steps.push(
+      settled.isError
+        ? { name: "change", status: "failed", detail: `set_thread_settled was refused: ${failureOf(settled)}` }
+        : { name: "change", status: "ok", detail: `created and settled an idle thread in project ${thread?.projectId} (${thread?.threadId})` },
+    );
+    return steps;
   } catch (error) {
     if (error instanceof StreamableHTTPError && error.code === 401) {
-      return { name: "mcp", status: "failed", detail: `the server refused the token (HTTP 401): it is revoked, expired or from another home. Run \`switchyard connect\` again for a new one.` };
+      return [{ name: "mcp", status: "failed", detail: `the server refused the token (HTTP 401): it is revoked, expired or from another home. Run \`switchyard connect\` again for a new one.` }];
     }
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as NodeJS.ErrnoException).code;
-    if (cause === "ECONNREFUSED") return { name: "mcp", status: "failed", detail: `nothing listens at ${url} (ECONNREFUSED). Start it with \`switchyard serve\`.` };
-    return { name: "mcp", status: "failed", detail: `the call failed: ${(error as Error).message}` };
+    if (cause === "ECONNREFUSED") return [{ name: "mcp", status: "failed", detail: `nothing listens at ${url} (ECONNREFUSED). Start it with \`switchyard serve\`.` }];
+    return [{ name: "mcp", status: "failed", detail: `the call failed: ${(error as Error).message}` }];
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -73,7 +116,10 @@ export async function checkConnection(input: {
   record: ConnectionRecord;
   server: RunningServerInfo | null;
   toolTimeoutMs: number;
+  /** The environment of the shell that runs the check (the one the harness would start in). */
   env: NodeJS.ProcessEnv;
+  /** The folder the check runs in (the harness's work would go to its project); default the process's. */
+  cwd?: string;
 }): Promise<CheckVerdict> {
   const { service, record, server } = input;
   const steps: CheckStep[] = [];
@@ -104,6 +150,7 @@ export async function checkConnection(input: {
         ? { name: "secret", status: "failed", detail: `${record.secretFile} can be read by others (mode ${mode?.toString(8)}); run chmod 600 on it` }
         : { name: "secret", status: "ok", detail: `${record.secretFile} (mode 600)` },
   );
+  if (record.envVar !== null) steps.push(shellStep(input.service, record, token, input.env));
   const state = credentialState(input.registry, record.credentialId);
   steps.push({
     name: "token",
@@ -117,14 +164,14 @@ export async function checkConnection(input: {
   } else {
     steps.push({ name: "server", status: "ok", detail: `running at ${server.mcpUrl} (pid ${server.pid})` });
   }
-  if (token !== null) steps.push(await callCapabilities(record.url, token));
+  if (token !== null) steps.push(...(await callTools(record.url, token, { operate: record.grant.verbs.includes("operate"), cwd: record.projectDir ?? input.cwd ?? process.cwd() })));
   else steps.push({ name: "mcp", status: "skipped", detail: "no token to call with" });
-  steps.push(await harnessLook(input, token));
+  steps.push(await harnessLook(input));
   return { ok: steps.every((step) => step.status !== "failed"), steps };
 }
 
 /** The harness's own look at the entry (`codex mcp list`, `claude mcp list`, …), run where it is installed. */
-async function harnessLook(input: { service: ConnectionService; record: ConnectionRecord; env: NodeJS.ProcessEnv }, token: string | null): Promise<CheckStep> {
+async function harnessLook(input: { service: ConnectionService; record: ConnectionRecord; env: NodeJS.ProcessEnv }): Promise<CheckStep> {
   const { record } = input;
   const connector = input.service.connector(record.harness);
   const target: ConnectionTarget = { scope: record.scope, projectDir: record.projectDir ?? process.cwd(), env: input.env };
@@ -132,9 +179,9 @@ async function harnessLook(input: { service: ConnectionService; record: Connecti
   const look = connector.selfCheck(target);
   const binary = onPath(look.command, input.env.PATH);
   if (binary === null) return { name: "harness", status: "skipped", detail: `${look.command} is not on PATH, so ${connector.displayName} was not asked` };
-  // The token reaches the harness as it would from env.sh: in the environment, never in argv.
+  // The harness runs with this shell's environment, as it would when you start it here: a token
+  // variable env.sh did not set is missing for it too (the shell step says so).
   const env: Record<string, string> = { ...(connector.checkEnvironment?.(target) ?? {}) };
-  if (record.envVar !== null && token !== null) env[record.envVar] = token;
   const result = await execa(binary, [...look.args], {
     reject: false,
     cwd: record.projectDir ?? process.cwd(),
@@ -145,4 +192,25 @@ async function harnessLook(input: { service: ConnectionService; record: Connecti
   });
   const verdict = look.interpret({ stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? null }, record.serverName);
   return { name: "harness", status: verdict.ok ? "ok" : "failed", detail: `${look.command} ${look.args.join(" ")}: ${verdict.detail}` };
+}
+
+/**
+ * Whether the token is where the harness looks for it: the variable its entry names, in the
+ * environment of the shell the check (and so the harness) runs in, set from the token file by
+ * env.sh.
+ */
+function shellStep(service: ConnectionService, record: ConnectionRecord, token: string | null, env: NodeJS.ProcessEnv): CheckStep {
+  const envSh = `${service.records.dir}/env.sh`;
+  const value = env[record.envVar!];
+  if (value === undefined || value === "") {
+    return {
+      name: "shell",
+      status: "failed",
+      detail: `$${record.envVar} is not set in this shell, and ${service.connector(record.harness).displayName} reads the token from it: run \`. ${envSh}\` (and add that line to your shell profile), then check again`,
+    };
+  }
+  if (token !== null && value !== token) {
+    return { name: "shell", status: "failed", detail: `$${record.envVar} holds another token than ${record.secretFile} (an old one): run \`. ${envSh}\` again, or open a new shell` };
+  }
+  return { name: "shell", status: "ok", detail: `$${record.envVar} is set from ${record.secretFile} (by ${envSh})` };
 }

@@ -22,6 +22,8 @@ export interface ConnectionRecord {
   readonly secretFile: string;
   /** The environment variable the harness reads the token from (set by env.sh), or null. */
   readonly envVar: string | null;
+  /** The file holding the rule that approves Switchyard's tools (Claude Code's settings), for harnesses that need one. */
+  readonly approvalFile?: string | null;
   /** What the token was issued with, so a re-run with the same options keeps it. */
   readonly grant: { readonly verbs: readonly string[]; readonly projects: readonly string[] | "*"; readonly ceiling: { readonly runtimeMode: RuntimeMode; readonly interactionMode: InteractionMode } };
   readonly connectedAt: string;

@@ -101,6 +101,9 @@ export class ConnectionService {
     const current = readTextFile(configFile);
     const next = parsing(configFile, () => connector.apply(current, spec));
     const supportFiles = connector.supportFiles ? await connector.supportFiles(spec) : [];
+    const approval = connector.toolApproval;
+    const approvalFile = approval?.file(input.target) ?? null;
+    const approvalNext = approval !== undefined && approvalFile !== null ? parsing(approvalFile, () => approval.apply(readTextFile(approvalFile), spec)) : null;
 
     const previous = this.records.find(id);
     const keep =
@@ -116,6 +119,8 @@ export class ConnectionService {
         projects: input.grant.projects,
         ceiling: input.grant.ceiling,
         label: `connect ${input.harness} (${input.target.scope}${input.target.scope === "project" ? ` ${input.target.projectDir}` : ""})`,
+        // A project-scope connection's folder is where its agent's new work goes when nothing else says.
+        connection: { harness: input.harness, projectDir: input.target.scope === "project" ? input.target.projectDir : null },
       });
       issuedId = issued.id;
       credentialId = issued.id;
@@ -125,6 +130,7 @@ export class ConnectionService {
     try {
       for (const support of supportFiles) writeTextFileAtomically(support.file, support.text, { mode: 0o644, backup: false });
       configChanged = writeTextFileAtomically(configFile, next);
+      if (approvalFile !== null && approvalNext !== null) configChanged = writeTextFileAtomically(approvalFile, approvalNext) || configChanged;
     } catch (error) {
       // Nothing half-done: the new token is revoked and the secret file is as it was.
       if (issuedId !== null) {
@@ -145,6 +151,7 @@ export class ConnectionService {
       credentialId,
       secretFile: spec.secretFile,
       envVar: connector.tokenDelivery === "env" ? spec.envVar : null,
+      ...(approvalFile !== null ? { approvalFile } : {}),
       grant: { verbs: [...input.grant.verbs], projects: input.grant.projects, ceiling: { runtimeMode: input.grant.ceiling.runtimeMode, interactionMode: input.grant.ceiling.interactionMode } },
       connectedAt: keep && previous !== undefined && !configChanged ? previous.connectedAt : new Date().toISOString(),
     };
@@ -169,6 +176,12 @@ export class ConnectionService {
         else writeTextFileAtomically(record.configFile, next);
         entryRemoved = true;
       }
+    }
+    const approval = connector.toolApproval;
+    const approvalText = record.approvalFile ? readTextFile(record.approvalFile) : null;
+    if (approval !== undefined && record.approvalFile && approvalText !== null) {
+      const without = parsing(record.approvalFile, () => approval.remove(approvalText, record));
+      if (without !== approvalText) writeTextFileAtomically(record.approvalFile, without);
     }
     const revoked = this.registry.revoke(record.credentialId);
     removeFile(record.secretFile);
@@ -196,7 +209,18 @@ export class ConnectionService {
     if (found === undefined) return "missing";
     const { spec } = this.specFor(record.harness, { scope: record.scope, projectDir: record.projectDir ?? "", env: {} }, record.serverName, record.url, toolTimeoutMs);
     const expected = connector.expected({ ...spec, secretFile: record.secretFile, envVar: record.envVar ?? spec.envVar });
-    return JSON.stringify(found) === JSON.stringify(expected) ? "as-written" : "changed";
+    if (JSON.stringify(found) !== JSON.stringify(expected)) return "changed";
+    // The rule that lets the harness run the tools headless is part of what connect wrote.
+    const approval = connector.toolApproval;
+    if (approval !== undefined && record.approvalFile) {
+      const rules = readTextFile(record.approvalFile);
+      try {
+        if (rules === null || !approval.present(rules, record)) return "changed";
+      } catch {
+        return "unreadable";
+      }
+    }
+    return "as-written";
   }
 
   /** The token of a connection, read back from its secret file; null when the file is gone or empty. */

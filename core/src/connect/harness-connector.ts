@@ -51,6 +51,21 @@ export interface HarnessSelfCheck {
   interpret(output: { stdout: string; stderr: string; exitCode: number | null }, serverName: string): { ok: boolean; detail: string };
 }
 
+/**
+ * A rule in a second file of the harness that lets it call Switchyard's tools without asking, so
+ * it works headless (Claude Code keeps permissions in its settings, apart from its MCP servers).
+ */
+export interface ToolApprovalRule {
+  /** The file the rule goes into. */
+  file(target: ConnectionTarget): string;
+  /** The text with the rule added (the rest as it was); throws on a malformed file. */
+  apply(current: string | null, spec: Pick<EntrySpec, "serverName">): string;
+  /** The text without the rule; the same text when it has none. */
+  remove(current: string, spec: Pick<EntrySpec, "serverName">): string;
+  /** Whether the text has the rule. */
+  present(current: string, spec: Pick<EntrySpec, "serverName">): boolean;
+}
+
 /** Writes, reads and removes one harness's Switchyard entry in that harness's own format and place. */
 export interface HarnessConnector {
   readonly id: HarnessId;
@@ -78,6 +93,8 @@ export interface HarnessConnector {
   selfCheck?(target: ConnectionTarget): HarnessSelfCheck;
   /** Variables the harness needs to find this config file when run by `--check` (its home). */
   checkEnvironment?(target: ConnectionTarget): Record<string, string>;
+  /** Where the entry alone does not let the tools run headless: the rule that does. */
+  readonly toolApproval?: ToolApprovalRule;
 }
 
 /** The user's home folder as the harness sees it: $HOME, else the OS's. */

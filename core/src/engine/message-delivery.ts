@@ -1,6 +1,6 @@
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
 import { decideMessageDispatch, type DispatchAction, type SendMode } from "../policy/index.js";
-import type { Actor, CreationSource, RunKind } from "../store/records.js";
+import type { Actor, CreationSource, RunKind, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
@@ -67,6 +67,7 @@ const DELIVERY: Record<DispatchAction, Delivery> = {
  */
 export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
   const target = requireLiveThread(ctx, input.threadId);
+  if (target.lineage.relationship === "attached") throw attachedThreadRefusal(target);
   // A system notice never resumes a stopped thread: it waits, held, for Resume or the next
   // explicit send. An explicit send resumes the thread, and the held runs go first, in order.
   if (target.stopped && input.kind === "notification") return holdNotice(ctx, input);
@@ -220,4 +221,18 @@ function holdNotice(ctx: CommandContext, input: DeliverMessageInput): DeliveryRe
     delivery: "queued",
     decision: { asked: input.mode, action: "queue", degraded: false, reason: "The thread is stopped, so the notice is held until Resume or the next explicit send." },
   };
+}
+
+/**
+ * An attached thread stands for an agent session outside Switchyard (the user's own harness): no
+ * turn runs in it here, so nothing is delivered to it. Its agent reads its children's results with
+ * task_status (or its delegate_task wait) instead.
+ */
+export function attachedThreadRefusal(thread: ThreadRecord): OrchestratorFailure {
+  const client = thread.lineage.attached?.client?.name ?? "an outside client";
+  return new OrchestratorFailure(
+    "thread_not_sendable",
+    `Thread ${thread.id} is an attached thread: its agent (${client}) runs outside Switchyard, so Switchyard cannot start a turn in it. Message one of its children instead, or the agent itself in its own window.`,
+    { threadId: thread.id, relationship: "attached" },
+  );
 }

@@ -5,7 +5,7 @@ import type { Engine } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
-import type { RunRecord, ThreadRecord } from "../store/records.js";
+import type { ProjectRecord, RunRecord, ThreadRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
 import type { ProjectScope } from "./credentials/mcp-session-registry.js";
 import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-service.js";
@@ -152,6 +152,37 @@ export class CallerContext {
     if (caller.kind === "agent") this.requireTargetWithinCeiling(caller, target);
   }
 
+  /**
+   * The project new work goes to (create_threads, t3_thread_launch, delegate_task): `projectId`
+   * when given; else the caller's thread's; for a client, the project of its MCP roots (the
+   * folders its agent works in), else of its connection's `--project` folder, else the only
+   * project it may use. Otherwise `invalid_request` listing the projects it may use.
+   */
+  workProject(caller: Caller, projectId: string | undefined): { projectId: string; cwd: string | null; from: "argument" | "thread" | "roots" | "connection" | "only_project" } {
+    if (projectId !== undefined) return { projectId: this.project(caller, projectId), cwd: null, from: "argument" };
+    const thread = this.thread(caller);
+    if (thread !== null) return { projectId: thread.projectId, cwd: null, from: "thread" };
+    const usable = this.engine.store.select("project", "1 = 1", [], "ORDER BY rowid").filter((project) => !project.scratch && this.mayUseProject(caller, project.id));
+    for (const root of caller.attachment?.roots ?? []) {
+      const match = projectContaining(usable, root);
+      if (match !== null) return { projectId: match.id, cwd: root, from: "roots" };
+    }
+    const connected = caller.connection?.projectDir ?? null;
+    if (connected !== null) {
+      const match = projectContaining(usable, connected);
+      if (match !== null) return { projectId: match.id, cwd: connected, from: "connection" };
+    }
+    if (usable.length === 1) return { projectId: usable[0]!.id, cwd: null, from: "only_project" };
+    const looked = [...(caller.attachment?.roots ?? []), ...(connected !== null ? [connected] : [])];
+    throw new OrchestratorFailure(
+      "invalid_request",
+      usable.length === 0
+        ? `No project to work in: this token may use no project that exists. Add one with \`switchyard project add <folder>\`, or use a token for it.`
+        : `Name the project with projectId: ${looked.length > 0 ? `none of ${looked.join(", ")} is in` : "nothing tells which of"} the projects this token may use: ${usable.map((project) => `${project.id} (${project.name}, ${project.rootPath})`).join("; ")}.`,
+      { field: "projectId", allowedProjects: usable.map((project) => ({ projectId: project.id, name: project.name, rootPath: project.rootPath })), lookedIn: looked },
+    );
+  }
+
   /** Refuses to act on a thread whose modes are broader than the caller's. */
   requireTargetWithinCeiling(caller: Caller, target: ThreadRecord): void {
     const ceiling = this.ceiling(caller);
@@ -170,4 +201,15 @@ export class CallerContext {
       );
     }
   }
+}
+
+/** The project whose folder is `folder` or holds it (the deepest such), or null. */
+function projectContaining(projects: readonly ProjectRecord[], folder: string): ProjectRecord | null {
+  let best: ProjectRecord | null = null;
+  for (const project of projects) {
+    const root = project.rootPath.replace(/\/+$/, "");
+    if (folder !== root && !folder.startsWith(`${root}/`)) continue;
+    if (best === null || root.length > best.rootPath.length) best = project;
+  }
+  return best;
 }

@@ -1,5 +1,5 @@
 import type { CreationSource } from "../store/records.js";
-import type { CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
+import type { ClientAttachment, ClientConnection, CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
 import type { ReachGrant } from "./reach/reach-grants.js";
 
 /**
@@ -40,6 +40,13 @@ export interface Caller {
   readonly grant?: ReachGrant;
   /** What an environment caller says about who is calling on its side (unverified). */
   readonly remote?: RemoteCaller;
+  /** A client token's connection (`switchyard connect`): its project folder is a default project. */
+  readonly connection?: ClientConnection;
+  /**
+   * The outside agent session a client's MCP call comes from: its `delegate_task` gets an
+   * attached thread as the parent, and its roots name the project it works in.
+   */
+  readonly attachment?: ClientAttachment;
   /** The transport the call came through (recorded as the creation source of what it creates); `mcp` when omitted. */
   readonly transport?: "mcp" | "api";
 }

@@ -123,7 +123,7 @@ export class ThreadLaunchService {
       mkdirSync(cwd, { recursive: true });
       return { projectId: SCRATCH_PROJECT_ID, cwd, branch: null, worktreePath: null, strategy: "scratch" };
     }
-    const projectId = this.callers.project(caller, input.projectId);
+    const projectId = this.callers.workProject(caller, input.projectId).projectId;
     const project = this.engine.store.get("project", projectId)!;
     const strategy = input.workspaceStrategy ?? "root";
     if (strategy === "root") {

@@ -3,7 +3,7 @@ import { type InteractionMode, type RuntimeMode, type RuntimeRequestResponse } f
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { TOKENS, type Policy } from "../di/tokens.js";
 import type { Engine } from "../engine/ports.js";
-import { deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
+import { attachedThreadRefusal, deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread } from "../engine/thread-records.js";
@@ -235,6 +235,7 @@ export class ThreadManagementService {
   /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
   send(request: SendRequest): DeliveryResult & { replayed: boolean } {
     const thread = this.getThread(request.threadId);
+    if (thread.lineage.relationship === "attached") throw attachedThreadRefusal(thread);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const source = request.source ?? null;
@@ -550,7 +551,7 @@ export class ThreadManagementService {
     }
     // Children live in their parent's project, so naming a parent names the project too.
     const firstParent = input.threads.find((entry) => entry.parentThreadId !== undefined)?.parentThreadId;
-    const projectId = input.projectId === undefined && firstParent !== undefined ? this.getThread(firstParent).projectId : this.callers.project(caller, input.projectId);
+    const projectId = input.projectId === undefined && firstParent !== undefined ? this.getThread(firstParent).projectId : this.callers.workProject(caller, input.projectId).projectId;
     const project = this.engine.store.get("project", projectId)!;
     const callerThread = this.callers.thread(caller);
     const sameProject = callerThread !== null && callerThread.projectId === projectId;

@@ -68,6 +68,8 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     ...(thread.lineage.foreignParent !== undefined
       ? { foreignParent: { environmentId: thread.lineage.foreignParent.environmentId, threadId: thread.lineage.foreignParent.threadId, runId: thread.lineage.foreignParent.runId } }
       : {}),
+    /** An attached thread's outside session: the client as it named itself (absent otherwise). */
+    ...(thread.lineage.attached !== undefined ? { attached: { client: thread.lineage.attached.client } } : {}),
     branch: thread.branch,
     worktreePath: thread.worktreePath,
     cwd: thread.cwd,

@@ -16,8 +16,12 @@ import type {
 /** Who authored something. */
 export type Actor = "user" | "agent" | "system" | "provider";
 
-/** Through which door it came in. */
-export type CreationSource = "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+/**
+ * Through which door it came in. `attached`: a thread standing for an agent session that runs
+ * outside Switchyard (the user's own harness, wired in with `switchyard connect`), created when
+ * that session first delegated.
+ */
+export type CreationSource = "cli" | "mcp" | "api" | "scheduler" | "system" | "provider" | "attached";
 
 /** Every status a run can have. */
 export type RunStatus = "queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
@@ -54,7 +58,11 @@ export interface ProjectRecord {
 
 /** How a thread relates to the thread it came from. */
 export interface ThreadLineage {
-  readonly relationship: "root" | "subagent" | "fork";
+  /**
+   * `attached`: the thread of an agent session outside Switchyard (see {@link AttachedSession});
+   * a root of its own tree that never runs a turn here.
+   */
+  readonly relationship: "root" | "subagent" | "fork" | "attached";
   readonly parentThreadId: string | null;
   readonly parentRunId: string | null;
   /** The parent's execution node this thread hangs off (for sub-agents). */
@@ -75,6 +83,19 @@ export interface ThreadLineage {
    * environment's id and its parent thread, run and root. Absent on every other thread.
    */
   readonly foreignParent?: { readonly environmentId: string; readonly threadId: string; readonly runId: string; readonly rootThreadId: string };
+  /** An attached thread's outside session. Absent on every other thread. */
+  readonly attached?: AttachedSession;
+}
+
+/**
+ * The outside agent session an attached thread stands for: the client token it calls with, the
+ * MCP session it identified itself with (null for a client that keeps no session: then the token
+ * is the session), and what the client said it is at `initialize` (unverified, for display).
+ */
+export interface AttachedSession {
+  readonly credentialId: string;
+  readonly mcpSessionId: string | null;
+  readonly client: { readonly name: string; readonly version: string } | null;
 }
 
 /** A pull request linked to a thread. */

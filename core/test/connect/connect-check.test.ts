@@ -6,7 +6,9 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { callTool, connectMcp } from "../support/mcp-client.js";
-import { readRow, ServeProcess, type ServeEndpoint } from "../support/serve-process.js";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
+import { CLI } from "../support/cli.js";
+import { readRow, ServeProcess, writeHomeConfig, type ServeEndpoint } from "../support/serve-process.js";
 import { isolatedHarnessEnv, type ConnectJson } from "./isolated-harness-env.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -26,6 +28,14 @@ describe("switchyard connect --check against a running server and the real harne
   let endpoint: ServeEndpoint;
   const connected: Record<string, ConnectJson> = {};
   const cli = (args: string[]) => runCli(args, { env, cwd, timeoutMs: 180_000 });
+  /** `--check` as a user runs it: in a shell that sourced env.sh (or did not), in `dir`. */
+  const checkInShell = async (args: string[], options: { sourced?: boolean; dir?: string } = {}) => {
+    const envSh = join(env.SWITCHYARD_HOME!, "connections", "env.sh");
+    const script = options.sourced === false ? `exec "$@"` : `. "${envSh}" && exec "$@"`;
+    const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
+    const result = await execa("bash", ["-c", script, "bash", process.execPath, CLI, "connect", ...args], { env: { ...inherited, ...env }, extendEnv: false, cwd: options.dir ?? cwd, reject: false, stdin: "ignore", timeout: 180_000 });
+    return { code: result.exitCode ?? null, stdout: String(result.stdout), stderr: String(result.stderr) };
+  };
   const tokenOf = (harness: string) => /sy_[A-Za-z0-9_-]{20,}/.exec(readFileSync(connected[harness]!.secretFile, "utf8"))![0];
 
   beforeAll(async () => {
@@ -41,6 +51,9 @@ describe("switchyard connect --check against a running server and the real harne
     };
     cwd = join(scratch, "work");
     mkdirSync(cwd);
+    // A provider that can run work and a project, so the check's harmless change has a place to go.
+    writeHomeConfig(env.SWITCHYARD_HOME!, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: {} }] });
+    expect((await cli(["project", "add", cwd])).code).toBe(0);
     serve = ServeProcess.start(env.SWITCHYARD_HOME!, ["--port", "0"], env);
     endpoint = await serve.ready;
     for (const harness of ["codex", "opencode", "claude", "gemini", "pi"]) {
@@ -65,29 +78,57 @@ describe("switchyard connect --check against a running server and the real harne
     };
     for (const [harness, expected] of Object.entries(expectations)) {
       if (harness === "claude" && !existsSync(CLAUDE_BINARY)) continue;
-      const check = await cli(["connect", harness, "--check"]);
+      const check = await checkInShell([harness, "--check"]);
       expect(check.code, `${harness}: ${check.stdout}${check.stderr}`).toBe(0);
       expect(check.stdout).toMatch(/mcp\s+ok\s+orchestrator_capabilities answered/);
+      expect(check.stdout).toMatch(/change\s+ok\s+created and settled an idle thread in project project_/);
       expect(check.stdout).toMatch(expected);
       expect(check.stdout).toContain(`Connected: `);
       expect(check.stdout + check.stderr).not.toContain(tokenOf(harness));
     }
-    const json = JSON.parse((await cli(["connect", "codex", "--check", "--json"])).stdout) as { ok: boolean; steps: { name: string; status: string }[] };
+    const json = JSON.parse((await checkInShell(["codex", "--check", "--json"])).stdout) as { ok: boolean; steps: { name: string; status: string }[] };
     expect(json.ok).toBe(true);
     expect(json.steps.map((step) => [step.name, step.status])).toEqual([
       ["entry", "ok"],
       ["secret", "ok"],
+      ["shell", "ok"],
       ["token", "ok"],
       ["server", "ok"],
       ["mcp", "ok"],
+      ["change", "ok"],
       ["harness", "ok"],
     ]);
-  });
+    // Every check lands on the same settled thread (its retry key), not a new one each time.
+    const checkThreads = readRow<{ n: number; settled: number }>(env.SWITCHYARD_HOME!, "SELECT COUNT(*) AS n, SUM(json_extract(data, '$.settledAt') IS NOT NULL) AS settled FROM threads WHERE json_extract(data, '$.title') = 'switchyard connect --check'")!;
+    expect(checkThreads.n).toBe(Object.keys(expectations).length);
+    expect(checkThreads.settled).toBe(checkThreads.n);
+  }, 300_000);
+
+  it("fails where the harness would: the token variable unset in this shell (naming it and env.sh), or no project for its work", async () => {
+    const unsourced = await checkInShell(["codex", "--check"], { sourced: false });
+    expect(unsourced.code).toBe(1);
+    expect(unsourced.stdout).toMatch(/shell\s+FAILED\s+\$SWITCHYARD_CODEX_TOKEN is not set in this shell, and Codex reads the token from it: run `\. \S+\/connections\/env\.sh`/);
+    expect(unsourced.stdout).toContain("Not working: Codex (user)");
+    // OpenCode reads its token file itself: no shell step, and it works unsourced.
+    const openCode = await checkInShell(["opencode", "--check"], { sourced: false });
+    expect(openCode.code, openCode.stdout).toBe(0);
+    expect(openCode.stdout).not.toMatch(/^\s+shell/m);
+
+    // A second project, and a check run from a folder in neither: where would the agent's work go?
+    const second = join(scratch, "second");
+    const elsewhere = join(scratch, "elsewhere");
+    mkdirSync(second);
+    mkdirSync(elsewhere);
+    expect((await cli(["project", "add", second])).code).toBe(0);
+    const lost = await checkInShell(["codex", "--check"], { dir: elsewhere });
+    expect(lost.code).toBe(1);
+    expect(lost.stdout).toMatch(/change\s+FAILED\s+create_threads \(an idle thread, as a delegation would\) was refused: invalid_request: Name the project with projectId: none of .*elsewhere is in the projects this token may use: .*second/);
+  }, 300_000);
 
   it("a revoked token fails the check, clearly, and the harness itself cannot connect either", async () => {
     const opencode = connected.opencode!;
     expect((await cli(["token", "revoke", opencode.credentialId])).code).toBe(0);
-    const check = await cli(["connect", "opencode", "--check"]);
+    const check = await checkInShell(["opencode", "--check"]);
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(new RegExp(`token\\s+FAILED\\s+${opencode.credentialId} is revoked; run \`switchyard connect opencode\` again`));
     expect(check.stdout).toMatch(/mcp\s+FAILED\s+the server refused the token \(HTTP 401\)/);
@@ -97,7 +138,7 @@ describe("switchyard connect --check against a running server and the real harne
     const again = JSON.parse((await cli(["connect", "opencode", "--json"])).stdout) as ConnectJson;
     expect(again.tokenIssued).toBe(true);
     expect(again.credentialId).not.toBe(opencode.credentialId);
-    expect((await cli(["connect", "opencode", "--check"])).code).toBe(0);
+    expect((await checkInShell(["opencode", "--check"])).code).toBe(0);
   });
 
   it("after disconnect the token no longer reaches the server", async () => {
@@ -135,7 +176,7 @@ describe("switchyard connect --check against a running server and the real harne
       if (harness !== "gemini") expect(serve.stderr).not.toContain(tokenOf(harness));
     }
     expect(await serve.terminate()).toBe(0);
-    const check = await cli(["connect", "codex", "--check"]);
+    const check = await checkInShell(["codex", "--check"]);
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(/server\s+FAILED\s+no Switchyard server runs on .*; start it with `switchyard serve`/);
     expect(check.stdout).toMatch(/mcp\s+FAILED\s+nothing listens at http:\/\/127\.0\.0\.1:\d+\/mcp \(ECONNREFUSED\)/);

@@ -79,7 +79,12 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(byHarness.pi!.configFile).toBe(join(env.PI_CODING_AGENT_DIR!, "extensions", "switchyard", "index.js"));
 
     const codex = entryOf("codex", parseConfig(byHarness.codex!.configFile)) as Record<string, unknown>;
-    expect(codex).toMatchObject({ url: "http://127.0.0.1:7410/mcp", bearer_token_env_var: "SWITCHYARD_CODEX_TOKEN", disabled_tools: ["t3_thread_wait"] });
+    // Headless use: each harness runs the tools without asking (the token bounds what they do).
+    expect(codex).toMatchObject({ url: "http://127.0.0.1:7410/mcp", bearer_token_env_var: "SWITCHYARD_CODEX_TOKEN", disabled_tools: ["t3_thread_wait"], default_tools_approval_mode: "approve" });
+    expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({ default_tools_approval_mode: "approve" });
+    expect(parseConfig(join(env.CLAUDE_CONFIG_DIR!, "settings.json"))).toEqual({ permissions: { allow: ["mcp__switchyard"] } });
+    expect(entryOf("gemini", parseConfig(byHarness.gemini!.configFile))).toMatchObject({ trust: true });
+    expect(entryOf("opencode", parseConfig(byHarness.opencode!.configFile))).toMatchObject({ oauth: false, timeout: expect.any(Number) });
     expect(codex.tool_timeout_sec as number).toBeGreaterThan(50 * 2);
     expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({ enabled_tools: ["t3_thread_wait"] });
     expect(entryOf("claude", parseConfig(byHarness.claude!.configFile))).toMatchObject({ type: "http", headersHelper: `cat '${byHarness.claude!.secretFile}'` });
@@ -120,8 +125,17 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     writeFileSync(join(project, ".codex", "config.toml"), codexToml);
     writeFileSync(join(project, "opencode.jsonc"), `{\n  // project OpenCode\n  "mcp": { "docs": { "type": "local", "command": ["docs-mcp"] } },\n}\n`);
 
+    mkdirSync(join(project, ".claude"));
+    writeFileSync(join(project, ".claude", "settings.local.json"), `{
+  // mine
+  "permissions": { "allow": ["Bash(npm test)"] }
+}
+`);
     const claude = await connect(["claude", "--project", project]);
     expect(claude.configFile).toBe(join(project, ".mcp.json"));
+    // The person's own rule stays; the tools' rule joins it in the project's local settings.
+    expect(readFileSync(join(project, ".claude", "settings.local.json"), "utf8")).toContain("// mine");
+    expect(readFileSync(join(project, ".claude", "settings.local.json"), "utf8")).toMatch(/"allow": \[\s*"Bash\(npm test\)",\s*"mcp__switchyard"\s*\]/);
     expect(Object.keys((parseConfig(claude.configFile) as { mcpServers: object }).mcpServers)).toEqual(["github", "switchyard"]);
     expect(readFileSync(`${claude.configFile}.switchyard-backup`, "utf8")).toBe(mcpJson);
 
@@ -213,6 +227,10 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`removed "switchyard" from ${claude.configFile}`);
     expect(Object.keys((parseConfig(claude.configFile) as { mcpServers: object }).mcpServers)).toEqual(["github"]);
+    // Its approval rule goes with it; the person's own rules stay.
+    const rules = readFileSync(join(project, ".claude", "settings.local.json"), "utf8");
+    expect(rules).toContain('"Bash(npm test)"');
+    expect(rules).not.toContain("mcp__switchyard");
     expect(existsSync(claude.secretFile)).toBe(false);
     expect((await tokens()).find((t) => t.id === claude.credentialId)?.status).toBe("revoked");
     const again = await cli(["disconnect", "claude", "--project", project]);

@@ -111,9 +111,10 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
         expect(await callTool(client, "t3_thread_list", { projectId: otherId })).toMatchObject({ ok: false, code: "capability_denied" });
         expect(await callTool(client, "t3_thread_read", { threadId: over })).toMatchObject({ ok: false, code: "thread_not_found" });
         expect(await callTool(client, "t3_thread_send", { threadId: over, message: "@@reply x" })).toMatchObject({ ok: false, code: "thread_not_found" });
-        // A client never delegates (it has no parent run), whichever project it names.
-        expect(await callTool(client, "delegate_task", { task: "x", projectId: otherId })).toMatchObject({ ok: false, code: "capability_denied" });
-        expect(await callTool(client, "delegate_task", { task: "x", projectId: lab.projectId })).toMatchObject({ ok: false, code: "parent_not_active" });
+        // A client's session delegates from its attached thread, only into its own project.
+        expect(await callTool(client, "delegate_task", { task: "x", projectId: otherId, target: { providerInstanceId: "alpha" } })).toMatchObject({ ok: false, code: "capability_denied" });
+        const inScope = await mustCall<{ childThreadId: string }>(client, "delegate_task", { task: "@@reply x", projectId: lab.projectId, target: { providerInstanceId: "alpha" } });
+        expect(lab.host.store.get("thread", inScope.childThreadId)!.projectId).toBe(lab.projectId);
       } finally {
         await client.close();
       }

@@ -302,9 +302,12 @@ describe("MCP delegation lifecycle (real endpoint, engine, SQLite; two scripted 
     }
   });
 
-  it("refuses delegation from outside clients and from an agent without a live run", async () => {
+  it("gives an outside client's session an attached parent, and refuses an agent without a live run", async () => {
     const client = await lab.client();
-    expect(await callTool(client, "delegate_task", { task: "x" })).toMatchObject({ ok: false, code: "parent_not_active" });
+    const attached = await callTool<{ taskId: string }>(client, "delegate_task", { task: "@@reply x", target: { providerInstanceId: "alpha" } });
+    if (!attached.ok) throw new Error(attached.message);
+    const parentOf = lab.host.store.get("delegatedTask", attached.value.taskId)!.parentThreadId;
+    expect(lab.host.store.get("thread", parentOf)!.lineage.relationship).toBe("attached");
     const parent = await lab.liveAgent();
     parent.release();
     await lab.host.threads.waitForRun({ threadId: parent.threadId, timeoutMs: 10_000 });

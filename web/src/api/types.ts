@@ -32,7 +32,10 @@ export interface ThreadShell {
   readonly status: RunStatus | "idle";
   readonly latestRunId: string | null;
   readonly queuedRuns: number;
-  readonly relationship: "root" | "subagent" | "fork";
+  /** `attached`: the thread of an agent session outside Switchyard (switchyard connect). */
+  readonly relationship: "root" | "subagent" | "fork" | "attached";
+  /** An attached thread's outside session: the client as it named itself. */
+  readonly attached?: { readonly client: { readonly name: string; readonly version: string } | null };
   readonly parentThreadId: string | null;
   readonly delegatedTaskId: string | null;
   readonly snoozed: boolean;

@@ -249,6 +249,11 @@ export function ThreadView(props: {
               {thread.providerInstanceId}
               {thread.model !== null ? ` · ${thread.model}` : ""} · {thread.runtimeMode} · {thread.interactionMode}
             </span>
+            {thread.relationship === "attached" && (
+              <span class="attached-note" data-attached>
+                attached: {thread.attached?.client !== null && thread.attached?.client !== undefined ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
+              </span>
+            )}
             {source !== null && (
               <span class="forked-from">
                 forked from{" "}
@@ -316,7 +321,13 @@ export function ThreadView(props: {
         </div>
         <Composer
           threadId={threadId}
-          disabled={canOperate ? null : "Sending needs the operate verb; this session's token does not have it."}
+          disabled={
+            thread.relationship === "attached"
+              ? "This thread's agent runs outside Switchyard (your own harness, wired with switchyard connect); message it there, or one of its sub-agents here."
+              : canOperate
+                ? null
+                : "Sending needs the operate verb; this session's token does not have it."
+          }
           onSent={() => void workspace.refreshThread(threadId)}
         />
       </main>

@@ -1,11 +1,23 @@
 import { join } from "node:path";
 import { userHome, type ConnectionTarget } from "../harness-connector.js";
 import { jsonServersConnector, lineNaming, shellQuote } from "./json-servers-connector.js";
+import { allowListRule } from "./allow-list-rule.js";
 
 /** Claude Code's user config: `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`. */
 function claudeUserConfig(target: ConnectionTarget): string {
   const dir = target.env.CLAUDE_CONFIG_DIR;
   return dir !== undefined && dir !== "" ? join(dir, ".claude.json") : join(userHome(target.env), ".claude.json");
+}
+
+/**
+ * Where Claude Code reads permission rules: the user's settings (`$CLAUDE_CONFIG_DIR/settings.json`,
+ * else `~/.claude/settings.json`), or the project's local settings (`.claude/settings.local.json`,
+ * which is not committed: approving tools is the person's choice, not the repository's).
+ */
+function claudeSettingsFile(target: ConnectionTarget): string {
+  if (target.scope === "project") return join(target.projectDir, ".claude", "settings.local.json");
+  const dir = target.env.CLAUDE_CONFIG_DIR;
+  return join(dir !== undefined && dir !== "" ? dir : join(userHome(target.env), ".claude"), "settings.json");
 }
 
 /**
@@ -28,6 +40,9 @@ export const claudeConnector = jsonServersConnector({
   },
   secretSuffix: ".headers.json",
   entry: (spec) => ({ type: "http", url: spec.url, headersHelper: `cat ${shellQuote(spec.secretFile)}`, alwaysLoad: true, timeout: spec.toolTimeoutMs }),
+  // Headless `claude -p` refuses an MCP tool no rule allows ("you haven't granted it yet"); the
+  // plugin's sessions pass `allowedTools: ["mcp__<key>__*"]`, a connection writes the same rule.
+  toolApproval: allowListRule({ file: claudeSettingsFile, path: ["permissions", "allow"], rule: (serverName) => `mcp__${serverName}` }),
   selfCheck: () => ({
     command: "claude",
     args: ["mcp", "list"],

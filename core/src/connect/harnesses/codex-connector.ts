@@ -29,6 +29,10 @@ function tables(spec: EntrySpec): Record<string, Record<string, unknown>> {
     bearer_token_env_var: spec.envVar,
     startup_timeout_sec: STARTUP_TIMEOUT_SEC,
     tool_timeout_sec: Math.ceil(spec.toolTimeoutMs / 1000) + TOOL_TIMEOUT_HEADROOM_SEC,
+    // As plugins/codex: without it, a headless `codex exec` (approval policy "never") refuses
+    // every tool that is not read-only ("MCP tool call requires approval"). What the token may
+    // do is still the token's: its verbs, projects and mode ceiling.
+    default_tools_approval_mode: "approve",
   };
   return {
     [spec.serverName]: { ...common, disabled_tools: DIRECT_TOOLS },

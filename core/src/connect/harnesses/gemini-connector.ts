@@ -19,7 +19,9 @@ export const geminiConnector = jsonServersConnector({
   tokenDelivery: "env",
   serversPath: ["mcpServers"],
   configFile: (target) => join(target.scope === "project" ? target.projectDir : geminiHome(target), ".gemini", "settings.json"),
-  entry: (spec) => ({ httpUrl: spec.url, headers: { Authorization: `Bearer \${${spec.envVar}}` }, timeout: spec.toolTimeoutMs }),
+  // `trust: true`: Gemini CLI runs the server's tools without a confirmation, which headless
+  // `gemini -p` cannot give (it refuses them otherwise); the token still bounds what they do.
+  entry: (spec) => ({ httpUrl: spec.url, headers: { Authorization: `Bearer \${${spec.envVar}}` }, timeout: spec.toolTimeoutMs, trust: true }),
   selfCheck: () => ({
     command: "gemini",
     args: ["mcp", "list"],

@@ -1,5 +1,5 @@
 import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../jsonc-edit.js";
-import type { ConnectionTarget, EntrySpec, HarnessConnector, HarnessId, HarnessSelfCheck, TokenDelivery } from "../harness-connector.js";
+import type { ConnectionTarget, EntrySpec, HarnessConnector, HarnessId, HarnessSelfCheck, TokenDelivery, ToolApprovalRule } from "../harness-connector.js";
 
 /** What differs between harnesses whose config is a JSON object with a map of MCP servers. */
 export interface JsonServersShape {
@@ -15,6 +15,7 @@ export interface JsonServersShape {
   secretSuffix?: string;
   selfCheck?(target: ConnectionTarget): HarnessSelfCheck;
   checkEnvironment?(target: ConnectionTarget): Record<string, string>;
+  toolApproval?: ToolApprovalRule;
 }
 
 function entryAt(document: unknown, path: readonly string[]): unknown {
@@ -52,6 +53,7 @@ export function jsonServersConnector(shape: JsonServersShape): HarnessConnector 
     expected: (spec) => shape.entry(spec),
     ...(shape.selfCheck ? { selfCheck: shape.selfCheck } : {}),
     ...(shape.checkEnvironment ? { checkEnvironment: shape.checkEnvironment } : {}),
+    ...(shape.toolApproval ? { toolApproval: shape.toolApproval } : {}),
   };
 }
 

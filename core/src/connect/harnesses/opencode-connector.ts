@@ -25,7 +25,10 @@ export const openCodeConnector = jsonServersConnector({
   tokenDelivery: "file",
   serversPath: ["mcp"],
   configFile: (target) => openCodeFile(target.scope === "project" ? target.projectDir : openCodeUserDir(target)),
-  entry: (spec) => ({ type: "remote", url: spec.url, enabled: true, headers: { Authorization: `Bearer {file:${spec.secretFile}}` } }),
+  // As plugins/opencode: `oauth: false` (a refused token is an error, never an OAuth login) and
+  // `timeout` above the longest blocking wait (OpenCode's default cuts a call at 60 s). OpenCode
+  // runs MCP tools without asking unless the user's `permission` says otherwise.
+  entry: (spec) => ({ type: "remote", url: spec.url, enabled: true, oauth: false, timeout: spec.toolTimeoutMs, headers: { Authorization: `Bearer {file:${spec.secretFile}}` } }),
   selfCheck: () => ({
     command: "opencode",
     args: ["mcp", "list"],

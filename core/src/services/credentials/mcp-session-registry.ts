@@ -58,6 +58,33 @@ export interface McpInvocationScope {
   readonly grant?: ReachGrant;
   /** For a linked environment: who it says is calling (unverified claims, kept for the audit). */
   readonly remote?: RemoteCaller;
+  /** For a client token `switchyard connect` issued: the harness and the project folder it was connected for. */
+  readonly connection?: ClientConnection;
+  /** For a client token's MCP call: the outside agent session it comes from (set by the endpoint per call). */
+  readonly attachment?: ClientAttachment;
+}
+
+/** What a client token `switchyard connect` issued says about its connection. */
+export interface ClientConnection {
+  /** The harness it wired (`codex`, `claude`…). */
+  readonly harness: string;
+  /** The folder of a project-scope connection (`--project`), else null. */
+  readonly projectDir: string | null;
+}
+
+/**
+ * The outside agent session a client token's MCP call comes from: the MCP session the client
+ * keeps (null for a client without one: the token is then the session), what it said it is at
+ * `initialize`, and its roots (folders), when it declared them and answered `roots/list`. All of
+ * it is the client's claim: it picks the session's attached thread and the project to work in,
+ * never what the token may do.
+ */
+export interface ClientAttachment {
+  /** The client token the session calls with (the endpoint's, not a claim). */
+  readonly credentialId: string;
+  readonly mcpSessionId: string | null;
+  readonly client: { readonly name: string; readonly version: string } | null;
+  readonly roots: readonly string[] | null;
 }
 
 /** What a linked environment says about its caller: its environment id and the calling thread there. */
@@ -125,6 +152,8 @@ interface CredentialData {
   projects?: string[] | "*";
   /** Client tokens only; absent in rows written before tokens had ceilings. */
   ceiling?: ModeCeiling;
+  /** Client tokens `switchyard connect` issued; absent on every other credential. */
+  connection?: ClientConnection;
 }
 
 /** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
@@ -163,6 +192,7 @@ function readCredential(row: CredentialRow): ReadCredential {
     label: data.label,
     projects: projectsOf(row.kind, data),
     ceiling: ceilingOf(row.kind, data),
+    ...(row.kind === "client" && data.connection !== undefined ? { connection: data.connection } : {}),
   };
   return { row, data, scope };
 }
@@ -261,6 +291,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     label?: string | null;
     projects?: ProjectScope;
     ceiling?: ModeCeiling;
+    /** The connection `switchyard connect` issues it for (its project folder is where its work goes by default). */
+    connection?: ClientConnection;
   }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
     const requested = new Set(options.capabilities);
     if (requested.has("orchestration:operate") || requested.has("orchestration:approve")) requested.add("orchestration:read");
@@ -279,6 +311,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
         idleMs: null,
         projects,
         ceiling: { runtimeMode: ceiling.runtimeMode, interactionMode: ceiling.interactionMode },
+        ...(options.connection !== undefined ? { connection: { harness: options.connection.harness, projectDir: options.connection.projectDir } } : {}),
       },
       options.ttlMs,
       { threadId: null, providerSessionId: null },

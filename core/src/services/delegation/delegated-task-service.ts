@@ -17,6 +17,7 @@ import { CallerContext } from "../caller-context.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { LiveWaits } from "../live-waits.js";
 import { ProviderSelectionService, type TargetRequest } from "../provider-selection-service.js";
+import { attachedSessionRunKey, ensureAttachedThread } from "../attached-threads.js";
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
 import { taskWork } from "./task-work.js";
@@ -102,8 +103,11 @@ export class DelegatedTaskService {
 
   /** delegate_task: creates the child thread and dispatches the task; `wait` blocks up to the cap. */
   async delegate(caller: Caller, input: DelegateTaskInput, control: WaitControl = {}): Promise<DelegateTaskResult> {
-    if (caller.kind !== "agent") {
-      throw new OrchestratorFailure("parent_not_active", "delegate_task needs a parent run: call it from an agent in a Switchyard thread. Outside clients can use create_threads instead.");
+    if (caller.kind !== "agent" && (caller.kind !== "client" || caller.attachment === undefined)) {
+      throw new OrchestratorFailure(
+        "parent_not_active",
+        "delegate_task needs a parent: call it from an agent in a Switchyard thread, or over MCP from your own agent (switchyard connect gives its session a thread). Other clients can use create_threads instead.",
+      );
     }
     const requestKey = input.clientRequestId ?? this.engine.ids.random("req");
     const commandId = derive.command(caller.requestScope, "delegate_task", requestKey);
@@ -123,7 +127,7 @@ export class DelegatedTaskService {
     let taskId: string;
     if (replay !== null) {
       taskId = replay.result.taskId;
-    } else {
+    } else if (caller.kind === "agent") {
       const parentRun = this.callers.liveRun(caller);
       if (parentRun === null) {
         throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
@@ -141,7 +145,33 @@ export class DelegatedTaskService {
         commandId,
         operation: "delegated_task.request",
         request,
-        handle: (ctx) => this.request(ctx, caller, input, selection),
+        handle: (ctx) => {
+          const run = this.callers.liveRun(caller);
+          if (run === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
+          return this.request(ctx, caller, input, selection, { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId });
+        },
+      });
+      taskId = outcome.result.taskId;
+    } else {
+      // An outside agent session (a connected harness): its attached thread is the parent, in
+      // the project its roots or connection name (checked before anything is resolved).
+      const place = this.callers.workProject(caller, input.projectId);
+      const selection = await this.selection.resolve({
+        target: input.target,
+        inherited: null,
+        ceiling: this.callers.ceiling(caller),
+        runtimeMode: input.runtimeMode,
+        interactionMode: input.interactionMode,
+      });
+      const outcome = this.engine.execute({
+        commandId,
+        operation: "delegated_task.request",
+        request,
+        handle: (ctx) => {
+          const parent = ensureAttachedThread(ctx, caller, place);
+          const childProject = place.projectId === parent.projectId ? undefined : place.projectId;
+          return this.request(ctx, caller, { ...input, projectId: childProject }, selection, { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null });
+        },
       });
       taskId = outcome.result.taskId;
     }
@@ -149,16 +179,21 @@ export class DelegatedTaskService {
     return this.waitForTask(taskId, input.timeoutMs, control, this.callers.liveRun(caller)?.id ?? null);
   }
 
+  /**
+   * Creates the task under `parent`: an agent's thread at its live run, or an attached thread,
+   * whose session stands for the run (`runId` is then its key and no run record exists).
+   */
   private request(
     ctx: CommandContext,
     caller: Caller,
     input: DelegateTaskInput,
     selection: Awaited<ReturnType<ProviderSelectionService["resolve"]>>,
+    parentAt: { thread: ThreadRecord; runId: string; attemptId: string | null },
   ): { taskId: string } {
     const commandId = ctx.commandId!;
-    const parentRun = this.callers.liveRun(caller);
-    if (parentRun === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
-    const parent = ctx.require("thread", parentRun.threadId);
+    const parent = parentAt.thread;
+    const parentRun = { id: parentAt.runId, currentAttemptId: parentAt.attemptId };
+    const attached = parent.lineage.relationship === "attached";
     this.checkBudgets(ctx, parent.lineage.depth + 1, parentRun.id, parent.lineage.rootThreadId);
     const budget = this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
 
@@ -249,7 +284,7 @@ export class DelegatedTaskService {
     putItem(ctx, {
       id: parentItemId,
       threadId: parent.id,
-      runId: parentRun.id,
+      runId: attached ? null : parentRun.id,
       attemptId: parentRun.currentAttemptId,
       kind: "subagent",
       status: "in_progress",

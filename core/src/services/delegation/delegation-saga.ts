@@ -248,5 +248,7 @@ export class DelegationSaga implements EngineReaction {
 function acceptsAutomaticTurn(ctx: CommandContext, threadId: string): boolean {
   const thread = ctx.get("thread", threadId);
   if (thread === null || thread.deletedAt !== null || thread.stopped) return false;
+  // An attached thread's agent runs outside Switchyard: its results wait for its task_status.
+  if (thread.lineage.relationship === "attached") return false;
   return latestExecutedRun(ctx, threadId)?.interruptedOnRequest !== true;
 }

@@ -35,6 +35,13 @@ export function routerParent(reader: ProjectionReader, parentThreadId: string, p
   if (parent === null || parent.deletedAt !== null) {
     throw new OrchestratorFailure("thread_not_found", `Parent thread ${parentThreadId} does not exist.`, { threadId: parentThreadId, field: "parentThreadId" });
   }
+  if (parent.lineage.relationship === "attached") {
+    // Its children's turns would be delivered to it as messages, and no turn runs in it here.
+    throw new OrchestratorFailure("invalid_request", `Thread ${parentThreadId} is an attached thread (its agent runs outside Switchyard), so it cannot be a router child's parent: call delegate_task from that agent instead.`, {
+      field: "parentThreadId",
+      relationship: "attached",
+    });
+  }
   if (parent.projectId !== projectId) {
     throw new OrchestratorFailure(
       "invalid_request",

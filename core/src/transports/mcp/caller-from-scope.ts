@@ -20,6 +20,8 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     ceiling: scope.ceiling,
     ...(scope.grant !== undefined ? { grant: scope.grant } : {}),
     ...(scope.remote !== undefined ? { remote: scope.remote } : {}),
+    ...(scope.connection !== undefined ? { connection: scope.connection } : {}),
+    ...(scope.attachment !== undefined ? { attachment: scope.attachment } : {}),
     transport,
   };
 }

@@ -49,7 +49,7 @@ export const ThreadShell = z
     status: z.union([RunStatus, z.literal("idle")]),
     latestRunId: z.string().nullable(),
     queuedRuns: z.number(),
-    relationship: z.enum(["root", "subagent", "fork"]),
+    relationship: z.enum(["root", "subagent", "fork", "attached"]).describe("attached: the thread of an agent session outside Switchyard (a harness wired with switchyard connect); no turn runs in it here."),
     parentThreadId: z.string().nullable(),
     delegatedTaskId: z.string().nullable(),
     reportBack: z.boolean(),
@@ -65,7 +65,7 @@ export const ThreadShell = z
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),
-    creationSource: z.enum(["cli", "mcp", "api", "scheduler", "system", "provider"]),
+    creationSource: z.enum(["cli", "mcp", "api", "scheduler", "system", "provider", "attached"]),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

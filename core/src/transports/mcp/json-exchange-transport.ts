@@ -5,6 +5,8 @@ import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextp
 /** One POST being answered: its response, and each request's answer once it has one (in message order). */
 interface Exchange {
   readonly res: ServerResponse;
+  /** Headers the answer carries besides its content type and length (an initialize's session id). */
+  readonly headers: Readonly<Record<string, string>>;
   readonly answers: Map<RequestId, JSONRPCMessage | undefined>;
   unanswered: number;
 }
@@ -41,7 +43,7 @@ export class JsonExchangeTransport implements Transport {
    * response (one object, or an array for a batch); one with only notifications or responses is
    * answered 202 at once, as the SDK's transport does.
    */
-  deliver(messages: readonly JSONRPCMessage[], res: ServerResponse, extra: MessageExtraInfo): void {
+  deliver(messages: readonly JSONRPCMessage[], res: ServerResponse, extra: MessageExtraInfo, headers: Readonly<Record<string, string>> = {}): void {
     const answers = new Map<RequestId, JSONRPCMessage | undefined>();
     // The messages passed the SDK's strict schemas: a request is the one kind with both.
     for (const message of messages) if ("method" in message && "id" in message) answers.set(message.id, undefined);
@@ -50,7 +52,7 @@ export class JsonExchangeTransport implements Transport {
       res.writeHead(202).end();
       return;
     }
-    this.exchange = { res, answers, unanswered: answers.size };
+    this.exchange = { res, headers, answers, unanswered: answers.size };
     for (const message of messages) this.onmessage?.(message, extra);
   }
 
@@ -94,7 +96,7 @@ export class JsonExchangeTransport implements Transport {
     const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     // With a Content-Length the client has the whole answer the moment it has these bytes, and
     // its connection is free for its next call (a chunked body ends only with its last chunk).
-    exchange.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+    exchange.res.writeHead(200, { ...exchange.headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
   }
 
   async close(): Promise<void> {

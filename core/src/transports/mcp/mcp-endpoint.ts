@@ -23,6 +23,25 @@ import { auditTargetOf, outcomeOf } from "../../services/reach/tool-call-outcome
 import { CallsInFlight } from "./calls-in-flight.js";
 import { JsonExchangeTransport } from "./json-exchange-transport.js";
 import { checkPostMessages } from "./post-checks.js";
+import { ClientRoots, newClientSessionId, readClientSessionId, type ClientSessionFacts } from "./client-sessions.js";
+
+/**
+ * The tools that pick a project for new work when the call names none: from a client's session,
+ * its roots say which (see CallerContext.workProject), so they are asked for first.
+ */
+const PROJECT_INFERRING_TOOLS = new Set(["create_threads", "t3_thread_launch", "delegate_task"]);
+
+/** Asks the calling client for its roots on the call's own stream (null: it did not answer). */
+type AskRoots = (extra: ToolCallExtra) => Promise<readonly string[] | null>;
+
+/** Whether a POST calls a project-inferring tool without naming a project (its client's roots then matter). */
+function callsWithoutProject(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const call = message as { method?: unknown; params?: { name?: unknown; arguments?: { projectId?: unknown } } } | null;
+    return call?.method === "tools/call" && typeof call.params?.name === "string" && PROJECT_INFERRING_TOOLS.has(call.params.name) && call.params.arguments?.projectId === undefined;
+  });
+}
 
 /**
  * How many free servers the endpoint keeps for JSON answers. Beyond it, a server freed by a
@@ -193,6 +212,7 @@ export class McpEndpoint {
   /** Servers for JSON answers that serve no one now, most recently freed last. */
   private readonly idleServers: PooledServer[] = [];
   private readonly callsInFlight = new CallsInFlight();
+  private readonly clientRoots = new ClientRoots();
 
   constructor(
     definitions: readonly McpToolDefinition[],
@@ -274,13 +294,23 @@ export class McpEndpoint {
       jsonRpcError(res, 400, -32600, "Invalid Request: the batch is empty; send at least one JSON-RPC message.");
       return;
     }
-    if (!asksForProgress(body)) {
-      await this.answerJson(scope, req, res, body);
+    // A client token's session (the id this endpoint gave it at initialize): who it is, its roots.
+    const session = scope.kind === "client" ? readClientSessionId(req.headers["mcp-session-id"]) : null;
+    const callScope = scope.kind === "client" ? this.attach(scope, session) : scope;
+    // A client that declared roots and has not told them yet is asked on the call's own stream.
+    const rootsNeeded = session !== null && session.roots && callScope.attachment?.roots === null && callsWithoutProject(body);
+    if (!asksForProgress(body) && !rootsNeeded) {
+      await this.answerJson(callScope, session, req, res, body);
       return;
     }
-    // A call that wants progress is answered as an SSE stream, by the SDK's own transport.
-    const server = this.createServer(() => scope);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    // A call that wants progress (or its client's roots) is answered as an SSE stream, by the SDK's own transport.
+    let transport: StreamableHTTPServerTransport;
+    const askRoots: AskRoots | null =
+      session === null
+        ? null
+        : (extra) => this.clientRoots.ask(scope.credentialId, session.nonce, (request) => transport.send(request, { relatedRequestId: extra.requestId }), extra.signal);
+    const server = this.createServer(() => callScope, askRoots);
+    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     const end = () => {
       void transport.close();
       void server.close();
@@ -299,10 +329,15 @@ export class McpEndpoint {
    * Answers a POST with one JSON body, on a pooled server: the SDK transport's checks, then its
    * messages to a server that is not serving anyone else, whose handlers act as `scope`.
    */
-  private async answerJson(scope: McpInvocationScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async answerJson(scope: McpInvocationScope, session: ClientSessionFacts | null, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const checked = checkPostMessages(req, body);
     if ("refusal" in checked) {
       jsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
+      return;
+    }
+    // A client's answer to a roots/list this endpoint asked goes to the call that waits for it.
+    if (scope.kind === "client" && this.clientRoots.take(scope.credentialId, session?.nonce ?? null, checked.messages)) {
+      res.writeHead(202).end();
       return;
     }
     this.callsInFlight.cancelNamed(scope.credentialId, checked.messages);
@@ -321,7 +356,23 @@ export class McpEndpoint {
       if (pooled.transport.busy || pooled.transport.cancelledAny) void pooled.server.close();
       else if (!checked.initializing && this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(pooled);
     });
-    pooled.transport.deliver(checked.messages, res, extra);
+    // A client token's session gets an id naming it (and what it said it is), which it sends with
+    // every later request: its delegations then share one attached thread.
+    const headers: Record<string, string> = checked.initializing && scope.kind === "client" ? { "mcp-session-id": newClientSessionId(checked.messages[0]!) } : {};
+    pooled.transport.deliver(checked.messages, res, extra, headers);
+  }
+
+  /** A client's scope with the session its call comes from (its roots, when it told them before). */
+  private attach(scope: McpInvocationScope, session: ClientSessionFacts | null): McpInvocationScope {
+    return {
+      ...scope,
+      attachment: {
+        credentialId: scope.credentialId,
+        mcpSessionId: session?.nonce ?? null,
+        client: session?.client ?? null,
+        roots: session === null ? null : (this.clientRoots.remembered(scope.credentialId, session.nonce) ?? null),
+      },
+    };
   }
 
   private async pooledServer(): Promise<PooledServer> {
@@ -373,11 +424,15 @@ export class McpEndpoint {
   }
 
   /** A server whose handlers act as `scopeOf()` says, read as each request starts. */
-  private createServer(scopeOf: () => McpInvocationScope): Server {
+  private createServer(scopeOf: () => McpInvocationScope, askRoots: AskRoots | null = null): Server {
     const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
     server.setRequestHandler(ListToolsRequestSchema, () => (linkedGrantOf(scopeOf()) !== null ? this.linkedListing : this.listing));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const scope = scopeOf();
+      let scope = scopeOf();
+      const roots = scope.attachment?.roots ?? null;
+      if (askRoots !== null && scope.attachment !== undefined && roots === null && callsWithoutProject({ method: "tools/call", params: request.params })) {
+        scope = { ...scope, attachment: { ...scope.attachment, roots: await askRoots(extra) } };
+      }
       if (scope.kind !== "environment") return this.callTool(scope, request, extra);
       // One audit row per call from a linked environment, whatever its outcome.
       const remote = remoteCallerFrom(request.params._meta);

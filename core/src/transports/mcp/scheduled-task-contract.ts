@@ -130,7 +130,7 @@ export const ScheduledTaskSchema = z.object({
   lastRun: TriggerView.nullable(),
   recentTriggers: z.array(TriggerView),
   createdBy: z.enum(["user", "agent", "system", "provider"]),
-  creationSource: z.enum(["cli", "mcp", "api", "scheduler", "system", "provider"]),
+  creationSource: z.enum(["cli", "mcp", "api", "scheduler", "system", "provider", "attached"]),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -769,8 +769,11 @@ export interface components {
             status: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | "idle";
             latestRunId: string | null;
             queuedRuns: number;
-            /** @enum {string} */
-            relationship: "root" | "subagent" | "fork";
+            /**
+             * @description attached: the thread of an agent session outside Switchyard (a harness wired with switchyard connect); no turn runs in it here.
+             * @enum {string}
+             */
+            relationship: "root" | "subagent" | "fork" | "attached";
             parentThreadId: string | null;
             delegatedTaskId: string | null;
             reportBack: boolean;
@@ -793,7 +796,7 @@ export interface components {
             /** @enum {string} */
             createdBy: "user" | "agent" | "system" | "provider";
             /** @enum {string} */
-            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider" | "attached";
             createdAt: string;
             updatedAt: string;
         } & {
@@ -1518,7 +1521,7 @@ export interface components {
             /** @enum {string} */
             createdBy: "user" | "agent" | "system" | "provider";
             /** @enum {string} */
-            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider" | "attached";
             createdAt: string;
             updatedAt: string;
             created: boolean;
@@ -1617,7 +1620,7 @@ export interface components {
             /** @enum {string} */
             createdBy: "user" | "agent" | "system" | "provider";
             /** @enum {string} */
-            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider";
+            creationSource: "cli" | "mcp" | "api" | "scheduler" | "system" | "provider" | "attached";
             createdAt: string;
             updatedAt: string;
         };
