@@ -19,6 +19,9 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     ceiling: scope.ceiling,
     ...(scope.grant !== undefined ? { grant: scope.grant } : {}),
     ...(scope.remote !== undefined ? { remote: scope.remote } : {}),
+    // A linked environment's credentialId is its grant's id.
+    ...(scope.kind === "client" ? { authority: { kind: "token" as const, credentialId: scope.credentialId } } : {}),
+    ...(scope.kind === "environment" ? { authority: { kind: "grant" as const, grantId: scope.grant?.id ?? scope.credentialId } } : {}),
     transport,
   };
 }
