@@ -563,7 +563,8 @@ export type ScheduledTriggerReason =
   | "thread_stopped"
   | "thread_not_found"
   | "project_not_found"
-  | "provider_unavailable";
+  | "provider_unavailable"
+  | SchedulePauseReason;
 
 /**
  * One firing of a scheduled task: an interval or fixed-time occurrence, or a webhook request that
