@@ -168,6 +168,29 @@ export const SchedulingConfigSchema = z
     webhookReplayWindowMs: z.number().int().min(1_000).max(86_400_000).default(5 * 60 * 1000),
     /** A missed fixed-time or interval occurrence runs once on catch-up if it is at most this late; older ones are skipped (recorded). */
     catchUpWindowMs: z.number().int().min(0).max(30 * 86_400_000).default(24 * 60 * 60 * 1000),
+    /**
+     * The most webhook requests one task records within a window: past it a request is refused
+     * with 429 and Retry-After, and nothing is written, so a flood costs the store nothing more.
+     */
+    webhookRateLimit: z
+      .object({
+        requests: z.number().int().min(1).max(1_000_000).default(60),
+        windowMs: z.number().int().min(1_000).max(86_400_000).default(60_000),
+      })
+      .strict()
+      .default({ requests: 60, windowMs: 60_000 }),
+    /**
+     * How many triggers a task keeps, and for how long: older ones are removed from the store,
+     * never one whose run has not finished, the one its next occurrence counts from, or one a
+     * replay, dedupe or rate window still needs.
+     */
+    triggerRetention: z
+      .object({
+        maxPerTask: z.number().int().min(1).max(1_000_000).default(1_000),
+        maxAgeMs: z.number().int().min(1_000).max(3_650 * 86_400_000).default(30 * 86_400_000),
+      })
+      .strict()
+      .default({ maxPerTask: 1_000, maxAgeMs: 30 * 86_400_000 }),
   })
   .strict();
 

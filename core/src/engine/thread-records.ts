@@ -1,5 +1,5 @@
 import { SwitchyardError, type InteractionMode, type RuntimeMode } from "../spec/index.js";
-import type { Actor, CreationSource, ProjectRecord, ThreadLineage, ThreadRecord } from "../store/records.js";
+import type { Actor, Authority, CreationSource, ProjectRecord, ThreadLineage, ThreadRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
 
 /** What a new project needs. */
@@ -49,6 +49,8 @@ export interface NewThreadInput {
   readonly lineage: Omit<ThreadLineage, "rootThreadId" | "depth"> & { rootThreadId?: string; depth?: number };
   readonly createdBy: Actor;
   readonly creationSource: CreationSource;
+  /** Whose authority its work acts under (see ThreadRecord.authority); null when unknown. */
+  readonly authority: Authority | null;
 }
 
 /** A default title from the first message: its first line, shortened. */
@@ -100,6 +102,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
     settledAt: null,
     deletedAt: null,
     stopped: false,
+    authority: input.authority,
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });

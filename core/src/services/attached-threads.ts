@@ -72,5 +72,7 @@ export function ensureAttachedThread(ctx: CommandContext, caller: Caller, place:
     },
     createdBy: "agent",
     creationSource: "attached",
+    // The outside session acts as its token: what its children schedule runs under that token.
+    authority: caller.authority ?? null,
   });
 }

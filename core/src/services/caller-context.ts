@@ -5,7 +5,7 @@ import type { Engine } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
-import type { ProjectRecord, RunRecord, ThreadRecord } from "../store/records.js";
+import type { Authority, ProjectRecord, RunRecord, ThreadRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
 import type { ProjectScope } from "./credentials/mcp-session-registry.js";
 import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-service.js";
@@ -57,6 +57,18 @@ export class CallerContext {
     const thread = this.thread(caller);
     if (thread !== null) return { runtimeMode: thread.runtimeMode, interactionMode: thread.interactionMode };
     return { runtimeMode: "approval-required", interactionMode: "plan" };
+  }
+
+  /**
+   * Whose authority the caller acts under: a client's token (a web UI session's too), an
+   * environment's grant, the owner at the CLI; an agent acts under its thread's, which is that
+   * of whoever started the thread's tree (a token, a grant, the owner), never its own
+   * provider-session credential, which ends with its session. Null when unknown (a thread made
+   * before threads recorded it).
+   */
+  authority(caller: Caller): Authority | null {
+    if (caller.kind === "agent") return this.thread(caller)?.authority ?? null;
+    return caller.authority ?? null;
   }
 
   /** What new work inherits: the caller's provider, model and modes (null for clients). */

@@ -1,4 +1,4 @@
-import type { CreationSource } from "../store/records.js";
+import type { Authority, CreationSource } from "../store/records.js";
 import type { ClientAttachment, ClientConnection, CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
 import type { ReachGrant } from "./reach/reach-grants.js";
 
@@ -49,7 +49,17 @@ export interface Caller {
   readonly attachment?: ClientAttachment;
   /** The transport the call came through (recorded as the creation source of what it creates); `mcp` when omitted. */
   readonly transport?: "mcp" | "api";
+  /**
+   * The credential a client or environment caller presented (its token, the token a web UI
+   * session was signed in with, its grant), or the home's owner for the CLI acting on the home
+   * directly. Agents have none here: theirs is their thread's (`CallerContext.authority`).
+   * Omitted: no authority (nothing it makes can act on its own later).
+   */
+  readonly authority?: Authority;
 }
+
+/** The owner of the home, at the CLI on this machine (who can read the home's files anyway). */
+export const OWNER_AUTHORITY: Authority = { kind: "owner" };
 
 /** What the caller's messages and threads record as their creation source. */
 export function creationSourceOf(caller: Caller): CreationSource {

@@ -7,10 +7,10 @@ import type { ProviderSessions } from "../engine/ports.js";
 import { createThread } from "../engine/thread-records.js";
 import { portableContext } from "../engine/portable-context.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import type { Actor, CreationSource, ThreadRecord } from "../store/records.js";
+import type { Actor, Authority, CreationSource, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { CallerContext } from "./caller-context.js";
-import { creationSourceOf, type Caller } from "./caller.js";
+import { creationSourceOf, OWNER_AUTHORITY, type Caller } from "./caller.js";
 
 /** What forking a thread needs. */
 export interface ForkRequest {
@@ -23,6 +23,8 @@ export interface ForkRequest {
   readonly afterRunId?: string;
   readonly createdBy: Actor;
   readonly creationSource: CreationSource;
+  /** Whose authority the fork acts under; omitted: the home's owner (in-process callers: the CLI, tests). */
+  readonly authority?: Authority | null;
   readonly commandId?: string;
 }
 
@@ -75,6 +77,7 @@ export class ThreadForkService {
       ...(input.clientRequestId !== undefined ? { commandId: derive.command(caller.requestScope, "thread.fork", `${source.id}:${input.clientRequestId}`) } : {}),
       createdBy: "agent",
       creationSource: creationSourceOf(caller),
+      authority: this.callers.authority(caller),
     };
     if (request.commandId === undefined || this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null) {
       this.callers.requireLiveRunForChanges(caller, "thread.fork");
@@ -166,6 +169,7 @@ export class ThreadForkService {
           lineage: { relationship: "fork", parentThreadId: source.id, parentRunId: request.afterRunId ?? null, parentNodeId: null, delegatedTaskId: null, rootThreadId: source.lineage.rootThreadId },
           createdBy: request.createdBy,
           creationSource: request.creationSource,
+          authority: request.authority === undefined ? OWNER_AUTHORITY : request.authority,
         });
         if (nativeCursor !== null) {
           // The fork's first session resumes the provider's copy of the conversation.

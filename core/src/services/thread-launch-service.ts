@@ -67,6 +67,7 @@ export class ThreadLaunchService {
       interactionMode: input.interactionMode,
     });
     const threadId = this.engine.ids.random("thread");
+    const authority = this.callers.authority(caller);
     const workspace = await this.workspace(caller, input, threadId);
     const commandId = `cmd:t3_thread_launch:${threadId}`;
     const outcome = this.engine.execute({
@@ -93,6 +94,7 @@ export class ThreadLaunchService {
             lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
             createdBy: "agent",
             creationSource: "mcp",
+            authority,
           },
           input.message,
         );

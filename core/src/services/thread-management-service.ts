@@ -9,12 +9,12 @@ import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeTh
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import { isTerminalRunStatus, type Actor, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
+import { isTerminalRunStatus, type Actor, type Authority, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { LiveWaits } from "./live-waits.js";
 import { conflictsAsInvalid } from "../engine/orchestrator-failure.js";
-import { creationSourceOf, type Caller } from "./caller.js";
+import { creationSourceOf, OWNER_AUTHORITY, type Caller } from "./caller.js";
 import { stopThread } from "./delegation/task-stop.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
@@ -93,6 +93,8 @@ export interface CreateThreadRequest {
   readonly parentThreadId?: string | null;
   /** With `parentThreadId`: deliver each finished turn to the parent as a message (default true). */
   readonly reportBack?: boolean;
+  /** Whose authority the thread acts under; omitted: the home's owner (in-process callers: the CLI, the demo, tests). */
+  readonly authority?: Authority | null;
 }
 
 /** What sending a message needs. */
@@ -209,6 +211,7 @@ export class ThreadManagementService {
                 : routerChildLineage(ctx, parent, request.reportBack ?? true),
             createdBy: request.createdBy,
             creationSource: request.creationSource,
+            authority: request.authority === undefined ? OWNER_AUTHORITY : request.authority,
           },
           request.prompt ?? null,
         );
@@ -591,6 +594,7 @@ export class ThreadManagementService {
           throw error;
         }
       }
+      const authority = this.callers.authority(caller);
       const outcome = this.engine.execute<CreatedThreads>({
         commandId,
         operation: "create_threads",
@@ -630,6 +634,7 @@ export class ThreadManagementService {
                     : routerChildLineage(ctx, parent, entry.reportBack ?? true),
                 createdBy: "agent",
                 creationSource: creationSourceOf(caller),
+                authority,
               },
               entry.prompt ?? null,
             );

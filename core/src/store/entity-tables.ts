@@ -1,4 +1,4 @@
-import type { EntityName, EntityRecords } from "./records.js";
+import { authorityId, type EntityName, type EntityRecords } from "./records.js";
 
 /** How one entity maps onto its projection table. */
 export interface EntityTable<E extends EntityName> {
@@ -165,6 +165,7 @@ export const ENTITY_TABLES: EntityTables = {
       kind: (r) => r.schedule.type,
       enabled: (r) => (r.enabled ? 1 : 0),
       created_at: (r) => r.createdAt,
+      authority_id: (r) => (r.authority ? authorityId(r.authority) : null),
     },
     threadId: (r) => r.boundThreadId,
     removes: (r) => r.deletedAt !== undefined,

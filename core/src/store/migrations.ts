@@ -388,6 +388,21 @@ export const MIGRATIONS: readonly Migration[] = [
       db.prepare("UPDATE web_sessions SET ended_at = ? WHERE kind = 'session' AND ended_at IS NULL").run(Date.now());
     },
   },
+  {
+    version: 21,
+    name: "scheduled tasks by the credential they run under; triggers by age",
+    // Revoking a token pauses the schedules it made, found by this column rather than by
+    // json_extract over every task; tasks written before it have no authority (NULL), which
+    // the scheduler reads as "unknown" and pauses. Trigger retention prunes by age across
+    // every task, deleted ones included.
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE scheduled_tasks ADD COLUMN authority_id TEXT;
+        CREATE INDEX scheduled_tasks_authority ON scheduled_tasks(authority_id) WHERE authority_id IS NOT NULL;
+        CREATE INDEX scheduled_triggers_created ON scheduled_triggers(created_at);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -66,6 +66,11 @@ export interface EventStore {
   previousUpsert(sequence: number): EntityRecords[EntityName] | null;
   /** The sequence of a record's oldest upsert still reachable from its projection row, or null without a row. */
   firstUpsertSequence(entity: EntityName, id: string): number | null;
+  /**
+   * Removes records for good (their events, projection rows and the receipts of the commands
+   * that wrote them), for retention of records nothing else refers to. Inside `transaction`.
+   */
+  forget(entity: EntityName, ids: readonly string[]): number;
   /** Reads a command receipt. */
   getReceipt(commandId: string): CommandReceipt | null;
   /** Stores a command receipt. Must run inside `transaction`. */

@@ -138,8 +138,29 @@ export interface ThreadRecord {
   readonly deletedAt: string | null;
   /** Stop was pressed: queued runs are held until the next explicit send. */
   readonly stopped: boolean;
+  /**
+   * Whose authority the thread's work acts under: the credential (or grant) of whoever created
+   * it, which a thread created by an agent inherits from the agent's own thread, so every thread
+   * of a tree carries its root's. Absent on threads made before it was recorded.
+   */
+  readonly authority?: Authority | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/**
+ * A credential that work acts for, checked again whenever the work acts on its own (a scheduled
+ * task firing): a client token (a script, the HTTP API, an MCP client, the web UI signed in with
+ * it), a linked environment's grant, or the owner of the home acting on it directly (the CLI).
+ */
+export type Authority =
+  | { readonly kind: "token"; readonly credentialId: string }
+  | { readonly kind: "grant"; readonly grantId: string }
+  | { readonly kind: "owner" };
+
+/** An authority as one string (the scheduled-task column `authority_id`): the credential's or grant's id, or `owner`. */
+export function authorityId(authority: Authority): string {
+  return authority.kind === "token" ? authority.credentialId : authority.kind === "grant" ? authority.grantId : "owner";
 }
 
 /** Why a run exists. */
@@ -530,6 +551,24 @@ export interface ScheduledTaskRecord {
   readonly updatedAt: string;
   /** Set by `delete_scheduled_task`: this upsert is the tombstone; its projection row is removed. */
   readonly deletedAt?: string;
+  /**
+   * The credential its runs start under (whoever created it, or last resumed it): it fires only
+   * while that credential stands. Absent on tasks made before it was recorded: such a task is
+   * paused (`authority_unknown`) until someone who may resumes it.
+   */
+  readonly authority?: Authority | null;
+  /** Why Switchyard paused it (with `enabled: false`); null or absent when running or paused on request. */
+  readonly pause?: SchedulePause | null;
+}
+
+/** Why Switchyard paused a scheduled task by itself. */
+export type SchedulePauseReason = "credential_revoked" | "credential_expired" | "authority_unknown";
+
+/** A pause Switchyard made, not a person: its reason, in words, and when. */
+export interface SchedulePause {
+  readonly reason: SchedulePauseReason;
+  readonly detail: string;
+  readonly at: string;
 }
 
 /** What became of a trigger. */
@@ -545,7 +584,8 @@ export type ScheduledTriggerReason =
   | "thread_stopped"
   | "thread_not_found"
   | "project_not_found"
-  | "provider_unavailable";
+  | "provider_unavailable"
+  | SchedulePauseReason;
 
 /**
  * One firing of a scheduled task: an interval or fixed-time occurrence, or a webhook request that

@@ -315,6 +315,35 @@ export class Store implements EventStore {
     }
   }
 
+  /**
+   * Removes records for good: each one's events (its row's chain of links back to its first
+   * upsert), its projection row, and the receipts of the commands that wrote those events. For
+   * retention of records nothing else refers to (a scheduled task's old triggers): the log stays
+   * the truth of what remains, so a rebuild makes the same projections. Must run inside
+   * `transaction`. Returns how many records had a row.
+   */
+  forget(entity: EntityName, ids: readonly string[]): number {
+    if (!this.db.inTransaction) throw new Error("Store.forget must run inside Store.transaction");
+    const prepared = this.entities.get(entity)!;
+    const commandOf = this.statement("SELECT command_id, previous_sequence FROM events WHERE sequence = ?");
+    const removeEvent = this.statement("DELETE FROM events WHERE sequence = ?");
+    const removeReceipt = this.statement("DELETE FROM command_receipts WHERE command_id = ?");
+    let forgotten = 0;
+    for (const id of ids) {
+      let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
+      if (prepared.remove.run(id).changes === 0) continue;
+      forgotten += 1;
+      while (sequence !== null) {
+        const event = commandOf.get(sequence) as { command_id: string | null; previous_sequence: number | null } | undefined;
+        if (event === undefined) break;
+        removeEvent.run(sequence);
+        if (event.command_id !== null) removeReceipt.run(event.command_id);
+        sequence = event.previous_sequence;
+      }
+    }
+    return forgotten;
+  }
+
   /** Reads a command receipt. */
   getReceipt(commandId: string): CommandReceipt | null {
     const row = this.statement("SELECT * FROM command_receipts WHERE command_id = ?").get(commandId) as

@@ -21,7 +21,8 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start({
-      scheduling: { timeZone: "Europe/Berlin", catchUpWindowMs: 6 * 3_600_000 },
+      // The clock crosses months between triggers a test reads back: keep them all.
+      scheduling: { timeZone: "Europe/Berlin", catchUpWindowMs: 6 * 3_600_000, triggerRetention: { maxAgeMs: 3_650 * 86_400_000 } },
       overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
     });
     client = await connectMcp(lab.server.mcpUrl, lab.registry.issueClientToken({ ttlMs: 3_650 * 86_400_000, capabilities: ["orchestration:operate"] }).token);

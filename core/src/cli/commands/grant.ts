@@ -3,6 +3,7 @@ import { InvalidArgumentError } from "commander";
 import { isRuntimeMode, RUNTIME_MODES, type RuntimeMode } from "../../spec/index.js";
 import type { ProjectScope } from "../../services/credentials/mcp-session-registry.js";
 import { GRANT_VERBS, ReachGrants, type GrantVerb, type ReachGrant } from "../../services/reach/reach-grants.js";
+import { ScheduleStanding } from "../../services/scheduling/schedule-standing.js";
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
@@ -120,13 +121,15 @@ export function registerGrant(program: Command): void {
     });
   grant
     .command("revoke <id>")
-    .description("Revoke a grant by id: the next call under it is refused")
+    .description("Revoke a grant by id: the next call under it is refused, and the scheduled tasks that run under it are paused")
     .option("--home <dir>", "Switchyard home")
     .action(async (id: string, options: { home?: string }) => {
       await withHost(options, (host) => {
         const grants = host.container.resolve(ReachGrants);
         if (grants.revoke(id)) process.stdout.write(`Revoked ${id}\n`);
         else process.stdout.write(`${id} was already revoked (${grants.get(id)!.revokedAt}).\n`);
+        const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "grant", grantId: id });
+        if (paused > 0) process.stdout.write(`Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it (an agent in a thread the other machine started made them); \`switchyard schedules resume <id>\` resumes one under the home's owner.\n`);
       });
     });
 }

@@ -1,19 +1,24 @@
 import type { Command } from "commander";
-import type { Caller } from "../../services/caller.js";
+import { OWNER_AUTHORITY, type Caller } from "../../services/caller.js";
 import { ScheduledTaskService } from "../../services/scheduling/scheduled-task-service.js";
 import type { ScheduledTaskView } from "../../services/scheduling/scheduled-task-view.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
-/** The operator at a terminal: a client with read access, outside any thread. */
-const TERMINAL_READER: Caller = {
+/**
+ * The home's owner at a terminal on this machine, outside any thread: who can read the home's
+ * files (the database, the key that derives webhook URLs) anyway, so it sees and manages every
+ * task, and a task it resumes runs under the owner's authority, which no revoke ends.
+ */
+const TERMINAL_OWNER: Caller = {
   kind: "client",
   threadId: null,
   projectId: null,
   providerInstanceId: null,
   providerSessionId: null,
   requestScope: "cli:terminal",
-  capabilities: new Set(["orchestration:read"]),
+  capabilities: new Set(["orchestration:read", "orchestration:operate"]),
+  authority: OWNER_AUTHORITY,
 };
 
 /** A task's trigger in a few words. */
@@ -29,6 +34,11 @@ function triggerText(task: ScheduledTaskView): string {
   }
 }
 
+function statusText(task: ScheduledTaskView): string {
+  if (task.enabled) return style("enabled", "green");
+  return task.pausedReason === "requested" || task.pausedReason === null ? style("paused", "yellow") : style(`paused: ${task.pausedReason}`, "red");
+}
+
 function lastRunText(task: ScheduledTaskView): string {
   const last = task.recentTriggers[0];
   if (last === undefined) return "";
@@ -40,7 +50,7 @@ export function registerSchedules(program: Command): void {
   const schedules = program.command("schedules").description("Scheduled tasks (schedule_task): what runs when, and what the last trigger did");
   schedules
     .command("list")
-    .description("List scheduled tasks, newest first, with their trigger, next run and last trigger (webhook secrets are never shown)")
+    .description("List scheduled tasks, newest first, with their trigger, status (and why one is paused), next run and last trigger (webhook secrets are never shown)")
     .option("--project <id-or-path>", "only this project's tasks")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
@@ -55,7 +65,7 @@ export function registerSchedules(program: Command): void {
         const service = host.container.resolve(ScheduledTaskService);
         const tasks: ScheduledTaskView[] = [];
         for (let offset = 0; ; ) {
-          const page = service.list(TERMINAL_READER, { projectId, limit: 100, offset });
+          const page = service.list(TERMINAL_OWNER, { projectId, limit: 100, offset });
           tasks.push(...page.tasks);
           if (!page.hasMore) break;
           offset += page.tasks.length;
@@ -69,7 +79,7 @@ export function registerSchedules(program: Command): void {
               task.scheduledTaskId,
               task.title,
               triggerText(task),
-              task.enabled ? style("enabled", "green") : style("paused", "yellow"),
+              statusText(task),
               task.nextRunAt ?? "",
               task.boundThreadId ?? `new thread (${task.providerInstanceId})`,
               lastRunText(task),
@@ -77,4 +87,29 @@ export function registerSchedules(program: Command): void {
           );
       });
     });
+  for (const [verb, enabled] of [["resume", true], ["pause", false]] as const) {
+    schedules
+      .command(`${verb} <id>`)
+      .description(
+        enabled
+          ? "Resume a paused scheduled task (also one Switchyard paused because its credential was revoked or expired): it then runs under the home's owner, counting its occurrences from now"
+          : "Pause a scheduled task: no trigger fires, webhook requests are recorded as skipped",
+      )
+      .option("--home <dir>", "Switchyard home")
+      .option("--json", "print JSON")
+      .action(async (id: string, options: { home?: string; json?: boolean }) => {
+        await withHost(options, async (host) => {
+          const service = host.container.resolve(ScheduledTaskService);
+          let task: ScheduledTaskView;
+          try {
+            task = await service.schedule(TERMINAL_OWNER, { scheduledTaskId: id, enabled }, { creationSource: "cli" });
+          } catch (error) {
+            if ((error as { code?: string }).code === "task_not_found") throw new CliError(`No scheduled task has id ${id}. Run \`switchyard schedules list\` to see them.`, EXIT.notFound);
+            throw error;
+          }
+          if (options.json) printJson(task);
+          else process.stdout.write(enabled ? `Resumed ${id}; it runs under the home's owner${task.nextRunAt !== null ? `, next at ${task.nextRunAt}` : ""}.\n` : `Paused ${id}.\n`);
+        });
+      });
+  }
 }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { INTERACTION_MODES, isInteractionMode, isRuntimeMode, RUNTIME_MODES, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
 import { McpSessionRegistry, type CredentialCapability, type CredentialSummary, type ModeCeiling, type ProjectScope } from "../../services/credentials/mcp-session-registry.js";
+import { ScheduleStanding } from "../../services/scheduling/schedule-standing.js";
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
@@ -170,18 +171,27 @@ export function registerToken(program: Command): void {
     });
   token
     .command("revoke <id>")
-    .description("Revoke a token by id")
+    .description("Revoke a token by id; the scheduled tasks that run under it are paused")
     .option("--home <dir>", "Switchyard home")
-    .action(async (id: string, options: { home?: string }) => {
+    .option("--json", "print JSON")
+    .action(async (id: string, options: { home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
         const registry = host.container.resolve(McpSessionRegistry);
-        if (registry.revoke(id)) {
-          process.stdout.write(`Revoked ${id}\n`);
+        const revoked = registry.revoke(id);
+        const known = registry.list().find((t) => t.id === id);
+        if (!revoked && known === undefined) throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
+        // Also after an earlier revoke: a task it left enabled (resumed under it by an older version) stops now.
+        const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "token", credentialId: id });
+        if (options.json) {
+          printJson({ id, revoked, revokedAt: known?.revokedAt ?? null, pausedSchedules: paused });
           return;
         }
-        const known = registry.list().find((t) => t.id === id);
-        if (known === undefined) throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
-        process.stdout.write(`${id} was already revoked (${known.revokedAt}).\n`);
+        process.stdout.write(revoked ? `Revoked ${id}\n` : `${id} was already revoked (${known!.revokedAt}).\n`);
+        process.stdout.write(
+          paused === 0
+            ? "No scheduled task runs under it.\n"
+            : `Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it; \`switchyard schedules list\` shows them, and \`switchyard schedules resume <id>\` (or anyone who may change them) resumes one under their own credential.\n`,
+        );
       });
     });
 }

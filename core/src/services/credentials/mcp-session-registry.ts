@@ -439,6 +439,18 @@ export class McpSessionRegistry implements McpGrantIssuer {
     if (info.changes > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
   }
 
+  /**
+   * Whether a client credential still stands, by id, without using it (no idle clock moves):
+   * what work it left running on its own (a scheduled task) is checked against at each firing.
+   */
+  standing(credentialId: string): { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" } {
+    const row = this.store.statement("SELECT revoked_at, expires_at FROM mcp_credentials WHERE id = ?").get(credentialId) as Pick<CredentialRow, "revoked_at" | "expires_at"> | undefined;
+    if (row === undefined) return { state: "unknown" };
+    if (row.revoked_at !== null) return { state: "revoked", at: new Date(row.revoked_at).toISOString() };
+    if (this.clock.nowMs() >= row.expires_at) return { state: "expired", at: new Date(row.expires_at).toISOString() };
+    return { state: "active" };
+  }
+
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
     const info = this.store.statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);

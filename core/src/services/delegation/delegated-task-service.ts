@@ -226,6 +226,7 @@ export class DelegatedTaskService {
       },
       createdBy: "agent",
       creationSource: "mcp",
+      authority: parent.authority ?? null,
     });
     ctx.put("contextTransfer", {
       id: spawnTransferId,

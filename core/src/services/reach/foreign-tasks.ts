@@ -138,6 +138,7 @@ export class ForeignTasks {
             },
             createdBy: "agent",
             creationSource: "mcp",
+            authority: { kind: "grant", grantId: grant.id },
           });
           const delivery = deliverMessage(ctx, {
             threadId: childThreadId,

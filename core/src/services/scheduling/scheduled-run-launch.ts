@@ -124,6 +124,8 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
         lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
         createdBy: "system",
         creationSource: "scheduler",
+        // The run acts for the task's credential, as a thread its creator started would.
+        authority: task.authority ?? null,
       },
       text,
     ).id;

@@ -6,13 +6,14 @@ import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { Engine } from "../../engine/ports.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { titleFromMessage } from "../../engine/thread-records.js";
-import type { CreationSource, ScheduledTaskRecord, ScheduleSpec, SealedSecret, ThreadRecord } from "../../store/records.js";
+import type { Authority, CreationSource, ScheduledTaskRecord, ScheduleSpec, SealedSecret, ThreadRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { ProviderSelectionService, type InheritedSelection, type ResolvedSelection, type TargetRequest } from "../provider-selection-service.js";
 import { checkSchedule, timeZoneName, type CheckedSchedule, type ScheduleInput, type SignatureInput } from "./schedule-validation.js";
-import { scheduledTaskView, type ScheduledTaskView } from "./scheduled-task-view.js";
+import { describeAuthority, ScheduleStanding } from "./schedule-standing.js";
+import { scheduledTaskView, webhookPath, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
 
 /** schedule_task input: creates a task, or with `scheduledTaskId` updates one (omitted fields stay). */
@@ -69,6 +70,7 @@ export class ScheduledTaskService {
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
+    private readonly standing: ScheduleStanding,
   ) {}
 
   /** The server's address, once it listens (webhook URLs are built on it); null when it stops. */
@@ -76,15 +78,60 @@ export class ScheduledTaskService {
     this.webhookBaseUrl = url;
   }
 
-  /** A task as results show it. */
-  view(task: ScheduledTaskRecord, recentTriggers?: number): ScheduledTaskView {
+  /** A task as results show this caller: an unsigned webhook's URL only to a caller that may manage the task. */
+  view(caller: Caller, task: ScheduledTaskRecord, recentTriggers?: number): ScheduledTaskView {
+    let path: string | null = null;
+    if (task.schedule.type === "webhook") {
+      if (task.schedule.signature !== null) path = webhookPath(task.id, null);
+      else if (this.mayManage(caller, task)) path = webhookPath(task.id, this.secrets.webhookUrlKey(task.id));
+    }
     return scheduledTaskView(this.engine, task, {
       nowMs: this.engine.clock.nowMs(),
       timeZone: this.config.scheduling.timeZone,
       timeZoneName: timeZoneName(this.config.scheduling),
       webhookBaseUrl: this.webhookBaseUrl,
       ...(recentTriggers !== undefined ? { recentTriggers } : {}),
+      webhookPath: path,
+      authorityState: this.standing.state(task.authority),
     });
+  }
+
+  /**
+   * Whether a caller may change a task (and so see what triggers it): it may operate, in the
+   * task's project, with modes at least as broad as the task's. The same test updates and
+   * deletions pass; an agent additionally needs its live run to make the change.
+   */
+  mayManage(caller: Caller, task: ScheduledTaskRecord): boolean {
+    if (!caller.capabilities.has("orchestration:operate") || !this.callers.mayUseProject(caller, task.projectId)) return false;
+    const ceiling = this.callers.ceiling(caller);
+    return runtimeModeRank(task.runtimeMode) <= runtimeModeRank(ceiling.runtimeMode) && interactionModeRank(task.interactionMode) <= interactionModeRank(ceiling.interactionMode);
+  }
+
+  /**
+   * The credential a task the caller makes (or resumes) will run under, which must stand now:
+   * an agent's is its thread's (whoever started its tree), so a thread that records none, or
+   * whose credential was revoked or expired while its agent works, cannot schedule.
+   */
+  private requireStandingAuthority(caller: Caller, action: string): Authority {
+    const authority = this.callers.authority(caller);
+    if (authority === null) {
+      throw new OrchestratorFailure(
+        "capability_denied",
+        caller.kind === "agent"
+          ? `${action} records the credential a task runs under, and this thread was started before Switchyard recorded who starts threads, so a task made here would run under no one's. Ask the user to ${action === "schedule_task" ? "schedule it" : "resume it"} (the HTTP API, switchyard schedules, or an agent in a thread started since).`
+          : `${action} records the credential a task runs under, and this caller presented none.`,
+        { action },
+      );
+    }
+    const lapse = this.standing.lapse(authority, "");
+    if (lapse !== null) {
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `${action} would make a task run under ${describeAuthority(authority)}${caller.kind === "agent" ? " (the credential this thread's tree was started with)" : ""}, which is ${lapse.reason === "credential_expired" ? "expired" : "revoked"}; a task cannot outlive its credential.`,
+        { action, reason: lapse.reason },
+      );
+    }
+    return authority;
   }
 
   /**
@@ -219,9 +266,10 @@ export class ScheduledTaskService {
     const replay = conflictsAsInvalid(() => this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request));
     if (replay !== null) {
       const task = this.requireTask(caller, replay.result.scheduledTaskId);
-      return { ...this.view(task), created: false, replayed: true, signatureSecret: null, notes: ["This clientRequestId created the task before; it is returned as it is now (a generated secret is shown only once)."] };
+      return { ...this.view(caller, task), created: false, replayed: true, signatureSecret: null, notes: ["This clientRequestId created the task before; it is returned as it is now (a generated secret is shown only once)."] };
     }
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
+    const authority = this.requireStandingAuthority(caller, "schedule_task");
     const prompt = this.checkPrompt(input.prompt);
     const title = input.title !== undefined ? this.checkTitle(input.title) : titleFromMessage(prompt);
     const checked = checkSchedule(input.schedule, this.config.scheduling, this.engine.clock.nowMs());
@@ -268,12 +316,14 @@ export class ScheduledTaskService {
             creationSource,
             createdAt: ctx.now,
             updatedAt: ctx.now,
+            authority,
+            pause: null,
           });
           return { scheduledTaskId: id };
         },
       }),
     );
-    return { ...this.view(this.requireTask(caller, outcome.result.scheduledTaskId)), created: true, replayed: false, signatureSecret: generated, notes: [...selection.notes] };
+    return { ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)), created: true, replayed: false, signatureSecret: generated, notes: [...selection.notes] };
   }
 
   private async update(caller: Caller, scheduledTaskId: string, input: ScheduleTaskInput): Promise<ScheduleTaskResult> {
@@ -291,7 +341,7 @@ export class ScheduledTaskService {
       bindToCurrentThread: input.bindToCurrentThread ?? null,
     };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
-    if (replay !== null) return { ...this.view(this.requireTask(caller, task.id)), created: false, replayed: true, signatureSecret: null, notes: [] };
+    if (replay !== null) return { ...this.view(caller, this.requireTask(caller, task.id)), created: false, replayed: true, signatureSecret: null, notes: [] };
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
     this.requireTaskWithinCeiling(caller, task);
     if (input.projectId !== undefined && input.projectId !== task.projectId) {
@@ -324,6 +374,9 @@ export class ScheduledTaskService {
     }
     const enabled = input.enabled ?? task.enabled;
     const resumes = enabled && !task.enabled;
+    // A resume binds the task to the resumer's credential (within the resumer's ceiling, which
+    // requireTaskWithinCeiling held it to above): whoever turns it on answers for it.
+    const rebound = resumes ? { authority: this.requireStandingAuthority(caller, "resuming a scheduled task"), creatorCeiling: this.callers.ceiling(caller) } : null;
     const schedule = checked ?? task.schedule;
     if (resumes && checked === null && schedule.type === "fixed_time" && "at" in schedule && Date.parse(schedule.atInstant) <= nowMs) {
       throw new OrchestratorFailure("invalid_request", `Scheduled task ${task.id} ran once at ${schedule.atInstant}, which has passed; give a new schedule.at to run it again.`, { field: "enabled" });
@@ -355,13 +408,16 @@ export class ScheduledTaskService {
               : {}),
             // A new schedule, or a resume, counts its occurrences from now: nothing missed while paused runs.
             anchorAt: checked !== null || resumes ? ctx.now : current.anchorAt,
+            ...(rebound !== null ? rebound : {}),
+            // Whatever paused it, the pause ends with a resume; a pause on request leaves none.
+            pause: enabled ? null : input.enabled === false ? null : (current.pause ?? null),
             updatedAt: ctx.now,
           });
           return { scheduledTaskId: task.id };
         },
       }),
     );
-    return { ...this.view(this.requireTask(caller, outcome.result.scheduledTaskId)), created: false, replayed: false, signatureSecret: generated, notes: [...(selection?.notes ?? [])] };
+    return { ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)), created: false, replayed: false, signatureSecret: generated, notes: [...(selection?.notes ?? [])] };
   }
 
   /** list_scheduled_tasks: one project's tasks (an agent's own by default; a client's every project it may use), newest first. */
@@ -376,13 +432,13 @@ export class ScheduledTaskService {
     const where = projectId !== null ? "project_id = ?" : scoped === null ? "1 = 1" : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
     const params = projectId !== null ? [projectId] : (scoped ?? []);
     const total = this.engine.store.count("scheduledTask", where, params);
-    const tasks = this.engine.store.select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`).map((task) => this.view(task, 5));
+    const tasks = this.engine.store.select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`).map((task) => this.view(caller, task, 5));
     return { tasks, total, offset, limit, hasMore: offset + tasks.length < total };
   }
 
   /** One task with its recent triggers, or `task_not_found`. */
   read(caller: Caller, scheduledTaskId: string): ScheduledTaskView {
-    return this.view(this.requireTask(caller, scheduledTaskId), 20);
+    return this.view(caller, this.requireTask(caller, scheduledTaskId), 20);
   }
 
   /**

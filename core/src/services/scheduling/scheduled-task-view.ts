@@ -1,14 +1,18 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
-import type { ScheduledTaskRecord, ScheduledTriggerRecord, ScheduleSpec } from "../../store/records.js";
+import { authorityId, type ScheduledTaskRecord, type ScheduledTriggerRecord, type ScheduleSpec } from "../../store/records.js";
 import { isTimed, latestDueOccurrence, nextOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
 import { lastStartedTrigger, lastTimedTrigger } from "./scheduled-run-launch.js";
 
 /** What the tool result and the task's listing say about an unsigned webhook (seed 000). */
 export const UNSIGNED_WEBHOOK_WARNING = "Without a signature, anyone with the webhook URL can trigger a run.";
 
-/** The path of a webhook task's URL on the server. */
-export function webhookPath(scheduledTaskId: string): string {
-  return `/hooks/${encodeURIComponent(scheduledTaskId)}`;
+/** Why a listing leaves out an unsigned webhook's URL. */
+export const HIDDEN_WEBHOOK_URL_NOTE =
+  "An unsigned webhook's URL is its credential: only a caller that may change the task (orchestration:operate in its project, with modes at least as broad as the task's) sees it.";
+
+/** The path of a webhook task's URL on the server: an unsigned task's ends with its key. */
+export function webhookPath(scheduledTaskId: string, urlKey: string | null): string {
+  return `/hooks/${encodeURIComponent(scheduledTaskId)}${urlKey === null ? "" : `/${urlKey}`}`;
 }
 
 /** A schedule as results show it: never a secret, only whether there is one. */
@@ -66,13 +70,24 @@ const PROMPT_VIEW_CHARS = 4_000;
 export function scheduledTaskView(
   reader: ProjectionReader,
   task: ScheduledTaskRecord,
-  options: { nowMs: number; timeZone: string | undefined; timeZoneName: string; webhookBaseUrl: string | null; recentTriggers?: number },
+  options: {
+    nowMs: number;
+    timeZone: string | undefined;
+    timeZoneName: string;
+    webhookBaseUrl: string | null;
+    recentTriggers?: number;
+    /** The webhook's path as this caller may see it, or null when it is hidden from the caller (or the task is no webhook). */
+    webhookPath: string | null;
+    /** Whether the credential the task runs under stands now. */
+    authorityState: "active" | "revoked" | "expired" | "unknown";
+  },
 ) {
   const recent = reader.store
     .select("scheduledTrigger", "task_id = ?", [task.id], `ORDER BY created_at DESC, rowid DESC LIMIT ${Math.max(1, options.recentTriggers ?? 10)}`)
     .map((trigger) => triggerView(reader, trigger));
   const last = lastStartedTrigger(reader, task.id);
   const webhook = task.schedule.type === "webhook";
+  const path = webhook ? options.webhookPath : null;
   const long = task.prompt.length > PROMPT_VIEW_CHARS;
   return {
     scheduledTaskId: task.id,
@@ -81,6 +96,9 @@ export function scheduledTaskView(
     promptTruncated: long,
     projectId: task.projectId,
     enabled: task.enabled,
+    pausedReason: task.enabled ? null : (task.pause?.reason ?? ("requested" as const)),
+    pausedDetail: task.enabled ? null : (task.pause?.detail ?? "Paused on request (enabled: false)."),
+    authority: task.authority ? { kind: task.authority.kind, id: task.authority.kind === "owner" ? null : authorityId(task.authority), state: options.authorityState } : null,
     bindToCurrentThread: task.boundThreadId !== null,
     boundThreadId: task.boundThreadId,
     schedule: publicSchedule(task.schedule),
@@ -90,10 +108,11 @@ export function scheduledTaskView(
     runtimeMode: task.runtimeMode,
     interactionMode: task.interactionMode,
     nextRunAt: nextRunAt(reader, task, options.nowMs, options.timeZone),
-    webhookPath: webhook ? webhookPath(task.id) : null,
-    webhookUrl: webhook && options.webhookBaseUrl !== null ? `${options.webhookBaseUrl}${webhookPath(task.id)}` : null,
+    webhookPath: path,
+    webhookUrl: path !== null && options.webhookBaseUrl !== null ? `${options.webhookBaseUrl}${path}` : null,
+    webhookUrlHidden: webhook && path === null,
     webhookSignature: task.schedule.type === "webhook" ? (task.schedule.signature === null ? ("none" as const) : ("set" as const)) : null,
-    warning: task.schedule.type === "webhook" && task.schedule.signature === null ? UNSIGNED_WEBHOOK_WARNING : null,
+    warning: task.schedule.type === "webhook" && task.schedule.signature === null ? (path === null ? `${UNSIGNED_WEBHOOK_WARNING} ${HIDDEN_WEBHOOK_URL_NOTE}` : UNSIGNED_WEBHOOK_WARNING) : null,
     runCount: reader.store.count("scheduledTrigger", "task_id = ? AND outcome = 'started'", [task.id]),
     lastRun: last === null ? null : triggerView(reader, last),
     recentTriggers: recent,

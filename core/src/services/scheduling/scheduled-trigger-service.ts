@@ -9,10 +9,13 @@ import type { ScheduledTaskRecord, ScheduledTriggerRecord } from "../../store/re
 import { ProviderSelectionService } from "../provider-selection-service.js";
 import { isTimed, latestDueOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
 import { lastTimedTrigger, launchScheduledRun, recordTrigger, type LaunchContext, type TriggerDraft } from "./scheduled-run-launch.js";
+import { ScheduleStanding } from "./schedule-standing.js";
+import { TriggerRetention } from "./trigger-retention.js";
 import { matchFilters } from "./webhook-filters.js";
 import { promptWithWebhookBody } from "./webhook-prompt.js";
+import { webhookRateCheck } from "./webhook-rate-limit.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
-import { SIGNATURE_HEADER, signatureDigest, TIMESTAMP_HEADER, verifyWebhookSignature, type SignatureRefusal } from "./webhook-signature.js";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature, type SignatureRefusal } from "./webhook-signature.js";
 
 /** A trigger later than this after its occurrence counts as a catch-up. */
 const CATCH_UP_LATENESS_MS = 5_000;
@@ -23,17 +26,19 @@ class StaleTrigger extends Error {}
 /** A webhook request as the HTTP transport hands it over. */
 export interface WebhookRequest {
   readonly scheduledTaskId: string;
+  /** The key after the task id in the URL (`/hooks/<task>/<key>`), or null when the URL had none. */
+  readonly urlKey: string | null;
   /** Header names lower-case; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly body: Buffer;
 }
 
 /** Why a webhook request was refused before anything was recorded. */
-export type WebhookRefusal = SignatureRefusal | "not_found" | "replayed" | "body_not_text" | "signature_unreadable" | "task_changed";
+export type WebhookRefusal = SignatureRefusal | "not_found" | "url_key_invalid" | "replayed" | "rate_limited" | "body_not_text" | "signature_unreadable" | "task_changed";
 
 /** What became of a webhook request. */
 export type WebhookOutcome =
-  | { readonly kind: "refused"; readonly refusal: WebhookRefusal; readonly message: string }
+  | { readonly kind: "refused"; readonly refusal: WebhookRefusal; readonly message: string; readonly retryAfterSeconds?: number }
   | { readonly kind: "recorded"; readonly trigger: ScheduledTriggerRecord; readonly runStatus: string | null };
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -54,6 +59,8 @@ export class ScheduledTriggerService {
     @inject(TOKENS.Logger) private readonly logger: Logger,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
+    private readonly standing: ScheduleStanding,
+    private readonly retention: TriggerRetention,
   ) {}
 
   /** The provider a task's runs go to, its availability and capabilities (read before the transaction). */
@@ -82,7 +89,7 @@ export class ScheduledTriggerService {
     const scheduledFor = new Date(due.atMs).toISOString();
     const triggerId = `trigger:${task.id}:${due.atMs}`;
     try {
-      return this.engine.execute({
+      const trigger = this.engine.execute({
         commandId: `cmd:scheduled_task.fire:${task.id}:${due.atMs}`,
         operation: "scheduled_task.fire",
         request: { scheduledTaskId: task.id, scheduledFor },
@@ -103,6 +110,12 @@ export class ScheduledTriggerService {
             signatureDigest: null,
             request: null,
           };
+          // Held to its credential at every firing: a revoked or expired one pauses it here.
+          const lapse = this.standing.lapse(current.authority, current.id);
+          if (lapse !== null) {
+            ScheduleStanding.pause(ctx, current, lapse);
+            return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
+          }
           if (late > this.config.scheduling.catchUpWindowMs) {
             return recordTrigger(ctx, draft, {
               outcome: "skipped",
@@ -113,6 +126,8 @@ export class ScheduledTriggerService {
           return launchScheduledRun(ctx, current, draft, current.prompt, launch);
         },
       }).result;
+      this.retention.pruneTask(task.id);
+      return trigger;
     } catch (error) {
       if (error instanceof StaleTrigger) return null;
       throw error;
@@ -125,9 +140,11 @@ export class ScheduledTriggerService {
   }
 
   /**
-   * Handles a webhook request: a signed task's signature first (refused without a record, so an
-   * unauthenticated sender cannot grow the database), then, recorded as a trigger: paused,
-   * filters, dedupe and overlap skips, or a run whose prompt carries the body as data.
+   * Handles a webhook request: a signed task's signature, or an unsigned task's URL key, first
+   * (refused without a record, so an unauthenticated sender cannot grow the database); then the
+   * task's rate limit (refused without a record too); then, recorded as a trigger: a lapsed
+   * credential (which pauses the task), paused, filters, dedupe and overlap skips, or a run
+   * whose prompt carries the body as data.
    */
   async deliver(request: WebhookRequest): Promise<WebhookOutcome> {
     const task = this.engine.store.get("scheduledTask", request.scheduledTaskId);
@@ -135,7 +152,17 @@ export class ScheduledTriggerService {
     const schedule = task.schedule;
     const receivedAtMs = this.engine.clock.nowMs();
     let digest: string | null = null;
-    if (schedule.signature !== null) {
+    if (schedule.signature === null) {
+      if (request.urlKey === null || !this.secrets.matchesWebhookUrlKey(task.id, request.urlKey)) {
+        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "url_key_invalid" });
+        return {
+          kind: "refused",
+          refusal: "url_key_invalid",
+          message: `An unsigned webhook's URL ends with its key (/hooks/${task.id}/<key>), and this request ${request.urlKey === null ? "has none" : "has another"}. Someone who may change the task finds its URL in list_scheduled_tasks (webhookUrl).`,
+        };
+      }
+    } else {
+      if (request.urlKey !== null) return { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (a signed task's URL is /hooks/<id>, with no key)." };
       const opened = this.secrets.open(task.id, schedule.signature);
       if ("problem" in opened) {
         this.logger.error("webhook signature secret cannot be read", { scheduledTaskId: task.id, problem: opened.problem });
@@ -148,7 +175,7 @@ export class ScheduledTriggerService {
         this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: verdict.refusal });
         return { kind: "refused", refusal: verdict.refusal, message: verdict.message };
       }
-      digest = signatureDigest(timestamp!, signature!);
+      digest = verdict.replayKey;
     }
     let bodyText: string;
     try {
@@ -176,6 +203,8 @@ export class ScheduledTriggerService {
           const current = ctx.get("scheduledTask", task.id);
           if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
           if (digest !== null && ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0) throw new ReplayedDelivery();
+          const rate = webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
+          if (rate !== null) throw new RateLimited(rate.retryAfterSeconds, rate.message);
           const draft: TriggerDraft = {
             id: triggerId,
             scheduledTaskId: task.id,
@@ -187,7 +216,12 @@ export class ScheduledTriggerService {
             signatureDigest: digest,
             request: { contentType, bytes: request.body.length, deliveryId },
           };
-          if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: "The task is paused (enabled: false)." });
+          const lapse = current.enabled ? this.standing.lapse(current.authority, current.id) : null;
+          if (lapse !== null) {
+            ScheduleStanding.pause(ctx, current, lapse);
+            return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
+          }
+          if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: current.pause ? current.pause.detail : "The task is paused (enabled: false)." });
           const filtered = matchFilters(schedule.filters, { headers: request.headers, bodyText });
           if (!filtered.ok) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
           if (dedupeKey !== null && schedule.dedupe !== null) {
@@ -208,9 +242,14 @@ export class ScheduledTriggerService {
       // Two copies of one signed request raced: the second found the first's receipt.
       if (outcome.replayed) return replayed();
       const trigger = outcome.result;
+      this.retention.pruneTask(task.id);
       return { kind: "recorded", trigger, runStatus: trigger.runId === null ? null : (this.engine.store.get("run", trigger.runId)?.status ?? null) };
     } catch (error) {
       if (error instanceof ReplayedDelivery) return replayed();
+      if (error instanceof RateLimited) {
+        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "rate_limited" });
+        return { kind: "refused", refusal: "rate_limited", message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+      }
       if (error instanceof StaleTrigger) return { kind: "refused", refusal: "task_changed", message: "The task changed (or was deleted) while the request was checked; send it again." };
       throw error;
     }
@@ -220,6 +259,16 @@ export class ScheduledTriggerService {
 /** A signed request that was delivered before. */
 class ReplayedDelivery extends Error {}
 
+/** The task took as many requests as its window allows. */
+class RateLimited extends Error {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function replayed(): WebhookOutcome {
-  return { kind: "refused", refusal: "replayed", message: "This signed request was delivered before (same timestamp and signature); a replay is refused. Sign each delivery anew." };
+  return { kind: "refused", refusal: "replayed", message: "This signed request was delivered before (the same timestamp and body); a replay is refused. Sign each delivery anew." };
 }

@@ -6,11 +6,21 @@ import type { Logger } from "../../logging/logger.js";
 import type { ScheduledTaskRecord } from "../../store/records.js";
 import { setAlarm, type Clock } from "../../util/clock.js";
 import { isTimed, nextOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
+import { ScheduleStanding } from "./schedule-standing.js";
 import { lastTimedTrigger } from "./scheduled-run-launch.js";
 import { ScheduledTriggerService } from "./scheduled-trigger-service.js";
+import { TriggerRetention } from "./trigger-retention.js";
 
 /** How long a task whose firing failed unexpectedly waits before it is tried again (no hot loop). */
 const RETRY_AFTER_FAILURE_MS = 30_000;
+
+/**
+ * How often the scheduler tends the store on its own: prunes triggers past their age, pauses
+ * tasks whose credential lapsed, and looks at the tasks again, which also picks up what a
+ * command in another process changed (`switchyard schedules resume` beside a running server),
+ * whose events this process never hears.
+ */
+export const HOUSEKEEPING_INTERVAL_MS = 5 * 60_000;
 
 /**
  * The app scheduler: fires interval and fixed-time tasks when they are due. Timer-driven, on
@@ -26,6 +36,7 @@ export class Scheduler {
   /** When this scheduler started: an occurrence due before then was missed while no engine ran. */
   private startedAtMs = 0;
   private cancelAlarm: (() => void) | null = null;
+  private cancelHousekeeping: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
   private sweepAgain = false;
   private readonly unsubscribers: (() => void)[] = [];
@@ -38,6 +49,8 @@ export class Scheduler {
     @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     private readonly triggers: ScheduledTriggerService,
+    private readonly standing: ScheduleStanding,
+    private readonly retention: TriggerRetention,
   ) {}
 
   start(): void {
@@ -51,7 +64,22 @@ export class Scheduler {
     );
     const unsubscribeJump = this.clock.onJump?.(() => this.wake());
     if (unsubscribeJump !== undefined) this.unsubscribers.push(unsubscribeJump);
+    this.housekeeping();
     this.wake();
+  }
+
+  /** Tends the store now and every HOUSEKEEPING_INTERVAL_MS (see there). */
+  private housekeeping(): void {
+    this.cancelHousekeeping = null;
+    if (!this.running || !this.engine.store.db.open) return;
+    try {
+      this.standing.pauseLapsed();
+      this.retention.pruneAll();
+    } catch (error) {
+      this.logger.error("scheduled task housekeeping failed", { error: (error as Error).message });
+    }
+    this.wake();
+    this.cancelHousekeeping = setAlarm(this.clock, this.clock.nowMs() + HOUSEKEEPING_INTERVAL_MS, () => this.housekeeping());
   }
 
   /** Stops firing and waits for a sweep in progress. */
@@ -59,6 +87,8 @@ export class Scheduler {
     this.running = false;
     this.cancelAlarm?.();
     this.cancelAlarm = null;
+    this.cancelHousekeeping?.();
+    this.cancelHousekeeping = null;
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
     await this.settled();
   }

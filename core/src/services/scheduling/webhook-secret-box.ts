@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
@@ -70,6 +70,24 @@ export class WebhookSecretBox {
    */
   requestDigest(secret: string): string {
     return createHmac("sha256", this.loadKey(true)!).update("request\u0000").update(secret).digest("base64url");
+  }
+
+  /**
+   * The key in an unsigned webhook's URL (`/hooks/<task>/<key>`): the URL is that task's only
+   * credential, so it must not follow from the task's id, which read-only callers see. Derived
+   * from the home's key and the task id (192 bits), so nothing more is stored; a replaced key
+   * file gives every unsigned webhook a new URL.
+   */
+  webhookUrlKey(taskId: string): string {
+    return createHmac("sha256", this.loadKey(true)!).update("webhook-url\u0000").update(taskId).digest("base64url").slice(0, 32);
+  }
+
+  /** Whether `given` is the task's URL key, compared in constant time. */
+  matchesWebhookUrlKey(taskId: string, given: string): boolean {
+    const expected = Buffer.from(this.webhookUrlKey(taskId));
+    const offered = Buffer.from(given);
+    // Equal lengths whatever was sent, so the comparison's time says nothing about the key.
+    return timingSafeEqual(offered.length === expected.length ? offered : Buffer.alloc(expected.length), expected) && offered.length === expected.length;
   }
 
   private loadKey(create: boolean): Buffer | null {

@@ -3,16 +3,19 @@ import type { Logger } from "../../logging/logger.js";
 import type { ScheduledTriggerService, WebhookRefusal } from "../../services/scheduling/scheduled-trigger-service.js";
 import { BodyError, readRequestBytes } from "./request-body.js";
 
-/** Webhook URLs: `/hooks/<scheduledTaskId>`. */
+/** Webhook URLs: `/hooks/<scheduledTaskId>` (signed tasks), `/hooks/<scheduledTaskId>/<key>` (unsigned ones). */
 export const HOOKS_PATH_PREFIX = "/hooks/";
 
 /** The HTTP status each refusal is answered with. */
 const REFUSAL_STATUS: Record<WebhookRefusal, number> = {
   not_found: 404,
+  url_key_invalid: 403,
   signature_missing: 401,
   signature_invalid: 401,
+  timestamp_invalid: 400,
   timestamp_outside_window: 401,
   replayed: 409,
+  rate_limited: 429,
   task_changed: 409,
   body_not_text: 415,
   signature_unreadable: 500,
@@ -31,11 +34,13 @@ function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
 }
 
 /**
- * `POST /hooks/<id>`: hands a webhook request to the scheduled-task triggers and shapes the
- * answer. 202 when a run started or queued, 200 when the request was skipped (paused, filtered,
- * duplicate, overlap: recorded with the reason), 404 for an unknown or deleted task, 405 for
- * another method, 413 for a body over `scheduling.maxWebhookBodyBytes`, 401 for a missing or
- * bad signature or a timestamp outside the replay window, 409 for a replay, 503 when the task's
+ * `POST /hooks/<id>[/<key>]`: hands a webhook request to the scheduled-task triggers and shapes
+ * the answer. 202 when a run started or queued, 200 when the request was skipped (paused,
+ * filtered, duplicate, overlap, a lapsed credential: recorded with the reason), 404 for an
+ * unknown or deleted task, 403 for an unsigned task's URL without its key, 405 for another
+ * method, 413 for a body over `scheduling.maxWebhookBodyBytes`, 401 for a missing or bad
+ * signature or a timestamp outside the replay window, 400 for a timestamp not written plainly,
+ * 409 for a replay, 429 (with Retry-After) past the task's rate limit, 503 when the task's
  * provider cannot run work now (recorded).
  */
 export class WebhookRoute {
@@ -51,13 +56,18 @@ export class WebhookRoute {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    let scheduledTaskId: string;
+    let scheduledTaskId = "";
+    let urlKey: string | null = null;
+    const segments = path.slice(HOOKS_PATH_PREFIX.length).split("/");
     try {
-      scheduledTaskId = decodeURIComponent(path.slice(HOOKS_PATH_PREFIX.length));
+      if (segments.length <= 2) {
+        scheduledTaskId = decodeURIComponent(segments[0]!);
+        urlKey = segments.length === 2 ? decodeURIComponent(segments[1]!) : null;
+      }
     } catch {
       scheduledTaskId = "";
     }
-    if (scheduledTaskId === "" || scheduledTaskId.includes("/") || !this.triggers.webhookExists(scheduledTaskId)) {
+    if (scheduledTaskId === "" || scheduledTaskId.includes("/") || urlKey === "" || !this.triggers.webhookExists(scheduledTaskId)) {
       json(res, 404, { error: "not_found", error_description: "No webhook task has this URL (it may have been deleted)." });
       return;
     }
@@ -74,9 +84,10 @@ export class WebhookRoute {
       json(res, error.status, { error: error.problem === "too_large" ? "body_too_large" : "bad_request", error_description: error.message });
       return;
     }
-    const outcome = await this.triggers.deliver({ scheduledTaskId, headers: flatHeaders(req), body });
+    const outcome = await this.triggers.deliver({ scheduledTaskId, urlKey, headers: flatHeaders(req), body });
     if (outcome.kind === "refused") {
-      json(res, REFUSAL_STATUS[outcome.refusal], { error: outcome.refusal, error_description: outcome.message });
+      const headers: Record<string, string> = outcome.retryAfterSeconds !== undefined ? { "retry-after": String(outcome.retryAfterSeconds) } : {};
+      json(res, REFUSAL_STATUS[outcome.refusal], { error: outcome.refusal, error_description: outcome.message, ...(outcome.retryAfterSeconds !== undefined ? { retryAfterSeconds: outcome.retryAfterSeconds } : {}) }, headers);
       return;
     }
     const trigger = outcome.trigger;

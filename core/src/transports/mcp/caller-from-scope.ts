@@ -22,6 +22,9 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     ...(scope.remote !== undefined ? { remote: scope.remote } : {}),
     ...(scope.connection !== undefined ? { connection: scope.connection } : {}),
     ...(scope.attachment !== undefined ? { attachment: scope.attachment } : {}),
+    // A linked environment's credentialId is its grant's id.
+    ...(scope.kind === "client" ? { authority: { kind: "token" as const, credentialId: scope.credentialId } } : {}),
+    ...(scope.kind === "environment" ? { authority: { kind: "grant" as const, grantId: scope.grant?.id ?? scope.credentialId } } : {}),
     transport,
   };
 }

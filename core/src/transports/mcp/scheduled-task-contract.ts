@@ -84,7 +84,10 @@ const TriggerView = z.object({
   triggerId: z.string(),
   kind: z.enum(["interval", "fixed_time", "webhook"]),
   outcome: z.enum(["started", "skipped", "failed"]),
-  reason: z.enum(["overlap", "missed", "paused", "filtered", "duplicate", "thread_stopped", "thread_not_found", "project_not_found", "provider_unavailable"]).nullable(),
+  reason: z
+    .enum(["overlap", "missed", "paused", "filtered", "duplicate", "thread_stopped", "thread_not_found", "project_not_found", "provider_unavailable", "credential_revoked", "credential_expired", "authority_unknown"])
+    .nullable()
+    .describe("Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason)."),
   detail: z.string().nullable(),
   scheduledFor: z.string().nullable(),
   catchUp: z.boolean(),
@@ -103,6 +106,21 @@ export const ScheduledTaskSchema = z.object({
   promptTruncated: z.boolean(),
   projectId: z.string(),
   enabled: z.boolean(),
+  pausedReason: z
+    .enum(["requested", "credential_revoked", "credential_expired", "authority_unknown"])
+    .nullable()
+    .describe(
+      "Why the task is paused (null while enabled): requested (enabled: false), or Switchyard paused it because the credential it runs under was revoked or expired, or because it was made before tasks recorded one. Resuming (enabled: true) binds it to the resumer's credential.",
+    ),
+  pausedDetail: z.string().nullable(),
+  authority: z
+    .object({
+      kind: z.enum(["token", "grant", "owner"]),
+      id: z.string().nullable().describe("The token's or grant's id (switchyard token list, grant list); null for the home's owner."),
+      state: z.enum(["active", "revoked", "expired", "unknown"]),
+    })
+    .nullable()
+    .describe("The credential the task's runs start under: whoever made it or last resumed it (an agent's: the credential its thread's tree was started with). null: made before tasks recorded it."),
   bindToCurrentThread: z.boolean(),
   boundThreadId: z.string().nullable(),
   schedule: z.union([
@@ -123,7 +141,13 @@ export const ScheduledTaskSchema = z.object({
   interactionMode: InteractionModeOutput,
   nextRunAt: z.string().nullable(),
   webhookPath: z.string().nullable(),
-  webhookUrl: z.string().nullable().describe("POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path)."),
+  webhookUrl: z
+    .string()
+    .nullable()
+    .describe(
+      "POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). An unsigned task's URL ends with a key and is its credential: it is shown only to callers that may change the task (webhookUrlHidden).",
+    ),
+  webhookUrlHidden: z.boolean().describe("True when this caller may not see the URL of an unsigned webhook (it may not change the task)."),
   webhookSignature: z.enum(["none", "set"]).nullable(),
   warning: z.string().nullable(),
   runCount: z.number(),

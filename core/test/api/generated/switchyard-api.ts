@@ -346,13 +346,13 @@ export interface paths {
         };
         /**
          * List scheduled tasks, newest first
-         * @description list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled, where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret.
+         * @description list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled (pausedReason says why not), the credential it runs under (authority), where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret; an unsigned webhook's URL, its credential, only to a token that may change the task (webhookUrlHidden otherwise).
          */
         get: operations["listScheduledTasks"];
         put?: never;
         /**
          * Schedule a task
-         * @description schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.
+         * @description schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. The task runs under this token: revoking it (switchyard token revoke) or its expiry pauses the task. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.
          */
         post: operations["createScheduledTask"];
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Update, pause or resume a scheduled task
-         * @description schedule_task with scheduledTaskId: omitted fields stay. {"enabled": false} pauses the task (its triggers are recorded as skipped), {"enabled": true} resumes it, counting its occurrences from now. A task's project cannot change. All or nothing: a bad field changes nothing.
+         * @description schedule_task with scheduledTaskId: omitted fields stay. {"enabled": false} pauses the task (its triggers are recorded as skipped), {"enabled": true} resumes it, counting its occurrences from now, also one Switchyard paused because its credential lapsed, and binds it to this token. A task's project cannot change. All or nothing: a bad field changes nothing.
          */
         post: operations["updateScheduledTask"];
         delete?: never;
@@ -1438,6 +1438,18 @@ export interface components {
             promptTruncated: boolean;
             projectId: string;
             enabled: boolean;
+            /** @description Why the task is paused (null while enabled): requested (enabled: false), or Switchyard paused it because the credential it runs under was revoked or expired, or because it was made before tasks recorded one. Resuming (enabled: true) binds it to the resumer's credential. */
+            pausedReason: ("requested" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+            pausedDetail: string | null;
+            /** @description The credential the task's runs start under: whoever made it or last resumed it (an agent's: the credential its thread's tree was started with). null: made before tasks recorded it. */
+            authority: {
+                /** @enum {string} */
+                kind: "token" | "grant" | "owner";
+                /** @description The token's or grant's id (switchyard token list, grant list); null for the home's owner. */
+                id: string | null;
+                /** @enum {string} */
+                state: "active" | "revoked" | "expired" | "unknown";
+            } | null;
             bindToCurrentThread: boolean;
             boundThreadId: string | null;
             schedule: {
@@ -1481,8 +1493,10 @@ export interface components {
             interactionMode: "plan" | "default";
             nextRunAt: string | null;
             webhookPath: string | null;
-            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). */
+            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). An unsigned task's URL ends with a key and is its credential: it is shown only to callers that may change the task (webhookUrlHidden). */
             webhookUrl: string | null;
+            /** @description True when this caller may not see the URL of an unsigned webhook (it may not change the task). */
+            webhookUrlHidden: boolean;
             webhookSignature: ("none" | "set") | null;
             warning: string | null;
             runCount: number;
@@ -1492,7 +1506,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -1508,7 +1523,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -1537,6 +1553,18 @@ export interface components {
             promptTruncated: boolean;
             projectId: string;
             enabled: boolean;
+            /** @description Why the task is paused (null while enabled): requested (enabled: false), or Switchyard paused it because the credential it runs under was revoked or expired, or because it was made before tasks recorded one. Resuming (enabled: true) binds it to the resumer's credential. */
+            pausedReason: ("requested" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
+            pausedDetail: string | null;
+            /** @description The credential the task's runs start under: whoever made it or last resumed it (an agent's: the credential its thread's tree was started with). null: made before tasks recorded it. */
+            authority: {
+                /** @enum {string} */
+                kind: "token" | "grant" | "owner";
+                /** @description The token's or grant's id (switchyard token list, grant list); null for the home's owner. */
+                id: string | null;
+                /** @enum {string} */
+                state: "active" | "revoked" | "expired" | "unknown";
+            } | null;
             bindToCurrentThread: boolean;
             boundThreadId: string | null;
             schedule: {
@@ -1580,8 +1608,10 @@ export interface components {
             interactionMode: "plan" | "default";
             nextRunAt: string | null;
             webhookPath: string | null;
-            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). */
+            /** @description POST here to trigger a run (the server listens on 127.0.0.1; an outside sender reaches it through a tunnel or proxy to this path). An unsigned task's URL ends with a key and is its credential: it is shown only to callers that may change the task (webhookUrlHidden). */
             webhookUrl: string | null;
+            /** @description True when this caller may not see the URL of an unsigned webhook (it may not change the task). */
+            webhookUrlHidden: boolean;
             webhookSignature: ("none" | "set") | null;
             warning: string | null;
             runCount: number;
@@ -1591,7 +1621,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;
@@ -1607,7 +1638,8 @@ export interface components {
                 kind: "interval" | "fixed_time" | "webhook";
                 /** @enum {string} */
                 outcome: "started" | "skipped" | "failed";
-                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable") | null;
+                /** @description Why it started no run; credential_revoked, credential_expired and authority_unknown also paused the task (see pausedReason). */
+                reason: ("overlap" | "missed" | "paused" | "filtered" | "duplicate" | "thread_stopped" | "thread_not_found" | "project_not_found" | "provider_unavailable" | "credential_revoked" | "credential_expired" | "authority_unknown") | null;
                 detail: string | null;
                 scheduledFor: string | null;
                 catchUp: boolean;

@@ -7,7 +7,7 @@ export const listScheduledTasksTool = defineTool({
   name: "list_scheduled_tasks",
   title: "List scheduled tasks",
   description:
-    "Lists scheduled tasks, newest first: projectId when given, else your thread's project (a caller outside a thread sees every project). Each shows its trigger, whether it is enabled, where its runs go, when it runs next, its webhook URL, and its recent triggers with the runs they started or why they were skipped.",
+    "Lists scheduled tasks, newest first: projectId when given, else your thread's project (a caller outside a thread sees every project). Each shows its trigger, whether it is enabled (or why it is paused), the credential it runs under, where its runs go, when it runs next, its webhook URL (an unsigned one only when you may change the task), and its recent triggers with the runs they started or why they were skipped.",
   input: z
     .object({
       projectId: z.string().min(1).optional(),

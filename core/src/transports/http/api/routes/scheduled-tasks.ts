@@ -13,7 +13,7 @@ export const listScheduledTasksRoute = defineRoute({
   operationId: "listScheduledTasks",
   summary: "List scheduled tasks, newest first",
   description:
-    "list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled, where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret.",
+    "list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled (pausedReason says why not), the credential it runs under (authority), where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret; an unsigned webhook's URL, its credential, only to a token that may change the task (webhookUrlHidden otherwise).",
   tag: "scheduled-tasks",
   requires: "orchestration:read",
   query: listScheduledTasksTool.input,
@@ -29,7 +29,7 @@ export const createScheduledTaskRoute = defineRoute({
   operationId: "createScheduledTask",
   summary: "Schedule a task",
   description:
-    "schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.",
+    "schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. The task runs under this token: revoking it (switchyard token revoke) or its expiry pauses the task. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.",
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
   body: scheduleTaskTool.input.omit({ scheduledTaskId: true }),
@@ -61,7 +61,7 @@ export const updateScheduledTaskRoute = defineRoute({
   operationId: "updateScheduledTask",
   summary: "Update, pause or resume a scheduled task",
   description:
-    "schedule_task with scheduledTaskId: omitted fields stay. {\"enabled\": false} pauses the task (its triggers are recorded as skipped), {\"enabled\": true} resumes it, counting its occurrences from now. A task's project cannot change. All or nothing: a bad field changes nothing.",
+    "schedule_task with scheduledTaskId: omitted fields stay. {\"enabled\": false} pauses the task (its triggers are recorded as skipped), {\"enabled\": true} resumes it, counting its occurrences from now, also one Switchyard paused because its credential lapsed, and binds it to this token. A task's project cannot change. All or nothing: a bad field changes nothing.",
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
   params: ScheduledTaskPath,

@@ -1,0 +1,75 @@
+import { inject, injectable } from "tsyringe";
+import { TOKENS } from "../../di/tokens.js";
+import type { SwitchyardConfig } from "../../config/config-schema.js";
+import type { Engine } from "../../engine/ports.js";
+import type { Logger } from "../../logging/logger.js";
+import { isTerminalRunStatus, type ScheduledTriggerRecord } from "../../store/records.js";
+import { lastTimedTrigger } from "./scheduled-run-launch.js";
+
+/** How many triggers one prune removes at most (the next trigger or sweep takes the rest). */
+const PRUNE_BATCH = 500;
+
+/**
+ * Keeps a task's triggers within `scheduling.triggerRetention`: its newest `maxPerTask`, none
+ * older than `maxAgeMs`. A trigger goes with its event and its command's receipt, so a flood of
+ * webhook requests cannot grow the store without bound. Some are never removed: a trigger whose
+ * run has not finished (its run links to it), the newest timed trigger (a task's next occurrence
+ * counts from it; without it, past occurrences would be due again), and any trigger a window
+ * still reads (the replay window for signed requests, the dedupe window, the rate limit's).
+ */
+@injectable()
+export class TriggerRetention {
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+  ) {}
+
+  /** Prunes one task's triggers (after it recorded one); returns how many went. */
+  pruneTask(taskId: string): number {
+    const { maxPerTask, maxAgeMs } = this.config.scheduling.triggerRetention;
+    const nowMs = this.engine.clock.nowMs();
+    const store = this.engine.store;
+    const beyondCount =
+      store.count("scheduledTrigger", "task_id = ?", [taskId]) > maxPerTask
+        ? store.select("scheduledTrigger", "task_id = ?", [taskId], `ORDER BY created_at DESC, rowid DESC LIMIT ${PRUNE_BATCH} OFFSET ${maxPerTask}`)
+        : [];
+    const tooOld = store.select("scheduledTrigger", "task_id = ? AND created_at < ?", [taskId, new Date(nowMs - maxAgeMs).toISOString()], `ORDER BY created_at LIMIT ${PRUNE_BATCH}`);
+    return this.forget(taskId, [...beyondCount, ...tooOld], nowMs);
+  }
+
+  /** Prunes every task's triggers by age, deleted tasks' included (at start, and from time to time). */
+  pruneAll(): number {
+    const cutoff = new Date(this.engine.clock.nowMs() - this.config.scheduling.triggerRetention.maxAgeMs).toISOString();
+    const rows = this.engine.store.statement("SELECT DISTINCT task_id FROM scheduled_triggers WHERE created_at < ?").all(cutoff) as { task_id: string }[];
+    let pruned = 0;
+    for (const row of rows) pruned += this.pruneTask(row.task_id);
+    return pruned;
+  }
+
+  /** The windows that still read a task's triggers: none younger than the longest is removed. */
+  private protectedMs(taskId: string): number {
+    const scheduling = this.config.scheduling;
+    const task = this.engine.store.get("scheduledTask", taskId);
+    const dedupeMs = task?.schedule.type === "webhook" ? (task.schedule.dedupe?.windowMs ?? 0) : 0;
+    return Math.max(scheduling.webhookReplayWindowMs, scheduling.webhookRateLimit.windowMs, dedupeMs);
+  }
+
+  private forget(taskId: string, candidates: readonly ScheduledTriggerRecord[], nowMs: number): number {
+    if (candidates.length === 0) return 0;
+    const protectedSince = new Date(nowMs - this.protectedMs(taskId)).toISOString();
+    const store = this.engine.store;
+    const newestTimed = lastTimedTrigger(this.engine, taskId)?.id ?? null;
+    const ids = new Set<string>();
+    for (const trigger of candidates) {
+      if (trigger.createdAt >= protectedSince || trigger.id === newestTimed) continue;
+      const run = trigger.runId === null ? null : store.get("run", trigger.runId);
+      if (run !== null && !isTerminalRunStatus(run.status)) continue;
+      ids.add(trigger.id);
+    }
+    if (ids.size === 0) return 0;
+    const pruned = store.transaction(() => store.forget("scheduledTrigger", [...ids]));
+    this.logger.debug("pruned scheduled triggers", { scheduledTaskId: taskId, count: pruned });
+    return pruned;
+  }
+}
