@@ -65,7 +65,7 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
       expect(pkg.files, pkg.name).toContain("README.md");
       expect(pkg.files, pkg.name).toContain("package.json");
       expect(pkg.files.filter((file) => file.includes(".tsbuildinfo") || file.startsWith("test/")), pkg.name).toEqual([]);
-      expect((pkg.manifest["engines"] as { node?: string } | undefined)?.node, pkg.name).toBe(">=20.6");
+      expect((pkg.manifest["engines"] as { node?: string } | undefined)?.node, pkg.name).toBe(">=22.19");
       const exported = pkg.manifest["exports"] as Record<string, string | { types: string; default: string }>;
       for (const [key, target] of Object.entries(exported)) {
         for (const file of typeof target === "string" ? [target] : [target.types, target.default]) expect(pkg.files, `${pkg.name} exports ${key}`).toContain(file.replace(/^\.\//, ""));
