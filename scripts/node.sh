@@ -56,15 +56,20 @@ check_version() {
 }
 
 # Native modules in the tree whose addon is bound to one Node ABI (not N-API), each built by
-# `ensure` rather than by its own install script (denied in package.json's allowScripts):
+# `ensure` rather than by its own install script (denied in package.json's allowScripts), with
+# the code that loads its addon (better-sqlite3 loads it lazily, at the first database):
 # better-sqlite3 is Switchyard's store; node-pty is the Gemini CLI's terminal (a devDependency),
 # which it does without when the addon does not load.
 required_native=(better-sqlite3)
 optional_native=(node-pty)
+declare -A load_probe=(
+  [better-sqlite3]='new (require("better-sqlite3"))(":memory:").close()'
+  [node-pty]='require("node-pty")'
+)
 
-# Whether a package loads in this Node (its addon is built for the same ABI).
+# Whether a package's addon loads in this Node (it is built for the same ABI).
 loads() {
-  (cd "$root" && PATH="$1:$PATH" node -e "require('$2')" > /dev/null 2>&1)
+  (cd "$root" && PATH="$1:$PATH" node -e "${load_probe[$2]}" > /dev/null 2>&1)
 }
 
 # Builds a package's addon for this Node: prebuild-install first (a prebuilt binary, when its host
