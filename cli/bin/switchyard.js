@@ -13,6 +13,19 @@ import { pathToFileURL } from "node:url";
 const require = createRequire(import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
+// Before anything else loads: an older Node fails later in ways that do not say why (a syntax or
+// module error, or better-sqlite3 built for another ABI). The range is package.json's `engines`
+// (">=22.19"); npm only warns about it at install time.
+const wanted = /^>=(\d+)\.(\d+)/.exec(manifest.engines?.node ?? "");
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (wanted !== null && (major < Number(wanted[1]) || (major === Number(wanted[1]) && minor < Number(wanted[2])))) {
+  process.stderr.write(
+    `error: Switchyard needs Node.js ${manifest.engines.node} (an LTS: 22 or 24); this is ${process.version} (${process.execPath}).\n` +
+      `Install a newer Node.js (https://nodejs.org) and run it again; in a clone, \`npx switchyard …\` runs the clone's pinned Node.\n`,
+  );
+  process.exit(2);
+}
+
 /** The folder of a package this one depends on, as Node would resolve it from here. */
 function packageDir(name) {
   return dirname(require.resolve(`${name}/package.json`));

@@ -52,7 +52,7 @@ describe("harness lookup, as `switchyard providers` reports it", () => {
     const [listed] = await providers({ providers: [{ id: "pi", driver: "pi", options: { piPath: pi } }] }, dirname(process.execPath));
     expect(listed).toMatchObject({ id: "pi", available: true, harness: { inTestedRange: false } });
     expect(listed!.warnings).toEqual([
-      `Pi 0.99.0 (${pi}) is outside the versions this plugin was tested with (~0.73.1): it may work; if it misbehaves, install a tested version (npm i -g @mariozechner/pi-coding-agent, at a version in ~0.73.1).`,
+      `Pi 0.99.0 (${pi}) is outside the versions this plugin was tested with (^1.6.0): it may work; if it misbehaves, install a tested version (npm i -g @earendil-works/pi-coding-agent, at a version in ^1.6.0).`,
     ]);
   });
 

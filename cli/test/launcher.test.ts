@@ -59,6 +59,24 @@ describe("the switchyard bin (@switchyard/cli, cli/bin/switchyard.js)", () => {
     }
   });
 
+  it("refuses a Node older than its engines range, with exit code 2, saying which Node and what to do", async () => {
+    // The bin beside a manifest that asks for a Node newer than this one: the check reads the range
+    // from package.json, so this is the check an older Node meets.
+    const copy = mkdtempSync(join(tmpdir(), "switchyard-old-node-"));
+    try {
+      mkdirSync(join(copy, "bin"));
+      copyFileSync(LAUNCHER, join(copy, "bin", "switchyard.js"));
+      const newer = `>=${Number(process.versions.node.split(".")[0]) + 1}.0`;
+      writeFileSync(join(copy, "package.json"), JSON.stringify({ ...manifestOf(CLI_DIR), engines: { node: newer } }));
+      const result = await execa(process.execPath, [join(copy, "bin", "switchyard.js"), "--version"], { reject: false });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`error: Switchyard needs Node.js ${newer} (an LTS: 22 or 24); this is ${process.version} (${process.execPath}).`);
+      expect(result.stdout).toBe("");
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it("says to build first, with exit code 2, when the CLI is not built", async () => {
     // A checkout laid out like this one, but never built: cli/ and a core/ that npm linked.
     const checkout = mkdtempSync(join(tmpdir(), "switchyard-unbuilt-"));

@@ -17,7 +17,7 @@ import { CHECKOUT, folderBytes, installCli, installedPackages, nativeModules, pa
 // onto PATH the way `npm i -g` links a bin).
 
 /** The harness packages a lean install must not pull. */
-const HARNESS_PACKAGES = ["@openai/codex", "@openai/codex-sdk", "@anthropic-ai/claude-agent-sdk", "@anthropic-ai/claude-code", "opencode-ai", "@mariozechner/pi-coding-agent", "@google/gemini-cli"];
+const HARNESS_PACKAGES = ["@openai/codex", "@openai/codex-sdk", "@anthropic-ai/claude-agent-sdk", "@anthropic-ai/claude-code", "opencode-ai", "@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent", "@google/gemini-cli"];
 
 let work: string;
 let prefix: string;
@@ -65,7 +65,7 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
       expect(pkg.files, pkg.name).toContain("README.md");
       expect(pkg.files, pkg.name).toContain("package.json");
       expect(pkg.files.filter((file) => file.includes(".tsbuildinfo") || file.startsWith("test/")), pkg.name).toEqual([]);
-      expect((pkg.manifest["engines"] as { node?: string } | undefined)?.node, pkg.name).toBe(">=20.6");
+      expect((pkg.manifest["engines"] as { node?: string } | undefined)?.node, pkg.name).toBe(">=22.19");
       const exported = pkg.manifest["exports"] as Record<string, string | { types: string; default: string }>;
       for (const [key, target] of Object.entries(exported)) {
         for (const file of typeof target === "string" ? [target] : [target.types, target.default]) expect(pkg.files, `${pkg.name} exports ${key}`).toContain(file.replace(/^\.\//, ""));
@@ -175,9 +175,9 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
   it("runs a delegation from Codex to Pi with harnesses from a separate install on PATH (switchyard demo)", async () => {
     const harnessBin = join(work, "harness-bin");
     mkdirSync(harnessBin);
-    // What `npm i -g @openai/codex @mariozechner/pi-coding-agent` links into a prefix's bin.
+    // What `npm i -g @openai/codex @earendil-works/pi-coding-agent` links into a prefix's bin.
     symlinkSync(join(CHECKOUT, "node_modules", "@openai", "codex", "bin", "codex.js"), join(harnessBin, "codex"));
-    symlinkSync(join(CHECKOUT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js"), join(harnessBin, "pi"));
+    symlinkSync(join(CHECKOUT, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js"), join(harnessBin, "pi"));
     const home = newHome("demo-home");
     const demo = await execa(switchyard, ["demo"], { env: userEnv(home, `${harnessBin}:${basePath}`), extendEnv: false, cwd: work, reject: false, timeout: 300_000 });
     expect(demo.exitCode, demo.stdout + demo.stderr).toBe(0);

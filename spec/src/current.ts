@@ -17,6 +17,7 @@ import type {
   OpenSessionInputV1,
   TurnInputV1,
   SteerInputV1,
+  SteerOutcomeV1,
   InterruptInputV1,
   ForkInputV1,
   RuntimeRequestResponseV1,
@@ -123,6 +124,8 @@ export type OpenSessionInput = OpenSessionInputV1;
 export type TurnInput = TurnInputV1;
 /** The current version of {@link SteerInputV1}. */
 export type SteerInput = SteerInputV1;
+/** The current version of {@link SteerOutcomeV1}. */
+export type SteerOutcome = SteerOutcomeV1;
 /** The current version of {@link InterruptInputV1}. */
 export type InterruptInput = InterruptInputV1;
 /** The current version of {@link ForkInputV1}. */

@@ -1,5 +1,5 @@
 /**
- * Pi (`@mariozechner/pi-coding-agent`) against the scripted model server, in print mode and in
+ * Pi (`@earendil-works/pi-coding-agent`) against the scripted model server, in print mode and in
  * RPC mode (JSONL over stdio). Pi has no MCP client by design, so the tool round trip is proven
  * with its `bash` tool instead.
  */

@@ -128,7 +128,15 @@ export class EffectExecutor implements EffectRunner {
     const live = attempt ? this.sessions.get(attempt.threadId) : null;
     if (attempt !== null && attempt.status === "running" && live !== null && live.providerSessionId === attempt.providerSessionId) {
       try {
-        await live.session.steerTurn({ turnId: attempt.id, text: payload.text });
+        const outcome = await live.session.steerTurn({ turnId: attempt.id, text: payload.text });
+        // The provider consumed the text itself (a Pi input handler): it reaches no model, and a
+        // follow-up would repeat what consumed it. The message's timeline item says so.
+        if (outcome?.disposition === "handled") {
+          this.engine.apply((ctx) => {
+            const message = ctx.get("item", payload.messageId);
+            if (message !== null) ctx.put("item", { ...message, data: { ...message.data, delivery: "handled", ...(outcome.detail !== undefined ? { handledBy: outcome.detail } : {}) }, updatedAt: ctx.now });
+          });
+        }
         return;
       } catch (error) {
         this.logger.info("steer did not land; the message is queued instead", { threadId: attempt.threadId, error: (error as Error).message });

@@ -8,6 +8,7 @@ import {
   type ProviderSession,
   type RuntimeRequestResponse,
   type SteerInput,
+  type SteerOutcome,
   type ThreadSnapshot,
   type TurnInput,
 } from "../spec/index.js";
@@ -43,7 +44,7 @@ export class GuardedSession {
     return this.inner.startTurn(input);
   }
 
-  steerTurn(input: SteerInput): Promise<void> {
+  steerTurn(input: SteerInput): Promise<void | SteerOutcome> {
     this.require("turns.activeSteering", this.declared().turns.activeSteering, this.inner.steerTurn);
     return this.inner.steerTurn!(input);
   }

@@ -5,7 +5,6 @@ import {
   ScriptedModelServer,
   createCodexHome,
   createCursorHome,
-  node22Gate,
   startTestHost,
   type CodexHome,
   type CursorHome,
@@ -13,14 +12,12 @@ import {
 } from "@switchyard/testkit";
 
 // Real Codex (app-server, driven by the scripted model server) and the real Cursor SDK (in its
-// Node 22 sidecar, pointed at the fake Cursor backend), delegating to each other through the
+// sidecar, on the host's Node, pointed at the fake Cursor backend), delegating to each other through the
 // real Switchyard MCP endpoint with their own session credentials.
 const CODEX_PLUGIN = fileURLToPath(new URL("../../../plugins/codex", import.meta.url));
 const CURSOR_PLUGIN = fileURLToPath(new URL("../../../plugins/cursor", import.meta.url));
-// The Cursor SDK needs Node >= 22.13: skipped (saying so) without one, required in CI.
-const NODE22 = node22Gate("The Cursor delegation e2e test");
 
-describe.skipIf(NODE22.skip)("delegation end to end with Cursor (real Codex, the real Cursor SDK, the fake Cursor backend)", () => {
+describe("delegation end to end with Cursor (real Codex, the real Cursor SDK, the fake Cursor backend)", () => {
   let server: ScriptedModelServer;
   let backend: FakeCursorBackend;
   let codexHome: CodexHome;
@@ -36,7 +33,7 @@ describe.skipIf(NODE22.skip)("delegation end to end with Cursor (real Codex, the
       plugins: [CODEX_PLUGIN, CURSOR_PLUGIN],
       providers: [
         { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
-        { id: "cursor", driver: "cursor", options: { nodePath: NODE22.node! }, homePath: cursorHome.home, environment: cursorHome.env },
+        { id: "cursor", driver: "cursor", homePath: cursorHome.home, environment: cursorHome.env },
       ],
     });
   }, 120_000);

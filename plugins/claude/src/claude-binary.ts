@@ -16,7 +16,7 @@ export const CLAUDE_SDK_HARNESS: HarnessSpec = {
   commands: [],
   packages: ["@anthropic-ai/claude-agent-sdk"],
   install: "npm i -g @anthropic-ai/claude-agent-sdk (it brings its own claude; add --omit=optional to use the claude on your PATH instead)",
-  testedVersions: "~0.3.332",
+  testedVersions: "~0.3.337",
 };
 
 /**

@@ -1,7 +1,7 @@
 import type { CapabilityDeclaration } from "@switchyard/sdk";
 
 /**
- * Driver `claude` (the Claude Agent SDK 0.3.332 and its bundled `claude` 2.1.332, one process
+ * Driver `claude` (the Claude Agent SDK 0.3.337 and its bundled `claude` 2.1.337, one process
  * per session in streaming-input mode). Every `true` below is exercised against the real SDK by
  * `test/claude.conformance.test.ts` and `test/claude-adapter.test.ts`.
  * - **Steering is native**: a message pushed into the running query is folded into the turn at

@@ -1,6 +1,6 @@
 /**
  * The Claude Agent SDK's protocol types, as this plugin uses them. The SDK ships its own
- * declarations (`@anthropic-ai/claude-agent-sdk` 0.3.332), so they are re-exported rather than
+ * declarations (`@anthropic-ai/claude-agent-sdk` 0.3.337), so they are re-exported rather than
  * generated; the content blocks are narrowed here to the fields the adapter reads.
  */
 import type * as ClaudeAgentSdk from "@anthropic-ai/claude-agent-sdk";
@@ -34,7 +34,7 @@ export type {
 export type ClaudeSdk = typeof ClaudeAgentSdk;
 
 /** The SDK version this plugin is built and tested against. */
-export const CLAUDE_AGENT_SDK_VERSION = "0.3.332";
+export const CLAUDE_AGENT_SDK_VERSION = "0.3.337";
 
 const loading = new Map<string, Promise<ClaudeSdk>>();
 

@@ -1,5 +1,5 @@
 /**
- * The Claude adapter against the real Agent SDK (0.3.332, its bundled `claude` 2.1.332) and the
+ * The Claude adapter against the real Agent SDK (0.3.337, its bundled `claude` 2.1.337) and the
  * scripted Anthropic Messages server: turns, usage, tool calls, steering in both of Claude's
  * ways, interrupts (and the prompt after one), resume in a new process, fork, snapshots, model
  * and mode switching, approvals, the root full-access fallback, MCP injection and the token's
@@ -294,8 +294,9 @@ describe("Claude adapter: probe", () => {
   it("reads version, models and credentials from the initialize answer without a model turn, and adds the custom models", async () => {
     const probeLab = await createClaudeLab({ customModels: ["claude-local-1", "opus"] });
     try {
+      // The claude the SDK bundles: 2.1.337 with SDK 0.3.337 (its package.json `claudeCodeVersion`).
       const status = await probeLab.adapter.probe();
-      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.332" });
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337" });
       const ids = status.models.map((model) => model.id);
       expect(ids.slice(0, 2)).toEqual(["default", "opus"]);
       expect(status.models.find((model) => model.isDefault)?.id).toBe("default");
@@ -314,7 +315,7 @@ describe("Claude adapter: probe", () => {
     try {
       const before = filesUnder(inspectLab.home.home);
       const status = await inspectLab.adapter.probe({ depth: "inspect" });
-      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.332", models: [{ id: "claude-local-1" }] });
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337", models: [{ id: "claude-local-1" }] });
       expect(filesUnder(inspectLab.home.home)).toEqual(before);
       // Only `claude --version` ran (a run, not a spawn).
       expect(inspectLab.ctx.processes.spawned).toEqual([]);

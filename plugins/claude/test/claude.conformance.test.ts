@@ -1,5 +1,5 @@
 /**
- * The shared adapter conformance suite against the real Claude Agent SDK (0.3.332) and its
+ * The shared adapter conformance suite against the real Claude Agent SDK (0.3.337) and its
  * bundled `claude`, driven by the scripted Anthropic Messages server, through a real Switchyard
  * host. Needs the built plugin (`npx tsc -b plugins/claude`).
  */

@@ -1,7 +1,7 @@
 import type { CapabilityDeclaration } from "@switchyard/sdk";
 
 /**
- * Driver `cursor` (`@cursor/sdk` 1.0.32, a local agent in a Node 22 sidecar; the agent loop and
+ * Driver `cursor` (`@cursor/sdk` 1.0.32, a local agent in a sidecar; the agent loop and
  * the model run on Cursor's backend). Every `true` below is exercised against the real SDK and
  * the fake Cursor backend by `test/cursor.conformance.test.ts` and `test/cursor-adapter.test.ts`.
  * - **Steering is native, and the backend decides**: `run.steer(text)` answers

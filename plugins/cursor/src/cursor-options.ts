@@ -5,7 +5,7 @@ export const cursorOptionsSchema = z
   .object({
     /**
      * The Node that runs the Cursor SDK (≥ 22.13: its local storage needs `node:sqlite`, and its
-     * native addons crash on Node 20). Default: `node` on the instance's PATH, when new enough.
+     * native addons crash on Node 20). Default: the Node that runs Switchyard (≥ 22.19).
      */
     nodePath: z.string().min(1, "nodePath must be a path to a node executable").optional(),
     /**

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import type { HarnessSpec } from "@switchyard/sdk";
 import { CURSOR_SDK_VERSION } from "./cursor-wire.js";
 
 /** An installed `@cursor/sdk` package: its folder and release. */
@@ -25,6 +26,19 @@ export interface CursorSdkSearch {
 }
 
 const INSTALL_COMMANDS = `npm install -g @cursor/sdk@${CURSOR_SDK_VERSION} with the Node that runs the sidecar, or npm install @cursor/sdk@${CURSOR_SDK_VERSION} beside the plugin`;
+
+/**
+ * The Cursor SDK as the sdk's harness data (what `npm run harness-currency` reads, as for every
+ * plugin): the one release the plugin is tested with, from {@link CURSOR_SDK_VERSION}.
+ */
+export const CURSOR_SDK_HARNESS: HarnessSpec = {
+  displayName: "The Cursor SDK (@cursor/sdk)",
+  option: "sdkPath",
+  commands: [],
+  packages: ["@cursor/sdk"],
+  install: INSTALL_COMMANDS,
+  testedVersions: CURSOR_SDK_VERSION,
+};
 
 /** The version of the `@cursor/sdk` package in `dir`, or null when `dir` holds no such package. */
 function sdkVersionIn(dir: string): string | null {

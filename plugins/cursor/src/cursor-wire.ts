@@ -1,6 +1,6 @@
 /**
- * The protocol between the plugin (in the host, on Node ≥ 20) and its sidecar (on Node ≥ 22.13,
- * which the Cursor SDK needs): JSON-RPC 2.0, one message per line over the sidecar's stdio,
+ * The protocol between the plugin (in the host) and its sidecar (on the host's Node, or
+ * `nodePath`: ≥ 22.13, which the Cursor SDK needs): JSON-RPC 2.0, one message per line over the sidecar's stdio,
  * through the harness kit's `JsonLinesChannel` and `JsonRpcPeer`. The Cursor SDK's own types
  * are re-exported (type-only: nothing of the SDK loads in the host).
  */

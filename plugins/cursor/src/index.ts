@@ -12,6 +12,7 @@ export { CursorTurn } from "./cursor-turn.js";
 export { cursorMcpServers, redactedMcpServers } from "./cursor-mcp-config.js";
 export { resolveCursorNode, satisfiesCursorSdk, type CursorNode, type CursorNodeResolution } from "./cursor-node.js";
 export { cursorOptionsSchema, type CursorOptions } from "./cursor-options.js";
+export { CURSOR_SDK_HARNESS } from "./cursor-sdk-location.js";
 export { cursorCredentials, cursorModels, probeCursor, type CursorProbeInput } from "./cursor-probe.js";
 export { cursorSdkBesidePlugin, locateCursorSdk, type CursorSdkLocation, type CursorSdkResolution, type CursorSdkSearch } from "./cursor-sdk-location.js";
 export { CursorProviderSession, threadStoreDir, type CursorSessionDeps } from "./cursor-session.js";

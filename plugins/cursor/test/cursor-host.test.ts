@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeCursorBackend, SCRIPTED_PROVIDER_PLUGIN_DIR, createCursorHome, startTestHost, type CursorHome, type TestHost } from "@switchyard/testkit";
-import { NODE22, NODE22_GATE, PLUGIN_DIR } from "./cursor-lab.js";
+import { PLUGIN_DIR } from "./cursor-lab.js";
 
 let backend: FakeCursorBackend;
 let home: CursorHome;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   lab = await startTestHost({
     plugins: [PLUGIN_DIR, SCRIPTED_PROVIDER_PLUGIN_DIR],
     providers: [
-      { id: "cursor", driver: "cursor", options: { nodePath: NODE22 }, homePath: home.home, environment: home.env },
+      { id: "cursor", driver: "cursor", homePath: home.home, environment: home.env },
       { id: "parent", driver: "scripted" },
     ],
   });
@@ -41,7 +41,7 @@ const liveTurn = async (threadId: string): Promise<void> => {
   expect(live, "the turn never reached Cursor").not.toBeNull();
 };
 
-describe.skipIf(NODE22_GATE.skip)("Cursor through a Switchyard host", () => {
+describe("Cursor through a Switchyard host", () => {
   it("a steer the backend hands back (revert_to_followup) runs as a follow-up turn after the running one, never beside it", async () => {
     const threadId = lab.createThread("cursor", "hold on @@hold host-revert @@reply first answer", { runtimeMode: "full-access" });
     await liveTurn(threadId);

@@ -1,6 +1,6 @@
 /**
  * Shared fixtures for the Cursor plugin tests: the fake Cursor backend, an isolated Cursor data
- * folder, the pinned Node 22 that runs the sidecar, a plugin context with real process groups
+ * folder, a plugin context with real process groups
  * and a recording logger, and helpers to open sessions and run turns against the real
  * `@cursor/sdk`. Nothing of the plugin or the SDK is mocked; Cursor's backend (its agent loop
  * and model) is the only stand-in.
@@ -12,7 +12,6 @@ import {
   createAcpTestContext,
   createCursorHome,
   createEventRecorder,
-  node22Gate,
   type AcpTestContext,
   type AdapterEventRecorder,
   type CursorHome,
@@ -22,16 +21,6 @@ import plugin, { createCursorAdapter, type CursorOptions, type CursorProviderSes
 
 /** The plugin folder, as the plugin host loads it. */
 export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
-
-/**
- * Whether these tests run here: the Node that runs the sidecar (the repository's lock-pinned
- * `ci/node22` install, `npm ci --prefix ci/node22 --ignore-scripts`, passed as the instance's
- * `nodePath`), or why they skip. CI requires it, so there a missing Node fails them.
- */
-export const NODE22_GATE = node22Gate("The Cursor SDK tests (plugins/cursor)");
-
-/** The Node for the sidecar; only read by tests that run (`describe.skipIf(NODE22_GATE.skip)`). */
-export const NODE22 = NODE22_GATE.node ?? "";
 
 /** Validates driver options through the plugin's own schema. */
 export async function cursorOptions(raw: Record<string, unknown> = {}): Promise<CursorOptions> {
@@ -74,7 +63,7 @@ export async function createCursorLab(
   const ctx = await createAcpTestContext();
   const adapter = createCursorAdapter({
     instance: cursorInstance(home, options.environment, options.customModels),
-    options: await cursorOptions({ nodePath: NODE22, ...options.driverOptions }),
+    options: await cursorOptions(options.driverOptions),
     context: ctx.context,
   });
   const sessions: CursorProviderSession[] = [];

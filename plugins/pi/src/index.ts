@@ -1,5 +1,5 @@
 /**
- * @switchyard/plugin-pi: Pi (`@mariozechner/pi-coding-agent`) over `pi --mode rpc`, with a
+ * @switchyard/plugin-pi: Pi (`@earendil-works/pi-coding-agent`) over `pi --mode rpc`, with a
  * Switchyard-owned Pi extension that bridges the MCP endpoint, carries the orchestration
  * instructions and enforces runtime modes.
  */

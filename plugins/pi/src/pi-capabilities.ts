@@ -1,7 +1,7 @@
 import type { CapabilityDeclaration } from "@switchyard/sdk";
 
 /**
- * What a Pi instance can do, checked against `pi --mode rpc` 0.73.1:
+ * What a Pi instance can do, checked against `pi --mode rpc` 1.6.0 (and 0.73.1):
  * - **Steering is native** (`steer`): the text lands before Pi's next model call in the same run.
  *   Interrupt is `abort` (Pi waits until idle, then `agent_end` with `stopReason: "aborted"`), so
  *   interrupt-and-restart works too.
@@ -20,7 +20,9 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - **Approvals**: Pi has no approval policy; the Switchyard extension asks through Pi's
  *   extension UI before `bash`, `edit`, `write` and third-party tools, as the runtime mode says.
  *   Pi raises no structured questions of its own (other extensions' dialogs are dismissed).
- * - No plan mode and no native sub-agents.
+ * - No plan mode. Native sub-agents are **observed**: Pi has none of its own, but when its example
+ *   subagent extension is installed, the task cards of its `subagent` tool (`details.results`)
+ *   are reported as `subagent.observed`, with no child thread id (seed 000).
  * - Per-turn instructions go into the prompt (so a handoff stays in the conversation); the shared
  *   orchestration instructions ride on the system prompt through the extension.
  * - Pi's catalog spans every provider it knows (hundreds of models), so the short list is the
@@ -39,7 +41,7 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
   },
   tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
   runtimeRequests: { approvals: true, userInputQuestions: false },
-  subagents: { native: "none", exposesChildThreadIds: false },
+  subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 24_000 },
   identity: { nativeThreadIds: "strong", nativeTurnIds: "none", nativeItemIds: "weak" },
   models: { shortList: "first_n" },

@@ -1,11 +1,12 @@
 /**
  * What Pi's RPC events mean for a Switchyard turn, as pure functions of the wire values (no
  * state, no I/O): tool kinds and titles, tool call starts and ends, streaming deltas, usage, how
- * a run ended, the warnings Pi's retries and extensions deserve, and a conversation snapshot.
+ * a run ended, the warnings Pi's retries and extensions deserve, a conversation snapshot, and the
+ * task cards of Pi's subagent tool.
  * `PiTurn` feeds the results to the turn ledger.
  */
 import type { ProviderTurnError, ThreadSnapshot, ToolCallStart, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
-import { messageText, messageThinking, toolResultText, type PiMessage, type PiRpcEvent } from "./pi-wire.js";
+import { messageText, messageThinking, toolResultText, type PiMessage, type PiRpcEvent, type PiToolResult } from "./pi-wire.js";
 
 type EventOf<T extends PiRpcEvent["type"]> = Extract<PiRpcEvent, { type: T }>;
 
@@ -75,9 +76,13 @@ export function toolCallEndOf(event: EventOf<"tool_execution_end">): { readonly 
   return { itemId: event.toolCallId, status: event.isError === true ? "failed" : "completed", ...(output !== undefined ? { output } : {}) };
 }
 
-/** The assistant text or thinking a `message_update` streams, or null for anything else. */
-export function assistantDeltaOf(event: EventOf<"message_update">): { readonly channel: "message" | "reasoning"; readonly text: string } | null {
-  if (event.message?.role !== "assistant") return null;
+/**
+ * The assistant text or thinking a `message_update` streams, or null for anything else. Pi 1.x
+ * sends only the delta (no cumulative `message`, to keep the stream linear), so the role is the
+ * one of the message the last `message_start` opened, `streamingRole`; 0.73 sends both.
+ */
+export function assistantDeltaOf(event: EventOf<"message_update">, streamingRole: string | null = null): { readonly channel: "message" | "reasoning"; readonly text: string } | null {
+  if ((event.message?.role ?? streamingRole) !== "assistant") return null;
   const delta = event.assistantMessageEvent;
   if (delta === undefined || typeof delta.delta !== "string" || delta.delta === "") return null;
   if (delta.type === "text_delta") return { channel: "message", text: delta.delta };
@@ -171,4 +176,58 @@ export function snapshotOf(messages: readonly PiMessage[]): ThreadSnapshot {
     }
   }
   return { turns };
+}
+
+/** The tool of Pi's example subagent extension (`examples/extensions/subagent`). */
+export const PI_SUBAGENT_TOOL = "subagent";
+
+const SUBAGENT_STATUS: Readonly<Record<string, "running" | "completed" | "failed">> = {
+  pending: "running",
+  running: "running",
+  completed: "completed",
+  failed: "failed",
+  aborted: "failed",
+};
+
+const MAX_SUBAGENT_SUMMARY_CHARS = 2_000;
+
+/** One task card of Pi's subagent tool, as a provider-native sub-agent Switchyard observes. */
+export interface PiSubagentCard {
+  /** `<tool call id>#<index in details.results>`: stable while the tool runs (results only grow). */
+  readonly nativeId: string;
+  readonly title: string;
+  readonly status: "running" | "completed" | "failed";
+  readonly summary?: string;
+}
+
+/**
+ * The task cards of a `subagent` tool result or partial result (seed 000: the documented
+ * `details.results` shape of Pi's example subagent extension: `{ agent, task, status, messages,
+ * errorMessage? }` per child). They carry no child thread id: Pi runs each child as its own
+ * process, which Switchyard does not own. Any other tool, or a shape this does not recognize,
+ * gives null and stays an ordinary tool call.
+ */
+export function subagentCardsOf(toolName: string, toolCallId: string, result: PiToolResult | undefined): PiSubagentCard[] | null {
+  if (toolName !== PI_SUBAGENT_TOOL) return null;
+  const details = result?.details;
+  if (typeof details !== "object" || details === null) return null;
+  const results = (details as { readonly results?: unknown }).results;
+  if (!Array.isArray(results)) return null;
+  const cards: PiSubagentCard[] = [];
+  for (const [index, entry] of results.entries()) {
+    if (typeof entry !== "object" || entry === null) return null;
+    const child = entry as { readonly agent?: unknown; readonly task?: unknown; readonly status?: unknown; readonly messages?: unknown; readonly errorMessage?: unknown };
+    const status = typeof child.status === "string" ? SUBAGENT_STATUS[child.status] : undefined;
+    if (typeof child.agent !== "string" || typeof child.task !== "string" || status === undefined) return null;
+    const messages = Array.isArray(child.messages) ? (child.messages as PiMessage[]) : [];
+    const answer = status === "running" ? "" : messageText([...messages].reverse().find((message) => message?.role === "assistant"));
+    const summary = answer !== "" ? answer : typeof child.errorMessage === "string" ? child.errorMessage : "";
+    cards.push({
+      nativeId: `${toolCallId}#${index}`,
+      title: `${child.agent}: ${child.task}`.slice(0, 200),
+      status,
+      ...(summary !== "" ? { summary: summary.slice(0, MAX_SUBAGENT_SUMMARY_CHARS) } : {}),
+    });
+  }
+  return cards;
 }

@@ -7,17 +7,21 @@ import { EXTENSION_ENV } from "./pi-extension/switchyard-extension.js";
 import type { PiOptions } from "./pi-options.js";
 
 /**
- * Pi as this plugin looks for it (data for the sdk's harness search). Tested with the Pi its
- * RPC wire types describe; no release is known to speak a different RPC protocol, so none is
- * refused.
+ * Pi as this plugin looks for it (data for the sdk's harness search). Pi moved to
+ * `@earendil-works/pi-coding-agent` (1.x now); the old `@mariozechner/pi-coding-agent` stopped
+ * at 0.73.1 and is still found, after the new one. Tested with 1.x; the old line still
+ * works (the extension and the session detect what 0.99 added: tool exposure and `tool_search`,
+ * `agent_settled`, acknowledgement dispositions) and is reported outside the tested range, with
+ * the command that installs the new package. No release is known to speak a different RPC
+ * protocol, so none is refused.
  */
 export const PI_HARNESS: HarnessSpec = {
   displayName: "Pi",
   option: "piPath",
   commands: ["pi"],
-  packages: ["@mariozechner/pi-coding-agent"],
-  install: "npm i -g @mariozechner/pi-coding-agent",
-  testedVersions: "~0.73.1",
+  packages: ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"],
+  install: "npm i -g @earendil-works/pi-coding-agent",
+  testedVersions: "^1.6.0",
 };
 
 /** How to start Pi. */

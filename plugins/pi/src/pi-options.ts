@@ -36,8 +36,8 @@ export function reservedFlagsIn(args: readonly string[]): string[] {
 export const piOptionsSchema = z
   .object({
     /**
-     * The Pi CLI: an executable, or a `cli.js` run with this Node. Default: the installed
-     * `@mariozechner/pi-coding-agent` package, else `pi` on PATH.
+     * The Pi CLI: an executable, or a `cli.js` run with this Node. Default: `pi` on PATH, else the
+     * installed `@earendil-works/pi-coding-agent` package (then the old `@mariozechner/…` one).
      */
     piPath: z.string().min(1, "piPath must be a path or a command on PATH").optional(),
     /** Extra launch arguments (`--thinking high`, `--no-context-files`…). Reserved flags are refused. */

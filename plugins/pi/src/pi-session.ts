@@ -17,6 +17,7 @@ import {
   type RuntimeRequestResponse,
   type StartableSession,
   type SteerInput,
+  type SteerOutcome,
   type ThreadSnapshot,
   type TurnInput,
   type TurnTerminalStatus,
@@ -26,6 +27,7 @@ import { snapshotOf } from "./pi-events.js";
 import { clonePiSession } from "./pi-fork.js";
 import { piAgentDir, piEnvironment, threadSessionDir, type PiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
+import { dispositionOf } from "./pi-wire.js";
 import { launchPi, type PiRuntime } from "./pi-process.js";
 import { PiStateFile } from "./pi-state-file.js";
 import { PiTurn, type PiTurnStep } from "./pi-turn.js";
@@ -317,18 +319,36 @@ export class PiProviderSession implements StartableSession {
     }
     // Usually done already: `agent_start` follows the response in the same read.
     turn.start();
+    // Pi 0.99+ says what became of the prompt (older Pi says nothing: it started a run).
+    const disposition = dispositionOf(response.data);
+    if (disposition === "handled") {
+      // An extension command or input handler consumed it: no run starts, so no agent_end comes.
+      this.sink.emit({ type: "warning", turnId: input.turnId, message: "A Pi extension handled this prompt itself (an extension command or input handler): no model run started." });
+      this.endTurn(turn, turn.interruptRequested ? "interrupted" : "completed");
+      return {};
+    }
+    if (disposition === "queued") {
+      this.sink.emit({ type: "warning", turnId: input.turnId, message: "Pi queued this prompt into a run it was already doing (started by an extension); the turn ends with that run." });
+    }
     // An abort sent before Pi accepted the prompt found nothing to stop: send it again.
     if (turn.interruptRequested && !turn.terminated) void runtime.client.request({ type: "abort" }, null).catch(() => undefined);
     return {};
   }
 
-  /** Pi's `steer`: the text lands after the current tool calls, before the next model call. */
-  async steerTurn(input: SteerInput): Promise<void> {
+  /**
+   * Pi's `steer`: the text lands after the current tool calls, before the next model call. Pi
+   * 0.99+ acknowledges it `queued` (delivered) or `handled` (an input handler consumed it), which
+   * the host records on the message.
+   */
+  async steerTurn(input: SteerInput): Promise<SteerOutcome> {
     this.assertOpen();
     this.activeTurn(input.turnId);
     const runtime = this.runtime;
     if (runtime === null) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" has no running pi process.`, { turnId: input.turnId });
-    await runtime.client.call({ type: "steer", message: input.text }, this.deps.options.requestTimeoutMs);
+    const data = await runtime.client.call({ type: "steer", message: input.text }, this.deps.options.requestTimeoutMs);
+    if (dispositionOf(data) !== "handled") return { disposition: "delivered" };
+    this.sink.emit({ type: "warning", turnId: input.turnId, message: "A Pi extension's input handler consumed the steered message: it did not reach the model." });
+    return { disposition: "handled", detail: "a Pi extension's input handler" };
   }
 
   /**

@@ -7,11 +7,12 @@ import {
   lateSteeringWarning,
   retryWarningOf,
   runOutcomeOf,
+  subagentCardsOf,
   toolCallEndOf,
   toolCallStartOf,
   usageOf,
 } from "./pi-events.js";
-import type { PiMessage, PiRpcEvent } from "./pi-wire.js";
+import type { PiMessage, PiRpcEvent, PiToolResult } from "./pi-wire.js";
 
 /** What the session must do after an event. */
 export type PiTurnStep =
@@ -44,8 +45,12 @@ export class PiTurn {
   #recovering = false;
   #steeringQueue: readonly string[] = [];
   #messageId: string | null = null;
+  /** The role of the message Pi is streaming (its last `message_start`). */
+  #streamingRole: string | null = null;
   #reasoningId: string | null = null;
   #lastAssistant: PiMessage | null = null;
+  /** The status last reported for each task card of Pi's subagent tool (by native id). */
+  readonly #subagents = new Map<string, string>();
 
   constructor(
     /** The host's turn id. */
@@ -89,10 +94,11 @@ export class PiTurn {
         this.#recovering = false;
         return null;
       case "message_start":
+        this.#streamingRole = event.message?.role ?? null;
         if (event.message?.role === "assistant") this.#closeText();
         return null;
       case "message_update": {
-        const delta = assistantDeltaOf(event);
+        const delta = assistantDeltaOf(event, this.#streamingRole);
         if (delta?.channel === "message") this.#ledger.messageDelta((this.#messageId ??= this.#ledger.newItemId("message")), delta.text);
         else if (delta?.channel === "reasoning") this.#ledger.reasoningDelta((this.#reasoningId ??= this.#ledger.newItemId("reasoning")), delta.text);
         return null;
@@ -104,7 +110,11 @@ export class PiTurn {
         if (!this.#ledger.toolOpen(event.toolCallId)) this.#closeText();
         this.#ledger.toolStarted(toolCallStartOf(event));
         return null;
+      case "tool_execution_update":
+        this.#observeSubagents(event.toolName, event.toolCallId, event.partialResult);
+        return null;
       case "tool_execution_end": {
+        this.#observeSubagents(event.toolName, event.toolCallId, event.result);
         const end = toolCallEndOf(event);
         this.#ledger.toolCompleted(end.itemId, end.status, end.output);
         return null;
@@ -148,7 +158,21 @@ export class PiTurn {
     if (this.terminated) return false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
     if (status === "completed" && this.#steeringQueue.length > 0) this.#warn(lateSteeringWarning(this.#steeringQueue.length));
+    // A task card still running when the turn ends never reports again: it ended with the turn.
+    for (const [nativeId, last] of this.#subagents) {
+      if (last === "running") this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId, status: status === "completed" ? "completed" : "failed" });
+    }
+    this.#subagents.clear();
     return this.#ledger.finish(status, error);
+  }
+
+  /** Reports each task card of Pi's subagent tool whose status changed (seed 000: observed native sub-agents). */
+  #observeSubagents(toolName: string, toolCallId: string, result: PiToolResult | undefined): void {
+    for (const card of subagentCardsOf(toolName, toolCallId, result) ?? []) {
+      if (this.#subagents.get(card.nativeId) === card.status) continue;
+      this.#subagents.set(card.nativeId, card.status);
+      this.#emit({ type: "subagent.observed", turnId: this.turnId, ...card });
+    }
   }
 
   #onAssistantEnd(message: PiMessage): void {

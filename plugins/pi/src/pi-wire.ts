@@ -1,8 +1,8 @@
 /**
- * The subset of `pi --mode rpc` (0.73.1) this plugin speaks: JSONL over stdio, one JSON object
+ * The subset of `pi --mode rpc` (1.6.0, and 0.73.1) this plugin speaks: JSONL over stdio, one JSON object
  * per `\n`-terminated line. Commands go to stdin and may carry an `id`; responses echo it;
  * events carry none. Shapes follow Pi's `modes/rpc/rpc-types.d.ts` and the agent event types of
- * `@mariozechner/pi-agent-core`; every field read from the wire is decoded defensively, because
+ * `@earendil-works/pi-agent-core`; every field read from the wire is decoded defensively, because
  * a newer Pi may add or drop fields.
  */
 
@@ -29,6 +29,19 @@ export type PiRpcOutbound = PiRpcCommand | PiExtensionUiResponse;
 export type PiRpcResponse =
   | { readonly type: "response"; readonly id?: string; readonly command: string; readonly success: true; readonly data?: unknown }
   | { readonly type: "response"; readonly id?: string; readonly command: string; readonly success: false; readonly error: string };
+
+/**
+ * What Pi 0.99+ says became of a `prompt`, `steer` or `follow_up` (`data.disposition`):
+ * `started` a run, `queued` it into the running one, or `handled` (an extension command or input
+ * handler consumed it: no model sees it). Null from an older Pi, which says nothing.
+ */
+export type PiDisposition = "started" | "queued" | "handled";
+
+/** The disposition of a command's response data, or null. */
+export function dispositionOf(data: unknown): PiDisposition | null {
+  const disposition = typeof data === "object" && data !== null ? (data as { readonly disposition?: unknown }).disposition : undefined;
+  return disposition === "started" || disposition === "queued" || disposition === "handled" ? disposition : null;
+}
 
 /** `get_state` data (the fields the adapter reads). */
 export interface PiSessionState {
@@ -98,6 +111,8 @@ export interface PiAssistantMessageEvent {
 /** A tool result as Pi reports it in `tool_execution_end`. */
 export interface PiToolResult {
   readonly content?: readonly { readonly type: string; readonly text?: string; readonly mimeType?: string }[];
+  /** The tool's own structured result (any shape; see `subagentCardsOf` for the one read). */
+  readonly details?: unknown;
 }
 
 /** Events on stdout (no `id`). */
@@ -107,7 +122,8 @@ export type PiRpcEvent =
   | { readonly type: "turn_start" }
   | { readonly type: "turn_end"; readonly message?: PiMessage }
   | { readonly type: "message_start"; readonly message: PiMessage }
-  | { readonly type: "message_update"; readonly message: PiMessage; readonly assistantMessageEvent?: PiAssistantMessageEvent }
+  // `message` (the message so far) only before 1.x, which streams deltas alone.
+  | { readonly type: "message_update"; readonly message?: PiMessage; readonly assistantMessageEvent?: PiAssistantMessageEvent }
   | { readonly type: "message_end"; readonly message: PiMessage }
   | { readonly type: "tool_execution_start"; readonly toolCallId: string; readonly toolName: string; readonly args?: unknown }
   | { readonly type: "tool_execution_update"; readonly toolCallId: string; readonly toolName: string; readonly partialResult?: PiToolResult }

@@ -1,15 +1,16 @@
 /**
- * The Pi adapter against the real `pi --mode rpc` (0.73.1) and the scripted model server:
+ * The Pi adapter against the real `pi --mode rpc` (1.6.0) and the scripted model server:
  * turns, tool calls, steering, interrupts, resume in a new process, fork, model switching,
  * approvals through the Switchyard extension, provider errors and capability honesty.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
-import { addSecondModel, createPiLab, environmentOf, grantFor, isAlive, turn, type PiLab } from "./pi-lab.js";
+import { resolveHarnessBinary, startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
+import { ACKNOWLEDGING_EXTENSION, addSecondModel, createPiLab, environmentOf, grantFor, isAlive, turn, type PiLab } from "./pi-lab.js";
 
 let lab: PiLab;
 
@@ -23,6 +24,15 @@ afterAll(async () => {
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
   events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
+
+/** The events of a turn's calls to one tool (a turn that calls a deferred tool calls tool_search first). */
+const callsTo = <T extends "tool_call.started" | "tool_call.completed">(events: readonly AdapterEvent[], type: T, turnId: string, tool: string) => {
+  const ids = new Set(ofType(events, "tool_call.started", turnId).filter((event) => event.name === tool).map((event) => event.itemId));
+  return ofType(events, type, turnId).filter((event) => ids.has((event as { itemId: string }).itemId));
+};
+
+/** A script that finds a deferred tool with Pi's tool_search, then calls it (seed 000: only three Switchyard tools stay direct on Pi 0.99+). */
+const viaSearch = (tool: string, args: string) => `@@tool tool_search {"query":"${tool}"} @@then @@tool ${tool} ${args}`;
 
 describe("Pi adapter over pi --mode rpc", () => {
   it("runs a text turn: started, streamed deltas, completed message, one completed terminal, a resume cursor", async () => {
@@ -65,7 +75,8 @@ describe("Pi adapter over pi --mode rpc", () => {
     const input = turn("first @@hold steer-gate @@reply first answer");
     await session.startTurn(input);
     await lab.server.waitForHold("steer-gate", 30_000);
-    await session.steerTurn({ turnId: input.turnId, text: "steered text @@echo" });
+    // Pi 1.x acknowledges the steer `queued`: delivered into the running turn.
+    expect(await session.steerTurn({ turnId: input.turnId, text: "steered text @@echo" })).toEqual({ disposition: "delivered" });
     lab.server.release("steer-gate");
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("completed");
@@ -306,18 +317,18 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
   it("registers the endpoint's tools as mcp__<server>__<tool> and calls them with the grant's token, passed in the environment only", async () => {
     const grant = grantFor(mcp.url, mcp.token);
     const { session, events } = await mcpLab.open({ mcp: grant, runtimeMode: "approval-required" });
-    const input = turn('go @@tool echo {"text":"via-bridge"}', { runtimeMode: "approval-required" });
+    const input = turn(`go ${viaSearch("echo", '{"text":"via-bridge"}')}`, { runtimeMode: "approval-required" });
     await session.startTurn(input);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
 
-    const started = ofType(events.events, "tool_call.started", input.turnId);
+    const started = callsTo(events.events, "tool_call.started", input.turnId, "mcp__switchyard__echo");
     expect(started).toEqual([expect.objectContaining({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo", input: { text: "via-bridge" } })]);
-    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "completed", output: "echo: via-bridge" })]);
+    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([expect.objectContaining({ status: "completed", output: "echo: via-bridge" })]);
     // The Switchyard tools never wait for approval (the server checks the caller's modes).
     expect(events.events.some((e) => e.type === "runtime_request.opened")).toBe(false);
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "via-bridge" } });
     expect(mcp.rejectedRequests).toBe(0);
-    const request = await mcpLab.server.waitForRequest((r) => r.userText === 'go @@tool echo {"text":"via-bridge"}' && r.stepIndex === 0);
+    const request = await mcpLab.server.waitForRequest((r) => r.userText === input.text && r.stepIndex === 0);
     // The host delivers the grant's instructions (folded into the first prompt); neither the
     // adapter nor the extension adds them, so the model sees them once.
     expect(JSON.stringify(request.body)).not.toContain("Use the switchyard tools.");
@@ -338,10 +349,10 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
   it("takes a rotated grant live: the same Pi process calls with the token from its private state file", async () => {
     const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
     const call = async (text: string) => {
-      const input = turn(`go @@tool echo {"text":"${text}"}`);
+      const input = turn(`go ${viaSearch("echo", `{"text":"${text}"}`)}`);
       await session.startTurn(input);
       await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
-      return ofType(events.events, "tool_call.completed", input.turnId)[0];
+      return callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")[0];
     };
     expect((await call("before"))?.status).toBe("completed");
     const pid = session.processId;
@@ -362,10 +373,10 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
 
   it("a tool call Pi rejects (invalid arguments) is a failed tool call", async () => {
     const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
-    const input = turn("go @@tool echo {}");
+    const input = turn(`go ${viaSearch("echo", "{}")}`);
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
-    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "failed" })]);
+    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([expect.objectContaining({ status: "failed" })]);
   });
 
   it("an endpoint that refuses the token: pi starts without the tools and the session says why", async () => {
@@ -408,5 +419,90 @@ describe("Pi adapter: effort as Pi's thinking level", () => {
     const request = await thinkingLab.server.waitForRequest((r) => r.userText === "think @@reply thought");
     expect((request.body as { reasoning_effort?: string }).reasoning_effort).toBe("high");
     expect(thinkingLab.spawns.at(-1)?.args.slice(-2)).toEqual(["--thinking", "high"]);
+  });
+});
+
+describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () => {
+  let mcp: TestMcpServer;
+  let scratch: string;
+  beforeAll(async () => {
+    mcp = await startTestMcpServer();
+    scratch = mkdtempSync(path.join(tmpdir(), "pi-exposure-"));
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("a server key Pi's MCP client would normalize (t3-code): public names stay, hidden mcp__t3_code__ aliases reserve the normalized ones", async () => {
+    // A second extension that records, when a prompt starts, every tool Pi has and its exposure.
+    const probe = path.join(scratch, "tools-probe.js");
+    const out = path.join(scratch, "tools.json");
+    writeFileSync(probe, 'import { writeFileSync } from "node:fs";\nexport default function (pi) { pi.on("before_agent_start", () => { writeFileSync(process.env.TOOLS_PROBE_OUT, JSON.stringify(pi.getAllTools().map((t) => ({ name: t.name, exposure: t.exposure })))); }); }\n');
+    const probed = await createPiLab({ driverOptions: { extraArgs: ["--extension", probe] }, instanceEnvironment: { TOOLS_PROBE_OUT: out } });
+    try {
+      const { session, events } = await probed.open({ mcp: { ...grantFor(mcp.url, mcp.token), serverName: "t3-code" } });
+      const input = turn(`go ${viaSearch("mcp__t3-code__echo", '{"text":"hyphenated"}')}`);
+      await session.startTurn(input);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
+      expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__t3-code__echo")).toEqual([expect.objectContaining({ status: "completed", output: "echo: hyphenated" })]);
+      const tools = JSON.parse(readFileSync(out, "utf8")) as { name: string; exposure: string }[];
+      expect(tools).toContainEqual({ name: "mcp__t3-code__echo", exposure: "deferred" });
+      expect(tools).toContainEqual({ name: "mcp__t3_code__echo", exposure: "hidden" });
+      // Neither declared nor found by a search: the aliases only hold the names.
+      const first = await probed.server.waitForRequest((r) => r.userText === input.text && r.stepIndex === 0);
+      const second = await probed.server.waitForRequest((r) => r.userText === input.text && r.stepIndex === 1);
+      expect(first.toolNames).toContain("tool_search");
+      expect(first.toolNames).not.toContain("mcp__t3-code__echo");
+      expect(second.toolNames).toContain("mcp__t3-code__echo");
+      expect([...first.toolNames, ...second.toolNames].filter((name) => name.startsWith("mcp__t3_code__"))).toEqual([]);
+    } finally {
+      await probed.dispose();
+    }
+  });
+
+  it("ends a turn whose prompt a Pi extension handled (disposition handled): no run starts, so no agent_end would ever come", async () => {
+    const extension = path.join(scratch, "acknowledging.js");
+    writeFileSync(extension, ACKNOWLEDGING_EXTENSION);
+    const acking = await createPiLab({ driverOptions: { extraArgs: ["--extension", extension] } });
+    try {
+      const { session, events } = await acking.open();
+      const input = turn("/switchyard-noop");
+      await session.startTurn(input);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
+      expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toContain("A Pi extension handled this prompt itself (an extension command or input handler): no model run started.");
+      expect(acking.server.requests.filter((r) => r.userText?.includes("switchyard-noop"))).toEqual([]);
+
+      // A steer an input handler swallows reaches no model, and the session says so.
+      const held = turn("first @@hold ack-gate @@reply first answer");
+      await session.startTurn(held);
+      await acking.server.waitForHold("ack-gate", 30_000);
+      expect(await session.steerTurn({ turnId: held.turnId, text: "swallowed steer" })).toEqual({ disposition: "handled", detail: "a Pi extension's input handler" });
+      acking.server.release("ack-gate");
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === held.turnId, 30_000)).status).toBe("completed");
+      expect(acking.server.requests.some((r) => JSON.stringify(r.body).includes("swallowed steer"))).toBe(false);
+      expect(ofType(events.events, "warning", held.turnId).map((e) => e.message)).toContain("A Pi extension's input handler consumed the steered message: it did not reach the model.");
+    } finally {
+      await acking.dispose();
+    }
+  });
+
+  it("drives the old package (@mariozechner/pi-coding-agent 0.73.1): every Switchyard tool direct, and the probe says it is outside the tested range", async () => {
+    const legacy = resolveHarnessBinary("pi-legacy");
+    expect(legacy.version).toBe("0.73.1");
+    const old = await createPiLab({ driverOptions: { piPath: legacy.args[0]! } });
+    try {
+      const status = await old.adapter.probe({ depth: "inspect" });
+      expect(status).toMatchObject({ installed: true, executable: true, version: "0.73.1", harness: { inTestedRange: false, testedVersions: "^1.6.0" } });
+      expect(status.warnings?.join(" ")).toContain("install a tested version (npm i -g @earendil-works/pi-coding-agent, at a version in ^1.6.0)");
+      const { session, events } = await old.open({ mcp: grantFor(mcp.url, mcp.token) });
+      const input = turn('go @@tool echo {"text":"old pi"}');
+      await session.startTurn(input);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
+      expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "completed", output: "echo: old pi" })]);
+      expect(events.textOf(input.turnId)).toContain("echo: old pi");
+    } finally {
+      await old.dispose();
+    }
   });
 });

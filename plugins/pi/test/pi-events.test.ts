@@ -80,6 +80,13 @@ describe("Pi assistant messages", () => {
     expect(assistantDeltaOf({ type: "message_update", message })).toBeNull();
   });
 
+  it("takes Pi 1.x's bare deltas by the role of the message its message_start opened", () => {
+    const update = { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "PO" } } as const;
+    expect(assistantDeltaOf(update, "assistant")).toEqual({ channel: "message", text: "PO" });
+    expect(assistantDeltaOf(update, "user")).toBeNull();
+    expect(assistantDeltaOf(update)).toBeNull();
+  });
+
   it("reads the final text, thinking and usage of message_end", () => {
     const message = assistant({ content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }, { type: "toolCall", id: "c", name: "bash", arguments: {} }, { type: "text", text: "b" }], usage: { input: 30, output: 15 } });
     expect(assistantFinalOf(message)).toEqual({ text: "ab", thinking: "hmm" });

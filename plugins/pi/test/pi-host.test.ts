@@ -3,11 +3,11 @@
  * 127.0.0.1, and Pi calling back into it through the Switchyard extension with the session's
  * own credential. Needs the built plugin (`npx tsc -b plugins/pi`): the host loads `dist`.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedModelServer, createPiHome, startTestHost, type PiHome, type TestHost } from "@switchyard/testkit";
-import { PLUGIN_DIR, commandLineOf, environmentOf } from "./pi-lab.js";
+import { ACKNOWLEDGING_EXTENSION, PLUGIN_DIR, commandLineOf, environmentOf } from "./pi-lab.js";
 
 const INSTANCE = "pi-host";
 
@@ -19,9 +19,11 @@ beforeAll(async () => {
   if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js"))) throw new Error("Build the plugin first: npx tsc -b plugins/pi");
   server = await ScriptedModelServer.start();
   home = await createPiHome({ modelServerUrl: server.url });
+  const extension = path.join(home.root, "acknowledging.js");
+  writeFileSync(extension, ACKNOWLEDGING_EXTENSION);
   lab = await startTestHost({
     plugins: [PLUGIN_DIR],
-    providers: [{ id: INSTANCE, driver: "pi", options: {}, homePath: home.home, environment: home.env }],
+    providers: [{ id: INSTANCE, driver: "pi", options: { extraArgs: ["--extension", extension] }, homePath: home.home, environment: home.env }],
     serverConfig: { maxWaitMs: 3_000 },
   });
 }, 60_000);
@@ -85,7 +87,10 @@ describe("Pi through a Switchyard host", () => {
     const body = JSON.stringify(first.body);
     expect(body.split('You can coordinate other coding agents through the \\"switchyard\\" MCP tools').length - 1).toBe(1);
     expect(body).toContain("<switchyard_instructions>");
-    expect(first.toolNames).toContain("mcp__switchyard__delegate_task");
+    // Pi 0.99+ (seed 000): three Switchyard tools declared, the others found through tool_search.
+    const declared = first.toolNames.filter((name) => name.startsWith("mcp__"));
+    expect(declared.sort()).toEqual(["mcp__switchyard__delegate_task", "mcp__switchyard__orchestrator_capabilities", "mcp__switchyard__task_status"]);
+    expect(first.toolNames).toContain("tool_search");
 
     // The token: in Pi's environment only (the adapter tests check the argv it was spawned with).
     const [session] = lab.host.store.select("providerSession", "thread_id = ?", [threadId]);
@@ -103,7 +108,9 @@ describe("Pi through a Switchyard host", () => {
     const stuck = lab.createThread(INSTANCE, "never ends @@hold stuck-gate", { runtimeMode: "full-access" });
     await server.waitForHold("stuck-gate", 30_000);
     const started = Date.now();
-    const waiter = lab.createThread(INSTANCE, `go @@tool t3_thread_wait {"threadId":"${stuck}"}`, { runtimeMode: "full-access" });
+    // t3_thread_wait is deferred: the model finds it with tool_search, which declares it for the next call.
+    const prompt = `go @@tool tool_search {"query":"t3_thread_wait"} @@then @@tool t3_thread_wait {"threadId":"${stuck}"}`;
+    const waiter = lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
     const run = await lab.waitForRun(waiter, { timeoutMs: 60_000 });
     const elapsed = Date.now() - started;
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
@@ -111,11 +118,28 @@ describe("Pi through a Switchyard host", () => {
     expect(call?.status).toBe("completed");
     const output = JSON.parse(String(call!.data["output"])) as { waitTimedOut: boolean; status: string; threadId: string };
     expect(output).toMatchObject({ threadId: stuck, waitTimedOut: true, status: "running" });
+    const before = await server.waitForRequest((r) => r.userText === prompt && r.stepIndex === 0);
+    const after = await server.waitForRequest((r) => r.userText === prompt && r.stepIndex === 1);
+    expect(before.toolNames).not.toContain("mcp__switchyard__t3_thread_wait");
+    expect(after.toolNames).toContain("mcp__switchyard__t3_thread_wait");
     // The server's cap (3 s) ended the wait, not a client timeout.
     expect(elapsed).toBeGreaterThanOrEqual(3_000);
 
     lab.host.threads.interrupt({ threadId: stuck });
     server.release("stuck-gate");
     expect(["interrupted", "cancelled"]).toContain((await lab.waitForRun(stuck, { timeoutMs: 60_000 })).status);
+  });
+
+  it("records a steer a Pi input handler consumed as handled on the message, and runs no follow-up for it", async () => {
+    const threadId = lab.createThread(INSTANCE, "working @@hold host-ack @@reply held reply", { runtimeMode: "full-access" });
+    await server.waitForHold("host-ack", 30_000);
+    await lab.host.waiter.waitFor(() => (lab.host.threads.runs(threadId)[0]?.status === "running" ? true : null), { timeoutMs: 30_000 });
+    const sent = lab.host.threads.send({ threadId, text: "swallowed steer", mode: "steer", createdBy: "user", creationSource: "cli" });
+    expect(sent.delivery).toBe("steered");
+    const handled = await lab.host.waiter.waitFor(() => items(threadId).find((item) => item.kind === "user_message" && item.data["delivery"] === "handled") ?? null, { timeoutMs: 30_000 });
+    expect(handled?.data["handledBy"]).toBe("a Pi extension's input handler");
+    server.release("host-ack");
+    expect((await lab.waitForRun(threadId, { timeoutMs: 60_000 })).status).toBe("completed");
+    expect(lab.host.threads.runs(threadId)).toHaveLength(1);
   });
 });

@@ -186,3 +186,13 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * A Pi extension that consumes input the way Pi 0.99+ acknowledges as `handled`: the command
+ * `/switchyard-noop` (no model run) and an input handler that swallows any text with `swallowed steer` in it.
+ */
+export const ACKNOWLEDGING_EXTENSION = `export default function (pi) {
+  pi.registerCommand("switchyard-noop", { description: "does nothing", handler: async () => {} });
+  pi.on("input", (event) => (event.text.includes("swallowed steer") ? { action: "handled" } : { action: "continue" }));
+}
+`;

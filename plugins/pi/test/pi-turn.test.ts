@@ -155,4 +155,41 @@ describe("PiTurn", () => {
     turn.finish("completed");
     expect(events).toContainEqual({ type: "warning", turnId: "turn-1", message: "1 steering message(s) reached Pi after its last model call; Pi delivers them with the next prompt." });
   });
+
+  it("projects the task cards of Pi's subagent tool as observed native sub-agents, each status change once, none with a thread id", () => {
+    const { turn, events } = lab();
+    const child = (status: string, extra: Record<string, unknown> = {}) => ({ agent: "scout", task: "map the repo", agentSource: "user", status, exitCode: null, messages: [], stderr: "", usage: {}, ...extra });
+    const details = (...results: unknown[]) => ({ content: [{ type: "text", text: "…" }], details: { mode: "parallel", results, isError: false } });
+    const answer = { role: "assistant", content: [{ type: "text", text: "src/ holds the code" }] };
+    const steps: PiRpcEvent[] = [
+      { type: "agent_start" },
+      { type: "tool_execution_start", toolCallId: "call-1", toolName: "subagent", args: {} },
+      { type: "tool_execution_update", toolCallId: "call-1", toolName: "subagent", partialResult: details(child("pending"), child("running", { agent: "critic", task: "review" })) },
+      { type: "tool_execution_update", toolCallId: "call-1", toolName: "subagent", partialResult: details(child("running"), child("running", { agent: "critic", task: "review" })) },
+      { type: "tool_execution_end", toolCallId: "call-1", toolName: "subagent", result: details(child("completed", { messages: [answer] }), child("failed", { agent: "critic", task: "review", errorMessage: "model refused" })), isError: false },
+      // Another tool with the same shape, and the subagent tool with one it does not know: ordinary tool output.
+      { type: "tool_execution_start", toolCallId: "call-2", toolName: "bash", args: {} },
+      { type: "tool_execution_end", toolCallId: "call-2", toolName: "bash", result: details(child("completed")), isError: false },
+      { type: "tool_execution_start", toolCallId: "call-3", toolName: "subagent", args: {} },
+      { type: "tool_execution_end", toolCallId: "call-3", toolName: "subagent", result: { details: { results: [{ name: "x" }] } }, isError: false },
+    ];
+    for (const step of steps) turn.apply(step);
+    const observed = events.filter((event) => event.type === "subagent.observed");
+    expect(observed).toEqual([
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "call-1#0", title: "scout: map the repo", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "call-1#1", title: "critic: review", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "call-1#0", title: "scout: map the repo", status: "completed", summary: "src/ holds the code" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "call-1#1", title: "critic: review", status: "failed", summary: "model refused" },
+    ]);
+    expect(events.filter((event) => event.type === "tool_call.completed")).toHaveLength(3);
+  });
+
+  it("ends a task card still running when the turn ends, as the turn ended", () => {
+    const { turn, events } = lab();
+    turn.apply({ type: "agent_start" });
+    turn.apply({ type: "tool_execution_start", toolCallId: "call-1", toolName: "subagent", args: {} });
+    turn.apply({ type: "tool_execution_update", toolCallId: "call-1", toolName: "subagent", partialResult: { details: { mode: "single", results: [{ agent: "scout", task: "t", status: "running", messages: [] }] } } });
+    turn.finish("interrupted");
+    expect(events.filter((event) => event.type === "subagent.observed").map((event) => (event as { status: string }).status)).toEqual(["running", "failed"]);
+  });
 });

@@ -218,6 +218,21 @@ export interface SteerInputV1 {
   readonly text: string;
 }
 
+/**
+ * What a steer did, when the provider says so. `steerTurn` may resolve with nothing, which
+ * means `delivered`; an undelivered steer rejects (the host then runs the text as a follow-up).
+ */
+export interface SteerOutcomeV1 {
+  /**
+   * - `delivered`: the running turn takes the text as input.
+   * - `handled`: the provider consumed the text itself (an extension's input handler), so it
+   *   reaches no model, and running it again as a follow-up would repeat what the handler did.
+   */
+  readonly disposition: "delivered" | "handled";
+  /** What the provider said, for the timeline. */
+  readonly detail?: string;
+}
+
 /** What `interruptTurn` gets. */
 export interface InterruptInputV1 {
   /** The running turn to interrupt. */
@@ -276,7 +291,7 @@ export interface ProviderSessionV1 {
   /** Starts a turn. Resolves once the provider accepted it; output arrives as events. */
   startTurn(input: TurnInputV1): Promise<{ readonly providerTurnId?: string }>;
   /** Adds input to a running turn. Needs `turns.activeSteering`. */
-  steerTurn?(input: SteerInputV1): Promise<void>;
+  steerTurn?(input: SteerInputV1): Promise<void | SteerOutcomeV1>;
   /** Stops a running turn; a `turn.terminal` event follows. Needs `turns.interrupt`. */
   interruptTurn?(input: InterruptInputV1): Promise<void>;
   /** Copies the conversation into a new native thread. Needs `threads.fork`. */

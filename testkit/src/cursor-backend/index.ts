@@ -7,4 +7,3 @@ export type { FakeCursorRunRecord, FakeCursorSteer, FakeCursorToolCall, FakeCurs
 export type { SteerAnswer, McpStateServerJson } from "./cursor-wire-json.js";
 export { parsedShellCommand } from "./cursor-wire-json.js";
 export { CURSOR_SDK_VERSION, findInstalledCursorSdk, loadCursorWireSchemas, type CursorWireSchemas, type InstalledCursorSdk } from "./cursor-sdk-schemas.js";
-export { CI_NODE22, REQUIRE_NODE22_VARIABLE, findNode22ForTests, node22ForTests, node22Gate, nodeVersionAtLeast, type Node22Gate } from "./test-node22.js";

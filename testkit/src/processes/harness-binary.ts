@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The harnesses the test lab knows how to locate. */
-export type HarnessName = "codex" | "codex-acp" | "pi" | "gemini" | "claude" | "opencode";
+export type HarnessName = "codex" | "codex-acp" | "pi" | "pi-legacy" | "gemini" | "claude" | "opencode";
 
 /** How to start a harness without its npm wrapper in between (so signals reach the real process). */
 export interface HarnessBinary {
@@ -82,7 +82,9 @@ const HARNESS_PACKAGES: Record<HarnessName, HarnessPackageSpec> = {
       path: join("bin", exe(platform, "codex-acp")),
     }),
   },
-  pi: { packageName: "@mariozechner/pi-coding-agent", binName: "pi" },
+  pi: { packageName: "@earendil-works/pi-coding-agent", binName: "pi" },
+  // The package Pi had before it moved (frozen at 0.73.1): the plugin still drives it.
+  "pi-legacy": { packageName: "@mariozechner/pi-coding-agent", binName: "pi" },
   // GEMINI_CLI_NO_RELAUNCH keeps gemini in one process (it otherwise re-spawns itself with more heap).
   gemini: { packageName: "@google/gemini-cli", binName: "gemini", env: () => ({ GEMINI_CLI_NO_RELAUNCH: "true" }) },
   claude: {

@@ -21,9 +21,9 @@ import type { DoctorFinding } from "./doctor-report.js";
 function wantedNode(): string {
   try {
     const manifest = JSON.parse(readFileSync(join(CORE_PACKAGE_DIR, "package.json"), "utf8")) as { engines?: { node?: string } };
-    return manifest.engines?.node ?? ">=20.6";
+    return manifest.engines?.node ?? ">=22.19";
   } catch {
-    return ">=20.6";
+    return ">=22.19";
   }
 }
 

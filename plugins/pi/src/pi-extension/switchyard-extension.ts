@@ -13,7 +13,10 @@
  *    one, read at every call. Requests use `node:http`, which has no headers or body timeout (Node's
  *    `fetch` stops at undici's 300 s), bounded instead by `SWITCHYARD_MCP_TOOL_TIMEOUT_MS`, which
  *    the host sets above its longest blocking wait, so a wait always ends with the server's own
- *    resumable pending result. Progress notifications become tool updates.
+ *    resumable pending result. Progress notifications become tool updates. On Pi 0.99+ only
+ *    {@link DIRECT_TOOLS} are declared to the model; the others are `deferred`, found through Pi's
+ *    built-in `tool_search` (activated here), and hidden `mcp__<normalized key>__` aliases hold the
+ *    names Pi's own MCP client would give a server of the same key (seed 000, "Pi V2").
  * 2. **Instructions.** The shared orchestration instructions ride on the system prompt of every
  *    run (`before_agent_start`), so they reach the first turn and survive a resume.
  * 3. **Runtime modes.** Pi has no approval policy of its own. A `tool_call` hook reads the
@@ -29,7 +32,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import type { ExtensionAPI, ExtensionContext, ToolCallEvent } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, ToolCallEvent } from "@earendil-works/pi-coding-agent";
 
 /** Environment variables the adapter sets for the extension. */
 export const EXTENSION_ENV = {
@@ -73,6 +76,25 @@ export interface ExtensionSessionState {
   readonly runtimeMode: "approval-required" | "auto-accept-edits" | "full-access";
   /** A rotated MCP token; it replaces the one in the environment. The file is private (0600). */
   readonly mcpToken?: string;
+}
+
+/**
+ * The Switchyard tools Pi >= 0.99 keeps declared to the model (seed 000, "Pi V2"); the others
+ * are registered with `deferred` exposure and found through Pi's built-in `tool_search`, so a
+ * long tool list does not fill every request. On an older Pi, or one without `tool_search`, every
+ * tool stays direct.
+ */
+export const DIRECT_TOOLS: ReadonlySet<string> = new Set(["orchestrator_capabilities", "delegate_task", "task_status"]);
+
+/** Pi's built-in tool that finds and declares deferred tools (Pi >= 0.99; registered inactive). */
+export const TOOL_SEARCH = "tool_search";
+
+/**
+ * The name Pi's native MCP client gives a server's tool: `mcp__<server>__<tool>` with every
+ * character other than letters, digits and `_` replaced by `_` (`t3-code` → `t3_code`).
+ */
+export function normalizedToolName(publicName: string): string {
+  return publicName.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 /** Pi's built-in tools that only read. */
@@ -326,12 +348,21 @@ function contentText(content: readonly ToolContent[]): string {
   return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 }
 
+/** One bridged tool: how to register it again under another exposure or name. */
+type BridgedTool = Omit<RegisteredTool, "exposure"> & { readonly mcpName: string };
+
+/** What the factory registered, for the session to finish once Pi has loaded every extension. */
+interface McpRegistration {
+  readonly tools: BridgedTool[];
+  readonly problem: string | null;
+}
+
 /** Registers the Switchyard MCP tools, or says why it could not. */
-async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promise<{ registered: string[]; problem: string | null }> {
+async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promise<McpRegistration> {
   const url = env[EXTENSION_ENV.url];
   const token = env[EXTENSION_ENV.token];
-  if (url === undefined || url === "") return { registered: [], problem: null };
-  if (token === undefined || token === "") return { registered: [], problem: `${EXTENSION_ENV.token} is not set` };
+  if (url === undefined || url === "") return { tools: [], problem: null };
+  if (token === undefined || token === "") return { tools: [], problem: `${EXTENSION_ENV.token} is not set` };
   const serverName = env[EXTENSION_ENV.serverName] || "switchyard";
   const parsedTimeout = Number(env[EXTENSION_ENV.toolTimeoutMs]);
   const toolTimeoutMs = Number.isFinite(parsedTimeout) && parsedTimeout > 0 ? parsedTimeout : 150_000;
@@ -340,10 +371,11 @@ async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promi
   try {
     await client.initialize();
     const tools = await client.listTools();
-    const registered: string[] = [];
+    const registered: BridgedTool[] = [];
     for (const tool of tools) {
       const name = `mcp__${serverName}__${tool.name}`;
-      pi.registerTool({
+      const bridged: BridgedTool = {
+        mcpName: tool.name,
         name,
         label: tool.title ?? tool.name,
         description: tool.description ?? tool.title ?? tool.name,
@@ -372,13 +404,44 @@ async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promi
           if (result["isError"] === true) throw new Error(contentText(content) || `${tool.name} failed`);
           return { content, details: { server: serverName, tool: tool.name } };
         },
-      });
-      registered.push(name);
+      };
+      // Deferred unless it is one of the three the model always sees. A Pi older than 0.99
+      // ignores `exposure` (every tool direct); a newer one without `tool_search` gets the tool
+      // again as direct once the session starts (finishRegistration).
+      pi.registerTool({ ...bridged, exposure: DIRECT_TOOLS.has(tool.name) ? "direct" : "deferred" } as RegisteredTool);
+      registered.push(bridged);
     }
-    return { registered, problem: null };
+    return { tools: registered, problem: null };
   } catch (error) {
-    return { registered: [], problem: error instanceof Error ? error.message : String(error) };
+    return { tools: [], problem: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * Finishes the registration once Pi has loaded every extension (Pi refuses `getAllTools` while
+ * extensions load), for a Pi that has tool exposure (0.99+): activates `tool_search` for the
+ * deferred tools, or, without it, makes them direct again; and registers the hidden
+ * `mcp__<normalized server>__<tool>` aliases, which reserve the names Pi's native MCP client
+ * would give a configured server of the same key, without declaring anything or adding search
+ * results. Returns the alias names (Switchyard tools, for the approval hook).
+ */
+function finishRegistration(pi: ExtensionAPI, tools: readonly BridgedTool[]): string[] {
+  if (tools.length === 0 || typeof pi.getAllTools !== "function") return [];
+  const all = pi.getAllTools();
+  if (!all.some((tool) => typeof tool.exposure === "string")) return [];
+  if (all.some((tool) => tool.name === TOOL_SEARCH)) {
+    if (!pi.getActiveTools().includes(TOOL_SEARCH)) pi.setActiveTools([...pi.getActiveTools(), TOOL_SEARCH]);
+  } else {
+    for (const tool of tools) if (!DIRECT_TOOLS.has(tool.mcpName)) pi.registerTool({ ...tool, exposure: "direct" } as RegisteredTool);
+  }
+  const aliases: string[] = [];
+  for (const tool of tools) {
+    const alias = normalizedToolName(tool.name);
+    if (alias === tool.name || all.some((existing) => existing.name === alias)) continue;
+    pi.registerTool({ ...tool, name: alias, exposure: "hidden" } as RegisteredTool);
+    aliases.push(alias);
+  }
+  return aliases;
 }
 
 function readState(file: string | undefined): ExtensionSessionState {
@@ -398,8 +461,9 @@ function readState(file: string | undefined): ExtensionSessionState {
 /** What a tool call needs under a runtime mode, or null when it may run. */
 function approvalFor(event: ToolCallEvent, bridged: ReadonlySet<string>, state: ExtensionSessionState): ApprovalPrompt | null {
   const { toolName, toolCallId } = event;
-  // The Switchyard tools check the caller's modes on the server side.
-  if (READ_ONLY_TOOLS.has(toolName) || bridged.has(toolName)) return null;
+  // The Switchyard tools check the caller's modes on the server side; tool_search only declares
+  // tools (a call to what it found asks on its own).
+  if (READ_ONLY_TOOLS.has(toolName) || bridged.has(toolName) || toolName === TOOL_SEARCH) return null;
   if (state.runtimeMode === "full-access") return null;
   const input = (event.input ?? {}) as Record<string, unknown>;
   if (FILE_CHANGE_TOOLS.has(toolName)) {
@@ -419,12 +483,13 @@ function approvalFor(event: ToolCallEvent, bridged: ReadonlySet<string>, state: 
 export default async function switchyardExtension(pi: ExtensionAPI): Promise<void> {
   const env = process.env;
 
-  const { registered, problem } = await registerMcpTools(pi, env);
-  const bridged = new Set(registered);
+  const { tools, problem } = await registerMcpTools(pi, env);
+  const bridged = new Set(tools.map((tool) => tool.name));
   if (problem !== null) process.stderr.write(`[switchyard] MCP tools unavailable: ${problem}\n`);
 
   pi.on("session_start", (_event, ctx: ExtensionContext) => {
     if (problem !== null) ctx.ui.notify(`Switchyard MCP tools are unavailable: ${problem}`, "warning");
+    for (const alias of finishRegistration(pi, tools)) bridged.add(alias);
   });
 
   // Approvals granted "for the session" last as long as this process (one Pi process per session).
