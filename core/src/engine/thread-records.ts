@@ -90,6 +90,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
       rootThreadId: input.lineage.rootThreadId ?? input.id,
       ...(input.lineage.reportBack !== undefined ? { reportBack: input.lineage.reportBack } : {}),
       ...(input.lineage.foreignParent !== undefined ? { foreignParent: input.lineage.foreignParent } : {}),
+      ...(input.lineage.reachedFrom !== undefined ? { reachedFrom: input.lineage.reachedFrom } : {}),
     },
     createdBy: input.createdBy,
     creationSource: input.creationSource,

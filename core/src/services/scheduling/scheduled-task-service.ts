@@ -14,6 +14,7 @@ import { ProviderSelectionService, type InheritedSelection, type ResolvedSelecti
 import { checkSchedule, timeZoneName, type CheckedSchedule, type ScheduleInput, type SignatureInput } from "./schedule-validation.js";
 import { scheduledTaskView, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
+import { ReachOrigins } from "../reach/reach-origin.js";
 
 /** schedule_task input: creates a task, or with `scheduledTaskId` updates one (omitted fields stay). */
 export interface ScheduleTaskInput {
@@ -69,6 +70,7 @@ export class ScheduledTaskService {
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
+    private readonly origins: ReachOrigins,
   ) {}
 
   /** The server's address, once it listens (webhook URLs are built on it); null when it stops. */
@@ -239,6 +241,7 @@ export class ScheduledTaskService {
       interactionMode: input.interactionMode,
     });
     let generated: string | null = null;
+    const reachedFrom = this.origins.of(caller);
     const outcome = conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
@@ -266,6 +269,8 @@ export class ScheduledTaskService {
             anchorAt: ctx.now,
             createdBy: caller.kind === "agent" ? "agent" : "user",
             creationSource,
+            // Made by work another environment started: its runs never call out through links.
+            ...(reachedFrom !== null ? { reachedFrom } : {}),
             createdAt: ctx.now,
             updatedAt: ctx.now,
           });
@@ -329,6 +334,7 @@ export class ScheduledTaskService {
       throw new OrchestratorFailure("invalid_request", `Scheduled task ${task.id} ran once at ${schedule.atInstant}, which has passed; give a new schedule.at to run it again.`, { field: "enabled" });
     }
     let generated: string | null = null;
+    const reachedFrom = this.origins.of(caller);
     const outcome = conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
@@ -355,6 +361,8 @@ export class ScheduledTaskService {
               : {}),
             // A new schedule, or a resume, counts its occurrences from now: nothing missed while paused runs.
             anchorAt: checked !== null || resumes ? ctx.now : current.anchorAt,
+            // Changed by work another environment started: its runs stay marked as such.
+            ...(reachedFrom !== null && current.reachedFrom === undefined ? { reachedFrom } : {}),
             updatedAt: ctx.now,
           });
           return { scheduledTaskId: task.id };
