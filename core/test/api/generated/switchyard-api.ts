@@ -1998,7 +1998,7 @@ export interface components {
             };
         };
         WebSession: {
-            verbs: ("read" | "operate" | "approve")[];
+            verbs: ("read" | "operate" | "approve" | "install")[];
             /** @description The projects it may use ("*": every project). */
             projects: "*" | string[];
             ceiling: {
