@@ -60,6 +60,8 @@ export const registryRoutes = defineRoutes({
       registryUrl: resolveRegistryUrl(undefined),
       logger: { warn: (message, fields) => context.logger.warn(message, fields) },
     });
+    // At server start: what installs killed mid-way left (temp folders, locks of dead processes) goes.
+    void catalog.sweepAbandoned();
     const jobs = new InstallJobs(catalog, context.logger, context.signal);
     return [
       defineRoute({
