@@ -100,6 +100,18 @@ describe("reach is never transitive", () => {
     expect(readRows(b.home, "SELECT id FROM threads WHERE id = ? AND relationship = 'subagent'", [caller])).toHaveLength(1);
   });
 
+  it("nor a thread that child launches on B, and it is shown no linked environments", async () => {
+    const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
+    const launch = `@@tool t3_thread_launch ${JSON.stringify({ message: delegateToC("a-launched"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" })}`;
+    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate(launch, "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    refusedOnB(await finishedOnB("a-launched"), tasks, refusals);
+    // orchestrator_capabilities lists C to B's own agents only.
+    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate("a-caps @@tool orchestrator_capabilities {}", "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    expect(await finishedOnB("a-caps")).not.toContain('"environments"');
+    await mustCall(onB, "create_threads", { projectId: b.projectId, threads: [{ prompt: "b-caps @@tool orchestrator_capabilities {}", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    expect(await finishedOnB("b-caps")).toContain('"environmentId":"c"');
+  });
+
   it("nor a thread A created on B", async () => {
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
     const created = await callTool(onA, "create_threads", { environmentId: "b", projectId: b.projectId, threads: [{ prompt: delegateToC("a-created"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
