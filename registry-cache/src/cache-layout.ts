@@ -21,7 +21,8 @@ import type { PlatformKey } from "./platform.js";
  * ```
  *
  * Locks and temp directories sit directly in the cache root and vanish afterwards, so a failed
- * install leaves the tree exactly as it found it.
+ * install leaves the tree exactly as it found it; those of a killed install are removed at the
+ * next start (`RegistryCatalog.sweepAbandoned`).
  */
 export class CacheLayout {
   constructor(readonly root: string) {}

@@ -38,6 +38,12 @@ import { rankAgents } from "./search.js";
 
 /** A stale (cached) index is retried sooner than a fresh one is refreshed. */
 const STALE_INDEX_RETRY_MS = 30_000;
+
+/** What {@link RegistryCatalog.sweepAbandoned} removed: the agents whose killed installs it tidied, and how many temp directories. */
+export interface AbandonedSweep {
+  readonly agents: readonly string[];
+  readonly tempDirs: number;
+}
 const DEFAULT_SEARCH_LIMIT = 20;
 
 /**
@@ -65,6 +71,7 @@ export class RegistryCatalog {
   private loaded: { value: LoadedRegistryIndex; expiresAt: number } | undefined;
   private loading: Promise<LoadedRegistryIndex> | undefined;
   private readonly preparedAt = new Map<string, number>();
+  private sweeping: Promise<AbandonedSweep> | undefined;
 
   /** @throws RegistryError `url_not_allowed` when `registryUrl` is not acceptable. */
   constructor(private readonly options: RegistryCatalogOptions) {
@@ -210,6 +217,7 @@ export class RegistryCatalog {
       };
     };
 
+    await this.sweepAbandoned();
     const existing = await findInstall(this.layout, agent, selected);
     if (existing !== null) return ready(existing, true);
 
@@ -234,6 +242,7 @@ export class RegistryCatalog {
 
   /** Installed agents, from their receipts (no index needed). */
   async list(): Promise<InstalledAgent[]> {
+    await this.sweepAbandoned();
     return (await collectInstalls(this.layout)).map((record) => record.installed);
   }
 
@@ -257,6 +266,7 @@ export class RegistryCatalog {
         { details: { agentId } },
       );
     }
+    await this.sweepAbandoned();
     await mkdir(this.cacheDir, { recursive: true });
     const lock = await InstallLock.acquire(this.layout.lockFile(agentId), {
       subject: agentId,
@@ -506,11 +516,59 @@ export class RegistryCatalog {
   }
 
   // Temp directories of this agent can only belong to a crashed install: we hold its lock.
-  private async removeOrphanedTempDirs(agentId: string): Promise<void> {
+  private async removeOrphanedTempDirs(agentId: string): Promise<number> {
     const pattern = new RegExp(`^\\.tmp-${agentId.replace(/[.]/g, "\\.")}-[A-Za-z0-9]{6}$`);
+    let removed = 0;
     for (const name of await readdirOrEmpty(this.cacheDir)) {
-      if (pattern.test(name)) await removeForcefully(join(this.cacheDir, name));
+      if (!pattern.test(name)) continue;
+      await removeForcefully(join(this.cacheDir, name));
+      removed += 1;
     }
+    return removed;
+  }
+
+  /**
+   * Removes what installs killed mid-way left in the cache (kill -9, a power cut): their temp
+   * directories and their locks. Per agent it takes the agent's install lock, which succeeds only
+   * when no live process holds it (the holder's pid is gone, or the lock went stale), so a running
+   * install on this machine, in this process or another, is never touched. Runs once per catalog,
+   * before its first install, uninstall or listing; a server calls it at start.
+   */
+  sweepAbandoned(): Promise<AbandonedSweep> {
+    this.sweeping ??= this.sweep().catch((error: unknown) => {
+      // Tidying is best effort: the installs that follow clean up after themselves as before.
+      this.logger.warn("could not tidy abandoned installs in the registry cache", { cacheDir: this.cacheDir, error: error instanceof Error ? error.message : String(error) });
+      return { agents: [], tempDirs: 0 };
+    });
+    return this.sweeping;
+  }
+
+  private async sweep(): Promise<AbandonedSweep> {
+    const names = await readdirOrEmpty(this.cacheDir);
+    const agents = new Set<string>();
+    for (const name of names) {
+      const locked = /^(.+)\.install\.lock$/.exec(name);
+      const temp = /^\.tmp-(.+)-[A-Za-z0-9]{6}$/.exec(name);
+      const agentId = locked?.[1] ?? temp?.[1];
+      if (agentId !== undefined && isValidAgentId(agentId)) agents.add(agentId);
+    }
+    const swept: string[] = [];
+    let tempDirs = 0;
+    for (const agentId of [...agents].sort()) {
+      const lockFile = this.layout.lockFile(agentId);
+      const hadLock = names.includes(`${agentId}.install.lock`);
+      const lock = await InstallLock.tryAcquire(lockFile, { staleMs: this.limits.lockStaleMs });
+      if (lock === null) continue;
+      try {
+        const removed = await this.removeOrphanedTempDirs(agentId);
+        tempDirs += removed;
+        if (removed > 0 || hadLock) swept.push(agentId);
+      } finally {
+        await lock.release();
+      }
+    }
+    if (swept.length > 0) this.logger.warn("removed what killed installs left in the registry cache", { cacheDir: this.cacheDir, agents: swept, tempDirs });
+    return { agents: swept, tempDirs };
   }
 }
 

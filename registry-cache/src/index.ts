@@ -3,7 +3,7 @@
  * The core CLI (`switchyard registry …`) and the ACP Registry provider plugin use
  * {@link RegistryCatalog}; everything else here is its vocabulary.
  */
-export { RegistryCatalog } from "./catalog.js";
+export { RegistryCatalog, type AbandonedSweep } from "./catalog.js";
 export {
   DEFAULT_CATALOG_LIMITS,
   DEFAULT_REGISTRY_URL,

@@ -77,6 +77,23 @@ export class InstallLock {
     }
   }
 
+  /**
+   * Takes the lock if nobody alive holds it (it is free, or its holder crashed: a dead pid on this
+   * host, or a file untouched for `staleMs`), else answers null at once without waiting.
+   */
+  static async tryAcquire(path: string, options: { readonly staleMs: number }): Promise<InstallLock | null> {
+    // Each pass either takes the lock, or finds it live, or removes an abandoned one; a few
+    // passes settle a race with another process doing the same.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const token = randomBytes(12).toString("hex");
+      if (await tryCreate(path, token)) return new InstallLock(path, token, options.staleMs);
+      const state = await inspectHolder(path, options.staleMs);
+      if (state.kind === "live") return null;
+      if (state.kind === "stale") await removeIfUnchanged(path, state.raw);
+    }
+    return null;
+  }
+
   /** Releases the lock, unless it was judged stale and taken over meanwhile. */
   async release(): Promise<void> {
     clearInterval(this.heartbeat);

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryCatalog } from "../src/index.js";
+import { InstallLock } from "../src/install-lock.js";
 import { AGENT_SCRIPT, buildTarGz, run } from "./support/archives.js";
 import { PLATFORM, agentEntry, binaryDistribution, makeTempDir, registryIndex, sha256 } from "./support/fixtures.js";
 import { TestServer, serveBytes, serveJson } from "./support/http-server.js";
@@ -105,15 +106,24 @@ describe("concurrent installs of one agent", () => {
     expect(prepared.alreadyInstalled).toBe(false);
   });
 
-  it("removes temp directories a crashed install left behind", async () => {
+  it("removes temp directories a crashed install left behind, of any agent no live install holds", async () => {
     const { cacheDir, registryUrl } = await setUp("orphans");
     const { mkdir } = await import("node:fs/promises");
     await mkdir(join(cacheDir, ".tmp-shared-abc123", "install"), { recursive: true });
     await mkdir(join(cacheDir, ".tmp-shared-other-abc123"), { recursive: true });
-    await new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM }).prepare("shared");
-    const names = Object.keys(await snapshotTree(cacheDir)).filter((path) => !path.includes("/"));
-    expect(names).not.toContain(".tmp-shared-abc123");
-    // Another agent's temp directory is not ours to remove.
-    expect(names).toContain(".tmp-shared-other-abc123");
+    await mkdir(join(cacheDir, ".tmp-busy-abc123"), { recursive: true });
+    // An install of "busy" running in a live process (this one) holds its lock.
+    const busy = await InstallLock.acquire(join(cacheDir, "busy.install.lock"), { subject: "busy", staleMs: 60_000, timeoutMs: 1_000 });
+    try {
+      await new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM }).prepare("shared");
+      const names = Object.keys(await snapshotTree(cacheDir)).filter((path) => !path.includes("/"));
+      expect(names).not.toContain(".tmp-shared-abc123");
+      // Another agent's, with no install running, is as abandoned.
+      expect(names).not.toContain(".tmp-shared-other-abc123");
+      // A live install's lock and temp directory are never touched.
+      expect(names).toEqual(expect.arrayContaining(["busy.install.lock", ".tmp-busy-abc123"]));
+    } finally {
+      await busy.release();
+    }
   });
 });

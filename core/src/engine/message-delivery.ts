@@ -1,6 +1,6 @@
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
 import { decideMessageDispatch, type DispatchAction, type SendMode } from "../policy/index.js";
-import type { Actor, CreationSource, RunKind, ThreadRecord } from "../store/records.js";
+import type { Actor, CreationSource, ReachOrigin, RunKind, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
@@ -32,6 +32,8 @@ export interface DeliverMessageInput {
   readonly interactionMode?: InteractionMode;
   /** The thread whose agent sent the message, recorded on its timeline item. */
   readonly source?: { readonly threadId: string; readonly link: string; readonly title: string } | null;
+  /** The linked environment at the start of the sender's chain: the run the message starts or steers carries it. */
+  readonly reachedFrom?: ReachOrigin | null;
 }
 
 /** How a message was delivered (`t3_thread_send` result `delivery`). */
@@ -164,6 +166,10 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
     }
   }
 
+  // Work another environment asked for, here or through an agent it reached, stays marked so
+  // it never calls out through this environment's links (a steer marks the run it joins).
+  const reachedFrom = input.reachedFrom ?? null;
+  if (reachedFrom !== null) ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
   recordMessage(ctx, input, runId, action);
   return {
     threadId: thread.id,

@@ -93,6 +93,7 @@ export function createThread(ctx: CommandContext, input: NewThreadInput, firstMe
       ...(input.lineage.reportBack !== undefined ? { reportBack: input.lineage.reportBack } : {}),
       ...(input.lineage.foreignParent !== undefined ? { foreignParent: input.lineage.foreignParent } : {}),
       ...(input.lineage.attached !== undefined ? { attached: input.lineage.attached } : {}),
+      ...(input.lineage.reachedFrom !== undefined ? { reachedFrom: input.lineage.reachedFrom } : {}),
     },
     createdBy: input.createdBy,
     creationSource: input.creationSource,

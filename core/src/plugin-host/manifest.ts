@@ -4,6 +4,8 @@ import type { PluginManifest } from "../spec/index.js";
 import { HOST_COMMAND_NAMES } from "./host-command-names.js";
 
 const NAME = /^[a-z][a-z0-9-]*$/;
+/** An npm package name, optionally scoped (`@scope/name`). */
+const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 
 /** A command group as the manifest lists it: a name, or a name with a line for help. */
 const ManifestCommandSchema = z.union([
@@ -24,6 +26,7 @@ export const PluginManifestSchema = z
     commands: z.array(ManifestCommandSchema).optional(),
     routes: z.boolean().optional(),
     entry: z.string().min(1),
+    installScripts: z.array(z.string().regex(PACKAGE_NAME, "installScripts lists npm package names (the plugin's own or its dependencies')")).max(20).optional(),
   })
   .strict()
   .refine((manifest) => manifest.drivers.length > 0 || (manifest.commands?.length ?? 0) > 0 || manifest.routes === true, {

@@ -129,6 +129,18 @@ export class PluginHost implements PluginCatalog {
     return loaded;
   }
 
+  /**
+   * What a plugin's manifest says, importing nothing: its manifest when it passed (spec range,
+   * driver kinds, commands, entry), or the refusal it gets before any of its code could run; null
+   * when no candidate has that name. `plugin install` decides with this before running anything.
+   */
+  manifestOf(name: string): { readonly record: PluginDescription; readonly manifest: PluginManifest } | { readonly record: PluginDescription; readonly refusal: { readonly code: PluginRefusalCode; readonly message: string } } | null {
+    const entry = this.scan().find((candidate) => (candidate.kind === "scanned" ? candidate.plugin.record.name : candidate.record.name) === name);
+    if (entry === undefined) return null;
+    if (entry.kind === "scanned") return { record: entry.plugin.record, manifest: entry.plugin.manifest };
+    return { record: entry.record, refusal: { code: entry.code, message: refusalMessage(entry.record.name, entry.record.dir, entry.problem, entry.record.wantedRange) } };
+  }
+
   /** Reads every candidate's package.json and manifest once, importing nothing. */
   private scan(): ScanEntry[] {
     if (this.scanned !== null) return this.scanned;

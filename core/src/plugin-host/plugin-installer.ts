@@ -15,6 +15,8 @@ export interface InstalledPlugin {
   readonly source: "folder" | "tarball" | "npm";
   /** The tarball's SRI hash (sha512), as verified or computed. */
   readonly integrity: string | null;
+  /** The packages whose npm install scripts ran, as the manifest's `installScripts` allowed (none by default). */
+  readonly installScripts: readonly string[];
 }
 
 async function sri(file: string, algorithm: "sha512" | "sha256" | "sha384"): Promise<string> {
@@ -36,6 +38,11 @@ function npmEnv(): Record<string, string> {
  * the install is a copy, not a link). Tarballs are kept in `plugins/tarballs`, because npm
  * reinstalls every `file:` dependency from its recorded path. A plugin the host would refuse is
  * removed again, with the refusal as the error.
+ *
+ * npm runs no package's scripts here (`--ignore-scripts` on pack, install and uninstall): a
+ * package is a plugin only once its manifest passed, and only then do the install scripts its
+ * manifest names (`installScripts`: itself or its declared dependencies) run, with `npm rebuild`.
+ * A package that is not a plugin, or is refused, never ran anything.
  */
 export class PluginInstaller {
   constructor(
@@ -86,7 +93,8 @@ export class PluginInstaller {
 
   /** Packs a folder into a tarball in `into`. */
   private async pack(folder: string, into: string): Promise<string> {
-    const result = await execa("npm", ["pack", folder, "--pack-destination", into, "--json"], { env: npmEnv(), reject: false, stdin: "ignore" });
+    // prepack/prepare/postpack are the folder's code: nothing runs before its manifest is checked.
+    const result = await execa("npm", ["pack", folder, "--ignore-scripts", "--pack-destination", into, "--json"], { env: npmEnv(), reject: false, stdin: "ignore" });
     if (result.exitCode !== 0) throw new SwitchyardError("invalid_input", `npm pack ${folder} failed: ${String(result.stderr).slice(-600)}`);
     const file = readdirSync(into).find((f) => f.endsWith(".tgz"));
     if (file === undefined) throw new SwitchyardError("internal", `npm pack ${folder} produced no tarball`);
@@ -168,16 +176,78 @@ export class PluginInstaller {
       target = this.keepTarball(target, integrity);
     }
     const before = new Set(Object.keys(this.dependencies()));
-    // Peers (the sdk) come from the host, never from the registry.
-    await this.npm(["install", "--legacy-peer-deps", "--omit=dev", "--no-package-lock", target]);
+    // Peers (the sdk) come from the host, never from the registry. Scripts off: see the class.
+    await this.npm(["install", "--ignore-scripts", "--legacy-peer-deps", "--omit=dev", "--no-package-lock", target]);
     const name = this.installedName(target, source, before);
+    const installScripts = await this.allowedInstallScripts(name);
+    await this.runAllowedInstallScripts();
     const record = await this.check(name);
     if (record === null || record.status === "refused") {
-      await this.npm(["uninstall", "--legacy-peer-deps", "--no-package-lock", name]).catch(() => undefined);
+      await this.uninstall(name);
       throw new SwitchyardError("plugin_invalid", record?.refusal?.message ?? `The installed package ${name} is not a Switchyard plugin (no "switchyard" manifest). It was removed again.`, { plugin: name });
     }
-    this.logger.info("plugin installed", { plugin: name, source, integrity });
-    return { name, version: record.version, drivers: record.drivers, source, integrity };
+    this.logger.info("plugin installed", { plugin: name, source, integrity, installScripts });
+    return { name, version: record.version, drivers: record.drivers, source, integrity, installScripts };
+  }
+
+  /**
+   * The packages whose install scripts may run for `name`, from its manifest alone (no plugin
+   * code runs to decide): none when the manifest does not name any. A package whose manifest is
+   * refused, or that names a package it does not depend on, is removed again.
+   */
+  private async allowedInstallScripts(name: string): Promise<string[]> {
+    const host = new PluginHost({ builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir }, this.logger);
+    const verdict = host.manifestOf(name);
+    if (verdict === null || "refusal" in verdict) {
+      await this.uninstall(name);
+      throw new SwitchyardError(
+        "plugin_invalid",
+        `${verdict?.refusal.message ?? `The installed package ${name} is not a Switchyard plugin (no "switchyard" manifest).`} It was removed again; none of its scripts ran.`,
+        { plugin: name, ...(verdict !== null ? { code: verdict.refusal.code } : {}) },
+      );
+    }
+    const wanted = verdict.manifest.installScripts ?? [];
+    const stray = this.strayInstallScript(name, wanted);
+    if (stray !== undefined) {
+      await this.uninstall(name);
+      throw new SwitchyardError(
+        "plugin_invalid",
+        `Plugin "${name}" names "${stray}" in switchyard.installScripts, which is neither the plugin nor one of its dependencies, so its scripts are not the plugin's to allow. It was removed again; none of its scripts ran.`,
+        { plugin: name, installScript: stray },
+      );
+    }
+    return [...new Set(wanted)];
+  }
+
+  /** What a managed plugin's manifest allows to run on install; empty when it allows nothing or is refused. */
+  private allowedBy(host: PluginHost, name: string): string[] {
+    const verdict = host.manifestOf(name);
+    if (verdict === null || "refusal" in verdict) return [];
+    const wanted = verdict.manifest.installScripts ?? [];
+    return wanted.length === 0 || this.strayInstallScript(name, wanted) !== undefined ? [] : [...wanted];
+  }
+
+  /** A package `installScripts` names that is neither the plugin nor one of its dependencies. */
+  private strayInstallScript(name: string, wanted: readonly string[]): string | undefined {
+    const pkg = JSON.parse(readFileSync(join(this.managedDir, "node_modules", name, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const own = new Set([name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
+    return wanted.find((candidate) => !own.has(candidate));
+  }
+
+  /**
+   * Runs the install scripts every managed plugin's manifest allows. Again after each install and
+   * removal: npm re-extracts the directory's packages when it changes it, which drops what their
+   * scripts built, and with scripts off it would not build them again itself.
+   */
+  private async runAllowedInstallScripts(): Promise<void> {
+    const host = new PluginHost({ builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir }, this.logger);
+    const allowed = [...new Set(Object.keys(this.dependencies()).flatMap((name) => this.allowedBy(host, name)))];
+    if (allowed.length > 0) await this.npm(["rebuild", ...allowed]);
+  }
+
+  private async uninstall(name: string): Promise<void> {
+    await this.npm(["uninstall", "--ignore-scripts", "--legacy-peer-deps", "--no-package-lock", name]).catch(() => undefined);
+    await this.runAllowedInstallScripts().catch(() => undefined);
   }
 
   /** The package name npm installed `target` under. */
@@ -212,9 +282,10 @@ export class PluginInstaller {
   /** Removes a managed plugin. */
   async remove(name: string): Promise<void> {
     if (!(name in this.dependencies())) throw new SwitchyardError("not_found", `Plugin ${name} is not installed in ${this.managedDir}. Run \`switchyard plugins list\` to see installed plugins.`);
-    await this.npm(["uninstall", "--legacy-peer-deps", "--no-package-lock", name]);
+    await this.npm(["uninstall", "--ignore-scripts", "--legacy-peer-deps", "--no-package-lock", name]);
     const leftover = join(this.managedDir, "node_modules", name);
     if (existsSync(leftover)) rmSync(leftover, { recursive: true, force: true });
     this.sweepTarballs();
+    await this.runAllowedInstallScripts();
   }
 }

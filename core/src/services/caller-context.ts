@@ -7,7 +7,7 @@ import { activeRun } from "../engine/run-lifecycle.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
 import type { Authority, ProjectRecord, RunRecord, ThreadRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
-import type { ProjectScope } from "./credentials/mcp-session-registry.js";
+import type { CredentialCapability, ProjectScope } from "./credentials/mcp-session-registry.js";
 import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-service.js";
 
 /**
@@ -37,6 +37,33 @@ export class CallerContext {
     const attempt = this.engine.store.get("attempt", run.currentAttemptId);
     if (attempt === null || attempt.providerSessionId !== caller.providerSessionId) return null;
     return run;
+  }
+
+  /**
+   * Why the caller may not do what `capability` allows, or null when it may. Server-wide
+   * installs (`orchestration:install`) are for a client token for every project that holds the
+   * `install` verb, or `operate` with the broadest ceiling (`full-access`): an install changes
+   * what every project's work runs, so a token held to some projects, or to narrower modes, is
+   * not enough. Every other capability is the credential's own.
+   */
+  refusalOf(caller: Caller, capability: CredentialCapability): { reason: "verb" | "project_scope" | "ceiling"; message: string } | null {
+    if (capability !== "orchestration:install") {
+      return caller.capabilities.has(capability) ? null : { reason: "verb", message: `This token lacks the ${capability} capability.` };
+    }
+    const how = "Issue a token with the install verb (switchyard token issue --verbs read,install), or use one for every project with operate and --max-runtime-mode full-access.";
+    if (caller.kind !== "client" || (!caller.capabilities.has("orchestration:install") && !caller.capabilities.has("orchestration:operate"))) {
+      return { reason: "verb", message: `Installing for the whole server needs the install verb, or operate at full-access for every project; this credential has neither. ${how}` };
+    }
+    const projects = caller.projects ?? "*";
+    if (projects !== "*") {
+      return { reason: "project_scope", message: `Installing changes the whole server, and this token is scoped to the projects ${projects.join(", ")}. ${how}` };
+    }
+    if (caller.capabilities.has("orchestration:install")) return null;
+    const ceiling = caller.ceiling ?? CLIENT_CEILING;
+    if (ceiling.runtimeMode !== "full-access") {
+      return { reason: "ceiling", message: `Installing runs new programs for the whole server, and this token's ceiling is ${ceiling.runtimeMode}, below full-access. ${how}` };
+    }
+    return null;
   }
 
   /** Agents must have a live run to change anything; clients and linked environments need none. */

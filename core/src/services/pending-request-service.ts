@@ -7,6 +7,7 @@ import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { RuntimeRequestRecord, ThreadRecord } from "../store/records.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
+import { ReachOrigins } from "./reach/reach-origin.js";
 
 function requestView(request: RuntimeRequestRecord) {
   const questions = request.request.kind === "user_input" ? request.request.questions : [];
@@ -66,6 +67,7 @@ export class PendingRequestService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
     private readonly callers: CallerContext,
+    private readonly origins: ReachOrigins,
   ) {}
 
   private child(caller: Caller, threadId: string): ThreadRecord {
@@ -118,12 +120,17 @@ export class PendingRequestService {
     if (caller.kind !== "agent") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
     if (request.status !== "pending") throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, { requestId: input.requestId });
     const response = this.response(request, input);
+    const reachedFrom = this.origins.of(caller);
     this.engine.execute({
       commandId: `cmd:runtime-request.respond:${input.requestId}`,
       operation: "runtime-request.respond",
       request: { requestId: input.requestId, response },
       handle: (ctx) => {
         answerRuntimeRequest(ctx, input.requestId, response);
+        // An answer is input to the run that asked: one from another environment's chain marks it.
+        if (reachedFrom !== null && ctx.get("run", request.runId) !== null) {
+          ctx.update("run", request.runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
+        }
         return null;
       },
     });

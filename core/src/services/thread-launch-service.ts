@@ -14,6 +14,7 @@ import { derive } from "../util/ids.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type TargetRequest } from "./provider-selection-service.js";
+import { ReachOrigins } from "./reach/reach-origin.js";
 
 /** t3_thread_launch input. */
 export interface LaunchInput {
@@ -54,6 +55,7 @@ export class ThreadLaunchService {
     @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
+    private readonly origins: ReachOrigins,
   ) {}
 
   async launch(caller: Caller, input: LaunchInput): Promise<{ thread: ThreadRecord; runId: string; notes: readonly string[] }> {
@@ -70,6 +72,8 @@ export class ThreadLaunchService {
     const authority = this.callers.authority(caller);
     const workspace = await this.workspace(caller, input, threadId);
     const commandId = `cmd:t3_thread_launch:${threadId}`;
+    // A thread a linked environment (or an agent it reached) launches carries where that began.
+    const reachedFrom = this.origins.of(caller);
     const outcome = this.engine.execute({
       commandId,
       operation: "thread.launch",
@@ -91,7 +95,7 @@ export class ThreadLaunchService {
             branch: workspace.branch,
             worktreePath: workspace.worktreePath,
             workspaceStrategy: workspace.strategy,
-            lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+            lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null, ...(reachedFrom !== null ? { reachedFrom } : {}) },
             createdBy: "agent",
             creationSource: "mcp",
             authority,

@@ -9,7 +9,7 @@ import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeTh
 import { createThread } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import { isTerminalRunStatus, type Actor, type Authority, type CreationSource, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
+import { isTerminalRunStatus, type Actor, type Authority, type CreationSource, type ReachOrigin, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
 import { LiveWaits } from "./live-waits.js";
@@ -24,6 +24,7 @@ import { routerChildLineage, routerParent, showChildInParent } from "./router-ch
 import { pendingBackgroundTasks, threadLink } from "./thread-views.js";
 import { withSourceHeader, type MessageSource } from "./message-source.js";
 import { environmentId } from "../store/settings.js";
+import { ReachOrigins } from "./reach/reach-origin.js";
 
 /** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
 interface CreatedThreads {
@@ -111,6 +112,8 @@ export interface SendRequest {
   readonly source?: MessageSource | null;
   /** With a source: whether the message asks for a reply to it (default true). */
   readonly replyToSource?: boolean;
+  /** The linked environment at the start of the sender's chain: the run it starts or steers carries it. */
+  readonly reachedFrom?: ReachOrigin | null;
 }
 
 /** A pending request that needs someone's answer, as a wait reports it. */
@@ -156,6 +159,7 @@ export class ThreadManagementService {
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly liveWaits: LiveWaits,
+    private readonly origins: ReachOrigins,
   ) {}
 
   private newCommandId(operation: string): string {
@@ -261,6 +265,7 @@ export class ThreadManagementService {
           instructions: request.instructions ?? null,
           capabilities,
           ...(source !== null ? { source } : {}),
+          ...(request.reachedFrom != null ? { reachedFrom: request.reachedFrom } : {}),
         });
       },
     });
@@ -416,6 +421,7 @@ export class ThreadManagementService {
       creationSource: creationSourceOf(caller),
       source,
       ...(input.replyToSource !== undefined ? { replyToSource: input.replyToSource } : {}),
+      reachedFrom: this.origins.of(caller),
     };
     if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null) {
       this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
@@ -595,6 +601,8 @@ export class ThreadManagementService {
         }
       }
       const authority = this.callers.authority(caller);
+      // Threads a linked environment (or an agent it reached) creates carry where that began.
+      const reachedFrom = this.origins.of(caller);
       const outcome = this.engine.execute<CreatedThreads>({
         commandId,
         operation: "create_threads",
@@ -628,10 +636,12 @@ export class ThreadManagementService {
                 branch: workspace.branch,
                 worktreePath: workspace.worktreePath,
                 workspaceStrategy: workspace.workspaceStrategy,
-                lineage:
-                  parent === null
-                    ? { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
-                    : routerChildLineage(ctx, parent, entry.reportBack ?? true),
+                lineage: {
+                  ...(parent === null
+                    ? { relationship: "root" as const, parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
+                    : routerChildLineage(ctx, parent, entry.reportBack ?? true)),
+                  ...(reachedFrom !== null ? { reachedFrom } : {}),
+                },
                 createdBy: "agent",
                 creationSource: creationSourceOf(caller),
                 authority,

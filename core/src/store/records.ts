@@ -85,6 +85,13 @@ export interface ThreadLineage {
   readonly foreignParent?: { readonly environmentId: string; readonly threadId: string; readonly runId: string; readonly rootThreadId: string };
   /** An attached thread's outside session. Absent on every other thread. */
   readonly attached?: AttachedSession;
+  /**
+   * The linked environment whose call created this thread (a delegation, `create_threads` or
+   * `t3_thread_launch` under its grant), or whose reached agent did: work a caller on another
+   * environment started never calls out through this environment's links. Absent on every other
+   * thread (its ancestors and the runs that started it may still carry one).
+   */
+  readonly reachedFrom?: ReachOrigin;
 }
 
 /**
@@ -96,6 +103,16 @@ export interface AttachedSession {
   readonly credentialId: string;
   readonly mcpSessionId: string | null;
   readonly client: { readonly name: string; readonly version: string } | null;
+}
+
+/**
+ * Another environment at the start of a chain of calls: the grant it called under here and that
+ * grant's `--for` name. For a foreign child written before this record existed, the parent
+ * environment's id and no grant.
+ */
+export interface ReachOrigin {
+  readonly environment: string;
+  readonly grantId: string | null;
 }
 
 /** A pull request linked to a thread. */
@@ -219,6 +236,11 @@ export interface RunRecord {
   readonly interruptedOnRequest?: boolean;
   /** The scheduled task whose trigger started this run (absent on runs no schedule started). */
   readonly scheduledTaskId?: string | null;
+  /**
+   * The linked environment whose message started or steered this run, directly or through an
+   * agent it reached (`ThreadLineage.reachedFrom`); absent on every other run.
+   */
+  readonly reachedFrom?: ReachOrigin;
   /** The trigger of that task that started it. */
   readonly scheduledTriggerId?: string | null;
   readonly createdAt: string;
@@ -540,6 +562,8 @@ export interface ScheduledTaskRecord {
   readonly interactionMode: InteractionMode;
   /** The creator's privilege ceiling: later updates never make the task broader than this. */
   readonly creatorCeiling: { readonly runtimeMode: RuntimeMode; readonly interactionMode: InteractionMode };
+  /** Set when an agent reached from another environment made it: every run it starts carries it. */
+  readonly reachedFrom?: ReachOrigin;
   /**
    * Occurrences of an interval or fixed-time schedule count from here: when the schedule was set
    * or the task last resumed (intervals are `anchorAt + k × everyMs`).

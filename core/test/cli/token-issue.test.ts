@@ -72,9 +72,19 @@ describe("switchyard token issue / list with scopes", () => {
     expect(scoped).toMatchObject({ verbs: ["read"], projects: "*" });
   });
 
+  it("issues an install token for every project, and --help says what install is for", async () => {
+    const issued = JSON.parse((await cli(["token", "issue", "--verbs", "install", "--json"])).stdout) as { token: string; verbs: string[]; projects: string };
+    expect(issued).toMatchObject({ verbs: ["read", "install"], projects: "*" });
+    expect((await resolve(issued.token)).capabilities).toEqual(["orchestration:install", "orchestration:read"]);
+    const help = await runCli(["token", "issue", "--help"]);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("install (server-wide installs: the ACP Registry's install jobs; needs --projects '*')");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("only an operate token for every project with --max-runtime-mode full-access may start installs");
+  });
+
   it("refuses what it cannot honour, naming it", async () => {
     const cases: [string[], number, string][] = [
-      [["--verbs", "read,admin"], 2, '"admin" is not a verb; use read, operate or approve'],
+      [["--verbs", "read,admin"], 2, '"admin" is not a verb; use read, operate, approve or install'],
+      [["--verbs", "read,install", "--projects", folder], 2, "The install verb installs for the whole server, so it needs --projects '*'"],
       [["--verbs", ","], 2, "Name at least one verb"],
       [["--projects", "*,other"], 2, '"*" already means every project'],
       [["--projects", join(scratch, "nowhere")], 3, "No project has the id or folder"],

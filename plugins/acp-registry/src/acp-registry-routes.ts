@@ -60,6 +60,8 @@ export const registryRoutes = defineRoutes({
       registryUrl: resolveRegistryUrl(undefined),
       logger: { warn: (message, fields) => context.logger.warn(message, fields) },
     });
+    // At server start: what installs killed mid-way left (temp folders, locks of dead processes) goes.
+    void catalog.sweepAbandoned();
     const jobs = new InstallJobs(catalog, context.logger, context.signal);
     return [
       defineRoute({
@@ -127,7 +129,9 @@ export const registryRoutes = defineRoutes({
         summary: "Start installing an agent; answers at once with the install job",
         description:
           "Installs the agent's registry version for this machine (a checksummed archive, or a pinned npx/uvx package), as `switchyard registry install` does. Asking again while it runs, or after it finished, answers the same job (created: false) and installs nothing twice; after a failed job, asking again retries. Follow the job with GET install-jobs/{jobId}.",
-        scope: "orchestration:operate",
+        // An install changes what the whole server runs: the host grants this scope only to a token
+        // for every project with the install verb, or operate at full-access (docs/api.md).
+        scope: "orchestration:install",
         body: InstallBody,
         status: 202,
         handle: ({ body }) => translated(async () => jobs.start(body.agentId)),

@@ -179,8 +179,39 @@ describe("the acp-registry plugin's API routes", () => {
     const wrong = await anonymous.with("sy_not_a_real_token_0000").get<FailureBody>(`${BASE}/agents`);
     expect([wrong.status, wrong.body.error.code]).toEqual([401, "invalid_token"]);
     const readOnly = await reader.post<FailureBody>(`${BASE}/install-jobs`, { agentId: "tampered-agent" });
-    expect([readOnly.status, readOnly.body.error.code, readOnly.body.error.details.required]).toEqual([403, "capability_denied", "orchestration:operate"]);
+    expect([readOnly.status, readOnly.body.error.code, readOnly.body.error.details.required]).toEqual([403, "capability_denied", "orchestration:install"]);
     expect(fixture.indexRequests).toBe(before);
+  });
+
+  it("starts installs only for a token made for them: the install verb, or operate at full-access, for every project", async () => {
+    const client = (options: Parameters<typeof lab.registry.issueClientToken>[0]) => new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken(options).token);
+    const hour = 3_600_000;
+    const fullAccess = { runtimeMode: "full-access", interactionMode: "default" } as const;
+    const refused: [string, ApiClient, "project_scope" | "ceiling" | "verb"][] = [
+      ["operate for one project", client({ ttlMs: hour, capabilities: ["orchestration:operate"], projects: [lab.projectId], ceiling: fullAccess }), "project_scope"],
+      ["operate below full-access", client({ ttlMs: hour, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "default" } }), "ceiling"],
+      ["operate at the default ceiling", client({ ttlMs: hour, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }), "ceiling"],
+      ["install for one project", client({ ttlMs: hour, capabilities: ["orchestration:install"], projects: [lab.projectId] }), "project_scope"],
+      ["approve at full-access", client({ ttlMs: hour, capabilities: ["orchestration:approve"], ceiling: fullAccess }), "verb"],
+    ];
+    const jobsBefore = (await reader.get<{ jobs: JobView[] }>(`${BASE}/install-jobs`)).body.jobs.length;
+    const indexBefore = fixture.indexRequests;
+    for (const [what, caller, reason] of refused) {
+      const answer = await caller.post<FailureBody>(`${BASE}/install-jobs`, { agentId: "elsewhere-agent" });
+      expect([what, answer.status, answer.body.error.code, answer.body.error.details]).toEqual([what, 403, "capability_denied", { required: "orchestration:install", reason }]);
+      expect(answer.body.error.message).toContain("--verbs read,install");
+      // Reading stays allowed.
+      expect((await caller.get(`${BASE}/installed`)).status).toBe(200);
+    }
+    // Nothing was started or even looked up.
+    expect((await reader.get<{ jobs: JobView[] }>(`${BASE}/install-jobs`)).body.jobs).toHaveLength(jobsBefore);
+    expect(fixture.indexRequests).toBe(indexBefore);
+    // The install verb for every project is enough, whatever the ceiling; so is operate at full-access.
+    const installer = client({ ttlMs: hour, capabilities: ["orchestration:install"], ceiling: { runtimeMode: "approval-required", interactionMode: "plan" } });
+    const started = await installer.post<{ job: JobView; created: boolean }>(`${BASE}/install-jobs`, { agentId: "elsewhere-agent" });
+    expect([started.status, started.body.job.agentId]).toEqual([202, "elsewhere-agent"]);
+    const operatorAtFullAccess = client({ ttlMs: hour, capabilities: ["orchestration:operate"], ceiling: fullAccess });
+    expect((await operatorAtFullAccess.post(`${BASE}/install-jobs`, { agentId: "elsewhere-agent" })).status).toBe(202);
   });
 
   it("with the web UI's session: the cookie works only with its page secret and from the UI's origin, for reads and installs alike", async () => {
@@ -207,7 +238,7 @@ describe("the acp-registry plugin's API routes", () => {
   it("lists the plugin's operations in the OpenAPI document, with the scope each needs", async () => {
     const document = await anonymous.get("/openapi.json");
     const paths = document.body.paths as Record<string, Record<string, { operationId: string; "x-switchyard-capability": string; tags: string[] }>>;
-    expect(paths["/api/v1/plugins/acp-registry/install-jobs"]!.post).toMatchObject({ operationId: "acpRegistryStartInstall", "x-switchyard-capability": "orchestration:operate", tags: ["plugin:acp-registry"] });
+    expect(paths["/api/v1/plugins/acp-registry/install-jobs"]!.post).toMatchObject({ operationId: "acpRegistryStartInstall", "x-switchyard-capability": "orchestration:install", tags: ["plugin:acp-registry"] });
     expect(paths["/api/v1/plugins/acp-registry/install-jobs/{jobId}"]!.get!["x-switchyard-capability"]).toBe("orchestration:read");
   });
 });

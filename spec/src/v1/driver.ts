@@ -166,4 +166,11 @@ export interface PluginManifestV1 {
   readonly routes?: boolean;
   /** The entry module, relative to the package root (`./dist/index.js`). */
   readonly entry: string;
+  /**
+   * The packages whose npm install scripts (`preinstall`, `install`, `postinstall`)
+   * `switchyard plugin install` runs, after this manifest passed: the plugin's own name and/or
+   * dependencies it declares (a native module that builds on install). Omitted: none run. The
+   * host installs with scripts off, so nothing else a package or its dependencies declare runs.
+   */
+  readonly installScripts?: readonly string[];
 }

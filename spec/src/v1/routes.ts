@@ -11,8 +11,14 @@ import type { OptionsSchemaV1 } from "./schema.js";
  * `{ error: { code, message, details } }`. A plugin only validates its input and answers.
  */
 
-/** The scopes a route may need: the verbs tokens are issued with (`switchyard token issue`). */
-export const ROUTE_SCOPES = ["orchestration:read", "orchestration:operate", "orchestration:approve"] as const;
+/**
+ * The scopes a route may need: the verbs tokens are issued with (`switchyard token issue`).
+ * `orchestration:install` is for work that changes the whole server (installing an agent): a
+ * token issued with the `install` verb for every project holds it, and so does an `operate`
+ * token for every project whose ceiling is `full-access`; a token scoped to some projects, or
+ * below full-access, never does.
+ */
+export const ROUTE_SCOPES = ["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const;
 
 /** The scope a route needs, one of {@link ROUTE_SCOPES}. */
 export type RouteScopeV1 = (typeof ROUTE_SCOPES)[number];

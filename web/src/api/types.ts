@@ -3,7 +3,7 @@
  * the UI uses, so an API that gains fields keeps working.
  */
 
-export type Verb = "read" | "operate" | "approve";
+export type Verb = "read" | "operate" | "approve" | "install";
 
 export interface SessionView {
   readonly verbs: readonly Verb[];

@@ -59,7 +59,7 @@ function AgentCard(props: { readonly agent: RegistryAgent; readonly job: Install
           {busy ? "Installing…" : `Install ${agent.name} ${agent.version}`}
         </button>
       ) : (
-        <p class="hint">Installing needs a session with the operate verb.</p>
+        <p class="hint">Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at full-access.</p>
       )}
       {job !== undefined && <InstallProgress job={job} />}
     </li>
@@ -72,7 +72,9 @@ function AgentCard(props: { readonly agent: RegistryAgent; readonly job: Install
  * followed by asking for its next revision (each answer is a change), not by a timer.
  */
 export function RegistryPage(props: { readonly session: SessionView }) {
-  const canInstall = props.session.verbs.includes("operate");
+  // The server's rule (docs/api.md): the install verb, or operate at full-access, for every project.
+  const everyProject = props.session.projects === "*";
+  const canInstall = everyProject && (props.session.verbs.includes("install") || (props.session.verbs.includes("operate") && props.session.ceiling?.runtimeMode === "full-access"));
   const [text, setText] = useState("");
   const [search, setSearch] = useState<RegistrySearch | null>(null);
   const [searching, setSearching] = useState(false);

@@ -151,7 +151,7 @@ if (!chromiumInstalled && !browserRequired) {
       const tamperedCard = readerPage.locator('.registry-agent[data-agent-id="tampered-agent"]');
       await tamperedCard.waitFor(UI_WAIT);
       expect(await tamperedCard.getByRole("button").count()).toBe(0);
-      expect(await tamperedCard.innerText()).toContain("Installing needs a session with the operate verb.");
+      expect(await tamperedCard.innerText()).toContain("Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at full-access.");
       // The install the other client started shows its bar here, and finishes live.
       const slowCard = readerPage.locator('.registry-agent[data-agent-id="slow-agent"]');
       await slowCard.locator('.install-progress[data-phase="download"]').filter({ hasText: "Downloading 50%" }).waitFor(UI_WAIT);

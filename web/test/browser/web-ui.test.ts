@@ -52,7 +52,7 @@ if (!chromiumInstalled && !browserRequired) {
       const { link, tokenId } = JSON.parse(cli.stdout) as { link: string; tokenId: string };
       expect(link).toMatch(new RegExp(`^${lab.server.url}/#code=sy_uc_`));
       await page.goto(link);
-      await page.locator(".verbs").filter({ hasText: "read · operate · approve" }).waitFor(UI_WAIT);
+      await page.locator(".verbs").filter({ hasText: "read · operate · approve · install" }).waitFor(UI_WAIT);
       // The code left the address bar at once.
       expect(page.url()).toBe(`${lab.server.url}/`);
       const cookies = await person.cookies(lab.server.url);

@@ -170,7 +170,7 @@ export function registerConnect(program: Command): void {
             url,
             toolTimeoutMs: toolTimeoutMs(host),
             grant: {
-              verbs: options.verbs ?? ["read", "operate"],
+              verbs: connectionVerbs(options.verbs),
               projects,
               ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
               ttlMs: options.ttl ?? DEFAULT_CONNECTION_TTL_MS,
@@ -261,4 +261,10 @@ export function registerConnect(program: Command): void {
         );
       });
     });
+}
+
+/** A connected harness is an agent's session: it never installs for the whole server. */
+function connectionVerbs(verbs: Verb[] | undefined): Exclude<Verb, "install">[] {
+  if (verbs?.includes("install")) throw new CliError("A connected harness does not install for the whole server: drop install from --verbs (use switchyard token issue --verbs read,install for a token that does).", EXIT.usage);
+  return (verbs ?? ["read", "operate"]) as Exclude<Verb, "install">[];
 }

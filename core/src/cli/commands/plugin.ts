@@ -17,7 +17,9 @@ export function registerPluginCommands(program: Command): void {
 
   plugin
     .command("install <spec>")
-    .description("Install a plugin from an npm spec, a tarball (.tgz) or a folder into $SWITCHYARD_HOME/plugins")
+    .description(
+      "Install a plugin from an npm spec, a tarball (.tgz) or a folder into $SWITCHYARD_HOME/plugins. npm runs no scripts (not even a folder's prepack); once the package's switchyard manifest passed, only the install scripts its switchyard.installScripts names (itself or its dependencies) run",
+    )
     .option("--integrity <sri>", "expected SRI hash of a tarball or packed folder (sha512-…)")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
@@ -25,7 +27,10 @@ export function registerPluginCommands(program: Command): void {
       const paths = pathsFor(resolveHome(options.home));
       const installed = await new PluginInstaller(paths.pluginsDir, createSilentLogger()).install(spec, options.integrity !== undefined ? { integrity: options.integrity } : {});
       if (options.json) printJson(installed);
-      else process.stdout.write(`Installed ${installed.name}${installed.version ? `@${installed.version}` : ""} (drivers: ${installed.drivers.join(", ")})${installed.integrity ? `\nintegrity ${installed.integrity}` : ""}\n`);
+      else {
+        process.stdout.write(`Installed ${installed.name}${installed.version ? `@${installed.version}` : ""} (drivers: ${installed.drivers.join(", ")})${installed.integrity ? `\nintegrity ${installed.integrity}` : ""}\n`);
+        process.stdout.write(installed.installScripts.length === 0 ? "No install scripts ran (the manifest allows none).\n" : `Install scripts ran for: ${installed.installScripts.join(", ")} (the manifest's switchyard.installScripts)\n`);
+      }
     });
 
   plugin

@@ -7,8 +7,8 @@ import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
 
-/** The verbs `token issue --verbs` takes, and the capability each grants. operate and approve each include read. */
-export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
+/** The verbs `token issue --verbs` takes, and the capability each grants. operate, approve and install each include read. */
+export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve", install: "orchestration:install" } as const satisfies Record<string, CredentialCapability>;
 export type Verb = keyof typeof VERBS;
 
 /** The legacy `--scope` names (before verbs): read, or operate (with read). */
@@ -26,9 +26,9 @@ export const DEFAULT_CEILING: ModeCeiling = { runtimeMode: "approval-required", 
 
 export function parseVerbs(value: string): Verb[] {
   const verbs = value.split(",").map((verb) => verb.trim()).filter((verb) => verb !== "");
-  if (verbs.length === 0) throw new InvalidArgumentError("Name at least one verb: read, operate or approve (comma-separated).");
+  if (verbs.length === 0) throw new InvalidArgumentError("Name at least one verb: read, operate, approve or install (comma-separated).");
   for (const verb of verbs) {
-    if (!(verb in VERBS)) throw new InvalidArgumentError(`"${verb}" is not a verb; use read, operate or approve (comma-separated, e.g. read,operate).`);
+    if (!(verb in VERBS)) throw new InvalidArgumentError(`"${verb}" is not a verb; use read, operate, approve or install (comma-separated, e.g. read,operate).`);
   }
   return [...new Set(verbs as Verb[])];
 }
@@ -68,6 +68,13 @@ function scopeOf(token: Pick<CredentialSummary, "capabilities">): Scope {
   return token.capabilities.includes("orchestration:operate") ? "orchestration:operate" : "orchestration:read";
 }
 
+/** The install verb is server-wide: a token held to some projects never gets it. */
+export function requireServerWideInstall(verbs: readonly Verb[], projects: string[] | "*" | undefined): void {
+  if (verbs.includes("install") && projects !== undefined && projects !== "*") {
+    throw new CliError("The install verb installs for the whole server, so it needs --projects '*' (the default); issue a separate token for the projects.", EXIT.usage);
+  }
+}
+
 function projectsText(projects: ProjectScope): string {
   return projects === "*" ? "*" : projects.join(",");
 }
@@ -102,7 +109,11 @@ export function registerToken(program: Command): void {
   token
     .command("issue")
     .description("Issue a token; it is printed once and only its hash is stored. Its verbs, projects, mode ceiling and expiry bound everything it does.")
-    .option("--verbs <verbs>", "what it may do, comma-separated: read, operate (send, create, stop, answer questions), approve (answer approvals); operate and approve include read (default read,operate)", parseVerbs)
+    .option(
+      "--verbs <verbs>",
+      "what it may do, comma-separated: read, operate (send, create, stop, answer questions), approve (answer approvals), install (server-wide installs: the ACP Registry's install jobs; needs --projects '*'); operate, approve and install include read (default read,operate). Without install, only an operate token for every project with --max-runtime-mode full-access may start installs",
+      parseVerbs,
+    )
     .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" for every project (default *)', parseProjects)
     .option("--max-runtime-mode <mode>", `the broadest runtime mode its threads may have, and the mode they get when none is asked for: ${RUNTIME_MODES.join(", ")} (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
     .option("--max-interaction-mode <mode>", `the broadest interaction mode: ${INTERACTION_MODES.join(" or ")} (default ${DEFAULT_CEILING.interactionMode})`, parseInteractionMode)
@@ -115,6 +126,7 @@ export function registerToken(program: Command): void {
       if (options.scope !== undefined && options.verbs !== undefined) throw new CliError("Pass --verbs or --scope, not both (--scope orchestration:operate is --verbs read,operate).", EXIT.usage);
       const verbs = options.verbs ?? (options.scope === "orchestration:read" ? ["read"] : options.scope === "orchestration:operate" ? ["read", "operate"] : DEFAULT_VERBS);
       const ceiling: ModeCeiling = { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode };
+      requireServerWideInstall(verbs, options.projects);
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {

@@ -5,11 +5,12 @@ import { SIGN_IN_CODE_TTL_MS, WebSessions } from "../../services/credentials/web
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
-import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, VERBS, type Verb } from "./token.js";
+import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, requireServerWideInstall, VERBS, type Verb } from "./token.js";
 
 const DEFAULT_TTL_MS = 7 * 86_400_000;
 /** A person at the UI answers approvals too. */
-const DEFAULT_VERBS: readonly Verb[] = ["read", "operate", "approve"];
+// The person at this machine signs in: the Registry page's installs come with it.
+const DEFAULT_VERBS: readonly Verb[] = ["read", "operate", "approve", "install"];
 
 interface UiOptions {
   url?: string;
@@ -42,7 +43,7 @@ export function registerUi(program: Command): void {
     .command("ui")
     .description("Print a one-time sign-in link for the web UI that `switchyard serve` serves at /")
     .option("--url <url>", "the server's address (default http://127.0.0.1:<server.port>)")
-    .option("--verbs <verbs>", "what the browser may do: read, operate, approve, comma-separated (default read,operate,approve)", parseVerbs)
+    .option("--verbs <verbs>", "what the browser may do: read, operate, approve, install, comma-separated (default read,operate,approve,install; install needs --projects '*')", parseVerbs)
     .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" (default *)', parseProjects)
     .option("--max-runtime-mode <mode>", `the broadest runtime mode (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
     .option("--max-interaction-mode <mode>", `the broadest interaction mode (default ${DEFAULT_CEILING.interactionMode})`, parseInteractionMode)
@@ -52,6 +53,10 @@ export function registerUi(program: Command): void {
     .action(async (options: UiOptions) => {
       // Checked before anything is issued, so a typo leaves no unused token behind.
       const explicitUrl = options.url !== undefined ? serverUrl(options.url) : null;
+      // A browser held to some projects does not install for the whole server.
+      const scoped = options.projects !== undefined && options.projects !== "*";
+      const verbs = options.verbs ?? DEFAULT_VERBS.filter((verb) => !scoped || verb !== "install");
+      requireServerWideInstall(verbs, options.projects);
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
@@ -63,7 +68,7 @@ export function registerUi(program: Command): void {
         }
         const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,
-          capabilities: (options.verbs ?? DEFAULT_VERBS).map((verb) => VERBS[verb]),
+          capabilities: verbs.map((verb) => VERBS[verb]),
           projects,
           ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
           label: "web UI (switchyard ui)",
@@ -77,7 +82,7 @@ export function registerUi(program: Command): void {
         }
         process.stdout.write(`${link}\n`);
         process.stderr.write(
-          `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${issued.id} (${(options.verbs ?? DEFAULT_VERBS).join(", ")}; revoke it with switchyard token revoke ${issued.id}).\n`,
+          `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${issued.id} (${verbs.join(", ")}; revoke it with switchyard token revoke ${issued.id}).\n`,
         );
       });
     });

@@ -13,12 +13,13 @@ import type { ReachGrant } from "../reach/reach-grants.js";
 import { CredentialCache } from "./credential-cache.js";
 
 /**
- * What a credential allows. `operate` (send, create, interrupt, stop, answer questions) and
- * `approve` (answer approvals) each include `read`; neither includes the other. Only client
- * tokens can hold `approve`: a provider session's credential (an agent's) never does, since
- * approvals are not routed to agents.
+ * What a credential allows. `operate` (send, create, interrupt, stop, answer questions),
+ * `approve` (answer approvals) and `install` (server-wide installs: the ACP Registry's install
+ * jobs) each include `read`; none includes another. Only client tokens can hold `approve` or
+ * `install`: a provider session's credential (an agent's) never does, since approvals are not
+ * routed to agents and an install changes what the whole server runs.
  */
-export type CredentialCapability = "orchestration:read" | "orchestration:operate" | "orchestration:approve";
+export type CredentialCapability = "orchestration:read" | "orchestration:operate" | "orchestration:approve" | "orchestration:install";
 
 /** The broadest runtime and interaction modes a caller's work may have. */
 export interface ModeCeiling {
@@ -158,7 +159,7 @@ interface CredentialData {
 
 /** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
 function capabilitiesOf(kind: McpInvocationScope["kind"], data: CredentialData): CredentialCapability[] {
-  return kind === "provider_session" ? data.capabilities.filter((capability) => capability !== "orchestration:approve") : data.capabilities;
+  return kind === "provider_session" ? data.capabilities.filter((capability) => capability === "orchestration:read" || capability === "orchestration:operate") : data.capabilities;
 }
 
 function projectsOf(kind: McpInvocationScope["kind"], data: CredentialData): ProjectScope {
@@ -295,9 +296,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
     connection?: ClientConnection;
   }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
     const requested = new Set(options.capabilities);
-    if (requested.has("orchestration:operate") || requested.has("orchestration:approve")) requested.add("orchestration:read");
+    if (requested.has("orchestration:operate") || requested.has("orchestration:approve") || requested.has("orchestration:install")) requested.add("orchestration:read");
     // A fixed order, so listings and receipts read the same whichever order they were asked in.
-    const capabilities = (["orchestration:read", "orchestration:operate", "orchestration:approve"] as const).filter((capability) => requested.has(capability));
+    const capabilities = (["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const).filter((capability) => requested.has(capability));
     const projects = options.projects === undefined || options.projects === "*" ? "*" : [...new Set(options.projects)];
     const ceiling = options.ceiling ?? UNRESTRICTED_CEILING;
     const issued = this.insert(

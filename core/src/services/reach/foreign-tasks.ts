@@ -135,6 +135,7 @@ export class ForeignTasks {
               delegatedTaskId: null,
               depth: parent.depth,
               foreignParent: { environmentId: parent.environmentId, threadId: parent.threadId, runId: parent.runId, rootThreadId: parent.rootThreadId },
+              reachedFrom: { environment: grant.for, grantId: grant.id },
             },
             createdBy: "agent",
             creationSource: "mcp",

@@ -8,7 +8,10 @@ import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { FORWARDED_TOOLS } from "./forwarded-tools.js";
 import { ReachLinkCalls, unknownEnvironment, type ReachCallMeta } from "./link-calls.js";
+import { ReachAudit } from "./reach-audit.js";
 import { ReachLinks } from "./reach-links.js";
+import { ReachOrigins } from "./reach-origin.js";
+import { grantVerbOf } from "./tool-grant-verbs.js";
 import { RemoteResultsPuller } from "./remote-results-puller.js";
 import { RemoteTasks } from "./remote-tasks.js";
 
@@ -62,6 +65,8 @@ export class ReachForwarder {
     private readonly callers: CallerContext,
     private readonly remoteTasks: RemoteTasks,
     private readonly puller: RemoteResultsPuller,
+    private readonly origins: ReachOrigins,
+    private readonly audit: ReachAudit,
   ) {}
 
   /** Whether a tool takes `environmentId`. */
@@ -94,6 +99,7 @@ export class ReachForwarder {
         environmentId: linkName,
       });
     }
+    this.refuseTransitive(caller, toolName, linkName);
     const { environmentId: _named, ...rest } = args;
     const own = environmentId(this.engine.store);
     let meta: ReachCallMeta = { environmentId: own, callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
@@ -149,6 +155,32 @@ export class ReachForwarder {
       this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : caller.kind === "agent" ? "read" : "none");
     }
     return answer;
+  }
+
+  /**
+   * Work whose chain of callers began on another environment never leaves this one: a grant here
+   * lets its holder use this machine, not this machine's links. Refused before anything is sent,
+   * with a row in the audit.
+   */
+  private refuseTransitive(caller: Caller, toolName: string, linkName: string): void {
+    const origin = this.origins.of(caller);
+    if (origin === null) return;
+    this.audit.record({
+      direction: "out",
+      grantId: origin.grantId,
+      environment: linkName,
+      remoteEnvironmentId: this.learned.get(linkName) ?? null,
+      callerThreadId: caller.threadId,
+      verb: grantVerbOf(toolName) ?? null,
+      tool: toolName,
+      outcome: "capability_denied",
+      reason: "transitive",
+    });
+    throw new OrchestratorFailure(
+      "capability_denied",
+      `This work was started from environment ${origin.environment}${origin.grantId === null ? "" : ` (grant ${origin.grantId})`}, so it may not call linked environments from here (environment ${linkName}): a grant lets that environment use this machine, never this machine's links. Do the work here, or let the user on ${origin.environment} link ${linkName} directly.`,
+      { reason: "transitive", environmentId: linkName, reachedFrom: origin.environment, ...(origin.grantId !== null ? { grantId: origin.grantId } : {}) },
+    );
   }
 
   /**
@@ -214,8 +246,9 @@ export class ReachForwarder {
    * time is listed as unreachable, with why).
    */
   async environments(caller: Caller): Promise<LinkedEnvironment[]> {
-    // A caller held to some projects here may not call linked environments (see forward).
-    if (this.callers.projectScope(caller) !== "*") return [];
+    // A caller held to some projects here, or whose work another environment started, may not
+    // call linked environments (see forward).
+    if (this.callers.projectScope(caller) !== "*" || this.origins.of(caller) !== null) return [];
     const meta: ReachCallMeta = { environmentId: environmentId(this.engine.store), callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
     return Promise.all(
       this.links.list().map(async (link): Promise<LinkedEnvironment> => {

@@ -121,7 +121,7 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
         branch: null,
         worktreePath: null,
         workspaceStrategy: "root",
-        lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null },
+        lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null, ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}) },
         createdBy: "system",
         creationSource: "scheduler",
         // The run acts for the task's credential, as a thread its creator started would.
@@ -131,6 +131,6 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
     ).id;
     runId = deliverMessage(ctx, { ...common, threadId, mode: "auto" }).runId;
   }
-  ctx.update("run", runId, (run) => ({ ...run, scheduledTaskId: task.id, scheduledTriggerId: draft.id }));
+  ctx.update("run", runId, (run) => ({ ...run, scheduledTaskId: task.id, scheduledTriggerId: draft.id, ...(task.reachedFrom !== undefined && run.reachedFrom === undefined ? { reachedFrom: task.reachedFrom } : {}) }));
   return recordTrigger(ctx, draft, { outcome: "started", runId, threadId });
 }

@@ -15,6 +15,7 @@ import { checkSchedule, timeZoneName, type CheckedSchedule, type ScheduleInput, 
 import { describeAuthority, ScheduleStanding } from "./schedule-standing.js";
 import { scheduledTaskView, webhookPath, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
+import { ReachOrigins } from "../reach/reach-origin.js";
 
 /** schedule_task input: creates a task, or with `scheduledTaskId` updates one (omitted fields stay). */
 export interface ScheduleTaskInput {
@@ -71,6 +72,7 @@ export class ScheduledTaskService {
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
     private readonly standing: ScheduleStanding,
+    private readonly origins: ReachOrigins,
   ) {}
 
   /** The server's address, once it listens (webhook URLs are built on it); null when it stops. */
@@ -287,6 +289,7 @@ export class ScheduledTaskService {
       interactionMode: input.interactionMode,
     });
     let generated: string | null = null;
+    const reachedFrom = this.origins.of(caller);
     const outcome = conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
@@ -314,6 +317,8 @@ export class ScheduledTaskService {
             anchorAt: ctx.now,
             createdBy: caller.kind === "agent" ? "agent" : "user",
             creationSource,
+            // Made by work another environment started: its runs never call out through links.
+            ...(reachedFrom !== null ? { reachedFrom } : {}),
             createdAt: ctx.now,
             updatedAt: ctx.now,
             authority,
@@ -382,6 +387,7 @@ export class ScheduledTaskService {
       throw new OrchestratorFailure("invalid_request", `Scheduled task ${task.id} ran once at ${schedule.atInstant}, which has passed; give a new schedule.at to run it again.`, { field: "enabled" });
     }
     let generated: string | null = null;
+    const reachedFrom = this.origins.of(caller);
     const outcome = conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
@@ -411,6 +417,8 @@ export class ScheduledTaskService {
             ...(rebound !== null ? rebound : {}),
             // Whatever paused it, the pause ends with a resume; a pause on request leaves none.
             pause: enabled ? null : input.enabled === false ? null : (current.pause ?? null),
+            // Changed by work another environment started: its runs stay marked as such.
+            ...(reachedFrom !== null && current.reachedFrom === undefined ? { reachedFrom } : {}),
             updatedAt: ctx.now,
           });
           return { scheduledTaskId: task.id };

@@ -116,7 +116,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     paths: pluginPathsFor(host.paths, pluginName),
     logger: host.logger.child({ plugin: pluginName }),
     signal: pluginWork.signal,
-  }), api.routes().map((route) => route.operationId));
+  }), api.routes().map((route) => route.operationId), host.pluginHost.list().filter((plugin) => plugin.source === "builtin").map((plugin) => plugin.name));
   for (const route of pluginRoutes.routes) api.register(route);
   for (const { plugin, problem } of pluginRoutes.refused) host.logger.warn("plugin routes refused", { plugin, reason: problem });
   const hooks = new WebhookRoute(host.container.resolve(ScheduledTriggerService), host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));

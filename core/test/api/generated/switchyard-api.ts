@@ -2049,7 +2049,7 @@ export interface components {
             pageSecret: string;
         };
         WebSession: {
-            verbs: ("read" | "operate" | "approve")[];
+            verbs: ("read" | "operate" | "approve" | "install")[];
             /** @description The projects it may use ("*": every project). */
             projects: "*" | string[];
             ceiling: {

@@ -144,8 +144,10 @@ export class ApiRouter {
         throw new ApiFailure("route_not_found", `There is no ${API_PREFIX}${path}. The operations are listed in ${API_PREFIX}/openapi.json.`, { path: `${API_PREFIX}${path}` });
       }
       operationId = route.operationId;
-      if (route.requires !== null && !caller.capabilities.has(route.requires)) {
-        throw new ApiFailure("capability_denied", `This token lacks the ${route.requires} capability that ${route.operationId} needs.`, { required: route.requires });
+      const refusal = route.requires === null ? null : this.services.callers.refusalOf(caller, route.requires);
+      if (refusal !== null) {
+        const message = refusal.reason === "verb" && route.requires !== "orchestration:install" ? `This token lacks the ${route.requires} capability that ${route.operationId} needs.` : `${route.operationId}: ${refusal.message}`;
+        throw new ApiFailure("capability_denied", message, { required: route.requires, reason: refusal.reason });
       }
       const input = await this.readInput(req, url, found.entry, found.match!);
       this.services.callers.requireInScope(caller, scopeRefs(input));

@@ -131,21 +131,35 @@ function toApiRoute(route: PluginRoute, plugin: string, segment: string): ApiRou
 /**
  * Creates every plugin's routes (`routes.create(context)`) and turns them into API routes
  * under `/plugins/<plugin>/`. A plugin whose routes are malformed, whose `create` throws, or
- * whose path segment another plugin already took, gets none mounted and is reported in
- * `refused` (the server runs on without them); the others mount.
+ * whose path segment another plugin owns, gets none mounted and is reported in `refused` (the
+ * server runs on without them); the others mount.
+ *
+ * A segment belongs to a plugin's identity, its package name: a built-in plugin's is its own
+ * whatever the load order (a user's plugins load first), so a third-party package whose name
+ * maps to the same segment (`plugin-acp-registry`, `@someone/acp-registry`) is the one refused,
+ * and the web UI and clients keep talking to the built-in. Between two other plugins the first
+ * loaded keeps it.
  */
 export async function createPluginApiRoutes(
   contributions: readonly RouteContribution[],
   contextFor: (pluginName: string) => RouteContext,
   /** Operation ids already registered (the built-in routes'): a plugin's may not repeat one. */
   takenOperationIds: Iterable<string> = [],
+  /** The built-in plugins' package names, whose segments no other plugin may take. */
+  builtinPlugins: Iterable<string> = [],
 ): Promise<{ routes: ApiRoute[]; refused: { plugin: string; problem: string }[] }> {
   const taken = new Set(takenOperationIds);
   const routes: ApiRoute[] = [];
   const refused: { plugin: string; problem: string }[] = [];
+  const builtinOwners = new Map([...builtinPlugins].map((name) => [pluginRouteSegment(name), name]));
   const owners = new Map<string, string>();
   for (const { routes: contributed, plugin } of contributions) {
     const segment = pluginRouteSegment(plugin.name);
+    const builtin = builtinOwners.get(segment);
+    if (builtin !== undefined && builtin !== plugin.name) {
+      refused.push({ plugin: plugin.name, problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which belong to the built-in plugin "${builtin}"; publish it under a name that maps to another segment` });
+      continue;
+    }
     const owner = owners.get(segment);
     if (owner !== undefined) {
       refused.push({ plugin: plugin.name, problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which plugin "${owner}" already uses` });

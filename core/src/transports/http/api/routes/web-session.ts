@@ -15,7 +15,7 @@ const SignInBody = z
 
 /** Who the browser acts as: the token's verbs, projects and ceiling. */
 const SessionView = z.object({
-  verbs: z.array(z.enum(["read", "operate", "approve"])),
+  verbs: z.array(z.enum(["read", "operate", "approve", "install"])),
   projects: z.union([z.literal("*"), z.array(z.string())]).describe('The projects it may use ("*": every project).'),
   ceiling: z.object({ runtimeMode: z.string(), interactionMode: z.string() }).nullable(),
   expiresAt: z.string().nullable().describe("When the browser session ends (null when read with a bearer token)."),
@@ -30,7 +30,7 @@ const SignedInView = SessionView.extend({
     ),
 });
 
-const VERB_OF = { "orchestration:read": "read", "orchestration:operate": "operate", "orchestration:approve": "approve" } as const;
+const VERB_OF = { "orchestration:read": "read", "orchestration:operate": "operate", "orchestration:approve": "approve", "orchestration:install": "install" } as const;
 
 function viewOf(caller: Caller, expiresAtMs: number | null) {
   return {
