@@ -101,10 +101,16 @@ describe("switchyard CLI output and exit codes", () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toContain(`${read.id} was already revoked`);
 
-      const listed = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string; status: string }[];
+      // A revoked token is listed only with --all.
+      const active = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as { id: string }[];
+      expect(active.map((t) => t.id)).toEqual([operate.id]);
+      const shortTable = await runCli(["token", "list", "--home", tokensHome]);
+      expect(shortTable.stdout).not.toContain("reader");
+      expect(shortTable.stderr).toContain("(1 revoked or ephemeral not shown: --all shows them)");
+      const listed = JSON.parse((await runCli(["token", "list", "--all", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string; status: string }[];
       expect(listed.find((t) => t.id === read.id)).toMatchObject({ scope: "orchestration:read", status: "revoked" });
       expect(listed.find((t) => t.id === operate.id)).toMatchObject({ scope: "orchestration:operate", status: "active" });
-      const table = (await runCli(["token", "list", "--home", tokensHome])).stdout.split("\n");
+      const table = (await runCli(["token", "list", "--all", "--home", tokensHome])).stdout.split("\n");
       expect(table[0]).toMatch(/^ID\s+LABEL\s+VERBS\s+PROJECTS\s+CEILING\s+STATUS\s+EXPIRES\s+REVOKED$/);
       expect(table.find((line) => line.includes("reader"))).toMatch(/\sread\s+\*\s+approval-required\/default\s+revoked\s/);
       expect(table.find((line) => line.includes("operator"))).toMatch(/\sread,operate\s+\*\s+approval-required\/default\s+active\s/);

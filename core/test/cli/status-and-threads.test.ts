@@ -74,7 +74,7 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(waited.stdout).toContain("second answer");
 
     // Each command's token lived only while it ran.
-    const tokens = JSON.parse((await cli(["token", "list", "--json"])).stdout) as { label: string | null; status: string }[];
+    const tokens = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { label: string | null; status: string }[];
     const terminal = tokens.filter((t) => t.label === "switchyard threads (this terminal command)");
     expect(terminal.length).toBeGreaterThanOrEqual(4);
     expect(terminal.every((t) => t.status === "revoked")).toBe(true);

@@ -149,23 +149,28 @@ export function registerToken(program: Command): void {
     });
   token
     .command("list")
-    .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active, expired or revoked")
+    .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active or expired; --all adds revoked ones and the CLI's own per-command tokens")
+    .option("--all", "also revoked tokens, and the ephemeral ones a command (switchyard threads, run) holds while it runs")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: { home?: string; json?: boolean }) => {
+    .action(async (options: { all?: boolean; home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
         const now = Date.now();
-        const tokens = host.container
+        const all = host.container
           .resolve(McpSessionRegistry)
           .list()
           .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
+        const tokens = options.all ? all : all.filter((t) => t.status !== "revoked" && !t.ephemeral);
+        const hidden = all.length - tokens.length;
         if (options.json) printJson(tokens);
-        else if (tokens.length === 0) process.stdout.write("No client tokens yet. Issue one with: switchyard token issue\n");
-        else
+        else if (tokens.length === 0) process.stdout.write(`No ${hidden > 0 ? "active or expired " : ""}client tokens${hidden > 0 ? ` (${hidden} revoked or ephemeral: --all shows them)` : " yet"}. Issue one with: switchyard token issue\n`);
+        else {
           printTable(
             ["ID", "LABEL", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "REVOKED"],
             tokens.map((t) => [t.id, t.label ?? "", t.verbs.join(","), projectsText(t.projects), ceilingText(t.ceiling), style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]),
           );
+          if (hidden > 0) process.stderr.write(style(`(${hidden} revoked or ephemeral not shown: --all shows them)\n`, "dim", process.stderr));
+        }
       });
     });
   token

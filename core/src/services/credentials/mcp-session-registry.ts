@@ -84,6 +84,8 @@ export interface CredentialSummary {
   readonly expiresAt: string;
   readonly lastUsedAt: string;
   readonly revokedAt: string | null;
+  /** A client token one command holds while it runs (the CLI's own); `token list` hides these. */
+  readonly ephemeral: boolean;
 }
 
 /** The endpoint provider sessions are pointed at, known once the HTTP server listens. */
@@ -125,6 +127,8 @@ interface CredentialData {
   projects?: string[] | "*";
   /** Client tokens only; absent in rows written before tokens had ceilings. */
   ceiling?: ModeCeiling;
+  /** Client tokens a command issues for itself and revokes when it ends; absent otherwise. */
+  ephemeral?: true;
 }
 
 /** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
@@ -261,6 +265,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     label?: string | null;
     projects?: ProjectScope;
     ceiling?: ModeCeiling;
+    /** Held by one command while it runs and revoked when it ends (listed only on request). */
+    ephemeral?: boolean;
   }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
     const requested = new Set(options.capabilities);
     if (requested.has("orchestration:operate") || requested.has("orchestration:approve")) requested.add("orchestration:read");
@@ -279,6 +285,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
         idleMs: null,
         projects,
         ceiling: { runtimeMode: ceiling.runtimeMode, interactionMode: ceiling.interactionMode },
+        ...(options.ephemeral === true ? { ephemeral: true as const } : {}),
       },
       options.ttlMs,
       { threadId: null, providerSessionId: null },
@@ -432,6 +439,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
         expiresAt: new Date(row.expires_at).toISOString(),
         lastUsedAt: new Date(row.last_used_at).toISOString(),
         revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+        ephemeral: data.ephemeral === true,
       };
     });
   }
