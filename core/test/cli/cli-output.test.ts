@@ -119,6 +119,20 @@ describe("switchyard CLI output and exit codes", () => {
     }
   });
 
+  it("says why a value the command checks itself is refused: audit --since", async () => {
+    const auditHome = mkdtempSync(join(tmpdir(), "switchyard-cli-audit-"));
+    try {
+      const bogus = await runCli(["audit", "--since", "bogus", "--home", auditHome]);
+      expect(bogus.code).toBe(2);
+      expect(bogus.stderr).toContain('error: --since takes a duration back from now or an ISO 8601 instant (2026-12-01T09:00:00Z): "bogus" is not a duration');
+      const instant = await runCli(["audit", "--since", "2026-13-45T00:00:00Z", "--home", auditHome]);
+      expect(instant.code).toBe(2);
+      expect(instant.stderr).toContain('--since: "2026-13-45T00:00:00Z" is not an ISO 8601 instant');
+    } finally {
+      rmSync(auditHome, { recursive: true, force: true });
+    }
+  });
+
   it("gives the line and column of a JSON syntax error in config.json", async () => {
     const badHome = mkdtempSync(join(tmpdir(), "switchyard-cli-badjson-"));
     try {
