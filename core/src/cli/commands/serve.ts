@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
+import { requireUsableHome } from "../../config/home-access.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { acquireHomeLock, HomeLockedError, type HomeLock } from "../../host/home-lock.js";
 import { SwitchyardHost } from "../../host/switchyard-host.js";
@@ -89,6 +90,7 @@ export function registerServe(program: Command): void {
       // Boot order: the home lock, the port, then plugins; the server wires the MCP endpoint
       // before it starts the host, so sessions reopened for continued runs get credentials.
       const home = resolveHome(options.home);
+      requireUsableHome(home);
       const tls = await tlsIdentityFor(options, home);
       const lock = takeHomeLock(home);
       let host: SwitchyardHost;
