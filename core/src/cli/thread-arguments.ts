@@ -46,8 +46,8 @@ export function projectIdOf(host: SwitchyardHost, value: string | undefined, cwd
     if (project !== null) return project.id;
     const folder = realFolder(resolve(value));
     if (folder !== null) throw new CliError(`${folder} is not a Switchyard project. Add it with: switchyard project add ${folder}`, EXIT.notFound);
-    const hint = existsSync(resolve(value)) ? `${resolve(value)} is not a folder` : `no project has the id ${value} and there is no folder ${resolve(value)}`;
-    throw new CliError(`${hint}. \`switchyard project list\` shows the projects; \`switchyard project add <dir>\` adds one.`, EXIT.notFound);
+    const what = existsSync(resolve(value)) ? `${resolve(value)} is a file, not a project folder` : `No project has the id or folder ${value}`;
+    throw new CliError(`${what}. \`switchyard project list\` shows the projects; \`switchyard project add <dir>\` adds one.`, EXIT.notFound);
   }
   const here = realFolder(cwd) ?? resolve(cwd);
   const holding = host.projects

@@ -5,6 +5,7 @@ import { McpSessionRegistry, type CredentialCapability, type CredentialSummary, 
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 /** The verbs `token issue --verbs` takes, and the capability each grants. operate and approve each include read. */
 export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
@@ -117,11 +118,7 @@ export function registerToken(program: Command): void {
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.notFound);
-            return project.id;
-          });
+          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
         }
         const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,

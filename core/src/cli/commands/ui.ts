@@ -8,6 +8,7 @@ import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { issueWebSignIn } from "../web-sign-in.js";
 import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, VERBS, type Verb } from "./token.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 const DEFAULT_TTL_MS = 7 * 86_400_000;
 /** A person at the UI answers approvals too. */
@@ -53,11 +54,7 @@ export function registerUi(program: Command): void {
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`, EXIT.notFound);
-            return project.id;
-          });
+          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
         }
         // The running server's own address (server.json: a --port 0 or --host server too), else the configured port.
         const running = runningServer(host.paths.home);
