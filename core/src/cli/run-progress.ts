@@ -25,11 +25,17 @@ export class RunProgress {
   constructor(
     private readonly threadId: string,
     private readonly prompt: string,
+    /** Only questions and approvals (with --json, whose stdout is the result): what a person must act on. */
+    private readonly requestsOnly = false,
     private readonly out: NodeJS.WriteStream = process.stderr,
   ) {}
 
   /** Shows what an event of the thread says; other threads' events are ignored. */
   show(event: ServerEvent): void {
+    if (this.requestsOnly) {
+      if (event.type === "request.opened" && event.threadId === this.threadId) this.request(event.data.request);
+      return;
+    }
     if (event.type === "task.updated") return this.task(event);
     if (event.threadId !== this.threadId) return;
     switch (event.type) {

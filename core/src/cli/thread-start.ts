@@ -160,7 +160,7 @@ export async function startThread(promptArgument: string, options: StartOptions,
         const run = await followRun(feed, {
           threadId: thread.threadId,
           runId: entry.runId,
-          progress: options.json ? null : new RunProgress(thread.threadId, prompt),
+          progress: new RunProgress(thread.threadId, prompt, options.json === true),
           signal: timeout === null ? ctrlC.signal : AbortSignal.any([ctrlC.signal, timeout]),
         });
         if (run === null) {

@@ -103,7 +103,7 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
 
   it("threads new --wait follows a run through its approval: approve lets it go on, decline refuses it", async () => {
     const approving = background(["threads", "new", "@@approve deploy to staging", "--wait"]);
-    await until("the approval is shown", () => approving.output.stderr.includes("needs approval: deploy to staging"), { attempts: 2_400 });
+    await until("the approval is shown", () => approving.output.stderr.includes("needs approval: deploy to staging") && approving.output.stderr.includes("answer with:"), { attempts: 2_400 });
     const threadId = threadIdIn(approving.output.stderr)!;
     expect(approving.output.stderr).toContain(`switchyard threads approve ${threadId}`);
     const approved = await cli(["threads", "approve", `switchyard-thread://v2/${environmentId()}/${threadId}`]);
@@ -116,13 +116,15 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
     expect(again.code).toBe(3);
     expect(again.stderr).toContain(`Thread ${threadId} has no pending approval.`);
 
-    const declining = background(["threads", "new", "@@approve drop the table", "--wait"]);
-    await until("the approval is shown", () => declining.output.stderr.includes("needs approval: drop the table"), { attempts: 2_400 });
-    const declined = await cli(["threads", "decline", threadIdIn(declining.output.stderr)!]);
+    // With --json, stdout is the result alone; the approval is still shown on stderr.
+    const declining = background(["threads", "new", "@@approve drop the table", "--wait", "--json"]);
+    await until("the approval is shown", () => declining.output.stderr.includes("needs approval: drop the table") && declining.output.stderr.includes("answer with:"), { attempts: 2_400 });
+    const declinedThread = /switchyard threads approve (\S+)/.exec(declining.output.stderr)![1]!;
+    const declined = await cli(["threads", "decline", declinedThread]);
     expect(declined.code, declined.stderr).toBe(0);
     expect(declined.stdout).toContain("Declined: drop the table");
     expect((await declining.child).exitCode).toBe(0);
-    expect(declining.output.stdout).toBe("declined: drop the table\n");
+    expect(JSON.parse(declining.output.stdout)).toMatchObject({ thread: { threadId: declinedThread }, status: "completed", summary: "declined: drop the table" });
   }, 240_000);
 
   it("interrupt ends the running turn (threads wait exits 5); stop holds the queued run until resume", async () => {
