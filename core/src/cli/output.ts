@@ -47,9 +47,27 @@ export function printTable(headers: readonly string[], rows: readonly (readonly 
 
 /**
  * Exit codes: 1 for a failed operation, 2 for bad input or a bad config file, 3 when the thing
- * a command names (a token, plugin, project, registry agent) does not exist.
+ * a command names (a token, plugin, project, registry agent) does not exist. Commands that wait
+ * for a run (`run`, `threads new --wait`, `threads wait`) end with the run's outcome: 0
+ * completed, 4 failed, 5 interrupted (stopped), 6 cancelled, 7 still going when the wait gave up.
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, runFailed: 4, runInterrupted: 5, runCancelled: 6, runStillGoing: 7 } as const;
+
+/** The exit code a waiting command ends with for its run's status. */
+export function exitCodeForRun(status: string): number {
+  switch (status) {
+    case "completed":
+      return EXIT.ok;
+    case "failed":
+      return EXIT.runFailed;
+    case "interrupted":
+      return EXIT.runInterrupted;
+    case "cancelled":
+      return EXIT.runCancelled;
+    default:
+      return EXIT.runStillGoing;
+  }
+}
 
 /** Thrown by commands to end with a message and an exit code. */
 export class CliError extends Error {

@@ -11,6 +11,7 @@ import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
+import { registerRun } from "./commands/run.js";
 import { registerSchedules } from "./commands/schedules.js";
 import { registerServe } from "./commands/serve.js";
 import { registerStatus } from "./commands/status.js";
@@ -41,6 +42,7 @@ export function buildHostProgram(): Command {
   registerConnect(program);
   registerStatus(program);
   registerThreads(program);
+  registerRun(program);
   registerDemo(program);
   return program;
 }

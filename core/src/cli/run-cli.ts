@@ -1,8 +1,8 @@
 import "reflect-metadata";
-import { CommanderError } from "commander";
+import { CommanderError, InvalidArgumentError } from "commander";
 import { useBuiltinPlugins } from "../plugin-host/builtin-plugins.js";
 import { buildProgram } from "./program.js";
-import { endQuietlyWhenPipeCloses, EXIT, reportError } from "./output.js";
+import { CliError, endQuietlyWhenPipeCloses, EXIT, reportError } from "./output.js";
 
 /** How a launcher runs the command line (`@switchyard/core/cli`). */
 export interface RunCliOptions {
@@ -28,6 +28,14 @@ export async function runCli(options: RunCliOptions = {}): Promise<void> {
   try {
     await program.parseAsync([...args], { from: "user" });
   } catch (error) {
+    // Commander prints its own parse errors before it throws a CommanderError of its own; an
+    // InvalidArgumentError reaching here was thrown by an action (a value checked there, like
+    // `audit --since`), so nothing has said why yet.
+    if (error instanceof InvalidArgumentError) {
+      reportError(new CliError(error.message, EXIT.usage));
+      process.exitCode = EXIT.usage;
+      return;
+    }
     if (error instanceof CommanderError) {
       // Help and version exit 0; usage mistakes exit 2 (commander already printed why).
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;

@@ -1,7 +1,8 @@
 import "reflect-metadata";
 import type { DependencyContainer } from "tsyringe";
 import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { SwitchyardPaths } from "../config/paths.js";
+import { requireUsableHome } from "../config/home-access.js";
+import { resolveHome, type SwitchyardPaths } from "../config/paths.js";
 import { createContainer, type ContainerOptions } from "../di/composition-root.js";
 import { resolve, TOKENS } from "../di/tokens.js";
 import type { Engine, ProviderSessions, ReconcileReport } from "../engine/ports.js";
@@ -52,6 +53,8 @@ export class SwitchyardHost {
 
   /** Builds the container, loads plugins and creates provider instances. */
   static async create(options: HostOptions = {}): Promise<SwitchyardHost> {
+    // One clear line for a home this user cannot write, before the database fails to open deep in the container.
+    requireUsableHome(resolveHome(options.home));
     const { container, paths, config } = createContainer(options);
     const host = new SwitchyardHost(container, paths, config, options.homeLock ?? null);
     await host.pluginHost.load();

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { execa } from "execa";
 import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -23,6 +23,25 @@ async function sri(file: string, algorithm: "sha512" | "sha256" | "sha384"): Pro
   const hash = createHash(algorithm);
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return `${algorithm}-${hash.digest("base64")}`;
+}
+
+/** A spec written as a path (npm would read it as one too), not as a package name. */
+function looksLikePath(spec: string): boolean {
+  return /^(\.{1,2}([/\\]|$)|[/\\~]|file:)/.test(spec) || isAbsolute(spec) || /\.(tgz|tar\.gz)$/.test(spec);
+}
+
+/**
+ * Refuses, before npm is asked, a path that names nothing (npm would look for a package.json
+ * there, or a package named like it) and a file that is not a tarball.
+ */
+function refuseWhatIsNoPackage(spec: string, path: string): void {
+  if (!existsSync(path)) {
+    if (looksLikePath(spec)) throw new SwitchyardError("not_found", `There is no folder or tarball at ${path}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`, { path });
+    return;
+  }
+  if (!statSync(path).isDirectory() && !/\.(tgz|tar\.gz)$/.test(path)) {
+    throw new SwitchyardError("invalid_input", `${path} is a file but not a tarball (.tgz): a plugin installs from a folder with a package.json, a .tgz (npm pack makes one), or an npm package name.`, { path });
+  }
 }
 
 /** Where installed tarballs are kept, inside the managed directory. */
@@ -86,7 +105,13 @@ export class PluginInstaller {
     // npm prunes what its manifest does not list, the host links included: put them back.
     this.linkHostPackages();
     if (result.exitCode !== 0) {
-      const detail = String(result.stderr).split("\n").filter((line) => /ERR!/.test(line)).slice(0, 6).join("\n") || String(result.stderr).slice(-800);
+      const stderr = String(result.stderr);
+      // The registry has no such package: say so, rather than npm's page of 404 lines.
+      if (args[0] === "install" && /\bE404\b/.test(stderr)) {
+        const spec = args.at(-1)!;
+        throw new SwitchyardError("not_found", `npm has no package ${spec} (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.`, { spec });
+      }
+      const detail = stderr.split("\n").filter((line) => /ERR!|^npm error/.test(line)).slice(0, 6).join("\n") || stderr.slice(-800);
       throw new SwitchyardError("provider_error", `npm ${args[0]} failed:\n${detail}`, { exitCode: result.exitCode });
     }
   }
@@ -148,6 +173,7 @@ export class PluginInstaller {
 
   private async installFrom(spec: string, options: { integrity?: string }, staging: string): Promise<InstalledPlugin> {
     const path = resolve(spec);
+    refuseWhatIsNoPackage(spec, path);
     let source: InstalledPlugin["source"] = "npm";
     let target = spec;
     let integrity: string | null = null;

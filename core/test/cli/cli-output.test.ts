@@ -101,15 +101,35 @@ describe("switchyard CLI output and exit codes", () => {
       expect(again.code).toBe(0);
       expect(again.stdout).toContain(`${read.id} was already revoked`);
 
-      const listed = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string; status: string }[];
+      // A revoked token is listed only with --all.
+      const active = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as { id: string }[];
+      expect(active.map((t) => t.id)).toEqual([operate.id]);
+      const shortTable = await runCli(["token", "list", "--home", tokensHome]);
+      expect(shortTable.stdout).not.toContain("reader");
+      expect(shortTable.stderr).toContain("(1 revoked or ephemeral not shown: --all shows them)");
+      const listed = JSON.parse((await runCli(["token", "list", "--all", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string; status: string }[];
       expect(listed.find((t) => t.id === read.id)).toMatchObject({ scope: "orchestration:read", status: "revoked" });
       expect(listed.find((t) => t.id === operate.id)).toMatchObject({ scope: "orchestration:operate", status: "active" });
-      const table = (await runCli(["token", "list", "--home", tokensHome])).stdout.split("\n");
+      const table = (await runCli(["token", "list", "--all", "--home", tokensHome])).stdout.split("\n");
       expect(table[0]).toMatch(/^ID\s+LABEL\s+VERBS\s+PROJECTS\s+CEILING\s+STATUS\s+EXPIRES\s+REVOKED$/);
       expect(table.find((line) => line.includes("reader"))).toMatch(/\sread\s+\*\s+approval-required\/default\s+revoked\s/);
       expect(table.find((line) => line.includes("operator"))).toMatch(/\sread,operate\s+\*\s+approval-required\/default\s+active\s/);
     } finally {
       rmSync(tokensHome, { recursive: true, force: true });
+    }
+  });
+
+  it("says why a value the command checks itself is refused: audit --since", async () => {
+    const auditHome = mkdtempSync(join(tmpdir(), "switchyard-cli-audit-"));
+    try {
+      const bogus = await runCli(["audit", "--since", "bogus", "--home", auditHome]);
+      expect(bogus.code).toBe(2);
+      expect(bogus.stderr).toContain('error: --since takes a duration back from now or an ISO 8601 instant (2026-12-01T09:00:00Z): "bogus" is not a duration');
+      const instant = await runCli(["audit", "--since", "2026-13-45T00:00:00Z", "--home", auditHome]);
+      expect(instant.code).toBe(2);
+      expect(instant.stderr).toContain('--since: "2026-13-45T00:00:00Z" is not an ISO 8601 instant');
+    } finally {
+      rmSync(auditHome, { recursive: true, force: true });
     }
   });
 

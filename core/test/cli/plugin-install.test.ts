@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,6 +102,33 @@ describe("switchyard plugin install keeps what it installs under the home", () =
     const unknown = await cli(["plugin", "remove", "plugin-nope", "--home", home]);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain("Plugin plugin-nope is not installed");
+  }, 300_000);
+
+  it("says what is wrong with a path that names nothing, a file that is not a tarball, and a name the registry does not know", async () => {
+    const missing = await cli(["plugin", "install", join(scratch, "no-such-folder"), "--home", home]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr.trim()).toBe(`error: There is no folder or tarball at ${join(scratch, "no-such-folder")}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`);
+    const relative = await runCli(["plugin", "install", "./nothing-here.tgz", "--home", home], { cwd: scratch });
+    expect(relative.code).toBe(3);
+    expect(relative.stderr).toContain(`There is no folder or tarball at ${join(scratch, "nothing-here.tgz")}.`);
+    const notes = join(scratch, "notes.txt");
+    writeFileSync(notes, "not a plugin");
+    const file = await cli(["plugin", "install", notes, "--home", home]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(`${notes} is a file but not a tarball (.tgz)`);
+
+    // The registry's answer for a name it does not know: 404 (a loopback registry stands in for npm's).
+    const registry = createServer((_request, response) => response.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}'));
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (registry.address() as AddressInfo).port;
+      const unknown = await runCli(["plugin", "install", "switchyard-plugin-nobody-published", "--home", home], { env: { TMPDIR: tmp, npm_config_registry: `http://127.0.0.1:${port}/` }, timeoutMs: 180_000 });
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr.trim()).toBe("error: npm has no package switchyard-plugin-nobody-published (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.");
+    } finally {
+      registry.close();
+    }
+    expect(Object.keys(dependencies())).not.toContain("switchyard-plugin-nobody-published");
   }, 300_000);
 });
 

@@ -74,11 +74,18 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(waited.stdout).toContain("second answer");
 
     // Each command's token lived only while it ran.
-    const tokens = JSON.parse((await cli(["token", "list", "--json"])).stdout) as { label: string | null; status: string }[];
+    const tokens = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { label: string | null; status: string }[];
     const terminal = tokens.filter((t) => t.label === "switchyard threads (this terminal command)");
     expect(terminal.length).toBeGreaterThanOrEqual(4);
     expect(terminal.every((t) => t.status === "revoked")).toBe(true);
   }, 180_000);
+
+  it("ui links to the running server's own address (server.json), not the configured port", async () => {
+    const ui = await cli(["ui", "--json"]);
+    expect(ui.code, ui.stderr).toBe(0);
+    expect((JSON.parse(ui.stdout) as { link: string }).link).toMatch(new RegExp(`^${endpoint.url}/#code=sy_uc_`));
+    expect(ui.stderr).not.toContain("No server runs");
+  }, 60_000);
 
   it("names what is wrong: an unknown thread exits 3, an empty message 2, and no server 1", async () => {
     const unknown = await cli(["threads", "read", "thread_nope"]);
@@ -97,5 +104,8 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     const status = await cli(["status"]);
     expect(status.code).toBe(1);
     expect(status.stdout).toContain("server:      not running");
+    const ui = await cli(["ui"]);
+    expect(ui.stdout).toMatch(/^http:\/\/127\.0\.0\.1:7410\/#code=/);
+    expect(ui.stderr).toContain("yet: the link works once `switchyard serve` listens at http://127.0.0.1:7410.");
   }, 180_000);
 });

@@ -88,6 +88,8 @@ describe("switchyard token issue / list with scopes", () => {
       [["--verbs", ","], 2, "Name at least one verb"],
       [["--projects", "*,other"], 2, '"*" already means every project'],
       [["--projects", join(scratch, "nowhere")], 3, "No project has the id or folder"],
+      // The README's old example on a fresh home: the folder exists but is no project yet.
+      [["--projects", scratch], 3, `${scratch} is not a Switchyard project. Add it with: switchyard project add ${scratch}`],
       [["--max-runtime-mode", "yolo"], 2, '"yolo" is not a runtime mode; use approval-required, auto-accept-edits, full-access'],
       [["--max-interaction-mode", "auto"], 2, '"auto" is not an interaction mode'],
       [["--scope", "orchestration:read", "--verbs", "read"], 2, "Pass --verbs or --scope, not both"],

@@ -46,7 +46,7 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as ConnectJson;
   };
-  const tokens = async () => JSON.parse((await cli(["token", "list", "--json"])).stdout) as { id: string; label: string; status: string; verbs: string[]; ceiling: unknown }[];
+  const tokens = async () => JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { id: string; label: string; status: string; verbs: string[]; ceiling: unknown }[];
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-connect-"));

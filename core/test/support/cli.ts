@@ -3,8 +3,11 @@ import { execa } from "execa";
 
 export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
-/** Runs the built `switchyard` CLI and returns its outcome (never throws on a non-zero exit). */
-export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {}) {
+/**
+ * Runs the built `switchyard` CLI and returns its outcome (never throws on a non-zero exit);
+ * `user` runs it as another user (a root test's way to meet permissions root ignores).
+ */
+export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string; user?: { uid: number; gid: number } } = {}) {
   const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
   const result = await execa(process.execPath, [CLI, ...args], {
     reject: false,
@@ -12,6 +15,7 @@ export async function runCli(args: readonly string[], options: { env?: Record<st
     env: { ...inherited, ...options.env },
     cwd: options.cwd ?? process.cwd(),
     timeout: options.timeoutMs ?? 60_000,
+    ...(options.user !== undefined ? { uid: options.user.uid, gid: options.user.gid } : {}),
     ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
   });
   return { code: result.exitCode ?? null, stdout: String(result.stdout), stderr: String(result.stderr) };

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSilentLogger, startServer, SwitchyardHost, type TimelineItemRecord } from "@switchyard/core";
+import { createSilentLogger, startServer, SwitchyardHost, type RunningServer, type TimelineItemRecord } from "@switchyard/core";
 import { ScriptedModelServer } from "../model-server/index.js";
 import { DEFAULT_DEMO_PAIR, DEMO_DRIVERS, parseDemoPair } from "./demo-pair.js";
 
@@ -13,6 +13,11 @@ export interface DemoOptions {
   readonly out?: { write(text: string): unknown };
   /** Which driver delegates to which, `<parent>:<child>` (default `codex:pi`). */
   readonly pair?: string;
+  /**
+   * With `keep`: called once the server is left running; the lines it returns are printed (the
+   * CLI records the server in the home's server.json and returns a web UI sign-in link).
+   */
+  readonly onKeep?: (kept: { readonly home: string; readonly host: SwitchyardHost; readonly server: RunningServer }) => readonly string[];
 }
 
 const CHILD_TASK = "Write a three-line poem about rail yards. @@reply Steel rails cross at dawn / one switch sends the work elsewhere / the answer comes back";
@@ -90,6 +95,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     print(`  └─ ${pair.child}  ${task.title}  (task ${task.id}: ${task.status}, result transfer ${task.resultContextTransferId ?? "none"})`);
     print();
     if (options.keep) {
+      for (const text of options.onKeep?.({ home, host, server }) ?? []) print(text);
       print(`The server keeps running: ${server.mcpUrl} (home ${home}). Press Ctrl-C to stop.`);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);

@@ -8,10 +8,15 @@ import { printJson, printTable, style } from "../output.js";
 function parseSince(value: string): number {
   if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) {
     const at = Date.parse(value);
-    if (Number.isNaN(at)) throw new InvalidArgumentError(`"${value}" is not an ISO 8601 instant (e.g. 2026-12-01T09:00:00Z).`);
+    if (Number.isNaN(at)) throw new InvalidArgumentError(`--since: "${value}" is not an ISO 8601 instant (e.g. 2026-12-01T09:00:00Z).`);
     return at;
   }
-  return Date.now() - parseDuration(value);
+  try {
+    return Date.now() - parseDuration(value);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw new InvalidArgumentError(`--since takes a duration back from now or an ISO 8601 instant (2026-12-01T09:00:00Z): ${error.message}`);
+    throw error;
+  }
 }
 
 function parseLimit(value: string): number {

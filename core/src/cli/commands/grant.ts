@@ -6,7 +6,8 @@ import { GRANT_VERBS, ReachGrants, type GrantVerb, type ReachGrant } from "../..
 import { ScheduleStanding } from "../../services/scheduling/schedule-standing.js";
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
-import { CliError, EXIT, printJson, printTable, style } from "../output.js";
+import { printJson, printTable, style } from "../output.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 const DEFAULT_TTL_MS = 30 * 86_400_000;
 /** Like a token's: work another machine starts runs with approvals unless the user says otherwise. */
@@ -71,11 +72,7 @@ export function registerGrant(program: Command): void {
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.notFound);
-            return project.id;
-          });
+          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
         }
         const issued = host.container.resolve(ReachGrants).issue({
           for: options.for,

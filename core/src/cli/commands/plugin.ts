@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
+import { requireUsableHome } from "../../config/home-access.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { createSilentLogger } from "../../logging/logger.js";
 import { PluginInstaller } from "../../plugin-host/plugin-installer.js";
@@ -25,6 +26,7 @@ export function registerPluginCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (spec: string, options: { integrity?: string; home?: string; json?: boolean }) => {
       const paths = pathsFor(resolveHome(options.home));
+      requireUsableHome(paths.home);
       const installed = await new PluginInstaller(paths.pluginsDir, createSilentLogger()).install(spec, options.integrity !== undefined ? { integrity: options.integrity } : {});
       if (options.json) printJson(installed);
       else {

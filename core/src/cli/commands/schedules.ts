@@ -4,6 +4,7 @@ import { ScheduledTaskService } from "../../services/scheduling/scheduled-task-s
 import type { ScheduledTaskView } from "../../services/scheduling/scheduled-task-view.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 /**
  * The home's owner at a terminal on this machine, outside any thread: who can read the home's
@@ -56,12 +57,7 @@ export function registerSchedules(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { project?: string; home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
-        let projectId: string | undefined;
-        if (options.project !== undefined) {
-          const project = host.projects.find(options.project);
-          if (project === null) throw new CliError(`No project has the id or folder ${options.project}. Run \`switchyard project list\` to see them.`, EXIT.notFound);
-          projectId = project.id;
-        }
+        const projectId = options.project !== undefined ? projectIdOf(host, options.project) : undefined;
         const service = host.container.resolve(ScheduledTaskService);
         const tasks: ScheduledTaskView[] = [];
         for (let offset = 0; ; ) {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
+import { requireUsableHome } from "../../config/home-access.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { acquireHomeLock, HomeLockedError, type HomeLock } from "../../host/home-lock.js";
 import { SwitchyardHost } from "../../host/switchyard-host.js";
@@ -89,6 +90,7 @@ export function registerServe(program: Command): void {
       // Boot order: the home lock, the port, then plugins; the server wires the MCP endpoint
       // before it starts the host, so sessions reopened for continued runs get credentials.
       const home = resolveHome(options.home);
+      requireUsableHome(home);
       const tls = await tlsIdentityFor(options, home);
       const lock = takeHomeLock(home);
       let host: SwitchyardHost;
@@ -132,13 +134,23 @@ export function registerServe(program: Command): void {
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ mcpUrl: server.mcpUrl, url: server.url, port: server.port, publicUrl: server.publicUrl, tlsFingerprint: server.tlsFingerprint, home: host.paths.home, version: HOST_VERSION })}\n`);
       } else {
+        // What each instance can do now (waiting at most a moment for its first check), so a
+        // provider that cannot run work says so here rather than at the first thread.
+        const availability = new Map((await host.providers.snapshotAll()).map((a) => [a.instanceId, a]));
+        const providerText = (id: string, driver: string) => {
+          const known = availability.get(id);
+          if (known === undefined || known.available) return `${id} (${driver})`;
+          return style(`${id} (${driver}, ${known.state === "checking" ? "still being checked" : `unavailable: ${known.reason ?? "unknown reason"}`})`, "yellow");
+        };
+        const unavailable = host.providers.list().filter((p) => availability.get(p.descriptor.id)?.available === false);
         const lines = [
           `Switchyard ${HOST_VERSION}`,
           `MCP endpoint: ${server.mcpUrl}`,
           `Web UI: ${server.url}/ (sign in with the link \`switchyard ui\` prints, or paste a token)`,
           ...(server.publicUrl !== server.url ? [`Other machines: ${server.publicUrl} (link add pins TLS certificate SHA-256 ${displayFingerprint(server.tlsFingerprint!)})`] : []),
           `Home: ${host.paths.home}`,
-          `Providers: ${host.providers.list().map((p) => `${p.descriptor.id} (${p.descriptor.driver})`).join(", ") || "none configured (add them to config.json)"}`,
+          `Providers: ${host.providers.list().map((p) => providerText(p.descriptor.id, p.descriptor.driver)).join(", ") || "none configured (add them to config.json)"}`,
+          ...(unavailable.length > 0 ? [style(`warning: ${unavailable.length} provider instance(s) cannot run work now; \`switchyard doctor\` says why and what to do.`, "yellow")] : []),
         ];
         if (report.continuedRuns.length + report.interruptedRuns.length > 0) {
           lines.push(`Recovered after restart: ${report.continuedRuns.length} run(s) continued, ${report.interruptedRuns.length} interrupted`);

@@ -1,13 +1,14 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { runningServer } from "../../connect/running-server.js";
-import { McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { parseDuration } from "../duration.js";
-import { withHost } from "../open-host.js";
-import { CliError, EXIT, printJson, printTable, style } from "../output.js";
+import { CliError, EXIT, exitCodeForRun, printJson, printTable, style } from "../output.js";
+import { withServer, type CommandAccess } from "../server-api.js";
+import { projectIdOf, threadIdOf } from "../thread-arguments.js";
+import { registerThreadControl } from "./thread-control.js";
+import { registerThreadNew } from "./thread-new.js";
 
-/** The session token a terminal command holds while it runs; revoked when it ends. */
-const SESSION_TOKEN_TTL_MS = 15 * 60_000;
+const READ: CommandAccess = { verbs: ["orchestration:read"], command: "switchyard threads" };
+const OPERATE: CommandAccess = { verbs: ["orchestration:read", "orchestration:operate"], command: "switchyard threads" };
 /** How long `threads wait` waits in all (each request is capped by the server's maxWaitMs). */
 const DEFAULT_WAIT_MS = 10 * 60_000;
 
@@ -17,6 +18,17 @@ type SendMode = (typeof SEND_MODES)[number];
 function parseSendMode(value: string): SendMode {
   if ((SEND_MODES as readonly string[]).includes(value)) return value as SendMode;
   throw new InvalidArgumentError(`"${value}" is not a send mode; use ${SEND_MODES.join(", ")}.`);
+}
+
+interface WaitResult {
+  runId: string | null;
+  status: string;
+  summary: string | null;
+  error: { message: string } | null;
+  waitTimedOut: boolean;
+  endedBy: string;
+  attention: { kind: string; requestId: string } | null;
+  cursor: string;
 }
 
 interface ThreadShell {
@@ -31,72 +43,21 @@ interface ThreadShell {
   updatedAt?: string;
 }
 
-/** The server's HTTP API, called with a token that exists only for this command. */
-class TerminalApi {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly token: string,
-  ) {}
-
-  async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl}/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-    } catch (error) {
-      throw new CliError(`Cannot reach the Switchyard server at ${this.baseUrl} (${(error as Error).message}). Is it still running? \`switchyard status\` says.`, EXIT.failed);
-    }
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    if (!response.ok) {
-      const failure = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-      const code = failure?.code ?? `http_${response.status}`;
-      const exit = response.status === 404 || code.endsWith("not_found") ? EXIT.notFound : response.status === 400 || code === "invalid_request" ? EXIT.usage : EXIT.failed;
-      throw new CliError(`${code}: ${failure?.message ?? text}`, exit);
-    }
-    return parsed as T;
-  }
-}
-
-/**
- * Runs `fn` against the server running on the home, with a client token issued for this one
- * command (never printed, never in argv) and revoked when it ends. The person at the terminal
- * owns the home, so the token has every verb but approve and the broadest ceiling.
- */
-async function withServer<T>(options: { home?: string }, fn: (api: TerminalApi) => Promise<T>): Promise<T> {
-  return withHost(options, async (host) => {
-    const server = runningServer(host.paths.home);
-    if (server === null) throw new CliError(`No Switchyard server runs on ${host.paths.home}. Start it with \`switchyard serve\`; threads live in the running server.`, EXIT.failed);
-    const registry = host.container.resolve(McpSessionRegistry);
-    const issued = registry.issueClientToken({ ttlMs: SESSION_TOKEN_TTL_MS, capabilities: ["orchestration:read", "orchestration:operate"], label: "switchyard threads (this terminal command)" });
-    try {
-      return await fn(new TerminalApi(server.url, issued.token));
-    } finally {
-      registry.revoke(issued.id);
-    }
-  });
-}
-
 function statusText(status: string): string {
   const color = status === "completed" ? "green" : status === "failed" ? "red" : status === "running" || status === "waiting" || status === "queued" ? "yellow" : "dim";
   return style(status, color);
 }
 
 export function registerThreads(program: Command): void {
-  const threads = program.command("threads").description("Threads for a person at a terminal: list, read, send a message, wait for a run (talks to the running server)");
+  const threads = program
+    .command("threads")
+    .description("Threads for a person at a terminal: start, list, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id or its switchyard-thread:// link)");
+  registerThreadNew(threads);
 
   threads
     .command("list")
     .description("Threads of every project (or --project), newest first")
-    .option("--project <id>", "only this project's threads")
+    .option("--project <dir|id>", "only this project's threads (its folder or id)")
     .option("--status <status>", "only threads whose latest run has this status (idle, queued, running, waiting, completed, failed, cancelled, interrupted)")
     .option("--subagents", "include delegated child threads")
     .option("--limit <n>", "at most this many per project (default 50)", (value) => {
@@ -107,8 +68,8 @@ export function registerThreads(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { project?: string; status?: string; subagents?: boolean; limit?: number; home?: string; json?: boolean }) => {
-      await withServer(options, async (api) => {
-        const projectIds = options.project !== undefined ? [options.project] : (await api.call<{ projects: { projectId: string }[] }>("GET", "/projects")).projects.map((p) => p.projectId);
+      await withServer(options, READ, async (api, host) => {
+        const projectIds = options.project !== undefined ? [projectIdOf(host, options.project)] : (await api.call<{ projects: { projectId: string }[] }>("GET", "/projects")).projects.map((p) => p.projectId);
         const all: ThreadShell[] = [];
         for (const projectId of projectIds) {
           const query = new URLSearchParams({ projectId, limit: String(options.limit ?? 50) });
@@ -132,7 +93,7 @@ export function registerThreads(program: Command): void {
     });
 
   threads
-    .command("read <threadId>")
+    .command("read <thread>")
     .description("A thread's state and its recent messages")
     .option("--max-chars <n>", "at most this many characters of timeline (default 30000)", (value) => {
       const n = Number(value);
@@ -141,8 +102,9 @@ export function registerThreads(program: Command): void {
     })
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (threadId: string, options: { maxChars?: number; home?: string; json?: boolean }) => {
-      await withServer(options, async (api) => {
+    .action(async (thread: string, options: { maxChars?: number; home?: string; json?: boolean }) => {
+      await withServer(options, READ, async (api, host) => {
+        const threadId = threadIdOf(host, thread);
         const query = options.maxChars !== undefined ? `?maxChars=${options.maxChars}` : "";
         const read = await api.call<{ thread: ThreadShell; items: { kind: string; role: string | null; text: string; status: string; createdAt: string }[]; hasMore: boolean }>(
           "GET",
@@ -164,14 +126,15 @@ export function registerThreads(program: Command): void {
     });
 
   threads
-    .command("send <threadId> <message>")
+    .command("send <thread> <message>")
     .description("Send a message to a thread: it starts a turn, queues, or steers the running one (--mode)")
     .option("--mode <mode>", `auto (default: start, or steer a running turn the way the provider can), ${SEND_MODES.slice(1).join(", ")}`, parseSendMode)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (threadId: string, message: string, options: { mode?: SendMode; home?: string; json?: boolean }) => {
+    .action(async (thread: string, message: string, options: { mode?: SendMode; home?: string; json?: boolean }) => {
       if (message.trim() === "") throw new CliError("The message is empty; say what the thread should do.", EXIT.usage);
-      await withServer(options, async (api) => {
+      await withServer(options, OPERATE, async (api, host) => {
+        const threadId = threadIdOf(host, thread);
         const sent = await api.call<{ runId: string; delivery: string; degraded: boolean; reason: string }>("POST", `/threads/${encodeURIComponent(threadId)}/messages`, {
           message,
           mode: options.mode ?? "auto",
@@ -182,25 +145,35 @@ export function registerThreads(program: Command): void {
     });
 
   threads
-    .command("wait <threadId>")
-    .description("Wait until a run of the thread ends (the latest without --run) and print its summary")
+    .command("wait <thread>")
+    .description("Wait until a run of the thread ends (the latest without --run) and print its summary; the exit code is the run's outcome (0 completed, 4 failed, 5 interrupted, 6 cancelled, 7 still going)")
     .option("--run <runId>", "the run to wait for")
     .option("--timeout <duration>", "give up after this long, e.g. 30s, 10m (default 10m); the run goes on", parseDuration)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (threadId: string, options: { run?: string; timeout?: number; home?: string; json?: boolean }) => {
-      await withServer(options, async (api) => {
+    .action(async (thread: string, options: { run?: string; timeout?: number; home?: string; json?: boolean }) => {
+      await withServer(options, { ...READ, follows: true }, async (api, host) => {
+        const threadId = threadIdOf(host, thread);
         const deadline = Date.now() + (options.timeout ?? DEFAULT_WAIT_MS);
         let runId = options.run;
-        let result: { runId: string | null; status: string; summary: string | null; error: { message: string } | null; waitTimedOut: boolean };
-        // Each request is capped by the server's maxWaitMs and answers waitTimedOut; ask again until the deadline.
+        let cursor: string | undefined;
+        let result: WaitResult;
+        // Each request is capped by the server's maxWaitMs and answers waitTimedOut; a question or
+        // an approval ends it too (said on stderr, once each: the cursor). Ask again until the deadline.
         for (let attempt = 0; ; attempt++) {
           const remaining = Math.max(1000, deadline - Date.now());
           const query = new URLSearchParams({ timeoutMs: String(Math.min(remaining, 600_000)) });
           if (runId !== undefined) query.set("runId", runId);
+          if (cursor !== undefined) query.set("cursor", cursor);
           result = await api.call("GET", `/threads/${encodeURIComponent(threadId)}/wait?${query.toString()}`);
           runId ??= result.runId ?? undefined;
-          if (!result.waitTimedOut || Date.now() >= deadline || attempt >= 10_000) break;
+          cursor = result.cursor;
+          if (result.attention !== null && !options.json) {
+            const verb = result.attention.kind === "approval" ? `approve ${threadId} (or decline)` : `decline ${threadId} to dismiss it, or answer it in the web UI`;
+            process.stderr.write(style(`needs ${result.attention.kind === "approval" ? "approval" : "an answer"} (request ${result.attention.requestId}): switchyard threads ${verb}\n`, "yellow", process.stderr));
+          }
+          const ended = !result.waitTimedOut && result.attention === null;
+          if (ended || Date.now() >= deadline || attempt >= 10_000) break;
         }
         if (options.json) printJson(result);
         else {
@@ -208,7 +181,9 @@ export function registerThreads(program: Command): void {
           if (result.error) process.stdout.write(`${style("error:", "red")} ${result.error.message}\n`);
           if (result.summary) process.stdout.write(`${result.summary}\n`);
         }
-        if (result.waitTimedOut) process.exitCode = EXIT.failed;
+        process.exitCode = result.endedBy === "idle" ? EXIT.ok : exitCodeForRun(result.status);
       });
     });
+
+  registerThreadControl(threads);
 }

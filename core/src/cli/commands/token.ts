@@ -6,6 +6,7 @@ import { ScheduleStanding } from "../../services/scheduling/schedule-standing.js
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson, printTable, style } from "../output.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 /** The verbs `token issue --verbs` takes, and the capability each grants. operate, approve and install each include read. */
 export const VERBS = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve", install: "orchestration:install" } as const satisfies Record<string, CredentialCapability>;
@@ -130,11 +131,7 @@ export function registerToken(program: Command): void {
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.notFound);
-            return project.id;
-          });
+          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
         }
         const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,
@@ -162,23 +159,28 @@ export function registerToken(program: Command): void {
     });
   token
     .command("list")
-    .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active, expired or revoked")
+    .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active or expired; --all adds revoked ones and the CLI's own per-command tokens")
+    .option("--all", "also revoked tokens, and the ephemeral ones a command (switchyard threads, run) holds while it runs")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: { home?: string; json?: boolean }) => {
+    .action(async (options: { all?: boolean; home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
         const now = Date.now();
-        const tokens = host.container
+        const all = host.container
           .resolve(McpSessionRegistry)
           .list()
           .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
+        const tokens = options.all ? all : all.filter((t) => t.status !== "revoked" && !t.ephemeral);
+        const hidden = all.length - tokens.length;
         if (options.json) printJson(tokens);
-        else if (tokens.length === 0) process.stdout.write("No client tokens yet. Issue one with: switchyard token issue\n");
-        else
+        else if (tokens.length === 0) process.stdout.write(`No ${hidden > 0 ? "active or expired " : ""}client tokens${hidden > 0 ? ` (${hidden} revoked or ephemeral: --all shows them)` : " yet"}. Issue one with: switchyard token issue\n`);
+        else {
           printTable(
             ["ID", "LABEL", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "REVOKED"],
             tokens.map((t) => [t.id, t.label ?? "", t.verbs.join(","), projectsText(t.projects), ceilingText(t.ceiling), style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]),
           );
+          if (hidden > 0) process.stderr.write(style(`(${hidden} revoked or ephemeral not shown: --all shows them)\n`, "dim", process.stderr));
+        }
       });
     });
   token

@@ -1,11 +1,14 @@
 import type { Command } from "commander";
+import { runningServer } from "../../connect/running-server.js";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
-import { McpSessionRegistry, type ProjectScope } from "../../services/credentials/mcp-session-registry.js";
-import { SIGN_IN_CODE_TTL_MS, WebSessions } from "../../services/credentials/web-sessions.js";
+import type { ProjectScope } from "../../services/credentials/mcp-session-registry.js";
+import { SIGN_IN_CODE_TTL_MS } from "../../services/credentials/web-sessions.js";
 import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
+import { issueWebSignIn } from "../web-sign-in.js";
 import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, requireServerWideInstall, VERBS, type Verb } from "./token.js";
+import { projectIdOf } from "../thread-arguments.js";
 
 const DEFAULT_TTL_MS = 7 * 86_400_000;
 /** A person at the UI answers approvals too. */
@@ -33,16 +36,12 @@ function serverUrl(value: string): string {
   return url.origin;
 }
 
-/**
- * `switchyard ui`: issues a token for the browser and prints a sign-in link that carries a
- * one-time code (in the URL's fragment, which the browser never sends to a server), not the
- * token. The code is spent by the first sign-in and expires after 10 minutes.
- */
+/** `switchyard ui`: prints a one-time sign-in link for the web UI (see issueWebSignIn). */
 export function registerUi(program: Command): void {
   program
     .command("ui")
     .description("Print a one-time sign-in link for the web UI that `switchyard serve` serves at /")
-    .option("--url <url>", "the server's address (default http://127.0.0.1:<server.port>)")
+    .option("--url <url>", "the server's address (default: the running server's, from the home's server.json; else http://127.0.0.1:<server.port>)")
     .option("--verbs <verbs>", "what the browser may do: read, operate, approve, install, comma-separated (default read,operate,approve,install; install needs --projects '*')", parseVerbs)
     .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" (default *)', parseProjects)
     .option("--max-runtime-mode <mode>", `the broadest runtime mode (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
@@ -60,30 +59,27 @@ export function registerUi(program: Command): void {
       await withHost(options, (host) => {
         let projects: ProjectScope = "*";
         if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`, EXIT.notFound);
-            return project.id;
-          });
+          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
         }
-        const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
+        // The running server's own address (server.json: a --port 0 or --host server too), else the configured port.
+        const running = runningServer(host.paths.home);
+        const base = explicitUrl ?? running?.url ?? `http://127.0.0.1:${host.config.server.port}`;
+        const signIn = issueWebSignIn(host, {
+          baseUrl: base,
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,
           capabilities: verbs.map((verb) => VERBS[verb]),
           projects,
           ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
-          label: "web UI (switchyard ui)",
         });
-        const { code, expiresAtMs } = host.container.resolve(WebSessions).issueCode(issued.id);
-        const base = explicitUrl ?? `http://127.0.0.1:${host.config.server.port}`;
-        const link = `${base}/#code=${code}`;
         if (options.json) {
-          printJson({ link, tokenId: issued.id, codeExpiresAt: new Date(expiresAtMs).toISOString(), tokenExpiresAt: issued.expiresAt });
+          printJson(signIn);
           return;
         }
-        process.stdout.write(`${link}\n`);
+        process.stdout.write(`${signIn.link}\n`);
         process.stderr.write(
-          `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${issued.id} (${verbs.join(", ")}; revoke it with switchyard token revoke ${issued.id}).\n`,
+          `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${signIn.tokenId} (${verbs.join(", ")}; revoke it with switchyard token revoke ${signIn.tokenId}).\n`,
         );
+        if (running === null && explicitUrl === null) process.stderr.write(`No server runs on ${host.paths.home} yet: the link works once \`switchyard serve\` listens at ${base}.\n`);
       });
     });
 }

@@ -1,10 +1,11 @@
-import { constants as fsConstants, accessSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import semver from "semver";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { homeAccessProblem } from "../../config/home-access.js";
 import type { SwitchyardPaths } from "../../config/paths.js";
 import { inspectHomeLock, type HomeLockState } from "../../host/home-lock.js";
 import { MIGRATIONS } from "../../store/migrations.js";
@@ -44,13 +45,12 @@ export function checkInstall(): DoctorFinding {
 }
 
 export function checkHome(paths: SwitchyardPaths): DoctorFinding {
-  if (!existsSync(paths.home)) {
+  const exists = existsSync(paths.home);
+  // The same line every command that needs the home fails with.
+  const problem = homeAccessProblem(paths.home);
+  if (problem !== null) return { area: "home", status: "fail", subject: "home", detail: problem, data: { home: paths.home, exists, writable: false } };
+  if (!exists) {
     return { area: "home", status: "info", subject: "home", detail: `${paths.home} does not exist yet; the first command that needs it creates it.`, data: { home: paths.home, exists: false } };
-  }
-  try {
-    accessSync(paths.home, fsConstants.W_OK | fsConstants.X_OK);
-  } catch {
-    return { area: "home", status: "fail", subject: "home", detail: `${paths.home} is not writable by this user: fix its permissions, or use another home (--home or SWITCHYARD_HOME).`, data: { home: paths.home, exists: true, writable: false } };
   }
   return { area: "home", status: "ok", subject: "home", detail: paths.home, data: { home: paths.home, exists: true, writable: true } };
 }

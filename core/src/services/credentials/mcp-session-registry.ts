@@ -112,6 +112,8 @@ export interface CredentialSummary {
   readonly expiresAt: string;
   readonly lastUsedAt: string;
   readonly revokedAt: string | null;
+  /** A client token one command holds while it runs (the CLI's own); `token list` hides these. */
+  readonly ephemeral: boolean;
 }
 
 /** The endpoint provider sessions are pointed at, known once the HTTP server listens. */
@@ -155,6 +157,8 @@ interface CredentialData {
   ceiling?: ModeCeiling;
   /** Client tokens `switchyard connect` issued; absent on every other credential. */
   connection?: ClientConnection;
+  /** Client tokens a command issues for itself and revokes when it ends; absent otherwise. */
+  ephemeral?: true;
 }
 
 /** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
@@ -294,6 +298,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     ceiling?: ModeCeiling;
     /** The connection `switchyard connect` issues it for (its project folder is where its work goes by default). */
     connection?: ClientConnection;
+    /** Held by one command while it runs and revoked when it ends (listed only on request). */
+    ephemeral?: boolean;
   }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
     const requested = new Set(options.capabilities);
     if (requested.has("orchestration:operate") || requested.has("orchestration:approve") || requested.has("orchestration:install")) requested.add("orchestration:read");
@@ -313,6 +319,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
         projects,
         ceiling: { runtimeMode: ceiling.runtimeMode, interactionMode: ceiling.interactionMode },
         ...(options.connection !== undefined ? { connection: { harness: options.connection.harness, projectDir: options.connection.projectDir } } : {}),
+        ...(options.ephemeral === true ? { ephemeral: true as const } : {}),
       },
       options.ttlMs,
       { threadId: null, providerSessionId: null },
@@ -478,6 +485,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
         expiresAt: new Date(row.expires_at).toISOString(),
         lastUsedAt: new Date(row.last_used_at).toISOString(),
         revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+        ephemeral: data.ephemeral === true,
       };
     });
   }
