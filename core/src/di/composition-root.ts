@@ -136,7 +136,7 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.Clock, { useValue: systemClock });
   container.register(TOKENS.IdAllocator, { useValue: randomIdAllocator });
   container.register(TOKENS.Policy, { useValue: policy });
-  container.register(TOKENS.Store, { useFactory: instanceCachingFactory(() => new Store(paths.databaseFile)) });
+  container.register(TOKENS.Store, { useFactory: instanceCachingFactory(() => new Store(paths.databaseFile, { busyTimeoutMs: config.server.storeBusyTimeoutMs })) });
   container.register(TOKENS.HarnessProcessLog, { useClass: HarnessProcessLog }, scoped);
   container.register(TOKENS.ProcessRunner, { useClass: ProcessRunner }, scoped);
   container.register(

@@ -1,4 +1,5 @@
 import { SwitchyardError } from "../spec/index.js";
+import { isStoreBusy } from "../util/store-busy.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
@@ -91,8 +92,14 @@ export class ProviderSessionManager implements ProviderSessions {
     if (credential === undefined) return;
     const now = this.clock.nowMs();
     if (force || now - credential.lastTouchMs >= this.touchIntervalMs) {
-      credential.lastTouchMs = now;
-      this.issuer.touchProviderSession(providerSessionId);
+      try {
+        this.issuer.touchProviderSession(providerSessionId);
+        credential.lastTouchMs = now;
+      } catch (error) {
+        // Called from a provider's emit and a turn's start: a database another connection holds
+        // locked delays this activity note (the next event tries again), never the provider.
+        if (!isStoreBusy(error)) throw error;
+      }
     }
     if (now >= credential.renewAtMs) {
       const live = this.live.get(credential.scope.threadId);
@@ -281,11 +288,19 @@ export class ProviderSessionManager implements ProviderSessions {
       needsHistoryHandoff: resumeCursor === null && earlierConversation,
       orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
-    this.engine.apply((ctx) => {
-      const record = ctx.get("providerSession", providerSessionId);
-      // As decoded after the open: the session may have negotiated more than was known before.
-      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: this.registry.capabilities(thread.providerInstanceId) });
-    });
+    try {
+      this.engine.apply((ctx) => {
+        const record = ctx.get("providerSession", providerSessionId);
+        // As decoded after the open: the session may have negotiated more than was known before.
+        if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: this.registry.capabilities(thread.providerInstanceId) });
+      });
+    } catch (error) {
+      // Not recorded as open (the database locked by another connection): a session nobody
+      // knows of must not stay behind. The start that wanted it runs again.
+      this.credentials.delete(providerSessionId);
+      void session.close().catch(() => undefined);
+      throw error;
+    }
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);
     if (credential !== undefined) this.scheduleRenewal(credential);
