@@ -62,11 +62,19 @@ export class EffectExecutor implements EffectRunner {
       await this.record(() => this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "session_open_failed")), `failed start of ${attemptId}`);
       return;
     }
-    const started = this.engine.apply((ctx) => markAttemptStarting(ctx, attemptId, live.providerSessionId));
+    const continuation = live.continuation;
+    const started = this.engine.apply((ctx) => {
+      const marked = markAttemptStarting(ctx, attemptId, live.providerSessionId);
+      // The run says how its session went on with the conversation (resumed, or handed over
+      // and why), as a send says how its message was delivered.
+      if (marked !== null && continuation !== null) ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: continuation }));
+      return marked;
+    });
     if (started === null) return;
+    if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
-    const handoff = live.needsHistoryHandoff ? await this.handOffHistory(live, thread, run) : null;
+    const handoff = live.needsHistoryHandoff ? await this.handOffHistory(live, thread, run, continuation?.reason ?? null) : null;
     const orchestration = live.orchestrationInstructions;
     live.orchestrationInstructions = null;
     const delivered = deliverInstructions(attempt.text, [orchestration, handoff, attempt.instructions], live.session.capabilities().context.acceptsInstructions);
@@ -101,7 +109,7 @@ export class EffectExecutor implements EffectRunner {
    * The thread's history for a provider conversation that starts over (its provider could not
    * resume the old one), recorded as a handoff so the timeline shows what the provider was given.
    */
-  private async handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord): Promise<string | null> {
+  private async handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord, reason: string | null): Promise<string | null> {
     live.needsHistoryHandoff = false;
     const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
     const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, { beforeRunOrdinal: run.ordinal });
@@ -126,8 +134,8 @@ export class EffectExecutor implements EffectRunner {
         attemptId: run.currentAttemptId,
         kind: "handoff",
         status: "completed",
-        text: "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
-        data: { strategy: "portable", chars: content.length },
+        text: reason ?? "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
+        data: { strategy: "portable", chars: content.length, degraded: true, ...(reason !== null ? { reason } : {}) },
         createdBy: "system",
         creationSource: "system",
       });
