@@ -34,9 +34,10 @@ function userEnv(home: string, path = basePath): Record<string, string> {
   return { PATH: path, HOME: home, LANG: "C.UTF-8", NO_COLOR: "1" };
 }
 
+/** A home as Switchyard makes one: 0700 (doctor warns about one others can read). */
 function newHome(name: string): string {
   const home = join(work, name);
-  mkdirSync(home, { recursive: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   return home;
 }
 

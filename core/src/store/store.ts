@@ -1,12 +1,11 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
+import { ensurePrivateFile } from "../util/private-files.js";
 
 export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
@@ -92,7 +91,9 @@ export class Store implements EventStore {
   constructor(file: string, options: StoreOptions = {}) {
     this.file = file;
     this.busyTimeoutMs = options.busyTimeoutMs ?? STORE_BUSY_TIMEOUT_MS;
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    // Created 0600 in a 0700 folder before SQLite opens it: SQLite would create it 0644 (less
+    // the umask), and gives the WAL and shared-memory files the database file's mode.
+    if (file !== ":memory:") ensurePrivateFile(file);
     this.db = new Database(file, { timeout: this.busyTimeoutMs });
     this.db.pragma("journal_mode = WAL");
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
