@@ -61,6 +61,13 @@ export function tightenMode(path: string, mode: number): TightenedPath | null {
     throw error;
   }
   if ((current & 0o077) === 0) return null;
-  chmodSync(path, mode);
+  try {
+    chmodSync(path, mode);
+  } catch (error) {
+    // Not the user's to change (another owner): left as it is, and doctor goes on warning.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPERM" || code === "EACCES") return null;
+    throw error;
+  }
   return { path, from: current, to: mode };
 }
