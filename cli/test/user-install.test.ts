@@ -34,9 +34,10 @@ function userEnv(home: string, path = basePath): Record<string, string> {
   return { PATH: path, HOME: home, LANG: "C.UTF-8", NO_COLOR: "1" };
 }
 
+/** A home as Switchyard makes one: 0700 (doctor warns about one others can read). */
 function newHome(name: string): string {
   const home = join(work, name);
-  mkdirSync(home, { recursive: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   return home;
 }
 
@@ -111,6 +112,9 @@ describe("npm install -g @switchyard/cli, from the packed workspaces", () => {
 
   it("runs `switchyard doctor`: ok on the embedded defaults, exit 1 naming what it looked for and the install command when a configured harness is missing", async () => {
     const home = newHome("doctor-home");
+    // The embedded defaults but the port: the default (7410) may be taken on this machine, and
+    // doctor rightly fails then (core/test/cli/doctor.test.ts holds a taken port of its own).
+    writeFileSync(join(home, "config.json"), JSON.stringify({ server: { port: 0 } }));
     const clean = await execa(switchyard, ["doctor", "--home", home], { env: userEnv(home), extendEnv: false, cwd: work, reject: false });
     expect(clean.exitCode, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout).toContain("switchyard doctor: ok");

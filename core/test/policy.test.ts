@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeCapabilities, NO_CAPABILITIES, RUNTIME_MODES, type ProviderCapabilities } from "../src/spec/index.js";
-import { decideFork, decideMessageDispatch, decideRunStop, decideTaskCancel, describeProviderConduct, resolveModes, type SendMode } from "../src/policy/index.js";
+import { decideFork, decideMessageDispatch, decideRunStop, decideSessionContinuation, decideTaskCancel, describeProviderConduct, resolveModes, type SendMode } from "../src/policy/index.js";
 import { TERMINAL_RUN_STATUSES, type RunStatus } from "../src/store/records.js";
 
 function caps(turns: Partial<ProviderCapabilities["turns"]>, extra: Record<string, unknown> = {}): ProviderCapabilities {
@@ -110,6 +110,24 @@ describe("message dispatch policy: every capability combination", () => {
       expect(decideMessageDispatch({ requested, activeRun: compacting, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: false, reason: expect.stringContaining("maintenance") });
     }
     expect(decideMessageDispatch({ requested: "queue", activeRun: { ...live, text: "/logout" }, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: true, action: "queue" });
+  });
+});
+
+describe("session continuation policy", () => {
+  const resumable = decodeCapabilities({ sessions: { resume: true } }).capabilities;
+  const forgetful = decodeCapabilities({}).capabilities;
+  it("resumes natively only with a cursor that has not failed, on a provider that resumes", () => {
+    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: "c1", resumeFailure: null, earlierConversation: true })).toMatchObject({ asked: "resume", action: "resume", degraded: false });
+    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: null, earlierConversation: false })).toMatchObject({ asked: "new", action: "new", degraded: false });
+  });
+  it("hands the history to a new conversation, degraded and saying why, when the old one cannot be reopened", () => {
+    const failed = decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: "the session file is corrupt", earlierConversation: true });
+    expect(failed).toMatchObject({ asked: "resume", action: "handoff", degraded: true });
+    expect(failed.reason).toBe("The provider could not reopen the thread's conversation (the session file is corrupt), so a new provider session got the thread's history as portable context.");
+    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: "gone", earlierConversation: false })).toMatchObject({ action: "new", degraded: true });
+    const cannot = decideSessionContinuation({ capabilities: forgetful, resumeCursor: "c1", resumeFailure: null, earlierConversation: true });
+    expect(cannot).toMatchObject({ action: "handoff", degraded: true, reason: expect.stringContaining("cannot reopen a conversation") });
+    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: null, earlierConversation: true })).toMatchObject({ action: "handoff", degraded: true, reason: expect.stringContaining("No earlier provider session left") });
   });
 });
 

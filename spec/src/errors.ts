@@ -31,6 +31,11 @@ export const ERROR_CODES = [
   "timeout",
   /** The operation was cancelled by its caller. */
   "cancelled",
+  /**
+   * Switchyard's database stayed locked by another connection longer than the store waits for
+   * it; nothing was written, and the same operation can be retried.
+   */
+  "store_busy",
   /** A bug or an unexpected state; the message says where. */
   "internal",
 ] as const;

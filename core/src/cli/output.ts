@@ -1,5 +1,6 @@
 import { hasErrorCode } from "../spec/index.js";
 import { isOrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { isStoreBusy } from "../util/store-busy.js";
 
 /** Colors only on a terminal, never with NO_COLOR (https://no-color.org), always with FORCE_COLOR. */
 export function colorEnabled(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -99,6 +100,9 @@ export function reportError(error: unknown): number {
   } else if (hasErrorCode(error)) {
     message = error.message;
     code = exitCodeFor(error.code);
+  } else if (isStoreBusy(error)) {
+    // SQLite's own SQLITE_BUSY, from a statement outside the store's transactions.
+    message = "Switchyard's database (switchyard.db in the home) stayed locked by another connection, so nothing was written; retry. If it keeps happening, a program holds a write transaction open on it (a sqlite3 shell, a backup tool): end it.";
   } else {
     message = error instanceof Error ? error.message : String(error);
   }

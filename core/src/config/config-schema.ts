@@ -85,6 +85,11 @@ export const ServerConfigSchema = z
     /** A stream whose client leaves more unsent than this (bytes, or events) is cut off; it resumes with Last-Event-ID. */
     eventStreamMaxBufferedBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
     eventStreamMaxBufferedEvents: z.number().int().min(1).max(1_000_000).default(5_000),
+    /**
+     * How long a database write waits for another connection's write lock (a CLI command, a
+     * migration) before it fails with `store_busy`; provider events and effects then try again.
+     */
+    storeBusyTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
   })
   .strict();
 

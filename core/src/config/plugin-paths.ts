@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makePrivateDir } from "../util/private-files.js";
 import { join } from "node:path";
 import type { PluginPaths } from "../spec/index.js";
 import type { SwitchyardPaths } from "./paths.js";
@@ -9,10 +9,7 @@ import type { SwitchyardPaths } from "./paths.js";
  */
 export function pluginPathsFor(paths: SwitchyardPaths, pluginName: string): PluginPaths {
   const safe = pluginName.replace(/[^a-zA-Z0-9._-]+/g, "_");
-  const onDemand = (dir: string) => () => {
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  };
+  const onDemand = (dir: string) => () => makePrivateDir(dir);
   return Object.defineProperties(
     { home: paths.home },
     {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
 import type { CredentialCapability, McpSessionRegistry, ModeCeiling, ProjectScope } from "../services/credentials/mcp-session-registry.js";
 import { readTextFile, removeFile, writeTextFileAtomically } from "./config-file.js";
@@ -8,6 +8,7 @@ import { HARNESS_CONNECTORS } from "./harness-catalog.js";
 import type { ConnectionTarget, EntrySpec, HarnessConnector, HarnessId } from "./harness-connector.js";
 import { MalformedJsonError } from "./jsonc-edit.js";
 import { MalformedTomlError } from "./toml-table-edit.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../util/private-files.js";
 
 /** What a client token for a harness is issued with. */
 export interface ConnectGrant {
@@ -128,7 +129,11 @@ export class ConnectionService {
     }
     let configChanged: boolean;
     try {
-      for (const support of supportFiles) writeTextFileAtomically(support.file, support.text, { mode: 0o644, backup: false });
+      for (const support of supportFiles) {
+        // Support files live under connections/ in the home (Pi's extension copy): private like it.
+        makePrivateDir(dirname(support.file));
+        writeTextFileAtomically(support.file, support.text, { mode: PRIVATE_FILE_MODE, backup: false });
+      }
       configChanged = writeTextFileAtomically(configFile, next);
       if (approvalFile !== null && approvalNext !== null) configChanged = writeTextFileAtomically(approvalFile, approvalNext) || configChanged;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { liveHomeHolder } from "../host/home-lock.js";
 import { readTextFile, removeFile, writeTextFileAtomically } from "./config-file.js";
+import { PRIVATE_FILE_MODE } from "../util/private-files.js";
 
 /** `server.json` in a home: where the server that holds the home's lock listens. */
 export const SERVER_FILE = "server.json";
@@ -17,7 +18,7 @@ export interface RunningServerInfo {
 
 /** Records the listening server (written by `serve`, removed when it stops). */
 export function recordRunningServer(home: string, info: RunningServerInfo): void {
-  writeTextFileAtomically(join(home, SERVER_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o644, backup: false });
+  writeTextFileAtomically(join(home, SERVER_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: PRIVATE_FILE_MODE, backup: false });
 }
 
 /** Forgets the listening server, if this process is the one recorded. */

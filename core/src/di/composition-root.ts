@@ -5,6 +5,7 @@ import { loadConfig, parseConfig } from "../config/config-loader.js";
 import { defaultBuiltinPlugins } from "../plugin-host/builtin-plugins.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { pathsFor, resolveHome, type SwitchyardPaths } from "../config/paths.js";
+import { securePrivateHome } from "../config/private-home.js";
 import { BootReconciler } from "../engine/boot-reconciler.js";
 import { EffectExecutor } from "../engine/effect-executor.js";
 import { TransactionalEngine } from "../engine/engine.js";
@@ -21,7 +22,7 @@ import { HarnessProcessLog } from "../store/harness-process-log.js";
 import { Store } from "../store/store.js";
 import { systemClock } from "../util/clock.js";
 import { randomIdAllocator } from "../util/ids.js";
-import { TOKENS } from "./tokens.js";
+import { resolve, TOKENS } from "./tokens.js";
 import { CallerContext } from "../services/caller-context.js";
 import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
@@ -136,7 +137,16 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.Clock, { useValue: systemClock });
   container.register(TOKENS.IdAllocator, { useValue: randomIdAllocator });
   container.register(TOKENS.Policy, { useValue: policy });
-  container.register(TOKENS.Store, { useFactory: instanceCachingFactory(() => new Store(paths.databaseFile)) });
+  container.register(TOKENS.Store, {
+    useFactory: instanceCachingFactory((c) => {
+      // Whatever opens the database (the server, a one-shot command) first makes the home
+      // private; tightening an existing home is said, never silent.
+      for (const tightened of securePrivateHome(paths)) {
+        resolve(c, TOKENS.Logger).warn("made a file in the Switchyard home private: other users could read it", { path: tightened.path, from: tightened.from.toString(8), to: tightened.to.toString(8) });
+      }
+      return new Store(paths.databaseFile, { busyTimeoutMs: config.server.storeBusyTimeoutMs });
+    }),
+  });
   container.register(TOKENS.HarnessProcessLog, { useClass: HarnessProcessLog }, scoped);
   container.register(TOKENS.ProcessRunner, { useClass: ProcessRunner }, scoped);
   container.register(

@@ -11,6 +11,8 @@ import { portableContext } from "./portable-context.js";
 import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import { isStoreBusy } from "../util/store-busy.js";
+import { recordWhenStoreFree } from "./busy-store-retry.js";
 
 /** How long a provider may take to end a turn after an interrupt before its session is killed. */
 const INTERRUPT_GRACE_MS = 30_000;
@@ -53,20 +55,32 @@ export class EffectExecutor implements EffectRunner {
     try {
       live = await this.sessions.ensure(attempt.threadId);
     } catch (error) {
+      // A database another connection holds locked is not the provider's failure: the outbox
+      // runs the start again once the lock is gone.
+      if (isStoreBusy(error)) throw error;
       const shape = toErrorShape(error, "provider_error");
-      this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "session_open_failed"));
+      await this.record(() => this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "session_open_failed")), `failed start of ${attemptId}`);
       return;
     }
-    const started = this.engine.apply((ctx) => markAttemptStarting(ctx, attemptId, live.providerSessionId));
+    const continuation = live.continuation;
+    const started = this.engine.apply((ctx) => {
+      const marked = markAttemptStarting(ctx, attemptId, live.providerSessionId);
+      // The run says how its session went on with the conversation (resumed, or handed over
+      // and why), as a send says how its message was delivered.
+      if (marked !== null && continuation !== null) ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: continuation }));
+      return marked;
+    });
     if (started === null) return;
+    if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
-    const handoff = live.needsHistoryHandoff ? this.handOffHistory(live, thread, run) : null;
+    const handoff = live.needsHistoryHandoff ? await this.handOffHistory(live, thread, run, continuation?.reason ?? null) : null;
     const orchestration = live.orchestrationInstructions;
     live.orchestrationInstructions = null;
     const delivered = deliverInstructions(attempt.text, [orchestration, handoff, attempt.instructions], live.session.capabilities().context.acceptsInstructions);
+    let result;
     try {
-      const result = await live.session.startTurn({
+      result = await live.session.startTurn({
         turnId: attempt.id,
         runId: run.id,
         text: delivered.text,
@@ -77,23 +91,30 @@ export class EffectExecutor implements EffectRunner {
         interactionMode: run.interactionMode,
         restartOfTurnId: attempt.restartOfAttemptId,
       });
-      this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null));
     } catch (error) {
       const shape = toErrorShape(error, "provider_error");
-      this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed"));
+      await this.record(() => this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed")), `failed start of ${attemptId}`);
+      return;
     }
+    // The provider has the turn now: a locked database delays this record, never fails the turn.
+    await this.record(() => this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null)), `start of ${attemptId}`);
+  }
+
+  /** Records what a provider already did, waiting out a database another connection holds locked. */
+  private async record(write: () => void, what: string): Promise<void> {
+    await recordWhenStoreFree(write, () => this.engine.store.db.open, this.logger, what);
   }
 
   /**
    * The thread's history for a provider conversation that starts over (its provider could not
    * resume the old one), recorded as a handoff so the timeline shows what the provider was given.
    */
-  private handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord): string | null {
+  private async handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord, reason: string | null): Promise<string | null> {
     live.needsHistoryHandoff = false;
     const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
     const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, { beforeRunOrdinal: run.ordinal });
     if (content === "") return null;
-    this.engine.apply((ctx) => {
+    await this.record(() => this.engine.apply((ctx) => {
       ctx.put("contextTransfer", {
         id: `transfer:session-handoff:${live.providerSessionId}`,
         kind: "session_handoff",
@@ -113,12 +134,12 @@ export class EffectExecutor implements EffectRunner {
         attemptId: run.currentAttemptId,
         kind: "handoff",
         status: "completed",
-        text: "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
-        data: { strategy: "portable", chars: content.length },
+        text: reason ?? "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
+        data: { strategy: "portable", chars: content.length, degraded: true, ...(reason !== null ? { reason } : {}) },
         createdBy: "system",
         creationSource: "system",
       });
-    });
+    }), `history handoff to ${live.providerSessionId}`);
     return content;
   }
 

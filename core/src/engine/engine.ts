@@ -2,6 +2,7 @@ import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
 import type { EventStore } from "../store/ports.js";
 import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
+import { isStoreBusy } from "../util/store-busy.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
 import { CommandContext, type EngineHooks } from "./command-context.js";
 import type { EngineReaction } from "./engine-reaction.js";
@@ -112,7 +113,8 @@ export class TransactionalEngine implements Engine {
    * Applies several internal changes in one transaction, each in its own savepoint: a change
    * that throws rolls back alone (`onError` hears it) and the others still commit. One commit
    * for the lot, which is what makes a burst of provider events cheap; listeners hear all their
-   * events after it.
+   * events after it. A store locked by another connection (`store_busy`) is thrown, not handed
+   * to `onError`: nothing was written, and the caller can try the whole batch again.
    */
   applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void {
     // One change needs no savepoint: its transaction is its own (most ticks carry one event).
@@ -120,6 +122,7 @@ export class TransactionalEngine implements Engine {
       try {
         this.apply(changes[0]!);
       } catch (error) {
+        if (isStoreBusy(error)) throw error;
         onError(error, 0);
       }
       return;

@@ -5,6 +5,8 @@ import type { Engine } from "./ports.js";
 import type { EffectRunner, EffectWorker } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import { isStoreBusy } from "../util/store-busy.js";
+import { BUSY_RETRY_MAX_MS, recordWhenStoreFree } from "./busy-store-retry.js";
 
 /**
  * Runs outbox effects: one at a time per lane (thread), lanes in parallel. Woken by commits that
@@ -61,12 +63,26 @@ export class OutboxWorker implements EffectWorker {
   private tick(): void {
     if (!this.running || !this.engine.store.db.open) return;
     const now = this.clock.nowMs();
-    for (const effect of this.engine.store.dueEffects(now)) {
-      if (this.busyLanes.has(effect.lane)) continue;
-      if (!this.engine.store.claimEffect(effect.id, now)) continue;
-      this.run(effect);
+    try {
+      for (const effect of this.engine.store.dueEffects(now)) {
+        if (this.busyLanes.has(effect.lane)) continue;
+        if (!this.engine.store.claimEffect(effect.id, now)) continue;
+        this.run(effect);
+      }
+    } catch (error) {
+      if (!isStoreBusy(error)) throw error;
+      // Another connection holds the database locked: claim the effects when it lets go.
+      this.logger.warn("the database is locked by another connection; effects wait for it", { error: (error as Error).message });
+      this.retryTickLater();
+      return;
     }
     this.armTimer();
+  }
+
+  private retryTickLater(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.schedule(), BUSY_RETRY_MAX_MS);
+    this.timer.unref();
   }
 
   private armTimer(): void {
@@ -83,12 +99,34 @@ export class OutboxWorker implements EffectWorker {
   private run(effect: OutboxEffect): void {
     this.busyLanes.add(effect.lane);
     const task = (async () => {
+      const isOpen = () => this.engine.store.db.open;
       try {
-        await this.executor.execute(effect);
-        if (this.engine.store.db.open) this.engine.store.settleEffect(effect.id, "done", null, this.clock.nowIso());
-      } catch (error) {
-        this.logger.error("outbox effect failed", { id: effect.id, type: effect.type, error: (error as Error).message });
-        if (this.engine.store.db.open) this.engine.store.settleEffect(effect.id, "failed", (error as Error).message, this.clock.nowIso());
+        let outcome: { status: "done" | "failed"; error: string | null } | null;
+        try {
+          await this.executor.execute(effect);
+          outcome = { status: "done", error: null };
+        } catch (error) {
+          if (isStoreBusy(error)) {
+            // The effect wrote nothing its retry would repeat (the executor records what a
+            // provider did before it gives up): run it again once the lock is gone.
+            this.logger.warn("an outbox effect waits for the database, locked by another connection", { id: effect.id, type: effect.type });
+            outcome = null;
+          } else {
+            this.logger.error("outbox effect failed", { id: effect.id, type: effect.type, error: (error as Error).message });
+            outcome = { status: "failed", error: (error as Error).message };
+          }
+        }
+        if (outcome === null) {
+          await recordWhenStoreFree(
+            () => this.engine.store.retryEffect(effect.id, this.clock.nowMs() + BUSY_RETRY_MAX_MS, "the database was locked by another connection", this.clock.nowIso()),
+            isOpen,
+            this.logger,
+            `retry of effect ${effect.id}`,
+          );
+        } else {
+          const settled = outcome;
+          await recordWhenStoreFree(() => this.engine.store.settleEffect(effect.id, settled.status, settled.error, this.clock.nowIso()), isOpen, this.logger, `settling effect ${effect.id}`);
+        }
       } finally {
         this.busyLanes.delete(effect.lane);
       }

@@ -1,6 +1,6 @@
 import type { AdapterEvent } from "../spec/index.js";
 import type { EventStore, OutboxEffect } from "../store/ports.js";
-import type { StoredEvent } from "../store/records.js";
+import type { SessionContinuationRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
 import type { GuardedSession } from "./guarded-session.js";
@@ -65,6 +65,11 @@ export interface LiveSession {
    * context, so nothing said earlier is lost.
    */
   needsHistoryHandoff: boolean;
+  /**
+   * How this session went on with the thread's conversation (the shared policy's decision), owed
+   * to the run whose turn it opened for; cleared once recorded there.
+   */
+  continuation: SessionContinuationRecord | null;
   /**
    * The shared orchestration instructions, owed to the first turn of a new conversation that has
    * Switchyard's tools (a resumed conversation was given them already); cleared once delivered.

@@ -7,6 +7,8 @@ import { LiveOutput } from "./live-output.js";
 import { finishAttempt, markAttemptRunning, putItem, setNodeStatus } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
+import { isStoreBusy } from "../util/store-busy.js";
+import { busyRetryDelay } from "./busy-store-retry.js";
 
 const MAX_TOOL_OUTPUT_CHARS = 8_000;
 
@@ -61,6 +63,9 @@ function isLiveDelta(event: AdapterEvent): event is Extract<AdapterEvent, { type
 export class ProviderEventIngestor implements ProviderEventSink {
   private readonly sessionExitListeners = new Set<(threadId: string, providerSessionId: string) => void>();
   private queue: QueuedEvent[] = [];
+  /** Set while a batch waits for a database another connection holds locked: the retry's timer. */
+  private busyRetry: NodeJS.Timeout | null = null;
+  private busyRetries = 0;
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
@@ -81,11 +86,17 @@ export class ProviderEventIngestor implements ProviderEventSink {
       return;
     }
     this.queue.push({ threadId, providerSessionId, event });
-    if (this.queue.length === 1) queueMicrotask(() => this.flush());
+    // While a batch waits out a locked database, later events queue behind it, in order.
+    if (this.queue.length === 1 && this.busyRetry === null) queueMicrotask(() => this.flush());
   }
 
   /** Commits the queued events of this tick, in order, in one transaction. */
   private flush(): void {
+    this.busyRetry = null;
+    if (!this.engine.store.db.open) {
+      this.queue = [];
+      return;
+    }
     const batch = this.queue;
     this.queue = [];
     const exited: ExitedSession[] = [];
@@ -99,8 +110,20 @@ export class ProviderEventIngestor implements ProviderEventSink {
       );
     } catch (error) {
       exited.length = 0;
+      if (isStoreBusy(error)) {
+        // Another connection holds the database locked past the busy timeout: nothing of the
+        // batch was written. Keep it (and what came meanwhile) and try again, so a lock never
+        // loses a turn's events or fails the turn.
+        this.queue = [...batch, ...this.queue];
+        this.busyRetries += 1;
+        if (this.busyRetries === 1) this.logger.warn("the database is locked by another connection; provider events wait for it", { count: batch.length, error: (error as Error).message });
+        this.busyRetry = setTimeout(() => this.flush(), busyRetryDelay(this.busyRetries));
+        return;
+      }
       this.logger.error("failed to commit provider events", { count: batch.length, types: batch.map((queued) => queued.event.type), error: (error as Error).message });
     }
+    if (this.busyRetries > 0) this.logger.info("provider events committed after the database was locked", { retries: this.busyRetries });
+    this.busyRetries = 0;
     for (const { threadId, providerSessionId } of exited) {
       for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
     }

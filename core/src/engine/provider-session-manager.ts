@@ -1,7 +1,10 @@
-import { SwitchyardError } from "../spec/index.js";
+import { hasErrorCode, SwitchyardError } from "../spec/index.js";
+import { decideSessionContinuation, type SessionContinuationQuery } from "../policy/index.js";
+import type { SessionContinuationRecord, ThreadRecord } from "../store/records.js";
+import { isStoreBusy } from "../util/store-busy.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import type { ProviderCatalog, ProviderInstance } from "../engine/provider-catalog.js";
 import { GuardedSession } from "./guarded-session.js";
 import type { Clock } from "../util/clock.js";
 import type { Engine } from "./ports.js";
@@ -91,8 +94,14 @@ export class ProviderSessionManager implements ProviderSessions {
     if (credential === undefined) return;
     const now = this.clock.nowMs();
     if (force || now - credential.lastTouchMs >= this.touchIntervalMs) {
-      credential.lastTouchMs = now;
-      this.issuer.touchProviderSession(providerSessionId);
+      try {
+        this.issuer.touchProviderSession(providerSessionId);
+        credential.lastTouchMs = now;
+      } catch (error) {
+        // Called from a provider's emit and a turn's start: a database another connection holds
+        // locked delays this activity note (the next event tries again), never the provider.
+        if (!isStoreBusy(error)) throw error;
+      }
     }
     if (now >= credential.renewAtMs) {
       const live = this.live.get(credential.scope.threadId);
@@ -202,6 +211,13 @@ export class ProviderSessionManager implements ProviderSessions {
     return opening;
   }
 
+  /**
+   * Opens the thread's session as the shared policy decides (`decideSessionContinuation`): its
+   * provider conversation resumed where an earlier session left a cursor, else a new one given
+   * the thread's history. A resume that fails (the provider's state deleted or corrupt after a
+   * crash) is recorded on its session and decided again: the thread goes on in a new
+   * conversation with its history, reported `degraded`; only a failure of that one too fails.
+   */
   private async open(threadId: string): Promise<LiveSession> {
     const thread = this.engine.store.get("thread", threadId)!;
     const instance = this.registry.get(thread.providerInstanceId);
@@ -212,13 +228,57 @@ export class ProviderSessionManager implements ProviderSessions {
         { providerInstanceId: thread.providerInstanceId },
       );
     }
-    const adapter = instance.adapter;
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
-    const previous = this.engine.store
-      .select("providerSession", "thread_id = ? AND provider_instance_id = ?", [threadId, thread.providerInstanceId])
-      .filter((s) => s.resumeCursor !== null)
-      .sort((a, b) => (a.openedAt < b.openedAt ? 1 : -1))[0];
-    const resumeCursor = capabilities.sessions.resume ? (previous?.resumeCursor ?? null) : null;
+    const earlier = this.resumePoint(threadId, thread.providerInstanceId);
+    const query: SessionContinuationQuery = {
+      capabilities,
+      resumeCursor: capabilities.sessions.resume ? earlier.cursor : null,
+      resumeFailure: earlier.failure,
+      earlierConversation: this.engine.store.count("item", "thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IS NOT NULL", [threadId]) > 0,
+    };
+    const decision = decideSessionContinuation(query);
+    if (decision.action !== "resume") return this.openSession(thread, instance, null, decision, query.resumeFailure);
+    let resumeFailure: string;
+    try {
+      return await this.openSession(thread, instance, query.resumeCursor, decision, null);
+    } catch (error) {
+      if (isStoreBusy(error) || !hasErrorCode(error, "provider_error")) throw error;
+      resumeFailure = String(error.details?.reason ?? error.message);
+    }
+    this.logger.warn("could not reopen a thread's provider conversation; starting a new one with the thread's history", { threadId, instance: thread.providerInstanceId, reason: resumeFailure });
+    try {
+      return await this.openSession(thread, instance, null, decideSessionContinuation({ ...query, resumeFailure }), resumeFailure);
+    } catch (error) {
+      if (!hasErrorCode(error, "provider_error")) throw error;
+      throw new SwitchyardError("provider_error", `${error.message} (Reopening the thread's earlier conversation had failed first: ${resumeFailure})`, { ...error.details, resumeFailure });
+    }
+  }
+
+  /**
+   * The conversation an earlier session of this thread on this instance left to resume: the
+   * newest session's cursor; none, and why, when a newer session had to start over because
+   * reopening the conversation before it failed (so a broken cursor is not tried again).
+   */
+  private resumePoint(threadId: string, instanceId: string): { cursor: string | null; failure: string | null } {
+    // Newest first by rowid, the order the sessions were opened in (a replay keeps it); two
+    // opened in the same millisecond share an openedAt.
+    const sessions = this.engine.store.select("providerSession", "thread_id = ? AND provider_instance_id = ?", [threadId, instanceId], "ORDER BY rowid DESC");
+    for (const session of sessions) {
+      if (session.resumeCursor !== null) return { cursor: session.resumeCursor, failure: null };
+      if (session.resumeFailure != null) return { cursor: null, failure: session.resumeFailure };
+    }
+    return { cursor: null, failure: null };
+  }
+
+  /**
+   * Opens one provider session. `resumeFailure` is written on it once it is open (never before:
+   * when a new conversation cannot open either, the failure was not the old conversation's, and
+   * the next turn tries to reopen that again).
+   */
+  private async openSession(thread: ThreadRecord, instance: ProviderInstance, resumeCursor: string | null, continuation: SessionContinuationRecord, resumeFailure: string | null): Promise<LiveSession> {
+    const threadId = thread.id;
+    const adapter = instance.adapter!;
+    const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const providerSessionId = this.engine.ids.random("psess");
     this.engine.apply((ctx) =>
       ctx.put("providerSession", {
@@ -267,29 +327,47 @@ export class ProviderSessionManager implements ProviderSessions {
       const message = error instanceof Error ? error.message : String(error);
       this.engine.apply((ctx) => {
         const record = ctx.get("providerSession", providerSessionId);
-        if (record) ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason: `open_failed: ${message}` });
+        if (record === null) return;
+        const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
+        ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
       });
-      throw new SwitchyardError("provider_error", `Could not open a ${instance.descriptor.driver} session: ${message}`, { providerInstanceId: thread.providerInstanceId });
+      throw new SwitchyardError("provider_error", `Could not open a ${instance.descriptor.driver} session: ${message}`, { providerInstanceId: thread.providerInstanceId, reason: message });
     }
-    const earlierConversation = this.engine.store.count("item", "thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IS NOT NULL", [threadId]) > 0;
     const live: LiveSession = {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
       session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id),
       hasMcp: grant !== null,
-      needsHistoryHandoff: resumeCursor === null && earlierConversation,
+      needsHistoryHandoff: continuation.action === "handoff",
+      continuation,
       orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
-    this.engine.apply((ctx) => {
-      const record = ctx.get("providerSession", providerSessionId);
-      // As decoded after the open: the session may have negotiated more than was known before.
-      if (record) ctx.put("providerSession", { ...record, status: "open", resumeCursor: session.resumeCursor ?? record.resumeCursor, capabilities: this.registry.capabilities(thread.providerInstanceId) });
-    });
+    try {
+      this.engine.apply((ctx) => {
+        const record = ctx.get("providerSession", providerSessionId);
+        // As decoded after the open: the session may have negotiated more than was known before.
+        if (record) {
+          ctx.put("providerSession", {
+            ...record,
+            status: "open",
+            resumeCursor: session.resumeCursor ?? record.resumeCursor,
+            capabilities: this.registry.capabilities(thread.providerInstanceId),
+            ...(resumeFailure !== null ? { resumeFailure } : {}),
+          });
+        }
+      });
+    } catch (error) {
+      // Not recorded as open (the database locked by another connection): a session nobody
+      // knows of must not stay behind. The start that wanted it runs again.
+      this.credentials.delete(providerSessionId);
+      void session.close().catch(() => undefined);
+      throw error;
+    }
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);
     if (credential !== undefined) this.scheduleRenewal(credential);
-    this.logger.info("provider session opened", { threadId, providerSessionId, instance: thread.providerInstanceId, resumed: resumeCursor !== null, mcp: grant !== null });
+    this.logger.info("provider session opened", { threadId, providerSessionId, instance: thread.providerInstanceId, resumed: resumeCursor !== null, continuation: continuation.action, mcp: grant !== null });
     return live;
   }
 

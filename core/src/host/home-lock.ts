@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
 import { processStartTime } from "../util/process-start-time.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../util/private-files.js";
 
 /** The lock file of a home: which process runs the engine on it. */
 export const HOME_LOCK_FILE = "server.lock";
@@ -93,12 +94,12 @@ export class HomeLockedError extends SwitchyardError {
  * taken over. Commands that only read the home never take it.
  */
 export function acquireHomeLock(home: string): HomeLock {
-  mkdirSync(home, { recursive: true });
+  makePrivateDir(home);
   const file = join(home, HOME_LOCK_FILE);
   const holder: HomeLockHolder = { pid: process.pid, processStart: processStartTime(process.pid), since: new Date().toISOString() };
   const mine = JSON.stringify(holder);
   const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(draft, mine, { mode: 0o644 });
+  writeFileSync(draft, mine, { mode: PRIVATE_FILE_MODE });
   try {
     for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
       try {

@@ -1,8 +1,9 @@
-import { mkdirSync, openSync, renameSync, statSync, writeSync } from "node:fs";
+import { openSync, renameSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { pino, type Logger as PinoLogger } from "pino";
 import { SwitchyardError, type PluginLogger } from "../spec/index.js";
 import { prettyLogLine } from "./pretty-line.js";
+import { makePrivateDir } from "../util/private-files.js";
 
 /** Structured logger used everywhere in the host; one event per line. */
 export type Logger = PluginLogger;
@@ -79,7 +80,7 @@ function defaultFormat(destination: { readonly isTTY?: boolean }): LogFormat {
 /** Opens a log file for appending, moving a large one aside first. */
 function openLogFile(file: string): number {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makePrivateDir(dirname(file));
     try {
       if (statSync(file).size > LOG_FILE_ROTATE_BYTES) renameSync(file, `${file}.1`);
     } catch {

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { execa } from "execa";
 import { SwitchyardError } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import { PluginHost, type PluginRecord } from "./plugin-host.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../util/private-files.js";
 
 /** What was installed. */
 export interface InstalledPlugin {
@@ -70,9 +71,9 @@ export class PluginInstaller {
   ) {}
 
   private ensureManagedDir(): void {
-    mkdirSync(this.managedDir, { recursive: true });
+    makePrivateDir(this.managedDir);
     const manifest = join(this.managedDir, "package.json");
-    if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: "switchyard-managed-plugins", private: true, dependencies: {} }, null, 2)}\n`);
+    if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: "switchyard-managed-plugins", private: true, dependencies: {} }, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   }
 
   /**
@@ -136,7 +137,7 @@ export class PluginInstaller {
    * directory, so it must outlive any temporary folder and the user's own copy.
    */
   private keepTarball(file: string, integrity: string): string {
-    mkdirSync(this.tarballsDir, { recursive: true });
+    makePrivateDir(this.tarballsDir);
     const stem = basename(file).replace(/\.(tgz|tar\.gz)$/, "");
     const digest = createHash("sha256").update(integrity).digest("hex").slice(0, 12);
     const kept = join(this.tarballsDir, `${stem}-${digest}.tgz`);
@@ -144,6 +145,7 @@ export class PluginInstaller {
       // Copy next to the final name, then rename: a crash never leaves a truncated tarball there.
       const partial = `${kept}.partial`;
       copyFileSync(file, partial);
+      chmodSync(partial, PRIVATE_FILE_MODE);
       renameSync(partial, kept);
     }
     return kept;

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makePrivateDir } from "../util/private-files.js";
 import { join } from "node:path";
 import {
   SPECIFICATION_VERSION,
@@ -179,10 +179,7 @@ export class ProviderRegistry implements ManagedProviders {
     const dataDir = join(this.paths.dataDir, "plugins", safe);
     // Created when a plugin first asks for them, so loading plugins and listing providers
     // create nothing.
-    const onDemand = (dir: string) => () => {
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    };
+    const onDemand = (dir: string) => () => makePrivateDir(dir);
     const paths = Object.defineProperties(
       { home: this.paths.home },
       { cacheDir: { get: onDemand(cacheDir), enumerable: true }, dataDir: { get: onDemand(dataDir), enumerable: true } },

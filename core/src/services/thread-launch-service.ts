@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { inject, injectable } from "tsyringe";
@@ -15,6 +15,7 @@ import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type TargetRequest } from "./provider-selection-service.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
+import { makePrivateDir } from "../util/private-files.js";
 
 /** t3_thread_launch input. */
 export interface LaunchInput {
@@ -126,7 +127,7 @@ export class ThreadLaunchService {
         throw new OrchestratorFailure("invalid_request", "scratch launches get a folder of their own; do not combine scratch with a workspaceStrategy.");
       }
       const cwd = join(this.paths.scratchDir, threadId);
-      mkdirSync(cwd, { recursive: true });
+      makePrivateDir(cwd);
       return { projectId: SCRATCH_PROJECT_ID, cwd, branch: null, worktreePath: null, strategy: "scratch" };
     }
     const projectId = this.callers.workProject(caller, input.projectId).projectId;
@@ -168,7 +169,7 @@ export class ThreadLaunchService {
     }
     const branch = input.branch ?? `switchyard/${slug(input.title ?? input.message)}-${threadId.slice(-6)}`;
     const worktreePath = join(this.paths.home, "worktrees", projectId, branch.replace(/[^A-Za-z0-9._-]+/g, "-"));
-    mkdirSync(join(this.paths.home, "worktrees", projectId), { recursive: true });
+    makePrivateDir(join(this.paths.home, "worktrees", projectId));
     const added = await git(project.rootPath, ["worktree", "add", "-b", branch, worktreePath, base]);
     if (!added.ok) throw new OrchestratorFailure("invalid_request", `git worktree add failed: ${added.stderr || added.stdout}`);
     return { projectId, cwd: worktreePath, branch, worktreePath, strategy: "worktree" };

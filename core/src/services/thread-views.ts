@@ -107,6 +107,8 @@ export function runView(run: RunRecord, maxSummaryChars = 2_000) {
     delegatedTaskId: run.delegatedTaskId,
     scheduledTaskId: run.scheduledTaskId ?? null,
     scheduledTriggerId: run.scheduledTriggerId ?? null,
+    /** How the provider session this run opened went on with the conversation (resumed, or handed over and why); null when it used an open one. */
+    sessionContinuation: run.sessionContinuation ?? null,
     createdBy: run.createdBy,
     creationSource: run.creationSource,
     createdAt: run.createdAt,
@@ -122,7 +124,7 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
   const truncated = item.text.length > maxChars;
   const data = item.data as Record<string, unknown>;
   const summary: Record<string, unknown> = {};
-  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source"]) {
+  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source", "strategy", "degraded", "reason"]) {
     if (data[key] !== undefined) summary[key] = data[key];
   }
   if (typeof data.output === "string") summary.output = data.output.length > 500 ? `${data.output.slice(0, 500)}…` : data.output;

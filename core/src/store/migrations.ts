@@ -417,6 +417,8 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   }
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (migration.version <= current) continue;
+    // IMMEDIATE: another process opening the same home may migrate at the same moment; the
+    // write lock taken up front waits for it, where a deferred upgrade would fail at once.
     db.transaction(() => {
       migration.up(db);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
@@ -424,7 +426,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
         migration.name,
         new Date().toISOString(),
       );
-    })();
+    }).immediate();
   }
   return newest;
 }

@@ -243,9 +243,33 @@ export interface RunRecord {
   readonly reachedFrom?: ReachOrigin;
   /** The trigger of that task that started it. */
   readonly scheduledTriggerId?: string | null;
+  /**
+   * How the provider session this run's latest attempt opened went on with the thread's
+   * conversation (the shared policy's decision: resumed, or handed over as portable context and
+   * why); null or absent when the run used a session that was already open.
+   */
+  readonly sessionContinuation?: SessionContinuationRecord | null;
   readonly createdAt: string;
   readonly startedAt: string | null;
   readonly endedAt: string | null;
+}
+
+/**
+ * How a thread's conversation went on in a provider session that opened, and why (the shared
+ * policy's `decideSessionContinuation`).
+ */
+export interface SessionContinuationRecord {
+  /** `resume` when the thread had a conversation to go on with, else `new`. */
+  readonly asked: "resume" | "new";
+  /**
+   * `resume`: the provider reopened its own conversation. `handoff`: a new provider conversation
+   * whose first turn got the thread's history as portable context (what forks to another
+   * provider get). `new`: a new conversation with nothing to carry over.
+   */
+  readonly action: "resume" | "handoff" | "new";
+  /** Less than was asked: the conversation travels as a summary, not natively. */
+  readonly degraded: boolean;
+  readonly reason: string;
 }
 
 /** Attempt statuses. */
@@ -314,6 +338,13 @@ export interface ProviderSessionRecord {
   readonly openedAt: string;
   readonly closedAt: string | null;
   readonly closeReason: string | null;
+  /**
+   * Set on a session that started a new conversation because reopening the thread's earlier one
+   * failed (its provider state missing or corrupt after a crash): why. Until this session leaves
+   * a cursor of its own, later sessions start new conversations with the thread's history too,
+   * never trying the broken cursor again. Absent in older records.
+   */
+  readonly resumeFailure?: string | null;
 }
 
 /** A runtime request (approval or question) a provider raised. */

@@ -1,11 +1,11 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
+import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
+import { ensurePrivateFile } from "../util/private-files.js";
 
 export type { CommandReceipt, OutboxEffect, RecordUpsert } from "./ports.js";
 
@@ -31,6 +31,19 @@ export const WAL_CHECKPOINT_FALLBACK_WARNING = "SWITCHYARD_WAL_CHECKPOINT_FALLBA
 
 /** The largest the WAL file is left after it starts over (64 MiB). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How long a write waits for another connection's write lock before it fails with `store_busy`
+ * (SQLite's busy handler; better-sqlite3 blocks the event loop meanwhile). Other connections
+ * hold it for milliseconds: the CLI's one-shot commands, a second process's migration.
+ */
+export const STORE_BUSY_TIMEOUT_MS = 5_000;
+
+/** Options for {@link Store}. */
+export interface StoreOptions {
+  /** How long a write waits for the write lock (default {@link STORE_BUSY_TIMEOUT_MS}). */
+  readonly busyTimeoutMs?: number;
+}
 
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
 const REBUILD_CACHE_KIB = -65_536;
@@ -72,10 +85,16 @@ export class Store implements EventStore {
   /** Checkpoints the WAL off the event loop; null for an in-memory store. */
   readonly checkpointer: WalCheckpointer | null;
 
-  constructor(file: string) {
+  /** How long a write waits for the write lock before failing with `store_busy`. */
+  readonly busyTimeoutMs: number;
+
+  constructor(file: string, options: StoreOptions = {}) {
     this.file = file;
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? STORE_BUSY_TIMEOUT_MS;
+    // Created 0600 in a 0700 folder before SQLite opens it: SQLite would create it 0644 (less
+    // the umask), and gives the WAL and shared-memory files the database file's mode.
+    if (file !== ":memory:") ensurePrivateFile(file);
+    this.db = new Database(file, { timeout: this.busyTimeoutMs });
     this.db.pragma("journal_mode = WAL");
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
     // lose the last transactions, and FULL costs a sync per commit.
@@ -102,8 +121,8 @@ export class Store implements EventStore {
     // A burst of commits (or one large transaction) can outrun the worker; once the WAL starts
     // over, its file is cut back to this size instead of keeping the burst's.
     this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    this.db.pragma("busy_timeout = 5000");
-    migrate(this.db);
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    this.guardBusy(() => migrate(this.db));
     this.insertEvent = this.statement(
       "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
@@ -111,8 +130,24 @@ export class Store implements EventStore {
     this.previousData = this.db.prepare("SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?").pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
     // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
+    // BEGIN IMMEDIATE takes the write lock first, where SQLite's busy handler waits for another
+    // connection's commit. A deferred BEGIN reads first and upgrades at its first write, and an
+    // upgrade that finds the lock taken (a CLI process issuing a token) fails at once with
+    // SQLITE_BUSY, busy timeout or not: that failed agent turns with "database is locked".
+    // Readers never wait: WAL readers take no lock a writer needs, and reads run outside
+    // transactions.
     const wrapped = this.db.transaction((fn: () => unknown) => fn());
-    this.runInTransaction = <T>(fn: () => T): T => wrapped(fn) as T;
+    this.runInTransaction = <T>(fn: () => T): T => wrapped.immediate(fn) as T;
+  }
+
+  /** Runs `fn`, turning SQLite's "database is locked" into a typed `store_busy` error. */
+  private guardBusy<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (isStoreBusy(error) && !(error instanceof StoreBusyError)) throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
+      throw error;
+    }
   }
 
   /** A prepared statement, cached by its SQL (preparing is far dearer than running). */
@@ -154,6 +189,7 @@ export class Store implements EventStore {
       // A savepoint that rolled back took its events with it: listeners must not hear them.
       if (outermost) this.pending = [];
       else this.pending.length = before;
+      if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError)) throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
     }
     if (outermost) this.checkpointer?.noteCommit();
@@ -408,22 +444,24 @@ export class Store implements EventStore {
 
   /** Marks an effect claimed. Returns false when another worker got it first. */
   claimEffect(id: string, nowMs: number): boolean {
-    const info = this
-      .statement("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
-      .run(nowMs, new Date(nowMs).toISOString(), id);
+    const info = this.guardBusy(() =>
+      this
+        .statement("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
+        .run(nowMs, new Date(nowMs).toISOString(), id),
+    );
     return info.changes === 1;
   }
 
   /** Settles an effect. */
   settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void {
-    this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id);
+    this.guardBusy(() => this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id));
   }
 
   /** Puts an effect back for a later retry. */
   retryEffect(id: string, availableAt: number, error: string, nowIso: string): void {
-    this
-      .statement("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?")
-      .run(availableAt, error, nowIso, id);
+    this.guardBusy(() =>
+      this.statement("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?").run(availableAt, error, nowIso, id),
+    );
   }
 
   /** Unfinished effects (pending or claimed), oldest first. */
@@ -491,7 +529,7 @@ export class Store implements EventStore {
       }
       for (const index of secondaryIndexes) this.db.exec(index.sql);
       return applied;
-    })();
+    }).immediate();
   }
 
   /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */

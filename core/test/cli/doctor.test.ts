@@ -41,9 +41,10 @@ function snapshot(dir: string): Record<string, string> {
   return files;
 }
 
+/** A home as Switchyard makes one (0700; private-home.test.ts covers one others can read). */
 function homeWith(name: string, config: Record<string, unknown>): string {
   const home = join(scratch, name);
-  mkdirSync(home, { recursive: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   writeFileSync(join(home, "config.json"), JSON.stringify(config));
   return home;
 }

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
-import { CLI } from "./cli.js";
+import { CLI, underUmask } from "./cli.js";
 
 /** What `serve --json` prints once it listens. */
 export interface ServeEndpoint {
@@ -35,10 +35,11 @@ export class ServeProcess {
     this.ready.catch(() => undefined);
   }
 
-  /** Starts `serve --json --home <home>` plus `args` (default `--port 0`), with extra `env`. */
-  static start(home: string, args: readonly string[] = ["--port", "0"], env: Record<string, string> = {}): ServeProcess {
+  /** Starts `serve --json --home <home>` plus `args` (default `--port 0`), with extra `env`, under `umask` when given. */
+  static start(home: string, args: readonly string[] = ["--port", "0"], env: Record<string, string> = {}, options: { umask?: string } = {}): ServeProcess {
     const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
-    const child = spawn(process.execPath, [CLI, "serve", "--json", "--home", home, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...inherited, ...env } });
+    const [file, argv] = underUmask([process.execPath, CLI, "serve", "--json", "--home", home, ...args], options.umask);
+    const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...inherited, ...env } });
     return new ServeProcess(child);
   }
 
@@ -64,10 +65,10 @@ export class ServeProcess {
   }
 }
 
-/** Writes `config.json` into a (new) home. */
+/** Writes `config.json` into a (new) home, private as Switchyard keeps it. */
 export function writeHomeConfig(home: string, config: unknown): void {
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
 /** Polls the home's database (read-only, beside the server) until `sql` returns a row. */

@@ -30,6 +30,7 @@ import type { PiOptions } from "./pi-options.js";
 import { dispositionOf } from "./pi-wire.js";
 import { launchPi, type PiRuntime } from "./pi-process.js";
 import { PiStateFile } from "./pi-state-file.js";
+import { sessionFileProblem } from "./pi-session-file.js";
 import { PiTurn, type PiTurnStep } from "./pi-turn.js";
 import { isExtensionUiRequest, isResponse, type PiExtensionUiRequest, type PiExtensionUiResponse, type PiMessage, type PiRpcEvent, type PiRpcInbound } from "./pi-wire.js";
 
@@ -104,8 +105,9 @@ export class PiProviderSession implements StartableSession {
 
   /** Starts Pi (resuming the cursor's session file, when given) and waits until it answers. */
   async start(): Promise<void> {
-    if (this.input.resumeCursor !== null && !existsSync(this.input.resumeCursor)) {
-      throw new SwitchyardError("not_found", `The Pi session file "${this.input.resumeCursor}" no longer exists, so this conversation cannot be reopened.`, {
+    const problem = this.input.resumeCursor !== null ? sessionFileProblem(this.input.resumeCursor) : null;
+    if (problem !== null) {
+      throw new SwitchyardError("not_found", `The Pi session file "${this.input.resumeCursor}" cannot reopen this conversation: ${problem}.`, {
         resumeCursor: this.input.resumeCursor,
       });
     }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makePrivateDir } from "../../util/private-files.js";
 import { dirname, join } from "node:path";
 import { Command, Option } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
@@ -58,10 +58,7 @@ function output(): CommandOutput {
 function commandContext(plugin: PluginRecord, group: string, command: string, home: string | undefined): CommandContext {
   const paths = pathsFor(resolveHome(home));
   const safe = plugin.name.replace(/[^a-zA-Z0-9._-]+/g, "_");
-  const onDemand = (dir: string) => () => {
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  };
+  const onDemand = (dir: string) => () => makePrivateDir(dir);
   const pluginPaths = Object.defineProperties(
     { home: paths.home, configFile: paths.configFile },
     {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { doctorReport, type DoctorFinding, type DoctorReport, type FindingStatus } from "../doctor/doctor-report.js";
-import { checkConfig, checkDatabase, checkHome, checkInstall, checkLock, checkNode, checkPort } from "../doctor/host-checks.js";
+import { checkConfig, checkDatabase, checkHome, checkHomeAccess, checkInstall, checkLock, checkNode, checkPort } from "../doctor/host-checks.js";
 import { pluginFindings, providerFindings } from "../doctor/provider-checks.js";
 import { withProviders } from "../open-host.js";
 import { EXIT, printJson, style, type StyleName } from "../output.js";
@@ -22,6 +22,8 @@ export async function runDoctor(options: { readonly home?: string }): Promise<Do
     return doctorReport(findings);
   }
   findings.push(checkHome(paths));
+  const access = checkHomeAccess(paths);
+  if (access !== null) findings.push(access);
   const { finding: configFinding, config } = checkConfig(paths, () => loadConfig(paths.configFile));
   findings.push(configFinding);
   const { finding: lockFinding, lock } = checkLock(paths);
@@ -65,7 +67,7 @@ function printReport(report: DoctorReport): void {
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description("Check this Switchyard: Node, home and lock, database, plugins, each provider's harness (where, version, login, MCP), the port")
+    .description("Check this Switchyard: Node, home (and who can read it) and lock, database, plugins, each provider's harness (where, version, login, MCP), the port")
     .addHelpText(
       "after",
       "\nOnly looks, like `switchyard providers`: it takes no lock, creates nothing in the home, starts no harness session and writes nothing into a harness's home.\nExit code 0 when everything configured can work, 1 when something cannot (each FAIL line says what to do).\n",

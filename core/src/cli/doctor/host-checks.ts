@@ -7,6 +7,7 @@ import semver from "semver";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import { homeAccessProblem } from "../../config/home-access.js";
 import type { SwitchyardPaths } from "../../config/paths.js";
+import { databaseFiles } from "../../config/private-home.js";
 import { inspectHomeLock, type HomeLockState } from "../../host/home-lock.js";
 import { MIGRATIONS } from "../../store/migrations.js";
 import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
@@ -53,6 +54,43 @@ export function checkHome(paths: SwitchyardPaths): DoctorFinding {
     return { area: "home", status: "info", subject: "home", detail: `${paths.home} does not exist yet; the first command that needs it creates it.`, data: { home: paths.home, exists: false } };
   }
   return { area: "home", status: "ok", subject: "home", detail: paths.home, data: { home: paths.home, exists: true, writable: true } };
+}
+
+/** A path quoted for a POSIX shell. */
+function shellQuote(path: string): string {
+  return `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Whether other users on this machine can read the home or its database (transcripts, prompts,
+ * webhook bodies): a warning with the exact command that makes them private. Switchyard makes
+ * them private itself the next time it opens the database; doctor only looks.
+ */
+export function checkHomeAccess(paths: SwitchyardPaths): DoctorFinding | null {
+  if (!existsSync(paths.home)) return null;
+  const candidates: { path: string; mode: number; folder: boolean }[] = [];
+  for (const [path, folder] of [[paths.home, true], ...databaseFiles(paths).map((file) => [file, false] as const)] as const) {
+    try {
+      candidates.push({ path, mode: statSync(path).mode & 0o777, folder });
+    } catch {
+      // not there: nothing to read
+    }
+  }
+  const open = candidates.filter((candidate) => (candidate.mode & 0o077) !== 0);
+  if (open.length === 0) {
+    return { area: "home", status: "ok", subject: "home access", detail: "only this user can read the home and its database", data: { open: [] } };
+  }
+  const folders = open.filter((entry) => entry.folder).map((entry) => shellQuote(entry.path));
+  const files = open.filter((entry) => !entry.folder).map((entry) => shellQuote(entry.path));
+  const command = [...(folders.length > 0 ? [`chmod 700 ${folders.join(" ")}`] : []), ...(files.length > 0 ? [`chmod 600 ${files.join(" ")}`] : [])].join(" && ");
+  const named = open.map((entry) => `${entry.path} (mode ${entry.mode.toString(8)})`).join(", ");
+  return {
+    area: "home",
+    status: "warn",
+    subject: "home access",
+    detail: `other users on this machine can read ${named}: transcripts, prompts and webhook bodies. Make them private:\n${command}\n(Switchyard also does this the next time it opens the database.)`,
+    data: { open: open.map((entry) => ({ path: entry.path, mode: entry.mode.toString(8) })), command },
+  };
 }
 
 /** The config's own finding; a broken config stops the checks that need it. */

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, McpEndpointGrant, RuntimeMode } from "../../spec/index.js";
 import { TOKENS } from "../../di/tokens.js";
+import { isStoreBusy } from "../../util/store-busy.js";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-grant-issuer.js";
 import { TOKEN_PREFIX, type Logger } from "../../logging/logger.js";
@@ -382,8 +383,14 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // Each write is a commit of its own, and a harness sends several requests per tool call
     // (and 200 agents at once send many): the idle clock needs no finer steps than this.
     if (now - row.last_used_at >= granularity) {
-      this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
-      row.last_used_at = now;
+      try {
+        this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+        row.last_used_at = now;
+      } catch (error) {
+        // The database locked by another connection delays this note of use (the next request
+        // writes it); the request itself goes on and answers for what it does.
+        if (!isStoreBusy(error)) throw error;
+      }
     }
     return { scope };
   }

@@ -8,6 +8,7 @@ import type { Logger } from "../../logging/logger.js";
 import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { McpInvocationScope, McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { HOST_VERSION } from "../../util/host-version.js";
+import { isStoreBusy } from "../../util/store-busy.js";
 import { readJsonBody, BodyError, protoKeyPath } from "../http/request-body.js";
 import type { McpToolDefinition } from "./tool-definition.js";
 import type { McpToolServices } from "./tool-services.js";
@@ -506,6 +507,11 @@ export class McpEndpoint {
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
       } catch (error) {
         if (isOrchestratorFailure(error)) return failureResult(error);
+        if (isStoreBusy(error)) {
+          // Nothing was done; the same call can be made again (idempotent ones by clientRequestId).
+          this.logger.warn("MCP tool refused: the database is locked by another connection", { tool: tool.definition.name });
+          return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} was not done: ${(error as Error).message}`, { reason: "store_busy", retryable: true }));
+        }
         this.logger.error("MCP tool failed", { tool: tool.definition.name, error: (error as Error).message, stack: (error as Error).stack });
         return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} failed: ${(error as Error).message}`));
       }

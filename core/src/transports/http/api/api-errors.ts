@@ -3,8 +3,9 @@ import { ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../
 
 /**
  * Failures only the HTTP transport has: no valid token, a refused Host or Origin, a path or
- * method the API does not have, a server at its connection cap, a credential holding its share of the event streams
- * (too_many_streams), and a web-UI session used from another page (cross_origin_refused). Everything an operation
+ * method the API does not have, a server at its connection cap or whose database another
+ * connection holds locked (server_busy, `details.reason: "store_busy"`), a credential holding its share of
+ * the event streams (too_many_streams), and a web-UI session used from another page (cross_origin_refused). Everything an operation
  * refuses uses the orchestration failure codes MCP tools answer with, except a plugin's
  * operations (`/api/v1/plugins/…`), which may also answer that what they name does not exist
  * (not_found), that it conflicts with its state (conflict), or that the plugin's own work

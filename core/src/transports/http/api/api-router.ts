@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { isOrchestratorFailure } from "../../../engine/orchestrator-failure.js";
 import type { Logger } from "../../../logging/logger.js";
+import { isStoreBusy } from "../../../util/store-busy.js";
 import type { Caller } from "../../../services/caller.js";
 import type { McpSessionRegistry } from "../../../services/credentials/mcp-session-registry.js";
 import { ClientRequestId } from "../../mcp/contract.js";
@@ -289,6 +290,8 @@ export class ApiRouter {
     let failure: ApiFailure;
     if (error instanceof ApiFailure) failure = error;
     else if (isOrchestratorFailure(error)) failure = new ApiFailure(error.code, error.message, { ...error.details });
+    // Another connection holds the database locked: nothing was done, and the same request can be made again.
+    else if (isStoreBusy(error)) failure = new ApiFailure("server_busy", (error as Error).message, { reason: "store_busy" }, FAILURE_STATUS.server_busy, { "retry-after": "1" });
     else {
       this.logger.error("API operation failed", { operationId, error: (error as Error).message, stack: (error as Error).stack });
       failure = new ApiFailure("orchestration_error", `${operationId ?? "The request"} failed: ${(error as Error).message}`);
