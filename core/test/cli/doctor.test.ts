@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,8 +48,8 @@ function homeWith(name: string, config: Record<string, unknown>): string {
   return home;
 }
 
-async function doctor(home: string): Promise<{ code: number | null; report: Report; stdout: string }> {
-  const result = await runCli(["doctor", "--home", home, "--json"]);
+async function doctor(home: string, env: Record<string, string> = {}): Promise<{ code: number | null; report: Report; stdout: string }> {
+  const result = await runCli(["doctor", "--home", home, "--json"], { env });
   expect(result.stderr).toBe("");
   return { code: result.code, report: JSON.parse(result.stdout) as Report, stdout: result.stdout };
 }
@@ -139,5 +139,21 @@ describe("switchyard doctor", () => {
     expect(finding(report, "database")).toMatchObject({ status: "fail" });
     expect(finding(report, "database")?.detail).toContain("has schema 999, newer than this Switchyard knows");
     expect(snapshot(home)).toEqual(before);
+  });
+
+  it("warns when config.json sets a provider's environment (its keys) and others can read it", async () => {
+    const home = homeWith("readable", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted", environment: { GATEWAY_API_KEY: "sk-gateway-replace-me" } }], server: { port: 0 } });
+    const file = join(home, "config.json");
+    chmodSync(file, 0o644);
+    const readable = await doctor(home);
+    expect(readable.code).toBe(0);
+    expect(finding(readable.report, "config")).toMatchObject({ status: "warn", detail: expect.stringContaining(`sets the environment (API keys) of scripted and other users can read it (mode 644): run \`chmod 600 ${file}\``) });
+    expect(readable.stdout).not.toContain("sk-gateway-replace-me");
+    chmodSync(file, 0o600);
+    expect(finding((await doctor(home)).report, "config")).toMatchObject({ status: "ok" });
+    // Without an environment the same mode is no secret's business.
+    const plain = homeWith("plain", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    chmodSync(join(plain, "config.json"), 0o644);
+    expect(finding((await doctor(plain)).report, "config")).toMatchObject({ status: "ok" });
   });
 });
