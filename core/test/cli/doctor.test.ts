@@ -2,11 +2,13 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { CLI, runCli } from "../support/cli.js";
+import { exampleFiles, readDocExamples } from "../support/doc-examples.js";
 
 // `switchyard doctor` against real homes: a real config, the scripted provider plugin, a real
 // server holding the lock, a real socket holding a port, a real SQLite database.
@@ -155,5 +157,21 @@ describe("switchyard doctor", () => {
     const plain = homeWith("plain", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
     chmodSync(join(plain, "config.json"), 0o644);
     expect(finding((await doctor(plain)).report, "config")).toMatchObject({ status: "ok" });
+  });
+
+  it("passes on the Pi plugin README's example config, copied as it is", async () => {
+    const readme = fileURLToPath(new URL("../../../plugins/pi/README.md", import.meta.url));
+    const [example] = exampleFiles(readDocExamples(readme), "pi-readme");
+    const home = join(scratch, "pi-readme", ".switchyard");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "config.json"), example!.text, { mode: 0o600 });
+    // The user's own home (~/.pi/agent) is a temporary one.
+    const userHome = join(scratch, "pi-readme");
+    const { report } = await doctor(home, { HOME: userHome, XDG_CONFIG_HOME: join(userHome, ".config") });
+    expect(finding(report, "config")).toMatchObject({ status: "ok" });
+    expect(finding(report, "plugin @switchyard/plugin-pi")).toMatchObject({ status: "ok" });
+    expect(finding(report, "provider pi")).toMatchObject({ status: "ok" });
+    // The port is this machine's (7410 may be another server's here); everything else passes.
+    expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual([]);
   });
 });
