@@ -159,19 +159,26 @@ describe("switchyard doctor", () => {
     expect(finding((await doctor(plain)).report, "config")).toMatchObject({ status: "ok" });
   });
 
-  it("passes on the Pi plugin README's example config, copied as it is", async () => {
-    const readme = fileURLToPath(new URL("../../../plugins/pi/README.md", import.meta.url));
-    const [example] = exampleFiles(readDocExamples(readme), "pi-readme");
-    const home = join(scratch, "pi-readme", ".switchyard");
-    mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, "config.json"), example!.text, { mode: 0o600 });
-    // The user's own home (~/.pi/agent) is a temporary one.
-    const userHome = join(scratch, "pi-readme");
-    const { report } = await doctor(home, { HOME: userHome, XDG_CONFIG_HOME: join(userHome, ".config") });
-    expect(finding(report, "config")).toMatchObject({ status: "ok" });
-    expect(finding(report, "plugin @switchyard/plugin-pi")).toMatchObject({ status: "ok" });
-    expect(finding(report, "provider pi")).toMatchObject({ status: "ok" });
-    // The port is this machine's (7410 may be another server's here); everything else passes.
-    expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual([]);
-  });
+  // A plugin README's example config, copied as it is into an empty home, passes doctor.
+  for (const [plugin, example, instance] of [
+    ["pi", "pi-readme", "pi"],
+    ["claude", "claude-readme", "claude"],
+    ["opencode", "opencode-readme", "opencode"],
+  ] as const) {
+    it(`passes on the ${plugin} plugin README's example config, copied as it is`, async () => {
+      const readme = fileURLToPath(new URL(`../../../plugins/${plugin}/README.md`, import.meta.url));
+      const [file] = exampleFiles(readDocExamples(readme), example);
+      const userHome = join(scratch, example);
+      const home = join(userHome, ".switchyard");
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, "config.json"), file!.text, { mode: 0o600 });
+      // The user's own homes (~/.pi/agent, ~/.claude, ~/.config/opencode) are temporary ones.
+      const { report } = await doctor(home, { HOME: userHome, XDG_CONFIG_HOME: join(userHome, ".config") });
+      expect(finding(report, "config")).toMatchObject({ status: "ok" });
+      expect(finding(report, `plugin @switchyard/plugin-${plugin}`)).toMatchObject({ status: "ok" });
+      expect(finding(report, `provider ${instance}`)?.status).toMatch(/^(ok|warn)$/);
+      // The port is this machine's (7410 may be another server's here); everything else passes.
+      expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual([]);
+    });
+  }
 });
