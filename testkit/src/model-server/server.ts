@@ -294,9 +294,10 @@ export class ScriptedModelServer {
     const method = req.method ?? "GET";
     if (this.#options.apiKeys !== undefined && (method === "POST" || path.endsWith("/models"))) {
       const presented = presentedApiKey(req, this.#options.apiKeys);
-      if (presented?.label == null) {
+      if (presented === undefined || presented.label === null) {
         const record = this.record(req, "other", undefined);
         record.refused = true;
+        // Read the body to its end, so the client sees the answer rather than a reset.
         await readJsonBody(req).catch(() => undefined);
         sendJson(res, 401, unauthorizedBody(path, presented));
         this.notify();
