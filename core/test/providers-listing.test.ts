@@ -89,3 +89,44 @@ describe("switchyard providers (listing has no side effects)", () => {
     }
   });
 });
+
+describe("switchyard providers: where each model comes from", () => {
+  let home: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), "switchyard-model-sources-"));
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+        providers: [
+          // As a harness pointed at a gateway reports it: its configured model, then its own catalog.
+          {
+            id: "gateway",
+            driver: "scripted",
+            customModels: ["served-too"],
+            options: { models: ["configured", "catalog-a", "catalog-b", "unsaid"], modelSources: { configured: "harness_config", "catalog-a": "harness_catalog", "catalog-b": "harness_catalog" } },
+          },
+          { id: "plain", driver: "scripted", options: { models: ["configured"], modelSources: { configured: "harness_config" } } },
+        ],
+      }),
+    );
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it("groups the models by source in --json, and the table notes a harness's own catalog", async () => {
+    const json = await runCli(["providers", "--json", "--home", home]);
+    expect(json.code, json.stderr).toBe(0);
+    const listed = JSON.parse(json.stdout) as { id: string; models: string[]; modelSources: Record<string, string[]> }[];
+    expect(listed.find((p) => p.id === "gateway")).toMatchObject({
+      models: ["served-too", "configured", "catalog-a", "catalog-b", "unsaid"],
+      modelSources: { custom: ["served-too"], harness_config: ["configured"], harness_catalog: ["catalog-a", "catalog-b"], unknown: ["unsaid"] },
+    });
+    expect(listed.find((p) => p.id === "plain")?.modelSources).toEqual({ harness_config: ["configured"] });
+
+    const table = await runCli(["providers", "--home", home]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain("note: gateway: 2 of its 5 models come from scripted's own catalog, which it lists whatever endpoint it is pointed at");
+    expect(table.stdout).toContain("name the models that serves in customModels (docs/models.md)");
+    expect(table.stdout).not.toContain("note: plain");
+  });
+});

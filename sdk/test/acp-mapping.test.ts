@@ -158,8 +158,8 @@ describe("ACP effort", () => {
   it("offers an agent's thought_level values as the efforts of every model it lists", () => {
     const agent = { configOptions: [select("model", "m1", ["m1", "m2"]), select("thought_level", "medium", ["low", "medium", "high"])], models: null };
     expect(advertisedModels(agent)).toEqual([
-      { id: "m1", displayName: "m1", isDefault: true, efforts: ["low", "medium", "high"], defaultEffort: "medium" },
-      { id: "m2", displayName: "m2", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+      { id: "m1", displayName: "m1", isDefault: true, source: "harness_catalog", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+      { id: "m2", displayName: "m2", source: "harness_catalog", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
     ]);
     expect(advertisedEfforts({ configOptions: [select("model", "m1", ["m1"])] })).toEqual({});
   });

@@ -7,6 +7,7 @@
 
 import type {
   ModelDescriptorV1,
+  ModelSourceV1,
   ProbeDepthV1,
   ProbeOptionsV1,
   ProviderStatusV1,
@@ -104,6 +105,8 @@ import type {
 // adapter
 /** The current version of {@link ModelDescriptorV1}. */
 export type ModelDescriptor = ModelDescriptorV1;
+/** The current version of {@link ModelSourceV1}. */
+export type ModelSource = ModelSourceV1;
 /** The current version of {@link ProbeDepthV1}. */
 export type ProbeDepth = ProbeDepthV1;
 /** The current version of {@link ProbeOptionsV1}. */

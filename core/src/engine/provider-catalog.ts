@@ -1,4 +1,4 @@
-import type { OrchestrationAdapter, ProbeDepth, ProviderCapabilities, ProviderInstanceDescriptor, ProviderStatus } from "../spec/index.js";
+import type { ModelSource, OrchestrationAdapter, ProbeDepth, ProviderCapabilities, ProviderInstanceDescriptor, ProviderStatus } from "../spec/index.js";
 
 // What the engine and the services need of the configured provider instances (the provider
 // registry implements it; the composition root wires it). Shared code asks this catalog what an
@@ -32,8 +32,19 @@ export interface ProviderAvailability {
   readonly available: boolean;
   /** Why not, in words a model or a person can act on. */
   readonly reason: string | null;
-  /** Advertised models: custom models first, then the provider's, without duplicates. */
-  readonly models: readonly { readonly id: string; readonly custom: boolean; readonly legacy: boolean; readonly efforts?: readonly string[]; readonly defaultEffort?: string }[];
+  /**
+   * Advertised models: custom models first, then the provider's, without duplicates. `source`
+   * is where the provider's list got a model (absent for a custom model it does not list, and
+   * when the provider does not say).
+   */
+  readonly models: readonly {
+    readonly id: string;
+    readonly custom: boolean;
+    readonly legacy: boolean;
+    readonly efforts?: readonly string[];
+    readonly defaultEffort?: string;
+    readonly source?: ModelSource;
+  }[];
   readonly capabilities: ProviderCapabilities;
   /**
    * `checked`: a probe answered (see `depth`, `checkedAt`). `checking`: the instance's first

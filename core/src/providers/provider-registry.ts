@@ -328,9 +328,10 @@ export class ProviderRegistry implements ManagedProviders {
     for (const model of status.models) {
       // The efforts a model takes are the provider's word, also for a model the user listed as custom.
       const efforts = model.efforts !== undefined && model.efforts.length > 0 ? { efforts: [...model.efforts], ...(model.defaultEffort !== undefined ? { defaultEffort: model.defaultEffort } : {}) } : {};
+      const source = model.source !== undefined ? { source: model.source } : {};
       const index = models.findIndex((known) => known.id === model.id);
-      if (index >= 0) models[index] = { ...models[index]!, ...efforts };
-      else models.push({ id: model.id, custom: false, legacy: model.legacy === true, ...efforts });
+      if (index >= 0) models[index] = { ...models[index]!, ...efforts, ...source };
+      else models.push({ id: model.id, custom: false, legacy: model.legacy === true, ...efforts, ...source });
     }
     let reason: string | null = null;
     if (!status.installed) reason = status.message ?? `The ${descriptor.driver} harness is not installed.`;

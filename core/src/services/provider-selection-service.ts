@@ -152,7 +152,10 @@ export class ProviderSelectionService {
       return requested;
     }
     if (inherited !== null && inherited.providerInstanceId === availability.instanceId) return inherited.model;
-    const preferred = availability.status?.models[0]?.id;
+    // The provider's own default (what its harness is configured to use: Codex's config.toml
+    // `model`, Pi's settings.json, an ACP session's current model), else the first it lists.
+    const listed = availability.status?.models ?? [];
+    const preferred = (listed.find((model) => model.isDefault === true) ?? listed[0])?.id;
     return preferred ?? advertised[0] ?? null;
   }
 

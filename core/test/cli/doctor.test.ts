@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { CLI, runCli } from "../support/cli.js";
+import { exampleFiles, readDocExamples } from "../support/doc-examples.js";
 
 // `switchyard doctor` against real homes: a real config, the scripted provider plugin, a real
 // server holding the lock, a real socket holding a port, a real SQLite database.
@@ -49,8 +51,8 @@ function homeWith(name: string, config: Record<string, unknown>): string {
   return home;
 }
 
-async function doctor(home: string): Promise<{ code: number | null; report: Report; stdout: string }> {
-  const result = await runCli(["doctor", "--home", home, "--json"]);
+async function doctor(home: string, env: Record<string, string> = {}): Promise<{ code: number | null; report: Report; stdout: string }> {
+  const result = await runCli(["doctor", "--home", home, "--json"], { env });
   expect(result.stderr).toBe("");
   return { code: result.code, report: JSON.parse(result.stdout) as Report, stdout: result.stdout };
 }
@@ -141,4 +143,43 @@ describe("switchyard doctor", () => {
     expect(finding(report, "database")?.detail).toContain("has schema 999, newer than this Switchyard knows");
     expect(snapshot(home)).toEqual(before);
   });
+
+  it("warns when config.json sets a provider's environment (its keys) and others can read it", async () => {
+    const home = homeWith("readable", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted", environment: { GATEWAY_API_KEY: "sk-gateway-replace-me" } }], server: { port: 0 } });
+    const file = join(home, "config.json");
+    chmodSync(file, 0o644);
+    const readable = await doctor(home);
+    expect(readable.code).toBe(0);
+    expect(finding(readable.report, "config")).toMatchObject({ status: "warn", detail: expect.stringContaining(`sets the environment (API keys) of scripted and other users can read it (mode 644): run \`chmod 600 ${file}\``) });
+    expect(readable.stdout).not.toContain("sk-gateway-replace-me");
+    chmodSync(file, 0o600);
+    expect(finding((await doctor(home)).report, "config")).toMatchObject({ status: "ok" });
+    // Without an environment the same mode is no secret's business.
+    const plain = homeWith("plain", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    chmodSync(join(plain, "config.json"), 0o644);
+    expect(finding((await doctor(plain)).report, "config")).toMatchObject({ status: "ok" });
+  });
+
+  // A plugin README's example config, copied as it is into an empty home, passes doctor.
+  for (const [plugin, example, instance] of [
+    ["pi", "pi-readme", "pi"],
+    ["claude", "claude-readme", "claude"],
+    ["opencode", "opencode-readme", "opencode"],
+  ] as const) {
+    it(`passes on the ${plugin} plugin README's example config, copied as it is`, async () => {
+      const readme = fileURLToPath(new URL(`../../../plugins/${plugin}/README.md`, import.meta.url));
+      const [file] = exampleFiles(readDocExamples(readme), example);
+      const userHome = join(scratch, example);
+      const home = join(userHome, ".switchyard");
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, "config.json"), file!.text, { mode: 0o600 });
+      // The user's own homes (~/.pi/agent, ~/.claude, ~/.config/opencode) are temporary ones.
+      const { report } = await doctor(home, { HOME: userHome, XDG_CONFIG_HOME: join(userHome, ".config") });
+      expect(finding(report, "config")).toMatchObject({ status: "ok" });
+      expect(finding(report, `plugin @switchyard/plugin-${plugin}`)).toMatchObject({ status: "ok" });
+      expect(finding(report, `provider ${instance}`)?.status).toMatch(/^(ok|warn)$/);
+      // The port is this machine's (7410 may be another server's here); everything else passes.
+      expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual([]);
+    });
+  }
 });

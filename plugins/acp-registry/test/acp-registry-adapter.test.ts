@@ -223,7 +223,10 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     const status = await adapter.probe();
     expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "1.2.3" });
     // The disposable session/new told us the models and modes before any thread.
-    expect(status.models).toEqual([{ id: "small", displayName: "small", isDefault: true }, { id: "large", displayName: "large" }]);
+    expect(status.models).toEqual([
+      { id: "small", displayName: "small", isDefault: true, source: "harness_catalog" },
+      { id: "large", displayName: "large", source: "harness_catalog" },
+    ]);
     expect(adapter.capabilities().sessions).toMatchObject({ resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true });
     expect(adapter.capabilities().interactionModes).toEqual(["plan", "default"]);
     // Registry env over the instance's environment; the instance's `env` option over both.

@@ -8,15 +8,32 @@ import { claudeProcessHandle } from "./claude-process.js";
 import { PromptStream } from "./claude-prompt-stream.js";
 import { loadClaudeSdk, type ModelInfo, type SDKControlInitializeResponse } from "./claude-wire.js";
 
-/** The SDK's models, then the instance's custom ones it does not list. */
-export function claudeModels(models: readonly ModelInfo[], customModels: readonly string[]): ModelDescriptor[] {
-  const listed: ModelDescriptor[] = models.map((model) => ({
-    id: model.value,
-    ...(model.displayName ? { displayName: model.displayName } : {}),
-    ...(model.value === "default" ? { isDefault: true } : {}),
-    // Claude's effort levels, as the SDK reports them per model; a model without them takes none.
-    ...(model.supportsEffort === true && (model.supportedEffortLevels?.length ?? 0) > 0 ? { efforts: [...model.supportedEffortLevels!] } : {}),
-  }));
+/**
+ * The model `ANTHROPIC_MODEL` names (Claude Code's default when set: a gateway's or a local
+ * endpoint's model), or null.
+ */
+export function configuredClaudeModel(env: Readonly<Record<string, string | undefined>>): string | null {
+  const model = env["ANTHROPIC_MODEL"]?.trim() ?? "";
+  return model === "" ? null : model;
+}
+
+/**
+ * The configured model (`ANTHROPIC_MODEL`, the default when set), then the SDK's models (Claude
+ * Code's own aliases and models, whatever `ANTHROPIC_BASE_URL` says), then the instance's custom
+ * ones neither lists.
+ */
+export function claudeModels(models: readonly ModelInfo[], customModels: readonly string[], configured: string | null = null): ModelDescriptor[] {
+  const listed: ModelDescriptor[] = models
+    .filter((model) => model.value !== configured)
+    .map((model) => ({
+      id: model.value,
+      ...(model.displayName ? { displayName: model.displayName } : {}),
+      ...(model.value === "default" && configured === null ? { isDefault: true } : {}),
+      source: "harness_catalog" as const,
+      // Claude's effort levels, as the SDK reports them per model; a model without them takes none.
+      ...(model.supportsEffort === true && (model.supportedEffortLevels?.length ?? 0) > 0 ? { efforts: [...model.supportedEffortLevels!] } : {}),
+    }));
+  if (configured !== null) listed.unshift({ id: configured, isDefault: true, source: "harness_config" });
   return [...listed, ...customModels.filter((id) => !listed.some((model) => model.id === id)).map((id) => ({ id }))];
 }
 
@@ -110,7 +127,8 @@ async function inspectClaude(input: ClaudeProbeInput, binary: ClaudeBinary): Pro
     return { installed: true, executable: false, authenticated: false, models: custom, message: `claude --version failed: ${(result.stderr || result.stdout).trim().slice(-400) || `exit code ${result.exitCode ?? "none"}`}` };
   }
   const authenticated = await credentialsOnDisk(input.env);
-  return { installed: true, executable: true, authenticated, version, models: custom, ...(authenticated === false ? { message: NO_CREDENTIALS } : {}) };
+  const models = claudeModels([], input.instance.customModels, configuredClaudeModel(input.env));
+  return { installed: true, executable: true, authenticated, version, models, ...(authenticated === false ? { message: NO_CREDENTIALS } : {}) };
 }
 
 /**
@@ -168,7 +186,7 @@ async function initializeClaude(input: ClaudeProbeInput, lookup: ClaudeLookup): 
       executable: true,
       authenticated,
       ...(init.claude_code_version !== undefined ? { version: init.claude_code_version } : {}),
-      models: claudeModels(init.models, input.instance.customModels),
+      models: claudeModels(init.models, input.instance.customModels, configuredClaudeModel(input.env)),
       ...(authenticated === false
         ? { message: NO_CREDENTIALS }
         : {}),

@@ -298,8 +298,11 @@ describe("Claude adapter: probe", () => {
       const status = await probeLab.adapter.probe();
       expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337" });
       const ids = status.models.map((model) => model.id);
-      expect(ids.slice(0, 2)).toEqual(["default", "opus"]);
-      expect(status.models.find((model) => model.isDefault)?.id).toBe("default");
+      // ANTHROPIC_MODEL (the lab's) is Claude Code's default: first, and the config's; then Claude's own catalog.
+      expect(ids.slice(0, 3)).toEqual([FAKE_MODEL, "default", "opus"]);
+      expect(status.models[0]).toEqual({ id: FAKE_MODEL, isDefault: true, source: "harness_config" });
+      expect(status.models.filter((model) => model.isDefault).map((model) => model.id)).toEqual([FAKE_MODEL]);
+      expect(status.models[1]).toMatchObject({ id: "default", source: "harness_catalog" });
       expect(ids.filter((id) => id === "opus")).toHaveLength(1);
       expect(ids.at(-1)).toBe("claude-local-1");
       expect(probeLab.server.requests.filter((r) => r.api === "anthropic-messages")).toEqual([]);
@@ -315,7 +318,8 @@ describe("Claude adapter: probe", () => {
     try {
       const before = filesUnder(inspectLab.home.home);
       const status = await inspectLab.adapter.probe({ depth: "inspect" });
-      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337", models: [{ id: "claude-local-1" }] });
+      expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337" });
+      expect(status.models).toEqual([{ id: FAKE_MODEL, isDefault: true, source: "harness_config" }, { id: "claude-local-1" }]);
       expect(filesUnder(inspectLab.home.home)).toEqual(before);
       // Only `claude --version` ran (a run, not a spawn).
       expect(inspectLab.ctx.processes.spawned).toEqual([]);

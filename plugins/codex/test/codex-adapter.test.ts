@@ -368,7 +368,7 @@ describe("codex app-server driver", () => {
   it("probes without starting a turn: version, the configured model first, custom models", async () => {
     const status = await adapter.probe();
     expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "0.171.0" });
-    expect(status.models[0]).toEqual({ id: "fake-model", isDefault: true });
+    expect(status.models[0]).toEqual({ id: "fake-model", isDefault: true, source: "harness_config" });
     expect(status.models.map((model) => model.id)).toContain("custom-model-x");
     expect(server.requests.filter((request) => request.api === "openai-responses")).toHaveLength(0);
   });

@@ -67,7 +67,7 @@ describe("codex availability", () => {
     const adapter = await adapterFor("codex", home.home);
     const status = await adapter.probe({ depth: "inspect" });
     expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "0.171.0" });
-    expect(status.models[0]).toEqual({ id: "fake-model", isDefault: true });
+    expect(status.models[0]).toEqual({ id: "fake-model", isDefault: true, source: "harness_config" });
   });
 
   it("an inspect probe starts no app-server (no catalog from model/list); a full one asks it", async () => {
@@ -75,8 +75,10 @@ describe("codex availability", () => {
     const quick = await adapter.probe({ depth: "inspect" });
     expect(quick.models.map((model) => model.id)).toEqual(["fake-model"]);
     const full = await adapter.probe({ depth: "full" });
-    expect(full.models[0]).toEqual({ id: "fake-model", isDefault: true });
+    expect(full.models[0]).toEqual({ id: "fake-model", isDefault: true, source: "harness_config" });
     expect(full.models.length).toBeGreaterThan(1);
+    // The rest is Codex's own catalog (OpenAI's models), whatever base_url config.toml names.
+    expect(full.models.slice(1).every((model) => model.source === "harness_catalog")).toBe(true);
   });
 
   it("a session whose CODEX_HOME vanished after the check fails with what Codex said on stderr", async () => {

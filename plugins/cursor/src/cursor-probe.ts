@@ -27,9 +27,9 @@ export function cursorCredentials(env: Readonly<Record<string, string>>): boolea
   return existsSync(join(env["HOME"] ?? homedir(), ".cursor", "sdk", "auth.json")) ? "unknown" : false;
 }
 
-/** The catalog's models, then the instance's custom ones it does not list. */
+/** The catalog's models (what Cursor's backend lists for the account), then the instance's custom ones it does not list. */
 export function cursorModels(models: readonly { readonly id: string; readonly displayName?: string }[], customModels: readonly string[]): ModelDescriptor[] {
-  const listed: ModelDescriptor[] = models.map((model) => ({ id: model.id, ...(model.displayName ? { displayName: model.displayName } : {}) }));
+  const listed: ModelDescriptor[] = models.map((model) => ({ id: model.id, ...(model.displayName ? { displayName: model.displayName } : {}), source: "endpoint" }));
   return [...listed, ...customModels.filter((id) => !listed.some((model) => model.id === id)).map((id) => ({ id }))];
 }
 

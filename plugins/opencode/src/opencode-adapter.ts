@@ -27,9 +27,10 @@ import type { Provider } from "./opencode-wire.js";
 /**
  * The models OpenCode can run, in the user's order: the configured default model first, then
  * every model of every provider OpenCode has credentials for, in OpenCode's order; models
- * OpenCode marks deprecated are legacy.
+ * OpenCode marks deprecated are legacy. A model the user's opencode.json names (`configured`)
+ * is the config's; the rest are OpenCode's catalog of the providers it found keys for.
  */
-export function modelCatalog(providers: readonly Provider[], defaultModel: string | null, customModels: readonly string[]): ModelDescriptor[] {
+export function modelCatalog(providers: readonly Provider[], defaultModel: string | null, customModels: readonly string[], configured: ReadonlySet<string> = new Set()): ModelDescriptor[] {
   const listed: ModelDescriptor[] = [];
   for (const provider of providers) {
     for (const model of Object.values(provider.models)) {
@@ -39,6 +40,7 @@ export function modelCatalog(providers: readonly Provider[], defaultModel: strin
         displayName: `${model.name} (${provider.name})`,
         ...(model.status === "deprecated" ? { legacy: true } : {}),
         ...(id === defaultModel ? { isDefault: true } : {}),
+        source: configured.has(id) ? "harness_config" : "harness_catalog",
         // OpenCode's reasoning settings are the model's named variants (`high`, `max`…): the
         // efforts it takes, passed back as the prompt's `variant`.
         ...(Object.keys(model.variants ?? {}).length > 0 ? { efforts: Object.keys(model.variants!) } : {}),
@@ -62,8 +64,8 @@ function lookupOf({ instance, options, context }: OpenCodeInstance): Promise<Ope
   return findOpenCode(options, context, serverEnvironment(instance, {}));
 }
 
-/** The models a config names itself: its default model and its own providers' models. */
-export function configuredModels(config: Record<string, unknown>, customModels: readonly string[]): ModelDescriptor[] {
+/** The model ids a config names itself: its default model and its own providers' models. */
+function configuredModelIds(config: Record<string, unknown>): string[] {
   const defaultModel = typeof config["model"] === "string" ? config["model"] : null;
   const ids: string[] = defaultModel !== null ? [defaultModel] : [];
   const providers = typeof config["provider"] === "object" && config["provider"] !== null ? (config["provider"] as Record<string, { models?: unknown }>) : {};
@@ -71,8 +73,15 @@ export function configuredModels(config: Record<string, unknown>, customModels: 
     const models = typeof entry?.models === "object" && entry.models !== null ? Object.keys(entry.models) : [];
     for (const model of models) ids.push(`${provider}/${model}`);
   }
-  const unique = [...new Set([...ids, ...customModels])];
-  return unique.map((id): ModelDescriptor => ({ id, ...(id === defaultModel ? { isDefault: true } : {}) }));
+  return [...new Set(ids)];
+}
+
+/** The models a config names itself (its default model and its own providers' models), then the custom ones. */
+export function configuredModels(config: Record<string, unknown>, customModels: readonly string[]): ModelDescriptor[] {
+  const defaultModel = typeof config["model"] === "string" ? config["model"] : null;
+  const ids = configuredModelIds(config);
+  const fromConfig = ids.map((id): ModelDescriptor => ({ id, ...(id === defaultModel ? { isDefault: true } : {}), source: "harness_config" }));
+  return [...fromConfig, ...customModels.filter((id) => !ids.includes(id)).map((id): ModelDescriptor => ({ id }))];
 }
 
 /**
@@ -116,7 +125,7 @@ async function probeFound(subject: OpenCodeInstance, gate: ServerStartGate, dept
       callOpenCode("config.get", (signal) => started.client.config.get({}, { signal }), options.requestTimeoutMs),
     ]);
     const defaultModel = typeof current.model === "string" ? current.model : null;
-    const models = modelCatalog(providers.providers, defaultModel, instance.customModels);
+    const models = modelCatalog(providers.providers, defaultModel, instance.customModels, new Set(configuredModelIds(user.config)));
     return {
       installed: true,
       executable: true,

@@ -125,8 +125,16 @@ describe("models, forks and requests", () => {
       ["local/llama", "zen/free"],
     );
     expect(models.map((model) => model.id)).toEqual(["anthropic/sonnet", "local/llama", "zen/free", "anthropic/old"]);
-    expect(models[0]).toEqual({ id: "anthropic/sonnet", displayName: "Sonnet (ANTHROPIC)", isDefault: true });
+    expect(models[0]).toEqual({ id: "anthropic/sonnet", displayName: "Sonnet (ANTHROPIC)", isDefault: true, source: "harness_catalog" });
     expect(models[3]).toMatchObject({ legacy: true });
+  });
+
+  it("says which models the user's opencode.json names and which are OpenCode's catalog", () => {
+    const models = modelCatalog([provider("local", { qwen: { name: "Qwen" } }), provider("anthropic", { sonnet: { name: "Sonnet" } })], "local/qwen", [], new Set(["local/qwen"]));
+    expect(models.map((model) => [model.id, model.source])).toEqual([
+      ["local/qwen", "harness_config"],
+      ["anthropic/sonnet", "harness_catalog"],
+    ]);
   });
 
   it("lists a model's variants as its efforts (what the prompt's variant takes)", () => {
@@ -247,7 +255,7 @@ describe("the inspect probe", () => {
       const probe = adapter.probe as (options?: { readonly depth?: "inspect" | "full" }) => ReturnType<typeof adapter.probe>;
       const status = await probe({ depth: "inspect" });
       expect(status).toMatchObject({ installed: true, executable: true, authenticated: "unknown", version: "1.18.33" });
-      expect(status.models).toEqual([{ id: "fake/fake-model", isDefault: true }, { id: "local/llama" }]);
+      expect(status.models).toEqual([{ id: "fake/fake-model", isDefault: true, source: "harness_config" }, { id: "local/llama" }]);
       expect(ctx.processes.spawned).toHaveLength(0);
       expect(existsSync(ctx.context.paths.dataDir)).toBe(false);
     } finally {

@@ -92,7 +92,8 @@ export function sessionModelsOf(response: unknown): AcpSessionModels | null {
 
 /**
  * The models an agent advertised for its latest session: the values of its `model` config
- * option, else its `models` list. The current one is marked `isDefault`.
+ * option, else its `models` list. The current one is marked `isDefault`. All are the agent's
+ * own catalog (`harness_catalog`): ACP does not say whether the agent's endpoint serves them.
  */
 export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null): ModelDescriptor[] {
   if (agent === null) return [];
@@ -102,7 +103,7 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
     const models: ModelDescriptor[] = [];
     for (const entry of option.options) {
       for (const value of "group" in entry ? entry.options : [entry]) {
-        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}), ...efforts });
+        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}), source: "harness_catalog", ...efforts });
       }
     }
     return models;
@@ -111,6 +112,7 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
     id: model.modelId,
     displayName: model.name,
     ...(model.modelId === agent.models?.currentModelId ? { isDefault: true } : {}),
+    source: "harness_catalog" as const,
     ...efforts,
   }));
 }

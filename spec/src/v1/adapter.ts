@@ -20,7 +20,24 @@ export interface ModelDescriptorV1 {
   readonly efforts?: readonly string[];
   /** The effort the provider uses when none is given, if it says. */
   readonly defaultEffort?: string;
+  /**
+   * Where the provider's list got this model, so a user can tell the models their endpoint or
+   * gateway serves from the ones a harness merely knows. Missing: not said.
+   */
+  readonly source?: ModelSourceV1;
 }
+
+/**
+ * Where a listed model comes from.
+ * - `harness_config`: the harness's configuration names it for the endpoint it uses (Codex's
+ *   `model` in config.toml, Pi's models.json, an OpenCode provider's `models`, Claude's
+ *   `ANTHROPIC_MODEL`): what the user configured, not checked against the endpoint.
+ * - `harness_catalog`: the harness's own built-in catalog (Codex's `model/list`, Claude Code's
+ *   aliases, an ACP agent's session models), the same whatever endpoint the harness is pointed
+ *   at: a custom endpoint or gateway may serve none of these.
+ * - `endpoint`: the backend the harness talks to listed it (Cursor's account models).
+ */
+export type ModelSourceV1 = "harness_config" | "harness_catalog" | "endpoint";
 
 /**
  * How far a status probe may go.

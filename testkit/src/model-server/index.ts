@@ -9,6 +9,7 @@ export { completeUsage, parseUsageDirective } from "./model-usage.js";
 export { estimatedUsage } from "./estimated-usage.js";
 export type { RecordedRequest, RecordedRequestKind } from "./recorded-request.js";
 export { SECRET_HEADERS, describeRecordedRequest, redactHeaders } from "./recorded-request.js";
+export type { PresentedApiKey } from "./api-keys.js";
 export type {
   ConversationItem,
   ConversationToolCall,

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { OfferedTool, ParsedModelRequest, ToolResultView } from "./conversation.js";
+import type { PresentedApiKey } from "./api-keys.js";
 import type { ModelDecision } from "./decision.js";
 import type { ScriptedUsage } from "./model-usage.js";
 
@@ -60,6 +61,10 @@ export interface RecordedRequest {
   clientAborted: boolean;
   /** `Date.now()` at arrival. */
   receivedAt: number;
+  /** The API key it presented (where, and which configured key it matched); absent when none. */
+  apiKey?: PresentedApiKey;
+  /** True when the server's `apiKeys` refused it (answered 401, nothing else recorded about it). */
+  refused?: boolean;
 }
 
 /** Header names whose values are never recorded. */
@@ -99,6 +104,7 @@ export function describeRecordedRequest(request: RecordedRequest): string {
     );
   }
   if (request.heldOn !== undefined) parts.push(`held=${request.heldOn}`);
+  if (request.refused === true) parts.push(`refused (${request.apiKey === undefined ? "no key" : `unknown key in ${request.apiKey.via}`})`);
   if (request.clientAborted) parts.push("aborted");
   return parts.join(" ");
 }

@@ -19,6 +19,7 @@ import { parseResponsesRequest, responsesErrorBody, writeResponsesResponse } fro
 import { parseChatCompletionsRequest, writeChatCompletionsResponse } from "./chat-completions-api.js";
 import { anthropicCountTokens, parseAnthropicMessagesRequest, writeAnthropicMessagesResponse } from "./anthropic-messages-api.js";
 import { parseGeminiPath, parseGeminiRequest, writeGeminiResponse } from "./gemini-api.js";
+import { presentedApiKey, unauthorizedBody } from "./api-keys.js";
 
 /** Options for {@link ScriptedModelServer.start}. */
 export interface ScriptedModelServerOptions {
@@ -44,6 +45,13 @@ export interface ScriptedModelServerOptions {
    * estimate). Default: an estimate from the request and answer sizes (4 characters a token).
    */
   usage?: ScriptedUsageInput | ((context: UsageContext) => ScriptedUsageInput | undefined);
+  /**
+   * The API keys this server accepts, by label, as a gateway would: when set, a model request
+   * (and `GET /models`) presenting none of them is answered 401 in its wire's error shape and
+   * recorded with `refused: true`. Either way every request records which key it presented
+   * (`apiKey`: the header and the matching label), never the key itself.
+   */
+  apiKeys?: Readonly<Record<string, string>>;
 }
 
 /** What a usage function sees. */
@@ -284,6 +292,18 @@ export class ScriptedModelServer {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname;
     const method = req.method ?? "GET";
+    if (this.#options.apiKeys !== undefined && (method === "POST" || path.endsWith("/models"))) {
+      const presented = presentedApiKey(req, this.#options.apiKeys);
+      if (presented === undefined || presented.label === null) {
+        const record = this.record(req, "other", undefined);
+        record.refused = true;
+        // Read the body to its end, so the client sees the answer rather than a reset.
+        await readJsonBody(req).catch(() => undefined);
+        sendJson(res, 401, unauthorizedBody(path, presented));
+        this.notify();
+        return;
+      }
+    }
     if (method === "GET" && path.endsWith("/models")) {
       this.record(req, "models", undefined);
       const ids = this.#options.models ?? ["fake-model"];
@@ -466,6 +486,7 @@ export class ScriptedModelServer {
     parsed?: ParsedModelRequest,
   ): RecordedRequest {
     const turn = parsed ? resolveTurn(parsed.items, this.#options.injectedContextTags) : undefined;
+    const apiKey = presentedApiKey(req, this.#options.apiKeys);
     const record: RecordedRequest = {
       seq: this.#requests.length + 1,
       api,
@@ -482,6 +503,7 @@ export class ScriptedModelServer {
       completed: false,
       clientAborted: false,
       receivedAt: Date.now(),
+      ...(apiKey !== undefined ? { apiKey } : {}),
       ...(parsed?.model !== undefined ? { model: parsed.model } : {}),
       ...(turn?.userText !== undefined ? { userText: turn.userText } : {}),
       ...(turn?.trailingToolResults.length ? { toolResult: turn.trailingToolResults.at(-1) } : {}),

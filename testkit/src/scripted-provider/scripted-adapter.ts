@@ -13,6 +13,7 @@ import {
   type ForkInput,
   type InterruptInput,
   type McpEndpointGrant,
+  type ModelSource,
   type OpenSessionInput,
   type OrchestrationAdapter,
   type ProbeOptions,
@@ -36,6 +37,10 @@ export interface ScriptedProviderOptions {
   readonly stateDir?: string;
   /** Models to advertise. */
   readonly models?: readonly string[];
+  /** The model the probe marks `isDefault` (default: the first). */
+  readonly defaultModel?: string;
+  /** Where the probe says each model comes from (`ModelDescriptor.source`), by model id. */
+  readonly modelSources?: Readonly<Record<string, ModelSource>>;
   /** The reasoning efforts each model takes (`ModelDescriptor.efforts`), by model id. */
   readonly modelEfforts?: Readonly<Record<string, readonly string[]>>;
   /** What the status probe reports. */
@@ -584,7 +589,9 @@ export class ScriptedAdapter implements OrchestrationAdapter {
       version: "scripted-1.0.0",
       models: (this.options.models ?? ["scripted-large", "scripted-small"]).map((id, index) => {
         const efforts = this.options.modelEfforts?.[id];
-        return { id, isDefault: index === 0, ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}) };
+        const source = this.options.modelSources?.[id];
+        const isDefault = this.options.defaultModel !== undefined ? id === this.options.defaultModel : index === 0;
+        return { id, ...(isDefault ? { isDefault: true } : {}), ...(source !== undefined ? { source } : {}), ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}) };
       }),
       ...(installed && executable && authenticated !== false ? {} : { message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.` }),
     };

@@ -33,6 +33,8 @@ const OptionsSchema = z
     gateDir: z.string().optional(),
     stateDir: z.string().optional(),
     models: z.array(z.string()).optional(),
+    defaultModel: z.string().optional(),
+    modelSources: z.record(z.string(), z.enum(["harness_config", "harness_catalog", "endpoint"])).optional(),
     modelEfforts: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional(),
     status: z
       .object({ installed: z.boolean().optional(), executable: z.boolean().optional(), authenticated: z.union([z.boolean(), z.literal("unknown")]).optional() })
@@ -56,6 +58,8 @@ export const scriptedDriver = defineDriver<z.infer<typeof OptionsSchema>>({
       ...(options.gateDir !== undefined ? { gateDir: options.gateDir } : {}),
       ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
       ...(options.models !== undefined ? { models: options.models } : {}),
+      ...(options.defaultModel !== undefined ? { defaultModel: options.defaultModel } : {}),
+      ...(options.modelSources !== undefined ? { modelSources: options.modelSources } : {}),
       ...(options.modelEfforts !== undefined ? { modelEfforts: options.modelEfforts } : {}),
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.replyDelayMs !== undefined ? { replyDelayMs: options.replyDelayMs } : {}),

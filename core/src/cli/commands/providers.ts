@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { harnessCatalogNote, modelSources } from "../model-sources.js";
 import { withProviders } from "../open-host.js";
 import { printJson, printTable, style } from "../output.js";
 
@@ -8,7 +9,7 @@ export function registerProviders(program: Command): void {
     .description("List configured provider instances: driver, availability, and why not (only looks: no harness session, no writes, no network)")
     .addHelpText(
       "after",
-      "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (plugins read only what they cached, such as a registry index).\n",
+      "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (plugins read only what they cached, such as a registry index).\nA note (--json: modelSources) says which models are a harness's own catalog, listed whatever endpoint it is pointed at (docs/models.md).\n",
     )
     .option("--home <dir>", "Switchyard home")
     .option(
@@ -34,6 +35,8 @@ export function registerProviders(program: Command): void {
               warnings: a.status?.warnings ?? [],
               depth: a.depth,
               models: a.models.map((m) => m.id),
+              // Where each model comes from (a harness's own catalog is not the endpoint's).
+              modelSources: modelSources(a),
             })),
           );
           return;
@@ -48,6 +51,10 @@ export function registerProviders(program: Command): void {
         );
         // Usable, but worth knowing: a harness version outside the range its plugin was tested with.
         for (const a of all) for (const warning of a.status?.warnings ?? []) process.stdout.write(`${style("warning:", "yellow")} ${a.instanceId}: ${warning}\n`);
+        for (const a of all) {
+          const note = harnessCatalogNote(a);
+          if (note !== null) process.stdout.write(`${style("note:", "dim")} ${note}\n`);
+        }
       });
     });
 }

@@ -93,18 +93,37 @@ export function checkHomeAccess(paths: SwitchyardPaths): DoctorFinding | null {
   };
 }
 
+/**
+ * Why a config that holds provider `environment` values (API keys, by design: docs/models.md)
+ * should not be readable by other users, or null when it is not or holds none.
+ */
+function exposedEnvironment(file: string, config: SwitchyardConfig): { detail: string; mode: string } | null {
+  const instances = config.providers.filter((provider) => Object.keys(provider.environment).length > 0).map((provider) => provider.id);
+  if (instances.length === 0) return null;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return null;
+  const octal = mode.toString(8).padStart(3, "0");
+  return {
+    mode: octal,
+    detail: `; but it sets the environment (API keys) of ${instances.join(", ")} and other users can read it (mode ${octal}): run \`chmod 600 ${file}\``,
+  };
+}
+
 /** The config's own finding; a broken config stops the checks that need it. */
 export function checkConfig(paths: SwitchyardPaths, load: () => SwitchyardConfig): { finding: DoctorFinding; config: SwitchyardConfig | null } {
   try {
     const config = load();
     const exists = existsSync(paths.configFile);
+    const exposed = exists ? exposedEnvironment(paths.configFile, config) : null;
     return {
       finding: {
         area: "config",
-        status: "ok",
+        status: exposed === null ? "ok" : "warn",
         subject: "config",
-        detail: exists ? `${paths.configFile}: ${config.providers.length} provider instance${config.providers.length === 1 ? "" : "s"}, ${config.plugins.length} extra plugin entr${config.plugins.length === 1 ? "y" : "ies"}` : `no ${paths.configFile}: the embedded defaults (no providers)`,
-        data: { file: paths.configFile, exists, providers: config.providers.length, plugins: config.plugins.length },
+        detail:
+          (exists ? `${paths.configFile}: ${config.providers.length} provider instance${config.providers.length === 1 ? "" : "s"}, ${config.plugins.length} extra plugin entr${config.plugins.length === 1 ? "y" : "ies"}` : `no ${paths.configFile}: the embedded defaults (no providers)`) +
+          (exposed?.detail ?? ""),
+        data: { file: paths.configFile, exists, providers: config.providers.length, plugins: config.plugins.length, ...(exposed !== null ? { mode: exposed.mode, readableByOthers: true } : {}) },
       },
       config,
     };

@@ -15,7 +15,7 @@ export const Target = z
   .object({
     providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),
     driverKind: z.string().min(1).optional().describe("A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it."),
-    model: z.string().min(1).optional().describe("A model the provider advertises; omitted inherits or uses the provider's first model."),
+    model: z.string().min(1).optional().describe("A model the provider advertises; omitted inherits or uses the provider's default model (else the first it lists)."),
     effort: z
       .string()
       .min(1)

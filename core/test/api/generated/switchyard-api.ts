@@ -549,7 +549,7 @@ export interface components {
             providerInstanceId?: string;
             /** @description A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it. */
             driverKind?: string;
-            /** @description A model the provider advertises; omitted inherits or uses the provider's first model. */
+            /** @description A model the provider advertises; omitted inherits or uses the provider's default model (else the first it lists). */
             model?: string;
             /** @description A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default. */
             effort?: string;

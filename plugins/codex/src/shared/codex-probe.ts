@@ -173,10 +173,11 @@ async function probeFound(
   };
   // The configured model, with the efforts the catalog lists for it when it lists it.
   const configuredEntry = fromServer.models.find((model) => model.id === configured.model);
-  if (configured.model !== null) add({ id: configured.model, isDefault: true, ...(configuredEntry !== undefined ? codexModelEfforts(configuredEntry) : {}) });
+  if (configured.model !== null) add({ id: configured.model, isDefault: true, source: "harness_config", ...(configuredEntry !== undefined ? codexModelEfforts(configuredEntry) : {}) });
+  // Codex's own catalog: OpenAI's models, whatever `base_url` the configured provider has.
   for (const model of fromServer.models) {
     if (model.hidden) continue;
-    add({ id: model.id, displayName: model.displayName, ...(configured.model === null && model.isDefault ? { isDefault: true } : {}), ...codexModelEfforts(model) });
+    add({ id: model.id, displayName: model.displayName, source: "harness_catalog", ...(configured.model === null && model.isDefault ? { isDefault: true } : {}), ...codexModelEfforts(model) });
   }
   for (const model of custom) add(model);
 
