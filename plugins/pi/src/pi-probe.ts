@@ -33,19 +33,29 @@ export function parseModelTable(text: string): { provider: string; id: string; r
   return models;
 }
 
-/** The models Pi's models.json defines (`provider/id`), read without starting Pi. */
-async function configuredModels(instance: ProviderInstanceDescriptor): Promise<{ id: string; reasoning: boolean; xhigh: boolean }[]> {
+/** What Pi's models.json configures: the providers it defines or overrides, and their models (`provider/id`). */
+interface PiModelsJson {
+  readonly providers: ReadonlySet<string>;
+  readonly models: { id: string; reasoning: boolean; xhigh: boolean }[];
+}
+
+/** Reads Pi's models.json without starting Pi (nothing configured when it is missing or unreadable). */
+async function configuredModels(instance: ProviderInstanceDescriptor): Promise<PiModelsJson> {
   try {
     const parsed = JSON.parse(await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "models.json"), "utf8")) as {
       providers?: Record<string, { models?: { id?: unknown; reasoning?: unknown; thinkingLevelMap?: Record<string, unknown> }[] } | undefined>;
     };
-    return Object.entries(parsed.providers ?? {}).flatMap(([provider, entry]) =>
-      (entry?.models ?? []).flatMap((model) =>
-        typeof model.id === "string" ? [{ id: `${provider}/${model.id}`, reasoning: model.reasoning === true, xhigh: model.thinkingLevelMap?.["xhigh"] != null }] : [],
+    const entries = Object.entries(parsed.providers ?? {});
+    return {
+      providers: new Set(entries.map(([provider]) => provider)),
+      models: entries.flatMap(([provider, entry]) =>
+        (entry?.models ?? []).flatMap((model) =>
+          typeof model.id === "string" ? [{ id: `${provider}/${model.id}`, reasoning: model.reasoning === true, xhigh: model.thinkingLevelMap?.["xhigh"] != null }] : [],
+        ),
       ),
-    );
+    };
   } catch {
-    return [];
+    return { providers: new Set(), models: [] };
   }
 }
 
@@ -126,20 +136,28 @@ async function probeFound(
     };
   }
   const versionText = version === null ? binary.version : (/\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version);
-  const describe = (id: string, thinking: { reasoning: boolean; xhigh?: boolean }): ModelDescriptor => ({ id, ...(id === defaultId ? { isDefault: true } : {}), ...piModelEfforts(thinking) });
+  const configured = await configuredModels(instance);
+  // A model of a provider models.json defines or overrides (its base URL, its key) is served by the
+  // configured endpoint; the rest are Pi's built-in catalog, whatever endpoint they would reach.
+  const sourceOf = (provider: string): ModelDescriptor["source"] => (configured.providers.has(provider) ? "harness_config" : "harness_catalog");
+  const describe = (provider: string, id: string, thinking: { reasoning: boolean; xhigh?: boolean }): ModelDescriptor => ({
+    id,
+    ...(id === defaultId ? { isDefault: true } : {}),
+    ...piModelEfforts(thinking),
+    source: sourceOf(provider),
+  });
   if (list === null) {
     // Without --list-models only models.json is known; built-in providers show up in `full`.
-    const configured = await configuredModels(instance);
     return {
       installed: true,
       executable: true,
-      authenticated: configured.length > 0 ? true : "unknown",
+      authenticated: configured.models.length > 0 ? true : "unknown",
       ...(versionText !== undefined ? { version: versionText } : {}),
-      models: custom(configured.map((model) => describe(model.id, model))),
+      models: custom(configured.models.map((model) => describe(model.id.slice(0, model.id.indexOf("/")), model.id, model))),
     };
   }
   const listed = list.exitCode === 0 ? parseModelTable(`${list.stdout}\n${list.stderr}`) : [];
-  const models = custom(listed.map(({ provider, id, reasoning }) => describe(`${provider}/${id}`, { reasoning })));
+  const models = custom(listed.map(({ provider, id, reasoning }) => describe(provider, `${provider}/${id}`, { reasoning })));
   return {
     installed: true,
     executable: true,

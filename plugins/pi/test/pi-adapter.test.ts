@@ -422,6 +422,24 @@ describe("Pi adapter: effort as Pi's thinking level", () => {
   });
 });
 
+describe("Pi: where each listed model comes from", () => {
+  it("marks the models of a provider models.json defines as configured, and the built-in providers' as Pi's own catalog", async () => {
+    // A key for a built-in provider makes `pi --list-models` list that provider's catalog too.
+    const lab = await createPiLab({ instanceEnvironment: { ANTHROPIC_API_KEY: "sk-ant-not-a-real-key" } });
+    try {
+      const inspected = await lab.adapter.probe({ depth: "inspect" });
+      expect(inspected.models.find((model) => model.id === lab.home.model)?.source).toBe("harness_config");
+      const full = await lab.adapter.probe({ depth: "full" });
+      expect(full.models.find((model) => model.id === lab.home.model)?.source).toBe("harness_config");
+      const builtIn = full.models.filter((model) => model.id.startsWith("anthropic/"));
+      expect(builtIn.length).toBeGreaterThan(0);
+      expect(new Set(builtIn.map((model) => model.source))).toEqual(new Set(["harness_catalog"]));
+    } finally {
+      await lab.dispose();
+    }
+  });
+});
+
 describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () => {
   let mcp: TestMcpServer;
   let scratch: string;
