@@ -22,7 +22,10 @@ describe("a provider that cannot open any session for a while (scripted provider
     });
     const project = t.host.projects.add(t.workspace);
     const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "alpha", prompt: "remember the word plum @@reply noted", createdBy: "user", creationSource: "cli" });
-    expect((await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 })).run?.status).toBe("completed");
+    const first = (await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 })).run!;
+    expect(first.status).toBe("completed");
+    // A thread's first run has no earlier conversation: its own prompt is not one to hand over.
+    expect(first.sessionContinuation).toMatchObject({ asked: "new", action: "new", degraded: false });
     await t.host.sessions.close(thread.id, "test");
 
     writeFileSync(statusFile, JSON.stringify({ installed: false }));

@@ -1,6 +1,6 @@
 import { hasErrorCode, SwitchyardError } from "../spec/index.js";
 import { decideSessionContinuation, type SessionContinuationQuery } from "../policy/index.js";
-import type { SessionContinuationRecord, ThreadRecord } from "../store/records.js";
+import { TERMINAL_RUN_STATUSES, type SessionContinuationRecord, type ThreadRecord } from "../store/records.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
@@ -234,7 +234,14 @@ export class ProviderSessionManager implements ProviderSessions {
       capabilities,
       resumeCursor: capabilities.sessions.resume ? earlier.cursor : null,
       resumeFailure: earlier.failure,
-      earlierConversation: this.engine.store.count("item", "thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IS NOT NULL", [threadId]) > 0,
+      // A run that ended before this one: the run this session opens for has its own prompt in the
+      // timeline already, which is no conversation to carry over.
+      earlierConversation:
+        this.engine.store.count(
+          "item",
+          `thread_id = ? AND kind IN ('user_message', 'assistant_message') AND run_id IN (SELECT id FROM runs WHERE thread_id = ? AND status IN (${TERMINAL_RUN_STATUSES.map(() => "?").join(", ")}))`,
+          [threadId, threadId, ...TERMINAL_RUN_STATUSES],
+        ) > 0,
     };
     const decision = decideSessionContinuation(query);
     if (decision.action !== "resume") return this.openSession(thread, instance, null, decision, query.resumeFailure);

@@ -107,8 +107,13 @@ export function runView(run: RunRecord, maxSummaryChars = 2_000) {
     delegatedTaskId: run.delegatedTaskId,
     scheduledTaskId: run.scheduledTaskId ?? null,
     scheduledTriggerId: run.scheduledTriggerId ?? null,
-    /** How the provider session this run opened went on with the conversation (resumed, or handed over and why); null when it used an open one. */
-    sessionContinuation: run.sessionContinuation ?? null,
+    /**
+     * How the provider session this run opened went on with the conversation when it could not
+     * simply reopen or start it (handed over, degraded, and why); null when the run used an open
+     * session, reopened the conversation natively or started the thread's first one. Reads stay
+     * within their character budget this way, and the decision is on the run record always.
+     */
+    sessionContinuation: run.sessionContinuation?.degraded === true ? run.sessionContinuation : null,
     createdBy: run.createdBy,
     creationSource: run.creationSource,
     createdAt: run.createdAt,

@@ -15,6 +15,7 @@ interface RunView {
   readonly runId: string;
   readonly status: string;
   readonly error: { code?: string; message: string } | null;
+  readonly ordinal: number;
   readonly sessionContinuation: { asked: string; action: string; degraded: boolean; reason: string } | null;
 }
 
@@ -119,7 +120,14 @@ describe("a thread whose provider conversation is gone (real Pi, scripted model)
     await mustCall(client, "t3_thread_send", { threadId, message: "And now? @@reply Still here." });
     expect(await finished(threadId, 3)).toBe("completed");
     const read = await mustCall<ReadResult>(client, "t3_thread_read", { threadId });
-    expect(read.runs.find((run) => run.sessionContinuation?.action === "resume")).toMatchObject({ status: "completed", sessionContinuation: { degraded: false } });
+    // Reads show a continuation only when it was degraded; the run record keeps every decision.
+    expect(read.runs.find((run) => run.ordinal === 3)).toMatchObject({ status: "completed", sessionContinuation: null });
+    const third = readRow<{ action: string; degraded: number }>(
+      home,
+      "SELECT json_extract(data, '$.sessionContinuation.action') AS action, json_extract(data, '$.sessionContinuation.degraded') AS degraded FROM runs WHERE thread_id = ? AND json_extract(data, '$.ordinal') = 3",
+      [threadId],
+    );
+    expect(third).toEqual({ action: "resume", degraded: 0 });
   }, 300_000);
 
   it("goes on after a kill -9 and a restart when the session file was corrupted meanwhile", async () => {
