@@ -409,6 +409,13 @@ export class ScriptedModelServer {
       return !clientGone && !this.#closed;
     };
     await write(res, decision, { request: parsed, pause, chunkSize: this.#options.chunkSize ?? 24, usage });
+    // Node 22+ sets writableFinished on 'finish', after end() has flushed (Node 20 set it at once).
+    if (!clientGone && res.writableEnded && !res.writableFinished) {
+      await new Promise<void>((resolve) => {
+        res.once("finish", resolve);
+        res.once("close", resolve);
+      });
+    }
     record.completed = !clientGone && res.writableFinished;
     this.notify();
   }
