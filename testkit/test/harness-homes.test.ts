@@ -169,7 +169,7 @@ describe("resolveHarnessBinary", () => {
   it("runs JS harnesses with node directly", () => {
     const pi = resolveHarnessBinary("pi");
     expect(pi).toMatchObject({ native: false, command: process.execPath });
-    expect(pi.args[0]).toMatch(/pi-coding-agent[/\\]dist[/\\]cli\.js$/);
+    expect(pi.args[0]).toMatch(/pi-coding-agent[/\\]dist[/\\](bundle[/\\])?cli\.js$/);
     expect(resolveHarnessBinary("gemini").env).toEqual({ GEMINI_CLI_NO_RELAUNCH: "true" });
   });
 
