@@ -31,7 +31,8 @@ function whyNotStartable(state: {
   if (state.projects.length === 0) return "Add a project first.";
   if (state.providers === null) return null;
   if (state.provider === null) return "No provider is configured.";
-  if (!state.provider.canRunChildTasks) return `${state.provider.providerInstanceId} cannot run work: ${state.provider.constraints.join("; ") || "unavailable"}.`;
+  if (!state.provider.canRunChildTasks)
+    return `${state.provider.providerInstanceId} cannot run work: ${state.provider.constraints.join("; ") || "unavailable"}. Providers says what fixes it.`;
   if (!state.modesChosen) return "This session's ceiling allows none of the modes this provider offers.";
   return null;
 }

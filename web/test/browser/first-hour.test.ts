@@ -108,6 +108,13 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await noSideScroll()).toBe(true);
       expect(await seriousViolations(page)).toEqual([]);
       await page.setViewportSize(WIDE);
+      // The same page in dark mode, in another tab of the same session.
+      const dark = await browser.newContext({ colorScheme: "dark", viewport: NARROW, storageState: await person.storageState() });
+      const darkPage = await dark.newPage();
+      await darkPage.goto(endpoint.url);
+      await darkPage.locator('[data-provider-id="codex"][data-finding="needs setup"]').waitFor(UI_WAIT);
+      await screenshot(darkPage, "first-hour-empty-420-dark");
+      await dark.close();
     });
 
     it("adds a project: a wrong folder is refused as an error, never in the success colour; the right one is in the sidebar at once", async () => {
@@ -274,6 +281,29 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
       await page.setViewportSize(WIDE);
       await screenshot(page, "first-hour-new-thread-1280");
+    });
+
+    it("shows a read-only session the composer without letting it start anything, and doctor's findings on the Providers page", async () => {
+      const issued = await runCli(["token", "issue", "--json", "--verbs", "read", "--label", "watcher", "--home", home], { env: { HOME: root } });
+      expect(issued.code, issued.stderr).toBe(0);
+      // This context keeps the page's CSP: the new screens run under it.
+      const reader = await browser.newContext({ viewport: WIDE });
+      const violations: string[] = [];
+      const readerPage = await reader.newPage();
+      readerPage.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await readerPage.goto(endpoint.url);
+      await readerPage.locator("#token").fill((JSON.parse(issued.stdout) as { token: string }).token);
+      await readerPage.getByRole("button", { name: "Sign in" }).click();
+      await readerPage.getByRole("heading", { name: "New thread", level: 1 }).waitFor(UI_WAIT);
+      await readerPage.locator(".new-thread-bar [role=note]").filter({ hasText: "needs the operate verb" }).waitFor(UI_WAIT);
+      expect(await readerPage.getByRole("button", { name: "Start thread" }).isDisabled()).toBe(true);
+      await readerPage.getByRole("link", { name: "Providers" }).click();
+      await readerPage.locator('[data-provider-id="codex"][data-finding="needs setup"] code.command').filter({ hasText: "@openai/codex" }).waitFor(UI_WAIT);
+      await screenshot(readerPage, "first-hour-providers-1280");
+      expect(violations).toEqual([]);
+      await reader.close();
     });
   });
 }
