@@ -39,7 +39,7 @@ function choices<M extends string>(all: readonly M[], offered: readonly string[]
     .filter((mode) => offered === undefined || offered.includes(mode))
     .map((mode) => {
       const allowed = all.indexOf(mode) <= limit;
-      return { mode, allowed, why: allowed ? null : `broader than this session's ${what} ceiling (${ceiling})` };
+      return { mode, allowed, why: allowed ? null : `above this session's ${what} ceiling, ${ceiling}` };
     });
 }
 

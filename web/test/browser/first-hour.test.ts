@@ -34,6 +34,7 @@ if (!chromiumInstalled && !browserRequired) {
     let person: BrowserContext;
     let page: Page;
     let projectId: string;
+    let otherProjectId: string;
     let firstThreadId: string;
     const UI_WAIT = { timeout: 30_000 };
     const WIDE = { width: 1280, height: 860 };
@@ -156,7 +157,7 @@ if (!chromiumInstalled && !browserRequired) {
       // The session's ceiling (switchyard ui: approval-required) rules out broader modes.
       expect(await composer.getByLabel("Runtime mode").inputValue()).toBe("approval-required");
       expect(await composer.locator('option[value="full-access"]').isDisabled()).toBe(true);
-      expect(await composer.locator('option[value="full-access"]').innerText()).toContain("broader than this session's runtime ceiling");
+      expect(await composer.locator('option[value="full-access"]').innerText()).toBe("Full access (above this session's runtime ceiling, approval-required)");
       await composer.getByLabel("Title").fill("first thread");
       const child = { task: "@@gate review-hold @@reply reviewed", title: "reviewer", target: { providerInstanceId: "alpha" }, mode: "wait" };
       await composer.getByLabel("Prompt").fill(`@@tool delegate_task ${JSON.stringify(child)} @@approve rm -rf build @@effort`);
@@ -211,9 +212,15 @@ if (!chromiumInstalled && !browserRequired) {
       const issued = await runCli(["token", "issue", "--json", "--max-runtime-mode", "full-access", "--label", "router", "--home", home], { env: { HOME: root } });
       expect(issued.code, issued.stderr).toBe(0);
       const router = new ApiClient(`${endpoint.url}/api/v1`, (JSON.parse(issued.stdout) as { token: string }).token);
+      // In a project added on the server's machine meanwhile: projects have no events, the page learns of it from its thread.
+      const other = join(root, "tools");
+      mkdirSync(other);
+      const added = await runCli(["project", "add", other, "--json", "--home", home], { env: { HOME: root } });
+      expect(added.code, added.stderr).toBe(0);
+      otherProjectId = (JSON.parse(added.stdout) as { id: string }).id;
       const created = await ok(
         router.post("/threads", {
-          projectId,
+          projectId: otherProjectId,
           threads: [{ title: "broad worker", prompt: "@@gate broad-hold @@reply never", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }],
         }),
         201,
@@ -221,8 +228,8 @@ if (!chromiumInstalled && !browserRequired) {
       const threadId = created.threads[0].thread.threadId as string;
       expect(created.threads[0].thread.runtimeMode).toBe("full-access");
 
-      // It arrives in the sidebar from the event stream.
-      await page.locator(`.sidebar .main-list a[data-thread-id="${threadId}"]`).click(UI_WAIT);
+      // It arrives in the sidebar from the event stream, under its new project.
+      await page.locator(`.sidebar [data-project-id="${otherProjectId}"] .main-list a[data-thread-id="${threadId}"]`).click(UI_WAIT);
       await page.locator("#thread-title").filter({ hasText: "broad worker" }).waitFor(UI_WAIT);
       await page.locator("[data-thread-status]").filter({ hasText: "running" }).waitFor(UI_WAIT);
       expect(await action("Resume").isDisabled()).toBe(true);
@@ -272,10 +279,17 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator("#thread-title").filter({ hasText: "broad worker" }).waitFor(UI_WAIT);
       await page.locator("#sidebar").waitFor({ state: "hidden", ...UI_WAIT });
 
-      // The composer on its own page, at both widths.
-      await page.getByRole("link", { name: "New thread", exact: true }).click();
+      // The composer on its own page, at both widths; from a project's + New, with that project chosen.
+      await toggle.click();
+      await page.getByRole("link", { name: "New thread in tools" }).click();
       await page.getByRole("heading", { name: "New thread", level: 1 }).waitFor(UI_WAIT);
-      await page.getByRole("form", { name: "New thread" }).getByLabel("Provider").waitFor(UI_WAIT);
+      expect(new URL(page.url()).search).toBe(`?project=${otherProjectId}`);
+      const composer = page.getByRole("form", { name: "New thread" });
+      await composer
+        .locator("#pick-provider option")
+        .filter({ hasText: /^alpha$/ })
+        .waitFor({ state: "attached", ...UI_WAIT });
+      expect(await composer.getByLabel("Project").inputValue()).toBe(otherProjectId);
       expect(await noSideScroll()).toBe(true);
       await screenshot(page, "first-hour-new-thread-420");
       expect(await seriousViolations(page)).toEqual([]);

@@ -40,7 +40,7 @@ describe("the New thread composer's choices", () => {
       ["auto-accept-edits", false],
       ["full-access", false],
     ]);
-    expect(capped[2]!.why).toBe("broader than this session's runtime ceiling (approval-required)");
+    expect(capped[2]!.why).toBe("above this session's runtime ceiling, approval-required");
     expect(defaultRuntimeMode(capped)).toBe("approval-required");
     // No ceiling: every mode; a provider that lists its modes offers only those.
     const open = runtimeModeChoices(provider({ runtimeModes: ["auto-accept-edits", "full-access"] }), session(null));
