@@ -1,17 +1,61 @@
 import { realpathSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError } from "../spec/index.js";
 import { TOKENS } from "../di/tokens.js";
+import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { Engine } from "../engine/ports.js";
 import { createProject } from "../engine/thread-records.js";
 import type { ProjectRecord } from "../store/records.js";
 import { createHash } from "node:crypto";
+import type { Caller } from "./caller.js";
+import { CallerContext } from "./caller-context.js";
 
 /** Projects: the folders threads work in. */
 @injectable()
 export class ProjectService {
-  constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
+  constructor(
+    @inject(TOKENS.Engine) private readonly engine: Engine,
+    private readonly callers: CallerContext,
+  ) {}
+
+  /**
+   * Adds a project for a caller of the API (the web UI's "Add a project"). Only a person's
+   * client whose token may use every project may: a token limited to some projects must not
+   * widen what work can reach, and an agent or a linked environment adds no folder of this
+   * machine. The path must be absolute (a relative one would be relative to wherever the server
+   * was started). Adding a folder again returns its project (`existed`).
+   */
+  addFor(caller: Caller, input: { readonly path: string; readonly name?: string | undefined }): { project: ProjectRecord; existed: boolean } {
+    if (caller.kind !== "client") {
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `Adding a project is for a person's client (a token or the web UI), not ${caller.kind === "agent" ? "an agent" : "a linked environment"}. Ask the user to add it (switchyard project add <path>).`,
+        { callerKind: caller.kind, reason: "clients_only" },
+      );
+    }
+    const scope = this.callers.projectScope(caller);
+    if (scope !== "*") {
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `This token may use only the projects ${scope.join(", ") || "(none)"}, so it cannot add one. Add it with switchyard project add <path>, or sign in with a token for every project (switchyard ui, or switchyard token issue --projects '*').`,
+        { allowedProjects: [...scope], reason: "scoped_caller" },
+      );
+    }
+    if (!isAbsolute(input.path)) {
+      throw new OrchestratorFailure("invalid_request", `${JSON.stringify(input.path)} is not an absolute path: give the folder's full path on the server's machine (like /home/you/code/app).`, { field: "path", path: input.path });
+    }
+    const existed = this.find(input.path) !== null;
+    try {
+      return { project: this.add(input.path, input.name), existed };
+    } catch (error) {
+      // The folder or name the service refuses is the caller's input: a typed, named refusal.
+      if ((error as { code?: unknown }).code === "invalid_input") {
+        throw new OrchestratorFailure("invalid_request", (error as Error).message, { field: input.name !== undefined && input.name.trim() === "" ? "name" : "path", ...(error as SwitchyardError).details });
+      }
+      throw error;
+    }
+  }
 
   /**
    * Adds a project for an existing folder. Adding the same folder again returns the same

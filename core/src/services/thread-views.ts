@@ -79,6 +79,8 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     snoozedUntil: thread.snoozedUntil,
     settled: (thread.settledAt ?? null) !== null,
     settledAt: thread.settledAt ?? null,
+    /** Stop was pressed: queued runs are held until resume or the next message. */
+    stopped: thread.stopped === true,
     blockedOnThreadWait: waits.isThreadBlocked(thread.id),
     pendingBackgroundTasks: pendingBackgroundTasks(reader, thread.id),
     createdBy: thread.createdBy,

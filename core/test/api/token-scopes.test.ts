@@ -91,7 +91,7 @@ describe("scoped tokens", () => {
       }
       seen.push(route.operationId);
     }
-    expect(seen.sort()).toEqual(["cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "forkThread", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask", "updateThread"]);
+    expect(seen.sort()).toEqual(["addProject", "cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "forkThread", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask", "updateThread"]);
   });
 
   it("every operation that names another project's thread, task or project refuses a project-scoped token", async () => {
@@ -125,6 +125,8 @@ describe("scoped tokens", () => {
       ["readScheduledTask", () => scoped.get(`/scheduled-tasks/${fixture.theirSchedule}`), 404, "task_not_found"],
       ["updateScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}`, { enabled: false }), 404, "task_not_found"],
       ["deleteScheduledTask", () => scoped.post(`/scheduled-tasks/${fixture.theirSchedule}/delete`, {}), 404, "task_not_found"],
+      // A token limited to some projects adds none (it would widen what work can reach).
+      ["addProject", () => scoped.post("/projects", { path: lab.t.workspace }), 403, "capability_denied"],
     ];
     const outcomes = [];
     for (const [name, call, status, code] of cases) {

@@ -44,6 +44,8 @@ export interface ThreadShell {
   readonly settled?: boolean;
   /** The reasoning effort it runs with, when the provider has one. */
   readonly effort?: string | null;
+  /** Stop was pressed: its queued runs are held until Resume or the next message (absent from older servers). */
+  readonly stopped?: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -151,19 +153,76 @@ export interface SendResult {
   readonly reason: string | null;
 }
 
+/** A model of a provider's short list (GET /providers). */
+export interface ProviderModel {
+  readonly id: string;
+  /** The reasoning efforts it takes (`target.effort`), weakest first; absent when it takes none. */
+  readonly efforts?: readonly string[];
+  /** The effort the provider uses when none is given. */
+  readonly defaultEffort?: string;
+}
+
 export interface ProviderSummary {
   readonly providerInstanceId: string;
   readonly driverKind: string;
   readonly displayName: string;
   readonly canRunChildTasks: boolean;
   readonly constraints: readonly string[];
-  readonly models: readonly { readonly id: string }[];
+  readonly models: readonly ProviderModel[];
   readonly omittedModels: number;
   readonly runtimeModes?: readonly string[];
   readonly interactionModes: readonly string[];
   readonly steering: string;
   readonly fork: string;
   readonly interrupt: string;
+}
+
+/** POST /threads's answer (create_threads). */
+export interface CreatedThreads {
+  readonly replayed: boolean;
+  readonly threads: readonly { readonly index: number; readonly runId: string | null; readonly notes: readonly string[]; readonly thread: ThreadShell }[];
+}
+
+/** POST /projects's answer. */
+export interface AddedProject {
+  readonly project: Project;
+  /** The folder was a project already. */
+  readonly existed: boolean;
+}
+
+/** doctor's verdict on one thing it looked at. */
+export type FindingStatus = "ok" | "info" | "warn" | "fail";
+
+/** One provider instance as GET /providers/doctor describes it. */
+export interface ProviderFinding {
+  readonly providerInstanceId: string;
+  readonly driverKind: string;
+  readonly displayName: string;
+  readonly status: FindingStatus;
+  readonly detail: string;
+  readonly canRunWork: boolean;
+  /** Its first check is still running. */
+  readonly checking: boolean;
+  readonly enabled: boolean;
+  /** Why it cannot run work, in words that name the fix; null when it can. */
+  readonly problem: string | null;
+  /** The command that installs its harness, when none was found. */
+  readonly install: string | null;
+  readonly version: string | null;
+  readonly authenticated: boolean | "unknown" | null;
+  readonly mcp: "http" | "stdio" | "none";
+  readonly warnings: readonly string[];
+}
+
+/** GET /providers/doctor: doctor's provider findings. */
+export interface ProviderDoctor {
+  /** Where provider instances are configured. */
+  readonly configFile: string;
+  /** Driver kinds the loaded plugins offer. */
+  readonly drivers: readonly string[];
+  /** Some instance can run work. */
+  readonly ready: boolean;
+  readonly providers: readonly ProviderFinding[];
 }
 
 /** One pushed event (GET /api/v1/events). */

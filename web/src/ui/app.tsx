@@ -3,9 +3,10 @@ import { api, signIn, signOut } from "../api/client.js";
 import { forgetPageSecret, onPageSecretGone, pageSecret } from "../api/page-secret.js";
 import { ApiError, type SessionView } from "../api/types.js";
 import { pendingByThread } from "../model/thread-tree.js";
+import { GettingStarted, NewThreadPage } from "./getting-started.js";
 import { Inbox, ProvidersPage } from "./pages.js";
 import { RegistryPage } from "./registry-page.js";
-import { onLinkClick, pathOf, useRoute, type Route } from "./router.js";
+import { navigate, onLinkClick, pathOf, useRoute, type Route } from "./router.js";
 import { Sidebar } from "./sidebar.js";
 import { SignIn } from "./sign-in.js";
 import { ThreadView } from "./thread-view.js";
@@ -66,12 +67,31 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
   const onSignedOut = useCallback(props.onSignedOut, []);
   const workspace = useWorkspace(onSignedOut);
   const pending = pendingByThread(workspace.requests.values());
-  // What a thread's page opens with (a new fork's notice): kept while its page is open, then dropped.
+  // What a thread's page opens with (a new fork's or thread's notice): kept while its page is open, then dropped.
   const [notices, setNotices] = useState<ReadonlyMap<string, string>>(new Map());
+  const [drawerOpen, setDrawerOpen] = useState(false);
   useEffect(() => {
     const open = route.page === "thread" ? route.threadId : null;
     setNotices((map) => (open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map()));
+    // Going somewhere closes the drawer: the page it opened is what the person wanted.
+    setDrawerOpen(false);
   }, [route]);
+  useEffect(() => {
+    if (!drawerOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") setDrawerOpen(false);
+    };
+    addEventListener("keydown", onKey);
+    // A drawer opened by its button takes the focus, so the keyboard lands in it.
+    document.querySelector<HTMLElement>("#sidebar .drawer-close")?.focus();
+    return () => removeEventListener("keydown", onKey);
+  }, [drawerOpen]);
+  const opened = (threadId: string, notice: string) => {
+    setNotices((map) => new Map(map).set(threadId, notice));
+    void workspace.refreshThread(threadId);
+    navigate({ page: "thread", threadId });
+  };
+  const setUp = workspace.threads.size > 0;
   const leave = async () => {
     await signOut().catch(() => undefined);
     props.onSignedOut();
@@ -82,10 +102,14 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         Skip to content
       </a>
       <header class="top-bar">
+        <button type="button" class="drawer-toggle" aria-expanded={drawerOpen} aria-controls="sidebar" onClick={() => setDrawerOpen(!drawerOpen)}>
+          <span aria-hidden="true">☰</span> Threads
+        </button>
         <a href="/" onClick={onLinkClick({ page: "home" })} class="brand">
           Switchyard
         </a>
         <nav aria-label="Pages" class="pages">
+          <NavLink route={{ page: "new", projectId: null }} current={route} label="New thread" />
           <NavLink route={{ page: "inbox" }} current={route} label="Needs a person" count={workspace.requests.size} />
           <NavLink route={{ page: "providers" }} current={route} label="Providers" />
           <NavLink route={{ page: "registry" }} current={route} label="Registry" />
@@ -96,12 +120,19 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         <span class="verbs" title="What this session may do">
           {props.session.verbs.join(" · ")}
         </span>
-        <button type="button" onClick={() => void leave()}>
+        <button type="button" class="sign-out" onClick={() => void leave()}>
           Sign out
         </button>
       </header>
       <div class="body">
-        <Sidebar projects={workspace.projects} threads={workspace.threads} pending={pending} currentThreadId={route.page === "thread" ? route.threadId : null} />
+        <Sidebar
+          projects={workspace.projects}
+          threads={workspace.threads}
+          pending={pending}
+          currentThreadId={route.page === "thread" ? route.threadId : null}
+          drawerOpen={drawerOpen}
+          onCloseDrawer={() => setDrawerOpen(false)}
+        />
         {workspace.error !== null ? (
           <main id="main" class="page">
             <p class="error">{workspace.error}</p>
@@ -114,19 +145,24 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
             session={props.session}
             pending={pending}
             notice={notices.get(route.threadId) ?? null}
-            onForked={(threadId, notice) => setNotices((map) => new Map(map).set(threadId, notice))}
+            onOpened={opened}
           />
         ) : route.page === "providers" ? (
           <ProvidersPage />
         ) : route.page === "registry" ? (
           <RegistryPage session={props.session} />
+        ) : route.page === "new" ? (
+          <NewThreadPage workspace={workspace} session={props.session} projectId={route.projectId} onStarted={opened} />
         ) : route.page === "inbox" || workspace.requests.size > 0 ? (
           <Inbox workspace={workspace} session={props.session} />
-        ) : (
+        ) : workspace.loading ? (
           <main id="main" class="page">
-            <h1>Threads</h1>
-            <p class="hint">{workspace.loading ? "Loading…" : "Pick a thread on the left."}</p>
+            <p class="hint">Loading…</p>
           </main>
+        ) : setUp ? (
+          <NewThreadPage workspace={workspace} session={props.session} projectId={null} onStarted={opened} />
+        ) : (
+          <GettingStarted workspace={workspace} session={props.session} onStarted={opened} />
         )}
       </div>
     </div>

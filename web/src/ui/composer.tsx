@@ -65,8 +65,9 @@ export function Composer(props: { readonly threadId: string; readonly disabled: 
           Send
         </button>
       </div>
+      {/* A refused send is an alert in the error colour, never a status in the success one. */}
       {outcome !== null && (
-        <p class={outcome.error ? "error" : "outcome"} role="status" data-outcome>
+        <p class={outcome.error ? "error" : "outcome"} role={outcome.error ? "alert" : "status"} data-outcome>
           {outcome.text}
         </p>
       )}

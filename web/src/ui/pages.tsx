@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client.js";
 import { ApiError, type PendingRequest, type ProviderSummary, type SessionView } from "../api/types.js";
+import { ProviderDoctorPanel } from "./provider-doctor.js";
 import { RequestCard } from "./request-card.js";
 import type { Workspace } from "./workspace.js";
 
@@ -34,7 +35,7 @@ function modelNames(provider: ProviderSummary): string {
   return provider.omittedModels > 0 ? `${names} (+${provider.omittedModels} more)` : names;
 }
 
-/** Providers: whether each can run work (and why not), its models and capabilities. */
+/** Providers: whether each can run work (and why not), its models and capabilities; then doctor's findings, with what fixes each. */
 export function ProvidersPage() {
   const [providers, setProviders] = useState<readonly ProviderSummary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -49,7 +50,7 @@ export function ProvidersPage() {
       {error !== null && <p class="error">{error}</p>}
       {providers === null && error === null && <p class="hint">Loading…</p>}
       {providers !== null && (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Provider instances (scrolls sideways)">
           <table>
             <caption class="visually-hidden">Provider instances</caption>
             <thead>
@@ -84,6 +85,10 @@ export function ProvidersPage() {
           </table>
         </div>
       )}
+      <section class="provider-setup" aria-labelledby="doctor-title">
+        <h2 id="doctor-title">What doctor finds</h2>
+        <ProviderDoctorPanel />
+      </section>
     </main>
   );
 }

@@ -3,12 +3,16 @@ import { api } from "../api/client.js";
 import { ApiError, type PendingRequest, type ThreadShell, type Verb } from "../api/types.js";
 import { onLinkClick, pathOf } from "./router.js";
 
-/** One pending question or approval, answerable when the session holds the verb it needs. */
+/**
+ * One pending question or approval, answerable when the session holds the verb it needs: in the
+ * inbox (with a link to its thread) and in its thread's own page (`inThread`).
+ */
 export function RequestCard(props: {
   readonly request: PendingRequest;
   readonly thread: ThreadShell | undefined;
   readonly verbs: readonly Verb[];
   readonly onAnswered: () => void;
+  readonly inThread?: boolean;
 }) {
   const { request } = props;
   const [answers, setAnswers] = useState<Record<string, string>>({});
@@ -36,9 +40,13 @@ export function RequestCard(props: {
         <span class={`badge badge-${request.kind === "approval" ? "needs-attention" : "running"}`}>
           {request.kind === "approval" ? `approval · ${request.approval?.approvalKind ?? ""}` : "question"}
         </span>
-        <a href={pathOf(route)} onClick={onLinkClick(route)}>
-          {props.thread?.title ?? request.threadId}
-        </a>
+        {props.inThread === true ? (
+          <span class="request-lead">{request.kind === "approval" ? "The agent asks to run:" : "The agent asks:"}</span>
+        ) : (
+          <a href={pathOf(route)} onClick={onLinkClick(route)}>
+            {props.thread?.title ?? request.threadId}
+          </a>
+        )}
       </header>
       {request.approval !== null ? (
         <>

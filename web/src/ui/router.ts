@@ -1,11 +1,18 @@
 import { useEffect, useState } from "preact/hooks";
 
 /** A screen of the app, from its path. */
-export type Route = { readonly page: "home" } | { readonly page: "thread"; readonly threadId: string } | { readonly page: "inbox" } | { readonly page: "providers" } | { readonly page: "registry" };
+export type Route =
+  | { readonly page: "home" }
+  | { readonly page: "thread"; readonly threadId: string }
+  | { readonly page: "new"; readonly projectId: string | null }
+  | { readonly page: "inbox" }
+  | { readonly page: "providers" }
+  | { readonly page: "registry" };
 
-export function routeOf(path: string): Route {
+export function routeOf(path: string, search = ""): Route {
   const thread = /^\/threads\/([^/]+)\/?$/.exec(path);
   if (thread !== null) return { page: "thread", threadId: decodeURIComponent(thread[1]!) };
+  if (path === "/new") return { page: "new", projectId: new URLSearchParams(search).get("project") };
   if (path === "/inbox") return { page: "inbox" };
   if (path === "/providers") return { page: "providers" };
   if (path === "/registry") return { page: "registry" };
@@ -18,20 +25,22 @@ function pathSegment(value: string): string {
 }
 
 export function pathOf(route: Route): string {
-  return route.page === "thread" ? `/threads/${pathSegment(route.threadId)}` : route.page === "home" ? "/" : `/${route.page}`;
+  if (route.page === "thread") return `/threads/${pathSegment(route.threadId)}`;
+  if (route.page === "new") return route.projectId === null ? "/new" : `/new?project=${encodeURIComponent(route.projectId)}`;
+  return route.page === "home" ? "/" : `/${route.page}`;
 }
 
 /** Moves to a screen without reloading (the server serves the app on every client route). */
 export function navigate(route: Route): void {
   const path = pathOf(route);
-  if (location.pathname !== path) history.pushState(null, "", path);
+  if (location.pathname + location.search !== path) history.pushState(null, "", path);
   dispatchEvent(new PopStateEvent("popstate"));
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => routeOf(location.pathname));
+  const [route, setRoute] = useState(() => routeOf(location.pathname, location.search));
   useEffect(() => {
-    const update = () => setRoute(routeOf(location.pathname));
+    const update = () => setRoute(routeOf(location.pathname, location.search));
     addEventListener("popstate", update);
     return () => removeEventListener("popstate", update);
   }, []);

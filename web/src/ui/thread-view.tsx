@@ -1,12 +1,14 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { ApiError, type ForkResult, type RemoteTask, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
+import { threadActions, type ActionState } from "../model/thread-actions.js";
 import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
 import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
 import { Composer } from "./composer.js";
 import { RenameForm } from "./rename-form.js";
-import { navigate, onLinkClick, pathOf } from "./router.js";
+import { RequestCard } from "./request-card.js";
+import { onLinkClick, pathOf } from "./router.js";
 
 type View = "messages" | "activity";
 const PAGE = 50;
@@ -43,6 +45,15 @@ function ItemRow(props: { readonly item: TimelineItem }) {
   );
 }
 
+/** A thread action's button, disabled (saying why) when the thread's state gives it nothing to do. */
+function ActionButton(props: { readonly label: string; readonly state: ActionState; readonly onClick: () => void }) {
+  return (
+    <button type="button" onClick={props.onClick} disabled={!props.state.enabled} title={props.state.why ?? undefined}>
+      {props.label}
+    </button>
+  );
+}
+
 /** What a new fork's page says first: how its conversation travelled. */
 function forkNotice(fork: ForkResult, sourceTitle: string): string {
   const how = fork.strategy === "native" ? "the provider copied the conversation" : `the conversation goes with its first message as context (${fork.reason})`;
@@ -55,9 +66,10 @@ export function ThreadView(props: {
   readonly workspace: Workspace;
   readonly session: SessionView;
   readonly pending: ReadonlyMap<string, number>;
-  /** A message the page opens with (a fork's, saying how it was made). */
+  /** A message the page opens with (a fork's, saying how it was made; a new thread's, saying what it runs on). */
   readonly notice: string | null;
-  readonly onForked: (threadId: string, notice: string) => void;
+  /** Opens another thread with a notice (a fork just made). */
+  readonly onOpened: (threadId: string, notice: string) => void;
 }) {
   const { workspace, threadId } = props;
   const [view, setView] = useState<View>("messages");
@@ -65,7 +77,9 @@ export function ThreadView(props: {
   const [error, setError] = useState<string | null>(null);
   // The view is keyed by thread, so an outcome never outlives its thread. A refusal is an
   // error, never shown in the success colour.
-  const [actionOutcome, setActionOutcome] = useState<{ readonly text: string; readonly failed: boolean } | null>(props.notice === null ? null : { text: props.notice, failed: false });
+  const [actionOutcome, setActionOutcome] = useState<{ readonly text: string; readonly failed: boolean } | null>(
+    props.notice === null ? null : { text: props.notice, failed: false },
+  );
   const [forking, setForking] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
@@ -187,8 +201,7 @@ export function ThreadView(props: {
     setForking(true);
     try {
       const forked = await api<ForkResult>("POST", `/threads/${encodeURIComponent(threadId)}/fork`, { clientRequestId: `ui-${crypto.randomUUID()}` });
-      props.onForked(forked.thread.threadId, forkNotice(forked, thread?.title ?? ""));
-      navigate({ page: "thread", threadId: forked.thread.threadId });
+      props.onOpened(forked.thread.threadId, forkNotice(forked, thread?.title ?? ""));
     } catch (failure) {
       setActionOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
       setForking(false);
@@ -205,7 +218,9 @@ export function ThreadView(props: {
   const ancestors = ancestorsOf(workspace.threads, thread);
   const source = thread.relationship === "fork" && thread.parentThreadId !== null ? (workspace.threads.get(thread.parentThreadId) ?? null) : null;
   const canOperate = props.session.verbs.includes("operate");
+  const pendingHere = [...workspace.requests.values()].filter((request) => request.threadId === threadId).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
   const badge = badgeOf(thread, childrenOf(workspace.threads.values(), thread.threadId), props.pending.get(thread.threadId) ?? 0);
+  const actions = threadActions(thread, pendingHere.length);
   return (
     <div class="thread-layout">
       <main class="thread-view" id="main" aria-labelledby="thread-title">
@@ -254,10 +269,19 @@ export function ThreadView(props: {
                 attached: {thread.attached?.client !== null && thread.attached?.client !== undefined ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
               </span>
             )}
+            {thread.stopped === true && (
+              <span class="stopped-flag" data-thread-stopped>
+                stopped: nothing starts until Resume or a message
+              </span>
+            )}
             {source !== null && (
               <span class="forked-from">
                 forked from{" "}
-                <a href={pathOf({ page: "thread", threadId: source.threadId })} onClick={onLinkClick({ page: "thread", threadId: source.threadId })} data-fork-source-id={source.threadId}>
+                <a
+                  href={pathOf({ page: "thread", threadId: source.threadId })}
+                  onClick={onLinkClick({ page: "thread", threadId: source.threadId })}
+                  data-fork-source-id={source.threadId}
+                >
                   {source.title || "Untitled"}
                 </a>
               </span>
@@ -279,18 +303,14 @@ export function ThreadView(props: {
                 <button type="button" onClick={() => void fork()} disabled={forking}>
                   Fork
                 </button>
-                <button type="button" onClick={() => void act("interrupt")}>
-                  Interrupt
-                </button>
-                <button type="button" onClick={() => void act("stop")}>
-                  Stop
-                </button>
-                <button type="button" onClick={() => void act("resume")}>
-                  Resume
-                </button>
-                <button type="button" onClick={() => void act(thread.settledAt ? "revive" : "settle")}>
-                  {thread.settledAt ? "Revive" : "Settle"}
-                </button>
+                <ActionButton label="Interrupt" state={actions.interrupt} onClick={() => void act("interrupt")} />
+                <ActionButton label="Stop" state={actions.stop} onClick={() => void act("stop")} />
+                <ActionButton label="Resume" state={actions.resume} onClick={() => void act("resume")} />
+                {thread.settledAt ? (
+                  <ActionButton label="Revive" state={actions.revive} onClick={() => void act("revive")} />
+                ) : (
+                  <ActionButton label="Settle" state={actions.settle} onClick={() => void act("settle")} />
+                )}
               </>
             )}
           </div>
@@ -319,6 +339,23 @@ export function ThreadView(props: {
             ))}
           </ol>
         </div>
+        {pendingHere.length > 0 && (
+          <section class="thread-requests" aria-label="Waiting for you">
+            {pendingHere.map((request) => (
+              <RequestCard
+                key={request.requestId}
+                request={request}
+                thread={thread}
+                verbs={props.session.verbs}
+                inThread
+                onAnswered={() => {
+                  void workspace.refreshRequests(threadId);
+                  void workspace.refreshThread(threadId);
+                }}
+              />
+            ))}
+          </section>
+        )}
         <Composer
           threadId={threadId}
           disabled={

@@ -25,6 +25,8 @@ export interface Workspace {
   refreshThread(threadId: string): Promise<void>;
   /** Re-reads one thread's pending requests. */
   refreshRequests(threadId: string): Promise<void>;
+  /** Re-reads the projects (after one was added here). */
+  reloadProjects(): Promise<void>;
 }
 
 function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
@@ -46,6 +48,26 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   const [remoteTaskVersions, setRemoteTaskVersions] = useState<ReadonlyMap<string, number>>(new Map());
   const [stream, setStream] = useState<StreamState>("connecting");
   const refreshing = useRef(new Map<string, Promise<void>>());
+  const knownProjects = useRef(new Set<string>());
+  const readingProjects = useRef<Promise<void> | null>(null);
+
+  const reloadProjects = useCallback(async () => {
+    // One read at a time: a burst of threads in a new project costs one request.
+    if (readingProjects.current !== null) return readingProjects.current;
+    const read = (async () => {
+      try {
+        const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
+        knownProjects.current = new Set(listed.map((project) => project.projectId));
+        setProjects(listed);
+      } catch {
+        // The lists stay as they were; the next event or reload tries again.
+      } finally {
+        readingProjects.current = null;
+      }
+    })();
+    readingProjects.current = read;
+    return read;
+  }, []);
 
   const refreshThread = useCallback(async (threadId: string) => {
     // One read per thread at a time: a burst of events for it costs one request.
@@ -55,6 +77,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
       try {
         const result = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`);
         setThreads((map) => withEntry(map, threadId, result.thread));
+        // A thread in a project added elsewhere (another tab, the CLI): projects have no events of their own.
+        if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects();
         const latest = result.runs[0];
         if (latest?.summary) setLastReplies((map) => withEntry(map, threadId, latest.summary!));
       } catch {
@@ -147,6 +171,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
       try {
         const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
         if (cancelled) return;
+        knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
         const loaded = new Map<string, ThreadShell>();
         for (const project of listed) {
@@ -186,5 +211,5 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
-  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, remoteTaskVersions, refreshThread, refreshRequests };
+  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, remoteTaskVersions, refreshThread, refreshRequests, reloadProjects };
 }

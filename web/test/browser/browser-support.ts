@@ -17,7 +17,8 @@ export const SCREENSHOTS = fileURLToPath(new URL("../screenshots/", import.meta.
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: false });
+  // Transitions finish first (the drawer slides out when the viewport narrows).
+  await page.screenshot({ path, fullPage: false, animations: "disabled" });
   return path;
 }
 

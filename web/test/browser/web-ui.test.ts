@@ -457,8 +457,11 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator("[data-thread-status]").filter({ hasText: "interrupted" }).waitFor(UI_WAIT);
       expect(lab.host.store.select("run", "thread_id = ?", [thread.id]).map((run) => run.status)).toEqual(["interrupted"]);
 
-      // Resume would start work broader than the session may: refused, and shown as an error.
-      await page.getByRole("button", { name: "Resume" }).click();
+      // Nothing runs now and it was not stopped: Stop and Resume have nothing to do, so they are not offered.
+      expect(await page.getByRole("button", { name: "Stop" }).getAttribute("title")).toBe("Nothing is running or queued.");
+      expect(await page.getByRole("button", { name: "Resume" }).isDisabled()).toBe(true);
+      // A fork would run in its source's modes, broader than the session may: refused, and shown as an error.
+      await page.getByRole("button", { name: "Fork" }).click();
       const refusal = page.getByRole("alert").filter({ hasText: "broader than the caller's" });
       await refusal.waitFor(UI_WAIT);
       expect(await refusal.evaluate((element) => element.classList.contains("error") && !element.classList.contains("outcome"))).toBe(true);

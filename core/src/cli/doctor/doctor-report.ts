@@ -4,8 +4,10 @@
  * works but is worth knowing is a `warn`.
  */
 
-/** How one check came out. */
-export type FindingStatus = "ok" | "info" | "warn" | "fail";
+import type { FindingStatus } from "../../services/provider-findings.js";
+
+/** How one check came out (the API's provider findings use the same words). */
+export type { FindingStatus };
 
 /** What a finding is about. */
 export type FindingArea = "node" | "install" | "home" | "config" | "lock" | "database" | "plugin" | "provider" | "port";

@@ -5,6 +5,7 @@ import { McpSessionRegistry } from "../../services/credentials/mcp-session-regis
 import { CallerContext } from "../../services/caller-context.js";
 import { CapabilitiesService } from "../../services/capabilities-service.js";
 import { ProjectService } from "../../services/project-service.js";
+import { ProviderDoctorService } from "../../services/provider-doctor-service.js";
 import { DelegatedTaskService } from "../../services/delegation/delegated-task-service.js";
 import { PendingRequestService } from "../../services/pending-request-service.js";
 import { ThreadLaunchService } from "../../services/thread-launch-service.js";
@@ -106,7 +107,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
   const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit, remoteChildren: host.container.resolve(RemoteChildren) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), providerDoctor: host.container.resolve(ProviderDoctorService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit, remoteChildren: host.container.resolve(RemoteChildren) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   // Plugins' operations mount on the same router, so they get its authentication, scope
   // checks, CSRF rules and failure shape; a plugin whose routes are malformed gets none.
   const pluginWork = new AbortController();

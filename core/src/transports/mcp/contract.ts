@@ -62,6 +62,7 @@ export const ThreadShell = z
     snoozedUntil: z.string().nullable(),
     settled: z.boolean().describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
     settledAt: z.string().nullable(),
+    stopped: z.boolean().optional().describe("Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message."),
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),

@@ -12,7 +12,11 @@ export interface paths {
         /** List the projects this token may use */
         get: operations["listProjects"];
         put?: never;
-        post?: never;
+        /**
+         * Add a folder as a project
+         * @description Like switchyard project add: the folder must exist and the path be absolute. Adding a folder that is a project already returns it (existed: true), renamed when name differs. Only a client whose token may use every project may add one (a token limited to some projects, an agent or a linked environment answers capability_denied, details.reason).
+         */
+        post: operations["addProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -422,6 +426,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/providers/doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * switchyard doctor's provider findings: what each instance lacks and what fixes it
+         * @description Read-only, from the provider snapshot (never a probe on the call's path): each configured instance with doctor's status and line, whether it can run work, and when not, why (problem, which names the fix) and the command that installs its harness when it was not found (install). configFile is where instances are configured, drivers the driver kinds loaded plugins offer. For a client (a token or the web UI): an agent or a linked environment answers capability_denied.
+         */
+        get: operations["providerDoctor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -553,6 +577,12 @@ export interface components {
             model?: string;
             /** @description A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default. */
             effort?: string;
+        };
+        AddProjectBody: {
+            /** @description The folder's absolute path on the server's machine. It must exist. */
+            path: string;
+            /** @description Its name (default: the folder's name). Adding the folder again with another name renames the project. */
+            name?: string;
         };
         CreateThreadsBody: {
             threads: {
@@ -791,6 +821,8 @@ export interface components {
             /** @description Settled with set_thread_settled: its work is done; a message sent to it revives it. */
             settled: boolean;
             settledAt: string | null;
+            /** @description Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message. */
+            stopped?: boolean;
             blockedOnThreadWait: boolean;
             pendingBackgroundTasks: number;
             /** @enum {string} */
@@ -1020,6 +1052,18 @@ export interface components {
                 /** @description The Scratch project, where threads launched without a project work. */
                 scratch: boolean;
             }[];
+        };
+        AddedProject: {
+            project: {
+                projectId: string;
+                name: string;
+                /** @description The project's folder. */
+                rootPath: string;
+                /** @description The Scratch project, where threads launched without a project work. */
+                scratch: boolean;
+            };
+            /** @description The folder was a project already. */
+            existed: boolean;
         };
         ThreadList: {
             projectId: string;
@@ -1701,6 +1745,43 @@ export interface components {
                 interrupt: "running_turns" | "unstarted_only";
             }[];
         };
+        ProviderDoctor: {
+            /** @description The config file whose providers list configures instances. */
+            configFile: string;
+            /** @description Driver kinds the loaded plugins offer (what an instance's driver may be). */
+            drivers: string[];
+            /** @description Some instance can run work now. */
+            ready: boolean;
+            providers: {
+                providerInstanceId: string;
+                driverKind: string;
+                displayName: string;
+                /**
+                 * @description doctor's verdict: fail when it cannot run work, warn when it can with a caveat, info when disabled.
+                 * @enum {string}
+                 */
+                status: "ok" | "info" | "warn" | "fail";
+                /** @description doctor's line for it. */
+                detail: string;
+                canRunWork: boolean;
+                /** @description Its first check is still running: nothing is known yet. */
+                checking: boolean;
+                enabled: boolean;
+                /** @description Why it cannot run work, in words that say what to do; null when it can. */
+                problem: string | null;
+                /** @description The command that installs its harness, when the harness was not found. */
+                install: string | null;
+                version: string | null;
+                authenticated: (boolean | "unknown") | null;
+                /**
+                 * @description How it reaches Switchyard's tools.
+                 * @enum {string}
+                 */
+                mcp: "http" | "stdio" | "none";
+                warnings: string[];
+                checkedAt: string | null;
+            }[];
+        };
         Usage: {
             own: {
                 /**
@@ -2090,6 +2171,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    addProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddProjectBody"];
+            };
+        };
+        responses: {
+            /** @description Add a folder as a project */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedProject"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */
@@ -3105,6 +3228,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderSnapshot"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    providerDoctor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description switchyard doctor's provider findings: what each instance lacks and what fixes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderDoctor"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

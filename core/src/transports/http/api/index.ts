@@ -2,8 +2,8 @@ import type { ApiRoute } from "./api-route.js";
 import { eventsRoute } from "./routes/events.js";
 import { openApiRoute } from "./routes/openapi.js";
 import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
-import { listProjectsRoute } from "./routes/projects.js";
-import { listProvidersRoute } from "./routes/providers.js";
+import { addProjectRoute, listProjectsRoute } from "./routes/projects.js";
+import { listProvidersRoute, providerDoctorRoute } from "./routes/providers.js";
 import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
 import { listRemoteTasksRoute } from "./routes/remote-tasks.js";
@@ -26,6 +26,7 @@ export { ApiFailure, FAILURE_STATUS, HTTP_FAILURE_CODES } from "./api-errors.js"
  */
 export const API_ROUTES: readonly ApiRoute[] = [
   listProjectsRoute,
+  addProjectRoute,
   listThreadsRoute,
   createThreadsRoute,
   readThreadRoute,
@@ -49,6 +50,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   updateScheduledTaskRoute,
   deleteScheduledTaskRoute,
   listProvidersRoute,
+  providerDoctorRoute,
   usageRoute,
   listAuditRoute,
   eventsRoute,
