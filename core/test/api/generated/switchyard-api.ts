@@ -2117,7 +2117,7 @@ export interface components {
             };
         };
         SignedInWebSession: {
-            verbs: ("read" | "operate" | "approve")[];
+            verbs: ("read" | "operate" | "approve" | "install")[];
             /** @description The projects it may use ("*": every project). */
             projects: "*" | string[];
             ceiling: {
