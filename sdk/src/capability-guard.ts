@@ -4,12 +4,12 @@ import {
   type ProviderCapabilities,
 } from "@switchyard/spec";
 
-/** The typed error an adapter throws for a capability it declared false. */
+/** The typed error an adapter throws for a capability it declared false. @public */
 export function unsupported(capability: CapabilityName, provider: string, message?: string): UnsupportedCapabilityError {
   return new UnsupportedCapabilityError(capability, provider, message);
 }
 
-/** Reads a dotted capability as a boolean (quality values count as present unless `none`). */
+/** Reads a dotted capability as a boolean (quality values count as present unless `none`). @public */
 export function capabilityEnabled(capabilities: ProviderCapabilities, capability: CapabilityName): boolean {
   const [group, field] = capability.split(".") as [keyof ProviderCapabilities, string];
   const value = (capabilities[group] as unknown as Record<string, unknown>)[field];
@@ -19,7 +19,7 @@ export function capabilityEnabled(capabilities: ProviderCapabilities, capability
   return false;
 }
 
-/** Throws `unsupported_capability` unless the capability is declared. */
+/** Throws `unsupported_capability` unless the capability is declared. @public */
 export function requireCapability(capabilities: ProviderCapabilities, capability: CapabilityName, provider: string): void {
   if (!capabilityEnabled(capabilities, capability)) throw unsupported(capability, provider);
 }

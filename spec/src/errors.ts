@@ -3,6 +3,7 @@ import type { CapabilityNameV1 } from "./v1/capabilities.js";
 /**
  * Stable error codes. Errors cross the plugin boundary by `code`, never by `instanceof`: a
  * plugin may bundle its own copy of the sdk.
+ * @public
  */
 export const ERROR_CODES = [
   /** A declared-false or unimplemented capability was asked for. */
@@ -40,10 +41,10 @@ export const ERROR_CODES = [
   "internal",
 ] as const;
 
-/** One of {@link ERROR_CODES}. */
+/** One of {@link ERROR_CODES}. @public */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The plain shape every Switchyard error has; what crosses process and plugin boundaries. */
+/** The plain shape every Switchyard error has; what crosses process and plugin boundaries. @public */
 export interface SwitchyardErrorShape {
   /** Stable machine-readable code. */
   readonly code: ErrorCode;
@@ -53,7 +54,7 @@ export interface SwitchyardErrorShape {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
-/** Base class for typed errors. Test with {@link hasErrorCode}, not `instanceof`. */
+/** Base class for typed errors. Test with {@link hasErrorCode}, not `instanceof`. @public */
 export class SwitchyardError extends Error implements SwitchyardErrorShape {
   /** Stable machine-readable code. */
   readonly code: ErrorCode;
@@ -75,7 +76,7 @@ export class SwitchyardError extends Error implements SwitchyardErrorShape {
   }
 }
 
-/** Thrown when a capability the caller needs is declared false or not implemented. */
+/** Thrown when a capability the caller needs is declared false or not implemented. @public */
 export class UnsupportedCapabilityError extends SwitchyardError {
   /** The capability that was missing. */
   readonly capability: CapabilityNameV1;
@@ -91,7 +92,7 @@ export class UnsupportedCapabilityError extends SwitchyardError {
   }
 }
 
-/** True when `error` carries the given code (or any Switchyard code when `code` is omitted). */
+/** True when `error` carries the given code (or any Switchyard code when `code` is omitted). @public */
 export function hasErrorCode(error: unknown, code?: ErrorCode): error is SwitchyardErrorShape {
   if (typeof error !== "object" || error === null) return false;
   const candidate = (error as { code?: unknown }).code;
@@ -99,7 +100,7 @@ export function hasErrorCode(error: unknown, code?: ErrorCode): error is Switchy
   return code === undefined || candidate === code;
 }
 
-/** Converts anything thrown into the plain error shape, keeping a code it already carries. */
+/** Converts anything thrown into the plain error shape, keeping a code it already carries. @public */
 export function toErrorShape(error: unknown, fallback: ErrorCode = "internal"): SwitchyardErrorShape {
   if (hasErrorCode(error)) {
     return error.details === undefined

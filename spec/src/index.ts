@@ -4,7 +4,9 @@
  * that imports it pulls in nothing else.
  *
  * Every interface carries its spec version in its name (`OrchestrationAdapterV1`); the names
- * without a version (`OrchestrationAdapter`) are aliases of the current version.
+ * without a version (`OrchestrationAdapter`) are aliases of the current version. Every export's
+ * TSDoc carries a release tag: `@public` (changes only with the spec's semver) or
+ * `@experimental` (may still change in a spec minor); docs/releasing.md, "Release tags".
  */
 export * from "./version.js";
 export * from "./modes.js";

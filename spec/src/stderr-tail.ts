@@ -1,6 +1,6 @@
-/** How many lines of a harness's stderr a provider error carries. */
+/** How many lines of a harness's stderr a provider error carries. @public */
 export const STDERR_TAIL_LINES = 20;
-/** How many characters of a harness's stderr a provider error carries. */
+/** How many characters of a harness's stderr a provider error carries. @public */
 export const STDERR_TAIL_BYTES = 4_096;
 
 /** Environment variable names whose values are credentials. */
@@ -18,6 +18,7 @@ const SECRET_PATTERNS: readonly [RegExp, string][] = [
  * {@link STDERR_TAIL_LINES} lines and {@link STDERR_TAIL_BYTES} characters are kept, and
  * `text()` scrubs secrets: bearer tokens, key-shaped strings, and the values of the
  * credential-named variables the process was started with.
+ * @public
  */
 export class StderrTail {
   private buffer = "";
@@ -61,6 +62,7 @@ export class StderrTail {
  * `message` with a harness's stderr tail appended, for provider errors:
  * `codex app-server exited (code 1). Its stderr ended with: …`. Returns `message` unchanged
  * when the tail is empty or the message already contains it.
+ * @public
  */
 export function withStderrTail(message: string, tail: string | null | undefined): string {
   const trimmed = tail?.trim() ?? "";

@@ -7,7 +7,7 @@ import { AcpAgentNegotiation, staticAcpCapabilities } from "./acp-negotiation.js
 import { probeAcpAgent } from "./acp-probe.js";
 import { AcpProviderSession } from "./acp-session.js";
 
-/** Options for {@link createAcpDriver} and {@link createAcpAdapter}. */
+/** Options for {@link createAcpDriver} and {@link createAcpAdapter}. @public */
 export interface AcpAdapterOptions {
   /**
    * Starts the agent. Default: `context.process.spawn` (own process group) with ACP over stdio.
@@ -20,6 +20,7 @@ export interface AcpAdapterOptions {
  * The OrchestrationAdapter of one ACP provider instance, on the kit's adapter shell. Each
  * session runs its own agent process; what the agent advertises at `initialize` (in a probe
  * or a session) refines `capabilities()`.
+ * @public
  */
 export function createAcpAdapter<TOptions>(
   flavor: AcpFlavor<TOptions>,
@@ -52,7 +53,7 @@ export function createAcpAdapter<TOptions>(
   });
 }
 
-/** Turns a flavor into a Switchyard driver. */
+/** Turns a flavor into a Switchyard driver. @public */
 export function createAcpDriver<TOptions>(flavor: AcpFlavor<TOptions>, adapterOptions: AcpAdapterOptions = {}): ProviderDriver<TOptions> {
   return defineDriver<TOptions>({
     driverKind: flavor.driverKind,

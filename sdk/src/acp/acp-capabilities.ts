@@ -16,6 +16,7 @@ import type { AcpAgentDescription, AcpModeMapping, AcpSessionModels } from "./ac
  * - ACP has no system prompt: instructions travel in the first prompt.
  * - Runtime modes are enforced at the client boundary (permission answers), so all three are
  *   offered; the switch between turns is declared only when the agent has modes to switch.
+ * @public
  */
 export const ACP_BASE_CAPABILITIES: CapabilityDeclaration = Object.freeze({
   sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
@@ -37,21 +38,21 @@ export const ACP_BASE_CAPABILITIES: CapabilityDeclaration = Object.freeze({
   interactionModes: ["default"],
 } satisfies CapabilityDeclaration);
 
-/** The agent mode id that stands for plan mode, if the agent has one. */
+/** The agent mode id that stands for plan mode, if the agent has one. @public */
 export function planModeId(agent: Pick<AcpAgentDescription, "modes" | "configOptions">, mapping: AcpModeMapping | undefined): string | null {
   const ids = agentModeIds(agent);
   const wanted = mapping?.plan ?? "plan";
   return ids.includes(wanted) ? wanted : null;
 }
 
-/** Every mode id the agent offers, through `modes` or a config option of category `mode`. */
+/** Every mode id the agent offers, through `modes` or a config option of category `mode`. @public */
 export function agentModeIds(agent: Pick<AcpAgentDescription, "modes" | "configOptions">): string[] {
   const fromModes = agent.modes?.availableModes.map((mode) => mode.id) ?? [];
   const option = findConfigOption(agent.configOptions, "mode");
   return [...fromModes, ...(option ? selectValues(option) : [])];
 }
 
-/** The first select config option of a category (`model`, `mode`). */
+/** The first select config option of a category (`model`, `mode`). @public */
 export function findConfigOption(
   options: readonly acp.SessionConfigOption[] | null | undefined,
   category: string,
@@ -59,7 +60,7 @@ export function findConfigOption(
   return options?.find((option): option is acp.SessionConfigOption & { type: "select" } => option.category === category && option.type === "select");
 }
 
-/** The values a select option accepts (groups flattened). */
+/** The values a select option accepts (groups flattened). @public */
 export function selectValues(option: acp.SessionConfigOption & { type: "select" }): string[] {
   const values: string[] = [];
   for (const entry of option.options) {
@@ -73,6 +74,7 @@ export function selectValues(option: acp.SessionConfigOption & { type: "select" 
  * The `models` field of a session setup response (the earlier unstable ACP shape), or null
  * when the response has none or it is malformed. The SDK's v1 types no longer name the field,
  * so it is read from the raw response.
+ * @public
  */
 export function sessionModelsOf(response: unknown): AcpSessionModels | null {
   if (typeof response !== "object" || response === null) return null;
@@ -94,6 +96,7 @@ export function sessionModelsOf(response: unknown): AcpSessionModels | null {
  * The models an agent advertised for its latest session: the values of its `model` config
  * option, else its `models` list. The current one is marked `isDefault`. All are the agent's
  * own catalog (`harness_catalog`): ACP does not say whether the agent's endpoint serves them.
+ * @public
  */
 export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null): ModelDescriptor[] {
   if (agent === null) return [];
@@ -121,6 +124,7 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
  * The efforts an agent takes: the values of its `thought_level` config option (ACP's category
  * for reasoning effort), offered for every model it lists, since ACP does not tie the option
  * to a model. An agent without one takes no effort setting.
+ * @public
  */
 export function advertisedEfforts(agent: Pick<AcpAgentDescription, "configOptions">): Pick<ModelDescriptor, "efforts" | "defaultEffort"> {
   const option = findConfigOption(agent.configOptions, "thought_level");
@@ -143,6 +147,7 @@ export function advertisedEfforts(agent: Pick<AcpAgentDescription, "configOption
  *   → `sessions.modelSwitchInSession`;
  * - session modes (or a `mode` config option) → `sessions.runtimeModeSwitchInSession`, and
  *   `plan` among the interaction modes when a plan mode exists.
+ * @public
  */
 export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: AcpModeMapping): CapabilityDeclaration {
   const caps = agent.initialize.agentCapabilities ?? {};

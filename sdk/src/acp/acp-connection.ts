@@ -3,14 +3,14 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { SwitchyardError, hasErrorCode } from "@switchyard/spec";
 import type { AcpChannel, AcpChannelFactory, AcpLaunchCommand } from "./acp-flavor.js";
 
-/** What the shared adapter tells every agent it can do as a client. */
+/** What the shared adapter tells every agent it can do as a client. @public */
 export const ACP_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: false,
   elicitation: { form: {}, url: {} },
 };
 
-/** The default channel: the agent as a child process in its own group, ACP over its stdio. */
+/** The default channel: the agent as a child process in its own group, ACP over its stdio. @public */
 export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
   const child = options.context.process.spawn(launch.command, launch.args, {
     cwd: options.cwd,
@@ -122,6 +122,7 @@ export function initializeAgent(connection: acp.ClientConnection, hostVersion: s
  * Sends `authenticate` with `methodId` when the agent lists auth methods and a method was
  * chosen; without a choice the agent's own cached login is used. A method the agent does not
  * offer, or a failed authentication, is `provider_unavailable`.
+ * @public
  */
 export async function authenticateAgent(
   connection: acp.ClientConnection,
@@ -152,6 +153,7 @@ export const ACP_AUTH_REQUIRED = -32000;
 /**
  * Sends `session/new`. An `auth_required` answer becomes `provider_unavailable` naming the
  * agent's auth methods (`details.authRequired: true`); any other refusal is `provider_error`.
+ * @public
  */
 export async function openNewSession(
   connection: acp.ClientConnection,
@@ -183,12 +185,12 @@ export function launchEnv(instanceEnv: Readonly<Record<string, string>>, launch:
   return { ...instanceEnv, ...(launch.env ?? {}) };
 }
 
-/** Waits one macrotask, so every message received so far has reached its handler. */
+/** Waits one macrotask, so every message received so far has reached its handler. @public */
 export function settleInbound(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** A promise chain that runs tasks one at a time, in the order they were queued. */
+/** A promise chain that runs tasks one at a time, in the order they were queued. @public */
 export class SerialQueue {
   private tail: Promise<void> = Promise.resolve();
 

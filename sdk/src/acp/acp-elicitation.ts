@@ -23,6 +23,7 @@ function enumOptions(property: PropertySchema): { label: string; description?: s
 /**
  * A form elicitation (`elicitation/create`, mode `form`) as a user-input request: one question
  * per schema property, keyed by the property name.
+ * @public
  */
 export function elicitationQuestions(request: acp.CreateElicitationRequest): UserInputRequest {
   const schema = (request as { requestedSchema?: { properties?: Record<string, PropertySchema>; required?: string[] | null } }).requestedSchema;
@@ -43,7 +44,7 @@ export function elicitationQuestions(request: acp.CreateElicitationRequest): Use
   return { kind: "user_input", questions, blocking: true };
 }
 
-/** A URL elicitation as an approval (the user is sent to a page; the agent waits). */
+/** A URL elicitation as an approval (the user is sent to a page; the agent waits). @public */
 export function elicitationApproval(request: acp.CreateElicitationRequest): ApprovalRequest {
   const url = (request as { url?: unknown }).url;
   return {
@@ -66,7 +67,7 @@ function coerce(value: string | readonly string[], property: PropertySchema | un
   return single;
 }
 
-/** The elicitation response for the host's answer. */
+/** The elicitation response for the host's answer. @public */
 export function elicitationResponse(request: acp.CreateElicitationRequest, response: RuntimeRequestResponse): acp.CreateElicitationResponse {
   if (response.kind === "dismiss") return { action: "cancel" };
   if (response.kind === "approval") {

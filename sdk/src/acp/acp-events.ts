@@ -10,13 +10,13 @@ import { acpUsageOf } from "./acp-usage.js";
  * (acp-turn.ts) applies the results to its ledger; nothing here emits.
  */
 
-/** How a tool call ended, when its update says it did. */
+/** How a tool call ended, when its update says it did. @public */
 export interface AcpToolCallEnd {
   readonly status: "completed" | "failed";
   readonly output?: string;
 }
 
-/** What one `session/update` means. */
+/** What one `session/update` means. @public */
 export type AcpUpdate =
   /** Assistant text. */
   | { readonly kind: "message_chunk"; readonly text: string }
@@ -37,7 +37,7 @@ export type AcpUpdate =
   /** Nothing to report (our own prompt echoed, usage, commands, session info, empty chunks). */
   | { readonly kind: "none" };
 
-/** What the mapping needs to know about the session. */
+/** What the mapping needs to know about the session. @public */
 export interface AcpUpdateContext {
   /** The MCP servers the session injected: their names identify MCP tool calls. */
   readonly injectedServers: readonly string[];
@@ -45,7 +45,7 @@ export interface AcpUpdateContext {
   readonly toolKind?: (toolCall: acp.ToolCall | acp.ToolCallUpdate) => ToolKind | undefined;
 }
 
-/** Reads one `session/update`. */
+/** Reads one `session/update`. @public */
 export function readSessionUpdate(update: acp.SessionUpdate, context: AcpUpdateContext): AcpUpdate {
   switch (update.sessionUpdate) {
     case "agent_message_chunk":
@@ -66,7 +66,7 @@ export function readSessionUpdate(update: acp.SessionUpdate, context: AcpUpdateC
   }
 }
 
-/** A tool call as `tool_call.started` describes it. */
+/** A tool call as `tool_call.started` describes it. @public */
 export function toolCallStartOf(call: acp.ToolCall | acp.ToolCallUpdate, context: AcpUpdateContext): ToolCallStart {
   const kind = context.toolKind?.(call) ?? toolKindOf(call, context.injectedServers);
   const mcp = mcpServerOf(call, context.injectedServers);
@@ -81,14 +81,14 @@ export function toolCallStartOf(call: acp.ToolCall | acp.ToolCallUpdate, context
   };
 }
 
-/** The end of a tool call, when its status is terminal. */
+/** The end of a tool call, when its status is terminal. @public */
 export function toolCallEndOf(call: acp.ToolCall | acp.ToolCallUpdate): AcpToolCallEnd | null {
   if (call.status !== "completed" && call.status !== "failed") return null;
   const output = toolOutputText(call);
   return { status: call.status, ...(output !== undefined ? { output } : {}) };
 }
 
-/** How a turn ends for a `session/prompt` response. */
+/** How a turn ends for a `session/prompt` response. @public */
 export interface AcpPromptEnding {
   readonly status: TurnTerminalStatus;
   readonly error?: ProviderTurnError;
@@ -101,6 +101,7 @@ export interface AcpPromptEnding {
  * The stop reason as a terminal: end_turn → completed; max_tokens and max_turn_requests →
  * completed with a warning; refusal → failed (the task was not done); cancelled → interrupted
  * when Switchyard asked for it, else cancelled; anything else → completed with a warning.
+ * @public
  */
 export function promptEnding(response: acp.PromptResponse, interruptRequested: boolean): AcpPromptEnding {
   const usage = response.usage ? { usage: acpUsageOf(response.usage) } : {};
@@ -120,10 +121,10 @@ export function promptEnding(response: acp.PromptResponse, interruptRequested: b
   }
 }
 
-/** How the agent process ended, or null when only its connection closed. */
+/** How the agent process ended, or null when only its connection closed. @public */
 export type AcpAgentExit = { readonly exitCode: number | null; readonly signal: string | null } | null;
 
-/** The `session.exited` report for a dead agent (its stderr tail in the reason); a clean exit carries no error. */
+/** The `session.exited` report for a dead agent (its stderr tail in the reason); a clean exit carries no error. @public */
 export function agentExitReport(exit: AcpAgentExit, stderrTail: string | undefined): { readonly reason: string; readonly error?: ProviderTurnError } {
   const how = exit === null ? "closed its connection" : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
   const reason = withStderrTail(`The ACP agent process ${how}.`, stderrTail);
@@ -131,7 +132,7 @@ export function agentExitReport(exit: AcpAgentExit, stderrTail: string | undefin
   return { reason, error: { code: exit?.exitCode != null ? String(exit.exitCode) : "agent_exited", message: reason } };
 }
 
-/** One turn of a conversation, as an agent replays it. */
+/** One turn of a conversation, as an agent replays it. @public */
 export interface AcpReplayedTurn {
   userText: string;
   assistantText: string;
@@ -141,6 +142,7 @@ export interface AcpReplayedTurn {
  * The turns of the history an agent replays during `session/load`: each run of user text opens
  * a turn, the assistant text after it belongs to it. Other updates (tools, thoughts) are not
  * part of a snapshot.
+ * @public
  */
 export function replayedTurns(updates: readonly acp.SessionUpdate[]): AcpReplayedTurn[] {
   const turns: AcpReplayedTurn[] = [];

@@ -16,7 +16,7 @@ import type {
 } from "@switchyard/spec";
 import type { RuntimeRequestOutcome } from "../harness/index.js";
 
-/** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. */
+/** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. @public */
 export interface AcpLaunchCommand {
   /** The executable (a name on PATH or an absolute path). */
   readonly command: string;
@@ -26,7 +26,7 @@ export interface AcpLaunchCommand {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** What a flavor gets to resolve its launch command. */
+/** What a flavor gets to resolve its launch command. @public */
 export interface AcpLaunchInput<TOptions> {
   /** The configured instance. */
   readonly instance: ProviderInstanceDescriptor;
@@ -48,6 +48,7 @@ export interface AcpLaunchInput<TOptions> {
 /**
  * A running agent as the shared adapter sees it: an ACP message stream plus a way to stop it.
  * The default comes from `PluginContext.process.spawn` (own process group); tests may inject one.
+ * @public
  */
 export interface AcpChannel {
   /** The ACP message stream (for example `acp.ndJsonStream(stdin, stdout)`). */
@@ -62,13 +63,13 @@ export interface AcpChannel {
   stderrTail?(): string;
 }
 
-/** Starts an agent for the shared adapter. Replaces the default `context.process.spawn` path. */
+/** Starts an agent for the shared adapter. Replaces the default `context.process.spawn` path. @public */
 export type AcpChannelFactory = (
   launch: AcpLaunchCommand,
   options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly label: string; readonly context: PluginContext },
 ) => AcpChannel | Promise<AcpChannel>;
 
-/** What the agent told us at `initialize` (and, once a session is open, at session setup). */
+/** What the agent told us at `initialize` (and, once a session is open, at session setup). @public */
 export interface AcpAgentDescription {
   /** The `initialize` response. */
   readonly initialize: acp.InitializeResponse;
@@ -84,7 +85,7 @@ export interface AcpAgentDescription {
   readonly models?: AcpSessionModels | null;
 }
 
-/** The earlier unstable ACP model state (`NewSessionResponse.models`), read defensively. */
+/** The earlier unstable ACP model state (`NewSessionResponse.models`), read defensively. @public */
 export interface AcpSessionModels {
   /** The model in use. */
   readonly currentModelId: string;
@@ -97,6 +98,7 @@ export interface AcpSessionModels {
  * the adapter looks for a mode whose id equals the Switchyard name (`plan`, `full-access`…);
  * without such a mode the runtime mode is still enforced at the client boundary (permission
  * answers), and plan mode is not offered.
+ * @public
  */
 export interface AcpModeMapping {
   /** Agent mode id per runtime mode. */
@@ -108,10 +110,11 @@ export interface AcpModeMapping {
 /**
  * The outcome of a runtime request the adapter opened on behalf of a flavor: the kit's
  * {@link RuntimeRequestOutcome} (a dismissal is `cancelled`, never an answer).
+ * @public
  */
 export type AcpRuntimeRequestOutcome = RuntimeRequestOutcome;
 
-/** The turn currently running in a session. */
+/** The turn currently running in a session. @public */
 export interface AcpTurnView {
   /** The host's turn id. */
   readonly turnId: string;
@@ -124,6 +127,7 @@ export interface AcpTurnView {
 /**
  * What flavor extension handlers and hooks may do with a session. Everything that emits goes
  * through the session's serial queue, so it stays ordered with `session/update` processing.
+ * @public
  */
 export interface AcpSessionHandle {
   /** The host's provider session id. */
@@ -154,7 +158,7 @@ export interface AcpSessionHandle {
   ): Promise<AcpRuntimeRequestOutcome>;
 }
 
-/** What an extension request or notification handler gets. */
+/** What an extension request or notification handler gets. @public */
 export interface AcpExtensionInput {
   /** The JSON-RPC method, as the agent sent it. */
   readonly method: string;
@@ -166,7 +170,7 @@ export interface AcpExtensionInput {
   readonly signal: AbortSignal;
 }
 
-/** Custom (`_`-prefixed) methods a flavor answers, registered through the SDK's fallback handlers. */
+/** Custom (`_`-prefixed) methods a flavor answers, registered through the SDK's fallback handlers. @public */
 export interface AcpExtensions {
   /** Request handlers by method name. Their return value is the JSON-RPC result. */
   readonly requests?: Readonly<Record<string, (input: AcpExtensionInput) => Promise<unknown> | unknown>>;
@@ -174,7 +178,7 @@ export interface AcpExtensions {
   readonly notifications?: Readonly<Record<string, (input: AcpExtensionInput) => Promise<void> | void>>;
 }
 
-/** Optional hooks; each one refines a default the shared adapter already has. */
+/** Optional hooks; each one refines a default the shared adapter already has. @public */
 export interface AcpFlavorHooks<TOptions> {
   /**
    * Rewrites what the agent advertised at `initialize` before anything uses it (negotiation,
@@ -205,6 +209,7 @@ export interface AcpFlavorHooks<TOptions> {
 /**
  * One ACP-speaking provider: what differs between ACP agents, as data and small functions.
  * `createAcpDriver(flavor)` turns it into a Switchyard driver.
+ * @public
  */
 export interface AcpFlavor<TOptions = unknown> {
   /** The driver kind (`grok`, `acp-registry`). */
@@ -271,7 +276,7 @@ export interface AcpFlavor<TOptions = unknown> {
   readonly cancelTimeoutMs?: number;
 }
 
-/** The mode mapping a flavor uses for an instance's options. */
+/** The mode mapping a flavor uses for an instance's options. @public */
 export function modeMappingOf<TOptions>(flavor: Pick<AcpFlavor<TOptions>, "modes">, options: TOptions): AcpModeMapping | undefined {
   return typeof flavor.modes === "function" ? flavor.modes({ options }) : flavor.modes;
 }

@@ -33,6 +33,7 @@ async function realpathOfNearest(target: string): Promise<string> {
  * The file system an ACP agent reaches through `fs/read_text_file` and `fs/write_text_file`,
  * confined to one directory. Paths must be absolute (as ACP requires); every path is resolved
  * through `realpath`, so neither `..` nor a symlink can leave the root.
+ * @public
  */
 export class ConfinedFileSystem {
   private rootReal: Promise<string> | null = null;

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { SwitchyardError, type McpEndpointGrant } from "@switchyard/spec";
 
-/** Which transport carried the Switchyard MCP endpoint to the agent. */
+/** Which transport carried the Switchyard MCP endpoint to the agent. @public */
 export type AcpMcpInjection = "http" | "stdio-bridge" | "none";
 
 /**
@@ -10,6 +10,7 @@ export type AcpMcpInjection = "http" | "stdio-bridge" | "none";
  *   `Authorization: Bearer` header.
  * - Otherwise the stdio bridge the host offers: command plus env; the token is only in env.
  * Never log the result: it carries the credential.
+ * @public
  */
 export function buildAcpMcpServers(
   grant: McpEndpointGrant | null,

@@ -9,7 +9,7 @@ import {
 import { ACP_BASE_CAPABILITIES, advertisedModels, negotiateAcpCapabilities } from "./acp-capabilities.js";
 import { modeMappingOf, type AcpAgentDescription, type AcpFlavor } from "./acp-flavor.js";
 
-/** The flavor's static declaration over the ACP base: what instances claim before negotiation. */
+/** The flavor's static declaration over the ACP base: what instances claim before negotiation. @public */
 export function staticAcpCapabilities<TOptions>(flavor: AcpFlavor<TOptions>): ProviderCapabilities {
   const base = mergeCapabilities(NO_CAPABILITIES, ACP_BASE_CAPABILITIES).capabilities;
   return mergeCapabilities(base, flavor.capabilities).capabilities;
@@ -19,6 +19,7 @@ export function staticAcpCapabilities<TOptions>(flavor: AcpFlavor<TOptions>): Pr
  * What one provider instance has learned about its agent (the latest `initialize` and session
  * setup, from a probe or a session), and the capabilities and models that follow from it.
  * Before any agent has been seen, the flavor's static declaration holds.
+ * @public
  */
 export class AcpAgentNegotiation<TOptions> {
   #agent: AcpAgentDescription | null = null;

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ApprovalDecision, ApprovalKind, ApprovalOption, ApprovalRequest, RuntimeMode } from "@switchyard/spec";
 
-/** What an ACP permission option kind means as a Switchyard decision. */
+/** What an ACP permission option kind means as a Switchyard decision. @public */
 export function decisionOfOptionKind(kind: acp.PermissionOptionKind): ApprovalDecision {
   switch (kind) {
     case "allow_once":
@@ -14,12 +14,12 @@ export function decisionOfOptionKind(kind: acp.PermissionOptionKind): ApprovalDe
   }
 }
 
-/** The options of a permission request, as approval options. */
+/** The options of a permission request, as approval options. @public */
 export function approvalOptions(options: readonly acp.PermissionOption[]): ApprovalOption[] {
   return options.map((option) => ({ id: option.optionId, label: option.name, decision: decisionOfOptionKind(option.kind) }));
 }
 
-/** What kind of approval a tool call asks for, from its ACP kind. */
+/** What kind of approval a tool call asks for, from its ACP kind. @public */
 export function approvalKindOf(toolKind: acp.ToolKind | null | undefined): ApprovalKind {
   switch (toolKind) {
     case "execute":
@@ -39,6 +39,7 @@ export function approvalKindOf(toolKind: acp.ToolKind | null | undefined): Appro
 /**
  * The ACP outcome for a Switchyard decision: the first option of the preferred kinds, in order.
  * `cancel`, or a decision the agent offered no option for, answers `cancelled`.
+ * @public
  */
 export function outcomeForDecision(decision: ApprovalDecision, options: readonly acp.PermissionOption[]): acp.RequestPermissionOutcome {
   const preference: Record<ApprovalDecision, acp.PermissionOptionKind[]> = {
@@ -59,6 +60,7 @@ export function outcomeForDecision(decision: ApprovalDecision, options: readonly
  * `full-access` allows everything; `auto-accept-edits` allows file edits (edit, delete, move);
  * otherwise null (ask the host). Only `allow_once` / `allow_always` options are picked, so an
  * agent that offers no allow option is still asked through the host.
+ * @public
  */
 export function automaticOutcome(
   runtimeMode: RuntimeMode,
@@ -73,7 +75,7 @@ export function automaticOutcome(
   return null;
 }
 
-/** What a tool call asks to do, for the person deciding: its diff, else its raw input. */
+/** What a tool call asks to do, for the person deciding: its diff, else its raw input. @public */
 export function permissionDetail(toolCall: acp.ToolCallUpdate): string | undefined {
   const diff = toolCall.content?.find((item) => item.type === "diff");
   if (diff && diff.type === "diff") return `--- ${diff.path}\n${diff.newText}`;
@@ -83,7 +85,7 @@ export function permissionDetail(toolCall: acp.ToolCallUpdate): string | undefin
   return undefined;
 }
 
-/** A `session/request_permission` as the approval request the host sees. */
+/** A `session/request_permission` as the approval request the host sees. @public */
 export function permissionApproval(params: acp.RequestPermissionRequest): ApprovalRequest {
   const detail = permissionDetail(params.toolCall);
   return {

@@ -18,7 +18,7 @@ import {
 import type { AcpChannel, AcpChannelFactory, AcpFlavor, AcpLaunchCommand } from "./acp-flavor.js";
 import type { AcpAgentNegotiation } from "./acp-negotiation.js";
 
-/** What a probe of an ACP instance needs. */
+/** What a probe of an ACP instance needs. @public */
 export interface AcpProbeDeps<TOptions> {
   readonly flavor: AcpFlavor<TOptions>;
   readonly instance: ProviderInstanceDescriptor;
@@ -35,6 +35,7 @@ export interface AcpProbeDeps<TOptions> {
  * a prompt, so it never starts a model turn. `inspect`: resolves the launch command and finds
  * the executable, starting nothing; whether it is logged in stays unknown. A flavor whose
  * `resolveLaunch` throws (nothing to run) is reported not installed, with the error's message.
+ * @public
  */
 export async function probeAcpAgent<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions: ProbeOptions = {}): Promise<ProviderStatus> {
   const { flavor, instance, options, context, channelFactory, negotiation } = deps;

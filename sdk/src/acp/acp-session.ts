@@ -27,7 +27,7 @@ import { sessionClientHandlers, sessionHandle } from "./acp-client-side.js";
 import { AcpSessionSettings } from "./acp-session-settings.js";
 import { AcpTurn } from "./acp-turn.js";
 
-/** What a session needs from its adapter. */
+/** What a session needs from its adapter. @public */
 export interface AcpSessionDeps<TOptions> {
   readonly flavor: AcpFlavor<TOptions>;
   readonly instance: ProviderInstanceDescriptor;
@@ -50,6 +50,7 @@ export interface AcpSessionDeps<TOptions> {
  * its response has been dispatched. The optional methods exist only when the capabilities the
  * agent negotiated at `initialize` declare them: never `steerTurn` (ACP has no steering),
  * `forkThread` only for an agent that advertises `session/fork`.
+ * @public
  */
 export class AcpProviderSession<TOptions> implements ProviderSession {
   declare interruptTurn?: (input: InterruptInput) => Promise<void>;

@@ -7,7 +7,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** What the shared adapter reads from a tool call to tell whether it is an MCP call. */
+/** What the shared adapter reads from a tool call to tell whether it is an MCP call. @public */
 export type McpToolCallShape = Pick<acp.ToolCallUpdate, "toolCallId" | "title" | "rawInput"> & { readonly name?: string | null };
 
 /**
@@ -22,6 +22,7 @@ export type McpToolCallShape = Pick<acp.ToolCallUpdate, "toolCallId" | "title" |
  *   `<server>_<tool>`.
  * The looser spellings are matched only against injected server names, so a native tool is
  * never taken for an MCP call by accident of its name.
+ * @public
  */
 export function mcpServerOf(toolCall: McpToolCallShape, knownServers: readonly string[] = []): { server: string; tool: string } | null {
   for (const candidate of [toolCall.name, toolCall.title]) {
@@ -52,7 +53,7 @@ export function mcpServerOf(toolCall: McpToolCallShape, knownServers: readonly s
   return null;
 }
 
-/** Switchyard's tool kind for an ACP tool call; `knownServers` are the MCP servers the client injected. */
+/** Switchyard's tool kind for an ACP tool call; `knownServers` are the MCP servers the client injected. @public */
 export function toolKindOf(toolCall: acp.ToolCall | acp.ToolCallUpdate, knownServers: readonly string[] = []): ToolKind {
   if (mcpServerOf(toolCall, knownServers)) return "mcp";
   switch (toolCall.kind) {
@@ -75,7 +76,7 @@ export function toolKindOf(toolCall: acp.ToolCall | acp.ToolCallUpdate, knownSer
 
 const MAX_OUTPUT_CHARS = 16_000;
 
-/** A tool call's output as text: its text content blocks and diffs, else its raw output. */
+/** A tool call's output as text: its text content blocks and diffs, else its raw output. @public */
 export function toolOutputText(toolCall: acp.ToolCall | acp.ToolCallUpdate): string | undefined {
   const parts: string[] = [];
   for (const item of toolCall.content ?? []) {
@@ -90,7 +91,7 @@ export function toolOutputText(toolCall: acp.ToolCall | acp.ToolCallUpdate): str
   return output;
 }
 
-/** A plan update as a markdown checklist. */
+/** A plan update as a markdown checklist. @public */
 export function planMarkdown(entries: readonly acp.PlanEntry[]): string {
   return entries.map((entry) => `- [${entry.status === "completed" ? "x" : " "}] ${entry.content}`).join("\n");
 }

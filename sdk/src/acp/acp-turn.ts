@@ -3,7 +3,7 @@ import { TurnLedger, type RuntimeRequestBook } from "../harness/index.js";
 import type { AcpPromptEnding, AcpReplayedTurn, AcpUpdate } from "./acp-events.js";
 import type { AcpTurnView } from "./acp-flavor.js";
 
-/** What a turn gets from its session. */
+/** What a turn gets from its session. @public */
 export interface AcpTurnSession {
   /** The session's guarded emit. */
   readonly emit: (event: AdapterEvent) => void;
@@ -20,6 +20,7 @@ export interface AcpTurnSession {
  * what ACP leaves to the client. ACP names no message or reasoning items, so the turn opens
  * one per run of text (a thought ends the message before it, a tool call ends both), and it
  * remembers the prompt and the assistant's text for the session's snapshot.
+ * @public
  */
 export class AcpTurn implements AcpTurnView {
   readonly turnId: string;

@@ -66,5 +66,5 @@ export {
 export { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
 export { ConfinedFileSystem } from "./acp-fs.js";
 export { mcpServerOf, planMarkdown, toolKindOf, toolOutputText, type McpToolCallShape } from "./acp-tool-calls.js";
-/** The ACP SDK (`/unstable` entry) for flavors that need its types or `RequestError`. */
+/** The ACP SDK (`/unstable` entry) for flavors that need its types or `RequestError`. @experimental */
 export * as acpSdk from "@agentclientprotocol/sdk/unstable";

@@ -12,13 +12,13 @@ import {
   type ProviderStatus,
 } from "@switchyard/spec";
 
-/** A session the adapter shell can start and close. */
+/** A session the adapter shell can start and close. @public */
 export interface StartableSession extends ProviderSession {
   /** Starts the harness and opens (or resumes) the conversation. */
   start(): Promise<void>;
 }
 
-/** What a provider supplies to {@link defineAdapter}; the shell does the rest. */
+/** What a provider supplies to {@link defineAdapter}; the shell does the rest. @public */
 export interface AdapterDefinition<TSession extends StartableSession> {
   readonly instance: ProviderInstanceDescriptor;
   readonly driverKind: string;
@@ -42,6 +42,7 @@ export interface AdapterDefinition<TSession extends StartableSession> {
  * The adapter shell every provider repeats otherwise: the spec literal, decoded capabilities,
  * the set of live sessions, `openSession` that starts a session and closes it again when the
  * start fails (so a half-started harness never lingers), and `dispose` that closes every session.
+ * @public
  */
 export function defineAdapter<TSession extends StartableSession>(definition: AdapterDefinition<TSession>): OrchestrationAdapter & { readonly sessions: ReadonlySet<TSession> } {
   const sessions = new Set<TSession>();

@@ -4,6 +4,7 @@ import type { AdapterEvent, PluginLogger } from "@switchyard/spec";
  * The one way a session reports events: after `close()` nothing more is reported (the spec says
  * calls after close are ignored), and a host sink that throws is logged instead of breaking the
  * harness's read loop.
+ * @public
  */
 export class EventSink {
   #closed = false;

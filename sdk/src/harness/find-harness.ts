@@ -11,7 +11,7 @@ import type { HarnessLookup, HarnessSource, PluginContext } from "@switchyard/sp
  * checkout's workspace). Switchyard never installs a harness: it uses the one the user has.
  */
 
-/** What a plugin says about the harness it drives: data, the same shape for every plugin. */
+/** What a plugin says about the harness it drives: data, the same shape for every plugin. @public */
 export interface HarnessSpec {
   /** Name for people (`Codex`). */
   readonly displayName: string;
@@ -33,7 +33,7 @@ export interface HarnessSpec {
   readonly supportedVersions?: { readonly range: string; readonly why: string };
 }
 
-/** Where a search found the harness. */
+/** Where a search found the harness. @public */
 export interface FoundHarness {
   readonly source: HarnessSource;
   /**
@@ -47,7 +47,7 @@ export interface FoundHarness {
   readonly packageVersion: string | null;
 }
 
-/** The outcome of {@link findHarness}. */
+/** The outcome of {@link findHarness}. @public */
 export interface HarnessSearch {
   readonly spec: HarnessSpec;
   /** The first usable place, or null. */
@@ -56,7 +56,7 @@ export interface HarnessSearch {
   readonly searched: readonly HarnessLookup[];
 }
 
-/** What {@link findHarness} needs. */
+/** What {@link findHarness} needs. @public */
 export interface HarnessSearchInput {
   /** The instance's configured executable (an option such as `codexPath`); when set, nothing else is tried. */
   readonly configured?: string | undefined;
@@ -126,6 +126,7 @@ function packageAt(packageDir: string, commands: readonly string[]): FoundHarnes
 /**
  * The package one of `names` that a file belongs to (an npm bin links into its package), found
  * by walking up from the file's real path to the nearest named package.json.
+ * @public
  */
 export function owningPackage(file: string, names: readonly string[]): { readonly dir: string; readonly name: string; readonly version: string | null } | null {
   let dir: string;
@@ -168,6 +169,7 @@ function npmrcPrefix(file: string, home: string): string | null {
  * The folders `npm i -g` installs packages into, most specific first: the prefix npm's
  * environment or the user's `.npmrc` sets, then the default one next to this Node. Worked out
  * without running npm (which would write its own logs under the user's home).
+ * @public
  */
 export function globalNpmRoots(env: Readonly<Record<string, string | undefined>> = process.env, execPath: string = process.execPath): string[] {
   const home = env["HOME"] ?? homedir();
@@ -201,6 +203,7 @@ function localPackageDirs(from: string, name: string): string[] {
 /**
  * Looks for a harness in the order every plugin uses (see the module comment) and returns the
  * first usable place with everything it tried. Never throws, never runs the harness.
+ * @public
  */
 export async function findHarness(spec: HarnessSpec, input: HarnessSearchInput): Promise<HarnessSearch> {
   const searched: HarnessLookup[] = [];
@@ -264,7 +267,7 @@ export async function findHarness(spec: HarnessSpec, input: HarnessSearchInput):
   return { spec, found: null, searched };
 }
 
-/** A list of the places a search tried, for a message: "`codex` on PATH, @openai/codex in …". */
+/** A list of the places a search tried, for a message: "`codex` on PATH, @openai/codex in …". @public */
 export function describeSearched(search: HarnessSearch): string {
   return search.searched.map((lookup) => (lookup.problem !== undefined ? `${lookup.what} (${lookup.found}: ${lookup.problem})` : lookup.what)).join("; ");
 }
@@ -272,6 +275,7 @@ export function describeSearched(search: HarnessSearch): string {
 /**
  * Why a harness was not found, in words a user can act on: what was looked for, where, and the
  * command that installs it.
+ * @public
  */
 export function harnessNotFoundMessage(search: HarnessSearch): string {
   const { spec } = search;

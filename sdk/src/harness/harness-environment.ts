@@ -1,9 +1,9 @@
 import type { ProviderInstanceDescriptor } from "@switchyard/spec";
 
-/** Host variables that never reach a harness: Switchyard's own settings and credentials. */
+/** Host variables that never reach a harness: Switchyard's own settings and credentials. @public */
 export const HOST_ONLY_ENV_PREFIX = "SWITCHYARD_";
 
-/** What {@link harnessEnvironment} builds from. */
+/** What {@link harnessEnvironment} builds from. @public */
 export interface HarnessEnvironmentInput {
   /** The instance: its `environment` goes over the host's, its `homePath` into `homeVariable`. */
   readonly instance: ProviderInstanceDescriptor;
@@ -20,6 +20,7 @@ export interface HarnessEnvironmentInput {
  * same way for every provider: the host's variables without Switchyard's own (`SWITCHYARD_*`,
  * which may hold credentials), then the instance's `environment` (how a user points a harness
  * at a gateway), then the instance home in `homeVariable`, then the adapter's own values.
+ * @public
  */
 export function harnessEnvironment(input: HarnessEnvironmentInput): Record<string, string> {
   const env: Record<string, string> = {};

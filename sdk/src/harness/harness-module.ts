@@ -26,7 +26,7 @@ function entryOf(value: unknown): string | null {
   return null;
 }
 
-/** The file a package's main entry is (its `exports["."]`, else `module`, else `main`, else index.js). */
+/** The file a package's main entry is (its `exports["."]`, else `module`, else `main`, else index.js). @public */
 export function packageEntry(packageDir: string): string {
   const manifest = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { exports?: unknown; module?: unknown; main?: unknown };
   const entry = entryOf(manifest.exports) ?? (typeof manifest.module === "string" ? manifest.module : null) ?? (typeof manifest.main === "string" ? manifest.main : "index.js");
@@ -37,6 +37,7 @@ export function packageEntry(packageDir: string): string {
  * Imports the package a search found (its main entry). Throws `provider_unavailable` with the
  * search's not-found message (where it looked, how to install it) when it found none, and with
  * the loader's own error when the package is there but does not load.
+ * @public
  */
 export async function importHarnessPackage<T>(search: HarnessSearch): Promise<T> {
   const dir = search.found?.packageDir ?? null;

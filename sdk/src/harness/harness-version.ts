@@ -3,7 +3,7 @@ import type { HarnessReport, ProviderStatus } from "@switchyard/spec";
 import type { HarnessSearch, HarnessSpec } from "./find-harness.js";
 import { harnessNotFoundMessage } from "./find-harness.js";
 
-/** How a harness version compares with what a plugin declares (see {@link HarnessSpec}). */
+/** How a harness version compares with what a plugin declares (see {@link HarnessSpec}). @public */
 export type HarnessVersionVerdict =
   /** In `testedVersions` (or the plugin declares none). */
   | { readonly kind: "tested" }
@@ -28,6 +28,7 @@ function whereFound(search: HarnessSearch): string {
 /**
  * Compares a harness version with the plugin's declared ranges. Prereleases count as their
  * version (`0.172.0-alpha.1` is in `>=0.171.0`).
+ * @public
  */
 export function harnessVersionVerdict(spec: HarnessSpec, version: string | undefined | null, location = "it"): HarnessVersionVerdict {
   const parsed = asSemver(version);
@@ -50,7 +51,7 @@ export function harnessVersionVerdict(spec: HarnessSpec, version: string | undef
   return { kind: "tested" };
 }
 
-/** What a probe reports about the search and the version it found. */
+/** What a probe reports about the search and the version it found. @public */
 export function harnessReport(search: HarnessSearch, version?: string | null): HarnessReport {
   const { spec, found } = search;
   const known = version ?? found?.packageVersion ?? undefined;
@@ -73,6 +74,7 @@ export function harnessReport(search: HarnessSearch, version?: string | null): H
  * how it was looked for (`harness`), a warning for an untested version, and, for a version
  * whose protocol is known to differ, the refusal (`executable: false`, with why). A probe
  * builds its status as before and passes it through this last.
+ * @public
  */
 export function withHarnessVerdict(search: HarnessSearch, status: ProviderStatus): ProviderStatus {
   const version = status.version ?? search.found?.packageVersion ?? undefined;
@@ -84,7 +86,7 @@ export function withHarnessVerdict(search: HarnessSearch, status: ProviderStatus
   return { ...status, harness };
 }
 
-/** The status of a harness that was not found: not installed, with what was looked for and how to install it. */
+/** The status of a harness that was not found: not installed, with what was looked for and how to install it. @public */
 export function harnessNotFoundStatus(search: HarnessSearch, models: ProviderStatus["models"] = []): ProviderStatus {
   return { installed: false, executable: false, authenticated: false, models, message: harnessNotFoundMessage(search), harness: harnessReport(search) };
 }

@@ -1,13 +1,13 @@
 import { SwitchyardError, withStderrTail, type ManagedProcess, type PluginLogger } from "@switchyard/spec";
 import { LineSplitter } from "./line-splitter.js";
 
-/** How a harness process ended. */
+/** How a harness process ended. @public */
 export interface ProcessExit {
   readonly exitCode: number | null;
   readonly signal: string | null;
 }
 
-/** Options of {@link JsonLinesChannel}. */
+/** Options of {@link JsonLinesChannel}. @public */
 export interface JsonLinesChannelOptions {
   /** Names the harness in errors and logs (`codex app-server`, `pi`). */
   readonly label: string;
@@ -21,6 +21,7 @@ export interface JsonLinesChannelOptions {
  * arrival order, so a response and the events written after it are never reordered. Writes after
  * the process died fail with `session_closed` (never an EPIPE crash), and the error of a dead
  * process carries the tail of its stderr.
+ * @public
  */
 export class JsonLinesChannel {
   readonly #process: ManagedProcess;

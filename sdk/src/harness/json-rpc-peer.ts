@@ -1,7 +1,7 @@
 import { SwitchyardError } from "@switchyard/spec";
 import type { JsonLinesChannel } from "./json-lines-channel.js";
 
-/** A JSON-RPC error a harness answered with. */
+/** A JSON-RPC error a harness answered with. @public */
 export class JsonRpcRequestError extends Error {
   constructor(
     /** The method that failed. */
@@ -17,20 +17,20 @@ export class JsonRpcRequestError extends Error {
   }
 }
 
-/** A request the harness sent us. */
+/** A request the harness sent us. @public */
 export interface IncomingRequest {
   readonly id: string | number;
   readonly method: string;
   readonly params: unknown;
 }
 
-/** A notification the harness sent us. */
+/** A notification the harness sent us. @public */
 export interface IncomingNotification {
   readonly method: string;
   readonly params: unknown;
 }
 
-/** Options of {@link JsonRpcPeer}. */
+/** Options of {@link JsonRpcPeer}. @public */
 export interface JsonRpcPeerOptions {
   /**
    * Write `"jsonrpc": "2.0"` on every message. Some harnesses (codex app-server) never send or
@@ -54,6 +54,7 @@ interface Pending {
  * notifications both ways, and answers to the harness's own requests. When the harness dies,
  * every pending request fails with the channel's `session_closed` error (which carries the
  * harness's stderr tail).
+ * @public
  */
 export class JsonRpcPeer {
   #nextId = 1;

@@ -4,6 +4,7 @@ import { StringDecoder } from "node:string_decoder";
  * Splits a byte stream into lines on `\n` only. Node's `readline` also splits on U+2028/U+2029,
  * which may appear inside JSON strings; and a multi-byte UTF-8 character split across two chunks
  * must not become two replacement characters, so bytes go through one decoder.
+ * @public
  */
 export class LineSplitter {
   readonly #decoder = new StringDecoder("utf8");

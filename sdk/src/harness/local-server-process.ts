@@ -3,7 +3,7 @@ import { SwitchyardError, type ManagedProcess, type PluginLogger, type ProcessHe
 import { LineSplitter } from "./line-splitter.js";
 import type { ProcessExit } from "./json-lines-channel.js";
 
-/** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */
+/** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. @public */
 export const SERVER_KILL_GRACE_MS = 3_000;
 
 /** How much of a server's output errors carry. */
@@ -16,6 +16,7 @@ const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?
  * The end of what a server wrote, stdout and stderr together: servers print their listening
  * line and warnings on one and their crash reasons on the other. The values of the
  * credential-named variables it was started with are scrubbed from it.
+ * @public
  */
 export class ServerOutputTail {
   #text = "";
@@ -47,7 +48,7 @@ export class ServerOutputTail {
   }
 }
 
-/** A free TCP port on 127.0.0.1, found by letting the kernel pick one and releasing it. */
+/** A free TCP port on 127.0.0.1, found by letting the kernel pick one and releasing it. @public */
 export async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -61,7 +62,7 @@ export async function freeLoopbackPort(): Promise<number> {
   });
 }
 
-/** Options of {@link LocalServerProcess.start}. */
+/** Options of {@link LocalServerProcess.start}. @public */
 export interface LocalServerOptions {
   /** Names the harness in errors and logs (`opencode serve`). */
   readonly label: string;
@@ -95,6 +96,7 @@ const DEFAULT_ADDRESS_IN_USE = /EADDRINUSE|address already in use|port .* (?:is 
  * free port in its own process group, ready once it printed its listening line, stopped with
  * SIGTERM and, when it does not exit within the grace period, SIGKILL to the whole group (a
  * server once survived SIGTERM holding its port). Its output tail goes into every error.
+ * @public
  */
 export class LocalServerProcess {
   readonly #process: ManagedProcess;

@@ -1,6 +1,6 @@
 import { SwitchyardError, type AdapterEvent, type ApprovalRequest, type RuntimeRequestResponse, type UserInputRequest } from "@switchyard/spec";
 
-/** How a runtime request ended, as the session that opened it sees it. */
+/** How a runtime request ended, as the session that opened it sees it. @public */
 export type RuntimeRequestOutcome =
   /** The host answered with a decision or answers. */
   | { readonly kind: "answered"; readonly response: Exclude<RuntimeRequestResponse, { kind: "dismiss" }> }
@@ -10,7 +10,7 @@ export type RuntimeRequestOutcome =
    */
   | { readonly kind: "cancelled"; readonly resolution: "cancelled" | "expired"; readonly dismissed: boolean };
 
-/** A request still waiting for the host. */
+/** A request still waiting for the host. @public */
 export interface OpenRuntimeRequest<TNative> {
   readonly requestId: string;
   readonly turnId: string;
@@ -31,6 +31,7 @@ interface Entry<TNative> extends OpenRuntimeRequest<TNative> {
  * - the end of a turn cancels that turn's requests (`cancelled`), and the end of the session
  *   cancels or expires the rest;
  * - every request gets exactly one `runtime_request.resolved`.
+ * @public
  */
 export class RuntimeRequestBook<TNative = undefined> {
   readonly #open = new Map<string, Entry<TNative>>();

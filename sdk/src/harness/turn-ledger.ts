@@ -1,7 +1,7 @@
 import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
-/** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache and reasoning tokens, cost, per model. */
+/** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache and reasoning tokens, cost, per model. @public */
 export type TurnUsage = TurnUsageReport;
 
 type UsageFigures = Omit<TurnUsageReport, "byModel">;
@@ -17,7 +17,7 @@ function addFigures(current: UsageFigures, more: UsageFigures): UsageFigures {
   return sum;
 }
 
-/** Adds two usage reports, figure by figure and model by model. */
+/** Adds two usage reports, figure by figure and model by model. @public */
 export function addUsage(current: TurnUsage, more: TurnUsage): TurnUsage {
   const figures = addFigures(current, more);
   if (current.byModel === undefined && more.byModel === undefined) return figures;
@@ -26,7 +26,7 @@ export function addUsage(current: TurnUsage, more: TurnUsage): TurnUsage {
   return { ...figures, byModel };
 }
 
-/** A tool call as a session starts it (the ledger adds `type` and `turnId`). */
+/** A tool call as a session starts it (the ledger adds `type` and `turnId`). @public */
 export type ToolCallStart = Omit<ToolCallStartedEvent, "type" | "turnId">;
 
 interface ToolState {
@@ -48,6 +48,7 @@ interface ToolState {
  * - the turn's pending runtime requests are cancelled;
  * - one `turn.terminal`, with the usage seen.
  * After `finish`, every call is ignored: late events of an ended turn never leak into the next.
+ * @public
  */
 export class TurnLedger {
   #started = false;

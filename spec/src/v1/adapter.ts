@@ -2,7 +2,7 @@ import type { ProviderCapabilitiesV1 } from "./capabilities.js";
 import type { AdapterEventV1, ApprovalDecisionV1 } from "./events.js";
 import type { InteractionMode, RuntimeMode } from "../modes.js";
 
-/** A model a provider advertises. */
+/** A model a provider advertises. @public */
 export interface ModelDescriptorV1 {
   /** The id passed back as `model` when opening a session or starting a turn. */
   readonly id: string;
@@ -23,6 +23,7 @@ export interface ModelDescriptorV1 {
   /**
    * Where the provider's list got this model, so a user can tell the models their endpoint or
    * gateway serves from the ones a harness merely knows. Missing: not said.
+   * @experimental
    */
   readonly source?: ModelSourceV1;
 }
@@ -36,6 +37,7 @@ export interface ModelDescriptorV1 {
  *   aliases, an ACP agent's session models), the same whatever endpoint the harness is pointed
  *   at: a custom endpoint or gateway may serve none of these.
  * - `endpoint`: the backend the harness talks to listed it (Cursor's account models).
+ * @experimental
  */
 export type ModelSourceV1 = "harness_config" | "harness_catalog" | "endpoint";
 
@@ -50,16 +52,17 @@ export type ModelSourceV1 = "harness_config" | "harness_catalog" | "endpoint";
  *   disposable `session/new`) to list its models and prove its login. The host's provider
  *   snapshot refreshes with it.
  * Neither ever starts a model turn.
+ * @public
  */
 export type ProbeDepthV1 = "inspect" | "full";
 
-/** What `probe` gets. */
+/** What `probe` gets. @public */
 export interface ProbeOptionsV1 {
   /** Default `full`. (An adapter written before depths existed ignores it and always probes fully.) */
   readonly depth?: ProbeDepthV1;
 }
 
-/** What a status probe found. Probes never start a conversation with a model. */
+/** What a status probe found. Probes never start a conversation with a model. @public */
 export interface ProviderStatusV1 {
   /** The harness (binary, package, SDK) is present. */
   readonly installed: boolean;
@@ -82,7 +85,7 @@ export interface ProviderStatusV1 {
   readonly warnings?: readonly string[];
 }
 
-/** Where a harness was looked for, in the order tried. */
+/** Where a harness was looked for, in the order tried. @public */
 export type HarnessSourceV1 =
   /** The executable the instance's options name. */
   | "configured"
@@ -93,7 +96,7 @@ export type HarnessSourceV1 =
   /** A package resolvable from the plugin itself (installed next to it, or a checkout's workspace). */
   | "local";
 
-/** One place a harness was looked for. */
+/** One place a harness was looked for. @public */
 export interface HarnessLookupV1 {
   readonly source: HarnessSourceV1;
   /** What was looked for there, in words (`codex on PATH`, `@openai/codex in /usr/lib/node_modules`). */
@@ -108,6 +111,7 @@ export interface HarnessLookupV1 {
  * How a plugin found its harness, reported with a probe so `switchyard providers` and
  * `switchyard doctor` can say where it came from, whether its version is one the plugin was
  * tested with, and how to install it.
+ * @public
  */
 export interface HarnessReportV1 {
   /** Name for people (`Codex`). */
@@ -137,6 +141,7 @@ export interface HarnessReportV1 {
  * (`updateMcpGrant`, where `tools.mcpGrantUpdate` is declared) or reopens it between turns.
  * The token is a secret: pass it to the harness in a header or its environment, never in argv,
  * never in logs.
+ * @public
  */
 export interface McpEndpointGrantV1 {
   /** The server key the harness should register (`switchyard` by default). */
@@ -172,7 +177,7 @@ export interface McpEndpointGrantV1 {
   };
 }
 
-/** What `openSession` gets. */
+/** What `openSession` gets. @public */
 export interface OpenSessionInputV1 {
   /** The Switchyard thread the session serves. */
   readonly threadId: string;
@@ -194,7 +199,7 @@ export interface OpenSessionInputV1 {
   readonly emit: (event: AdapterEventV1) => void;
 }
 
-/** What `startTurn` gets. */
+/** What `startTurn` gets. @public */
 export interface TurnInputV1 {
   /** The host's id for this turn (one attempt of a run). Events carry it back. */
   readonly turnId: string;
@@ -227,7 +232,7 @@ export interface TurnInputV1 {
   readonly restartOfTurnId: string | null;
 }
 
-/** What `steerTurn` gets. */
+/** What `steerTurn` gets. @public */
 export interface SteerInputV1 {
   /** The running turn to steer. */
   readonly turnId: string;
@@ -238,6 +243,7 @@ export interface SteerInputV1 {
 /**
  * What a steer did, when the provider says so. `steerTurn` may resolve with nothing, which
  * means `delivered`; an undelivered steer rejects (the host then runs the text as a follow-up).
+ * @experimental
  */
 export interface SteerOutcomeV1 {
   /**
@@ -250,7 +256,7 @@ export interface SteerOutcomeV1 {
   readonly detail?: string;
 }
 
-/** What `interruptTurn` gets. */
+/** What `interruptTurn` gets. @public */
 export interface InterruptInputV1 {
   /** The running turn to interrupt. */
   readonly turnId: string;
@@ -263,13 +269,13 @@ export interface InterruptInputV1 {
   readonly hard?: boolean;
 }
 
-/** What `forkThread` gets. */
+/** What `forkThread` gets. @public */
 export interface ForkInputV1 {
   /** Cut the copy after this turn (host turn id); omit for the latest state. */
   readonly afterTurnId?: string;
 }
 
-/** The answer to a runtime request. */
+/** The answer to a runtime request. @public */
 export type RuntimeRequestResponseV1 =
   /** Decides an approval request. */
   | { readonly kind: "approval"; readonly decision: ApprovalDecisionV1 }
@@ -278,7 +284,7 @@ export type RuntimeRequestResponseV1 =
   /** Declines any request without an answer (the provider treats it as cancelled). */
   | { readonly kind: "dismiss" };
 
-/** One turn in a provider's own record of a conversation. */
+/** One turn in a provider's own record of a conversation. @public */
 export interface SnapshotTurnV1 {
   /** The provider's turn id, if any. */
   readonly providerTurnId?: string;
@@ -288,7 +294,7 @@ export interface SnapshotTurnV1 {
   readonly assistantText: string;
 }
 
-/** The provider's own record of a conversation. */
+/** The provider's own record of a conversation. @public */
 export interface ThreadSnapshotV1 {
   /** Turns, oldest first. */
   readonly turns: readonly SnapshotTurnV1[];
@@ -301,13 +307,17 @@ export interface ThreadSnapshotV1 {
  * undeclared or absent one with `unsupported_capability` itself. Where a declared capability
  * covers only part of a method (approvals but no questions, a fork but not from a given turn),
  * the method rejects the part it does not cover with `unsupported_capability`.
+ * @public
  */
 export interface ProviderSessionV1 {
   /** The current resume cursor (for example the native thread id), or null before it is known. */
   readonly resumeCursor: string | null;
   /** Starts a turn. Resolves once the provider accepted it; output arrives as events. */
   startTurn(input: TurnInputV1): Promise<{ readonly providerTurnId?: string }>;
-  /** Adds input to a running turn. Needs `turns.activeSteering`. */
+  /**
+   * Adds input to a running turn. Needs `turns.activeSteering`. Resolving with a
+   * {@link SteerOutcomeV1} (rather than nothing) is experimental, as that type is.
+   */
   steerTurn?(input: SteerInputV1): Promise<void | SteerOutcomeV1>;
   /** Stops a running turn; a `turn.terminal` event follows. Needs `turns.interrupt`. */
   interruptTurn?(input: InterruptInputV1): Promise<void>;
@@ -330,6 +340,7 @@ export interface ProviderSessionV1 {
 /**
  * The OrchestrationAdapterV1 of one provider instance: what the host calls to run work on it.
  * One adapter per configured instance; it opens any number of sessions.
+ * @public
  */
 export interface OrchestrationAdapterV1 {
   /** Always `"v1"`. */

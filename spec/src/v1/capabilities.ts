@@ -12,12 +12,13 @@ import {
  * - `strong`: always true, and stable across restarts.
  * - `weak`: usually true, or true only within one process.
  * - `none`: not provided.
+ * @public
  */
 export type GuaranteeQualityV1 = "strong" | "weak" | "none";
 
 const QUALITIES: readonly GuaranteeQualityV1[] = ["strong", "weak", "none"];
 
-/** What a provider's sessions can do. */
+/** What a provider's sessions can do. @public */
 export interface SessionCapabilitiesV1 {
   /** A closed session can be reopened from its resume cursor with the conversation intact. */
   readonly resume: boolean;
@@ -29,7 +30,7 @@ export interface SessionCapabilitiesV1 {
   readonly pendingRequestsSurviveRestart: boolean;
 }
 
-/** What a provider can do with whole threads (conversations). */
+/** What a provider can do with whole threads (conversations). @public */
 export interface ThreadCapabilitiesV1 {
   /** `readSnapshot` returns the provider's own record of the conversation. */
   readonly readSnapshot: boolean;
@@ -39,7 +40,7 @@ export interface ThreadCapabilitiesV1 {
   readonly forkFromTurn: boolean;
 }
 
-/** What a provider can do with turns. */
+/** What a provider can do with turns. @public */
 export interface TurnCapabilitiesV1 {
   /** The provider reports when a turn actually starts (before any output). */
   readonly emitsTurnStarted: boolean;
@@ -61,7 +62,7 @@ export interface TurnCapabilitiesV1 {
   readonly terminalStatusQuality: GuaranteeQualityV1;
 }
 
-/** Which MCP transports the provider's harness can use as a client. */
+/** Which MCP transports the provider's harness can use as a client. @public */
 export interface McpTransportCapabilitiesV1 {
   /** Streamable HTTP with headers (the Switchyard endpoint is reachable directly). */
   readonly http: boolean;
@@ -71,7 +72,7 @@ export interface McpTransportCapabilitiesV1 {
   readonly stdio: boolean;
 }
 
-/** What tools the provider's agent can use. */
+/** What tools the provider's agent can use. @public */
 export interface ToolCapabilitiesV1 {
   /** The agent runs shell commands itself. */
   readonly shell: boolean;
@@ -88,7 +89,7 @@ export interface ToolCapabilitiesV1 {
   readonly mcpGrantUpdate: boolean;
 }
 
-/** Which runtime requests (questions to the client) the provider raises. */
+/** Which runtime requests (questions to the client) the provider raises. @public */
 export interface RuntimeRequestCapabilitiesV1 {
   /** Approval requests for commands, edits, MCP elicitations or permissions. */
   readonly approvals: boolean;
@@ -96,7 +97,7 @@ export interface RuntimeRequestCapabilitiesV1 {
   readonly userInputQuestions: boolean;
 }
 
-/** Provider-native sub-agents. Switchyard's own sub-agents are always orchestrator-owned threads. */
+/** Provider-native sub-agents. Switchyard's own sub-agents are always orchestrator-owned threads. @public */
 export interface SubagentCapabilitiesV1 {
   /**
    * - `none`: the provider has no sub-agents of its own.
@@ -108,7 +109,7 @@ export interface SubagentCapabilitiesV1 {
   readonly exposesChildThreadIds: boolean;
 }
 
-/** How context reaches the provider. */
+/** How context reaches the provider. @public */
 export interface ContextCapabilitiesV1 {
   /**
    * The provider takes instructions on a channel separate from the user's message
@@ -119,7 +120,7 @@ export interface ContextCapabilitiesV1 {
   readonly maxHandoffChars: number;
 }
 
-/** How stable the provider's own identifiers are. */
+/** How stable the provider's own identifiers are. @public */
 export interface IdentityCapabilitiesV1 {
   /** Native thread ids (what a resume cursor holds). */
   readonly nativeThreadIds: GuaranteeQualityV1;
@@ -138,10 +139,11 @@ export interface IdentityCapabilitiesV1 {
  * - `first_n`: the first 8 current models in the user's order (the instance's custom and
  *   favorite models as configured, then the provider's order); for catalogs that can hold
  *   hundreds of models (OpenCode, Pi, ACP agents).
+ * @public
  */
 export type ModelShortListV1 = "all_current" | "first_n";
 
-/** What a provider's model list is like. */
+/** What a provider's model list is like. @public */
 export interface ModelCapabilitiesV1 {
   /** How the short list is cut. Missing means `first_n`, the shorter list. */
   readonly shortList: ModelShortListV1;
@@ -151,6 +153,7 @@ export interface ModelCapabilitiesV1 {
  * Everything a provider declares it can do, grouped. Shared code decides from this record
  * only; it never branches on a provider's name. Decode untrusted declarations with
  * {@link decodeCapabilities}: anything missing means the weaker guarantee.
+ * @public
  */
 export interface ProviderCapabilitiesV1 {
   /** Session lifecycle. */
@@ -180,7 +183,7 @@ export interface ProviderCapabilitiesV1 {
   readonly interactionModes: readonly InteractionMode[];
 }
 
-/** A declaration as written by a plugin: any field may be left out. */
+/** A declaration as written by a plugin: any field may be left out. @public */
 export type CapabilityDeclarationV1 = {
   readonly [K in keyof ProviderCapabilitiesV1]?: ProviderCapabilitiesV1[K] extends readonly unknown[]
     ? ProviderCapabilitiesV1[K]
@@ -191,7 +194,7 @@ export type CapabilityDeclarationV1 = {
       : ProviderCapabilitiesV1[K];
 };
 
-/** Dotted names of the capabilities a typed `unsupported_capability` error can name. */
+/** Dotted names of the capabilities a typed `unsupported_capability` error can name. @public */
 export type CapabilityNameV1 =
   | "sessions.resume"
   | "sessions.modelSwitchInSession"
@@ -209,7 +212,7 @@ export type CapabilityNameV1 =
   | "runtimeRequests.approvals"
   | "runtimeRequests.userInputQuestions";
 
-/** The weakest record: what a provider that declares nothing gets. */
+/** The weakest record: what a provider that declares nothing gets. @public */
 export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
   sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
@@ -231,7 +234,7 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
   interactionModes: ["default"],
 } satisfies ProviderCapabilitiesV1);
 
-/** The result of decoding a declaration: the record plus what was wrong with the input. */
+/** The result of decoding a declaration: the record plus what was wrong with the input. @public */
 export interface DecodedCapabilitiesV1 {
   /** The decoded record; every unknown or malformed field took its weakest value. */
   readonly capabilities: ProviderCapabilitiesV1;
@@ -247,6 +250,7 @@ function record(value: unknown): Record<string, unknown> {
  * Decodes an untrusted capability declaration pessimistically: a missing field is the weaker
  * guarantee, a malformed one too (with a warning), so a stored or third-party declaration can
  * never overclaim.
+ * @public
  */
 export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
   const warnings: string[] = [];
@@ -368,6 +372,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
 /**
  * Overlays a partial declaration on a complete record (for example, capabilities an ACP agent
  * negotiated at `initialize` on top of a flavor's static declaration), then decodes the result.
+ * @public
  */
 export function mergeCapabilities(base: ProviderCapabilitiesV1, overlay: CapabilityDeclarationV1): DecodedCapabilitiesV1 {
   const merged: Record<string, unknown> = { ...base };

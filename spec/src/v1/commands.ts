@@ -8,7 +8,7 @@ import type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
  * runs them.
  */
 
-/** A positional argument (`<agentId>`, `[query...]`). */
+/** A positional argument (`<agentId>`, `[query...]`). @public */
 export interface CommandArgumentV1 {
   /** Its key in {@link CommandInvocationV1.args}; `[a-zA-Z][a-zA-Z0-9-]*`. */
   readonly name: string;
@@ -20,7 +20,7 @@ export interface CommandArgumentV1 {
   readonly variadic?: boolean;
 }
 
-/** An option: a flag (`--all`) or, with `valueName`, an option taking a value (`--limit <n>`). */
+/** An option: a flag (`--all`) or, with `valueName`, an option taking a value (`--limit <n>`). @public */
 export interface CommandOptionV1 {
   /**
    * The long name without dashes and its key in {@link CommandInvocationV1.options}: lowercase
@@ -33,7 +33,7 @@ export interface CommandOptionV1 {
   readonly valueName?: string;
 }
 
-/** What a command was run with, keyed by the declared names. */
+/** What a command was run with, keyed by the declared names. @public */
 export interface CommandInvocationV1 {
   /** Positional arguments: a string, a string array for a variadic one, undefined when omitted. */
   readonly args: Readonly<Record<string, string | readonly string[] | undefined>>;
@@ -41,7 +41,7 @@ export interface CommandInvocationV1 {
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
 }
 
-/** A provider instance in the config whose driver this plugin provides. */
+/** A provider instance in the config whose driver this plugin provides. @public */
 export interface ConfiguredInstanceV1 {
   /** The instance id (`gemini`). */
   readonly id: string;
@@ -53,12 +53,13 @@ export interface ConfiguredInstanceV1 {
   readonly options: Readonly<Record<string, unknown>>;
 }
 
-/** The style names {@link CommandOutputV1.style} knows. */
+/** The style names {@link CommandOutputV1.style} knows. @public */
 export type CommandStyleV1 = "red" | "green" | "yellow" | "dim" | "bold";
 
 /**
  * How a command writes. The host applies its own rules (colors only on a terminal, never with
  * `NO_COLOR`; `warning:` and `error:` prefixes on stderr), so every command looks alike.
+ * @public
  */
 export interface CommandOutputV1 {
   /** Writes text to stdout as is. */
@@ -77,7 +78,7 @@ export interface CommandOutputV1 {
   readonly stderr: { write(text: string): unknown; readonly isTTY: boolean };
 }
 
-/** What a contributed command gets from the host. */
+/** What a contributed command gets from the host. @public */
 export interface CommandContextV1 {
   /** The host's spec semver (`1.0.0`). */
   readonly specVersion: string;
@@ -100,7 +101,7 @@ export interface CommandContextV1 {
   readonly output: CommandOutputV1;
 }
 
-/** Exit codes every `switchyard` command shares; a command's `run` returns one of them. */
+/** Exit codes every `switchyard` command shares; a command's `run` returns one of them. @public */
 export const COMMAND_EXIT_CODES = {
   /** Done. */
   ok: 0,
@@ -112,7 +113,7 @@ export const COMMAND_EXIT_CODES = {
   notFound: 3,
 } as const;
 
-/** One command of a group (`search` in `switchyard registry search`). */
+/** One command of a group (`search` in `switchyard registry search`). @public */
 export interface CommandV1 {
   /** Lowercase `[a-z][a-z0-9-]*`, unique in its group. */
   readonly name: string;
@@ -133,6 +134,7 @@ export interface CommandV1 {
 /**
  * A command group: `switchyard <name> <command> …`. Its name must be listed in the manifest's
  * `commands`, and may not be one of the host's own commands.
+ * @public
  */
 export interface CommandGroupV1 {
   /** Lowercase `[a-z][a-z0-9-]*` (`registry`). */

@@ -9,7 +9,7 @@ import type { OptionsSchemaV1 } from "./schema.js";
 export type { PluginLoggerV1, PluginPathsV1 } from "./plugin-services.js";
 export type { OptionsSchemaV1, OptionsValidationResultV1 } from "./schema.js";
 
-/** A configured provider instance, as the host hands it to a driver. */
+/** A configured provider instance, as the host hands it to a driver. @public */
 export interface ProviderInstanceDescriptorV1 {
   /** The instance id from the config (`codex-main`). */
   readonly id: string;
@@ -28,7 +28,7 @@ export interface ProviderInstanceDescriptorV1 {
   readonly customModels: readonly string[];
 }
 
-/** How to start a harness process. */
+/** How to start a harness process. @public */
 export interface SpawnOptionsV1 {
   /** Working directory. */
   readonly cwd: string;
@@ -42,7 +42,7 @@ export interface SpawnOptionsV1 {
   readonly label: string;
 }
 
-/** A harness process in its own process group. */
+/** A harness process in its own process group. @public */
 export interface ManagedProcessV1 {
   /** Its pid. */
   readonly pid: number;
@@ -68,7 +68,7 @@ export interface ManagedProcessV1 {
   kill(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
 }
 
-/** Process helpers the host lends plugins, so every harness is started and stopped the same way. */
+/** Process helpers the host lends plugins, so every harness is started and stopped the same way. @public */
 export interface ProcessHelpersV1 {
   /** Starts a process in its own group; killing it kills its children too. */
   spawn(command: string, args: readonly string[], options: SpawnOptionsV1): ManagedProcessV1;
@@ -85,6 +85,7 @@ export interface ProcessHelpersV1 {
 /**
  * Everything a plugin gets from the host. Plugins never reach into the host's container or
  * modules; this object is the whole boundary.
+ * @public
  */
 export interface PluginContextV1 {
   /** The host's spec semver (`1.0.0`). */
@@ -99,7 +100,7 @@ export interface PluginContextV1 {
   readonly process: ProcessHelpersV1;
 }
 
-/** What `create` gets. */
+/** What `create` gets. @public */
 export interface CreateInstanceInputV1<TOptions> {
   /** The configured instance. */
   readonly instance: ProviderInstanceDescriptorV1;
@@ -112,6 +113,7 @@ export interface CreateInstanceInputV1<TOptions> {
 /**
  * A driver: one kind of provider (`codex`, `pi`, `acp-registry`). Configured instances of it
  * become {@link OrchestrationAdapterV1}s through `create`.
+ * @public
  */
 export interface ProviderDriverV1<TOptions = unknown> {
   /** Always `"v1"`. */
@@ -128,7 +130,7 @@ export interface ProviderDriverV1<TOptions = unknown> {
   create(input: CreateInstanceInputV1<TOptions>): OrchestrationAdapterV1 | Promise<OrchestrationAdapterV1>;
 }
 
-/** What a plugin's entry module exports as `default`. */
+/** What a plugin's entry module exports as `default`. @public */
 export interface PluginDefinitionV1 {
   /** Always `"v1"`. */
   readonly specificationVersion: "v1";
@@ -136,13 +138,14 @@ export interface PluginDefinitionV1 {
   readonly drivers: readonly ProviderDriverV1<any>[];
   /** Command groups it adds to `switchyard`; each name must be listed in its manifest. */
   readonly commands?: readonly CommandGroupV1[];
-  /** HTTP API operations it adds under `/api/v1/plugins/<plugin>/` (routes.ts). */
+  /** HTTP API operations it adds under `/api/v1/plugins/<plugin>/` (routes.ts). @experimental */
   readonly routes?: PluginRoutesV1;
 }
 
 /**
  * The `switchyard` field of a plugin's package.json. Read and checked before any plugin code
  * is imported.
+ * @public
  */
 export interface PluginManifestV1 {
   /**
@@ -162,6 +165,7 @@ export interface PluginManifestV1 {
   /**
    * True when the plugin adds HTTP API routes (its definition's `routes`), so what a plugin
    * contributes is known without running its code.
+   * @experimental
    */
   readonly routes?: boolean;
   /** The entry module, relative to the package root (`./dist/index.js`). */
@@ -171,6 +175,7 @@ export interface PluginManifestV1 {
    * `switchyard plugin install` runs, after this manifest passed: the plugin's own name and/or
    * dependencies it declares (a native module that builds on install). Omitted: none run. The
    * host installs with scripts off, so nothing else a package or its dependencies declare runs.
+   * @experimental
    */
   readonly installScripts?: readonly string[];
 }

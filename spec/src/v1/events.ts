@@ -4,16 +4,16 @@
  * when an interrupted turn's last events arrive after the next one started.
  */
 
-/** Kinds of tool calls, so timelines can summarise them without knowing the provider. */
+/** Kinds of tool calls, so timelines can summarise them without knowing the provider. @public */
 export type ToolKindV1 = "command" | "file_read" | "file_change" | "mcp" | "web" | "search" | "subagent" | "other";
 
-/** Kinds of approvals a provider can ask for (seed 000 `pendingApproval.kind`). */
+/** Kinds of approvals a provider can ask for (seed 000 `pendingApproval.kind`). @public */
 export type ApprovalKindV1 = "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
 
-/** Final status of a turn. */
+/** Final status of a turn. @public */
 export type TurnTerminalStatusV1 = "completed" | "failed" | "interrupted" | "cancelled";
 
-/** An error reported by the provider for a turn. */
+/** An error reported by the provider for a turn. @public */
 export interface ProviderTurnErrorV1 {
   /** The provider's own code, if it has one (for example `rate_limited`, `-32603`). */
   readonly code?: string;
@@ -21,7 +21,7 @@ export interface ProviderTurnErrorV1 {
   readonly message: string;
 }
 
-/** The provider accepted the turn and began working on it. */
+/** The provider accepted the turn and began working on it. @public */
 export interface TurnStartedEventV1 {
   readonly type: "turn.started";
   /** The host's turn id from `startTurn`. */
@@ -30,7 +30,7 @@ export interface TurnStartedEventV1 {
   readonly providerTurnId?: string;
 }
 
-/** A piece of assistant text. Deltas for one `itemId` concatenate in order. */
+/** A piece of assistant text. Deltas for one `itemId` concatenate in order. @public */
 export interface MessageDeltaEventV1 {
   readonly type: "message.delta";
   readonly turnId: string;
@@ -40,7 +40,7 @@ export interface MessageDeltaEventV1 {
   readonly text: string;
 }
 
-/** An assistant message is complete; `text` is its whole content (authoritative over deltas). */
+/** An assistant message is complete; `text` is its whole content (authoritative over deltas). @public */
 export interface MessageCompletedEventV1 {
   readonly type: "message.completed";
   readonly turnId: string;
@@ -49,7 +49,7 @@ export interface MessageCompletedEventV1 {
   readonly text: string;
 }
 
-/** A piece of reasoning (thinking) text. */
+/** A piece of reasoning (thinking) text. @public */
 export interface ReasoningDeltaEventV1 {
   readonly type: "reasoning.delta";
   readonly turnId: string;
@@ -57,7 +57,7 @@ export interface ReasoningDeltaEventV1 {
   readonly text: string;
 }
 
-/** A reasoning item is complete. */
+/** A reasoning item is complete. @public */
 export interface ReasoningCompletedEventV1 {
   readonly type: "reasoning.completed";
   readonly turnId: string;
@@ -66,7 +66,7 @@ export interface ReasoningCompletedEventV1 {
   readonly text: string;
 }
 
-/** The agent started a tool call. */
+/** The agent started a tool call. @public */
 export interface ToolCallStartedEventV1 {
   readonly type: "tool_call.started";
   readonly turnId: string;
@@ -84,7 +84,7 @@ export interface ToolCallStartedEventV1 {
   readonly input?: unknown;
 }
 
-/** A tool call finished. */
+/** A tool call finished. @public */
 export interface ToolCallCompletedEventV1 {
   readonly type: "tool_call.completed";
   readonly turnId: string;
@@ -95,7 +95,7 @@ export interface ToolCallCompletedEventV1 {
   readonly output?: string;
 }
 
-/** One option of an approval request. */
+/** One option of an approval request. @public */
 export interface ApprovalOptionV1 {
   /** The provider's id for this option. */
   readonly id: string;
@@ -105,10 +105,10 @@ export interface ApprovalOptionV1 {
   readonly decision: ApprovalDecisionV1;
 }
 
-/** The decision a client gives an approval request. */
+/** The decision a client gives an approval request. @public */
 export type ApprovalDecisionV1 = "accept" | "accept_for_session" | "decline" | "cancel";
 
-/** The provider asks for approval before doing something. */
+/** The provider asks for approval before doing something. @public */
 export interface ApprovalRequestV1 {
   readonly kind: "approval";
   /** What needs approval. */
@@ -121,7 +121,7 @@ export interface ApprovalRequestV1 {
   readonly options?: readonly ApprovalOptionV1[];
 }
 
-/** One question in a user-input request. */
+/** One question in a user-input request. @public */
 export interface UserInputQuestionV1 {
   /** Stable id, used as the key of the answer. */
   readonly id: string;
@@ -135,7 +135,7 @@ export interface UserInputQuestionV1 {
   readonly multiSelect?: boolean;
 }
 
-/** The provider asks the user one or more questions. */
+/** The provider asks the user one or more questions. @public */
 export interface UserInputRequestV1 {
   readonly kind: "user_input";
   /** The questions. */
@@ -144,7 +144,7 @@ export interface UserInputRequestV1 {
   readonly blocking: boolean;
 }
 
-/** A runtime request opened: the provider waits for the client (approval) or the user. */
+/** A runtime request opened: the provider waits for the client (approval) or the user. @public */
 export interface RuntimeRequestOpenedEventV1 {
   readonly type: "runtime_request.opened";
   readonly turnId: string;
@@ -154,7 +154,7 @@ export interface RuntimeRequestOpenedEventV1 {
   readonly request: ApprovalRequestV1 | UserInputRequestV1;
 }
 
-/** A runtime request ended without (or after) an answer from the host. */
+/** A runtime request ended without (or after) an answer from the host. @public */
 export interface RuntimeRequestResolvedEventV1 {
   readonly type: "runtime_request.resolved";
   readonly turnId: string;
@@ -163,7 +163,7 @@ export interface RuntimeRequestResolvedEventV1 {
   readonly resolution: "answered" | "cancelled" | "expired";
 }
 
-/** A provider-native sub-agent was observed. Switchyard shows it; it never owns it. */
+/** A provider-native sub-agent was observed. Switchyard shows it; it never owns it. @public */
 export interface SubagentObservedEventV1 {
   readonly type: "subagent.observed";
   readonly turnId: string;
@@ -179,7 +179,7 @@ export interface SubagentObservedEventV1 {
   readonly nativeThreadId?: string;
 }
 
-/** The provider proposed a plan (for example when leaving plan mode). */
+/** The provider proposed a plan (for example when leaving plan mode). @public */
 export interface PlanProposedEventV1 {
   readonly type: "plan.proposed";
   readonly turnId: string;
@@ -193,6 +193,7 @@ export interface PlanProposedEventV1 {
  * reports what it knows and leaves out what it does not (never a 0 it did not measure); the
  * host stores it as reported and prices it only where `costUsd` is absent (flagged estimated).
  * A turn that reports no usage at all is recorded as unknown, never as zero.
+ * @public
  */
 export interface TurnUsageReportV1 {
   /** Input tokens sent to the model (not counting cache reads). */
@@ -215,7 +216,7 @@ export interface TurnUsageReportV1 {
   readonly byModel?: Readonly<Record<string, Omit<TurnUsageReportV1, "byModel">>>;
 }
 
-/** The turn ended. Exactly one per started turn. */
+/** The turn ended. Exactly one per started turn. @public */
 export interface TurnTerminalEventV1 {
   readonly type: "turn.terminal";
   readonly turnId: string;
@@ -227,14 +228,14 @@ export interface TurnTerminalEventV1 {
   readonly usage?: TurnUsageReportV1;
 }
 
-/** The session's resume cursor changed (for example the native thread id became known). */
+/** The session's resume cursor changed (for example the native thread id became known). @public */
 export interface ResumeCursorEventV1 {
   readonly type: "session.resume_cursor";
   /** Opaque value the host stores and passes back as `resumeCursor` to reopen the session. */
   readonly cursor: string;
 }
 
-/** The session ended on its own (the harness process exited or the connection dropped). */
+/** The session ended on its own (the harness process exited or the connection dropped). @public */
 export interface SessionExitedEventV1 {
   readonly type: "session.exited";
   /** Why, for logs and the timeline. */
@@ -243,14 +244,14 @@ export interface SessionExitedEventV1 {
   readonly error?: ProviderTurnErrorV1;
 }
 
-/** Something the host should record but that changes no state (an unsupported setting, a retry). */
+/** Something the host should record but that changes no state (an unsupported setting, a retry). @public */
 export interface WarningEventV1 {
   readonly type: "warning";
   readonly turnId?: string;
   readonly message: string;
 }
 
-/** Every event an adapter can report. */
+/** Every event an adapter can report. @public */
 export type AdapterEventV1 =
   | TurnStartedEventV1
   | MessageDeltaEventV1
@@ -268,5 +269,5 @@ export type AdapterEventV1 =
   | SessionExitedEventV1
   | WarningEventV1;
 
-/** The `type` of every adapter event. */
+/** The `type` of every adapter event. @public */
 export type AdapterEventTypeV1 = AdapterEventV1["type"];

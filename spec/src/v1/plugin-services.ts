@@ -1,7 +1,7 @@
 // The logger and directories the host hands a plugin, in its driver context (driver.ts) and its
 // command context (commands.ts) alike; a file of their own so neither of those imports the other.
 
-/** Structured logger handed to plugins. Secrets are redacted by the host. */
+/** Structured logger handed to plugins. Secrets are redacted by the host. @public */
 export interface PluginLoggerV1 {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -11,7 +11,7 @@ export interface PluginLoggerV1 {
   child(bindings: Record<string, unknown>): PluginLoggerV1;
 }
 
-/** Directories a plugin may use. */
+/** Directories a plugin may use. @public */
 export interface PluginPathsV1 {
   /** `$SWITCHYARD_HOME`. */
   readonly home: string;

@@ -17,13 +17,14 @@ import type { OptionsSchemaV1 } from "./schema.js";
  * token issued with the `install` verb for every project holds it, and so does an `operate`
  * token for every project whose ceiling is `full-access`; a token scoped to some projects, or
  * below full-access, never does.
+ * @experimental
  */
 export const ROUTE_SCOPES = ["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const;
 
-/** The scope a route needs, one of {@link ROUTE_SCOPES}. */
+/** The scope a route needs, one of {@link ROUTE_SCOPES}. @experimental */
 export type RouteScopeV1 = (typeof ROUTE_SCOPES)[number];
 
-/** What the host lends a plugin's routes, once per server. */
+/** What the host lends a plugin's routes, once per server. @experimental */
 export interface RouteContextV1 {
   /** The host's spec semver (`1.0.0`). */
   readonly specVersion: string;
@@ -37,7 +38,7 @@ export interface RouteContextV1 {
   readonly signal: AbortSignal;
 }
 
-/** Who called a route, as far as a plugin needs to know. */
+/** Who called a route, as far as a plugin needs to know. @experimental */
 export interface RouteCallerV1 {
   /** The scopes the caller's token (or the token its web session was signed in with) carries. */
   readonly scopes: readonly RouteScopeV1[];
@@ -45,7 +46,7 @@ export interface RouteCallerV1 {
   readonly key: string;
 }
 
-/** One request, validated by the route's schemas. */
+/** One request, validated by the route's schemas. @experimental */
 export interface RouteRequestV1<TParams = Record<string, string>, TQuery = Record<string, string>, TBody = Record<string, unknown>> {
   /** Path parameters (`{jobId}` in the path), validated by `params`, else as text. */
   readonly params: TParams;
@@ -69,6 +70,7 @@ export interface RouteRequestV1<TParams = Record<string, string>, TQuery = Recor
  * 404 `not_found`, `conflict` → 409 `conflict`, `provider_unavailable` → 409, `timeout`,
  * `cancelled` and `provider_error` → 502 `plugin_failed` (with the code in `details.code`);
  * anything else is a 500 `orchestration_error` and is logged.
+ * @experimental
  */
 export interface PluginRouteV1<TParams = any, TQuery = any, TBody = any> {
   /** `GET` reads (the cookie needs no CSRF header); `POST` changes something. */
@@ -102,6 +104,7 @@ export interface PluginRouteV1<TParams = any, TQuery = any, TBody = any> {
  * What a plugin definition's `routes` is: the host calls `create` once per server, after the
  * plugins loaded, and mounts what it returns. State the routes share (running jobs) lives in
  * the closure `create` makes, so two servers in one process never share it.
+ * @experimental
  */
 export interface PluginRoutesV1 {
   create(context: RouteContextV1): readonly PluginRouteV1[] | Promise<readonly PluginRouteV1[]>;

@@ -5,6 +5,7 @@
 /**
  * A validator in the Standard Schema v1 shape (zod 4, valibot and arktype schemas are one), so
  * the spec stays dependency-free while plugins use the validator they like.
+ * @public
  */
 export interface OptionsSchemaV1<T> {
   readonly "~standard": {
@@ -14,7 +15,7 @@ export interface OptionsSchemaV1<T> {
   };
 }
 
-/** What an {@link OptionsSchemaV1} returns. */
+/** What an {@link OptionsSchemaV1} returns. @public */
 export type OptionsValidationResultV1<T> =
   | { readonly value: T; readonly issues?: undefined }
   | {
