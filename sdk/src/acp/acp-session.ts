@@ -26,6 +26,7 @@ import { forkInDisposableAgent } from "./acp-fork.js";
 import { AcpRuntimeRequests } from "./acp-runtime-requests.js";
 import { sessionClientHandlers, sessionHandle } from "./acp-client-side.js";
 import { AcpSessionSettings } from "./acp-session-settings.js";
+import { ObservedSubagents } from "./acp-subagents.js";
 import { AcpTurn } from "./acp-turn.js";
 
 /** What a session needs from its adapter. */
@@ -90,6 +91,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   #exited = false;
   #restarting: Promise<void> | null = null;
   readonly #itemCounters = new Map<string, number>();
+  readonly #subagents = new ObservedSubagents();
   #mcpInjection: AcpMcpInjection = "none";
 
   constructor(deps: AcpSessionDeps<TOptions>, input: OpenSessionInput) {
@@ -429,13 +431,17 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     const read = readSessionUpdate(update, this.#updateContext);
     if (read.kind === "mode_changed") return this.#settings.modeChanged(read.currentModeId);
     if (read.kind === "config_changed") return this.#settings.configChanged(read.configOptions);
+    // A child's state belongs to the session (children outlive turns), whoever reports it.
+    const child = read.kind === "subagent" ? this.#subagents.apply(read.update) : null;
     const turn = this.#turn;
     if (turn === null || turn.terminated) {
-      this.#logger.debug("session/update outside a turn ignored", { kind: update.sessionUpdate });
+      if (read.kind === "notice") this.#sink.emit({ type: "warning", message: read.message });
+      else this.#logger.debug("session/update outside a turn ignored", { kind: update.sessionUpdate });
       return;
     }
     if (this.#deps.flavor.hooks?.onSessionUpdate?.(update, this.#handle) === true) return;
-    turn.apply(read);
+    if (child !== null) turn.observeSubagent(child);
+    else turn.apply(read);
   }
 
   #newItemId(turnId: string, prefix: string): string {
