@@ -592,7 +592,8 @@ describe("resume, snapshot and fork", () => {
     const plainSession = await openSession(plain, createEventRecorder());
     expect("forkThread" in plainSession).toBe(false);
 
-    const adapter = await adapterFor({ fork: true });
+    const stateDir = path.join(ctx.context.paths.home, "agent-state");
+    const adapter = await adapterFor({ fork: true, stateDir });
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
     expect(adapter.capabilities().threads).toEqual({ readSnapshot: true, fork: true, forkFromTurn: false });
@@ -600,9 +601,21 @@ describe("resume, snapshot and fork", () => {
     await expect(session.forkThread!({ afterTurnId: turnId })).rejects.toSatisfy((error: unknown) =>
       hasErrorCode(error, "unsupported_capability"),
     );
+    const spawnedBefore = ctx.processes.spawned.length;
     const fork = await session.forkThread!({});
     expect(fork?.resumeCursor).toMatch(/^sess-/);
     expect(fork?.resumeCursor).not.toBe(session.resumeCursor);
+    // The fork was asked of an agent process of its own, which is gone once it answered: the
+    // fork's thread opens it in another process (an agent may hold what a process created).
+    const forker = ctx.processes.spawned[spawnedBefore];
+    expect(forker).toBeDefined();
+    expect(await forker!.exited).toBeDefined();
+
+    const forkRecorder = createEventRecorder();
+    const reopened = await openSession(adapter, forkRecorder, { resumeCursor: fork.resumeCursor });
+    expect((await runTurn(reopened, forkRecorder, "@history")).text).toMatch(/^history: 1 turns;/);
+    // The source goes on in its own process, undisturbed.
+    expect((await runTurn(session, recorder, "@history")).text).toMatch(/^history: 1 turns;/);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AdapterEvent, TurnInput } from "@switchyard/spec";
 import { RuntimeRequestBook } from "../src/harness/index.js";
 import { sessionCostUsdOf, withTurnCost } from "../src/acp/acp-usage.js";
+import { ObservedSubagents, observedStatusOf } from "../src/acp/acp-subagents.js";
 import {
   AcpTurn,
   agentExitReport,
@@ -76,6 +77,50 @@ describe("readSessionUpdate", () => {
     expect(readSessionUpdate({ sessionUpdate: "plan", entries: [] }, CONTEXT)).toEqual({ kind: "none" });
     expect(readSessionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "plan" }, CONTEXT)).toEqual({ kind: "mode_changed", currentModeId: "plan" });
     expect(readSessionUpdate({ sessionUpdate: "config_option_update", configOptions: [] }, CONTEXT)).toEqual({ kind: "config_changed", configOptions: [] });
+  });
+
+  it("reads notices as one line for the user, naming a severity other than warning", () => {
+    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "warning", title: "Model metadata for `fake-model` not found." }, CONTEXT)).toEqual({
+      kind: "notice",
+      message: "Model metadata for `fake-model` not found.",
+    });
+    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "info", title: "Context compacted", description: " Conversation compacted. " }, CONTEXT)).toEqual({
+      kind: "notice",
+      message: "info: Context compacted: Conversation compacted.",
+    });
+    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "error", title: "Sign-in expired", description: null }, CONTEXT)).toEqual({
+      kind: "notice",
+      message: "error: Sign-in expired",
+    });
+  });
+});
+
+describe("ObservedSubagents: subagent_update patches merged per child", () => {
+  const child = "parent:subagent:1";
+
+  it("keeps omitted fields, clears null ones, and prefers the title over the description", () => {
+    const subagents = new ObservedSubagents();
+    expect(subagents.apply({ sessionId: child, description: "review the diff" })).toEqual({ nativeId: child, title: "review the diff", status: null });
+    expect(subagents.apply({ sessionId: child, state: { state: "running" } })).toEqual({ nativeId: child, title: "review the diff", status: "running" });
+    expect(subagents.apply({ sessionId: child, title: "Reviewer" })).toEqual({ nativeId: child, title: "Reviewer", status: "running" });
+    expect(subagents.apply({ sessionId: child, title: null, description: null })).toEqual({ nativeId: child, status: "running" });
+    expect(subagents.apply({ sessionId: child, state: null })).toEqual({ nativeId: child, status: null });
+    expect(subagents.apply({ sessionId: "other", state: { state: "requires_action" } })).toEqual({ nativeId: "other", status: "running" });
+  });
+
+  it("reads a state snapshot as a status; unknown and future states say nothing", () => {
+    expect(observedStatusOf({ state: "idle", stopReason: "end_turn" })).toBe("completed");
+    expect(observedStatusOf({ state: "idle" })).toBe("completed");
+    expect(observedStatusOf({ state: "idle", stopReason: "max_tokens" })).toBe("completed");
+    expect(observedStatusOf({ state: "idle", stopReason: "refusal" })).toBe("failed");
+    expect(observedStatusOf({ state: "idle", stopReason: "cancelled" })).toBe("failed");
+    expect(observedStatusOf({ state: "idle", stopReason: "error", error: { code: -32603, message: "boom" } })).toBe("failed");
+    expect(observedStatusOf({ state: "unknown" })).toBeNull();
+    expect(observedStatusOf({ state: "_paused" })).toBeNull();
+    expect(readSessionUpdate({ sessionUpdate: "subagent_update", sessionId: child, state: { state: "running" } }, CONTEXT)).toEqual({
+      kind: "subagent",
+      update: { sessionUpdate: "subagent_update", sessionId: child, state: { state: "running" } },
+    });
   });
 });
 
@@ -253,6 +298,30 @@ describe("AcpTurn on the kit's ledger", () => {
     expect(events.some((event) => event.type === "message.delta" && event.text === "late")).toBe(false);
     expect(events.map((event) => event.type).slice(-3)).toEqual(["tool_call.completed", "runtime_request.resolved", "turn.terminal"]);
     expect(ended).toEqual([turn]);
+  });
+
+  it("reports notices as warnings, and the agent's sub-agents when their state or title changes; running ones end with the turn", () => {
+    const { turn, events } = turnOf();
+    const subagents = new ObservedSubagents();
+    turn.apply(read({ sessionUpdate: "notice", severity: "warning", title: "Low disk" }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", description: "write tests" }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "running" } }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "running" } }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c2", state: { state: "running" } }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", state: { state: "idle", stopReason: "end_turn" } }));
+    turn.observeSubagent(subagents.apply({ sessionId: "c1", title: "Tester" }));
+    expect(turn.endWith(promptEnding({ stopReason: "cancelled" }, true))).toBe(true);
+    turn.observeSubagent(subagents.apply({ sessionId: "c2", state: { state: "idle" } }));
+    expect(events.filter((event) => event.type === "warning" || event.type === "subagent.observed")).toEqual([
+      { type: "warning", turnId: "turn-1", message: "Low disk" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "write tests", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c2", status: "running" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "write tests", status: "completed" },
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c1", title: "Tester", status: "completed" },
+      // Still running when the interrupted turn ended.
+      { type: "subagent.observed", turnId: "turn-1", nativeId: "c2", status: "failed" },
+    ]);
+    expect(events.at(-1)?.type).toBe("turn.terminal");
   });
 });
 

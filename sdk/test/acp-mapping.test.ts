@@ -14,6 +14,7 @@ import {
   outcomeForDecision,
   toolKindOf,
   type AcpFlavor,
+  type acpSdk,
 } from "../src/acp/index.js";
 import { createAcpTestContext, createEventRecorder, scriptedAgentChannelFactory } from "../../testkit/src/acp-agent/index.js";
 
@@ -81,6 +82,12 @@ describe("ACP mapping", () => {
       tools: { mcp: { http: false, sse: true } },
       interactionModes: ["default"],
     });
+    expect(bare.subagents).toEqual({ native: "none", exposesChildThreadIds: false });
+    // The subagent sessions draft, as codex-acp 2.x advertises it: observed, never adopted.
+    const withSubagents = negotiateAcpCapabilities({
+      initialize: { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { subagents: {} } as acpSdk.SessionCapabilities } },
+    });
+    expect(withSubagents.subagents).toEqual({ native: "observed", exposesChildThreadIds: false });
     expect(negotiateAcpCapabilities(
       { initialize: { protocolVersion: 1 }, modes: { currentModeId: "ask", availableModes: [{ id: "architect", name: "Architect" }] } },
       { plan: "architect" },

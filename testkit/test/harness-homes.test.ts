@@ -161,16 +161,18 @@ describe("resolveHarnessBinary", () => {
     expect(codex).toMatchObject({ native: true, args: [], version: "0.171.0" });
     expect(codex.command).toContain(join("@openai", `codex-${process.platform}-${process.arch}`, "vendor"));
     expect(existsSync(codex.command)).toBe(true);
-    const acp = resolveHarnessBinary("codex-acp");
-    expect(acp.native).toBe(true);
-    expect(acp.command).toContain(`codex-acp-${process.platform}-${process.arch}`);
   });
 
   it("runs JS harnesses with node directly", () => {
     const pi = resolveHarnessBinary("pi");
     expect(pi).toMatchObject({ native: false, command: process.execPath });
+    // Pi 1.x ships its CLI as dist/bundle/cli.js.
     expect(pi.args[0]).toMatch(/pi-coding-agent[/\\]dist[/\\](bundle[/\\])?cli\.js$/);
     expect(resolveHarnessBinary("gemini").env).toEqual({ GEMINI_CLI_NO_RELAUNCH: "true" });
+    // codex-acp 2.x is a Node package (it runs the Codex app-server it resolves).
+    const acp = resolveHarnessBinary("codex-acp");
+    expect(acp).toMatchObject({ native: false, command: process.execPath, packageName: "@agentclientprotocol/codex-acp" });
+    expect(acp.args[0]).toMatch(/codex-acp[/\\]dist[/\\]index\.js$/);
   });
 
   it("throws a typed error when the harness is not installed", async () => {

@@ -3,6 +3,7 @@ import { createAcpDriver, type AcpAdapterOptions, type AcpFlavor } from "@switch
 import { ACP_REGISTRY_CAPABILITIES, withoutIgnoredCapabilities } from "./acp-registry-capabilities.js";
 import { AcpRegistryCatalogs, resolveRegistryLaunch } from "./acp-registry-launch.js";
 import { acpRegistryOptionsSchema, type AcpRegistryOptions } from "./acp-registry-options.js";
+import { testedRegistryAgent } from "./acp-registry-tested-agents.js";
 
 /**
  * The generic ACP Registry flavor of the shared ACP adapter: any registry agent, with no
@@ -22,6 +23,7 @@ export function createAcpRegistryFlavor(catalogs: AcpRegistryCatalogs = new AcpR
     // has its turn ended after the cancel timeout rather than its process killed.
     hardInterrupt: "cancel",
     readinessProbe: "session",
+    harness: ({ options }) => testedRegistryAgent(options.agentId),
     modes: ({ options }) => options.modes,
     hooks: { adjustInitialize: (init, { options }) => withoutIgnoredCapabilities(init, options.ignoreAgentCapabilities) },
   };

@@ -12,14 +12,16 @@ import type { IgnorableAgentCapability } from "./acp-registry-options.js";
  * - `threads.fork`: `/unstable` `sessionCapabilities.fork` (never `forkFromTurn`);
  * - `tools.mcp.http|sse`: `mcpCapabilities` (stdio, through the host's bridge, is the ACP baseline);
  * - `sessions.modelSwitchInSession`: a `model` config option or a session `models` list;
- * - `sessions.runtimeModeSwitchInSession`, `plan` interaction mode: session modes.
+ * - `sessions.runtimeModeSwitchInSession`, `plan` interaction mode: session modes;
+ * - `subagents.native`: `observed` with the subagent sessions draft (`sessionCapabilities.subagents`).
  *
  * Not negotiable in ACP, so declared pessimistically:
  * - `tools.shell` false: ACP has no capability that says the agent runs commands (most do;
  *   their `execute` tool calls still show up as command items);
  * - `runtimeRequests.userInputQuestions` false: an agent may send form elicitations, but
  *   nothing says it will;
- * - `subagents.native` none; `context.acceptsInstructions` false (no system prompt in ACP).
+ * - `context.acceptsInstructions` false: instructions come with the first turn, after the
+ *   session opened (the draft `systemPrompt` applies only at `session/new|load`).
  * Steering is interrupt-and-restart (`session/cancel`, then the new prompt). An arbitrary agent's
  * model list can be long (OpenCode's holds hundreds), so the short list is the first 8 in the
  * user's order.

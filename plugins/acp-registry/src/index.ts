@@ -14,6 +14,7 @@ export { createAcpRegistryDriver, createAcpRegistryFlavor } from "./acp-registry
 export { AcpRegistryCatalogs } from "./acp-registry-launch.js";
 export { IGNORABLE_AGENT_CAPABILITIES, acpRegistryOptionsSchema, type AcpRegistryOptions, type IgnorableAgentCapability } from "./acp-registry-options.js";
 export { ACP_REGISTRY_CAPABILITIES, withoutIgnoredCapabilities } from "./acp-registry-capabilities.js";
+export { CODEX_ACP_HARNESS, GEMINI_CLI_ACP_HARNESS, TESTED_REGISTRY_AGENTS, testedRegistryAgent } from "./acp-registry-tested-agents.js";
 export { ACP_REGISTRY_URL_ENV, acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
 
 export { registryCommands } from "./acp-registry-commands.js";

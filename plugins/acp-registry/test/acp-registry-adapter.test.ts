@@ -35,6 +35,9 @@ import { realAgents, shellScriptArchive, startRegistryFixture, type RegistryFixt
 
 const PLATFORM = detectPlatform();
 
+/** codex-acp 2.x's session modes for Switchyard's runtime modes (its default, "agent", has a model review approvals). */
+const CODEX_ACP_MODES = { runtime: { "approval-required": "read-only", "auto-accept-edits": "workspace-write", "full-access": "agent-full-access" } };
+
 let ctx: AcpTestContext;
 let cwd: string;
 let registry: RegistryFixture;
@@ -347,6 +350,25 @@ describe("acp-registry plugin (scripted registry agent)", () => {
   });
 });
 
+describe("tested agents (harness data)", () => {
+  it("an instance of a tested agent reports the tested range, and warns outside it; other agents report none", async () => {
+    registerScriptedAgent({});
+    // An agent that answers initialize as codex-acp 9.9.9 would, in place of the registry's codex-acp.
+    const launcher = path.join(cwd, "newer-codex-acp.sh");
+    const { writeFile, chmod } = await import("node:fs/promises");
+    await writeFile(launcher, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPTED_ACP_AGENT_BIN}" --config '${JSON.stringify({ name: "codex-acp", version: "9.9.9" })}'\n`);
+    await chmod(launcher, 0o755);
+    const status = await (await adapterFor({ agentId: "codex-acp", commandOverride: launcher })).probe();
+    expect(status).toMatchObject({ installed: true, executable: true, version: "9.9.9" });
+    expect(status.harness).toMatchObject({ displayName: "codex-acp", source: "configured", location: launcher, version: "9.9.9", testedVersions: "~2.6.0", inTestedRange: false });
+    expect(status.warnings).toEqual([expect.stringContaining("codex-acp 9.9.9 (" + launcher + ") is outside the versions this plugin was tested with (~2.6.0)")]);
+
+    const untracked = await (await adapterFor({ agentId: "scripted", commandOverride: launcher })).probe();
+    expect(untracked.harness).toBeUndefined();
+    expect(untracked.warnings).toBeUndefined();
+  });
+});
+
 describe("MCP tool call recognition", () => {
   it("reads the shapes real ACP agents send, only for the injected server", () => {
     const servers = ["switchyard"];
@@ -387,6 +409,7 @@ describe("acp-registry plugin (real agents from npm)", () => {
     );
     const status = await adapter.probe();
     expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: agents.gemini.version });
+    expect(status.harness).toMatchObject({ packageName: "@google/gemini-cli", testedVersions: "~0.61.0", inTestedRange: true });
     expect(status.models.find((model) => model.isDefault)?.id).toBe("auto");
     expect(status.models.map((model) => model.id)).toContain("gemini-2.5-pro");
     const caps = adapter.capabilities();
@@ -407,30 +430,78 @@ describe("acp-registry plugin (real agents from npm)", () => {
     expect(main.at(-1)?.model).toBe("gemini-2.5-pro");
   });
 
-  it("codex-acp: negotiated from initialize and session/new; shell calls arrive as command items", async () => {
-    const agents = realAgents();
-    registry.setAgents(agents.entries);
-    const server = await ScriptedModelServer.start();
-    const home = await createCodexHome({ modelServerUrl: server.url });
-    cleanups.push(async () => {
-      await server.close();
-      await home.cleanup();
-    });
-    const adapter = await adapterFor({ agentId: "codex-acp", commandOverride: agents.codexAcp.command }, home.env);
+  it("codex-acp 2.x: negotiated from initialize and session/new; shell calls are command items, MCP calls reach the injected endpoint", async () => {
+    mcpServer = await startTestMcpServer();
+    const { adapter, server, home, agents } = await codexAcp();
     const status = await adapter.probe();
     expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: agents.codexAcp.version });
+    expect(agents.codexAcp.version).toMatch(/^2\./);
+    // What `switchyard providers --json` shows: the npm package the override points into, in the tested range.
+    expect(status.harness).toMatchObject({ displayName: "codex-acp", packageName: "@agentclientprotocol/codex-acp", version: agents.codexAcp.version, testedVersions: "~2.6.0", inTestedRange: true });
+    expect(status.warnings).toBeUndefined();
     expect(status.models.find((model) => model.isDefault)?.id).toBe(home.model);
     const caps = adapter.capabilities();
     expect(caps.sessions).toMatchObject({ resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true });
-    expect(caps.threads).toEqual({ readSnapshot: true, fork: false, forkFromTurn: false });
+    // 2.x advertises session/fork and subagent sessions (the 0.x line did neither).
+    expect(caps.threads).toEqual({ readSnapshot: true, fork: true, forkFromTurn: false });
+    expect(caps.identity.nativeThreadIds).toBe("strong");
+    expect(caps.subagents).toEqual({ native: "observed", exposesChildThreadIds: false });
     expect(caps.tools.mcp).toEqual({ http: true, sse: false, stdio: true });
     expect(caps.tools.shell).toBe(false);
+    // Its plan is a `collaboration_mode` config option, a category ACP does not define.
+    expect(caps.interactionModes).toEqual(["default"]);
 
     const recorder = createEventRecorder();
     const session = await open(adapter, recorder, { cwd: home.cwd });
-    const result = await run(session, recorder, "run it @@shell echo from-codex-acp @@then @@reply shell said {{output}}");
+    expect("forkThread" in session).toBe(true);
+    const result = await run(session, recorder, 'run it @@shell echo from-codex-acp @@then @@tool echo {"text":"via switchyard"} @@then @@reply tools said {{output}}');
     expect(result.terminal.status).toBe("completed");
-    expect(result.events.find((event) => event.type === "tool_call.started")).toMatchObject({ kind: "command", title: "echo from-codex-acp" });
-    expect(result.text).toContain("shell said from-codex-acp");
+    const started = result.events.filter((event) => event.type === "tool_call.started");
+    expect(started.find((event) => event.kind === "command")).toMatchObject({ title: "echo from-codex-acp" });
+    expect(started.find((event) => event.kind === "mcp")).toMatchObject({ server: "switchyard", name: "mcp__switchyard__echo" });
+    // The injected endpoint, with the session's bearer token, is what the agent called.
+    expect(mcpServer.calls).toEqual([{ tool: "echo", args: { text: "via switchyard" } }]);
+    expect(result.text).toContain("tools said");
+    expect(result.text).toContain("via switchyard");
+    // With the client's `session.notices`, its warnings are warnings, not assistant text.
+    expect(recorder.events.filter((event) => event.type === "warning").map((event) => event.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("Model metadata for `fake-model` not found")]),
+    );
+    expect(result.text).not.toContain("Model metadata");
+    // full-access switched the agent into the preset the instance maps it to.
+    expect(server.requests.at(-1)?.headers["x-codex-turn-metadata"]).toContain('"sandbox_mode":"danger-full-access"');
+  });
+
+  it("codex-acp 2.x: its own sub-agents are observed (subagent_update), never adopted", async () => {
+    const { adapter, home } = await codexAcp();
+    const recorder = createEventRecorder();
+    const session = await open(adapter, recorder, { cwd: home.cwd });
+    // The model spawns a Codex sub-agent (the scripted server answers the child too) and waits for it.
+    const spawn = JSON.stringify({ message: "child task @@reply child-done" });
+    const wait = JSON.stringify({ targets: ["{{output.agent_id}}"], timeout_ms: 30_000 });
+    const result = await run(session, recorder, `delegate it @@tool spawn_agent ${spawn} @@then @@tool wait_agent ${wait} @@then @@reply parent saw {{output}}`);
+    expect(result.terminal.status).toBe("completed");
+    expect(result.text).toContain("child-done");
+    const observed = result.events.filter((event) => event.type === "subagent.observed");
+    expect(observed.map((event) => event.status)).toEqual(["running", "completed"]);
+    expect(new Set(observed.map((event) => event.nativeId)).size).toBe(1);
+    expect(observed[0]).toMatchObject({ title: expect.stringContaining("child task") });
+    expect(observed[0]).not.toHaveProperty("nativeThreadId");
+    // The child's own output is not part of the parent's conversation.
+    expect(result.text).not.toMatch(/^child-done/);
   });
 });
+
+/** codex-acp 2.x from npm as registry agent `codex-acp`, against the scripted model, with its modes mapped. */
+async function codexAcp() {
+  const agents = realAgents();
+  registry.setAgents(agents.entries);
+  const server = await ScriptedModelServer.start();
+  const home = await createCodexHome({ modelServerUrl: server.url });
+  cleanups.push(async () => {
+    await server.close();
+    await home.cleanup();
+  });
+  const adapter = await adapterFor({ agentId: "codex-acp", commandOverride: agents.codexAcp.command, modes: CODEX_ACP_MODES }, home.env);
+  return { adapter, server, home, agents };
+}

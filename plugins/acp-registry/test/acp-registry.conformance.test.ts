@@ -56,6 +56,17 @@ describeAdapterConformance({
   },
 });
 
+/**
+ * codex-acp 2.x asks only in its `on-request` modes, and there only for a command the model
+ * wants to run outside the sandbox (`sandbox_permissions: "require_escalated"`), as a model does
+ * when the sandbox refused a write: the approval prompt asks for that escalation.
+ */
+function withEscalatedWrite(script: ConformanceScript): ConformanceScript {
+  const escalated = (marker: string) =>
+    JSON.stringify({ cmd: `touch approval-${marker}.txt && echo ${marker}`, sandbox_permissions: "require_escalated", justification: "The test writes a file." });
+  return { ...script, approval: (marker) => `approve it @@tool exec_command ${escalated(marker)} @@then @@reply approved {{output}}` };
+}
+
 describeAdapterConformance({
   name: "acp-registry: codex-acp",
   pluginDir,
@@ -64,15 +75,22 @@ describeAdapterConformance({
     const agents = realAgents();
     const registry = await startRegistryFixture(agents.entries);
     const server = await ScriptedModelServer.start();
-    // `untrusted`: Codex asks before anything but known-safe commands. (Its approval presets
-    // run commands in a bubblewrap sandbox, which this machine does not have.)
-    const home = await createCodexHome({ modelServerUrl: server.url, approvalPolicy: "untrusted" });
+    // codex-acp 2.x sets approval and sandbox from its session mode (its own default is "agent":
+    // auto review by a model), whatever config.toml says; Codex 0.171 refuses
+    // `approval_policy = "untrusted"` there, so the home keeps the default.
+    const home = await createCodexHome({ modelServerUrl: server.url });
     return {
       instance: {
         environment: home.env,
-        options: { agentId: "codex-acp", registryUrl: registry.url, commandOverride: agents.codexAcp.command },
+        options: {
+          agentId: "codex-acp",
+          registryUrl: registry.url,
+          commandOverride: agents.codexAcp.command,
+          // Its presets for Switchyard's runtime modes: asking ones are reviewed by the user.
+          modes: { runtime: { "approval-required": "read-only", "auto-accept-edits": "workspace-write", "full-access": "agent-full-access" } },
+        },
       },
-      script: withApprovalWrite(scriptedModelScript(server)),
+      script: withEscalatedWrite(scriptedModelScript(server)),
       teardown: async () => {
         await server.close();
         await registry.close();

@@ -143,6 +143,9 @@ export function advertisedEfforts(agent: Pick<AcpAgentDescription, "configOption
  * - `sessionCapabilities.fork` (`/unstable` `session/fork`) → `threads.fork`, never
  *   `threads.forkFromTurn` (ACP forks copy the latest state);
  * - `mcpCapabilities.http|sse` → `tools.mcp.http|sse`; stdio is the ACP baseline;
+ * - `sessionCapabilities.subagents` (the subagent sessions draft, `{}` as codex-acp 2.x sends it;
+ *   the client advertises `subagents`) → `subagents.native: "observed"`: its `subagent_update`s
+ *   are reported; a child's session id is not a thread the host can read;
  * - a `model` config option (or a session `models` list, switched with `session/set_model`)
  *   → `sessions.modelSwitchInSession`;
  * - session modes (or a `mode` config option) → `sessions.runtimeModeSwitchInSession`, and
@@ -155,16 +158,21 @@ export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: A
   const loadSession = caps.loadSession === true;
   const resume = loadSession || (sessionCaps.resume !== undefined && sessionCaps.resume !== null);
   const fork = sessionCaps.fork !== undefined && sessionCaps.fork !== null;
+  // Not in the SDK's schema yet (the draft names only the client's side); read from the wire.
+  const subagentsCap = (sessionCaps as { readonly subagents?: unknown }).subagents;
+  const subagents = typeof subagentsCap === "object" && subagentsCap !== null;
   const overlay: {
     sessions: { resume: boolean; modelSwitchInSession?: boolean; runtimeModeSwitchInSession?: boolean };
     threads: { readSnapshot: boolean; fork: boolean; forkFromTurn: boolean };
     tools: { mcp: { http: boolean; sse: boolean; stdio: boolean } };
+    subagents: { native: "none" | "observed"; exposesChildThreadIds: false };
     identity: { nativeThreadIds: "strong" | "weak" };
     interactionModes?: InteractionMode[];
   } = {
     sessions: { resume },
     threads: { readSnapshot: loadSession, fork, forkFromTurn: false },
     tools: { mcp: { http: caps.mcpCapabilities?.http === true, sse: caps.mcpCapabilities?.sse === true, stdio: true } },
+    subagents: { native: subagents ? "observed" : "none", exposesChildThreadIds: false },
     // A session id that can be loaded or resumed survives the agent process.
     identity: { nativeThreadIds: resume ? "strong" : "weak" },
   };

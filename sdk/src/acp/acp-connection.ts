@@ -3,11 +3,23 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { SwitchyardError, hasErrorCode } from "@switchyard/spec";
 import type { AcpChannel, AcpChannelFactory, AcpLaunchCommand } from "./acp-flavor.js";
 
-/** What the shared adapter tells every agent it can do as a client. @public */
+/**
+ * What the shared adapter tells every agent it can do as a client. Two `/unstable` drafts
+ * change what an agent sends, so the adapter handles them:
+ * - `session.notices`: warnings and notes arrive as `notice` updates (reported as `warning`
+ *   events) instead of being mixed into the assistant's text (codex-acp 2.x does that otherwise);
+ * - `subagents`: the agent's own sub-agents arrive as `subagent_update` on the parent session
+ *   (reported as `subagent.observed`); their own traffic, under the child's session id, is not
+ *   part of the conversation. Switchyard never messages, cancels or loads a child.
+ *
+ * @public
+ */
 export const ACP_CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: false,
   elicitation: { form: {}, url: {} },
+  session: { notices: {} },
+  subagents: {},
 };
 
 /** The default channel: the agent as a child process in its own group, ACP over its stdio. @public */

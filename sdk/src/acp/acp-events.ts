@@ -34,6 +34,10 @@ export type AcpUpdate =
   | { readonly kind: "mode_changed"; readonly currentModeId: string }
   /** The session's config options changed. */
   | { readonly kind: "config_changed"; readonly configOptions: acp.SessionConfigOption[] }
+  /** Something the user should know (`/unstable` `notice`: a warning, an error, information). */
+  | { readonly kind: "notice"; readonly message: string }
+  /** One of the agent's own sub-agents changed (`/unstable` `subagent_update`: a patch). */
+  | { readonly kind: "subagent"; readonly update: acp.SubagentUpdate }
   /** Nothing to report (our own prompt echoed, usage, commands, session info, empty chunks). */
   | { readonly kind: "none" };
 
@@ -61,9 +65,20 @@ export function readSessionUpdate(update: acp.SessionUpdate, context: AcpUpdateC
       return { kind: "mode_changed", currentModeId: update.currentModeId };
     case "config_option_update":
       return { kind: "config_changed", configOptions: update.configOptions };
+    case "notice":
+      return { kind: "notice", message: noticeMessage(update) };
+    case "subagent_update":
+      return { kind: "subagent", update };
     default:
       return { kind: "none" };
   }
+}
+
+/** A notice as one line: its title, then its description; severities other than warning are named. @experimental */
+export function noticeMessage(notice: acp.Notice): string {
+  const description = typeof notice.description === "string" && notice.description.trim().length > 0 ? `: ${notice.description.trim()}` : "";
+  const severity = notice.severity === "warning" ? "" : `${String(notice.severity)}: `;
+  return `${severity}${notice.title}${description}`;
 }
 
 /** A tool call as `tool_call.started` describes it. @public */

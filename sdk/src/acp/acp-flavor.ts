@@ -14,7 +14,7 @@ import type {
   ToolKind,
   UserInputRequest,
 } from "@switchyard/spec";
-import type { RuntimeRequestOutcome } from "../harness/index.js";
+import type { HarnessSpec, RuntimeRequestOutcome } from "../harness/index.js";
 
 /** How to start an ACP agent: a command line plus extra environment. Never put secrets in `args`. @public */
 export interface AcpLaunchCommand {
@@ -218,6 +218,14 @@ export interface AcpFlavor<TOptions = unknown> {
   readonly displayName: string;
   /** How a user installs the agent, for the message when its command is not found (`Install it: npm i -g …`). */
   readonly install?: string;
+  /**
+   * The agent program as the sdk's harness data (name, npm packages, tested versions), when the
+   * flavor knows it; a function when it depends on the instance's options (a registry flavor
+   * whose instances name different agents). With it, `probe()` reports `harness` (where the
+   * launch points, the version the agent gave at `initialize`, the tested range) and warns about
+   * a version outside the tested range.
+   */
+  readonly harness?: HarnessSpec | ((input: { readonly options: TOptions }) => HarnessSpec | undefined);
   /** Validates the driver options. */
   readonly optionsSchema?: OptionsSchema<TOptions>;
   /**

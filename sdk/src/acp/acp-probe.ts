@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { hasErrorCode, withStderrTail, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/spec";
+import { owningPackage, type HarnessSearch, type HarnessSpec } from "../harness/find-harness.js";
+import { withHarnessVerdict } from "../harness/harness-version.js";
 import { sessionModelsOf } from "./acp-capabilities.js";
 import {
   REFUSING_HANDLERS,
@@ -38,6 +40,33 @@ export interface AcpProbeDeps<TOptions> {
  * @public
  */
 export async function probeAcpAgent<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions: ProbeOptions = {}): Promise<ProviderStatus> {
+  const launched: LaunchSeen = { executable: null };
+  const status = await probeStatus(deps, probeOptions, launched);
+  const harness = typeof deps.flavor.harness === "function" ? deps.flavor.harness({ options: deps.options }) : deps.flavor.harness;
+  return harness === undefined ? status : withHarnessVerdict(launchedHarness(harness, launched.executable), status);
+}
+
+/** The executable a probe found for the agent, once it resolved the launch. */
+interface LaunchSeen {
+  executable: string | null;
+}
+
+/**
+ * What the flavor says about the agent's program, as a search that found it where the instance's
+ * launch points (the package it belongs to, when it is an npm bin): the version the agent
+ * reports at `initialize` is then checked against the tested range.
+ */
+function launchedHarness(spec: HarnessSpec, executable: string | null): HarnessSearch {
+  if (executable === null) return { spec, found: null, searched: [] };
+  const owner = path.isAbsolute(executable) ? owningPackage(executable, spec.packages) : null;
+  return {
+    spec,
+    found: { source: "configured", command: executable, packageDir: owner?.dir ?? null, packageName: owner?.name ?? null, packageVersion: owner?.version ?? null },
+    searched: [{ source: "configured", what: `${spec.displayName} as the instance launches it`, found: executable }],
+  };
+}
+
+async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions: ProbeOptions, launched: LaunchSeen): Promise<ProviderStatus> {
   const { flavor, instance, options, context, channelFactory, negotiation } = deps;
   const models = () => negotiation.models();
   const depth = probeOptions.depth ?? "full";
@@ -48,8 +77,10 @@ export async function probeAcpAgent<TOptions>(deps: AcpProbeDeps<TOptions>, prob
     return { installed: false, executable: false, authenticated: false, models: models(), message: describeError(error).message };
   }
   const env = launchEnv(instance.environment, launch);
+  launched.executable = launch.command;
   if (channelFactory === spawnAcpChannel) {
     const found = await context.process.which(launch.command, { ...process.env, ...env });
+    launched.executable = found;
     if (found === null) {
       return {
         installed: false,

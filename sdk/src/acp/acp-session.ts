@@ -15,16 +15,18 @@ import {
   type TurnInput,
 } from "@switchyard/spec";
 import { EventSink } from "../harness/index.js";
-import { openAgentSession, startAgent, type AcpAgentRuntime } from "./acp-agent-runtime.js";
+import { openAgentSession, startAgent, type AcpAgentLaunch, type AcpAgentRuntime } from "./acp-agent-runtime.js";
 import { SerialQueue, describeError, settleInbound, withTimeout, type AcpClientHandlers } from "./acp-connection.js";
 import { agentExitReport, promptEnding, readSessionUpdate, replayedTurns, type AcpReplayedTurn, type AcpUpdateContext } from "./acp-events.js";
 import { sessionCostUsdOf, withTurnCost } from "./acp-usage.js";
 import { modeMappingOf, type AcpAgentDescription, type AcpChannel, type AcpChannelFactory, type AcpFlavor, type AcpSessionHandle } from "./acp-flavor.js";
 import { ConfinedFileSystem } from "./acp-fs.js";
 import { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
+import { forkInDisposableAgent } from "./acp-fork.js";
 import { AcpRuntimeRequests } from "./acp-runtime-requests.js";
 import { sessionClientHandlers, sessionHandle } from "./acp-client-side.js";
 import { AcpSessionSettings } from "./acp-session-settings.js";
+import { ObservedSubagents } from "./acp-subagents.js";
 import { AcpTurn } from "./acp-turn.js";
 
 /** What a session needs from its adapter. @public */
@@ -90,6 +92,7 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   #exited = false;
   #restarting: Promise<void> | null = null;
   readonly #itemCounters = new Map<string, number>();
+  readonly #subagents = new ObservedSubagents();
   #mcpInjection: AcpMcpInjection = "none";
 
   constructor(deps: AcpSessionDeps<TOptions>, input: OpenSessionInput) {
@@ -167,12 +170,17 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     return this.#deps.flavor.setupTimeoutMs ?? 30_000;
   }
 
+  /** How this session starts an agent process (its own, a respawn, a disposable fork). */
+  #agentLaunch(): AcpAgentLaunch<TOptions> {
+    const { flavor, instance, options, context, channelFactory } = this.#deps;
+    return { flavor, instance, options, context, channelFactory, cwd: this.#input.cwd, timeoutMs: this.#setupTimeout(), logger: this.#logger };
+  }
+
   async #launch(resumeCursor: string | null, respawn: boolean): Promise<void> {
     this.#sessionCostUsd = resumeCursor === null ? 0 : null;
-    const { flavor, instance, options, context, channelFactory } = this.#deps;
+    const { flavor, options } = this.#deps;
     const generation = ++this.#generation;
-    const launch = { flavor, instance, options, context, channelFactory, cwd: this.#input.cwd, timeoutMs: this.#setupTimeout(), logger: this.#logger };
-    const runtime = await startAgent(launch, generation, this.#handlersFor(generation), (channel, connection) => {
+    const runtime = await startAgent(this.#agentLaunch(), generation, this.#handlersFor(generation), (channel, connection) => {
       if (this.#closed) throw new SwitchyardError("session_closed", "The session was closed while its agent was starting.");
       this.#channel = channel;
       void connection.closed.then(() => this.#onAgentGone(generation, channel));
@@ -380,16 +388,14 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     });
   }
 
-  /** `/unstable` `session/fork` (offered only when the agent advertised it); ACP forks copy the latest state. */
+  /**
+   * `/unstable` `session/fork` (offered only when the agent advertised it), in a disposable agent
+   * process (see acp-fork.ts); ACP forks copy the latest state.
+   */
   async #fork(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
     if (input.afterTurnId !== undefined) throw new UnsupportedCapabilityError("threads.forkFromTurn", this.#deps.flavor.driverKind);
     this.#assertOpen();
-    const runtime = this.#runtime as AcpAgentRuntime;
-    const { servers } = buildAcpMcpServers(this.#input.mcp, runtime.init.agentCapabilities?.mcpCapabilities, this.#deps.flavor.mcpTransport ?? "auto");
-    const response = await this.#call("session/fork", (agent, sessionId) =>
-      agent.request(acp.methods.agent.session.fork, { sessionId, cwd: this.#input.cwd, mcpServers: servers }),
-    );
-    return { resumeCursor: response.sessionId };
+    return { resumeCursor: await forkInDisposableAgent(this.#agentLaunch(), this.#acpSessionId as string) };
   }
 
   /** The conversation as the agent replayed it at `session/load`, plus the turns since. */
@@ -426,13 +432,17 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     const read = readSessionUpdate(update, this.#updateContext);
     if (read.kind === "mode_changed") return this.#settings.modeChanged(read.currentModeId);
     if (read.kind === "config_changed") return this.#settings.configChanged(read.configOptions);
+    // A child's state belongs to the session (children outlive turns), whoever reports it.
+    const child = read.kind === "subagent" ? this.#subagents.apply(read.update) : null;
     const turn = this.#turn;
     if (turn === null || turn.terminated) {
-      this.#logger.debug("session/update outside a turn ignored", { kind: update.sessionUpdate });
+      if (read.kind === "notice") this.#sink.emit({ type: "warning", message: read.message });
+      else this.#logger.debug("session/update outside a turn ignored", { kind: update.sessionUpdate });
       return;
     }
     if (this.#deps.flavor.hooks?.onSessionUpdate?.(update, this.#handle) === true) return;
-    turn.apply(read);
+    if (child !== null) turn.observeSubagent(child);
+    else turn.apply(read);
   }
 
   #newItemId(turnId: string, prefix: string): string {

@@ -2,6 +2,7 @@ import type { AdapterEvent, InteractionMode, ProviderTurnError, RuntimeMode, Tur
 import { TurnLedger, type RuntimeRequestBook } from "../harness/index.js";
 import type { AcpPromptEnding, AcpReplayedTurn, AcpUpdate } from "./acp-events.js";
 import type { AcpTurnView } from "./acp-flavor.js";
+import type { ObservedSubagent, ObservedSubagentStatus } from "./acp-subagents.js";
 
 /** What a turn gets from its session. @public */
 export interface AcpTurnSession {
@@ -38,6 +39,8 @@ export class AcpTurn implements AcpTurnView {
   #reasoningId: string | null = null;
   #planItemId: string | null = null;
   #assistantText = "";
+  /** The agent's sub-agents this turn reported, as last reported. */
+  readonly #subagents = new Map<string, { readonly title?: string; readonly status: ObservedSubagentStatus }>();
   #cancelTimer: NodeJS.Timeout | null = null;
 
   constructor(input: TurnInput, session: AcpTurnSession) {
@@ -95,6 +98,9 @@ export class AcpTurn implements AcpTurnView {
         this.#ledger.toolStarted(update.start);
         if (update.end !== null) this.#ledger.toolCompleted(update.start.itemId, update.end.status, update.end.output);
         return;
+      case "notice":
+        this.#emit({ type: "warning", turnId: this.turnId, message: update.message });
+        return;
       case "plan":
         // A plan update in default mode is the agent's progress list, not a proposal.
         if (this.interactionMode !== "plan") return;
@@ -104,6 +110,15 @@ export class AcpTurn implements AcpTurnView {
       default:
         return;
     }
+  }
+
+  /** One of the agent's own sub-agents as it now stands: reported when its state or title changed. */
+  observeSubagent(child: ObservedSubagent): void {
+    if (this.terminated || child.status === null) return;
+    const seen = this.#subagents.get(child.nativeId);
+    if (seen !== undefined && seen.status === child.status && seen.title === child.title) return;
+    this.#subagents.set(child.nativeId, { ...(child.title !== undefined ? { title: child.title } : {}), status: child.status });
+    this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId: child.nativeId, ...(child.title !== undefined ? { title: child.title } : {}), status: child.status });
   }
 
   /** The user declined this tool call: a failure of it is reported `declined`. */
@@ -133,6 +148,14 @@ export class AcpTurn implements AcpTurnView {
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.#cancelTimer !== null) clearTimeout(this.#cancelTimer);
     this.#cancelTimer = null;
+    if (this.terminated) return false;
+    // Nothing of a finished turn stays open: a sub-agent still running ends with the turn
+    // (an ACP child may go on working, and a later turn reports it again if it does).
+    for (const [nativeId, child] of this.#subagents) {
+      if (child.status !== "running") continue;
+      this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId, ...(child.title !== undefined ? { title: child.title } : {}), status: status === "completed" ? "completed" : "failed" });
+    }
+    this.#subagents.clear();
     if (!this.#ledger.finish(status, error)) return false;
     this.#onEnded(this);
     return true;

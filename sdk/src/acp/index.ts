@@ -34,6 +34,7 @@ export {
   promptEnding,
   agentExitReport,
   replayedTurns,
+  noticeMessage,
   type AcpUpdate,
   type AcpUpdateContext,
   type AcpToolCallEnd,
@@ -54,6 +55,7 @@ export {
 } from "./acp-capabilities.js";
 export { ACP_CLIENT_CAPABILITIES, spawnAcpChannel, SerialQueue, settleInbound, authenticateAgent, openNewSession } from "./acp-connection.js";
 export { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
+export { ObservedSubagents, observedStatusOf, type ObservedSubagent, type ObservedSubagentStatus } from "./acp-subagents.js";
 export {
   approvalKindOf,
   approvalOptions,

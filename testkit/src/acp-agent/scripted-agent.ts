@@ -247,7 +247,9 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
     })
     .onRequest(acp.methods.agent.session.fork, ({ params }) => {
       if (!options.fork) throw acp.RequestError.methodNotFound(acp.methods.agent.session.fork);
-      const source = sessionOf(params.sessionId);
+      // Any session it knows, as session/load does: live in this process or saved under stateDir.
+      const source = restore(params.sessionId);
+      if (source === null) throw acp.RequestError.sessionNotFound(params.sessionId);
       const id = `sess-${randomUUID()}`;
       const live = open(id, { ...source, history: source.history.map((turn) => ({ ...turn })) }, params.cwd, params.mcpServers ?? []);
       persist(live);

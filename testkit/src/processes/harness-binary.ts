@@ -74,14 +74,9 @@ const HARNESS_PACKAGES: Record<HarnessName, HarnessPackageSpec> = {
     // What bin/codex.js sets before exec'ing the native binary.
     env: (packageDir) => ({ CODEX_MANAGED_BY_NPM: "1", CODEX_MANAGED_PACKAGE_ROOT: packageDir }),
   },
-  "codex-acp": {
-    packageName: "@zed-industries/codex-acp",
-    binName: "codex-acp",
-    platformBinary: (platform, arch) => ({
-      packageName: `@zed-industries/codex-acp-${platform}-${arch}`,
-      path: join("bin", exe(platform, "codex-acp")),
-    }),
-  },
+  // 2.x is a Node package over the Codex app-server (the `@openai/codex` it resolves); the
+  // native `@zed-industries/codex-acp` line stopped at 0.16.0.
+  "codex-acp": { packageName: "@agentclientprotocol/codex-acp", binName: "codex-acp" },
   pi: { packageName: "@earendil-works/pi-coding-agent", binName: "pi" },
   // The package Pi had before it moved (frozen at 0.73.1): the plugin still drives it.
   "pi-legacy": { packageName: "@mariozechner/pi-coding-agent", binName: "pi" },
@@ -116,8 +111,8 @@ export interface ResolveHarnessBinaryOptions {
 
 /**
  * Finds how to start a harness installed from npm, bypassing the npm wrapper where a native
- * binary exists (Codex and codex-acp wrappers are Node scripts that keep the native process alive
- * after being killed). JS harnesses (Pi, Gemini CLI) run as `node <cli.js>`. Throws
+ * binary exists (the Codex wrapper is a Node script that keeps the native process alive after
+ * being killed). JS harnesses (Pi, Gemini CLI, codex-acp) run as `node <cli.js>`. Throws
  * {@link HarnessBinaryNotFoundError} when the package is missing.
  */
 export function resolveHarnessBinary(name: HarnessName, options: ResolveHarnessBinaryOptions = {}): HarnessBinary {

@@ -119,9 +119,9 @@ export function realAgents(): {
 } {
   const gemini = resolveHarnessBinary("gemini");
   const codexAcp = resolveHarnessBinary("codex-acp");
-  // Gemini CLI is a JS bin with a `#!/usr/bin/env node` line: the bin file itself is the
-  // executable a local override names. codex-acp: the native binary, not its Node wrapper.
-  const geminiCommand = gemini.native ? gemini.command : (gemini.args[0] as string);
+  // Both are JS bins with a `#!/usr/bin/env node` line: the bin file itself is the executable a
+  // local override names (it runs on the `node` first on PATH: the checkout's pinned one).
+  const binOf = (binary: typeof gemini): string => (binary.native ? binary.command : (binary.args[0] as string));
   return {
     entries: [
       {
@@ -132,23 +132,21 @@ export function realAgents(): {
         repository: "https://github.com/google-gemini/gemini-cli",
         distribution: { npx: { package: `@google/gemini-cli@${gemini.version}`, args: ["--acp"] } },
       },
+      // The public index's shape since codex-acp moved to the agentclientprotocol org (1.x): an
+      // npx distribution of `@agentclientprotocol/codex-acp`, no per-platform binaries (the
+      // `@zed-industries/codex-acp` archives the index listed up to 0.11 are gone from it).
       {
         id: "codex-acp",
-        name: "Codex",
+        name: "Codex CLI",
         version: codexAcp.version,
-        description: "ACP adapter for OpenAI's Codex (fixture entry)",
-        repository: "https://github.com/zed-industries/codex-acp",
-        distribution: {
-          binary: {
-            "linux-x86_64": { archive: "{{origin}}/codex-acp-linux-x86_64.tar.gz", cmd: "./codex-acp" },
-            "linux-aarch64": { archive: "{{origin}}/codex-acp-linux-aarch64.tar.gz", cmd: "./codex-acp" },
-            "darwin-aarch64": { archive: "{{origin}}/codex-acp-darwin-aarch64.tar.gz", cmd: "./codex-acp" },
-          },
-          npx: { package: `@zed-industries/codex-acp@${codexAcp.version}` },
-        },
+        description: "ACP adapter for OpenAI's coding assistant",
+        repository: "https://github.com/agentclientprotocol/codex-acp",
+        authors: ["OpenAI", "JetBrains s.r.o", "Zed Industries"],
+        license: "Apache-2.0",
+        distribution: { npx: { package: `${codexAcp.packageName}@${codexAcp.version}` } },
       },
     ],
-    gemini: { command: geminiCommand, env: gemini.env, version: gemini.version },
-    codexAcp: { command: codexAcp.command, version: codexAcp.version },
+    gemini: { command: binOf(gemini), env: gemini.env, version: gemini.version },
+    codexAcp: { command: binOf(codexAcp), version: codexAcp.version },
   };
 }
