@@ -60,6 +60,8 @@ export interface RecordedRequest {
   clientAborted: boolean;
   /** `Date.now()` at arrival. */
   receivedAt: number;
+  /** The route of the base URL it came through (`server.routeUrl(route)`): whose request it was. */
+  route?: string;
 }
 
 /** Header names whose values are never recorded. */

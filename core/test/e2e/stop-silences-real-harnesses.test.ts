@@ -1,0 +1,184 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createClaudeHome,
+  createCodexHome,
+  createOpenCodeHome,
+  createPiHome,
+  ScriptedModelServer,
+  type ClaudeHome,
+  type CodexHome,
+  type OpenCodeHome,
+  type PiHome,
+  type RecordedRequest,
+} from "@switchyard/testkit";
+import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
+import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
+import type { DelegatedTaskRecord } from "../../src/store/records.js";
+import { mustCall } from "../support/mcp-client.js";
+import { McpLab } from "../support/mcp-lab.js";
+import { scriptedInstance } from "../support/test-host.js";
+import { until } from "../support/until.js";
+
+// "Stop means stop", against real harnesses: a scripted hub delegates to real Codex, Claude
+// (Agent SDK), OpenCode and Pi children; one more Pi child starts a background loop that calls
+// the model every 50 ms, detached (setsid nohup) from Pi's process group. Each harness reaches
+// the scripted model server through a base URL of its own (`routeUrl`), so every request says
+// whose it was. task_cancel on the hub's task stops the tree; from the stop's commit on, no
+// request of the tree may reach the model server, and no process of it may remain.
+const CODEX_PLUGIN = fileURLToPath(new URL("../../../plugins/codex", import.meta.url));
+const CLAUDE_PLUGIN = fileURLToPath(new URL("../../../plugins/claude", import.meta.url));
+const OPENCODE_PLUGIN = fileURLToPath(new URL("../../../plugins/opencode", import.meta.url));
+const PI_PLUGIN = fileURLToPath(new URL("../../../plugins/pi", import.meta.url));
+
+/** The loop a Pi child starts: a model request every 50 ms, each stamped with when it was sent. */
+const LOOP_SCRIPT = `
+const url = process.argv[2];
+const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "background loop" }] });
+setInterval(() => {
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-sent-at": String(Date.now()) }, body }).catch(() => undefined);
+}, 50);
+`;
+
+/** Processes whose command line contains `text`: pid, process group and session. */
+function processesRunning(text: string): { pid: number; pgid: number; sid: number }[] {
+  const found: { pid: number; pgid: number; sid: number }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] === "Z") continue;
+      found.push({ pid: Number(entry), pgid: Number(fields[2]), sid: Number(fields[3]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Alive and not a zombie. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("a stop silences a tree of real harnesses, a detached background loop included", () => {
+  let server: ScriptedModelServer;
+  let codexHome: CodexHome;
+  let claudeHome: ClaudeHome;
+  let openCodeHome: OpenCodeHome;
+  let piHome: PiHome;
+  let lab: McpLab;
+  const scratch = mkdtempSync(join(tmpdir(), "switchyard-stop-loop-"));
+  const loopScript = join(scratch, "model-loop.mjs");
+
+  beforeAll(async () => {
+    writeFileSync(loopScript, LOOP_SCRIPT);
+    server = await ScriptedModelServer.start();
+    codexHome = await createCodexHome({ modelServerUrl: server.routeUrl("codex") });
+    claudeHome = await createClaudeHome({ modelServerUrl: server.routeUrl("claude"), model: "claude-fake" });
+    openCodeHome = await createOpenCodeHome({ modelServerUrl: server.routeUrl("opencode") });
+    piHome = await createPiHome({ modelServerUrl: server.routeUrl("pi") });
+    lab = await McpLab.start({
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, CODEX_PLUGIN, CLAUDE_PLUGIN, OPENCODE_PLUGIN, PI_PLUGIN],
+      providers: ({ home, gateDir }) => [
+        scriptedInstance("hub", { gateDir, stateDir: join(home, "scripted-state") }),
+        { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
+        { id: "claude", driver: "claude", homePath: claudeHome.home, environment: claudeHome.env },
+        { id: "opencode", driver: "opencode", options: { configFile: openCodeHome.configPath }, environment: openCodeHome.env },
+        { id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env },
+      ],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await lab?.stop();
+    await codexHome?.cleanup();
+    await claudeHome?.cleanup();
+    await openCodeHome?.cleanup();
+    await piHome?.cleanup();
+    await server?.close();
+    for (const loop of processesRunning(loopScript)) process.kill(loop.pid, "SIGKILL");
+    rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
+
+  const TREE_ROUTES = ["codex", "claude", "opencode", "pi", "loop"];
+  const ofTree = (request: RecordedRequest) => request.route !== undefined && TREE_ROUTES.includes(request.route);
+  const tasksUnder = (threadId: string) => lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
+
+  it("task_cancel on the hub: from the stop's commit on, no request of any child or of the loop reaches the model, and none of their processes remains", async () => {
+    const root = await lab.liveAgent({ instance: "hub" });
+    const child = (instance: string, task: string) => ({ task, title: instance, mode: "async", target: { providerInstanceId: instance } });
+    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("loop")}/v1/chat/completions >/dev/null 2>&1 &`;
+    const children = [
+      child("codex", "codex child @@hold codex-held @@reply codex after stop"),
+      child("claude", "claude child @@hold claude-held @@reply claude after stop"),
+      child("opencode", "opencode child @@hold opencode-held @@reply opencode after stop"),
+      child("pi", "pi child @@hold pi-held @@reply pi after stop"),
+      child("pi", `loop child @@shell ${loopCommand} @@then @@hold loop-held @@reply loop after stop`),
+    ];
+    const hubTask = children.map((entry) => `@@tool delegate_task ${JSON.stringify(entry)}`).join(" ") + " @@gate hub-held @@reply hub after stop";
+    const hub = await mustCall<DelegateTaskResult>(root.client, "delegate_task", { task: hubTask, title: "hub", mode: "async", clientRequestId: "stop-hub" });
+
+    // Every child is live, parked on a held model answer; the loop calls the model on its own.
+    for (const gate of ["codex-held", "claude-held", "opencode-held", "pi-held", "loop-held"]) await server.waitForHold(gate, 180_000);
+    await until("the background loop to call the model", () => server.requests.filter((request) => request.route === "loop").length >= 3, { attempts: 600, intervalMs: 100 });
+    const childTasks = tasksUnder(hub.childThreadId);
+    expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi", "pi"]);
+    // The loop left Pi's process group and session: a group signal cannot reach it.
+    const loops = processesRunning(loopScript);
+    expect(loops).toHaveLength(1);
+    const harnessLeaders = (lab.host.store.statement("SELECT pid FROM harness_processes").all() as { pid: number }[]).map((row) => row.pid);
+    expect(harnessLeaders).not.toContain(loops[0]!.pgid);
+    expect(loops[0]!.sid).toBe(loops[0]!.pid);
+
+    // The stop's commit: the first committed batch that marks the hub's task cancelled. What
+    // the server had recorded then is before it; a loop request recorded later must have been
+    // sent (stamped) before it.
+    let committed: { seq: number; at: number } | null = null;
+    const unsubscribe = lab.host.engine.onEvents((events) => {
+      if (committed !== null) return;
+      const marked = events.some((event) => event.entity === "delegatedTask" && (event.record as DelegatedTaskRecord).id === hub.taskId && (event.record as DelegatedTaskRecord).cancelRequestedAt !== null);
+      if (marked) committed = { seq: server.requests.length, at: Date.now() };
+    });
+    const cancelled = await mustCall<{ cancelled: boolean }>(root.client, "task_cancel", { taskId: hub.taskId, reason: "stop means stop" });
+    unsubscribe();
+    expect(cancelled.cancelled).toBe(true);
+    expect(committed).not.toBeNull();
+    const commit = committed as unknown as { seq: number; at: number };
+
+    // The tree ends: every task interrupted, every harness process and the loop gone.
+    for (const task of [hub.taskId, ...childTasks.map((entry) => entry.id)]) {
+      await until(`task ${task} to settle`, () => lab.host.store.get("delegatedTask", task)!.finalizedAt !== null, { attempts: 600, intervalMs: 100 });
+      expect(lab.host.store.get("delegatedTask", task)).toMatchObject({ status: "interrupted", cancelReason: "stop means stop" });
+    }
+    const treeThreads = childTasks.map((task) => task.childThreadId);
+    await until("the children's sessions to close", () => treeThreads.every((threadId) => lab.host.sessions.get(threadId) === null), { attempts: 600, intervalMs: 100 });
+    // (The root and the hub are in-process scripted agents: every harness process is the tree's.)
+    await until("the loop and every child's harness to be gone", () => !running(loops[0]!.pid) && harnessLeaders.every((pid) => !running(pid)), { attempts: 600, intervalMs: 100 });
+
+    // Their held answers may come now; a harness still alive would take them and go on. Then a
+    // new thread's turn runs through the same server: anything the tree still sent is in by then.
+    for (const gate of ["codex-held", "claude-held", "opencode-held", "pi-held", "loop-held"]) server.release(gate);
+    lab.release("hub-held");
+    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
+
+    const after = server.requests.slice(commit.seq).filter(ofTree);
+    const sentAfter = after.filter((request) => request.route !== "loop" || Number(request.headers["x-sent-at"]) > commit.at);
+    expect(sentAfter.map((request) => `${request.route} ${request.method} ${request.path}`)).toEqual([]);
+    // Nothing of the tree replied after the stop.
+    const texts = treeThreads.flatMap((threadId) => lab.host.store.select("item", "thread_id = ? AND kind = 'assistant_message'", [threadId]).map((item) => item.text));
+    expect(texts.filter((text) => text.includes("after stop"))).toEqual([]);
+    root.release();
+  }, 400_000);
+});
