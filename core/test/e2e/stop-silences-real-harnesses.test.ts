@@ -18,6 +18,7 @@ import {
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
 import type { DelegatedTaskRecord } from "../../src/store/records.js";
+import { ApiClient } from "../support/api-client.js";
 import { mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { scriptedInstance } from "../support/test-host.js";
@@ -181,4 +182,38 @@ describe("a stop silences a tree of real harnesses, a detached background loop i
     expect(texts.filter((text) => text.includes("after stop"))).toEqual([]);
     root.release();
   }, 400_000);
+
+  it("Stop on a thread between turns: the loop its harness left running ends with the stop's commit, and so does the harness", async () => {
+    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("idle-loop")}/v1/chat/completions >/dev/null 2>&1 &`;
+    const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "pi", prompt: `idle loop @@shell ${loopCommand} @@then @@reply loop started`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    expect((await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 150_000 })).run?.status).toBe("completed");
+    // The turn is over, the session idles (15 minutes by default), the loop goes on calling.
+    const session = lab.host.sessions.get(thread.id);
+    expect(session).not.toBeNull();
+    const sent = server.requests.filter((request) => request.route === "idle-loop").length;
+    await until("the idle loop to keep calling the model", () => server.requests.filter((request) => request.route === "idle-loop").length >= sent + 3, { attempts: 600, intervalMs: 100 });
+    const loops = processesRunning(`${server.routeUrl("idle-loop")}/v1`);
+    expect(loops).toHaveLength(1);
+
+    let committed: { seq: number; at: number } | null = null;
+    const unsubscribe = lab.host.engine.onEvents((events) => {
+      if (committed === null && events.some((event) => event.entity === "thread" && event.record.id === thread.id && (event.record as { stopped: boolean }).stopped)) committed = { seq: server.requests.length, at: Date.now() };
+    });
+    const { token } = lab.registry.issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:operate"] });
+    const stopped = await new ApiClient(`${lab.server.url}/api/v1`, token).post(`/threads/${thread.id}/stop`, { reason: "stop the idle loop" });
+    unsubscribe();
+    expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+    expect(stopped.body).toMatchObject({ interruptedRunId: null });
+    const commit = committed as unknown as { seq: number; at: number };
+    expect(commit).not.toBeNull();
+
+    await until("the stopped thread's session to close", () => lab.host.store.get("providerSession", session!.providerSessionId)?.status === "closed", { attempts: 600, intervalMs: 100 });
+    expect(lab.host.store.get("providerSession", session!.providerSessionId)?.closeReason).toBe("stopped");
+    await until("the loop to be gone", () => !running(loops[0]!.pid), { attempts: 600, intervalMs: 100 });
+    // A later turn through the same server: anything the loop still sent is in by then.
+    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
+    const sentAfter = server.requests.slice(commit.seq).filter((request) => request.route === "idle-loop" && Number(request.headers["x-sent-at"]) > commit.at);
+    expect(sentAfter).toEqual([]);
+  }, 300_000);
 });
