@@ -25,8 +25,9 @@ import { scriptedInstance } from "../support/test-host.js";
 import { until } from "../support/until.js";
 
 // "Stop means stop", against real harnesses: a scripted hub delegates to real Codex, Claude
-// (Agent SDK), OpenCode and Pi children; one more Pi child starts a background loop that calls
-// the model every 50 ms, detached (setsid nohup) from Pi's process group. Each harness reaches
+// (Agent SDK), OpenCode and Pi children; each child starts, through its harness's own shell
+// tool, a background loop that calls the model every 50 ms, detached (setsid nohup) from its
+// harness's process group, then waits on a held model answer. Each harness reaches
 // the scripted model server through a base URL of its own (`routeUrl`), so every request says
 // whose it was. task_cancel on the hub's task stops the tree; from the stop's commit on, no
 // request of the tree may reach the model server, and no process of it may remain.
@@ -72,7 +73,7 @@ function running(pid: number): boolean {
   }
 }
 
-describe("a stop silences a tree of real harnesses, a detached background loop included", () => {
+describe("a stop silences a tree of real harnesses, the detached loops they started included", () => {
   let server: ScriptedModelServer;
   let codexHome: CodexHome;
   let claudeHome: ClaudeHome;
@@ -112,35 +113,36 @@ describe("a stop silences a tree of real harnesses, a detached background loop i
     rmSync(scratch, { recursive: true, force: true });
   }, 60_000);
 
-  const TREE_ROUTES = ["codex", "claude", "opencode", "pi", "loop"];
+  const INSTANCES = ["codex", "claude", "opencode", "pi"];
+  const HELD = INSTANCES.map((instance) => `${instance}-held`);
+  const TREE_ROUTES = [...INSTANCES, ...INSTANCES.map((instance) => `loop-${instance}`)];
   const ofTree = (request: RecordedRequest) => request.route !== undefined && TREE_ROUTES.includes(request.route);
   const tasksUnder = (threadId: string) => lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
 
-  it("task_cancel on the hub: from the stop's commit on, no request of any child or of the loop reaches the model, and none of their processes remains", async () => {
+  it("task_cancel on the hub: from the stop's commit on, no request of any child or of the loops they left reaches the model, and none of their processes remains", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
     const child = (instance: string, task: string) => ({ task, title: instance, mode: "async", target: { providerInstanceId: instance } });
-    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("loop")}/v1/chat/completions >/dev/null 2>&1 &`;
-    const children = [
-      child("codex", "codex child @@hold codex-held @@reply codex after stop"),
-      child("claude", "claude child @@hold claude-held @@reply claude after stop"),
-      child("opencode", "opencode child @@hold opencode-held @@reply opencode after stop"),
-      child("pi", "pi child @@hold pi-held @@reply pi after stop"),
-      child("pi", `loop child @@shell ${loopCommand} @@then @@hold loop-held @@reply loop after stop`),
-    ];
+    // Every child starts a loop through its harness's own shell tool (so each harness's tool
+    // processes are shown to carry the mark), then waits on its held answer.
+    const loopCommand = (route: string) => `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl(route)}/v1/chat/completions >/dev/null 2>&1 &`;
+    const children = ["codex", "claude", "opencode", "pi"].map((instance) => child(instance, `${instance} child @@shell ${loopCommand(`loop-${instance}`)} @@then @@hold ${instance}-held @@reply ${instance} after stop`));
     const hubTask = children.map((entry) => `@@tool delegate_task ${JSON.stringify(entry)}`).join(" ") + " @@gate hub-held @@reply hub after stop";
     const hub = await mustCall<DelegateTaskResult>(root.client, "delegate_task", { task: hubTask, title: "hub", mode: "async", clientRequestId: "stop-hub" });
 
-    // Every child is live, parked on a held model answer; the loop calls the model on its own.
-    for (const gate of ["codex-held", "claude-held", "opencode-held", "pi-held", "loop-held"]) await server.waitForHold(gate, 180_000);
-    await until("the background loop to call the model", () => server.requests.filter((request) => request.route === "loop").length >= 3, { attempts: 600, intervalMs: 100 });
+    // Every child is live, parked on a held model answer; the loops call the model on their own.
+    for (const gate of HELD) await server.waitForHold(gate, 180_000);
+    const loopRequests = (instance: string) => server.requests.filter((request) => request.route === `loop-${instance}`).length;
+    await until("every background loop to call the model", () => INSTANCES.every((instance) => loopRequests(instance) >= 3), { attempts: 600, intervalMs: 100 });
     const childTasks = tasksUnder(hub.childThreadId);
-    expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi", "pi"]);
-    // The loop left Pi's process group and session: a group signal cannot reach it.
+    expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi"]);
+    // The loops left their harnesses' process groups and sessions: no group signal reaches them.
     const loops = processesRunning(loopScript);
-    expect(loops).toHaveLength(1);
+    expect(loops).toHaveLength(4);
     const harnessLeaders = (lab.host.store.statement("SELECT pid FROM harness_processes").all() as { pid: number }[]).map((row) => row.pid);
-    expect(harnessLeaders).not.toContain(loops[0]!.pgid);
-    expect(loops[0]!.sid).toBe(loops[0]!.pid);
+    for (const loop of loops) {
+      expect(harnessLeaders).not.toContain(loop.pgid);
+      expect(loop.sid).toBe(loop.pid);
+    }
 
     // The stop's commit: the first committed batch that marks the hub's task cancelled. What
     // the server had recorded then is before it; a loop request recorded later must have been
@@ -165,17 +167,17 @@ describe("a stop silences a tree of real harnesses, a detached background loop i
     const treeThreads = childTasks.map((task) => task.childThreadId);
     await until("the children's sessions to close", () => treeThreads.every((threadId) => lab.host.sessions.get(threadId) === null), { attempts: 600, intervalMs: 100 });
     // (The root and the hub are in-process scripted agents: every harness process is the tree's.)
-    await until("the loop and every child's harness to be gone", () => !running(loops[0]!.pid) && harnessLeaders.every((pid) => !running(pid)), { attempts: 600, intervalMs: 100 });
+    await until("the loops and every child's harness to be gone", () => [...loops.map((loop) => loop.pid), ...harnessLeaders].every((pid) => !running(pid)), { attempts: 600, intervalMs: 100 });
 
     // Their held answers may come now; a harness still alive would take them and go on. Then a
     // new thread's turn runs through the same server: anything the tree still sent is in by then.
-    for (const gate of ["codex-held", "claude-held", "opencode-held", "pi-held", "loop-held"]) server.release(gate);
+    for (const gate of HELD) server.release(gate);
     lab.release("hub-held");
     const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
     expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
 
     const after = server.requests.slice(commit.seq).filter(ofTree);
-    const sentAfter = after.filter((request) => request.route !== "loop" || Number(request.headers["x-sent-at"]) > commit.at);
+    const sentAfter = after.filter((request) => !request.route!.startsWith("loop-") || Number(request.headers["x-sent-at"]) > commit.at);
     expect(sentAfter.map((request) => `${request.route} ${request.method} ${request.path}`)).toEqual([]);
     // Nothing of the tree replied after the stop.
     const texts = treeThreads.flatMap((threadId) => lab.host.store.select("item", "thread_id = ? AND kind = 'assistant_message'", [threadId]).map((item) => item.text));
