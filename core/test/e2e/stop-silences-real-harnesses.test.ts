@@ -185,6 +185,49 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     root.release();
   }, 400_000);
 
+  it("a token budget's stop: the loop a Pi child of the budgeted tree started sends nothing after the stop's commit", async () => {
+    const root = await lab.liveAgent({ instance: "hub" });
+    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("loop-budget")}/v1/chat/completions >/dev/null 2>&1 &`;
+    const piChild = { task: `pi budget child @@shell ${loopCommand} @@then @@hold pi-budget-held @@reply pi after stop`, title: "pi", mode: "async", target: { providerInstanceId: "pi" } };
+    // A scripted sibling spends past the budget once its gate opens.
+    const spender = { task: "@@gate budget-spend @@usage in=1200 out=300 @@reply spent", title: "spender", mode: "async" };
+    const budgeted = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+      task: `@@tool delegate_task ${JSON.stringify(piChild)} @@tool delegate_task ${JSON.stringify(spender)} @@gate budget-never @@reply never`,
+      title: "budgeted",
+      mode: "async",
+      budget: { tokens: 1000 },
+      clientRequestId: "budget-stop",
+    });
+    await server.waitForHold("pi-budget-held", 180_000);
+    await until("the loop to call the model", () => server.requests.filter((request) => request.route === "loop-budget").length >= 3, { attempts: 600, intervalMs: 100 });
+    const piTask = tasksUnder(budgeted.childThreadId).find((task) => task.providerInstanceId === "pi")!;
+    const loops = processesRunning(`${server.routeUrl("loop-budget")}/v1`);
+    expect(loops).toHaveLength(1);
+
+    let committed: { seq: number; at: number } | null = null;
+    const unsubscribe = lab.host.engine.onEvents((events) => {
+      if (committed !== null) return;
+      if (events.some((event) => event.entity === "delegatedTask" && event.record.id === piTask.id && (event.record as DelegatedTaskRecord).cancelRequestedAt !== null)) committed = { seq: server.requests.length, at: Date.now() };
+    });
+    lab.release("budget-spend");
+    await until("the budget to stop the pi child", () => committed !== null, { attempts: 600, intervalMs: 100 });
+    unsubscribe();
+    const commit = committed as unknown as { seq: number; at: number };
+    await until("the pi task to settle", () => lab.host.store.get("delegatedTask", piTask.id)!.finalizedAt !== null, { attempts: 600, intervalMs: 100 });
+    expect(lab.host.store.get("delegatedTask", piTask.id)).toMatchObject({ status: "interrupted", cancelReason: "budget_exceeded:tokens" });
+    await until("the loop to be gone", () => !running(loops[0]!.pid), { attempts: 600, intervalMs: 100 });
+    await until("the pi child's session to close", () => lab.host.sessions.get(piTask.childThreadId) === null, { attempts: 600, intervalMs: 100 });
+
+    server.release("pi-budget-held");
+    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
+    const sentAfter = server.requests
+      .slice(commit.seq)
+      .filter((request) => (request.route === "loop-budget" && Number(request.headers["x-sent-at"]) > commit.at) || (request.route === "pi" && (request.userText ?? "").startsWith("pi budget child")));
+    expect(sentAfter.map((request) => `${request.route} ${request.path}`)).toEqual([]);
+    root.release();
+  }, 300_000);
+
   it("Stop on a thread between turns: the loop its harness left running ends with the stop's commit, and so does the harness", async () => {
     const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("idle-loop")}/v1/chat/completions >/dev/null 2>&1 &`;
     const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "pi", prompt: `idle loop @@shell ${loopCommand} @@then @@reply loop started`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
