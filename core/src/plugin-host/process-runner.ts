@@ -167,7 +167,7 @@ export class ProcessRunner implements ProcessHelpers {
       }
       killGroup(leader, "SIGKILL");
       const killed = this.trees.killTree(mark);
-      log.info("stopped processes the harness left running", { terminated: signalled, killed });
+      if (signalled + killed > 0) log.info("stopped processes the harness left running", { terminated: signalled, killed });
     } finally {
       this.trees.forget(mark);
     }
