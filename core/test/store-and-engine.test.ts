@@ -55,10 +55,56 @@ describe("store and engine", () => {
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
-  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting and the results of tasks across environments, with nothing resolved early", async () => {
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting, the results of tasks across environments and the stop's freeze of harness tools, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox"]);
+    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox", "stop-freezes-harness-tools"]);
+  });
+
+  it("runs a change's commit actions last inside its transaction and settles them after the commit; a change that failed has none", async () => {
+    t = await startTestHost({ start: false });
+    const seen: string[] = [];
+    const unsubscribe = t.host.engine.onEvents(() => seen.push("committed events heard"));
+    const action = (name: string) => ({ prepare: () => seen.push(`${name} prepared`), committed: () => seen.push(`${name} committed`), rolledBack: () => seen.push(`${name} rolled back`) });
+    const project = t.host.projects.add(t.workspace);
+    seen.length = 0;
+    t.host.engine.apply((ctx) => {
+      ctx.onCommit(action("a"));
+      ctx.put("project", { ...ctx.require("project", project.id), name: "renamed" });
+      seen.push("change written");
+    });
+    expect(seen).toEqual(["change written", "a prepared", "committed events heard", "a committed"]);
+
+    // A nested change's actions wait for the outermost commit; a failed change's never run.
+    seen.length = 0;
+    expect(() =>
+      t!.host.engine.apply((ctx) => {
+        ctx.onCommit(action("outer"));
+        t!.host.engine.apply((inner) => inner.onCommit(action("inner")));
+        throw new Error("the change fails");
+      }),
+    ).toThrow("the change fails");
+    expect(seen).toEqual([]);
+
+    // In a batch, only the changes that kept their savepoint act.
+    const failures: number[] = [];
+    t.host.engine.applyEach(
+      [
+        (ctx) => ctx.onCommit(action("first")),
+        (ctx) => {
+          ctx.onCommit(action("second"));
+          throw new Error("second fails");
+        },
+        (ctx) => {
+          ctx.onCommit(action("third"));
+          ctx.put("project", { ...ctx.require("project", project.id), name: "again" });
+        },
+      ],
+      (_error, index) => failures.push(index),
+    );
+    expect(failures).toEqual([1]);
+    expect(seen).toEqual(["first prepared", "third prepared", "committed events heard", "first committed", "third committed"]);
+    unsubscribe();
   });
 
   it("lets a test add or replace the engine's reactions, which run inside the transaction that ended the run", async () => {

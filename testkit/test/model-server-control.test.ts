@@ -149,3 +149,20 @@ describe("timing, holds and failures", () => {
     await pending;
   });
 });
+
+describe("routes: whose request it was", () => {
+  it("answers through a route's base URL as through the server's, and records the route", async () => {
+    const response = await fetch(`${server.routeUrl("child-a")}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [user("hello")] }),
+    });
+    expect(response.status).toBe(200);
+    await chat([user("no route")]);
+    expect(server.requests.map((request) => [request.route, request.api])).toEqual([
+      ["child-a", "openai-chat-completions"],
+      [undefined, "openai-chat-completions"],
+    ]);
+    expect(() => server.routeUrl("a/b")).toThrow(/letters, digits/);
+  });
+});

@@ -16,6 +16,7 @@ import { ProviderSessionManager } from "../engine/provider-session-manager.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { PluginHost } from "../plugin-host/plugin-host.js";
 import { ProcessRunner } from "../plugin-host/process-runner.js";
+import { HarnessProcessTrees } from "../plugin-host/harness-process-trees.js";
 import * as policy from "../policy/index.js";
 import { ProviderRegistry } from "../providers/provider-registry.js";
 import { HarnessProcessLog } from "../store/harness-process-log.js";
@@ -51,6 +52,7 @@ import { ThreadForkService } from "../services/thread-fork-service.js";
 import { TreeBudgets } from "../services/usage/tree-budgets.js";
 import { UsageReaction } from "../services/usage/usage-reaction.js";
 import type { EngineReaction } from "../engine/engine-reaction.js";
+import { StopFreezesHarnessTools } from "../engine/stop-freezes-harness-tools.js";
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
@@ -93,10 +95,11 @@ const SCOPED_SERVICES = [
   RemoteTaskResults,
   ForeignTasks,
   ForeignTaskOutbox,
+  StopFreezesHarnessTools,
 ] as const;
 
 /** The engine's reactions, in order (a bench builds an engine without one of them). */
-export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox] as const;
+export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox, StopFreezesHarnessTools] as const;
 
 /** Options for building a host. */
 export interface ContainerOptions {
@@ -148,6 +151,8 @@ export function createContainer(options: ContainerOptions = {}): { container: De
     }),
   });
   container.register(TOKENS.HarnessProcessLog, { useClass: HarnessProcessLog }, scoped);
+  container.register(HarnessProcessTrees, { useClass: HarnessProcessTrees }, scoped);
+  container.register(TOKENS.HarnessProcessTrees, { useFactory: (c) => c.resolve(HarnessProcessTrees) });
   container.register(TOKENS.ProcessRunner, { useClass: ProcessRunner }, scoped);
   container.register(
     TOKENS.PluginHost,

@@ -5,7 +5,7 @@ import type { EngineReaction } from "../engine/engine-reaction.js";
 import type { McpGrantIssuer } from "../engine/mcp-grant-issuer.js";
 import type { EffectRunner, EffectWorker, Engine, LiveOutputFeed, ProviderEventSink, ProviderSessions, Reconciler } from "../engine/ports.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import type { PluginCatalog } from "../plugin-host/ports.js";
+import type { HarnessProcessControl, PluginCatalog } from "../plugin-host/ports.js";
 import type * as policy from "../policy/index.js";
 import type { ManagedProviders } from "../providers/ports.js";
 import type { PluginLogger, ProcessHelpers } from "../spec/index.js";
@@ -46,6 +46,8 @@ export const TOKENS = {
   HarnessProcessLog: token<HarnessProcessLedger>("HarnessProcessLog"),
   /** `ProcessRunner`. */
   ProcessRunner: token<ProcessHelpers>("ProcessRunner"),
+  /** `HarnessProcessTrees`: every harness's processes, detached ones included. */
+  HarnessProcessTrees: token<HarnessProcessControl>("HarnessProcessTrees"),
   /** `PluginHost`. */
   PluginHost: token<PluginCatalog>("PluginHost"),
   /** `ProviderRegistry`, as the host owns it (building, refreshing, disposing instances). */

@@ -1,6 +1,7 @@
 import type { Logger } from "../logging/logger.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import type { HarnessProcessLedger } from "../store/ports.js";
+import type { HarnessProcessControl } from "../plugin-host/ports.js";
 import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
 import type { Engine, ReconcileReport, Reconciler } from "./ports.js";
 import type { McpGrantIssuer } from "./mcp-grant-issuer.js";
@@ -34,12 +35,16 @@ export class BootReconciler implements Reconciler {
     @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLedger,
     @inject(TOKENS.McpGrantIssuer) private readonly credentials: McpGrantIssuer,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.HarnessProcessTrees) private readonly trees: HarnessProcessControl | null = null,
   ) {}
 
   reconcile(): ReconcileReport {
     const leftovers = this.processes.leftovers();
-    const reapedProcesses = reapOrphanedHarnesses(leftovers, this.logger);
+    const reapedGroups = reapOrphanedHarnesses(leftovers, this.logger);
     this.processes.forgetLeftovers(leftovers.map((p) => p.pid));
+    // What the harnesses started and moved out of their groups (setsid, nohup, a double fork)
+    // is found by the process-tree mark it inherited, whether or not its harness was recorded.
+    const reapedProcesses = reapedGroups + (this.trees?.reapLeftovers() ?? 0);
     const store = this.engine.store;
 
     let resetEffects = 0;

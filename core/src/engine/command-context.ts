@@ -16,6 +16,20 @@ export interface EngineHooks {
   readonly runtimeRequestChanged: readonly ((ctx: CommandContext, requestId: string) => void)[];
   /** After a provider turn reported its end, with its usage (usage records, budgets). */
   readonly turnEnded: readonly ((ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => void)[];
+  /** After a thread was marked stopped (Stop, task_cancel, a budget): its harness tools are frozen. */
+  readonly threadStopped: readonly ((ctx: CommandContext, threadId: string) => void)[];
+}
+
+/**
+ * Something outside the database that must happen exactly when a change commits: `prepare`
+ * runs inside the transaction after everything else (nothing of the change can fail after
+ * it but the commit itself), then `committed` once it committed, or `rolledBack` when the
+ * commit failed. Synchronous, like the transaction.
+ */
+export interface CommitAction {
+  prepare(): void;
+  committed(): void;
+  rolledBack(): void;
 }
 
 /** A provider effect to carry out after the command commits. */
@@ -36,6 +50,7 @@ export class CommandContext {
   readonly now: string;
   readonly nowMs: number;
   private effects = 0;
+  private readonly commitActions: CommitAction[] = [];
 
   constructor(
     readonly store: EventStore,
@@ -75,6 +90,16 @@ export class CommandContext {
   effect(effect: EffectRequest, delayMs = 0): void {
     this.store.enqueueEffect(effect, this.nowMs + delayMs, this.now);
     this.effects += 1;
+  }
+
+  /** Has `action` run when this change commits (see {@link CommitAction}). */
+  onCommit(action: CommitAction): void {
+    this.commitActions.push(action);
+  }
+
+  /** @internal What {@link onCommit} collected, for the engine. */
+  get pendingCommitActions(): readonly CommitAction[] {
+    return this.commitActions;
   }
 
   /** True when this command queued effects. */

@@ -21,4 +21,6 @@ export interface EngineReaction {
    * run, were settled: with the usage it reported, or null when it reported none.
    */
   onTurnEnded?(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null): void;
+  /** After a thread was marked stopped (Stop, task_cancel, a budget's stop). */
+  onThreadStopped?(ctx: CommandContext, threadId: string): void;
 }

@@ -4,7 +4,7 @@ import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js"
 import type { Clock } from "../util/clock.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { requestHash, type IdAllocator } from "../util/ids.js";
-import { CommandContext, type EngineHooks } from "./command-context.js";
+import { CommandContext, type CommitAction, type EngineHooks } from "./command-context.js";
 import type { EngineReaction } from "./engine-reaction.js";
 import type { Command, CommandOutcome, Engine } from "./ports.js";
 import { inject, injectable } from "tsyringe";
@@ -40,14 +40,57 @@ export class TransactionalEngine implements Engine {
     const turnEnded = reactions
       .filter((r) => r.onTurnEnded !== undefined)
       .map((r) => (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => r.onTurnEnded!(ctx, attempt, usage));
-    this.hooks = { runTerminal, runtimeRequestChanged, turnEnded };
+    const threadStopped = reactions.filter((r) => r.onThreadStopped !== undefined).map((r) => (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
+    this.hooks = { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
+  }
+
+  /** The commit actions of the outermost transaction under way (a nested one adds to them). */
+  private outerCommitActions: CommitAction[] | null = null;
+
+  /**
+   * One transaction whose contexts' commit actions (`CommandContext.onCommit`) are prepared as
+   * its last step and settled once it committed or failed. Inside another engine transaction
+   * they join that one's: only the outermost commit is a commit.
+   */
+  private transact<R>(body: (contexts: CommandContext[]) => R): R {
+    const contexts: CommandContext[] = [];
+    if (this.outerCommitActions !== null) {
+      const outer = this.outerCommitActions;
+      return this.store.transaction(() => {
+        const value = body(contexts);
+        for (const ctx of contexts) outer.push(...ctx.pendingCommitActions);
+        return value;
+      });
+    }
+    const actions: CommitAction[] = [];
+    const prepared: CommitAction[] = [];
+    this.outerCommitActions = actions;
+    let result: R;
+    try {
+      result = this.store.transaction(() => {
+        const value = body(contexts);
+        for (const ctx of contexts) actions.push(...ctx.pendingCommitActions);
+        for (const action of actions) {
+          action.prepare();
+          prepared.push(action);
+        }
+        return value;
+      });
+    } catch (error) {
+      for (const action of prepared) action.rolledBack();
+      throw error;
+    } finally {
+      this.outerCommitActions = null;
+    }
+    for (const action of prepared) action.committed();
+    return result;
   }
 
   /** Runs a command once; a retry with the same id replays its receipt. */
   execute<R>(command: Command<R>): CommandOutcome<R> {
     const hash = requestHash({ operation: command.operation, request: command.request });
     let effects = false;
-    const outcome = this.store.transaction((): CommandOutcome<R> => {
+    const outcome = this.transact((contexts): CommandOutcome<R> => {
       const receipt = this.store.getReceipt(command.commandId);
       if (receipt !== null) {
         if (receipt.requestHash !== hash) {
@@ -61,6 +104,7 @@ export class TransactionalEngine implements Engine {
       }
       const before = this.store.lastSequence();
       const ctx = new CommandContext(this.store, command.commandId, this.clock, this.ids, this.hooks);
+      contexts.push(ctx);
       const result = command.handle(ctx);
       const after = this.store.lastSequence();
       this.store.putReceipt({
@@ -99,8 +143,9 @@ export class TransactionalEngine implements Engine {
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   apply<R>(handle: (ctx: CommandContext) => R): R {
     let effects = false;
-    const result = this.store.transaction(() => {
+    const result = this.transact((contexts) => {
       const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
+      contexts.push(ctx);
       const value = handle(ctx);
       effects = ctx.hasEffects;
       return value;
@@ -128,7 +173,7 @@ export class TransactionalEngine implements Engine {
       return;
     }
     let effects = false;
-    this.store.transaction(() => {
+    this.transact((contexts) => {
       changes.forEach((change, index) => {
         try {
           const ctx = this.store.transaction(() => {
@@ -136,6 +181,8 @@ export class TransactionalEngine implements Engine {
             change(ctx);
             return ctx;
           });
+          // Only a change that kept its savepoint has its commit actions run.
+          contexts.push(ctx);
           if (ctx.hasEffects) effects = true;
         } catch (error) {
           onError(error, index);

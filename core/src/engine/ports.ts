@@ -122,6 +122,7 @@ export interface EffectWorker {
 
 /** What boot found and did. */
 export interface ReconcileReport {
+  /** Harness process groups, and processes that had left them, a dead host of this home left running. */
   readonly reapedProcesses: number;
   readonly closedSessions: number;
   /** Credentials of sessions that are no longer open, revoked (a killed host left them live). */

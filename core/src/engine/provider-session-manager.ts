@@ -6,6 +6,7 @@ import type { Logger } from "../logging/logger.js";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { ProviderCatalog, ProviderInstance } from "../engine/provider-catalog.js";
 import { GuardedSession } from "./guarded-session.js";
+import { runOwnedBy } from "../plugin-host/process-owner.js";
 import type { Clock } from "../util/clock.js";
 import type { Engine } from "./ports.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "./mcp-grant-issuer.js";
@@ -315,7 +316,8 @@ export class ProviderSessionManager implements ProviderSessions {
     }
     let session;
     try {
-      session = await adapter.openSession({
+      // Every process the adapter starts for this session, now or later, works for this thread.
+      session = await runOwnedBy(threadId, () => adapter.openSession({
         threadId,
         providerSessionId,
         cwd: thread.cwd,
@@ -328,7 +330,7 @@ export class ProviderSessionManager implements ProviderSessions {
           this.ingestor.ingest(threadId, providerSessionId, event);
           this.noteActivity(providerSessionId);
         },
-      });
+      }));
     } catch (error) {
       this.forgetCredential(providerSessionId);
       const message = error instanceof Error ? error.message : String(error);
@@ -344,7 +346,7 @@ export class ProviderSessionManager implements ProviderSessions {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
-      session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id),
+      session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id, threadId),
       hasMcp: grant !== null,
       needsHistoryHandoff: continuation.action === "handoff",
       continuation,

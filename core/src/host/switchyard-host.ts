@@ -17,7 +17,7 @@ import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { Scheduler } from "../services/scheduling/scheduler.js";
 import type { EventStore } from "../store/ports.js";
-import { isTerminalRunStatus, type RunRecord } from "../store/records.js";
+import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
 import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
@@ -116,10 +116,16 @@ export class SwitchyardHost {
     this.started = true;
     this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
     // Close a thread's provider session once it has been idle for a while, and at once when the
-    // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind.
+    // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
+    // also when it was stopped between turns (a background process its harness left running).
     this.disposers.push(
       this.engine.onEvents((events) => {
         for (const event of events) {
+          if (event.entity === "thread") {
+            const thread = event.record as ThreadRecord;
+            if (thread.stopped && this.sessions.get(thread.id) !== null && activeRun(this.engine, thread.id) === null) void this.sessions.close(thread.id, "stopped");
+            continue;
+          }
           if (event.entity !== "run") continue;
           const run = event.record as RunRecord;
           if (!isTerminalRunStatus(run.status) || activeRun(this.engine, run.threadId) !== null) continue;
@@ -165,6 +171,9 @@ export class SwitchyardHost {
     // the engine's owner may sweep; a one-shot command runs beside a live server.
     if (this.started) resolve(this.container, TOKENS.McpGrantIssuer).revokeCredentialsOfClosedSessions();
     await this.providers.dispose();
+    // Whatever a harness started that outlived its session (the sessions closed above stop
+    // their trees; this is the last word), so nothing of this host runs on after it.
+    resolve(this.container, TOKENS.HarnessProcessTrees).endAll();
     this.store.close();
     this.homeLock?.release();
     this.homeLock = null;

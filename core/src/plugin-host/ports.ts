@@ -80,3 +80,21 @@ export interface PluginCatalog {
   /** The HTTP API routes loaded plugins contribute, in load order. */
   routeContributions(): readonly LoadedRoutes[];
 }
+
+/**
+ * What the engine may do to the harness processes of a thread (`HarnessProcessTrees`): a stop
+ * freezes the processes its harnesses started before the stop commits, and ends them once it
+ * has (or lets them go on when it did not commit); shutdown and boot end what is left.
+ */
+export interface HarnessProcessControl {
+  /** Freezes (SIGSTOP) the thread's harness trees outside the harnesses' own process groups; how many. */
+  freezeDetached(owner: string): number;
+  /** Ends (SIGKILL) those processes; how many. */
+  endDetached(owner: string): number;
+  /** Lets frozen processes go on. */
+  thawDetached(owner: string): void;
+  /** Ends every process tree this host started; how many processes were still running. */
+  endAll(): number;
+  /** Ends the trees dead hosts of this home left behind; how many processes. */
+  reapLeftovers(): number;
+}

@@ -7,6 +7,8 @@ import type { Logger } from "../logging/logger.js";
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../di/tokens.js";
 import { processStartTime } from "../util/process-start-time.js";
+import { HarnessProcessTrees } from "./harness-process-trees.js";
+import { currentProcessOwner } from "./process-owner.js";
 
 /** Remembers harness processes so a restarted host can stop the ones a crash left behind. */
 export interface HarnessProcessRegistry {
@@ -35,21 +37,40 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** How long what a harness left running gets to end after SIGTERM once the harness has exited. */
+const LEFTOVER_GRACE_MS = 2_000;
+
 /**
  * Starts harnesses in their own process group (execa, `detached`), so stopping one stops the
- * npm wrapper and the native binary behind it together, and never our own process.
+ * npm wrapper and the native binary behind it together, and never our own process; and with a
+ * process-tree mark in their environment (`HarnessProcessTrees`), so stopping one also stops
+ * every process it started that left the group (setsid, a double fork, nohup). Nothing a
+ * harness started outlives it: when the harness exits, on its own or stopped, what is left of
+ * its tree gets SIGTERM, then SIGKILL, before `exited` settles.
  */
 @injectable()
 export class ProcessRunner implements ProcessHelpers {
+  private readonly trees: HarnessProcessTrees;
+
   constructor(
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.HarnessProcessLog) private readonly registry: HarnessProcessRegistry | null = null,
-  ) {}
+    @inject(HarnessProcessTrees) trees: HarnessProcessTrees | null = null,
+  ) {
+    this.trees = trees ?? new HarnessProcessTrees(logger, null);
+  }
+
+  /** `env` with a new process-tree mark, after the marks this host inherited (a host run inside a harness). */
+  private marked(env: SpawnOptions["env"]): { mark: string; env: Record<string, string | undefined> } {
+    const { mark, value } = this.trees.newMark(process.env[this.trees.variable]);
+    return { mark, env: { ...env, [this.trees.variable]: value } };
+  }
 
   spawn(command: string, args: readonly string[], options: SpawnOptions): ManagedProcess {
+    const { mark, env } = this.marked(options.env);
     const child = execa(command, [...args], {
       cwd: options.cwd,
-      env: options.env as Record<string, string> | undefined,
+      env: env as Record<string, string>,
       extendEnv: options.extendEnv ?? true,
       stdin: options.stdin ?? "pipe",
       stdout: "pipe",
@@ -83,9 +104,15 @@ export class ProcessRunner implements ProcessHelpers {
       };
     }
     this.registry?.started(pid, options.label);
+    this.trees.track(mark, pid, currentProcessOwner());
     const log = this.logger.child({ pid, process: options.label });
     log.debug("harness process started", { command });
-    const exited = child.then((result) => {
+    // The leader's exit, not the end of its output: a process it left behind may hold its pipes.
+    const leftoversEnded = new Promise<void>((resolve) => {
+      child.once("exit", () => void this.endLeftovers(mark, pid, log).finally(resolve));
+    });
+    const exited = child.then(async (result) => {
+      await leftoversEnded;
       this.registry?.exited(pid);
       const outcome = { exitCode: result.exitCode ?? null, signal: result.signal ?? null };
       log.debug("harness process exited", outcome);
@@ -108,7 +135,11 @@ export class ProcessRunner implements ProcessHelpers {
       kill: async (signal: NodeJS.Signals = "SIGTERM", graceMs = 3000) => {
         if (done) return;
         killGroup(pid, signal);
-        const timer = setTimeout(() => killGroup(pid, "SIGKILL"), graceMs);
+        this.trees.signalTree(mark, signal);
+        const timer = setTimeout(() => {
+          killGroup(pid, "SIGKILL");
+          this.trees.killTree(mark);
+        }, graceMs);
         try {
           await exited;
         } finally {
@@ -120,14 +151,37 @@ export class ProcessRunner implements ProcessHelpers {
     };
   }
 
+  /**
+   * After a harness exited: what is left of its tree (its group, and what left the group) gets
+   * SIGTERM, a short grace, then SIGKILL until none is left.
+   */
+  private async endLeftovers(mark: string, leader: number, log: Logger): Promise<void> {
+    try {
+      if (this.trees.processesOf(mark).length === 0 && !groupExists(leader)) return;
+      killGroup(leader, "SIGTERM");
+      const signalled = this.trees.signalTree(mark, "SIGTERM");
+      const deadline = Date.now() + LEFTOVER_GRACE_MS;
+      // Marked processes only: a zombie left in the group (an init that reaps slowly) is no work.
+      while (Date.now() < deadline && this.trees.processesOf(mark).length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      killGroup(leader, "SIGKILL");
+      const killed = this.trees.killTree(mark);
+      if (signalled + killed > 0) log.info("stopped processes the harness left running", { terminated: signalled, killed });
+    } finally {
+      this.trees.forget(mark);
+    }
+  }
+
   async run(
     command: string,
     args: readonly string[],
     options: SpawnOptions & { readonly timeoutMs?: number },
   ): Promise<{ exitCode: number | null; stdout: string; stderr: string; failed: boolean }> {
+    const { mark, env } = this.marked(options.env);
     const result = await execa(command, [...args], {
       cwd: options.cwd,
-      env: options.env as Record<string, string> | undefined,
+      env: env as Record<string, string>,
       extendEnv: options.extendEnv ?? true,
       stdin: "ignore",
       reject: false,
@@ -136,6 +190,8 @@ export class ProcessRunner implements ProcessHelpers {
       detached: true,
       cleanup: true,
     });
+    // A version probe leaves nothing running either.
+    this.trees.killTree(mark);
     return {
       exitCode: result.exitCode ?? null,
       stdout: String(result.stdout ?? ""),

@@ -95,7 +95,8 @@ const DEFAULT_ADDRESS_IN_USE = /EADDRINUSE|address already in use|port .* (?:is 
  * A harness that serves HTTP on a loopback port (`opencode serve`, an app server): started on a
  * free port in its own process group, ready once it printed its listening line, stopped with
  * SIGTERM and, when it does not exit within the grace period, SIGKILL to the whole group (a
- * server once survived SIGTERM holding its port). Its output tail goes into every error.
+ * server once survived SIGTERM holding its port) and every process it started, detached ones
+ * too (the host's `ManagedProcess.kill`). Its output tail goes into every error.
  * @public
  */
 export class LocalServerProcess {
@@ -222,7 +223,7 @@ export class LocalServerProcess {
     else this.#exitListeners.add(listener);
   }
 
-  /** SIGTERM to the process group, then SIGKILL after the grace period; resolves once it exited. */
+  /** SIGTERM to the process tree, then SIGKILL after the grace period; resolves once it and its tree are gone. */
   async stop(): Promise<ProcessExit> {
     this.#stopping = true;
     if (this.#exit === null) await this.#process.kill("SIGTERM", this.#killGraceMs).catch(() => undefined);

@@ -42,7 +42,7 @@ export interface SpawnOptionsV1 {
   readonly label: string;
 }
 
-/** A harness process in its own process group. @public */
+/** A harness process in its own process group, and the tree of processes it starts. @public */
 export interface ManagedProcessV1 {
   /** Its pid. */
   readonly pid: number;
@@ -52,7 +52,10 @@ export interface ManagedProcessV1 {
   readonly stdout: Readable;
   /** Its stderr. */
   readonly stderr: Readable;
-  /** Settles when it has exited. */
+  /**
+   * Settles when it has exited and what it left running is gone: processes of its tree still
+   * alive then get SIGTERM, then SIGKILL, first.
+   */
   readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
   /**
    * The last lines it wrote on stderr (at most {@link STDERR_TAIL_LINES} lines and
@@ -62,15 +65,21 @@ export interface ManagedProcessV1 {
    */
   stderrTail(): string;
   /**
-   * Stops the whole process group: the signal (default SIGTERM), then SIGKILL after
-   * `graceMs` (default 3000). Resolves when the group leader has exited.
+   * Stops the whole process tree: the signal (default SIGTERM), then SIGKILL after `graceMs`
+   * (default 3000), to the process group and (on Linux) to every process the harness started
+   * that left the group (setsid, a double fork, nohup), found by the process-tree mark the host
+   * put in the harness's environment. Resolves when the leader has exited and nothing of its
+   * tree is left.
    */
   kill(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
 }
 
 /** Process helpers the host lends plugins, so every harness is started and stopped the same way. @public */
 export interface ProcessHelpersV1 {
-  /** Starts a process in its own group; killing it kills its children too. */
+  /**
+   * Starts a process in its own group, with a process-tree mark in its environment that every
+   * process it starts inherits; killing it (or its exit) ends all of them, detached ones too.
+   */
   spawn(command: string, args: readonly string[], options: SpawnOptionsV1): ManagedProcessV1;
   /** Runs a command to completion (for version probes); never throws on a non-zero exit. */
   run(

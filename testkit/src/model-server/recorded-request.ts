@@ -65,6 +65,8 @@ export interface RecordedRequest {
   apiKey?: PresentedApiKey;
   /** True when the server's `apiKeys` refused it (answered 401, nothing else recorded about it). */
   refused?: boolean;
+  /** The route of the base URL it came through (`server.routeUrl(route)`): whose request it was. */
+  route?: string;
 }
 
 /** Header names whose values are never recorded. */

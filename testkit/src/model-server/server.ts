@@ -104,6 +104,9 @@ interface Gate {
   listeners: Set<() => void>;
 }
 
+/** Where {@link ScriptedModelServer.routeUrl}'s URLs put their route: `/route/<route>/…`. */
+const ROUTE_PREFIX = "/route/";
+
 const inflaters: Record<string, (buffer: Buffer) => Promise<Buffer>> = {
   gzip: promisify(gunzip),
   deflate: promisify(inflate),
@@ -179,6 +182,17 @@ export class ScriptedModelServer {
     });
     instance = new ScriptedModelServer(server, options);
     return instance;
+  }
+
+  /**
+   * A base URL whose requests are recorded with `route` (`RecordedRequest.route`): give each
+   * harness (a provider instance, a run) its own, and every request tells whose it was, e.g.
+   * `createCodexHome({ modelServerUrl: server.routeUrl("codex-child") })`. Answers are the same
+   * as on {@link url}. `route` is letters, digits, `-` and `_`.
+   */
+  routeUrl(route: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(route)) throw new Error(`A route is letters, digits, - and _; got ${JSON.stringify(route)}.`);
+    return `${this.url}${ROUTE_PREFIX}${route}`;
   }
 
   /** Base URL for OpenAI-style clients (`<url>/v1`): Codex `base_url`, Pi and OpenCode `baseURL`. */
@@ -494,6 +508,8 @@ export class ScriptedModelServer {
   ): RecordedRequest {
     const turn = parsed ? resolveTurn(parsed.items, this.#options.injectedContextTags) : undefined;
     const apiKey = presentedApiKey(req, this.#options.apiKeys);
+    const path = req.url ?? "/";
+    const route = path.startsWith(ROUTE_PREFIX) ? path.slice(ROUTE_PREFIX.length).split("/")[0] : undefined;
     const record: RecordedRequest = {
       seq: this.#requests.length + 1,
       api,
@@ -511,6 +527,7 @@ export class ScriptedModelServer {
       clientAborted: false,
       receivedAt: Date.now(),
       ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(route ? { route } : {}),
       ...(parsed?.model !== undefined ? { model: parsed.model } : {}),
       ...(turn?.userText !== undefined ? { userText: turn.userText } : {}),
       ...(turn?.trailingToolResults.length ? { toolResult: turn.trailingToolResults.at(-1) } : {}),

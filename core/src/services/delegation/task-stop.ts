@@ -33,8 +33,9 @@ export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string
 
 /**
  * Stop, like the user's Stop button: interrupts the running turn (hard), holds queued turns
- * until Resume or the next explicit send, and marks the thread stopped. Once the stopped
- * thread's turn has ended, the host closes its provider session, so its harness process ends.
+ * until Resume or the next explicit send, and marks the thread stopped. The processes its
+ * harness started are frozen as this commits and ended right after; once the stopped thread's
+ * turn has ended, the host closes its provider session, so its harness process ends too.
  */
 export function stopThread(ctx: CommandContext, threadId: string, reason: string): void {
   // Stopped and held first: a turn that ends at once (it never reached its provider) must not
@@ -43,4 +44,7 @@ export function stopThread(ctx: CommandContext, threadId: string, reason: string
   for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
   const active = activeRun(ctx, threadId);
   if (active !== null) requestInterrupt(ctx, active.id, reason, true);
+  // What its harness started (tools, shells, background loops) is frozen before this commits
+  // and ended after: nothing of the stopped thread calls a model once the stop is recorded.
+  for (const hook of ctx.hooks.threadStopped) hook(ctx, threadId);
 }
