@@ -10,6 +10,8 @@ export default defineConfig({
       "spec/test/**/*.test.ts",
       "core/test/**/*.test.ts",
       "sdk/test/**/*.test.ts",
+      // Unit tests of small pure parts sit next to their source (turn-ledger.ts / turn-ledger.test.ts).
+      "sdk/src/**/*.test.ts",
       "testkit/test/**/*.test.ts",
       "registry-cache/test/**/*.test.ts",
       "plugins/*/test/**/*.test.ts",

@@ -20,5 +20,5 @@ node --version
 # spawn) inherits NODE_OPTIONS, so all of them load the Node 22 build of better-sqlite3.
 NODE_OPTIONS="--import=file://$PWD/ci/node22/better-sqlite3-for-this-node.mjs" \
   SWITCHYARD_EXPECT_NODE_MAJOR=22 SWITCHYARD_REQUIRE_CONFORMANCE=1 \
-  node node_modules/vitest/vitest.mjs run spec/test core/test sdk/test testkit/test plugins
+  node node_modules/vitest/vitest.mjs run spec/test core/test sdk/test sdk/src testkit/test plugins
 echo "Node 22 step: $((installed - started)) s to install and build, $((SECONDS - installed)) s of tests under $(node --version)"

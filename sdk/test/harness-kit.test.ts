@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { AdapterEvent, ManagedProcess, ProviderStatus } from "@switchyard/spec";
+import type { ManagedProcess } from "@switchyard/spec";
 import { createSilentLogger } from "../../core/src/logging/logger.js";
 import { ProcessRunner } from "../../core/src/plugin-host/process-runner.js";
-import {
-  JsonLinesChannel,
-  JsonRpcPeer,
-  JsonRpcRequestError,
-  LineSplitter,
-  RuntimeRequestBook,
-  TurnLedger,
-  addUsage,
-  defineAdapter,
-  harnessEnvironment,
-  parseMcpToolName,
-  type StartableSession,
-} from "../src/index.js";
+import { JsonLinesChannel, JsonRpcPeer, JsonRpcRequestError } from "../src/index.js";
+
+// The harness kit's channel and JSON-RPC peer against a real child process. The kit's pure
+// parts are unit-tested next to their source (sdk/src/harness/*.test.ts).
 
 const logger = createSilentLogger();
 const runner = new ProcessRunner(logger, null);
@@ -23,22 +14,6 @@ const runner = new ProcessRunner(logger, null);
 function node(script: string): ManagedProcess {
   return runner.spawn(process.execPath, ["-e", script], { cwd: process.cwd(), label: "kit-test" });
 }
-
-function recorder(): { events: AdapterEvent[]; emit: (event: AdapterEvent) => void } {
-  const events: AdapterEvent[] = [];
-  return { events, emit: (event) => events.push(event) };
-}
-
-describe("LineSplitter", () => {
-  it("keeps a multi-byte character split across chunks, splits on \\n only, trims \\r", () => {
-    const splitter = new LineSplitter();
-    const bytes = Buffer.from('{"t":"é\u2028x"}\r\nnext', "utf8");
-    const cut = bytes.indexOf(0xa9); // inside the two bytes of "é"
-    expect(splitter.push(bytes.subarray(0, cut))).toEqual([]);
-    expect(splitter.push(bytes.subarray(cut))).toEqual(['{"t":"é\u2028x"}']);
-    expect(splitter.flush()).toEqual(["next"]);
-  });
-});
 
 describe("JsonLinesChannel and JsonRpcPeer over a real process", () => {
   it("routes responses, notifications and the harness's own requests in order", async () => {
@@ -96,165 +71,5 @@ describe("JsonLinesChannel and JsonRpcPeer over a real process", () => {
     expect(() => channel.send({ late: true })).toThrow(/exited/);
     await expect(peer.request("after")).rejects.toMatchObject({ code: "session_closed" });
     peer.notify("ignored"); // a notification to a dead harness is dropped, not thrown
-  });
-});
-
-describe("TurnLedger: what becomes of open items at turn.terminal", () => {
-  it("leaves cut-off text to the host, ends open tools by the turn's status or as declined, cancels the turn's requests, one terminal", () => {
-    const { events, emit } = recorder();
-    const book = new RuntimeRequestBook<null>(emit, "req");
-    const turn = new TurnLedger("turn-1", emit, book);
-    turn.start("native-1");
-    turn.start();
-    turn.messageDelta("m1", "partial ");
-    turn.messageDelta("m1", "answer");
-    turn.reasoningDelta("r1", "thinking");
-    turn.toolStarted({ itemId: "t1", kind: "command", name: "bash", title: "ls" });
-    turn.toolStarted({ itemId: "t2", kind: "command", name: "bash", title: "rm" });
-    turn.declineTool("t2");
-    book.open("turn-1", { kind: "approval", approvalKind: "command", title: "rm" }, null);
-    expect(turn.finish("interrupted")).toBe(true);
-    expect(turn.finish("completed")).toBe(false);
-    turn.messageDelta("m1", "late");
-    const tail = events.slice(events.findIndex((e) => e.type === "runtime_request.opened") + 1);
-    expect(tail).toEqual([
-      { type: "tool_call.completed", turnId: "turn-1", itemId: "t1", status: "failed" },
-      { type: "tool_call.completed", turnId: "turn-1", itemId: "t2", status: "declined" },
-      { type: "runtime_request.resolved", turnId: "turn-1", requestId: "turn-1:req:1", resolution: "cancelled" },
-      { type: "turn.terminal", turnId: "turn-1", status: "interrupted" },
-    ]);
-    expect(events.filter((e) => e.type === "turn.started")).toEqual([{ type: "turn.started", turnId: "turn-1", providerTurnId: "native-1" }]);
-    expect(turn.lastAssistantText).toBe("");
-  });
-
-  it("a completed turn completes unfinished tools and reports usage; a declined tool's failure reads declined", async () => {
-    const { events, emit } = recorder();
-    const turn = new TurnLedger("turn-2", emit);
-    turn.toolStarted({ itemId: "a", kind: "mcp", name: "mcp__switchyard__task_status", title: "switchyard/task_status", server: "switchyard" });
-    turn.toolStarted({ itemId: "b", kind: "command", name: "bash", title: "x" });
-    turn.declineTool("b");
-    turn.toolCompleted("b", "failed", "user said no");
-    turn.addUsage({ inputTokens: 10, outputTokens: 2 });
-    turn.addUsage({ inputTokens: 5 });
-    turn.finish("completed");
-    expect(events.filter((e) => e.type === "tool_call.completed")).toEqual([
-      { type: "tool_call.completed", turnId: "turn-2", itemId: "b", status: "declined", output: "user said no" },
-      { type: "tool_call.completed", turnId: "turn-2", itemId: "a", status: "completed" },
-    ]);
-    await expect(turn.ended).resolves.toEqual({ type: "turn.terminal", turnId: "turn-2", status: "completed", usage: { inputTokens: 15, outputTokens: 2 } });
-  });
-});
-
-describe("RuntimeRequestBook: one resolution per request, dismiss means cancelled", () => {
-  it("answers, dismisses and refuses unknown or mismatched answers", async () => {
-    const { events, emit } = recorder();
-    const book = new RuntimeRequestBook<{ rpcId: number }>(emit, "codex-request");
-    const approval = book.open("t", { kind: "approval", approvalKind: "command", title: "echo hi" }, { rpcId: 7 });
-    const question = book.open("t", { kind: "user_input", blocking: true, questions: [{ id: "q", question: "Which?" }] }, { rpcId: 8 });
-    expect(() => book.respond(approval.requestId, { kind: "user_input", answers: { q: "a" } })).toThrow(/approval; answer it with a decision/);
-    book.respond(approval.requestId, { kind: "approval", decision: "accept" });
-    await expect(approval.outcome).resolves.toEqual({ kind: "answered", response: { kind: "approval", decision: "accept" } });
-    expect(book.find((native) => native.rpcId === 8)?.requestId).toBe(question.requestId);
-    book.respond(question.requestId, { kind: "dismiss" });
-    await expect(question.outcome).resolves.toEqual({ kind: "cancelled", resolution: "cancelled", dismissed: true });
-    expect(() => book.respond(question.requestId, { kind: "dismiss" })).toThrow(expect.objectContaining({ code: "not_found" }));
-    expect(events.filter((e) => e.type === "runtime_request.resolved").map((e) => (e as { resolution: string }).resolution)).toEqual(["answered", "cancelled"]);
-    const late = book.open("u", { kind: "approval", approvalKind: "permission", title: "p" }, { rpcId: 9 });
-    book.cancelTurn(null, "expired");
-    await expect(late.outcome).resolves.toMatchObject({ kind: "cancelled", resolution: "expired" });
-    expect(book.pending()).toEqual([]);
-  });
-});
-
-describe("defineAdapter", () => {
-  const status: ProviderStatus = { installed: true, executable: true, authenticated: true, models: [] };
-  const instance = { id: "kit", driver: "kit", displayName: "Kit", homePath: null, environment: {}, customModels: [] };
-
-  it("passes the probe depth on, closes a session whose start failed, tracks live ones, and disposes them all", async () => {
-    const closed: string[] = [];
-    const depths: string[] = [];
-    let fail = true;
-    const adapter = defineAdapter<StartableSession & { name: string }>({
-      instance,
-      driverKind: "kit",
-      capabilities: { turns: { interrupt: true } },
-      probe: async (options) => {
-        depths.push(options?.depth ?? "full");
-        return status;
-      },
-      createSession: (input, onClosed) => ({
-        name: input.threadId,
-        resumeCursor: null,
-        start: async () => {
-          if (fail) throw new Error("harness would not start");
-        },
-        startTurn: async () => ({}),
-        close: async () => {
-          closed.push(input.threadId);
-          onClosed();
-        },
-      }),
-    });
-    expect(adapter.specificationVersion).toBe("v1");
-    await adapter.probe({ depth: "inspect" });
-    await adapter.probe();
-    expect(depths).toEqual(["inspect", "full"]);
-    expect(adapter.capabilities().turns.interrupt).toBe(true);
-    expect(adapter.capabilities().turns.activeSteering).toBe(false);
-    const input = { threadId: "a", providerSessionId: "p", cwd: "/", model: null, runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null, emit: () => undefined } as const;
-    await expect(adapter.openSession(input)).rejects.toThrow("harness would not start");
-    expect(closed).toEqual(["a"]);
-    expect(adapter.sessions.size).toBe(0);
-    fail = false;
-    await adapter.openSession({ ...input, threadId: "b" });
-    await adapter.openSession({ ...input, threadId: "c" });
-    expect(adapter.sessions.size).toBe(2);
-    await adapter.dispose!();
-    expect(closed.sort()).toEqual(["a", "b", "c"]);
-    expect(adapter.sessions.size).toBe(0);
-  });
-});
-
-describe("usage across a turn's steps", () => {
-  it("adds every figure and every model, and leaves out figures nobody reported", () => {
-    const first = { inputTokens: 10, outputTokens: 2, costUsd: 0.01, byModel: { opus: { inputTokens: 10, costUsd: 0.01 } } };
-    const second = { inputTokens: 5, cacheReadInputTokens: 100, costUsd: 0.02, byModel: { opus: { inputTokens: 5, costUsd: 0.015 }, haiku: { inputTokens: 1, costUsd: 0.005 } } };
-    expect(addUsage(first, second)).toEqual({
-      inputTokens: 15,
-      outputTokens: 2,
-      cacheReadInputTokens: 100,
-      costUsd: 0.03,
-      byModel: { opus: { inputTokens: 15, costUsd: 0.025 }, haiku: { inputTokens: 1, costUsd: 0.005 } },
-    });
-    expect(addUsage({}, { outputTokens: 1 })).toEqual({ outputTokens: 1 });
-    const { events, emit } = recorder();
-    const turn = new TurnLedger("turn-u", emit);
-    turn.addUsage(first);
-    turn.addUsage(second);
-    turn.finish("interrupted");
-    expect(events.at(-1)).toMatchObject({ type: "turn.terminal", status: "interrupted", usage: { inputTokens: 15, costUsd: 0.03 } });
-  });
-});
-
-describe("harnessEnvironment", () => {
-  const instance = { id: "i", driver: "d", displayName: "I", homePath: "/homes/i", environment: { ANTHROPIC_BASE_URL: "http://127.0.0.1:9", PATH: "/instance/bin" }, customModels: [] };
-
-  it("keeps the host's variables but Switchyard's own, lays the instance's over them, then the home and the adapter's values", () => {
-    const env = harnessEnvironment({
-      instance,
-      homeVariable: "CLAUDE_CONFIG_DIR",
-      own: { CLIENT: "switchyard", REMOVED: undefined },
-      hostEnv: { PATH: "/host/bin", HOME: "/root", SWITCHYARD_TOKEN: "sy_secret", REMOVED: "x", CLAUDE_CONFIG_DIR: "/host/claude" },
-    });
-    expect(env).toEqual({ PATH: "/instance/bin", HOME: "/root", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", CLAUDE_CONFIG_DIR: "/homes/i", CLIENT: "switchyard" });
-    expect(harnessEnvironment({ instance: { ...instance, homePath: null }, homeVariable: "CLAUDE_CONFIG_DIR", hostEnv: { CLAUDE_CONFIG_DIR: "/host/claude" } }).CLAUDE_CONFIG_DIR).toBe("/host/claude");
-  });
-});
-
-describe("parseMcpToolName", () => {
-  it("splits mcp__<server>__<tool>, keeping a tool name that has __ in it", () => {
-    expect(parseMcpToolName("mcp__switchyard__delegate_task")).toEqual({ server: "switchyard", tool: "delegate_task" });
-    expect(parseMcpToolName("mcp__t3-code__a__b")).toEqual({ server: "t3-code", tool: "a__b" });
-    expect(parseMcpToolName("Bash")).toBeNull();
   });
 });

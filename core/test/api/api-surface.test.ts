@@ -4,7 +4,8 @@ import { createLogger } from "../../src/logging/logger.js";
 import { defineRoute } from "../../src/transports/http/api/index.js";
 import { defaultProviders, McpLab } from "../support/mcp-lab.js";
 import { scriptedInstance } from "../support/test-host.js";
-import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
+import { ApiClient, failure, ok, type FailureBody } from "../support/api-client.js";
+import { FULL_ACCESS_CEILING, startApiLab } from "../support/api-lab.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
 
 /**
@@ -17,20 +18,9 @@ describe("HTTP API", () => {
   let adminToken: string;
 
   beforeAll(async () => {
-    lab = await McpLab.start({ server: { maxRequestBodyBytes: 64 * 1024 } });
-    adminToken = lab.registry.issueClientToken({
-      ttlMs: 3_600_000,
-      capabilities: ["orchestration:operate", "orchestration:approve"],
-      ceiling: { runtimeMode: "full-access", interactionMode: "default" },
-    }).token;
-    admin = new ApiClient(lab.server.apiUrl, adminToken);
+    ({ lab, client: admin, token: adminToken } = await startApiLab({ capabilities: ["orchestration:operate", "orchestration:approve"], ceiling: FULL_ACCESS_CEILING }, { server: { maxRequestBodyBytes: 64 * 1024 } }));
   });
   afterAll(async () => lab.stop());
-
-  const failure = async (answer: Promise<{ status: number; body: unknown }>) => {
-    const settled = await answer;
-    return { status: settled.status, ...(settled.body as FailureBody).error };
-  };
 
   const pendingRequest = async (threadId: string) => {
     const request = await lab.host.waiter.waitFor(() => lab.host.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId])[0] ?? null, { timeoutMs: 10_000 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RuntimeRequestRecord } from "../../src/store/records.js";
-import { McpLab } from "../support/mcp-lab.js";
-import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
+import type { McpLab } from "../support/mcp-lab.js";
+import { ok, type ApiClient, type FailureBody } from "../support/api-client.js";
+import { apiClientFor, startApiLab } from "../support/api-lab.js";
 import { callTool, connectMcp } from "../support/mcp-client.js";
 
 /**
@@ -18,14 +19,11 @@ describe("approvals through the API", () => {
   let operatorToken: string;
 
   beforeAll(async () => {
-    lab = await McpLab.start();
-    const issue = (capabilities: ("orchestration:read" | "orchestration:operate" | "orchestration:approve")[]) =>
-      lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities, ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token;
-    operatorToken = issue(["orchestration:operate"]);
-    approverToken = issue(["orchestration:approve"]);
-    router = new ApiClient(lab.server.apiUrl, operatorToken);
-    reader = router.with(issue(["orchestration:read"]));
-    approver = router.with(approverToken);
+    const ceiling = { runtimeMode: "approval-required", interactionMode: "default" } as const;
+    ({ lab, client: router, token: operatorToken } = await startApiLab({ capabilities: ["orchestration:operate"], ceiling }));
+    approver = apiClientFor(lab, { capabilities: ["orchestration:approve"], ceiling });
+    approverToken = approver.token!;
+    reader = apiClientFor(lab, { capabilities: ["orchestration:read"], ceiling });
   });
   afterAll(async () => lab.stop());
 

@@ -9,6 +9,7 @@ import type { FeedEvent } from "../../src/services/events/public-event-feed.js";
 import { callerFromScope } from "../../src/transports/mcp/caller-from-scope.js";
 import { mustCall } from "../support/mcp-client.js";
 import { ApiClient } from "../support/api-client.js";
+import { startApiLab } from "../support/api-lab.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { SseClient, type ReceivedEvent, type RefusedStream } from "../support/sse-client.js";
 
@@ -45,8 +46,7 @@ describe("GET /api/v1/events", () => {
     return stream;
   };
   beforeAll(async () => {
-    lab = await McpLab.start({ server: { eventStreamHeartbeatMs: 200 } });
-    token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    ({ lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamHeartbeatMs: 200 } }));
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
@@ -275,8 +275,7 @@ describe("GET /api/v1/events", () => {
 
 describe("GET /api/v1/events under pressure", () => {
   it("cuts off a client that stops reading, keeps every other client whole, and the cut-off client resumes without a loss", async () => {
-    const lab = await McpLab.start({ server: { eventStreamMaxBufferedBytes: 256 * 1024, eventStreamHeartbeatMs: 60_000 } });
-    const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamMaxBufferedBytes: 256 * 1024, eventStreamHeartbeatMs: 60_000 } });
     const url = eventsUrl(lab, { projectId: lab.projectId, types: "thread.created" });
     try {
       const healthy = await SseClient.connect(url, { token });
@@ -315,8 +314,7 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("cuts off a client that stops reading during a replay, at the next heartbeats, and it resumes without a loss", async () => {
-    const lab = await McpLab.start({ server: { eventStreamHeartbeatMs: 100 } });
-    const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamHeartbeatMs: 100 } });
     try {
       const start = lab.host.store.lastSequence();
       const big = "y".repeat(15_000);
@@ -352,8 +350,7 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("counts streams against server.maxEventStreams", async () => {
-    const lab = await McpLab.start({ server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } });
-    const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
+    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } });
     const other = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
     try {
       const one = await SseClient.connect(eventsUrl(lab), { token });
@@ -401,8 +398,7 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("holds a web UI session to its token's share, and takes server.maxEventStreamsPerCredential when it is set", async () => {
-    const lab = await McpLab.start({ server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } });
-    const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } });
     try {
       const origin = lab.server.url;
       const signedIn = await new ApiClient(lab.server.apiUrl, null).post("/ui/session", { token }, { origin, "sec-fetch-site": "same-origin" });

@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, type FailureBody } from "../support/api-client.js";
-import { McpLab } from "../support/mcp-lab.js";
+import type { ApiClient, FailureBody } from "../support/api-client.js";
+import { apiClientFor, startApiLab } from "../support/api-lab.js";
+import type { McpLab } from "../support/mcp-lab.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../support/test-host.js";
 
 const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));
@@ -18,10 +19,8 @@ describe("plugin API routes", () => {
   let operator: ApiClient;
 
   beforeAll(async () => {
-    lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, `${fixtures}routes-good`, `${fixtures}routes-malformed`, `${fixtures}routes-clash`] });
-    const issue = (capabilities: ("orchestration:read" | "orchestration:operate")[]) => lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities }).token;
-    reader = new ApiClient(lab.server.apiUrl, issue(["orchestration:read"]));
-    operator = new ApiClient(lab.server.apiUrl, issue(["orchestration:operate"]));
+    ({ lab, client: reader } = await startApiLab({ capabilities: ["orchestration:read"] }, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, `${fixtures}routes-good`, `${fixtures}routes-malformed`, `${fixtures}routes-clash`] }));
+    operator = apiClientFor(lab, { capabilities: ["orchestration:operate"] });
   });
   afterAll(async () => lab.stop());
 

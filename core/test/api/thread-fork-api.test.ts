@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpLab } from "../support/mcp-lab.js";
-import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
+import type { McpLab } from "../support/mcp-lab.js";
+import { failure, ok, type ApiClient } from "../support/api-client.js";
+import { FULL_ACCESS_CEILING, startApiLab } from "../support/api-lab.js";
 
 /** POST /threads/{threadId}/fork: ThreadForkService over the HTTP API, native or portable by the provider's capabilities. */
 describe("HTTP API: forking a thread", () => {
@@ -8,16 +9,10 @@ describe("HTTP API: forking a thread", () => {
   let operator: ApiClient;
 
   beforeAll(async () => {
-    lab = await McpLab.start();
-    const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }).token;
-    operator = new ApiClient(lab.server.apiUrl, token);
+    ({ lab, client: operator } = await startApiLab({ capabilities: ["orchestration:operate"], ceiling: FULL_ACCESS_CEILING }));
   });
   afterAll(async () => lab.stop());
 
-  const failure = async (answer: Promise<{ status: number; body: unknown }>) => {
-    const settled = await answer;
-    return { status: settled.status, ...(settled.body as FailureBody).error };
-  };
   /** A thread on `instance` whose first run answered `reply`. */
   const finished = async (instance: string, title: string, reply: string) => {
     const created = await ok(operator.post("/threads", { projectId: lab.projectId, threads: [{ title, prompt: `@@reply ${reply}`, target: { providerInstanceId: instance } }] }), 201);

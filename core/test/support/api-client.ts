@@ -70,3 +70,9 @@ export async function ok<T = any>(answer: Promise<ApiAnswer<T>> | ApiAnswer<T>, 
   if (settled.status !== status) throw new Error(`expected HTTP ${status}, got ${settled.status}: ${settled.text}`);
   return settled.body;
 }
+
+/** The status and typed error of a refused request (`{ error: { code, message, details } }`), for one matcher. */
+export async function failure(answer: Promise<ApiAnswer<unknown>> | ApiAnswer<unknown>): Promise<{ status: number } & FailureBody["error"]> {
+  const settled = await answer;
+  return { status: settled.status, ...(settled.body as FailureBody).error };
+}

@@ -9,9 +9,9 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
+import { descendantCommandLines, isRunning, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
 import { ROOT_FULL_ACCESS_WARNING, claudeMcpOptions } from "../src/index.js";
-import { FAKE_MODEL, descendantCommandLines, createClaudeLab, grantFor, isRunning, turn, type ClaudeLab } from "./claude-lab.js";
+import { FAKE_MODEL, createClaudeLab, grantFor, type ClaudeLab } from "./claude-lab.js";
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
   events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
@@ -31,7 +31,7 @@ afterAll(async () => {
 describe("Claude adapter over the Agent SDK", () => {
   it("runs a text turn: started, streamed deltas, one completed message, one completed terminal with usage and cost, a resume cursor", async () => {
     const { session, events } = await lab.open();
-    const input = turn("say it @@reply hello from claude");
+    const input = turnInput("say it @@reply hello from claude");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -54,7 +54,7 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(session.resumeCursor).toBe(cursor.cursor);
 
     // A second turn in the same process reports its own figures, not the running total.
-    const second = turn("again @@reply second answer");
+    const second = turnInput("again @@reply second answer");
     await session.startTurn(second);
     const secondTerminal = await events.waitFor("turn.terminal", (e) => e.turnId === second.turnId, 60_000);
     expect(secondTerminal.usage!.costUsd!).toBeLessThan(terminal.usage!.costUsd! * 1.5);
@@ -63,7 +63,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("surfaces Bash as a command tool call with its output", async () => {
     const { session, events } = await lab.open();
-    const input = turn("run it @@shell echo hi-from-bash @@then @@reply bash said {{output}}");
+    const input = turnInput("run it @@shell echo hi-from-bash @@then @@reply bash said {{output}}");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -77,7 +77,7 @@ describe("Claude adapter over the Agent SDK", () => {
   it("observes Claude's own sub-agent (the Agent tool, in the foreground): running, then completed with its report; its messages stay out of the turn", async () => {
     const { session, events } = await lab.open();
     const spawn = { description: "count things", prompt: "sub task @@reply sub answer 7", subagent_type: "general-purpose" };
-    const input = turn(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`);
+    const input = turnInput(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`);
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -92,7 +92,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("steers during a tool call: Claude folds the message into its running turn, one result, one host turn", async () => {
     const { session, events } = await lab.open();
-    const input = turn("work @@shell sleep 2 @@then @@reply planned answer");
+    const input = turnInput("work @@shell sleep 2 @@then @@reply planned answer");
     await session.startTurn(input);
     await events.waitFor("tool_call.started", (e) => e.turnId === input.turnId, 60_000);
     await session.steerTurn({ turnId: input.turnId, text: "steer-during-tool @@reply steered answer" });
@@ -107,7 +107,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("steers during a text-only reply: Claude answers it right after, and the host turn spans both answers", async () => {
     const { session, events } = await lab.open();
-    const input = turn("talk @@hold text-gate @@reply first answer");
+    const input = turnInput("talk @@hold text-gate @@reply first answer");
     await session.startTurn(input);
     await lab.server.waitForHold("text-gate", 60_000);
     await session.steerTurn({ turnId: input.turnId, text: "steer-during-text @@reply second answer" });
@@ -123,7 +123,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("interrupts a held model call: one interrupted terminal, and the next turn acts on what the user sent next", async () => {
     const { session, events } = await lab.open();
-    const input = turn("wait @@hold never-released @@reply never");
+    const input = turnInput("wait @@hold never-released @@reply never");
     await session.startTurn(input);
     const held = await lab.server.waitForHold("never-released", 60_000);
     await session.interruptTurn({ turnId: input.turnId, reason: "test" });
@@ -134,7 +134,7 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(held.clientAborted).toBe(true);
     // Claude sends the old prompt, its interrupt marker and the new prompt as one user message;
     // the new prompt is what the turn answers, and the old gate does not hold it again.
-    const next = turn("after the interrupt @@reply fresh answer");
+    const next = turnInput("after the interrupt @@reply fresh answer");
     await session.startTurn(next);
     const done = await events.waitFor("turn.terminal", (e) => e.turnId === next.turnId, 60_000);
     expect(done.status).toBe("completed");
@@ -146,7 +146,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("interrupting a turn stops a steer Claude had queued behind its text reply too (Claude keeps it past interrupt())", async () => {
     const { session, events } = await lab.open();
-    const input = turn("talk @@hold queued-gate @@reply never");
+    const input = turnInput("talk @@hold queued-gate @@reply never");
     await session.startTurn(input);
     await lab.server.waitForHold("queued-gate", 60_000);
     await session.steerTurn({ turnId: input.turnId, text: "queued steer @@hold leftover-gate @@reply leftover answer" });
@@ -162,7 +162,7 @@ describe("Claude adapter over the Agent SDK", () => {
     lab.server.release("leftover-gate");
     lab.server.release("queued-gate");
     // The next turn is the user's own, answered on its own.
-    const next = turn("next one @@reply clean answer");
+    const next = turnInput("next one @@reply clean answer");
     await session.startTurn(next);
     await events.waitFor("turn.terminal", (e) => e.turnId === next.turnId, 60_000);
     expect(events.textOf(next.turnId)).toBe("clean answer");
@@ -176,7 +176,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("closes, then resumes by session id in a new process with the conversation intact", async () => {
     const first = await lab.open();
-    const input = turn("remember the word tangerine @@reply noted");
+    const input = turnInput("remember the word tangerine @@reply noted");
     await first.session.startTurn(input);
     await first.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     const cursor = first.session.resumeCursor!;
@@ -186,7 +186,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
     const second = await lab.open({ resumeCursor: cursor });
     expect(second.session.processId).not.toBe(oldPid);
-    const recall = turn("recall @@reply history: {{history}}");
+    const recall = turnInput("recall @@reply history: {{history}}");
     await second.session.startTurn(recall);
     const terminal = await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -200,7 +200,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("forks with forkSession (the SDK reads CLAUDE_CONFIG_DIR from its own process): the copy resumes with the history, the original goes on", async () => {
     const source = await lab.open();
-    const input = turn("the secret is kumquat @@reply ok");
+    const input = turnInput("the secret is kumquat @@reply ok");
     await source.session.startTurn(input);
     await source.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     await expect(source.session.forkThread({ afterTurnId: input.turnId })).rejects.toMatchObject({ code: "unsupported_capability" });
@@ -208,12 +208,12 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(resumeCursor).not.toBe(source.session.resumeCursor);
 
     const copy = await lab.open({ resumeCursor });
-    const recall = turn("recall @@reply fork history: {{history}}");
+    const recall = turnInput("recall @@reply fork history: {{history}}");
     await copy.session.startTurn(recall);
     await copy.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000);
     expect(copy.events.textOf(recall.turnId)).toContain("the secret is kumquat");
 
-    const more = turn("only in the original @@reply yes");
+    const more = turnInput("only in the original @@reply yes");
     await source.session.startTurn(more);
     await source.events.waitFor("turn.terminal", (e) => e.turnId === more.turnId, 60_000);
     const snapshot = await copy.session.readSnapshot();
@@ -226,7 +226,7 @@ describe("Claude adapter over the Agent SDK", () => {
     const mcp = await startTestMcpServer({ token: "instructions-token" });
     try {
       const { session, events } = await lab.open({ mcp: grantFor(mcp.url, mcp.token) });
-      const input = turn("<switchyard_instructions>\nYou are the reviewer.\n</switchyard_instructions>\n\ngo @@reply done");
+      const input = turnInput("<switchyard_instructions>\nYou are the reviewer.\n</switchyard_instructions>\n\ngo @@reply done");
       await session.startTurn(input);
       await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
       const request = lab.server.requests.find((r) => r.userText === "go @@reply done")!;
@@ -240,10 +240,10 @@ describe("Claude adapter over the Agent SDK", () => {
   it("switches model and runtime mode between turns in the same process", async () => {
     const { session, events } = await lab.open({ runtimeMode: "full-access" });
     const pid = session.processId;
-    const first = turn("one @@reply a");
+    const first = turnInput("one @@reply a");
     await session.startTurn(first);
     await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, 60_000);
-    const second = turn("two @@shell echo moded @@then @@reply b {{output}}", { model: "claude-fake-2", runtimeMode: "approval-required" });
+    const second = turnInput("two @@shell echo moded @@then @@reply b {{output}}", { model: "claude-fake-2", runtimeMode: "approval-required" });
     await session.startTurn(second);
     const request = await events.waitFor("runtime_request.opened", (e) => e.turnId === second.turnId, 60_000);
     await session.respondToRuntimeRequest(request.requestId, { kind: "approval", decision: "accept" });
@@ -258,7 +258,7 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(opus?.efforts?.length ?? 0).toBeGreaterThan(0);
     const { session, events } = await lab.open();
     const effort = opus!.efforts!.includes("high") ? "high" : opus!.efforts![0]!;
-    const input = turn("effortful @@reply done", { model: "opus", effort });
+    const input = turnInput("effortful @@reply done", { model: "opus", effort });
     await session.startTurn(input);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText === "effortful @@reply done")!;
@@ -267,7 +267,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("fails a turn with the model's error, exactly once", async () => {
     const { session, events } = await lab.open();
-    const input = turn("break @@fail 400 the scripted model refused");
+    const input = turnInput("break @@fail 400 the scripted model refused");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("failed");
@@ -277,7 +277,7 @@ describe("Claude adapter over the Agent SDK", () => {
 
   it("reports a dead claude process: the turn fails with its reason, then session.exited", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold @@hold killed-gate @@reply never");
+    const input = turnInput("hold @@hold killed-gate @@reply never");
     await session.startTurn(input);
     await lab.server.waitForHold("killed-gate", 60_000);
     process.kill(session.processId!, "SIGKILL");
@@ -285,7 +285,7 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(terminal.status).toBe("failed");
     expect(terminal.error?.code).toBe("claude_exited");
     await events.waitFor("session.exited", undefined, 30_000);
-    await expect(session.startTurn(turn("after"))).rejects.toMatchObject({ code: "session_closed" });
+    await expect(session.startTurn(turnInput("after"))).rejects.toMatchObject({ code: "session_closed" });
     lab.server.release("killed-gate");
   });
 });
@@ -356,7 +356,7 @@ describe("Claude adapter: probe", () => {
 describe("Claude adapter: approvals", () => {
   it("approval-required asks before every shell command (echo too), and runs it once accepted", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("approve @@shell echo approved-run @@then @@reply ran {{output}}", { runtimeMode: "approval-required" });
+    const input = turnInput("approve @@shell echo approved-run @@then @@reply ran {{output}}", { runtimeMode: "approval-required" });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "Bash: echo approved-run" });
@@ -371,7 +371,7 @@ describe("Claude adapter: approvals", () => {
     const marker = path.join(lab.home.cwd, "must-not-exist");
     for (const response of [{ kind: "approval", decision: "decline" }, { kind: "dismiss" }] as const) {
       const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-      const input = turn(`deny @@shell touch ${marker} @@then @@reply told {{output}}`, { runtimeMode: "approval-required" });
+      const input = turnInput(`deny @@shell touch ${marker} @@then @@reply told {{output}}`, { runtimeMode: "approval-required" });
       await session.startTurn(input);
       const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
       await session.respondToRuntimeRequest(opened.requestId, response);
@@ -387,7 +387,7 @@ describe("Claude adapter: approvals", () => {
 
   it("interrupting a turn that waits for approval cancels the request and ends the turn interrupted", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("pending @@shell echo pending-approval @@then @@reply never", { runtimeMode: "approval-required" });
+    const input = turnInput("pending @@shell echo pending-approval @@then @@reply never", { runtimeMode: "approval-required" });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
     await session.interruptTurn({ turnId: input.turnId });
@@ -418,7 +418,7 @@ describe.runIf(isRoot)("Claude adapter as root without IS_SANDBOX", () => {
     const warning = await events.waitFor("warning");
     expect(warning.message).toBe(ROOT_FULL_ACCESS_WARNING);
     const marker = path.join(rootLab.home.cwd, "made-as-root");
-    const input = turn(`write @@shell touch ${marker} @@then @@reply made`);
+    const input = turnInput(`write @@shell touch ${marker} @@then @@reply made`);
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -451,7 +451,7 @@ describe("Claude adapter: MCP injection", () => {
 
   it("calls the endpoint's tool with the session's token, and the token is in no process's argv, no environment, no log and no file", async () => {
     const { session, events } = await lab.open({ mcp: grantFor(mcp.url, mcp.token) });
-    const input = turn('call @@tool echo {"text":"hi-mcp"} @@then @@hold mcp-gate @@reply got {{output}}');
+    const input = turnInput('call @@tool echo {"text":"hi-mcp"} @@then @@hold mcp-gate @@reply got {{output}}');
     await session.startTurn(input);
     await lab.server.waitForHold("mcp-gate", 60_000);
     // While claude runs, with its MCP client connected: no command line on the machine holds the token.

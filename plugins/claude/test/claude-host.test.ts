@@ -7,8 +7,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, createClaudeHome, startTestHost, type ClaudeHome, type TestHost } from "@switchyard/testkit";
-import { FAKE_MODEL, PLUGIN_DIR, descendantCommandLines } from "./claude-lab.js";
+import { ScriptedModelServer, createClaudeHome, descendantCommandLines, startTestHost, type ClaudeHome, type TestHost } from "@switchyard/testkit";
+import { FAKE_MODEL, PLUGIN_DIR } from "./claude-lab.js";
 
 let server: ScriptedModelServer;
 const homes: ClaudeHome[] = [];

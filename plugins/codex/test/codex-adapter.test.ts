@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent, type OrchestrationAdapter, type ProviderSession } from "@switchyard/sdk";
-import { ScriptedModelServer, startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
+import { ScriptedModelServer, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
 import { MCP_TOKEN_ENV_VAR } from "../src/index.js";
 import {
   codexHome,
@@ -13,7 +13,6 @@ import {
   openSession,
   processesMentioning,
   processInfo,
-  turnInput,
   type AcpTestContext,
   type CodexHome,
 } from "./codex-lab.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode, type OrchestrationAdapter, type ProviderSession } from "@switchyard/sdk";
-import { ScriptedModelServer, startTestHost, startTestMcpServer, type TestHost } from "@switchyard/testkit";
+import { ScriptedModelServer, startTestHost, startTestMcpServer, turnInput, type TestHost } from "@switchyard/testkit";
 import { MCP_TOKEN_ENV_VAR } from "../src/index.js";
 import {
   PLUGIN_DIR,
@@ -14,7 +14,6 @@ import {
   openSession,
   processesMentioning,
   processInfo,
-  turnInput,
   type AcpTestContext,
   type CodexHome,
 } from "./codex-lab.js";

@@ -1,23 +1,21 @@
 // Shared fixtures for the Codex plugin tests: the real Codex 0.171 binary, the sdk's scripted
-// model server, an isolated CODEX_HOME, and a plugin context with real process groups.
+// model server, an isolated CODEX_HOME, and the testkit's session lab pieces (a plugin context
+// with real process groups, sessions opened with the host's defaults).
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type {
-  McpEndpointGrant,
-  OpenSessionInput,
-  OrchestrationAdapter,
-  ProviderInstanceDescriptor,
-  ProviderSession,
-  RuntimeMode,
-  TurnInput,
-} from "@switchyard/sdk";
+import type { McpEndpointGrant, OpenSessionInput, OrchestrationAdapter, ProviderInstanceDescriptor } from "@switchyard/sdk";
 import {
+  commandLineOf,
   createAcpTestContext,
   createCodexHome,
-  createEventRecorder,
+  environmentVariablesOf,
+  mcpGrantFor,
+  openRecordedSession,
+  validateDriverOptions,
   type AcpTestContext,
   type AdapterEventRecorder,
   type CodexHome,
+  type RecordedSession,
 } from "@switchyard/testkit";
 import plugin from "../src/index.js";
 
@@ -37,66 +35,25 @@ export async function createAdapter(
   options: Record<string, unknown> = {},
   environment: Record<string, string> = {},
 ): Promise<OrchestrationAdapter> {
-  const driver = plugin.drivers.find((candidate) => candidate.driverKind === driverKind);
-  if (driver?.optionsSchema === undefined) throw new Error(`driver ${driverKind} is missing`);
-  const validated = await driver.optionsSchema["~standard"].validate(options);
-  if (validated.issues) throw new Error(JSON.stringify(validated.issues));
+  const validated = await validateDriverOptions(plugin, driverKind, options);
+  const driver = plugin.drivers.find((candidate) => candidate.driverKind === driverKind)!;
   const instance = codexInstance(home, driverKind);
-  return driver.create({ instance: { ...instance, environment: { ...instance.environment, ...environment } }, options: validated.value, context: ctx.context });
+  return driver.create({ instance: { ...instance, environment: { ...instance.environment, ...environment } }, options: validated, context: ctx.context });
 }
-
-let counter = 0;
 
 /** A grant for an MCP endpoint (a test server or the host's). */
 export function grantFor(url: string, token: string, serverName = "switchyard"): McpEndpointGrant {
-  return {
+  return mcpGrantFor(url, token, {
     serverName,
-    url,
-    token,
     toolTimeoutMs: 120_000,
-    blockingToolNames: ["delegate_task", "t3_thread_wait"],
-    directToolNames: ["t3_thread_wait"],
     instructions: "SWITCHYARD-ORCHESTRATION-INSTRUCTIONS: you can delegate work.",
     stdioBridge: { command: "switchyard", args: ["mcp-bridge"], env: {} },
-  };
+  });
 }
 
-/** Opens a session and records its events. */
-export async function openSession(
-  adapter: OrchestrationAdapter,
-  home: CodexHome,
-  options: { resumeCursor?: string | null; mcp?: McpEndpointGrant | null; runtimeMode?: RuntimeMode; model?: string | null } = {},
-): Promise<{ session: ProviderSession; events: AdapterEventRecorder; input: OpenSessionInput }> {
-  const events = createEventRecorder();
-  const input: OpenSessionInput = {
-    threadId: `thread-${++counter}`,
-    providerSessionId: `psess-${counter}`,
-    cwd: home.cwd,
-    model: options.model ?? null,
-    runtimeMode: options.runtimeMode ?? "full-access",
-    interactionMode: "default",
-    resumeCursor: options.resumeCursor ?? null,
-    mcp: options.mcp ?? null,
-    emit: events.emit,
-  };
-  const session = await adapter.openSession(input);
-  return { session, events, input };
-}
-
-/** A turn input with a fresh host turn id. */
-export function turnInput(text: string, extra: Partial<TurnInput> = {}): TurnInput {
-  const turnId = extra.turnId ?? `turn-${++counter}`;
-  return {
-    turnId,
-    runId: `run-${turnId}`,
-    text,
-    instructions: null,
-    model: null,
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    restartOfTurnId: null,
-    ...extra,
-  };
+/** Opens a session in the home's `cwd` and records its events. */
+export function openSession(adapter: OrchestrationAdapter, home: CodexHome, overrides: Partial<OpenSessionInput> = {}): Promise<RecordedSession> {
+  return openRecordedSession(adapter, home.cwd, overrides);
 }
 
 /** Creates a CODEX_HOME pointed at the scripted model server. */
@@ -124,13 +81,7 @@ export function processesMentioning(needle: string): { pid: number; cmdline: str
 
 /** The argv and environment of a process. */
 export function processInfo(pid: number): { argv: string[]; env: Record<string, string> } {
-  const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-  const env: Record<string, string> = {};
-  for (const pair of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const index = pair.indexOf("=");
-    if (index > 0) env[pair.slice(0, index)] = pair.slice(index + 1);
-  }
-  return { argv, env };
+  return { argv: commandLineOf(pid), env: environmentVariablesOf(pid) };
 }
 
 /** Waits until `check` holds (polling), or throws after `timeoutMs`. */

@@ -6,10 +6,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
+import { commandLineOf, environmentVariablesOf, isRunning, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
 import type { AdapterEvent } from "@switchyard/sdk";
 import { MCP_TOKEN_ENV, instanceDirectories } from "../src/index.js";
-import { SECOND_MODEL, commandLineOf, createOpenCodeLab, environmentOf, grantFor, isRunning, turn, type OpenCodeLab } from "./opencode-lab.js";
+import { SECOND_MODEL, createOpenCodeLab, grantFor, type OpenCodeLab } from "./opencode-lab.js";
 
 let lab: OpenCodeLab;
 let mcp: TestMcpServer;
@@ -42,7 +42,7 @@ describe("OpenCode turns on opencode serve", () => {
     const { session, events } = await lab.open();
     expect(session.resumeCursor).toMatch(/^ses_/);
     expect(ofType(events.events, "session.resume_cursor")).toEqual([{ type: "session.resume_cursor", cursor: session.resumeCursor }]);
-    const t = turn("run it @@shell echo opencode-shell @@then @@reply shell said {{output}}");
+    const t = turnInput("run it @@shell echo opencode-shell @@then @@reply shell said {{output}}");
     await session.startTurn(t);
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(end.status, JSON.stringify(end.error)).toBe("completed");
@@ -70,7 +70,7 @@ describe("OpenCode turns on opencode serve", () => {
 
   it("calls an MCP tool with the session's own bearer token, which is only in its server's environment, and its server takes no request without its password", async () => {
     const { session, events } = await lab.open({ mcp: grantFor(mcp.url, TOKEN, "probe") });
-    const t = turn('call it @@tool echo {"text":"hi-opencode-mcp"} @@then @@reply got {{output}}');
+    const t = turnInput('call it @@tool echo {"text":"hi-opencode-mcp"} @@then @@reply got {{output}}');
     await session.startTurn(t);
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(end.status, JSON.stringify(end.error)).toBe("completed");
@@ -81,14 +81,14 @@ describe("OpenCode turns on opencode serve", () => {
     // and stay in it: a later turn does not add them again.
     const count = (needle: string) => JSON.stringify(lab.server.requests.filter((r) => !r.sideCall).at(-1)?.body ?? null).split(needle).length - 1;
     expect(count("ORCHESTRATION-MARKER")).toBe(1);
-    const later = turn("later @@reply fine");
+    const later = turnInput("later @@reply fine");
     await session.startTurn(later);
     await events.waitFor("turn.terminal", (e) => e.turnId === later.turnId, TIMEOUT);
     expect(count("ORCHESTRATION-MARKER")).toBe(1);
     expect(count("later @@reply fine")).toBe(1);
 
     const pid = session.serverPid!;
-    const env = environmentOf(pid);
+    const env = environmentVariablesOf(pid);
     expect(env[MCP_TOKEN_ENV]).toBe(TOKEN);
     expect(env["OPENCODE_CONFIG_CONTENT"]).not.toContain(TOKEN);
     expect(env["OPENCODE_CONFIG_CONTENT"]).toContain(`{env:${MCP_TOKEN_ENV}}`);
@@ -110,7 +110,7 @@ describe("OpenCode turns on opencode serve", () => {
   it("does not repeat orchestration instructions a host already put into the first turn's text", async () => {
     const grant = grantFor(mcp.url, TOKEN, "probe");
     const { session, events } = await lab.open({ mcp: grant });
-    const t = turn(`<switchyard_instructions>\n${grant.instructions}\n</switchyard_instructions>\n\nfolded already @@reply ok`);
+    const t = turnInput(`<switchyard_instructions>\n${grant.instructions}\n</switchyard_instructions>\n\nfolded already @@reply ok`);
     await session.startTurn(t);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText?.includes("folded already"));
@@ -131,7 +131,7 @@ describe("OpenCode turns on opencode serve", () => {
   it("steers a text-only step after it and a tool step into its next request, both inside the steered turn", async () => {
     const { session, events } = await lab.open();
     // A text-only step: the steer waits for it, then gets its own answer before session.idle.
-    const text = turn("hold on @@hold oc-steer-text @@reply first-answer");
+    const text = turnInput("hold on @@hold oc-steer-text @@reply first-answer");
     await session.startTurn(text);
     await lab.server.waitForHold("oc-steer-text", TIMEOUT);
     await session.steerTurn({ turnId: text.turnId, text: "and then @@reply steered-after-text" });
@@ -142,7 +142,7 @@ describe("OpenCode turns on opencode serve", () => {
 
     // A tool step: the steer is folded into the request after the tool result, and the step
     // the first prompt planned after the tool never runs.
-    const tool = turn("slow @@shell sleep 2 && echo slept @@then @@reply planned-final");
+    const tool = turnInput("slow @@shell sleep 2 && echo slept @@then @@reply planned-final");
     await session.startTurn(tool);
     await events.waitFor("tool_call.started", (e) => e.turnId === tool.turnId, TIMEOUT);
     await session.steerTurn({ turnId: tool.turnId, text: "change of plan @@reply steered-into-tool" });
@@ -158,7 +158,7 @@ describe("OpenCode turns on opencode serve", () => {
 
   it("interrupts with session.abort; the next turn is not cut short by the abort's second idle and sees the aborted prompt", async () => {
     const { session, events } = await lab.open();
-    const held = turn("wait here @@hold oc-interrupt @@reply never-said");
+    const held = turnInput("wait here @@hold oc-interrupt @@reply never-said");
     await session.startTurn(held);
     await lab.server.waitForHold("oc-interrupt", TIMEOUT);
     await session.interruptTurn({ turnId: held.turnId });
@@ -166,7 +166,7 @@ describe("OpenCode turns on opencode serve", () => {
     expect(end.status).toBe("interrupted");
     expect(texts(events.events, held.turnId)).toEqual([]);
     lab.server.release("oc-interrupt");
-    const next = turn("recall @@reply history: {{history}}");
+    const next = turnInput("recall @@reply history: {{history}}");
     await session.startTurn(next);
     const nextEnd = await events.waitFor("turn.terminal", (e) => e.turnId === next.turnId, TIMEOUT);
     expect(nextEnd.status).toBe("completed");
@@ -176,7 +176,7 @@ describe("OpenCode turns on opencode serve", () => {
 
   it("interrupts a turn whose prompt OpenCode had not started yet (the abort is sent again once it runs)", async () => {
     const { session, events } = await lab.open();
-    const early = turn("too early @@hold oc-early-interrupt @@reply never-said");
+    const early = turnInput("too early @@hold oc-early-interrupt @@reply never-said");
     await session.startTurn(early);
     await session.interruptTurn({ turnId: early.turnId });
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === early.turnId, TIMEOUT);
@@ -192,7 +192,7 @@ describe("OpenCode runtime requests", () => {
   it("round-trips approvals: accept runs the command, decline lets the agent carry on with feedback, the Switchyard tools never ask", async () => {
     const marker = path.join(lab.home.cwd, "approved.txt");
     const { session, events } = await lab.open({ runtimeMode: "approval-required", mcp: grantFor(mcp.url, TOKEN, "switchyard") });
-    const accepted = turn(`make it @@tool echo {"text":"no approval needed"} @@then @@shell touch ${marker} && echo made @@then @@reply made {{output}}`, { runtimeMode: "approval-required" });
+    const accepted = turnInput(`make it @@tool echo {"text":"no approval needed"} @@then @@shell touch ${marker} && echo made @@then @@reply made {{output}}`, { runtimeMode: "approval-required" });
     await session.startTurn(accepted);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === accepted.turnId, TIMEOUT);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: `touch ${marker} && echo made` });
@@ -205,7 +205,7 @@ describe("OpenCode runtime requests", () => {
     expect(ofType(events.events, "runtime_request.resolved", accepted.turnId)).toEqual([{ type: "runtime_request.resolved", turnId: accepted.turnId, requestId: opened.requestId, resolution: "answered" }]);
     expect(ofType(events.events, "runtime_request.opened", accepted.turnId)).toHaveLength(1);
 
-    const declined = turn("try @@shell echo refused-command @@then @@reply carried on: {{output}}", { runtimeMode: "approval-required" });
+    const declined = turnInput("try @@shell echo refused-command @@then @@reply carried on: {{output}}", { runtimeMode: "approval-required" });
     await session.startTurn(declined);
     const asked = await events.waitFor("runtime_request.opened", (e) => e.turnId === declined.turnId, TIMEOUT);
     await session.respondToRuntimeRequest(asked.requestId, { kind: "approval", decision: "decline" });
@@ -219,7 +219,7 @@ describe("OpenCode runtime requests", () => {
 
   it("an interrupt cancels a pending approval: the request resolves cancelled and its tool ends failed, not declined", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const t = turn("risky @@shell echo interrupted-while-asking @@then @@reply never", { runtimeMode: "approval-required" });
+    const t = turnInput("risky @@shell echo interrupted-while-asking @@then @@reply never", { runtimeMode: "approval-required" });
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     await session.interruptTurn({ turnId: t.turnId });
@@ -233,7 +233,7 @@ describe("OpenCode runtime requests", () => {
   it("turns OpenCode's question tool into a user-input request and hands the chosen label back", async () => {
     const { session, events } = await lab.open();
     const questions = { questions: [{ question: "Which colour?", header: "Colour", options: [{ label: "Blue", description: "calm" }, { label: "Red", description: "loud" }] }] };
-    const t = turn(`ask @@tool question ${JSON.stringify(questions)} @@then @@reply chose {{output}}`);
+    const t = turnInput(`ask @@tool question ${JSON.stringify(questions)} @@then @@reply chose {{output}}`);
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(opened.request).toEqual({
@@ -251,7 +251,7 @@ describe("OpenCode runtime requests", () => {
   it("observes a native sub-agent (the task tool) without a thread; its approvals and its usage belong to the parent's turn", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
     const task = { description: "child job", prompt: "child work @@shell echo from-the-child @@then @@reply child-answer {{output}}", subagent_type: "general" };
-    const t = turn(`delegate @@tool task ${JSON.stringify(task)} @@then @@reply parent got it`, { runtimeMode: "approval-required" });
+    const t = turnInput(`delegate @@tool task ${JSON.stringify(task)} @@then @@reply parent got it`, { runtimeMode: "approval-required" });
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "echo from-the-child" });
@@ -279,7 +279,7 @@ describe("OpenCode runtime requests", () => {
 describe("OpenCode conversations", () => {
   it("resumes the same OpenCode session on a new adapter (a restarted host) with its history, and refuses a cursor that is gone", async () => {
     const first = await lab.open();
-    const remember = turn("remember @@reply noted oc-resume-marker");
+    const remember = turnInput("remember @@reply noted oc-resume-marker");
     await first.session.startTurn(remember);
     expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === remember.turnId, TIMEOUT)).status).toBe("completed");
     const cursor = first.session.resumeCursor!;
@@ -289,7 +289,7 @@ describe("OpenCode conversations", () => {
     const resumed = await lab.open({ resumeCursor: cursor });
     expect(resumed.session.resumeCursor).toBe(cursor);
     expect(ofType(resumed.events.events, "session.resume_cursor")).toEqual([]);
-    const recall = turn("recall @@reply history: {{history}}");
+    const recall = turnInput("recall @@reply history: {{history}}");
     await resumed.session.startTurn(recall);
     expect((await resumed.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, TIMEOUT)).status).toBe("completed");
     expect(texts(resumed.events.events, recall.turnId)).toEqual(["history: remember @@reply noted oc-resume-marker"]);
@@ -300,7 +300,7 @@ describe("OpenCode conversations", () => {
 
   it("forks after a given turn keeping exactly the turns up to it, or everything; a turn it never ran is not_found", async () => {
     const { session, events } = await lab.open();
-    const turns = ["one", "two", "three"].map((word) => turn(`${word} @@reply said ${word}`));
+    const turns = ["one", "two", "three"].map((word) => turnInput(`${word} @@reply said ${word}`));
     for (const t of turns) {
       await session.startTurn(t);
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT)).status).toBe("completed");
@@ -313,7 +313,7 @@ describe("OpenCode conversations", () => {
 
     const recallOn = async (cursor: string) => {
       const fork = await lab.open({ resumeCursor: cursor });
-      const recall = turn("recall @@reply history: {{history}}");
+      const recall = turnInput("recall @@reply history: {{history}}");
       await fork.session.startTurn(recall);
       await fork.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, TIMEOUT);
       const [text] = texts(fork.events.events, recall.turnId);
@@ -329,7 +329,7 @@ describe("OpenCode conversations", () => {
     // OpenCode adds its own low/medium/high variants to a reasoning model beside the configured ones.
     expect(status.models.find((model) => model.id === SECOND_MODEL)?.efforts).toContain("high");
     const { session, events } = await lab.open();
-    const input = turn("vary @@reply with effort", { model: SECOND_MODEL, effort: "high" });
+    const input = turnInput("vary @@reply with effort", { model: SECOND_MODEL, effort: "high" });
     await session.startTurn(input);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, TIMEOUT)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText?.includes("vary @@reply"));
@@ -338,7 +338,7 @@ describe("OpenCode conversations", () => {
 
   it("applies a model per turn, restarts its server for a new runtime mode on the same conversation, and reads a snapshot without the instructions wrapper", async () => {
     const { session, events } = await lab.open();
-    const first = turn("first @@reply on the second model", { model: SECOND_MODEL, instructions: "ROLE: be brief" });
+    const first = turnInput("first @@reply on the second model", { model: SECOND_MODEL, instructions: "ROLE: be brief" });
     await session.startTurn(first);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, TIMEOUT)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText?.includes("on the second model"));
@@ -346,7 +346,7 @@ describe("OpenCode conversations", () => {
     expect(JSON.stringify(request?.body)).toContain("ROLE: be brief");
     const firstPid = session.serverPid!;
 
-    const stricter = turn("now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}", { runtimeMode: "approval-required" });
+    const stricter = turnInput("now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}", { runtimeMode: "approval-required" });
     await session.startTurn(stricter);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === stricter.turnId, TIMEOUT);
     expect(session.serverPid).not.toBe(firstPid);
@@ -368,7 +368,7 @@ describe("OpenCode conversations", () => {
 
   it("ends a turn failed with the server's output when opencode serve dies, and reports the session exited", async () => {
     const { session, events } = await lab.open();
-    const t = turn("hang @@hold oc-crash @@reply never");
+    const t = turnInput("hang @@hold oc-crash @@reply never");
     await session.startTurn(t);
     await lab.server.waitForHold("oc-crash", TIMEOUT);
     process.kill(-session.serverPid!, "SIGKILL");
@@ -376,7 +376,7 @@ describe("OpenCode conversations", () => {
     expect(end).toMatchObject({ status: "failed", error: { code: "opencode_exited", message: expect.stringContaining("opencode serve exited (code none, signal SIGKILL)") } });
     expect(ofType(events.events, "session.exited")).toHaveLength(1);
     lab.server.release("oc-crash");
-    await expect(session.startTurn(turn("again @@reply no"))).rejects.toMatchObject({ code: "session_closed" });
+    await expect(session.startTurn(turnInput("again @@reply no"))).rejects.toMatchObject({ code: "session_closed" });
     await session.close();
   }, 120_000);
 });

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer } from "@switchyard/testkit";
+import { ScriptedModelServer, isRunning } from "@switchyard/testkit";
 import { EngineChild } from "../../../core/test/support/engine-child.js";
-import { PLUGIN_DIR, createTwoModelHome, hostInstance, isRunning } from "./opencode-lab.js";
+import { PLUGIN_DIR, createTwoModelHome, hostInstance } from "./opencode-lab.js";
 
 /** Whether a process is gone (or a zombie) within `ms`: bounded in count and time. */
 async function diesWithin(pid: number, ms: number): Promise<boolean> {

@@ -1,20 +1,19 @@
 /**
  * Shared fixtures for the OpenCode plugin tests: the scripted model server, an isolated OpenCode
- * home (a `fake` Chat Completions provider), a plugin context with real process groups, and
- * helpers to open sessions and run turns against the real `opencode serve`. Nothing of the
- * plugin is mocked; the model is the only stand-in.
+ * home (a `fake` Chat Completions provider), and the testkit's session lab (a plugin context with
+ * real process groups) around the real `opencode serve`. Nothing of the plugin is mocked; the
+ * model is the only stand-in.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { McpEndpointGrant, OpenSessionInput, ProviderInstanceDescriptor, TurnInput } from "@switchyard/sdk";
+import type { McpEndpointGrant, ProviderInstanceDescriptor } from "@switchyard/sdk";
 import {
   ScriptedModelServer,
-  createAcpTestContext,
-  createEventRecorder,
   createOpenCodeHome,
-  type AcpTestContext,
-  type AdapterEventRecorder,
+  createSessionLab,
+  mcpGrantFor,
+  validateDriverOptions,
   type OpenCodeHome,
+  type SessionLab,
 } from "@switchyard/testkit";
 import plugin, { createOpenCodeAdapter, type OpenCodeOptions, type OpenCodeProviderSession } from "../src/index.js";
 
@@ -52,25 +51,13 @@ export function hostInstance(id: string, home: OpenCodeHome): { id: string; driv
 }
 
 /** Validates driver options through the plugin's own schema. */
-export async function openCodeOptions(raw: Record<string, unknown> = {}): Promise<OpenCodeOptions> {
-  const driver = plugin.drivers.find((candidate) => candidate.driverKind === "opencode");
-  if (!driver?.optionsSchema) throw new Error("the opencode driver is missing");
-  const result = await driver.optionsSchema["~standard"].validate(raw);
-  if (result.issues) throw new Error(JSON.stringify(result.issues));
-  return result.value as OpenCodeOptions;
+export function openCodeOptions(raw: Record<string, unknown> = {}): Promise<OpenCodeOptions> {
+  return validateDriverOptions<OpenCodeOptions>(plugin, "opencode", raw);
 }
 
 /** One lab: model server, OpenCode home, plugin context, adapter. */
-export interface OpenCodeLab {
+export interface OpenCodeLab extends SessionLab<OpenCodeProviderSession, ReturnType<typeof createOpenCodeAdapter>, OpenCodeHome> {
   readonly server: ScriptedModelServer;
-  readonly home: OpenCodeHome;
-  readonly ctx: AcpTestContext;
-  readonly adapter: ReturnType<typeof createOpenCodeAdapter>;
-  /** Opens a session; its events go to the returned recorder. */
-  open(overrides?: Partial<OpenSessionInput>): Promise<{ session: OpenCodeProviderSession; events: AdapterEventRecorder }>;
-  /** A new adapter on the same plugin directories (what a restarted host builds). */
-  restartAdapter(): ReturnType<typeof createOpenCodeAdapter>;
-  dispose(): Promise<void>;
 }
 
 /** The instance descriptor of a lab. */
@@ -82,102 +69,16 @@ function instanceOf(home: OpenCodeHome): ProviderInstanceDescriptor {
 export async function createOpenCodeLab(options: { driverOptions?: Record<string, unknown> } = {}): Promise<OpenCodeLab> {
   const server = await ScriptedModelServer.start();
   const home = await createTwoModelHome(server);
-  const ctx = await createAcpTestContext();
   const driverOptions = await openCodeOptions({ configFile: home.configPath, ...options.driverOptions });
-  const build = () => createOpenCodeAdapter({ instance: instanceOf(home), options: driverOptions, context: ctx.context });
-  let adapter = build();
-  const adapters = [adapter];
-  let counter = 0;
-  return {
-    server,
+  const lab = await createSessionLab<OpenCodeProviderSession, ReturnType<typeof createOpenCodeAdapter>, OpenCodeHome>({
     home,
-    ctx,
-    get adapter() {
-      return adapter;
-    },
-    async open(overrides = {}) {
-      const events = createEventRecorder();
-      counter += 1;
-      const session = (await adapter.openSession({
-        threadId: `thread-${counter}`,
-        providerSessionId: `psess-${counter}`,
-        cwd: home.cwd,
-        model: null,
-        runtimeMode: "full-access",
-        interactionMode: "default",
-        resumeCursor: null,
-        mcp: null,
-        emit: events.emit,
-        ...overrides,
-      })) as OpenCodeProviderSession;
-      return { session, events };
-    },
-    restartAdapter() {
-      adapter = build();
-      adapters.push(adapter);
-      return adapter;
-    },
-    async dispose() {
-      for (const each of adapters) await each.dispose?.();
-      await ctx.dispose();
-      await server.close();
-      await home.cleanup();
-    },
-  };
-}
-
-let turnCounter = 0;
-
-/** A turn input with defaults. */
-export function turn(text: string, overrides: Partial<TurnInput> = {}): TurnInput {
-  turnCounter += 1;
-  return {
-    turnId: `turn-${turnCounter}`,
-    runId: `run-${turnCounter}`,
-    text,
-    instructions: null,
-    model: null,
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    restartOfTurnId: null,
-    ...overrides,
-  };
+    standIn: server,
+    createAdapter: (context) => createOpenCodeAdapter({ instance: instanceOf(home), options: driverOptions, context }),
+  });
+  return Object.assign(lab, { server });
 }
 
 /** An MCP grant for an endpoint (the same shape the host issues). */
 export function grantFor(url: string, token: string, serverName = "switchyard"): McpEndpointGrant {
-  return {
-    serverName,
-    url,
-    token,
-    toolTimeoutMs: 60_000,
-    blockingToolNames: ["delegate_task", "t3_thread_wait"],
-    instructions: "<switchyard_instructions>ORCHESTRATION-MARKER: use the switchyard tools.</switchyard_instructions>",
-    stdioBridge: { command: "unused", args: [], env: {} },
-  };
-}
-
-/** A process's argv, as the kernel shows it to every local user. */
-export function commandLineOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
-}
-
-/** A process's environment (readable by its owner only). */
-export function environmentOf(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const eq = entry.indexOf("=");
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return env;
-}
-
-/** True while a process exists and is not a zombie. */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
+  return mcpGrantFor(url, token, { serverName, instructions: "<switchyard_instructions>ORCHESTRATION-MARKER: use the switchyard tools.</switchyard_instructions>" });
 }

@@ -9,8 +9,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
-import { resolveHarnessBinary, startTestMcpServer, type TestMcpServer } from "@switchyard/testkit";
-import { ACKNOWLEDGING_EXTENSION, addSecondModel, createPiLab, environmentOf, grantFor, isAlive, turn, type PiLab } from "./pi-lab.js";
+import { environmentVariablesOf, resolveHarnessBinary, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import { ACKNOWLEDGING_EXTENSION, addSecondModel, createPiLab, grantFor, isAlive, type PiLab } from "./pi-lab.js";
 
 let lab: PiLab;
 
@@ -37,7 +37,7 @@ const viaSearch = (tool: string, args: string) => `@@tool tool_search {"query":"
 describe("Pi adapter over pi --mode rpc", () => {
   it("runs a text turn: started, streamed deltas, completed message, one completed terminal, a resume cursor", async () => {
     const { session, events } = await lab.open();
-    const input = turn("say it @@reply hello from pi");
+    const input = turnInput("say it @@reply hello from pi");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("completed");
@@ -58,7 +58,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("surfaces Pi's bash tool as a command tool call with its output", async () => {
     const { session, events } = await lab.open();
-    const input = turn("run it @@shell echo hi-from-bash");
+    const input = turnInput("run it @@shell echo hi-from-bash");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("completed");
@@ -72,7 +72,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("steers a turn while the model holds its stream: the steer reaches the next model request", async () => {
     const { session, events } = await lab.open();
-    const input = turn("first @@hold steer-gate @@reply first answer");
+    const input = turnInput("first @@hold steer-gate @@reply first answer");
     await session.startTurn(input);
     await lab.server.waitForHold("steer-gate", 30_000);
     // Pi 1.x acknowledges the steer `queued`: delivered into the running turn.
@@ -87,7 +87,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("interrupts a held turn with abort: one interrupted terminal, and the model request is hung up", async () => {
     const { session, events } = await lab.open();
-    const input = turn("wait @@hold never-released");
+    const input = turnInput("wait @@hold never-released");
     await session.startTurn(input);
     await lab.server.waitForHold("never-released", 30_000);
     await session.interruptTurn({ turnId: input.turnId, reason: "test" });
@@ -97,7 +97,7 @@ describe("Pi adapter over pi --mode rpc", () => {
     const aborted = await lab.server.waitForRequest((r) => r.clientAborted);
     expect(aborted.heldOn).toBe("never-released");
     // The session goes on in the same process.
-    const after = turn("again @@reply still here");
+    const after = turnInput("again @@reply still here");
     await session.startTurn(after);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === after.turnId, 30_000)).status).toBe("completed");
   });
@@ -110,7 +110,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("closes, then reopens from the resume cursor in a new process with the conversation intact", async () => {
     const first = await lab.open();
-    const remember = turn("remember ALPHA-7 @@reply noted");
+    const remember = turnInput("remember ALPHA-7 @@reply noted");
     await first.session.startTurn(remember);
     await first.events.waitFor("turn.terminal", (e) => e.turnId === remember.turnId, 30_000);
     const cursor = first.session.resumeCursor;
@@ -122,7 +122,7 @@ describe("Pi adapter over pi --mode rpc", () => {
     const second = await lab.open({ resumeCursor: cursor });
     expect(second.session.processId).not.toBe(firstPid);
     expect(second.session.resumeCursor).toBe(cursor);
-    const recall = turn("recall it @@reply recalled");
+    const recall = turnInput("recall it @@reply recalled");
     await second.session.startTurn(recall);
     expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000)).status).toBe("completed");
     const request = await lab.server.waitForRequest((r) => r.userText === "recall it @@reply recalled");
@@ -140,7 +140,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("forks natively with clone: the copy resumes elsewhere, the original goes on unchanged", async () => {
     const { session, events } = await lab.open();
-    const base = turn("remember FORK-BASE @@reply base noted");
+    const base = turnInput("remember FORK-BASE @@reply base noted");
     await session.startTurn(base);
     await events.waitFor("turn.terminal", (e) => e.turnId === base.turnId, 30_000);
     const original = session.resumeCursor!;
@@ -150,13 +150,13 @@ describe("Pi adapter over pi --mode rpc", () => {
     await expect(session.forkThread({ afterTurnId: base.turnId })).rejects.toMatchObject({ code: "unsupported_capability" });
 
     // The original session still writes to its own file.
-    const more = turn("original goes on @@reply on original");
+    const more = turnInput("original goes on @@reply on original");
     await session.startTurn(more);
     await events.waitFor("turn.terminal", (e) => e.turnId === more.turnId, 30_000);
     expect(session.resumeCursor).toBe(original);
 
     const forked = await lab.open({ resumeCursor: copy });
-    const recall = turn("in the fork @@reply fork answer");
+    const recall = turnInput("in the fork @@reply fork answer");
     await forked.session.startTurn(recall);
     await forked.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000);
     const body = JSON.stringify((await lab.server.waitForRequest((r) => r.userText === "in the fork @@reply fork answer")).body);
@@ -166,7 +166,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("fails a turn with the provider's error, exactly once", async () => {
     const { session, events } = await lab.open();
-    const input = turn("break @@fail 400 scripted-boom");
+    const input = turnInput("break @@fail 400 scripted-boom");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("failed");
@@ -177,7 +177,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("approval-required: asks before bash through the extension, and runs it once accepted", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("approve it @@shell echo approved-run", { runtimeMode: "approval-required" });
+    const input = turnInput("approve it @@shell echo approved-run", { runtimeMode: "approval-required" });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "echo approved-run" });
@@ -191,7 +191,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("approval-required: a declined bash call is reported declined and never runs", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("decline it @@shell echo must-not-run", { runtimeMode: "approval-required" });
+    const input = turnInput("decline it @@shell echo must-not-run", { runtimeMode: "approval-required" });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "decline" });
@@ -206,7 +206,7 @@ describe("Pi adapter over pi --mode rpc", () => {
   it("switches the runtime mode between turns without a new process", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
     const pid = session.processId;
-    const input = turn("free now @@shell echo no-approval-needed", { runtimeMode: "full-access" });
+    const input = turnInput("free now @@shell echo no-approval-needed", { runtimeMode: "full-access" });
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(events.events.some((e) => e.type === "runtime_request.opened")).toBe(false);
@@ -215,7 +215,7 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("interrupting a turn that waits for approval cancels the request", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turn("approve later @@shell echo never", { runtimeMode: "approval-required" });
+    const input = turnInput("approve later @@shell echo never", { runtimeMode: "approval-required" });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
     await session.interruptTurn({ turnId: input.turnId });
@@ -225,14 +225,14 @@ describe("Pi adapter over pi --mode rpc", () => {
 
   it("reports a dead pi process: the turn fails, then session.exited", async () => {
     const { session, events } = await lab.open();
-    const input = turn("hold on @@hold crash-gate");
+    const input = turnInput("hold on @@hold crash-gate");
     await session.startTurn(input);
     await lab.server.waitForHold("crash-gate", 30_000);
     process.kill(session.processId!, "SIGKILL");
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal).toMatchObject({ status: "failed", error: { code: "pi_exited" } });
     await events.waitFor("session.exited");
-    await expect(session.startTurn(turn("after death"))).rejects.toMatchObject({ code: "session_closed" });
+    await expect(session.startTurn(turnInput("after death"))).rejects.toMatchObject({ code: "session_closed" });
     lab.server.release("crash-gate");
   });
 
@@ -260,7 +260,7 @@ describe("Pi adapter: model switching and Pi's auto-retry", () => {
 
   it("waits out Pi's auto-retry after a provider error and ends the turn once, failed", async () => {
     const { session, events } = await retryLab.open();
-    const input = turn("flaky @@fail 500 overloaded-boom");
+    const input = turnInput("flaky @@fail 500 overloaded-boom");
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("failed");
@@ -279,11 +279,11 @@ describe("Pi adapter: model switching and Pi's auto-retry", () => {
 
   it("switches the model between turns by restarting pi on the same session file", async () => {
     const { session, events } = await retryLab.open();
-    const first = turn("first model @@reply one");
+    const first = turnInput("first model @@reply one");
     await session.startTurn(first);
     await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, 30_000);
     const pid = session.processId;
-    const second = turn("second model @@reply two", { model: "fake/fake-model-2" });
+    const second = turnInput("second model @@reply two", { model: "fake/fake-model-2" });
     await session.startTurn(second);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === second.turnId, 30_000)).status).toBe("completed");
     expect(session.processId).not.toBe(pid);
@@ -317,7 +317,7 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
   it("registers the endpoint's tools as mcp__<server>__<tool> and calls them with the grant's token, passed in the environment only", async () => {
     const grant = grantFor(mcp.url, mcp.token);
     const { session, events } = await mcpLab.open({ mcp: grant, runtimeMode: "approval-required" });
-    const input = turn(`go ${viaSearch("echo", '{"text":"via-bridge"}')}`, { runtimeMode: "approval-required" });
+    const input = turnInput(`go ${viaSearch("echo", '{"text":"via-bridge"}')}`, { runtimeMode: "approval-required" });
     await session.startTurn(input);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
 
@@ -343,13 +343,13 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect(extension.startsWith(mcpLab.ctx.context.paths.cacheDir)).toBe(true);
     expect(readFileSync(extension, "utf8")).not.toContain(mcp.token);
     // Pi overwrites its argv with its process title; the environment is where the token is.
-    expect(environmentOf(session.processId!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
+    expect(environmentVariablesOf(session.processId!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
   });
 
   it("takes a rotated grant live: the same Pi process calls with the token from its private state file", async () => {
     const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
     const call = async (text: string) => {
-      const input = turn(`go ${viaSearch("echo", `{"text":"${text}"}`)}`);
+      const input = turnInput(`go ${viaSearch("echo", `{"text":"${text}"}`)}`);
       await session.startTurn(input);
       await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
       return callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")[0];
@@ -368,12 +368,12 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect(session.processId).toBe(pid);
     const stateFile = mcpLab.spawns.at(-1)!.env["SWITCHYARD_PI_STATE_FILE"]!;
     expect(statSync(stateFile).mode & 0o777).toBe(0o600);
-    expect(environmentOf(pid!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
+    expect(environmentVariablesOf(pid!)["SWITCHYARD_MCP_TOKEN"]).toBe(mcp.token);
   });
 
   it("a tool call Pi rejects (invalid arguments) is a failed tool call", async () => {
     const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, mcp.token) });
-    const input = turn(`go ${viaSearch("echo", "{}")}`);
+    const input = turnInput(`go ${viaSearch("echo", "{}")}`);
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([expect.objectContaining({ status: "failed" })]);
@@ -384,7 +384,7 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     const warning = await events.waitFor("warning", (e) => e.message.includes("Switchyard MCP tools are unavailable"), 30_000);
     expect(warning.message).toContain("HTTP 401");
     expect(warning.message).not.toContain("not-the-token");
-    const input = turn('go @@tool echo {"text":"x"}');
+    const input = turnInput('go @@tool echo {"text":"x"}');
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(events.textOf(input.turnId)).toContain("TOOL NOT OFFERED");
@@ -413,7 +413,7 @@ describe("Pi adapter: effort as Pi's thinking level", () => {
     const status = await thinkingLab.adapter.probe({ depth: "inspect" });
     expect(status.models.find((model) => model.id === thinkingLab.home.model)?.efforts).toEqual(["off", "minimal", "low", "medium", "high"]);
     const { session, events } = await thinkingLab.open();
-    const input = turn("think @@reply thought", { effort: "high" });
+    const input = turnInput("think @@reply thought", { effort: "high" });
     await session.startTurn(input);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
     const request = await thinkingLab.server.waitForRequest((r) => r.userText === "think @@reply thought");
@@ -460,7 +460,7 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
     const probed = await createPiLab({ driverOptions: { extraArgs: ["--extension", probe] }, instanceEnvironment: { TOOLS_PROBE_OUT: out } });
     try {
       const { session, events } = await probed.open({ mcp: { ...grantFor(mcp.url, mcp.token), serverName: "t3-code" } });
-      const input = turn(`go ${viaSearch("mcp__t3-code__echo", '{"text":"hyphenated"}')}`);
+      const input = turnInput(`go ${viaSearch("mcp__t3-code__echo", '{"text":"hyphenated"}')}`);
       await session.startTurn(input);
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
       expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__t3-code__echo")).toEqual([expect.objectContaining({ status: "completed", output: "echo: hyphenated" })]);
@@ -485,14 +485,14 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
     const acking = await createPiLab({ driverOptions: { extraArgs: ["--extension", extension] } });
     try {
       const { session, events } = await acking.open();
-      const input = turn("/switchyard-noop");
+      const input = turnInput("/switchyard-noop");
       await session.startTurn(input);
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
       expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toContain("A Pi extension handled this prompt itself (an extension command or input handler): no model run started.");
       expect(acking.server.requests.filter((r) => r.userText?.includes("switchyard-noop"))).toEqual([]);
 
       // A steer an input handler swallows reaches no model, and the session says so.
-      const held = turn("first @@hold ack-gate @@reply first answer");
+      const held = turnInput("first @@hold ack-gate @@reply first answer");
       await session.startTurn(held);
       await acking.server.waitForHold("ack-gate", 30_000);
       expect(await session.steerTurn({ turnId: held.turnId, text: "swallowed steer" })).toEqual({ disposition: "handled", detail: "a Pi extension's input handler" });
@@ -514,7 +514,7 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
       expect(status).toMatchObject({ installed: true, executable: true, version: "0.73.1", harness: { inTestedRange: false, testedVersions: "^1.6.0" } });
       expect(status.warnings?.join(" ")).toContain("install a tested version (npm i -g @earendil-works/pi-coding-agent, at a version in ^1.6.0)");
       const { session, events } = await old.open({ mcp: grantFor(mcp.url, mcp.token) });
-      const input = turn('go @@tool echo {"text":"old pi"}');
+      const input = turnInput('go @@tool echo {"text":"old pi"}');
       await session.startTurn(input);
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
       expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "completed", output: "echo: old pi" })]);

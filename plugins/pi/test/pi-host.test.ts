@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, createPiHome, startTestHost, type PiHome, type TestHost } from "@switchyard/testkit";
-import { ACKNOWLEDGING_EXTENSION, PLUGIN_DIR, commandLineOf, environmentOf } from "./pi-lab.js";
+import { ScriptedModelServer, commandLineOf, createPiHome, environmentVariablesOf, startTestHost, type PiHome, type TestHost } from "@switchyard/testkit";
+import { ACKNOWLEDGING_EXTENSION, PLUGIN_DIR } from "./pi-lab.js";
 
 const INSTANCE = "pi-host";
 
@@ -45,7 +45,7 @@ function piProcessOf(providerSessionId: string): number {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const env = environmentOf(Number(entry));
+      const env = environmentVariablesOf(Number(entry));
       if (env["PI_CODING_AGENT_DIR"] === home.home && env["SWITCHYARD_PI_STATE_FILE"]?.includes(providerSessionId)) return Number(entry);
     } catch {
       // gone meanwhile, or not ours
@@ -95,7 +95,7 @@ describe("Pi through a Switchyard host", () => {
     // The token: in Pi's environment only (the adapter tests check the argv it was spawned with).
     const [session] = lab.host.store.select("providerSession", "thread_id = ?", [threadId]);
     const pid = piProcessOf(session!.id);
-    const token = environmentOf(pid)["SWITCHYARD_MCP_TOKEN"];
+    const token = environmentVariablesOf(pid)["SWITCHYARD_MCP_TOKEN"];
     expect(token).toBeTruthy();
     expect(commandLineOf(pid).join(" ")).not.toContain(token!);
     const extensions = findFiles(lab.home, /^switchyard-pi-extension-[0-9a-f]{12}\.js$/);

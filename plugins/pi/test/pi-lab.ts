@@ -1,28 +1,21 @@
 /**
- * Shared fixtures for the Pi plugin tests: the scripted model server, an isolated Pi home, a
- * plugin context with real process groups, and helpers to open sessions and run turns against
- * the real `pi` binary. Nothing of the plugin is mocked.
+ * Shared fixtures for the Pi plugin tests: the scripted model server, an isolated Pi home, and
+ * the testkit's session lab (a plugin context with real process groups) around the real `pi`
+ * binary, with every process start the adapter asks for recorded. Nothing of the plugin is mocked.
  */
-import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type McpEndpointGrant,
-  type OpenSessionInput,
-  type ProviderInstanceDescriptor,
-  type RuntimeMode,
-  type TurnInput,
-} from "@switchyard/sdk";
+import type { McpEndpointGrant, PluginContext, ProviderInstanceDescriptor } from "@switchyard/sdk";
 import {
   ScriptedModelServer,
-  createAcpTestContext,
-  createEventRecorder,
   createPiHome,
-  type AcpTestContext,
-  type AdapterEventRecorder,
+  createSessionLab,
+  mcpGrantFor,
+  validateDriverOptions,
   type PiHome,
   type PiHomeOptions,
+  type SessionLab,
 } from "@switchyard/testkit";
 import plugin, { createPiAdapter, type PiAdapter, type PiOptions, type PiProviderSession } from "../src/index.js";
 
@@ -44,12 +37,8 @@ export function piInstance(home: PiHome, extraEnvironment: Record<string, string
 }
 
 /** Validates driver options through the plugin's own schema. */
-export async function piOptions(raw: Record<string, unknown> = {}): Promise<PiOptions> {
-  const driver = plugin.drivers.find((candidate) => candidate.driverKind === "pi");
-  if (!driver?.optionsSchema) throw new Error("the pi driver is missing");
-  const result = await driver.optionsSchema["~standard"].validate(raw);
-  if (result.issues) throw new Error(JSON.stringify(result.issues));
-  return result.value as PiOptions;
+export function piOptions(raw: Record<string, unknown> = {}): Promise<PiOptions> {
+  return validateDriverOptions<PiOptions>(plugin, "pi", raw);
 }
 
 /** A process start, as the adapter asked for it. */
@@ -61,30 +50,17 @@ export interface RecordedSpawn {
 }
 
 /** One lab: model server, Pi home, plugin context, adapter. */
-export interface PiLab {
+export interface PiLab extends SessionLab<PiProviderSession, PiAdapter, PiHome> {
   readonly server: ScriptedModelServer;
-  readonly home: PiHome;
-  readonly ctx: AcpTestContext;
-  readonly adapter: PiAdapter;
   /** Every process the adapter started, with the argv and environment it passed. */
   readonly spawns: readonly RecordedSpawn[];
-  /** Opens a session; its events go to the returned recorder. */
-  open(overrides?: Partial<OpenSessionInput>): Promise<{ session: PiProviderSession; events: AdapterEventRecorder }>;
-  dispose(): Promise<void>;
 }
 
-/** Builds a lab. */
-export async function createPiLab(
-  options: { home?: Omit<PiHomeOptions, "modelServerUrl">; driverOptions?: Record<string, unknown>; instanceEnvironment?: Record<string, string> } = {},
-): Promise<PiLab> {
-  const server = await ScriptedModelServer.start();
-  const home = await createPiHome({ modelServerUrl: server.url, ...options.home });
-  const ctx = await createAcpTestContext();
-  // The host's process helpers, recording what the adapter asked for (argv and environment).
-  const spawns: RecordedSpawn[] = [];
-  const helpers = ctx.context.process;
-  const context = {
-    ...ctx.context,
+/** The host's process helpers of `context`, recording in `spawns` what the adapter asked for (argv and environment). */
+function recordingSpawns(context: PluginContext, spawns: RecordedSpawn[]): PluginContext {
+  const helpers = context.process;
+  return {
+    ...context,
     process: {
       run: helpers.run.bind(helpers),
       which: helpers.which.bind(helpers),
@@ -94,87 +70,27 @@ export async function createPiLab(
       },
     },
   };
-  const adapter = createPiAdapter(piInstance(home, options.instanceEnvironment), await piOptions(options.driverOptions), context);
-  const sessions: PiProviderSession[] = [];
-  let counter = 0;
-  return {
-    server,
-    home,
-    ctx,
-    adapter,
-    spawns,
-    async open(overrides = {}) {
-      const events = createEventRecorder();
-      counter += 1;
-      const session = (await adapter.openSession({
-        threadId: `thread-${counter}`,
-        providerSessionId: `psess-${counter}`,
-        cwd: home.cwd,
-        model: null,
-        runtimeMode: "full-access",
-        interactionMode: "default",
-        resumeCursor: null,
-        mcp: null,
-        emit: events.emit,
-        ...overrides,
-      })) as PiProviderSession;
-      sessions.push(session);
-      return { session, events };
-    },
-    async dispose() {
-      for (const session of sessions) await session.close();
-      await adapter.dispose?.();
-      await ctx.dispose();
-      await server.close();
-      await home.cleanup();
-    },
-  };
 }
 
-let turnCounter = 0;
-
-/** A turn input with defaults. */
-export function turn(text: string, overrides: Partial<TurnInput> & { runtimeMode?: RuntimeMode } = {}): TurnInput {
-  turnCounter += 1;
-  return {
-    turnId: `turn-${turnCounter}`,
-    runId: `run-${turnCounter}`,
-    text,
-    instructions: null,
-    model: null,
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    restartOfTurnId: null,
-    ...overrides,
-  };
+/** Builds a lab. */
+export async function createPiLab(
+  options: { home?: Omit<PiHomeOptions, "modelServerUrl">; driverOptions?: Record<string, unknown>; instanceEnvironment?: Record<string, string> } = {},
+): Promise<PiLab> {
+  const server = await ScriptedModelServer.start();
+  const home = await createPiHome({ modelServerUrl: server.url, ...options.home });
+  const driverOptions = await piOptions(options.driverOptions);
+  const spawns: RecordedSpawn[] = [];
+  const lab = await createSessionLab<PiProviderSession, PiAdapter, PiHome>({
+    home,
+    standIn: server,
+    createAdapter: (context) => createPiAdapter(piInstance(home, options.instanceEnvironment), driverOptions, recordingSpawns(context, spawns)),
+  });
+  return Object.assign(lab, { server, spawns });
 }
 
 /** An MCP grant for an endpoint (the same shape the host issues). */
 export function grantFor(url: string, token: string): McpEndpointGrant {
-  return {
-    serverName: "switchyard",
-    url,
-    token,
-    toolTimeoutMs: 60_000,
-    blockingToolNames: ["delegate_task", "t3_thread_wait"],
-    instructions: "<switchyard_instructions>Use the switchyard tools.</switchyard_instructions>",
-    stdioBridge: { command: "unused", args: [], env: {} },
-  };
-}
-
-/** A process's argv, as the kernel shows it to every local user. */
-export function commandLineOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((arg) => arg !== "");
-}
-
-/** A process's environment (readable by its owner only). */
-export function environmentOf(pid: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
-    const eq = entry.indexOf("=");
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return env;
+  return mcpGrantFor(url, token, { instructions: "<switchyard_instructions>Use the switchyard tools.</switchyard_instructions>" });
 }
 
 /** True while a process exists. */

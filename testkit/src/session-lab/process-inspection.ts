@@ -14,6 +14,26 @@ export function environmentOf(pid: number): string[] {
     .filter((entry) => entry !== "");
 }
 
+/** A process's environment as name → value (the same read as {@link environmentOf}). */
+export function environmentVariablesOf(pid: number): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const entry of environmentOf(pid)) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) variables[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return variables;
+}
+
+/** True while a process exists and is not a zombie (an exited child its parent has not reaped). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The argv of every process `root` (default: this one) started, directly or not: what `ps` shows
  * every local user, for tests that a secret is on no command line. Other people's processes on

@@ -1,6 +1,7 @@
-import type { McpEndpointGrant, TurnInput } from "@switchyard/sdk";
+import type { McpEndpointGrant, OpenSessionInput, TurnInput } from "@switchyard/sdk";
 
 let turnCounter = 0;
+let sessionCounter = 0;
 
 /**
  * A turn input for an adapter test, with the defaults a plain turn has (full access, default
@@ -17,6 +18,27 @@ export function turnInput(text: string, overrides: Partial<TurnInput> = {}): Tur
     runtimeMode: "full-access",
     interactionMode: "default",
     restartOfTurnId: null,
+    ...overrides,
+  };
+}
+
+/**
+ * An open-session input for an adapter test, with the defaults a new thread has (full access,
+ * default interaction mode, no model, no resume cursor, no MCP grant): each call gets its own
+ * `thread-<n>` / `psess-<n>`, and the session runs in `cwd` and emits to `emit`.
+ */
+export function openSessionInput(cwd: string, emit: OpenSessionInput["emit"], overrides: Partial<OpenSessionInput> = {}): OpenSessionInput {
+  sessionCounter += 1;
+  return {
+    threadId: `thread-${sessionCounter}`,
+    providerSessionId: `psess-${sessionCounter}`,
+    cwd,
+    model: null,
+    runtimeMode: "full-access",
+    interactionMode: "default",
+    resumeCursor: null,
+    mcp: null,
+    emit,
     ...overrides,
   };
 }
