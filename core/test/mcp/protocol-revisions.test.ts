@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LiveWaits } from "../../src/services/live-waits.js";
+import { ReachGrants } from "../../src/services/reach/reach-grants.js";
 import type { DelegateTaskResult } from "../../src/services/delegation/task-view.js";
 import { untilGatesReached } from "../support/gates.js";
 import { McpLab } from "../support/mcp-lab.js";
@@ -148,6 +149,18 @@ describe.each(REVISIONS)("MCP %s, through the real endpoint", (revision) => {
     const result = await client.call<DelegateTaskResult>("delegate_task", { task: "@@reply in the rooted project", target: { providerInstanceId: "alpha" }, mode: "wait" });
     expect(result).toMatchObject({ ok: true, value: { summary: "in the rooted project" } });
     expect(lab.host.store.get("thread", (result as { value: DelegateTaskResult }).value.childThreadId)).toMatchObject({ projectId: project.id });
+  });
+
+  it("holds a linked environment's call to its grant, and audits it", async () => {
+    const issued = lab.host.container.resolve(ReachGrants).issue({ for: `peer-${revision}`, projects: "*", verbs: ["read"], maxRuntimeMode: "approval-required", ttlMs: 3_600_000 });
+    const peer = await connect(issued.secret);
+    expect(await peer.call("t3_thread_list", { projectId: lab.projectId })).toMatchObject({ ok: true });
+    expect(await peer.call("delegate_task", { task: "@@reply no", target: { providerInstanceId: "beta" } })).toMatchObject({ ok: false, code: "capability_denied" });
+    const audited = lab.host.store.statement("SELECT tool, outcome FROM reach_audit WHERE grant_id = ? ORDER BY id").all(issued.grant.id);
+    expect(audited).toEqual([
+      { tool: "t3_thread_list", outcome: "ok" },
+      { tool: "delegate_task", outcome: "capability_denied" },
+    ]);
   });
 
   it("holds every call to its credential: a read-only token may not delegate, and another project's thread does not exist for it", async () => {

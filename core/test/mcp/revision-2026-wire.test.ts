@@ -3,6 +3,7 @@
 // (standard headers, protocol version) refuses before any tool runs, and the 2026 answers carry
 // what that revision requires and no session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpRequest } from "../support/http-request.js";
 import { McpLab } from "../support/mcp-lab.js";
 
 const ENVELOPE = {
@@ -57,6 +58,18 @@ describe("the 2026-07-28 revision on the wire", () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer realm="switchyard", error="invalid_token"/);
     }
+  });
+
+  it("refuses a 2026 request from a browser page of another name (DNS rebinding), as every request", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: ENVELOPE } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+    const port = new URL(lab.server.mcpUrl).port;
+    const rebinding: Record<string, string>[] = [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }];
+    for (const extra of rebinding) {
+      const answer = await httpRequest(lab.server.mcpUrl, { headers: { ...headers, ...extra }, body });
+      expect(answer.status, JSON.stringify(extra)).toBe(403);
+    }
+    expect((await httpRequest(lab.server.mcpUrl, { headers: { ...headers, host: `localhost:${port}` }, body })).status).toBe(200);
   });
 
   it("calls a tool and answers a complete result with the server's identity and no session id", async () => {

@@ -20,8 +20,6 @@ import { ModernRequests } from "./modern-requests.js";
 import { callsWithoutProject } from "./project-inferring-tools.js";
 import { namesModernRevision } from "./request-revision.js";
 
-export type { McpReach } from "./tool-calls.js";
-
 /** Asks the calling client for its roots on the call's own stream (null: it did not answer). */
 type AskRoots = (extra: ToolCallExtra) => Promise<readonly string[] | null>;
 
