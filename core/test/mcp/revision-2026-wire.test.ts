@@ -87,6 +87,18 @@ describe("the 2026-07-28 revision on the wire", () => {
     expect(lab.host.store.select("delegatedTask", "1 = 1", [])).toHaveLength(before);
   });
 
+  it("takes the token for the session of a 2026 client that names no client", async () => {
+    // clientInfo is the one envelope key a client may leave out.
+    const anonymous: Record<string, unknown> = { ...ENVELOPE };
+    delete anonymous["io.modelcontextprotocol/clientInfo"];
+    const args = { task: "@@reply from nobody", target: { providerInstanceId: "beta" }, mode: "wait", clientRequestId: "anonymous" };
+    const answer = await post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "delegate_task", arguments: args, _meta: anonymous } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "delegate_task" });
+    expect(answer.body).toMatchObject({ id: 10, result: { structuredContent: { status: "completed", summary: "from nobody" } } });
+    const taskId = (answer.body as { result: { structuredContent: { taskId: string } } }).result.structuredContent.taskId;
+    const parent = lab.host.store.get("thread", lab.host.store.get("delegatedTask", taskId)!.parentThreadId)!;
+    expect(parent).toMatchObject({ providerInstanceId: "attached:client", lineage: { relationship: "attached", attached: { mcpSessionId: null, client: null } } });
+  });
+
   it("refuses a protocol version it does not serve, naming the one it does", async () => {
     const answer = await post(
       { jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } },
