@@ -14,8 +14,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } from "../core/dist/index.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../testkit/dist/scripted-provider/index.js";
+import { startModernEchoServer } from "./support/modern-echo-server.js";
 import { answerSize, startStatefulEchoServer } from "./support/stateful-echo-server.js";
 
 const CALLS = 300;
@@ -45,7 +47,8 @@ async function roundTrips(sides) {
   const arrivals = new WeakMap();
   const onArrival = ({ request }) => arrivals.set(request, performance.now());
   const onAnswered = ({ request }) => {
-    const index = sides.findIndex((side) => side.port === request.socket.localPort);
+    const modern = request.headers["mcp-protocol-version"] === "2026-07-28";
+    const index = sides.findIndex((side) => side.port === request.socket.localPort && (side.modern ?? false) === modern);
     if (index >= 0 && arrivals.has(request)) serverTimes[index].push(performance.now() - arrivals.get(request));
   };
   dc.subscribe("http.server.request.start", onArrival);
@@ -73,6 +76,13 @@ async function connect(url, token) {
   return client;
 }
 
+/** The SDK's v2 client pinned to 2026-07-28: one server/discover at connect, then each call stateless. */
+async function connectModern(url, token) {
+  const client = new ModernClient({ name: "bench", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  return client;
+}
+
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-mcp-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
@@ -85,17 +95,24 @@ export default async function run() {
   // startServer starts the host once the MCP endpoint is wired.
   const server = await startServer(host, { port: 0 });
   const echo = await startStatefulEchoServer();
+  const modernEcho = await startModernEchoServer();
   try {
     const project = host.projects.add(workspace);
     const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
     const baseline = await connect(echo.url, null);
+    const oursModern = await connectModern(server.mcpUrl, token);
+    const baselineModern = await connectModern(modernEcho.url, null);
+    const size = answerSize(await ours.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } }));
+    // Switchyard's two sides share its port: a request's revision header tells them apart.
     const {
-      times: [oursTimes, echoTimes],
-      serverTimes: [oursServer, echoServer],
+      times: [oursTimes, echoTimes, oursModernTimes, echoModernTimes],
+      serverTimes: [oursServer, echoServer, oursModernServer, echoModernServer],
     } = await roundTrips([
       { client: ours, port: server.port, name: "t3_thread_list", args: { projectId: project.id } },
-      { client: baseline, port: Number(new URL(echo.url).port), name: "echo", args: { text: "hi", size: answerSize(await ours.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } })) } },
+      { client: baseline, port: Number(new URL(echo.url).port), name: "echo", args: { text: "hi", size } },
+      { client: oursModern, port: server.port, modern: true, name: "t3_thread_list", args: { projectId: project.id } },
+      { client: baselineModern, port: Number(new URL(modernEcho.url).port), modern: true, name: "echo", args: { text: "hi", size } },
     ]);
 
     // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
@@ -164,12 +181,17 @@ export default async function run() {
     wakes.sort((a, b) => a - b);
     await ours.close();
     await baseline.close();
+    await oursModern.close();
+    await baselineModern.close();
     return {
       name: "MCP endpoint",
       rows: [
         { metric: "tool call round trip p50 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(echoTimes, 50), ratio: percentile(oursTimes, 50) / percentile(echoTimes, 50), note: `baseline: MCP SDK echo server, stateful (session reused, JSON answers, an answer of the same size), loopback; goal <= 1.0x; n=${oursTimes.length} each` },
         { metric: "tool call round trip p99 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(echoTimes, 99), ratio: percentile(oursTimes, 99) / percentile(echoTimes, 99), note: "goal <= 1.2x" },
+        { metric: "2026-07-28 tool call round trip p50 (t3_thread_list vs the v2 SDK's own server)", value: percentile(oursModernTimes, 50), unit: "ms", baseline: percentile(echoModernTimes, 50), ratio: percentile(oursModernTimes, 50) / percentile(echoModernTimes, 50), note: `baseline: MCP SDK v2 echo on createMcpHandler (stateless, per request, as the revision is), v2 clients pinned to 2026-07-28, an answer of the same size; goal <= 1.0x; n=${oursModernTimes.length} each` },
+        { metric: "2026-07-28 tool call round trip p99 (t3_thread_list vs the v2 SDK's own server)", value: percentile(oursModernTimes, 99), unit: "ms", baseline: percentile(echoModernTimes, 99), ratio: percentile(oursModernTimes, 99) / percentile(echoModernTimes, 99), note: "goal <= 1.2x" },
         { metric: "server's share of a tool call p50 (request arrived -> response handed to the socket)", value: percentile(oursServer, 50), unit: "ms", baseline: percentile(echoServer, 50), ratio: percentile(oursServer, 50) / percentile(echoServer, 50), note: `context: the round trip without the SDK client and loopback both sides share; p99 ${percentile(oursServer, 99)?.toFixed(3)} vs ${percentile(echoServer, 99)?.toFixed(3)} ms; n=${oursServer.length}/${echoServer.length}` },
+        { metric: "2026-07-28 server's share of a tool call p50", value: percentile(oursModernServer, 50), unit: "ms", baseline: percentile(echoModernServer, 50), ratio: percentile(oursModernServer, 50) / percentile(echoModernServer, 50), note: `context: as above, against the v2 SDK's own server; p99 ${percentile(oursModernServer, 99)?.toFixed(3)} vs ${percentile(echoModernServer, 99)?.toFixed(3)} ms; n=${oursModernServer.length}/${echoModernServer.length}` },
         { metric: "parent run with delegate_task(wait) vs without, p50", value: percentile(delegated, 50), unit: "ms", baseline: percentile(plain, 50), ratio: percentile(delegated, 50) / percentile(plain, 50), note: "baseline: the same parent run replying without delegating; zero-latency scripted providers; goal <= 3x" },
         {
           metric: "parent run with delegate_task(wait) vs without, harness MCP already connected, p50",
@@ -186,6 +208,7 @@ export default async function run() {
     };
   } finally {
     await echo.close();
+    await modernEcho.close();
     await server.close();
     await host.stop();
     rmSync(home, { recursive: true, force: true });

@@ -226,6 +226,7 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     close: async () => {
       eventStreams.closeAll();
       pluginWork.abort();
+      await mcp.close();
       for (const each of listeners) await each.close();
       registry.setEndpoint(null);
       schedules.setWebhookBaseUrl(null);

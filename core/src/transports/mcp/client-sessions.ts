@@ -4,13 +4,16 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 
 /** The MCP session id's version prefix: ids of another shape are not Switchyard's and are ignored. */
 const PREFIX = "sy1.";
+/** What names a 2026-07-28 client's session (its declared name follows), never a 2025 session's nonce (hex). */
+const MODERN_PREFIX = "client:";
 /** The longest client name and version kept (they are shown, never trusted). */
 const MAX_NAME = 64;
 const MAX_VERSION = 32;
 
 /**
- * What a client token's MCP session says about itself: a nonce that names the session, the
- * client's name and version, and whether it declared `roots`. Carried in the session id itself
+ * What a client token's MCP session says about itself: a nonce that names the session (for a
+ * 2026-07-28 client, its name: see {@link clientSessionOfEnvelope}), the client's name and
+ * version, and whether it declared `roots`. Carried in the session id itself
  * (base64url JSON, not a secret: the bearer token authorizes), so the endpoint stays stateless and
  * a session outlives a Switchyard restart: the client keeps sending the id it was given.
  */
@@ -36,6 +39,20 @@ export function newClientSessionId(initialize: JSONRPCMessage): string {
     ...(typeof params?.capabilities?.roots === "object" && params.capabilities.roots !== null ? { r: 1 } : {}),
   };
   return `${PREFIX}${Buffer.from(JSON.stringify(facts)).toString("base64url")}`;
+}
+
+/**
+ * The session of a 2026-07-28 request, which has none: its client's declared name (the
+ * `io.modelcontextprotocol/clientInfo` it sends with every request) stands for it, under the
+ * token that authorizes it. Two sessions of one client on one token therefore share an attached
+ * thread; a token per session (`switchyard token issue`) keeps them apart. Null when the request
+ * names no client: the token is then the session.
+ */
+export function clientSessionOfEnvelope(clientInfo: unknown): ClientSessionFacts | null {
+  const info = clientInfo as { name?: unknown; version?: unknown } | null | undefined;
+  const name = printable(info?.name, MAX_NAME);
+  if (name === null) return null;
+  return { nonce: `${MODERN_PREFIX}${name}`, client: { name, version: printable(info?.version, MAX_VERSION) ?? "" }, roots: false };
 }
 
 /** The facts of a session id this endpoint issued; null for a missing or foreign one. */
