@@ -56,8 +56,10 @@ describe("plugin folders", () => {
       // The sdk is the host's copy (a peer); the host itself and its test lab never run inside a plugin.
       expect(pkg.peerDependencies?.["@switchyard/sdk"]).toBeDefined();
       expect(Object.keys(pkg.dependencies ?? {}).filter((name) => ["@switchyard/sdk", "@switchyard/core", "@switchyard/testkit"].includes(name))).toEqual([]);
-      // What is packed: the build without its incremental state, the sources, the README.
-      expect(pkg.files).toEqual(expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "src", "README.md"]));
+      // What is packed: the build (with its .js.map for stack traces) without its incremental state
+      // or declaration maps, and the README; the TypeScript sources stay out (install footprint).
+      expect(pkg.files).toEqual(expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "!dist/**/*.d.ts.map", "README.md"]));
+      expect(pkg.files).not.toContain("src");
 
       const tsconfig = JSON.parse(readFileSync(at("tsconfig.json"), "utf8")) as { compilerOptions?: Record<string, unknown>; include?: string[] };
       expect(tsconfig.compilerOptions).toMatchObject({ rootDir: "src", outDir: "dist" });
