@@ -8,7 +8,7 @@
 export type FindingStatus = "ok" | "info" | "warn" | "fail";
 
 /** What a finding is about. */
-export type FindingArea = "node" | "install" | "home" | "config" | "lock" | "database" | "plugin" | "provider" | "port";
+export type FindingArea = "node" | "install" | "home" | "config" | "lock" | "database" | "plugin" | "provider" | "port" | "workspaces";
 
 /** One thing doctor looked at. */
 export interface DoctorFinding {
