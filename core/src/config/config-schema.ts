@@ -227,8 +227,8 @@ export const WorkspacesConfigSchema = z
      */
     root: z.string().min(1).optional(),
     /**
-     * A project's default strategy when a call names none, by project id (default `shared`, seed
-     * 000's: the parent's workspace). A default of `worktree` on a folder that is not a git
+     * A project's default strategy when a call names none, by project id or folder (default
+     * `shared`, seed 000's: the parent's workspace). A default of `worktree` on a folder that is not a git
      * repository falls back to `shared`.
      */
     projectDefaults: z.record(z.string().min(1), z.enum(["shared", "worktree", "scratch"])).default({}),

@@ -12,6 +12,9 @@ import { runGit } from "./git-runner.js";
 import { WorkspaceGit } from "./workspace-git.js";
 import { slug, threadPlacement, threadTag, workspaceIdOf, WORKSPACE_EFFECT } from "./workspace-records.js";
 
+/** How long whether a project's folder is a git repository is remembered. */
+const REPOSITORY_CHECK_TTL_MS = 10_000;
+
 /** Every strategy, in the order capabilities list them. */
 export const WORKSPACE_STRATEGIES: readonly WorkspaceStrategy[] = ["shared", "worktree", "scratch", "existing"];
 
@@ -72,6 +75,7 @@ function canonical(path: string): string {
 @injectable()
 export class WorkspacePlanner {
   readonly git: WorkspaceGit;
+  private readonly repositories = new Map<string, { repository: boolean; until: number }>();
 
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
@@ -87,16 +91,27 @@ export class WorkspacePlanner {
     return configured === undefined ? join(this.paths.home, "worktrees") : resolve(this.paths.home, configured);
   }
 
-  /** A project's default strategy (the config's, else seed 000's `shared`). */
+  /** A project's default strategy (the config's, by project id or folder; else seed 000's `shared`). */
   defaultFor(projectId: string): WorkspaceStrategy {
-    return this.config.workspaces.projectDefaults[projectId] ?? "shared";
+    const defaults = this.config.workspaces.projectDefaults;
+    const root = this.engine.store.get("project", projectId)?.rootPath;
+    return defaults[projectId] ?? (root !== undefined ? defaults[root] : undefined) ?? "shared";
   }
 
-  /** The strategies a project supports: a folder that is not a git repository has no worktrees. */
+  /**
+   * The strategies a project supports: a folder that is not a git repository has no worktrees.
+   * Remembered for a few seconds, so orchestrator_capabilities does not run git per project per call.
+   */
   async strategies(projectId: string): Promise<WorkspaceStrategy[]> {
     const project = this.engine.store.get("project", projectId);
     if (project === null) return ["shared"];
-    const repository = await this.git.isRepository(project.rootPath);
+    const known = this.repositories.get(project.rootPath);
+    const now = Date.now();
+    let repository = known !== undefined && known.until > now ? known.repository : null;
+    if (repository === null) {
+      repository = await this.git.isRepository(project.rootPath);
+      this.repositories.set(project.rootPath, { repository, until: now + REPOSITORY_CHECK_TTL_MS });
+    }
     return WORKSPACE_STRATEGIES.filter((strategy) => repository || (strategy !== "worktree" && strategy !== "existing"));
   }
 
