@@ -55,10 +55,10 @@ describe("store and engine", () => {
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
-  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting and the results of tasks across environments, with nothing resolved early", async () => {
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting, the results of tasks across environments and workspace commits, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox"]);
+    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox", "workspace-run-end"]);
   });
 
   it("lets a test add or replace the engine's reactions, which run inside the transaction that ended the run", async () => {

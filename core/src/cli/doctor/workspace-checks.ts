@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { SwitchyardPaths } from "../../config/paths.js";
@@ -21,9 +22,19 @@ export async function checkWorkspaces(paths: SwitchyardPaths, config: Switchyard
   const root = config.workspaces.root === undefined ? join(paths.home, "worktrees") : resolve(paths.home, config.workspaces.root);
   let rows: WorkspaceRow[] = [];
   if (existsSync(paths.databaseFile)) {
+    // Opening a database no server has open would create its shared-memory file: doctor reads
+    // a copy then, as the database check does.
+    const live = existsSync(`${paths.databaseFile}-shm`) && existsSync(`${paths.databaseFile}-wal`);
+    const copyDir = live ? null : mkdtempSync(join(tmpdir(), "switchyard-doctor-ws-"));
     try {
+      let file = paths.databaseFile;
+      if (copyDir !== null) {
+        file = join(copyDir, "switchyard.db");
+        copyFileSync(paths.databaseFile, file);
+        if (existsSync(`${paths.databaseFile}-wal`)) copyFileSync(`${paths.databaseFile}-wal`, `${file}-wal`);
+      }
       const Database = (await import("better-sqlite3")).default;
-      const db = new Database(paths.databaseFile, { readonly: true, fileMustExist: true });
+      const db = new Database(file, { readonly: true, fileMustExist: true });
       try {
         const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspaces'").get() !== undefined;
         if (hasTable) {
@@ -34,6 +45,8 @@ export async function checkWorkspaces(paths: SwitchyardPaths, config: Switchyard
       }
     } catch (error) {
       return { area: "workspaces", status: "warn", subject: "workspaces", detail: `could not read them: ${(error as Error).message}`, data: { root } };
+    } finally {
+      if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
     }
   }
   const known = new Set(rows.map((row) => row.path));
