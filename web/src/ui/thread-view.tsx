@@ -340,6 +340,7 @@ export function ThreadView(props: {
         nativeSubagents={nativeSubagents}
         remoteTasks={remoteTasks}
         nowMs={now}
+        canOperate={canOperate}
       />
     </div>
   );
