@@ -26,6 +26,7 @@ import { withSourceHeader, type MessageSource } from "./message-source.js";
 import { environmentId } from "../store/settings.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
 import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "./workspaces/workspace-planner.js";
+import { workspaceOf } from "./workspaces/workspace-records.js";
 
 /** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
 interface CreatedThreads {
@@ -246,6 +247,16 @@ export class ThreadManagementService {
     const thread = this.getThread(request.threadId);
     if (thread.lineage.relationship === "attached") throw attachedThreadRefusal(thread);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
+    // A thread whose own workspace was removed has no folder to work in (a retry of a send
+    // that was accepted before still replays).
+    const workspace = workspaceOf(this.engine, thread.id);
+    if (workspace?.status === "removed" && this.engine.store.getReceipt(commandId) === null) {
+      throw new Failure(
+        "thread_not_sendable",
+        `Thread ${thread.id} worked in ${workspace.path}, which was removed (${workspace.disposition ?? "pruned"}); its conversation cannot go on there. Start new work instead (delegate_task, create_threads).`,
+        { threadId: thread.id, reason: "workspace_removed" },
+      );
+    }
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const source = request.source ?? null;
     const replyToSource = request.replyToSource ?? true;

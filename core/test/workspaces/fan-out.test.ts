@@ -107,6 +107,12 @@ describe("a parent fans out children into their own worktrees and takes their ch
     expect(repo.branches()).not.toContain(branchC);
     expect(existsSync(changes["c"]!.workspace.path)).toBe(false);
     expect(await callTool(parent.client, "apply_changes", { threadId: tasks[2]!.childThreadId })).toMatchObject({ ok: false, code: "invalid_request", details: { reason: "removed" } });
+    // Its conversation has no folder to go on in.
+    expect(await callTool(parent.client, "t3_thread_send", { threadId: tasks[2]!.childThreadId, message: "one more thing" })).toMatchObject({
+      ok: false,
+      code: "thread_not_sendable",
+      details: { reason: "workspace_removed" },
+    });
 
     // Settling the applied child removes its worktree and branch once retention (0 here) passed.
     const branchA = changes["a"]!.workspace.branch!;
