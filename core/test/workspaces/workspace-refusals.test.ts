@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,6 +185,31 @@ describe("workspaces: choices, refusals and who may apply", () => {
       parent.release();
     } finally {
       await inside.stop();
+    }
+  }, 60_000);
+
+  it("fails the child's first turn, saying why, when its worktree cannot be made; nothing starts elsewhere", async () => {
+    const blocker = join(mkdtempSync(join(tmpdir(), "switchyard-blocked-")), "a-file");
+    writeFileSync(blocker, "not a folder");
+    const blocked = await McpLab.start({
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
+      providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)],
+      workspaces: { root: join(blocker, "worktrees") },
+    });
+    try {
+      const project = blocked.host.projects.add(repo.path, "repo");
+      const parent = await blocked.liveAgent({ projectId: project.id });
+      const task = await mustCall<{ taskId: string; childThreadId: string }>(parent.client, "delegate_task", { task: "@write x.txt never\n@say never", target: { providerInstanceId: "acp" }, workspace: "worktree", mode: "wait", timeoutMs: 30_000 });
+      const status = await mustCall<{ status: string; summary: string; changes: { status: string; error: string } }>(parent.client, "task_status", { taskId: task.taskId });
+      expect(status).toMatchObject({ status: "failed", changes: { status: "failed" } });
+      expect(status.summary).toContain("Could not make the worktree workspace");
+      expect(status.changes.error).toContain("Could not make the worktree workspace");
+      expect(blocked.host.store.select("run", "thread_id = ?", [task.childThreadId])[0]).toMatchObject({ status: "failed", error: { code: "workspace_failed" } });
+      expect(existsSync(join(repo.path, "x.txt"))).toBe(false);
+      parent.release();
+    } finally {
+      await blocked.stop();
+      rmSync(join(blocker, ".."), { recursive: true, force: true });
     }
   }, 60_000);
 });

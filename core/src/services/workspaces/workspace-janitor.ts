@@ -41,7 +41,8 @@ export interface PruneReport {
 @injectable()
 export class WorkspaceJanitor {
   private timer: NodeJS.Timeout | null = null;
-  private readonly soon = new Set<NodeJS.Timeout>();
+  /** One sweep due soon (a retention shorter than the sweep interval), and when. */
+  private soon: { timer: NodeJS.Timeout; at: number } | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -52,33 +53,43 @@ export class WorkspaceJanitor {
     private readonly locks: RepositoryLocks,
   ) {}
 
-  /** Sweeps now, every ten minutes, and when a thread with a workspace settles (after its retention). */
+  /**
+   * Sweeps now, every ten minutes, and once a retention shorter than that has passed after a
+   * thread settles or a workspace's changes are decided (a longer one waits for the interval).
+   */
   start(): void {
     if (this.timer !== null) return;
     this.sweep();
     this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.unsubscribe = this.engine.onEvents((events) => {
-      for (const event of events) {
-        const settling = event.entity === "thread" && ((event.record as ThreadRecord).settledAt ?? null) !== null;
-        const deciding = event.entity === "workspace" && (event.record as WorkspaceRecord).disposition !== null;
-        if (!settling && !deciding) continue;
-        const timer = setTimeout(() => {
-          this.soon.delete(timer);
-          this.sweep();
-        }, this.config.workspaces.retentionMs + 50);
-        timer.unref();
-        this.soon.add(timer);
-        return;
-      }
+      const relevant = events.some(
+        (event) => (event.entity === "thread" && ((event.record as ThreadRecord).settledAt ?? null) !== null) || (event.entity === "workspace" && (event.record as WorkspaceRecord).disposition !== null),
+      );
+      if (relevant && this.config.workspaces.retentionMs < SWEEP_INTERVAL_MS) this.sweepAfter(this.config.workspaces.retentionMs + 50);
     });
+  }
+
+  /** One timer, for the latest sweep asked for: an earlier one would find the newest workspace not due yet. */
+  private sweepAfter(delayMs: number): void {
+    const at = Date.now() + delayMs;
+    if (this.soon !== null) {
+      if (this.soon.at >= at) return;
+      clearTimeout(this.soon.timer);
+    }
+    const timer = setTimeout(() => {
+      this.soon = null;
+      this.sweep();
+    }, delayMs);
+    timer.unref();
+    this.soon = { timer, at };
   }
 
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    for (const timer of this.soon) clearTimeout(timer);
-    this.soon.clear();
+    if (this.soon !== null) clearTimeout(this.soon.timer);
+    this.soon = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
   }
@@ -160,7 +171,10 @@ export class WorkspaceJanitor {
     return { removed, orphans, dryRun: options.dryRun };
   }
 
-  /** Folders under the workspaces folder that no workspace still in use names (and throwaway apply worktrees). */
+  /**
+   * Folders under the workspaces folder that no workspace still in use names, and throwaway
+   * apply worktrees (`.apply/`) a crash left (one younger than ten minutes may be in use).
+   */
   orphans(): string[] {
     const root = this.planner.root;
     if (!existsSync(root)) return [];
@@ -171,7 +185,10 @@ export class WorkspaceJanitor {
       if (!statSync(groupPath).isDirectory()) continue;
       for (const entry of readdirSync(groupPath)) {
         const path = join(groupPath, entry);
-        if (statSync(path).isDirectory() && !known.has(path)) found.push(path);
+        const stat = statSync(path);
+        if (!stat.isDirectory() || known.has(path)) continue;
+        if (group === ".apply" && Date.now() - stat.mtimeMs < SWEEP_INTERVAL_MS) continue;
+        found.push(path);
       }
     }
     return found;
