@@ -94,6 +94,12 @@ describe("workspaces: choices, refusals and who may apply", () => {
     expect(existsSync(join(repo.path, "scratch.txt"))).toBe(false);
     expect(await callTool(parent.client, "apply_changes", { threadId: scratch.childThreadId })).toMatchObject({ ok: false, code: "invalid_request" });
 
+    // A child in a worktree cannot write into the parent's workspace through its session's file system.
+    const escape = await child(parent.client, { workspace: "worktree", clientRequestId: "escape" }, `@write ${join(repo.path, "escape.txt")} from outside\n@say tried`);
+    const escaped = await mustCall<{ summary: string }>(parent.client, "task_status", { taskId: escape.taskId });
+    expect(escaped.summary).toContain("write error");
+    expect(existsSync(join(repo.path, "escape.txt"))).toBe(false);
+
     // Bad choices are refused before anything is created.
     const before = lab.host.store.count("thread", "1 = 1");
     expect(await callTool(parent.client, "delegate_task", { task: "x", workspace: { strategy: "worktree", baseRef: "no-such-branch" } })).toMatchObject({ ok: false, code: "invalid_request", message: expect.stringContaining("no-such-branch") });
