@@ -76,4 +76,40 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
     expect(existsSync(workspace.path)).toBe(true);
     expect((await cli(["worktrees", "prune"])).stdout).toContain("Nothing to prune.");
   }, 180_000);
+
+  it("threads changes|apply|discard: a person reads, applies and discards a thread's worktree from the terminal", async () => {
+    const start = async (title: string) => {
+      const started = await cli(["threads", "new", "@@reply done", "--workspace", "worktree", "--title", title, "--json", "--wait"]);
+      expect(started.code, started.stderr).toBe(0);
+      const threadId = (JSON.parse(started.stdout) as { thread: { threadId: string } }).thread.threadId;
+      const row = await waitForRow<{ data: string }>(home, "SELECT data FROM workspaces WHERE thread_id = ? AND status = 'ready'", [threadId]);
+      return { threadId, path: (JSON.parse(row.data) as { path: string }).path };
+    };
+    // What an agent would have written in each worktree.
+    const first = await start("notes one");
+    writeFileSync(join(first.path, "NOTES.md"), "first notes\n");
+    const second = await start("notes two");
+    writeFileSync(join(second.path, "NOTES.md"), "second notes\n");
+
+    const shown = await cli(["threads", "changes", first.threadId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("+first notes");
+    expect(shown.stderr).toContain("1 file(s), 1 commit(s)");
+    expect(shown.stderr).toContain("notes one");
+
+    const applied = await cli(["threads", "apply", first.threadId]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`Applied ${first.threadId}'s changes to ${repo.path}`);
+    expect(repo.read("NOTES.md")).toBe("first notes\n");
+
+    const conflict = await cli(["threads", "apply", second.threadId, "--cherry-pick"]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stdout).toContain("Conflict in NOTES.md: nothing was changed.");
+    expect(repo.read("NOTES.md")).toBe("first notes\n");
+
+    const discarded = await cli(["threads", "discard", second.threadId, "--keep-branch", "--json"]);
+    expect(discarded.code, discarded.stderr).toBe(0);
+    expect(JSON.parse(discarded.stdout)).toMatchObject({ outcome: { outcome: "kept" }, workspace: { status: "removed" } });
+    expect(existsSync(second.path)).toBe(false);
+  }, 180_000);
 });
