@@ -55,10 +55,10 @@ if (!chromiumInstalled && !browserRequired) {
       const projectId = lab.host.projects.add(repo.path, "plans").id;
       const parent = await lab.liveAgent({ projectId, title: "planning parent" });
       const children: { childThreadId: string }[] = [];
-      for (const label of ["first", "second"]) {
+      for (const label of ["first", "second", "third"]) {
         children.push(
           await mustCall<{ childThreadId: string }>(parent.client, "delegate_task", {
-            task: `@write plan.txt the ${label} child's plan\n@say ${label} done`,
+            task: `@write ${label === "third" ? "notes.txt" : "plan.txt"} the ${label} child's plan\n@say ${label} done`,
             title: `${label} planner`,
             target: { providerInstanceId: "acp" },
             workspace: "worktree",
@@ -107,6 +107,13 @@ if (!chromiumInstalled && !browserRequired) {
       await second.locator(".changes-state").filter({ hasText: "removed (discarded)" }).waitFor(UI_WAIT);
       expect(repo.branches()).not.toContain(branch);
       expect(await second.getByRole("button", { name: "Apply to parent" }).count()).toBe(0);
+
+      // The parent agent applies the third child's changes over MCP: the panel shows it, pushed.
+      const third = page.locator(`.agents-panel [data-child-thread-id="${children[2]!.childThreadId}"]`);
+      await third.locator(".changes-state").filter({ hasText: "1 file changed" }).waitFor(UI_WAIT);
+      expect(await mustCall(parent.client, "apply_changes", { threadId: children[2]!.childThreadId })).toMatchObject({ outcome: { outcome: "applied" } });
+      await third.locator(".changes-state").filter({ hasText: "· applied" }).waitFor(UI_WAIT);
+      expect(repo.read("notes.txt")).toBe("the third child's plan");
       parent.release();
     }, 180_000);
   });

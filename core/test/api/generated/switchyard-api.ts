@@ -2434,7 +2434,7 @@ export interface components {
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
-            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed";
+            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
             /** @description When the change committed. */
             at: string;
             projectId: string | null;
@@ -3818,7 +3818,7 @@ export interface operations {
                 descendants?: boolean;
                 /** @description Only events of this delegated task and its child thread. */
                 taskId?: string;
-                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed. */
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
                 types?: string[];
                 /** @description Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL. */
                 after?: number;
