@@ -723,8 +723,13 @@ export interface WorkspaceRecord {
   readonly threadId: string;
   readonly projectId: string;
   readonly strategy: Exclude<WorkspaceStrategy, "shared">;
-  /** The folder (absolute). */
+  /** The folder (absolute): a worktree's top. */
   readonly path: string;
+  /**
+   * Where in it the thread works: the parent's folder's place in its repository (`packages/app/`
+   * for a project that is a folder of a larger repository), else empty. Absent: empty.
+   */
+  readonly subfolder?: string;
   /** The git common directory the worktree belongs to; null for a scratch folder. */
   readonly repository: string | null;
   readonly branch: string | null;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +181,32 @@ describe("workspaces: choices, refusals and who may apply", () => {
     stranger.release();
     careful.release();
   }, 240_000);
+
+  it("a project that is a folder of a larger repository: the child works in that folder of its worktree; a cherry-pick applies once", async () => {
+    const mono = makeGitRepo({ "README.md": "the monorepo\n" });
+    try {
+      mkdirSync(join(mono.path, "app"));
+      mono.write("app/app.txt", "app v1\n");
+      mono.git("add", ".");
+      mono.git("commit", "-qm", "the app");
+      const appProject = lab.host.projects.add(join(mono.path, "app"), "app").id;
+      const parent = await lab.liveAgent({ projectId: appProject, runtimeMode: "full-access" });
+      const task = await child(parent.client, { workspace: "worktree", clientRequestId: "mono" }, "@write app.txt app v2\n@say done");
+      const workspace = lab.host.store.get("workspace", `workspace:${task.childThreadId}`)!;
+      expect(lab.host.store.get("thread", task.childThreadId)!.cwd).toBe(join(workspace.path, "app"));
+      expect(existsSync(join(workspace.path, "README.md"))).toBe(true);
+      const picked = await mustCall<Decision>(parent.client, "apply_changes", { threadId: task.childThreadId, method: "cherry-pick" });
+      expect(picked.outcome).toMatchObject({ outcome: "applied" });
+      expect(mono.read("app/app.txt")).toBe("app v2");
+      expect(mono.status()).toBe("");
+      const head = mono.head();
+      expect((await mustCall<Decision>(parent.client, "apply_changes", { threadId: task.childThreadId, method: "cherry-pick" })).outcome).toMatchObject({ outcome: "nothing_to_apply" });
+      expect(mono.head()).toBe(head);
+      parent.release();
+    } finally {
+      mono.cleanup();
+    }
+  }, 120_000);
 
   it("refuses a workspaces folder inside the project", async () => {
     const inside = await McpLab.start({ workspaces: { root: join(repo.path, "nested-worktrees") } });

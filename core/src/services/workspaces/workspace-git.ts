@@ -156,30 +156,34 @@ export class WorkspaceGit {
    * to a file the apply changes is a conflict too.
    */
   async planApply(input: { target: string; head: string; from: string; method: "merge" | "cherry-pick"; message: string; scratch: string; repository: string }): Promise<ApplyPlan> {
-    const targetHead = await this.commitOf(input.target, "HEAD");
-    if (targetHead === null) throw new Error(`${input.target} has no commit to apply onto.`);
-    if ((await this.git(input.target, ["merge-base", "--is-ancestor", input.head, targetHead])).ok) return { kind: "nothing_to_apply", from: targetHead };
+    // Paths below are the repository's (git status --porcelain, diff --name-only): work from its top.
+    const target = (await this.topLevel(input.target)) ?? input.target;
+    const targetHead = await this.commitOf(target, "HEAD");
+    if (targetHead === null) throw new Error(`${target} has no commit to apply onto.`);
+    if ((await this.git(target, ["merge-base", "--is-ancestor", input.head, targetHead])).ok) return { kind: "nothing_to_apply", from: targetHead };
     let to: string;
     if (input.method === "merge") {
-      if ((await this.git(input.target, ["merge-base", "--is-ancestor", targetHead, input.head])).ok) {
+      if ((await this.git(target, ["merge-base", "--is-ancestor", targetHead, input.head])).ok) {
         to = input.head;
       } else {
-        const merged = await this.git(input.target, ["merge-tree", "--write-tree", "--name-only", "--no-messages", targetHead, input.head]);
+        const merged = await this.git(target, ["merge-tree", "--write-tree", "--name-only", "--no-messages", targetHead, input.head]);
         if (merged.exitCode === 1) {
           const [, ...conflicted] = lines(merged.stdout);
           return { kind: "conflict", from: targetHead, files: [...new Set(conflicted)], message: "The change set conflicts with the target's branch in these files; nothing was changed." };
         }
         if (!merged.ok) throw new Error(`git merge-tree failed: ${merged.stderr}`);
         const tree = lines(merged.stdout)[0]!;
-        to = await this.must(input.target, ["commit-tree", tree, "-p", targetHead, "-p", input.head, "-F", "-"], { input: input.message, env: await this.identity(input.target) });
+        to = await this.must(target, ["commit-tree", tree, "-p", targetHead, "-p", input.head, "-F", "-"], { input: input.message, env: await this.identity(target) });
       }
     } else {
       const picked = await this.cherryPick(input.repository, input.scratch, targetHead, input.from, input.head);
       if (picked.kind === "conflict") return { kind: "conflict", from: targetHead, files: picked.files, message: "A commit of the change set conflicts with the target's branch in these files; nothing was changed." };
       to = picked.to;
     }
-    const paths = nulSeparated(await this.must(input.target, ["diff", "--no-renames", "--name-only", "-z", targetHead, to]));
-    const local = await this.localChanges(input.target);
+    // Commits copied earlier (a cherry-pick applied before) leave nothing new to bring.
+    if (to === targetHead) return { kind: "nothing_to_apply", from: targetHead };
+    const paths = nulSeparated(await this.must(target, ["diff", "--no-renames", "--name-only", "-z", targetHead, to]));
+    const local = await this.localChanges(target);
     const touched = paths.filter((path) => local.has(path));
     if (touched.length > 0) {
       return { kind: "conflict", from: targetHead, files: touched, message: "The target's workspace has uncommitted changes to files the change set changes; commit or stash them and apply again. Nothing was changed." };
@@ -218,7 +222,8 @@ export class WorkspaceGit {
    * does, which keeps every other local change), then its branch, compare-and-swap on `from`.
    * Returns `moved` when the target's branch is no longer at `from`.
    */
-  async moveTarget(target: string, from: string, to: string, reason: string): Promise<"done" | "moved"> {
+  async moveTarget(folder: string, from: string, to: string, reason: string): Promise<"done" | "moved"> {
+    const target = (await this.topLevel(folder)) ?? folder;
     const head = await this.commitOf(target, "HEAD");
     if (head === to) return "done";
     if (head !== from) return "moved";
@@ -234,7 +239,9 @@ export class WorkspaceGit {
    * then the branch moves. A lock file left by the killed git process (no older than the move)
    * is removed first.
    */
-  async finishMove(target: string, from: string, to: string, paths: readonly string[], since: string, reason: string): Promise<"done" | "moved"> {
+  async finishMove(folder: string, from: string, to: string, paths: readonly string[], since: string, reason: string): Promise<"done" | "moved"> {
+    // The recorded paths are the repository's: pathspecs are read from its top.
+    const target = (await this.topLevel(folder)) ?? folder;
     const head = await this.commitOf(target, "HEAD");
     if (head === to) return "done";
     if (head !== from) return "moved";

@@ -37,6 +37,8 @@ export interface WorkspacePlan {
   readonly threadId: string;
   readonly projectId: string;
   readonly path: string;
+  /** Where in the worktree the thread works (the parent folder's place in its repository). */
+  readonly subfolder?: string;
   readonly repository: string | null;
   readonly branch: string | null;
   readonly baseRef: string | null;
@@ -164,8 +166,20 @@ export class WorkspacePlanner {
     if (details.branch !== undefined && (await this.git.commitOf(input.source.cwd, `refs/heads/${branch}`)) !== null) {
       throw new OrchestratorFailure("invalid_request", `Branch ${branch} already exists in ${input.source.cwd}; name a new branch, or work in its worktree with the "existing" strategy.`, { field, branch });
     }
+    // A project that is a folder of a larger repository: the child works in the same folder of its worktree.
+    const prefix = (await runGit(input.source.cwd, ["rev-parse", "--show-prefix"], { lockWaitMs: 0 })).stdout.trim().replace(/\/+$/, "");
     return {
-      plan: { ...base, strategy: "worktree", repository, branch, baseRef, baseCommit, path: this.folderFor(project.id, input.title, input.threadId, project.rootPath, input.source.cwd), owned: true },
+      plan: {
+        ...base,
+        strategy: "worktree",
+        repository,
+        branch,
+        baseRef,
+        baseCommit,
+        path: this.folderFor(project.id, input.title, input.threadId, project.rootPath, input.source.cwd),
+        ...(prefix !== "" ? { subfolder: prefix } : {}),
+        owned: true,
+      },
       notes: [],
     };
   }
@@ -226,6 +240,7 @@ export class WorkspacePlanner {
       projectId: plan.projectId,
       strategy: plan.strategy,
       path: plan.path,
+      ...(plan.subfolder !== undefined ? { subfolder: plan.subfolder } : {}),
       repository: plan.repository,
       branch: plan.branch,
       baseRef: plan.baseRef,

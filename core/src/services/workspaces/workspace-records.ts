@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { join } from "node:path";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { ChangeSummary, ThreadRecord, WorkspaceOutcome, WorkspaceRecord } from "../../store/records.js";
@@ -58,7 +59,7 @@ export function outcomeOf(workspace: WorkspaceRecord, requestId: string): Worksp
 /** Where a thread with this workspace works: the fields its record carries. */
 export function threadPlacement(workspace: WorkspaceRecord): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
   return {
-    cwd: workspace.path,
+    cwd: workspace.subfolder ? join(workspace.path, workspace.subfolder) : workspace.path,
     branch: workspace.branch,
     worktreePath: workspace.strategy === "scratch" ? null : workspace.path,
     workspaceStrategy: workspace.strategy === "existing" ? "existing_worktree" : workspace.strategy,
