@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { TOKENS } from "../../src/di/tokens.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { WorkspaceJanitor } from "../../src/services/workspaces/workspace-janitor.js";
 import { acpAgentInstance, GROK_PLUGIN_DIR } from "../support/acp-agent-instance.js";
 import { makeGitRepo, type GitRepo } from "../support/git-repo.js";
@@ -23,9 +24,11 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
   let repo: GitRepo;
   let projectId: string;
   const clock = new JumpClock();
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     lab = await McpLab.start({
+      logger: createLogger({ level: "warn", format: "json", destination: { write: (line: string) => void logLines.push(line) } }),
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
       providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)],
       workspaces: { retentionMs: HOUR, lockWaitMs: 400 },
@@ -53,14 +56,15 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
     const parent = await lab.liveAgent({ projectId, runtimeMode: "full-access" });
     const [locked] = await children(parent, ["locked"]);
     const lock = join(repo.path, ".git", "index.lock");
-    const applyRuns = () => (lab.host.store.statement("SELECT COUNT(*) AS n FROM outbox WHERE type = 'workspace.apply' AND payload LIKE ?").get(`%workspace:${locked}%`) as { n: number }).n;
+    const waitedOut = () => logLines.filter((line) => line.includes("a change set could not be applied") && line.includes("index.lock")).length;
 
     const before = repo.head();
     writeFileSync(lock, "");
     const call = await mustCall<Decision>(parent.client, "apply_changes", { threadId: locked!, timeoutMs: 0, clientRequestId: "locked" });
     expect(call).toMatchObject({ pending: true, outcome: null });
-    // Past the lock wait (400 ms here) the apply is put off to a second run: nothing changed meanwhile.
-    await until("the apply to meet the lock and be put off", () => applyRuns() === 2, { attempts: 1_200 });
+    // Past the lock wait (400 ms here), twice: the move is recorded and put off, nothing changed meanwhile.
+    await until("the apply to meet the lock and be put off twice", () => waitedOut() >= 2, { attempts: 1_200 });
+    expect(lab.host.store.get("workspace", `workspace:${locked}`)!.applying).not.toBeNull();
     expect(repo.head()).toBe(before);
     expect(existsSync(join(repo.path, "locked.txt"))).toBe(false);
     expect(readFileSync(lock, "utf8")).toBe("");

@@ -12,8 +12,10 @@ import { RepositoryLocks } from "./repository-locks.js";
 import { WorkspacePlanner } from "./workspace-planner.js";
 import { putWorkspace, threadTag, withOutcome, WORKSPACE_EFFECT, type WorkspaceEffectPayload } from "./workspace-records.js";
 
-/** How long a recorded apply that failed waits before it is finished again. */
-const APPLY_RETRY_MS = 5_000;
+/** How long a recorded apply that could not be finished (a lock another git process holds) waits before it tries again. */
+const APPLY_RETRY_MS = 1_000;
+/** How many times one run of the effect tries to finish it; then a later run of it goes on (and one after a restart). */
+const APPLY_ATTEMPTS = 30;
 
 /** How many changed files a summary lists by name. */
 const LISTED_FILES = 200;
@@ -48,18 +50,32 @@ export class WorkspaceEffects implements EffectHandler {
     const { workspaceId } = effect.payload as WorkspaceEffectPayload;
     const workspace = this.engine.store.get("workspace", workspaceId);
     if (workspace === null) return;
-    await this.locks.with(workspace.repository ?? workspace.id, async () => {
-      const current = this.engine.store.get("workspace", workspaceId)!;
-      switch (effect.type) {
-        case WORKSPACE_EFFECT.create:
-          return this.create(current);
-        case WORKSPACE_EFFECT.snapshot:
-          return void (await this.snapshot(current));
-        case WORKSPACE_EFFECT.apply:
-          return this.apply(current);
-        case WORKSPACE_EFFECT.remove:
-          return this.remove(current);
-      }
+    const key = workspace.repository ?? workspace.id;
+    const current = () => this.engine.store.get("workspace", workspaceId)!;
+    switch (effect.type) {
+      case WORKSPACE_EFFECT.create:
+        return this.locks.with(key, () => this.create(current()));
+      case WORKSPACE_EFFECT.snapshot:
+        return this.locks.with(key, async () => void (await this.snapshot(current())));
+      case WORKSPACE_EFFECT.remove:
+        return this.locks.with(key, () => this.remove(current()));
+      case WORKSPACE_EFFECT.apply:
+        // A recorded move that could not be finished is tried again, with the repository free
+        // for others in between; past the attempts a later run of the effect goes on.
+        for (let attempt = 1; ; attempt += 1) {
+          if ((await this.locks.with(key, () => this.apply(current()))) === "finished") return;
+          if (attempt >= APPLY_ATTEMPTS) return this.applyLater(workspaceId);
+          await new Promise((resolve) => setTimeout(resolve, APPLY_RETRY_MS));
+        }
+    }
+  }
+
+  /** Queues another run of an apply whose move is recorded but not finished. */
+  private applyLater(workspaceId: string): void {
+    this.engine.apply((ctx) => {
+      const workspace = ctx.require("workspace", workspaceId);
+      if (workspace.applying === null) return;
+      ctx.effect({ id: `effect:workspace.apply:${workspace.applying.requestId}:${ctx.nowMs}`, lane: workspace.id, type: WORKSPACE_EFFECT.apply, payload: { workspaceId } }, APPLY_RETRY_MS * APPLY_ATTEMPTS);
     });
   }
 
@@ -127,9 +143,9 @@ export class WorkspaceEffects implements EffectHandler {
    * target's tree and branch change, so a crash is finished from the record on the next run
    * of this effect, whole, never twice.
    */
-  private async apply(workspace: WorkspaceRecord): Promise<void> {
+  private async apply(workspace: WorkspaceRecord): Promise<"finished" | "again"> {
     const request = workspace.applying ?? workspace.pendingApply;
-    if (request === null) return;
+    if (request === null) return "finished";
     const method = workspace.pendingApply?.method ?? "merge";
     const reason = `switchyard: apply ${workspace.branch ?? workspace.path}`;
     try {
@@ -163,21 +179,16 @@ export class WorkspaceEffects implements EffectHandler {
       return this.applied(workspace.id, request.requestId, method, moved, plan.to, head);
     } catch (error) {
       this.logger.warn("a change set could not be applied", { workspaceId: workspace.id, error: messageOf(error) });
-      // An apply whose move is recorded must be finished, not dropped: it runs again a little
-      // later (a lock held by another git process, say), and after a restart.
-      if (this.engine.store.get("workspace", workspace.id)?.applying != null) {
-        this.engine.apply((ctx) =>
-          ctx.effect({ id: `effect:workspace.apply:${request.requestId}:${ctx.nowMs}`, lane: workspace.id, type: WORKSPACE_EFFECT.apply, payload: { workspaceId: workspace.id } }, APPLY_RETRY_MS),
-        );
-        return;
-      }
+      // An apply whose move is recorded must be finished, not dropped: it is tried again (a lock
+      // held by another git process, say), and after a restart.
+      if (this.engine.store.get("workspace", workspace.id)?.applying != null) return "again";
       return this.settleApply(workspace.id, request.requestId, method, "failed", [], null, messageOf(error));
     }
   }
 
-  private applied(workspaceId: string, requestId: string, method: "merge" | "cherry-pick", moved: "done" | "moved", to: string, head: string): void {
+  private applied(workspaceId: string, requestId: string, method: "merge" | "cherry-pick", moved: "done" | "moved", to: string, head: string): "finished" {
     if (moved === "done") return this.settleApply(workspaceId, requestId, method, "applied", [], to, null, head);
-    this.settleApply(workspaceId, requestId, method, "failed", [], null, "The target's branch moved while the apply was cut short; nothing more was changed. Apply again.");
+    return this.settleApply(workspaceId, requestId, method, "failed", [], null, "The target's branch moved while the apply was cut short; nothing more was changed. Apply again.");
   }
 
   private settleApply(
@@ -189,7 +200,7 @@ export class WorkspaceEffects implements EffectHandler {
     commit: string | null,
     message: string | null,
     appliedHead?: string,
-  ): void {
+  ): "finished" {
     this.engine.apply((ctx) => {
       const current = ctx.require("workspace", workspaceId);
       putWorkspace(ctx, current, {
@@ -200,6 +211,7 @@ export class WorkspaceEffects implements EffectHandler {
         outcomes: withOutcome(ctx, current, { action: "apply", outcome: result, method, commit, files, message, requestId }),
       });
     });
+    return "finished";
   }
 
   /** Removes the folder (and the branch, unless kept); a workspace Switchyard did not make is only forgotten. */

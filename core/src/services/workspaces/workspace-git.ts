@@ -35,6 +35,9 @@ function nulSeparated(text: string): string[] {
  * Every operation can be run again after a crash and finds what the first run did.
  */
 export class WorkspaceGit {
+  /** When this server process began: a git lock file made before it, after a move was recorded, is one its predecessor's git left. */
+  private readonly startedAtMs = Date.now();
+
   constructor(private readonly options: GitOptions) {}
 
   private git(cwd: string, args: readonly string[], extra: Partial<GitOptions> = {}) {
@@ -236,8 +239,9 @@ export class WorkspaceGit {
    * Finishes a move a crash cut short: the branch is still at `from`, and the tree may hold some
    * of `to`'s files, all of them, or a half-written one. The paths the move changes had no local
    * changes when it began, so they are written as `to` has them (removed where `to` has none),
-   * then the branch moves. A lock file left by the killed git process (no older than the move)
-   * is removed first.
+   * then the branch moves. An index.lock made after the move was recorded and before this
+   * server process began is the killed git process's, and is removed first; any other lock is
+   * another process's, and is waited for.
    */
   async finishMove(folder: string, from: string, to: string, paths: readonly string[], since: string, reason: string): Promise<"done" | "moved"> {
     // The recorded paths are the repository's: pathspecs are read from its top.
@@ -247,7 +251,10 @@ export class WorkspaceGit {
     if (head !== from) return "moved";
     const gitDir = await this.must(target, ["rev-parse", "--path-format=absolute", "--git-dir"]);
     const indexLock = join(gitDir, "index.lock");
-    if (existsSync(indexLock) && statSync(indexLock).mtimeMs >= Date.parse(since) - 1_000) unlinkSync(indexLock);
+    if (existsSync(indexLock)) {
+      const made = statSync(indexLock).mtimeMs;
+      if (made >= Date.parse(since) - 1_000 && made < this.startedAtMs) unlinkSync(indexLock);
+    }
     if (paths.length > 0) {
       const present = new Set(nulSeparated(await this.must(target, ["ls-tree", "-r", "-z", "--name-only", to, "--", ...paths])));
       const kept = paths.filter((path) => present.has(path));
