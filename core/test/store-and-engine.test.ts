@@ -55,10 +55,10 @@ describe("store and engine", () => {
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
-  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting, the results of tasks across environments and the stop's freeze of harness tools, with nothing resolved early", async () => {
+  it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting, the results of tasks across environments, the stop's freeze of harness tools and workspace commits, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox", "stop-freezes-harness-tools"]);
+    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox", "stop-freezes-harness-tools", "workspace-run-end"]);
   });
 
   it("runs a change's commit actions last inside its transaction and settles them after the commit; a change that failed has none", async () => {

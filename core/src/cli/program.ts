@@ -18,6 +18,7 @@ import { registerStatus } from "./commands/status.js";
 import { registerThreads } from "./commands/threads.js";
 import { registerToken } from "./commands/token.js";
 import { registerUi } from "./commands/ui.js";
+import { registerWorktrees } from "./commands/worktrees.js";
 
 /** The commands switchyard has itself (their names are in HOST_COMMAND_NAMES). */
 export function buildHostProgram(): Command {
@@ -42,6 +43,7 @@ export function buildHostProgram(): Command {
   registerConnect(program);
   registerStatus(program);
   registerThreads(program);
+  registerWorktrees(program);
   registerRun(program);
   registerDemo(program);
   return program;

@@ -20,6 +20,9 @@ export interface StartOptions {
   readonly mode?: RuntimeMode;
   readonly interactionMode?: InteractionMode;
   readonly title?: string;
+  /** Where the thread works (`threads new --workspace`, with `--base` for a worktree). */
+  readonly workspace?: "shared" | "worktree" | "scratch";
+  readonly base?: string;
   readonly timeout?: number;
   readonly home?: string;
   readonly json?: boolean;
@@ -140,6 +143,9 @@ export async function startThread(promptArgument: string, options: StartOptions,
             target,
             runtimeMode: options.mode ?? DEFAULT_CLI_RUNTIME_MODE,
             ...(options.interactionMode !== undefined ? { interactionMode: options.interactionMode } : {}),
+            ...(options.workspace !== undefined || options.base !== undefined
+              ? { workspace: { strategy: options.workspace ?? "worktree", ...(options.base !== undefined ? { baseRef: options.base } : {}) } }
+              : {}),
           },
         ],
       });

@@ -215,6 +215,33 @@ export const ReachConfigSchema = z
   })
   .strict();
 
+/**
+ * Workspaces of delegated and created threads (`workspace` on delegate_task and create_threads):
+ * where new worktrees go, what a project does by default, and how long a finished one stays.
+ */
+export const WorkspacesConfigSchema = z
+  .object({
+    /**
+     * The folder new worktrees and scratch folders go in (default `<home>/worktrees`). It must lie
+     * outside every project, so a child's worktree is never inside its parent's tree.
+     */
+    root: z.string().min(1).optional(),
+    /**
+     * A project's default strategy when a call names none, by project id or folder (default
+     * `shared`, seed 000's: the parent's workspace). A default of `worktree` on a folder that is not a git
+     * repository falls back to `shared`.
+     */
+    projectDefaults: z.record(z.string().min(1), z.enum(["shared", "worktree", "scratch"])).default({}),
+    /**
+     * How long a workspace whose changes were applied, discarded or kept stays once its thread is
+     * settled, before its worktree (and, unless kept, its branch) is removed.
+     */
+    retentionMs: z.number().int().min(0).max(365 * 86_400_000).default(24 * 60 * 60 * 1000),
+    /** How long a git command waits, retrying, for a lock another git process holds (index.lock) before it fails. */
+    lockWaitMs: z.number().int().min(0).max(600_000).default(10_000),
+  })
+  .strict();
+
 /** The whole `config.json`. */
 export const SwitchyardConfigSchema = z
   .object({
@@ -226,6 +253,7 @@ export const SwitchyardConfigSchema = z
     pricing: PricingConfigSchema.default(PricingConfigSchema.parse({})),
     scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
     reach: ReachConfigSchema.default(ReachConfigSchema.parse({})),
+    workspaces: WorkspacesConfigSchema.default(WorkspacesConfigSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -251,3 +279,4 @@ export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 export type PricingConfig = z.infer<typeof PricingConfigSchema>;
 export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;
 export type ReachConfig = z.infer<typeof ReachConfigSchema>;
+export type WorkspacesConfig = z.infer<typeof WorkspacesConfigSchema>;

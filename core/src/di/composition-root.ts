@@ -59,6 +59,13 @@ import { ScheduledTaskService } from "../services/scheduling/scheduled-task-serv
 import { ScheduledTriggerService } from "../services/scheduling/scheduled-trigger-service.js";
 import { Scheduler } from "../services/scheduling/scheduler.js";
 import { WebhookSecretBox } from "../services/scheduling/webhook-secret-box.js";
+import { ChangeSetService } from "../services/workspaces/change-set-service.js";
+import { RepositoryLocks } from "../services/workspaces/repository-locks.js";
+import { WorkspaceEffects } from "../services/workspaces/workspace-effects.js";
+import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
+import { WorkspacePlanner } from "../services/workspaces/workspace-planner.js";
+import { WorkspaceRunEnd } from "../services/workspaces/workspace-run-end.js";
+import type { EffectHandler } from "../engine/effect-handler.js";
 
 /** Services (and the reactions the engine runs): one instance per container. */
 const SCOPED_SERVICES = [
@@ -96,10 +103,19 @@ const SCOPED_SERVICES = [
   ForeignTasks,
   ForeignTaskOutbox,
   StopFreezesHarnessTools,
+  RepositoryLocks,
+  WorkspacePlanner,
+  WorkspaceEffects,
+  WorkspaceRunEnd,
+  ChangeSetService,
+  WorkspaceJanitor,
 ] as const;
 
 /** The engine's reactions, in order (a bench builds an engine without one of them). */
-export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox, StopFreezesHarnessTools] as const;
+export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox, StopFreezesHarnessTools, WorkspaceRunEnd] as const;
+
+/** Outbox effects carried out above the engine: workspaces' git work. */
+export const EFFECT_HANDLERS = [WorkspaceEffects] as const;
 
 /** Options for building a host. */
 export interface ContainerOptions {
@@ -176,10 +192,12 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   container.register(TOKENS.ProviderCatalog, { useFactory: (c) => c.resolve(TOKENS.ProviderRegistry) });
   // The engine's in-transaction reactions, handed to it when it is built: the delegation saga,
   // the router children's report-back, usage accounting (records, tree budgets), remote task
-  // results (receipts from linked environments) and the foreign-task outbox run for every
-  // command of every engine, and nothing has to be resolved early to install them.
+  // results (receipts from linked environments), the foreign-task outbox and the queuing of a
+  // workspace's commit when a run ends run for every command of every engine, and nothing has
+  // to be resolved early to install them.
   container.register(TOKENS.EngineReactions, { useFactory: (c) => ENGINE_REACTIONS.map((reaction) => c.resolve<EngineReaction>(reaction)) });
   container.register(TOKENS.Engine, { useClass: TransactionalEngine }, scoped);
+  container.register(TOKENS.EffectHandlers, { useFactory: (c) => EFFECT_HANDLERS.map((handler) => c.resolve<EffectHandler>(handler)) });
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(TOKENS.LiveOutput, { useFactory: (c) => c.resolve(LiveOutput) });
   container.register(TOKENS.ProviderEventIngestor, { useClass: ProviderEventIngestor }, scoped);

@@ -2,6 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import type { SwitchyardPaths } from "../config/paths.js";
 import type { EngineReaction } from "../engine/engine-reaction.js";
+import type { EffectHandler } from "../engine/effect-handler.js";
 import type { McpGrantIssuer } from "../engine/mcp-grant-issuer.js";
 import type { EffectRunner, EffectWorker, Engine, LiveOutputFeed, ProviderEventSink, ProviderSessions, Reconciler } from "../engine/ports.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
@@ -66,6 +67,8 @@ export const TOKENS = {
   McpGrantIssuer: token<McpGrantIssuer>("McpGrantIssuer"),
   /** `ProviderSessionManager`. */
   ProviderSessionManager: token<ProviderSessions>("ProviderSessionManager"),
+  /** Outbox effects carried out above the engine (a workspace's git work), which survive a restart. */
+  EffectHandlers: token<readonly EffectHandler[]>("EffectHandlers"),
   /** `EffectExecutor`. */
   EffectExecutor: token<EffectRunner>("EffectExecutor"),
   /** `OutboxWorker`. */

@@ -6,6 +6,7 @@ import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
 import type { Engine, ReconcileReport, Reconciler } from "./ports.js";
 import type { McpGrantIssuer } from "./mcp-grant-issuer.js";
 import { EFFECT } from "./effects.js";
+import type { EffectHandler } from "./effect-handler.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import { createAttempt, finishAttempt, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
@@ -36,6 +37,7 @@ export class BootReconciler implements Reconciler {
     @inject(TOKENS.McpGrantIssuer) private readonly credentials: McpGrantIssuer,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.HarnessProcessTrees) private readonly trees: HarnessProcessControl | null = null,
+    @inject(TOKENS.EffectHandlers) private readonly handlers: readonly EffectHandler[] = [],
   ) {}
 
   reconcile(): ReconcileReport {
@@ -49,8 +51,16 @@ export class BootReconciler implements Reconciler {
 
     let resetEffects = 0;
     let abandonedEffects = 0;
+    // Effects on lasting things (a workspace's git work) are written to run again: a claimed one
+    // the crash cut short goes back to pending, and pending ones stay.
+    const rerunnable = new Set(this.handlers.flatMap((handler) => handler.types));
     for (const effect of store.unfinishedEffects()) {
       if (effect.status !== "claimed") continue;
+      if (rerunnable.has(effect.type)) {
+        store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
+        resetEffects += 1;
+        continue;
+      }
       if (effect.type === EFFECT.turnStart) {
         const attempt = store.get("attempt", (effect.payload as { attemptId: string }).attemptId);
         if (attempt !== null && attempt.status === "pending") {
@@ -64,7 +74,7 @@ export class BootReconciler implements Reconciler {
     }
     // Steers, interrupts and answers still pending target sessions that no longer exist.
     for (const effect of store.unfinishedEffects()) {
-      if (effect.type === EFFECT.turnStart) continue;
+      if (effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
       store.settleEffect(effect.id, "abandoned", "the provider session it targeted ended with the previous server process", new Date().toISOString());
       abandonedEffects += 1;
     }

@@ -6,6 +6,7 @@ import type { Engine } from "./ports.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
 import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
 import type { EffectRunner, LiveSession, ProviderSessions } from "./ports.js";
+import type { EffectHandler } from "./effect-handler.js";
 import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
 import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
@@ -28,9 +29,12 @@ export class EffectExecutor implements EffectRunner {
     @inject(TOKENS.Engine) private readonly engine: Engine,
     @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.EffectHandlers) private readonly handlers: readonly EffectHandler[] = [],
   ) {}
 
   async execute(effect: OutboxEffect): Promise<void> {
+    const handler = this.handlers.find((candidate) => candidate.types.includes(effect.type));
+    if (handler !== undefined) return handler.execute(effect);
     switch (effect.type) {
       case EFFECT.turnStart:
         return this.startTurn(effect.payload as TurnStartPayload);

@@ -22,6 +22,7 @@ import { activeRun } from "../engine/run-lifecycle.js";
 import { acquireHomeLock, type HomeLock } from "./home-lock.js";
 import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
 import { ReachLinkClient } from "../services/reach/link-client.js";
+import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
 
 /** Options for {@link SwitchyardHost.create}. */
 export interface HostOptions extends ContainerOptions {
@@ -141,6 +142,10 @@ export class SwitchyardHost {
     this.disposers.push(() => wallClocks.stop());
     // Scheduled tasks resume from the store: what came due while no engine ran fires now, once.
     this.scheduler.start();
+    // Workspaces whose retention passed while the host was down go now; later ones as they come due.
+    const janitor = this.container.resolve(WorkspaceJanitor);
+    janitor.start();
+    this.disposers.push(() => janitor.stop());
     // Results of tasks delegated to linked environments that finished while this side was down.
     this.container.resolve(RemoteResultsPuller).start();
     // Probe providers in the background from now on, so no answer waits on a harness.

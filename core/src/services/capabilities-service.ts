@@ -8,6 +8,7 @@ import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
 import { UsageService } from "./usage/usage-service.js";
+import { WorkspacePlanner } from "./workspaces/workspace-planner.js";
 
 /**
  * orchestrator_capabilities: what the caller inherits, and which providers (with a short,
@@ -22,6 +23,7 @@ export class CapabilitiesService {
     @inject(TOKENS.Policy) private readonly policy: Policy,
     private readonly callers: CallerContext,
     private readonly usage: UsageService,
+    private readonly workspaces: WorkspacePlanner,
   ) {}
 
   async describe(caller: Caller, input: { search?: string | undefined }) {
@@ -72,7 +74,12 @@ export class CapabilitiesService {
       parentModes: inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
       parentRunActive: this.callers.liveRun(caller) !== null,
       projectId: thread?.projectId ?? null,
-      projects: this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").filter((p) => this.callers.mayUseProject(caller, p.id)).map((p) => ({ projectId: p.id, name: p.name })),
+      projects: await Promise.all(
+        this.engine.store
+          .select("project", "1 = 1", [], "ORDER BY created_at")
+          .filter((p) => this.callers.mayUseProject(caller, p.id))
+          .map(async (p) => ({ projectId: p.id, name: p.name, workspaces: await this.workspaces.strategies(p.id), defaultWorkspace: this.workspaces.defaultFor(p.id) })),
+      ),
       providers,
       features: {
         polling: true,
@@ -82,6 +89,7 @@ export class CapabilitiesService {
         pendingRequests: true,
         worktreeLaunch: true,
         scheduling: true,
+        workspaces: true,
       },
       limits: {
         maxWaitMs: this.config.server.maxWaitMs,

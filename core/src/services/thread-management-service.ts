@@ -6,7 +6,7 @@ import type { Engine } from "../engine/ports.js";
 import { attachedThreadRefusal, deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
-import { createThread } from "../engine/thread-records.js";
+import { createThread, titleFromMessage } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import { isTerminalRunStatus, type Actor, type Authority, type CreationSource, type ReachOrigin, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
@@ -25,6 +25,8 @@ import { pendingBackgroundTasks, threadLink } from "./thread-views.js";
 import { withSourceHeader, type MessageSource } from "./message-source.js";
 import { environmentId } from "../store/settings.js";
 import { ReachOrigins } from "./reach/reach-origin.js";
+import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "./workspaces/workspace-planner.js";
+import { workspaceOf } from "./workspaces/workspace-records.js";
 
 /** The receipt of a create_threads call (`runIds` and `notes` are absent in receipts written before they were kept). */
 interface CreatedThreads {
@@ -160,6 +162,7 @@ export class ThreadManagementService {
     private readonly selection: ProviderSelectionService,
     private readonly liveWaits: LiveWaits,
     private readonly origins: ReachOrigins,
+    private readonly workspaces: WorkspacePlanner,
   ) {}
 
   private newCommandId(operation: string): string {
@@ -244,6 +247,16 @@ export class ThreadManagementService {
     const thread = this.getThread(request.threadId);
     if (thread.lineage.relationship === "attached") throw attachedThreadRefusal(thread);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
+    // A thread whose own workspace was removed has no folder to work in (a retry of a send
+    // that was accepted before still replays).
+    const workspace = workspaceOf(this.engine, thread.id);
+    if (workspace?.status === "removed" && this.engine.store.getReceipt(commandId) === null) {
+      throw new Failure(
+        "thread_not_sendable",
+        `Thread ${thread.id} worked in ${workspace.path}, which was removed (${workspace.disposition ?? "pruned"}); its conversation cannot go on there. Start new work instead (delegate_task, create_threads).`,
+        { threadId: thread.id, reason: "workspace_removed" },
+      );
+    }
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const source = request.source ?? null;
     const replyToSource = request.replyToSource ?? true;
@@ -547,6 +560,8 @@ export class ThreadManagementService {
         parentThreadId?: string | undefined;
         /** With parentThreadId: deliver each finished turn to the parent (default true). */
         reportBack?: boolean | undefined;
+        /** Where the thread works (Switchyard's addition): default the project's, else `shared`. */
+        workspace?: WorkspaceChoice | undefined;
       }[];
       clientRequestId?: string | undefined;
       projectId?: string | undefined;
@@ -600,6 +615,28 @@ export class ThreadManagementService {
           throw error;
         }
       }
+      // Each entry's workspace, decided (and checked) before anything is created. Changes go back
+      // to the parent of a child, else to the calling agent's workspace in this project, else (a
+      // client's) to the project's folder.
+      const plans: (WorkspacePlan | null)[] = [];
+      for (const [index, entry] of input.threads.entries()) {
+        const parent = entry.parentThreadId === undefined ? null : this.getThread(entry.parentThreadId);
+        const from = parent ?? (sameProject ? callerThread : null);
+        try {
+          const planned = await this.workspaces.plan({
+            choice: entry.workspace,
+            threadId: derive.threadFromCommand(commandId, index),
+            title: entry.title ?? titleFromMessage(entry.prompt ?? "thread"),
+            source: { projectId, cwd: from?.cwd ?? project.rootPath, threadId: from?.id ?? null },
+            field: `threads[${index}].workspace`,
+          });
+          plans.push(planned.plan);
+          if (planned.notes.length > 0) selections[index] = { ...selections[index]!, notes: [...selections[index]!.notes, ...planned.notes] };
+        } catch (error) {
+          if (error instanceof Failure) throw new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
+          throw error;
+        }
+      }
       const authority = this.callers.authority(caller);
       // Threads a linked environment (or an agent it reached) creates carry where that began.
       const reachedFrom = this.origins.of(caller);
@@ -620,7 +657,9 @@ export class ThreadManagementService {
               if (error instanceof Failure) throw new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
               throw error;
             }
-            const workspace = parent ?? (sameProject ? callerThread! : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const });
+            const plan = plans[index] ?? null;
+            const workspace =
+              plan !== null ? this.workspaces.record(ctx, plan) : (parent ?? (sameProject ? callerThread! : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const }));
             const thread = createThread(
               ctx,
               {

@@ -9,6 +9,7 @@ import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
 import { itemView, runView, threadShell, type ItemView, type ThreadShell } from "./thread-views.js";
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
+import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
 /** t3_thread_list input. */
 export interface ListThreadsInput {
@@ -131,8 +132,9 @@ export class ThreadQueryService {
       .map((run) => ({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: this.usage.run(run.id) }));
     let runList = runs;
     let usage: TreeUsage | undefined = this.usage.thread(thread.id);
+    const changes = compactChanges(workspaceOf(this.engine, thread.id));
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
-    let size = JSON.stringify({ thread: shell, runs: runList, usage }).length + 400;
+    let size = JSON.stringify({ thread: shell, runs: runList, usage, changes }).length + 400;
     for (const row of rows.slice(0, limit)) {
       const record = JSON.parse(row.data) as TimelineItemRecord;
       const view = itemView(record, Math.min(ITEM_TEXT_LIMIT, Math.max(200, maxChars - size - 500)));
@@ -164,6 +166,7 @@ export class ThreadQueryService {
         truncatedItems: items.filter((item) => item.truncated).length,
         characterBudget: maxChars,
         ...(usage !== undefined ? { usage } : {}),
+        ...(changes !== null ? { changes } : {}),
       };
     };
     // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
@@ -190,4 +193,11 @@ export class ThreadQueryService {
     }
     return result;
   }
+}
+
+/** A thread's workspace as a read shows it: the first 20 changed files by name (read_changes has them all). */
+function compactChanges(workspace: Parameters<typeof workspaceView>[0] | null): WorkspaceView | null {
+  if (workspace === null) return null;
+  const view = workspaceView(workspace);
+  return view.changes === null ? view : { ...view, changes: { ...view.changes, files: view.changes.files.slice(0, 20) } };
 }

@@ -184,6 +184,17 @@ export const ENTITY_TABLES: EntityTables = {
     },
     threadId: (r) => r.threadId,
   },
+  workspace: {
+    table: "workspaces",
+    columns: {
+      id: (r) => r.id,
+      thread_id: (r) => r.threadId,
+      project_id: (r) => r.projectId,
+      target_thread_id: (r) => r.target.threadId,
+      status: (r) => r.status,
+    },
+    threadId: (r) => r.threadId,
+  },
 };
 
 export const ENTITY_NAMES = Object.keys(ENTITY_TABLES) as EntityName[];

@@ -403,6 +403,23 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 28,
+    name: "workspaces: a thread's own worktree or scratch folder and what became of its changes",
+    // A parent finds its children's workspaces (target_thread_id), the janitor the ones not yet
+    // removed (status), `worktrees list` a project's.
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE workspaces (
+          id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, project_id TEXT NOT NULL, target_thread_id TEXT,
+          status TEXT NOT NULL, data TEXT NOT NULL, last_sequence INTEGER
+        );
+        CREATE UNIQUE INDEX workspaces_thread ON workspaces(thread_id);
+        CREATE INDEX workspaces_target ON workspaces(target_thread_id) WHERE target_thread_id IS NOT NULL;
+        CREATE INDEX workspaces_live ON workspaces(project_id) WHERE status != 'removed';
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

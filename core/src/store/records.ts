@@ -672,6 +672,108 @@ export interface ScheduledTriggerRecord {
   readonly createdAt: string;
 }
 
+/**
+ * How a thread's work is placed on disk (Switchyard's addition to seed 000): `shared`, the
+ * parent's (or project's) workspace; `worktree`, a new git worktree on a new branch; `scratch`,
+ * an empty folder; `existing`, a git worktree that already exists.
+ */
+export type WorkspaceStrategy = "shared" | "worktree" | "scratch" | "existing";
+
+/** What a child's workspace holds compared with its base, as last recorded (end of a run, a read, an apply). */
+export interface ChangeSummary {
+  /** The workspace's commit when it was recorded. */
+  readonly head: string | null;
+  /** Commits since the base. */
+  readonly commits: number;
+  /** Files that differ from the base (at most 200 are listed; `fileCount` counts all). */
+  readonly files: readonly string[];
+  readonly fileCount: number;
+  readonly insertions: number;
+  readonly deletions: number;
+  readonly recordedAt: string;
+}
+
+/** What became of one apply, discard or keep. */
+export interface WorkspaceOutcome {
+  readonly action: "apply" | "discard" | "keep";
+  /**
+   * `applied`; `conflict` (nothing was changed: `files` are the conflicting ones);
+   * `nothing_to_apply` (the target already has every change); `failed` (`message`);
+   * `discarded`; `kept`.
+   */
+  readonly outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+  readonly method: "merge" | "cherry-pick" | null;
+  /** The target's new commit (applied). */
+  readonly commit: string | null;
+  readonly files: readonly string[];
+  readonly message: string | null;
+  /** The request it answers (its command id). */
+  readonly requestId: string;
+  readonly at: string;
+}
+
+/**
+ * A thread's own workspace (a worktree, a scratch folder or a named existing worktree): where
+ * it is, what it started from, where its changes go back to, and what its parent decided.
+ * Threads that share a workspace have none.
+ */
+export interface WorkspaceRecord {
+  /** `workspace:<threadId>`. */
+  readonly id: string;
+  readonly threadId: string;
+  readonly projectId: string;
+  readonly strategy: Exclude<WorkspaceStrategy, "shared">;
+  /** The folder (absolute): a worktree's top. */
+  readonly path: string;
+  /**
+   * Where in it the thread works: the parent's folder's place in its repository (`packages/app/`
+   * for a project that is a folder of a larger repository), else empty. Absent: empty.
+   */
+  readonly subfolder?: string;
+  /** The git common directory the worktree belongs to; null for a scratch folder. */
+  readonly repository: string | null;
+  readonly branch: string | null;
+  /** The base as asked (`baseRef`), or null: the parent's commit at the time. */
+  readonly baseRef: string | null;
+  /** The commit the change set is measured from. */
+  readonly baseCommit: string | null;
+  /** Created by Switchyard, so Switchyard may remove it (never true for `existing`). */
+  readonly owned: boolean;
+  /** Where its changes go back to: the parent's thread and folder (a client's: the project root, no thread). */
+  readonly target: { readonly threadId: string | null; readonly path: string };
+  /** `creating` until the folder exists; `failed` when it could not be made (`error`); `removed` once gone. */
+  readonly status: "creating" | "ready" | "failed" | "removed";
+  /** What the parent decided: applied (maybe again later), discarded, or kept for a pull request. */
+  readonly disposition: "applied" | "discarded" | "kept" | null;
+  readonly changes: ChangeSummary | null;
+  /** An apply asked for and not finished (its command id and method). */
+  readonly pendingApply: { readonly requestId: string; readonly method: "merge" | "cherry-pick"; readonly requestedAt: string } | null;
+  /**
+   * An apply whose result is known and that is changing the target now: the target's commit
+   * before, the commit it moves to, and the paths that change. Recorded before the target's
+   * tree is touched, so a crash is finished from here, never started over.
+   */
+  readonly applying: {
+    readonly requestId: string;
+    /** The workspace's commit being applied. */
+    readonly head: string;
+    readonly from: string;
+    readonly to: string;
+    readonly paths: readonly string[];
+    readonly at: string;
+  } | null;
+  /** The workspace's commit the last apply brought over (an apply with nothing newer has nothing to do). */
+  readonly appliedHead: string | null;
+  /** A removal asked for (discard, retention, prune) and not finished. */
+  readonly pendingRemoval: { readonly keepBranch: boolean; readonly reason: string; readonly requestedAt: string } | null;
+  /** What became of each apply, discard and keep, oldest first (the newest 20). */
+  readonly outcomes: readonly WorkspaceOutcome[];
+  readonly error: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly removedAt: string | null;
+}
+
 /** Every record kind, by entity name. */
 export interface EntityRecords {
   project: ProjectRecord;
@@ -688,6 +790,7 @@ export interface EntityRecords {
   budget: BudgetRecord;
   scheduledTask: ScheduledTaskRecord;
   scheduledTrigger: ScheduledTriggerRecord;
+  workspace: WorkspaceRecord;
 }
 
 /** An entity name. */

@@ -91,7 +91,7 @@ describe("scoped tokens", () => {
       }
       seen.push(route.operationId);
     }
-    expect(seen.sort()).toEqual(["addProject", "cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "forkThread", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask", "updateThread"]);
+    expect(seen.sort()).toEqual(["addProject", "applyChanges", "cancelTask", "createScheduledTask", "createThreads", "deleteScheduledTask", "discardChanges", "forkThread", "interruptThread", "resumeThread", "sendMessage", "setThreadSettled", "stopThread", "updateScheduledTask", "updateThread"]);
   });
 
   it("every operation that names another project's thread, task or project refuses a project-scoped token", async () => {
@@ -110,6 +110,10 @@ describe("scoped tokens", () => {
       ["updateThread", () => scoped.post(`/threads/${fixture.theirs}/update`, { action: "rename", title: "hijacked" }), 404, "thread_not_found"],
       ["forkThread", () => scoped.post(`/threads/${fixture.theirs}/fork`, {}), 404, "thread_not_found"],
       ["listRemoteTasks", () => scoped.get(`/threads/${fixture.theirs}/remote-tasks`), 404, "thread_not_found"],
+      ["readChanges", () => scoped.get(`/threads/${fixture.theirs}/changes`), 404, "thread_not_found"],
+      ["applyChanges", () => scoped.post(`/threads/${fixture.theirs}/changes/apply`, {}), 404, "thread_not_found"],
+      ["discardChanges", () => scoped.post(`/threads/${fixture.theirs}/changes/discard`, {}), 404, "thread_not_found"],
+      ["listWorkspaces", () => scoped.get("/workspaces", { projectId: otherProjectId }), 403, "capability_denied"],
       ["getTask", () => scoped.get(`/tasks/${fixture.theirTask}`), 404, "task_not_found"],
       ["cancelTask", () => scoped.post(`/tasks/${fixture.theirTask}/cancel`, {}), 404, "task_not_found"],
       ["listPendingRequests", () => scoped.get(`/threads/${fixture.theirQuestion}/pending-requests`), 404, "thread_not_found"],

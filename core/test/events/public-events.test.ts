@@ -68,6 +68,20 @@ describe("public events: one internal upsert, at most one public event", () => {
     expect((diff.data.request as { request: { detail: string; detailTruncated: boolean } }).request).toMatchObject({ detailTruncated: true, detail: "d".repeat(EVENT_TEXT_LIMIT) });
   });
 
+  it("reports a workspace's changes, an apply under way and each outcome, once each", () => {
+    const base = { threadId: "thread-1", status: "ready", disposition: null, changes: null, pendingApply: null, applying: null, pendingRemoval: null, outcomes: [], path: "/w", strategy: "worktree", target: { threadId: "p", path: "/p" } };
+    const workspace = (change: Record<string, unknown>) => upsert("workspace", { ...base, ...change } as never);
+    const state = (stored: StoredEvent) => publicStateOf("workspace", stored.record as EntityRecords["workspace"]);
+    const ready = workspace({});
+    expect(publicEventOf(ready, null)).toMatchObject({ type: "workspace.updated", threadId: "thread-1", data: { workspace: { status: "ready", pending: null } } });
+    expect(typeOf(ready, state(ready))).toBeNull();
+    const applying = workspace({ pendingApply: { requestId: "r", method: "merge", requestedAt: "t" } });
+    expect(publicEventOf(applying, state(ready))?.data).toMatchObject({ workspace: { pending: "apply" } });
+    const applied = workspace({ disposition: "applied", outcomes: [{ action: "apply", outcome: "applied", method: "merge", commit: "c", files: [], message: null, requestId: "r", at: "t" }] });
+    expect(publicEventOf(applied, state(applying))?.data).toMatchObject({ workspace: { disposition: "applied", lastOutcome: { outcome: "applied" } } });
+    expect(typeOf(applied, state(applied))).toBeNull();
+  });
+
   it("keeps internal records internal", () => {
     expect(typeOf(upsert("attempt", { status: "running" } as never), null)).toBeNull();
     expect(typeOf(upsert("node", {} as never), null)).toBeNull();

@@ -96,6 +96,8 @@ describe("MCP authentication and authorization", () => {
       ["schedule_task", { projectId: lab.projectId, prompt: "x", schedule: { type: "webhook" }, target: { providerInstanceId: "alpha" } }],
       ["delete_scheduled_task", { scheduledTaskId: "sched_x" }],
       ["set_thread_settled", { threadId: thread.id, settled: true }],
+      ["apply_changes", { threadId: thread.id }],
+      ["discard_changes", { threadId: thread.id }],
     ] as const) {
       expect(await callTool(reader, name, args), name).toMatchObject({ ok: false, code: "capability_denied" });
     }
@@ -147,7 +149,7 @@ describe("MCP authentication and authorization", () => {
       [
         "orchestrator_capabilities", "delegate_task", "task_status", "task_cancel", "create_threads", "t3_thread_launch", "t3_thread_list", "t3_thread_read",
         "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "set_thread_settled", "t3_pending_request",
-        "schedule_task", "list_scheduled_tasks", "delete_scheduled_task",
+        "schedule_task", "list_scheduled_tasks", "delete_scheduled_task", "read_changes", "apply_changes", "discard_changes",
       ].sort(),
     );
     for (const tool of tools) {

@@ -45,9 +45,10 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
       const parent = await lab.liveAgent();
       const caps = await mustCall<{ projectId: string; projects: { projectId: string; name: string }[] }>(parent.client, "orchestrator_capabilities", {});
       expect(caps.projectId).toBe(lab.projectId);
+      // The other project is a git repository, so it has worktrees; the lab's folder is not.
       expect(caps.projects).toEqual([
-        { projectId: lab.projectId, name: "main" },
-        { projectId: otherId, name: "other" },
+        { projectId: lab.projectId, name: "main", workspaces: ["shared", "scratch"], defaultWorkspace: "shared" },
+        { projectId: otherId, name: "other", workspaces: ["shared", "worktree", "scratch", "existing"], defaultWorkspace: "shared" },
       ]);
       const result = await mustCall<DelegateTaskResult>(parent.client, "delegate_task", { task: "@@reply done over there", projectId: otherId, mode: "wait", clientRequestId: "cross-1" });
       expect(result).toMatchObject({ status: "completed", workState: "result_available", summary: "done over there" });

@@ -43,6 +43,7 @@ export class McpLab {
       pricing?: Record<string, unknown>;
       scheduling?: Record<string, unknown>;
       reach?: Record<string, unknown>;
+      workspaces?: Record<string, unknown>;
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
       /** Where to listen instead of 127.0.0.1 (another loopback address; TLS), as `serve --host`. */
@@ -63,6 +64,7 @@ export class McpLab {
       ...(options.pricing ? { pricing: options.pricing } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.reach ? { reach: options.reach } : {}),
+      ...(options.workspaces ? { workspaces: options.workspaces } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0, ...(options.listen ? { listen: options.listen } : {}) });

@@ -34,6 +34,7 @@ export async function startTestHost(options: {
   pricing?: Record<string, unknown>;
   scheduling?: Record<string, unknown>;
   reach?: Record<string, unknown>;
+  workspaces?: Record<string, unknown>;
   /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
   logger?: Logger;
 } = {}): Promise<TestHost> {
@@ -53,6 +54,7 @@ export async function startTestHost(options: {
       ...(options.pricing ? { pricing: options.pricing } : {}),
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.reach ? { reach: options.reach } : {}),
+      ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),

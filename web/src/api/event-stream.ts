@@ -15,6 +15,7 @@ const TYPES = new Set<string>([
   "request.opened",
   "request.answered",
   "request.closed",
+  "workspace.updated",
 ]);
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "closed";

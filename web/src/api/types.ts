@@ -115,6 +115,47 @@ export interface DelegatedTask {
   readonly latestTerminalSummary: string | null;
   /** The child thread's own usage and its whole tree's (absent from servers before usage records). */
   readonly usage?: { readonly own: UsageTotals; readonly subtree: UsageTotals };
+  /** The child's own workspace and its change set; null (or absent) when it shares its parent's. */
+  readonly changes?: WorkspaceView | null;
+}
+
+/** What became of an apply, discard or keep. */
+export interface WorkspaceOutcome {
+  readonly action: "apply" | "discard" | "keep";
+  readonly outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+  readonly commit: string | null;
+  readonly files: readonly string[];
+  readonly message: string | null;
+}
+
+/** A thread's own worktree or scratch folder (GET /tasks/{taskId} `changes`). */
+export interface WorkspaceView {
+  readonly strategy: "worktree" | "scratch" | "existing";
+  readonly status: "creating" | "ready" | "failed" | "removed";
+  readonly path: string;
+  readonly branch: string | null;
+  readonly hasChanges: boolean | null;
+  readonly changes: { readonly commits: number; readonly fileCount: number; readonly insertions: number; readonly deletions: number } | null;
+  readonly disposition: "applied" | "discarded" | "kept" | null;
+  readonly pending: "apply" | "removal" | null;
+  readonly lastOutcome: WorkspaceOutcome | null;
+}
+
+/** GET /threads/{threadId}/changes: files, commits and a page of the diff. */
+export interface ChangeSet {
+  readonly workspace: WorkspaceView;
+  readonly files: readonly { readonly path: string; readonly status: string; readonly insertions: number | null; readonly deletions: number | null }[];
+  readonly commits: readonly { readonly commit: string; readonly subject: string }[];
+  readonly diff: string;
+  readonly nextOffset: number | null;
+  readonly totalChars: number;
+}
+
+/** POST /threads/{threadId}/changes/apply|discard. */
+export interface ChangeSetDecision {
+  readonly outcome: WorkspaceOutcome | null;
+  readonly pending: boolean;
+  readonly workspace: WorkspaceView;
 }
 
 /** A child a thread delegated to a linked environment (GET /threads/{threadId}/remote-tasks); its thread lives there, not here. */

@@ -1,6 +1,7 @@
 import type { DelegatedTask, RemoteTask, ThreadShell, TimelineItem, UsageTotals } from "../api/types.js";
 import { badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
 import { onLinkClick, pathOf } from "./router.js";
+import { ChangesBox } from "./changes-box.js";
 
 /**
  * The children of a thread (delegated tasks and router children) with provider, model,
@@ -8,6 +9,7 @@ import { onLinkClick, pathOf } from "./router.js";
  * Children delegated to linked environments say where they run ("on <link name>"): their thread
  * lives there, so the row shows its ids and switchyard-thread link instead of opening it.
  * Provider-native sub-agents the harness reported (no thread of their own) are plain rows.
+ * A child in a worktree of its own shows its change set, to read and apply or discard.
  */
 export function AgentsPanel(props: {
   readonly thread: ThreadShell;
@@ -18,6 +20,8 @@ export function AgentsPanel(props: {
   readonly nativeSubagents: readonly TimelineItem[];
   readonly remoteTasks: readonly RemoteTask[];
   readonly nowMs: number;
+  /** The session may change things (operate): it sees Apply and Discard on a child's worktree. */
+  readonly canOperate: boolean;
 }) {
   const children = childrenOf(props.threads.values(), props.thread.threadId);
   return (
@@ -51,6 +55,7 @@ export function AgentsPanel(props: {
                 <dd>{child.delegatedTaskId !== null ? "delegated task" : "router child"}</dd>
               </dl>
               {reply !== null && <p class="last-reply">{reply}</p>}
+              {task?.changes != null && <ChangesBox threadId={child.threadId} workspace={task.changes} canOperate={props.canOperate} childActive={isActive(child)} />}
             </li>
           );
         })}

@@ -377,6 +377,7 @@ export function ThreadView(props: {
         nativeSubagents={nativeSubagents}
         remoteTasks={remoteTasks}
         nowMs={now}
+        canOperate={canOperate}
       />
     </div>
   );

@@ -151,6 +151,17 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           if (typeof task.childThreadId === "string") void refreshThread(task.childThreadId);
           break;
         }
+        case "workspace.updated": {
+          // A child's own worktree changed (new commits, an apply or discard, by anyone): the
+          // event carries the whole view, which replaces the one on the child's task.
+          const workspace = data.workspace as DelegatedTask["changes"];
+          if (workspace === undefined) break;
+          setTasks((map) => {
+            for (const [taskId, task] of map) if (task.childThreadId === event.threadId) return withEntry(map, taskId, { ...task, changes: workspace });
+            return map;
+          });
+          break;
+        }
         case "request.opened":
         case "request.answered":
         case "request.closed": {

@@ -4,6 +4,7 @@ import { pathsFor, resolveHome } from "../../config/paths.js";
 import { doctorReport, type DoctorFinding, type DoctorReport, type FindingStatus } from "../doctor/doctor-report.js";
 import { checkConfig, checkDatabase, checkHome, checkHomeAccess, checkInstall, checkLock, checkNode, checkPort } from "../doctor/host-checks.js";
 import { pluginFindings, providerFindings } from "../doctor/provider-checks.js";
+import { checkWorkspaces } from "../doctor/workspace-checks.js";
 import { withProviders } from "../open-host.js";
 import { EXIT, printJson, style, type StyleName } from "../output.js";
 
@@ -42,6 +43,7 @@ export async function runDoctor(options: { readonly home?: string }): Promise<Do
     findings.push({ area: "config", status: "fail", subject: "provider options", detail: (error as Error).message });
   }
   findings.push(await checkPort(config, lock));
+  findings.push(await checkWorkspaces(paths, config));
   return doctorReport(findings);
 }
 
@@ -67,7 +69,7 @@ function printReport(report: DoctorReport): void {
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description("Check this Switchyard: Node, home (and who can read it) and lock, database, plugins, each provider's harness (where, version, login, MCP), the port")
+    .description("Check this Switchyard: Node, home (and who can read it) and lock, database, plugins, each provider's harness (where, version, login, MCP), the port, thread worktrees")
     .addHelpText(
       "after",
       "\nOnly looks, like `switchyard providers`: it takes no lock, creates nothing in the home, starts no harness session and writes nothing into a harness's home.\nExit code 0 when everything configured can work, 1 when something cannot (each FAIL line says what to do).\n",

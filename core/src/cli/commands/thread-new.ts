@@ -3,6 +3,13 @@ import { INTERACTION_MODES, RUNTIME_MODES } from "../../spec/index.js";
 import { parseDuration } from "../duration.js";
 import { DEFAULT_CLI_RUNTIME_MODE, startThread, type StartOptions } from "../thread-start.js";
 import { parseInteractionMode, parseRuntimeMode } from "./token.js";
+import { CliError, EXIT } from "../output.js";
+
+/** `--workspace`: a strategy a new thread can get from the CLI (`existing` needs a path: use the API). */
+function parseWorkspace(value: string): "shared" | "worktree" | "scratch" {
+  if (value === "shared" || value === "worktree" || value === "scratch") return value;
+  throw new CliError(`--workspace "${value}" is not one of shared, worktree, scratch.`, EXIT.usage);
+}
 
 /** The options `threads new` and `run` share: where the work runs, on what, in which modes. */
 export function addStartOptions(command: Command): Command {
@@ -25,6 +32,8 @@ export function registerThreadNew(threads: Command): void {
       .command("new <prompt>")
       .description('Start a thread with a prompt ("-" reads it from stdin) in a project; prints its id, or with --wait follows it to its answer'),
   )
+    .option("--workspace <strategy>", "where it works: shared (the project's folder; the default unless the project sets another), worktree (a new git worktree on a new branch), scratch (an empty folder)", parseWorkspace)
+    .option("--base <ref>", "with --workspace worktree: the branch or commit to start from (default the project folder's current commit)")
     .option("--wait", "follow the run: its progress on stderr, its answer on stdout; exit with its outcome (0 completed, 4 failed, 5 interrupted, 6 cancelled, 7 still going); Ctrl-C stops following, the run goes on")
     .action(async (prompt: string, options: StartOptions & { wait?: boolean }) => {
       await startThread(prompt, options, { command: "switchyard threads new", wait: options.wait === true, stopOnCtrlC: false });

@@ -5,6 +5,7 @@ import { CliError, EXIT, exitCodeForRun, printJson, printTable, style } from "..
 import { withServer, type CommandAccess } from "../server-api.js";
 import { projectIdOf, threadIdOf } from "../thread-arguments.js";
 import { registerThreadControl } from "./thread-control.js";
+import { registerThreadChanges } from "./thread-changes.js";
 import { registerThreadNew } from "./thread-new.js";
 
 const READ: CommandAccess = { verbs: ["orchestration:read"], command: "switchyard threads" };
@@ -186,4 +187,5 @@ export function registerThreads(program: Command): void {
     });
 
   registerThreadControl(threads);
+  registerThreadChanges(threads);
 }

@@ -24,6 +24,8 @@ import { taskWork } from "./task-work.js";
 import { stopTaskTree } from "./task-stop.js";
 import { TreeBudgets } from "../usage/tree-budgets.js";
 import { UsageService } from "../usage/usage-service.js";
+import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "../workspaces/workspace-planner.js";
+import { ChangeSetService } from "../workspaces/change-set-service.js";
 
 /** seed 000 `DelegateTaskInput`. */
 export interface DelegateTaskInput {
@@ -40,6 +42,8 @@ export interface DelegateTaskInput {
   readonly interactionMode?: InteractionMode | "inherit" | undefined;
   /** Limits on the task's whole tree; each must fit in what is left of the budgets above it (Switchyard's addition). */
   readonly budget?: TreeBudgetConfig | undefined;
+  /** Where the child works (Switchyard's addition): default the project's, else `shared` (the parent's workspace). */
+  readonly workspace?: WorkspaceChoice | undefined;
 }
 
 /** How a wait reports that it is still waiting. */
@@ -68,6 +72,8 @@ export class DelegatedTaskService {
     private readonly liveWaits: LiveWaits,
     private readonly treeBudgets: TreeBudgets,
     private readonly usage: UsageService,
+    private readonly workspaces: WorkspacePlanner,
+    private readonly changeSets: ChangeSetService,
   ) {}
 
   private get environmentId(): string {
@@ -86,10 +92,10 @@ export class DelegatedTaskService {
     return taskView(this.engine, task, this.environmentId, waitTimedOut);
   }
 
-  /** Adds the task's usage (own and whole tree), its budget, and the budget that stopped it. */
+  /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */
   private withUsage(view: DelegateTaskResult): DelegateTaskResult {
     const task = this.engine.store.get("delegatedTask", view.taskId)!;
-    return { ...view, usage: this.usage.task(task.id), budget: this.usage.taskBudget(task.id), budgetStop: this.usage.budgetStopOf(task) };
+    return { ...view, usage: this.usage.task(task.id), budget: this.usage.taskBudget(task.id), budgetStop: this.usage.budgetStopOf(task), changes: this.changeSets.view(task.childThreadId) };
   }
 
   /** Reads a task the caller may see: its own (agents), any (clients). */
@@ -122,6 +128,7 @@ export class DelegatedTaskService {
       runtimeMode: input.runtimeMode ?? null,
       interactionMode: input.interactionMode ?? null,
       ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
     };
     const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
     let taskId: string;
@@ -141,6 +148,14 @@ export class DelegatedTaskService {
         runtimeMode: input.runtimeMode,
         interactionMode: input.interactionMode,
       });
+      const parent = this.callers.thread(caller)!;
+      const childProject = input.projectId ?? parent.projectId;
+      const planned = await this.workspaces.plan({
+        choice: input.workspace,
+        threadId: derive.delegatedThread(commandId),
+        title: input.title ?? titleFromMessage(input.task),
+        source: { projectId: childProject, cwd: childProject === parent.projectId ? parent.cwd : this.engine.store.get("project", childProject)!.rootPath, threadId: parent.id },
+      });
       const outcome = this.engine.execute({
         commandId,
         operation: "delegated_task.request",
@@ -148,7 +163,7 @@ export class DelegatedTaskService {
         handle: (ctx) => {
           const run = this.callers.liveRun(caller);
           if (run === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
-          return this.request(ctx, caller, input, selection, { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId });
+          return this.request(ctx, caller, input, withNotes(selection, planned.notes), { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId }, planned.plan);
         },
       });
       taskId = outcome.result.taskId;
@@ -163,6 +178,14 @@ export class DelegatedTaskService {
         runtimeMode: input.runtimeMode,
         interactionMode: input.interactionMode,
       });
+      // The outside agent works in the project's folder (or the root it named); its changes go
+      // back there, applied by whoever holds operate on the project.
+      const planned = await this.workspaces.plan({
+        choice: input.workspace,
+        threadId: derive.delegatedThread(commandId),
+        title: input.title ?? titleFromMessage(input.task),
+        source: { projectId: place.projectId, cwd: this.engine.store.get("project", place.projectId)!.rootPath, threadId: null },
+      });
       const outcome = this.engine.execute({
         commandId,
         operation: "delegated_task.request",
@@ -170,7 +193,7 @@ export class DelegatedTaskService {
         handle: (ctx) => {
           const parent = ensureAttachedThread(ctx, caller, place);
           const childProject = place.projectId === parent.projectId ? undefined : place.projectId;
-          return this.request(ctx, caller, { ...input, projectId: childProject }, selection, { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null });
+          return this.request(ctx, caller, { ...input, projectId: childProject }, withNotes(selection, planned.notes), { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null }, planned.plan);
         },
       });
       taskId = outcome.result.taskId;
@@ -189,6 +212,7 @@ export class DelegatedTaskService {
     input: DelegateTaskInput,
     selection: Awaited<ReturnType<ProviderSelectionService["resolve"]>>,
     parentAt: { thread: ThreadRecord; runId: string; attemptId: string | null },
+    plan: WorkspacePlan | null,
   ): { taskId: string } {
     const commandId = ctx.commandId!;
     const parent = parentAt.thread;
@@ -204,7 +228,7 @@ export class DelegatedTaskService {
     const parentItemId = derive.delegatedItem(commandId);
     const spawnTransferId = derive.spawnTransfer(commandId);
     const title = input.title ?? titleFromMessage(input.task);
-    const workspace = childWorkspace(ctx, parent, input.projectId);
+    const workspace = plan === null ? childWorkspace(ctx, parent, input.projectId) : { projectId: plan.projectId, ...this.workspaces.record(ctx, plan) };
 
     createThread(ctx, {
       id: childThreadId,
@@ -444,6 +468,11 @@ export class DelegatedTaskService {
     });
     return { ...this.view(task.id), cancelled: outcome.result.cancelled, reason: why };
   }
+}
+
+/** A provider selection with the workspace's notes added (they travel together to the parent's item). */
+function withNotes<T extends { notes: readonly string[] }>(selection: T, notes: readonly string[]): T {
+  return notes.length === 0 ? selection : { ...selection, notes: [...selection.notes, ...notes] };
 }
 
 /** True once the run that waits is being interrupted, or has ended. */

@@ -4,6 +4,7 @@ import { derive } from "../../util/ids.js";
 import { threadLink } from "../thread-views.js";
 import { resultText, taskWork, type TaskWork } from "./task-work.js";
 import type { BudgetStopView, BudgetView, TreeUsage } from "../usage/usage-service.js";
+import type { WorkspaceView } from "../workspaces/workspace-records.js";
 
 /** seed 000 `DelegateTaskResult`, plus links, usage and budgets (Switchyard's additions, all optional). */
 export interface DelegateTaskResult {
@@ -32,6 +33,8 @@ export interface DelegateTaskResult {
   budget?: BudgetView | null;
   /** The budget that stopped the task (its own or one above it), or null. */
   budgetStop?: BudgetStopView | null;
+  /** The child's own workspace and its change set (null: it shares its parent's workspace). */
+  changes?: WorkspaceView | null;
 }
 
 /**

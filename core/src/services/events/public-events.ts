@@ -9,8 +9,10 @@ import {
   type StoredEvent,
   type ThreadRecord,
   type TimelineItemRecord,
+  type WorkspaceRecord,
 } from "../../store/records.js";
 import { itemView } from "../thread-views.js";
+import { workspaceView } from "../workspaces/workspace-records.js";
 
 /**
  * The public event vocabulary of `GET /api/v1/events`: a projection of the store's internal
@@ -30,6 +32,7 @@ export const PUBLIC_EVENT_TYPES = [
   "request.opened",
   "request.answered",
   "request.closed",
+  "workspace.updated",
 ] as const;
 
 /** A public event type. */
@@ -57,7 +60,7 @@ export interface PublicEvent {
 export type PublicState = string;
 
 /** Entities that can produce public events; every other upsert is internal only. */
-const PUBLIC_ENTITIES: ReadonlySet<EntityName> = new Set(["thread", "run", "item", "delegatedTask", "runtimeRequest"]);
+const PUBLIC_ENTITIES: ReadonlySet<EntityName> = new Set(["thread", "run", "item", "delegatedTask", "runtimeRequest", "workspace"]);
 
 /** Whether upserts of this entity can produce a public event (others need no previous state). */
 export function isPublicEntity(entity: EntityName): boolean {
@@ -101,6 +104,11 @@ export function publicStateOf<E extends EntityName>(entity: E, record: EntityRec
     }
     case "runtimeRequest":
       return (record as RuntimeRequestRecord).status;
+    case "workspace": {
+      const workspace = record as WorkspaceRecord;
+      const pending = workspace.pendingApply !== null || workspace.applying !== null ? "apply" : workspace.pendingRemoval !== null ? "removal" : "";
+      return [workspace.status, workspace.disposition ?? "", workspace.changes?.head ?? "", workspace.outcomes.length, pending].join("|");
+    }
     default:
       return null;
   }
@@ -210,6 +218,8 @@ function event(stored: StoredEvent, type: PublicEventType, threadId: string, dat
  * - `task.updated`: a delegated task's status, result, delivery or cancellation changed.
  * - `request.opened`, `request.answered`, `request.closed` (cancelled or expired): an approval
  *   or question opened, or ended.
+ * - `workspace.updated`: a thread's own workspace was made, recorded new changes, got an apply
+ *   or removal under way, or an outcome (applied, conflict, discarded…), or was removed.
  */
 export function publicEventOf(stored: StoredEvent, previous: PublicState | null): PublicEvent | null {
   switch (stored.entity) {
@@ -251,6 +261,11 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
       if (request.status === previous) return null;
       if (request.status === "pending") return event(stored, "request.opened", request.threadId, { request: requestData(request) });
       return event(stored, request.status === "answered" ? "request.answered" : "request.closed", request.threadId, { request: requestData(request) });
+    }
+    case "workspace": {
+      const workspace = stored.record as WorkspaceRecord;
+      if (publicStateOf("workspace", workspace) === previous) return null;
+      return event(stored, "workspace.updated", workspace.threadId, { threadId: workspace.threadId, workspace: workspaceView(workspace) });
     }
     default:
       return null;

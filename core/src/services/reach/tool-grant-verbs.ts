@@ -32,6 +32,11 @@ export const TOOL_GRANT_VERBS: Readonly<Record<string, GrantVerb | null>> = {
   schedule_task: null,
   list_scheduled_tasks: null,
   delete_scheduled_task: null,
+  // A child's changes are files on this machine: reading them is a read; applying or
+  // discarding them changes this machine's folders and is the local user's and their agents'.
+  read_changes: "read",
+  apply_changes: null,
+  discard_changes: null,
 };
 
 /** The verb a tool needs across environments: a verb, null (not offered), or undefined (unknown tool). */

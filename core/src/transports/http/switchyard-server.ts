@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SwitchyardHost } from "../../host/switchyard-host.js";
 import { SPEC_SEMVER, SwitchyardError } from "../../spec/index.js";
+import { ChangeSetService } from "../../services/workspaces/change-set-service.js";
+import { WorkspaceJanitor } from "../../services/workspaces/workspace-janitor.js";
 import { McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { CallerContext } from "../../services/caller-context.js";
 import { CapabilitiesService } from "../../services/capabilities-service.js";
@@ -103,11 +105,12 @@ export async function startServer(host: SwitchyardHost, options: { port?: number
     schedules: host.container.resolve(ScheduledTaskService),
     reach: host.container.resolve(ReachForwarder),
     foreignTasks: host.container.resolve(ForeignTasks),
+    changeSets: host.container.resolve(ChangeSetService),
   };
   const reach = { grants: host.container.resolve(ReachGrants), audit: host.container.resolve(ReachAudit) };
   const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, registry, services, host.logger.child({ component: "mcp" }), serverName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, reach);
   const eventStreams = new EventStreams(host.container.resolve(EventStreamService), limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), providerDoctor: host.container.resolve(ProviderDoctorService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit, remoteChildren: host.container.resolve(RemoteChildren) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(registry, { ...services, projects: host.container.resolve(ProjectService), providerDoctor: host.container.resolve(ProviderDoctorService), usage: host.usage, forks: host.forks, eventStreams, webSessions: host.container.resolve(WebSessions), audit: reach.audit, remoteChildren: host.container.resolve(RemoteChildren), workspaces: host.container.resolve(WorkspaceJanitor) }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
   // Plugins' operations mount on the same router, so they get its authentication, scope
   // checks, CSRF rules and failure shape; a plugin whose routes are malformed gets none.
   const pluginWork = new AbortController();

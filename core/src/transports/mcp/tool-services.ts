@@ -10,6 +10,7 @@ import type { ThreadMetadataService } from "../../services/thread-metadata-servi
 import type { ThreadQueryService } from "../../services/thread-query-service.js";
 import type { ForeignTasks } from "../../services/reach/foreign-tasks.js";
 import type { ReachForwarder } from "../../services/reach/reach-forwarder.js";
+import type { ChangeSetService } from "../../services/workspaces/change-set-service.js";
 
 /** The services MCP tools call. Tools shape results; services own the behaviour. */
 export interface McpToolServices {
@@ -29,4 +30,6 @@ export interface McpToolServices {
   /** Calls across environments: forwarding to linked ones (A), and the tasks linked ones delegated here (B). */
   readonly reach: ReachForwarder;
   readonly foreignTasks: ForeignTasks;
+  /** A child's own workspace: its change set, applied or discarded. */
+  readonly changeSets: ChangeSetService;
 }

@@ -227,6 +227,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a thread's change set
+         * @description read_changes: for a thread that works in its own worktree, the files it changed, its commits and a page of the diff against the commit it started from (offset=nextOffset reads on; maxChars, default 30000). path limits the diff to one file.
+         */
+        get: operations["readChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/threads/{threadId}/changes/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a thread's changes to the workspace they go back to
+         * @description apply_changes: merges (default) or cherry-picks the thread's commits into its parent's workspace (a client's: the project folder). A conflict changes nothing and lists the files (outcome.outcome conflict). Needs operate on the project and a token allowed auto-accept-edits or full-access. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.
+         */
+        post: operations["applyChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/threads/{threadId}/changes/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discard a thread's changes
+         * @description discard_changes: removes the thread's worktree and its branch; keepBranch keeps the branch for a pull request. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.
+         */
+        post: operations["discardChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's thread workspaces
+         * @description The worktrees and scratch folders threads of a project work in, newest first: where, what changed, what was decided, and when retention removes them.
+         */
+        get: operations["listWorkspaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{taskId}": {
         parameters: {
             query?: never;
@@ -597,6 +677,17 @@ export interface components {
                 parentThreadId?: string;
                 /** @description With parentThreadId: deliver each finished turn to the parent (default true). */
                 reportBack?: boolean;
+                /** @description Where it works: "shared" (your workspace; the default unless the project sets another), "worktree" (a new git worktree on a new branch from your current commit, or baseRef), "scratch" (an empty folder), "existing" (the worktree at path). A worktree's changes come back with read_changes / apply_changes / discard_changes; orchestrator_capabilities lists what each project supports. */
+                workspace?: ("shared" | "worktree" | "scratch" | "existing") | {
+                    /** @enum {string} */
+                    strategy: "shared" | "worktree" | "scratch" | "existing";
+                    /** @description worktree: the branch or commit to start from (default: your current commit). */
+                    baseRef?: string;
+                    /** @description worktree: the new branch's name (default switchyard/<title>-<tag>). */
+                    branch?: string;
+                    /** @description existing: the worktree to work in. */
+                    path?: string;
+                };
             }[];
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
@@ -645,6 +736,20 @@ export interface components {
             afterRunId?: string;
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
+        };
+        ApplyChangesBody: {
+            /** @enum {string} */
+            method?: "merge" | "cherry-pick";
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+            /** @description How long to wait for the outcome; capped by the server's maximum wait. */
+            timeoutMs?: number;
+        };
+        DiscardChangesBody: {
+            keepBranch?: boolean;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+            timeoutMs?: number;
         };
         CancelTaskBody: {
             reason?: string;
@@ -990,6 +1095,47 @@ export interface components {
                 at: string;
                 taskId: string | null;
             } | null;
+            /** @description Switchyard: the child's own workspace (workspace worktree/scratch/existing) and whether it holds changes; null: it shares yours. read_changes shows the diff. */
+            changes?: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
+            } | null;
         };
         PendingRequest: {
             requestId: string;
@@ -1047,6 +1193,13 @@ export interface components {
             projects: {
                 projectId: string;
                 name: string;
+                /** @description Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees). */
+                workspaces?: ("shared" | "worktree" | "scratch" | "existing")[];
+                /**
+                 * @description Switchyard: the strategy work gets when a call names none.
+                 * @enum {string}
+                 */
+                defaultWorkspace?: "shared" | "worktree" | "scratch" | "existing";
                 /** @description The project's folder. */
                 rootPath: string;
                 /** @description The Scratch project, where threads launched without a project work. */
@@ -1057,6 +1210,13 @@ export interface components {
             project: {
                 projectId: string;
                 name: string;
+                /** @description Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees). */
+                workspaces?: ("shared" | "worktree" | "scratch" | "existing")[];
+                /**
+                 * @description Switchyard: the strategy work gets when a call names none.
+                 * @enum {string}
+                 */
+                defaultWorkspace?: "shared" | "worktree" | "scratch" | "existing";
                 /** @description The project's folder. */
                 rootPath: string;
                 /** @description The Scratch project, where threads launched without a project work. */
@@ -1183,6 +1343,47 @@ export interface components {
                     };
                 };
             };
+            /** @description Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff. */
+            changes?: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
+            };
         };
         SendResult: {
             threadId: string;
@@ -1279,6 +1480,180 @@ export interface components {
             reason: string;
             transferId: string;
             replayed: boolean;
+        };
+        ChangeSet: {
+            threadId: string;
+            workspace: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
+            };
+            baseCommit: string | null;
+            head: string | null;
+            readonly files: {
+                path: string;
+                /** @description A added, M modified, D deleted, T type changed. */
+                status: string;
+                insertions: number | null;
+                deletions: number | null;
+            }[];
+            fileCount: number;
+            readonly commits: {
+                commit: string;
+                subject: string;
+            }[];
+            commitCount: number;
+            /** @description The folder has changes no commit holds yet (its run is still going). */
+            uncommitted: boolean;
+            diff: string;
+            offset: number;
+            /** @description Pass as offset for the next page; null at the end. */
+            nextOffset: number | null;
+            totalChars: number;
+            truncated: boolean;
+        };
+        ChangeSetDecision: {
+            threadId: string;
+            requestId: string;
+            replayed: boolean;
+            /** @description What came of it; null while still under way (pending). */
+            outcome: {
+                /** @enum {string} */
+                action: "apply" | "discard" | "keep";
+                /** @enum {string} */
+                outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                method: ("merge" | "cherry-pick") | null;
+                commit: string | null;
+                /** @description conflict: the files that conflict (nothing was changed). */
+                readonly files: string[];
+                message: string | null;
+                requestId: string;
+                at: string;
+            } | null;
+            /** @description The wait ended first; read_changes shows the outcome once it is there. */
+            pending: boolean;
+            workspace: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
+            };
+        };
+        WorkspaceList: {
+            workspaces: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
+                threadId: string;
+                projectId: string;
+                threadTitle: string | null;
+                settledAt: string | null;
+                removableAt: string | null;
+            }[];
         };
         CancelledTask: {
             taskId: string;
@@ -1422,6 +1797,47 @@ export interface components {
                 allowed: number;
                 at: string;
                 taskId: string | null;
+            } | null;
+            /** @description Switchyard: the child's own workspace (workspace worktree/scratch/existing) and whether it holds changes; null: it shares yours. read_changes shows the diff. */
+            changes?: {
+                workspaceId: string;
+                /** @enum {string} */
+                strategy: "worktree" | "scratch" | "existing";
+                /** @enum {string} */
+                status: "creating" | "ready" | "failed" | "removed";
+                path: string;
+                branch: string | null;
+                baseCommit: string | null;
+                /** @description The thread its changes go back to (null: the project folder, for a client). */
+                targetThreadId: string | null;
+                targetPath: string;
+                /** @description Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder). */
+                hasChanges: boolean | null;
+                changes: {
+                    head: string | null;
+                    commits: number;
+                    readonly files: string[];
+                    fileCount: number;
+                    insertions: number;
+                    deletions: number;
+                    recordedAt: string;
+                } | null;
+                disposition: ("applied" | "discarded" | "kept") | null;
+                pending: ("apply" | "removal") | null;
+                lastOutcome: {
+                    /** @enum {string} */
+                    action: "apply" | "discard" | "keep";
+                    /** @enum {string} */
+                    outcome: "applied" | "conflict" | "nothing_to_apply" | "failed" | "discarded" | "kept";
+                    method: ("merge" | "cherry-pick") | null;
+                    commit: string | null;
+                    /** @description conflict: the files that conflict (nothing was changed). */
+                    readonly files: string[];
+                    message: string | null;
+                    requestId: string;
+                    at: string;
+                } | null;
+                error: string | null;
             } | null;
             cancelled: boolean;
             reason: string;
@@ -2106,7 +2522,7 @@ export interface components {
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
-            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed";
+            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
             /** @description When the change committed. */
             at: string;
             projectId: string | null;
@@ -2723,6 +3139,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForkResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    readChanges: {
+        parameters: {
+            query?: {
+                /** @description Only this file (or folder) of the change set. */
+                path?: string;
+                /** @description Where the page starts in the diff (a previous page's nextOffset). */
+                offset?: number;
+                maxChars?: number;
+            };
+            header?: never;
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read a thread's change set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeSet"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    applyChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApplyChangesBody"];
+            };
+        };
+        responses: {
+            /** @description Apply a thread's changes to the workspace they go back to */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeSetDecision"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    discardChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DiscardChangesBody"];
+            };
+        };
+        responses: {
+            /** @description Discard a thread's changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeSetDecision"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    listWorkspaces: {
+        parameters: {
+            query: {
+                /** @description The project whose workspaces to list. */
+                projectId: string;
+                /** @description true: removed ones too. */
+                all?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List a project's thread workspaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceList"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */
@@ -3387,7 +3986,7 @@ export interface operations {
                 descendants?: boolean;
                 /** @description Only events of this delegated task and its child thread. */
                 taskId?: string;
-                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed. */
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
                 types?: string[];
                 /** @description Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL. */
                 after?: number;

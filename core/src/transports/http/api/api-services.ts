@@ -7,6 +7,7 @@ import type { EventStreams } from "../events/event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 import type { ReachAudit } from "../../../services/reach/reach-audit.js";
 import type { RemoteChildren } from "../../../services/reach/remote-children.js";
+import type { WorkspaceJanitor } from "../../../services/workspaces/workspace-janitor.js";
 
 /** The services API routes call: the same ones the MCP tools use, projects, the provider doctor, usage, forks, the event streams and the web UI's sessions. */
 export interface ApiServices extends McpToolServices {
@@ -21,4 +22,6 @@ export interface ApiServices extends McpToolServices {
   readonly audit: Pick<ReachAudit, "list">;
   /** A thread's children in linked environments. */
   readonly remoteChildren: Pick<RemoteChildren, "ofThread">;
+  /** Reads only: the project's thread workspaces. */
+  readonly workspaces: Pick<WorkspaceJanitor, "list">;
 }

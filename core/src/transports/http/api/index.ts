@@ -1,4 +1,5 @@
 import type { ApiRoute } from "./api-route.js";
+import { applyChangesRoute, discardChangesRoute, listWorkspacesRoute, readChangesRoute } from "./routes/changes.js";
 import { eventsRoute } from "./routes/events.js";
 import { openApiRoute } from "./routes/openapi.js";
 import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
@@ -38,6 +39,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   setThreadSettledRoute,
   updateThreadRoute,
   forkThreadRoute,
+  readChangesRoute,
+  applyChangesRoute,
+  discardChangesRoute,
+  listWorkspacesRoute,
   getTaskRoute,
   cancelTaskRoute,
   listRemoteTasksRoute,

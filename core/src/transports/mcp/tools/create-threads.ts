@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
-import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, ThreadShell } from "../contract.js";
+import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, ThreadShell, WorkspaceInput } from "../contract.js";
 import { CREATES_WORK, defineTool } from "../tool-definition.js";
 
 export const createThreadsTool = defineTool({
@@ -25,6 +25,7 @@ export const createThreadsTool = defineTool({
                 .optional()
                 .describe("Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message."),
               reportBack: z.boolean().optional().describe("With parentThreadId: deliver each finished turn to the parent (default true)."),
+              workspace: WorkspaceInput.optional(),
             })
             .strict(),
         )

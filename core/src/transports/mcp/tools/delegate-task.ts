@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
 import { linkedGrantOf, reachMetaOf } from "../linked-caller.js";
-import { ClientRequestId, DelegateTaskResultSchema, InteractionModeInput, RuntimeModeInput, Target } from "../contract.js";
+import { ClientRequestId, DelegateTaskResultSchema, InteractionModeInput, RuntimeModeInput, Target, WorkspaceInput } from "../contract.js";
 import { CREATES_WORK, defineTool } from "../tool-definition.js";
 
 export const delegateTaskTool = defineTool({
@@ -13,6 +13,7 @@ export const delegateTaskTool = defineTool({
     "Provider, model and modes inherit from you when omitted; a child never gets broader modes than yours. Use a distinct clientRequestId per task, stable across retries of that task.",
     "For a follow-up in the same child conversation use t3_thread_send on childThreadId.",
     "budget (optional) caps the task's tree in tokens, dollars or wall-clock time; usage shows what the tree used so far.",
+    'workspace "worktree" gives the child its own git worktree (several children editing files never overwrite each other); take its changes back with apply_changes or drop them with discard_changes.',
   ].join(" "),
   input: z
     .object({
@@ -26,6 +27,7 @@ export const delegateTaskTool = defineTool({
       clientRequestId: ClientRequestId.optional(),
       runtimeMode: RuntimeModeInput.optional(),
       interactionMode: InteractionModeInput.optional(),
+      workspace: WorkspaceInput.optional(),
       budget: z
         .object({
           tokens: z.number().int().positive().optional().describe("Tokens (input, cache, output) the task's whole tree may use."),

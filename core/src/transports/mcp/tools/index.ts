@@ -18,6 +18,9 @@ import { threadReadTool } from "./thread-read.js";
 import { threadSendTool } from "./thread-send.js";
 import { threadUpdateTool } from "./thread-update.js";
 import { threadWaitTool } from "./thread-wait.js";
+import { applyChangesTool } from "./apply-changes.js";
+import { discardChangesTool } from "./discard-changes.js";
+import { readChangesTool } from "./read-changes.js";
 
 /** The orchestration tool surface (seed 000), in the order tools/list shows it. */
 export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
@@ -36,6 +39,9 @@ export const ORCHESTRATOR_TOOLS: readonly McpToolDefinition[] = [
   threadWaitTool,
   threadInterruptTool,
   setThreadSettledTool,
+  readChangesTool,
+  applyChangesTool,
+  discardChangesTool,
   pendingRequestTool,
   scheduleTaskTool,
   listScheduledTasksTool,

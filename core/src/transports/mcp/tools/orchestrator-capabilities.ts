@@ -18,7 +18,17 @@ export const orchestratorCapabilitiesTool = defineTool({
     parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
     parentRunActive: z.boolean(),
     projectId: z.string().nullable(),
-    projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
+    projects: z.array(
+      z.object({
+        projectId: z.string(),
+        name: z.string(),
+        workspaces: z
+          .array(z.enum(["shared", "worktree", "scratch", "existing"]))
+          .optional()
+          .describe("Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees)."),
+        defaultWorkspace: z.enum(["shared", "worktree", "scratch", "existing"]).optional().describe("Switchyard: the strategy work gets when a call names none."),
+      }),
+    ),
     environments: z
       .array(
         z.object({
@@ -87,6 +97,7 @@ export const orchestratorCapabilitiesTool = defineTool({
       pendingRequests: z.boolean(),
       worktreeLaunch: z.boolean(),
       scheduling: z.boolean(),
+      workspaces: z.boolean().optional().describe("Switchyard: delegate_task and create_threads take workspace; read_changes, apply_changes and discard_changes take a child's changes back."),
     }),
     limits: z.object({
       maxWaitMs: z.number(),

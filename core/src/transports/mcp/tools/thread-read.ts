@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { callerFromScope } from "../caller-from-scope.js";
-import { RunViewSchema, ThreadShell, TreeUsageSchema } from "../contract.js";
+import { RunViewSchema, ThreadShell, TreeUsageSchema, WorkspaceViewSchema } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 
 export const threadReadTool = defineTool({
@@ -46,6 +46,7 @@ export const threadReadTool = defineTool({
     truncatedItems: z.number(),
     characterBudget: z.number(),
     usage: TreeUsageSchema.optional().describe("Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own."),
+    changes: WorkspaceViewSchema.optional().describe("Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff."),
   }),
   annotations: READ_ONLY,
   requires: "orchestration:read",

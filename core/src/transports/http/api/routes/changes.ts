@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { applyChangesTool } from "../../../mcp/tools/apply-changes.js";
+import { discardChangesTool } from "../../../mcp/tools/discard-changes.js";
+import { readChangesTool } from "../../../mcp/tools/read-changes.js";
+import { WorkspaceViewSchema } from "../../../mcp/contract.js";
+import { defineRoute } from "../api-route.js";
+import { ThreadPath } from "./threads.js";
+
+export const readChangesRoute = defineRoute({
+  method: "GET",
+  path: "/threads/{threadId}/changes",
+  operationId: "readChanges",
+  summary: "Read a thread's change set",
+  description:
+    "read_changes: for a thread that works in its own worktree, the files it changed, its commits and a page of the diff against the commit it started from (offset=nextOffset reads on; maxChars, default 30000). path limits the diff to one file.",
+  tag: "changes",
+  requires: "orchestration:read",
+  params: ThreadPath,
+  query: readChangesTool.input.omit({ threadId: true }),
+  input: readChangesTool.input,
+  output: readChangesTool.output,
+  outputName: "ChangeSet",
+  handle: (input, { caller, services }) => services.changeSets.read(caller, input),
+});
+
+export const applyChangesRoute = defineRoute({
+  method: "POST",
+  path: "/threads/{threadId}/changes/apply",
+  operationId: "applyChanges",
+  summary: "Apply a thread's changes to the workspace they go back to",
+  description:
+    "apply_changes: merges (default) or cherry-picks the thread's commits into its parent's workspace (a client's: the project folder). A conflict changes nothing and lists the files (outcome.outcome conflict). Needs operate on the project and a token allowed auto-accept-edits or full-access. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.",
+  tag: "changes",
+  requires: "orchestration:operate",
+  params: ThreadPath,
+  body: applyChangesTool.input.omit({ threadId: true }),
+  idempotencyKey: "clientRequestId",
+  input: applyChangesTool.input,
+  output: applyChangesTool.output,
+  outputName: "ChangeSetDecision",
+  handle: (input, { caller, services, signal }) => services.changeSets.apply(caller, input, signal),
+});
+
+export const discardChangesRoute = defineRoute({
+  method: "POST",
+  path: "/threads/{threadId}/changes/discard",
+  operationId: "discardChanges",
+  summary: "Discard a thread's changes",
+  description: "discard_changes: removes the thread's worktree and its branch; keepBranch keeps the branch for a pull request. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.",
+  tag: "changes",
+  requires: "orchestration:operate",
+  params: ThreadPath,
+  body: discardChangesTool.input.omit({ threadId: true }),
+  idempotencyKey: "clientRequestId",
+  input: discardChangesTool.input,
+  output: discardChangesTool.output,
+  outputName: "ChangeSetDiscard",
+  handle: (input, { caller, services, signal }) => services.changeSets.discard(caller, input, signal),
+});
+
+const ListWorkspacesInput = z
+  .object({
+    projectId: z.string().min(1).describe("The project whose workspaces to list."),
+    all: z.enum(["true", "false"]).optional().describe("true: removed ones too."),
+  })
+  .strict();
+
+export const listWorkspacesRoute = defineRoute({
+  method: "GET",
+  path: "/workspaces",
+  operationId: "listWorkspaces",
+  summary: "List a project's thread workspaces",
+  description: "The worktrees and scratch folders threads of a project work in, newest first: where, what changed, what was decided, and when retention removes them.",
+  tag: "changes",
+  requires: "orchestration:read",
+  query: ListWorkspacesInput,
+  input: ListWorkspacesInput,
+  output: z.object({
+    workspaces: z.array(
+      WorkspaceViewSchema.extend({
+        threadId: z.string(),
+        projectId: z.string(),
+        threadTitle: z.string().nullable(),
+        settledAt: z.string().nullable(),
+        removableAt: z.string().nullable(),
+      }),
+    ),
+  }),
+  outputName: "WorkspaceList",
+  handle: (input, { caller, services }) => {
+    services.callers.requireInScope(caller, { projectIds: [input.projectId] });
+    return { workspaces: services.workspaces.list({ projectId: input.projectId, all: input.all === "true" }) };
+  },
+});
