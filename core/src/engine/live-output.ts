@@ -48,6 +48,10 @@ export class LiveOutput implements LiveOutputFeed {
     return text;
   }
 
+  textSoFar(attemptId: string, itemId: string, kind: LiveOutputChunk["kind"]): string | null {
+    return this.buffers.get(this.key(attemptId, itemId, kind))?.text ?? null;
+  }
+
   onChunk(listener: (chunk: LiveOutputChunk) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
