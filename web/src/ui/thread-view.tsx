@@ -266,7 +266,7 @@ export function ThreadView(props: {
             </span>
             {thread.relationship === "attached" && (
               <span class="attached-note" data-attached>
-                attached: {thread.attached?.client !== null && thread.attached?.client !== undefined ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
+                attached: {thread.attached?.client ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
               </span>
             )}
             {thread.stopped === true && (

@@ -843,6 +843,14 @@ export interface components {
             settledAt: string | null;
             /** @description Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message. */
             stopped?: boolean;
+            /** @description Switchyard's addition, on an attached thread only: its outside agent session. */
+            attached?: {
+                /** @description The outside client as it named itself, when it did. */
+                client: {
+                    name: string;
+                    version: string;
+                } | null;
+            };
             blockedOnThreadWait: boolean;
             pendingBackgroundTasks: number;
             /** @enum {string} */
