@@ -50,16 +50,18 @@ describe("live output and tool-call items over the API", () => {
     const before = await ok(reader.get(`/threads/${threadId}`, { view: "messages" }));
     expect(before.items.map((item: { role: string }) => item.role)).toEqual(["user"]);
 
-    // A stream that opens now gets the text so far whole, then the pieces after it.
+    // A stream that opens now gets the text so far at once (it would wait for no next piece), then the pieces after it.
     const late = await open({ liveOutput: "true", threadId });
+    const caughtUp = await late.waitFor((event) => event.type === "output.delta");
+    expect(caughtUp.payload.data).toEqual({ itemId, kind: "assistant_message", offset: 0, delta: "Here is **the plan**:" });
     lab.release("live-1");
     await untilGatesReached(lab.t.gateDir, ["live-2"]);
     const second = await asking.waitFor((event) => event.type === "output.delta" && event.payload.data.offset > 0);
     expect(second.payload.data).toEqual({ itemId, kind: "assistant_message", offset: "Here is **the plan**:".length, delta: " 1. read" });
     // Streamed text is never written to the log: only the completed message will be.
     expect(lab.host.store.eventsAfter(0, 100_000).filter((event) => JSON.stringify(event.record).includes("Here is **the plan**: 1. read"))).toEqual([]);
-    const lateFirst = await late.waitFor((event) => event.type === "output.delta");
-    expect(lateFirst.payload.data).toEqual({ itemId, kind: "assistant_message", offset: 0, delta: "Here is **the plan**: 1. read" });
+    const lateNext = await late.waitFor((event) => event.type === "output.delta" && event.payload.data.offset > 0);
+    expect(lateNext.payload.data).toEqual(second.payload.data);
 
     lab.release("live-2");
     const message = await asking.waitFor((event) => event.type === "message" && event.payload.data.item.role === "assistant" && event.payload.threadId === threadId);

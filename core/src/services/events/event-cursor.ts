@@ -109,6 +109,7 @@ export class EventCursor {
     } finally {
       // Synchronous from the empty page to here: no live batch can slip between them.
       this.replaying = false;
+      if (!this.closed) this.liveOutput?.catchUp();
     }
   }
 }

@@ -49,13 +49,28 @@ export class LiveOutputRelay {
     });
   }
 
+  /**
+   * Sends what is streaming now, whole (the stream just caught up with the log, so a reader
+   * that arrived mid-reply sees the reply so far without waiting for its next piece).
+   */
+  catchUp(): void {
+    for (const buffered of this.feed.buffered()) {
+      try {
+        this.sent.delete(this.keyOf(buffered));
+        this.relay({ ...buffered, delta: buffered.text });
+      } catch {
+        // The next piece of that item is sent whole instead.
+      }
+    }
+  }
+
   close(): void {
     this.stop?.();
     this.stop = null;
     this.sent.clear();
   }
 
-  private keyOf(chunk: LiveOutputChunk): string {
+  private keyOf(chunk: Pick<LiveOutputChunk, "attemptId" | "itemId" | "kind">): string {
     return providerItemId(chunk.attemptId, chunk.kind === "assistant_message" ? "message" : "reasoning", chunk.itemId);
   }
 

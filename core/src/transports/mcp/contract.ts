@@ -83,6 +83,9 @@ export const RunViewSchema = z
     status: RunStatus,
     summary: z.string().nullable(),
     error: z.object({ code: z.string().optional(), message: z.string() }).nullable(),
+    createdAt: z.string().optional().describe("Switchyard's addition: when the run was asked for."),
+    startedAt: z.string().nullable().optional().describe("Switchyard's addition: when it left the queue (null while queued)."),
+    endedAt: z.string().nullable().optional().describe("Switchyard's addition: when it ended (null while it runs)."),
   })
   .loose();
 

@@ -872,6 +872,12 @@ export interface components {
                 code?: string;
                 message: string;
             } | null;
+            /** @description Switchyard's addition: when the run was asked for. */
+            createdAt?: string;
+            /** @description Switchyard's addition: when it left the queue (null while queued). */
+            startedAt?: string | null;
+            /** @description Switchyard's addition: when it ended (null while it runs). */
+            endedAt?: string | null;
         } & {
             [key: string]: unknown;
         };
