@@ -98,7 +98,7 @@ describe("live output and tool-call items over the API", () => {
     // The whole output, a page at a time.
     const pages: string[] = [];
     for (let offset: number | null = 0; offset !== null; ) {
-      const page = await ok(reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "output", offset, limit: 1000 }));
+      const page: { text: string; nextOffset: number | null } = await ok(reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "output", offset, limit: 1000 }));
       expect(page).toMatchObject({ threadId, itemId: long!.itemId, kind: "tool_call", part: "output", totalChars: long!.details.outputChars });
       pages.push(page.text);
       offset = page.nextOffset;

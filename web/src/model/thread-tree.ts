@@ -66,6 +66,18 @@ export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: strin
   return [...threads].filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
 }
 
+/** Every thread's direct children at once (what the sidebar's badges need), keyed by parent. */
+export function childrenByParent(threads: Iterable<ThreadShell>): Map<string, ThreadShell[]> {
+  const byParent = new Map<string, ThreadShell[]>();
+  for (const thread of threads) {
+    if (!isChild(thread) || thread.parentThreadId === null) continue;
+    const siblings = byParent.get(thread.parentThreadId);
+    if (siblings === undefined) byParent.set(thread.parentThreadId, [thread]);
+    else siblings.push(thread);
+  }
+  return byParent;
+}
+
 /**
  * The chain of parents above a thread, root first (for the breadcrumb); stops at a fork (its
  * source is where it came from, not a parent), a cycle or a parent not loaded.

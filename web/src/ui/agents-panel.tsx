@@ -39,7 +39,7 @@ export function AgentsPanel(props: {
   const tree = descendantsOf(props.threads.values(), props.thread.threadId);
   const [stopping, setStopping] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<{ readonly text: string; readonly failed: boolean } | null>(null);
-  const count = tree.reduce((sum, node) => sum + subtreeThreads(node).length, 0);
+  const count = tree.reduce((sum, node) => sum + subtreeThreads(node).length, 0) + props.remoteTasks.length;
 
   /** Stops a subtree: a delegated task is cancelled (the server stops what it delegated first); a router child is stopped after its own children. */
   const stop = async (node: ThreadNode) => {

@@ -109,6 +109,19 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await long.locator("[data-exit-code]").innerText()).toBe("exit 0");
       expect(await long.locator("[data-duration]").innerText()).toMatch(/^\d+ ms$|^\d+\.\d s$/);
       expect(await long.locator("[data-tool-status]").innerText()).toBe("completed");
+      // Its time, elapsed run and the tree's cost, in the heading.
+      expect(await page.locator("[data-tree-usage]").innerText()).toBe("tree: 1,200 tokens · $0.0123");
+      expect(await page.locator("[data-run-elapsed]").innerText()).toMatch(/^run 1: \d+s$/);
+      const started = page.locator(".thread-meta time.when");
+      expect(await started.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(await started.innerText()).toMatch(/^started (just now|\d+s ago)$/);
+      expect(await seriousViolations(page)).toEqual([]);
+      // The cards, not the prompt that asked for them, at the top of the screenshots.
+      await long.evaluate((card) => {
+        const timeline = card.closest(".timeline")!;
+        timeline.scrollTop += card.getBoundingClientRect().top - timeline.getBoundingClientRect().top - 8;
+      });
+      await screenshotVariants(page, "thread-activity");
       // Folded: the first lines, and the rest on demand.
       const shown = await long.locator(".tool-output pre").innerText();
       expect(shown.split("\n").filter((line) => line !== "")).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`));
@@ -127,14 +140,6 @@ if (!chromiumInstalled && !browserRequired) {
       expect((await diff.locator(".diff-add").innerText()).trim()).toBe("+const a = 2;");
       expect((await diff.locator(".diff-remove").innerText()).trim()).toBe("-const a = 1;");
 
-      // Its time, elapsed run and the tree's cost, in the heading.
-      expect(await page.locator("[data-tree-usage]").innerText()).toBe("tree: 1,200 tokens · $0.0123");
-      expect(await page.locator("[data-run-elapsed]").innerText()).toMatch(/^run 1: \d+s$/);
-      const started = page.locator(".thread-meta time.when");
-      expect(await started.getAttribute("title")).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
-      expect(await started.innerText()).toMatch(/^started (just now|\d+s ago)$/);
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotVariants(page, "thread-activity");
     });
 
     it("renders a markdown answer with a copyable code block, a table and safe links; raw HTML stays text and no remote image loads", async () => {
@@ -280,6 +285,24 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator("#thread-title").click();
       await page.keyboard.press("n");
       await page.waitForURL(`${a.server.url}/new`, UI_WAIT);
+      await page.getByRole("button", { name: "Start thread" }).waitFor(UI_WAIT);
+      await screenshotVariants(page, "new-thread");
+    });
+
+    it("shows the other screens at both widths, light and dark: the inbox, providers, sign-in", async () => {
+      await page.getByRole("link", { name: "Providers" }).click();
+      await page.locator("table th[scope=row]").filter({ hasText: "alpha" }).waitFor(UI_WAIT);
+      await screenshotVariants(page, "providers");
+      await page.getByRole("link", { name: /Needs a person/ }).click();
+      await page.locator("#inbox-title").waitFor(UI_WAIT);
+      await screenshotVariants(page, "inbox");
+      const stranger = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+      const signIn = await stranger.newPage();
+      await signIn.goto(a.server.url);
+      await signIn.locator("#token").waitFor(UI_WAIT);
+      expect(await seriousViolations(signIn)).toEqual([]);
+      await screenshotVariants(signIn, "sign-in");
+      await stranger.close();
     });
   });
 }

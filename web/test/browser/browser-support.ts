@@ -103,6 +103,8 @@ export async function screenshotVariants(page: Page, name: string): Promise<stri
       await page.setViewportSize({ width, height: width === 1280 ? 800 : 900 });
       // A frame for the layout to follow the new size and scheme.
       await page.evaluate(() => {
+        // The page itself from its top (a narrow layout scrolls the page; the timeline keeps its own place).
+        (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0);
         const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame;
         return new Promise<void>((resolve) => frame(() => frame(resolve)));
       });
