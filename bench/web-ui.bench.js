@@ -5,6 +5,7 @@
 //   threads, Debian's Chromium (playwright-core) signed in with a token; from navigation to
 //   the 1,000th sidebar row in the page (the lists are read through the API, 100 a page).
 //   Skipped, with a note, when Chromium is not installed (SWITCHYARD_CHROMIUM names another).
+// - scrolling a 5,000-item thread: the next older page's time and the most items in the page.
 // WEB_BENCH_THREADS changes the thread count.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,7 +77,8 @@ async function firstRenderRow() {
       samples.push(performance.now() - started);
     }
     samples.sort((a, b) => a - b);
-    return { metric: `first render, ${THREADS}-thread project`, value: samples[1], unit: "ms", note: "median of 3 navigations: page, API lists, 1,000 sidebar rows" };
+    const firstRender = { metric: `first render, ${THREADS}-thread project`, value: samples[1], unit: "ms", note: "median of 3 navigations: page, API lists, 1,000 sidebar rows" };
+    return [firstRender, await longThreadRow(host, project.id, server.url, page)];
   } finally {
     await browser?.close();
     await server.close();
@@ -86,6 +88,61 @@ async function firstRenderRow() {
   }
 }
 
+/**
+ * Scrolling up a 5,000-item thread (markdown replies): how long the next older page takes to be
+ * in the page, and how many items the page holds at most (the timeline keeps a window).
+ */
+async function longThreadRow(host, projectId, serverUrl, page) {
+  const { thread } = host.threads.createThread({ projectId, providerInstanceId: "scripted", title: "long history", createdBy: "user", creationSource: "api" });
+  const now = new Date().toISOString();
+  const ITEMS = 5_000;
+  host.store.transaction(() =>
+    host.store.append(
+      null,
+      Array.from({ length: ITEMS }, (_, i) => ({
+        entity: "item",
+        record: {
+          id: `item:bench:${i}`,
+          threadId: thread.id,
+          runId: null,
+          attemptId: null,
+          position: i + 1,
+          kind: "assistant_message",
+          status: "completed",
+          text: `History reply ${i + 1} with **markdown**, \`code\` and a list:\n\n- one\n- two\n\n\`\`\`sh\nnpm test\n\`\`\``,
+          data: { role: "assistant" },
+          createdBy: "provider",
+          creationSource: "provider",
+          createdAt: now,
+          updatedAt: now,
+        },
+      })),
+      now,
+    ),
+  );
+  await page.goto(`${serverUrl}/threads/${thread.id}`);
+  await page.waitForFunction(() => globalThis.document.querySelectorAll(".items > li").length > 0, undefined, { timeout: 60_000 });
+  const PAGES = 20;
+  const samples = [];
+  let most = 0;
+  for (let i = 0; i < PAGES; i += 1) {
+    const first = await page.evaluate(() => globalThis.document.querySelector(".items > li")?.getAttribute("data-position"));
+    const started = performance.now();
+    await page.evaluate(() => globalThis.document.querySelector(".timeline").scrollTo({ top: 0 }));
+    await page.waitForFunction((position) => globalThis.document.querySelector(".items > li")?.getAttribute("data-position") !== position, first, { timeout: 60_000 });
+    samples.push(performance.now() - started);
+    most = Math.max(most, await page.evaluate(() => globalThis.document.querySelectorAll(".items > li").length));
+  }
+  samples.sort((a, b) => a - b);
+  return {
+    metric: `scroll up a ${ITEMS.toLocaleString("en")}-item thread, next older page`,
+    value: samples[Math.floor(samples.length / 2)],
+    unit: "ms",
+    note: `median of ${PAGES} pages of 50 (read, render, scroll kept); at most ${most} items in the page`,
+  };
+}
+
 export default async function run() {
-  return { name: "web-ui", rows: [...bundleRows(), await firstRenderRow()] };
+  const rendered = await firstRenderRow();
+  return { name: "web-ui", rows: [...bundleRows(), ...(Array.isArray(rendered) ? rendered : [rendered])] };
 }

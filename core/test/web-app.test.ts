@@ -61,6 +61,9 @@ describe("the web UI's static handler", () => {
     expect([asset.status, asset.headers["content-type"], asset.headers["cache-control"]]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
     const route = await send(port, "GET", "/threads/thread:cmd:abc:0");
     expect([route.status, route.body]).toEqual([200, "<!doctype html><title>ui</title>"]);
+    // A thread made by a command has a dot in its id: its page is still the app, not a missing file.
+    const dotted = await send(port, "GET", "/threads/thread:cmd:thread.create:req_1:0");
+    expect([dotted.status, dotted.body]).toEqual([200, "<!doctype html><title>ui</title>"]);
     expect((await send(port, "HEAD", "/")).body).toBe("");
   });
 

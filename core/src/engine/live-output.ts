@@ -48,6 +48,14 @@ export class LiveOutput implements LiveOutputFeed {
     return text;
   }
 
+  buffered(): (Omit<LiveOutputChunk, "delta"> & { readonly text: string })[] {
+    return [...this.buffers.values()].map((buffer) => ({ ...buffer.chunk, text: buffer.text }));
+  }
+
+  textSoFar(attemptId: string, itemId: string, kind: LiveOutputChunk["kind"]): string | null {
+    return this.buffers.get(this.key(attemptId, itemId, kind))?.text ?? null;
+  }
+
   onChunk(listener: (chunk: LiveOutputChunk) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -152,6 +152,10 @@ export interface LiveOutputChunk {
 export interface LiveOutputFeed {
   /** Assistant text streamed so far for a thread's unfinished items. */
   pendingText(threadId: string): string;
+  /** Every unfinished item's text so far (what a reader that arrives mid-stream has missed). */
+  buffered(): (Omit<LiveOutputChunk, "delta"> & { readonly text: string })[];
+  /** The text streamed so far for one unfinished item, or null when none is buffered (it completed, or never streamed). */
+  textSoFar(attemptId: string, itemId: string, kind: LiveOutputChunk["kind"]): string | null;
   /** Hears every chunk as it arrives. */
   onChunk(listener: (chunk: LiveOutputChunk) => void): () => void;
 }

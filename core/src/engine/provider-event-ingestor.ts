@@ -237,7 +237,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
           kind: "tool_call",
           status: event.status,
           text: existing?.text ?? "tool call",
-          data: { ...(existing?.data ?? {}), ...(event.output !== undefined ? { output: truncate(event.output, MAX_TOOL_OUTPUT_CHARS) } : {}) },
+          data: {
+            ...(existing?.data ?? {}),
+            ...(event.output !== undefined ? { output: truncate(event.output, MAX_TOOL_OUTPUT_CHARS) } : {}),
+            ...(typeof event.exitCode === "number" && Number.isInteger(event.exitCode) ? { exitCode: event.exitCode } : {}),
+          },
         });
         return;
       }

@@ -7,7 +7,7 @@ import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../stor
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
-import { itemView, runView, threadShell, type ItemView, type ThreadShell } from "./thread-views.js";
+import { itemPart, itemView, runView, threadShell, type ItemPart, type ItemView, type ThreadShell } from "./thread-views.js";
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
@@ -32,6 +32,18 @@ export interface ReadThreadInput {
   readonly limit?: number | undefined;
   readonly maxChars?: number | undefined;
 }
+
+/** The item read's input: one part of one item, a page of characters at a time. */
+export interface ReadItemPartInput {
+  readonly threadId: string;
+  readonly itemId: string;
+  readonly part?: ItemPart | undefined;
+  readonly offset?: number | undefined;
+  readonly limit?: number | undefined;
+}
+
+/** The longest page of an item's part one read answers. */
+export const ITEM_PART_PAGE_CHARS = 20_000;
 
 const MESSAGE_KINDS: readonly TimelineItemKind[] = ["user_message", "assistant_message", "proposed_plan"];
 const ITEM_TEXT_LIMIT = 4_000;
@@ -192,6 +204,25 @@ export class ThreadQueryService {
       result = assemble();
     }
     return result;
+  }
+
+  /**
+   * One part of an item whole, a page at a time (what a thread read cut short: a long message,
+   * a tool call's output or arguments). Null when the thread has no such item; a part the item
+   * does not have is an empty page.
+   */
+  readItemPart(input: ReadItemPartInput) {
+    const thread = this.engine.store.get("thread", input.threadId);
+    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+    const item = this.engine.store.get("item", input.itemId);
+    if (item === null || item.threadId !== thread.id) return null;
+    const part = input.part ?? "text";
+    const whole = itemPart(item, part) ?? "";
+    const offset = Math.min(Math.max(input.offset ?? 0, 0), whole.length);
+    const limit = Math.min(Math.max(input.limit ?? ITEM_PART_PAGE_CHARS, 1), ITEM_PART_PAGE_CHARS);
+    const text = whole.slice(offset, offset + limit);
+    const end = offset + text.length;
+    return { threadId: thread.id, itemId: item.id, kind: item.kind, status: item.status, part, offset, text, totalChars: whole.length, nextOffset: end < whole.length ? end : null };
   }
 }
 

@@ -126,15 +126,43 @@ export function runView(run: RunRecord, maxSummaryChars = 2_000) {
 
 export type RunView = ReturnType<typeof runView>;
 
+/** How much of a tool call's output an item's view carries; the item read pages through the rest. */
+export const ITEM_OUTPUT_PREVIEW_CHARS = 500;
+/** How much of a tool call's arguments (as JSON) an item's view carries whole; longer ones are a preview. */
+export const ITEM_INPUT_PREVIEW_CHARS = 1_000;
+
+/** Kinds whose span (first seen to last change) is how long they took. */
+const TIMED_KINDS: ReadonlySet<string> = new Set(["tool_call", "subagent"]);
+
+/**
+ * A tool call's arguments as a view carries them: whole when their JSON is short, else a
+ * preview of it (the item read pages through the whole).
+ */
+function inputDetails(input: unknown): Record<string, unknown> {
+  if (input === undefined) return {};
+  const json = JSON.stringify(input) ?? "null";
+  if (json.length <= ITEM_INPUT_PREVIEW_CHARS) return { input };
+  return { inputPreview: `${json.slice(0, ITEM_INPUT_PREVIEW_CHARS)}…`, inputChars: json.length };
+}
+
 /** An item as results show it, its text bounded. */
 export function itemView(item: TimelineItemRecord, maxChars: number) {
   const truncated = item.text.length > maxChars;
   const data = item.data as Record<string, unknown>;
   const summary: Record<string, unknown> = {};
-  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source", "strategy", "degraded", "reason"]) {
+  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source", "strategy", "degraded", "reason", "exitCode"]) {
     if (data[key] !== undefined) summary[key] = data[key];
   }
-  if (typeof data.output === "string") summary.output = data.output.length > 500 ? `${data.output.slice(0, 500)}…` : data.output;
+  if (typeof data.output === "string") {
+    const long = data.output.length > ITEM_OUTPUT_PREVIEW_CHARS;
+    summary.output = long ? `${data.output.slice(0, ITEM_OUTPUT_PREVIEW_CHARS)}…` : data.output;
+    summary.outputChars = data.output.length;
+    summary.outputTruncated = long;
+  }
+  if (item.kind === "tool_call") Object.assign(summary, inputDetails(data.input));
+  if (TIMED_KINDS.has(item.kind) && item.status !== "in_progress" && item.status !== "pending") {
+    summary.durationMs = Math.max(0, Date.parse(item.updatedAt) - Date.parse(item.createdAt));
+  }
   return {
     position: item.position,
     itemId: item.id,
@@ -149,6 +177,17 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
     createdAt: item.createdAt,
     details: summary,
   };
+}
+
+/** The parts of an item the item read pages through: its text, a tool call's output or its arguments (JSON). */
+export type ItemPart = "text" | "output" | "input";
+
+/** One part of an item whole, or null when the item has no such part. */
+export function itemPart(item: TimelineItemRecord, part: ItemPart): string | null {
+  const data = item.data as Record<string, unknown>;
+  if (part === "text") return item.text;
+  if (part === "output") return typeof data.output === "string" ? data.output : null;
+  return data.input === undefined ? null : JSON.stringify(data.input, null, 2);
 }
 
 export type ItemView = ReturnType<typeof itemView>;

@@ -231,6 +231,7 @@ describe("GET /api/v1/events", () => {
     const received: FeedEvent[] = [];
     let arrived: (() => void) | null = null;
     const sink: EventSink = {
+      sendUnlogged: () => true,
       send: (events) => {
         received.push(...events);
         arrived?.();

@@ -93,6 +93,8 @@ export interface ToolCallCompletedEventV1 {
   readonly status: "completed" | "failed" | "declined";
   /** Its output, as text (may be truncated by the adapter). */
   readonly output?: string;
+  /** A command's exit code, when the tool ran one and the provider reports it. */
+  readonly exitCode?: number;
 }
 
 /** One option of an approval request. @public */

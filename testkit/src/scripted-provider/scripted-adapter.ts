@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -83,6 +84,20 @@ interface ActiveTurn {
   readonly refusesSteers: boolean;
   /** What the turn's `@@usage` steps reported so far (null: none, so the turn reports no usage). */
   usage: TurnUsageReport | null;
+  /** The reply's message item, which `@@say` streams into before the reply completes it. */
+  readonly messageItemId: string;
+  /** What `@@say` streamed so far. */
+  said: string;
+}
+
+/** Runs a command with sh in a folder: its combined output and exit code (127 when sh itself could not run). */
+function runShell(command: string, cwd: string, signal: AbortSignal): Promise<{ output: string; exitCode: number }> {
+  return new Promise((resolve) => {
+    execFile("sh", ["-c", `exec 2>&1\n${command}`], { cwd, signal, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => {
+      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 127;
+      resolve({ output: String(stdout), exitCode: code });
+    });
+  });
 }
 
 /** Releases a gate so a turn waiting on `@@gate name` goes on. Works across processes. */
@@ -274,7 +289,7 @@ class ScriptedSession {
     if (this.closed) throw new Error("session is closed");
     if (this.active !== null) throw new Error("a turn is already running");
     const refusesSteers = parseProviderScript(input.text).steps.some((step) => step.kind === "refuse-steers");
-    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers, usage: null };
+    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers, usage: null, messageItemId: `msg-${randomUUID()}`, said: "" };
     this.active = turn;
     const providerTurnId = `scripted-turn-${randomUUID()}`;
     setImmediate(() => void this.run(turn, providerTurnId));
@@ -310,12 +325,16 @@ class ScriptedSession {
         }
         if (outcome.result !== null) lastResult = outcome.result;
       }
-      reply ??= lastResult !== null ? `${script.freeText ? `${script.freeText}: ` : ""}${lastResult}` : `scripted reply to: ${script.freeText || turn.input.text}`;
-      if (turn.steers.length > 0) reply += ` [steered: ${turn.steers.join(" | ")}]`;
-      const itemId = `msg-${randomUUID()}`;
-      const middle = Math.ceil(reply.length / 2);
-      this.emit({ type: "message.delta", turnId, itemId, text: reply.slice(0, middle) });
-      this.emit({ type: "message.delta", turnId, itemId, text: reply.slice(middle) });
+      // What `@@say` streamed opens the message; the reply (if any) follows it.
+      const said = turn.said;
+      reply ??= said !== "" ? "" : lastResult !== null ? `${script.freeText ? `${script.freeText}: ` : ""}${lastResult}` : `scripted reply to: ${script.freeText || turn.input.text}`;
+      let rest = said !== "" && reply !== "" ? ` ${reply}` : reply;
+      if (turn.steers.length > 0) rest += ` [steered: ${turn.steers.join(" | ")}]`;
+      reply = said + rest;
+      const itemId = turn.messageItemId;
+      const middle = Math.ceil(rest.length / 2);
+      if (rest.slice(0, middle) !== "") this.emit({ type: "message.delta", turnId, itemId, text: rest.slice(0, middle) });
+      if (rest.slice(middle) !== "") this.emit({ type: "message.delta", turnId, itemId, text: rest.slice(middle) });
       this.emit({ type: "message.completed", turnId, itemId, text: reply });
       this.finish(turn, userText, reply, { status: "completed" });
     } catch (error) {
@@ -388,6 +407,26 @@ class ScriptedSession {
       case "usage":
         turn.usage = addUsage(turn.usage ?? {}, step.usage);
         return { kind: "continue", result: null };
+      case "say": {
+        const piece = turn.said === "" ? step.text : ` ${step.text}`;
+        turn.said += piece;
+        this.emit({ type: "message.delta", turnId, itemId: turn.messageItemId, text: piece });
+        return { kind: "continue", result: null };
+      }
+      case "shell": {
+        const itemId = `shell-${randomUUID()}`;
+        this.emit({ type: "tool_call.started", turnId, itemId, kind: "command", name: "shell", title: step.command, input: { command: step.command, cwd: this.input.cwd } });
+        const { output, exitCode } = await runShell(step.command, this.input.cwd, signal);
+        if (signal.aborted) throw new Error("aborted");
+        this.emit({ type: "tool_call.completed", turnId, itemId, status: exitCode === 0 ? "completed" : "failed", output, exitCode });
+        return { kind: "continue", result: `shell ${step.command} exited ${exitCode}` };
+      }
+      case "diff": {
+        const itemId = `diff-${randomUUID()}`;
+        this.emit({ type: "tool_call.started", turnId, itemId, kind: "file_change", name: "apply_patch", title: step.path, input: { changes: [{ path: step.path, kind: "update" }] } });
+        this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output: `--- ${step.path}\n${step.diff}` });
+        return { kind: "continue", result: `edited ${step.path}` };
+      }
       case "tool": {
         if (this.grant === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;

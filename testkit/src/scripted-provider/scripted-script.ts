@@ -18,6 +18,11 @@ import type { TurnUsageReport } from "@switchyard/spec";
  * - `@@plan <text>`           propose a plan
  * - `@@refuse-steers`         the turn refuses every steer (like a provider whose turn is
  *                             between steps), so the host's fallback path runs
+ * - `@@say <text>`            stream this text as the start of the reply (a message delta),
+ *                             without completing it; the reply completes the message after it
+ * - `@@shell <command>`       run a shell command in the session's folder and report it as a
+ *                             command tool call with its output and exit code
+ * - `@@diff <path> <diff>`    report a file change of <path> whose output is this unified diff
  * - `@@usage in=<n> out=<n> cached=<n> cache-write=<n> reasoning=<n> cost=<usd> model=<id>`
  *                             the turn reports this usage when it ends, however it ends (any
  *                             subset of the keys; several `@@usage` add up, `model=` files the
@@ -36,7 +41,10 @@ export type ProviderScriptStep =
   | { readonly kind: "subagent"; readonly title: string }
   | { readonly kind: "plan"; readonly text: string }
   | { readonly kind: "refuse-steers" }
-  | { readonly kind: "usage"; readonly usage: TurnUsageReport };
+  | { readonly kind: "usage"; readonly usage: TurnUsageReport }
+  | { readonly kind: "say"; readonly text: string }
+  | { readonly kind: "shell"; readonly command: string }
+  | { readonly kind: "diff"; readonly path: string; readonly diff: string };
 
 /** A parsed message: steps in order and the free text around them. */
 export interface ParsedProviderScript {
@@ -44,7 +52,7 @@ export interface ParsedProviderScript {
   readonly freeText: string;
 }
 
-const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage)(?![\w-])/g;
+const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage|say|shell|diff)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -177,6 +185,17 @@ export function parseProviderScript(text: string): ParsedProviderScript {
       case "usage":
         steps.push({ kind: "usage", usage: parseUsageArgument(argument) });
         break;
+      case "say":
+        steps.push({ kind: "say", text: argument });
+        break;
+      case "shell":
+        steps.push({ kind: "shell", command: argument || "true" });
+        break;
+      case "diff": {
+        const [path = "file", ...rest] = argument.split(/\s+/);
+        steps.push({ kind: "diff", path, diff: argument.slice(path.length).trim() || rest.join(" ") });
+        break;
+      }
     }
     position = end;
     match = nextDirective(text, end);

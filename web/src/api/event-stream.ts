@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { API_BASE, sessionHeaders } from "./client.js";
-import type { StreamedEvent } from "./types.js";
+import type { StreamFrame } from "./types.js";
 
 /** The pushed event types the UI reacts to (GET /api/v1/events). */
 const TYPES = new Set<string>([
@@ -16,6 +16,8 @@ const TYPES = new Set<string>([
   "request.answered",
   "request.closed",
   "workspace.updated",
+  // Text as it streams (liveOutput=true): no id, not in the log.
+  "output.delta",
 ]);
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "closed";
@@ -31,10 +33,11 @@ const MAX_RETRY_MS = 30_000;
  * session's page secret in a header: an EventSource cannot send one, and a URL must never
  * carry it. The stream is the UI's only source of change: there is no polling. A stream that
  * drops before its first event has no id to resume from, so `onResync` asks for a fresh read
- * once it is back. A refusal of the session (401, 403) closes it for good: the app then checks
+ * once it is back. It asks for live output too (text as an agent writes it: frames without an
+ * id, so they never move the resume point). A refusal of the session (401, 403) closes it for good: the app then checks
  * the session.
  */
-export function followEvents(onEvent: (event: StreamedEvent) => void, onState: (state: StreamState) => void, onResync: () => void): () => void {
+export function followEvents(onEvent: (event: StreamFrame) => void, onState: (state: StreamState) => void, onResync: () => void): () => void {
   const stopped = new AbortController();
   let lastEventId: string | null = null;
   let retryMs = DEFAULT_RETRY_MS;
@@ -46,9 +49,10 @@ export function followEvents(onEvent: (event: StreamedEvent) => void, onState: (
     onEvent: (message: EventSourceMessage) => {
       if (message.id !== undefined) lastEventId = message.id;
       if (message.event === undefined || !TYPES.has(message.event)) return;
-      seenEvent = true;
+      // Only a logged event gives a resume point; live output has none.
+      if (message.id !== undefined) seenEvent = true;
       try {
-        onEvent(JSON.parse(message.data) as StreamedEvent);
+        onEvent(JSON.parse(message.data) as StreamFrame);
       } catch {
         // A frame that is not an event is ignored.
       }
@@ -58,7 +62,7 @@ export function followEvents(onEvent: (event: StreamedEvent) => void, onState: (
 
   /** One connection: "dropped" when it ended or failed on the way, "refused" when the session was. */
   const connect = async (): Promise<"dropped" | "refused"> => {
-    const response = await fetch(`${API_BASE}/events`, {
+    const response = await fetch(`${API_BASE}/events?liveOutput=true`, {
       credentials: "same-origin",
       cache: "no-store",
       signal: stopped.signal,

@@ -1,4 +1,4 @@
-import type { InstallJob, RegistryAgent } from "../api/types.js";
+import type { InstallJob, RegistryAgent } from "../api/registry-types.js";
 
 /** Where the registry's plugin routes live, below /api/v1. */
 export const REGISTRY_API = "/plugins/acp-registry";

@@ -66,6 +66,18 @@ export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: strin
   return [...threads].filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
 }
 
+/** Every thread's direct children at once (what the sidebar's badges need), keyed by parent. */
+export function childrenByParent(threads: Iterable<ThreadShell>): Map<string, ThreadShell[]> {
+  const byParent = new Map<string, ThreadShell[]>();
+  for (const thread of threads) {
+    if (!isChild(thread) || thread.parentThreadId === null) continue;
+    const siblings = byParent.get(thread.parentThreadId);
+    if (siblings === undefined) byParent.set(thread.parentThreadId, [thread]);
+    else siblings.push(thread);
+  }
+  return byParent;
+}
+
 /**
  * The chain of parents above a thread, root first (for the breadcrumb); stops at a fork (its
  * source is where it came from, not a parent), a cycle or a parent not loaded.
@@ -107,4 +119,59 @@ export function deliveryText(result: { readonly action: string; readonly degrade
       result.action
     ] ?? result.action;
   return result.degraded && result.reason !== null && result.reason !== "" ? `${done}: ${result.reason}` : done;
+}
+
+/** A thread and its children, grandchildren… (router children and delegated tasks; never forks). */
+export interface ThreadNode {
+  readonly thread: ThreadShell;
+  readonly children: readonly ThreadNode[];
+}
+
+/** The tree of a thread's descendants, each level oldest first; stops at a cycle or at 32 levels. */
+export function descendantsOf(threads: Iterable<ThreadShell>, rootId: string): ThreadNode[] {
+  const byParent = new Map<string, ThreadShell[]>();
+  for (const thread of threads) {
+    if (!isChild(thread) || thread.parentThreadId === null) continue;
+    const siblings = byParent.get(thread.parentThreadId) ?? [];
+    siblings.push(thread);
+    byParent.set(thread.parentThreadId, siblings);
+  }
+  const seen = new Set([rootId]);
+  const build = (parentId: string, depth: number): ThreadNode[] =>
+    depth > 32
+      ? []
+      : (byParent.get(parentId) ?? [])
+          .filter((child) => !seen.has(child.threadId) && seen.add(child.threadId) !== undefined)
+          .sort((a, b) => -newestFirst(a, b))
+          .map((child) => ({ thread: child, children: build(child.threadId, depth + 1) }));
+  return build(rootId, 0);
+}
+
+/** Every thread of a subtree, deepest first (the order a stop goes in: children before their parent). */
+export function subtreeThreads(node: ThreadNode): ThreadShell[] {
+  return [...node.children.flatMap(subtreeThreads), node.thread];
+}
+
+/** Whether anything in a subtree runs or waits to run (what Stop would stop). */
+export function subtreeBusy(node: ThreadNode): boolean {
+  return subtreeThreads(node).some((thread) => isActive(thread) || (thread.queuedRuns > 0 && thread.stopped !== true));
+}
+
+/** Subagents grouped under their parents: each parent (newest child first) with its children. */
+export function groupByParent(children: readonly ThreadShell[], threads: ReadonlyMap<string, ThreadShell>): { readonly parentId: string; readonly parent: ThreadShell | null; readonly children: readonly ThreadShell[] }[] {
+  const groups = new Map<string, ThreadShell[]>();
+  for (const child of children) {
+    const parentId = child.parentThreadId ?? "";
+    groups.set(parentId, [...(groups.get(parentId) ?? []), child]);
+  }
+  return [...groups.entries()].map(([parentId, members]) => ({ parentId, parent: threads.get(parentId) ?? null, children: members }));
+}
+
+/** How the sidebar orders a section: by when a thread was made, or by its latest activity. */
+export type SidebarOrder = "newest" | "activity";
+
+/** Orders threads for the sidebar (sidebarSections gives them newest first). */
+export function ordered(threads: readonly ThreadShell[], order: SidebarOrder): readonly ThreadShell[] {
+  if (order === "newest") return threads;
+  return [...threads].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : newestFirst(a, b)));
 }

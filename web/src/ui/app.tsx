@@ -4,6 +4,7 @@ import { forgetPageSecret, onPageSecretGone, pageSecret } from "../api/page-secr
 import { ApiError, type SessionView } from "../api/types.js";
 import { pendingByThread } from "../model/thread-tree.js";
 import { GettingStarted, NewThreadPage } from "./getting-started.js";
+import { KeyboardHelp, typingIn } from "./keyboard-help.js";
 import { Inbox, ProvidersPage } from "./pages.js";
 import { RegistryPage } from "./registry-page.js";
 import { navigate, onLinkClick, pathOf, useRoute, type Route } from "./router.js";
@@ -70,6 +71,31 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
   // What a thread's page opens with (a new fork's or thread's notice): kept while its page is open, then dropped.
   const [notices, setNotices] = useState<ReadonlyMap<string, string>>(new Map());
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [helpOpen, setHelpOpen] = useState(false);
+  // Single keys act only outside text fields; the Ctrl ones (send, stop) belong to their screens.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || typingIn(event.target)) return;
+      if (event.key === "?") {
+        event.preventDefault();
+        setHelpOpen(true);
+      } else if (event.key === "n") {
+        event.preventDefault();
+        navigate({ page: "new", projectId: null });
+      } else if (event.key === "/") {
+        event.preventDefault();
+        const field = document.querySelector<HTMLInputElement>("#thread-filter");
+        if (field !== null && field.offsetParent !== null) field.focus();
+        else {
+          // Below 700 px the sidebar is a drawer: open it, then focus the field (after the drawer focused its Close button).
+          setDrawerOpen(true);
+          setTimeout(() => document.querySelector<HTMLInputElement>("#thread-filter")?.focus(), 50);
+        }
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
   useEffect(() => {
     const open = route.page === "thread" ? route.threadId : null;
     setNotices((map) => (open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map()));
@@ -120,10 +146,14 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         <span class="verbs" title="What this session may do">
           {props.session.verbs.join(" · ")}
         </span>
+        <button type="button" class="shortcuts" onClick={() => setHelpOpen(true)} title="Keyboard shortcuts (?)">
+          ?<span class="visually-hidden"> Keyboard shortcuts</span>
+        </button>
         <button type="button" class="sign-out" onClick={() => void leave()}>
           Sign out
         </button>
       </header>
+      <KeyboardHelp open={helpOpen} onClose={() => setHelpOpen(false)} />
       <div class="body">
         <Sidebar
           projects={workspace.projects}

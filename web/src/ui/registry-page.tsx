@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, query as queryString } from "../api/client.js";
-import { ApiError, type InstallJob, type InstalledRegistryAgent, type RegistryAgent, type RegistrySearch, type SessionView } from "../api/types.js";
+import type { InstallJob, InstalledRegistryAgent, RegistryAgent, RegistrySearch } from "../api/registry-types.js";
+import { ApiError, type SessionView } from "../api/types.js";
 import { REGISTRY_API, installStatusText, jobFinished, platformsText, progressValue, unavailableText } from "../model/install-progress.js";
 
 function messageOf(failure: unknown): string {

@@ -1,14 +1,24 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Project, ThreadShell } from "../api/types.js";
-import { badgeOf, childrenOf, sidebarSections } from "../model/thread-tree.js";
+import { relativeTime } from "../model/item-display.js";
+import { badgeOf, childrenByParent, groupByParent, ordered, sidebarSections, type SidebarOrder } from "../model/thread-tree.js";
 import { loadOpenSections, saveOpenSections, type SectionName } from "../model/section-memory.js";
 import { onLinkClick, pathOf, type Route } from "./router.js";
 
 const storage = typeof localStorage === "undefined" ? null : localStorage;
+const ORDER_KEY = "switchyard.sidebarOrder";
 
-function ThreadRow(props: { readonly thread: ThreadShell; readonly all: ReadonlyMap<string, ThreadShell>; readonly pending: number; readonly current: boolean }) {
+function loadOrder(): SidebarOrder {
+  try {
+    return storage?.getItem(ORDER_KEY) === "activity" ? "activity" : "newest";
+  } catch {
+    return "newest";
+  }
+}
+
+function ThreadRow(props: { readonly thread: ThreadShell; readonly children: readonly ThreadShell[]; readonly pending: number; readonly current: boolean; readonly nowMs: number }) {
   const { thread } = props;
-  const badge = badgeOf(thread, childrenOf(props.all.values(), thread.threadId), props.pending);
+  const badge = badgeOf(thread, props.children, props.pending);
   const route = { page: "thread", threadId: thread.threadId } as const;
   return (
     <li>
@@ -26,6 +36,7 @@ function ThreadRow(props: { readonly thread: ThreadShell; readonly all: Readonly
             {thread.providerInstanceId}
             {thread.model !== null ? ` · ${thread.model}` : ""}
           </span>
+          <span class="when" title={`last activity ${thread.updatedAt}`}>{relativeTime(thread.updatedAt, props.nowMs)}</span>
         </span>
       </a>
     </li>
@@ -40,6 +51,8 @@ function Section(props: {
   readonly onToggle: () => void;
   readonly render: (thread: ThreadShell) => preact.JSX.Element;
   readonly projectId: string;
+  /** Lays the section's threads out otherwise than one list (Subagents, under their parents). */
+  readonly body?: preact.JSX.Element;
 }) {
   const id = `section-${props.projectId}-${props.name}`;
   return (
@@ -49,11 +62,14 @@ function Section(props: {
           <span aria-hidden="true">{props.open ? "▾" : "▸"}</span> {props.label} <span class="count">{props.threads.length}</span>
         </button>
       </h3>
-      {props.open && (
-        <ul id={id} class="thread-list">
-          {props.threads.length === 0 ? <li class="empty">None</li> : props.threads.map(props.render)}
-        </ul>
-      )}
+      {props.open &&
+        (props.body !== undefined && props.threads.length > 0 ? (
+          <div id={id}>{props.body}</div>
+        ) : (
+          <ul id={id} class="thread-list">
+            {props.threads.length === 0 ? <li class="empty">None</li> : props.threads.map(props.render)}
+          </ul>
+        ))}
     </section>
   );
 }
@@ -72,13 +88,39 @@ export function Sidebar(props: {
   readonly onCloseDrawer: () => void;
 }) {
   const [open, setOpen] = useState(() => loadOpenSections(storage));
+  const [order, setOrder] = useState<SidebarOrder>(loadOrder);
+  const [filter, setFilter] = useState("");
+  // Relative times move on slowly: once a minute is enough for "5m ago".
+  const [nowMs, setNowMs] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNowMs(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  const changeOrder = (next: SidebarOrder) => {
+    setOrder(next);
+    try {
+      storage?.setItem(ORDER_KEY, next);
+    } catch {
+      // Not remembered: the choice holds for this page.
+    }
+  };
+  const needle = filter.trim().toLowerCase();
   const toggle = (name: SectionName) => () => {
     const next = { ...open, [name]: !open[name] };
     setOpen(next);
     saveOpenSections(storage, next);
   };
+  // Each row's badge looks at its children: grouped once here, not searched for per row (1,000 rows would make it a million steps).
+  const children = childrenByParent(props.threads.values());
   const render = (thread: ThreadShell) => (
-    <ThreadRow key={thread.threadId} thread={thread} all={props.threads} pending={props.pending.get(thread.threadId) ?? 0} current={thread.threadId === props.currentThreadId} />
+    <ThreadRow
+      key={thread.threadId}
+      thread={thread}
+      children={children.get(thread.threadId) ?? []}
+      pending={props.pending.get(thread.threadId) ?? 0}
+      current={thread.threadId === props.currentThreadId}
+      nowMs={nowMs}
+    />
   );
   const home: Route = { page: "home" };
   return (
@@ -91,6 +133,19 @@ export function Sidebar(props: {
             Close
           </button>
         </div>
+        <div class="sidebar-tools">
+          <label for="thread-filter" class="visually-hidden">
+            Filter threads by title
+          </label>
+          <input id="thread-filter" type="search" placeholder="Filter (/)" value={filter} onInput={(event) => setFilter((event.target as HTMLInputElement).value)} />
+          <label for="thread-order" class="visually-hidden">
+            Order threads by
+          </label>
+          <select id="thread-order" value={order} onChange={(event) => changeOrder((event.target as HTMLSelectElement).value as SidebarOrder)}>
+            <option value="newest">Newest</option>
+            <option value="activity">Recent activity</option>
+          </select>
+        </div>
         {props.projects.length === 0 && (
           <p class="empty sidebar-empty">
             No projects yet.{" "}
@@ -101,7 +156,9 @@ export function Sidebar(props: {
           </p>
         )}
         {props.projects.map((project) => {
-          const sections = sidebarSections([...props.threads.values()].filter((thread) => thread.projectId === project.projectId));
+          const sections = sidebarSections(
+            [...props.threads.values()].filter((thread) => thread.projectId === project.projectId && (needle === "" || thread.title.toLowerCase().includes(needle))),
+          );
           return (
             <div class="project" key={project.projectId} data-project-id={project.projectId}>
               <div class="project-head">
@@ -120,7 +177,7 @@ export function Sidebar(props: {
                 )}
               </div>
               <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
-                {sections.main.length === 0 ? <li class="empty">No threads yet</li> : sections.main.map(render)}
+                {sections.main.length === 0 ? <li class="empty">{needle === "" ? "No threads yet" : "No title matches"}</li> : ordered(sections.main, order).map(render)}
               </ul>
               <Section
                 name="subagents"
@@ -130,9 +187,28 @@ export function Sidebar(props: {
                 onToggle={toggle("subagents")}
                 render={render}
                 projectId={project.projectId}
+                body={
+                  <>
+                    {groupByParent(ordered(sections.subagents, order), props.threads).map((group) => (
+                      <div class="subagent-group" key={group.parentId} data-parent-group={group.parentId}>
+                        <p class="group-parent">
+                          under{" "}
+                          {group.parent !== null ? (
+                            <a href={pathOf({ page: "thread", threadId: group.parentId })} onClick={onLinkClick({ page: "thread", threadId: group.parentId })}>
+                              {group.parent.title || "Untitled"}
+                            </a>
+                          ) : (
+                            "a thread not listed here"
+                          )}
+                        </p>
+                        <ul class="thread-list">{group.children.map(render)}</ul>
+                      </div>
+                    ))}
+                  </>
+                }
               />
-              <Section name="snoozed" label="Snoozed" threads={sections.snoozed} open={open.snoozed} onToggle={toggle("snoozed")} render={render} projectId={project.projectId} />
-              <Section name="settled" label="Settled" threads={sections.settled} open={open.settled} onToggle={toggle("settled")} render={render} projectId={project.projectId} />
+              <Section name="snoozed" label="Snoozed" threads={ordered(sections.snoozed, order)} open={open.snoozed} onToggle={toggle("snoozed")} render={render} projectId={project.projectId} />
+              <Section name="settled" label="Settled" threads={ordered(sections.settled, order)} open={open.settled} onToggle={toggle("settled")} render={render} projectId={project.projectId} />
             </div>
           );
         })}

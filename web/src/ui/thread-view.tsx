@@ -1,25 +1,37 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { ApiError, type ForkResult, type RemoteTask, type SessionView, type ThreadRead, type ThreadShell, type TimelineItem } from "../api/types.js";
+import { ApiError, type ForkResult, type RemoteTask, type RunView, type SessionView, type ThreadRead, type ThreadShell, type ThreadUsage, type TimelineItem } from "../api/types.js";
+import { usageText } from "../model/item-display.js";
+import type { LiveItem } from "../model/live-output.js";
 import { threadActions, type ActionState } from "../model/thread-actions.js";
-import { ancestorsOf, badgeOf, childrenOf } from "../model/thread-tree.js";
+import { ancestorsOf, badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
 import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
 import { Composer } from "./composer.js";
 import { RenameForm } from "./rename-form.js";
+import { Markdown } from "./markdown.js";
+import { RelativeTime } from "./relative-time.js";
 import { RequestCard } from "./request-card.js";
 import { onLinkClick, pathOf } from "./router.js";
+import { TimelineEntry } from "./timeline-item.js";
 
 type View = "messages" | "activity";
 const PAGE = 50;
 const NEWEST = Number.MAX_SAFE_INTEGER;
+/**
+ * The most items the timeline holds at once: scrolling further loads the next page and lets go
+ * of the farthest one, so a 5,000-item thread never puts 5,000 cards in the page.
+ */
+export const TIMELINE_WINDOW = 300;
 
 interface Timeline {
   readonly threadId: string;
   readonly view: View;
   readonly items: readonly TimelineItem[];
+  /** Read before this position for older items; null at the oldest. */
   readonly earlierPosition: number | null;
-  readonly nextPosition: number | null;
+  /** Read after this position for newer items the window let go of; null when it holds the newest. */
+  readonly laterPosition: number | null;
 }
 
 function merge(items: readonly TimelineItem[], more: readonly TimelineItem[]): TimelineItem[] {
@@ -28,27 +40,55 @@ function merge(items: readonly TimelineItem[], more: readonly TimelineItem[]): T
   return [...byPosition.values()].sort((a, b) => a.position - b.position);
 }
 
+/** The window after older items came in at the top: the newest beyond it are let go (and read again on the way down). */
+function keepOldest(items: readonly TimelineItem[], earlierPosition: number | null, laterPosition: number | null): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
+  if (items.length <= TIMELINE_WINDOW) return { items, earlierPosition, laterPosition };
+  const kept = items.slice(0, TIMELINE_WINDOW);
+  return { items: kept, earlierPosition, laterPosition: kept[kept.length - 1]!.position };
+}
+
+/** The window after newer items came in at the bottom: the oldest beyond it are let go. */
+function keepNewest(items: readonly TimelineItem[], earlierPosition: number | null, laterPosition: number | null): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
+  if (items.length <= TIMELINE_WINDOW) return { items, earlierPosition, laterPosition };
+  const kept = items.slice(items.length - TIMELINE_WINDOW);
+  return { items: kept, earlierPosition: kept[0]!.position, laterPosition };
+}
+
 /** A sub-agent the provider ran on its own (observed, no thread); children with threads have their own rows. */
 function isNativeSubagent(item: TimelineItem): boolean {
   return item.kind === "subagent" && item.details.childThreadId === undefined && item.details.taskId === undefined;
 }
 
-function ItemRow(props: { readonly item: TimelineItem }) {
-  const { item } = props;
-  const who = item.role ?? item.kind.replace(/_/g, " ");
+/** Text the agent is writing now: shown as it streams, replaced by the item once it completes. */
+function LiveEntry(props: { readonly live: LiveItem }) {
+  const { live } = props;
+  if (live.kind === "reasoning") {
+    return (
+      <li class="item item-activity kind-reasoning streaming" data-streaming={live.itemId}>
+        <details class="reasoning">
+          <summary>
+            <span class="item-who">reasoning</span> <span class="hint">thinking…</span>
+          </summary>
+          <div class="item-text plain">{live.text}</div>
+        </details>
+      </li>
+    );
+  }
   return (
-    <li class={`item item-${item.role ?? "activity"} kind-${item.kind}`} data-position={item.position}>
-      <span class="item-who">{who}</span>
-      <div class="item-text">{item.text}</div>
-      {item.truncated && <span class="hint">(cut short)</span>}
+    <li class="item item-assistant kind-assistant_message streaming" data-streaming={live.itemId} aria-busy="true">
+      <div class="item-head">
+        <span class="item-who">assistant</span>
+        <span class="writing">writing…</span>
+      </div>
+      <Markdown class="item-text" text={live.text} />
     </li>
   );
 }
 
 /** A thread action's button, disabled (saying why) when the thread's state gives it nothing to do. */
-function ActionButton(props: { readonly label: string; readonly state: ActionState; readonly onClick: () => void }) {
+function ActionButton(props: { readonly label: string; readonly state: ActionState; readonly onClick: () => void; readonly hint?: string; readonly quiet?: boolean }) {
   return (
-    <button type="button" onClick={props.onClick} disabled={!props.state.enabled} title={props.state.why ?? undefined}>
+    <button type="button" class={props.quiet === true ? "quiet" : undefined} onClick={props.onClick} disabled={!props.state.enabled} title={props.state.why ?? props.hint}>
       {props.label}
     </button>
   );
@@ -85,13 +125,22 @@ export function ThreadView(props: {
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
   const [remoteTasks, setRemoteTasks] = useState<readonly RemoteTask[]>([]);
   const [now, setNow] = useState(Date.now());
+  const [runs, setRuns] = useState<readonly RunView[]>([]);
+  const [usage, setUsage] = useState<ThreadUsage["subtree"] | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
-  const loadingOlder = useRef(false);
-  const keepFromBottom = useRef<number | null>(null);
+  const loading = useRef(false);
+  /** An item to keep where it was on the screen across a change of the window (its position and its distance from the top). */
+  const anchor = useRef<{ readonly position: number; readonly offset: number } | null>(null);
   const stickToBottom = useRef(true);
   const thread: ThreadShell | undefined = workspace.threads.get(threadId);
   const version = workspace.timelineVersions.get(threadId) ?? 0;
   const remoteVersion = workspace.remoteTaskVersions.get(threadId) ?? 0;
+  const live = workspace.liveOutput.get(threadId) ?? [];
+  const path = `/threads/${encodeURIComponent(threadId)}`;
+  const readRunsAndUsage = (read: ThreadRead) => {
+    setRuns(read.runs);
+    if (read.usage !== undefined) setUsage(read.usage.subtree);
+  };
 
   // The first page: the newest items.
   useEffect(() => {
@@ -99,10 +148,11 @@ export function ThreadView(props: {
     setTimeline(null);
     setError(null);
     stickToBottom.current = true;
-    void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: NEWEST })}`)
+    void api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, beforePosition: NEWEST })}`)
       .then((read) => {
         if (cancelled) return;
-        setTimeline({ threadId, view, items: read.items, earlierPosition: read.earlierPosition, nextPosition: read.nextPosition });
+        setTimeline({ threadId, view, items: read.items, earlierPosition: read.earlierPosition, laterPosition: null });
+        readRunsAndUsage(read);
         void workspace.refreshThread(threadId);
       })
       .catch((failure: unknown) => !cancelled && setError(failure instanceof ApiError ? failure.message : String(failure)));
@@ -111,18 +161,22 @@ export function ThreadView(props: {
     };
   }, [threadId, view]);
 
-  // Pushed changes: read what is newer than the last item shown (and re-read the last one, which may have grown).
+  // Pushed changes: read what is newer than the last item shown (and re-read the last one, which may have grown), when the window holds the newest.
   useEffect(() => {
     if (version === 0 || timeline === null || timeline.threadId !== threadId) return;
     const after = timeline.items.length > 0 ? timeline.items[timeline.items.length - 1]!.position - 1 : -1;
-    void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: 200, afterPosition: after })}`).then((read) => {
-      setTimeline((current) => (current === null || current.threadId !== threadId || current.view !== view ? current : { ...current, items: merge(current.items, read.items) }));
+    void api<ThreadRead>("GET", `${path}${query({ view, limit: 200, afterPosition: after })}`).then((read) => {
+      readRunsAndUsage(read);
+      setTimeline((current) => {
+        if (current === null || current.threadId !== threadId || current.view !== view || current.laterPosition !== null) return current;
+        return { ...current, ...keepNewest(merge(current.items, read.items), current.earlierPosition, null) };
+      });
     });
   }, [version]);
 
   // The provider's own sub-agents, reported as activity items.
   useEffect(() => {
-    void api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
+    void api<ThreadRead>("GET", `${path}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
       .then((read) => setNativeSubagents(read.items.filter(isNativeSubagent)))
       .catch(() => setNativeSubagents([]));
   }, [threadId, version]);
@@ -130,7 +184,7 @@ export function ThreadView(props: {
   // Children in linked environments: read on opening, and again when the timeline gets one's start or result.
   useEffect(() => {
     let cancelled = false;
-    void api<{ remoteTasks: RemoteTask[] }>("GET", `/threads/${encodeURIComponent(threadId)}/remote-tasks`)
+    void api<{ remoteTasks: RemoteTask[] }>("GET", `${path}/remote-tasks`)
       .then((read) => !cancelled && setRemoteTasks(read.remoteTasks))
       .catch(() => !cancelled && setRemoteTasks([]));
     return () => {
@@ -138,43 +192,78 @@ export function ThreadView(props: {
     };
   }, [threadId, remoteVersion]);
 
-  // Elapsed times tick while children work (a clock, not a poll: nothing is fetched).
+  // Elapsed and relative times tick (a clock, not a poll: nothing is fetched).
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
 
-  // After a render: older items keep what the person was reading in place; new ones follow the bottom if they were there.
+  // After a render: a changed window keeps what the person was reading in place; new items follow the bottom if they were there.
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element === null) return;
-    if (keepFromBottom.current !== null) {
-      element.scrollTop = element.scrollHeight - keepFromBottom.current;
-      keepFromBottom.current = null;
-    } else if (stickToBottom.current) element.scrollTop = element.scrollHeight;
+    const kept = anchor.current;
+    anchor.current = null;
+    if (kept !== null) {
+      const row = element.querySelector<HTMLElement>(`.items > li[data-position="${kept.position}"]`);
+      if (row !== null) {
+        element.scrollTop = row.offsetTop - kept.offset;
+        return;
+      }
+    }
+    if (stickToBottom.current) element.scrollTop = element.scrollHeight;
     // The timeline is only in the page once the thread's shell is known.
-  }, [timeline, thread !== undefined]);
+  }, [timeline, live, thread !== undefined]);
+
+  /** Remembers the first item on screen, so a change of the window does not move what the person reads. */
+  const keepAnchor = () => {
+    const element = scroller.current;
+    if (element === null) return;
+    for (const row of element.querySelectorAll<HTMLElement>(".items > li[data-position]")) {
+      if (row.offsetTop + row.offsetHeight > element.scrollTop) {
+        anchor.current = { position: Number(row.dataset.position), offset: row.offsetTop - element.scrollTop };
+        return;
+      }
+    }
+  };
 
   const loadOlder = async () => {
-    if (timeline === null || timeline.earlierPosition === null || loadingOlder.current) return;
-    loadingOlder.current = true;
+    if (timeline === null || timeline.earlierPosition === null || loading.current) return;
+    loading.current = true;
     try {
-      const read = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`);
-      const element = scroller.current;
-      keepFromBottom.current = element === null ? null : element.scrollHeight - element.scrollTop;
+      const read = await api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`);
+      keepAnchor();
       setTimeline((current) =>
-        current === null || current.threadId !== threadId ? current : { ...current, items: merge(read.items, current.items), earlierPosition: read.earlierPosition },
+        current === null || current.threadId !== threadId ? current : { ...current, ...keepOldest(merge(read.items, current.items), read.earlierPosition, current.laterPosition) },
       );
     } finally {
-      loadingOlder.current = false;
+      loading.current = false;
+    }
+  };
+
+  const loadNewer = async () => {
+    if (timeline === null || timeline.laterPosition === null || loading.current) return;
+    loading.current = true;
+    try {
+      const read = await api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, afterPosition: timeline.laterPosition })}`);
+      keepAnchor();
+      setTimeline((current) => {
+        if (current === null || current.threadId !== threadId) return current;
+        const last = read.items[read.items.length - 1]?.position ?? current.laterPosition;
+        return { ...current, ...keepNewest(merge(current.items, read.items), current.earlierPosition, read.hasMore ? last : null) };
+      });
+    } finally {
+      loading.current = false;
     }
   };
 
   const onScroll = () => {
     const element = scroller.current;
     if (element === null) return;
-    stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+    const fromBottom = element.scrollHeight - element.scrollTop - element.clientHeight;
+    stickToBottom.current = fromBottom < 40 && timeline?.laterPosition === null;
     if (element.scrollTop < 200) void loadOlder();
+    else if (fromBottom < 200) void loadNewer();
   };
 
   const act = async (action: "stop" | "interrupt" | "resume" | "settle" | "revive") => {
@@ -196,6 +285,19 @@ export function ThreadView(props: {
       setActionOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
     }
   };
+
+  // Ctrl+. stops the open thread, from anywhere in the page (the composer too): the one shortcut that must work mid-sentence.
+  const stopAction = useRef<() => void>(() => undefined);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "." && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        stopAction.current();
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
 
   const fork = async () => {
     setForking(true);
@@ -221,6 +323,11 @@ export function ThreadView(props: {
   const pendingHere = [...workspace.requests.values()].filter((request) => request.threadId === threadId).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
   const badge = badgeOf(thread, childrenOf(workspace.threads.values(), thread.threadId), props.pending.get(thread.threadId) ?? 0);
   const actions = threadActions(thread, pendingHere.length);
+  const latestRun = runs[0];
+  stopAction.current = () => {
+    if (canOperate && actions.stop.enabled) void act("stop");
+    else setActionOutcome({ text: actions.stop.why ?? "Stopping needs the operate verb.", failed: false });
+  };
   return (
     <div class="thread-layout">
       <main class="thread-view" id="main" aria-labelledby="thread-title">
@@ -264,9 +371,21 @@ export function ThreadView(props: {
               {thread.providerInstanceId}
               {thread.model !== null ? ` · ${thread.model}` : ""} · {thread.runtimeMode} · {thread.interactionMode}
             </span>
+            <RelativeTime iso={thread.createdAt} nowMs={now} prefix="started " />
+            {latestRun !== undefined && typeof latestRun.startedAt === "string" && (
+              <span class="run-elapsed" data-run-elapsed title="How long its latest run has been (or was) at work">
+                run {latestRun.ordinal}: {elapsed(latestRun.startedAt, typeof latestRun.endedAt === "string" ? Date.parse(latestRun.endedAt) : now)}
+                {isActive(thread) ? " so far" : ""}
+              </span>
+            )}
+            {usage !== null && (
+              <span class="tree-usage" data-tree-usage title="This thread and every agent under it: tokens as providers reported them; cost reported, else estimated from the price table, else unpriced">
+                tree: {usageText(usage)}
+              </span>
+            )}
             {thread.relationship === "attached" && (
               <span class="attached-note" data-attached>
-                attached: {thread.attached?.client !== null && thread.attached?.client !== undefined ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
+                attached: {thread.attached?.client ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
               </span>
             )}
             {thread.stopped === true && (
@@ -290,27 +409,32 @@ export function ThreadView(props: {
           <div class="thread-actions" role="toolbar" aria-label="Thread actions">
             <div class="view-switch" role="group" aria-label="Timeline view">
               {(["messages", "activity"] as const).map((name) => (
-                <button key={name} type="button" aria-pressed={view === name} onClick={() => setView(name)}>
+                <button key={name} type="button" aria-pressed={view === name} onClick={() => setView(name)} title={name === "messages" ? "What was said" : "Also tool calls, reasoning, sub-agents and requests"}>
                   {name === "messages" ? "Messages" : "Activity"}
                 </button>
               ))}
             </div>
             {canOperate && (
               <>
-                <button type="button" onClick={() => setRenaming(true)} disabled={renaming}>
-                  Rename
-                </button>
-                <button type="button" onClick={() => void fork()} disabled={forking}>
-                  Fork
-                </button>
-                <ActionButton label="Interrupt" state={actions.interrupt} onClick={() => void act("interrupt")} />
-                <ActionButton label="Stop" state={actions.stop} onClick={() => void act("stop")} />
-                <ActionButton label="Resume" state={actions.resume} onClick={() => void act("resume")} />
-                {thread.settledAt ? (
-                  <ActionButton label="Revive" state={actions.revive} onClick={() => void act("revive")} />
-                ) : (
-                  <ActionButton label="Settle" state={actions.settle} onClick={() => void act("settle")} />
-                )}
+                {/* What a person reaches for while it runs, apart from the quieter housekeeping. */}
+                <div class="action-group primary-actions" role="group" aria-label="Run control">
+                  <ActionButton label="Stop" state={actions.stop} onClick={() => void act("stop")} hint="Interrupts the turn and holds queued runs (Ctrl+.)" />
+                  <ActionButton label="Interrupt" state={actions.interrupt} onClick={() => void act("interrupt")} hint="Interrupts the turn; queued runs still start" />
+                  <ActionButton label="Resume" state={actions.resume} onClick={() => void act("resume")} hint="Starts the runs Stop held" />
+                </div>
+                <div class="action-group secondary-actions" role="group" aria-label="Thread">
+                  <button type="button" class="quiet" onClick={() => setRenaming(true)} disabled={renaming}>
+                    Rename
+                  </button>
+                  <button type="button" class="quiet" onClick={() => void fork()} disabled={forking} title="A new thread that continues this conversation">
+                    Fork
+                  </button>
+                  {thread.settledAt ? (
+                    <ActionButton label="Revive" state={actions.revive} onClick={() => void act("revive")} quiet hint="Back to the main list" />
+                  ) : (
+                    <ActionButton label="Settle" state={actions.settle} onClick={() => void act("settle")} quiet hint="Its work is done: move it to Settled" />
+                  )}
+                </div>
               </>
             )}
           </div>
@@ -332,12 +456,21 @@ export function ThreadView(props: {
             </button>
           )}
           {error !== null && <p class="error">{error}</p>}
-          {timeline === null ? <p class="hint">Loading…</p> : timeline.items.length === 0 ? <p class="empty">Nothing here yet.</p> : null}
+          {timeline === null ? <p class="hint">Loading…</p> : timeline.items.length === 0 && live.length === 0 ? <p class="empty">Nothing here yet.</p> : null}
           <ol class="items">
             {timeline?.items.map((item) => (
-              <ItemRow key={item.itemId} item={item} />
+              <TimelineEntry key={item.itemId} threadId={threadId} item={item} nowMs={now} />
             ))}
+            {timeline?.laterPosition === null &&
+              live
+                .filter((entry) => (view === "activity" || entry.kind === "assistant_message") && !timeline.items.some((item) => item.itemId === entry.itemId))
+                .map((entry) => <LiveEntry key={entry.itemId} live={entry} />)}
           </ol>
+          {timeline !== null && timeline.laterPosition !== null && (
+            <button type="button" class="load-newer" onClick={() => void loadNewer()}>
+              Load newer items
+            </button>
+          )}
         </div>
         {pendingHere.length > 0 && (
           <section class="thread-requests" aria-label="Waiting for you">

@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { followEvents, type StreamState } from "../api/event-stream.js";
-import type { DelegatedTask, PendingRequest, Project, StreamedEvent, ThreadList, ThreadRead, ThreadShell } from "../api/types.js";
+import type { DelegatedTask, OutputDelta, PendingRequest, Project, StreamFrame, ThreadList, ThreadRead, ThreadShell } from "../api/types.js";
+import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
 
-/** How many threads of a project the sidebar loads (100 a page). */
+/** How many threads of a project the sidebar loads, a page at a time. */
+const THREAD_PAGE = 100;
 const MAX_THREAD_PAGES = 20;
 
 /** Everything the screens read: projects, their threads, pending requests and tasks, kept current by the event stream. */
@@ -19,6 +21,8 @@ export interface Workspace {
   readonly stream: StreamState;
   /** Bumped for a thread whenever its timeline changed (items or messages pushed). */
   readonly timelineVersions: ReadonlyMap<string, number>;
+  /** Text each thread's agent is writing now, streamed before its item completes (in the order it began). */
+  readonly liveOutput: ReadonlyMap<string, readonly LiveItem[]>;
   /** Bumped for a thread whenever its timeline got an item or message of a task delegated to a linked environment (its start, its result). */
   readonly remoteTaskVersions: ReadonlyMap<string, number>;
   /** Re-reads one thread's shell (after an action of the UI's own). */
@@ -46,6 +50,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   const [lastReplies, setLastReplies] = useState<ReadonlyMap<string, string>>(new Map());
   const [timelineVersions, setTimelineVersions] = useState<ReadonlyMap<string, number>>(new Map());
   const [remoteTaskVersions, setRemoteTaskVersions] = useState<ReadonlyMap<string, number>>(new Map());
+  const [liveOutput, setLiveOutput] = useState<ReadonlyMap<string, readonly LiveItem[]>>(new Map());
   const [stream, setStream] = useState<StreamState>("connecting");
   const refreshing = useRef(new Map<string, Promise<void>>());
   const knownProjects = useRef(new Set<string>());
@@ -113,8 +118,13 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     }
   }, []);
 
+  const onDelta = useCallback((frame: OutputDelta) => {
+    setLiveOutput((map) => withEntry(map, frame.threadId, withDelta(map.get(frame.threadId) ?? [], frame.data)));
+  }, []);
+
   const onEvent = useCallback(
-    (event: StreamedEvent) => {
+    (event: StreamFrame) => {
+      if (event.type === "output.delta") return onDelta(event);
       const data = event.data;
       switch (event.type) {
         case "thread.created":
@@ -132,18 +142,33 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
             });
           }
           break;
-        case "run.finished":
-          if (typeof data.summary === "string") setLastReplies((map) => withEntry(map, event.threadId, data.summary as string));
+        case "run.finished": {
+          const summary = (data.run as { summary?: unknown } | undefined)?.summary;
+          if (typeof summary === "string") setLastReplies((map) => withEntry(map, event.threadId, summary));
+          // Whatever was still streaming is in the log now (or was dropped with its turn).
+          setLiveOutput((map) => (map.has(event.threadId) ? withEntry(map, event.threadId, undefined) : map));
           void refreshThread(event.threadId);
           break;
+        }
         case "message":
-        case "item":
+        case "item": {
+          const itemId = (data.item as { itemId?: unknown } | undefined)?.itemId;
+          // The item streamed so far is complete: the timeline shows it from the log now.
+          if (typeof itemId === "string") {
+            setLiveOutput((map) => {
+              const live = map.get(event.threadId);
+              if (live === undefined || !live.some((entry) => entry.itemId === itemId)) return map;
+              const rest = withoutItem(live, itemId);
+              return withEntry(map, event.threadId, rest.length === 0 ? undefined : rest);
+            });
+          }
           setTimelineVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
           // A remote child's row changes only with these (its start, its result): the panel re-reads them then, not on every item.
           if ((data.item as { details?: { origin?: unknown } } | undefined)?.details?.origin === "remote_task") {
             setRemoteTaskVersions((map) => withEntry(map, event.threadId, (map.get(event.threadId) ?? 0) + 1));
           }
           break;
+        }
         case "task.updated": {
           // The event carries the task under `task` (its id, parent and child thread).
           const task = (data.task ?? {}) as { taskId?: unknown; childThreadId?: unknown };
@@ -172,7 +197,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         }
       }
     },
-    [refreshThread, refreshRequests, refreshTask],
+    [refreshThread, refreshRequests, refreshTask, onDelta],
   );
 
   useEffect(() => {
@@ -185,14 +210,16 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
         const loaded = new Map<string, ThreadShell>();
-        for (const project of listed) {
-          let offset: number | null = 0;
-          for (let page = 0; page < MAX_THREAD_PAGES && offset !== null; page++) {
-            const list: ThreadList = await api<ThreadList>("GET", `/threads${query({ projectId: project.projectId, includeSubagents: true, limit: 100, offset })}`);
-            for (const thread of list.threads) loaded.set(thread.threadId, thread);
-            offset = list.hasMore ? list.nextOffset : null;
-          }
-        }
+        // Each project's first page says how many there are; the rest are read together.
+        const page = (projectId: string, offset: number) => api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
+        await Promise.all(
+          listed.map(async (project) => {
+            const first = await page(project.projectId, 0);
+            const pages = Math.min(MAX_THREAD_PAGES, Math.ceil(first.total / THREAD_PAGE));
+            const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, index) => page(project.projectId, (index + 1) * THREAD_PAGE)));
+            for (const list of [first, ...rest]) for (const thread of list.threads) loaded.set(thread.threadId, thread);
+          }),
+        );
         if (cancelled) return;
         setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
         setLoading(false);
@@ -222,5 +249,5 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
-  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, remoteTaskVersions, refreshThread, refreshRequests, reloadProjects };
+  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, liveOutput, remoteTaskVersions, refreshThread, refreshRequests, reloadProjects };
 }

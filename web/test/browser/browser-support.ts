@@ -85,3 +85,49 @@ export async function startOtherOrigin(html: string): Promise<{ url: string; coo
   if (address === null || typeof address === "string") throw new Error("no port");
   return { url: `http://127.0.0.1:${address.port}/`, cookieHeaders, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+/** Where the screenshots the docs show are kept (README, docs/ui.md). */
+export const DOC_IMAGES = fileURLToPath(new URL("../../../docs/images/", import.meta.url));
+
+/**
+ * A screen at 1280 and 420 px wide, light and dark: four screenshots `<name>-<width>-<scheme>.png`
+ * in test/screenshots, and in docs/images too with SWITCHYARD_DOC_IMAGES=1 (how the committed
+ * ones are made). The page is left at its first size, light.
+ */
+export async function screenshotVariants(page: Page, name: string): Promise<string[]> {
+  const original = page.viewportSize() ?? { width: 1280, height: 800 };
+  const paths: string[] = [];
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: width === 1280 ? 800 : 900 });
+      // A frame for the layout to follow the new size and scheme.
+      await page.evaluate(() => {
+        // The page itself from its top (a narrow layout scrolls the page; the timeline keeps its own place).
+        (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0);
+        const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame;
+        return new Promise<void>((resolve) => frame(() => frame(resolve)));
+      });
+      const file = `${name}-${width}-${scheme}`;
+      paths.push(await screenshot(page, file));
+      if (process.env.SWITCHYARD_DOC_IMAGES === "1") {
+        mkdirSync(DOC_IMAGES, { recursive: true });
+        await page.screenshot({ path: join(DOC_IMAGES, `${file}.png`), fullPage: false, animations: "disabled" });
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(original);
+  return paths;
+}
+
+/** Signs a page in with a client token, as the sign-in form does (POST /api/v1/ui/session), keeping the page secret where the UI does. */
+export async function signInWithToken(page: Page, serverUrl: string, token: string): Promise<void> {
+  await page.goto(serverUrl);
+  await page.evaluate(async (secret) => {
+    const response = await fetch("/api/v1/ui/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: secret }) });
+    if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
+    (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage.setItem("switchyard.pageSecret", ((await response.json()) as { pageSecret: string }).pageSecret);
+  }, token);
+  await page.goto(serverUrl);
+}

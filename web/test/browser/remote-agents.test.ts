@@ -89,7 +89,7 @@ if (!chromiumInstalled && !browserRequired) {
       const started = await mustCall<{ childThreadId: string }>(parent.client, "delegate_task", { task: "@@reply LOCAL-DONE", title: "local child", target: { providerInstanceId: "alpha" }, mode: "async" });
       const row = page.locator(`.agents-panel [data-child-thread-id="${started.childThreadId}"]`);
       await row.locator(".last-reply").filter({ hasText: "LOCAL-DONE" }).waitFor(UI_WAIT);
-      await row.locator(`dd[title^="The child's whole tree"]`).filter({ hasNotText: "GET /api/v1/usage" }).waitFor(UI_WAIT);
+      await row.locator("[data-usage]").filter({ hasNotText: "reading…" }).waitFor(UI_WAIT);
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
       parent.release();
     });

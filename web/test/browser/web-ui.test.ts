@@ -311,8 +311,8 @@ if (!chromiumInstalled && !browserRequired) {
       );
       await page.goto(`${lab.server.url}/threads/${threadId}`);
       await page
-        .locator(".item-assistant")
-        .filter({ hasText: /^assistanthistory reply 5000$/ })
+        .locator(".item-assistant .item-text")
+        .filter({ hasText: /^history reply 5000$/ })
         .waitFor(UI_WAIT);
       const firstPage = await page.locator(".items > li").count();
       expect(firstPage).toBeGreaterThan(0);
@@ -328,6 +328,27 @@ if (!chromiumInstalled && !browserRequired) {
       expect(shown).toBeLessThanOrEqual(200);
       expect(await page.locator(".items > li").first().innerText()).toMatch(/history reply \d+/);
       await screenshot(page, "long-thread");
+      // Further up, the page keeps a window: past 300 items it lets go of the newest, and reads them again on the way down.
+      const itemCount = () => page.locator(".items > li").count();
+      for (let pages = 0; pages < 12 && (await page.locator(".load-newer").count()) === 0; pages++) {
+        const before = await page.locator(".items > li").first().getAttribute("data-position");
+        await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: 0 }));
+        await page.waitForFunction((position) => (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string } | null } }).document.querySelector(".items > li")?.getAttribute("data-position") !== position, before, UI_WAIT);
+      }
+      await page.locator(".load-newer").waitFor(UI_WAIT);
+      expect(await itemCount()).toBeLessThanOrEqual(300);
+      expect(await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).count()).toBe(0);
+      for (let pages = 0; pages < 20 && (await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).count()) === 0; pages++) {
+        const last = await page.locator(".items > li").last().getAttribute("data-position");
+        await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+        await page.waitForFunction((position) => {
+          const rows = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number; [i: number]: { getAttribute(n: string): string } } } }).document.querySelectorAll(".items > li");
+          return rows[rows.length - 1]?.getAttribute("data-position") !== position;
+        }, last, UI_WAIT);
+        expect(await itemCount()).toBeLessThanOrEqual(300);
+      }
+      await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).waitFor(UI_WAIT);
+      expect(await page.locator(".load-newer").count()).toBe(0);
     });
 
     it("reconnects after the stream drops, with Last-Event-ID, and misses nothing that happened meanwhile", async () => {
@@ -348,7 +369,7 @@ if (!chromiumInstalled && !browserRequired) {
       // One that has seen events resumes from the last one.
       const seen = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "seen live", target: { providerInstanceId: "alpha" } }] }), 201);
       await sidebarRow(seen.threads[0].thread.threadId, ".main-list").waitFor(UI_WAIT);
-      const resumed = page.waitForRequest((request) => request.url().endsWith("/api/v1/events"), UI_WAIT);
+      const resumed = page.waitForRequest((request) => new URL(request.url()).pathname === "/api/v1/events", UI_WAIT);
       const second = await createDuringDrop("made during the second drop");
       expect(Number((await (await resumed).allHeaders())["last-event-id"])).toBeGreaterThan(0);
       await sidebarRow(second, ".main-list").waitFor(UI_WAIT);

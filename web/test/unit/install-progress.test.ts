@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InstallJob, RegistryAgent } from "../../src/api/types.js";
+import type { InstallJob, RegistryAgent } from "../../src/api/registry-types.js";
 import { installStatusText, jobFinished, platformsText, progressValue, unavailableText } from "../../src/model/install-progress.js";
 
 function job(overrides: Partial<InstallJob>): InstallJob {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { threadShell } from "./thread-fixture.js";
 import type { ProviderDoctor, ProviderFinding, ProviderSummary, SessionView, ThreadShell } from "../../src/api/types.js";
 import { findingLabel, firstHourSteps, providerConfigSnippet } from "../../src/model/first-hour.js";
 import {
@@ -91,25 +92,7 @@ describe("the New thread composer's choices", () => {
 });
 
 function shell(overrides: Partial<ThreadShell> = {}): ThreadShell {
-  return {
-    threadId: "t",
-    title: "t",
-    projectId: "p",
-    providerInstanceId: "alpha",
-    model: null,
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    status: "completed",
-    latestRunId: "r",
-    queuedRuns: 0,
-    relationship: "root",
-    parentThreadId: null,
-    delegatedTaskId: null,
-    snoozed: false,
-    createdAt: "2026-12-01T10:00:00.000Z",
-    updatedAt: "2026-12-01T10:00:00.000Z",
-    ...overrides,
-  };
+  return threadShell({ model: null, runtimeMode: "full-access", status: "completed", latestRunId: "r", ...overrides });
 }
 
 const enabled = (actions: ReturnType<typeof threadActions>) =>
@@ -158,6 +141,7 @@ function finding(overrides: Partial<ProviderFinding> = {}): ProviderFinding {
     authenticated: true,
     mcp: "http",
     warnings: [],
+    checkedAt: null,
     ...overrides,
   };
 }

@@ -1,30 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadShell } from "../../src/api/types.js";
+import { threadShell } from "./thread-fixture.js";
 import { ancestorsOf, badgeOf, childrenOf, deliveryText, elapsed, sidebarSections } from "../../src/model/thread-tree.js";
 import { loadOpenSections, saveOpenSections } from "../../src/model/section-memory.js";
 
 let counter = 0;
 function thread(overrides: Partial<ThreadShell> = {}): ThreadShell {
   counter += 1;
-  return {
+  return threadShell({
     threadId: `t${counter}`,
     title: `thread ${counter}`,
-    projectId: "p",
-    providerInstanceId: "alpha",
     model: "alpha-large",
-    runtimeMode: "approval-required",
-    interactionMode: "default",
-    status: "idle",
-    latestRunId: null,
-    queuedRuns: 0,
-    relationship: "root",
-    parentThreadId: null,
-    delegatedTaskId: null,
-    snoozed: false,
     createdAt: `2026-12-01T10:00:${String(counter % 60).padStart(2, "0")}.000Z`,
-    updatedAt: "2026-12-01T10:00:00.000Z",
     ...overrides,
-  };
+  });
 }
 
 describe("the sidebar's sections", () => {

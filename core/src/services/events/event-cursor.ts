@@ -1,10 +1,12 @@
+import type { LiveOutputFeed } from "../../engine/ports.js";
 import type { EventStore } from "../../store/ports.js";
 import type { EventFilter } from "./event-filter.js";
+import { LiveOutputRelay, type LiveOutputSink } from "./live-output-relay.js";
 import type { FeedBatch, FeedEvent, PublicEventFeed } from "./public-event-feed.js";
 import { PublicEventProjector } from "./public-event-projector.js";
 
 /** Where a cursor's events go: a client connection that may fill up. */
-export interface EventSink {
+export interface EventSink extends LiveOutputSink {
   /**
    * Hands events to the client without waiting. Returns false when the client has fallen too
    * far behind and was cut off (the sink closes itself); the cursor stops then.
@@ -33,6 +35,7 @@ export class EventCursor {
   private replaying = false;
   private closed = false;
   private unsubscribe: (() => void) | null = null;
+  private readonly liveOutput: LiveOutputRelay | null;
 
   constructor(
     private readonly feed: PublicEventFeed,
@@ -40,8 +43,11 @@ export class EventCursor {
     private readonly filter: EventFilter,
     after: number,
     private readonly sink: EventSink,
+    /** Also relay streamed output (`liveOutput=true`), once the replay has caught up. */
+    liveOutput: LiveOutputFeed | null = null,
   ) {
     this.position = after;
+    this.liveOutput = liveOutput === null ? null : new LiveOutputRelay(liveOutput, filter, feed.directory, sink, () => !this.replaying && !this.closed);
   }
 
   /** The newest log sequence this cursor has looked at (sent or filtered out). */
@@ -51,11 +57,13 @@ export class EventCursor {
 
   start(): void {
     this.unsubscribe = this.feed.subscribe((batch) => this.onBatch(batch));
+    this.liveOutput?.start();
     void this.replay();
   }
 
   close(): void {
     this.closed = true;
+    this.liveOutput?.close();
     this.unsubscribe?.();
     this.unsubscribe = null;
   }
@@ -101,6 +109,7 @@ export class EventCursor {
     } finally {
       // Synchronous from the empty page to here: no live batch can slip between them.
       this.replaying = false;
+      if (!this.closed) this.liveOutput?.catchUp();
     }
   }
 }

@@ -41,16 +41,22 @@ export class EventFilter {
   matches(feedEvent: FeedEvent): boolean {
     const { event } = feedEvent;
     if (this.types !== null && !this.types.has(event.type)) return false;
-    if (this.allowedProjects !== null && (feedEvent.projectId === null || !this.allowedProjects.has(feedEvent.projectId))) return false;
-    if (this.spec.projectId !== undefined && feedEvent.projectId !== this.spec.projectId) return false;
+    const ownTaskUpdate = this.spec.task !== undefined && event.type === "task.updated" && (event.data.task as { taskId?: string } | undefined)?.taskId === this.spec.task.taskId;
+    return this.matchesPlace(event.threadId, feedEvent.projectId, ownTaskUpdate);
+  }
+
+  /**
+   * Whether something of a thread in a project belongs on the stream, whatever its type: the
+   * project, thread and task conditions (live output, which has no event type, is placed so).
+   */
+  matchesPlace(threadId: string, projectId: string | null, ownTaskUpdate = false): boolean {
+    if (this.allowedProjects !== null && (projectId === null || !this.allowedProjects.has(projectId))) return false;
+    if (this.spec.projectId !== undefined && projectId !== this.spec.projectId) return false;
     if (this.spec.threadId !== undefined) {
-      if (event.threadId !== this.spec.threadId && !(this.spec.descendants === true && this.isWithin(event.threadId, this.spec.threadId))) return false;
+      if (threadId !== this.spec.threadId && !(this.spec.descendants === true && this.isWithin(threadId, this.spec.threadId))) return false;
     }
     const task = this.spec.task;
-    if (task !== undefined) {
-      const ownUpdate = event.type === "task.updated" && (event.data.task as { taskId?: string } | undefined)?.taskId === task.taskId;
-      if (!ownUpdate && !this.isWithin(event.threadId, task.childThreadId)) return false;
-    }
+    if (task !== undefined && !ownTaskUpdate && !this.isWithin(threadId, task.childThreadId)) return false;
     return true;
   }
 

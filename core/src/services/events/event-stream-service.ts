@@ -1,6 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { TOKENS } from "../../di/tokens.js";
 import type { Engine } from "../../engine/engine.js";
+import type { LiveOutputFeed } from "../../engine/ports.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { Caller } from "../caller.js";
 import { EventCursor, type EventSink } from "./event-cursor.js";
@@ -15,6 +16,8 @@ export interface OpenEventStreamInput {
   readonly descendants?: boolean | undefined;
   readonly taskId?: string | undefined;
   readonly types?: readonly string[] | undefined;
+  /** Also send `output.delta` frames: assistant text and reasoning as they stream (not in the log, no id). */
+  readonly liveOutput?: boolean | undefined;
   /** Start after this log sequence (the last event id the client saw); omitted: from now on. */
   readonly after?: number | undefined;
   /**
@@ -34,6 +37,7 @@ export class EventStreamService {
   constructor(
     @inject(TOKENS.Engine) private readonly engine: Engine,
     private readonly feed: PublicEventFeed,
+    @inject(TOKENS.LiveOutput) private readonly liveOutput: LiveOutputFeed,
   ) {}
 
   /**
@@ -44,7 +48,7 @@ export class EventStreamService {
     if (!caller.capabilities.has("orchestration:read")) {
       throw new OrchestratorFailure("capability_denied", "This credential lacks the orchestration:read capability that the event stream needs.", { required: "orchestration:read" });
     }
-    return new EventCursor(this.feed, this.engine.store, new EventFilter(this.filterSpec(input), this.feed.directory), this.startAfter(input.after), sink);
+    return new EventCursor(this.feed, this.engine.store, new EventFilter(this.filterSpec(input), this.feed.directory), this.startAfter(input.after), sink, input.liveOutput === true ? this.liveOutput : null);
   }
 
   private startAfter(after: number | undefined): number {

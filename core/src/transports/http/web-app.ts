@@ -104,7 +104,8 @@ export class WebApp {
       this.sendFile(req, res, file.path, file.size, immutable ? "public, max-age=31536000, immutable" : "no-cache");
       return;
     }
-    if (extname(decoded) !== "") {
+    // A thread's id may hold a dot (thread:cmd:thread.create:…): its page is a client route, not a file.
+    if (extname(decoded) !== "" && !decoded.startsWith("/threads/")) {
       this.answer(req, res, 404, "text/plain; charset=utf-8", `There is no ${decoded} in the web UI.\n`);
       return;
     }

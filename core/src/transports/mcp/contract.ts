@@ -63,6 +63,10 @@ export const ThreadShell = z
     settled: z.boolean().describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
     settledAt: z.string().nullable(),
     stopped: z.boolean().optional().describe("Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message."),
+    attached: z
+      .object({ client: z.object({ name: z.string(), version: z.string() }).nullable().describe("The outside client as it named itself, when it did.") })
+      .optional()
+      .describe("Switchyard's addition, on an attached thread only: its outside agent session."),
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),
@@ -79,6 +83,9 @@ export const RunViewSchema = z
     status: RunStatus,
     summary: z.string().nullable(),
     error: z.object({ code: z.string().optional(), message: z.string() }).nullable(),
+    createdAt: z.string().optional().describe("Switchyard's addition: when the run was asked for."),
+    startedAt: z.string().nullable().optional().describe("Switchyard's addition: when it left the queue (null while queued)."),
+    endedAt: z.string().nullable().optional().describe("Switchyard's addition: when it ended (null while it runs)."),
   })
   .loose();
 

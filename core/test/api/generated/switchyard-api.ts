@@ -67,6 +67,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one timeline item's text, output or arguments whole, a page at a time
+         * @description What a thread read cut short (an item flagged truncated, a tool call's outputTruncated or inputPreview), read whole: part=text, output or input, from offset, at most limit characters a page; nextOffset reads on. An item id the thread does not have answers not_found.
+         */
+        get: operations["readThreadItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/threads/{threadId}/messages": {
         parameters: {
             query?: never;
@@ -575,7 +595,7 @@ export interface paths {
         };
         /**
          * Push events as Server-Sent Events, resumable with Last-Event-ID
-         * @description A text/event-stream of what happens to threads, runs, messages, items, delegated tasks and pending requests, projected from the event log: each frame's id is the log sequence, so a client that reconnects with Last-Event-ID (or after=) misses nothing and sees nothing twice. Without a resume point the stream starts at the newest event. Heartbeat comments keep it open; a client that cannot keep up is cut off and resumes from its last id. Counted against server.maxEventStreams.
+         * @description A text/event-stream of what happens to threads, runs, messages, items, delegated tasks and pending requests, projected from the event log: each frame's id is the log sequence, so a client that reconnects with Last-Event-ID (or after=) misses nothing and sees nothing twice. Without a resume point the stream starts at the newest event. Heartbeat comments keep it open; a client that cannot keep up is cut off and resumes from its last id. With liveOutput=true it also carries output.delta frames (no id) with text as it streams. Counted against server.maxEventStreams.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -928,6 +948,14 @@ export interface components {
             settledAt: string | null;
             /** @description Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message. */
             stopped?: boolean;
+            /** @description Switchyard's addition, on an attached thread only: its outside agent session. */
+            attached?: {
+                /** @description The outside client as it named itself, when it did. */
+                client: {
+                    name: string;
+                    version: string;
+                } | null;
+            };
             blockedOnThreadWait: boolean;
             pendingBackgroundTasks: number;
             /** @enum {string} */
@@ -949,6 +977,12 @@ export interface components {
                 code?: string;
                 message: string;
             } | null;
+            /** @description Switchyard's addition: when the run was asked for. */
+            createdAt?: string;
+            /** @description Switchyard's addition: when it left the queue (null while queued). */
+            startedAt?: string | null;
+            /** @description Switchyard's addition: when it ended (null while it runs). */
+            endedAt?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -1384,6 +1418,21 @@ export interface components {
                 } | null;
                 error: string | null;
             };
+        };
+        ThreadItemPart: {
+            threadId: string;
+            itemId: string;
+            kind: string;
+            status: string;
+            /** @enum {string} */
+            part: "text" | "output" | "input";
+            offset: number;
+            /** @description This page of the part (empty when the item has no such part). */
+            text: string;
+            /** @description The whole part's length. */
+            totalChars: number;
+            /** @description Pass as offset to read the next page; null at the end. */
+            nextOffset: number | null;
         };
         SendResult: {
             threadId: string;
@@ -2531,6 +2580,20 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        } | {
+            /** @constant */
+            type: "output.delta";
+            projectId: string | null;
+            threadId: string;
+            data: {
+                /** @description The id the completed item will have (its message or item event). */
+                itemId: string;
+                /** @enum {string} */
+                kind: "assistant_message" | "reasoning";
+                /** @description Where delta starts in the item's text: 0 carries the whole text so far (the first frame of an item on this stream, or after frames were dropped). */
+                offset: number;
+                delta: string;
+            };
         };
         SignedInWebSession: {
             verbs: ("read" | "operate" | "approve" | "install")[];
@@ -2768,6 +2831,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ThreadRead"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    readThreadItem: {
+        parameters: {
+            query?: {
+                /** @description text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON. */
+                part?: "text" | "output" | "input";
+                /** @description Where the page starts, in characters (default 0); pass nextOffset to read on. */
+                offset?: number;
+                /** @description Characters in the page (default and most 20000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                threadId: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read one timeline item's text, output or arguments whole, a page at a time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadItemPart"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */
@@ -3988,6 +4099,8 @@ export interface operations {
                 taskId?: string;
                 /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
                 types?: string[];
+                /** @description Also send output.delta frames: assistant text and reasoning as the provider streams them, before the item is complete. They are not in the log and have no id; the completed item follows as a message or item event. The first frame for an item carries its text so far (offset 0). */
+                liveOutput?: boolean;
                 /** @description Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL. */
                 after?: number;
             };

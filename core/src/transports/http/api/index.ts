@@ -11,6 +11,7 @@ import { listRemoteTasksRoute } from "./routes/remote-tasks.js";
 import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
 import { forkThreadRoute } from "./routes/thread-fork.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
+import { readThreadItemRoute } from "./routes/thread-items.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
 import { listAuditRoute } from "./routes/audit.js";
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   listThreadsRoute,
   createThreadsRoute,
   readThreadRoute,
+  readThreadItemRoute,
   sendMessageRoute,
   waitForRunRoute,
   interruptThreadRoute,

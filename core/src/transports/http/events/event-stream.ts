@@ -95,6 +95,17 @@ class EventStreamConnection implements EventSink {
     return true;
   }
 
+  /**
+   * A frame that is not in the log (live output): written while the client keeps up, dropped
+   * (never queued, never a reason to cut the client off) when it has enough unread already.
+   */
+  sendUnlogged(type: string, json: string): boolean {
+    if (this.closed || this.saturated) return false;
+    this.pendingWrites += 1;
+    this.res.write(`event: ${type}\ndata: ${json}\n\n`, () => this.flushed());
+    return true;
+  }
+
   drained(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     if (!this.saturated) return Promise.resolve(true);

@@ -10,6 +10,12 @@ const EventsQuery = z
     descendants: z.boolean().optional().describe("With threadId: the thread's children, grandchildren… too."),
     taskId: z.string().min(1).optional().describe("Only events of this delegated task and its child thread."),
     types: z.array(z.string().min(1)).optional().describe(`Only these event types (repeated or comma-separated): ${PUBLIC_EVENT_TYPES.join(", ")}.`),
+    liveOutput: z
+      .boolean()
+      .optional()
+      .describe(
+        "Also send output.delta frames: assistant text and reasoning as the provider streams them, before the item is complete. They are not in the log and have no id; the completed item follows as a message or item event. The first frame for an item carries its text so far (offset 0).",
+      ),
     after: z.number().int().min(0).optional().describe("Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL."),
   })
   .strict();
@@ -22,6 +28,19 @@ const StreamedEvent = z.object({
   projectId: z.string().nullable(),
   threadId: z.string().describe("The thread it belongs to (a task's parent thread for task.updated)."),
   data: z.record(z.string(), z.unknown()),
+});
+
+/** An output.delta frame (liveOutput=true): a piece of streamed text, not in the log, so without sequence or id. */
+const LiveOutputDelta = z.object({
+  type: z.literal("output.delta"),
+  projectId: z.string().nullable(),
+  threadId: z.string(),
+  data: z.object({
+    itemId: z.string().describe("The id the completed item will have (its message or item event)."),
+    kind: z.enum(["assistant_message", "reasoning"]),
+    offset: z.number().int().describe("Where delta starts in the item's text: 0 carries the whole text so far (the first frame of an item on this stream, or after frames were dropped)."),
+    delta: z.string(),
+  }),
 });
 
 function lastEventId(header: string | string[] | undefined): number | undefined {
@@ -37,12 +56,12 @@ export const eventsRoute = defineRoute({
   operationId: "streamEvents",
   summary: "Push events as Server-Sent Events, resumable with Last-Event-ID",
   description:
-    "A text/event-stream of what happens to threads, runs, messages, items, delegated tasks and pending requests, projected from the event log: each frame's id is the log sequence, so a client that reconnects with Last-Event-ID (or after=) misses nothing and sees nothing twice. Without a resume point the stream starts at the newest event. Heartbeat comments keep it open; a client that cannot keep up is cut off and resumes from its last id. Counted against server.maxEventStreams.",
+    "A text/event-stream of what happens to threads, runs, messages, items, delegated tasks and pending requests, projected from the event log: each frame's id is the log sequence, so a client that reconnects with Last-Event-ID (or after=) misses nothing and sees nothing twice. Without a resume point the stream starts at the newest event. Heartbeat comments keep it open; a client that cannot keep up is cut off and resumes from its last id. With liveOutput=true it also carries output.delta frames (no id) with text as it streams. Counted against server.maxEventStreams.",
   tag: "events",
   requires: "orchestration:read",
   query: EventsQuery,
   input: EventsQuery,
-  output: StreamedEvent,
+  output: z.union([StreamedEvent, LiveOutputDelta]),
   outputName: "StreamedEvent",
   produces: "text/event-stream",
   handle: (input, { caller, services, request, response }) => {
