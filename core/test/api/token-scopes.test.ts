@@ -109,6 +109,7 @@ describe("scoped tokens", () => {
       ["setThreadSettled", () => scoped.post(`/threads/${fixture.theirs}/settled`, { settled: true }), 404, "thread_not_found"],
       ["updateThread", () => scoped.post(`/threads/${fixture.theirs}/update`, { action: "rename", title: "hijacked" }), 404, "thread_not_found"],
       ["forkThread", () => scoped.post(`/threads/${fixture.theirs}/fork`, {}), 404, "thread_not_found"],
+      ["readThreadItem", () => scoped.get(`/threads/${fixture.theirs}/items/any-item`), 404, "thread_not_found"],
       ["listRemoteTasks", () => scoped.get(`/threads/${fixture.theirs}/remote-tasks`), 404, "thread_not_found"],
       ["readChanges", () => scoped.get(`/threads/${fixture.theirs}/changes`), 404, "thread_not_found"],
       ["applyChanges", () => scoped.post(`/threads/${fixture.theirs}/changes/apply`, {}), 404, "thread_not_found"],
