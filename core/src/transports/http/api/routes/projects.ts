@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { orchestratorCapabilitiesTool } from "../../../mcp/tools/orchestrator-capabilities.js";
+import { OrchestratorCapabilitiesOutput } from "../../../../contract/orchestrator-capabilities.js";
 import { defineRoute } from "../api-route.js";
 
 /** A project as orchestrator_capabilities lists it, with its folder. */
-export const ProjectView = orchestratorCapabilitiesTool.output.shape.projects.element.extend({
+export const ProjectView = OrchestratorCapabilitiesOutput.shape.projects.element.extend({
   rootPath: z.string().describe("The project's folder."),
   scratch: z.boolean().describe("The Scratch project, where threads launched without a project work."),
 });

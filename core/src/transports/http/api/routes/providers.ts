@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { orchestratorCapabilitiesTool } from "../../../mcp/tools/orchestrator-capabilities.js";
+import { OrchestratorCapabilitiesInput, OrchestratorCapabilitiesOutput } from "../../../../contract/orchestrator-capabilities.js";
 import { defineRoute } from "../api-route.js";
 
 export const listProvidersRoute = defineRoute({
@@ -11,9 +11,9 @@ export const listProvidersRoute = defineRoute({
     "orchestrator_capabilities' providers: read from the snapshot the server keeps (never a probe on the call's path). canRunChildTasks false comes with the reason in constraints. models is a short list (omittedModels counts the rest; search finds them).",
   tag: "providers",
   requires: "orchestration:read",
-  query: orchestratorCapabilitiesTool.input,
-  input: orchestratorCapabilitiesTool.input,
-  output: orchestratorCapabilitiesTool.output.pick({ providers: true }),
+  query: OrchestratorCapabilitiesInput,
+  input: OrchestratorCapabilitiesInput,
+  output: OrchestratorCapabilitiesOutput.pick({ providers: true }),
   outputName: "ProviderSnapshot",
   handle: async (input, { caller, services }) => ({ providers: (await services.capabilities.describe(caller, input)).providers }),
 });
