@@ -1,8 +1,7 @@
-import { z } from "zod";
 import { ApplyChangesInput, ApplyChangesOutput } from "../../../../contract/apply-changes.js";
 import { DiscardChangesInput, DiscardChangesOutput } from "../../../../contract/discard-changes.js";
 import { ReadChangesInput, ReadChangesOutput } from "../../../../contract/read-changes.js";
-import { WorkspaceViewSchema } from "../../../../contract/workspace.js";
+import { ListWorkspacesInput, ListWorkspacesOutput } from "../../../../contract/list-workspaces.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
 
@@ -58,13 +57,6 @@ export const discardChangesRoute = defineRoute({
   handle: (input, { caller, services, signal }) => services.changeSets.discard(caller, input, signal),
 });
 
-const ListWorkspacesInput = z
-  .object({
-    projectId: z.string().min(1).describe("The project whose workspaces to list."),
-    all: z.enum(["true", "false"]).optional().describe("true: removed ones too."),
-  })
-  .strict();
-
 export const listWorkspacesRoute = defineRoute({
   method: "GET",
   path: "/workspaces",
@@ -75,17 +67,7 @@ export const listWorkspacesRoute = defineRoute({
   requires: "orchestration:read",
   query: ListWorkspacesInput,
   input: ListWorkspacesInput,
-  output: z.object({
-    workspaces: z.array(
-      WorkspaceViewSchema.extend({
-        threadId: z.string(),
-        projectId: z.string(),
-        threadTitle: z.string().nullable(),
-        settledAt: z.string().nullable(),
-        removableAt: z.string().nullable(),
-      }),
-    ),
-  }),
+  output: ListWorkspacesOutput,
   outputName: "WorkspaceList",
   handle: (input, { caller, services }) => {
     services.callers.requireInScope(caller, { projectIds: [input.projectId] });
