@@ -12,11 +12,15 @@
 // - services, providers: beside each other above the engine (providers implement the engine's
 //   ProviderCatalog port), neither imports the other.
 // - composition root: di (composition-root.ts) and host: everything below the transports.
-// - transports (mcp, http): services and the foundation, the host handed to them, and of the
-//   engine only its failure type.
+// - contract: each operation's input and output schemas and the shaping of a service result
+//   into its answer, over the services' types and the foundation (and the engine's failure type
+//   for a refused input). Beside the composition root; it never imports a transport.
+// - transports (mcp, http): the contract, services and the foundation, the host handed to them,
+//   and of the engine only its failure type. Neither transport imports the other: both adapt
+//   the contract (the server that mounts both, http/switchyard-server.ts, excepted).
 // - cli, index.ts: the entry points, anything in core.
 const FOUNDATION = ["spec", "util", "config", "logging"];
-const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "transports", "connect"];
+const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "contract", "transports", "connect"];
 const ENTRY_POINTS = ["cli"];
 const TOKENS = "^core/src/di/tokens\\.ts$";
 
@@ -205,11 +209,39 @@ module.exports = {
       "di and host compose everything below the transports; transports and the CLI are handed a host.",
     ),
     layer(
+      "contract-imports-services-not-transports",
+      ["contract"],
+      [...FOUNDATION, "services", "engine"],
+      "The contract (each operation's schemas and result shaping) is transport-neutral: it sits on the services' types, and both transports adapt it.",
+    ),
+    {
+      name: "contract-uses-only-the-engine-failure-type",
+      severity: "error",
+      comment: "Of the engine the contract uses only OrchestratorFailure, the typed refusal of an input the schema alone cannot rule out.",
+      from: { path: "^core/src/contract/" },
+      to: { path: "^core/src/engine/", pathNot: "^core/src/engine/orchestrator-failure\\.ts$" },
+    },
+    layer(
       "transports-import-services-not-internals",
       ["transports"],
-      [...FOUNDATION, "services", "host", "engine"],
-      "A transport authenticates, resolves inputs and shapes responses over the services (seed 000).",
+      [...FOUNDATION, "contract", "services", "host", "engine"],
+      "A transport authenticates, resolves inputs, calls the services and shapes responses with the contract (seed 000).",
     ),
+    {
+      name: "http-imports-no-mcp",
+      severity: "error",
+      comment:
+        "The HTTP API takes its schemas and result shaping from the contract, never from the MCP tools. Only the server that mounts both endpoints (switchyard-server.ts) imports the MCP endpoint.",
+      from: { path: "^core/src/transports/http/", pathNot: "^core/src/transports/http/switchyard-server\\.ts$" },
+      to: { path: "^core/src/transports/mcp/" },
+    },
+    {
+      name: "mcp-imports-no-http",
+      severity: "error",
+      comment: "The MCP tools take their schemas and result shaping from the contract; what both transports share (the request body reader, the caller from a scope) lives in transports/ itself.",
+      from: { path: "^core/src/transports/mcp/" },
+      to: { path: "^core/src/transports/http/" },
+    },
     layer(
       "connect-imports-services-not-internals",
       ["connect"],

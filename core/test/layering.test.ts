@@ -91,6 +91,27 @@ const WRONG_WAY_FILES: { file: string; text: string; rules: string[] }[] = [
     rules: ["transports-import-services-not-internals"],
   },
   {
+    // The HTTP API adapts the contract; it never borrows an MCP tool's schemas.
+    file: "core/src/transports/http/api/routes/wrong-way.ts",
+    text: `import { threadSendTool } from "../../../mcp/tools/thread-send.js";\nexport const wrongWay = threadSendTool.input;\n`,
+    rules: ["http-imports-no-mcp"],
+  },
+  {
+    file: "core/src/transports/mcp/wrong-way-http.ts",
+    text: `import { ThreadPath } from "../http/api/routes/threads.js";\nexport const wrongWay = ThreadPath;\n`,
+    rules: ["mcp-imports-no-http"],
+  },
+  {
+    file: "core/src/contract/wrong-way.ts",
+    text: `import { threadSendTool } from "../transports/mcp/tools/thread-send.js";\nexport const wrongWay = threadSendTool;\n`,
+    rules: ["contract-imports-services-not-transports"],
+  },
+  {
+    file: "core/src/contract/wrong-way-engine.ts",
+    text: `import type { Engine } from "../engine/ports.js";\nexport type WrongWay = Engine;\n`,
+    rules: ["contract-uses-only-the-engine-failure-type"],
+  },
+  {
     file: "core/src/services/wrong-way.ts",
     text: `import { createPiDriver } from "../../../plugins/pi/src/index.js";\nexport const wrongWay = createPiDriver;\n`,
     rules: ["core-imports-no-plugin"],

@@ -6,7 +6,7 @@ import type { DelegateTaskResult } from "../../src/services/delegation/task-view
 import type { EventSink } from "../../src/services/events/event-cursor.js";
 import { EventStreamService } from "../../src/services/events/event-stream-service.js";
 import type { FeedEvent } from "../../src/services/events/public-event-feed.js";
-import { callerFromScope } from "../../src/transports/mcp/caller-from-scope.js";
+import { callerFromScope } from "../../src/transports/caller-from-scope.js";
 import { mustCall } from "../support/mcp-client.js";
 import { ApiClient } from "../support/api-client.js";
 import { startApiLab } from "../support/api-lab.js";

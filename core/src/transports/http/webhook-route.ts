@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../logging/logger.js";
 import type { ScheduledTriggerService, WebhookRefusal } from "../../services/scheduling/scheduled-trigger-service.js";
-import { BodyError, readRequestBytes } from "./request-body.js";
+import { BodyError, readRequestBytes } from "../request-body.js";
 
 /** Webhook URLs: `/hooks/<scheduledTaskId>` (signed tasks), `/hooks/<scheduledTaskId>/<key>` (unsigned ones). */
 export const HOOKS_PATH_PREFIX = "/hooks/";

@@ -7,9 +7,9 @@ import type { Logger } from "../../logging/logger.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { McpInvocationScope, McpSessionRegistry } from "../../services/credentials/mcp-session-registry.js";
 import { HOST_VERSION } from "../../util/host-version.js";
-import { readJsonBody, BodyError, protoKeyPath } from "../http/request-body.js";
+import { readJsonBody, BodyError, protoKeyPath } from "../request-body.js";
 import type { McpToolDefinition } from "./tool-definition.js";
-import type { McpToolServices } from "./tool-services.js";
+import type { OperationServices } from "../operation-services.js";
 import { LINK_SECRET_PREFIX } from "../../services/reach/reach-grants.js";
 import { CallsInFlight } from "./calls-in-flight.js";
 import { JsonExchangeTransport } from "./json-exchange-transport.js";
@@ -148,7 +148,7 @@ export class McpEndpoint {
   constructor(
     definitions: readonly McpToolDefinition[],
     private readonly registry: McpSessionRegistry,
-    services: McpToolServices,
+    services: OperationServices,
     private readonly logger: Logger,
     private readonly serverName: string,
     private readonly limits: McpEndpointLimits,

@@ -4,9 +4,9 @@ import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchest
 import type { McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
 import { isStoreBusy } from "../../util/store-busy.js";
 import type { McpToolDefinition } from "./tool-definition.js";
-import type { McpToolServices } from "./tool-services.js";
+import type { OperationServices } from "../operation-services.js";
 import { scopeRefs } from "../scope-refs.js";
-import { callerFromScope } from "./caller-from-scope.js";
+import { callerFromScope } from "../caller-from-scope.js";
 import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
 import { linkedCeiling, linkedGrantOf } from "./linked-caller.js";
 import type { ReachGrants } from "../../services/reach/reach-grants.js";
@@ -111,7 +111,7 @@ export class McpToolCalls {
 
   constructor(
     definitions: readonly McpToolDefinition[],
-    private readonly services: McpToolServices,
+    private readonly services: OperationServices,
     private readonly logger: Logger,
     private readonly reach: McpReach | null,
   ) {

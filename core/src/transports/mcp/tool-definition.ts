@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { CredentialCapability, McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
-import type { McpToolServices } from "./tool-services.js";
+import type { OperationServices } from "../operation-services.js";
 
 /** MCP tool annotations (hints for clients; never trusted for security). */
 export interface ToolAnnotations {
@@ -13,7 +13,7 @@ export interface ToolAnnotations {
 /** What a tool handler gets besides its input. */
 export interface ToolInvocation {
   readonly scope: McpInvocationScope;
-  readonly services: McpToolServices;
+  readonly services: OperationServices;
   /** Aborted when the client cancels the call or disconnects. */
   readonly signal: AbortSignal;
   /** Sends an MCP progress notification (no-op when the client sent no progress token). */

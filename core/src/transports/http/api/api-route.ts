@@ -20,8 +20,8 @@ export interface ApiContext {
 
 /**
  * One operation of the HTTP API: where it lives, what it needs, and its schemas. The path,
- * query and body schemas are the parts of `input` each comes from (picked from the schema the
- * MCP tool uses, where there is one); the router validates each part, then the whole input
+ * query and body schemas are the parts of `input` each comes from (picked from the operation's
+ * contract in core/src/contract, where there is one); the router validates each part, then the whole input
  * with `input`, so both transports accept exactly the same values. The OpenAPI document is
  * generated from these schemas.
  */
@@ -45,7 +45,7 @@ export interface ApiRoute<I extends z.ZodType = z.ZodType, O extends z.ZodType =
    */
   readonly idempotencyKey?: "clientRequestId";
   /**
-   * How the parts reach `input`: merged into one object (default; the MCP tools' shape), or
+   * How the parts reach `input`: merged into one object (default; the contract's shape, as MCP takes it), or
    * `separate`, as `{ params, query, body }` (a plugin's routes, whose parts may share names).
    */
   readonly inputParts?: "merged" | "separate";

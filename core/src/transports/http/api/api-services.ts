@@ -2,15 +2,15 @@ import type { ProjectService } from "../../../services/project-service.js";
 import type { ProviderDoctorService } from "../../../services/provider-doctor-service.js";
 import type { ThreadForkService } from "../../../services/thread-fork-service.js";
 import type { UsageService } from "../../../services/usage/usage-service.js";
-import type { McpToolServices } from "../../mcp/tool-services.js";
+import type { OperationServices } from "../../operation-services.js";
 import type { EventStreams } from "../events/event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 import type { ReachAudit } from "../../../services/reach/reach-audit.js";
 import type { RemoteChildren } from "../../../services/reach/remote-children.js";
 import type { WorkspaceJanitor } from "../../../services/workspaces/workspace-janitor.js";
 
-/** The services API routes call: the same ones the MCP tools use, projects, the provider doctor, usage, forks, the event streams and the web UI's sessions. */
-export interface ApiServices extends McpToolServices {
+/** The services API routes call: the operations' (the same ones the MCP tools use), projects, the provider doctor, usage, forks, the event streams and the web UI's sessions. */
+export interface ApiServices extends OperationServices {
   readonly projects: ProjectService;
   /** doctor's provider findings, for a person's client. */
   readonly providerDoctor: Pick<ProviderDoctorService, "describe">;

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { HOST_VERSION } from "../../../util/host-version.js";
-import { DelegateTaskResultSchema, RunViewSchema, Target, ThreadShell } from "../../mcp/contract.js";
-import { PendingRequestView } from "../../mcp/tools/pending-request.js";
+import { DelegateTaskResultSchema } from "../../../contract/delegated-task.js";
+import { Target } from "../../../contract/fields.js";
+import { PendingRequestView } from "../../../contract/pending-request.js";
+import { RunViewSchema, ThreadShell } from "../../../contract/thread-shell.js";
 import { ApiFailureBody } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
 import { PAGE_SECRET_HEADER } from "./web-session-cookie.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { DelegatedTaskResultsInput, DelegatedTaskResultsOutput } from "../../../contract/delegated-task-results.js";
 import { OrchestratorFailure } from "../../../engine/orchestrator-failure.js";
 import { linkedGrantOf } from "../linked-caller.js";
 import { defineTool, CHANGES_STATE } from "../tool-definition.js";
@@ -13,22 +13,8 @@ export const delegatedTaskResultsTool = defineTool({
   title: "Results of tasks delegated here from a linked environment",
   description:
     "For linked environments only: returns the results of tasks delegated here under this link that it has not acknowledged, waiting up to waitMs for one; acknowledge lists the taskIds it holds durably (they are not handed over again).",
-  input: z
-    .object({
-      acknowledge: z.array(z.string().min(1).max(300)).max(200).optional(),
-      waitMs: z.number().int().min(0).max(3_600_000).optional(),
-    })
-    .strict(),
-  output: z.object({
-    results: z.array(
-      z.object({
-        taskId: z.string(),
-        status: z.enum(["completed", "failed", "cancelled", "interrupted"]),
-        summary: z.string(),
-        parent: z.object({ environmentId: z.string(), threadId: z.string(), runId: z.string(), rootThreadId: z.string(), depth: z.number(), maxDepth: z.number() }),
-      }),
-    ),
-  }),
+  input: DelegatedTaskResultsInput,
+  output: DelegatedTaskResultsOutput,
   annotations: CHANGES_STATE,
   requires: "orchestration:read",
   audience: "linked_environments",

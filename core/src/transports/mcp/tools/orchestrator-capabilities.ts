@@ -1,126 +1,15 @@
-import { z } from "zod";
-import { callerFromScope } from "../caller-from-scope.js";
-import { BudgetViewSchema, InteractionModeOutput, RuntimeModeOutput } from "../contract.js";
+import { OrchestratorCapabilitiesInput, OrchestratorCapabilitiesOutput } from "../../../contract/orchestrator-capabilities.js";
+import { callerFromScope } from "../../caller-from-scope.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 import { linkedGrantOf } from "../linked-caller.js";
-
-const BudgetLimits = z.object({ tokens: z.number().nullable(), costUsd: z.number().nullable(), wallClockMs: z.number().nullable() });
 
 export const orchestratorCapabilitiesTool = defineTool({
   name: "orchestrator_capabilities",
   title: "Orchestrator capabilities",
   description:
     "What you inherit (provider, model, modes), which provider instances can run a delegated task or a new thread (and why not), a short list of each provider's models (omittedModels counts the rest; pass search to find them), feature flags, limits and the token, cost and wall-clock budgets in force. Call this once before concluding the orchestration tools are missing.",
-  input: z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict(),
-  output: z.object({
-    callerKind: z.enum(["agent", "client", "environment"]),
-    inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable(), effort: z.string().nullable() }).nullable(),
-    parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
-    parentRunActive: z.boolean(),
-    projectId: z.string().nullable(),
-    projects: z.array(
-      z.object({
-        projectId: z.string(),
-        name: z.string(),
-        workspaces: z
-          .array(z.enum(["shared", "worktree", "scratch", "existing"]))
-          .optional()
-          .describe("Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees)."),
-        defaultWorkspace: z.enum(["shared", "worktree", "scratch", "existing"]).optional().describe("Switchyard: the strategy work gets when a call names none."),
-      }),
-    ),
-    environments: z
-      .array(
-        z.object({
-          environmentId: z.string().describe("Pass it as environmentId to run a thread or task tool there."),
-          url: z.string(),
-          ownEnvironmentId: z.string().nullable().describe("The id in the links that environment builds (switchyard-thread://v2/<id>/…)."),
-          reachable: z.boolean(),
-          problem: z.object({ code: z.string(), reason: z.string(), message: z.string() }).nullable(),
-          verbs: z.array(z.string()).nullable().describe("What its grant allows: read, create, send, delegate, cancel."),
-          maxRuntimeMode: z.string().nullable(),
-          projects: z.array(z.object({ projectId: z.string(), name: z.string() })),
-          providers: z.array(
-            z.object({
-              providerInstanceId: z.string(),
-              driverKind: z.string(),
-              canRunChildTasks: z.boolean(),
-              models: z.array(z.string()),
-              runtimeModes: z.array(z.string()),
-              interactionModes: z.array(z.string()),
-            }),
-          ),
-        }),
-      )
-      .optional()
-      .describe("Linked environments (other Switchyard servers the user linked) and what their grants let you do there; absent when none is linked."),
-    environmentId: z.string().optional().describe("This environment's id (the one in the thread links it builds)."),
-    grant: z
-      .object({ grantId: z.string(), verbs: z.array(z.string()), maxRuntimeMode: z.string(), projects: z.union([z.literal("*"), z.array(z.string())]) })
-      .optional()
-      .describe("For a linked environment's call: what its grant here allows."),
-    providers: z.array(
-      z.object({
-        providerInstanceId: z.string(),
-        driverKind: z.string(),
-        displayName: z.string(),
-        canRunChildTasks: z.boolean(),
-        constraints: z.array(z.string()),
-        models: z.array(
-          z.object({
-            id: z.string(),
-            custom: z.boolean().optional(),
-            favorite: z.boolean().optional(),
-            legacy: z.boolean().optional(),
-            callerModel: z.boolean().optional(),
-            efforts: z.array(z.string()).optional().describe("The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none."),
-            defaultEffort: z.string().optional().describe("The effort the provider uses when none is given."),
-          }),
-        ),
-        omittedModels: z.number(),
-        runtimeModes: z.array(RuntimeModeOutput).optional(),
-        interactionModes: z.array(InteractionModeOutput),
-        steering: z
-          .enum(["native", "interrupt_restart", "queue", "none"])
-          .describe("What a default t3_thread_send does to a running turn: steers it natively, interrupts and restarts it with the message, queues behind it, or is refused (the provider does not report when a turn ends)."),
-        fork: z.enum(["native", "portable"]).describe("How a fork of a thread is carried out: the provider copies the conversation, or it travels as portable context."),
-        interrupt: z
-          .enum(["running_turns", "unstarted_only"])
-          .describe("What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable)."),
-      }),
-    ),
-    features: z.object({
-      polling: z.boolean(),
-      cancellation: z.boolean(),
-      batchThreadCreation: z.boolean(),
-      threadManagement: z.boolean(),
-      pendingRequests: z.boolean(),
-      worktreeLaunch: z.boolean(),
-      scheduling: z.boolean(),
-      workspaces: z.boolean().optional().describe("Switchyard: delegate_task and create_threads take workspace; read_changes, apply_changes and discard_changes take a child's changes back."),
-    }),
-    limits: z.object({
-      maxWaitMs: z.number(),
-      maxDelegationDepth: z.number(),
-      maxConcurrentChildrenPerRun: z.number(),
-      maxTasksPerRootThread: z.number(),
-      maxThreadsPerCreate: z.number(),
-      minScheduleIntervalMs: z.number().describe("The shortest interval (and cron gap) schedule_task accepts."),
-    }),
-    budgets: z
-      .object({
-        rootThread: BudgetLimits.describe("Limits on each root thread's whole tree (config budgets.rootThread); null: no limit."),
-        delegatedTask: BudgetLimits.describe("Default limits of each delegated task's tree (config budgets.delegatedTask), unless delegate_task sets budget."),
-        perTaskBudget: z.literal(true).describe("delegate_task takes a budget {tokens, costUsd, wallClockMs}, which must fit in what is left of the budgets covering you."),
-        covering: z.array(BudgetViewSchema).describe("The budgets covering your work now, innermost first, with what is left of each."),
-        pricing: z.object({
-          defaultsAsOf: z.string().nullable().describe("The day the shipped price table was taken (null: not used)."),
-          configAsOf: z.string().nullable(),
-          configuredModels: z.number(),
-        }),
-      })
-      .describe("Token, cost and wall-clock budgets on delegation trees. Usage arrives as each turn ends, so a tree can pass a limit by the turns running when it is reached; those are interrupted."),
-  }),
+  input: OrchestratorCapabilitiesInput,
+  output: OrchestratorCapabilitiesOutput,
   annotations: READ_ONLY,
   requires: "orchestration:read",
   handle: async (input, { scope, services }) => {

@@ -1,7 +1,6 @@
-import { z } from "zod";
-import { callerFromScope } from "../caller-from-scope.js";
+import { TaskCancelInput, TaskCancelOutput } from "../../../contract/task-cancel.js";
+import { callerFromScope } from "../../caller-from-scope.js";
 import { linkedGrantOf } from "../linked-caller.js";
-import { DelegateTaskResultSchema } from "../contract.js";
 import { defineTool, STOPS_WORK } from "../tool-definition.js";
 
 export const taskCancelTool = defineTool({
@@ -9,8 +8,8 @@ export const taskCancelTool = defineTool({
   title: "Cancel a delegated task",
   description:
     "Stops a task you delegated: first every task the child delegated, then the child thread (its running turn is interrupted, queued turns are held), cancels the task's own queued turn and disposes automatic delivery to you. A finished task keeps its published result.",
-  input: z.object({ taskId: z.string().min(1), reason: z.string().max(1_000).optional() }).strict(),
-  output: DelegateTaskResultSchema.extend({ cancelled: z.boolean(), reason: z.string() }),
+  input: TaskCancelInput,
+  output: TaskCancelOutput,
   annotations: STOPS_WORK,
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) => {

@@ -1,7 +1,6 @@
-import { z } from "zod";
-import { callerFromScope } from "../caller-from-scope.js";
+import { TaskStatusInput, TaskStatusOutput } from "../../../contract/task-status.js";
+import { callerFromScope } from "../../caller-from-scope.js";
 import { linkedGrantOf } from "../linked-caller.js";
-import { DelegateTaskResultSchema } from "../contract.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 
 export const taskStatusTool = defineTool({
@@ -9,8 +8,8 @@ export const taskStatusTool = defineTool({
   title: "Delegated task status",
   description:
     "Reads a task you delegated from durable state. workState tells active work (working), a finished turn waiting for its own children (waiting_for_children) and an available result (result_available). The published summary stays stable; latestTerminal* shows later follow-ups in the child thread.",
-  input: z.object({ taskId: z.string().min(1) }).strict(),
-  output: DelegateTaskResultSchema,
+  input: TaskStatusInput,
+  output: TaskStatusOutput,
   annotations: READ_ONLY,
   requires: "orchestration:read",
   handle: async (input, { scope, services }) => {

@@ -1,8 +1,7 @@
-import { z } from "zod";
-import { applyChangesTool } from "../../../mcp/tools/apply-changes.js";
-import { discardChangesTool } from "../../../mcp/tools/discard-changes.js";
-import { readChangesTool } from "../../../mcp/tools/read-changes.js";
-import { WorkspaceViewSchema } from "../../../mcp/contract.js";
+import { ApplyChangesInput, ApplyChangesOutput } from "../../../../contract/apply-changes.js";
+import { DiscardChangesInput, DiscardChangesOutput } from "../../../../contract/discard-changes.js";
+import { ReadChangesInput, ReadChangesOutput } from "../../../../contract/read-changes.js";
+import { ListWorkspacesInput, ListWorkspacesOutput } from "../../../../contract/list-workspaces.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
 
@@ -16,9 +15,9 @@ export const readChangesRoute = defineRoute({
   tag: "changes",
   requires: "orchestration:read",
   params: ThreadPath,
-  query: readChangesTool.input.omit({ threadId: true }),
-  input: readChangesTool.input,
-  output: readChangesTool.output,
+  query: ReadChangesInput.omit({ threadId: true }),
+  input: ReadChangesInput,
+  output: ReadChangesOutput,
   outputName: "ChangeSet",
   handle: (input, { caller, services }) => services.changeSets.read(caller, input),
 });
@@ -33,10 +32,10 @@ export const applyChangesRoute = defineRoute({
   tag: "changes",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: applyChangesTool.input.omit({ threadId: true }),
+  body: ApplyChangesInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: applyChangesTool.input,
-  output: applyChangesTool.output,
+  input: ApplyChangesInput,
+  output: ApplyChangesOutput,
   outputName: "ChangeSetDecision",
   handle: (input, { caller, services, signal }) => services.changeSets.apply(caller, input, signal),
 });
@@ -50,20 +49,13 @@ export const discardChangesRoute = defineRoute({
   tag: "changes",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: discardChangesTool.input.omit({ threadId: true }),
+  body: DiscardChangesInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: discardChangesTool.input,
-  output: discardChangesTool.output,
+  input: DiscardChangesInput,
+  output: DiscardChangesOutput,
   outputName: "ChangeSetDiscard",
   handle: (input, { caller, services, signal }) => services.changeSets.discard(caller, input, signal),
 });
-
-const ListWorkspacesInput = z
-  .object({
-    projectId: z.string().min(1).describe("The project whose workspaces to list."),
-    all: z.enum(["true", "false"]).optional().describe("true: removed ones too."),
-  })
-  .strict();
 
 export const listWorkspacesRoute = defineRoute({
   method: "GET",
@@ -75,17 +67,7 @@ export const listWorkspacesRoute = defineRoute({
   requires: "orchestration:read",
   query: ListWorkspacesInput,
   input: ListWorkspacesInput,
-  output: z.object({
-    workspaces: z.array(
-      WorkspaceViewSchema.extend({
-        threadId: z.string(),
-        projectId: z.string(),
-        threadTitle: z.string().nullable(),
-        settledAt: z.string().nullable(),
-        removableAt: z.string().nullable(),
-      }),
-    ),
-  }),
+  output: ListWorkspacesOutput,
   outputName: "WorkspaceList",
   handle: (input, { caller, services }) => {
     services.callers.requireInScope(caller, { projectIds: [input.projectId] });

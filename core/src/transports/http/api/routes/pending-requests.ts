@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { PendingRequestView, pendingRequestTool } from "../../../mcp/tools/pending-request.js";
+import { PendingRequestInput, PendingRequestView, respondToPendingRequest } from "../../../../contract/pending-request.js";
 import { defineRoute } from "../api-route.js";
 
 const RequestPath = z.object({ threadId: z.string().min(1), requestId: z.string().min(1) }).strict();
-const RequestInput = pendingRequestTool.input.omit({ action: true });
+const RequestInput = PendingRequestInput.omit({ action: true });
 const RespondBody = RequestInput.pick({ answers: true, decision: true, dismiss: true });
 
 export const listPendingRequestsRoute = defineRoute({
@@ -48,12 +48,5 @@ export const respondToPendingRequestRoute = defineRoute({
   input: RequestInput.extend({ requestId: z.string().min(1) }),
   output: PendingRequestView,
   outputName: "PendingRequest",
-  handle: (input, { caller, services }) =>
-    services.pendingRequests.respond(caller, {
-      threadId: input.threadId,
-      requestId: input.requestId,
-      ...(input.answers !== undefined ? { answers: input.answers } : {}),
-      ...(input.decision !== undefined ? { decision: input.decision } : {}),
-      ...(input.dismiss !== undefined ? { dismiss: input.dismiss } : {}),
-    }),
+  handle: (input, { caller, services }) => respondToPendingRequest(services.pendingRequests, caller, input),
 });

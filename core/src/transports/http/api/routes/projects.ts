@@ -1,12 +1,6 @@
-import { z } from "zod";
-import { orchestratorCapabilitiesTool } from "../../../mcp/tools/orchestrator-capabilities.js";
+import { AddProjectInput, AddProjectOutput } from "../../../../contract/add-project.js";
+import { ListProjectsInput, ListProjectsOutput, projectView } from "../../../../contract/list-projects.js";
 import { defineRoute } from "../api-route.js";
-
-/** A project as orchestrator_capabilities lists it, with its folder. */
-export const ProjectView = orchestratorCapabilitiesTool.output.shape.projects.element.extend({
-  rootPath: z.string().describe("The project's folder."),
-  scratch: z.boolean().describe("The Scratch project, where threads launched without a project work."),
-});
 
 export const listProjectsRoute = defineRoute({
   method: "GET",
@@ -15,23 +9,16 @@ export const listProjectsRoute = defineRoute({
   summary: "List the projects this token may use",
   tag: "projects",
   requires: "orchestration:read",
-  input: z.object({}).strict(),
-  output: z.object({ projects: z.array(ProjectView) }),
+  input: ListProjectsInput,
+  output: ListProjectsOutput,
   outputName: "ProjectList",
   handle: (_input, { caller, services }) => ({
     projects: services.projects
       .list()
       .filter((project) => services.callers.mayUseProject(caller, project.id))
-      .map((project) => ({ projectId: project.id, name: project.name, rootPath: project.rootPath, scratch: project.scratch })),
+      .map(projectView),
   }),
 });
-
-export const AddProjectInput = z
-  .object({
-    path: z.string().min(1).max(4_096).describe("The folder's absolute path on the server's machine. It must exist."),
-    name: z.string().trim().min(1).max(200).optional().describe("Its name (default: the folder's name). Adding the folder again with another name renames the project."),
-  })
-  .strict();
 
 export const addProjectRoute = defineRoute({
   method: "POST",
@@ -44,11 +31,11 @@ export const addProjectRoute = defineRoute({
   requires: "orchestration:operate",
   body: AddProjectInput,
   input: AddProjectInput,
-  output: z.object({ project: ProjectView, existed: z.boolean().describe("The folder was a project already.") }),
+  output: AddProjectOutput,
   outputName: "AddedProject",
   status: 201,
   handle: (input, { caller, services }) => {
     const { project, existed } = services.projects.addFor(caller, input);
-    return { project: { projectId: project.id, name: project.name, rootPath: project.rootPath, scratch: project.scratch }, existed };
+    return { project: projectView(project), existed };
   },
 });

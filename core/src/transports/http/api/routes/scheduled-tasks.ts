@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { deleteScheduledTaskTool } from "../../../mcp/tools/delete-scheduled-task.js";
-import { listScheduledTasksTool } from "../../../mcp/tools/list-scheduled-tasks.js";
-import { scheduleTaskTool } from "../../../mcp/tools/schedule-task.js";
-import { ScheduledTaskSchema } from "../../../mcp/scheduled-task-contract.js";
+import { DeleteScheduledTaskInput, DeleteScheduledTaskOutput } from "../../../../contract/delete-scheduled-task.js";
+import { ListScheduledTasksInput, ListScheduledTasksOutput } from "../../../../contract/list-scheduled-tasks.js";
+import { ScheduleTaskInput, ScheduleTaskOutput } from "../../../../contract/schedule-task.js";
+import { ScheduledTaskSchema } from "../../../../contract/scheduled-task.js";
 import { defineRoute } from "../api-route.js";
 
 const ScheduledTaskPath = z.object({ scheduledTaskId: z.string().min(1).max(200) }).strict();
@@ -16,9 +16,9 @@ export const listScheduledTasksRoute = defineRoute({
     "list_scheduled_tasks: one project's tasks with projectId, else every project the token may use. Each shows its trigger, whether it is enabled (pausedReason says why not), the credential it runs under (authority), where its runs go, its next run, its webhook URL and its recent triggers (runs started, or why a trigger was skipped). Never a webhook secret; an unsigned webhook's URL, its credential, only to a token that may change the task (webhookUrlHidden otherwise).",
   tag: "scheduled-tasks",
   requires: "orchestration:read",
-  query: listScheduledTasksTool.input,
-  input: listScheduledTasksTool.input,
-  output: listScheduledTasksTool.output,
+  query: ListScheduledTasksInput,
+  input: ListScheduledTasksInput,
+  output: ListScheduledTasksOutput,
   outputName: "ScheduledTaskList",
   handle: (input, { caller, services }) => services.schedules.list(caller, input),
 });
@@ -32,10 +32,10 @@ export const createScheduledTaskRoute = defineRoute({
     "schedule_task without scheduledTaskId: a prompt that runs on an interval, at a fixed time in the server's local time zone (cron, or once with at), or on each qualifying request to its webhook URL, even when no turn is active. projectId is required (a token has no thread). Modes omitted are the token's ceiling, stepped down to what the provider offers; nothing broader is accepted. The task runs under this token: revoking it (switchyard token revoke) or its expiry pauses the task. Without a signature, anyone with the webhook URL can trigger a run; a generated secret is shown once, in signatureSecret. Idempotency-Key (or clientRequestId) makes a retry return the same task.",
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
-  body: scheduleTaskTool.input.omit({ scheduledTaskId: true }),
+  body: ScheduleTaskInput.omit({ scheduledTaskId: true }),
   idempotencyKey: "clientRequestId",
-  input: scheduleTaskTool.input.omit({ scheduledTaskId: true }),
-  output: scheduleTaskTool.output,
+  input: ScheduleTaskInput.omit({ scheduledTaskId: true }),
+  output: ScheduleTaskOutput,
   outputName: "ScheduledTaskChange",
   status: 201,
   handle: (input, { caller, services }) => services.schedules.schedule(caller, input),
@@ -65,10 +65,10 @@ export const updateScheduledTaskRoute = defineRoute({
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
   params: ScheduledTaskPath,
-  body: scheduleTaskTool.input.omit({ scheduledTaskId: true, projectId: true }),
+  body: ScheduleTaskInput.omit({ scheduledTaskId: true, projectId: true }),
   idempotencyKey: "clientRequestId",
-  input: scheduleTaskTool.input.omit({ projectId: true }).required({ scheduledTaskId: true }),
-  output: scheduleTaskTool.output,
+  input: ScheduleTaskInput.omit({ projectId: true }).required({ scheduledTaskId: true }),
+  output: ScheduleTaskOutput,
   outputName: "ScheduledTaskChange",
   handle: (input, { caller, services }) => services.schedules.schedule(caller, input),
 });
@@ -83,8 +83,8 @@ export const deleteScheduledTaskRoute = defineRoute({
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
   params: ScheduledTaskPath,
-  input: deleteScheduledTaskTool.input,
-  output: deleteScheduledTaskTool.output,
+  input: DeleteScheduledTaskInput,
+  output: DeleteScheduledTaskOutput,
   outputName: "DeletedScheduledTask",
   handle: (input, { caller, services }) => services.schedules.delete(caller, input),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { taskCancelTool } from "../../../mcp/tools/task-cancel.js";
-import { taskStatusTool } from "../../../mcp/tools/task-status.js";
+import { TaskCancelInput, TaskCancelOutput } from "../../../../contract/task-cancel.js";
+import { TaskStatusInput, TaskStatusOutput } from "../../../../contract/task-status.js";
 import { defineRoute } from "../api-route.js";
 
 const TaskPath = z.object({ taskId: z.string().min(1) }).strict();
@@ -15,8 +15,8 @@ export const getTaskRoute = defineRoute({
   tag: "tasks",
   requires: "orchestration:read",
   params: TaskPath,
-  input: taskStatusTool.input,
-  output: taskStatusTool.output,
+  input: TaskStatusInput,
+  output: TaskStatusOutput,
   outputName: "DelegatedTask",
   handle: (input, { caller, services }) => services.tasks.status(caller, input.taskId),
 });
@@ -30,9 +30,9 @@ export const cancelTaskRoute = defineRoute({
   tag: "tasks",
   requires: "orchestration:operate",
   params: TaskPath,
-  body: taskCancelTool.input.omit({ taskId: true }),
-  input: taskCancelTool.input,
-  output: taskCancelTool.output,
+  body: TaskCancelInput.omit({ taskId: true }),
+  input: TaskCancelInput,
+  output: TaskCancelOutput,
   outputName: "CancelledTask",
   handle: (input, { caller, services }) => services.tasks.cancel(caller, input.taskId, input.reason),
 });

@@ -1,10 +1,9 @@
-import { z } from "zod";
-import { threadLink } from "../../../../services/thread-views.js";
-import { ClientRequestId, ThreadShell } from "../../../mcp/contract.js";
-import { setThreadSettledTool } from "../../../mcp/tools/set-thread-settled.js";
-import { threadInterruptTool } from "../../../mcp/tools/thread-interrupt.js";
-import { threadSendTool } from "../../../mcp/tools/thread-send.js";
-import { threadWaitTool, waitResultView } from "../../../mcp/tools/thread-wait.js";
+import { setThreadSettledAnswer, SetThreadSettledInput, SetThreadSettledOutput } from "../../../../contract/set-thread-settled.js";
+import { resumeThreadAnswer, ResumeThreadInput, ResumeThreadResult } from "../../../../contract/resume-thread.js";
+import { stopThreadAnswer, StopThreadInput, StopThreadResult } from "../../../../contract/stop-thread.js";
+import { threadInterruptAnswer, ThreadInterruptInput, ThreadInterruptOutput } from "../../../../contract/thread-interrupt.js";
+import { threadSendAnswer, ThreadSendInput, ThreadSendOutput } from "../../../../contract/thread-send.js";
+import { ThreadWaitInput, threadWaitRequest, WaitResult, waitResultView } from "../../../../contract/thread-wait.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
 
@@ -18,26 +17,12 @@ export const sendMessageRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: threadSendTool.input.omit({ threadId: true }),
+  body: ThreadSendInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: threadSendTool.input,
-  output: threadSendTool.output,
+  input: ThreadSendInput,
+  output: ThreadSendOutput,
   outputName: "SendResult",
-  handle: (input, { caller, services }) => {
-    const result = services.threads.sendFromCaller(caller, input);
-    return {
-      threadId: result.threadId,
-      threadLink: threadLink(services.environmentId, result.threadId),
-      messageId: result.messageId,
-      runId: result.runId,
-      delivery: result.delivery,
-      asked: result.decision.asked,
-      action: result.decision.action,
-      degraded: result.decision.degraded,
-      reason: result.decision.reason,
-      replayed: result.replayed,
-    };
-  },
+  handle: (input, { caller, services }) => threadSendAnswer(services.environmentId, services.threads.sendFromCaller(caller, input)),
 });
 
 export const waitForRunRoute = defineRoute({
@@ -50,18 +35,12 @@ export const waitForRunRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:read",
   params: ThreadPath,
-  query: threadWaitTool.input.omit({ threadId: true }),
-  input: threadWaitTool.input,
-  output: threadWaitTool.output,
+  query: ThreadWaitInput.omit({ threadId: true }),
+  input: ThreadWaitInput,
+  output: WaitResult,
   outputName: "WaitResult",
   handle: async (input, { caller, services, signal }) => {
-    const result = await services.threads.waitFromCaller(caller, {
-      threadId: input.threadId,
-      ...(input.runId !== undefined ? { runId: input.runId } : {}),
-      ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-      ...(input.cursor !== undefined ? { cursor: Number(input.cursor) } : {}),
-      signal,
-    });
+    const result = await services.threads.waitFromCaller(caller, threadWaitRequest(input, { signal }));
     return waitResultView(services.environmentId, result);
   },
 });
@@ -75,30 +54,11 @@ export const interruptThreadRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: threadInterruptTool.input.omit({ threadId: true }),
-  input: threadInterruptTool.input,
-  output: threadInterruptTool.output,
+  body: ThreadInterruptInput.omit({ threadId: true }),
+  input: ThreadInterruptInput,
+  output: ThreadInterruptOutput,
   outputName: "InterruptResult",
-  handle: (input, { caller, services }) => {
-    const result = services.threads.interruptFromCaller(caller, input);
-    return { threadId: input.threadId, status: result.status, runId: result.run?.id ?? null, runStatus: result.run?.status ?? null };
-  },
-});
-
-/** Stop's input: like the user's Stop button. */
-export const StopThreadInput = z
-  .object({
-    threadId: z.string().min(1),
-    reason: z.string().min(1).max(1_000).optional().describe("Recorded as the interrupted run's reason."),
-    clientRequestId: ClientRequestId.optional(),
-  })
-  .strict();
-
-export const StopThreadResult = z.object({
-  thread: ThreadShell,
-  interruptedRunId: z.string().nullable().describe("The run that was active and is being interrupted, or null."),
-  heldRunIds: z.array(z.string()).describe("Queued runs held until resume or the next message, in queue order."),
-  replayed: z.boolean(),
+  handle: (input, { caller, services }) => threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(caller, input)),
 });
 
 export const stopThreadRoute = defineRoute({
@@ -116,18 +76,7 @@ export const stopThreadRoute = defineRoute({
   input: StopThreadInput,
   output: StopThreadResult,
   outputName: "StopResult",
-  handle: (input, { caller, services }) => {
-    const stopped = services.threads.stopFromCaller(caller, input);
-    return { thread: services.queries.shell(stopped.thread), interruptedRunId: stopped.interruptedRunId, heldRunIds: stopped.heldRunIds, replayed: stopped.replayed };
-  },
-});
-
-export const ResumeThreadInput = z.object({ threadId: z.string().min(1), clientRequestId: ClientRequestId.optional() }).strict();
-
-export const ResumeThreadResult = z.object({
-  thread: ThreadShell,
-  resumedRunIds: z.array(z.string()).describe("The held runs that start again, in their queue order."),
-  replayed: z.boolean(),
+  handle: (input, { caller, services }) => stopThreadAnswer(services.threads.stopFromCaller(caller, input), services.queries),
 });
 
 export const resumeThreadRoute = defineRoute({
@@ -144,10 +93,7 @@ export const resumeThreadRoute = defineRoute({
   input: ResumeThreadInput,
   output: ResumeThreadResult,
   outputName: "ResumeResult",
-  handle: (input, { caller, services }) => {
-    const resumed = services.threads.resumeFromCaller(caller, input);
-    return { thread: services.queries.shell(resumed.thread), resumedRunIds: resumed.resumedRunIds, replayed: resumed.replayed };
-  },
+  handle: (input, { caller, services }) => resumeThreadAnswer(services.threads.resumeFromCaller(caller, input), services.queries),
 });
 
 export const setThreadSettledRoute = defineRoute({
@@ -160,13 +106,10 @@ export const setThreadSettledRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: setThreadSettledTool.input.omit({ threadId: true }),
+  body: SetThreadSettledInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: setThreadSettledTool.input,
-  output: setThreadSettledTool.output,
+  input: SetThreadSettledInput,
+  output: SetThreadSettledOutput,
   outputName: "SettleResult",
-  handle: (input, { caller, services }) => {
-    const result = services.threads.setSettledFromCaller(caller, input);
-    return { thread: services.queries.shell(result.thread), changed: result.changed, replayed: result.replayed };
-  },
+  handle: (input, { caller, services }) => setThreadSettledAnswer(services.threads.setSettledFromCaller(caller, input), services.queries),
 });

@@ -1,25 +1,6 @@
-import { z } from "zod";
-import { ClientRequestId, ThreadShell } from "../../../mcp/contract.js";
+import { forkThreadAnswer, ForkThreadInput, ForkThreadResult } from "../../../../contract/fork-thread.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
-
-/** Fork's input: the source thread, and what the fork may differ in. */
-export const ForkThreadInput = z
-  .object({
-    threadId: z.string().min(1),
-    title: z.string().min(1).max(200).optional().describe('The fork\'s title (trimmed); default "<source title> (fork)".'),
-    afterRunId: z.string().min(1).optional().describe("Fork the conversation as it was after this run of the source thread, not as it is now."),
-    clientRequestId: ClientRequestId.optional(),
-  })
-  .strict();
-
-export const ForkThreadResult = z.object({
-  thread: ThreadShell,
-  strategy: z.enum(["native", "portable"]).describe("native: the provider copied the conversation; portable: it travels as context with the fork's first turn."),
-  reason: z.string().describe("Why that strategy (the shared fork policy's reason, or why a native fork fell back)."),
-  transferId: z.string(),
-  replayed: z.boolean(),
-});
 
 export const forkThreadRoute = defineRoute({
   method: "POST",
@@ -37,8 +18,5 @@ export const forkThreadRoute = defineRoute({
   output: ForkThreadResult,
   outputName: "ForkResult",
   status: 201,
-  handle: async (input, { caller, services }) => {
-    const fork = await services.forks.forkFromCaller(caller, input);
-    return { thread: services.queries.shell(fork.thread), strategy: fork.strategy, reason: fork.reason, transferId: fork.transferId, replayed: fork.replayed };
-  },
+  handle: async (input, { caller, services }) => forkThreadAnswer(await services.forks.forkFromCaller(caller, input), services.queries),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyThreadUpdate, threadUpdateTool } from "../../../mcp/tools/thread-update.js";
+import { applyThreadUpdate, ThreadUpdateInput, ThreadUpdateOutput } from "../../../../contract/thread-update.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
 
@@ -13,10 +13,10 @@ export const updateThreadRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
-  body: threadUpdateTool.input.omit({ threadId: true }),
+  body: ThreadUpdateInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: threadUpdateTool.input.extend({ threadId: z.string().min(1) }),
-  output: threadUpdateTool.output,
+  input: ThreadUpdateInput.extend({ threadId: z.string().min(1) }),
+  output: ThreadUpdateOutput,
   outputName: "UpdateResult",
   handle: (input, { caller, services }) => applyThreadUpdate(services.metadata, caller, input),
 });

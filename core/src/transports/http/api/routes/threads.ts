@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { createThreadsTool } from "../../../mcp/tools/create-threads.js";
-import { threadListTool } from "../../../mcp/tools/thread-list.js";
-import { threadReadTool } from "../../../mcp/tools/thread-read.js";
+import { createThreadsAnswer, CreateThreadsInput, CreateThreadsOutput } from "../../../../contract/create-threads.js";
+import { ThreadListInput, ThreadListOutput } from "../../../../contract/thread-list.js";
+import { ThreadReadInput, ThreadReadOutput } from "../../../../contract/thread-read.js";
 import { defineRoute } from "../api-route.js";
 
 const ThreadPath = z.object({ threadId: z.string().min(1) }).strict();
@@ -14,9 +14,9 @@ export const listThreadsRoute = defineRoute({
   description: "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.",
   tag: "threads",
   requires: "orchestration:read",
-  query: threadListTool.input,
-  input: threadListTool.input,
-  output: threadListTool.output,
+  query: ThreadListInput,
+  input: ThreadListInput,
+  output: ThreadListOutput,
   outputName: "ThreadList",
   handle: (input, { caller, services }) => services.queries.list(caller, input),
 });
@@ -31,19 +31,13 @@ export const createThreadsRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:operate",
   // The whole create_threads input, passed through as it is: fields it gains reach the service unchanged.
-  body: createThreadsTool.input,
+  body: CreateThreadsInput,
   idempotencyKey: "clientRequestId",
-  input: createThreadsTool.input,
-  output: createThreadsTool.output,
+  input: CreateThreadsInput,
+  output: CreateThreadsOutput,
   outputName: "CreatedThreads",
   status: 201,
-  handle: async (input, { caller, services }) => {
-    const created = await services.threads.createThreads(caller, input);
-    return {
-      replayed: created.replayed,
-      threads: created.threads.map((entry) => ({ index: entry.index, runId: entry.runId, notes: [...entry.notes], thread: services.queries.shell(entry.thread) })),
-    };
-  },
+  handle: async (input, { caller, services }) => createThreadsAnswer(await services.threads.createThreads(caller, input), services.queries),
 });
 
 export const readThreadRoute = defineRoute({
@@ -56,9 +50,9 @@ export const readThreadRoute = defineRoute({
   tag: "threads",
   requires: "orchestration:read",
   params: ThreadPath,
-  query: threadReadTool.input.omit({ threadId: true }),
-  input: threadReadTool.input,
-  output: threadReadTool.output,
+  query: ThreadReadInput.omit({ threadId: true }),
+  input: ThreadReadInput,
+  output: ThreadReadOutput,
   outputName: "ThreadRead",
   handle: (input, { caller, services }) => services.queries.read(caller, input),
 });

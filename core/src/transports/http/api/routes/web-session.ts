@@ -4,7 +4,7 @@ import { defineRoute } from "../api-route.js";
 import type { Caller } from "../../../../services/caller.js";
 import type { IssuedWebSession, SignInRejection } from "../../../../services/credentials/web-sessions.js";
 import { checkSameOrigin, clearedSessionCookie, PAGE_SECRET_HEADER, readPageSecret, readSessionCookie, requestOrigin, sessionCookie, webSessionRefused } from "../web-session-cookie.js";
-import { callerFromScope } from "../../../mcp/caller-from-scope.js";
+import { callerFromScope } from "../../../caller-from-scope.js";
 
 const SignInBody = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { InteractionModeOutput, RunStatus, RuntimeModeOutput } from "./contract.js";
+import { InteractionModeOutput, RunStatus, RuntimeModeOutput } from "./fields.js";
 
-/** Schemas of the scheduled-task tools (seed 000 "Scheduled tasks"). */
+/** A schedule and a scheduled task, as schedule_task, list_scheduled_tasks and their routes take and show them (seed 000 "Scheduled tasks"). */
 
 const HeaderFilter = z
   .object({ header: z.string().min(1).max(100).describe("A request header name (any case)."), equals: z.string().max(1_000).describe("The value it must have, exactly.") })

@@ -1,5 +1,5 @@
-import type { Caller } from "../../services/caller.js";
-import type { McpInvocationScope } from "../../services/credentials/mcp-session-registry.js";
+import type { Caller } from "../services/caller.js";
+import type { McpInvocationScope } from "../services/credentials/mcp-session-registry.js";
 
 /** The transport-neutral caller of a request authenticated with an MCP credential (over MCP or the HTTP API). */
 export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "api" = "mcp"): Caller {

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import type { ProjectService } from "../services/project-service.js";
+import { OrchestratorCapabilitiesOutput } from "./orchestrator-capabilities.js";
+
+/** A project as orchestrator_capabilities lists it, with its folder. */
+export const ProjectView = OrchestratorCapabilitiesOutput.shape.projects.element.extend({
+  rootPath: z.string().describe("The project's folder."),
+  scratch: z.boolean().describe("The Scratch project, where threads launched without a project work."),
+});
+
+/** listProjects (HTTP API): the projects the caller may use. */
+export const ListProjectsInput = z.object({}).strict();
+
+export const ListProjectsOutput = z.object({ projects: z.array(ProjectView) });
+
+export function projectView(project: ReturnType<ProjectService["list"]>[number]): z.input<typeof ProjectView> {
+  return { projectId: project.id, name: project.name, rootPath: project.rootPath, scratch: project.scratch };
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import type { ThreadManagementService } from "../services/thread-management-service.js";
+import { threadLink } from "../services/thread-views.js";
+import { ClientRequestId } from "./fields.js";
+
+/** t3_thread_send / sendMessage: a message to a thread, and what was done with it. */
+export const ThreadSendInput = z
+  .object({
+    threadId: z.string().min(1),
+    message: z.string().min(1).max(200_000),
+    mode: z.enum(["auto", "queue", "steer", "restart"]).optional(),
+    replyToSource: z
+      .boolean()
+      .optional()
+      .describe("From a thread, the message names your thread (link and title) so the receiver knows who wrote; by default it also asks for a reply to it. false leaves the reply instruction out (a coordinator that waits on the thread itself)."),
+    clientRequestId: ClientRequestId.optional(),
+  })
+  .strict();
+
+export const ThreadSendOutput = z.object({
+  threadId: z.string(),
+  threadLink: z.string(),
+  messageId: z.string(),
+  runId: z.string(),
+  delivery: z.enum(["started", "queued", "steered", "restarted", "interrupted_and_queued"]),
+  asked: z.enum(["auto", "queue", "steer", "restart"]),
+  action: z.enum(["start", "queue", "steer", "restart", "interrupt_then_queue_first"]),
+  degraded: z.boolean(),
+  reason: z.string(),
+  replayed: z.boolean(),
+});
+
+/** The answer to a send: the delivery and the steering decision behind it. */
+export function threadSendAnswer(environmentId: string, result: ReturnType<ThreadManagementService["sendFromCaller"]>): z.input<typeof ThreadSendOutput> {
+  return {
+    threadId: result.threadId,
+    threadLink: threadLink(environmentId, result.threadId),
+    messageId: result.messageId,
+    runId: result.runId,
+    delivery: result.delivery,
+    asked: result.decision.asked,
+    action: result.decision.action,
+    degraded: result.decision.degraded,
+    reason: result.decision.reason,
+    replayed: result.replayed,
+  };
+}
