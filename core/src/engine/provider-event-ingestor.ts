@@ -1,12 +1,11 @@
 import type { AdapterEvent } from "../spec/index.js";
-import type { Logger } from "../logging/logger.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { AttemptRecord, RuntimeRequestRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
-import type { Engine, ProviderEventSink } from "./ports.js";
+import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
 import { finishAttempt, markAttemptRunning, putItem, setNodeStatus } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { busyRetryDelay } from "./busy-store-retry.js";
 
@@ -68,11 +67,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
   private busyRetries = 0;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     // Auto-wired by its class through design:paramtypes (no token), which proves decorator
     // metadata reaches tsyringe under both tsc and the test transform.
     private readonly live: LiveOutput,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   /** Hears that a provider session ended on its own. */

@@ -1,14 +1,14 @@
 import { inject, injectable } from "tsyringe";
 import { type InteractionMode, type RuntimeMode, type RuntimeRequestResponse } from "../spec/index.js";
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
-import { TOKENS, type Policy } from "../di/tokens.js";
-import type { Engine } from "../engine/ports.js";
+import { PolicyToken, type Policy } from "../policy/policy-token.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { attachedThreadRefusal, deliverMessage, type DeliveryResult } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun, latestRun, QUEUED_RUNS_OF_THREAD, requestInterrupt, resumeThread, stoppableRun, type ProjectionReader } from "../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../engine/thread-records.js";
 import type { SendMode } from "../policy/index.js";
-import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 import { isTerminalRunStatus, type Actor, type Authority, type CreationSource, type ReachOrigin, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "./event-waiter.js";
@@ -18,7 +18,7 @@ import { creationSourceOf, OWNER_AUTHORITY, type Caller } from "./caller.js";
 import { stopThread } from "./delegation/task-stop.js";
 import { CallerContext } from "./caller-context.js";
 import { ProviderSelectionService, type ResolvedSelection, type TargetRequest } from "./provider-selection-service.js";
-import type { SwitchyardConfig } from "../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
 import { OrchestratorFailure as Failure } from "../engine/orchestrator-failure.js";
 import { routerChildLineage, routerParent, showChildInParent } from "./router-children/router-child-lineage.js";
 import { pendingBackgroundTasks, threadLink } from "./thread-views.js";
@@ -153,10 +153,10 @@ export interface RunWaitResult {
 @injectable()
 export class ThreadManagementService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PolicyToken) private readonly policy: Policy,
     private readonly waiter: EventWaiter,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,

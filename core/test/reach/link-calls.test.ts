@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import { isOrchestratorFailure, type OrchestratorFailure } from "../../src/engine/orchestrator-failure.js";
 import { ReachLinkClient } from "../../src/services/reach/link-client.js";
 import { ReachAudit } from "../../src/services/reach/reach-audit.js";

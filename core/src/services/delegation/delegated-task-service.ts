@@ -1,14 +1,14 @@
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
-import { TOKENS, type Policy } from "../../di/tokens.js";
-import type { SwitchyardConfig, TreeBudgetConfig } from "../../config/config-schema.js";
+import { PolicyToken, type Policy } from "../../policy/policy-token.js";
+import { type SwitchyardConfig, type TreeBudgetConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { putItem, stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent, type ThreadRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
@@ -62,10 +62,10 @@ export interface WaitControl {
 @injectable()
 export class DelegatedTaskService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PolicyToken) private readonly policy: Policy,
     private readonly selection: ProviderSelectionService,
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,

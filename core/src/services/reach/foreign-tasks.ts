@@ -1,10 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { INTERACTION_MODES, RUNTIME_MODES, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { finishRun } from "../../engine/run-lifecycle.js";
@@ -67,8 +66,8 @@ const MAX_RESULTS_PER_PULL = 50;
 @injectable()
 export class ForeignTasks {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly selection: ProviderSelectionService,
     private readonly grants: ReachGrants,
     private readonly waiter: EventWaiter,

@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { runtimeModeRank, RUNTIME_MODES, SwitchyardError, type RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
-import type { EventStore } from "../../store/ports.js";
-import type { Clock } from "../../util/clock.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
 import { environmentNameProblem } from "./environment-name.js";
 
 /**
@@ -87,8 +86,8 @@ function grantOf(row: GrantRow): ReachGrant {
 @injectable()
 export class ReachGrants {
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
   ) {}
 
   /** Issues a grant; the secret is in the result only. */

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import type { Logger } from "../../logging/logger.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import type { ScheduledTaskRecord, ScheduledTriggerRecord } from "../../store/records.js";
 import { ProviderSelectionService } from "../provider-selection-service.js";
 import { isTimed, latestDueOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
@@ -53,10 +52,10 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 @injectable()
 export class ScheduledTriggerService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
     private readonly standing: ScheduleStanding,
