@@ -58,6 +58,10 @@ import { ThreadLaunchService } from "../services/thread-launch-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
+import { CallerThreadCommands } from "../services/threads/caller-thread-commands.js";
+import { RunWaits } from "../services/threads/run-waits.js";
+import { ThreadBatchCreation } from "../services/threads/thread-batch-creation.js";
+import { ThreadCommands } from "../services/threads/thread-commands.js";
 import { TreeBudgets } from "../services/usage/tree-budgets.js";
 import { UsageReaction } from "../services/usage/usage-reaction.js";
 import { UsageService } from "../services/usage/usage-service.js";
@@ -83,6 +87,10 @@ const SCOPED_SERVICES = [
   CallerContext,
   ProviderSelectionService,
   ProjectService,
+  ThreadCommands,
+  RunWaits,
+  CallerThreadCommands,
+  ThreadBatchCreation,
   ThreadManagementService,
   ThreadQueryService,
   ThreadMetadataService,
