@@ -33,6 +33,7 @@ import { CapabilitiesService } from "../services/capabilities-service.js";
 import { McpSessionRegistry } from "../services/credentials/mcp-session-registry.js";
 import { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import { DelegationSaga } from "../services/delegation/delegation-saga.js";
+import { TaskCreation } from "../services/delegation/task-creation.js";
 import { EventWaiter } from "../services/event-waiter.js";
 import { EventStreamService } from "../services/events/event-stream-service.js";
 import { PublicEventFeed } from "../services/events/public-event-feed.js";
@@ -98,6 +99,7 @@ const SCOPED_SERVICES = [
   ThreadForkService,
   PendingRequestService,
   CapabilitiesService,
+  TaskCreation,
   DelegatedTaskService,
   DelegationSaga,
   McpSessionRegistry,
