@@ -9,7 +9,7 @@ import { type EventStore, StoreToken } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
-import type { ReachGrant } from "../reach/reach-grants.js";
+import type { ReachGrant } from "./reach-grant.js";
 import { CredentialCache } from "./credential-cache.js";
 
 /**

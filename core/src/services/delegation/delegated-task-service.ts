@@ -19,10 +19,10 @@ import { ChangeSetService } from "../workspaces/change-set-service.js";
 import { WorkspacePlanner } from "../workspaces/workspace-planner.js";
 import type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
 import { agentParent, attachedParent } from "./delegation-parents.js";
-import { stopTaskTree } from "./task-stop.js";
+import { stopTaskTree } from "../../engine/task-stop.js";
 import { TaskCreation } from "./task-creation.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
-import { taskWork } from "./task-work.js";
+import { taskWork } from "../../engine/task-work.js";
 
 export type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
 

@@ -10,7 +10,7 @@ import { derive } from "../../util/ids.js";
 import { LiveWaits } from "../live-waits.js";
 import { isBudgetStopReason } from "../usage/tree-budgets.js";
 import { threadLink } from "../thread-views.js";
-import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "./task-work.js";
+import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "../../engine/task-work.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 

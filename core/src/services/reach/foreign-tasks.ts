@@ -16,11 +16,12 @@ import { ProviderSelectionService } from "../provider-selection-service.js";
 import { ROLE_INSTRUCTIONS } from "../delegation/role-instructions.js";
 import type { DelegateTaskInput } from "../delegation/delegated-task-service.js";
 import type { DelegateTaskResult } from "../delegation/task-view.js";
-import { resultText } from "../delegation/task-work.js";
-import { stopThread } from "../delegation/task-stop.js";
+import { resultText } from "../../engine/task-work.js";
+import { stopThread } from "../../engine/task-stop.js";
 import { threadLink } from "../thread-views.js";
 import type { ForeignParent, ReachCallMeta } from "./link-calls.js";
-import { ReachGrants, type ReachGrant } from "./reach-grants.js";
+import type { ReachGrant } from "../credentials/reach-grant.js";
+import { ReachGrants } from "./reach-grants.js";
 
 /** A finished foreign task's result, as the outbox hands it to the delegating side. */
 export interface ForeignTaskResult {

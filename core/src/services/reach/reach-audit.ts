@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
-import type { GrantVerb } from "./reach-grants.js";
+import type { GrantVerb } from "../credentials/reach-grant.js";
 
 /** Which side of a call across environments a row records. */
 export type ReachAuditDirection = "in" | "out";

@@ -6,7 +6,7 @@ import { finishRun, latestExecutedRun, putItem, queuedRuns } from "../../engine/
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { ContextTransferRecord, RunRecord, ThreadRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
-import { resultText } from "../delegation/task-work.js";
+import { resultText } from "../../engine/task-work.js";
 import { threadLink } from "../thread-views.js";
 import { childRunOfMessage, childTurnMessageId, childTurnTransferId, routerChildItemId } from "./router-child-lineage.js";
 

@@ -11,7 +11,7 @@ import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
-import { stopThread } from "../delegation/task-stop.js";
+import { stopThread } from "../../engine/task-stop.js";
 import type { MessageSource } from "../message-source.js";
 import { ReachOrigins } from "../reach/reach-origin.js";
 import { threadLink } from "../thread-views.js";

@@ -4,7 +4,7 @@ import type { CommandContext } from "../../engine/command-context.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun, requestInterrupt, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
-import { stopTaskTree } from "../delegation/task-stop.js";
+import { stopTaskTree } from "../../engine/task-stop.js";
 import {
   budgetId,
   enclosingScopes,

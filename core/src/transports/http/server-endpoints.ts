@@ -6,7 +6,7 @@ import { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import { ORCHESTRATOR_TOOLS } from "../mcp/tools/index.js";
 import { API_ROUTES, ApiRouter } from "./api/index.js";
 import { createPluginApiRoutes } from "./api/plugin-routes.js";
-import { EventStreams } from "./events/event-stream.js";
+import { EventStreams } from "./api/event-stream.js";
 import { WebApp } from "./web-app.js";
 import { WebhookRoute } from "./webhook-route.js";
 

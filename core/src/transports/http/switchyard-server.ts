@@ -3,7 +3,7 @@ import { SwitchyardError } from "../../spec/index.js";
 import { CLI_ENTRY } from "../../util/package-paths.js";
 import type { McpEndpoint } from "../mcp/mcp-endpoint.js";
 import type { ApiRouter } from "./api/index.js";
-import type { EventStreams } from "./events/event-stream.js";
+import type { EventStreams } from "./api/event-stream.js";
 import { bindLoopbackListener, type LoopbackListener } from "./loopback-listener.js";
 import { RequestTurns } from "./request-turns.js";
 import { requestRouter } from "./request-routing.js";
