@@ -7,7 +7,7 @@ import { type Engine, type ReconcileReport, type Reconciler, EngineToken } from 
 import { type McpGrantIssuer, McpGrantIssuerToken } from "./mcp-grant-issuer.js";
 import { EFFECT } from "./effects.js";
 import { type EffectHandler, EffectHandlersToken } from "./effect-handler.js";
-import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import { resolveRuntimeRequest } from "./runtime-requests.js";
 import { createAttempt, finishAttempt, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { ProviderCatalogToken } from "./provider-catalog.js";

@@ -4,7 +4,7 @@ import type { OutboxEffect } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
 import { type Engine, EngineToken, ProviderSessionManagerToken } from "./ports.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
-import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import { resolveRuntimeRequest } from "./runtime-requests.js";
 import type { EffectRunner, LiveSession, ProviderSessions } from "./ports.js";
 import { type EffectHandler, EffectHandlersToken } from "./effect-handler.js";
 import { deliverInstructions } from "./instruction-delivery.js";
