@@ -3,29 +3,32 @@
 // name; change both together. core/test/layering.test.ts shows each wrong-way import failing.
 
 // core/src, bottom to top. A folder imports only folders below it (and its own).
-// - foundation: spec (the re-export of @switchyard/spec), util, config, logging.
-// - di/tokens.ts: the typed DI tokens, imported by every layer that injects; it imports only
-//   types (the ports), never an implementation.
+// - foundation: spec (the re-export of @switchyard/spec), util (with the DI token type), config,
+//   logging.
 // - store, plugin-host: beside each other, neither imports the other.
 // - policy: pure decisions over projections (store records) and capabilities (spec).
 // - engine.
 // - services, providers: beside each other above the engine (providers implement the engine's
 //   ProviderCatalog port), neither imports the other.
-// - composition root: di (composition-root.ts) and host: everything below the transports.
+// - host: the composition root (composition-root.ts, the catalogue of tokens) and the host's
+//   life cycle: everything below the transports.
 // - contract: each operation's input and output schemas and the shaping of a service result
 //   into its answer, over the services' types and the foundation (and the engine's failure type
-//   for a refused input). Beside the composition root; it never imports a transport.
+//   for a refused input). Beside the host; it never imports a transport.
 // - transports (mcp, http): the contract, services and the foundation, the host handed to them,
 //   and of the engine only its failure type. Neither transport imports the other: both adapt
 //   the contract (the server that mounts both, http/switchyard-server.ts, excepted).
 // - cli, index.ts: the entry points, anything in core.
+// Each DI token is declared beside the port it names (store/ports.ts, engine/ports.ts...), so a
+// layer that injects one imports the floor that owns the port, never a floor above it.
 const FOUNDATION = ["spec", "util", "config", "logging"];
-const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "di", "host", "contract", "transports", "connect"];
+const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "host", "contract", "transports", "connect"];
 const ENTRY_POINTS = ["cli"];
-const TOKENS = "^core/src/di/tokens\\.ts$";
+/** The floors under the services: what the services and the host are built on. */
+const BELOW_SERVICES = [...FOUNDATION, "store", "plugin-host", "policy", "engine", "providers"];
 
 /** A rule that core/src/<from> imports from core/src only the folders in `allowed` (and itself). */
-function layer(name, from, allowed, comment, options = {}) {
+function layer(name, from, allowed, comment) {
   const folders = [...new Set([...from, ...allowed])];
   return {
     name,
@@ -34,7 +37,7 @@ function layer(name, from, allowed, comment, options = {}) {
     from: { path: `^core/src/(${from.join("|")})/` },
     to: {
       path: "^core/src/",
-      pathNot: [`^core/src/(${folders.join("|")})/`, ...(options.tokens ? [TOKENS] : [])],
+      pathNot: `^core/src/(${folders.join("|")})/`,
     },
   };
 }
@@ -174,39 +177,34 @@ module.exports = {
     },
     layer("foundation-imports-only-foundation", FOUNDATION, FOUNDATION, "spec, util, config and logging sit at the bottom of core."),
     {
-      name: "di-tokens-import-only-types",
+      name: "nothing-below-services-imports-services-or-host",
       severity: "error",
-      comment: "di/tokens.ts names ports, never implementations: every import is type-only, so a layer that injects depends on no class through it.",
-      from: { path: TOKENS },
-      to: { dependencyTypesNot: ["type-only"] },
+      comment:
+        "No arrow runs back up into the services or the composition root: a token is declared beside its port, so the store, the plugin host, the policy, the engine and the providers never reach host/ (or services/) for one.",
+      from: { path: `^core/src/(${BELOW_SERVICES.join("|")})/` },
+      to: { path: "^core/src/(services|host|transports|connect|cli)/" },
     },
-    layer("store-imports-only-below", ["store"], FOUNDATION, "The store sits on the foundation.", { tokens: true }),
-    layer("plugin-host-imports-only-below", ["plugin-host"], FOUNDATION, "The plugin host sits on the foundation, beside the store.", {
-      tokens: true,
-    }),
+    layer("store-imports-only-below", ["store"], FOUNDATION, "The store sits on the foundation."),
+    layer("plugin-host-imports-only-below", ["plugin-host"], FOUNDATION, "The plugin host sits on the foundation, beside the store."),
     layer("policy-imports-only-below", ["policy"], [...FOUNDATION, "store"], "The policy decides over projections (store records) and capabilities (spec)."),
-    layer("engine-imports-only-below", ["engine"], [...FOUNDATION, "store", "plugin-host", "policy"], "The engine sits on the store, the plugin host and the policy.", {
-      tokens: true,
-    }),
+    layer("engine-imports-only-below", ["engine"], [...FOUNDATION, "store", "plugin-host", "policy"], "The engine sits on the store, the plugin host and the policy."),
     layer(
       "services-import-only-below",
       ["services"],
       [...FOUNDATION, "store", "policy", "engine"],
       "Services sit on the engine; they reach providers through the engine's ProviderCatalog port.",
-      { tokens: true },
     ),
     layer(
       "providers-import-only-below",
       ["providers"],
       [...FOUNDATION, "plugin-host", "engine"],
       "The provider registry implements the engine's ProviderCatalog port over the plugin host's drivers.",
-      { tokens: true },
     ),
     layer(
-      "composition-root-imports-no-transport",
-      ["di", "host"],
-      [...FOUNDATION, "store", "plugin-host", "policy", "engine", "services", "providers"],
-      "di and host compose everything below the transports; transports and the CLI are handed a host.",
+      "host-imports-no-transport",
+      ["host"],
+      [...BELOW_SERVICES, "services"],
+      "host/ is the composition root: it registers everything below the transports (the services the transports call included); transports and the CLI are handed a host.",
     ),
     layer(
       "contract-imports-services-not-transports",
@@ -231,8 +229,8 @@ module.exports = {
       name: "http-imports-no-mcp",
       severity: "error",
       comment:
-        "The HTTP API takes its schemas and result shaping from the contract, never from the MCP tools. Only the server that mounts both endpoints (switchyard-server.ts) imports the MCP endpoint.",
-      from: { path: "^core/src/transports/http/", pathNot: "^core/src/transports/http/switchyard-server\\.ts$" },
+        "The HTTP API takes its schemas and result shaping from the contract, never from the MCP tools. Only the server that mounts both endpoints (server-endpoints.ts builds them, switchyard-server.ts binds them) imports the MCP endpoint.",
+      from: { path: "^core/src/transports/http/", pathNot: "^core/src/transports/http/(switchyard-server|server-endpoints)\\.ts$" },
       to: { path: "^core/src/transports/mcp/" },
     },
     {
@@ -245,7 +243,7 @@ module.exports = {
     layer(
       "connect-imports-services-not-internals",
       ["connect"],
-      [...FOUNDATION, "services", "di", "host"],
+      [...FOUNDATION, "services", "host"],
       "`switchyard connect` (used by the CLI only) writes harness configs and checks them against a running server, over the services and the composition's paths, like a transport.",
     ),
     {

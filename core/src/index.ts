@@ -5,8 +5,9 @@ import "reflect-metadata";
 
 export * from "./spec/index.js";
 export { SwitchyardHost } from "./host/switchyard-host.js";
-export { createContainer, defaultBuiltinPluginsDir, ENGINE_REACTIONS, type ContainerOptions } from "./di/composition-root.js";
-export { TOKENS, resolve, type Token } from "./di/tokens.js";
+export { createContainer, defaultBuiltinPluginsDir, ENGINE_REACTIONS, type ContainerOptions } from "./host/composition-root.js";
+export { TOKENS } from "./host/tokens.js";
+export { resolve, type Token } from "./util/di-token.js";
 export { loadConfig, parseConfig } from "./config/config-loader.js";
 export { SwitchyardConfigSchema, type SwitchyardConfig, type ProviderInstanceConfig } from "./config/config-schema.js";
 export { pathsFor, resolveHome, type SwitchyardPaths } from "./config/paths.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
-import { TOKENS } from "../src/di/tokens.js";
+import { TOKENS } from "../src/host/tokens.js";
 import type { Clock } from "../src/util/clock.js";
 import { runCli } from "./support/cli.js";
 import { EngineChild } from "./support/engine-child.js";

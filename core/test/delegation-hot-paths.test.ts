@@ -4,7 +4,7 @@
 // there. Counts and query plans, no timings.
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../src/di/tokens.js";
+import { TOKENS } from "../src/host/tokens.js";
 import { QUEUED_RUNS_OF_THREAD } from "../src/engine/run-lifecycle.js";
 import { McpSessionRegistry } from "../src/services/credentials/mcp-session-registry.js";
 import { EventWaiter } from "../src/services/event-waiter.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../src/di/tokens.js";
+import { TOKENS } from "../src/host/tokens.js";
 import { SwitchyardHost } from "../src/host/switchyard-host.js";
 import { createLogger, createSilentLogger } from "../src/logging/logger.js";
 import { pinsOneMajor } from "../src/plugin-host/manifest.js";

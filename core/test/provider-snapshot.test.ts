@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
-import { TOKENS } from "../src/di/tokens.js";
+import { TOKENS } from "../src/host/tokens.js";
 import type { Clock } from "../src/util/clock.js";
 import { McpLab } from "./support/mcp-lab.js";
 import { callTool, mustCall } from "./support/mcp-client.js";

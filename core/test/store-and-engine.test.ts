@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { TOKENS } from "../src/di/tokens.js";
+import { TOKENS } from "../src/host/tokens.js";
 import { loadConfig, parseConfig } from "../src/config/config-loader.js";
 import { Store } from "../src/store/store.js";
 import { MIGRATIONS } from "../src/store/migrations.js";

@@ -1,11 +1,11 @@
 import { SwitchyardHost } from "../host/switchyard-host.js";
-import { createContainer } from "../di/composition-root.js";
-import { resolve, TOKENS } from "../di/tokens.js";
+import { createContainer } from "../host/composition-root.js";
+import { resolve } from "../util/di-token.js";
 import { createLogger, createSilentLogger } from "../logging/logger.js";
-import type { ManagedProviders } from "../providers/ports.js";
+import { type ManagedProviders, ProviderRegistryToken } from "../providers/ports.js";
 import type { SwitchyardPaths } from "../config/paths.js";
-import type { HarnessProcessLedger } from "../store/ports.js";
-import type { PluginRecord } from "../plugin-host/ports.js";
+import { type HarnessProcessLedger, HarnessProcessLogToken } from "../store/ports.js";
+import { type PluginRecord, PluginHostToken } from "../plugin-host/ports.js";
 import { colorEnabled } from "./output.js";
 
 /** Options every command that opens the home shares. */
@@ -51,11 +51,11 @@ export async function withProviders<T>(
     ...(options.home !== undefined ? { home: options.home } : {}),
     logger: cliLogger(),
     // Probe processes are short-lived and stopped by the probe itself.
-    overrides: (c) => c.register(TOKENS.HarnessProcessLog, { useValue: UNRECORDED_PROCESSES }),
+    overrides: (c) => c.register(HarnessProcessLogToken, { useValue: UNRECORDED_PROCESSES }),
   });
-  const pluginHost = resolve(container, TOKENS.PluginHost);
+  const pluginHost = resolve(container, PluginHostToken);
   await pluginHost.load();
-  const providers = resolve(container, TOKENS.ProviderRegistry);
+  const providers = resolve(container, ProviderRegistryToken);
   await providers.initialize(config.providers);
   try {
     return await fn(providers, paths, pluginHost.list());

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { token } from "../util/di-token.js";
 
 /** `[a-z0-9]` words joined by `-`, `_` or `.`: safe in ids, file names and MCP tool names. */
 const identifier = z
@@ -280,3 +281,6 @@ export type PricingConfig = z.infer<typeof PricingConfigSchema>;
 export type SchedulingConfig = z.infer<typeof SchedulingConfigSchema>;
 export type ReachConfig = z.infer<typeof ReachConfigSchema>;
 export type WorkspacesConfig = z.infer<typeof WorkspacesConfigSchema>;
+
+/** DI token: the validated `config.json` the host runs with. */
+export const ConfigToken = token<SwitchyardConfig>("Config");

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
+import { token } from "../util/di-token.js";
 
 /** Where Switchyard keeps its state. */
 export interface SwitchyardPaths {
@@ -65,3 +66,6 @@ export function pathsFor(home: string): SwitchyardPaths {
     logFile: join(home, "logs", "switchyard.log"),
   };
 }
+
+/** DI token: the paths of the home the host runs in. */
+export const PathsToken = token<SwitchyardPaths>("Paths");

@@ -1,16 +1,16 @@
-import type { Logger } from "../logging/logger.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
-import type { HarnessProcessLedger } from "../store/ports.js";
-import type { HarnessProcessControl } from "../plugin-host/ports.js";
+import { type HarnessProcessLedger, HarnessProcessLogToken } from "../store/ports.js";
+import { type HarnessProcessControl, HarnessProcessTreesToken } from "../plugin-host/ports.js";
 import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
-import type { Engine, ReconcileReport, Reconciler } from "./ports.js";
-import type { McpGrantIssuer } from "./mcp-grant-issuer.js";
+import { type Engine, type ReconcileReport, type Reconciler, EngineToken } from "./ports.js";
+import { type McpGrantIssuer, McpGrantIssuerToken } from "./mcp-grant-issuer.js";
 import { EFFECT } from "./effects.js";
-import type { EffectHandler } from "./effect-handler.js";
-import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import { type EffectHandler, EffectHandlersToken } from "./effect-handler.js";
+import { resolveRuntimeRequest } from "./runtime-requests.js";
 import { createAttempt, finishAttempt, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
+import { ProviderCatalogToken } from "./provider-catalog.js";
 
 /** How many times one run may be continued after host restarts before it is given up. */
 const MAX_CONTINUATIONS = 2;
@@ -31,13 +31,13 @@ export type { ReconcileReport } from "./ports.js";
 @injectable()
 export class BootReconciler implements Reconciler {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.HarnessProcessLog) private readonly processes: HarnessProcessLedger,
-    @inject(TOKENS.McpGrantIssuer) private readonly credentials: McpGrantIssuer,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.HarnessProcessTrees) private readonly trees: HarnessProcessControl | null = null,
-    @inject(TOKENS.EffectHandlers) private readonly handlers: readonly EffectHandler[] = [],
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(HarnessProcessLogToken) private readonly processes: HarnessProcessLedger,
+    @inject(McpGrantIssuerToken) private readonly credentials: McpGrantIssuer,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(HarnessProcessTreesToken) private readonly trees: HarnessProcessControl | null = null,
+    @inject(EffectHandlersToken) private readonly handlers: readonly EffectHandler[] = [],
   ) {}
 
   reconcile(): ReconcileReport {

@@ -1,17 +1,16 @@
 import { toErrorShape } from "../spec/index.js";
-import type { Logger } from "../logging/logger.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { OutboxEffect } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
-import type { Engine } from "./ports.js";
+import { type Engine, EngineToken, ProviderSessionManagerToken } from "./ports.js";
 import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
-import { resolveRuntimeRequest } from "./provider-event-ingestor.js";
+import { resolveRuntimeRequest } from "./runtime-requests.js";
 import type { EffectRunner, LiveSession, ProviderSessions } from "./ports.js";
-import type { EffectHandler } from "./effect-handler.js";
+import { type EffectHandler, EffectHandlersToken } from "./effect-handler.js";
 import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
 import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { recordWhenStoreFree } from "./busy-store-retry.js";
 
@@ -26,10 +25,10 @@ const INTERRUPT_GRACE_MS = 30_000;
 @injectable()
 export class EffectExecutor implements EffectRunner {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.EffectHandlers) private readonly handlers: readonly EffectHandler[] = [],
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderSessionManagerToken) private readonly sessions: ProviderSessions,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(EffectHandlersToken) private readonly handlers: readonly EffectHandler[] = [],
   ) {}
 
   async execute(effect: OutboxEffect): Promise<void> {

@@ -1,12 +1,13 @@
 import type { CommandContext } from "./command-context.js";
 import type { TurnUsageReport } from "../spec/index.js";
 import type { AttemptRecord, RunRecord } from "../store/records.js";
+import { token } from "../util/di-token.js";
 
 /**
  * A reaction the engine runs inside the transaction of the change that triggers it, so what it
  * writes commits or rolls back with that change: it happens exactly once, also across a crash
  * (a change that did not commit never happened, reaction included). The composition root hands
- * the engine its reactions (`TOKENS.EngineReactions`); nothing registers one as a side effect
+ * the engine its reactions (`EngineReactionsToken`); nothing registers one as a side effect
  * of being built.
  */
 export interface EngineReaction {
@@ -24,3 +25,6 @@ export interface EngineReaction {
   /** After a thread was marked stopped (Stop, task_cancel, a budget's stop). */
   onThreadStopped?(ctx: CommandContext, threadId: string): void;
 }
+
+/** DI token: the engine's in-transaction reactions (the delegation saga), in the order they run. */
+export const EngineReactionsToken = token<readonly EngineReaction[]>("EngineReactions");

@@ -1,14 +1,13 @@
 import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
-import type { EventStore } from "../store/ports.js";
+import { type EventStore, StoreToken } from "../store/ports.js";
 import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
-import type { Clock } from "../util/clock.js";
+import { type Clock, ClockToken } from "../util/clock.js";
 import { isStoreBusy } from "../util/store-busy.js";
-import { requestHash, type IdAllocator } from "../util/ids.js";
+import { requestHash, type IdAllocator, IdAllocatorToken } from "../util/ids.js";
 import { CommandContext, type CommitAction, type EngineHooks } from "./command-context.js";
-import type { EngineReaction } from "./engine-reaction.js";
+import { type EngineReaction, EngineReactionsToken } from "./engine-reaction.js";
 import type { Command, CommandOutcome, Engine } from "./ports.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 
 export type { Command, CommandOutcome, Engine } from "./ports.js";
 
@@ -26,11 +25,11 @@ export class TransactionalEngine implements Engine {
   readonly reactionNames: readonly string[];
 
   constructor(
-    @inject(TOKENS.Store) readonly store: EventStore,
-    @inject(TOKENS.Clock) readonly clock: Clock,
-    @inject(TOKENS.IdAllocator) readonly ids: IdAllocator,
+    @inject(StoreToken) readonly store: EventStore,
+    @inject(ClockToken) readonly clock: Clock,
+    @inject(IdAllocatorToken) readonly ids: IdAllocator,
     /** Given by the composition root, so every engine has them before its first command. */
-    @inject(TOKENS.EngineReactions) reactions: readonly EngineReaction[] = [],
+    @inject(EngineReactionsToken) reactions: readonly EngineReaction[] = [],
   ) {
     this.reactionNames = reactions.map((reaction) => reaction.name);
     const runTerminal = reactions.filter((r) => r.onRunTerminal !== undefined).map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));

@@ -1,4 +1,5 @@
 import type { McpEndpointGrant } from "../spec/index.js";
+import { token } from "../util/di-token.js";
 
 /** What a provider-session credential is scoped to. */
 export interface ProviderSessionScope {
@@ -33,3 +34,6 @@ export interface McpGrantIssuer {
    */
   revokeCredentialsOfClosedSessions(): number;
 }
+
+/** DI token: `McpSessionRegistry`, as the engine issues and revokes session credentials through it. */
+export const McpGrantIssuerToken = token<McpGrantIssuer>("McpGrantIssuer");

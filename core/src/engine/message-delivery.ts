@@ -1,6 +1,6 @@
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
-import { decideMessageDispatch, type DispatchAction, type SendMode } from "../policy/index.js";
-import type { Actor, CreationSource, ReachOrigin, RunKind, ThreadRecord } from "../store/records.js";
+import { decideMessageDispatch, type DispatchAction, type DispatchDecision, type SendMode } from "../policy/index.js";
+import type { Actor, AttemptRecord, CreationSource, ReachOrigin, RunKind, RunRecord, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
@@ -77,6 +77,26 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   const thread = ctx.require("thread", target.id);
   const active = activeRun(ctx, thread.id);
   const attempt = active?.currentAttemptId ? ctx.get("attempt", active.currentAttemptId) : null;
+  const decision = decide(input, thread, active, attempt);
+  const instructions = takeForkHandoff(ctx, thread.id, decision.action, input.instructions ?? null);
+  const { runId, action } = carryOut(ctx, decision.action, { input, thread, active, attempt, runInput: newRunInput(input, instructions) });
+
+  // Work another environment asked for, here or through an agent it reached, stays marked so
+  // it never calls out through this environment's links (a steer marks the run it joins).
+  const reachedFrom = input.reachedFrom ?? null;
+  if (reachedFrom !== null) ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
+  recordMessage(ctx, input, runId, action);
+  return {
+    threadId: thread.id,
+    messageId: input.messageId,
+    runId,
+    delivery: DELIVERY[action],
+    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
+  };
+}
+
+/** The shared policy's decision for this message and the thread's active run, or its refusal (`thread_not_sendable`). */
+function decide(input: DeliverMessageInput, thread: ThreadRecord, active: RunRecord | null, attempt: AttemptRecord | null): Extract<DispatchDecision, { ok: true }> {
   const decision = decideMessageDispatch({
     requested: input.mode,
     activeRun:
@@ -95,24 +115,35 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   if (!decision.ok) {
     throw new OrchestratorFailure("thread_not_sendable", decision.reason, { threadId: thread.id, asked: decision.asked, capability: decision.capability });
   }
+  return decision;
+}
 
-  // A fork whose conversation travels as portable context hands it to its first run.
-  let instructions = input.instructions ?? null;
-  if (decision.action === "start" || decision.action === "queue" || decision.action === "interrupt_then_queue_first") {
-    const handoff = ctx.store
-      .select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [thread.id])
-      .find((transfer) => transfer.status === "pending" && transfer.strategy === "portable");
-    if (handoff !== undefined) {
-      instructions = instructions === null ? handoff.content : `${handoff.content}\n\n${instructions}`;
-      ctx.put("contextTransfer", { ...handoff, status: "consumed", consumedAt: ctx.now });
-    }
-  }
+/** A fork whose conversation travels as portable context hands it to its first run (consumed here). */
+function takeForkHandoff(ctx: CommandContext, threadId: string, action: DispatchAction, instructions: string | null): string | null {
+  if (action !== "start" && action !== "queue" && action !== "interrupt_then_queue_first") return instructions;
+  const handoff = ctx.store
+    .select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [threadId])
+    .find((transfer) => transfer.status === "pending" && transfer.strategy === "portable");
+  if (handoff === undefined) return instructions;
+  ctx.put("contextTransfer", { ...handoff, status: "consumed", consumedAt: ctx.now });
+  return instructions === null ? handoff.content : `${handoff.content}\n\n${instructions}`;
+}
 
-  const runInput = newRunInput(input, instructions);
+/** What a dispatch action works on. */
+interface DispatchTarget {
+  readonly input: DeliverMessageInput;
+  readonly thread: ThreadRecord;
+  readonly active: RunRecord | null;
+  readonly attempt: AttemptRecord | null;
+  readonly runInput: NewRunInput;
+}
 
+/** Carries out the policy's action: the run the message started or joined, and what was done (older queued work can turn a start into a queue). */
+function carryOut(ctx: CommandContext, decided: DispatchAction, target: DispatchTarget): { runId: string; action: DispatchAction } {
+  const { input, thread, active, attempt, runInput } = target;
   let runId: string;
-  let action: DispatchAction = decision.action;
-  switch (decision.action) {
+  let action: DispatchAction = decided;
+  switch (decided) {
     case "start": {
       // Idle, but older queued work (queued while a run was ending) goes first: queue behind
       // it and start the oldest.
@@ -165,19 +196,7 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
       break;
     }
   }
-
-  // Work another environment asked for, here or through an agent it reached, stays marked so
-  // it never calls out through this environment's links (a steer marks the run it joins).
-  const reachedFrom = input.reachedFrom ?? null;
-  if (reachedFrom !== null) ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
-  recordMessage(ctx, input, runId, action);
-  return {
-    threadId: thread.id,
-    messageId: input.messageId,
-    runId,
-    delivery: DELIVERY[action],
-    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
-  };
+  return { runId, action };
 }
 
 function newRunInput(input: DeliverMessageInput, instructions: string | null): NewRunInput {

@@ -1,10 +1,9 @@
-import type { Logger } from "../logging/logger.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { OutboxEffect } from "../store/ports.js";
-import type { Clock } from "../util/clock.js";
-import type { Engine } from "./ports.js";
+import { type Clock, ClockToken } from "../util/clock.js";
+import { type Engine, EffectExecutorToken, EngineToken } from "./ports.js";
 import type { EffectRunner, EffectWorker } from "./ports.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { BUSY_RETRY_MAX_MS, recordWhenStoreFree } from "./busy-store-retry.js";
 
@@ -22,10 +21,10 @@ export class OutboxWorker implements EffectWorker {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.EffectExecutor) private readonly executor: EffectRunner,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(EffectExecutorToken) private readonly executor: EffectRunner,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   start(): void {

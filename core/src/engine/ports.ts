@@ -5,6 +5,7 @@ import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
 import type { GuardedSession } from "./guarded-session.js";
 import type { CommandContext } from "./command-context.js";
+import { token } from "../util/di-token.js";
 
 // What the services (and the host) need of the engine, as interfaces: DI tokens resolve to
 // these, so no consumer and no token depends on the classes that implement them.
@@ -159,3 +160,24 @@ export interface LiveOutputFeed {
   /** Hears every chunk as it arrives. */
   onChunk(listener: (chunk: LiveOutputChunk) => void): () => void;
 }
+
+/** DI token: `TransactionalEngine`. */
+export const EngineToken = token<Engine>("Engine");
+
+/** DI token: `LiveOutput`. */
+export const LiveOutputToken = token<LiveOutputFeed>("LiveOutput");
+
+/** DI token: `ProviderEventIngestor`. */
+export const ProviderEventIngestorToken = token<ProviderEventSink>("ProviderEventIngestor");
+
+/** DI token: `ProviderSessionManager`. */
+export const ProviderSessionManagerToken = token<ProviderSessions>("ProviderSessionManager");
+
+/** DI token: `EffectExecutor`. */
+export const EffectExecutorToken = token<EffectRunner>("EffectExecutor");
+
+/** DI token: `OutboxWorker`. */
+export const OutboxWorkerToken = token<EffectWorker>("OutboxWorker");
+
+/** DI token: `BootReconciler`. */
+export const BootReconcilerToken = token<Reconciler>("BootReconciler");

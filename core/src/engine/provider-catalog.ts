@@ -1,4 +1,5 @@
 import type { ModelSource, OrchestrationAdapter, ProbeDepth, ProviderCapabilities, ProviderInstanceDescriptor, ProviderStatus } from "../spec/index.js";
+import { token } from "../util/di-token.js";
 
 // What the engine and the services need of the configured provider instances (the provider
 // registry implements it; the composition root wires it). Shared code asks this catalog what an
@@ -82,3 +83,6 @@ export interface ProviderCatalog {
   /** Milliseconds since the probe behind `availability` started (0 while checking). */
   ageMs(availability: ProviderAvailability): number;
 }
+
+/** DI token: the provider registry, as the engine and the services read it. */
+export const ProviderCatalogToken = token<ProviderCatalog>("ProviderCatalog");

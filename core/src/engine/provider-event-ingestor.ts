@@ -1,30 +1,15 @@
 import type { AdapterEvent } from "../spec/index.js";
-import type { Logger } from "../logging/logger.js";
-import type { AttemptRecord, RuntimeRequestRecord } from "../store/records.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
+import type { AttemptRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
-import type { Engine, ProviderEventSink } from "./ports.js";
+import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
-import { finishAttempt, markAttemptRunning, putItem, setNodeStatus } from "./run-lifecycle.js";
+import { finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
+import { openRuntimeRequest, resolveRuntimeRequest, runtimeRequestId } from "./runtime-requests.js";
+import { providerItemId, recordAssistantMessage, recordNativeSubagent, recordProposedPlan, recordReasoning, recordToolCallCompleted, recordToolCallStarted } from "./turn-items.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import { isStoreBusy } from "../util/store-busy.js";
 import { busyRetryDelay } from "./busy-store-retry.js";
-
-const MAX_TOOL_OUTPUT_CHARS = 8_000;
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}\n…[truncated ${text.length - max} characters]` : text;
-}
-
-/** The durable item id of a provider item within an attempt. */
-export function providerItemId(attemptId: string, kind: string, nativeId: string): string {
-  return `item:${attemptId}:${kind}:${nativeId}`;
-}
-
-/** The durable id of a runtime request. */
-export function runtimeRequestId(attemptId: string, nativeId: string): string {
-  return `request:${attemptId}:${nativeId}`;
-}
 
 /** An adapter event waiting for its tick's commit. */
 interface QueuedEvent {
@@ -68,11 +53,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
   private busyRetries = 0;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     // Auto-wired by its class through design:paramtypes (no token), which proves decorator
     // metadata reaches tsyringe under both tsc and the test transform.
     private readonly live: LiveOutput,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   /** Hears that a provider session ended on its own. */
@@ -203,113 +188,35 @@ export class ProviderEventIngestor implements ProviderEventSink {
   }
 
   private applyTurnEvent(ctx: CommandContext, attempt: AttemptRecord, event: Exclude<AdapterEvent, { turnId?: undefined } | { type: "message.delta" | "reasoning.delta" | "warning" | "session.resume_cursor" | "session.exited" }>): void {
-    const base = { threadId: attempt.threadId, runId: attempt.runId, attemptId: attempt.id, createdBy: "provider" as const, creationSource: "provider" as const };
     switch (event.type) {
       case "turn.started":
         markAttemptRunning(ctx, attempt.id, event.providerTurnId ?? null);
         return;
-      case "message.completed": {
+      case "message.completed":
         this.live.complete(attempt.id, event.itemId, "assistant_message");
-        putItem(ctx, { ...base, id: providerItemId(attempt.id, "message", event.itemId), kind: "assistant_message", status: "completed", text: event.text, data: { role: "assistant" } });
-        if (event.text.trim() !== "") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
+        recordAssistantMessage(ctx, attempt, event);
         return;
-      }
       case "reasoning.completed":
         this.live.complete(attempt.id, event.itemId, "reasoning");
-        putItem(ctx, { ...base, id: providerItemId(attempt.id, "reasoning", event.itemId), kind: "reasoning", status: "completed", text: event.text, data: {} });
+        recordReasoning(ctx, attempt, event);
         return;
       case "tool_call.started":
-        putItem(ctx, {
-          ...base,
-          id: providerItemId(attempt.id, "tool", event.itemId),
-          kind: "tool_call",
-          status: "in_progress",
-          text: event.title,
-          data: { toolKind: event.kind, name: event.name, ...(event.server ? { server: event.server } : {}), ...(event.input !== undefined ? { input: event.input } : {}) },
-        });
+        recordToolCallStarted(ctx, attempt, event);
         return;
-      case "tool_call.completed": {
-        const id = providerItemId(attempt.id, "tool", event.itemId);
-        const existing = ctx.get("item", id);
-        putItem(ctx, {
-          ...base,
-          id,
-          kind: "tool_call",
-          status: event.status,
-          text: existing?.text ?? "tool call",
-          data: {
-            ...(existing?.data ?? {}),
-            ...(event.output !== undefined ? { output: truncate(event.output, MAX_TOOL_OUTPUT_CHARS) } : {}),
-            ...(typeof event.exitCode === "number" && Number.isInteger(event.exitCode) ? { exitCode: event.exitCode } : {}),
-          },
-        });
+      case "tool_call.completed":
+        recordToolCallCompleted(ctx, attempt, event);
         return;
-      }
       case "plan.proposed":
-        putItem(ctx, { ...base, id: providerItemId(attempt.id, "plan", event.itemId), kind: "proposed_plan", status: "completed", text: event.text, data: {} });
+        recordProposedPlan(ctx, attempt, event);
         return;
       case "subagent.observed":
-        putItem(ctx, {
-          ...base,
-          id: providerItemId(attempt.id, "subagent", event.nativeId),
-          kind: "subagent",
-          status: event.status === "running" ? "in_progress" : event.status,
-          text: event.title ?? "provider sub-agent",
-          data: {
-            origin: "provider_native",
-            nativeId: event.nativeId,
-            ...(event.summary !== undefined ? { summary: event.summary } : {}),
-            ...(event.nativeThreadId !== undefined ? { nativeThreadId: event.nativeThreadId } : {}),
-          },
-        });
+        recordNativeSubagent(ctx, attempt, event);
         return;
-      case "runtime_request.opened": {
-        const id = runtimeRequestId(attempt.id, event.requestId);
-        if (ctx.get("runtimeRequest", id) !== null) return;
-        const itemId = providerItemId(attempt.id, "request", event.requestId);
-        const request = event.request;
-        const blocking = request.kind === "approval" ? true : request.blocking;
-        const title = request.kind === "approval" ? request.title : request.questions.map((q) => q.question).join("\n");
-        putItem(ctx, {
-          ...base,
-          id: itemId,
-          kind: "runtime_request",
-          status: "pending",
-          text: title,
-          data: { requestId: id, requestKind: request.kind, ...(request.kind === "approval" ? { approvalKind: request.approvalKind } : {}), blocking },
-        });
-        const record: RuntimeRequestRecord = {
-          id,
-          threadId: attempt.threadId,
-          runId: attempt.runId,
-          attemptId: attempt.id,
-          providerSessionId: attempt.providerSessionId ?? "",
-          nativeRequestId: event.requestId,
-          kind: request.kind,
-          approvalKind: request.kind === "approval" ? request.approvalKind : null,
-          blocking,
-          status: "pending",
-          request,
-          response: null,
-          itemId,
-          parentNotice: null,
-          createdAt: ctx.now,
-          resolvedAt: null,
-        };
-        ctx.put("runtimeRequest", record);
-        if (blocking) {
-          const run = ctx.require("run", attempt.runId);
-          if (run.status === "running" || run.status === "starting") {
-            ctx.put("run", { ...run, status: "waiting" });
-            setNodeStatus(ctx, run.id, "waiting");
-          }
-        }
-        for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, id);
+      case "runtime_request.opened":
+        openRuntimeRequest(ctx, attempt, event);
         return;
-      }
       case "runtime_request.resolved": {
-        const id = runtimeRequestId(attempt.id, event.requestId);
-        const request = ctx.get("runtimeRequest", id);
+        const request = ctx.get("runtimeRequest", runtimeRequestId(attempt.id, event.requestId));
         if (request === null || request.status !== "pending") return;
         resolveRuntimeRequest(ctx, request, event.resolution, null);
         return;
@@ -348,28 +255,4 @@ export class ProviderEventIngestor implements ProviderEventSink {
       if (pending.kind === "assistant_message") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
     }
   }
-}
-
-/** Settles a runtime request and, if nothing else blocks its run, lets the run go on. */
-export function resolveRuntimeRequest(
-  ctx: CommandContext,
-  request: RuntimeRequestRecord,
-  status: "answered" | "cancelled" | "expired",
-  response: RuntimeRequestRecord["response"],
-): RuntimeRequestRecord {
-  const resolved = ctx.put("runtimeRequest", { ...request, status, response: response ?? request.response, resolvedAt: ctx.now });
-  const item = ctx.get("item", request.itemId);
-  if (item !== null) {
-    ctx.put("item", { ...item, status: status === "answered" ? "completed" : "cancelled", data: { ...item.data, resolution: status }, updatedAt: ctx.now });
-  }
-  const run = ctx.get("run", request.runId);
-  if (run !== null && run.status === "waiting") {
-    const stillBlocked = ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id]).some((r) => r.blocking);
-    if (!stillBlocked) {
-      ctx.put("run", { ...run, status: "running" });
-      setNodeStatus(ctx, run.id, "running");
-    }
-  }
-  for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, request.id);
-  return resolved;
 }

@@ -2,17 +2,17 @@ import { hasErrorCode, SwitchyardError } from "../spec/index.js";
 import { decideSessionContinuation, type SessionContinuationQuery } from "../policy/index.js";
 import { TERMINAL_RUN_STATUSES, type SessionContinuationRecord, type ThreadRecord } from "../store/records.js";
 import { isStoreBusy } from "../util/store-busy.js";
-import type { Logger } from "../logging/logger.js";
-import type { SwitchyardConfig } from "../config/config-schema.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
+import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
 import type { ProviderCatalog, ProviderInstance } from "../engine/provider-catalog.js";
 import { GuardedSession } from "./guarded-session.js";
 import { runOwnedBy } from "../plugin-host/process-owner.js";
-import type { Clock } from "../util/clock.js";
-import type { Engine } from "./ports.js";
-import type { McpGrantIssuer, ProviderSessionScope } from "./mcp-grant-issuer.js";
+import { type Clock, ClockToken } from "../util/clock.js";
+import { type Engine, EngineToken, ProviderEventIngestorToken } from "./ports.js";
+import { type McpGrantIssuer, type ProviderSessionScope, McpGrantIssuerToken } from "./mcp-grant-issuer.js";
 import type { LiveSession, ProviderEventSink, ProviderSessions } from "./ports.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
+import { ProviderCatalogToken } from "./provider-catalog.js";
 
 export type { McpGrantIssuer } from "./mcp-grant-issuer.js";
 export type { LiveSession } from "./ports.js";
@@ -58,13 +58,13 @@ export class ProviderSessionManager implements ProviderSessions {
   private readonly touchIntervalMs: number;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.ProviderEventIngestor) private readonly ingestor: ProviderEventSink,
-    @inject(TOKENS.McpGrantIssuer) private readonly issuer: McpGrantIssuer,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Config) config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ProviderEventIngestorToken) private readonly ingestor: ProviderEventSink,
+    @inject(McpGrantIssuerToken) private readonly issuer: McpGrantIssuer,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(ConfigToken) config: SwitchyardConfig,
   ) {
     this.sessionIdleMs = config.server.sessionIdleMs;
     this.maxIdleSessions = config.server.maxIdleSessions;

@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
-import type { HarnessProcessControl } from "../plugin-host/ports.js";
+import { type HarnessProcessControl, HarnessProcessTreesToken } from "../plugin-host/ports.js";
 import type { CommandContext } from "./command-context.js";
 import type { EngineReaction } from "./engine-reaction.js";
 
@@ -16,7 +15,7 @@ import type { EngineReaction } from "./engine-reaction.js";
 export class StopFreezesHarnessTools implements EngineReaction {
   readonly name = "stop-freezes-harness-tools";
 
-  constructor(@inject(TOKENS.HarnessProcessTrees) private readonly trees: HarnessProcessControl) {}
+  constructor(@inject(HarnessProcessTreesToken) private readonly trees: HarnessProcessControl) {}
 
   onThreadStopped(ctx: CommandContext, threadId: string): void {
     ctx.onCommit({

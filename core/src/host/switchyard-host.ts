@@ -3,26 +3,28 @@ import type { DependencyContainer } from "tsyringe";
 import type { SwitchyardConfig } from "../config/config-schema.js";
 import { requireUsableHome } from "../config/home-access.js";
 import { resolveHome, type SwitchyardPaths } from "../config/paths.js";
-import { createContainer, type ContainerOptions } from "../di/composition-root.js";
-import { resolve, TOKENS } from "../di/tokens.js";
-import type { Engine, ProviderSessions, ReconcileReport } from "../engine/ports.js";
-import type { Logger } from "../logging/logger.js";
-import type { PluginCatalog } from "../plugin-host/ports.js";
-import type { ManagedProviders } from "../providers/ports.js";
-import { ProjectService } from "../services/project-service.js";
-import { ThreadManagementService } from "../services/thread-management-service.js";
+import { McpGrantIssuerToken } from "../engine/mcp-grant-issuer.js";
+import { type Engine, type ProviderSessions, type ReconcileReport, BootReconcilerToken, EngineToken, OutboxWorkerToken, ProviderSessionManagerToken } from "../engine/ports.js";
+import { activeRun } from "../engine/run-lifecycle.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
+import { type PluginCatalog, HarnessProcessTreesToken, PluginHostToken } from "../plugin-host/ports.js";
+import { type ManagedProviders, ProviderRegistryToken } from "../providers/ports.js";
 import { EventWaiter } from "../services/event-waiter.js";
+import { ProjectService } from "../services/project-service.js";
+import { ReachLinkClient } from "../services/reach/link-client.js";
+import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
+import { Scheduler } from "../services/scheduling/scheduler.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { ThreadManagementService } from "../services/thread-management-service.js";
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
-import { Scheduler } from "../services/scheduling/scheduler.js";
-import type { EventStore } from "../store/ports.js";
-import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
-import { activeRun } from "../engine/run-lifecycle.js";
-import { acquireHomeLock, type HomeLock } from "./home-lock.js";
-import { RemoteResultsPuller } from "../services/reach/remote-results-puller.js";
-import { ReachLinkClient } from "../services/reach/link-client.js";
 import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
+import { type EventStore, StoreToken } from "../store/ports.js";
+import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
+import { resolve } from "../util/di-token.js";
+import { createContainer, type ContainerOptions } from "./composition-root.js";
+import { acquireHomeLock, type HomeLock } from "./home-lock.js";
+import { ServedServicesToken, type ServedServices } from "./served-services.js";
 
 /** Options for {@link SwitchyardHost.create}. */
 export interface HostOptions extends ContainerOptions {
@@ -69,22 +71,22 @@ export class SwitchyardHost {
   }
 
   get logger(): Logger {
-    return resolve(this.container, TOKENS.Logger);
+    return resolve(this.container, LoggerToken);
   }
   get store(): EventStore {
-    return resolve(this.container, TOKENS.Store);
+    return resolve(this.container, StoreToken);
   }
   get engine(): Engine {
-    return resolve(this.container, TOKENS.Engine);
+    return resolve(this.container, EngineToken);
   }
   get pluginHost(): PluginCatalog {
-    return resolve(this.container, TOKENS.PluginHost);
+    return resolve(this.container, PluginHostToken);
   }
   get providers(): ManagedProviders {
-    return resolve(this.container, TOKENS.ProviderRegistry);
+    return resolve(this.container, ProviderRegistryToken);
   }
   get sessions(): ProviderSessions {
-    return resolve(this.container, TOKENS.ProviderSessionManager);
+    return resolve(this.container, ProviderSessionManagerToken);
   }
   get threads(): ThreadManagementService {
     return this.container.resolve(ThreadManagementService);
@@ -104,6 +106,10 @@ export class SwitchyardHost {
   get scheduler(): Scheduler {
     return this.container.resolve(Scheduler);
   }
+  /** The services the transports call, resolved once. */
+  get served(): ServedServices {
+    return resolve(this.container, ServedServicesToken);
+  }
 
   /**
    * Takes the home's lock (one engine per home), reconciles what a previous process left, then
@@ -115,7 +121,7 @@ export class SwitchyardHost {
     if (this.started) return this.reconcileReport!;
     this.homeLock ??= acquireHomeLock(this.paths.home);
     this.started = true;
-    this.reconcileReport = resolve(this.container, TOKENS.BootReconciler).reconcile();
+    this.reconcileReport = resolve(this.container, BootReconcilerToken).reconcile();
     // Close a thread's provider session once it has been idle for a while, and at once when the
     // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
     // also when it was stopped between turns (a background process its harness left running).
@@ -135,7 +141,7 @@ export class SwitchyardHost {
         }
       }),
     );
-    resolve(this.container, TOKENS.OutboxWorker).start();
+    resolve(this.container, OutboxWorkerToken).start();
     // Wall-clock budgets: deadlines that passed while the host was down stop their trees now.
     const wallClocks = this.container.resolve(WallClockBudgets);
     wallClocks.start();
@@ -155,7 +161,7 @@ export class SwitchyardHost {
 
   /** Waits until no provider effect is due or in flight. */
   async drainEffects(): Promise<void> {
-    await resolve(this.container, TOKENS.OutboxWorker).drain();
+    await resolve(this.container, OutboxWorkerToken).drain();
   }
 
   /**
@@ -170,15 +176,15 @@ export class SwitchyardHost {
     if (this.started) await this.container.resolve(RemoteResultsPuller).stop();
     // Pooled connections to linked environments (their kept-alive sockets) end with the host.
     await this.container.resolve(ReachLinkClient).close();
-    if (this.started) await resolve(this.container, TOKENS.OutboxWorker).stop();
+    if (this.started) await resolve(this.container, OutboxWorkerToken).stop();
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only
     // the engine's owner may sweep; a one-shot command runs beside a live server.
-    if (this.started) resolve(this.container, TOKENS.McpGrantIssuer).revokeCredentialsOfClosedSessions();
+    if (this.started) resolve(this.container, McpGrantIssuerToken).revokeCredentialsOfClosedSessions();
     await this.providers.dispose();
     // Whatever a harness started that outlived its session (the sessions closed above stop
     // their trees; this is the last word), so nothing of this host runs on after it.
-    resolve(this.container, TOKENS.HarnessProcessTrees).endAll();
+    resolve(this.container, HarnessProcessTreesToken).endAll();
     this.store.close();
     this.homeLock?.release();
     this.homeLock = null;

@@ -4,6 +4,7 @@ import { pino, type Logger as PinoLogger } from "pino";
 import { SwitchyardError, type PluginLogger } from "../spec/index.js";
 import { prettyLogLine } from "./pretty-line.js";
 import { makePrivateDir } from "../util/private-files.js";
+import { token } from "../util/di-token.js";
 
 /** Structured logger used everywhere in the host; one event per line. */
 export type Logger = PluginLogger;
@@ -130,3 +131,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export function createSilentLogger(): Logger {
   return createLogger({ level: "silent" });
 }
+
+/** DI token: the host's logger. */
+export const LoggerToken = token<Logger>("Logger");

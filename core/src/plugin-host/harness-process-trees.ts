@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import type { SwitchyardPaths } from "../config/paths.js";
-import { TOKENS } from "../di/tokens.js";
-import type { Logger } from "../logging/logger.js";
+import { type SwitchyardPaths, PathsToken } from "../config/paths.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import { processStartTime } from "../util/process-start-time.js";
 import type { HarnessProcessControl } from "./ports.js";
 import { markedProcesses, PROCESS_TREE_VARIABLE, signalSame, type MarkedProcess } from "./process-tree.js";
@@ -55,8 +54,8 @@ export class HarnessProcessTrees implements HarnessProcessControl {
   private next = 0;
 
   constructor(
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Paths) paths: SwitchyardPaths | null = null,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(PathsToken) paths: SwitchyardPaths | null = null,
   ) {
     this.homeKey = createHash("sha256")
       .update(paths?.home ?? "no-home")

@@ -1,4 +1,5 @@
-import type { CommandGroup, PluginRoutes, ProviderDriver } from "../spec/index.js";
+import type { CommandGroup, PluginRoutes, ProcessHelpers, ProviderDriver } from "../spec/index.js";
+import { token } from "../util/di-token.js";
 
 // What the provider registry and the host need of the plugin host, as interfaces: the
 // `PluginHost` token resolves to {@link PluginCatalog}.
@@ -98,3 +99,12 @@ export interface HarnessProcessControl {
   /** Ends the trees dead hosts of this home left behind; how many processes. */
   reapLeftovers(): number;
 }
+
+/** DI token: `ProcessRunner`. */
+export const ProcessRunnerToken = token<ProcessHelpers>("ProcessRunner");
+
+/** DI token: `HarnessProcessTrees`: every harness's processes, detached ones included. */
+export const HarnessProcessTreesToken = token<HarnessProcessControl>("HarnessProcessTrees");
+
+/** DI token: `PluginHost`. */
+export const PluginHostToken = token<PluginCatalog>("PluginHost");

@@ -3,9 +3,9 @@ import { access } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { execa } from "execa";
 import { StderrTail, type ManagedProcess, type ProcessHelpers, type SpawnOptions } from "../spec/index.js";
-import type { Logger } from "../logging/logger.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
+import { token } from "../util/di-token.js";
 import { processStartTime } from "../util/process-start-time.js";
 import { HarnessProcessTrees } from "./harness-process-trees.js";
 import { currentProcessOwner } from "./process-owner.js";
@@ -15,6 +15,9 @@ export interface HarnessProcessRegistry {
   started(pid: number, label: string): void;
   exited(pid: number): void;
 }
+
+/** DI token: where harness processes are remembered (the store's harness process log, which the composition root hands in). */
+export const HarnessProcessRegistryToken = token<HarnessProcessRegistry>("HarnessProcessRegistry");
 
 function isAlive(pid: number): boolean {
   try {
@@ -53,8 +56,8 @@ export class ProcessRunner implements ProcessHelpers {
   private readonly trees: HarnessProcessTrees;
 
   constructor(
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.HarnessProcessLog) private readonly registry: HarnessProcessRegistry | null = null,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(HarnessProcessRegistryToken) private readonly registry: HarnessProcessRegistry | null = null,
     @inject(HarnessProcessTrees) trees: HarnessProcessTrees | null = null,
   ) {
     this.trees = trees ?? new HarnessProcessTrees(logger, null);

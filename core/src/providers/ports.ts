@@ -1,6 +1,7 @@
 import type { ProviderInstanceConfig } from "../config/config-schema.js";
 import type { ProviderCatalog, ProviderAvailability } from "../engine/provider-catalog.js";
 import type { ProbeDepth } from "../spec/index.js";
+import { token } from "../util/di-token.js";
 
 /**
  * The provider registry as the host owns it (`ProviderRegistry`): the catalog work reads, plus
@@ -16,3 +17,6 @@ export interface ManagedProviders extends ProviderCatalog {
   /** Stops the refreshing and disposes every adapter. */
   dispose(): Promise<void>;
 }
+
+/** DI token: `ProviderRegistry`, as the host owns it (building, refreshing, disposing instances). */
+export const ProviderRegistryToken = token<ManagedProviders>("ProviderRegistry");

@@ -14,16 +14,15 @@ import {
   type ProviderStatus,
 } from "../spec/index.js";
 import type { AvailabilityReadOptions, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
-import type { PluginCatalog } from "../plugin-host/ports.js";
+import { type PluginCatalog, PluginHostToken, ProcessRunnerToken } from "../plugin-host/ports.js";
 import type { ManagedProviders } from "./ports.js";
 import type { ProviderInstanceConfig } from "../config/config-schema.js";
 import { configError } from "../config/config-loader.js";
-import type { Logger } from "../logging/logger.js";
-import type { SwitchyardPaths } from "../config/paths.js";
+import { type Logger, LoggerToken } from "../logging/logger.js";
+import { type SwitchyardPaths, PathsToken } from "../config/paths.js";
 import { HOST_VERSION } from "../util/host-version.js";
-import type { Clock } from "../util/clock.js";
+import { type Clock, ClockToken } from "../util/clock.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import { ProviderSnapshots, type Snapshot } from "./provider-snapshots.js";
 import { watchSessionOpens } from "./session-open-watch.js";
 
@@ -71,11 +70,11 @@ export class ProviderRegistry implements ManagedProviders {
   private readonly snapshots: ProviderSnapshots<ProviderAvailability>;
 
   constructor(
-    @inject(TOKENS.PluginHost) private readonly pluginHost: PluginCatalog,
-    @inject(TOKENS.ProcessRunner) private readonly processRunner: ProcessHelpers,
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(PluginHostToken) private readonly pluginHost: PluginCatalog,
+    @inject(ProcessRunnerToken) private readonly processRunner: ProcessHelpers,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
+    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(ClockToken) private readonly clock: Clock,
   ) {
     this.snapshots = new ProviderSnapshots<ProviderAvailability>(
       (instanceId, depth) => this.probe(this.get(instanceId)!, depth),

@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
-import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { Engine } from "../engine/ports.js";
+import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../spec/index.js";
@@ -18,8 +17,8 @@ import { CLIENT_CEILING, type InheritedSelection } from "./provider-selection-se
 @injectable()
 export class CallerContext {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
   ) {}
 
   /** The caller's own thread (agents), or null. */

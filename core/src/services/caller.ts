@@ -1,6 +1,6 @@
 import type { Authority, CreationSource } from "../store/records.js";
 import type { ClientAttachment, ClientConnection, CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
-import type { ReachGrant } from "./reach/reach-grants.js";
+import type { ReachGrant } from "./credentials/reach-grant.js";
 
 /**
  * Who asks for an operation, independent of the transport. An agent caller is a provider

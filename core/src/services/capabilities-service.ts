@@ -1,9 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { RUNTIME_MODES } from "../spec/index.js";
-import { TOKENS, type Policy } from "../di/tokens.js";
-import type { SwitchyardConfig } from "../config/config-schema.js";
-import type { Engine } from "../engine/ports.js";
-import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import { PolicyToken, type Policy } from "../policy/policy-token.js";
+import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
@@ -17,10 +17,10 @@ import { WorkspacePlanner } from "./workspaces/workspace-planner.js";
 @injectable()
 export class CapabilitiesService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PolicyToken) private readonly policy: Policy,
     private readonly callers: CallerContext,
     private readonly usage: UsageService,
     private readonly workspaces: WorkspacePlanner,

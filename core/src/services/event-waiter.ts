@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/ports.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import type { StoredEvent } from "../store/records.js";
 
 /** How often a blocking wait reports progress while nothing happens. */
@@ -42,7 +41,7 @@ export class EventWaiter {
   private readonly everywhere = new Set<Watch>();
   private unsubscribe: (() => void) | null = null;
 
-  constructor(@inject(TOKENS.Engine) private readonly engine: Engine) {}
+  constructor(@inject(EngineToken) private readonly engine: Engine) {}
 
   waitFor<T>(check: () => T | null, options: WaitOptions): Promise<T | null> {
     const first = check();

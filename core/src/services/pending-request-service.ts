@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
 import type { ApprovalDecision, RuntimeRequestResponse } from "../spec/index.js";
-import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/ports.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { answerRuntimeRequest } from "../engine/runtime-request-answers.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { RuntimeRequestRecord, ThreadRecord } from "../store/records.js";
@@ -65,7 +64,7 @@ export interface PendingRequestAnswer {
 @injectable()
 export class PendingRequestService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
     private readonly origins: ReachOrigins,
   ) {}

@@ -2,9 +2,8 @@ import { realpathSync, statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError } from "../spec/index.js";
-import { TOKENS } from "../di/tokens.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import type { Engine } from "../engine/ports.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { createProject } from "../engine/thread-records.js";
 import type { ProjectRecord } from "../store/records.js";
 import { createHash } from "node:crypto";
@@ -15,7 +14,7 @@ import { CallerContext } from "./caller-context.js";
 @injectable()
 export class ProjectService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
   ) {}
 

@@ -1,15 +1,18 @@
 import { inject, injectable } from "tsyringe";
-import type { SwitchyardPaths } from "../config/paths.js";
-import { TOKENS } from "../di/tokens.js";
+import { type SwitchyardPaths, PathsToken } from "../config/paths.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 import type { Caller } from "./caller.js";
 import { providerFindings } from "./provider-findings.js";
+import { token } from "../util/di-token.js";
 
 /** What the plugin host offers here: the driver kinds a config may name. */
-interface DriverKinds {
+export interface DriverKinds {
   driverKinds(): string[];
 }
+
+/** DI token: the driver kinds (the plugin host, which the composition root hands in). */
+export const DriverKindsToken = token<DriverKinds>("DriverKinds");
 
 /**
  * `switchyard doctor`'s provider findings for a person's client (the web UI's first-hour
@@ -21,9 +24,9 @@ interface DriverKinds {
 @injectable()
 export class ProviderDoctorService {
   constructor(
-    @inject(TOKENS.ProviderCatalog) private readonly catalog: ProviderCatalog,
-    @inject(TOKENS.PluginHost) private readonly plugins: DriverKinds,
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
+    @inject(ProviderCatalogToken) private readonly catalog: ProviderCatalog,
+    @inject(DriverKindsToken) private readonly plugins: DriverKinds,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
   ) {}
 
   /**

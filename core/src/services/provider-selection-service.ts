@@ -1,8 +1,8 @@
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
-import { TOKENS, type Policy } from "../di/tokens.js";
+import { PolicyToken, type Policy } from "../policy/policy-token.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import type { ProviderAvailability, ProviderCatalog } from "../engine/provider-catalog.js";
+import { type ProviderAvailability, type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 
 /** A requested target (seed 000 `target`). */
 export interface TargetRequest {
@@ -47,8 +47,8 @@ export const CLIENT_CEILING = { runtimeMode: "full-access", interactionMode: "de
 @injectable()
 export class ProviderSelectionService {
   constructor(
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(PolicyToken) private readonly policy: Policy,
   ) {}
 
   /**

@@ -1,12 +1,12 @@
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError, type ProviderCapabilities } from "../spec/index.js";
-import { TOKENS, type Policy } from "../di/tokens.js";
-import type { Engine } from "../engine/ports.js";
+import { PolicyToken, type Policy } from "../policy/policy-token.js";
+import { type Engine, EngineToken, ProviderSessionManagerToken } from "../engine/ports.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ProviderSessions } from "../engine/ports.js";
 import { createThread } from "../engine/thread-records.js";
 import { portableContext } from "../engine/portable-context.js";
-import type { ProviderCatalog } from "../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-catalog.js";
 import type { Actor, Authority, CreationSource, ThreadRecord } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import { CallerContext } from "./caller-context.js";
@@ -54,10 +54,10 @@ export interface CallerForkRequest {
 @injectable()
 export class ThreadForkService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.ProviderSessionManager) private readonly sessions: ProviderSessions,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ProviderSessionManagerToken) private readonly sessions: ProviderSessions,
+    @inject(PolicyToken) private readonly policy: Policy,
     private readonly callers: CallerContext,
   ) {}
 

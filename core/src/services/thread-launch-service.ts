@@ -3,9 +3,8 @@ import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, RuntimeMode } from "../spec/index.js";
-import { TOKENS } from "../di/tokens.js";
-import type { SwitchyardPaths } from "../config/paths.js";
-import type { Engine } from "../engine/ports.js";
+import { type SwitchyardPaths, PathsToken } from "../config/paths.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { deliverMessage } from "../engine/message-delivery.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { createProject, createThread } from "../engine/thread-records.js";
@@ -52,8 +51,8 @@ function slug(text: string): string {
 @injectable()
 export class ThreadLaunchService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly origins: ReachOrigins,

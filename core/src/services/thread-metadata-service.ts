@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 import type { CommandContext } from "../engine/command-context.js";
-import type { Engine } from "../engine/ports.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { titleFromMessage } from "../engine/thread-records.js";
 import type { ThreadRecord } from "../store/records.js";
@@ -31,7 +30,7 @@ const PULL_REQUEST_URL = /^https:\/\/[^\s/]+\/[^\s]+\/pull(?:s|-requests)?\/(\d+
 @injectable()
 export class ThreadMetadataService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
   ) {}
 

@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
-import type { Engine } from "../engine/ports.js";
+import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { environmentId } from "../store/settings.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
@@ -56,7 +55,7 @@ export const DEFAULT_READ_CHARS = 30_000;
 @injectable()
 export class ThreadQueryService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
     private readonly liveWaits: LiveWaits,
     private readonly usage: UsageService,

@@ -1,7 +1,6 @@
-import type { EventStore, HarnessProcessLedger } from "./ports.js";
+import { type EventStore, type HarnessProcessLedger, StoreToken } from "./ports.js";
 import { processStartTime } from "../util/process-start-time.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../di/tokens.js";
 
 /**
  * Records harness pids in the database while they run, so a host restarted after a crash can
@@ -9,7 +8,7 @@ import { TOKENS } from "../di/tokens.js";
  */
 @injectable()
 export class HarnessProcessLog implements HarnessProcessLedger {
-  constructor(@inject(TOKENS.Store) private readonly store: EventStore) {}
+  constructor(@inject(StoreToken) private readonly store: EventStore) {}
 
   started(pid: number, label: string): void {
     this.store

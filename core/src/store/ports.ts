@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
+import { token } from "../util/di-token.js";
 
 // What the layers above need of the store, as interfaces: DI tokens resolve to these, so no
 // consumer (and no token) depends on the SQLite classes that implement them.
@@ -115,3 +116,9 @@ export interface HarnessProcessLedger {
   /** Forgets processes of hosts that are gone. */
   forgetLeftovers(pids: readonly number[]): void;
 }
+
+/** DI token: `Store`. */
+export const StoreToken = token<EventStore>("Store");
+
+/** DI token: `HarnessProcessLog`. */
+export const HarnessProcessLogToken = token<HarnessProcessLedger>("HarnessProcessLog");

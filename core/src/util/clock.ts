@@ -1,3 +1,5 @@
+import { token } from "./di-token.js";
+
 /** Time, injectable so tests can control it. */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -53,3 +55,6 @@ export function setAlarm(clock: Clock, atMs: number, fire: () => void): () => vo
   arm();
   return cancel;
 }
+
+/** DI token: the clock (tests may replace it with a manual one). */
+export const ClockToken = token<Clock>("Clock");

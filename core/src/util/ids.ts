@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { token } from "./di-token.js";
 
 /**
  * Allocates ids. Random ids sort by creation time (a millisecond prefix), so "newest first"
@@ -68,3 +69,6 @@ export const derive = {
   /** A command id from a caller's retry key, scoped so two callers' keys never collide. */
   command: (scope: string, operation: string, requestKey: string) => `cmd:${operation}:${stableHash(scope, operation, requestKey)}`,
 };
+
+/** DI token: where new ids come from. */
+export const IdAllocatorToken = token<IdAllocator>("IdAllocator");

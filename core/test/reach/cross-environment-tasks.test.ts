@@ -4,7 +4,7 @@ import type { ReachCallMeta } from "../../src/services/reach/link-calls.js";
 import { ReachGrants } from "../../src/services/reach/reach-grants.js";
 import { RemoteTasks, remoteResultMessageId } from "../../src/services/reach/remote-tasks.js";
 import { isOrchestratorFailure } from "../../src/engine/orchestrator-failure.js";
-import { stopThread } from "../../src/services/delegation/task-stop.js";
+import { stopThread } from "../../src/engine/task-stop.js";
 import { McpLab } from "../support/mcp-lab.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import { ApiClient, ok, type FailureBody } from "../support/api-client.js";
 import { httpRequest } from "../support/http-request.js";
 import { JumpClock } from "../support/jump-clock.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { JumpClock } from "../support/jump-clock.js";

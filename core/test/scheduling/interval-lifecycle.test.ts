@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config-loader.js";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { JumpClock } from "../support/jump-clock.js";

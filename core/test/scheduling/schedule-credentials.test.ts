@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import type { CredentialCapability, ModeCeiling } from "../../src/services/credentials/mcp-session-registry.js";
 import { runCli } from "../support/cli.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";

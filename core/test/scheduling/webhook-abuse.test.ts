@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import type { CredentialCapability, ModeCeiling } from "../../src/services/credentials/mcp-session-registry.js";
 import { ApiClient } from "../support/api-client.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";

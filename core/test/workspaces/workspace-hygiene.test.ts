@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
-import { TOKENS } from "../../src/di/tokens.js";
+import { TOKENS } from "../../src/host/tokens.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { WorkspaceJanitor } from "../../src/services/workspaces/workspace-janitor.js";
 import { acpAgentInstance, GROK_PLUGIN_DIR } from "../support/acp-agent-instance.js";

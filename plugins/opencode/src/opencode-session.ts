@@ -5,9 +5,7 @@ import {
   type ForkInput,
   type InterruptInput,
   type OpenSessionInput,
-  type PluginContext,
   type PluginLogger,
-  type ProviderInstanceDescriptor,
   type RuntimeMode,
   type RuntimeRequestResponse,
   type SnapshotTurn,
@@ -16,24 +14,16 @@ import {
   type ThreadSnapshot,
   type TurnInput,
 } from "@switchyard/sdk";
-import type { OpenCodeBinary } from "./opencode-binary.js";
-import { MCP_TOKEN_ENV, PROVIDER_SESSION_ENV, instanceDirectories, mcpServerKeys, readUserConfig, serverConfig, serverEnvironment, userConfigPath } from "./opencode-config.js";
 import { withInstructions, withoutInstructions } from "./opencode-instructions.js";
-import type { OpenCodeOptions } from "./opencode-options.js";
 import { approvalRequestOf, permissionReplyOf, questionAnswersOf, userInputRequestOf, type OpenCodeRequestHandle } from "./opencode-requests.js";
 import { callOpenCode } from "./opencode-rest.js";
-import { OpenCodeServer } from "./opencode-server.js";
-import type { ServerStartGate } from "./opencode-start-gate.js";
+import type { OpenCodeServer } from "./opencode-server.js";
+import { OpenCodeServerSlot, type OpenCodeServerDeps } from "./opencode-server-slot.js";
 import { OpenCodeTurn, type PromptMetadata } from "./opencode-turn.js";
 import { switchyardTurnIdOf, type Event, type Message, type Part, type PermissionRequest, type QuestionRequest } from "./opencode-wire.js";
 
 /** What a session needs from its adapter. */
-export interface OpenCodeSessionDeps {
-  readonly instance: ProviderInstanceDescriptor;
-  readonly options: OpenCodeOptions;
-  readonly context: PluginContext;
-  readonly binary: OpenCodeBinary;
-  readonly gate: ServerStartGate;
+export interface OpenCodeSessionDeps extends OpenCodeServerDeps {
   /** Called once when the session closes. */
   readonly onClosed: () => void;
 }
@@ -69,11 +59,7 @@ export class OpenCodeProviderSession implements StartableSession {
   readonly #logger: PluginLogger;
   readonly #sink: EventSink;
   readonly #requests: RuntimeRequestBook<OpenCodeRequestHandle>;
-  #server: OpenCodeServer | null = null;
-  #starting: Promise<OpenCodeServer> | null = null;
-  #retiring: Promise<void> | null = null;
-  #serverMode: RuntimeMode | null = null;
-  #serverKeys: string[] = [];
+  readonly #servers: OpenCodeServerSlot;
   #runtimeMode: RuntimeMode;
   #model: string | null;
   /** The running turn's effort, as OpenCode's model variant (a steer keeps it); null: the model's default. */
@@ -102,6 +88,13 @@ export class OpenCodeProviderSession implements StartableSession {
     this.#sessionId = input.resumeCursor;
     const orchestration = input.mcp?.instructions.trim() ?? "";
     this.#orchestration = input.resumeCursor === null && orchestration !== "" ? orchestration : null;
+    this.#servers = new OpenCodeServerSlot(deps, input, this.#logger, {
+      runtimeMode: () => this.#runtimeMode,
+      resumed: () => this.#sessionId !== null,
+      closed: () => this.#closed,
+      onEvent: (server, event) => this.#onEvent(server, event),
+      onLost: (server, reason) => this.#onLost(server, reason),
+    });
   }
 
   /** The OpenCode session id: what reopens this conversation on any later server. */
@@ -111,12 +104,12 @@ export class OpenCodeProviderSession implements StartableSession {
 
   /** The pid of the session's `opencode serve` (diagnostics and tests). */
   get serverPid(): number | null {
-    return this.#server?.process.pid ?? null;
+    return this.#servers.current?.process.pid ?? null;
   }
 
   /** The base URL of the session's `opencode serve` (diagnostics and tests). */
   get serverUrl(): string | null {
-    return this.#server?.process.url ?? null;
+    return this.#servers.current?.process.url ?? null;
   }
 
   /** Starts the server and opens (or reopens) the OpenCode session. */
@@ -125,7 +118,7 @@ export class OpenCodeProviderSession implements StartableSession {
       this.#sink.emit({ type: "warning", message: `OpenCode is driven without a "${this.#input.interactionMode}" mode here; the session runs in its default agent.` });
     }
     if (this.#model !== null) modelRef(this.#model);
-    const server = await this.#ensureServer();
+    const server = await this.#servers.ensure();
     const timeout = this.#deps.options.requestTimeoutMs;
     if (this.#sessionId !== null) {
       const existing = await callOpenCode("session.get", (signal) => server.client.session.get({ sessionID: this.#sessionId! }, { signal }), timeout).catch((error: unknown) => {
@@ -145,82 +138,11 @@ export class OpenCodeProviderSession implements StartableSession {
   }
 
   // ---------------------------------------------------------------------------------------
-  // The server
-
-  #ensureServer(): Promise<OpenCodeServer> {
-    if (this.#server !== null) return Promise.resolve(this.#server);
-    // A retired server is gone before the next one opens the same conversation.
-    const retiring = this.#retiring ?? Promise.resolve();
-    this.#starting ??= retiring.then(() => this.#startServer()).finally(() => {
-      this.#starting = null;
-    });
-    return this.#starting;
-  }
-
-  async #startServer(): Promise<OpenCodeServer> {
-    const { instance, options, context, binary, gate } = this.#deps;
-    const dirs = instanceDirectories(context.paths.dataDir, instance.id);
-    const grant = this.#input.mcp;
-    const user = await readUserConfig(userConfigPath(options, instance, { ...process.env, ...instance.environment }));
-    const mode = this.#runtimeMode;
-    const config = serverConfig(user.config, { runtimeMode: mode, grant });
-    const env = serverEnvironment(instance, {
-      XDG_DATA_HOME: dirs.data,
-      XDG_STATE_HOME: dirs.state,
-      XDG_CACHE_HOME: dirs.cache,
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      [PROVIDER_SESSION_ENV]: this.#input.providerSessionId,
-      ...(grant !== null ? { [MCP_TOKEN_ENV]: grant.token } : {}),
-    });
-    const server = await gate.run(binary.version ?? binary.command, () =>
-      OpenCodeServer.start({ command: binary.command, cwd: this.#input.cwd, env, processes: context.process, logger: this.#logger, startupTimeoutMs: options.startupTimeoutMs }),
-    );
-    try {
-      await server.subscribe((event) => this.#onEvent(server, event), (reason) => this.#onLost(server, reason), options.startupTimeoutMs);
-      if (grant !== null) {
-        const status = await callOpenCode("mcp.status", (signal) => server.client.mcp.status({}, { signal }), options.requestTimeoutMs);
-        const entry = status[grant.serverName];
-        if (entry?.status !== "connected") {
-          const why = entry === undefined ? "not configured" : `${entry.status}${"error" in entry && entry.error ? `: ${entry.error}` : ""}`;
-          throw new SwitchyardError(
-            "provider_error",
-            `OpenCode could not connect to the Switchyard MCP endpoint "${grant.serverName}" (${why}); ${entry?.status === "needs_auth" || /401/.test(why) ? "the session's credential was refused" : "check that the Switchyard server is reachable"}.`,
-            { serverName: grant.serverName, status: entry?.status ?? null },
-          );
-        }
-      }
-    } catch (error) {
-      await server.stop();
-      throw error;
-    }
-    if (this.#closed) {
-      await server.stop();
-      throw new SwitchyardError("session_closed", "The session was closed while opencode serve was starting.");
-    }
-    this.#serverKeys = mcpServerKeys(config);
-    this.#serverMode = mode;
-    this.#server = server;
-    this.#logger.info("opencode serve started", { pid: server.process.pid, url: server.process.url, mcp: grant !== null, resumed: this.#sessionId !== null });
-    return server;
-  }
-
-  /** Stops the current server on purpose (a new runtime mode, an abort it ignored). */
-  async #retire(reason: string): Promise<void> {
-    const server = this.#server;
-    if (server === null) return;
-    this.#server = null;
-    this.#logger.info("opencode serve stopped", { pid: server.process.pid, reason });
-    const stopping = server.stop().finally(() => {
-      if (this.#retiring === stopping) this.#retiring = null;
-    });
-    this.#retiring = stopping;
-    await stopping;
-  }
+  // The server (its lifecycle is the slot's)
 
   /** The server ended unasked (it crashed, its event stream broke): the session is over. */
   #onLost(server: OpenCodeServer, reason: string): void {
-    if (this.#closed || this.#server !== server) return;
-    this.#server = null;
+    if (this.#closed || !this.#servers.lose(server)) return;
     this.#exited = reason;
     this.#logger.warn("opencode serve lost", { reason });
     const turn = this.#turn;
@@ -233,7 +155,7 @@ export class OpenCodeProviderSession implements StartableSession {
   // Events (one stream per server, in order)
 
   #onEvent(server: OpenCodeServer, event: Event): void {
-    if (this.#closed || server !== this.#server || this.#sessionId === null) return;
+    if (this.#closed || server !== this.#servers.current || this.#sessionId === null) return;
     if (event.type === "session.created") {
       const parent = event.properties.info.parentID;
       if (parent !== undefined && (parent === this.#sessionId || this.#children.has(parent))) this.#children.add(event.properties.info.id);
@@ -280,12 +202,12 @@ export class OpenCodeProviderSession implements StartableSession {
       return;
     }
     const callId = request.tool?.callID ?? null;
-    const { outcome } = this.#requests.open(turn.turnId, approvalRequestOf(request, this.#serverKeys), { kind: "permission", requestID: request.id, callID: callId });
+    const { outcome } = this.#requests.open(turn.turnId, approvalRequestOf(request, this.#servers.mcpKeys), { kind: "permission", requestID: request.id, callID: callId });
     void outcome.then((result) => {
       const answer = permissionReplyOf(result);
       // The user said no (a dismissal included); a request the turn's end cancelled is not a no.
       if (answer.reply === "reject" && callId !== null && (result.kind === "answered" || result.dismissed)) turn.declineTool(callId);
-      if (server === this.#server) reply(answer);
+      if (server === this.#servers.current) reply(answer);
     });
   }
 
@@ -302,7 +224,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const mapped = userInputRequestOf(request);
     const { outcome } = this.#requests.open(turn.turnId, mapped.request, { kind: "question", requestID: request.id, questionIds: mapped.questionIds });
     void outcome.then((result) => {
-      if (server !== this.#server) return;
+      if (server !== this.#servers.current) return;
       if (result.kind !== "answered" || result.response.kind !== "user_input") {
         reject();
         return;
@@ -374,10 +296,10 @@ export class OpenCodeProviderSession implements StartableSession {
     this.#effort = input.effort ?? null;
     this.#runtimeMode = input.runtimeMode;
     // The runtime mode is the server's permission config: a new one needs a new server.
-    if (this.#server !== null && this.#serverMode !== this.#runtimeMode) await this.#retire("runtime mode change");
-    const server = await this.#ensureServer();
+    if (this.#servers.current !== null && this.#servers.mode !== this.#runtimeMode) await this.#servers.retire("runtime mode change");
+    const server = await this.#servers.ensure();
     this.#assertOpen();
-    const turn = new OpenCodeTurn(input.turnId, this.#sink.emit, this.#requests, this.#sessionId!, this.#serverKeys);
+    const turn = new OpenCodeTurn(input.turnId, this.#sink.emit, this.#requests, this.#sessionId!, this.#servers.mcpKeys);
     this.#turn = turn;
     const orchestration = this.#orchestration !== null && !input.text.includes(this.#orchestration) ? this.#orchestration : null;
     const instructions = [orchestration, input.instructions].filter((part): part is string => part !== null && part.trim() !== "").join("\n\n");
@@ -402,7 +324,7 @@ export class OpenCodeProviderSession implements StartableSession {
   async steerTurn(input: SteerInput): Promise<void> {
     this.#assertOpen();
     const turn = this.#activeTurn(input.turnId);
-    const server = this.#server;
+    const server = this.#servers.current;
     if (server === null) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" has no running OpenCode server.`, { turnId: input.turnId });
     await this.#prompt(server, turn, input.text, this.#model, this.#effort);
   }
@@ -417,7 +339,7 @@ export class OpenCodeProviderSession implements StartableSession {
     const turn = this.#activeTurn(input.turnId);
     turn.interruptRequested = true;
     this.#requests.cancelTurn(turn.turnId, "cancelled");
-    const server = this.#server;
+    const server = this.#servers.current;
     if (server === null) {
       this.#endTurn(turn, "interrupted");
       return;
@@ -429,7 +351,7 @@ export class OpenCodeProviderSession implements StartableSession {
       if (turn.terminated || this.#closed) return;
       this.#sink.emit({ type: "warning", turnId: turn.turnId, message: `OpenCode did not go idle within ${grace} ms of session.abort; its server was restarted.` });
       this.#endTurn(turn, "interrupted");
-      void this.#retire("interrupt timeout");
+      void this.#servers.retire("interrupt timeout");
     }, grace);
     turn.interruptTimer.unref();
   }
@@ -444,7 +366,7 @@ export class OpenCodeProviderSession implements StartableSession {
     if (this.#turn !== null && !this.#turn.terminated) {
       throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is running; fork after it ends.`, { runningTurnId: this.#turn.turnId });
     }
-    const server = await this.#ensureServer();
+    const server = await this.#servers.ensure();
     const timeout = this.#deps.options.requestTimeoutMs;
     let messageID: string | undefined;
     if (input.afterTurnId !== undefined) {
@@ -462,7 +384,7 @@ export class OpenCodeProviderSession implements StartableSession {
   /** The conversation as OpenCode holds it: one entry per prompt, with the last answer to it. */
   async readSnapshot(): Promise<ThreadSnapshot> {
     this.#assertOpen();
-    const server = await this.#ensureServer();
+    const server = await this.#servers.ensure();
     const messages = await callOpenCode("session.messages", (signal) => server.client.session.messages({ sessionID: this.#sessionId! }, { signal }), this.#deps.options.requestTimeoutMs);
     const turns: { userText: string; assistantText: string }[] = [];
     const byUser = new Map<string, { userText: string; assistantText: string }>();
@@ -491,12 +413,7 @@ export class OpenCodeProviderSession implements StartableSession {
     this.#sink.close();
     if (this.#turn?.interruptTimer) clearTimeout(this.#turn.interruptTimer);
     this.#requests.cancelTurn(null, "cancelled");
-    const starting = this.#starting;
-    if (starting !== null) await starting.catch(() => undefined);
-    const server = this.#server;
-    this.#server = null;
-    if (server !== null) await server.stop();
-    await this.#retiring?.catch(() => undefined);
+    await this.#servers.close();
     this.#deps.onClosed();
   }
 }

@@ -137,64 +137,7 @@ export function registerConnect(program: Command): void {
     .option("--ttl <duration>", "the token's lifetime, at most 365d (default 90d); connect again to renew", parseDuration)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (harness: HarnessId, options: ConnectOptions) => {
-      const target = targetOf(options);
-      await withHost(options, async (host) => {
-        const registry = host.container.resolve(McpSessionRegistry);
-        const service = new ConnectionService(host.paths.home, registry);
-        const serverName = serverNameOf(host, options);
-        const displayName = service.connector(harness).displayName;
-        if (options.check) {
-          const record = service.find(harness, target, serverName);
-          if (record === undefined) {
-            throw new CliError(`${displayName} is not connected at ${service.connector(harness).configFile(target)} (${target.scope}). Run \`switchyard connect ${harness}\` first.`, EXIT.notFound);
-          }
-          await runCheck(host, service, record, options.json);
-          return;
-        }
-        const server: RunningServerInfo | null = runningServer(host.paths.home);
-        const url = options.url ?? server?.mcpUrl ?? `http://127.0.0.1:${host.config.server.port}/mcp`;
-        let projects: ProjectScope = "*";
-        if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => {
-            const project = host.projects.find(idOrPath);
-            if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.usage);
-            return project.id;
-          });
-        }
-        const outcome = await service
-          .connect({
-            harness,
-            target,
-            serverName,
-            url,
-            toolTimeoutMs: toolTimeoutMs(host),
-            grant: {
-              verbs: connectionVerbs(options.verbs),
-              projects,
-              ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
-              ttlMs: options.ttl ?? DEFAULT_CONNECTION_TTL_MS,
-            },
-          })
-          .catch(asCliError);
-        const { record } = outcome;
-        if (options.json) {
-          printJson({ ...record, configChanged: outcome.configChanged, tokenIssued: outcome.tokenIssued, replacedCredentialId: outcome.replacedCredentialId, serverRunning: server !== null });
-          return;
-        }
-        const lines: string[] = [];
-        if (!outcome.configChanged && !outcome.tokenIssued) lines.push(`${displayName} (${placeText(record)}) is already connected; nothing changed.`);
-        else lines.push(`Connected ${displayName} (${placeText(record)}) to Switchyard at ${record.url}.`);
-        lines.push(`  entry: "${record.serverName}" in ${record.configFile}${outcome.configChanged ? " (a copy of the old file is beside it, .switchyard-backup)" : ""}`);
-        lines.push(
-          `  token: ${record.credentialId} (${record.grant.verbs.join(", ")}; ceiling ${record.grant.ceiling.runtimeMode}/${record.grant.ceiling.interactionMode}) in ${record.secretFile}, readable only by you${outcome.replacedCredentialId ? `; replaced ${outcome.replacedCredentialId}, now revoked` : ""}`,
-        );
-        lines.push(`  ${describeDelivery(service, record)}`);
-        if (server === null) lines.push(style(`  No Switchyard server runs on ${host.paths.home} yet: start it with \`switchyard serve\`; the entry points at ${record.url}.`, "yellow"));
-        lines.push(`  Check it with: switchyard connect ${harness}${record.scope === "project" ? ` --project ${record.projectDir}` : ""} --check`);
-        process.stdout.write(`${lines.join("\n")}\n`);
-      });
-    });
+    .action(connect);
 
   program
     .command("disconnect")
@@ -205,62 +148,144 @@ export function registerConnect(program: Command): void {
     .option("--name <key>", "the MCP server key (default: config server.mcpServerName)", parseServerName)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (harness: HarnessId, options: PlaceOptions) => {
-      const target = targetOf(options);
-      await withHost(options, (host) => {
-        const service = new ConnectionService(host.paths.home, host.container.resolve(McpSessionRegistry));
-        const record = service.find(harness, target, serverNameOf(host, options));
-        const displayName = service.connector(harness).displayName;
-        if (record === undefined) {
-          throw new CliError(`${displayName} is not connected at ${service.connector(harness).configFile(target)} (${target.scope}). \`switchyard connections\` lists what is.`, EXIT.notFound);
-        }
-        let outcome: { entryRemoved: boolean; revoked: boolean };
-        try {
-          outcome = service.disconnect(record);
-        } catch (error) {
-          asCliError(error);
-        }
-        if (options.json) {
-          printJson({ id: record.id, harness, configFile: record.configFile, credentialId: record.credentialId, ...outcome });
-          return;
-        }
-        process.stdout.write(
-          `Disconnected ${displayName} (${placeText(record)}): ${outcome.entryRemoved ? `removed "${record.serverName}" from ${record.configFile}` : `${record.configFile} had no entry left`}; token ${record.credentialId} ${outcome.revoked ? "revoked" : "was already revoked"}.\n`,
-        );
-      });
-    });
+    .action(disconnect);
 
   program
     .command("connections")
     .description("List the harnesses connect wired to Switchyard: where, and whether the entry and token still hold")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const registry = host.container.resolve(McpSessionRegistry);
-        const service = new ConnectionService(host.paths.home, registry);
-        const server = runningServer(host.paths.home);
-        const rows = service.records.list().map((record) => ({
-          ...record,
-          token: credentialState(registry, record.credentialId),
-          entry: service.entryState(record, toolTimeoutMs(host)),
-          server: server === null ? "not running" : server.mcpUrl === record.url ? "running" : `running at ${server.mcpUrl}`,
-        }));
-        if (options.json) {
-          printJson(rows);
-          return;
-        }
-        if (rows.length === 0) {
-          process.stdout.write(`Nothing is connected yet. Connect an agent with: switchyard connect <${HARNESS_IDS.join("|")}>\n`);
-          return;
-        }
-        const tokenStyle = { active: "green", revoked: "red", expired: "yellow", missing: "red" } as const;
-        printTable(
-          ["HARNESS", "SCOPE", "CONFIG", "ENTRY", "TOKEN", "SERVER"],
-          rows.map((row) => [row.harness, row.scope, row.configFile, row.entry === "as-written" ? "ok" : style(row.entry, "yellow"), style(`${row.token} (${row.credentialId})`, tokenStyle[row.token]), row.server]),
-        );
-      });
-    });
+    .action(listConnections);
+}
+
+/** `switchyard connect <harness>`: writes the entry and a token, or (`--check`) checks what was written. */
+async function connect(harness: HarnessId, options: ConnectOptions): Promise<void> {
+  const target = targetOf(options);
+  await withHost(options, async (host) => {
+    const service = new ConnectionService(host.paths.home, host.container.resolve(McpSessionRegistry));
+    const serverName = serverNameOf(host, options);
+    const displayName = service.connector(harness).displayName;
+    if (options.check) {
+      const record = service.find(harness, target, serverName);
+      if (record === undefined) {
+        throw new CliError(`${displayName} is not connected at ${service.connector(harness).configFile(target)} (${target.scope}). Run \`switchyard connect ${harness}\` first.`, EXIT.notFound);
+      }
+      await runCheck(host, service, record, options.json);
+      return;
+    }
+    await writeConnection(host, service, { harness, target, serverName, displayName }, options);
+  });
+}
+
+/** Where a connection is written: the harness, its config, the MCP server key. */
+interface ConnectionPlace {
+  readonly harness: HarnessId;
+  readonly target: ConnectionTarget;
+  readonly serverName: string;
+  readonly displayName: string;
+}
+
+/** Writes (or renews) the harness's entry and token, and says what changed. */
+async function writeConnection(host: SwitchyardHost, service: ConnectionService, place: ConnectionPlace, options: ConnectOptions): Promise<void> {
+  const { harness, target, serverName, displayName } = place;
+  const server: RunningServerInfo | null = runningServer(host.paths.home);
+  const url = options.url ?? server?.mcpUrl ?? `http://127.0.0.1:${host.config.server.port}/mcp`;
+  const projects = grantProjects(host, options.projects);
+  const outcome = await service
+    .connect({
+      harness,
+      target,
+      serverName,
+      url,
+      toolTimeoutMs: toolTimeoutMs(host),
+      grant: {
+        verbs: connectionVerbs(options.verbs),
+        projects,
+        ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
+        ttlMs: options.ttl ?? DEFAULT_CONNECTION_TTL_MS,
+      },
+    })
+    .catch(asCliError);
+  const { record } = outcome;
+  if (options.json) {
+    printJson({ ...record, configChanged: outcome.configChanged, tokenIssued: outcome.tokenIssued, replacedCredentialId: outcome.replacedCredentialId, serverRunning: server !== null });
+    return;
+  }
+  const lines: string[] = [];
+  if (!outcome.configChanged && !outcome.tokenIssued) lines.push(`${displayName} (${placeText(record)}) is already connected; nothing changed.`);
+  else lines.push(`Connected ${displayName} (${placeText(record)}) to Switchyard at ${record.url}.`);
+  lines.push(`  entry: "${record.serverName}" in ${record.configFile}${outcome.configChanged ? " (a copy of the old file is beside it, .switchyard-backup)" : ""}`);
+  lines.push(
+    `  token: ${record.credentialId} (${record.grant.verbs.join(", ")}; ceiling ${record.grant.ceiling.runtimeMode}/${record.grant.ceiling.interactionMode}) in ${record.secretFile}, readable only by you${outcome.replacedCredentialId ? `; replaced ${outcome.replacedCredentialId}, now revoked` : ""}`,
+  );
+  lines.push(`  ${describeDelivery(service, record)}`);
+  if (server === null) lines.push(style(`  No Switchyard server runs on ${host.paths.home} yet: start it with \`switchyard serve\`; the entry points at ${record.url}.`, "yellow"));
+  lines.push(`  Check it with: switchyard connect ${harness}${record.scope === "project" ? ` --project ${record.projectDir}` : ""} --check`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The projects a connection's token may use: every one, or those `--projects` names (ids or folders). */
+function grantProjects(host: SwitchyardHost, named: string[] | "*" | undefined): ProjectScope {
+  if (named === undefined || named === "*") return "*";
+  return named.map((idOrPath) => {
+    const project = host.projects.find(idOrPath);
+    if (project === null) throw new CliError(`No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them, or \`switchyard project add\` to add it.`, EXIT.usage);
+    return project.id;
+  });
+}
+
+/** `switchyard disconnect <harness>`: removes the entry and revokes its token. */
+async function disconnect(harness: HarnessId, options: PlaceOptions): Promise<void> {
+  const target = targetOf(options);
+  await withHost(options, (host) => {
+    const service = new ConnectionService(host.paths.home, host.container.resolve(McpSessionRegistry));
+    const record = service.find(harness, target, serverNameOf(host, options));
+    const displayName = service.connector(harness).displayName;
+    if (record === undefined) {
+      throw new CliError(`${displayName} is not connected at ${service.connector(harness).configFile(target)} (${target.scope}). \`switchyard connections\` lists what is.`, EXIT.notFound);
+    }
+    let outcome: { entryRemoved: boolean; revoked: boolean };
+    try {
+      outcome = service.disconnect(record);
+    } catch (error) {
+      asCliError(error);
+    }
+    if (options.json) {
+      printJson({ id: record.id, harness, configFile: record.configFile, credentialId: record.credentialId, ...outcome });
+      return;
+    }
+    process.stdout.write(
+      `Disconnected ${displayName} (${placeText(record)}): ${outcome.entryRemoved ? `removed "${record.serverName}" from ${record.configFile}` : `${record.configFile} had no entry left`}; token ${record.credentialId} ${outcome.revoked ? "revoked" : "was already revoked"}.\n`,
+    );
+  });
+}
+
+/** `switchyard connections`: what connect wired, and whether the entry and token still hold. */
+async function listConnections(options: { home?: string; json?: boolean }): Promise<void> {
+  await withHost(options, (host) => {
+    const registry = host.container.resolve(McpSessionRegistry);
+    const service = new ConnectionService(host.paths.home, registry);
+    const server = runningServer(host.paths.home);
+    const rows = service.records.list().map((record) => ({
+      ...record,
+      token: credentialState(registry, record.credentialId),
+      entry: service.entryState(record, toolTimeoutMs(host)),
+      server: server === null ? "not running" : server.mcpUrl === record.url ? "running" : `running at ${server.mcpUrl}`,
+    }));
+    if (options.json) {
+      printJson(rows);
+      return;
+    }
+    if (rows.length === 0) {
+      process.stdout.write(`Nothing is connected yet. Connect an agent with: switchyard connect <${HARNESS_IDS.join("|")}>\n`);
+      return;
+    }
+    const tokenStyle = { active: "green", revoked: "red", expired: "yellow", missing: "red" } as const;
+    printTable(
+      ["HARNESS", "SCOPE", "CONFIG", "ENTRY", "TOKEN", "SERVER"],
+      rows.map((row) => [row.harness, row.scope, row.configFile, row.entry === "as-written" ? "ok" : style(row.entry, "yellow"), style(`${row.token} (${row.credentialId})`, tokenStyle[row.token]), row.server]),
+    );
+  });
 }
 
 /** A connected harness is an agent's session: it never installs for the whole server. */

@@ -123,89 +123,98 @@ export function registerToken(program: Command): void {
     .option("--label <label>", "a name to recognise it in `token list`")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: IssueOptions) => {
-      if (options.scope !== undefined && options.verbs !== undefined) throw new CliError("Pass --verbs or --scope, not both (--scope orchestration:operate is --verbs read,operate).", EXIT.usage);
-      const verbs = options.verbs ?? (options.scope === "orchestration:read" ? ["read"] : options.scope === "orchestration:operate" ? ["read", "operate"] : DEFAULT_VERBS);
-      const ceiling: ModeCeiling = { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode };
-      requireServerWideInstall(verbs, options.projects);
-      await withHost(options, (host) => {
-        let projects: ProjectScope = "*";
-        if (options.projects !== undefined && options.projects !== "*") {
-          projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
-        }
-        const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
-          ttlMs: options.ttl ?? DEFAULT_TTL_MS,
-          capabilities: verbs.map((verb) => VERBS[verb]),
-          projects,
-          ceiling,
-          label: options.label ?? null,
-        });
-        const summary = { verbs: verbsOf(issued), projects: issued.projects, ceiling: issued.ceiling, scope: scopeOf(issued) };
-        if (options.json) {
-          printJson({ id: issued.id, token: issued.token, expiresAt: issued.expiresAt, ...summary });
-          return;
-        }
-        process.stdout.write(`${issued.token}\n`);
-        process.stderr.write(
-          [
-            `Token ${issued.id} expires ${issued.expiresAt}. It is shown only now; store it safely.`,
-            `  verbs: ${summary.verbs.join(", ")}`,
-            `  projects: ${summary.projects === "*" ? "every project" : summary.projects.join(", ")}`,
-            `  ceiling: runtime ${ceiling.runtimeMode}, interaction ${ceiling.interactionMode}: threads it creates without naming modes get these, and it cannot start or change broader work${options.maxRuntimeMode === undefined ? " (--max-runtime-mode full-access allows more)" : ""}.`,
-            "",
-          ].join("\n"),
-        );
-      });
-    });
+    .action(issueToken);
   token
     .command("list")
     .description("List client tokens (never the tokens themselves): verbs, projects, ceiling, and whether they are active or expired; --all adds revoked ones and the CLI's own per-command tokens")
     .option("--all", "also revoked tokens, and the ephemeral ones a command (switchyard threads, run) holds while it runs")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (options: { all?: boolean; home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const now = Date.now();
-        const all = host.container
-          .resolve(McpSessionRegistry)
-          .list()
-          .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
-        const tokens = options.all ? all : all.filter((t) => t.status !== "revoked" && !t.ephemeral);
-        const hidden = all.length - tokens.length;
-        if (options.json) printJson(tokens);
-        else if (tokens.length === 0) process.stdout.write(`No ${hidden > 0 ? "active or expired " : ""}client tokens${hidden > 0 ? ` (${hidden} revoked or ephemeral: --all shows them)` : " yet"}. Issue one with: switchyard token issue\n`);
-        else {
-          printTable(
-            ["ID", "LABEL", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "REVOKED"],
-            tokens.map((t) => [t.id, t.label ?? "", t.verbs.join(","), projectsText(t.projects), ceilingText(t.ceiling), style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]),
-          );
-          if (hidden > 0) process.stderr.write(style(`(${hidden} revoked or ephemeral not shown: --all shows them)\n`, "dim", process.stderr));
-        }
-      });
-    });
+    .action(listTokens);
   token
     .command("revoke <id>")
     .description("Revoke a token by id; the scheduled tasks that run under it are paused")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
-    .action(async (id: string, options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const registry = host.container.resolve(McpSessionRegistry);
-        const revoked = registry.revoke(id);
-        const known = registry.list().find((t) => t.id === id);
-        if (!revoked && known === undefined) throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
-        // Also after an earlier revoke: a task it left enabled (resumed under it by an older version) stops now.
-        const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "token", credentialId: id });
-        if (options.json) {
-          printJson({ id, revoked, revokedAt: known?.revokedAt ?? null, pausedSchedules: paused });
-          return;
-        }
-        process.stdout.write(revoked ? `Revoked ${id}\n` : `${id} was already revoked (${known!.revokedAt}).\n`);
-        process.stdout.write(
-          paused === 0
-            ? "No scheduled task runs under it.\n"
-            : `Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it; \`switchyard schedules list\` shows them, and \`switchyard schedules resume <id>\` (or anyone who may change them) resumes one under their own credential.\n`,
-        );
-      });
+    .action(revokeToken);
+}
+
+/** `switchyard token issue`: prints a new client token once. */
+async function issueToken(options: IssueOptions): Promise<void> {
+  if (options.scope !== undefined && options.verbs !== undefined) throw new CliError("Pass --verbs or --scope, not both (--scope orchestration:operate is --verbs read,operate).", EXIT.usage);
+  const verbs = options.verbs ?? (options.scope === "orchestration:read" ? ["read"] : options.scope === "orchestration:operate" ? ["read", "operate"] : DEFAULT_VERBS);
+  const ceiling: ModeCeiling = { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode };
+  requireServerWideInstall(verbs, options.projects);
+  await withHost(options, (host) => {
+    let projects: ProjectScope = "*";
+    if (options.projects !== undefined && options.projects !== "*") {
+      projects = options.projects.map((idOrPath) => projectIdOf(host, idOrPath));
+    }
+    const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
+      ttlMs: options.ttl ?? DEFAULT_TTL_MS,
+      capabilities: verbs.map((verb) => VERBS[verb]),
+      projects,
+      ceiling,
+      label: options.label ?? null,
     });
+    const summary = { verbs: verbsOf(issued), projects: issued.projects, ceiling: issued.ceiling, scope: scopeOf(issued) };
+    if (options.json) {
+      printJson({ id: issued.id, token: issued.token, expiresAt: issued.expiresAt, ...summary });
+      return;
+    }
+    process.stdout.write(`${issued.token}\n`);
+    process.stderr.write(
+      [
+        `Token ${issued.id} expires ${issued.expiresAt}. It is shown only now; store it safely.`,
+        `  verbs: ${summary.verbs.join(", ")}`,
+        `  projects: ${summary.projects === "*" ? "every project" : summary.projects.join(", ")}`,
+        `  ceiling: runtime ${ceiling.runtimeMode}, interaction ${ceiling.interactionMode}: threads it creates without naming modes get these, and it cannot start or change broader work${options.maxRuntimeMode === undefined ? " (--max-runtime-mode full-access allows more)" : ""}.`,
+        "",
+      ].join("\n"),
+    );
+  });
+}
+
+/** `switchyard token list`: client tokens, never the tokens themselves. */
+async function listTokens(options: { all?: boolean; home?: string; json?: boolean }): Promise<void> {
+  await withHost(options, (host) => {
+    const now = Date.now();
+    const all = host.container
+      .resolve(McpSessionRegistry)
+      .list()
+      .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
+    const tokens = options.all ? all : all.filter((t) => t.status !== "revoked" && !t.ephemeral);
+    const hidden = all.length - tokens.length;
+    if (options.json) printJson(tokens);
+    else if (tokens.length === 0) process.stdout.write(`No ${hidden > 0 ? "active or expired " : ""}client tokens${hidden > 0 ? ` (${hidden} revoked or ephemeral: --all shows them)` : " yet"}. Issue one with: switchyard token issue\n`);
+    else {
+      printTable(
+        ["ID", "LABEL", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "REVOKED"],
+        tokens.map((t) => [t.id, t.label ?? "", t.verbs.join(","), projectsText(t.projects), ceilingText(t.ceiling), style(t.status, STATUS_STYLE[t.status]), t.expiresAt, t.revokedAt ?? ""]),
+      );
+      if (hidden > 0) process.stderr.write(style(`(${hidden} revoked or ephemeral not shown: --all shows them)\n`, "dim", process.stderr));
+    }
+  });
+}
+
+/** `switchyard token revoke <id>`: revokes a token and pauses the scheduled tasks under it. */
+async function revokeToken(id: string, options: { home?: string; json?: boolean }): Promise<void> {
+  await withHost(options, (host) => {
+    const registry = host.container.resolve(McpSessionRegistry);
+    const revoked = registry.revoke(id);
+    const known = registry.list().find((t) => t.id === id);
+    if (!revoked && known === undefined) throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
+    // Also after an earlier revoke: a task it left enabled (resumed under it by an older version) stops now.
+    const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "token", credentialId: id });
+    if (options.json) {
+      printJson({ id, revoked, revokedAt: known?.revokedAt ?? null, pausedSchedules: paused });
+      return;
+    }
+    process.stdout.write(revoked ? `Revoked ${id}\n` : `${id} was already revoked (${known!.revokedAt}).\n`);
+    process.stdout.write(
+      paused === 0
+        ? "No scheduled task runs under it.\n"
+        : `Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it; \`switchyard schedules list\` shows them, and \`switchyard schedules resume <id>\` (or anyone who may change them) resumes one under their own credential.\n`,
+    );
+  });
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultBuiltinPluginsDir } from "../../di/composition-root.js";
+import { defaultBuiltinPluginsDir } from "../../host/composition-root.js";
 import { SwitchyardError } from "../../spec/index.js";
 
 /** The module of the Pi plugin that hands out its extension's source. */

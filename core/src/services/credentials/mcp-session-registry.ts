@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import type { InteractionMode, McpEndpointGrant, RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
 import { isStoreBusy } from "../../util/store-busy.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-grant-issuer.js";
-import { TOKEN_PREFIX, type Logger } from "../../logging/logger.js";
-import type { EventStore } from "../../store/ports.js";
+import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
-import type { Clock } from "../../util/clock.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
-import type { ReachGrant } from "../reach/reach-grants.js";
+import type { ReachGrant } from "./reach-grant.js";
 import { CredentialCache } from "./credential-cache.js";
 
 /**
@@ -220,10 +219,10 @@ export class McpSessionRegistry implements McpGrantIssuer {
   private cache: { db: unknown; credentials: CredentialCache<ReadCredential> } | null = null;
 
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   /**

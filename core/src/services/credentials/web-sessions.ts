@@ -1,9 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
-import type { EventStore } from "../../store/ports.js";
-import type { Clock } from "../../util/clock.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
 import { McpSessionRegistry, type CredentialRejection, type McpInvocationScope } from "./mcp-session-registry.js";
 
 /** How long a browser session lasts at most (never longer than its token). */
@@ -75,8 +74,8 @@ function sameHash(stored: string, secret: string): boolean {
 @injectable()
 export class WebSessions {
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
     @inject(McpSessionRegistry) private readonly registry: McpSessionRegistry,
   ) {}
 

@@ -1,56 +1,30 @@
 import { inject, injectable } from "tsyringe";
-import type { InteractionMode, RuntimeMode } from "../../spec/index.js";
-import { TOKENS, type Policy } from "../../di/tokens.js";
-import type { SwitchyardConfig, TreeBudgetConfig } from "../../config/config-schema.js";
-import type { CommandContext } from "../../engine/command-context.js";
-import type { Engine } from "../../engine/ports.js";
-import { deliverMessage } from "../../engine/message-delivery.js";
+import { ConfigToken, type SwitchyardConfig } from "../../config/config-schema.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { putItem, stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
-import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import { isTerminalRunStatus, type DelegatedTaskRecord, type DelegatedTaskRole, type StoredEvent, type ThreadRecord } from "../../store/records.js";
+import { EngineToken, type Engine } from "../../engine/ports.js";
+import { ProviderCatalogToken, type ProviderCatalog } from "../../engine/provider-catalog.js";
+import { stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
+import { titleFromMessage } from "../../engine/thread-records.js";
+import { PolicyToken, type Policy } from "../../policy/policy-token.js";
+import { isTerminalRunStatus, type DelegatedTaskRecord, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { LiveWaits } from "../live-waits.js";
-import { ProviderSelectionService, type TargetRequest } from "../provider-selection-service.js";
-import { attachedSessionRunKey, ensureAttachedThread } from "../attached-threads.js";
-import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
-import { taskView, type DelegateTaskResult } from "./task-view.js";
-import { taskWork } from "./task-work.js";
-import { stopTaskTree } from "./task-stop.js";
-import { TreeBudgets } from "../usage/tree-budgets.js";
+import { ProviderSelectionService } from "../provider-selection-service.js";
 import { UsageService } from "../usage/usage-service.js";
-import { WorkspacePlanner, type WorkspaceChoice, type WorkspacePlan } from "../workspaces/workspace-planner.js";
 import { ChangeSetService } from "../workspaces/change-set-service.js";
+import { WorkspacePlanner } from "../workspaces/workspace-planner.js";
+import type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
+import { agentParent, attachedParent } from "./delegation-parents.js";
+import { stopTaskTree } from "../../engine/task-stop.js";
+import { TaskCreation } from "./task-creation.js";
+import { taskView, type DelegateTaskResult } from "./task-view.js";
+import { taskWork } from "../../engine/task-work.js";
 
-/** seed 000 `DelegateTaskInput`. */
-export interface DelegateTaskInput {
-  readonly task: string;
-  readonly target?: TargetRequest | undefined;
-  /** The project the child works in (its root); default the parent's project and workspace. */
-  readonly projectId?: string | undefined;
-  readonly title?: string | undefined;
-  readonly role?: DelegatedTaskRole | undefined;
-  readonly mode?: "async" | "wait" | undefined;
-  readonly timeoutMs?: number | undefined;
-  readonly clientRequestId?: string | undefined;
-  readonly runtimeMode?: RuntimeMode | "inherit" | undefined;
-  readonly interactionMode?: InteractionMode | "inherit" | undefined;
-  /** Limits on the task's whole tree; each must fit in what is left of the budgets above it (Switchyard's addition). */
-  readonly budget?: TreeBudgetConfig | undefined;
-  /** Where the child works (Switchyard's addition): default the project's, else `shared` (the parent's workspace). */
-  readonly workspace?: WorkspaceChoice | undefined;
-}
-
-/** How a wait reports that it is still waiting. */
-export interface WaitControl {
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (message: string) => void;
-}
+export type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
 
 /**
  * Delegated tasks: an orchestrator-owned child thread per task, its durable result, and the
@@ -62,18 +36,18 @@ export interface WaitControl {
 @injectable()
 export class DelegatedTaskService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Policy) private readonly policy: Policy,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PolicyToken) private readonly policy: Policy,
     private readonly selection: ProviderSelectionService,
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,
     private readonly liveWaits: LiveWaits,
-    private readonly treeBudgets: TreeBudgets,
     private readonly usage: UsageService,
     private readonly workspaces: WorkspacePlanner,
     private readonly changeSets: ChangeSetService,
+    private readonly creation: TaskCreation,
   ) {}
 
   private get environmentId(): string {
@@ -131,218 +105,41 @@ export class DelegatedTaskService {
       ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
     };
     const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
-    let taskId: string;
-    if (replay !== null) {
-      taskId = replay.result.taskId;
-    } else if (caller.kind === "agent") {
-      const parentRun = this.callers.liveRun(caller);
-      if (parentRun === null) {
-        throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
-      }
-      // Checked before the provider is resolved, so a refused project names itself and nothing is created.
-      if (input.projectId !== undefined) this.callers.project(caller, input.projectId);
-      const selection = await this.selection.resolve({
-        target: input.target,
-        inherited: this.callers.inherited(caller),
-        ceiling: this.callers.ceiling(caller),
-        runtimeMode: input.runtimeMode,
-        interactionMode: input.interactionMode,
-      });
-      const parent = this.callers.thread(caller)!;
-      const childProject = input.projectId ?? parent.projectId;
-      const planned = await this.workspaces.plan({
-        choice: input.workspace,
-        threadId: derive.delegatedThread(commandId),
-        title: input.title ?? titleFromMessage(input.task),
-        source: { projectId: childProject, cwd: childProject === parent.projectId ? parent.cwd : this.engine.store.get("project", childProject)!.rootPath, threadId: parent.id },
-      });
-      const outcome = this.engine.execute({
-        commandId,
-        operation: "delegated_task.request",
-        request,
-        handle: (ctx) => {
-          const run = this.callers.liveRun(caller);
-          if (run === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
-          return this.request(ctx, caller, input, withNotes(selection, planned.notes), { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId }, planned.plan);
-        },
-      });
-      taskId = outcome.result.taskId;
-    } else {
-      // An outside agent session (a connected harness): its attached thread is the parent, in
-      // the project its roots or connection name (checked before anything is resolved).
-      const place = this.callers.workProject(caller, input.projectId);
-      const selection = await this.selection.resolve({
-        target: input.target,
-        inherited: null,
-        ceiling: this.callers.ceiling(caller),
-        runtimeMode: input.runtimeMode,
-        interactionMode: input.interactionMode,
-      });
-      // The outside agent works in the project's folder (or the root it named); its changes go
-      // back there, applied by whoever holds operate on the project.
-      const planned = await this.workspaces.plan({
-        choice: input.workspace,
-        threadId: derive.delegatedThread(commandId),
-        title: input.title ?? titleFromMessage(input.task),
-        source: { projectId: place.projectId, cwd: this.engine.store.get("project", place.projectId)!.rootPath, threadId: null },
-      });
-      const outcome = this.engine.execute({
-        commandId,
-        operation: "delegated_task.request",
-        request,
-        handle: (ctx) => {
-          const parent = ensureAttachedThread(ctx, caller, place);
-          const childProject = place.projectId === parent.projectId ? undefined : place.projectId;
-          return this.request(ctx, caller, { ...input, projectId: childProject }, withNotes(selection, planned.notes), { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null }, planned.plan);
-        },
-      });
-      taskId = outcome.result.taskId;
-    }
+    const taskId = replay !== null ? replay.result.taskId : await this.requestTask(caller, input, commandId, request);
     if (input.mode !== "wait") return this.view(taskId);
     return this.waitForTask(taskId, input.timeoutMs, control, this.callers.liveRun(caller)?.id ?? null);
   }
 
   /**
-   * Creates the task under `parent`: an agent's thread at its live run, or an attached thread,
-   * whose session stands for the run (`runId` is then its key and no run record exists).
+   * A first delegate_task call: where the task hangs (an agent's live run, or an outside
+   * session's attached thread), then the child's provider and workspace, then one command that
+   * creates the task under its parent.
    */
-  private request(
-    ctx: CommandContext,
-    caller: Caller,
-    input: DelegateTaskInput,
-    selection: Awaited<ReturnType<ProviderSelectionService["resolve"]>>,
-    parentAt: { thread: ThreadRecord; runId: string; attemptId: string | null },
-    plan: WorkspacePlan | null,
-  ): { taskId: string } {
-    const commandId = ctx.commandId!;
-    const parent = parentAt.thread;
-    const parentRun = { id: parentAt.runId, currentAttemptId: parentAt.attemptId };
-    const attached = parent.lineage.relationship === "attached";
-    this.checkBudgets(ctx, parent.lineage.depth + 1, parentRun.id, parent.lineage.rootThreadId);
-    const budget = this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
-
-    const taskId = derive.delegatedTask(commandId);
-    const childThreadId = derive.delegatedThread(commandId);
-    const childNodeId = derive.delegatedNode(commandId);
-    const parentNodeId = derive.runNode(parentRun.id);
-    const parentItemId = derive.delegatedItem(commandId);
-    const spawnTransferId = derive.spawnTransfer(commandId);
-    const title = input.title ?? titleFromMessage(input.task);
-    const workspace = plan === null ? childWorkspace(ctx, parent, input.projectId) : { projectId: plan.projectId, ...this.workspaces.record(ctx, plan) };
-
-    createThread(ctx, {
-      id: childThreadId,
-      title,
-      providerInstanceId: selection.providerInstanceId,
-      model: selection.model,
-      effort: selection.effort,
-      runtimeMode: selection.runtimeMode,
-      interactionMode: selection.interactionMode,
-      ...workspace,
-      lineage: {
-        relationship: "subagent",
-        parentThreadId: parent.id,
-        parentRunId: parentRun.id,
-        parentNodeId,
-        delegatedTaskId: taskId,
-        depth: parent.lineage.depth + 1,
-        rootThreadId: parent.lineage.rootThreadId,
+  private async requestTask(caller: Caller, input: DelegateTaskInput, commandId: string, request: Record<string, unknown>): Promise<string> {
+    const parent = caller.kind === "agent" ? agentParent(this.callers, this.engine, caller, input) : attachedParent(this.callers, this.engine, caller, input);
+    const selection = await this.selection.resolve({
+      target: input.target,
+      inherited: parent.inherited,
+      ceiling: this.callers.ceiling(caller),
+      runtimeMode: input.runtimeMode,
+      interactionMode: input.interactionMode,
+    });
+    const planned = await this.workspaces.plan({
+      choice: input.workspace,
+      threadId: derive.delegatedThread(commandId),
+      title: input.title ?? titleFromMessage(input.task),
+      source: parent.workspaceSource(),
+    });
+    const outcome = this.engine.execute({
+      commandId,
+      operation: "delegated_task.request",
+      request,
+      handle: (ctx) => {
+        const at = parent.at(ctx);
+        return this.creation.create(ctx, caller, at.input, withNotes(selection, planned.notes), at.parent, planned.plan);
       },
-      createdBy: "agent",
-      creationSource: "mcp",
-      authority: parent.authority ?? null,
     });
-    ctx.put("contextTransfer", {
-      id: spawnTransferId,
-      kind: "subagent_spawn",
-      sourceThreadId: parent.id,
-      targetThreadId: childThreadId,
-      strategy: "prompt_only",
-      status: "consumed",
-      content: input.task,
-      delegatedTaskId: taskId,
-      createdAt: ctx.now,
-      consumedAt: ctx.now,
-    });
-    const delivery = deliverMessage(ctx, {
-      threadId: childThreadId,
-      messageId: derive.messageFromCommand(commandId),
-      text: input.task,
-      mode: "auto",
-      createdBy: "agent",
-      creationSource: "mcp",
-      instructions: input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
-      delegatedTaskId: taskId,
-      capabilities: selection.capabilities,
-    });
-    ctx.put("node", { id: childNodeId, threadId: childThreadId, runId: delivery.runId, kind: "subagent", parentNodeId, status: "queued", createdAt: ctx.now, updatedAt: ctx.now });
-    const task: DelegatedTaskRecord = {
-      id: taskId,
-      parentThreadId: parent.id,
-      parentRunId: parentRun.id,
-      parentNodeId,
-      parentItemId,
-      childThreadId,
-      childRunId: delivery.runId,
-      childNodeId,
-      providerInstanceId: selection.providerInstanceId,
-      model: selection.model,
-      role: input.role ?? null,
-      title,
-      task: input.task,
-      status: ctx.require("run", delivery.runId).status,
-      summary: null,
-      spawnContextTransferId: spawnTransferId,
-      resultContextTransferId: null,
-      finalizedAt: null,
-      cancelRequestedAt: null,
-      cancelReason: null,
-      rootThreadId: parent.lineage.rootThreadId,
-      depth: parent.lineage.depth + 1,
-      requestScope: caller.requestScope,
-      delivery: "pending",
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    };
-    ctx.put("delegatedTask", task);
-    if (budget !== null) this.treeBudgets.recordTaskBudget(ctx, task, budget);
-    putItem(ctx, {
-      id: parentItemId,
-      threadId: parent.id,
-      runId: attached ? null : parentRun.id,
-      attemptId: parentRun.currentAttemptId,
-      kind: "subagent",
-      status: "in_progress",
-      text: title,
-      data: { origin: "app_owned", taskId, childThreadId, providerInstanceId: selection.providerInstanceId, model: selection.model, role: input.role ?? null, notes: selection.notes },
-      createdBy: "agent",
-      creationSource: "mcp",
-    });
-    return { taskId };
-  }
-
-  private checkBudgets(ctx: CommandContext, depth: number, parentRunId: string, rootThreadId: string): void {
-    const budgets = this.config.budgets;
-    if (depth > budgets.maxDelegationDepth) {
-      throw new OrchestratorFailure("invalid_request", `Delegation depth ${depth} exceeds the budget of ${budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`, {
-        budget: "maxDelegationDepth",
-        limit: budgets.maxDelegationDepth,
-      });
-    }
-    const running = ctx.store.select("delegatedTask", "parent_run_id = ?", [parentRunId]).filter((task) => task.finalizedAt === null).length;
-    if (running >= budgets.maxConcurrentChildrenPerRun) {
-      throw new OrchestratorFailure("invalid_request", `This run already has ${running} unfinished delegated tasks, the budget (budgets.maxConcurrentChildrenPerRun); wait for one with task_status or delegate_task mode "wait" before starting another.`, {
-        budget: "maxConcurrentChildrenPerRun",
-        limit: budgets.maxConcurrentChildrenPerRun,
-      });
-    }
-    const total = ctx.store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
-    if (total >= budgets.maxTasksPerRootThread) {
-      throw new OrchestratorFailure("invalid_request", `This thread tree has already delegated ${total} tasks, the budget (budgets.maxTasksPerRootThread).`, {
-        budget: "maxTasksPerRootThread",
-        limit: budgets.maxTasksPerRootThread,
-      });
-    }
+    return outcome.result.taskId;
   }
 
   /** Waits (up to the server cap) for a result, a blocking question or a pending approval. */
@@ -479,22 +276,4 @@ function withNotes<T extends { notes: readonly string[] }>(selection: T, notes: 
 function waiterStopping(reader: ProjectionReader, runId: string | null): boolean {
   const run = runId === null ? null : reader.store.get("run", runId);
   return run !== null && (run.interruptRequested || isTerminalRunStatus(run.status));
-}
-
-/**
- * Where a delegated child works: in its parent's project and workspace, or, given another
- * project, in that project's root (the parent's branch and worktree belong to its own project).
- * The project is read inside the command, so one removed meanwhile is refused, not half-used.
- */
-function childWorkspace(
-  ctx: CommandContext,
-  parent: ThreadRecord,
-  projectId: string | undefined,
-): Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
-  if (projectId === undefined || projectId === parent.projectId) {
-    return { projectId: parent.projectId, cwd: parent.cwd, branch: parent.branch, worktreePath: parent.worktreePath, workspaceStrategy: parent.workspaceStrategy };
-  }
-  const project = ctx.get("project", projectId);
-  if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist; orchestrator_capabilities lists the projects you may use.`, { projectId });
-  return { projectId: project.id, cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" };
 }

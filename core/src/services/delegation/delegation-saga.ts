@@ -1,17 +1,16 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { activeRun, finishRun, latestExecutedRun, queuedRuns } from "../../engine/run-lifecycle.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { DelegatedTaskRecord, RunRecord, RuntimeRequestRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import { LiveWaits } from "../live-waits.js";
 import { isBudgetStopReason } from "../usage/tree-budgets.js";
 import { threadLink } from "../thread-views.js";
-import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "./task-work.js";
+import { finalWorkTurn, hasRemainingWork, latestContent, resultText, taskWork } from "../../engine/task-work.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 
@@ -21,14 +20,14 @@ const MAX_RESULT_IN_WAKE = 4_000;
  * across restarts. It publishes a task's result once all its known work has finished, delivers
  * results and questions to the parent (or withdraws them from a parent that was stopped), and
  * records the results of later turns of a child. The composition root hands it to the engine
- * (`TOKENS.EngineReactions`); `DelegatedTaskService` only takes commands.
+ * (`EngineReactionsToken`); `DelegatedTaskService` only takes commands.
  */
 @injectable()
 export class DelegationSaga implements EngineReaction {
   readonly name = "delegation";
 
   constructor(
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
     /** Whether a parent is blocked in a `delegate_task` wait right now: a question reaches it there. */
     private readonly liveWaits: LiveWaits,
   ) {}

@@ -2,7 +2,7 @@ import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import { threadLink } from "../thread-views.js";
-import { resultText, taskWork, type TaskWork } from "./task-work.js";
+import { resultText, taskWork, type TaskWork } from "../../engine/task-work.js";
 import type { BudgetStopView, BudgetView, TreeUsage } from "../usage/usage-service.js";
 import type { WorkspaceView } from "../workspaces/workspace-records.js";
 

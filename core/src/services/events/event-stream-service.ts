@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { Engine } from "../../engine/engine.js";
-import type { LiveOutputFeed } from "../../engine/ports.js";
+import { type LiveOutputFeed, EngineToken, LiveOutputToken } from "../../engine/ports.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { Caller } from "../caller.js";
 import { EventCursor, type EventSink } from "./event-cursor.js";
@@ -35,9 +34,9 @@ export interface OpenEventStreamInput {
 @injectable()
 export class EventStreamService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly feed: PublicEventFeed,
-    @inject(TOKENS.LiveOutput) private readonly liveOutput: LiveOutputFeed,
+    @inject(LiveOutputToken) private readonly liveOutput: LiveOutputFeed,
   ) {}
 
   /**

@@ -1,5 +1,5 @@
 import type { LiveOutputChunk, LiveOutputFeed } from "../../engine/ports.js";
-import { providerItemId } from "../../engine/provider-event-ingestor.js";
+import { providerItemId } from "../../engine/turn-items.js";
 import type { EventFilter } from "./event-filter.js";
 import type { ThreadDirectory } from "./thread-directory.js";
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
+import { EngineToken } from "../../engine/ports.js";
 import type { Engine } from "../../engine/engine.js";
-import type { Logger } from "../../logging/logger.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import type { StoredEvent } from "../../store/records.js";
 import { PublicEventProjector } from "./public-event-projector.js";
 import type { PublicEvent } from "./public-events.js";
@@ -41,8 +41,8 @@ export class PublicEventFeed {
   private scheduled = false;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {
     this.directory = new ThreadDirectory(engine.store);
     this.projector = new PublicEventProjector(engine.store);

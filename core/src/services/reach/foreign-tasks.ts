@@ -1,10 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { INTERACTION_MODES, RUNTIME_MODES, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { finishRun } from "../../engine/run-lifecycle.js";
@@ -17,11 +16,12 @@ import { ProviderSelectionService } from "../provider-selection-service.js";
 import { ROLE_INSTRUCTIONS } from "../delegation/role-instructions.js";
 import type { DelegateTaskInput } from "../delegation/delegated-task-service.js";
 import type { DelegateTaskResult } from "../delegation/task-view.js";
-import { resultText } from "../delegation/task-work.js";
-import { stopThread } from "../delegation/task-stop.js";
+import { resultText } from "../../engine/task-work.js";
+import { stopThread } from "../../engine/task-stop.js";
 import { threadLink } from "../thread-views.js";
 import type { ForeignParent, ReachCallMeta } from "./link-calls.js";
-import { ReachGrants, type ReachGrant } from "./reach-grants.js";
+import type { ReachGrant } from "../credentials/reach-grant.js";
+import { ReachGrants } from "./reach-grants.js";
 
 /** A finished foreign task's result, as the outbox hands it to the delegating side. */
 export interface ForeignTaskResult {
@@ -67,8 +67,8 @@ const MAX_RESULTS_PER_PULL = 50;
 @injectable()
 export class ForeignTasks {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly selection: ProviderSelectionService,
     private readonly grants: ReachGrants,
     private readonly waiter: EventWaiter,

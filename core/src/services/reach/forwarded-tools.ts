@@ -1,4 +1,4 @@
-import type { GrantVerb } from "./reach-grants.js";
+import type { GrantVerb } from "../credentials/reach-grant.js";
 
 /**
  * How one tool crosses to a linked environment: the grant verb the other side holds it to, and

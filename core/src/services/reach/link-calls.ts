@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import { OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../engine/orchestrator-failure.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import { REACH_META_KEY } from "./forwarded-tools.js";
 import { ReachLinkClient } from "./link-client.js";
 import { ReachLinks } from "./reach-links.js";
@@ -42,7 +41,7 @@ export class ReachLinkCalls {
   constructor(
     private readonly links: ReachLinks,
     private readonly client: ReachLinkClient,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
   ) {}
 
   async call(linkName: string, tool: string, args: Record<string, unknown>, meta: ReachCallMeta, options: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {

@@ -4,10 +4,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import { isOrchestratorFailure, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { hasErrorCode } from "../../spec/index.js";
-import type { EventStore } from "../../store/ports.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { ReachAudit } from "./reach-audit.js";
@@ -164,7 +163,7 @@ export class ReachLinkClient {
   constructor(
     @inject(ReachLinks) private readonly links: ReachLinks,
     @inject(ReachAudit) private readonly audit: ReachAudit,
-    @inject(TOKENS.Store) private readonly store: EventStore,
+    @inject(StoreToken) private readonly store: EventStore,
   ) {}
 
   /**

@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { EventStore } from "../../store/ports.js";
-import type { Clock } from "../../util/clock.js";
-import type { GrantVerb } from "./reach-grants.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
+import type { GrantVerb } from "../credentials/reach-grant.js";
 
 /** Which side of a call across environments a row records. */
 export type ReachAuditDirection = "in" | "out";
@@ -83,8 +82,8 @@ function ids(values: readonly string[] | undefined): string[] | undefined {
 @injectable()
 export class ReachAudit {
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
   ) {}
 
   /** Records one call. */

@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { environmentId } from "../../store/settings.js";
 import type { Caller } from "../caller.js";
@@ -58,8 +57,8 @@ export class ReachForwarder {
   private readonly learned = new Map<string, string>();
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly links: ReachLinks,
     private readonly calls: ReachLinkCalls,
     private readonly callers: CallerContext,

@@ -1,41 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { runtimeModeRank, RUNTIME_MODES, SwitchyardError, type RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
-import type { EventStore } from "../../store/ports.js";
-import type { Clock } from "../../util/clock.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
+import { GRANT_VERBS, type GrantProjectScope, type GrantVerb, type ReachGrant } from "../credentials/reach-grant.js";
 import { environmentNameProblem } from "./environment-name.js";
-
-/**
- * What a linked environment may do here. `read` covers list, read, wait and status; `create`
- * new top-level threads (create_threads, t3_thread_launch); `send` messages to threads;
- * `delegate` delegated tasks; `cancel` interrupt and task_cancel. None implies another.
- */
-export const GRANT_VERBS = ["read", "create", "send", "delegate", "cancel"] as const;
-export type GrantVerb = (typeof GRANT_VERBS)[number];
-
-/** The projects a grant covers: their ids, or every project (`"*"`); the same shape as a token's ProjectScope. */
-export type ProjectScope = readonly string[] | "*";
 
 /** Link secrets start with this, under the token prefix, so the logger scrubs them like tokens. */
 export const LINK_SECRET_PREFIX = `${TOKEN_PREFIX}link_`;
-
-/** A grant as listed (never its secret, which is stored only as a hash). */
-export interface ReachGrant {
-  readonly id: string;
-  /** The environment the grant is for, as the user named it (`--for`). */
-  readonly for: string;
-  readonly projects: ProjectScope;
-  readonly verbs: readonly GrantVerb[];
-  /** The broadest runtime mode work started under the grant may have. */
-  readonly maxRuntimeMode: RuntimeMode;
-  readonly createdAt: string;
-  readonly expiresAt: string;
-  readonly lastUsedAt: string | null;
-  readonly revokedAt: string | null;
-}
 
 /** Why a link secret was refused. */
 export type GrantRejection = "unknown" | "expired" | "revoked";
@@ -87,12 +61,12 @@ function grantOf(row: GrantRow): ReachGrant {
 @injectable()
 export class ReachGrants {
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
   ) {}
 
   /** Issues a grant; the secret is in the result only. */
-  issue(options: { for: string; projects: ProjectScope; verbs: readonly GrantVerb[]; maxRuntimeMode: RuntimeMode; ttlMs: number }): { grant: ReachGrant; secret: string } {
+  issue(options: { for: string; projects: GrantProjectScope; verbs: readonly GrantVerb[]; maxRuntimeMode: RuntimeMode; ttlMs: number }): { grant: ReachGrant; secret: string } {
     const problem = environmentNameProblem(options.for);
     if (problem !== null) throw new SwitchyardError("invalid_input", `--for ${JSON.stringify(options.for)} ${problem}.`, { for: options.for });
     if (options.verbs.length === 0) throw new SwitchyardError("invalid_input", `A grant needs at least one verb: ${GRANT_VERBS.join(", ")}.`, {});

@@ -3,10 +3,9 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, write
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { SwitchyardError } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardPaths } from "../../config/paths.js";
-import type { EventStore } from "../../store/ports.js";
-import type { Clock } from "../../util/clock.js";
+import { type SwitchyardPaths, PathsToken } from "../../config/paths.js";
+import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
 import { environmentNameProblem } from "./environment-name.js";
 import { LINK_SECRET_PREFIX } from "./reach-grants.js";
 import { normalizeFingerprint } from "./pinned-fetch.js";
@@ -64,9 +63,9 @@ function sha256(text: string): string {
 @injectable()
 export class ReachLinks {
   constructor(
-    @inject(TOKENS.Store) private readonly store: EventStore,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
+    @inject(StoreToken) private readonly store: EventStore,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
   ) {}
 
   /**

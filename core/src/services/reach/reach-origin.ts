@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { activeRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { ReachOrigin } from "../../store/records.js";
 import type { Caller } from "../caller.js";
@@ -41,7 +40,7 @@ export function reachOriginOf(reader: ProjectionReader, threadId: string | null,
 @injectable()
 export class ReachOrigins {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly callers: CallerContext,
   ) {}
 

@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { Caller } from "../caller.js";
 import { ReachForwarder } from "./reach-forwarder.js";
@@ -50,7 +49,7 @@ const LIVE_STATUSES = new Set(["queued", "running", "waiting", "completed", "fai
 @injectable()
 export class RemoteChildren {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly tasks: RemoteTasks,
     private readonly forwarder: ReachForwarder,
   ) {}

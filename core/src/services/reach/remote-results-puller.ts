@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { environmentId } from "../../store/settings.js";
 import { ReachLinkCalls } from "./link-calls.js";
 import { RemoteTasks, type RemoteTaskResult } from "./remote-tasks.js";
@@ -29,8 +28,8 @@ export class RemoteResultsPuller {
   private started = false;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly calls: ReachLinkCalls,
     private readonly tasks: RemoteTasks,
   ) {}

@@ -1,9 +1,8 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { activeRun, finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { acceptsAutomaticTurn, remoteResultMessageId, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
@@ -19,7 +18,7 @@ const MAX_RESULT_IN_WAKE = 4_000;
 export class RemoteTaskResults implements EngineReaction {
   readonly name = "remote-task-results";
 
-  constructor(@inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog) {}
+  constructor(@inject(ProviderCatalogToken) private readonly registry: ProviderCatalog) {}
 
   onRunTerminal(ctx: CommandContext, run: RunRecord): void {
     this.onParentRunTerminal(ctx, run);

@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { activeRun, putItem } from "../../engine/run-lifecycle.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
 import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTask, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
@@ -38,7 +37,7 @@ function remoteTaskOf(row: RemoteTaskRow): RemoteTask {
 @injectable()
 export class RemoteTasks {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
+    @inject(EngineToken) private readonly engine: Engine,
     private readonly delivery: RemoteTaskResults,
   ) {}
 

@@ -1,5 +1,5 @@
 import { RUNTIME_MODES, type RuntimeMode } from "../../spec/index.js";
-import type { GrantVerb } from "./reach-grants.js";
+import type { GrantVerb } from "../credentials/reach-grant.js";
 
 /**
  * The grant verb each MCP tool needs when a linked environment calls it; null: the tool is not

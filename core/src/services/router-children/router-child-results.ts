@@ -1,13 +1,12 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import { deliverMessage } from "../../engine/message-delivery.js";
 import { finishRun, latestExecutedRun, putItem, queuedRuns } from "../../engine/run-lifecycle.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { ContextTransferRecord, RunRecord, ThreadRecord } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
-import { resultText } from "../delegation/task-work.js";
+import { resultText } from "../../engine/task-work.js";
 import { threadLink } from "../thread-views.js";
 import { childRunOfMessage, childTurnMessageId, childTurnTransferId, routerChildItemId } from "./router-child-lineage.js";
 
@@ -30,7 +29,7 @@ const MAX_RESULT_IN_MESSAGE = 4_000;
 export class RouterChildResults implements EngineReaction {
   readonly name = "router-child-results";
 
-  constructor(@inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog) {}
+  constructor(@inject(ProviderCatalogToken) private readonly registry: ProviderCatalog) {}
 
   onRunTerminal(ctx: CommandContext, run: RunRecord): void {
     // As a parent: deliveries queued behind a run stopped on request are withdrawn; what is owed

@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { CommandContext } from "../../engine/command-context.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { authorityId, type Authority, type ScheduledTaskRecord, type SchedulePause, type SchedulePauseReason } from "../../store/records.js";
 import { McpSessionRegistry } from "../credentials/mcp-session-registry.js";
 import { ReachGrants } from "../reach/reach-grants.js";
@@ -33,8 +32,8 @@ export function describeAuthority(authority: Authority): string {
 @injectable()
 export class ScheduleStanding {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly credentials: McpSessionRegistry,
     private readonly grants: ReachGrants,
   ) {}

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { titleFromMessage } from "../../engine/thread-records.js";
 import type { Authority, CreationSource, ScheduledTaskRecord, ScheduleSpec, SealedSecret, ThreadRecord } from "../../store/records.js";
@@ -66,8 +65,8 @@ export class ScheduledTaskService {
   private webhookBaseUrl: string | null = null;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly callers: CallerContext,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
-import type { ProviderCatalog } from "../../engine/provider-catalog.js";
-import type { Logger } from "../../logging/logger.js";
-import type { ScheduledTaskRecord, ScheduledTriggerRecord } from "../../store/records.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
+import type { ScheduledTaskRecord, ScheduledTriggerRecord, ScheduleSpec } from "../../store/records.js";
+import type { CommandContext } from "../../engine/command-context.js";
 import { ProviderSelectionService } from "../provider-selection-service.js";
 import { isTimed, latestDueOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
 import { lastTimedTrigger, launchScheduledRun, recordTrigger, type LaunchContext, type TriggerDraft } from "./scheduled-run-launch.js";
@@ -43,6 +43,8 @@ export type WebhookOutcome =
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+type WebhookSchedule = Extract<ScheduleSpec, { type: "webhook" }>;
+
 /**
  * Fires scheduled tasks: the due occurrence of an interval or fixed-time task, and webhook
  * requests. Each trigger is one command whose id derives from the task and the occurrence (or
@@ -53,10 +55,10 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 @injectable()
 export class ScheduledTriggerService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.ProviderCatalog) private readonly registry: ProviderCatalog,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ProviderCatalogToken) private readonly registry: ProviderCatalog,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly selection: ProviderSelectionService,
     private readonly secrets: WebhookSecretBox,
     private readonly standing: ScheduleStanding,
@@ -151,32 +153,9 @@ export class ScheduledTriggerService {
     if (task === null || task.schedule.type !== "webhook") return { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (it may have been deleted)." };
     const schedule = task.schedule;
     const receivedAtMs = this.engine.clock.nowMs();
-    let digest: string | null = null;
-    if (schedule.signature === null) {
-      if (request.urlKey === null || !this.secrets.matchesWebhookUrlKey(task.id, request.urlKey)) {
-        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "url_key_invalid" });
-        return {
-          kind: "refused",
-          refusal: "url_key_invalid",
-          message: `An unsigned webhook's URL ends with its key (/hooks/${task.id}/<key>), and this request ${request.urlKey === null ? "has none" : "has another"}. Someone who may change the task finds its URL in list_scheduled_tasks (webhookUrl).`,
-        };
-      }
-    } else {
-      if (request.urlKey !== null) return { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (a signed task's URL is /hooks/<id>, with no key)." };
-      const opened = this.secrets.open(task.id, schedule.signature);
-      if ("problem" in opened) {
-        this.logger.error("webhook signature secret cannot be read", { scheduledTaskId: task.id, problem: opened.problem });
-        return { kind: "refused", refusal: "signature_unreadable", message: `The task's signature secret cannot be read (${opened.problem}); give it a new one with schedule_task.` };
-      }
-      const signature = request.headers[SIGNATURE_HEADER];
-      const timestamp = request.headers[TIMESTAMP_HEADER];
-      const verdict = verifyWebhookSignature({ secret: opened.secret, signature, timestamp, body: request.body, nowMs: receivedAtMs, windowMs: this.config.scheduling.webhookReplayWindowMs });
-      if (!verdict.ok) {
-        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: verdict.refusal });
-        return { kind: "refused", refusal: verdict.refusal, message: verdict.message };
-      }
-      digest = verdict.replayKey;
-    }
+    const authenticated = this.authenticate(task, schedule, request, receivedAtMs);
+    if ("refused" in authenticated) return authenticated.refused;
+    const digest = authenticated.digest;
     let bodyText: string;
     try {
       bodyText = UTF8.decode(request.body);
@@ -184,60 +163,19 @@ export class ScheduledTriggerService {
       return { kind: "refused", refusal: "body_not_text", message: "The request body is not UTF-8 text; a webhook run's prompt carries the body as text." };
     }
     const deliveryId = schedule.dedupe?.deliveryIdHeader ? (request.headers[schedule.dedupe.deliveryIdHeader] ?? null) : null;
-    let dedupeKey: string | null = null;
-    if (schedule.dedupe !== null) {
-      if (deliveryId !== null) dedupeKey = `id:${deliveryId}`;
-      else if (schedule.dedupe.bodyHash) dedupeKey = `sha256:${createHash("sha256").update(request.body).digest("base64url")}`;
-    }
+    const dedupeKey = dedupeKeyOf(schedule, request, deliveryId);
     const launch = await this.launchContext(task);
     // A signed request is identified by its signature, so even two copies racing each other land
     // on one command; an unsigned one is new work every time.
     const triggerId = digest !== null ? `trigger:${task.id}:signed:${digest}` : `trigger:${task.id}:${this.engine.ids.random("delivery")}`;
     const contentType = request.headers["content-type"] ?? null;
+    const delivery: WebhookDelivery = { task, schedule, request, digest, dedupeKey, deliveryId, triggerId, contentType, bodyText, receivedAtMs, launch };
     try {
       const outcome = this.engine.execute({
         commandId: `cmd:scheduled_task.webhook:${triggerId}`,
         operation: "scheduled_task.webhook",
         request: { scheduledTaskId: task.id, triggerId },
-        handle: (ctx) => {
-          const current = ctx.get("scheduledTask", task.id);
-          if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
-          if (digest !== null && ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0) throw new ReplayedDelivery();
-          const rate = webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
-          if (rate !== null) throw new RateLimited(rate.retryAfterSeconds, rate.message);
-          const draft: TriggerDraft = {
-            id: triggerId,
-            scheduledTaskId: task.id,
-            kind: "webhook",
-            scheduledFor: null,
-            catchUp: false,
-            coalesced: 0,
-            dedupeKey,
-            signatureDigest: digest,
-            request: { contentType, bytes: request.body.length, deliveryId },
-          };
-          const lapse = current.enabled ? this.standing.lapse(current.authority, current.id) : null;
-          if (lapse !== null) {
-            ScheduleStanding.pause(ctx, current, lapse);
-            return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
-          }
-          if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: current.pause ? current.pause.detail : "The task is paused (enabled: false)." });
-          const filtered = matchFilters(schedule.filters, { headers: request.headers, bodyText });
-          if (!filtered.ok) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
-          if (dedupeKey !== null && schedule.dedupe !== null) {
-            const since = new Date(ctx.nowMs - schedule.dedupe.windowMs).toISOString();
-            const earlier = ctx.store.select("scheduledTrigger", "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'", [task.id, dedupeKey, since], "ORDER BY created_at LIMIT 1")[0];
-            if (earlier !== undefined) {
-              return recordTrigger(ctx, draft, {
-                outcome: "skipped",
-                reason: "duplicate",
-                detail: `The same ${dedupeKey.startsWith("id:") ? `delivery id (${schedule.dedupe.deliveryIdHeader})` : "body"} arrived at ${earlier.createdAt} (trigger ${earlier.id}), within the ${Math.round(schedule.dedupe.windowMs / 1000)} s dedupe window.`,
-              });
-            }
-          }
-          const text = promptWithWebhookBody(current.prompt, { bodyText, contentType, bytes: request.body.length, deliveryId, receivedAt: new Date(receivedAtMs).toISOString() });
-          return launchScheduledRun(ctx, current, draft, text, launch);
-        },
+        handle: (ctx) => this.decideWebhookTrigger(ctx, delivery),
       });
       // Two copies of one signed request raced: the second found the first's receipt.
       if (outcome.replayed) return replayed();
@@ -254,6 +192,111 @@ export class ScheduledTriggerService {
       throw error;
     }
   }
+
+  /**
+   * A signed task's signature (its replay key is the digest), or an unsigned task's URL key;
+   * refused without a record, so an unauthenticated sender cannot grow the database.
+   */
+  private authenticate(task: ScheduledTaskRecord, schedule: WebhookSchedule, request: WebhookRequest, receivedAtMs: number): { digest: string | null } | { refused: WebhookOutcome } {
+    if (schedule.signature === null) {
+      if (request.urlKey === null || !this.secrets.matchesWebhookUrlKey(task.id, request.urlKey)) {
+        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "url_key_invalid" });
+        return {
+          refused: {
+            kind: "refused",
+            refusal: "url_key_invalid",
+            message: `An unsigned webhook's URL ends with its key (/hooks/${task.id}/<key>), and this request ${request.urlKey === null ? "has none" : "has another"}. Someone who may change the task finds its URL in list_scheduled_tasks (webhookUrl).`,
+          },
+        };
+      }
+    } else {
+      if (request.urlKey !== null) return { refused: { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (a signed task's URL is /hooks/<id>, with no key)." } };
+      const opened = this.secrets.open(task.id, schedule.signature);
+      if ("problem" in opened) {
+        this.logger.error("webhook signature secret cannot be read", { scheduledTaskId: task.id, problem: opened.problem });
+        return { refused: { kind: "refused", refusal: "signature_unreadable", message: `The task's signature secret cannot be read (${opened.problem}); give it a new one with schedule_task.` } };
+      }
+      const signature = request.headers[SIGNATURE_HEADER];
+      const timestamp = request.headers[TIMESTAMP_HEADER];
+      const verdict = verifyWebhookSignature({ secret: opened.secret, signature, timestamp, body: request.body, nowMs: receivedAtMs, windowMs: this.config.scheduling.webhookReplayWindowMs });
+      if (!verdict.ok) {
+        this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: verdict.refusal });
+        return { refused: { kind: "refused", refusal: verdict.refusal, message: verdict.message } };
+      }
+      return { digest: verdict.replayKey };
+    }
+    return { digest: null };
+  }
+
+  /**
+   * Decides a webhook trigger inside its command: the task's rate limit (refused without a
+   * record), then, recorded as a trigger, a lapsed credential (which pauses the task), paused,
+   * filters, dedupe, or a run whose prompt carries the body as data.
+   */
+  private decideWebhookTrigger(ctx: CommandContext, delivery: WebhookDelivery): ScheduledTriggerRecord {
+    const { task, schedule, request, digest, dedupeKey, deliveryId, triggerId, contentType, bodyText, receivedAtMs, launch } = delivery;
+    const current = ctx.get("scheduledTask", task.id);
+    if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
+    if (digest !== null && ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0) throw new ReplayedDelivery();
+    const rate = webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
+    if (rate !== null) throw new RateLimited(rate.retryAfterSeconds, rate.message);
+    const draft: TriggerDraft = {
+      id: triggerId,
+      scheduledTaskId: task.id,
+      kind: "webhook",
+      scheduledFor: null,
+      catchUp: false,
+      coalesced: 0,
+      dedupeKey,
+      signatureDigest: digest,
+      request: { contentType, bytes: request.body.length, deliveryId },
+    };
+    const lapse = current.enabled ? this.standing.lapse(current.authority, current.id) : null;
+    if (lapse !== null) {
+      ScheduleStanding.pause(ctx, current, lapse);
+      return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
+    }
+    if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: current.pause ? current.pause.detail : "The task is paused (enabled: false)." });
+    const filtered = matchFilters(schedule.filters, { headers: request.headers, bodyText });
+    if (!filtered.ok) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
+    if (dedupeKey !== null && schedule.dedupe !== null) {
+      const since = new Date(ctx.nowMs - schedule.dedupe.windowMs).toISOString();
+      const earlier = ctx.store.select("scheduledTrigger", "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'", [task.id, dedupeKey, since], "ORDER BY created_at LIMIT 1")[0];
+      if (earlier !== undefined) {
+        return recordTrigger(ctx, draft, {
+          outcome: "skipped",
+          reason: "duplicate",
+          detail: `The same ${dedupeKey.startsWith("id:") ? `delivery id (${schedule.dedupe.deliveryIdHeader})` : "body"} arrived at ${earlier.createdAt} (trigger ${earlier.id}), within the ${Math.round(schedule.dedupe.windowMs / 1000)} s dedupe window.`,
+        });
+      }
+    }
+    const text = promptWithWebhookBody(current.prompt, { bodyText, contentType, bytes: request.body.length, deliveryId, receivedAt: new Date(receivedAtMs).toISOString() });
+    return launchScheduledRun(ctx, current, draft, text, launch);
+  }
+}
+
+/** A webhook request as its command decides it: authenticated, decoded, with its trigger's id. */
+interface WebhookDelivery {
+  readonly task: ScheduledTaskRecord;
+  readonly schedule: WebhookSchedule;
+  readonly request: WebhookRequest;
+  /** The signature's replay key (signed tasks), else null. */
+  readonly digest: string | null;
+  readonly dedupeKey: string | null;
+  readonly deliveryId: string | null;
+  readonly triggerId: string;
+  readonly contentType: string | null;
+  readonly bodyText: string;
+  readonly receivedAtMs: number;
+  readonly launch: LaunchContext;
+}
+
+/** What makes two deliveries the same, when the task dedupes: the delivery id header, else the body's hash. */
+function dedupeKeyOf(schedule: WebhookSchedule, request: WebhookRequest, deliveryId: string | null): string | null {
+  if (schedule.dedupe === null) return null;
+  if (deliveryId !== null) return `id:${deliveryId}`;
+  if (schedule.dedupe.bodyHash) return `sha256:${createHash("sha256").update(request.body).digest("base64url")}`;
+  return null;
 }
 
 /** A signed request that was delivered before. */

@@ -1,10 +1,9 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import type { ScheduledTaskRecord } from "../../store/records.js";
-import { setAlarm, type Clock } from "../../util/clock.js";
+import { setAlarm, type Clock, ClockToken } from "../../util/clock.js";
 import { isTimed, nextOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
 import { ScheduleStanding } from "./schedule-standing.js";
 import { lastTimedTrigger } from "./scheduled-run-launch.js";
@@ -44,10 +43,10 @@ export class Scheduler {
   private readonly retryAt = new Map<string, number>();
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly triggers: ScheduledTriggerService,
     private readonly standing: ScheduleStanding,
     private readonly retention: TriggerRetention,

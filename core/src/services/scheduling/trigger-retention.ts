@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { isTerminalRunStatus, type ScheduledTriggerRecord } from "../../store/records.js";
 import { lastTimedTrigger } from "./scheduled-run-launch.js";
 
@@ -20,9 +19,9 @@ const PRUNE_BATCH = 500;
 @injectable()
 export class TriggerRetention {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   /** Prunes one task's triggers (after it recorded one); returns how many went. */

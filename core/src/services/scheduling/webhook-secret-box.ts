@@ -2,9 +2,8 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, 
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardPaths } from "../../config/paths.js";
-import type { Logger } from "../../logging/logger.js";
+import { type SwitchyardPaths, PathsToken } from "../../config/paths.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { SwitchyardError } from "../../spec/index.js";
 import type { SealedSecret } from "../../store/records.js";
 
@@ -29,8 +28,8 @@ export class WebhookSecretBox {
   private key: Buffer | null = null;
 
   constructor(
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
   /** A new random secret (64 hex characters), for `signature: "generate"`. */

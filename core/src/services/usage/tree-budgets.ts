@@ -1,11 +1,10 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig, TreeBudgetConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, type TreeBudgetConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun, requestInterrupt, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
-import { stopTaskTree } from "../delegation/task-stop.js";
+import { stopTaskTree } from "../../engine/task-stop.js";
 import {
   budgetId,
   enclosingScopes,
@@ -46,7 +45,7 @@ function scopeWords(scope: BudgetScope): string {
  */
 @injectable()
 export class TreeBudgets {
-  constructor(@inject(TOKENS.Config) private readonly config: SwitchyardConfig) {}
+  constructor(@inject(ConfigToken) private readonly config: SwitchyardConfig) {}
 
   /** The limits the config applies: to each root thread's tree, and to each task without its own budget. */
   get configured(): { readonly rootThread: BudgetLimits; readonly delegatedTask: BudgetLimits } {

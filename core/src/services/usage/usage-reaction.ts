@@ -1,6 +1,5 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import type { TurnUsageReport } from "../../spec/index.js";
@@ -23,7 +22,7 @@ export class UsageReaction implements EngineReaction {
   private readonly prices: PriceTable;
 
   constructor(
-    @inject(TOKENS.Config) config: SwitchyardConfig,
+    @inject(ConfigToken) config: SwitchyardConfig,
     private readonly budgets: TreeBudgets,
   ) {
     this.prices = new PriceTable(config.pricing);

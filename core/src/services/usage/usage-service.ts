@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
 import { remainingOf, scopeUse, taskScope, type BudgetScope } from "./budget-scopes.js";
 import { DEFAULT_PRICES_AS_OF } from "./default-prices.js";
@@ -60,8 +59,8 @@ export type UsageSummary =
 @injectable()
 export class UsageService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly budgets: TreeBudgets,
   ) {}
 

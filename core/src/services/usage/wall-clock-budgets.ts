@@ -1,8 +1,7 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
-import type { Clock } from "../../util/clock.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
+import { type Clock, ClockToken } from "../../util/clock.js";
 import { TreeBudgets } from "./tree-budgets.js";
 
 /** setTimeout's longest delay; a longer wait is taken in steps. */
@@ -26,9 +25,9 @@ export class WallClockBudgets {
   private running = false;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ClockToken) private readonly clock: Clock,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly budgets: TreeBudgets,
   ) {}
 

@@ -1,7 +1,6 @@
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun } from "../../engine/run-lifecycle.js";
 import { runtimeModeRank } from "../../spec/index.js";
@@ -67,8 +66,8 @@ export interface ChangeSetDecision {
 @injectable()
 export class ChangeSetService {
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly callers: CallerContext,
     private readonly waiter: EventWaiter,
     private readonly planner: WorkspacePlanner,

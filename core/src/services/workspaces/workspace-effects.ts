@@ -1,10 +1,9 @@
 import { dirname, join } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
 import type { EffectHandler } from "../../engine/effect-handler.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { activeRun, finishAttempt } from "../../engine/run-lifecycle.js";
-import type { Logger } from "../../logging/logger.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import type { OutboxEffect } from "../../store/ports.js";
 import type { ChangeSummary, WorkspaceRecord } from "../../store/records.js";
 import { makePrivateDir } from "../../util/private-files.js";
@@ -36,8 +35,8 @@ export class WorkspaceEffects implements EffectHandler {
   readonly types = Object.values(WORKSPACE_EFFECT);
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly planner: WorkspacePlanner,
     private readonly locks: RepositoryLocks,
   ) {}

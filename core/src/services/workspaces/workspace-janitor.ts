@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { Engine } from "../../engine/ports.js";
-import type { Logger } from "../../logging/logger.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import type { ThreadRecord, WorkspaceRecord } from "../../store/records.js";
 import { RepositoryLocks } from "./repository-locks.js";
 import { WorkspacePlanner } from "./workspace-planner.js";
@@ -46,9 +45,9 @@ export class WorkspaceJanitor {
   private unsubscribe: (() => void) | null = null;
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(LoggerToken) private readonly logger: Logger,
     private readonly planner: WorkspacePlanner,
     private readonly locks: RepositoryLocks,
   ) {}

@@ -1,11 +1,10 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { TOKENS } from "../../di/tokens.js";
-import type { SwitchyardConfig } from "../../config/config-schema.js";
-import type { SwitchyardPaths } from "../../config/paths.js";
+import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import { type SwitchyardPaths, PathsToken } from "../../config/paths.js";
 import type { CommandContext } from "../../engine/command-context.js";
-import type { Engine } from "../../engine/ports.js";
+import { type Engine, EngineToken } from "../../engine/ports.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import type { ThreadRecord, WorkspaceRecord, WorkspaceStrategy } from "../../store/records.js";
 import { runGit } from "./git-runner.js";
@@ -80,9 +79,9 @@ export class WorkspacePlanner {
   private readonly repositories = new Map<string, { repository: boolean; until: number }>();
 
   constructor(
-    @inject(TOKENS.Engine) private readonly engine: Engine,
-    @inject(TOKENS.Config) private readonly config: SwitchyardConfig,
-    @inject(TOKENS.Paths) private readonly paths: SwitchyardPaths,
+    @inject(EngineToken) private readonly engine: Engine,
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
   ) {
     this.git = new WorkspaceGit({ lockWaitMs: config.workspaces.lockWaitMs });
   }

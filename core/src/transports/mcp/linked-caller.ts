@@ -1,7 +1,7 @@
 import { interactionModeRank } from "../../spec/index.js";
 import type { McpInvocationScope, ModeCeiling } from "../../services/credentials/mcp-session-registry.js";
 import { intersectCeiling } from "../../services/reach/foreign-tasks.js";
-import type { ReachGrant } from "../../services/reach/reach-grants.js";
+import type { ReachGrant } from "../../services/credentials/reach-grant.js";
 import { REACH_META_KEY } from "../../services/reach/forwarded-tools.js";
 import type { ReachCallMeta } from "../../services/reach/link-calls.js";
 

@@ -5,7 +5,7 @@ import { codexEnvironment } from "../shared/codex-environment.js";
 import { codexThreadMcpConfig } from "../shared/codex-mcp-config.js";
 import type { CodexOptions } from "../shared/codex-options.js";
 import { appServerModeSettings } from "../shared/codex-runtime-modes.js";
-import { CodexRpc, type CodexRpcOptions } from "./codex-rpc.js";
+import { CodexRpc, type CodexRpcOptions } from "../shared/codex-rpc.js";
 
 /** What starting an app-server for a session needs. */
 export interface CodexLaunchDeps {

@@ -20,7 +20,7 @@ import type { ServerNotification } from "../codex-wire.js";
 import { appServerModeSettings } from "../shared/codex-runtime-modes.js";
 import { codexEventsOf, type CodexEvent } from "./codex-events.js";
 import { openCodexThread, spawnAppServer, type CodexLaunchDeps } from "./codex-launch.js";
-import type { CodexRpc } from "./codex-rpc.js";
+import type { CodexRpc } from "../shared/codex-rpc.js";
 import { CodexServerRequests } from "./codex-server-requests.js";
 import { CodexSubagents } from "./codex-subagents.js";
 import { ThreadUnloads, forkRecordedThread, recordedCodexTurnId, recordedSnapshot, type CodexHistorySource } from "./codex-thread-history.js";

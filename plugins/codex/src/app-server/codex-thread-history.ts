@@ -2,7 +2,7 @@ import type { SnapshotTurn, ThreadSnapshot } from "@switchyard/sdk";
 import type { v2 } from "../codex-wire.js";
 import type { AppServerModeSettings } from "../shared/codex-runtime-modes.js";
 import { userMessageText } from "./codex-items.js";
-import type { CodexRpc } from "./codex-rpc.js";
+import type { CodexRpc } from "../shared/codex-rpc.js";
 
 /** Reading a Codex thread's recorded turns. */
 export interface CodexHistorySource {

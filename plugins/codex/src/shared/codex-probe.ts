@@ -3,7 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { harnessNotFoundStatus, withHarnessVerdict, withStderrTail, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
-import { CodexRpc } from "../app-server/codex-rpc.js";
+import { CodexRpc } from "./codex-rpc.js";
 import type { v2 } from "../codex-wire.js";
 import { findCodex, type CodexBinary } from "./codex-binary.js";
 import { codexEnvironment } from "./codex-environment.js";

@@ -3,7 +3,7 @@ import type { ProviderDoctorService } from "../../../services/provider-doctor-se
 import type { ThreadForkService } from "../../../services/thread-fork-service.js";
 import type { UsageService } from "../../../services/usage/usage-service.js";
 import type { OperationServices } from "../../operation-services.js";
-import type { EventStreams } from "../events/event-stream.js";
+import type { EventStreams } from "./event-stream.js";
 import type { WebSessions } from "../../../services/credentials/web-sessions.js";
 import type { ReachAudit } from "../../../services/reach/reach-audit.js";
 import type { RemoteChildren } from "../../../services/reach/remote-children.js";

@@ -1,5 +1,5 @@
-import type { ProjectionReader } from "../../engine/run-lifecycle.js";
-import { isActiveRunStatus, isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord, type RunStatus } from "../../store/records.js";
+import type { ProjectionReader } from "./run-lifecycle.js";
+import { isActiveRunStatus, isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord, type RunStatus } from "../store/records.js";
 
 /**
  * A delegated task's known work: its original run, the follow-up runs the system started in the

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerConfig } from "../../../config/config-schema.js";
-import { ApiFailure } from "../api/api-errors.js";
+import { ApiFailure } from "./api-errors.js";
 import type { Logger } from "../../../logging/logger.js";
 import type { Caller } from "../../../services/caller.js";
 import type { EventCursor, EventSink } from "../../../services/events/event-cursor.js";

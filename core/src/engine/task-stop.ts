@@ -1,5 +1,5 @@
-import type { CommandContext } from "../../engine/command-context.js";
-import { activeRun, finishRun, queuedRuns, requestInterrupt } from "../../engine/run-lifecycle.js";
+import type { CommandContext } from "./command-context.js";
+import { activeRun, finishRun, queuedRuns, requestInterrupt } from "./run-lifecycle.js";
 import { taskWork } from "./task-work.js";
 
 /** How a task tree is stopped. */

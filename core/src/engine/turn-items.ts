@@ -1,0 +1,84 @@
+import type { AdapterEvent } from "../spec/index.js";
+import type { AttemptRecord } from "../store/records.js";
+import type { CommandContext } from "./command-context.js";
+import { putItem } from "./run-lifecycle.js";
+
+// The timeline items a provider turn's events write: what the harness said, thought and did.
+
+const MAX_TOOL_OUTPUT_CHARS = 8_000;
+
+type TurnEvent<T extends AdapterEvent["type"]> = Extract<AdapterEvent, { type: T }>;
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n…[truncated ${text.length - max} characters]` : text;
+}
+
+/** The durable item id of a provider item within an attempt. */
+export function providerItemId(attemptId: string, kind: string, nativeId: string): string {
+  return `item:${attemptId}:${kind}:${nativeId}`;
+}
+
+/** What every item of the attempt carries. */
+export function turnItemBase(attempt: AttemptRecord) {
+  return { threadId: attempt.threadId, runId: attempt.runId, attemptId: attempt.id, createdBy: "provider" as const, creationSource: "provider" as const };
+}
+
+/** A completed assistant message; its text becomes the run's summary. */
+export function recordAssistantMessage(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"message.completed">): void {
+  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "message", event.itemId), kind: "assistant_message", status: "completed", text: event.text, data: { role: "assistant" } });
+  if (event.text.trim() !== "") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
+}
+
+export function recordReasoning(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"reasoning.completed">): void {
+  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "reasoning", event.itemId), kind: "reasoning", status: "completed", text: event.text, data: {} });
+}
+
+export function recordToolCallStarted(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"tool_call.started">): void {
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id: providerItemId(attempt.id, "tool", event.itemId),
+    kind: "tool_call",
+    status: "in_progress",
+    text: event.title,
+    data: { toolKind: event.kind, name: event.name, ...(event.server ? { server: event.server } : {}), ...(event.input !== undefined ? { input: event.input } : {}) },
+  });
+}
+
+/** A finished tool call keeps what its start recorded, with its output (truncated) and exit code. */
+export function recordToolCallCompleted(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"tool_call.completed">): void {
+  const id = providerItemId(attempt.id, "tool", event.itemId);
+  const existing = ctx.get("item", id);
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id,
+    kind: "tool_call",
+    status: event.status,
+    text: existing?.text ?? "tool call",
+    data: {
+      ...(existing?.data ?? {}),
+      ...(event.output !== undefined ? { output: truncate(event.output, MAX_TOOL_OUTPUT_CHARS) } : {}),
+      ...(typeof event.exitCode === "number" && Number.isInteger(event.exitCode) ? { exitCode: event.exitCode } : {}),
+    },
+  });
+}
+
+export function recordProposedPlan(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"plan.proposed">): void {
+  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "plan", event.itemId), kind: "proposed_plan", status: "completed", text: event.text, data: {} });
+}
+
+/** A sub-agent the provider ran itself, observed (Switchyard's own are delegated tasks). */
+export function recordNativeSubagent(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"subagent.observed">): void {
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id: providerItemId(attempt.id, "subagent", event.nativeId),
+    kind: "subagent",
+    status: event.status === "running" ? "in_progress" : event.status,
+    text: event.title ?? "provider sub-agent",
+    data: {
+      origin: "provider_native",
+      nativeId: event.nativeId,
+      ...(event.summary !== undefined ? { summary: event.summary } : {}),
+      ...(event.nativeThreadId !== undefined ? { nativeThreadId: event.nativeThreadId } : {}),
+    },
+  });
+}
