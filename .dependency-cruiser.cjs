@@ -22,7 +22,18 @@
 // Each DI token is declared beside the port it names (store/ports.ts, engine/ports.ts...), so a
 // layer that injects one imports the floor that owns the port, never a floor above it.
 const FOUNDATION = ["spec", "util", "config", "logging"];
-const LAYERED = ["store", "plugin-host", "policy", "engine", "services", "providers", "host", "contract", "transports", "connect"];
+const LAYERED = [
+  "store",
+  "plugin-host",
+  "policy",
+  "engine",
+  "services",
+  "providers",
+  "host",
+  "contract",
+  "transports",
+  "connect",
+];
 const ENTRY_POINTS = ["cli"];
 /** The floors under the services: what the services and the host are built on. */
 const BELOW_SERVICES = [...FOUNDATION, "store", "plugin-host", "policy", "engine", "providers"];
@@ -126,14 +137,16 @@ module.exports = {
     {
       name: "plugin-test-stays-in-its-folder",
       severity: "error",
-      comment: "A plugin's tests import relatively only their own plugin and core's test helpers (core/test/support: running the built CLI, an engine in a child process).",
+      comment:
+        "A plugin's tests import relatively only their own plugin and core's test helpers (core/test/support: running the built CLI, an engine in a child process).",
       from: { path: PLUGIN_TEST },
       to: { dependencyTypes: ["local"], dependencyTypesNot: ["aliased"], pathNot: ["^$1/", "^core/test/support/"] },
     },
     {
       name: "plugin-source-imports-only-spec-sdk-or-a-library",
       severity: "error",
-      comment: "What a plugin ships imports, of the workspace packages, the spec, the sdk and libraries (registry-cache); the testkit is for its tests.",
+      comment:
+        "What a plugin ships imports, of the workspace packages, the spec, the sdk and libraries (registry-cache); the testkit is for its tests.",
       from: { path: `${PLUGIN}src/` },
       to: { dependencyTypes: ["aliased"], pathNot: "^(spec|sdk|registry-cache)/src/" },
     },
@@ -171,11 +184,20 @@ module.exports = {
     {
       name: "core-folder-has-a-layer",
       severity: "error",
-      comment: "Every folder of core/src has its place in these rules (and in docs/architecture.md); a new one gets it here first.",
-      from: { path: "^core/src/", pathNot: [`^core/src/(${[...FOUNDATION, ...LAYERED, ...ENTRY_POINTS].join("|")})/`, "^core/src/index\\.ts$"] },
+      comment:
+        "Every folder of core/src has its place in these rules (and in docs/architecture.md); a new one gets it here first.",
+      from: {
+        path: "^core/src/",
+        pathNot: [`^core/src/(${[...FOUNDATION, ...LAYERED, ...ENTRY_POINTS].join("|")})/`, "^core/src/index\\.ts$"],
+      },
       to: {},
     },
-    layer("foundation-imports-only-foundation", FOUNDATION, FOUNDATION, "spec, util, config and logging sit at the bottom of core."),
+    layer(
+      "foundation-imports-only-foundation",
+      FOUNDATION,
+      FOUNDATION,
+      "spec, util, config and logging sit at the bottom of core.",
+    ),
     {
       name: "nothing-below-services-imports-services-or-host",
       severity: "error",
@@ -185,9 +207,24 @@ module.exports = {
       to: { path: "^core/src/(services|host|transports|connect|cli)/" },
     },
     layer("store-imports-only-below", ["store"], FOUNDATION, "The store sits on the foundation."),
-    layer("plugin-host-imports-only-below", ["plugin-host"], FOUNDATION, "The plugin host sits on the foundation, beside the store."),
-    layer("policy-imports-only-below", ["policy"], [...FOUNDATION, "store"], "The policy decides over projections (store records) and capabilities (spec)."),
-    layer("engine-imports-only-below", ["engine"], [...FOUNDATION, "store", "plugin-host", "policy"], "The engine sits on the store, the plugin host and the policy."),
+    layer(
+      "plugin-host-imports-only-below",
+      ["plugin-host"],
+      FOUNDATION,
+      "The plugin host sits on the foundation, beside the store.",
+    ),
+    layer(
+      "policy-imports-only-below",
+      ["policy"],
+      [...FOUNDATION, "store"],
+      "The policy decides over projections (store records) and capabilities (spec).",
+    ),
+    layer(
+      "engine-imports-only-below",
+      ["engine"],
+      [...FOUNDATION, "store", "plugin-host", "policy"],
+      "The engine sits on the store, the plugin host and the policy.",
+    ),
     layer(
       "services-import-only-below",
       ["services"],
@@ -215,7 +252,8 @@ module.exports = {
     {
       name: "contract-uses-only-the-engine-failure-type",
       severity: "error",
-      comment: "Of the engine the contract uses only OrchestratorFailure, the typed refusal of an input the schema alone cannot rule out.",
+      comment:
+        "Of the engine the contract uses only OrchestratorFailure, the typed refusal of an input the schema alone cannot rule out.",
       from: { path: "^core/src/contract/" },
       to: { path: "^core/src/engine/", pathNot: "^core/src/engine/orchestrator-failure\\.ts$" },
     },
@@ -230,13 +268,17 @@ module.exports = {
       severity: "error",
       comment:
         "The HTTP API takes its schemas and result shaping from the contract, never from the MCP tools. Only the server that mounts both endpoints (server-endpoints.ts builds them, switchyard-server.ts binds them) imports the MCP endpoint.",
-      from: { path: "^core/src/transports/http/", pathNot: "^core/src/transports/http/(switchyard-server|server-endpoints)\\.ts$" },
+      from: {
+        path: "^core/src/transports/http/",
+        pathNot: "^core/src/transports/http/(switchyard-server|server-endpoints)\\.ts$",
+      },
       to: { path: "^core/src/transports/mcp/" },
     },
     {
       name: "mcp-imports-no-http",
       severity: "error",
-      comment: "The MCP tools take their schemas and result shaping from the contract; what both transports share (the request body reader, the caller from a scope) lives in transports/ itself.",
+      comment:
+        "The MCP tools take their schemas and result shaping from the contract; what both transports share (the request body reader, the caller from a scope) lives in transports/ itself.",
       from: { path: "^core/src/transports/mcp/" },
       to: { path: "^core/src/transports/http/" },
     },

@@ -15,7 +15,14 @@ export default defineConfig(
       parserOptions: {
         // Type information for no-floating-promises: the package tsconfigs for the sources,
         // tsconfig.tests.json for the tests.
-        project: ["./tsconfig.tests.json", "./{spec,core,sdk,testkit,registry-cache}/tsconfig.json", "./plugins/*/tsconfig.json", "./templates/*/tsconfig.json", "./web/tsconfig.json", "./web/tsconfig.node.json"],
+        project: [
+          "./tsconfig.tests.json",
+          "./{spec,core,sdk,testkit,registry-cache}/tsconfig.json",
+          "./plugins/*/tsconfig.json",
+          "./templates/*/tsconfig.json",
+          "./web/tsconfig.json",
+          "./web/tsconfig.node.json",
+        ],
         tsconfigRootDir: import.meta.dirname,
         // tsyringe reads constructor parameter types from decorator metadata, so an import
         // used there must stay a value import: consistent-type-imports knows it from these.
@@ -25,8 +32,20 @@ export default defineConfig(
     },
     plugins: { "@typescript-eslint": tseslint.plugin },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { args: "after-used", argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true }],
-      "@typescript-eslint/consistent-type-imports": ["error", { prefer: "type-imports", fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          args: "after-used",
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          caughtErrors: "none",
+          ignoreRestSiblings: true,
+        },
+      ],
+      "@typescript-eslint/consistent-type-imports": [
+        "error",
+        { prefer: "type-imports", fixStyle: "inline-type-imports" },
+      ],
       "@typescript-eslint/no-floating-promises": "error",
     },
   },

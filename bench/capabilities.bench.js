@@ -50,19 +50,29 @@ async function bareEchoServer() {
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
     const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-    mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+    mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: "text", text }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close());
     await mcp.connect(transport);
     await transport.handleRequest(req, res, body);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/mcp`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/mcp`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 async function connect(url, token) {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+    ),
+  );
   return client;
 }
 
@@ -72,11 +82,26 @@ export default async function run() {
   const codexHomes = await Promise.all([1, 2, 3, 4].map(() => createCodexHome({ modelServerUrl: NO_MODEL_SERVER })));
   const piHomes = await Promise.all([1, 2, 3].map(() => createPiHome({ modelServerUrl: NO_MODEL_SERVER })));
   const providers = [
-    ...codexHomes.map((h, i) => ({ id: `codex-${i + 1}`, driver: i % 2 === 0 ? "codex" : "codex-exec", homePath: h.home, environment: h.env })),
-    ...piHomes.map((h, i) => ({ id: `pi-${i + 1}`, driver: "pi", homePath: h.home, environment: h.env, options: { offline: true } })),
+    ...codexHomes.map((h, i) => ({
+      id: `codex-${i + 1}`,
+      driver: i % 2 === 0 ? "codex" : "codex-exec",
+      homePath: h.home,
+      environment: h.env,
+    })),
+    ...piHomes.map((h, i) => ({
+      id: `pi-${i + 1}`,
+      driver: "pi",
+      homePath: h.home,
+      environment: h.env,
+      options: { offline: true },
+    })),
     ...[1, 2, 3].map((i) => ({ id: `scripted-${i}`, driver: "scripted" })),
   ];
-  const host = await SwitchyardHost.create({ home, logger: createSilentLogger(), config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers } });
+  const host = await SwitchyardHost.create({
+    home,
+    logger: createSilentLogger(),
+    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers },
+  });
   // startServer starts the host once the MCP endpoint is wired (sessions reopened at boot need it).
   const server = await startServer(host, { port: 0 });
   const bare = await bareEchoServer();
@@ -89,7 +114,9 @@ export default async function run() {
     const probeRoundMs = performance.now() - probeStart;
 
     const project = host.projects.add(workspace);
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
     const baseline = await connect(bare.url, null);
     const [caps, list, echo] = await interleavedRoundTrips([
@@ -103,10 +130,35 @@ export default async function run() {
     return {
       name: "orchestrator_capabilities (10 provider instances)",
       rows: [
-        { metric: "orchestrator_capabilities p50", value: p50, unit: "ms", baseline: percentile(echo, 50), ratio: p50 / percentile(echo, 50), note: `target ≤ 20 ms; baseline: bare MCP SDK echo tool, loopback; ${available}/10 instances available` },
-        { metric: "orchestrator_capabilities p99", value: percentile(caps, 99), unit: "ms", baseline: percentile(echo, 99), ratio: percentile(caps, 99) / percentile(echo, 99) },
-        { metric: "orchestrator_capabilities p50 vs t3_thread_list", value: p50, unit: "ms", baseline: percentile(list, 50), ratio: p50 / percentile(list, 50), note: "baseline: t3_thread_list on the same endpoint" },
-        { metric: "one probe round of the 10 instances", value: probeRoundMs, unit: "ms", note: "what each call waited for before the snapshot; now done in the background" },
+        {
+          metric: "orchestrator_capabilities p50",
+          value: p50,
+          unit: "ms",
+          baseline: percentile(echo, 50),
+          ratio: p50 / percentile(echo, 50),
+          note: `target ≤ 20 ms; baseline: bare MCP SDK echo tool, loopback; ${available}/10 instances available`,
+        },
+        {
+          metric: "orchestrator_capabilities p99",
+          value: percentile(caps, 99),
+          unit: "ms",
+          baseline: percentile(echo, 99),
+          ratio: percentile(caps, 99) / percentile(echo, 99),
+        },
+        {
+          metric: "orchestrator_capabilities p50 vs t3_thread_list",
+          value: p50,
+          unit: "ms",
+          baseline: percentile(list, 50),
+          ratio: p50 / percentile(list, 50),
+          note: "baseline: t3_thread_list on the same endpoint",
+        },
+        {
+          metric: "one probe round of the 10 instances",
+          value: probeRoundMs,
+          unit: "ms",
+          note: "what each call waited for before the snapshot; now done in the background",
+        },
       ],
     };
   } finally {

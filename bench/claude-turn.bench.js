@@ -53,7 +53,9 @@ function directQuery(sdk, home, mcpUrl, token) {
       includePartialMessages: true,
       permissionMode: "bypassPermissions",
       allowDangerouslySkipPermissions: true,
-      mcpServers: { switchyard: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${token}` }, alwaysLoad: true } },
+      mcpServers: {
+        switchyard: { type: "http", url: mcpUrl, headers: { Authorization: `Bearer ${token}` }, alwaysLoad: true },
+      },
       allowedTools: ["mcp__switchyard__*"],
       mcpServersDelivery: "initialize",
     },
@@ -61,13 +63,19 @@ function directQuery(sdk, home, mcpUrl, token) {
   const iterator = query[Symbol.asyncIterator]();
   return {
     async turn(text) {
-      queue.push({ type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, uuid: randomUUID() });
+      queue.push({
+        type: "user",
+        message: { role: "user", content: text },
+        parent_tool_use_id: null,
+        uuid: randomUUID(),
+      });
       wake?.();
       for (;;) {
         const { value, done } = await iterator.next();
         if (done) throw new Error("the direct query ended early");
         if (value.type === "result") {
-          if (value.subtype !== "success" || value.is_error) throw new Error(`direct turn ended ${value.subtype}: ${value.result ?? ""}`);
+          if (value.subtype !== "success" || value.is_error)
+            throw new Error(`direct turn ended ${value.subtype}: ${value.result ?? ""}`);
           return value.result;
         }
       }
@@ -81,7 +89,8 @@ function directQuery(sdk, home, mcpUrl, token) {
 }
 
 export default async function run() {
-  if (!claudePlugin.drivers.some((driver) => driver.driverKind === "claude")) throw new Error("plugins/claude/dist does not export the claude driver");
+  if (!claudePlugin.drivers.some((driver) => driver.driverKind === "claude"))
+    throw new Error("plugins/claude/dist does not export the claude driver");
   // The SDK the plugin would run (it is not the plugin's dependency; the search needs no process helpers for a library).
   const sdk = await loadClaudeSdk(await findClaudeSdk({}, process.env));
   const server = await ScriptedModelServer.start();
@@ -110,7 +119,8 @@ export default async function run() {
         await timed(async () => {
           threadId = lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
           const done = await lab.waitForRun(threadId);
-          if (done.status !== "completed" || done.summary !== `ok-${i}`) throw new Error(`host run ${done.status}: ${JSON.stringify(done.error)}`);
+          if (done.status !== "completed" || done.summary !== `ok-${i}`)
+            throw new Error(`host run ${done.status}: ${JSON.stringify(done.error)}`);
         }),
       );
       let direct;
@@ -125,7 +135,13 @@ export default async function run() {
       // Warm: the thread's session is still open (the host closes idle sessions after 15 min).
       warm.host.push(
         await timed(async () => {
-          const sent = lab.host.threads.send({ threadId, text: `again ${i} @@reply again-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
+          const sent = lab.host.threads.send({
+            threadId,
+            text: `again ${i} @@reply again-${i}`,
+            mode: "auto",
+            createdBy: "user",
+            creationSource: "cli",
+          });
           const done = await lab.waitForRun(threadId, { runId: sent.runId });
           if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
         }),
@@ -155,8 +171,16 @@ export default async function run() {
   return {
     name: "claude-turn",
     rows: [
-      row("cold turn: createThread → run completed (claude starts)", cold, `median of ${ITERATIONS}; baseline: a new query() → its first result, same MCP entry; goal ≤1.1x`),
-      row("warm turn: send → run completed (session open)", warm, `median of ${ITERATIONS}; baseline: a second message into the query just opened; goal ≤1.2x`),
+      row(
+        "cold turn: createThread → run completed (claude starts)",
+        cold,
+        `median of ${ITERATIONS}; baseline: a new query() → its first result, same MCP entry; goal ≤1.1x`,
+      ),
+      row(
+        "warm turn: send → run completed (session open)",
+        warm,
+        `median of ${ITERATIONS}; baseline: a second message into the query just opened; goal ≤1.2x`,
+      ),
     ],
   };
 }

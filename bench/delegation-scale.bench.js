@@ -30,7 +30,8 @@ const SIZES = (process.env.SCALE_SIZES ?? "1000,10000").split(",").map(Number);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 2);
 
 function delegatingPrompt(count, tag) {
-  const call = (i) => `@@tool delegate_task ${JSON.stringify({ task: `@@reply ${tag}-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`;
+  const call = (i) =>
+    `@@tool delegate_task ${JSON.stringify({ task: `@@reply ${tag}-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`;
   return [...Array.from({ length: count }, (_, i) => call(i)), `@@reply ${tag} done`].join("\n");
 }
 
@@ -49,7 +50,10 @@ async function runSize(threads) {
     logger: createSilentLogger(),
     config: {
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
-      providers: [{ id: "parent", driver: "scripted" }, { id: "child", driver: "scripted" }],
+      providers: [
+        { id: "parent", driver: "scripted" },
+        { id: "child", driver: "scripted" },
+      ],
       budgets: { maxTasksPerRootThread: 10_000 },
     },
   });
@@ -59,16 +63,29 @@ async function runSize(threads) {
     const wave = async (count, perParent, tag) => {
       const ids = [];
       for (let i = 0; i < count; i += 1) {
-        const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: "parent", prompt: delegatingPrompt(perParent, `${tag}-${i}`), runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+        const { thread } = host.threads.createThread({
+          projectId: project.id,
+          providerInstanceId: "parent",
+          prompt: delegatingPrompt(perParent, `${tag}-${i}`),
+          runtimeMode: "full-access",
+          createdBy: "user",
+          creationSource: "cli",
+        });
         ids.push(thread.id);
       }
-      const results = await Promise.all(ids.map((threadId) => host.threads.waitForRun({ threadId, timeoutMs: 600_000 })));
+      const results = await Promise.all(
+        ids.map((threadId) => host.threads.waitForRun({ threadId, timeoutMs: 600_000 })),
+      );
       const failed = results.filter((r) => r.run?.status !== "completed");
-      if (failed.length > 0) throw new Error(`${failed.length} parent runs did not complete (first: ${failed[0].run?.status} ${failed[0].run?.error ?? ""})`);
+      if (failed.length > 0)
+        throw new Error(
+          `${failed.length} parent runs did not complete (first: ${failed[0].run?.status} ${failed[0].run?.error ?? ""})`,
+        );
     };
     const threadCount = () => host.engine.store.count("thread", "1 = 1", []);
     // Fill: waves of parents that delegate FILL_PER_PARENT tasks each, then a last partial wave.
-    for (let wave_ = 0; threadCount() + PARENTS * (FILL_PER_PARENT + 1) <= threads; wave_ += 1) await wave(PARENTS, FILL_PER_PARENT, `fill${wave_}`);
+    for (let wave_ = 0; threadCount() + PARENTS * (FILL_PER_PARENT + 1) <= threads; wave_ += 1)
+      await wave(PARENTS, FILL_PER_PARENT, `fill${wave_}`);
     const missing = threads - threadCount();
     if (missing > 0) await wave(Math.ceil(missing / (FILL_PER_PARENT + 1)), FILL_PER_PARENT, "fill-last");
     const before = threadCount();
@@ -92,14 +109,21 @@ async function runSize(threads) {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     const delegations = PARENTS * MEASURED_PER_PARENT;
 
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:operate"] }).token;
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:operate"] }).token;
     const client = new Client({ name: "bench", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     const listTimes = [];
     for (let i = 0; i < 60; i += 1) {
       const listStart = performance.now();
       const listed = await client.callTool({ name: "t3_thread_list", arguments: { projectId: project.id } });
-      if (listed.isError || listed.structuredContent.threads.length !== 20) throw new Error(`t3_thread_list: ${JSON.stringify(listed).slice(0, 300)}`);
+      if (listed.isError || listed.structuredContent.threads.length !== 20)
+        throw new Error(`t3_thread_list: ${JSON.stringify(listed).slice(0, 300)}`);
       if (i >= 10) listTimes.push(performance.now() - listStart);
     }
     await client.close();
@@ -123,7 +147,9 @@ async function runSize(threads) {
 }
 
 async function inChild(threads) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--scale-worker", String(threads)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--scale-worker", String(threads)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (chunk) => (out += chunk));
   const code = await new Promise((resolve) => child.on("close", resolve));
@@ -145,9 +171,17 @@ export default async function run() {
       metric: `delegations per second, ${size} threads`,
       value: summary(size, (r) => r.perSecond),
       unit: "/s",
-      note: `${PARENTS} concurrent delegated tasks (delegate_task wait), zero-latency scripted providers; goal >= 300/s; rounds ${bySize.get(size).map((r) => r.perSecond.toFixed(0)).join(", ")}`,
+      note: `${PARENTS} concurrent delegated tasks (delegate_task wait), zero-latency scripted providers; goal >= 300/s; rounds ${bySize
+        .get(size)
+        .map((r) => r.perSecond.toFixed(0))
+        .join(", ")}`,
     });
-    rows.push({ metric: `peak RSS, ${size} threads`, value: summary(size, (r) => r.peakRssMb), unit: "MB", note: "goal <= 250 MB" });
+    rows.push({
+      metric: `peak RSS, ${size} threads`,
+      value: summary(size, (r) => r.peakRssMb),
+      unit: "MB",
+      note: "goal <= 250 MB",
+    });
   }
   rows.push({
     metric: `commits per delegation, ${small} threads`,
@@ -174,6 +208,10 @@ export default async function run() {
   return { name: `Delegation at scale (${PARENTS} concurrent tasks)`, rows };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--scale-worker") {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(process.argv[1]).href &&
+  process.argv[2] === "--scale-worker"
+) {
   process.stdout.write(JSON.stringify(await runSize(Number(process.argv[3]))));
 }

@@ -20,8 +20,19 @@ function item(i) {
   return {
     entity: "item",
     record: {
-      id: `item:${i}`, threadId: `thread:${i % 50}`, runId: `run:${i % 500}`, attemptId: null, position: i + 1, kind: "assistant_message",
-      status: "completed", text: `message ${i} `.repeat(8), data: { role: "assistant" }, createdBy: "provider", creationSource: "provider", createdAt: now, updatedAt: now,
+      id: `item:${i}`,
+      threadId: `thread:${i % 50}`,
+      runId: `run:${i % 500}`,
+      attemptId: null,
+      position: i + 1,
+      kind: "assistant_message",
+      status: "completed",
+      text: `message ${i} `.repeat(8),
+      data: { role: "assistant" },
+      createdBy: "provider",
+      creationSource: "provider",
+      createdAt: now,
+      updatedAt: now,
     },
   };
 }
@@ -34,7 +45,9 @@ function timeIt(fn) {
 
 export default async function run() {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-store-"));
-  const load = loadavg().map((value) => value.toFixed(2)).join(" ");
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
   try {
     // Switchyard: one transaction per event (a command), event row + projection upsert.
     const store = new Store(join(dir, "switchyard.db"));
@@ -44,9 +57,15 @@ export default async function run() {
     raw.pragma("journal_mode = WAL");
     raw.pragma("synchronous = NORMAL");
     raw.pragma("wal_autocheckpoint = 0");
-    raw.exec("CREATE TABLE events (sequence INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL, thread_id TEXT, command_id TEXT, data TEXT NOT NULL, created_at TEXT NOT NULL)");
-    const insert = raw.prepare("INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    const rawTx = raw.transaction((row) => insert.run("item.upserted", "item", row.record.id, row.record.threadId, null, JSON.stringify(row.record), now));
+    raw.exec(
+      "CREATE TABLE events (sequence INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, entity TEXT NOT NULL, entity_id TEXT NOT NULL, thread_id TEXT, command_id TEXT, data TEXT NOT NULL, created_at TEXT NOT NULL)",
+    );
+    const insert = raw.prepare(
+      "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    const rawTx = raw.transaction((row) =>
+      insert.run("item.upserted", "item", row.record.id, row.record.threadId, null, JSON.stringify(row.record), now),
+    );
     let ours = 0;
     let baseline = 0;
     const perRound = N / ROUNDS;

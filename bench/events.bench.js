@@ -70,7 +70,8 @@ async function runClients({ url, token, clients }, lines) {
   const want = new Set(expected);
   const last = Math.max(...expected);
   const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && received.some((list) => (list.at(-1) ?? 0) < last) && cutOff === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (Date.now() < deadline && received.some((list) => (list.at(-1) ?? 0) < last) && cutOff === 0)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   for (const stream of streams) stream.close();
   let lost = 0;
   let duplicated = 0;
@@ -81,13 +82,17 @@ async function runClients({ url, token, clients }, lines) {
     for (const sequence of want) if (!seen.has(sequence)) lost += 1;
     for (const sequence of seen) if (!want.has(sequence)) unexpected += 1;
   }
-  process.stdout.write(`${JSON.stringify({ lost, duplicated, unexpected, cutOff, perClient: received.map((list) => list.length) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ lost, duplicated, unexpected, cutOff, perClient: received.map((list) => list.length) })}\n`,
+  );
   process.exit(0);
 }
 
 /** Starts the clients in a child process; resolves once all are connected. */
 async function startClients(target) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--sse-clients"], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--sse-clients"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   child.stdin.write(`${JSON.stringify(target)}\n`);
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve) => lines.once("line", resolve));
@@ -165,8 +170,18 @@ async function sampleRss(during) {
     const result = await during();
     samples.push(process.memoryUsage().rss);
     const quarter = Math.max(1, Math.ceil(samples.length / 4));
-    const quarters = Array.from({ length: 4 }, (_, i) => Math.max(before, ...samples.slice(i * quarter, (i + 1) * quarter)));
-    return { result, before, peak: Math.max(before, ...samples), after: process.memoryUsage().rss, quarters, loopDelayMaxMs: delay.max / 1e6, loopDelayP99Ms: delay.percentile(99) / 1e6 };
+    const quarters = Array.from({ length: 4 }, (_, i) =>
+      Math.max(before, ...samples.slice(i * quarter, (i + 1) * quarter)),
+    );
+    return {
+      result,
+      before,
+      peak: Math.max(before, ...samples),
+      after: process.memoryUsage().rss,
+      quarters,
+      loopDelayMaxMs: delay.max / 1e6,
+      loopDelayP99Ms: delay.percentile(99) / 1e6,
+    };
   } finally {
     delay.disable();
     clearInterval(timer);
@@ -211,32 +226,63 @@ export default async function run() {
   const broadcaster = await startBroadcaster();
   try {
     const project = host.projects.add(workspace);
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "events bench" }).token;
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "events bench" }).token;
     // Threads whose first turn is held at a gate, so every further message queues: one
     // `message` event per command, and no provider turn in the measurement.
     const threads = [];
     for (let i = 0; i < LOAD_THREADS; i += 1) {
-      threads.push(host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: `@@gate bench-${i} @@reply done`, createdBy: "user", creationSource: "api" }).thread.id);
+      threads.push(
+        host.threads.createThread({
+          projectId: project.id,
+          providerInstanceId: "scripted",
+          prompt: `@@gate bench-${i} @@reply done`,
+          createdBy: "user",
+          creationSource: "api",
+        }).thread.id,
+      );
     }
-    await host.waiter.waitFor(() => (host.store.count("attempt", "status = 'running'") >= LOAD_THREADS ? true : null), { timeoutMs: 30_000 });
+    await host.waiter.waitFor(() => (host.store.count("attempt", "status = 'running'") >= LOAD_THREADS ? true : null), {
+      timeoutMs: 30_000,
+    });
     const url = `${server.url}/api/v1/events?projectId=${encodeURIComponent(project.id)}&types=message`;
     const loadUrl = `${server.url}/api/v1/events?projectId=${encodeURIComponent(project.id)}&types=thread.created`;
     // The load's commands: create_threads with 10 idle threads (10 `thread.created` events in one
     // transaction). A queued message costs about 1 ms of engine time on a busy 2-core machine,
     // so 1,000 single-event commands a second would measure the engine, not the streams.
-    const router = { kind: "client", threadId: null, projectId: null, providerInstanceId: null, providerSessionId: null, requestScope: "bench:events", capabilities: new Set(["orchestration:read", "orchestration:operate"]) };
+    const router = {
+      kind: "client",
+      threadId: null,
+      projectId: null,
+      providerInstanceId: null,
+      providerSessionId: null,
+      requestScope: "bench:events",
+      capabilities: new Set(["orchestration:read", "orchestration:operate"]),
+    };
     const PER_COMMAND = 10;
     const createTen = (i) =>
       host.threads.createThreads(router, {
         projectId: project.id,
         clientRequestId: `load-${i}`,
-        threads: Array.from({ length: PER_COMMAND }, (_, k) => ({ title: `load ${i}.${k}`, target: { providerInstanceId: "scripted" } })),
+        threads: Array.from({ length: PER_COMMAND }, (_, k) => ({
+          title: `load ${i}.${k}`,
+          target: { providerInstanceId: "scripted" },
+        })),
       });
     /** The same command; returns the log sequence of the message item it wrote. */
     const sendSequence = (i) => {
       const before = host.store.lastSequence();
-      host.threads.send({ threadId: threads[i % threads.length], text: `event ${i}`, mode: "queue", createdBy: "user", creationSource: "api" });
-      const row = host.store.statement("SELECT sequence FROM events WHERE sequence > ? AND entity = 'item' ORDER BY sequence LIMIT 1").get(before);
+      host.threads.send({
+        threadId: threads[i % threads.length],
+        text: `event ${i}`,
+        mode: "queue",
+        createdBy: "user",
+        creationSource: "api",
+      });
+      const row = host.store
+        .statement("SELECT sequence FROM events WHERE sequence > ? AND entity = 'item' ORDER BY sequence LIMIT 1")
+        .get(before);
       return row.sequence;
     };
     // A payload of the size the stream sends, for the baseline.
@@ -283,28 +329,63 @@ export default async function run() {
         for (let k = 0; k < PER_COMMAND; k += 1) {
           baseSequence += 1;
           expected.push(baseSequence);
-          broadcaster.broadcast(baseSequence, "thread.created", loadSample.replace(/"sequence":\d+/, `"sequence":${baseSequence}`));
+          broadcaster.broadcast(
+            baseSequence,
+            "thread.created",
+            loadSample.replace(/"sequence":\d+/, `"sequence":${baseSequence}`),
+          );
         }
       }, PER_COMMAND);
       return { seconds, expected, clients: await baseClients.finish(expected) };
     });
 
     const events = load.result.expected.length;
-    const met = percentile(ours, 50) <= LATENCY_GOAL_MS && load.result.clients.lost === 0 && load.result.clients.duplicated === 0;
+    const met =
+      percentile(ours, 50) <= LATENCY_GOAL_MS && load.result.clients.lost === 0 && load.result.clients.duplicated === 0;
     return {
       name: "event streams (GET /api/v1/events)",
       rows: [
-        { metric: "delivery latency p50 (commit -> SSE client)", value: percentile(ours, 50), unit: "ms", baseline: percentile(floor, 50), ratio: percentile(ours, 50) / percentile(floor, 50), note: `${LATENCY_SAMPLES} queued messages, one at a time; goal <= ${LATENCY_GOAL_MS} ms; baseline: a bare http SSE broadcaster` },
-        { metric: "delivery latency p99", value: percentile(ours, 99), unit: "ms", baseline: percentile(floor, 99), ratio: percentile(ours, 99) / percentile(floor, 99) },
+        {
+          metric: "delivery latency p50 (commit -> SSE client)",
+          value: percentile(ours, 50),
+          unit: "ms",
+          baseline: percentile(floor, 50),
+          ratio: percentile(ours, 50) / percentile(floor, 50),
+          note: `${LATENCY_SAMPLES} queued messages, one at a time; goal <= ${LATENCY_GOAL_MS} ms; baseline: a bare http SSE broadcaster`,
+        },
+        {
+          metric: "delivery latency p99",
+          value: percentile(ours, 99),
+          unit: "ms",
+          baseline: percentile(floor, 99),
+          ratio: percentile(ours, 99) / percentile(floor, 99),
+        },
         {
           metric: `${CLIENTS} clients x ${RATE} events/s: events lost`,
           value: load.result.clients.lost,
           baseline: baseLoad.result.clients.lost,
           note: `${events} events in ${load.result.seconds.toFixed(1)} s to each client, counted by sequence against the log; duplicated ${load.result.clients.duplicated}, unexpected ${load.result.clients.unexpected}, cut off ${load.result.clients.cutOff}; goal 0`,
         },
-        { metric: "server RSS growth under load (peak - before)", value: (load.peak - load.before) / MB, unit: "MB", baseline: (baseLoad.peak - baseLoad.before) / MB, note: `before ${(load.before / MB).toFixed(0)} MB, after ${(load.after / MB).toFixed(0)} MB; peak per quarter of the run ${load.quarters.map((rss) => (rss / MB).toFixed(0)).join(", ")} MB; each stream's backlog is bounded by server.eventStreamMaxBufferedBytes` },
-        { metric: "server event-loop delay p99 under load", value: load.loopDelayP99Ms, unit: "ms", baseline: baseLoad.loopDelayP99Ms, note: `max ${load.loopDelayMaxMs.toFixed(1)} ms (baseline ${baseLoad.loopDelayMaxMs.toFixed(1)} ms): commands and streams share the server's event loop` },
-        { metric: "events delivered per second (all clients)", value: (events * CLIENTS) / load.result.seconds, unit: "/s", baseline: (baseLoad.result.expected.length * CLIENTS) / baseLoad.result.seconds },
+        {
+          metric: "server RSS growth under load (peak - before)",
+          value: (load.peak - load.before) / MB,
+          unit: "MB",
+          baseline: (baseLoad.peak - baseLoad.before) / MB,
+          note: `before ${(load.before / MB).toFixed(0)} MB, after ${(load.after / MB).toFixed(0)} MB; peak per quarter of the run ${load.quarters.map((rss) => (rss / MB).toFixed(0)).join(", ")} MB; each stream's backlog is bounded by server.eventStreamMaxBufferedBytes`,
+        },
+        {
+          metric: "server event-loop delay p99 under load",
+          value: load.loopDelayP99Ms,
+          unit: "ms",
+          baseline: baseLoad.loopDelayP99Ms,
+          note: `max ${load.loopDelayMaxMs.toFixed(1)} ms (baseline ${baseLoad.loopDelayMaxMs.toFixed(1)} ms): commands and streams share the server's event loop`,
+        },
+        {
+          metric: "events delivered per second (all clients)",
+          value: (events * CLIENTS) / load.result.seconds,
+          unit: "/s",
+          baseline: (baseLoad.result.expected.length * CLIENTS) / baseLoad.result.seconds,
+        },
         { metric: `goal (p50 <= ${LATENCY_GOAL_MS} ms, 0 lost)`, value: met ? "met" : "NOT MET" },
       ],
     };
@@ -318,7 +399,11 @@ export default async function run() {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--sse-clients") {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(process.argv[1]).href &&
+  process.argv[2] === "--sse-clients"
+) {
   const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
   await runClients(JSON.parse((await lines.next()).value), lines);
 }

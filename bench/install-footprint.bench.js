@@ -8,7 +8,14 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { folderBytes, installCli, installedPackages, nativeModules, packWorkspaces, startLocalRegistry } from "../cli/scripts/user-install.mjs";
+import {
+  folderBytes,
+  installCli,
+  installedPackages,
+  nativeModules,
+  packWorkspaces,
+  startLocalRegistry,
+} from "../cli/scripts/user-install.mjs";
 
 const MB = 1024 * 1024;
 
@@ -36,7 +43,12 @@ export default async function run() {
       rows: [
         { metric: "installed size", value: folderBytes(prefix) / MB, unit: "MiB", note: "goal < 60 MB, no harness" },
         { metric: "packages installed", value: packages.length, unit: "" },
-        { metric: "native modules", value: natives.length, unit: "", note: natives.map((file) => file.slice(prefix.length)).join(", ") },
+        {
+          metric: "native modules",
+          value: natives.length,
+          unit: "",
+          note: natives.map((file) => file.slice(prefix.length)).join(", "),
+        },
         { metric: "install time", value: times[0], unit: "s", note: "npm cache as this machine has it" },
         { metric: "install time, again", value: times[1], unit: "s", note: "npm cache warm" },
         { metric: "@switchyard tarballs", value: tarballBytes / MB, unit: "MiB", note: `${packed.length} packages` },

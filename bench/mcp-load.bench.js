@@ -48,7 +48,9 @@ async function runClients({ url, token, tool, args, clients, calls }) {
     const headers = token ? { Authorization: `Bearer ${token}` } : {};
     const started = performance.now();
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), { timeout: CALL_TIMEOUT_MS });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), {
+        timeout: CALL_TIMEOUT_MS,
+      });
     } catch (error) {
       noteError(error);
       return;
@@ -79,7 +81,9 @@ async function loadFrom(target) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const cpuBefore = process.cpuUsage();
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--load-clients"], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--load-clients"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   child.stdin.end(JSON.stringify({ ...target, clients: CLIENTS, calls: CALLS_PER_CLIENT }));
   let out = "";
   child.stdout.on("data", (chunk) => (out += chunk));
@@ -90,13 +94,19 @@ async function loadFrom(target) {
   const result = JSON.parse(out);
   const errorCount = Object.values(result.errors).reduce((sum, n) => sum + n, 0);
   const answered = result.latencies.length + result.connectTimes.length;
-  return { ...result, errorCount, loopDelayMaxMs: delay.max / 1e6, cpuPerCallMs: (cpu.user + cpu.system) / 1000 / Math.max(1, answered) };
+  return {
+    ...result,
+    errorCount,
+    loopDelayMaxMs: delay.max / 1e6,
+    cpuPerCallMs: (cpu.user + cpu.system) / 1000 / Math.max(1, answered),
+  };
 }
 
 /** One target's rounds as one result: every latency, errors summed, the worst loop delay. */
 function merged(results) {
   const errors = {};
-  for (const result of results) for (const [key, count] of Object.entries(result.errors)) errors[key] = (errors[key] ?? 0) + count;
+  for (const result of results)
+    for (const [key, count] of Object.entries(result.errors)) errors[key] = (errors[key] ?? 0) + count;
   const answered = results.reduce((sum, r) => sum + r.latencies.length + r.connectTimes.length, 0);
   return {
     latencies: results.flatMap((r) => r.latencies).sort((a, b) => a - b),
@@ -105,7 +115,9 @@ function merged(results) {
     errorCount: results.reduce((sum, r) => sum + r.errorCount, 0),
     elapsedMs: results.reduce((sum, r) => sum + r.elapsedMs, 0),
     loopDelayMaxMs: Math.max(...results.map((r) => r.loopDelayMaxMs)),
-    cpuPerCallMs: results.reduce((sum, r) => sum + r.cpuPerCallMs * (r.latencies.length + r.connectTimes.length), 0) / Math.max(1, answered),
+    cpuPerCallMs:
+      results.reduce((sum, r) => sum + r.cpuPerCallMs * (r.latencies.length + r.connectTimes.length), 0) /
+      Math.max(1, answered),
   };
 }
 
@@ -131,32 +143,71 @@ export default async function run() {
   const echo = await startStatefulEchoServer();
   try {
     const project = host.projects.add(workspace);
-    for (let i = 0; i < 5; i += 1) host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: `thread ${i}`, createdBy: "user", creationSource: "cli" });
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "load bench" }).token;
+    for (let i = 0; i < 5; i += 1)
+      host.threads.createThread({
+        projectId: project.id,
+        providerInstanceId: "scripted",
+        title: `thread ${i}`,
+        createdBy: "user",
+        creationSource: "cli",
+      });
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "load bench" }).token;
     // The echo answers as many bytes as Switchyard's answer to the same call.
     const probe = new Client({ name: "probe", version: "1.0.0" });
-    await probe.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    const size = answerSize(await probe.callTool({ name: "t3_thread_list", arguments: { projectId: project.id, limit: 5 } }));
+    await probe.connect(
+      new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const size = answerSize(
+      await probe.callTool({ name: "t3_thread_list", arguments: { projectId: project.id, limit: 5 } }),
+    );
     await probe.close();
     const oursRounds = [];
     const floorRounds = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      oursRounds.push(await loadFrom({ url: server.mcpUrl, token, tool: "t3_thread_list", args: { projectId: project.id, limit: 5 } }));
+      oursRounds.push(
+        await loadFrom({
+          url: server.mcpUrl,
+          token,
+          tool: "t3_thread_list",
+          args: { projectId: project.id, limit: 5 },
+        }),
+      );
       floorRounds.push(await loadFrom({ url: echo.url, token: null, tool: "echo", args: { text: "hi", size } }));
     }
     const ours = merged(oursRounds);
     const floor = merged(floorRounds);
-    const row = (metric, pick, unit = "ms") => ({ metric, value: pick(ours), unit, baseline: pick(floor), ratio: pick(ours) / pick(floor) });
+    const row = (metric, pick, unit = "ms") => ({
+      metric,
+      value: pick(ours),
+      unit,
+      baseline: pick(floor),
+      ratio: pick(ours) / pick(floor),
+    });
     const tail = (r) => percentile(r.latencies, 99) / percentile(r.latencies, 50);
     const met = ours.errorCount === 0 && tail(ours) <= TAIL_GOAL;
     const calls = CLIENTS * CALLS_PER_CLIENT * ROUNDS;
     return {
       name: `MCP endpoint under ${CLIENTS} concurrent clients`,
       rows: [
-        { ...row(`tool call p50, ${CLIENTS} clients (t3_thread_list vs stateful SDK echo)`, (r) => percentile(r.latencies, 50)), note: `${CLIENTS} MCP SDK clients x ${CALLS_PER_CLIENT} calls, ${ROUNDS} alternating rounds per target; the echo answers ${size} bytes like Switchyard; goal <= 1.2x` },
+        {
+          ...row(`tool call p50, ${CLIENTS} clients (t3_thread_list vs stateful SDK echo)`, (r) =>
+            percentile(r.latencies, 50),
+          ),
+          note: `${CLIENTS} MCP SDK clients x ${CALLS_PER_CLIENT} calls, ${ROUNDS} alternating rounds per target; the echo answers ${size} bytes like Switchyard; goal <= 1.2x`,
+        },
         row(`tool call p99, ${CLIENTS} clients`, (r) => percentile(r.latencies, 99)),
         row("tool call max", (r) => r.latencies.at(-1)),
-        { metric: `p99 / own p50, ${CLIENTS} clients`, value: tail(ours), baseline: tail(floor), ratio: tail(ours) / tail(floor), note: `goal: Switchyard's own ratio <= ${TAIL_GOAL}` },
+        {
+          metric: `p99 / own p50, ${CLIENTS} clients`,
+          value: tail(ours),
+          baseline: tail(floor),
+          ratio: tail(ours) / tail(floor),
+          note: `goal: Switchyard's own ratio <= ${TAIL_GOAL}`,
+        },
         {
           metric: "errors (30 s client timeouts included)",
           value: ours.errorCount,
@@ -166,8 +217,14 @@ export default async function run() {
         { metric: `goal (0 errors, p99 <= ${TAIL_GOAL} x p50)`, value: met ? "met" : "NOT MET" },
         row("connect (initialize) p99", (r) => percentile(r.connectTimes, 99)),
         row("calls per second", (r) => r.latencies.length / (r.elapsedMs / 1000), "/s"),
-        { ...row("server event-loop delay max", (r) => r.loopDelayMaxMs), note: "the longest the server's event loop was held" },
-        { ...row("server CPU per call", (r) => r.cpuPerCallMs), note: "the server process's CPU time over calls and connects answered" },
+        {
+          ...row("server event-loop delay max", (r) => r.loopDelayMaxMs),
+          note: "the longest the server's event loop was held",
+        },
+        {
+          ...row("server CPU per call", (r) => r.cpuPerCallMs),
+          note: "the server process's CPU time over calls and connects answered",
+        },
       ],
     };
   } finally {
@@ -180,7 +237,11 @@ export default async function run() {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--load-clients") {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(process.argv[1]).href &&
+  process.argv[2] === "--load-clients"
+) {
   let input = "";
   for await (const chunk of process.stdin) input += chunk;
   process.stdout.write(JSON.stringify(await runClients(JSON.parse(input))));

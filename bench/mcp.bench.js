@@ -48,7 +48,9 @@ async function roundTrips(sides) {
   const onArrival = ({ request }) => arrivals.set(request, performance.now());
   const onAnswered = ({ request }) => {
     const modern = request.headers["mcp-protocol-version"] === "2026-07-28";
-    const index = sides.findIndex((side) => side.port === request.socket.localPort && (side.modern ?? false) === modern);
+    const index = sides.findIndex(
+      (side) => side.port === request.socket.localPort && (side.modern ?? false) === modern,
+    );
     if (index >= 0 && arrivals.has(request)) serverTimes[index].push(performance.now() - arrivals.get(request));
   };
   dc.subscribe("http.server.request.start", onArrival);
@@ -67,19 +69,32 @@ async function roundTrips(sides) {
     dc.unsubscribe("http.server.request.start", onArrival);
     dc.unsubscribe("http.server.response.finish", onAnswered);
   }
-  return { times: times.map((list) => list.sort((a, b) => a - b)), serverTimes: serverTimes.map((list) => list.sort((a, b) => a - b)) };
+  return {
+    times: times.map((list) => list.sort((a, b) => a - b)),
+    serverTimes: serverTimes.map((list) => list.sort((a, b) => a - b)),
+  };
 }
 
 async function connect(url, token) {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+    ),
+  );
   return client;
 }
 
 /** The SDK's v2 client pinned to 2026-07-28: one server/discover at connect, then each call stateless. */
 async function connectModern(url, token) {
-  const client = new ModernClient({ name: "bench", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new ModernTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}));
+  const client = new ModernClient(
+    { name: "bench", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
+  );
   return client;
 }
 
@@ -90,7 +105,14 @@ export default async function run() {
     home,
     builtinPluginsDir: null,
     logger: createSilentLogger(),
-    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "parent", driver: "scripted" }, { id: "child", driver: "scripted" }], budgets: { maxTasksPerRootThread: 10_000 } },
+    config: {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [
+        { id: "parent", driver: "scripted" },
+        { id: "child", driver: "scripted" },
+      ],
+      budgets: { maxTasksPerRootThread: 10_000 },
+    },
   });
   // startServer starts the host once the MCP endpoint is wired.
   const server = await startServer(host, { port: 0 });
@@ -98,7 +120,9 @@ export default async function run() {
   const modernEcho = await startModernEchoServer();
   try {
     const project = host.projects.add(workspace);
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const ours = await connect(server.mcpUrl, token);
     const baseline = await connect(echo.url, null);
     const oursModern = await connectModern(server.mcpUrl, token);
@@ -112,13 +136,26 @@ export default async function run() {
       { client: ours, port: server.port, name: "t3_thread_list", args: { projectId: project.id } },
       { client: baseline, port: Number(new URL(echo.url).port), name: "echo", args: { text: "hi", size } },
       { client: oursModern, port: server.port, modern: true, name: "t3_thread_list", args: { projectId: project.id } },
-      { client: baselineModern, port: Number(new URL(modernEcho.url).port), modern: true, name: "echo", args: { text: "hi", size } },
+      {
+        client: baselineModern,
+        port: Number(new URL(modernEcho.url).port),
+        modern: true,
+        name: "echo",
+        args: { text: "hi", size },
+      },
     ]);
 
     // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
     const runOnce = async (prompt) => {
       const start = performance.now();
-      const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: "parent", prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+      const { thread } = host.threads.createThread({
+        projectId: project.id,
+        providerInstanceId: "parent",
+        prompt,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       const result = await host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
       if (result.run?.status !== "completed") throw new Error(`run ended ${result.run?.status}`);
       return performance.now() - start;
@@ -131,15 +168,28 @@ export default async function run() {
     // Only the runs of the first pair are wake samples (the connected pair below is not).
     let measuringWake = false;
     const onResponse = ({ request }) => {
-      if (measuringWake && childTerminalAt !== null && request.url.startsWith("/mcp") && answered.length === wakes.length) answered.push(performance.now() - childTerminalAt);
+      if (
+        measuringWake &&
+        childTerminalAt !== null &&
+        request.url.startsWith("/mcp") &&
+        answered.length === wakes.length
+      )
+        answered.push(performance.now() - childTerminalAt);
     };
     dc.subscribe("http.server.response.finish", onResponse);
     const unsubscribe = host.engine.onEvents((events) => {
       const at = performance.now();
       if (!measuringWake) return;
       for (const event of events) {
-        if (event.entity === "run" && event.record.delegatedTaskId && event.record.status === "completed") childTerminalAt = at;
-        if (childTerminalAt !== null && event.entity === "item" && event.record.kind === "tool_call" && event.record.status === "completed" && event.record.data.name?.endsWith("delegate_task")) {
+        if (event.entity === "run" && event.record.delegatedTaskId && event.record.status === "completed")
+          childTerminalAt = at;
+        if (
+          childTerminalAt !== null &&
+          event.entity === "item" &&
+          event.record.kind === "tool_call" &&
+          event.record.status === "completed" &&
+          event.record.data.name?.endsWith("delegate_task")
+        ) {
           wakes.push(at - childTerminalAt);
           if (answered.length < wakes.length) answered.push(NaN);
           childTerminalAt = null;
@@ -159,16 +209,28 @@ export default async function run() {
     // are warmed the same way), and with n samples the p99 is nearly the slowest one.
     for (let i = 0; i < DELEGATION_WARMUP; i += 1) {
       await runOnce(`@@reply warm-plain-${i}`);
-      await runOnce(`@@tool delegate_task ${JSON.stringify({ task: `@@reply warm-child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`);
-      await runOnce(`${connectCall}\n@@tool delegate_task ${JSON.stringify({ task: `@@reply warm-connected-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`);
+      await runOnce(
+        `@@tool delegate_task ${JSON.stringify({ task: `@@reply warm-child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`,
+      );
+      await runOnce(
+        `${connectCall}\n@@tool delegate_task ${JSON.stringify({ task: `@@reply warm-connected-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`,
+      );
     }
     for (let i = 0; i < DELEGATION_RUNS; i += 1) {
       plain.push(await runOnce(`@@reply plain-${i}`));
       measuringWake = true;
-      delegated.push(await runOnce(`@@tool delegate_task ${JSON.stringify({ task: `@@reply child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`));
+      delegated.push(
+        await runOnce(
+          `@@tool delegate_task ${JSON.stringify({ task: `@@reply child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`,
+        ),
+      );
       measuringWake = false;
       connectedPlain.push(await runOnce(`${connectCall}\n@@reply connected-plain-${i}`));
-      connectedDelegated.push(await runOnce(`${connectCall}\n@@tool delegate_task ${JSON.stringify({ task: `@@reply connected-child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`));
+      connectedDelegated.push(
+        await runOnce(
+          `${connectCall}\n@@tool delegate_task ${JSON.stringify({ task: `@@reply connected-child-${i}`, target: { providerInstanceId: "child" }, mode: "wait" })}`,
+        ),
+      );
     }
     unsubscribe();
     dc.unsubscribe("http.server.response.finish", onResponse);
@@ -186,13 +248,62 @@ export default async function run() {
     return {
       name: "MCP endpoint",
       rows: [
-        { metric: "tool call round trip p50 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 50), unit: "ms", baseline: percentile(echoTimes, 50), ratio: percentile(oursTimes, 50) / percentile(echoTimes, 50), note: `baseline: MCP SDK echo server, stateful (session reused, JSON answers, an answer of the same size), loopback; goal <= 1.0x; n=${oursTimes.length} each` },
-        { metric: "tool call round trip p99 (t3_thread_list vs stateful SDK echo)", value: percentile(oursTimes, 99), unit: "ms", baseline: percentile(echoTimes, 99), ratio: percentile(oursTimes, 99) / percentile(echoTimes, 99), note: "goal <= 1.2x" },
-        { metric: "2026-07-28 tool call round trip p50 (t3_thread_list vs the v2 SDK's own server)", value: percentile(oursModernTimes, 50), unit: "ms", baseline: percentile(echoModernTimes, 50), ratio: percentile(oursModernTimes, 50) / percentile(echoModernTimes, 50), note: `baseline: MCP SDK v2 echo on createMcpHandler (stateless, per request, as the revision is), v2 clients pinned to 2026-07-28, an answer of the same size; goal <= 1.0x; n=${oursModernTimes.length} each` },
-        { metric: "2026-07-28 tool call round trip p99 (t3_thread_list vs the v2 SDK's own server)", value: percentile(oursModernTimes, 99), unit: "ms", baseline: percentile(echoModernTimes, 99), ratio: percentile(oursModernTimes, 99) / percentile(echoModernTimes, 99), note: "goal <= 1.2x" },
-        { metric: "server's share of a tool call p50 (request arrived -> response handed to the socket)", value: percentile(oursServer, 50), unit: "ms", baseline: percentile(echoServer, 50), ratio: percentile(oursServer, 50) / percentile(echoServer, 50), note: `context: the round trip without the SDK client and loopback both sides share; p99 ${percentile(oursServer, 99)?.toFixed(3)} vs ${percentile(echoServer, 99)?.toFixed(3)} ms; n=${oursServer.length}/${echoServer.length}` },
-        { metric: "2026-07-28 server's share of a tool call p50", value: percentile(oursModernServer, 50), unit: "ms", baseline: percentile(echoModernServer, 50), ratio: percentile(oursModernServer, 50) / percentile(echoModernServer, 50), note: `context: as above, against the v2 SDK's own server; p99 ${percentile(oursModernServer, 99)?.toFixed(3)} vs ${percentile(echoModernServer, 99)?.toFixed(3)} ms; n=${oursModernServer.length}/${echoModernServer.length}` },
-        { metric: "parent run with delegate_task(wait) vs without, p50", value: percentile(delegated, 50), unit: "ms", baseline: percentile(plain, 50), ratio: percentile(delegated, 50) / percentile(plain, 50), note: "baseline: the same parent run replying without delegating; zero-latency scripted providers; goal <= 3x" },
+        {
+          metric: "tool call round trip p50 (t3_thread_list vs stateful SDK echo)",
+          value: percentile(oursTimes, 50),
+          unit: "ms",
+          baseline: percentile(echoTimes, 50),
+          ratio: percentile(oursTimes, 50) / percentile(echoTimes, 50),
+          note: `baseline: MCP SDK echo server, stateful (session reused, JSON answers, an answer of the same size), loopback; goal <= 1.0x; n=${oursTimes.length} each`,
+        },
+        {
+          metric: "tool call round trip p99 (t3_thread_list vs stateful SDK echo)",
+          value: percentile(oursTimes, 99),
+          unit: "ms",
+          baseline: percentile(echoTimes, 99),
+          ratio: percentile(oursTimes, 99) / percentile(echoTimes, 99),
+          note: "goal <= 1.2x",
+        },
+        {
+          metric: "2026-07-28 tool call round trip p50 (t3_thread_list vs the v2 SDK's own server)",
+          value: percentile(oursModernTimes, 50),
+          unit: "ms",
+          baseline: percentile(echoModernTimes, 50),
+          ratio: percentile(oursModernTimes, 50) / percentile(echoModernTimes, 50),
+          note: `baseline: MCP SDK v2 echo on createMcpHandler (stateless, per request, as the revision is), v2 clients pinned to 2026-07-28, an answer of the same size; goal <= 1.0x; n=${oursModernTimes.length} each`,
+        },
+        {
+          metric: "2026-07-28 tool call round trip p99 (t3_thread_list vs the v2 SDK's own server)",
+          value: percentile(oursModernTimes, 99),
+          unit: "ms",
+          baseline: percentile(echoModernTimes, 99),
+          ratio: percentile(oursModernTimes, 99) / percentile(echoModernTimes, 99),
+          note: "goal <= 1.2x",
+        },
+        {
+          metric: "server's share of a tool call p50 (request arrived -> response handed to the socket)",
+          value: percentile(oursServer, 50),
+          unit: "ms",
+          baseline: percentile(echoServer, 50),
+          ratio: percentile(oursServer, 50) / percentile(echoServer, 50),
+          note: `context: the round trip without the SDK client and loopback both sides share; p99 ${percentile(oursServer, 99)?.toFixed(3)} vs ${percentile(echoServer, 99)?.toFixed(3)} ms; n=${oursServer.length}/${echoServer.length}`,
+        },
+        {
+          metric: "2026-07-28 server's share of a tool call p50",
+          value: percentile(oursModernServer, 50),
+          unit: "ms",
+          baseline: percentile(echoModernServer, 50),
+          ratio: percentile(oursModernServer, 50) / percentile(echoModernServer, 50),
+          note: `context: as above, against the v2 SDK's own server; p99 ${percentile(oursModernServer, 99)?.toFixed(3)} vs ${percentile(echoModernServer, 99)?.toFixed(3)} ms; n=${oursModernServer.length}/${echoModernServer.length}`,
+        },
+        {
+          metric: "parent run with delegate_task(wait) vs without, p50",
+          value: percentile(delegated, 50),
+          unit: "ms",
+          baseline: percentile(plain, 50),
+          ratio: percentile(delegated, 50) / percentile(plain, 50),
+          note: "baseline: the same parent run replying without delegating; zero-latency scripted providers; goal <= 3x",
+        },
         {
           metric: "parent run with delegate_task(wait) vs without, harness MCP already connected, p50",
           value: percentile(connectedDelegated, 50),
@@ -201,9 +312,24 @@ export default async function run() {
           ratio: percentile(connectedDelegated, 50) / percentile(connectedPlain, 50),
           note: "context: both runs first make the same t3_thread_list call, so the harness's MCP connect is on both sides (as for a harness connecting at session start)",
         },
-        { metric: "child terminal commit -> parent answered, p50", value: percentile(answered, 50), unit: "ms", note: `the delegate_task HTTP response handed to the socket; goal <= 1 ms; n=${answered.length}` },
-        { metric: "child terminal commit -> parent answered, p99", value: percentile(answered, 99), unit: "ms", note: "goal <= 3 ms" },
-        { metric: "child terminal commit -> parent's tool result recorded, p50", value: percentile(wakes, 50), unit: "ms", note: `context: also the harness side (its MCP client reads the answer, the host ingests the tool result); p99 ${percentile(wakes, 99)?.toFixed(2)} ms` },
+        {
+          metric: "child terminal commit -> parent answered, p50",
+          value: percentile(answered, 50),
+          unit: "ms",
+          note: `the delegate_task HTTP response handed to the socket; goal <= 1 ms; n=${answered.length}`,
+        },
+        {
+          metric: "child terminal commit -> parent answered, p99",
+          value: percentile(answered, 99),
+          unit: "ms",
+          note: "goal <= 3 ms",
+        },
+        {
+          metric: "child terminal commit -> parent's tool result recorded, p50",
+          value: percentile(wakes, 50),
+          unit: "ms",
+          note: `context: also the harness side (its MCP client reads the answer, the host ingests the tool result); p99 ${percentile(wakes, 99)?.toFixed(2)} ms`,
+        },
       ],
     };
   } finally {

@@ -103,12 +103,17 @@ async function startDirect(binary, home, config, dataRoot) {
 
 async function directPrompt(client, sessionID, text, expected) {
   const result = await client.session.prompt({ sessionID, parts: [{ type: "text", text }] });
-  const answer = (result.data?.parts ?? []).filter((part) => part.type === "text").map((part) => part.text).join("");
-  if (!answer.includes(expected)) throw new Error(`direct prompt answered ${JSON.stringify(answer)}: ${JSON.stringify(result.error ?? null)}`);
+  const answer = (result.data?.parts ?? [])
+    .filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("");
+  if (!answer.includes(expected))
+    throw new Error(`direct prompt answered ${JSON.stringify(answer)}: ${JSON.stringify(result.error ?? null)}`);
 }
 
 export default async function run() {
-  if (!openCodePlugin.drivers.some((driver) => driver.driverKind === "opencode")) throw new Error("plugins/opencode/dist does not export the opencode driver");
+  if (!openCodePlugin.drivers.some((driver) => driver.driverKind === "opencode"))
+    throw new Error("plugins/opencode/dist does not export the opencode driver");
   const server = await ScriptedModelServer.start();
   const home = await createOpenCodeHome({ modelServerUrl: server.url });
   const binary = openCodeBinary();
@@ -173,7 +178,13 @@ export default async function run() {
       // Warm: the thread's session is still open (the host closes idle sessions after 15 min).
       warm.host.push(
         await timed(async () => {
-          const sent = lab.host.threads.send({ threadId, text: `again ${i} @@reply again-${i}`, mode: "auto", createdBy: "user", creationSource: "cli" });
+          const sent = lab.host.threads.send({
+            threadId,
+            text: `again ${i} @@reply again-${i}`,
+            mode: "auto",
+            createdBy: "user",
+            creationSource: "cli",
+          });
           const done = await lab.waitForRun(threadId, { runId: sent.runId });
           if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
         }),
@@ -182,7 +193,11 @@ export default async function run() {
         const direct = await startDirect(binary, home, directConfig, dataRoot);
         live = { direct, sessionID: (await direct.client.session.create({ title: "bench warm" })).data.id };
       }
-      warm.direct.push(await timed(() => directPrompt(live.direct.client, live.sessionID, `again ${i} @@reply again-${i}`, `again-${i}`)));
+      warm.direct.push(
+        await timed(() =>
+          directPrompt(live.direct.client, live.sessionID, `again ${i} @@reply again-${i}`, `again-${i}`),
+        ),
+      );
     }
   } finally {
     await live?.direct.stop();
@@ -199,9 +214,21 @@ export default async function run() {
   return {
     name: "opencode-turn",
     rows: [
-      row("session start: adapter.openSession (opencode serve, events, session)", start, `median of ${ITERATIONS}; baseline: spawn opencode serve + session.create with the SDK`),
-      row("cold turn: createThread → run completed (a server starts)", cold, `median of ${ITERATIONS}; baseline: spawn + session.create + session.prompt`),
-      row("warm turn: send → run completed (session open)", warm, `median of ${ITERATIONS}; baseline: session.prompt on a live server`),
+      row(
+        "session start: adapter.openSession (opencode serve, events, session)",
+        start,
+        `median of ${ITERATIONS}; baseline: spawn opencode serve + session.create with the SDK`,
+      ),
+      row(
+        "cold turn: createThread → run completed (a server starts)",
+        cold,
+        `median of ${ITERATIONS}; baseline: spawn + session.create + session.prompt`,
+      ),
+      row(
+        "warm turn: send → run completed (session open)",
+        warm,
+        `median of ${ITERATIONS}; baseline: session.prompt on a live server`,
+      ),
     ],
   };
 }

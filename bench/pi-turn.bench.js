@@ -58,7 +58,11 @@ function samePiLaunch(sessionDir) {
       i += 1;
     } else args.push(launch.args[i]);
   }
-  return { binary: { name: "pi", packageName: "pi", version: "same-launch", env: {}, command: launch.command, args: [] }, args, env: launch.env ?? process.env };
+  return {
+    binary: { name: "pi", packageName: "pi", version: "same-launch", env: {}, command: launch.command, args: [] },
+    args,
+    env: launch.env ?? process.env,
+  };
 }
 
 const median = (values) => {
@@ -83,7 +87,8 @@ async function timed(fn) {
 }
 
 export default async function run() {
-  if (!piPlugin.drivers.some((driver) => driver.driverKind === "pi")) throw new Error("plugins/pi/dist does not export the pi driver");
+  if (!piPlugin.drivers.some((driver) => driver.driverKind === "pi"))
+    throw new Error("plugins/pi/dist does not export the pi driver");
   const server = await ScriptedModelServer.start();
   const home = await createPiHome({ modelServerUrl: server.url });
   const pi = resolveHarnessBinary("pi", { searchFrom: here });
@@ -112,7 +117,10 @@ export default async function run() {
       );
       cold.direct.push(
         await timed(async () => {
-          const exit = await runHarness(pi, [...home.args, "--no-session", "-p", prompt], { cwd: home.cwd, env: home.env });
+          const exit = await runHarness(pi, [...home.args, "--no-session", "-p", prompt], {
+            cwd: home.cwd,
+            env: home.env,
+          });
           if (exit.code !== 0 || !exit.stdout.includes(`ok-${i}`)) throw new Error(`pi -p failed: ${exit.stderr}`);
         }),
       );
@@ -121,7 +129,8 @@ export default async function run() {
     // Warm: one thread whose session stays open (the host closes idle sessions after 15 min),
     // and the two rpc processes, each given one untimed turn first.
     const threadId = lab.createThread(INSTANCE, "warm thread @@reply ready", { runtimeMode: "full-access" });
-    if ((await lab.waitForRun(threadId)).status !== "completed") throw new Error("the warm thread's first run did not complete");
+    if ((await lab.waitForRun(threadId)).status !== "completed")
+      throw new Error("the warm thread's first run did not complete");
     const sendOnce = (text) =>
       timed(async () => {
         const sent = lab.host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
@@ -129,7 +138,11 @@ export default async function run() {
         if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
       });
     await sendOnce("first warm @@reply ok");
-    rpc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], { cwd: home.cwd, env: home.env, stdin: "pipe" });
+    rpc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], {
+      cwd: home.cwd,
+      env: home.env,
+      stdin: "pipe",
+    });
     const ready = rpc.waitForJsonLine((e) => e.id === "ready", 60_000);
     rpc.writeLine({ id: "ready", type: "get_state" });
     await ready;
@@ -164,8 +177,16 @@ export default async function run() {
   return {
     name: "pi-turn",
     rows: [
-      row("cold turn: createThread → run completed (pi starts)", cold, `median of ${ITERATIONS}; baseline: pi -p with the same scripted model`),
-      row("warm Pi turn through the plugin vs driving pi --mode rpc directly (send → run completed, session open)", warm, `median of ${WARM_ITERATIONS}; goal <= 1.1x; baseline: prompt → agent_end on a pi --mode rpc --no-session the bench drives`),
+      row(
+        "cold turn: createThread → run completed (pi starts)",
+        cold,
+        `median of ${ITERATIONS}; baseline: pi -p with the same scripted model`,
+      ),
+      row(
+        "warm Pi turn through the plugin vs driving pi --mode rpc directly (send → run completed, session open)",
+        warm,
+        `median of ${WARM_ITERATIONS}; goal <= 1.1x; baseline: prompt → agent_end on a pi --mode rpc --no-session the bench drives`,
+      ),
       row(
         "warm Pi turn through the plugin vs the same pi launch driven directly",
         warmSame,

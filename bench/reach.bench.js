@@ -25,7 +25,14 @@ async function environment(name, address) {
     home,
     builtinPluginsDir: null,
     logger: createSilentLogger(),
-    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "parent", driver: "scripted" }, { id: "child", driver: "scripted" }], budgets: { maxTasksPerRootThread: 10_000 } },
+    config: {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [
+        { id: "parent", driver: "scripted" },
+        { id: "child", driver: "scripted" },
+      ],
+      budgets: { maxTasksPerRootThread: 10_000 },
+    },
   });
   const server = await startServer(host, { port: 0, listen: { host: address } });
   const project = host.projects.add(workspace);
@@ -46,21 +53,40 @@ export default async function run() {
   const a = await environment("a", "127.0.0.2");
   const b = await environment("b", "127.0.0.3");
   try {
-    const issued = b.host.container.resolve(ReachGrants).issue({ for: "a", projects: "*", verbs: ["delegate", "read"], maxRuntimeMode: "full-access", ttlMs: 3_600_000 });
+    const issued = b.host.container
+      .resolve(ReachGrants)
+      .issue({ for: "a", projects: "*", verbs: ["delegate", "read"], maxRuntimeMode: "full-access", ttlMs: 3_600_000 });
     a.host.container.resolve(ReachLinks).add({ name: "b", url: b.server.url, secret: issued.secret });
     const runOnce = async (delegation) => {
       const start = performance.now();
-      const { thread } = a.host.threads.createThread({ projectId: a.project.id, providerInstanceId: "parent", prompt: `@@tool delegate_task ${JSON.stringify(delegation)}`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+      const { thread } = a.host.threads.createThread({
+        projectId: a.project.id,
+        providerInstanceId: "parent",
+        prompt: `@@tool delegate_task ${JSON.stringify(delegation)}`,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       const result = await a.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 60_000 });
       if (result.run?.status !== "completed") throw new Error(`run ended ${result.run?.status}`);
-      if (!String(result.run.summary ?? "").includes(delegation.task.replace("@@reply ", ""))) throw new Error(`the parent did not get the child's answer: ${result.run.summary}`);
+      if (!String(result.run.summary ?? "").includes(delegation.task.replace("@@reply ", "")))
+        throw new Error(`the parent did not get the child's answer: ${result.run.summary}`);
       return performance.now() - start;
     };
     const local = [];
     const remote = [];
     for (let i = -3; i < ROUNDS; i += 1) {
-      const localTime = await runOnce({ task: `@@reply local-${i}`, target: { providerInstanceId: "child" }, mode: "wait" });
-      const remoteTime = await runOnce({ task: `@@reply remote-${i}`, target: { providerInstanceId: "child" }, mode: "wait", environmentId: "b" });
+      const localTime = await runOnce({
+        task: `@@reply local-${i}`,
+        target: { providerInstanceId: "child" },
+        mode: "wait",
+      });
+      const remoteTime = await runOnce({
+        task: `@@reply remote-${i}`,
+        target: { providerInstanceId: "child" },
+        mode: "wait",
+        environmentId: "b",
+      });
       // The first rounds warm up both paths (connections, prepared statements, sessions).
       if (i >= 0) {
         local.push(localTime);
@@ -72,8 +98,22 @@ export default async function run() {
     return {
       name: "Delegation across environments",
       rows: [
-        { metric: "parent run with delegate_task(wait) to B, p50", value: percentile(remote, 50), unit: "ms", baseline: percentile(local, 50), ratio: percentile(remote, 50) / percentile(local, 50), note: "baseline: the same delegation on A itself; A on 127.0.0.2, B on 127.0.0.3; goal <= 1.5x" },
-        { metric: "parent run with delegate_task(wait) to B, p90", value: percentile(remote, 90), unit: "ms", baseline: percentile(local, 90), ratio: percentile(remote, 90) / percentile(local, 90), note: `n=${remote.length} each` },
+        {
+          metric: "parent run with delegate_task(wait) to B, p50",
+          value: percentile(remote, 50),
+          unit: "ms",
+          baseline: percentile(local, 50),
+          ratio: percentile(remote, 50) / percentile(local, 50),
+          note: "baseline: the same delegation on A itself; A on 127.0.0.2, B on 127.0.0.3; goal <= 1.5x",
+        },
+        {
+          metric: "parent run with delegate_task(wait) to B, p90",
+          value: percentile(remote, 90),
+          unit: "ms",
+          baseline: percentile(local, 90),
+          ratio: percentile(remote, 90) / percentile(local, 90),
+          note: `n=${remote.length} each`,
+        },
       ],
     };
   } finally {

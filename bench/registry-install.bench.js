@@ -51,11 +51,15 @@ export default async function run() {
     const archive = join(work, "agent-linux-x64.tar.gz");
     await exec("tar", ["-czf", archive, "-C", source, "."]);
     const archiveBytes = (await stat(archive)).size;
-    const sha256 = createHash("sha256").update(await readFile(archive)).digest("hex");
+    const sha256 = createHash("sha256")
+      .update(await readFile(archive))
+      .digest("hex");
 
     // The registry is another machine in real life: it serves from its own process here, so
     // sending 50 MB does not run on the event loop of the install being measured.
-    server = spawn(process.execPath, ["-e", REGISTRY_SERVER, archive, String(archiveBytes), sha256, PLATFORM], { stdio: ["ignore", "pipe", "inherit"] });
+    server = spawn(process.execPath, ["-e", REGISTRY_SERVER, archive, String(archiveBytes), sha256, PLATFORM], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const port = await new Promise((resolve, reject) => {
       server.once("exit", (code) => reject(new Error(`registry server exited ${code}`)));
       createInterface({ input: server.stdout }).once("line", (line) => resolve(Number(line)));
@@ -88,7 +92,8 @@ export default async function run() {
       name: "registry-install",
       rows: [
         {
-          metric: "registry binary install vs sha256sum + tar -xzf (download, sha256, entry checks and extraction in one streaming pass)",
+          metric:
+            "registry binary install vs sha256sum + tar -xzf (download, sha256, entry checks and extraction in one streaming pass)",
           value: oursMedian,
           unit: "s",
           baseline: baselineMedian,

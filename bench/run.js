@@ -12,7 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2);
-const files = (await readdir(here)).filter((f) => f.endsWith(".bench.js")).sort()
+const files = (await readdir(here))
+  .filter((f) => f.endsWith(".bench.js"))
+  .sort()
   .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)));
 
 const load = () => loadavg().map((n) => Number(n.toFixed(2)));
@@ -29,7 +31,8 @@ for (const file of files) {
     for (const row of report.rows) {
       const value = typeof row.value === "number" ? row.value.toFixed(3) : String(row.value);
       const parts = [`  ${row.metric}: ${value}${row.unit ? " " + row.unit : ""}`];
-      if (row.baseline !== undefined) parts.push(`baseline ${Number(row.baseline).toFixed(3)}${row.unit ? " " + row.unit : ""}`);
+      if (row.baseline !== undefined)
+        parts.push(`baseline ${Number(row.baseline).toFixed(3)}${row.unit ? " " + row.unit : ""}`);
       if (row.ratio !== undefined) parts.push(`ratio ${Number(row.ratio).toFixed(2)}x`);
       if (row.note) parts.push(`(${row.note})`);
       process.stdout.write(parts.join("  ") + "\n");
@@ -43,5 +46,8 @@ for (const file of files) {
 }
 await mkdir(join(here, "results"), { recursive: true });
 const resultsFile = join(here, "results", `bench-${Date.now()}.json`);
-await writeFile(resultsFile, JSON.stringify({ node: process.version, cores: availableParallelism(), filters, reports }, null, 2));
+await writeFile(
+  resultsFile,
+  JSON.stringify({ node: process.version, cores: availableParallelism(), filters, reports }, null, 2),
+);
 process.stdout.write(`\nresults: ${resultsFile}\n`);

@@ -26,17 +26,39 @@ async function hostFor(withUsage, withBudgets = true) {
       pricing: { models: { "bench-model": { input: 1, output: 2 } } },
     },
     // Every other reaction stays: the baseline differs by the usage bookkeeping alone.
-    ...(withUsage ? {} : { overrides: (c) => c.register(TOKENS.EngineReactions, { useFactory: (r) => ENGINE_REACTIONS.filter((reaction) => reaction !== UsageReaction).map((reaction) => r.resolve(reaction)) }) }),
+    ...(withUsage
+      ? {}
+      : {
+          overrides: (c) =>
+            c.register(TOKENS.EngineReactions, {
+              useFactory: (r) =>
+                ENGINE_REACTIONS.filter((reaction) => reaction !== UsageReaction).map((reaction) =>
+                  r.resolve(reaction),
+                ),
+            }),
+        }),
   });
   host.start();
   const project = host.projects.add(workspace);
-  const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: "alpha", model: "bench-model", createdBy: "user", creationSource: "cli" });
+  const { thread } = host.threads.createThread({
+    projectId: project.id,
+    providerInstanceId: "alpha",
+    model: "bench-model",
+    createdBy: "user",
+    creationSource: "cli",
+  });
   return { host, threadId: thread.id, dirs: [home, workspace] };
 }
 
 async function turn({ host, threadId }) {
   const start = performance.now();
-  const { runId } = host.threads.send({ threadId, text: "@@usage in=1200 out=80 cached=300 @@reply ok", mode: "queue", createdBy: "user", creationSource: "cli" });
+  const { runId } = host.threads.send({
+    threadId,
+    text: "@@usage in=1200 out=80 cached=300 @@reply ok",
+    mode: "queue",
+    createdBy: "user",
+    creationSource: "cli",
+  });
   const result = await host.threads.waitForRun({ threadId, runId, timeoutMs: 30_000 });
   if (result.run?.status !== "completed") throw new Error(`turn ended ${result.run?.status}`);
   return performance.now() - start;
@@ -95,11 +117,31 @@ export default async function run() {
     return {
       name: "usage bookkeeping",
       rows: [
-        { metric: "scripted turn with usage records and budget checks, p50", value: p50, unit: "ms", baseline, ratio: p50 / baseline, note: "baseline: the same turn, every engine reaction but usage; goal < 1.05x" },
+        {
+          metric: "scripted turn with usage records and budget checks, p50",
+          value: p50,
+          unit: "ms",
+          baseline,
+          ratio: p50 / baseline,
+          note: "baseline: the same turn, every engine reaction but usage; goal < 1.05x",
+        },
         { metric: "overhead per turn, p50", value: p50 - baseline, unit: "ms" },
-        { metric: "usage bookkeeping in the turn's transaction (record, running totals, budget checks), p50", value: bookkeeping, unit: "ms", baseline, ratio: bookkeeping / baseline, note: "share of a scripted turn; goal < 0.05" },
+        {
+          metric: "usage bookkeeping in the turn's transaction (record, running totals, budget checks), p50",
+          value: bookkeeping,
+          unit: "ms",
+          baseline,
+          ratio: bookkeeping / baseline,
+          note: "share of a scripted turn; goal < 0.05",
+        },
         { metric: "usage bookkeeping, no budgets configured, p50", value: unbudgetedBookkeeping, unit: "ms" },
-        { metric: "scripted turn with usage records, no budgets configured, p50", value: unbudgetedP50, unit: "ms", baseline, ratio: unbudgetedP50 / baseline },
+        {
+          metric: "scripted turn with usage records, no budgets configured, p50",
+          value: unbudgetedP50,
+          unit: "ms",
+          baseline,
+          ratio: unbudgetedP50 / baseline,
+        },
       ],
     };
   } finally {

@@ -30,13 +30,28 @@ function bundleRows() {
     sizes[kind].gzip += gzipSync(content, { level: 9 }).length;
   }
   return [
-    { metric: "bundle JS gzipped", value: sizes.js.gzip / 1024, unit: "kB", note: `goal < ${BUNDLE_GOAL_KB} kB; ${(sizes.js.raw / 1024).toFixed(1)} kB raw` },
-    { metric: "bundle CSS gzipped", value: sizes.css.gzip / 1024, unit: "kB", note: `${(sizes.css.raw / 1024).toFixed(1)} kB raw` },
+    {
+      metric: "bundle JS gzipped",
+      value: sizes.js.gzip / 1024,
+      unit: "kB",
+      note: `goal < ${BUNDLE_GOAL_KB} kB; ${(sizes.js.raw / 1024).toFixed(1)} kB raw`,
+    },
+    {
+      metric: "bundle CSS gzipped",
+      value: sizes.css.gzip / 1024,
+      unit: "kB",
+      note: `${(sizes.css.raw / 1024).toFixed(1)} kB raw`,
+    },
   ];
 }
 
 async function firstRenderRow() {
-  if (!existsSync(CHROMIUM)) return { metric: `first render, ${THREADS}-thread project`, value: "skipped", note: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
+  if (!existsSync(CHROMIUM))
+    return {
+      metric: `first render, ${THREADS}-thread project`,
+      value: "skipped",
+      note: `no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+    };
   const { chromium } = await import("playwright-core");
   const { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost } = await import("../core/dist/index.js");
   const { SCRIPTED_PROVIDER_PLUGIN_DIR } = await import("../testkit/dist/scripted-provider/index.js");
@@ -46,16 +61,27 @@ async function firstRenderRow() {
     home,
     builtinPluginsDir: null,
     logger: createSilentLogger(),
-    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted", options: { gateDir: join(home, "gates") } }] },
+    config: {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "scripted", driver: "scripted", options: { gateDir: join(home, "gates") } }],
+    },
   });
   const server = await startServer(host, { port: 0 });
   let browser = null;
   try {
     const project = host.projects.add(workspace);
     for (let i = 0; i < THREADS; i += 1) {
-      host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: `thread ${i + 1}`, createdBy: "user", creationSource: "api" });
+      host.threads.createThread({
+        projectId: project.id,
+        providerInstanceId: "scripted",
+        title: `thread ${i + 1}`,
+        createdBy: "user",
+        creationSource: "api",
+      });
     }
-    const { token } = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "web bench" });
+    const { token } = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "web bench" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const page = await (await browser.newContext()).newPage();
     await page.goto(server.url);
@@ -73,11 +99,20 @@ async function firstRenderRow() {
     for (let run = 0; run < 3; run += 1) {
       const started = performance.now();
       await page.goto(server.url);
-      await page.waitForFunction((count) => globalThis.document.querySelectorAll(".main-list a[data-thread-id]").length >= count, THREADS, { timeout: 60_000 });
+      await page.waitForFunction(
+        (count) => globalThis.document.querySelectorAll(".main-list a[data-thread-id]").length >= count,
+        THREADS,
+        { timeout: 60_000 },
+      );
       samples.push(performance.now() - started);
     }
     samples.sort((a, b) => a - b);
-    const firstRender = { metric: `first render, ${THREADS}-thread project`, value: samples[1], unit: "ms", note: "median of 3 navigations: page, API lists, 1,000 sidebar rows" };
+    const firstRender = {
+      metric: `first render, ${THREADS}-thread project`,
+      value: samples[1],
+      unit: "ms",
+      note: "median of 3 navigations: page, API lists, 1,000 sidebar rows",
+    };
     return [firstRender, await longThreadRow(host, project.id, server.url, page)];
   } finally {
     await browser?.close();
@@ -93,7 +128,13 @@ async function firstRenderRow() {
  * in the page, and how many items the page holds at most (the timeline keeps a window).
  */
 async function longThreadRow(host, projectId, serverUrl, page) {
-  const { thread } = host.threads.createThread({ projectId, providerInstanceId: "scripted", title: "long history", createdBy: "user", creationSource: "api" });
+  const { thread } = host.threads.createThread({
+    projectId,
+    providerInstanceId: "scripted",
+    title: "long history",
+    createdBy: "user",
+    creationSource: "api",
+  });
   const now = new Date().toISOString();
   const ITEMS = 5_000;
   host.store.transaction(() =>
@@ -121,15 +162,23 @@ async function longThreadRow(host, projectId, serverUrl, page) {
     ),
   );
   await page.goto(`${serverUrl}/threads/${thread.id}`);
-  await page.waitForFunction(() => globalThis.document.querySelectorAll(".items > li").length > 0, undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => globalThis.document.querySelectorAll(".items > li").length > 0, undefined, {
+    timeout: 60_000,
+  });
   const PAGES = 20;
   const samples = [];
   let most = 0;
   for (let i = 0; i < PAGES; i += 1) {
-    const first = await page.evaluate(() => globalThis.document.querySelector(".items > li")?.getAttribute("data-position"));
+    const first = await page.evaluate(() =>
+      globalThis.document.querySelector(".items > li")?.getAttribute("data-position"),
+    );
     const started = performance.now();
     await page.evaluate(() => globalThis.document.querySelector(".timeline").scrollTo({ top: 0 }));
-    await page.waitForFunction((position) => globalThis.document.querySelector(".items > li")?.getAttribute("data-position") !== position, first, { timeout: 60_000 });
+    await page.waitForFunction(
+      (position) => globalThis.document.querySelector(".items > li")?.getAttribute("data-position") !== position,
+      first,
+      { timeout: 60_000 },
+    );
     samples.push(performance.now() - started);
     most = Math.max(most, await page.evaluate(() => globalThis.document.querySelectorAll(".items > li").length));
   }

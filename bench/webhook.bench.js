@@ -30,11 +30,20 @@ function post(url, body, headers = {}) {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         const chunks = [];
         res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || "null") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString() || "null") }),
+        );
       },
     );
     req.on("error", reject);
@@ -57,24 +66,43 @@ async function baselineServer(dir) {
     res.end(JSON.stringify({ status: "started", id: Number(id) }));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/hooks/baseline`, close: () => new Promise((resolve) => server.close(() => (db.close(), resolve()))) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks/baseline`,
+    close: () => new Promise((resolve) => server.close(() => (db.close(), resolve()))),
+  };
 }
 
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), "switchyard-bench-webhook-"));
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
-  const host = await SwitchyardHost.create({ home, builtinPluginsDir: null, logger: createSilentLogger(), config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }] } });
+  const host = await SwitchyardHost.create({
+    home,
+    builtinPluginsDir: null,
+    logger: createSilentLogger(),
+    config: { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }] },
+  });
   const server = await startServer(host, { port: 0 });
   const baseline = await baselineServer(home);
   try {
     const project = host.projects.add(workspace);
-    const token = host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
+    const token = host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
     const client = new Client({ name: "bench", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     const schedule = async (signature) => {
       const result = await client.callTool({
         name: "schedule_task",
-        arguments: { projectId: project.id, target: { providerInstanceId: "scripted" }, prompt: "@@reply ok @@wait 0", schedule: { type: "webhook", ...(signature ? { signature } : {}) } },
+        arguments: {
+          projectId: project.id,
+          target: { providerInstanceId: "scripted" },
+          prompt: "@@reply ok @@wait 0",
+          schedule: { type: "webhook", ...(signature ? { signature } : {}) },
+        },
       });
       if (result.isError) throw new Error(`schedule_task failed: ${JSON.stringify(result.content)}`);
       return result.structuredContent.webhookUrl;
@@ -87,18 +115,29 @@ export default async function run() {
     const turnLive = new Map();
     const unsubscribe = host.engine.onEvents((events) => {
       const at = performance.now();
-      for (const event of events) if (event.entity === "attempt" && event.record.status === "running" && !turnLive.has(event.record.threadId)) turnLive.set(event.record.threadId, at);
+      for (const event of events)
+        if (event.entity === "attempt" && event.record.status === "running" && !turnLive.has(event.record.threadId))
+          turnLive.set(event.record.threadId, at);
     });
     const times = { unsigned: [], signed: [], unsignedTurn: [], baseline: [] };
     const ours = async (url, signed) => {
       const body = JSON.stringify({ action: "deployed", at: Date.now() });
       const timestamp = Math.floor(Date.now() / 1000);
-      const headers = signed ? { "x-switchyard-timestamp": String(timestamp), "x-switchyard-signature": `sha256=${createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex")}` } : {};
+      const headers = signed
+        ? {
+            "x-switchyard-timestamp": String(timestamp),
+            "x-switchyard-signature": `sha256=${createHmac("sha256", SECRET).update(`${timestamp}.${body}`).digest("hex")}`,
+          }
+        : {};
       const start = performance.now();
       const answer = await post(url, body, headers);
       const elapsed = performance.now() - start;
       if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-      const done = await host.threads.waitForRun({ threadId: answer.body.threadId, runId: answer.body.runId, timeoutMs: 30_000 });
+      const done = await host.threads.waitForRun({
+        threadId: answer.body.threadId,
+        runId: answer.body.runId,
+        timeoutMs: 30_000,
+      });
       if (done.run?.status !== "completed") throw new Error(`the webhook run ended ${done.run?.status}`);
       return { elapsed, turn: turnLive.has(answer.body.threadId) ? turnLive.get(answer.body.threadId) - start : null };
     };
@@ -121,10 +160,35 @@ export default async function run() {
     return {
       name: "webhook → run start",
       rows: [
-        { metric: "unsigned webhook → run started (202) p50", value: percentile(times.unsigned, 50), unit: "ms", baseline: base, ratio: percentile(times.unsigned, 50) / base, note: "baseline: node:http handler + one SQLite insert transaction, 202" },
-        { metric: "signed webhook → run started (202) p50", value: percentile(times.signed, 50), unit: "ms", baseline: base, ratio: percentile(times.signed, 50) / base, note: "HMAC-SHA256 check and replay lookup included" },
-        { metric: "unsigned webhook → run started (202) p99", value: percentile(times.unsigned, 99), unit: "ms", baseline: percentile(times.baseline, 99), ratio: percentile(times.unsigned, 99) / percentile(times.baseline, 99) },
-        { metric: "unsigned webhook → turn at the provider p50", value: percentile(times.unsignedTurn, 50), unit: "ms", note: "a fresh thread per run: includes opening its provider session (scripted, in process)" },
+        {
+          metric: "unsigned webhook → run started (202) p50",
+          value: percentile(times.unsigned, 50),
+          unit: "ms",
+          baseline: base,
+          ratio: percentile(times.unsigned, 50) / base,
+          note: "baseline: node:http handler + one SQLite insert transaction, 202",
+        },
+        {
+          metric: "signed webhook → run started (202) p50",
+          value: percentile(times.signed, 50),
+          unit: "ms",
+          baseline: base,
+          ratio: percentile(times.signed, 50) / base,
+          note: "HMAC-SHA256 check and replay lookup included",
+        },
+        {
+          metric: "unsigned webhook → run started (202) p99",
+          value: percentile(times.unsigned, 99),
+          unit: "ms",
+          baseline: percentile(times.baseline, 99),
+          ratio: percentile(times.unsigned, 99) / percentile(times.baseline, 99),
+        },
+        {
+          metric: "unsigned webhook → turn at the provider p50",
+          value: percentile(times.unsignedTurn, 50),
+          unit: "ms",
+          note: "a fresh thread per run: includes opening its provider session (scripted, in process)",
+        },
       ],
     };
   } finally {

@@ -48,9 +48,13 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exit(2);
 }
-const chosen = SCENARIOS.filter((scenario) => filters.length === 0 || filters.includes(scenario.name) || scenario.name === "secrets");
+const chosen = SCENARIOS.filter(
+  (scenario) => filters.length === 0 || filters.includes(scenario.name) || scenario.name === "secrets",
+);
 if (chosen.length === 0) {
-  process.stderr.write(`No scenario named ${filters.join(", ")}. Scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}.\n`);
+  process.stderr.write(
+    `No scenario named ${filters.join(", ")}. Scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}.\n`,
+  );
   process.exit(2);
 }
 
@@ -83,16 +87,24 @@ process.on("SIGTERM", cleanupOnSignal);
 try {
   for (const scenario of chosen) {
     const scenarioStarted = Date.now();
-    process.stdout.write(`\n== ${scenario.name}: ${scenario.title} (at most ${Math.round(scenario.timeoutMs / 1000)} s)\n`);
+    process.stdout.write(
+      `\n== ${scenario.name}: ${scenario.title} (at most ${Math.round(scenario.timeoutMs / 1000)} s)\n`,
+    );
     const report = reporter(scenario);
     try {
-      await withTimeout(scenario.run(run, report), scenario.timeoutMs, `did not finish within ${scenario.timeoutMs} ms`);
+      await withTimeout(
+        scenario.run(run, report),
+        scenario.timeoutMs,
+        `did not finish within ${scenario.timeoutMs} ms`,
+      );
     } catch (error) {
       misses += 1;
       // A scenario that timed out may still be waiting on its servers: stop them so it cannot
       // run on beside the next one.
       run.killTracked();
-      process.stdout.write(`${scenario.name}: could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)} (goal: finishes) MISS\n`);
+      process.stdout.write(
+        `${scenario.name}: could not finish: ${error instanceof Error ? (error.stack ?? error.message) : String(error)} (goal: finishes) MISS\n`,
+      );
     }
     process.stdout.write(`  ${scenario.name}: took ${((Date.now() - scenarioStarted) / 1000).toFixed(1)} s\n`);
   }
@@ -100,5 +112,7 @@ try {
   if (keep) process.stdout.write(`\nKept homes and logs in ${run.root}\n`);
   run.cleanup();
 }
-process.stdout.write(`\nreliability: ${misses === 0 ? "every figure met its goal" : `${misses} figure(s) missed`} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+process.stdout.write(
+  `\nreliability: ${misses === 0 ? "every figure met its goal" : `${misses} figure(s) missed`} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+);
 process.exit(misses === 0 ? 0 : 1);

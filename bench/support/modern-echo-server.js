@@ -11,9 +11,18 @@ import { z } from "zod";
 export async function startModernEchoServer() {
   const handler = createMcpHandler(() => {
     const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-    mcp.registerTool("echo", { inputSchema: z.object({ text: z.string(), size: z.number().int().min(0).optional() }) }, async ({ text, size }) => ({
-      content: [{ type: "text", text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size) }],
-    }));
+    mcp.registerTool(
+      "echo",
+      { inputSchema: z.object({ text: z.string(), size: z.number().int().min(0).optional() }) },
+      async ({ text, size }) => ({
+        content: [
+          {
+            type: "text",
+            text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size),
+          },
+        ],
+      }),
+    );
     return mcp;
   });
   const serve = toNodeHandler(handler);

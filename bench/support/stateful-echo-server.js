@@ -28,14 +28,27 @@ export async function startStatefulEchoServer() {
       }
       // enableJsonResponse: each answer is one JSON body, not an SSE stream (the cheaper of the
       // two, and what Switchyard answers a call without a progress token with).
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => sessions.set(id, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => sessions.set(id, created),
+      });
       created.onclose = () => {
         if (created.sessionId) sessions.delete(created.sessionId);
       };
       const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-      mcp.registerTool("echo", { inputSchema: { text: z.string(), size: z.number().int().min(0).optional() } }, async ({ text, size }) => ({
-        content: [{ type: "text", text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size) }],
-      }));
+      mcp.registerTool(
+        "echo",
+        { inputSchema: { text: z.string(), size: z.number().int().min(0).optional() } },
+        async ({ text, size }) => ({
+          content: [
+            {
+              type: "text",
+              text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size),
+            },
+          ],
+        }),
+      );
       await mcp.connect(created);
       transport = created;
     }

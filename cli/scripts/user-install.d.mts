@@ -56,7 +56,11 @@ export interface LocalRegistry {
 export const CHECKOUT: string;
 export function workspaceDirs(root?: string): string[];
 export function packWorkspaces(dest: string, root?: string): Promise<PackedPackage[]>;
-export function startLocalRegistry(packages: readonly PackedPackage[], root?: string, env?: Readonly<Record<string, string | undefined>>): Promise<LocalRegistry>;
+export function startLocalRegistry(
+  packages: readonly PackedPackage[],
+  root?: string,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<LocalRegistry>;
 export function startLoopbackOnlyProxy(): Promise<LoopbackOnlyProxy>;
 export function folderBytes(dir: string): number;
 export function installCli(input: {

@@ -31,13 +31,15 @@ export const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
  */
 export function workspaceDirs(root = CHECKOUT) {
   const { workspaces } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  return workspaces.flatMap((pattern) =>
-    pattern.endsWith("/*")
-      ? readdirSync(join(root, pattern.slice(0, -2)), { withFileTypes: true })
-          .filter((entry) => entry.isDirectory())
-          .map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
-      : [pattern],
-  ).filter((dir) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")).private !== true);
+  return workspaces
+    .flatMap((pattern) =>
+      pattern.endsWith("/*")
+        ? readdirSync(join(root, pattern.slice(0, -2)), { withFileTypes: true })
+            .filter((entry) => entry.isDirectory())
+            .map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
+        : [pattern],
+    )
+    .filter((dir) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")).private !== true);
 }
 
 /**
@@ -48,11 +50,20 @@ export function workspaceDirs(root = CHECKOUT) {
 export async function packWorkspaces(dest, root = CHECKOUT) {
   await mkdir(dest, { recursive: true });
   const dirs = workspaceDirs(root);
-  const args = ["pack", "--json", "--ignore-scripts", "--pack-destination", dest, ...dirs.flatMap((dir) => ["--workspace", dir])];
+  const args = [
+    "pack",
+    "--json",
+    "--ignore-scripts",
+    "--pack-destination",
+    dest,
+    ...dirs.flatMap((dir) => ["--workspace", dir]),
+  ];
   const { stdout } = await run("npm", args, { cwd: root, maxBuffer: 256 * 1024 * 1024 });
   const packed = JSON.parse(stdout);
   return packed.map((entry) => {
-    const dir = dirs.find((candidate) => JSON.parse(readFileSync(join(root, candidate, "package.json"), "utf8")).name === entry.name);
+    const dir = dirs.find(
+      (candidate) => JSON.parse(readFileSync(join(root, candidate, "package.json"), "utf8")).name === entry.name,
+    );
     return {
       name: entry.name,
       version: entry.version,
@@ -77,12 +88,26 @@ async function betterSqlitePrebuild(root) {
   const { version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   const chunks = [];
-  for await (const chunk of tar.create({ gzip: true, cwd: dir, portable: true }, ["build/Release/better_sqlite3.node"])) chunks.push(chunk);
+  for await (const chunk of tar.create({ gzip: true, cwd: dir, portable: true }, ["build/Release/better_sqlite3.node"]))
+    chunks.push(chunk);
   return { path: `/prebuilds/v${version}/${name}`, body: Buffer.concat(chunks) };
 }
 
 /** The fields of a package-lock.json entry that a packument's version carries. */
-const LOCK_MANIFEST_FIELDS = ["dependencies", "optionalDependencies", "peerDependencies", "peerDependenciesMeta", "bin", "engines", "os", "cpu", "libc", "hasInstallScript", "license", "deprecated"];
+const LOCK_MANIFEST_FIELDS = [
+  "dependencies",
+  "optionalDependencies",
+  "peerDependencies",
+  "peerDependenciesMeta",
+  "bin",
+  "engines",
+  "os",
+  "cpu",
+  "libc",
+  "hasInstallScript",
+  "license",
+  "deprecated",
+];
 
 /**
  * Every third-party package version of the lock, by name: what an install of the packed
@@ -120,7 +145,9 @@ function cachedTarball(cacheDir, integrity) {
     const hex = Buffer.from(hash.slice(dash + 1), "base64").toString("hex");
     let body;
     try {
-      body = readFileSync(join(cacheDir, "_cacache", "content-v2", algorithm, hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)));
+      body = readFileSync(
+        join(cacheDir, "_cacache", "content-v2", algorithm, hex.slice(0, 2), hex.slice(2, 4), hex.slice(4)),
+      );
     } catch {
       continue;
     }
@@ -146,7 +173,10 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
   // npm asks for the packument of an optional peer dependency even when nothing installs it;
   // the lock has no entry for such a name, and a 404 is the answer a public registry would not give.
   const optionalPeers = new Set(
-    [...packages.map((pkg) => pkg.manifest), ...[...locked.values()].flatMap((versions) => [...versions.values()])].flatMap((manifest) =>
+    [
+      ...packages.map((pkg) => pkg.manifest),
+      ...[...locked.values()].flatMap((versions) => [...versions.values()]),
+    ].flatMap((manifest) =>
       Object.entries(manifest.peerDependenciesMeta ?? {})
         .filter(([, meta]) => meta?.optional === true)
         .map(([name]) => name),
@@ -161,7 +191,14 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
       name: pkg.name,
       "dist-tags": { latest: pkg.version },
       versions: {
-        [pkg.version]: { ...manifest, _id: `${pkg.name}@${pkg.version}`, dist: { tarball: `${base}/tarballs/${encodeURIComponent(pkg.file.split("/").pop())}`, integrity: pkg.integrity } },
+        [pkg.version]: {
+          ...manifest,
+          _id: `${pkg.name}@${pkg.version}`,
+          dist: {
+            tarball: `${base}/tarballs/${encodeURIComponent(pkg.file.split("/").pop())}`,
+            integrity: pkg.integrity,
+          },
+        },
       },
     };
   };
@@ -170,10 +207,21 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
     for (const [version, entry] of versions) {
       const path = `/${name}/-/${name.split("/").pop()}-${version}.tgz`;
       lockedTarballs.set(path, { name, version, integrity: entry.integrity });
-      const fields = Object.fromEntries(LOCK_MANIFEST_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]));
-      documents[version] = { name, version, ...fields, _id: `${name}@${version}`, dist: { tarball: `${base}${path}`, integrity: entry.integrity } };
+      const fields = Object.fromEntries(
+        LOCK_MANIFEST_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]),
+      );
+      documents[version] = {
+        name,
+        version,
+        ...fields,
+        _id: `${name}@${version}`,
+        dist: { tarball: `${base}${path}`, integrity: entry.integrity },
+      };
     }
-    const latest = semver.rsort([...versions.keys()].filter((version) => semver.valid(version) !== null && semver.prerelease(version) === null))[0] ?? [...versions.keys()][0];
+    const latest =
+      semver.rsort(
+        [...versions.keys()].filter((version) => semver.valid(version) !== null && semver.prerelease(version) === null),
+      )[0] ?? [...versions.keys()][0];
     return { name, "dist-tags": { latest }, versions: documents };
   };
   const sendJson = (response, status, document) => {
@@ -194,7 +242,10 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
       const pkg = packages.find((candidate) => candidate.file.endsWith(`/${url.slice("/tarballs/".length)}`));
       if (pkg !== undefined) {
         served.push({ kind: "tarball", name: pkg.name, version: pkg.version });
-        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(pkg.file).size });
+        response.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-length": statSync(pkg.file).size,
+        });
         createReadStream(pkg.file).pipe(response);
         return;
       }
@@ -205,7 +256,9 @@ export async function startLocalRegistry(packages, root = CHECKOUT, env = proces
       if (body === undefined) {
         missingFromCache.push(`${tarball.name}@${tarball.version}`);
         unanswered.push(url);
-        sendJson(response, 404, { error: `${tarball.name}@${tarball.version} (${tarball.integrity}) is not in npm's cache at ${cacheDir}` });
+        sendJson(response, 404, {
+          error: `${tarball.name}@${tarball.version} (${tarball.integrity}) is not in npm's cache at ${cacheDir}`,
+        });
         return;
       }
       served.push({ kind: "tarball", name: tarball.name, version: tarball.version });
@@ -267,10 +320,19 @@ export async function startLoopbackOnlyProxy() {
       response.writeHead(403, { "content-type": "text/plain" }).end(`refused: ${target.host} is not loopback`);
       return;
     }
-    const upstream = httpRequest({ host: target.hostname, port: target.port || 80, path: `${target.pathname}${target.search}`, method: request.method, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port || 80,
+        path: `${target.pathname}${target.search}`,
+        method: request.method,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on("error", () => response.destroy());
     request.pipe(upstream);
   });
@@ -339,7 +401,9 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
   const proxy = await startLoopbackOnlyProxy();
   const noProxy = "127.0.0.1,localhost,::1";
   const started = process.hrtime.bigint();
-  const clean = Object.fromEntries(Object.entries(env).filter(([key, value]) => value !== undefined && !LEAKY_ENV.test(key)));
+  const clean = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => value !== undefined && !LEAKY_ENV.test(key)),
+  );
   try {
     const result = await run(
       "npm",
@@ -365,7 +429,14 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
       ],
       {
         cwd: prefix,
-        env: { ...clean, HOME: npmHome, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: noProxy, npm_config_better_sqlite3_binary_host: registry.prebuildHost },
+        env: {
+          ...clean,
+          HOME: npmHome,
+          HTTP_PROXY: proxy.url,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: noProxy,
+          npm_config_better_sqlite3_binary_host: registry.prebuildHost,
+        },
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -374,9 +445,15 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
     return { stdout: result.stdout, stderr: result.stderr, seconds, refused: [...proxy.refused] };
   } catch (error) {
     const named = [
-      registry.missingFromCache.length > 0 ? `not in npm's cache (${registry.sourceCache}), so the loopback registry cannot serve them (run \`npm ci\` in the checkout): ${[...new Set(registry.missingFromCache)].join(", ")}` : "",
-      registry.unanswered.length > 0 ? `the loopback registry had no answer for: ${[...new Set(registry.unanswered)].join(", ")}` : "",
-      proxy.refused.length > 0 ? `requests to hosts other than loopback, refused: ${[...new Set(proxy.refused)].join(", ")}` : "",
+      registry.missingFromCache.length > 0
+        ? `not in npm's cache (${registry.sourceCache}), so the loopback registry cannot serve them (run \`npm ci\` in the checkout): ${[...new Set(registry.missingFromCache)].join(", ")}`
+        : "",
+      registry.unanswered.length > 0
+        ? `the loopback registry had no answer for: ${[...new Set(registry.unanswered)].join(", ")}`
+        : "",
+      proxy.refused.length > 0
+        ? `requests to hosts other than loopback, refused: ${[...new Set(proxy.refused)].join(", ")}`
+        : "",
     ].filter((line) => line !== "");
     if (named.length > 0) error.message = `${named.join("; ")}\n${error.message}`;
     throw error;
@@ -392,7 +469,14 @@ export async function installCli({ prefix, registry, env, cache, timeoutMs = 600
 /** Where prebuild-install caches a download (its util.js `cachedPrebuild`). */
 function prebuildCacheFile(url, cacheDir) {
   const digest = createHash("sha512").update(url).digest("hex").slice(0, 6);
-  return join(cacheDir, "_prebuilds", `${digest}-${url.split("/").pop().replace(/[^a-zA-Z0-9.]+/g, "-")}`);
+  return join(
+    cacheDir,
+    "_prebuilds",
+    `${digest}-${url
+      .split("/")
+      .pop()
+      .replace(/[^a-zA-Z0-9.]+/g, "-")}`,
+  );
 }
 
 /** Every package folder installed under a node_modules (scoped ones included), recursively. */

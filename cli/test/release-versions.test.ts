@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +39,9 @@ function workspaceDirs(root: string): string[] {
   return (manifestAt(root).workspaces ?? []).flatMap((pattern) =>
     pattern.endsWith("/*")
       ? readdirSync(join(root, pattern.slice(0, -2)), { withFileTypes: true })
-          .filter((entry) => entry.isDirectory() && existsSync(join(root, pattern.slice(0, -2), entry.name, "package.json")))
+          .filter(
+            (entry) => entry.isDirectory() && existsSync(join(root, pattern.slice(0, -2), entry.name, "package.json")),
+          )
           .map((entry) => `${pattern.slice(0, -2)}/${entry.name}`)
       : [pattern],
   );
@@ -58,7 +69,9 @@ describe("releasing", () => {
   });
 
   it("finds the published packages: spec, sdk, core, testkit, registry-cache, every plugin, the CLI", () => {
-    expect(PUBLISHED).toEqual(expect.arrayContaining(["spec", "sdk", "core", "testkit", "registry-cache", "plugins/codex", "cli"]));
+    expect(PUBLISHED).toEqual(
+      expect.arrayContaining(["spec", "sdk", "core", "testkit", "registry-cache", "plugins/codex", "cli"]),
+    );
     expect(PUBLISHED).not.toContain("web");
   });
 
@@ -68,7 +81,10 @@ describe("releasing", () => {
     for (const dir of PUBLISHED) {
       expect(manifestAt(join(ROOT, dir)).license, dir).toBe("MIT");
       // npm packs a package's own LICENSE whatever its `files` say; the root's is not in its tarball.
-      expect(existsSync(join(ROOT, dir, "LICENSE")) && readFileSync(join(ROOT, dir, "LICENSE"), "utf8") === licence, `${dir}/LICENSE is the root's`).toBe(true);
+      expect(
+        existsSync(join(ROOT, dir, "LICENSE")) && readFileSync(join(ROOT, dir, "LICENSE"), "utf8") === licence,
+        `${dir}/LICENSE is the root's`,
+      ).toBe(true);
     }
   });
 
@@ -90,9 +106,17 @@ describe("releasing", () => {
       writeFileSync(join(copy, dir, "package.json"), readFileSync(join(ROOT, dir, "package.json")));
     }
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
-    writeFileSync(join(copy, ".changeset", "sdk-helper.md"), `---\n"@switchyard/sdk": minor\n---\n\nA new harness-kit helper.\n`);
+    writeFileSync(
+      join(copy, ".changeset", "sdk-helper.md"),
+      `---\n"@switchyard/sdk": minor\n---\n\nA new harness-kit helper.\n`,
+    );
 
-    const result = await execa(process.execPath, [CHANGESET_BIN, "version"], { cwd: copy, reject: false, timeout: 60_000, env: { CI: "true" } });
+    const result = await execa(process.execPath, [CHANGESET_BIN, "version"], {
+      cwd: copy,
+      reject: false,
+      timeout: 60_000,
+      env: { CI: "true" },
+    });
     expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(existsSync(join(copy, ".changeset", "sdk-helper.md")), "the changeset is used up").toBe(false);
 
@@ -107,7 +131,9 @@ describe("releasing", () => {
     }
     expect(readFileSync(join(copy, "sdk", "CHANGELOG.md"), "utf8")).toContain("A new harness-kit helper.");
     for (const dir of WORKSPACES.filter((dir) => !PUBLISHED.includes(dir))) {
-      expect(manifestAt(join(copy, dir)).version, `${dir} is private: never versioned`).toBe(manifestAt(join(ROOT, dir)).version);
+      expect(manifestAt(join(copy, dir)).version, `${dir} is private: never versioned`).toBe(
+        manifestAt(join(ROOT, dir)).version,
+      );
     }
   });
 });

@@ -54,7 +54,10 @@ function readIndex() {
 }
 
 function writeIndex(entries) {
-  writeFileSync(indexFile, `${JSON.stringify({ packages: entries.map(({ fingerprint: _f, ...entry }) => entry), fingerprints: Object.fromEntries(entries.map((e) => [e.name, e.fingerprint])) }, null, 2)}\n`);
+  writeFileSync(
+    indexFile,
+    `${JSON.stringify({ packages: entries.map(({ fingerprint: _f, ...entry }) => entry), fingerprints: Object.fromEntries(entries.map((e) => [e.name, e.fingerprint])) }, null, 2)}\n`,
+  );
 }
 
 // Core also ships the plugin templates (dist/templates), so `switchyard plugin new` works in a
@@ -63,7 +66,11 @@ function writeIndex(entries) {
 const templates = join(root, "templates");
 const shippedTemplates = join(root, "core", "dist", "templates");
 rmSync(shippedTemplates, { recursive: true, force: true });
-cpSync(templates, shippedTemplates, { recursive: true, preserveTimestamps: true, filter: (source) => !/(^|\/)(dist|node_modules)(\/|$)/.test(relative(templates, source)) });
+cpSync(templates, shippedTemplates, {
+  recursive: true,
+  preserveTimestamps: true,
+  filter: (source) => !/(^|\/)(dist|node_modules)(\/|$)/.test(relative(templates, source)),
+});
 
 mkdirSync(destination, { recursive: true });
 const previous = readIndex();
@@ -77,15 +84,30 @@ for (const folder of PACKAGES) {
   if (known !== undefined && previous.fingerprints?.[pkg.name] === print && existsSync(join(destination, file))) {
     entries.push({ ...known, fingerprint: print });
   } else {
-    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", destination], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+    const [packed] = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--pack-destination", destination], {
+        cwd: dir,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
     if (packed.filename !== file) throw new Error(`npm pack wrote ${packed.filename}, expected ${file}`);
-    entries.push({ name: pkg.name, version: pkg.version, file, integrity: packed.integrity, shasum: packed.shasum, size: packed.size, fingerprint: print });
+    entries.push({
+      name: pkg.name,
+      version: pkg.version,
+      file,
+      integrity: packed.integrity,
+      shasum: packed.shasum,
+      size: packed.size,
+      fingerprint: print,
+    });
     process.stdout.write(`packed ${file}\n`);
   }
   // An older version's tarball would only confuse an author picking files by hand.
   const prefix = file.slice(0, file.length - `${pkg.version}.tgz`.length);
   for (const name of readdirSync(destination)) {
-    if (name.startsWith(prefix) && name.endsWith(".tgz") && name !== file && /^\d/.test(name.slice(prefix.length))) rmSync(join(destination, name));
+    if (name.startsWith(prefix) && name.endsWith(".tgz") && name !== file && /^\d/.test(name.slice(prefix.length)))
+      rmSync(join(destination, name));
   }
   // Core packs the index as it stands now: the three packages it ships, not itself.
   if (folder !== "core") writeIndex(entries);

@@ -18,7 +18,13 @@ describe("switchyard CLI", () => {
     workspace = mkdtempSync(join(tmpdir(), "switchyard-cli-ws-"));
     writeFileSync(
       join(home, "config.json"),
-      JSON.stringify({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }, { id: "down", driver: "scripted", options: { status: { installed: false } } }] }),
+      JSON.stringify({
+        plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+        providers: [
+          { id: "scripted", driver: "scripted" },
+          { id: "down", driver: "scripted", options: { status: { installed: false } } },
+        ],
+      }),
     );
   });
   afterAll(() => {
@@ -29,7 +35,8 @@ describe("switchyard CLI", () => {
   it("shows help with exit code 0 and rejects an unknown command with exit code 2", async () => {
     const help = await runCli(["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["serve", "providers", "plugin", "project", "token", "mcp-bridge"]) expect(help.stdout).toContain(command);
+    for (const command of ["serve", "providers", "plugin", "project", "token", "mcp-bridge"])
+      expect(help.stdout).toContain(command);
     const sub = await runCli(["project", "--help"]);
     expect(sub.code).toBe(0);
     expect(sub.stdout).toContain("add");
@@ -68,7 +75,10 @@ describe("switchyard CLI", () => {
   it("fails with exit code 2 and names the file and field for a bad config", async () => {
     const badHome = mkdtempSync(join(tmpdir(), "switchyard-bad-"));
     try {
-      writeFileSync(join(badHome, "config.json"), JSON.stringify({ providers: [{ id: "x", driver: "scripted", enabled: "yes" }] }));
+      writeFileSync(
+        join(badHome, "config.json"),
+        JSON.stringify({ providers: [{ id: "x", driver: "scripted", enabled: "yes" }] }),
+      );
       const result = await runCli(["serve", "--port", "0", "--home", badHome]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(join(badHome, "config.json"));
@@ -86,7 +96,19 @@ describe("switchyard CLI", () => {
   });
 
   it("serves on a free port, prints the MCP URL, answers a client token, and stops on SIGTERM", async () => {
-    const issued = await runCli(["token", "issue", "--scope", "orchestration:read", "--ttl", "1h", "--label", "ci", "--json", "--home", home]);
+    const issued = await runCli([
+      "token",
+      "issue",
+      "--scope",
+      "orchestration:read",
+      "--ttl",
+      "1h",
+      "--label",
+      "ci",
+      "--json",
+      "--home",
+      home,
+    ]);
     expect(issued.code, issued.stderr).toBe(0);
     const { token, id } = JSON.parse(issued.stdout) as { token: string; id: string };
     expect(token).toMatch(/^sy_/);
@@ -94,7 +116,9 @@ describe("switchyard CLI", () => {
     expect(listed.stdout).not.toContain(token);
     expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id, label: "ci" })]));
 
-    const server = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home], { stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         createInterface({ input: server.stdout! }).on("line", (line) => {
@@ -128,21 +152,45 @@ describe("switchyard CLI", () => {
       const created = await runCli(["plugin", "new", "acme", "--dir", scratch]);
       expect(created.code, created.stderr).toBe(0);
       const dir = join(scratch, "acme");
-      await execa(process.execPath, [fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url)), "-p", dir]);
+      await execa(process.execPath, [
+        fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url)),
+        "-p",
+        dir,
+      ]);
       // The plugin bundles its runtime dependency (zod), which its own `npm install` would put in
       // its node_modules; here the repository's copy stands in.
-      cpSync(fileURLToPath(new URL("../../node_modules/zod", import.meta.url)), join(dir, "node_modules", "zod"), { recursive: true });
-      const installed = await runCli(["plugin", "install", dir, "--json", "--home", pluginHome], { timeoutMs: 180_000 });
+      cpSync(fileURLToPath(new URL("../../node_modules/zod", import.meta.url)), join(dir, "node_modules", "zod"), {
+        recursive: true,
+      });
+      const installed = await runCli(["plugin", "install", dir, "--json", "--home", pluginHome], {
+        timeoutMs: 180_000,
+      });
       expect(installed.code, installed.stderr).toBe(0);
-      expect(JSON.parse(installed.stdout)).toMatchObject({ name: "switchyard-plugin-acme", drivers: ["acme"], source: "folder", integrity: expect.stringMatching(/^sha512-/) });
-      const plugins = JSON.parse((await runCli(["plugins", "list", "--json", "--home", pluginHome])).stdout) as { name: string; status: string; source: string }[];
-      expect(plugins.find((p) => p.name === "switchyard-plugin-acme")).toMatchObject({ status: "loaded", source: "managed" });
-      const wrong = await runCli(["plugin", "install", dir, "--integrity", "sha512-AAAA", "--home", pluginHome], { timeoutMs: 180_000 });
+      expect(JSON.parse(installed.stdout)).toMatchObject({
+        name: "switchyard-plugin-acme",
+        drivers: ["acme"],
+        source: "folder",
+        integrity: expect.stringMatching(/^sha512-/),
+      });
+      const plugins = JSON.parse((await runCli(["plugins", "list", "--json", "--home", pluginHome])).stdout) as {
+        name: string;
+        status: string;
+        source: string;
+      }[];
+      expect(plugins.find((p) => p.name === "switchyard-plugin-acme")).toMatchObject({
+        status: "loaded",
+        source: "managed",
+      });
+      const wrong = await runCli(["plugin", "install", dir, "--integrity", "sha512-AAAA", "--home", pluginHome], {
+        timeoutMs: 180_000,
+      });
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toContain("Integrity check failed");
       const removed = await runCli(["plugin", "remove", "switchyard-plugin-acme", "--home", pluginHome]);
       expect(removed.code, removed.stderr).toBe(0);
-      const after = JSON.parse((await runCli(["plugins", "list", "--json", "--home", pluginHome])).stdout) as { name: string }[];
+      const after = JSON.parse((await runCli(["plugins", "list", "--json", "--home", pluginHome])).stdout) as {
+        name: string;
+      }[];
       expect(after.find((p) => p.name === "switchyard-plugin-acme")).toBeUndefined();
     } finally {
       rmSync(scratch, { recursive: true, force: true });

@@ -12,11 +12,16 @@ function terminalWrites(dbFile: string): Map<string, number> {
   const db = new Database(dbFile, { readonly: true });
   try {
     const counts = new Map<string, number>();
-    const rows = db.prepare("SELECT entity_id, json_extract(data, '$.status') AS status FROM events WHERE entity = 'run' ORDER BY sequence").all() as { entity_id: string; status: string }[];
+    const rows = db
+      .prepare(
+        "SELECT entity_id, json_extract(data, '$.status') AS status FROM events WHERE entity = 'run' ORDER BY sequence",
+      )
+      .all() as { entity_id: string; status: string }[];
     const last = new Map<string, string>();
     for (const row of rows) {
       const terminal = ["completed", "failed", "cancelled", "interrupted"].includes(row.status);
-      if (terminal && last.get(row.entity_id) !== row.status) counts.set(row.entity_id, (counts.get(row.entity_id) ?? 0) + 1);
+      if (terminal && last.get(row.entity_id) !== row.status)
+        counts.set(row.entity_id, (counts.get(row.entity_id) ?? 0) + 1);
       last.set(row.entity_id, row.status);
     }
     return counts;
@@ -46,12 +51,38 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
     // A plain run held at a gate, a queued run behind it, and a parent waiting on a delegated child.
-    const plain = await child.call<string>("thread", { projectId, instance: "alpha", prompt: "@@gate plain @@reply plain-done" });
-    const queued = await child.call<{ runId: string }>("send", { threadId: plain, text: "@@reply queued-done", mode: "queue" });
-    const delegation = { task: "@@gate child @@reply child-result", target: { providerInstanceId: "beta" }, mode: "wait", clientRequestId: "crash-1" };
-    const parent = await child.call<string>("thread", { projectId, instance: "alpha", runtimeMode: "full-access", prompt: `delegate @@tool delegate_task ${JSON.stringify(delegation)}` });
-    await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id LIKE 'thread:delegated-task:%' AND status = 'running'", params: [], timeoutMs: 15_000 });
-    await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [plain], timeoutMs: 15_000 });
+    const plain = await child.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      prompt: "@@gate plain @@reply plain-done",
+    });
+    const queued = await child.call<{ runId: string }>("send", {
+      threadId: plain,
+      text: "@@reply queued-done",
+      mode: "queue",
+    });
+    const delegation = {
+      task: "@@gate child @@reply child-result",
+      target: { providerInstanceId: "beta" },
+      mode: "wait",
+      clientRequestId: "crash-1",
+    };
+    const parent = await child.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      runtimeMode: "full-access",
+      prompt: `delegate @@tool delegate_task ${JSON.stringify(delegation)}`,
+    });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM attempts WHERE thread_id LIKE 'thread:delegated-task:%' AND status = 'running'",
+      params: [],
+      timeoutMs: 15_000,
+    });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'",
+      params: [plain],
+      timeoutMs: 15_000,
+    });
     await untilGatesReached(gateDir, ["plain", "child"]);
 
     await child.kill9();
@@ -64,12 +95,19 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     releaseGate(gateDir, "child");
     const plainRun = await child.call<{ run: { status: string } }>("wait", { threadId: plain, timeoutMs: 20_000 });
     expect(plainRun.run.status).toBe("completed");
-    const queuedRun = await child.call<{ run: { status: string; summary: string } }>("wait", { threadId: plain, runId: queued.runId, timeoutMs: 20_000 });
+    const queuedRun = await child.call<{ run: { status: string; summary: string } }>("wait", {
+      threadId: plain,
+      runId: queued.runId,
+      timeoutMs: 20_000,
+    });
     expect(queuedRun.run).toMatchObject({ status: "completed", summary: "queued-done" });
     // The continued parent (its session reopened with a credential) retries its unfinished
     // delegate_task: the resumed conversation keeps its request scope, so the retry lands on
     // the same task and the wait returns its one result.
-    const parentRun = await child.call<{ run: { status: string; summary: string } }>("wait", { threadId: parent, timeoutMs: 20_000 });
+    const parentRun = await child.call<{ run: { status: string; summary: string } }>("wait", {
+      threadId: parent,
+      timeoutMs: 20_000,
+    });
     expect(parentRun.run.status).toBe("completed");
     expect(parentRun.run.summary).toContain("child-result");
     await child.call("drain");
@@ -81,13 +119,28 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     try {
       const tasks = db.prepare("SELECT data FROM delegated_tasks").all() as { data: string }[];
       expect(tasks).toHaveLength(1);
-      const task = JSON.parse(tasks[0]!.data) as { status: string; summary: string; finalizedAt: string | null; delivery: string };
+      const task = JSON.parse(tasks[0]!.data) as {
+        status: string;
+        summary: string;
+        finalizedAt: string | null;
+        delivery: string;
+      };
       // Acknowledged by the parent's wait, so no wake message was needed.
       expect(task).toMatchObject({ status: "completed", summary: "child-result", delivery: "acknowledged" });
       expect(task.finalizedAt).not.toBeNull();
-      expect(db.prepare("SELECT COUNT(*) AS n FROM context_transfers WHERE kind = 'subagent_result'").get()).toEqual({ n: 1 });
-      expect(db.prepare("SELECT COUNT(*) AS n FROM items WHERE id LIKE 'message:task-result:%'").get()).toEqual({ n: 0 });
-      expect(db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')").get()).toEqual({ n: 0 });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM context_transfers WHERE kind = 'subagent_result'").get()).toEqual({
+        n: 1,
+      });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM items WHERE id LIKE 'message:task-result:%'").get()).toEqual({
+        n: 0,
+      });
+      expect(
+        db
+          .prepare(
+            "SELECT COUNT(*) AS n FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')",
+          )
+          .get(),
+      ).toEqual({ n: 0 });
     } finally {
       db.close();
     }
@@ -104,17 +157,37 @@ describe("crash recovery: a host killed with SIGKILL mid-run", () => {
     child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
-    const threadId = await child.call<string>("thread", { projectId, instance: "gamma", prompt: "@@gate never @@reply unreachable" });
-    const queued = await child.call<{ runId: string }>("send", { threadId, text: "@@reply after-crash", mode: "queue" });
-    await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [threadId], timeoutMs: 15_000 });
+    const threadId = await child.call<string>("thread", {
+      projectId,
+      instance: "gamma",
+      prompt: "@@gate never @@reply unreachable",
+    });
+    const queued = await child.call<{ runId: string }>("send", {
+      threadId,
+      text: "@@reply after-crash",
+      mode: "queue",
+    });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'",
+      params: [threadId],
+      timeoutMs: 15_000,
+    });
     await child.kill9();
 
     child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     const ready = await child.ready;
     expect(ready.report.interruptedRuns).toHaveLength(1);
-    const first = await child.call<{ run: { status: string; terminalReason: string } }>("wait", { threadId, runId: ready.report.interruptedRuns[0], timeoutMs: 5_000 });
+    const first = await child.call<{ run: { status: string; terminalReason: string } }>("wait", {
+      threadId,
+      runId: ready.report.interruptedRuns[0],
+      timeoutMs: 5_000,
+    });
     expect(first.run).toMatchObject({ status: "interrupted", terminalReason: "server_restart" });
-    const next = await child.call<{ run: { status: string; summary: string } }>("wait", { threadId, runId: queued.runId, timeoutMs: 20_000 });
+    const next = await child.call<{ run: { status: string; summary: string } }>("wait", {
+      threadId,
+      runId: queued.runId,
+      timeoutMs: 20_000,
+    });
     expect(next.run).toMatchObject({ status: "completed", summary: "after-crash" });
     await child.stop();
     child = null;

@@ -35,7 +35,14 @@ function probe(mcpUrl: string, token: string): Promise<{ status: number; body: s
   return new Promise((resolve, reject) => {
     const req = request(
       mcpUrl,
-      { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` } },
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+        },
+      },
       (res) => {
         let body = "";
         res.on("data", (chunk) => (body += chunk));
@@ -70,8 +77,16 @@ describe("MCP credentials across a restart", () => {
     child = EngineChild.startScripted(home, gateDir, join(root, "state"));
     await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
-    const threadId = await child.call<string>("thread", { projectId, instance: "alpha", prompt: "work @@gate reopened @@tool orchestrator_capabilities {}" });
-    await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [threadId], timeoutMs: 15_000 });
+    const threadId = await child.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      prompt: "work @@gate reopened @@tool orchestrator_capabilities {}",
+    });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'",
+      params: [threadId],
+      timeoutMs: 15_000,
+    });
     await untilGatesReached(gateDir, ["reopened"]);
     const [before] = await child.call<{ threadId: string; providerSessionId: string; token: string }[]>("grants");
     const firstUrl = (await child.ready).mcpUrl;
@@ -90,11 +105,16 @@ describe("MCP credentials across a restart", () => {
 
     // The reopened session got its own credential, and its agent's tool call goes through.
     releaseGate(gateDir, "reopened");
-    const waited = await child.call<{ run: { status: string; summary: string | null } }>("wait", { threadId, timeoutMs: 20_000 });
+    const waited = await child.call<{ run: { status: string; summary: string | null } }>("wait", {
+      threadId,
+      timeoutMs: 20_000,
+    });
     expect(waited.run.status).toBe("completed");
     expect(waited.run.summary).toContain("tool orchestrator_capabilities -> ");
     expect(waited.run.summary).toContain('"callerKind":"agent"');
-    const after = (await child.call<{ threadId: string; providerSessionId: string; token: string }[]>("grants")).filter((g) => g.threadId === threadId);
+    const after = (await child.call<{ threadId: string; providerSessionId: string; token: string }[]>("grants")).filter(
+      (g) => g.threadId === threadId,
+    );
     expect(after).toHaveLength(1);
     expect(after[0]!.providerSessionId).not.toBe(before!.providerSessionId);
   }, 60_000);
@@ -107,7 +127,9 @@ describe("MCP credentials across a restart", () => {
     dirs.push(workspace);
     writeHomeConfig(home, {
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
-      providers: [{ id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } }],
+      providers: [
+        { id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } },
+      ],
     });
     const project = await runCli(["project", "add", workspace, "--json", "--home", home]);
     expect(project.code, project.stderr).toBe(0);
@@ -127,19 +149,29 @@ describe("MCP credentials across a restart", () => {
     });
     await waitForRow(home, "SELECT COUNT(*) AS n FROM attempts WHERE status = 'running' HAVING n = 2");
     await client.close();
-    expect(readRows(home, "SELECT id FROM mcp_credentials WHERE kind = 'provider_session' AND revoked_at IS NULL")).toHaveLength(2);
+    expect(
+      readRows(home, "SELECT id FROM mcp_credentials WHERE kind = 'provider_session' AND revoked_at IS NULL"),
+    ).toHaveLength(2);
 
     expect(await serve.terminate()).toBe(0);
-    const credentials = readRows<{ revoked_at: number | null }>(home, "SELECT revoked_at FROM mcp_credentials WHERE kind = 'provider_session'");
+    const credentials = readRows<{ revoked_at: number | null }>(
+      home,
+      "SELECT revoked_at FROM mcp_credentials WHERE kind = 'provider_session'",
+    );
     expect(credentials).toHaveLength(2);
     for (const credential of credentials) expect(credential.revoked_at).not.toBeNull();
-    const sessions = readRows<{ status: string; reason: string }>(home, "SELECT status, json_extract(data, '$.closeReason') AS reason FROM provider_sessions");
+    const sessions = readRows<{ status: string; reason: string }>(
+      home,
+      "SELECT status, json_extract(data, '$.closeReason') AS reason FROM provider_sessions",
+    );
     expect(sessions).toEqual([
       { status: "closed", reason: "server_shutdown" },
       { status: "closed", reason: "server_shutdown" },
     ]);
     // The client token is not a session's: it stays.
-    expect(readRows(home, "SELECT id FROM mcp_credentials WHERE kind = 'client' AND revoked_at IS NULL")).toHaveLength(1);
+    expect(readRows(home, "SELECT id FROM mcp_credentials WHERE kind = 'client' AND revoked_at IS NULL")).toHaveLength(
+      1,
+    );
   }, 60_000);
 });
 
@@ -183,7 +215,8 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",
-      prompt: "rotate @@gate rotate-a @@tool orchestrator_capabilities {} @@gate rotate-b @@tool orchestrator_capabilities {}",
+      prompt:
+        "rotate @@gate rotate-a @@tool orchestrator_capabilities {} @@gate rotate-b @@tool orchestrator_capabilities {}",
       createdBy: "user",
       creationSource: "cli",
     });
@@ -194,13 +227,18 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
     // Past the renewal point (three quarters of the 8 h lifetime); the next provider event renews.
     clock.advance(6 * HOUR + MINUTE);
     lab.release("rotate-a");
-    const renewed = await lab.host.waiter.waitFor(() => (sessionGrants(thread.id).length === 2 ? sessionGrants(thread.id)[1]! : null), { timeoutMs: 10_000 });
+    const renewed = await lab.host.waiter.waitFor(
+      () => (sessionGrants(thread.id).length === 2 ? sessionGrants(thread.id)[1]! : null),
+      { timeoutMs: 10_000 },
+    );
     expect(renewed, "the session was not handed a new credential").not.toBeNull();
     expect(renewed!.providerSessionId).toBe(first!.providerSessionId);
     expect(renewed!.grant.token).not.toBe(first!.grant.token);
 
     // The old token overlaps briefly (calls on their way), then expires well before its own 8 h.
-    const rows = lab.registry.list({ includeProviderSessions: true }).filter((c) => c.providerSessionId === first!.providerSessionId);
+    const rows = lab.registry
+      .list({ includeProviderSessions: true })
+      .filter((c) => c.providerSessionId === first!.providerSessionId);
     expect(rows).toHaveLength(2);
     const oldRow = rows[1]!; // newest first
     expect(Date.parse(oldRow.expiresAt)).toBeLessThanOrEqual(clock.nowMs() + MINUTE);
@@ -222,7 +260,13 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
   it("reopens a resumable session without tools.mcpGrantUpdate at its next turn, with a new credential and the same request scope", async () => {
     // beta resumes sessions but cannot take a new grant live.
     const rename = '@@tool t3_thread_update {"action":"rename","title":"kept","clientRequestId":"rename-1"}';
-    const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "beta", prompt: rename, createdBy: "user", creationSource: "cli" });
+    const { thread } = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "beta",
+      prompt: rename,
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const firstRun = await run(thread.id);
     expect(firstRun.status).toBe("completed");
     const firstCommand = /"commandId":"([^"]+)"/.exec(firstRun.summary ?? "")?.[1];
@@ -231,7 +275,13 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
 
     // Past the first credential's whole lifetime: an unrenewed session would have lost its tools.
     clock.advance(8 * HOUR + MINUTE);
-    const sent = lab.host.threads.send({ threadId: thread.id, text: rename, mode: "auto", createdBy: "user", creationSource: "cli" });
+    const sent = lab.host.threads.send({
+      threadId: thread.id,
+      text: rename,
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const secondRun = await run(thread.id, sent.runId);
     expect(secondRun.status).toBe("completed");
     expect(secondRun.summary).not.toContain("failed");
@@ -241,7 +291,10 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
 
     const sessions = lab.host.store.select("providerSession", "thread_id = ?", [thread.id]);
     expect(sessions).toHaveLength(2);
-    expect(sessions.find((s) => s.id === first!.providerSessionId)).toMatchObject({ status: "closed", closeReason: "credential_renewal" });
+    expect(sessions.find((s) => s.id === first!.providerSessionId)).toMatchObject({
+      status: "closed",
+      closeReason: "credential_renewal",
+    });
     const revoked = await probe(lab.server.mcpUrl, first!.grant.token);
     expect(revoked.status).toBe(401);
     expect(revoked.body).toContain("revoked");

@@ -9,11 +9,24 @@ import { McpLab } from "./support/mcp-lab.js";
 // Whatever changes a credential, in this process or another one, must reach its very next call.
 
 /** A tools/call with `token`, as a harness sends it: the HTTP status and body. */
-async function listThreads(mcpUrl: string, token: string, projectId: string): Promise<{ status: number; body: string }> {
+async function listThreads(
+  mcpUrl: string,
+  token: string,
+  projectId: string,
+): Promise<{ status: number; body: string }> {
   const response = await fetch(mcpUrl, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId } } }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "t3_thread_list", arguments: { projectId } },
+    }),
   });
   return { status: response.status, body: await response.text() };
 }
@@ -37,7 +50,9 @@ describe("a credential resolved before", () => {
     expect((await callTool(client, "t3_thread_list", { projectId: lab.projectId })).ok).toBe(true);
     expect((await callTool(client, "t3_thread_list", { projectId: lab.projectId })).ok).toBe(true);
     expect(lab.registry.revoke(id)).toBe(true);
-    await expect(callTool(client, "t3_thread_list", { projectId: lab.projectId })).rejects.toThrow(/401|revoked|Unauthorized/i);
+    await expect(callTool(client, "t3_thread_list", { projectId: lab.projectId })).rejects.toThrow(
+      /401|revoked|Unauthorized/i,
+    );
     const refused = await listThreads(lab.server.mcpUrl, token, lab.projectId);
     expect(refused.status).toBe(401);
     expect(refused.body).toContain("Token revoked");

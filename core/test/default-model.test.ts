@@ -16,8 +16,16 @@ describe("the model of new work that names none", () => {
     lab = await startTestHost({
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
       providers: [
-        { id: "configured", driver: "scripted", options: { models: ["listed-first", "the-default"], defaultModel: "the-default" } },
-        { id: "unsaid", driver: "scripted", options: { models: ["listed-first", "listed-second"], defaultModel: "none-of-them" } },
+        {
+          id: "configured",
+          driver: "scripted",
+          options: { models: ["listed-first", "the-default"], defaultModel: "the-default" },
+        },
+        {
+          id: "unsaid",
+          driver: "scripted",
+          options: { models: ["listed-first", "listed-second"], defaultModel: "none-of-them" },
+        },
       ],
     });
     client = await connectMcp(lab.server!.mcpUrl, lab.issueClientToken());

@@ -21,13 +21,19 @@ describe("delegation hot paths", () => {
   afterAll(async () => env.cleanup());
 
   const plan = (sql: string, ...params: unknown[]) =>
-    (env.host.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join("; ");
+    (env.host.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+      .map((row) => row.detail)
+      .join("; ");
 
   it("reads a thread's fork transfer and its attempts by index, not by scanning every thread's", () => {
     // message-delivery.ts, on every turn start:
-    expect(plan("SELECT data FROM context_transfers WHERE target_thread_id = ? AND kind = 'fork'", "t")).toMatch(/USING INDEX context_transfers_target/);
+    expect(plan("SELECT data FROM context_transfers WHERE target_thread_id = ? AND kind = 'fork'", "t")).toMatch(
+      /USING INDEX context_transfers_target/,
+    );
     // usage-totals.ts, on every delegate_task answer (the task's usage):
-    expect(plan("SELECT COUNT(*) FROM attempts WHERE thread_id = ?", "t")).toMatch(/USING (COVERING )?INDEX attempts_thread/);
+    expect(plan("SELECT COUNT(*) FROM attempts WHERE thread_id = ?", "t")).toMatch(
+      /USING (COVERING )?INDEX attempts_thread/,
+    );
   });
 
   it("reads a thread's queued runs and a run's pending requests by their own index, not every queued run's or every request's", () => {
@@ -36,12 +42,21 @@ describe("delegation hot paths", () => {
     expect(plan(`SELECT data FROM runs WHERE ${QUEUED_RUNS_OF_THREAD}`, "t")).toMatch(/USING INDEX runs_thread/);
     // run-lifecycle.ts (a run ending cancels them), provider-event-ingestor.ts (each answer):
     // migration 18; a full scan of runtime_requests before it.
-    expect(plan("SELECT data FROM runtime_requests WHERE run_id = ? AND status = 'pending'", "r")).toMatch(/USING INDEX runtime_requests_run/);
+    expect(plan("SELECT data FROM runtime_requests WHERE run_id = ? AND status = 'pending'", "r")).toMatch(
+      /USING INDEX runtime_requests_run/,
+    );
   });
 
   it("re-checks a wait that names its threads only when one of them commits", async () => {
     const project = env.host.projects.add(env.workspace);
-    const create = (title: string) => env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title, createdBy: "user", creationSource: "cli" }).thread;
+    const create = (title: string) =>
+      env.host.threads.createThread({
+        projectId: project.id,
+        providerInstanceId: "scripted",
+        title,
+        createdBy: "user",
+        creationSource: "cli",
+      }).thread;
     const watched = create("watched");
     const other = create("other");
     const rename = (threadId: string, title: string) =>
@@ -69,8 +84,19 @@ describe("delegation hot paths", () => {
 
   it("writes a thread created with its first message once, not again to touch it", () => {
     const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", title: "touched once", prompt: "@@reply hi", createdBy: "user", creationSource: "cli" });
-    expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'thread' AND entity_id = ?").get(thread.id)).toEqual({ n: 1 });
+    const { thread } = env.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      title: "touched once",
+      prompt: "@@reply hi",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    expect(
+      env.host.store.db
+        .prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'thread' AND entity_id = ?")
+        .get(thread.id),
+    ).toEqual({ n: 1 });
   });
 
   it("reads the environment id without a write once it exists", () => {
@@ -92,7 +118,12 @@ describe("delegation hot paths", () => {
   it("writes a credential's last use at most once per second of uses, and a later use again", () => {
     const registry = env.host.container.resolve(McpSessionRegistry);
     const { id, token } = registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
-    const lastUsed = () => (env.host.store.db.prepare("SELECT last_used_at FROM mcp_credentials WHERE id = ?").get(id) as { last_used_at: number }).last_used_at;
+    const lastUsed = () =>
+      (
+        env.host.store.db.prepare("SELECT last_used_at FROM mcp_credentials WHERE id = ?").get(id) as {
+          last_used_at: number;
+        }
+      ).last_used_at;
     const issuedAt = lastUsed();
     clock.advance(500);
     for (let i = 0; i < 3; i += 1) expect("scope" in registry.resolve(token)).toBe(true);
@@ -110,17 +141,44 @@ describe("idle provider sessions", () => {
       const project = env.host.projects.add(env.workspace);
       const threads: string[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: `@@reply ${i}`, createdBy: "user", creationSource: "cli" });
-        expect((await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 20_000 })).run?.status).toBe("completed");
+        const { thread } = env.host.threads.createThread({
+          projectId: project.id,
+          providerInstanceId: "scripted",
+          prompt: `@@reply ${i}`,
+          createdBy: "user",
+          creationSource: "cli",
+        });
+        expect((await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 20_000 })).run?.status).toBe(
+          "completed",
+        );
         threads.push(thread.id);
       }
       // The close of the first two runs after their run ends; wait for their records (bounded).
-      for (let i = 0; i < 200 && env.host.store.count("providerSession", "status = 'closed'") < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(env.host.sessions.all().map((live) => live.threadId).sort()).toEqual(threads.slice(2).sort());
-      const closed = env.host.store.select("providerSession", "status = 'closed'").map((record) => [record.threadId, record.closeReason]);
-      expect(closed.sort()).toEqual(threads.slice(0, 2).map((threadId) => [threadId, "idle_cap"]).sort());
+      for (let i = 0; i < 200 && env.host.store.count("providerSession", "status = 'closed'") < 2; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(
+        env.host.sessions
+          .all()
+          .map((live) => live.threadId)
+          .sort(),
+      ).toEqual(threads.slice(2).sort());
+      const closed = env.host.store
+        .select("providerSession", "status = 'closed'")
+        .map((record) => [record.threadId, record.closeReason]);
+      expect(closed.sort()).toEqual(
+        threads
+          .slice(0, 2)
+          .map((threadId) => [threadId, "idle_cap"])
+          .sort(),
+      );
       // A capped thread opens a session again for its next turn.
-      env.host.threads.send({ threadId: threads[0]!, text: "@@reply again", mode: "auto", createdBy: "user", creationSource: "cli" });
+      env.host.threads.send({
+        threadId: threads[0]!,
+        text: "@@reply again",
+        mode: "auto",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       const again = await env.host.threads.waitForRun({ threadId: threads[0]!, timeoutMs: 20_000 });
       expect(again.run?.status).toBe("completed");
     } finally {

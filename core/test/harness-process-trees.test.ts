@@ -42,7 +42,8 @@ function toolPids(output: NodeJS.ReadableStream): Promise<{ tools: number[]; lea
     output.on("data", (chunk: Buffer) => {
       text += chunk.toString();
       if (!text.includes("ready")) return;
-      const pidsOf = (word: string) => [...text.matchAll(new RegExp(`^${word} (\\d+)$`, "gm"))].map((m) => Number(m[1]));
+      const pidsOf = (word: string) =>
+        [...text.matchAll(new RegExp(`^${word} (\\d+)$`, "gm"))].map((m) => Number(m[1]));
       resolve({ tools: pidsOf("tool"), leader: pidsOf("leader")[0] ?? null });
     });
   });
@@ -64,7 +65,10 @@ describe("a harness's process tree: every process it started, detached ones incl
   const home = mkdtempSync(join(tmpdir(), "switchyard-trees-"));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  async function startHarness(runner: ProcessRunner, owner?: string): Promise<{ harness: ManagedProcess; tools: number[] }> {
+  async function startHarness(
+    runner: ProcessRunner,
+    owner?: string,
+  ): Promise<{ harness: ManagedProcess; tools: number[] }> {
     const start = () => runner.spawn("/bin/sh", ["-c", HARNESS], { cwd: home, label: "test harness" });
     const harness = owner === undefined ? start() : runOwnedBy(owner, start);
     const { tools } = await toolPids(harness.stdout);
@@ -72,12 +76,16 @@ describe("a harness's process tree: every process it started, detached ones incl
     expect(tools).toHaveLength(3);
     // The precondition: none of them is in the harness's group (once setsid ran), so a group
     // signal cannot reach them.
-    await until("the tools to leave the harness's group", () => tools.every((pid) => stat(pid) !== null && stat(pid)!.pgid !== harness.pid));
+    await until("the tools to leave the harness's group", () =>
+      tools.every((pid) => stat(pid) !== null && stat(pid)!.pgid !== harness.pid),
+    );
     return { harness, tools };
   }
 
   it("stopping the harness stops what left its group (setsid, a double fork, nohup)", async () => {
-    const { harness, tools } = await startHarness(new ProcessRunner(logger, null, new HarnessProcessTrees(logger, { home } as never)));
+    const { harness, tools } = await startHarness(
+      new ProcessRunner(logger, null, new HarnessProcessTrees(logger, { home } as never)),
+    );
     await harness.kill();
     expect(tools.filter(running)).toEqual([]);
   });
@@ -119,7 +127,9 @@ describe("a harness's process tree: every process it started, detached ones incl
     const trees = new HarnessProcessTrees(logger, { home } as never);
     const runner = new ProcessRunner(logger, null, trees);
     const { tools } = await startHarness(runner);
-    const otherHost = await startHarness(new ProcessRunner(logger, null, new HarnessProcessTrees(logger, { home: `${home}-other` } as never)));
+    const otherHost = await startHarness(
+      new ProcessRunner(logger, null, new HarnessProcessTrees(logger, { home: `${home}-other` } as never)),
+    );
     expect(trees.endAll()).toBeGreaterThanOrEqual(4);
     await until("this host's processes to be gone", () => tools.every((pid) => !running(pid)));
     expect(otherHost.tools.filter(running)).toEqual(otherHost.tools);
@@ -134,7 +144,9 @@ describe("a harness's process tree: every process it started, detached ones incl
       hosts.push(host);
       const { tools, leader } = await toolPids(host.stdout!);
       strays.push(leader!, ...tools);
-      await until("the tools to leave the harness's group", () => tools.every((pid) => stat(pid) !== null && stat(pid)!.pgid !== leader));
+      await until("the tools to leave the harness's group", () =>
+        tools.every((pid) => stat(pid) !== null && stat(pid)!.pgid !== leader),
+      );
       return { host, tools, leader: leader! };
     };
     try {
@@ -147,7 +159,9 @@ describe("a harness's process tree: every process it started, detached ones incl
 
       const reaped = new HarnessProcessTrees(logger, { home } as never).reapLeftovers();
       expect(reaped).toBeGreaterThanOrEqual(3);
-      await until("the dead host's processes to be gone", () => [dead.leader, ...dead.tools].every((pid) => !running(pid)));
+      await until("the dead host's processes to be gone", () =>
+        [dead.leader, ...dead.tools].every((pid) => !running(pid)),
+      );
       expect(live.tools.filter(running)).toEqual(live.tools);
       expect(elsewhere.tools.filter(running)).toEqual(elsewhere.tools);
     } finally {

@@ -35,9 +35,16 @@ describe("one Switchyard server per home", () => {
     const root = scratch("switchyard-lock-");
     const home = join(root, "home");
     const gateDir = join(root, "gates");
-    writeHomeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: { gateDir, stateDir: join(root, "state") } }] });
-    const project = JSON.parse((await runCli(["project", "add", scratch("switchyard-lock-ws-"), "--json", "--home", home])).stdout) as { id: string };
-    const { token } = JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as { token: string };
+    writeHomeConfig(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "alpha", driver: "scripted", options: { gateDir, stateDir: join(root, "state") } }],
+    });
+    const project = JSON.parse(
+      (await runCli(["project", "add", scratch("switchyard-lock-ws-"), "--json", "--home", home])).stdout,
+    ) as { id: string };
+    const { token } = JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as {
+      token: string;
+    };
 
     const first = serve(home);
     const { mcpUrl } = await first.ready;
@@ -85,16 +92,28 @@ describe("one Switchyard server per home", () => {
     expect(await next.terminate()).toBe(0);
 
     // This test's own (live) pid with another start time: the pid was reused, the holder is gone.
-    writeFileSync(join(home, "server.lock"), JSON.stringify({ pid: process.pid, processStart: "1", since: "2020-01-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(home, "server.lock"),
+      JSON.stringify({ pid: process.pid, processStart: "1", since: "2020-01-01T00:00:00.000Z" }),
+    );
     const reused = serve(home);
     await reused.ready;
     expect(await reused.terminate()).toBe(0);
 
     // The same pid with its real start time is a live holder.
-    writeFileSync(join(home, "server.lock"), JSON.stringify({ pid: process.pid, processStart: processStartTime(process.pid), since: "2020-01-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(home, "server.lock"),
+      JSON.stringify({
+        pid: process.pid,
+        processStart: processStartTime(process.pid),
+        since: "2020-01-01T00:00:00.000Z",
+      }),
+    );
     const blocked = serve(home);
     expect((await blocked.exited).code, blocked.stderr).toBe(2);
-    expect(blocked.stderr).toContain(`another Switchyard server (pid ${process.pid}, since 2020-01-01T00:00:00.000Z) uses this home`);
+    expect(blocked.stderr).toContain(
+      `another Switchyard server (pid ${process.pid}, since 2020-01-01T00:00:00.000Z) uses this home`,
+    );
   }, 90_000);
 
   it("fails at once on a taken port, before any plugin loads, and says what to do", async () => {
@@ -106,7 +125,9 @@ describe("one Switchyard server per home", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     try {
       const port = (taken.address() as { port: number }).port;
-      const result = await runCli(["serve", "--port", String(port), "--home", home], { env: { SWITCHYARD_TEST_IMPORT_MARKER: marker } });
+      const result = await runCli(["serve", "--port", String(port), "--home", home], {
+        env: { SWITCHYARD_TEST_IMPORT_MARKER: marker },
+      });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
       expect(result.stderr).toContain("--port <port>");
@@ -117,7 +138,9 @@ describe("one Switchyard server per home", () => {
       await new Promise((resolve) => taken.close(resolve));
     }
     // The marker works: a command that loads plugins leaves it.
-    expect((await runCli(["providers", "--home", home], { env: { SWITCHYARD_TEST_IMPORT_MARKER: marker } })).code).toBe(0);
+    expect((await runCli(["providers", "--home", home], { env: { SWITCHYARD_TEST_IMPORT_MARKER: marker } })).code).toBe(
+      0,
+    );
     expect(existsSync(marker)).toBe(true);
   }, 60_000);
 

@@ -19,10 +19,22 @@ interface HttpAnswer {
 }
 
 /** One POST, by default on its own connection (no pooled socket carries over between checks). */
-function post(port: number, headers: Record<string, string>, body = TOOLS_LIST, agent: Agent | false = false): Promise<HttpAnswer> {
+function post(
+  port: number,
+  headers: Record<string, string>,
+  body = TOOLS_LIST,
+  agent: Agent | false = false,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/mcp",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -39,7 +51,11 @@ function post(port: number, headers: Record<string, string>, body = TOOLS_LIST, 
  * Writes raw bytes on a fresh connection and collects what the server sends until it closes
  * the connection, or until `boundMs` passes (then `closedByServer` is false).
  */
-function rawExchange(port: number, text: string, boundMs = 10_000): Promise<{ answer: string; status: number | null; closedByServer: boolean }> {
+function rawExchange(
+  port: number,
+  text: string,
+  boundMs = 10_000,
+): Promise<{ answer: string; status: number | null; closedByServer: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     let answer = "";
@@ -62,7 +78,15 @@ function rawExchange(port: number, text: string, boundMs = 10_000): Promise<{ an
 }
 
 function rawPost(port: number, headers: string[], body: string, contentLength = Buffer.byteLength(body)): string {
-  return ["POST /mcp HTTP/1.1", ...headers, "Content-Type: application/json", "Accept: application/json, text/event-stream", `Content-Length: ${contentLength}`, "", body].join("\r\n");
+  return [
+    "POST /mcp HTTP/1.1",
+    ...headers,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    `Content-Length: ${contentLength}`,
+    "",
+    body,
+  ].join("\r\n");
 }
 
 function errorOf(answer: HttpAnswer): { code: number; message: string } {
@@ -81,45 +105,101 @@ describe("HTTP server hardening", () => {
   afterAll(async () => lab.stop());
 
   it("accepts a loopback name on any port in Host and Origin, so port-forwards and proxies work", async () => {
-    for (const host of ["localhost:9000", "127.0.0.1:1", "[::1]:65535", "LOCALHOST:7410", "localhost", "127.0.0.1", `127.0.0.1:${port}`]) {
+    for (const host of [
+      "localhost:9000",
+      "127.0.0.1:1",
+      "[::1]:65535",
+      "LOCALHOST:7410",
+      "localhost",
+      "127.0.0.1",
+      `127.0.0.1:${port}`,
+    ]) {
       const answer = await post(port, { authorization: `Bearer ${token}`, host });
       expect(answer.status, host).toBe(200);
     }
-    for (const origin of ["http://localhost:9000", "https://127.0.0.1", "http://[::1]:3000", `http://127.0.0.1:${port}`, "null"]) {
+    for (const origin of [
+      "http://localhost:9000",
+      "https://127.0.0.1",
+      "http://[::1]:3000",
+      `http://127.0.0.1:${port}`,
+      "null",
+    ]) {
       const answer = await post(port, { authorization: `Bearer ${token}`, host: "localhost:9000", origin });
       expect(answer.status, origin).toBe(200);
     }
   });
 
   it("refuses every other name in Host or Origin with 403 naming it", async () => {
-    for (const host of ["evil.example", `evil.example:${port}`, "localhost.evil.example:80", "127.0.0.2:7410", "0.0.0.0:7410", "[::2]:80", "localhost:99999", "localhost:", "127.0.0.1.nip.io"]) {
+    for (const host of [
+      "evil.example",
+      `evil.example:${port}`,
+      "localhost.evil.example:80",
+      "127.0.0.2:7410",
+      "0.0.0.0:7410",
+      "[::2]:80",
+      "localhost:99999",
+      "localhost:",
+      "127.0.0.1.nip.io",
+    ]) {
       const answer = await post(port, { authorization: `Bearer ${token}`, host });
       expect(answer.status, host).toBe(403);
-      expect(JSON.parse(answer.body), host).toMatchObject({ error: "forbidden", error_description: expect.stringContaining(JSON.stringify(host)) });
+      expect(JSON.parse(answer.body), host).toMatchObject({
+        error: "forbidden",
+        error_description: expect.stringContaining(JSON.stringify(host)),
+      });
     }
-    for (const origin of ["http://evil.example", `http://evil.example:${port}`, "http://localhost.evil.example:9000", "file://localhost/x", "not a url"]) {
+    for (const origin of [
+      "http://evil.example",
+      `http://evil.example:${port}`,
+      "http://localhost.evil.example:9000",
+      "file://localhost/x",
+      "not a url",
+    ]) {
       const answer = await post(port, { authorization: `Bearer ${token}`, host: `127.0.0.1:${port}`, origin });
       expect(answer.status, origin).toBe(403);
-      expect(JSON.parse(answer.body), origin).toMatchObject({ error: "forbidden", error_description: expect.stringContaining("Origin") });
+      expect(JSON.parse(answer.body), origin).toMatchObject({
+        error: "forbidden",
+        error_description: expect.stringContaining("Origin"),
+      });
     }
   });
 
   it("answers 400 to a request with two Host (or two Authorization) headers and closes the connection", async () => {
-    const twoHosts = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`, "Host: evil.example", `Authorization: Bearer ${token}`], TOOLS_LIST));
+    const twoHosts = await rawExchange(
+      port,
+      rawPost(port, [`Host: 127.0.0.1:${port}`, "Host: evil.example", `Authorization: Bearer ${token}`], TOOLS_LIST),
+    );
     expect(twoHosts.status).toBe(400);
     expect(twoHosts.answer).toContain("2 Host headers");
     expect(twoHosts.closedByServer).toBe(true);
-    const twoTokens = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`, "Authorization: Bearer sy_someone_elses_token_abcdefgh"], TOOLS_LIST));
+    const twoTokens = await rawExchange(
+      port,
+      rawPost(
+        port,
+        [
+          `Host: 127.0.0.1:${port}`,
+          `Authorization: Bearer ${token}`,
+          "Authorization: Bearer sy_someone_elses_token_abcdefgh",
+        ],
+        TOOLS_LIST,
+      ),
+    );
     expect(twoTokens.status).toBe(400);
     expect(twoTokens.answer).toContain("2 Authorization headers");
   });
 
   it("closes the connection of a refused request (401, 403) instead of keeping it alive", async () => {
-    const unauthenticated = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`, "Connection: keep-alive"], TOOLS_LIST));
+    const unauthenticated = await rawExchange(
+      port,
+      rawPost(port, [`Host: 127.0.0.1:${port}`, "Connection: keep-alive"], TOOLS_LIST),
+    );
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.answer.toLowerCase()).toContain("connection: close");
     expect(unauthenticated.closedByServer).toBe(true);
-    const forbidden = await rawExchange(port, rawPost(port, ["Host: evil.example", `Authorization: Bearer ${token}`, "Connection: keep-alive"], TOOLS_LIST));
+    const forbidden = await rawExchange(
+      port,
+      rawPost(port, ["Host: evil.example", `Authorization: Bearer ${token}`, "Connection: keep-alive"], TOOLS_LIST),
+    );
     expect(forbidden.status).toBe(403);
     expect(forbidden.closedByServer).toBe(true);
     // An answered request keeps its connection: only refusals close it.
@@ -132,7 +212,10 @@ describe("HTTP server hardening", () => {
 
   it("cuts a connection whose body stalls, authenticated or not, after the request timeout", async () => {
     // Headers complete, then 1 byte of a declared 100-byte body, then nothing.
-    const authenticated = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`], "{", 100));
+    const authenticated = await rawExchange(
+      port,
+      rawPost(port, [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`], "{", 100),
+    );
     expect(authenticated.closedByServer).toBe(true);
     expect(authenticated.status).toBe(408);
     const anonymous = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`], "{", 100));
@@ -152,20 +235,51 @@ describe("HTTP server hardening", () => {
     const agent = await lab.liveAgent();
     const client = await lab.client(["orchestration:read"]);
     // 1.5 s of waiting against a 0.5 s request timeout, as one JSON answer and as a progress stream.
-    expect(await callTool(client, "t3_thread_wait", { threadId: agent.threadId, timeoutMs: 1_500 })).toMatchObject({ ok: true, value: { waitTimedOut: true } });
+    expect(await callTool(client, "t3_thread_wait", { threadId: agent.threadId, timeoutMs: 1_500 })).toMatchObject({
+      ok: true,
+      value: { waitTimedOut: true },
+    });
     const progress: unknown[] = [];
-    expect(await callTool(client, "t3_thread_wait", { threadId: agent.threadId, timeoutMs: 1_500 }, { onprogress: (p) => progress.push(p) })).toMatchObject({ ok: true, value: { waitTimedOut: true } });
+    expect(
+      await callTool(
+        client,
+        "t3_thread_wait",
+        { threadId: agent.threadId, timeoutMs: 1_500 },
+        { onprogress: (p) => progress.push(p) },
+      ),
+    ).toMatchObject({ ok: true, value: { waitTimedOut: true } });
     agent.release();
   });
 
   it("answers in one JSON body unless the request asked for progress, then as an SSE stream", async () => {
     const auth = { authorization: `Bearer ${token}` };
-    const plain = await post(port, auth, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } } }));
+    const plain = await post(
+      port,
+      auth,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } },
+      }),
+    );
     expect(plain.status).toBe(200);
     expect(plain.headers["content-type"]).toContain("application/json");
     expect(Number(plain.headers["content-length"])).toBe(Buffer.byteLength(plain.body));
-    expect(JSON.parse(plain.body)).toMatchObject({ id: 7, result: { structuredContent: { projectId: lab.projectId } } });
-    const streamed = await post(port, auth, JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId }, _meta: { progressToken: "p1" } } }));
+    expect(JSON.parse(plain.body)).toMatchObject({
+      id: 7,
+      result: { structuredContent: { projectId: lab.projectId } },
+    });
+    const streamed = await post(
+      port,
+      auth,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 8,
+        method: "tools/call",
+        params: { name: "t3_thread_list", arguments: { projectId: lab.projectId }, _meta: { progressToken: "p1" } },
+      }),
+    );
     expect(streamed.status).toBe(200);
     expect(streamed.headers["content-type"]).toContain("text/event-stream");
     expect(streamed.body).toContain('"id":8');
@@ -174,20 +288,34 @@ describe("HTTP server hardening", () => {
   it("answers an empty batch with a JSON-RPC -32600 error body and HTTP 400", async () => {
     const answer = await post(port, { authorization: `Bearer ${token}` }, "[]");
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("empty") } });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("empty") },
+    });
   });
 
-  it("refuses a \"__proto__\" key, which the SDK's schemas would drop silently: a typed tool failure in a tool call, Invalid Request elsewhere", async () => {
+  it('refuses a "__proto__" key, which the SDK\'s schemas would drop silently: a typed tool failure in a tool call, Invalid Request elsewhere', async () => {
     const auth = { authorization: `Bearer ${token}` };
-    const call = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_threads","arguments":{"threads":[{"__proto__":{"polluted":true}}]}}}';
+    const call =
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_threads","arguments":{"threads":[{"__proto__":{"polluted":true}}]}}}';
     const answer = await post(port, auth, call);
     expect(answer.status).toBe(200);
     const result = JSON.parse(answer.body) as { id: number; result: { isError: boolean; content: { text: string }[] } };
     expect(result).toMatchObject({ id: 3, result: { isError: true } });
-    expect(JSON.parse(result.result.content[0]!.text)).toMatchObject({ error: { code: "invalid_request", message: expect.stringContaining("threads.0.__proto__"), details: { field: "threads.0.__proto__" } } });
+    expect(JSON.parse(result.result.content[0]!.text)).toMatchObject({
+      error: {
+        code: "invalid_request",
+        message: expect.stringContaining("threads.0.__proto__"),
+        details: { field: "threads.0.__proto__" },
+      },
+    });
     const other = await post(port, auth, '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"__proto__":{}}}');
     expect(other.status).toBe(400);
-    expect(JSON.parse(other.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining("params.__proto__") } });
+    expect(JSON.parse(other.body)).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringContaining("params.__proto__") },
+    });
   });
 
   it("answers malformed requests with typed JSON-RPC errors: not JSON, empty, wrong content type, too large", async () => {
@@ -203,13 +331,26 @@ describe("HTTP server hardening", () => {
     expect(errorOf(textPlain).message).toContain("text/plain");
     const notAMessage = await post(port, auth, "42");
     expect(notAMessage.status).toBe(400);
-    const huge = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { padding: "x".repeat(5000) } } });
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: { padding: "x".repeat(5000) } },
+    });
     const declared = await post(port, auth, huge);
     expect(declared.status).toBe(413);
     expect(errorOf(declared).message).toContain("4096");
     const chunked = await rawExchange(
       port,
-      ["POST /mcp HTTP/1.1", `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`, "Content-Type: application/json", "Transfer-Encoding: chunked", "", `${huge.length.toString(16)}\r\n${huge}\r\n0\r\n\r\n`].join("\r\n"),
+      [
+        "POST /mcp HTTP/1.1",
+        `Host: 127.0.0.1:${port}`,
+        `Authorization: Bearer ${token}`,
+        "Content-Type: application/json",
+        "Transfer-Encoding: chunked",
+        "",
+        `${huge.length.toString(16)}\r\n${huge}\r\n0\r\n\r\n`,
+      ].join("\r\n"),
     );
     expect(chunked.status).toBe(413);
     // Still serving.
@@ -222,7 +363,9 @@ describe("HTTP server hardening", () => {
     const unreadable = await rawExchange(port, `NOT AN HTTP REQUEST\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
     expect(unreadable.status).toBe(400);
     expect(unreadable.closedByServer).toBe(true);
-    const body = JSON.parse(unreadable.answer.slice(unreadable.answer.indexOf("\r\n\r\n") + 4)) as { error: { code: number; message: string } };
+    const body = JSON.parse(unreadable.answer.slice(unreadable.answer.indexOf("\r\n\r\n") + 4)) as {
+      error: { code: number; message: string };
+    };
     expect(body.error).toMatchObject({ code: -32600, message: expect.stringContaining("could not read") });
     expect((await post(port, { authorization: `Bearer ${token}` })).status).toBe(200);
   });
@@ -233,7 +376,11 @@ describe("HTTP server hardening", () => {
  * answer until the server closes. A server that answers and closes while the body is still
  * arriving resets the connection, and such a client sees its write fail instead of the answer.
  */
-function sendAllThenRead(port: number, head: string, body: Buffer[]): Promise<{ status: number | null; answer: string; error: string | null }> {
+function sendAllThenRead(
+  port: number,
+  head: string,
+  body: Buffer[],
+): Promise<{ status: number | null; answer: string; error: string | null }> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.pause();
@@ -242,15 +389,22 @@ function sendAllThenRead(port: number, head: string, body: Buffer[]): Promise<{ 
     socket.on("connect", () => {
       socket.write(head);
       for (const [index, frame] of body.entries()) {
-        socket.write(frame, index < body.length - 1 ? undefined : () => {
-          socket.setEncoding("utf8");
-          socket.resume();
-        });
+        socket.write(
+          frame,
+          index < body.length - 1
+            ? undefined
+            : () => {
+                socket.setEncoding("utf8");
+                socket.resume();
+              },
+        );
       }
     });
     socket.on("data", (chunk: string) => (answer += chunk));
     socket.on("error", (failure) => (error = failure.message));
-    socket.on("close", () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) || null, answer, error }));
+    socket.on("close", () =>
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) || null, answer, error }),
+    );
   });
 }
 
@@ -280,10 +434,17 @@ describe("a request body over server.maxRequestBodyBytes", () => {
           "",
           "",
         ].join("\r\n");
-        const frame = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
+        const frame = chunked
+          ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")])
+          : piece;
         const body = [...Array.from({ length: pieces }, () => frame), ...(chunked ? [Buffer.from("0\r\n\r\n")] : [])];
         const exchange = await sendAllThenRead(port, head, body);
-        outcomes[`${path} ${chunked ? "chunked" : "declared"}`] = [exchange.status, exchange.error, exchange.answer.includes("4096-byte limit (server.maxRequestBodyBytes)"), /connection: close/i.test(exchange.answer)];
+        outcomes[`${path} ${chunked ? "chunked" : "declared"}`] = [
+          exchange.status,
+          exchange.error,
+          exchange.answer.includes("4096-byte limit (server.maxRequestBodyBytes)"),
+          /connection: close/i.test(exchange.answer),
+        ];
       }
     }
     expect(outcomes).toEqual({
@@ -315,7 +476,10 @@ describe("HTTP server connection cap", () => {
           }),
       ),
     );
-    const refused = await rawExchange(port, rawPost(port, [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`], TOOLS_LIST));
+    const refused = await rawExchange(
+      port,
+      rawPost(port, [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${token}`], TOOLS_LIST),
+    );
     expect(refused.status).toBe(503);
     expect(refused.answer).toContain("server.maxConnections");
     expect(refused.closedByServer).toBe(true);
@@ -346,12 +510,28 @@ describe("MCP endpoint fairness under load", () => {
     const port = lab.server.port;
     const BUSY = 40;
     const NEWCOMERS = 10;
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "t3_thread_list", arguments: { projectId: lab.projectId } },
+    });
     const keepAlive = new Agent({ keepAlive: true, maxSockets: BUSY });
     const send = (agent: Agent | false) =>
       new Promise<number>((resolve, reject) => {
         const req = request(
-          { host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` } },
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/mcp",
+            method: "POST",
+            agent,
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              authorization: `Bearer ${token}`,
+            },
+          },
           (res) => {
             res.resume();
             res.on("end", () => resolve(res.statusCode ?? 0));
@@ -399,7 +579,9 @@ describe("MCP endpoint across a restart", () => {
     const first = await startTestHost({ home, providers, start: false });
     const firstServer = await serve(first, 0);
     const projectId = first.host.projects.add(first.workspace, "main").id;
-    const token = first.host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:read"] }).token;
+    const token = first.host.container
+      .resolve(McpSessionRegistry)
+      .issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:read"] }).token;
     const client = await connectMcp(firstServer.mcpUrl, token);
     try {
       expect(await mustCall(client, "t3_thread_list", { projectId })).toMatchObject({ projectId });
@@ -433,10 +615,19 @@ describe("HTTP server bound to another loopback address (serve --host 127.0.0.2)
 
   function getProjects(origin: string): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: "127.0.0.2", port: lab.server.port, path: "/api/v1/projects", agent: false, headers: { authorization: `Bearer ${token}`, origin } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        {
+          host: "127.0.0.2",
+          port: lab.server.port,
+          path: "/api/v1/projects",
+          agent: false,
+          headers: { authorization: `Bearer ${token}`, origin },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.end();
     });

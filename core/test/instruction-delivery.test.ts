@@ -3,7 +3,10 @@ import { deliverInstructions } from "../src/engine/instruction-delivery.js";
 
 describe("instruction delivery: one channel, composed by the host", () => {
   it("hands instructions to a provider with an instruction channel, in order, without touching the text", () => {
-    expect(deliverInstructions("do it", ["orchestration", null, "  ", "role"], true)).toEqual({ text: "do it", instructions: "orchestration\n\nrole" });
+    expect(deliverInstructions("do it", ["orchestration", null, "  ", "role"], true)).toEqual({
+      text: "do it",
+      instructions: "orchestration\n\nrole",
+    });
   });
 
   it("folds them into the prompt for any other provider, and passes none on the channel", () => {

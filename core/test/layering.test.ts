@@ -1,4 +1,15 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,13 +23,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DEPCRUISE = join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
 const COPIED_FOLDERS = ["spec", "core", "sdk", "testkit", "registry-cache", "plugins", "templates"];
-const COPIED_FILES = ["package.json", ".dependency-cruiser.cjs", "tsconfig.base.json", "tsconfig.dependency-cruiser.json"];
+const COPIED_FILES = [
+  "package.json",
+  ".dependency-cruiser.cjs",
+  "tsconfig.base.json",
+  "tsconfig.dependency-cruiser.json",
+];
 
 /** The arguments of `npm run lint:deps`, so this test checks exactly the command CI runs. */
 function lintDepsArguments(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
   const [command, ...args] = (manifest.scripts["lint:deps"] ?? "").trim().split(/\s+/);
-  if (command !== "depcruise") throw new Error(`expected "lint:deps" to run depcruise, found: ${manifest.scripts["lint:deps"]}`);
+  if (command !== "depcruise")
+    throw new Error(`expected "lint:deps" to run depcruise, found: ${manifest.scripts["lint:deps"]}`);
   return args;
 }
 
@@ -69,7 +86,8 @@ function installedPackageFolders(): string[] {
       .filter((e) => e.isDirectory())
       .map((e) => join(folder, e.name)),
   ]);
-  for (const folder of packages) if (existsSync(join(ROOT, folder, "node_modules"))) found.push(join(folder, "node_modules"));
+  for (const folder of packages)
+    if (existsSync(join(ROOT, folder, "node_modules"))) found.push(join(folder, "node_modules"));
   return found;
 }
 

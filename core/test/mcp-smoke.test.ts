@@ -23,7 +23,12 @@ describe("MCP smoke", () => {
     });
     server = await startServer(t.host, { port: 0 });
     const project = t.host.projects.add(t.workspace);
-    const task = { task: "@@reply child-done", target: { providerInstanceId: "beta" }, mode: "wait", clientRequestId: "r1" };
+    const task = {
+      task: "@@reply child-done",
+      target: { providerInstanceId: "beta" },
+      mode: "wait",
+      clientRequestId: "r1",
+    };
     const { thread } = t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "alpha",
@@ -45,7 +50,10 @@ describe("MCP smoke", () => {
     const client = await connectMcp(server.mcpUrl, token);
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toContain("delegate_task");
-    const list = await mustCall<{ threads: { threadId: string }[] }>(client, "t3_thread_list", { projectId: project.id, includeSubagents: true });
+    const list = await mustCall<{ threads: { threadId: string }[] }>(client, "t3_thread_list", {
+      projectId: project.id,
+      includeSubagents: true,
+    });
     expect(list.threads).toHaveLength(2);
     const denied = await callTool(client, "delegate_task", { task: "x" });
     expect(denied.ok).toBe(false);

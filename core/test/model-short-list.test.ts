@@ -1,15 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { FIRST_N_MODELS, shortModelList, type CatalogModel } from "../src/services/model-short-list.js";
 
-const model = (id: string, extra: Partial<CatalogModel> = {}): CatalogModel => ({ id, custom: false, legacy: false, ...extra });
+const model = (id: string, extra: Partial<CatalogModel> = {}): CatalogModel => ({
+  id,
+  custom: false,
+  legacy: false,
+  ...extra,
+});
 const ids = (list: ReturnType<typeof shortModelList>) => list.models.map((m) => m.id);
 
 describe("model short list (orchestrator_capabilities)", () => {
   // Custom models come first from the registry; then the provider's order, with legacy models among them.
-  const catalog = [model("mine", { custom: true }), model("old-1", { legacy: true }), ...Array.from({ length: 10 }, (_, i) => model(`m${i + 1}`)), model("old-2", { legacy: true })];
+  const catalog = [
+    model("mine", { custom: true }),
+    model("old-1", { legacy: true }),
+    ...Array.from({ length: 10 }, (_, i) => model(`m${i + 1}`)),
+    model("old-2", { legacy: true }),
+  ];
 
   it("first_n: custom, favorite and caller models, plus the first 8 current models in the user's order", () => {
-    const list = shortModelList({ catalog, favorites: ["m9", "old-2"], callerModel: "m7", rule: "first_n", search: "" });
+    const list = shortModelList({
+      catalog,
+      favorites: ["m9", "old-2"],
+      callerModel: "m7",
+      rule: "first_n",
+      search: "",
+    });
     // User order: mine, m9, old-2 (favorites, as configured), then m1…m10 in the provider's order.
     // The first 8 current: mine, m9, m1…m6. Always listed besides: old-2 (favorite, legacy), m7 (caller).
     expect(ids(list)).toEqual(["mine", "m9", "old-2", "m1", "m2", "m3", "m4", "m5", "m6", "m7"]);
@@ -29,7 +45,13 @@ describe("model short list (orchestrator_capabilities)", () => {
   });
 
   it("ignores a favorite the provider does not advertise, and never lists a model twice", () => {
-    const list = shortModelList({ catalog, favorites: ["gone", "mine"], callerModel: "mine", rule: "first_n", search: "m" });
+    const list = shortModelList({
+      catalog,
+      favorites: ["gone", "mine"],
+      callerModel: "mine",
+      rule: "first_n",
+      search: "m",
+    });
     expect(ids(list)).not.toContain("gone");
     expect(new Set(ids(list)).size).toBe(ids(list).length);
     expect(list.models.length + list.omitted).toBe(catalog.length);

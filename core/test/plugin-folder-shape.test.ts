@@ -38,14 +38,35 @@ describe("plugin folders", () => {
   const all = [...folders("templates"), ...folders("plugins")];
 
   it("are found: both templates and every built-in plugin", () => {
-    expect(all.map(({ dir }) => dir)).toEqual(expect.arrayContaining(["templates/process-harness", "templates/acp-flavor", "plugins/codex", "plugins/claude", "plugins/opencode"]));
+    expect(all.map(({ dir }) => dir)).toEqual(
+      expect.arrayContaining([
+        "templates/process-harness",
+        "templates/acp-flavor",
+        "plugins/codex",
+        "plugins/claude",
+        "plugins/opencode",
+      ]),
+    );
   });
 
   for (const { dir, id } of all) {
     it(`${dir} has the templates' shape`, () => {
       const at = (file: string) => join(ROOT, dir, file);
-      const required = ["package.json", "README.md", "tsconfig.json", "src/index.ts", `src/${id}-adapter.ts`, `src/${id}-capabilities.ts`, `src/${id}-wire.ts`, `test/${id}.conformance.test.ts`, `test/${id}-adapter.test.ts`];
-      expect(required.filter((file) => !existsSync(at(file))), "missing files").toEqual([]);
+      const required = [
+        "package.json",
+        "README.md",
+        "tsconfig.json",
+        "src/index.ts",
+        `src/${id}-adapter.ts`,
+        `src/${id}-capabilities.ts`,
+        `src/${id}-wire.ts`,
+        `test/${id}.conformance.test.ts`,
+        `test/${id}-adapter.test.ts`,
+      ];
+      expect(
+        required.filter((file) => !existsSync(at(file))),
+        "missing files",
+      ).toEqual([]);
 
       const pkg = JSON.parse(readFileSync(at("package.json"), "utf8")) as PluginPackageJson;
       expect(pkg.type).toBe("module");
@@ -55,13 +76,22 @@ describe("plugin folders", () => {
       expect(pkg.exports?.["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
       // The sdk is the host's copy (a peer); the host itself and its test lab never run inside a plugin.
       expect(pkg.peerDependencies?.["@switchyard/sdk"]).toBeDefined();
-      expect(Object.keys(pkg.dependencies ?? {}).filter((name) => ["@switchyard/sdk", "@switchyard/core", "@switchyard/testkit"].includes(name))).toEqual([]);
+      expect(
+        Object.keys(pkg.dependencies ?? {}).filter((name) =>
+          ["@switchyard/sdk", "@switchyard/core", "@switchyard/testkit"].includes(name),
+        ),
+      ).toEqual([]);
       // What is packed: the build (with its .js.map for stack traces) without its incremental state
       // or declaration maps, and the README; the TypeScript sources stay out (install footprint).
-      expect(pkg.files).toEqual(expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "!dist/**/*.d.ts.map", "README.md"]));
+      expect(pkg.files).toEqual(
+        expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "!dist/**/*.d.ts.map", "README.md"]),
+      );
       expect(pkg.files).not.toContain("src");
 
-      const tsconfig = JSON.parse(readFileSync(at("tsconfig.json"), "utf8")) as { compilerOptions?: Record<string, unknown>; include?: string[] };
+      const tsconfig = JSON.parse(readFileSync(at("tsconfig.json"), "utf8")) as {
+        compilerOptions?: Record<string, unknown>;
+        include?: string[];
+      };
       expect(tsconfig.compilerOptions).toMatchObject({ rootDir: "src", outDir: "dist" });
       expect(tsconfig.include).toEqual(["src"]);
 

@@ -1,9 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { decodeCapabilities, NO_CAPABILITIES, RUNTIME_MODES, type ProviderCapabilities } from "../src/spec/index.js";
-import { decideFork, decideMessageDispatch, decideRunStop, decideSessionContinuation, decideTaskCancel, describeProviderConduct, resolveModes, type SendMode } from "../src/policy/index.js";
+import {
+  decideFork,
+  decideMessageDispatch,
+  decideRunStop,
+  decideSessionContinuation,
+  decideTaskCancel,
+  describeProviderConduct,
+  resolveModes,
+  type SendMode,
+} from "../src/policy/index.js";
 import { TERMINAL_RUN_STATUSES, type RunStatus } from "../src/store/records.js";
 
-function caps(turns: Partial<ProviderCapabilities["turns"]>, extra: Record<string, unknown> = {}): ProviderCapabilities {
+function caps(
+  turns: Partial<ProviderCapabilities["turns"]>,
+  extra: Record<string, unknown> = {},
+): ProviderCapabilities {
   return decodeCapabilities({ turns: { terminalStatusQuality: "strong", ...turns }, ...extra }).capabilities;
 }
 
@@ -13,12 +25,25 @@ const QUALITIES = ["strong", "weak", "none"] as const;
 describe("message dispatch policy: every capability combination", () => {
   // All 16 combinations of the four turn booleans, three terminal qualities, every active-run
   // shape (also a maintenance turn), a sender's message or a notification, and every mode.
-  const combos: { activeSteering: boolean; interrupt: boolean; steeringByInterruptRestart: boolean; queuedMessages: boolean; terminalStatusQuality: (typeof QUALITIES)[number] }[] = [];
+  const combos: {
+    activeSteering: boolean;
+    interrupt: boolean;
+    steeringByInterruptRestart: boolean;
+    queuedMessages: boolean;
+    terminalStatusQuality: (typeof QUALITIES)[number];
+  }[] = [];
   for (const activeSteering of [false, true])
     for (const interrupt of [false, true])
       for (const steeringByInterruptRestart of [false, true])
         for (const queuedMessages of [false, true])
-          for (const terminalStatusQuality of QUALITIES) combos.push({ activeSteering, interrupt, steeringByInterruptRestart, queuedMessages, terminalStatusQuality });
+          for (const terminalStatusQuality of QUALITIES)
+            combos.push({
+              activeSteering,
+              interrupt,
+              steeringByInterruptRestart,
+              queuedMessages,
+              terminalStatusQuality,
+            });
   const runs: ({ status: RunStatus; providerTurnLive: boolean; interruptRequested: boolean; text: string } | null)[] = [
     null,
     { status: "starting", providerTurnLive: false, interruptRequested: false, text: "work" },
@@ -41,7 +66,11 @@ describe("message dispatch policy: every capability combination", () => {
             const decision = decideMessageDispatch({ requested, activeRun, capabilities, text: "hello", notification });
             expect(decision.asked).toBe(requested);
             // A fully active turn: live at the provider, not stopping, not a maintenance command.
-            const steerable = activeRun !== null && activeRun.providerTurnLive && !activeRun.interruptRequested && activeRun.text !== "/compact";
+            const steerable =
+              activeRun !== null &&
+              activeRun.providerTurnLive &&
+              !activeRun.interruptRequested &&
+              activeRun.text !== "/compact";
             let expected: string;
             if (activeRun === null) expected = requested === "steer" || requested === "restart" ? "refused" : "start";
             else if (requested === "queue") expected = canQueue ? "queue" : "refused";
@@ -50,8 +79,14 @@ describe("message dispatch policy: every capability combination", () => {
               else if (steerable && restartable && !notification) expected = "restart";
               else expected = canQueue ? "queue" : "refused";
             } else if (!steerable) expected = "refused";
-            else if (requested === "steer") expected = combo.activeSteering ? "steer" : restartable ? "restart" : "refused";
-            else expected = restartable ? "restart" : combo.interrupt && canQueue ? "interrupt_then_queue_first" : "refused";
+            else if (requested === "steer")
+              expected = combo.activeSteering ? "steer" : restartable ? "restart" : "refused";
+            else
+              expected = restartable
+                ? "restart"
+                : combo.interrupt && canQueue
+                  ? "interrupt_then_queue_first"
+                  : "refused";
             const label = JSON.stringify({ combo, activeRun, requested, notification });
             expect(decision.ok ? decision.action : "refused", label).toBe(expected);
             if (decision.ok) {
@@ -72,16 +107,44 @@ describe("message dispatch policy: every capability combination", () => {
   it("steers a fully active turn by interrupt-and-restart on a restart-only provider when the mode is auto, degraded, saying why", () => {
     const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
     const restartOnly = caps({ interrupt: true, steeringByInterruptRestart: true });
-    const decision = decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: restartOnly, text: "new input", notification: false });
-    expect(decision).toMatchObject({ ok: true, asked: "auto", action: "restart", degraded: true, reason: expect.stringContaining("interrupted and restarted") });
+    const decision = decideMessageDispatch({
+      requested: "auto",
+      activeRun: live,
+      capabilities: restartOnly,
+      text: "new input",
+      notification: false,
+    });
+    expect(decision).toMatchObject({
+      ok: true,
+      asked: "auto",
+      action: "restart",
+      degraded: true,
+      reason: expect.stringContaining("interrupted and restarted"),
+    });
     // A notification never cuts a turn short: it queues.
-    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: restartOnly, text: "notice", notification: true })).toMatchObject({ ok: true, action: "queue", degraded: true });
+    expect(
+      decideMessageDispatch({
+        requested: "auto",
+        activeRun: live,
+        capabilities: restartOnly,
+        text: "notice",
+        notification: true,
+      }),
+    ).toMatchObject({ ok: true, action: "queue", degraded: true });
   });
 
   it("queues auto behind a live turn of a provider that can only stop it (never stops the turn for a default send)", () => {
     const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
     const stopOnly = caps({ interrupt: true });
-    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: stopOnly, text: "x", notification: false })).toMatchObject({
+    expect(
+      decideMessageDispatch({
+        requested: "auto",
+        activeRun: live,
+        capabilities: stopOnly,
+        text: "x",
+        notification: false,
+      }),
+    ).toMatchObject({
       ok: true,
       action: "queue",
       degraded: true,
@@ -91,11 +154,29 @@ describe("message dispatch policy: every capability combination", () => {
 
   it("names the missing capability in a refusal", () => {
     const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
-    const steer = decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: caps({}), text: "x", notification: false });
+    const steer = decideMessageDispatch({
+      requested: "steer",
+      activeRun: live,
+      capabilities: caps({}),
+      text: "x",
+      notification: false,
+    });
     expect(steer).toMatchObject({ ok: false, capability: "turns.activeSteering" });
-    const restart = decideMessageDispatch({ requested: "restart", activeRun: live, capabilities: caps({}), text: "x", notification: false });
+    const restart = decideMessageDispatch({
+      requested: "restart",
+      activeRun: live,
+      capabilities: caps({}),
+      text: "x",
+      notification: false,
+    });
     expect(restart).toMatchObject({ ok: false, capability: "turns.interrupt" });
-    const queue = decideMessageDispatch({ requested: "queue", activeRun: live, capabilities: NO_CAPABILITIES, text: "x", notification: false });
+    const queue = decideMessageDispatch({
+      requested: "queue",
+      activeRun: live,
+      capabilities: NO_CAPABILITIES,
+      text: "x",
+      notification: false,
+    });
     expect(queue).toMatchObject({ ok: false, capability: "turns.terminalStatusQuality" });
   });
 
@@ -103,13 +184,53 @@ describe("message dispatch policy: every capability combination", () => {
     const live = { status: "running" as const, providerTurnLive: true, interruptRequested: false, text: "work" };
     const compacting = { ...live, text: "  /compact keep the plan" };
     const all = caps({ activeSteering: true, interrupt: true, steeringByInterruptRestart: true });
-    expect(decideMessageDispatch({ requested: "auto", activeRun: live, capabilities: all, text: "/compact", notification: false })).toMatchObject({ ok: true, action: "queue" });
-    expect(decideMessageDispatch({ requested: "steer", activeRun: live, capabilities: all, text: "/logout now", notification: false }).ok).toBe(false);
-    expect(decideMessageDispatch({ requested: "auto", activeRun: compacting, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: true, action: "queue", degraded: false });
+    expect(
+      decideMessageDispatch({
+        requested: "auto",
+        activeRun: live,
+        capabilities: all,
+        text: "/compact",
+        notification: false,
+      }),
+    ).toMatchObject({ ok: true, action: "queue" });
+    expect(
+      decideMessageDispatch({
+        requested: "steer",
+        activeRun: live,
+        capabilities: all,
+        text: "/logout now",
+        notification: false,
+      }).ok,
+    ).toBe(false);
+    expect(
+      decideMessageDispatch({
+        requested: "auto",
+        activeRun: compacting,
+        capabilities: all,
+        text: "more",
+        notification: false,
+      }),
+    ).toMatchObject({ ok: true, action: "queue", degraded: false });
     for (const requested of ["steer", "restart"] as const) {
-      expect(decideMessageDispatch({ requested, activeRun: compacting, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: false, reason: expect.stringContaining("maintenance") });
+      expect(
+        decideMessageDispatch({
+          requested,
+          activeRun: compacting,
+          capabilities: all,
+          text: "more",
+          notification: false,
+        }),
+      ).toMatchObject({ ok: false, reason: expect.stringContaining("maintenance") });
     }
-    expect(decideMessageDispatch({ requested: "queue", activeRun: { ...live, text: "/logout" }, capabilities: all, text: "more", notification: false })).toMatchObject({ ok: true, action: "queue" });
+    expect(
+      decideMessageDispatch({
+        requested: "queue",
+        activeRun: { ...live, text: "/logout" },
+        capabilities: all,
+        text: "more",
+        notification: false,
+      }),
+    ).toMatchObject({ ok: true, action: "queue" });
   });
 });
 
@@ -117,79 +238,205 @@ describe("session continuation policy", () => {
   const resumable = decodeCapabilities({ sessions: { resume: true } }).capabilities;
   const forgetful = decodeCapabilities({}).capabilities;
   it("resumes natively only with a cursor that has not failed, on a provider that resumes", () => {
-    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: "c1", resumeFailure: null, earlierConversation: true })).toMatchObject({ asked: "resume", action: "resume", degraded: false });
-    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: null, earlierConversation: false })).toMatchObject({ asked: "new", action: "new", degraded: false });
+    expect(
+      decideSessionContinuation({
+        capabilities: resumable,
+        resumeCursor: "c1",
+        resumeFailure: null,
+        earlierConversation: true,
+      }),
+    ).toMatchObject({ asked: "resume", action: "resume", degraded: false });
+    expect(
+      decideSessionContinuation({
+        capabilities: resumable,
+        resumeCursor: null,
+        resumeFailure: null,
+        earlierConversation: false,
+      }),
+    ).toMatchObject({ asked: "new", action: "new", degraded: false });
   });
   it("hands the history to a new conversation, degraded and saying why, when the old one cannot be reopened", () => {
-    const failed = decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: "the session file is corrupt", earlierConversation: true });
+    const failed = decideSessionContinuation({
+      capabilities: resumable,
+      resumeCursor: null,
+      resumeFailure: "the session file is corrupt",
+      earlierConversation: true,
+    });
     expect(failed).toMatchObject({ asked: "resume", action: "handoff", degraded: true });
-    expect(failed.reason).toBe("The provider could not reopen the thread's conversation (the session file is corrupt), so a new provider session got the thread's history as portable context.");
-    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: "gone", earlierConversation: false })).toMatchObject({ action: "new", degraded: true });
-    const cannot = decideSessionContinuation({ capabilities: forgetful, resumeCursor: "c1", resumeFailure: null, earlierConversation: true });
-    expect(cannot).toMatchObject({ action: "handoff", degraded: true, reason: expect.stringContaining("cannot reopen a conversation") });
-    expect(decideSessionContinuation({ capabilities: resumable, resumeCursor: null, resumeFailure: null, earlierConversation: true })).toMatchObject({ action: "handoff", degraded: true, reason: expect.stringContaining("No earlier provider session left") });
+    expect(failed.reason).toBe(
+      "The provider could not reopen the thread's conversation (the session file is corrupt), so a new provider session got the thread's history as portable context.",
+    );
+    expect(
+      decideSessionContinuation({
+        capabilities: resumable,
+        resumeCursor: null,
+        resumeFailure: "gone",
+        earlierConversation: false,
+      }),
+    ).toMatchObject({ action: "new", degraded: true });
+    const cannot = decideSessionContinuation({
+      capabilities: forgetful,
+      resumeCursor: "c1",
+      resumeFailure: null,
+      earlierConversation: true,
+    });
+    expect(cannot).toMatchObject({
+      action: "handoff",
+      degraded: true,
+      reason: expect.stringContaining("cannot reopen a conversation"),
+    });
+    expect(
+      decideSessionContinuation({
+        capabilities: resumable,
+        resumeCursor: null,
+        resumeFailure: null,
+        earlierConversation: true,
+      }),
+    ).toMatchObject({
+      action: "handoff",
+      degraded: true,
+      reason: expect.stringContaining("No earlier provider session left"),
+    });
   });
 });
 
 describe("fork policy", () => {
-  const native = decodeCapabilities({ threads: { fork: true, forkFromTurn: true }, identity: { nativeThreadIds: "strong" } }).capabilities;
+  const native = decodeCapabilities({
+    threads: { fork: true, forkFromTurn: true },
+    identity: { nativeThreadIds: "strong" },
+  }).capabilities;
   it("forks natively only when every condition holds", () => {
-    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: native }).action).toBe("native");
-    for (const change of [
-      { sameProviderInstance: false },
-      { sourceHasNativeThread: false },
-    ]) {
-      expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: native, ...change }).action).toBe("portable");
+    expect(
+      decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: native })
+        .action,
+    ).toBe("native");
+    for (const change of [{ sameProviderInstance: false }, { sourceHasNativeThread: false }]) {
+      expect(
+        decideFork({
+          sameProviderInstance: true,
+          sourceHasNativeThread: true,
+          atTurn: false,
+          capabilities: native,
+          ...change,
+        }).action,
+      ).toBe("portable");
     }
-    const noTurnFork = decodeCapabilities({ threads: { fork: true }, identity: { nativeThreadIds: "strong" } }).capabilities;
-    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: noTurnFork }).action).toBe("portable");
-    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: noTurnFork }).action).toBe("native");
+    const noTurnFork = decodeCapabilities({
+      threads: { fork: true },
+      identity: { nativeThreadIds: "strong" },
+    }).capabilities;
+    expect(
+      decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: true, capabilities: noTurnFork })
+        .action,
+    ).toBe("portable");
+    expect(
+      decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: noTurnFork })
+        .action,
+    ).toBe("native");
     const weakIds = decodeCapabilities({ threads: { fork: true }, identity: { nativeThreadIds: "weak" } }).capabilities;
-    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: weakIds }).action).toBe("portable");
-    expect(decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: NO_CAPABILITIES }).action).toBe("portable");
+    expect(
+      decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities: weakIds })
+        .action,
+    ).toBe("portable");
+    expect(
+      decideFork({
+        sameProviderInstance: true,
+        sourceHasNativeThread: true,
+        atTurn: false,
+        capabilities: NO_CAPABILITIES,
+      }).action,
+    ).toBe("portable");
   });
 });
 
 describe("mode ceilings and step-down", () => {
-  const all = decodeCapabilities({ runtimeModes: [...RUNTIME_MODES], interactionModes: ["plan", "default"] }).capabilities;
-  const partial = decodeCapabilities({ runtimeModes: ["approval-required", "auto-accept-edits"], interactionModes: ["default"] }).capabilities;
+  const all = decodeCapabilities({
+    runtimeModes: [...RUNTIME_MODES],
+    interactionModes: ["plan", "default"],
+  }).capabilities;
+  const partial = decodeCapabilities({
+    runtimeModes: ["approval-required", "auto-accept-edits"],
+    interactionModes: ["default"],
+  }).capabilities;
 
   it("never lets a child exceed the caller, for every pair of modes", () => {
     for (const ceiling of RUNTIME_MODES) {
       for (const requested of RUNTIME_MODES) {
-        const decision = resolveModes({ ceiling: { runtimeMode: ceiling, interactionMode: "default" }, requestedRuntimeMode: requested, target: all, targetName: "t" });
-        if (RUNTIME_MODES.indexOf(requested) > RUNTIME_MODES.indexOf(ceiling)) expect(decision).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
+        const decision = resolveModes({
+          ceiling: { runtimeMode: ceiling, interactionMode: "default" },
+          requestedRuntimeMode: requested,
+          target: all,
+          targetName: "t",
+        });
+        if (RUNTIME_MODES.indexOf(requested) > RUNTIME_MODES.indexOf(ceiling))
+          expect(decision).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
         else expect(decision).toMatchObject({ ok: true, runtimeMode: requested });
       }
     }
-    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "plan" }, requestedInteractionMode: "default", target: all, targetName: "t" })).toMatchObject({
+    expect(
+      resolveModes({
+        ceiling: { runtimeMode: "full-access", interactionMode: "plan" },
+        requestedInteractionMode: "default",
+        target: all,
+        targetName: "t",
+      }),
+    ).toMatchObject({
       ok: false,
       code: "interaction_mode_escalation_denied",
     });
-    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, requestedInteractionMode: "plan", target: all, targetName: "t" })).toMatchObject({
+    expect(
+      resolveModes({
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+        requestedInteractionMode: "plan",
+        target: all,
+        targetName: "t",
+      }),
+    ).toMatchObject({
       ok: true,
       interactionMode: "plan",
     });
   });
 
   it("steps an inherited mode down to the broadest the target offers, and refuses an explicit one it does not offer", () => {
-    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, target: partial, targetName: "t" })).toMatchObject({
+    expect(
+      resolveModes({
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+        target: partial,
+        targetName: "t",
+      }),
+    ).toMatchObject({
       ok: true,
       runtimeMode: "auto-accept-edits",
       steppedDown: true,
     });
-    expect(resolveModes({ ceiling: { runtimeMode: "full-access", interactionMode: "default" }, requestedRuntimeMode: "full-access", target: partial, targetName: "t" })).toMatchObject({
+    expect(
+      resolveModes({
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+        requestedRuntimeMode: "full-access",
+        target: partial,
+        targetName: "t",
+      }),
+    ).toMatchObject({
       ok: false,
       code: "invalid_request",
     });
     // A plan-mode caller cannot start work on a provider without plan mode.
-    expect(resolveModes({ ceiling: { runtimeMode: "approval-required", interactionMode: "plan" }, target: partial, targetName: "t" })).toMatchObject({ ok: false, code: "invalid_request" });
+    expect(
+      resolveModes({
+        ceiling: { runtimeMode: "approval-required", interactionMode: "plan" },
+        target: partial,
+        targetName: "t",
+      }),
+    ).toMatchObject({ ok: false, code: "invalid_request" });
   });
 });
 
 describe("capability decoding", () => {
   it("reads a missing or malformed field as the weaker guarantee, with warnings", () => {
-    const decoded = decodeCapabilities({ turns: { activeSteering: "yes", terminalStatusQuality: "great", steeringByInterruptRestart: true }, runtimeModes: ["full-access", "root"] });
+    const decoded = decodeCapabilities({
+      turns: { activeSteering: "yes", terminalStatusQuality: "great", steeringByInterruptRestart: true },
+      runtimeModes: ["full-access", "root"],
+    });
     expect(decoded.capabilities.turns.activeSteering).toBe(false);
     expect(decoded.capabilities.turns.terminalStatusQuality).toBe("none");
     expect(decoded.capabilities.turns.steeringByInterruptRestart).toBe(false);
@@ -198,14 +445,25 @@ describe("capability decoding", () => {
     expect(decodeCapabilities(undefined).capabilities).toEqual(NO_CAPABILITIES);
     // The model short list: missing or unknown is first_n, the shorter list.
     expect(decoded.capabilities.models.shortList).toBe("first_n");
-    expect(decodeCapabilities({ models: { shortList: "all_current" } }).capabilities.models.shortList).toBe("all_current");
+    expect(decodeCapabilities({ models: { shortList: "all_current" } }).capabilities.models.shortList).toBe(
+      "all_current",
+    );
     const odd = decodeCapabilities({ models: { shortList: "everything" } });
     expect(odd.capabilities.models.shortList).toBe("first_n");
     expect(odd.warnings).toEqual([expect.stringContaining("models.shortList")]);
   });
 });
 
-const RUN_STATUSES: RunStatus[] = ["queued", "starting", "running", "waiting", "completed", "failed", "cancelled", "interrupted"];
+const RUN_STATUSES: RunStatus[] = [
+  "queued",
+  "starting",
+  "running",
+  "waiting",
+  "completed",
+  "failed",
+  "cancelled",
+  "interrupted",
+];
 
 describe("stop policy (t3_thread_interrupt, Stop): every run status, reach and provider", () => {
   it("stops anything that has not reached the provider, and a running turn only where the provider can interrupt it", () => {
@@ -234,14 +492,20 @@ describe("stop policy (t3_thread_interrupt, Stop): every run status, reach and p
 describe("task cancel policy (task_cancel on an unpublished task): every shape of remaining work", () => {
   it("goes ahead when it can stop something, and names the missing capability when a running turn is all there is", () => {
     const actives: ({ status: RunStatus; reachedProvider: boolean } | null)[] = [null];
-    for (const status of ["starting", "running", "waiting"] as const) for (const reachedProvider of [false, true]) actives.push({ status, reachedProvider });
+    for (const status of ["starting", "running", "waiting"] as const)
+      for (const reachedProvider of [false, true]) actives.push({ status, reachedProvider });
     let cases = 0;
     for (const activeRun of actives) {
       for (const queuedRuns of [0, 1, 3]) {
         for (const unfinishedNestedTasks of [0, 1]) {
           for (const interrupt of [false, true]) {
             cases += 1;
-            const decision = decideTaskCancel({ activeRun, queuedRuns, unfinishedNestedTasks, capabilities: caps({ interrupt }) });
+            const decision = decideTaskCancel({
+              activeRun,
+              queuedRuns,
+              unfinishedNestedTasks,
+              capabilities: caps({ interrupt }),
+            });
             const label = JSON.stringify({ activeRun, queuedRuns, unfinishedNestedTasks, interrupt });
             const stopsActive = activeRun !== null && (!activeRun.reachedProvider || interrupt);
             const ok = stopsActive || queuedRuns > 0 || unfinishedNestedTasks > 0;
@@ -273,23 +537,54 @@ describe("provider conduct (what orchestrator_capabilities lists): the decisions
                   identity: { nativeThreadIds },
                 }).capabilities;
                 const conduct = describeProviderConduct(capabilities);
-                const label = JSON.stringify({ activeSteering, interrupt, steeringByInterruptRestart, terminalStatusQuality, fork, nativeThreadIds });
+                const label = JSON.stringify({
+                  activeSteering,
+                  interrupt,
+                  steeringByInterruptRestart,
+                  terminalStatusQuality,
+                  fork,
+                  nativeThreadIds,
+                });
 
                 // The documented rules, written out independently of the policy's code.
-                const expectedSteering = activeSteering ? "native" : interrupt && steeringByInterruptRestart ? "interrupt_restart" : terminalStatusQuality !== "none" ? "queue" : "none";
+                const expectedSteering = activeSteering
+                  ? "native"
+                  : interrupt && steeringByInterruptRestart
+                    ? "interrupt_restart"
+                    : terminalStatusQuality !== "none"
+                      ? "queue"
+                      : "none";
                 expect(conduct.steering, label).toBe(expectedSteering);
                 expect(conduct.fork, label).toBe(fork && nativeThreadIds === "strong" ? "native" : "portable");
                 expect(conduct.interrupt, label).toBe(interrupt ? "running_turns" : "unstarted_only");
 
                 // And what the decisions do with real requests agrees with the listing.
-                const send = decideMessageDispatch({ requested: "auto", activeRun: liveTurn, capabilities, text: "more", notification: false });
+                const send = decideMessageDispatch({
+                  requested: "auto",
+                  activeRun: liveTurn,
+                  capabilities,
+                  text: "more",
+                  notification: false,
+                });
                 const sendAction = send.ok ? send.action : "refused";
-                expect(sendAction, label).toBe({ native: "steer", interrupt_restart: "restart", queue: "queue", none: "refused" }[conduct.steering]);
-                const forked = decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities });
+                expect(sendAction, label).toBe(
+                  { native: "steer", interrupt_restart: "restart", queue: "queue", none: "refused" }[conduct.steering],
+                );
+                const forked = decideFork({
+                  sameProviderInstance: true,
+                  sourceHasNativeThread: true,
+                  atTurn: false,
+                  capabilities,
+                });
                 expect(forked.action, label).toBe(conduct.fork);
                 const stop = decideRunStop({ status: "running", reachedProvider: true }, capabilities);
                 expect(stop.ok, label).toBe(conduct.interrupt === "running_turns");
-                const cancel = decideTaskCancel({ activeRun: { status: "running", reachedProvider: true }, queuedRuns: 0, unfinishedNestedTasks: 0, capabilities });
+                const cancel = decideTaskCancel({
+                  activeRun: { status: "running", reachedProvider: true },
+                  queuedRuns: 0,
+                  unfinishedNestedTasks: 0,
+                  capabilities,
+                });
                 expect(cancel.ok, label).toBe(conduct.interrupt === "running_turns");
               }
     expect(cases).toBe(2 * 2 * 2 * 3 * 2 * 3);

@@ -19,7 +19,11 @@ describe("provider capabilities: decoded by the registry, refined when the provi
       providers: [
         { id: "opened", driver: "negotiating" },
         { id: "probed", driver: "negotiating" },
-        { id: "minimal", driver: "scripted", options: { capabilities: { turns: { terminalStatusQuality: "strong" } } } },
+        {
+          id: "minimal",
+          driver: "scripted",
+          options: { capabilities: { turns: { terminalStatusQuality: "strong" } } },
+        },
       ],
     });
   });
@@ -40,7 +44,12 @@ describe("provider capabilities: decoded by the registry, refined when the provi
 
   it("decodes again after a session opened (what the agent negotiated), for the registry, the session guard and the session record", async () => {
     const project = t.host.projects.add(t.workspace, "main");
-    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "opened", createdBy: "user", creationSource: "cli" });
+    const { thread } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "opened",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const live = await t.host.sessions.ensure(thread.id);
     const capabilities = t.host.providers.capabilities("opened");
     expect(capabilities.turns.activeSteering).toBe(true);
@@ -60,16 +69,26 @@ describe("provider capabilities: decoded by the registry, refined when the provi
   it("refuses through the session guard, typed, a method the provider left out: undeclared, or declared and missing", async () => {
     const project = t.host.projects.add(t.workspace, "guarded");
     const open = async (instance: string) => {
-      const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: instance, createdBy: "user", creationSource: "cli" });
+      const { thread } = t.host.threads.createThread({
+        projectId: project.id,
+        providerInstanceId: instance,
+        createdBy: "user",
+        creationSource: "cli",
+      });
       return (await t.host.sessions.ensure(thread.id)).session;
     };
     const minimal = await open("minimal");
     // The scripted session offers no steerTurn or forkThread at all: the guard answers for it.
-    await expect(async () => minimal.steerTurn({ turnId: "none", text: "x" })).rejects.toMatchObject({ code: "unsupported_capability", details: expect.objectContaining({ capability: "turns.activeSteering" }) });
+    await expect(async () => minimal.steerTurn({ turnId: "none", text: "x" })).rejects.toMatchObject({
+      code: "unsupported_capability",
+      details: expect.objectContaining({ capability: "turns.activeSteering" }),
+    });
     await expect(async () => minimal.forkThread({})).rejects.toMatchObject({ code: "unsupported_capability" });
     // The negotiating agent claims steering but its session has no steerTurn: still refused, never a crash.
     const negotiated = await open("opened");
     expect(negotiated.capabilities().turns.activeSteering).toBe(true);
-    await expect(async () => negotiated.steerTurn({ turnId: "none", text: "x" })).rejects.toMatchObject({ code: "unsupported_capability" });
+    await expect(async () => negotiated.steerTurn({ turnId: "none", text: "x" })).rejects.toMatchObject({
+      code: "unsupported_capability",
+    });
   });
 });

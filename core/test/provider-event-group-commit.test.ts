@@ -27,7 +27,13 @@ describe("adapter events of one tick", () => {
   /** A turn held at a gate, with its attempt and provider session. */
   async function liveTurn(gate: string) {
     const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: `@@gate ${gate} @@reply done`, createdBy: "user", creationSource: "cli" });
+    const { thread } = env.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: `@@gate ${gate} @@reply done`,
+      createdBy: "user",
+      creationSource: "cli",
+    });
     await untilGatesReached(env.gateDir, [gate]);
     const [attempt] = env.host.store.select("attempt", "thread_id = ? AND status = 'running'", [thread.id]);
     if (attempt === undefined || attempt.providerSessionId === null) throw new Error("no running attempt");
@@ -38,21 +44,35 @@ describe("adapter events of one tick", () => {
     const { threadId, attempt } = await liveTurn("one-tick");
     const ingestor = resolve(env.host.container, TOKENS.ProviderEventIngestor);
     const batches: { events: readonly StoredEvent[]; inTransaction: boolean }[] = [];
-    const unsubscribe = env.host.engine.onEvents((events) => batches.push({ events, inTransaction: env.host.store.db.inTransaction }));
+    const unsubscribe = env.host.engine.onEvents((events) =>
+      batches.push({ events, inTransaction: env.host.store.db.inTransaction }),
+    );
     try {
       const turnId = attempt.id;
       const events: AdapterEvent[] = [
         { type: "subagent.observed", turnId, nativeId: "helper-1", title: "helper", status: "running" },
         { type: "tool_call.started", turnId, itemId: "call-1", kind: "mcp", name: "lookup", title: "lookup" },
         { type: "tool_call.completed", turnId, itemId: "call-1", status: "completed", output: "found" },
-        { type: "subagent.observed", turnId, nativeId: "helper-1", title: "helper", status: "completed", summary: "helped" },
+        {
+          type: "subagent.observed",
+          turnId,
+          nativeId: "helper-1",
+          title: "helper",
+          status: "completed",
+          summary: "helped",
+        },
       ];
       for (const event of events) ingestor.ingest(threadId, attempt.providerSessionId, event);
       // Not yet: the tick is not over.
-      expect(env.host.store.select("item", "thread_id = ? AND kind IN ('subagent', 'tool_call')", [threadId])).toEqual([]);
+      expect(env.host.store.select("item", "thread_id = ? AND kind IN ('subagent', 'tool_call')", [threadId])).toEqual(
+        [],
+      );
       await Promise.resolve();
       const items = env.host.store.select("item", "thread_id = ? AND kind IN ('subagent', 'tool_call')", [threadId]);
-      expect(items.map((item) => [item.kind, item.status]).sort()).toEqual([["subagent", "completed"], ["tool_call", "completed"]]);
+      expect(items.map((item) => [item.kind, item.status]).sort()).toEqual([
+        ["subagent", "completed"],
+        ["tool_call", "completed"],
+      ]);
       expect(batches).toHaveLength(1);
       expect(batches[0]!.inTransaction).toBe(false);
       expect(batches[0]!.events.filter((event) => event.entity === "item")).toHaveLength(4);
@@ -69,24 +89,61 @@ describe("adapter events of one tick", () => {
     const unsubscribe = env.host.engine.onEvents((events) => heard.push(...events));
     try {
       const turnId = attempt.id;
-      ingestor.ingest(threadId, attempt.providerSessionId, { type: "plan.proposed", turnId, itemId: "plan-before", text: "before" });
+      ingestor.ingest(threadId, attempt.providerSessionId, {
+        type: "plan.proposed",
+        turnId,
+        itemId: "plan-before",
+        text: "before",
+      });
       // A malformed event (no text) fails after its item was written: its savepoint rolls back.
-      ingestor.ingest(threadId, attempt.providerSessionId, { type: "message.completed", turnId, itemId: "broken", text: undefined as unknown as string });
-      ingestor.ingest(threadId, attempt.providerSessionId, { type: "plan.proposed", turnId, itemId: "plan-after", text: "after" });
+      ingestor.ingest(threadId, attempt.providerSessionId, {
+        type: "message.completed",
+        turnId,
+        itemId: "broken",
+        text: undefined as unknown as string,
+      });
+      ingestor.ingest(threadId, attempt.providerSessionId, {
+        type: "plan.proposed",
+        turnId,
+        itemId: "plan-after",
+        text: "after",
+      });
       await Promise.resolve();
-      const items = env.host.store.select("item", "thread_id = ? AND kind IN ('proposed_plan', 'assistant_message')", [threadId]);
+      const items = env.host.store.select("item", "thread_id = ? AND kind IN ('proposed_plan', 'assistant_message')", [
+        threadId,
+      ]);
       expect(items.map((item) => item.text).sort()).toEqual(["after", "before"]);
-      const heardItems = heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text);
+      const heardItems = heard
+        .filter((event) => event.entity === "item")
+        .map((event) => (event.record as { text: string }).text);
       expect(heardItems).toEqual(["before", "after"]);
       // The log holds exactly what the projections do.
-      expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken`)).toEqual({ n: 0 });
+      expect(
+        env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken`),
+      ).toEqual({ n: 0 });
       // Alone in its tick (its own transaction, no savepoint) it fails the same way, and the next tick goes on.
-      ingestor.ingest(threadId, attempt.providerSessionId, { type: "message.completed", turnId, itemId: "broken-alone", text: undefined as unknown as string });
+      ingestor.ingest(threadId, attempt.providerSessionId, {
+        type: "message.completed",
+        turnId,
+        itemId: "broken-alone",
+        text: undefined as unknown as string,
+      });
       await Promise.resolve();
-      ingestor.ingest(threadId, attempt.providerSessionId, { type: "plan.proposed", turnId, itemId: "plan-later", text: "later" });
+      ingestor.ingest(threadId, attempt.providerSessionId, {
+        type: "plan.proposed",
+        turnId,
+        itemId: "plan-later",
+        text: "later",
+      });
       await Promise.resolve();
-      expect(heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text)).toEqual(["before", "after", "later"]);
-      expect(env.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?").get(`%:message:broken-alone`)).toEqual({ n: 0 });
+      expect(
+        heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text),
+      ).toEqual(["before", "after", "later"]);
+      expect(
+        env.host.store.db
+          .prepare("SELECT COUNT(*) AS n FROM events WHERE entity_id LIKE ?")
+          .get(`%:message:broken-alone`),
+      ).toEqual({ n: 0 });
     } finally {
       unsubscribe();
       releaseGate(env.gateDir, "one-fails");
@@ -114,17 +171,27 @@ describe("a host killed with SIGKILL right after a burst of adapter events", () 
     const projectId = await child.call<string>("project", { path: workspace });
     // Each @@subagent emits two events in one tick; the gate then writes its "reached" file:
     // the harness's own I/O after those events, which the test sees before it kills the host.
-    const threadId = await child.call<string>("thread", { projectId, instance: "alpha", prompt: "@@subagent scan\n@@subagent index\n@@plan ship it\n@@gate after-burst @@reply done" });
+    const threadId = await child.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      prompt: "@@subagent scan\n@@subagent index\n@@plan ship it\n@@gate after-burst @@reply done",
+    });
     await untilGatesReached(gateDir, ["after-burst"]);
     await child.kill9();
     child = null;
 
     const db = new Database(join(home, "switchyard.db"), { readonly: true });
     try {
-      const items = (db.prepare("SELECT data FROM items WHERE thread_id = ? AND kind IN ('subagent', 'proposed_plan')").all(threadId) as { data: string }[]).map(
-        (row) => JSON.parse(row.data) as { kind: string; status: string; text: string },
-      );
-      expect(items.map((item) => `${item.kind}:${item.text}:${item.status}`).sort()).toEqual(["proposed_plan:ship it:completed", "subagent:index:completed", "subagent:scan:completed"]);
+      const items = (
+        db
+          .prepare("SELECT data FROM items WHERE thread_id = ? AND kind IN ('subagent', 'proposed_plan')")
+          .all(threadId) as { data: string }[]
+      ).map((row) => JSON.parse(row.data) as { kind: string; status: string; text: string });
+      expect(items.map((item) => `${item.kind}:${item.text}:${item.status}`).sort()).toEqual([
+        "proposed_plan:ship it:completed",
+        "subagent:index:completed",
+        "subagent:scan:completed",
+      ]);
     } finally {
       db.close();
     }

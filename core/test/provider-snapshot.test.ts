@@ -9,7 +9,12 @@ import { callTool, mustCall } from "./support/mcp-client.js";
 import { scriptedInstance } from "./support/test-host.js";
 
 interface CapabilityView {
-  providers: { providerInstanceId: string; canRunChildTasks: boolean; constraints: string[]; models: { id: string }[] }[];
+  providers: {
+    providerInstanceId: string;
+    canRunChildTasks: boolean;
+    constraints: string[];
+    models: { id: string }[];
+  }[];
 }
 
 /** The real clock, moved forward on demand: how a test makes a verdict old without waiting. */
@@ -25,7 +30,11 @@ class AdvancingClock implements Clock {
 
 /** The depths the scripted provider's probes ran with, one per probe, oldest first. */
 function probes(log: string): string[] {
-  return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : [];
+  return existsSync(log)
+    ? readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    : [];
 }
 
 describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)", () => {
@@ -36,7 +45,11 @@ describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)
   beforeAll(async () => {
     lab = await McpLab.start({
       providers: ({ home, gateDir }) => {
-        logs = { alpha: join(home, "alpha.probes"), slow: join(home, "slow.probes"), flaky: join(home, "flaky.probes") };
+        logs = {
+          alpha: join(home, "alpha.probes"),
+          slow: join(home, "slow.probes"),
+          flaky: join(home, "flaky.probes"),
+        };
         statusFile = join(home, "flaky.status.json");
         return [
           scriptedInstance("alpha", { gateDir, stateDir: join(home, "state"), probeLog: logs.alpha }),
@@ -76,13 +89,18 @@ describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)
     releaseGate(lab.t.gateDir, "slow-probe");
     expect((await lab.host.providers.availability("slow"))?.available).toBe(true);
     const later = await mustCall<CapabilityView>(client, "orchestrator_capabilities", {});
-    expect(later.providers.find((p) => p.providerInstanceId === "slow")).toMatchObject({ canRunChildTasks: true, constraints: [] });
+    expect(later.providers.find((p) => p.providerInstanceId === "slow")).toMatchObject({
+      canRunChildTasks: true,
+      constraints: [],
+    });
   });
 
   it("shares one probe among concurrent refreshes of an instance", async () => {
     await lab.host.providers.availability("alpha");
     const before = probes(logs.alpha).length;
-    const results = await Promise.all(Array.from({ length: 6 }, () => lab.host.providers.availability("alpha", { refresh: true })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => lab.host.providers.availability("alpha", { refresh: true })),
+    );
     expect(probes(logs.alpha).length).toBe(before + 1);
     expect(new Set(results.map((r) => r?.checkedAt)).size).toBe(1);
   });
@@ -93,10 +111,16 @@ describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)
     expect(down?.available).toBe(false);
     const parent = await lab.liveAgent({ instance: "alpha" });
     const caps = await mustCall<CapabilityView>(parent.client, "orchestrator_capabilities", {});
-    expect(caps.providers.find((p) => p.providerInstanceId === "flaky")?.constraints.join(" ")).toContain("installed=false");
+    expect(caps.providers.find((p) => p.providerInstanceId === "flaky")?.constraints.join(" ")).toContain(
+      "installed=false",
+    );
 
     const probesBefore = probes(logs.flaky).length;
-    const refused = await callTool(parent.client, "delegate_task", { task: "@@reply never", target: { providerInstanceId: "flaky" }, mode: "async" });
+    const refused = await callTool(parent.client, "delegate_task", {
+      task: "@@reply never",
+      target: { providerInstanceId: "flaky" },
+      mode: "async",
+    });
     expect(refused).toMatchObject({ ok: false, code: "provider_unavailable" });
     if (!refused.ok) expect(refused.message).toContain("installed=false");
     // The verdict was seconds old: the refusal did not start a probe.
@@ -105,7 +129,11 @@ describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)
     // It recovers; once the verdict is older than a few seconds, a request checks again.
     rmSync(statusFile);
     clock.offsetMs += 6_000;
-    const accepted = await callTool<{ providerInstanceId: string }>(parent.client, "delegate_task", { task: "@@reply back", target: { providerInstanceId: "flaky" }, mode: "async" });
+    const accepted = await callTool<{ providerInstanceId: string }>(parent.client, "delegate_task", {
+      task: "@@reply back",
+      target: { providerInstanceId: "flaky" },
+      mode: "async",
+    });
     expect(accepted).toMatchObject({ ok: true, value: { providerInstanceId: "flaky" } });
     expect(probes(logs.flaky).length).toBe(probesBefore + 1);
     parent.release();

@@ -23,7 +23,8 @@ function snapshotsWithManualProbes(timings = DEFAULT_SNAPSHOT_TIMINGS) {
   snapshots.reset(["a"]);
   /** Waits until the next probe has started and returns it. */
   const nextProbe = async () => {
-    for (let attempt = 0; attempt < 200 && pending.length === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let attempt = 0; attempt < 200 && pending.length === 0; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const probe = pending.shift();
     if (probe === undefined) throw new Error("no probe started");
     return probe;
@@ -63,6 +64,9 @@ describe("ProviderSnapshots", () => {
   it("starts no probe once stopped, answering with what it knows", async () => {
     const { snapshots } = snapshotsWithManualProbes();
     await snapshots.stop();
-    expect((await snapshots.refresh("a", "full")).value).toMatchObject({ available: false, note: expect.stringContaining("shutting down") });
+    expect((await snapshots.refresh("a", "full")).value).toMatchObject({
+      available: false,
+      note: expect.stringContaining("shutting down"),
+    });
   });
 });

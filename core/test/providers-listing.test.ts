@@ -8,7 +8,9 @@ import { runCli } from "./support/cli.js";
 
 /** Every file and folder under `dir`, relative to it. */
 function tree(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: false }).map((entry) => relative(dir, join(dir, String(entry)))).sort();
+  return readdirSync(dir, { recursive: true, withFileTypes: false })
+    .map((entry) => relative(dir, join(dir, String(entry))))
+    .sort();
 }
 
 describe("switchyard providers (listing has no side effects)", () => {
@@ -69,13 +71,23 @@ describe("switchyard providers (listing has no side effects)", () => {
     expect(tree(switchyardHome)).toEqual(["config.json"]);
     expect(tree(scratch)).toEqual([]);
     expect(registryRequests).toBe(0);
-    const listed = JSON.parse(result.stdout) as { id: string; available: boolean; reason: string | null; depth: string }[];
+    const listed = JSON.parse(result.stdout) as {
+      id: string;
+      available: boolean;
+      reason: string | null;
+      depth: string;
+    }[];
     expect(listed.map((p) => p.id)).toEqual(["codex", "codex-exec", "pi", "registry", "scripted"]);
     expect(listed.every((p) => p.depth === "inspect")).toBe(true);
-    expect(listed.find((p) => p.id === "codex")).toMatchObject({ available: false, reason: expect.stringContaining("not logged in") });
-    expect(listed.find((p) => p.id === "registry")).toMatchObject({ available: false, reason: expect.stringContaining("No registry index") });
+    expect(listed.find((p) => p.id === "codex")).toMatchObject({
+      available: false,
+      reason: expect.stringContaining("not logged in"),
+    });
+    expect(listed.find((p) => p.id === "registry")).toMatchObject({
+      available: false,
+      reason: expect.stringContaining("No registry index"),
+    });
     expect(listed.find((p) => p.id === "scripted")).toMatchObject({ available: true });
-
   });
 
   it("says in --help which commands and options may write into harness homes or use the network", async () => {
@@ -104,9 +116,20 @@ describe("switchyard providers: where each model comes from", () => {
             id: "gateway",
             driver: "scripted",
             customModels: ["served-too"],
-            options: { models: ["configured", "catalog-a", "catalog-b", "unsaid"], modelSources: { configured: "harness_config", "catalog-a": "harness_catalog", "catalog-b": "harness_catalog" } },
+            options: {
+              models: ["configured", "catalog-a", "catalog-b", "unsaid"],
+              modelSources: {
+                configured: "harness_config",
+                "catalog-a": "harness_catalog",
+                "catalog-b": "harness_catalog",
+              },
+            },
           },
-          { id: "plain", driver: "scripted", options: { models: ["configured"], modelSources: { configured: "harness_config" } } },
+          {
+            id: "plain",
+            driver: "scripted",
+            options: { models: ["configured"], modelSources: { configured: "harness_config" } },
+          },
         ],
       }),
     );
@@ -116,16 +139,27 @@ describe("switchyard providers: where each model comes from", () => {
   it("groups the models by source in --json, and the table notes a harness's own catalog", async () => {
     const json = await runCli(["providers", "--json", "--home", home]);
     expect(json.code, json.stderr).toBe(0);
-    const listed = JSON.parse(json.stdout) as { id: string; models: string[]; modelSources: Record<string, string[]> }[];
+    const listed = JSON.parse(json.stdout) as {
+      id: string;
+      models: string[];
+      modelSources: Record<string, string[]>;
+    }[];
     expect(listed.find((p) => p.id === "gateway")).toMatchObject({
       models: ["served-too", "configured", "catalog-a", "catalog-b", "unsaid"],
-      modelSources: { custom: ["served-too"], harness_config: ["configured"], harness_catalog: ["catalog-a", "catalog-b"], unknown: ["unsaid"] },
+      modelSources: {
+        custom: ["served-too"],
+        harness_config: ["configured"],
+        harness_catalog: ["catalog-a", "catalog-b"],
+        unknown: ["unsaid"],
+      },
     });
     expect(listed.find((p) => p.id === "plain")?.modelSources).toEqual({ harness_config: ["configured"] });
 
     const table = await runCli(["providers", "--home", home]);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toContain("note: gateway: 2 of its 5 models come from scripted's own catalog, which it lists whatever endpoint it is pointed at");
+    expect(table.stdout).toContain(
+      "note: gateway: 2 of its 5 models come from scripted's own catalog, which it lists whatever endpoint it is pointed at",
+    );
     expect(table.stdout).toContain("name the models that serves in customModels (docs/models.md)");
     expect(table.stdout).not.toContain("note: plain");
   });

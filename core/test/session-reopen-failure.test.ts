@@ -21,7 +21,13 @@ describe("a provider that cannot open any session for a while (scripted provider
       },
     });
     const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "alpha", prompt: "remember the word plum @@reply noted", createdBy: "user", creationSource: "cli" });
+    const { thread } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "alpha",
+      prompt: "remember the word plum @@reply noted",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const first = (await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 })).run!;
     expect(first.status).toBe("completed");
     // A thread's first run has no earlier conversation: its own prompt is not one to hand over.
@@ -29,15 +35,29 @@ describe("a provider that cannot open any session for a while (scripted provider
     await t.host.sessions.close(thread.id, "test");
 
     writeFileSync(statusFile, JSON.stringify({ installed: false }));
-    const refused = t.host.threads.send({ threadId: thread.id, text: "@@reply unreachable", mode: "auto", createdBy: "user", creationSource: "cli" });
-    const failed = (await t.host.threads.waitForRun({ threadId: thread.id, runId: refused.runId, timeoutMs: 10_000 })).run!;
+    const refused = t.host.threads.send({
+      threadId: thread.id,
+      text: "@@reply unreachable",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    const failed = (await t.host.threads.waitForRun({ threadId: thread.id, runId: refused.runId, timeoutMs: 10_000 }))
+      .run!;
     expect(failed.status).toBe("failed");
     expect(failed.terminalReason).toBe("session_open_failed");
     expect(failed.error?.message).toContain("Reopening the thread's earlier conversation had failed first");
 
     writeFileSync(statusFile, "{}");
-    const back = t.host.threads.send({ threadId: thread.id, text: "@@history", mode: "auto", createdBy: "user", creationSource: "cli" });
-    const resumed = (await t.host.threads.waitForRun({ threadId: thread.id, runId: back.runId, timeoutMs: 10_000 })).run!;
+    const back = t.host.threads.send({
+      threadId: thread.id,
+      text: "@@history",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    const resumed = (await t.host.threads.waitForRun({ threadId: thread.id, runId: back.runId, timeoutMs: 10_000 }))
+      .run!;
     expect(resumed.status).toBe("completed");
     expect(resumed.sessionContinuation).toMatchObject({ action: "resume", degraded: false });
     expect(resumed.summary).toContain("remember the word plum");

@@ -7,7 +7,12 @@ const runner = new ProcessRunner(createSilentLogger(), null);
 
 /** Runs a Node script through the host's process helpers and waits for it to exit. */
 async function runScript(script: string, env: Record<string, string> = {}) {
-  const child = runner.spawn(process.execPath, ["-e", script], { cwd: process.cwd(), env, label: "stderr test", stdin: "ignore" });
+  const child = runner.spawn(process.execPath, ["-e", script], {
+    cwd: process.cwd(),
+    env,
+    label: "stderr test",
+    stdin: "ignore",
+  });
   const seenByPlugin: string[] = [];
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => seenByPlugin.push(chunk));
@@ -34,13 +39,19 @@ describe("harness stderr tail (the host's process helpers)", () => {
   });
 
   it("keeps the tail of stderr nobody reads, past a megabyte of output", async () => {
-    const child = runner.spawn(process.execPath, ["-e", `process.stderr.write("x".repeat(1 << 20) + "\\nlast words\\n")`], { cwd: process.cwd(), label: "chatty", stdin: "ignore" });
+    const child = runner.spawn(
+      process.execPath,
+      ["-e", `process.stderr.write("x".repeat(1 << 20) + "\\nlast words\\n")`],
+      { cwd: process.cwd(), label: "chatty", stdin: "ignore" },
+    );
     expect((await child.exited).exitCode).toBe(0);
     expect(child.stderrTail().split("\n").at(-1)).toBe("last words");
   });
 
   it("appends a tail to an error message once, and leaves a message without one alone", () => {
-    expect(withStderrTail("codex app-server exited (code 1).", "Error: CODEX_HOME points to /x")).toBe("codex app-server exited (code 1). Its stderr ended with:\nError: CODEX_HOME points to /x");
+    expect(withStderrTail("codex app-server exited (code 1).", "Error: CODEX_HOME points to /x")).toBe(
+      "codex app-server exited (code 1). Its stderr ended with:\nError: CODEX_HOME points to /x",
+    );
     expect(withStderrTail("failed", "")).toBe("failed");
     expect(withStderrTail("failed: boom", "boom")).toBe("failed: boom");
   });

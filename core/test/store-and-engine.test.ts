@@ -20,7 +20,14 @@ describe("store and engine", () => {
   it("replays a command's receipt for the same id and refuses the id for another request", async () => {
     t = await startTestHost();
     const project = t.host.projects.add(t.workspace);
-    const request = { commandId: "cmd:test:same", projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply once", createdBy: "user" as const, creationSource: "cli" as const };
+    const request = {
+      commandId: "cmd:test:same",
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: "@@reply once",
+      createdBy: "user" as const,
+      creationSource: "cli" as const,
+    };
     const first = t.host.threads.createThread(request);
     const eventsAfterFirst = t.host.store.lastSequence();
     const second = t.host.threads.createThread(request);
@@ -30,18 +37,35 @@ describe("store and engine", () => {
     // A replay writes nothing (later events come only from the run itself).
     expect(t.host.store.select("thread", "1 = 1")).toHaveLength(1);
     expect(t.host.store.count("run", "1 = 1")).toBe(1);
-    expect(() => t!.host.threads.createThread({ ...request, prompt: "@@reply other" })).toThrowError(expect.objectContaining({ code: "conflict" }));
+    expect(() => t!.host.threads.createThread({ ...request, prompt: "@@reply other" })).toThrowError(
+      expect.objectContaining({ code: "conflict" }),
+    );
     expect(t.host.store.lastSequence()).toBeGreaterThanOrEqual(eventsAfterFirst);
   });
 
   it("rebuilds projections from the event log to the same state", async () => {
     t = await startTestHost();
     const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply one", createdBy: "user", creationSource: "cli" });
+    const { thread } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: "@@reply one",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
-    t.host.threads.send({ threadId: thread.id, text: "@@reply two", mode: "auto", createdBy: "user", creationSource: "cli" });
+    t.host.threads.send({
+      threadId: thread.id,
+      text: "@@reply two",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
-    const snapshot = () => ["threads", "runs", "attempts", "items", "projects", "nodes"].map((table) => t!.host.store.db.prepare(`SELECT * FROM ${table} ORDER BY id`).all());
+    const snapshot = () =>
+      ["threads", "runs", "attempts", "items", "projects", "nodes"].map((table) =>
+        t!.host.store.db.prepare(`SELECT * FROM ${table} ORDER BY id`).all(),
+      );
     const before = snapshot();
     const applied = t.host.store.rebuildProjections();
     expect(applied).toBe(t.host.store.lastSequence());
@@ -58,14 +82,26 @@ describe("store and engine", () => {
   it("hands the engine its in-transaction reactions when it is built: the delegation saga, router children, usage accounting, the results of tasks across environments, the stop's freeze of harness tools and workspace commits, with nothing resolved early", async () => {
     t = await startTestHost({ start: false });
     // A host that never started (a one-shot command) and never built DelegatedTaskService.
-    expect(t.host.engine.reactionNames).toEqual(["delegation", "router-child-results", "usage", "remote-task-results", "foreign-task-outbox", "stop-freezes-harness-tools", "workspace-run-end"]);
+    expect(t.host.engine.reactionNames).toEqual([
+      "delegation",
+      "router-child-results",
+      "usage",
+      "remote-task-results",
+      "foreign-task-outbox",
+      "stop-freezes-harness-tools",
+      "workspace-run-end",
+    ]);
   });
 
   it("runs a change's commit actions last inside its transaction and settles them after the commit; a change that failed has none", async () => {
     t = await startTestHost({ start: false });
     const seen: string[] = [];
     const unsubscribe = t.host.engine.onEvents(() => seen.push("committed events heard"));
-    const action = (name: string) => ({ prepare: () => seen.push(`${name} prepared`), committed: () => seen.push(`${name} committed`), rolledBack: () => seen.push(`${name} rolled back`) });
+    const action = (name: string) => ({
+      prepare: () => seen.push(`${name} prepared`),
+      committed: () => seen.push(`${name} committed`),
+      rolledBack: () => seen.push(`${name} rolled back`),
+    });
     const project = t.host.projects.add(t.workspace);
     seen.length = 0;
     t.host.engine.apply((ctx) => {
@@ -103,7 +139,13 @@ describe("store and engine", () => {
       (_error, index) => failures.push(index),
     );
     expect(failures).toEqual([1]);
-    expect(seen).toEqual(["first prepared", "third prepared", "committed events heard", "first committed", "third committed"]);
+    expect(seen).toEqual([
+      "first prepared",
+      "third prepared",
+      "committed events heard",
+      "first committed",
+      "third committed",
+    ]);
     unsubscribe();
   });
 
@@ -114,18 +156,26 @@ describe("store and engine", () => {
       onRunTerminal: (ctx, run) => seen.push({ runId: run.id, statusInTransaction: ctx.get("run", run.id)?.status }),
     };
     t = await startTestHost({
-      overrides: (container) => container.register(TOKENS.EngineReactions, { useFactory: (c) => [recorder, c.resolve(DelegationSaga)] }),
+      overrides: (container) =>
+        container.register(TOKENS.EngineReactions, { useFactory: (c) => [recorder, c.resolve(DelegationSaga)] }),
     });
     expect(t.host.engine.reactionNames).toEqual(["recorder", "delegation"]);
     const project = t.host.projects.add(t.workspace);
-    const { thread, delivery } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: "@@reply done", createdBy: "user", creationSource: "cli" });
+    const { thread, delivery } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: "@@reply done",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     expect(seen).toEqual([{ runId: delivery!.runId, statusInTransaction: "completed" }]);
   });
 
   it("registers every token of the composition root, and one provider registry behind both registry tokens", async () => {
     t = await startTestHost({ start: false });
-    for (const [name, token] of Object.entries(TOKENS)) expect(() => t!.host.container.resolve(token), name).not.toThrow();
+    for (const [name, token] of Object.entries(TOKENS))
+      expect(() => t!.host.container.resolve(token), name).not.toThrow();
     expect(t.host.container.resolve(TOKENS.ProviderCatalog)).toBe(t.host.container.resolve(TOKENS.ProviderRegistry));
   });
 
@@ -155,13 +205,38 @@ describe("config file errors", () => {
     ["wrong type", JSON.stringify({ providers: [{ id: "a", driver: 7 }] }), /providers\[0\]\.driver: /],
     ["unknown field", JSON.stringify({ providers: [], colour: "blue" }), /\(root\): Unrecognized key.*colour/],
     ["bad id", JSON.stringify({ providers: [{ id: "Bad Id", driver: "x" }] }), /providers\[0\]\.id: must be lowercase/],
-    ["duplicate id", JSON.stringify({ providers: [{ id: "a", driver: "x" }, { id: "a", driver: "y" }] }), /providers\[1\]\.id: duplicate provider id "a"/],
+    [
+      "duplicate id",
+      JSON.stringify({
+        providers: [
+          { id: "a", driver: "x" },
+          { id: "a", driver: "y" },
+        ],
+      }),
+      /providers\[1\]\.id: duplicate provider id "a"/,
+    ],
     ["bad port", JSON.stringify({ server: { port: 70000 } }), /server\.port: /],
     // The strictest MCP server key any harness accepts (Codex refuses a ".", Claude and Pi split tool names on "__").
-    ["mcp server name with a dot", JSON.stringify({ server: { mcpServerName: "switchyard.dev" } }), /server\.mcpServerName: must be lowercase letters and digits.*no '\.'/],
-    ["mcp server name with a double underscore", JSON.stringify({ server: { mcpServerName: "sy__tools" } }), /server\.mcpServerName: must be lowercase/],
-    ["mcp server name starting with a digit", JSON.stringify({ server: { mcpServerName: "3code" } }), /server\.mcpServerName: must be lowercase/],
-    ["mcp server name too long", JSON.stringify({ server: { mcpServerName: "a".repeat(33) } }), /server\.mcpServerName: must be at most 32 characters/],
+    [
+      "mcp server name with a dot",
+      JSON.stringify({ server: { mcpServerName: "switchyard.dev" } }),
+      /server\.mcpServerName: must be lowercase letters and digits.*no '\.'/,
+    ],
+    [
+      "mcp server name with a double underscore",
+      JSON.stringify({ server: { mcpServerName: "sy__tools" } }),
+      /server\.mcpServerName: must be lowercase/,
+    ],
+    [
+      "mcp server name starting with a digit",
+      JSON.stringify({ server: { mcpServerName: "3code" } }),
+      /server\.mcpServerName: must be lowercase/,
+    ],
+    [
+      "mcp server name too long",
+      JSON.stringify({ server: { mcpServerName: "a".repeat(33) } }),
+      /server\.mcpServerName: must be at most 32 characters/,
+    ],
   ];
   it.each(cases)("names the file, the field and why: %s", (_name, content, pattern) => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-config-"));
@@ -190,6 +265,10 @@ describe("config file errors", () => {
 
   it("uses the embedded defaults when there is no config file", () => {
     const config = loadConfig(join(tmpdir(), "no-such-dir", "config.json"));
-    expect(config).toMatchObject({ providers: [], plugins: [], server: { port: 7410, mcpServerName: "switchyard", maxWaitMs: 50_000 } });
+    expect(config).toMatchObject({
+      providers: [],
+      plugins: [],
+      server: { port: 7410, mcpServerName: "switchyard", maxWaitMs: 50_000 },
+    });
   });
 });

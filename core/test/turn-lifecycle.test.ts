@@ -32,12 +32,34 @@ describe("turn lifecycle through the scripted provider", () => {
   it("queues a second message behind an active turn and steers when asked", async () => {
     t = await startTestHost();
     const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "scripted", prompt: "first @@gate g1", createdBy: "user", creationSource: "cli" });
+    const { thread } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: "first @@gate g1",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     // Wait until the provider accepted the turn (it is steerable from then on).
-    await t.host.waiter.waitFor(() => (t.host.store.select("attempt", "thread_id = ? AND status = 'running'", [thread.id]).length > 0 ? true : null), { timeoutMs: 5000 });
-    const queued = t.host.threads.send({ threadId: thread.id, text: "second @@reply two", mode: "queue", createdBy: "user", creationSource: "cli" });
+    await t.host.waiter.waitFor(
+      () =>
+        t.host.store.select("attempt", "thread_id = ? AND status = 'running'", [thread.id]).length > 0 ? true : null,
+      { timeoutMs: 5000 },
+    );
+    const queued = t.host.threads.send({
+      threadId: thread.id,
+      text: "second @@reply two",
+      mode: "queue",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(queued.delivery).toBe("queued");
-    const steered = t.host.threads.send({ threadId: thread.id, text: "look here", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const steered = t.host.threads.send({
+      threadId: thread.id,
+      text: "look here",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(steered.delivery).toBe("steered");
     await t.host.drainEffects();
     releaseGate(t.gateDir, "g1");
@@ -51,18 +73,34 @@ describe("turn lifecycle through the scripted provider", () => {
 
   it("hands a thread's history to a new provider session when the provider cannot resume the old one", async () => {
     t = await startTestHost({
-      providers: ({ gateDir }) => [scriptedInstance("forgetful", { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" } } })],
+      providers: ({ gateDir }) => [
+        scriptedInstance("forgetful", { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" } } }),
+      ],
     });
     const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({ projectId: project.id, providerInstanceId: "forgetful", prompt: "remember the word plum @@reply noted plum", createdBy: "user", creationSource: "cli" });
+    const { thread } = t.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "forgetful",
+      prompt: "remember the word plum @@reply noted plum",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     await t.host.sessions.close(thread.id, "test");
-    const sent = t.host.threads.send({ threadId: thread.id, text: "@@reply what was the word?", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const sent = t.host.threads.send({
+      threadId: thread.id,
+      text: "@@reply what was the word?",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const second = await t.host.threads.waitForRun({ threadId: thread.id, runId: sent.runId, timeoutMs: 10_000 });
     expect(second.run?.status).toBe("completed");
     const attempt = t.host.store.select("attempt", "run_id = ?", [sent.runId])[0]!;
     expect(attempt.instructions).toBeNull();
-    const transfer = t.host.store.select("contextTransfer", "target_thread_id = ? AND kind = 'session_handoff'", [thread.id]);
+    const transfer = t.host.store.select("contextTransfer", "target_thread_id = ? AND kind = 'session_handoff'", [
+      thread.id,
+    ]);
     expect(transfer).toHaveLength(1);
     expect(transfer[0]!.content).toContain("remember the word plum");
     expect(transfer[0]!.content).toContain("noted plum");

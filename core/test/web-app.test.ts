@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEB_APP_CSP, WebApp } from "../src/transports/http/web-app.js";
 
-function send(port: number, method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     // A raw path, exactly as given (no URL normalisation of `..`).
     const req = request({ host: "127.0.0.1", port, method, path, agent: false }, (res) => {
@@ -48,17 +52,21 @@ describe("the web UI's static handler", () => {
 
   it("serves the app with its CSP; hashed assets are immutable, the page revalidates; client routes get the page", async () => {
     const page = await send(port, "GET", "/");
-    expect([page.status, page.headers["content-type"], page.headers["cache-control"], page.headers["content-security-policy"], page.headers["x-frame-options"]]).toEqual([
-      200,
-      "text/html; charset=utf-8",
-      "no-cache",
-      WEB_APP_CSP,
-      "DENY",
-    ]);
+    expect([
+      page.status,
+      page.headers["content-type"],
+      page.headers["cache-control"],
+      page.headers["content-security-policy"],
+      page.headers["x-frame-options"],
+    ]).toEqual([200, "text/html; charset=utf-8", "no-cache", WEB_APP_CSP, "DENY"]);
     expect(WEB_APP_CSP).toContain("frame-ancestors 'none'");
     expect(WEB_APP_CSP).toContain("script-src 'self'");
     const asset = await send(port, "GET", "/assets/index-AbCdEf12.js");
-    expect([asset.status, asset.headers["content-type"], asset.headers["cache-control"]]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
+    expect([asset.status, asset.headers["content-type"], asset.headers["cache-control"]]).toEqual([
+      200,
+      "text/javascript; charset=utf-8",
+      "public, max-age=31536000, immutable",
+    ]);
     const route = await send(port, "GET", "/threads/thread:cmd:abc:0");
     expect([route.status, route.body]).toEqual([200, "<!doctype html><title>ui</title>"]);
     // A thread made by a command has a dot in its id: its page is still the app, not a missing file.

@@ -49,7 +49,11 @@ export async function checkArchiveMagic(path: string, format: ArchiveFormat, whe
   } finally {
     await handle.close();
   }
-  throw new RegistryError("broken_archive", `The archive ${where} is not ${expected.label} data although its name says ${format}. Report it to the agent's publisher.`, {
-    details: { url: where, format },
-  });
+  throw new RegistryError(
+    "broken_archive",
+    `The archive ${where} is not ${expected.label} data although its name says ${format}. Report it to the agent's publisher.`,
+    {
+      details: { url: where, format },
+    },
+  );
 }

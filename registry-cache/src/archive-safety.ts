@@ -51,7 +51,10 @@ export class ArchiveEntryChecker {
     const segments = this.safeSegments(entry.name);
     const normalized = segments.join("/");
     if (entry.kind === "special") {
-      throw this.unsafe(entry.name, `it is a ${entry.rawType ?? "special file"} (device files, FIFOs and sockets are not allowed)`);
+      throw this.unsafe(
+        entry.name,
+        `it is a ${entry.rawType ?? "special file"} (device files, FIFOs and sockets are not allowed)`,
+      );
     }
     if (this.paths.length + 1 > this.limits.maxEntries) {
       throw this.tooLarge(`more than ${this.limits.maxEntries} entries`);
@@ -64,17 +67,26 @@ export class ArchiveEntryChecker {
     if (entry.kind === "symlink" || entry.kind === "hardlink") {
       const target = entry.linkTarget ?? "";
       if (target.length === 0) throw this.unsafe(entry.name, "it is a link without a target");
-      if (target.includes("\0") || target.includes("\\")) throw this.unsafe(entry.name, `its link target "${target}" contains a NUL byte or backslash`);
-      if (target.startsWith("/") || /^[A-Za-z]:/.test(target)) throw this.unsafe(entry.name, `its link target "${target}" is absolute`);
+      if (target.includes("\0") || target.includes("\\"))
+        throw this.unsafe(entry.name, `its link target "${target}" contains a NUL byte or backslash`);
+      if (target.startsWith("/") || /^[A-Za-z]:/.test(target))
+        throw this.unsafe(entry.name, `its link target "${target}" is absolute`);
       // node-tar refuses any '..' in a hardlink target; refusing it here names the entry.
-      if (entry.kind === "hardlink" && target.split("/").includes("..")) throw this.unsafe(entry.name, `its hardlink target "${target}" contains '..'`);
+      if (entry.kind === "hardlink" && target.split("/").includes(".."))
+        throw this.unsafe(entry.name, `its hardlink target "${target}" contains '..'`);
       // Symlink targets are relative to the link's own directory; hardlink targets to the root.
       const base = entry.kind === "symlink" ? segments.slice(0, -1) : [];
       linkSegments = [...base, ...target.split("/")];
-      if (escapesRoot(linkSegments)) throw this.unsafe(entry.name, `its link target "${target}" points outside the install directory`);
+      if (escapesRoot(linkSegments))
+        throw this.unsafe(entry.name, `its link target "${target}" points outside the install directory`);
       if (entry.kind === "symlink") this.symlinks.add(normalized);
     }
-    const path = { name: entry.name, normalized, kind: entry.kind, ...(linkSegments === undefined ? {} : { linkSegments }) };
+    const path = {
+      name: entry.name,
+      normalized,
+      kind: entry.kind,
+      ...(linkSegments === undefined ? {} : { linkSegments }),
+    };
     // Against the symbolic links seen so far, so an extraction that streams refuses the entry
     // before writing it; finish() repeats this against all of them.
     this.checkLinksOnPath(path);
@@ -86,13 +98,19 @@ export class ArchiveEntryChecker {
     for (const path of this.paths) this.checkLinksOnPath(path);
   }
 
-  private checkLinksOnPath(path: { name: string; normalized: string; linkSegments?: string[]; kind: ArchiveEntryKind }): void {
+  private checkLinksOnPath(path: {
+    name: string;
+    normalized: string;
+    linkSegments?: string[];
+    kind: ArchiveEntryKind;
+  }): void {
     const parents = path.normalized.split("/").slice(0, -1);
     const through = this.firstSymlinkOnPath(parents, true);
     if (through !== null) throw this.unsafe(path.name, `it would be written through the symbolic link "${through}"`);
     if (path.linkSegments !== undefined) {
       const viaLink = this.firstSymlinkOnPath(path.linkSegments, path.kind === "hardlink");
-      if (viaLink !== null) throw this.unsafe(path.name, `its link target passes through the symbolic link "${viaLink}"`);
+      if (viaLink !== null)
+        throw this.unsafe(path.name, `its link target passes through the symbolic link "${viaLink}"`);
     }
   }
 
@@ -135,9 +153,13 @@ export class ArchiveEntryChecker {
   }
 
   private tooLarge(problem: string): RegistryError {
-    return new RegistryError("archive_too_large", `The archive ${this.where} expands to ${problem}. Nothing was installed.`, {
-      details: { url: this.where, ...this.limits },
-    });
+    return new RegistryError(
+      "archive_too_large",
+      `The archive ${this.where} expands to ${problem}. Nothing was installed.`,
+      {
+        details: { url: this.where, ...this.limits },
+      },
+    );
   }
 }
 
@@ -188,7 +210,8 @@ export async function assertExtractedTreeIsContained(root: string, where: string
           // Dangling: judge where it would point from its real parent directory.
           target = resolve(await realpath(dirname(path)), await readlink(path));
         }
-        if (!isInside(realRoot, target)) throw refuse(path, "it is a symbolic link that resolves outside the install directory");
+        if (!isInside(realRoot, target))
+          throw refuse(path, "it is a symbolic link that resolves outside the install directory");
       } else if (!info.isFile()) {
         throw refuse(path, "it is a special file");
       }

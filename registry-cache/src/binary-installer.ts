@@ -38,7 +38,12 @@ export interface BinaryInstall {
 }
 
 /** The install of exactly this agent version for this platform, if it is present and runnable. */
-export async function findBinaryInstall(layout: CacheLayout, agentId: string, version: string, platform: PlatformKey): Promise<BinaryInstall | null> {
+export async function findBinaryInstall(
+  layout: CacheLayout,
+  agentId: string,
+  version: string,
+  platform: PlatformKey,
+): Promise<BinaryInstall | null> {
   return readBinaryInstall(layout.binaryInstallDir(agentId, version, platform));
 }
 
@@ -58,7 +63,12 @@ export async function readBinaryInstall(installDir: string): Promise<BinaryInsta
  * (same file system, so the rename is atomic), and the temp directory is always removed: a
  * failed install leaves the cache exactly as it was. The caller holds the agent's install lock.
  */
-export async function installBinary(agent: RegistryAgent, platform: PlatformKey, target: BinaryTarget, context: BinaryInstallContext): Promise<BinaryInstall> {
+export async function installBinary(
+  agent: RegistryAgent,
+  platform: PlatformKey,
+  target: BinaryTarget,
+  context: BinaryInstallContext,
+): Promise<BinaryInstall> {
   const { layout, limits } = context;
   const where = describeUrl(target.archive);
   const format = archiveFormatFor(target.archive);
@@ -80,7 +90,12 @@ export async function installBinary(agent: RegistryAgent, platform: PlatformKey,
       timeoutMs: limits.downloadTimeoutMs,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       onProgress: (receivedBytes, totalBytes) =>
-        context.onProgress?.({ phase: "downloading", agentId: agent.id, receivedBytes, ...(totalBytes === undefined ? {} : { totalBytes }) }),
+        context.onProgress?.({
+          phase: "downloading",
+          agentId: agent.id,
+          receivedBytes,
+          ...(totalBytes === undefined ? {} : { totalBytes }),
+        }),
     }).catch(async (error: unknown) => {
       // Stop the extraction (a download can fail before its first byte) and wait for it, so
       // nothing writes into the staging folder once the finally removes it.
@@ -94,9 +109,25 @@ export async function installBinary(agent: RegistryAgent, platform: PlatformKey,
     const recordedFile = layout.recordedChecksumFile(target.archive);
     const recorded = target.sha256 === undefined ? await readRecordedChecksum(recordedFile) : null;
     // The checksum speaks first: a tampered archive is a mismatch, whatever its entries are.
-    verifyChecksum(where, downloaded.sha256, target.sha256, recorded === null ? undefined : { sha256: recorded.sha256, firstSeenAt: recorded.firstSeenAt, file: recordedFile });
+    verifyChecksum(
+      where,
+      downloaded.sha256,
+      target.sha256,
+      recorded === null
+        ? undefined
+        : { sha256: recorded.sha256, firstSeenAt: recorded.firstSeenAt, file: recordedFile },
+    );
     if (refused !== null) throw refused;
-    if (streaming === null) await extractArchive({ archiveFile, format, destination: filesDir, workDir: temp, cmd: target.cmd, where, limits });
+    if (streaming === null)
+      await extractArchive({
+        archiveFile,
+        format,
+        destination: filesDir,
+        workDir: temp,
+        cmd: target.cmd,
+        where,
+        limits,
+      });
     await makeCommandExecutable(filesDir, target.cmd, agent.id, where);
 
     const receipt: BinaryReceipt = {
@@ -122,7 +153,11 @@ export async function installBinary(agent: RegistryAgent, platform: PlatformKey,
     await removeTree(installDir);
     await rename(stage, installDir);
     if (target.sha256 === undefined && recorded === null) {
-      await writeReceipt(recordedFile, { url: target.archive, sha256: downloaded.sha256, firstSeenAt: receipt.installedAt });
+      await writeReceipt(recordedFile, {
+        url: target.archive,
+        sha256: downloaded.sha256,
+        firstSeenAt: receipt.installedAt,
+      });
     }
     return { receipt, installDir, command: commandPath(binaryInstallParts(installDir).filesDir, target.cmd) };
   } finally {
@@ -162,16 +197,21 @@ function commandPath(filesDir: string, cmd: string): string {
 // the install; it is then made executable, since zip archives often lose the mode bits.
 async function makeCommandExecutable(filesDir: string, cmd: string, agentId: string, where: string): Promise<void> {
   const notFound = (problem: string): RegistryError =>
-    new RegistryError("command_not_found", `The archive ${where} for ${agentId} ${problem}. Nothing was installed; report it to the agent's publisher.`, {
-      details: { url: where, cmd },
-    });
+    new RegistryError(
+      "command_not_found",
+      `The archive ${where} for ${agentId} ${problem}. Nothing was installed; report it to the agent's publisher.`,
+      {
+        details: { url: where, cmd },
+      },
+    );
   let real: string;
   try {
     real = await realpath(commandPath(filesDir, cmd));
   } catch {
     throw notFound(`does not contain its declared command "${cmd}"`);
   }
-  if (!isInside(await realpath(filesDir), real)) throw notFound(`declares a command "${cmd}" that resolves outside the install directory`);
+  if (!isInside(await realpath(filesDir), real))
+    throw notFound(`declares a command "${cmd}" that resolves outside the install directory`);
   if (!(await stat(real)).isFile()) throw notFound(`declares a command "${cmd}" that is not a regular file`);
   await chmod(real, 0o755);
 }

@@ -11,16 +11,25 @@ import { RegistryError } from "./errors.js";
  * to it (inside the install's temp directory). The output is capped: a bzip2 bomb must not
  * fill the disk before the entry checks even start.
  */
-export async function decompressBzip2(source: string, destination: string, maxBytes: number, where: string): Promise<void> {
+export async function decompressBzip2(
+  source: string,
+  destination: string,
+  maxBytes: number,
+  where: string,
+): Promise<void> {
   let written = 0;
   const cap = new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       written += chunk.length;
       if (written > maxBytes) {
         callback(
-          new RegistryError("archive_too_large", `The archive ${where} expands to more than ${maxBytes} bytes. Nothing was installed.`, {
-            details: { url: where, maxExtractedBytes: maxBytes },
-          }),
+          new RegistryError(
+            "archive_too_large",
+            `The archive ${where} expands to more than ${maxBytes} bytes. Nothing was installed.`,
+            {
+              details: { url: where, maxExtractedBytes: maxBytes },
+            },
+          ),
         );
         return;
       }

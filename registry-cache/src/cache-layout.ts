@@ -74,7 +74,10 @@ export class CacheLayout {
   }
 
   recordedChecksumFile(archiveUrl: string): string {
-    return join(this.recordedChecksumsDir, `${createHash("sha256").update(archiveUrl).digest("hex").slice(0, 32)}.json`);
+    return join(
+      this.recordedChecksumsDir,
+      `${createHash("sha256").update(archiveUrl).digest("hex").slice(0, 32)}.json`,
+    );
   }
 
   lockFile(agentId: string): string {

@@ -21,14 +21,27 @@ import {
   type UninstallOptions,
   type UninstallResult,
 } from "./catalog-types.js";
-import { declaredKinds, selectDistribution, type DistributionChoice, type RunnerName, type SelectedDistribution } from "./distribution.js";
+import {
+  declaredKinds,
+  selectDistribution,
+  type DistributionChoice,
+  type RunnerName,
+  type SelectedDistribution,
+} from "./distribution.js";
 import { RegistryError, isRegistryError } from "./errors.js";
 import type { FetchLike } from "./fetch-like.js";
 import { removeForcefully, removeTree } from "./fs-atomic.js";
 import { RegistryIndexFetcher, type LoadedRegistryIndex } from "./index-fetcher.js";
 import { InstallLock } from "./install-lock.js";
 import { silentLogger, type RegistryLogger } from "./logger.js";
-import { binaryFound, collectInstalls, findInstall, packageFound, readdirOrEmpty, type FoundInstall } from "./installed-agents.js";
+import {
+  binaryFound,
+  collectInstalls,
+  findInstall,
+  packageFound,
+  readdirOrEmpty,
+  type FoundInstall,
+} from "./installed-agents.js";
 import { installNpmPackage, installUvPackage, uninstallPackage } from "./package-installer.js";
 import { detectPlatform, type PlatformKey } from "./platform.js";
 import type { Integrity, PackageReceipt } from "./receipts.js";
@@ -99,7 +112,8 @@ export class RegistryCatalog {
    */
   async loadIndex(options: { refresh?: boolean; offline?: boolean } = {}): Promise<LoadedRegistryIndex> {
     if (options.offline === true) return this.loadOffline();
-    if (options.refresh !== true && this.loaded !== undefined && Date.now() < this.loaded.expiresAt) return this.loaded.value;
+    if (options.refresh !== true && this.loaded !== undefined && Date.now() < this.loaded.expiresAt)
+      return this.loaded.value;
     this.loading ??= this.fetcher.load().finally(() => {
       this.loading = undefined;
     });
@@ -165,8 +179,14 @@ export class RegistryCatalog {
    * `ready`.
    */
   async inspect(agentId: string, options: { offline?: boolean } = {}): Promise<AgentReadiness> {
-    if (agentId.trim() === "") return { agentId, state: "unconfigured", message: "No ACP Registry agent id is configured. Set one, e.g. from `switchyard registry search`." };
-    if (!isValidAgentId(agentId)) return { agentId, state: "not_found", message: `"${agentId}" is not a valid registry agent id.` };
+    if (agentId.trim() === "")
+      return {
+        agentId,
+        state: "unconfigured",
+        message: "No ACP Registry agent id is configured. Set one, e.g. from `switchyard registry search`.",
+      };
+    if (!isValidAgentId(agentId))
+      return { agentId, state: "not_found", message: `"${agentId}" is not a valid registry agent id.` };
     let loaded: LoadedRegistryIndex;
     try {
       loaded = await this.loadIndex({ offline: options.offline === true });
@@ -187,7 +207,12 @@ export class RegistryCatalog {
     }
     const agent = loaded.index.agents.find((candidate) => candidate.id === agentId);
     if (agent === undefined) {
-      return { agentId, state: "not_found", message: `${agentId} is not in the registry at ${loaded.url}. Search with \`switchyard registry search\`.`, index: indexInfo(loaded) };
+      return {
+        agentId,
+        state: "not_found",
+        message: `${agentId} is not in the registry at ${loaded.url}. Search with \`switchyard registry search\`.`,
+        index: indexInfo(loaded),
+      };
     }
     const choice = await selectDistribution(agent, this.platform, this.memoizedRunnerProbe());
     return this.readinessFor(agent, choice, loaded);
@@ -254,9 +279,13 @@ export class RegistryCatalog {
     this.requireValidId(agentId);
     const isInUse = options.isInUse ?? this.options.isInUse;
     if (isInUse !== undefined && (await isInUse(agentId))) {
-      throw new RegistryError("in_use", `${agentId} is in use by a running provider instance. Stop the sessions that use it, then uninstall again.`, {
-        details: { agentId },
-      });
+      throw new RegistryError(
+        "in_use",
+        `${agentId} is in use by a running provider instance. Stop the sessions that use it, then uninstall again.`,
+        {
+          details: { agentId },
+        },
+      );
     }
     const preparedAt = this.preparedAt.get(agentId);
     if (preparedAt !== undefined && Date.now() - preparedAt < this.limits.postPrepareReservationMs) {
@@ -275,14 +304,17 @@ export class RegistryCatalog {
     });
     try {
       const targets = (await collectInstalls(this.layout)).filter(
-        ({ installed }) => installed.agentId === agentId && (options.version === undefined || installed.version === options.version),
+        ({ installed }) =>
+          installed.agentId === agentId && (options.version === undefined || installed.version === options.version),
       );
-      for (const record of targets) if (record.packageReceipt !== undefined) await this.removePackageInstall(record.packageReceipt);
+      for (const record of targets)
+        if (record.packageReceipt !== undefined) await this.removePackageInstall(record.packageReceipt);
       // Binary installs go by directory, which also clears a broken install (no receipt or
       // command) that the receipts above cannot see.
       // `version` is matched against directory names, never joined into a path as given.
       if (options.version === undefined) await removeTree(this.layout.agentDir(agentId));
-      else if ((await readdirOrEmpty(this.layout.agentDir(agentId))).includes(options.version)) await removeTree(join(this.layout.agentDir(agentId), options.version));
+      else if ((await readdirOrEmpty(this.layout.agentDir(agentId))).includes(options.version))
+        await removeTree(join(this.layout.agentDir(agentId), options.version));
       // Shared parents (agents/, package-installs/) stay: other agents' installs, under their
       // own locks, may be about to write into them.
       await removeIfEmpty(this.layout.agentDir(agentId));
@@ -307,23 +339,35 @@ export class RegistryCatalog {
       if (!isRegistryError(error) || error.reason === "not_found" || options.commandOverride !== undefined) throw error;
       const installed = await this.newestInstall(agentId);
       if (installed === null) throw error;
-      this.logger.warn("registry index unavailable; launching from the install receipt", { agentId, version: installed.version, reason: error.reason });
+      this.logger.warn("registry index unavailable; launching from the install receipt", {
+        agentId,
+        version: installed.version,
+        reason: error.reason,
+      });
       return installed.launch;
     }
     if (options.commandOverride !== undefined) return this.overrideLaunch(agent, options.commandOverride);
     const selected = await this.requireSelection(agent);
     const found = await findInstall(this.layout, agent, selected);
     if (found === null) {
-      throw new RegistryError("not_prepared", `${agent.id} ${agent.version} is not installed. Run \`switchyard registry install ${agent.id}\` first.`, {
-        details: { agentId: agent.id, version: agent.version, distribution: selected.kind },
-      });
+      throw new RegistryError(
+        "not_prepared",
+        `${agent.id} ${agent.version} is not installed. Run \`switchyard registry install ${agent.id}\` first.`,
+        {
+          details: { agentId: agent.id, version: agent.version, distribution: selected.kind },
+        },
+      );
     }
     return found.launch;
   }
 
   // ---------------------------------------------------------------------------------------
 
-  private async install(agent: RegistryAgent, selected: SelectedDistribution, options: PrepareOptions): Promise<FoundInstall> {
+  private async install(
+    agent: RegistryAgent,
+    selected: SelectedDistribution,
+    options: PrepareOptions,
+  ): Promise<FoundInstall> {
     const common = {
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -371,7 +415,8 @@ export class RegistryCatalog {
   /** The most recently installed runnable version of an agent, for launching without an index. */
   private async newestInstall(agentId: string): Promise<(FoundInstall & { version: string }) | null> {
     const candidates = (await collectInstalls(this.layout)).filter(
-      ({ installed }) => installed.agentId === agentId && (installed.platform === undefined || installed.platform === this.platform),
+      ({ installed }) =>
+        installed.agentId === agentId && (installed.platform === undefined || installed.platform === this.platform),
     );
     candidates.sort((a, b) => b.installed.installedAt.localeCompare(a.installed.installedAt));
     for (const { installed, found } of candidates) {
@@ -389,7 +434,12 @@ export class RegistryCatalog {
         location: receipt.location,
       });
     } else {
-      await uninstallPackage(receipt, { layout: this.layout, env: this.env, runnerPath, timeoutMs: this.limits.packageInstallTimeoutMs });
+      await uninstallPackage(receipt, {
+        layout: this.layout,
+        env: this.env,
+        runnerPath,
+        timeoutMs: this.limits.packageInstallTimeoutMs,
+      });
     }
     await removeForcefully(file);
   }
@@ -397,14 +447,20 @@ export class RegistryCatalog {
   private async overrideLaunch(agent: RegistryAgent, commandOverride: string): Promise<AgentLaunchSpec> {
     const command = await findExecutable(commandOverride, this.env);
     if (command === null) {
-      throw new RegistryError("invalid_command_override", `The command override "${commandOverride}" for ${agent.id} is not an executable file (or not on PATH). Fix the path or remove the override.`, {
-        details: { agentId: agent.id, commandOverride },
-      });
+      throw new RegistryError(
+        "invalid_command_override",
+        `The command override "${commandOverride}" for ${agent.id} is not an executable file (or not on PATH). Fix the path or remove the override.`,
+        {
+          details: { agentId: agent.id, commandOverride },
+        },
+      );
     }
     // The declared args/env come from the distribution that would have been used, or, when
     // none is usable here (which is often why an override exists), the first one declared.
     const source =
-      (this.platform === null ? undefined : agent.distribution.binary?.[this.platform]) ?? agent.distribution.npx ?? agent.distribution.uvx;
+      (this.platform === null ? undefined : agent.distribution.binary?.[this.platform]) ??
+      agent.distribution.npx ??
+      agent.distribution.uvx;
     const kind = declaredKinds(agent, this.platform)[0] ?? "binary";
     return {
       agentId: agent.id,
@@ -417,7 +473,11 @@ export class RegistryCatalog {
     };
   }
 
-  private async readinessFor(agent: RegistryAgent, choice: DistributionChoice, loaded: LoadedRegistryIndex): Promise<AgentReadiness> {
+  private async readinessFor(
+    agent: RegistryAgent,
+    choice: DistributionChoice,
+    loaded: LoadedRegistryIndex,
+  ): Promise<AgentReadiness> {
     const base = { agentId: agent.id, version: agent.version, index: indexInfo(loaded) };
     if (!choice.ok) {
       return choice.state === "unsupported"
@@ -433,14 +493,26 @@ export class RegistryCatalog {
         message: `${agent.id} ${agent.version} is not installed yet. Run \`switchyard registry install ${agent.id}\`.`,
       };
     }
-    return { ...base, state: "ready", distribution: choice.selected.kind, message: `${agent.id} ${agent.version} is installed and ready.`, launch: found.launch };
+    return {
+      ...base,
+      state: "ready",
+      distribution: choice.selected.kind,
+      message: `${agent.id} ${agent.version} is installed and ready.`,
+      launch: found.launch,
+    };
   }
 
   private async summarize(agent: RegistryAgent, choice: DistributionChoice): Promise<AgentSummary> {
     const found = choice.ok ? await findInstall(this.layout, agent, choice.selected) : null;
     let integrity: Integrity | null = null;
     if (found !== null) integrity = found.integrity;
-    else if (choice.ok) integrity = choice.selected.kind === "binary" ? (choice.selected.target.sha256 === undefined ? "recorded" : "sha256") : "package_version";
+    else if (choice.ok)
+      integrity =
+        choice.selected.kind === "binary"
+          ? choice.selected.target.sha256 === undefined
+            ? "recorded"
+            : "sha256"
+          : "package_version";
     return {
       id: agent.id,
       name: agent.name,
@@ -459,15 +531,21 @@ export class RegistryCatalog {
     };
   }
 
-  private async requireAgent(agentId: string, options: { offline?: boolean } = {}): Promise<{ agent: RegistryAgent; loaded: LoadedRegistryIndex }> {
+  private async requireAgent(
+    agentId: string,
+    options: { offline?: boolean } = {},
+  ): Promise<{ agent: RegistryAgent; loaded: LoadedRegistryIndex }> {
     this.requireValidId(agentId);
     const loaded = await this.loadIndex({ offline: options.offline === true });
     const agent = loaded.index.agents.find((candidate) => candidate.id === agentId);
     if (agent === undefined) {
-      const similar = rankAgents(loaded.index.agents, agentId.split(/[-._]/)[0] ?? agentId).slice(0, 3).map((candidate) => candidate.id);
+      const similar = rankAgents(loaded.index.agents, agentId.split(/[-._]/)[0] ?? agentId)
+        .slice(0, 3)
+        .map((candidate) => candidate.id);
       throw new RegistryError(
         "not_found",
-        `${agentId} is not in the registry at ${loaded.url}.` + (similar.length > 0 ? ` Did you mean ${similar.join(", ")}?` : " Search with `switchyard registry search`."),
+        `${agentId} is not in the registry at ${loaded.url}.` +
+          (similar.length > 0 ? ` Did you mean ${similar.join(", ")}?` : " Search with `switchyard registry search`."),
         { details: { agentId, similar } },
       );
     }
@@ -478,28 +556,42 @@ export class RegistryCatalog {
     const choice = await selectDistribution(agent, this.platform, this.memoizedRunnerProbe());
     if (choice.ok) return choice.selected;
     if (choice.state === "missing_runner") throw this.runnerUnavailable(choice.runners, choice.message);
-    throw new RegistryError("unsupported_platform", `${choice.message} Use a local command override if you have a build.`, {
-      details: { agentId: agent.id, platform: this.platform },
-    });
+    throw new RegistryError(
+      "unsupported_platform",
+      `${choice.message} Use a local command override if you have a build.`,
+      {
+        details: { agentId: agent.id, platform: this.platform },
+      },
+    );
   }
 
   private runnerUnavailable(runners: readonly RunnerName[], message?: string): RegistryError {
-    const commands = runners.map((runner) => (runner === "npm" ? this.options.npmCommand ?? "npm" : this.options.uvCommand ?? "uv"));
-    return new RegistryError("runner_unavailable", message ?? `${commands.join(" / ")} is not installed or not on PATH. Install it and try again.`, {
-      details: { runners, commands },
-    });
+    const commands = runners.map((runner) =>
+      runner === "npm" ? (this.options.npmCommand ?? "npm") : (this.options.uvCommand ?? "uv"),
+    );
+    return new RegistryError(
+      "runner_unavailable",
+      message ?? `${commands.join(" / ")} is not installed or not on PATH. Install it and try again.`,
+      {
+        details: { runners, commands },
+      },
+    );
   }
 
   private requireValidId(agentId: string): void {
     if (!isValidAgentId(agentId)) {
-      throw new RegistryError("invalid_agent_id", `"${agentId}" is not a valid registry agent id (lower-case letters, digits, '.', '_' and '-').`, {
-        details: { agentId },
-      });
+      throw new RegistryError(
+        "invalid_agent_id",
+        `"${agentId}" is not a valid registry agent id (lower-case letters, digits, '.', '_' and '-').`,
+        {
+          details: { agentId },
+        },
+      );
     }
   }
 
   private async runnerPath(runner: RunnerName): Promise<string | null> {
-    const command = runner === "npm" ? this.options.npmCommand ?? "npm" : this.options.uvCommand ?? "uv";
+    const command = runner === "npm" ? (this.options.npmCommand ?? "npm") : (this.options.uvCommand ?? "uv");
     return findExecutable(command, this.env);
   }
 
@@ -537,7 +629,10 @@ export class RegistryCatalog {
   sweepAbandoned(): Promise<AbandonedSweep> {
     this.sweeping ??= this.sweep().catch((error: unknown) => {
       // Tidying is best effort: the installs that follow clean up after themselves as before.
-      this.logger.warn("could not tidy abandoned installs in the registry cache", { cacheDir: this.cacheDir, error: error instanceof Error ? error.message : String(error) });
+      this.logger.warn("could not tidy abandoned installs in the registry cache", {
+        cacheDir: this.cacheDir,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return { agents: [], tempDirs: 0 };
     });
     return this.sweeping;
@@ -567,7 +662,12 @@ export class RegistryCatalog {
         await lock.release();
       }
     }
-    if (swept.length > 0) this.logger.warn("removed what killed installs left in the registry cache", { cacheDir: this.cacheDir, agents: swept, tempDirs });
+    if (swept.length > 0)
+      this.logger.warn("removed what killed installs left in the registry cache", {
+        cacheDir: this.cacheDir,
+        agents: swept,
+        tempDirs,
+      });
     return { agents: swept, tempDirs };
   }
 }

@@ -23,7 +23,12 @@ export type SelectedDistribution =
 export type DistributionChoice =
   | { readonly ok: true; readonly selected: SelectedDistribution }
   | { readonly ok: false; readonly state: "unsupported"; readonly message: string }
-  | { readonly ok: false; readonly state: "missing_runner"; readonly runners: readonly RunnerName[]; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly state: "missing_runner";
+      readonly runners: readonly RunnerName[];
+      readonly message: string;
+    };
 
 /** Lazily answers "is this runner installed?", so binary agents never trigger a PATH lookup. */
 export type RunnerProbe = (runner: RunnerName) => Promise<boolean>;
@@ -33,7 +38,11 @@ export type RunnerProbe = (runner: RunnerName) => Promise<boolean>;
  * machine). A package distribution is skipped when its runner is missing and a later one is
  * usable; only when none is usable does the answer become `missing_runner`.
  */
-export async function selectDistribution(agent: RegistryAgent, platform: PlatformKey | null, hasRunner: RunnerProbe): Promise<DistributionChoice> {
+export async function selectDistribution(
+  agent: RegistryAgent,
+  platform: PlatformKey | null,
+  hasRunner: RunnerProbe,
+): Promise<DistributionChoice> {
   const { binary, npx, uvx } = agent.distribution;
   const target = platform === null ? undefined : binary?.[platform];
   if (platform !== null && target !== undefined) return { ok: true, selected: { kind: "binary", platform, target } };
@@ -81,7 +90,10 @@ export function declaredKinds(agent: RegistryAgent, platform: PlatformKey | null
 }
 
 /** Declared args/env of the chosen distribution (what a launch, or a command override, uses). */
-export function declaredLaunchSettings(selected: SelectedDistribution): { args: string[]; env: Record<string, string> } {
+export function declaredLaunchSettings(selected: SelectedDistribution): {
+  args: string[];
+  env: Record<string, string>;
+} {
   const source = selected.kind === "binary" ? selected.target : selected.distribution;
   return { args: [...(source.args ?? [])], env: { ...(source.env ?? {}) } };
 }

@@ -47,9 +47,13 @@ export async function downloadArchive(options: DownloadOptions): Promise<Downloa
   if (response.url !== "" && response.url !== url.href) checkRemoteUrl(response.url, "archive (after redirect)");
   if (!response.ok || response.body === null) {
     await response.body?.cancel().catch(() => undefined);
-    throw new RegistryError("download_failed", `Downloading ${where} failed with HTTP ${response.status}. Retry later, or report the broken link to the agent's publisher.`, {
-      details: { url: where, status: response.status },
-    });
+    throw new RegistryError(
+      "download_failed",
+      `Downloading ${where} failed with HTTP ${response.status}. Retry later, or report the broken link to the agent's publisher.`,
+      {
+        details: { url: where, status: response.status },
+      },
+    );
   }
   const encoding = response.headers.get("content-encoding");
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -62,7 +66,10 @@ export async function downloadArchive(options: DownloadOptions): Promise<Downloa
 
   const hash = createHash("sha256");
   const toFile = typeof options.destination === "string";
-  const file = typeof options.destination === "string" ? createWriteStream(options.destination, { flags: "wx" }) : options.destination;
+  const file =
+    typeof options.destination === "string"
+      ? createWriteStream(options.destination, { flags: "wx" })
+      : options.destination;
   const fileError = once(file, "error").then(([error]) => Promise.reject(error as Error));
   fileError.catch(() => undefined);
   let received = 0;
@@ -84,7 +91,8 @@ export async function downloadArchive(options: DownloadOptions): Promise<Downloa
   } catch (error) {
     file.destroy();
     if (isRegistryError(error)) throw error;
-    if (expected !== undefined && received < expected && !isAbort(error)) throw truncated(where, received, expected, error);
+    if (expected !== undefined && received < expected && !isAbort(error))
+      throw truncated(where, received, expected, error);
     throw failure(error, where, options);
   } finally {
     if (!file.closed) await once(file, "close").catch(() => undefined);
@@ -99,18 +107,29 @@ function isAbort(error: unknown): boolean {
 
 function failure(error: unknown, where: string, options: DownloadOptions): RegistryError {
   if (options.signal?.aborted === true) {
-    return new RegistryError("aborted", `Downloading ${where} was cancelled.`, { details: { url: where }, cause: error });
-  }
-  if (isTimeoutError(error)) {
-    return new RegistryError("download_failed", `Downloading ${where} timed out after ${options.timeoutMs} ms. Check the network and retry.`, {
-      details: { url: where, timeoutMs: options.timeoutMs },
+    return new RegistryError("aborted", `Downloading ${where} was cancelled.`, {
+      details: { url: where },
       cause: error,
     });
   }
-  return new RegistryError("download_failed", `Downloading ${where} failed: ${describeError(error)}. Check the network and retry.`, {
-    details: { url: where },
-    cause: error,
-  });
+  if (isTimeoutError(error)) {
+    return new RegistryError(
+      "download_failed",
+      `Downloading ${where} timed out after ${options.timeoutMs} ms. Check the network and retry.`,
+      {
+        details: { url: where, timeoutMs: options.timeoutMs },
+        cause: error,
+      },
+    );
+  }
+  return new RegistryError(
+    "download_failed",
+    `Downloading ${where} failed: ${describeError(error)}. Check the network and retry.`,
+    {
+      details: { url: where },
+      cause: error,
+    },
+  );
 }
 
 function truncated(where: string, received: number, expected: number, cause?: unknown): RegistryError {
@@ -122,7 +141,11 @@ function truncated(where: string, received: number, expected: number, cause?: un
 }
 
 function tooLarge(where: string, limit: number, size: number): RegistryError {
-  return new RegistryError("download_too_large", `The archive at ${where} is larger than the ${limit}-byte limit (at least ${size} bytes).`, {
-    details: { url: where, limitBytes: limit, sizeBytes: size },
-  });
+  return new RegistryError(
+    "download_too_large",
+    `The archive at ${where} is larger than the ${limit}-byte limit (at least ${size} bytes).`,
+    {
+      details: { url: where, limitBytes: limit, sizeBytes: size },
+    },
+  );
 }

@@ -57,10 +57,14 @@ export async function extractArchive(options: ExtractOptions): Promise<void> {
     }
   } catch (error) {
     if (isRegistryError(error)) throw error;
-    throw new RegistryError("broken_archive", `The archive ${where} could not be read (${describeError(error)}). Nothing was installed; retry, or report it to the agent's publisher.`, {
-      details: { url: where, format },
-      cause: error,
-    });
+    throw new RegistryError(
+      "broken_archive",
+      `The archive ${where} could not be read (${describeError(error)}). Nothing was installed; retry, or report it to the agent's publisher.`,
+      {
+        details: { url: where, format },
+        cause: error,
+      },
+    );
   }
   await assertExtractedTreeIsContained(options.destination, where);
 }

@@ -12,5 +12,8 @@ export function withTimeout(timeoutMs: number, signal?: AbortSignal): AbortSigna
 
 /** True when the abort came from a timeout signal rather than the caller. */
 export function isTimeoutError(error: unknown): boolean {
-  return error instanceof Error && (error.name === "TimeoutError" || (error.cause instanceof Error && error.cause.name === "TimeoutError"));
+  return (
+    error instanceof Error &&
+    (error.name === "TimeoutError" || (error.cause instanceof Error && error.cause.name === "TimeoutError"))
+  );
 }

@@ -13,7 +13,10 @@ export function acpRegistryCacheDir(switchyardHome: string): string {
 export const ACP_REGISTRY_URL_ENV = "SWITCHYARD_ACP_REGISTRY_URL";
 
 /** The index URL: an explicit one, else `$SWITCHYARD_ACP_REGISTRY_URL`, else the public ACP Registry. */
-export function resolveRegistryUrl(explicit: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function resolveRegistryUrl(
+  explicit: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   if (explicit !== undefined && explicit !== "") return explicit;
   const fromEnv = env[ACP_REGISTRY_URL_ENV];
   return fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_REGISTRY_URL;

@@ -66,7 +66,14 @@ export class RegistryIndexFetcher {
     const fetchedAt = new Date().toISOString();
     await this.storeCopy(body, fetchedAt);
     this.reportDropped(decoded.dropped);
-    return { index: decoded.index, dropped: decoded.dropped, url: describeUrl(this.url), source: "network", stale: false, fetchedAt };
+    return {
+      index: decoded.index,
+      dropped: decoded.dropped,
+      url: describeUrl(this.url),
+      source: "network",
+      stale: false,
+      fetchedAt,
+    };
   }
 
   private async fetchBody(): Promise<Buffer> {
@@ -79,9 +86,12 @@ export class RegistryIndexFetcher {
         redirect: "follow",
       });
     } catch (error) {
-      throw new NetworkUnavailable(isTimeoutError(error) ? `timed out after ${this.options.timeoutMs} ms` : describeError(error));
+      throw new NetworkUnavailable(
+        isTimeoutError(error) ? `timed out after ${this.options.timeoutMs} ms` : describeError(error),
+      );
     }
-    if (response.url !== "" && response.url !== this.url.href) checkRemoteUrl(response.url, "registry (after redirect)");
+    if (response.url !== "" && response.url !== this.url.href)
+      checkRemoteUrl(response.url, "registry (after redirect)");
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       throw new NetworkUnavailable(`HTTP ${response.status} from ${where}`);
@@ -123,22 +133,34 @@ export class RegistryIndexFetcher {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new RegistryError("invalid_index", `The registry index at ${describeUrl(this.url)} is not valid JSON (${describeError(error)}). Check --registry-url.`, {
-        details: { url: describeUrl(this.url) },
-      });
+      throw new RegistryError(
+        "invalid_index",
+        `The registry index at ${describeUrl(this.url)} is not valid JSON (${describeError(error)}). Check --registry-url.`,
+        {
+          details: { url: describeUrl(this.url) },
+        },
+      );
     }
     const decoded = decodeRegistryIndex(json);
     if (!decoded.ok) {
-      throw new RegistryError("invalid_index", `The registry index at ${describeUrl(this.url)} has an invalid envelope at ${decoded.problem}. Check --registry-url.`, {
-        details: { url: describeUrl(this.url), problem: decoded.problem },
-      });
+      throw new RegistryError(
+        "invalid_index",
+        `The registry index at ${describeUrl(this.url)} has an invalid envelope at ${decoded.problem}. Check --registry-url.`,
+        {
+          details: { url: describeUrl(this.url), problem: decoded.problem },
+        },
+      );
     }
     return decoded;
   }
 
   private reportDropped(dropped: readonly DroppedAgent[]): void {
     for (const agent of dropped) {
-      this.options.logger.warn("registry agent dropped: invalid entry", { agentId: agent.agentId, field: agent.field, problem: agent.problem });
+      this.options.logger.warn("registry agent dropped: invalid entry", {
+        agentId: agent.agentId,
+        field: agent.field,
+        problem: agent.problem,
+      });
     }
   }
 
@@ -162,7 +184,11 @@ export class RegistryIndexFetcher {
         { details: { url: where, refreshError } },
       );
     }
-    this.options.logger.warn("registry index refresh failed; using the cached copy", { url: where, fetchedAt: cached.fetchedAt, error: refreshError });
+    this.options.logger.warn("registry index refresh failed; using the cached copy", {
+      url: where,
+      fetchedAt: cached.fetchedAt,
+      error: refreshError,
+    });
     this.reportDropped(cached.dropped);
     return { ...cached, refreshError };
   }
@@ -176,7 +202,14 @@ export class RegistryIndexFetcher {
       const body = await readFile(layout.indexFile);
       if (sha256(body) !== meta.sha256) return null;
       const decoded = this.decode(body.toString("utf8"));
-      return { index: decoded.index, dropped: decoded.dropped, url: describeUrl(this.url), source: "cache", stale: true, fetchedAt: meta.fetchedAt };
+      return {
+        index: decoded.index,
+        dropped: decoded.dropped,
+        url: describeUrl(this.url),
+        source: "cache",
+        stale: true,
+        fetchedAt: meta.fetchedAt,
+      };
     } catch {
       return null;
     }

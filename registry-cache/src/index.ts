@@ -25,13 +25,25 @@ export {
   type UninstallOptions,
   type UninstallResult,
 } from "./catalog-types.js";
-export { REGISTRY_ERROR_REASONS, RegistryError, isRegistryError, type RegistryErrorDetails, type RegistryErrorReason } from "./errors.js";
+export {
+  REGISTRY_ERROR_REASONS,
+  RegistryError,
+  isRegistryError,
+  type RegistryErrorDetails,
+  type RegistryErrorReason,
+} from "./errors.js";
 export type { DistributionKind, RunnerName } from "./distribution.js";
 export type { FetchLike } from "./fetch-like.js";
 export type { LoadedRegistryIndex } from "./index-fetcher.js";
 export type { RegistryLogger } from "./logger.js";
 export { PLATFORM_KEYS, detectPlatform, platformKeyFor, type PlatformKey } from "./platform.js";
-export { createProgressBar, renderProgressBar, type InstallProgress, type ProgressListener, type ProgressStream } from "./progress.js";
+export {
+  createProgressBar,
+  renderProgressBar,
+  type InstallProgress,
+  type ProgressListener,
+  type ProgressStream,
+} from "./progress.js";
 export type { Integrity } from "./receipts.js";
 export {
   decodeRegistryIndex,

@@ -38,10 +38,13 @@ export class InstallLock {
     private readonly token: string,
     staleMs: number,
   ) {
-    this.heartbeat = setInterval(() => {
-      const now = new Date();
-      utimes(this.path, now, now).catch(() => undefined);
-    }, Math.max(250, Math.floor(staleMs / 4)));
+    this.heartbeat = setInterval(
+      () => {
+        const now = new Date();
+        utimes(this.path, now, now).catch(() => undefined);
+      },
+      Math.max(250, Math.floor(staleMs / 4)),
+    );
     this.heartbeat.unref();
   }
 
@@ -71,7 +74,9 @@ export class InstallLock {
         );
       }
       if (options.signal?.aborted === true) {
-        throw new RegistryError("aborted", `Waiting for the install lock of ${options.subject} was cancelled.`, { details: { lockFile: path } });
+        throw new RegistryError("aborted", `Waiting for the install lock of ${options.subject} was cancelled.`, {
+          details: { lockFile: path },
+        });
       }
       await sleep(pollMs);
     }
@@ -124,10 +129,7 @@ async function tryCreate(path: string, token: string): Promise<boolean> {
   return true;
 }
 
-type HolderState =
-  | { kind: "gone" }
-  | { kind: "stale"; raw: string }
-  | { kind: "live"; holder: LockHolder | undefined };
+type HolderState = { kind: "gone" } | { kind: "stale"; raw: string } | { kind: "live"; holder: LockHolder | undefined };
 
 async function inspectHolder(path: string, staleMs: number): Promise<HolderState> {
   let raw: string;

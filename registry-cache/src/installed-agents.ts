@@ -32,7 +32,11 @@ export interface InstallRecord {
 }
 
 /** The runnable install of exactly the selected distribution of this agent version, if any. */
-export async function findInstall(layout: CacheLayout, agent: RegistryAgent, selected: SelectedDistribution): Promise<FoundInstall | null> {
+export async function findInstall(
+  layout: CacheLayout,
+  agent: RegistryAgent,
+  selected: SelectedDistribution,
+): Promise<FoundInstall | null> {
   if (selected.kind === "binary") {
     const install = await findBinaryInstall(layout, agent.id, agent.version, selected.platform);
     return install === null ? null : binaryFound(install);
@@ -76,7 +80,10 @@ export async function collectInstalls(layout: CacheLayout): Promise<InstallRecor
       packageReceipt: { file: receiptFile, receipt },
     });
   }
-  return records.sort((a, b) => a.installed.agentId.localeCompare(b.installed.agentId) || a.installed.version.localeCompare(b.installed.version));
+  return records.sort(
+    (a, b) =>
+      a.installed.agentId.localeCompare(b.installed.agentId) || a.installed.version.localeCompare(b.installed.version),
+  );
 }
 
 export function binaryFound(install: BinaryInstall): FoundInstall {

@@ -36,7 +36,12 @@ const IS_WINDOWS = process.platform === "win32";
  * The install recorded for this exact pinned package, if it is still there: the receipt's
  * executable exists and (for npm) the installed package.json still has the pinned version.
  */
-export async function findPackageInstall(layout: CacheLayout, agentId: string, kind: "npx" | "uvx", distribution: PackageDistribution): Promise<PackageInstall | null> {
+export async function findPackageInstall(
+  layout: CacheLayout,
+  agentId: string,
+  kind: "npx" | "uvx",
+  distribution: PackageDistribution,
+): Promise<PackageInstall | null> {
   const receipt = await readPackageReceipt(layout.packageReceiptFile(agentId, kind, distribution.package));
   if (receipt === null || receipt.package !== distribution.package) return null;
   if (!(await isExecutableFile(receipt.command))) return null;
@@ -52,26 +57,32 @@ export async function findPackageInstall(layout: CacheLayout, agentId: string, k
  * once ahead of time and pinned. The global prefix is used when it is writable; otherwise (a
  * system Node owned by root) a prefix inside the cache, so installing never needs sudo.
  */
-export async function installNpmPackage(agent: RegistryAgent, distribution: PackageDistribution, spec: NpmPackageSpec, context: PackageInstallContext): Promise<PackageInstall> {
+export async function installNpmPackage(
+  agent: RegistryAgent,
+  distribution: PackageDistribution,
+  spec: NpmPackageSpec,
+  context: PackageInstallContext,
+): Promise<PackageInstall> {
   const prefix = context.npmPrefix ?? (await chooseNpmPrefix(context));
   context.onProgress?.({ phase: "installing_package", agentId: agent.id, packageManager: "npm", package: spec.spec });
   await mkdir(prefix, { recursive: true });
-  await runPackageManager(agent.id, "npm", context, [
-    "install",
-    "--global",
-    "--prefix",
-    prefix,
-    "--no-audit",
-    "--no-fund",
-    "--loglevel=error",
-    spec.spec,
-  ], { npm_config_update_notifier: "false" });
+  await runPackageManager(
+    agent.id,
+    "npm",
+    context,
+    ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", spec.spec],
+    { npm_config_update_notifier: "false" },
+  );
 
   const installedVersion = await readInstalledNpmVersion(prefix, spec.name);
   if (installedVersion !== spec.version) {
-    throw new RegistryError("package_install_failed", `npm reported success but ${spec.name}@${spec.version} is not in ${prefix} (found ${installedVersion ?? "nothing"}).`, {
-      details: { agentId: agent.id, package: spec.spec, prefix },
-    });
+    throw new RegistryError(
+      "package_install_failed",
+      `npm reported success but ${spec.name}@${spec.version} is not in ${prefix} (found ${installedVersion ?? "nothing"}).`,
+      {
+        details: { agentId: agent.id, package: spec.spec, prefix },
+      },
+    );
   }
   const command = await npmBinPath(prefix, spec.name, agent.id);
   const receipt: PackageReceipt = {
@@ -97,7 +108,12 @@ export async function installNpmPackage(agent: RegistryAgent, distribution: Pack
  * `uv tool install --force <name>==<version>` with uv's tool and bin directories pointed into
  * the cache, so the install is ours to find and remove and never shadows the user's tools.
  */
-export async function installUvPackage(agent: RegistryAgent, distribution: PackageDistribution, spec: PythonPackageSpec, context: PackageInstallContext): Promise<PackageInstall> {
+export async function installUvPackage(
+  agent: RegistryAgent,
+  distribution: PackageDistribution,
+  spec: PythonPackageSpec,
+  context: PackageInstallContext,
+): Promise<PackageInstall> {
   const { layout } = context;
   context.onProgress?.({ phase: "installing_package", agentId: agent.id, packageManager: "uv", package: spec.spec });
   await runPackageManager(agent.id, "uv", context, ["tool", "install", "--force", spec.spec], {
@@ -136,9 +152,15 @@ export async function installUvPackage(agent: RegistryAgent, distribution: Packa
 /** Removes what a package receipt installed. Failures of the package manager are reported. */
 export async function uninstallPackage(receipt: PackageReceipt, context: PackageInstallContext): Promise<void> {
   if (receipt.packageManager === "npm") {
-    await runPackageManager(receipt.agentId, "npm", context, ["uninstall", "--global", "--prefix", receipt.location, "--loglevel=error", receipt.packageName], {
-      npm_config_update_notifier: "false",
-    });
+    await runPackageManager(
+      receipt.agentId,
+      "npm",
+      context,
+      ["uninstall", "--global", "--prefix", receipt.location, "--loglevel=error", receipt.packageName],
+      {
+        npm_config_update_notifier: "false",
+      },
+    );
   } else {
     await runPackageManager(receipt.agentId, "uv", context, ["tool", "uninstall", receipt.packageName], {
       UV_TOOL_DIR: context.layout.uvToolDir,
@@ -147,7 +169,13 @@ export async function uninstallPackage(receipt: PackageReceipt, context: Package
   }
 }
 
-async function runPackageManager(agentId: string, manager: "npm" | "uv", context: PackageInstallContext, args: string[], extraEnv: Record<string, string>): Promise<void> {
+async function runPackageManager(
+  agentId: string,
+  manager: "npm" | "uv",
+  context: PackageInstallContext,
+  args: string[],
+  extraEnv: Record<string, string>,
+): Promise<void> {
   const result = await execa(context.runnerPath, args, {
     env: { ...context.env, ...extraEnv },
     extendEnv: false,
@@ -157,9 +185,16 @@ async function runPackageManager(agentId: string, manager: "npm" | "uv", context
     timeout: context.timeoutMs,
     ...(context.signal === undefined ? {} : { cancelSignal: context.signal }),
   });
-  if (result.isCanceled) throw new RegistryError("aborted", `${manager} ${args[0] ?? ""} for ${agentId} was cancelled.`, { details: { agentId } });
+  if (result.isCanceled)
+    throw new RegistryError("aborted", `${manager} ${args[0] ?? ""} for ${agentId} was cancelled.`, {
+      details: { agentId },
+    });
   if (result.failed) {
-    const why = result.timedOut ? `timed out after ${context.timeoutMs} ms` : result.exitCode === undefined ? describeError(result) : `exited with code ${result.exitCode}`;
+    const why = result.timedOut
+      ? `timed out after ${context.timeoutMs} ms`
+      : result.exitCode === undefined
+        ? describeError(result)
+        : `exited with code ${result.exitCode}`;
     throw new RegistryError(
       "package_install_failed",
       `\`${manager} ${args.join(" ")}\` ${why}. Output:\n${outputTail(result.all)}\nFix the problem shown above (network, registry access, permissions) and retry.`,
@@ -169,7 +204,13 @@ async function runPackageManager(agentId: string, manager: "npm" | "uv", context
 }
 
 async function chooseNpmPrefix(context: PackageInstallContext): Promise<string> {
-  const result = await execa(context.runnerPath, ["prefix", "--global"], { env: { ...context.env }, extendEnv: false, reject: false, stdin: "ignore", timeout: 60_000 });
+  const result = await execa(context.runnerPath, ["prefix", "--global"], {
+    env: { ...context.env },
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+    timeout: 60_000,
+  });
   const globalPrefix = result.failed ? "" : result.stdout.trim();
   if (globalPrefix !== "" && (await canInstallInto(globalPrefix))) return globalPrefix;
   return context.layout.npmFallbackPrefix;
@@ -209,7 +250,9 @@ function npmPackageDir(prefix: string, name: string): string {
 
 async function readInstalledNpmVersion(prefix: string, name: string): Promise<string | null> {
   try {
-    const manifest = JSON.parse(await readFile(join(npmPackageDir(prefix, name), "package.json"), "utf8")) as { version?: unknown };
+    const manifest = JSON.parse(await readFile(join(npmPackageDir(prefix, name), "package.json"), "utf8")) as {
+      version?: unknown;
+    };
     return typeof manifest.version === "string" ? manifest.version : null;
   } catch {
     return null;
@@ -221,7 +264,9 @@ async function readInstalledNpmVersion(prefix: string, name: string): Promise<st
  * (without scope). npm links it into <prefix>/bin.
  */
 async function npmBinPath(prefix: string, name: string, agentId: string): Promise<string> {
-  const manifest = JSON.parse(await readFile(join(npmPackageDir(prefix, name), "package.json"), "utf8")) as { bin?: unknown };
+  const manifest = JSON.parse(await readFile(join(npmPackageDir(prefix, name), "package.json"), "utf8")) as {
+    bin?: unknown;
+  };
   const unscoped = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
   let binName: string | undefined;
   if (typeof manifest.bin === "string") binName = unscoped;
@@ -237,11 +282,19 @@ async function npmBinPath(prefix: string, name: string, agentId: string): Promis
     }
   }
   if (binName === undefined) {
-    throw new RegistryError("package_install_failed", `${name} declares no executable ("bin" in package.json), so npx could not run it.`, { details: { agentId, package: name } });
+    throw new RegistryError(
+      "package_install_failed",
+      `${name} declares no executable ("bin" in package.json), so npx could not run it.`,
+      { details: { agentId, package: name } },
+    );
   }
   const command = IS_WINDOWS ? join(prefix, `${binName}.cmd`) : join(prefix, "bin", binName);
   if (!(await isExecutableFile(command))) {
-    throw new RegistryError("package_install_failed", `npm installed ${name} but its executable ${command} is missing or not executable.`, { details: { agentId, package: name } });
+    throw new RegistryError(
+      "package_install_failed",
+      `npm installed ${name} but its executable ${command} is missing or not executable.`,
+      { details: { agentId, package: name } },
+    );
   }
   return command;
 }

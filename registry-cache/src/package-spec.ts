@@ -44,7 +44,8 @@ export function parseNpmPackageSpec(raw: string): NpmPackageSpec | PackageSpecPr
 
 const PYTHON_NAME = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9._,\s-]+\])?$/;
 // PEP 440 public versions plus a local label; anything with an operator or wildcard is a range.
-const PYTHON_EXACT_VERSION = /^(?:\d+!)?\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?$/i;
+const PYTHON_EXACT_VERSION =
+  /^(?:\d+!)?\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?$/i;
 
 export function parsePythonPackageSpec(raw: string): PythonPackageSpec | PackageSpecProblem {
   let namePart: string;

@@ -24,7 +24,14 @@ export function isPlatformKey(value: string): value is PlatformKey {
  * on such hosts.
  */
 export function platformKeyFor(nodePlatform: string, nodeArch: string): PlatformKey | null {
-  const os = nodePlatform === "darwin" ? "darwin" : nodePlatform === "linux" ? "linux" : nodePlatform === "win32" ? "windows" : null;
+  const os =
+    nodePlatform === "darwin"
+      ? "darwin"
+      : nodePlatform === "linux"
+        ? "linux"
+        : nodePlatform === "win32"
+          ? "windows"
+          : null;
   const arch = nodeArch === "arm64" ? "aarch64" : nodeArch === "x64" ? "x86_64" : null;
   if (os === null || arch === null) return null;
   const key = `${os}-${arch}`;

@@ -3,13 +3,23 @@ export type InstallProgress =
   /** Another install of the same agent (this or another process) holds the lock. */
   | { readonly phase: "waiting_for_lock"; readonly agentId: string }
   /** Bytes of the archive received so far; `totalBytes` when the server announced a length. */
-  | { readonly phase: "downloading"; readonly agentId: string; readonly receivedBytes: number; readonly totalBytes?: number }
+  | {
+      readonly phase: "downloading";
+      readonly agentId: string;
+      readonly receivedBytes: number;
+      readonly totalBytes?: number;
+    }
   /** The archive arrived whole; its SHA-256 is being checked against the declared (or recorded) one. */
   | { readonly phase: "verifying"; readonly agentId: string }
   /** Listing, checking and extracting the archive. */
   | { readonly phase: "extracting"; readonly agentId: string }
   /** npm or uv is installing the pinned package. */
-  | { readonly phase: "installing_package"; readonly agentId: string; readonly packageManager: "npm" | "uv"; readonly package: string }
+  | {
+      readonly phase: "installing_package";
+      readonly agentId: string;
+      readonly packageManager: "npm" | "uv";
+      readonly package: string;
+    }
   /** The agent is ready (`alreadyInstalled` when nothing had to be done). */
   | { readonly phase: "done"; readonly agentId: string; readonly alreadyInstalled: boolean };
 
@@ -44,7 +54,10 @@ function formatMiB(bytes: number): string {
  * place (at most every `intervalMs`); elsewhere (CI logs, files) it writes a line per phase
  * and per quarter of the download, so logs stay short.
  */
-export function createProgressBar(stream: ProgressStream, options: { width?: number; intervalMs?: number } = {}): ProgressListener {
+export function createProgressBar(
+  stream: ProgressStream,
+  options: { width?: number; intervalMs?: number } = {},
+): ProgressListener {
   const width = options.width ?? 24;
   const intervalMs = options.intervalMs ?? 100;
   let lastPhase: InstallProgress["phase"] | undefined;

@@ -64,7 +64,11 @@ const packageReceiptSchema = z.object({
 /** Receipt of an npx/uvx install, stored under `package-installs/`. */
 export type PackageReceipt = z.infer<typeof packageReceiptSchema>;
 
-const recordedChecksumSchema = z.object({ url: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), firstSeenAt: z.string() });
+const recordedChecksumSchema = z.object({
+  url: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  firstSeenAt: z.string(),
+});
 
 /** The first SHA-256 seen for an archive URL without a declared checksum. */
 export type RecordedChecksum = z.infer<typeof recordedChecksumSchema>;
@@ -81,7 +85,10 @@ export async function readRecordedChecksum(path: string): Promise<RecordedChecks
   return readJson(path, recordedChecksumSchema);
 }
 
-export async function writeReceipt(path: string, receipt: BinaryReceipt | PackageReceipt | RecordedChecksum): Promise<void> {
+export async function writeReceipt(
+  path: string,
+  receipt: BinaryReceipt | PackageReceipt | RecordedChecksum,
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, JSON.stringify(receipt, null, 2) + "\n");
 }

@@ -107,7 +107,10 @@ const downloadUrl = z.string().superRefine((value, ctx) => {
 });
 
 const args = z.array(z.string().max(8192)).max(256);
-const env = z.record(z.string().regex(ENV_NAME_PATTERN, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*"), z.string().max(8192));
+const env = z.record(
+  z.string().regex(ENV_NAME_PATTERN, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*"),
+  z.string().max(8192),
+);
 
 /**
  * `cmd` is resolved inside the extraction root; refusing absolute and `..` forms here makes a
@@ -144,7 +147,10 @@ const binaryTarget = z.object({
 // z.object strips keys it does not know, so a platform the registry adds later is ignored
 // instead of failing the whole agent.
 const binaryTargets = z.object(
-  Object.fromEntries(PLATFORM_KEYS.map((key) => [key, binaryTarget.optional()])) as Record<PlatformKey, z.ZodOptional<typeof binaryTarget>>,
+  Object.fromEntries(PLATFORM_KEYS.map((key) => [key, binaryTarget.optional()])) as Record<
+    PlatformKey,
+    z.ZodOptional<typeof binaryTarget>
+  >,
 );
 
 const npxDistribution = z.object({
@@ -201,7 +207,10 @@ export function decodeRegistryIndex(json: unknown): DecodeIndexResult {
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? "the top level" : `"${issue.path.join(".")}"`;
-    return { ok: false, problem: `${where}: ${issue?.message ?? "invalid"} (expected {version, agents[], extensions?})` };
+    return {
+      ok: false,
+      problem: `${where}: ${issue?.message ?? "invalid"} (expected {version, agents[], extensions?})`,
+    };
   }
   const dropped: DroppedAgent[] = [];
   const agents = decodeAgents(envelope.data.agents, dropped);
@@ -213,11 +222,18 @@ function decodeAgents(entries: readonly unknown[], dropped: DroppedAgent[]): Reg
   const agents: RegistryAgent[] = [];
   const seen = new Set<string>();
   entries.forEach((entry, position) => {
-    const rawId = typeof entry === "object" && entry !== null && typeof (entry as { id?: unknown }).id === "string" ? (entry as { id: string }).id : `#${position}`;
+    const rawId =
+      typeof entry === "object" && entry !== null && typeof (entry as { id?: unknown }).id === "string"
+        ? (entry as { id: string }).id
+        : `#${position}`;
     const parsed = agentSchema.safeParse(entry);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      dropped.push({ agentId: rawId, field: issue?.path.map(String).join(".") || "(entry)", problem: issue?.message ?? "invalid" });
+      dropped.push({
+        agentId: rawId,
+        field: issue?.path.map(String).join(".") || "(entry)",
+        problem: issue?.message ?? "invalid",
+      });
       return;
     }
     if (seen.has(parsed.data.id)) {

@@ -7,7 +7,10 @@ import type { RegistryAgent } from "./registry-schema.js";
  * mentions Codex. An empty query lists everything by name.
  */
 export function rankAgents(agents: readonly RegistryAgent[], query: string): RegistryAgent[] {
-  const words = query.toLowerCase().split(/\s+/).filter((word) => word.length > 0);
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word.length > 0);
   const scored: { agent: RegistryAgent; score: number }[] = [];
   for (const agent of agents) {
     let total = 0;
@@ -22,7 +25,9 @@ export function rankAgents(agents: readonly RegistryAgent[], query: string): Reg
     }
     if (allMatched) scored.push({ agent, score: total });
   }
-  scored.sort((a, b) => b.score - a.score || a.agent.name.localeCompare(b.agent.name) || a.agent.id.localeCompare(b.agent.id));
+  scored.sort(
+    (a, b) => b.score - a.score || a.agent.name.localeCompare(b.agent.name) || a.agent.id.localeCompare(b.agent.id),
+  );
   return scored.map((entry) => entry.agent);
 }
 
@@ -33,7 +38,11 @@ function scoreWord(agent: RegistryAgent, word: string): number {
   if (name === word) return 90;
   if (id.startsWith(word)) return 80;
   if (name.startsWith(word)) return 70;
-  if (name.split(/[^a-z0-9]+/).some((part) => part.startsWith(word)) || id.split(/[-._]/).some((part) => part.startsWith(word))) return 60;
+  if (
+    name.split(/[^a-z0-9]+/).some((part) => part.startsWith(word)) ||
+    id.split(/[-._]/).some((part) => part.startsWith(word))
+  )
+    return 60;
   if (id.includes(word)) return 50;
   if (name.includes(word)) return 40;
   if (agent.description.toLowerCase().includes(word)) return 20;

@@ -98,9 +98,13 @@ export class TarGzStreamExtraction {
     if (this.head.length < GZIP_MAGIC.length && !atEnd) return true;
     if (this.head.length === GZIP_MAGIC.length && GZIP_MAGIC.every((byte, i) => this.head[i] === byte)) return true;
     this.fail(
-      new RegistryError("broken_archive", `The archive ${this.where} is not gzip data although its name says tar.gz. Report it to the agent's publisher.`, {
-        details: { url: this.where, format: "tar.gz" },
-      }),
+      new RegistryError(
+        "broken_archive",
+        `The archive ${this.where} is not gzip data although its name says tar.gz. Report it to the agent's publisher.`,
+        {
+          details: { url: this.where, format: "tar.gz" },
+        },
+      ),
     );
     return false;
   }

@@ -12,9 +12,13 @@ export function checkRemoteUrl(raw: string, what: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new RegistryError("url_not_allowed", `The ${what} URL "${raw}" is not a valid absolute URL. Pass an https:// URL.`, {
-      details: { url: raw },
-    });
+    throw new RegistryError(
+      "url_not_allowed",
+      `The ${what} URL "${raw}" is not a valid absolute URL. Pass an https:// URL.`,
+      {
+        details: { url: raw },
+      },
+    );
   }
   if (url.username !== "" || url.password !== "") {
     throw new RegistryError(

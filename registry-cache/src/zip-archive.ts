@@ -56,7 +56,12 @@ export async function extractZip(file: string, destination: string): Promise<voi
 }
 
 async function forEachZipEntry(file: string, visit: (zip: ZipFile, entry: Entry) => Promise<void>): Promise<void> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
+  const zip = await yauzl.openPromise(file, {
+    lazyEntries: true,
+    autoClose: false,
+    decodeStrings: false,
+    validateEntrySizes: true,
+  });
   try {
     for await (const entry of zip.eachEntry()) await visit(zip, entry);
   } finally {
@@ -71,18 +76,27 @@ function unixMode(entry: Entry): number {
 async function describeZipEntry(zip: ZipFile, entry: Entry): Promise<ArchiveEntry> {
   const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
   if (entry.isEncrypted()) {
-    throw new RegistryError("broken_archive", `The zip entry "${name}" is encrypted; encrypted archives cannot be installed.`, { details: { entry: name } });
+    throw new RegistryError(
+      "broken_archive",
+      `The zip entry "${name}" is encrypted; encrypted archives cannot be installed.`,
+      { details: { entry: name } },
+    );
   }
   if (!entry.canDecodeFileData()) {
-    throw new RegistryError("unsupported_archive", `The zip entry "${name}" uses compression method ${entry.compressionMethod}, which is not supported (only stored and deflate).`, {
-      details: { entry: name, compressionMethod: entry.compressionMethod },
-    });
+    throw new RegistryError(
+      "unsupported_archive",
+      `The zip entry "${name}" uses compression method ${entry.compressionMethod}, which is not supported (only stored and deflate).`,
+      {
+        details: { entry: name, compressionMethod: entry.compressionMethod },
+      },
+    );
   }
   const mode = unixMode(entry);
   const type = mode & S_IFMT;
   if (name.endsWith("/") || type === S_IFDIR) return { name, kind: "directory", size: 0 };
   if (type === S_IFLNK) {
-    if (entry.uncompressedSize > MAX_SYMLINK_TARGET_BYTES) return { name, kind: "special", size: 0, rawType: "oversized symbolic link" };
+    if (entry.uncompressedSize > MAX_SYMLINK_TARGET_BYTES)
+      return { name, kind: "special", size: 0, rawType: "oversized symbolic link" };
     const content = await zip.openReadStreamPromise(entry);
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(chunk as Buffer);

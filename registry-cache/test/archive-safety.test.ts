@@ -44,11 +44,17 @@ describe("archive entry checks (before extraction)", () => {
     ["a symlink whose target passes through another symlink", [symlink("a/b", ".."), symlink("c", "a/b/..")], "c"],
     ["a hardlink created through a symlink", [symlink("s", "."), hardlink("h", "s")], "h"],
   ])("refuses %s as unsafe_archive_entry", (_label, entries, entry) => {
-    expect(() => check(entries)).toThrow(expect.objectContaining({ reason: "unsafe_archive_entry", details: expect.objectContaining({ entry }) }));
+    expect(() => check(entries)).toThrow(
+      expect.objectContaining({ reason: "unsafe_archive_entry", details: expect.objectContaining({ entry }) }),
+    );
   });
 
   it("refuses archives that expand past the size or entry limits", () => {
-    expect(() => check([file("a", 600), file("b", 600)])).toThrow(expect.objectContaining({ reason: "archive_too_large" }));
-    expect(() => check(Array.from({ length: 11 }, (_, i) => file(`f${i}`)))).toThrow(expect.objectContaining({ reason: "archive_too_large" }));
+    expect(() => check([file("a", 600), file("b", 600)])).toThrow(
+      expect.objectContaining({ reason: "archive_too_large" }),
+    );
+    expect(() => check(Array.from({ length: 11 }, (_, i) => file(`f${i}`)))).toThrow(
+      expect.objectContaining({ reason: "archive_too_large" }),
+    );
   });
 });

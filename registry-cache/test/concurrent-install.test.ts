@@ -24,7 +24,11 @@ describe("concurrent installs of one agent", () => {
   beforeAll(async () => {
     server = await TestServer.start();
     // The child processes import the built package; build it so they run the current source.
-    await execFileAsync(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-b", packageRoot], { cwd: repoRoot });
+    await execFileAsync(
+      process.execPath,
+      [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-b", packageRoot],
+      { cwd: repoRoot },
+    );
   });
 
   afterAll(async () => {
@@ -38,7 +42,12 @@ describe("concurrent installs of one agent", () => {
     cleanups.push(cache.cleanup);
     const archivePath = `/${label}/agent.tar.gz`;
     server.route(archivePath, serveBytes(body, { delayMs: 400 }));
-    server.route(`/${label}/registry.json`, serveJson(registryIndex([agentEntry("shared", binaryDistribution(server.url(archivePath), { sha256: sha256(body) }))])));
+    server.route(
+      `/${label}/registry.json`,
+      serveJson(
+        registryIndex([agentEntry("shared", binaryDistribution(server.url(archivePath), { sha256: sha256(body) }))]),
+      ),
+    );
     return { cacheDir: cache.path, registryUrl: server.url(`/${label}/registry.json`), archivePath };
   }
 
@@ -60,13 +69,20 @@ describe("concurrent installs of one agent", () => {
     expect(waited.length).toBeGreaterThan(0);
     expect((await run(results[0]!.launch.command, [])).stdout.trim()).toBe("ok");
     expect((await first.list()).map((install) => install.agentId)).toEqual(["shared"]);
-    expect(Object.keys(await snapshotTree(cacheDir)).filter((path) => path.endsWith(".lock") || path.startsWith(".tmp-"))).toEqual([]);
+    expect(
+      Object.keys(await snapshotTree(cacheDir)).filter((path) => path.endsWith(".lock") || path.startsWith(".tmp-")),
+    ).toEqual([]);
   });
 
   it("in two processes: one installs, the other waits and then sees it ready", async () => {
     const { cacheDir, registryUrl, archivePath } = await setUp("two-processes");
     const child = join(packageRoot, "test", "support", "prepare-in-child.mjs");
-    const spawnChild = async (): Promise<{ pid: number; alreadyInstalled: boolean; command: string; phases: string[] }> => {
+    const spawnChild = async (): Promise<{
+      pid: number;
+      alreadyInstalled: boolean;
+      command: string;
+      phases: string[];
+    }> => {
       const { stdout } = await execFileAsync(process.execPath, [child, cacheDir, registryUrl, "shared", PLATFORM]);
       return JSON.parse(stdout);
     };
@@ -83,9 +99,22 @@ describe("concurrent installs of one agent", () => {
   it("takes over a lock left by a process that no longer exists", async () => {
     const { cacheDir, registryUrl, archivePath } = await setUp("dead-holder");
     const { stdout } = await execFileAsync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
-    await writeFile(join(cacheDir, "shared.install.lock"), JSON.stringify({ pid: Number(stdout), hostname: hostname(), token: "crashed", acquiredAt: new Date().toISOString() }));
+    await writeFile(
+      join(cacheDir, "shared.install.lock"),
+      JSON.stringify({
+        pid: Number(stdout),
+        hostname: hostname(),
+        token: "crashed",
+        acquiredAt: new Date().toISOString(),
+      }),
+    );
 
-    const prepared = await new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM, limits: { lockTimeoutMs: 5_000 } }).prepare("shared");
+    const prepared = await new RegistryCatalog({
+      cacheDir,
+      registryUrl,
+      platform: PLATFORM,
+      limits: { lockTimeoutMs: 5_000 },
+    }).prepare("shared");
 
     expect(prepared.alreadyInstalled).toBe(false);
     expect(server.hits(archivePath)).toBe(1);
@@ -95,14 +124,27 @@ describe("concurrent installs of one agent", () => {
     const { cacheDir, registryUrl } = await setUp("stale-holder");
     const lockFile = join(cacheDir, "shared.install.lock");
     // pid 1 always exists: only the age can make this lock stale.
-    await writeFile(lockFile, JSON.stringify({ pid: 1, hostname: hostname(), token: "other", acquiredAt: new Date().toISOString() }));
+    await writeFile(
+      lockFile,
+      JSON.stringify({ pid: 1, hostname: hostname(), token: "other", acquiredAt: new Date().toISOString() }),
+    );
 
-    const impatient = new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM, limits: { lockTimeoutMs: 300, lockStaleMs: 60_000 } });
+    const impatient = new RegistryCatalog({
+      cacheDir,
+      registryUrl,
+      platform: PLATFORM,
+      limits: { lockTimeoutMs: 300, lockStaleMs: 60_000 },
+    });
     await expect(impatient.prepare("shared")).rejects.toMatchObject({ reason: "lock_timeout", details: { lockFile } });
 
     const old = new Date(Date.now() - 10 * 60_000);
     await utimes(lockFile, old, old);
-    const prepared = await new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM, limits: { lockStaleMs: 60_000 } }).prepare("shared");
+    const prepared = await new RegistryCatalog({
+      cacheDir,
+      registryUrl,
+      platform: PLATFORM,
+      limits: { lockStaleMs: 60_000 },
+    }).prepare("shared");
     expect(prepared.alreadyInstalled).toBe(false);
   });
 
@@ -113,7 +155,11 @@ describe("concurrent installs of one agent", () => {
     await mkdir(join(cacheDir, ".tmp-shared-other-abc123"), { recursive: true });
     await mkdir(join(cacheDir, ".tmp-busy-abc123"), { recursive: true });
     // An install of "busy" running in a live process (this one) holds its lock.
-    const busy = await InstallLock.acquire(join(cacheDir, "busy.install.lock"), { subject: "busy", staleMs: 60_000, timeoutMs: 1_000 });
+    const busy = await InstallLock.acquire(join(cacheDir, "busy.install.lock"), {
+      subject: "busy",
+      staleMs: 60_000,
+      timeoutMs: 1_000,
+    });
     try {
       await new RegistryCatalog({ cacheDir, registryUrl, platform: PLATFORM }).prepare("shared");
       const names = Object.keys(await snapshotTree(cacheDir)).filter((path) => !path.includes("/"));

@@ -28,8 +28,14 @@ describe("npx and uvx distributions", () => {
     work = await makeTempDir("npm");
     const source = join(work.path, "package");
     await mkdir(join(source, "bin"), { recursive: true });
-    await writeFile(join(source, "package.json"), JSON.stringify({ name: PACKAGE, version: VERSION, bin: { [PACKAGE]: "bin/agent.js" }, license: "MIT" }));
-    await writeFile(join(source, "bin", "agent.js"), '#!/usr/bin/env node\nconsole.log(["ok", ...process.argv.slice(2), process.env.FIXTURE_MODE ?? ""].join(" ").trim());\n');
+    await writeFile(
+      join(source, "package.json"),
+      JSON.stringify({ name: PACKAGE, version: VERSION, bin: { [PACKAGE]: "bin/agent.js" }, license: "MIT" }),
+    );
+    await writeFile(
+      join(source, "bin", "agent.js"),
+      '#!/usr/bin/env node\nconsole.log(["ok", ...process.argv.slice(2), process.env.FIXTURE_MODE ?? ""].join(" ").trim());\n',
+    );
     await chmod(join(source, "bin", "agent.js"), 0o755);
     await run("npm", ["pack", "--pack-destination", work.path, "--loglevel=error"], {
       cwd: source,
@@ -76,18 +82,33 @@ describe("npx and uvx distributions", () => {
     await work.cleanup();
   });
 
-  async function catalogFor(agents: unknown[], options: Partial<RegistryCatalogOptions> = {}): Promise<{ catalog: RegistryCatalog; cacheDir: string }> {
+  async function catalogFor(
+    agents: unknown[],
+    options: Partial<RegistryCatalogOptions> = {},
+  ): Promise<{ catalog: RegistryCatalog; cacheDir: string }> {
     const cache = await makeTempDir("pkg-cache");
     cleanups.push(cache.cleanup);
     const path = `/index-${Math.random().toString(36).slice(2)}/registry.json`;
     server.route(path, serveJson(registryIndex(agents)));
-    return { catalog: new RegistryCatalog({ cacheDir: cache.path, registryUrl: server.url(path), platform: PLATFORM, ...options }), cacheDir: cache.path };
+    return {
+      catalog: new RegistryCatalog({
+        cacheDir: cache.path,
+        registryUrl: server.url(path),
+        platform: PLATFORM,
+        ...options,
+      }),
+      cacheDir: cache.path,
+    };
   }
 
   it("installs a pinned npx package with npm into the given prefix, and the installed bin runs", async () => {
     const prefix = join(work.path, "prefix");
     const { catalog, cacheDir } = await catalogFor(
-      [agentEntry("fixture-npx", { npx: { package: `${PACKAGE}@${VERSION}`, args: ["--acp"], env: { FIXTURE_MODE: "acp" } } })],
+      [
+        agentEntry("fixture-npx", {
+          npx: { package: `${PACKAGE}@${VERSION}`, args: ["--acp"], env: { FIXTURE_MODE: "acp" } },
+        }),
+      ],
       { env: npmEnv, npmPrefix: prefix, limits: { postPrepareReservationMs: 0 } },
     );
     expect(await catalog.inspect("fixture-npx")).toMatchObject({ state: "unprepared", distribution: "npx" });
@@ -95,10 +116,21 @@ describe("npx and uvx distributions", () => {
 
     const prepared = await catalog.prepare("fixture-npx", { onProgress: (event) => phases.push(event.phase) });
 
-    expect(prepared).toMatchObject({ distribution: "npx", alreadyInstalled: false, integrity: "package_version", location: prefix });
-    expect(prepared.launch).toMatchObject({ command: join(prefix, "bin", PACKAGE), args: ["--acp"], env: { FIXTURE_MODE: "acp" } });
+    expect(prepared).toMatchObject({
+      distribution: "npx",
+      alreadyInstalled: false,
+      integrity: "package_version",
+      location: prefix,
+    });
+    expect(prepared.launch).toMatchObject({
+      command: join(prefix, "bin", PACKAGE),
+      args: ["--acp"],
+      env: { FIXTURE_MODE: "acp" },
+    });
     expect(phases).toEqual(["installing_package", "done"]);
-    const { stdout } = await run(prepared.launch.command, [...prepared.launch.args], { env: { ...process.env, ...prepared.launch.env } });
+    const { stdout } = await run(prepared.launch.command, [...prepared.launch.args], {
+      env: { ...process.env, ...prepared.launch.env },
+    });
     expect(stdout.trim()).toBe("ok --acp acp");
 
     const receipts = await readdir(join(cacheDir, "package-installs"));
@@ -106,19 +138,31 @@ describe("npx and uvx distributions", () => {
     expect(receipts[0]).toMatch(/^fixture-npx-[0-9a-f]{16}\.json$/);
     expect(await catalog.inspect("fixture-npx")).toMatchObject({ state: "ready" });
     expect((await catalog.prepare("fixture-npx")).alreadyInstalled).toBe(true);
-    expect(await catalog.list()).toEqual([expect.objectContaining({ agentId: "fixture-npx", distribution: "npx", source: `${PACKAGE}@${VERSION}`, integrity: "package_version" })]);
+    expect(await catalog.list()).toEqual([
+      expect.objectContaining({
+        agentId: "fixture-npx",
+        distribution: "npx",
+        source: `${PACKAGE}@${VERSION}`,
+        integrity: "package_version",
+      }),
+    ]);
 
     const removed = await catalog.uninstall("fixture-npx");
     expect(removed.removed).toHaveLength(1);
-    await expect(readFile(join(prefix, "lib", "node_modules", PACKAGE, "package.json"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(readFile(join(prefix, "lib", "node_modules", PACKAGE, "package.json"))).rejects.toMatchObject({
+      code: "ENOENT",
+    });
     expect(await catalog.inspect("fixture-npx")).toMatchObject({ state: "unprepared" });
   });
 
   it("reports npm's failure as package_install_failed with npm's output", async () => {
-    const { catalog } = await catalogFor([agentEntry("missing-pkg", { npx: { package: "switchyard-no-such-package@9.9.9" } })], {
-      env: npmEnv,
-      npmPrefix: join(work.path, "prefix-missing"),
-    });
+    const { catalog } = await catalogFor(
+      [agentEntry("missing-pkg", { npx: { package: "switchyard-no-such-package@9.9.9" } })],
+      {
+        env: npmEnv,
+        npmPrefix: join(work.path, "prefix-missing"),
+      },
+    );
     const error = await catalog.prepare("missing-pkg").catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: "package_install_failed" });
     expect((error as Error).message).toMatch(/404|Not Found/i);
@@ -128,21 +172,36 @@ describe("npx and uvx distributions", () => {
     const emptyPath = join(work.path, "empty-bin");
     await mkdir(emptyPath, { recursive: true });
     for (const options of [{ uvCommand: join(work.path, "no-such-uv") }, { env: { PATH: emptyPath } }]) {
-      const { catalog } = await catalogFor([agentEntry("python-agent", { uvx: { package: "python-agent==0.3.1" } })], options);
+      const { catalog } = await catalogFor(
+        [agentEntry("python-agent", { uvx: { package: "python-agent==0.3.1" } })],
+        options,
+      );
 
       const error = await catalog.prepare("python-agent").catch((e: unknown) => e);
 
-      expect(error).toMatchObject({ name: "RegistryError", reason: "runner_unavailable", details: { runners: ["uv"] } });
+      expect(error).toMatchObject({
+        name: "RegistryError",
+        reason: "runner_unavailable",
+        details: { runners: ["uv"] },
+      });
       expect((error as Error).message).toMatch(/uv/);
       expect(await catalog.inspect("python-agent")).toMatchObject({ state: "missing_runner", missingRunners: ["uv"] });
       expect((await catalog.search("python")).agents).toEqual([]);
-      expect((await catalog.search("python", { includeUnavailable: true })).agents[0]).toMatchObject({ available: false, unavailableReason: "missing_runner" });
+      expect((await catalog.search("python", { includeUnavailable: true })).agents[0]).toMatchObject({
+        available: false,
+        unavailableReason: "missing_runner",
+      });
     }
   });
 
   it("falls back from npx to uvx by runner availability, and keeps declared args for a command override", async () => {
     const { catalog } = await catalogFor(
-      [agentEntry("both", { npx: { package: `${PACKAGE}@${VERSION}`, args: ["from-npx"] }, uvx: { package: "both==1.0.0", args: ["from-uvx"] } })],
+      [
+        agentEntry("both", {
+          npx: { package: `${PACKAGE}@${VERSION}`, args: ["from-npx"] },
+          uvx: { package: "both==1.0.0", args: ["from-uvx"] },
+        }),
+      ],
       { npmCommand: join(work.path, "no-such-npm"), uvCommand: join(work.path, "no-such-uv") },
     );
     expect(await catalog.inspect("both")).toMatchObject({ state: "missing_runner", missingRunners: ["npm", "uv"] });

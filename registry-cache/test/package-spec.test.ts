@@ -10,7 +10,17 @@ describe("pinned package specs", () => {
     expect(parseNpmPackageSpec(raw)).toMatchObject({ ...expected, spec: raw });
   });
 
-  it.each(["agent", "agent@latest", "agent@^1.2.3", "agent@~1.2", "agent@1.x", "agent@v1.2.3", "agent@>=1.0.0", "Agent@1.0.0", "@scope/agent"])("refuses the npm spec %s", (raw) => {
+  it.each([
+    "agent",
+    "agent@latest",
+    "agent@^1.2.3",
+    "agent@~1.2",
+    "agent@1.x",
+    "agent@v1.2.3",
+    "agent@>=1.0.0",
+    "Agent@1.0.0",
+    "@scope/agent",
+  ])("refuses the npm spec %s", (raw) => {
     expect(typeof parseNpmPackageSpec(raw)).toBe("string");
   });
 
@@ -23,9 +33,12 @@ describe("pinned package specs", () => {
     expect(parsePythonPackageSpec(raw)).toMatchObject({ spec });
   });
 
-  it.each(["agent", "agent>=1.0", "agent==1.*", "agent~=1.0", "agent@latest", "agent==1.0,<2"])("refuses the Python spec %s", (raw) => {
-    expect(typeof parsePythonPackageSpec(raw)).toBe("string");
-  });
+  it.each(["agent", "agent>=1.0", "agent==1.*", "agent~=1.0", "agent@latest", "agent==1.0,<2"])(
+    "refuses the Python spec %s",
+    (raw) => {
+      expect(typeof parsePythonPackageSpec(raw)).toBe("string");
+    },
+  );
 });
 
 describe("platform keys", () => {

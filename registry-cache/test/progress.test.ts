@@ -18,7 +18,8 @@ describe("progress rendering", () => {
     const stream = captureStream(false);
     const listener = createProgressBar(stream, { width: 4 });
     listener({ phase: "waiting_for_lock", agentId: "a" });
-    for (let received = 0; received <= 100; received += 10) listener({ phase: "downloading", agentId: "a", receivedBytes: received, totalBytes: 100 });
+    for (let received = 0; received <= 100; received += 10)
+      listener({ phase: "downloading", agentId: "a", receivedBytes: received, totalBytes: 100 });
     listener({ phase: "extracting", agentId: "a" });
     listener({ phase: "done", agentId: "a", alreadyInstalled: false });
     const lines = stream.text().trim().split("\n");
@@ -34,13 +35,16 @@ describe("progress rendering", () => {
     listener({ phase: "downloading", agentId: "a", receivedBytes: 50, totalBytes: 100 });
     listener({ phase: "downloading", agentId: "a", receivedBytes: 100, totalBytes: 100 });
     listener({ phase: "done", agentId: "a", alreadyInstalled: false });
-    expect(stream.text()).toBe("\ra: downloading [##--]  50%  0.0/0.0 MiB\ra: downloading [####] 100%  0.0/0.0 MiB\na: installed\n");
+    expect(stream.text()).toBe(
+      "\ra: downloading [##--]  50%  0.0/0.0 MiB\ra: downloading [####] 100%  0.0/0.0 MiB\na: installed\n",
+    );
   });
 });
 
 describe("secret redaction in package-manager output", () => {
   it("masks credentials in URLs, auth tokens and bearer headers", () => {
-    const text = "GET https://user:hunter2@registry.example.com/pkg\n//registry.example.com/:_authToken=npm_abc123\nAuthorization: Bearer eyJhbGciOi.x.y";
+    const text =
+      "GET https://user:hunter2@registry.example.com/pkg\n//registry.example.com/:_authToken=npm_abc123\nAuthorization: Bearer eyJhbGciOi.x.y";
     const redacted = redactSecrets(text);
     expect(redacted).not.toMatch(/hunter2|npm_abc123|eyJhbGciOi/);
     expect(redacted).toContain("https://***@registry.example.com/pkg");

@@ -3,7 +3,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryCatalog, type RegistryCatalogOptions } from "../src/index.js";
 import { buildTarGz } from "./support/archives.js";
-import { PLATFORM, agentEntry, binaryDistribution, makeTempDir, recordingLogger, registryIndex, sha256 } from "./support/fixtures.js";
+import {
+  PLATFORM,
+  agentEntry,
+  binaryDistribution,
+  makeTempDir,
+  recordingLogger,
+  registryIndex,
+  sha256,
+} from "./support/fixtures.js";
 import { TestServer, serveBytes, serveChunked, serveJson } from "./support/http-server.js";
 import { snapshotTree } from "./support/tree-snapshot.js";
 
@@ -81,14 +89,21 @@ describe("registry index", () => {
       "#13": "(entry)",
     });
     expect(logger.warnings).toHaveLength(11);
-    expect(logger.warnings[0]).toMatchObject({ message: expect.stringContaining("dropped"), fields: { agentId: "no-version", field: "version" } });
+    expect(logger.warnings[0]).toMatchObject({
+      message: expect.stringContaining("dropped"),
+      fields: { agentId: "no-version", field: "version" },
+    });
     const search = await registry.search("", { includeUnavailable: true });
     expect(search.index.droppedAgents).toBe(11);
   });
 
   it("refuses an index whose envelope is wrong, or that is not JSON, with invalid_index", async () => {
-    await expect((await catalog(serveIndex({ version: "1.0.0", agents: "nope" }))).loadIndex()).rejects.toMatchObject({ reason: "invalid_index" });
-    await expect((await catalog(serveIndex({ agents: [] }))).loadIndex()).rejects.toMatchObject({ reason: "invalid_index" });
+    await expect((await catalog(serveIndex({ version: "1.0.0", agents: "nope" }))).loadIndex()).rejects.toMatchObject({
+      reason: "invalid_index",
+    });
+    await expect((await catalog(serveIndex({ agents: [] }))).loadIndex()).rejects.toMatchObject({
+      reason: "invalid_index",
+    });
     const path = "/not-json/registry.json";
     server.route(path, serveBytes("<html>", { contentType: "text/html" }));
     await expect((await catalog(server.url(path))).loadIndex()).rejects.toMatchObject({ reason: "invalid_index" });
@@ -113,28 +128,45 @@ describe("registry index", () => {
   it("refuses an index whose Content-Length announces more than 1 MiB without reading it", async () => {
     const path = "/big-declared/registry.json";
     server.route(path, serveBytes(Buffer.alloc(2 * 1024 * 1024, " "), { contentType: "application/json" }));
-    await expect((await catalog(server.url(path))).loadIndex()).rejects.toMatchObject({ reason: "index_too_large", details: { receivedBytes: 2 * 1024 * 1024 } });
+    await expect((await catalog(server.url(path))).loadIndex()).rejects.toMatchObject({
+      reason: "index_too_large",
+      details: { receivedBytes: 2 * 1024 * 1024 },
+    });
   });
 
   it("falls back to the cached index when offline, reporting it as stale", async () => {
     const offline = await TestServer.start();
     const dir = await cacheDir();
-    offline.route("/registry.json", serveJson(registryIndex([agentEntry("cached-agent", { npx: { package: "cached@1.0.0" } })])));
+    offline.route(
+      "/registry.json",
+      serveJson(registryIndex([agentEntry("cached-agent", { npx: { package: "cached@1.0.0" } })])),
+    );
     const registryUrl = offline.url("/registry.json");
-    const online = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).search("cached", { includeUnavailable: true });
+    const online = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).search("cached", {
+      includeUnavailable: true,
+    });
     expect(online.index).toMatchObject({ source: "network", stale: false });
     await offline.close();
 
     const logger = recordingLogger();
-    const result = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM, logger }).search("cached", { includeUnavailable: true });
+    const result = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM, logger }).search(
+      "cached",
+      { includeUnavailable: true },
+    );
 
     expect(result.agents.map((agent) => agent.id)).toEqual(["cached-agent"]);
     expect(result.index).toMatchObject({ source: "cache", stale: true, fetchedAt: online.index.fetchedAt });
     expect(result.index.refreshError).toBeTruthy();
-    expect(logger.warnings.map((warning) => warning.message)).toContain("registry index refresh failed; using the cached copy");
+    expect(logger.warnings.map((warning) => warning.message)).toContain(
+      "registry index refresh failed; using the cached copy",
+    );
 
     // A cached copy from a different registry URL is never used in its place.
-    const other = new RegistryCatalog({ cacheDir: dir, registryUrl: registryUrl.replace("/registry.json", "/other.json"), platform: PLATFORM });
+    const other = new RegistryCatalog({
+      cacheDir: dir,
+      registryUrl: registryUrl.replace("/registry.json", "/other.json"),
+      platform: PLATFORM,
+    });
     await expect(other.loadIndex()).rejects.toMatchObject({ reason: "index_unavailable" });
   });
 
@@ -153,26 +185,43 @@ describe("registry index", () => {
     const dir = await cacheDir();
     const registryUrl = server.url(path);
     const fresh = new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM });
-    expect(await fresh.inspect("cached-agent", { offline: true })).toMatchObject({ state: "unconfigured", reason: "index_unavailable", message: expect.stringContaining("switchyard registry search") });
-    await expect(fresh.resolveLaunch("cached-agent", { offline: true })).rejects.toMatchObject({ reason: "index_unavailable" });
+    expect(await fresh.inspect("cached-agent", { offline: true })).toMatchObject({
+      state: "unconfigured",
+      reason: "index_unavailable",
+      message: expect.stringContaining("switchyard registry search"),
+    });
+    await expect(fresh.resolveLaunch("cached-agent", { offline: true })).rejects.toMatchObject({
+      reason: "index_unavailable",
+    });
     expect(server.hits(path)).toBe(0);
 
     await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).loadIndex();
     expect(server.hits(path)).toBe(1);
     const later = new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM });
-    expect(await later.inspect("cached-agent", { offline: true })).toMatchObject({ state: "unprepared", distribution: "binary" });
+    expect(await later.inspect("cached-agent", { offline: true })).toMatchObject({
+      state: "unprepared",
+      distribution: "binary",
+    });
     expect(server.hits(path)).toBe(1);
   });
 
   it("accepts https anywhere and http only on loopback, and never URLs with credentials", async () => {
     const dir = await cacheDir();
-    expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "http://example.com/registry.json" })).toThrow(expect.objectContaining({ reason: "url_not_allowed" }));
-    expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "https://user:secret@example.com/registry.json" })).toThrow(
-      expect.objectContaining({ reason: "url_not_allowed", message: expect.not.stringContaining("secret") }),
+    expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "http://example.com/registry.json" })).toThrow(
+      expect.objectContaining({ reason: "url_not_allowed" }),
     );
-    expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "ftp://example.com/registry.json" })).toThrow(expect.objectContaining({ reason: "url_not_allowed" }));
-    expect(new RegistryCatalog({ cacheDir: dir }).registryUrl).toBe("https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json");
-    expect(new RegistryCatalog({ cacheDir: dir, registryUrl: "http://localhost:1/registry.json" }).registryUrl).toBe("http://localhost:1/registry.json");
+    expect(
+      () => new RegistryCatalog({ cacheDir: dir, registryUrl: "https://user:secret@example.com/registry.json" }),
+    ).toThrow(expect.objectContaining({ reason: "url_not_allowed", message: expect.not.stringContaining("secret") }));
+    expect(() => new RegistryCatalog({ cacheDir: dir, registryUrl: "ftp://example.com/registry.json" })).toThrow(
+      expect.objectContaining({ reason: "url_not_allowed" }),
+    );
+    expect(new RegistryCatalog({ cacheDir: dir }).registryUrl).toBe(
+      "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json",
+    );
+    expect(new RegistryCatalog({ cacheDir: dir, registryUrl: "http://localhost:1/registry.json" }).registryUrl).toBe(
+      "http://localhost:1/registry.json",
+    );
   });
 
   it("ranks search results, applies the limit, and hides agents that cannot run here unless asked", async () => {
@@ -189,14 +238,26 @@ describe("registry index", () => {
     const result = await registry.search("codex");
     expect(result.agents.map((agent) => agent.id)).toEqual(["codex-acp", "codex-mini", "helper"]);
     expect(result.hiddenUnavailable).toBe(1);
-    expect(result.agents[0]).toMatchObject({ distribution: "binary", available: true, integrity: "recorded", installed: false });
+    expect(result.agents[0]).toMatchObject({
+      distribution: "binary",
+      available: true,
+      integrity: "recorded",
+      installed: false,
+    });
     expect(result.agents[1]).toMatchObject({ distribution: "npx", integrity: "package_version" });
 
     expect((await registry.search("codex", { limit: 1 })).agents.map((agent) => agent.id)).toEqual(["codex-acp"]);
     expect((await registry.search("codex", { limit: 1 })).total).toBe(3);
     const all = await registry.search("codex", { includeUnavailable: true });
-    expect(all.agents.find((agent) => agent.id === "mac-only")).toMatchObject({ available: false, unavailableReason: "unsupported", distribution: null, integrity: null });
-    expect((await registry.search("codex mac", { includeUnavailable: true })).agents.map((agent) => agent.id)).toEqual(["mac-only"]);
+    expect(all.agents.find((agent) => agent.id === "mac-only")).toMatchObject({
+      available: false,
+      unavailableReason: "unsupported",
+      distribution: null,
+      integrity: null,
+    });
+    expect((await registry.search("codex mac", { includeUnavailable: true })).agents.map((agent) => agent.id)).toEqual([
+      "mac-only",
+    ]);
   });
 
   it("inspects readiness without installing: not_found, unsupported, unprepared, unconfigured", async () => {
@@ -207,15 +268,30 @@ describe("registry index", () => {
       ]),
     );
     const registry = await catalog(url);
-    expect(await registry.inspect("linux-agent")).toMatchObject({ state: "unprepared", distribution: "binary", version: "1.0.0" });
-    expect(await registry.inspect("mac-only")).toMatchObject({ state: "unsupported", message: expect.stringContaining("darwin-aarch64") });
+    expect(await registry.inspect("linux-agent")).toMatchObject({
+      state: "unprepared",
+      distribution: "binary",
+      version: "1.0.0",
+    });
+    expect(await registry.inspect("mac-only")).toMatchObject({
+      state: "unsupported",
+      message: expect.stringContaining("darwin-aarch64"),
+    });
     expect(await registry.inspect("missing")).toMatchObject({ state: "not_found" });
     expect(await registry.inspect("")).toMatchObject({ state: "unconfigured" });
     await expect(registry.prepare("mac-only")).rejects.toMatchObject({ reason: "unsupported_platform" });
-    await expect(registry.show("linux-agnt")).rejects.toMatchObject({ reason: "not_found", details: { similar: ["linux-agent"] } });
+    await expect(registry.show("linux-agnt")).rejects.toMatchObject({
+      reason: "not_found",
+      details: { similar: ["linux-agent"] },
+    });
     await expect(registry.prepare("../etc")).rejects.toMatchObject({ reason: "invalid_agent_id" });
     const details = await registry.show("linux-agent");
-    expect(details).toMatchObject({ agent: { id: "linux-agent" }, readiness: { state: "unprepared" }, installed: [], summary: { integrity: "recorded" } });
+    expect(details).toMatchObject({
+      agent: { id: "linux-agent" },
+      readiness: { state: "unprepared" },
+      installed: [],
+      summary: { integrity: "recorded" },
+    });
   });
 
   it("launches an installed agent from its receipt when the index is unavailable", async () => {
@@ -224,9 +300,18 @@ describe("registry index", () => {
     server.route(path, serveBytes(body));
     const dir = await cacheDir();
     const indexServer = await TestServer.start();
-    indexServer.route("/registry.json", serveJson(registryIndex([agentEntry("offline-agent", binaryDistribution(server.url(path), { sha256: sha256(body), args: ["acp"] }))])));
+    indexServer.route(
+      "/registry.json",
+      serveJson(
+        registryIndex([
+          agentEntry("offline-agent", binaryDistribution(server.url(path), { sha256: sha256(body), args: ["acp"] })),
+        ]),
+      ),
+    );
     const registryUrl = indexServer.url("/registry.json");
-    const prepared = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).prepare("offline-agent");
+    const prepared = await new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM }).prepare(
+      "offline-agent",
+    );
     await indexServer.close();
     await rm(join(dir, "registry.json"));
     await rm(join(dir, "registry.meta.json"));
@@ -235,6 +320,8 @@ describe("registry index", () => {
     const registry = new RegistryCatalog({ cacheDir: dir, registryUrl, platform: PLATFORM, logger });
     expect(await registry.resolveLaunch("offline-agent")).toEqual(prepared.launch);
     expect(await registry.inspect("offline-agent")).toMatchObject({ state: "ready", launch: prepared.launch });
-    expect(logger.warnings.map((warning) => warning.message)).toContain("registry index unavailable; launching from the install receipt");
+    expect(logger.warnings.map((warning) => warning.message)).toContain(
+      "registry index unavailable; launching from the install receipt",
+    );
   });
 });

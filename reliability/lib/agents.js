@@ -25,7 +25,14 @@ function agentOptions({ stateDir, gateDir }) {
 
 /** A `grok` instance running the scripted agent directly. */
 export function scriptedAgentInstance(id, dirs) {
-  return { id, driver: "grok", options: { command: process.execPath, args: [SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))] } };
+  return {
+    id,
+    driver: "grok",
+    options: {
+      command: process.execPath,
+      args: [SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))],
+    },
+  };
 }
 
 /**
@@ -38,7 +45,8 @@ export function scriptedAgentInstance(id, dirs) {
  * host stops them.
  */
 export function agentWithToolProcessInstance(id, dirs, { toolSeconds = 240, marker }) {
-  if (!/^[A-Z_][A-Z0-9_]*$/.test(marker.name) || /['\\]/.test(marker.value)) throw new Error(`marker ${marker.name}=${marker.value} cannot be exported by sh`);
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(marker.name) || /['\\]/.test(marker.value))
+    throw new Error(`marker ${marker.name}=${marker.value} cannot be exported by sh`);
   const script = [
     `export ${marker.name}='${marker.value}'`,
     `sleep ${toolSeconds} </dev/null >/dev/null 2>&1 &`,
@@ -48,7 +56,10 @@ export function agentWithToolProcessInstance(id, dirs, { toolSeconds = 240, mark
   return {
     id,
     driver: "grok",
-    options: { command: "/bin/sh", args: ["-c", script, process.execPath, SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))] },
+    options: {
+      command: "/bin/sh",
+      args: ["-c", script, process.execPath, SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))],
+    },
   };
 }
 
@@ -57,7 +68,10 @@ export function tappedAgentInstance(id, dirs, captureDir) {
   return {
     id,
     driver: "grok",
-    options: { command: process.execPath, args: [TAP_AGENT, captureDir, SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))] },
+    options: {
+      command: process.execPath,
+      args: [TAP_AGENT, captureDir, SCRIPTED_ACP_AGENT_BIN, "--config", JSON.stringify(agentOptions(dirs))],
+    },
   };
 }
 
@@ -73,12 +87,14 @@ export async function capturedToken(captureDir, marker, { timeoutMs = 30_000 } =
         } catch {
           continue;
         }
-        if (capture.prompts.some((prompt) => prompt.includes(marker)) && capture.tokens.length > 0) return capture.tokens.at(-1);
+        if (capture.prompts.some((prompt) => prompt.includes(marker)) && capture.tokens.length > 0)
+          return capture.tokens.at(-1);
       }
       return null;
     },
     { timeoutMs, intervalMs: 100 },
   );
-  if (!found) throw new Error(`no tapped agent received a credential for a prompt containing ${marker} within ${timeoutMs} ms`);
+  if (!found)
+    throw new Error(`no tapped agent received a credential for a prompt containing ${marker} within ${timeoutMs} ms`);
   return found;
 }

@@ -9,7 +9,11 @@ import { rawRequest } from "./mcp.js";
 export async function api(server, method, path, { token = null, body, headers = {}, stream = false } = {}) {
   const answer = await rawRequest(`${server.url}/api/v1${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+    headers: {
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...headers,
+    },
     body: body === undefined ? null : JSON.stringify(body),
     headersOnly: stream,
   });
@@ -26,4 +30,5 @@ export async function api(server, method, path, { token = null, body, headers = 
 export const served = (answer) => answer.status >= 200 && answer.status < 300;
 
 /** `HTTP 403 capability_denied`, for the report. */
-export const describeAnswer = (answer) => `HTTP ${answer.status}${answer.json?.error?.code ? ` ${answer.json.error.code}` : typeof answer.json?.error === "string" ? ` ${answer.json.error}` : ""}${answer.error ? ` ${answer.error}` : ""}`;
+export const describeAnswer = (answer) =>
+  `HTTP ${answer.status}${answer.json?.error?.code ? ` ${answer.json.error.code}` : typeof answer.json?.error === "string" ? ` ${answer.json.error}` : ""}${answer.error ? ` ${answer.error}` : ""}`;

@@ -9,8 +9,14 @@ import { CLI } from "./paths.js";
  */
 export async function switchyard(args, { timeoutMs = 60_000, env = {}, input } = {}) {
   const stdin = input === undefined ? { stdin: "ignore" } : { input };
-  const result = await execa(process.execPath, [CLI, ...args], { reject: false, timeout: timeoutMs, ...stdin, env: { NO_COLOR: "1", ...env } });
-  if (result.exitCode !== 0) throw new Error(`switchyard ${args.join(" ")} exited ${result.exitCode}: ${result.stderr}`);
+  const result = await execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    timeout: timeoutMs,
+    ...stdin,
+    env: { NO_COLOR: "1", ...env },
+  });
+  if (result.exitCode !== 0)
+    throw new Error(`switchyard ${args.join(" ")} exited ${result.exitCode}: ${result.stderr}`);
   return String(result.stdout);
 }
 
@@ -24,9 +30,29 @@ export async function addProject(home, path) {
  * figure. An operator's token here: every mode allowed (the CLI's default ceiling is
  * approval-required).
  */
-export async function issueToken(run, home, { ttl = "1h", scope = "orchestration:operate", verbs, projects, maxRuntimeMode = "full-access" } = {}) {
-  const reach = [...(verbs === undefined ? ["--scope", scope] : ["--verbs", verbs]), ...(projects === undefined ? [] : ["--projects", projects])];
-  const issued = JSON.parse(await switchyard(["token", "issue", "--home", home, "--ttl", ttl, ...reach, "--max-runtime-mode", maxRuntimeMode, "--json"]));
+export async function issueToken(
+  run,
+  home,
+  { ttl = "1h", scope = "orchestration:operate", verbs, projects, maxRuntimeMode = "full-access" } = {},
+) {
+  const reach = [
+    ...(verbs === undefined ? ["--scope", scope] : ["--verbs", verbs]),
+    ...(projects === undefined ? [] : ["--projects", projects]),
+  ];
+  const issued = JSON.parse(
+    await switchyard([
+      "token",
+      "issue",
+      "--home",
+      home,
+      "--ttl",
+      ttl,
+      ...reach,
+      "--max-runtime-mode",
+      maxRuntimeMode,
+      "--json",
+    ]),
+  );
   run.tokens.add(issued.token);
   return { id: issued.id, token: issued.token };
 }
@@ -37,8 +63,30 @@ export async function revokeToken(home, id) {
 }
 
 /** Issues a grant on `home` for another environment (`switchyard grant issue`); the run remembers its secret. */
-export async function issueGrant(run, home, { forName, verbs, projects = "*", maxRuntimeMode = "full-access", ttl = "1d" }) {
-  const issued = JSON.parse(await switchyard(["grant", "issue", "--home", home, "--for", forName, "--projects", projects, "--verbs", verbs, "--max-runtime-mode", maxRuntimeMode, "--ttl", ttl, "--json"]));
+export async function issueGrant(
+  run,
+  home,
+  { forName, verbs, projects = "*", maxRuntimeMode = "full-access", ttl = "1d" },
+) {
+  const issued = JSON.parse(
+    await switchyard([
+      "grant",
+      "issue",
+      "--home",
+      home,
+      "--for",
+      forName,
+      "--projects",
+      projects,
+      "--verbs",
+      verbs,
+      "--max-runtime-mode",
+      maxRuntimeMode,
+      "--ttl",
+      ttl,
+      "--json",
+    ]),
+  );
   run.tokens.add(issued.secret);
   return { id: issued.id, secret: issued.secret };
 }

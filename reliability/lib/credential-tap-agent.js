@@ -34,7 +34,8 @@ function inspect(line) {
     }
     save();
   } else if (message.method === "session/prompt") {
-    for (const block of message.params?.prompt ?? []) if (typeof block.text === "string") capture.prompts.push(block.text);
+    for (const block of message.params?.prompt ?? [])
+      if (typeof block.text === "string") capture.prompts.push(block.text);
     save();
   }
 }

@@ -21,7 +21,12 @@ export function readDb(home, fn) {
 
 /** One value of a query (the first column of the first row). */
 export function scalar(home, sql, ...params) {
-  return readDb(home, (db) => db.prepare(sql).pluck().get(...params));
+  return readDb(home, (db) =>
+    db
+      .prepare(sql)
+      .pluck()
+      .get(...params),
+  );
 }
 
 const TERMINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
@@ -35,7 +40,11 @@ export function terminalWrites(home) {
   return readDb(home, (db) => {
     const counts = new Map();
     const last = new Map();
-    const rows = db.prepare("SELECT entity_id, json_extract(data, '$.status') AS status FROM events WHERE entity = 'run' ORDER BY sequence").all();
+    const rows = db
+      .prepare(
+        "SELECT entity_id, json_extract(data, '$.status') AS status FROM events WHERE entity = 'run' ORDER BY sequence",
+      )
+      .all();
     for (const { entity_id: id, status } of rows) {
       if (TERMINAL.has(status) && last.get(id) !== status) counts.set(id, (counts.get(id) ?? 0) + 1);
       last.set(id, status);

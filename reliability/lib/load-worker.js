@@ -58,5 +58,7 @@ await Promise.all(
     await client.close().catch(() => undefined);
   }),
 );
-process.stdout.write(`${JSON.stringify({ latencies: latencies.map((ms) => Math.round(ms * 100) / 100), errorCount, errorSamples: [...errorSamples].slice(0, 5) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ latencies: latencies.map((ms) => Math.round(ms * 100) / 100), errorCount, errorSamples: [...errorSamples].slice(0, 5) })}\n`,
+);
 process.exit(0);

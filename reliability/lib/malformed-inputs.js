@@ -22,7 +22,25 @@ export function random(seed) {
   };
 }
 
-const ODD_STRINGS = ["", " ", "\u0000", "\u202e\u0645\u0631\u062d\u0628\u0627", "🧨".repeat(40), "../../etc/passwd", "'; DROP TABLE events; --", "${jndi:ldap://x}", "<script>alert(1)</script>", "\ud800", "null", "undefined", "NaN", "-0", "1e309", "__proto__", "constructor"];
+const ODD_STRINGS = [
+  "",
+  " ",
+  "\u0000",
+  "\u202e\u0645\u0631\u062d\u0628\u0627",
+  "🧨".repeat(40),
+  "../../etc/passwd",
+  "'; DROP TABLE events; --",
+  "${jndi:ldap://x}",
+  "<script>alert(1)</script>",
+  "\ud800",
+  "null",
+  "undefined",
+  "NaN",
+  "-0",
+  "1e309",
+  "__proto__",
+  "constructor",
+];
 
 /** A random JSON value (depth-bounded). */
 function junk(rng, depth = 0) {
@@ -41,12 +59,33 @@ function junk(rng, depth = 0) {
     case 5:
       return Array.from({ length: rng.int(4) }, () => junk(rng, depth + 1));
     default:
-      return Object.fromEntries(Array.from({ length: rng.int(4) }, () => [rng.pick(["a", "threadId", "__proto__", "constructor", "x".repeat(1 + rng.int(40)), "$ref"]), junk(rng, depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: rng.int(4) }, () => [
+          rng.pick(["a", "threadId", "__proto__", "constructor", "x".repeat(1 + rng.int(40)), "$ref"]),
+          junk(rng, depth + 1),
+        ]),
+      );
   }
 }
 
 /** Fixed wrong values every property is tried with. */
-const WRONG_VALUES = [null, 0, -1, 1.5, true, false, "", "x", [], ["x"], [null], {}, { a: 1 }, "x".repeat(250_001), Array.from({ length: 101 }, () => "x")];
+const WRONG_VALUES = [
+  null,
+  0,
+  -1,
+  1.5,
+  true,
+  false,
+  "",
+  "x",
+  [],
+  ["x"],
+  [null],
+  {},
+  { a: 1 },
+  "x".repeat(250_001),
+  Array.from({ length: 101 }, () => "x"),
+];
 
 /** A valid value for a schema node, as small as the schema allows. */
 function sample(schema) {
@@ -58,7 +97,9 @@ function sample(schema) {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "string":
-      return schema.format === "uri" ? "https://example.invalid/pull/1" : "x".repeat(Math.max(1, schema.minLength ?? 1));
+      return schema.format === "uri"
+        ? "https://example.invalid/pull/1"
+        : "x".repeat(Math.max(1, schema.minLength ?? 1));
     case "integer":
     case "number":
       return Math.max(schema.minimum ?? 0, schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
@@ -83,7 +124,8 @@ function setAt(base, path, value) {
   for (const key of path.slice(0, -1)) node = node[key];
   const last = path.at(-1);
   if (value === undefined) delete node[last];
-  else if (last === "__proto__") Object.defineProperty(node, last, { value, enumerable: true, configurable: true, writable: true });
+  else if (last === "__proto__")
+    Object.defineProperty(node, last, { value, enumerable: true, configurable: true, writable: true });
   else node[last] = value;
   return copy;
 }
@@ -98,7 +140,12 @@ function* slots(schema, base, path = []) {
   }
   if (schema.type === "object" && schema.properties) {
     for (const [key, child] of Object.entries(schema.properties)) {
-      yield { path: [...path, key], schema: child, required: (schema.required ?? []).includes(key), parentStrict: schema.additionalProperties === false };
+      yield {
+        path: [...path, key],
+        schema: child,
+        required: (schema.required ?? []).includes(key),
+        parentStrict: schema.additionalProperties === false,
+      };
       const value = path.reduce((node, part) => node?.[part], base)?.[key];
       if (value !== undefined) yield* slots(child, base, [...path, key]);
     }
@@ -142,7 +189,11 @@ export function malformedToolCalls(tools, count, seed) {
     const key = `${candidate.tool.name}:${JSON.stringify(args)}`;
     if (seen.has(key) || candidate.validate(args)) return;
     seen.add(key);
-    calls.push({ name: candidate.tool.name, args, field: String(mutation.path.filter((part) => typeof part === "string").at(-1) ?? "") });
+    calls.push({
+      name: candidate.tool.name,
+      args,
+      field: String(mutation.path.filter((part) => typeof part === "string").at(-1) ?? ""),
+    });
   };
   for (const candidate of candidates) for (const mutation of candidate.tried) add(candidate, mutation);
   // Random wrong values until the count is reached (bounded: a schema that accepts anything ends it).
@@ -153,7 +204,19 @@ export function malformedToolCalls(tools, count, seed) {
     add(candidate, { path: slot.path, value: junk(rng) });
   }
   // Calls no schema covers: tools that do not exist, and names that only look like them.
-  for (const name of ["no_such_tool", "", "T3_THREAD_READ", "t3_thread_read ", " t3_thread_read", "__proto__", "constructor", "toString", "hasOwnProperty", "t3_thread_read\u0000", "mcp__switchyard__t3_thread_read"]) {
+  for (const name of [
+    "no_such_tool",
+    "",
+    "T3_THREAD_READ",
+    "t3_thread_read ",
+    " t3_thread_read",
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+    "t3_thread_read\u0000",
+    "mcp__switchyard__t3_thread_read",
+  ]) {
     calls.push({ name, args: {}, field: name });
   }
   return calls.slice(0, Math.max(count, calls.length));
@@ -172,7 +235,11 @@ export function unknownIdCalls(n) {
       { name: "task_status", args: { taskId: `task:${id}` }, field: "taskId" },
       { name: "task_cancel", args: { taskId: `task:${id}` }, field: "taskId" },
       { name: "t3_pending_request", args: { threadId: `thread:${id}`, action: "list" }, field: "threadId" },
-      { name: "create_threads", args: { projectId: `project:${id}`, threads: [{ prompt: "hello" }] }, field: "projectId" },
+      {
+        name: "create_threads",
+        args: { projectId: `project:${id}`, threads: [{ prompt: "hello" }] },
+        field: "projectId",
+      },
     );
   }
   return calls;
@@ -183,7 +250,12 @@ const VALID_CALL = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name
 /** Raw HTTP requests that are broken below the tool level: `{ label, method, path, headers, body }`. */
 export function malformedHttpRequests(count, seed, token) {
   const rng = random(seed);
-  const headers = (extra = {}) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...extra });
+  const headers = (extra = {}) => ({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${token}`,
+    ...extra,
+  });
   const requests = [];
   const seen = new Set();
   // Each distinct request once, so one finding is never counted many times.
@@ -194,7 +266,16 @@ export function malformedHttpRequests(count, seed, token) {
     requests.push({ label, method: "POST", path: "/mcp", headers: headers(extra), body });
   };
   const envelopes = [
-    null, 0, 1, "tools/call", true, [], {}, [1], [null], [[]],
+    null,
+    0,
+    1,
+    "tools/call",
+    true,
+    [],
+    {},
+    [1],
+    [null],
+    [[]],
     { jsonrpc: "1.0", id: 1, method: "tools/list" },
     { jsonrpc: 2, id: 1, method: "tools/list" },
     { id: 1, method: "tools/list" },
@@ -217,7 +298,10 @@ export function malformedHttpRequests(count, seed, token) {
     { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" },
     { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
     { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 5 } },
-    [{ jsonrpc: "2.0", id: 1, method: 5 }, { jsonrpc: "2.0", id: 2 }],
+    [
+      { jsonrpc: "2.0", id: 1, method: 5 },
+      { jsonrpc: "2.0", id: 2 },
+    ],
   ];
   for (const envelope of envelopes) post(`envelope ${JSON.stringify(envelope).slice(0, 60)}`, JSON.stringify(envelope));
   const valid = JSON.stringify(VALID_CALL);
@@ -226,14 +310,36 @@ export function malformedHttpRequests(count, seed, token) {
   post("JSON with a trailing comma", valid.replace(/}$/, ",}"));
   post("single-quoted JSON", valid.replaceAll('"', "'"));
   post("deeply nested arrays", `${"[".repeat(100_000)}${"]".repeat(100_000)}`);
-  post("deeply nested params", JSON.stringify({ ...VALID_CALL, params: { name: "t3_thread_list", arguments: { limit: JSON.parse(`${"[".repeat(2_000)}${"]".repeat(2_000)}`) } } }));
-  post("a body over the size limit", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"x".repeat(4 * 1024 * 1024 + 16)}"}}`);
+  post(
+    "deeply nested params",
+    JSON.stringify({
+      ...VALID_CALL,
+      params: { name: "t3_thread_list", arguments: { limit: JSON.parse(`${"[".repeat(2_000)}${"]".repeat(2_000)}`) } },
+    }),
+  );
+  post(
+    "a body over the size limit",
+    `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"x".repeat(4 * 1024 * 1024 + 16)}"}}`,
+  );
   post("valid JSON-RPC sent as text/plain", valid, { "content-type": "text/plain" });
   post("valid JSON-RPC without a content type", valid, { "content-type": "" });
   post("valid JSON-RPC accepting only HTML", valid, { accept: "text/html" });
   post("valid JSON-RPC accepting only JSON", valid, { accept: "application/json" });
-  for (const method of ["GET", "PUT", "DELETE", "PATCH"]) requests.push({ label: `${method} /mcp`, method, path: "/mcp", headers: headers(), body: method === "GET" ? null : valid });
-  requests.push({ label: "POST to an unknown path", method: "POST", path: "/mcp/../admin", headers: headers(), body: valid });
+  for (const method of ["GET", "PUT", "DELETE", "PATCH"])
+    requests.push({
+      label: `${method} /mcp`,
+      method,
+      path: "/mcp",
+      headers: headers(),
+      body: method === "GET" ? null : valid,
+    });
+  requests.push({
+    label: "POST to an unknown path",
+    method: "POST",
+    path: "/mcp/../admin",
+    headers: headers(),
+    body: valid,
+  });
   requests.push({ label: "POST to an unknown path", method: "POST", path: "/nope", headers: headers(), body: valid });
   // Then random damage until the count: truncations, byte flips, junk.
   for (let round = 0; requests.length < count && round < count * 20; round += 1) {
@@ -243,7 +349,8 @@ export function malformedHttpRequests(count, seed, token) {
       post(`truncated at ${cut}`, valid.slice(0, cut));
     } else if (kind === 1) {
       const bytes = Buffer.from(valid);
-      for (let flips = 1 + rng.int(3); flips > 0; flips -= 1) bytes[rng.int(bytes.length)] = rng.pick([0x00, 0x22, 0x7b, 0x7d, 0x5b, 0x3a, 0x2c, 0xff, 0xc3]);
+      for (let flips = 1 + rng.int(3); flips > 0; flips -= 1)
+        bytes[rng.int(bytes.length)] = rng.pick([0x00, 0x22, 0x7b, 0x7d, 0x5b, 0x3a, 0x2c, 0xff, 0xc3]);
       const text = bytes.toString("latin1");
       if (isValidRequestText(text)) continue;
       post("bytes flipped", bytes);
@@ -262,7 +369,9 @@ export function malformedHttpRequests(count, seed, token) {
 function isValidRequestText(text) {
   try {
     const parsed = JSON.parse(text);
-    return parsed !== null && typeof parsed === "object" && parsed.jsonrpc === "2.0" && typeof parsed.method === "string";
+    return (
+      parsed !== null && typeof parsed === "object" && parsed.jsonrpc === "2.0" && typeof parsed.method === "string"
+    );
   } catch {
     return false;
   }

@@ -25,7 +25,10 @@ export const FAILURE_CODES = new Set([
 
 /** Connects an MCP SDK client with a bearer token (or none). */
 export async function connect(url, token, { name = "switchyard-reliability" } = {}) {
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {},
+  );
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(transport);
   return client;
@@ -37,12 +40,16 @@ export async function connect(url, token, { name = "switchyard-reliability" } = 
  * Transport errors throw.
  */
 export async function callTool(client, name, args, { timeoutMs = 120_000 } = {}) {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, resetTimeoutOnProgress: true });
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    timeout: timeoutMs,
+    resetTimeoutOnProgress: true,
+  });
   if (!result.isError) return { ok: true, value: result.structuredContent };
   const text = result.content?.[0]?.text ?? "";
   try {
     const { error } = JSON.parse(text);
-    if (typeof error?.code === "string" && typeof error?.message === "string") return { ok: false, code: error.code, message: error.message };
+    if (typeof error?.code === "string" && typeof error?.message === "string")
+      return { ok: false, code: error.code, message: error.message };
   } catch {
     // falls through
   }
@@ -62,28 +69,42 @@ export async function mustCall(client, name, args) {
  * With `headersOnly` it resolves once the answer's head arrived and drops the connection (for
  * streams that do not end: only the status says whether it was served).
  */
-export function rawRequest(url, { method = "POST", headers = {}, body = null, timeoutMs = 15_000, headersOnly = false } = {}) {
+export function rawRequest(
+  url,
+  { method = "POST", headers = {}, body = null, timeoutMs = 15_000, headersOnly = false } = {},
+) {
   return new Promise((resolve) => {
     const target = new URL(url);
-    const req = request({ agent: false, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers, setHost: !("host" in headers) }, (res) => {
-      if (headersOnly) {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: "" });
-        res.destroy();
-        req.destroy();
-        return;
-      }
-      const chunks = [];
-      res.on("data", (chunk) => chunks.push(chunk));
-      res.on("end", () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
-      });
-      res.on("error", (error) => {
-        clearTimeout(timer);
-        resolve({ status: 0, error: error.message });
-      });
-    });
+    const req = request(
+      {
+        agent: false,
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method,
+        headers,
+        setHost: !("host" in headers),
+      },
+      (res) => {
+        if (headersOnly) {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: "" });
+          res.destroy();
+          req.destroy();
+          return;
+        }
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+        });
+        res.on("error", (error) => {
+          clearTimeout(timer);
+          resolve({ status: 0, error: error.message });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -104,7 +125,12 @@ export function rawRequest(url, { method = "POST", headers = {}, body = null, ti
 export function postAndLoseAnswer(url, { headers = {}, body }) {
   const target = new URL(url);
   const payload = Buffer.from(body);
-  const head = [`POST ${target.pathname}${target.search} HTTP/1.1`, `host: ${target.host}`, `content-length: ${payload.length}`, "connection: close"];
+  const head = [
+    `POST ${target.pathname}${target.search} HTTP/1.1`,
+    `host: ${target.host}`,
+    `content-length: ${payload.length}`,
+    "connection: close",
+  ];
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
   return new Promise((resolve, reject) => {
     const socket = connectTcp({ host: target.hostname, port: Number(target.port) }, () => {
@@ -119,7 +145,12 @@ export function postAndLoseAnswer(url, { headers = {}, body }) {
 
 /** The headers a Streamable HTTP client sends with a JSON-RPC POST. */
 export function mcpHeaders(token, extra = {}) {
-  return { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...extra,
+  };
 }
 
 /** Reads the JSON-RPC message out of a Streamable HTTP answer (JSON or one SSE `data:` event). */
@@ -132,7 +163,10 @@ export function jsonRpcMessage(body) {
       return null;
     }
   }
-  const data = trimmed.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim());
+  const data = trimmed
+    .split("\n")
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => line.slice(5).trim());
   for (const line of data) {
     try {
       return JSON.parse(line);

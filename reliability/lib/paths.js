@@ -14,6 +14,7 @@ export const SCRIPTED_ACP_AGENT_BIN = `${REPO_ROOT}testkit/dist/acp-agent/bin.js
 /** Fails with what to do when the packages were not built. */
 export function assertBuilt() {
   for (const file of [CLI, SCRIPTED_ACP_AGENT_BIN, `${REPO_ROOT}testkit/dist/scripted-provider/index.js`]) {
-    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (\`npm run reliability\` does).`);
+    if (!existsSync(file))
+      throw new Error(`${file} is missing: run \`npm run build\` first (\`npm run reliability\` does).`);
   }
 }

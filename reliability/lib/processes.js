@@ -84,7 +84,9 @@ export function processesWithEnv(name, matches) {
     let argv = [];
     let stat = "";
     try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter((part) => part.length > 0);
+      argv = readFileSync(`/proc/${entry}/cmdline`, "utf8")
+        .split("\0")
+        .filter((part) => part.length > 0);
       stat = readFileSync(`/proc/${entry}/stat`, "utf8");
     } catch {
       continue;

@@ -8,7 +8,9 @@ const MAX_SEED = 2 ** 32 - 1;
 export function parseSeed(text, from) {
   const value = /^\d{1,10}$/.test(String(text).trim()) ? Number(String(text).trim()) : Number.NaN;
   if (!Number.isSafeInteger(value) || value > MAX_SEED) {
-    throw new Error(`${from} is ${JSON.stringify(text)}: a seed is a whole number from 0 to ${MAX_SEED}, as a run prints it (seed N).`);
+    throw new Error(
+      `${from} is ${JSON.stringify(text)}: a seed is a whole number from 0 to ${MAX_SEED}, as a run prints it (seed N).`,
+    );
   }
   return value;
 }

@@ -36,7 +36,10 @@ export class SwitchyardServer {
     const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
     const stdoutFd = openSync(stdoutFile, "a");
     const endpoint = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} printed no endpoint within ${readyTimeoutMs} ms (see ${stderrFile})`)), readyTimeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${name} printed no endpoint within ${readyTimeoutMs} ms (see ${stderrFile})`)),
+        readyTimeoutMs,
+      );
       const lines = createInterface({ input: child.stdout });
       lines.on("line", (line) => {
         writeFileSync(stdoutFd, `${line}\n`);
@@ -82,7 +85,10 @@ export class SwitchyardServer {
   async stop(graceMs = 20_000) {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return true;
     this.child.kill("SIGTERM");
-    const inTime = await Promise.race([this.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), graceMs))]);
+    const inTime = await Promise.race([
+      this.exited.then(() => true),
+      new Promise((resolve) => setTimeout(() => resolve(false), graceMs)),
+    ]);
     if (!inTime) {
       this.child.kill("SIGKILL");
       await this.exited;

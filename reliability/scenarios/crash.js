@@ -35,14 +35,22 @@ const BURST_PROMPT = (k) => `@@gate release @@reply burst-${k}`;
 /** How many threads each burst prompt created, from the event log's projection of user messages. */
 function creationsPerPrompt(home, prompts) {
   return readDb(home, (db) => {
-    const count = db.prepare("SELECT COUNT(DISTINCT thread_id) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') = ?").pluck();
+    const count = db
+      .prepare(
+        "SELECT COUNT(DISTINCT thread_id) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') = ?",
+      )
+      .pluck();
     return prompts.map((prompt) => count.get(prompt));
   });
 }
 
 /** The ids an answer names, to show what a retry changed. */
 function summarize(answer) {
-  return { threads: answer.threads ? answer.threads.map((entry) => [entry.thread.threadId, entry.runId]) : [[answer.threadId, answer.runId]] };
+  return {
+    threads: answer.threads
+      ? answer.threads.map((entry) => [entry.thread.threadId, entry.runId])
+      : [[answer.threadId, answer.runId]],
+  };
 }
 
 export default {
@@ -58,7 +66,11 @@ export default {
       providers: [
         { id: "alpha", driver: "scripted", options: { gateDir, stateDir: run.dir("crash-scripted-state") } },
         // Cannot resume a session: its live runs must end interrupted, once, after the crash.
-        { id: "gamma", driver: "scripted", options: { gateDir, capabilities: { turns: { interrupt: true, terminalStatusQuality: "strong" } } } },
+        {
+          id: "gamma",
+          driver: "scripted",
+          options: { gateDir, capabilities: { turns: { interrupt: true, terminalStatusQuality: "strong" } } },
+        },
       ],
       budgets: { maxTasksPerRootThread: 10_000 },
     });
@@ -73,37 +85,69 @@ export default {
       const args = {
         projectId,
         clientRequestId: key,
-        threads: Array.from({ length: count }, (_, i) => ({ prompt: `@@gate release @@reply done-${key}-${offset + i}`, target: { providerInstanceId: instance } })),
+        threads: Array.from({ length: count }, (_, i) => ({
+          prompt: `@@gate release @@reply done-${key}-${offset + i}`,
+          target: { providerInstanceId: instance },
+        })),
       };
       const outcome = await callTool(client, "create_threads", args);
       if (!outcome.ok) throw new Error(`create_threads ${key} failed: ${outcome.code}: ${outcome.message}`);
       calls.push({ tool: "create_threads", args, answer: outcome.value });
       return outcome.value.threads;
     };
-    const resuming = [...(await createBatch("crash-a", "alpha", 20, 0)), ...(await createBatch("crash-b", "alpha", RESUMING_THREADS - 20, 20))];
+    const resuming = [
+      ...(await createBatch("crash-a", "alpha", 20, 0)),
+      ...(await createBatch("crash-b", "alpha", RESUMING_THREADS - 20, 20)),
+    ];
     await createBatch("crash-g", "gamma", NON_RESUMING_THREADS, 0);
     for (let i = 0; i < QUEUED; i += 1) {
-      const args = { threadId: resuming[i].thread.threadId, message: `@@reply queued-${i}`, mode: "queue", clientRequestId: `crash-queue-${i}` };
+      const args = {
+        threadId: resuming[i].thread.threadId,
+        message: `@@reply queued-${i}`,
+        mode: "queue",
+        clientRequestId: `crash-queue-${i}`,
+      };
       const outcome = await callTool(client, "t3_thread_send", args);
       if (!outcome.ok) throw new Error(`t3_thread_send failed: ${outcome.code}: ${outcome.message}`);
       calls.push({ tool: "t3_thread_send", args, answer: outcome.value });
     }
     const held = RESUMING_THREADS + NON_RESUMING_THREADS;
-    const live = await until(() => scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'") >= held, { timeoutMs: 60_000, intervalMs: 200 });
-    const inFlight = scalar(home, "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'starting', 'running', 'waiting')");
-    if (!live) report.note(`only ${scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'")} of ${held} turns reached their provider before the kill`);
+    const live = await until(() => scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'") >= held, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    const inFlight = scalar(
+      home,
+      "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'starting', 'running', 'waiting')",
+    );
+    if (!live)
+      report.note(
+        `only ${scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'")} of ${held} turns reached their provider before the kill`,
+      );
 
     // The burst: 20 more creations in flight while the server dies under them, 5 of them with
     // their answers lost.
     const burst = Array.from({ length: BURST }, (_, k) => ({
       tool: "create_threads",
-      args: { projectId, clientRequestId: `crash-burst-${k}`, threads: [{ prompt: BURST_PROMPT(k), target: { providerInstanceId: "alpha" } }] },
+      args: {
+        projectId,
+        clientRequestId: `crash-burst-${k}`,
+        threads: [{ prompt: BURST_PROMPT(k), target: { providerInstanceId: "alpha" } }],
+      },
       answer: null,
     }));
     const lostAnswers = burst.slice(0, LOST_ANSWERS);
     const sockets = await Promise.all(
       lostAnswers.map((call, k) =>
-        postAndLoseAnswer(server.mcpUrl, { headers: mcpHeaders(token), body: JSON.stringify({ jsonrpc: "2.0", id: k + 1, method: "tools/call", params: { name: call.tool, arguments: call.args } }) }),
+        postAndLoseAnswer(server.mcpUrl, {
+          headers: mcpHeaders(token),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: k + 1,
+            method: "tools/call",
+            params: { name: call.tool, arguments: call.args },
+          }),
+        }),
       ),
     );
     let answered = 0;
@@ -116,16 +160,30 @@ export default {
         }
       }),
     );
-    const lostCommitted = await until(() => answered >= 3 && creationsPerPrompt(home, lostAnswers.map((call) => call.args.threads[0].prompt)).every((n) => n > 0), { timeoutMs: 10_000, intervalMs: 1 });
-    if (!lostCommitted) report.note("the calls whose answers were lost were not all in the log within 10 s; killing anyway");
+    const lostCommitted = await until(
+      () =>
+        answered >= 3 &&
+        creationsPerPrompt(
+          home,
+          lostAnswers.map((call) => call.args.threads[0].prompt),
+        ).every((n) => n > 0),
+      { timeoutMs: 10_000, intervalMs: 1 },
+    );
+    if (!lostCommitted)
+      report.note("the calls whose answers were lost were not all in the log within 10 s; killing anyway");
     await server.kill9();
     await burstDone;
     for (const socket of sockets) socket.close();
     calls.push(...burst);
     // What the dead server had committed for the calls nobody answered.
     const unanswered = burst.filter((call) => call.answer === null);
-    const unansweredCommitted = creationsPerPrompt(home, unanswered.map((call) => call.args.threads[0].prompt)).filter((n) => n > 0).length;
-    report.note(`${inFlight} runs in flight (${held} turns held live at a gate, ${QUEUED} queued behind them) and ${unanswered.length} of ${BURST} create_threads calls unanswered when the server was SIGKILLed (${unansweredCommitted} of them committed)`);
+    const unansweredCommitted = creationsPerPrompt(
+      home,
+      unanswered.map((call) => call.args.threads[0].prompt),
+    ).filter((n) => n > 0).length;
+    report.note(
+      `${inFlight} runs in flight (${held} turns held live at a gate, ${QUEUED} queued behind them) and ${unanswered.length} of ${BURST} create_threads calls unanswered when the server was SIGKILLed (${unansweredCommitted} of them committed)`,
+    );
     await client.close().catch(() => undefined);
 
     server = await SwitchyardServer.start(run, home);
@@ -138,7 +196,10 @@ export default {
     let retried = 0;
     for (const call of calls) {
       const outcome = await callTool(client, call.tool, call.args);
-      if (!outcome.ok) throw new Error(`retrying ${call.tool} ${call.args.clientRequestId} failed: ${outcome.code}: ${outcome.message}`);
+      if (!outcome.ok)
+        throw new Error(
+          `retrying ${call.tool} ${call.args.clientRequestId} failed: ${outcome.code}: ${outcome.message}`,
+        );
       retried += 1;
       if (call.answer === null) {
         call.answer = outcome.value;
@@ -149,11 +210,16 @@ export default {
       const after = summarize(outcome.value);
       // New work for a key that had been answered is a duplicate; the same work named
       // differently is a replay that does not say what it replays.
-      const sameThreads = JSON.stringify(before.threads.map(([thread]) => thread)) === JSON.stringify(after.threads.map(([thread]) => thread));
+      const sameThreads =
+        JSON.stringify(before.threads.map(([thread]) => thread)) ===
+        JSON.stringify(after.threads.map(([thread]) => thread));
       if (!outcome.value.replayed || !sameThreads) retryDuplicates += 1;
       else if (JSON.stringify(before.threads) !== JSON.stringify(after.threads)) {
         retryMismatches += 1;
-        if (retryMismatches <= 3) report.note(`retrying ${call.tool} ${call.args.clientRequestId} replayed other runs than it first answered: ${JSON.stringify(before.threads.slice(0, 2))}… then ${JSON.stringify(after.threads.slice(0, 2))}…`);
+        if (retryMismatches <= 3)
+          report.note(
+            `retrying ${call.tool} ${call.args.clientRequestId} replayed other runs than it first answered: ${JSON.stringify(before.threads.slice(0, 2))}… then ${JSON.stringify(after.threads.slice(0, 2))}…`,
+          );
       }
     }
     const accepted = new Set();
@@ -163,11 +229,14 @@ export default {
     }
     writeFileSync(join(gateDir, "release"), "released");
     const settled = await until(
-      () => readDb(home, (db) => {
-        const statuses = db.prepare("SELECT id, status FROM runs").all();
-        const byId = new Map(statuses.map((row) => [row.id, row.status]));
-        return [...accepted].every((id) => isTerminal(byId.get(id))) && statuses.every((row) => isTerminal(row.status));
-      }),
+      () =>
+        readDb(home, (db) => {
+          const statuses = db.prepare("SELECT id, status FROM runs").all();
+          const byId = new Map(statuses.map((row) => [row.id, row.status]));
+          return (
+            [...accepted].every((id) => isTerminal(byId.get(id))) && statuses.every((row) => isTerminal(row.status))
+          );
+        }),
       { timeoutMs: 90_000, intervalMs: 250 },
     );
     if (!settled) report.note("not every run ended within 90 s of the gate opening");
@@ -175,8 +244,22 @@ export default {
     await client.close().catch(() => undefined);
     await server.stop();
 
-    const runs = readDb(home, (db) => new Map(db.prepare("SELECT id, status, json_extract(data, '$.terminalReason') AS reason, json_extract(data, '$.error.message') AS error FROM runs").all().map((row) => [row.id, row])));
-    const creationsPerBurst = creationsPerPrompt(home, burst.map((call) => call.args.threads[0].prompt));
+    const runs = readDb(
+      home,
+      (db) =>
+        new Map(
+          db
+            .prepare(
+              "SELECT id, status, json_extract(data, '$.terminalReason') AS reason, json_extract(data, '$.error.message') AS error FROM runs",
+            )
+            .all()
+            .map((row) => [row.id, row]),
+        ),
+    );
+    const creationsPerBurst = creationsPerPrompt(
+      home,
+      burst.map((call) => call.args.threads[0].prompt),
+    );
     const writes = terminalWrites(home);
     const lost = [...accepted].filter((id) => !runs.has(id) || !isTerminal(runs.get(id).status));
     const rewritten = [...writes.values()].filter((n) => n > 1).length;
@@ -184,13 +267,24 @@ export default {
     const finalizedOnce = [...accepted].filter((id) => writes.get(id) === 1).length;
     const byStatus = {};
     for (const id of accepted) {
-      const key = runs.has(id) ? `${runs.get(id).status}${runs.get(id).reason ? ` (${runs.get(id).reason})` : ""}` : "missing";
+      const key = runs.has(id)
+        ? `${runs.get(id).status}${runs.get(id).reason ? ` (${runs.get(id).reason})` : ""}`
+        : "missing";
       byStatus[key] = (byStatus[key] ?? 0) + 1;
     }
     const failures = [...accepted].map((id) => runs.get(id)).filter((row) => row?.status === "failed");
     for (const row of failures.slice(0, 3)) report.note(`run ${row.id} failed (${row.reason}): ${row.error}`);
-    report.note(`${accepted.size} accepted runs ended: ${Object.entries(byStatus).map(([status, n]) => `${n} ${status}`).join(", ")}`);
-    report.figure("kill -9 with runs in flight: runs lost", `${lost.length} of ${accepted.size}`, "goal 0", lost.length === 0);
+    report.note(
+      `${accepted.size} accepted runs ended: ${Object.entries(byStatus)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(", ")}`,
+    );
+    report.figure(
+      "kill -9 with runs in flight: runs lost",
+      `${lost.length} of ${accepted.size}`,
+      "goal 0",
+      lost.length === 0,
+    );
     report.figure(
       "kill -9 with runs in flight: runs duplicated",
       `${rewritten + retryDuplicates + duplicateCreations} (${rewritten} finalized twice, ${retryDuplicates} retries not replayed, ${duplicateCreations} double creations)`,
@@ -203,7 +297,12 @@ export default {
       "goal all",
       retryDuplicates + retryMismatches === 0,
     );
-    report.figure("kill -9 with runs in flight: runs finalized exactly once", `${finalizedOnce} of ${accepted.size}`, "goal all", finalizedOnce === accepted.size && accepted.size >= 50);
+    report.figure(
+      "kill -9 with runs in flight: runs finalized exactly once",
+      `${finalizedOnce} of ${accepted.size}`,
+      "goal all",
+      finalizedOnce === accepted.size && accepted.size >= 50,
+    );
     // Every burst call was retried, so each must have created its thread once: a count that
     // finds none for some call cannot be trusted to find two.
     const counted = creationsPerBurst.filter((n) => n >= 1).length;

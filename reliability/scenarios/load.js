@@ -58,20 +58,45 @@ export default {
   timeoutMs: 150_000,
   async run(run, report) {
     const home = run.newHome("load");
-    writeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: {} }] });
+    writeConfig(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "alpha", driver: "scripted", options: {} }],
+    });
     const projectId = await addProject(home, run.dir("load-workspace"));
     const { token } = await issueToken(run, home);
     const server = await SwitchyardServer.start(run, home, { logLevel: "info" });
     // Something to read: 20 threads with a finished run each.
     const setup = await connect(server.mcpUrl, token);
-    const created = await mustCall(setup, "create_threads", { projectId, threads: Array.from({ length: 20 }, (_, i) => ({ prompt: `@@reply answer ${i} ${"lorem ipsum ".repeat(20)}`, target: { providerInstanceId: "alpha" } })) });
+    const created = await mustCall(setup, "create_threads", {
+      projectId,
+      threads: Array.from({ length: 20 }, (_, i) => ({
+        prompt: `@@reply answer ${i} ${"lorem ipsum ".repeat(20)}`,
+        target: { providerInstanceId: "alpha" },
+      })),
+    });
     await setup.close();
     const threadIds = created.threads.map((entry) => entry.thread.threadId);
-    await until(() => scalar(home, "SELECT COUNT(*) FROM runs WHERE status = 'completed'") >= threadIds.length, { timeoutMs: 30_000, intervalMs: 100 });
+    await until(() => scalar(home, "SELECT COUNT(*) FROM runs WHERE status = 'completed'") >= threadIds.length, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
 
-    const workers = Array.from({ length: WORKERS }, () => startWorker(run, [server.mcpUrl, token, String(CLIENTS / WORKERS), String(DURATION_MS), projectId, JSON.stringify(threadIds)]));
+    const workers = Array.from({ length: WORKERS }, () =>
+      startWorker(run, [
+        server.mcpUrl,
+        token,
+        String(CLIENTS / WORKERS),
+        String(DURATION_MS),
+        projectId,
+        JSON.stringify(threadIds),
+      ]),
+    );
     await Promise.all(workers.map((worker) => worker.ready));
-    report.note(`machine load average before the window: ${loadavg().map((n) => n.toFixed(2)).join(" ")} (the box has 2 cores)`);
+    report.note(
+      `machine load average before the window: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(" ")} (the box has 2 cores)`,
+    );
     for (const worker of workers) worker.go();
     const results = await Promise.all(workers.map((worker) => worker.result));
     const alive = server.alive;
@@ -79,12 +104,30 @@ export default {
 
     const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
     const errors = results.reduce((sum, r) => sum + r.errorCount, 0);
-    for (const sample of [...new Set(results.flatMap((r) => r.errorSamples))].slice(0, 5)) report.note(`error: ${sample}`);
+    for (const sample of [...new Set(results.flatMap((r) => r.errorSamples))].slice(0, 5))
+      report.note(`error: ${sample}`);
     const p50 = percentile(latencies, 50) ?? Number.NaN;
     const p99 = percentile(latencies, 99) ?? Number.NaN;
-    report.note(`${latencies.length} calls in ${DURATION_MS / 1000} s (${Math.round(latencies.length / (DURATION_MS / 1000))}/s); p50 ${p50.toFixed(1)} ms, p90 ${percentile(latencies, 90)?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms; server ${alive ? "alive" : "DEAD"} at the end`);
-    report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: errors`, `${errors} of ${latencies.length} calls`, "goal 0", errors === 0 && latencies.length > 0 && alive);
-    report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 / p50`, `${(p99 / p50).toFixed(2)} (p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms)`, "goal at most 10", p99 <= 10 * p50);
-    report.figure(`${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 latency`, `${p99.toFixed(1)} ms (${Math.round(latencies.length / (DURATION_MS / 1000))} calls/s)`, `goal at most ${P99_BOUND_MS} ms`, p99 <= P99_BOUND_MS);
+    report.note(
+      `${latencies.length} calls in ${DURATION_MS / 1000} s (${Math.round(latencies.length / (DURATION_MS / 1000))}/s); p50 ${p50.toFixed(1)} ms, p90 ${percentile(latencies, 90)?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms; server ${alive ? "alive" : "DEAD"} at the end`,
+    );
+    report.figure(
+      `${CLIENTS} clients for ${DURATION_MS / 1000} s: errors`,
+      `${errors} of ${latencies.length} calls`,
+      "goal 0",
+      errors === 0 && latencies.length > 0 && alive,
+    );
+    report.figure(
+      `${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 / p50`,
+      `${(p99 / p50).toFixed(2)} (p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms)`,
+      "goal at most 10",
+      p99 <= 10 * p50,
+    );
+    report.figure(
+      `${CLIENTS} clients for ${DURATION_MS / 1000} s: p99 latency`,
+      `${p99.toFixed(1)} ms (${Math.round(latencies.length / (DURATION_MS / 1000))} calls/s)`,
+      `goal at most ${P99_BOUND_MS} ms`,
+      p99 <= P99_BOUND_MS,
+    );
   },
 };

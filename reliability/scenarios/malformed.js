@@ -30,7 +30,8 @@ function typedHttpError(answer) {
   const messages = Array.isArray(message) ? message : [message];
   if (messages.length === 0 || messages.some((m) => m === null || typeof m !== "object")) return false;
   return messages.every((m) => {
-    if (m.error && typeof m.error === "object") return Number.isInteger(m.error.code) && typeof m.error.message === "string" && m.error.message.length > 0;
+    if (m.error && typeof m.error === "object")
+      return Number.isInteger(m.error.code) && typeof m.error.message === "string" && m.error.message.length > 0;
     if (typeof m.error === "string") return answer.status >= 400 && answer.status < 500;
     // A tool result is typed only when it is the contract's failure.
     if (m.result?.isError) {
@@ -53,7 +54,10 @@ export default {
     const seed = run.seed;
     report.note(`seed ${seed} (replay: node reliability/run.js malformed --seed ${seed})`);
     const home = run.newHome("malformed");
-    writeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: {} }] });
+    writeConfig(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "alpha", driver: "scripted", options: {} }],
+    });
     await addProject(home, run.dir("malformed-workspace"));
     const { token } = await issueToken(run, home);
     const server = await SwitchyardServer.start(run, home, { logLevel: "info" });
@@ -73,7 +77,10 @@ export default {
         return false;
       }
       const typed = !outcome.ok && FAILURE_CODES.has(outcome.code) && outcome.code !== "orchestration_error";
-      if (!typed) failures.push(`${call.name} ${JSON.stringify(call.args).slice(0, 120)}: ${outcome.ok ? "accepted" : `${outcome.code}: ${outcome.message.slice(0, 160)}`}`);
+      if (!typed)
+        failures.push(
+          `${call.name} ${JSON.stringify(call.args).slice(0, 120)}: ${outcome.ok ? "accepted" : `${outcome.code}: ${outcome.message.slice(0, 160)}`}`,
+        );
       if (typed && outcome.code === "invalid_request") {
         schemaCalls += 1;
         if (call.field === "" || outcome.message.includes(call.field)) namingTheField += 1;
@@ -85,10 +92,18 @@ export default {
     const httpRequests = malformedHttpRequests(HTTP_REQUESTS, seed, token);
     const statuses = {};
     const httpOutcomes = await mapConcurrent(httpRequests, CONCURRENCY, async (request) => {
-      const answer = await rawRequest(`${server.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, timeoutMs: 30_000 });
+      const answer = await rawRequest(`${server.url}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: 30_000,
+      });
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
       const typed = typedHttpError(answer);
-      if (!typed) failures.push(`HTTP ${request.label} ${String(request.body ?? "").slice(0, 80)}: ${answer.status} ${answer.error ?? answer.body.slice(0, 160)}`);
+      if (!typed)
+        failures.push(
+          `HTTP ${request.label} ${String(request.body ?? "").slice(0, 80)}: ${answer.status} ${answer.error ?? answer.body.slice(0, 160)}`,
+        );
       return typed;
     });
 
@@ -99,11 +114,20 @@ export default {
 
     const total = toolOutcomes.length + httpOutcomes.length;
     const typed = toolOutcomes.filter(Boolean).length + httpOutcomes.filter(Boolean).length;
-    for (const failure of failures.slice(0, process.env.RELIABILITY_VERBOSE ? 1000 : 8)) report.note(`not a typed error: ${failure}`);
+    for (const failure of failures.slice(0, process.env.RELIABILITY_VERBOSE ? 1000 : 8))
+      report.note(`not a typed error: ${failure}`);
     if (failures.length > 8) report.note(`… and ${failures.length - 8} more`);
-    report.note(`${toolOutcomes.length} tool calls (seed ${seed}), ${httpOutcomes.length} raw HTTP requests (statuses ${Object.entries(statuses).map(([s, n]) => `${s}×${n}`).join(", ")})`);
+    report.note(
+      `${toolOutcomes.length} tool calls (seed ${seed}), ${httpOutcomes.length} raw HTTP requests (statuses ${Object.entries(
+        statuses,
+      )
+        .map(([s, n]) => `${s}×${n}`)
+        .join(", ")})`,
+    );
     report.note(`${namingTheField} of ${schemaCalls} invalid_request messages name the field that was wrong`);
-    report.note(`server ${alive ? "still answered /health" : "DID NOT answer /health"} afterwards; ${threads} thread(s) were created by malformed input`);
+    report.note(
+      `server ${alive ? "still answered /health" : "DID NOT answer /health"} afterwards; ${threads} thread(s) were created by malformed input`,
+    );
     report.figure(
       "malformed inputs: typed errors",
       `${((100 * typed) / total).toFixed(2)}% of ${total} (seed ${seed})`,

@@ -71,9 +71,12 @@ async function connectEveryHarness(run, report) {
   let connected = 0;
   for (const harness of HARNESSES) {
     try {
-      const answer = JSON.parse(await switchyard(["connect", harness, "--home", home, "--url", "http://127.0.0.1:9/mcp", "--json"], { env }));
+      const answer = JSON.parse(
+        await switchyard(["connect", harness, "--home", home, "--url", "http://127.0.0.1:9/mcp", "--json"], { env }),
+      );
       connected += 1;
-      if (existsSync(answer.secretFile)) for (const token of readFileSync(answer.secretFile, "utf8").match(TOKEN_SHAPE) ?? []) run.tokens.add(token);
+      if (existsSync(answer.secretFile))
+        for (const token of readFileSync(answer.secretFile, "utf8").match(TOKEN_SHAPE) ?? []) run.tokens.add(token);
     } catch (error) {
       report.note(`switchyard connect ${harness} failed: ${error.message.split("\n")[0]}`);
     }
@@ -112,8 +115,10 @@ export default {
       if ([...knownLeaks].some((dir) => entry.path.startsWith(`${dir}/`))) continue;
       places.push({ kind: "harness home or scratch", name: entry.path, text: readText(entry.path, entry.stat.size) });
     }
-    for (const file of run.logFiles) if (existsSync(file)) places.push({ kind: "log", name: file, text: readFileSync(file, "utf8") });
-    for (const harness of run.harnessArgv) places.push({ kind: "harness argv", name: `pid ${harness.pid}`, text: harness.argv.join(" ") });
+    for (const file of run.logFiles)
+      if (existsSync(file)) places.push({ kind: "log", name: file, text: readFileSync(file, "utf8") });
+    for (const harness of run.harnessArgv)
+      places.push({ kind: "harness argv", name: `pid ${harness.pid}`, text: harness.argv.join(" ") });
 
     const kinds = ["database", "log", "connections", "home file", "harness home or scratch", "harness argv"];
     const hits = Object.fromEntries(kinds.map((kind) => [kind, 0]));
@@ -124,21 +129,30 @@ export default {
       report.note(`${found.size} secret(s) in ${place.kind} ${place.name}`);
     }
     const counts = kinds.map((kind) => `${places.filter((p) => p.kind === kind).length} ${kind}`).join(", ");
-    report.note(`searched ${places.length} places (${counts}) for ${run.tokens.size} known secrets and any token-shaped string; ${stores.length} secret stores; ${connected} of ${HARNESSES.length} harnesses connected`);
+    report.note(
+      `searched ${places.length} places (${counts}) for ${run.tokens.size} known secrets and any token-shaped string; ${stores.length} secret stores; ${connected} of ${HARNESSES.length} harnesses connected`,
+    );
 
     // Controls: the search must find the secrets where they are known to be.
     let controlFailed = connected < HARNESSES.length;
     for (const store of stores) {
       if (secretsIn(store.text, run.tokens).size === 0) {
         controlFailed = true;
-        report.note(`control failed: no secret found in ${store.name}, a file made to hold one; the search cannot be trusted`);
+        report.note(
+          `control failed: no secret found in ${store.name}, a file made to hold one; the search cannot be trusted`,
+        );
       }
     }
     for (const dir of run.knownLeaks) {
-      const leaked = readdirSync(dir).reduce((n, file) => n + secretsIn(readFileSync(join(dir, file), "utf8"), run.tokens).size, 0);
+      const leaked = readdirSync(dir).reduce(
+        (n, file) => n + secretsIn(readFileSync(join(dir, file), "utf8"), run.tokens).size,
+        0,
+      );
       if (leaked === 0) {
         controlFailed = true;
-        report.note(`control failed: no token found in ${dir}, where a harness leaked its credentials; the search cannot be trusted`);
+        report.note(
+          `control failed: no token found in ${dir}, where a harness leaked its credentials; the search cannot be trusted`,
+        );
       }
     }
     const total = Object.values(hits).reduce((sum, n) => sum + n, 0);
@@ -149,8 +163,10 @@ export default {
       total === 0 && places.length > 0 && stores.length > 0 && !controlFailed,
     );
 
-    for (const line of openToOthers.slice(0, process.env.RELIABILITY_VERBOSE ? 10_000 : 8)) report.note(`open to others: ${line}`);
-    if (openToOthers.length > 8 && !process.env.RELIABILITY_VERBOSE) report.note(`… and ${openToOthers.length - 8} more`);
+    for (const line of openToOthers.slice(0, process.env.RELIABILITY_VERBOSE ? 10_000 : 8))
+      report.note(`open to others: ${line}`);
+    if (openToOthers.length > 8 && !process.env.RELIABILITY_VERBOSE)
+      report.note(`… and ${openToOthers.length - 8} more`);
     report.figure(
       "files and folders under every home open to other users",
       `${openToOthers.length} of ${modeChecked} in ${run.homes.length} homes`,

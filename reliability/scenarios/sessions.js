@@ -40,7 +40,10 @@ export default {
     const startServer = async () => {
       generation += 1;
       const marker = { name: MARKER_NAME, value: `${markerPrefix}#${generation}` };
-      writeConfig(home, { providers: [agentWithToolProcessInstance("grok", { stateDir, gateDir }, { marker })], server: { sessionIdleMs: 1_500 } });
+      writeConfig(home, {
+        providers: [agentWithToolProcessInstance("grok", { stateDir, gateDir }, { marker })],
+        server: { sessionIdleMs: 1_500 },
+      });
       return { server: await SwitchyardServer.start(run, home), marker: marker.value };
     };
     const projectId = await addProject(home, run.dir("sessions-workspace"));
@@ -49,7 +52,10 @@ export default {
     let client = await connect(server.mcpUrl, token);
 
     /** Every process this scenario's harnesses started, by their marker (one server start's, or all). */
-    const descendantsOf = (value) => processesWithEnv(MARKER_NAME, (found) => (value === null ? found.startsWith(`${markerPrefix}#`) : found === value));
+    const descendantsOf = (value) =>
+      processesWithEnv(MARKER_NAME, (found) =>
+        value === null ? found.startsWith(`${markerPrefix}#`) : found === value,
+      );
 
     /**
      * Waits until every thread has a live turn and a harness process; returns how many harness
@@ -57,17 +63,24 @@ export default {
      */
     const openSessions = async (phase) => {
       const ready = await until(
-        () => scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'") >= SESSIONS && processesWithMarker(stateDir).length >= SESSIONS,
+        () =>
+          scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'") >= SESSIONS &&
+          processesWithMarker(stateDir).length >= SESSIONS,
         { timeoutMs: 120_000, intervalMs: 250 },
       );
       const harnesses = processesWithMarker(stateDir);
-      if (!ready) report.note(`${phase}: only ${scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'")} live turns and ${harnesses.length} harness processes after 120 s`);
+      if (!ready)
+        report.note(
+          `${phase}: only ${scalar(home, "SELECT COUNT(*) FROM attempts WHERE status = 'running'")} live turns and ${harnesses.length} harness processes after 120 s`,
+        );
       for (const harness of harnesses) run.harnessArgv.push(harness);
       const groups = new Set(harnesses.map((h) => processGroup(h.pid)).filter((group) => group !== null));
       // Each agent starts its setsid child before it becomes the agent, so they are all there.
       const tree = descendantsOf(marker);
       const escaped = tree.filter((p) => !groups.has(p.pgid));
-      report.note(`${phase}: ${harnesses.length} harnesses in ${groups.size} process groups; ${tree.length} processes carry the marker, ${escaped.length} of them outside every harness's group (setsid)`);
+      report.note(
+        `${phase}: ${harnesses.length} harnesses in ${groups.size} process groups; ${tree.length} processes carry the marker, ${escaped.length} of them outside every harness's group (setsid)`,
+      );
       return { groups: groups.size, escaped: escaped.length, marker };
     };
     /** Processes still alive with `value`'s marker once they had `graceMs` to go; stops them afterwards. */
@@ -84,10 +97,15 @@ export default {
     };
     const opened = (open) => open.groups >= SESSIONS && open.escaped >= SESSIONS;
     const openedGoal = `goal 0, with ${SESSIONS} harness groups and ${SESSIONS} processes outside them while open`;
-    const sendAll = (text) => mapConcurrent(threadIds, 10, (threadId) => mustCall(client, "t3_thread_send", { threadId, message: text }));
+    const sendAll = (text) =>
+      mapConcurrent(threadIds, 10, (threadId) => mustCall(client, "t3_thread_send", { threadId, message: text }));
     const release = (gate) => writeFileSync(join(gateDir, gate), "released");
     const settle = async (phase) => {
-      const done = await until(() => scalar(home, "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'starting', 'running', 'waiting')") === 0, { timeoutMs: 90_000, intervalMs: 250 });
+      const done = await until(
+        () =>
+          scalar(home, "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'starting', 'running', 'waiting')") === 0,
+        { timeoutMs: 90_000, intervalMs: 250 },
+      );
       if (!done) report.note(`${phase}: runs were still active after 90 s`);
     };
 
@@ -95,16 +113,33 @@ export default {
     const threadIds = [];
     for (let offset = 0; offset < SESSIONS; offset += 20) {
       const count = Math.min(20, SESSIONS - offset);
-      const created = await mustCall(client, "create_threads", { projectId, threads: Array.from({ length: count }, (_, i) => ({ prompt: `@gate gate-a\n@say opened ${offset + i}`, target: { providerInstanceId: "grok" } })) });
+      const created = await mustCall(client, "create_threads", {
+        projectId,
+        threads: Array.from({ length: count }, (_, i) => ({
+          prompt: `@gate gate-a\n@say opened ${offset + i}`,
+          target: { providerInstanceId: "grok" },
+        })),
+      });
       threadIds.push(...created.threads.map((entry) => entry.thread.threadId));
     }
     const openA = await openSessions("open");
     release("gate-a");
     await settle("close");
-    const closed = await until(() => scalar(home, "SELECT COUNT(*) FROM provider_sessions WHERE status != 'closed'") === 0, { timeoutMs: 60_000, intervalMs: 250 });
-    if (!closed) report.note(`${scalar(home, "SELECT COUNT(*) FROM provider_sessions WHERE status != 'closed'")} sessions still open 60 s after their turns ended`);
+    const closed = await until(
+      () => scalar(home, "SELECT COUNT(*) FROM provider_sessions WHERE status != 'closed'") === 0,
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    if (!closed)
+      report.note(
+        `${scalar(home, "SELECT COUNT(*) FROM provider_sessions WHERE status != 'closed'")} sessions still open 60 s after their turns ended`,
+      );
     const leftAfterClose = await survivors(openA.marker);
-    report.figure(`${SESSIONS} sessions opened and closed: orphaned processes`, `${leftAfterClose.length}${describe(leftAfterClose)}`, openedGoal, leftAfterClose.length === 0 && closed && opened(openA));
+    report.figure(
+      `${SESSIONS} sessions opened and closed: orphaned processes`,
+      `${leftAfterClose.length}${describe(leftAfterClose)}`,
+      openedGoal,
+      leftAfterClose.length === 0 && closed && opened(openA),
+    );
 
     // 2. Open them again and stop the server gracefully while they are open; start it again.
     await sendAll("@gate gate-b\n@say again");
@@ -113,7 +148,12 @@ export default {
     const stoppedInTime = await server.stop();
     const leftAfterStop = await survivors(openB.marker);
     if (!stoppedInTime) report.note("the server did not stop within 20 s of SIGTERM");
-    report.figure(`graceful restart with ${SESSIONS} sessions open: orphaned processes`, `${leftAfterStop.length}${describe(leftAfterStop)}`, openedGoal, leftAfterStop.length === 0 && opened(openB));
+    report.figure(
+      `graceful restart with ${SESSIONS} sessions open: orphaned processes`,
+      `${leftAfterStop.length}${describe(leftAfterStop)}`,
+      openedGoal,
+      leftAfterStop.length === 0 && opened(openB),
+    );
     ({ server, marker } = await startServer());
     client = await connect(server.mcpUrl, token);
     release("gate-b");
@@ -128,11 +168,22 @@ export default {
     // The agents see their stdin close and exit; their tool processes do not. Restart only once
     // the agents are gone (reaped, not even zombies), as after a supervisor's restart delay, so
     // the figure does not depend on which happens first.
-    const agentsGone = await until(() => leadersC.every((pid) => !existsSync(`/proc/${pid}`)), { timeoutMs: 20_000, intervalMs: 100 });
-    if (!agentsGone) report.note(`${leadersC.filter((pid) => existsSync(`/proc/${pid}`)).length} agent processes were not gone 20 s after the server was killed`);
+    const agentsGone = await until(() => leadersC.every((pid) => !existsSync(`/proc/${pid}`)), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+    if (!agentsGone)
+      report.note(
+        `${leadersC.filter((pid) => existsSync(`/proc/${pid}`)).length} agent processes were not gone 20 s after the server was killed`,
+      );
     ({ server, marker } = await startServer());
     const leftAfterCrash = await survivors(openC.marker);
-    report.figure(`kill -9 and restart with ${SESSIONS} sessions open: orphaned processes`, `${leftAfterCrash.length}${describe(leftAfterCrash)}`, openedGoal, leftAfterCrash.length === 0 && opened(openC));
+    report.figure(
+      `kill -9 and restart with ${SESSIONS} sessions open: orphaned processes`,
+      `${leftAfterCrash.length}${describe(leftAfterCrash)}`,
+      openedGoal,
+      leftAfterCrash.length === 0 && opened(openC),
+    );
 
     // Whatever the restarted server opened itself must be gone after it shuts down, and so must
     // anything any harness of this scenario started.
@@ -147,6 +198,11 @@ export default {
     const strays = processesWithMarker(stateDir).filter((stray) => !leftAtEnd.some((p) => p.pid === stray.pid));
     for (const stray of strays) killPid(stray.pid);
     const leftover = [...leftAtEnd, ...strays.map((stray) => ({ ...stray, sid: null }))];
-    report.figure("final graceful shutdown: orphaned processes", `${leftover.length}${describe(leftover)}`, "goal 0", leftover.length === 0);
+    report.figure(
+      "final graceful shutdown: orphaned processes",
+      `${leftover.length}${describe(leftover)}`,
+      "goal 0",
+      leftover.length === 0,
+    );
   },
 };

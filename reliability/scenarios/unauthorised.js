@@ -40,7 +40,13 @@ import { sleep, until } from "../lib/wait.js";
 
 const RUNTIME_RANK = { "approval-required": 0, "auto-accept-edits": 1, "full-access": 2 };
 
-const listCall = (projectId) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t3_thread_list", arguments: { projectId } } });
+const listCall = (projectId) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "t3_thread_list", arguments: { projectId } },
+  });
 
 export default {
   name: "unauthorised",
@@ -72,7 +78,12 @@ export default {
     // thread in default interaction mode, the target of escalation attempts.
     const agents = {};
     const createAgent = async (key, modes) => {
-      const outcome = await callTool(admin, "create_threads", { projectId, threads: [{ prompt: `@gate hold-${key}\n@say ${key} done`, target: { providerInstanceId: "tapped" }, ...modes }] });
+      const outcome = await callTool(admin, "create_threads", {
+        projectId,
+        threads: [
+          { prompt: `@gate hold-${key}\n@say ${key} done`, target: { providerInstanceId: "tapped" }, ...modes },
+        ],
+      });
       if (!outcome.ok) return outcome;
       agents[key] = { thread: outcome.value.threads[0].thread };
       agents[key].token = await capturedToken(captureDir, `hold-${key}`);
@@ -86,17 +97,40 @@ export default {
       closing: { runtimeMode: "full-access" },
     })) {
       const outcome = await createAgent(key, modes);
-      if (!outcome.ok) throw new Error(`create_threads for the ${key} agent failed: ${outcome.code}: ${outcome.message}`);
+      if (!outcome.ok)
+        throw new Error(`create_threads for the ${key} agent failed: ${outcome.code}: ${outcome.message}`);
     }
     // Only now, with sessions open, has the agent told the driver it has a plan mode.
     const plannerOutcome = await createAgent("planner", { runtimeMode: "full-access", interactionMode: "plan" });
-    if (!plannerOutcome.ok) report.note(`the plan-mode agent could not be created: ${plannerOutcome.code}: ${plannerOutcome.message}`);
+    if (!plannerOutcome.ok)
+      report.note(`the plan-mode agent could not be created: ${plannerOutcome.code}: ${plannerOutcome.message}`);
     // Their command lines, for the secrets figure: the credential must not be in them.
     for (const harness of processesWithMarker(captureDir)) run.harnessArgv.push(harness);
-    const broad = (await mustCall(admin, "create_threads", { projectId, threads: [{ title: "broad target", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access", interactionMode: "default" }] })).threads[0].thread;
-    report.note(`agent modes as created: ${Object.entries(agents).map(([key, a]) => `${key} ${a.thread.runtimeMode}/${a.thread.interactionMode}`).join(", ")}`);
+    const broad = (
+      await mustCall(admin, "create_threads", {
+        projectId,
+        threads: [
+          {
+            title: "broad target",
+            target: { providerInstanceId: "alpha" },
+            runtimeMode: "full-access",
+            interactionMode: "default",
+          },
+        ],
+      })
+    ).threads[0].thread;
+    report.note(
+      `agent modes as created: ${Object.entries(agents)
+        .map(([key, a]) => `${key} ${a.thread.runtimeMode}/${a.thread.interactionMode}`)
+        .join(", ")}`,
+    );
     const parentClient = await connect(server.mcpUrl, agents.parent.token);
-    const delegated = await mustCall(parentClient, "delegate_task", { task: "@@gate hold-child @@reply child done", target: { providerInstanceId: "alpha" }, mode: "async", clientRequestId: "matrix-child" });
+    const delegated = await mustCall(parentClient, "delegate_task", {
+      task: "@@gate hold-child @@reply child done",
+      target: { providerInstanceId: "alpha" },
+      mode: "async",
+      clientRequestId: "matrix-child",
+    });
     await parentClient.close();
 
     const attempts = new Attempts(report);
@@ -105,19 +139,45 @@ export default {
     const attempt = (group, label, served, detail = "") => attempts.record(MCP_FIGURE, group, label, served, detail);
     const overHttp = async (group, label, headers, body = listCall(projectId), url = server.mcpUrl) => {
       const answer = await rawRequest(url, { headers, body });
-      attempt(group, label, answer.status >= 200 && answer.status < 300, `HTTP ${answer.status}${answer.error ? ` ${answer.error}` : ""}`);
+      attempt(
+        group,
+        label,
+        answer.status >= 200 && answer.status < 300,
+        `HTTP ${answer.status}${answer.error ? ` ${answer.error}` : ""}`,
+      );
       return answer;
     };
     /** Whether a token works right now (a control: a refusal of a token that never worked proves nothing). */
-    const works = async (token) => (await rawRequest(server.mcpUrl, { headers: mcpHeaders(token), body: listCall(projectId) })).status === 200;
+    const works = async (token) =>
+      (await rawRequest(server.mcpUrl, { headers: mcpHeaders(token), body: listCall(projectId) })).status === 200;
     const control = async (label, token) => {
-      if (!(await works(token))) attempts.notSetUp(MCP_FIGURE, `${label} did not work before it was meant to stop working, so its refusal proves nothing`);
+      if (!(await works(token)))
+        attempts.notSetUp(
+          MCP_FIGURE,
+          `${label} did not work before it was meant to stop working, so its refusal proves nothing`,
+        );
     };
 
     // No token at all.
     await overHttp("no token", "tools/call without Authorization", mcpHeaders(null));
-    await overHttp("no token", "initialize without Authorization", mcpHeaders(null), JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
-    await overHttp("no token", "token in the query string instead of the header", mcpHeaders(null), listCall(projectId), `${server.mcpUrl}?access_token=${operate.token}`);
+    await overHttp(
+      "no token",
+      "initialize without Authorization",
+      mcpHeaders(null),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      }),
+    );
+    await overHttp(
+      "no token",
+      "token in the query string instead of the header",
+      mcpHeaders(null),
+      listCall(projectId),
+      `${server.mcpUrl}?access_token=${operate.token}`,
+    );
     try {
       const client = await connect(server.mcpUrl, null);
       await client.listTools();
@@ -139,7 +199,10 @@ export default {
       ["a real token cut short", `Bearer ${operate.token.slice(0, -1)}`],
       ["a real token under another scheme", `Token ${operate.token}`],
       ["two tokens in one header", `Bearer ${operate.token} ${operate.token}`],
-      ["the SHA-256 of a real token", `Bearer ${(await import("node:crypto")).createHash("sha256").update(operate.token).digest("hex")}`],
+      [
+        "the SHA-256 of a real token",
+        `Bearer ${(await import("node:crypto")).createHash("sha256").update(operate.token).digest("hex")}`,
+      ],
       ["a credential id instead of a token", `Bearer ${operate.id}`],
     ]) {
       await overHttp("bad token", label, { ...mcpHeaders(null), authorization: value });
@@ -165,16 +228,31 @@ export default {
     // A closed provider session's credential: its turn ends, the session closes when idle.
     await control("the closing session's credential", agents.closing.token);
     writeFileSync(join(gateDir, "hold-closing"), "released");
-    const closed = await until(() => scalar(home, "SELECT COUNT(*) FROM provider_sessions WHERE thread_id = ? AND status = 'closed'", agents.closing.thread.threadId) > 0, { timeoutMs: 20_000, intervalMs: 200 });
+    const closed = await until(
+      () =>
+        scalar(
+          home,
+          "SELECT COUNT(*) FROM provider_sessions WHERE thread_id = ? AND status = 'closed'",
+          agents.closing.thread.threadId,
+        ) > 0,
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     if (!closed) report.note("the closing agent's session did not close within 20 s");
-    await overHttp("closed session", "a provider-session credential after its session closed (idle)", mcpHeaders(agents.closing.token));
+    await overHttp(
+      "closed session",
+      "a provider-session credential after its session closed (idle)",
+      mcpHeaders(agents.closing.token),
+    );
 
     // A read-only client token on every tool that changes state (arguments an operate token may use).
     const readClient = await connect(server.mcpUrl, reader.token);
     const stateChanging = [
       ["t3_thread_send", { threadId: broad.threadId, message: "@@reply from a reader" }],
       ["t3_thread_interrupt", { threadId: agents.parent.thread.threadId }],
-      ["create_threads", { projectId, threads: [{ prompt: "@@reply reader thread", target: { providerInstanceId: "alpha" } }] }],
+      [
+        "create_threads",
+        { projectId, threads: [{ prompt: "@@reply reader thread", target: { providerInstanceId: "alpha" } }] },
+      ],
       ["t3_thread_launch", { projectId, message: "@@reply reader launch", target: { providerInstanceId: "alpha" } }],
       ["task_cancel", { taskId: delegated.taskId }],
       ["t3_thread_update", { threadId: broad.threadId, action: "rename", title: "renamed by a reader" }],
@@ -195,16 +273,36 @@ export default {
       ["task_cancel", { taskId: delegated.taskId }],
     ]) {
       const outcome = await callTool(other, name, args);
-      attempt("another parent's task", `another agent calling ${name} on the parent's task`, outcome.ok, outcome.ok ? "served" : outcome.code);
+      attempt(
+        "another parent's task",
+        `another agent calling ${name} on the parent's task`,
+        outcome.ok,
+        outcome.ok ? "served" : outcome.code,
+      );
     }
     await other.close();
 
     // Mode escalation: an approval-required agent and a plan-mode agent acting on broader work.
     const checkCreated = (group, label, outcome, caller) => {
       if (!outcome.ok) return attempt(group, label, false, outcome.code);
-      const shells = outcome.value.threads ? outcome.value.threads.map((entry) => entry.thread) : [outcome.value.thread ?? outcome.value];
-      const broader = shells.filter((shell) => (RUNTIME_RANK[shell.runtimeMode] ?? 0) > RUNTIME_RANK[caller.runtimeMode] || (caller.interactionMode === "plan" && shell.interactionMode !== undefined && shell.interactionMode !== "plan"));
-      attempt(group, label, broader.length > 0, broader.length > 0 ? `created ${broader.map((s) => `${s.runtimeMode}/${s.interactionMode}`).join(", ")}` : "stepped down to the caller's modes");
+      const shells = outcome.value.threads
+        ? outcome.value.threads.map((entry) => entry.thread)
+        : [outcome.value.thread ?? outcome.value];
+      const broader = shells.filter(
+        (shell) =>
+          (RUNTIME_RANK[shell.runtimeMode] ?? 0) > RUNTIME_RANK[caller.runtimeMode] ||
+          (caller.interactionMode === "plan" &&
+            shell.interactionMode !== undefined &&
+            shell.interactionMode !== "plan"),
+      );
+      attempt(
+        group,
+        label,
+        broader.length > 0,
+        broader.length > 0
+          ? `created ${broader.map((s) => `${s.runtimeMode}/${s.interactionMode}`).join(", ")}`
+          : "stepped down to the caller's modes",
+      );
     };
     const narrow = await connect(server.mcpUrl, agents.narrow.token);
     const narrowModes = agents.narrow.thread;
@@ -213,29 +311,100 @@ export default {
       ["t3_thread_interrupt", { threadId: agents.parent.thread.threadId }],
     ]) {
       const outcome = await callTool(narrow, name, args);
-      attempt("mode escalation", `approval-required agent calling ${name} on a full-access thread`, outcome.ok, outcome.ok ? "served" : outcome.code);
+      attempt(
+        "mode escalation",
+        `approval-required agent calling ${name} on a full-access thread`,
+        outcome.ok,
+        outcome.ok ? "served" : outcome.code,
+      );
     }
-    checkCreated("mode escalation", "approval-required agent creating a full-access thread", await callTool(narrow, "create_threads", { threads: [{ prompt: "@@reply broad", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] }), narrowModes);
-    checkCreated("mode escalation", "approval-required agent launching a full-access thread", await callTool(narrow, "t3_thread_launch", { message: "@@reply broad", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }), narrowModes);
-    checkCreated("mode escalation", "approval-required agent delegating a full-access task", await callTool(narrow, "delegate_task", { task: "@@reply broad", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access", clientRequestId: "escalate-1" }), narrowModes);
+    checkCreated(
+      "mode escalation",
+      "approval-required agent creating a full-access thread",
+      await callTool(narrow, "create_threads", {
+        threads: [{ prompt: "@@reply broad", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+      }),
+      narrowModes,
+    );
+    checkCreated(
+      "mode escalation",
+      "approval-required agent launching a full-access thread",
+      await callTool(narrow, "t3_thread_launch", {
+        message: "@@reply broad",
+        target: { providerInstanceId: "alpha" },
+        runtimeMode: "full-access",
+      }),
+      narrowModes,
+    );
+    checkCreated(
+      "mode escalation",
+      "approval-required agent delegating a full-access task",
+      await callTool(narrow, "delegate_task", {
+        task: "@@reply broad",
+        target: { providerInstanceId: "alpha" },
+        runtimeMode: "full-access",
+        clientRequestId: "escalate-1",
+      }),
+      narrowModes,
+    );
     await narrow.close();
     const plannerModes = agents.planner?.thread;
     if (plannerModes?.interactionMode === "plan") {
       const planner = await connect(server.mcpUrl, agents.planner.token);
-      const outcome = await callTool(planner, "t3_thread_send", { threadId: broad.threadId, message: "@@reply escalated" });
-      attempt("mode escalation", "plan-mode agent sending to a default-mode thread", outcome.ok, outcome.ok ? "served" : outcome.code);
-      checkCreated("mode escalation", "plan-mode agent creating a default-mode thread", await callTool(planner, "create_threads", { threads: [{ prompt: "@@reply broad", target: { providerInstanceId: "alpha" }, interactionMode: "default" }] }), plannerModes);
-      checkCreated("mode escalation", "plan-mode agent delegating a default-mode task", await callTool(planner, "delegate_task", { task: "@@reply broad", target: { providerInstanceId: "alpha" }, interactionMode: "default", clientRequestId: "escalate-2" }), plannerModes);
+      const outcome = await callTool(planner, "t3_thread_send", {
+        threadId: broad.threadId,
+        message: "@@reply escalated",
+      });
+      attempt(
+        "mode escalation",
+        "plan-mode agent sending to a default-mode thread",
+        outcome.ok,
+        outcome.ok ? "served" : outcome.code,
+      );
+      checkCreated(
+        "mode escalation",
+        "plan-mode agent creating a default-mode thread",
+        await callTool(planner, "create_threads", {
+          threads: [{ prompt: "@@reply broad", target: { providerInstanceId: "alpha" }, interactionMode: "default" }],
+        }),
+        plannerModes,
+      );
+      checkCreated(
+        "mode escalation",
+        "plan-mode agent delegating a default-mode task",
+        await callTool(planner, "delegate_task", {
+          task: "@@reply broad",
+          target: { providerInstanceId: "alpha" },
+          interactionMode: "default",
+          clientRequestId: "escalate-2",
+        }),
+        plannerModes,
+      );
       await planner.close();
     } else {
-      attempts.notSetUp(MCP_FIGURE, `no plan-mode agent (${plannerModes ? `created in ${plannerModes.interactionMode} mode` : "not created"}): the plan-mode escalation cases could not run`);
+      attempts.notSetUp(
+        MCP_FIGURE,
+        `no plan-mode agent (${plannerModes ? `created in ${plannerModes.interactionMode} mode` : "not created"}): the plan-mode escalation cases could not run`,
+      );
     }
 
     // Host and Origin that do not name this loopback server (DNS rebinding), with a valid token.
-    for (const host of ["evil.example", `evil.example:${server.port}`, `127.0.0.1.evil.example:${server.port}`, `localhost.evil.example:${server.port}`, `attacker.test:80`]) {
+    for (const host of [
+      "evil.example",
+      `evil.example:${server.port}`,
+      `127.0.0.1.evil.example:${server.port}`,
+      `localhost.evil.example:${server.port}`,
+      `attacker.test:80`,
+    ]) {
       await overHttp("Host/Origin", `Host: ${host}`, mcpHeaders(operate.token, { host }));
     }
-    for (const origin of ["http://evil.example", `http://evil.example:${server.port}`, `http://127.0.0.1.evil.example:${server.port}`, "https://localhost.evil.example", "http://attacker.test"]) {
+    for (const origin of [
+      "http://evil.example",
+      `http://evil.example:${server.port}`,
+      `http://127.0.0.1.evil.example:${server.port}`,
+      "https://localhost.evil.example",
+      "http://attacker.test",
+    ]) {
       await overHttp("Host/Origin", `Origin: ${origin}`, mcpHeaders(operate.token, { origin }));
     }
 
@@ -256,19 +425,32 @@ export default {
     await server.kill9();
     server = await SwitchyardServer.start(run, home);
     for (const key of ["parent", "otherParent", "narrow"]) {
-      await overHttp("session died in a crash", `the ${key} agent's credential after kill -9 and a restart`, mcpHeaders(agents[key].token));
+      await overHttp(
+        "session died in a crash",
+        `the ${key} agent's credential after kill -9 and a restart`,
+        mcpHeaders(agents[key].token),
+      );
     }
     if (!(await works(operate.token))) report.note("the operate client token stopped working after the restart");
     await admin.close().catch(() => undefined);
 
     // Effects that would show a refused call went through anyway.
     const effects = readDb(home, (db) => ({
-      broadMessages: db.prepare("SELECT COUNT(*) FROM items WHERE thread_id = ? AND kind = 'user_message'").pluck().get(broad.threadId),
+      broadMessages: db
+        .prepare("SELECT COUNT(*) FROM items WHERE thread_id = ? AND kind = 'user_message'")
+        .pluck()
+        .get(broad.threadId),
       broadTitle: db.prepare("SELECT title FROM threads WHERE id = ?").pluck().get(broad.threadId),
-      readerThreads: db.prepare("SELECT COUNT(*) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') LIKE '@@reply reader%'").pluck().get(),
+      readerThreads: db
+        .prepare(
+          "SELECT COUNT(*) FROM items WHERE kind = 'user_message' AND json_extract(data, '$.text') LIKE '@@reply reader%'",
+        )
+        .pluck()
+        .get(),
       task: db.prepare("SELECT status FROM delegated_tasks WHERE id = ?").pluck().get(delegated.taskId),
     }));
-    if (effects.broadMessages > 0) attempt("effects", "a message reached the full-access target", true, `${effects.broadMessages} message(s)`);
+    if (effects.broadMessages > 0)
+      attempt("effects", "a message reached the full-access target", true, `${effects.broadMessages} message(s)`);
     if (effects.broadTitle === "renamed by a reader") attempt("effects", "the reader's rename took effect", true);
     if (effects.readerThreads > 0) attempt("effects", "the reader's threads exist", true, `${effects.readerThreads}`);
     if (effects.task === "cancelled") attempt("effects", "the parent's task was cancelled by someone else", true);

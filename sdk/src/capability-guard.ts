@@ -1,11 +1,11 @@
-import {
-  UnsupportedCapabilityError,
-  type CapabilityName,
-  type ProviderCapabilities,
-} from "@switchyard/spec";
+import { UnsupportedCapabilityError, type CapabilityName, type ProviderCapabilities } from "@switchyard/spec";
 
 /** The typed error an adapter throws for a capability it declared false. @public */
-export function unsupported(capability: CapabilityName, provider: string, message?: string): UnsupportedCapabilityError {
+export function unsupported(
+  capability: CapabilityName,
+  provider: string,
+  message?: string,
+): UnsupportedCapabilityError {
   return new UnsupportedCapabilityError(capability, provider, message);
 }
 
@@ -20,6 +20,10 @@ export function capabilityEnabled(capabilities: ProviderCapabilities, capability
 }
 
 /** Throws `unsupported_capability` unless the capability is declared. @public */
-export function requireCapability(capabilities: ProviderCapabilities, capability: CapabilityName, provider: string): void {
+export function requireCapability(
+  capabilities: ProviderCapabilities,
+  capability: CapabilityName,
+  provider: string,
+): void {
   if (!capabilityEnabled(capabilities, capability)) throw unsupported(capability, provider);
 }

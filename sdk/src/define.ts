@@ -31,7 +31,11 @@ export function defineCommandGroup(group: CommandGroup): CommandGroup {
  * "orchestration:read", query: z.object({ q: z.string().optional() }), handle: ({ query }) => … })`.
  * @experimental
  */
-export function defineRoute<TParams = Record<string, string>, TQuery = Record<string, never>, TBody = Record<string, never>>(
+export function defineRoute<
+  TParams = Record<string, string>,
+  TQuery = Record<string, never>,
+  TBody = Record<string, never>,
+>(
   route: Omit<PluginRoute<TParams, TQuery, TBody>, "params" | "query" | "body" | "handle"> & {
     readonly params?: OptionsSchemaV1<TParams>;
     readonly query?: OptionsSchemaV1<TQuery>;

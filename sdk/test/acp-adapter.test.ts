@@ -69,9 +69,17 @@ afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-async function adapterFor(agent: ScriptedAcpAgentOptions, extra: Partial<AcpFlavor<TestOptions>> = {}, authMethodId?: string): Promise<OrchestrationAdapter> {
+async function adapterFor(
+  agent: ScriptedAcpAgentOptions,
+  extra: Partial<AcpFlavor<TestOptions>> = {},
+  authMethodId?: string,
+): Promise<OrchestrationAdapter> {
   const driver = createAcpDriver(testFlavor(extra));
-  return driver.create({ instance: INSTANCE, options: { agent, ...(authMethodId ? { authMethodId } : {}) }, context: ctx.context });
+  return driver.create({
+    instance: INSTANCE,
+    options: { agent, ...(authMethodId ? { authMethodId } : {}) },
+    context: ctx.context,
+  });
 }
 
 function grantFor(server: TestMcpServer | null): McpEndpointGrant {
@@ -84,7 +92,11 @@ function grantFor(server: TestMcpServer | null): McpEndpointGrant {
     toolTimeoutMs: 600_000,
     blockingToolNames: ["delegate_task", "t3_thread_wait"],
     instructions: "Use the switchyard tools to delegate work.",
-    stdioBridge: { command: "switchyard", args: ["mcp-bridge"], env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token } },
+    stdioBridge: {
+      command: "switchyard",
+      args: ["mcp-bridge"],
+      env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token },
+    },
   };
 }
 
@@ -124,7 +136,12 @@ function turnInput(text: string, extra: Partial<TurnInput> = {}): TurnInput {
   };
 }
 
-async function runTurn(session: ProviderSession, recorder: AdapterEventRecorder, text: string, extra: Partial<TurnInput> = {}) {
+async function runTurn(
+  session: ProviderSession,
+  recorder: AdapterEventRecorder,
+  text: string,
+  extra: Partial<TurnInput> = {},
+) {
   const input = turnInput(text, extra);
   await session.startTurn(input);
   const terminal = await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
@@ -149,7 +166,12 @@ describe("initialize and capability negotiation", () => {
     const { text } = await runTurn(session, recorder, "@report-mcp");
     const servers = JSON.parse(text) as unknown[];
     expect(servers).toEqual([
-      { type: "http", name: "switchyard", url: mcpServer.url, headers: [{ name: "Authorization", value: `Bearer ${mcpServer.token}` }] },
+      {
+        type: "http",
+        name: "switchyard",
+        url: mcpServer.url,
+        headers: [{ name: "Authorization", value: `Bearer ${mcpServer.token}` }],
+      },
     ]);
   });
 
@@ -165,7 +187,12 @@ describe("initialize and capability negotiation", () => {
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
     const { text } = await runTurn(session, recorder, "@report-mcp");
-    const [entry] = JSON.parse(text) as { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
+    const [entry] = JSON.parse(text) as {
+      name: string;
+      command: string;
+      args: string[];
+      env: { name: string; value: string }[];
+    }[];
     expect(entry).toMatchObject({ name: "switchyard", command: "switchyard", args: ["mcp-bridge"] });
     expect(entry?.args.join(" ")).not.toContain("secret-token-for-tests");
     expect(entry?.env).toContainEqual({ name: "SWITCHYARD_MCP_TOKEN", value: "secret-token-for-tests" });
@@ -188,7 +215,13 @@ describe("initialize and capability negotiation", () => {
   });
 
   it("models and modes become switchable; plan mode is offered when the agent has one", async () => {
-    const adapter = await adapterFor({ models: ["model-a", "model-b"], modes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] });
+    const adapter = await adapterFor({
+      models: ["model-a", "model-b"],
+      modes: [
+        { id: "default", name: "Default" },
+        { id: "plan", name: "Plan" },
+      ],
+    });
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder, { model: "model-b" });
     const caps = adapter.capabilities();
@@ -196,7 +229,10 @@ describe("initialize and capability negotiation", () => {
     expect(caps.sessions.runtimeModeSwitchInSession).toBe(true);
     expect(caps.interactionModes).toEqual(["plan", "default"]);
     expect((await runTurn(session, recorder, "@state")).text).toBe("mode: default; model: model-b");
-    const planned = await runTurn(session, recorder, "@state\n@plan read the code; change it", { interactionMode: "plan", model: "model-a" });
+    const planned = await runTurn(session, recorder, "@state\n@plan read the code; change it", {
+      interactionMode: "plan",
+      model: "model-a",
+    });
     expect(planned.text).toBe("mode: plan; model: model-a");
     expect(recorder.ofTurn(planned.turnId).find((event) => event.type === "plan.proposed")).toMatchObject({
       text: "- [ ] read the code\n- [ ] change it",
@@ -213,14 +249,18 @@ describe("initialize and capability negotiation", () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     await openSession(adapter, recorder, { model: "some-model" });
-    expect(recorder.events.find((event) => event.type === "warning")).toMatchObject({ message: expect.stringContaining("some-model") });
+    expect(recorder.events.find((event) => event.type === "warning")).toMatchObject({
+      message: expect.stringContaining("some-model"),
+    });
   });
 
   it("authenticates with the configured method when the agent requires it", async () => {
     const agent = { requireAuth: true, authMethods: [{ id: "api-key", name: "API key" }] };
     const refused = await adapterFor(agent);
     expect((await refused.probe()).authenticated).toBe("unknown");
-    await expect(openSession(refused, createEventRecorder())).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "provider_unavailable"));
+    await expect(openSession(refused, createEventRecorder())).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "provider_unavailable"),
+    );
     const adapter = await adapterFor(agent, {}, "api-key");
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
@@ -229,13 +269,22 @@ describe("initialize and capability negotiation", () => {
 
   it("an inspect probe finds the agent without starting it", async () => {
     const adapter = await adapterFor({});
-    expect(await adapter.probe({ depth: "inspect" })).toMatchObject({ installed: true, executable: true, authenticated: "unknown" });
+    expect(await adapter.probe({ depth: "inspect" })).toMatchObject({
+      installed: true,
+      executable: true,
+      authenticated: "unknown",
+    });
     expect(ctx.processes.spawned).toHaveLength(0);
   });
 
   it("an agent that dies before answering fails the session open with what it said on stderr", async () => {
     const driver = createAcpDriver(
-      testFlavor({ resolveLaunch: () => ({ command: process.execPath, args: ["-e", "console.error('agent: cannot read /etc/agent.toml'); process.exit(3)"] }) }),
+      testFlavor({
+        resolveLaunch: () => ({
+          command: process.execPath,
+          args: ["-e", "console.error('agent: cannot read /etc/agent.toml'); process.exit(3)"],
+        }),
+      }),
     );
     const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });
     const failure = await adapter.openSession(await sessionInput(createEventRecorder())).then(
@@ -247,7 +296,9 @@ describe("initialize and capability negotiation", () => {
   });
 
   it("a missing command is reported by probe, not thrown", async () => {
-    const driver = createAcpDriver(testFlavor({ resolveLaunch: () => ({ command: "definitely-not-an-acp-agent-xyz", args: [] }) }));
+    const driver = createAcpDriver(
+      testFlavor({ resolveLaunch: () => ({ command: "definitely-not-an-acp-agent-xyz", args: [] }) }),
+    );
     const adapter = await driver.create({ instance: INSTANCE, options: { agent: {} }, context: ctx.context });
     expect(await adapter.probe()).toMatchObject({ installed: false, executable: false });
   });
@@ -272,7 +323,11 @@ describe("turns", () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
-    const { turnId, terminal, text } = await runTurn(session, recorder, "@think let me see\n@say Hello there, general Kenobi");
+    const { turnId, terminal, text } = await runTurn(
+      session,
+      recorder,
+      "@think let me see\n@say Hello there, general Kenobi",
+    );
     expect(terminal.status).toBe("completed");
     expect(text).toBe("Hello there, general Kenobi");
     const events = recorder.ofTurn(turnId);
@@ -285,7 +340,9 @@ describe("turns", () => {
     expect(types.indexOf("reasoning.completed")).toBeLessThan(types.indexOf("message.delta"));
     expect(types.indexOf("message.completed")).toBeGreaterThan(types.lastIndexOf("message.delta"));
     expect(session.resumeCursor).toMatch(/^sess-/);
-    expect(recorder.events.find((event) => event.type === "session.resume_cursor")).toMatchObject({ cursor: session.resumeCursor });
+    expect(recorder.events.find((event) => event.type === "session.resume_cursor")).toMatchObject({
+      cursor: session.resumeCursor,
+    });
   });
 
   it("sends the prompt as the host composed it: the adapter never adds the grant's instructions", async () => {
@@ -309,7 +366,10 @@ describe("turns", () => {
       { kind: "mcp", server: "switchyard", name: "mcp__switchyard__echo", input: { text: "ping" } },
     ]);
     const completed = recorder.ofTurn(turnId).filter((event) => event.type === "tool_call.completed");
-    expect(completed).toMatchObject([{ status: "completed", output: "npm test: ok" }, { status: "completed", output: "echo: ping" }]);
+    expect(completed).toMatchObject([
+      { status: "completed", output: "npm test: ok" },
+      { status: "completed", output: "echo: ping" },
+    ]);
   });
 
   it("the MCP server's bearer check is real: a wrong token gets nowhere", async () => {
@@ -322,14 +382,19 @@ describe("turns", () => {
     expect(text).toMatch(/^mcp error: /);
     expect(mcpServer.calls).toEqual([]);
     expect(mcpServer.rejectedRequests).toBeGreaterThan(0);
-    expect(recorder.ofTurn(turnId).find((event) => event.type === "tool_call.completed")).toMatchObject({ status: "failed" });
+    expect(recorder.ofTurn(turnId).find((event) => event.type === "tool_call.completed")).toMatchObject({
+      status: "failed",
+    });
   });
 
   it("maps stop reasons: refusal and agent errors fail the turn", async () => {
     const adapter = await adapterFor({});
     const recorder = createEventRecorder();
     const session = await openSession(adapter, recorder);
-    expect((await runTurn(session, recorder, "@refuse")).terminal).toMatchObject({ status: "failed", error: { code: "refusal" } });
+    expect((await runTurn(session, recorder, "@refuse")).terminal).toMatchObject({
+      status: "failed",
+      error: { code: "refusal" },
+    });
     expect((await runTurn(session, recorder, "@fail the model is down")).terminal).toMatchObject({
       status: "failed",
       error: { message: expect.stringContaining("the model is down") },
@@ -345,7 +410,9 @@ describe("turns", () => {
     const session = await openSession(adapter, recorder);
     const input = turnInput("@hold");
     await session.startTurn(input);
-    await expect(session.startTurn(turnInput("again"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "conflict"));
+    await expect(session.startTurn(turnInput("again"))).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "conflict"),
+    );
     // ACP has no active steering: the method does not exist (the host interrupts and restarts).
     expect("steerTurn" in session).toBe(false);
     await session.interruptTurn!({ turnId: input.turnId });
@@ -365,7 +432,9 @@ describe("cancel and permissions", () => {
     const terminal = await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
     expect(terminal.status).toBe("interrupted");
     expect(recorder.textOf(input.turnId)).not.toContain("never");
-    await expect(session.interruptTurn?.({ turnId: input.turnId })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "turn_not_active"));
+    await expect(session.interruptTurn?.({ turnId: input.turnId })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "turn_not_active"),
+    );
     expect((await runTurn(session, recorder, "still here")).text).toBe("echo: still here");
   });
 
@@ -381,7 +450,9 @@ describe("cancel and permissions", () => {
     await session.startTurn(restart);
     await recorder.waitFor("turn.terminal", (event) => event.turnId === restart.turnId);
     const types = recorder.events.map((event) => ("turnId" in event ? `${event.type}:${event.turnId}` : event.type));
-    expect(types.indexOf(`turn.terminal:${first.turnId}`)).toBeLessThan(types.indexOf(`turn.started:${restart.turnId}`));
+    expect(types.indexOf(`turn.terminal:${first.turnId}`)).toBeLessThan(
+      types.indexOf(`turn.started:${restart.turnId}`),
+    );
     expect(recorder.textOf(restart.turnId)).toBe("echo: steered");
   });
 
@@ -430,10 +501,15 @@ describe("cancel and permissions", () => {
     const terminal = await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
     expect(terminal.status).toBe("interrupted");
     expect(recorder.textOf(input.turnId)).toBe("permission: cancelled");
-    expect(recorder.events).toContainEqual({ type: "runtime_request.resolved", turnId: input.turnId, requestId: opened.requestId, resolution: "cancelled" });
-    await expect(session.respondToRuntimeRequest?.(opened.requestId, { kind: "approval", decision: "accept" })).rejects.toSatisfy(
-      (error: unknown) => hasErrorCode(error, "not_found"),
-    );
+    expect(recorder.events).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId: input.turnId,
+      requestId: opened.requestId,
+      resolution: "cancelled",
+    });
+    await expect(
+      session.respondToRuntimeRequest?.(opened.requestId, { kind: "approval", decision: "accept" }),
+    ).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
   });
 
   it("round-trips a permission through respondToRuntimeRequest", async () => {
@@ -453,13 +529,18 @@ describe("cancel and permissions", () => {
         { id: "reject-always", decision: "decline" },
       ],
     });
-    await expect(session.respondToRuntimeRequest?.(opened.requestId, { kind: "user_input", answers: {} })).rejects.toSatisfy((error: unknown) =>
-      hasErrorCode(error, "invalid_input"),
-    );
+    await expect(
+      session.respondToRuntimeRequest?.(opened.requestId, { kind: "user_input", answers: {} }),
+    ).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "invalid_input"));
     await session.respondToRuntimeRequest?.(opened.requestId, { kind: "approval", decision: "accept_for_session" });
     await recorder.waitFor("turn.terminal", (event) => event.turnId === allow.turnId);
     expect(recorder.textOf(allow.turnId)).toBe("permission: selected allow-always");
-    expect(recorder.events).toContainEqual({ type: "runtime_request.resolved", turnId: allow.turnId, requestId: opened.requestId, resolution: "answered" });
+    expect(recorder.events).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId: allow.turnId,
+      requestId: opened.requestId,
+      resolution: "answered",
+    });
 
     const decline = turnInput("@permission execute curl example.com");
     await session.startTurn(decline);
@@ -467,7 +548,9 @@ describe("cancel and permissions", () => {
     await session.respondToRuntimeRequest?.(second.requestId, { kind: "approval", decision: "decline" });
     await recorder.waitFor("turn.terminal", (event) => event.turnId === decline.turnId);
     expect(recorder.textOf(decline.turnId)).toBe("permission: selected reject-once");
-    expect(recorder.ofTurn(decline.turnId).find((event) => event.type === "tool_call.completed")).toMatchObject({ status: "declined" });
+    expect(recorder.ofTurn(decline.turnId).find((event) => event.type === "tool_call.completed")).toMatchObject({
+      status: "declined",
+    });
   });
 
   it("full-access answers permissions itself; auto-accept-edits only edits", async () => {
@@ -503,7 +586,10 @@ describe("cancel and permissions", () => {
         { id: "count", question: "How many?" },
       ],
     });
-    await session.respondToRuntimeRequest?.(opened.requestId, { kind: "user_input", answers: { color: "blue", count: "3" } });
+    await session.respondToRuntimeRequest?.(opened.requestId, {
+      kind: "user_input",
+      answers: { color: "blue", count: "3" },
+    });
     await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
     expect(recorder.textOf(input.turnId)).toBe('elicitation: {"action":"accept","content":{"color":"blue","count":3}}');
   });
@@ -628,10 +714,14 @@ describe("process lifecycle", () => {
     await session.startTurn(input);
     const exited = await recorder.waitFor("session.exited");
     expect(exited.error?.code).toBe("7");
-    const terminal = recorder.events.find((event): event is Extract<AdapterEvent, { type: "turn.terminal" }> => event.type === "turn.terminal");
+    const terminal = recorder.events.find(
+      (event): event is Extract<AdapterEvent, { type: "turn.terminal" }> => event.type === "turn.terminal",
+    );
     expect(terminal).toMatchObject({ turnId: input.turnId, status: "failed", error: { code: "agent_exited" } });
     expect(recorder.events.indexOf(terminal as AdapterEvent)).toBeLessThan(recorder.events.indexOf(exited));
-    await expect(session.startTurn(turnInput("hello"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "session_closed"));
+    await expect(session.startTurn(turnInput("hello"))).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "session_closed"),
+    );
   });
 
   it("close kills the agent's process group and is idempotent", async () => {

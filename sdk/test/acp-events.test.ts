@@ -17,16 +17,30 @@ import {
 
 const CONTEXT: AcpUpdateContext = { injectedServers: ["switchyard"] };
 
-function text(sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk", value: string): acpSdk.SessionUpdate {
+function text(
+  sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk",
+  value: string,
+): acpSdk.SessionUpdate {
   return { sessionUpdate, content: { type: "text", text: value } };
 }
 
 describe("readSessionUpdate", () => {
   it("reads text chunks, and nothing for empty or non-text ones", () => {
-    expect(readSessionUpdate(text("agent_message_chunk", "Hi"), CONTEXT)).toEqual({ kind: "message_chunk", text: "Hi" });
-    expect(readSessionUpdate(text("agent_thought_chunk", "hmm"), CONTEXT)).toEqual({ kind: "thought_chunk", text: "hmm" });
+    expect(readSessionUpdate(text("agent_message_chunk", "Hi"), CONTEXT)).toEqual({
+      kind: "message_chunk",
+      text: "Hi",
+    });
+    expect(readSessionUpdate(text("agent_thought_chunk", "hmm"), CONTEXT)).toEqual({
+      kind: "thought_chunk",
+      text: "hmm",
+    });
     expect(readSessionUpdate(text("agent_message_chunk", ""), CONTEXT)).toEqual({ kind: "none" });
-    expect(readSessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "", mimeType: "image/png" } }, CONTEXT)).toEqual({
+    expect(
+      readSessionUpdate(
+        { sessionUpdate: "agent_message_chunk", content: { type: "image", data: "", mimeType: "image/png" } },
+        CONTEXT,
+      ),
+    ).toEqual({
       kind: "none",
     });
     // Our own prompt echoed back is not output.
@@ -35,7 +49,14 @@ describe("readSessionUpdate", () => {
 
   it("reads a tool call's start from its first sighting and its end from a terminal status", () => {
     const announced = readSessionUpdate(
-      { sessionUpdate: "tool_call", toolCallId: "t1", title: "npm test", kind: "execute", status: "in_progress", rawInput: { command: "npm test" } },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "npm test",
+        kind: "execute",
+        status: "in_progress",
+        rawInput: { command: "npm test" },
+      },
       CONTEXT,
     );
     expect(announced).toEqual({
@@ -45,19 +66,47 @@ describe("readSessionUpdate", () => {
       end: null,
     });
     const finished = readSessionUpdate(
-      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "ok" } }],
+      },
       CONTEXT,
     );
-    expect(finished).toMatchObject({ kind: "tool_call", announced: false, start: { itemId: "t1", title: "t1" }, end: { status: "completed", output: "ok" } });
-    expect(readSessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed" }, CONTEXT)).toMatchObject({ end: { status: "failed" } });
+    expect(finished).toMatchObject({
+      kind: "tool_call",
+      announced: false,
+      start: { itemId: "t1", title: "t1" },
+      end: { status: "completed", output: "ok" },
+    });
+    expect(
+      readSessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "failed" }, CONTEXT),
+    ).toMatchObject({ end: { status: "failed" } });
   });
 
   it("names MCP calls to the injected server, and lets the flavor classify tools", () => {
-    const mcp = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "mcp_switchyard_delegate_task_1", title: "switchyard/delegate_task" }, CONTEXT);
-    expect(mcp).toMatchObject({ start: { kind: "mcp", server: "switchyard", name: "mcp__switchyard__delegate_task", title: "switchyard/delegate_task" } });
-    const flavored = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "t2", title: "AskUserQuestion", kind: "other" }, { ...CONTEXT, toolKind: () => "web" });
+    const mcp = readSessionUpdate(
+      { sessionUpdate: "tool_call", toolCallId: "mcp_switchyard_delegate_task_1", title: "switchyard/delegate_task" },
+      CONTEXT,
+    );
+    expect(mcp).toMatchObject({
+      start: {
+        kind: "mcp",
+        server: "switchyard",
+        name: "mcp__switchyard__delegate_task",
+        title: "switchyard/delegate_task",
+      },
+    });
+    const flavored = readSessionUpdate(
+      { sessionUpdate: "tool_call", toolCallId: "t2", title: "AskUserQuestion", kind: "other" },
+      { ...CONTEXT, toolKind: () => "web" },
+    );
     expect(flavored).toMatchObject({ start: { kind: "web" } });
-    const unclassified = readSessionUpdate({ sessionUpdate: "tool_call", toolCallId: "t3", title: "x", kind: "fetch" }, { ...CONTEXT, toolKind: () => undefined });
+    const unclassified = readSessionUpdate(
+      { sessionUpdate: "tool_call", toolCallId: "t3", title: "x", kind: "fetch" },
+      { ...CONTEXT, toolKind: () => undefined },
+    );
     expect(unclassified).toMatchObject({ start: { kind: "web" } });
   });
 
@@ -75,20 +124,46 @@ describe("readSessionUpdate", () => {
       ),
     ).toEqual({ kind: "plan", text: "- [x] read\n- [ ] write" });
     expect(readSessionUpdate({ sessionUpdate: "plan", entries: [] }, CONTEXT)).toEqual({ kind: "none" });
-    expect(readSessionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "plan" }, CONTEXT)).toEqual({ kind: "mode_changed", currentModeId: "plan" });
-    expect(readSessionUpdate({ sessionUpdate: "config_option_update", configOptions: [] }, CONTEXT)).toEqual({ kind: "config_changed", configOptions: [] });
+    expect(readSessionUpdate({ sessionUpdate: "current_mode_update", currentModeId: "plan" }, CONTEXT)).toEqual({
+      kind: "mode_changed",
+      currentModeId: "plan",
+    });
+    expect(readSessionUpdate({ sessionUpdate: "config_option_update", configOptions: [] }, CONTEXT)).toEqual({
+      kind: "config_changed",
+      configOptions: [],
+    });
   });
 
   it("reads notices as one line for the user, naming a severity other than warning", () => {
-    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "warning", title: "Model metadata for `fake-model` not found." }, CONTEXT)).toEqual({
+    expect(
+      readSessionUpdate(
+        { sessionUpdate: "notice", severity: "warning", title: "Model metadata for `fake-model` not found." },
+        CONTEXT,
+      ),
+    ).toEqual({
       kind: "notice",
       message: "Model metadata for `fake-model` not found.",
     });
-    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "info", title: "Context compacted", description: " Conversation compacted. " }, CONTEXT)).toEqual({
+    expect(
+      readSessionUpdate(
+        {
+          sessionUpdate: "notice",
+          severity: "info",
+          title: "Context compacted",
+          description: " Conversation compacted. ",
+        },
+        CONTEXT,
+      ),
+    ).toEqual({
       kind: "notice",
       message: "info: Context compacted: Conversation compacted.",
     });
-    expect(readSessionUpdate({ sessionUpdate: "notice", severity: "error", title: "Sign-in expired", description: null }, CONTEXT)).toEqual({
+    expect(
+      readSessionUpdate(
+        { sessionUpdate: "notice", severity: "error", title: "Sign-in expired", description: null },
+        CONTEXT,
+      ),
+    ).toEqual({
       kind: "notice",
       message: "error: Sign-in expired",
     });
@@ -100,12 +175,30 @@ describe("ObservedSubagents: subagent_update patches merged per child", () => {
 
   it("keeps omitted fields, clears null ones, and prefers the title over the description", () => {
     const subagents = new ObservedSubagents();
-    expect(subagents.apply({ sessionId: child, description: "review the diff" })).toEqual({ nativeId: child, title: "review the diff", status: null });
-    expect(subagents.apply({ sessionId: child, state: { state: "running" } })).toEqual({ nativeId: child, title: "review the diff", status: "running" });
-    expect(subagents.apply({ sessionId: child, title: "Reviewer" })).toEqual({ nativeId: child, title: "Reviewer", status: "running" });
-    expect(subagents.apply({ sessionId: child, title: null, description: null })).toEqual({ nativeId: child, status: "running" });
+    expect(subagents.apply({ sessionId: child, description: "review the diff" })).toEqual({
+      nativeId: child,
+      title: "review the diff",
+      status: null,
+    });
+    expect(subagents.apply({ sessionId: child, state: { state: "running" } })).toEqual({
+      nativeId: child,
+      title: "review the diff",
+      status: "running",
+    });
+    expect(subagents.apply({ sessionId: child, title: "Reviewer" })).toEqual({
+      nativeId: child,
+      title: "Reviewer",
+      status: "running",
+    });
+    expect(subagents.apply({ sessionId: child, title: null, description: null })).toEqual({
+      nativeId: child,
+      status: "running",
+    });
     expect(subagents.apply({ sessionId: child, state: null })).toEqual({ nativeId: child, status: null });
-    expect(subagents.apply({ sessionId: "other", state: { state: "requires_action" } })).toEqual({ nativeId: "other", status: "running" });
+    expect(subagents.apply({ sessionId: "other", state: { state: "requires_action" } })).toEqual({
+      nativeId: "other",
+      status: "running",
+    });
   });
 
   it("reads a state snapshot as a status; unknown and future states say nothing", () => {
@@ -114,10 +207,14 @@ describe("ObservedSubagents: subagent_update patches merged per child", () => {
     expect(observedStatusOf({ state: "idle", stopReason: "max_tokens" })).toBe("completed");
     expect(observedStatusOf({ state: "idle", stopReason: "refusal" })).toBe("failed");
     expect(observedStatusOf({ state: "idle", stopReason: "cancelled" })).toBe("failed");
-    expect(observedStatusOf({ state: "idle", stopReason: "error", error: { code: -32603, message: "boom" } })).toBe("failed");
+    expect(observedStatusOf({ state: "idle", stopReason: "error", error: { code: -32603, message: "boom" } })).toBe(
+      "failed",
+    );
     expect(observedStatusOf({ state: "unknown" })).toBeNull();
     expect(observedStatusOf({ state: "_paused" })).toBeNull();
-    expect(readSessionUpdate({ sessionUpdate: "subagent_update", sessionId: child, state: { state: "running" } }, CONTEXT)).toEqual({
+    expect(
+      readSessionUpdate({ sessionUpdate: "subagent_update", sessionId: child, state: { state: "running" } }, CONTEXT),
+    ).toEqual({
       kind: "subagent",
       update: { sessionUpdate: "subagent_update", sessionId: child, state: { state: "running" } },
     });
@@ -126,12 +223,29 @@ describe("ObservedSubagents: subagent_update patches merged per child", () => {
 
 describe("promptEnding", () => {
   it("maps every stop reason, with usage when the agent reports it", () => {
-    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, false)).toEqual({
+    expect(
+      promptEnding({ stopReason: "end_turn", usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, false),
+    ).toEqual({
       status: "completed",
       usage: { inputTokens: 3, outputTokens: 5 },
     });
     // Cache and thought figures apart from input and output (the total has room for them: Anthropic's convention)…
-    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 20, cachedReadTokens: 300, cachedWriteTokens: 40, thoughtTokens: 5, totalTokens: 375 } }, false).usage).toEqual({
+    expect(
+      promptEnding(
+        {
+          stopReason: "end_turn",
+          usage: {
+            inputTokens: 10,
+            outputTokens: 20,
+            cachedReadTokens: 300,
+            cachedWriteTokens: 40,
+            thoughtTokens: 5,
+            totalTokens: 375,
+          },
+        },
+        false,
+      ).usage,
+    ).toEqual({
       inputTokens: 10,
       outputTokens: 25,
       cacheReadInputTokens: 300,
@@ -139,18 +253,38 @@ describe("promptEnding", () => {
       reasoningOutputTokens: 5,
     });
     // …or inside them (OpenAI's): the spec's input excludes cache reads, its output includes reasoning.
-    expect(promptEnding({ stopReason: "end_turn", usage: { inputTokens: 310, outputTokens: 20, cachedReadTokens: 300, thoughtTokens: 5, totalTokens: 330 } }, false).usage).toEqual({
+    expect(
+      promptEnding(
+        {
+          stopReason: "end_turn",
+          usage: { inputTokens: 310, outputTokens: 20, cachedReadTokens: 300, thoughtTokens: 5, totalTokens: 330 },
+        },
+        false,
+      ).usage,
+    ).toEqual({
       inputTokens: 10,
       outputTokens: 20,
       cacheReadInputTokens: 300,
       reasoningOutputTokens: 5,
     });
-    expect(promptEnding({ stopReason: "max_tokens" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_tokens") });
-    expect(promptEnding({ stopReason: "max_turn_requests" }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("max_turn_requests") });
-    expect(promptEnding({ stopReason: "refusal" }, false)).toEqual({ status: "failed", error: { code: "refusal", message: "The agent refused to continue this turn." } });
+    expect(promptEnding({ stopReason: "max_tokens" }, false)).toMatchObject({
+      status: "completed",
+      warning: expect.stringContaining("max_tokens"),
+    });
+    expect(promptEnding({ stopReason: "max_turn_requests" }, false)).toMatchObject({
+      status: "completed",
+      warning: expect.stringContaining("max_turn_requests"),
+    });
+    expect(promptEnding({ stopReason: "refusal" }, false)).toEqual({
+      status: "failed",
+      error: { code: "refusal", message: "The agent refused to continue this turn." },
+    });
     expect(promptEnding({ stopReason: "cancelled" }, true)).toEqual({ status: "interrupted" });
     expect(promptEnding({ stopReason: "cancelled" }, false)).toEqual({ status: "cancelled" });
-    expect(promptEnding({ stopReason: "sideways" as acpSdk.StopReason }, false)).toMatchObject({ status: "completed", warning: expect.stringContaining("sideways") });
+    expect(promptEnding({ stopReason: "sideways" as acpSdk.StopReason }, false)).toMatchObject({
+      status: "completed",
+      warning: expect.stringContaining("sideways"),
+    });
   });
 });
 
@@ -161,7 +295,10 @@ describe("agentExitReport", () => {
     expect(crashed.reason).toContain("boom");
     expect(crashed.error).toEqual({ code: "7", message: crashed.reason });
     expect(agentExitReport({ exitCode: null, signal: "SIGKILL" }, undefined).error?.code).toBe("agent_exited");
-    expect(agentExitReport(null, undefined)).toMatchObject({ reason: expect.stringContaining("closed its connection"), error: { code: "agent_exited" } });
+    expect(agentExitReport(null, undefined)).toMatchObject({
+      reason: expect.stringContaining("closed its connection"),
+      error: { code: "agent_exited" },
+    });
     expect(agentExitReport({ exitCode: 0, signal: null }, undefined).error).toBeUndefined();
   });
 });
@@ -183,7 +320,9 @@ describe("replayedTurns", () => {
       { userText: "first question", assistantText: "answer one" },
       { userText: "second", assistantText: "two" },
     ]);
-    expect(replayedTurns([text("agent_message_chunk", "greeting")])).toEqual([{ userText: "", assistantText: "greeting" }]);
+    expect(replayedTurns([text("agent_message_chunk", "greeting")])).toEqual([
+      { userText: "", assistantText: "greeting" },
+    ]);
   });
 });
 
@@ -194,7 +333,16 @@ describe("permissionApproval", () => {
       { optionId: "no", name: "Reject", kind: "reject_once" },
     ];
     expect(
-      permissionApproval({ sessionId: "s", options, toolCall: { toolCallId: "t", title: "edit", kind: "edit", content: [{ type: "diff", path: "/a.ts", newText: "x" }] } }),
+      permissionApproval({
+        sessionId: "s",
+        options,
+        toolCall: {
+          toolCallId: "t",
+          title: "edit",
+          kind: "edit",
+          content: [{ type: "diff", path: "/a.ts", newText: "x" }],
+        },
+      }),
     ).toEqual({
       kind: "approval",
       approvalKind: "file-change",
@@ -205,7 +353,13 @@ describe("permissionApproval", () => {
         { id: "no", label: "Reject", decision: "decline" },
       ],
     });
-    expect(permissionApproval({ sessionId: "s", options, toolCall: { toolCallId: "t", kind: "execute", rawInput: { command: "ls" } } })).toMatchObject({
+    expect(
+      permissionApproval({
+        sessionId: "s",
+        options,
+        toolCall: { toolCallId: "t", kind: "execute", rawInput: { command: "ls" } },
+      }),
+    ).toMatchObject({
       approvalKind: "command",
       title: "t",
       detail: '{"command":"ls"}',
@@ -231,7 +385,12 @@ describe("AcpTurn on the kit's ledger", () => {
       restartOfTurnId: null,
       ...extra,
     };
-    const turn = new AcpTurn(input, { emit, requests, newItemId: (prefix) => `turn-1:${prefix}:${++counter}`, onEnded: (t) => ended.push(t) });
+    const turn = new AcpTurn(input, {
+      emit,
+      requests,
+      newItemId: (prefix) => `turn-1:${prefix}:${++counter}`,
+      onEnded: (t) => ended.push(t),
+    });
     return { turn, events, requests, ended };
   }
   const read = (update: acpSdk.SessionUpdate) => readSessionUpdate(update, CONTEXT);
@@ -264,7 +423,8 @@ describe("AcpTurn on the kit's ledger", () => {
   });
 
   it("reports a plan only in a plan turn, under one item", () => {
-    const plan = (content: string) => read({ sessionUpdate: "plan", entries: [{ content, status: "pending", priority: "medium" }] });
+    const plan = (content: string) =>
+      read({ sessionUpdate: "plan", entries: [{ content, status: "pending", priority: "medium" }] });
     const planning = turnOf({ interactionMode: "plan" });
     planning.turn.apply(plan("a"));
     planning.turn.apply(plan("b"));
@@ -284,7 +444,9 @@ describe("AcpTurn on the kit's ledger", () => {
     turn.declineTool("declined");
     const { outcome } = requests.open("turn-1", { kind: "approval", approvalKind: "command", title: "ls" }, undefined);
     turn.apply(read(text("agent_message_chunk", "partial")));
-    expect(turn.endWith({ status: "interrupted", usage: { inputTokens: 1, outputTokens: 2 }, warning: "stopped" })).toBe(true);
+    expect(
+      turn.endWith({ status: "interrupted", usage: { inputTokens: 1, outputTokens: 2 }, warning: "stopped" }),
+    ).toBe(true);
     expect(turn.finish("failed")).toBe(false);
     turn.apply(read(text("agent_message_chunk", "late")));
     expect(await outcome).toMatchObject({ kind: "cancelled" });
@@ -294,9 +456,17 @@ describe("AcpTurn on the kit's ledger", () => {
       { type: "tool_call.completed", turnId: "turn-1", itemId: "open", status: "failed" },
     ]);
     expect(events.filter((event) => event.type === "turn.terminal")).toHaveLength(1);
-    expect(events.find((event) => event.type === "warning")).toEqual({ type: "warning", turnId: "turn-1", message: "stopped" });
+    expect(events.find((event) => event.type === "warning")).toEqual({
+      type: "warning",
+      turnId: "turn-1",
+      message: "stopped",
+    });
     expect(events.some((event) => event.type === "message.delta" && event.text === "late")).toBe(false);
-    expect(events.map((event) => event.type).slice(-3)).toEqual(["tool_call.completed", "runtime_request.resolved", "turn.terminal"]);
+    expect(events.map((event) => event.type).slice(-3)).toEqual([
+      "tool_call.completed",
+      "runtime_request.resolved",
+      "turn.terminal",
+    ]);
     expect(ended).toEqual([turn]);
   });
 
@@ -326,13 +496,19 @@ describe("AcpTurn on the kit's ledger", () => {
 });
 
 describe("ACP cost: the growth of the session's usage_update cost over a turn", () => {
-  const usageUpdate = (amount: number, currency = "USD") => ({ sessionUpdate: "usage_update", used: 1_000, size: 200_000, cost: { amount, currency } }) as acpSdk.SessionUpdate;
+  const usageUpdate = (amount: number, currency = "USD") =>
+    ({ sessionUpdate: "usage_update", used: 1_000, size: 200_000, cost: { amount, currency } }) as acpSdk.SessionUpdate;
 
   it("reads the session's cumulative cost in dollars from usage_update, and nothing from other updates or currencies", () => {
     expect(sessionCostUsdOf(usageUpdate(0.42))).toBe(0.42);
     expect(sessionCostUsdOf(usageUpdate(0.42, "EUR"))).toBeNull();
     expect(sessionCostUsdOf({ sessionUpdate: "usage_update", used: 1, size: 2 } as acpSdk.SessionUpdate)).toBeNull();
-    expect(sessionCostUsdOf({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } as acpSdk.SessionUpdate)).toBeNull();
+    expect(
+      sessionCostUsdOf({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "hi" },
+      } as acpSdk.SessionUpdate),
+    ).toBeNull();
   });
 
   it("gives the turn what the session cost grew by, and leaves the cost out when either end is unknown or it did not grow for tokens spent", () => {
@@ -341,6 +517,9 @@ describe("ACP cost: the growth of the session's usage_update cost over a turn", 
     expect(withTurnCost(ending, null, 0.4)).toEqual(ending);
     expect(withTurnCost(ending, 0.25, null)).toEqual(ending);
     expect(withTurnCost(ending, 0.4, 0.4)).toEqual(ending);
-    expect(withTurnCost<AcpPromptEnding>({ status: "completed" }, 0, 0.01)).toEqual({ status: "completed", usage: { costUsd: 0.01 } });
+    expect(withTurnCost<AcpPromptEnding>({ status: "completed" }, 0, 0.01)).toEqual({
+      status: "completed",
+      usage: { costUsd: 0.01 },
+    });
   });
 });

@@ -16,7 +16,11 @@ import {
   type AcpFlavor,
   type acpSdk,
 } from "../src/acp/index.js";
-import { createAcpTestContext, createEventRecorder, scriptedAgentChannelFactory } from "../../testkit/src/acp-agent/index.js";
+import {
+  createAcpTestContext,
+  createEventRecorder,
+  scriptedAgentChannelFactory,
+} from "../../testkit/src/acp-agent/index.js";
 
 const grant: McpEndpointGrant = {
   serverName: "switchyard",
@@ -60,7 +64,9 @@ describe("ACP mapping", () => {
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "delete" })).toBe("file_change");
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "fetch" })).toBe("web");
     expect(toolKindOf({ toolCallId: "1", title: "t", kind: "think" })).toBe("other");
-    expect(toolKindOf({ toolCallId: "1", title: "t", kind: "execute", name: "mcp__switchyard__delegate_task" })).toBe("mcp");
+    expect(toolKindOf({ toolCallId: "1", title: "t", kind: "execute", name: "mcp__switchyard__delegate_task" })).toBe(
+      "mcp",
+    );
   });
 
   it("negotiates only what was advertised", () => {
@@ -72,8 +78,17 @@ describe("ACP mapping", () => {
     });
     expect(bare.interactionModes).toBeUndefined();
     const rich = negotiateAcpCapabilities({
-      initialize: { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { resume: {}, fork: {} }, mcpCapabilities: { sse: true } } },
-      modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "architect", name: "Architect" }] },
+      initialize: {
+        protocolVersion: 1,
+        agentCapabilities: { sessionCapabilities: { resume: {}, fork: {} }, mcpCapabilities: { sse: true } },
+      },
+      modes: {
+        currentModeId: "ask",
+        availableModes: [
+          { id: "ask", name: "Ask" },
+          { id: "architect", name: "Architect" },
+        ],
+      },
       configOptions: [],
     });
     expect(rich).toMatchObject({
@@ -85,13 +100,21 @@ describe("ACP mapping", () => {
     expect(bare.subagents).toEqual({ native: "none", exposesChildThreadIds: false });
     // The subagent sessions draft, as codex-acp 2.x advertises it: observed, never adopted.
     const withSubagents = negotiateAcpCapabilities({
-      initialize: { protocolVersion: 1, agentCapabilities: { sessionCapabilities: { subagents: {} } as acpSdk.SessionCapabilities } },
+      initialize: {
+        protocolVersion: 1,
+        agentCapabilities: { sessionCapabilities: { subagents: {} } as acpSdk.SessionCapabilities },
+      },
     });
     expect(withSubagents.subagents).toEqual({ native: "observed", exposesChildThreadIds: false });
-    expect(negotiateAcpCapabilities(
-      { initialize: { protocolVersion: 1 }, modes: { currentModeId: "ask", availableModes: [{ id: "architect", name: "Architect" }] } },
-      { plan: "architect" },
-    ).interactionModes).toEqual(["plan", "default"]);
+    expect(
+      negotiateAcpCapabilities(
+        {
+          initialize: { protocolVersion: 1 },
+          modes: { currentModeId: "ask", availableModes: [{ id: "architect", name: "Architect" }] },
+        },
+        { plan: "architect" },
+      ).interactionModes,
+    ).toEqual(["plan", "default"]);
   });
 
   it("confines file access to the root", async () => {
@@ -102,9 +125,15 @@ describe("ACP mapping", () => {
       const fs = new ConfinedFileSystem(root);
       expect(await fs.read(path.join(root, "a.txt"), 2, 2)).toBe("2\n3");
       await expect(fs.read("a.txt")).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "invalid_input"));
-      await expect(fs.read(path.join(root, "etc-link/hostname"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "invalid_input"));
-      await expect(fs.read(path.join(root, "missing.txt"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
-      await expect(fs.write(path.join(root, "..", "escape.txt"), "x")).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "invalid_input"));
+      await expect(fs.read(path.join(root, "etc-link/hostname"))).rejects.toSatisfy((error: unknown) =>
+        hasErrorCode(error, "invalid_input"),
+      );
+      await expect(fs.read(path.join(root, "missing.txt"))).rejects.toSatisfy((error: unknown) =>
+        hasErrorCode(error, "not_found"),
+      );
+      await expect(fs.write(path.join(root, "..", "escape.txt"), "x")).rejects.toSatisfy((error: unknown) =>
+        hasErrorCode(error, "invalid_input"),
+      );
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -122,7 +151,14 @@ describe("in-process channel", () => {
         capabilities: {},
         resolveLaunch: () => ({ command: "unused", args: [] }),
       };
-      const instance: ProviderInstanceDescriptor = { id: "inproc", driver: "acp-inproc", displayName: "x", homePath: null, environment: {}, customModels: [] };
+      const instance: ProviderInstanceDescriptor = {
+        id: "inproc",
+        driver: "acp-inproc",
+        displayName: "x",
+        homePath: null,
+        environment: {},
+        customModels: [],
+      };
       const driver = createAcpDriver(flavor, { channelFactory: scriptedAgentChannelFactory({ mcp: { http: false } }) });
       const adapter = await driver.create({ instance, options: {}, context: ctx.context });
       expect(await adapter.probe()).toMatchObject({ executable: true });
@@ -160,13 +196,39 @@ describe("in-process channel", () => {
 });
 
 describe("ACP effort", () => {
-  const select = (category: string, currentValue: string, values: string[]) => ({ id: category, name: category, category, type: "select" as const, currentValue, options: values.map((value) => ({ value, name: value })) });
+  const select = (category: string, currentValue: string, values: string[]) => ({
+    id: category,
+    name: category,
+    category,
+    type: "select" as const,
+    currentValue,
+    options: values.map((value) => ({ value, name: value })),
+  });
 
   it("offers an agent's thought_level values as the efforts of every model it lists", () => {
-    const agent = { configOptions: [select("model", "m1", ["m1", "m2"]), select("thought_level", "medium", ["low", "medium", "high"])], models: null };
+    const agent = {
+      configOptions: [
+        select("model", "m1", ["m1", "m2"]),
+        select("thought_level", "medium", ["low", "medium", "high"]),
+      ],
+      models: null,
+    };
     expect(advertisedModels(agent)).toEqual([
-      { id: "m1", displayName: "m1", isDefault: true, source: "harness_catalog", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
-      { id: "m2", displayName: "m2", source: "harness_catalog", efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+      {
+        id: "m1",
+        displayName: "m1",
+        isDefault: true,
+        source: "harness_catalog",
+        efforts: ["low", "medium", "high"],
+        defaultEffort: "medium",
+      },
+      {
+        id: "m2",
+        displayName: "m2",
+        source: "harness_catalog",
+        efforts: ["low", "medium", "high"],
+        defaultEffort: "medium",
+      },
     ]);
     expect(advertisedEfforts({ configOptions: [select("model", "m1", ["m1"])] })).toEqual({});
   });

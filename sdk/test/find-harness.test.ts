@@ -40,7 +40,10 @@ let env: Record<string, string>;
 /** An npm package with a `bin/acme.js`, as npm lays one out. */
 function writePackage(dir: string, version: string): string {
   mkdirSync(join(dir, "bin"), { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "@acme/cli", version, bin: { acme: "bin/acme.js" } }));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "@acme/cli", version, bin: { acme: "bin/acme.js" } }),
+  );
   // A nested manifest without a name is not the package (npm packages ship these in dist/).
   writeFileSync(join(dir, "bin", "package.json"), JSON.stringify({ type: "module" }));
   const cli = join(dir, "bin", "acme.js");
@@ -84,7 +87,12 @@ describe("findHarness", () => {
     const message = harnessNotFoundMessage(search);
     expect(message).toContain("Acme was not found. Looked for: `acme` on PATH; @acme/cli in the global npm root ");
     expect(message).toContain("Install it: npm i -g @acme/cli, or set the instance's acmePath option.");
-    expect(harnessNotFoundStatus(search)).toMatchObject({ installed: false, executable: false, message, harness: { source: null, location: null, install: "npm i -g @acme/cli" } });
+    expect(harnessNotFoundStatus(search)).toMatchObject({
+      installed: false,
+      executable: false,
+      message,
+      harness: { source: null, location: null, install: "npm i -g @acme/cli" },
+    });
   });
 
   it("takes a command on PATH first, and knows the package an npm bin links into", async () => {
@@ -107,19 +115,34 @@ describe("findHarness", () => {
   it("a native executable on PATH belongs to no package", async () => {
     writeExecutable(join(bin, "acme"));
     const search = await findHarness(SPEC, { env, context, from: from() });
-    expect(search.found).toMatchObject({ source: "path", command: join(bin, "acme"), packageDir: null, packageName: null, packageVersion: null });
+    expect(search.found).toMatchObject({
+      source: "path",
+      command: join(bin, "acme"),
+      packageDir: null,
+      packageName: null,
+      packageVersion: null,
+    });
   });
 
   it("then the global npm root, then the package next to the plugin", async () => {
     writePackage(join(plugin, "node_modules", "@acme", "cli"), "1.4.0");
     const local = await findHarness(SPEC, { env, context, from: from() });
-    expect(local.found).toMatchObject({ source: "local", packageDir: join(plugin, "node_modules", "@acme", "cli"), command: join(plugin, "node_modules", "@acme", "cli", "bin", "acme.js"), packageVersion: "1.4.0" });
+    expect(local.found).toMatchObject({
+      source: "local",
+      packageDir: join(plugin, "node_modules", "@acme", "cli"),
+      command: join(plugin, "node_modules", "@acme", "cli", "bin", "acme.js"),
+      packageVersion: "1.4.0",
+    });
 
     const globalDir = join(prefix, "lib", "node_modules", "@acme", "cli");
     writePackage(globalDir, "1.4.3");
     const global = await findHarness(SPEC, { env, context, from: from() });
     expect(global.found).toMatchObject({ source: "global", packageDir: globalDir, packageVersion: "1.4.3" });
-    expect(global.searched.at(-1)).toEqual({ source: "global", what: `@acme/cli in the global npm root ${join(prefix, "lib", "node_modules")}`, found: globalDir });
+    expect(global.searched.at(-1)).toEqual({
+      source: "global",
+      what: `@acme/cli in the global npm root ${join(prefix, "lib", "node_modules")}`,
+      found: globalDir,
+    });
   });
 
   it("goes on past a place the plugin cannot use, and says why", async () => {
@@ -130,10 +153,16 @@ describe("findHarness", () => {
       env,
       context,
       from: from(),
-      usable: (found) => (found.source === "global" ? "its linux-x64 binary is missing (installed with --omit=optional?)" : null),
+      usable: (found) =>
+        found.source === "global" ? "its linux-x64 binary is missing (installed with --omit=optional?)" : null,
     });
     expect(search.found?.source).toBe("local");
-    expect(search.searched).toContainEqual({ source: "global", what: expect.stringContaining("@acme/cli in the global npm root"), found: globalDir, problem: "its linux-x64 binary is missing (installed with --omit=optional?)" });
+    expect(search.searched).toContainEqual({
+      source: "global",
+      what: expect.stringContaining("@acme/cli in the global npm root"),
+      found: globalDir,
+      problem: "its linux-x64 binary is missing (installed with --omit=optional?)",
+    });
   });
 
   it("a configured executable is the only place tried, found or not", async () => {
@@ -145,7 +174,9 @@ describe("findHarness", () => {
 
     const missing = await findHarness(SPEC, { configured: join(root, "nope"), env, context, from: from() });
     expect(missing.found).toBeNull();
-    expect(harnessNotFoundMessage(missing)).toBe(`Acme was not found at ${join(root, "nope")} (the acmePath option). Fix the option, or remove it to look on PATH and in installed packages (npm i -g @acme/cli).`);
+    expect(harnessNotFoundMessage(missing)).toBe(
+      `Acme was not found at ${join(root, "nope")} (the acmePath option). Fix the option, or remove it to look on PATH and in installed packages (npm i -g @acme/cli).`,
+    );
   });
 
   it("reads the global prefix from the user's .npmrc when npm's environment does not set it", () => {
@@ -162,7 +193,8 @@ describe("harness versions", () => {
     expect(harnessVersionVerdict(SPEC, "1.5.0-beta.1")).toMatchObject({ kind: "untested" });
     expect(harnessVersionVerdict(SPEC, "1.6.0", "/usr/bin/acme")).toEqual({
       kind: "untested",
-      warning: "Acme 1.6.0 (/usr/bin/acme) is outside the versions this plugin was tested with (~1.4.0): it may work; if it misbehaves, install a tested version (npm i -g @acme/cli, at a version in ~1.4.0).",
+      warning:
+        "Acme 1.6.0 (/usr/bin/acme) is outside the versions this plugin was tested with (~1.4.0): it may work; if it misbehaves, install a tested version (npm i -g @acme/cli, at a version in ~1.4.0).",
     });
     expect(harnessVersionVerdict(SPEC, "1.1.9", "/usr/bin/acme")).toEqual({
       kind: "unsupported",
@@ -179,14 +211,33 @@ describe("harness versions", () => {
     const ready = { installed: true, executable: true, authenticated: true, models: [] } as const;
 
     const tested = withHarnessVerdict(search, { ...ready, version: "1.4.2" });
-    expect(tested).toEqual({ ...ready, version: "1.4.2", harness: expect.objectContaining({ source: "path", location: join(bin, "acme"), version: "1.4.2", testedVersions: "~1.4.0", inTestedRange: true }) });
+    expect(tested).toEqual({
+      ...ready,
+      version: "1.4.2",
+      harness: expect.objectContaining({
+        source: "path",
+        location: join(bin, "acme"),
+        version: "1.4.2",
+        testedVersions: "~1.4.0",
+        inTestedRange: true,
+      }),
+    });
     expect(tested.warnings).toBeUndefined();
 
     const untested = withHarnessVerdict(search, { ...ready, version: "1.7.0" });
-    expect(untested).toMatchObject({ executable: true, harness: { inTestedRange: false }, warnings: [expect.stringContaining("Acme 1.7.0")] });
+    expect(untested).toMatchObject({
+      executable: true,
+      harness: { inTestedRange: false },
+      warnings: [expect.stringContaining("Acme 1.7.0")],
+    });
 
     const refused = withHarnessVerdict(search, { ...ready, version: "1.0.0" });
-    expect(refused).toMatchObject({ installed: true, executable: false, message: expect.stringContaining("outside the versions this plugin supports (>=1.2.0)"), harness: { inTestedRange: false } });
+    expect(refused).toMatchObject({
+      installed: true,
+      executable: false,
+      message: expect.stringContaining("outside the versions this plugin supports (>=1.2.0)"),
+      harness: { inTestedRange: false },
+    });
 
     const unknown = withHarnessVerdict(search, { ...ready });
     expect(unknown).toMatchObject({ executable: true, harness: { inTestedRange: null } });

@@ -45,7 +45,10 @@ describe("JsonLinesChannel and JsonRpcPeer over a real process", () => {
     expect(failure).toBeInstanceOf(JsonRpcRequestError);
     expect(failure).toMatchObject({ method: "fail", rpcCode: -32600, message: "no such thing" });
     await new Promise<void>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error("the answer to the harness's request never came back")), 5_000);
+      const deadline = setTimeout(
+        () => reject(new Error("the answer to the harness's request never came back")),
+        5_000,
+      );
       const poll = setInterval(() => {
         if (seen.some((line) => line.startsWith("answered:"))) {
           clearInterval(poll);
@@ -60,10 +63,16 @@ describe("JsonLinesChannel and JsonRpcPeer over a real process", () => {
   });
 
   it("fails pending requests when the harness dies, with its stderr tail, and never throws EPIPE", async () => {
-    const child = node(`process.stderr.write("CODEX_HOME points to /nowhere but that path does not exist\\n"); process.stdin.once("data", () => process.exit(3));`);
+    const child = node(
+      `process.stderr.write("CODEX_HOME points to /nowhere but that path does not exist\\n"); process.stdin.once("data", () => process.exit(3));`,
+    );
     let peer!: JsonRpcPeer;
     const channel = new JsonLinesChannel(child, { label: "dying harness", logger, onMessage: (m) => peer.receive(m) });
-    peer = new JsonRpcPeer(channel, { jsonrpcField: true, onNotification: () => undefined, onRequest: async () => null });
+    peer = new JsonRpcPeer(channel, {
+      jsonrpcField: true,
+      onNotification: () => undefined,
+      onRequest: async () => null,
+    });
     const error = await peer.request("anything").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "session_closed" });
     expect((error as Error).message).toContain("dying harness exited (code 3");

@@ -46,7 +46,10 @@ describe("LocalServerProcess: a harness that serves HTTP on a loopback port", ()
       processes,
       command: process.execPath,
       args: (port) => ["-e", script, String(port)],
-      spawn: { cwd: scratch, env: { KIT_MODE: mode, KIT_MARK: join(scratch, "mark"), KIT_API_TOKEN: "sy_kit-secret-value" } },
+      spawn: {
+        cwd: scratch,
+        env: { KIT_MODE: mode, KIT_MARK: join(scratch, "mark"), KIT_API_TOKEN: "sy_kit-secret-value" },
+      },
       listening: /listening on (http:\/\/\S+)/,
       startupTimeoutMs: extra.startupTimeoutMs ?? 20_000,
       ...(extra.killGraceMs !== undefined ? { killGraceMs: extra.killGraceMs } : {}),
@@ -89,7 +92,10 @@ describe("LocalServerProcess: a harness that serves HTTP on a loopback port", ()
     expect((crashed as Error).message).not.toContain("sy_kit-secret-value");
     const before = spawned.length;
     const silent = await start("silent", { startupTimeoutMs: 500, killGraceMs: 300 }).catch((error: unknown) => error);
-    expect(silent).toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("did not start listening within 500 ms") });
+    expect(silent).toMatchObject({
+      code: "provider_unavailable",
+      message: expect.stringContaining("did not start listening within 500 ms"),
+    });
     expect(spawned.length).toBe(before + 1);
     expect(alive(spawned.at(-1)!)).toBe(false);
   });

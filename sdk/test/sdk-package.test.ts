@@ -34,7 +34,9 @@ describe("@switchyard/sdk", () => {
 
   it("imports only packages it declares, so an installed copy finds them", () => {
     const declared = new Set(Object.keys(manifest.dependencies ?? {}));
-    const used = [...new Set([...bareImports(ENTRIES).keys()].filter((specifier) => !specifier.startsWith("node:")).map(packageOf))].sort();
+    const used = [
+      ...new Set([...bareImports(ENTRIES).keys()].filter((specifier) => !specifier.startsWith("node:")).map(packageOf)),
+    ].sort();
     expect(used).toEqual(["@agentclientprotocol/sdk", "@switchyard/spec", "semver"]);
     for (const name of used) expect(declared.has(name), name).toBe(true);
   });

@@ -71,7 +71,14 @@ import type {
   PluginDefinitionV1,
   PluginManifestV1,
 } from "./v1/driver.js";
-import type { RouteScopeV1, RouteContextV1, RouteCallerV1, RouteRequestV1, PluginRouteV1, PluginRoutesV1 } from "./v1/routes.js";
+import type {
+  RouteScopeV1,
+  RouteContextV1,
+  RouteCallerV1,
+  RouteRequestV1,
+  PluginRouteV1,
+  PluginRoutesV1,
+} from "./v1/routes.js";
 import type {
   ToolKindV1,
   ApprovalKindV1,
@@ -232,7 +239,11 @@ export type RouteContext = RouteContextV1;
 /** The current version of {@link RouteCallerV1}. @experimental */
 export type RouteCaller = RouteCallerV1;
 /** The current version of {@link RouteRequestV1}. @experimental */
-export type RouteRequest<TParams = Record<string, string>, TQuery = Record<string, string>, TBody = Record<string, unknown>> = RouteRequestV1<TParams, TQuery, TBody>;
+export type RouteRequest<
+  TParams = Record<string, string>,
+  TQuery = Record<string, string>,
+  TBody = Record<string, unknown>,
+> = RouteRequestV1<TParams, TQuery, TBody>;
 /** The current version of {@link PluginRouteV1}. @experimental */
 export type PluginRoute<TParams = any, TQuery = any, TBody = any> = PluginRouteV1<TParams, TQuery, TBody>;
 /** The current version of {@link PluginRoutesV1}. @experimental */

@@ -82,11 +82,10 @@ export class UnsupportedCapabilityError extends SwitchyardError {
   readonly capability: CapabilityNameV1;
 
   constructor(capability: CapabilityNameV1, provider: string, message?: string) {
-    super(
-      "unsupported_capability",
-      message ?? `Provider "${provider}" does not support ${capability}.`,
-      { capability, provider },
-    );
+    super("unsupported_capability", message ?? `Provider "${provider}" does not support ${capability}.`, {
+      capability,
+      provider,
+    });
     this.name = "UnsupportedCapabilityError";
     this.capability = capability;
   }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
 
 /** Every module specifier a built JavaScript or declaration file names. */
 export function specifiersIn(file: string): string[] {
@@ -26,8 +27,11 @@ export function bareImports(entries: readonly string[]): Map<string, string[]> {
       if (specifier.startsWith(".")) {
         const target = resolve(dirname(file), specifier);
         const candidates = [target, target.replace(/\.js$/, ".d.ts"), join(target, "index.js")];
-        const next = file.endsWith(".d.ts") ? candidates.find((c) => c.endsWith(".d.ts") && existsSync(c)) ?? target : candidates.find((c) => existsSync(c));
-        if (next === undefined || !existsSync(next)) throw new Error(`${file} imports ${specifier}, which does not exist`);
+        const next = file.endsWith(".d.ts")
+          ? (candidates.find((c) => c.endsWith(".d.ts") && existsSync(c)) ?? target)
+          : candidates.find((c) => existsSync(c));
+        if (next === undefined || !existsSync(next))
+          throw new Error(`${file} imports ${specifier}, which does not exist`);
         queue.push(next);
       } else {
         found.set(specifier, [...(found.get(specifier) ?? []), file]);

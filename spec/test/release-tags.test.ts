@@ -10,7 +10,16 @@ describe("@switchyard/spec release tags", () => {
 
   it("reads every export of the entry, versioned names and current aliases alike", () => {
     const names = exported.map((entry) => entry.name);
-    expect(names).toEqual(expect.arrayContaining(["OrchestrationAdapterV1", "OrchestrationAdapter", "decodeCapabilities", "SwitchyardError", "ERROR_CODES", "SPEC_SEMVER"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "OrchestrationAdapterV1",
+        "OrchestrationAdapter",
+        "decodeCapabilities",
+        "SwitchyardError",
+        "ERROR_CODES",
+        "SPEC_SEMVER",
+      ]),
+    );
     expect(exported.length).toBeGreaterThan(150);
   });
 

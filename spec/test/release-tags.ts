@@ -51,14 +51,16 @@ export function exportsOf(entry: string): TaggedExport[] {
     const declaration =
       own !== undefined && ts.isNamespaceExport(own)
         ? own.parent
-        : ((exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported).declarations ?? []).find(
-            (candidate) => ts.getJSDocTags(candidate).length > 0,
-          ) ?? own;
+        : ((
+            (exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported).declarations ?? []
+          ).find((candidate) => ts.getJSDocTags(candidate).length > 0) ?? own);
     if (declaration === undefined) throw new Error(`${exported.name} has no declaration`);
     return {
       name: exported.name,
       file: relative(ROOT, declaration.getSourceFile().fileName),
-      tags: ts.getJSDocTags(declaration).map((tag) => ({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment)?.trim() ?? "" })),
+      tags: ts
+        .getJSDocTags(declaration)
+        .map((tag) => ({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment)?.trim() ?? "" })),
     };
   });
 }

@@ -28,11 +28,17 @@ describe("@switchyard/spec", () => {
 
   it("names only Node's own types in its declarations", () => {
     const named = [...bareImports([`${SPEC_DIR}/dist/index.d.ts`]).keys()];
-    expect(named.every((specifier) => specifier.startsWith("node:")), named.join(", ")).toBe(true);
+    expect(
+      named.every((specifier) => specifier.startsWith("node:")),
+      named.join(", "),
+    ).toBe(true);
   });
 
   it("exports its types and code from one entry, types first", () => {
-    expect(manifest.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" }, "./package.json": "./package.json" });
+    expect(manifest.exports).toEqual({
+      ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+      "./package.json": "./package.json",
+    });
     expect(manifest.files).toContain("dist");
   });
 });

@@ -9,7 +9,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CURSOR_SDK_VERSION, FakeCursorBackend, findInstalledCursorSdk, loadCursorWireSchemas, parsedShellCommand, type CursorWireSchemas } from "../src/index.js";
+import {
+  CURSOR_SDK_VERSION,
+  FakeCursorBackend,
+  findInstalledCursorSdk,
+  loadCursorWireSchemas,
+  parsedShellCommand,
+  type CursorWireSchemas,
+} from "../src/index.js";
 
 let schemas: CursorWireSchemas;
 let backend: FakeCursorBackend;
@@ -31,7 +38,9 @@ function frame(bytes: Uint8Array): Buffer {
 }
 
 /** Opens `RunSSE` for a request id; resolves with every frame once the stream ends. */
-async function openRun(requestId: string): Promise<{ messages: Record<string, unknown>[]; end: Record<string, unknown> }> {
+async function openRun(
+  requestId: string,
+): Promise<{ messages: Record<string, unknown>[]; end: Record<string, unknown> }> {
   const response = await fetch(`${backend.url}/agent.v1.AgentService/RunSSE`, {
     method: "POST",
     headers: { "content-type": "application/connect+proto" },
@@ -63,14 +72,26 @@ async function append(requestId: string, seq: number, message: Record<string, un
 }
 
 const runRequest = (text: string, conversationId = "agent-wire") => ({
-  runRequest: { action: { userMessageAction: { userMessage: { text } } }, conversationId, requestedModel: { modelId: "fake-model" } },
+  runRequest: {
+    action: { userMessageAction: { userMessage: { text } } },
+    conversationId,
+    requestedModel: { modelId: "fake-model" },
+  },
 });
 
 describe("the fake Cursor backend's schemas", () => {
   it("loads the message types it speaks from the installed SDK, which is the pinned release", () => {
     expect(findInstalledCursorSdk().version).toBe(CURSOR_SDK_VERSION);
     expect(schemas.sdkVersion).toBe(CURSOR_SDK_VERSION);
-    expect([schemas.clientMessage, schemas.serverMessage, schemas.bidiRequestId, schemas.bidiAppendRequest, schemas.errorDetails].map((type) => type.typeName)).toEqual([
+    expect(
+      [
+        schemas.clientMessage,
+        schemas.serverMessage,
+        schemas.bidiRequestId,
+        schemas.bidiAppendRequest,
+        schemas.errorDetails,
+      ].map((type) => type.typeName),
+    ).toEqual([
       "agent.v1.AgentClientMessage",
       "agent.v1.AgentServerMessage",
       "aiserver.v1.BidiRequestId",
@@ -86,7 +107,9 @@ describe("the fake Cursor backend's schemas", () => {
     const dir = join(scratch, "other-release");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "@cursor/sdk", version: "9.9.9" }));
-    expect(() => loadCursorWireSchemas({ sdkPackageDir: dir })).toThrow(/known to match @cursor\/sdk 1\.0\.32, but 9\.9\.9 is installed.*move CURSOR_SDK_VERSION/s);
+    expect(() => loadCursorWireSchemas({ sdkPackageDir: dir })).toThrow(
+      /known to match @cursor\/sdk 1\.0\.32, but 9\.9\.9 is installed.*move CURSOR_SDK_VERSION/s,
+    );
   });
 
   it("refuses a folder that is not the SDK, and a bundle whose layout it cannot read", () => {
@@ -109,12 +132,26 @@ describe("the fake Cursor backend at the wire", () => {
     expect(messages).toEqual([
       { interactionUpdate: { textDelta: { text: "hello wire" } } },
       { conversationCheckpointUpdate: { turns: [expect.any(String)] } },
-      { interactionUpdate: { turnEnded: expect.objectContaining({ inputTokens: expect.any(String), outputTokens: "3" }) } },
+      {
+        interactionUpdate: {
+          turnEnded: expect.objectContaining({ inputTokens: expect.any(String), outputTokens: "3" }),
+        },
+      },
     ]);
     expect(end).toEqual({});
-    const turn = JSON.parse(Buffer.from((messages[1] as { conversationCheckpointUpdate: { turns: string[] } }).conversationCheckpointUpdate.turns[0]!, "base64").toString("utf8"));
+    const turn = JSON.parse(
+      Buffer.from(
+        (messages[1] as { conversationCheckpointUpdate: { turns: string[] } }).conversationCheckpointUpdate.turns[0]!,
+        "base64",
+      ).toString("utf8"),
+    );
     expect(turn).toEqual({ user: "say it @@reply hello wire", steers: [], assistant: "hello wire" });
-    expect(backend.runs.find((run) => run.requestId === "early-1")).toMatchObject({ status: "finished", conversationId: "agent-wire", model: "fake-model", reply: "hello wire" });
+    expect(backend.runs.find((run) => run.requestId === "early-1")).toMatchObject({
+      status: "finished",
+      conversationId: "agent-wire",
+      model: "fake-model",
+      reply: "hello wire",
+    });
   });
 
   it("delivers appends in sequence order even when they overtake each other, and answers a steer", async () => {
@@ -126,12 +163,20 @@ describe("the fake Cursor backend at the wire", () => {
     const record = backend.runs.find((run) => run.requestId === "ordered-1")!;
     expect(record.clientMessages).toEqual(["runRequest"]);
     await append("ordered-1", 1, {
-      conversationAction: { injectContextAction: { injectionId: "inj-1", expectedRunId: "ordered-1", userContext: { userMessage: { text: "a steer", messageId: "m1" } } } },
+      conversationAction: {
+        injectContextAction: {
+          injectionId: "inj-1",
+          expectedRunId: "ordered-1",
+          userContext: { userMessage: { text: "a steer", messageId: "m1" } },
+        },
+      },
     });
     expect(record.clientMessages).toEqual(["runRequest", "conversationAction", "clientHeartbeat"]);
     backend.release("wire-gate");
     const { messages } = await stream;
-    expect(messages[0]).toEqual({ interactionUpdate: { contextInjectionState: { injectionId: "inj-1", state: { delivered: {} } } } });
+    expect(messages[0]).toEqual({
+      interactionUpdate: { contextInjectionState: { injectionId: "inj-1", state: { delivered: {} } } },
+    });
     expect(record.steers).toEqual([{ text: "a steer", injectionId: "inj-1", answer: "delivered" }]);
   });
 
@@ -140,9 +185,16 @@ describe("the fake Cursor backend at the wire", () => {
     await append("shell-1", 0, runRequest("run it @@shell echo a && echo b @@then @@reply said {{output}}"));
     const record = await backend.waitForRun((run) => run.requestId === "shell-1" && run.toolCalls.length === 1);
     expect(record.toolCalls[0]).toMatchObject({ kind: "shell", name: "echo a && echo b", output: null });
-    await append("shell-1", 1, { execClientMessage: { id: 1, shellResult: { success: { command: "echo a && echo b", stdout: "a\nb\n", exitCode: 0 } } } });
+    await append("shell-1", 1, {
+      execClientMessage: {
+        id: 1,
+        shellResult: { success: { command: "echo a && echo b", stdout: "a\nb\n", exitCode: 0 } },
+      },
+    });
     const { messages } = await stream;
-    const exec = messages.find((message) => "execServerMessage" in message) as { execServerMessage: { id: number; shellArgs: Record<string, unknown> } };
+    const exec = messages.find((message) => "execServerMessage" in message) as {
+      execServerMessage: { id: number; shellArgs: Record<string, unknown> };
+    };
     expect(exec.execServerMessage.id).toBe(1);
     expect(exec.execServerMessage.shellArgs).toMatchObject({
       command: "echo a && echo b",
@@ -154,7 +206,11 @@ describe("the fake Cursor backend at the wire", () => {
         ],
       },
     });
-    expect(messages.map((message) => Object.keys((message as { interactionUpdate?: object }).interactionUpdate ?? message)[0])).toEqual([
+    expect(
+      messages.map(
+        (message) => Object.keys((message as { interactionUpdate?: object }).interactionUpdate ?? message)[0],
+      ),
+    ).toEqual([
       "toolCallStarted",
       "execServerMessage",
       "toolCallCompleted",
@@ -176,7 +232,9 @@ describe("the fake Cursor backend at the wire", () => {
       const error = end["error"] as { code: string; message: string; details: { type: string; value: string }[] };
       expect(error).toMatchObject({ code, message: `broke with ${status}` });
       expect(error.details[0]!.type).toBe("aiserver.v1.ErrorDetails");
-      const detail = schemas.errorDetails.fromBinary(Buffer.from(error.details[0]!.value, "base64")).toJson() as { details?: { isRetryable?: boolean } };
+      const detail = schemas.errorDetails.fromBinary(Buffer.from(error.details[0]!.value, "base64")).toJson() as {
+        details?: { isRetryable?: boolean };
+      };
       expect(detail.details?.isRetryable ?? false).toBe(retryable);
     }
   });
@@ -200,6 +258,11 @@ describe("the fake Cursor backend at the wire", () => {
 
 describe("parsedShellCommand", () => {
   it("splits on the shell's list and pipe operators and words on whitespace", () => {
-    expect(parsedShellCommand("sleep 45; echo x | tr a b || true").simpleCommands).toEqual(["sleep 45", "echo x", "tr a b", "true"]);
+    expect(parsedShellCommand("sleep 45; echo x | tr a b || true").simpleCommands).toEqual([
+      "sleep 45",
+      "echo x",
+      "tr a b",
+      "true",
+    ]);
   });
 });

@@ -33,9 +33,13 @@ async function startEchoMcpServer(): Promise<{ url: string; methods: string[]; c
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { method?: string };
       if (body.method) methods.push(body.method);
       const mcp = new McpServer({ name: "probe", version: "1.0.0" });
-      mcp.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, ({ text }) => ({
-        content: [{ type: "text", text: `MCP-ECHO:${text}` }],
-      }));
+      mcp.registerTool(
+        "echo",
+        { description: "Echo the text back", inputSchema: { text: z.string() } },
+        ({ text }) => ({
+          content: [{ type: "text", text: `MCP-ECHO:${text}` }],
+        }),
+      );
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on("close", () => {
         void transport.close();
@@ -102,7 +106,9 @@ describe("Codex CLI against the scripted model server", () => {
   it("completes a text turn", async () => {
     const { exit, events } = await runCodex("hello from the lab");
     expect(exit.code).toBe(0);
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["thread.started", "turn.started", "turn.completed"]));
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["thread.started", "turn.started", "turn.completed"]),
+    );
     expect(completedItems(events, "agent_message").map((i) => i["text"])).toEqual(["PONG"]);
 
     const request = await server.waitForRequest((r) => r.api === "openai-responses");
@@ -113,7 +119,8 @@ describe("Codex CLI against the scripted model server", () => {
   });
 
   it("reads directives after a prepended <switchyard_instructions> block", async () => {
-    const prompt = "<switchyard_instructions>\nYou are a child thread. Example: @@reply wrong\n</switchyard_instructions>\n\ntask @@reply right";
+    const prompt =
+      "<switchyard_instructions>\nYou are a child thread. Example: @@reply wrong\n</switchyard_instructions>\n\ntask @@reply right";
     const { events } = await runCodex(prompt);
     expect(completedItems(events, "agent_message").map((i) => i["text"])).toEqual(["right"]);
     const request = await server.waitForRequest((r) => r.api === "openai-responses");
@@ -124,7 +131,9 @@ describe("Codex CLI against the scripted model server", () => {
     const { exit, events } = await runCodex("go @@shell echo hi-from-codex-shell");
     expect(exit.code).toBe(0);
     expect(completedItems(events, "command_execution")[0]).toMatchObject({ exit_code: 0 });
-    expect(completedItems(events, "agent_message").at(-1)?.["text"]).toBe("DONE after exec_command: hi-from-codex-shell");
+    expect(completedItems(events, "agent_message").at(-1)?.["text"]).toBe(
+      "DONE after exec_command: hi-from-codex-shell",
+    );
     const result = await server.waitForRequest((r) => r.toolResult?.toolName === "exec_command");
     expect(result.toolResult?.snippet).toBe("hi-from-codex-shell");
   });
@@ -138,7 +147,9 @@ describe("Codex CLI against the scripted model server", () => {
       status: "completed",
       result: { content: [{ type: "text", text: "MCP-ECHO:hi-codex" }] },
     });
-    expect(completedItems(events, "agent_message").at(-1)?.["text"]).toBe("DONE after mcp__probe__echo: MCP-ECHO:hi-codex");
+    expect(completedItems(events, "agent_message").at(-1)?.["text"]).toBe(
+      "DONE after mcp__probe__echo: MCP-ECHO:hi-codex",
+    );
 
     const offered = await server.waitForRequest((r) => r.stepIndex === 0 && r.api === "openai-responses");
     expect(offered.tools).toContainEqual(expect.objectContaining({ name: "echo", namespace: "mcp__probe" }));

@@ -32,9 +32,13 @@ async function startEchoMcpServer(): Promise<{ url: string; methods: string[]; c
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { method?: string };
       if (body.method) methods.push(body.method);
       const mcp = new McpServer({ name: "probe", version: "1.0.0" });
-      mcp.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, ({ text }) => ({
-        content: [{ type: "text", text: `MCP-ECHO:${text}` }],
-      }));
+      mcp.registerTool(
+        "echo",
+        { description: "Echo the text back", inputSchema: { text: z.string() } },
+        ({ text }) => ({
+          content: [{ type: "text", text: `MCP-ECHO:${text}` }],
+        }),
+      );
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on("close", () => {
         void transport.close();

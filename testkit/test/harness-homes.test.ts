@@ -64,7 +64,10 @@ describe("harness homes", () => {
 
   it("Codex: config.toml with a custom responses provider, MCP servers and a bearer env var", async () => {
     const home = track(
-      await createCodexHome({ modelServerUrl: `${SERVER}/v1`, mcpServers: { "my-probe": { url: "http://127.0.0.1:9/mcp", bearerToken: "tok" } } }),
+      await createCodexHome({
+        modelServerUrl: `${SERVER}/v1`,
+        mcpServers: { "my-probe": { url: "http://127.0.0.1:9/mcp", bearerToken: "tok" } },
+      }),
     );
     expect(home.env["CODEX_HOME"]).toBe(home.home);
     expect(home.env[home.apiKeyEnvVar]).toMatch(/dummy/);
@@ -76,7 +79,9 @@ describe("harness homes", () => {
     expect(toml).toContain(`base_url = "${SERVER}/v1"`);
     expect(toml).toContain('wire_api = "responses"');
     expect(toml).toContain(`env_key = "${home.apiKeyEnvVar}"`);
-    expect(toml).toContain('[mcp_servers.my-probe]\nurl = "http://127.0.0.1:9/mcp"\ndefault_tools_approval_mode = "approve"');
+    expect(toml).toContain(
+      '[mcp_servers.my-probe]\nurl = "http://127.0.0.1:9/mcp"\ndefault_tools_approval_mode = "approve"',
+    );
     expect(toml).toContain('bearer_token_env_var = "SWITCHYARD_MCP_TOKEN_MY_PROBE"');
     expect(home.env["SWITCHYARD_MCP_TOKEN_MY_PROBE"]).toBe("tok");
     expect(home.execArgs("hi")).toEqual(["exec", "--skip-git-repo-check", "--json", "hi"]);
@@ -90,7 +95,11 @@ describe("harness homes", () => {
     const models = JSON.parse(await readFile(join(chat.home, "models.json"), "utf8")) as {
       providers: Record<string, { baseUrl: string; api: string; apiKey: string }>;
     };
-    expect(models.providers["fake"]).toMatchObject({ baseUrl: `${SERVER}/v1`, api: "openai-completions", apiKey: expect.any(String) });
+    expect(models.providers["fake"]).toMatchObject({
+      baseUrl: `${SERVER}/v1`,
+      api: "openai-completions",
+      apiKey: expect.any(String),
+    });
     const settings = JSON.parse(await readFile(join(chat.home, "settings.json"), "utf8")) as Record<string, unknown>;
     expect(settings["retry"]).toEqual({ enabled: false });
 
@@ -103,7 +112,12 @@ describe("harness homes", () => {
   });
 
   it("Claude: env for offline use, IS_SANDBOX as root, an --mcp-config file", async () => {
-    const home = track(await createClaudeHome({ modelServerUrl: `${SERVER}/v1`, mcpServers: { probe: { url: "http://127.0.0.1:9/mcp", bearerToken: "t" } } }));
+    const home = track(
+      await createClaudeHome({
+        modelServerUrl: `${SERVER}/v1`,
+        mcpServers: { probe: { url: "http://127.0.0.1:9/mcp", bearerToken: "t" } },
+      }),
+    );
     expect(home.env).toMatchObject({
       CLAUDE_CONFIG_DIR: home.home,
       ANTHROPIC_BASE_URL: SERVER,
@@ -113,12 +127,16 @@ describe("harness homes", () => {
     });
     expect(home.env["IS_SANDBOX"]).toBe(process.getuid?.() === 0 ? "1" : undefined);
     const mcp = JSON.parse(await readFile(home.mcpConfigPath ?? "", "utf8")) as unknown;
-    expect(mcp).toEqual({ mcpServers: { probe: { type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer t" } } } });
+    expect(mcp).toEqual({
+      mcpServers: { probe: { type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer t" } } },
+    });
     expect(home.args).toEqual(expect.arrayContaining(["--strict-mcp-config", "--allowedTools", "Bash,mcp__probe"]));
   });
 
   it("OpenCode: OPENCODE_CONFIG_CONTENT with the fake provider and remote MCP", async () => {
-    const home = track(await createOpenCodeHome({ modelServerUrl: SERVER, mcpServers: { probe: { url: "http://127.0.0.1:9/mcp" } } }));
+    const home = track(
+      await createOpenCodeHome({ modelServerUrl: SERVER, mcpServers: { probe: { url: "http://127.0.0.1:9/mcp" } } }),
+    );
     const config = JSON.parse(home.env["OPENCODE_CONFIG_CONTENT"] ?? "{}") as Record<string, unknown>;
     expect(config).toMatchObject({
       provider: { fake: { npm: "@ai-sdk/openai-compatible", options: { baseURL: `${SERVER}/v1` } } },
@@ -130,7 +148,9 @@ describe("harness homes", () => {
   });
 
   it("Gemini: settings.json with API-key auth and trusted HTTP MCP servers", async () => {
-    const home = track(await createGeminiHome({ modelServerUrl: SERVER, mcpServers: { probe: { url: "http://127.0.0.1:9/mcp" } } }));
+    const home = track(
+      await createGeminiHome({ modelServerUrl: SERVER, mcpServers: { probe: { url: "http://127.0.0.1:9/mcp" } } }),
+    );
     expect(home.settingsPath).toBe(join(home.home, ".gemini", "settings.json"));
     const settings = JSON.parse(await readFile(home.settingsPath, "utf8")) as Record<string, unknown>;
     expect(settings).toMatchObject({
@@ -171,7 +191,11 @@ describe("resolveHarnessBinary", () => {
     expect(resolveHarnessBinary("gemini").env).toEqual({ GEMINI_CLI_NO_RELAUNCH: "true" });
     // codex-acp 2.x is a Node package (it runs the Codex app-server it resolves).
     const acp = resolveHarnessBinary("codex-acp");
-    expect(acp).toMatchObject({ native: false, command: process.execPath, packageName: "@agentclientprotocol/codex-acp" });
+    expect(acp).toMatchObject({
+      native: false,
+      command: process.execPath,
+      packageName: "@agentclientprotocol/codex-acp",
+    });
     expect(acp.args[0]).toMatch(/codex-acp[/\\]dist[/\\]index\.js$/);
   });
 

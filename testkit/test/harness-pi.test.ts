@@ -14,7 +14,14 @@ import {
 } from "../src/index.js";
 import type { HarnessBinary, HarnessProcess, PiApi, PiHome } from "../src/index.js";
 
-type PiEvent = { type: string; id?: string; command?: string; success?: boolean; data?: Record<string, unknown>; [key: string]: unknown };
+type PiEvent = {
+  type: string;
+  id?: string;
+  command?: string;
+  success?: boolean;
+  data?: Record<string, unknown>;
+  [key: string]: unknown;
+};
 
 let server: ScriptedModelServer;
 let pi: HarnessBinary;
@@ -41,7 +48,11 @@ async function piHome(api?: PiApi): Promise<PiHome> {
 
 /** Starts `pi --mode rpc` and waits until it answers `get_state` (Pi prints nothing when ready). */
 async function startRpc(home: PiHome): Promise<HarnessProcess> {
-  const proc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], { cwd: home.cwd, env: home.env, stdin: "pipe" });
+  const proc = spawnHarness(pi, [...home.args, "--mode", "rpc", "--no-session"], {
+    cwd: home.cwd,
+    env: home.env,
+    stdin: "pipe",
+  });
   const ready = proc.waitForJsonLine<PiEvent>((e) => e.type === "response" && e.id === "ready");
   proc.writeLine({ id: "ready", type: "get_state" });
   await ready;
@@ -64,7 +75,10 @@ function collect(proc: HarnessProcess): PiEvent[] {
 describe("Pi against the scripted model server", () => {
   it("completes a text turn with pi -p", async () => {
     const home = await piHome();
-    const exit = await runHarness(pi, [...home.args, "--no-session", "-p", "hello from the lab"], { cwd: home.cwd, env: home.env });
+    const exit = await runHarness(pi, [...home.args, "--no-session", "-p", "hello from the lab"], {
+      cwd: home.cwd,
+      env: home.env,
+    });
     expect(exit.code).toBe(0);
     expect(exit.stdout.trim()).toBe("PONG");
     const request = await server.waitForRequest((r) => r.api === "openai-chat-completions");

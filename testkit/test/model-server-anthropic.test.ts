@@ -16,8 +16,14 @@ const post = (path: string, body: unknown): Promise<Response> =>
     body: JSON.stringify({ model: "claude-fake", max_tokens: 1000, ...(body as object) }),
   });
 
-const bash = { name: "Bash", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } };
-const mcpEcho = { name: "mcp__probe__echo", input_schema: { type: "object", properties: { text: { type: "string" } } } };
+const bash = {
+  name: "Bash",
+  input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+};
+const mcpEcho = {
+  name: "mcp__probe__echo",
+  input_schema: { type: "object", properties: { text: { type: "string" } } },
+};
 
 describe("Anthropic Messages API", () => {
   it("streams message_start … message_stop for text (with ?beta=true)", async () => {
@@ -25,7 +31,15 @@ describe("Anthropic Messages API", () => {
       await post("/v1/messages?beta=true", {
         stream: true,
         system: [{ type: "text", text: "You are Claude Code. @@reply not this" }],
-        messages: [{ role: "user", content: [{ type: "text", text: "<system-reminder>ctx</system-reminder>" }, { type: "text", text: "hi" }] }],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "<system-reminder>ctx</system-reminder>" },
+              { type: "text", text: "hi" },
+            ],
+          },
+        ],
       }),
     );
     expect(events.map((e) => e.event)).toEqual([
@@ -48,8 +62,12 @@ describe("Anthropic Messages API", () => {
 
   it("streams tool_use with input_json_delta and reads tool_result back", async () => {
     const user = { role: "user", content: 'go @@tool echo {"text":"yo"}' };
-    const events = await readSseJson(await post("/v1/messages", { stream: true, messages: [user], tools: [bash, mcpEcho] }));
-    const start = events.find((e) => e.event === "content_block_start")?.data as { content_block: Record<string, unknown> };
+    const events = await readSseJson(
+      await post("/v1/messages", { stream: true, messages: [user], tools: [bash, mcpEcho] }),
+    );
+    const start = events.find((e) => e.event === "content_block_start")?.data as {
+      content_block: Record<string, unknown>;
+    };
     expect(start.content_block).toMatchObject({ type: "tool_use", name: "mcp__probe__echo", input: {} });
     expect(String(start.content_block["id"])).toMatch(/^toolu_/);
     const json = events
@@ -89,7 +107,9 @@ describe("Anthropic Messages API", () => {
   });
 
   it("maps @@shell to Claude's Bash", async () => {
-    const body = (await (await post("/v1/messages", { messages: [{ role: "user", content: "@@shell pwd" }], tools: [bash] })).json()) as {
+    const body = (await (
+      await post("/v1/messages", { messages: [{ role: "user", content: "@@shell pwd" }], tools: [bash] })
+    ).json()) as {
       content: Array<Record<string, unknown>>;
       stop_reason: string;
     };
@@ -107,7 +127,9 @@ describe("Anthropic Messages API", () => {
     const http = await post("/v1/messages", { stream: true, messages: [{ role: "user", content: "@@fail 529 busy" }] });
     expect(http.status).toBe(529);
     expect(await http.json()).toEqual({ type: "error", error: { type: "overloaded_error", message: "busy" } });
-    const events = await readSseJson(await post("/v1/messages", { stream: true, messages: [{ role: "user", content: "@@fail stream nope" }] }));
+    const events = await readSseJson(
+      await post("/v1/messages", { stream: true, messages: [{ role: "user", content: "@@fail stream nope" }] }),
+    );
     expect(events.map((e) => e.event)).toEqual(["message_start", "error"]);
   });
 });

@@ -20,7 +20,10 @@ type Chunk = { choices: Array<{ delta: Record<string, unknown>; finish_reason: s
 
 const bashTool = {
   type: "function",
-  function: { name: "bash", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
+  function: {
+    name: "bash",
+    parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  },
 };
 
 describe("OpenAI Chat Completions API", () => {
@@ -54,7 +57,9 @@ describe("OpenAI Chat Completions API", () => {
     const user = { role: "user", content: "go @@shell echo hi @@then @@reply got {{output}} from {{tool}}" };
     const events = await readSseJson(await post({ stream: true, messages: [user], tools: [bashTool] }));
     const chunks = events.filter((e) => e.data !== "[DONE]").map((e) => e.data as Chunk);
-    const calls = chunks.flatMap((c) => (c.choices[0]?.delta["tool_calls"] as Array<Record<string, unknown>> | undefined) ?? []);
+    const calls = chunks.flatMap(
+      (c) => (c.choices[0]?.delta["tool_calls"] as Array<Record<string, unknown>> | undefined) ?? [],
+    );
     expect(calls[0]).toMatchObject({ index: 0, type: "function", function: { name: "bash", arguments: "" } });
     const args = calls.map((c) => (c["function"] as { arguments?: string }).arguments ?? "").join("");
     expect(JSON.parse(args)).toEqual({ command: "echo hi" });
@@ -67,7 +72,11 @@ describe("OpenAI Chat Completions API", () => {
         tools: [bashTool],
         messages: [
           user,
-          { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "bash", arguments: args } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id, type: "function", function: { name: "bash", arguments: args } }],
+          },
           { role: "tool", tool_call_id: id, content: "hi\n" },
         ],
       }),
@@ -95,7 +104,9 @@ describe("OpenAI Chat Completions API", () => {
   it("fails with an HTTP status or an in-stream error record", async () => {
     const http = await post({ stream: true, messages: [{ role: "user", content: "@@fail 429 slow down" }] });
     expect(http.status).toBe(429);
-    const events = await readSseJson(await post({ stream: true, messages: [{ role: "user", content: "@@fail stream broken" }] }));
+    const events = await readSseJson(
+      await post({ stream: true, messages: [{ role: "user", content: "@@fail stream broken" }] }),
+    );
     expect(events.at(-1)?.data).toMatchObject({ error: { message: "broken" } });
     expect(events.some((e) => e.data === "[DONE]")).toBe(false);
   });

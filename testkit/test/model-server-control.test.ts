@@ -15,7 +15,10 @@ const bash = {
 };
 
 /** One chat request; returns the concatenated text, or the tool call, of the answer. */
-async function chat(messages: unknown[], init: RequestInit = {}): Promise<{ text: string; toolCall?: { id: string; name: string; arguments: string } }> {
+async function chat(
+  messages: unknown[],
+  init: RequestInit = {},
+): Promise<{ text: string; toolCall?: { id: string; name: string; arguments: string } }> {
   const response = await fetch(`${server.openAiBaseUrl}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -28,7 +31,10 @@ async function chat(messages: unknown[], init: RequestInit = {}): Promise<{ text
     if (event.data === "[DONE]") continue;
     const delta = (event.data as { choices: Array<{ delta: Record<string, unknown> }> }).choices[0]?.delta ?? {};
     if (typeof delta["content"] === "string") text += delta["content"];
-    for (const call of (delta["tool_calls"] as Array<{ id?: string; function: { name?: string; arguments?: string } }>) ?? []) {
+    for (const call of (delta["tool_calls"] as Array<{
+      id?: string;
+      function: { name?: string; arguments?: string };
+    }>) ?? []) {
       toolCall ??= { id: call.id ?? "", name: call.function.name ?? "", arguments: "" };
       toolCall.arguments += call.function.arguments ?? "";
     }
@@ -45,7 +51,11 @@ describe("programmatic scripts", () => {
     expect(first.toolCall).toMatchObject({ name: "bash", arguments: '{"command":"echo deployed"}' });
     const second = await chat([
       user("please deploy"),
-      { role: "assistant", content: null, tool_calls: [{ id: first.toolCall?.id, type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: first.toolCall?.id, type: "function", function: { name: "bash", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: first.toolCall?.id, content: "deployed\n" },
     ]);
     expect(second.text).toBe("result: deployed via bash");
@@ -73,7 +83,12 @@ describe("programmatic scripts", () => {
   it("does not spend queued responses on side calls", async () => {
     server.enqueue({ reply: "for the turn" });
     // OpenCode's title request: no tools, a title-generator system prompt.
-    const body = { model: "m", stream: true, tools: [], messages: [{ role: "system", content: "You are a title generator." }, user("hi")] };
+    const body = {
+      model: "m",
+      stream: true,
+      tools: [],
+      messages: [{ role: "system", content: "You are a title generator." }, user("hi")],
+    };
     await chat([], { body: JSON.stringify(body) });
     expect(server.requests.at(-1)?.sideCall).toBe(true);
     expect(server.queued).toBe(1);
@@ -113,7 +128,9 @@ describe("timing, holds and failures", () => {
     const future = server.waitForRequest((r) => r.userText === "two");
     await chat([user("two")]);
     await expect(future).resolves.toMatchObject({ seq: 2 });
-    await expect(server.waitForRequest((r) => r.userText === "three", 50)).rejects.toThrow(/No matching model request.*\n.*user="one"/);
+    await expect(server.waitForRequest((r) => r.userText === "three", 50)).rejects.toThrow(
+      /No matching model request.*\n.*user="one"/,
+    );
   });
 
   it("reports script errors in the reply", async () => {
@@ -122,11 +139,18 @@ describe("timing, holds and failures", () => {
 
   it("uses custom default replies", async () => {
     await server.close();
-    server = await ScriptedModelServer.start({ defaultReply: (c) => `ACK ${c.turn.userText}`, afterToolReply: (c) => `AFTER ${c.toolResult?.snippet}` });
+    server = await ScriptedModelServer.start({
+      defaultReply: (c) => `ACK ${c.turn.userText}`,
+      afterToolReply: (c) => `AFTER ${c.toolResult?.snippet}`,
+    });
     expect((await chat([user("hi")])).text).toBe("ACK hi");
     const after = await chat([
       user("@@shell true"),
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "ok" },
     ]);
     expect(after.text).toBe("AFTER ok");

@@ -16,17 +16,26 @@ const post = (path: string, body: unknown): Promise<Response> =>
     body: JSON.stringify(body),
   });
 
-const sessionContext = { role: "user", parts: [{ text: "<session_context>\nThis is the Gemini CLI.\n</session_context>" }] };
+const sessionContext = {
+  role: "user",
+  parts: [{ text: "<session_context>\nThis is the Gemini CLI.\n</session_context>" }],
+};
 const tools = [
   {
     functionDeclarations: [
-      { name: "run_shell_command", parametersJsonSchema: { type: "object", properties: { command: { type: "string" } } } },
+      {
+        name: "run_shell_command",
+        parametersJsonSchema: { type: "object", properties: { command: { type: "string" } } },
+      },
       { name: "mcp_probe_echo", parametersJsonSchema: { type: "object", properties: { text: { type: "string" } } } },
     ],
   },
 ];
 
-type Chunk = { candidates: Array<{ content: { parts: Array<Record<string, unknown>> }; finishReason?: string }>; usageMetadata?: unknown };
+type Chunk = {
+  candidates: Array<{ content: { parts: Array<Record<string, unknown>> }; finishReason?: string }>;
+  usageMetadata?: unknown;
+};
 
 describe("Gemini API", () => {
   it("answers the router side call with schema-typed JSON", async () => {
@@ -50,12 +59,17 @@ describe("Gemini API", () => {
 
   it("streams text as data-only SSE with finishReason and usage on the last chunk", async () => {
     const response = await post("gemini-x:streamGenerateContent?alt=sse", {
-      contents: [sessionContext, { role: "user", parts: [{ text: "hello @@reply a fairly long reply that spans chunks" }] }],
+      contents: [
+        sessionContext,
+        { role: "user", parts: [{ text: "hello @@reply a fairly long reply that spans chunks" }] },
+      ],
     });
     const events = await readSseJson(response);
     expect(events.every((e) => e.event === undefined)).toBe(true);
     const chunks = events.map((e) => e.data as Chunk);
-    expect(chunks.map((c) => c.candidates[0]?.content.parts[0]?.["text"]).join("")).toBe("a fairly long reply that spans chunks");
+    expect(chunks.map((c) => c.candidates[0]?.content.parts[0]?.["text"]).join("")).toBe(
+      "a fairly long reply that spans chunks",
+    );
     expect(chunks.at(-1)?.candidates[0]?.finishReason).toBe("STOP");
     expect(chunks.at(-1)?.usageMetadata).toBeDefined();
     expect(server.requests.at(-1)?.userText).toBe("hello @@reply a fairly long reply that spans chunks");
@@ -63,9 +77,14 @@ describe("Gemini API", () => {
 
   it("calls a function and reads the functionResponse (untrusted_context wrapper) back", async () => {
     const user = { role: "user", parts: [{ text: 'go @@tool echo {"text":"g"}' }] };
-    const first = (await readSseJson(await post("gemini-x:streamGenerateContent?alt=sse", { contents: [sessionContext, user], tools })))
-      .map((e) => e.data as Chunk);
-    expect(first[0]?.candidates[0]?.content.parts[0]).toEqual({ functionCall: { name: "mcp_probe_echo", args: { text: "g" } } });
+    const first = (
+      await readSseJson(
+        await post("gemini-x:streamGenerateContent?alt=sse", { contents: [sessionContext, user], tools }),
+      )
+    ).map((e) => e.data as Chunk);
+    expect(first[0]?.candidates[0]?.content.parts[0]).toEqual({
+      functionCall: { name: "mcp_probe_echo", args: { text: "g" } },
+    });
 
     const second = (
       await readSseJson(
@@ -91,7 +110,9 @@ describe("Gemini API", () => {
         }),
       )
     ).map((e) => e.data as Chunk);
-    expect(second.map((c) => c.candidates[0]?.content.parts[0]?.["text"]).join("")).toBe("DONE after mcp_probe_echo: MCP-ECHO:g");
+    expect(second.map((c) => c.candidates[0]?.content.parts[0]?.["text"]).join("")).toBe(
+      "DONE after mcp_probe_echo: MCP-ECHO:g",
+    );
   });
 
   it("maps @@shell to run_shell_command and streams a JSON array without alt=sse", async () => {
@@ -100,11 +121,15 @@ describe("Gemini API", () => {
       tools,
     });
     const body = (await response.json()) as Chunk[];
-    expect(body[0]?.candidates[0]?.content.parts[0]).toEqual({ functionCall: { name: "run_shell_command", args: { command: "ls" } } });
+    expect(body[0]?.candidates[0]?.content.parts[0]).toEqual({
+      functionCall: { name: "run_shell_command", args: { command: "ls" } },
+    });
   });
 
   it("fails with a Gemini error body", async () => {
-    const response = await post("gemini-x:generateContent", { contents: [{ role: "user", parts: [{ text: "@@fail 400 bad" }] }] });
+    const response = await post("gemini-x:generateContent", {
+      contents: [{ role: "user", parts: [{ text: "@@fail 400 bad" }] }],
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: { code: 400, message: "bad", status: "INVALID_ARGUMENT" } });
   });

@@ -23,7 +23,9 @@ const codexTools = [
   {
     type: "namespace",
     name: "mcp__probe",
-    tools: [{ type: "function", name: "echo", parameters: { type: "object", properties: { text: { type: "string" } } } }],
+    tools: [
+      { type: "function", name: "echo", parameters: { type: "object", properties: { text: { type: "string" } } } },
+    ],
   },
 ];
 
@@ -44,11 +46,19 @@ describe("OpenAI Responses API", () => {
       "response.output_item.done",
       "response.completed",
     ]);
-    expect(events.map((e) => (e.data as { sequence_number: number }).sequence_number)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    const completed = events.at(-1)?.data as { response: { status: string; output: unknown[]; usage: { total_tokens: number } } };
+    expect(events.map((e) => (e.data as { sequence_number: number }).sequence_number)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8,
+    ]);
+    const completed = events.at(-1)?.data as {
+      response: { status: string; output: unknown[]; usage: { total_tokens: number } };
+    };
     expect(completed.response.status).toBe("completed");
     expect(completed.response.output).toEqual([
-      expect.objectContaining({ type: "message", role: "assistant", content: [{ type: "output_text", text: "PONG", annotations: [] }] }),
+      expect.objectContaining({
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "PONG", annotations: [] }],
+      }),
     ]);
     expect(completed.response.usage.total_tokens).toBeGreaterThan(0);
   });
@@ -57,7 +67,12 @@ describe("OpenAI Responses API", () => {
     const script = userMessage('go @@tool echo {"text":"hi"}');
     const first = await readSseJson(await post({ stream: true, input: [script], tools: codexTools }));
     const done = first.find((e) => e.event === "response.output_item.done")?.data as { item: Record<string, unknown> };
-    expect(done.item).toMatchObject({ type: "function_call", name: "echo", namespace: "mcp__probe", arguments: '{"text":"hi"}' });
+    expect(done.item).toMatchObject({
+      type: "function_call",
+      name: "echo",
+      namespace: "mcp__probe",
+      arguments: '{"text":"hi"}',
+    });
     expect(first.map((e) => e.event)).toContain("response.function_call_arguments.delta");
 
     const callId = String(done.item["call_id"]);
@@ -84,13 +99,17 @@ describe("OpenAI Responses API", () => {
   });
 
   it("maps @@shell to Codex's exec_command", async () => {
-    const events = await readSseJson(await post({ stream: true, input: [userMessage("run @@shell echo hi")], tools: codexTools }));
+    const events = await readSseJson(
+      await post({ stream: true, input: [userMessage("run @@shell echo hi")], tools: codexTools }),
+    );
     const done = events.find((e) => e.event === "response.output_item.done")?.data as { item: Record<string, unknown> };
     expect(done.item).toMatchObject({ name: "exec_command", arguments: '{"cmd":"echo hi"}' });
   });
 
   it("says so when the scripted tool is not offered", async () => {
-    const events = await readSseJson(await post({ stream: true, input: [userMessage("@@tool nope {}")], tools: codexTools }));
+    const events = await readSseJson(
+      await post({ stream: true, input: [userMessage("@@tool nope {}")], tools: codexTools }),
+    );
     const text = events.find((e) => e.event === "response.output_text.done")?.data as { text: string };
     expect(text.text).toBe("TOOL NOT OFFERED: nope. Offered: exec_command, mcp__probe__echo");
   });

@@ -37,11 +37,17 @@ describe("parseScript", () => {
   it("splits steps on each action and on @@then", () => {
     const parsed = parseScript('@@tool echo {"text":"x"} @@reply got {{output}}');
     expect(parsed?.steps).toEqual([{ tool: "echo", args: { text: "x" } }, { reply: "got {{output}}" }]);
-    expect(parseScript("@@wait 50 @@then @@hold g1 @@echo")?.steps).toEqual([{ waitMs: 50 }, { hold: "g1", echo: true }]);
+    expect(parseScript("@@wait 50 @@then @@hold g1 @@echo")?.steps).toEqual([
+      { waitMs: 50 },
+      { hold: "g1", echo: true },
+    ]);
   });
 
   it("ends line arguments at the end of the line", () => {
-    expect(parseScript("@@shell ls -la\n@@reply done\nsome prose")?.steps).toEqual([{ shell: "ls -la" }, { reply: "done" }]);
+    expect(parseScript("@@shell ls -la\n@@reply done\nsome prose")?.steps).toEqual([
+      { shell: "ls -la" },
+      { reply: "done" },
+    ]);
   });
 
   it("parses @@fail with optional stream flag and status", () => {
@@ -76,7 +82,8 @@ describe("cleanUserText", () => {
 
   it("reads what follows Claude Code's interrupt marker as the request (the interrupted prompt is merged before it)", () => {
     // The next prompt after an interrupt, as Claude Code 2.1.332 sends it: one user message.
-    const merged = "<system-reminder>x</system-reminder>\nfirst @@hold g1 @@reply never\n\n[Request interrupted by user]\n\nafter @@reply second";
+    const merged =
+      "<system-reminder>x</system-reminder>\nfirst @@hold g1 @@reply never\n\n[Request interrupted by user]\n\nafter @@reply second";
     expect(cleanUserText(merged)).toBe("after @@reply second");
     expect(parseScript(cleanUserText(merged))?.steps).toEqual([{ reply: "second" }]);
     expect(cleanUserText("[Request interrupted by user for tool use]")).toBe("");
@@ -103,7 +110,12 @@ describe("resolveTurn", () => {
     expect(turn.userText).toBe("new @@shell ls @@then @@reply done");
     expect(turn.stepIndex).toBe(1);
     expect(turn.trailingToolResults).toEqual([
-      { toolName: "exec_command", callId: "c1", output: "Wall time: 0.1 seconds\nOutput:\nfile-a\n", snippet: "file-a" },
+      {
+        toolName: "exec_command",
+        callId: "c1",
+        output: "Wall time: 0.1 seconds\nOutput:\nfile-a\n",
+        snippet: "file-a",
+      },
     ]);
   });
 
@@ -119,9 +131,17 @@ describe("resolveTurn", () => {
 
 describe("toolOutputSnippet", () => {
   it("unwraps Gemini and Codex wrappers", () => {
-    expect(toolOutputSnippet('{"output":"<untrusted_context>\\nMCP-ECHO:hi\\n</untrusted_context>"}')).toBe("MCP-ECHO:hi");
-    expect(toolOutputSnippet('{"output":"<untrusted_context>\\nOutput: hi\\nProcess Group PGID: 12\\n</untrusted_context>"}')).toBe("hi");
-    expect(toolOutputSnippet("Chunk ID: a\nWall time: 0 seconds\nProcess exited with code 0\nOutput:\nhi\n")).toBe("hi");
+    expect(toolOutputSnippet('{"output":"<untrusted_context>\\nMCP-ECHO:hi\\n</untrusted_context>"}')).toBe(
+      "MCP-ECHO:hi",
+    );
+    expect(
+      toolOutputSnippet(
+        '{"output":"<untrusted_context>\\nOutput: hi\\nProcess Group PGID: 12\\n</untrusted_context>"}',
+      ),
+    ).toBe("hi");
+    expect(toolOutputSnippet("Chunk ID: a\nWall time: 0 seconds\nProcess exited with code 0\nOutput:\nhi\n")).toBe(
+      "hi",
+    );
     expect(toolOutputSnippet("x".repeat(500), 10)).toBe("xxxxxxxxxx…");
   });
 });
@@ -200,9 +220,16 @@ describe("{{history}}", () => {
 describe("{{output.<field>}}", () => {
   it("reads a field of the last tool result, also when the result is JSON inside a JSON string", async () => {
     const { substitute } = await import("../src/model-server/decision.js");
-    const context = (output: string) => ({ request: { api: "openai-responses", stream: true, tools: [], systemText: "", items: [] }, turn: {}, toolResult: { toolName: "t", output, snippet: output } }) as never;
+    const context = (output: string) =>
+      ({
+        request: { api: "openai-responses", stream: true, tools: [], systemText: "", items: [] },
+        turn: {},
+        toolResult: { toolName: "t", output, snippet: output },
+      }) as never;
     expect(substitute("id={{output.taskId}}", context('{"taskId":"task:abc","status":"running"}'))).toBe("id=task:abc");
-    expect(substitute("id={{output.taskId}}", context('[{"type":"input_text","text":"{\\"taskId\\":\\"task:xyz\\"}"}]'))).toBe("id=task:xyz");
+    expect(
+      substitute("id={{output.taskId}}", context('[{"type":"input_text","text":"{\\"taskId\\":\\"task:xyz\\"}"}]')),
+    ).toBe("id=task:xyz");
     expect(substitute("id={{output.missing}}", context("{}"))).toBe("id=");
   });
 });

@@ -3,7 +3,14 @@ import { decodeCapabilities, type OpenSessionInput, type ProviderSession } from 
 import { FULL_SCRIPTED_CAPABILITIES } from "../src/scripted-provider/scripted-plugin.js";
 import { ScriptedAdapter } from "../src/scripted-provider/index.js";
 
-const OPTIONAL_METHODS = ["steerTurn", "interruptTurn", "forkThread", "readSnapshot", "respondToRuntimeRequest", "updateMcpGrant"] as const;
+const OPTIONAL_METHODS = [
+  "steerTurn",
+  "interruptTurn",
+  "forkThread",
+  "readSnapshot",
+  "respondToRuntimeRequest",
+  "updateMcpGrant",
+] as const;
 
 function open(declaration: unknown): Promise<ProviderSession> {
   const adapter = new ScriptedAdapter("surface", {}, decodeCapabilities(declaration).capabilities);
@@ -30,10 +37,18 @@ describe("scripted provider: an optional method exists only when its capability 
   });
 
   it("offers each one its declaration names, and only those", async () => {
-    const session = await open({ turns: { interrupt: true, terminalStatusQuality: "strong" }, runtimeRequests: { userInputQuestions: true } });
-    expect(OPTIONAL_METHODS.filter((method) => session[method] !== undefined)).toEqual(["interruptTurn", "respondToRuntimeRequest"]);
+    const session = await open({
+      turns: { interrupt: true, terminalStatusQuality: "strong" },
+      runtimeRequests: { userInputQuestions: true },
+    });
+    expect(OPTIONAL_METHODS.filter((method) => session[method] !== undefined)).toEqual([
+      "interruptTurn",
+      "respondToRuntimeRequest",
+    ]);
     // A declared group still refuses the part it does not cover: only questions, no approvals.
-    await expect(session.respondToRuntimeRequest!("none", { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "unsupported_capability" });
+    await expect(
+      session.respondToRuntimeRequest!("none", { kind: "approval", decision: "accept" }),
+    ).rejects.toMatchObject({ code: "unsupported_capability" });
     await session.close();
   });
 

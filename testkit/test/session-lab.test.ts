@@ -70,18 +70,38 @@ describe("session lab", () => {
     const first = turnInput("a");
     const second = turnInput("b", { model: "m" });
     expect(first.turnId).not.toBe(second.turnId);
-    expect(second).toMatchObject({ text: "b", model: "m", runtimeMode: "full-access", interactionMode: "default", instructions: null, restartOfTurnId: null });
-    expect(mcpGrantFor("http://127.0.0.1:1/mcp", "tok", { serverName: "t3-code" })).toMatchObject({ serverName: "t3-code", url: "http://127.0.0.1:1/mcp", token: "tok" });
+    expect(second).toMatchObject({
+      text: "b",
+      model: "m",
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      instructions: null,
+      restartOfTurnId: null,
+    });
+    expect(mcpGrantFor("http://127.0.0.1:1/mcp", "tok", { serverName: "t3-code" })).toMatchObject({
+      serverName: "t3-code",
+      url: "http://127.0.0.1:1/mcp",
+      token: "tok",
+    });
     const emit = () => undefined;
     const session = openSessionInput("/work", emit, { model: "m" });
-    expect(session).toMatchObject({ cwd: "/work", model: "m", runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null });
+    expect(session).toMatchObject({
+      cwd: "/work",
+      model: "m",
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      resumeCursor: null,
+      mcp: null,
+    });
     expect(session.emit).toBe(emit);
     const next = openSessionInput("/work", emit);
     expect([next.threadId, next.providerSessionId]).not.toEqual([session.threadId, session.providerSessionId]);
   });
 
   it("validates driver options with the plugin's own schema, and says what it refused", async () => {
-    expect(await validateDriverOptions(scriptedProviderPlugin, "scripted", { models: ["m"] })).toEqual({ models: ["m"] });
+    expect(await validateDriverOptions(scriptedProviderPlugin, "scripted", { models: ["m"] })).toEqual({
+      models: ["m"],
+    });
     await expect(validateDriverOptions(scriptedProviderPlugin, "scripted", { colour: true })).rejects.toThrow(/colour/);
     await expect(validateDriverOptions(scriptedProviderPlugin, "no-such-driver")).rejects.toThrow(/no-such-driver/);
   });
@@ -94,7 +114,9 @@ describe("session lab", () => {
       home,
       standIn: server,
       createAdapter: () => {
-        adapters.push(new DisposableScriptedAdapter("lab-test", {}, decodeCapabilities(FULL_SCRIPTED_CAPABILITIES).capabilities));
+        adapters.push(
+          new DisposableScriptedAdapter("lab-test", {}, decodeCapabilities(FULL_SCRIPTED_CAPABILITIES).capabilities),
+        );
         return adapters.at(-1)!;
       },
     });
@@ -102,7 +124,9 @@ describe("session lab", () => {
     expect(first.input).toMatchObject({ cwd: home.cwd, runtimeMode: "full-access", resumeCursor: null, mcp: null });
     const input = turnInput("@@reply from the lab");
     await first.session.startTurn(input);
-    expect((await first.events.waitFor("turn.terminal", (event) => event.turnId === input.turnId)).status).toBe("completed");
+    expect((await first.events.waitFor("turn.terminal", (event) => event.turnId === input.turnId)).status).toBe(
+      "completed",
+    );
     expect(first.events.textOf(input.turnId)).toBe("from the lab");
 
     const old = lab.adapter;

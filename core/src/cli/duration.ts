@@ -15,9 +15,13 @@ export function parseDuration(value: string): number {
   const text = value.trim();
   if (/^\d+$/.test(text)) throw new InvalidArgumentError(`"${value}" has no unit; write it with one: ${EXAMPLES}.`);
   const match = /^(\d+)\s*([smhdw])$/.exec(text);
-  if (match === null) throw new InvalidArgumentError(`"${value}" is not a duration; write a number and a unit: ${EXAMPLES}.`);
+  if (match === null)
+    throw new InvalidArgumentError(`"${value}" is not a duration; write a number and a unit: ${EXAMPLES}.`);
   const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   if (ms <= 0) throw new InvalidArgumentError(`"${value}" is not a positive duration; the shortest is 1s.`);
-  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError(`"${value}" is longer than the limit of 365d; issue a shorter one (and a new one when it expires).`);
+  if (ms > MAX_DURATION_MS)
+    throw new InvalidArgumentError(
+      `"${value}" is longer than the limit of 365d; issue a shorter one (and a new one when it expires).`,
+    );
   return ms;
 }

@@ -1,6 +1,13 @@
 import { Option } from "commander";
 import { pathsFor, resolveHome } from "../config/paths.js";
-import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "../logging/logger.js";
+import {
+  createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type Logger,
+  type LogLevel,
+} from "../logging/logger.js";
 import type { HomeOptions } from "./open-host.js";
 import { colorEnabled } from "./output.js";
 
@@ -11,11 +18,16 @@ export interface LogOptions {
 }
 
 export function logLevelOption(): Option {
-  return new Option("--log-level <level>", "lowest level logged (default: $SWITCHYARD_LOG_LEVEL, else info)").choices(LOG_LEVELS);
+  return new Option("--log-level <level>", "lowest level logged (default: $SWITCHYARD_LOG_LEVEL, else info)").choices(
+    LOG_LEVELS,
+  );
 }
 
 export function logFormatOption(): Option {
-  return new Option("--log-format <format>", "log lines on stderr: pretty or json (default: pretty on a terminal, else json; $SWITCHYARD_LOG_FORMAT)").choices(LOG_FORMATS);
+  return new Option(
+    "--log-format <format>",
+    "log lines on stderr: pretty or json (default: pretty on a terminal, else json; $SWITCHYARD_LOG_FORMAT)",
+  ).choices(LOG_FORMATS);
 }
 
 /**

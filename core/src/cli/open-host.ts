@@ -14,10 +14,17 @@ export interface HomeOptions {
 }
 
 /** Harness processes a listing starts are not recorded: that would need the database. */
-const UNRECORDED_PROCESSES: HarnessProcessLedger = { started: () => undefined, exited: () => undefined, leftovers: () => [], forgetLeftovers: () => undefined };
+const UNRECORDED_PROCESSES: HarnessProcessLedger = {
+  started: () => undefined,
+  exited: () => undefined,
+  leftovers: () => [],
+  forgetLeftovers: () => undefined,
+};
 
 function cliLogger() {
-  return process.env.SWITCHYARD_LOG_LEVEL ? createLogger({ color: colorEnabled(process.stderr) }) : createSilentLogger();
+  return process.env.SWITCHYARD_LOG_LEVEL
+    ? createLogger({ color: colorEnabled(process.stderr) })
+    : createSilentLogger();
 }
 
 /**

@@ -40,8 +40,11 @@ export function printJson(value: unknown): void {
 
 /** Prints rows as an aligned table with a header; colored cells are measured without their escapes. */
 export function printTable(headers: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = headers.map((header, i) => Math.max(visibleWidth(header), ...rows.map((row) => visibleWidth(row[i] ?? ""))));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : padVisible(cell, widths[i]!))).join("  ");
+  const widths = headers.map((header, i) =>
+    Math.max(visibleWidth(header), ...rows.map((row) => visibleWidth(row[i] ?? ""))),
+  );
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : padVisible(cell, widths[i]!))).join("  ");
   process.stdout.write(`${style(line(headers), "bold")}\n`);
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
 }
@@ -52,7 +55,16 @@ export function printTable(headers: readonly string[], rows: readonly (readonly 
  * for a run (`run`, `threads new --wait`, `threads wait`) end with the run's outcome: 0
  * completed, 4 failed, 5 interrupted (stopped), 6 cancelled, 7 still going when the wait gave up.
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, runFailed: 4, runInterrupted: 5, runCancelled: 6, runStillGoing: 7 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  notFound: 3,
+  runFailed: 4,
+  runInterrupted: 5,
+  runCancelled: 6,
+  runStillGoing: 7,
+} as const;
 
 /** The exit code a waiting command ends with for its run's status. */
 export function exitCodeForRun(status: string): number {
@@ -102,7 +114,8 @@ export function reportError(error: unknown): number {
     code = exitCodeFor(error.code);
   } else if (isStoreBusy(error)) {
     // SQLite's own SQLITE_BUSY, from a statement outside the store's transactions.
-    message = "Switchyard's database (switchyard.db in the home) stayed locked by another connection, so nothing was written; retry. If it keeps happening, a program holds a write transaction open on it (a sqlite3 shell, a backup tool): end it.";
+    message =
+      "Switchyard's database (switchyard.db in the home) stayed locked by another connection, so nothing was written; retry. If it keeps happening, a program holds a write transaction open on it (a sqlite3 shell, a backup tool): end it.";
   } else {
     message = error instanceof Error ? error.message : String(error);
   }

@@ -15,11 +15,15 @@ export interface FinishedRun {
  * Resolves with the finished run, or null when `signal` aborts first (a timeout, the person
  * leaving); the run itself goes on in the server either way.
  */
-export async function followRun(feed: ServerEventFeed, options: { threadId: string; runId: string; progress: RunProgress; signal: AbortSignal }): Promise<FinishedRun | null> {
+export async function followRun(
+  feed: ServerEventFeed,
+  options: { threadId: string; runId: string; progress: RunProgress; signal: AbortSignal },
+): Promise<FinishedRun | null> {
   for (;;) {
     const event = await feed.next(options.signal);
     if (event === null) return null;
     options.progress.show(event);
-    if (event.type === "run.finished" && event.threadId === options.threadId && event.data.run?.runId === options.runId) return event.data.run as FinishedRun;
+    if (event.type === "run.finished" && event.threadId === options.threadId && event.data.run?.runId === options.runId)
+      return event.data.run as FinishedRun;
   }
 }

@@ -76,13 +76,20 @@ export class RunProgress {
     this.write(style(`› ${oneLine(item.text)}`, "dim", this.out));
   }
 
-  private item(item: { itemId: string; kind: string; status: string; text: string; details: Record<string, unknown> }): void {
+  private item(item: {
+    itemId: string;
+    kind: string;
+    status: string;
+    text: string;
+    details: Record<string, unknown>;
+  }): void {
     if (!TERMINAL_ITEM_STATUSES.has(item.status) || this.printed.has(item.itemId)) return;
     if (item.kind === "tool_call") {
       this.printed.add(item.itemId);
       this.release();
       const name = typeof item.details.name === "string" && item.text === "" ? item.details.name : item.text;
-      const outcome = item.status === "completed" ? style(item.status, "green", this.out) : style(item.status, "red", this.out);
+      const outcome =
+        item.status === "completed" ? style(item.status, "green", this.out) : style(item.status, "red", this.out);
       this.write(`  ⚙ ${oneLine(name, 120)} → ${outcome}`);
     } else if (QUIET_KINDS.has(item.kind) && item.text.trim() !== "") {
       this.printed.add(item.itemId);
@@ -91,20 +98,41 @@ export class RunProgress {
     }
   }
 
-  private request(request: { requestId: string; kind: string; request: { title?: string; approvalKind?: string; questions?: { question: string }[] } }): void {
+  private request(request: {
+    requestId: string;
+    kind: string;
+    request: { title?: string; approvalKind?: string; questions?: { question: string }[] };
+  }): void {
     this.release();
     if (request.kind === "approval") {
-      this.write(style(`needs approval: ${request.request.title ?? "(untitled)"} (${request.request.approvalKind ?? "approval"}, request ${request.requestId})`, "yellow", this.out));
-      this.write(`  answer with: switchyard threads approve ${this.threadId}  (or decline; or in the web UI: switchyard ui)`);
+      this.write(
+        style(
+          `needs approval: ${request.request.title ?? "(untitled)"} (${request.request.approvalKind ?? "approval"}, request ${request.requestId})`,
+          "yellow",
+          this.out,
+        ),
+      );
+      this.write(
+        `  answer with: switchyard threads approve ${this.threadId}  (or decline; or in the web UI: switchyard ui)`,
+      );
     } else {
       const questions = (request.request.questions ?? []).map((q) => q.question).join(" / ");
       this.write(style(`asks: ${questions} (request ${request.requestId})`, "yellow", this.out));
-      this.write(`  answer it in the web UI (switchyard ui), or dismiss it: switchyard threads decline ${this.threadId}`);
+      this.write(
+        `  answer it in the web UI (switchyard ui), or dismiss it: switchyard threads decline ${this.threadId}`,
+      );
     }
   }
 
   private task(event: ServerEvent): void {
-    const task = event.data.task as { taskId: string; parentThreadId: string; title: string; providerInstanceId: string; status: string; finalized: boolean };
+    const task = event.data.task as {
+      taskId: string;
+      parentThreadId: string;
+      title: string;
+      providerInstanceId: string;
+      status: string;
+      finalized: boolean;
+    };
     if (task.parentThreadId !== this.threadId || !task.finalized || this.printed.has(`task:${task.taskId}`)) return;
     this.printed.add(`task:${task.taskId}`);
     this.release();

@@ -35,7 +35,10 @@ export class ServerApi {
 
   /** Fails the way a person can act on: the server is not answering. */
   unreachable(error: unknown): CliError {
-    return new CliError(`Cannot reach the Switchyard server at ${this.baseUrl} (${(error as Error).message}). Is it still running? \`switchyard status\` says.`, EXIT.failed);
+    return new CliError(
+      `Cannot reach the Switchyard server at ${this.baseUrl} (${(error as Error).message}). Is it still running? \`switchyard status\` says.`,
+      EXIT.failed,
+    );
   }
 
   /** Fails with the API's typed error (`code: message`). */
@@ -82,10 +85,18 @@ export interface CommandAccess {
  * revoked when it ends. The person at the terminal owns the home, so the token has every
  * project and the broadest ceiling; its verbs are the command's.
  */
-export async function withServer<T>(options: { home?: string }, access: CommandAccess, fn: (api: ServerApi, host: SwitchyardHost) => Promise<T>): Promise<T> {
+export async function withServer<T>(
+  options: { home?: string },
+  access: CommandAccess,
+  fn: (api: ServerApi, host: SwitchyardHost) => Promise<T>,
+): Promise<T> {
   return withHost(options, async (host) => {
     const server = runningServer(host.paths.home);
-    if (server === null) throw new CliError(`No Switchyard server runs on ${host.paths.home}. Start it with \`switchyard serve\`; threads live in the running server.`, EXIT.failed);
+    if (server === null)
+      throw new CliError(
+        `No Switchyard server runs on ${host.paths.home}. Start it with \`switchyard serve\`; threads live in the running server.`,
+        EXIT.failed,
+      );
     const registry = host.container.resolve(McpSessionRegistry);
     const issued = registry.issueClientToken({
       ttlMs: access.follows ? FOLLOWING_TOKEN_TTL_MS : COMMAND_TOKEN_TTL_MS,

@@ -36,7 +36,10 @@ export class ServerEventFeed {
   ) {}
 
   /** Opens the stream; resolves once the server has accepted it, so no later change is missed. */
-  static async open(api: ServerApi, filter: { projectId?: string; threadId?: string; types?: readonly string[] }): Promise<ServerEventFeed> {
+  static async open(
+    api: ServerApi,
+    filter: { projectId?: string; threadId?: string; types?: readonly string[] },
+  ): Promise<ServerEventFeed> {
     const query = new URLSearchParams();
     if (filter.projectId !== undefined) query.set("projectId", filter.projectId);
     if (filter.threadId !== undefined) query.set("threadId", filter.threadId);
@@ -84,13 +87,22 @@ export class ServerEventFeed {
       let response: Response;
       try {
         response = await fetch(`${this.api.baseUrl}/api/v1/events?${this.query.toString()}`, {
-          headers: this.api.headers({ accept: "text/event-stream", ...(this.lastEventId !== null ? { "last-event-id": this.lastEventId } : {}) }),
+          headers: this.api.headers({
+            accept: "text/event-stream",
+            ...(this.lastEventId !== null ? { "last-event-id": this.lastEventId } : {}),
+          }),
           signal: this.abort.signal,
         });
       } catch (error) {
         if (this.abort.signal.aborted) return;
         if (!isOpen) return refused(this.api.unreachable(error));
-        if (++failures > MAX_RECONNECTS) return this.fail(new CliError(`Lost the Switchyard server's event stream at ${this.api.baseUrl} (${(error as Error).message}); the work goes on in the server. \`switchyard status\` says whether it runs.`, EXIT.failed));
+        if (++failures > MAX_RECONNECTS)
+          return this.fail(
+            new CliError(
+              `Lost the Switchyard server's event stream at ${this.api.baseUrl} (${(error as Error).message}); the work goes on in the server. \`switchyard status\` says whether it runs.`,
+              EXIT.failed,
+            ),
+          );
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_DELAY_MS * failures));
         continue;
       }

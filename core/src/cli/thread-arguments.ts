@@ -14,10 +14,17 @@ const THREAD_LINK = /^switchyard-thread:\/\/v2\/([^/]+)\/(.+)$/;
 export function threadIdOf(host: SwitchyardHost, value: string): string {
   if (!value.startsWith("switchyard-thread:")) return value;
   const match = THREAD_LINK.exec(value);
-  if (match === null) throw new CliError(`${value} is not a thread link; a link reads switchyard-thread://v2/<environmentId>/<threadId> (or pass the thread id).`, EXIT.usage);
+  if (match === null)
+    throw new CliError(
+      `${value} is not a thread link; a link reads switchyard-thread://v2/<environmentId>/<threadId> (or pass the thread id).`,
+      EXIT.usage,
+    );
   const here = environmentId(host.store);
   if (match[1] !== here) {
-    throw new CliError(`${value} is a thread of environment ${match[1]}, not of this server (${here}); run the command against that environment's server (its --home, or on its machine).`, EXIT.notFound);
+    throw new CliError(
+      `${value} is a thread of environment ${match[1]}, not of this server (${here}); run the command against that environment's server (its --home, or on its machine).`,
+      EXIT.notFound,
+    );
   }
   return match[2]!;
 }
@@ -45,9 +52,18 @@ export function projectIdOf(host: SwitchyardHost, value: string | undefined, cwd
     const project = host.projects.find(value);
     if (project !== null) return project.id;
     const folder = realFolder(resolve(value));
-    if (folder !== null) throw new CliError(`${folder} is not a Switchyard project. Add it with: switchyard project add ${folder}`, EXIT.notFound);
-    const what = existsSync(resolve(value)) ? `${resolve(value)} is a file, not a project folder` : `No project has the id or folder ${value}`;
-    throw new CliError(`${what}. \`switchyard project list\` shows the projects; \`switchyard project add <dir>\` adds one.`, EXIT.notFound);
+    if (folder !== null)
+      throw new CliError(
+        `${folder} is not a Switchyard project. Add it with: switchyard project add ${folder}`,
+        EXIT.notFound,
+      );
+    const what = existsSync(resolve(value))
+      ? `${resolve(value)} is a file, not a project folder`
+      : `No project has the id or folder ${value}`;
+    throw new CliError(
+      `${what}. \`switchyard project list\` shows the projects; \`switchyard project add <dir>\` adds one.`,
+      EXIT.notFound,
+    );
   }
   const here = realFolder(cwd) ?? resolve(cwd);
   const holding = host.projects
@@ -55,5 +71,8 @@ export function projectIdOf(host: SwitchyardHost, value: string | undefined, cwd
     .filter((project) => !project.scratch && contains(project.rootPath, here))
     .sort((a, b) => b.rootPath.length - a.rootPath.length)[0];
   if (holding !== undefined) return holding.id;
-  throw new CliError(`${here} is in no Switchyard project. Add it with: switchyard project add ${here} (or pass --project <dir|id>).`, EXIT.notFound);
+  throw new CliError(
+    `${here} is in no Switchyard project. Add it with: switchyard project add ${here} (or pass --project <dir|id>).`,
+    EXIT.notFound,
+  );
 }

@@ -57,7 +57,13 @@ const FOLLOWED_EVENT_TYPES = ["run.finished", "message", "item", "request.opened
 /** The prompt argument: the text itself, or `-` for standard input. */
 export async function promptText(value: string): Promise<string> {
   const prompt = value === "-" ? await text(process.stdin) : value;
-  if (prompt.trim() === "") throw new CliError(value === "-" ? "Standard input held no prompt; say what the thread should do." : "The prompt is empty; say what the thread should do.", EXIT.usage);
+  if (prompt.trim() === "")
+    throw new CliError(
+      value === "-"
+        ? "Standard input held no prompt; say what the thread should do."
+        : "The prompt is empty; say what the thread should do.",
+      EXIT.usage,
+    );
   return prompt;
 }
 
@@ -70,9 +76,18 @@ async function defaultProvider(api: ServerApi): Promise<string> {
   const { providers } = await api.call<ProviderSnapshot>("GET", "/providers");
   const ready = providers.find((provider) => provider.canRunChildTasks);
   if (ready !== undefined) return ready.providerInstanceId;
-  if (providers.length === 0) throw new CliError("The server has no provider instances configured: add one to the home's config.json (\"providers\": [...]); `switchyard doctor` checks them.", EXIT.failed);
-  const why = providers.map((provider) => `  ${provider.providerInstanceId}: ${provider.constraints.join("; ") || "unavailable"}`).join("\n");
-  throw new CliError(`No provider instance can run work now:\n${why}\n\`switchyard doctor\` says what to do; or pass --provider <id>.`, EXIT.failed);
+  if (providers.length === 0)
+    throw new CliError(
+      'The server has no provider instances configured: add one to the home\'s config.json ("providers": [...]); `switchyard doctor` checks them.',
+      EXIT.failed,
+    );
+  const why = providers
+    .map((provider) => `  ${provider.providerInstanceId}: ${provider.constraints.join("; ") || "unavailable"}`)
+    .join("\n");
+  throw new CliError(
+    `No provider instance can run work now:\n${why}\n\`switchyard doctor\` says what to do; or pass --provider <id>.`,
+    EXIT.failed,
+  );
 }
 
 function describe(thread: ThreadShell): string {
@@ -85,33 +100,52 @@ function describe(thread: ThreadShell): string {
  * follower waits for it to end), a second leaves it; otherwise the first press leaves it. The
  * returned signal aborts when the command should stop following.
  */
-function onCtrlC(api: ServerApi, threadId: string, stopOnCtrlC: boolean): { signal: AbortSignal; leftByPerson: () => boolean; dispose: () => void } {
+function onCtrlC(
+  api: ServerApi,
+  threadId: string,
+  stopOnCtrlC: boolean,
+): { signal: AbortSignal; leftByPerson: () => boolean; dispose: () => void } {
   const leave = new AbortController();
   let presses = 0;
   const handler = () => {
     presses += 1;
     if (stopOnCtrlC && presses === 1) {
       process.stderr.write(style("Stopping the run (Ctrl-C again leaves it running)…\n", "yellow", process.stderr));
-      api.call("POST", `/threads/${encodeURIComponent(threadId)}/stop`, { reason: "stopped_from_cli" }).catch((error: Error) => {
-        process.stderr.write(`${style("error:", "red", process.stderr)} ${error.message}\n`);
-        leave.abort();
-      });
+      api
+        .call("POST", `/threads/${encodeURIComponent(threadId)}/stop`, { reason: "stopped_from_cli" })
+        .catch((error: Error) => {
+          process.stderr.write(`${style("error:", "red", process.stderr)} ${error.message}\n`);
+          leave.abort();
+        });
       return;
     }
     leave.abort();
   };
   process.on("SIGINT", handler);
-  return { signal: leave.signal, leftByPerson: () => leave.signal.aborted, dispose: () => process.off("SIGINT", handler) };
+  return {
+    signal: leave.signal,
+    leftByPerson: () => leave.signal.aborted,
+    dispose: () => process.off("SIGINT", handler),
+  };
 }
 
 function printOutcome(run: FinishedRun, thread: ThreadShell, json: boolean | undefined): void {
   if (json) {
-    printJson({ thread, runId: run.runId, status: run.status, summary: run.summary, error: run.error, terminalReason: run.terminalReason });
+    printJson({
+      thread,
+      runId: run.runId,
+      status: run.status,
+      summary: run.summary,
+      error: run.error,
+      terminalReason: run.terminalReason,
+    });
     return;
   }
   if (run.status !== "completed") {
     const why = run.error?.message ?? run.terminalReason ?? "";
-    process.stderr.write(`${style(run.status, run.status === "failed" ? "red" : "yellow", process.stderr)}${why !== "" ? `: ${why}` : ""}\n`);
+    process.stderr.write(
+      `${style(run.status, run.status === "failed" ? "red" : "yellow", process.stderr)}${why !== "" ? `: ${why}` : ""}\n`,
+    );
   }
   if (run.summary !== null && run.summary !== "") process.stdout.write(`${run.summary}\n`);
 }
@@ -121,68 +155,96 @@ function printOutcome(run: FinishedRun, thread: ThreadShell, json: boolean | und
  * (or the working directory) name, and, when asked, follows its run to the end: progress on
  * stderr, the answer on stdout, the exit code the run's outcome (see EXIT).
  */
-export async function startThread(promptArgument: string, options: StartOptions, behaviour: StartBehaviour): Promise<void> {
+export async function startThread(
+  promptArgument: string,
+  options: StartOptions,
+  behaviour: StartBehaviour,
+): Promise<void> {
   const prompt = await promptText(promptArgument);
-  await withServer(options, { verbs: ["orchestration:read", "orchestration:operate"], command: behaviour.command, follows: behaviour.wait }, async (api, host) => {
-    const projectId = projectIdOf(host, options.project);
-    // Opened before the thread exists, so none of its events can be missed.
-    const feed = behaviour.wait ? await ServerEventFeed.open(api, { projectId, types: FOLLOWED_EVENT_TYPES }) : null;
-    try {
-      const target = {
-        providerInstanceId: options.provider ?? (await defaultProvider(api)),
-        ...(options.model !== undefined ? { model: options.model } : {}),
-        ...(options.effort !== undefined ? { effort: options.effort } : {}),
-      };
-      const created = await api.call<Created>("POST", "/threads", {
-        projectId,
-        clientRequestId: `cli-${randomUUID()}`,
-        threads: [
-          {
-            prompt,
-            ...(options.title !== undefined ? { title: options.title } : {}),
-            target,
-            runtimeMode: options.mode ?? DEFAULT_CLI_RUNTIME_MODE,
-            ...(options.interactionMode !== undefined ? { interactionMode: options.interactionMode } : {}),
-            ...(options.workspace !== undefined || options.base !== undefined
-              ? { workspace: { strategy: options.workspace ?? "worktree", ...(options.base !== undefined ? { baseRef: options.base } : {}) } }
-              : {}),
-          },
-        ],
-      });
-      const entry = created.threads[0]!;
-      const { thread } = entry;
-      if (feed === null || entry.runId === null) {
-        if (options.json) printJson({ thread, runId: entry.runId, notes: entry.notes });
-        else {
-          process.stdout.write(`${thread.threadId}\n`);
-          process.stderr.write(`${describe(thread)}\n${entry.notes.map((note) => `  note: ${note}\n`).join("")}Follow it with: switchyard threads wait ${thread.threadId}${entry.runId !== null ? ` --run ${entry.runId}` : ""}\n`);
-        }
-        return;
-      }
-      if (!options.json) process.stderr.write(`${describe(thread)}\n${entry.notes.map((note) => `  note: ${note}\n`).join("")}`);
-      const ctrlC = onCtrlC(api, thread.threadId, behaviour.stopOnCtrlC);
-      const timeout = options.timeout !== undefined ? AbortSignal.timeout(options.timeout) : null;
+  await withServer(
+    options,
+    { verbs: ["orchestration:read", "orchestration:operate"], command: behaviour.command, follows: behaviour.wait },
+    async (api, host) => {
+      const projectId = projectIdOf(host, options.project);
+      // Opened before the thread exists, so none of its events can be missed.
+      const feed = behaviour.wait ? await ServerEventFeed.open(api, { projectId, types: FOLLOWED_EVENT_TYPES }) : null;
       try {
-        const run = await followRun(feed, {
-          threadId: thread.threadId,
-          runId: entry.runId,
-          progress: new RunProgress(thread.threadId, prompt, options.json === true),
-          signal: timeout === null ? ctrlC.signal : AbortSignal.any([ctrlC.signal, timeout]),
+        const target = {
+          providerInstanceId: options.provider ?? (await defaultProvider(api)),
+          ...(options.model !== undefined ? { model: options.model } : {}),
+          ...(options.effort !== undefined ? { effort: options.effort } : {}),
+        };
+        const created = await api.call<Created>("POST", "/threads", {
+          projectId,
+          clientRequestId: `cli-${randomUUID()}`,
+          threads: [
+            {
+              prompt,
+              ...(options.title !== undefined ? { title: options.title } : {}),
+              target,
+              runtimeMode: options.mode ?? DEFAULT_CLI_RUNTIME_MODE,
+              ...(options.interactionMode !== undefined ? { interactionMode: options.interactionMode } : {}),
+              ...(options.workspace !== undefined || options.base !== undefined
+                ? {
+                    workspace: {
+                      strategy: options.workspace ?? "worktree",
+                      ...(options.base !== undefined ? { baseRef: options.base } : {}),
+                    },
+                  }
+                : {}),
+            },
+          ],
         });
-        if (run === null) {
-          const why = ctrlC.leftByPerson() ? "Left it running" : `Still running after ${Math.round(options.timeout! / 1000)}s`;
-          process.stderr.write(`${why}: switchyard threads wait ${thread.threadId} --run ${entry.runId} (or stop it: switchyard threads stop ${thread.threadId})\n`);
-          if (options.json) printJson({ thread, runId: entry.runId, status: "running", summary: null, error: null, terminalReason: null });
-          process.exitCode = ctrlC.leftByPerson() ? 130 : EXIT.runStillGoing;
+        const entry = created.threads[0]!;
+        const { thread } = entry;
+        if (feed === null || entry.runId === null) {
+          if (options.json) printJson({ thread, runId: entry.runId, notes: entry.notes });
+          else {
+            process.stdout.write(`${thread.threadId}\n`);
+            process.stderr.write(
+              `${describe(thread)}\n${entry.notes.map((note) => `  note: ${note}\n`).join("")}Follow it with: switchyard threads wait ${thread.threadId}${entry.runId !== null ? ` --run ${entry.runId}` : ""}\n`,
+            );
+          }
           return;
         }
-        printOutcome(run, thread, options.json);
-        process.exitCode = exitCodeForRun(run.status);
+        if (!options.json)
+          process.stderr.write(`${describe(thread)}\n${entry.notes.map((note) => `  note: ${note}\n`).join("")}`);
+        const ctrlC = onCtrlC(api, thread.threadId, behaviour.stopOnCtrlC);
+        const timeout = options.timeout !== undefined ? AbortSignal.timeout(options.timeout) : null;
+        try {
+          const run = await followRun(feed, {
+            threadId: thread.threadId,
+            runId: entry.runId,
+            progress: new RunProgress(thread.threadId, prompt, options.json === true),
+            signal: timeout === null ? ctrlC.signal : AbortSignal.any([ctrlC.signal, timeout]),
+          });
+          if (run === null) {
+            const why = ctrlC.leftByPerson()
+              ? "Left it running"
+              : `Still running after ${Math.round(options.timeout! / 1000)}s`;
+            process.stderr.write(
+              `${why}: switchyard threads wait ${thread.threadId} --run ${entry.runId} (or stop it: switchyard threads stop ${thread.threadId})\n`,
+            );
+            if (options.json)
+              printJson({
+                thread,
+                runId: entry.runId,
+                status: "running",
+                summary: null,
+                error: null,
+                terminalReason: null,
+              });
+            process.exitCode = ctrlC.leftByPerson() ? 130 : EXIT.runStillGoing;
+            return;
+          }
+          printOutcome(run, thread, options.json);
+          process.exitCode = exitCodeForRun(run.status);
+        } finally {
+          ctrlC.dispose();
+        }
       } finally {
-        ctrlC.dispose();
+        await feed?.close();
       }
-    } finally {
-      await feed?.close();
-    }
-  });
+    },
+  );
 }

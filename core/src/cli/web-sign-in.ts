@@ -1,5 +1,10 @@
 import type { SwitchyardHost } from "../host/switchyard-host.js";
-import { McpSessionRegistry, type CredentialCapability, type ModeCeiling, type ProjectScope } from "../services/credentials/mcp-session-registry.js";
+import {
+  McpSessionRegistry,
+  type CredentialCapability,
+  type ModeCeiling,
+  type ProjectScope,
+} from "../services/credentials/mcp-session-registry.js";
 import { WebSessions } from "../services/credentials/web-sessions.js";
 
 /** A one-time sign-in link for the web UI, and the token the browser will act as. */
@@ -17,7 +22,14 @@ export interface WebSignIn {
  */
 export function issueWebSignIn(
   host: SwitchyardHost,
-  options: { baseUrl: string; ttlMs: number; capabilities: readonly CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling; label?: string },
+  options: {
+    baseUrl: string;
+    ttlMs: number;
+    capabilities: readonly CredentialCapability[];
+    projects: ProjectScope;
+    ceiling: ModeCeiling;
+    label?: string;
+  },
 ): WebSignIn {
   const issued = host.container.resolve(McpSessionRegistry).issueClientToken({
     ttlMs: options.ttlMs,
@@ -27,5 +39,10 @@ export function issueWebSignIn(
     label: options.label ?? "web UI (switchyard ui)",
   });
   const { code, expiresAtMs } = host.container.resolve(WebSessions).issueCode(issued.id);
-  return { link: `${options.baseUrl}/#code=${code}`, tokenId: issued.id, codeExpiresAt: new Date(expiresAtMs).toISOString(), tokenExpiresAt: issued.expiresAt };
+  return {
+    link: `${options.baseUrl}/#code=${code}`,
+    tokenId: issued.id,
+    codeExpiresAt: new Date(expiresAtMs).toISOString(),
+    tokenExpiresAt: issued.expiresAt,
+  };
 }

@@ -15,13 +15,20 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 }
 
 /** Builds the typed error for a bad config: names the file, the field and why. */
-export function configError(file: string, issues: readonly z.core.$ZodIssue[] | readonly { path: readonly PropertyKey[]; message: string }[]): SwitchyardError {
+export function configError(
+  file: string,
+  issues: readonly z.core.$ZodIssue[] | readonly { path: readonly PropertyKey[]; message: string }[],
+): SwitchyardError {
   const lines = issues.map((issue) => `  ${formatIssuePath(issue.path as PropertyKey[])}: ${issue.message}`);
   const first = issues[0];
   return new SwitchyardError(
     "config_invalid",
     `Invalid config file ${file}:\n${lines.join("\n")}\nFix the field${issues.length > 1 ? "s" : ""} above and run the command again.`,
-    { file, path: first ? formatIssuePath(first.path as PropertyKey[]) : "(root)", issues: issues.map((i) => ({ path: formatIssuePath(i.path as PropertyKey[]), message: i.message })) },
+    {
+      file,
+      path: first ? formatIssuePath(first.path as PropertyKey[]) : "(root)",
+      issues: issues.map((i) => ({ path: formatIssuePath(i.path as PropertyKey[]), message: i.message })),
+    },
   );
 }
 
@@ -42,7 +49,9 @@ export function loadConfig(file: string): SwitchyardConfig {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new SwitchyardError("config_invalid", `Cannot read config file ${file}: ${(error as Error).message}`, { file });
+    throw new SwitchyardError("config_invalid", `Cannot read config file ${file}: ${(error as Error).message}`, {
+      file,
+    });
   }
   // Editors on Windows may save a byte order mark; it is not part of the JSON.
   if (text.startsWith("\uFEFF")) text = text.slice(1);
@@ -53,11 +62,15 @@ export function loadConfig(file: string): SwitchyardConfig {
     const problem = findJsonSyntaxProblem(text);
     const where = problem === null ? "(root)" : `line ${problem.line}, column ${problem.column}`;
     const why = problem === null ? (error as Error).message : problem.reason;
-    throw new SwitchyardError("config_invalid", `Invalid config file ${file}:\n  ${where}: not valid JSON: ${why}\nFix the JSON and run the command again.`, {
-      file,
-      path: "(root)",
-      ...(problem !== null ? { line: problem.line, column: problem.column } : {}),
-    });
+    throw new SwitchyardError(
+      "config_invalid",
+      `Invalid config file ${file}:\n  ${where}: not valid JSON: ${why}\nFix the JSON and run the command again.`,
+      {
+        file,
+        path: "(root)",
+        ...(problem !== null ? { line: problem.line, column: problem.column } : {}),
+      },
+    );
   }
   return parseConfig(raw, file);
 }

@@ -4,7 +4,10 @@ import { token } from "../util/di-token.js";
 /** `[a-z0-9]` words joined by `-`, `_` or `.`: safe in ids, file names and MCP tool names. */
 const identifier = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+  .regex(
+    /^[a-z0-9][a-z0-9._-]*$/,
+    "must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit",
+  );
 
 /**
  * The MCP server key every harness sees, under the strictest rule any of them sets, so no
@@ -52,17 +55,33 @@ export const ServerConfigSchema = z
     /** The longest a blocking tool call waits before it returns a resumable pending result. */
     maxWaitMs: z.number().int().min(1000).max(600_000).default(50_000),
     /** Credential lifetime and idle expiry. */
-    credentialMaxLifetimeMs: z.number().int().positive().default(8 * 60 * 60 * 1000),
-    credentialIdleMs: z.number().int().positive().default(30 * 60 * 1000),
+    credentialMaxLifetimeMs: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 60 * 60 * 1000),
+    credentialIdleMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60 * 1000),
     /** Close a provider session after this long without a turn. */
-    sessionIdleMs: z.number().int().positive().default(15 * 60 * 1000),
+    sessionIdleMs: z
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60 * 1000),
     /**
      * At most this many provider sessions stay open without a turn; beyond it the one idle
      * longest closes at once (it resumes, or gets the history handed over, on its next turn).
      */
     maxIdleSessions: z.number().int().min(0).default(100),
     /** How often the provider snapshot (status, models, why not) is re-probed in the background. */
-    providerStatusRefreshMs: z.number().int().min(10_000).default(5 * 60 * 1000),
+    providerStatusRefreshMs: z
+      .number()
+      .int()
+      .min(10_000)
+      .default(5 * 60 * 1000),
     /** The longest a client may take to send a request's headers (capped at requestTimeoutMs). */
     headersTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     /** The longest a client may take to send a whole request, headers and body; answering it may take longer. */
@@ -72,7 +91,12 @@ export const ServerConfigSchema = z
     /** Open connections beyond this many are answered 503 and closed. */
     maxConnections: z.number().int().min(1).max(100_000).default(1024),
     /** Larger request bodies are refused with 413. */
-    maxRequestBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+    maxRequestBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
     /** Open `GET /api/v1/events` streams beyond this many are answered 503 (they also count as connections). */
     maxEventStreams: z.number().int().min(1).max(100_000).default(256),
     /**
@@ -84,7 +108,12 @@ export const ServerConfigSchema = z
     /** How often an event stream sends a `: ping` comment, and checks that its client still reads. */
     eventStreamHeartbeatMs: z.number().int().min(50).max(600_000).default(15_000),
     /** A stream whose client leaves more unsent than this (bytes, or events) is cut off; it resumes with Last-Event-ID. */
-    eventStreamMaxBufferedBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+    eventStreamMaxBufferedBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(1024 * 1024),
     eventStreamMaxBufferedEvents: z.number().int().min(1).max(1_000_000).default(5_000),
     /**
      * How long a database write waits for another connection's write lock (a CLI command, a
@@ -102,7 +131,12 @@ export const TreeBudgetSchema = z
   .object({
     tokens: z.number().int().positive().optional(),
     costUsd: z.number().positive().optional(),
-    wallClockMs: z.number().int().min(1_000).max(7 * 24 * 60 * 60 * 1000).optional(),
+    wallClockMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 24 * 60 * 60 * 1000)
+      .optional(),
   })
   .strict();
 
@@ -138,7 +172,10 @@ export const ModelPriceSchema = z
 export const PricingConfigSchema = z
   .object({
     /** The day these prices were taken (shown with every estimate made from them). */
-    asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD").optional(),
+    asOf: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD")
+      .optional(),
     /** Use the prices Switchyard ships for models the config does not price. */
     useDefaults: z.boolean().default(true),
     models: z.record(z.string().min(1), ModelPriceSchema).default({}),
@@ -147,17 +184,20 @@ export const PricingConfigSchema = z
   .strict();
 
 /** A time zone name the runtime knows (an IANA name such as `Europe/Berlin`, or `UTC`). */
-const timeZone = z.string().min(1).refine(
-  (name) => {
-    try {
-      new Intl.DateTimeFormat("en-US", { timeZone: name });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: "is not a time zone this runtime knows; use an IANA name such as \"Europe/Berlin\" or \"UTC\"" },
-);
+const timeZone = z
+  .string()
+  .min(1)
+  .refine(
+    (name) => {
+      try {
+        new Intl.DateTimeFormat("en-US", { timeZone: name });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'is not a time zone this runtime knows; use an IANA name such as "Europe/Berlin" or "UTC"' },
+  );
 
 /** Scheduled tasks (schedule_task) and their webhooks. */
 export const SchedulingConfigSchema = z
@@ -169,11 +209,26 @@ export const SchedulingConfigSchema = z
     /** The longest prompt a scheduled task may have, in characters. */
     maxPromptChars: z.number().int().min(100).max(1_000_000).default(100_000),
     /** Larger webhook bodies are refused with 413. */
-    maxWebhookBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    maxWebhookBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /** A signed webhook request whose timestamp is further than this from now is refused; a repeat within it is a replay. */
-    webhookReplayWindowMs: z.number().int().min(1_000).max(86_400_000).default(5 * 60 * 1000),
+    webhookReplayWindowMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(86_400_000)
+      .default(5 * 60 * 1000),
     /** A missed fixed-time or interval occurrence runs once on catch-up if it is at most this late; older ones are skipped (recorded). */
-    catchUpWindowMs: z.number().int().min(0).max(30 * 86_400_000).default(24 * 60 * 60 * 1000),
+    catchUpWindowMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400_000)
+      .default(24 * 60 * 60 * 1000),
     /**
      * The most webhook requests one task records within a window: past it a request is refused
      * with 429 and Retry-After, and nothing is written, so a flood costs the store nothing more.
@@ -193,7 +248,12 @@ export const SchedulingConfigSchema = z
     triggerRetention: z
       .object({
         maxPerTask: z.number().int().min(1).max(1_000_000).default(1_000),
-        maxAgeMs: z.number().int().min(1_000).max(3_650 * 86_400_000).default(30 * 86_400_000),
+        maxAgeMs: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(3_650 * 86_400_000)
+          .default(30 * 86_400_000),
       })
       .strict()
       .default({ maxPerTask: 1_000, maxAgeMs: 30 * 86_400_000 }),
@@ -237,7 +297,12 @@ export const WorkspacesConfigSchema = z
      * How long a workspace whose changes were applied, discarded or kept stays once its thread is
      * settled, before its worktree (and, unless kept, its branch) is removed.
      */
-    retentionMs: z.number().int().min(0).max(365 * 86_400_000).default(24 * 60 * 60 * 1000),
+    retentionMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 86_400_000)
+      .default(24 * 60 * 60 * 1000),
     /** How long a git command waits, retrying, for a lock another git process holds (index.lock) before it fails. */
     lockWaitMs: z.number().int().min(0).max(600_000).default(10_000),
   })

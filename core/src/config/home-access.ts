@@ -18,11 +18,15 @@ function writable(folder: string): boolean {
  */
 export function homeAccessProblem(home: string): string | null {
   if (existsSync(home)) {
-    return writable(home) ? null : `${home} is not writable by this user: fix its permissions, or use another home (--home or SWITCHYARD_HOME).`;
+    return writable(home)
+      ? null
+      : `${home} is not writable by this user: fix its permissions, or use another home (--home or SWITCHYARD_HOME).`;
   }
   let parent = dirname(home);
   while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-  return writable(parent) ? null : `${home} does not exist and cannot be created (${parent} is not writable by this user): create it, or use another home (--home or SWITCHYARD_HOME).`;
+  return writable(parent)
+    ? null
+    : `${home} does not exist and cannot be created (${parent} is not writable by this user): create it, or use another home (--home or SWITCHYARD_HOME).`;
 }
 
 /** Refuses, before anything opens the database or takes the lock, a home this user cannot write. */

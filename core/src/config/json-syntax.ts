@@ -142,7 +142,12 @@ class JsonScanner {
         }
         this.fail(`invalid escape "\\${escaped ?? ""}" in a string (backslashes are written \\\\)`);
       }
-      if (char < " ") this.fail(char === "\n" || char === "\r" ? "a string is not closed before the end of the line" : "a control character in a string (escape it)");
+      if (char < " ")
+        this.fail(
+          char === "\n" || char === "\r"
+            ? "a string is not closed before the end of the line"
+            : "a control character in a string (escape it)",
+        );
       this.at++;
     }
   }
@@ -169,7 +174,8 @@ class JsonScanner {
 
   private literal(word: string): void {
     for (const char of word) {
-      if (this.text[this.at] !== char) this.fail(`unexpected ${this.describe()} (did you mean ${word}? strings need double quotes)`);
+      if (this.text[this.at] !== char)
+        this.fail(`unexpected ${this.describe()} (did you mean ${word}? strings need double quotes)`);
       this.at++;
     }
   }
@@ -183,6 +189,10 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | null {
   } catch (error) {
     if (!(error instanceof SyntaxAt)) throw error;
     const before = text.slice(0, error.offset);
-    return { line: before.split("\n").length, column: error.offset - (before.lastIndexOf("\n") + 1) + 1, reason: error.reason };
+    return {
+      line: before.split("\n").length,
+      column: error.offset - (before.lastIndexOf("\n") + 1) + 1,
+      reason: error.reason,
+    };
   }
 }

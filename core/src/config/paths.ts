@@ -38,7 +38,12 @@ function requireFolder(home: string, source: string): string {
     if (code !== "ENOTDIR") throw error;
     isFolder = false;
   }
-  if (!isFolder) throw new SwitchyardError("invalid_input", `${source} (${home}) is not a folder. Point it at a folder; a missing one is created.`, { home });
+  if (!isFolder)
+    throw new SwitchyardError(
+      "invalid_input",
+      `${source} (${home}) is not a folder. Point it at a folder; a missing one is created.`,
+      { home },
+    );
   return home;
 }
 

@@ -1,6 +1,12 @@
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenMode, type TightenedPath } from "../util/private-files.js";
+import {
+  makePrivateDir,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  tightenMode,
+  type TightenedPath,
+} from "../util/private-files.js";
 import type { SwitchyardPaths } from "./paths.js";
 
 /** The home's own files that hold what others must not read, beside the database. */
@@ -25,7 +31,8 @@ export function databaseFiles(paths: SwitchyardPaths): string[] {
 export function securePrivateHome(paths: SwitchyardPaths): TightenedPath[] {
   makePrivateDir(paths.home);
   const changed: (TightenedPath | null)[] = [tightenMode(paths.home, PRIVATE_DIR_MODE)];
-  for (const file of [...databaseFiles(paths), ...HOME_FILES.map((name) => join(paths.home, name))]) changed.push(tightenMode(file, PRIVATE_FILE_MODE));
+  for (const file of [...databaseFiles(paths), ...HOME_FILES.map((name) => join(paths.home, name))])
+    changed.push(tightenMode(file, PRIVATE_FILE_MODE));
   const logs = dirname(paths.logFile);
   changed.push(tightenMode(logs, PRIVATE_DIR_MODE));
   let logFiles: string[] = [];

@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
 
@@ -8,10 +17,14 @@ export const BACKUP_SUFFIX = ".switchyard-backup";
 
 function failure(error: unknown, file: string, doing: string): SwitchyardError {
   const code = (error as NodeJS.ErrnoException).code ?? "unknown";
-  return new SwitchyardError("invalid_input", `Cannot ${doing} ${file} (${code}). Check that the folder exists and is writable by you, or pass --scope/--project to write elsewhere.`, {
-    file,
-    code,
-  });
+  return new SwitchyardError(
+    "invalid_input",
+    `Cannot ${doing} ${file} (${code}). Check that the folder exists and is writable by you, or pass --scope/--project to write elsewhere.`,
+    {
+      file,
+      code,
+    },
+  );
 }
 
 /** A file's text, or null when it does not exist. */
@@ -30,7 +43,11 @@ export function readTextFile(file: string): string | null {
  * `mode` is given, and a copy of it is kept beside it first. Returns false when the file already
  * held exactly this text (nothing written, no backup made).
  */
-export function writeTextFileAtomically(file: string, text: string, options: { mode?: number; backup?: boolean } = {}): boolean {
+export function writeTextFileAtomically(
+  file: string,
+  text: string,
+  options: { mode?: number; backup?: boolean } = {},
+): boolean {
   const current = readTextFile(file);
   let mode = options.mode;
   if (current !== null) {

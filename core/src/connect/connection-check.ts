@@ -61,43 +61,97 @@ function failureOf(result: ToolAnswer): string {
  * every check (its retry key), so a scope or project problem shows before an agent meets it.
  */
 async function callTools(url: string, token: string, options: { operate: boolean; cwd: string }): Promise<CheckStep[]> {
-  const client = new Client({ name: "switchyard-connect-check", version: HOST_VERSION }, { capabilities: { roots: {} } });
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(options.cwd).href, name: options.cwd }] }));
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client(
+    { name: "switchyard-connect-check", version: HOST_VERSION },
+    { capabilities: { roots: {} } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: pathToFileURL(options.cwd).href, name: options.cwd }],
+  }));
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   try {
     await client.connect(transport);
     const result = (await client.callTool({ name: "orchestrator_capabilities", arguments: {} })) as ToolAnswer;
-    if (result.isError) return [{ name: "mcp", status: "failed", detail: `orchestrator_capabilities answered an error: ${failureOf(result)}` }];
-    const providers = Array.isArray(result.structuredContent?.providers) ? (result.structuredContent.providers as { providerInstanceId?: string; canRunChildTasks?: boolean }[]) : [];
-    const steps: CheckStep[] = [{ name: "mcp", status: "ok", detail: `orchestrator_capabilities answered (${providers.length} provider(s))` }];
+    if (result.isError)
+      return [
+        { name: "mcp", status: "failed", detail: `orchestrator_capabilities answered an error: ${failureOf(result)}` },
+      ];
+    const providers = Array.isArray(result.structuredContent?.providers)
+      ? (result.structuredContent.providers as { providerInstanceId?: string; canRunChildTasks?: boolean }[])
+      : [];
+    const steps: CheckStep[] = [
+      { name: "mcp", status: "ok", detail: `orchestrator_capabilities answered (${providers.length} provider(s))` },
+    ];
     if (!options.operate) {
-      steps.push({ name: "change", status: "skipped", detail: "the token may only read (--verbs read), so nothing was changed" });
+      steps.push({
+        name: "change",
+        status: "skipped",
+        detail: "the token may only read (--verbs read), so nothing was changed",
+      });
       return steps;
     }
     const target = providers.find((provider) => provider.canRunChildTasks === true)?.providerInstanceId;
     if (target === undefined) {
-      steps.push({ name: "change", status: "skipped", detail: "no provider can run work yet, so no thread was created to try a change" });
+      steps.push({
+        name: "change",
+        status: "skipped",
+        detail: "no provider can run work yet, so no thread was created to try a change",
+      });
       return steps;
     }
-    const created = (await client.callTool({ name: "create_threads", arguments: { threads: [{ title: "switchyard connect --check", target: { providerInstanceId: target } }], clientRequestId: "switchyard-connect-check" } })) as ToolAnswer;
+    const created = (await client.callTool({
+      name: "create_threads",
+      arguments: {
+        threads: [{ title: "switchyard connect --check", target: { providerInstanceId: target } }],
+        clientRequestId: "switchyard-connect-check",
+      },
+    })) as ToolAnswer;
     if (created.isError) {
-      steps.push({ name: "change", status: "failed", detail: `create_threads (an idle thread, as a delegation would) was refused: ${failureOf(created)}` });
+      steps.push({
+        name: "change",
+        status: "failed",
+        detail: `create_threads (an idle thread, as a delegation would) was refused: ${failureOf(created)}`,
+      });
       return steps;
     }
-    const thread = (created.structuredContent?.threads as { thread: { threadId: string; projectId: string } }[] | undefined)?.[0]?.thread;
-    const settled = (await client.callTool({ name: "set_thread_settled", arguments: { threadId: thread?.threadId ?? "", settled: true } })) as ToolAnswer;
+    const thread = (
+      created.structuredContent?.threads as { thread: { threadId: string; projectId: string } }[] | undefined
+    )?.[0]?.thread;
+    const settled = (await client.callTool({
+      name: "set_thread_settled",
+      arguments: { threadId: thread?.threadId ?? "", settled: true },
+    })) as ToolAnswer;
     steps.push(
       settled.isError
         ? { name: "change", status: "failed", detail: `set_thread_settled was refused: ${failureOf(settled)}` }
-        : { name: "change", status: "ok", detail: `created and settled an idle thread in project ${thread?.projectId} (${thread?.threadId})` },
+        : {
+            name: "change",
+            status: "ok",
+            detail: `created and settled an idle thread in project ${thread?.projectId} (${thread?.threadId})`,
+          },
     );
     return steps;
   } catch (error) {
     if (error instanceof StreamableHTTPError && error.code === 401) {
-      return [{ name: "mcp", status: "failed", detail: `the server refused the token (HTTP 401): it is revoked, expired or from another home. Run \`switchyard connect\` again for a new one.` }];
+      return [
+        {
+          name: "mcp",
+          status: "failed",
+          detail: `the server refused the token (HTTP 401): it is revoked, expired or from another home. Run \`switchyard connect\` again for a new one.`,
+        },
+      ];
     }
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as NodeJS.ErrnoException).code;
-    if (cause === "ECONNREFUSED") return [{ name: "mcp", status: "failed", detail: `nothing listens at ${url} (ECONNREFUSED). Start it with \`switchyard serve\`.` }];
+    if (cause === "ECONNREFUSED")
+      return [
+        {
+          name: "mcp",
+          status: "failed",
+          detail: `nothing listens at ${url} (ECONNREFUSED). Start it with \`switchyard serve\`.`,
+        },
+      ];
     return [{ name: "mcp", status: "failed", detail: `the call failed: ${(error as Error).message}` }];
   } finally {
     await client.close().catch(() => undefined);
@@ -145,9 +199,17 @@ export async function checkConnection(input: {
   }
   steps.push(
     token === null
-      ? { name: "secret", status: "failed", detail: `the token file ${record.secretFile} is missing or empty; run \`switchyard connect ${record.harness}\` again` }
+      ? {
+          name: "secret",
+          status: "failed",
+          detail: `the token file ${record.secretFile} is missing or empty; run \`switchyard connect ${record.harness}\` again`,
+        }
       : mode !== 0o600
-        ? { name: "secret", status: "failed", detail: `${record.secretFile} can be read by others (mode ${mode?.toString(8)}); run chmod 600 on it` }
+        ? {
+            name: "secret",
+            status: "failed",
+            detail: `${record.secretFile} can be read by others (mode ${mode?.toString(8)}); run chmod 600 on it`,
+          }
         : { name: "secret", status: "ok", detail: `${record.secretFile} (mode 600)` },
   );
   if (record.envVar !== null) steps.push(shellStep(input.service, record, token, input.env));
@@ -155,30 +217,65 @@ export async function checkConnection(input: {
   steps.push({
     name: "token",
     status: state === "active" ? "ok" : "failed",
-    detail: state === "active" ? `${record.credentialId} is active` : `${record.credentialId} is ${state}; run \`switchyard connect ${record.harness}\` again for a new one`,
+    detail:
+      state === "active"
+        ? `${record.credentialId} is active`
+        : `${record.credentialId} is ${state}; run \`switchyard connect ${record.harness}\` again for a new one`,
   });
   if (server === null) {
-    steps.push({ name: "server", status: "failed", detail: `no Switchyard server runs on ${service.homeDir}; start it with \`switchyard serve\`` });
+    steps.push({
+      name: "server",
+      status: "failed",
+      detail: `no Switchyard server runs on ${service.homeDir}; start it with \`switchyard serve\``,
+    });
   } else if (server.mcpUrl !== record.url) {
-    steps.push({ name: "server", status: "failed", detail: `the server listens at ${server.mcpUrl}, the entry points at ${record.url}; run \`switchyard connect ${record.harness}\` again` });
+    steps.push({
+      name: "server",
+      status: "failed",
+      detail: `the server listens at ${server.mcpUrl}, the entry points at ${record.url}; run \`switchyard connect ${record.harness}\` again`,
+    });
   } else {
     steps.push({ name: "server", status: "ok", detail: `running at ${server.mcpUrl} (pid ${server.pid})` });
   }
-  if (token !== null) steps.push(...(await callTools(record.url, token, { operate: record.grant.verbs.includes("operate"), cwd: record.projectDir ?? input.cwd ?? process.cwd() })));
+  if (token !== null)
+    steps.push(
+      ...(await callTools(record.url, token, {
+        operate: record.grant.verbs.includes("operate"),
+        cwd: record.projectDir ?? input.cwd ?? process.cwd(),
+      })),
+    );
   else steps.push({ name: "mcp", status: "skipped", detail: "no token to call with" });
   steps.push(await harnessLook(input));
   return { ok: steps.every((step) => step.status !== "failed"), steps };
 }
 
 /** The harness's own look at the entry (`codex mcp list`, `claude mcp list`, …), run where it is installed. */
-async function harnessLook(input: { service: ConnectionService; record: ConnectionRecord; env: NodeJS.ProcessEnv }): Promise<CheckStep> {
+async function harnessLook(input: {
+  service: ConnectionService;
+  record: ConnectionRecord;
+  env: NodeJS.ProcessEnv;
+}): Promise<CheckStep> {
   const { record } = input;
   const connector = input.service.connector(record.harness);
-  const target: ConnectionTarget = { scope: record.scope, projectDir: record.projectDir ?? process.cwd(), env: input.env };
-  if (connector.selfCheck === undefined) return { name: "harness", status: "skipped", detail: `${connector.displayName} has no command that lists its MCP servers` };
+  const target: ConnectionTarget = {
+    scope: record.scope,
+    projectDir: record.projectDir ?? process.cwd(),
+    env: input.env,
+  };
+  if (connector.selfCheck === undefined)
+    return {
+      name: "harness",
+      status: "skipped",
+      detail: `${connector.displayName} has no command that lists its MCP servers`,
+    };
   const look = connector.selfCheck(target);
   const binary = onPath(look.command, input.env.PATH);
-  if (binary === null) return { name: "harness", status: "skipped", detail: `${look.command} is not on PATH, so ${connector.displayName} was not asked` };
+  if (binary === null)
+    return {
+      name: "harness",
+      status: "skipped",
+      detail: `${look.command} is not on PATH, so ${connector.displayName} was not asked`,
+    };
   // The harness runs with this shell's environment, as it would when you start it here: a token
   // variable env.sh did not set is missing for it too (the shell step says so).
   const env: Record<string, string> = { ...(connector.checkEnvironment?.(target) ?? {}) };
@@ -190,8 +287,15 @@ async function harnessLook(input: { service: ConnectionService; record: Connecti
     stdin: "ignore",
     timeout: 120_000,
   });
-  const verdict = look.interpret({ stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? null }, record.serverName);
-  return { name: "harness", status: verdict.ok ? "ok" : "failed", detail: `${look.command} ${look.args.join(" ")}: ${verdict.detail}` };
+  const verdict = look.interpret(
+    { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? null },
+    record.serverName,
+  );
+  return {
+    name: "harness",
+    status: verdict.ok ? "ok" : "failed",
+    detail: `${look.command} ${look.args.join(" ")}: ${verdict.detail}`,
+  };
 }
 
 /**
@@ -199,7 +303,12 @@ async function harnessLook(input: { service: ConnectionService; record: Connecti
  * environment of the shell the check (and so the harness) runs in, set from the token file by
  * env.sh.
  */
-function shellStep(service: ConnectionService, record: ConnectionRecord, token: string | null, env: NodeJS.ProcessEnv): CheckStep {
+function shellStep(
+  service: ConnectionService,
+  record: ConnectionRecord,
+  token: string | null,
+  env: NodeJS.ProcessEnv,
+): CheckStep {
   const envSh = `${service.records.dir}/env.sh`;
   const value = env[record.envVar!];
   if (value === undefined || value === "") {
@@ -210,7 +319,11 @@ function shellStep(service: ConnectionService, record: ConnectionRecord, token: 
     };
   }
   if (token !== null && value !== token) {
-    return { name: "shell", status: "failed", detail: `$${record.envVar} holds another token than ${record.secretFile} (an old one): run \`. ${envSh}\` again, or open a new shell` };
+    return {
+      name: "shell",
+      status: "failed",
+      detail: `$${record.envVar} holds another token than ${record.secretFile} (an old one): run \`. ${envSh}\` again, or open a new shell`,
+    };
   }
   return { name: "shell", status: "ok", detail: `$${record.envVar} is set from ${record.secretFile} (by ${envSh})` };
 }

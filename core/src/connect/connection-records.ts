@@ -25,7 +25,11 @@ export interface ConnectionRecord {
   /** The file holding the rule that approves Switchyard's tools (Claude Code's settings), for harnesses that need one. */
   readonly approvalFile?: string | null;
   /** What the token was issued with, so a re-run with the same options keeps it. */
-  readonly grant: { readonly verbs: readonly string[]; readonly projects: readonly string[] | "*"; readonly ceiling: { readonly runtimeMode: RuntimeMode; readonly interactionMode: InteractionMode } };
+  readonly grant: {
+    readonly verbs: readonly string[];
+    readonly projects: readonly string[] | "*";
+    readonly ceiling: { readonly runtimeMode: RuntimeMode; readonly interactionMode: InteractionMode };
+  };
   readonly connectedAt: string;
 }
 
@@ -83,14 +87,19 @@ export class ConnectionRecords {
     this.ensureDir();
     const body: RecordsFile = { version: 1, connections: [...connections].sort((a, b) => a.id.localeCompare(b.id)) };
     writeTextFileAtomically(this.file, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600, backup: false });
-    writeTextFileAtomically(join(this.dir, "env.sh"), envScript(this.dir, body.connections), { mode: 0o600, backup: false });
+    writeTextFileAtomically(join(this.dir, "env.sh"), envScript(this.dir, body.connections), {
+      mode: 0o600,
+      backup: false,
+    });
   }
 }
 
 /** The environment variable a harness reads its token from: one per harness and config place. */
 export function tokenEnvVar(harness: HarnessId, scope: ConnectScope, configFile: string): string {
   const base = `SWITCHYARD_${harness.toUpperCase()}_TOKEN`;
-  return scope === "user" ? base : `${base}_${createHash("sha256").update(configFile).digest("hex").slice(0, 8).toUpperCase()}`;
+  return scope === "user"
+    ? base
+    : `${base}_${createHash("sha256").update(configFile).digest("hex").slice(0, 8).toUpperCase()}`;
 }
 
 function shellQuote(text: string): string {
@@ -102,11 +111,16 @@ function shellQuote(text: string): string {
  * token variable from its secret file. It holds paths only, never a token.
  */
 function envScript(dir: string, connections: readonly ConnectionRecord[]): string {
-  const lines = [`# Written by \`switchyard connect\`. Source it from your shell profile: . ${shellQuote(join(dir, "env.sh"))}`, ""];
+  const lines = [
+    `# Written by \`switchyard connect\`. Source it from your shell profile: . ${shellQuote(join(dir, "env.sh"))}`,
+    "",
+  ];
   for (const record of connections) {
     if (record.envVar === null) continue;
     lines.push(`# ${record.harness} (${record.scope}): ${record.configFile}`);
-    lines.push(`[ -r ${shellQuote(record.secretFile)} ] && export ${record.envVar}="$(cat ${shellQuote(record.secretFile)})"`);
+    lines.push(
+      `[ -r ${shellQuote(record.secretFile)} ] && export ${record.envVar}="$(cat ${shellQuote(record.secretFile)})"`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

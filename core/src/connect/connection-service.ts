@@ -1,7 +1,12 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SwitchyardError } from "../spec/index.js";
-import type { CredentialCapability, McpSessionRegistry, ModeCeiling, ProjectScope } from "../services/credentials/mcp-session-registry.js";
+import type {
+  CredentialCapability,
+  McpSessionRegistry,
+  ModeCeiling,
+  ProjectScope,
+} from "../services/credentials/mcp-session-registry.js";
 import { readTextFile, removeFile, writeTextFileAtomically } from "./config-file.js";
 import { connectionId, ConnectionRecords, tokenEnvVar, type ConnectionRecord } from "./connection-records.js";
 import { HARNESS_CONNECTORS } from "./harness-catalog.js";
@@ -29,11 +34,19 @@ export interface ConnectOutcome {
   readonly replacedCredentialId: string | null;
 }
 
-const CAPABILITY_OF = { read: "orchestration:read", operate: "orchestration:operate", approve: "orchestration:approve" } as const satisfies Record<string, CredentialCapability>;
+const CAPABILITY_OF = {
+  read: "orchestration:read",
+  operate: "orchestration:operate",
+  approve: "orchestration:approve",
+} as const satisfies Record<string, CredentialCapability>;
 
 /** A harness config that cannot be read as its format: refused, never overwritten. */
 function malformed(file: string, error: Error): SwitchyardError {
-  return new SwitchyardError("config_invalid", `${file} is not valid (${error.message}). Nothing was changed: fix the file or move it aside, then run again.`, { file });
+  return new SwitchyardError(
+    "config_invalid",
+    `${file} is not valid (${error.message}). Nothing was changed: fix the file or move it aside, then run again.`,
+    { file },
+  );
 }
 
 function parsing<T>(file: string, run: () => T): T {
@@ -46,11 +59,22 @@ function parsing<T>(file: string, run: () => T): T {
 }
 
 function sameGrant(record: ConnectionRecord, grant: ConnectGrant): boolean {
-  return JSON.stringify(record.grant) === JSON.stringify({ verbs: [...grant.verbs], projects: grant.projects, ceiling: { runtimeMode: grant.ceiling.runtimeMode, interactionMode: grant.ceiling.interactionMode } });
+  return (
+    JSON.stringify(record.grant) ===
+    JSON.stringify({
+      verbs: [...grant.verbs],
+      projects: grant.projects,
+      ceiling: { runtimeMode: grant.ceiling.runtimeMode, interactionMode: grant.ceiling.interactionMode },
+    })
+  );
 }
 
 /** Whether a client token is still good: known, not revoked, not expired. */
-export function credentialState(registry: McpSessionRegistry, credentialId: string, nowMs = Date.now()): "active" | "revoked" | "expired" | "missing" {
+export function credentialState(
+  registry: McpSessionRegistry,
+  credentialId: string,
+  nowMs = Date.now(),
+): "active" | "revoked" | "expired" | "missing" {
   const token = registry.list().find((candidate) => candidate.id === credentialId);
   if (token === undefined) return "missing";
   if (token.revokedAt !== null) return "revoked";
@@ -77,7 +101,13 @@ export class ConnectionService {
   }
 
   /** The spec of an entry at a place, with the secret's deterministic path. */
-  specFor(harness: HarnessId, target: ConnectionTarget, serverName: string, url: string, toolTimeoutMs: number): { id: string; configFile: string; spec: EntrySpec } {
+  specFor(
+    harness: HarnessId,
+    target: ConnectionTarget,
+    serverName: string,
+    url: string,
+    toolTimeoutMs: number,
+  ): { id: string; configFile: string; spec: EntrySpec } {
     const connector = this.connector(harness);
     const configFile = connector.configFile(target);
     const id = connectionId(harness, configFile, serverName);
@@ -95,20 +125,40 @@ export class ConnectionService {
     };
   }
 
-  async connect(input: { harness: HarnessId; target: ConnectionTarget; serverName: string; url: string; toolTimeoutMs: number; grant: ConnectGrant }): Promise<ConnectOutcome> {
+  async connect(input: {
+    harness: HarnessId;
+    target: ConnectionTarget;
+    serverName: string;
+    url: string;
+    toolTimeoutMs: number;
+    grant: ConnectGrant;
+  }): Promise<ConnectOutcome> {
     const connector = this.connector(input.harness);
-    const { id, configFile, spec } = this.specFor(input.harness, input.target, input.serverName, input.url, input.toolTimeoutMs);
+    const { id, configFile, spec } = this.specFor(
+      input.harness,
+      input.target,
+      input.serverName,
+      input.url,
+      input.toolTimeoutMs,
+    );
     // Everything that can refuse runs before a token exists.
     const current = readTextFile(configFile);
     const next = parsing(configFile, () => connector.apply(current, spec));
     const supportFiles = connector.supportFiles ? await connector.supportFiles(spec) : [];
     const approval = connector.toolApproval;
     const approvalFile = approval?.file(input.target) ?? null;
-    const approvalNext = approval !== undefined && approvalFile !== null ? parsing(approvalFile, () => approval.apply(readTextFile(approvalFile), spec)) : null;
+    const approvalNext =
+      approval !== undefined && approvalFile !== null
+        ? parsing(approvalFile, () => approval.apply(readTextFile(approvalFile), spec))
+        : null;
 
     const previous = this.records.find(id);
     const keep =
-      previous !== undefined && sameGrant(previous, input.grant) && credentialState(this.registry, previous.credentialId) === "active" && existsSync(previous.secretFile) && previous.secretFile === spec.secretFile;
+      previous !== undefined &&
+      sameGrant(previous, input.grant) &&
+      credentialState(this.registry, previous.credentialId) === "active" &&
+      existsSync(previous.secretFile) &&
+      previous.secretFile === spec.secretFile;
     this.records.ensureDir();
     let credentialId = previous?.credentialId ?? "";
     let issuedId: string | null = null;
@@ -121,7 +171,10 @@ export class ConnectionService {
         ceiling: input.grant.ceiling,
         label: `connect ${input.harness} (${input.target.scope}${input.target.scope === "project" ? ` ${input.target.projectDir}` : ""})`,
         // A project-scope connection's folder is where its agent's new work goes when nothing else says.
-        connection: { harness: input.harness, projectDir: input.target.scope === "project" ? input.target.projectDir : null },
+        connection: {
+          harness: input.harness,
+          projectDir: input.target.scope === "project" ? input.target.projectDir : null,
+        },
       });
       issuedId = issued.id;
       credentialId = issued.id;
@@ -135,7 +188,8 @@ export class ConnectionService {
         writeTextFileAtomically(support.file, support.text, { mode: PRIVATE_FILE_MODE, backup: false });
       }
       configChanged = writeTextFileAtomically(configFile, next);
-      if (approvalFile !== null && approvalNext !== null) configChanged = writeTextFileAtomically(approvalFile, approvalNext) || configChanged;
+      if (approvalFile !== null && approvalNext !== null)
+        configChanged = writeTextFileAtomically(approvalFile, approvalNext) || configChanged;
     } catch (error) {
       // Nothing half-done: the new token is revoked and the secret file is as it was.
       if (issuedId !== null) {
@@ -157,10 +211,15 @@ export class ConnectionService {
       secretFile: spec.secretFile,
       envVar: connector.tokenDelivery === "env" ? spec.envVar : null,
       ...(approvalFile !== null ? { approvalFile } : {}),
-      grant: { verbs: [...input.grant.verbs], projects: input.grant.projects, ceiling: { runtimeMode: input.grant.ceiling.runtimeMode, interactionMode: input.grant.ceiling.interactionMode } },
+      grant: {
+        verbs: [...input.grant.verbs],
+        projects: input.grant.projects,
+        ceiling: { runtimeMode: input.grant.ceiling.runtimeMode, interactionMode: input.grant.ceiling.interactionMode },
+      },
       connectedAt: keep && previous !== undefined && !configChanged ? previous.connectedAt : new Date().toISOString(),
     };
-    if (!(keep && previous !== undefined && JSON.stringify(previous) === JSON.stringify(record))) this.records.put(record);
+    if (!(keep && previous !== undefined && JSON.stringify(previous) === JSON.stringify(record)))
+      this.records.put(record);
     let replaced: string | null = null;
     if (issuedId !== null && previous !== undefined && previous.credentialId !== issuedId) {
       this.registry.revoke(previous.credentialId);
@@ -212,8 +271,18 @@ export class ConnectionService {
       return "unreadable";
     }
     if (found === undefined) return "missing";
-    const { spec } = this.specFor(record.harness, { scope: record.scope, projectDir: record.projectDir ?? "", env: {} }, record.serverName, record.url, toolTimeoutMs);
-    const expected = connector.expected({ ...spec, secretFile: record.secretFile, envVar: record.envVar ?? spec.envVar });
+    const { spec } = this.specFor(
+      record.harness,
+      { scope: record.scope, projectDir: record.projectDir ?? "", env: {} },
+      record.serverName,
+      record.url,
+      toolTimeoutMs,
+    );
+    const expected = connector.expected({
+      ...spec,
+      secretFile: record.secretFile,
+      envVar: record.envVar ?? spec.envVar,
+    });
     if (JSON.stringify(found) !== JSON.stringify(expected)) return "changed";
     // The rule that lets the harness run the tools headless is part of what connect wrote.
     const approval = connector.toolApproval;

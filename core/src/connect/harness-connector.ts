@@ -48,7 +48,10 @@ export interface HarnessSelfCheck {
   readonly command: string;
   readonly args: readonly string[];
   /** What the output says about the entry: connected, listed only, or missing/failed, with the line that says so. */
-  interpret(output: { stdout: string; stderr: string; exitCode: number | null }, serverName: string): { ok: boolean; detail: string };
+  interpret(
+    output: { stdout: string; stderr: string; exitCode: number | null },
+    serverName: string,
+  ): { ok: boolean; detail: string };
 }
 
 /**

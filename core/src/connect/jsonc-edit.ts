@@ -88,7 +88,8 @@ class JsoncScanner {
       return { kind: "scalar", start, end: this.pos, properties: [] };
     }
     const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.text.slice(this.pos));
-    if (literal === null) this.fail(ch === undefined ? "an unexpected end of file" : `an unexpected ${JSON.stringify(ch)}`);
+    if (literal === null)
+      this.fail(ch === undefined ? "an unexpected end of file" : `an unexpected ${JSON.stringify(ch)}`);
     this.pos += literal[0].length;
     return { kind: "scalar", start, end: this.pos, properties: [] };
   }
@@ -270,9 +271,15 @@ export function removeJsoncProperty(text: string, path: readonly string[]): stri
   scanner.skipTrivia();
   if (text[scanner.pos] === "," && index < node.properties.length - 1) {
     // Not the last: take the property, its comma and the rest of its line.
-    const from = text.slice(lineStart(text, property.keyStart), property.keyStart).trim() === "" ? lineStart(text, property.keyStart) : property.keyStart;
+    const from =
+      text.slice(lineStart(text, property.keyStart), property.keyStart).trim() === ""
+        ? lineStart(text, property.keyStart)
+        : property.keyStart;
     const next = node.properties[index + 1]!;
-    const to = text.slice(lineStart(text, next.keyStart), next.keyStart).trim() === "" ? lineStart(text, next.keyStart) : next.keyStart;
+    const to =
+      text.slice(lineStart(text, next.keyStart), next.keyStart).trim() === ""
+        ? lineStart(text, next.keyStart)
+        : next.keyStart;
     return text.slice(0, from) + text.slice(to);
   }
   if (index > 0) {

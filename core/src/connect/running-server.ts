@@ -18,7 +18,10 @@ export interface RunningServerInfo {
 
 /** Records the listening server (written by `serve`, removed when it stops). */
 export function recordRunningServer(home: string, info: RunningServerInfo): void {
-  writeTextFileAtomically(join(home, SERVER_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: PRIVATE_FILE_MODE, backup: false });
+  writeTextFileAtomically(join(home, SERVER_FILE), `${JSON.stringify(info, null, 2)}\n`, {
+    mode: PRIVATE_FILE_MODE,
+    backup: false,
+  });
 }
 
 /** Forgets the listening server, if this process is the one recorded. */

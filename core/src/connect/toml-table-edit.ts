@@ -14,7 +14,8 @@ export function parseTomlDocument(text: string): Record<string, unknown> {
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
-    if (error instanceof TomlError) throw new MalformedTomlError(`${error.message.split("\n")[0]} (line ${error.line}, column ${error.column})`);
+    if (error instanceof TomlError)
+      throw new MalformedTomlError(`${error.message.split("\n")[0]} (line ${error.line}, column ${error.column})`);
     throw error;
   }
 }
@@ -124,7 +125,9 @@ function without(document: Record<string, unknown>, paths: readonly (readonly st
       delete chain[depth - 1]![path[depth - 1]!];
     }
   }
-  return JSON.parse(JSON.stringify(copy, (_key, value: unknown) => (value instanceof Date ? value.toISOString() : value))) as unknown;
+  return JSON.parse(
+    JSON.stringify(copy, (_key, value: unknown) => (value instanceof Date ? value.toISOString() : value)),
+  ) as unknown;
 }
 
 function quotedKey(part: string): string {
@@ -132,7 +135,11 @@ function quotedKey(part: string): string {
 }
 
 /** One table as TOML text: its header, comment lines, then `key = value` lines. */
-export function renderTomlTable(path: readonly string[], values: Record<string, unknown>, comment: readonly string[] = []): string {
+export function renderTomlTable(
+  path: readonly string[],
+  values: Record<string, unknown>,
+  comment: readonly string[] = [],
+): string {
   const body = stringify(values).trimEnd();
   return [`[${path.map(quotedKey).join(".")}]`, ...comment.map((line) => `# ${line}`), body].join("\n");
 }
@@ -142,7 +149,10 @@ export function renderTomlTable(path: readonly string[], values: Record<string, 
  * returns the new text. Refuses, with {@link MalformedTomlError}, a document that is not TOML or
  * that defines one of these tables some other way (inline, or as dotted keys).
  */
-export function setTomlTables(text: string, tables: readonly { path: readonly string[]; values: Record<string, unknown> | null; comment?: readonly string[] }[]): string {
+export function setTomlTables(
+  text: string,
+  tables: readonly { path: readonly string[]; values: Record<string, unknown> | null; comment?: readonly string[] }[],
+): string {
   const before = parseTomlDocument(text);
   const newline = text.includes("\r\n") ? "\r\n" : "\n";
   let lines = text.split(/\r?\n/);
@@ -150,9 +160,12 @@ export function setTomlTables(text: string, tables: readonly { path: readonly st
   for (const table of tables) {
     const ranges = tableRanges(lines, table.path);
     if (ranges.length === 0 && valueAt(before, table.path) !== undefined) {
-      throw new MalformedTomlError(`[${table.path.join(".")}] is defined inline or with dotted keys, which this command does not edit; remove it and run again`);
+      throw new MalformedTomlError(
+        `[${table.path.join(".")}] is defined inline or with dotted keys, which this command does not edit; remove it and run again`,
+      );
     }
-    const rendered = table.values === null ? null : renderTomlTable(table.path, table.values, table.comment).split("\n");
+    const rendered =
+      table.values === null ? null : renderTomlTable(table.path, table.values, table.comment).split("\n");
     if (ranges.length === 0) {
       if (rendered === null) continue;
       const gap = lines.length > 0 && lines.at(-1)!.trim() !== "" ? [""] : [];
@@ -177,12 +190,15 @@ export function setTomlTables(text: string, tables: readonly { path: readonly st
   const after = parseTomlDocument(result);
   const paths = tables.map((table) => table.path);
   if (JSON.stringify(without(before, paths)) !== JSON.stringify(without(after, paths))) {
-    throw new MalformedTomlError("editing the file would have changed other settings in it (its tables are laid out in a way this command does not follow); edit it by hand");
+    throw new MalformedTomlError(
+      "editing the file would have changed other settings in it (its tables are laid out in a way this command does not follow); edit it by hand",
+    );
   }
   for (const table of tables) {
     const got = valueAt(after, table.path);
     const want = table.values === null ? undefined : JSON.parse(JSON.stringify(table.values));
-    if (JSON.stringify(got) !== JSON.stringify(want)) throw new MalformedTomlError(`[${table.path.join(".")}] did not come out as intended; edit the file by hand`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      throw new MalformedTomlError(`[${table.path.join(".")}] did not come out as intended; edit the file by hand`);
   }
   return result;
 }

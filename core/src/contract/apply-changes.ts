@@ -8,7 +8,13 @@ export const ApplyChangesInput = z
     threadId: z.string().min(1).describe("The child thread (a task's childThreadId)."),
     method: z.enum(["merge", "cherry-pick"]).optional(),
     clientRequestId: ClientRequestId.optional(),
-    timeoutMs: z.number().int().min(0).max(600_000).optional().describe("How long to wait for the outcome; capped by the server's maximum wait."),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .describe("How long to wait for the outcome; capped by the server's maximum wait."),
   })
   .strict();
 

@@ -21,8 +21,13 @@ export const CreateThreadsInput = z
               .string()
               .min(1)
               .optional()
-              .describe("Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message."),
-            reportBack: z.boolean().optional().describe("With parentThreadId: deliver each finished turn to the parent (default true)."),
+              .describe(
+                "Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message.",
+              ),
+            reportBack: z
+              .boolean()
+              .optional()
+              .describe("With parentThreadId: deliver each finished turn to the parent (default true)."),
             workspace: WorkspaceInput.optional(),
           })
           .strict(),
@@ -30,19 +35,33 @@ export const CreateThreadsInput = z
       .min(1)
       .max(20),
     clientRequestId: ClientRequestId.optional(),
-    projectId: z.string().min(1).optional().describe("Defaults to your thread's project; required for callers outside a thread."),
+    projectId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Defaults to your thread's project; required for callers outside a thread."),
   })
   .strict();
 
 export const CreateThreadsOutput = z.object({
   replayed: z.boolean(),
-  threads: z.array(z.object({ index: z.number(), runId: z.string().nullable(), notes: z.array(z.string()), thread: ThreadShell })),
+  threads: z.array(
+    z.object({ index: z.number(), runId: z.string().nullable(), notes: z.array(z.string()), thread: ThreadShell }),
+  ),
 });
 
 /** The created threads, each as its shell. */
-export function createThreadsAnswer(created: Awaited<ReturnType<ThreadManagementService["createThreads"]>>, shells: ThreadShells): z.input<typeof CreateThreadsOutput> {
+export function createThreadsAnswer(
+  created: Awaited<ReturnType<ThreadManagementService["createThreads"]>>,
+  shells: ThreadShells,
+): z.input<typeof CreateThreadsOutput> {
   return {
     replayed: created.replayed,
-    threads: created.threads.map((entry) => ({ index: entry.index, runId: entry.runId, notes: [...entry.notes], thread: shells.shell(entry.thread) })),
+    threads: created.threads.map((entry) => ({
+      index: entry.index,
+      runId: entry.runId,
+      notes: [...entry.notes],
+      thread: shells.shell(entry.thread),
+    })),
   };
 }

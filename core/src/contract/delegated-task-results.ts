@@ -14,7 +14,14 @@ export const DelegatedTaskResultsOutput = z.object({
       taskId: z.string(),
       status: z.enum(["completed", "failed", "cancelled", "interrupted"]),
       summary: z.string(),
-      parent: z.object({ environmentId: z.string(), threadId: z.string(), runId: z.string(), rootThreadId: z.string(), depth: z.number(), maxDepth: z.number() }),
+      parent: z.object({
+        environmentId: z.string(),
+        threadId: z.string(),
+        runId: z.string(),
+        rootThreadId: z.string(),
+        depth: z.number(),
+        maxDepth: z.number(),
+      }),
     }),
   ),
 });

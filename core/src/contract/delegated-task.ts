@@ -22,15 +22,27 @@ export const DelegateTaskResultSchema = z.object({
   latestTerminalResultContextTransferId: z.string().nullable(),
   hasPendingQuestion: z.boolean(),
   pendingApproval: z
-    .object({ requestId: z.string(), kind: z.enum(["command", "file-read", "file-change", "mcp-elicitation", "permission"]), runId: z.string() })
+    .object({
+      requestId: z.string(),
+      kind: z.enum(["command", "file-read", "file-change", "mcp-elicitation", "permission"]),
+      runId: z.string(),
+    })
     .nullable(),
   waitTimedOut: z.boolean(),
-  usage: TreeUsageSchema.optional().describe("Switchyard: the child thread's own usage and its whole tree's, updated as each turn ends."),
-  budget: BudgetViewSchema.nullable().optional().describe("Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left."),
+  usage: TreeUsageSchema.optional().describe(
+    "Switchyard: the child thread's own usage and its whole tree's, updated as each turn ends.",
+  ),
+  budget: BudgetViewSchema.nullable()
+    .optional()
+    .describe("Switchyard: the task's own budget (tokens, costUsd, wallClockMs), what its tree used and what is left."),
   budgetStop: BudgetStopSchema.nullable()
     .optional()
-    .describe("Switchyard: set when a budget (the task's own or one above it) stopped the task; its result is partial."),
+    .describe(
+      "Switchyard: set when a budget (the task's own or one above it) stopped the task; its result is partial.",
+    ),
   changes: WorkspaceViewSchema.nullable()
     .optional()
-    .describe("Switchyard: the child's own workspace (workspace worktree/scratch/existing) and whether it holds changes; null: it shares yours. read_changes shows the diff."),
+    .describe(
+      "Switchyard: the child's own workspace (workspace worktree/scratch/existing) and whether it holds changes; null: it shares yours. read_changes shows the diff.",
+    ),
 });

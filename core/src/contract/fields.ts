@@ -14,14 +14,26 @@ export const InteractionModeOutput = z.enum(INTERACTION_MODES);
 export const Target = z
   .object({
     providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),
-    driverKind: z.string().min(1).optional().describe("A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it."),
-    model: z.string().min(1).optional().describe("A model the provider advertises; omitted inherits or uses the provider's default model (else the first it lists)."),
+    driverKind: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A driver (codex, pi, …); the parent's instance if it matches, else an available instance of it."),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A model the provider advertises; omitted inherits or uses the provider's default model (else the first it lists).",
+      ),
     effort: z
       .string()
       .min(1)
       .max(64)
       .optional()
-      .describe("A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default."),
+      .describe(
+        "A reasoning effort the model lists (orchestrator_capabilities models[].efforts); another is refused naming the supported ones. Omitted inherits with the model, else the provider's default.",
+      ),
   })
   .strict();
 
@@ -31,4 +43,13 @@ export const ClientRequestId = z
   .max(200)
   .describe("Retry key: the same key returns the same durable work. Use a new key for new work.");
 
-export const RunStatus = z.enum(["queued", "starting", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]);
+export const RunStatus = z.enum([
+  "queued",
+  "starting",
+  "running",
+  "waiting",
+  "completed",
+  "failed",
+  "cancelled",
+  "interrupted",
+]);

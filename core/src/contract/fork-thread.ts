@@ -8,20 +8,42 @@ import type { ThreadShells } from "./thread-shells.js";
 export const ForkThreadInput = z
   .object({
     threadId: z.string().min(1),
-    title: z.string().min(1).max(200).optional().describe('The fork\'s title (trimmed); default "<source title> (fork)".'),
-    afterRunId: z.string().min(1).optional().describe("Fork the conversation as it was after this run of the source thread, not as it is now."),
+    title: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('The fork\'s title (trimmed); default "<source title> (fork)".'),
+    afterRunId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Fork the conversation as it was after this run of the source thread, not as it is now."),
     clientRequestId: ClientRequestId.optional(),
   })
   .strict();
 
 export const ForkThreadResult = z.object({
   thread: ThreadShell,
-  strategy: z.enum(["native", "portable"]).describe("native: the provider copied the conversation; portable: it travels as context with the fork's first turn."),
+  strategy: z
+    .enum(["native", "portable"])
+    .describe(
+      "native: the provider copied the conversation; portable: it travels as context with the fork's first turn.",
+    ),
   reason: z.string().describe("Why that strategy (the shared fork policy's reason, or why a native fork fell back)."),
   transferId: z.string(),
   replayed: z.boolean(),
 });
 
-export function forkThreadAnswer(fork: Awaited<ReturnType<ThreadForkService["forkFromCaller"]>>, shells: ThreadShells): z.input<typeof ForkThreadResult> {
-  return { thread: shells.shell(fork.thread), strategy: fork.strategy, reason: fork.reason, transferId: fork.transferId, replayed: fork.replayed };
+export function forkThreadAnswer(
+  fork: Awaited<ReturnType<ThreadForkService["forkFromCaller"]>>,
+  shells: ThreadShells,
+): z.input<typeof ForkThreadResult> {
+  return {
+    thread: shells.shell(fork.thread),
+    strategy: fork.strategy,
+    reason: fork.reason,
+    transferId: fork.transferId,
+    replayed: fork.replayed,
+  };
 }

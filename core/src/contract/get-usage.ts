@@ -5,7 +5,11 @@ import { BudgetViewSchema, TreeUsageSchema, UsageTotalsSchema } from "./usage.js
 export const UsageQuery = z
   .object({
     projectId: z.string().min(1).optional().describe("A project's totals and each of its root threads' trees."),
-    threadId: z.string().min(1).optional().describe("A thread's own usage, its whole tree's and the budgets covering it."),
+    threadId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A thread's own usage, its whole tree's and the budgets covering it."),
   })
   .strict();
 
@@ -14,13 +18,17 @@ export const UsageResult = z.discriminatedUnion("scope", [
   TreeUsageSchema.extend({
     scope: z.literal("thread"),
     threadId: z.string(),
-    budgets: z.array(BudgetViewSchema).describe("The budgets covering the thread's work, innermost first, with what is left of each."),
+    budgets: z
+      .array(BudgetViewSchema)
+      .describe("The budgets covering the thread's work, innermost first, with what is left of each."),
   }),
   z.object({
     scope: z.literal("project"),
     projectId: z.string(),
     total: UsageTotalsSchema,
-    rootThreads: z.array(TreeUsageSchema.extend({ threadId: z.string(), title: z.string() })).describe("Each root thread of the project (newest first) with its own usage and its whole tree's."),
+    rootThreads: z
+      .array(TreeUsageSchema.extend({ threadId: z.string(), title: z.string() }))
+      .describe("Each root thread of the project (newest first) with its own usage and its whole tree's."),
   }),
   z.object({
     scope: z.literal("all"),

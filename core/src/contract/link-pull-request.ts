@@ -3,6 +3,12 @@ import { ClientRequestId } from "./fields.js";
 import { MetadataResult } from "./thread-metadata.js";
 
 /** link_pull_request: a pull request URL linked to a thread. */
-export const LinkPullRequestInput = z.object({ threadId: z.string().min(1).optional(), url: z.string().url(), clientRequestId: ClientRequestId.optional() }).strict();
+export const LinkPullRequestInput = z
+  .object({
+    threadId: z.string().min(1).optional(),
+    url: z.string().url(),
+    clientRequestId: ClientRequestId.optional(),
+  })
+  .strict();
 
 export const LinkPullRequestOutput = MetadataResult;

@@ -6,8 +6,17 @@ import type { ReachAudit } from "../services/reach/reach-audit.js";
 export const AuditQuery = z
   .object({
     since: z.iso.datetime({ offset: true }).optional().describe("Only calls at or after this instant (ISO 8601)."),
-    limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).optional().describe(`At most this many rows, newest first (default 100, at most ${MAX_AUDIT_LIMIT}).`),
-    direction: z.enum(["in", "out"]).optional().describe("in: calls linked environments made here; out: calls this environment made through its links."),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AUDIT_LIMIT)
+      .optional()
+      .describe(`At most this many rows, newest first (default 100, at most ${MAX_AUDIT_LIMIT}).`),
+    direction: z
+      .enum(["in", "out"])
+      .optional()
+      .describe("in: calls linked environments made here; out: calls this environment made through its links."),
   })
   .strict();
 
@@ -20,8 +29,15 @@ export const AuditEntrySchema = z.object({
   remoteEnvironmentId: z.string().nullable().describe("in: the caller's environment id, as it says."),
   callerThreadId: z.string().nullable().describe("The calling thread (in: on the other side, as it says; out: here)."),
   verb: z.enum(["read", "create", "send", "delegate", "cancel"]).nullable(),
-  tool: z.string().nullable().describe("The MCP tool; null when the call was refused before it was read (a revoked or expired grant)."),
-  target: z.object({ projectIds: z.array(z.string()).readonly().optional(), threadIds: z.array(z.string()).readonly().optional(), taskIds: z.array(z.string()).readonly().optional() }),
+  tool: z
+    .string()
+    .nullable()
+    .describe("The MCP tool; null when the call was refused before it was read (a revoked or expired grant)."),
+  target: z.object({
+    projectIds: z.array(z.string()).readonly().optional(),
+    threadIds: z.array(z.string()).readonly().optional(),
+    taskIds: z.array(z.string()).readonly().optional(),
+  }),
   outcome: z.string().describe("ok, or the failure code the caller got."),
   reason: z.string().nullable(),
 });

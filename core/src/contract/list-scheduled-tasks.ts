@@ -10,4 +10,10 @@ export const ListScheduledTasksInput = z
   })
   .strict();
 
-export const ListScheduledTasksOutput = z.object({ tasks: z.array(ScheduledTaskSchema), total: z.number(), offset: z.number(), limit: z.number(), hasMore: z.boolean() });
+export const ListScheduledTasksOutput = z.object({
+  tasks: z.array(ScheduledTaskSchema),
+  total: z.number(),
+  offset: z.number(),
+  limit: z.number(),
+  hasMore: z.boolean(),
+});

@@ -2,14 +2,24 @@ import { z } from "zod";
 import { InteractionModeOutput, RuntimeModeOutput } from "./fields.js";
 import { BudgetViewSchema } from "./usage.js";
 
-const BudgetLimits = z.object({ tokens: z.number().nullable(), costUsd: z.number().nullable(), wallClockMs: z.number().nullable() });
+const BudgetLimits = z.object({
+  tokens: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  wallClockMs: z.number().nullable(),
+});
 
 /** orchestrator_capabilities (listProviders and listProjects show parts of it): what the caller inherits and may use. */
-export const OrchestratorCapabilitiesInput = z.object({ search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included.") }).strict();
+export const OrchestratorCapabilitiesInput = z
+  .object({
+    search: z.string().min(1).max(100).optional().describe("Find models outside the short list, legacy ones included."),
+  })
+  .strict();
 
 export const OrchestratorCapabilitiesOutput = z.object({
   callerKind: z.enum(["agent", "client", "environment"]),
-  inheritedProvider: z.object({ providerInstanceId: z.string(), model: z.string().nullable(), effort: z.string().nullable() }).nullable(),
+  inheritedProvider: z
+    .object({ providerInstanceId: z.string(), model: z.string().nullable(), effort: z.string().nullable() })
+    .nullable(),
   parentModes: z.object({ runtimeMode: RuntimeModeOutput, interactionMode: InteractionModeOutput }).nullable(),
   parentRunActive: z.boolean(),
   projectId: z.string().nullable(),
@@ -20,8 +30,13 @@ export const OrchestratorCapabilitiesOutput = z.object({
       workspaces: z
         .array(z.enum(["shared", "worktree", "scratch", "existing"]))
         .optional()
-        .describe("Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees)."),
-      defaultWorkspace: z.enum(["shared", "worktree", "scratch", "existing"]).optional().describe("Switchyard: the strategy work gets when a call names none."),
+        .describe(
+          "Switchyard: the workspace strategies delegate_task and create_threads accept here (a folder that is not a git repository has no worktrees).",
+        ),
+      defaultWorkspace: z
+        .enum(["shared", "worktree", "scratch", "existing"])
+        .optional()
+        .describe("Switchyard: the strategy work gets when a call names none."),
     }),
   ),
   environments: z
@@ -29,7 +44,10 @@ export const OrchestratorCapabilitiesOutput = z.object({
       z.object({
         environmentId: z.string().describe("Pass it as environmentId to run a thread or task tool there."),
         url: z.string(),
-        ownEnvironmentId: z.string().nullable().describe("The id in the links that environment builds (switchyard-thread://v2/<id>/…)."),
+        ownEnvironmentId: z
+          .string()
+          .nullable()
+          .describe("The id in the links that environment builds (switchyard-thread://v2/<id>/…)."),
         reachable: z.boolean(),
         problem: z.object({ code: z.string(), reason: z.string(), message: z.string() }).nullable(),
         verbs: z.array(z.string()).nullable().describe("What its grant allows: read, create, send, delegate, cancel."),
@@ -48,10 +66,17 @@ export const OrchestratorCapabilitiesOutput = z.object({
       }),
     )
     .optional()
-    .describe("Linked environments (other Switchyard servers the user linked) and what their grants let you do there; absent when none is linked."),
+    .describe(
+      "Linked environments (other Switchyard servers the user linked) and what their grants let you do there; absent when none is linked.",
+    ),
   environmentId: z.string().optional().describe("This environment's id (the one in the thread links it builds)."),
   grant: z
-    .object({ grantId: z.string(), verbs: z.array(z.string()), maxRuntimeMode: z.string(), projects: z.union([z.literal("*"), z.array(z.string())]) })
+    .object({
+      grantId: z.string(),
+      verbs: z.array(z.string()),
+      maxRuntimeMode: z.string(),
+      projects: z.union([z.literal("*"), z.array(z.string())]),
+    })
     .optional()
     .describe("For a linked environment's call: what its grant here allows."),
   providers: z.array(
@@ -68,7 +93,12 @@ export const OrchestratorCapabilitiesOutput = z.object({
           favorite: z.boolean().optional(),
           legacy: z.boolean().optional(),
           callerModel: z.boolean().optional(),
-          efforts: z.array(z.string()).optional().describe("The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none."),
+          efforts: z
+            .array(z.string())
+            .optional()
+            .describe(
+              "The reasoning efforts the model takes (target.effort), weakest first; absent when it takes none.",
+            ),
           defaultEffort: z.string().optional().describe("The effort the provider uses when none is given."),
         }),
       ),
@@ -77,11 +107,19 @@ export const OrchestratorCapabilitiesOutput = z.object({
       interactionModes: z.array(InteractionModeOutput),
       steering: z
         .enum(["native", "interrupt_restart", "queue", "none"])
-        .describe("What a default t3_thread_send does to a running turn: steers it natively, interrupts and restarts it with the message, queues behind it, or is refused (the provider does not report when a turn ends)."),
-      fork: z.enum(["native", "portable"]).describe("How a fork of a thread is carried out: the provider copies the conversation, or it travels as portable context."),
+        .describe(
+          "What a default t3_thread_send does to a running turn: steers it natively, interrupts and restarts it with the message, queues behind it, or is refused (the provider does not report when a turn ends).",
+        ),
+      fork: z
+        .enum(["native", "portable"])
+        .describe(
+          "How a fork of a thread is carried out: the provider copies the conversation, or it travels as portable context.",
+        ),
       interrupt: z
         .enum(["running_turns", "unstarted_only"])
-        .describe("What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable)."),
+        .describe(
+          "What t3_thread_interrupt and task_cancel can stop: running turns, or only runs whose turn has not reached the provider yet (a running turn is refused: thread_not_interruptible, task_not_cancellable).",
+        ),
     }),
   ),
   features: z.object({
@@ -92,7 +130,12 @@ export const OrchestratorCapabilitiesOutput = z.object({
     pendingRequests: z.boolean(),
     worktreeLaunch: z.boolean(),
     scheduling: z.boolean(),
-    workspaces: z.boolean().optional().describe("Switchyard: delegate_task and create_threads take workspace; read_changes, apply_changes and discard_changes take a child's changes back."),
+    workspaces: z
+      .boolean()
+      .optional()
+      .describe(
+        "Switchyard: delegate_task and create_threads take workspace; read_changes, apply_changes and discard_changes take a child's changes back.",
+      ),
   }),
   limits: z.object({
     maxWaitMs: z.number(),
@@ -104,15 +147,27 @@ export const OrchestratorCapabilitiesOutput = z.object({
   }),
   budgets: z
     .object({
-      rootThread: BudgetLimits.describe("Limits on each root thread's whole tree (config budgets.rootThread); null: no limit."),
-      delegatedTask: BudgetLimits.describe("Default limits of each delegated task's tree (config budgets.delegatedTask), unless delegate_task sets budget."),
-      perTaskBudget: z.literal(true).describe("delegate_task takes a budget {tokens, costUsd, wallClockMs}, which must fit in what is left of the budgets covering you."),
-      covering: z.array(BudgetViewSchema).describe("The budgets covering your work now, innermost first, with what is left of each."),
+      rootThread: BudgetLimits.describe(
+        "Limits on each root thread's whole tree (config budgets.rootThread); null: no limit.",
+      ),
+      delegatedTask: BudgetLimits.describe(
+        "Default limits of each delegated task's tree (config budgets.delegatedTask), unless delegate_task sets budget.",
+      ),
+      perTaskBudget: z
+        .literal(true)
+        .describe(
+          "delegate_task takes a budget {tokens, costUsd, wallClockMs}, which must fit in what is left of the budgets covering you.",
+        ),
+      covering: z
+        .array(BudgetViewSchema)
+        .describe("The budgets covering your work now, innermost first, with what is left of each."),
       pricing: z.object({
         defaultsAsOf: z.string().nullable().describe("The day the shipped price table was taken (null: not used)."),
         configAsOf: z.string().nullable(),
         configuredModels: z.number(),
       }),
     })
-    .describe("Token, cost and wall-clock budgets on delegation trees. Usage arrives as each turn ends, so a tree can pass a limit by the turns running when it is reached; those are interrupted."),
+    .describe(
+      "Token, cost and wall-clock budgets on delegation trees. Usage arrives as each turn ends, so a tree can pass a limit by the turns running when it is reached; those are interrupted.",
+    ),
 });

@@ -8,7 +8,9 @@ export const PendingRequestView = z
     requestId: z.string(),
     threadId: z.string(),
     runId: z.string(),
-    kind: z.enum(["user_input", "approval"]).describe("A question (answer with answers) or an approval (decide with decision; needs orchestration:approve)."),
+    kind: z
+      .enum(["user_input", "approval"])
+      .describe("A question (answer with answers) or an approval (decide with decision; needs orchestration:approve)."),
     status: z.enum(["pending", "answered", "cancelled", "expired"]),
     blocking: z.boolean(),
     questions: z.array(z.object({ id: z.string(), question: z.string() }).loose()),
@@ -17,7 +19,13 @@ export const PendingRequestView = z
         approvalKind: z.enum(["command", "file-read", "file-change", "mcp-elicitation", "permission"]),
         title: z.string(),
         detail: z.string().nullable(),
-        options: z.array(z.object({ id: z.string(), label: z.string(), decision: z.enum(["accept", "accept_for_session", "decline", "cancel"]) })),
+        options: z.array(
+          z.object({
+            id: z.string(),
+            label: z.string(),
+            decision: z.enum(["accept", "accept_for_session", "decline", "cancel"]),
+          }),
+        ),
       })
       .nullable()
       .describe("What an approval asks for; null for a question."),
@@ -33,18 +41,31 @@ export const PendingRequestInput = z
     action: z.enum(["list", "read", "respond"]),
     requestId: z.string().min(1).optional(),
     answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
-    decision: z.enum(["accept", "accept_for_session", "decline", "cancel"]).optional().describe("An approval's decision; needs orchestration:approve."),
+    decision: z
+      .enum(["accept", "accept_for_session", "decline", "cancel"])
+      .optional()
+      .describe("An approval's decision; needs orchestration:approve."),
     dismiss: z.boolean().optional(),
   })
   .strict();
 
-export const PendingRequestOutput = z.object({ action: z.enum(["list", "read", "respond"]), requests: z.array(PendingRequestView) });
+export const PendingRequestOutput = z.object({
+  action: z.enum(["list", "read", "respond"]),
+  requests: z.array(PendingRequestView),
+});
 
 /** A response to one request: answers, a decision, or a dismissal. */
-export type PendingRequestResponse = Pick<z.output<typeof PendingRequestInput>, "threadId" | "answers" | "decision" | "dismiss"> & { readonly requestId: string };
+export type PendingRequestResponse = Pick<
+  z.output<typeof PendingRequestInput>,
+  "threadId" | "answers" | "decision" | "dismiss"
+> & { readonly requestId: string };
 
 /** The service's respond call; the service checks the capability the answer needs (operate for a question, approve for an approval). */
-export function respondToPendingRequest(pendingRequests: PendingRequestService, caller: Caller, input: PendingRequestResponse): ReturnType<PendingRequestService["respond"]> {
+export function respondToPendingRequest(
+  pendingRequests: PendingRequestService,
+  caller: Caller,
+  input: PendingRequestResponse,
+): ReturnType<PendingRequestService["respond"]> {
   return pendingRequests.respond(caller, {
     threadId: input.threadId,
     requestId: input.requestId,

@@ -14,12 +14,17 @@ export const ProviderDoctorOutput = z.object({
       providerInstanceId: z.string(),
       driverKind: z.string(),
       displayName: z.string(),
-      status: FindingStatus.describe("doctor's verdict: fail when it cannot run work, warn when it can with a caveat, info when disabled."),
+      status: FindingStatus.describe(
+        "doctor's verdict: fail when it cannot run work, warn when it can with a caveat, info when disabled.",
+      ),
       detail: z.string().describe("doctor's line for it."),
       canRunWork: z.boolean(),
       checking: z.boolean().describe("Its first check is still running: nothing is known yet."),
       enabled: z.boolean(),
-      problem: z.string().nullable().describe("Why it cannot run work, in words that say what to do; null when it can."),
+      problem: z
+        .string()
+        .nullable()
+        .describe("Why it cannot run work, in words that say what to do; null when it can."),
       install: z.string().nullable().describe("The command that installs its harness, when the harness was not found."),
       version: z.string().nullable(),
       authenticated: z.union([z.boolean(), z.literal("unknown")]).nullable(),

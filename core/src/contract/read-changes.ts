@@ -6,7 +6,12 @@ export const ReadChangesInput = z
   .object({
     threadId: z.string().min(1).describe("The child thread (a task's childThreadId)."),
     path: z.string().min(1).max(4096).optional().describe("Only this file (or folder) of the change set."),
-    offset: z.number().int().min(0).optional().describe("Where the page starts in the diff (a previous page's nextOffset)."),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Where the page starts in the diff (a previous page's nextOffset)."),
     maxChars: z.number().int().min(1_000).max(100_000).optional(),
   })
   .strict();
@@ -16,7 +21,16 @@ export const ReadChangesOutput = z.object({
   workspace: WorkspaceViewSchema,
   baseCommit: z.string().nullable(),
   head: z.string().nullable(),
-  files: z.array(z.object({ path: z.string(), status: z.string().describe("A added, M modified, D deleted, T type changed."), insertions: z.number().nullable(), deletions: z.number().nullable() })).readonly(),
+  files: z
+    .array(
+      z.object({
+        path: z.string(),
+        status: z.string().describe("A added, M modified, D deleted, T type changed."),
+        insertions: z.number().nullable(),
+        deletions: z.number().nullable(),
+      }),
+    )
+    .readonly(),
   fileCount: z.number(),
   commits: z.array(z.object({ commit: z.string(), subject: z.string() })).readonly(),
   commitCount: z.number(),

@@ -4,9 +4,25 @@ import { ITEM_PART_PAGE_CHARS } from "../services/thread-query-service.js";
 /** readThreadItem (HTTP API): one timeline item's text, output or arguments, a page at a time. */
 export const ItemPartQuery = z
   .object({
-    part: z.enum(["text", "output", "input"]).optional().describe("text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON."),
-    offset: z.number().int().min(0).optional().describe("Where the page starts, in characters (default 0); pass nextOffset to read on."),
-    limit: z.number().int().min(1).max(ITEM_PART_PAGE_CHARS).optional().describe(`Characters in the page (default and most ${ITEM_PART_PAGE_CHARS}).`),
+    part: z
+      .enum(["text", "output", "input"])
+      .optional()
+      .describe(
+        "text (default): the item's text; output: a tool call's output; input: a tool call's arguments as indented JSON.",
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Where the page starts, in characters (default 0); pass nextOffset to read on."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(ITEM_PART_PAGE_CHARS)
+      .optional()
+      .describe(`Characters in the page (default and most ${ITEM_PART_PAGE_CHARS}).`),
   })
   .strict();
 
@@ -21,4 +37,3 @@ export const ItemPartPage = z.object({
   totalChars: z.number().int().describe("The whole part's length."),
   nextOffset: z.number().int().nullable().describe("Pass as offset to read the next page; null at the end."),
 });
-

@@ -5,7 +5,9 @@ import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
 /** resumeThread (HTTP API): a stopped thread's held runs started again. */
-export const ResumeThreadInput = z.object({ threadId: z.string().min(1), clientRequestId: ClientRequestId.optional() }).strict();
+export const ResumeThreadInput = z
+  .object({ threadId: z.string().min(1), clientRequestId: ClientRequestId.optional() })
+  .strict();
 
 export const ResumeThreadResult = z.object({
   thread: ThreadShell,
@@ -13,6 +15,9 @@ export const ResumeThreadResult = z.object({
   replayed: z.boolean(),
 });
 
-export function resumeThreadAnswer(resumed: ReturnType<ThreadManagementService["resumeFromCaller"]>, shells: ThreadShells): z.input<typeof ResumeThreadResult> {
+export function resumeThreadAnswer(
+  resumed: ReturnType<ThreadManagementService["resumeFromCaller"]>,
+  shells: ThreadShells,
+): z.input<typeof ResumeThreadResult> {
   return { thread: shells.shell(resumed.thread), resumedRunIds: resumed.resumedRunIds, replayed: resumed.replayed };
 }

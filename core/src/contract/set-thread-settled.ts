@@ -19,6 +19,9 @@ export const SetThreadSettledOutput = z.object({
   replayed: z.boolean(),
 });
 
-export function setThreadSettledAnswer(result: ReturnType<ThreadManagementService["setSettledFromCaller"]>, shells: ThreadShells): z.input<typeof SetThreadSettledOutput> {
+export function setThreadSettledAnswer(
+  result: ReturnType<ThreadManagementService["setSettledFromCaller"]>,
+  shells: ThreadShells,
+): z.input<typeof SetThreadSettledOutput> {
   return { thread: shells.shell(result.thread), changed: result.changed, replayed: result.replayed };
 }

@@ -20,6 +20,14 @@ export const StopThreadResult = z.object({
   replayed: z.boolean(),
 });
 
-export function stopThreadAnswer(stopped: ReturnType<ThreadManagementService["stopFromCaller"]>, shells: ThreadShells): z.input<typeof StopThreadResult> {
-  return { thread: shells.shell(stopped.thread), interruptedRunId: stopped.interruptedRunId, heldRunIds: stopped.heldRunIds, replayed: stopped.replayed };
+export function stopThreadAnswer(
+  stopped: ReturnType<ThreadManagementService["stopFromCaller"]>,
+  shells: ThreadShells,
+): z.input<typeof StopThreadResult> {
+  return {
+    thread: shells.shell(stopped.thread),
+    interruptedRunId: stopped.interruptedRunId,
+    heldRunIds: stopped.heldRunIds,
+    replayed: stopped.replayed,
+  };
 }

@@ -5,17 +5,31 @@ import { PUBLIC_EVENT_TYPES } from "../services/events/public-events.js";
 export const EventsQuery = z
   .object({
     projectId: z.string().min(1).optional().describe("Only events of this project."),
-    threadId: z.string().min(1).optional().describe("Only events of this thread (and, with descendants, of its children)."),
+    threadId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Only events of this thread (and, with descendants, of its children)."),
     descendants: z.boolean().optional().describe("With threadId: the thread's children, grandchildren… too."),
     taskId: z.string().min(1).optional().describe("Only events of this delegated task and its child thread."),
-    types: z.array(z.string().min(1)).optional().describe(`Only these event types (repeated or comma-separated): ${PUBLIC_EVENT_TYPES.join(", ")}.`),
+    types: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(`Only these event types (repeated or comma-separated): ${PUBLIC_EVENT_TYPES.join(", ")}.`),
     liveOutput: z
       .boolean()
       .optional()
       .describe(
         "Also send output.delta frames: assistant text and reasoning as the provider streams them, before the item is complete. They are not in the log and have no id; the completed item follows as a message or item event. The first frame for an item carries its text so far (offset 0).",
       ),
-    after: z.number().int().min(0).optional().describe("Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL."),
+    after: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Replay from the log after this event id (0: the whole log). A Last-Event-ID header wins: a reconnecting EventSource keeps its URL.",
+      ),
   })
   .strict();
 
@@ -37,7 +51,12 @@ export const LiveOutputDelta = z.object({
   data: z.object({
     itemId: z.string().describe("The id the completed item will have (its message or item event)."),
     kind: z.enum(["assistant_message", "reasoning"]),
-    offset: z.number().int().describe("Where delta starts in the item's text: 0 carries the whole text so far (the first frame of an item on this stream, or after frames were dropped)."),
+    offset: z
+      .number()
+      .int()
+      .describe(
+        "Where delta starts in the item's text: 0 carries the whole text so far (the first frame of an item on this stream, or after frames were dropped).",
+      ),
     delta: z.string(),
   }),
 });

@@ -3,7 +3,9 @@ import type { ThreadManagementService } from "../services/thread-management-serv
 import { RunStatus } from "./fields.js";
 
 /** t3_thread_interrupt / interruptThread: a run interrupted (without runId, the newest interruptible one). */
-export const ThreadInterruptInput = z.object({ threadId: z.string().min(1), runId: z.string().min(1).optional() }).strict();
+export const ThreadInterruptInput = z
+  .object({ threadId: z.string().min(1), runId: z.string().min(1).optional() })
+  .strict();
 
 export const ThreadInterruptOutput = z.object({
   threadId: z.string(),
@@ -12,6 +14,9 @@ export const ThreadInterruptOutput = z.object({
   runStatus: RunStatus.nullable(),
 });
 
-export function threadInterruptAnswer(threadId: string, result: ReturnType<ThreadManagementService["interruptFromCaller"]>): z.input<typeof ThreadInterruptOutput> {
+export function threadInterruptAnswer(
+  threadId: string,
+  result: ReturnType<ThreadManagementService["interruptFromCaller"]>,
+): z.input<typeof ThreadInterruptOutput> {
   return { threadId, status: result.status, runId: result.run?.id ?? null, runStatus: result.run?.status ?? null };
 }

@@ -6,10 +6,15 @@ export const ThreadListInput = z
   .object({
     projectId: z.string().min(1).optional(),
     title: z.string().min(1).max(200).optional(),
-    runStatus: z.array(z.enum(["idle", "queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"])).optional(),
+    runStatus: z
+      .array(z.enum(["idle", "queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]))
+      .optional(),
     includeSubagents: z.boolean().optional(),
     snoozed: z.boolean().optional(),
-    settled: z.boolean().optional().describe("true lists only settled threads, false only active ones; omitted lists both."),
+    settled: z
+      .boolean()
+      .optional()
+      .describe("true lists only settled threads, false only active ones; omitted lists both."),
     limit: z.number().int().min(1).max(100).optional(),
     offset: z.number().int().min(0).optional(),
   })

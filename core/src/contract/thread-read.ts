@@ -42,6 +42,10 @@ export const ThreadReadOutput = z.object({
   hasMore: z.boolean(),
   truncatedItems: z.number(),
   characterBudget: z.number(),
-  usage: TreeUsageSchema.optional().describe("Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own."),
-  changes: WorkspaceViewSchema.optional().describe("Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff."),
+  usage: TreeUsageSchema.optional().describe(
+    "Switchyard: the thread's own usage and its whole tree's (children, grandchildren, across providers); each run in runs carries its own.",
+  ),
+  changes: WorkspaceViewSchema.optional().describe(
+    "Switchyard: the thread's own workspace and whether it holds changes (absent: it shares its parent's or the project's); read_changes shows the diff.",
+  ),
 });

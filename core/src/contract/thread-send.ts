@@ -12,7 +12,9 @@ export const ThreadSendInput = z
     replyToSource: z
       .boolean()
       .optional()
-      .describe("From a thread, the message names your thread (link and title) so the receiver knows who wrote; by default it also asks for a reply to it. false leaves the reply instruction out (a coordinator that waits on the thread itself)."),
+      .describe(
+        "From a thread, the message names your thread (link and title) so the receiver knows who wrote; by default it also asks for a reply to it. false leaves the reply instruction out (a coordinator that waits on the thread itself).",
+      ),
     clientRequestId: ClientRequestId.optional(),
   })
   .strict();
@@ -31,7 +33,10 @@ export const ThreadSendOutput = z.object({
 });
 
 /** The answer to a send: the delivery and the steering decision behind it. */
-export function threadSendAnswer(environmentId: string, result: ReturnType<ThreadManagementService["sendFromCaller"]>): z.input<typeof ThreadSendOutput> {
+export function threadSendAnswer(
+  environmentId: string,
+  result: ReturnType<ThreadManagementService["sendFromCaller"]>,
+): z.input<typeof ThreadSendOutput> {
   return {
     threadId: result.threadId,
     threadLink: threadLink(environmentId, result.threadId),

@@ -3,7 +3,9 @@ import { InteractionModeOutput, RunStatus, RuntimeModeOutput } from "./fields.js
 
 /** A thread and a run as every operation that returns one shows them. */
 
-export const LinkedPullRequest = z.object({ url: z.string(), number: z.number().nullable(), linkedAt: z.string() }).nullable();
+export const LinkedPullRequest = z
+  .object({ url: z.string(), number: z.number().nullable(), linkedAt: z.string() })
+  .nullable();
 
 export const ThreadShell = z
   .object({
@@ -19,7 +21,11 @@ export const ThreadShell = z
     status: z.union([RunStatus, z.literal("idle")]),
     latestRunId: z.string().nullable(),
     queuedRuns: z.number(),
-    relationship: z.enum(["root", "subagent", "fork", "attached"]).describe("attached: the thread of an agent session outside Switchyard (a harness wired with switchyard connect); no turn runs in it here."),
+    relationship: z
+      .enum(["root", "subagent", "fork", "attached"])
+      .describe(
+        "attached: the thread of an agent session outside Switchyard (a harness wired with switchyard connect); no turn runs in it here.",
+      ),
     parentThreadId: z.string().nullable(),
     delegatedTaskId: z.string().nullable(),
     reportBack: z.boolean(),
@@ -30,11 +36,23 @@ export const ThreadShell = z
     titleRegenerationPending: z.boolean(),
     snoozed: z.boolean(),
     snoozedUntil: z.string().nullable(),
-    settled: z.boolean().describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
+    settled: z
+      .boolean()
+      .describe("Settled with set_thread_settled: its work is done; a message sent to it revives it."),
     settledAt: z.string().nullable(),
-    stopped: z.boolean().optional().describe("Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message."),
+    stopped: z
+      .boolean()
+      .optional()
+      .describe(
+        "Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message.",
+      ),
     attached: z
-      .object({ client: z.object({ name: z.string(), version: z.string() }).nullable().describe("The outside client as it named itself, when it did.") })
+      .object({
+        client: z
+          .object({ name: z.string(), version: z.string() })
+          .nullable()
+          .describe("The outside client as it named itself, when it did."),
+      })
       .optional()
       .describe("Switchyard's addition, on an attached thread only: its outside agent session."),
     blockedOnThreadWait: z.boolean(),
@@ -54,7 +72,11 @@ export const RunViewSchema = z
     summary: z.string().nullable(),
     error: z.object({ code: z.string().optional(), message: z.string() }).nullable(),
     createdAt: z.string().optional().describe("Switchyard's addition: when the run was asked for."),
-    startedAt: z.string().nullable().optional().describe("Switchyard's addition: when it left the queue (null while queued)."),
+    startedAt: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Switchyard's addition: when it left the queue (null while queued)."),
     endedAt: z.string().nullable().optional().describe("Switchyard's addition: when it ended (null while it runs)."),
   })
   .loose();

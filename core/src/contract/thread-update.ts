@@ -18,12 +18,23 @@ export const ThreadUpdateInput = z
 export const ThreadUpdateOutput = MetadataResult;
 
 /** The action's call on the metadata service; an action given the wrong fields is refused (invalid_request). */
-export function applyThreadUpdate(metadata: ThreadMetadataService, caller: Caller, input: z.output<typeof ThreadUpdateInput>): ThreadMetadataResult {
-  const common = { ...(input.threadId !== undefined ? { threadId: input.threadId } : {}), ...(input.clientRequestId !== undefined ? { clientRequestId: input.clientRequestId } : {}) };
+export function applyThreadUpdate(
+  metadata: ThreadMetadataService,
+  caller: Caller,
+  input: z.output<typeof ThreadUpdateInput>,
+): ThreadMetadataResult {
+  const common = {
+    ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
+    ...(input.clientRequestId !== undefined ? { clientRequestId: input.clientRequestId } : {}),
+  };
   if (input.action === "rename") {
     if (input.title === undefined) throw new OrchestratorFailure("invalid_request", 'action "rename" requires title.');
     return metadata.rename(caller, { ...common, title: input.title });
   }
-  if (input.title !== undefined) throw new OrchestratorFailure("invalid_request", 'action "regenerate_title" does not take a title; use "rename" to set one.');
+  if (input.title !== undefined)
+    throw new OrchestratorFailure(
+      "invalid_request",
+      'action "regenerate_title" does not take a title; use "rename" to set one.',
+    );
   return metadata.regenerateTitle(caller, common);
 }

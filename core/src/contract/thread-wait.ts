@@ -7,7 +7,9 @@ import { RunStatus } from "./fields.js";
 export const WaitCursor = z
   .string()
   .regex(/^\d{1,15}$/, "cursor is the cursor a previous t3_thread_wait returned (digits).")
-  .describe("The cursor the previous wait on this thread returned: requests it reported already do not end this wait again.");
+  .describe(
+    "The cursor the previous wait on this thread returned: requests it reported already do not end this wait again.",
+  );
 
 /** t3_thread_wait / waitForRun: until a run ends or the thread needs attention. */
 export const ThreadWaitInput = z
@@ -31,7 +33,11 @@ export const WaitResult = z.object({
   attention: z
     .object({
       kind: z.enum(["question", "approval"]),
-      requestId: z.string().describe("Read or answer it with t3_pending_request (approvals are answered by a person or an approve token)."),
+      requestId: z
+        .string()
+        .describe(
+          "Read or answer it with t3_pending_request (approvals are answered by a person or an approve token).",
+        ),
       requestKind: z.enum(["user_input", "command", "file-read", "file-change", "mcp-elicitation", "permission"]),
       runId: z.string(),
     })
@@ -43,7 +49,10 @@ export const WaitResult = z.object({
 type WaitRequest = Parameters<ThreadManagementService["waitFromCaller"]>[1];
 
 /** The service's wait request for an input: the cursor as its event sequence, the call's signal and progress. */
-export function threadWaitRequest(input: z.output<typeof ThreadWaitInput>, call: Pick<WaitRequest, "signal" | "onProgress">): WaitRequest {
+export function threadWaitRequest(
+  input: z.output<typeof ThreadWaitInput>,
+  call: Pick<WaitRequest, "signal" | "onProgress">,
+): WaitRequest {
   return {
     threadId: input.threadId,
     ...(input.runId !== undefined ? { runId: input.runId } : {}),
@@ -68,7 +77,12 @@ export function waitResultView(environmentId: string, result: RunWaitResult): z.
     attention:
       request === null
         ? null
-        : { kind: result.attention!.kind, requestId: request.id, requestKind: request.kind === "user_input" ? "user_input" : (request.approvalKind ?? "permission"), runId: request.runId },
+        : {
+            kind: result.attention!.kind,
+            requestId: request.id,
+            requestKind: request.kind === "user_input" ? "user_input" : (request.approvalKind ?? "permission"),
+            runId: request.runId,
+          },
     cursor: String(result.cursor),
   };
 }

@@ -3,6 +3,8 @@ import { ClientRequestId } from "./fields.js";
 import { MetadataResult } from "./thread-metadata.js";
 
 /** unlink_pull_request: a thread's linked pull request removed. */
-export const UnlinkPullRequestInput = z.object({ threadId: z.string().min(1).optional(), clientRequestId: ClientRequestId.optional() }).strict();
+export const UnlinkPullRequestInput = z
+  .object({ threadId: z.string().min(1).optional(), clientRequestId: ClientRequestId.optional() })
+  .strict();
 
 export const UnlinkPullRequestOutput = MetadataResult;

@@ -4,15 +4,28 @@ import { z } from "zod";
 export const UsageTotalsSchema = z.object({
   status: z
     .enum(["reported", "partial", "unknown", "none"])
-    .describe("reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet."),
+    .describe(
+      "reported: every ended turn reported usage; partial: some did not (turns.unknown); unknown: none did (tokens null); none: no turn ended yet.",
+    ),
   turns: z.object({ ended: z.number(), reported: z.number(), unknown: z.number(), inFlight: z.number() }),
   tokens: z
-    .object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), reasoning: z.number(), total: z.number() })
+    .object({
+      input: z.number(),
+      output: z.number(),
+      cacheRead: z.number(),
+      cacheWrite: z.number(),
+      reasoning: z.number(),
+      total: z.number(),
+    })
     .nullable()
-    .describe("Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output)."),
+    .describe(
+      "Sums over the turns that reported usage; total = input + cacheRead + cacheWrite + output (reasoning is part of output).",
+    ),
   cost: z.object({
     usd: z.number().nullable().describe("Reported plus estimated US dollars; null when nothing could be priced."),
-    basis: z.enum(["reported", "estimated", "partial", "unpriced", "none"]).describe("estimated: some of it comes from the price table; partial: some turns could not be priced."),
+    basis: z
+      .enum(["reported", "estimated", "partial", "unpriced", "none"])
+      .describe("estimated: some of it comes from the price table; partial: some turns could not be priced."),
     reportedUsd: z.number(),
     estimatedUsd: z.number(),
     unpricedTurns: z.number(),
@@ -22,10 +35,16 @@ export const UsageTotalsSchema = z.object({
 /** A thread's own usage and its whole tree's. */
 export const TreeUsageSchema = z.object({
   own: UsageTotalsSchema,
-  subtree: UsageTotalsSchema.describe("This thread and every thread below it (children, grandchildren, across providers)."),
+  subtree: UsageTotalsSchema.describe(
+    "This thread and every thread below it (children, grandchildren, across providers).",
+  ),
 });
 
-const BudgetLimitsSchema = z.object({ tokens: z.number().nullable(), costUsd: z.number().nullable(), wallClockMs: z.number().nullable() });
+const BudgetLimitsSchema = z.object({
+  tokens: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  wallClockMs: z.number().nullable(),
+});
 
 /** A budget on a delegation tree: limits, use and what is left. */
 export const BudgetViewSchema = z.object({
@@ -37,7 +56,14 @@ export const BudgetViewSchema = z.object({
   used: z.object({ tokens: z.number(), costUsd: z.number(), wallClockMs: z.number().nullable() }),
   remaining: BudgetLimitsSchema,
   origin: z.enum(["delegate_task", "config", "delegate_task_and_config"]),
-  exceeded: z.object({ limit: z.enum(["tokens", "costUsd", "wallClockMs"]), used: z.number(), allowed: z.number(), at: z.string() }).nullable(),
+  exceeded: z
+    .object({
+      limit: z.enum(["tokens", "costUsd", "wallClockMs"]),
+      used: z.number(),
+      allowed: z.number(),
+      at: z.string(),
+    })
+    .nullable(),
 });
 
 /** Why a budget stopped a task. */

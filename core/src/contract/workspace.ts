@@ -11,8 +11,18 @@ export const WorkspaceInput = z
     z
       .object({
         strategy: WorkspaceStrategyInput,
-        baseRef: z.string().min(1).max(250).optional().describe("worktree: the branch or commit to start from (default: your current commit)."),
-        branch: z.string().min(1).max(250).optional().describe("worktree: the new branch's name (default switchyard/<title>-<tag>)."),
+        baseRef: z
+          .string()
+          .min(1)
+          .max(250)
+          .optional()
+          .describe("worktree: the branch or commit to start from (default: your current commit)."),
+        branch: z
+          .string()
+          .min(1)
+          .max(250)
+          .optional()
+          .describe("worktree: the new branch's name (default switchyard/<title>-<tag>)."),
         path: z.string().min(1).max(4096).optional().describe("existing: the worktree to work in."),
       })
       .strict(),
@@ -40,11 +50,27 @@ export const WorkspaceViewSchema = z.object({
   path: z.string(),
   branch: z.string().nullable(),
   baseCommit: z.string().nullable(),
-  targetThreadId: z.string().nullable().describe("The thread its changes go back to (null: the project folder, for a client)."),
+  targetThreadId: z
+    .string()
+    .nullable()
+    .describe("The thread its changes go back to (null: the project folder, for a client)."),
   targetPath: z.string(),
-  hasChanges: z.boolean().nullable().describe("Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder)."),
+  hasChanges: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether it holds changes against its base, as recorded when its last run ended (null: not known yet, or a scratch folder).",
+    ),
   changes: z
-    .object({ head: z.string().nullable(), commits: z.number(), files: z.array(z.string()).readonly(), fileCount: z.number(), insertions: z.number(), deletions: z.number(), recordedAt: z.string() })
+    .object({
+      head: z.string().nullable(),
+      commits: z.number(),
+      files: z.array(z.string()).readonly(),
+      fileCount: z.number(),
+      insertions: z.number(),
+      deletions: z.number(),
+      recordedAt: z.string(),
+    })
     .nullable(),
   disposition: z.enum(["applied", "discarded", "kept"]).nullable(),
   pending: z.enum(["apply", "removal"]).nullable(),

@@ -69,13 +69,23 @@ export class BootReconciler implements Reconciler {
           continue;
         }
       }
-      store.settleEffect(effect.id, "abandoned", "the provider session it targeted ended with the previous server process", new Date().toISOString());
+      store.settleEffect(
+        effect.id,
+        "abandoned",
+        "the provider session it targeted ended with the previous server process",
+        new Date().toISOString(),
+      );
       abandonedEffects += 1;
     }
     // Steers, interrupts and answers still pending target sessions that no longer exist.
     for (const effect of store.unfinishedEffects()) {
       if (effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
-      store.settleEffect(effect.id, "abandoned", "the provider session it targeted ended with the previous server process", new Date().toISOString());
+      store.settleEffect(
+        effect.id,
+        "abandoned",
+        "the provider session it targeted ended with the previous server process",
+        new Date().toISOString(),
+      );
       abandonedEffects += 1;
     }
 
@@ -94,30 +104,60 @@ export class BootReconciler implements Reconciler {
       }
       const continuedRuns: string[] = [];
       const interruptedRuns: string[] = [];
-      for (const run of ctx.store.select("run", "status IN ('starting', 'running', 'waiting')", [], "ORDER BY created_at")) {
+      for (const run of ctx.store.select(
+        "run",
+        "status IN ('starting', 'running', 'waiting')",
+        [],
+        "ORDER BY created_at",
+      )) {
         const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
         if (attempt === null || attempt.status === "pending") continue; // its start effect runs again
         const capabilities = this.registry.capabilities(ctx.require("thread", run.threadId).providerInstanceId);
-        const session = attempt.providerSessionId === null ? null : ctx.get("providerSession", attempt.providerSessionId);
-        const continuations = ctx.store.select("attempt", "run_id = ?", [run.id]).filter((a) => a.reason === "continue_after_restart").length;
-        const canContinue = capabilities.sessions.resume && session?.resumeCursor != null && continuations < MAX_CONTINUATIONS;
+        const session =
+          attempt.providerSessionId === null ? null : ctx.get("providerSession", attempt.providerSessionId);
+        const continuations = ctx.store
+          .select("attempt", "run_id = ?", [run.id])
+          .filter((a) => a.reason === "continue_after_restart").length;
+        const canContinue =
+          capabilities.sessions.resume && session?.resumeCursor != null && continuations < MAX_CONTINUATIONS;
         if (canContinue) {
-          ctx.put("attempt", { ...attempt, status: "interrupted", endedAt: ctx.now, error: { code: "server_restart", message: "The server restarted during this turn." } });
+          ctx.put("attempt", {
+            ...attempt,
+            status: "interrupted",
+            endedAt: ctx.now,
+            error: { code: "server_restart", message: "The server restarted during this turn." },
+          });
           const current = ctx.require("run", run.id);
           const next = createAttempt(
             ctx,
             current,
-            { text: CONTINUE_AFTER_RESTART_TEXT, instructions: null, reason: "continue_after_restart", restartOfAttemptId: attempt.id },
+            {
+              text: CONTINUE_AFTER_RESTART_TEXT,
+              instructions: null,
+              reason: "continue_after_restart",
+              restartOfAttemptId: attempt.id,
+            },
             true,
           );
           ctx.put("run", { ...ctx.require("run", run.id), status: "starting", currentAttemptId: next.id });
           continuedRuns.push(run.id);
         } else {
-          finishAttempt(ctx, attempt.id, "interrupted", { code: "server_restart", message: "The server restarted during this turn and the provider cannot resume it." }, "server_restart");
+          finishAttempt(
+            ctx,
+            attempt.id,
+            "interrupted",
+            {
+              code: "server_restart",
+              message: "The server restarted during this turn and the provider cannot resume it.",
+            },
+            "server_restart",
+          );
           interruptedRuns.push(run.id);
         }
       }
-      const waiting = ctx.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as { thread_id: string }[];
+      const waiting = ctx.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as {
+        thread_id: string;
+      }[];
       for (const { thread_id } of waiting) startNextQueued(ctx, thread_id);
       return { closedSessions, revokedCredentials, expiredRequests, continuedRuns, interruptedRuns };
     });

@@ -19,14 +19,23 @@ export function busyRetryDelay(retry: number): number {
  * happened, only its record is late. Any other error is thrown. Resolves with null when the
  * store closed meanwhile (shutdown), as nothing can be recorded then.
  */
-export async function recordWhenStoreFree<T>(write: () => T, isOpen: () => boolean, logger: Logger, what: string): Promise<T | null> {
+export async function recordWhenStoreFree<T>(
+  write: () => T,
+  isOpen: () => boolean,
+  logger: Logger,
+  what: string,
+): Promise<T | null> {
   for (let retry = 1; ; retry += 1) {
     if (!isOpen()) return null;
     try {
       return write();
     } catch (error) {
       if (!isStoreBusy(error)) throw error;
-      if (retry === 1) logger.warn("the database is locked by another connection; retrying the write", { what, error: (error as Error).message });
+      if (retry === 1)
+        logger.warn("the database is locked by another connection; retrying the write", {
+          what,
+          error: (error as Error).message,
+        });
     }
     await sleep(busyRetryDelay(retry));
   }

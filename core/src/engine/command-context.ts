@@ -82,7 +82,11 @@ export class CommandContext {
   }
 
   /** Reads, changes and writes a record. */
-  update<E extends EntityName>(entity: E, id: string, change: (current: EntityRecords[E]) => EntityRecords[E]): EntityRecords[E] {
+  update<E extends EntityName>(
+    entity: E,
+    id: string,
+    change: (current: EntityRecords[E]) => EntityRecords[E],
+  ): EntityRecords[E] {
     return this.put(entity, change(this.require(entity, id)));
   }
 

@@ -3,13 +3,26 @@ import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { OutboxEffect } from "../store/ports.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
 import { type Engine, EngineToken, ProviderSessionManagerToken } from "./ports.js";
-import { EFFECT, type RequestRespondPayload, type TurnInterruptPayload, type TurnStartPayload, type TurnSteerPayload } from "./effects.js";
+import {
+  EFFECT,
+  type RequestRespondPayload,
+  type TurnInterruptPayload,
+  type TurnStartPayload,
+  type TurnSteerPayload,
+} from "./effects.js";
 import { resolveRuntimeRequest } from "./runtime-requests.js";
 import type { EffectRunner, LiveSession, ProviderSessions } from "./ports.js";
 import { type EffectHandler, EffectHandlersToken } from "./effect-handler.js";
 import { deliverInstructions } from "./instruction-delivery.js";
 import { portableContext } from "./portable-context.js";
-import { createRun, finishAttempt, markAttemptRunning, markAttemptStarting, putItem, startNextQueued } from "./run-lifecycle.js";
+import {
+  createRun,
+  finishAttempt,
+  markAttemptRunning,
+  markAttemptStarting,
+  putItem,
+  startNextQueued,
+} from "./run-lifecycle.js";
 import { inject, injectable } from "tsyringe";
 import { isStoreBusy } from "../util/store-busy.js";
 import { recordWhenStoreFree } from "./busy-store-retry.js";
@@ -62,7 +75,19 @@ export class EffectExecutor implements EffectRunner {
       // runs the start again once the lock is gone.
       if (isStoreBusy(error)) throw error;
       const shape = toErrorShape(error, "provider_error");
-      await this.record(() => this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "session_open_failed")), `failed start of ${attemptId}`);
+      await this.record(
+        () =>
+          this.engine.apply((ctx) =>
+            finishAttempt(
+              ctx,
+              attemptId,
+              "failed",
+              { code: shape.code, message: shape.message },
+              "session_open_failed",
+            ),
+          ),
+        `failed start of ${attemptId}`,
+      );
       return;
     }
     const continuation = live.continuation;
@@ -70,17 +95,24 @@ export class EffectExecutor implements EffectRunner {
       const marked = markAttemptStarting(ctx, attemptId, live.providerSessionId);
       // The run says how its session went on with the conversation (resumed, or handed over
       // and why), as a send says how its message was delivered.
-      if (marked !== null && continuation !== null) ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: continuation }));
+      if (marked !== null && continuation !== null)
+        ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: continuation }));
       return marked;
     });
     if (started === null) return;
     if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
     const thread = store.get("thread", attempt.threadId)!;
-    const handoff = live.needsHistoryHandoff ? await this.handOffHistory(live, thread, run, continuation?.reason ?? null) : null;
+    const handoff = live.needsHistoryHandoff
+      ? await this.handOffHistory(live, thread, run, continuation?.reason ?? null)
+      : null;
     const orchestration = live.orchestrationInstructions;
     live.orchestrationInstructions = null;
-    const delivered = deliverInstructions(attempt.text, [orchestration, handoff, attempt.instructions], live.session.capabilities().context.acceptsInstructions);
+    const delivered = deliverInstructions(
+      attempt.text,
+      [orchestration, handoff, attempt.instructions],
+      live.session.capabilities().context.acceptsInstructions,
+    );
     let result;
     try {
       result = await live.session.startTurn({
@@ -96,11 +128,20 @@ export class EffectExecutor implements EffectRunner {
       });
     } catch (error) {
       const shape = toErrorShape(error, "provider_error");
-      await this.record(() => this.engine.apply((ctx) => finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed")), `failed start of ${attemptId}`);
+      await this.record(
+        () =>
+          this.engine.apply((ctx) =>
+            finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed"),
+          ),
+        `failed start of ${attemptId}`,
+      );
       return;
     }
     // The provider has the turn now: a locked database delays this record, never fails the turn.
-    await this.record(() => this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null)), `start of ${attemptId}`);
+    await this.record(
+      () => this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null)),
+      `start of ${attemptId}`,
+    );
   }
 
   /** Records what a provider already did, waiting out a database another connection holds locked. */
@@ -112,37 +153,55 @@ export class EffectExecutor implements EffectRunner {
    * The thread's history for a provider conversation that starts over (its provider could not
    * resume the old one), recorded as a handoff so the timeline shows what the provider was given.
    */
-  private async handOffHistory(live: LiveSession, thread: ThreadRecord, run: RunRecord, reason: string | null): Promise<string | null> {
+  private async handOffHistory(
+    live: LiveSession,
+    thread: ThreadRecord,
+    run: RunRecord,
+    reason: string | null,
+  ): Promise<string | null> {
     live.needsHistoryHandoff = false;
     const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
-    const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, { beforeRunOrdinal: run.ordinal });
+    const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, {
+      beforeRunOrdinal: run.ordinal,
+    });
     if (content === "") return null;
-    await this.record(() => this.engine.apply((ctx) => {
-      ctx.put("contextTransfer", {
-        id: `transfer:session-handoff:${live.providerSessionId}`,
-        kind: "session_handoff",
-        sourceThreadId: thread.id,
-        targetThreadId: thread.id,
-        strategy: "portable",
-        status: "consumed",
-        content,
-        delegatedTaskId: null,
-        createdAt: ctx.now,
-        consumedAt: ctx.now,
-      });
-      putItem(ctx, {
-        id: `item:handoff:${live.providerSessionId}`,
-        threadId: thread.id,
-        runId: run.id,
-        attemptId: run.currentAttemptId,
-        kind: "handoff",
-        status: "completed",
-        text: reason ?? "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
-        data: { strategy: "portable", chars: content.length, degraded: true, ...(reason !== null ? { reason } : {}) },
-        createdBy: "system",
-        creationSource: "system",
-      });
-    }), `history handoff to ${live.providerSessionId}`);
+    await this.record(
+      () =>
+        this.engine.apply((ctx) => {
+          ctx.put("contextTransfer", {
+            id: `transfer:session-handoff:${live.providerSessionId}`,
+            kind: "session_handoff",
+            sourceThreadId: thread.id,
+            targetThreadId: thread.id,
+            strategy: "portable",
+            status: "consumed",
+            content,
+            delegatedTaskId: null,
+            createdAt: ctx.now,
+            consumedAt: ctx.now,
+          });
+          putItem(ctx, {
+            id: `item:handoff:${live.providerSessionId}`,
+            threadId: thread.id,
+            runId: run.id,
+            attemptId: run.currentAttemptId,
+            kind: "handoff",
+            status: "completed",
+            text:
+              reason ??
+              "The provider could not resume this thread's conversation, so its history was handed to a new provider session as portable context.",
+            data: {
+              strategy: "portable",
+              chars: content.length,
+              degraded: true,
+              ...(reason !== null ? { reason } : {}),
+            },
+            createdBy: "system",
+            creationSource: "system",
+          });
+        }),
+      `history handoff to ${live.providerSessionId}`,
+    );
     return content;
   }
 
@@ -150,7 +209,12 @@ export class EffectExecutor implements EffectRunner {
     const store = this.engine.store;
     const attempt = store.get("attempt", payload.attemptId);
     const live = attempt ? this.sessions.get(attempt.threadId) : null;
-    if (attempt !== null && attempt.status === "running" && live !== null && live.providerSessionId === attempt.providerSessionId) {
+    if (
+      attempt !== null &&
+      attempt.status === "running" &&
+      live !== null &&
+      live.providerSessionId === attempt.providerSessionId
+    ) {
       try {
         const outcome = await live.session.steerTurn({ turnId: attempt.id, text: payload.text });
         // The provider consumed the text itself (a Pi input handler): it reaches no model, and a
@@ -158,12 +222,24 @@ export class EffectExecutor implements EffectRunner {
         if (outcome?.disposition === "handled") {
           this.engine.apply((ctx) => {
             const message = ctx.get("item", payload.messageId);
-            if (message !== null) ctx.put("item", { ...message, data: { ...message.data, delivery: "handled", ...(outcome.detail !== undefined ? { handledBy: outcome.detail } : {}) }, updatedAt: ctx.now });
+            if (message !== null)
+              ctx.put("item", {
+                ...message,
+                data: {
+                  ...message.data,
+                  delivery: "handled",
+                  ...(outcome.detail !== undefined ? { handledBy: outcome.detail } : {}),
+                },
+                updatedAt: ctx.now,
+              });
           });
         }
         return;
       } catch (error) {
-        this.logger.info("steer did not land; the message is queued instead", { threadId: attempt.threadId, error: (error as Error).message });
+        this.logger.info("steer did not land; the message is queued instead", {
+          threadId: attempt.threadId,
+          error: (error as Error).message,
+        });
       }
     }
     // The turn ended (or refused the steer) before the message reached it: run it as a
@@ -191,7 +267,13 @@ export class EffectExecutor implements EffectRunner {
         false,
       );
       startNextQueued(ctx, threadId);
-      if (message !== null) ctx.put("item", { ...message, runId: run.id, data: { ...message.data, delivery: "queued", steerFellBack: true }, updatedAt: ctx.now });
+      if (message !== null)
+        ctx.put("item", {
+          ...message,
+          runId: run.id,
+          data: { ...message.data, delivery: "queued", steerFellBack: true },
+          updatedAt: ctx.now,
+        });
     });
   }
 
@@ -233,7 +315,8 @@ export class EffectExecutor implements EffectRunner {
       if (current === null || !["starting", "running"].includes(current.status)) return;
       this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
       void this.sessions.close(attempt.threadId, "interrupt_timeout").then(() => {
-        if (this.engine.store.db.open) this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+        if (this.engine.store.db.open)
+          this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
       });
     }, INTERRUPT_GRACE_MS);
     timer.unref();
@@ -255,10 +338,14 @@ export class EffectExecutor implements EffectRunner {
       await live.session.respondToRuntimeRequest(request.nativeRequestId, request.response);
       this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
-        if (current.status === "pending") resolveRuntimeRequest(ctx, current, request.response!.kind === "dismiss" ? "cancelled" : "answered", null);
+        if (current.status === "pending")
+          resolveRuntimeRequest(ctx, current, request.response!.kind === "dismiss" ? "cancelled" : "answered", null);
       });
     } catch (error) {
-      this.logger.warn("answering a runtime request failed", { requestId: request.id, error: (error as Error).message });
+      this.logger.warn("answering a runtime request failed", {
+        requestId: request.id,
+        error: (error as Error).message,
+      });
       this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
         if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);

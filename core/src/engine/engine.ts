@@ -32,14 +32,21 @@ export class TransactionalEngine implements Engine {
     @inject(EngineReactionsToken) reactions: readonly EngineReaction[] = [],
   ) {
     this.reactionNames = reactions.map((reaction) => reaction.name);
-    const runTerminal = reactions.filter((r) => r.onRunTerminal !== undefined).map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
+    const runTerminal = reactions
+      .filter((r) => r.onRunTerminal !== undefined)
+      .map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
     const runtimeRequestChanged = reactions
       .filter((r) => r.onRuntimeRequestChanged !== undefined)
       .map((r) => (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
     const turnEnded = reactions
       .filter((r) => r.onTurnEnded !== undefined)
-      .map((r) => (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => r.onTurnEnded!(ctx, attempt, usage));
-    const threadStopped = reactions.filter((r) => r.onThreadStopped !== undefined).map((r) => (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
+      .map(
+        (r) => (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) =>
+          r.onTurnEnded!(ctx, attempt, usage),
+      );
+    const threadStopped = reactions
+      .filter((r) => r.onThreadStopped !== undefined)
+      .map((r) => (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
     this.hooks = { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
   }
 
@@ -99,7 +106,12 @@ export class TransactionalEngine implements Engine {
             { commandId: command.commandId, operation: receipt.operation },
           );
         }
-        return { result: receipt.result as R, replayed: true, commandId: command.commandId, sequence: receipt.lastSequence };
+        return {
+          result: receipt.result as R,
+          replayed: true,
+          commandId: command.commandId,
+          sequence: receipt.lastSequence,
+        };
       }
       const before = this.store.lastSequence();
       const ctx = new CommandContext(this.store, command.commandId, this.clock, this.ids, this.hooks);
@@ -160,7 +172,10 @@ export class TransactionalEngine implements Engine {
    * events after it. A store locked by another connection (`store_busy`) is thrown, not handed
    * to `onError`: nothing was written, and the caller can try the whole batch again.
    */
-  applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void {
+  applyEach(
+    changes: readonly ((ctx: CommandContext) => void)[],
+    onError: (error: unknown, index: number) => void,
+  ): void {
     // One change needs no savepoint: its transaction is its own (most ticks carry one event).
     if (changes.length === 1) {
       try {

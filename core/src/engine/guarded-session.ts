@@ -65,14 +65,24 @@ export class GuardedSession {
   forkThread(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
     const caps = this.declared();
     this.require("threads.fork", caps.threads.fork, this.inner.forkThread);
-    if (input.afterTurnId !== undefined) this.require("threads.forkFromTurn", caps.threads.forkFromTurn, this.inner.forkThread);
+    if (input.afterTurnId !== undefined)
+      this.require("threads.forkFromTurn", caps.threads.forkFromTurn, this.inner.forkThread);
     return this.owned(() => this.inner.forkThread!(input));
   }
 
   respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
     const caps = this.declared().runtimeRequests;
-    const declared = response.kind === "approval" ? caps.approvals : response.kind === "user_input" ? caps.userInputQuestions : caps.approvals || caps.userInputQuestions;
-    this.require(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", declared, this.inner.respondToRuntimeRequest);
+    const declared =
+      response.kind === "approval"
+        ? caps.approvals
+        : response.kind === "user_input"
+          ? caps.userInputQuestions
+          : caps.approvals || caps.userInputQuestions;
+    this.require(
+      response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions",
+      declared,
+      this.inner.respondToRuntimeRequest,
+    );
     return this.owned(() => this.inner.respondToRuntimeRequest!(requestId, response));
   }
 

@@ -16,7 +16,11 @@ export interface DeliveredTurnText {
  * `<switchyard_instructions>` tags, and passes `instructions: null`. So no adapter folds, and
  * the model sees each instruction exactly once.
  */
-export function deliverInstructions(text: string, parts: readonly (string | null | undefined)[], acceptsInstructions: boolean): DeliveredTurnText {
+export function deliverInstructions(
+  text: string,
+  parts: readonly (string | null | undefined)[],
+  acceptsInstructions: boolean,
+): DeliveredTurnText {
   const kept = parts.map((part) => part?.trim() ?? "").filter((part) => part !== "");
   if (kept.length === 0) return { text, instructions: null };
   const instructions = kept.join("\n\n");

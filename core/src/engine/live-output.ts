@@ -21,7 +21,11 @@ export class LiveOutput implements LiveOutputFeed {
     const key = this.key(chunk.attemptId, chunk.itemId, chunk.kind);
     const buffer = this.buffers.get(key);
     if (buffer) buffer.text += chunk.delta;
-    else this.buffers.set(key, { chunk: { threadId: chunk.threadId, attemptId: chunk.attemptId, itemId: chunk.itemId, kind: chunk.kind }, text: chunk.delta });
+    else
+      this.buffers.set(key, {
+        chunk: { threadId: chunk.threadId, attemptId: chunk.attemptId, itemId: chunk.itemId, kind: chunk.kind },
+        text: chunk.delta,
+      });
     for (const listener of this.listeners) listener(chunk);
   }
 
@@ -44,7 +48,8 @@ export class LiveOutput implements LiveOutputFeed {
   /** Text streamed so far for a thread's unfinished items. */
   pendingText(threadId: string): string {
     let text = "";
-    for (const buffer of this.buffers.values()) if (buffer.chunk.threadId === threadId && buffer.chunk.kind === "assistant_message") text += buffer.text;
+    for (const buffer of this.buffers.values())
+      if (buffer.chunk.threadId === threadId && buffer.chunk.kind === "assistant_message") text += buffer.text;
     return text;
   }
 

@@ -1,11 +1,29 @@
 import type { InteractionMode, ProviderCapabilities, RuntimeMode } from "../spec/index.js";
 import { decideMessageDispatch, type DispatchAction, type DispatchDecision, type SendMode } from "../policy/index.js";
-import type { Actor, AttemptRecord, CreationSource, ReachOrigin, RunKind, RunRecord, ThreadRecord } from "../store/records.js";
+import type {
+  Actor,
+  AttemptRecord,
+  CreationSource,
+  ReachOrigin,
+  RunKind,
+  RunRecord,
+  ThreadRecord,
+} from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import { EFFECT, type TurnInterruptPayload, type TurnSteerPayload } from "./effects.js";
 import { OrchestratorFailure } from "./orchestrator-failure.js";
-import { activeRun, createAttempt, createRun, putItem, queuedRuns, releaseHeldRuns, startNextQueued, touchThread, type NewRunInput } from "./run-lifecycle.js";
+import {
+  activeRun,
+  createAttempt,
+  createRun,
+  putItem,
+  queuedRuns,
+  releaseHeldRuns,
+  startNextQueued,
+  touchThread,
+  type NewRunInput,
+} from "./run-lifecycle.js";
 import { requireLiveThread } from "./thread-records.js";
 
 /** What a message needs to be delivered. */
@@ -79,24 +97,44 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   const attempt = active?.currentAttemptId ? ctx.get("attempt", active.currentAttemptId) : null;
   const decision = decide(input, thread, active, attempt);
   const instructions = takeForkHandoff(ctx, thread.id, decision.action, input.instructions ?? null);
-  const { runId, action } = carryOut(ctx, decision.action, { input, thread, active, attempt, runInput: newRunInput(input, instructions) });
+  const { runId, action } = carryOut(ctx, decision.action, {
+    input,
+    thread,
+    active,
+    attempt,
+    runInput: newRunInput(input, instructions),
+  });
 
   // Work another environment asked for, here or through an agent it reached, stays marked so
   // it never calls out through this environment's links (a steer marks the run it joins).
   const reachedFrom = input.reachedFrom ?? null;
-  if (reachedFrom !== null) ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
+  if (reachedFrom !== null)
+    ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
   recordMessage(ctx, input, runId, action);
   return {
     threadId: thread.id,
     messageId: input.messageId,
     runId,
     delivery: DELIVERY[action],
-    decision: { asked: decision.asked, action, degraded: decision.degraded, reason: action === decision.action ? decision.reason : "Older queued work runs first, so the message is queued behind it." },
+    decision: {
+      asked: decision.asked,
+      action,
+      degraded: decision.degraded,
+      reason:
+        action === decision.action
+          ? decision.reason
+          : "Older queued work runs first, so the message is queued behind it.",
+    },
   };
 }
 
 /** The shared policy's decision for this message and the thread's active run, or its refusal (`thread_not_sendable`). */
-function decide(input: DeliverMessageInput, thread: ThreadRecord, active: RunRecord | null, attempt: AttemptRecord | null): Extract<DispatchDecision, { ok: true }> {
+function decide(
+  input: DeliverMessageInput,
+  thread: ThreadRecord,
+  active: RunRecord | null,
+  attempt: AttemptRecord | null,
+): Extract<DispatchDecision, { ok: true }> {
   const decision = decideMessageDispatch({
     requested: input.mode,
     activeRun:
@@ -113,13 +151,22 @@ function decide(input: DeliverMessageInput, thread: ThreadRecord, active: RunRec
     notification: input.kind === "notification",
   });
   if (!decision.ok) {
-    throw new OrchestratorFailure("thread_not_sendable", decision.reason, { threadId: thread.id, asked: decision.asked, capability: decision.capability });
+    throw new OrchestratorFailure("thread_not_sendable", decision.reason, {
+      threadId: thread.id,
+      asked: decision.asked,
+      capability: decision.capability,
+    });
   }
   return decision;
 }
 
 /** A fork whose conversation travels as portable context hands it to its first run (consumed here). */
-function takeForkHandoff(ctx: CommandContext, threadId: string, action: DispatchAction, instructions: string | null): string | null {
+function takeForkHandoff(
+  ctx: CommandContext,
+  threadId: string,
+  action: DispatchAction,
+  instructions: string | null,
+): string | null {
   if (action !== "start" && action !== "queue" && action !== "interrupt_then_queue_first") return instructions;
   const handoff = ctx.store
     .select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [threadId])
@@ -139,7 +186,11 @@ interface DispatchTarget {
 }
 
 /** Carries out the policy's action: the run the message started or joined, and what was done (older queued work can turn a start into a queue). */
-function carryOut(ctx: CommandContext, decided: DispatchAction, target: DispatchTarget): { runId: string; action: DispatchAction } {
+function carryOut(
+  ctx: CommandContext,
+  decided: DispatchAction,
+  target: DispatchTarget,
+): { runId: string; action: DispatchAction } {
   const { input, thread, active, attempt, runInput } = target;
   let runId: string;
   let action: DispatchAction = decided;
@@ -171,7 +222,11 @@ function carryOut(ctx: CommandContext, decided: DispatchAction, target: Dispatch
         id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
         lane: thread.id,
         type: EFFECT.turnInterrupt,
-        payload: { attemptId: attempt!.id, reason: "interrupted_for_message", hard: false } satisfies TurnInterruptPayload,
+        payload: {
+          attemptId: attempt!.id,
+          reason: "interrupted_for_message",
+          hard: false,
+        } satisfies TurnInterruptPayload,
       });
       break;
     }
@@ -181,12 +236,22 @@ function carryOut(ctx: CommandContext, decided: DispatchAction, target: Dispatch
         id: derive.effect(EFFECT.turnSteer, input.messageId),
         lane: thread.id,
         type: EFFECT.turnSteer,
-        payload: { attemptId: attempt!.id, runId: active!.id, messageId: input.messageId, text: input.text } satisfies TurnSteerPayload,
+        payload: {
+          attemptId: attempt!.id,
+          runId: active!.id,
+          messageId: input.messageId,
+          text: input.text,
+        } satisfies TurnSteerPayload,
       });
       break;
     case "restart": {
       runId = active!.id;
-      createAttempt(ctx, active!, { text: input.text, instructions: null, reason: "steer_restart", restartOfAttemptId: attempt!.id }, false);
+      createAttempt(
+        ctx,
+        active!,
+        { text: input.text, instructions: null, reason: "steer_restart", restartOfAttemptId: attempt!.id },
+        false,
+      );
       ctx.effect({
         id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
         lane: thread.id,
@@ -227,7 +292,12 @@ function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: s
     kind: "user_message",
     status: "completed",
     text: input.text,
-    data: { ...input.details, delivery: DELIVERY[action], ...(input.kind === "notification" ? { notification: true } : {}), ...(input.source != null ? { source: input.source } : {}) },
+    data: {
+      ...input.details,
+      delivery: DELIVERY[action],
+      ...(input.kind === "notification" ? { notification: true } : {}),
+      ...(input.source != null ? { source: input.source } : {}),
+    },
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });
@@ -244,7 +314,12 @@ function holdNotice(ctx: CommandContext, input: DeliverMessageInput): DeliveryRe
     messageId: input.messageId,
     runId: run.id,
     delivery: "queued",
-    decision: { asked: input.mode, action: "queue", degraded: false, reason: "The thread is stopped, so the notice is held until Resume or the next explicit send." },
+    decision: {
+      asked: input.mode,
+      action: "queue",
+      degraded: false,
+      reason: "The thread is stopped, so the notice is held until Resume or the next explicit send.",
+    },
   };
 }
 

@@ -48,7 +48,10 @@ export function conflictsAsInvalid<T>(run: () => T): T {
     return run();
   } catch (error) {
     if ((error as { code?: string }).code === "conflict") {
-      throw new OrchestratorFailure("invalid_request", "This clientRequestId was already used with different arguments; use a new clientRequestId for new work, or repeat the original arguments to read it back.");
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "This clientRequestId was already used with different arguments; use a new clientRequestId for new work, or repeat the original arguments to read it back.",
+      );
     }
     throw error;
   }

@@ -71,7 +71,9 @@ export class OutboxWorker implements EffectWorker {
     } catch (error) {
       if (!isStoreBusy(error)) throw error;
       // Another connection holds the database locked: claim the effects when it lets go.
-      this.logger.warn("the database is locked by another connection; effects wait for it", { error: (error as Error).message });
+      this.logger.warn("the database is locked by another connection; effects wait for it", {
+        error: (error as Error).message,
+      });
       this.retryTickLater();
       return;
     }
@@ -108,23 +110,41 @@ export class OutboxWorker implements EffectWorker {
           if (isStoreBusy(error)) {
             // The effect wrote nothing its retry would repeat (the executor records what a
             // provider did before it gives up): run it again once the lock is gone.
-            this.logger.warn("an outbox effect waits for the database, locked by another connection", { id: effect.id, type: effect.type });
+            this.logger.warn("an outbox effect waits for the database, locked by another connection", {
+              id: effect.id,
+              type: effect.type,
+            });
             outcome = null;
           } else {
-            this.logger.error("outbox effect failed", { id: effect.id, type: effect.type, error: (error as Error).message });
+            this.logger.error("outbox effect failed", {
+              id: effect.id,
+              type: effect.type,
+              error: (error as Error).message,
+            });
             outcome = { status: "failed", error: (error as Error).message };
           }
         }
         if (outcome === null) {
           await recordWhenStoreFree(
-            () => this.engine.store.retryEffect(effect.id, this.clock.nowMs() + BUSY_RETRY_MAX_MS, "the database was locked by another connection", this.clock.nowIso()),
+            () =>
+              this.engine.store.retryEffect(
+                effect.id,
+                this.clock.nowMs() + BUSY_RETRY_MAX_MS,
+                "the database was locked by another connection",
+                this.clock.nowIso(),
+              ),
             isOpen,
             this.logger,
             `retry of effect ${effect.id}`,
           );
         } else {
           const settled = outcome;
-          await recordWhenStoreFree(() => this.engine.store.settleEffect(effect.id, settled.status, settled.error, this.clock.nowIso()), isOpen, this.logger, `settling effect ${effect.id}`);
+          await recordWhenStoreFree(
+            () => this.engine.store.settleEffect(effect.id, settled.status, settled.error, this.clock.nowIso()),
+            isOpen,
+            this.logger,
+            `settling effect ${effect.id}`,
+          );
         }
       } finally {
         this.busyLanes.delete(effect.lane);

@@ -46,7 +46,10 @@ export interface Engine {
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   apply<R>(handle: (ctx: CommandContext) => R): R;
   /** Applies several internal changes in one transaction, each in a savepoint: one that throws rolls back alone. */
-  applyEach(changes: readonly ((ctx: CommandContext) => void)[], onError: (error: unknown, index: number) => void): void;
+  applyEach(
+    changes: readonly ((ctx: CommandContext) => void)[],
+    onError: (error: unknown, index: number) => void,
+  ): void;
   /** Hears committed events. */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void;
   /** Hears that new effects are waiting in the outbox. */

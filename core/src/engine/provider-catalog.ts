@@ -1,4 +1,11 @@
-import type { ModelSource, OrchestrationAdapter, ProbeDepth, ProviderCapabilities, ProviderInstanceDescriptor, ProviderStatus } from "../spec/index.js";
+import type {
+  ModelSource,
+  OrchestrationAdapter,
+  ProbeDepth,
+  ProviderCapabilities,
+  ProviderInstanceDescriptor,
+  ProviderStatus,
+} from "../spec/index.js";
 import { token } from "../util/di-token.js";
 
 // What the engine and the services need of the configured provider instances (the provider

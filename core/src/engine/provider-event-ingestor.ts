@@ -6,7 +6,15 @@ import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
 import { finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
 import { openRuntimeRequest, resolveRuntimeRequest, runtimeRequestId } from "./runtime-requests.js";
-import { providerItemId, recordAssistantMessage, recordNativeSubagent, recordProposedPlan, recordReasoning, recordToolCallCompleted, recordToolCallStarted } from "./turn-items.js";
+import {
+  providerItemId,
+  recordAssistantMessage,
+  recordNativeSubagent,
+  recordProposedPlan,
+  recordReasoning,
+  recordToolCallCompleted,
+  recordToolCallStarted,
+} from "./turn-items.js";
 import { inject, injectable } from "tsyringe";
 import { isStoreBusy } from "../util/store-busy.js";
 import { busyRetryDelay } from "./busy-store-retry.js";
@@ -24,7 +32,9 @@ interface ExitedSession {
   readonly providerSessionId: string;
 }
 
-function isLiveDelta(event: AdapterEvent): event is Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }> {
+function isLiveDelta(
+  event: AdapterEvent,
+): event is Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }> {
   return event.type === "message.delta" || event.type === "reasoning.delta";
 }
 
@@ -87,10 +97,19 @@ export class ProviderEventIngestor implements ProviderEventSink {
     const exited: ExitedSession[] = [];
     try {
       this.engine.applyEach(
-        batch.map(({ threadId, providerSessionId, event }) => (ctx: CommandContext) => this.apply(ctx, threadId, providerSessionId, event, exited)),
+        batch.map(
+          ({ threadId, providerSessionId, event }) =>
+            (ctx: CommandContext) =>
+              this.apply(ctx, threadId, providerSessionId, event, exited),
+        ),
         (error, index) => {
           const { threadId, providerSessionId, event } = batch[index]!;
-          this.logger.error("failed to ingest a provider event", { threadId, providerSessionId, type: event.type, error: (error as Error).message });
+          this.logger.error("failed to ingest a provider event", {
+            threadId,
+            providerSessionId,
+            type: event.type,
+            error: (error as Error).message,
+          });
         },
       );
     } catch (error) {
@@ -101,20 +120,32 @@ export class ProviderEventIngestor implements ProviderEventSink {
         // loses a turn's events or fails the turn.
         this.queue = [...batch, ...this.queue];
         this.busyRetries += 1;
-        if (this.busyRetries === 1) this.logger.warn("the database is locked by another connection; provider events wait for it", { count: batch.length, error: (error as Error).message });
+        if (this.busyRetries === 1)
+          this.logger.warn("the database is locked by another connection; provider events wait for it", {
+            count: batch.length,
+            error: (error as Error).message,
+          });
         this.busyRetry = setTimeout(() => this.flush(), busyRetryDelay(this.busyRetries));
         return;
       }
-      this.logger.error("failed to commit provider events", { count: batch.length, types: batch.map((queued) => queued.event.type), error: (error as Error).message });
+      this.logger.error("failed to commit provider events", {
+        count: batch.length,
+        types: batch.map((queued) => queued.event.type),
+        error: (error as Error).message,
+      });
     }
-    if (this.busyRetries > 0) this.logger.info("provider events committed after the database was locked", { retries: this.busyRetries });
+    if (this.busyRetries > 0)
+      this.logger.info("provider events committed after the database was locked", { retries: this.busyRetries });
     this.busyRetries = 0;
     for (const { threadId, providerSessionId } of exited) {
       for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
     }
   }
 
-  private appendLive(threadId: string, event: Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }>): void {
+  private appendLive(
+    threadId: string,
+    event: Extract<AdapterEvent, { type: "message.delta" | "reasoning.delta" }>,
+  ): void {
     this.live.append({
       threadId,
       attemptId: event.turnId,
@@ -131,7 +162,13 @@ export class ProviderEventIngestor implements ProviderEventSink {
     return attempt;
   }
 
-  private apply(ctx: CommandContext, threadId: string, providerSessionId: string, event: AdapterEvent, exited: ExitedSession[]): void {
+  private apply(
+    ctx: CommandContext,
+    threadId: string,
+    providerSessionId: string,
+    event: AdapterEvent,
+    exited: ExitedSession[],
+  ): void {
     switch (event.type) {
       case "message.delta":
       case "reasoning.delta":
@@ -158,7 +195,8 @@ export class ProviderEventIngestor implements ProviderEventSink {
       }
       case "session.resume_cursor": {
         const session = ctx.get("providerSession", providerSessionId);
-        if (session !== null && session.resumeCursor !== event.cursor) ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
+        if (session !== null && session.resumeCursor !== event.cursor)
+          ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
         return;
       }
       case "session.exited": {
@@ -170,7 +208,10 @@ export class ProviderEventIngestor implements ProviderEventSink {
         for (const attempt of live) {
           if (attempt.providerSessionId !== providerSessionId) continue;
           this.flushLiveOutput(ctx, attempt);
-          const error = { code: event.error?.code ?? "session_closed", message: `The provider session ended: ${event.error?.message ?? event.reason}` };
+          const error = {
+            code: event.error?.code ?? "session_closed",
+            message: `The provider session ended: ${event.error?.message ?? event.reason}`,
+          };
           finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
         }
         exited.push({ threadId, providerSessionId });
@@ -179,7 +220,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
       default: {
         const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
         if (attempt === null) {
-          this.logger.debug("ignored an event for an unknown or stale turn", { threadId, type: event.type, turnId: event.turnId });
+          this.logger.debug("ignored an event for an unknown or stale turn", {
+            threadId,
+            type: event.type,
+            turnId: event.turnId,
+          });
           return;
         }
         this.applyTurnEvent(ctx, attempt, event);
@@ -187,7 +232,15 @@ export class ProviderEventIngestor implements ProviderEventSink {
     }
   }
 
-  private applyTurnEvent(ctx: CommandContext, attempt: AttemptRecord, event: Exclude<AdapterEvent, { turnId?: undefined } | { type: "message.delta" | "reasoning.delta" | "warning" | "session.resume_cursor" | "session.exited" }>): void {
+  private applyTurnEvent(
+    ctx: CommandContext,
+    attempt: AttemptRecord,
+    event: Exclude<
+      AdapterEvent,
+      | { turnId?: undefined }
+      | { type: "message.delta" | "reasoning.delta" | "warning" | "session.resume_cursor" | "session.exited" }
+    >,
+  ): void {
     switch (event.type) {
       case "turn.started":
         markAttemptRunning(ctx, attempt.id, event.providerTurnId ?? null);
@@ -224,7 +277,9 @@ export class ProviderEventIngestor implements ProviderEventSink {
       case "turn.terminal": {
         markAttemptRunning(ctx, attempt.id, null);
         this.flushLiveOutput(ctx, attempt);
-        const error = event.error ? { ...(event.error.code !== undefined ? { code: event.error.code } : {}), message: event.error.message } : null;
+        const error = event.error
+          ? { ...(event.error.code !== undefined ? { code: event.error.code } : {}), message: event.error.message }
+          : null;
         finishAttempt(ctx, attempt.id, event.status, error);
         const ended = ctx.require("attempt", attempt.id);
         for (const hook of ctx.hooks.turnEnded) hook(ctx, ended, event.usage ?? null);
@@ -252,7 +307,8 @@ export class ProviderEventIngestor implements ProviderEventSink {
         createdBy: "provider",
         creationSource: "provider",
       });
-      if (pending.kind === "assistant_message") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
+      if (pending.kind === "assistant_message")
+        ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
     }
   }
 }

@@ -126,7 +126,9 @@ export class ProviderSessionManager implements ProviderSessions {
   private renewsByReopening(live: LiveSession): boolean {
     if (!this.credentialDue(live) || this.canUpdateGrant(live)) return false;
     if (!this.registry.capabilities(live.instanceId).sessions.resume) return false;
-    return this.engine.store.count("attempt", "thread_id = ? AND status IN ('starting', 'running')", [live.threadId]) === 0;
+    return (
+      this.engine.store.count("attempt", "thread_id = ? AND status IN ('starting', 'running')", [live.threadId]) === 0
+    );
   }
 
   /** Hands a live session a new credential; the old one expires after a short overlap. */
@@ -143,7 +145,11 @@ export class ProviderSessionManager implements ProviderSessions {
         // The session kept its old token: the new one must not outlive this moment.
         this.issuer.retireOtherCredentials(live.providerSessionId, credential.token, 0);
         credential.renewAtMs = this.clock.nowMs() + this.touchIntervalMs;
-        this.logger.warn("could not hand a provider session its renewed credential", { threadId: live.threadId, providerSessionId: live.providerSessionId, error: (error as Error).message });
+        this.logger.warn("could not hand a provider session its renewed credential", {
+          threadId: live.threadId,
+          providerSessionId: live.providerSessionId,
+          error: (error as Error).message,
+        });
         return;
       }
       if (this.credentials.get(live.providerSessionId) !== credential) return; // closed meanwhile: all revoked
@@ -151,7 +157,10 @@ export class ProviderSessionManager implements ProviderSessions {
       credential.token = grant.token;
       credential.renewAtMs = this.clock.nowMs() + this.credentialLifetimeMs - this.renewalLeadMs;
       this.scheduleRenewal(credential);
-      this.logger.info("provider session credential renewed", { threadId: live.threadId, providerSessionId: live.providerSessionId });
+      this.logger.info("provider session credential renewed", {
+        threadId: live.threadId,
+        providerSessionId: live.providerSessionId,
+      });
     } finally {
       credential.renewing = false;
     }
@@ -162,7 +171,12 @@ export class ProviderSessionManager implements ProviderSessions {
     if (credential.timer !== null) clearTimeout(credential.timer);
     credential.timer = null;
     const live = this.live.get(credential.scope.threadId);
-    if (live === undefined || live.providerSessionId !== credential.scope.providerSessionId || !this.canUpdateGrant(live)) return;
+    if (
+      live === undefined ||
+      live.providerSessionId !== credential.scope.providerSessionId ||
+      !this.canUpdateGrant(live)
+    )
+      return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, credential.renewAtMs - this.clock.nowMs()));
     credential.timer = setTimeout(() => {
       credential.timer = null;
@@ -205,7 +219,11 @@ export class ProviderSessionManager implements ProviderSessions {
       return current;
     }
     const opening = (async () => {
-      if (current !== undefined) await this.close(threadId, current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched");
+      if (current !== undefined)
+        await this.close(
+          threadId,
+          current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched",
+        );
       return this.open(threadId);
     })().finally(() => this.opening.delete(threadId));
     this.opening.set(threadId, opening);
@@ -253,12 +271,25 @@ export class ProviderSessionManager implements ProviderSessions {
       if (isStoreBusy(error) || !hasErrorCode(error, "provider_error")) throw error;
       resumeFailure = String(error.details?.reason ?? error.message);
     }
-    this.logger.warn("could not reopen a thread's provider conversation; starting a new one with the thread's history", { threadId, instance: thread.providerInstanceId, reason: resumeFailure });
+    this.logger.warn(
+      "could not reopen a thread's provider conversation; starting a new one with the thread's history",
+      { threadId, instance: thread.providerInstanceId, reason: resumeFailure },
+    );
     try {
-      return await this.openSession(thread, instance, null, decideSessionContinuation({ ...query, resumeFailure }), resumeFailure);
+      return await this.openSession(
+        thread,
+        instance,
+        null,
+        decideSessionContinuation({ ...query, resumeFailure }),
+        resumeFailure,
+      );
     } catch (error) {
       if (!hasErrorCode(error, "provider_error")) throw error;
-      throw new SwitchyardError("provider_error", `${error.message} (Reopening the thread's earlier conversation had failed first: ${resumeFailure})`, { ...error.details, resumeFailure });
+      throw new SwitchyardError(
+        "provider_error",
+        `${error.message} (Reopening the thread's earlier conversation had failed first: ${resumeFailure})`,
+        { ...error.details, resumeFailure },
+      );
     }
   }
 
@@ -270,7 +301,12 @@ export class ProviderSessionManager implements ProviderSessions {
   private resumePoint(threadId: string, instanceId: string): { cursor: string | null; failure: string | null } {
     // Newest first by rowid, the order the sessions were opened in (a replay keeps it); two
     // opened in the same millisecond share an openedAt.
-    const sessions = this.engine.store.select("providerSession", "thread_id = ? AND provider_instance_id = ?", [threadId, instanceId], "ORDER BY rowid DESC");
+    const sessions = this.engine.store.select(
+      "providerSession",
+      "thread_id = ? AND provider_instance_id = ?",
+      [threadId, instanceId],
+      "ORDER BY rowid DESC",
+    );
     for (const session of sessions) {
       if (session.resumeCursor !== null) return { cursor: session.resumeCursor, failure: null };
       if (session.resumeFailure != null) return { cursor: null, failure: session.resumeFailure };
@@ -283,7 +319,13 @@ export class ProviderSessionManager implements ProviderSessions {
    * when a new conversation cannot open either, the failure was not the old conversation's, and
    * the next turn tries to reopen that again).
    */
-  private async openSession(thread: ThreadRecord, instance: ProviderInstance, resumeCursor: string | null, continuation: SessionContinuationRecord, resumeFailure: string | null): Promise<LiveSession> {
+  private async openSession(
+    thread: ThreadRecord,
+    instance: ProviderInstance,
+    resumeCursor: string | null,
+    continuation: SessionContinuationRecord,
+    resumeFailure: string | null,
+  ): Promise<LiveSession> {
     const threadId = thread.id;
     const adapter = instance.adapter!;
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
@@ -301,7 +343,12 @@ export class ProviderSessionManager implements ProviderSessions {
         closeReason: null,
       }),
     );
-    const scope: ProviderSessionScope = { threadId, projectId: thread.projectId, providerSessionId, providerInstanceId: thread.providerInstanceId };
+    const scope: ProviderSessionScope = {
+      threadId,
+      projectId: thread.projectId,
+      providerSessionId,
+      providerInstanceId: thread.providerInstanceId,
+    };
     const grant = this.issuer.issue(scope);
     if (grant !== null) {
       const now = this.clock.nowMs();
@@ -317,20 +364,22 @@ export class ProviderSessionManager implements ProviderSessions {
     let session;
     try {
       // Every process the adapter starts for this session, now or later, works for this thread.
-      session = await runOwnedBy(threadId, () => adapter.openSession({
-        threadId,
-        providerSessionId,
-        cwd: thread.cwd,
-        model: thread.model,
-        runtimeMode: thread.runtimeMode,
-        interactionMode: thread.interactionMode,
-        resumeCursor,
-        mcp: grant,
-        emit: (event) => {
-          this.ingestor.ingest(threadId, providerSessionId, event);
-          this.noteActivity(providerSessionId);
-        },
-      }));
+      session = await runOwnedBy(threadId, () =>
+        adapter.openSession({
+          threadId,
+          providerSessionId,
+          cwd: thread.cwd,
+          model: thread.model,
+          runtimeMode: thread.runtimeMode,
+          interactionMode: thread.interactionMode,
+          resumeCursor,
+          mcp: grant,
+          emit: (event) => {
+            this.ingestor.ingest(threadId, providerSessionId, event);
+            this.noteActivity(providerSessionId);
+          },
+        }),
+      );
     } catch (error) {
       this.forgetCredential(providerSessionId);
       const message = error instanceof Error ? error.message : String(error);
@@ -340,17 +389,27 @@ export class ProviderSessionManager implements ProviderSessions {
         const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
         ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
       });
-      throw new SwitchyardError("provider_error", `Could not open a ${instance.descriptor.driver} session: ${message}`, { providerInstanceId: thread.providerInstanceId, reason: message });
+      throw new SwitchyardError(
+        "provider_error",
+        `Could not open a ${instance.descriptor.driver} session: ${message}`,
+        { providerInstanceId: thread.providerInstanceId, reason: message },
+      );
     }
     const live: LiveSession = {
       providerSessionId,
       threadId,
       instanceId: thread.providerInstanceId,
-      session: new GuardedSession(session, () => this.registry.capabilities(instance.descriptor.id), instance.descriptor.id, threadId),
+      session: new GuardedSession(
+        session,
+        () => this.registry.capabilities(instance.descriptor.id),
+        instance.descriptor.id,
+        threadId,
+      ),
       hasMcp: grant !== null,
       needsHistoryHandoff: continuation.action === "handoff",
       continuation,
-      orchestrationInstructions: resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
+      orchestrationInstructions:
+        resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
     };
     try {
       this.engine.apply((ctx) => {
@@ -376,7 +435,14 @@ export class ProviderSessionManager implements ProviderSessions {
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);
     if (credential !== undefined) this.scheduleRenewal(credential);
-    this.logger.info("provider session opened", { threadId, providerSessionId, instance: thread.providerInstanceId, resumed: resumeCursor !== null, continuation: continuation.action, mcp: grant !== null });
+    this.logger.info("provider session opened", {
+      threadId,
+      providerSessionId,
+      instance: thread.providerInstanceId,
+      resumed: resumeCursor !== null,
+      continuation: continuation.action,
+      mcp: grant !== null,
+    });
     return live;
   }
 
@@ -397,7 +463,13 @@ export class ProviderSessionManager implements ProviderSessions {
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", live.providerSessionId);
       if (record && record.status !== "closed") {
-        ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason: reason, resumeCursor: resumeCursor ?? record.resumeCursor });
+        ctx.put("providerSession", {
+          ...record,
+          status: "closed",
+          closedAt: ctx.now,
+          closeReason: reason,
+          resumeCursor: resumeCursor ?? record.resumeCursor,
+        });
       }
     });
     this.logger.info("provider session closed", { threadId, providerSessionId: live.providerSessionId, reason });

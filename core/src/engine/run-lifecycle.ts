@@ -22,7 +22,14 @@ import { EFFECT, type TurnInterruptPayload, type TurnStartPayload } from "./effe
 
 /** The thread's active run (starting, running or waiting), if any. */
 export function activeRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
-  return ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [threadId], "ORDER BY ordinal DESC LIMIT 1")[0] ?? null;
+  return (
+    ctx.store.select(
+      "run",
+      "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
+      [threadId],
+      "ORDER BY ordinal DESC LIMIT 1",
+    )[0] ?? null
+  );
 }
 
 /**
@@ -45,7 +52,9 @@ export function latestRun(ctx: ProjectionReader, threadId: string): RunRecord | 
 
 /** The next item position in a thread. */
 export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
-  const row = ctx.store.statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as { p: number };
+  const row = ctx.store
+    .statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?")
+    .get(threadId) as { p: number };
   return row.p + 1;
 }
 
@@ -128,7 +137,16 @@ export function createRun(ctx: CommandContext, input: NewRunInput, start: boolea
     endedAt: null,
   };
   ctx.put("run", run);
-  ctx.put("node", { id: derive.runNode(id), threadId: input.threadId, runId: id, kind: "run_root", parentNodeId: null, status: "queued", createdAt: ctx.now, updatedAt: ctx.now });
+  ctx.put("node", {
+    id: derive.runNode(id),
+    threadId: input.threadId,
+    runId: id,
+    kind: "run_root",
+    parentNodeId: null,
+    status: "queued",
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
   return start ? startRun(ctx, run) : run;
 }
 
@@ -136,7 +154,12 @@ export function createRun(ctx: CommandContext, input: NewRunInput, start: boolea
 export function createAttempt(
   ctx: CommandContext,
   run: RunRecord,
-  input: { text: string; instructions: string | null; reason: AttemptRecord["reason"]; restartOfAttemptId: string | null },
+  input: {
+    text: string;
+    instructions: string | null;
+    reason: AttemptRecord["reason"];
+    restartOfAttemptId: string | null;
+  },
   enqueueStart: boolean,
 ): AttemptRecord {
   const ordinal = run.attemptCount + 1;
@@ -158,9 +181,18 @@ export function createAttempt(
     error: null,
   };
   ctx.put("attempt", attempt);
-  ctx.put("run", { ...ctx.require("run", run.id), attemptCount: ordinal, ...(enqueueStart ? { currentAttemptId: attempt.id } : {}) });
+  ctx.put("run", {
+    ...ctx.require("run", run.id),
+    attemptCount: ordinal,
+    ...(enqueueStart ? { currentAttemptId: attempt.id } : {}),
+  });
   if (enqueueStart) {
-    ctx.effect({ id: derive.effect(EFFECT.turnStart, attempt.id), lane: run.threadId, type: EFFECT.turnStart, payload: { attemptId: attempt.id } satisfies TurnStartPayload });
+    ctx.effect({
+      id: derive.effect(EFFECT.turnStart, attempt.id),
+      lane: run.threadId,
+      type: EFFECT.turnStart,
+      payload: { attemptId: attempt.id } satisfies TurnStartPayload,
+    });
   }
   return attempt;
 }
@@ -170,7 +202,12 @@ export function startRun(ctx: CommandContext, run: RunRecord): RunRecord {
   const started: RunRecord = { ...run, status: "starting", held: false, startedAt: ctx.now };
   ctx.put("run", started);
   setNodeStatus(ctx, run.id, "starting");
-  createAttempt(ctx, started, { text: run.text, instructions: run.instructions, reason: "initial", restartOfAttemptId: null }, true);
+  createAttempt(
+    ctx,
+    started,
+    { text: run.text, instructions: run.instructions, reason: "initial", restartOfAttemptId: null },
+    true,
+  );
   return ctx.require("run", run.id);
 }
 
@@ -203,7 +240,11 @@ export function releaseHeldRuns(ctx: CommandContext, threadId: string): RunRecor
 
 /** The thread's newest run that reached a provider (queued runs that never started do not count). */
 export function latestExecutedRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
-  return ctx.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC").find((run) => run.startedAt !== null) ?? null;
+  return (
+    ctx.store
+      .select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC")
+      .find((run) => run.startedAt !== null) ?? null
+  );
 }
 
 /** Sets the status of a run's root node. */
@@ -213,7 +254,11 @@ export function setNodeStatus(ctx: CommandContext, runId: string, status: RunSta
 }
 
 /** Marks an attempt as handed to the provider. */
-export function markAttemptStarting(ctx: CommandContext, attemptId: string, providerSessionId: string): AttemptRecord | null {
+export function markAttemptStarting(
+  ctx: CommandContext,
+  attemptId: string,
+  providerSessionId: string,
+): AttemptRecord | null {
   const attempt = ctx.get("attempt", attemptId);
   if (attempt === null || attempt.status !== "pending") return null;
   return ctx.put("attempt", { ...attempt, status: "starting", providerSessionId });
@@ -223,7 +268,12 @@ export function markAttemptStarting(ctx: CommandContext, attemptId: string, prov
 export function markAttemptRunning(ctx: CommandContext, attemptId: string, providerTurnId: string | null): void {
   const attempt = ctx.get("attempt", attemptId);
   if (attempt === null || (attempt.status !== "starting" && attempt.status !== "pending")) return;
-  ctx.put("attempt", { ...attempt, status: "running", providerTurnId: providerTurnId ?? attempt.providerTurnId, startedAt: attempt.startedAt ?? ctx.now });
+  ctx.put("attempt", {
+    ...attempt,
+    status: "running",
+    providerTurnId: providerTurnId ?? attempt.providerTurnId,
+    startedAt: attempt.startedAt ?? ctx.now,
+  });
   const run = ctx.require("run", attempt.runId);
   if (run.currentAttemptId === attempt.id && run.status === "starting") {
     ctx.put("run", { ...run, status: "running" });
@@ -261,7 +311,12 @@ export function finishAttempt(
     .find((candidate) => candidate.restartOfAttemptId === attempt.id);
   if (restart !== undefined && status !== "failed") {
     ctx.put("run", { ...run, status: "starting", currentAttemptId: restart.id, interruptRequested: false });
-    ctx.effect({ id: derive.effect(EFFECT.turnStart, restart.id), lane: run.threadId, type: EFFECT.turnStart, payload: { attemptId: restart.id } satisfies TurnStartPayload });
+    ctx.effect({
+      id: derive.effect(EFFECT.turnStart, restart.id),
+      lane: run.threadId,
+      type: EFFECT.turnStart,
+      payload: { attemptId: restart.id } satisfies TurnStartPayload,
+    });
     return;
   }
   if (restart !== undefined) ctx.put("attempt", { ...restart, status: "cancelled", endedAt: ctx.now });
@@ -279,7 +334,14 @@ export function finishRun(
 ): RunRecord {
   const run = ctx.require("run", runId);
   if (isTerminalRunStatus(run.status)) return run;
-  const ended: RunRecord = { ...run, status, endedAt: ctx.now, error: error ?? run.error, terminalReason: reason ?? run.terminalReason, interruptRequested: false };
+  const ended: RunRecord = {
+    ...run,
+    status,
+    endedAt: ctx.now,
+    error: error ?? run.error,
+    terminalReason: reason ?? run.terminalReason,
+    interruptRequested: false,
+  };
   ctx.put("run", ended);
   setNodeStatus(ctx, run.id, status);
   for (const request of ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])) {
@@ -287,7 +349,9 @@ export function finishRun(
     const item = ctx.get("item", request.itemId);
     if (item !== null) ctx.put("item", { ...item, status: "cancelled", updatedAt: ctx.now });
   }
-  for (const attempt of ctx.store.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [run.id])) {
+  for (const attempt of ctx.store.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [
+    run.id,
+  ])) {
     ctx.put("attempt", { ...attempt, status: status === "failed" ? "failed" : "cancelled", endedAt: ctx.now });
   }
   touchThread(ctx, run.threadId);
@@ -301,7 +365,10 @@ export function finishRun(
  * the provider, the line {@link requestInterrupt} draws between ending a run itself and asking
  * the provider.
  */
-export function stoppableRun(ctx: ProjectionReader, run: RunRecord): { readonly status: RunStatus; readonly reachedProvider: boolean } {
+export function stoppableRun(
+  ctx: ProjectionReader,
+  run: RunRecord,
+): { readonly status: RunStatus; readonly reachedProvider: boolean } {
   const attempt = run.currentAttemptId === null ? null : ctx.store.get("attempt", run.currentAttemptId);
   return { status: run.status, reachedProvider: attempt !== null && attempt.status !== "pending" };
 }

@@ -13,7 +13,11 @@ export function runtimeRequestId(attemptId: string, nativeId: string): string {
 }
 
 /** Opens a request the provider raised (once: a repeated event changes nothing), with its timeline item. */
-export function openRuntimeRequest(ctx: CommandContext, attempt: AttemptRecord, event: Extract<AdapterEvent, { type: "runtime_request.opened" }>): void {
+export function openRuntimeRequest(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: Extract<AdapterEvent, { type: "runtime_request.opened" }>,
+): void {
   const id = runtimeRequestId(attempt.id, event.requestId);
   if (ctx.get("runtimeRequest", id) !== null) return;
   const itemId = providerItemId(attempt.id, "request", event.requestId);
@@ -26,7 +30,12 @@ export function openRuntimeRequest(ctx: CommandContext, attempt: AttemptRecord, 
     kind: "runtime_request",
     status: "pending",
     text: title,
-    data: { requestId: id, requestKind: request.kind, ...(request.kind === "approval" ? { approvalKind: request.approvalKind } : {}), blocking },
+    data: {
+      requestId: id,
+      requestKind: request.kind,
+      ...(request.kind === "approval" ? { approvalKind: request.approvalKind } : {}),
+      blocking,
+    },
   });
   const record: RuntimeRequestRecord = {
     id,
@@ -64,14 +73,26 @@ export function resolveRuntimeRequest(
   status: "answered" | "cancelled" | "expired",
   response: RuntimeRequestRecord["response"],
 ): RuntimeRequestRecord {
-  const resolved = ctx.put("runtimeRequest", { ...request, status, response: response ?? request.response, resolvedAt: ctx.now });
+  const resolved = ctx.put("runtimeRequest", {
+    ...request,
+    status,
+    response: response ?? request.response,
+    resolvedAt: ctx.now,
+  });
   const item = ctx.get("item", request.itemId);
   if (item !== null) {
-    ctx.put("item", { ...item, status: status === "answered" ? "completed" : "cancelled", data: { ...item.data, resolution: status }, updatedAt: ctx.now });
+    ctx.put("item", {
+      ...item,
+      status: status === "answered" ? "completed" : "cancelled",
+      data: { ...item.data, resolution: status },
+      updatedAt: ctx.now,
+    });
   }
   const run = ctx.get("run", request.runId);
   if (run !== null && run.status === "waiting") {
-    const stillBlocked = ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id]).some((r) => r.blocking);
+    const stillBlocked = ctx.store
+      .select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])
+      .some((r) => r.blocking);
     if (!stillBlocked) {
       ctx.put("run", { ...run, status: "running" });
       setNodeStatus(ctx, run.id, "running");

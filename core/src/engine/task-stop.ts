@@ -19,11 +19,18 @@ export interface TaskStopOptions {
  */
 export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string, options: TaskStopOptions): void {
   const task = ctx.require("delegatedTask", taskId);
-  for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId])) stopTaskTree(ctx, nested.id, reason, { disposeDelivery: true });
+  for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId]))
+    stopTaskTree(ctx, nested.id, reason, { disposeDelivery: true });
   const marked = ctx.require("delegatedTask", taskId);
   if (marked.cancelRequestedAt === null) {
     const delivery = options.disposeDelivery && marked.delivery === "pending" ? "disposed" : marked.delivery;
-    ctx.put("delegatedTask", { ...marked, cancelRequestedAt: ctx.now, cancelReason: reason, delivery, updatedAt: ctx.now });
+    ctx.put("delegatedTask", {
+      ...marked,
+      cancelRequestedAt: ctx.now,
+      cancelReason: reason,
+      delivery,
+      updatedAt: ctx.now,
+    });
   }
   stopThread(ctx, task.childThreadId, reason);
   // The task's own queued turns (its original run, follow-ups of its work) are cancelled, even

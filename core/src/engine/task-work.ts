@@ -1,5 +1,11 @@
 import type { ProjectionReader } from "./run-lifecycle.js";
-import { isActiveRunStatus, isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord, type RunStatus } from "../store/records.js";
+import {
+  isActiveRunStatus,
+  isTerminalRunStatus,
+  type DelegatedTaskRecord,
+  type RunRecord,
+  type RunStatus,
+} from "../store/records.js";
 
 /**
  * A delegated task's known work: its original run, the follow-up runs the system started in the
@@ -21,12 +27,19 @@ export interface TaskWork {
 
 /** Unfinalized tasks the child thread itself delegated (its nested work). */
 export function openNestedTasks(reader: ProjectionReader, childThreadId: string): DelegatedTaskRecord[] {
-  return reader.store.select("delegatedTask", "parent_thread_id = ?", [childThreadId]).filter((task) => task.finalizedAt === null);
+  return reader.store
+    .select("delegatedTask", "parent_thread_id = ?", [childThreadId])
+    .filter((task) => task.finalizedAt === null);
 }
 
 /** Reads a task's known work from the projections. */
 export function taskWork(reader: ProjectionReader, task: DelegatedTaskRecord): TaskWork {
-  const runs = reader.store.select("run", "thread_id = ? AND delegated_task_id = ?", [task.childThreadId, task.id], "ORDER BY ordinal");
+  const runs = reader.store.select(
+    "run",
+    "thread_id = ? AND delegated_task_id = ?",
+    [task.childThreadId, task.id],
+    "ORDER BY ordinal",
+  );
   return {
     runs,
     original: runs.find((run) => run.id === task.childRunId) ?? reader.store.get("run", task.childRunId),
@@ -38,7 +51,13 @@ export function taskWork(reader: ProjectionReader, task: DelegatedTaskRecord): T
 
 /** True while any of the task's known work is unfinished. */
 export function hasRemainingWork(work: TaskWork): boolean {
-  return work.original === null || !isTerminalRunStatus(work.original.status) || work.active !== null || work.queued.length > 0 || work.nested.length > 0;
+  return (
+    work.original === null ||
+    !isTerminalRunStatus(work.original.status) ||
+    work.active !== null ||
+    work.queued.length > 0 ||
+    work.nested.length > 0
+  );
 }
 
 /** The final work turn: the newest of the task's runs that reached a provider (else the original run). */

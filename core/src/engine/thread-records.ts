@@ -16,10 +16,14 @@ export function createProject(ctx: CommandContext, input: NewProjectInput): Proj
   if (existing !== null) return existing;
   const sameRoot = ctx.store.select("project", "root_path = ?", [input.rootPath])[0];
   if (sameRoot !== undefined) {
-    throw new SwitchyardError("conflict", `A project already uses ${input.rootPath}: "${sameRoot.name}" (${sameRoot.id}).`, {
-      projectId: sameRoot.id,
-      rootPath: input.rootPath,
-    });
+    throw new SwitchyardError(
+      "conflict",
+      `A project already uses ${input.rootPath}: "${sameRoot.name}" (${sameRoot.id}).`,
+      {
+        projectId: sameRoot.id,
+        rootPath: input.rootPath,
+      },
+    );
   }
   return ctx.put("project", {
     id: input.id,
@@ -61,9 +65,15 @@ export function titleFromMessage(text: string | null): string {
 }
 
 /** Creates a thread record. */
-export function createThread(ctx: CommandContext, input: NewThreadInput, firstMessage: string | null = null): ThreadRecord {
+export function createThread(
+  ctx: CommandContext,
+  input: NewThreadInput,
+  firstMessage: string | null = null,
+): ThreadRecord {
   if (ctx.get("project", input.projectId) === null) {
-    throw new SwitchyardError("not_found", `Project ${input.projectId} does not exist.`, { projectId: input.projectId });
+    throw new SwitchyardError("not_found", `Project ${input.projectId} does not exist.`, {
+      projectId: input.projectId,
+    });
   }
   const existing = ctx.get("thread", input.id);
   if (existing !== null) return existing;

@@ -20,32 +20,73 @@ export function providerItemId(attemptId: string, kind: string, nativeId: string
 
 /** What every item of the attempt carries. */
 export function turnItemBase(attempt: AttemptRecord) {
-  return { threadId: attempt.threadId, runId: attempt.runId, attemptId: attempt.id, createdBy: "provider" as const, creationSource: "provider" as const };
+  return {
+    threadId: attempt.threadId,
+    runId: attempt.runId,
+    attemptId: attempt.id,
+    createdBy: "provider" as const,
+    creationSource: "provider" as const,
+  };
 }
 
 /** A completed assistant message; its text becomes the run's summary. */
-export function recordAssistantMessage(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"message.completed">): void {
-  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "message", event.itemId), kind: "assistant_message", status: "completed", text: event.text, data: { role: "assistant" } });
+export function recordAssistantMessage(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"message.completed">,
+): void {
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id: providerItemId(attempt.id, "message", event.itemId),
+    kind: "assistant_message",
+    status: "completed",
+    text: event.text,
+    data: { role: "assistant" },
+  });
   if (event.text.trim() !== "") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
 }
 
-export function recordReasoning(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"reasoning.completed">): void {
-  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "reasoning", event.itemId), kind: "reasoning", status: "completed", text: event.text, data: {} });
+export function recordReasoning(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"reasoning.completed">,
+): void {
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id: providerItemId(attempt.id, "reasoning", event.itemId),
+    kind: "reasoning",
+    status: "completed",
+    text: event.text,
+    data: {},
+  });
 }
 
-export function recordToolCallStarted(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"tool_call.started">): void {
+export function recordToolCallStarted(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"tool_call.started">,
+): void {
   putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "tool", event.itemId),
     kind: "tool_call",
     status: "in_progress",
     text: event.title,
-    data: { toolKind: event.kind, name: event.name, ...(event.server ? { server: event.server } : {}), ...(event.input !== undefined ? { input: event.input } : {}) },
+    data: {
+      toolKind: event.kind,
+      name: event.name,
+      ...(event.server ? { server: event.server } : {}),
+      ...(event.input !== undefined ? { input: event.input } : {}),
+    },
   });
 }
 
 /** A finished tool call keeps what its start recorded, with its output (truncated) and exit code. */
-export function recordToolCallCompleted(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"tool_call.completed">): void {
+export function recordToolCallCompleted(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"tool_call.completed">,
+): void {
   const id = providerItemId(attempt.id, "tool", event.itemId);
   const existing = ctx.get("item", id);
   putItem(ctx, {
@@ -62,12 +103,27 @@ export function recordToolCallCompleted(ctx: CommandContext, attempt: AttemptRec
   });
 }
 
-export function recordProposedPlan(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"plan.proposed">): void {
-  putItem(ctx, { ...turnItemBase(attempt), id: providerItemId(attempt.id, "plan", event.itemId), kind: "proposed_plan", status: "completed", text: event.text, data: {} });
+export function recordProposedPlan(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"plan.proposed">,
+): void {
+  putItem(ctx, {
+    ...turnItemBase(attempt),
+    id: providerItemId(attempt.id, "plan", event.itemId),
+    kind: "proposed_plan",
+    status: "completed",
+    text: event.text,
+    data: {},
+  });
 }
 
 /** A sub-agent the provider ran itself, observed (Switchyard's own are delegated tasks). */
-export function recordNativeSubagent(ctx: CommandContext, attempt: AttemptRecord, event: TurnEvent<"subagent.observed">): void {
+export function recordNativeSubagent(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  event: TurnEvent<"subagent.observed">,
+): void {
   putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "subagent", event.nativeId),

@@ -13,7 +13,15 @@ import { TransactionalEngine } from "../engine/engine.js";
 import { LiveOutput } from "../engine/live-output.js";
 import { McpGrantIssuerToken } from "../engine/mcp-grant-issuer.js";
 import { OutboxWorker } from "../engine/outbox-worker.js";
-import { BootReconcilerToken, EffectExecutorToken, EngineToken, LiveOutputToken, OutboxWorkerToken, ProviderEventIngestorToken, ProviderSessionManagerToken } from "../engine/ports.js";
+import {
+  BootReconcilerToken,
+  EffectExecutorToken,
+  EngineToken,
+  LiveOutputToken,
+  OutboxWorkerToken,
+  ProviderEventIngestorToken,
+  ProviderSessionManagerToken,
+} from "../engine/ports.js";
 import { ProviderCatalogToken } from "../engine/provider-catalog.js";
 import { ProviderEventIngestor } from "../engine/provider-event-ingestor.js";
 import { ProviderSessionManager } from "../engine/provider-session-manager.js";
@@ -131,7 +139,15 @@ const SCOPED_SERVICES = [
 ] as const;
 
 /** The engine's reactions, in order (a bench builds an engine without one of them). */
-export const ENGINE_REACTIONS = [DelegationSaga, RouterChildResults, UsageReaction, RemoteTaskResults, ForeignTaskOutbox, StopFreezesHarnessTools, WorkspaceRunEnd] as const;
+export const ENGINE_REACTIONS = [
+  DelegationSaga,
+  RouterChildResults,
+  UsageReaction,
+  RemoteTaskResults,
+  ForeignTaskOutbox,
+  StopFreezesHarnessTools,
+  WorkspaceRunEnd,
+] as const;
 
 /** Outbox effects carried out above the engine: workspaces' git work. */
 export const EFFECT_HANDLERS = [WorkspaceEffects] as const;
@@ -162,10 +178,15 @@ export function defaultBuiltinPluginsDir(): string | null {
  * The one composition root: registers every core service under its token in a child
  * container (so several hosts can live in one process), then lets `overrides` replace any.
  */
-export function createContainer(options: ContainerOptions = {}): { container: DependencyContainer; paths: SwitchyardPaths; config: SwitchyardConfig } {
+export function createContainer(options: ContainerOptions = {}): {
+  container: DependencyContainer;
+  paths: SwitchyardPaths;
+  config: SwitchyardConfig;
+} {
   const home = resolveHome(options.home);
   const paths = pathsFor(home);
-  const config = options.config === undefined ? loadConfig(paths.configFile) : parseConfig(options.config, paths.configFile);
+  const config =
+    options.config === undefined ? loadConfig(paths.configFile) : parseConfig(options.config, paths.configFile);
   const container = rootContainer.createChildContainer();
   const scoped = { lifecycle: Lifecycle.ContainerScoped } as const;
 
@@ -180,7 +201,11 @@ export function createContainer(options: ContainerOptions = {}): { container: De
       // Whatever opens the database (the server, a one-shot command) first makes the home
       // private; tightening an existing home is said, never silent.
       for (const tightened of securePrivateHome(paths)) {
-        resolve(c, LoggerToken).warn("made a file in the Switchyard home private: other users could read it", { path: tightened.path, from: tightened.from.toString(8), to: tightened.to.toString(8) });
+        resolve(c, LoggerToken).warn("made a file in the Switchyard home private: other users could read it", {
+          path: tightened.path,
+          from: tightened.from.toString(8),
+          to: tightened.to.toString(8),
+        });
       }
       return new Store(paths.databaseFile, { busyTimeoutMs: config.server.storeBusyTimeoutMs });
     }),
@@ -192,23 +217,22 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // The plugin host and the store sit beside each other: the runner records its processes in
   // the store's log through its own port.
   container.register(HarnessProcessRegistryToken, { useFactory: (c) => c.resolve(HarnessProcessLogToken) });
-  container.register(
-    PluginHostToken,
-    {
-      useFactory: instanceCachingFactory(
-        (c) =>
-          new PluginHost(
-            {
-              ...(options.builtinPluginsDir === undefined ? defaultBuiltinPlugins() : { builtinDir: options.builtinPluginsDir }),
-              managedDir: paths.pluginsDir,
-              configEntries: config.plugins,
-              configBaseDir: dirname(paths.configFile),
-            },
-            c.resolve(LoggerToken),
-          ),
-      ),
-    },
-  );
+  container.register(PluginHostToken, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new PluginHost(
+          {
+            ...(options.builtinPluginsDir === undefined
+              ? defaultBuiltinPlugins()
+              : { builtinDir: options.builtinPluginsDir }),
+            managedDir: paths.pluginsDir,
+            configEntries: config.plugins,
+            configBaseDir: dirname(paths.configFile),
+          },
+          c.resolve(LoggerToken),
+        ),
+    ),
+  });
   // The provider doctor (a service) reads the driver kinds off the plugin host, through its own port.
   container.register(DriverKindsToken, { useFactory: (c) => c.resolve(PluginHostToken) });
   container.register(ProviderRegistryToken, { useClass: ProviderRegistry }, scoped);
@@ -219,9 +243,13 @@ export function createContainer(options: ContainerOptions = {}): { container: De
   // results (receipts from linked environments), the foreign-task outbox and the queuing of a
   // workspace's commit when a run ends run for every command of every engine, and nothing has
   // to be resolved early to install them.
-  container.register(EngineReactionsToken, { useFactory: (c) => ENGINE_REACTIONS.map((reaction) => c.resolve<EngineReaction>(reaction)) });
+  container.register(EngineReactionsToken, {
+    useFactory: (c) => ENGINE_REACTIONS.map((reaction) => c.resolve<EngineReaction>(reaction)),
+  });
   container.register(EngineToken, { useClass: TransactionalEngine }, scoped);
-  container.register(EffectHandlersToken, { useFactory: (c) => EFFECT_HANDLERS.map((handler) => c.resolve<EffectHandler>(handler)) });
+  container.register(EffectHandlersToken, {
+    useFactory: (c) => EFFECT_HANDLERS.map((handler) => c.resolve<EffectHandler>(handler)),
+  });
   container.register(LiveOutput, { useClass: LiveOutput }, scoped);
   container.register(LiveOutputToken, { useFactory: (c) => c.resolve(LiveOutput) });
   container.register(ProviderEventIngestorToken, { useClass: ProviderEventIngestor }, scoped);

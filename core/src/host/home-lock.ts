@@ -38,7 +38,11 @@ function readHolder(file: string): HomeLockHolder | "missing" | "unreadable" {
   try {
     const parsed = JSON.parse(text) as Partial<HomeLockHolder>;
     if (typeof parsed.pid !== "number" || !Number.isInteger(parsed.pid) || parsed.pid <= 0) return "unreadable";
-    return { pid: parsed.pid, processStart: typeof parsed.processStart === "string" ? parsed.processStart : null, since: typeof parsed.since === "string" ? parsed.since : "an unknown time" };
+    return {
+      pid: parsed.pid,
+      processStart: typeof parsed.processStart === "string" ? parsed.processStart : null,
+      since: typeof parsed.since === "string" ? parsed.since : "an unknown time",
+    };
   } catch {
     return "unreadable";
   }
@@ -96,7 +100,11 @@ export class HomeLockedError extends SwitchyardError {
 export function acquireHomeLock(home: string): HomeLock {
   makePrivateDir(home);
   const file = join(home, HOME_LOCK_FILE);
-  const holder: HomeLockHolder = { pid: process.pid, processStart: processStartTime(process.pid), since: new Date().toISOString() };
+  const holder: HomeLockHolder = {
+    pid: process.pid,
+    processStart: processStartTime(process.pid),
+    since: new Date().toISOString(),
+  };
   const mine = JSON.stringify(holder);
   const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   writeFileSync(draft, mine, { mode: PRIVATE_FILE_MODE });
@@ -113,7 +121,11 @@ export function acquireHomeLock(home: string): HomeLock {
       if (current !== "unreadable" && holderAlive(current)) throw new HomeLockedError(home, current);
       takeOverStale(file, current === "unreadable" ? null : current);
     }
-    throw new SwitchyardError("conflict", `Could not take the lock of ${home}: other processes keep taking it. Try again.`, { home });
+    throw new SwitchyardError(
+      "conflict",
+      `Could not take the lock of ${home}: other processes keep taking it. Try again.`,
+      { home },
+    );
   } finally {
     try {
       unlinkSync(draft);
@@ -137,7 +149,13 @@ function takeOverStale(file: string, stale: HomeLockHolder | null): void {
   }
   const moved = readHolder(aside);
   const sameAsJudged =
-    moved === "unreadable" ? stale === null : moved !== "missing" && stale !== null && moved.pid === stale.pid && moved.processStart === stale.processStart && moved.since === stale.since;
+    moved === "unreadable"
+      ? stale === null
+      : moved !== "missing" &&
+        stale !== null &&
+        moved.pid === stale.pid &&
+        moved.processStart === stale.processStart &&
+        moved.since === stale.since;
   if (!sameAsJudged) {
     try {
       linkSync(aside, file);

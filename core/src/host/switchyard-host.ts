@@ -4,7 +4,15 @@ import type { SwitchyardConfig } from "../config/config-schema.js";
 import { requireUsableHome } from "../config/home-access.js";
 import { resolveHome, type SwitchyardPaths } from "../config/paths.js";
 import { McpGrantIssuerToken } from "../engine/mcp-grant-issuer.js";
-import { type Engine, type ProviderSessions, type ReconcileReport, BootReconcilerToken, EngineToken, OutboxWorkerToken, ProviderSessionManagerToken } from "../engine/ports.js";
+import {
+  type Engine,
+  type ProviderSessions,
+  type ReconcileReport,
+  BootReconcilerToken,
+  EngineToken,
+  OutboxWorkerToken,
+  ProviderSessionManagerToken,
+} from "../engine/ports.js";
 import { activeRun } from "../engine/run-lifecycle.js";
 import { type Logger, LoggerToken } from "../logging/logger.js";
 import { type PluginCatalog, HarnessProcessTreesToken, PluginHostToken } from "../plugin-host/ports.js";
@@ -130,13 +138,15 @@ export class SwitchyardHost {
         for (const event of events) {
           if (event.entity === "thread") {
             const thread = event.record as ThreadRecord;
-            if (thread.stopped && this.sessions.get(thread.id) !== null && activeRun(this.engine, thread.id) === null) void this.sessions.close(thread.id, "stopped");
+            if (thread.stopped && this.sessions.get(thread.id) !== null && activeRun(this.engine, thread.id) === null)
+              void this.sessions.close(thread.id, "stopped");
             continue;
           }
           if (event.entity !== "run") continue;
           const run = event.record as RunRecord;
           if (!isTerminalRunStatus(run.status) || activeRun(this.engine, run.threadId) !== null) continue;
-          if (this.store.get("thread", run.threadId)?.stopped === true) void this.sessions.close(run.threadId, "stopped");
+          if (this.store.get("thread", run.threadId)?.stopped === true)
+            void this.sessions.close(run.threadId, "stopped");
           else this.sessions.scheduleIdleClose(run.threadId);
         }
       }),

@@ -3,7 +3,15 @@ import { PathsToken } from "../config/paths.js";
 import { EffectHandlersToken } from "../engine/effect-handler.js";
 import { EngineReactionsToken } from "../engine/engine-reaction.js";
 import { McpGrantIssuerToken } from "../engine/mcp-grant-issuer.js";
-import { BootReconcilerToken, EffectExecutorToken, EngineToken, LiveOutputToken, OutboxWorkerToken, ProviderEventIngestorToken, ProviderSessionManagerToken } from "../engine/ports.js";
+import {
+  BootReconcilerToken,
+  EffectExecutorToken,
+  EngineToken,
+  LiveOutputToken,
+  OutboxWorkerToken,
+  ProviderEventIngestorToken,
+  ProviderSessionManagerToken,
+} from "../engine/ports.js";
 import { ProviderCatalogToken } from "../engine/provider-catalog.js";
 import { LoggerToken } from "../logging/logger.js";
 import { HarnessProcessTreesToken, PluginHostToken, ProcessRunnerToken } from "../plugin-host/ports.js";

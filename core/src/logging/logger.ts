@@ -64,12 +64,18 @@ function wrap(logger: PinoLogger): Logger {
 
 function checkedLevel(level: string, source: string): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
-  throw new SwitchyardError("invalid_input", `${source} "${level}" is not a log level; use one of ${LOG_LEVELS.join(", ")}.`, { level });
+  throw new SwitchyardError(
+    "invalid_input",
+    `${source} "${level}" is not a log level; use one of ${LOG_LEVELS.join(", ")}.`,
+    { level },
+  );
 }
 
 function checkedFormat(format: string, source: string): LogFormat {
   if ((LOG_FORMATS as readonly string[]).includes(format)) return format as LogFormat;
-  throw new SwitchyardError("invalid_input", `${source} "${format}" is not a log format; use pretty or json.`, { format });
+  throw new SwitchyardError("invalid_input", `${source} "${format}" is not a log format; use pretty or json.`, {
+    format,
+  });
 }
 
 function defaultFormat(destination: { readonly isTTY?: boolean }): LogFormat {
@@ -89,7 +95,11 @@ function openLogFile(file: string): number {
     }
     return openSync(file, "a", 0o600);
   } catch (error) {
-    throw new SwitchyardError("invalid_input", `Cannot write the log file ${file}: ${(error as Error).message}. Check the home's permissions, or point --home elsewhere.`, { file });
+    throw new SwitchyardError(
+      "invalid_input",
+      `Cannot write the log file ${file}: ${(error as Error).message}. Check the home's permissions, or point --home elsewhere.`,
+      { file },
+    );
   }
 }
 
@@ -99,7 +109,10 @@ function openLogFile(file: string): number {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stderr;
-  const level = options.level !== undefined ? checkedLevel(options.level, "Log level") : checkedLevel(process.env.SWITCHYARD_LOG_LEVEL || "info", "SWITCHYARD_LOG_LEVEL");
+  const level =
+    options.level !== undefined
+      ? checkedLevel(options.level, "Log level")
+      : checkedLevel(process.env.SWITCHYARD_LOG_LEVEL || "info", "SWITCHYARD_LOG_LEVEL");
   const format = level === "silent" ? "json" : (options.format ?? defaultFormat(destination));
   const color = options.color === true;
   const fd = options.file !== undefined && level !== "silent" ? openLogFile(options.file) : null;

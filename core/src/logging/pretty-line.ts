@@ -1,5 +1,12 @@
 /** pino's numeric levels, as people read them. */
-const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
 const LEVEL_COLORS: Readonly<Record<number, number>> = { 10: 2, 20: 2, 30: 32, 40: 33, 50: 31, 60: 31 };
 
 /** Fields every line has that the pretty form shows in its own way, or not at all. */

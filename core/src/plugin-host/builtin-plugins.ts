@@ -38,5 +38,7 @@ export function checkoutPluginsDir(): string | null {
 
 /** The built-in plugins of this process: the launcher's packages, else a checkout's `plugins/`. */
 export function defaultBuiltinPlugins(): BuiltinPlugins {
-  return launched !== null ? { builtinDir: null, builtinPackageDirs: launched } : { builtinDir: checkoutPluginsDir(), builtinPackageDirs: [] };
+  return launched !== null
+    ? { builtinDir: null, builtinPackageDirs: launched }
+    : { builtinDir: checkoutPluginsDir(), builtinPackageDirs: [] };
 }

@@ -139,7 +139,9 @@ export class HarnessProcessTrees implements HarnessProcessControl {
     for (const tree of this.treesOf(owner)) {
       const seen = new Set(tree.frozen.map(identity));
       for (let pass = 0; pass < MAX_PASSES; pass += 1) {
-        const fresh = this.processesOf(tree.mark).filter((found) => found.pgid !== tree.leader && !seen.has(identity(found)));
+        const fresh = this.processesOf(tree.mark).filter(
+          (found) => found.pgid !== tree.leader && !seen.has(identity(found)),
+        );
         if (fresh.length === 0) break;
         for (const found of fresh) {
           seen.add(identity(found));
@@ -203,7 +205,8 @@ export class HarnessProcessTrees implements HarnessProcessControl {
       return !alive;
     };
     const killed = this.killMarked(leftover);
-    if (killed > 0) this.logger.warn("stopped harness processes a previous server on this home left behind", { processes: killed });
+    if (killed > 0)
+      this.logger.warn("stopped harness processes a previous server on this home left behind", { processes: killed });
     return killed;
   }
 }

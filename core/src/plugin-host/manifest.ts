@@ -26,13 +26,23 @@ export const PluginManifestSchema = z
     commands: z.array(ManifestCommandSchema).optional(),
     routes: z.boolean().optional(),
     entry: z.string().min(1),
-    installScripts: z.array(z.string().regex(PACKAGE_NAME, "installScripts lists npm package names (the plugin's own or its dependencies')")).max(20).optional(),
+    installScripts: z
+      .array(
+        z
+          .string()
+          .regex(PACKAGE_NAME, "installScripts lists npm package names (the plugin's own or its dependencies')"),
+      )
+      .max(20)
+      .optional(),
   })
   .strict()
-  .refine((manifest) => manifest.drivers.length > 0 || (manifest.commands?.length ?? 0) > 0 || manifest.routes === true, {
-    message: "a plugin must provide at least one driver, command or API routes",
-    path: ["drivers"],
-  });
+  .refine(
+    (manifest) => manifest.drivers.length > 0 || (manifest.commands?.length ?? 0) > 0 || manifest.routes === true,
+    {
+      message: "a plugin must provide at least one driver, command or API routes",
+      path: ["drivers"],
+    },
+  );
 
 /** The parts of package.json the host reads. */
 export const PluginPackageSchema = z.object({
@@ -54,7 +64,11 @@ export interface ManifestCommand {
 
 /** The manifest's command groups, names and descriptions apart. */
 export function manifestCommands(manifest: PluginManifest): ManifestCommand[] {
-  return (manifest.commands ?? []).map((entry) => (typeof entry === "string" ? { name: entry, description: null } : { name: entry.name, description: entry.description }));
+  return (manifest.commands ?? []).map((entry) =>
+    typeof entry === "string"
+      ? { name: entry, description: null }
+      : { name: entry.name, description: entry.description },
+  );
 }
 
 /**
@@ -73,18 +87,30 @@ export function pinsOneMajor(range: string): boolean {
  * Validates a manifest and checks its spec range against the host's spec version. Pure: it
  * never imports plugin code.
  */
-export function checkManifest(raw: unknown, hostSpecVersion: string): { manifest: PluginManifest } | { problem: ManifestProblem; wantedRange: string | null } {
+export function checkManifest(
+  raw: unknown,
+  hostSpecVersion: string,
+): { manifest: PluginManifest } | { problem: ManifestProblem; wantedRange: string | null } {
   const parsed = PluginManifestSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? `switchyard.${issue.path.join(".")}` : "switchyard";
-    const wantedRange = typeof (raw as { specVersion?: unknown })?.specVersion === "string" ? (raw as { specVersion: string }).specVersion : null;
-    return { problem: { code: "manifest_invalid", message: `package.json field ${where}: ${issue.message}` }, wantedRange };
+    const wantedRange =
+      typeof (raw as { specVersion?: unknown })?.specVersion === "string"
+        ? (raw as { specVersion: string }).specVersion
+        : null;
+    return {
+      problem: { code: "manifest_invalid", message: `package.json field ${where}: ${issue.message}` },
+      wantedRange,
+    };
   }
   const manifest = parsed.data;
   if (semver.validRange(manifest.specVersion) === null) {
     return {
-      problem: { code: "manifest_invalid", message: `package.json field switchyard.specVersion: "${manifest.specVersion}" is not a semver range` },
+      problem: {
+        code: "manifest_invalid",
+        message: `package.json field switchyard.specVersion: "${manifest.specVersion}" is not a semver range`,
+      },
       wantedRange: manifest.specVersion,
     };
   }
@@ -101,13 +127,22 @@ export function checkManifest(raw: unknown, hostSpecVersion: string): { manifest
   const taken = commands.find((name) => HOST_COMMAND_NAMES.includes(name));
   if (taken !== undefined) {
     return {
-      problem: { code: "manifest_invalid", message: `package.json field switchyard.commands: "${taken}" is one of switchyard's own commands; pick another name` },
+      problem: {
+        code: "manifest_invalid",
+        message: `package.json field switchyard.commands: "${taken}" is one of switchyard's own commands; pick another name`,
+      },
       wantedRange: manifest.specVersion,
     };
   }
   const repeated = commands.find((name, index) => commands.indexOf(name) !== index);
   if (repeated !== undefined) {
-    return { problem: { code: "manifest_invalid", message: `package.json field switchyard.commands: "${repeated}" is listed twice` }, wantedRange: manifest.specVersion };
+    return {
+      problem: {
+        code: "manifest_invalid",
+        message: `package.json field switchyard.commands: "${repeated}" is listed twice`,
+      },
+      wantedRange: manifest.specVersion,
+    };
   }
   if (!semver.satisfies(hostSpecVersion, manifest.specVersion)) {
     return {

@@ -1,4 +1,11 @@
-import { SPECIFICATION_VERSION, type CommandGroup, type PluginDefinition, type PluginManifest, type PluginRoutes, type ProviderDriver } from "../spec/index.js";
+import {
+  SPECIFICATION_VERSION,
+  type CommandGroup,
+  type PluginDefinition,
+  type PluginManifest,
+  type PluginRoutes,
+  type ProviderDriver,
+} from "../spec/index.js";
 import { checkCommandGroups } from "./command-groups.js";
 import { manifestCommands } from "./manifest.js";
 import type { SpecVersionResolver } from "./spec-version-resolver.js";
@@ -27,21 +34,44 @@ export interface DefinitionProblem {
  * spec version to the host's, then checks every driver (current literal, listed in the
  * manifest) and every command group (well formed, listed, and every listed one defined).
  */
-export function checkDefinition(value: unknown, manifest: PluginManifest, resolver: SpecVersionResolver): CheckedDefinition | DefinitionProblem {
+export function checkDefinition(
+  value: unknown,
+  manifest: PluginManifest,
+  resolver: SpecVersionResolver,
+): CheckedDefinition | DefinitionProblem {
   if (typeof value !== "object" || value === null) {
-    return { code: "definition_invalid", problem: "its entry module has no default export (expected definePlugin({ drivers }))" };
+    return {
+      code: "definition_invalid",
+      problem: "its entry module has no default export (expected definePlugin({ drivers }))",
+    };
   }
   const resolved = resolver.resolve(value);
   if ("problem" in resolved) return { code: "spec_incompatible", problem: resolved.problem };
   const candidate = resolved.definition as Partial<PluginDefinition>;
   const drivers = candidate.drivers ?? [];
-  if (!Array.isArray(drivers)) return { code: "definition_invalid", problem: "its definition's drivers is not an array" };
+  if (!Array.isArray(drivers))
+    return { code: "definition_invalid", problem: "its definition's drivers is not an array" };
   const routes = candidate.routes ?? null;
-  if (routes !== null && (typeof routes !== "object" || typeof (routes as Partial<PluginRoutes>).create !== "function")) {
-    return { code: "definition_invalid", problem: "its definition's routes has no create() (expected defineRoutes({ create }))" };
+  if (
+    routes !== null &&
+    (typeof routes !== "object" || typeof (routes as Partial<PluginRoutes>).create !== "function")
+  ) {
+    return {
+      code: "definition_invalid",
+      problem: "its definition's routes has no create() (expected defineRoutes({ create }))",
+    };
   }
-  if (routes !== null && manifest.routes !== true) return { code: "definition_invalid", problem: 'its definition has routes but its manifest does not declare "routes": true' };
-  if (routes === null && manifest.routes === true) return { code: "definition_invalid", problem: 'its manifest declares "routes": true but its definition has no routes (expected definePlugin({ routes: defineRoutes(…) }))' };
+  if (routes !== null && manifest.routes !== true)
+    return {
+      code: "definition_invalid",
+      problem: 'its definition has routes but its manifest does not declare "routes": true',
+    };
+  if (routes === null && manifest.routes === true)
+    return {
+      code: "definition_invalid",
+      problem:
+        'its manifest declares "routes": true but its definition has no routes (expected definePlugin({ routes: defineRoutes(…) }))',
+    };
   if (drivers.length === 0 && (candidate.commands ?? []).length === 0 && routes === null) {
     return { code: "definition_invalid", problem: "its definition has no drivers, no commands and no routes" };
   }
@@ -57,10 +87,16 @@ export function checkDefinition(value: unknown, manifest: PluginManifest, resolv
       };
     }
     if (!manifest.drivers.includes(d.driverKind)) {
-      return { code: "definition_invalid", problem: `driver "${d.driverKind}" is not listed in the manifest's drivers (${manifest.drivers.join(", ")})` };
+      return {
+        code: "definition_invalid",
+        problem: `driver "${d.driverKind}" is not listed in the manifest's drivers (${manifest.drivers.join(", ")})`,
+      };
     }
   }
-  const commands = checkCommandGroups(candidate.commands, manifestCommands(manifest).map((command) => command.name));
+  const commands = checkCommandGroups(
+    candidate.commands,
+    manifestCommands(manifest).map((command) => command.name),
+  );
   if ("problem" in commands) return { code: "definition_invalid", problem: commands.problem };
   return {
     definition: resolved.definition,

@@ -46,7 +46,8 @@ export function managedPluginDirs(managedDir: string): string[] {
   const manifest = join(managedDir, "package.json");
   if (existsSync(manifest)) {
     try {
-      const deps = (JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {};
+      const deps =
+        (JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {};
       for (const name of Object.keys(deps).sort()) {
         const dir = join(managedDir, "node_modules", name);
         if (isDir(dir)) dirs.push(dir);
@@ -79,7 +80,10 @@ export function resolveConfigEntry(entry: string, paths: PluginSearchPaths): { d
  * Lists candidate folders: config entries first, then managed installs, then built-ins, so a
  * user's own copy of a plugin wins over the bundled one.
  */
-export function discoverPluginCandidates(paths: PluginSearchPaths): { candidates: PluginCandidate[]; unresolved: { entry: string; error: string }[] } {
+export function discoverPluginCandidates(paths: PluginSearchPaths): {
+  candidates: PluginCandidate[];
+  unresolved: { entry: string; error: string }[];
+} {
   const candidates: PluginCandidate[] = [];
   const unresolved: { entry: string; error: string }[] = [];
   for (const entry of paths.configEntries) {
@@ -91,7 +95,8 @@ export function discoverPluginCandidates(paths: PluginSearchPaths): { candidates
   if (paths.builtinDir !== null && isDir(paths.builtinDir)) {
     for (const name of readdirSync(paths.builtinDir).sort()) {
       const dir = join(paths.builtinDir, name);
-      if (isDir(dir) && existsSync(join(dir, "package.json"))) candidates.push({ dir, source: "builtin", requested: null });
+      if (isDir(dir) && existsSync(join(dir, "package.json")))
+        candidates.push({ dir, source: "builtin", requested: null });
     }
   }
   for (const dir of paths.builtinPackageDirs ?? []) candidates.push({ dir, source: "builtin", requested: null });

@@ -1,20 +1,32 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative, resolve, isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  SPECIFICATION_VERSION,
-  SPEC_SEMVER,
-  SwitchyardError,
-  type PluginManifest,
-} from "../spec/index.js";
+import { SPECIFICATION_VERSION, SPEC_SEMVER, SwitchyardError, type PluginManifest } from "../spec/index.js";
 import type { Logger } from "../logging/logger.js";
 import { checkManifest, manifestCommands, PluginPackageSchema } from "./manifest.js";
 import { checkDefinition, type CheckedDefinition } from "./plugin-definition.js";
 import { SpecVersionResolver } from "./spec-version-resolver.js";
 import { discoverPluginCandidates, type PluginCandidate, type PluginSearchPaths } from "./plugin-discovery.js";
-import type { CommandContribution, LoadedCommandGroup, LoadedDriver, LoadedRoutes, PluginCatalog, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
+import type {
+  CommandContribution,
+  LoadedCommandGroup,
+  LoadedDriver,
+  LoadedRoutes,
+  PluginCatalog,
+  PluginDescription,
+  PluginRecord,
+  PluginRefusalCode,
+} from "./ports.js";
 
-export type { CommandContribution, LoadedCommandGroup, LoadedDriver, LoadedRoutes, PluginDescription, PluginRecord, PluginRefusalCode } from "./ports.js";
+export type {
+  CommandContribution,
+  LoadedCommandGroup,
+  LoadedDriver,
+  LoadedRoutes,
+  PluginDescription,
+  PluginRecord,
+  PluginRefusalCode,
+} from "./ports.js";
 
 function refusalMessage(name: string, dir: string | null, problem: string, wantedRange: string | null): string {
   const where = dir === null ? "" : ` (${dir})`;
@@ -39,7 +51,12 @@ interface ScannedPlugin {
 
 /** One candidate's fate after its manifest was read: refused already, or ready to import. */
 type ScanEntry =
-  | { readonly kind: "refused"; readonly record: RecordBase; readonly code: PluginRefusalCode; readonly problem: string }
+  | {
+      readonly kind: "refused";
+      readonly record: RecordBase;
+      readonly code: PluginRefusalCode;
+      readonly problem: string;
+    }
   | { readonly kind: "scanned"; readonly plugin: ScannedPlugin };
 
 /**
@@ -79,16 +96,36 @@ export class PluginHost implements PluginCatalog {
       const conflicts = imported.drivers.filter((d) => this.drivers.has(d.driverKind)).map((d) => d.driverKind);
       if (conflicts.length > 0) {
         const owner = this.drivers.get(conflicts[0]!)!.plugin.name;
-        this.refuse(entry.plugin.record, "driver_conflict", `driver "${conflicts[0]}" is already provided by plugin "${owner}"`);
+        this.refuse(
+          entry.plugin.record,
+          "driver_conflict",
+          `driver "${conflicts[0]}" is already provided by plugin "${owner}"`,
+        );
         continue;
       }
-      const record: PluginRecord = { ...entry.plugin.record, status: "loaded", refusal: null, warning: imported.warning };
+      const record: PluginRecord = {
+        ...entry.plugin.record,
+        status: "loaded",
+        refusal: null,
+        warning: imported.warning,
+      };
       this.records.push(record);
       for (const driver of imported.drivers) this.drivers.set(driver.driverKind, { driver, plugin: record });
       for (const group of imported.commands) this.commandGroups.set(group.name, { group, plugin: record });
       if (imported.routes !== null) this.routes.push({ routes: imported.routes, plugin: record });
-      if (imported.warning !== null) this.logger.warn("plugin loaded through a spec adapter", { plugin: record.name, adaptedFrom: imported.adaptedFrom, reason: imported.warning });
-      this.logger.info("plugin loaded", { plugin: record.name, version: record.version, source: record.source, drivers: record.drivers, commands: record.commands });
+      if (imported.warning !== null)
+        this.logger.warn("plugin loaded through a spec adapter", {
+          plugin: record.name,
+          adaptedFrom: imported.adaptedFrom,
+          reason: imported.warning,
+        });
+      this.logger.info("plugin loaded", {
+        plugin: record.name,
+        version: record.version,
+        source: record.source,
+        drivers: record.drivers,
+        commands: record.commands,
+      });
     }
   }
 
@@ -100,7 +137,8 @@ export class PluginHost implements PluginCatalog {
     const contributions: CommandContribution[] = [];
     for (const entry of this.scan()) {
       if (entry.kind !== "scanned") continue;
-      for (const command of manifestCommands(entry.plugin.manifest)) contributions.push({ name: command.name, description: command.description, plugin: entry.plugin.record });
+      for (const command of manifestCommands(entry.plugin.manifest))
+        contributions.push({ name: command.name, description: command.description, plugin: entry.plugin.record });
     }
     return contributions;
   }
@@ -113,14 +151,27 @@ export class PluginHost implements PluginCatalog {
   async loadCommandGroup(name: string): Promise<LoadedCommandGroup> {
     const ready = this.commandGroups.get(name);
     if (ready !== undefined) return ready;
-    const entry = this.scan().find((scanned) => scanned.kind === "scanned" && manifestCommands(scanned.plugin.manifest).some((command) => command.name === name));
+    const entry = this.scan().find(
+      (scanned) =>
+        scanned.kind === "scanned" &&
+        manifestCommands(scanned.plugin.manifest).some((command) => command.name === name),
+    );
     if (entry === undefined || entry.kind !== "scanned") {
       throw new SwitchyardError("not_found", `No plugin contributes the command "${name}".`, { command: name });
     }
     const imported = await this.importPlugin(entry.plugin);
     if ("problem" in imported) {
-      const message = refusalMessage(entry.plugin.record.name, entry.plugin.record.dir, imported.problem, entry.plugin.record.wantedRange);
-      throw new SwitchyardError("plugin_invalid", message, { plugin: entry.plugin.record.name, command: name, code: imported.code });
+      const message = refusalMessage(
+        entry.plugin.record.name,
+        entry.plugin.record.dir,
+        imported.problem,
+        entry.plugin.record.wantedRange,
+      );
+      throw new SwitchyardError("plugin_invalid", message, {
+        plugin: entry.plugin.record.name,
+        command: name,
+        code: imported.code,
+      });
     }
     const record: PluginRecord = { ...entry.plugin.record, status: "loaded", refusal: null, warning: imported.warning };
     const group = imported.commands.find((candidate) => candidate.name === name)!;
@@ -134,11 +185,25 @@ export class PluginHost implements PluginCatalog {
    * driver kinds, commands, entry), or the refusal it gets before any of its code could run; null
    * when no candidate has that name. `plugin install` decides with this before running anything.
    */
-  manifestOf(name: string): { readonly record: PluginDescription; readonly manifest: PluginManifest } | { readonly record: PluginDescription; readonly refusal: { readonly code: PluginRefusalCode; readonly message: string } } | null {
-    const entry = this.scan().find((candidate) => (candidate.kind === "scanned" ? candidate.plugin.record.name : candidate.record.name) === name);
+  manifestOf(name: string):
+    | { readonly record: PluginDescription; readonly manifest: PluginManifest }
+    | {
+        readonly record: PluginDescription;
+        readonly refusal: { readonly code: PluginRefusalCode; readonly message: string };
+      }
+    | null {
+    const entry = this.scan().find(
+      (candidate) => (candidate.kind === "scanned" ? candidate.plugin.record.name : candidate.record.name) === name,
+    );
     if (entry === undefined) return null;
     if (entry.kind === "scanned") return { record: entry.plugin.record, manifest: entry.plugin.manifest };
-    return { record: entry.record, refusal: { code: entry.code, message: refusalMessage(entry.record.name, entry.record.dir, entry.problem, entry.record.wantedRange) } };
+    return {
+      record: entry.record,
+      refusal: {
+        code: entry.code,
+        message: refusalMessage(entry.record.name, entry.record.dir, entry.problem, entry.record.wantedRange),
+      },
+    };
   }
 
   /** Reads every candidate's package.json and manifest once, importing nothing. */
@@ -147,7 +212,20 @@ export class PluginHost implements PluginCatalog {
     const entries: ScanEntry[] = [];
     const { candidates, unresolved } = discoverPluginCandidates(this.paths);
     for (const { entry, error } of unresolved) {
-      entries.push({ kind: "refused", record: { name: entry, version: null, dir: null, source: "config", drivers: [], commands: [], wantedRange: null }, code: "not_found", problem: error });
+      entries.push({
+        kind: "refused",
+        record: {
+          name: entry,
+          version: null,
+          dir: null,
+          source: "config",
+          drivers: [],
+          commands: [],
+          wantedRange: null,
+        },
+        code: "not_found",
+        problem: error,
+      });
     }
     const seenDirs = new Set<string>();
     const seenNames = new Set<string>();
@@ -161,7 +239,12 @@ export class PluginHost implements PluginCatalog {
       if (entry.kind === "scanned") {
         const taken = entry.plugin.record.commands.find((command) => commandOwners.has(command));
         if (taken !== undefined) {
-          entries.push({ kind: "refused", record: entry.plugin.record, code: "command_conflict", problem: `command "${taken}" is already contributed by plugin "${commandOwners.get(taken)}"` });
+          entries.push({
+            kind: "refused",
+            record: entry.plugin.record,
+            code: "command_conflict",
+            problem: `command "${taken}" is already contributed by plugin "${commandOwners.get(taken)}"`,
+          });
           continue;
         }
         for (const command of entry.plugin.record.commands) commandOwners.set(command, entry.plugin.record.name);
@@ -175,8 +258,21 @@ export class PluginHost implements PluginCatalog {
   /** One candidate's manifest, checked; null when an earlier copy of the same package shadows it. */
   private scanCandidate(candidate: PluginCandidate, seenNames: Set<string>): ScanEntry | null {
     const fallbackName = candidate.requested ?? candidate.dir;
-    const base = { name: fallbackName, version: null as string | null, dir: candidate.dir, source: candidate.source, drivers: [] as string[], commands: [] as string[], wantedRange: null as string | null };
-    const refused = (record: RecordBase, code: PluginRefusalCode, problem: string): ScanEntry => ({ kind: "refused", record, code, problem });
+    const base = {
+      name: fallbackName,
+      version: null as string | null,
+      dir: candidate.dir,
+      source: candidate.source,
+      drivers: [] as string[],
+      commands: [] as string[],
+      wantedRange: null as string | null,
+    };
+    const refused = (record: RecordBase, code: PluginRefusalCode, problem: string): ScanEntry => ({
+      kind: "refused",
+      record,
+      code,
+      problem,
+    });
     const packageFile = join(candidate.dir, "package.json");
     if (!existsSync(packageFile)) return refused(base, "manifest_invalid", "it has no package.json");
     let pkgRaw: unknown;
@@ -186,7 +282,12 @@ export class PluginHost implements PluginCatalog {
       return refused(base, "manifest_invalid", `its package.json is not valid JSON (${describeError(error)})`);
     }
     const pkg = PluginPackageSchema.safeParse(pkgRaw);
-    if (!pkg.success) return refused(base, "manifest_invalid", `its package.json lacks ${pkg.error.issues.map((i) => i.path.join(".")).join(", ")}`);
+    if (!pkg.success)
+      return refused(
+        base,
+        "manifest_invalid",
+        `its package.json lacks ${pkg.error.issues.map((i) => i.path.join(".")).join(", ")}`,
+      );
     const named = { ...base, name: pkg.data.name, version: pkg.data.version };
     if (seenNames.has(pkg.data.name)) {
       // A user's copy (config or managed) already won over this one; not an error.
@@ -194,20 +295,35 @@ export class PluginHost implements PluginCatalog {
       return null;
     }
     seenNames.add(pkg.data.name);
-    if (pkg.data.switchyard === undefined) return refused(named, "manifest_invalid", 'its package.json has no "switchyard" manifest field');
+    if (pkg.data.switchyard === undefined)
+      return refused(named, "manifest_invalid", 'its package.json has no "switchyard" manifest field');
     const checked = checkManifest(pkg.data.switchyard, SPEC_SEMVER);
-    if ("problem" in checked) return refused({ ...named, wantedRange: checked.wantedRange }, checked.problem.code, checked.problem.message);
+    if ("problem" in checked)
+      return refused({ ...named, wantedRange: checked.wantedRange }, checked.problem.code, checked.problem.message);
     const { manifest } = checked;
-    const described = { ...named, drivers: [...manifest.drivers], commands: manifestCommands(manifest).map((command) => command.name), wantedRange: manifest.specVersion };
+    const described = {
+      ...named,
+      drivers: [...manifest.drivers],
+      commands: manifestCommands(manifest).map((command) => command.name),
+      wantedRange: manifest.specVersion,
+    };
     const entryPath = resolve(candidate.dir, manifest.entry);
     const rel = relative(candidate.dir, entryPath);
-    if (rel.startsWith("..") || isAbsolute(rel)) return refused(described, "manifest_invalid", `its entry ${manifest.entry} points outside the plugin folder`);
-    if (!existsSync(entryPath)) return refused(described, "manifest_invalid", `its entry ${manifest.entry} does not exist (was the plugin built?)`);
+    if (rel.startsWith("..") || isAbsolute(rel))
+      return refused(described, "manifest_invalid", `its entry ${manifest.entry} points outside the plugin folder`);
+    if (!existsSync(entryPath))
+      return refused(
+        described,
+        "manifest_invalid",
+        `its entry ${manifest.entry} does not exist (was the plugin built?)`,
+      );
     return { kind: "scanned", plugin: { record: described, manifest, entryPath } };
   }
 
   /** Imports a scanned plugin's entry and checks its definition. */
-  private async importPlugin(plugin: ScannedPlugin): Promise<CheckedDefinition | { code: PluginRefusalCode; problem: string }> {
+  private async importPlugin(
+    plugin: ScannedPlugin,
+  ): Promise<CheckedDefinition | { code: PluginRefusalCode; problem: string }> {
     let module: { default?: unknown };
     try {
       module = (await import(pathToFileURL(plugin.entryPath).href)) as { default?: unknown };

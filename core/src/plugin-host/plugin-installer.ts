@@ -1,5 +1,20 @@
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { execa } from "execa";
@@ -37,11 +52,20 @@ function looksLikePath(spec: string): boolean {
  */
 function refuseWhatIsNoPackage(spec: string, path: string): void {
   if (!existsSync(path)) {
-    if (looksLikePath(spec)) throw new SwitchyardError("not_found", `There is no folder or tarball at ${path}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`, { path });
+    if (looksLikePath(spec))
+      throw new SwitchyardError(
+        "not_found",
+        `There is no folder or tarball at ${path}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`,
+        { path },
+      );
     return;
   }
   if (!statSync(path).isDirectory() && !/\.(tgz|tar\.gz)$/.test(path)) {
-    throw new SwitchyardError("invalid_input", `${path} is a file but not a tarball (.tgz): a plugin installs from a folder with a package.json, a .tgz (npm pack makes one), or an npm package name.`, { path });
+    throw new SwitchyardError(
+      "invalid_input",
+      `${path} is a file but not a tarball (.tgz): a plugin installs from a folder with a package.json, a .tgz (npm pack makes one), or an npm package name.`,
+      { path },
+    );
   }
 }
 
@@ -73,7 +97,12 @@ export class PluginInstaller {
   private ensureManagedDir(): void {
     makePrivateDir(this.managedDir);
     const manifest = join(this.managedDir, "package.json");
-    if (!existsSync(manifest)) writeFileSync(manifest, `${JSON.stringify({ name: "switchyard-managed-plugins", private: true, dependencies: {} }, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+    if (!existsSync(manifest))
+      writeFileSync(
+        manifest,
+        `${JSON.stringify({ name: "switchyard-managed-plugins", private: true, dependencies: {} }, null, 2)}\n`,
+        { mode: PRIVATE_FILE_MODE },
+      );
   }
 
   /**
@@ -110,9 +139,18 @@ export class PluginInstaller {
       // The registry has no such package: say so, rather than npm's page of 404 lines.
       if (args[0] === "install" && /\bE404\b/.test(stderr)) {
         const spec = args.at(-1)!;
-        throw new SwitchyardError("not_found", `npm has no package ${spec} (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.`, { spec });
+        throw new SwitchyardError(
+          "not_found",
+          `npm has no package ${spec} (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.`,
+          { spec },
+        );
       }
-      const detail = stderr.split("\n").filter((line) => /ERR!|^npm error/.test(line)).slice(0, 6).join("\n") || stderr.slice(-800);
+      const detail =
+        stderr
+          .split("\n")
+          .filter((line) => /ERR!|^npm error/.test(line))
+          .slice(0, 6)
+          .join("\n") || stderr.slice(-800);
       throw new SwitchyardError("provider_error", `npm ${args[0]} failed:\n${detail}`, { exitCode: result.exitCode });
     }
   }
@@ -120,8 +158,13 @@ export class PluginInstaller {
   /** Packs a folder into a tarball in `into`. */
   private async pack(folder: string, into: string): Promise<string> {
     // prepack/prepare/postpack are the folder's code: nothing runs before its manifest is checked.
-    const result = await execa("npm", ["pack", folder, "--ignore-scripts", "--pack-destination", into, "--json"], { env: npmEnv(), reject: false, stdin: "ignore" });
-    if (result.exitCode !== 0) throw new SwitchyardError("invalid_input", `npm pack ${folder} failed: ${String(result.stderr).slice(-600)}`);
+    const result = await execa("npm", ["pack", folder, "--ignore-scripts", "--pack-destination", into, "--json"], {
+      env: npmEnv(),
+      reject: false,
+      stdin: "ignore",
+    });
+    if (result.exitCode !== 0)
+      throw new SwitchyardError("invalid_input", `npm pack ${folder} failed: ${String(result.stderr).slice(-600)}`);
     const file = readdirSync(into).find((f) => f.endsWith(".tgz"));
     if (file === undefined) throw new SwitchyardError("internal", `npm pack ${folder} produced no tarball`);
     return join(into, file);
@@ -180,22 +223,34 @@ export class PluginInstaller {
     let target = spec;
     let integrity: string | null = null;
     if (existsSync(path) && statSync(path).isDirectory()) {
-      if (!existsSync(join(path, "package.json"))) throw new SwitchyardError("invalid_input", `${path} has no package.json, so it is not a plugin folder.`);
+      if (!existsSync(join(path, "package.json")))
+        throw new SwitchyardError("invalid_input", `${path} has no package.json, so it is not a plugin folder.`);
       source = "folder";
       target = await this.pack(path, staging);
     } else if (existsSync(path) && /\.(tgz|tar\.gz)$/.test(path)) {
       source = "tarball";
       target = path;
     } else if (options.integrity !== undefined) {
-      throw new SwitchyardError("invalid_input", "--integrity applies to tarballs (and packed folders); npm checks registry packages itself.");
+      throw new SwitchyardError(
+        "invalid_input",
+        "--integrity applies to tarballs (and packed folders); npm checks registry packages itself.",
+      );
     }
     if (source !== "npm") {
       if (options.integrity !== undefined) {
         const algorithm = options.integrity.split("-")[0] as "sha512" | "sha256" | "sha384";
-        if (!["sha512", "sha256", "sha384"].includes(algorithm)) throw new SwitchyardError("invalid_input", `Integrity "${options.integrity}" is not an SRI hash (sha512-…, sha384-… or sha256-…).`);
+        if (!["sha512", "sha256", "sha384"].includes(algorithm))
+          throw new SwitchyardError(
+            "invalid_input",
+            `Integrity "${options.integrity}" is not an SRI hash (sha512-…, sha384-… or sha256-…).`,
+          );
         const actual = await sri(target, algorithm);
         if (actual !== options.integrity) {
-          throw new SwitchyardError("invalid_input", `Integrity check failed for ${spec}: expected ${options.integrity}, got ${actual}. Nothing was installed.`, { expected: options.integrity, actual });
+          throw new SwitchyardError(
+            "invalid_input",
+            `Integrity check failed for ${spec}: expected ${options.integrity}, got ${actual}. Nothing was installed.`,
+            { expected: options.integrity, actual },
+          );
         }
         integrity = actual;
       } else {
@@ -212,7 +267,12 @@ export class PluginInstaller {
     const record = await this.check(name);
     if (record === null || record.status === "refused") {
       await this.uninstall(name);
-      throw new SwitchyardError("plugin_invalid", record?.refusal?.message ?? `The installed package ${name} is not a Switchyard plugin (no "switchyard" manifest). It was removed again.`, { plugin: name });
+      throw new SwitchyardError(
+        "plugin_invalid",
+        record?.refusal?.message ??
+          `The installed package ${name} is not a Switchyard plugin (no "switchyard" manifest). It was removed again.`,
+        { plugin: name },
+      );
     }
     this.logger.info("plugin installed", { plugin: name, source, integrity, installScripts });
     return { name, version: record.version, drivers: record.drivers, source, integrity, installScripts };
@@ -224,7 +284,10 @@ export class PluginInstaller {
    * refused, or that names a package it does not depend on, is removed again.
    */
   private async allowedInstallScripts(name: string): Promise<string[]> {
-    const host = new PluginHost({ builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir }, this.logger);
+    const host = new PluginHost(
+      { builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir },
+      this.logger,
+    );
     const verdict = host.manifestOf(name);
     if (verdict === null || "refusal" in verdict) {
       await this.uninstall(name);
@@ -257,7 +320,10 @@ export class PluginInstaller {
 
   /** A package `installScripts` names that is neither the plugin nor one of its dependencies. */
   private strayInstallScript(name: string, wanted: readonly string[]): string | undefined {
-    const pkg = JSON.parse(readFileSync(join(this.managedDir, "node_modules", name, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(this.managedDir, "node_modules", name, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
     const own = new Set([name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
     return wanted.find((candidate) => !own.has(candidate));
   }
@@ -268,13 +334,18 @@ export class PluginInstaller {
    * scripts built, and with scripts off it would not build them again itself.
    */
   private async runAllowedInstallScripts(): Promise<void> {
-    const host = new PluginHost({ builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir }, this.logger);
+    const host = new PluginHost(
+      { builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir },
+      this.logger,
+    );
     const allowed = [...new Set(Object.keys(this.dependencies()).flatMap((name) => this.allowedBy(host, name)))];
     if (allowed.length > 0) await this.npm(["rebuild", ...allowed]);
   }
 
   private async uninstall(name: string): Promise<void> {
-    await this.npm(["uninstall", "--ignore-scripts", "--legacy-peer-deps", "--no-package-lock", name]).catch(() => undefined);
+    await this.npm(["uninstall", "--ignore-scripts", "--legacy-peer-deps", "--no-package-lock", name]).catch(
+      () => undefined,
+    );
     await this.runAllowedInstallScripts().catch(() => undefined);
   }
 
@@ -294,7 +365,13 @@ export class PluginInstaller {
 
   private dependencies(): Record<string, string> {
     try {
-      return (JSON.parse(readFileSync(join(this.managedDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {};
+      return (
+        (
+          JSON.parse(readFileSync(join(this.managedDir, "package.json"), "utf8")) as {
+            dependencies?: Record<string, string>;
+          }
+        ).dependencies ?? {}
+      );
     } catch {
       return {};
     }
@@ -302,14 +379,21 @@ export class PluginInstaller {
 
   /** Loads the managed plugins (and only them) to see what the host would make of one. */
   private async check(name: string): Promise<PluginRecord | null> {
-    const host = new PluginHost({ builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir }, this.logger);
+    const host = new PluginHost(
+      { builtinDir: null, managedDir: this.managedDir, configEntries: [], configBaseDir: this.managedDir },
+      this.logger,
+    );
     await host.load();
     return host.list().find((record) => record.name === name) ?? null;
   }
 
   /** Removes a managed plugin. */
   async remove(name: string): Promise<void> {
-    if (!(name in this.dependencies())) throw new SwitchyardError("not_found", `Plugin ${name} is not installed in ${this.managedDir}. Run \`switchyard plugins list\` to see installed plugins.`);
+    if (!(name in this.dependencies()))
+      throw new SwitchyardError(
+        "not_found",
+        `Plugin ${name} is not installed in ${this.managedDir}. Run \`switchyard plugins list\` to see installed plugins.`,
+      );
     await this.npm(["uninstall", "--ignore-scripts", "--legacy-peer-deps", "--no-package-lock", name]);
     const leftover = join(this.managedDir, "node_modules", name);
     if (existsSync(leftover)) rmSync(leftover, { recursive: true, force: true });

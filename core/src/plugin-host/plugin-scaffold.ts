@@ -7,7 +7,9 @@ import { CORE_PACKAGE_DIR } from "../util/package-paths.js";
  * The plugin templates: `templates/` of the checkout, or in an installed core (inside a
  * `node_modules`) the copy its build ships in `dist/templates` (core/scripts/pack-sdk-tarballs.mjs).
  */
-export const PLUGIN_TEMPLATES_DIR = CORE_PACKAGE_DIR.split(sep).includes("node_modules") ? join(CORE_PACKAGE_DIR, "dist", "templates") : join(CORE_PACKAGE_DIR, "..", "templates");
+export const PLUGIN_TEMPLATES_DIR = CORE_PACKAGE_DIR.split(sep).includes("node_modules")
+  ? join(CORE_PACKAGE_DIR, "dist", "templates")
+  : join(CORE_PACKAGE_DIR, "..", "templates");
 
 /**
  * The shapes `switchyard plugin new` offers:
@@ -24,7 +26,12 @@ export type PluginTemplateName = (typeof PLUGIN_TEMPLATE_NAMES)[number];
 export const DEFAULT_PLUGIN_TEMPLATE: PluginTemplateName = "process-harness";
 
 /** The Switchyard packages a new plugin builds and tests against. */
-export const SDK_PACKAGE_NAMES = ["@switchyard/spec", "@switchyard/sdk", "@switchyard/testkit", "@switchyard/core"] as const;
+export const SDK_PACKAGE_NAMES = [
+  "@switchyard/spec",
+  "@switchyard/sdk",
+  "@switchyard/testkit",
+  "@switchyard/core",
+] as const;
 
 /**
  * Where a new plugin's `npm install` gets each Switchyard package: an npm spec per package, a
@@ -110,17 +117,38 @@ interface TemplatePackageJson {
  */
 export function scaffoldPlugin(options: ScaffoldOptions): ScaffoldResult {
   const { id } = options;
-  if (!/^[a-z][a-z0-9-]*$/.test(id)) throw new SwitchyardError("invalid_input", `"${id}" is not a valid plugin id: use lowercase letters, digits and '-', starting with a letter.`, { id });
-  if (id === "template") throw new SwitchyardError("invalid_input", 'Pick an id other than "template" (the templates use that word for the id).', { id });
+  if (!/^[a-z][a-z0-9-]*$/.test(id))
+    throw new SwitchyardError(
+      "invalid_input",
+      `"${id}" is not a valid plugin id: use lowercase letters, digits and '-', starting with a letter.`,
+      { id },
+    );
+  if (id === "template")
+    throw new SwitchyardError(
+      "invalid_input",
+      'Pick an id other than "template" (the templates use that word for the id).',
+      { id },
+    );
   const template = options.template ?? DEFAULT_PLUGIN_TEMPLATE;
   if (!(PLUGIN_TEMPLATE_NAMES as readonly string[]).includes(template)) {
-    throw new SwitchyardError("invalid_input", `There is no plugin template "${template}"; choose one of: ${PLUGIN_TEMPLATE_NAMES.join(", ")}.`, { template });
+    throw new SwitchyardError(
+      "invalid_input",
+      `There is no plugin template "${template}"; choose one of: ${PLUGIN_TEMPLATE_NAMES.join(", ")}.`,
+      { template },
+    );
   }
   const templateDir = join(options.templatesDir ?? PLUGIN_TEMPLATES_DIR, template);
-  if (!existsSync(join(templateDir, "package.json"))) throw new SwitchyardError("not_found", `The plugin template "${template}" is missing at ${templateDir}; reinstall Switchyard.`, { templateDir });
+  if (!existsSync(join(templateDir, "package.json")))
+    throw new SwitchyardError(
+      "not_found",
+      `The plugin template "${template}" is missing at ${templateDir}; reinstall Switchyard.`,
+      { templateDir },
+    );
   const dir = join(options.parentDir, id);
-  if (existsSync(dir)) throw new SwitchyardError("conflict", `${dir} already exists; choose another id or folder.`, { dir });
-  const templateName = (JSON.parse(readFileSync(join(templateDir, "package.json"), "utf8")) as TemplatePackageJson).name;
+  if (existsSync(dir))
+    throw new SwitchyardError("conflict", `${dir} already exists; choose another id or folder.`, { dir });
+  const templateName = (JSON.parse(readFileSync(join(templateDir, "package.json"), "utf8")) as TemplatePackageJson)
+    .name;
   const packageName = options.packageName ?? `switchyard-plugin-${id}`;
   cpSync(templateDir, dir, {
     recursive: true,

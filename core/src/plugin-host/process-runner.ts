@@ -170,7 +170,8 @@ export class ProcessRunner implements ProcessHelpers {
       }
       killGroup(leader, "SIGKILL");
       const killed = this.trees.killTree(mark);
-      if (signalled + killed > 0) log.info("stopped processes the harness left running", { terminated: signalled, killed });
+      if (signalled + killed > 0)
+        log.info("stopped processes the harness left running", { terminated: signalled, killed });
     } finally {
       this.trees.forget(mark);
     }
@@ -241,7 +242,10 @@ function groupExists(pgid: number): boolean {
  * while the group exists, so that group is the harness's own. A live pid with another start
  * time was reused after the group ended and is left alone.
  */
-export function reapOrphanedHarnesses(processes: readonly { pid: number; procStart: string | null }[], logger: Logger): number {
+export function reapOrphanedHarnesses(
+  processes: readonly { pid: number; procStart: string | null }[],
+  logger: Logger,
+): number {
   let reaped = 0;
   for (const { pid, procStart } of processes) {
     if (isAlive(pid)) {

@@ -57,11 +57,16 @@ export class SpecVersionResolver {
   /** Resolves a definition (already known to be an object). Never throws. */
   resolve(definition: object): ResolvedDefinition {
     const declared = (definition as { specificationVersion?: unknown }).specificationVersion;
-    if (declared === this.current) return { definition: definition as PluginDefinition, adaptedFrom: null, warning: null };
+    if (declared === this.current)
+      return { definition: definition as PluginDefinition, adaptedFrom: null, warning: null };
     const adapter = typeof declared === "string" ? this.adapters.get(declared) : undefined;
     if (adapter === undefined) {
-      const supported = this.supported().map((literal) => `"${literal}"`).join(", ");
-      return { problem: `its definition declares specificationVersion ${JSON.stringify(declared)}, which this host does not implement (it supports ${supported})` };
+      const supported = this.supported()
+        .map((literal) => `"${literal}"`)
+        .join(", ");
+      return {
+        problem: `its definition declares specificationVersion ${JSON.stringify(declared)}, which this host does not implement (it supports ${supported})`,
+      };
     }
     try {
       return {
@@ -70,7 +75,9 @@ export class SpecVersionResolver {
         warning: `it implements spec ${adapter.from}; this host implements ${this.current} and runs it through a ${adapter.from} adapter (update the plugin to drop the adapter)`,
       };
     } catch (error) {
-      return { problem: `its ${adapter.from} definition could not be adapted to ${this.current}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        problem: `its ${adapter.from} definition could not be adapted to ${this.current}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
 }

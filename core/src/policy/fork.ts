@@ -24,10 +24,14 @@ export interface ForkDecision {
  */
 export function decideFork(query: ForkQuery): ForkDecision {
   const { capabilities } = query;
-  if (!query.sameProviderInstance) return { action: "portable", reason: "The fork moves to another provider instance." };
+  if (!query.sameProviderInstance)
+    return { action: "portable", reason: "The fork moves to another provider instance." };
   if (!capabilities.threads.fork) return { action: "portable", reason: "The provider cannot fork natively." };
-  if (query.atTurn && !capabilities.threads.forkFromTurn) return { action: "portable", reason: "The provider cannot fork from a given turn." };
-  if (capabilities.identity.nativeThreadIds !== "strong") return { action: "portable", reason: "The provider's thread ids are not stable enough to fork from." };
-  if (!query.sourceHasNativeThread) return { action: "portable", reason: "The source thread has no native conversation yet." };
+  if (query.atTurn && !capabilities.threads.forkFromTurn)
+    return { action: "portable", reason: "The provider cannot fork from a given turn." };
+  if (capabilities.identity.nativeThreadIds !== "strong")
+    return { action: "portable", reason: "The provider's thread ids are not stable enough to fork from." };
+  if (!query.sourceHasNativeThread)
+    return { action: "portable", reason: "The source thread has no native conversation yet." };
   return { action: "native", reason: "The provider forks the conversation natively." };
 }

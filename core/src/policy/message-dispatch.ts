@@ -45,7 +45,13 @@ export interface DispatchQuery {
 
 /** A decision: what was asked, what will be done, and why. */
 export type DispatchDecision =
-  | { readonly ok: true; readonly asked: SendMode; readonly action: DispatchAction; readonly degraded: boolean; readonly reason: string }
+  | {
+      readonly ok: true;
+      readonly asked: SendMode;
+      readonly action: DispatchAction;
+      readonly degraded: boolean;
+      readonly reason: string;
+    }
   | {
       readonly ok: false;
       readonly asked: SendMode;
@@ -93,9 +99,20 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
 
   if (activeRun === null) {
     if (requested === "steer" || requested === "restart") {
-      return { ok: false, asked: requested, capability: null, reason: `The thread has no active provider turn to ${requested}; send with mode "auto" or "queue" to start one.` };
+      return {
+        ok: false,
+        asked: requested,
+        capability: null,
+        reason: `The thread has no active provider turn to ${requested}; send with mode "auto" or "queue" to start one.`,
+      };
     }
-    return { ok: true, asked: requested, action: "start", degraded: false, reason: "The thread is idle, so the message starts a run." };
+    return {
+      ok: true,
+      asked: requested,
+      action: "start",
+      degraded: false,
+      reason: "The thread is idle, so the message starts a run.",
+    };
   }
 
   const maintenance = isMaintenanceCommand(query.text);
@@ -107,16 +124,29 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
 
   if (requested === "auto") {
     if (maintenance) return queueOrRefuse("Maintenance commands own their run, so it is queued.", false);
-    if (maintenanceTurn) return queueOrRefuse("The active turn is a maintenance command (/compact, /logout), which cannot be steered, so the message is queued behind it.", false);
-    if (!live || activeRun.interruptRequested) return queueOrRefuse("The active turn is not steerable yet, so the message is queued.", false);
-    if (turns.activeSteering) return { ok: true, asked: requested, action: "steer", degraded: false, reason: "The provider steers a running turn natively." };
+    if (maintenanceTurn)
+      return queueOrRefuse(
+        "The active turn is a maintenance command (/compact, /logout), which cannot be steered, so the message is queued behind it.",
+        false,
+      );
+    if (!live || activeRun.interruptRequested)
+      return queueOrRefuse("The active turn is not steerable yet, so the message is queued.", false);
+    if (turns.activeSteering)
+      return {
+        ok: true,
+        asked: requested,
+        action: "steer",
+        degraded: false,
+        reason: "The provider steers a running turn natively.",
+      };
     if (restartable && !query.notification) {
       return {
         ok: true,
         asked: requested,
         action: "restart",
         degraded: true,
-        reason: "The provider cannot steer a running turn natively, so the turn is interrupted and restarted with the message.",
+        reason:
+          "The provider cannot steer a running turn natively, so the turn is interrupted and restarted with the message.",
       };
     }
     return queueOrRefuse(
@@ -129,7 +159,12 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
 
   // Explicit steer or restart.
   if (maintenance) {
-    return { ok: false, asked: requested, capability: null, reason: "Maintenance commands (/compact, /logout) cannot steer or restart a turn; send them with mode \"queue\"." };
+    return {
+      ok: false,
+      asked: requested,
+      capability: null,
+      reason: 'Maintenance commands (/compact, /logout) cannot steer or restart a turn; send them with mode "queue".',
+    };
   }
   if (maintenanceTurn) {
     return {
@@ -140,20 +175,48 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
     };
   }
   if (activeRun.interruptRequested) {
-    return { ok: false, asked: requested, capability: null, reason: "Stop has already reached the active turn; send with mode \"queue\" instead." };
+    return {
+      ok: false,
+      asked: requested,
+      capability: null,
+      reason: 'Stop has already reached the active turn; send with mode "queue" instead.',
+    };
   }
   if (!live) {
-    return { ok: false, asked: requested, capability: null, reason: `The active turn has not started at the provider yet, so it cannot be ${requested === "steer" ? "steered" : "restarted"}; use mode "auto" or "queue".` };
+    return {
+      ok: false,
+      asked: requested,
+      capability: null,
+      reason: `The active turn has not started at the provider yet, so it cannot be ${requested === "steer" ? "steered" : "restarted"}; use mode "auto" or "queue".`,
+    };
   }
   if (requested === "steer") {
-    if (turns.activeSteering) return { ok: true, asked: requested, action: "steer", degraded: false, reason: "Steered into the running turn." };
+    if (turns.activeSteering)
+      return { ok: true, asked: requested, action: "steer", degraded: false, reason: "Steered into the running turn." };
     if (restartable) {
-      return { ok: true, asked: requested, action: "restart", degraded: true, reason: "The provider cannot steer natively, so the turn is interrupted and restarted with the message." };
+      return {
+        ok: true,
+        asked: requested,
+        action: "restart",
+        degraded: true,
+        reason: "The provider cannot steer natively, so the turn is interrupted and restarted with the message.",
+      };
     }
-    return { ok: false, asked: requested, capability: "turns.activeSteering", reason: "The provider can neither steer a running turn nor restart it with new input; send with mode \"queue\"." };
+    return {
+      ok: false,
+      asked: requested,
+      capability: "turns.activeSteering",
+      reason: 'The provider can neither steer a running turn nor restart it with new input; send with mode "queue".',
+    };
   }
   if (restartable) {
-    return { ok: true, asked: requested, action: "restart", degraded: false, reason: "The turn is interrupted and restarted with the message." };
+    return {
+      ok: true,
+      asked: requested,
+      action: "restart",
+      degraded: false,
+      reason: "The turn is interrupted and restarted with the message.",
+    };
   }
   if (turns.interrupt && canQueue) {
     return {
@@ -161,8 +224,14 @@ export function decideMessageDispatch(query: DispatchQuery): DispatchDecision {
       asked: requested,
       action: "interrupt_then_queue_first",
       degraded: true,
-      reason: "The provider cannot restart a turn with new input, so the turn is stopped and the message runs first among queued work.",
+      reason:
+        "The provider cannot restart a turn with new input, so the turn is stopped and the message runs first among queued work.",
     };
   }
-  return { ok: false, asked: requested, capability: "turns.interrupt", reason: "The provider cannot stop a running turn, so it cannot be restarted; send with mode \"queue\"." };
+  return {
+    ok: false,
+    asked: requested,
+    capability: "turns.interrupt",
+    reason: 'The provider cannot stop a running turn, so it cannot be restarted; send with mode "queue".',
+  };
 }

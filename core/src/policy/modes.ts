@@ -8,7 +8,8 @@ import {
 } from "../spec/index.js";
 
 /** Why a mode request was refused (seed 000 failure codes, plus an unsupported mode). */
-export type ModeRefusalCode = "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "invalid_request";
+export type ModeRefusalCode =
+  "runtime_mode_escalation_denied" | "interaction_mode_escalation_denied" | "invalid_request";
 
 /** Input to {@link resolveModes}. */
 export interface ModeQuery {
@@ -75,12 +76,15 @@ export function resolveModes(query: ModeQuery): ModeDecision {
     runtimeMode = candidates[candidates.length - 1]!;
     if (runtimeMode !== query.ceiling.runtimeMode) {
       steppedDown = true;
-      notes.push(`Runtime mode stepped down from "${query.ceiling.runtimeMode}" to "${runtimeMode}", the broadest mode "${query.targetName}" offers.`);
+      notes.push(
+        `Runtime mode stepped down from "${query.ceiling.runtimeMode}" to "${runtimeMode}", the broadest mode "${query.targetName}" offers.`,
+      );
     }
   }
 
   let interactionMode: InteractionMode;
-  const explicitInteraction = query.requestedInteractionMode !== undefined && query.requestedInteractionMode !== "inherit";
+  const explicitInteraction =
+    query.requestedInteractionMode !== undefined && query.requestedInteractionMode !== "inherit";
   const interactionCeiling = interactionModeRank(query.ceiling.interactionMode);
   if (explicitInteraction) {
     const requested = query.requestedInteractionMode as InteractionMode;
@@ -96,7 +100,10 @@ export function resolveModes(query: ModeQuery): ModeDecision {
     interactionMode = query.ceiling.interactionMode;
   }
   if (!query.target.interactionModes.includes(interactionMode)) {
-    const narrower = INTERACTION_MODES.filter((m) => interactionModeRank(m) <= interactionModeRank(interactionMode) && query.target.interactionModes.includes(m));
+    const narrower = INTERACTION_MODES.filter(
+      (m) =>
+        interactionModeRank(m) <= interactionModeRank(interactionMode) && query.target.interactionModes.includes(m),
+    );
     if (explicitInteraction || narrower.length === 0) {
       return {
         ok: false,

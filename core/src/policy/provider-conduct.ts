@@ -32,11 +32,33 @@ const RUNNING_AT_PROVIDER: StoppableRunView = { status: "running", reachedProvid
 
 /** {@link ProviderConduct} for a provider, from its decoded capabilities. */
 export function describeProviderConduct(capabilities: ProviderCapabilities): ProviderConduct {
-  const send = decideMessageDispatch({ requested: "auto", activeRun: RUNNING_TURN, capabilities, text: "", notification: false });
-  const steering = !send.ok ? "none" : send.action === "steer" ? "native" : send.action === "restart" ? "interrupt_restart" : "queue";
-  const fork = decideFork({ sameProviderInstance: true, sourceHasNativeThread: true, atTurn: false, capabilities }).action;
+  const send = decideMessageDispatch({
+    requested: "auto",
+    activeRun: RUNNING_TURN,
+    capabilities,
+    text: "",
+    notification: false,
+  });
+  const steering = !send.ok
+    ? "none"
+    : send.action === "steer"
+      ? "native"
+      : send.action === "restart"
+        ? "interrupt_restart"
+        : "queue";
+  const fork = decideFork({
+    sameProviderInstance: true,
+    sourceHasNativeThread: true,
+    atTurn: false,
+    capabilities,
+  }).action;
   const interrupts = decideRunStop(RUNNING_AT_PROVIDER, capabilities).ok;
-  const cancels = decideTaskCancel({ activeRun: RUNNING_AT_PROVIDER, queuedRuns: 0, unfinishedNestedTasks: 0, capabilities });
+  const cancels = decideTaskCancel({
+    activeRun: RUNNING_AT_PROVIDER,
+    queuedRuns: 0,
+    unfinishedNestedTasks: 0,
+    capabilities,
+  });
   // Both stop the same turn by the same rule; were they ever to disagree, the weaker answer is the honest one.
   const interrupt = interrupts && cancels.ok && cancels.stopsActiveRun ? "running_turns" : "unstarted_only";
   return { steering, fork, interrupt };

@@ -25,15 +25,36 @@ export type SessionContinuationDecision = SessionContinuationRecord;
  * instead of failing every later turn on the same broken state.
  */
 export function decideSessionContinuation(query: SessionContinuationQuery): SessionContinuationDecision {
-  const asked = query.earlierConversation || query.resumeCursor !== null || query.resumeFailure !== null ? "resume" : "new";
-  const carried = query.earlierConversation ? "a new provider session got the thread's history as portable context" : "a new provider session started (the thread had nothing to carry over)";
+  const asked =
+    query.earlierConversation || query.resumeCursor !== null || query.resumeFailure !== null ? "resume" : "new";
+  const carried = query.earlierConversation
+    ? "a new provider session got the thread's history as portable context"
+    : "a new provider session started (the thread had nothing to carry over)";
   if (query.resumeFailure !== null) {
-    return { asked, action: query.earlierConversation ? "handoff" : "new", degraded: true, reason: `The provider could not reopen the thread's conversation (${query.resumeFailure}), so ${carried}.` };
+    return {
+      asked,
+      action: query.earlierConversation ? "handoff" : "new",
+      degraded: true,
+      reason: `The provider could not reopen the thread's conversation (${query.resumeFailure}), so ${carried}.`,
+    };
   }
   if (query.resumeCursor !== null && query.capabilities.sessions.resume) {
-    return { asked, action: "resume", degraded: false, reason: "The provider reopens the thread's conversation natively." };
+    return {
+      asked,
+      action: "resume",
+      degraded: false,
+      reason: "The provider reopens the thread's conversation natively.",
+    };
   }
-  if (!query.earlierConversation) return { asked, action: "new", degraded: false, reason: "The thread has no earlier conversation, so a new provider session starts." };
-  const why = query.capabilities.sessions.resume ? "No earlier provider session left a conversation to reopen" : "The provider cannot reopen a conversation";
+  if (!query.earlierConversation)
+    return {
+      asked,
+      action: "new",
+      degraded: false,
+      reason: "The thread has no earlier conversation, so a new provider session starts.",
+    };
+  const why = query.capabilities.sessions.resume
+    ? "No earlier provider session left a conversation to reopen"
+    : "The provider cannot reopen a conversation";
   return { asked, action: "handoff", degraded: true, reason: `${why}, so ${carried}.` };
 }

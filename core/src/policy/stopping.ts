@@ -32,10 +32,18 @@ export type RunStopDecision =
  * that declares `turns.interrupt`.
  */
 export function decideRunStop(run: StoppableRunView, capabilities: ProviderCapabilities): RunStopDecision {
-  if (isTerminalRunStatus(run.status)) return { ok: true, action: "already_terminal", reason: "The run has already ended." };
-  if (run.status === "queued") return { ok: true, action: "cancel_queued", reason: "The run has not started, so it is cancelled." };
-  if (!run.reachedProvider) return { ok: true, action: "end_before_provider", reason: "The run's turn has not reached the provider, so the host ends it." };
-  if (capabilities.turns.interrupt) return { ok: true, action: "interrupt_turn", reason: "The provider interrupts the running turn." };
+  if (isTerminalRunStatus(run.status))
+    return { ok: true, action: "already_terminal", reason: "The run has already ended." };
+  if (run.status === "queued")
+    return { ok: true, action: "cancel_queued", reason: "The run has not started, so it is cancelled." };
+  if (!run.reachedProvider)
+    return {
+      ok: true,
+      action: "end_before_provider",
+      reason: "The run's turn has not reached the provider, so the host ends it.",
+    };
+  if (capabilities.turns.interrupt)
+    return { ok: true, action: "interrupt_turn", reason: "The provider interrupts the running turn." };
   return { ok: false, capability: "turns.interrupt", reason: "The provider cannot interrupt a running turn." };
 }
 
@@ -70,10 +78,25 @@ export function decideTaskCancel(query: TaskCancelQuery): TaskCancelDecision {
   const stop = query.activeRun === null ? null : decideRunStop(query.activeRun, query.capabilities);
   const stopsActiveRun = stop !== null && stop.ok;
   if (stopsActiveRun || query.queuedRuns > 0 || query.unfinishedNestedTasks > 0) {
-    return { ok: true, stopsActiveRun, reason: stopsActiveRun ? "The task's active run is stopped with the rest of its work." : "The task's queued and delegated work is stopped." };
+    return {
+      ok: true,
+      stopsActiveRun,
+      reason: stopsActiveRun
+        ? "The task's active run is stopped with the rest of its work."
+        : "The task's queued and delegated work is stopped.",
+    };
   }
   if (stop !== null && !stop.ok) {
-    return { ok: false, capability: stop.capability, reason: "The provider cannot interrupt the task's running turn, and the task has no queued turn or delegated work to stop." };
+    return {
+      ok: false,
+      capability: stop.capability,
+      reason:
+        "The provider cannot interrupt the task's running turn, and the task has no queued turn or delegated work to stop.",
+    };
   }
-  return { ok: false, capability: null, reason: "The task has no active run, no queued turn and no unfinished delegated work." };
+  return {
+    ok: false,
+    capability: null,
+    reason: "The task has no active run, no queued turn and no unfinished delegated work.",
+  };
 }

@@ -26,7 +26,12 @@ import { inject, injectable } from "tsyringe";
 import { ProviderSnapshots, type Snapshot } from "./provider-snapshots.js";
 import { watchSessionOpens } from "./session-open-watch.js";
 
-export type { AvailabilityReadOptions, InstanceRefusalCode, ProviderAvailability, ProviderInstance } from "../engine/provider-catalog.js";
+export type {
+  AvailabilityReadOptions,
+  InstanceRefusalCode,
+  ProviderAvailability,
+  ProviderInstance,
+} from "../engine/provider-catalog.js";
 
 /** How often the provider snapshot is refreshed when the config does not say. */
 export const DEFAULT_STATUS_REFRESH_MS = 5 * 60_000;
@@ -117,13 +122,24 @@ export class ProviderRegistry implements ManagedProviders {
       }
       const options = await validateOptions(config, index, loaded.driver.optionsSchema, this.paths.configFile);
       if (!config.enabled) {
-        instances.push({ ...base, pluginName: loaded.plugin.name, adapter: null, refusal: { code: "disabled", message: `Provider instance "${config.id}" is disabled in the config.` } });
+        instances.push({
+          ...base,
+          pluginName: loaded.plugin.name,
+          adapter: null,
+          refusal: { code: "disabled", message: `Provider instance "${config.id}" is disabled in the config.` },
+        });
         continue;
       }
       try {
-        const adapter = await loaded.driver.create({ instance: descriptor, options, context: this.contextFor(loaded.plugin.name, config.id) });
+        const adapter = await loaded.driver.create({
+          instance: descriptor,
+          options,
+          context: this.contextFor(loaded.plugin.name, config.id),
+        });
         if (adapter.specificationVersion !== SPECIFICATION_VERSION) {
-          throw new Error(`create() returned an adapter with specificationVersion ${JSON.stringify(adapter.specificationVersion)}`);
+          throw new Error(
+            `create() returned an adapter with specificationVersion ${JSON.stringify(adapter.specificationVersion)}`,
+          );
         }
         const watched = watchSessionOpens(adapter, {
           opened: () => this.redecode(config.id),
@@ -135,7 +151,12 @@ export class ProviderRegistry implements ManagedProviders {
         const problem = error instanceof Error ? error.message : String(error);
         const message = `Plugin "${loaded.plugin.name}" refused for instance "${config.id}": create() threw: ${problem}. Wanted spec range: ${loaded.plugin.wantedRange ?? "none declared"}; this host implements spec ${SPEC_SEMVER} (${SPECIFICATION_VERSION}).`;
         this.logger.warn("provider instance refused", { instance: config.id, driver: config.driver, reason: message });
-        instances.push({ ...base, pluginName: loaded.plugin.name, adapter: null, refusal: { code: "create_failed", message } });
+        instances.push({
+          ...base,
+          pluginName: loaded.plugin.name,
+          adapter: null,
+          refusal: { code: "create_failed", message },
+        });
       }
     }
     this.instances = instances;
@@ -156,9 +177,15 @@ export class ProviderRegistry implements ManagedProviders {
     if (instance === null) return;
     let raw: unknown;
     try {
-      raw = instance.adapter !== null ? instance.adapter.capabilities() : (this.pluginHost.driver(instance.descriptor.driver)?.driver.capabilities ?? {});
+      raw =
+        instance.adapter !== null
+          ? instance.adapter.capabilities()
+          : (this.pluginHost.driver(instance.descriptor.driver)?.driver.capabilities ?? {});
     } catch (error) {
-      this.logger.warn("a provider adapter's capabilities() threw; keeping what was known", { instance: instanceId, error: error instanceof Error ? error.message : String(error) });
+      this.logger.warn("a provider adapter's capabilities() threw; keeping what was known", {
+        instance: instanceId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       if (!this.decoded.has(instanceId)) this.decoded.set(instanceId, decodeCapabilities({}).capabilities);
       return;
     }
@@ -167,7 +194,8 @@ export class ProviderRegistry implements ManagedProviders {
     const said = warnings.join("; ");
     if (said !== (this.decodeWarnings.get(instanceId) ?? "")) {
       this.decodeWarnings.set(instanceId, said);
-      if (warnings.length > 0) this.logger.warn("provider capabilities were weakened while decoding", { instance: instanceId, warnings });
+      if (warnings.length > 0)
+        this.logger.warn("provider capabilities were weakened while decoding", { instance: instanceId, warnings });
     }
   }
 
@@ -181,7 +209,10 @@ export class ProviderRegistry implements ManagedProviders {
     const onDemand = (dir: string) => () => makePrivateDir(dir);
     const paths = Object.defineProperties(
       { home: this.paths.home },
-      { cacheDir: { get: onDemand(cacheDir), enumerable: true }, dataDir: { get: onDemand(dataDir), enumerable: true } },
+      {
+        cacheDir: { get: onDemand(cacheDir), enumerable: true },
+        dataDir: { get: onDemand(dataDir), enumerable: true },
+      },
     ) as PluginContext["paths"];
     return {
       specVersion: SPEC_SEMVER,
@@ -237,13 +268,17 @@ export class ProviderRegistry implements ManagedProviders {
   async availability(instanceId: string, options: AvailabilityReadOptions = {}): Promise<ProviderAvailability | null> {
     const instance = this.get(instanceId);
     if (instance === null) return null;
-    const snapshot = options.refresh ? await this.snapshots.refresh(instanceId, "full") : await this.snapshots.settled(instanceId);
+    const snapshot = options.refresh
+      ? await this.snapshots.refresh(instanceId, "full")
+      : await this.snapshots.settled(instanceId);
     return this.answer(instance, snapshot);
   }
 
   /** {@link availability} for every instance, in config order. */
   async availabilityAll(options: AvailabilityReadOptions = {}): Promise<ProviderAvailability[]> {
-    return Promise.all(this.instances.map(async (instance) => (await this.availability(instance.descriptor.id, options))!));
+    return Promise.all(
+      this.instances.map(async (instance) => (await this.availability(instance.descriptor.id, options))!),
+    );
   }
 
   /**
@@ -253,7 +288,10 @@ export class ProviderRegistry implements ManagedProviders {
    */
   async probeAll(depth: ProbeDepth): Promise<ProviderAvailability[]> {
     return Promise.all(
-      this.instances.map(async (instance) => ({ ...(await this.probe(instance, depth)), checkedAt: new Date(this.clock.nowMs()).toISOString() })),
+      this.instances.map(async (instance) => ({
+        ...(await this.probe(instance, depth)),
+        checkedAt: new Date(this.clock.nowMs()).toISOString(),
+      })),
     );
   }
 
@@ -276,13 +314,21 @@ export class ProviderRegistry implements ManagedProviders {
   private answer(instance: ProviderInstance, snapshot: Snapshot<ProviderAvailability> | null): ProviderAvailability {
     if (snapshot !== null) {
       // The capabilities as decoded now: a session opened since the probe may have refined them.
-      return { ...snapshot.value, capabilities: this.capabilities(instance.descriptor.id), depth: snapshot.depth, checkedAt: new Date(snapshot.probedAtMs).toISOString() };
+      return {
+        ...snapshot.value,
+        capabilities: this.capabilities(instance.descriptor.id),
+        depth: snapshot.depth,
+        checkedAt: new Date(snapshot.probedAtMs).toISOString(),
+      };
     }
     if (instance.adapter === null) return this.unprobed(instance, instance.refusal?.message ?? "No adapter.");
     const since = this.snapshots.checkingSinceMs(instance.descriptor.id);
     const seconds = since === null ? 0 : Math.max(0, (this.clock.nowMs() - since) / 1000);
     return {
-      ...this.unprobed(instance, `Its status is not known yet: the first check started ${seconds.toFixed(1)} s ago and is still running. Call again in a few seconds; work sent to it waits for the check.`),
+      ...this.unprobed(
+        instance,
+        `Its status is not known yet: the first check started ${seconds.toFixed(1)} s ago and is still running. Call again in a few seconds; work sent to it waits for the check.`,
+      ),
       state: "checking",
     };
   }
@@ -326,7 +372,13 @@ export class ProviderRegistry implements ManagedProviders {
     const models: ProviderAvailability["models"][number][] = [...custom];
     for (const model of status.models) {
       // The efforts a model takes are the provider's word, also for a model the user listed as custom.
-      const efforts = model.efforts !== undefined && model.efforts.length > 0 ? { efforts: [...model.efforts], ...(model.defaultEffort !== undefined ? { defaultEffort: model.defaultEffort } : {}) } : {};
+      const efforts =
+        model.efforts !== undefined && model.efforts.length > 0
+          ? {
+              efforts: [...model.efforts],
+              ...(model.defaultEffort !== undefined ? { defaultEffort: model.defaultEffort } : {}),
+            }
+          : {};
       const source = model.source !== undefined ? { source: model.source } : {};
       const index = models.findIndex((known) => known.id === model.id);
       if (index >= 0) models[index] = { ...models[index]!, ...efforts, ...source };
@@ -334,9 +386,19 @@ export class ProviderRegistry implements ManagedProviders {
     }
     let reason: string | null = null;
     if (!status.installed) reason = status.message ?? `The ${descriptor.driver} harness is not installed.`;
-    else if (!status.executable) reason = status.message ?? `The ${descriptor.driver} harness is installed but cannot be started.`;
-    else if (status.authenticated === false) reason = status.message ?? `The ${descriptor.driver} harness is not authenticated.`;
-    return { ...base, capabilities: this.capabilities(descriptor.id), status, available: reason === null, reason, models, depth };
+    else if (!status.executable)
+      reason = status.message ?? `The ${descriptor.driver} harness is installed but cannot be started.`;
+    else if (status.authenticated === false)
+      reason = status.message ?? `The ${descriptor.driver} harness is not authenticated.`;
+    return {
+      ...base,
+      capabilities: this.capabilities(descriptor.id),
+      status,
+      available: reason === null,
+      reason,
+      models,
+      depth,
+    };
   }
 
   /** Stops the refreshing (letting running probes finish) and disposes every adapter. */

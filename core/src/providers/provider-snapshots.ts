@@ -93,7 +93,11 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
       if (entry.inflight === null) void this.refresh(instanceId, "full").catch(() => undefined);
       return null;
     }
-    if (!entry.latest.value.available && entry.inflight === null && this.ageMs(entry.latest) > this.timings.revalidateUnavailableMs) {
+    if (
+      !entry.latest.value.available &&
+      entry.inflight === null &&
+      this.ageMs(entry.latest) > this.timings.revalidateUnavailableMs
+    ) {
       void this.refresh(instanceId, "full").catch(() => undefined);
     }
     return entry.latest;
@@ -120,7 +124,10 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
       const entry = this.entry(id);
       if (snapshot !== null || entry === null) continue;
       waiting.push(entry.firstResult);
-      deadline = Math.max(deadline, (entry.firstProbeStartedAtMs ?? this.clock.nowMs()) + this.timings.firstAnswerWaitMs);
+      deadline = Math.max(
+        deadline,
+        (entry.firstProbeStartedAtMs ?? this.clock.nowMs()) + this.timings.firstAnswerWaitMs,
+      );
     }
     const waitMs = Math.min(this.timings.firstAnswerWaitMs, deadline - this.clock.nowMs());
     if (waiting.length === 0 || waitMs <= 0) return result;
@@ -160,7 +167,13 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
     if (running !== null && (running.depth === "full" || depth === "inspect")) return running.done;
     if (this.disposed) {
       // Shutting down: no new harness process; answer with what is known.
-      return Promise.resolve(entry.latest ?? { value: this.failed(instanceId, "The host is shutting down."), depth, probedAtMs: this.clock.nowMs() });
+      return Promise.resolve(
+        entry.latest ?? {
+          value: this.failed(instanceId, "The host is shutting down."),
+          depth,
+          probedAtMs: this.clock.nowMs(),
+        },
+      );
     }
     const after = running?.done.catch(() => undefined) ?? Promise.resolve();
     const firstEver = entry.latest === null && running === null && depth === "full";
@@ -198,7 +211,9 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
     this.disposed = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    const running = [...this.entries.values()].flatMap((entry) => (entry.inflight === null ? [] : [entry.inflight.done.catch(() => undefined)]));
+    const running = [...this.entries.values()].flatMap((entry) =>
+      entry.inflight === null ? [] : [entry.inflight.done.catch(() => undefined)],
+    );
     if (running.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(running), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
@@ -224,7 +239,9 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
     const current = entry.latest;
     // A deeper result always wins over a shallower one; among equals, the later-started probe.
     const replaces =
-      current === null || (depth === "full" && current.depth === "inspect") || (depth === current.depth && current.probedAtMs <= probedAtMs);
+      current === null ||
+      (depth === "full" && current.depth === "inspect") ||
+      (depth === current.depth && current.probedAtMs <= probedAtMs);
     if (replaces) entry.latest = snapshot;
     entry.markFirstResult();
     return entry.latest ?? snapshot;
@@ -234,8 +251,17 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<T>((resolve) => {
       timer = setTimeout(() => {
-        this.logger.warn("provider status probe timed out", { instance: instanceId, depth, timeoutMs: this.timings.probeTimeoutMs });
-        resolve(this.failed(instanceId, `The status probe did not finish within ${Math.round(this.timings.probeTimeoutMs / 1000)} s.`));
+        this.logger.warn("provider status probe timed out", {
+          instance: instanceId,
+          depth,
+          timeoutMs: this.timings.probeTimeoutMs,
+        });
+        resolve(
+          this.failed(
+            instanceId,
+            `The status probe did not finish within ${Math.round(this.timings.probeTimeoutMs / 1000)} s.`,
+          ),
+        );
       }, this.timings.probeTimeoutMs);
       timer.unref();
     });
@@ -248,7 +274,8 @@ export class ProviderSnapshots<T extends ProbedAvailability> {
 
   private async limited<R>(fn: () => Promise<R>): Promise<R> {
     // A finished probe hands its slot straight to the next waiter.
-    if (this.running >= this.timings.maxConcurrentProbes) await new Promise<void>((resolve) => this.queue.push(resolve));
+    if (this.running >= this.timings.maxConcurrentProbes)
+      await new Promise<void>((resolve) => this.queue.push(resolve));
     else this.running += 1;
     try {
       return await fn();

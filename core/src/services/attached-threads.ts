@@ -35,7 +35,11 @@ function attachedProvider(caller: Caller): string {
  * delegation (inside that command's transaction) and read as it is afterwards. Its modes are the
  * token's ceiling, the broadest its children may have.
  */
-export function ensureAttachedThread(ctx: CommandContext, caller: Caller, place: { projectId: string; cwd: string | null }): ThreadRecord {
+export function ensureAttachedThread(
+  ctx: CommandContext,
+  caller: Caller,
+  place: { projectId: string; cwd: string | null },
+): ThreadRecord {
   const attachment = caller.attachment;
   if (caller.kind !== "client" || attachment === undefined) {
     throw new OrchestratorFailure("parent_not_active", "Only an outside client's MCP session gets an attached thread.");
@@ -44,7 +48,12 @@ export function ensureAttachedThread(ctx: CommandContext, caller: Caller, place:
   const id = attachedThreadId(credentialId, attachment.mcpSessionId);
   const existing = ctx.get("thread", id);
   if (existing !== null) {
-    if (existing.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `This session's attached thread ${id} was deleted; start a new session of your agent.`, { threadId: id });
+    if (existing.deletedAt !== null)
+      throw new OrchestratorFailure(
+        "thread_not_found",
+        `This session's attached thread ${id} was deleted; start a new session of your agent.`,
+        { threadId: id },
+      );
     return existing;
   }
   const project = ctx.require("project", place.projectId);

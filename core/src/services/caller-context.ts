@@ -45,22 +45,40 @@ export class CallerContext {
    * what every project's work runs, so a token held to some projects, or to narrower modes, is
    * not enough. Every other capability is the credential's own.
    */
-  refusalOf(caller: Caller, capability: CredentialCapability): { reason: "verb" | "project_scope" | "ceiling"; message: string } | null {
+  refusalOf(
+    caller: Caller,
+    capability: CredentialCapability,
+  ): { reason: "verb" | "project_scope" | "ceiling"; message: string } | null {
     if (capability !== "orchestration:install") {
-      return caller.capabilities.has(capability) ? null : { reason: "verb", message: `This token lacks the ${capability} capability.` };
+      return caller.capabilities.has(capability)
+        ? null
+        : { reason: "verb", message: `This token lacks the ${capability} capability.` };
     }
-    const how = "Issue a token with the install verb (switchyard token issue --verbs read,install), or use one for every project with operate and --max-runtime-mode full-access.";
-    if (caller.kind !== "client" || (!caller.capabilities.has("orchestration:install") && !caller.capabilities.has("orchestration:operate"))) {
-      return { reason: "verb", message: `Installing for the whole server needs the install verb, or operate at full-access for every project; this credential has neither. ${how}` };
+    const how =
+      "Issue a token with the install verb (switchyard token issue --verbs read,install), or use one for every project with operate and --max-runtime-mode full-access.";
+    if (
+      caller.kind !== "client" ||
+      (!caller.capabilities.has("orchestration:install") && !caller.capabilities.has("orchestration:operate"))
+    ) {
+      return {
+        reason: "verb",
+        message: `Installing for the whole server needs the install verb, or operate at full-access for every project; this credential has neither. ${how}`,
+      };
     }
     const projects = caller.projects ?? "*";
     if (projects !== "*") {
-      return { reason: "project_scope", message: `Installing changes the whole server, and this token is scoped to the projects ${projects.join(", ")}. ${how}` };
+      return {
+        reason: "project_scope",
+        message: `Installing changes the whole server, and this token is scoped to the projects ${projects.join(", ")}. ${how}`,
+      };
     }
     if (caller.capabilities.has("orchestration:install")) return null;
     const ceiling = caller.ceiling ?? CLIENT_CEILING;
     if (ceiling.runtimeMode !== "full-access") {
-      return { reason: "ceiling", message: `Installing runs new programs for the whole server, and this token's ceiling is ${ceiling.runtimeMode}, below full-access. ${how}` };
+      return {
+        reason: "ceiling",
+        message: `Installing runs new programs for the whole server, and this token's ceiling is ${ceiling.runtimeMode}, below full-access. ${how}`,
+      };
     }
     return null;
   }
@@ -70,7 +88,10 @@ export class CallerContext {
     if (caller.kind !== "agent") return null;
     const run = this.liveRun(caller);
     if (run === null) {
-      throw new OrchestratorFailure("parent_not_active", `${action} needs the calling thread's live run, and this credential's provider session has none running. Call it from an active turn.`);
+      throw new OrchestratorFailure(
+        "parent_not_active",
+        `${action} needs the calling thread's live run, and this credential's provider session has none running. Call it from an active turn.`,
+      );
     }
     return run;
   }
@@ -140,7 +161,11 @@ export class CallerContext {
         : caller.kind === "environment"
           ? `Grant ${caller.grant?.id} (for ${caller.grant?.for}) covers only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Ask the user on this machine to issue a grant with --projects including it.`
           : `This token may use only the projects ${allowed.join(", ") || "(none)"}, not ${projectId}. Issue a token for that project (switchyard token issue --projects).`;
-    throw new OrchestratorFailure("capability_denied", why, { projectId, allowedProjects: allowed, ...(caller.grant !== undefined ? { grantId: caller.grant.id } : {}) });
+    throw new OrchestratorFailure("capability_denied", why, {
+      projectId,
+      allowedProjects: allowed,
+      ...(caller.grant !== undefined ? { grantId: caller.grant.id } : {}),
+    });
   }
 
   /**
@@ -149,20 +174,31 @@ export class CallerContext {
    * not exist (`thread_not_found`, `task_not_found`), so a scoped token learns nothing about
    * the others; ones that do not exist are left to the operation, which says so itself.
    */
-  requireInScope(caller: Caller, refs: { threadIds?: readonly string[]; taskIds?: readonly string[]; projectIds?: readonly string[] }): void {
+  requireInScope(
+    caller: Caller,
+    refs: { threadIds?: readonly string[]; taskIds?: readonly string[]; projectIds?: readonly string[] },
+  ): void {
     if (this.projectScope(caller) === "*") return;
     for (const projectId of refs.projectIds ?? []) this.requireProjectInScope(caller, projectId);
     for (const threadId of refs.threadIds ?? []) {
       const thread = this.engine.store.get("thread", threadId);
       if (thread !== null && !this.mayUseProject(caller, thread.projectId)) {
-        throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`, { threadId });
+        throw new OrchestratorFailure(
+          "thread_not_found",
+          `Thread ${threadId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`,
+          { threadId },
+        );
       }
     }
     for (const taskId of refs.taskIds ?? []) {
       const task = this.engine.store.get("delegatedTask", taskId);
       const thread = task === null ? null : this.engine.store.get("thread", task.parentThreadId);
       if (task !== null && (thread === null || !this.mayUseProject(caller, thread.projectId))) {
-        throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`, { taskId });
+        throw new OrchestratorFailure(
+          "task_not_found",
+          `Task ${taskId} does not exist in the projects this ${caller.kind === "agent" ? "agent" : caller.kind === "environment" ? "grant" : "token"} may use.`,
+          { taskId },
+        );
       }
     }
   }
@@ -171,12 +207,16 @@ export class CallerContext {
   project(caller: Caller, projectId: string | undefined): string {
     if (projectId !== undefined) {
       this.requireProjectInScope(caller, projectId);
-      if (this.engine.store.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
+      if (this.engine.store.get("project", projectId) === null)
+        throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
       return projectId;
     }
     const thread = this.thread(caller);
     if (thread !== null) return thread.projectId;
-    throw new OrchestratorFailure("invalid_request", "projectId is required for callers outside a thread (CLI, scripts, other machines).");
+    throw new OrchestratorFailure(
+      "invalid_request",
+      "projectId is required for callers outside a thread (CLI, scripts, other machines).",
+    );
   }
 
   /**
@@ -196,11 +236,16 @@ export class CallerContext {
    * folders its agent works in), else of its connection's `--project` folder, else the only
    * project it may use. Otherwise `invalid_request` listing the projects it may use.
    */
-  workProject(caller: Caller, projectId: string | undefined): { projectId: string; cwd: string | null; from: "argument" | "thread" | "roots" | "connection" | "only_project" } {
+  workProject(
+    caller: Caller,
+    projectId: string | undefined,
+  ): { projectId: string; cwd: string | null; from: "argument" | "thread" | "roots" | "connection" | "only_project" } {
     if (projectId !== undefined) return { projectId: this.project(caller, projectId), cwd: null, from: "argument" };
     const thread = this.thread(caller);
     if (thread !== null) return { projectId: thread.projectId, cwd: null, from: "thread" };
-    const usable = this.engine.store.select("project", "1 = 1", [], "ORDER BY rowid").filter((project) => !project.scratch && this.mayUseProject(caller, project.id));
+    const usable = this.engine.store
+      .select("project", "1 = 1", [], "ORDER BY rowid")
+      .filter((project) => !project.scratch && this.mayUseProject(caller, project.id));
     for (const root of caller.attachment?.roots ?? []) {
       const match = projectContaining(usable, root);
       if (match !== null) return { projectId: match.id, cwd: root, from: "roots" };
@@ -217,7 +262,15 @@ export class CallerContext {
       usable.length === 0
         ? `No project to work in: this token may use no project that exists. Add one with \`switchyard project add <folder>\`, or use a token for it.`
         : `Name the project with projectId: ${looked.length > 0 ? `none of ${looked.join(", ")} is in` : "nothing tells which of"} the projects this token may use: ${usable.map((project) => `${project.id} (${project.name}, ${project.rootPath})`).join("; ")}.`,
-      { field: "projectId", allowedProjects: usable.map((project) => ({ projectId: project.id, name: project.name, rootPath: project.rootPath })), lookedIn: looked },
+      {
+        field: "projectId",
+        allowedProjects: usable.map((project) => ({
+          projectId: project.id,
+          name: project.name,
+          rootPath: project.rootPath,
+        })),
+        lookedIn: looked,
+      },
     );
   }
 

@@ -1,5 +1,12 @@
 import type { Authority, CreationSource } from "../store/records.js";
-import type { ClientAttachment, ClientConnection, CredentialCapability, ModeCeiling, ProjectScope, RemoteCaller } from "./credentials/mcp-session-registry.js";
+import type {
+  ClientAttachment,
+  ClientConnection,
+  CredentialCapability,
+  ModeCeiling,
+  ProjectScope,
+  RemoteCaller,
+} from "./credentials/mcp-session-registry.js";
 import type { ReachGrant } from "./credentials/reach-grant.js";
 
 /**

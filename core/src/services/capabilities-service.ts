@@ -43,7 +43,8 @@ export class CapabilitiesService {
       const offersAllModes = RUNTIME_MODES.every((mode) => capabilities.runtimeModes.includes(mode));
       const constraints: string[] = [];
       if (!availability.enabled) constraints.push("disabled in the config");
-      if (!availability.hasAdapter && availability.enabled) constraints.push("no orchestration adapter (the driver's plugin is missing or was refused)");
+      if (!availability.hasAdapter && availability.enabled)
+        constraints.push("no orchestration adapter (the driver's plugin is missing or was refused)");
       if (availability.reason !== null && availability.hasAdapter) constraints.push(availability.reason);
       providers.push({
         providerInstanceId: availability.instanceId,
@@ -70,15 +71,24 @@ export class CapabilitiesService {
     const thread = this.callers.thread(caller);
     return {
       callerKind: caller.kind,
-      inheritedProvider: inherited === null ? null : { providerInstanceId: inherited.providerInstanceId, model: inherited.model, effort: inherited.effort },
-      parentModes: inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
+      inheritedProvider:
+        inherited === null
+          ? null
+          : { providerInstanceId: inherited.providerInstanceId, model: inherited.model, effort: inherited.effort },
+      parentModes:
+        inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
       parentRunActive: this.callers.liveRun(caller) !== null,
       projectId: thread?.projectId ?? null,
       projects: await Promise.all(
         this.engine.store
           .select("project", "1 = 1", [], "ORDER BY created_at")
           .filter((p) => this.callers.mayUseProject(caller, p.id))
-          .map(async (p) => ({ projectId: p.id, name: p.name, workspaces: await this.workspaces.strategies(p.id), defaultWorkspace: this.workspaces.defaultFor(p.id) })),
+          .map(async (p) => ({
+            projectId: p.id,
+            name: p.name,
+            workspaces: await this.workspaces.strategies(p.id),
+            defaultWorkspace: this.workspaces.defaultFor(p.id),
+          })),
       ),
       providers,
       features: {

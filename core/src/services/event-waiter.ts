@@ -60,7 +60,10 @@ export class EventWaiter {
       };
       const onAbort = () => finish(null);
       const timer = setTimeout(() => finish(null), options.timeoutMs);
-      const heartbeat = options.heartbeatMs !== undefined && options.onProgress !== undefined ? setInterval(options.onProgress, options.heartbeatMs) : null;
+      const heartbeat =
+        options.heartbeatMs !== undefined && options.onProgress !== undefined
+          ? setInterval(options.onProgress, options.heartbeatMs)
+          : null;
       const watch: Watch = (events) => {
         if (settled) return;
         if (options.relevant !== undefined && !events.some(options.relevant)) return;

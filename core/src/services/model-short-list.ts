@@ -50,13 +50,22 @@ export function shortModelList(input: ShortModelListInput): ShortModelList {
   const favoriteRank = (id: string) => input.favorites.indexOf(id);
   const userOrder = [
     ...input.catalog.filter((model) => model.custom),
-    ...input.catalog.filter((model) => !model.custom && favorites.has(model.id)).sort((a, b) => favoriteRank(a.id) - favoriteRank(b.id)),
+    ...input.catalog
+      .filter((model) => !model.custom && favorites.has(model.id))
+      .sort((a, b) => favoriteRank(a.id) - favoriteRank(b.id)),
     ...input.catalog.filter((model) => !model.custom && !favorites.has(model.id)),
-  ].map((model): ListedModel => ({ ...model, favorite: favorites.has(model.id), callerModel: model.id === input.callerModel }));
+  ].map((model): ListedModel => ({
+    ...model,
+    favorite: favorites.has(model.id),
+    callerModel: model.id === input.callerModel,
+  }));
 
   const current = userOrder.filter((model) => !model.legacy);
   const cut = new Set(input.rule === "all_current" ? current : current.slice(0, FIRST_N_MODELS));
   const listed = userOrder.filter((model) => model.custom || model.favorite || model.callerModel || cut.has(model));
-  const matches = input.search === "" ? [] : userOrder.filter((model) => !listed.includes(model) && model.id.toLowerCase().includes(input.search));
+  const matches =
+    input.search === ""
+      ? []
+      : userOrder.filter((model) => !listed.includes(model) && model.id.toLowerCase().includes(input.search));
   return { models: [...listed, ...matches], omitted: userOrder.length - listed.length - matches.length };
 }

@@ -22,7 +22,14 @@ function requestView(request: RuntimeRequestRecord) {
       id: q.id,
       question: q.question,
       ...(q.header !== undefined ? { header: q.header } : {}),
-      ...(q.options !== undefined ? { options: q.options.map((o) => ({ label: o.label, ...(o.description !== undefined ? { description: o.description } : {}) })) } : {}),
+      ...(q.options !== undefined
+        ? {
+            options: q.options.map((o) => ({
+              label: o.label,
+              ...(o.description !== undefined ? { description: o.description } : {}),
+            })),
+          }
+        : {}),
       ...(q.multiSelect !== undefined ? { multiSelect: q.multiSelect } : {}),
     })),
     approval:
@@ -71,9 +78,17 @@ export class PendingRequestService {
 
   private child(caller: Caller, threadId: string): ThreadRecord {
     const thread = this.engine.store.get("thread", threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
-    if (caller.kind === "agent" && (thread.lineage.relationship !== "subagent" || thread.lineage.parentThreadId !== caller.threadId)) {
-      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} is not a direct sub-agent of your thread; t3_pending_request answers only the children your thread delegated.`, { threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (
+      caller.kind === "agent" &&
+      (thread.lineage.relationship !== "subagent" || thread.lineage.parentThreadId !== caller.threadId)
+    ) {
+      throw new OrchestratorFailure(
+        "thread_not_found",
+        `Thread ${threadId} is not a direct sub-agent of your thread; t3_pending_request answers only the children your thread delegated.`,
+        { threadId },
+      );
     }
     return thread;
   }
@@ -100,7 +115,11 @@ export class PendingRequestService {
     const request = this.engine.store.get("runtimeRequest", requestId);
     if (request === null || request.threadId !== thread.id || !this.visible(caller, request)) {
       const what = caller.kind === "agent" ? "a question" : "a pending request";
-      throw new OrchestratorFailure("invalid_request", `Request ${requestId} is not ${what} of thread ${threadId}. Use action "list" to see its pending ${caller.kind === "agent" ? "questions" : "requests"}.`, { requestId });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Request ${requestId} is not ${what} of thread ${threadId}. Use action "list" to see its pending ${caller.kind === "agent" ? "questions" : "requests"}.`,
+        { requestId },
+      );
     }
     return request;
   }
@@ -116,8 +135,12 @@ export class PendingRequestService {
     const request = this.record(caller, input.threadId, input.requestId);
     this.requireCapability(caller, request.kind);
     this.callers.requireLiveRunForChanges(caller, "t3_pending_request respond");
-    if (caller.kind !== "agent") this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
-    if (request.status !== "pending") throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, { requestId: input.requestId });
+    if (caller.kind !== "agent")
+      this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
+    if (request.status !== "pending")
+      throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, {
+        requestId: input.requestId,
+      });
     const response = this.response(request, input);
     const reachedFrom = this.origins.of(caller);
     this.engine.execute({
@@ -149,19 +172,35 @@ export class PendingRequestService {
   }
 
   private response(request: RuntimeRequestRecord, input: PendingRequestAnswer): RuntimeRequestResponse {
-    const given = [input.answers !== undefined, input.decision !== undefined, input.dismiss === true].filter(Boolean).length;
-    if (given > 1) throw new OrchestratorFailure("invalid_request", "Pass one of answers (a question), decision (an approval) or dismiss: true.", { requestId: request.id });
+    const given = [input.answers !== undefined, input.decision !== undefined, input.dismiss === true].filter(
+      Boolean,
+    ).length;
+    if (given > 1)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "Pass one of answers (a question), decision (an approval) or dismiss: true.",
+        { requestId: request.id },
+      );
     if (input.dismiss === true) return { kind: "dismiss" };
     if (request.kind === "approval") {
       if (input.decision === undefined) {
-        throw new OrchestratorFailure("invalid_request", `Request ${request.id} is an approval: answer it with decision (accept, accept_for_session, decline or cancel), or dismiss: true.`, { requestId: request.id });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Request ${request.id} is an approval: answer it with decision (accept, accept_for_session, decline or cancel), or dismiss: true.`,
+          { requestId: request.id },
+        );
       }
       return { kind: "approval", decision: input.decision };
     }
     const answers = input.answers ?? {};
     const questions = request.request.kind === "user_input" ? request.request.questions : [];
     const missing = questions.filter((q) => answers[q.id] === undefined).map((q) => q.id);
-    if (missing.length > 0) throw new OrchestratorFailure("invalid_request", `Answer every question: missing answers for ${missing.join(", ")} (keys are question ids).`, { missing });
+    if (missing.length > 0)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Answer every question: missing answers for ${missing.join(", ")} (keys are question ids).`,
+        { missing },
+      );
     return { kind: "user_input", answers };
   }
 }

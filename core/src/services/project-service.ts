@@ -25,7 +25,10 @@ export class ProjectService {
    * machine. The path must be absolute (a relative one would be relative to wherever the server
    * was started). Adding a folder again returns its project (`existed`).
    */
-  addFor(caller: Caller, input: { readonly path: string; readonly name?: string | undefined }): { project: ProjectRecord; existed: boolean } {
+  addFor(
+    caller: Caller,
+    input: { readonly path: string; readonly name?: string | undefined },
+  ): { project: ProjectRecord; existed: boolean } {
     if (caller.kind !== "client") {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -42,7 +45,11 @@ export class ProjectService {
       );
     }
     if (!isAbsolute(input.path)) {
-      throw new OrchestratorFailure("invalid_request", `${JSON.stringify(input.path)} is not an absolute path: give the folder's full path on the server's machine (like /home/you/code/app).`, { field: "path", path: input.path });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${JSON.stringify(input.path)} is not an absolute path: give the folder's full path on the server's machine (like /home/you/code/app).`,
+        { field: "path", path: input.path },
+      );
     }
     const existed = this.find(input.path) !== null;
     try {
@@ -50,7 +57,10 @@ export class ProjectService {
     } catch (error) {
       // The folder or name the service refuses is the caller's input: a typed, named refusal.
       if ((error as { code?: unknown }).code === "invalid_input") {
-        throw new OrchestratorFailure("invalid_request", (error as Error).message, { field: input.name !== undefined && input.name.trim() === "" ? "name" : "path", ...(error as SwitchyardError).details });
+        throw new OrchestratorFailure("invalid_request", (error as Error).message, {
+          field: input.name !== undefined && input.name.trim() === "" ? "name" : "path",
+          ...(error as SwitchyardError).details,
+        });
       }
       throw error;
     }
@@ -62,7 +72,11 @@ export class ProjectService {
    */
   add(path: string, name?: string): ProjectRecord {
     if (name !== undefined && name.trim() === "") {
-      throw new SwitchyardError("invalid_input", "A project name cannot be empty. Give a name, or none to use the folder's name.", { name });
+      throw new SwitchyardError(
+        "invalid_input",
+        "A project name cannot be empty. Give a name, or none to use the folder's name.",
+        { name },
+      );
     }
     const root = this.existingFolder(path);
     const existing = this.byRoot(root);
@@ -71,7 +85,8 @@ export class ProjectService {
     // The first add of a folder has a deterministic id, so concurrent adds land on one project;
     // adding it back after `remove` is new work and must not replay that first receipt.
     const firstAdd = `cmd:project.add:${id}`;
-    const commandId = this.engine.store.getReceipt(firstAdd) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
+    const commandId =
+      this.engine.store.getReceipt(firstAdd) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
     return this.engine.execute({
       commandId,
       operation: "project.add",
@@ -110,9 +125,18 @@ export class ProjectService {
   remove(idOrPath: string): ProjectRecord {
     const project = this.find(idOrPath);
     if (project === null) {
-      throw new SwitchyardError("not_found", `No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`, { project: idOrPath });
+      throw new SwitchyardError(
+        "not_found",
+        `No project has the id or folder ${idOrPath}. Run \`switchyard project list\` to see them.`,
+        { project: idOrPath },
+      );
     }
-    if (project.scratch) throw new SwitchyardError("invalid_input", `${project.name} (${project.id}) is the Scratch project Switchyard keeps for threads launched without a project; it cannot be removed.`, { projectId: project.id });
+    if (project.scratch)
+      throw new SwitchyardError(
+        "invalid_input",
+        `${project.name} (${project.id}) is the Scratch project Switchyard keeps for threads launched without a project; it cannot be removed.`,
+        { projectId: project.id },
+      );
     this.engine.execute({
       commandId: `cmd:project.remove:${project.id}:${this.engine.ids.random("req")}`,
       operation: "project.remove",
@@ -153,7 +177,11 @@ export class ProjectService {
       if (!statSync(absolute).isDirectory()) throw new Error("not a directory");
       return realpathSync(absolute);
     } catch {
-      throw new SwitchyardError("invalid_input", `${absolute} is not an existing folder. Create it first, or pass the path of a folder.`, { path: absolute });
+      throw new SwitchyardError(
+        "invalid_input",
+        `${absolute} is not an existing folder. Create it first, or pass the path of a folder.`,
+        { path: absolute },
+      );
     }
   }
 }

@@ -51,7 +51,10 @@ function harnessLine(harness: HarnessReport | undefined, version: string | undef
   if (harness === undefined) return version !== undefined ? `version ${version}` : null;
   if (harness.source === null) return null;
   const lookup = harness.searched.at(-1);
-  const where = lookup !== undefined ? `${lookup.what}${lookup.found !== null && !lookup.what.includes(lookup.found) ? ` (${lookup.found})` : ""}` : (harness.location ?? "");
+  const where =
+    lookup !== undefined
+      ? `${lookup.what}${lookup.found !== null && !lookup.what.includes(lookup.found) ? ` (${lookup.found})` : ""}`
+      : (harness.location ?? "");
   const tested =
     harness.testedVersions === undefined
       ? ""
@@ -90,14 +93,36 @@ export function providerFindings(availabilities: readonly ProviderAvailability[]
       mcp,
       warnings,
     };
-    if (!availability.enabled) return { area: "provider", status: "info", subject, detail: `${availability.driver}: disabled in the config`, data };
-    if (!availability.available) return { area: "provider", status: "fail", subject, detail: `${availability.driver}: ${availability.reason ?? "unavailable"}`, data };
+    if (!availability.enabled)
+      return {
+        area: "provider",
+        status: "info",
+        subject,
+        detail: `${availability.driver}: disabled in the config`,
+        data,
+      };
+    if (!availability.available)
+      return {
+        area: "provider",
+        status: "fail",
+        subject,
+        detail: `${availability.driver}: ${availability.reason ?? "unavailable"}`,
+        data,
+      };
     const parts = [
       harnessLine(harness, status?.version),
       `authenticated: ${status?.authenticated === true ? "yes" : status?.authenticated === false ? "no" : "unknown until a session opens"}`,
-      mcp === "none" ? "MCP: none (it cannot call Switchyard's tools; it can still take delegated work)" : `MCP: ${mcp === "http" ? "over HTTP" : "over stdio (switchyard mcp-bridge)"}`,
+      mcp === "none"
+        ? "MCP: none (it cannot call Switchyard's tools; it can still take delegated work)"
+        : `MCP: ${mcp === "http" ? "over HTTP" : "over stdio (switchyard mcp-bridge)"}`,
       ...warnings.map((warning) => `warning: ${warning}`),
     ].filter((part): part is string => part !== null);
-    return { area: "provider", status: warnings.length > 0 || mcp === "none" ? "warn" : "ok", subject, detail: `${availability.driver}: ${parts.join("; ")}`, data };
+    return {
+      area: "provider",
+      status: warnings.length > 0 || mcp === "none" ? "warn" : "ok",
+      subject,
+      detail: `${availability.driver}: ${parts.join("; ")}`,
+      data,
+    };
   });
 }

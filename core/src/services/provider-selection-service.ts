@@ -57,9 +57,12 @@ export class ProviderSelectionService {
    * checks again before refusing on a verdict older than a few seconds, so work is never
    * accepted for a provider known to be unavailable nor refused for a stale reason.
    */
-  async unavailableReason(instanceId: string): Promise<{ reason: string; availability: ProviderAvailability | null } | null> {
+  async unavailableReason(
+    instanceId: string,
+  ): Promise<{ reason: string; availability: ProviderAvailability | null } | null> {
     let availability = await this.registry.availability(instanceId);
-    if (availability === null) return { reason: `Provider instance "${instanceId}" is not configured.`, availability: null };
+    if (availability === null)
+      return { reason: `Provider instance "${instanceId}" is not configured.`, availability: null };
     if (availability.available) return null;
     if (availability.hasAdapter && this.registry.ageMs(availability) >= this.registry.recheckUnavailableMs) {
       availability = (await this.registry.availability(instanceId, { refresh: true }))!;
@@ -79,7 +82,11 @@ export class ProviderSelectionService {
     const instanceId = await this.pickInstance(target, options.inherited);
     const refusal = await this.unavailableReason(instanceId);
     if (refusal !== null) {
-      throw new OrchestratorFailure("provider_unavailable", `${refusal.reason} Call orchestrator_capabilities to see which providers can run work.`, { providerInstanceId: instanceId });
+      throw new OrchestratorFailure(
+        "provider_unavailable",
+        `${refusal.reason} Call orchestrator_capabilities to see which providers can run work.`,
+        { providerInstanceId: instanceId },
+      );
     }
     const availability = (await this.registry.availability(instanceId))!;
     const model = this.pickModel(target.model, availability, options.inherited);
@@ -109,37 +116,68 @@ export class ProviderSelectionService {
     if (target.providerInstanceId !== undefined) {
       const instance = this.registry.get(target.providerInstanceId);
       if (instance === null) {
-        throw new OrchestratorFailure("provider_unavailable", `Provider instance "${target.providerInstanceId}" is not configured. Call orchestrator_capabilities for the configured instances.`, {
-          providerInstanceId: target.providerInstanceId,
-        });
+        throw new OrchestratorFailure(
+          "provider_unavailable",
+          `Provider instance "${target.providerInstanceId}" is not configured. Call orchestrator_capabilities for the configured instances.`,
+          {
+            providerInstanceId: target.providerInstanceId,
+          },
+        );
       }
       if (target.driverKind !== undefined && instance.descriptor.driver !== target.driverKind) {
-        throw new OrchestratorFailure("invalid_request", `Provider instance "${target.providerInstanceId}" uses driver "${instance.descriptor.driver}", not "${target.driverKind}".`);
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Provider instance "${target.providerInstanceId}" uses driver "${instance.descriptor.driver}", not "${target.driverKind}".`,
+        );
       }
       return target.providerInstanceId;
     }
     if (target.driverKind !== undefined) {
       if (inherited !== null) {
         const parent = this.registry.get(inherited.providerInstanceId);
-        if (parent?.descriptor.driver === target.driverKind && (await this.unavailableReason(inherited.providerInstanceId)) === null) return inherited.providerInstanceId;
+        if (
+          parent?.descriptor.driver === target.driverKind &&
+          (await this.unavailableReason(inherited.providerInstanceId)) === null
+        )
+          return inherited.providerInstanceId;
       }
       const candidates = this.registry.list().filter((instance) => instance.descriptor.driver === target.driverKind);
       if (candidates.length === 0) {
-        throw new OrchestratorFailure("provider_unavailable", `No provider instance uses driver "${target.driverKind}". Call orchestrator_capabilities for the configured instances.`, {
-          driverKind: target.driverKind,
-        });
+        throw new OrchestratorFailure(
+          "provider_unavailable",
+          `No provider instance uses driver "${target.driverKind}". Call orchestrator_capabilities for the configured instances.`,
+          {
+            driverKind: target.driverKind,
+          },
+        );
       }
-      for (const candidate of candidates) if ((await this.unavailableReason(candidate.descriptor.id)) === null) return candidate.descriptor.id;
+      for (const candidate of candidates)
+        if ((await this.unavailableReason(candidate.descriptor.id)) === null) return candidate.descriptor.id;
       const reason = (await this.unavailableReason(candidates[0]!.descriptor.id))?.reason ?? "unavailable";
-      throw new OrchestratorFailure("provider_unavailable", `No available instance of driver "${target.driverKind}": ${reason}`, { driverKind: target.driverKind });
+      throw new OrchestratorFailure(
+        "provider_unavailable",
+        `No available instance of driver "${target.driverKind}": ${reason}`,
+        { driverKind: target.driverKind },
+      );
     }
     if (inherited !== null) return inherited.providerInstanceId;
     const first = this.registry.list()[0];
-    if (first === undefined) throw new OrchestratorFailure("provider_unavailable", "No provider instances are configured. Add one to config.json (providers).");
-    throw new OrchestratorFailure("invalid_request", "A client caller must name a target provider (target.providerInstanceId or target.driverKind).");
+    if (first === undefined)
+      throw new OrchestratorFailure(
+        "provider_unavailable",
+        "No provider instances are configured. Add one to config.json (providers).",
+      );
+    throw new OrchestratorFailure(
+      "invalid_request",
+      "A client caller must name a target provider (target.providerInstanceId or target.driverKind).",
+    );
   }
 
-  private pickModel(requested: string | undefined, availability: ProviderAvailability, inherited: InheritedSelection | null): string | null {
+  private pickModel(
+    requested: string | undefined,
+    availability: ProviderAvailability,
+    inherited: InheritedSelection | null,
+  ): string | null {
     const advertised = availability.models.map((m) => m.id);
     if (requested !== undefined) {
       if (advertised.length > 0 && !advertised.includes(requested)) {
@@ -165,23 +203,45 @@ export class ProviderSelectionService {
    * provider calls its levels); omitted, it inherits the caller's when the model is inherited
    * too, else the provider's default (null).
    */
-  private pickEffort(requested: string | undefined, model: string | null, availability: ProviderAvailability, inherited: InheritedSelection | null): string | null {
+  private pickEffort(
+    requested: string | undefined,
+    model: string | null,
+    availability: ProviderAvailability,
+    inherited: InheritedSelection | null,
+  ): string | null {
     const descriptor = model === null ? undefined : availability.models.find((candidate) => candidate.id === model);
     const supported = descriptor?.efforts ?? [];
     if (requested !== undefined) {
       if (!supported.includes(requested)) {
-        const which = model === null ? `Provider "${availability.instanceId}" names no model` : `Model "${model}" of provider "${availability.instanceId}"`;
-        const offer = supported.length === 0 ? "takes no effort setting; omit effort" : `supports effort ${supported.map((effort) => `"${effort}"`).join(", ")}`;
-        throw new OrchestratorFailure("invalid_request", `${which} ${offer}, not "${requested}". orchestrator_capabilities lists each model's efforts.`, {
-          providerInstanceId: availability.instanceId,
-          model,
-          effort: requested,
-          supportedEfforts: [...supported],
-        });
+        const which =
+          model === null
+            ? `Provider "${availability.instanceId}" names no model`
+            : `Model "${model}" of provider "${availability.instanceId}"`;
+        const offer =
+          supported.length === 0
+            ? "takes no effort setting; omit effort"
+            : `supports effort ${supported.map((effort) => `"${effort}"`).join(", ")}`;
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `${which} ${offer}, not "${requested}". orchestrator_capabilities lists each model's efforts.`,
+          {
+            providerInstanceId: availability.instanceId,
+            model,
+            effort: requested,
+            supportedEfforts: [...supported],
+          },
+        );
       }
       return requested;
     }
-    if (inherited !== null && inherited.providerInstanceId === availability.instanceId && inherited.model === model && inherited.effort !== null && supported.includes(inherited.effort)) return inherited.effort;
+    if (
+      inherited !== null &&
+      inherited.providerInstanceId === availability.instanceId &&
+      inherited.model === model &&
+      inherited.effort !== null &&
+      supported.includes(inherited.effort)
+    )
+      return inherited.effort;
     return null;
   }
 }

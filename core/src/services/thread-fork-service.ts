@@ -69,17 +69,27 @@ export class ThreadForkService {
   async forkFromCaller(caller: Caller, input: CallerForkRequest): Promise<ForkResult> {
     const source = this.source(input.threadId);
     const title = input.title?.trim();
-    if (title === "") throw new OrchestratorFailure("invalid_request", "A fork's title cannot be empty; omit it for \"<source title> (fork)\".", { field: "title" });
+    if (title === "")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        'A fork\'s title cannot be empty; omit it for "<source title> (fork)".',
+        { field: "title" },
+      );
     const request: ForkRequest = {
       sourceThreadId: source.id,
       ...(title !== undefined ? { title } : {}),
       ...(input.afterRunId !== undefined ? { afterRunId: input.afterRunId } : {}),
-      ...(input.clientRequestId !== undefined ? { commandId: derive.command(caller.requestScope, "thread.fork", `${source.id}:${input.clientRequestId}`) } : {}),
+      ...(input.clientRequestId !== undefined
+        ? { commandId: derive.command(caller.requestScope, "thread.fork", `${source.id}:${input.clientRequestId}`) }
+        : {}),
       createdBy: "agent",
       creationSource: creationSourceOf(caller),
       authority: this.callers.authority(caller),
     };
-    if (request.commandId === undefined || this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null) {
+    if (
+      request.commandId === undefined ||
+      this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null
+    ) {
       this.callers.requireLiveRunForChanges(caller, "thread.fork");
       this.callers.requireTargetWithinCeiling(caller, source);
     }
@@ -88,7 +98,8 @@ export class ThreadForkService {
 
   private source(threadId: string): ThreadRecord {
     const source = this.engine.store.get("thread", threadId);
-    if (source === null || source.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (source === null || source.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return source;
   }
 
@@ -105,13 +116,22 @@ export class ThreadForkService {
 
   /** The fork an earlier run of this command made, or null when it has not run. */
   private earlierFork(commandId: string, receiptRequest: Record<string, unknown>): ForkResult | null {
-    const earlier = conflictsAsInvalid(() => this.engine.replay<{ threadId: string }>(commandId, "thread.fork", receiptRequest));
+    const earlier = conflictsAsInvalid(() =>
+      this.engine.replay<{ threadId: string }>(commandId, "thread.fork", receiptRequest),
+    );
     if (earlier === null) return null;
     const thread = this.engine.store.get("thread", earlier.result.threadId);
     const transferId = `transfer:fork:${earlier.result.threadId}`;
     const transfer = this.engine.store.get("contextTransfer", transferId);
-    if (thread === null || transfer === null) throw new SwitchyardError("internal", `fork ${commandId} has a receipt but no thread or transfer`);
-    return { thread, transferId, strategy: transfer.strategy === "native" ? "native" : "portable", reason: "A retry of the same fork returns the thread it made.", replayed: true };
+    if (thread === null || transfer === null)
+      throw new SwitchyardError("internal", `fork ${commandId} has a receipt but no thread or transfer`);
+    return {
+      thread,
+      transferId,
+      strategy: transfer.strategy === "native" ? "native" : "portable",
+      reason: "A retry of the same fork returns the thread it made.",
+      replayed: true,
+    };
   }
 
   async fork(request: ForkRequest): Promise<ForkResult> {
@@ -121,16 +141,30 @@ export class ThreadForkService {
     const receiptRequest = this.receiptRequest(request, source);
     const earlier = request.commandId === undefined ? null : this.earlierFork(request.commandId, receiptRequest);
     if (earlier !== null) return earlier;
-    if (this.registry.get(instanceId) === null) throw new OrchestratorFailure("provider_unavailable", `Provider instance "${instanceId}" is not configured.`);
+    if (this.registry.get(instanceId) === null)
+      throw new OrchestratorFailure("provider_unavailable", `Provider instance "${instanceId}" is not configured.`);
     const capabilities: ProviderCapabilities = this.registry.capabilities(instanceId);
     const afterRun = request.afterRunId === undefined ? null : this.engine.store.get("run", request.afterRunId);
     // A run of another thread is no point in this one's conversation (and may belong to a project the caller cannot see).
-    if (request.afterRunId !== undefined && (afterRun === null || afterRun.threadId !== source.id || afterRun.currentAttemptId === null)) {
-      throw new OrchestratorFailure("run_not_found", `Run ${request.afterRunId} is not a run of thread ${source.id}.`, { runId: request.afterRunId, threadId: source.id });
+    if (
+      request.afterRunId !== undefined &&
+      (afterRun === null || afterRun.threadId !== source.id || afterRun.currentAttemptId === null)
+    ) {
+      throw new OrchestratorFailure("run_not_found", `Run ${request.afterRunId} is not a run of thread ${source.id}.`, {
+        runId: request.afterRunId,
+        threadId: source.id,
+      });
     }
     const afterAttemptId = afterRun?.currentAttemptId ?? undefined;
-    const hasNative = this.engine.store.select("providerSession", "thread_id = ?", [source.id]).some((s) => s.resumeCursor !== null);
-    const decision = this.policy.decideFork({ sameProviderInstance: instanceId === source.providerInstanceId, sourceHasNativeThread: hasNative, atTurn: afterAttemptId !== undefined, capabilities });
+    const hasNative = this.engine.store
+      .select("providerSession", "thread_id = ?", [source.id])
+      .some((s) => s.resumeCursor !== null);
+    const decision = this.policy.decideFork({
+      sameProviderInstance: instanceId === source.providerInstanceId,
+      sourceHasNativeThread: hasNative,
+      atTurn: afterAttemptId !== undefined,
+      capabilities,
+    });
 
     let strategy: "native" | "portable" = decision.action;
     let reason = decision.reason;
@@ -138,7 +172,9 @@ export class ThreadForkService {
     if (strategy === "native") {
       try {
         const live = await this.sessions.ensure(source.id);
-        nativeCursor = (await live.session.forkThread(afterAttemptId !== undefined ? { afterTurnId: afterAttemptId } : {})).resumeCursor;
+        nativeCursor = (
+          await live.session.forkThread(afterAttemptId !== undefined ? { afterTurnId: afterAttemptId } : {})
+        ).resumeCursor;
       } catch (error) {
         // A native fork that fails still has a portable path; nothing is lost.
         strategy = "portable";
@@ -148,7 +184,10 @@ export class ThreadForkService {
     const commandId = request.commandId ?? `cmd:thread.fork:${this.engine.ids.random("req")}`;
     const threadId = derive.threadFromCommand(commandId);
     const transferId = `transfer:fork:${threadId}`;
-    const handoff = strategy === "portable" ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, { upToRunId: request.afterRunId }) : "";
+    const handoff =
+      strategy === "portable"
+        ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, { upToRunId: request.afterRunId })
+        : "";
     this.engine.execute({
       commandId,
       operation: "thread.fork",
@@ -166,7 +205,14 @@ export class ThreadForkService {
           branch: source.branch,
           worktreePath: source.worktreePath,
           workspaceStrategy: source.workspaceStrategy,
-          lineage: { relationship: "fork", parentThreadId: source.id, parentRunId: request.afterRunId ?? null, parentNodeId: null, delegatedTaskId: null, rootThreadId: source.lineage.rootThreadId },
+          lineage: {
+            relationship: "fork",
+            parentThreadId: source.id,
+            parentRunId: request.afterRunId ?? null,
+            parentNodeId: null,
+            delegatedTaskId: null,
+            rootThreadId: source.lineage.rootThreadId,
+          },
           createdBy: request.createdBy,
           creationSource: request.creationSource,
           authority: request.authority === undefined ? OWNER_AUTHORITY : request.authority,

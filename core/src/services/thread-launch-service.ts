@@ -41,7 +41,13 @@ async function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: 
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "task";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "task"
+  );
 }
 
 /**
@@ -58,8 +64,12 @@ export class ThreadLaunchService {
     private readonly origins: ReachOrigins,
   ) {}
 
-  async launch(caller: Caller, input: LaunchInput): Promise<{ thread: ThreadRecord; runId: string; notes: readonly string[] }> {
-    if (input.message.trim() === "") throw new OrchestratorFailure("invalid_request", "message is required: it is the new thread's task.");
+  async launch(
+    caller: Caller,
+    input: LaunchInput,
+  ): Promise<{ thread: ThreadRecord; runId: string; notes: readonly string[] }> {
+    if (input.message.trim() === "")
+      throw new OrchestratorFailure("invalid_request", "message is required: it is the new thread's task.");
     this.callers.requireLiveRunForChanges(caller, "t3_thread_launch");
     const selection = await this.selection.resolve({
       target: input.target,
@@ -79,7 +89,13 @@ export class ThreadLaunchService {
       operation: "thread.launch",
       request: { threadId },
       handle: (ctx) => {
-        if (workspace.projectId === SCRATCH_PROJECT_ID) createProject(ctx, { id: SCRATCH_PROJECT_ID, name: "Scratch", rootPath: this.paths.scratchDir, scratch: true });
+        if (workspace.projectId === SCRATCH_PROJECT_ID)
+          createProject(ctx, {
+            id: SCRATCH_PROJECT_ID,
+            name: "Scratch",
+            rootPath: this.paths.scratchDir,
+            scratch: true,
+          });
         createThread(
           ctx,
           {
@@ -95,7 +111,14 @@ export class ThreadLaunchService {
             branch: workspace.branch,
             worktreePath: workspace.worktreePath,
             workspaceStrategy: workspace.strategy,
-            lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null, ...(reachedFrom !== null ? { reachedFrom } : {}) },
+            lineage: {
+              relationship: "root",
+              parentThreadId: null,
+              parentRunId: null,
+              parentNodeId: null,
+              delegatedTaskId: null,
+              ...(reachedFrom !== null ? { reachedFrom } : {}),
+            },
             createdBy: "agent",
             creationSource: "mcp",
             authority,
@@ -120,10 +143,19 @@ export class ThreadLaunchService {
     caller: Caller,
     input: LaunchInput,
     threadId: string,
-  ): Promise<{ projectId: string; cwd: string; branch: string | null; worktreePath: string | null; strategy: ThreadRecord["workspaceStrategy"] }> {
+  ): Promise<{
+    projectId: string;
+    cwd: string;
+    branch: string | null;
+    worktreePath: string | null;
+    strategy: ThreadRecord["workspaceStrategy"];
+  }> {
     if (input.scratch) {
       if (input.workspaceStrategy !== undefined && input.workspaceStrategy !== "root") {
-        throw new OrchestratorFailure("invalid_request", "scratch launches get a folder of their own; do not combine scratch with a workspaceStrategy.");
+        throw new OrchestratorFailure(
+          "invalid_request",
+          "scratch launches get a folder of their own; do not combine scratch with a workspaceStrategy.",
+        );
       }
       const cwd = join(this.paths.scratchDir, threadId);
       makePrivateDir(cwd);
@@ -134,28 +166,57 @@ export class ThreadLaunchService {
     const strategy = input.workspaceStrategy ?? "root";
     if (strategy === "root") {
       const branch = await git(project.rootPath, ["symbolic-ref", "--short", "HEAD"]);
-      return { projectId, cwd: project.rootPath, branch: branch.ok ? branch.stdout : null, worktreePath: null, strategy: "root" };
+      return {
+        projectId,
+        cwd: project.rootPath,
+        branch: branch.ok ? branch.stdout : null,
+        worktreePath: null,
+        strategy: "root",
+      };
     }
     if (strategy === "existing_worktree") {
-      if (input.worktreePath === undefined) throw new OrchestratorFailure("invalid_request", "workspaceStrategy \"existing_worktree\" needs worktreePath.");
+      if (input.worktreePath === undefined)
+        throw new OrchestratorFailure("invalid_request", 'workspaceStrategy "existing_worktree" needs worktreePath.');
       const path = resolve(project.rootPath, input.worktreePath);
-      if (!existsSync(path) || !statSync(path).isDirectory()) throw new OrchestratorFailure("invalid_request", `worktreePath ${path} is not an existing folder.`);
-      const [common, projectCommon] = await Promise.all([git(path, ["rev-parse", "--path-format=absolute", "--git-common-dir"]), git(project.rootPath, ["rev-parse", "--path-format=absolute", "--git-common-dir"])]);
+      if (!existsSync(path) || !statSync(path).isDirectory())
+        throw new OrchestratorFailure("invalid_request", `worktreePath ${path} is not an existing folder.`);
+      const [common, projectCommon] = await Promise.all([
+        git(path, ["rev-parse", "--path-format=absolute", "--git-common-dir"]),
+        git(project.rootPath, ["rev-parse", "--path-format=absolute", "--git-common-dir"]),
+      ]);
       if (!common.ok || !projectCommon.ok || common.stdout !== projectCommon.stdout) {
-        throw new OrchestratorFailure("invalid_request", `${path} is not a git worktree of project ${project.name} (${project.rootPath}).`);
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `${path} is not a git worktree of project ${project.name} (${project.rootPath}).`,
+        );
       }
       const branch = await git(path, ["symbolic-ref", "--short", "HEAD"]);
-      return { projectId, cwd: path, branch: branch.ok ? branch.stdout : null, worktreePath: path, strategy: "existing_worktree" };
+      return {
+        projectId,
+        cwd: path,
+        branch: branch.ok ? branch.stdout : null,
+        worktreePath: path,
+        strategy: "existing_worktree",
+      };
     }
     // A new worktree on a new branch.
     const isRepo = await git(project.rootPath, ["rev-parse", "--is-inside-work-tree"]);
-    if (!isRepo.ok) throw new OrchestratorFailure("invalid_request", `Project ${project.name} (${project.rootPath}) is not a git repository, so it cannot get a worktree.`);
+    if (!isRepo.ok)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Project ${project.name} (${project.rootPath}) is not a git repository, so it cannot get a worktree.`,
+      );
     const current = await git(project.rootPath, ["symbolic-ref", "--short", "HEAD"]);
     const baseRef = input.baseRef ?? (current.ok ? current.stdout : "HEAD");
     const startFromOrigin = input.startFromOrigin ?? true;
     let base = baseRef;
     if (startFromOrigin) {
-      const remote = await git(project.rootPath, ["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${baseRef}`]);
+      const remote = await git(project.rootPath, [
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        `refs/remotes/origin/${baseRef}`,
+      ]);
       if (!remote.ok) {
         throw new OrchestratorFailure(
           "invalid_request",
@@ -164,13 +225,17 @@ export class ThreadLaunchService {
       }
       base = `origin/${baseRef}`;
     } else if (!(await git(project.rootPath, ["rev-parse", "--verify", "--quiet", `${baseRef}^{commit}`])).ok) {
-      throw new OrchestratorFailure("invalid_request", `baseRef "${baseRef}" does not name a commit in ${project.rootPath}.`);
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `baseRef "${baseRef}" does not name a commit in ${project.rootPath}.`,
+      );
     }
     const branch = input.branch ?? `switchyard/${slug(input.title ?? input.message)}-${threadId.slice(-6)}`;
     const worktreePath = join(this.paths.home, "worktrees", projectId, branch.replace(/[^A-Za-z0-9._-]+/g, "-"));
     makePrivateDir(join(this.paths.home, "worktrees", projectId));
     const added = await git(project.rootPath, ["worktree", "add", "-b", branch, worktreePath, base]);
-    if (!added.ok) throw new OrchestratorFailure("invalid_request", `git worktree add failed: ${added.stderr || added.stdout}`);
+    if (!added.ok)
+      throw new OrchestratorFailure("invalid_request", `git worktree add failed: ${added.stderr || added.stdout}`);
     return { projectId, cwd: worktreePath, branch, worktreePath, strategy: "worktree" };
   }
 }

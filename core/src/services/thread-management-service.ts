@@ -36,7 +36,11 @@ export class ThreadManagementService {
   }
 
   /** Creates a thread, and starts its first run when a prompt is given. */
-  createThread(request: CreateThreadRequest): { thread: ThreadRecord; delivery: DeliveryResult | null; replayed: boolean } {
+  createThread(request: CreateThreadRequest): {
+    thread: ThreadRecord;
+    delivery: DeliveryResult | null;
+    replayed: boolean;
+  } {
     return this.commands.createThread(request);
   }
 
@@ -71,32 +75,57 @@ export class ThreadManagementService {
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
-  sendFromCaller(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
+  sendFromCaller(
+    caller: Caller,
+    input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string },
+  ): DeliveryResult & { replayed: boolean } {
     return this.callerCommands.send(caller, input);
   }
 
   /** t3_thread_interrupt, with the caller's live-run check; only an agent is held to its ceiling. */
-  interruptFromCaller(caller: Caller, input: { threadId: string; runId?: string }): ReturnType<ThreadCommands["interrupt"]> {
+  interruptFromCaller(
+    caller: Caller,
+    input: { threadId: string; runId?: string },
+  ): ReturnType<ThreadCommands["interrupt"]> {
     return this.callerCommands.interrupt(caller, input);
   }
 
   /** Stop, like the user's Stop button, for a caller (CallerThreadCommands.stop). */
-  stopFromCaller(caller: Caller, input: { threadId: string; reason?: string; clientRequestId?: string }): ReturnType<CallerThreadCommands["stop"]> {
+  stopFromCaller(
+    caller: Caller,
+    input: { threadId: string; reason?: string; clientRequestId?: string },
+  ): ReturnType<CallerThreadCommands["stop"]> {
     return this.callerCommands.stop(caller, input);
   }
 
   /** Resume after Stop, for a caller: within its ceiling; idempotent by `clientRequestId`. */
-  resumeFromCaller(caller: Caller, input: { threadId: string; clientRequestId?: string }): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  resumeFromCaller(
+    caller: Caller,
+    input: { threadId: string; clientRequestId?: string },
+  ): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
     return this.callerCommands.resume(caller, input);
   }
 
   /** set_thread_settled (CallerThreadCommands.setSettled). */
-  setSettledFromCaller(caller: Caller, input: { threadId: string; settled: boolean; clientRequestId?: string | undefined }): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
+  setSettledFromCaller(
+    caller: Caller,
+    input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
+  ): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
     return this.callerCommands.setSettled(caller, input);
   }
 
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */
-  waitFromCaller(caller: Caller, input: { threadId: string; runId?: string; timeoutMs?: number; cursor?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+  waitFromCaller(
+    caller: Caller,
+    input: {
+      threadId: string;
+      runId?: string;
+      timeoutMs?: number;
+      cursor?: number;
+      signal?: AbortSignal;
+      onProgress?: () => void;
+    },
+  ): Promise<RunWaitResult> {
     return this.callerCommands.wait(caller, input);
   }
 

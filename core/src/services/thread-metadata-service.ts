@@ -21,7 +21,8 @@ export interface ThreadMetadataResult {
   readonly linkedPullRequest: ThreadRecord["linkedPullRequest"];
 }
 
-const PULL_REQUEST_URL = /^https:\/\/[^\s/]+\/[^\s]+\/pull(?:s|-requests)?\/(\d+)(?:[/?#].*)?$|^https:\/\/[^\s/]+\/[^\s]+\/-\/merge_requests\/(\d+)(?:[/?#].*)?$/;
+const PULL_REQUEST_URL =
+  /^https:\/\/[^\s/]+\/[^\s]+\/pull(?:s|-requests)?\/(\d+)(?:[/?#].*)?$|^https:\/\/[^\s/]+\/[^\s]+\/-\/merge_requests\/(\d+)(?:[/?#].*)?$/;
 
 /**
  * Thread metadata: rename, regenerate the title, link and unlink a pull request. Reusing a
@@ -36,9 +37,11 @@ export class ThreadMetadataService {
 
   private target(caller: Caller, threadId: string | undefined): ThreadRecord {
     const id = threadId ?? caller.threadId;
-    if (id === null || id === undefined) throw new OrchestratorFailure("invalid_request", "threadId is required for callers outside a thread.");
+    if (id === null || id === undefined)
+      throw new OrchestratorFailure("invalid_request", "threadId is required for callers outside a thread.");
     const thread = this.engine.store.get("thread", id);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${id} does not exist.`, { threadId: id });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${id} does not exist.`, { threadId: id });
     return thread;
   }
 
@@ -50,10 +53,18 @@ export class ThreadMetadataService {
     clientRequestId: string | undefined,
     apply: (ctx: CommandContext, current: ThreadRecord) => void,
   ): ThreadMetadataResult {
-    const commandId = derive.command(caller.requestScope, operation, `${thread.id}:${clientRequestId ?? this.engine.ids.random("req")}`);
+    const commandId = derive.command(
+      caller.requestScope,
+      operation,
+      `${thread.id}:${clientRequestId ?? this.engine.ids.random("req")}`,
+    );
     // Another thread's metadata needs the caller's live run and the same privilege ceiling as
     // send and interrupt: the target may not run broader than the caller. A replay changes nothing.
-    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) === null && thread.id !== caller.threadId) {
+    if (
+      conflictsAsInvalid(() => this.engine.replay(commandId, operation, { threadId: thread.id, ...request })) ===
+        null &&
+      thread.id !== caller.threadId
+    ) {
       this.callers.requireLiveRunForChanges(caller, operation);
       this.callers.requireTargetWithinCeiling(caller, thread);
     }
@@ -70,7 +81,10 @@ export class ThreadMetadataService {
       });
     } catch (error) {
       if ((error as { code?: string }).code === "conflict") {
-        throw new OrchestratorFailure("invalid_request", `clientRequestId was already used for a different ${operation} request on thread ${thread.id}; use a new one.`);
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `clientRequestId was already used for a different ${operation} request on thread ${thread.id}; use a new one.`,
+        );
       }
       throw error;
     }
@@ -92,7 +106,13 @@ export class ThreadMetadataService {
     if (title.length > 200) throw new OrchestratorFailure("invalid_request", "A title is at most 200 characters.");
     const thread = this.target(caller, input.threadId);
     return this.change(caller, "thread.rename", thread, { title }, input.clientRequestId, (ctx, current) => {
-      ctx.put("thread", { ...current, title, titleSource: "user", titleRegenerationPending: false, updatedAt: ctx.now });
+      ctx.put("thread", {
+        ...current,
+        title,
+        titleSource: "user",
+        titleRegenerationPending: false,
+        updatedAt: ctx.now,
+      });
     });
   }
 
@@ -112,29 +132,63 @@ export class ThreadMetadataService {
         this.engine.apply((ctx) => {
           const current = ctx.get("thread", thread.id);
           if (current === null || !current.titleRegenerationPending) return;
-          const first = ctx.store.select("item", "thread_id = ? AND kind = 'user_message'", [thread.id], "ORDER BY position LIMIT 1")[0];
+          const first = ctx.store.select(
+            "item",
+            "thread_id = ? AND kind = 'user_message'",
+            [thread.id],
+            "ORDER BY position LIMIT 1",
+          )[0];
           const title = titleFromMessage(first?.text ?? current.title);
-          ctx.put("thread", { ...current, title, titleSource: "generated", titleRegenerationPending: false, updatedAt: ctx.now });
+          ctx.put("thread", {
+            ...current,
+            title,
+            titleSource: "generated",
+            titleRegenerationPending: false,
+            updatedAt: ctx.now,
+          });
         });
       });
     }
     return result;
   }
 
-  linkPullRequest(caller: Caller, input: { threadId?: string; url: string; clientRequestId?: string }): ThreadMetadataResult {
+  linkPullRequest(
+    caller: Caller,
+    input: { threadId?: string; url: string; clientRequestId?: string },
+  ): ThreadMetadataResult {
     const match = PULL_REQUEST_URL.exec(input.url.trim());
-    if (match === null) throw new OrchestratorFailure("invalid_request", `"${input.url}" is not a pull request URL (expected https://<host>/<owner>/<repo>/pull/<number>).`);
+    if (match === null)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `"${input.url}" is not a pull request URL (expected https://<host>/<owner>/<repo>/pull/<number>).`,
+      );
     const number = Number.parseInt(match[1] ?? match[2] ?? "", 10);
     const thread = this.target(caller, input.threadId);
-    return this.change(caller, "thread.link_pull_request", thread, { url: input.url.trim() }, input.clientRequestId, (ctx, current) => {
-      ctx.put("thread", { ...current, linkedPullRequest: { url: input.url.trim(), number: Number.isFinite(number) ? number : null, linkedAt: ctx.now }, updatedAt: ctx.now });
-    });
+    return this.change(
+      caller,
+      "thread.link_pull_request",
+      thread,
+      { url: input.url.trim() },
+      input.clientRequestId,
+      (ctx, current) => {
+        ctx.put("thread", {
+          ...current,
+          linkedPullRequest: {
+            url: input.url.trim(),
+            number: Number.isFinite(number) ? number : null,
+            linkedAt: ctx.now,
+          },
+          updatedAt: ctx.now,
+        });
+      },
+    );
   }
 
   unlinkPullRequest(caller: Caller, input: { threadId?: string; clientRequestId?: string }): ThreadMetadataResult {
     const thread = this.target(caller, input.threadId);
     return this.change(caller, "thread.unlink_pull_request", thread, {}, input.clientRequestId, (ctx, current) => {
-      if (current.linkedPullRequest !== null) ctx.put("thread", { ...current, linkedPullRequest: null, updatedAt: ctx.now });
+      if (current.linkedPullRequest !== null)
+        ctx.put("thread", { ...current, linkedPullRequest: null, updatedAt: ctx.now });
     });
   }
 }

@@ -6,7 +6,15 @@ import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../stor
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
-import { itemPart, itemView, runView, threadShell, type ItemPart, type ItemView, type ThreadShell } from "./thread-views.js";
+import {
+  itemPart,
+  itemView,
+  runView,
+  threadShell,
+  type ItemPart,
+  type ItemView,
+  type ThreadShell,
+} from "./thread-views.js";
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
@@ -63,7 +71,13 @@ export class ThreadQueryService {
 
   /** A thread's shell as list and read results show it, now. */
   shell(thread: ThreadRecord): ThreadShell {
-    return threadShell(this.engine, this.liveWaits, thread, environmentId(this.engine.store), this.engine.clock.nowIso());
+    return threadShell(
+      this.engine,
+      this.liveWaits,
+      thread,
+      environmentId(this.engine.store),
+      this.engine.clock.nowIso(),
+    );
   }
 
   list(caller: Caller, input: ListThreadsInput) {
@@ -71,22 +85,37 @@ export class ThreadQueryService {
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
     const title = input.title?.toLowerCase();
-    const where = input.includeSubagents ? "project_id = ? AND deleted = 0" : "project_id = ? AND deleted = 0 AND relationship != 'subagent'";
+    const where = input.includeSubagents
+      ? "project_id = ? AND deleted = 0"
+      : "project_id = ? AND deleted = 0 AND relationship != 'subagent'";
     const newestFirst = "ORDER BY created_at DESC, rowid DESC";
-    const filtersOnShells = (input.runStatus !== undefined && input.runStatus.length > 0) || input.snoozed !== undefined || input.settled !== undefined;
+    const filtersOnShells =
+      (input.runStatus !== undefined && input.runStatus.length > 0) ||
+      input.snoozed !== undefined ||
+      input.settled !== undefined;
     const store = this.engine.store;
     let total: number;
     let page: ThreadShell[];
     if (!filtersOnShells && title === undefined) {
       // The common call: SQLite counts and pages, so a call costs its page, not the project (a
       // project of 10,000 threads read and parsed all 10,000 records per call).
-      page = store.select("thread", where, [projectId, limit, offset], `${newestFirst} LIMIT ? OFFSET ?`).map((thread) => this.shell(thread));
+      page = store
+        .select("thread", where, [projectId, limit, offset], `${newestFirst} LIMIT ? OFFSET ?`)
+        .map((thread) => this.shell(thread));
       // A short page that starts inside the list ends it: it already says how many there are.
-      total = page.length < limit && (page.length > 0 || offset === 0) ? offset + page.length : store.count("thread", where, [projectId]);
+      total =
+        page.length < limit && (page.length > 0 || offset === 0)
+          ? offset + page.length
+          : store.count("thread", where, [projectId]);
     } else {
       // A title filter runs on the title column alone (JavaScript's case folding, which SQLite's
       // lower() lacks beyond ASCII); only the records that can be listed are read.
-      const ids = (store.statement(`SELECT id, title FROM threads WHERE ${where} ${newestFirst}`).all(projectId) as { id: string; title: string }[])
+      const ids = (
+        store.statement(`SELECT id, title FROM threads WHERE ${where} ${newestFirst}`).all(projectId) as {
+          id: string;
+          title: string;
+        }[]
+      )
         .filter((row) => title === undefined || row.title.toLowerCase().includes(title))
         .map((row) => row.id);
       const shellsOf = (some: readonly string[]) => some.map((id) => this.shell(store.get("thread", id)!));
@@ -94,7 +123,9 @@ export class ThreadQueryService {
         // A run status, snooze or settle filter needs every candidate's shell.
         const shells = shellsOf(ids).filter(
           (shell) =>
-            (input.runStatus === undefined || input.runStatus.length === 0 || input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) &&
+            (input.runStatus === undefined ||
+              input.runStatus.length === 0 ||
+              input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) &&
             (input.snoozed === undefined || shell.snoozed === input.snoozed) &&
             (input.settled === undefined || shell.settled === input.settled),
         );
@@ -118,7 +149,10 @@ export class ThreadQueryService {
 
   read(caller: Caller, input: ReadThreadInput) {
     const thread = this.engine.store.get("thread", input.threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
+        threadId: input.threadId,
+      });
     if (input.afterPosition !== undefined && input.beforePosition !== undefined) {
       throw new OrchestratorFailure("invalid_request", "Pass afterPosition or beforePosition, not both.");
     }
@@ -130,7 +164,8 @@ export class ThreadQueryService {
     const params = kinds ?? [];
     // Agents read the newest items first; client callers (CLI, linked environments, outside
     // MCP clients) start at the oldest, because older clients read that way and follow hasMore.
-    const ascending = input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind !== "agent");
+    const ascending =
+      input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind !== "agent");
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
     const rows = this.engine.store
       .statement(
@@ -156,13 +191,18 @@ export class ThreadQueryService {
     }
     let moreInDirection = rows.length > greedy.length;
     const countWhere = (op: "<" | ">", position: number) =>
-      (this.engine.store.statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`).get(thread.id, ...params, position) as { n: number }).n;
+      (
+        this.engine.store
+          .statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`)
+          .get(thread.id, ...params, position) as { n: number }
+      ).n;
     const assemble = () => {
       const items = greedy.map((entry) => entry.view);
       if (!ascending) items.reverse();
       const first = items[0]?.position ?? null;
       const last = items[items.length - 1]?.position ?? null;
-      const olderExist = first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
+      const olderExist =
+        first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
       const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
       return {
         thread: shell,
@@ -184,7 +224,11 @@ export class ThreadQueryService {
     // farthest items, then the runs' usage, then older runs, then the thread's usage, then cut
     // the one remaining item's text.
     let result = assemble();
-    for (let excess = JSON.stringify(result).length - maxChars; excess > 0; excess = JSON.stringify(result).length - maxChars) {
+    for (
+      let excess = JSON.stringify(result).length - maxChars;
+      excess > 0;
+      excess = JSON.stringify(result).length - maxChars
+    ) {
       if (greedy.length > 1) {
         greedy.pop();
         moreInDirection = true;
@@ -212,7 +256,10 @@ export class ThreadQueryService {
    */
   readItemPart(input: ReadItemPartInput) {
     const thread = this.engine.store.get("thread", input.threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
+        threadId: input.threadId,
+      });
     const item = this.engine.store.get("item", input.itemId);
     if (item === null || item.threadId !== thread.id) return null;
     const part = input.part ?? "text";
@@ -221,7 +268,17 @@ export class ThreadQueryService {
     const limit = Math.min(Math.max(input.limit ?? ITEM_PART_PAGE_CHARS, 1), ITEM_PART_PAGE_CHARS);
     const text = whole.slice(offset, offset + limit);
     const end = offset + text.length;
-    return { threadId: thread.id, itemId: item.id, kind: item.kind, status: item.status, part, offset, text, totalChars: whole.length, nextOffset: end < whole.length ? end : null };
+    return {
+      threadId: thread.id,
+      itemId: item.id,
+      kind: item.kind,
+      status: item.status,
+      part,
+      offset,
+      text,
+      totalChars: whole.length,
+      nextOffset: end < whole.length ? end : null,
+    };
   }
 }
 
@@ -229,5 +286,7 @@ export class ThreadQueryService {
 function compactChanges(workspace: Parameters<typeof workspaceView>[0] | null): WorkspaceView | null {
   if (workspace === null) return null;
   const view = workspaceView(workspace);
-  return view.changes === null ? view : { ...view, changes: { ...view.changes, files: view.changes.files.slice(0, 20) } };
+  return view.changes === null
+    ? view
+    : { ...view, changes: { ...view.changes, files: view.changes.files.slice(0, 20) } };
 }

@@ -12,7 +12,9 @@ export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso
   if (thread.snoozedUntil === null || thread.snoozedUntil <= nowIso) return false;
   const pending = reader.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [thread.id]);
   if (pending > 0) return false;
-  const failedSince = reader.store.select("run", "thread_id = ? AND status = 'failed'", [thread.id]).some((run) => thread.snoozedAt !== null && (run.endedAt ?? "") > thread.snoozedAt);
+  const failedSince = reader.store
+    .select("run", "thread_id = ? AND status = 'failed'", [thread.id])
+    .some((run) => thread.snoozedAt !== null && (run.endedAt ?? "") > thread.snoozedAt);
   return !failedSince;
 }
 
@@ -35,7 +37,14 @@ export function pendingBackgroundTasks(reader: ProjectionReader, threadId: strin
  * asks it of every thread it lists.
  */
 function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecord | null {
-  return reader.store.select("run", "thread_id = ?", [threadId], "ORDER BY status IN ('starting', 'running', 'waiting') DESC, ordinal DESC LIMIT 1")[0] ?? null;
+  return (
+    reader.store.select(
+      "run",
+      "thread_id = ?",
+      [threadId],
+      "ORDER BY status IN ('starting', 'running', 'waiting') DESC, ordinal DESC LIMIT 1",
+    )[0] ?? null
+  );
 }
 
 /**
@@ -43,7 +52,13 @@ function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecor
  * is whether the thread's agent is blocked in a wait right now (delegate_task wait or
  * t3_thread_wait); `pendingBackgroundTasks` counts its unfinished delegated work.
  */
-export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "isThreadBlocked">, thread: ThreadRecord, environmentId: string, nowIso: string) {
+export function threadShell(
+  reader: ProjectionReader,
+  waits: Pick<LiveWaits, "isThreadBlocked">,
+  thread: ThreadRecord,
+  environmentId: string,
+  nowIso: string,
+) {
   const latest = activeOrLatestRun(reader, thread.id);
   const queued = reader.store.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
   return {
@@ -66,7 +81,13 @@ export function threadShell(reader: ProjectionReader, waits: Pick<LiveWaits, "is
     reportBack: thread.lineage.reportBack === true,
     /** A child delegated from another environment: its parent there (absent otherwise). */
     ...(thread.lineage.foreignParent !== undefined
-      ? { foreignParent: { environmentId: thread.lineage.foreignParent.environmentId, threadId: thread.lineage.foreignParent.threadId, runId: thread.lineage.foreignParent.runId } }
+      ? {
+          foreignParent: {
+            environmentId: thread.lineage.foreignParent.environmentId,
+            threadId: thread.lineage.foreignParent.threadId,
+            runId: thread.lineage.foreignParent.runId,
+          },
+        }
       : {}),
     /** An attached thread's outside session: the client as it named itself (absent otherwise). */
     ...(thread.lineage.attached !== undefined ? { attached: { client: thread.lineage.attached.client } } : {}),
@@ -150,7 +171,27 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
   const truncated = item.text.length > maxChars;
   const data = item.data as Record<string, unknown>;
   const summary: Record<string, unknown> = {};
-  for (const key of ["toolKind", "name", "server", "approvalKind", "requestKind", "requestId", "origin", "taskId", "childThreadId", "status", "delivery", "notification", "partial", "resolution", "source", "strategy", "degraded", "reason", "exitCode"]) {
+  for (const key of [
+    "toolKind",
+    "name",
+    "server",
+    "approvalKind",
+    "requestKind",
+    "requestId",
+    "origin",
+    "taskId",
+    "childThreadId",
+    "status",
+    "delivery",
+    "notification",
+    "partial",
+    "resolution",
+    "source",
+    "strategy",
+    "degraded",
+    "reason",
+    "exitCode",
+  ]) {
     if (data[key] !== undefined) summary[key] = data[key];
   }
   if (typeof data.output === "string") {
@@ -167,7 +208,12 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
     position: item.position,
     itemId: item.id,
     kind: item.kind,
-    role: item.kind === "user_message" ? ("user" as const) : item.kind === "assistant_message" ? ("assistant" as const) : null,
+    role:
+      item.kind === "user_message"
+        ? ("user" as const)
+        : item.kind === "assistant_message"
+          ? ("assistant" as const)
+          : null,
     status: item.status,
     text: truncated ? item.text.slice(0, maxChars) : item.text,
     truncated,

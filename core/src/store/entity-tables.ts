@@ -34,7 +34,7 @@ export const ENTITY_TABLES: EntityTables = {
       relationship: (r) => r.lineage.relationship,
       provider_instance_id: (r) => r.providerInstanceId,
       title: (r) => r.title,
-      deleted: (r) => r.deletedAt === null ? 0 : 1,
+      deleted: (r) => (r.deletedAt === null ? 0 : 1),
       created_at: (r) => r.createdAt,
       updated_at: (r) => r.updatedAt,
     },

@@ -12,7 +12,9 @@ export class HarnessProcessLog implements HarnessProcessLedger {
 
   started(pid: number, label: string): void {
     this.store
-      .statement("INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)")
+      .statement(
+        "INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)",
+      )
       .run(pid, label, process.pid, processStartTime(pid), new Date().toISOString());
   }
 

@@ -280,7 +280,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // records each turn's usage, so a budget check reads one row instead of summing its tree.
     // Derived from turn_usage like an index: a scope without a row yet is summed once.
     up: (db) => {
-      db.exec("CREATE TABLE budget_totals (scope_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL)");
+      db.exec(
+        "CREATE TABLE budget_totals (scope_id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL)",
+      );
     },
   },
   {
@@ -320,14 +322,26 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT MAX(p.sequence) FROM events p WHERE p.entity_id = events.entity_id AND p.entity = events.entity AND p.sequence < events.sequence
       )`);
       const tables: readonly (readonly [entity: string, table: string])[] = [
-        ["project", "projects"], ["thread", "threads"], ["run", "runs"], ["attempt", "attempts"], ["item", "items"],
-        ["providerSession", "provider_sessions"], ["runtimeRequest", "runtime_requests"], ["contextTransfer", "context_transfers"],
-        ["delegatedTask", "delegated_tasks"], ["node", "nodes"], ["turnUsage", "turn_usage"], ["budget", "budgets"],
-        ["scheduledTask", "scheduled_tasks"], ["scheduledTrigger", "scheduled_triggers"],
+        ["project", "projects"],
+        ["thread", "threads"],
+        ["run", "runs"],
+        ["attempt", "attempts"],
+        ["item", "items"],
+        ["providerSession", "provider_sessions"],
+        ["runtimeRequest", "runtime_requests"],
+        ["contextTransfer", "context_transfers"],
+        ["delegatedTask", "delegated_tasks"],
+        ["node", "nodes"],
+        ["turnUsage", "turn_usage"],
+        ["budget", "budgets"],
+        ["scheduledTask", "scheduled_tasks"],
+        ["scheduledTrigger", "scheduled_triggers"],
       ];
       for (const [entity, table] of tables) {
         db.exec(`ALTER TABLE ${table} ADD COLUMN last_sequence INTEGER`);
-        db.prepare(`UPDATE ${table} SET last_sequence = (SELECT MAX(sequence) FROM events WHERE entity_id = ${table}.id AND entity = ?)`).run(entity);
+        db.prepare(
+          `UPDATE ${table} SET last_sequence = (SELECT MAX(sequence) FROM events WHERE entity_id = ${table}.id AND entity = ?)`,
+        ).run(entity);
       }
       db.exec("DROP INDEX IF EXISTS events_entity");
     },
@@ -424,7 +438,9 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** Applies every migration newer than the database's version, each in its own transaction. */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
-  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
   const current = (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v;
   const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   if (current > newest) {

@@ -56,7 +56,12 @@ export interface EventStore {
   /** Reads one record by id. */
   get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null;
   /** Reads records with a WHERE clause over the entity's indexed columns. */
-  select<E extends EntityName>(entity: E, where: string, params?: readonly unknown[], suffix?: string): EntityRecords[E][];
+  select<E extends EntityName>(
+    entity: E,
+    where: string,
+    params?: readonly unknown[],
+    suffix?: string,
+  ): EntityRecords[E][];
   /** Counts records matching a WHERE clause. */
   count(entity: EntityName, where: string, params?: readonly unknown[]): number;
   /** The newest event sequence, or 0. */
@@ -77,7 +82,11 @@ export interface EventStore {
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void;
   /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
-  enqueueEffect(effect: { id: string; lane: string; type: string; payload: unknown }, nowMs: number, nowIso: string): void;
+  enqueueEffect(
+    effect: { id: string; lane: string; type: string; payload: unknown },
+    nowMs: number,
+    nowIso: string,
+  ): void;
   /** The oldest unfinished effect of each lane that is due and not already claimed. */
   dueEffects(nowMs: number): OutboxEffect[];
   /** When the next delayed effect becomes due, or null. */

@@ -24,7 +24,8 @@ export type Actor = "user" | "agent" | "system" | "provider";
 export type CreationSource = "cli" | "mcp" | "api" | "scheduler" | "system" | "provider" | "attached";
 
 /** Every status a run can have. */
-export type RunStatus = "queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
+export type RunStatus =
+  "queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
 
 /** Run statuses that are final. */
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["completed", "failed", "cancelled", "interrupted"];
@@ -82,7 +83,12 @@ export interface ThreadLineage {
    * A child whose parent lives in another environment (a delegation across machines): that
    * environment's id and its parent thread, run and root. Absent on every other thread.
    */
-  readonly foreignParent?: { readonly environmentId: string; readonly threadId: string; readonly runId: string; readonly rootThreadId: string };
+  readonly foreignParent?: {
+    readonly environmentId: string;
+    readonly threadId: string;
+    readonly runId: string;
+    readonly rootThreadId: string;
+  };
   /** An attached thread's outside session. Absent on every other thread. */
   readonly attached?: AttachedSession;
   /**
@@ -365,7 +371,10 @@ export interface RuntimeRequestRecord {
   /** The timeline item showing it. */
   readonly itemId: string;
   /** How a sub-agent's question reached its parent: through its wait, steered, or a queued notice. */
-  readonly parentNotice: { readonly mode: "wait" | "steered" | "queued" | "started"; readonly runId: string | null } | null;
+  readonly parentNotice: {
+    readonly mode: "wait" | "steered" | "queued" | "started";
+    readonly runId: string | null;
+  } | null;
   readonly createdAt: string;
   readonly resolvedAt: string | null;
 }
@@ -480,7 +489,13 @@ export interface TurnUsageRecord extends UsageFigures {
   readonly costUsd: number | null;
   readonly costBasis: CostBasis;
   /** For an estimate: the price table entries used, and the date their prices were taken. */
-  readonly pricing: { readonly entries: readonly { readonly model: string; readonly source: "config" | "default"; readonly asOf: string | null }[] } | null;
+  readonly pricing: {
+    readonly entries: readonly {
+      readonly model: string;
+      readonly source: "config" | "default";
+      readonly asOf: string | null;
+    }[];
+  } | null;
   /** The same figures per model, when the provider reported them so. */
   readonly byModel: Readonly<Record<string, UsageFigures & { readonly costUsd: number | null }>> | null;
   readonly createdAt: string;
@@ -668,7 +683,11 @@ export interface ScheduledTriggerRecord {
   /** Webhook requests: the SHA-256 of their signature, so a replay within the window is refused. */
   readonly signatureDigest: string | null;
   /** Webhook requests: what arrived (never the body itself, which is in the run's prompt). */
-  readonly request: { readonly contentType: string | null; readonly bytes: number; readonly deliveryId: string | null } | null;
+  readonly request: {
+    readonly contentType: string | null;
+    readonly bytes: number;
+    readonly deliveryId: string | null;
+  } | null;
   readonly createdAt: string;
 }
 
@@ -747,7 +766,11 @@ export interface WorkspaceRecord {
   readonly disposition: "applied" | "discarded" | "kept" | null;
   readonly changes: ChangeSummary | null;
   /** An apply asked for and not finished (its command id and method). */
-  readonly pendingApply: { readonly requestId: string; readonly method: "merge" | "cherry-pick"; readonly requestedAt: string } | null;
+  readonly pendingApply: {
+    readonly requestId: string;
+    readonly method: "merge" | "cherry-pick";
+    readonly requestedAt: string;
+  } | null;
   /**
    * An apply whose result is known and that is changing the target now: the target's commit
    * before, the commit it moves to, and the paths that change. Recorded before the target's
@@ -765,7 +788,11 @@ export interface WorkspaceRecord {
   /** The workspace's commit the last apply brought over (an apply with nothing newer has nothing to do). */
   readonly appliedHead: string | null;
   /** A removal asked for (discard, retention, prune) and not finished. */
-  readonly pendingRemoval: { readonly keepBranch: boolean; readonly reason: string; readonly requestedAt: string } | null;
+  readonly pendingRemoval: {
+    readonly keepBranch: boolean;
+    readonly reason: string;
+    readonly requestedAt: string;
+  } | null;
   /** What became of each apply, discard and keep, oldest first (the newest 20). */
   readonly outcomes: readonly WorkspaceOutcome[];
   readonly error: string | null;

@@ -112,7 +112,9 @@ export class Store implements EventStore {
     // Correct either way, but commits pay for checkpoints again: said once, where an operator
     // sees it (the store has no logger of its own).
     const workerFailed = (error: Error) => {
-      process.emitWarning(`WAL checkpoints for ${file} fell back to the writing connection: ${error.message}`, { code: WAL_CHECKPOINT_FALLBACK_WARNING });
+      process.emitWarning(`WAL checkpoints for ${file} fell back to the writing connection: ${error.message}`, {
+        code: WAL_CHECKPOINT_FALLBACK_WARNING,
+      });
       automatic();
     };
     this.checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, workerFailed);
@@ -127,7 +129,9 @@ export class Store implements EventStore {
       "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.previousOf = this.db.prepare("SELECT previous_sequence FROM events WHERE sequence = ?").pluck();
-    this.previousData = this.db.prepare("SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?").pluck();
+    this.previousData = this.db
+      .prepare("SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?")
+      .pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
     // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
     // BEGIN IMMEDIATE takes the write lock first, where SQLite's busy handler waits for another
@@ -145,7 +149,8 @@ export class Store implements EventStore {
     try {
       return fn();
     } catch (error) {
-      if (isStoreBusy(error) && !(error instanceof StoreBusyError)) throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
+      if (isStoreBusy(error) && !(error instanceof StoreBusyError))
+        throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
     }
   }
@@ -174,8 +179,20 @@ export class Store implements EventStore {
     const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
     const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
-    const current = this.db.prepare(`SELECT last_sequence, ${columns.join(", ")} FROM ${spec.table} WHERE id = ?`).raw(true);
-    return { spec, upsert, lastSequence, current, updates: new Map(), columnNames: columns, get, remove, columns: columns.map((column) => spec.columns[column]!) };
+    const current = this.db
+      .prepare(`SELECT last_sequence, ${columns.join(", ")} FROM ${spec.table} WHERE id = ?`)
+      .raw(true);
+    return {
+      spec,
+      upsert,
+      lastSequence,
+      current,
+      updates: new Map(),
+      columnNames: columns,
+      get,
+      remove,
+      columns: columns.map((column) => spec.columns[column]!),
+    };
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
@@ -189,7 +206,8 @@ export class Store implements EventStore {
       // A savepoint that rolled back took its events with it: listeners must not hear them.
       if (outermost) this.pending = [];
       else this.pending.length = before;
-      if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError)) throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
+      if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError))
+        throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
     }
     if (outermost) this.checkpointer?.noteCommit();
@@ -246,7 +264,13 @@ export class Store implements EventStore {
    * them all wrote a page per index on every upsert (a run's status change rewrote its
    * by-thread entry too). Without it (a replay), the row is upserted whole.
    */
-  private project(entity: EntityName, record: EntityRecords[EntityName], data: string, sequence: number, current?: readonly (string | number | null)[] | null): void {
+  private project(
+    entity: EntityName,
+    record: EntityRecords[EntityName],
+    data: string,
+    sequence: number,
+    current?: readonly (string | number | null)[] | null,
+  ): void {
     const prepared = this.entities.get(entity)!;
     if (prepared.spec.removes?.(record) === true) {
       prepared.remove.run((record as { id: string }).id);
@@ -276,7 +300,9 @@ export class Store implements EventStore {
     let statement = prepared.updates.get(mask);
     if (statement === undefined) {
       const set = prepared.columnNames.filter((_, index) => (mask & (1 << index)) !== 0).map((name) => `${name} = ?`);
-      statement = this.db.prepare(`UPDATE ${prepared.spec.table} SET ${[...set, "data = ?", "last_sequence = ?"].join(", ")} WHERE id = ?`);
+      statement = this.db.prepare(
+        `UPDATE ${prepared.spec.table} SET ${[...set, "data = ?", "last_sequence = ?"].join(", ")} WHERE id = ?`,
+      );
       prepared.updates.set(mask, statement);
     }
     return statement;
@@ -289,9 +315,16 @@ export class Store implements EventStore {
   }
 
   /** Reads records with a WHERE clause over the entity's indexed columns. */
-  select<E extends EntityName>(entity: E, where: string, params: readonly unknown[] = [], suffix = ""): EntityRecords[E][] {
+  select<E extends EntityName>(
+    entity: E,
+    where: string,
+    params: readonly unknown[] = [],
+    suffix = "",
+  ): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
-    const rows = this.statement(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as { data: string }[];
+    const rows = this.statement(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as {
+      data: string;
+    }[];
     return rows.map((row) => JSON.parse(row.data) as EntityRecords[E]);
   }
 
@@ -308,9 +341,9 @@ export class Store implements EventStore {
 
   /** Events after `sequence`, oldest first. */
   eventsAfter(sequence: number, limit = 1000): StoredEvent[] {
-    const rows = this
-      .statement("SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?")
-      .all(sequence, limit) as {
+    const rows = this.statement(
+      "SELECT sequence, type, entity, thread_id, command_id, data, created_at FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?",
+    ).all(sequence, limit) as {
       sequence: number;
       type: string;
       entity: EntityName;
@@ -370,7 +403,8 @@ export class Store implements EventStore {
       if (prepared.remove.run(id).changes === 0) continue;
       forgotten += 1;
       while (sequence !== null) {
-        const event = commandOf.get(sequence) as { command_id: string | null; previous_sequence: number | null } | undefined;
+        const event = commandOf.get(sequence) as
+          { command_id: string | null; previous_sequence: number | null } | undefined;
         if (event === undefined) break;
         removeEvent.run(sequence);
         if (event.command_id !== null) removeReceipt.run(event.command_id);
@@ -383,7 +417,15 @@ export class Store implements EventStore {
   /** Reads a command receipt. */
   getReceipt(commandId: string): CommandReceipt | null {
     const row = this.statement("SELECT * FROM command_receipts WHERE command_id = ?").get(commandId) as
-      | { command_id: string; operation: string; request_hash: string; result: string; first_sequence: number | null; last_sequence: number | null; created_at: string }
+      | {
+          command_id: string;
+          operation: string;
+          request_hash: string;
+          result: string;
+          first_sequence: number | null;
+          last_sequence: number | null;
+          created_at: string;
+        }
       | undefined;
     if (!row) return null;
     return {
@@ -399,74 +441,85 @@ export class Store implements EventStore {
 
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void {
-    this
-      .statement(
-        "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        receipt.commandId,
-        receipt.operation,
-        receipt.requestHash,
-        JSON.stringify(receipt.result),
-        receipt.firstSequence,
-        receipt.lastSequence,
-        receipt.createdAt,
-      );
+    this.statement(
+      "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(
+      receipt.commandId,
+      receipt.operation,
+      receipt.requestHash,
+      JSON.stringify(receipt.result),
+      receipt.firstSequence,
+      receipt.lastSequence,
+      receipt.createdAt,
+    );
   }
 
   /** Adds an effect to the outbox; an existing id is kept (deterministic ids make this idempotent). */
-  enqueueEffect(effect: { id: string; lane: string; type: string; payload: unknown }, nowMs: number, nowIso: string): void {
-    this
-      .statement(
-        "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
-      )
-      .run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
+  enqueueEffect(
+    effect: { id: string; lane: string; type: string; payload: unknown },
+    nowMs: number,
+    nowIso: string,
+  ): void {
+    this.statement(
+      "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+    ).run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
   }
 
   /** The oldest unfinished effect of each lane that is due and not already claimed. */
   dueEffects(nowMs: number): OutboxEffect[] {
-    const rows = this
-      .statement(
-        `SELECT o.* FROM outbox o
+    const rows = this.statement(
+      `SELECT o.* FROM outbox o
          JOIN (SELECT lane, MIN(seq) AS seq FROM outbox WHERE status IN ('pending', 'claimed') GROUP BY lane) head ON head.seq = o.seq
          WHERE o.status = 'pending' AND o.available_at <= ?
          ORDER BY o.seq`,
-      )
-      .all(nowMs) as OutboxRow[];
+    ).all(nowMs) as OutboxRow[];
     return rows.map(toEffect);
   }
 
   /** When the next delayed effect becomes due, or null. */
   nextEffectDueAt(): number | null {
-    const row = this.statement("SELECT MIN(available_at) AS t FROM outbox WHERE status = 'pending'").get() as { t: number | null };
+    const row = this.statement("SELECT MIN(available_at) AS t FROM outbox WHERE status = 'pending'").get() as {
+      t: number | null;
+    };
     return row.t;
   }
 
   /** Marks an effect claimed. Returns false when another worker got it first. */
   claimEffect(id: string, nowMs: number): boolean {
     const info = this.guardBusy(() =>
-      this
-        .statement("UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'")
-        .run(nowMs, new Date(nowMs).toISOString(), id),
+      this.statement(
+        "UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'",
+      ).run(nowMs, new Date(nowMs).toISOString(), id),
     );
     return info.changes === 1;
   }
 
   /** Settles an effect. */
   settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void {
-    this.guardBusy(() => this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(status, error, nowIso, id));
+    this.guardBusy(() =>
+      this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(
+        status,
+        error,
+        nowIso,
+        id,
+      ),
+    );
   }
 
   /** Puts an effect back for a later retry. */
   retryEffect(id: string, availableAt: number, error: string, nowIso: string): void {
     this.guardBusy(() =>
-      this.statement("UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?").run(availableAt, error, nowIso, id),
+      this.statement(
+        "UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
+      ).run(availableAt, error, nowIso, id),
     );
   }
 
   /** Unfinished effects (pending or claimed), oldest first. */
   unfinishedEffects(): OutboxEffect[] {
-    return (this.statement("SELECT * FROM outbox WHERE status IN ('pending', 'claimed') ORDER BY seq").all() as OutboxRow[]).map(toEffect);
+    return (
+      this.statement("SELECT * FROM outbox WHERE status IN ('pending', 'claimed') ORDER BY seq").all() as OutboxRow[]
+    ).map(toEffect);
   }
 
   /** Reads an effect. */
@@ -477,15 +530,16 @@ export class Store implements EventStore {
 
   /** A reactor's last processed sequence. */
   reactorOffset(name: string): number {
-    const row = this.statement("SELECT sequence FROM reactor_offsets WHERE name = ?").get(name) as { sequence: number } | undefined;
+    const row = this.statement("SELECT sequence FROM reactor_offsets WHERE name = ?").get(name) as
+      { sequence: number } | undefined;
     return row?.sequence ?? 0;
   }
 
   /** Records a reactor's progress (inside the transaction that did the reacting). */
   setReactorOffset(name: string, sequence: number): void {
-    this
-      .statement("INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence")
-      .run(name, sequence);
+    this.statement(
+      "INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence",
+    ).run(name, sequence);
   }
 
   /**
@@ -494,10 +548,14 @@ export class Store implements EventStore {
    * log order, so every row keeps the rowid of its record's first upsert, as when live.
    */
   rebuildProjections(): number {
-    const batch = this.db.prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000").raw(true);
+    const batch = this.db
+      .prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000")
+      .raw(true);
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
     const secondaryIndexes = this.db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => "?").join(", ")})`)
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => "?").join(", ")})`,
+      )
       .all(...tables) as { name: string; sql: string }[];
     // The rebuild touches every projection page; SQLite's default 2 MiB cache re-reads them.
     const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
@@ -510,26 +568,33 @@ export class Store implements EventStore {
   }
 
   /** Empties the projections and applies every event, in one transaction; returns how many. */
-  private replayAll(batch: Database.Statement, tables: readonly string[], secondaryIndexes: readonly { name: string; sql: string }[]): number {
-    return this.db.transaction(() => {
-      let applied = 0;
-      // Building an index over the finished table is one sort; keeping it up to date is a b-tree
-      // insert per event (about a third of a replay's time). Unique indexes are checked when
-      // rebuilt, against the final state, which is what live appends kept unique.
-      for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
-      for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
-      // Batches, not one iterator: the connection cannot write while a read statement is open.
-      let after = 0;
-      for (;;) {
-        const rows = batch.all(after) as [number, EntityName, string][];
-        if (rows.length === 0) break;
-        for (const [sequence, entity, data] of rows) this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
-        applied += rows.length;
-        after = rows[rows.length - 1]![0];
-      }
-      for (const index of secondaryIndexes) this.db.exec(index.sql);
-      return applied;
-    }).immediate();
+  private replayAll(
+    batch: Database.Statement,
+    tables: readonly string[],
+    secondaryIndexes: readonly { name: string; sql: string }[],
+  ): number {
+    return this.db
+      .transaction(() => {
+        let applied = 0;
+        // Building an index over the finished table is one sort; keeping it up to date is a b-tree
+        // insert per event (about a third of a replay's time). Unique indexes are checked when
+        // rebuilt, against the final state, which is what live appends kept unique.
+        for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
+        for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
+        // Batches, not one iterator: the connection cannot write while a read statement is open.
+        let after = 0;
+        for (;;) {
+          const rows = batch.all(after) as [number, EntityName, string][];
+          if (rows.length === 0) break;
+          for (const [sequence, entity, data] of rows)
+            this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
+          applied += rows.length;
+          after = rows[rows.length - 1]![0];
+        }
+        for (const index of secondaryIndexes) this.db.exec(index.sql);
+        return applied;
+      })
+      .immediate();
   }
 
   /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */

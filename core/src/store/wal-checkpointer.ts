@@ -147,7 +147,9 @@ export class WalCheckpointer {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver, closed } });
       // The worker must never keep the process alive: the host's stop closes it, a crash ends it.
       worker.unref();
-      worker.on("message", (message: { ok: boolean; frames?: number; copied?: number; error?: string }) => this.onReply(message));
+      worker.on("message", (message: { ok: boolean; frames?: number; copied?: number; error?: string }) =>
+        this.onReply(message),
+      );
       worker.on("error", (error) => this.fail(error));
       this.worker = worker;
       return worker;

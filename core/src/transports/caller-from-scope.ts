@@ -13,7 +13,10 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     // run after a restart opens a new session, and its retry must land on the same work. A
     // client's belong to its token, whichever transport it calls through.
     // A linked environment's belong to its grant (its credentialId is the grant's id).
-    requestScope: scope.kind === "provider_session" && scope.threadId !== null ? `thread:${scope.threadId}` : `credential:${scope.credentialId}`,
+    requestScope:
+      scope.kind === "provider_session" && scope.threadId !== null
+        ? `thread:${scope.threadId}`
+        : `credential:${scope.credentialId}`,
     credentialId: scope.credentialId,
     capabilities: scope.capabilities,
     projects: scope.projects,
@@ -24,7 +27,9 @@ export function callerFromScope(scope: McpInvocationScope, transport: "mcp" | "a
     ...(scope.attachment !== undefined ? { attachment: scope.attachment } : {}),
     // A linked environment's credentialId is its grant's id.
     ...(scope.kind === "client" ? { authority: { kind: "token" as const, credentialId: scope.credentialId } } : {}),
-    ...(scope.kind === "environment" ? { authority: { kind: "grant" as const, grantId: scope.grant?.id ?? scope.credentialId } } : {}),
+    ...(scope.kind === "environment"
+      ? { authority: { kind: "grant" as const, grantId: scope.grant?.id ?? scope.credentialId } }
+      : {}),
     transport,
   };
 }

@@ -32,8 +32,13 @@ export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
  * and none of it is kept. How long the client may take is the server's request timeout, not
  * this function's concern. An empty body is `Buffer.alloc(0)`.
  */
-export async function readRequestBytes(request: IncomingMessage, maxBytes: number, limitName = "server.maxRequestBodyBytes"): Promise<Buffer> {
-  const tooLarge = () => new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (${limitName}).`);
+export async function readRequestBytes(
+  request: IncomingMessage,
+  maxBytes: number,
+  limitName = "server.maxRequestBodyBytes",
+): Promise<Buffer> {
+  const tooLarge = () =>
+    new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (${limitName}).`);
   const declared = request.headers["content-length"];
   if (declared !== undefined && Number(declared) > maxBytes + MAX_DISCARDED_BODY_BYTES) throw tooLarge();
   let chunks: Buffer[] = [];
@@ -55,7 +60,10 @@ export async function readRequestBytes(request: IncomingMessage, maxBytes: numbe
 }
 
 /** Reads a JSON request body of at most `maxBytes` (see {@link readRequestBytes}). */
-export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<{ readonly value: unknown; readonly text: string }> {
+export async function readJsonBody(
+  request: IncomingMessage,
+  maxBytes: number,
+): Promise<{ readonly value: unknown; readonly text: string }> {
   const bytes = await readRequestBytes(request, maxBytes);
   if (bytes.length === 0) throw new BodyError("empty", "The request body is empty; send a JSON-RPC message.");
   const text = bytes.toString("utf8");

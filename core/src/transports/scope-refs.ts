@@ -30,7 +30,9 @@ export function scopeRefs(input: unknown): ScopeRefs {
   collect(record, refs);
   for (const value of Object.values(record)) {
     if (!Array.isArray(value)) continue;
-    for (const entry of value) if (typeof entry === "object" && entry !== null && !Array.isArray(entry)) collect(entry as Record<string, unknown>, refs);
+    for (const entry of value)
+      if (typeof entry === "object" && entry !== null && !Array.isArray(entry))
+        collect(entry as Record<string, unknown>, refs);
   }
   return refs;
 }

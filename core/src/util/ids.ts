@@ -45,7 +45,9 @@ export function requestHash(value: unknown): string {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }
@@ -67,7 +69,8 @@ export const derive = {
   runNode: (runId: string) => `node:${runId}`,
   effect: (kind: string, subject: string) => `effect:${kind}:${subject}`,
   /** A command id from a caller's retry key, scoped so two callers' keys never collide. */
-  command: (scope: string, operation: string, requestKey: string) => `cmd:${operation}:${stableHash(scope, operation, requestKey)}`,
+  command: (scope: string, operation: string, requestKey: string) =>
+    `cmd:${operation}:${stableHash(scope, operation, requestKey)}`,
 };
 
 /** DI token: where new ids come from. */

@@ -46,7 +46,10 @@ describe("GET /api/v1/events", () => {
     return stream;
   };
   beforeAll(async () => {
-    ({ lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamHeartbeatMs: 200 } }));
+    ({ lab, token } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      { server: { eventStreamHeartbeatMs: 200 } },
+    ));
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
@@ -68,8 +71,12 @@ describe("GET /api/v1/events", () => {
     expect(inUrl.status).toBe(400);
     expect(inUrl.body.error).toMatchObject({ code: "invalid_request", details: { parameter: "access_token" } });
     expect(inUrl.body.error.message).toContain("Authorization: Bearer");
-    expect(refused(await SseClient.open(eventsUrl(lab), { token, headers: { host: "evil.example" } })).status).toBe(403);
-    expect(refused(await SseClient.open(eventsUrl(lab), { token, headers: { origin: "https://evil.example" } })).status).toBe(403);
+    expect(refused(await SseClient.open(eventsUrl(lab), { token, headers: { host: "evil.example" } })).status).toBe(
+      403,
+    );
+    expect(
+      refused(await SseClient.open(eventsUrl(lab), { token, headers: { origin: "https://evil.example" } })).status,
+    ).toBe(403);
     // An agent's credential reads events like any read token.
     const agent = await lab.liveAgent();
     const agentStream = await SseClient.connect(eventsUrl(lab), { token: await lab.tokenFor(agent.threadId) });
@@ -79,19 +86,40 @@ describe("GET /api/v1/events", () => {
 
   it("answers a typed failure for a filter or resume point it cannot serve", async () => {
     const failure = async (query: Record<string, string>, lastEventId?: string) => {
-      const answer = refused(await SseClient.open(eventsUrl(lab, query), { token, ...(lastEventId !== undefined ? { lastEventId } : {}) }));
+      const answer = refused(
+        await SseClient.open(eventsUrl(lab, query), { token, ...(lastEventId !== undefined ? { lastEventId } : {}) }),
+      );
       return { status: answer.status, code: answer.body.error.code, message: answer.body.error.message };
     };
     expect(await failure({ threadId: "thread_nope" })).toMatchObject({ status: 404, code: "thread_not_found" });
     expect(await failure({ taskId: "task_nope" })).toMatchObject({ status: 404, code: "task_not_found" });
     expect(await failure({ projectId: "project_nope" })).toMatchObject({ status: 400, code: "invalid_request" });
-    expect(await failure({ types: "run.finished,run.exploded" })).toMatchObject({ status: 400, code: "invalid_request", message: expect.stringContaining('"run.exploded"') });
-    expect(await failure({ descendants: "true" })).toMatchObject({ status: 400, code: "invalid_request", message: expect.stringContaining("needs threadId") });
-    expect(await failure({ descendants: "yes", threadId: "x" })).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(await failure({ types: "run.finished,run.exploded" })).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      message: expect.stringContaining('"run.exploded"'),
+    });
+    expect(await failure({ descendants: "true" })).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      message: expect.stringContaining("needs threadId"),
+    });
+    expect(await failure({ descendants: "yes", threadId: "x" })).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+    });
     expect(await failure({ after: "-1" })).toMatchObject({ status: 400, code: "invalid_request" });
-    expect(await failure({}, "abc")).toMatchObject({ status: 400, code: "invalid_request", message: expect.stringContaining("Last-Event-ID") });
+    expect(await failure({}, "abc")).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      message: expect.stringContaining("Last-Event-ID"),
+    });
     const newest = lab.host.store.lastSequence();
-    expect(await failure({}, String(newest + 1000))).toMatchObject({ status: 400, code: "invalid_request", message: expect.stringContaining("another Switchyard home") });
+    expect(await failure({}, String(newest + 1000))).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      message: expect.stringContaining("another Switchyard home"),
+    });
   });
 
   it("pushes a run's life as typed events, each with its log sequence as the SSE id", async () => {
@@ -105,40 +133,100 @@ describe("GET /api/v1/events", () => {
       createdBy: "user",
       creationSource: "api",
     });
-    const mine = (type: string) => (event: ReceivedEvent) => event.payload.threadId === thread.id && event.type === type;
+    const mine = (type: string) => (event: ReceivedEvent) =>
+      event.payload.threadId === thread.id && event.type === type;
     const opened = await stream.waitFor(mine("request.opened"));
-    expect(opened.payload.data.request).toMatchObject({ kind: "approval", approvalKind: "command", status: "pending", request: { title: "rm -rf build" } });
+    expect(opened.payload.data.request).toMatchObject({
+      kind: "approval",
+      approvalKind: "command",
+      status: "pending",
+      request: { title: "rm -rf build" },
+    });
     lab.host.threads.respondToRequest(opened.payload.data.request.requestId, { kind: "approval", decision: "accept" });
     const finished = await stream.waitFor(mine("run.finished"));
-    expect(finished.payload.data.run).toMatchObject({ status: "completed", summary: expect.stringContaining("cleaned"), threadId: thread.id });
+    expect(finished.payload.data.run).toMatchObject({
+      status: "completed",
+      summary: expect.stringContaining("cleaned"),
+      threadId: thread.id,
+    });
     const events = stream.events.filter((event) => event.payload.threadId === thread.id);
     // The approval's timeline item appears and resolves as `item` events.
-    expect(events.map((event) => event.type)).toEqual(["thread.created", "run.started", "message", "item", "request.opened", "request.answered", "item", "message", "run.finished"]);
-    expect(events.filter((event) => event.type === "item").map((event) => [event.payload.data.item.kind, event.payload.data.item.status])).toEqual([
+    expect(events.map((event) => event.type)).toEqual([
+      "thread.created",
+      "run.started",
+      "message",
+      "item",
+      "request.opened",
+      "request.answered",
+      "item",
+      "message",
+      "run.finished",
+    ]);
+    expect(
+      events
+        .filter((event) => event.type === "item")
+        .map((event) => [event.payload.data.item.kind, event.payload.data.item.status]),
+    ).toEqual([
       ["runtime_request", "pending"],
       ["runtime_request", "completed"],
     ]);
-    expect(events[0]).toMatchObject({ type: "thread.created", payload: { projectId: lab.projectId, data: { thread: { threadId: thread.id, title: "approval run", relationship: "root" } } } });
-    expect(events.find((event) => event.type === "message")!.payload.data.item).toMatchObject({ role: "user", text: "@@approve rm -rf build @@reply cleaned" });
-    expect(events.filter((event) => event.type === "message").map((event) => event.payload.data.item.role)).toEqual(["user", "assistant"]);
+    expect(events[0]).toMatchObject({
+      type: "thread.created",
+      payload: {
+        projectId: lab.projectId,
+        data: { thread: { threadId: thread.id, title: "approval run", relationship: "root" } },
+      },
+    });
+    expect(events.find((event) => event.type === "message")!.payload.data.item).toMatchObject({
+      role: "user",
+      text: "@@approve rm -rf build @@reply cleaned",
+    });
+    expect(events.filter((event) => event.type === "message").map((event) => event.payload.data.item.role)).toEqual([
+      "user",
+      "assistant",
+    ]);
     expect(events.filter((event) => event.type === "run.started")).toHaveLength(1);
-    expect(events.find((event) => event.type === "request.answered")!.payload.data.request).toMatchObject({ status: "answered", response: { kind: "approval", decision: "accept" } });
+    expect(events.find((event) => event.type === "request.answered")!.payload.data.request).toMatchObject({
+      status: "answered",
+      response: { kind: "approval", decision: "accept" },
+    });
     expectOrderedIds(stream.events);
-    for (const event of events) expect(event.payload).toMatchObject({ type: event.type, projectId: lab.projectId, at: expect.any(String) });
+    for (const event of events)
+      expect(event.payload).toMatchObject({ type: event.type, projectId: lab.projectId, at: expect.any(String) });
   });
 
   it("filters by project, by thread with or without its children, by task, and by type", async () => {
     const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-other-")), "other");
-    const planner = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: "planner", createdBy: "user", creationSource: "api" }).thread;
+    const planner = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      title: "planner",
+      createdBy: "user",
+      creationSource: "api",
+    }).thread;
     const byProject = await open({ projectId: lab.projectId });
     const byThread = await open({ threadId: planner.id });
     const byTree = await open({ threadId: planner.id, descendants: "true" });
     const finishes = await open({ projectId: lab.projectId, types: "run.finished" });
     // A router child of the planner, and a thread in another project.
-    const child = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "beta", parentThreadId: planner.id, prompt: "@@reply from-child", createdBy: "user", creationSource: "api" }).thread;
-    const elsewhere = lab.host.threads.createThread({ projectId: other.id, providerInstanceId: "alpha", prompt: "@@reply elsewhere", createdBy: "user", creationSource: "api" }).thread;
+    const child = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "beta",
+      parentThreadId: planner.id,
+      prompt: "@@reply from-child",
+      createdBy: "user",
+      creationSource: "api",
+    }).thread;
+    const elsewhere = lab.host.threads.createThread({
+      projectId: other.id,
+      providerInstanceId: "alpha",
+      prompt: "@@reply elsewhere",
+      createdBy: "user",
+      creationSource: "api",
+    }).thread;
     // The planner runs the child's delivered result: the last event of this exchange.
-    const plannerDone = (event: ReceivedEvent) => event.type === "run.finished" && event.payload.threadId === planner.id;
+    const plannerDone = (event: ReceivedEvent) =>
+      event.type === "run.finished" && event.payload.threadId === planner.id;
     await byTree.waitFor(plannerDone);
     await byThread.waitFor(plannerDone);
     await byProject.waitFor(plannerDone);
@@ -151,22 +239,50 @@ describe("GET /api/v1/events", () => {
     expect(threadsOf(all)).toEqual(new Set([planner.id, child.id, elsewhere.id]));
     expect(threadsOf(byThread)).toEqual(new Set([planner.id]));
     expect(threadsOf(byTree)).toEqual(new Set([planner.id, child.id]));
-    expect(byTree.events.find((event) => event.type === "thread.created")!.payload.data.thread).toMatchObject({ threadId: child.id, parentThreadId: planner.id, relationship: "subagent", reportBack: true });
+    expect(byTree.events.find((event) => event.type === "thread.created")!.payload.data.thread).toMatchObject({
+      threadId: child.id,
+      parentThreadId: planner.id,
+      relationship: "subagent",
+      reportBack: true,
+    });
     // The parent's stream shows the child in its timeline and its result as a message.
-    expect(byThread.events.find((event) => event.type === "item")!.payload.data.item).toMatchObject({ kind: "subagent", details: { origin: "router_child", childThreadId: child.id } });
-    expect(byThread.events.find((event) => event.type === "message")!.payload.data.item).toMatchObject({ role: "user", text: expect.stringContaining("from-child"), details: { childThreadId: child.id, notification: true } });
+    expect(byThread.events.find((event) => event.type === "item")!.payload.data.item).toMatchObject({
+      kind: "subagent",
+      details: { origin: "router_child", childThreadId: child.id },
+    });
+    expect(byThread.events.find((event) => event.type === "message")!.payload.data.item).toMatchObject({
+      role: "user",
+      text: expect.stringContaining("from-child"),
+      details: { childThreadId: child.id, notification: true },
+    });
     expect(new Set(finishes.events.map((event) => event.type))).toEqual(new Set(["run.finished"]));
     expect(finishes.events.map((event) => event.payload.threadId)).toEqual([child.id, planner.id]);
 
     // A delegated task's stream: its own updates and its child thread's events, not the parent's.
     const agent = await lab.liveAgent({ title: "delegating parent" });
-    const task = await mustCall<DelegateTaskResult>(agent.client, "delegate_task", { task: "@@reply task-result", target: { providerInstanceId: "beta" }, mode: "async", clientRequestId: "events-task" });
+    const task = await mustCall<DelegateTaskResult>(agent.client, "delegate_task", {
+      task: "@@reply task-result",
+      target: { providerInstanceId: "beta" },
+      mode: "async",
+      clientRequestId: "events-task",
+    });
     const byTask = await open({ taskId: task.taskId }, { lastEventId: String(byProject.startedAfter) });
-    const published = await byTask.waitFor((event) => event.type === "task.updated" && event.payload.data.task.finalized === true);
-    expect(published.payload).toMatchObject({ threadId: agent.threadId, data: { task: { taskId: task.taskId, childThreadId: task.childThreadId, status: "completed", summary: "task-result" } } });
+    const published = await byTask.waitFor(
+      (event) => event.type === "task.updated" && event.payload.data.task.finalized === true,
+    );
+    expect(published.payload).toMatchObject({
+      threadId: agent.threadId,
+      data: {
+        task: { taskId: task.taskId, childThreadId: task.childThreadId, status: "completed", summary: "task-result" },
+      },
+    });
     await byTask.waitFor((event) => event.type === "run.finished" && event.payload.threadId === task.childThreadId);
     expect(threadsOf(byTask)).toEqual(new Set([agent.threadId, task.childThreadId]));
-    expect(byTask.events.filter((event) => event.payload.threadId === agent.threadId).every((event) => event.type === "task.updated")).toBe(true);
+    expect(
+      byTask.events
+        .filter((event) => event.payload.threadId === agent.threadId)
+        .every((event) => event.type === "task.updated"),
+    ).toBe(true);
     agent.release();
   });
 
@@ -186,7 +302,13 @@ describe("GET /api/v1/events", () => {
     let sent = 0;
     const sendSome = async (count: number) => {
       for (let i = 0; i < count; i += 1) {
-        lab.host.threads.send({ threadId: thread.id, text: `queued ${++sent}`, mode: "queue", createdBy: "user", creationSource: "api" });
+        lab.host.threads.send({
+          threadId: thread.id,
+          text: `queued ${++sent}`,
+          mode: "queue",
+          createdBy: "user",
+          creationSource: "api",
+        });
         await nextTurn();
       }
     };
@@ -206,7 +328,9 @@ describe("GET /api/v1/events", () => {
     expect(seen.map((event) => event.payload.sequence)).toEqual(reference.sequences());
     // Replayed from the log or pushed live, an event is the same bytes.
     expect(seen.map((event) => event.payload)).toEqual(reference.events.map((event) => event.payload));
-    expect(reference.events.filter((event) => event.type === "message").map((event) => event.payload.data.item.text)).toEqual(Array.from({ length: total }, (_, i) => `queued ${i + 1}`));
+    expect(
+      reference.events.filter((event) => event.type === "message").map((event) => event.payload.data.item.text),
+    ).toEqual(Array.from({ length: total }, (_, i) => `queued ${i + 1}`));
     expect(first.events.length).toBeGreaterThan(0);
     expect(first.events.length).toBeLessThan(reference.events.length);
     expectOrderedIds(seen);
@@ -227,7 +351,12 @@ describe("GET /api/v1/events", () => {
     if (!("scope" in resolved)) throw new Error("the token does not resolve");
     const caller = callerFromScope(resolved.scope);
     const hidden = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-hidden-")), "hidden");
-    const hiddenThread = lab.host.threads.createThread({ projectId: hidden.id, providerInstanceId: "alpha", createdBy: "user", creationSource: "api" }).thread;
+    const hiddenThread = lab.host.threads.createThread({
+      projectId: hidden.id,
+      providerInstanceId: "alpha",
+      createdBy: "user",
+      creationSource: "api",
+    }).thread;
     const received: FeedEvent[] = [];
     let arrived: (() => void) | null = null;
     const sink: EventSink = {
@@ -243,8 +372,20 @@ describe("GET /api/v1/events", () => {
     const cursor = service.open(caller, { allowedProjects: [lab.projectId] }, sink);
     cursor.start();
     try {
-      lab.host.threads.createThread({ projectId: hidden.id, providerInstanceId: "alpha", title: "not for this token", createdBy: "user", creationSource: "api" });
-      const visible = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: "for this token", createdBy: "user", creationSource: "api" }).thread;
+      lab.host.threads.createThread({
+        projectId: hidden.id,
+        providerInstanceId: "alpha",
+        title: "not for this token",
+        createdBy: "user",
+        creationSource: "api",
+      });
+      const visible = lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        title: "for this token",
+        createdBy: "user",
+        creationSource: "api",
+      }).thread;
       await new Promise<void>((resolve) => {
         arrived = () => received.some((e) => e.event.threadId === visible.id) && resolve();
         arrived();
@@ -267,7 +408,14 @@ describe("GET /api/v1/events", () => {
   });
 
   it("sends heartbeats while nothing happens", async () => {
-    const quiet = await open({ threadId: lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", createdBy: "user", creationSource: "api" }).thread.id });
+    const quiet = await open({
+      threadId: lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        createdBy: "user",
+        creationSource: "api",
+      }).thread.id,
+    });
     // The opening comment, then pings.
     await quiet.waitForComments(4);
     expect(quiet.events).toEqual([]);
@@ -276,7 +424,10 @@ describe("GET /api/v1/events", () => {
 
 describe("GET /api/v1/events under pressure", () => {
   it("cuts off a client that stops reading, keeps every other client whole, and the cut-off client resumes without a loss", async () => {
-    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamMaxBufferedBytes: 256 * 1024, eventStreamHeartbeatMs: 60_000 } });
+    const { lab, token } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      { server: { eventStreamMaxBufferedBytes: 256 * 1024, eventStreamHeartbeatMs: 60_000 } },
+    );
     const url = eventsUrl(lab, { projectId: lab.projectId, types: "thread.created" });
     try {
       const healthy = await SseClient.connect(url, { token });
@@ -289,7 +440,13 @@ describe("GET /api/v1/events under pressure", () => {
       let cut = false;
       void lab.server.eventStreams.nextClose().then(() => (cut = true));
       for (let i = 0; i < 5_000 && !cut; i += 1) {
-        lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: `${i} ${big}`, createdBy: "user", creationSource: "api" });
+        lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          title: `${i} ${big}`,
+          createdBy: "user",
+          creationSource: "api",
+        });
         sent += 1;
         if (i % 20 === 19) await nextTurn();
       }
@@ -301,7 +458,9 @@ describe("GET /api/v1/events under pressure", () => {
       const title = (event: ReceivedEvent) => String(event.payload.data.thread.title);
       const last = `${sent - 1} ${big}`;
       await healthy.waitFor((event) => title(event) === last);
-      expect(healthy.events.map((event) => Number(title(event).split(" ")[0]))).toEqual(Array.from({ length: sent }, (_, i) => i));
+      expect(healthy.events.map((event) => Number(title(event).split(" ")[0]))).toEqual(
+        Array.from({ length: sent }, (_, i) => i),
+      );
       // Whatever the slow client had read, it resumes after it and misses nothing.
       const resumeAfter = slow.lastEventId ?? String(slow.startedAfter);
       const resumed = await SseClient.connect(url, { token, lastEventId: resumeAfter });
@@ -315,13 +474,23 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("cuts off a client that stops reading during a replay, at the next heartbeats, and it resumes without a loss", async () => {
-    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { eventStreamHeartbeatMs: 100 } });
+    const { lab, token } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      { server: { eventStreamHeartbeatMs: 100 } },
+    );
     try {
       const start = lab.host.store.lastSequence();
       const big = "y".repeat(15_000);
       // More than the kernel's socket buffers hold, written before anyone reads.
       const count = 800;
-      for (let i = 0; i < count; i += 1) lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: `${i} ${big}`, createdBy: "user", creationSource: "api" });
+      for (let i = 0; i < count; i += 1)
+        lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          title: `${i} ${big}`,
+          createdBy: "user",
+          creationSource: "api",
+        });
       const url = eventsUrl(lab, { types: "thread.created" });
       const cutOff = lab.server.eventStreams.nextClose();
       const stuck = await SseClient.connect(url, { token, lastEventId: String(start) });
@@ -351,7 +520,10 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("counts streams against server.maxEventStreams", async () => {
-    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } });
+    const { lab, token } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      { server: { maxEventStreams: 2, maxEventStreamsPerCredential: 2 } },
+    );
     const other = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
     try {
       const one = await SseClient.connect(eventsUrl(lab), { token });
@@ -379,9 +551,16 @@ describe("GET /api/v1/events under pressure", () => {
     const greedy = issue();
     const polite = issue();
     try {
-      const held = [await SseClient.connect(eventsUrl(lab), { token: greedy }), await SseClient.connect(eventsUrl(lab), { token: greedy })];
+      const held = [
+        await SseClient.connect(eventsUrl(lab), { token: greedy }),
+        await SseClient.connect(eventsUrl(lab), { token: greedy }),
+      ];
       const third = refused(await SseClient.open(eventsUrl(lab), { token: greedy }));
-      expect([third.status, third.body.error.code, third.body.error.details]).toEqual([429, "too_many_streams", { maxEventStreamsPerCredential: 2, open: 2 }]);
+      expect([third.status, third.body.error.code, third.body.error.details]).toEqual([
+        429,
+        "too_many_streams",
+        { maxEventStreamsPerCredential: 2, open: 2 },
+      ]);
       expect(third.body.error.message).toContain("server.maxEventStreamsPerCredential is 2");
       expect(third.body.error.message).toContain("of the server's 16");
       // The server has room, and another token's share is untouched.
@@ -399,16 +578,31 @@ describe("GET /api/v1/events under pressure", () => {
   });
 
   it("holds a web UI session to its token's share, and takes server.maxEventStreamsPerCredential when it is set", async () => {
-    const { lab, token } = await startApiLab({ capabilities: ["orchestration:read"] }, { server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } });
+    const { lab, token } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      { server: { maxEventStreams: 16, maxEventStreamsPerCredential: 1 } },
+    );
     try {
       const origin = lab.server.url;
-      const signedIn = await new ApiClient(lab.server.apiUrl, null).post("/ui/session", { token }, { origin, "sec-fetch-site": "same-origin" });
+      const signedIn = await new ApiClient(lab.server.apiUrl, null).post(
+        "/ui/session",
+        { token },
+        { origin, "sec-fetch-site": "same-origin" },
+      );
       expect(signedIn.status).toBe(200);
       const cookie = String(signedIn.headers["set-cookie"]).split(";")[0]!;
       const pageSecret = (signedIn.body as { pageSecret: string }).pageSecret;
       const byToken = await SseClient.connect(eventsUrl(lab), { token });
-      const bySession = refused(await SseClient.open(eventsUrl(lab), { headers: { cookie, "x-switchyard-page-secret": pageSecret, "sec-fetch-site": "same-origin" } }));
-      expect([bySession.status, bySession.body.error.code, bySession.body.error.details?.maxEventStreamsPerCredential]).toEqual([429, "too_many_streams", 1]);
+      const bySession = refused(
+        await SseClient.open(eventsUrl(lab), {
+          headers: { cookie, "x-switchyard-page-secret": pageSecret, "sec-fetch-site": "same-origin" },
+        }),
+      );
+      expect([
+        bySession.status,
+        bySession.body.error.code,
+        bySession.body.error.details?.maxEventStreamsPerCredential,
+      ]).toEqual([429, "too_many_streams", 1]);
       byToken.close();
     } finally {
       await lab.stop();

@@ -19,7 +19,14 @@ describe("a client generated from the OpenAPI document", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start({
-      providers: (dirs) => [...defaultProviders(dirs), scriptedInstance("omega", { gateDir: dirs.gateDir, stateDir: `${dirs.home}/scripted-state`, models: ["omega-1"] })],
+      providers: (dirs) => [
+        ...defaultProviders(dirs),
+        scriptedInstance("omega", {
+          gateDir: dirs.gateDir,
+          stateDir: `${dirs.home}/scripted-state`,
+          models: ["omega-1"],
+        }),
+      ],
     });
     const { token } = lab.registry.issueClientToken({
       ttlMs: 3_600_000,
@@ -27,14 +34,19 @@ describe("a client generated from the OpenAPI document", () => {
       projects: [lab.projectId],
       ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "default" },
     });
-    api = createClient<paths>({ baseUrl: `http://127.0.0.1:${lab.server.port}`, headers: { Authorization: `Bearer ${token}` } });
+    api = createClient<paths>({
+      baseUrl: `http://127.0.0.1:${lab.server.port}`,
+      headers: { Authorization: `Bearer ${token}` },
+    });
   });
   afterAll(async () => lab.stop());
 
   it("runs the router scenario: providers, a planner and three children, send, wait, read", async () => {
     const providers = await api.GET("/api/v1/providers");
     expect(providers.response.status).toBe(200);
-    const runnable = providers.data!.providers.filter((provider) => provider.canRunChildTasks).map((provider) => provider.providerInstanceId);
+    const runnable = providers
+      .data!.providers.filter((provider) => provider.canRunChildTasks)
+      .map((provider) => provider.providerInstanceId);
     expect(runnable).toEqual(["alpha", "beta", "omega"]);
 
     const planner = await api.POST("/api/v1/threads", {
@@ -48,12 +60,18 @@ describe("a client generated from the OpenAPI document", () => {
       params: { header: { "Idempotency-Key": "router:children" } },
       body: {
         projectId: lab.projectId,
-        threads: runnable.map((providerInstanceId) => ({ title: `child on ${providerInstanceId}`, prompt: `@@reply ${providerInstanceId} found the bug`, target: { providerInstanceId } })),
+        threads: runnable.map((providerInstanceId) => ({
+          title: `child on ${providerInstanceId}`,
+          prompt: `@@reply ${providerInstanceId} found the bug`,
+          target: { providerInstanceId },
+        })),
       },
     });
     expect(children.response.status).toBe(201);
     const childThreads = children.data!.threads.map((entry) => entry.thread);
-    expect(childThreads.map((thread) => [thread.providerInstanceId, thread.runtimeMode, thread.creationSource])).toEqual([
+    expect(
+      childThreads.map((thread) => [thread.providerInstanceId, thread.runtimeMode, thread.creationSource]),
+    ).toEqual([
       ["alpha", "auto-accept-edits", "api"],
       ["beta", "auto-accept-edits", "api"],
       ["omega", "auto-accept-edits", "api"],
@@ -61,7 +79,9 @@ describe("a client generated from the OpenAPI document", () => {
 
     const results: string[] = [];
     for (const child of childThreads) {
-      const waited = await api.GET("/api/v1/threads/{threadId}/wait", { params: { path: { threadId: child.threadId } } });
+      const waited = await api.GET("/api/v1/threads/{threadId}/wait", {
+        params: { path: { threadId: child.threadId } },
+      });
       expect(waited.data).toMatchObject({ status: "completed", waitTimedOut: false });
       results.push(waited.data!.summary!);
     }
@@ -72,16 +92,27 @@ describe("a client generated from the OpenAPI document", () => {
       body: { message: `Children reported: ${results.join("; ")} @@reply plan: fix it once` },
     });
     expect(sent.data).toMatchObject({ delivery: "started", asked: "auto", degraded: false, replayed: false });
-    const done = await api.GET("/api/v1/threads/{threadId}/wait", { params: { path: { threadId: plannerId }, query: { runId: sent.data!.runId } } });
+    const done = await api.GET("/api/v1/threads/{threadId}/wait", {
+      params: { path: { threadId: plannerId }, query: { runId: sent.data!.runId } },
+    });
     expect(done.data).toMatchObject({ status: "completed", summary: "plan: fix it once" });
 
-    const read = await api.GET("/api/v1/threads/{threadId}", { params: { path: { threadId: plannerId }, query: { view: "messages", limit: 10 } } });
+    const read = await api.GET("/api/v1/threads/{threadId}", {
+      params: { path: { threadId: plannerId }, query: { view: "messages", limit: 10 } },
+    });
     expect(read.data!.items.map((item) => [item.role, item.text])).toEqual([
       ["user", `Children reported: ${results.join("; ")} @@reply plan: fix it once`],
       ["assistant", "plan: fix it once"],
     ]);
-    const listed = await api.GET("/api/v1/threads", { params: { query: { projectId: lab.projectId, runStatus: ["completed"] } } });
-    expect(listed.data!.threads.map((thread) => thread.title).sort()).toEqual(["child on alpha", "child on beta", "child on omega", "planner"]);
+    const listed = await api.GET("/api/v1/threads", {
+      params: { query: { projectId: lab.projectId, runStatus: ["completed"] } },
+    });
+    expect(listed.data!.threads.map((thread) => thread.title).sort()).toEqual([
+      "child on alpha",
+      "child on beta",
+      "child on omega",
+      "planner",
+    ]);
 
     // A retry of the send with the same key is the same message, not a second turn.
     const retried = await api.POST("/api/v1/threads/{threadId}/messages", {
@@ -94,7 +125,12 @@ describe("a client generated from the OpenAPI document", () => {
     const missing = await api.GET("/api/v1/threads/{threadId}", { params: { path: { threadId: "thread_nope" } } });
     expect(missing.response.status).toBe(404);
     expect(missing.error).toMatchObject({ error: { code: "thread_not_found", details: { threadId: "thread_nope" } } });
-    const tooBroad = await api.POST("/api/v1/threads", { body: { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] } });
+    const tooBroad = await api.POST("/api/v1/threads", {
+      body: {
+        projectId: lab.projectId,
+        threads: [{ target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+      },
+    });
     expect(tooBroad.response.status).toBe(403);
     expect(tooBroad.error?.error.code).toBe("runtime_mode_escalation_denied");
   });

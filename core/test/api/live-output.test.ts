@@ -19,17 +19,34 @@ describe("live output and tool-call items over the API", () => {
   let otherProjectToken: string;
   const streams: SseClient[] = [];
   const open = async (query: Record<string, string>, token = reader.token!) => {
-    const stream = await SseClient.connect(`${lab.server.apiUrl}/events?${new URLSearchParams(query).toString()}`, { token });
+    const stream = await SseClient.connect(`${lab.server.apiUrl}/events?${new URLSearchParams(query).toString()}`, {
+      token,
+    });
     streams.push(stream);
     return stream;
   };
-  const start = (prompt: string) => lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", runtimeMode: "full-access", prompt, createdBy: "user", creationSource: "cli" }).thread.id;
+  const start = (prompt: string) =>
+    lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      runtimeMode: "full-access",
+      prompt,
+      createdBy: "user",
+      creationSource: "cli",
+    }).thread.id;
 
   beforeAll(async () => {
     lab = await McpLab.start();
-    reader = new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token);
+    reader = new ApiClient(
+      lab.server.apiUrl,
+      lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token,
+    );
     const otherProject = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-live-other-")), "other").id;
-    otherProjectToken = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], projects: [otherProject] }).token;
+    otherProjectToken = lab.registry.issueClientToken({
+      ttlMs: 3_600_000,
+      capabilities: ["orchestration:read"],
+      projects: [otherProject],
+    }).token;
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
@@ -44,7 +61,12 @@ describe("live output and tool-call items over the API", () => {
     await untilGatesReached(lab.t.gateDir, ["live-1"]);
     const first = await asking.waitFor((event) => event.type === "output.delta" && event.payload.threadId === threadId);
     expect(first.id).toBeUndefined();
-    expect(first.payload).toMatchObject({ type: "output.delta", projectId: lab.projectId, threadId, data: { kind: "assistant_message", offset: 0, delta: "Here is **the plan**:" } });
+    expect(first.payload).toMatchObject({
+      type: "output.delta",
+      projectId: lab.projectId,
+      threadId,
+      data: { kind: "assistant_message", offset: 0, delta: "Here is **the plan**:" },
+    });
     const itemId = first.payload.data.itemId as string;
     // Nothing of it is stored yet: the thread has no assistant message.
     const before = await ok(reader.get(`/threads/${threadId}`, { view: "messages" }));
@@ -53,23 +75,44 @@ describe("live output and tool-call items over the API", () => {
     // A stream that opens now gets the text so far at once (it would wait for no next piece), then the pieces after it.
     const late = await open({ liveOutput: "true", threadId });
     const caughtUp = await late.waitFor((event) => event.type === "output.delta");
-    expect(caughtUp.payload.data).toEqual({ itemId, kind: "assistant_message", offset: 0, delta: "Here is **the plan**:" });
+    expect(caughtUp.payload.data).toEqual({
+      itemId,
+      kind: "assistant_message",
+      offset: 0,
+      delta: "Here is **the plan**:",
+    });
     lab.release("live-1");
     await untilGatesReached(lab.t.gateDir, ["live-2"]);
     const second = await asking.waitFor((event) => event.type === "output.delta" && event.payload.data.offset > 0);
-    expect(second.payload.data).toEqual({ itemId, kind: "assistant_message", offset: "Here is **the plan**:".length, delta: " 1. read" });
+    expect(second.payload.data).toEqual({
+      itemId,
+      kind: "assistant_message",
+      offset: "Here is **the plan**:".length,
+      delta: " 1. read",
+    });
     // Streamed text is never written to the log: only the completed message will be.
-    expect(lab.host.store.eventsAfter(0, 100_000).filter((event) => JSON.stringify(event.record).includes("Here is **the plan**: 1. read"))).toEqual([]);
+    expect(
+      lab.host.store
+        .eventsAfter(0, 100_000)
+        .filter((event) => JSON.stringify(event.record).includes("Here is **the plan**: 1. read")),
+    ).toEqual([]);
     const lateNext = await late.waitFor((event) => event.type === "output.delta" && event.payload.data.offset > 0);
     expect(lateNext.payload.data).toEqual(second.payload.data);
 
     lab.release("live-2");
-    const message = await asking.waitFor((event) => event.type === "message" && event.payload.data.item.role === "assistant" && event.payload.threadId === threadId);
+    const message = await asking.waitFor(
+      (event) =>
+        event.type === "message" && event.payload.data.item.role === "assistant" && event.payload.threadId === threadId,
+    );
     expect(message.payload.data.item).toMatchObject({ itemId, text: "Here is **the plan**: 1. read 2. write" });
     // The log's ids carry on as before: the deltas took none.
-    for (const event of asking.events) expect(event.id).toBe(event.type === "output.delta" ? undefined : String(event.payload.sequence));
+    for (const event of asking.events)
+      expect(event.id).toBe(event.type === "output.delta" ? undefined : String(event.payload.sequence));
     // Not asked for, or not the caller's project: no delta.
-    await plain.waitFor((event) => event.type === "message" && event.payload.threadId === threadId && event.payload.data.item.role === "assistant");
+    await plain.waitFor(
+      (event) =>
+        event.type === "message" && event.payload.threadId === threadId && event.payload.data.item.role === "assistant",
+    );
     expect(plain.events.filter((event) => event.type === "output.delta")).toEqual([]);
     expect(elsewhere.events.filter((event) => event.payload.threadId === threadId)).toEqual([]);
   });
@@ -81,7 +124,14 @@ describe("live output and tool-call items over the API", () => {
     await ok(reader.get(`/threads/${threadId}/wait`));
     const read = await ok(reader.get(`/threads/${threadId}`, { view: "activity", limit: 50 }));
     const tools = read.items.filter((item: { kind: string }) => item.kind === "tool_call");
-    expect(tools.map((item: { text: string; status: string; details: Record<string, unknown> }) => [item.text, item.status, item.details.toolKind, item.details.exitCode])).toEqual([
+    expect(
+      tools.map((item: { text: string; status: string; details: Record<string, unknown> }) => [
+        item.text,
+        item.status,
+        item.details.toolKind,
+        item.details.exitCode,
+      ]),
+    ).toEqual([
       ["printf 'line %s\\n' $(seq 1 400)", "completed", "command", 0],
       ["echo broken >&2; exit 3", "failed", "command", 3],
       ["src/app.ts", "completed", "file_change", undefined],
@@ -97,24 +147,46 @@ describe("live output and tool-call items over the API", () => {
 
     // The whole output, a page at a time.
     const pages: string[] = [];
-    for (let offset: number | null = 0; offset !== null; ) {
-      const page: { text: string; nextOffset: number | null } = await ok(reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "output", offset, limit: 1000 }));
-      expect(page).toMatchObject({ threadId, itemId: long!.itemId, kind: "tool_call", part: "output", totalChars: long!.details.outputChars });
+    for (let offset: number | null = 0; offset !== null;) {
+      const page: { text: string; nextOffset: number | null } = await ok(
+        reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, {
+          part: "output",
+          offset,
+          limit: 1000,
+        }),
+      );
+      expect(page).toMatchObject({
+        threadId,
+        itemId: long!.itemId,
+        kind: "tool_call",
+        part: "output",
+        totalChars: long!.details.outputChars,
+      });
       pages.push(page.text);
       offset = page.nextOffset;
     }
     const stored = lab.host.store.get("item", long!.itemId)!.data.output as string;
     expect(pages.join("")).toBe(stored);
     expect(stored.startsWith("line 1\nline 2\n")).toBe(true);
-    const input = await ok(reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "input" }));
+    const input = await ok(
+      reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "input" }),
+    );
     expect(JSON.parse(input.text)).toEqual(long!.details.input);
 
     // An item of no such thread, a bad part, another project's token (to which the thread does not exist): typed refusals.
     const missing = await reader.get(`/threads/${threadId}/items/item:nope`);
-    expect([missing.status, missing.body.error.code, missing.body.error.details]).toEqual([404, "not_found", { threadId, itemId: "item:nope" }]);
-    const badPart = await reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "secrets" });
+    expect([missing.status, missing.body.error.code, missing.body.error.details]).toEqual([
+      404,
+      "not_found",
+      { threadId, itemId: "item:nope" },
+    ]);
+    const badPart = await reader.get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, {
+      part: "secrets",
+    });
     expect([badPart.status, badPart.body.error.code]).toEqual([400, "invalid_request"]);
-    const theirs = await reader.with(otherProjectToken).get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "output" });
+    const theirs = await reader
+      .with(otherProjectToken)
+      .get(`/threads/${threadId}/items/${encodeURIComponent(long!.itemId)}`, { part: "output" });
     expect([theirs.status, theirs.body.error.code]).toEqual([404, "thread_not_found"]);
   });
 });

@@ -30,7 +30,10 @@ describe("the OpenAPI document", () => {
 
   /** Checks a body against the schema the document gives an operation's answer with this status. */
   const conforms = (path: string, method: string, status: number, body: unknown) => {
-    const responses = document.paths[path][method].responses as Record<string, { content: Record<string, { schema: { $ref: string } }> }>;
+    const responses = document.paths[path][method].responses as Record<
+      string,
+      { content: Record<string, { schema: { $ref: string } }> }
+    >;
     const response = responses[String(status)] ?? responses.default!;
     const validate = ajv.compile({ $ref: `switchyard-openapi${response.content["application/json"]!.schema.$ref}` });
     const valid = validate(body);
@@ -46,30 +49,51 @@ describe("the OpenAPI document", () => {
     expect(validator.version).toBe("3.1");
     expect(() => validator.resolveRefs()).not.toThrow();
     const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? [];
-    for (const ref of refs) expect(document.components.schemas, ref).toHaveProperty(ref.slice('"$ref":"#/components/schemas/'.length, -1));
+    for (const ref of refs)
+      expect(document.components.schemas, ref).toHaveProperty(ref.slice('"$ref":"#/components/schemas/'.length, -1));
   });
 
   it("lists every registered route once, with its capability, and the served document is the router's", () => {
-    const operations = Object.entries(document.paths as Record<string, Record<string, { operationId: string; security?: unknown[] }>>).flatMap(([path, methods]) =>
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, { operationId: string; security?: unknown[] }>>,
+    ).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.operationId}`),
     );
-    expect(operations.sort()).toEqual(API_ROUTES.map((route) => `${route.method} /api/v1${route.path} ${route.operationId}`).sort());
+    expect(operations.sort()).toEqual(
+      API_ROUTES.map((route) => `${route.method} /api/v1${route.path} ${route.operationId}`).sort(),
+    );
     expect(document.paths["/api/v1/openapi.json"].get.security).toEqual([]);
     expect(document.paths["/api/v1/threads"].post["x-switchyard-capability"]).toBe("orchestration:operate");
-    expect(document.paths["/api/v1/threads"].post.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header" }));
+    expect(document.paths["/api/v1/threads"].post.parameters).toContainEqual(
+      expect.objectContaining({ name: "Idempotency-Key", in: "header" }),
+    );
     expect(document).toEqual(lab.server.api.openApiDocument());
   });
 
   it("describes what the server answers, successes and failures alike", async () => {
-    const client = new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }).token);
-    const created = await client.post("/threads", { projectId: lab.projectId, threads: [{ prompt: "@@reply described", target: { providerInstanceId: "alpha" } }] });
+    const client = new ApiClient(
+      lab.server.apiUrl,
+      lab.registry.issueClientToken({
+        ttlMs: 60_000,
+        capabilities: ["orchestration:operate"],
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+      }).token,
+    );
+    const created = await client.post("/threads", {
+      projectId: lab.projectId,
+      threads: [{ prompt: "@@reply described", target: { providerInstanceId: "alpha" } }],
+    });
     const threadId = created.body.threads[0].thread.threadId as string;
     const answers: [string, string, { status: number; body: unknown }][] = [
       ["/api/v1/threads", "post", created],
       ["/api/v1/threads/{threadId}/wait", "get", await client.get(`/threads/${threadId}/wait`)],
       ["/api/v1/threads/{threadId}", "get", await client.get(`/threads/${threadId}`, { view: "activity" })],
       ["/api/v1/threads", "get", await client.get("/threads", { projectId: lab.projectId })],
-      ["/api/v1/threads/{threadId}/messages", "post", await client.post(`/threads/${threadId}/messages`, { message: "@@reply again", mode: "queue" })],
+      [
+        "/api/v1/threads/{threadId}/messages",
+        "post",
+        await client.post(`/threads/${threadId}/messages`, { message: "@@reply again", mode: "queue" }),
+      ],
       ["/api/v1/threads/{threadId}/stop", "post", await client.post(`/threads/${threadId}/stop`, {})],
       ["/api/v1/threads/{threadId}/resume", "post", await client.post(`/threads/${threadId}/resume`, {})],
       ["/api/v1/threads/{threadId}/interrupt", "post", await client.post(`/threads/${threadId}/interrupt`, {})],
@@ -81,10 +105,17 @@ describe("the OpenAPI document", () => {
       ["/api/v1/threads", "post", await client.post("/threads", { projectId: lab.projectId, threads: [] })],
       ["/api/v1/projects", "get", await client.with(null).get("/projects")],
     ];
-    expect(answers.map(([path, method, answer]) => [path, method, answer.status, conforms(path, method, answer.status, answer.body)])).toEqual(
-      answers.map(([path, method, answer]) => [path, method, answer.status, "conforms"]),
-    );
-    expect(answers.map(([, , answer]) => answer.status)).toEqual([201, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 404, 400, 401]);
+    expect(
+      answers.map(([path, method, answer]) => [
+        path,
+        method,
+        answer.status,
+        conforms(path, method, answer.status, answer.body),
+      ]),
+    ).toEqual(answers.map(([path, method, answer]) => [path, method, answer.status, "conforms"]));
+    expect(answers.map(([, , answer]) => answer.status)).toEqual([
+      201, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 404, 400, 401,
+    ]);
   });
 
   it("generates the TypeScript client types committed in core/test/api/generated (run with -u after an API change)", async () => {

@@ -45,16 +45,35 @@ describe("plugin route segments belong to the plugin that owns the name", () => 
     const jobs = await api.get<{ jobs: unknown[] }>("/plugins/acp-registry/install-jobs");
     expect([jobs.status, jobs.body]).toEqual([200, { jobs: [] }]);
     const document = await api.get<{ paths: Record<string, unknown> }>("/openapi.json");
-    expect(Object.keys(document.body.paths).filter((path) => path.startsWith("/api/v1/plugins/acp-registry/"))).toContain("/api/v1/plugins/acp-registry/installed");
+    expect(
+      Object.keys(document.body.paths).filter((path) => path.startsWith("/api/v1/plugins/acp-registry/")),
+    ).toContain("/api/v1/plugins/acp-registry/installed");
     expect(serve.stderr).toContain("plugin routes refused");
-    expect(serve.stderr).toMatch(/plugin-acp-registry.*belong to the built-in plugin \\"@switchyard\/plugin-acp-registry\\"/);
+    expect(serve.stderr).toMatch(
+      /plugin-acp-registry.*belong to the built-in plugin \\"@switchyard\/plugin-acp-registry\\"/,
+    );
   });
 });
 
 describe("createPluginApiRoutes: a built-in keeps its segment whatever the load order", () => {
-  const context = (): RouteContext => ({ specVersion: "1.0.0", hostVersion: "0.0.0", paths: { home: "/nowhere", data: "/nowhere", cache: "/nowhere" } as never, logger: { debug() {}, info() {}, warn() {}, error() {} } as never, signal: new AbortController().signal });
+  const context = (): RouteContext => ({
+    specVersion: "1.0.0",
+    hostVersion: "0.0.0",
+    paths: { home: "/nowhere", data: "/nowhere", cache: "/nowhere" } as never,
+    logger: { debug() {}, info() {}, warn() {}, error() {} } as never,
+    signal: new AbortController().signal,
+  });
   const routes = (answer: string): PluginRoutes => ({
-    create: () => [{ method: "GET", path: "/who", operationId: "who", summary: "Who answers", scope: "orchestration:read", handle: () => ({ answer }) }],
+    create: () => [
+      {
+        method: "GET",
+        path: "/who",
+        operationId: "who",
+        summary: "Who answers",
+        scope: "orchestration:read",
+        handle: () => ({ answer }),
+      },
+    ],
   });
   const builtin = { routes: routes("built-in"), plugin: { name: "@switchyard/plugin-acp-registry" } };
   const newcomer = { routes: routes("newcomer"), plugin: { name: "@someone/acp-registry" } };
@@ -65,8 +84,18 @@ describe("createPluginApiRoutes: a built-in keeps its segment whatever the load 
   ])("%s: the newcomer is refused, naming both", async (_order, contributions) => {
     const created = await createPluginApiRoutes(contributions, context, [], [builtin.plugin.name]);
     expect(created.routes.map((route) => route.path)).toEqual(["/plugins/acp-registry/who"]);
-    expect(await (created.routes[0]!.handle as (input: unknown, context: unknown) => Promise<unknown>)({ params: {}, query: {}, body: {} }, { caller: { capabilities: new Set(), requestScope: "x" }, signal: new AbortController().signal })).toEqual({ answer: "built-in" });
-    expect(created.refused).toEqual([{ plugin: "@someone/acp-registry", problem: expect.stringContaining('belong to the built-in plugin "@switchyard/plugin-acp-registry"') }]);
+    expect(
+      await (created.routes[0]!.handle as (input: unknown, context: unknown) => Promise<unknown>)(
+        { params: {}, query: {}, body: {} },
+        { caller: { capabilities: new Set(), requestScope: "x" }, signal: new AbortController().signal },
+      ),
+    ).toEqual({ answer: "built-in" });
+    expect(created.refused).toEqual([
+      {
+        plugin: "@someone/acp-registry",
+        problem: expect.stringContaining('belong to the built-in plugin "@switchyard/plugin-acp-registry"'),
+      },
+    ]);
   });
 
   it("a built-in that mounts no routes still owns its segment", async () => {
@@ -75,4 +104,3 @@ describe("createPluginApiRoutes: a built-in keeps its segment whatever the load 
     expect(created.refused[0]?.plugin).toBe("@someone/acp-registry");
   });
 });
-

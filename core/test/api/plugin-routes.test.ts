@@ -19,7 +19,17 @@ describe("plugin API routes", () => {
   let operator: ApiClient;
 
   beforeAll(async () => {
-    ({ lab, client: reader } = await startApiLab({ capabilities: ["orchestration:read"] }, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, `${fixtures}routes-good`, `${fixtures}routes-malformed`, `${fixtures}routes-clash`] }));
+    ({ lab, client: reader } = await startApiLab(
+      { capabilities: ["orchestration:read"] },
+      {
+        plugins: [
+          SCRIPTED_PROVIDER_PLUGIN_DIR,
+          `${fixtures}routes-good`,
+          `${fixtures}routes-malformed`,
+          `${fixtures}routes-clash`,
+        ],
+      },
+    ));
     operator = apiClientFor(lab, { capabilities: ["orchestration:operate"] });
   });
   afterAll(async () => lab.stop());
@@ -27,18 +37,31 @@ describe("plugin API routes", () => {
   it("mounts a plugin's routes under its name (scope and plugin- prefix dropped) and hands the handler validated parts, the caller and the context", async () => {
     const answer = await reader.get("/plugins/routes-good/echo/hi", { times: "2" });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ words: ["hi", "hi"], scopes: ["orchestration:read"], home: lab.t.home, specVersion: "1.0.0" });
+    expect(answer.body).toEqual({
+      words: ["hi", "hi"],
+      scopes: ["orchestration:read"],
+      home: lab.t.home,
+      specVersion: "1.0.0",
+    });
     const created = await operator.post("/plugins/routes-good/notes");
     expect([created.status, created.body]).toEqual([201, { notes: 1 }]);
   });
 
   it("refuses what the route's schemas refuse, a scope the token lacks, and no token, before the handler runs", async () => {
     const bad = await reader.get<FailureBody>("/plugins/routes-good/echo/hi", { times: "9" });
-    expect([bad.status, bad.body.error.code, bad.body.error.details.field]).toEqual([400, "invalid_request", "query.times"]);
+    expect([bad.status, bad.body.error.code, bad.body.error.details.field]).toEqual([
+      400,
+      "invalid_request",
+      "query.times",
+    ]);
     const unknownQuery = await reader.get<FailureBody>("/plugins/routes-good/echo/hi", { loud: "yes" });
     expect([unknownQuery.status, unknownQuery.body.error.details.field]).toEqual([400, "query.loud"]);
     const unexpectedBody = await operator.post<FailureBody>("/plugins/routes-good/notes", { note: "x" });
-    expect([unexpectedBody.status, unexpectedBody.body.error.code, unexpectedBody.body.error.details.field]).toEqual([400, "invalid_request", "body"]);
+    expect([unexpectedBody.status, unexpectedBody.body.error.code, unexpectedBody.body.error.details.field]).toEqual([
+      400,
+      "invalid_request",
+      "body",
+    ]);
     const readOnly = await reader.post<FailureBody>("/plugins/routes-good/notes");
     expect([readOnly.status, readOnly.body.error.code]).toEqual([403, "capability_denied"]);
     const anonymous = await reader.with(null).get<FailureBody>("/plugins/routes-good/echo/hi");
@@ -56,7 +79,8 @@ describe("plugin API routes", () => {
   ])("answers a handler's %s error with %i %s", async (thrown, status, code) => {
     const answer = await operator.post<FailureBody>("/plugins/routes-good/fail", { code: thrown });
     expect([answer.status, answer.body.error.code]).toEqual([status, code]);
-    if (thrown !== "plain") expect(answer.body.error.details).toMatchObject({ asked: thrown, plugin: "@fixtures/plugin-routes-good" });
+    if (thrown !== "plain")
+      expect(answer.body.error.details).toMatchObject({ asked: thrown, plugin: "@fixtures/plugin-routes-good" });
     if (code === "plugin_failed") expect(answer.body.error.details.code).toBe(thrown);
   });
 
@@ -68,7 +92,13 @@ describe("plugin API routes", () => {
     expect([clash.status, clash.body.error.code]).toEqual([404, "route_not_found"]);
     expect((await reader.get("/projects")).status).toBe(200);
     const document = await reader.get("/openapi.json");
-    const paths = Object.keys(document.body.paths as Record<string, unknown>).filter((path) => path.startsWith("/api/v1/plugins/"));
-    expect(paths.sort()).toEqual(["/api/v1/plugins/routes-good/echo/{word}", "/api/v1/plugins/routes-good/fail", "/api/v1/plugins/routes-good/notes"]);
+    const paths = Object.keys(document.body.paths as Record<string, unknown>).filter((path) =>
+      path.startsWith("/api/v1/plugins/"),
+    );
+    expect(paths.sort()).toEqual([
+      "/api/v1/plugins/routes-good/echo/{word}",
+      "/api/v1/plugins/routes-good/fail",
+      "/api/v1/plugins/routes-good/notes",
+    ]);
   });
 });

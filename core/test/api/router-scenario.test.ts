@@ -48,7 +48,12 @@ describe("a router drives a planner and three children over HTTP and SSE", () =>
             stateDir,
             capabilities: {
               sessions: { resume: true },
-              turns: { interrupt: true, steeringByInterruptRestart: true, terminalStatusQuality: "strong", emitsTurnStarted: true },
+              turns: {
+                interrupt: true,
+                steeringByInterruptRestart: true,
+                terminalStatusQuality: "strong",
+                emitsTurnStarted: true,
+              },
               tools: { mcp: { http: true } },
               runtimeModes: ["approval-required", "auto-accept-edits", "full-access"],
               interactionModes: ["plan", "default"],
@@ -96,7 +101,10 @@ describe("a router drives a planner and three children over HTTP and SSE", () =>
     // stays connected, to prove the router's stream missed nothing.
     const query = `threadId=${encodeURIComponent(planner)}&descendants=true&after=0`;
     const open = async (lastEventId?: string) => {
-      const stream = await SseClient.connect(`${endpoint.url}/api/v1/events?${query}`, { token, ...(lastEventId !== undefined ? { lastEventId } : {}) });
+      const stream = await SseClient.connect(`${endpoint.url}/api/v1/events?${query}`, {
+        token,
+        ...(lastEventId !== undefined ? { lastEventId } : {}),
+      });
       streams.push(stream);
       return stream;
     };
@@ -106,28 +114,50 @@ describe("a router drives a planner and three children over HTTP and SSE", () =>
     const reference = () => referenceStreams[referenceStreams.length - 1]!;
 
     // Three children on three providers.
-    const created = await mustCall<{ threads: { thread: { threadId: string; parentThreadId: string; relationship: string; reportBack: boolean } }[] }>(client, "create_threads", {
+    const created = await mustCall<{
+      threads: { thread: { threadId: string; parentThreadId: string; relationship: string; reportBack: boolean } }[];
+    }>(client, "create_threads", {
       projectId,
       clientRequestId: "children",
       threads: [
         { title: "apple", prompt: "@@reply APPLE", target: { providerInstanceId: "alpha" }, parentThreadId: planner },
-        { title: "banana", prompt: "@@plan peel it @@gate banana @@reply BANANA", target: { providerInstanceId: "beta" }, parentThreadId: planner },
-        { title: "cherry", prompt: "@@gate cherry @@reply CHERRY", target: { providerInstanceId: "cedar" }, parentThreadId: planner },
+        {
+          title: "banana",
+          prompt: "@@plan peel it @@gate banana @@reply BANANA",
+          target: { providerInstanceId: "beta" },
+          parentThreadId: planner,
+        },
+        {
+          title: "cherry",
+          prompt: "@@gate cherry @@reply CHERRY",
+          target: { providerInstanceId: "cedar" },
+          parentThreadId: planner,
+        },
       ],
     });
     const [apple, banana, cherry] = created.threads.map((entry) => entry.thread);
-    for (const child of created.threads) expect(child.thread).toMatchObject({ parentThreadId: planner, relationship: "subagent", reportBack: true });
+    for (const child of created.threads)
+      expect(child.thread).toMatchObject({ parentThreadId: planner, relationship: "subagent", reportBack: true });
 
-    const finished = (threadId: string) => (event: ReceivedEvent) => event.type === "run.finished" && event.payload.threadId === threadId;
-    const toldPlanner = (childId: string) => (event: ReceivedEvent) => event.type === "message" && event.payload.threadId === planner && event.payload.data.item.details?.childThreadId === childId;
+    const finished = (threadId: string) => (event: ReceivedEvent) =>
+      event.type === "run.finished" && event.payload.threadId === threadId;
+    const toldPlanner = (childId: string) => (event: ReceivedEvent) =>
+      event.type === "message" &&
+      event.payload.threadId === planner &&
+      event.payload.data.item.details?.childThreadId === childId;
     /** The planner's turn that acted on a child's result ended. */
     const plannerActedOn = async (stream: SseClient, childId: string) => {
       const message = await stream.waitFor(toldPlanner(childId));
-      return stream.waitFor((event) => finished(planner)(event) && event.payload.data.run.runId === message.payload.data.item.runId);
+      return stream.waitFor(
+        (event) => finished(planner)(event) && event.payload.data.run.runId === message.payload.data.item.runId,
+      );
     };
 
     // 1. The first child's completion, pushed, and the planner told.
-    expect((await router().waitFor(finished(apple!.threadId))).payload.data.run).toMatchObject({ status: "completed", summary: "APPLE" });
+    expect((await router().waitFor(finished(apple!.threadId))).payload.data.run).toMatchObject({
+      status: "completed",
+      summary: "APPLE",
+    });
     await plannerActedOn(router(), apple!.threadId);
 
     // 2. The router loses its stream; the cherry child finishes meanwhile (the reference stream
@@ -137,12 +167,20 @@ describe("a router drives a planner and three children over HTTP and SSE", () =>
     releaseGate(gateDir, "cherry");
     await plannerActedOn(reference(), cherry!.threadId);
     routerStreams.push(await open(router().lastEventId));
-    expect((await router().waitFor(finished(cherry!.threadId))).payload.data.run).toMatchObject({ status: "completed", summary: "CHERRY" });
+    expect((await router().waitFor(finished(cherry!.threadId))).payload.data.run).toMatchObject({
+      status: "completed",
+      summary: "CHERRY",
+    });
     await plannerActedOn(router(), cherry!.threadId);
 
     // 3. The server is killed while the banana child's turn runs (it has proposed a plan and
     //    waits at its gate), and starts again on its home.
-    await reference().waitFor((event) => event.type === "item" && event.payload.threadId === banana!.threadId && event.payload.data.item.kind === "proposed_plan");
+    await reference().waitFor(
+      (event) =>
+        event.type === "item" &&
+        event.payload.threadId === banana!.threadId &&
+        event.payload.data.item.kind === "proposed_plan",
+    );
     await serve.kill9();
     await router().ended;
     await reference().ended;
@@ -151,28 +189,57 @@ describe("a router drives a planner and three children over HTTP and SSE", () =>
     routerStreams.push(await open(router().lastEventId));
     referenceStreams.push(await open(reference().lastEventId));
     releaseGate(gateDir, "banana");
-    expect((await router().waitFor(finished(banana!.threadId))).payload.data.run).toMatchObject({ status: "completed", summary: "BANANA" });
+    expect((await router().waitFor(finished(banana!.threadId))).payload.data.run).toMatchObject({
+      status: "completed",
+      summary: "BANANA",
+    });
     await plannerActedOn(router(), banana!.threadId);
     await plannerActedOn(reference(), banana!.threadId);
 
     // What the router saw, across its three connections, is exactly what the reference saw.
     const routerSaw = routerStreams.flatMap((stream) => stream.events);
     const referenceSaw = referenceStreams.flatMap((stream) => stream.events);
-    expect(routerSaw.map((event) => event.payload.sequence)).toEqual(referenceSaw.map((event) => event.payload.sequence));
+    expect(routerSaw.map((event) => event.payload.sequence)).toEqual(
+      referenceSaw.map((event) => event.payload.sequence),
+    );
     expect(new Set(routerSaw.map((event) => event.payload.sequence)).size).toBe(routerSaw.length);
     // Each child's one turn reached the planner once, with its result.
-    const told = routerSaw.filter((event) => event.type === "message" && event.payload.threadId === planner && event.payload.data.item.role === "user");
-    expect(told.map((event) => event.payload.data.item.details.childThreadId)).toEqual([apple!.threadId, cherry!.threadId, banana!.threadId]);
-    expect(told.map((event) => /Result:\n(\w+)/.exec(event.payload.data.item.text)?.[1])).toEqual(["APPLE", "CHERRY", "BANANA"]);
+    const told = routerSaw.filter(
+      (event) =>
+        event.type === "message" && event.payload.threadId === planner && event.payload.data.item.role === "user",
+    );
+    expect(told.map((event) => event.payload.data.item.details.childThreadId)).toEqual([
+      apple!.threadId,
+      cherry!.threadId,
+      banana!.threadId,
+    ]);
+    expect(told.map((event) => /Result:\n(\w+)/.exec(event.payload.data.item.text)?.[1])).toEqual([
+      "APPLE",
+      "CHERRY",
+      "BANANA",
+    ]);
     for (const child of [apple, banana, cherry]) expect(routerSaw.filter(finished(child!.threadId))).toHaveLength(1);
     expect(routerSaw.filter(finished(planner))).toHaveLength(3);
 
     // And the log agrees after a clean stop: one delivery per child turn, all consumed.
     expect(await serve.terminate()).toBe(0);
     serve = null;
-    expect(readRows(home, "SELECT id FROM items WHERE thread_id = ? AND id LIKE 'message:child-turn:%'", [planner])).toHaveLength(3);
+    expect(
+      readRows(home, "SELECT id FROM items WHERE thread_id = ? AND id LIKE 'message:child-turn:%'", [planner]),
+    ).toHaveLength(3);
     // The banana turn was live at the kill: its run went on in a continued attempt.
-    expect(readRows<{ reason: string }>(home, "SELECT json_extract(data, '$.reason') AS reason FROM attempts WHERE thread_id = ? ORDER BY id", [banana!.threadId]).map((row) => row.reason)).toEqual(["initial", "continue_after_restart"]);
-    expect(readRows(home, "SELECT id FROM context_transfers WHERE id LIKE 'transfer:child-turn:%' AND json_extract(data, '$.status') = 'consumed'")).toHaveLength(3);
+    expect(
+      readRows<{ reason: string }>(
+        home,
+        "SELECT json_extract(data, '$.reason') AS reason FROM attempts WHERE thread_id = ? ORDER BY id",
+        [banana!.threadId],
+      ).map((row) => row.reason),
+    ).toEqual(["initial", "continue_after_restart"]);
+    expect(
+      readRows(
+        home,
+        "SELECT id FROM context_transfers WHERE id LIKE 'transfer:child-turn:%' AND json_extract(data, '$.status') = 'consumed'",
+      ),
+    ).toHaveLength(3);
   }, 120_000);
 });

@@ -42,13 +42,25 @@ describe("web UI sessions through the API router", () => {
   });
   afterAll(async () => lab.stop());
 
-  const issue = (capabilities: ("orchestration:read" | "orchestration:operate" | "orchestration:approve")[], extra: { projects?: string[] } = {}) =>
-    lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities, ceiling: { runtimeMode: "approval-required", interactionMode: "default" }, ...extra });
+  const issue = (
+    capabilities: ("orchestration:read" | "orchestration:operate" | "orchestration:approve")[],
+    extra: { projects?: string[] } = {},
+  ) =>
+    lab.registry.issueClientToken({
+      ttlMs: 3_600_000,
+      capabilities,
+      ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+      ...extra,
+    });
 
   /** What the UI's own pages send besides the session: a browser's same-origin fetch. */
   const fromUi = () => ({ origin, "sec-fetch-site": "same-origin" });
   /** What the UI's own fetches send with its session. */
-  const asPage = (browser: Browser) => ({ cookie: browser.cookie, "x-switchyard-page-secret": browser.pageSecret, ...fromUi() });
+  const asPage = (browser: Browser) => ({
+    cookie: browser.cookie,
+    "x-switchyard-page-secret": browser.pageSecret,
+    ...fromUi(),
+  });
 
   async function signIn(body: Record<string, string>, headers?: Record<string, string>): Promise<ApiAnswer> {
     return anonymous.post("/ui/session", body, headers ?? fromUi());
@@ -61,16 +73,28 @@ describe("web UI sessions through the API router", () => {
   }
 
   const createThread = (headers: Record<string, string>, title = "from the cookie") =>
-    anonymous.post("/threads", { projectId: lab.projectId, threads: [{ title, target: { providerInstanceId: "alpha" } }] }, headers);
+    anonymous.post(
+      "/threads",
+      { projectId: lab.projectId, threads: [{ title, target: { providerInstanceId: "alpha" } }] },
+      headers,
+    );
 
   it("sets an HttpOnly, SameSite=Strict cookie named for this server, answers the page secret once, and the two act with the token's verbs and projects", async () => {
     const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-")), "other");
     const { token } = issue(["orchestration:operate"], { projects: [lab.projectId] });
     const answer = await signIn({ token });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ verbs: ["read", "operate"], projects: [lab.projectId], ceiling: { runtimeMode: "approval-required", interactionMode: "default" } });
+    expect(answer.body).toMatchObject({
+      verbs: ["read", "operate"],
+      projects: [lab.projectId],
+      ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+    });
     const setCookie = String(answer.headers["set-cookie"]);
-    expect(setCookie).toMatch(new RegExp(`^switchyard_session_${lab.registry.environmentId}=sy_us_[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=\\d+$`));
+    expect(setCookie).toMatch(
+      new RegExp(
+        `^switchyard_session_${lab.registry.environmentId}=sy_us_[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=\\d+$`,
+      ),
+    );
     expect(setCookie).not.toContain(token);
     const pageSecret = (answer.body as { pageSecret: string }).pageSecret;
     expect(pageSecret).toMatch(/^sy_up_[A-Za-z0-9_-]{43}$/);
@@ -79,13 +103,18 @@ describe("web UI sessions through the API router", () => {
 
     const projects = await anonymous.get("/projects", {}, asPage(browser));
     expect(projects.status).toBe(200);
-    expect((projects.body as { projects: { projectId: string }[] }).projects.map((p) => p.projectId)).toEqual([lab.projectId]);
+    expect((projects.body as { projects: { projectId: string }[] }).projects.map((p) => p.projectId)).toEqual([
+      lab.projectId,
+    ]);
     const elsewhere = await anonymous.get("/threads", { projectId: other.id }, asPage(browser));
     expect(elsewhere.status).toBe(403);
     // The ceiling holds too: no broader work than the token may start.
     const broader = await anonymous.post(
       "/threads",
-      { projectId: lab.projectId, threads: [{ title: "x", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }] },
+      {
+        projectId: lab.projectId,
+        threads: [{ title: "x", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }],
+      },
       asPage(browser),
     );
     expect([broader.status, (broader.body as FailureBody).error.code]).toEqual([403, "runtime_mode_escalation_denied"]);
@@ -110,7 +139,10 @@ describe("web UI sessions through the API router", () => {
       "cookie alone": forged,
       "a made-up page secret": { ...forged, "x-switchyard-page-secret": `sy_up_${"A".repeat(43)}` },
       "another session's page secret": { ...forged, "x-switchyard-page-secret": otherBrowser.pageSecret },
-      "the cookie's own secret as page secret": { ...forged, "x-switchyard-page-secret": browser.cookie.split("=")[1]! },
+      "the cookie's own secret as page secret": {
+        ...forged,
+        "x-switchyard-page-secret": browser.cookie.split("=")[1]!,
+      },
     };
     const outcomes: Record<string, unknown> = {};
     for (const [name, headers] of Object.entries(attempts)) {
@@ -118,10 +150,21 @@ describe("web UI sessions through the API router", () => {
       const stream = await SseClient.open(`${lab.server.apiUrl}/events`, { headers });
       const change = await createThread(headers);
       const signOut = await anonymous.post("/ui/session/end", {}, headers);
-      outcomes[name] = [read, stream as RefusedStream, change, signOut].map((answer) => [answer.status, (answer.body as FailureBody).error?.code, (answer.body as FailureBody).error?.details.reason]);
+      outcomes[name] = [read, stream as RefusedStream, change, signOut].map((answer) => [
+        answer.status,
+        (answer.body as FailureBody).error?.code,
+        (answer.body as FailureBody).error?.details.reason,
+      ]);
     }
     const reasonOf = (name: string) => (name === "cookie alone" ? "page_secret_missing" : "page_secret_mismatch");
-    expect(outcomes).toEqual(Object.fromEntries(Object.keys(attempts).map((name) => [name, Array.from({ length: 4 }, () => [401, "invalid_token", reasonOf(name)])])));
+    expect(outcomes).toEqual(
+      Object.fromEntries(
+        Object.keys(attempts).map((name) => [
+          name,
+          Array.from({ length: 4 }, () => [401, "invalid_token", reasonOf(name)]),
+        ]),
+      ),
+    );
     const missing = await anonymous.get("/projects", {}, forged);
     expect((missing.body as FailureBody).error.message).toContain("x-switchyard-page-secret");
     expect(lab.server.eventStreams.size).toBe(0);
@@ -137,8 +180,16 @@ describe("web UI sessions through the API router", () => {
   it("answers a session only at the origin it signed in at", async () => {
     const browser = await signedIn({ token: issue(["orchestration:read"]).token });
     const localhost = `localhost:${new URL(origin).port}`;
-    const elsewhere = await anonymous.get("/projects", {}, { ...asPage(browser), host: localhost, origin: `http://${localhost}` });
-    expect([elsewhere.status, (elsewhere.body as FailureBody).error.code, (elsewhere.body as FailureBody).error.details.reason]).toEqual([401, "invalid_token", "other_origin"]);
+    const elsewhere = await anonymous.get(
+      "/projects",
+      {},
+      { ...asPage(browser), host: localhost, origin: `http://${localhost}` },
+    );
+    expect([
+      elsewhere.status,
+      (elsewhere.body as FailureBody).error.code,
+      (elsewhere.body as FailureBody).error.details.reason,
+    ]).toEqual([401, "invalid_token", "other_origin"]);
     expect((elsewhere.body as FailureBody).error.message).toContain(`http://${localhost}`);
     expect((await anonymous.get("/projects", {}, asPage(browser))).status).toBe(200);
   });
@@ -159,16 +210,26 @@ describe("web UI sessions through the API router", () => {
     }
     const read = await anonymous.get("/projects", {}, { ...withSession, origin: "http://localhost:1" });
     refusals["read from another origin"] = [read.status, (read.body as FailureBody).error?.code];
-    expect(refusals).toEqual(Object.fromEntries([...Object.keys(cases), "read from another origin"].map((name) => [name, [403, "cross_origin_refused"]])));
+    expect(refusals).toEqual(
+      Object.fromEntries(
+        [...Object.keys(cases), "read from another origin"].map((name) => [name, [403, "cross_origin_refused"]]),
+      ),
+    );
     expect(lab.host.store.select("thread", "1 = 1").filter((t) => t.title === "from the cookie")).toEqual([]);
     // A same-origin Origin in another case of the Host is still the UI's own.
-    expect((await anonymous.get("/projects", {}, { ...asPage(browser), origin: `http://${host.toUpperCase()}` })).status).toBe(200);
+    expect(
+      (await anonymous.get("/projects", {}, { ...asPage(browser), origin: `http://${host.toUpperCase()}` })).status,
+    ).toBe(200);
   });
 
   it("signs in only from the UI's own origin (Origin required), never with an agent's credential", async () => {
     const { token } = issue(["orchestration:read"]);
-    expect(((await signIn({ token }, { origin: "http://127.0.0.1:1" })).body as FailureBody).error.code).toBe("cross_origin_refused");
-    expect(((await signIn({ token }, { "sec-fetch-site": "same-origin" })).body as FailureBody).error.code).toBe("cross_origin_refused");
+    expect(((await signIn({ token }, { origin: "http://127.0.0.1:1" })).body as FailureBody).error.code).toBe(
+      "cross_origin_refused",
+    );
+    expect(((await signIn({ token }, { "sec-fetch-site": "same-origin" })).body as FailureBody).error.code).toBe(
+      "cross_origin_refused",
+    );
     const agent = await lab.liveAgent({ title: "an agent" });
     const refused = await signIn({ token: await lab.tokenFor(agent.threadId) });
     expect([refused.status, (refused.body as FailureBody).error.details.reason]).toEqual([401, "not_a_client_token"]);
@@ -200,7 +261,9 @@ describe("web UI sessions through the API router", () => {
     expect((await anonymous.get("/ui/session", {}, asPage(browser))).status).toBe(200);
     const ended = await anonymous.post("/ui/session/end", {}, asPage(browser));
     expect(ended.body).toEqual({ ended: true });
-    expect(String(ended.headers["set-cookie"])).toMatch(new RegExp(`^switchyard_session_${lab.registry.environmentId}=; .*Max-Age=0$`));
+    expect(String(ended.headers["set-cookie"])).toMatch(
+      new RegExp(`^switchyard_session_${lab.registry.environmentId}=; .*Max-Age=0$`),
+    );
     expect(((await anonymous.get("/ui/session", {}, asPage(browser))).body as FailureBody).error).toMatchObject({
       code: "invalid_token",
       message: expect.stringContaining("signed out"),
@@ -209,16 +272,26 @@ describe("web UI sessions through the API router", () => {
 
     const second = await signedIn({ token: issue(["orchestration:read"]).token });
     const secondId = (
-      lab.host.store.db.prepare("SELECT credential_id FROM web_sessions WHERE kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1").get() as { credential_id: string }
+      lab.host.store.db
+        .prepare(
+          "SELECT credential_id FROM web_sessions WHERE kind = 'session' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+        )
+        .get() as { credential_id: string }
     ).credential_id;
     expect((await anonymous.get("/ui/session", {}, asPage(second))).status).toBe(200);
     lab.registry.revoke(secondId);
-    expect(((await anonymous.get("/ui/session", {}, asPage(second))).body as FailureBody).error.message).toContain("revoked");
+    expect(((await anonymous.get("/ui/session", {}, asPage(second))).body as FailureBody).error.message).toContain(
+      "revoked",
+    );
   });
 
   it("lets a bearer token win over a cookie, so a script's requests are never checked as a browser's", async () => {
     const { token } = issue(["orchestration:read"]);
-    const answer = await new ApiClient(lab.server.apiUrl, token).get("/ui/session", {}, { cookie: `switchyard_session_${lab.registry.environmentId}=sy_us_garbage`, origin: "http://127.0.0.1:1" });
+    const answer = await new ApiClient(lab.server.apiUrl, token).get(
+      "/ui/session",
+      {},
+      { cookie: `switchyard_session_${lab.registry.environmentId}=sy_us_garbage`, origin: "http://127.0.0.1:1" },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ verbs: ["read"], expiresAt: null });
   });
@@ -233,15 +306,28 @@ describe("web UI sessions through the API router", () => {
         { token: second.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token },
         { origin: secondOrigin, "sec-fetch-site": "same-origin" },
       );
-      const there = { cookie: cookieOf(signInThere), pageSecret: (signInThere.body as { pageSecret: string }).pageSecret };
+      const there = {
+        cookie: cookieOf(signInThere),
+        pageSecret: (signInThere.body as { pageSecret: string }).pageSecret,
+      };
       expect(here.cookie.split("=")[0]).not.toBe(there.cookie.split("=")[0]);
       // The browser sends both cookies to both servers (cookies ignore ports): each reads its own.
       const bothCookies = `${here.cookie}; ${there.cookie}`;
-      expect((await anonymous.get("/ui/session", {}, { ...asPage(here), cookie: bothCookies })).body).toMatchObject({ verbs: ["read", "operate"] });
-      const thereAnswer = await new ApiClient(second.server.apiUrl, null).get("/ui/session", {}, { cookie: bothCookies, "x-switchyard-page-secret": there.pageSecret, origin: secondOrigin });
+      expect((await anonymous.get("/ui/session", {}, { ...asPage(here), cookie: bothCookies })).body).toMatchObject({
+        verbs: ["read", "operate"],
+      });
+      const thereAnswer = await new ApiClient(second.server.apiUrl, null).get(
+        "/ui/session",
+        {},
+        { cookie: bothCookies, "x-switchyard-page-secret": there.pageSecret, origin: secondOrigin },
+      );
       expect(thereAnswer.body).toMatchObject({ verbs: ["read"] });
       // This server's cookie and page secret mean nothing to the other one.
-      const crossed = await new ApiClient(second.server.apiUrl, null).get("/projects", {}, { cookie: here.cookie, "x-switchyard-page-secret": here.pageSecret, origin: secondOrigin });
+      const crossed = await new ApiClient(second.server.apiUrl, null).get(
+        "/projects",
+        {},
+        { cookie: here.cookie, "x-switchyard-page-secret": here.pageSecret, origin: secondOrigin },
+      );
       expect([crossed.status, (crossed.body as FailureBody).error.code]).toEqual([401, "invalid_token"]);
     } finally {
       await second.stop();
@@ -262,17 +348,34 @@ describe("web UI sessions over TLS (serve --host with a certificate)", () => {
   });
 
   /** One request to the TLS listener (the certificate is self-signed: its name is not what this test checks). */
-  function overTls(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  function overTls(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
     const text = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
         `${lab.server.publicUrl}/api/v1${path}`,
-        { method, rejectUnauthorized: false, agent: false, headers: { ...headers, ...(text !== undefined ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) } : {}) } },
+        {
+          method,
+          rejectUnauthorized: false,
+          agent: false,
+          headers: {
+            ...headers,
+            ...(text !== undefined
+              ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }
+              : {}),
+          },
+        },
         (res) => {
           let received = "";
           res.setEncoding("utf8");
           res.on("data", (chunk: string) => (received += chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(received) }));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(received) }),
+          );
         },
       );
       req.on("error", reject);
@@ -286,19 +389,44 @@ describe("web UI sessions over TLS (serve --host with a certificate)", () => {
     const answer = await overTls("POST", "/ui/session", { origin: publicOrigin }, { token });
     expect(answer.status).toBe(200);
     const setCookie = String(answer.headers["set-cookie"]);
-    expect(setCookie).toMatch(new RegExp(`^__Host-switchyard_session_${lab.registry.environmentId}=sy_us_[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Secure; Max-Age=\\d+$`));
+    expect(setCookie).toMatch(
+      new RegExp(
+        `^__Host-switchyard_session_${lab.registry.environmentId}=sy_us_[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Secure; Max-Age=\\d+$`,
+      ),
+    );
     const cookie = setCookie.split(";")[0]!;
     const pageSecret = (answer.body as { pageSecret: string }).pageSecret;
-    expect((await overTls("GET", "/ui/session", { cookie, "x-switchyard-page-secret": pageSecret, origin: publicOrigin })).status).toBe(200);
+    expect(
+      (await overTls("GET", "/ui/session", { cookie, "x-switchyard-page-secret": pageSecret, origin: publicOrigin }))
+        .status,
+    ).toBe(200);
     // The same secret under the plain name is not this listener's cookie, and the plain
     // listener does not read the __Host- one.
-    const plainName = await overTls("GET", "/ui/session", { cookie: cookie.replace(/^__Host-/, ""), "x-switchyard-page-secret": pageSecret, origin: publicOrigin });
-    expect([plainName.status, plainName.body.error.message]).toEqual([401, expect.stringContaining("Missing Authorization")]);
-    const onPlain = await new ApiClient(lab.server.apiUrl, null).get("/ui/session", {}, { cookie, "x-switchyard-page-secret": pageSecret, origin: lab.server.url });
+    const plainName = await overTls("GET", "/ui/session", {
+      cookie: cookie.replace(/^__Host-/, ""),
+      "x-switchyard-page-secret": pageSecret,
+      origin: publicOrigin,
+    });
+    expect([plainName.status, plainName.body.error.message]).toEqual([
+      401,
+      expect.stringContaining("Missing Authorization"),
+    ]);
+    const onPlain = await new ApiClient(lab.server.apiUrl, null).get(
+      "/ui/session",
+      {},
+      { cookie, "x-switchyard-page-secret": pageSecret, origin: lab.server.url },
+    );
     expect(onPlain.status).toBe(401);
     // Signing out over https clears the __Host- cookie with the same attributes.
-    const ended = await overTls("POST", "/ui/session/end", { cookie, "x-switchyard-page-secret": pageSecret, origin: publicOrigin }, {});
-    expect(String(ended.headers["set-cookie"])).toMatch(/^__Host-switchyard_session_[^=]+=; Path=\/; HttpOnly; SameSite=Strict; Secure; Max-Age=0$/);
+    const ended = await overTls(
+      "POST",
+      "/ui/session/end",
+      { cookie, "x-switchyard-page-secret": pageSecret, origin: publicOrigin },
+      {},
+    );
+    expect(String(ended.headers["set-cookie"])).toMatch(
+      /^__Host-switchyard_session_[^=]+=; Path=\/; HttpOnly; SameSite=Strict; Secure; Max-Age=0$/,
+    );
   });
 });
 

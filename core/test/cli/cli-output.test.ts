@@ -14,7 +14,13 @@ describe("switchyard CLI output and exit codes", () => {
     home = mkdtempSync(join(tmpdir(), "switchyard-cli-output-"));
     writeFileSync(
       join(home, "config.json"),
-      JSON.stringify({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }, { id: "down-with-a-long-id", driver: "scripted", options: { status: { installed: false } } }] }),
+      JSON.stringify({
+        plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+        providers: [
+          { id: "scripted", driver: "scripted" },
+          { id: "down-with-a-long-id", driver: "scripted", options: { status: { installed: false } } },
+        ],
+      }),
     );
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -48,7 +54,9 @@ describe("switchyard CLI output and exit codes", () => {
     writeFileSync(file, "");
     const fromEnv = await runCli(["token", "list"], { env: { SWITCHYARD_HOME: file } });
     expect(fromEnv.code).toBe(2);
-    expect(fromEnv.stderr).toBe(`error: $SWITCHYARD_HOME (${file}) is not a folder. Point it at a folder; a missing one is created.`);
+    expect(fromEnv.stderr).toBe(
+      `error: $SWITCHYARD_HOME (${file}) is not a folder. Point it at a folder; a missing one is created.`,
+    );
     const fromOption = await runCli(["serve", "--port", "0", "--home", file]);
     expect(fromOption.code).toBe(2);
     expect(fromOption.stderr).toContain(`--home (${file}) is not a folder`);
@@ -59,7 +67,10 @@ describe("switchyard CLI output and exit codes", () => {
 
   it("exits 3 for every command that names something that does not exist", async () => {
     const token = await runCli(["token", "revoke", "cred_nope", "--home", home]);
-    expect([token.code, token.stderr]).toEqual([3, "error: No client token has id cred_nope. Run `switchyard token list` to see them."]);
+    expect([token.code, token.stderr]).toEqual([
+      3,
+      "error: No client token has id cred_nope. Run `switchyard token list` to see them.",
+    ]);
     const project = await runCli(["project", "remove", "project_nope", "--home", home]);
     expect(project.code).toBe(3);
     expect(project.stderr).toContain("No project has the id or folder project_nope");
@@ -93,8 +104,24 @@ describe("switchyard CLI output and exit codes", () => {
   it("lists tokens with the verbs, projects and ceiling token issue takes, and marks revoked ones", async () => {
     const tokensHome = mkdtempSync(join(tmpdir(), "switchyard-cli-tokens-"));
     try {
-      const read = JSON.parse((await runCli(["token", "issue", "--scope", "orchestration:read", "--label", "reader", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string };
-      const operate = JSON.parse((await runCli(["token", "issue", "--label", "operator", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string };
+      const read = JSON.parse(
+        (
+          await runCli([
+            "token",
+            "issue",
+            "--scope",
+            "orchestration:read",
+            "--label",
+            "reader",
+            "--json",
+            "--home",
+            tokensHome,
+          ])
+        ).stdout,
+      ) as { id: string; scope: string };
+      const operate = JSON.parse(
+        (await runCli(["token", "issue", "--label", "operator", "--json", "--home", tokensHome])).stdout,
+      ) as { id: string; scope: string };
       expect([read.scope, operate.scope]).toEqual(["orchestration:read", "orchestration:operate"]);
       expect((await runCli(["token", "revoke", read.id, "--home", tokensHome])).code).toBe(0);
       const again = await runCli(["token", "revoke", read.id, "--home", tokensHome]);
@@ -102,18 +129,31 @@ describe("switchyard CLI output and exit codes", () => {
       expect(again.stdout).toContain(`${read.id} was already revoked`);
 
       // A revoked token is listed only with --all.
-      const active = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as { id: string }[];
+      const active = JSON.parse((await runCli(["token", "list", "--json", "--home", tokensHome])).stdout) as {
+        id: string;
+      }[];
       expect(active.map((t) => t.id)).toEqual([operate.id]);
       const shortTable = await runCli(["token", "list", "--home", tokensHome]);
       expect(shortTable.stdout).not.toContain("reader");
       expect(shortTable.stderr).toContain("(1 revoked or ephemeral not shown: --all shows them)");
-      const listed = JSON.parse((await runCli(["token", "list", "--all", "--json", "--home", tokensHome])).stdout) as { id: string; scope: string; status: string }[];
+      const listed = JSON.parse((await runCli(["token", "list", "--all", "--json", "--home", tokensHome])).stdout) as {
+        id: string;
+        scope: string;
+        status: string;
+      }[];
       expect(listed.find((t) => t.id === read.id)).toMatchObject({ scope: "orchestration:read", status: "revoked" });
-      expect(listed.find((t) => t.id === operate.id)).toMatchObject({ scope: "orchestration:operate", status: "active" });
+      expect(listed.find((t) => t.id === operate.id)).toMatchObject({
+        scope: "orchestration:operate",
+        status: "active",
+      });
       const table = (await runCli(["token", "list", "--all", "--home", tokensHome])).stdout.split("\n");
       expect(table[0]).toMatch(/^ID\s+LABEL\s+VERBS\s+PROJECTS\s+CEILING\s+STATUS\s+EXPIRES\s+REVOKED$/);
-      expect(table.find((line) => line.includes("reader"))).toMatch(/\sread\s+\*\s+approval-required\/default\s+revoked\s/);
-      expect(table.find((line) => line.includes("operator"))).toMatch(/\sread,operate\s+\*\s+approval-required\/default\s+active\s/);
+      expect(table.find((line) => line.includes("reader"))).toMatch(
+        /\sread\s+\*\s+approval-required\/default\s+revoked\s/,
+      );
+      expect(table.find((line) => line.includes("operator"))).toMatch(
+        /\sread,operate\s+\*\s+approval-required\/default\s+active\s/,
+      );
     } finally {
       rmSync(tokensHome, { recursive: true, force: true });
     }
@@ -124,7 +164,9 @@ describe("switchyard CLI output and exit codes", () => {
     try {
       const bogus = await runCli(["audit", "--since", "bogus", "--home", auditHome]);
       expect(bogus.code).toBe(2);
-      expect(bogus.stderr).toContain('error: --since takes a duration back from now or an ISO 8601 instant (2026-12-01T09:00:00Z): "bogus" is not a duration');
+      expect(bogus.stderr).toContain(
+        'error: --since takes a duration back from now or an ISO 8601 instant (2026-12-01T09:00:00Z): "bogus" is not a duration',
+      );
       const instant = await runCli(["audit", "--since", "2026-13-45T00:00:00Z", "--home", auditHome]);
       expect(instant.code).toBe(2);
       expect(instant.stderr).toContain('--since: "2026-13-45T00:00:00Z" is not an ISO 8601 instant');
@@ -140,11 +182,15 @@ describe("switchyard CLI output and exit codes", () => {
       writeFileSync(file, '{\n  "providers": [\n    { "id": "x", "driver": "scripted", "enabled": yes }\n  ]\n}\n');
       const unquoted = await runCli(["providers", "--home", badHome]);
       expect(unquoted.code).toBe(2);
-      expect(unquoted.stderr).toContain(`Invalid config file ${file}:\n  line 3, column 51: not valid JSON: unexpected "y" where a value should be (strings need double quotes)`);
+      expect(unquoted.stderr).toContain(
+        `Invalid config file ${file}:\n  line 3, column 51: not valid JSON: unexpected "y" where a value should be (strings need double quotes)`,
+      );
       writeFileSync(file, '{\n  "server": { "port": 7411, },\n}\n');
       const trailing = await runCli(["serve", "--home", badHome]);
       expect(trailing.code).toBe(2);
-      expect(trailing.stderr).toContain('line 2, column 29: not valid JSON: a comma before "}" (trailing commas are not allowed)');
+      expect(trailing.stderr).toContain(
+        'line 2, column 29: not valid JSON: a comma before "}" (trailing commas are not allowed)',
+      );
     } finally {
       rmSync(badHome, { recursive: true, force: true });
     }

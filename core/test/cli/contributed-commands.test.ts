@@ -16,7 +16,8 @@ const FIXTURES = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url))
 describe("commands contributed by plugins", () => {
   let home: string;
   let marker: string;
-  const cli = (args: string[]) => runCli(args, { env: { SWITCHYARD_HOME: home, SWITCHYARD_TEST_IMPORT_MARKER: marker } });
+  const cli = (args: string[]) =>
+    runCli(args, { env: { SWITCHYARD_HOME: home, SWITCHYARD_TEST_IMPORT_MARKER: marker } });
 
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), "switchyard-contributed-"));
@@ -41,7 +42,9 @@ describe("commands contributed by plugins", () => {
     expect(help.stdout).toMatch(/^ {2}hello +Greets people \(a fixture command group\)$/m);
     // A manifest that names a command without a description gets a line that says whose it is.
     // (Descriptions wrap at the terminal width, which the longest command name sets: read them unwrapped.)
-    expect(help.stdout.replace(/\n {3,}/g, " ")).toMatch(/^ {2}ghost +commands from plugin fixture-commands-undefined/m);
+    expect(help.stdout.replace(/\n {3,}/g, " ")).toMatch(
+      /^ {2}ghost +commands from plugin fixture-commands-undefined/m,
+    );
     // The built-in acp-registry plugin contributes `registry` the same way.
     expect(help.stdout).toMatch(/^ {2}registry +Find and install ACP Registry agents/m);
     expect(existsSync(marker)).toBe(false);
@@ -115,7 +118,9 @@ describe("commands contributed by plugins", () => {
   it("refuse to run when the plugin's definition breaks its manifest's promise, naming the plugin", async () => {
     const refused = await cli(["ghost", "anything"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^error: Plugin "fixture-commands-undefined" \(.*\) refused: its manifest lists command "ghost" but its definition has no commands\./);
+    expect(refused.stderr).toMatch(
+      /^error: Plugin "fixture-commands-undefined" \(.*\) refused: its manifest lists command "ghost" but its definition has no commands\./,
+    );
   });
 });
 

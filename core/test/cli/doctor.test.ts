@@ -51,7 +51,10 @@ function homeWith(name: string, config: Record<string, unknown>): string {
   return home;
 }
 
-async function doctor(home: string, env: Record<string, string> = {}): Promise<{ code: number | null; report: Report; stdout: string }> {
+async function doctor(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; report: Report; stdout: string }> {
   const result = await runCli(["doctor", "--home", home, "--json"], { env });
   expect(result.stderr).toBe("");
   return { code: result.code, report: JSON.parse(result.stdout) as Report, stdout: result.stdout };
@@ -66,7 +69,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("switchyard doctor", () => {
   it("is ok with exit 0 when everything configured can work, and changes nothing in the home", async () => {
-    const home = homeWith("ok", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    const home = homeWith("ok", {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "scripted", driver: "scripted" }],
+      server: { port: 0 },
+    });
     const before = snapshot(home);
     const { code, report } = await doctor(home);
     expect(code).toBe(0);
@@ -89,7 +96,11 @@ describe("switchyard doctor", () => {
       const broken = join(scratch, "not-a-plugin");
       mkdirSync(broken, { recursive: true });
       writeFileSync(join(broken, "package.json"), JSON.stringify({ name: "not-a-plugin", version: "1.0.0" }));
-      const home = homeWith("broken", { plugins: [broken], providers: [{ id: "ghost", driver: "no-such-driver" }], server: { port } });
+      const home = homeWith("broken", {
+        plugins: [broken],
+        providers: [{ id: "ghost", driver: "no-such-driver" }],
+        server: { port },
+      });
       const { code, report } = await doctor(home);
       expect(code).toBe(1);
       expect(report.verdict.ok).toBe(false);
@@ -104,19 +115,31 @@ describe("switchyard doctor", () => {
   });
 
   it("sees a running server's lock and database without touching either", async () => {
-    const home = homeWith("served", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
-    const server: ResultPromise = execa(process.execPath, [CLI, "serve", "--json", "--home", home], { reject: false, buffer: false, stdin: "ignore" });
+    const home = homeWith("served", {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "scripted", driver: "scripted" }],
+      server: { port: 0 },
+    });
+    const server: ResultPromise = execa(process.execPath, [CLI, "serve", "--json", "--home", home], {
+      reject: false,
+      buffer: false,
+      stdin: "ignore",
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         server.stdout!.on("data", (chunk: Buffer) => {
           if (chunk.toString("utf8").includes("mcpUrl")) resolve();
         });
-        void server.then((result) => reject(new Error(`serve ended (${result.exitCode}) before printing its endpoint`)));
+        void server.then((result) =>
+          reject(new Error(`serve ended (${result.exitCode}) before printing its endpoint`)),
+        );
       });
       const before = snapshot(home);
       const { code, report } = await doctor(home);
       expect(code).toBe(0);
-      expect(finding(report, "lock")?.detail).toMatch(new RegExp(`^held by a running Switchyard server \\(pid ${server.pid},`));
+      expect(finding(report, "lock")?.detail).toMatch(
+        new RegExp(`^held by a running Switchyard server \\(pid ${server.pid},`),
+      );
       expect(finding(report, "port")?.detail).toBe("server.port is 0: `serve` picks a free port");
       expect(finding(report, "database")?.detail).toMatch(/switchyard\.db \(schema \d+, /);
       const after = snapshot(home);
@@ -145,17 +168,30 @@ describe("switchyard doctor", () => {
   });
 
   it("warns when config.json sets a provider's environment (its keys) and others can read it", async () => {
-    const home = homeWith("readable", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted", environment: { GATEWAY_API_KEY: "sk-gateway-replace-me" } }], server: { port: 0 } });
+    const home = homeWith("readable", {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "scripted", driver: "scripted", environment: { GATEWAY_API_KEY: "sk-gateway-replace-me" } }],
+      server: { port: 0 },
+    });
     const file = join(home, "config.json");
     chmodSync(file, 0o644);
     const readable = await doctor(home);
     expect(readable.code).toBe(0);
-    expect(finding(readable.report, "config")).toMatchObject({ status: "warn", detail: expect.stringContaining(`sets the environment (API keys) of scripted and other users can read it (mode 644): run \`chmod 600 ${file}\``) });
+    expect(finding(readable.report, "config")).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining(
+        `sets the environment (API keys) of scripted and other users can read it (mode 644): run \`chmod 600 ${file}\``,
+      ),
+    });
     expect(readable.stdout).not.toContain("sk-gateway-replace-me");
     chmodSync(file, 0o600);
     expect(finding((await doctor(home)).report, "config")).toMatchObject({ status: "ok" });
     // Without an environment the same mode is no secret's business.
-    const plain = homeWith("plain", { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "scripted", driver: "scripted" }], server: { port: 0 } });
+    const plain = homeWith("plain", {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "scripted", driver: "scripted" }],
+      server: { port: 0 },
+    });
     chmodSync(join(plain, "config.json"), 0o644);
     expect(finding((await doctor(plain)).report, "config")).toMatchObject({ status: "ok" });
   });
@@ -179,7 +215,9 @@ describe("switchyard doctor", () => {
       expect(finding(report, `plugin @switchyard/plugin-${plugin}`)).toMatchObject({ status: "ok" });
       expect(finding(report, `provider ${instance}`)?.status).toMatch(/^(ok|warn)$/);
       // The port is this machine's (7410 may be another server's here); everything else passes.
-      expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual([]);
+      expect(report.findings.filter((candidate) => candidate.status === "fail" && candidate.area !== "port")).toEqual(
+        [],
+      );
     });
   }
 });

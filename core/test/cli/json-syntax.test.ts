@@ -31,7 +31,7 @@ const INVALID: [text: string, line: number, column: number, reason: RegExp][] = 
   ['{"a":1,}', 1, 8, /trailing commas/],
   ["[1,2,]", 1, 6, /trailing commas/],
   ["{'a':1}", 1, 2, /property name in double quotes/],
-  ['{"a":\'b\'}', 1, 6, /double quotes, not single/],
+  ["{\"a\":'b'}", 1, 6, /double quotes, not single/],
   ['{"a" 1}', 1, 6, /":" after the property name/],
   ['{"a":1 "b":2}', 1, 8, /"," or "}"/],
   ["[1 2]", 1, 4, /"," or "]"/],
@@ -47,8 +47,8 @@ const INVALID: [text: string, line: number, column: number, reason: RegExp][] = 
   ["{} {}", 1, 4, /after the end of the JSON value/],
   ['{\n  // a comment\n  "a": 1\n}', 2, 3, /property name|comments/],
   ["[// no\n]", 1, 2, /comments are not allowed/],
-  ["{\n  \"a\": 1,\n  \"b\": [1, 2,,]\n}", 3, 14, /trailing|where a value/],
-  ['\uFEFF{}', 1, 1, /where a value should be/],
+  ['{\n  "a": 1,\n  "b": [1, 2,,]\n}', 3, 14, /trailing|where a value/],
+  ["\uFEFF{}", 1, 1, /where a value should be/],
 ];
 
 describe("findJsonSyntaxProblem", () => {

@@ -25,13 +25,22 @@ describe("the host logger", () => {
 
   it("writes one pretty line per event on a terminal and JSON lines elsewhere", () => {
     const tty = sink(true);
-    createLogger({ destination: tty, level: "info" }).child({ component: "mcp" }).info("server listening", { url: "http://127.0.0.1:7410", count: 2 });
+    createLogger({ destination: tty, level: "info" })
+      .child({ component: "mcp" })
+      .info("server listening", { url: "http://127.0.0.1:7410", count: 2 });
     expect(tty.lines).toHaveLength(1);
-    expect(tty.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  \[mcp\] server listening url=http:\/\/127\.0\.0\.1:7410 count=2\n$/);
+    expect(tty.lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO  \[mcp\] server listening url=http:\/\/127\.0\.0\.1:7410 count=2\n$/,
+    );
 
     const pipe = sink(false);
     createLogger({ destination: pipe, level: "info" }).info("server listening", { url: "http://127.0.0.1:7410" });
-    expect(JSON.parse(pipe.lines[0]!)).toMatchObject({ level: 30, msg: "server listening", url: "http://127.0.0.1:7410", service: "switchyard" });
+    expect(JSON.parse(pipe.lines[0]!)).toMatchObject({
+      level: 30,
+      msg: "server listening",
+      url: "http://127.0.0.1:7410",
+      service: "switchyard",
+    });
 
     const forced = sink(true);
     createLogger({ destination: forced, level: "info", format: "json" }).warn("careful");
@@ -55,7 +64,12 @@ describe("the host logger", () => {
     logger.info("second");
     const written = readFileSync(file, "utf8").trim().split("\n");
     expect(written).toHaveLength(2);
-    expect(JSON.parse(written[0]!)).toMatchObject({ msg: "issued", token: "[redacted]", header: "Bearer [redacted]", note: "free text with sy_[redacted]" });
+    expect(JSON.parse(written[0]!)).toMatchObject({
+      msg: "issued",
+      token: "[redacted]",
+      header: "Bearer [redacted]",
+      note: "free text with sy_[redacted]",
+    });
     for (const text of [...written, ...tty.lines]) {
       expect(text).not.toContain(SECRET_TOKEN);
       expect(text).not.toContain("abcdefghijklmnop.qrstuv");
@@ -68,7 +82,10 @@ describe("the host logger", () => {
 
 /** Starts `serve`, waits for its banner, stops it with SIGTERM; returns what it wrote. */
 async function serveOnce(args: string[]): Promise<{ stdout: string[]; stderr: string[]; code: number | null }> {
-  const server = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const server = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: server.stderr! }).on("line", (line) => stderr.push(line));
@@ -103,14 +120,19 @@ describe("switchyard serve logging", () => {
     const events = run.stderr.map((line) => JSON.parse(line) as { msg: string });
     expect(events.map((event) => event.msg)).toEqual(expect.arrayContaining(["server listening", "shutting down"]));
     const file = join(home, "logs", "switchyard.log");
-    const logged = readFileSync(file, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const logged = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(logged).toEqual(expect.arrayContaining(["server listening", "shutting down"]));
   });
 
   it("takes --log-format pretty and --log-level", async () => {
     const pretty = await serveOnce(["--home", home, "--log-format", "pretty"]);
     expect(pretty.code).toBe(0);
-    expect(pretty.stderr.find((line) => line.includes("server listening"))).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  server listening url=http:\/\/127\.0\.0\.1:\d+ /);
+    expect(pretty.stderr.find((line) => line.includes("server listening"))).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO  server listening url=http:\/\/127\.0\.0\.1:\d+ /,
+    );
     const quiet = await serveOnce(["--home", home, "--log-level", "warn"]);
     expect(quiet.stderr.filter((line) => line.includes("server listening"))).toEqual([]);
     const bad = await runCli(["serve", "--home", home, "--log-level", "loud"]);

@@ -16,11 +16,20 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
 
 interface BridgeRun {
-  readonly answers: { id: number; error?: { code: number; message: string; data?: { reason: string } }; result?: unknown }[];
+  readonly answers: {
+    id: number;
+    error?: { code: number; message: string; data?: { reason: string } };
+    result?: unknown;
+  }[];
   readonly exitCode: number | null;
   readonly stderr: string;
 }
@@ -30,7 +39,10 @@ interface BridgeRun {
  * stdout, then stdin closed. Waits for an answer to every request before closing.
  */
 async function runBridge(env: Record<string, string>, requests: readonly { id: number }[]): Promise<BridgeRun> {
-  const child = spawn(process.execPath, [CLI, "mcp-bridge"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "mcp-bridge"], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -51,7 +63,12 @@ async function runBridge(env: Record<string, string>, requests: readonly { id: n
 /** Connects the MCP SDK's own stdio client to the bridge, as a harness without HTTP MCP would. */
 async function connectThroughBridge(env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: "bridge-test", version: "1.0.0" });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp-bridge"], env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp-bridge"],
+    env,
+    stderr: "pipe",
+  });
   // Bounded so a bridge that never answers fails the test instead of hanging it.
   await client.connect(transport, { timeout: 20_000 });
   return client;
@@ -78,7 +95,9 @@ describe("switchyard mcp-bridge", () => {
 
   it("answers every request with a JSON-RPC error naming a refused token, and exits 2", async () => {
     const env = { SWITCHYARD_MCP_URL: lab.server.mcpUrl, SWITCHYARD_MCP_TOKEN: "sy_not_a_real_token_0123456789abcdef" };
-    await expect(connectThroughBridge(env)).rejects.toThrow(/refused SWITCHYARD_MCP_TOKEN \(HTTP 401\).*switchyard token issue/);
+    await expect(connectThroughBridge(env)).rejects.toThrow(
+      /refused SWITCHYARD_MCP_TOKEN \(HTTP 401\).*switchyard token issue/,
+    );
 
     const run = await runBridge(env, [INITIALIZE, TOOLS_LIST]);
     expect(run.answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
@@ -94,16 +113,22 @@ describe("switchyard mcp-bridge", () => {
   it("answers every request with a JSON-RPC error naming an unreachable URL, and exits 1", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/mcp`;
     const env = { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: "sy_whatever_0123456789abcdef" };
-    await expect(connectThroughBridge(env)).rejects.toThrow(new RegExp(`Cannot reach Switchyard at ${url.replace(/[.]/g, "\\.")} \\(ECONNREFUSED\\)`));
+    await expect(connectThroughBridge(env)).rejects.toThrow(
+      new RegExp(`Cannot reach Switchyard at ${url.replace(/[.]/g, "\\.")} \\(ECONNREFUSED\\)`),
+    );
 
     const run = await runBridge(env, [INITIALIZE, TOOLS_LIST]);
     expect(run.answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
-    for (const answer of run.answers) expect(answer.error).toMatchObject({ code: -32002, data: { reason: "unreachable" } });
+    for (const answer of run.answers)
+      expect(answer.error).toMatchObject({ code: -32002, data: { reason: "unreachable" } });
     expect(run.exitCode).toBe(1);
   });
 
   it("refuses to start without its environment, with exit code 2", async () => {
-    const child = spawn(process.execPath, [CLI, "mcp-bridge"], { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "mcp-bridge"], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += String(chunk)));
     const code = await new Promise((resolve) => child.on("exit", resolve));

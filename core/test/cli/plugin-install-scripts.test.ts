@@ -17,19 +17,44 @@ describe("switchyard plugin install runs only the install scripts a valid manife
   let sources: string;
   let marker: string;
   const cli = (args: string[]) => runCli([...args, "--home", home], { timeoutMs: 180_000 });
-  const marks = () => (existsSync(marker) ? readFileSync(marker, "utf8").split("\n").filter((line) => line !== "") : []);
+  const marks = () =>
+    existsSync(marker)
+      ? readFileSync(marker, "utf8")
+          .split("\n")
+          .filter((line) => line !== "")
+      : [];
 
   /** Appends `<package>:<script>` to the marker file. */
-  const mark = (pkg: string, script: string) => `node -e "require('fs').appendFileSync(${JSON.stringify(marker).replace(/"/g, "'")}, '${pkg}:${script}\\n')"`;
+  const mark = (pkg: string, script: string) =>
+    `node -e "require('fs').appendFileSync(${JSON.stringify(marker).replace(/"/g, "'")}, '${pkg}:${script}\\n')"`;
 
   /** A folder package whose every lifecycle script leaves a mark; `switchyard` is its manifest (or none). */
-  function scriptedPackage(name: string, manifest: Record<string, unknown> | null, extra: Record<string, unknown> = {}): string {
+  function scriptedPackage(
+    name: string,
+    manifest: Record<string, unknown> | null,
+    extra: Record<string, unknown> = {},
+  ): string {
     const dir = join(sources, name);
     mkdirSync(dir, { recursive: true });
-    const scripts = Object.fromEntries(["preinstall", "install", "postinstall", "prepack", "prepare", "postpack"].map((script) => [script, mark(name, script)]));
+    const scripts = Object.fromEntries(
+      ["preinstall", "install", "postinstall", "prepack", "prepare", "postpack"].map((script) => [
+        script,
+        mark(name, script),
+      ]),
+    );
     // What a native build leaves in the package folder, so a test can see it survive npm's re-extraction.
     scripts.postinstall = `${scripts.postinstall} && node -e "require('fs').writeFileSync('built.txt', 'x')"`;
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", scripts, ...(manifest !== null ? { switchyard: manifest } : {}), ...extra }));
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({
+        name,
+        version: "1.0.0",
+        type: "module",
+        scripts,
+        ...(manifest !== null ? { switchyard: manifest } : {}),
+        ...extra,
+      }),
+    );
     const driver = (manifest?.drivers as string[] | undefined)?.[0] ?? name;
     writeFileSync(
       join(dir, "index.js"),
@@ -37,7 +62,12 @@ describe("switchyard plugin install runs only the install scripts a valid manife
     );
     return dir;
   }
-  const manifest = (driver: string, more: Record<string, unknown> = {}) => ({ specVersion: "^1.0.0", drivers: [driver], entry: "./index.js", ...more });
+  const manifest = (driver: string, more: Record<string, unknown> = {}) => ({
+    specVersion: "^1.0.0",
+    drivers: [driver],
+    entry: "./index.js",
+    ...more,
+  });
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-plugin-scripts-"));
@@ -48,7 +78,11 @@ describe("switchyard plugin install runs only the install scripts a valid manife
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("refuses a manifest for another spec major and a package without one, with no script run", async () => {
-    const incompatible = await cli(["plugin", "install", scriptedPackage("plugin-future", { ...manifest("future"), specVersion: "^99.0.0" })]);
+    const incompatible = await cli([
+      "plugin",
+      "install",
+      scriptedPackage("plugin-future", { ...manifest("future"), specVersion: "^99.0.0" }),
+    ]);
     expect(incompatible.code, incompatible.stderr).toBe(1);
     expect(incompatible.stderr).toContain("plugin-future");
     expect(incompatible.stderr).toContain("^99.0.0");
@@ -62,7 +96,11 @@ describe("switchyard plugin install runs only the install scripts a valid manife
   }, 300_000);
 
   it("refuses an installScripts entry that is not the plugin or one of its dependencies", async () => {
-    const stray = await cli(["plugin", "install", scriptedPackage("plugin-stray", manifest("stray", { installScripts: ["left-pad"] }))]);
+    const stray = await cli([
+      "plugin",
+      "install",
+      scriptedPackage("plugin-stray", manifest("stray", { installScripts: ["left-pad"] })),
+    ]);
     expect(stray.code, stray.stderr).toBe(1);
     expect(stray.stderr).toContain('names "left-pad" in switchyard.installScripts');
     expect(marks()).toEqual([]);
@@ -76,7 +114,11 @@ describe("switchyard plugin install runs only the install scripts a valid manife
   }, 300_000);
 
   it("runs exactly the install scripts a plugin's manifest names, and again after npm re-extracts it", async () => {
-    const built = await cli(["plugin", "install", scriptedPackage("plugin-native", manifest("native", { installScripts: ["plugin-native"] }))]);
+    const built = await cli([
+      "plugin",
+      "install",
+      scriptedPackage("plugin-native", manifest("native", { installScripts: ["plugin-native"] })),
+    ]);
     expect(built.code, built.stderr).toBe(0);
     expect(built.stdout).toContain("Install scripts ran for: plugin-native");
     // Its install scripts, and none of pack's (prepack, prepare, postpack).
@@ -90,7 +132,12 @@ describe("switchyard plugin install runs only the install scripts a valid manife
     expect(existsSync(builtFile)).toBe(true);
     expect(marks().filter((line) => line.startsWith("plugin-other:"))).toEqual([]);
     const listed = JSON.parse((await cli(["plugins", "list", "--json"])).stdout) as { name: string; status: string }[];
-    expect(listed.filter((plugin) => plugin.name.startsWith("plugin-")).map((plugin) => [plugin.name, plugin.status]).sort()).toEqual([
+    expect(
+      listed
+        .filter((plugin) => plugin.name.startsWith("plugin-"))
+        .map((plugin) => [plugin.name, plugin.status])
+        .sort(),
+    ).toEqual([
       ["plugin-native", "loaded"],
       ["plugin-other", "loaded"],
       ["plugin-quiet", "loaded"],

@@ -13,7 +13,15 @@ const FIXTURES = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url))
 function pluginFolder(parent: string, name: string, driver: string): string {
   const dir = join(parent, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", type: "module", switchyard: { specVersion: "^1.0.0", drivers: [driver], entry: "./index.js" } }));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({
+      name,
+      version: "1.0.0",
+      type: "module",
+      switchyard: { specVersion: "^1.0.0", drivers: [driver], entry: "./index.js" },
+    }),
+  );
   writeFileSync(
     join(dir, "index.js"),
     `const adapter = (id) => ({ specificationVersion: "v1", instanceId: id, driverKind: "${driver}", capabilities: () => ({}), probe: async () => ({ installed: true, executable: true, authenticated: true, models: [] }), openSession: async () => { throw new Error("not used"); } });
@@ -31,7 +39,9 @@ describe("switchyard plugin install keeps what it installs under the home", () =
   // The system temp folder of the CLI runs: emptied below the way a reboot or tmp cleaner would.
   const cli = (args: string[]) => runCli(args, { env: { TMPDIR: tmp }, timeoutMs: 180_000 });
   const managed = () => join(home, "plugins");
-  const dependencies = () => (JSON.parse(readFileSync(join(managed(), "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies;
+  const dependencies = () =>
+    (JSON.parse(readFileSync(join(managed(), "package.json"), "utf8")) as { dependencies: Record<string, string> })
+      .dependencies;
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-plugin-install-"));
@@ -43,25 +53,49 @@ describe("switchyard plugin install keeps what it installs under the home", () =
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("installs a folder, survives the temp folder being cleaned, installs another, and leaves no temporary files", async () => {
-    const first = await cli(["plugin", "install", pluginFolder(sources, "plugin-first", "first"), "--json", "--home", home]);
+    const first = await cli([
+      "plugin",
+      "install",
+      pluginFolder(sources, "plugin-first", "first"),
+      "--json",
+      "--home",
+      home,
+    ]);
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ name: "plugin-first", source: "folder", drivers: ["first"] });
 
     // What a tmp cleaner does; npm reinstalls every dependency the manifest records on the next install.
     for (const entry of readdirSync(tmp)) rmSync(join(tmp, entry), { recursive: true, force: true });
-    const second = await cli(["plugin", "install", pluginFolder(sources, "plugin-second", "second"), "--json", "--home", home]);
+    const second = await cli([
+      "plugin",
+      "install",
+      pluginFolder(sources, "plugin-second", "second"),
+      "--json",
+      "--home",
+      home,
+    ]);
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ name: "plugin-second", source: "folder" });
     expect(dependencies()["plugin-first"]).toMatch(/^file:tarballs\/plugin-first-1\.0\.0-[0-9a-f]{12}\.tgz$/);
 
-    const listed = JSON.parse((await cli(["plugins", "list", "--json", "--home", home])).stdout) as { name: string; status: string }[];
-    expect(listed.filter((p) => p.name.startsWith("plugin-")).map((p) => [p.name, p.status]).sort()).toEqual([
+    const listed = JSON.parse((await cli(["plugins", "list", "--json", "--home", home])).stdout) as {
+      name: string;
+      status: string;
+    }[];
+    expect(
+      listed
+        .filter((p) => p.name.startsWith("plugin-"))
+        .map((p) => [p.name, p.status])
+        .sort(),
+    ).toEqual([
       ["plugin-first", "loaded"],
       ["plugin-second", "loaded"],
     ]);
     expect(readdirSync(tmp).filter((entry) => entry.startsWith("switchyard-pack-"))).toEqual([]);
     expect(readdirSync(managed()).filter((entry) => entry.startsWith(".staging-"))).toEqual([]);
-    expect(readdirSync(join(managed(), "tarballs")).sort()).toEqual([basenameOf(dependencies()["plugin-first"]!), basenameOf(dependencies()["plugin-second"]!)].sort());
+    expect(readdirSync(join(managed(), "tarballs")).sort()).toEqual(
+      [basenameOf(dependencies()["plugin-first"]!), basenameOf(dependencies()["plugin-second"]!)].sort(),
+    );
   }, 300_000);
 
   it("cleans up after a refused install and after a failed integrity check", async () => {
@@ -71,7 +105,15 @@ describe("switchyard plugin install keeps what it installs under the home", () =
     expect(refused.stderr).toContain("fixture-incompatible");
     expect(Object.keys(dependencies())).not.toContain("fixture-incompatible");
 
-    const tampered = await cli(["plugin", "install", join(sources, "plugin-first"), "--integrity", "sha512-AAAA", "--home", home]);
+    const tampered = await cli([
+      "plugin",
+      "install",
+      join(sources, "plugin-first"),
+      "--integrity",
+      "sha512-AAAA",
+      "--home",
+      home,
+    ]);
     expect(tampered.code).toBe(2);
     expect(tampered.stderr).toContain("Integrity check failed");
 
@@ -84,7 +126,14 @@ describe("switchyard plugin install keeps what it installs under the home", () =
     const tarballs = join(scratch, "tarballs");
     mkdirSync(tarballs);
     // A tarball the user made with npm pack, then deleted after installing it.
-    const packed = await cli(["plugin", "install", pluginFolder(sources, "plugin-third", "third"), "--json", "--home", home]);
+    const packed = await cli([
+      "plugin",
+      "install",
+      pluginFolder(sources, "plugin-third", "third"),
+      "--json",
+      "--home",
+      home,
+    ]);
     expect(packed.code, packed.stderr).toBe(0);
     const kept = join(managed(), "tarballs", basenameOf(dependencies()["plugin-third"]!));
     cpSync(kept, join(tarballs, "plugin-third-1.0.0.tgz"));
@@ -92,7 +141,14 @@ describe("switchyard plugin install keeps what it installs under the home", () =
     expect(removedFirst.code, removedFirst.stderr).toBe(0);
     expect(existsSync(kept)).toBe(false);
 
-    const fromTarball = await cli(["plugin", "install", join(tarballs, "plugin-third-1.0.0.tgz"), "--json", "--home", home]);
+    const fromTarball = await cli([
+      "plugin",
+      "install",
+      join(tarballs, "plugin-third-1.0.0.tgz"),
+      "--json",
+      "--home",
+      home,
+    ]);
     expect(fromTarball.code, fromTarball.stderr).toBe(0);
     expect(JSON.parse(fromTarball.stdout)).toMatchObject({ name: "plugin-third", source: "tarball" });
     rmSync(tarballs, { recursive: true, force: true });
@@ -107,7 +163,9 @@ describe("switchyard plugin install keeps what it installs under the home", () =
   it("says what is wrong with a path that names nothing, a file that is not a tarball, and a name the registry does not know", async () => {
     const missing = await cli(["plugin", "install", join(scratch, "no-such-folder"), "--home", home]);
     expect(missing.code).toBe(3);
-    expect(missing.stderr.trim()).toBe(`error: There is no folder or tarball at ${join(scratch, "no-such-folder")}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`);
+    expect(missing.stderr.trim()).toBe(
+      `error: There is no folder or tarball at ${join(scratch, "no-such-folder")}. A plugin installs from a folder with a package.json, a .tgz, or an npm package name.`,
+    );
     const relative = await runCli(["plugin", "install", "./nothing-here.tgz", "--home", home], { cwd: scratch });
     expect(relative.code).toBe(3);
     expect(relative.stderr).toContain(`There is no folder or tarball at ${join(scratch, "nothing-here.tgz")}.`);
@@ -118,13 +176,20 @@ describe("switchyard plugin install keeps what it installs under the home", () =
     expect(file.stderr).toContain(`${notes} is a file but not a tarball (.tgz)`);
 
     // The registry's answer for a name it does not know: 404 (a loopback registry stands in for npm's).
-    const registry = createServer((_request, response) => response.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}'));
+    const registry = createServer((_request, response) =>
+      response.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}'),
+    );
     await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
     try {
       const port = (registry.address() as AddressInfo).port;
-      const unknown = await runCli(["plugin", "install", "switchyard-plugin-nobody-published", "--home", home], { env: { TMPDIR: tmp, npm_config_registry: `http://127.0.0.1:${port}/` }, timeoutMs: 180_000 });
+      const unknown = await runCli(["plugin", "install", "switchyard-plugin-nobody-published", "--home", home], {
+        env: { TMPDIR: tmp, npm_config_registry: `http://127.0.0.1:${port}/` },
+        timeoutMs: 180_000,
+      });
       expect(unknown.code).toBe(3);
-      expect(unknown.stderr.trim()).toBe("error: npm has no package switchyard-plugin-nobody-published (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.");
+      expect(unknown.stderr.trim()).toBe(
+        "error: npm has no package switchyard-plugin-nobody-published (the registry answered 404). Check the name, or install the plugin from a folder or a .tgz.",
+      );
     } finally {
       registry.close();
     }

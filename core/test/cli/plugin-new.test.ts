@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,7 +49,9 @@ describe("switchyard plugin new", () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("offers exactly the templates in templates/", () => {
-    const folders = readdirSync(PLUGIN_TEMPLATES_DIR).filter((entry) => statSync(join(PLUGIN_TEMPLATES_DIR, entry)).isDirectory());
+    const folders = readdirSync(PLUGIN_TEMPLATES_DIR).filter((entry) =>
+      statSync(join(PLUGIN_TEMPLATES_DIR, entry)).isDirectory(),
+    );
     expect(folders.sort()).toEqual([...PLUGIN_TEMPLATE_NAMES].sort());
   });
 
@@ -58,13 +69,28 @@ describe("switchyard plugin new", () => {
       expect(launcher).toBe(realpathSync(CLI));
       const files = allFiles(dir).sort();
       // The plugin folder shape every plugin shares.
-      for (const file of ["package.json", "README.md", "tsconfig.json", "vitest.config.ts", "src/index.ts", "src/acme-agent-adapter.ts", "src/acme-agent-capabilities.ts", "src/acme-agent-wire.ts", "test/acme-agent.conformance.test.ts", "test/acme-agent-adapter.test.ts"]) {
+      for (const file of [
+        "package.json",
+        "README.md",
+        "tsconfig.json",
+        "vitest.config.ts",
+        "src/index.ts",
+        "src/acme-agent-adapter.ts",
+        "src/acme-agent-capabilities.ts",
+        "src/acme-agent-wire.ts",
+        "test/acme-agent.conformance.test.ts",
+        "test/acme-agent-adapter.test.ts",
+      ]) {
         expect(files, file).toContain(file);
       }
       // Nothing of the template's own name is left, in names or contents.
-      const leftovers = files.filter((file) => /template/i.test(file) || /template/i.test(readFileSync(join(dir, file), "utf8")));
+      const leftovers = files.filter(
+        (file) => /template/i.test(file) || /template/i.test(readFileSync(join(dir, file), "utf8")),
+      );
       expect(leftovers).toEqual([]);
-      expect(readFileSync(join(dir, "src", "acme-agent-capabilities.ts"), "utf8")).toContain("export const ACME_AGENT_CAPABILITIES");
+      expect(readFileSync(join(dir, "src", "acme-agent-capabilities.ts"), "utf8")).toContain(
+        "export const ACME_AGENT_CAPABILITIES",
+      );
       const readme = readFileSync(join(dir, "README.md"), "utf8");
       expect(readme).toContain("## Capabilities");
       expect(readme).toMatch(/\| capability \| value \| why \|/);
@@ -76,20 +102,35 @@ describe("switchyard plugin new", () => {
       expect(pkg.peerDependencies).toEqual({ "@switchyard/sdk": `^${HOST_VERSION}` });
       expect(pkg.bundleDependencies).toEqual(Object.keys(pkg.dependencies));
       for (const name of ["spec", "sdk", "testkit", "core"]) {
-        expect(pkg.devDependencies[`@switchyard/${name}`]).toBe(`file:${join(SDK_TARBALLS_DIR, `switchyard-${name}-${HOST_VERSION}.tgz`)}`);
+        expect(pkg.devDependencies[`@switchyard/${name}`]).toBe(
+          `file:${join(SDK_TARBALLS_DIR, `switchyard-${name}-${HOST_VERSION}.tgz`)}`,
+        );
       }
-      const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as { extends?: string; compilerOptions: Record<string, unknown> };
+      const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as {
+        extends?: string;
+        compilerOptions: Record<string, unknown>;
+      };
       expect(tsconfig.extends).toBeUndefined();
-      expect(tsconfig.compilerOptions).toMatchObject({ strict: true, noUncheckedIndexedAccess: true, rootDir: "src", outDir: "dist" });
+      expect(tsconfig.compilerOptions).toMatchObject({
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        rootDir: "src",
+        outDir: "dist",
+      });
     });
   }
 
   it("pins the tools and runtime dependencies the checkout itself builds, tests and runs with", () => {
-    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-    const core = JSON.parse(readFileSync(join(ROOT, "core", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    const core = JSON.parse(readFileSync(join(ROOT, "core", "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     for (const template of PLUGIN_TEMPLATE_NAMES) {
       const pkg = JSON.parse(readFileSync(join(PLUGIN_TEMPLATES_DIR, template, "package.json"), "utf8")) as PackageJson;
-      for (const tool of ["typescript", "vitest", "@types/node"]) expect(pkg.devDependencies[tool], `${template}: ${tool}`).toBe(root.devDependencies[tool]);
+      for (const tool of ["typescript", "vitest", "@types/node"])
+        expect(pkg.devDependencies[tool], `${template}: ${tool}`).toBe(root.devDependencies[tool]);
       expect(pkg.dependencies.zod, `${template}: zod`).toBe(core.dependencies.zod);
     }
   });
@@ -105,8 +146,19 @@ describe("switchyard plugin new", () => {
         const created = await runCli(["plugin", "new", `acme-${template}`, "--template", template, "--dir", parent]);
         expect(created.code, created.stderr).toBe(0);
         const dir = join(parent, `acme-${template}`);
-        writeFileSync(join(dir, "tsconfig.check.json"), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { noEmit: true, rootDir: "." }, include: ["src", "test"] }));
-        const typed = await execa(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.check.json")], { reject: false, timeout: 120_000 });
+        writeFileSync(
+          join(dir, "tsconfig.check.json"),
+          JSON.stringify({
+            extends: "./tsconfig.json",
+            compilerOptions: { noEmit: true, rootDir: "." },
+            include: ["src", "test"],
+          }),
+        );
+        const typed = await execa(
+          process.execPath,
+          [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.check.json")],
+          { reject: false, timeout: 120_000 },
+        );
         expect(typed.exitCode, `${template}: ${typed.stdout}${typed.stderr}`).toBe(0);
       }
     } finally {
@@ -120,7 +172,8 @@ describe("switchyard plugin new", () => {
     const created = await runCli(["plugin", "new", "acme", "--sdk-source", "npm", "--dir", parent]);
     expect(created.code, created.stderr).toBe(0);
     const pkg = JSON.parse(readFileSync(join(parent, "acme", "package.json"), "utf8")) as PackageJson;
-    for (const name of ["spec", "sdk", "testkit", "core"]) expect(pkg.devDependencies[`@switchyard/${name}`]).toBe(HOST_VERSION);
+    for (const name of ["spec", "sdk", "testkit", "core"])
+      expect(pkg.devDependencies[`@switchyard/${name}`]).toBe(HOST_VERSION);
   });
 
   it("refuses an unknown template, a taken folder and a bad id, saying what to do", async () => {
@@ -128,7 +181,9 @@ describe("switchyard plugin new", () => {
     mkdirSync(join(parent, "taken"), { recursive: true });
     const unknown = await runCli(["plugin", "new", "acme", "--template", "plugin", "--dir", parent]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('There is no plugin template "plugin"; choose one of: process-harness, acp-flavor.');
+    expect(unknown.stderr).toContain(
+      'There is no plugin template "plugin"; choose one of: process-harness, acp-flavor.',
+    );
     const taken = await runCli(["plugin", "new", "taken", "--dir", parent]);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`${join(parent, "taken")} already exists; choose another id or folder.`);

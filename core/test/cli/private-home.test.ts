@@ -60,7 +60,17 @@ describe("the Switchyard home is private whatever the umask", () => {
       // The user's own config, written with the test's umask: tightened when Switchyard next opens the home.
       writeFileSync(
         join(home, "config.json"),
-        JSON.stringify({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: { gateDir: join(scratch, "gates"), stateDir: join(scratch, "state") } }], server: { port: 0 } }),
+        JSON.stringify({
+          plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+          providers: [
+            {
+              id: "alpha",
+              driver: "scripted",
+              options: { gateDir: join(scratch, "gates"), stateDir: join(scratch, "state") },
+            },
+          ],
+          server: { port: 0 },
+        }),
       );
       const { token } = JSON.parse(await cli(["token", "issue", "--json"])) as { token: string };
       await cli(["connect", "pi", "--json"]);
@@ -76,7 +86,18 @@ describe("the Switchyard home is private whatever the umask", () => {
         await client.close();
         // While it runs: the WAL and shared-memory files, the lock, server.json, the log.
         const running = readdirSync(home);
-        expect(running).toEqual(expect.arrayContaining(["switchyard.db", "switchyard.db-wal", "switchyard.db-shm", "server.lock", "server.json", "logs", "connections", "config.json"]));
+        expect(running).toEqual(
+          expect.arrayContaining([
+            "switchyard.db",
+            "switchyard.db-wal",
+            "switchyard.db-shm",
+            "server.lock",
+            "server.json",
+            "logs",
+            "connections",
+            "config.json",
+          ]),
+        );
         expect(openToOthers(home)).toEqual([]);
       } finally {
         expect(await server.terminate()).toBe(0);
@@ -111,10 +132,18 @@ describe("the Switchyard home is private whatever the umask", () => {
 
     chmodSync(home, 0o755);
     chmodSync(file, 0o644);
-    const listed = await runCli(["project", "list", "--json", "--home", home], { env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_LOG_FORMAT: "json" } });
+    const listed = await runCli(["project", "list", "--json", "--home", home], {
+      env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_LOG_FORMAT: "json" },
+    });
     expect(listed.code, listed.stderr).toBe(0);
     expect([modeOf(home), modeOf(file)]).toEqual(["700", "600"]);
-    const said = listed.stderr.split("\n").filter((line) => line.includes("made a file in the Switchyard home private")).map((line) => JSON.parse(line) as { path: string; from: string; to: string });
-    expect(said).toEqual([expect.objectContaining({ path: home, from: "755", to: "700" }), expect.objectContaining({ path: file, from: "644", to: "600" })]);
+    const said = listed.stderr
+      .split("\n")
+      .filter((line) => line.includes("made a file in the Switchyard home private"))
+      .map((line) => JSON.parse(line) as { path: string; from: string; to: string });
+    expect(said).toEqual([
+      expect.objectContaining({ path: home, from: "755", to: "700" }),
+      expect.objectContaining({ path: file, from: "644", to: "600" }),
+    ]);
   }, 60_000);
 });

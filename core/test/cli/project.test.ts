@@ -10,7 +10,8 @@ describe("switchyard project add / list / remove", () => {
   let home: string;
   let folder: string;
   const cli = (args: string[]) => runCli([...args, "--home", home]);
-  const listed = async () => JSON.parse((await cli(["project", "list", "--json"])).stdout) as { id: string; name: string; rootPath: string }[];
+  const listed = async () =>
+    JSON.parse((await cli(["project", "list", "--json"])).stdout) as { id: string; name: string; rootPath: string }[];
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-cli-project-"));
@@ -66,7 +67,14 @@ describe("switchyard project add / list / remove", () => {
     try {
       const used = t.host.projects.add(t.workspace, "used");
       const unused = t.host.projects.add(folder, "unused");
-      t.host.threads.createThread({ projectId: used.id, providerInstanceId: "scripted", title: "a thread", prompt: "@@reply hi", createdBy: "user", creationSource: "cli" });
+      t.host.threads.createThread({
+        projectId: used.id,
+        providerInstanceId: "scripted",
+        title: "a thread",
+        prompt: "@@reply hi",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       expect(() => t.host.projects.remove(used.id)).toThrow(/has 1 thread, so it cannot be removed/);
       expect(t.host.projects.remove(unused.id).id).toBe(unused.id);
       t.host.store.rebuildProjections();

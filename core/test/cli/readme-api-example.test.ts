@@ -43,7 +43,10 @@ describe("the README's HTTP API example", () => {
     writeFileSync(join(bin, "switchyard"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
     chmodSync(join(bin, "switchyard"), 0o755);
     // The example names a provider instance `codex`; here it is a scripted one.
-    writeHomeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "codex", driver: "scripted", options: {} }] });
+    writeHomeConfig(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "codex", driver: "scripted", options: {} }],
+    });
     serve = ServeProcess.start(home);
     endpoint = await serve.ready;
   }, 120_000);
@@ -67,15 +70,26 @@ describe("the README's HTTP API example", () => {
       timeout: 180_000,
     });
     expect(ran.exitCode, ran.stderr).toBe(0);
-    const created = JSON.parse(ran.stdout) as { threads: { thread: { threadId: string; projectId: string; providerInstanceId: string; runtimeMode: string } }[] };
+    const created = JSON.parse(ran.stdout) as {
+      threads: { thread: { threadId: string; projectId: string; providerInstanceId: string; runtimeMode: string } }[];
+    };
     const thread = created.threads[0]!.thread;
     expect(thread).toMatchObject({ providerInstanceId: "codex", runtimeMode: "auto-accept-edits" });
 
     // The thread is the folder's project's, and its run answers the prompt.
-    const projects = JSON.parse((await runCli(["project", "list", "--json", "--home", home])).stdout) as { id: string; rootPath: string }[];
+    const projects = JSON.parse((await runCli(["project", "list", "--json", "--home", home])).stdout) as {
+      id: string;
+      rootPath: string;
+    }[];
     expect(projects).toEqual([expect.objectContaining({ id: thread.projectId, rootPath: folder })]);
-    const { token } = JSON.parse((await runCli(["token", "issue", "--verbs", "read", "--json", "--home", home])).stdout) as { token: string };
-    const waited = await ok(new ApiClient(`${endpoint.url}/api/v1`, token).get(`/threads/${encodeURIComponent(thread.threadId)}/wait`, { timeoutMs: "60000" }));
+    const { token } = JSON.parse(
+      (await runCli(["token", "issue", "--verbs", "read", "--json", "--home", home])).stdout,
+    ) as { token: string };
+    const waited = await ok(
+      new ApiClient(`${endpoint.url}/api/v1`, token).get(`/threads/${encodeURIComponent(thread.threadId)}/wait`, {
+        timeoutMs: "60000",
+      }),
+    );
     expect(waited).toMatchObject({ status: "completed", summary: "scripted reply to: Find why login fails" });
   }, 300_000);
 });

@@ -49,7 +49,13 @@ async function packageJsonOf(file: string): Promise<PackageJson> {
 /** npm as a user runs it: none of vitest's npm_* variables, never the network. */
 function npm(args: string[], cwd: string) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")));
-  return execa("npm", [...args, "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd, env, extendEnv: false, reject: false, timeout: 300_000 });
+  return execa("npm", [...args, "--offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 300_000,
+  });
 }
 
 describe("the sdk tarballs a running Switchyard ships", () => {
@@ -71,14 +77,21 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     const plain = await runCli(["plugin", "sdk-path"]);
     expect(plain).toMatchObject({ code: 0, stdout: TARBALLS });
     expect(sdkPath.dir).toBe(TARBALLS);
-    expect(sdkPath.packages.map((entry) => entry.name)).toEqual(["@switchyard/spec", "@switchyard/sdk", "@switchyard/testkit", "@switchyard/core"]);
+    expect(sdkPath.packages.map((entry) => entry.name)).toEqual([
+      "@switchyard/spec",
+      "@switchyard/sdk",
+      "@switchyard/testkit",
+      "@switchyard/core",
+    ]);
     for (const entry of sdkPath.packages) {
       expect(entry.version).toBe(sdkPath.hostVersion);
       expect(existsSync(entry.path), entry.path).toBe(true);
       expect(entry.integrity).toMatch(/^sha512-/);
     }
     expect(sdkPath.install).toBe(`npm install ${tarball("@switchyard/spec")} ${tarball("@switchyard/sdk")}`);
-    expect(sdkPath.installDev).toBe(`npm install --save-dev ${tarball("@switchyard/testkit")} ${tarball("@switchyard/core")}`);
+    expect(sdkPath.installDev).toBe(
+      `npm install --save-dev ${tarball("@switchyard/testkit")} ${tarball("@switchyard/core")}`,
+    );
   });
 
   it("are missing from a build that never packed them, and the command says how to get them", () => {
@@ -96,10 +109,15 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     for (const entry of sdkPath.packages) {
       const files = new Set(await entriesOf(entry.path));
       const manifest = await packageJsonOf(entry.path);
-      for (const target of Object.values(manifest.exports ?? {}).flatMap((value) => (typeof value === "string" ? [value] : [value.types, value.default]))) {
+      for (const target of Object.values(manifest.exports ?? {}).flatMap((value) =>
+        typeof value === "string" ? [value] : [value.types, value.default],
+      )) {
         expect(files.has(target.replace(/^\.\//, "")), `${entry.name}: ${target}`).toBe(true);
       }
-      expect([...files].filter((file) => file.endsWith(".tsbuildinfo")), entry.name).toEqual([]);
+      expect(
+        [...files].filter((file) => file.endsWith(".tsbuildinfo")),
+        entry.name,
+      ).toEqual([]);
       expect(files.has("README.md"), `${entry.name} README`).toBe(true);
     }
     const sdkFiles = await entriesOf(tarball("@switchyard/sdk"));
@@ -116,7 +134,8 @@ describe("the sdk tarballs a running Switchyard ships", () => {
       "dist/sdk-tarballs/switchyard-testkit-0.1.0.tgz",
     ]);
     // And the plugin templates, so `switchyard plugin new` works where core is installed from npm.
-    for (const template of ["process-harness", "acp-flavor"]) expect(coreFiles, template).toContain(`dist/templates/${template}/package.json`);
+    for (const template of ["process-harness", "acp-flavor"])
+      expect(coreFiles, template).toContain(`dist/templates/${template}/package.json`);
     expect(coreFiles.filter((file) => /^dist\/templates\/[^/]+\/(dist|node_modules)\//.test(file))).toEqual([]);
   });
 
@@ -124,16 +143,29 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     const spec = await packageJsonOf(tarball("@switchyard/spec"));
     expect(spec.dependencies).toBeUndefined();
     const sdk = await packageJsonOf(tarball("@switchyard/sdk"));
-    expect(sdk.dependencies).toEqual({ "@agentclientprotocol/sdk": "2.4.0", "@switchyard/spec": sdkPath.hostVersion, semver: "7.8.6" });
+    expect(sdk.dependencies).toEqual({
+      "@agentclientprotocol/sdk": "2.4.0",
+      "@switchyard/spec": sdkPath.hostVersion,
+      semver: "7.8.6",
+    });
     expect(sdk.peerDependencies).toBeUndefined();
     const testkit = await packageJsonOf(tarball("@switchyard/testkit"));
-    expect(testkit.dependencies).toMatchObject({ "@switchyard/sdk": sdkPath.hostVersion, "@switchyard/spec": sdkPath.hostVersion });
+    expect(testkit.dependencies).toMatchObject({
+      "@switchyard/sdk": sdkPath.hostVersion,
+      "@switchyard/spec": sdkPath.hostVersion,
+    });
     // The fake Cursor backend's tests drive the real Cursor SDK when an author installs it.
-    expect(testkit.peerDependencies).toEqual({ "@cursor/sdk": "1.0.32", "@switchyard/core": sdkPath.hostVersion, vitest: "^4.1.0" });
+    expect(testkit.peerDependencies).toEqual({
+      "@cursor/sdk": "1.0.32",
+      "@switchyard/core": sdkPath.hostVersion,
+      vitest: "^4.1.0",
+    });
     expect(testkit.peerDependenciesMeta).toEqual({ "@cursor/sdk": { optional: true }, vitest: { optional: true } });
     const core = await packageJsonOf(tarball("@switchyard/core"));
     expect(core.dependencies?.["@switchyard/spec"]).toBe(sdkPath.hostVersion);
-    expect(Object.keys(core.dependencies ?? {}).filter((name) => name.startsWith("@switchyard/"))).toEqual(["@switchyard/spec"]);
+    expect(Object.keys(core.dependencies ?? {}).filter((name) => name.startsWith("@switchyard/"))).toEqual([
+      "@switchyard/spec",
+    ]);
   });
 
   it("install into a project outside the checkout from npm's cache alone, and work there", async () => {
@@ -149,11 +181,17 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     const installed = await npm(["install", "--ignore-scripts"], project);
     expect(installed.exitCode, installed.stderr).toBe(0);
     for (const name of ["spec", "sdk", "testkit", "core"]) {
-      const manifest = JSON.parse(readFileSync(join(project, "node_modules", "@switchyard", name, "package.json"), "utf8")) as PackageJson;
+      const manifest = JSON.parse(
+        readFileSync(join(project, "node_modules", "@switchyard", name, "package.json"), "utf8"),
+      ) as PackageJson;
       expect(manifest.version).toBe(sdkPath.hostVersion);
     }
     // One copy of each: the sdk, testkit and core use the spec the project installed.
-    for (const nested of ["@switchyard/sdk/node_modules/@switchyard", "@switchyard/testkit/node_modules/@switchyard", "@switchyard/core/node_modules/@switchyard"]) {
+    for (const nested of [
+      "@switchyard/sdk/node_modules/@switchyard",
+      "@switchyard/testkit/node_modules/@switchyard",
+      "@switchyard/core/node_modules/@switchyard",
+    ]) {
       expect(existsSync(join(project, "node_modules", nested)), nested).toBe(false);
     }
 
@@ -167,14 +205,22 @@ describe("the sdk tarballs a running Switchyard ships", () => {
         'import { existsSync } from "node:fs";',
         'const plugin = definePlugin({ drivers: [defineDriver({ driverKind: "acme", displayName: "Acme", capabilities: {}, create: () => { throw new Error("unused"); } })] });',
         "const server = await ScriptedModelServer.start();",
-        'const models = await (await fetch(`${server.url}/v1/models`)).json();',
+        "const models = await (await fetch(`${server.url}/v1/models`)).json();",
         "await server.close();",
         "console.log(JSON.stringify({ literal: SPECIFICATION_VERSION, semver: SPEC_SEMVER, plugin: plugin.specificationVersion, decoded: decodeCapabilities({}).capabilities.turns.interrupt, acp: typeof createAcpDriver, models: models.data.map((m) => m.id), scripted: existsSync(`${SCRIPTED_PROVIDER_PLUGIN_DIR}/package.json`) }));",
       ].join("\n"),
     );
     const ran = await execa(process.execPath, ["check.mjs"], { cwd: project, reject: false, timeout: 60_000 });
     expect(ran.exitCode, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout)).toEqual({ literal: "v1", semver: "1.0.0", plugin: "v1", decoded: false, acp: "function", models: ["fake-model"], scripted: true });
+    expect(JSON.parse(ran.stdout)).toEqual({
+      literal: "v1",
+      semver: "1.0.0",
+      plugin: "v1",
+      decoded: false,
+      acp: "function",
+      models: ["fake-model"],
+      scripted: true,
+    });
 
     // The published types resolve through each package's exports, as a plugin's tsc sees them.
     mkdirSync(join(project, "src"));
@@ -193,17 +239,34 @@ describe("the sdk tarballs a running Switchyard ships", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules", "@types")] },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+        },
         include: ["src"],
       }),
     );
-    const typed = await execa(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: project, reject: false, timeout: 120_000 });
+    const typed = await execa(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], {
+      cwd: project,
+      reject: false,
+      timeout: 120_000,
+    });
     expect(typed.exitCode, `${typed.stdout}${typed.stderr}`).toBe(0);
 
     // The installed core scaffolds from the templates it ships, naming its own tarballs, and core
     // (which ships no tarball of itself) by version, as a Switchyard installed from npm would.
     const installedCore = join(project, "node_modules", "@switchyard", "core");
-    const scaffolded = await execa(process.execPath, [join(installedCore, "dist", "cli", "main.js"), "plugin", "new", "acme", "--dir", project], { reject: false, timeout: 60_000 });
+    const scaffolded = await execa(
+      process.execPath,
+      [join(installedCore, "dist", "cli", "main.js"), "plugin", "new", "acme", "--dir", project],
+      { reject: false, timeout: 60_000 },
+    );
     expect(scaffolded.exitCode, scaffolded.stderr).toBe(0);
     const scaffold = JSON.parse(readFileSync(join(project, "acme", "package.json"), "utf8")) as PackageJson;
     expect(scaffold.devDependencies).toMatchObject({

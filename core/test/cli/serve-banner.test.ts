@@ -21,7 +21,10 @@ describe("switchyard serve's banner", () => {
       ],
     });
     const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...env } = process.env;
-    const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home, "--log-level", "warn"], { stdio: ["ignore", "pipe", "pipe"], env });
+    const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--home", home, "--log-level", "warn"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env,
+    });
     const lines: string[] = [];
     try {
       await new Promise<void>((resolve, reject) => {
@@ -32,13 +35,16 @@ describe("switchyard serve's banner", () => {
         child.on("exit", (code) => reject(new Error(`serve exited (${code}) before its banner: ${lines.join("\n")}`)));
       });
     } finally {
-      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
+      const exited =
+        child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
     }
     expect(lines.find((line) => line.startsWith("Providers:"))).toBe(
       'Providers: alpha (scripted), delta (scripted, unavailable: The scripted provider "delta" reports installed=false executable=false authenticated=true.)',
     );
-    expect(lines).toContain("warning: 1 provider instance(s) cannot run work now; `switchyard doctor` says why and what to do.");
+    expect(lines).toContain(
+      "warning: 1 provider instance(s) cannot run work now; `switchyard doctor` says why and what to do.",
+    );
   }, 120_000);
 });

@@ -23,7 +23,9 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     mkdirSync(workspace);
     writeHomeConfig(home, {
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
-      providers: [{ id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } }],
+      providers: [
+        { id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } },
+      ],
     });
     const project = await cli(["project", "add", workspace, "--json"]);
     expect(project.code, project.stderr).toBe(0);
@@ -50,7 +52,10 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`server:      running at ${endpoint.mcpUrl} (pid ${serve.pid}, up `);
     expect(status.stdout).toContain("threads:     1 (0 with a run under way)");
-    const json = JSON.parse((await cli(["status", "--json"])).stdout) as { server: { mcpUrl: string; uptimeMs: number }; threads: number };
+    const json = JSON.parse((await cli(["status", "--json"])).stdout) as {
+      server: { mcpUrl: string; uptimeMs: number };
+      threads: number;
+    };
     expect(json.server.mcpUrl).toBe(endpoint.mcpUrl);
     expect(json.threads).toBe(1);
   });
@@ -74,7 +79,10 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(waited.stdout).toContain("second answer");
 
     // Each command's token lived only while it ran.
-    const tokens = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { label: string | null; status: string }[];
+    const tokens = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as {
+      label: string | null;
+      status: string;
+    }[];
     const terminal = tokens.filter((t) => t.label === "switchyard threads (this terminal command)");
     expect(terminal.length).toBeGreaterThanOrEqual(4);
     expect(terminal.every((t) => t.status === "revoked")).toBe(true);

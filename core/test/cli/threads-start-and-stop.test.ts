@@ -21,19 +21,29 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
   let gateDir: string;
   let serve: ServeProcess;
   let endpoint: ServeEndpoint;
-  const cli = (args: string[], options: { cwd?: string } = {}) => runCli([...args, "--home", home], { timeoutMs: 120_000, cwd: options.cwd ?? workspace });
+  const cli = (args: string[], options: { cwd?: string } = {}) =>
+    runCli([...args, "--home", home], { timeoutMs: 120_000, cwd: options.cwd ?? workspace });
   /** A CLI command left running, read as it goes. */
   const background = (args: string[]) => {
-    const child = execa(process.execPath, [CLI, ...args, "--home", home], { reject: false, cwd: workspace, stdin: "ignore", env: { NO_COLOR: "1" } });
+    const child = execa(process.execPath, [CLI, ...args, "--home", home], {
+      reject: false,
+      cwd: workspace,
+      stdin: "ignore",
+      env: { NO_COLOR: "1" },
+    });
     const output = { stdout: "", stderr: "" };
     child.stdout!.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
     return { child, output };
   };
-  const runStatus = (threadId: string) => readRow<{ status: string }>(home, "SELECT status FROM runs WHERE thread_id = ? ORDER BY ordinal DESC LIMIT 1", [threadId])?.status;
+  const runStatus = (threadId: string) =>
+    readRow<{ status: string }>(home, "SELECT status FROM runs WHERE thread_id = ? ORDER BY ordinal DESC LIMIT 1", [
+      threadId,
+    ])?.status;
   const threadIdIn = (text: string) => /\((thread:[^)\s]+)\) on alpha/.exec(text)?.[1];
   /** The server's environment id (made when its first thread link is). */
-  const environmentId = () => readRow<{ value: string }>(home, "SELECT value FROM settings WHERE key = 'environment_id'")!.value;
+  const environmentId = () =>
+    readRow<{ value: string }>(home, "SELECT value FROM settings WHERE key = 'environment_id'")!.value;
 
   beforeAll(async () => {
     root = realpathSync(mkdtempSync(join(tmpdir(), "switchyard-threads-start-")));
@@ -69,23 +79,36 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
 
     const failed = await cli(["run", "@@fail the disk is full", "--json"]);
     expect(failed.code).toBe(4);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ status: "failed", error: { message: "the disk is full" }, thread: { runtimeMode: "approval-required" } });
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      status: "failed",
+      error: { message: "the disk is full" },
+      thread: { runtimeMode: "approval-required" },
+    });
   }, 180_000);
 
   it("names the folder that is no project and the command that adds it, for --project and for the working directory", async () => {
     const outside = await cli(["run", "@@reply x"], { cwd: elsewhere });
     expect(outside.code).toBe(3);
-    expect(outside.stderr).toContain(`${elsewhere} is in no Switchyard project. Add it with: switchyard project add ${elsewhere}`);
+    expect(outside.stderr).toContain(
+      `${elsewhere} is in no Switchyard project. Add it with: switchyard project add ${elsewhere}`,
+    );
     const named = await cli(["threads", "new", "@@reply x", "--project", elsewhere]);
     expect(named.code).toBe(3);
-    expect(named.stderr).toContain(`${elsewhere} is not a Switchyard project. Add it with: switchyard project add ${elsewhere}`);
+    expect(named.stderr).toContain(
+      `${elsewhere} is not a Switchyard project. Add it with: switchyard project add ${elsewhere}`,
+    );
     expect(readRow(home, "SELECT id FROM threads WHERE title = '@@reply x'")).toBeUndefined();
 
     // The project's folder works from anywhere, and the thread is printed; its link works wherever a thread is asked for.
-    const created = await cli(["threads", "new", "@@reply by folder", "--project", workspace, "--title", "by folder", "--mode", "full-access"], { cwd: elsewhere });
+    const created = await cli(
+      ["threads", "new", "@@reply by folder", "--project", workspace, "--title", "by folder", "--mode", "full-access"],
+      { cwd: elsewhere },
+    );
     expect(created.code, created.stderr).toBe(0);
     const threadId = created.stdout.trim();
-    expect(readRow(home, "SELECT title, json_extract(data, '$.runtimeMode') AS mode FROM threads WHERE id = ?", [threadId])).toEqual({ title: "by folder", mode: "full-access" });
+    expect(
+      readRow(home, "SELECT title, json_extract(data, '$.runtimeMode') AS mode FROM threads WHERE id = ?", [threadId]),
+    ).toEqual({ title: "by folder", mode: "full-access" });
     const link = `switchyard-thread://v2/${environmentId()}/${threadId}`;
     const waited = await cli(["threads", "wait", link, "--timeout", "60s"]);
     expect(waited.code, waited.stderr).toBe(0);
@@ -103,7 +126,13 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
 
   it("threads new --wait follows a run through its approval: approve lets it go on, decline refuses it", async () => {
     const approving = background(["threads", "new", "@@approve deploy to staging", "--wait"]);
-    await until("the approval is shown", () => approving.output.stderr.includes("needs approval: deploy to staging") && approving.output.stderr.includes("answer with:"), { attempts: 2_400 });
+    await until(
+      "the approval is shown",
+      () =>
+        approving.output.stderr.includes("needs approval: deploy to staging") &&
+        approving.output.stderr.includes("answer with:"),
+      { attempts: 2_400 },
+    );
     const threadId = threadIdIn(approving.output.stderr)!;
     expect(approving.output.stderr).toContain(`switchyard threads approve ${threadId}`);
     const approved = await cli(["threads", "approve", `switchyard-thread://v2/${environmentId()}/${threadId}`]);
@@ -118,13 +147,23 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
 
     // With --json, stdout is the result alone; the approval is still shown on stderr.
     const declining = background(["threads", "new", "@@approve drop the table", "--wait", "--json"]);
-    await until("the approval is shown", () => declining.output.stderr.includes("needs approval: drop the table") && declining.output.stderr.includes("answer with:"), { attempts: 2_400 });
+    await until(
+      "the approval is shown",
+      () =>
+        declining.output.stderr.includes("needs approval: drop the table") &&
+        declining.output.stderr.includes("answer with:"),
+      { attempts: 2_400 },
+    );
     const declinedThread = /switchyard threads approve (\S+)/.exec(declining.output.stderr)![1]!;
     const declined = await cli(["threads", "decline", declinedThread]);
     expect(declined.code, declined.stderr).toBe(0);
     expect(declined.stdout).toContain("Declined: drop the table");
     expect((await declining.child).exitCode).toBe(0);
-    expect(JSON.parse(declining.output.stdout)).toMatchObject({ thread: { threadId: declinedThread }, status: "completed", summary: "declined: drop the table" });
+    expect(JSON.parse(declining.output.stdout)).toMatchObject({
+      thread: { threadId: declinedThread },
+      status: "completed",
+      summary: "declined: drop the table",
+    });
   }, 240_000);
 
   it("interrupt ends the running turn (threads wait exits 5); stop holds the queued run until resume", async () => {
@@ -137,12 +176,25 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
     const waited = await cli(["threads", "wait", interrupted, "--timeout", "60s"]);
     expect(waited.code).toBe(5);
     expect(waited.stdout).toContain("interrupted");
-    expect((await cli(["threads", "interrupt", interrupted])).stdout).toContain(`${interrupted} has no running turn to interrupt.`);
+    expect((await cli(["threads", "interrupt", interrupted])).stdout).toContain(
+      `${interrupted} has no running turn to interrupt.`,
+    );
 
     const second = await cli(["threads", "new", "@@gate cli-stop @@reply late", "--json"]);
-    const { thread, runId } = JSON.parse(second.stdout) as { thread: { threadId: string; link: string }; runId: string };
+    const { thread, runId } = JSON.parse(second.stdout) as {
+      thread: { threadId: string; link: string };
+      runId: string;
+    };
     await waitForRow(home, "SELECT 1 FROM runs WHERE id = ? AND status = 'running'", [runId]);
-    const queued = await cli(["threads", "send", thread.threadId, "@@reply after the stop", "--mode", "queue", "--json"]);
+    const queued = await cli([
+      "threads",
+      "send",
+      thread.threadId,
+      "@@reply after the stop",
+      "--mode",
+      "queue",
+      "--json",
+    ]);
     const queuedRun = (JSON.parse(queued.stdout) as { runId: string }).runId;
     const stopped = await cli(["threads", "stop", thread.link, "--json"]);
     expect(stopped.code, stopped.stderr).toBe(0);
@@ -181,10 +233,24 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
   it("token list leaves out the commands' own tokens (all revoked); --all shows them", async () => {
     const listed = await cli(["token", "list", "--json"]);
     expect(JSON.parse(listed.stdout)).toEqual([]);
-    const all = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { label: string; ephemeral: boolean; status: string }[];
+    const all = JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as {
+      label: string;
+      ephemeral: boolean;
+      status: string;
+    }[];
     expect(all.length).toBeGreaterThan(10);
-    expect(all.every((token) => token.ephemeral && token.status === "revoked" && token.label.endsWith("(this terminal command)"))).toBe(true);
-    expect(new Set(all.map((token) => token.label))).toEqual(new Set(["switchyard run (this terminal command)", "switchyard threads new (this terminal command)", "switchyard threads (this terminal command)"]));
+    expect(
+      all.every(
+        (token) => token.ephemeral && token.status === "revoked" && token.label.endsWith("(this terminal command)"),
+      ),
+    ).toBe(true);
+    expect(new Set(all.map((token) => token.label))).toEqual(
+      new Set([
+        "switchyard run (this terminal command)",
+        "switchyard threads new (this terminal command)",
+        "switchyard threads (this terminal command)",
+      ]),
+    );
     expect(endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
   }, 60_000);
 });

@@ -20,7 +20,11 @@ describe("switchyard token issue / list with scopes", () => {
     try {
       const resolved = t.host.container.resolve(McpSessionRegistry).resolve(token);
       if (!("scope" in resolved)) throw new Error(`token refused: ${resolved.rejection}`);
-      return { capabilities: [...resolved.scope.capabilities].sort(), projects: resolved.scope.projects, ceiling: resolved.scope.ceiling };
+      return {
+        capabilities: [...resolved.scope.capabilities].sort(),
+        projects: resolved.scope.projects,
+        ceiling: resolved.scope.ceiling,
+      };
     } finally {
       await t.host.stop();
     }
@@ -36,10 +40,39 @@ describe("switchyard token issue / list with scopes", () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("issues a token with verbs, projects (by id or folder), a ceiling and an expiry, and the server reads them back", async () => {
-    const issued = await cli(["token", "issue", "--verbs", "read,approve", "--projects", folder, "--max-runtime-mode", "auto-accept-edits", "--max-interaction-mode", "plan", "--ttl", "2h", "--label", "approver", "--json"]);
+    const issued = await cli([
+      "token",
+      "issue",
+      "--verbs",
+      "read,approve",
+      "--projects",
+      folder,
+      "--max-runtime-mode",
+      "auto-accept-edits",
+      "--max-interaction-mode",
+      "plan",
+      "--ttl",
+      "2h",
+      "--label",
+      "approver",
+      "--json",
+    ]);
     expect(issued.code, issued.stderr).toBe(0);
-    const body = JSON.parse(issued.stdout) as { id: string; token: string; expiresAt: string; verbs: string[]; projects: string[]; ceiling: unknown; scope: string };
-    expect(body).toMatchObject({ verbs: ["read", "approve"], projects: [projectId], ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "plan" }, scope: "orchestration:read" });
+    const body = JSON.parse(issued.stdout) as {
+      id: string;
+      token: string;
+      expiresAt: string;
+      verbs: string[];
+      projects: string[];
+      ceiling: unknown;
+      scope: string;
+    };
+    expect(body).toMatchObject({
+      verbs: ["read", "approve"],
+      projects: [projectId],
+      ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "plan" },
+      scope: "orchestration:read",
+    });
     const lifetime = Date.parse(body.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan(3_600_000);
     expect(lifetime).toBeLessThanOrEqual(7_200_000);
@@ -49,11 +82,24 @@ describe("switchyard token issue / list with scopes", () => {
       ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "plan" },
     });
 
-    const listed = JSON.parse((await cli(["token", "list", "--json"])).stdout) as { id: string; verbs: string[]; projects: unknown; ceiling: unknown; status: string }[];
-    expect(listed.find((t) => t.id === body.id)).toMatchObject({ verbs: ["read", "approve"], projects: [projectId], ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "plan" }, status: "active" });
+    const listed = JSON.parse((await cli(["token", "list", "--json"])).stdout) as {
+      id: string;
+      verbs: string[];
+      projects: unknown;
+      ceiling: unknown;
+      status: string;
+    }[];
+    expect(listed.find((t) => t.id === body.id)).toMatchObject({
+      verbs: ["read", "approve"],
+      projects: [projectId],
+      ceiling: { runtimeMode: "auto-accept-edits", interactionMode: "plan" },
+      status: "active",
+    });
     expect(JSON.stringify(listed)).not.toContain(body.token);
     const table = (await cli(["token", "list"])).stdout;
-    expect(table.split("\n").find((line) => line.includes("approver"))).toMatch(new RegExp(`\\sread,approve\\s+${projectId}\\s+auto-accept-edits/plan\\s+active\\s`));
+    expect(table.split("\n").find((line) => line.includes("approver"))).toMatch(
+      new RegExp(`\\sread,approve\\s+${projectId}\\s+auto-accept-edits/plan\\s+active\\s`),
+    );
   });
 
   it("defaults to read and operate on every project, with approval-required as the ceiling, and says so", async () => {
@@ -66,38 +112,68 @@ describe("switchyard token issue / list with scopes", () => {
     expect(issued.stderr).toContain("ceiling: runtime approval-required, interaction default");
     expect(issued.stderr).toContain("--max-runtime-mode full-access");
     expect(issued.stderr).not.toContain(token);
-    expect(await resolve(token)).toEqual({ capabilities: ["orchestration:operate", "orchestration:read"], projects: "*", ceiling: { runtimeMode: "approval-required", interactionMode: "default" } });
+    expect(await resolve(token)).toEqual({
+      capabilities: ["orchestration:operate", "orchestration:read"],
+      projects: "*",
+      ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+    });
     // The older --scope still works and means the same verbs.
-    const scoped = JSON.parse((await cli(["token", "issue", "--scope", "orchestration:read", "--projects", "*", "--json"])).stdout) as { verbs: string[]; projects: string };
+    const scoped = JSON.parse(
+      (await cli(["token", "issue", "--scope", "orchestration:read", "--projects", "*", "--json"])).stdout,
+    ) as { verbs: string[]; projects: string };
     expect(scoped).toMatchObject({ verbs: ["read"], projects: "*" });
   });
 
   it("issues an install token for every project, and --help says what install is for", async () => {
-    const issued = JSON.parse((await cli(["token", "issue", "--verbs", "install", "--json"])).stdout) as { token: string; verbs: string[]; projects: string };
+    const issued = JSON.parse((await cli(["token", "issue", "--verbs", "install", "--json"])).stdout) as {
+      token: string;
+      verbs: string[];
+      projects: string;
+    };
     expect(issued).toMatchObject({ verbs: ["read", "install"], projects: "*" });
     expect((await resolve(issued.token)).capabilities).toEqual(["orchestration:install", "orchestration:read"]);
     const help = await runCli(["token", "issue", "--help"]);
-    expect(help.stdout.replace(/\s+/g, " ")).toContain("install (server-wide installs: the ACP Registry's install jobs; needs --projects '*')");
-    expect(help.stdout.replace(/\s+/g, " ")).toContain("only an operate token for every project with --max-runtime-mode full-access may start installs");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "install (server-wide installs: the ACP Registry's install jobs; needs --projects '*')",
+    );
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "only an operate token for every project with --max-runtime-mode full-access may start installs",
+    );
   });
 
   it("refuses what it cannot honour, naming it", async () => {
     const cases: [string[], number, string][] = [
       [["--verbs", "read,admin"], 2, '"admin" is not a verb; use read, operate, approve or install'],
-      [["--verbs", "read,install", "--projects", folder], 2, "The install verb installs for the whole server, so it needs --projects '*'"],
+      [
+        ["--verbs", "read,install", "--projects", folder],
+        2,
+        "The install verb installs for the whole server, so it needs --projects '*'",
+      ],
       [["--verbs", ","], 2, "Name at least one verb"],
       [["--projects", "*,other"], 2, '"*" already means every project'],
       [["--projects", join(scratch, "nowhere")], 3, "No project has the id or folder"],
       // The README's old example on a fresh home: the folder exists but is no project yet.
-      [["--projects", scratch], 3, `${scratch} is not a Switchyard project. Add it with: switchyard project add ${scratch}`],
-      [["--max-runtime-mode", "yolo"], 2, '"yolo" is not a runtime mode; use approval-required, auto-accept-edits, full-access'],
+      [
+        ["--projects", scratch],
+        3,
+        `${scratch} is not a Switchyard project. Add it with: switchyard project add ${scratch}`,
+      ],
+      [
+        ["--max-runtime-mode", "yolo"],
+        2,
+        '"yolo" is not a runtime mode; use approval-required, auto-accept-edits, full-access',
+      ],
       [["--max-interaction-mode", "auto"], 2, '"auto" is not an interaction mode'],
       [["--scope", "orchestration:read", "--verbs", "read"], 2, "Pass --verbs or --scope, not both"],
     ];
     const before = (JSON.parse((await cli(["token", "list", "--json"])).stdout) as unknown[]).length;
     for (const [args, code, message] of cases) {
       const result = await cli(["token", "issue", ...args]);
-      expect([args.join(" "), result.code, result.stderr.includes(message) ? message : result.stderr]).toEqual([args.join(" "), code, message]);
+      expect([args.join(" "), result.code, result.stderr.includes(message) ? message : result.stderr]).toEqual([
+        args.join(" "),
+        code,
+        message,
+      ]);
       expect(result.stdout).toBe("");
     }
     expect((JSON.parse((await cli(["token", "list", "--json"])).stdout) as unknown[]).length).toBe(before);

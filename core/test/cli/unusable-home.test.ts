@@ -17,7 +17,12 @@ describe("a home the user cannot write", () => {
   const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
   // HOME too: nothing may reach the real user's harness configs (connect would, given a home).
   const cli = (args: string[], home: string) =>
-    runCli([...args, "--home", home], { timeoutMs: 120_000, cwd: root, env: { HOME: join(root, "user-home") }, ...(asUser !== undefined ? { user: asUser } : {}) });
+    runCli([...args, "--home", home], {
+      timeoutMs: 120_000,
+      cwd: root,
+      env: { HOME: join(root, "user-home") },
+      ...(asUser !== undefined ? { user: asUser } : {}),
+    });
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), "switchyard-unusable-home-"));
@@ -78,7 +83,12 @@ describe("a home the user cannot write", () => {
 
   it("says a missing home cannot be created, the same way", async () => {
     const line = `${missingHome} does not exist and cannot be created (${join(root, "locked")} is not writable by this user): create it, or use another home (--home or SWITCHYARD_HOME).`;
-    for (const command of [["status"], ["token", "issue"], ["serve", "--port", "0"], ["plugin", "install", "./plugin"]]) {
+    for (const command of [
+      ["status"],
+      ["token", "issue"],
+      ["serve", "--port", "0"],
+      ["plugin", "install", "./plugin"],
+    ]) {
       const result = await cli(command, missingHome);
       expect([command.join(" "), result.code, result.stderr.trim()]).toEqual([command.join(" "), 2, `error: ${line}`]);
     }

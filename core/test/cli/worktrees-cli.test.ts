@@ -22,7 +22,12 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
     root = realpathSync(mkdtempSync(join(tmpdir(), "switchyard-worktrees-cli-")));
     home = join(root, "home");
     repo = makeGitRepo({ "README.md": "hello\n" });
-    writeHomeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } }] });
+    writeHomeConfig(home, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [
+        { id: "alpha", driver: "scripted", options: { gateDir: join(root, "gates"), stateDir: join(root, "state") } },
+      ],
+    });
     expect((await cli(["project", "add", repo.path])).code).toBe(0);
     serve = ServeProcess.start(home);
     await serve.ready;
@@ -38,15 +43,34 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--workspace "elsewhere" is not one of shared, worktree, scratch');
 
-    const started = await cli(["threads", "new", "@@reply done in a worktree", "--workspace", "worktree", "--title", "cli worktree", "--json"]);
+    const started = await cli([
+      "threads",
+      "new",
+      "@@reply done in a worktree",
+      "--workspace",
+      "worktree",
+      "--title",
+      "cli worktree",
+      "--json",
+    ]);
     expect(started.code, started.stderr).toBe(0);
     const threadId = (JSON.parse(started.stdout) as { thread: { threadId: string } }).thread.threadId;
-    const row = await waitForRow<{ data: string }>(home, "SELECT data FROM workspaces WHERE thread_id = ? AND status = 'ready'", [threadId]);
-    const workspace = JSON.parse(row.data) as { path: string; branch: string; target: { threadId: string | null; path: string } };
+    const row = await waitForRow<{ data: string }>(
+      home,
+      "SELECT data FROM workspaces WHERE thread_id = ? AND status = 'ready'",
+      [threadId],
+    );
+    const workspace = JSON.parse(row.data) as {
+      path: string;
+      branch: string;
+      target: { threadId: string | null; path: string };
+    };
     expect(workspace.path.startsWith(join(home, "worktrees"))).toBe(true);
     expect(workspace.target).toEqual({ threadId: null, path: repo.path });
     expect(repo.branches()).toContain(workspace.branch);
-    expect(readRow<{ data: string }>(home, "SELECT data FROM threads WHERE id = ?", [threadId])!.data).toContain('"workspaceStrategy":"worktree"');
+    expect(readRow<{ data: string }>(home, "SELECT data FROM threads WHERE id = ?", [threadId])!.data).toContain(
+      '"workspaceStrategy":"worktree"',
+    );
 
     // A folder no thread owns, as a removal cut short would leave.
     const stray = join(home, "worktrees", "stray-project", "left-over");
@@ -55,13 +79,20 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
 
     const listed = await cli(["worktrees", "list", "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toMatchObject({ workspaces: [{ threadId, path: workspace.path, branch: workspace.branch, disposition: null }], orphans: [stray] });
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      workspaces: [{ threadId, path: workspace.path, branch: workspace.branch, disposition: null }],
+      orphans: [stray],
+    });
     const table = await cli(["worktrees", "list"]);
     expect(table.stdout).toContain("cli worktree");
     expect(table.stdout).toContain("1 folder(s) in the workspaces folder belong to no thread");
 
     const doctor = await cli(["doctor", "--json"]);
-    const finding = (JSON.parse(doctor.stdout) as { findings: { area: string; status: string; data: { orphans: string[]; workspaces: unknown[] } }[] }).findings.find((entry) => entry.area === "workspaces")!;
+    const finding = (
+      JSON.parse(doctor.stdout) as {
+        findings: { area: string; status: string; data: { orphans: string[]; workspaces: unknown[] } }[];
+      }
+    ).findings.find((entry) => entry.area === "workspaces")!;
     expect(finding).toMatchObject({ status: "warn", data: { orphans: [stray] } });
     expect(finding.data.workspaces).toHaveLength(1);
 
@@ -79,10 +110,24 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
 
   it("threads changes|apply|discard: a person reads, applies and discards a thread's worktree from the terminal", async () => {
     const start = async (title: string) => {
-      const started = await cli(["threads", "new", "@@reply done", "--workspace", "worktree", "--title", title, "--json", "--wait"]);
+      const started = await cli([
+        "threads",
+        "new",
+        "@@reply done",
+        "--workspace",
+        "worktree",
+        "--title",
+        title,
+        "--json",
+        "--wait",
+      ]);
       expect(started.code, started.stderr).toBe(0);
       const threadId = (JSON.parse(started.stdout) as { thread: { threadId: string } }).thread.threadId;
-      const row = await waitForRow<{ data: string }>(home, "SELECT data FROM workspaces WHERE thread_id = ? AND status = 'ready'", [threadId]);
+      const row = await waitForRow<{ data: string }>(
+        home,
+        "SELECT data FROM workspaces WHERE thread_id = ? AND status = 'ready'",
+        [threadId],
+      );
       return { threadId, path: (JSON.parse(row.data) as { path: string }).path };
     };
     // What an agent would have written in each worktree.
@@ -109,7 +154,10 @@ describe("switchyard threads new --workspace, worktrees list|prune, doctor (real
 
     const discarded = await cli(["threads", "discard", second.threadId, "--keep-branch", "--json"]);
     expect(discarded.code, discarded.stderr).toBe(0);
-    expect(JSON.parse(discarded.stdout)).toMatchObject({ outcome: { outcome: "kept" }, workspace: { status: "removed" } });
+    expect(JSON.parse(discarded.stdout)).toMatchObject({
+      outcome: { outcome: "kept" },
+      workspace: { status: "removed" },
+    });
     expect(existsSync(second.path)).toBe(false);
   }, 180_000);
 });

@@ -2,7 +2,12 @@ import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { HARNESS_CONNECTORS } from "../../src/connect/harness-catalog.js";
 import type { EntrySpec } from "../../src/connect/harness-connector.js";
-import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../../src/connect/jsonc-edit.js";
+import {
+  MalformedJsonError,
+  parseJsoncDocument,
+  removeJsoncProperty,
+  setJsoncProperty,
+} from "../../src/connect/jsonc-edit.js";
 import { MalformedTomlError, setTomlTables } from "../../src/connect/toml-table-edit.js";
 
 const spec: EntrySpec = {
@@ -65,7 +70,9 @@ describe("editing harness configs in place", () => {
     const first = connector.apply(null, spec);
     expect(JSON.parse(first)).toEqual({ mcpServers: { switchyard: connector.expected(spec) } });
     const moved = connector.apply(first, { ...spec, url: "http://127.0.0.1:9999/mcp" });
-    expect((JSON.parse(moved) as { mcpServers: { switchyard: { httpUrl: string } } }).mcpServers.switchyard.httpUrl).toBe("http://127.0.0.1:9999/mcp");
+    expect(
+      (JSON.parse(moved) as { mcpServers: { switchyard: { httpUrl: string } } }).mcpServers.switchyard.httpUrl,
+    ).toBe("http://127.0.0.1:9999/mcp");
     expect(Object.keys((JSON.parse(moved) as { mcpServers: object }).mcpServers)).toEqual(["switchyard"]);
     expect(JSON.parse(connector.remove(moved, spec))).toEqual({ mcpServers: {} });
     expect(JSON.parse(connector.apply("{}\n", spec))).toEqual({ mcpServers: { switchyard: connector.expected(spec) } });
@@ -76,18 +83,27 @@ describe("editing harness configs in place", () => {
     const edited = HARNESS_CONNECTORS.cursor.apply(text, spec);
     expect(edited).toContain("// 🚀 launch servers");
     expect(edited).toContain("/* ✨ */");
-    expect(parseJsoncDocument(edited)).toEqual({ mcpServers: { switchyard: HARNESS_CONNECTORS.cursor.expected(spec) } });
+    expect(parseJsoncDocument(edited)).toEqual({
+      mcpServers: { switchyard: HARNESS_CONNECTORS.cursor.expected(spec) },
+    });
   });
 
   it("JSONC: removes a middle property with its comma and the file stays valid JSON", () => {
     const text = '{\n  "a": 1,\n  "b": { "x": [1, 2] },\n  "c": 3\n}\n';
     expect(removeJsoncProperty(text, ["b"])).toBe('{\n  "a": 1,\n  "c": 3\n}\n');
     expect(JSON.parse(removeJsoncProperty(text, ["c"]))).toEqual({ a: 1, b: { x: [1, 2] } });
-    expect(JSON.parse(setJsoncProperty(text, ["d", "e"], true))).toEqual({ a: 1, b: { x: [1, 2] }, c: 3, d: { e: true } });
+    expect(JSON.parse(setJsoncProperty(text, ["d", "e"], true))).toEqual({
+      a: 1,
+      b: { x: [1, 2] },
+      c: 3,
+      d: { e: true },
+    });
   });
 
   it("JSONC: refuses a malformed file, saying where, and a servers key that is not an object", () => {
-    expect(() => HARNESS_CONNECTORS.cursor.apply('{\n  "mcpServers": {\n    "a": 1,,\n  }\n}', spec)).toThrow(MalformedJsonError);
+    expect(() => HARNESS_CONNECTORS.cursor.apply('{\n  "mcpServers": {\n    "a": 1,,\n  }\n}', spec)).toThrow(
+      MalformedJsonError,
+    );
     expect(() => HARNESS_CONNECTORS.cursor.apply('{ "mcpServers": { "a": 1 }', spec)).toThrow(/line 1/);
     expect(() => HARNESS_CONNECTORS.opencode.apply('{ "mcp": [] }', spec)).toThrow(/"mcp" is not an object/);
     expect(() => HARNESS_CONNECTORS.opencode.apply("[1]", spec)).toThrow(/not a JSON object/);
@@ -97,12 +113,24 @@ describe("editing harness configs in place", () => {
     const connector = HARNESS_CONNECTORS.codex;
     const once = connector.apply(TOML_FIXTURE, spec);
     expect(once.startsWith(TOML_FIXTURE.trimEnd())).toBe(true);
-    const parsed = parseToml(once) as { model: string; mcp_servers: Record<string, Record<string, unknown>>; profiles: { fast: { notes: string } } };
+    const parsed = parseToml(once) as {
+      model: string;
+      mcp_servers: Record<string, Record<string, unknown>>;
+      profiles: { fast: { notes: string } };
+    };
     expect(parsed.model).toBe("gpt-5");
     expect(parsed.profiles.fast.notes).toContain("not a table");
     expect(Object.keys(parsed.mcp_servers).sort()).toEqual(["github", "switchyard", "switchyard-direct"]);
-    expect(parsed.mcp_servers.switchyard).toMatchObject({ url: spec.url, bearer_token_env_var: spec.envVar, tool_timeout_sec: 160, disabled_tools: ["t3_thread_wait"] });
-    expect(parsed.mcp_servers["switchyard-direct"]).toMatchObject({ enabled_tools: ["t3_thread_wait"], omit_tools_from: ["code_mode", "deferred"] });
+    expect(parsed.mcp_servers.switchyard).toMatchObject({
+      url: spec.url,
+      bearer_token_env_var: spec.envVar,
+      tool_timeout_sec: 160,
+      disabled_tools: ["t3_thread_wait"],
+    });
+    expect(parsed.mcp_servers["switchyard-direct"]).toMatchObject({
+      enabled_tools: ["t3_thread_wait"],
+      omit_tools_from: ["code_mode", "deferred"],
+    });
     // tool_timeout_sec is above the server's longest wait (maxWaitMs 50 s by default; the spec's 130 s is 2 × 50 + 30).
     expect(parsed.mcp_servers.switchyard!.tool_timeout_sec as number).toBeGreaterThan(spec.toolTimeoutMs / 1000);
     expect(connector.apply(once, spec)).toBe(once);
@@ -117,12 +145,20 @@ describe("editing harness configs in place", () => {
     expect(moved.endsWith("[tui]\nnotifications = true # mine\n")).toBe(true);
     // One real table, plus the line inside the fixture's multi-line string, which is not a table.
     expect(moved.match(/\[mcp_servers\.switchyard\]/g)).toHaveLength(2);
-    expect((parseToml(moved) as { mcp_servers: { switchyard: { url: string } } }).mcp_servers.switchyard.url).toBe("http://127.0.0.1:9/mcp");
+    expect((parseToml(moved) as { mcp_servers: { switchyard: { url: string } } }).mcp_servers.switchyard.url).toBe(
+      "http://127.0.0.1:9/mcp",
+    );
   });
 
   it("TOML: refuses a malformed file and an entry defined inline, which it could not edit without rewriting the user's layout", () => {
     expect(() => HARNESS_CONNECTORS.codex.apply('model = "unterminated\n', spec)).toThrow(MalformedTomlError);
-    expect(() => HARNESS_CONNECTORS.codex.apply('[mcp_servers]\nswitchyard = { url = "http://x/mcp" }\n', spec)).toThrow(/defined inline or with dotted keys/);
-    expect(() => setTomlTables('mcp_servers.switchyard.url = "http://x"\n', [{ path: ["mcp_servers", "switchyard"], values: { url: "y" } }])).toThrow(/defined inline/);
+    expect(() =>
+      HARNESS_CONNECTORS.codex.apply('[mcp_servers]\nswitchyard = { url = "http://x/mcp" }\n', spec),
+    ).toThrow(/defined inline or with dotted keys/);
+    expect(() =>
+      setTomlTables('mcp_servers.switchyard.url = "http://x"\n', [
+        { path: ["mcp_servers", "switchyard"], values: { url: "y" } },
+      ]),
+    ).toThrow(/defined inline/);
   });
 });

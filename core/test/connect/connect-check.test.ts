@@ -33,10 +33,18 @@ describe("switchyard connect --check against a running server and the real harne
     const envSh = join(env.SWITCHYARD_HOME!, "connections", "env.sh");
     const script = options.sourced === false ? `exec "$@"` : `. "${envSh}" && exec "$@"`;
     const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
-    const result = await execa("bash", ["-c", script, "bash", process.execPath, CLI, "connect", ...args], { env: { ...inherited, ...env }, extendEnv: false, cwd: options.dir ?? cwd, reject: false, stdin: "ignore", timeout: 180_000 });
+    const result = await execa("bash", ["-c", script, "bash", process.execPath, CLI, "connect", ...args], {
+      env: { ...inherited, ...env },
+      extendEnv: false,
+      cwd: options.dir ?? cwd,
+      reject: false,
+      stdin: "ignore",
+      timeout: 180_000,
+    });
     return { code: result.exitCode ?? null, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
-  const tokenOf = (harness: string) => /sy_[A-Za-z0-9_-]{20,}/.exec(readFileSync(connected[harness]!.secretFile, "utf8"))![0];
+  const tokenOf = (harness: string) =>
+    /sy_[A-Za-z0-9_-]{20,}/.exec(readFileSync(connected[harness]!.secretFile, "utf8"))![0];
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-connect-check-"));
@@ -52,7 +60,10 @@ describe("switchyard connect --check against a running server and the real harne
     cwd = join(scratch, "work");
     mkdirSync(cwd);
     // A provider that can run work and a project, so the check's harmless change has a place to go.
-    writeHomeConfig(env.SWITCHYARD_HOME!, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: {} }] });
+    writeHomeConfig(env.SWITCHYARD_HOME!, {
+      plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+      providers: [{ id: "alpha", driver: "scripted", options: {} }],
+    });
     expect((await cli(["project", "add", cwd])).code).toBe(0);
     serve = ServeProcess.start(env.SWITCHYARD_HOME!, ["--port", "0"], env);
     endpoint = await serve.ready;
@@ -68,9 +79,11 @@ describe("switchyard connect --check against a running server and the real harne
   });
 
   it("connect points the entry at the running server, and --check says it works, harness included", async () => {
-    for (const harness of Object.keys(connected)) expect(connected[harness]).toMatchObject({ url: endpoint.mcpUrl, serverRunning: true });
+    for (const harness of Object.keys(connected))
+      expect(connected[harness]).toMatchObject({ url: endpoint.mcpUrl, serverRunning: true });
     const expectations: Record<string, RegExp> = {
-      codex: /harness\s+ok\s+codex mcp list --json: switchyard enabled at http:\/\/127\.0\.0\.1:\d+\/mcp \(token from \$SWITCHYARD_CODEX_TOKEN, auth bearer_token\); switchyard-direct enabled/,
+      codex:
+        /harness\s+ok\s+codex mcp list --json: switchyard enabled at http:\/\/127\.0\.0\.1:\d+\/mcp \(token from \$SWITCHYARD_CODEX_TOKEN, auth bearer_token\); switchyard-direct enabled/,
       opencode: /harness\s+ok\s+opencode mcp list: switchyard connected/,
       claude: /harness\s+ok\s+claude mcp list: switchyard: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/,
       gemini: /harness\s+ok\s+gemini mcp list: switchyard: http:\/\/127\.0\.0\.1:\d+\/mcp \(http\) - Connected/,
@@ -86,7 +99,10 @@ describe("switchyard connect --check against a running server and the real harne
       expect(check.stdout).toContain(`Connected: `);
       expect(check.stdout + check.stderr).not.toContain(tokenOf(harness));
     }
-    const json = JSON.parse((await checkInShell(["codex", "--check", "--json"])).stdout) as { ok: boolean; steps: { name: string; status: string }[] };
+    const json = JSON.parse((await checkInShell(["codex", "--check", "--json"])).stdout) as {
+      ok: boolean;
+      steps: { name: string; status: string }[];
+    };
     expect(json.ok).toBe(true);
     expect(json.steps.map((step) => [step.name, step.status])).toEqual([
       ["entry", "ok"],
@@ -99,7 +115,10 @@ describe("switchyard connect --check against a running server and the real harne
       ["harness", "ok"],
     ]);
     // Every check lands on the same settled thread (its retry key), not a new one each time.
-    const checkThreads = readRow<{ n: number; settled: number }>(env.SWITCHYARD_HOME!, "SELECT COUNT(*) AS n, SUM(json_extract(data, '$.settledAt') IS NOT NULL) AS settled FROM threads WHERE json_extract(data, '$.title') = 'switchyard connect --check'")!;
+    const checkThreads = readRow<{ n: number; settled: number }>(
+      env.SWITCHYARD_HOME!,
+      "SELECT COUNT(*) AS n, SUM(json_extract(data, '$.settledAt') IS NOT NULL) AS settled FROM threads WHERE json_extract(data, '$.title') = 'switchyard connect --check'",
+    )!;
     expect(checkThreads.n).toBe(Object.keys(expectations).length);
     expect(checkThreads.settled).toBe(checkThreads.n);
   }, 300_000);
@@ -107,7 +126,9 @@ describe("switchyard connect --check against a running server and the real harne
   it("fails where the harness would: the token variable unset in this shell (naming it and env.sh), or no project for its work", async () => {
     const unsourced = await checkInShell(["codex", "--check"], { sourced: false });
     expect(unsourced.code).toBe(1);
-    expect(unsourced.stdout).toMatch(/shell\s+FAILED\s+\$SWITCHYARD_CODEX_TOKEN is not set in this shell, and Codex reads the token from it: run `\. \S+\/connections\/env\.sh`/);
+    expect(unsourced.stdout).toMatch(
+      /shell\s+FAILED\s+\$SWITCHYARD_CODEX_TOKEN is not set in this shell, and Codex reads the token from it: run `\. \S+\/connections\/env\.sh`/,
+    );
     expect(unsourced.stdout).toContain("Not working: Codex (user)");
     // OpenCode reads its token file itself: no shell step, and it works unsourced.
     const openCode = await checkInShell(["opencode", "--check"], { sourced: false });
@@ -122,7 +143,9 @@ describe("switchyard connect --check against a running server and the real harne
     expect((await cli(["project", "add", second])).code).toBe(0);
     const lost = await checkInShell(["codex", "--check"], { dir: elsewhere });
     expect(lost.code).toBe(1);
-    expect(lost.stdout).toMatch(/change\s+FAILED\s+create_threads \(an idle thread, as a delegation would\) was refused: invalid_request: Name the project with projectId: none of .*elsewhere is in the projects this token may use: .*second/);
+    expect(lost.stdout).toMatch(
+      /change\s+FAILED\s+create_threads \(an idle thread, as a delegation would\) was refused: invalid_request: Name the project with projectId: none of .*elsewhere is in the projects this token may use: .*second/,
+    );
   }, 300_000);
 
   it("a revoked token fails the check, clearly, and the harness itself cannot connect either", async () => {
@@ -130,7 +153,9 @@ describe("switchyard connect --check against a running server and the real harne
     expect((await cli(["token", "revoke", opencode.credentialId])).code).toBe(0);
     const check = await checkInShell(["opencode", "--check"]);
     expect(check.code).toBe(1);
-    expect(check.stdout).toMatch(new RegExp(`token\\s+FAILED\\s+${opencode.credentialId} is revoked; run \`switchyard connect opencode\` again`));
+    expect(check.stdout).toMatch(
+      new RegExp(`token\\s+FAILED\\s+${opencode.credentialId} is revoked; run \`switchyard connect opencode\` again`),
+    );
     expect(check.stdout).toMatch(/mcp\s+FAILED\s+the server refused the token \(HTTP 401\)/);
     expect(check.stdout).toMatch(/harness\s+FAILED\s+opencode mcp list: switchyard failed/);
     expect(check.stdout).toContain("Not working: OpenCode (user) cannot use Switchyard");
@@ -152,10 +177,20 @@ describe("switchyard connect --check against a running server and the real harne
 
   it("a real Pi loads the connect extension and reaches Switchyard with the token from its state file", async () => {
     const pi = connected.pi!;
-    const lastUsed = () => readRow<{ last_used_at: number }>(env.SWITCHYARD_HOME!, "SELECT last_used_at FROM mcp_credentials WHERE id = ?", [pi.credentialId])!.last_used_at;
+    const lastUsed = () =>
+      readRow<{ last_used_at: number }>(env.SWITCHYARD_HOME!, "SELECT last_used_at FROM mcp_credentials WHERE id = ?", [
+        pi.credentialId,
+      ])!.last_used_at;
     const before = lastUsed();
     // RPC mode, offline, no model: the extension registers Switchyard's tools at start-up (initialize, tools/list).
-    const run = execa(join(REPO, "node_modules", ".bin", "pi"), ["--mode", "rpc", "--offline"], { cwd, env, extendEnv: false, reject: false, timeout: 90_000, stdin: "pipe" });
+    const run = execa(join(REPO, "node_modules", ".bin", "pi"), ["--mode", "rpc", "--offline"], {
+      cwd,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout: 90_000,
+      stdin: "pipe",
+    });
     const answered = new Promise<string>((resolve) => {
       let text = "";
       run.stdout!.on("data", (chunk: Buffer) => {

@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -46,7 +55,14 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as ConnectJson;
   };
-  const tokens = async () => JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as { id: string; label: string; status: string; verbs: string[]; ceiling: unknown }[];
+  const tokens = async () =>
+    JSON.parse((await cli(["token", "list", "--all", "--json"])).stdout) as {
+      id: string;
+      label: string;
+      status: string;
+      verbs: string[];
+      ceiling: unknown;
+    }[];
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-connect-"));
@@ -59,7 +75,14 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
   it("writes each harness's entry in its own format and place; the token is only in a file readable by the user alone", async () => {
     for (const harness of HARNESSES) {
       const out = await connect([harness]);
-      expect(out).toMatchObject({ harness, scope: "user", configChanged: true, tokenIssued: true, serverRunning: false, url: "http://127.0.0.1:7410/mcp" });
+      expect(out).toMatchObject({
+        harness,
+        scope: "user",
+        configChanged: true,
+        tokenIssued: true,
+        serverRunning: false,
+        url: "http://127.0.0.1:7410/mcp",
+      });
       expect(out.configFile.startsWith(env.HOME!)).toBe(true);
       const token = readFileSync(out.secretFile, "utf8");
       expect(statSync(out.secretFile).mode & 0o777).toBe(0o600);
@@ -68,9 +91,16 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
       expect(readFileSync(out.configFile, "utf8")).not.toContain(raw);
       expect(entryOf(harness, parseConfig(out.configFile)), harness).toBeDefined();
     }
-    const listedConnections = JSON.parse((await cli(["connections", "--json"])).stdout) as (ConnectJson & { token: string; entry: string })[];
-    const byHarness = Object.fromEntries(HARNESSES.map((harness) => [harness, listedConnections.find((row) => row.harness === harness)!] as const));
-    expect(Object.values(byHarness).map((row) => [row.token, row.entry])).toEqual(HARNESSES.map(() => ["active", "as-written"]));
+    const listedConnections = JSON.parse((await cli(["connections", "--json"])).stdout) as (ConnectJson & {
+      token: string;
+      entry: string;
+    })[];
+    const byHarness = Object.fromEntries(
+      HARNESSES.map((harness) => [harness, listedConnections.find((row) => row.harness === harness)!] as const),
+    );
+    expect(Object.values(byHarness).map((row) => [row.token, row.entry])).toEqual(
+      HARNESSES.map(() => ["active", "as-written"]),
+    );
     expect(byHarness.codex!.configFile).toBe(join(env.CODEX_HOME!, "config.toml"));
     expect(byHarness.claude!.configFile).toBe(join(env.CLAUDE_CONFIG_DIR!, ".claude.json"));
     expect(byHarness.cursor!.configFile).toBe(join(env.HOME!, ".cursor", "mcp.json"));
@@ -80,17 +110,42 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
 
     const codex = entryOf("codex", parseConfig(byHarness.codex!.configFile)) as Record<string, unknown>;
     // Headless use: each harness runs the tools without asking (the token bounds what they do).
-    expect(codex).toMatchObject({ url: "http://127.0.0.1:7410/mcp", bearer_token_env_var: "SWITCHYARD_CODEX_TOKEN", disabled_tools: ["t3_thread_wait"], default_tools_approval_mode: "approve" });
-    expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({ default_tools_approval_mode: "approve" });
-    expect(parseConfig(join(env.CLAUDE_CONFIG_DIR!, "settings.json"))).toEqual({ permissions: { allow: ["mcp__switchyard"] } });
+    expect(codex).toMatchObject({
+      url: "http://127.0.0.1:7410/mcp",
+      bearer_token_env_var: "SWITCHYARD_CODEX_TOKEN",
+      disabled_tools: ["t3_thread_wait"],
+      default_tools_approval_mode: "approve",
+    });
+    expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({
+      default_tools_approval_mode: "approve",
+    });
+    expect(parseConfig(join(env.CLAUDE_CONFIG_DIR!, "settings.json"))).toEqual({
+      permissions: { allow: ["mcp__switchyard"] },
+    });
     expect(entryOf("gemini", parseConfig(byHarness.gemini!.configFile))).toMatchObject({ trust: true });
-    expect(entryOf("opencode", parseConfig(byHarness.opencode!.configFile))).toMatchObject({ oauth: false, timeout: expect.any(Number) });
+    expect(entryOf("opencode", parseConfig(byHarness.opencode!.configFile))).toMatchObject({
+      oauth: false,
+      timeout: expect.any(Number),
+    });
     expect(codex.tool_timeout_sec as number).toBeGreaterThan(50 * 2);
-    expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({ enabled_tools: ["t3_thread_wait"] });
-    expect(entryOf("claude", parseConfig(byHarness.claude!.configFile))).toMatchObject({ type: "http", headersHelper: `cat '${byHarness.claude!.secretFile}'` });
-    expect(entryOf("gemini", parseConfig(byHarness.gemini!.configFile))).toMatchObject({ httpUrl: "http://127.0.0.1:7410/mcp", headers: { Authorization: "Bearer ${SWITCHYARD_GEMINI_TOKEN}" } });
-    expect(entryOf("cursor", parseConfig(byHarness.cursor!.configFile))).toMatchObject({ headers: { Authorization: "Bearer ${env:SWITCHYARD_CURSOR_TOKEN}" } });
-    expect(entryOf("opencode", parseConfig(byHarness.opencode!.configFile))).toMatchObject({ type: "remote", headers: { Authorization: `Bearer {file:${byHarness.opencode!.secretFile}}` } });
+    expect(entryOf("codex", parseConfig(byHarness.codex!.configFile), "switchyard-direct")).toMatchObject({
+      enabled_tools: ["t3_thread_wait"],
+    });
+    expect(entryOf("claude", parseConfig(byHarness.claude!.configFile))).toMatchObject({
+      type: "http",
+      headersHelper: `cat '${byHarness.claude!.secretFile}'`,
+    });
+    expect(entryOf("gemini", parseConfig(byHarness.gemini!.configFile))).toMatchObject({
+      httpUrl: "http://127.0.0.1:7410/mcp",
+      headers: { Authorization: "Bearer ${SWITCHYARD_GEMINI_TOKEN}" },
+    });
+    expect(entryOf("cursor", parseConfig(byHarness.cursor!.configFile))).toMatchObject({
+      headers: { Authorization: "Bearer ${env:SWITCHYARD_CURSOR_TOKEN}" },
+    });
+    expect(entryOf("opencode", parseConfig(byHarness.opencode!.configFile))).toMatchObject({
+      type: "remote",
+      headers: { Authorization: `Bearer {file:${byHarness.opencode!.secretFile}}` },
+    });
 
     // env.sh reads the token files; it holds none itself.
     const envScript = readFileSync(join(env.SWITCHYARD_HOME!, "connections", "env.sh"), "utf8");
@@ -99,7 +154,11 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
 
     const listed = await tokens();
     expect(listed.filter((t) => t.label?.startsWith("connect "))).toHaveLength(HARNESSES.length);
-    expect(listed.find((t) => t.label === "connect codex (user)")).toMatchObject({ status: "active", verbs: ["read", "operate"], ceiling: { runtimeMode: "approval-required", interactionMode: "default" } });
+    expect(listed.find((t) => t.label === "connect codex (user)")).toMatchObject({
+      status: "active",
+      verbs: ["read", "operate"],
+      ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+    });
   });
 
   it("a second run changes nothing: the same bytes, the same token, no new one issued", async () => {
@@ -123,20 +182,31 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     mkdirSync(join(project, ".codex"));
     const codexToml = `# project settings\n[mcp_servers.docs]\ncommand = "docs-mcp" # stdio\n`;
     writeFileSync(join(project, ".codex", "config.toml"), codexToml);
-    writeFileSync(join(project, "opencode.jsonc"), `{\n  // project OpenCode\n  "mcp": { "docs": { "type": "local", "command": ["docs-mcp"] } },\n}\n`);
+    writeFileSync(
+      join(project, "opencode.jsonc"),
+      `{\n  // project OpenCode\n  "mcp": { "docs": { "type": "local", "command": ["docs-mcp"] } },\n}\n`,
+    );
 
     mkdirSync(join(project, ".claude"));
-    writeFileSync(join(project, ".claude", "settings.local.json"), `{
+    writeFileSync(
+      join(project, ".claude", "settings.local.json"),
+      `{
   // mine
   "permissions": { "allow": ["Bash(npm test)"] }
 }
-`);
+`,
+    );
     const claude = await connect(["claude", "--project", project]);
     expect(claude.configFile).toBe(join(project, ".mcp.json"));
     // The person's own rule stays; the tools' rule joins it in the project's local settings.
     expect(readFileSync(join(project, ".claude", "settings.local.json"), "utf8")).toContain("// mine");
-    expect(readFileSync(join(project, ".claude", "settings.local.json"), "utf8")).toMatch(/"allow": \[\s*"Bash\(npm test\)",\s*"mcp__switchyard"\s*\]/);
-    expect(Object.keys((parseConfig(claude.configFile) as { mcpServers: object }).mcpServers)).toEqual(["github", "switchyard"]);
+    expect(readFileSync(join(project, ".claude", "settings.local.json"), "utf8")).toMatch(
+      /"allow": \[\s*"Bash\(npm test\)",\s*"mcp__switchyard"\s*\]/,
+    );
+    expect(Object.keys((parseConfig(claude.configFile) as { mcpServers: object }).mcpServers)).toEqual([
+      "github",
+      "switchyard",
+    ]);
     expect(readFileSync(`${claude.configFile}.switchyard-backup`, "utf8")).toBe(mcpJson);
 
     const codex = await connect(["codex", "--scope", "project"], project);
@@ -144,7 +214,11 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(codex.envVar).toMatch(/^SWITCHYARD_CODEX_TOKEN_[0-9A-F]{8}$/);
     const codexText = readFileSync(codex.configFile, "utf8");
     expect(codexText.startsWith(codexToml)).toBe(true);
-    expect(Object.keys((parseToml(codexText) as { mcp_servers: object }).mcp_servers).sort()).toEqual(["docs", "switchyard", "switchyard-direct"]);
+    expect(Object.keys((parseToml(codexText) as { mcp_servers: object }).mcp_servers).sort()).toEqual([
+      "docs",
+      "switchyard",
+      "switchyard-direct",
+    ]);
 
     const opencode = await connect(["opencode", "--project", project]);
     expect(opencode.configFile).toBe(join(project, "opencode.jsonc"));
@@ -152,23 +226,40 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
 
     // The user-scope connections are separate ones with their own tokens.
     const rows = JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[];
-    expect(rows.filter((row) => row.harness === "codex").map((row) => row.scope).sort()).toEqual(["project", "user"]);
+    expect(
+      rows
+        .filter((row) => row.harness === "codex")
+        .map((row) => row.scope)
+        .sort(),
+    ).toEqual(["project", "user"]);
   });
 
   it("new token options issue a new token and revoke the one it replaces", async () => {
-    const before = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find((row) => row.harness === "gemini" && row.scope === "user")!;
+    const before = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find(
+      (row) => row.harness === "gemini" && row.scope === "user",
+    )!;
     const changed = await connect(["gemini", "--verbs", "read", "--max-runtime-mode", "full-access"]);
-    expect(changed).toMatchObject({ tokenIssued: true, replacedCredentialId: before.credentialId, configChanged: false });
+    expect(changed).toMatchObject({
+      tokenIssued: true,
+      replacedCredentialId: before.credentialId,
+      configChanged: false,
+    });
     const listed = await tokens();
     expect(listed.find((t) => t.id === before.credentialId)?.status).toBe("revoked");
-    expect(listed.find((t) => t.id === changed.credentialId)).toMatchObject({ status: "active", verbs: ["read"], ceiling: { runtimeMode: "full-access" } });
+    expect(listed.find((t) => t.id === changed.credentialId)).toMatchObject({
+      status: "active",
+      verbs: ["read"],
+      ceiling: { runtimeMode: "full-access" },
+    });
   });
 
   it("refuses bad input with exit 2 and a message naming what was wrong, leaving files and tokens as they were", async () => {
     const before = await tokens();
     const unknown = await cli(["connect", "vim"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('"vim" is not a harness switchyard connect knows; use one of claude, codex, cursor, opencode, gemini, pi.');
+    expect(unknown.stderr).toContain(
+      '"vim" is not a harness switchyard connect knows; use one of claude, codex, cursor, opencode, gemini, pi.',
+    );
 
     const broken = join(scratch, "broken");
     mkdirSync(join(broken, ".gemini"), { recursive: true });
@@ -209,7 +300,9 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     }
     const records = JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[];
     expect(records.some((row) => row.configFile.startsWith(immutable))).toBe(false);
-    expect(readdirSync(join(env.SWITCHYARD_HOME!, "connections")).filter((name) => name.startsWith("cursor-"))).toHaveLength(1);
+    expect(
+      readdirSync(join(env.SWITCHYARD_HOME!, "connections")).filter((name) => name.startsWith("cursor-")),
+    ).toHaveLength(1);
 
     const badScope = await cli(["connect", "claude", "--scope", "global"]);
     expect(badScope.code).toBe(2);
@@ -217,12 +310,24 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
 
     // Nothing above left a token active (the one for the immutable folder was revoked again at once).
     const after = await tokens();
-    expect(after.filter((t) => t.status === "active").map((t) => t.id).sort()).toEqual(before.filter((t) => t.status === "active").map((t) => t.id).sort());
+    expect(
+      after
+        .filter((t) => t.status === "active")
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(
+      before
+        .filter((t) => t.status === "active")
+        .map((t) => t.id)
+        .sort(),
+    );
     expect(existsSync(join(blocked, ".cursor.switchyard-backup"))).toBe(false);
   });
 
   it("disconnect removes only its entry and revokes the token; a second disconnect says it is not connected", async () => {
-    const claude = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find((row) => row.harness === "claude" && row.scope === "project")!;
+    const claude = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find(
+      (row) => row.harness === "claude" && row.scope === "project",
+    )!;
     const result = await cli(["disconnect", "claude", "--project", project]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`removed "switchyard" from ${claude.configFile}`);
@@ -237,15 +342,21 @@ describe("switchyard connect / disconnect / connections (real CLI, isolated home
     expect(again.code).toBe(3);
     expect(again.stderr).toContain("Claude Code is not connected at");
 
-    const pi = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find((row) => row.harness === "pi")!;
+    const pi = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find(
+      (row) => row.harness === "pi",
+    )!;
     expect((await cli(["disconnect", "pi"])).code).toBe(0);
     expect(existsSync(pi.configFile)).toBe(false);
 
-    const codexUser = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find((row) => row.harness === "codex" && row.scope === "user")!;
+    const codexUser = (JSON.parse((await cli(["connections", "--json"])).stdout) as ConnectJson[]).find(
+      (row) => row.harness === "codex" && row.scope === "user",
+    )!;
     expect((await cli(["disconnect", "codex"])).code).toBe(0);
     // connect made that config.toml for the entry alone, so nothing is left of it.
     expect(existsSync(codexUser.configFile)).toBe(false);
-    expect(readFileSync(join(env.SWITCHYARD_HOME!, "connections", "env.sh"), "utf8")).not.toContain(codexUser.secretFile);
+    expect(readFileSync(join(env.SWITCHYARD_HOME!, "connections", "env.sh"), "utf8")).not.toContain(
+      codexUser.secretFile,
+    );
   });
 
   it("--check on a harness that is not connected there exits 3", async () => {

@@ -73,14 +73,32 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
     mkdirSync(env.CODEX_HOME!, { recursive: true });
     writeFileSync(
       join(env.CODEX_HOME!, "config.toml"),
-      ['model = "fake-model"', 'model_provider = "fake"', "", "[model_providers.fake]", 'name = "fake"', `base_url = "${model.url}/v1"`, 'env_key = "SWITCHYARD_FAKE_API_KEY"', 'wire_api = "responses"', "request_max_retries = 0", ""].join("\n"),
+      [
+        'model = "fake-model"',
+        'model_provider = "fake"',
+        "",
+        "[model_providers.fake]",
+        'name = "fake"',
+        `base_url = "${model.url}/v1"`,
+        'env_key = "SWITCHYARD_FAKE_API_KEY"',
+        'wire_api = "responses"',
+        "request_max_retries = 0",
+        "",
+      ].join("\n"),
     );
     mkdirSync(join(env.XDG_CONFIG_HOME!, "opencode"), { recursive: true });
     writeFileSync(
       join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json"),
       JSON.stringify(
         {
-          provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `${model.url}/v1`, apiKey: DUMMY_KEY }, models: { "fake-model": { name: "Fake Model", tool_call: true } } } },
+          provider: {
+            fake: {
+              npm: "@ai-sdk/openai-compatible",
+              name: "Fake",
+              options: { baseURL: `${model.url}/v1`, apiKey: DUMMY_KEY },
+              models: { "fake-model": { name: "Fake Model", tool_call: true } },
+            },
+          },
           model: "fake/fake-model",
           small_model: "fake/fake-model",
           autoupdate: false,
@@ -92,8 +110,13 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
     );
 
     const home = env.SWITCHYARD_HOME!;
-    writeHomeConfig(home, { plugins: [PI_PLUGIN], providers: [{ id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env }] });
-    projectId = (JSON.parse((await runCli(["project", "add", work, "--json"], { env, cwd: work })).stdout) as { id: string }).id;
+    writeHomeConfig(home, {
+      plugins: [PI_PLUGIN],
+      providers: [{ id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env }],
+    });
+    projectId = (
+      JSON.parse((await runCli(["project", "add", work, "--json"], { env, cwd: work })).stdout) as { id: string }
+    ).id;
     // The server's Pi instance has its own home (piHome); the user's Pi folder is not its.
     const { PI_CODING_AGENT_DIR: _userPi, ...serverEnv } = env;
     serve = ServeProcess.start(home, ["--port", "0"], serverEnv);
@@ -102,7 +125,11 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
       const connected = await runCli(["connect", harness, "--json"], { env, cwd: work, timeoutMs: 120_000 });
       expect(connected.code, connected.stderr).toBe(0);
     }
-    observer = (JSON.parse((await runCli(["token", "issue", "--verbs", "read", "--json"], { env, cwd: work })).stdout) as { token: string }).token;
+    observer = (
+      JSON.parse((await runCli(["token", "issue", "--verbs", "read", "--json"], { env, cwd: work })).stdout) as {
+        token: string;
+      }
+    ).token;
   }, 300_000);
 
   afterAll(async () => {
@@ -115,7 +142,14 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
   /** Runs a harness command the way a user does: in their shell, with env.sh sourced (the token is never in argv). */
   async function asUser(command: readonly string[]): Promise<string> {
     const envSh = join(env.SWITCHYARD_HOME!, "connections", "env.sh");
-    const result = await execa("bash", ["-c", `. "${envSh}" && exec "$@"`, "bash", ...command], { cwd: work, env, extendEnv: false, stdin: "ignore", reject: false, timeout: 240_000 });
+    const result = await execa("bash", ["-c", `. "${envSh}" && exec "$@"`, "bash", ...command], {
+      cwd: work,
+      env,
+      extendEnv: false,
+      stdin: "ignore",
+      reject: false,
+      timeout: 240_000,
+    });
     const output = `${String(result.stdout)}\n${String(result.stderr)}`;
     expect(result.exitCode, output.slice(-4_000)).toBe(0);
     return output;
@@ -124,19 +158,37 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
   /** A delegate_task call in wait mode to Pi, then the harness's answer relaying the child's. */
   function delegatingPrompt(key: string): { prompt: string; answer: string } {
     const answer = `Pi answers the ${key} session`;
-    const task = { task: `answer the parent @@reply ${answer}`, target: { providerInstanceId: "pi", model: piHome.model }, mode: "wait", clientRequestId: key, title: `${key} child` };
-    return { prompt: `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply relayed: {{output.summary}}`, answer };
+    const task = {
+      task: `answer the parent @@reply ${answer}`,
+      target: { providerInstanceId: "pi", model: piHome.model },
+      mode: "wait",
+      clientRequestId: key,
+      title: `${key} child`,
+    };
+    return {
+      prompt: `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply relayed: {{output.summary}}`,
+      answer,
+    };
   }
 
   /** The session's attached thread and its child, as t3_thread_list shows them. */
   async function listedFamily(clientName: string, childTitle: string): Promise<{ parent: Shell; child: Shell }> {
     const client = await connectMcp(endpoint.mcpUrl, observer);
     try {
-      const listed = await mustCall<{ threads: Shell[] }>(client, "t3_thread_list", { projectId, includeSubagents: true, limit: 100 });
+      const listed = await mustCall<{ threads: Shell[] }>(client, "t3_thread_list", {
+        projectId,
+        includeSubagents: true,
+        limit: 100,
+      });
       const child = listed.threads.find((thread) => thread.title === childTitle);
       expect(child, JSON.stringify(listed.threads.map((thread) => thread.title))).toBeDefined();
       const parent = listed.threads.find((thread) => thread.threadId === child!.parentThreadId);
-      expect(parent).toMatchObject({ relationship: "attached", creationSource: "attached", providerInstanceId: `attached:${clientName}`, attached: { client: { name: clientName } } });
+      expect(parent).toMatchObject({
+        relationship: "attached",
+        creationSource: "attached",
+        providerInstanceId: `attached:${clientName}`,
+        attached: { client: { name: clientName } },
+      });
       expect(child).toMatchObject({ relationship: "subagent", providerInstanceId: "pi" });
       return { parent: parent!, child: child! };
     } finally {
@@ -153,7 +205,16 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
 
   it("claude -p delegates to Pi and relays the answer in the same turn", async () => {
     const { prompt, answer } = delegatingPrompt("claude");
-    const output = await asUser(["claude", "-p", prompt, "--model", "claude-fake", "--output-format", "stream-json", "--verbose"]);
+    const output = await asUser([
+      "claude",
+      "-p",
+      prompt,
+      "--model",
+      "claude-fake",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+    ]);
     expect(output).toContain(`relayed: ${answer}`);
     await listedFamily("claude-code", "claude child");
   }, 300_000);
@@ -168,14 +229,22 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
   it("the HTTP API and the web UI's Agents panel show each child under its attached thread, with usage", async () => {
     const { parent, child } = await listedFamily("codex-mcp-client", "codex child");
     const api = async <T>(path: string): Promise<T> => {
-      const response = await fetch(`${endpoint.url}/api/v1${path}`, { headers: { authorization: `Bearer ${observer}` } });
+      const response = await fetch(`${endpoint.url}/api/v1${path}`, {
+        headers: { authorization: `Bearer ${observer}` },
+      });
       expect(response.status, path).toBe(200);
       return (await response.json()) as T;
     };
     const threads = await api<{ threads: Shell[] }>(`/threads?projectId=${projectId}&includeSubagents=true&limit=100`);
-    expect(threads.threads.find((thread) => thread.threadId === parent.threadId)).toMatchObject({ relationship: "attached" });
-    expect(threads.threads.find((thread) => thread.threadId === child.threadId)).toMatchObject({ parentThreadId: parent.threadId });
-    const task = await api<{ status: string; usage: { subtree: { turns: { ended: number } } } }>(`/tasks/${encodeURIComponent(child.delegatedTaskId!)}`);
+    expect(threads.threads.find((thread) => thread.threadId === parent.threadId)).toMatchObject({
+      relationship: "attached",
+    });
+    expect(threads.threads.find((thread) => thread.threadId === child.threadId)).toMatchObject({
+      parentThreadId: parent.threadId,
+    });
+    const task = await api<{ status: string; usage: { subtree: { turns: { ended: number } } } }>(
+      `/tasks/${encodeURIComponent(child.delegatedTaskId!)}`,
+    );
     expect(task.status).toBe("completed");
     expect(task.usage.subtree.turns.ended).toBeGreaterThanOrEqual(1);
 
@@ -201,7 +270,11 @@ describe("your own harness delegates through switchyard connect (real Codex, Cla
   }, 120_000);
 
   it("never wrote a token into argv, a config file or the server's log", () => {
-    for (const file of [join(env.CODEX_HOME!, "config.toml"), join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json"), join(env.CLAUDE_CONFIG_DIR!, ".claude.json")]) {
+    for (const file of [
+      join(env.CODEX_HOME!, "config.toml"),
+      join(env.XDG_CONFIG_HOME!, "opencode", "opencode.json"),
+      join(env.CLAUDE_CONFIG_DIR!, ".claude.json"),
+    ]) {
       expect(readFileSync(file, "utf8")).not.toMatch(/sy_[A-Za-z0-9_-]{20,}/);
     }
     expect(serve.stderr).not.toMatch(/sy_[A-Za-z0-9_-]{20,}/);

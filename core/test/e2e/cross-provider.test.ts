@@ -1,6 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCodexHome, createPiHome, ScriptedModelServer, startTestHost, type CodexHome, type PiHome, type TestHost } from "@switchyard/testkit";
+import {
+  createCodexHome,
+  createPiHome,
+  ScriptedModelServer,
+  startTestHost,
+  type CodexHome,
+  type PiHome,
+  type TestHost,
+} from "@switchyard/testkit";
 
 // Real Codex (app-server) and real Pi, both driven by one scripted model server, delegating to
 // each other through the real Switchyard MCP endpoint with their own session credentials.
@@ -33,25 +41,51 @@ describe("cross-provider delegation end to end (real Codex and Pi, scripted mode
   }, 60_000);
 
   it("a Codex thread delegates to Pi and waits; Pi's answer reaches Codex's next model request", async () => {
-    const task = { task: "greet the team @@reply Hello from Pi, the child", target: { providerInstanceId: "pi" }, mode: "wait", clientRequestId: "codex-to-pi" };
-    const threadId = lab.createThread("codex", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const task = {
+      task: "greet the team @@reply Hello from Pi, the child",
+      target: { providerInstanceId: "pi" },
+      mode: "wait",
+      clientRequestId: "codex-to-pi",
+    };
+    const threadId = lab.createThread(
+      "codex",
+      `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
+      { runtimeMode: "full-access" },
+    );
     const run = await lab.waitForRun(threadId, { timeoutMs: 120_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("Hello from Pi, the child");
     const tasks = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({ providerInstanceId: "pi", status: "completed", summary: "Hello from Pi, the child" });
+    expect(tasks[0]).toMatchObject({
+      providerInstanceId: "pi",
+      status: "completed",
+      summary: "Hello from Pi, the child",
+    });
     // The child was Pi: its only user message is the task.
     const child = lab.host.store.get("thread", tasks[0]!.childThreadId)!;
-    expect(child).toMatchObject({ providerInstanceId: "pi", lineage: { relationship: "subagent", parentThreadId: threadId } });
+    expect(child).toMatchObject({
+      providerInstanceId: "pi",
+      lineage: { relationship: "subagent", parentThreadId: threadId },
+    });
     // Codex's follow-up model request carried Pi's result as the delegate_task output.
-    const followUp = server.requests.find((r) => r.toolResult?.output.includes("Hello from Pi, the child") && r.headers["originator"] !== undefined);
+    const followUp = server.requests.find(
+      (r) => r.toolResult?.output.includes("Hello from Pi, the child") && r.headers["originator"] !== undefined,
+    );
     expect(followUp, "no Codex request carried the child's result").toBeDefined();
   }, 180_000);
 
   it("a Pi thread delegates to Codex and waits", async () => {
-    const task = { task: "check the build @@reply Codex says the build is green", target: { providerInstanceId: "codex" }, mode: "wait" };
-    const threadId = lab.createThread("pi", `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Pi relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const task = {
+      task: "check the build @@reply Codex says the build is green",
+      target: { providerInstanceId: "codex" },
+      mode: "wait",
+    };
+    const threadId = lab.createThread(
+      "pi",
+      `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Pi relays: {{output.summary}}`,
+      { runtimeMode: "full-access" },
+    );
     const run = await lab.waitForRun(threadId, { timeoutMs: 120_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("Codex says the build is green");
@@ -60,7 +94,12 @@ describe("cross-provider delegation end to end (real Codex and Pi, scripted mode
   }, 180_000);
 
   it("Codex delegates async, then reads the result with task_status", async () => {
-    const task = { task: "summarise @@reply async summary from Pi", target: { providerInstanceId: "pi" }, mode: "async", clientRequestId: "async-e2e" };
+    const task = {
+      task: "summarise @@reply async summary from Pi",
+      target: { providerInstanceId: "pi" },
+      mode: "async",
+      clientRequestId: "async-e2e",
+    };
     // Step 1 delegates and returns at once; step 2 waits for the result (the taskId comes from
     // step 1's output); step 3 reads it with task_status.
     const prompt = [

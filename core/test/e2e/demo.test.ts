@@ -21,7 +21,10 @@ describe("switchyard demo", () => {
     let stdout = "";
     demo.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     try {
-      await until("the server is kept", () => stdout.includes("Press Ctrl-C to stop."), { attempts: 4_800, intervalMs: 50 });
+      await until("the server is kept", () => stdout.includes("Press Ctrl-C to stop."), {
+        attempts: 4_800,
+        intervalMs: 50,
+      });
       const link = /^Web UI: (http:\/\/127\.0\.0\.1:\d+)\/#code=(sy_uc_[\w-]+) /m.exec(stdout);
       expect(link, stdout).not.toBeNull();
       const [, url, code] = link!;
@@ -30,7 +33,10 @@ describe("switchyard demo", () => {
 
       const status = await runCli(["status", "--json", "--home", home]);
       expect(status.code, status.stderr).toBe(0);
-      expect((JSON.parse(status.stdout) as { server: { url: string; pid: number } }).server).toMatchObject({ url, pid: demo.pid });
+      expect((JSON.parse(status.stdout) as { server: { url: string; pid: number } }).server).toMatchObject({
+        url,
+        pid: demo.pid,
+      });
       const threads = await runCli(["threads", "list", "--home", home]);
       expect(threads.stdout).toMatch(/Ask Pi for a poem\s+codex/);
       const ui = await runCli(["ui", "--json", "--home", home]);
@@ -38,7 +44,12 @@ describe("switchyard demo", () => {
 
       const signIn = await fetch(`${url}/api/v1/ui/session`, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: url!, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" },
+        headers: {
+          "content-type": "application/json",
+          origin: url!,
+          "sec-fetch-site": "same-origin",
+          "x-switchyard-csrf": "1",
+        },
         body: JSON.stringify({ code }),
       });
       expect(signIn.status).toBe(200);

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveHarnessBinary, ScriptedModelServer, type PresentedApiKey, type RecordedRequest } from "@switchyard/testkit";
+import {
+  resolveHarnessBinary,
+  ScriptedModelServer,
+  type PresentedApiKey,
+  type RecordedRequest,
+} from "@switchyard/testkit";
 import { runCli } from "../support/cli.js";
 import { exampleFiles, readDocExamples, type DocExampleFile } from "../support/doc-examples.js";
 import { connectMcp, mustCall } from "../support/mcp-client.js";
@@ -63,8 +68,16 @@ const HARNESSES: readonly HarnessCase[] = [
   {
     name: "Claude Code",
     examples: [
-      { id: "claude-local", turns: [{ model: "qwen3-coder:30b", path: /^\/v1\/messages(\?|$)/, key: { via: "x-api-key", isExamplesKey: true } }] },
-      { id: "claude-gateway", turns: [{ model: "claude-sonnet-5-1", path: /^\/anthropic\/v1\/messages(\?|$)/, key: bearer(true) }] },
+      {
+        id: "claude-local",
+        turns: [
+          { model: "qwen3-coder:30b", path: /^\/v1\/messages(\?|$)/, key: { via: "x-api-key", isExamplesKey: true } },
+        ],
+      },
+      {
+        id: "claude-gateway",
+        turns: [{ model: "claude-sonnet-5-1", path: /^\/anthropic\/v1\/messages(\?|$)/, key: bearer(true) }],
+      },
     ],
   },
   {
@@ -74,10 +87,20 @@ const HARNESSES: readonly HarnessCase[] = [
         id: "pi-local",
         turns: [
           { model: "qwen3-coder:30b", path: /^\/v1\/chat\/completions$/, key: bearer(false) },
-          { threadModel: "ollama-responses/gpt-oss:20b", model: "gpt-oss:20b", path: /^\/v1\/responses$/, key: bearer(false) },
+          {
+            threadModel: "ollama-responses/gpt-oss:20b",
+            model: "gpt-oss:20b",
+            path: /^\/v1\/responses$/,
+            key: bearer(false),
+          },
         ],
       },
-      { id: "pi-anthropic", turns: [{ model: "claude-sonnet-5-1", path: /^\/v1\/messages(\?|$)/, key: { via: "x-api-key", isExamplesKey: true } }] },
+      {
+        id: "pi-anthropic",
+        turns: [
+          { model: "claude-sonnet-5-1", path: /^\/v1\/messages(\?|$)/, key: { via: "x-api-key", isExamplesKey: true } },
+        ],
+      },
       { id: "pi-gateway", turns: [{ model: "gpt-5.5", path: /^\/openai\/v1\/chat\/completions$/, key: bearer(true) }] },
     ],
   },
@@ -85,23 +108,49 @@ const HARNESSES: readonly HarnessCase[] = [
     name: "OpenCode",
     examples: [
       { id: "opencode-local", turns: [{ model: "qwen3-coder:30b", path: /^\/v1\/chat\/completions$/, key: null }] },
-      { id: "opencode-anthropic", turns: [{ model: "claude-sonnet-5-1", path: /^\/v1\/messages$/, key: { via: "x-api-key", isExamplesKey: true } }] },
+      {
+        id: "opencode-anthropic",
+        turns: [
+          { model: "claude-sonnet-5-1", path: /^\/v1\/messages$/, key: { via: "x-api-key", isExamplesKey: true } },
+        ],
+      },
       { id: "opencode-gateway", turns: [{ model: "gpt-5.5", path: /^\/openai\/v1\/responses$/, key: bearer(true) }] },
     ],
   },
   {
     name: "Gemini CLI",
-    examples: [{ id: "gemini-gateway", turns: [{ model: "gemini-2.5-pro", path: /^\/gemini\/v1beta\/models\/gemini-2\.5-pro:streamGenerateContent/, key: { via: "x-goog-api-key", isExamplesKey: true } }] }],
+    examples: [
+      {
+        id: "gemini-gateway",
+        turns: [
+          {
+            model: "gemini-2.5-pro",
+            path: /^\/gemini\/v1beta\/models\/gemini-2\.5-pro:streamGenerateContent/,
+            key: { via: "x-goog-api-key", isExamplesKey: true },
+          },
+        ],
+      },
+    ],
     // The registry agent is Gemini CLI from this repository's node_modules: a registry index on
     // 127.0.0.1 lists it, and `commandOverride` runs the installed one (nothing is downloaded).
     setup: async () => {
       const gemini = resolveHarnessBinary("gemini");
       const index = await serveRegistryIndex([
-        { id: "gemini", name: "Gemini CLI", version: gemini.version, description: "Gemini CLI (test index)", distribution: { npx: { package: `@google/gemini-cli@${gemini.version}`, args: ["--acp"] } } },
+        {
+          id: "gemini",
+          name: "Gemini CLI",
+          version: gemini.version,
+          description: "Gemini CLI (test index)",
+          distribution: { npx: { package: `@google/gemini-cli@${gemini.version}`, args: ["--acp"] } },
+        },
       ]);
       return {
         adjust: (instance) => {
-          instance["options"] = { ...instance["options"], registryUrl: index.url, commandOverride: gemini.native ? gemini.command : gemini.args[0] };
+          instance["options"] = {
+            ...instance["options"],
+            registryUrl: index.url,
+            commandOverride: gemini.native ? gemini.command : gemini.args[0],
+          };
           // One process instead of a relaunched child with more heap, so the test reaps it.
           instance["environment"] = { ...instance["environment"], ...gemini.env };
         },
@@ -134,7 +183,9 @@ function localized(file: DocExampleFile, root: string, origin: string): { path: 
 
 /** The keys an example's instance environment sets (the doc's `sk-…-replace-me` values). */
 function keysOf(instance: Record<string, any>): string[] {
-  return Object.values((instance["environment"] ?? {}) as Record<string, string>).filter((value) => KEY_PLACEHOLDER.test(value));
+  return Object.values((instance["environment"] ?? {}) as Record<string, string>).filter((value) =>
+    KEY_PLACEHOLDER.test(value),
+  );
 }
 
 /** Live processes whose environment holds `secret`, with their argv. */
@@ -143,7 +194,8 @@ function processesHolding(secret: string): { pid: number; cmdline: string }[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(secret)) found.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, "utf8") });
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(secret))
+        found.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, "utf8") });
     } catch {
       // Gone meanwhile, or not ours to read.
     }
@@ -152,7 +204,12 @@ function processesHolding(secret: string): { pid: number; cmdline: string }[] {
 }
 
 function describeRequests(requests: readonly RecordedRequest[]): string {
-  return requests.map((request) => `${request.method} ${request.path} model=${request.model ?? "-"} user=${JSON.stringify(request.userText?.slice(-60) ?? null)} key=${JSON.stringify(request.apiKey ?? null)}${request.refused ? " refused" : ""}`).join("\n");
+  return requests
+    .map(
+      (request) =>
+        `${request.method} ${request.path} model=${request.model ?? "-"} user=${JSON.stringify(request.userText?.slice(-60) ?? null)} key=${JSON.stringify(request.apiKey ?? null)}${request.refused ? " refused" : ""}`,
+    )
+    .join("\n");
 }
 
 for (const harness of HARNESSES) {
@@ -181,7 +238,11 @@ for (const harness of HARNESSES) {
         const instances = (JSON.parse(config.text) as { providers: Record<string, any>[] }).providers;
         const exampleKeys = instances.flatMap(keysOf);
         keys.set(example.id, exampleKeys);
-        const server = await ScriptedModelServer.start(exampleKeys.length > 0 ? { apiKeys: Object.fromEntries(exampleKeys.map((key, index) => [`${example.id}#${index}`, key])) } : {});
+        const server = await ScriptedModelServer.start(
+          exampleKeys.length > 0
+            ? { apiKeys: Object.fromEntries(exampleKeys.map((key, index) => [`${example.id}#${index}`, key])) }
+            : {},
+        );
         servers.set(example.id, server);
         for (const file of files) {
           const { path, text } = localized(file, root, server.url);
@@ -197,9 +258,17 @@ for (const harness of HARNESSES) {
         }
       }
       mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, "config.json"), JSON.stringify({ providers, server: { port: 0 } }, null, 2), { mode: 0o600 });
+      writeFileSync(join(home, "config.json"), JSON.stringify({ providers, server: { port: 0 } }, null, 2), {
+        mode: 0o600,
+      });
       // The user's own homes (~/.codex, ~/.claude, ~/.pi, ~/.config…) are the temporary root.
-      const userEnv = { HOME: root, XDG_CONFIG_HOME: join(root, ".config"), XDG_DATA_HOME: join(root, ".local", "share"), XDG_STATE_HOME: join(root, ".local", "state"), XDG_CACHE_HOME: join(root, ".cache") };
+      const userEnv = {
+        HOME: root,
+        XDG_CONFIG_HOME: join(root, ".config"),
+        XDG_DATA_HOME: join(root, ".local", "share"),
+        XDG_STATE_HOME: join(root, ".local", "state"),
+        XDG_CACHE_HOME: join(root, ".cache"),
+      };
       const workspace = join(root, "work");
       mkdirSync(workspace);
       cli = (args: string[]) => runCli([...args, "--home", home], { env: userEnv });
@@ -227,22 +296,46 @@ for (const harness of HARNESSES) {
             const marker = `${example.id}-turn-${index}`;
             const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", {
               projectId,
-              threads: [{ title: marker, prompt: `hello from ${marker} @@reply ${marker} answered`, target: { providerInstanceId: example.id, ...(turn.threadModel !== undefined ? { model: turn.threadModel } : {}) } }],
+              threads: [
+                {
+                  title: marker,
+                  prompt: `hello from ${marker} @@reply ${marker} answered`,
+                  target: {
+                    providerInstanceId: example.id,
+                    ...(turn.threadModel !== undefined ? { model: turn.threadModel } : {}),
+                  },
+                },
+              ],
             });
             const threadId = created.threads[0]!.thread.threadId;
-            let waited = await mustCall<{ status: string; waitTimedOut: boolean; summary: string | null }>(client, "t3_thread_wait", { threadId, timeoutMs: 45_000 });
-            for (let attempt = 0; attempt < 4 && waited.waitTimedOut; attempt++) waited = await mustCall(client, "t3_thread_wait", { threadId, timeoutMs: 45_000 });
-            expect(waited.status, `${marker}: ${JSON.stringify(waited)}\n${describeRequests(server.requests)}`).toBe("completed");
+            let waited = await mustCall<{ status: string; waitTimedOut: boolean; summary: string | null }>(
+              client,
+              "t3_thread_wait",
+              { threadId, timeoutMs: 45_000 },
+            );
+            for (let attempt = 0; attempt < 4 && waited.waitTimedOut; attempt++)
+              waited = await mustCall(client, "t3_thread_wait", { threadId, timeoutMs: 45_000 });
+            expect(waited.status, `${marker}: ${JSON.stringify(waited)}\n${describeRequests(server.requests)}`).toBe(
+              "completed",
+            );
             expect(waited.summary).toContain(`${marker} answered`);
 
-            const request = server.requests.find((candidate) => !candidate.sideCall && candidate.userText?.includes(marker) === true);
+            const request = server.requests.find(
+              (candidate) => !candidate.sideCall && candidate.userText?.includes(marker) === true,
+            );
             expect(request, describeRequests(server.requests)).toBeDefined();
             expect(request!.model).toBe(turn.model);
             expect(request!.path).toMatch(turn.path);
-            const expectedKey: PresentedApiKey | undefined = turn.key === null ? undefined : { via: turn.key.via, label: turn.key.isExamplesKey ? `${example.id}#0` : null };
+            const expectedKey: PresentedApiKey | undefined =
+              turn.key === null
+                ? undefined
+                : { via: turn.key.via, label: turn.key.isExamplesKey ? `${example.id}#0` : null };
             expect(request!.apiKey).toEqual(expectedKey);
             // Nothing the harness sent was refused for a wrong or missing key.
-            expect(server.requests.filter((candidate) => candidate.refused === true), describeRequests(server.requests)).toEqual([]);
+            expect(
+              server.requests.filter((candidate) => candidate.refused === true),
+              describeRequests(server.requests),
+            ).toEqual([]);
           }
         } finally {
           await client.close();
@@ -256,7 +349,8 @@ for (const harness of HARNESSES) {
           for (const holder of holders) expect(holder.cmdline).not.toContain(key);
           for (const file of ["switchyard.db", "switchyard.db-wal", join("logs", "switchyard.log")]) {
             const path = join(home, file);
-            if (existsSync(path)) expect(readFileSync(path).includes(key), `${file} holds ${example.id}'s key`).toBe(false);
+            if (existsSync(path))
+              expect(readFileSync(path).includes(key), `${file} holds ${example.id}'s key`).toBe(false);
           }
         }
       }, 240_000);
@@ -268,12 +362,18 @@ for (const harness of HARNESSES) {
     it("doctor and providers find every example instance usable and print no key", async () => {
       const doctor = await cli(["doctor", "--json"]);
       const providers = await cli(["providers", "--json"]);
-      for (const output of [doctor.stdout, doctor.stderr, providers.stdout, providers.stderr]) for (const key of [...keys.values()].flat()) expect(output).not.toContain(key);
+      for (const output of [doctor.stdout, doctor.stderr, providers.stdout, providers.stderr])
+        for (const key of [...keys.values()].flat()) expect(output).not.toContain(key);
       const findings = (JSON.parse(doctor.stdout) as { findings: { subject: string; status: string }[] }).findings;
       expect(findings.find((finding) => finding.subject === "config")).toMatchObject({ status: "ok" });
-      for (const example of harness.examples) expect(findings.find((finding) => finding.subject === `provider ${example.id}`), doctor.stdout).toMatchObject({ status: expect.stringMatching(/^(ok|warn)$/) });
+      for (const example of harness.examples)
+        expect(
+          findings.find((finding) => finding.subject === `provider ${example.id}`),
+          doctor.stdout,
+        ).toMatchObject({ status: expect.stringMatching(/^(ok|warn)$/) });
       const listed = JSON.parse(providers.stdout) as { id: string; available: boolean; reason: string | null }[];
-      for (const example of harness.examples) expect(listed.find((provider) => provider.id === example.id)).toMatchObject({ available: true });
+      for (const example of harness.examples)
+        expect(listed.find((provider) => provider.id === example.id)).toMatchObject({ available: true });
     }, 120_000);
   });
 }

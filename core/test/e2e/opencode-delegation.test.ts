@@ -36,7 +36,8 @@ function openCodeServersOf(home: string): { pid: number; env: Record<string, str
         const eq = pair.indexOf("=");
         if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      if (env[TOKEN_ENV] !== undefined && env["XDG_DATA_HOME"]?.startsWith(home)) found.push({ pid: Number(entry), env });
+      if (env[TOKEN_ENV] !== undefined && env["XDG_DATA_HOME"]?.startsWith(home))
+        found.push({ pid: Number(entry), env });
     } catch {
       // gone meanwhile, or not ours
     }
@@ -63,7 +64,10 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
             npm: "@ai-sdk/openai-compatible",
             name: "Fake",
             options: { baseURL: `${server.url}/v1`, apiKey: "sk-switchyard-testkit-dummy" },
-            models: { "fake-model": { name: "Fake Model", tool_call: true }, "fake-model-2": { name: "Fake Model 2", tool_call: true } },
+            models: {
+              "fake-model": { name: "Fake Model", tool_call: true },
+              "fake-model-2": { name: "Fake Model 2", tool_call: true },
+            },
           },
         },
       },
@@ -72,7 +76,12 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
       plugins: [CODEX_PLUGIN, OPENCODE_PLUGIN, PI_PLUGIN, SCRIPTED_PROVIDER_PLUGIN_DIR],
       providers: [
         { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
-        { id: "opencode", driver: "opencode", options: { configFile: openCodeHome.configPath }, environment: openCodeHome.env },
+        {
+          id: "opencode",
+          driver: "opencode",
+          options: { configFile: openCodeHome.configPath },
+          environment: openCodeHome.env,
+        },
         { id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env },
         { id: "scripted", driver: "scripted", options: {} },
       ],
@@ -86,30 +95,62 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
     await server?.close();
   }, 60_000);
 
-  const items = (threadId: string): Item[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
+  const items = (threadId: string): Item[] =>
+    lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
 
   it("a Codex thread delegates to OpenCode and waits; OpenCode's answer reaches Codex's next model request", async () => {
-    const task = { task: "greet the team @@reply Hello from OpenCode, the child", target: { providerInstanceId: "opencode" }, mode: "wait", clientRequestId: "codex-to-opencode" };
-    const threadId = lab.createThread("codex", `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const task = {
+      task: "greet the team @@reply Hello from OpenCode, the child",
+      target: { providerInstanceId: "opencode" },
+      mode: "wait",
+      clientRequestId: "codex-to-opencode",
+    };
+    const threadId = lab.createThread(
+      "codex",
+      `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
+      { runtimeMode: "full-access" },
+    );
     const run = await lab.waitForRun(threadId, { timeoutMs: 150_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("Hello from OpenCode, the child");
     const tasks = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({ providerInstanceId: "opencode", status: "completed", summary: "Hello from OpenCode, the child" });
-    expect(lab.host.store.get("thread", tasks[0]!.childThreadId)).toMatchObject({ providerInstanceId: "opencode", lineage: { relationship: "subagent", parentThreadId: threadId } });
-    const followUp = server.requests.find((r) => r.toolResult?.output.includes("Hello from OpenCode, the child") && r.headers["originator"] !== undefined);
+    expect(tasks[0]).toMatchObject({
+      providerInstanceId: "opencode",
+      status: "completed",
+      summary: "Hello from OpenCode, the child",
+    });
+    expect(lab.host.store.get("thread", tasks[0]!.childThreadId)).toMatchObject({
+      providerInstanceId: "opencode",
+      lineage: { relationship: "subagent", parentThreadId: threadId },
+    });
+    const followUp = server.requests.find(
+      (r) => r.toolResult?.output.includes("Hello from OpenCode, the child") && r.headers["originator"] !== undefined,
+    );
     expect(followUp, "no Codex request carried the child's result").toBeDefined();
   }, 200_000);
 
   it("an OpenCode thread delegates to Pi and waits; Pi's answer comes back as the tool's output", async () => {
-    const task = { task: "check the build @@reply Pi says the build is green", target: { providerInstanceId: "pi" }, mode: "wait", clientRequestId: "opencode-to-pi" };
-    const threadId = lab.createThread("opencode", `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply OpenCode relays: {{output.summary}}`, { runtimeMode: "full-access" });
+    const task = {
+      task: "check the build @@reply Pi says the build is green",
+      target: { providerInstanceId: "pi" },
+      mode: "wait",
+      clientRequestId: "opencode-to-pi",
+    };
+    const threadId = lab.createThread(
+      "opencode",
+      `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply OpenCode relays: {{output.summary}}`,
+      { runtimeMode: "full-access" },
+    );
     const run = await lab.waitForRun(threadId, { timeoutMs: 150_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("OpenCode relays: Pi says the build is green");
     const tasks = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
-    expect(tasks[0]).toMatchObject({ providerInstanceId: "pi", status: "completed", summary: "Pi says the build is green" });
+    expect(tasks[0]).toMatchObject({
+      providerInstanceId: "pi",
+      status: "completed",
+      summary: "Pi says the build is green",
+    });
     const call = items(threadId).find((item) => item.kind === "tool_call" && item.data["toolKind"] === "mcp");
     expect(call?.data["name"]).toBe("switchyard_delegate_task");
   }, 200_000);
@@ -134,8 +175,11 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
       const session = sessions.find((s) => s.id === env["SWITCHYARD_OPENCODE_PROVIDER_SESSION"]);
       if (session === undefined) continue;
       const credential = lab.host.store.db
-        .prepare("SELECT thread_id AS threadId, provider_session_id AS providerSessionId FROM mcp_credentials WHERE token_hash = ?")
-        .get(createHash("sha256").update(env[TOKEN_ENV]!).digest("hex")) as { threadId: string; providerSessionId: string } | undefined;
+        .prepare(
+          "SELECT thread_id AS threadId, provider_session_id AS providerSessionId FROM mcp_credentials WHERE token_hash = ?",
+        )
+        .get(createHash("sha256").update(env[TOKEN_ENV]!).digest("hex")) as
+        { threadId: string; providerSessionId: string } | undefined;
       expect(credential).toEqual({ threadId: session.threadId, providerSessionId: session.id });
       seen.set(session.threadId, env[TOKEN_ENV]!);
     }
@@ -144,17 +188,30 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
 
     server.release("iso-A");
     server.release("iso-B");
-    const [runA, runB] = await Promise.all([lab.waitForRun(a, { timeoutMs: 120_000 }), lab.waitForRun(b, { timeoutMs: 120_000 })]);
+    const [runA, runB] = await Promise.all([
+      lab.waitForRun(a, { timeoutMs: 120_000 }),
+      lab.waitForRun(b, { timeoutMs: 120_000 }),
+    ]);
     expect(runA.status, JSON.stringify(runA.error)).toBe("completed");
     expect(runB.status, JSON.stringify(runB.error)).toBe("completed");
     // Each session acted as itself: the endpoint saw its own thread's model, and its delegated
     // task has its own thread as parent.
-    for (const [threadId, model, label] of [[a, "fake/fake-model", "A"], [b, "fake/fake-model-2", "B"]] as const) {
-      const capabilities = items(threadId).find((item) => item.kind === "tool_call" && item.data["name"] === "switchyard_orchestrator_capabilities");
-      expect(String(capabilities?.data["output"])).toContain(`"inheritedProvider":{"providerInstanceId":"opencode","model":"${model}","effort":null}`);
+    for (const [threadId, model, label] of [
+      [a, "fake/fake-model", "A"],
+      [b, "fake/fake-model-2", "B"],
+    ] as const) {
+      const capabilities = items(threadId).find(
+        (item) => item.kind === "tool_call" && item.data["name"] === "switchyard_orchestrator_capabilities",
+      );
+      expect(String(capabilities?.data["output"])).toContain(
+        `"inheritedProvider":{"providerInstanceId":"opencode","model":"${model}","effort":null}`,
+      );
       const tasks = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [threadId]);
       expect(tasks).toHaveLength(1);
-      expect(lab.host.store.get("thread", tasks[0]!.childThreadId)).toMatchObject({ providerInstanceId: "scripted", lineage: { parentThreadId: threadId } });
+      expect(lab.host.store.get("thread", tasks[0]!.childThreadId)).toMatchObject({
+        providerInstanceId: "scripted",
+        lineage: { parentThreadId: threadId },
+      });
       expect(items(tasks[0]!.childThreadId).some((item) => item.text.includes(`child of ${label}`))).toBe(true);
     }
   }, 240_000);

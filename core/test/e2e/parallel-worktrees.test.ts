@@ -12,7 +12,13 @@ import {
   type CodexHome,
   type OpenCodeHome,
 } from "@switchyard/testkit";
-import { createSilentLogger, McpSessionRegistry, startServer, SwitchyardHost, type RunningServer } from "../../src/index.js";
+import {
+  createSilentLogger,
+  McpSessionRegistry,
+  startServer,
+  SwitchyardHost,
+  type RunningServer,
+} from "../../src/index.js";
 import { ApiClient } from "../support/api-client.js";
 import { makeGitRepo, type GitRepo } from "../support/git-repo.js";
 
@@ -63,7 +69,12 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
         providers: [
           { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
           { id: "claude", driver: "claude", homePath: claudeHome.home, environment: claudeHome.env },
-          { id: "opencode", driver: "opencode", options: { configFile: openCodeHome.configPath }, environment: openCodeHome.env },
+          {
+            id: "opencode",
+            driver: "opencode",
+            options: { configFile: openCodeHome.configPath },
+            environment: openCodeHome.env,
+          },
         ],
         // The parent waits for each child inside one tool call.
         server: { maxWaitMs: 300_000 },
@@ -103,7 +114,14 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
       '@@then @@tool apply_changes {"threadId":"{{output.childThreadId}}","clientRequestId":"apply-opencode"}',
       "@@then @@reply parent applied: {{output}}",
     ].join(" ");
-    const parent = host.threads.createThread({ projectId, providerInstanceId: "codex", prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" }).thread.id;
+    const parent = host.threads.createThread({
+      projectId,
+      providerInstanceId: "codex",
+      prompt,
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    }).thread.id;
     const done = await host.threads.waitForRun({ threadId: parent, timeoutMs: 600_000 });
     expect(done.run?.status, JSON.stringify(done.run?.error)).toBe("completed");
 
@@ -116,7 +134,10 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
     // Each harness worked in its own worktree, never in the parent's tree.
     for (const workspace of [claude!, openCode!]) {
       expect(workspace.path.startsWith(join(home, "worktrees"))).toBe(true);
-      expect(host.store.get("thread", workspace.threadId)).toMatchObject({ cwd: workspace.path, workspaceStrategy: "worktree" });
+      expect(host.store.get("thread", workspace.threadId)).toMatchObject({
+        cwd: workspace.path,
+        workspaceStrategy: "worktree",
+      });
     }
     expect(repo.gitIn(claude!.path, "show", "HEAD:claude.txt")).toBe("written by claude");
     expect(readFileSync(join(claude!.path, "claude.txt"), "utf8")).toBe("written by claude\n");
@@ -130,7 +151,12 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
     expect(done.run?.summary).toContain("parent applied:");
 
     // A person discards the Claude child's work through the API.
-    const api = new ApiClient(http.apiUrl, host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"], projects: [projectId] }).token);
+    const api = new ApiClient(
+      http.apiUrl,
+      host.container
+        .resolve(McpSessionRegistry)
+        .issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:operate"], projects: [projectId] }).token,
+    );
     const read = await api.get(`/threads/${encodeURIComponent(claude!.threadId)}/changes`);
     expect(read.body.files).toEqual([{ path: "claude.txt", status: "A", insertions: 1, deletions: 0 }]);
     const discarded = await api.post(`/threads/${encodeURIComponent(claude!.threadId)}/changes/discard`, {});

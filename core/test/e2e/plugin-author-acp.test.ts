@@ -36,7 +36,9 @@ describe("a plugin author outside the repository, ACP flavor", () => {
     const tested = await testPlugin(dir, "acme");
     expect(tested.notPassed, tested.failures).toEqual([]);
     expect(tested.exitCode).toBe(0);
-    expect(tested.conformance.map((test) => test.ancestorTitles[0])).toContain("acme (scripted ACP agent): adapter conformance");
+    expect(tested.conformance.map((test) => test.ancestorTitles[0])).toContain(
+      "acme (scripted ACP agent): adapter conformance",
+    );
     expect(tested.conformance.length).toBeGreaterThanOrEqual(10);
   }, 600_000);
 });

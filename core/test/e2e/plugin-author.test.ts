@@ -13,7 +13,9 @@ import { ServeProcess, writeHomeConfig } from "../support/serve-process.js";
 // serve` whose MCP client creates a thread on the new driver. Everything runs as the user would
 // run it, with two stand-ins for the network, both said where they happen.
 
-const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
 
 interface PackageJson {
   name: string;
@@ -76,22 +78,42 @@ describe("a plugin author outside the repository", () => {
     // 5. Install it into a Switchyard home, as a user does: from its folder.
     const home = mkdtempSync(join(tmpdir(), "switchyard-plugin-author-home-"));
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-plugin-author-ws-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }));
-    const plugin = await runCli(["plugin", "install", dir, "--json", "--home", home], { env: userEnv(), timeoutMs: 180_000 });
+    cleanups.push(
+      () => rmSync(home, { recursive: true, force: true }),
+      () => rmSync(workspace, { recursive: true, force: true }),
+    );
+    const plugin = await runCli(["plugin", "install", dir, "--json", "--home", home], {
+      env: userEnv(),
+      timeoutMs: 180_000,
+    });
     expect(plugin.code, plugin.stderr).toBe(0);
-    expect(JSON.parse(plugin.stdout)).toMatchObject({ name: "switchyard-plugin-acme", drivers: ["acme"], source: "folder" });
+    expect(JSON.parse(plugin.stdout)).toMatchObject({
+      name: "switchyard-plugin-acme",
+      drivers: ["acme"],
+      source: "folder",
+    });
 
     // 6. A real server with an instance of the new driver, and a thread over MCP with a client token.
     writeHomeConfig(home, { providers: [{ id: "acme", driver: "acme" }] });
-    const project = JSON.parse((await runCli(["project", "add", workspace, "--json", "--home", home])).stdout) as { id: string };
-    const { token } = JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as { token: string };
+    const project = JSON.parse((await runCli(["project", "add", workspace, "--json", "--home", home])).stdout) as {
+      id: string;
+    };
+    const { token } = JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as {
+      token: string;
+    };
     const server = ServeProcess.start(home);
     cleanups.push(() => server.kill9());
     const endpoint = await server.ready;
     const client = await connectMcp(endpoint.mcpUrl, token);
     cleanups.push(() => client.close());
-    const offered = await mustCall<{ providers: { providerInstanceId: string; driverKind: string }[] }>(client, "orchestrator_capabilities", {});
-    expect(offered.providers.find((entry) => entry.providerInstanceId === "acme")).toMatchObject({ driverKind: "acme" });
+    const offered = await mustCall<{ providers: { providerInstanceId: string; driverKind: string }[] }>(
+      client,
+      "orchestrator_capabilities",
+      {},
+    );
+    expect(offered.providers.find((entry) => entry.providerInstanceId === "acme")).toMatchObject({
+      driverKind: "acme",
+    });
     // The bundled harness calls a Switchyard tool with the session's own token from its
     // environment (no command, so the default runtime mode asks for no approval).
     const launched = await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", {
@@ -99,8 +121,13 @@ describe("a plugin author outside the repository", () => {
       threads: [{ prompt: "@mcp orchestrator_capabilities {}", target: { providerInstanceId: "acme" } }],
     });
     const threadId = launched.threads[0]!.thread.threadId;
-    let waited = await mustCall<{ status: string; summary: string | null; waitTimedOut: boolean }>(client, "t3_thread_wait", { threadId, timeoutMs: 60_000 });
-    for (let attempt = 0; attempt < 5 && waited.waitTimedOut; attempt++) waited = await mustCall(client, "t3_thread_wait", { threadId, timeoutMs: 60_000 });
+    let waited = await mustCall<{ status: string; summary: string | null; waitTimedOut: boolean }>(
+      client,
+      "t3_thread_wait",
+      { threadId, timeoutMs: 60_000 },
+    );
+    for (let attempt = 0; attempt < 5 && waited.waitTimedOut; attempt++)
+      waited = await mustCall(client, "t3_thread_wait", { threadId, timeoutMs: 60_000 });
     expect(waited.status, JSON.stringify(waited)).toBe("completed");
     expect(waited.summary).toContain("mcp: ");
     expect(waited.summary).toContain('"callerKind":"agent"');

@@ -31,10 +31,16 @@ describe("server killed while a delegated child runs (real Codex parent, real Pi
     cleanups.push(() => server.close());
     const codexHome = await createCodexHome({ modelServerUrl: server.url });
     const piHome = await createPiHome({ modelServerUrl: server.url });
-    cleanups.push(() => codexHome.cleanup(), () => piHome.cleanup());
+    cleanups.push(
+      () => codexHome.cleanup(),
+      () => piHome.cleanup(),
+    );
     const home = mkdtempSync(join(tmpdir(), "switchyard-e2e-restart-"));
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-e2e-ws-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }));
+    cleanups.push(
+      () => rmSync(home, { recursive: true, force: true }),
+      () => rmSync(workspace, { recursive: true, force: true }),
+    );
     const config = {
       plugins: [CODEX_PLUGIN, PI_PLUGIN],
       providers: [
@@ -43,18 +49,34 @@ describe("server killed while a delegated child runs (real Codex parent, real Pi
       ],
     };
     // A resumed agent asked to continue finishes the task it was given.
-    server.script((ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted") && ctx.request.api !== "openai-responses", [{ reply: "Pi finished after the restart" }]);
+    server.script(
+      (ctx) =>
+        (ctx.turn.userText ?? "").includes("Switchyard server restarted") && ctx.request.api !== "openai-responses",
+      [{ reply: "Pi finished after the restart" }],
+    );
 
     let host = EngineChild.start(home, config);
     cleanups.push(() => host.stop());
     await host.ready;
     const projectId = await host.call<string>("project", { path: workspace });
-    const task = { task: "long job @@shell echo started @@then @@hold pi-child @@reply never reached", target: { providerInstanceId: "pi" }, mode: "wait", clientRequestId: "restart-e2e" };
-    const parent = await host.call<string>("thread", { projectId, instance: "codex", runtimeMode: "full-access", prompt: `delegate @@tool delegate_task ${JSON.stringify(task)}` });
+    const task = {
+      task: "long job @@shell echo started @@then @@hold pi-child @@reply never reached",
+      target: { providerInstanceId: "pi" },
+      mode: "wait",
+      clientRequestId: "restart-e2e",
+    };
+    const parent = await host.call<string>("thread", {
+      projectId,
+      instance: "codex",
+      runtimeMode: "full-access",
+      prompt: `delegate @@tool delegate_task ${JSON.stringify(task)}`,
+    });
     // Wait until Pi's second model call is held: the child has started (its first call ran a
     // command, so Pi has written its session file) and the parent waits on it.
     await server.waitForHold("pi-child", 90_000);
-    const harnessPids = new Database(join(home, "switchyard.db"), { readonly: true }).prepare("SELECT pid FROM harness_processes").all() as { pid: number }[];
+    const harnessPids = new Database(join(home, "switchyard.db"), { readonly: true })
+      .prepare("SELECT pid FROM harness_processes")
+      .all() as { pid: number }[];
     expect(harnessPids.length).toBeGreaterThanOrEqual(2);
 
     await host.kill9();
@@ -62,26 +84,54 @@ describe("server killed while a delegated child runs (real Codex parent, real Pi
     const ready = await host.ready;
     // The previous host's harness processes (Codex app-server, Pi) were stopped, not left running.
     for (const { pid } of harnessPids) expect(running(pid), `harness pid ${pid} survived the restart`).toBe(false);
-    expect(ready.report, JSON.stringify(ready.report)).toMatchObject({ continuedRuns: [expect.any(String), expect.any(String)] });
+    expect(ready.report, JSON.stringify(ready.report)).toMatchObject({
+      continuedRuns: [expect.any(String), expect.any(String)],
+    });
     server.release("pi-child");
 
-    await host.call("waitFor", { sql: "SELECT 1 FROM delegated_tasks WHERE json_extract(data, '$.finalizedAt') IS NOT NULL", params: [], timeoutMs: 120_000 });
-    await host.call("waitFor", { sql: "SELECT 1 FROM items WHERE id LIKE 'message:task-result:%'", params: [], timeoutMs: 120_000 });
-    await host.call("waitFor", { sql: "SELECT 1 FROM runs WHERE thread_id = ? AND status = 'completed' AND json_extract(data, '$.kind') = 'notification'", params: [parent], timeoutMs: 120_000 });
+    await host.call("waitFor", {
+      sql: "SELECT 1 FROM delegated_tasks WHERE json_extract(data, '$.finalizedAt') IS NOT NULL",
+      params: [],
+      timeoutMs: 120_000,
+    });
+    await host.call("waitFor", {
+      sql: "SELECT 1 FROM items WHERE id LIKE 'message:task-result:%'",
+      params: [],
+      timeoutMs: 120_000,
+    });
+    await host.call("waitFor", {
+      sql: "SELECT 1 FROM runs WHERE thread_id = ? AND status = 'completed' AND json_extract(data, '$.kind') = 'notification'",
+      params: [parent],
+      timeoutMs: 120_000,
+    });
     await host.call("drain");
     await host.stop();
 
     const db = new Database(join(home, "switchyard.db"), { readonly: true });
     try {
-      const tasks = (db.prepare("SELECT data FROM delegated_tasks").all() as { data: string }[]).map((row) => JSON.parse(row.data));
+      const tasks = (db.prepare("SELECT data FROM delegated_tasks").all() as { data: string }[]).map((row) =>
+        JSON.parse(row.data),
+      );
       expect(tasks).toHaveLength(1);
-      expect(tasks[0]).toMatchObject({ status: "completed", summary: "Pi finished after the restart", delivery: "delivered" });
-      expect(db.prepare("SELECT COUNT(*) AS n FROM context_transfers WHERE kind = 'subagent_result'").get()).toEqual({ n: 1 });
-      expect(db.prepare("SELECT COUNT(*) AS n FROM items WHERE id LIKE 'message:task-result:%'").get()).toEqual({ n: 1 });
+      expect(tasks[0]).toMatchObject({
+        status: "completed",
+        summary: "Pi finished after the restart",
+        delivery: "delivered",
+      });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM context_transfers WHERE kind = 'subagent_result'").get()).toEqual({
+        n: 1,
+      });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM items WHERE id LIKE 'message:task-result:%'").get()).toEqual({
+        n: 1,
+      });
     } finally {
       db.close();
     }
     // Codex's next model request carried the result.
-    expect(server.requests.some((r) => r.api === "openai-responses" && (r.userText ?? "").includes("Pi finished after the restart"))).toBe(true);
+    expect(
+      server.requests.some(
+        (r) => r.api === "openai-responses" && (r.userText ?? "").includes("Pi finished after the restart"),
+      ),
+    ).toBe(true);
   }, 300_000);
 });

@@ -23,15 +23,28 @@ describe("serve killed mid-turn, then restarted (real Pi, scripted model)", () =
     cleanups.push(() => piHome.cleanup());
     const home = mkdtempSync(join(tmpdir(), "switchyard-e2e-reopen-"));
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-e2e-reopen-ws-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }));
-    writeHomeConfig(home, { plugins: [PI_PLUGIN], providers: [{ id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env }] });
-    const project = JSON.parse((await runCli(["project", "add", workspace, "--json", "--home", home])).stdout) as { id: string };
-    const { token } = JSON.parse((await runCli(["token", "issue", "--max-runtime-mode", "full-access", "--json", "--home", home])).stdout) as { token: string };
+    cleanups.push(
+      () => rmSync(home, { recursive: true, force: true }),
+      () => rmSync(workspace, { recursive: true, force: true }),
+    );
+    writeHomeConfig(home, {
+      plugins: [PI_PLUGIN],
+      providers: [{ id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env }],
+    });
+    const project = JSON.parse((await runCli(["project", "add", workspace, "--json", "--home", home])).stdout) as {
+      id: string;
+    };
+    const { token } = JSON.parse(
+      (await runCli(["token", "issue", "--max-runtime-mode", "full-access", "--json", "--home", home])).stdout,
+    ) as { token: string };
     // Asked to continue after the restart, the agent calls a Switchyard tool and reports who it was to the server.
-    model.script((ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted"), [
-      { tool: "orchestrator_capabilities", args: {} },
-      { reply: "after restart the tool answered for: {{output.callerKind}}" },
-    ]);
+    model.script(
+      (ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted"),
+      [
+        { tool: "orchestrator_capabilities", args: {} },
+        { reply: "after restart the tool answered for: {{output.callerKind}}" },
+      ],
+    );
 
     let server = ServeProcess.start(home);
     cleanups.push(() => server.kill9());
@@ -39,7 +52,13 @@ describe("serve killed mid-turn, then restarted (real Pi, scripted model)", () =
     const client = await connectMcp(first.mcpUrl, token);
     const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", {
       projectId: project.id,
-      threads: [{ prompt: "long job @@shell echo started @@then @@hold pi-reopen @@reply never reached", target: { providerInstanceId: "pi" }, runtimeMode: "full-access" }],
+      threads: [
+        {
+          prompt: "long job @@shell echo started @@then @@hold pi-reopen @@reply never reached",
+          target: { providerInstanceId: "pi" },
+          runtimeMode: "full-access",
+        },
+      ],
     });
     const threadId = created.threads[0]!.thread.threadId;
     await client.close();
@@ -58,7 +77,9 @@ describe("serve killed mid-turn, then restarted (real Pi, scripted model)", () =
       120_000,
     );
     expect(run).toMatchObject({ status: "completed", summary: "after restart the tool answered for: agent" });
-    const continued = model.requests.filter((r) => (r.userText ?? "").includes("Switchyard server restarted") && !r.sideCall);
+    const continued = model.requests.filter(
+      (r) => (r.userText ?? "").includes("Switchyard server restarted") && !r.sideCall,
+    );
     expect(continued.length).toBeGreaterThanOrEqual(2);
     expect(continued[0]!.toolNames).toContain("mcp__switchyard__orchestrator_capabilities");
     expect(await server.terminate()).toBe(0);

@@ -96,7 +96,12 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
         scriptedInstance("hub", { gateDir, stateDir: join(home, "scripted-state") }),
         { id: "codex", driver: "codex", homePath: codexHome.home, environment: codexHome.env },
         { id: "claude", driver: "claude", homePath: claudeHome.home, environment: claudeHome.env },
-        { id: "opencode", driver: "opencode", options: { configFile: openCodeHome.configPath }, environment: openCodeHome.env },
+        {
+          id: "opencode",
+          driver: "opencode",
+          options: { configFile: openCodeHome.configPath },
+          environment: openCodeHome.env,
+        },
         { id: "pi", driver: "pi", homePath: piHome.home, environment: piHome.env },
       ],
     });
@@ -121,24 +126,49 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
 
   it("task_cancel on the hub: from the stop's commit on, no request of any child or of the loops they left reaches the model, and none of their processes remains", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
-    const child = (instance: string, task: string) => ({ task, title: instance, mode: "async", target: { providerInstanceId: instance } });
+    const child = (instance: string, task: string) => ({
+      task,
+      title: instance,
+      mode: "async",
+      target: { providerInstanceId: instance },
+    });
     // Every child starts a loop through its harness's own shell tool (so each harness's tool
     // processes are shown to carry the mark), then waits on its held answer.
-    const loopCommand = (route: string) => `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl(route)}/v1/chat/completions >/dev/null 2>&1 &`;
-    const children = ["codex", "claude", "opencode", "pi"].map((instance) => child(instance, `${instance} child @@shell ${loopCommand(`loop-${instance}`)} @@then @@hold ${instance}-held @@reply ${instance} after stop`));
-    const hubTask = children.map((entry) => `@@tool delegate_task ${JSON.stringify(entry)}`).join(" ") + " @@gate hub-held @@reply hub after stop";
-    const hub = await mustCall<DelegateTaskResult>(root.client, "delegate_task", { task: hubTask, title: "hub", mode: "async", clientRequestId: "stop-hub" });
+    const loopCommand = (route: string) =>
+      `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl(route)}/v1/chat/completions >/dev/null 2>&1 &`;
+    const children = ["codex", "claude", "opencode", "pi"].map((instance) =>
+      child(
+        instance,
+        `${instance} child @@shell ${loopCommand(`loop-${instance}`)} @@then @@hold ${instance}-held @@reply ${instance} after stop`,
+      ),
+    );
+    const hubTask =
+      children.map((entry) => `@@tool delegate_task ${JSON.stringify(entry)}`).join(" ") +
+      " @@gate hub-held @@reply hub after stop";
+    const hub = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
+      task: hubTask,
+      title: "hub",
+      mode: "async",
+      clientRequestId: "stop-hub",
+    });
 
     // Every child is live, parked on a held model answer; the loops call the model on their own.
     for (const gate of HELD) await server.waitForHold(gate, 180_000);
-    const loopRequests = (instance: string) => server.requests.filter((request) => request.route === `loop-${instance}`).length;
-    await until("every background loop to call the model", () => INSTANCES.every((instance) => loopRequests(instance) >= 3), { attempts: 600, intervalMs: 100 });
+    const loopRequests = (instance: string) =>
+      server.requests.filter((request) => request.route === `loop-${instance}`).length;
+    await until(
+      "every background loop to call the model",
+      () => INSTANCES.every((instance) => loopRequests(instance) >= 3),
+      { attempts: 600, intervalMs: 100 },
+    );
     const childTasks = tasksUnder(hub.childThreadId);
     expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi"]);
     // The loops left their harnesses' process groups and sessions: no group signal reaches them.
     const loops = processesRunning(loopScript);
     expect(loops).toHaveLength(4);
-    const harnessLeaders = (lab.host.store.statement("SELECT pid FROM harness_processes").all() as { pid: number }[]).map((row) => row.pid);
+    const harnessLeaders = (
+      lab.host.store.statement("SELECT pid FROM harness_processes").all() as { pid: number }[]
+    ).map((row) => row.pid);
     for (const loop of loops) {
       expect(harnessLeaders).not.toContain(loop.pgid);
       expect(loop.sid).toBe(loop.pid);
@@ -150,10 +180,18 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     let committed: { seq: number; at: number } | null = null;
     const unsubscribe = lab.host.engine.onEvents((events) => {
       if (committed !== null) return;
-      const marked = events.some((event) => event.entity === "delegatedTask" && (event.record as DelegatedTaskRecord).id === hub.taskId && (event.record as DelegatedTaskRecord).cancelRequestedAt !== null);
+      const marked = events.some(
+        (event) =>
+          event.entity === "delegatedTask" &&
+          (event.record as DelegatedTaskRecord).id === hub.taskId &&
+          (event.record as DelegatedTaskRecord).cancelRequestedAt !== null,
+      );
       if (marked) committed = { seq: server.requests.length, at: Date.now() };
     });
-    const cancelled = await mustCall<{ cancelled: boolean }>(root.client, "task_cancel", { taskId: hub.taskId, reason: "stop means stop" });
+    const cancelled = await mustCall<{ cancelled: boolean }>(root.client, "task_cancel", {
+      taskId: hub.taskId,
+      reason: "stop means stop",
+    });
     unsubscribe();
     expect(cancelled.cancelled).toBe(true);
     expect(committed).not.toBeNull();
@@ -161,26 +199,55 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
 
     // The tree ends: every task interrupted, every harness process and the loop gone.
     for (const task of [hub.taskId, ...childTasks.map((entry) => entry.id)]) {
-      await until(`task ${task} to settle`, () => lab.host.store.get("delegatedTask", task)!.finalizedAt !== null, { attempts: 600, intervalMs: 100 });
-      expect(lab.host.store.get("delegatedTask", task)).toMatchObject({ status: "interrupted", cancelReason: "stop means stop" });
+      await until(`task ${task} to settle`, () => lab.host.store.get("delegatedTask", task)!.finalizedAt !== null, {
+        attempts: 600,
+        intervalMs: 100,
+      });
+      expect(lab.host.store.get("delegatedTask", task)).toMatchObject({
+        status: "interrupted",
+        cancelReason: "stop means stop",
+      });
     }
     const treeThreads = childTasks.map((task) => task.childThreadId);
-    await until("the children's sessions to close", () => treeThreads.every((threadId) => lab.host.sessions.get(threadId) === null), { attempts: 600, intervalMs: 100 });
+    await until(
+      "the children's sessions to close",
+      () => treeThreads.every((threadId) => lab.host.sessions.get(threadId) === null),
+      { attempts: 600, intervalMs: 100 },
+    );
     // (The root and the hub are in-process scripted agents: every harness process is the tree's.)
-    await until("the loops and every child's harness to be gone", () => [...loops.map((loop) => loop.pid), ...harnessLeaders].every((pid) => !running(pid)), { attempts: 600, intervalMs: 100 });
+    await until(
+      "the loops and every child's harness to be gone",
+      () => [...loops.map((loop) => loop.pid), ...harnessLeaders].every((pid) => !running(pid)),
+      { attempts: 600, intervalMs: 100 },
+    );
 
     // Their held answers may come now; a harness still alive would take them and go on. Then a
     // new thread's turn runs through the same server: anything the tree still sent is in by then.
     for (const gate of HELD) server.release(gate);
     lab.release("hub-held");
-    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
-    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
+    const probe = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "hub",
+      prompt: "@@wait 500 @@reply probe done",
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe(
+      "completed",
+    );
 
     const after = server.requests.slice(commit.seq).filter(ofTree);
-    const sentAfter = after.filter((request) => !request.route!.startsWith("loop-") || Number(request.headers["x-sent-at"]) > commit.at);
+    const sentAfter = after.filter(
+      (request) => !request.route!.startsWith("loop-") || Number(request.headers["x-sent-at"]) > commit.at,
+    );
     expect(sentAfter.map((request) => `${request.route} ${request.method} ${request.path}`)).toEqual([]);
     // Nothing of the tree replied after the stop.
-    const texts = treeThreads.flatMap((threadId) => lab.host.store.select("item", "thread_id = ? AND kind = 'assistant_message'", [threadId]).map((item) => item.text));
+    const texts = treeThreads.flatMap((threadId) =>
+      lab.host.store
+        .select("item", "thread_id = ? AND kind = 'assistant_message'", [threadId])
+        .map((item) => item.text),
+    );
     expect(texts.filter((text) => text.includes("after stop"))).toEqual([]);
     root.release();
   }, 400_000);
@@ -188,9 +255,18 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
   it("a token budget's stop: the loop a Pi child of the budgeted tree started sends nothing after the stop's commit", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
     const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("loop-budget")}/v1/chat/completions >/dev/null 2>&1 &`;
-    const piChild = { task: `pi budget child @@shell ${loopCommand} @@then @@hold pi-budget-held @@reply pi after stop`, title: "pi", mode: "async", target: { providerInstanceId: "pi" } };
+    const piChild = {
+      task: `pi budget child @@shell ${loopCommand} @@then @@hold pi-budget-held @@reply pi after stop`,
+      title: "pi",
+      mode: "async",
+      target: { providerInstanceId: "pi" },
+    };
     // A scripted sibling spends past the budget once its gate opens.
-    const spender = { task: "@@gate budget-spend @@usage in=1200 out=300 @@reply spent", title: "spender", mode: "async" };
+    const spender = {
+      task: "@@gate budget-spend @@usage in=1200 out=300 @@reply spent",
+      title: "spender",
+      mode: "async",
+    };
     const budgeted = await mustCall<DelegateTaskResult>(root.client, "delegate_task", {
       task: `@@tool delegate_task ${JSON.stringify(piChild)} @@tool delegate_task ${JSON.stringify(spender)} @@gate budget-never @@reply never`,
       title: "budgeted",
@@ -199,7 +275,11 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
       clientRequestId: "budget-stop",
     });
     await server.waitForHold("pi-budget-held", 180_000);
-    await until("the loop to call the model", () => server.requests.filter((request) => request.route === "loop-budget").length >= 3, { attempts: 600, intervalMs: 100 });
+    await until(
+      "the loop to call the model",
+      () => server.requests.filter((request) => request.route === "loop-budget").length >= 3,
+      { attempts: 600, intervalMs: 100 },
+    );
     const piTask = tasksUnder(budgeted.childThreadId).find((task) => task.providerInstanceId === "pi")!;
     const loops = processesRunning(`${server.routeUrl("loop-budget")}/v1`);
     expect(loops).toHaveLength(1);
@@ -207,58 +287,127 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     let committed: { seq: number; at: number } | null = null;
     const unsubscribe = lab.host.engine.onEvents((events) => {
       if (committed !== null) return;
-      if (events.some((event) => event.entity === "delegatedTask" && event.record.id === piTask.id && (event.record as DelegatedTaskRecord).cancelRequestedAt !== null)) committed = { seq: server.requests.length, at: Date.now() };
+      if (
+        events.some(
+          (event) =>
+            event.entity === "delegatedTask" &&
+            event.record.id === piTask.id &&
+            (event.record as DelegatedTaskRecord).cancelRequestedAt !== null,
+        )
+      )
+        committed = { seq: server.requests.length, at: Date.now() };
     });
     lab.release("budget-spend");
     await until("the budget to stop the pi child", () => committed !== null, { attempts: 600, intervalMs: 100 });
     unsubscribe();
     const commit = committed as unknown as { seq: number; at: number };
-    await until("the pi task to settle", () => lab.host.store.get("delegatedTask", piTask.id)!.finalizedAt !== null, { attempts: 600, intervalMs: 100 });
-    expect(lab.host.store.get("delegatedTask", piTask.id)).toMatchObject({ status: "interrupted", cancelReason: "budget_exceeded:tokens" });
+    await until("the pi task to settle", () => lab.host.store.get("delegatedTask", piTask.id)!.finalizedAt !== null, {
+      attempts: 600,
+      intervalMs: 100,
+    });
+    expect(lab.host.store.get("delegatedTask", piTask.id)).toMatchObject({
+      status: "interrupted",
+      cancelReason: "budget_exceeded:tokens",
+    });
     await until("the loop to be gone", () => !running(loops[0]!.pid), { attempts: 600, intervalMs: 100 });
-    await until("the pi child's session to close", () => lab.host.sessions.get(piTask.childThreadId) === null, { attempts: 600, intervalMs: 100 });
+    await until("the pi child's session to close", () => lab.host.sessions.get(piTask.childThreadId) === null, {
+      attempts: 600,
+      intervalMs: 100,
+    });
 
     server.release("pi-budget-held");
-    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
-    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
+    const probe = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "hub",
+      prompt: "@@wait 500 @@reply probe done",
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe(
+      "completed",
+    );
     const sentAfter = server.requests
       .slice(commit.seq)
-      .filter((request) => (request.route === "loop-budget" && Number(request.headers["x-sent-at"]) > commit.at) || (request.route === "pi" && (request.userText ?? "").startsWith("pi budget child")));
+      .filter(
+        (request) =>
+          (request.route === "loop-budget" && Number(request.headers["x-sent-at"]) > commit.at) ||
+          (request.route === "pi" && (request.userText ?? "").startsWith("pi budget child")),
+      );
     expect(sentAfter.map((request) => `${request.route} ${request.path}`)).toEqual([]);
     root.release();
   }, 300_000);
 
   it("Stop on a thread between turns: the loop its harness left running ends with the stop's commit, and so does the harness", async () => {
     const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("idle-loop")}/v1/chat/completions >/dev/null 2>&1 &`;
-    const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "pi", prompt: `idle loop @@shell ${loopCommand} @@then @@reply loop started`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
-    expect((await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 150_000 })).run?.status).toBe("completed");
+    const { thread } = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "pi",
+      prompt: `idle loop @@shell ${loopCommand} @@then @@reply loop started`,
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    expect((await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 150_000 })).run?.status).toBe(
+      "completed",
+    );
     // The turn is over, the session idles (15 minutes by default), the loop goes on calling.
     const session = lab.host.sessions.get(thread.id);
     expect(session).not.toBeNull();
     const sent = server.requests.filter((request) => request.route === "idle-loop").length;
-    await until("the idle loop to keep calling the model", () => server.requests.filter((request) => request.route === "idle-loop").length >= sent + 3, { attempts: 600, intervalMs: 100 });
+    await until(
+      "the idle loop to keep calling the model",
+      () => server.requests.filter((request) => request.route === "idle-loop").length >= sent + 3,
+      { attempts: 600, intervalMs: 100 },
+    );
     const loops = processesRunning(`${server.routeUrl("idle-loop")}/v1`);
     expect(loops).toHaveLength(1);
 
     let committed: { seq: number; at: number } | null = null;
     const unsubscribe = lab.host.engine.onEvents((events) => {
-      if (committed === null && events.some((event) => event.entity === "thread" && event.record.id === thread.id && (event.record as { stopped: boolean }).stopped)) committed = { seq: server.requests.length, at: Date.now() };
+      if (
+        committed === null &&
+        events.some(
+          (event) =>
+            event.entity === "thread" &&
+            event.record.id === thread.id &&
+            (event.record as { stopped: boolean }).stopped,
+        )
+      )
+        committed = { seq: server.requests.length, at: Date.now() };
     });
     const { token } = lab.registry.issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:operate"] });
-    const stopped = await new ApiClient(`${lab.server.url}/api/v1`, token).post(`/threads/${thread.id}/stop`, { reason: "stop the idle loop" });
+    const stopped = await new ApiClient(`${lab.server.url}/api/v1`, token).post(`/threads/${thread.id}/stop`, {
+      reason: "stop the idle loop",
+    });
     unsubscribe();
     expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
     expect(stopped.body).toMatchObject({ interruptedRunId: null });
     const commit = committed as unknown as { seq: number; at: number };
     expect(commit).not.toBeNull();
 
-    await until("the stopped thread's session to close", () => lab.host.store.get("providerSession", session!.providerSessionId)?.status === "closed", { attempts: 600, intervalMs: 100 });
+    await until(
+      "the stopped thread's session to close",
+      () => lab.host.store.get("providerSession", session!.providerSessionId)?.status === "closed",
+      { attempts: 600, intervalMs: 100 },
+    );
     expect(lab.host.store.get("providerSession", session!.providerSessionId)?.closeReason).toBe("stopped");
     await until("the loop to be gone", () => !running(loops[0]!.pid), { attempts: 600, intervalMs: 100 });
     // A later turn through the same server: anything the loop still sent is in by then.
-    const probe = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "hub", prompt: "@@wait 500 @@reply probe done", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
-    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe("completed");
-    const sentAfter = server.requests.slice(commit.seq).filter((request) => request.route === "idle-loop" && Number(request.headers["x-sent-at"]) > commit.at);
+    const probe = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "hub",
+      prompt: "@@wait 500 @@reply probe done",
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    expect((await lab.host.threads.waitForRun({ threadId: probe.thread.id, timeoutMs: 30_000 })).run?.status).toBe(
+      "completed",
+    );
+    const sentAfter = server.requests
+      .slice(commit.seq)
+      .filter((request) => request.route === "idle-loop" && Number(request.headers["x-sent-at"]) > commit.at);
     expect(sentAfter).toEqual([]);
   }, 300_000);
 });

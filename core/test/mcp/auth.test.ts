@@ -6,13 +6,24 @@ import { McpLab } from "../support/mcp-lab.js";
 import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 
 /** A raw HTTP POST to the endpoint, for what MCP clients never send. */
-function post(url: string, headers: Record<string, string>, body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -26,7 +37,11 @@ describe("MCP authentication and authorization", () => {
   afterAll(async () => lab.stop());
 
   it("answers a request without a token, with a malformed header or an unknown token with 401 and WWW-Authenticate: Bearer", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer sy_unknown_token_abcdefghijklmnop" }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Basic abc" },
+      { authorization: "Bearer sy_unknown_token_abcdefghijklmnop" },
+    ] as Record<string, string>[]) {
       const response = await post(lab.server.mcpUrl, headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(String(response.headers["www-authenticate"])).toMatch(/^Bearer /);
@@ -41,7 +56,10 @@ describe("MCP authentication and authorization", () => {
     expect(host.status).toBe(403);
     const origin = await post(lab.server.mcpUrl, { authorization: `Bearer ${token}`, origin: "http://evil.example" });
     expect(origin.status).toBe(403);
-    const ok = await post(lab.server.mcpUrl, { authorization: `Bearer ${token}`, origin: `http://127.0.0.1:${lab.server.port}` });
+    const ok = await post(lab.server.mcpUrl, {
+      authorization: `Bearer ${token}`,
+      origin: `http://127.0.0.1:${lab.server.port}`,
+    });
     expect(ok.status).not.toBe(403);
   });
 
@@ -86,14 +104,27 @@ describe("MCP authentication and authorization", () => {
 
   it("denies a read-only credential anything that changes state", async () => {
     const reader = await lab.client(["orchestration:read"]);
-    const thread = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", createdBy: "user", creationSource: "cli" }).thread;
+    const thread = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      createdBy: "user",
+      creationSource: "cli",
+    }).thread;
     for (const [name, args] of [
       ["t3_thread_send", { threadId: thread.id, message: "hi" }],
       ["t3_thread_interrupt", { threadId: thread.id }],
       ["create_threads", { threads: [{}], projectId: lab.projectId }],
       ["task_cancel", { taskId: "task:x" }],
       ["t3_thread_update", { threadId: thread.id, action: "rename", title: "x" }],
-      ["schedule_task", { projectId: lab.projectId, prompt: "x", schedule: { type: "webhook" }, target: { providerInstanceId: "alpha" } }],
+      [
+        "schedule_task",
+        {
+          projectId: lab.projectId,
+          prompt: "x",
+          schedule: { type: "webhook" },
+          target: { providerInstanceId: "alpha" },
+        },
+      ],
       ["delete_scheduled_task", { scheduledTaskId: "sched_x" }],
       ["set_thread_settled", { threadId: thread.id, settled: true }],
       ["apply_changes", { threadId: thread.id }],
@@ -108,20 +139,45 @@ describe("MCP authentication and authorization", () => {
 
   it("refuses to act on a thread with broader modes than the caller's", async () => {
     const narrow = await lab.liveAgent({ runtimeMode: "approval-required" });
-    const broad = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" }).thread;
-    expect(await callTool(narrow.client, "t3_thread_send", { threadId: broad.id, message: "x" })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
-    expect(await callTool(narrow.client, "t3_thread_interrupt", { threadId: broad.id })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
+    const broad = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    }).thread;
+    expect(await callTool(narrow.client, "t3_thread_send", { threadId: broad.id, message: "x" })).toMatchObject({
+      ok: false,
+      code: "runtime_mode_escalation_denied",
+    });
+    expect(await callTool(narrow.client, "t3_thread_interrupt", { threadId: broad.id })).toMatchObject({
+      ok: false,
+      code: "runtime_mode_escalation_denied",
+    });
     const planner = await lab.liveAgent({ runtimeMode: "full-access", interactionMode: "plan" });
-    expect(await callTool(planner.client, "t3_thread_send", { threadId: broad.id, message: "x" })).toMatchObject({ ok: false, code: "interaction_mode_escalation_denied" });
-    expect(await callTool(planner.client, "t3_pending_request", { threadId: broad.id, action: "list" })).toMatchObject({ ok: false, code: "thread_not_found" });
+    expect(await callTool(planner.client, "t3_thread_send", { threadId: broad.id, message: "x" })).toMatchObject({
+      ok: false,
+      code: "interaction_mode_escalation_denied",
+    });
+    expect(await callTool(planner.client, "t3_pending_request", { threadId: broad.id, action: "list" })).toMatchObject({
+      ok: false,
+      code: "thread_not_found",
+    });
     narrow.release();
     planner.release();
   });
 
   it("rejects malformed arguments with invalid_request naming the field", async () => {
     const client = await lab.client();
-    expect(await callTool(client, "t3_thread_read", { threadId: 42 })).toMatchObject({ ok: false, code: "invalid_request", message: expect.stringContaining("threadId") });
-    expect(await callTool(client, "t3_thread_read", { threadId: "x", unknownField: true })).toMatchObject({ ok: false, code: "invalid_request" });
+    expect(await callTool(client, "t3_thread_read", { threadId: 42 })).toMatchObject({
+      ok: false,
+      code: "invalid_request",
+      message: expect.stringContaining("threadId"),
+    });
+    expect(await callTool(client, "t3_thread_read", { threadId: "x", unknownField: true })).toMatchObject({
+      ok: false,
+      code: "invalid_request",
+    });
     expect(await callTool(client, "no_such_tool", {})).toMatchObject({ ok: false, code: "invalid_request" });
   });
 
@@ -132,10 +188,17 @@ describe("MCP authentication and authorization", () => {
         throw new Error("the disk is on fire");
       }
     }
-    const broken = await McpLab.start({ overrides: (container) => container.register(ThreadQueryService, { useClass: BrokenQueries }, { lifecycle: Lifecycle.ContainerScoped }) });
+    const broken = await McpLab.start({
+      overrides: (container) =>
+        container.register(ThreadQueryService, { useClass: BrokenQueries }, { lifecycle: Lifecycle.ContainerScoped }),
+    });
     try {
       const client = await broken.client();
-      expect(await callTool(client, "t3_thread_list", { projectId: broken.projectId })).toMatchObject({ ok: false, code: "orchestration_error", message: expect.stringContaining("the disk is on fire") });
+      expect(await callTool(client, "t3_thread_list", { projectId: broken.projectId })).toMatchObject({
+        ok: false,
+        code: "orchestration_error",
+        message: expect.stringContaining("the disk is on fire"),
+      });
       expect(await mustCall(client, "orchestrator_capabilities", {})).toMatchObject({ callerKind: "client" });
     } finally {
       await broken.stop();
@@ -147,9 +210,28 @@ describe("MCP authentication and authorization", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        "orchestrator_capabilities", "delegate_task", "task_status", "task_cancel", "create_threads", "t3_thread_launch", "t3_thread_list", "t3_thread_read",
-        "t3_thread_update", "link_pull_request", "unlink_pull_request", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt", "set_thread_settled", "t3_pending_request",
-        "schedule_task", "list_scheduled_tasks", "delete_scheduled_task", "read_changes", "apply_changes", "discard_changes",
+        "orchestrator_capabilities",
+        "delegate_task",
+        "task_status",
+        "task_cancel",
+        "create_threads",
+        "t3_thread_launch",
+        "t3_thread_list",
+        "t3_thread_read",
+        "t3_thread_update",
+        "link_pull_request",
+        "unlink_pull_request",
+        "t3_thread_send",
+        "t3_thread_wait",
+        "t3_thread_interrupt",
+        "set_thread_settled",
+        "t3_pending_request",
+        "schedule_task",
+        "list_scheduled_tasks",
+        "delete_scheduled_task",
+        "read_changes",
+        "apply_changes",
+        "discard_changes",
       ].sort(),
     );
     for (const tool of tools) {
@@ -157,7 +239,10 @@ describe("MCP authentication and authorization", () => {
       expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe("boolean");
     }
-    expect(tools.find((t) => t.name === "task_cancel")?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((t) => t.name === "task_cancel")?.annotations).toMatchObject({
+      destructiveHint: true,
+      readOnlyHint: false,
+    });
     expect(tools.find((t) => t.name === "t3_thread_read")?.annotations).toMatchObject({ readOnlyHint: true });
   });
 });

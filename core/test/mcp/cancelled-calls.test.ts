@@ -11,7 +11,6 @@ import { McpLab } from "../support/mcp-lab.js";
 import { untilGatesReached } from "../support/gates.js";
 import { until } from "../support/until.js";
 
-
 describe("cancelled MCP calls", () => {
   let lab: McpLab;
   beforeAll(async () => {
@@ -30,7 +29,14 @@ describe("cancelled MCP calls", () => {
     try {
       const controller = new AbortController();
       const waiting = parent.client.callTool(
-        { name: "delegate_task", arguments: { task: "@@gate cancelled-child @@reply finished after the cancel", target: { providerInstanceId: "alpha" }, mode: "wait" } },
+        {
+          name: "delegate_task",
+          arguments: {
+            task: "@@gate cancelled-child @@reply finished after the cancel",
+            target: { providerInstanceId: "alpha" },
+            mode: "wait",
+          },
+        },
         undefined,
         { signal: controller.signal, timeout: 60_000 },
       );
@@ -42,12 +48,17 @@ describe("cancelled MCP calls", () => {
       // The server lets go of the wait (it held it until the child finished, or its cap), and
       // ends the POST without a JSON-RPC answer.
       await until("the wait to end on the server", () => !liveWaits.isThreadBlocked(parent.threadId));
-      await until("the delegate_task POST to end", () => statuses.slice(answeredBefore).includes(202) && statuses.length >= answeredBefore + 2);
+      await until(
+        "the delegate_task POST to end",
+        () => statuses.slice(answeredBefore).includes(202) && statuses.length >= answeredBefore + 2,
+      );
 
       const [task] = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [parent.threadId]);
       if (task === undefined) throw new Error("no delegated task");
       lab.release("cancelled-child");
-      await lab.host.waiter.waitFor(() => lab.host.store.get("delegatedTask", task.id)!.finalizedAt, { timeoutMs: 15_000 });
+      await lab.host.waiter.waitFor(() => lab.host.store.get("delegatedTask", task.id)!.finalizedAt, {
+        timeoutMs: 15_000,
+      });
       // Nobody read the result: it is not marked as read, so it is delivered to the parent.
       expect(lab.host.store.get("delegatedTask", task.id)!.delivery).not.toBe("acknowledged");
 
@@ -66,7 +77,14 @@ describe("cancelled MCP calls", () => {
     try {
       const controller = new AbortController();
       const waiting = parent.client.callTool(
-        { name: "delegate_task", arguments: { task: "@@gate streamed-child @@reply streamed", target: { providerInstanceId: "alpha" }, mode: "wait" } },
+        {
+          name: "delegate_task",
+          arguments: {
+            task: "@@gate streamed-child @@reply streamed",
+            target: { providerInstanceId: "alpha" },
+            mode: "wait",
+          },
+        },
         undefined,
         { signal: controller.signal, timeout: 60_000, onprogress: () => undefined },
       );
@@ -77,7 +95,9 @@ describe("cancelled MCP calls", () => {
       await until("the wait to end on the server", () => !liveWaits.isThreadBlocked(parent.threadId));
       const [task] = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [parent.threadId]);
       lab.release("streamed-child");
-      await lab.host.waiter.waitFor(() => lab.host.store.get("delegatedTask", task!.id)!.finalizedAt, { timeoutMs: 15_000 });
+      await lab.host.waiter.waitFor(() => lab.host.store.get("delegatedTask", task!.id)!.finalizedAt, {
+        timeoutMs: 15_000,
+      });
       expect(lab.host.store.get("delegatedTask", task!.id)!.delivery).not.toBe("acknowledged");
     } finally {
       parent.release();

@@ -36,7 +36,10 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
             },
           }),
           // Can neither steer, restart nor stop a turn.
-          scriptedInstance("rigid", { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" }, runtimeModes: ALL_MODES } }),
+          scriptedInstance("rigid", {
+            gateDir,
+            capabilities: { turns: { terminalStatusQuality: "strong" }, runtimeModes: ALL_MODES },
+          }),
           // Does not even say when a turn ends.
           scriptedInstance("mute", { gateDir, capabilities: { runtimeModes: ALL_MODES } }),
         ];
@@ -49,7 +52,14 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
 
   /** A thread on `instance` whose first run has finished, so it has a native conversation to fork. */
   async function finishedThread(instance: string): Promise<string> {
-    const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: instance, prompt: "@@reply first answer", runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    const { thread } = lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: instance,
+      prompt: "@@reply first answer",
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const done = await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     expect(done.run?.status).toBe("completed");
     return thread.id;
@@ -57,14 +67,22 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
 
   it("lists a provider that declares fork without strong native ids as portable, and a fork there is portable", async () => {
     expect(listed.forky).toMatchObject({ fork: "portable", steering: "queue", interrupt: "running_turns" });
-    const fork = await lab.host.forks.fork({ sourceThreadId: await finishedThread("forky"), createdBy: "user", creationSource: "cli" });
+    const fork = await lab.host.forks.fork({
+      sourceThreadId: await finishedThread("forky"),
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(fork.strategy).toBe("portable");
     expect(fork.reason).toContain("not stable enough");
   });
 
   it("lists a provider that forks with strong ids as native, and a fork there is native", async () => {
     expect(listed.alpha).toMatchObject({ fork: "native", steering: "native", interrupt: "running_turns" });
-    const fork = await lab.host.forks.fork({ sourceThreadId: await finishedThread("alpha"), createdBy: "user", creationSource: "cli" });
+    const fork = await lab.host.forks.fork({
+      sourceThreadId: await finishedThread("alpha"),
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(fork.strategy).toBe("native");
   });
 
@@ -74,9 +92,19 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
     const agent = await lab.liveAgent();
     for (const instance of ["alpha", "rigid", "mute"]) {
       const gate = `listing-${instance}`;
-      const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: instance, prompt: `@@gate ${gate} @@reply held`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+      const { thread } = lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: instance,
+        prompt: `@@gate ${gate} @@reply held`,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       await lab.waitForLiveTurn(thread.id);
-      const sent = await callTool<{ delivery: string }>(agent.client, "t3_thread_send", { threadId: thread.id, message: "more" });
+      const sent = await callTool<{ delivery: string }>(agent.client, "t3_thread_send", {
+        threadId: thread.id,
+        message: "more",
+      });
       const expected = { native: "steered", queue: "queued" }[listed[instance]!.steering as "native" | "queue"];
       if (expected === undefined) expect(sent, instance).toMatchObject({ ok: false });
       else expect(sent, instance).toMatchObject({ ok: true, value: { delivery: expected } });
@@ -91,10 +119,20 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
     const agent = await lab.liveAgent();
     for (const instance of ["alpha", "rigid"]) {
       const gate = `interrupt-${instance}`;
-      const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: instance, prompt: `@@gate ${gate} @@reply held`, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+      const { thread } = lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: instance,
+        prompt: `@@gate ${gate} @@reply held`,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       await lab.waitForLiveTurn(thread.id);
-      const interrupted = await callTool<{ status: string }>(agent.client, "t3_thread_interrupt", { threadId: thread.id });
-      if (listed[instance]!.interrupt === "running_turns") expect(interrupted, instance).toMatchObject({ ok: true, value: { status: "interrupt_requested" } });
+      const interrupted = await callTool<{ status: string }>(agent.client, "t3_thread_interrupt", {
+        threadId: thread.id,
+      });
+      if (listed[instance]!.interrupt === "running_turns")
+        expect(interrupted, instance).toMatchObject({ ok: true, value: { status: "interrupt_requested" } });
       else expect(interrupted, instance).toMatchObject({ ok: false, code: "thread_not_interruptible" });
       lab.release(gate);
       await lab.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });

@@ -26,7 +26,9 @@ describe("failure messages for outside clients", () => {
     const cancel = await callTool(agent.client, "task_cancel", { taskId: "task_missing" });
     expect(cancel).toMatchObject({ ok: false, code: "task_not_found" });
     if (cancel.ok) throw new Error("unreachable");
-    expect(cancel.message).toBe("Task task_missing does not exist among the tasks your thread delegated (an agent sees only its own tasks).");
+    expect(cancel.message).toBe(
+      "Task task_missing does not exist among the tasks your thread delegated (an agent sees only its own tasks).",
+    );
     agent.release();
   });
 });

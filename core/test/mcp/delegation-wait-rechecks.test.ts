@@ -16,7 +16,11 @@ describe("a delegate_task wait", () => {
 
   it("is not re-checked by the child's or the parent's item writes, and still ends on the result", async () => {
     const parent = await lab.liveAgent({ instance: "alpha" });
-    const waiting = mustCall<DelegateTaskResult>(parent.client, "delegate_task", { task: "@@gate recheck-child @@reply rechecked", target: { providerInstanceId: "alpha" }, mode: "wait" });
+    const waiting = mustCall<DelegateTaskResult>(parent.client, "delegate_task", {
+      task: "@@gate recheck-child @@reply rechecked",
+      target: { providerInstanceId: "alpha" },
+      mode: "wait",
+    });
     await untilGatesReached(lab.t.gateDir, ["recheck-child"]);
     const [task] = lab.host.store.select("delegatedTask", "parent_thread_id = ?", [parent.threadId]);
     if (task === undefined) throw new Error("no delegated task");
@@ -24,7 +28,12 @@ describe("a delegate_task wait", () => {
     const reads = vi.spyOn(store, "get");
     try {
       // Timeline writes on both threads, each its own commit: none of them can end the wait.
-      for (const [i, threadId] of [task.childThreadId, parent.threadId, task.childThreadId, parent.threadId].entries()) {
+      for (const [i, threadId] of [
+        task.childThreadId,
+        parent.threadId,
+        task.childThreadId,
+        parent.threadId,
+      ].entries()) {
         lab.host.engine.apply((ctx) => {
           const thread = ctx.require("thread", threadId);
           ctx.put("thread", { ...thread, updatedAt: ctx.now });
@@ -52,7 +61,12 @@ describe("a delegate_task wait", () => {
     }
     lab.release("recheck-child");
     const result = await waiting;
-    expect(result).toMatchObject({ taskId: task.id, status: "completed", summary: "rechecked", workState: "result_available" });
+    expect(result).toMatchObject({
+      taskId: task.id,
+      status: "completed",
+      summary: "rechecked",
+      workState: "result_available",
+    });
     parent.release();
   });
 });

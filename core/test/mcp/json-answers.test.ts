@@ -48,10 +48,22 @@ async function eventually(holds: () => boolean): Promise<boolean> {
 }
 
 /** A POST's answer, as a client reads it: status, content type, and the body parsed when there is one. */
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; contentType: string | null; body: unknown }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; contentType: string | null; body: unknown }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get("content-type"), body: text === "" ? null : JSON.parse(text) };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    body: text === "" ? null : JSON.parse(text),
+  };
 }
 
 describe("the MCP endpoint's JSON answers", () => {
@@ -77,12 +89,27 @@ describe("the MCP endpoint's JSON answers", () => {
     { name: "a request and a notification", body: [ping(4), { jsonrpc: "2.0", method: "notifications/initialized" }] },
     { name: "an Accept header without text/event-stream", body: ping(1), headers: { accept: "application/json" } },
     { name: "an Accept header without application/json", body: ping(1), headers: { accept: "text/event-stream" } },
-    { name: "an unsupported protocol version header", body: ping(1), headers: { "mcp-protocol-version": "1999-01-01" } },
+    {
+      name: "an unsupported protocol version header",
+      body: ping(1),
+      headers: { "mcp-protocol-version": "1999-01-01" },
+    },
     { name: "a supported protocol version header", body: ping(1), headers: { "mcp-protocol-version": "2025-06-18" } },
     { name: "a message that is not JSON-RPC", body: { jsonrpc: "2.0", id: 1 } },
     { name: "a request with an id JSON-RPC does not allow", body: { jsonrpc: "2.0", id: { no: 1 }, method: "ping" } },
     { name: "a batch over 100 messages", body: Array.from({ length: 101 }, (_, index) => ping(index)) },
-    { name: "an initialize in a batch", body: [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, ping(2)] },
+    {
+      name: "an initialize in a batch",
+      body: [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        },
+        ping(2),
+      ],
+    },
   ];
 
   it.each(cases)("answers $name as the SDK's own transport does", async ({ body, headers }) => {
@@ -93,19 +120,35 @@ describe("the MCP endpoint's JSON answers", () => {
   });
 
   it("answers an initialize with the protocol version the SDK negotiates, whatever version header came with it", async () => {
-    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const sent = { accept: ACCEPT_BOTH, "mcp-protocol-version": "1999-01-01" };
     const ours = await post(lab.server.mcpUrl, initialize, { ...sent, authorization: `Bearer ${token}` });
     const theirs = await post(reference.url, initialize, sent);
     expect(ours.status).toBe(theirs.status);
-    expect((ours.body as { result: { protocolVersion: string } }).result.protocolVersion).toBe((theirs.body as { result: { protocolVersion: string } }).result.protocolVersion);
+    expect((ours.body as { result: { protocolVersion: string } }).result.protocolVersion).toBe(
+      (theirs.body as { result: { protocolVersion: string } }).result.protocolVersion,
+    );
   });
 
   it("sends an answer with characters beyond ASCII whole (its Content-Length counts bytes)", async () => {
     const title = "Grüße aus dem Stellwerk 🚂";
-    lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title, prompt: "@@reply hi", createdBy: "user", creationSource: "cli" });
+    lab.host.threads.createThread({
+      projectId: lab.projectId,
+      providerInstanceId: "alpha",
+      title,
+      prompt: "@@reply hi",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const client = await connectMcp(lab.server.mcpUrl, token);
-    const listed = await callTool<{ threads: { title: string | null }[] }>(client, "t3_thread_list", { projectId: lab.projectId });
+    const listed = await callTool<{ threads: { title: string | null }[] }>(client, "t3_thread_list", {
+      projectId: lab.projectId,
+    });
     expect(listed.ok && listed.value.threads.map((thread) => thread.title)).toContain(title);
     await client.close();
   });
@@ -113,10 +156,20 @@ describe("the MCP endpoint's JSON answers", () => {
   it("acts for each POST's own caller while calls with different credentials share its servers", async () => {
     const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-project-")), "other");
     const reader = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
-    const elsewhere = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"], projects: [other.id] }).token;
-    const clients = { operator: await connectMcp(lab.server.mcpUrl, token), reader: await connectMcp(lab.server.mcpUrl, reader), elsewhere: await connectMcp(lab.server.mcpUrl, elsewhere) };
-    const list = (client: (typeof clients)[keyof typeof clients], projectId: string) => callTool(client, "t3_thread_list", { projectId });
-    const interrupt = (client: (typeof clients)[keyof typeof clients]) => callTool(client, "t3_thread_interrupt", { threadId: "thr_nope" });
+    const elsewhere = lab.registry.issueClientToken({
+      ttlMs: 3_600_000,
+      capabilities: ["orchestration:operate"],
+      projects: [other.id],
+    }).token;
+    const clients = {
+      operator: await connectMcp(lab.server.mcpUrl, token),
+      reader: await connectMcp(lab.server.mcpUrl, reader),
+      elsewhere: await connectMcp(lab.server.mcpUrl, elsewhere),
+    };
+    const list = (client: (typeof clients)[keyof typeof clients], projectId: string) =>
+      callTool(client, "t3_thread_list", { projectId });
+    const interrupt = (client: (typeof clients)[keyof typeof clients]) =>
+      callTool(client, "t3_thread_interrupt", { threadId: "thr_nope" });
     // Concurrent and interleaved, so one server serves one caller's call, then another's.
     for (let round = 0; round < 3; round += 1) {
       const outcomes = await Promise.all([
@@ -127,7 +180,14 @@ describe("the MCP endpoint's JSON answers", () => {
         list(clients.elsewhere, other.id),
         list(clients.reader, lab.projectId),
       ]);
-      expect(outcomes.map((outcome) => (outcome.ok ? "ok" : outcome.code))).toEqual(["ok", "capability_denied", "capability_denied", "thread_not_found", "ok", "ok"]);
+      expect(outcomes.map((outcome) => (outcome.ok ? "ok" : outcome.code))).toEqual([
+        "ok",
+        "capability_denied",
+        "capability_denied",
+        "thread_not_found",
+        "ok",
+        "ok",
+      ]);
       expect(outcomes[2]).toMatchObject({ details: { projectId: lab.projectId, allowedProjects: [other.id] } });
     }
     for (const client of Object.values(clients)) await client.close();
@@ -142,8 +202,17 @@ describe("the MCP endpoint's JSON answers", () => {
     const controller = new AbortController();
     const call = fetch(lab.server.mcpUrl, {
       method: "POST",
-      headers: { authorization: `Bearer ${await lab.tokenFor(waiter.threadId)}`, "content-type": "application/json", accept: ACCEPT_BOTH },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t3_thread_wait", arguments: { threadId: waited.threadId } } }),
+      headers: {
+        authorization: `Bearer ${await lab.tokenFor(waiter.threadId)}`,
+        "content-type": "application/json",
+        accept: ACCEPT_BOTH,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "t3_thread_wait", arguments: { threadId: waited.threadId } },
+      }),
       signal: controller.signal,
     });
     expect(await eventually(() => liveWaits.isThreadBlocked(waiter.threadId))).toBe(true);

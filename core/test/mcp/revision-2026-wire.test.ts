@@ -30,7 +30,12 @@ describe("the 2026-07-28 revision on the wire", () => {
   async function post(body: unknown, headers: Record<string, string>, bearer: string | null = token): Promise<Answer> {
     const response = await fetch(lab.server.mcpUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(bearer !== null ? { authorization: `Bearer ${bearer}` } : {}), ...headers },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(bearer !== null ? { authorization: `Bearer ${bearer}` } : {}),
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     const text = await response.text();
@@ -38,9 +43,19 @@ describe("the 2026-07-28 revision on the wire", () => {
   }
 
   /** A 2026-07-28 request with its standard headers as a conforming client sends them. */
-  function modern(id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}, bearer?: string | null): Promise<Answer> {
+  function modern(
+    id: number,
+    method: string,
+    params: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+    bearer?: string | null,
+  ): Promise<Answer> {
     const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
-    return post({ jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name, ...headers }, bearer);
+    return post(
+      { jsonrpc: "2.0", id, method, params: { ...params, _meta: ENVELOPE } },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name, ...headers },
+      bearer,
+    );
   }
 
   it("answers server/discover with the revision, the tools capability and who it is", async () => {
@@ -48,7 +63,12 @@ describe("the 2026-07-28 revision on the wire", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
       id: 1,
-      result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: { "io.modelcontextprotocol/serverInfo": { name: "switchyard" } } },
+      result: {
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "switchyard" } },
+      },
     });
   });
 
@@ -62,26 +82,46 @@ describe("the 2026-07-28 revision on the wire", () => {
 
   it("refuses a 2026 request from a browser page of another name (DNS rebinding), as every request", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: ENVELOPE } });
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    };
     const port = new URL(lab.server.mcpUrl).port;
     const rebinding: Record<string, string>[] = [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }];
     for (const extra of rebinding) {
       const answer = await httpRequest(lab.server.mcpUrl, { headers: { ...headers, ...extra }, body });
       expect(answer.status, JSON.stringify(extra)).toBe(403);
     }
-    expect((await httpRequest(lab.server.mcpUrl, { headers: { ...headers, host: `localhost:${port}` }, body })).status).toBe(200);
+    expect(
+      (await httpRequest(lab.server.mcpUrl, { headers: { ...headers, host: `localhost:${port}` }, body })).status,
+    ).toBe(200);
   });
 
   it("calls a tool and answers a complete result with the server's identity and no session id", async () => {
     const answer = await modern(3, "tools/call", { name: "t3_thread_list", arguments: { projectId: lab.projectId } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: 3, result: { resultType: "complete", structuredContent: { threads: [] }, _meta: { "io.modelcontextprotocol/serverInfo": { name: "switchyard" } } } });
+    expect(answer.body).toMatchObject({
+      id: 3,
+      result: {
+        resultType: "complete",
+        structuredContent: { threads: [] },
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "switchyard" } },
+      },
+    });
     expect(answer.headers.get("mcp-session-id")).toBeNull();
   });
 
   it("refuses a call whose Mcp-Name header is not the tool its body names (HeaderMismatch), before the tool runs", async () => {
     const before = lab.host.store.select("delegatedTask", "1 = 1", []).length;
-    const answer = await modern(4, "tools/call", { name: "delegate_task", arguments: { task: "@@reply never", target: { providerInstanceId: "beta" } } }, { "mcp-name": "t3_thread_list" });
+    const answer = await modern(
+      4,
+      "tools/call",
+      { name: "delegate_task", arguments: { task: "@@reply never", target: { providerInstanceId: "beta" } } },
+      { "mcp-name": "t3_thread_list" },
+    );
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ id: 4, error: { code: -32020 } });
     expect(lab.host.store.select("delegatedTask", "1 = 1", [])).toHaveLength(before);
@@ -91,33 +131,75 @@ describe("the 2026-07-28 revision on the wire", () => {
     // clientInfo is the one envelope key a client may leave out.
     const anonymous: Record<string, unknown> = { ...ENVELOPE };
     delete anonymous["io.modelcontextprotocol/clientInfo"];
-    const args = { task: "@@reply from nobody", target: { providerInstanceId: "beta" }, mode: "wait", clientRequestId: "anonymous" };
-    const answer = await post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "delegate_task", arguments: args, _meta: anonymous } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "delegate_task" });
-    expect(answer.body).toMatchObject({ id: 10, result: { structuredContent: { status: "completed", summary: "from nobody" } } });
-    const taskId = (answer.body as { result: { structuredContent: { taskId: string } } }).result.structuredContent.taskId;
+    const args = {
+      task: "@@reply from nobody",
+      target: { providerInstanceId: "beta" },
+      mode: "wait",
+      clientRequestId: "anonymous",
+    };
+    const answer = await post(
+      {
+        jsonrpc: "2.0",
+        id: 10,
+        method: "tools/call",
+        params: { name: "delegate_task", arguments: args, _meta: anonymous },
+      },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "delegate_task" },
+    );
+    expect(answer.body).toMatchObject({
+      id: 10,
+      result: { structuredContent: { status: "completed", summary: "from nobody" } },
+    });
+    const taskId = (answer.body as { result: { structuredContent: { taskId: string } } }).result.structuredContent
+      .taskId;
     const parent = lab.host.store.get("thread", lab.host.store.get("delegatedTask", taskId)!.parentThreadId)!;
-    expect(parent).toMatchObject({ providerInstanceId: "attached:client", lineage: { relationship: "attached", attached: { mcpSessionId: null, client: null } } });
+    expect(parent).toMatchObject({
+      providerInstanceId: "attached:client",
+      lineage: { relationship: "attached", attached: { mcpSessionId: null, client: null } },
+    });
   });
 
   it("refuses a protocol version it does not serve, naming the one it does", async () => {
     const answer = await post(
-      { jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } },
+      {
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/list",
+        params: { _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } },
+      },
       { "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" },
     );
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ id: 5, error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } } });
+    expect(answer.body).toMatchObject({
+      id: 5,
+      error: { code: -32022, data: { supported: ["2026-07-28"], requested: "2099-01-01" } },
+    });
   });
 
   it("refuses a request that names the 2026 revision in its header but carries no envelope", async () => {
-    const answer = await post({ jsonrpc: "2.0", id: 6, method: "tools/list" }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+    const answer = await post(
+      { jsonrpc: "2.0", id: 6, method: "tools/list" },
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    );
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ id: 6, error: { code: -32602 } });
   });
 
   it("still answers a 2025 initialize the 2025 way, with the session id that names the client", async () => {
-    const answer = await post({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old-client", version: "1" } } }, {});
+    const answer = await post(
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old-client", version: "1" } },
+      },
+      {},
+    );
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: 7, result: { protocolVersion: "2025-06-18", serverInfo: { name: "switchyard" } } });
+    expect(answer.body).toMatchObject({
+      id: 7,
+      result: { protocolVersion: "2025-06-18", serverInfo: { name: "switchyard" } },
+    });
     expect((answer.body as { result: Record<string, unknown> }).result).not.toHaveProperty("resultType");
     expect(answer.headers.get("mcp-session-id")).toMatch(/^sy1\./);
   });
@@ -125,11 +207,20 @@ describe("the 2026-07-28 revision on the wire", () => {
   it("refuses a tool call whose arguments hold a __proto__ key, as a complete 2026 result", async () => {
     const response = await fetch(lab.server.mcpUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "t3_thread_list" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${token}`,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "t3_thread_list",
+      },
       body: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"t3_thread_list","arguments":{"__proto__":{"x":1}},"_meta":${JSON.stringify(ENVELOPE)}}}`,
     });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { result: { resultType: string; isError: boolean; content: { text: string }[] } };
+    const body = (await response.json()) as {
+      result: { resultType: string; isError: boolean; content: { text: string }[] };
+    };
     expect(body.result).toMatchObject({ resultType: "complete", isError: true });
     expect(JSON.parse(body.result.content[0]!.text)).toMatchObject({ error: { code: "invalid_request" } });
   });

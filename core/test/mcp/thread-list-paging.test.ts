@@ -11,7 +11,13 @@ describe("t3_thread_list paging", () => {
   beforeAll(async () => {
     lab = await McpLab.start();
     for (let i = 0; i < 30; i += 1) {
-      lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title: `thread ${i}`, createdBy: "user", creationSource: "cli" });
+      lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        title: `thread ${i}`,
+        createdBy: "user",
+        creationSource: "cli",
+      });
     }
   });
   afterAll(async () => lab.stop());
@@ -20,13 +26,28 @@ describe("t3_thread_list paging", () => {
     const client = await lab.client();
     const shells = vi.spyOn(lab.host.container.resolve(ThreadQueryService), "shell");
     try {
-      const page = await mustCall<{ threads: { title: string }[]; total: number; hasMore: boolean; nextOffset: number | null }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 5, offset: 5 });
-      expect(page.threads.map((thread) => thread.title)).toEqual(["thread 24", "thread 23", "thread 22", "thread 21", "thread 20"]);
+      const page = await mustCall<{
+        threads: { title: string }[];
+        total: number;
+        hasMore: boolean;
+        nextOffset: number | null;
+      }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 5, offset: 5 });
+      expect(page.threads.map((thread) => thread.title)).toEqual([
+        "thread 24",
+        "thread 23",
+        "thread 22",
+        "thread 21",
+        "thread 20",
+      ]);
       expect(page).toMatchObject({ total: 30, hasMore: true, nextOffset: 10 });
       expect(shells).toHaveBeenCalledTimes(5);
 
       shells.mockClear();
-      const idle = await mustCall<{ threads: unknown[]; total: number; hasMore: boolean }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 5, runStatus: ["idle"] });
+      const idle = await mustCall<{ threads: unknown[]; total: number; hasMore: boolean }>(client, "t3_thread_list", {
+        projectId: lab.projectId,
+        limit: 5,
+        runStatus: ["idle"],
+      });
       expect(idle).toMatchObject({ total: 30, hasMore: true });
       expect(idle.threads).toHaveLength(5);
       expect(shells).toHaveBeenCalledTimes(30);
@@ -38,28 +59,53 @@ describe("t3_thread_list paging", () => {
 
   it("reads the page's thread records only, with or without a title filter, which folds case as JavaScript does", async () => {
     for (const title of ["Überprüfung A", "überprüfung b", "ÜBERPRÜFUNG C"]) {
-      lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", title, createdBy: "user", creationSource: "cli" });
+      lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        title,
+        createdBy: "user",
+        creationSource: "cli",
+      });
     }
     const client = await lab.client();
     const store = lab.host.engine.store;
     const selects = vi.spyOn(store, "select");
     const gets = vi.spyOn(store, "get");
     const threadRecordsRead = () =>
-      selects.mock.calls.reduce((sum, call, index) => sum + (call[0] === "thread" ? (selects.mock.results[index]!.value as unknown[]).length : 0), 0) +
-      gets.mock.calls.filter((call) => call[0] === "thread").length;
+      selects.mock.calls.reduce(
+        (sum, call, index) =>
+          sum + (call[0] === "thread" ? (selects.mock.results[index]!.value as unknown[]).length : 0),
+        0,
+      ) + gets.mock.calls.filter((call) => call[0] === "thread").length;
     try {
-      const page = await mustCall<{ threads: { title: string }[]; total: number }>(client, "t3_thread_list", { projectId: lab.projectId, limit: 4 });
-      expect(page.threads.map((thread) => thread.title)).toEqual(["ÜBERPRÜFUNG C", "überprüfung b", "Überprüfung A", "thread 29"]);
+      const page = await mustCall<{ threads: { title: string }[]; total: number }>(client, "t3_thread_list", {
+        projectId: lab.projectId,
+        limit: 4,
+      });
+      expect(page.threads.map((thread) => thread.title)).toEqual([
+        "ÜBERPRÜFUNG C",
+        "überprüfung b",
+        "Überprüfung A",
+        "thread 29",
+      ]);
       expect(page.total).toBe(33);
       expect(threadRecordsRead()).toBe(4);
       // A short last page, and a page past the end, still say how many there are.
-      expect(await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 31 })).toMatchObject({ total: 33, hasMore: false, nextOffset: null });
-      expect(await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 40 })).toMatchObject({ threads: [], total: 33, hasMore: false });
+      expect(
+        await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 31 }),
+      ).toMatchObject({ total: 33, hasMore: false, nextOffset: null });
+      expect(
+        await mustCall(client, "t3_thread_list", { projectId: lab.projectId, limit: 4, offset: 40 }),
+      ).toMatchObject({ threads: [], total: 33, hasMore: false });
 
       selects.mockClear();
       gets.mockClear();
       // SQLite's lower() folds ASCII only: "ü" would not match "Ü" there.
-      const byTitle = await mustCall<{ threads: { title: string }[]; total: number; nextOffset: number | null }>(client, "t3_thread_list", { projectId: lab.projectId, title: "überprüfung", limit: 2 });
+      const byTitle = await mustCall<{ threads: { title: string }[]; total: number; nextOffset: number | null }>(
+        client,
+        "t3_thread_list",
+        { projectId: lab.projectId, title: "überprüfung", limit: 2 },
+      );
       expect(byTitle.threads.map((thread) => thread.title)).toEqual(["ÜBERPRÜFUNG C", "überprüfung b"]);
       expect(byTitle).toMatchObject({ total: 3, nextOffset: 2 });
       expect(threadRecordsRead()).toBe(2);

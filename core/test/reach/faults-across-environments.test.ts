@@ -34,7 +34,10 @@ describe("delegation across environments, under faults", () => {
     const root = mkdtempSync(join(tmpdir(), "switchyard-reach-"));
     dirs.push(root);
     // Two addresses of this machine, as two machines would have.
-    const [a, b] = await Promise.all([ReachEnvironment.create(root, "a", { host: "127.0.0.2" }), ReachEnvironment.create(root, "b", { host: "127.0.0.3" })]);
+    const [a, b] = await Promise.all([
+      ReachEnvironment.create(root, "a", { host: "127.0.0.2" }),
+      ReachEnvironment.create(root, "b", { host: "127.0.0.3" }),
+    ]);
     environments.push(a, b);
     const grant = await b.issueGrant("a", "read,create,send,delegate,cancel");
     const link = options.throughTcpLink === true ? await TcpLink.start(b.port, b.host) : null;
@@ -52,27 +55,56 @@ describe("delegation across environments, under faults", () => {
     const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(client, "create_threads", {
       projectId: a.projectId,
       clientRequestId: `parent-${key}`,
-      threads: [{ title: `parent ${key}`, prompt: `delegate @@tool delegate_task ${JSON.stringify(delegation)}`, target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+      threads: [
+        {
+          title: `parent ${key}`,
+          prompt: `delegate @@tool delegate_task ${JSON.stringify(delegation)}`,
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
     });
     return created.threads[0]!.thread.threadId;
   }
 
   /** The result events A's parent got, and the receipt of its one remote task. */
   function resultsOnA(a: ReachEnvironment, parentThreadId: string) {
-    return readRows<{ id: string; text: string }>(a.home, "SELECT id, json_extract(data, '$.text') AS text FROM items WHERE thread_id = ? AND id LIKE 'message:remote-task-result:%'", [parentThreadId]);
+    return readRows<{ id: string; text: string }>(
+      a.home,
+      "SELECT id, json_extract(data, '$.text') AS text FROM items WHERE thread_id = ? AND id LIKE 'message:remote-task-result:%'",
+      [parentThreadId],
+    );
   }
 
   async function oneResultArrives(a: ReachEnvironment, b: ReachEnvironment, parentThreadId: string, expected: string) {
-    await waitForRow(a.home, "SELECT 1 FROM items WHERE thread_id = ? AND id LIKE 'message:remote-task-result:%'", [parentThreadId], 60_000);
-    const task = readRows<{ remote_task_id: string }>(a.home, "SELECT remote_task_id FROM reach_remote_tasks WHERE parent_thread_id = ?", [parentThreadId]);
+    await waitForRow(
+      a.home,
+      "SELECT 1 FROM items WHERE thread_id = ? AND id LIKE 'message:remote-task-result:%'",
+      [parentThreadId],
+      60_000,
+    );
+    const task = readRows<{ remote_task_id: string }>(
+      a.home,
+      "SELECT remote_task_id FROM reach_remote_tasks WHERE parent_thread_id = ?",
+      [parentThreadId],
+    );
     expect(task).toHaveLength(1);
     // B's outbox is acknowledged once A's receipt is durable; after that nothing can hand it over again.
-    await waitForRow(b.home, "SELECT 1 FROM reach_foreign_tasks WHERE task_id = ? AND acked_at IS NOT NULL", [task[0]!.remote_task_id], 30_000);
+    await waitForRow(
+      b.home,
+      "SELECT 1 FROM reach_foreign_tasks WHERE task_id = ? AND acked_at IS NOT NULL",
+      [task[0]!.remote_task_id],
+      30_000,
+    );
     const results = resultsOnA(a, parentThreadId);
     expect(results).toHaveLength(1);
     expect(results[0]!.text).toContain(expected);
     // The result message started a turn of the parent (the event woke it), once.
-    const wakes = readRows(a.home, "SELECT id FROM runs WHERE thread_id = ? AND json_extract(data, '$.messageId') LIKE 'message:remote-task-result:%'", [parentThreadId]);
+    const wakes = readRows(
+      a.home,
+      "SELECT id FROM runs WHERE thread_id = ? AND json_extract(data, '$.messageId') LIKE 'message:remote-task-result:%'",
+      [parentThreadId],
+    );
     expect(wakes).toHaveLength(1);
   }
 
@@ -94,7 +126,12 @@ describe("delegation across environments, under faults", () => {
     await a.kill9();
     releaseGate(b.gateDir, "child-a");
     // The child finishes while A is down: its result waits in B's outbox.
-    await waitForRow(b.home, "SELECT 1 FROM reach_foreign_tasks WHERE finished_at IS NOT NULL AND acked_at IS NULL", [], 30_000);
+    await waitForRow(
+      b.home,
+      "SELECT 1 FROM reach_foreign_tasks WHERE finished_at IS NOT NULL AND acked_at IS NULL",
+      [],
+      30_000,
+    );
     await a.start();
     await oneResultArrives(a, b, parent, "RESULT-AFTER-A-RESTART");
   });

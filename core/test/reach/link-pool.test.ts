@@ -19,7 +19,9 @@ interface Seen {
  * and can cut the connection of the next tool call before B sees it (a kept-alive socket the
  * peer dropped).
  */
-async function countingProxy(target: string): Promise<{ url: string; seen: Seen[]; cutNextCall(): void; close(): Promise<void> }> {
+async function countingProxy(
+  target: string,
+): Promise<{ url: string; seen: Seen[]; cutNextCall(): void; close(): Promise<void> }> {
   const upstream = new URL(target);
   const seen: Seen[] = [];
   let cut = false;
@@ -40,10 +42,19 @@ async function countingProxy(target: string): Promise<{ url: string; seen: Seen[
         return;
       }
       seen.push({ rpc, authorization: String(req.headers.authorization ?? "") });
-      const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: upstream.host },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on("error", () => res.destroy());
       forward.end(body);
     });
@@ -90,17 +101,33 @@ describe("pooled link connections (A's link client to B through a counting proxy
   const grants = () => b.host.container.resolve(ReachGrants);
   const links = () => a.host.container.resolve(ReachLinks);
   const client = () => a.host.container.resolve(ReachLinkClient);
-  const issue = () => grants().issue({ for: "linux-box", projects: [b.projectId], verbs: ["read"], maxRuntimeMode: "approval-required", ttlMs: 3_600_000 });
+  const issue = () =>
+    grants().issue({
+      for: "linux-box",
+      projects: [b.projectId],
+      verbs: ["read"],
+      maxRuntimeMode: "approval-required",
+      ttlMs: 3_600_000,
+    });
   const count = (rpc: string, from = 0) => proxy.seen.slice(from).filter((request) => request.rpc === rpc).length;
-  const auditOf = (name: string) => a.host.container.resolve(ReachAudit).list({ direction: "out" }).filter((row) => row.environment === name);
+  const auditOf = (name: string) =>
+    a.host.container
+      .resolve(ReachAudit)
+      .list({ direction: "out" })
+      .filter((row) => row.environment === name);
 
   it("opens one MCP connection for several forwarded calls, and audits each call", async () => {
     links().add({ name: "pooled", url: proxy.url, secret: issue().secret });
     const from = proxy.seen.length;
-    for (let i = 0; i < 4; i += 1) ok(await client().callTool("pooled", "t3_thread_list", { projectId: b.projectId }, { callerThreadId: "thr_on_a" }));
+    for (let i = 0; i < 4; i += 1)
+      ok(
+        await client().callTool("pooled", "t3_thread_list", { projectId: b.projectId }, { callerThreadId: "thr_on_a" }),
+      );
     expect(count("initialize", from)).toBe(1);
     expect(count("tools/call", from)).toBe(4);
-    expect(auditOf("pooled").map((row) => [row.tool, row.outcome, row.callerThreadId])).toEqual(Array.from({ length: 4 }, () => ["t3_thread_list", "ok", "thr_on_a"]));
+    expect(auditOf("pooled").map((row) => [row.tool, row.outcome, row.callerThreadId])).toEqual(
+      Array.from({ length: 4 }, () => ["t3_thread_list", "ok", "thr_on_a"]),
+    );
   });
 
   it("does not serve a link removed and added again with a new secret over the old connection", async () => {
@@ -115,7 +142,9 @@ describe("pooled link connections (A's link client to B through a counting proxy
     const from = proxy.seen.length;
     ok(await client().callTool("readded", "t3_thread_list", { projectId: b.projectId }));
     expect(count("initialize", from)).toBe(1);
-    expect(proxy.seen.slice(from).map((request) => request.authorization)).toEqual(proxy.seen.slice(from).map(() => `Bearer ${second.secret}`));
+    expect(proxy.seen.slice(from).map((request) => request.authorization)).toEqual(
+      proxy.seen.slice(from).map(() => `Bearer ${second.secret}`),
+    );
   });
 
   it("replaces a connection the peer cut, sending the call once more on a fresh one (one audit row)", async () => {
@@ -130,13 +159,25 @@ describe("pooled link connections (A's link client to B through a counting proxy
   });
 
   it("does not send a call that may not be repeated again when its reused connection was cut; the next call reconnects", async () => {
-    const issued = grants().issue({ for: "linux-box", projects: [b.projectId], verbs: ["read", "create"], maxRuntimeMode: "approval-required", ttlMs: 3_600_000 });
+    const issued = grants().issue({
+      for: "linux-box",
+      projects: [b.projectId],
+      verbs: ["read", "create"],
+      maxRuntimeMode: "approval-required",
+      ttlMs: 3_600_000,
+    });
     links().add({ name: "cut-create", url: proxy.url, secret: issued.secret });
     ok(await client().callTool("cut-create", "t3_thread_list", { projectId: b.projectId }));
     const from = proxy.seen.length;
     proxy.cutNextCall();
-    const create = { projectId: b.projectId, threads: [{ prompt: "@@reply once", target: { providerInstanceId: "alpha" } }] };
-    await expect(client().callTool("cut-create", "create_threads", create)).rejects.toMatchObject({ code: "provider_unavailable", details: { environmentId: "cut-create", reason: "unreachable" } });
+    const create = {
+      projectId: b.projectId,
+      threads: [{ prompt: "@@reply once", target: { providerInstanceId: "alpha" } }],
+    };
+    await expect(client().callTool("cut-create", "create_threads", create)).rejects.toMatchObject({
+      code: "provider_unavailable",
+      details: { environmentId: "cut-create", reason: "unreachable" },
+    });
     expect(count("tools/call", from)).toBe(0);
     ok(await client().callTool("cut-create", "t3_thread_list", { projectId: b.projectId }));
     expect(count("initialize", from)).toBe(1);

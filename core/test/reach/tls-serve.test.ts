@@ -36,13 +36,15 @@ describe("serve --host with TLS, and links that pin the certificate", () => {
   let endpoint: TlsEndpoint;
   let a: McpLab;
   let projectB: string;
-  const onB = (args: string[], input?: string) => runCli([...args, "--home", homeB], input === undefined ? {} : { input });
+  const onB = (args: string[], input?: string) =>
+    runCli([...args, "--home", homeB], input === undefined ? {} : { input });
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), "switchyard-tls-"));
     homeB = join(scratch, "b");
     mkdirSync(join(scratch, "repo"));
-    projectB = (JSON.parse((await onB(["project", "add", join(scratch, "repo"), "--json"])).stdout) as { id: string }).id;
+    projectB = (JSON.parse((await onB(["project", "add", join(scratch, "repo"), "--json"])).stdout) as { id: string })
+      .id;
     b = ServeProcess.start(homeB, ["--port", "0", "--host", "127.0.0.2", "--tls-self-signed"]);
     endpoint = (await b.ready) as TlsEndpoint;
     a = await McpLab.start({ listen: { host: "127.0.0.3" } });
@@ -59,7 +61,10 @@ describe("serve --host with TLS, and links that pin the certificate", () => {
       [["--host", "192.0.2.10"], "serve --host 192.0.2.10 needs TLS"],
       [["--host", "0.0.0.0"], "needs TLS"],
       [["--host", "192.0.2.10", "--tls-cert", join(scratch, "c.pem")], "--tls-cert and --tls-key go together"],
-      [["--host", "192.0.2.10", "--tls-cert", join(scratch, "c.pem"), "--tls-key", join(scratch, "k.pem")], "Could not read the TLS certificate"],
+      [
+        ["--host", "192.0.2.10", "--tls-cert", join(scratch, "c.pem"), "--tls-key", join(scratch, "k.pem")],
+        "Could not read the TLS certificate",
+      ],
     ] as const) {
       const outcome = await runCli(["serve", "--home", home, "--port", "0", ...args]);
       expect(outcome.code, outcome.stderr).toBe(2);
@@ -80,26 +85,48 @@ describe("serve --host with TLS, and links that pin the certificate", () => {
   });
 
   it("link add pins the certificate on first contact; calls go over TLS; a changed certificate is refused with nothing sent", async () => {
-    const secret = (await onB(["grant", "issue", "--for", "linux-box", "--projects", projectB, "--verbs", "read"])).stdout.trim();
-    const added = await runCli(["link", "add", "mac", endpoint.publicUrl, "--secret", "-", "--home", a.t.home], { input: secret });
+    const secret = (
+      await onB(["grant", "issue", "--for", "linux-box", "--projects", projectB, "--verbs", "read"])
+    ).stdout.trim();
+    const added = await runCli(["link", "add", "mac", endpoint.publicUrl, "--secret", "-", "--home", a.t.home], {
+      input: secret,
+    });
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain(`TLS certificate SHA-256 ${displayFingerprint(endpoint.tlsFingerprint!)}`);
     expect(added.stdout + added.stderr).not.toContain(secret);
     expect(a.host.container.resolve(ReachLinks).get("mac")!.fingerprint).toBe(endpoint.tlsFingerprint);
 
-    const listed = await a.host.container.resolve(ReachLinkClient).callTool("mac", "t3_thread_list", { projectId: projectB });
+    const listed = await a.host.container
+      .resolve(ReachLinkClient)
+      .callTool("mac", "t3_thread_list", { projectId: projectB });
     expect(listed.isError, JSON.stringify(listed.content)).toBeFalsy();
 
     // A link pinned to another certificate (as after the server's certificate changed).
-    const other = (await onB(["grant", "issue", "--for", "linux-box", "--projects", projectB, "--verbs", "read"])).stdout.trim();
-    a.host.container.resolve(ReachLinks).add({ name: "mac-pinned-elsewhere", url: endpoint.publicUrl, secret: other, fingerprint: "00".repeat(32) });
-    const failure = await thrown(a.host.container.resolve(ReachLinkClient).callTool("mac-pinned-elsewhere", "t3_thread_list", { projectId: projectB }));
+    const other = (
+      await onB(["grant", "issue", "--for", "linux-box", "--projects", projectB, "--verbs", "read"])
+    ).stdout.trim();
+    a.host.container
+      .resolve(ReachLinks)
+      .add({ name: "mac-pinned-elsewhere", url: endpoint.publicUrl, secret: other, fingerprint: "00".repeat(32) });
+    const failure = await thrown(
+      a.host.container
+        .resolve(ReachLinkClient)
+        .callTool("mac-pinned-elsewhere", "t3_thread_list", { projectId: projectB }),
+    );
     expect(failure).toMatchObject({
       code: "provider_unavailable",
-      details: { environmentId: "mac-pinned-elsewhere", reason: "certificate_changed", expectedFingerprint: "00".repeat(32), actualFingerprint: endpoint.tlsFingerprint },
+      details: {
+        environmentId: "mac-pinned-elsewhere",
+        reason: "certificate_changed",
+        expectedFingerprint: "00".repeat(32),
+        actualFingerprint: endpoint.tlsFingerprint,
+      },
     });
     // B never saw the secret: its grant was never used.
-    const grants = readRows<{ for_name: string; last_used_at: number | null }>(homeB, "SELECT for_name, last_used_at FROM reach_grants ORDER BY created_at");
+    const grants = readRows<{ for_name: string; last_used_at: number | null }>(
+      homeB,
+      "SELECT for_name, last_used_at FROM reach_grants ORDER BY created_at",
+    );
     expect(grants.map((grant) => grant.last_used_at !== null)).toEqual([true, false]);
   });
 

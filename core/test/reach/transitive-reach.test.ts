@@ -57,10 +57,25 @@ describe("reach is never transitive", () => {
 
   /** The summary of B's finished run whose reply starts with `key`. */
   const finishedOnB = async (key: string) =>
-    (await waitForRow<{ summary: string }>(b.home, "SELECT json_extract(data, '$.summary') AS summary FROM runs WHERE status = 'completed' AND json_extract(data, '$.summary') LIKE ?", [`${key}:%`], 60_000)).summary;
+    (
+      await waitForRow<{ summary: string }>(
+        b.home,
+        "SELECT json_extract(data, '$.summary') AS summary FROM runs WHERE status = 'completed' AND json_extract(data, '$.summary') LIKE ?",
+        [`${key}:%`],
+        60_000,
+      )
+    ).summary;
   const tasksOnC = () => readRows(c.home, "SELECT task_id FROM reach_foreign_tasks").length;
   const refusalsOnB = () =>
-    readRows<{ grant_id: string | null; link_name: string; verb: string; tool: string; outcome: string; reason: string; caller: string | null }>(
+    readRows<{
+      grant_id: string | null;
+      link_name: string;
+      verb: string;
+      tool: string;
+      outcome: string;
+      reason: string;
+      caller: string | null;
+    }>(
       b.home,
       "SELECT grant_id, link_name, verb, tool, outcome, json_extract(data, '$.reason') AS reason, json_extract(data, '$.callerThreadId') AS caller FROM reach_audit WHERE direction = 'out' AND outcome != 'ok' ORDER BY id",
     );
@@ -73,11 +88,21 @@ describe("reach is never transitive", () => {
     expect(tasksOnC()).toBe(tasksBefore);
     const refusals = refusalsOnB();
     expect(refusals).toHaveLength(refusalsBefore + 1);
-    expect(refusals.at(-1)).toMatchObject({ grant_id: grantForA, link_name: "c", verb: "delegate", tool: "delegate_task", outcome: "capability_denied", reason: "transitive" });
+    expect(refusals.at(-1)).toMatchObject({
+      grant_id: grantForA,
+      link_name: "c",
+      verb: "delegate",
+      tool: "delegate_task",
+      outcome: "capability_denied",
+      reason: "transitive",
+    });
   }
 
   it("B's own thread delegates to C through B's link", async () => {
-    await mustCall(onB, "create_threads", { projectId: b.projectId, threads: [{ prompt: delegateToC("own-b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onB, "create_threads", {
+      projectId: b.projectId,
+      threads: [{ prompt: delegateToC("own-b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+    });
     const summary = await finishedOnB("own-b");
     expect(summary).toContain('"taskId"');
     expect(tasksOnC()).toBe(1);
@@ -85,42 +110,96 @@ describe("reach is never transitive", () => {
 
   it("a child A delegated to B cannot delegate on to C", async () => {
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
-    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate(delegateToC("a-child"), "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onA, "create_threads", {
+      projectId: a.projectId,
+      threads: [
+        {
+          prompt: delegate(delegateToC("a-child"), "b"),
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
+    });
     refusedOnB(await finishedOnB("a-child"), tasks, refusals);
     // The refused caller is the child on B, whose foreign parent is A's thread.
-    const child = readRows<{ parent_environment: string }>(b.home, "SELECT json_extract(data, '$.lineage.foreignParent.environmentId') AS parent_environment FROM threads WHERE id = ?", [refusalsOnB().at(-1)!.caller]);
+    const child = readRows<{ parent_environment: string }>(
+      b.home,
+      "SELECT json_extract(data, '$.lineage.foreignParent.environmentId') AS parent_environment FROM threads WHERE id = ?",
+      [refusalsOnB().at(-1)!.caller],
+    );
     expect(child).toEqual([{ parent_environment: expect.any(String) }]);
   });
 
   it("nor can that child's own sub-agent on B", async () => {
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
-    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate(delegate(delegateToC("a-grandchild")), "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onA, "create_threads", {
+      projectId: a.projectId,
+      threads: [
+        {
+          prompt: delegate(delegate(delegateToC("a-grandchild")), "b"),
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
+    });
     refusedOnB(await finishedOnB("a-grandchild"), tasks, refusals);
     const caller = refusalsOnB().at(-1)!.caller!;
-    expect(readRows(b.home, "SELECT id FROM threads WHERE id = ? AND relationship = 'subagent'", [caller])).toHaveLength(1);
+    expect(
+      readRows(b.home, "SELECT id FROM threads WHERE id = ? AND relationship = 'subagent'", [caller]),
+    ).toHaveLength(1);
   });
 
   it("nor a thread that child launches on B, and it is shown no linked environments", async () => {
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
     const launch = `@@tool t3_thread_launch ${JSON.stringify({ message: delegateToC("a-launched"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" })}`;
-    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate(launch, "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onA, "create_threads", {
+      projectId: a.projectId,
+      threads: [{ prompt: delegate(launch, "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+    });
     refusedOnB(await finishedOnB("a-launched"), tasks, refusals);
     // orchestrator_capabilities lists C to B's own agents only.
-    await mustCall(onA, "create_threads", { projectId: a.projectId, threads: [{ prompt: delegate("a-caps @@tool orchestrator_capabilities {}", "b"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onA, "create_threads", {
+      projectId: a.projectId,
+      threads: [
+        {
+          prompt: delegate("a-caps @@tool orchestrator_capabilities {}", "b"),
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
+    });
     expect(await finishedOnB("a-caps")).not.toContain('"environments"');
-    await mustCall(onB, "create_threads", { projectId: b.projectId, threads: [{ prompt: "b-caps @@tool orchestrator_capabilities {}", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    await mustCall(onB, "create_threads", {
+      projectId: b.projectId,
+      threads: [
+        {
+          prompt: "b-caps @@tool orchestrator_capabilities {}",
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
+    });
     expect(await finishedOnB("b-caps")).toContain('"environmentId":"c"');
   });
 
   it("nor a thread A created on B", async () => {
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
-    const created = await callTool(onA, "create_threads", { environmentId: "b", projectId: b.projectId, threads: [{ prompt: delegateToC("a-created"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    const created = await callTool(onA, "create_threads", {
+      environmentId: "b",
+      projectId: b.projectId,
+      threads: [
+        { prompt: delegateToC("a-created"), target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" },
+      ],
+    });
     expect(created.ok).toBe(true);
     refusedOnB(await finishedOnB("a-created"), tasks, refusals);
   });
 
   it("nor the run A's message starts in B's own thread; B's next message there reaches C again", async () => {
-    const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(onB, "create_threads", { projectId: b.projectId, threads: [{ title: "b's idle thread", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(onB, "create_threads", {
+      projectId: b.projectId,
+      threads: [{ title: "b's idle thread", target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }],
+    });
     const threadId = created.threads[0]!.thread.threadId;
     const [tasks, refusals] = [tasksOnC(), refusalsOnB().length];
     await mustCall(onA, "t3_thread_send", { environmentId: "b", threadId, message: delegateToC("a-sent") });

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 // for, so a run that silently fell back to the machine's Node, or loaded a native addon built for
 // another ABI, cannot pass.
 const ROOT = new URL("../../../", import.meta.url);
-const manifest = (path: string) => JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as { version?: string; engines?: { node?: string } };
+const manifest = (path: string) =>
+  JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as { version?: string; engines?: { node?: string } };
 
 describe("the Node running these tests", () => {
   it("is the one the run asked for, supported, and loads better-sqlite3 built for its ABI", () => {
@@ -24,7 +25,9 @@ describe("the Node running these tests", () => {
     expect(semver.satisfies(process.versions.node, manifest("package.json").engines!.node!)).toBe(true);
     const db = new Database(":memory:");
     try {
-      expect(db.prepare("SELECT sqlite_version() AS version").get()).toMatchObject({ version: expect.stringMatching(/^3\./) });
+      expect(db.prepare("SELECT sqlite_version() AS version").get()).toMatchObject({
+        version: expect.stringMatching(/^3\./),
+      });
     } finally {
       db.close();
     }

@@ -47,7 +47,11 @@ describe("switchyard schedules list", () => {
 
     const json = await runCli(["schedules", "list", "--home", lab.t.home, "--project", lab.t.workspace, "--json"]);
     expect(json.code, json.stderr).toBe(0);
-    const listed = JSON.parse(json.stdout) as { scheduledTaskId: string; webhookSignature: string | null; enabled: boolean }[];
+    const listed = JSON.parse(json.stdout) as {
+      scheduledTaskId: string;
+      webhookSignature: string | null;
+      enabled: boolean;
+    }[];
     expect(listed.map((task) => task.scheduledTaskId)).toEqual([nightly.scheduledTaskId, hook.scheduledTaskId]);
     expect(listed[1]).toMatchObject({ webhookSignature: "set", enabled: true });
     for (const output of [table.stdout, json.stdout]) expect(output).not.toContain(secret);

@@ -27,7 +27,11 @@ function terminalWrites(home: string, taskId: string): number[] {
   const counts = new Map<string, number>();
   const last = new Map<string, string>();
   for (const event of events) {
-    if (["completed", "failed", "cancelled", "interrupted"].includes(event.status) && last.get(event.entity_id) !== event.status) counts.set(event.entity_id, (counts.get(event.entity_id) ?? 0) + 1);
+    if (
+      ["completed", "failed", "cancelled", "interrupted"].includes(event.status) &&
+      last.get(event.entity_id) !== event.status
+    )
+      counts.set(event.entity_id, (counts.get(event.entity_id) ?? 0) + 1);
     last.set(event.entity_id, event.status);
   }
   return [...counts.values()];
@@ -35,7 +39,8 @@ function terminalWrites(home: string, taskId: string): number[] {
 
 /** Waits (bounded) until the wall clock is past an instant: the child process runs on real time. */
 async function until(ms: number): Promise<void> {
-  for (let i = 0; i < 100 && Date.now() <= ms; i += 1) await new Promise((resolve) => setTimeout(resolve, Math.min(100, ms - Date.now() + 5)));
+  for (let i = 0; i < 100 && Date.now() <= ms; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, ms - Date.now() + 5)));
 }
 
 describe("scheduled tasks across a host killed with SIGKILL", () => {
@@ -60,17 +65,37 @@ describe("scheduled tasks across a host killed with SIGKILL", () => {
     const { mcpUrl } = await child.ready;
     const projectId = await child.call<string>("project", { path: workspace });
     // The agent's turn holds its thread, so the task's run, bound to that thread, queues behind it.
-    const threadId = await child.call<string>("thread", { projectId, instance: "alpha", runtimeMode: "full-access", prompt: "@@gate busy @@reply busy-done" });
-    await child.call("waitFor", { sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'", params: [threadId], timeoutMs: 15_000 });
+    const threadId = await child.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      runtimeMode: "full-access",
+      prompt: "@@gate busy @@reply busy-done",
+    });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM attempts WHERE thread_id = ? AND status = 'running'",
+      params: [threadId],
+      timeoutMs: 15_000,
+    });
     const grants = await child.call<{ threadId: string; token: string }[]>("grants");
     const agent = await connectMcp(mcpUrl, grants.find((g) => g.threadId === threadId)!.token);
     const at = new Date(Date.now() + 1_500).toISOString();
-    const task = await mustCall<{ scheduledTaskId: string; boundThreadId: string }>(agent, "schedule_task", { prompt: "@@reply scheduled-after-crash", schedule: { type: "fixed_time", at } });
+    const task = await mustCall<{ scheduledTaskId: string; boundThreadId: string }>(agent, "schedule_task", {
+      prompt: "@@reply scheduled-after-crash",
+      schedule: { type: "fixed_time", at },
+    });
     await agent.close();
     expect(task.boundThreadId).toBe(threadId);
     // The trigger commits with its queued run; the run has not started when the host dies.
-    await child.call("waitFor", { sql: "SELECT 1 FROM scheduled_triggers WHERE task_id = ?", params: [task.scheduledTaskId], timeoutMs: 15_000 });
-    const before = rows<{ status: string }>(home, "SELECT status FROM runs WHERE json_extract(data, '$.scheduledTaskId') = ?", task.scheduledTaskId);
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM scheduled_triggers WHERE task_id = ?",
+      params: [task.scheduledTaskId],
+      timeoutMs: 15_000,
+    });
+    const before = rows<{ status: string }>(
+      home,
+      "SELECT status FROM runs WHERE json_extract(data, '$.scheduledTaskId') = ?",
+      task.scheduledTaskId,
+    );
     expect(before).toEqual([{ status: "queued" }]);
     await child.kill9();
 
@@ -133,9 +158,17 @@ describe("scheduled tasks across a host killed with SIGKILL", () => {
     await child.stop();
     child = null;
 
-    const triggers = rows<{ data: string }>(home, "SELECT data FROM scheduled_triggers WHERE task_id = ?", task.scheduledTaskId).map((row) => JSON.parse(row.data) as Record<string, unknown>);
+    const triggers = rows<{ data: string }>(
+      home,
+      "SELECT data FROM scheduled_triggers WHERE task_id = ?",
+      task.scheduledTaskId,
+    ).map((row) => JSON.parse(row.data) as Record<string, unknown>);
     expect(triggers).toHaveLength(1);
-    expect(triggers[0]).toMatchObject({ outcome: "started", scheduledFor: new Date(atMs).toISOString(), catchUp: true });
+    expect(triggers[0]).toMatchObject({
+      outcome: "started",
+      scheduledFor: new Date(atMs).toISOString(),
+      catchUp: true,
+    });
     expect(terminalWrites(home, task.scheduledTaskId)).toEqual([1]);
   });
 });

@@ -22,29 +22,50 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
   beforeAll(async () => {
     lab = await McpLab.start({
       // The clock crosses months between triggers a test reads back: keep them all.
-      scheduling: { timeZone: "Europe/Berlin", catchUpWindowMs: 6 * 3_600_000, triggerRetention: { maxAgeMs: 3_650 * 86_400_000 } },
+      scheduling: {
+        timeZone: "Europe/Berlin",
+        catchUpWindowMs: 6 * 3_600_000,
+        triggerRetention: { maxAgeMs: 3_650 * 86_400_000 },
+      },
       overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
     });
-    client = await connectMcp(lab.server.mcpUrl, lab.registry.issueClientToken({ ttlMs: 3_650 * 86_400_000, capabilities: ["orchestration:operate"] }).token);
+    client = await connectMcp(
+      lab.server.mcpUrl,
+      lab.registry.issueClientToken({ ttlMs: 3_650 * 86_400_000, capabilities: ["orchestration:operate"] }).token,
+    );
   });
   afterAll(async () => {
     await client.close();
     await lab.stop();
   });
 
-  const schedule = (args: Record<string, unknown>) => mustCall<Task>(client, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply on-time", ...args });
-  const triggersOf = (id: string) => lab.host.store.select("scheduledTrigger", "task_id = ?", [id], "ORDER BY created_at, rowid");
+  const schedule = (args: Record<string, unknown>) =>
+    mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt: "@@reply on-time",
+      ...args,
+    });
+  const triggersOf = (id: string) =>
+    lab.host.store.select("scheduledTrigger", "task_id = ?", [id], "ORDER BY created_at, rowid");
   /** Moves the clock and waits until the scheduler has looked at the tasks at that moment. */
   const jumpTo = async (iso: string) => {
     clock.set(Date.parse(iso));
     await lab.host.scheduler.settled();
   };
   const finished = async (trigger: ScheduledTriggerRecord) => {
-    const done = await lab.host.threads.waitForRun({ threadId: trigger.threadId!, runId: trigger.runId!, timeoutMs: 20_000 });
+    const done = await lab.host.threads.waitForRun({
+      threadId: trigger.threadId!,
+      runId: trigger.runId!,
+      timeoutMs: 20_000,
+    });
     expect(done.run!.status).toBe("completed");
     return done.run!;
   };
-  const nextRunAt = async (id: string) => (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find((t) => t.scheduledTaskId === id)!.nextRunAt;
+  const nextRunAt = async (id: string) =>
+    (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find(
+      (t) => t.scheduledTaskId === id,
+    )!.nextRunAt;
 
   it("fires a cron task at its time in the server's time zone, once, and then aims at the next day", async () => {
     const task = await schedule({ schedule: { type: "fixed_time", cron: "0 9 * * *" } });
@@ -54,9 +75,19 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
     expect(triggersOf(task.scheduledTaskId)).toHaveLength(0);
     await jumpTo("2030-01-10T08:00:00.200Z");
     const [fired] = triggersOf(task.scheduledTaskId);
-    expect(fired).toMatchObject({ kind: "fixed_time", outcome: "started", scheduledFor: "2030-01-10T08:00:00.000Z", catchUp: false, coalesced: 0 });
+    expect(fired).toMatchObject({
+      kind: "fixed_time",
+      outcome: "started",
+      scheduledFor: "2030-01-10T08:00:00.000Z",
+      catchUp: false,
+      coalesced: 0,
+    });
     const run = await finished(fired!);
-    expect(run).toMatchObject({ summary: "on-time", scheduledTaskId: task.scheduledTaskId, scheduledTriggerId: fired!.id });
+    expect(run).toMatchObject({
+      summary: "on-time",
+      scheduledTaskId: task.scheduledTaskId,
+      scheduledTriggerId: fired!.id,
+    });
     await jumpTo("2030-01-10T08:30:00.000Z");
     expect(triggersOf(task.scheduledTaskId)).toHaveLength(1);
     expect(await nextRunAt(task.scheduledTaskId)).toBe("2030-01-11T08:00:00.000Z");
@@ -88,7 +119,11 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
   it("runs a one-shot time once, in the server's time zone unless it carries an offset, and will not resume it after", async () => {
     await jumpTo("2030-11-01T08:00:00.000Z");
     const local = await schedule({ schedule: { type: "fixed_time", at: "2030-11-01T10:00" } });
-    expect(local.schedule).toEqual({ type: "fixed_time", at: "2030-11-01T10:00", atInstant: "2030-11-01T09:00:00.000Z" });
+    expect(local.schedule).toEqual({
+      type: "fixed_time",
+      at: "2030-11-01T10:00",
+      atInstant: "2030-11-01T09:00:00.000Z",
+    });
     const utc = await schedule({ schedule: { type: "fixed_time", at: "2030-11-01T10:00:00Z" } });
     expect(utc.nextRunAt).toBe("2030-11-01T10:00:00.000Z");
     await jumpTo("2030-11-01T09:00:00.100Z");
@@ -103,8 +138,11 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
     expect(triggersOf(local.scheduledTaskId)).toHaveLength(1);
     expect(triggersOf(utc.scheduledTaskId)).toHaveLength(1);
     await mustCall(client, "schedule_task", { scheduledTaskId: local.scheduledTaskId, enabled: false });
-    expect(await callTool(client, "schedule_task", { scheduledTaskId: local.scheduledTaskId, enabled: true })).toMatchObject({ ok: false, code: "invalid_request", message: expect.stringContaining("has passed") });
-    for (const task of [local, utc]) await mustCall(client, "delete_scheduled_task", { scheduledTaskId: task.scheduledTaskId });
+    expect(
+      await callTool(client, "schedule_task", { scheduledTaskId: local.scheduledTaskId, enabled: true }),
+    ).toMatchObject({ ok: false, code: "invalid_request", message: expect.stringContaining("has passed") });
+    for (const task of [local, utc])
+      await mustCall(client, "delete_scheduled_task", { scheduledTaskId: task.scheduledTaskId });
   });
 
   it("catches up missed interval occurrences with one run for all of them", async () => {
@@ -123,7 +161,12 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
     expect(await nextRunAt(task.scheduledTaskId)).toBe(slot(4));
     // Seven hours later the latest occurrence (+7:30) is five minutes old: it runs, standing for 41 others.
     await jumpTo(new Date(anchor + (7 * 60 + 35) * 60_000).toISOString());
-    expect(triggersOf(task.scheduledTaskId)[1]).toMatchObject({ outcome: "started", scheduledFor: slot(45), catchUp: true, coalesced: 41 });
+    expect(triggersOf(task.scheduledTaskId)[1]).toMatchObject({
+      outcome: "started",
+      scheduledFor: slot(45),
+      catchUp: true,
+      coalesced: 41,
+    });
     await finished(triggersOf(task.scheduledTaskId)[1]!);
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: task.scheduledTaskId });
   });
@@ -135,17 +178,33 @@ describe("fixed-time tasks and catch-up, at a controlled clock", () => {
     // The server was down from before 09:00 until 16:00 (Berlin): seven hours, beyond the six-hour window.
     await jumpTo("2030-12-10T15:00:00.000Z");
     const [missed] = triggersOf(task.scheduledTaskId);
-    expect(missed).toMatchObject({ outcome: "skipped", reason: "missed", scheduledFor: "2030-12-10T08:00:00.000Z", runId: null });
+    expect(missed).toMatchObject({
+      outcome: "skipped",
+      reason: "missed",
+      scheduledFor: "2030-12-10T08:00:00.000Z",
+      runId: null,
+    });
     expect(missed!.detail).toContain("beyond the catch-up window (scheduling.catchUpWindowMs");
     expect(await nextRunAt(task.scheduledTaskId)).toBe("2030-12-11T08:00:00.000Z");
     await jumpTo("2030-12-11T08:00:00.100Z");
-    expect(triggersOf(task.scheduledTaskId)[1]).toMatchObject({ outcome: "started", scheduledFor: "2030-12-11T08:00:00.000Z", catchUp: false });
+    expect(triggersOf(task.scheduledTaskId)[1]).toMatchObject({
+      outcome: "started",
+      scheduledFor: "2030-12-11T08:00:00.000Z",
+      catchUp: false,
+    });
     await finished(triggersOf(task.scheduledTaskId)[1]!);
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: task.scheduledTaskId });
   });
 
   it("refuses a cron expression that fires more often than the floor", async () => {
-    expect(await callTool(client, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "x", schedule: { type: "fixed_time", cron: "*/10 * * * * *" } })).toMatchObject({
+    expect(
+      await callTool(client, "schedule_task", {
+        projectId: lab.projectId,
+        target: { providerInstanceId: "alpha" },
+        prompt: "x",
+        schedule: { type: "fixed_time", cron: "*/10 * * * * *" },
+      }),
+    ).toMatchObject({
       ok: false,
       code: "invalid_request",
       message: expect.stringContaining("more often than the 60000 ms floor (scheduling.minIntervalMs)"),

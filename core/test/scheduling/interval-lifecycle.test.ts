@@ -6,16 +6,28 @@ import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { McpLab } from "../support/mcp-lab.js";
 import { JumpClock } from "../support/jump-clock.js";
 
-type Task = { scheduledTaskId: string; enabled: boolean; nextRunAt: string | null; runCount: number; schedule: Record<string, unknown> };
+type Task = {
+  scheduledTaskId: string;
+  enabled: boolean;
+  nextRunAt: string | null;
+  runCount: number;
+  schedule: Record<string, unknown>;
+};
 
 describe("an interval task over the real MCP endpoint (sub-second floor)", () => {
   let lab: McpLab;
   let client: Client;
   const clock = new JumpClock();
   beforeAll(async () => {
-    lab = await McpLab.start({ scheduling: { minIntervalMs: 100, maxPromptChars: 1_000 }, overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }) });
+    lab = await McpLab.start({
+      scheduling: { minIntervalMs: 100, maxPromptChars: 1_000 },
+      overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
+    });
     // A long-lived token: the test moves the clock forward.
-    client = await connectMcp(lab.server.mcpUrl, lab.registry.issueClientToken({ ttlMs: 30 * 86_400_000, capabilities: ["orchestration:operate"] }).token);
+    client = await connectMcp(
+      lab.server.mcpUrl,
+      lab.registry.issueClientToken({ ttlMs: 30 * 86_400_000, capabilities: ["orchestration:operate"] }).token,
+    );
   });
   afterAll(async () => {
     await client.close();
@@ -28,7 +40,10 @@ describe("an interval task over the real MCP endpoint (sub-second floor)", () =>
     const reached = await lab.host.waiter.waitFor(() => (triggers(id) >= n ? true : null), { timeoutMs: 20_000 });
     expect(reached, `${n} triggers of ${id}`).toBe(true);
   };
-  const task = async (id: string) => (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find((t) => t.scheduledTaskId === id);
+  const task = async (id: string) =>
+    (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find(
+      (t) => t.scheduledTaskId === id,
+    );
 
   it("runs on its interval, pauses with enabled: false, resumes, and never runs again once deleted", async () => {
     const created = await mustCall<Task & { created: boolean }>(client, "schedule_task", {
@@ -44,7 +59,10 @@ describe("an interval task over the real MCP endpoint (sub-second floor)", () =>
     expect(runs.length).toBeGreaterThanOrEqual(1);
     for (const run of runs) expect(run.creationSource).toBe("scheduler");
 
-    const paused = await mustCall<Task>(client, "schedule_task", { scheduledTaskId: created.scheduledTaskId, enabled: false });
+    const paused = await mustCall<Task>(client, "schedule_task", {
+      scheduledTaskId: created.scheduledTaskId,
+      enabled: false,
+    });
     expect(paused).toMatchObject({ enabled: false, nextRunAt: null });
     await lab.host.scheduler.settled();
     const whilePaused = triggers(created.scheduledTaskId);
@@ -54,10 +72,18 @@ describe("an interval task over the real MCP endpoint (sub-second floor)", () =>
     expect(triggers(created.scheduledTaskId)).toBe(whilePaused);
 
     // Resumed, it counts from now: the paused ten minutes are not caught up, and it runs again.
-    const resumed = await mustCall<Task>(client, "schedule_task", { scheduledTaskId: created.scheduledTaskId, enabled: true });
+    const resumed = await mustCall<Task>(client, "schedule_task", {
+      scheduledTaskId: created.scheduledTaskId,
+      enabled: true,
+    });
     expect(resumed.enabled).toBe(true);
     await waitForTriggers(created.scheduledTaskId, whilePaused + 1);
-    const afterResume = lab.host.store.select("scheduledTrigger", "task_id = ?", [created.scheduledTaskId], "ORDER BY created_at DESC LIMIT 1")[0]!;
+    const afterResume = lab.host.store.select(
+      "scheduledTrigger",
+      "task_id = ?",
+      [created.scheduledTaskId],
+      "ORDER BY created_at DESC LIMIT 1",
+    )[0]!;
     expect(afterResume.coalesced).toBe(0);
 
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: created.scheduledTaskId });
@@ -79,7 +105,10 @@ describe("an interval task over the real MCP endpoint (sub-second floor)", () =>
     const eventsBefore = lab.host.store.lastSequence();
     const base = { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply x" };
     const refusals: [Record<string, unknown>, string][] = [
-      [{ schedule: { type: "fixed_time", cron: "61 * * * *" } }, "is not a cron expression: Invalid value for minute: 61"],
+      [
+        { schedule: { type: "fixed_time", cron: "61 * * * *" } },
+        "is not a cron expression: Invalid value for minute: 61",
+      ],
       [{ schedule: { type: "fixed_time", cron: "0 9 * *" } }, "is not a cron expression"],
       [{ schedule: { type: "fixed_time", cron: "0 0 30 2 *" } }, "never fires"],
       [{ schedule: { type: "interval", everyMs: 50 } }, "outside 100 (the floor, scheduling.minIntervalMs)"],
@@ -93,42 +122,81 @@ describe("an interval task over the real MCP endpoint (sub-second floor)", () =>
       [{ schedule: { type: "webhook", dedupe: { bodyHash: false } } }, "needs a deliveryIdHeader"],
       [{ schedule: "{not json" }, "is a string that is not the JSON of a schedule object"],
       [{ schedule: { type: "hourly" } }, "schedule"],
-      [{ prompt: "x".repeat(1_001), schedule: { type: "interval", everyMs: 60_000 } }, "more than the 1000 a scheduled task may have (scheduling.maxPromptChars)"],
+      [
+        { prompt: "x".repeat(1_001), schedule: { type: "interval", everyMs: 60_000 } },
+        "more than the 1000 a scheduled task may have (scheduling.maxPromptChars)",
+      ],
       [{ prompt: "   ", schedule: { type: "interval", everyMs: 60_000 } }, "prompt is empty"],
       [{ prompt: undefined, schedule: { type: "interval", everyMs: 60_000 } }, "prompt is required"],
       [{ schedule: undefined }, "schedule is required"],
-      [{ projectId: "project_missing", schedule: { type: "interval", everyMs: 60_000 } }, "Project project_missing does not exist"],
+      [
+        { projectId: "project_missing", schedule: { type: "interval", everyMs: 60_000 } },
+        "Project project_missing does not exist",
+      ],
       [{ target: { providerInstanceId: "gamma" }, schedule: { type: "interval", everyMs: 60_000 } }, "disabled"],
     ];
     for (const [args, message] of refusals) {
       const outcome = await callTool(client, "schedule_task", { ...base, ...args });
-      expect(outcome, JSON.stringify(args).slice(0, 120)).toMatchObject({ ok: false, message: expect.stringContaining(message) });
+      expect(outcome, JSON.stringify(args).slice(0, 120)).toMatchObject({
+        ok: false,
+        message: expect.stringContaining(message),
+      });
       if (!outcome.ok) expect(["invalid_request", "provider_unavailable"]).toContain(outcome.code);
     }
     // A schedule sent as a JSON string (as some harnesses send nested objects) is read as the object.
-    const asString = await mustCall<Task>(client, "schedule_task", { ...base, schedule: JSON.stringify({ type: "interval", everyMs: 3_600_000 }) });
+    const asString = await mustCall<Task>(client, "schedule_task", {
+      ...base,
+      schedule: JSON.stringify({ type: "interval", everyMs: 3_600_000 }),
+    });
     expect(asString.schedule).toEqual({ type: "interval", everyMs: 3_600_000 });
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: asString.scheduledTaskId });
     // An update with bad input changes nothing either.
-    const kept = await mustCall<Task & { updatedAt: string }>(client, "schedule_task", { ...base, schedule: { type: "interval", everyMs: 3_600_000 } });
-    expect(await callTool(client, "schedule_task", { scheduledTaskId: kept.scheduledTaskId, prompt: "@@reply changed", schedule: { type: "interval", everyMs: 1 } })).toMatchObject({ ok: false, code: "invalid_request" });
-    expect(lab.host.store.get("scheduledTask", kept.scheduledTaskId)).toMatchObject({ prompt: "@@reply x", updatedAt: kept.updatedAt });
-    expect(await callTool(client, "schedule_task", { scheduledTaskId: "sched_missing", enabled: false })).toMatchObject({ ok: false, code: "task_not_found" });
-    expect(await callTool(client, "delete_scheduled_task", { scheduledTaskId: "sched_missing" })).toMatchObject({ ok: false, code: "task_not_found" });
+    const kept = await mustCall<Task & { updatedAt: string }>(client, "schedule_task", {
+      ...base,
+      schedule: { type: "interval", everyMs: 3_600_000 },
+    });
+    expect(
+      await callTool(client, "schedule_task", {
+        scheduledTaskId: kept.scheduledTaskId,
+        prompt: "@@reply changed",
+        schedule: { type: "interval", everyMs: 1 },
+      }),
+    ).toMatchObject({ ok: false, code: "invalid_request" });
+    expect(lab.host.store.get("scheduledTask", kept.scheduledTaskId)).toMatchObject({
+      prompt: "@@reply x",
+      updatedAt: kept.updatedAt,
+    });
+    expect(await callTool(client, "schedule_task", { scheduledTaskId: "sched_missing", enabled: false })).toMatchObject(
+      { ok: false, code: "task_not_found" },
+    );
+    expect(await callTool(client, "delete_scheduled_task", { scheduledTaskId: "sched_missing" })).toMatchObject({
+      ok: false,
+      code: "task_not_found",
+    });
     await mustCall(client, "delete_scheduled_task", { scheduledTaskId: kept.scheduledTaskId });
     expect(lab.host.store.count("scheduledTask", "1 = 1")).toBe(before);
     // Only the two tasks created here and deleted again wrote events.
     const written = lab.host.store.eventsAfter(eventsBefore).filter((event) => event.entity === "scheduledTask");
-    expect(new Set(written.map((event) => (event.record as { id: string }).id))).toEqual(new Set([asString.scheduledTaskId, kept.scheduledTaskId]));
+    expect(new Set(written.map((event) => (event.record as { id: string }).id))).toEqual(
+      new Set([asString.scheduledTaskId, kept.scheduledTaskId]),
+    );
   });
 
   it("refuses a time zone the runtime does not know, in the config, naming the field", () => {
-    expect(() => parseConfig({ scheduling: { timeZone: "Mars/Olympus_Mons" } }, "/home/me/.switchyard/config.json")).toThrowError(/scheduling\.timeZone: is not a time zone this runtime knows/);
-    expect(parseConfig({ scheduling: { timeZone: "Europe/Berlin" } }, "config.json").scheduling.timeZone).toBe("Europe/Berlin");
+    expect(() =>
+      parseConfig({ scheduling: { timeZone: "Mars/Olympus_Mons" } }, "/home/me/.switchyard/config.json"),
+    ).toThrowError(/scheduling\.timeZone: is not a time zone this runtime knows/);
+    expect(parseConfig({ scheduling: { timeZone: "Europe/Berlin" } }, "config.json").scheduling.timeZone).toBe(
+      "Europe/Berlin",
+    );
   });
 
   it("reports scheduling as a feature, with the interval floor", async () => {
-    const caps = await mustCall<{ features: { scheduling: boolean }; limits: { minScheduleIntervalMs: number } }>(client, "orchestrator_capabilities", {});
+    const caps = await mustCall<{ features: { scheduling: boolean }; limits: { minScheduleIntervalMs: number } }>(
+      client,
+      "orchestrator_capabilities",
+      {},
+    );
     expect(caps.features.scheduling).toBe(true);
     expect(caps.limits.minScheduleIntervalMs).toBe(100);
   });

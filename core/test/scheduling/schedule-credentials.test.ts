@@ -29,17 +29,33 @@ describe("scheduled tasks never outlive the credential that made them", () => {
   let tokens = 0;
 
   beforeAll(async () => {
-    lab = await McpLab.start({ scheduling: { minIntervalMs: 10 }, overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }) });
+    lab = await McpLab.start({
+      scheduling: { minIntervalMs: 10 },
+      overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
+    });
   });
   afterAll(async () => lab.stop());
 
   const issue = (options: { capabilities?: CredentialCapability[]; ceiling?: ModeCeiling; ttlMs?: number } = {}) =>
-    lab.registry.issueClientToken({ ttlMs: options.ttlMs ?? 30 * 86_400_000, capabilities: options.capabilities ?? ["orchestration:operate"], label: `t${++tokens}`, ...(options.ceiling ? { ceiling: options.ceiling } : {}) });
+    lab.registry.issueClientToken({
+      ttlMs: options.ttlMs ?? 30 * 86_400_000,
+      capabilities: options.capabilities ?? ["orchestration:operate"],
+      label: `t${++tokens}`,
+      ...(options.ceiling ? { ceiling: options.ceiling } : {}),
+    });
   const clientOf = (token: string) => connectMcp(lab.server.mcpUrl, token);
-  const taskAs = async (client: Client, id: string) => (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find((t) => t.scheduledTaskId === id)!;
+  const taskAs = async (client: Client, id: string) =>
+    (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks.find(
+      (t) => t.scheduledTaskId === id,
+    )!;
   const started = (id: string) => lab.host.store.count("scheduledTrigger", "task_id = ? AND outcome = 'started'", [id]);
   const interval = (client: Client, prompt = "@@reply tick @@wait 0") =>
-    mustCall<Task>(client, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt, schedule: { type: "interval", everyMs: 60_000 } });
+    mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt,
+      schedule: { type: "interval", everyMs: 60_000 },
+    });
   /** Moves the clock past the next occurrence and waits until the scheduler looked. */
   const nextOccurrence = async () => {
     clock.advance(61_000);
@@ -61,7 +77,11 @@ describe("scheduled tasks never outlive the credential that made them", () => {
 
     const operator = await clientOf(issue().token);
     const paused = await taskAs(operator, task.scheduledTaskId);
-    expect(paused).toMatchObject({ enabled: false, pausedReason: "credential_revoked", authority: { kind: "token", id: maker.id, state: "revoked" } });
+    expect(paused).toMatchObject({
+      enabled: false,
+      pausedReason: "credential_revoked",
+      authority: { kind: "token", id: maker.id, state: "revoked" },
+    });
     expect(paused.pausedDetail).toContain(`Token ${maker.id}`);
     // The server never heard the CLI's commit: the task's occurrence comes and starts nothing.
     await nextOccurrence();
@@ -69,10 +89,19 @@ describe("scheduled tasks never outlive the credential that made them", () => {
 
     // Resuming takes operate, and modes at least as broad as the task's (the maker's ceiling was the broadest).
     const reader = await clientOf(issue({ capabilities: ["orchestration:read"] }).token);
-    const narrow = await clientOf(issue({ ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token);
-    expect(await callTool(reader, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true })).toMatchObject({ ok: false, code: "capability_denied" });
-    expect(await callTool(narrow, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true })).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
-    const resumed = await mustCall<Task>(operator, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true });
+    const narrow = await clientOf(
+      issue({ ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token,
+    );
+    expect(
+      await callTool(reader, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true }),
+    ).toMatchObject({ ok: false, code: "capability_denied" });
+    expect(
+      await callTool(narrow, "schedule_task", { scheduledTaskId: task.scheduledTaskId, enabled: true }),
+    ).toMatchObject({ ok: false, code: "runtime_mode_escalation_denied" });
+    const resumed = await mustCall<Task>(operator, "schedule_task", {
+      scheduledTaskId: task.scheduledTaskId,
+      enabled: true,
+    });
     const operatorId = resumed.authority!.id!;
     expect(resumed).toMatchObject({ enabled: true, pausedReason: null, authority: { kind: "token", state: "active" } });
     expect(operatorId).not.toBe(maker.id);
@@ -85,22 +114,37 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     const shortLived = issue({ ttlMs: 10 * 60_000 });
     const client = await clientOf(shortLived.token);
     const timed = await interval(client);
-    const hook = await mustCall<Task>(client, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply hooked @@wait 0", schedule: { type: "webhook" } });
+    const hook = await mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt: "@@reply hooked @@wait 0",
+      schedule: { type: "webhook" },
+    });
     await client.close();
     const startedBefore = started(timed.scheduledTaskId);
 
     // Eleven minutes on, the token has expired: no revoke event, only the clock.
     clock.advance(11 * 60_000);
     await lab.host.scheduler.settled();
-    await until("the expired token's task to pause", () => lab.host.store.get("scheduledTask", timed.scheduledTaskId)!.enabled === false);
-    expect(lab.host.store.get("scheduledTask", timed.scheduledTaskId)!.pause).toMatchObject({ reason: "credential_expired" });
+    await until(
+      "the expired token's task to pause",
+      () => lab.host.store.get("scheduledTask", timed.scheduledTaskId)!.enabled === false,
+    );
+    expect(lab.host.store.get("scheduledTask", timed.scheduledTaskId)!.pause).toMatchObject({
+      reason: "credential_expired",
+    });
     expect(started(timed.scheduledTaskId)).toBe(startedBefore);
 
     // A webhook whose token was revoked without its tasks being paused (the registry only):
     // the next request pauses it and is recorded as skipped, starting nothing.
     const webhookMaker = issue();
     const makerClient = await clientOf(webhookMaker.token);
-    const revokedHook = await mustCall<Task>(makerClient, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply hooked @@wait 0", schedule: { type: "webhook" } });
+    const revokedHook = await mustCall<Task>(makerClient, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt: "@@reply hooked @@wait 0",
+      schedule: { type: "webhook" },
+    });
     await makerClient.close();
     expect(lab.registry.revoke(webhookMaker.id)).toBe(true);
     const lapsed = await httpRequest(revokedHook.webhookUrl!, { body: "{}" });
@@ -113,7 +157,9 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     // The expired token's webhook task was paused too (by the scheduler's look after the jump, or by this request).
     const expiredHook = await httpRequest(hook.webhookUrl!, { body: "{}" });
     expect(expiredHook.json).toMatchObject({ status: "skipped" });
-    expect(lab.host.store.get("scheduledTask", hook.scheduledTaskId)!.pause).toMatchObject({ reason: "credential_expired" });
+    expect(lab.host.store.get("scheduledTask", hook.scheduledTaskId)!.pause).toMatchObject({
+      reason: "credential_expired",
+    });
   });
 
   it("binds an agent's task to the credential that started its thread's tree, not to the agent's own session credential", async () => {
@@ -121,7 +167,13 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     const starterClient = await clientOf(starter.token);
     const created = await mustCall<{ threads: { thread: { threadId: string } }[] }>(starterClient, "create_threads", {
       projectId: lab.projectId,
-      threads: [{ target: { providerInstanceId: "alpha" }, prompt: "@@gate agent-of-token @@reply done", runtimeMode: "full-access" }],
+      threads: [
+        {
+          target: { providerInstanceId: "alpha" },
+          prompt: "@@gate agent-of-token @@reply done",
+          runtimeMode: "full-access",
+        },
+      ],
     });
     const threadId = created.threads[0]!.thread.threadId;
     await lab.waitForLiveTurn(threadId);
@@ -132,9 +184,15 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     const revoked = await runCli(["token", "revoke", starter.id, "--home", lab.t.home, "--json"]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: starter.id, revoked: true, pausedSchedules: 1 });
-    expect(lab.host.store.get("scheduledTask", agentTask.scheduledTaskId)).toMatchObject({ enabled: false, pause: { reason: "credential_revoked" } });
+    expect(lab.host.store.get("scheduledTask", agentTask.scheduledTaskId)).toMatchObject({
+      enabled: false,
+      pause: { reason: "credential_revoked" },
+    });
     // The agent's own credential still works, but what it schedules would run under a revoked one.
-    const refused = await callTool(agent, "schedule_task", { prompt: "@@reply again", schedule: { type: "interval", everyMs: 60_000 } });
+    const refused = await callTool(agent, "schedule_task", {
+      prompt: "@@reply again",
+      schedule: { type: "interval", everyMs: 60_000 },
+    });
     expect(refused).toMatchObject({ ok: false, code: "capability_denied" });
     expect(refused.ok ? "" : refused.message).toContain(`token ${starter.id}`);
     lab.release("agent-of-token");
@@ -149,7 +207,12 @@ describe("scheduled tasks never outlive the credential that made them", () => {
 
   it("pauses a task that records no credential (made before tasks recorded one), lists why, and the owner resumes it with the CLI", async () => {
     const client = await clientOf(issue().token);
-    const made = await mustCall<Task>(client, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply legacy @@wait 0", schedule: { type: "webhook" } });
+    const made = await mustCall<Task>(client, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt: "@@reply legacy @@wait 0",
+      schedule: { type: "webhook" },
+    });
     await client.close();
     // The task as an older Switchyard wrote it: no authority, no pause.
     lab.host.engine.execute({
@@ -162,17 +225,28 @@ describe("scheduled tasks never outlive the credential that made them", () => {
         return null;
       },
     });
-    expect(lab.host.store.db.prepare("SELECT authority_id FROM scheduled_tasks WHERE id = ?").get(made.scheduledTaskId)).toEqual({ authority_id: null });
+    expect(
+      lab.host.store.db.prepare("SELECT authority_id FROM scheduled_tasks WHERE id = ?").get(made.scheduledTaskId),
+    ).toEqual({ authority_id: null });
     // The scheduler's next look (at start, then every few minutes) pauses it.
     clock.advance(6 * 60_000);
-    await until("the legacy task to pause", () => lab.host.store.get("scheduledTask", made.scheduledTaskId)!.enabled === false);
+    await until(
+      "the legacy task to pause",
+      () => lab.host.store.get("scheduledTask", made.scheduledTaskId)!.enabled === false,
+    );
 
     const listed = await runCli(["schedules", "list", "--home", lab.t.home]);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout.split("\n").find((line) => line.startsWith(made.scheduledTaskId))).toContain("paused: authority_unknown");
+    expect(listed.stdout.split("\n").find((line) => line.startsWith(made.scheduledTaskId))).toContain(
+      "paused: authority_unknown",
+    );
     const resumed = await runCli(["schedules", "resume", made.scheduledTaskId, "--home", lab.t.home, "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ enabled: true, pausedReason: null, authority: { kind: "owner", state: "active" } });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      enabled: true,
+      pausedReason: null,
+      authority: { kind: "owner", state: "active" },
+    });
     const answer = await httpRequest(made.webhookUrl!, { body: "{}" });
     expect(answer.status, answer.text).toBe(202);
 

@@ -12,16 +12,27 @@ describe("the scheduled-task tables' migration", () => {
     try {
       const file = join(dir, "switchyard.db");
       const old = new Database(file);
-      migrate(old, MIGRATIONS.filter((migration) => migration.version < 4));
+      migrate(
+        old,
+        MIGRATIONS.filter((migration) => migration.version < 4),
+      );
       old.prepare("INSERT INTO settings (key, value) VALUES ('environment_id', 'env_kept')").run();
       old.close();
 
       const store = new Store(file);
       try {
-        const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
+        const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as {
+          version: number;
+        }[];
         expect(versions).toContainEqual({ version: 4 });
-        expect(versions.filter((row) => row.version < 4)).toEqual(MIGRATIONS.filter((m) => m.version < 4).map((m) => ({ version: m.version })).sort((a, b) => a.version - b.version));
-        expect(store.db.prepare("SELECT value FROM settings WHERE key = 'environment_id'").get()).toEqual({ value: "env_kept" });
+        expect(versions.filter((row) => row.version < 4)).toEqual(
+          MIGRATIONS.filter((m) => m.version < 4)
+            .map((m) => ({ version: m.version }))
+            .sort((a, b) => a.version - b.version),
+        );
+        expect(store.db.prepare("SELECT value FROM settings WHERE key = 'environment_id'").get()).toEqual({
+          value: "env_kept",
+        });
         const now = new Date().toISOString();
         store.transaction(() =>
           store.append(

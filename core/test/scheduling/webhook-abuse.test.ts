@@ -31,7 +31,9 @@ describe("webhooks that cannot be abused: replays, a URL anyone can read, floods
     lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities, ...(ceiling ? { ceiling } : {}) }).token;
 
   beforeAll(async () => {
-    lab = await McpLab.start({ scheduling: { webhookReplayWindowMs: 60_000, webhookRateLimit: { requests: 3, windowMs: 60_000 } } });
+    lab = await McpLab.start({
+      scheduling: { webhookReplayWindowMs: 60_000, webhookRateLimit: { requests: 3, windowMs: 60_000 } },
+    });
     operator = await connectMcp(lab.server.mcpUrl, tokenWith(["orchestration:operate"]));
   });
   afterAll(async () => {
@@ -40,7 +42,12 @@ describe("webhooks that cannot be abused: replays, a URL anyone can read, floods
   });
 
   const schedule = (args: Record<string, unknown>) =>
-    mustCall<Task>(operator, "schedule_task", { projectId: lab.projectId, target: { providerInstanceId: "alpha" }, prompt: "@@reply hooked @@wait 0", ...args });
+    mustCall<Task>(operator, "schedule_task", {
+      projectId: lab.projectId,
+      target: { providerInstanceId: "alpha" },
+      prompt: "@@reply hooked @@wait 0",
+      ...args,
+    });
   const triggerCount = (id: string) => lab.host.store.count("scheduledTrigger", "task_id = ?", [id]);
 
   it("refuses a signed delivery replayed with its timestamp spelled another way, and records it once", async () => {
@@ -49,19 +56,28 @@ describe("webhooks that cannot be abused: replays, a URL anyone can read, floods
     const body = JSON.stringify({ action: "deployed" });
     const ts = String(Math.floor(Date.now() / 1000));
     const sig = signature(secret, body, ts);
-    const first = await httpRequest(task.webhookUrl!, { headers: { "x-switchyard-timestamp": ts, "x-switchyard-signature": sig }, body });
+    const first = await httpRequest(task.webhookUrl!, {
+      headers: { "x-switchyard-timestamp": ts, "x-switchyard-signature": sig },
+      body,
+    });
     expect(first.status, first.text).toBe(202);
 
     // The attack: the HMAC check read the number (so "0"+ts verified), the replay check hashed
     // the raw header (so "0"+ts was new). Every other spelling is refused before anything runs.
     for (const spelled of [`0${ts}`, `00${ts}`, `+${ts}`, `${ts}.0`, `${ts}e0`]) {
-      const replay = await httpRequest(task.webhookUrl!, { headers: { "x-switchyard-timestamp": spelled, "x-switchyard-signature": sig }, body });
+      const replay = await httpRequest(task.webhookUrl!, {
+        headers: { "x-switchyard-timestamp": spelled, "x-switchyard-signature": sig },
+        body,
+      });
       expect(replay.status, `${spelled}: ${replay.text}`).toBe(400);
       expect(replay.json).toMatchObject({ error: "timestamp_invalid" });
       expect(String(replay.json!.error_description)).toContain(JSON.stringify(spelled));
     }
     // The same signed content with the signature spelled in capitals is the same delivery.
-    const upper = await httpRequest(task.webhookUrl!, { headers: { "x-switchyard-timestamp": ts, "x-switchyard-signature": `sha256=${sig.slice(7).toUpperCase()}` }, body });
+    const upper = await httpRequest(task.webhookUrl!, {
+      headers: { "x-switchyard-timestamp": ts, "x-switchyard-signature": `sha256=${sig.slice(7).toUpperCase()}` },
+      body,
+    });
     expect(upper).toMatchObject({ status: 409, json: { error: "replayed" } });
     expect(triggerCount(task.scheduledTaskId)).toBe(1);
   });
@@ -75,15 +91,22 @@ describe("webhooks that cannot be abused: replays, a URL anyone can read, floods
     // A read-only token, and an operator whose ceiling is narrower than the task's modes (it
     // could not change the task, so it must not trigger it at the task's full modes either).
     const reader = await connectMcp(lab.server.mcpUrl, tokenWith(["orchestration:read"]));
-    const narrow = await connectMcp(lab.server.mcpUrl, tokenWith(["orchestration:operate"], { runtimeMode: "approval-required", interactionMode: "default" }));
+    const narrow = await connectMcp(
+      lab.server.mcpUrl,
+      tokenWith(["orchestration:operate"], { runtimeMode: "approval-required", interactionMode: "default" }),
+    );
     try {
       for (const client of [reader, narrow]) {
-        const listed = (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId })).tasks;
+        const listed = (await mustCall<{ tasks: Task[] }>(client, "list_scheduled_tasks", { projectId: lab.projectId }))
+          .tasks;
         const hidden = listed.find((t) => t.scheduledTaskId === task.scheduledTaskId)!;
         expect(hidden).toMatchObject({ webhookUrl: null, webhookPath: null, webhookUrlHidden: true });
         expect(hidden.warning).toContain("only a caller that may change the task");
         // A signed task's URL is no credential (each request is signed): it stays visible.
-        expect(listed.find((t) => t.scheduledTaskId === signed.scheduledTaskId)).toMatchObject({ webhookUrlHidden: false, webhookPath: `/hooks/${signed.scheduledTaskId}` });
+        expect(listed.find((t) => t.scheduledTaskId === signed.scheduledTaskId)).toMatchObject({
+          webhookUrlHidden: false,
+          webhookPath: `/hooks/${signed.scheduledTaskId}`,
+        });
         expect(JSON.stringify(listed)).not.toContain(task.webhookPath!.split("/").at(-1));
       }
     } finally {
@@ -99,7 +122,9 @@ describe("webhooks that cannot be abused: replays, a URL anyone can read, floods
     const bare = await httpRequest(`${lab.server.url}/hooks/${task.scheduledTaskId}`, { body: "{}" });
     expect(bare.status, bare.text).toBe(403);
     expect(bare.json).toMatchObject({ error: "url_key_invalid" });
-    const guessed = await httpRequest(`${lab.server.url}/hooks/${task.scheduledTaskId}/${"A".repeat(32)}`, { body: "{}" });
+    const guessed = await httpRequest(`${lab.server.url}/hooks/${task.scheduledTaskId}/${"A".repeat(32)}`, {
+      body: "{}",
+    });
     expect(guessed).toMatchObject({ status: 403, json: { error: "url_key_invalid" } });
     expect(triggerCount(task.scheduledTaskId)).toBe(0);
     // Its own URL is taken (the task is paused, so the request is recorded as skipped).
@@ -137,18 +162,31 @@ describe("trigger retention", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start({
-      scheduling: { webhookReplayWindowMs: 60_000, webhookRateLimit: { requests: 100, windowMs: 60_000 }, triggerRetention: { maxPerTask: 3, maxAgeMs: 86_400_000 } },
+      scheduling: {
+        webhookReplayWindowMs: 60_000,
+        webhookRateLimit: { requests: 100, windowMs: 60_000 },
+        triggerRetention: { maxPerTask: 3, maxAgeMs: 86_400_000 },
+      },
       overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
     });
-    operator = await connectMcp(lab.server.mcpUrl, lab.registry.issueClientToken({ ttlMs: 30 * 86_400_000, capabilities: ["orchestration:operate"] }).token);
+    operator = await connectMcp(
+      lab.server.mcpUrl,
+      lab.registry.issueClientToken({ ttlMs: 30 * 86_400_000, capabilities: ["orchestration:operate"] }).token,
+    );
   });
   afterAll(async () => {
     await operator.close();
     await lab.stop();
   });
 
-  const triggerIds = (id: string) => lab.host.store.select("scheduledTrigger", "task_id = ?", [id], "ORDER BY created_at, rowid").map((t) => t.id);
-  const eventsOf = (triggerId: string) => (lab.host.store.db.prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'scheduledTrigger' AND entity_id = ?").get(triggerId) as { n: number }).n;
+  const triggerIds = (id: string) =>
+    lab.host.store.select("scheduledTrigger", "task_id = ?", [id], "ORDER BY created_at, rowid").map((t) => t.id);
+  const eventsOf = (triggerId: string) =>
+    (
+      lab.host.store.db
+        .prepare("SELECT COUNT(*) AS n FROM events WHERE entity = 'scheduledTrigger' AND entity_id = ?")
+        .get(triggerId) as { n: number }
+    ).n;
   const receiptOf = (triggerId: string) => lab.host.store.getReceipt(`cmd:scheduled_task.webhook:${triggerId}`);
 
   it("keeps a task's newest triggers and never one whose run has not finished; pruned ones leave the log, their receipts and the projection alike", async () => {
@@ -169,7 +207,8 @@ describe("trigger retention", () => {
     const runId = started.json!.runId as string;
     await lab.waitForLiveTurn(started.json!.threadId as string);
     // A flood while the run is held: each request is an overlap skip, recorded.
-    for (let n = 1; n <= 5; n += 1) expect((await post(n)).json).toMatchObject({ status: "skipped", reason: "overlap" });
+    for (let n = 1; n <= 5; n += 1)
+      expect((await post(n)).json).toMatchObject({ status: "skipped", reason: "overlap" });
     const flood = triggerIds(task.scheduledTaskId);
     expect(flood).toHaveLength(6);
     for (const id of flood) expect(eventsOf(id)).toBe(1);
@@ -192,12 +231,22 @@ describe("trigger retention", () => {
 
     // Once its run finished, it goes too; the run and its thread stay.
     lab.release("retention-held");
-    const done = await lab.host.threads.waitForRun({ threadId: started.json!.threadId as string, runId, timeoutMs: 20_000 });
+    const done = await lab.host.threads.waitForRun({
+      threadId: started.json!.threadId as string,
+      runId,
+      timeoutMs: 20_000,
+    });
     expect(done.run!.status).toBe("completed");
     clock.advance(2 * 60_000);
     await post(7);
-    await until("the finished run's trigger to be pruned", () => !triggerIds(task.scheduledTaskId).includes(startedTrigger));
-    expect(lab.host.store.get("run", runId)).toMatchObject({ status: "completed", scheduledTaskId: task.scheduledTaskId });
+    await until(
+      "the finished run's trigger to be pruned",
+      () => !triggerIds(task.scheduledTaskId).includes(startedTrigger),
+    );
+    expect(lab.host.store.get("run", runId)).toMatchObject({
+      status: "completed",
+      scheduledTaskId: task.scheduledTaskId,
+    });
 
     // The log holds exactly what the projection does: a rebuild gives the same triggers.
     const before = triggerIds(task.scheduledTaskId);
@@ -205,7 +254,9 @@ describe("trigger retention", () => {
     expect(triggerIds(task.scheduledTaskId)).toEqual(before);
 
     // Past maxAgeMs, the scheduler's housekeeping removes the rest once their runs finished.
-    for (const trigger of lab.host.store.select("scheduledTrigger", "task_id = ? AND run_id IS NOT NULL", [task.scheduledTaskId])) {
+    for (const trigger of lab.host.store.select("scheduledTrigger", "task_id = ? AND run_id IS NOT NULL", [
+      task.scheduledTaskId,
+    ])) {
       await lab.host.threads.waitForRun({ threadId: trigger.threadId!, runId: trigger.runId!, timeoutMs: 20_000 });
     }
     clock.advance(2 * 86_400_000);

@@ -11,8 +11,19 @@ function item(id: string, threadId: string, position: number, text: string, kind
   return {
     entity: "item",
     record: {
-      id, threadId, runId: null, attemptId: null, position, kind, status: "completed", text, data: {},
-      createdBy: "provider", creationSource: "provider", createdAt: NOW, updatedAt: NOW,
+      id,
+      threadId,
+      runId: null,
+      attemptId: null,
+      position,
+      kind,
+      status: "completed",
+      text,
+      data: {},
+      createdBy: "provider",
+      creationSource: "provider",
+      createdAt: NOW,
+      updatedAt: NOW,
     },
   } as unknown as RecordUpsert;
 }
@@ -33,7 +44,8 @@ describe("projection rows are updated in the columns that changed", () => {
     // Enough items over enough threads that the items table and its position index span many
     // pages, so an update that touched the index would dirty a page of its own.
     store.transaction(() => {
-      for (let i = 0; i < 2_000; i += 1) store.append(null, [item(`item:${i}`, `thread:${i % 40}`, i, `text ${String(i).padStart(5, "0")}`)], NOW);
+      for (let i = 0; i < 2_000; i += 1)
+        store.append(null, [item(`item:${i}`, `thread:${i % 40}`, i, `text ${String(i).padStart(5, "0")}`)], NOW);
     });
   });
   afterEach(() => {
@@ -44,23 +56,49 @@ describe("projection rows are updated in the columns that changed", () => {
   it("writes no index page for an update that changes no indexed column", () => {
     // The event's page, the events table's sequence counter and the item's own row: the
     // items-by-position index is not rewritten (before, it was: four frames).
-    expect(framesOf(store, () => store.append(null, [item("item:1234", "thread:34", 1234, "TEXT 01234")], NOW))).toBe(3);
+    expect(framesOf(store, () => store.append(null, [item("item:1234", "thread:34", 1234, "TEXT 01234")], NOW))).toBe(
+      3,
+    );
   });
 
   it("moves the index entries of the columns that did change, and reads see the new values only", () => {
     store.transaction(() => store.append(null, [item("item:7", "thread:7", 7, "moved", "user_message")], NOW));
     store.transaction(() => store.append(null, [item("item:8", "thread:39", 9_999, "moved too")], NOW));
-    expect(store.select("item", "thread_id = ? AND kind = ?", ["thread:7", "user_message"]).map((record) => (record as { id: string }).id)).toEqual(["item:7"]);
+    expect(
+      store
+        .select("item", "thread_id = ? AND kind = ?", ["thread:7", "user_message"])
+        .map((record) => (record as { id: string }).id),
+    ).toEqual(["item:7"]);
     expect(store.select("item", "thread_id = ? AND position = ?", ["thread:8", 8])).toEqual([]);
-    expect(store.select("item", "thread_id = ? AND position = ?", ["thread:39", 9_999]).map((record) => (record as { text: string }).text)).toEqual(["moved too"]);
+    expect(
+      store
+        .select("item", "thread_id = ? AND position = ?", ["thread:39", 9_999])
+        .map((record) => (record as { text: string }).text),
+    ).toEqual(["moved too"]);
     expect(store.db.prepare("PRAGMA integrity_check").pluck().get()).toBe("ok");
   });
 
   it("leaves the same projections as a replay of the log", () => {
     store.transaction(() => {
-      for (let i = 0; i < 300; i += 1) store.append(null, [item(`item:${i * 5}`, `thread:${(i * 7) % 40}`, 10_000 + i, `rewritten ${i}`, i % 2 === 0 ? "user_message" : "assistant_message")], NOW);
+      for (let i = 0; i < 300; i += 1)
+        store.append(
+          null,
+          [
+            item(
+              `item:${i * 5}`,
+              `thread:${(i * 7) % 40}`,
+              10_000 + i,
+              `rewritten ${i}`,
+              i % 2 === 0 ? "user_message" : "assistant_message",
+            ),
+          ],
+          NOW,
+        );
     });
-    const rows = () => store.db.prepare("SELECT id, thread_id, run_id, position, kind, data, last_sequence FROM items ORDER BY id").all();
+    const rows = () =>
+      store.db
+        .prepare("SELECT id, thread_id, run_id, position, kind, data, last_sequence FROM items ORDER BY id")
+        .all();
     const live = rows();
     store.rebuildProjections();
     expect(rows()).toEqual(live);

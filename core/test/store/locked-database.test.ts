@@ -28,10 +28,11 @@ const BUSY_TIMEOUT_MS = 400;
 async function holdWriteLock(file: string): Promise<{ release: () => Promise<void>; child: ChildProcess }> {
   const child = spawn(process.execPath, [LOCK_HOLDER, file], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
-  const said = (word: string) => new Promise<void>((resolve, reject) => {
-    lines.on("line", (line) => line === word && resolve());
-    child.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before saying ${word}`)));
-  });
+  const said = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      lines.on("line", (line) => line === word && resolve());
+      child.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before saying ${word}`)));
+    });
   await said("locked");
   return {
     child,
@@ -46,7 +47,11 @@ async function holdWriteLock(file: string): Promise<{ release: () => Promise<voi
 /** Whether the scripted provider has saved a finished exchange answering `reply` (it emits the turn's end right after). */
 function providerAnswered(stateDir: string, reply: string): boolean {
   if (!existsSync(stateDir)) return false;
-  return readdirSync(stateDir).some((file) => (JSON.parse(readFileSync(join(stateDir, file), "utf8")) as { assistant: string | null }[]).some((exchange) => exchange.assistant === reply));
+  return readdirSync(stateDir).some((file) =>
+    (JSON.parse(readFileSync(join(stateDir, file), "utf8")) as { assistant: string | null }[]).some(
+      (exchange) => exchange.assistant === reply,
+    ),
+  );
 }
 
 describe("a database another process holds locked (real serve, scripted provider, a second SQLite connection)", () => {
@@ -76,7 +81,8 @@ describe("a database another process holds locked (real serve, scripted provider
     const project = await runCli(["project", "add", workspace, "--json", "--home", home]);
     expect(project.code, project.stderr).toBe(0);
     projectId = (JSON.parse(project.stdout) as { id: string }).id;
-    token = (JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as { token: string }).token;
+    token = (JSON.parse((await runCli(["token", "issue", "--json", "--home", home])).stdout) as { token: string })
+      .token;
     serve = ServeProcess.start(home);
     endpoint = await serve.ready;
     client = await connectMcp(endpoint.mcpUrl, token);
@@ -113,7 +119,10 @@ describe("a database another process holds locked (real serve, scripted provider
     holders.push(lock.child);
     releaseGate(gateDir, "brief-lock");
     // The provider has emitted the turn's reply and end: the server is writing them now.
-    await until("the provider to answer", () => providerAnswered(stateDir, "answered under a lock"), { attempts: 600, intervalMs: 50 });
+    await until("the provider to answer", () => providerAnswered(stateDir, "answered under a lock"), {
+      attempts: 600,
+      intervalMs: 50,
+    });
     await lock.release();
     expect(await finishedRun(threadId)).toEqual({ status: "completed", summary: "answered under a lock" });
   }, 120_000);
@@ -124,12 +133,26 @@ describe("a database another process holds locked (real serve, scripted provider
     holders.push(lock.child);
     const logged = serve.stderr.length;
     releaseGate(gateDir, "long-lock");
-    await until("the provider to answer", () => providerAnswered(stateDir, "answered after a long lock"), { attempts: 600, intervalMs: 50 });
+    await until("the provider to answer", () => providerAnswered(stateDir, "answered after a long lock"), {
+      attempts: 600,
+      intervalMs: 50,
+    });
     // The events' commit gave up after the busy timeout; they wait in memory for the lock.
-    await until("the server to say its events wait", () => serve.stderr.slice(logged).includes("provider events wait for it"), { attempts: 600, intervalMs: 50 });
+    await until(
+      "the server to say its events wait",
+      () => serve.stderr.slice(logged).includes("provider events wait for it"),
+      { attempts: 600, intervalMs: 50 },
+    );
 
-    const refused = await callTool(client, "create_threads", { projectId, threads: [{ title: "not now", prompt: "@@reply no", target: { providerInstanceId: "alpha" } }] });
-    expect(refused).toMatchObject({ ok: false, code: "orchestration_error", details: { reason: "store_busy", retryable: true } });
+    const refused = await callTool(client, "create_threads", {
+      projectId,
+      threads: [{ title: "not now", prompt: "@@reply no", target: { providerInstanceId: "alpha" } }],
+    });
+    expect(refused).toMatchObject({
+      ok: false,
+      code: "orchestration_error",
+      details: { reason: "store_busy", retryable: true },
+    });
     expect(refused.ok === false && refused.message).toContain("stayed locked by another connection");
     const api = new ApiClient(`${endpoint.url}/api/v1`, token);
     const busy = await api.post(`/threads/${threadId}/messages`, { message: "@@reply later" });
@@ -140,7 +163,9 @@ describe("a database another process holds locked (real serve, scripted provider
     await lock.release();
     expect(await finishedRun(threadId)).toEqual({ status: "completed", summary: "answered after a long lock" });
     // Nothing of the refused calls was written: the thread has its one run.
-    const runs = await waitForRow<{ n: number }>(home, "SELECT COUNT(*) AS n FROM runs WHERE thread_id = ?", [threadId]);
+    const runs = await waitForRow<{ n: number }>(home, "SELECT COUNT(*) AS n FROM runs WHERE thread_id = ?", [
+      threadId,
+    ]);
     expect(runs.n).toBe(1);
   }, 180_000);
 });

@@ -6,7 +6,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
-import { Store, WAL_AUTOCHECKPOINT_PAGES, WAL_BACKSTOP_FRAMES, WAL_CHECKPOINT_FALLBACK_WARNING } from "../../src/store/store.js";
+import {
+  Store,
+  WAL_AUTOCHECKPOINT_PAGES,
+  WAL_BACKSTOP_FRAMES,
+  WAL_CHECKPOINT_FALLBACK_WARNING,
+} from "../../src/store/store.js";
 import { CHECKPOINT_EVERY_COMMITS } from "../../src/store/wal-checkpointer.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
@@ -16,8 +21,19 @@ function item(n: number): RecordUpsert {
   return {
     entity: "item",
     record: {
-      id: `item:${n}`, threadId: `thread:${n % 7}`, runId: null, attemptId: null, position: n, kind: "assistant_message", status: "completed",
-      text: `message ${n} `.repeat(40), data: {}, createdBy: "provider", creationSource: "provider", createdAt: NOW, updatedAt: NOW,
+      id: `item:${n}`,
+      threadId: `thread:${n % 7}`,
+      runId: null,
+      attemptId: null,
+      position: n,
+      kind: "assistant_message",
+      status: "completed",
+      text: `message ${n} `.repeat(40),
+      data: {},
+      createdBy: "provider",
+      creationSource: "provider",
+      createdAt: NOW,
+      updatedAt: NOW,
     },
   } as unknown as RecordUpsert;
 }
@@ -98,7 +114,9 @@ describe("WAL checkpoints on a worker thread", () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.checkpointer!.active).toBe(false);
       expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
-      expect(warnings.map((warning) => (warning as Error & { code?: string }).code)).toEqual([WAL_CHECKPOINT_FALLBACK_WARNING]);
+      expect(warnings.map((warning) => (warning as Error & { code?: string }).code)).toEqual([
+        WAL_CHECKPOINT_FALLBACK_WARNING,
+      ]);
       expect(warnings[0]!.message).toContain(file);
       // Commits go on.
       commit(store, 4, 3);
@@ -125,7 +143,10 @@ describe("WAL checkpoints on a worker thread", () => {
     const writer = spawn(process.execPath, [WRITER, file, "1"], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise((resolve) => writer.on("exit", resolve));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${checkpoints} checkpoints after ${lastAck} commits`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${checkpoints} checkpoints after ${lastAck} commits`)),
+        30_000,
+      );
       createInterface({ input: writer.stdout! }).on("line", (line) => {
         const [kind, value] = line.split(" ");
         if (kind === "ack") lastAck = Number(value);
@@ -142,7 +163,11 @@ describe("WAL checkpoints on a worker thread", () => {
     const store = new Store(file);
     try {
       expect(store.db.pragma("integrity_check", { simple: true })).toBe("ok");
-      const missing = (store.db.prepare("SELECT COUNT(*) AS n FROM items WHERE CAST(substr(id, 6) AS INTEGER) <= ?").get(lastAck) as { n: number }).n;
+      const missing = (
+        store.db.prepare("SELECT COUNT(*) AS n FROM items WHERE CAST(substr(id, 6) AS INTEGER) <= ?").get(lastAck) as {
+          n: number;
+        }
+      ).n;
       expect(missing).toBe(lastAck);
       expect(store.get("item", `item:${lastAck}`)).not.toBeNull();
     } finally {

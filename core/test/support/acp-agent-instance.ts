@@ -11,6 +11,11 @@ export const GROK_PLUGIN_DIR = fileURLToPath(new URL("../../../plugins/grok", im
  * session's file system, which is confined to the thread's working directory.
  */
 export function acpAgentInstance(id: string, dirs: { home: string; gateDir: string }): unknown {
-  const { command, args } = scriptedAgentCommand({ name: "grok", loadSession: true, stateDir: join(dirs.home, `acp-${id}-state`), gateDir: dirs.gateDir });
+  const { command, args } = scriptedAgentCommand({
+    name: "grok",
+    loadSession: true,
+    stateDir: join(dirs.home, `acp-${id}-state`),
+    gateDir: dirs.gateDir,
+  });
   return { id, driver: "grok", options: { command, args } };
 }

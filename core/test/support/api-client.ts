@@ -27,7 +27,11 @@ export class ApiClient {
     return new ApiClient(this.baseUrl, token);
   }
 
-  get<T = any>(path: string, query: Record<string, string | number | boolean | readonly string[] | undefined> = {}, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  get<T = any>(
+    path: string,
+    query: Record<string, string | number | boolean | readonly string[] | undefined> = {},
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined) continue;
@@ -39,13 +43,24 @@ export class ApiClient {
   }
 
   post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
-    return this.send<T>("POST", path, body === undefined ? undefined : JSON.stringify(body), { "content-type": "application/json", ...headers });
+    return this.send<T>("POST", path, body === undefined ? undefined : JSON.stringify(body), {
+      "content-type": "application/json",
+      ...headers,
+    });
   }
 
   /** Sends a request exactly as given (`path` below the base URL; `body` as raw text). */
-  send<T = any>(method: string, path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  send<T = any>(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const url = new URL(`${this.baseUrl}${path}`);
-    const allHeaders: Record<string, string> = { ...(this.token !== null ? { authorization: `Bearer ${this.token}` } : {}), ...headers };
+    const allHeaders: Record<string, string> = {
+      ...(this.token !== null ? { authorization: `Bearer ${this.token}` } : {}),
+      ...headers,
+    };
     if (body !== undefined) allHeaders["content-length"] = String(Buffer.byteLength(body));
     return new Promise((resolve, reject) => {
       const req = request(url, { method, headers: allHeaders, agent: false }, (res) => {
@@ -72,7 +87,9 @@ export async function ok<T = any>(answer: Promise<ApiAnswer<T>> | ApiAnswer<T>, 
 }
 
 /** The status and typed error of a refused request (`{ error: { code, message, details } }`), for one matcher. */
-export async function failure(answer: Promise<ApiAnswer<unknown>> | ApiAnswer<unknown>): Promise<{ status: number } & FailureBody["error"]> {
+export async function failure(
+  answer: Promise<ApiAnswer<unknown>> | ApiAnswer<unknown>,
+): Promise<{ status: number } & FailureBody["error"]> {
   const settled = await answer;
   return { status: settled.status, ...(settled.body as FailureBody).error };
 }

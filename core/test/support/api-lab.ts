@@ -1,4 +1,8 @@
-import type { CredentialCapability, ModeCeiling, ProjectScope } from "../../src/services/credentials/mcp-session-registry.js";
+import type {
+  CredentialCapability,
+  ModeCeiling,
+  ProjectScope,
+} from "../../src/services/credentials/mcp-session-registry.js";
 import { ApiClient } from "./api-client.js";
 import { McpLab } from "./mcp-lab.js";
 
@@ -27,7 +31,10 @@ export function apiClientFor(lab: McpLab, scope: ClientTokenScope): ApiClient {
  * What every API test starts from: a host with its HTTP server and a project ({@link McpLab},
  * started with `options`), and an API client whose token has `scope`. Stop it with `lab.stop()`.
  */
-export async function startApiLab(scope: ClientTokenScope, options: Parameters<typeof McpLab.start>[0] = {}): Promise<{ lab: McpLab; client: ApiClient; token: string }> {
+export async function startApiLab(
+  scope: ClientTokenScope,
+  options: Parameters<typeof McpLab.start>[0] = {},
+): Promise<{ lab: McpLab; client: ApiClient; token: string }> {
   const lab = await McpLab.start(options);
   const client = apiClientFor(lab, scope);
   return { lab, client, token: client.token! };

@@ -16,7 +16,17 @@ export function underUmask(command: readonly string[], umask: string | undefined
  * Runs the built `switchyard` CLI and returns its outcome (never throws on a non-zero exit);
  * `user` runs it as another user (a root test's way to meet permissions root ignores).
  */
-export async function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string; user?: { uid: number; gid: number }; umask?: string } = {}) {
+export async function runCli(
+  args: readonly string[],
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    input?: string;
+    user?: { uid: number; gid: number };
+    umask?: string;
+  } = {},
+) {
   const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
   const [file, argv] = underUmask([process.execPath, CLI, ...args], options.umask);
   const result = await execa(file, argv, {

@@ -36,8 +36,12 @@ export function readDocExamples(markdownFile: string): Map<string, DocExampleFil
 }
 
 /** The example's files, failing with the ids the doc has when it has none by that name. */
-export function exampleFiles(examples: ReadonlyMap<string, readonly DocExampleFile[]>, id: string): readonly DocExampleFile[] {
+export function exampleFiles(
+  examples: ReadonlyMap<string, readonly DocExampleFile[]>,
+  id: string,
+): readonly DocExampleFile[] {
   const files = examples.get(id);
-  if (files === undefined) throw new Error(`The doc has no example "${id}" (it has: ${[...examples.keys()].join(", ")})`);
+  if (files === undefined)
+    throw new Error(`The doc has no example "${id}" (it has: ${[...examples.keys()].join(", ")})`);
   return files;
 }

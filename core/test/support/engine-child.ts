@@ -25,7 +25,9 @@ export class EngineChild {
 
   /** Starts a host process on `home` with the given config (providers, plugins…). */
   static start(home: string, config: unknown): EngineChild {
-    const child = spawn(process.execPath, [FIXTURE, home, JSON.stringify(config)], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [FIXTURE, home, JSON.stringify(config)], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     return new EngineChild(child);
   }
 
@@ -38,14 +40,20 @@ export class EngineChild {
         scripted("alpha"),
         scripted("beta"),
         // Cannot resume a session: its live runs end interrupted after a crash.
-        { id: "gamma", driver: "scripted", options: { gateDir, capabilities: { turns: { interrupt: true, terminalStatusQuality: "strong" } } } },
+        {
+          id: "gamma",
+          driver: "scripted",
+          options: { gateDir, capabilities: { turns: { interrupt: true, terminalStatusQuality: "strong" } } },
+        },
       ],
     });
   }
 
   async call<T = unknown>(op: string, args: Record<string, unknown> = {}): Promise<T> {
     const id = this.next++;
-    const answer = new Promise<{ ok: boolean; value?: unknown; error?: string }>((resolve) => this.pending.set(id, resolve));
+    const answer = new Promise<{ ok: boolean; value?: unknown; error?: string }>((resolve) =>
+      this.pending.set(id, resolve),
+    );
     this.child.stdin!.write(`${JSON.stringify({ id, op, args })}\n`);
     const result = await answer;
     if (!result.ok) throw new Error(`${op} failed in the child: ${result.error}`);

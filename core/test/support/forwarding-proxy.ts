@@ -16,7 +16,13 @@ export interface ForwardingProxy {
 export async function startForwardingProxy(targetPort: number, token: string): Promise<ForwardingProxy> {
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const upstream = request(
-      { host: "127.0.0.1", port: targetPort, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, authorization: `Bearer ${token}` } },
+      {
+        host: "127.0.0.1",
+        port: targetPort,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, authorization: `Bearer ${token}` },
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);

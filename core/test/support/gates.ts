@@ -11,7 +11,8 @@ export async function untilGatesReached(gateDir: string, names: string[], timeou
   for (;;) {
     const missing = names.filter((name) => !gateReached(gateDir, name));
     if (missing.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`scripted turns did not reach their gates within ${timeoutMs} ms: ${missing.join(", ")}`);
+    if (Date.now() > deadline)
+      throw new Error(`scripted turns did not reach their gates within ${timeoutMs} ms: ${missing.join(", ")}`);
     await sleep(25);
   }
 }

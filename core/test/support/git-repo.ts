@@ -21,7 +21,8 @@ export interface GitRepo {
 /** A repository on `main` with one commit holding `files`. */
 export function makeGitRepo(files: Readonly<Record<string, string>> = { "README.md": "hello\n" }): GitRepo {
   const path = mkdtempSync(join(tmpdir(), "switchyard-repo-"));
-  const gitIn = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  const gitIn = (cwd: string, ...args: string[]) =>
+    execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   const git = (...args: string[]) => gitIn(path, ...args);
   git("init", "-q", "-b", "main");
   git("config", "user.name", "Test User");
@@ -37,7 +38,10 @@ export function makeGitRepo(files: Readonly<Record<string, string>> = { "README.
     write: (file, content) => writeFileSync(join(path, file), content),
     head: () => git("rev-parse", "HEAD"),
     status: (cwd = path) => gitIn(cwd, "status", "--porcelain", "--untracked-files=all"),
-    branches: () => git("branch", "--format=%(refname:short)").split("\n").filter((line) => line !== ""),
+    branches: () =>
+      git("branch", "--format=%(refname:short)")
+        .split("\n")
+        .filter((line) => line !== ""),
     cleanup: () => rmSync(path, { recursive: true, force: true }),
   };
 }

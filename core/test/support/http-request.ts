@@ -12,10 +12,18 @@ export interface HttpAnswer {
  * One HTTP request over loopback with exactly the headers given (node:http, so Host and Origin
  * are what the test says, which fetch does not allow).
  */
-export function httpRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<HttpAnswer> {
+export function httpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body, "utf8");
+    const body =
+      options.body === undefined
+        ? undefined
+        : Buffer.isBuffer(options.body)
+          ? options.body
+          : Buffer.from(options.body, "utf8");
     const req = request(
       {
         host: target.hostname,

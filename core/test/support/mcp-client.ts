@@ -3,13 +3,17 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 /** A real MCP client over Streamable HTTP with a bearer token. */
 export async function connectMcp(url: string, token: string | null): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), token === null ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token === null ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } },
+  );
   const client = new Client({ name: "switchyard-test", version: "1.0.0" });
   await client.connect(transport);
   return client;
 }
 
-export type ToolOutcome<T = Record<string, unknown>> = { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };
+export type ToolOutcome<T = Record<string, unknown>> =
+  { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };
 
 /** Calls a tool and returns its structured result or its typed failure. */
 export async function callTool<T = Record<string, unknown>>(
@@ -37,7 +41,11 @@ export async function callTool<T = Record<string, unknown>>(
 }
 
 /** Calls a tool that must succeed. */
-export async function mustCall<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+export async function mustCall<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const outcome = await callTool<T>(client, name, args);
   if (!outcome.ok) throw new Error(`${name} failed: ${outcome.code}: ${outcome.message}`);
   return outcome.value;

@@ -17,7 +17,8 @@ export class RecordingRegistry extends McpSessionRegistry {
   readonly grants: { threadId: string; providerSessionId: string; grant: McpEndpointGrant }[] = [];
   override issue(scope: ProviderSessionScope): McpEndpointGrant | null {
     const grant = super.issue(scope);
-    if (grant !== null) this.grants.push({ threadId: scope.threadId, providerSessionId: scope.providerSessionId, grant });
+    if (grant !== null)
+      this.grants.push({ threadId: scope.threadId, providerSessionId: scope.providerSessionId, grant });
     return grant;
   }
 }
@@ -56,7 +57,11 @@ export class McpLab {
       providers: options.providers ?? defaultProviders,
       ...(options.plugins ? { plugins: options.plugins } : {}),
       overrides: (container) => {
-        container.register(McpSessionRegistry, { useClass: RecordingRegistry }, { lifecycle: Lifecycle.ContainerScoped });
+        container.register(
+          McpSessionRegistry,
+          { useClass: RecordingRegistry },
+          { lifecycle: Lifecycle.ContainerScoped },
+        );
         options.overrides?.(container);
       },
       ...(options.server ? { server: options.server } : {}),
@@ -90,7 +95,10 @@ export class McpLab {
 
   /** The token of a thread's newest provider session. */
   async tokenFor(threadId: string): Promise<string> {
-    const grant = await this.host.waiter.waitFor(() => [...this.registry.grants].reverse().find((g) => g.threadId === threadId) ?? null, { timeoutMs: 10_000 });
+    const grant = await this.host.waiter.waitFor(
+      () => [...this.registry.grants].reverse().find((g) => g.threadId === threadId) ?? null,
+      { timeoutMs: 10_000 },
+    );
     if (grant === null) throw new Error(`no credential was issued for ${threadId}`);
     return grant.grant.token;
   }
@@ -104,7 +112,11 @@ export class McpLab {
 
   /** Waits until a thread's current turn reached its provider. */
   async waitForLiveTurn(threadId: string): Promise<void> {
-    const live = await this.host.waiter.waitFor(() => (this.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null), { timeoutMs: 10_000 });
+    const live = await this.host.waiter.waitFor(
+      () =>
+        this.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null,
+      { timeoutMs: 10_000 },
+    );
     if (live === null) throw new Error(`thread ${threadId} never got a live turn`);
   }
 
@@ -112,7 +124,15 @@ export class McpLab {
    * A thread whose run stays live (held at a gate) so its agent can act: returns the thread,
    * the agent's MCP client and a release function.
    */
-  async liveAgent(options: { instance?: string; runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access"; interactionMode?: "plan" | "default"; projectId?: string; title?: string } = {}) {
+  async liveAgent(
+    options: {
+      instance?: string;
+      runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access";
+      interactionMode?: "plan" | "default";
+      projectId?: string;
+      title?: string;
+    } = {},
+  ) {
     const gate = `live-${++gateCounter}`;
     const { thread } = this.host.threads.createThread({
       projectId: options.projectId ?? this.projectId,
@@ -132,8 +152,18 @@ export class McpLab {
   /** A new live turn (held at a gate) on an existing thread, started by an explicit send. */
   async liveAgentOn(threadId: string) {
     const gate = `live-${++gateCounter}`;
-    this.host.threads.send({ threadId, text: `@@gate ${gate} @@reply again-done`, mode: "queue", createdBy: "user", creationSource: "cli" });
-    await this.host.waiter.waitFor(() => (this.host.store.select("run", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null), { timeoutMs: 10_000 });
+    this.host.threads.send({
+      threadId,
+      text: `@@gate ${gate} @@reply again-done`,
+      mode: "queue",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    await this.host.waiter.waitFor(
+      () =>
+        this.host.store.select("run", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null,
+      { timeoutMs: 10_000 },
+    );
     await this.waitForLiveTurn(threadId);
     const client = await this.agent(threadId);
     return { threadId, client, release: () => releaseGate(this.t.gateDir, gate) };
@@ -166,7 +196,12 @@ export function defaultProviders({ home, gateDir }: { home: string; gateDir: str
       models: Array.from({ length: 12 }, (_, i) => `beta-${i + 1}`),
       capabilities: {
         sessions: { resume: true },
-        turns: { interrupt: true, steeringByInterruptRestart: true, terminalStatusQuality: "strong", emitsTurnStarted: true },
+        turns: {
+          interrupt: true,
+          steeringByInterruptRestart: true,
+          terminalStatusQuality: "strong",
+          emitsTurnStarted: true,
+        },
         tools: { mcp: { http: true } },
         runtimeRequests: { userInputQuestions: true },
         identity: { nativeThreadIds: "strong" },

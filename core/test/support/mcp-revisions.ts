@@ -12,7 +12,11 @@ export interface RevisionClient {
   /** The revision the connection runs on, as the client itself reports it. */
   negotiated(): string | undefined;
   /** Calls a tool; its structured result or its typed failure. */
-  call<T = Record<string, unknown>>(name: string, args: Record<string, unknown>, options?: { onprogress?: (progress: unknown) => void; signal?: AbortSignal }): Promise<ToolOutcome<T>>;
+  call<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { onprogress?: (progress: unknown) => void; signal?: AbortSignal },
+  ): Promise<ToolOutcome<T>>;
   listToolNames(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -45,15 +49,30 @@ async function connectV1(url: string, token: string, identity: ClientIdentity): 
   // The v1 client offers its newest revision (2025-11-25) at initialize; asking for 2025-06-18
   // instead is what a client of that revision sends, and the server then agrees to it.
   const fetchAs2025_06_18: typeof fetch = async (input, init) => {
-    const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string; params?: { protocolVersion?: string } }) : null;
-    if (body?.method === "initialize" && body.params !== undefined) return fetch(input, { ...init, body: JSON.stringify({ ...body, params: { ...body.params, protocolVersion: "2025-06-18" } }) });
+    const body =
+      typeof init?.body === "string"
+        ? (JSON.parse(init.body) as { method?: string; params?: { protocolVersion?: string } })
+        : null;
+    if (body?.method === "initialize" && body.params !== undefined)
+      return fetch(input, {
+        ...init,
+        body: JSON.stringify({ ...body, params: { ...body.params, protocolVersion: "2025-06-18" } }),
+      });
     return fetch(input, init);
   };
-  const transport = new TransportV1(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: fetchAs2025_06_18 });
-  const client = new ClientV1({ name: identity.name, version: identity.version }, { capabilities: identity.roots !== undefined ? { roots: { listChanged: true } } : {} });
+  const transport = new TransportV1(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: fetchAs2025_06_18,
+  });
+  const client = new ClientV1(
+    { name: identity.name, version: identity.version },
+    { capabilities: identity.roots !== undefined ? { roots: { listChanged: true } } : {} },
+  );
   if (identity.roots !== undefined) {
     const { ListRootsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: identity.roots!.map((folder) => ({ uri: `file://${folder}`, name: folder })) }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: identity.roots!.map((folder) => ({ uri: `file://${folder}`, name: folder })),
+    }));
   }
   await client.connect(transport);
   return {
@@ -75,9 +94,20 @@ async function connectV1(url: string, token: string, identity: ClientIdentity): 
 
 /** The SDK's v2 client (`@modelcontextprotocol/client` 2.4.0) pinned to 2026-07-28: no initialize, `server/discover` first. */
 async function connectV2(url: string, token: string, identity: ClientIdentity): Promise<RevisionClient> {
-  const client = new ClientV2({ name: identity.name, version: identity.version }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: identity.roots !== undefined ? { roots: {} } : {} });
-  if (identity.roots !== undefined) client.setRequestHandler("roots/list", () => ({ roots: identity.roots!.map((folder) => ({ uri: `file://${folder}`, name: folder })) }));
-  await client.connect(new TransportV2(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const client = new ClientV2(
+    { name: identity.name, version: identity.version },
+    {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+      capabilities: identity.roots !== undefined ? { roots: {} } : {},
+    },
+  );
+  if (identity.roots !== undefined)
+    client.setRequestHandler("roots/list", () => ({
+      roots: identity.roots!.map((folder) => ({ uri: `file://${folder}`, name: folder })),
+    }));
+  await client.connect(
+    new TransportV2(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return {
     revision: "2026-07-28",
     negotiated: () => client.getNegotiatedProtocolVersion(),
@@ -99,7 +129,12 @@ async function connectV2(url: string, token: string, identity: ClientIdentity): 
 }
 
 /** A real MCP client over Streamable HTTP with a bearer token, speaking `revision`. */
-export function connectRevision(revision: Revision, url: string, token: string, identity: Partial<ClientIdentity> = {}): Promise<RevisionClient> {
+export function connectRevision(
+  revision: Revision,
+  url: string,
+  token: string,
+  identity: Partial<ClientIdentity> = {},
+): Promise<RevisionClient> {
   const who = { ...DEFAULT_IDENTITY, ...identity };
   return revision === "2025-06-18" ? connectV1(url, token, who) : connectV2(url, token, who);
 }

@@ -89,38 +89,68 @@ export async function writeOfflineLockfile(dir: string): Promise<void> {
       continue;
     }
     const pinned = lock[`node_modules/${name}`]?.version;
-    if (pinned !== spec) throw new Error(`${dir}/package.json wants ${name}@${spec}, but the checkout's package-lock.json has ${pinned ?? "none"}: npm's cache has only that one`);
+    if (pinned !== spec)
+      throw new Error(
+        `${dir}/package.json wants ${name}@${spec}, but the checkout's package-lock.json has ${pinned ?? "none"}: npm's cache has only that one`,
+      );
     queue.push(["", name]);
   }
   const packages: Record<string, unknown> = {};
   for (const [name, { file, manifest: packed }] of own) {
     const { dependencies, peerDependencies, peerDependenciesMeta, engines, bin, license } = packed;
-    packages[`node_modules/${name}`] = { version: packed.version, resolved: `file:${file}`, license, dependencies, peerDependencies, peerDependenciesMeta, engines, bin };
+    packages[`node_modules/${name}`] = {
+      version: packed.version,
+      resolved: `file:${file}`,
+      license,
+      dependencies,
+      peerDependencies,
+      peerDependenciesMeta,
+      engines,
+      bin,
+    };
     for (const dependency of runtimeDependencies(packed)) if (!own.has(dependency)) queue.push(["", dependency]);
   }
   while (queue.length > 0) {
     const [from, name] = queue.pop()!;
     const location = resolveIn(lock, from, name);
-    if (location === null) throw new Error(`the checkout's package-lock.json has no ${name} (needed by ${from || "the project"})`);
+    if (location === null)
+      throw new Error(`the checkout's package-lock.json has no ${name} (needed by ${from || "the project"})`);
     if (location in packages) continue;
     // Flags describe the checkout's tree, not this one; npm works them out again.
     const { dev: _dev, devOptional: _devOptional, peer: _peer, optional: _optional, ...entry } = lock[location]!;
     packages[location] = entry;
     for (const dependency of runtimeDependencies(entry)) queue.push([location, dependency]);
   }
-  const { name, version, license, dependencies, devDependencies, peerDependencies, bundleDependencies, engines } = manifest;
+  const { name, version, license, dependencies, devDependencies, peerDependencies, bundleDependencies, engines } =
+    manifest;
   const root = { name, version, license, dependencies, devDependencies, peerDependencies, bundleDependencies, engines };
   const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name, version, lockfileVersion: 3, requires: true, packages: { "": root, ...sorted } }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    `${JSON.stringify({ name, version, lockfileVersion: 3, requires: true, packages: { "": root, ...sorted } }, null, 2)}\n`,
+  );
 }
 
 /**
  * Writes package.json and package-lock.json for a project in `dir` that depends on the given
  * tarballs (`devDependencies` too), ready for `npm install --offline`.
  */
-export async function writeOfflineProject(dir: string, tarballs: { dependencies: readonly string[]; devDependencies: readonly string[] }): Promise<void> {
-  const specs = async (files: readonly string[]) => Object.fromEntries(await Promise.all(files.map(async (file) => [(await tarballPackageJson(file)).name, `file:${file}`] as const)));
-  const manifest = { name: "acme-plugin", version: "1.0.0", private: true, type: "module", dependencies: await specs(tarballs.dependencies), devDependencies: await specs(tarballs.devDependencies) };
+export async function writeOfflineProject(
+  dir: string,
+  tarballs: { dependencies: readonly string[]; devDependencies: readonly string[] },
+): Promise<void> {
+  const specs = async (files: readonly string[]) =>
+    Object.fromEntries(
+      await Promise.all(files.map(async (file) => [(await tarballPackageJson(file)).name, `file:${file}`] as const)),
+    );
+  const manifest = {
+    name: "acme-plugin",
+    version: "1.0.0",
+    private: true,
+    type: "module",
+    dependencies: await specs(tarballs.dependencies),
+    devDependencies: await specs(tarballs.devDependencies),
+  };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await writeOfflineLockfile(dir);
 }

@@ -24,7 +24,12 @@ export interface VitestReport {
     readonly name: string;
     /** Why the file failed outside any test (a hook, an import). */
     readonly message?: string;
-    readonly assertionResults: readonly { readonly ancestorTitles: readonly string[]; readonly title: string; readonly status: string; readonly failureMessages?: readonly string[] }[];
+    readonly assertionResults: readonly {
+      readonly ancestorTitles: readonly string[];
+      readonly title: string;
+      readonly status: string;
+      readonly failureMessages?: readonly string[];
+    }[];
   }[];
 }
 
@@ -36,12 +41,25 @@ export interface VitestReport {
  */
 export function userEnv(): Record<string, string> {
   const inherited = Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|NODE_ENV$)/i.test(key));
-  return { ...Object.fromEntries(inherited as [string, string][]), npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+  return {
+    ...Object.fromEntries(inherited as [string, string][]),
+    npm_config_offline: "true",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+  };
 }
 
 /** `npm <args>` in `cwd`, as the user runs it (never throws on a non-zero exit). */
 export function npm(args: string[], cwd: string, timeout = 300_000) {
-  return execa("npm", args, { cwd, env: { ...userEnv(), npm_config_loglevel: "error" }, extendEnv: false, reject: false, timeout, stdin: "ignore" });
+  return execa("npm", args, {
+    cwd,
+    env: { ...userEnv(), npm_config_loglevel: "error" },
+    extendEnv: false,
+    reject: false,
+    timeout,
+    stdin: "ignore",
+  });
 }
 
 /** The build step that packs the tarballs (it skips packages whose files did not change), then `plugin sdk-path`. */
@@ -62,10 +80,17 @@ export async function installOffline(dir: string) {
   const installed = await npm(["install", "--offline", "--ignore-scripts"], dir);
   if (installed.exitCode !== 0) return installed;
   const sqlite = join("node_modules", "better-sqlite3");
-  const version = (at: string) => (JSON.parse(readFileSync(join(at, sqlite, "package.json"), "utf8")) as { version: string }).version;
-  if (version(dir) !== version(ROOT)) throw new Error(`${dir} installed better-sqlite3 ${version(dir)}, the checkout has ${version(ROOT)}: its binary does not fit`);
+  const version = (at: string) =>
+    (JSON.parse(readFileSync(join(at, sqlite, "package.json"), "utf8")) as { version: string }).version;
+  if (version(dir) !== version(ROOT))
+    throw new Error(
+      `${dir} installed better-sqlite3 ${version(dir)}, the checkout has ${version(ROOT)}: its binary does not fit`,
+    );
   mkdirSync(join(dir, sqlite, "build", "Release"), { recursive: true });
-  copyFileSync(join(ROOT, sqlite, "build", "Release", "better_sqlite3.node"), join(dir, sqlite, "build", "Release", "better_sqlite3.node"));
+  copyFileSync(
+    join(ROOT, sqlite, "build", "Release", "better_sqlite3.node"),
+    join(dir, sqlite, "build", "Release", "better_sqlite3.node"),
+  );
   return installed;
 }
 
@@ -73,11 +98,25 @@ export async function installOffline(dir: string) {
 export async function testPlugin(dir: string, id: string) {
   const report = join(dir, "vitest-report.json");
   const tested = await npm(["test", "--", "--reporter=json", `--outputFile=${report}`], dir, 300_000);
-  if (!existsSync(report)) throw new Error(`npm test wrote no report:\n${tested.stdout}\n${tested.stderr}`.slice(-4_000));
+  if (!existsSync(report))
+    throw new Error(`npm test wrote no report:\n${tested.stdout}\n${tested.stderr}`.slice(-4_000));
   const results = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
-  const notPassed = results.testResults.flatMap((file) => file.assertionResults.filter((test) => test.status !== "passed").map((test) => `${test.ancestorTitles.join(" > ")} > ${test.title}: ${test.status}`));
+  const notPassed = results.testResults.flatMap((file) =>
+    file.assertionResults
+      .filter((test) => test.status !== "passed")
+      .map((test) => `${test.ancestorTitles.join(" > ")} > ${test.title}: ${test.status}`),
+  );
   // What went wrong, for the assertion's message: a file's own failure, then the tests'.
-  const why = results.testResults.flatMap((file) => [file.message ?? "", ...file.assertionResults.flatMap((test) => test.failureMessages ?? [])]).filter((text) => text !== "");
-  const conformance = results.testResults.find((file) => file.name.endsWith(join("test", `${id}.conformance.test.ts`)))?.assertionResults ?? [];
-  return { exitCode: tested.exitCode, failures: `${why.join("\n").slice(0, 4_000)}\n${tested.stderr.slice(-2_000)}`, notPassed, conformance };
+  const why = results.testResults
+    .flatMap((file) => [file.message ?? "", ...file.assertionResults.flatMap((test) => test.failureMessages ?? [])])
+    .filter((text) => text !== "");
+  const conformance =
+    results.testResults.find((file) => file.name.endsWith(join("test", `${id}.conformance.test.ts`)))
+      ?.assertionResults ?? [];
+  return {
+    exitCode: tested.exitCode,
+    failures: `${why.join("\n").slice(0, 4_000)}\n${tested.stderr.slice(-2_000)}`,
+    notPassed,
+    conformance,
+  };
 }

@@ -60,8 +60,26 @@ export class ReachEnvironment {
   }
 
   /** Issues a grant here (the CLI) and returns its secret. */
-  async issueGrant(forName: string, verbs: string, maxRuntimeMode = "full-access"): Promise<{ id: string; secret: string }> {
-    const issued = await runCli(["grant", "issue", "--for", forName, "--projects", "*", "--verbs", verbs, "--max-runtime-mode", maxRuntimeMode, "--json", "--home", this.home]);
+  async issueGrant(
+    forName: string,
+    verbs: string,
+    maxRuntimeMode = "full-access",
+  ): Promise<{ id: string; secret: string }> {
+    const issued = await runCli([
+      "grant",
+      "issue",
+      "--for",
+      forName,
+      "--projects",
+      "*",
+      "--verbs",
+      verbs,
+      "--max-runtime-mode",
+      maxRuntimeMode,
+      "--json",
+      "--home",
+      this.home,
+    ]);
     if (issued.code !== 0) throw new Error(`grant issue failed: ${issued.stderr}`);
     return JSON.parse(issued.stdout) as { id: string; secret: string };
   }

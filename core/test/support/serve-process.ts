@@ -29,14 +29,23 @@ export class ServeProcess {
       createInterface({ input: child.stdout! }).on("line", (line) => {
         if (line.startsWith("{")) resolve(JSON.parse(line) as ServeEndpoint);
       });
-      void this.exited.then(({ code, signal }) => reject(new Error(`serve exited (code ${code}, signal ${signal}) before listening: ${this.stderrText.slice(-2_000)}`)));
+      void this.exited.then(({ code, signal }) =>
+        reject(
+          new Error(`serve exited (code ${code}, signal ${signal}) before listening: ${this.stderrText.slice(-2_000)}`),
+        ),
+      );
     });
     // A failed start is read through `exited`; keep the rejection from going unhandled.
     this.ready.catch(() => undefined);
   }
 
   /** Starts `serve --json --home <home>` plus `args` (default `--port 0`), with extra `env`, under `umask` when given. */
-  static start(home: string, args: readonly string[] = ["--port", "0"], env: Record<string, string> = {}, options: { umask?: string } = {}): ServeProcess {
+  static start(
+    home: string,
+    args: readonly string[] = ["--port", "0"],
+    env: Record<string, string> = {},
+    options: { umask?: string } = {},
+  ): ServeProcess {
     const { NO_COLOR: _noColor, FORCE_COLOR: _forceColor, ...inherited } = process.env;
     const [file, argv] = underUmask([process.execPath, CLI, "serve", "--json", "--home", home, ...args], options.umask);
     const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...inherited, ...env } });
@@ -72,7 +81,12 @@ export function writeHomeConfig(home: string, config: unknown): void {
 }
 
 /** Polls the home's database (read-only, beside the server) until `sql` returns a row. */
-export async function waitForRow<T = Record<string, unknown>>(home: string, sql: string, params: readonly unknown[] = [], timeoutMs = 30_000): Promise<T> {
+export async function waitForRow<T = Record<string, unknown>>(
+  home: string,
+  sql: string,
+  params: readonly unknown[] = [],
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; attempt < 10_000; attempt++) {
     const row = readRow<T>(home, sql, params);
@@ -84,7 +98,11 @@ export async function waitForRow<T = Record<string, unknown>>(home: string, sql:
 }
 
 /** One row of a read-only query on the home's database, or undefined. */
-export function readRow<T = Record<string, unknown>>(home: string, sql: string, params: readonly unknown[] = []): T | undefined {
+export function readRow<T = Record<string, unknown>>(
+  home: string,
+  sql: string,
+  params: readonly unknown[] = [],
+): T | undefined {
   const db = new Database(join(home, "switchyard.db"), { readonly: true, fileMustExist: true });
   try {
     return db.prepare(sql).get(...params) as T | undefined;

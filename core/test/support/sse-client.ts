@@ -6,7 +6,14 @@ export interface ReceivedEvent {
   readonly id: string | undefined;
   readonly type: string;
   /** The parsed `data`: `{ sequence, type, at, projectId, threadId, data }`. */
-  readonly payload: { sequence: number; type: string; at: string; projectId: string | null; threadId: string; data: Record<string, any> };
+  readonly payload: {
+    sequence: number;
+    type: string;
+    at: string;
+    projectId: string | null;
+    threadId: string;
+    data: Record<string, any>;
+  };
 }
 
 /** A refused stream: the status and the typed error body. */
@@ -46,7 +53,11 @@ export class SseClient {
     const parser = createParser({
       onEvent: (message) => {
         if (message.id !== undefined) this.lastEventId = message.id;
-        const event: ReceivedEvent = { id: message.id, type: message.event ?? "message", payload: JSON.parse(message.data) };
+        const event: ReceivedEvent = {
+          id: message.id,
+          type: message.event ?? "message",
+          payload: JSON.parse(message.data),
+        };
         this.events.push(event);
         for (const waiter of [...this.waiters]) {
           if (waiter.predicate(event)) {
@@ -83,7 +94,10 @@ export class SseClient {
   }
 
   /** Opens `GET <url>` with a bearer token (and Last-Event-ID): a stream, or the refusal. */
-  static open(url: string, options: { token?: string | null; lastEventId?: string; headers?: Record<string, string> } = {}): Promise<SseClient | RefusedStream> {
+  static open(
+    url: string,
+    options: { token?: string | null; lastEventId?: string; headers?: Record<string, string> } = {},
+  ): Promise<SseClient | RefusedStream> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { accept: "text/event-stream", ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -106,7 +120,8 @@ export class SseClient {
   /** Opens a stream that must be accepted. */
   static async connect(url: string, options: { token?: string | null; lastEventId?: string } = {}): Promise<SseClient> {
     const opened = await SseClient.open(url, options);
-    if (!(opened instanceof SseClient)) throw new Error(`stream refused: ${opened.status} ${JSON.stringify(opened.body)}`);
+    if (!(opened instanceof SseClient))
+      throw new Error(`stream refused: ${opened.status} ${JSON.stringify(opened.body)}`);
     return opened;
   }
 
@@ -122,7 +137,14 @@ export class SseClient {
         reject,
         timer: setTimeout(() => {
           this.waiters.delete(waiter);
-          reject(new Error(`no matching event within ${timeoutMs} ms (${this.events.length} events received: ${this.events.map((e) => `${e.id}:${e.type}`).slice(-20).join(", ")})`));
+          reject(
+            new Error(
+              `no matching event within ${timeoutMs} ms (${this.events.length} events received: ${this.events
+                .map((e) => `${e.id}:${e.type}`)
+                .slice(-20)
+                .join(", ")})`,
+            ),
+          );
         }, timeoutMs),
       };
       this.waiters.add(waiter);

@@ -9,7 +9,11 @@ import { createLogger, createSilentLogger, type Logger } from "../../src/logging
 export { SCRIPTED_PROVIDER_PLUGIN_DIR };
 
 /** A scripted provider instance for a test config. */
-export function scriptedInstance(id: string, options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+export function scriptedInstance(
+  id: string,
+  options: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   return { id, driver: "scripted", options, ...extra };
 }
 
@@ -22,22 +26,24 @@ export interface TestHost {
 }
 
 /** Starts a host on a temporary home with the scripted provider plugin loaded. */
-export async function startTestHost(options: {
-  providers?: unknown[] | ((dirs: { home: string; gateDir: string }) => unknown[]);
-  plugins?: string[];
-  builtinPluginsDir?: string | null;
-  overrides?: (container: DependencyContainer) => void;
-  home?: string;
-  start?: boolean;
-  server?: Record<string, unknown>;
-  budgets?: Record<string, unknown>;
-  pricing?: Record<string, unknown>;
-  scheduling?: Record<string, unknown>;
-  reach?: Record<string, unknown>;
-  workspaces?: Record<string, unknown>;
-  /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
-  logger?: Logger;
-} = {}): Promise<TestHost> {
+export async function startTestHost(
+  options: {
+    providers?: unknown[] | ((dirs: { home: string; gateDir: string }) => unknown[]);
+    plugins?: string[];
+    builtinPluginsDir?: string | null;
+    overrides?: (container: DependencyContainer) => void;
+    home?: string;
+    start?: boolean;
+    server?: Record<string, unknown>;
+    budgets?: Record<string, unknown>;
+    pricing?: Record<string, unknown>;
+    scheduling?: Record<string, unknown>;
+    reach?: Record<string, unknown>;
+    workspaces?: Record<string, unknown>;
+    /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
+    logger?: Logger;
+  } = {},
+): Promise<TestHost> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), "switchyard-test-"));
   const gateDir = join(home, "gates");
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-ws-"));
@@ -57,7 +63,11 @@ export async function startTestHost(options: {
       ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
-    logger: options.logger ?? (process.env.SWITCHYARD_TEST_LOG ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG }) : createSilentLogger()),
+    logger:
+      options.logger ??
+      (process.env.SWITCHYARD_TEST_LOG
+        ? createLogger({ level: process.env.SWITCHYARD_TEST_LOG })
+        : createSilentLogger()),
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   if (options.start !== false) host.start();

@@ -32,7 +32,10 @@ describe("runGit and locks other git processes hold", () => {
     repo.write("a.txt", "changed\n");
     const lock = join(repo.path, ".git", "index.lock");
     writeFileSync(lock, "");
-    await expect(runGit(repo.path, ["add", "a.txt"], { lockWaitMs: 300 })).rejects.toMatchObject({ code: "orchestration_error", details: { reason: "repository_locked", lock } });
+    await expect(runGit(repo.path, ["add", "a.txt"], { lockWaitMs: 300 })).rejects.toMatchObject({
+      code: "orchestration_error",
+      details: { reason: "repository_locked", lock },
+    });
     expect(existsSync(lock)).toBe(true);
     rmSync(lock);
     expect(repo.git("diff", "--cached", "--name-only")).toBe("");
@@ -41,6 +44,8 @@ describe("runGit and locks other git processes hold", () => {
   it("does not retry what is not a lock", async () => {
     const repo = makeGitRepo();
     repos.push(repo);
-    expect(await runGit(repo.path, ["rev-parse", "--verify", "--quiet", "no-such-ref"], { lockWaitMs: 10_000 })).toMatchObject({ ok: false });
+    expect(
+      await runGit(repo.path, ["rev-parse", "--verify", "--quiet", "no-such-ref"], { lockWaitMs: 10_000 }),
+    ).toMatchObject({ ok: false });
   });
 });

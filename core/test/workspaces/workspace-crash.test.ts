@@ -14,13 +14,21 @@ import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
 import { until } from "../support/until.js";
 
 type Outcome = { action: string; outcome: string; requestId: string };
-type WorkspaceRow = { status: string; path: string; applying: unknown; outcomes: Outcome[]; changes: { fileCount: number } | null };
+type WorkspaceRow = {
+  status: string;
+  path: string;
+  applying: unknown;
+  outcomes: Outcome[];
+  changes: { fileCount: number } | null;
+};
 
 /** A workspace record as the database holds it now. */
 function workspaceRow(home: string, threadId: string): WorkspaceRow {
   const db = new Database(join(home, "switchyard.db"), { readonly: true });
   try {
-    return JSON.parse((db.prepare("SELECT data FROM workspaces WHERE thread_id = ?").get(threadId) as { data: string }).data) as WorkspaceRow;
+    return JSON.parse(
+      (db.prepare("SELECT data FROM workspaces WHERE thread_id = ?").get(threadId) as { data: string }).data,
+    ) as WorkspaceRow;
   } finally {
     db.close();
   }
@@ -30,7 +38,9 @@ function workspaceRow(home: string, threadId: string): WorkspaceRow {
 function appliedEvents(home: string, threadId: string): number {
   const db = new Database(join(home, "switchyard.db"), { readonly: true });
   try {
-    const rows = db.prepare("SELECT data FROM events WHERE entity = 'workspace' AND entity_id = ? ORDER BY sequence").all(`workspace:${threadId}`) as { data: string }[];
+    const rows = db
+      .prepare("SELECT data FROM events WHERE entity = 'workspace' AND entity_id = ? ORDER BY sequence")
+      .all(`workspace:${threadId}`) as { data: string }[];
     let seen = 0;
     let count = 0;
     for (const row of rows) {
@@ -69,7 +79,10 @@ describe("workspaces across kill -9", () => {
     repos.push(repo);
     const config = {
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
-      providers: [{ id: "alpha", driver: "scripted", options: { gateDir, stateDir: join(root, "state") } }, acpAgentInstance("acp", { home, gateDir })],
+      providers: [
+        { id: "alpha", driver: "scripted", options: { gateDir, stateDir: join(root, "state") } },
+        acpAgentInstance("acp", { home, gateDir }),
+      ],
     };
     return { root, home, gateDir, repo, config };
   }
@@ -77,36 +90,67 @@ describe("workspaces across kill -9", () => {
   /** A parent held in a live turn, its agent's MCP client, and a delegated child in a worktree. */
   async function parentWithChild(engine: EngineChild, mcpUrl: string, repo: GitRepo, gateDir: string, task: string) {
     const projectId = await engine.call<string>("project", { path: repo.path });
-    const parent = await engine.call<string>("thread", { projectId, instance: "alpha", runtimeMode: "full-access", prompt: "@@gate parent-hold @@reply parent done" });
+    const parent = await engine.call<string>("thread", {
+      projectId,
+      instance: "alpha",
+      runtimeMode: "full-access",
+      prompt: "@@gate parent-hold @@reply parent done",
+    });
     await untilGatesReached(gateDir, ["parent-hold"]);
     const grants = await engine.call<{ threadId: string; token: string }[]>("grants");
     const agent = await connectMcp(mcpUrl, grants.find((grant) => grant.threadId === parent)!.token);
     clients.push(agent);
-    const delegated = await mustCall<{ childThreadId: string }>(agent, "delegate_task", { task, target: { providerInstanceId: "acp" }, workspace: "worktree", clientRequestId: "crash-child" });
+    const delegated = await mustCall<{ childThreadId: string }>(agent, "delegate_task", {
+      task,
+      target: { providerInstanceId: "acp" },
+      workspace: "worktree",
+      clientRequestId: "crash-child",
+    });
     return { parent, agent, childThreadId: delegated.childThreadId };
   }
 
   it("an apply killed after the parent's tree changed but before its branch moved is finished, once, after the restart", async () => {
     const { root, home, gateDir, repo, config } = setup();
-    const hook = { armed: join(root, "hook-armed"), reached: join(root, "hook-reached"), release: join(root, "hook-release") };
+    const hook = {
+      armed: join(root, "hook-armed"),
+      reached: join(root, "hook-reached"),
+      release: join(root, "hook-release"),
+    };
     holdMainRefUpdates(repo, hook);
     child = EngineChild.start(home, config);
     const { mcpUrl } = await child.ready;
     const start = repo.head();
-    const { childThreadId } = await parentWithChild(child, mcpUrl, repo, gateDir, "@write shared.txt from the child\n@say done");
+    const { childThreadId } = await parentWithChild(
+      child,
+      mcpUrl,
+      repo,
+      gateDir,
+      "@write shared.txt from the child\n@say done",
+    );
     await child.call("wait", { threadId: childThreadId, timeoutMs: 60_000 });
 
     const token = await child.call<string>("clientToken");
     const client = await connectMcp(mcpUrl, token);
     clients.push(client);
     writeFileSync(hook.armed, "");
-    const cut = callTool(client, "apply_changes", { threadId: childThreadId, clientRequestId: "crash-apply", timeoutMs: 60_000 }).catch((error: Error) => error);
-    await until("the apply to reach the parent's branch update", () => existsSync(hook.reached), { attempts: 1_200, intervalMs: 25 });
+    const cut = callTool(client, "apply_changes", {
+      threadId: childThreadId,
+      clientRequestId: "crash-apply",
+      timeoutMs: 60_000,
+    }).catch((error: Error) => error);
+    await until("the apply to reach the parent's branch update", () => existsSync(hook.reached), {
+      attempts: 1_200,
+      intervalMs: 25,
+    });
     await child.kill9();
     child = null;
     // The machine went down with it: the git process in the middle of moving the branch too.
     process.kill(Number(readFileSync(hook.reached, "utf8").trim()), "SIGKILL");
-    await until("git to give up the ref lock", () => !existsSync(join(repo.path, ".git", "refs", "heads", "main.lock")), { attempts: 400 });
+    await until(
+      "git to give up the ref lock",
+      () => !existsSync(join(repo.path, ".git", "refs", "heads", "main.lock")),
+      { attempts: 400 },
+    );
     await cut;
 
     // Half-way: the parent's files are the child's, its branch is not.
@@ -117,7 +161,11 @@ describe("workspaces across kill -9", () => {
 
     child = EngineChild.start(home, config);
     const { mcpUrl: again } = await child.ready;
-    await child.call("waitFor", { sql: "SELECT 1 FROM workspaces WHERE thread_id = ? AND json_extract(data, '$.applying') IS NULL", params: [childThreadId], timeoutMs: 30_000 });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM workspaces WHERE thread_id = ? AND json_extract(data, '$.applying') IS NULL",
+      params: [childThreadId],
+      timeoutMs: 30_000,
+    });
 
     // Whole: the branch moved to the child's work, the tree matches it, nothing is left over.
     const row = workspaceRow(home, childThreadId);
@@ -128,8 +176,12 @@ describe("workspaces across kill -9", () => {
     // The retried call answers the same outcome; a new one finds nothing to apply: applied once.
     const client2 = await connectMcp(again, token);
     clients.push(client2);
-    expect(await mustCall(client2, "apply_changes", { threadId: childThreadId, clientRequestId: "crash-apply" })).toMatchObject({ replayed: true, outcome: { outcome: "applied" } });
-    expect(await mustCall(client2, "apply_changes", { threadId: childThreadId })).toMatchObject({ outcome: { outcome: "nothing_to_apply" } });
+    expect(
+      await mustCall(client2, "apply_changes", { threadId: childThreadId, clientRequestId: "crash-apply" }),
+    ).toMatchObject({ replayed: true, outcome: { outcome: "applied" } });
+    expect(await mustCall(client2, "apply_changes", { threadId: childThreadId })).toMatchObject({
+      outcome: { outcome: "nothing_to_apply" },
+    });
     expect(appliedEvents(home, childThreadId)).toBe(1);
     expect(repo.git("log", "--format=%s", `${start}..HEAD`).split("\n")).toHaveLength(1);
   }, 240_000);
@@ -138,19 +190,36 @@ describe("workspaces across kill -9", () => {
     const { home, gateDir, repo, config } = setup();
     child = EngineChild.start(home, config);
     const { mcpUrl } = await child.ready;
-    const { childThreadId } = await parentWithChild(child, mcpUrl, repo, gateDir, "@write half.txt written before the crash\n@gate child-hold\n@say never said");
+    const { childThreadId } = await parentWithChild(
+      child,
+      mcpUrl,
+      repo,
+      gateDir,
+      "@write half.txt written before the crash\n@gate child-hold\n@say never said",
+    );
     const path = workspaceRow(home, childThreadId).path;
     // The agent writes, then waits at its gate.
-    await until("the child to write into its worktree", () => existsSync(join(path, "half.txt")), { attempts: 2_400, intervalMs: 25 });
+    await until("the child to write into its worktree", () => existsSync(join(path, "half.txt")), {
+      attempts: 2_400,
+      intervalMs: 25,
+    });
     expect(readFileSync(join(path, "half.txt"), "utf8")).toBe("written before the crash");
 
     await child.kill9();
     child = EngineChild.start(home, config);
     await child.ready;
     releaseGate(gateDir, "child-hold");
-    await child.call("waitFor", { sql: "SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('completed', 'failed', 'interrupted', 'cancelled') AND ordinal = 1", params: [childThreadId], timeoutMs: 60_000 });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('completed', 'failed', 'interrupted', 'cancelled') AND ordinal = 1",
+      params: [childThreadId],
+      timeoutMs: 60_000,
+    });
     await child.call("drain");
-    await child.call("waitFor", { sql: "SELECT 1 FROM workspaces WHERE thread_id = ? AND json_extract(data, '$.changes.fileCount') = 1", params: [childThreadId], timeoutMs: 30_000 });
+    await child.call("waitFor", {
+      sql: "SELECT 1 FROM workspaces WHERE thread_id = ? AND json_extract(data, '$.changes.fileCount') = 1",
+      params: [childThreadId],
+      timeoutMs: 30_000,
+    });
 
     const row = workspaceRow(home, childThreadId);
     expect(row.status).toBe("ready");
@@ -161,7 +230,10 @@ describe("workspaces across kill -9", () => {
     child = null;
     const listed = await runCli(["worktrees", "list", "--json", "--home", home]);
     expect(listed.code, listed.stderr).toBe(0);
-    const report = JSON.parse(listed.stdout) as { workspaces: { threadId: string; path: string; hasChanges: boolean }[]; orphans: string[] };
+    const report = JSON.parse(listed.stdout) as {
+      workspaces: { threadId: string; path: string; hasChanges: boolean }[];
+      orphans: string[];
+    };
     expect(report.workspaces).toMatchObject([{ threadId: childThreadId, path, hasChanges: true }]);
     expect(report.orphans).toEqual([]);
   }, 240_000);

@@ -13,7 +13,11 @@ import { mustCall } from "../support/mcp-client.js";
 import { until } from "../support/until.js";
 import { defaultProviders, McpLab } from "../support/mcp-lab.js";
 
-type Decision = { pending: boolean; outcome: { outcome: string } | null; workspace: { path: string; branch: string | null; status: string } };
+type Decision = {
+  pending: boolean;
+  outcome: { outcome: string } | null;
+  workspace: { path: string; branch: string | null; status: string };
+};
 
 const HOUR = 60 * 60 * 1000;
 
@@ -28,7 +32,11 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
 
   beforeAll(async () => {
     lab = await McpLab.start({
-      logger: createLogger({ level: "warn", format: "json", destination: { write: (line: string) => void logLines.push(line) } }),
+      logger: createLogger({
+        level: "warn",
+        format: "json",
+        destination: { write: (line: string) => void logLines.push(line) },
+      }),
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
       providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)],
       workspaces: { retentionMs: HOUR, lockWaitMs: 400 },
@@ -45,10 +53,19 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
   async function children(parent: Awaited<ReturnType<McpLab["liveAgent"]>>, labels: readonly string[]) {
     const tasks = await Promise.all(
       labels.map((label) =>
-        mustCall<{ childThreadId: string }>(parent.client, "delegate_task", { task: `@write ${label}.txt from ${label}\n@say done`, title: label, target: { providerInstanceId: "acp" }, workspace: "worktree", clientRequestId: label }),
+        mustCall<{ childThreadId: string }>(parent.client, "delegate_task", {
+          task: `@write ${label}.txt from ${label}\n@say done`,
+          title: label,
+          target: { providerInstanceId: "acp" },
+          workspace: "worktree",
+          clientRequestId: label,
+        }),
       ),
     );
-    for (const task of tasks) expect((await lab.host.threads.waitForRun({ threadId: task.childThreadId, timeoutMs: 60_000 })).run?.status).toBe("completed");
+    for (const task of tasks)
+      expect((await lab.host.threads.waitForRun({ threadId: task.childThreadId, timeoutMs: 60_000 })).run?.status).toBe(
+        "completed",
+      );
     return tasks.map((task) => task.childThreadId);
   }
 
@@ -56,11 +73,17 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
     const parent = await lab.liveAgent({ projectId, runtimeMode: "full-access" });
     const [locked] = await children(parent, ["locked"]);
     const lock = join(repo.path, ".git", "index.lock");
-    const waitedOut = () => logLines.filter((line) => line.includes("a change set could not be applied") && line.includes("index.lock")).length;
+    const waitedOut = () =>
+      logLines.filter((line) => line.includes("a change set could not be applied") && line.includes("index.lock"))
+        .length;
 
     const before = repo.head();
     writeFileSync(lock, "");
-    const call = await mustCall<Decision>(parent.client, "apply_changes", { threadId: locked!, timeoutMs: 0, clientRequestId: "locked" });
+    const call = await mustCall<Decision>(parent.client, "apply_changes", {
+      threadId: locked!,
+      timeoutMs: 0,
+      clientRequestId: "locked",
+    });
     expect(call).toMatchObject({ pending: true, outcome: null });
     // Past the lock wait (400 ms here), twice: the move is recorded and put off, nothing changed meanwhile.
     await until("the apply to meet the lock and be put off twice", () => waitedOut() >= 2, { attempts: 1_200 });
@@ -79,7 +102,9 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
     expect(finished).not.toBeNull();
     expect(repo.read("locked.txt")).toBe("from locked");
     expect(repo.status()).toBe("");
-    expect(await mustCall(parent.client, "apply_changes", { threadId: locked!, clientRequestId: "locked" })).toMatchObject({ replayed: true, outcome: { outcome: "applied" } });
+    expect(
+      await mustCall(parent.client, "apply_changes", { threadId: locked!, clientRequestId: "locked" }),
+    ).toMatchObject({ replayed: true, outcome: { outcome: "applied" } });
     parent.release();
   }, 180_000);
 
@@ -91,7 +116,8 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
     expect(keep).toMatchObject({ outcome: { outcome: "kept" }, workspace: { status: "removed" } });
     expect(existsSync(keep.workspace.path)).toBe(false);
     expect(repo.branches()).toContain(keep.workspace.branch);
-    for (const threadId of [applied!, undecided!]) await mustCall(parent.client, "set_thread_settled", { threadId, settled: true });
+    for (const threadId of [applied!, undecided!])
+      await mustCall(parent.client, "set_thread_settled", { threadId, settled: true });
     const janitor = lab.host.container.resolve(WorkspaceJanitor);
     const appliedWorkspace = lab.host.store.get("workspace", `workspace:${applied}`)!;
     const undecidedWorkspace = lab.host.store.get("workspace", `workspace:${undecided}`)!;
@@ -111,14 +137,20 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
     expect(existsSync(appliedWorkspace.path)).toBe(true);
 
     const report = await janitor.prune({ dryRun: false });
-    expect(report).toMatchObject({ dryRun: false, removed: [{ threadId: applied, path: appliedWorkspace.path, branchKept: false }], orphans: [stray] });
+    expect(report).toMatchObject({
+      dryRun: false,
+      removed: [{ threadId: applied, path: appliedWorkspace.path, branchKept: false }],
+      orphans: [stray],
+    });
     expect(existsSync(appliedWorkspace.path)).toBe(false);
     expect(repo.branches()).not.toContain(appliedWorkspace.branch);
     expect(existsSync(stray)).toBe(false);
     expect(lab.host.store.get("workspace", `workspace:${applied}`)).toMatchObject({ status: "removed" });
     // Never removed: undecided changes (whatever their thread), a kept branch, the user's own worktree, the parent's tree.
     expect(existsSync(undecidedWorkspace.path)).toBe(true);
-    expect(repo.branches()).toEqual(expect.arrayContaining([keep.workspace.branch, undecidedWorkspace.branch, "users-own", "main"]));
+    expect(repo.branches()).toEqual(
+      expect.arrayContaining([keep.workspace.branch, undecidedWorkspace.branch, "users-own", "main"]),
+    );
     expect(existsSync(join(users, "README.md"))).toBe(true);
     expect(repo.read("applied.txt")).toBe("from applied");
     expect(repo.status()).toBe("");

@@ -10,7 +10,9 @@ import { testedRegistryAgent } from "./acp-registry-tested-agents.js";
  * provider-specific extensions. Readiness is a disposable `session/new` (success = the agent
  * is authenticated; its models and modes are read from it).
  */
-export function createAcpRegistryFlavor(catalogs: AcpRegistryCatalogs = new AcpRegistryCatalogs()): AcpFlavor<AcpRegistryOptions> {
+export function createAcpRegistryFlavor(
+  catalogs: AcpRegistryCatalogs = new AcpRegistryCatalogs(),
+): AcpFlavor<AcpRegistryOptions> {
   return {
     driverKind: "acp-registry",
     displayName: "ACP Registry agent",
@@ -25,7 +27,9 @@ export function createAcpRegistryFlavor(catalogs: AcpRegistryCatalogs = new AcpR
     readinessProbe: "session",
     harness: ({ options }) => testedRegistryAgent(options.agentId),
     modes: ({ options }) => options.modes,
-    hooks: { adjustInitialize: (init, { options }) => withoutIgnoredCapabilities(init, options.ignoreAgentCapabilities) },
+    hooks: {
+      adjustInitialize: (init, { options }) => withoutIgnoredCapabilities(init, options.ignoreAgentCapabilities),
+    },
   };
 }
 
@@ -38,10 +42,13 @@ export function createAcpRegistryDriver(adapterOptions: AcpAdapterOptions = {}):
       // The generic driver cannot know which variable an agent reads its home from: say so
       // instead of silently ignoring the setting.
       if (input.instance.homePath !== null) {
-        input.context.logger.warn("homePath is not used by the acp-registry driver; set the agent's home variable in `environment` or options.env", {
-          instanceId: input.instance.id,
-          homePath: input.instance.homePath,
-        });
+        input.context.logger.warn(
+          "homePath is not used by the acp-registry driver; set the agent's home variable in `environment` or options.env",
+          {
+            instanceId: input.instance.id,
+            homePath: input.instance.homePath,
+          },
+        );
       }
       return driver.create(input);
     },

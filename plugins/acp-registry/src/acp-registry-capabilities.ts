@@ -27,7 +27,12 @@ import type { IgnorableAgentCapability } from "./acp-registry-options.js";
  * user's order.
  */
 export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: false,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -48,7 +53,10 @@ export const ACP_REGISTRY_CAPABILITIES: CapabilityDeclaration = {
 };
 
 /** The `initialize` response with the features an instance ignores taken out. */
-export function withoutIgnoredCapabilities(init: acpSdk.InitializeResponse, ignored: readonly IgnorableAgentCapability[] | undefined): acpSdk.InitializeResponse {
+export function withoutIgnoredCapabilities(
+  init: acpSdk.InitializeResponse,
+  ignored: readonly IgnorableAgentCapability[] | undefined,
+): acpSdk.InitializeResponse {
   if (ignored === undefined || ignored.length === 0) return init;
   const caps = init.agentCapabilities ?? {};
   const sessionCaps = { ...(caps.sessionCapabilities ?? {}) };

@@ -11,7 +11,14 @@ import {
   type InstalledAgent,
   type RegistryErrorReason,
 } from "@switchyard/registry-cache";
-import { COMMAND_EXIT_CODES, defineCommandGroup, type CommandContext, type CommandInvocation, type CommandOption, type ConfiguredInstance } from "@switchyard/sdk";
+import {
+  COMMAND_EXIT_CODES,
+  defineCommandGroup,
+  type CommandContext,
+  type CommandInvocation,
+  type CommandOption,
+  type ConfiguredInstance,
+} from "@switchyard/sdk";
 
 /**
  * `switchyard registry search|show|install|list|uninstall`: the operator's side of this plugin.
@@ -23,7 +30,11 @@ import { COMMAND_EXIT_CODES, defineCommandGroup, type CommandContext, type Comma
 const REGISTRY_DRIVER = "acp-registry";
 
 /** Failures that mean the user's input was wrong (exit 2); `not_found` exits 3; every other reason is a failed operation (exit 1). */
-const BAD_INPUT_REASONS: ReadonlySet<RegistryErrorReason> = new Set(["url_not_allowed", "invalid_agent_id", "invalid_command_override"]);
+const BAD_INPUT_REASONS: ReadonlySet<RegistryErrorReason> = new Set([
+  "url_not_allowed",
+  "invalid_agent_id",
+  "invalid_command_override",
+]);
 
 function exitCodeForReason(reason: RegistryErrorReason): number {
   if (reason === "not_found") return COMMAND_EXIT_CODES.notFound;
@@ -31,7 +42,11 @@ function exitCodeForReason(reason: RegistryErrorReason): number {
 }
 
 const COMMON_OPTIONS: readonly CommandOption[] = [
-  { name: "registry-url", valueName: "url", description: `registry index URL (default: $${ACP_REGISTRY_URL_ENV}, else ${DEFAULT_REGISTRY_URL})` },
+  {
+    name: "registry-url",
+    valueName: "url",
+    description: `registry index URL (default: $${ACP_REGISTRY_URL_ENV}, else ${DEFAULT_REGISTRY_URL})`,
+  },
   { name: "json", description: "print JSON" },
 ];
 
@@ -44,13 +59,17 @@ function openCatalog(invocation: CommandInvocation, context: CommandContext): Re
   return new RegistryCatalog({
     cacheDir: acpRegistryCacheDir(context.paths.home),
     registryUrl: resolveRegistryUrl(stringOption(invocation, "registry-url")),
-    logger: { warn: (message, fields) => context.output.warn(`${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`) },
+    logger: {
+      warn: (message, fields) => context.output.warn(`${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`),
+    },
   });
 }
 
 /** Provider instances in the config that name `agentId` (any state: a disabled one would still launch it once enabled). */
 function instancesUsing(instances: readonly ConfiguredInstance[], agentId: string): string[] {
-  return instances.filter((instance) => instance.driver === REGISTRY_DRIVER && instance.options["agentId"] === agentId).map((instance) => instance.id);
+  return instances
+    .filter((instance) => instance.driver === REGISTRY_DRIVER && instance.options["agentId"] === agentId)
+    .map((instance) => instance.id);
 }
 
 /**
@@ -58,12 +77,17 @@ function instancesUsing(instances: readonly ConfiguredInstance[], agentId: strin
  * `--json`, `{"error": {reason, message, details}}` on stdout) with exit code 2 for bad input,
  * 3 for an agent that does not exist, 1 for a failed operation.
  */
-async function handled(invocation: CommandInvocation, context: CommandContext, work: () => Promise<number | void>): Promise<number | void> {
+async function handled(
+  invocation: CommandInvocation,
+  context: CommandContext,
+  work: () => Promise<number | void>,
+): Promise<number | void> {
   try {
     return await work();
   } catch (error) {
     if (!isRegistryError(error)) throw error;
-    if (invocation.options.json === true) context.output.json({ error: { reason: error.reason, message: error.message, details: error.details } });
+    if (invocation.options.json === true)
+      context.output.json({ error: { reason: error.reason, message: error.message, details: error.details } });
     context.output.error(`${error.reason}: ${error.message}`);
     return exitCodeForReason(error.reason);
   }
@@ -71,12 +95,16 @@ async function handled(invocation: CommandInvocation, context: CommandContext, w
 
 function warnIfStale(index: IndexInfo, context: CommandContext): void {
   if (!index.stale) return;
-  context.output.warn(`the registry at ${index.url} could not be reached (${index.refreshError ?? "unknown error"}); using the copy cached at ${index.fetchedAt}.`);
+  context.output.warn(
+    `the registry at ${index.url} could not be reached (${index.refreshError ?? "unknown error"}); using the copy cached at ${index.fetchedAt}.`,
+  );
 }
 
 function distributionLabel(agent: AgentSummary): string {
   if (agent.available) return agent.distribution ?? "";
-  return agent.unavailableReason === "missing_runner" ? `${agent.declaredDistributions.join("/")} (runner missing)` : "none for this platform";
+  return agent.unavailableReason === "missing_runner"
+    ? `${agent.declaredDistributions.join("/")} (runner missing)`
+    : "none for this platform";
 }
 
 function shortHash(sha256: string | undefined): string {
@@ -86,15 +114,20 @@ function shortHash(sha256: string | undefined): string {
 /** The `registry` command group. */
 export const registryCommands = defineCommandGroup({
   name: "registry",
-  description: "Find and install ACP Registry agents into the checksummed cache that acp-registry provider instances launch",
+  description:
+    "Find and install ACP Registry agents into the checksummed cache that acp-registry provider instances launch",
   commands: [
     {
       name: "search",
-      description: "Search the registry (fetches its index over the network; agents that cannot run on this machine are hidden unless --all)",
+      description:
+        "Search the registry (fetches its index over the network; agents that cannot run on this machine are hidden unless --all)",
       arguments: [{ name: "query", required: false, variadic: true, description: "words to look for" }],
       options: [
         { name: "limit", valueName: "n", description: "at most this many results (default 20)" },
-        { name: "all", description: "also list agents that cannot run here (no build for this platform, npm/uv missing)" },
+        {
+          name: "all",
+          description: "also list agents that cannot run here (no build for this platform, npm/uv missing)",
+        },
         { name: "refresh", description: "fetch the index again even if the cached copy is fresh" },
         ...COMMON_OPTIONS,
       ],
@@ -119,7 +152,9 @@ export const registryCommands = defineCommandGroup({
           }
           warnIfStale(result.index, context);
           if (result.agents.length === 0) {
-            output.write(`No agents match "${result.query}" in ${result.index.url}.${result.hiddenUnavailable > 0 ? ` ${result.hiddenUnavailable} that cannot run here are hidden (add --all).` : ""}\n`);
+            output.write(
+              `No agents match "${result.query}" in ${result.index.url}.${result.hiddenUnavailable > 0 ? ` ${result.hiddenUnavailable} that cannot run here are hidden (add --all).` : ""}\n`,
+            );
             return;
           }
           output.table(
@@ -136,12 +171,14 @@ export const registryCommands = defineCommandGroup({
           );
           const more = result.total - result.agents.length;
           if (more > 0) output.write(`${more} more match${more === 1 ? "es" : ""}; raise --limit to see them.\n`);
-          if (result.hiddenUnavailable > 0) output.write(`${result.hiddenUnavailable} hidden: they cannot run on this machine (add --all).\n`);
+          if (result.hiddenUnavailable > 0)
+            output.write(`${result.hiddenUnavailable} hidden: they cannot run on this machine (add --all).\n`);
         }),
     },
     {
       name: "show",
-      description: "Show one agent: distributions, readiness, installed versions (fetches the registry index over the network)",
+      description:
+        "Show one agent: distributions, readiness, installed versions (fetches the registry index over the network)",
       arguments: [{ name: "agentId" }],
       options: COMMON_OPTIONS,
       run: (invocation, context) =>
@@ -174,14 +211,21 @@ export const registryCommands = defineCommandGroup({
             output.write("\n");
             output.table(
               ["INSTALLED", "DISTRIBUTION", "INTEGRITY", "SHA256", "LOCATION"],
-              installed.map((install) => [install.version, install.distribution, install.integrity, shortHash(install.sha256), install.location]),
+              installed.map((install) => [
+                install.version,
+                install.distribution,
+                install.integrity,
+                shortHash(install.sha256),
+                install.location,
+              ]),
             );
           }
         }),
     },
     {
       name: "install",
-      description: "Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache; downloads over the network",
+      description:
+        "Install an agent (binary archive with checksum, or pinned npx/uvx package) into the cache; downloads over the network",
       arguments: [{ name: "agentId" }],
       options: COMMON_OPTIONS,
       run: (invocation, context) =>
@@ -190,19 +234,25 @@ export const registryCommands = defineCommandGroup({
           const json = invocation.options.json === true;
           // The bar redraws one line in place: only for a person watching a terminal.
           const showBar = !json && output.stderr.isTTY;
-          const prepared = await openCatalog(invocation, context).prepare(invocation.args.agentId as string, showBar ? { onProgress: createProgressBar(output.stderr) } : {});
+          const prepared = await openCatalog(invocation, context).prepare(
+            invocation.args.agentId as string,
+            showBar ? { onProgress: createProgressBar(output.stderr) } : {},
+          );
           if (json) {
             output.json(prepared);
             return;
           }
           const what = `${prepared.agentId} ${prepared.version}`;
-          const integrity = prepared.sha256 !== undefined ? `${prepared.integrity} ${prepared.sha256}` : prepared.integrity;
+          const integrity =
+            prepared.sha256 !== undefined ? `${prepared.integrity} ${prepared.sha256}` : prepared.integrity;
           output.write(
             prepared.alreadyInstalled
               ? `${what} is already installed (${prepared.distribution}, ${integrity}).\n`
               : `${output.style("Installed", "green")} ${what} (${prepared.distribution}, ${integrity}) in ${prepared.location}\n`,
           );
-          output.write(`Use it in a provider instance: { "driver": "${REGISTRY_DRIVER}", "options": { "agentId": "${prepared.agentId}" } }\n`);
+          output.write(
+            `Use it in a provider instance: { "driver": "${REGISTRY_DRIVER}", "options": { "agentId": "${prepared.agentId}" } }\n`,
+          );
         }),
     },
     {
@@ -226,7 +276,9 @@ export const registryCommands = defineCommandGroup({
             return;
           }
           if (installed.length === 0) {
-            output.write(`No registry agents are installed in ${acpRegistryCacheDir(context.paths.home)}. Find one with \`switchyard registry search\`.\n`);
+            output.write(
+              `No registry agents are installed in ${acpRegistryCacheDir(context.paths.home)}. Find one with \`switchyard registry search\`.\n`,
+            );
             return;
           }
           output.table(
@@ -247,7 +299,14 @@ export const registryCommands = defineCommandGroup({
       name: "uninstall",
       description: "Remove an installed agent (refused while a configured provider instance uses it)",
       arguments: [{ name: "agentId" }],
-      options: [{ name: "agent-version", valueName: "version", description: "remove only this version (default: every installed version)" }, ...COMMON_OPTIONS],
+      options: [
+        {
+          name: "agent-version",
+          valueName: "version",
+          description: "remove only this version (default: every installed version)",
+        },
+        ...COMMON_OPTIONS,
+      ],
       run: (invocation, context) =>
         handled(invocation, context, async () => {
           const { output } = context;
@@ -267,7 +326,14 @@ export const registryCommands = defineCommandGroup({
           });
           if (result.removed.length === 0) {
             const message = `${agentId}${agentVersion ? ` ${agentVersion}` : ""} is not installed; nothing was removed. Run \`switchyard registry list\` to see installed agents.`;
-            if (json) output.json({ error: { reason: "not_found", message, details: { agentId, ...(agentVersion ? { version: agentVersion } : {}) } } });
+            if (json)
+              output.json({
+                error: {
+                  reason: "not_found",
+                  message,
+                  details: { agentId, ...(agentVersion ? { version: agentVersion } : {}) },
+                },
+              });
             output.error(`not_found: ${message}`);
             return COMMAND_EXIT_CODES.notFound;
           }
@@ -275,7 +341,9 @@ export const registryCommands = defineCommandGroup({
             output.json(result);
             return;
           }
-          output.write(`Removed ${result.removed.map((install) => `${install.agentId} ${install.version} (${install.distribution})`).join(", ")}\n`);
+          output.write(
+            `Removed ${result.removed.map((install) => `${install.agentId} ${install.version} (${install.distribution})`).join(", ")}\n`,
+          );
         }),
     },
   ],

@@ -33,7 +33,11 @@ export interface InstallJobView {
   /** Set when done: nothing had to be installed. */
   readonly alreadyInstalled: boolean | null;
   /** Set when failed: the registry's typed reason (`checksum_mismatch`, `download_failed`, …). */
-  readonly error: { readonly code: string; readonly message: string; readonly details: Readonly<Record<string, unknown>> } | null;
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly details: Readonly<Record<string, unknown>>;
+  } | null;
 }
 
 interface Job {
@@ -71,7 +75,11 @@ export class InstallJobs {
     const existing = this.byKey.get(key);
     if (existing !== undefined && existing.view.phase !== "failed") {
       // A finished install that was removed since (`switchyard registry uninstall`) is installed anew.
-      const removed = existing.view.phase === "done" && !(await this.catalog.list()).some((install) => install.agentId === agent.id && install.version === agent.version);
+      const removed =
+        existing.view.phase === "done" &&
+        !(await this.catalog.list()).some(
+          (install) => install.agentId === agent.id && install.version === agent.version,
+        );
       const current = this.byKey.get(key);
       if (current !== undefined && (!removed || current !== existing)) return { job: current.view, created: false };
     }
@@ -114,7 +122,12 @@ export class InstallJobs {
    * The job once its revision is above `afterRevision`, or as it is when `maxWaitMs` passed or
    * `signal` aborted: a reader follows an install by asking again with the revision it got.
    */
-  async waitForChange(jobId: string, afterRevision: number, maxWaitMs: number, signal: AbortSignal): Promise<InstallJobView | null> {
+  async waitForChange(
+    jobId: string,
+    afterRevision: number,
+    maxWaitMs: number,
+    signal: AbortSignal,
+  ): Promise<InstallJobView | null> {
     const job = this.jobs.get(jobId);
     if (job === undefined) return null;
     if (job.view.revision > afterRevision || isFinished(job.view.phase)) return job.view;
@@ -134,13 +147,26 @@ export class InstallJobs {
 
   private async run(job: Job): Promise<void> {
     try {
-      const prepared = await this.catalog.prepare(job.view.agentId, { onProgress: (progress) => this.onProgress(job, progress), signal: this.signal });
-      this.update(job, { phase: "done", alreadyInstalled: prepared.alreadyInstalled, finishedAt: new Date().toISOString(), ...(prepared.alreadyInstalled ? { percent: 100 } : {}) });
+      const prepared = await this.catalog.prepare(job.view.agentId, {
+        onProgress: (progress) => this.onProgress(job, progress),
+        signal: this.signal,
+      });
+      this.update(job, {
+        phase: "done",
+        alreadyInstalled: prepared.alreadyInstalled,
+        finishedAt: new Date().toISOString(),
+        ...(prepared.alreadyInstalled ? { percent: 100 } : {}),
+      });
     } catch (error) {
       const typed = isRegistryError(error)
         ? { code: error.reason, message: error.message, details: { ...error.details } }
-        : { code: "internal", message: `The install failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`, details: {} };
-      if (!isRegistryError(error)) this.logger.error("registry install failed unexpectedly", { agentId: job.view.agentId, error: typed.message });
+        : {
+            code: "internal",
+            message: `The install failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+            details: {},
+          };
+      if (!isRegistryError(error))
+        this.logger.error("registry install failed unexpectedly", { agentId: job.view.agentId, error: typed.message });
       this.update(job, { phase: "failed", error: typed, finishedAt: new Date().toISOString() });
     }
   }
@@ -151,8 +177,14 @@ export class InstallJobs {
         return this.update(job, { phase: "waiting" });
       case "downloading": {
         const total = progress.totalBytes ?? null;
-        const percent = total === null || total <= 0 ? null : Math.min(100, Math.floor((progress.receivedBytes / total) * 100));
-        return this.update(job, { phase: "download", receivedBytes: progress.receivedBytes, totalBytes: total, percent });
+        const percent =
+          total === null || total <= 0 ? null : Math.min(100, Math.floor((progress.receivedBytes / total) * 100));
+        return this.update(job, {
+          phase: "download",
+          receivedBytes: progress.receivedBytes,
+          totalBytes: total,
+          percent,
+        });
       }
       case "verifying":
         return this.update(job, { phase: "verify", percent: 100 });

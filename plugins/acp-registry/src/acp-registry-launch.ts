@@ -1,4 +1,9 @@
-import { RegistryCatalog, isRegistryError, type AgentLaunchSpec, type AgentReadiness } from "@switchyard/registry-cache";
+import {
+  RegistryCatalog,
+  isRegistryError,
+  type AgentLaunchSpec,
+  type AgentReadiness,
+} from "@switchyard/registry-cache";
 import { SwitchyardError, type PluginContext } from "@switchyard/sdk";
 import type { AcpLaunchCommand, AcpLaunchInput } from "@switchyard/sdk/acp";
 import type { AcpRegistryOptions } from "./acp-registry-options.js";
@@ -21,7 +26,11 @@ export class AcpRegistryCatalogs {
     let catalog = this.catalogs.get(key);
     if (catalog === undefined) {
       const logger = context.logger.child({ component: "acp-registry-catalog" });
-      catalog = new RegistryCatalog({ cacheDir, registryUrl, logger: { warn: (message, fields) => logger.warn(message, fields ?? {}) } });
+      catalog = new RegistryCatalog({
+        cacheDir,
+        registryUrl,
+        logger: { warn: (message, fields) => logger.warn(message, fields ?? {}) },
+      });
       this.catalogs.set(key, catalog);
     }
     return catalog;
@@ -31,11 +40,19 @@ export class AcpRegistryCatalogs {
 /** A registry failure as the typed error that crosses the plugin boundary. */
 function unavailable(agentId: string, error: unknown): SwitchyardError {
   if (isRegistryError(error)) {
-    return new SwitchyardError("provider_unavailable", error.message, { agentId, reason: error.reason, ...error.details });
+    return new SwitchyardError("provider_unavailable", error.message, {
+      agentId,
+      reason: error.reason,
+      ...error.details,
+    });
   }
-  return new SwitchyardError("provider_unavailable", `ACP Registry agent "${agentId}" cannot be launched: ${error instanceof Error ? error.message : String(error)}`, {
-    agentId,
-  });
+  return new SwitchyardError(
+    "provider_unavailable",
+    `ACP Registry agent "${agentId}" cannot be launched: ${error instanceof Error ? error.message : String(error)}`,
+    {
+      agentId,
+    },
+  );
 }
 
 /**
@@ -45,7 +62,10 @@ function unavailable(agentId: string, error: unknown): SwitchyardError {
  * sessions use `resolveLaunch`. A command override skips the install check but keeps the
  * registry-declared args and env.
  */
-export async function resolveRegistryLaunch(catalogs: AcpRegistryCatalogs, input: AcpLaunchInput<AcpRegistryOptions>): Promise<AcpLaunchCommand> {
+export async function resolveRegistryLaunch(
+  catalogs: AcpRegistryCatalogs,
+  input: AcpLaunchInput<AcpRegistryOptions>,
+): Promise<AcpLaunchCommand> {
   const { options, context, purpose } = input;
   const catalog = catalogs.catalogFor(context, options);
   if (purpose === "probe" && options.commandOverride === undefined) {

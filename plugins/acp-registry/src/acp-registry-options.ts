@@ -22,7 +22,10 @@ export const acpRegistryOptionsSchema = z
     /** The registry agent id (`codex-acp`, `gemini`, …), as `switchyard registry search` lists it. */
     agentId: z
       .string()
-      .regex(/^[a-z0-9][a-z0-9._-]*$/, "must be a registry agent id (lowercase letters, digits, '.', '_' or '-'); find one with `switchyard registry search`"),
+      .regex(
+        /^[a-z0-9][a-z0-9._-]*$/,
+        "must be a registry agent id (lowercase letters, digits, '.', '_' or '-'); find one with `switchyard registry search`",
+      ),
     /** The index URL; default `$SWITCHYARD_ACP_REGISTRY_URL`, else the public ACP Registry. */
     registryUrl: z
       .string()
@@ -44,7 +47,9 @@ export const acpRegistryOptionsSchema = z
     /** The `authenticate` method to use when the agent lists auth methods (e.g. `gemini-api-key`); default: the agent's own login. */
     authMethodId: z.string().min(1).optional(),
     /** Environment for the agent, over the registry-declared env (and the instance's `environment`). */
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "is not an environment variable name"), z.string()).optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "is not an environment variable name"), z.string())
+      .optional(),
     /**
      * Features the agent advertises at `initialize` that Switchyard should treat as absent,
      * because this agent (version) advertises them but cannot deliver them.

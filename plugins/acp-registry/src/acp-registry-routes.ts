@@ -1,4 +1,10 @@
-import { RegistryCatalog, acpRegistryCacheDir, isRegistryError, resolveRegistryUrl, type RegistryErrorReason } from "@switchyard/registry-cache";
+import {
+  RegistryCatalog,
+  acpRegistryCacheDir,
+  isRegistryError,
+  resolveRegistryUrl,
+  type RegistryErrorReason,
+} from "@switchyard/registry-cache";
 import { SwitchyardError, defineRoute, defineRoutes, type ErrorCode } from "@switchyard/sdk";
 import { z } from "zod";
 import { InstallJobs } from "./acp-registry-install-jobs.js";
@@ -41,7 +47,10 @@ const CODE_FOR_REASON: Partial<Record<RegistryErrorReason, ErrorCode>> = {
 /** A registry failure as the spec error the host answers with; the registry's reason stays in `details.reason`. */
 function asSpecError(error: unknown): unknown {
   if (!isRegistryError(error)) return error;
-  return new SwitchyardError(CODE_FOR_REASON[error.reason] ?? "provider_error", error.message, { ...error.details, reason: error.reason });
+  return new SwitchyardError(CODE_FOR_REASON[error.reason] ?? "provider_error", error.message, {
+    ...error.details,
+    reason: error.reason,
+  });
 }
 
 async function translated<T>(work: () => Promise<T>): Promise<T> {
@@ -75,7 +84,10 @@ export const registryRoutes = defineRoutes({
         query: SearchQuery,
         handle: ({ query }) =>
           translated(async () => {
-            const result = await catalog.search(query.q ?? "", { ...(query.limit !== undefined ? { limit: query.limit } : {}), includeUnavailable: query.all === "true" });
+            const result = await catalog.search(query.q ?? "", {
+              ...(query.limit !== undefined ? { limit: query.limit } : {}),
+              includeUnavailable: query.all === "true",
+            });
             const loaded = await catalog.loadIndex();
             const installed = await catalog.list();
             return {
@@ -90,7 +102,9 @@ export const registryRoutes = defineRoutes({
                   name: summary.name,
                   description: summary.description,
                   version: summary.version,
-                  installedVersions: installed.filter((install) => install.agentId === summary.id).map((install) => install.version),
+                  installedVersions: installed
+                    .filter((install) => install.agentId === summary.id)
+                    .map((install) => install.version),
                   installed: summary.installed,
                   platforms: Object.keys(agent?.distribution.binary ?? {}).sort(),
                   packages: [...(agent?.distribution.npx ? ["npx"] : []), ...(agent?.distribution.uvx ? ["uvx"] : [])],
@@ -154,8 +168,16 @@ export const registryRoutes = defineRoutes({
         params: JobParams,
         query: JobQuery,
         handle: async ({ params, query, signal }) => {
-          const job = query.afterRevision === undefined ? jobs.get(params.jobId) : await jobs.waitForChange(params.jobId, query.afterRevision, JOB_WAIT_MS, signal);
-          if (job === null) throw new SwitchyardError("not_found", `There is no install job ${params.jobId} on this server (jobs are kept until it restarts). Start one with POST install-jobs.`, { jobId: params.jobId });
+          const job =
+            query.afterRevision === undefined
+              ? jobs.get(params.jobId)
+              : await jobs.waitForChange(params.jobId, query.afterRevision, JOB_WAIT_MS, signal);
+          if (job === null)
+            throw new SwitchyardError(
+              "not_found",
+              `There is no install job ${params.jobId} on this server (jobs are kept until it restarts). Start one with POST install-jobs.`,
+              { jobId: params.jobId },
+            );
           return { job };
         },
       }),

@@ -14,6 +14,9 @@ export { acpRegistryCacheDir, ACP_REGISTRY_URL_ENV, resolveRegistryUrl } from "@
  * its declared env, then the instance's `env` option on top (so an operator can override a
  * variable the registry declares).
  */
-export function toAcpLaunch(spec: AgentLaunchSpec, extraEnv: Readonly<Record<string, string>> | undefined): AcpLaunchCommand {
+export function toAcpLaunch(
+  spec: AgentLaunchSpec,
+  extraEnv: Readonly<Record<string, string>> | undefined,
+): AcpLaunchCommand {
   return { command: spec.command, args: [...spec.args], env: { ...spec.env, ...(extraEnv ?? {}) } };
 }

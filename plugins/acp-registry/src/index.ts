@@ -12,13 +12,27 @@ import { registryRoutes } from "./acp-registry-routes.js";
 
 export { createAcpRegistryDriver, createAcpRegistryFlavor } from "./acp-registry-adapter.js";
 export { AcpRegistryCatalogs } from "./acp-registry-launch.js";
-export { IGNORABLE_AGENT_CAPABILITIES, acpRegistryOptionsSchema, type AcpRegistryOptions, type IgnorableAgentCapability } from "./acp-registry-options.js";
+export {
+  IGNORABLE_AGENT_CAPABILITIES,
+  acpRegistryOptionsSchema,
+  type AcpRegistryOptions,
+  type IgnorableAgentCapability,
+} from "./acp-registry-options.js";
 export { ACP_REGISTRY_CAPABILITIES, withoutIgnoredCapabilities } from "./acp-registry-capabilities.js";
-export { CODEX_ACP_HARNESS, GEMINI_CLI_ACP_HARNESS, TESTED_REGISTRY_AGENTS, testedRegistryAgent } from "./acp-registry-tested-agents.js";
+export {
+  CODEX_ACP_HARNESS,
+  GEMINI_CLI_ACP_HARNESS,
+  TESTED_REGISTRY_AGENTS,
+  testedRegistryAgent,
+} from "./acp-registry-tested-agents.js";
 export { ACP_REGISTRY_URL_ENV, acpRegistryCacheDir, resolveRegistryUrl, toAcpLaunch } from "./acp-registry-wire.js";
 
 export { registryCommands } from "./acp-registry-commands.js";
 export { registryRoutes, JOB_WAIT_MS } from "./acp-registry-routes.js";
 export { InstallJobs, type InstallJobPhase, type InstallJobView } from "./acp-registry-install-jobs.js";
 
-export default definePlugin({ drivers: [createAcpRegistryDriver()], commands: [registryCommands], routes: registryRoutes });
+export default definePlugin({
+  drivers: [createAcpRegistryDriver()],
+  commands: [registryCommands],
+  routes: registryRoutes,
+});

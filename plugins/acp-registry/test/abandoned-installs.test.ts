@@ -25,12 +25,23 @@ describe("what killed registry installs leave behind", () => {
   const env = () => ({ SWITCHYARD_HOME: home, SWITCHYARD_ACP_REGISTRY_URL: fixture.url });
   const cacheDir = () => join(home, "cache", "acp-registry");
   /** The agent's lock and temp folders in the cache. */
-  const leftovers = (agentId: string) => readdirOrNone(cacheDir()).filter((name) => name === `${agentId}.install.lock` || name.startsWith(`.tmp-${agentId}-`));
+  const leftovers = (agentId: string) =>
+    readdirOrNone(cacheDir()).filter(
+      (name) => name === `${agentId}.install.lock` || name.startsWith(`.tmp-${agentId}-`),
+    );
 
   beforeAll(async () => {
     if (platform === null) throw new Error("this machine has no ACP Registry platform key");
     home = mkdtempSync(join(tmpdir(), "switchyard-abandoned-"));
-    const agent = (id: string) => ({ id, name: id, version: "1.0.0", description: `${id} for tests`, distribution: { binary: { [platform]: { archive: `{{origin}}/${id}.tar.gz`, cmd: "./agent", sha256: archive.sha256 } } } });
+    const agent = (id: string) => ({
+      id,
+      name: id,
+      version: "1.0.0",
+      description: `${id} for tests`,
+      distribution: {
+        binary: { [platform]: { archive: `{{origin}}/${id}.tar.gz`, cmd: "./agent", sha256: archive.sha256 } },
+      },
+    });
     fixture = await startRegistryFixture([agent("killed-agent"), agent("running-agent")]);
     // Half of each archive, then nothing until released: each install is caught mid-download.
     const half = Math.floor(archive.body.length / 2);
@@ -52,7 +63,11 @@ describe("what killed registry installs leave behind", () => {
   async function installMidDownload(agentId: string): Promise<{ child: ResultPromise }> {
     const child = execa(process.execPath, [CLI, "registry", "install", agentId], { env: env(), reject: false });
     children.push(child);
-    await until(`${agentId} mid-download`, () => fixture.requestsFor(`${agentId}.tar.gz`) > 0 && leftovers(agentId).length === 2, { attempts: 600, intervalMs: 50 });
+    await until(
+      `${agentId} mid-download`,
+      () => fixture.requestsFor(`${agentId}.tar.gz`) > 0 && leftovers(agentId).length === 2,
+      { attempts: 600, intervalMs: 50 },
+    );
     return { child };
   }
 
@@ -61,7 +76,9 @@ describe("what killed registry installs leave behind", () => {
     killed.kill("SIGKILL");
     await killed;
     // What kill -9 leaves: the lock (naming a pid that is gone) and the half-written temp folder.
-    expect(leftovers("killed-agent")).toEqual(expect.arrayContaining(["killed-agent.install.lock", expect.stringMatching(/^\.tmp-killed-agent-/)]));
+    expect(leftovers("killed-agent")).toEqual(
+      expect.arrayContaining(["killed-agent.install.lock", expect.stringMatching(/^\.tmp-killed-agent-/)]),
+    );
     const { child: running } = await installMidDownload("running-agent");
 
     // Another command, about no agent in particular.
@@ -85,7 +102,10 @@ describe("what killed registry installs leave behind", () => {
     const serve = ServeProcess.start(home, ["--port", "0"], env());
     try {
       await serve.ready;
-      await until("the server's start to tidy the cache", () => leftovers("killed-agent").length === 0, { attempts: 600, intervalMs: 50 });
+      await until("the server's start to tidy the cache", () => leftovers("killed-agent").length === 0, {
+        attempts: 600,
+        intervalMs: 50,
+      });
     } finally {
       await serve.terminate();
     }

@@ -26,7 +26,12 @@ import {
   type TestMcpServer,
 } from "@switchyard/testkit";
 import plugin, { acpRegistryCacheDir, type AcpRegistryOptions } from "../src/index.js";
-import { realAgents, shellScriptArchive, startRegistryFixture, type RegistryFixture } from "./support/registry-fixture.js";
+import {
+  realAgents,
+  shellScriptArchive,
+  startRegistryFixture,
+  type RegistryFixture,
+} from "./support/registry-fixture.js";
 
 // Provider-specific behaviour of the acp-registry driver. Registry agents come from a registry
 // fixture on 127.0.0.1: the sdk's scripted ACP agent packaged as a real binary archive (a
@@ -36,7 +41,13 @@ import { realAgents, shellScriptArchive, startRegistryFixture, type RegistryFixt
 const PLATFORM = detectPlatform();
 
 /** codex-acp 2.x's session modes for Switchyard's runtime modes (its default, "agent", has a model review approvals). */
-const CODEX_ACP_MODES = { runtime: { "approval-required": "read-only", "auto-accept-edits": "workspace-write", "full-access": "agent-full-access" } };
+const CODEX_ACP_MODES = {
+  runtime: {
+    "approval-required": "read-only",
+    "auto-accept-edits": "workspace-write",
+    "full-access": "agent-full-access",
+  },
+};
 
 let ctx: AcpTestContext;
 let cwd: string;
@@ -63,15 +74,29 @@ afterEach(async () => {
 });
 
 function instance(environment: Record<string, string> = {}): ProviderInstanceDescriptor {
-  return { id: "registry-agent", driver: "acp-registry", displayName: "Registry agent", homePath: null, environment, customModels: [] };
+  return {
+    id: "registry-agent",
+    driver: "acp-registry",
+    displayName: "Registry agent",
+    homePath: null,
+    environment,
+    customModels: [],
+  };
 }
 
-async function adapterFor(options: Record<string, unknown>, environment: Record<string, string> = {}): Promise<OrchestrationAdapter> {
+async function adapterFor(
+  options: Record<string, unknown>,
+  environment: Record<string, string> = {},
+): Promise<OrchestrationAdapter> {
   const driver = plugin.drivers.find((candidate) => candidate.driverKind === "acp-registry");
   if (!driver?.optionsSchema) throw new Error("the acp-registry driver is missing");
   const validated = await driver.optionsSchema["~standard"].validate({ registryUrl: registry.url, ...options });
   if (validated.issues) throw new Error(JSON.stringify(validated.issues));
-  return driver.create({ instance: instance(environment), options: validated.value as AcpRegistryOptions, context: ctx.context });
+  return driver.create({
+    instance: instance(environment),
+    options: validated.value as AcpRegistryOptions,
+    context: ctx.context,
+  });
 }
 
 /**
@@ -113,7 +138,10 @@ function registerScriptedAgent(agent: ScriptedAcpAgentOptions, extra: { sha256?:
 
 /** What `switchyard registry install` does: prepare into the shared cache under the home. */
 async function installAsOperator(agentId: string): Promise<void> {
-  const catalog = new RegistryCatalog({ cacheDir: acpRegistryCacheDir(ctx.context.paths.home), registryUrl: registry.url });
+  const catalog = new RegistryCatalog({
+    cacheDir: acpRegistryCacheDir(ctx.context.paths.home),
+    registryUrl: registry.url,
+  });
   await catalog.prepare(agentId);
 }
 
@@ -127,11 +155,19 @@ function grant(): McpEndpointGrant {
     toolTimeoutMs: 600_000,
     blockingToolNames: ["delegate_task"],
     instructions: "Delegate with switchyard.",
-    stdioBridge: { command: "switchyard", args: ["mcp-bridge"], env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token } },
+    stdioBridge: {
+      command: "switchyard",
+      args: ["mcp-bridge"],
+      env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token },
+    },
   };
 }
 
-async function open(adapter: OrchestrationAdapter, recorder: AdapterEventRecorder, extra: { model?: string | null; cwd?: string } = {}) {
+async function open(
+  adapter: OrchestrationAdapter,
+  recorder: AdapterEventRecorder,
+  extra: { model?: string | null; cwd?: string } = {},
+) {
   const session = await adapter.openSession({
     threadId: "thread-registry",
     providerSessionId: `ps-${++counter}`,
@@ -147,7 +183,12 @@ async function open(adapter: OrchestrationAdapter, recorder: AdapterEventRecorde
   return session;
 }
 
-async function run(session: ProviderSession, recorder: AdapterEventRecorder, text: string, extra: Partial<TurnInput> = {}) {
+async function run(
+  session: ProviderSession,
+  recorder: AdapterEventRecorder,
+  text: string,
+  extra: Partial<TurnInput> = {},
+) {
   const turnId = `registry-turn-${++counter}`;
   await session.startTurn({
     turnId,
@@ -177,17 +218,36 @@ describe("acp-registry options", () => {
       ignoreAgentCapabilities: ["loadSession", "steering"],
       extra: true,
     });
-    const issues = (bad.issues ?? []).map((issue) => ({ path: (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join("."), message: issue.message }));
+    const issues = (bad.issues ?? []).map((issue) => ({
+      path: (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join("."),
+      message: issue.message,
+    }));
     const messageAt = (path: string) => issues.find((issue) => issue.path === path)?.message ?? "";
-    expect(issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(["agentId", "registryUrl", "commandOverride", "env.BAD NAME", "env.GOOD", "ignoreAgentCapabilities.1"]));
+    expect(issues.map((issue) => issue.path)).toEqual(
+      expect.arrayContaining([
+        "agentId",
+        "registryUrl",
+        "commandOverride",
+        "env.BAD NAME",
+        "env.GOOD",
+        "ignoreAgentCapabilities.1",
+      ]),
+    );
     expect(messageAt("agentId")).toMatch(/registry agent id/);
     expect(messageAt("registryUrl")).toMatch(/only https:\/\/ is accepted/);
     expect(issues.some((issue) => issue.message === 'Unrecognized key: "extra"')).toBe(true);
-    const modes = await driver.optionsSchema!["~standard"].validate({ agentId: "gemini", modes: { runtime: { "full-access": "yolo", turbo: "x" }, plan: 3 } });
-    expect((modes.issues ?? []).map((issue) => (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join("."))).toEqual(
-      expect.arrayContaining(["modes.plan", "modes.runtime"]),
-    );
-    expect(await driver.optionsSchema!["~standard"].validate({ agentId: "codex-acp" })).toEqual({ value: { agentId: "codex-acp" } });
+    const modes = await driver.optionsSchema!["~standard"].validate({
+      agentId: "gemini",
+      modes: { runtime: { "full-access": "yolo", turbo: "x" }, plan: 3 },
+    });
+    expect(
+      (modes.issues ?? []).map((issue) =>
+        (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join("."),
+      ),
+    ).toEqual(expect.arrayContaining(["modes.plan", "modes.runtime"]));
+    expect(await driver.optionsSchema!["~standard"].validate({ agentId: "codex-acp" })).toEqual({
+      value: { agentId: "codex-acp" },
+    });
   });
 });
 
@@ -200,22 +260,36 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     expect(status.message).toBe("scripted 1.2.3 is not installed yet. Run `switchyard registry install scripted`.");
     const missing = await (await adapterFor({ agentId: "no-such-agent" })).probe();
     expect(missing.installed).toBe(false);
-    expect(missing.message).toMatch(/no-such-agent is not in the registry at http:\/\/127\.0\.0\.1:\d+\/registry\.json/);
+    expect(missing.message).toMatch(
+      /no-such-agent is not in the registry at http:\/\/127\.0\.0\.1:\d+\/registry\.json/,
+    );
     expect(ctx.processes.spawned).toHaveLength(0);
     // Nothing was installed by the probes.
-    const catalog = new RegistryCatalog({ cacheDir: acpRegistryCacheDir(ctx.context.paths.home), registryUrl: registry.url });
+    const catalog = new RegistryCatalog({
+      cacheDir: acpRegistryCacheDir(ctx.context.paths.home),
+      registryUrl: registry.url,
+    });
     expect(await catalog.list()).toEqual([]);
 
     // A session cannot start either; the typed error says what to run.
     const recorder = createEventRecorder();
     await expect(open(adapter, recorder)).rejects.toSatisfy(
-      (error: unknown) => hasErrorCode(error, "provider_unavailable") && /switchyard registry install scripted/.test(error.message),
+      (error: unknown) =>
+        hasErrorCode(error, "provider_unavailable") && /switchyard registry install scripted/.test(error.message),
     );
   });
 
   it("launches the operator's install with the registry's args and env, and injects MCP over http with the bearer header", async () => {
     mcpServer = await startTestMcpServer();
-    registerScriptedAgent({ name: "scripted", version: "1.2.3", models: ["small", "large"], modes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] });
+    registerScriptedAgent({
+      name: "scripted",
+      version: "1.2.3",
+      models: ["small", "large"],
+      modes: [
+        { id: "default", name: "Default" },
+        { id: "plan", name: "Plan" },
+      ],
+    });
     await installAsOperator("scripted");
     const report = path.join(cwd, "env-report.txt");
     const adapter = await adapterFor(
@@ -230,7 +304,11 @@ describe("acp-registry plugin (scripted registry agent)", () => {
       { id: "small", displayName: "small", isDefault: true, source: "harness_catalog" },
       { id: "large", displayName: "large", source: "harness_catalog" },
     ]);
-    expect(adapter.capabilities().sessions).toMatchObject({ resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true });
+    expect(adapter.capabilities().sessions).toMatchObject({
+      resume: true,
+      modelSwitchInSession: true,
+      runtimeModeSwitchInSession: true,
+    });
     expect(adapter.capabilities().interactionModes).toEqual(["plan", "default"]);
     // Registry env over the instance's environment; the instance's `env` option over both.
     expect((await readFile(report, "utf8")).trim().split("\n")).toEqual([
@@ -249,7 +327,12 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     const [state, injected, mcp] = result.text.split("\n");
     expect(state).toBe("mode: default; model: large");
     expect(JSON.parse(injected!)).toEqual([
-      { type: "http", name: "switchyard", url: mcpServer.url, headers: [{ name: "Authorization", value: `Bearer ${mcpServer.token}` }] },
+      {
+        type: "http",
+        name: "switchyard",
+        url: mcpServer.url,
+        headers: [{ name: "Authorization", value: `Bearer ${mcpServer.token}` }],
+      },
     ]);
     expect(mcp).toBe("mcp: echo: from the registry agent");
     expect(mcpServer.calls).toEqual([{ tool: "echo", args: { text: "from the registry agent" } }]);
@@ -269,7 +352,9 @@ describe("acp-registry plugin (scripted registry agent)", () => {
 
     const wrong = await (await adapterFor({ agentId: "scripted", authMethodId: "oauth" })).probe();
     expect(wrong).toMatchObject({ authenticated: false });
-    expect(wrong.message).toBe('Auth method "oauth" is not offered by the agent (offered: api-key). Set one of those as the instance\'s auth method.');
+    expect(wrong.message).toBe(
+      'Auth method "oauth" is not offered by the agent (offered: api-key). Set one of those as the instance\'s auth method.',
+    );
 
     const keyed = await (await adapterFor({ agentId: "scripted", authMethodId: "api-key" })).probe();
     expect(keyed).toMatchObject({ installed: true, executable: true, authenticated: true });
@@ -284,7 +369,11 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     const recorder = createEventRecorder();
     const session = await open(adapter, recorder);
     const result = await run(session, recorder, "@report-mcp");
-    const [entry] = JSON.parse(result.text) as { command: string; args: string[]; env: { name: string; value: string }[] }[];
+    const [entry] = JSON.parse(result.text) as {
+      command: string;
+      args: string[];
+      env: { name: string; value: string }[];
+    }[];
     expect(entry).toEqual({
       name: "switchyard",
       command: "switchyard",
@@ -304,7 +393,10 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     expect(full.capabilities().sessions.resume).toBe(true);
     expect(full.capabilities().threads.fork).toBe(true);
 
-    const narrowed = await adapterFor({ agentId: "scripted", ignoreAgentCapabilities: ["loadSession", "sessionCapabilities.fork", "mcpCapabilities.http"] });
+    const narrowed = await adapterFor({
+      agentId: "scripted",
+      ignoreAgentCapabilities: ["loadSession", "sessionCapabilities.fork", "mcpCapabilities.http"],
+    });
     await narrowed.probe();
     const caps = narrowed.capabilities();
     expect(caps.sessions.resume).toBe(false);
@@ -319,16 +411,29 @@ describe("acp-registry plugin (scripted registry agent)", () => {
   });
 
   it("maps runtime modes to the agent's session modes as the instance says", async () => {
-    registerScriptedAgent({ modes: [{ id: "default", name: "Default" }, { id: "yolo", name: "YOLO" }, { id: "planning", name: "Plan" }] });
+    registerScriptedAgent({
+      modes: [
+        { id: "default", name: "Default" },
+        { id: "yolo", name: "YOLO" },
+        { id: "planning", name: "Plan" },
+      ],
+    });
     await installAsOperator("scripted");
-    const adapter = await adapterFor({ agentId: "scripted", modes: { runtime: { "full-access": "yolo", "approval-required": "default" }, plan: "planning" } });
+    const adapter = await adapterFor({
+      agentId: "scripted",
+      modes: { runtime: { "full-access": "yolo", "approval-required": "default" }, plan: "planning" },
+    });
     await adapter.probe();
     expect(adapter.capabilities().interactionModes).toEqual(["plan", "default"]);
     const recorder = createEventRecorder();
     const session = await open(adapter, recorder);
     expect((await run(session, recorder, "@state")).text).toBe("mode: yolo; model: none");
-    expect((await run(session, recorder, "@state", { runtimeMode: "approval-required" })).text).toBe("mode: default; model: none");
-    expect((await run(session, recorder, "@state", { interactionMode: "plan" })).text).toBe("mode: planning; model: none");
+    expect((await run(session, recorder, "@state", { runtimeMode: "approval-required" })).text).toBe(
+      "mode: default; model: none",
+    );
+    expect((await run(session, recorder, "@state", { interactionMode: "plan" })).text).toBe(
+      "mode: planning; model: none",
+    );
   });
 
   it("a command override runs without an install and keeps the registry-declared args and env", async () => {
@@ -336,7 +441,10 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     const report = path.join(cwd, "override-report.txt");
     const launcher = path.join(cwd, "local-agent.sh");
     const { writeFile, chmod } = await import("node:fs/promises");
-    await writeFile(launcher, `#!/bin/sh\nenv | grep "^ACP_TEST_FROM_REGISTRY" > "${report}"\nexec "${process.execPath}" "$@"\n`);
+    await writeFile(
+      launcher,
+      `#!/bin/sh\nenv | grep "^ACP_TEST_FROM_REGISTRY" > "${report}"\nexec "${process.execPath}" "$@"\n`,
+    );
     await chmod(launcher, 0o755);
     const adapter = await adapterFor({ agentId: "scripted", commandOverride: launcher });
     const status = await adapter.probe();
@@ -344,7 +452,9 @@ describe("acp-registry plugin (scripted registry agent)", () => {
     expect((await readFile(report, "utf8")).trim()).toBe("ACP_TEST_FROM_REGISTRY=registry");
     expect(ctx.processes.spawned).toHaveLength(1);
 
-    const broken = await (await adapterFor({ agentId: "scripted", commandOverride: path.join(cwd, "missing") })).probe();
+    const broken = await (
+      await adapterFor({ agentId: "scripted", commandOverride: path.join(cwd, "missing") })
+    ).probe();
     expect(broken.installed).toBe(false);
     expect(broken.message).toMatch(/The command override ".*missing" for scripted is not an executable file/);
   });
@@ -356,12 +466,26 @@ describe("tested agents (harness data)", () => {
     // An agent that answers initialize as codex-acp 9.9.9 would, in place of the registry's codex-acp.
     const launcher = path.join(cwd, "newer-codex-acp.sh");
     const { writeFile, chmod } = await import("node:fs/promises");
-    await writeFile(launcher, `#!/bin/sh\nexec "${process.execPath}" "${SCRIPTED_ACP_AGENT_BIN}" --config '${JSON.stringify({ name: "codex-acp", version: "9.9.9" })}'\n`);
+    await writeFile(
+      launcher,
+      `#!/bin/sh\nexec "${process.execPath}" "${SCRIPTED_ACP_AGENT_BIN}" --config '${JSON.stringify({ name: "codex-acp", version: "9.9.9" })}'\n`,
+    );
     await chmod(launcher, 0o755);
     const status = await (await adapterFor({ agentId: "codex-acp", commandOverride: launcher })).probe();
     expect(status).toMatchObject({ installed: true, executable: true, version: "9.9.9" });
-    expect(status.harness).toMatchObject({ displayName: "codex-acp", source: "configured", location: launcher, version: "9.9.9", testedVersions: "~2.6.0", inTestedRange: false });
-    expect(status.warnings).toEqual([expect.stringContaining("codex-acp 9.9.9 (" + launcher + ") is outside the versions this plugin was tested with (~2.6.0)")]);
+    expect(status.harness).toMatchObject({
+      displayName: "codex-acp",
+      source: "configured",
+      location: launcher,
+      version: "9.9.9",
+      testedVersions: "~2.6.0",
+      inTestedRange: false,
+    });
+    expect(status.warnings).toEqual([
+      expect.stringContaining(
+        "codex-acp 9.9.9 (" + launcher + ") is outside the versions this plugin was tested with (~2.6.0)",
+      ),
+    ]);
 
     const untracked = await (await adapterFor({ agentId: "scripted", commandOverride: launcher })).probe();
     expect(untracked.harness).toBeUndefined();
@@ -373,22 +497,47 @@ describe("MCP tool call recognition", () => {
   it("reads the shapes real ACP agents send, only for the injected server", () => {
     const servers = ["switchyard"];
     // mcp__<server>__<tool> names (claude-agent-acp, the scripted agent)
-    expect(mcpServerOf({ toolCallId: "1", title: "x", name: "mcp__switchyard__delegate_task" }, servers)).toEqual({ server: "switchyard", tool: "delegate_task" });
+    expect(mcpServerOf({ toolCallId: "1", title: "x", name: "mcp__switchyard__delegate_task" }, servers)).toEqual({
+      server: "switchyard",
+      tool: "delegate_task",
+    });
     // codex-acp: title "Tool: <server>/<tool>", rawInput {server, tool, arguments}
-    expect(mcpServerOf({ toolCallId: "call_1", title: "Tool: switchyard/echo", rawInput: { server: "switchyard", tool: "echo", arguments: {} } }, servers)).toEqual({
+    expect(
+      mcpServerOf(
+        {
+          toolCallId: "call_1",
+          title: "Tool: switchyard/echo",
+          rawInput: { server: "switchyard", tool: "echo", arguments: {} },
+        },
+        servers,
+      ),
+    ).toEqual({
       server: "switchyard",
       tool: "echo",
     });
     // Gemini CLI: id mcp_<server>_<tool>__…, title "<tool> (<server> MCP Server)"
-    expect(mcpServerOf({ toolCallId: "mcp_switchyard_echo__mcp_switchyard_echo_1795996411097_0", title: "echo (switchyard MCP Server)" }, servers)).toEqual({
+    expect(
+      mcpServerOf(
+        {
+          toolCallId: "mcp_switchyard_echo__mcp_switchyard_echo_1795996411097_0",
+          title: "echo (switchyard MCP Server)",
+        },
+        servers,
+      ),
+    ).toEqual({
       server: "switchyard",
       tool: "echo",
     });
     // opencode: "<server>_<tool>"
-    expect(mcpServerOf({ toolCallId: "t", title: "switchyard_delegate_task" }, servers)).toEqual({ server: "switchyard", tool: "delegate_task" });
+    expect(mcpServerOf({ toolCallId: "t", title: "switchyard_delegate_task" }, servers)).toEqual({
+      server: "switchyard",
+      tool: "delegate_task",
+    });
     // Native tools, and other servers' loose spellings, are not MCP calls of ours.
     expect(mcpServerOf({ toolCallId: "run_shell_command__1", title: "echo hi" }, servers)).toBeNull();
-    expect(mcpServerOf({ toolCallId: "x", title: "Tool: other/echo", rawInput: { server: "other", tool: "echo" } }, servers)).toBeNull();
+    expect(
+      mcpServerOf({ toolCallId: "x", title: "Tool: other/echo", rawInput: { server: "other", tool: "echo" } }, servers),
+    ).toBeNull();
     expect(mcpServerOf({ toolCallId: "mcp_switchyard_echo__1", title: "echo (switchyard MCP Server)" }, [])).toBeNull();
   });
 });
@@ -408,8 +557,17 @@ describe("acp-registry plugin (real agents from npm)", () => {
       { ...home.env, ...agents.gemini.env },
     );
     const status = await adapter.probe();
-    expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: agents.gemini.version });
-    expect(status.harness).toMatchObject({ packageName: "@google/gemini-cli", testedVersions: "~0.61.0", inTestedRange: true });
+    expect(status).toMatchObject({
+      installed: true,
+      executable: true,
+      authenticated: true,
+      version: agents.gemini.version,
+    });
+    expect(status.harness).toMatchObject({
+      packageName: "@google/gemini-cli",
+      testedVersions: "~0.61.0",
+      inTestedRange: true,
+    });
     expect(status.models.find((model) => model.isDefault)?.id).toBe("auto");
     expect(status.models.map((model) => model.id)).toContain("gemini-2.5-pro");
     const caps = adapter.capabilities();
@@ -418,7 +576,12 @@ describe("acp-registry plugin (real agents from npm)", () => {
     expect(caps.tools.mcp).toEqual({ http: true, sse: true, stdio: true });
     expect(caps.interactionModes).toEqual(["plan", "default"]);
     // Without the API-key method, Gemini refuses the session: not authenticated.
-    const anonymous = await (await adapterFor({ agentId: "gemini", commandOverride: agents.gemini.command }, { ...home.env, ...agents.gemini.env, GEMINI_API_KEY: "" })).probe();
+    const anonymous = await (
+      await adapterFor(
+        { agentId: "gemini", commandOverride: agents.gemini.command },
+        { ...home.env, ...agents.gemini.env, GEMINI_API_KEY: "" },
+      )
+    ).probe();
     expect(anonymous.authenticated).toBe(false);
 
     const recorder = createEventRecorder();
@@ -434,10 +597,21 @@ describe("acp-registry plugin (real agents from npm)", () => {
     mcpServer = await startTestMcpServer();
     const { adapter, server, home, agents } = await codexAcp();
     const status = await adapter.probe();
-    expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: agents.codexAcp.version });
+    expect(status).toMatchObject({
+      installed: true,
+      executable: true,
+      authenticated: true,
+      version: agents.codexAcp.version,
+    });
     expect(agents.codexAcp.version).toMatch(/^2\./);
     // What `switchyard providers --json` shows: the npm package the override points into, in the tested range.
-    expect(status.harness).toMatchObject({ displayName: "codex-acp", packageName: "@agentclientprotocol/codex-acp", version: agents.codexAcp.version, testedVersions: "~2.6.0", inTestedRange: true });
+    expect(status.harness).toMatchObject({
+      displayName: "codex-acp",
+      packageName: "@agentclientprotocol/codex-acp",
+      version: agents.codexAcp.version,
+      testedVersions: "~2.6.0",
+      inTestedRange: true,
+    });
     expect(status.warnings).toBeUndefined();
     expect(status.models.find((model) => model.isDefault)?.id).toBe(home.model);
     const caps = adapter.capabilities();
@@ -454,11 +628,18 @@ describe("acp-registry plugin (real agents from npm)", () => {
     const recorder = createEventRecorder();
     const session = await open(adapter, recorder, { cwd: home.cwd });
     expect("forkThread" in session).toBe(true);
-    const result = await run(session, recorder, 'run it @@shell echo from-codex-acp @@then @@tool echo {"text":"via switchyard"} @@then @@reply tools said {{output}}');
+    const result = await run(
+      session,
+      recorder,
+      'run it @@shell echo from-codex-acp @@then @@tool echo {"text":"via switchyard"} @@then @@reply tools said {{output}}',
+    );
     expect(result.terminal.status).toBe("completed");
     const started = result.events.filter((event) => event.type === "tool_call.started");
     expect(started.find((event) => event.kind === "command")).toMatchObject({ title: "echo from-codex-acp" });
-    expect(started.find((event) => event.kind === "mcp")).toMatchObject({ server: "switchyard", name: "mcp__switchyard__echo" });
+    expect(started.find((event) => event.kind === "mcp")).toMatchObject({
+      server: "switchyard",
+      name: "mcp__switchyard__echo",
+    });
     // The injected endpoint, with the session's bearer token, is what the agent called.
     expect(mcpServer.calls).toEqual([{ tool: "echo", args: { text: "via switchyard" } }]);
     expect(result.text).toContain("tools said");
@@ -479,7 +660,11 @@ describe("acp-registry plugin (real agents from npm)", () => {
     // The model spawns a Codex sub-agent (the scripted server answers the child too) and waits for it.
     const spawn = JSON.stringify({ message: "child task @@reply child-done" });
     const wait = JSON.stringify({ targets: ["{{output.agent_id}}"], timeout_ms: 30_000 });
-    const result = await run(session, recorder, `delegate it @@tool spawn_agent ${spawn} @@then @@tool wait_agent ${wait} @@then @@reply parent saw {{output}}`);
+    const result = await run(
+      session,
+      recorder,
+      `delegate it @@tool spawn_agent ${spawn} @@then @@tool wait_agent ${wait} @@then @@reply parent saw {{output}}`,
+    );
     expect(result.terminal.status).toBe("completed");
     expect(result.text).toContain("child-done");
     const observed = result.events.filter((event) => event.type === "subagent.observed");
@@ -502,6 +687,9 @@ async function codexAcp() {
     await server.close();
     await home.cleanup();
   });
-  const adapter = await adapterFor({ agentId: "codex-acp", commandOverride: agents.codexAcp.command, modes: CODEX_ACP_MODES }, home.env);
+  const adapter = await adapterFor(
+    { agentId: "codex-acp", commandOverride: agents.codexAcp.command, modes: CODEX_ACP_MODES },
+    home.env,
+  );
   return { adapter, server, home, agents };
 }

@@ -1,6 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { ScriptedModelServer, createCodexHome, createGeminiHome } from "@switchyard/testkit";
-import { describeAdapterConformance, scriptedModelScript, type ConformanceScript } from "@switchyard/testkit/conformance";
+import {
+  describeAdapterConformance,
+  scriptedModelScript,
+  type ConformanceScript,
+} from "@switchyard/testkit/conformance";
 import { realAgents, startRegistryFixture } from "./support/registry-fixture.js";
 
 // The shared suite against two real ACP agents from npm, each a registry agent of a registry
@@ -16,7 +20,11 @@ const pluginDir = fileURLToPath(new URL("..", import.meta.url));
  * Codex's `untrusted` policy.
  */
 function withApprovalWrite(script: ConformanceScript): ConformanceScript {
-  return { ...script, approval: (marker) => `approve it @@shell touch approval-${marker}.txt && echo ${marker} @@then @@reply approved {{output}}` };
+  return {
+    ...script,
+    approval: (marker) =>
+      `approve it @@shell touch approval-${marker}.txt && echo ${marker} @@then @@reply approved {{output}}`,
+  };
 }
 
 describeAdapterConformance({
@@ -43,7 +51,9 @@ describeAdapterConformance({
           // reads it. See README.md, "Known limits". The suite then checks the fresh-session path.
           ignoreAgentCapabilities: ["loadSession"],
           // Gemini's own session modes for Switchyard's runtime modes (plan maps by id).
-          modes: { runtime: { "approval-required": "default", "auto-accept-edits": "autoEdit", "full-access": "yolo" } },
+          modes: {
+            runtime: { "approval-required": "default", "auto-accept-edits": "autoEdit", "full-access": "yolo" },
+          },
         },
       },
       script: withApprovalWrite(scriptedModelScript(server)),
@@ -63,8 +73,15 @@ describeAdapterConformance({
  */
 function withEscalatedWrite(script: ConformanceScript): ConformanceScript {
   const escalated = (marker: string) =>
-    JSON.stringify({ cmd: `touch approval-${marker}.txt && echo ${marker}`, sandbox_permissions: "require_escalated", justification: "The test writes a file." });
-  return { ...script, approval: (marker) => `approve it @@tool exec_command ${escalated(marker)} @@then @@reply approved {{output}}` };
+    JSON.stringify({
+      cmd: `touch approval-${marker}.txt && echo ${marker}`,
+      sandbox_permissions: "require_escalated",
+      justification: "The test writes a file.",
+    });
+  return {
+    ...script,
+    approval: (marker) => `approve it @@tool exec_command ${escalated(marker)} @@then @@reply approved {{output}}`,
+  };
 }
 
 describeAdapterConformance({
@@ -87,7 +104,13 @@ describeAdapterConformance({
           registryUrl: registry.url,
           commandOverride: agents.codexAcp.command,
           // Its presets for Switchyard's runtime modes: asking ones are reviewed by the user.
-          modes: { runtime: { "approval-required": "read-only", "auto-accept-edits": "workspace-write", "full-access": "agent-full-access" } },
+          modes: {
+            runtime: {
+              "approval-required": "read-only",
+              "auto-accept-edits": "workspace-write",
+              "full-access": "agent-full-access",
+            },
+          },
         },
       },
       script: withEscalatedWrite(scriptedModelScript(server)),

@@ -33,14 +33,15 @@ const sha256 = (body: Buffer) => createHash("sha256").update(body).digest("hex")
 describe("switchyard registry", () => {
   const platform = detectPlatform();
   const otherPlatform = platform === "linux-x86_64" ? "windows-aarch64" : "linux-x86_64";
-  const good = scriptArchive("tiny", "#!/bin/sh\necho \"tiny agent says $TINY_GREETING $*\"\n");
+  const good = scriptArchive("tiny", '#!/bin/sh\necho "tiny agent says $TINY_GREETING $*"\n');
   const tampered = scriptArchive("tiny", "#!/bin/sh\necho tampered\n");
   let server: Server;
   let url: string;
   let home: string;
 
   const env = () => ({ SWITCHYARD_HOME: home, SWITCHYARD_ACP_REGISTRY_URL: url });
-  const registry = (args: string[], extraEnv: Record<string, string> = {}) => runCli(["registry", ...args], { env: { ...env(), ...extraEnv } });
+  const registry = (args: string[], extraEnv: Record<string, string> = {}) =>
+    runCli(["registry", ...args], { env: { ...env(), ...extraEnv } });
   const cacheDir = () => join(home, "cache", "acp-registry");
   const writeConfig = (config: unknown) => writeFileSync(join(home, "config.json"), JSON.stringify(config));
 
@@ -62,7 +63,15 @@ describe("switchyard registry", () => {
               description: "A tiny ACP agent for tests",
               license: "MIT",
               distribution: {
-                binary: { [platform]: { archive: `${origin}/tiny.tar.gz`, cmd: "./tiny", sha256: sha256(good), args: ["acp"], env: { TINY_GREETING: "hello" } } },
+                binary: {
+                  [platform]: {
+                    archive: `${origin}/tiny.tar.gz`,
+                    cmd: "./tiny",
+                    sha256: sha256(good),
+                    args: ["acp"],
+                    env: { TINY_GREETING: "hello" },
+                  },
+                },
               },
             },
             {
@@ -71,7 +80,9 @@ describe("switchyard registry", () => {
               version: "2.0.0",
               description: "Its archive does not match the declared checksum",
               // The declared checksum is the good archive's; the server sends another one.
-              distribution: { binary: { [platform]: { archive: `${origin}/tampered.tar.gz`, cmd: "./tiny", sha256: sha256(good) } } },
+              distribution: {
+                binary: { [platform]: { archive: `${origin}/tampered.tar.gz`, cmd: "./tiny", sha256: sha256(good) } },
+              },
             },
             {
               id: "elsewhere-agent",
@@ -84,7 +95,9 @@ describe("switchyard registry", () => {
           extensions: [],
         };
         const body = JSON.stringify(index);
-        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+        response
+          .writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+          .end(body);
         return;
       }
       const file = files[path];
@@ -104,16 +117,25 @@ describe("switchyard registry", () => {
   it("searches the registry, hiding agents that cannot run here unless --all", async () => {
     const json = await registry(["search", "agent", "--json"]);
     expect(json.code, json.stderr).toBe(0);
-    const result = JSON.parse(json.stdout) as { agents: { id: string; installed: boolean; integrity: string | null }[]; hiddenUnavailable: number; index: { url: string } };
+    const result = JSON.parse(json.stdout) as {
+      agents: { id: string; installed: boolean; integrity: string | null }[];
+      hiddenUnavailable: number;
+      index: { url: string };
+    };
     expect(result.agents.map((agent) => agent.id).sort()).toEqual(["tampered-agent", "tiny-agent"]);
-    expect(result.agents.find((agent) => agent.id === "tiny-agent")).toMatchObject({ installed: false, integrity: "sha256" });
+    expect(result.agents.find((agent) => agent.id === "tiny-agent")).toMatchObject({
+      installed: false,
+      integrity: "sha256",
+    });
     expect(result.hiddenUnavailable).toBe(1);
     expect(result.index.url).toBe(url);
 
     const table = await registry(["search", "tiny"]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+DISTRIBUTION\s+INTEGRITY\s+INSTALLED\s+DESCRIPTION$/m);
-    expect(table.stdout).toMatch(/^tiny-agent\s+Tiny Agent\s+1\.0\.0\s+binary\s+sha256\s+no\s+A tiny ACP agent for tests$/m);
+    expect(table.stdout).toMatch(
+      /^tiny-agent\s+Tiny Agent\s+1\.0\.0\s+binary\s+sha256\s+no\s+A tiny ACP agent for tests$/m,
+    );
 
     const all = await registry(["search", "elsewhere", "--all"]);
     expect(all.stdout).toMatch(/^elsewhere-agent\s+Elsewhere Agent\s+0\.1\.0\s+none for this platform/m);
@@ -122,7 +144,9 @@ describe("switchyard registry", () => {
     expect(hidden.stdout).toContain("1 that cannot run here are hidden (add --all)");
 
     // --registry-url wins over the environment.
-    const flag = await runCli(["registry", "search", "tiny", "--json", "--registry-url", url], { env: { SWITCHYARD_HOME: home, SWITCHYARD_ACP_REGISTRY_URL: "http://127.0.0.1:9/nothing.json" } });
+    const flag = await runCli(["registry", "search", "tiny", "--json", "--registry-url", url], {
+      env: { SWITCHYARD_HOME: home, SWITCHYARD_ACP_REGISTRY_URL: "http://127.0.0.1:9/nothing.json" },
+    });
     expect(flag.code, flag.stderr).toBe(0);
   });
 
@@ -131,8 +155,13 @@ describe("switchyard registry", () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^id\s+tiny-agent$/m);
     expect(shown.stdout).toMatch(/^distributions\s+binary$/m);
-    expect(shown.stdout).toMatch(/^state\s+unprepared: tiny-agent 1\.0\.0 is not installed yet\. Run `switchyard registry install tiny-agent`\.$/m);
-    const json = JSON.parse((await registry(["show", "tiny-agent", "--json"])).stdout) as { readiness: { state: string }; installed: unknown[] };
+    expect(shown.stdout).toMatch(
+      /^state\s+unprepared: tiny-agent 1\.0\.0 is not installed yet\. Run `switchyard registry install tiny-agent`\.$/m,
+    );
+    const json = JSON.parse((await registry(["show", "tiny-agent", "--json"])).stdout) as {
+      readiness: { state: string };
+      installed: unknown[];
+    };
     expect(json.readiness.state).toBe("unprepared");
     expect(json.installed).toEqual([]);
   });
@@ -146,7 +175,13 @@ describe("switchyard registry", () => {
     expect(installed.stderr).toBe("");
     expect(installed.stdout).not.toContain("\u001b[");
 
-    const listed = JSON.parse((await registry(["list", "--json"])).stdout) as { agentId: string; command: string; integrity: string; sha256: string; usedBy: string[] }[];
+    const listed = JSON.parse((await registry(["list", "--json"])).stdout) as {
+      agentId: string;
+      command: string;
+      integrity: string;
+      sha256: string;
+      usedBy: string[];
+    }[];
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ agentId: "tiny-agent", integrity: "sha256", sha256: sha256(good), usedBy: [] });
     expect(listed[0]!.command.startsWith(cacheDir())).toBe(true);
@@ -176,7 +211,12 @@ describe("switchyard registry", () => {
       const command = [process.execPath, CLI, "registry", "install", "tiny-agent"].map((part) => `'${part}'`).join(" ");
       const result = await execa("script", ["-qec", command, "/dev/null"], {
         reject: false,
-        env: { SWITCHYARD_HOME: ttyHome, SWITCHYARD_ACP_REGISTRY_URL: url, NO_COLOR: "1", PATH: process.env.PATH ?? "" },
+        env: {
+          SWITCHYARD_HOME: ttyHome,
+          SWITCHYARD_ACP_REGISTRY_URL: url,
+          NO_COLOR: "1",
+          PATH: process.env.PATH ?? "",
+        },
         extendEnv: false,
         timeout: 60_000,
       });
@@ -196,9 +236,13 @@ describe("switchyard registry", () => {
 
     const refused = await registry(["uninstall", "tiny-agent"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`error: in_use: tiny-agent is used by provider instance tiny in ${join(home, "config.json")}. Remove it (or change options.agentId), then uninstall again.`);
+    expect(refused.stderr).toContain(
+      `error: in_use: tiny-agent is used by provider instance tiny in ${join(home, "config.json")}. Remove it (or change options.agentId), then uninstall again.`,
+    );
     const refusedJson = await registry(["uninstall", "tiny-agent", "--json"]);
-    expect(JSON.parse(refusedJson.stdout)).toMatchObject({ error: { reason: "in_use", details: { agentId: "tiny-agent", instances: ["tiny"] } } });
+    expect(JSON.parse(refusedJson.stdout)).toMatchObject({
+      error: { reason: "in_use", details: { agentId: "tiny-agent", instances: ["tiny"] } },
+    });
     expect(JSON.parse((await registry(["list", "--json"])).stdout)).toHaveLength(1);
 
     writeConfig({ providers: [] });
@@ -210,7 +254,9 @@ describe("switchyard registry", () => {
     // Not installed is "not found", exit 3, as for every other command that names something.
     const nothing = await registry(["uninstall", "tiny-agent"]);
     expect(nothing.code).toBe(3);
-    expect(nothing.stderr).toBe("error: not_found: tiny-agent is not installed; nothing was removed. Run `switchyard registry list` to see installed agents.");
+    expect(nothing.stderr).toBe(
+      "error: not_found: tiny-agent is not installed; nothing was removed. Run `switchyard registry list` to see installed agents.",
+    );
   });
 
   it("refuses an archive whose checksum does not match, with a typed reason and exit code 1", async () => {
@@ -236,7 +282,9 @@ describe("switchyard registry", () => {
     expect(malformed.code).toBe(malformed.stderr.startsWith("error: not_found") ? 3 : 2);
     const insecure = await registry(["search", "tiny", "--registry-url", "http://example.com/registry.json"]);
     expect(insecure.code).toBe(2);
-    expect(insecure.stderr).toContain("error: url_not_allowed: The registry URL http://example.com/registry.json is not allowed");
+    expect(insecure.stderr).toContain(
+      "error: url_not_allowed: The registry URL http://example.com/registry.json is not allowed",
+    );
     const limit = await registry(["search", "--limit", "zero"]);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toContain('"zero" is not a result count');
@@ -245,9 +293,13 @@ describe("switchyard registry", () => {
   it("fails with exit code 1 and what to do when the registry cannot be reached and nothing is cached", async () => {
     const emptyHome = mkdtempSync(join(tmpdir(), "switchyard-cli-registry-offline-"));
     try {
-      const offline = await runCli(["registry", "search", "tiny"], { env: { SWITCHYARD_HOME: emptyHome, SWITCHYARD_ACP_REGISTRY_URL: "http://127.0.0.1:9/registry.json" } });
+      const offline = await runCli(["registry", "search", "tiny"], {
+        env: { SWITCHYARD_HOME: emptyHome, SWITCHYARD_ACP_REGISTRY_URL: "http://127.0.0.1:9/registry.json" },
+      });
       expect(offline.code).toBe(1);
-      expect(offline.stderr).toMatch(/^error: index_unavailable: .*Check the network or --registry-url, then retry\.$/m);
+      expect(offline.stderr).toMatch(
+        /^error: index_unavailable: .*Check the network or --registry-url, then retry\.$/m,
+      );
     } finally {
       rmSync(emptyHome, { recursive: true, force: true });
     }

@@ -12,8 +12,11 @@ import { pathToFileURL } from "node:url";
 const [operation, sessionId, dir, sdkEntry] = process.argv.slice(2);
 
 async function main() {
-  if (sessionId === undefined || dir === undefined) throw new Error("usage: claude-transcript-tool fork|messages <sessionId> <projectDir> [<sdk entry module>]");
-  const { forkSession, getSessionMessages } = await import(sdkEntry !== undefined ? pathToFileURL(sdkEntry).href : "@anthropic-ai/claude-agent-sdk");
+  if (sessionId === undefined || dir === undefined)
+    throw new Error("usage: claude-transcript-tool fork|messages <sessionId> <projectDir> [<sdk entry module>]");
+  const { forkSession, getSessionMessages } = await import(
+    sdkEntry !== undefined ? pathToFileURL(sdkEntry).href : "@anthropic-ai/claude-agent-sdk"
+  );
   switch (operation) {
     case "fork":
       return forkSession(sessionId, { dir });

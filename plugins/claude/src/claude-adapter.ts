@@ -23,7 +23,11 @@ function isRoot(): boolean {
  * The OrchestrationAdapter of one Claude instance, on the harness kit's adapter shell: each
  * session runs its own `claude` process through the Agent SDK.
  */
-export function createClaudeAdapter({ instance, options, context }: CreateInstanceInput<ClaudeOptions>): OrchestrationAdapter {
+export function createClaudeAdapter({
+  instance,
+  options,
+  context,
+}: CreateInstanceInput<ClaudeOptions>): OrchestrationAdapter {
   // The instance home is Claude's CLAUDE_CONFIG_DIR; its environment (ANTHROPIC_BASE_URL, a
   // gateway's token…) reaches the harness. Background tasks are off: a sub-agent or shell job
   // Claude backgrounds outlives the turn and starts turns of its own when it settles, so a host
@@ -31,7 +35,10 @@ export function createClaudeAdapter({ instance, options, context }: CreateInstan
   const env = harnessEnvironment({
     instance,
     homeVariable: "CLAUDE_CONFIG_DIR",
-    own: { CLAUDE_AGENT_SDK_CLIENT_APP: `switchyard/${context.hostVersion}`, CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1" },
+    own: {
+      CLAUDE_AGENT_SDK_CLIENT_APP: `switchyard/${context.hostVersion}`,
+      CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: "1",
+    },
   });
   const bypassAvailable = bypassPermissionsAvailable(env, isRoot());
   const transcripts = new ClaudeTranscripts(context.process, env, async () => {
@@ -43,7 +50,8 @@ export function createClaudeAdapter({ instance, options, context }: CreateInstan
     driverKind: "claude",
     capabilities: CLAUDE_CAPABILITIES,
     probe: (probeOptions) => probeClaude({ instance, options, context, env }, probeOptions?.depth),
-    createSession: (input, onClosed) => new ClaudeProviderSession({ instance, options, context, env, bypassAvailable, transcripts }, input, onClosed),
+    createSession: (input, onClosed) =>
+      new ClaudeProviderSession({ instance, options, context, env, bypassAvailable, transcripts }, input, onClosed),
   });
 }
 
@@ -57,4 +65,3 @@ export function createClaudeDriver(): ProviderDriver<ClaudeOptions> {
     create: createClaudeAdapter,
   });
 }
-

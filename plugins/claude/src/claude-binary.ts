@@ -1,5 +1,13 @@
 import { createRequire } from "node:module";
-import { findHarness, packageEntry, type HarnessLookup, type HarnessSearch, type HarnessSource, type HarnessSpec, type PluginContext } from "@switchyard/sdk";
+import {
+  findHarness,
+  packageEntry,
+  type HarnessLookup,
+  type HarnessSearch,
+  type HarnessSource,
+  type HarnessSpec,
+  type PluginContext,
+} from "@switchyard/sdk";
 
 /**
  * The Claude harness is two things: the Claude Agent SDK, a library this plugin runs
@@ -15,7 +23,8 @@ export const CLAUDE_SDK_HARNESS: HarnessSpec = {
   displayName: "The Claude Agent SDK (@anthropic-ai/claude-agent-sdk)",
   commands: [],
   packages: ["@anthropic-ai/claude-agent-sdk"],
-  install: "npm i -g @anthropic-ai/claude-agent-sdk (it brings its own claude; add --omit=optional to use the claude on your PATH instead)",
+  install:
+    "npm i -g @anthropic-ai/claude-agent-sdk (it brings its own claude; add --omit=optional to use the claude on your PATH instead)",
   testedVersions: "~0.3.337",
 };
 
@@ -30,7 +39,10 @@ export const CLAUDE_CODE_HARNESS: HarnessSpec = {
   packages: ["@anthropic-ai/claude-code"],
   install: "npm i -g @anthropic-ai/claude-agent-sdk (its bundled claude), or npm i -g @anthropic-ai/claude-code",
   testedVersions: "~2.1.332",
-  supportedVersions: { range: ">=2.1.332", why: "older releases do not read the MCP servers the Agent SDK sends in its initialize request, so Switchyard's tools would not reach the model." },
+  supportedVersions: {
+    range: ">=2.1.332",
+    why: "older releases do not read the MCP servers the Agent SDK sends in its initialize request, so Switchyard's tools would not reach the model.",
+  },
 };
 
 /** Where the `claude` a session runs comes from. */
@@ -52,7 +64,10 @@ export interface ClaudeLookup {
 }
 
 /** Where the Claude Agent SDK is: the global npm root, else next to the plugin. */
-export function findClaudeSdk(context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<HarnessSearch> {
+export function findClaudeSdk(
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<HarnessSearch> {
   return findHarness(CLAUDE_SDK_HARNESS, { env, context, from: import.meta.url });
 }
 
@@ -66,7 +81,10 @@ export function bundledClaude(sdkDir: string): string | null {
   const fromSdk = createRequire(packageEntry(sdkDir));
   const platform = process.platform === "win32" || process.platform === "darwin" ? process.platform : "linux";
   const suffix = process.platform === "win32" ? ".exe" : "";
-  const packages = platform === "linux" ? [`${sdk}-linux-${process.arch}`, `${sdk}-linux-${process.arch}-musl`] : [`${sdk}-${platform}-${process.arch}`];
+  const packages =
+    platform === "linux"
+      ? [`${sdk}-linux-${process.arch}`, `${sdk}-linux-${process.arch}-musl`]
+      : [`${sdk}-${platform}-${process.arch}`];
   for (const name of packages) {
     try {
       return fromSdk.resolve(`${name}/claude${suffix}`);
@@ -81,21 +99,40 @@ export function bundledClaude(sdkDir: string): string | null {
  * Finds the SDK and the `claude` a session runs (see the module comment for the order), without
  * starting anything.
  */
-export async function findClaude(claudePath: string | undefined, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<ClaudeLookup> {
+export async function findClaude(
+  claudePath: string | undefined,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ClaudeLookup> {
   const sdk = await findClaudeSdk(context, env);
   if (claudePath !== undefined) {
-    const search = await findHarness(CLAUDE_CODE_HARNESS, { configured: claudePath, env, context, from: import.meta.url });
+    const search = await findHarness(CLAUDE_CODE_HARNESS, {
+      configured: claudePath,
+      env,
+      context,
+      from: import.meta.url,
+    });
     const found = search.found?.command ?? null;
     return { sdk, search, binary: found === null ? null : { path: found, source: "configured", bundled: false } };
   }
   const searched: HarnessLookup[] = [];
   if (sdk.found?.packageDir) {
     const bundled = bundledClaude(sdk.found.packageDir);
-    searched.push({ source: sdk.found.source, what: `the claude bundled with the Claude Agent SDK in ${sdk.found.packageDir}`, found: bundled });
+    searched.push({
+      source: sdk.found.source,
+      what: `the claude bundled with the Claude Agent SDK in ${sdk.found.packageDir}`,
+      found: bundled,
+    });
     if (bundled !== null) {
       const search: HarnessSearch = {
         spec: CLAUDE_CODE_HARNESS,
-        found: { source: sdk.found.source, command: bundled, packageDir: null, packageName: null, packageVersion: null },
+        found: {
+          source: sdk.found.source,
+          command: bundled,
+          packageDir: null,
+          packageName: null,
+          packageVersion: null,
+        },
         searched,
       };
       return { sdk, search, binary: { path: bundled, source: sdk.found.source, bundled: true } };
@@ -104,5 +141,9 @@ export async function findClaude(claudePath: string | undefined, context: Plugin
   const rest = await findHarness(CLAUDE_CODE_HARNESS, { env, context, from: import.meta.url });
   const search: HarnessSearch = { ...rest, searched: [...searched, ...rest.searched] };
   const found = rest.found?.command ?? null;
-  return { sdk, search, binary: found === null || rest.found === null ? null : { path: found, source: rest.found.source, bundled: false } };
+  return {
+    sdk,
+    search,
+    binary: found === null || rest.found === null ? null : { path: found, source: rest.found.source, bundled: false },
+  };
 }

@@ -26,7 +26,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Claude's model list is short (a few aliases), so every current model is listed.
  */
 export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,

@@ -29,9 +29,13 @@ export interface ClaudeMcpOptions {
 export function claudeMcpOptions(grant: McpEndpointGrant | null): ClaudeMcpOptions | null {
   if (grant === null) return null;
   if (!/^[A-Za-z0-9_-]+$/.test(grant.serverName)) {
-    throw new SwitchyardError("invalid_input", `MCP server name "${grant.serverName}" cannot be a Claude Code server key; use letters, digits, "-" and "_".`, {
-      serverName: grant.serverName,
-    });
+    throw new SwitchyardError(
+      "invalid_input",
+      `MCP server name "${grant.serverName}" cannot be a Claude Code server key; use letters, digits, "-" and "_".`,
+      {
+        serverName: grant.serverName,
+      },
+    );
   }
   return {
     mcpServers: {

@@ -47,7 +47,10 @@ export function claudeModeSettings(mode: RuntimeMode, bypassAvailable: boolean):
  * what Claude 2.1.332 counts as a deliberate sandbox (`IS_SANDBOX` exactly `1`, or
  * `CLAUDE_CODE_BUBBLEWRAP` set).
  */
-export function bypassPermissionsAvailable(env: Readonly<Record<string, string | undefined>>, isRoot: boolean): boolean {
+export function bypassPermissionsAvailable(
+  env: Readonly<Record<string, string | undefined>>,
+  isRoot: boolean,
+): boolean {
   return !isRoot || env["IS_SANDBOX"] === "1" || (env["CLAUDE_CODE_BUBBLEWRAP"] ?? "") !== "";
 }
 
@@ -94,7 +97,13 @@ export function approvalRequestOf(prompt: PermissionPrompt): ApprovalRequest {
     text(input["url"]) ??
     (mcp !== null ? `${mcp.server}/${mcp.tool}` : null);
   const title = subject !== null ? `${prompt.toolName}: ${subject}` : (text(prompt.title) ?? prompt.toolName);
-  const details = [text(prompt.title), text(prompt.description), text(prompt.decisionReason), prompt.blockedPath ? `Path: ${prompt.blockedPath}` : null, `Input: ${JSON.stringify(input)}`];
+  const details = [
+    text(prompt.title),
+    text(prompt.description),
+    text(prompt.decisionReason),
+    prompt.blockedPath ? `Path: ${prompt.blockedPath}` : null,
+    `Input: ${JSON.stringify(input)}`,
+  ];
   return {
     kind: "approval",
     approvalKind: approvalKindOf(prompt.toolName),
@@ -122,7 +131,12 @@ export function permissionResultOf(
   suggestions: readonly PermissionUpdate[] | undefined,
 ): PermissionResult {
   if (outcome.kind === "cancelled") {
-    return { behavior: "deny", message: outcome.dismissed ? "The request was dismissed without an answer; do not run this tool call." : "The request was cancelled before anyone answered it." };
+    return {
+      behavior: "deny",
+      message: outcome.dismissed
+        ? "The request was dismissed without an answer; do not run this tool call."
+        : "The request was cancelled before anyone answered it.",
+    };
   }
   const response = outcome.response;
   if (response.kind !== "approval") return { behavior: "deny", message: "The answer was not an approval decision." };
@@ -130,9 +144,19 @@ export function permissionResultOf(
     case "accept":
       return { behavior: "allow", updatedInput: input, decisionClassification: "user_temporary" };
     case "accept_for_session":
-      return { behavior: "allow", updatedInput: input, updatedPermissions: forThisSession(suggestions), decisionClassification: "user_permanent" };
+      return {
+        behavior: "allow",
+        updatedInput: input,
+        updatedPermissions: forThisSession(suggestions),
+        decisionClassification: "user_permanent",
+      };
     case "cancel":
-      return { behavior: "deny", message: "The user cancelled this tool call and stopped the turn.", interrupt: true, decisionClassification: "user_reject" };
+      return {
+        behavior: "deny",
+        message: "The user cancelled this tool call and stopped the turn.",
+        interrupt: true,
+        decisionClassification: "user_reject",
+      };
     case "decline":
     default:
       return { behavior: "deny", message: "The user declined this tool call.", decisionClassification: "user_reject" };

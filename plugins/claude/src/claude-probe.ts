@@ -1,7 +1,16 @@
 import { access, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { harnessNotFoundStatus, harnessVersionVerdict, withHarnessVerdict, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
+import {
+  harnessNotFoundStatus,
+  harnessVersionVerdict,
+  withHarnessVerdict,
+  type ModelDescriptor,
+  type PluginContext,
+  type ProbeDepth,
+  type ProviderInstanceDescriptor,
+  type ProviderStatus,
+} from "@switchyard/sdk";
 import { findClaude, type ClaudeBinary, type ClaudeLookup } from "./claude-binary.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import { claudeProcessHandle } from "./claude-process.js";
@@ -22,7 +31,11 @@ export function configuredClaudeModel(env: Readonly<Record<string, string | unde
  * Code's own aliases and models, whatever `ANTHROPIC_BASE_URL` says), then the instance's custom
  * ones neither lists.
  */
-export function claudeModels(models: readonly ModelInfo[], customModels: readonly string[], configured: string | null = null): ModelDescriptor[] {
+export function claudeModels(
+  models: readonly ModelInfo[],
+  customModels: readonly string[],
+  configured: string | null = null,
+): ModelDescriptor[] {
   const listed: ModelDescriptor[] = models
     .filter((model) => model.value !== configured)
     .map((model) => ({
@@ -31,7 +44,9 @@ export function claudeModels(models: readonly ModelInfo[], customModels: readonl
       ...(model.value === "default" && configured === null ? { isDefault: true } : {}),
       source: "harness_catalog" as const,
       // Claude's effort levels, as the SDK reports them per model; a model without them takes none.
-      ...(model.supportsEffort === true && (model.supportedEffortLevels?.length ?? 0) > 0 ? { efforts: [...model.supportedEffortLevels!] } : {}),
+      ...(model.supportsEffort === true && (model.supportedEffortLevels?.length ?? 0) > 0
+        ? { efforts: [...model.supportedEffortLevels!] }
+        : {}),
     }));
   if (configured !== null) listed.unshift({ id: configured, isDefault: true, source: "harness_config" });
   return [...listed, ...customModels.filter((id) => !listed.some((model) => model.id === id)).map((id) => ({ id }))];
@@ -42,10 +57,14 @@ export function claudeModels(models: readonly ModelInfo[], customModels: readonl
  * a third-party backend (Bedrock, Vertex, a gateway) whose credentials Claude cannot check
  * without a call, or nothing.
  */
-export function claudeAuthentication(account: SDKControlInitializeResponse["account"] | undefined): boolean | "unknown" {
+export function claudeAuthentication(
+  account: SDKControlInitializeResponse["account"] | undefined,
+): boolean | "unknown" {
   if (account === undefined) return "unknown";
   if (account.apiProvider !== undefined && account.apiProvider !== "firstParty") return "unknown";
-  const sources = [account.apiKeySource, account.tokenSource].filter((source): source is string => source !== undefined);
+  const sources = [account.apiKeySource, account.tokenSource].filter(
+    (source): source is string => source !== undefined,
+  );
   if (sources.length === 0) return "unknown";
   return sources.some((source) => source !== "none");
 }
@@ -80,7 +99,8 @@ function configDirOf(env: Readonly<Record<string, string>>): string {
 export async function credentialsOnDisk(env: Readonly<Record<string, string>>): Promise<boolean | "unknown"> {
   const set = (name: string) => (env[name] ?? "") !== "";
   if (set("ANTHROPIC_API_KEY") || set("ANTHROPIC_AUTH_TOKEN") || set("CLAUDE_CODE_OAUTH_TOKEN")) return true;
-  if (set("CLAUDE_CODE_USE_BEDROCK") || set("CLAUDE_CODE_USE_VERTEX") || set("CLAUDE_CODE_USE_FOUNDRY")) return "unknown";
+  if (set("CLAUDE_CODE_USE_BEDROCK") || set("CLAUDE_CODE_USE_VERTEX") || set("CLAUDE_CODE_USE_FOUNDRY"))
+    return "unknown";
   const dir = configDirOf(env);
   if (await exists(join(dir, ".credentials.json"))) return true;
   try {
@@ -101,7 +121,9 @@ async function homeProblem(env: Readonly<Record<string, string>>): Promise<strin
   const dir = env["CLAUDE_CONFIG_DIR"];
   if (dir === undefined) return null;
   try {
-    return (await stat(dir)).isDirectory() ? null : `CLAUDE_CONFIG_DIR "${dir}" is not a folder. Point the instance's homePath at a folder.`;
+    return (await stat(dir)).isDirectory()
+      ? null
+      : `CLAUDE_CONFIG_DIR "${dir}" is not a folder. Point the instance's homePath at a folder.`;
   } catch {
     return null;
   }
@@ -118,17 +140,36 @@ async function inspectClaude(input: ClaudeProbeInput, binary: ClaudeBinary): Pro
   const scratch = await mkdtemp(join(tmpdir(), "switchyard-claude-probe-"));
   let result;
   try {
-    result = await input.context.process.run(binary.path, ["--version"], { cwd: scratch, env: { ...input.env, CLAUDE_CONFIG_DIR: scratch }, extendEnv: false, timeoutMs: 15_000, label: "claude --version" });
+    result = await input.context.process.run(binary.path, ["--version"], {
+      cwd: scratch,
+      env: { ...input.env, CLAUDE_CONFIG_DIR: scratch },
+      extendEnv: false,
+      timeoutMs: 15_000,
+      label: "claude --version",
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
   const version = /\d+\.\d+\.\d+\S*/.exec(result.stdout)?.[0];
   if (result.failed || result.exitCode !== 0 || version === undefined) {
-    return { installed: true, executable: false, authenticated: false, models: custom, message: `claude --version failed: ${(result.stderr || result.stdout).trim().slice(-400) || `exit code ${result.exitCode ?? "none"}`}` };
+    return {
+      installed: true,
+      executable: false,
+      authenticated: false,
+      models: custom,
+      message: `claude --version failed: ${(result.stderr || result.stdout).trim().slice(-400) || `exit code ${result.exitCode ?? "none"}`}`,
+    };
   }
   const authenticated = await credentialsOnDisk(input.env);
   const models = claudeModels([], input.instance.customModels, configuredClaudeModel(input.env));
-  return { installed: true, executable: true, authenticated, version, models, ...(authenticated === false ? { message: NO_CREDENTIALS } : {}) };
+  return {
+    installed: true,
+    executable: true,
+    authenticated,
+    version,
+    models,
+    ...(authenticated === false ? { message: NO_CREDENTIALS } : {}),
+  };
 }
 
 /**
@@ -143,11 +184,16 @@ export async function probeClaude(input: ClaudeProbeInput, depth: ProbeDepth = "
   const lookup = await findClaude(input.options.claudePath, input.context, input.env);
   if (lookup.sdk.found === null) return harnessNotFoundStatus(lookup.sdk, custom);
   if (lookup.binary === null) return harnessNotFoundStatus(lookup.search, custom);
-  const status = depth === "inspect" ? await inspectClaude(input, lookup.binary) : await initializeClaude(input, lookup);
+  const status =
+    depth === "inspect" ? await inspectClaude(input, lookup.binary) : await initializeClaude(input, lookup);
   // Where claude was found, whether its version is tested (or, before 2.1.332, refused), and
   // whether the SDK's own version is one this plugin was tested with.
   const checked = withHarnessVerdict(lookup.search, status);
-  const sdk = harnessVersionVerdict(lookup.sdk.spec, lookup.sdk.found.packageVersion, lookup.sdk.found.packageDir ?? undefined);
+  const sdk = harnessVersionVerdict(
+    lookup.sdk.spec,
+    lookup.sdk.found.packageVersion,
+    lookup.sdk.found.packageDir ?? undefined,
+  );
   return sdk.kind === "untested" ? { ...checked, warnings: [...(checked.warnings ?? []), sdk.warning] } : checked;
 }
 
@@ -158,7 +204,13 @@ async function initializeClaude(input: ClaudeProbeInput, lookup: ClaudeLookup): 
   try {
     sdk = await loadClaudeSdk(lookup.sdk);
   } catch (error) {
-    return { installed: false, executable: false, authenticated: false, models: custom, message: (error as Error).message };
+    return {
+      installed: false,
+      executable: false,
+      authenticated: false,
+      models: custom,
+      message: (error as Error).message,
+    };
   }
   const prompt = new PromptStream();
   const handle = claudeProcessHandle(input.context.process, "claude probe");
@@ -177,7 +229,10 @@ async function initializeClaude(input: ClaudeProbeInput, lookup: ClaudeLookup): 
     const init = await Promise.race([
       query.initializationResult(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no initialize answer within ${input.options.probeTimeoutMs} ms`)), input.options.probeTimeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`no initialize answer within ${input.options.probeTimeoutMs} ms`)),
+          input.options.probeTimeoutMs,
+        );
       }),
     ]);
     const authenticated = claudeAuthentication(init.account);
@@ -187,9 +242,7 @@ async function initializeClaude(input: ClaudeProbeInput, lookup: ClaudeLookup): 
       authenticated,
       ...(init.claude_code_version !== undefined ? { version: init.claude_code_version } : {}),
       models: claudeModels(init.models, input.instance.customModels, configuredClaudeModel(input.env)),
-      ...(authenticated === false
-        ? { message: NO_CREDENTIALS }
-        : {}),
+      ...(authenticated === false ? { message: NO_CREDENTIALS } : {}),
     };
   } catch (error) {
     return {

@@ -57,7 +57,8 @@ export function claudeProcessHandle(helpers: ProcessHelpers, label: string): Cla
         signalCode = (exit.signal as NodeJS.Signals | null) ?? null;
         events.emit("exit", exitCode, signalCode);
       });
-      if (child.pid === -1) queueMicrotask(() => events.emit("error", new Error(`${label} could not be started (${options.command})`)));
+      if (child.pid === -1)
+        queueMicrotask(() => events.emit("error", new Error(`${label} could not be started (${options.command})`)));
       // The SDK aborts its forwarded signal only after stdin EOF and a grace period.
       options.signal.addEventListener("abort", () => void child.kill("SIGTERM", KILL_GRACE_MS), { once: true });
       const spawned = Object.assign(events, {

@@ -20,13 +20,28 @@ import {
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
 import type { ClaudeOptions } from "./claude-options.js";
-import { COMMAND_ASK_SETTINGS, ROOT_FULL_ACCESS_WARNING, approvalRequestOf, claudeModeSettings, permissionResultOf, type ClaudeModeSettings } from "./claude-permissions.js";
+import {
+  COMMAND_ASK_SETTINGS,
+  ROOT_FULL_ACCESS_WARNING,
+  approvalRequestOf,
+  claudeModeSettings,
+  permissionResultOf,
+  type ClaudeModeSettings,
+} from "./claude-permissions.js";
 import { claudeProcessHandle, type ClaudeProcessHandle } from "./claude-process.js";
 import { PromptStream } from "./claude-prompt-stream.js";
 import type { ClaudeTranscripts } from "./claude-transcripts.js";
 import { ClaudeTurn, terminalOf } from "./claude-turn.js";
 import { findClaude } from "./claude-binary.js";
-import { loadClaudeSdk, type CanUseTool, type ClaudeQuery, type ClaudeQueryOptions, type EffortLevel, type SDKMessage, type SDKUserMessage } from "./claude-wire.js";
+import {
+  loadClaudeSdk,
+  type CanUseTool,
+  type ClaudeQuery,
+  type ClaudeQueryOptions,
+  type EffortLevel,
+  type SDKMessage,
+  type SDKUserMessage,
+} from "./claude-wire.js";
 
 /** What a session needs from its adapter. */
 export interface ClaudeSessionDeps {
@@ -49,7 +64,12 @@ interface PendingPermission {
 const DISALLOWED_TOOLS = ["AskUserQuestion"];
 
 function userMessage(text: string, uuid: string): SDKUserMessage {
-  return { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, uuid: uuid as SDKUserMessage["uuid"] };
+  return {
+    type: "user",
+    message: { role: "user", content: text },
+    parent_tool_use_id: null,
+    uuid: uuid as SDKUserMessage["uuid"],
+  };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -90,7 +110,11 @@ export class ClaudeProviderSession implements StartableSession {
     private readonly input: OpenSessionInput,
     private readonly onClosed: () => void,
   ) {
-    this.#logger = deps.context.logger.child({ driver: "claude", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.#logger = deps.context.logger.child({
+      driver: "claude",
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.#sink = new EventSink(input.emit, this.#logger);
     this.#requests = new RuntimeRequestBook<PendingPermission>(this.#sink.emit, "claude-permission");
     this.#cursor = input.resumeCursor;
@@ -115,18 +139,29 @@ export class ClaudeProviderSession implements StartableSession {
   #warnIfRootFullAccess(turnId?: string): void {
     if (this.#runtimeMode !== "full-access" || this.deps.bypassAvailable || this.#warnedRootFullAccess) return;
     this.#warnedRootFullAccess = true;
-    this.#sink.emit({ type: "warning", ...(turnId !== undefined ? { turnId } : {}), message: ROOT_FULL_ACCESS_WARNING });
+    this.#sink.emit({
+      type: "warning",
+      ...(turnId !== undefined ? { turnId } : {}),
+      message: ROOT_FULL_ACCESS_WARNING,
+    });
   }
 
   /** Starts `claude` (resuming the cursor's session, when given) and waits for its initialize answer. */
   async start(): Promise<void> {
     if (this.input.interactionMode !== "default") {
-      this.#sink.emit({ type: "warning", message: `The claude driver offers no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
+      this.#sink.emit({
+        type: "warning",
+        message: `The claude driver offers no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.`,
+      });
     }
     this.#warnIfRootFullAccess();
     const lookup = await findClaude(this.deps.options.claudePath, this.deps.context, this.deps.env);
-    if (lookup.sdk.found === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.sdk));
-    if (lookup.binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.search), { claudePath: this.deps.options.claudePath ?? null });
+    if (lookup.sdk.found === null)
+      throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.sdk));
+    if (lookup.binary === null)
+      throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(lookup.search), {
+        claudePath: this.deps.options.claudePath ?? null,
+      });
     const sdk = await loadClaudeSdk(lookup.sdk);
     const handle = claudeProcessHandle(this.deps.context.process, "claude");
     this.#process = handle;
@@ -137,7 +172,8 @@ export class ClaudeProviderSession implements StartableSession {
       await withTimeout(query.initializationResult(), this.deps.options.startupTimeoutMs, "claude");
     } catch (error) {
       const reason = (error as Error).message;
-      const missing = this.input.resumeCursor !== null && /no conversation found/i.test(`${reason}\n${handle.stderrText}`);
+      const missing =
+        this.input.resumeCursor !== null && /no conversation found/i.test(`${reason}\n${handle.stderrText}`);
       throw new SwitchyardError(
         missing ? "not_found" : "provider_unavailable",
         missing
@@ -148,7 +184,12 @@ export class ClaudeProviderSession implements StartableSession {
     }
     if (this.#closed) throw new SwitchyardError("session_closed", "The session was closed while claude was starting.");
     // Only whether MCP is configured: the server entry carries the session's token.
-    this.#logger.info("claude started", { pid: handle.process?.pid ?? null, resumed: this.input.resumeCursor !== null, mcp: this.input.mcp !== null, model: this.#model });
+    this.#logger.info("claude started", {
+      pid: handle.process?.pid ?? null,
+      resumed: this.input.resumeCursor !== null,
+      mcp: this.input.mcp !== null,
+      model: this.#model,
+    });
   }
 
   #queryOptions(handle: ClaudeProcessHandle, claude: string): ClaudeQueryOptions {
@@ -187,7 +228,12 @@ export class ClaudeProviderSession implements StartableSession {
   #onMessage(message: SDKMessage): void {
     if (this.#closed) return;
     const sessionId = (message as { session_id?: unknown }).session_id;
-    if (message.type === "system" && message.subtype === "init" && typeof sessionId === "string" && sessionId !== this.#cursor) {
+    if (
+      message.type === "system" &&
+      message.subtype === "init" &&
+      typeof sessionId === "string" &&
+      sessionId !== this.#cursor
+    ) {
       this.#cursor = sessionId;
       this.#sink.emit({ type: "session.resume_cursor", cursor: sessionId });
     }
@@ -195,7 +241,11 @@ export class ClaudeProviderSession implements StartableSession {
     if (turn === null || turn.terminated) return;
     // A steer that outlived the interrupt starts a turn of its own: stop that one too, when it
     // starts and again when its model call does (an interrupt between the two can be a no-op).
-    if (turn.leftoverAfterInterrupt && ((message.type === "system" && message.subtype === "init") || (message.type === "stream_event" && message.event.type === "message_start"))) {
+    if (
+      turn.leftoverAfterInterrupt &&
+      ((message.type === "system" && message.subtype === "init") ||
+        (message.type === "stream_event" && message.event.type === "message_start"))
+    ) {
       this.#interrupt("a steer queued before the interrupt");
     }
     switch (message.type) {
@@ -222,15 +272,29 @@ export class ClaudeProviderSession implements StartableSession {
   #onQueryEnded(failure: Error | null): void {
     if (this.#closed || this.#exited) return;
     this.#exited = true;
-    const reason = this.#process?.describe(`The claude process ended${failure !== null ? `: ${failure.message}` : "."}`) ?? "The claude process ended.";
+    const reason =
+      this.#process?.describe(`The claude process ended${failure !== null ? `: ${failure.message}` : "."}`) ??
+      "The claude process ended.";
     this.#logger.warn("claude exited", { error: failure?.message ?? null });
     this.#requests.cancelTurn(null, "cancelled");
     const turn = this.#turn;
-    if (turn !== null && !turn.terminated) this.#endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", { code: "claude_exited", message: reason });
-    this.#sink.emit({ type: "session.exited", reason, ...(failure !== null ? { error: { code: "claude_exited", message: reason } } : {}) });
+    if (turn !== null && !turn.terminated)
+      this.#endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", {
+        code: "claude_exited",
+        message: reason,
+      });
+    this.#sink.emit({
+      type: "session.exited",
+      reason,
+      ...(failure !== null ? { error: { code: "claude_exited", message: reason } } : {}),
+    });
   }
 
-  #endTurn(turn: ClaudeTurn, status: Parameters<ClaudeTurn["finish"]>[0], error?: Parameters<ClaudeTurn["finish"]>[1]): void {
+  #endTurn(
+    turn: ClaudeTurn,
+    status: Parameters<ClaudeTurn["finish"]>[0],
+    error?: Parameters<ClaudeTurn["finish"]>[1],
+  ): void {
     turn.finish(status, error);
     if (this.#turn === turn) this.#turn = null;
   }
@@ -241,7 +305,8 @@ export class ClaudeProviderSession implements StartableSession {
   readonly #canUseTool: CanUseTool = async (toolName, input, options) => {
     if (this.#settings().allowEverything) return { behavior: "allow", updatedInput: input };
     const turn = this.#turn;
-    if (turn === null || turn.terminated) return { behavior: "deny", message: "No Switchyard turn is running to ask in." };
+    if (turn === null || turn.terminated)
+      return { behavior: "deny", message: "No Switchyard turn is running to ask in." };
     const toolUseId = options.toolUseID ?? null;
     const { requestId, outcome } = this.#requests.open(
       turn.turnId,
@@ -260,7 +325,12 @@ export class ClaudeProviderSession implements StartableSession {
     options.signal.addEventListener("abort", withdraw, { once: true });
     const result = await outcome;
     options.signal.removeEventListener("abort", withdraw);
-    if (toolUseId !== null && result.kind === "answered" && result.response.kind === "approval" && (result.response.decision === "decline" || result.response.decision === "cancel")) {
+    if (
+      toolUseId !== null &&
+      result.kind === "answered" &&
+      result.response.kind === "approval" &&
+      (result.response.decision === "decline" || result.response.decision === "cancel")
+    ) {
       turn.ledger.declineTool(toolUseId);
     }
     return permissionResultOf(result, input, options.suggestions);
@@ -270,16 +340,24 @@ export class ClaudeProviderSession implements StartableSession {
   // Turns
 
   #assertOpen(): ClaudeQuery {
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.input.providerSessionId });
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
+        providerSessionId: this.input.providerSessionId,
+      });
     if (this.#exited || this.#query === null) {
-      throw new SwitchyardError("session_closed", "The claude process is gone; open a new session (it resumes the conversation).", { providerSessionId: this.input.providerSessionId });
+      throw new SwitchyardError(
+        "session_closed",
+        "The claude process is gone; open a new session (it resumes the conversation).",
+        { providerSessionId: this.input.providerSessionId },
+      );
     }
     return this.#query;
   }
 
   #activeTurn(turnId: string): ClaudeTurn {
     const turn = this.#turn;
-    if (turn === null || turn.terminated || turn.turnId !== turnId) throw new SwitchyardError("turn_not_active", `Turn "${turnId}" is not running.`, { turnId });
+    if (turn === null || turn.terminated || turn.turnId !== turnId)
+      throw new SwitchyardError("turn_not_active", `Turn "${turnId}" is not running.`, { turnId });
     return turn;
   }
 
@@ -290,10 +368,18 @@ export class ClaudeProviderSession implements StartableSession {
     if (this.#turn !== null && !this.#turn.terminated && this.#turn.interruptRequested) await this.#turn.ledger.ended;
     query = this.#assertOpen();
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`, { runningTurnId: this.#turn.turnId, turnId: input.turnId });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`,
+        { runningTurnId: this.#turn.turnId, turnId: input.turnId },
+      );
     }
     if (input.interactionMode !== "default") {
-      this.#sink.emit({ type: "warning", turnId: input.turnId, message: `The claude driver offers no "${input.interactionMode}" interaction mode; the turn runs in its default mode.` });
+      this.#sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message: `The claude driver offers no "${input.interactionMode}" interaction mode; the turn runs in its default mode.`,
+      });
     }
     if (input.runtimeMode !== this.#runtimeMode) {
       const before = this.#settings().permissionMode;
@@ -331,7 +417,10 @@ export class ClaudeProviderSession implements StartableSession {
   async steerTurn(input: SteerInput): Promise<void> {
     this.#assertOpen();
     const turn = this.#activeTurn(input.turnId);
-    if (turn.interruptRequested) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" is being interrupted.`, { turnId: input.turnId });
+    if (turn.interruptRequested)
+      throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" is being interrupted.`, {
+        turnId: input.turnId,
+      });
     const uuid = randomUUID();
     turn.expect(uuid);
     this.#prompt.push(userMessage(input.text, uuid));
@@ -349,11 +438,16 @@ export class ClaudeProviderSession implements StartableSession {
     turn.interruptRequested = true;
     this.#requests.cancelTurn(turn.turnId, "cancelled");
     this.#interrupt(input.reason ?? "requested");
-    const grace = input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
+    const grace =
+      input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
     if (turn.interruptTimer !== null) clearTimeout(turn.interruptTimer);
     turn.interruptTimer = setTimeout(() => {
       if (turn.terminated || this.#closed) return;
-      this.#sink.emit({ type: "warning", turnId: turn.turnId, message: `claude did not end the turn within ${grace} ms of the interrupt; its process was stopped.` });
+      this.#sink.emit({
+        type: "warning",
+        turnId: turn.turnId,
+        message: `claude did not end the turn within ${grace} ms of the interrupt; its process was stopped.`,
+      });
       this.#endTurn(turn, "interrupted");
       this.#query?.close();
       void this.#process?.stop();
@@ -362,7 +456,9 @@ export class ClaudeProviderSession implements StartableSession {
   }
 
   #interrupt(why: string): void {
-    void this.#query?.interrupt().catch((error: Error) => this.#logger.debug("claude interrupt failed", { why, error: error.message }));
+    void this.#query
+      ?.interrupt()
+      .catch((error: Error) => this.#logger.debug("claude interrupt failed", { why, error: error.message }));
   }
 
   /** The SDK's `forkSession`: a new Claude session with this conversation's whole transcript. */
@@ -370,9 +466,15 @@ export class ClaudeProviderSession implements StartableSession {
     if (input.afterTurnId !== undefined) throw new UnsupportedCapabilityError("threads.forkFromTurn", "claude");
     if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.");
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is running; fork after it ends.`, { runningTurnId: this.#turn.turnId });
+      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is running; fork after it ends.`, {
+        runningTurnId: this.#turn.turnId,
+      });
     }
-    if (this.#cursor === null) throw new SwitchyardError("conflict", "This Claude conversation has no saved turn yet, so there is nothing to fork.");
+    if (this.#cursor === null)
+      throw new SwitchyardError(
+        "conflict",
+        "This Claude conversation has no saved turn yet, so there is nothing to fork.",
+      );
     return { resumeCursor: await this.deps.transcripts.fork(this.#cursor, this.input.cwd) };
   }
 
@@ -385,7 +487,8 @@ export class ClaudeProviderSession implements StartableSession {
 
   /** Answers an approval Claude asked for through `canUseTool`. */
   async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
-    if (response.kind === "user_input") throw new UnsupportedCapabilityError("runtimeRequests.userInputQuestions", "claude");
+    if (response.kind === "user_input")
+      throw new UnsupportedCapabilityError("runtimeRequests.userInputQuestions", "claude");
     this.#requests.respond(requestId, response);
   }
 

@@ -1,6 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { SwitchyardError, type ProcessHelpers, type SnapshotTurn, type ThreadSnapshot } from "@switchyard/sdk";
-import { contentBlocks, isTextBlock, isToolResultBlock, INTERRUPT_MARKER, type ForkSessionResult, type SessionMessage } from "./claude-wire.js";
+import {
+  contentBlocks,
+  isTextBlock,
+  isToolResultBlock,
+  INTERRUPT_MARKER,
+  type ForkSessionResult,
+  type SessionMessage,
+} from "./claude-wire.js";
 
 // Beside src/ and dist/, so the same path works from both.
 const TOOL = fileURLToPath(new URL("../bin/claude-transcript-tool.mjs", import.meta.url));
@@ -18,17 +25,24 @@ export class ClaudeTranscripts {
 
   private async run<T>(operation: "fork" | "messages", sessionId: string, projectDir: string): Promise<T> {
     const entry = await this.sdkEntry();
-    const result = await this.helpers.run(process.execPath, [TOOL, operation, sessionId, projectDir, ...(entry !== null ? [entry] : [])], {
-      cwd: projectDir,
-      env: this.env,
-      extendEnv: false,
-      label: `claude transcript ${operation}`,
-      timeoutMs: TOOL_TIMEOUT_MS,
-    });
+    const result = await this.helpers.run(
+      process.execPath,
+      [TOOL, operation, sessionId, projectDir, ...(entry !== null ? [entry] : [])],
+      {
+        cwd: projectDir,
+        env: this.env,
+        extendEnv: false,
+        label: `claude transcript ${operation}`,
+        timeoutMs: TOOL_TIMEOUT_MS,
+      },
+    );
     if (result.failed || result.exitCode !== 0) {
       const reason = result.stderr.trim().slice(-600) || `exit code ${result.exitCode ?? "none"}`;
       const code = /not found/i.test(reason) ? "not_found" : "provider_error";
-      throw new SwitchyardError(code, `Reading Claude session "${sessionId}" failed: ${reason}`, { sessionId, operation });
+      throw new SwitchyardError(code, `Reading Claude session "${sessionId}" failed: ${reason}`, {
+        sessionId,
+        operation,
+      });
     }
     return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "null") as T;
   }
@@ -36,7 +50,10 @@ export class ClaudeTranscripts {
   /** Copies a session's whole transcript into a new session (the SDK's `forkSession`); returns its id. */
   async fork(sessionId: string, projectDir: string): Promise<string> {
     const result = await this.run<ForkSessionResult>("fork", sessionId, projectDir);
-    if (typeof result?.sessionId !== "string") throw new SwitchyardError("provider_error", `forkSession returned no session id for "${sessionId}".`, { sessionId });
+    if (typeof result?.sessionId !== "string")
+      throw new SwitchyardError("provider_error", `forkSession returned no session id for "${sessionId}".`, {
+        sessionId,
+      });
     return result.sessionId;
   }
 

@@ -1,4 +1,11 @@
-import type { AdapterEvent, ProviderTurnError, RuntimeRequestBook, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
+import type {
+  AdapterEvent,
+  ProviderTurnError,
+  RuntimeRequestBook,
+  ToolKind,
+  TurnTerminalStatus,
+  TurnUsage,
+} from "@switchyard/sdk";
 import { TurnLedger, parseMcpToolName } from "@switchyard/sdk";
 import {
   contentBlocks,
@@ -51,10 +58,18 @@ export function toolKindOf(name: string): ToolKind {
 /** A one-line summary of a tool call for a timeline. */
 export function toolTitleOf(name: string, input: unknown): string {
   const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
-  const pick = (key: string): string | null => (typeof args[key] === "string" && args[key] !== "" ? (args[key] as string) : null);
+  const pick = (key: string): string | null =>
+    typeof args[key] === "string" && args[key] !== "" ? (args[key] as string) : null;
   const mcp = parseMcpToolName(name);
   if (mcp !== null) return `${mcp.server}/${mcp.tool}`;
-  const subject = pick("command") ?? pick("file_path") ?? pick("notebook_path") ?? pick("pattern") ?? pick("url") ?? pick("query") ?? pick("description");
+  const subject =
+    pick("command") ??
+    pick("file_path") ??
+    pick("notebook_path") ??
+    pick("pattern") ??
+    pick("url") ??
+    pick("query") ??
+    pick("description");
   if (subject === null) return name;
   return name === "Bash" ? subject : `${name} ${subject}`;
 }
@@ -65,7 +80,9 @@ function modelFigures(usage: Partial<ModelUsage>): Omit<TurnUsage, "byModel"> {
     ...(typeof usage.inputTokens === "number" ? { inputTokens: usage.inputTokens } : {}),
     ...(typeof usage.outputTokens === "number" ? { outputTokens: usage.outputTokens } : {}),
     ...(typeof usage.cacheReadInputTokens === "number" ? { cacheReadInputTokens: usage.cacheReadInputTokens } : {}),
-    ...(typeof usage.cacheCreationInputTokens === "number" ? { cacheCreationInputTokens: usage.cacheCreationInputTokens } : {}),
+    ...(typeof usage.cacheCreationInputTokens === "number"
+      ? { cacheCreationInputTokens: usage.cacheCreationInputTokens }
+      : {}),
     // Thinking tokens are already inside outputTokens, as the spec's reasoning tokens are.
     ...(typeof usage.thinkingTokens === "number" ? { reasoningOutputTokens: usage.thinkingTokens } : {}),
     ...(typeof usage.costUSD === "number" ? { costUsd: usage.costUSD } : {}),
@@ -81,7 +98,8 @@ function modelFigures(usage: Partial<ModelUsage>): Omit<TurnUsage, "byModel"> {
  */
 export function turnUsageOf(result: SDKResultMessage): TurnUsage {
   const usage = result.usage as Partial<Record<string, unknown>> | undefined;
-  const number = (key: string): number | undefined => (typeof usage?.[key] === "number" ? (usage[key] as number) : undefined);
+  const number = (key: string): number | undefined =>
+    typeof usage?.[key] === "number" ? (usage[key] as number) : undefined;
   const figures: Record<string, number> = {};
   for (const [key, figure] of [
     ["input_tokens", "inputTokens"],
@@ -107,21 +125,35 @@ export function turnUsageOf(result: SDKResultMessage): TurnUsage {
     thinking = models.reduce((sum, [, modelUsage]) => sum + modelUsage.thinkingTokens!, 0);
   }
   // No model's cost: the cost is unknown (the host prices or flags it), not $0.
-  return { ...figures, ...(thinking !== undefined ? { reasoningOutputTokens: thinking } : {}), ...(cost !== undefined ? { costUsd: cost } : {}), byModel };
+  return {
+    ...figures,
+    ...(thinking !== undefined ? { reasoningOutputTokens: thinking } : {}),
+    ...(cost !== undefined ? { costUsd: cost } : {}),
+    byModel,
+  };
 }
 
 /** How a Claude `result` ends a turn. */
-export function terminalOf(result: SDKResultMessage, interruptRequested: boolean): { status: TurnTerminalStatus; error?: ProviderTurnError } {
+export function terminalOf(
+  result: SDKResultMessage,
+  interruptRequested: boolean,
+): { status: TurnTerminalStatus; error?: ProviderTurnError } {
   const reason = (result as { terminal_reason?: string }).terminal_reason;
   if (result.subtype === "success") {
     if (!result.is_error) return { status: "completed" };
-    return { status: "failed", error: { code: reason ?? "error_result", message: result.result || "Claude Code reported an error." } };
+    return {
+      status: "failed",
+      error: { code: reason ?? "error_result", message: result.result || "Claude Code reported an error." },
+    };
   }
   // `interrupt()` ends the turn `error_during_execution` with `aborted_streaming` (during a model
   // call) or `aborted_tools` (during a tool): an interrupt, not a failure.
-  if (interruptRequested || reason === "aborted_streaming" || reason === "aborted_tools") return { status: "interrupted" };
+  if (interruptRequested || reason === "aborted_streaming" || reason === "aborted_tools")
+    return { status: "interrupted" };
   const errors = (result as { errors?: readonly string[] }).errors ?? [];
-  const message = errors.filter((line) => !line.startsWith("[ede_diagnostic]")).join("\n") || `Claude Code ended the turn with ${result.subtype}${reason ? ` (${reason})` : ""}.`;
+  const message =
+    errors.filter((line) => !line.startsWith("[ede_diagnostic]")).join("\n") ||
+    `Claude Code ended the turn with ${result.subtype}${reason ? ` (${reason})` : ""}.`;
   return { status: "failed", error: { code: result.subtype, message } };
 }
 
@@ -176,7 +208,12 @@ export class ClaudeTurn {
   /** A partial assistant message (`includePartialMessages`): text and thinking deltas. */
   onStreamEvent(message: SDKPartialAssistantMessage): void {
     if (message.parent_tool_use_id !== null) return;
-    const event = message.event as { type: string; index?: number; message?: { id?: string }; delta?: { type?: string; text?: string; thinking?: string } };
+    const event = message.event as {
+      type: string;
+      index?: number;
+      message?: { id?: string };
+      delta?: { type?: string; text?: string; thinking?: string };
+    };
     if (event.type === "message_start") {
       this.#streamingMessageId = event.message?.id ?? null;
       this.#streaming.clear();
@@ -184,8 +221,10 @@ export class ClaudeTurn {
     }
     if (event.type !== "content_block_delta" || this.#streamingMessageId === null || event.index === undefined) return;
     const itemId = `${this.#streamingMessageId}:${event.index}`;
-    if (event.delta?.type === "text_delta" && typeof event.delta.text === "string") this.ledger.messageDelta(itemId, event.delta.text);
-    else if (event.delta?.type === "thinking_delta" && typeof event.delta.thinking === "string") this.ledger.reasoningDelta(itemId, event.delta.thinking);
+    if (event.delta?.type === "text_delta" && typeof event.delta.text === "string")
+      this.ledger.messageDelta(itemId, event.delta.text);
+    else if (event.delta?.type === "thinking_delta" && typeof event.delta.thinking === "string")
+      this.ledger.reasoningDelta(itemId, event.delta.thinking);
   }
 
   /**
@@ -222,7 +261,13 @@ export class ClaudeTurn {
       this.#subagents.add(id);
       const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
       const title = typeof args["description"] === "string" ? args["description"] : undefined;
-      this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: id, status: "running", ...(title !== undefined ? { title } : {}) });
+      this.emit({
+        type: "subagent.observed",
+        turnId: this.turnId,
+        nativeId: id,
+        status: "running",
+        ...(title !== undefined ? { title } : {}),
+      });
     }
   }
 
@@ -274,7 +319,13 @@ export class ClaudeTurn {
   /** Ends the turn once (the ledger settles what is still open). */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.interruptTimer !== null) clearTimeout(this.interruptTimer);
-    for (const id of this.#subagents) this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: id, status: status === "completed" ? "completed" : "failed" });
+    for (const id of this.#subagents)
+      this.emit({
+        type: "subagent.observed",
+        turnId: this.turnId,
+        nativeId: id,
+        status: status === "completed" ? "completed" : "failed",
+      });
     this.#subagents.clear();
     return this.ledger.finish(status, error);
   }

@@ -90,7 +90,11 @@ export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResult
 /** The content blocks of a message's `content` (a string becomes one text block). */
 export function contentBlocks(content: unknown): ContentBlock[] {
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
-  return Array.isArray(content) ? (content.filter((block) => typeof block === "object" && block !== null && typeof block.type === "string") as ContentBlock[]) : [];
+  return Array.isArray(content)
+    ? (content.filter(
+        (block) => typeof block === "object" && block !== null && typeof block.type === "string",
+      ) as ContentBlock[])
+    : [];
 }
 
 /** True for a text block. */
@@ -105,7 +109,10 @@ export function isThinkingBlock(block: ContentBlock): block is ThinkingBlock {
 
 /** True for a tool call. */
 export function isToolUseBlock(block: ContentBlock): block is ToolUseBlock {
-  return (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") && typeof (block as ToolUseBlock).id === "string";
+  return (
+    (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") &&
+    typeof (block as ToolUseBlock).id === "string"
+  );
 }
 
 /** True for a tool result. */

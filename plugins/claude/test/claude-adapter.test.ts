@@ -9,12 +9,21 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { descendantCommandLines, isRunning, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import {
+  descendantCommandLines,
+  isRunning,
+  startTestMcpServer,
+  turnInput,
+  type TestMcpServer,
+} from "@switchyard/testkit";
 import { ROOT_FULL_ACCESS_WARNING, claudeMcpOptions } from "../src/index.js";
 import { FAKE_MODEL, createClaudeLab, grantFor, type ClaudeLab } from "./claude-lab.js";
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
-  events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
+  events.filter(
+    (event): event is Extract<AdapterEvent, { type: T }> =>
+      event.type === type && "turnId" in event && event.turnId === turnId,
+  );
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
@@ -43,7 +52,9 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["hello from claude"]);
     // The deltas stream under the id the message completes with.
     const completedId = ofType(events.events, "message.completed", input.turnId)[0]!.itemId;
-    expect(new Set(ofType(events.events, "message.delta", input.turnId).map((e) => e.itemId))).toEqual(new Set([completedId]));
+    expect(new Set(ofType(events.events, "message.delta", input.turnId).map((e) => e.itemId))).toEqual(
+      new Set([completedId]),
+    );
     // usage, total_cost_usd and modelUsage reach the terminal as per-turn figures.
     expect(terminal.usage?.inputTokens).toBeGreaterThan(0);
     expect(terminal.usage?.outputTokens).toBeGreaterThan(0);
@@ -69,14 +80,25 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(terminal.status).toBe("completed");
     const started = ofType(events.events, "tool_call.started", input.turnId);
     expect(started).toHaveLength(1);
-    expect(started[0]).toMatchObject({ kind: "command", name: "Bash", title: "echo hi-from-bash", input: { command: "echo hi-from-bash" } });
-    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash" })]);
+    expect(started[0]).toMatchObject({
+      kind: "command",
+      name: "Bash",
+      title: "echo hi-from-bash",
+      input: { command: "echo hi-from-bash" },
+    });
+    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([
+      expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash" }),
+    ]);
     expect(events.textOf(input.turnId)).toBe("bash said hi-from-bash");
   });
 
   it("observes Claude's own sub-agent (the Agent tool, in the foreground): running, then completed with its report; its messages stay out of the turn", async () => {
     const { session, events } = await lab.open();
-    const spawn = { description: "count things", prompt: "sub task @@reply sub answer 7", subagent_type: "general-purpose" };
+    const spawn = {
+      description: "count things",
+      prompt: "sub task @@reply sub answer 7",
+      subagent_type: "general-purpose",
+    };
     const input = turnInput(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`);
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
@@ -85,7 +107,9 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(observed.map((e) => e.status)).toEqual(["running", "completed"]);
     expect(observed[0]).toMatchObject({ title: "count things" });
     expect(observed[1]!.summary).toContain("sub answer 7");
-    expect(ofType(events.events, "tool_call.started", input.turnId)).toEqual([expect.objectContaining({ kind: "subagent", name: "Agent", title: "Agent count things" })]);
+    expect(ofType(events.events, "tool_call.started", input.turnId)).toEqual([
+      expect.objectContaining({ kind: "subagent", name: "Agent", title: "Agent count things" }),
+    ]);
     // The sub-agent's own reply is not one of the turn's messages.
     expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["main is done"]);
   });
@@ -100,7 +124,9 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(terminal.status).toBe("completed");
     // The next model request carried the tool result and the steer together.
     // (The scripted model reads the steer as the request, so it plays the steer's own script.)
-    const folded = lab.server.requests.find((r) => (r.userText ?? "").includes("steer-during-tool") && JSON.stringify(r.body).includes('"tool_result"'));
+    const folded = lab.server.requests.find(
+      (r) => (r.userText ?? "").includes("steer-during-tool") && JSON.stringify(r.body).includes('"tool_result"'),
+    );
     expect(folded, "no request carried the tool result with the steer").toBeDefined();
     expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["steered answer"]);
   });
@@ -114,11 +140,16 @@ describe("Claude adapter over the Agent SDK", () => {
     lab.server.release("text-gate");
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
-    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["first answer", "second answer"]);
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual([
+      "first answer",
+      "second answer",
+    ]);
     expect(ofType(events.events, "turn.terminal", input.turnId)).toHaveLength(1);
     // Both of Claude's results count: the usage adds up.
     expect(terminal.usage!.inputTokens!).toBeGreaterThan(0);
-    await expect(session.steerTurn({ turnId: input.turnId, text: "late" })).rejects.toMatchObject({ code: "turn_not_active" });
+    await expect(session.steerTurn({ turnId: input.turnId, text: "late" })).rejects.toMatchObject({
+      code: "turn_not_active",
+    });
   });
 
   it("interrupts a held model call: one interrupted terminal, and the next turn acts on what the user sent next", async () => {
@@ -149,7 +180,10 @@ describe("Claude adapter over the Agent SDK", () => {
     const input = turnInput("talk @@hold queued-gate @@reply never");
     await session.startTurn(input);
     await lab.server.waitForHold("queued-gate", 60_000);
-    await session.steerTurn({ turnId: input.turnId, text: "queued steer @@hold leftover-gate @@reply leftover answer" });
+    await session.steerTurn({
+      turnId: input.turnId,
+      text: "queued steer @@hold leftover-gate @@reply leftover answer",
+    });
     await session.interruptTurn({ turnId: input.turnId });
     // Claude runs the queued steer as a turn of its own; the adapter interrupts that one as well
     // (before or during its model call), so the turn ends by interrupt, not by the grace timer.
@@ -195,7 +229,9 @@ describe("Claude adapter over the Agent SDK", () => {
   });
 
   it("refuses a resume cursor whose session is gone, with not_found", async () => {
-    await expect(lab.open({ resumeCursor: "00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(lab.open({ resumeCursor: "00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("forks with forkSession (the SDK reads CLAUDE_CONFIG_DIR from its own process): the copy resumes with the history, the original goes on", async () => {
@@ -203,7 +239,9 @@ describe("Claude adapter over the Agent SDK", () => {
     const input = turnInput("the secret is kumquat @@reply ok");
     await source.session.startTurn(input);
     await source.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
-    await expect(source.session.forkThread({ afterTurnId: input.turnId })).rejects.toMatchObject({ code: "unsupported_capability" });
+    await expect(source.session.forkThread({ afterTurnId: input.turnId })).rejects.toMatchObject({
+      code: "unsupported_capability",
+    });
     const { resumeCursor } = await source.session.forkThread({});
     expect(resumeCursor).not.toBe(source.session.resumeCursor);
 
@@ -217,16 +255,23 @@ describe("Claude adapter over the Agent SDK", () => {
     await source.session.startTurn(more);
     await source.events.waitFor("turn.terminal", (e) => e.turnId === more.turnId, 60_000);
     const snapshot = await copy.session.readSnapshot();
-    expect(snapshot.turns.map((t) => t.userText)).toEqual(["the secret is kumquat @@reply ok", "recall @@reply fork history: {{history}}"]);
+    expect(snapshot.turns.map((t) => t.userText)).toEqual([
+      "the secret is kumquat @@reply ok",
+      "recall @@reply fork history: {{history}}",
+    ]);
     expect(snapshot.turns[0]!.assistantText).toBe("ok");
-    expect((await source.session.readSnapshot()).turns.map((t) => t.userText).at(-1)).toBe("only in the original @@reply yes");
+    expect((await source.session.readSnapshot()).turns.map((t) => t.userText).at(-1)).toBe(
+      "only in the original @@reply yes",
+    );
   });
 
   it("sends the turn's text as given and adds no instructions of its own (the host delivers them, once)", async () => {
     const mcp = await startTestMcpServer({ token: "instructions-token" });
     try {
       const { session, events } = await lab.open({ mcp: grantFor(mcp.url, mcp.token) });
-      const input = turnInput("<switchyard_instructions>\nYou are the reviewer.\n</switchyard_instructions>\n\ngo @@reply done");
+      const input = turnInput(
+        "<switchyard_instructions>\nYou are the reviewer.\n</switchyard_instructions>\n\ngo @@reply done",
+      );
       await session.startTurn(input);
       await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
       const request = lab.server.requests.find((r) => r.userText === "go @@reply done")!;
@@ -243,7 +288,10 @@ describe("Claude adapter over the Agent SDK", () => {
     const first = turnInput("one @@reply a");
     await session.startTurn(first);
     await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, 60_000);
-    const second = turnInput("two @@shell echo moded @@then @@reply b {{output}}", { model: "claude-fake-2", runtimeMode: "approval-required" });
+    const second = turnInput("two @@shell echo moded @@then @@reply b {{output}}", {
+      model: "claude-fake-2",
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(second);
     const request = await events.waitFor("runtime_request.opened", (e) => e.turnId === second.turnId, 60_000);
     await session.respondToRuntimeRequest(request.requestId, { kind: "approval", decision: "accept" });
@@ -319,7 +367,10 @@ describe("Claude adapter: probe", () => {
       const before = filesUnder(inspectLab.home.home);
       const status = await inspectLab.adapter.probe({ depth: "inspect" });
       expect(status).toMatchObject({ installed: true, executable: true, authenticated: true, version: "2.1.337" });
-      expect(status.models).toEqual([{ id: FAKE_MODEL, isDefault: true, source: "harness_config" }, { id: "claude-local-1" }]);
+      expect(status.models).toEqual([
+        { id: FAKE_MODEL, isDefault: true, source: "harness_config" },
+        { id: "claude-local-1" },
+      ]);
       expect(filesUnder(inspectLab.home.home)).toEqual(before);
       // Only `claude --version` ran (a run, not a spawn).
       expect(inspectLab.ctx.processes.spawned).toEqual([]);
@@ -344,7 +395,9 @@ describe("Claude adapter: probe", () => {
       for (const depth of ["full", "inspect"] as const) {
         const status = await missing.adapter.probe({ depth });
         expect(status, depth).toMatchObject({ installed: false, executable: false, authenticated: false });
-        expect(status.message, depth).toContain("Claude Code was not found at /nonexistent/claude (the claudePath option)");
+        expect(status.message, depth).toContain(
+          "Claude Code was not found at /nonexistent/claude (the claudePath option)",
+        );
       }
       await expect(missing.open()).rejects.toMatchObject({ code: "provider_unavailable" });
     } finally {
@@ -356,22 +409,32 @@ describe("Claude adapter: probe", () => {
 describe("Claude adapter: approvals", () => {
   it("approval-required asks before every shell command (echo too), and runs it once accepted", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turnInput("approve @@shell echo approved-run @@then @@reply ran {{output}}", { runtimeMode: "approval-required" });
+    const input = turnInput("approve @@shell echo approved-run @@then @@reply ran {{output}}", {
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
-    expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "Bash: echo approved-run" });
+    expect(opened.request).toMatchObject({
+      kind: "approval",
+      approvalKind: "command",
+      title: "Bash: echo approved-run",
+    });
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
     expect(events.textOf(input.turnId)).toBe("ran approved-run");
-    expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([expect.objectContaining({ requestId: opened.requestId, resolution: "answered" })]);
+    expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([
+      expect.objectContaining({ requestId: opened.requestId, resolution: "answered" }),
+    ]);
   });
 
   it("a declined command is reported declined and never runs; a dismissed one is cancelled and never runs", async () => {
     const marker = path.join(lab.home.cwd, "must-not-exist");
     for (const response of [{ kind: "approval", decision: "decline" }, { kind: "dismiss" }] as const) {
       const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-      const input = turnInput(`deny @@shell touch ${marker} @@then @@reply told {{output}}`, { runtimeMode: "approval-required" });
+      const input = turnInput(`deny @@shell touch ${marker} @@then @@reply told {{output}}`, {
+        runtimeMode: "approval-required",
+      });
       await session.startTurn(input);
       const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
       await session.respondToRuntimeRequest(opened.requestId, response);
@@ -379,26 +442,36 @@ describe("Claude adapter: approvals", () => {
       expect(terminal.status).toBe("completed");
       const tool = ofType(events.events, "tool_call.completed", input.turnId)[0];
       expect(tool?.status).toBe(response.kind === "dismiss" ? "failed" : "declined");
-      expect(ofType(events.events, "runtime_request.resolved", input.turnId)[0]?.resolution).toBe(response.kind === "dismiss" ? "cancelled" : "answered");
+      expect(ofType(events.events, "runtime_request.resolved", input.turnId)[0]?.resolution).toBe(
+        response.kind === "dismiss" ? "cancelled" : "answered",
+      );
       expect(() => statSync(marker)).toThrow();
-      await expect(session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
+      await expect(
+        session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" }),
+      ).rejects.toMatchObject({ code: "not_found" });
     }
   });
 
   it("interrupting a turn that waits for approval cancels the request and ends the turn interrupted", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const input = turnInput("pending @@shell echo pending-approval @@then @@reply never", { runtimeMode: "approval-required" });
+    const input = turnInput("pending @@shell echo pending-approval @@then @@reply never", {
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
     await session.interruptTurn({ turnId: input.turnId });
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("interrupted");
-    expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([expect.objectContaining({ requestId: opened.requestId, resolution: "cancelled" })]);
+    expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([
+      expect.objectContaining({ requestId: opened.requestId, resolution: "cancelled" }),
+    ]);
   });
 
   it("is honest: questions are not offered, and answers to them are refused", async () => {
     const { session } = await lab.open();
-    await expect(session.respondToRuntimeRequest("x", { kind: "user_input", answers: {} })).rejects.toMatchObject({ code: "unsupported_capability" });
+    await expect(session.respondToRuntimeRequest("x", { kind: "user_input", answers: {} })).rejects.toMatchObject({
+      code: "unsupported_capability",
+    });
     expect(lab.adapter.capabilities().runtimeRequests.userInputQuestions).toBe(false);
   });
 });
@@ -441,12 +514,22 @@ describe("Claude adapter: MCP injection", () => {
   it("builds the seed's entry: an HTTP server with the bearer header, mcp__<key>__* allowed, delivered over initialize, always loaded", () => {
     const options = claudeMcpOptions(grantFor(mcp.url, mcp.token))!;
     expect(options).toEqual({
-      mcpServers: { switchyard: { type: "http", url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` }, alwaysLoad: true, timeout: 90_000 } },
+      mcpServers: {
+        switchyard: {
+          type: "http",
+          url: mcp.url,
+          headers: { Authorization: `Bearer ${mcp.token}` },
+          alwaysLoad: true,
+          timeout: 90_000,
+        },
+      },
       allowedTools: ["mcp__switchyard__*"],
       mcpServersDelivery: "initialize",
     });
     expect(claudeMcpOptions(null)).toBeNull();
-    expect(() => claudeMcpOptions(grantFor(mcp.url, mcp.token, "bad key"))).toThrow(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => claudeMcpOptions(grantFor(mcp.url, mcp.token, "bad key"))).toThrow(
+      expect.objectContaining({ code: "invalid_input" }),
+    );
   });
 
   it("calls the endpoint's tool with the session's token, and the token is in no process's argv, no environment, no log and no file", async () => {
@@ -465,7 +548,12 @@ describe("Claude adapter: MCP injection", () => {
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "hi-mcp" } });
     expect(mcp.rejectedRequests).toBe(0);
     const tool = ofType(events.events, "tool_call.started", input.turnId)[0]!;
-    expect(tool).toMatchObject({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo" });
+    expect(tool).toMatchObject({
+      kind: "mcp",
+      name: "mcp__switchyard__echo",
+      server: "switchyard",
+      title: "switchyard/echo",
+    });
     // The adapter logged that MCP is configured, never the header.
     const logs = JSON.stringify(lab.ctx.logs);
     expect(logs).not.toContain(mcp.token);

@@ -7,7 +7,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, createClaudeHome, descendantCommandLines, startTestHost, type ClaudeHome, type TestHost } from "@switchyard/testkit";
+import {
+  ScriptedModelServer,
+  createClaudeHome,
+  descendantCommandLines,
+  startTestHost,
+  type ClaudeHome,
+  type TestHost,
+} from "@switchyard/testkit";
 import { FAKE_MODEL, PLUGIN_DIR } from "./claude-lab.js";
 
 let server: ScriptedModelServer;
@@ -21,7 +28,8 @@ const INSTANCES = { toolSearchOn: "claude-tool-search", toolSearchOff: "claude-n
 const DIRECT_TOOLS = ["delegate_task", "task_status", "orchestrator_capabilities", "t3_thread_wait"];
 
 beforeAll(async () => {
-  if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js"))) throw new Error("Build the plugin first: npx tsc -b plugins/claude");
+  if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js")))
+    throw new Error("Build the plugin first: npx tsc -b plugins/claude");
   server = await ScriptedModelServer.start();
   const on = await createClaudeHome({ modelServerUrl: server.url, model: FAKE_MODEL, toolSearch: true });
   const off = await createClaudeHome({ modelServerUrl: server.url, model: FAKE_MODEL, toolSearch: false });
@@ -43,7 +51,8 @@ afterAll(async () => {
 }, 60_000);
 
 type Item = { kind: string; text: string; status: string; data: Record<string, unknown> };
-const items = (threadId: string): Item[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
+const items = (threadId: string): Item[] =>
+  lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
 
 describe("Claude through a Switchyard host", () => {
   for (const [setting, instance] of Object.entries(INSTANCES)) {
@@ -54,7 +63,8 @@ describe("Claude through a Switchyard host", () => {
       expect(run.status, JSON.stringify(run.error)).toBe("completed");
       const first = server.requests.find((r) => r.userText === prompt && r.stepIndex === 0)!;
       // Offered directly in the first request, whatever tool search does to other MCP tools.
-      for (const tool of DIRECT_TOOLS) expect(first.toolNames, `${tool} (${setting})`).toContain(`mcp__switchyard__${tool}`);
+      for (const tool of DIRECT_TOOLS)
+        expect(first.toolNames, `${tool} (${setting})`).toContain(`mcp__switchyard__${tool}`);
       if (setting === "toolSearchOn") expect(first.toolNames).toContain("ToolSearch");
       else expect(first.toolNames).not.toContain("ToolSearch");
       const call = items(threadId).find((item) => item.kind === "tool_call" && item.data["toolKind"] === "mcp");
@@ -71,18 +81,34 @@ describe("Claude through a Switchyard host", () => {
   }
 
   it("a blocking t3_thread_wait blocks Claude until the server's resumable pending result, and no process shows a token", async () => {
-    const stuck = lab.createThread(INSTANCES.toolSearchOn, "never ends @@hold claude-stuck", { runtimeMode: "full-access" });
+    const stuck = lab.createThread(INSTANCES.toolSearchOn, "never ends @@hold claude-stuck", {
+      runtimeMode: "full-access",
+    });
     await server.waitForHold("claude-stuck", 60_000);
-    const waiter = lab.createThread(INSTANCES.toolSearchOn, `go @@tool t3_thread_wait {"threadId":"${stuck}"} @@then @@reply waited: {{output}}`, { runtimeMode: "full-access" });
+    const waiter = lab.createThread(
+      INSTANCES.toolSearchOn,
+      `go @@tool t3_thread_wait {"threadId":"${stuck}"} @@then @@reply waited: {{output}}`,
+      { runtimeMode: "full-access" },
+    );
     // Two Claude sessions with Switchyard credentials are live now: none of our processes' command lines holds one.
     expect(descendantCommandLines().some((line) => line.includes("claude-agent-sdk-linux-x64/claude"))).toBe(true);
-    await lab.host.waiter.waitFor(() => (lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [waiter]).length > 0 ? true : null), { timeoutMs: 60_000 });
+    await lab.host.waiter.waitFor(
+      () =>
+        lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [waiter]).length > 0 ? true : null,
+      { timeoutMs: 60_000 },
+    );
     expect(descendantCommandLines().filter((line) => /\bsy_[A-Za-z0-9_-]{16,}/.test(line))).toEqual([]);
     const run = await lab.waitForRun(waiter, { timeoutMs: 60_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
-    const call = items(waiter).find((item) => item.kind === "tool_call" && item.data["name"] === "mcp__switchyard__t3_thread_wait");
+    const call = items(waiter).find(
+      (item) => item.kind === "tool_call" && item.data["name"] === "mcp__switchyard__t3_thread_wait",
+    );
     expect(call?.status).toBe("completed");
-    const output = JSON.parse(String(call!.data["output"])) as { waitTimedOut: boolean; status: string; threadId: string };
+    const output = JSON.parse(String(call!.data["output"])) as {
+      waitTimedOut: boolean;
+      status: string;
+      threadId: string;
+    };
     expect(output).toMatchObject({ threadId: stuck, waitTimedOut: true, status: "running" });
 
     lab.host.threads.interrupt({ threadId: stuck });

@@ -25,8 +25,19 @@ export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(
 export const FAKE_MODEL = "claude-fake";
 
 /** The instance descriptor for a Claude home. */
-export function claudeInstance(home: ClaudeHome, environment: Record<string, string> = {}, customModels: readonly string[] = []): ProviderInstanceDescriptor {
-  return { id: "claude-test", driver: "claude", displayName: "Claude", homePath: home.home, environment: { ...home.env, ...environment }, customModels };
+export function claudeInstance(
+  home: ClaudeHome,
+  environment: Record<string, string> = {},
+  customModels: readonly string[] = [],
+): ProviderInstanceDescriptor {
+  return {
+    id: "claude-test",
+    driver: "claude",
+    displayName: "Claude",
+    homePath: home.home,
+    environment: { ...home.env, ...environment },
+    customModels,
+  };
 }
 
 /** One lab: model server, Claude home, plugin context, adapter. */

@@ -4,7 +4,17 @@
 // (`./X` → `./X.js`, `./v2` → `./v2/index.js`). Run with `npm run generate:wire -w @switchyard/plugin-codex`.
 // Usage: node scripts/generate-wire.mjs [--out DIR] [--codex PATH]
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -34,8 +44,15 @@ function pinnedCodex() {
   const platformPackage = `@openai/codex-${process.platform}-${process.arch}`;
   const platformJson = createRequire(wrapper).resolve(`${platformPackage}/package.json`);
   const triple = TRIPLES[`${process.platform}-${process.arch}`];
-  const binary = join(dirname(platformJson), "vendor", triple, "bin", process.platform === "win32" ? "codex.exe" : "codex");
-  if (!existsSync(binary)) throw new Error(`The Codex binary is missing at ${binary}; install @openai/codex with its optional dependencies.`);
+  const binary = join(
+    dirname(platformJson),
+    "vendor",
+    triple,
+    "bin",
+    process.platform === "win32" ? "codex.exe" : "codex",
+  );
+  if (!existsSync(binary))
+    throw new Error(`The Codex binary is missing at ${binary}; install @openai/codex with its optional dependencies.`);
   return binary;
 }
 
@@ -45,7 +62,11 @@ const home = mkdtempSync(join(tmpdir(), "codex-wire-home-"));
 const staging = mkdtempSync(join(tmpdir(), "codex-wire-out-"));
 try {
   const env = { ...process.env, CODEX_HOME: home };
-  const version = execFileSync(codex, ["--version"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  const version = execFileSync(codex, ["--version"], {
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  }).trim();
   // stderr only carries a harmless warning about helper binaries under a temp CODEX_HOME.
   execFileSync(codex, ["app-server", "generate-ts", "--out", staging], { env, stdio: ["ignore", "ignore", "pipe"] });
 

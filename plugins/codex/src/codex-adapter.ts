@@ -18,7 +18,14 @@ import { CodexExecSession } from "./exec/codex-exec-session.js";
 import { findCodexSdk, loadCodexSdk } from "./exec/codex-sdk.js";
 import { requireCodexBinary, type CodexBinary } from "./shared/codex-binary.js";
 import { codexEnvironment } from "./shared/codex-environment.js";
-import { codexExecOptionsOf, codexExecOptionsSchema, codexOptionsOf, codexOptionsSchema, type CodexExecOptions, type CodexOptions } from "./shared/codex-options.js";
+import {
+  codexExecOptionsOf,
+  codexExecOptionsSchema,
+  codexOptionsOf,
+  codexOptionsSchema,
+  type CodexExecOptions,
+  type CodexOptions,
+} from "./shared/codex-options.js";
 import { probeCodex } from "./shared/codex-probe.js";
 
 /** What a driver's session gets from its adapter. */
@@ -38,9 +45,15 @@ interface CodexDriverSpec<TOptions extends { readonly codexPath?: string | undef
   /** Reads options that may not have passed through the schema (a driver created directly). */
   readonly optionsOf: (value: unknown) => TOptions;
   readonly capabilities: CapabilityDeclaration;
-  readonly session: (setup: CodexSessionSetup<TOptions>, input: OpenSessionInput) => StartableSession | Promise<StartableSession>;
+  readonly session: (
+    setup: CodexSessionSetup<TOptions>,
+    input: OpenSessionInput,
+  ) => StartableSession | Promise<StartableSession>;
   /** A library the driver runs in-process besides the binary (the Codex SDK), found the same way. */
-  readonly library?: (context: PluginContext, env: Readonly<Record<string, string | undefined>>) => Promise<HarnessSearch>;
+  readonly library?: (
+    context: PluginContext,
+    env: Readonly<Record<string, string | undefined>>,
+  ) => Promise<HarnessSearch>;
 }
 
 /**
@@ -48,7 +61,9 @@ interface CodexDriverSpec<TOptions extends { readonly codexPath?: string | undef
  * CODEX_HOME) and find the binary before each session, so a missing one fails the session with
  * `provider_unavailable` and what to do.
  */
-function codexDriver<TOptions extends { readonly codexPath?: string | undefined }>(spec: CodexDriverSpec<TOptions>): ProviderDriver<TOptions> {
+function codexDriver<TOptions extends { readonly codexPath?: string | undefined }>(
+  spec: CodexDriverSpec<TOptions>,
+): ProviderDriver<TOptions> {
   return defineDriver<TOptions>({
     driverKind: spec.driverKind,
     displayName: spec.displayName,
@@ -64,15 +79,31 @@ function codexDriver<TOptions extends { readonly codexPath?: string | undefined 
         probe: async (probe = {}) => {
           const env = codexEnvironment({ instance, binary: null, grant: null });
           const library = spec.library === undefined ? null : await spec.library(context, env);
-          if (library !== null && library.found === null) return harnessNotFoundStatus(library, instance.customModels.map((id) => ({ id })));
+          if (library !== null && library.found === null)
+            return harnessNotFoundStatus(
+              library,
+              instance.customModels.map((id) => ({ id })),
+            );
           const status = await probeCodex({ codexPath, instance, context, depth: probe.depth ?? "full" });
-          const verdict = library === null ? null : harnessVersionVerdict(library.spec, library.found?.packageVersion, library.found?.packageDir ?? undefined);
-          if (verdict?.kind === "untested") return { ...status, warnings: [...(status.warnings ?? []), verdict.warning] };
+          const verdict =
+            library === null
+              ? null
+              : harnessVersionVerdict(
+                  library.spec,
+                  library.found?.packageVersion,
+                  library.found?.packageDir ?? undefined,
+                );
+          if (verdict?.kind === "untested")
+            return { ...status, warnings: [...(status.warnings ?? []), verdict.warning] };
           if (verdict?.kind === "unsupported") return { ...status, executable: false, message: verdict.refusal };
           return status;
         },
         createSession: async (input, onClosed) => {
-          const binary = await requireCodexBinary(codexPath, context, codexEnvironment({ instance, binary: null, grant: null }));
+          const binary = await requireCodexBinary(
+            codexPath,
+            context,
+            codexEnvironment({ instance, binary: null, grant: null }),
+          );
           return spec.session({ instance, options, context, binary, onClosed }, input);
         },
       });
@@ -107,6 +138,16 @@ export function createCodexExecDriver(): ProviderDriver<CodexExecOptions> {
     optionsOf: codexExecOptionsOf,
     capabilities: CODEX_EXEC_CAPABILITIES,
     library: findCodexSdk,
-    session: async (setup, input) => new CodexExecSession({ ...setup, sdk: await loadCodexSdk(setup.context, codexEnvironment({ instance: setup.instance, binary: null, grant: null })) }, input),
+    session: async (setup, input) =>
+      new CodexExecSession(
+        {
+          ...setup,
+          sdk: await loadCodexSdk(
+            setup.context,
+            codexEnvironment({ instance: setup.instance, binary: null, grant: null }),
+          ),
+        },
+        input,
+      ),
   });
 }

@@ -18,7 +18,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Codex's model list is short and curated (`model/list`), so every current model is listed.
  */
 export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: true, forkFromTurn: true },
   turns: {
     emitsTurnStarted: true,
@@ -53,7 +58,12 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
  * - The same short, curated Codex model list: every current model is listed.
  */
 export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,

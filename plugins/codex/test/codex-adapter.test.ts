@@ -56,7 +56,10 @@ async function open(options: Parameters<typeof openSession>[2] = {}) {
 }
 
 function terminalOf(events: readonly AdapterEvent[], turnId: string) {
-  return events.filter((event): event is Extract<AdapterEvent, { type: "turn.terminal" }> => event.type === "turn.terminal" && event.turnId === turnId);
+  return events.filter(
+    (event): event is Extract<AdapterEvent, { type: "turn.terminal" }> =>
+      event.type === "turn.terminal" && event.turnId === turnId,
+  );
 }
 
 describe("codex app-server driver", () => {
@@ -77,7 +80,12 @@ describe("codex app-server driver", () => {
     const deltas = ofTurn.filter((event) => event.type === "message.delta");
     expect(deltas.length).toBeGreaterThan(1);
     expect(events.textOf(turn.turnId)).toBe("Hello from the scripted model, streamed in several chunks.");
-    expect(ofTurn).toContainEqual(expect.objectContaining({ type: "message.completed", text: "Hello from the scripted model, streamed in several chunks." }));
+    expect(ofTurn).toContainEqual(
+      expect.objectContaining({
+        type: "message.completed",
+        text: "Hello from the scripted model, streamed in several chunks.",
+      }),
+    );
     expect(terminalOf(events.events, turn.turnId)).toHaveLength(1);
   });
 
@@ -127,7 +135,9 @@ describe("codex app-server driver", () => {
     await session.startTurn(next);
     expect((await events.waitFor("turn.terminal", (event) => event.turnId === next.turnId)).status).toBe("completed");
     expect(terminalOf(events.events, turn.turnId)).toHaveLength(1);
-    await expect(session.steerTurn!({ turnId: turn.turnId, text: "late" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "turn_not_active"));
+    await expect(session.steerTurn!({ turnId: turn.turnId, text: "late" })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "turn_not_active"),
+    );
   });
 
   it("steers and interrupts a turn the moment turn/start has answered (before Codex announced it)", async () => {
@@ -136,17 +146,25 @@ describe("codex app-server driver", () => {
     await session.startTurn(steered);
     await session.steerTurn!({ turnId: steered.turnId, text: "EARLY STEER" });
     await server.waitForRequest((request) => request.userText === "EARLY STEER");
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === steered.turnId)).status).toBe("completed");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === steered.turnId)).status).toBe(
+      "completed",
+    );
     server.release("early-steer-gate");
 
     const interrupted = turnInput("early interrupt @@hold early-interrupt-gate");
     const startedAt = Date.now();
     await session.startTurn(interrupted);
     await session.interruptTurn!({ turnId: interrupted.turnId });
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === interrupted.turnId)).status).toBe("interrupted");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === interrupted.turnId)).status).toBe(
+      "interrupted",
+    );
     // Interrupted by Codex itself, not by the restart after interruptTimeoutMs.
     expect(Date.now() - startedAt).toBeLessThan(5_000);
-    expect(events.events.some((event) => event.type === "warning" && event.message.startsWith("Restarting codex app-server"))).toBe(false);
+    expect(
+      events.events.some(
+        (event) => event.type === "warning" && event.message.startsWith("Restarting codex app-server"),
+      ),
+    ).toBe(false);
     server.release("early-interrupt-gate");
   });
 
@@ -162,7 +180,9 @@ describe("codex app-server driver", () => {
     expect(second.session.resumeCursor).toBe(cursor);
     const two = turnInput("beta two");
     await second.session.startTurn(two);
-    expect((await second.events.waitFor("turn.terminal", (event) => event.turnId === two.turnId)).status).toBe("completed");
+    expect((await second.events.waitFor("turn.terminal", (event) => event.turnId === two.turnId)).status).toBe(
+      "completed",
+    );
     const request = await server.waitForRequest((r) => r.userText === "beta two");
     const history = JSON.stringify((request.body as { input: unknown[] }).input);
     expect(history).toContain("alpha one");
@@ -170,7 +190,9 @@ describe("codex app-server driver", () => {
     // A resumed session does not announce a new cursor: the thread is the same.
     expect(second.events.events.some((event) => event.type === "session.resume_cursor")).toBe(false);
 
-    await expect(open({ resumeCursor: "01a229b1-0000-7000-8000-000000000000" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
+    await expect(open({ resumeCursor: "01a229b1-0000-7000-8000-000000000000" })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "not_found"),
+    );
   });
 
   it("forks natively, cutting after a given turn, and the fork resumes in its own session", async () => {
@@ -185,12 +207,16 @@ describe("codex app-server driver", () => {
     const whole = await session.forkThread!({});
     const cut = await session.forkThread!({ afterTurnId: one.turnId });
     expect(new Set([whole.resumeCursor, cut.resumeCursor, session.resumeCursor]).size).toBe(3);
-    await expect(session.forkThread!({ afterTurnId: "no-such-turn" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
+    await expect(session.forkThread!({ afterTurnId: "no-such-turn" })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "not_found"),
+    );
 
     const forked = await open({ resumeCursor: cut.resumeCursor });
     const three = turnInput("fork-gamma");
     await forked.session.startTurn(three);
-    expect((await forked.events.waitFor("turn.terminal", (event) => event.turnId === three.turnId)).status).toBe("completed");
+    expect((await forked.events.waitFor("turn.terminal", (event) => event.turnId === three.turnId)).status).toBe(
+      "completed",
+    );
     const request = await server.waitForRequest((r) => r.userText === "fork-gamma");
     const history = JSON.stringify((request.body as { input: unknown[] }).input);
     expect(history).toContain("fork-alpha");
@@ -218,26 +244,44 @@ describe("codex app-server driver", () => {
     expect(request.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "touch approved.txt" });
     expect(existsSync(join(home.cwd, "approved.txt"))).toBe(false);
     await session.respondToRuntimeRequest!(request.requestId, { kind: "approval", decision: "accept" });
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === accepted.turnId)).status).toBe("completed");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === accepted.turnId)).status).toBe(
+      "completed",
+    );
     expect(existsSync(join(home.cwd, "approved.txt"))).toBe(true);
-    expect(events.ofTurn(accepted.turnId)).toContainEqual(expect.objectContaining({ type: "runtime_request.resolved", requestId: request.requestId, resolution: "answered" }));
-    expect(events.ofTurn(accepted.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "completed" }));
+    expect(events.ofTurn(accepted.turnId)).toContainEqual(
+      expect.objectContaining({
+        type: "runtime_request.resolved",
+        requestId: request.requestId,
+        resolution: "answered",
+      }),
+    );
+    expect(events.ofTurn(accepted.turnId)).toContainEqual(
+      expect.objectContaining({ type: "tool_call.completed", status: "completed" }),
+    );
 
     const declined = turnInput("@@shell touch declined.txt", { runtimeMode: "approval-required" });
     await session.startTurn(declined);
     const second = await events.waitFor("runtime_request.opened", (event) => event.turnId === declined.turnId);
     await session.respondToRuntimeRequest!(second.requestId, { kind: "approval", decision: "decline" });
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === declined.turnId)).status).toBe("completed");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === declined.turnId)).status).toBe(
+      "completed",
+    );
     expect(existsSync(join(home.cwd, "declined.txt"))).toBe(false);
-    expect(events.ofTurn(declined.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "declined" }));
+    expect(events.ofTurn(declined.turnId)).toContainEqual(
+      expect.objectContaining({ type: "tool_call.completed", status: "declined" }),
+    );
 
     const dismissed = turnInput("@@shell touch dismissed.txt", { runtimeMode: "approval-required" });
     await session.startTurn(dismissed);
     const third = await events.waitFor("runtime_request.opened", (event) => event.turnId === dismissed.turnId);
     await session.respondToRuntimeRequest!(third.requestId, { kind: "dismiss" });
     // Codex answers `cancel` by ending the turn.
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === dismissed.turnId)).status).toBe("cancelled");
-    await expect(session.respondToRuntimeRequest!(third.requestId, { kind: "approval", decision: "accept" })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === dismissed.turnId)).status).toBe(
+      "cancelled",
+    );
+    await expect(
+      session.respondToRuntimeRequest!(third.requestId, { kind: "approval", decision: "accept" }),
+    ).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "not_found"));
 
     // The same session, switched to full-access for one turn, runs without asking.
     const free = turnInput("@@shell touch free.txt", { runtimeMode: "full-access" });
@@ -263,8 +307,16 @@ describe("codex app-server driver", () => {
       expect(mcp.calls).toEqual([{ tool: "echo", args: { text: "over-mcp" } }]);
       expect(mcp.rejectedRequests).toBe(0);
       const started = events.ofTurn(turn.turnId).find((event) => event.type === "tool_call.started");
-      expect(started).toMatchObject({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo", input: { text: "over-mcp" } });
-      expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "completed", output: "echo: over-mcp" }));
+      expect(started).toMatchObject({
+        kind: "mcp",
+        name: "mcp__switchyard__echo",
+        server: "switchyard",
+        title: "switchyard/echo",
+        input: { text: "over-mcp" },
+      });
+      expect(events.ofTurn(turn.turnId)).toContainEqual(
+        expect.objectContaining({ type: "tool_call.completed", status: "completed", output: "echo: over-mcp" }),
+      );
 
       // The host delivers the grant's instructions (in the first turn's instructions); the
       // adapter never adds them itself, so the model sees them once.
@@ -288,7 +340,13 @@ describe("codex app-server driver", () => {
     try {
       // A user-configured server (instance config) without an approval mode: Codex asks first.
       await adapter.dispose?.();
-      adapter = await createAdapter("codex", home, ctx, { config: { "mcp_servers.other": { url: other.url, bearer_token_env_var: "OTHER_MCP_TOKEN" } } }, { OTHER_MCP_TOKEN: other.token });
+      adapter = await createAdapter(
+        "codex",
+        home,
+        ctx,
+        { config: { "mcp_servers.other": { url: other.url, bearer_token_env_var: "OTHER_MCP_TOKEN" } } },
+        { OTHER_MCP_TOKEN: other.token },
+      );
       const { session, events } = await open({ runtimeMode: "approval-required" });
       const turn = turnInput('@@tool echo {"text":"needs-ok"}', { runtimeMode: "approval-required" });
       await session.startTurn(turn);
@@ -298,7 +356,9 @@ describe("codex app-server driver", () => {
       await session.respondToRuntimeRequest!(request.requestId, { kind: "approval", decision: "accept" });
       expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
       expect(other.calls).toEqual([{ tool: "echo", args: { text: "needs-ok" } }]);
-      expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "other", name: "mcp__other__echo" }));
+      expect(events.ofTurn(turn.turnId)).toContainEqual(
+        expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "other", name: "mcp__other__echo" }),
+      );
     } finally {
       await other.close();
     }
@@ -336,7 +396,9 @@ describe("codex app-server driver", () => {
     expect(running.nativeThreadId).toBe(running.nativeId);
     const done = await events.waitFor("subagent.observed", (event) => event.status === "completed");
     expect(done).toMatchObject({ nativeId: running.nativeId, summary: "PONG" });
-    expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "subagent", name: "spawn_agent" }));
+    expect(events.ofTurn(turn.turnId)).toContainEqual(
+      expect.objectContaining({ type: "tool_call.started", kind: "subagent", name: "spawn_agent" }),
+    );
     // The child's own turn never ends ours: exactly one terminal.
     expect(terminalOf(events.events, turn.turnId)).toHaveLength(1);
   });
@@ -361,7 +423,9 @@ describe("codex app-server driver", () => {
     expect(terminal).toMatchObject({ status: "failed", error: { code: "app_server_exited" } });
     await events.waitFor("session.exited");
     server.release("crash-gate");
-    await expect(session.startTurn(turnInput("after death"))).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "session_closed"));
+    await expect(session.startTurn(turnInput("after death"))).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "session_closed"),
+    );
   });
 
   it("probes without starting a turn: version, the configured model first, custom models", async () => {
@@ -377,8 +441,16 @@ describe("codex app-server driver", () => {
     const turn = turnInput("@@shell sleep 30 @@then @@reply unreachable");
     await session.startTurn(turn);
     await events.waitFor("tool_call.started", (event) => event.turnId === turn.turnId);
-    await eventually(() => processesMentioning(home.home).some((proc) => proc.cmdline.includes("sleep 30")), 10_000, "the shell command runs");
+    await eventually(
+      () => processesMentioning(home.home).some((proc) => proc.cmdline.includes("sleep 30")),
+      10_000,
+      "the shell command runs",
+    );
     await session.close();
-    await eventually(() => processesMentioning(home.home).length === 0, 10_000, "every process with our CODEX_HOME exited");
+    await eventually(
+      () => processesMentioning(home.home).length === 0,
+      10_000,
+      "every process with our CODEX_HOME exited",
+    );
   });
 });

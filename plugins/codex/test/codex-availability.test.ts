@@ -30,7 +30,14 @@ async function adapterFor(driverKind: "codex" | "codex-exec", homePath: string):
   const options = await driver.optionsSchema!["~standard"].validate({});
   if (options.issues) throw new Error(JSON.stringify(options.issues));
   const adapter = await driver.create({
-    instance: { id: `${driverKind}-1`, driver: driverKind, displayName: driverKind, homePath, environment: home.env, customModels: [] },
+    instance: {
+      id: `${driverKind}-1`,
+      driver: driverKind,
+      displayName: driverKind,
+      homePath,
+      environment: home.env,
+      customModels: [],
+    },
     options: options.value,
     context: ctx.context,
   });

@@ -46,9 +46,14 @@ describe("MCP injection config", () => {
       },
     });
     expect(JSON.stringify(servers)).not.toContain("secret-token");
-    expect(Object.keys(codexThreadMcpConfig(grantFor("http://127.0.0.1:1/mcp", "t", "t3-code")))).toEqual(["mcp_servers.t3-code", "mcp_servers.t3-code-direct"]);
+    expect(Object.keys(codexThreadMcpConfig(grantFor("http://127.0.0.1:1/mcp", "t", "t3-code")))).toEqual([
+      "mcp_servers.t3-code",
+      "mcp_servers.t3-code-direct",
+    ]);
     expect(codexThreadMcpConfig(null)).toEqual({});
-    expect(() => codexMcpServers(grantFor("http://127.0.0.1:1/mcp", "t", "bad.name"))).toThrowError(expect.objectContaining({ code: "invalid_input" }));
+    expect(() => codexMcpServers(grantFor("http://127.0.0.1:1/mcp", "t", "bad.name"))).toThrowError(
+      expect.objectContaining({ code: "invalid_input" }),
+    );
   });
 
   it("keeps the tool timeout above the grant's", () => {
@@ -59,31 +64,73 @@ describe("MCP injection config", () => {
 
 describe("runtime modes", () => {
   it("maps app-server modes to approval policy and sandbox", () => {
-    expect(appServerModeSettings("approval-required")).toMatchObject({ approvalPolicy: "untrusted", sandbox: "workspace-write", autoAcceptFileChanges: false });
-    expect(appServerModeSettings("auto-accept-edits")).toMatchObject({ approvalPolicy: "untrusted", sandbox: "workspace-write", autoAcceptFileChanges: true, autoAcceptAll: false });
-    expect(appServerModeSettings("full-access")).toMatchObject({ approvalPolicy: "never", sandbox: "danger-full-access", sandboxPolicy: { type: "dangerFullAccess" } });
+    expect(appServerModeSettings("approval-required")).toMatchObject({
+      approvalPolicy: "untrusted",
+      sandbox: "workspace-write",
+      autoAcceptFileChanges: false,
+    });
+    expect(appServerModeSettings("auto-accept-edits")).toMatchObject({
+      approvalPolicy: "untrusted",
+      sandbox: "workspace-write",
+      autoAcceptFileChanges: true,
+      autoAcceptAll: false,
+    });
+    expect(appServerModeSettings("full-access")).toMatchObject({
+      approvalPolicy: "never",
+      sandbox: "danger-full-access",
+      sandboxPolicy: { type: "dangerFullAccess" },
+    });
   });
 
   it("maps exec modes to what codex exec can enforce without asking", () => {
-    expect(execModeSettings("approval-required")).toEqual({ approvalPolicy: "never", sandboxMode: "read-only", applied: "approval-required" });
+    expect(execModeSettings("approval-required")).toEqual({
+      approvalPolicy: "never",
+      sandboxMode: "read-only",
+      applied: "approval-required",
+    });
     expect(execModeSettings("auto-accept-edits").applied).toBe("approval-required");
-    expect(execModeSettings("full-access")).toEqual({ approvalPolicy: "never", sandboxMode: "danger-full-access", applied: "full-access" });
+    expect(execModeSettings("full-access")).toEqual({
+      approvalPolicy: "never",
+      sandboxMode: "danger-full-access",
+      applied: "full-access",
+    });
   });
 });
 
 describe("options", () => {
   it("validates codex options with defaults and names unknown keys", async () => {
-    expect(await codexOptionsSchema["~standard"].validate({})).toEqual({ value: { config: {}, requestTimeoutMs: 30_000, interruptTimeoutMs: 15_000 } });
-    expect(await codexOptionsSchema["~standard"].validate({ codexPath: "/opt/codex", config: { model_reasoning_effort: "low" } })).toMatchObject({
+    expect(await codexOptionsSchema["~standard"].validate({})).toEqual({
+      value: { config: {}, requestTimeoutMs: 30_000, interruptTimeoutMs: 15_000 },
+    });
+    expect(
+      await codexOptionsSchema["~standard"].validate({
+        codexPath: "/opt/codex",
+        config: { model_reasoning_effort: "low" },
+      }),
+    ).toMatchObject({
       value: { codexPath: "/opt/codex", config: { model_reasoning_effort: "low" } },
     });
-    const bad = await codexOptionsSchema["~standard"].validate({ codexPath: "", config: { x: null }, requestTimeoutMs: -1, extra: 1 });
-    expect(bad.issues?.map((issue) => issue.path?.[0] ?? issue.message)).toEqual(["codexPath", "config", "requestTimeoutMs", 'Unrecognized key: "extra"']);
+    const bad = await codexOptionsSchema["~standard"].validate({
+      codexPath: "",
+      config: { x: null },
+      requestTimeoutMs: -1,
+      extra: 1,
+    });
+    expect(bad.issues?.map((issue) => issue.path?.[0] ?? issue.message)).toEqual([
+      "codexPath",
+      "config",
+      "requestTimeoutMs",
+      'Unrecognized key: "extra"',
+    ]);
   });
 
   it("validates codex-exec options", async () => {
-    expect(await codexExecOptionsSchema["~standard"].validate({})).toEqual({ value: { config: {}, skipGitRepoCheck: true } });
-    expect((await codexExecOptionsSchema["~standard"].validate({ skipGitRepoCheck: "yes" })).issues?.[0]?.path).toEqual(["skipGitRepoCheck"]);
+    expect(await codexExecOptionsSchema["~standard"].validate({})).toEqual({
+      value: { config: {}, skipGitRepoCheck: true },
+    });
+    expect((await codexExecOptionsSchema["~standard"].validate({ skipGitRepoCheck: "yes" })).issues?.[0]?.path).toEqual(
+      ["skipGitRepoCheck"],
+    );
   });
 });
 
@@ -95,7 +142,11 @@ describe("capability declarations", () => {
     expect(exec.warnings).toEqual([]);
     expect(appServer.capabilities.turns).toMatchObject({ activeSteering: true, interrupt: true });
     expect(appServer.capabilities.threads).toEqual({ readSnapshot: true, fork: true, forkFromTurn: true });
-    expect(exec.capabilities.turns).toMatchObject({ activeSteering: false, interrupt: true, steeringByInterruptRestart: true });
+    expect(exec.capabilities.turns).toMatchObject({
+      activeSteering: false,
+      interrupt: true,
+      steeringByInterruptRestart: true,
+    });
     expect(exec.capabilities.threads).toEqual({ readSnapshot: false, fork: false, forkFromTurn: false });
     expect(exec.capabilities.runtimeRequests).toEqual({ approvals: false, userInputQuestions: false });
   });
@@ -122,7 +173,11 @@ describe("generated wire types", () => {
     expect(binary?.packageVersion).toBe(CODEX_WIRE_VERSION);
     const out = mkdtempSync(join(tmpdir(), "codex-wire-check-"));
     try {
-      execFileSync(process.execPath, [fileURLToPath(new URL("../scripts/generate-wire.mjs", import.meta.url)), "--out", join(out, "wire")], { stdio: "pipe" });
+      execFileSync(
+        process.execPath,
+        [fileURLToPath(new URL("../scripts/generate-wire.mjs", import.meta.url)), "--out", join(out, "wire")],
+        { stdio: "pipe" },
+      );
       const fresh = files(join(out, "wire"));
       const committed = files(wireDir);
       expect([...committed.keys()].sort()).toEqual([...fresh.keys()].sort());

@@ -19,6 +19,11 @@ describe("codexModelEfforts", () => {
 
   it("reports no efforts for a model without any, and no default outside the list", () => {
     expect(codexModelEfforts({ supportedReasoningEfforts: [], defaultReasoningEffort: "medium" })).toEqual({});
-    expect(codexModelEfforts({ supportedReasoningEfforts: [{ reasoningEffort: "high", description: "" }], defaultReasoningEffort: "none" })).toEqual({ efforts: ["high"] });
+    expect(
+      codexModelEfforts({
+        supportedReasoningEfforts: [{ reasoningEffort: "high", description: "" }],
+        defaultReasoningEffort: "none",
+      }),
+    ).toEqual({ efforts: ["high"] });
   });
 });

@@ -88,19 +88,25 @@ describe("codex-exec driver (adapter)", () => {
     expect(terminal.usage?.inputTokens).toBeGreaterThan(0);
     expect(first.events.ofTurn(one.turnId)[0]).toMatchObject({ type: "turn.started" });
     expect(first.events.textOf(one.turnId)).toBe("exec says hello");
-    expect(first.events.ofTurn(one.turnId)).toContainEqual(expect.objectContaining({ type: "message.completed", text: "exec says hello" }));
+    expect(first.events.ofTurn(one.turnId)).toContainEqual(
+      expect.objectContaining({ type: "message.completed", text: "exec says hello" }),
+    );
     const cursor = (await first.events.waitFor("session.resume_cursor")).cursor;
     expect(first.session.resumeCursor).toBe(cursor);
 
     const two = turnInput("second turn, same process-less session");
     await first.session.startTurn(two);
-    expect((await first.events.waitFor("turn.terminal", (event) => event.turnId === two.turnId)).status).toBe("completed");
+    expect((await first.events.waitFor("turn.terminal", (event) => event.turnId === two.turnId)).status).toBe(
+      "completed",
+    );
     await first.session.close();
 
     const second = await open({ resumeCursor: cursor });
     const three = turnInput("after resume");
     await second.session.startTurn(three);
-    expect((await second.events.waitFor("turn.terminal", (event) => event.turnId === three.turnId)).status).toBe("completed");
+    expect((await second.events.waitFor("turn.terminal", (event) => event.turnId === three.turnId)).status).toBe(
+      "completed",
+    );
     const request = await server.waitForRequest((r) => r.userText === "after resume");
     const history = JSON.stringify((request.body as { input: unknown[] }).input);
     expect(history).toContain("@@reply exec says hello");
@@ -112,20 +118,36 @@ describe("codex-exec driver (adapter)", () => {
     const free = turnInput("@@shell touch exec-free.txt && echo made", { runtimeMode: "full-access" });
     await session.startTurn(free);
     expect((await events.waitFor("turn.terminal", (event) => event.turnId === free.turnId)).status).toBe("completed");
-    expect(events.ofTurn(free.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "command", title: "touch exec-free.txt && echo made" }));
-    expect(events.ofTurn(free.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "completed", output: expect.stringContaining("made") }));
+    expect(events.ofTurn(free.turnId)).toContainEqual(
+      expect.objectContaining({
+        type: "tool_call.started",
+        kind: "command",
+        title: "touch exec-free.txt && echo made",
+      }),
+    );
+    expect(events.ofTurn(free.turnId)).toContainEqual(
+      expect.objectContaining({
+        type: "tool_call.completed",
+        status: "completed",
+        output: expect.stringContaining("made"),
+      }),
+    );
     expect(existsSync(join(home.cwd, "exec-free.txt"))).toBe(true);
 
     // codex exec cannot ask, so approval-required means a read-only sandbox.
     const guarded = turnInput("@@shell touch exec-guarded.txt", { runtimeMode: "approval-required" });
     await session.startTurn(guarded);
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === guarded.turnId)).status).toBe("completed");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === guarded.turnId)).status).toBe(
+      "completed",
+    );
     expect(existsSync(join(home.cwd, "exec-guarded.txt"))).toBe(false);
 
     const edits = turnInput("plain", { runtimeMode: "auto-accept-edits" });
     await session.startTurn(edits);
     await events.waitFor("turn.terminal", (event) => event.turnId === edits.turnId);
-    expect(events.ofTurn(edits.turnId)).toContainEqual(expect.objectContaining({ type: "warning", message: expect.stringContaining('runs as "approval-required"') }));
+    expect(events.ofTurn(edits.turnId)).toContainEqual(
+      expect.objectContaining({ type: "warning", message: expect.stringContaining('runs as "approval-required"') }),
+    );
   });
 
   it("injects MCP through config with the token only in the process environment", async () => {
@@ -146,8 +168,17 @@ describe("codex-exec driver (adapter)", () => {
 
       expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
       expect(mcp.calls).toEqual([{ tool: "echo", args: { text: "via-exec" } }]);
-      expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "switchyard", name: "mcp__switchyard__echo" }));
-      expect(events.ofTurn(turn.turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "completed", output: "echo: via-exec" }));
+      expect(events.ofTurn(turn.turnId)).toContainEqual(
+        expect.objectContaining({
+          type: "tool_call.started",
+          kind: "mcp",
+          server: "switchyard",
+          name: "mcp__switchyard__echo",
+        }),
+      );
+      expect(events.ofTurn(turn.turnId)).toContainEqual(
+        expect.objectContaining({ type: "tool_call.completed", status: "completed", output: "echo: via-exec" }),
+      );
       // The host folds instructions for a driver without an instruction channel; the adapter
       // sends the prompt as given and never adds the grant's instructions itself.
       const request = await server.waitForRequest((r) => r.userText?.includes("via-exec") === true);
@@ -169,14 +200,22 @@ describe("codex-exec driver (adapter)", () => {
     expect(terminal.status).toBe("interrupted");
     server.release("exec-interrupt");
     await eventually(() => execProcesses().length === 0, 10_000, "the aborted codex exec exited");
-    await expect(session.interruptTurn!({ turnId: turn.turnId })).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "turn_not_active"));
+    await expect(session.interruptTurn!({ turnId: turn.turnId })).rejects.toSatisfy((error: unknown) =>
+      hasErrorCode(error, "turn_not_active"),
+    );
 
     const shell = turnInput("@@shell sleep 30");
     await session.startTurn(shell);
     await events.waitFor("tool_call.started", (event) => event.turnId === shell.turnId);
-    await eventually(() => processesMentioning(home.home).some((proc) => proc.cmdline.includes("sleep 30")), 10_000, "the shell command runs");
+    await eventually(
+      () => processesMentioning(home.home).some((proc) => proc.cmdline.includes("sleep 30")),
+      10_000,
+      "the shell command runs",
+    );
     await session.interruptTurn!({ turnId: shell.turnId });
-    expect((await events.waitFor("turn.terminal", (event) => event.turnId === shell.turnId)).status).toBe("interrupted");
+    expect((await events.waitFor("turn.terminal", (event) => event.turnId === shell.turnId)).status).toBe(
+      "interrupted",
+    );
     await eventually(() => processesMentioning(home.home).length === 0, 10_000, "no codex exec nor its shell survives");
   });
 });
@@ -197,13 +236,24 @@ describe("codex-exec driver in a Switchyard host", () => {
   });
 
   it("degrades a steer to interrupt-and-restart (delivery restarted)", async () => {
-    const threadId = lab.createThread(INSTANCE, "first ask @@hold exec-steer @@reply never", { runtimeMode: "full-access" });
+    const threadId = lab.createThread(INSTANCE, "first ask @@hold exec-steer @@reply never", {
+      runtimeMode: "full-access",
+    });
     await server.waitForHold("exec-steer");
     await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
-    const sent = lab.host.threads.send({ threadId, text: "EXEC-STEER: new direction", mode: "steer", createdBy: "user", creationSource: "cli" });
+    const sent = lab.host.threads.send({
+      threadId,
+      text: "EXEC-STEER: new direction",
+      mode: "steer",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(sent.delivery).toBe("restarted");
     expect(sent.decision).toMatchObject({ asked: "steer", action: "restart", degraded: true });
-    const restarted = await server.waitForRequest((request) => request.userText?.includes("EXEC-STEER: new direction") === true, 20_000);
+    const restarted = await server.waitForRequest(
+      (request) => request.userText?.includes("EXEC-STEER: new direction") === true,
+      20_000,
+    );
     expect(restarted.heldOn).toBeUndefined();
     server.release("exec-steer");
     const run = await lab.waitForRun(threadId);
@@ -213,9 +263,13 @@ describe("codex-exec driver in a Switchyard host", () => {
   it("calls the live MCP endpoint with the session's credential", async () => {
     const threadId = lab.createThread(INSTANCE, "@@tool orchestrator_capabilities {}", { runtimeMode: "full-access" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
-    const tool = (lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as { kind: string; status: string; data: Record<string, unknown> }[]).find(
-      (item) => item.kind === "tool_call",
-    );
+    const tool = (
+      lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as {
+        kind: string;
+        status: string;
+        data: Record<string, unknown>;
+      }[]
+    ).find((item) => item.kind === "tool_call");
     expect(tool).toMatchObject({ status: "completed", data: { toolKind: "mcp", server: "switchyard" } });
     expect(String(tool?.data.output)).toContain(`"providerInstanceId":"${INSTANCE}"`);
   });

@@ -54,7 +54,11 @@ describe("codex driver in a Switchyard host", () => {
     const threadId = lab.createThread(INSTANCE, "@@reply hello through the host", { runtimeMode: "full-access" });
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("completed");
-    expect(items(threadId).filter((item) => item.kind === "assistant_message").map((item) => item.text)).toEqual(["hello through the host"]);
+    expect(
+      items(threadId)
+        .filter((item) => item.kind === "assistant_message")
+        .map((item) => item.text),
+    ).toEqual(["hello through the host"]);
   });
 
   it("calls back into the live MCP endpoint with the session's own credential", async () => {
@@ -63,12 +67,18 @@ describe("codex driver in a Switchyard host", () => {
     expect(run.status).toBe("completed");
     const tool = items(threadId).find((item) => item.kind === "tool_call");
     expect(tool).toMatchObject({ status: "completed", text: "switchyard/orchestrator_capabilities" });
-    expect(tool?.data).toMatchObject({ toolKind: "mcp", server: "switchyard", name: "mcp__switchyard__orchestrator_capabilities" });
+    expect(tool?.data).toMatchObject({
+      toolKind: "mcp",
+      server: "switchyard",
+      name: "mcp__switchyard__orchestrator_capabilities",
+    });
     // The endpoint answered as this session: an agent caller that inherits this instance.
     const output = String(tool?.data.output ?? "");
     expect(output).toContain('"callerKind":"agent"');
     expect(output).toContain(`"providerInstanceId":"${INSTANCE}"`);
-    const back = await server.waitForRequest((request) => request.toolResult?.toolName === "mcp__switchyard__orchestrator_capabilities");
+    const back = await server.waitForRequest(
+      (request) => request.toolResult?.toolName === "mcp__switchyard__orchestrator_capabilities",
+    );
     expect(back.toolResult?.snippet).toContain(INSTANCE);
 
     // The credential lives only in the app-server's environment.
@@ -103,10 +113,18 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("steers a running turn natively through the host (delivery steered)", async () => {
-    const threadId = lab.createThread(INSTANCE, "working @@hold host-steer @@reply held reply", { runtimeMode: "full-access" });
+    const threadId = lab.createThread(INSTANCE, "working @@hold host-steer @@reply held reply", {
+      runtimeMode: "full-access",
+    });
     await server.waitForHold("host-steer");
     await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
-    const sent = lab.host.threads.send({ threadId, text: "HOST-STEER: change course", mode: "steer", createdBy: "user", creationSource: "cli" });
+    const sent = lab.host.threads.send({
+      threadId,
+      text: "HOST-STEER: change course",
+      mode: "steer",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(sent.delivery).toBe("steered");
     await server.waitForRequest((request) => request.userText === "HOST-STEER: change course");
     server.release("host-steer");
@@ -129,7 +147,13 @@ describe("codex driver in a Switchyard host", () => {
     const threadId = lab.createThread(INSTANCE, "remember the word quokka", { runtimeMode: "full-access" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     await lab.host.sessions.close(threadId, "test_restart");
-    const sent = lab.host.threads.send({ threadId, text: "what was the word?", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const sent = lab.host.threads.send({
+      threadId,
+      text: "what was the word?",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(sent.delivery).toBe("started");
     expect((await lab.waitForRun(threadId, { runId: sent.runId })).status).toBe("completed");
     const request = await server.waitForRequest((r) => r.userText === "what was the word?");
@@ -137,8 +161,12 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("answers an approval through the host's runtime-request path", async () => {
-    const threadId = lab.createThread(INSTANCE, "@@shell touch host-approved.txt", { runtimeMode: "approval-required" });
-    const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId)[0] ?? null, { timeoutMs: 20_000 });
+    const threadId = lab.createThread(INSTANCE, "@@shell touch host-approved.txt", {
+      runtimeMode: "approval-required",
+    });
+    const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId)[0] ?? null, {
+      timeoutMs: 20_000,
+    });
     expect(request).toMatchObject({ kind: "approval", approvalKind: "command" });
     expect(lab.host.threads.runs(threadId)[0]?.status).toBe("waiting");
     lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
@@ -151,12 +179,29 @@ describe("codex driver in a Switchyard host", () => {
   it("forks natively after a given run (thread/fork with lastTurnId) through the host's fork policy", async () => {
     const source = lab.createThread(INSTANCE, "host-fork-alpha", { runtimeMode: "full-access" });
     const first = await lab.waitForRun(source);
-    const sent = lab.host.threads.send({ threadId: source, text: "host-fork-beta", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const sent = lab.host.threads.send({
+      threadId: source,
+      text: "host-fork-beta",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect((await lab.waitForRun(source, { runId: sent.runId })).status).toBe("completed");
 
-    const fork = await lab.host.forks.fork({ sourceThreadId: source, afterRunId: first.id, createdBy: "user", creationSource: "cli" });
+    const fork = await lab.host.forks.fork({
+      sourceThreadId: source,
+      afterRunId: first.id,
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(fork.strategy).toBe("native");
-    const next = lab.host.threads.send({ threadId: fork.thread.id, text: "host-fork-gamma", mode: "auto", createdBy: "user", creationSource: "cli" });
+    const next = lab.host.threads.send({
+      threadId: fork.thread.id,
+      text: "host-fork-gamma",
+      mode: "auto",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect((await lab.waitForRun(fork.thread.id, { runId: next.runId })).status).toBe("completed");
     const request = await server.waitForRequest((r) => r.userText === "host-fork-gamma");
     const history = JSON.stringify((request.body as { input: unknown[] }).input);

@@ -3,7 +3,12 @@
 // with real process groups, sessions opened with the host's defaults).
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { McpEndpointGrant, OpenSessionInput, OrchestrationAdapter, ProviderInstanceDescriptor } from "@switchyard/sdk";
+import type {
+  McpEndpointGrant,
+  OpenSessionInput,
+  OrchestrationAdapter,
+  ProviderInstanceDescriptor,
+} from "@switchyard/sdk";
 import {
   commandLineOf,
   createAcpTestContext,
@@ -23,7 +28,11 @@ import plugin from "../src/index.js";
 export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 /** A provider instance on a test CODEX_HOME. */
-export function codexInstance(home: CodexHome, driver: "codex" | "codex-exec", id = `${driver}-main`): ProviderInstanceDescriptor {
+export function codexInstance(
+  home: CodexHome,
+  driver: "codex" | "codex-exec",
+  id = `${driver}-main`,
+): ProviderInstanceDescriptor {
   return { id, driver, displayName: id, homePath: home.home, environment: home.env, customModels: ["custom-model-x"] };
 }
 
@@ -38,7 +47,11 @@ export async function createAdapter(
   const validated = await validateDriverOptions(plugin, driverKind, options);
   const driver = plugin.drivers.find((candidate) => candidate.driverKind === driverKind)!;
   const instance = codexInstance(home, driverKind);
-  return driver.create({ instance: { ...instance, environment: { ...instance.environment, ...environment } }, options: validated, context: ctx.context });
+  return driver.create({
+    instance: { ...instance, environment: { ...instance.environment, ...environment } },
+    options: validated,
+    context: ctx.context,
+  });
 }
 
 /** A grant for an MCP endpoint (a test server or the host's). */
@@ -52,7 +65,11 @@ export function grantFor(url: string, token: string, serverName = "switchyard"):
 }
 
 /** Opens a session in the home's `cwd` and records its events. */
-export function openSession(adapter: OrchestrationAdapter, home: CodexHome, overrides: Partial<OpenSessionInput> = {}): Promise<RecordedSession> {
+export function openSession(
+  adapter: OrchestrationAdapter,
+  home: CodexHome,
+  overrides: Partial<OpenSessionInput> = {},
+): Promise<RecordedSession> {
   return openRecordedSession(adapter, home.cwd, overrides);
 }
 
@@ -71,7 +88,8 @@ export function processesMentioning(needle: string): { pid: number; cmdline: str
       const environ = readFileSync(`/proc/${entry}/environ`, "utf8");
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (/\) Z /.test(stat)) continue; // zombies hold no resources and die with their parent
-      if (cmdline.includes(needle) || environ.includes(needle)) found.push({ pid: Number(entry), cmdline: cmdline.split("\0").join(" ") });
+      if (cmdline.includes(needle) || environ.includes(needle))
+        found.push({ pid: Number(entry), cmdline: cmdline.split("\0").join(" ") });
     } catch {
       // The process ended meanwhile, or it is not ours to read.
     }

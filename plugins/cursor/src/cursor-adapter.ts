@@ -1,5 +1,12 @@
 import { join } from "node:path";
-import { defineAdapter, defineDriver, harnessEnvironment, type CreateInstanceInput, type OrchestrationAdapter, type ProviderDriver } from "@switchyard/sdk";
+import {
+  defineAdapter,
+  defineDriver,
+  harnessEnvironment,
+  type CreateInstanceInput,
+  type OrchestrationAdapter,
+  type ProviderDriver,
+} from "@switchyard/sdk";
 import { CURSOR_CAPABILITIES } from "./cursor-capabilities.js";
 import { cursorOptionsSchema, type CursorOptions } from "./cursor-options.js";
 import { probeCursor } from "./cursor-probe.js";
@@ -9,7 +16,11 @@ import { CursorProviderSession } from "./cursor-session.js";
  * The OrchestrationAdapter of one Cursor instance, on the harness kit's adapter shell: each
  * session runs its own sidecar (Node ≥ 22.13) with the Cursor SDK and one local agent.
  */
-export function createCursorAdapter({ instance, options, context }: CreateInstanceInput<CursorOptions>): OrchestrationAdapter {
+export function createCursorAdapter({
+  instance,
+  options,
+  context,
+}: CreateInstanceInput<CursorOptions>): OrchestrationAdapter {
   // The instance home is Cursor's data folder (CURSOR_DATA_DIR: projects, transcripts,
   // settings); its environment carries CURSOR_API_KEY and, for a test or a proxy,
   // CURSOR_BACKEND_URL.
@@ -20,7 +31,8 @@ export function createCursorAdapter({ instance, options, context }: CreateInstan
     driverKind: "cursor",
     capabilities: CURSOR_CAPABILITIES,
     probe: (probeOptions) => probeCursor({ instance, options, context, env }, probeOptions?.depth),
-    createSession: (input, onClosed) => new CursorProviderSession({ instance, options, context, env, storeRoot }, input, onClosed),
+    createSession: (input, onClosed) =>
+      new CursorProviderSession({ instance, options, context, env, storeRoot }, input, onClosed),
   });
 }
 

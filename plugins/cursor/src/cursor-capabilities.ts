@@ -26,7 +26,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Cursor's catalog is long, so the short list is cut (`first_n`).
  */
 export const CURSOR_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -36,7 +41,12 @@ export const CURSOR_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: false },
+  tools: {
+    shell: true,
+    mcp: { http: true, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    mcpGrantUpdate: false,
+  },
   runtimeRequests: { approvals: false, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 48_000 },

@@ -128,13 +128,19 @@ export function turnUsageOf(usage: TokenUsage): TurnUsage {
 }
 
 /** How a Cursor run's result ends the host's turn. */
-export function terminalOf(ended: RunEndedNotification, interruptRequested: boolean): { status: TurnTerminalStatus; error?: ProviderTurnError } {
+export function terminalOf(
+  ended: RunEndedNotification,
+  interruptRequested: boolean,
+): { status: TurnTerminalStatus; error?: ProviderTurnError } {
   const result: RunResult | undefined = ended.result;
   if (result === undefined) {
     if (interruptRequested) return { status: "interrupted" };
     return {
       status: "failed",
-      error: { code: ended.error?.code ?? ended.error?.kind ?? "cursor_error", message: ended.error?.message ?? "The Cursor run ended without a result." },
+      error: {
+        code: ended.error?.code ?? ended.error?.kind ?? "cursor_error",
+        message: ended.error?.message ?? "The Cursor run ended without a result.",
+      },
     };
   }
   switch (result.status) {
@@ -145,6 +151,12 @@ export function terminalOf(ended: RunEndedNotification, interruptRequested: bool
       return { status: interruptRequested ? "interrupted" : "cancelled" };
     default:
       if (interruptRequested) return { status: "interrupted" };
-      return { status: "failed", error: { code: result.error?.code ?? "cursor_error", message: result.error?.message ?? "Cursor reported the run as failed." } };
+      return {
+        status: "failed",
+        error: {
+          code: result.error?.code ?? "cursor_error",
+          message: result.error?.message ?? "Cursor reported the run as failed.",
+        },
+      };
   }
 }

@@ -13,7 +13,9 @@ export function cursorMcpServers(grant: McpEndpointGrant | null): Record<string,
 }
 
 /** What diagnostics may say about a session's MCP servers: names, transports and header names, never values. */
-export function redactedMcpServers(servers: Record<string, McpServerConfig> | null): Record<string, { readonly type: string; readonly headers: readonly string[] }> | null {
+export function redactedMcpServers(
+  servers: Record<string, McpServerConfig> | null,
+): Record<string, { readonly type: string; readonly headers: readonly string[] }> | null {
   if (servers === null) return null;
   const described: Record<string, { readonly type: string; readonly headers: readonly string[] }> = {};
   for (const [name, server] of Object.entries(servers)) {

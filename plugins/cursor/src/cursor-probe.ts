@@ -1,7 +1,13 @@
 import { existsSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ModelDescriptor, PluginContext, ProbeDepth, ProviderInstanceDescriptor, ProviderStatus } from "@switchyard/sdk";
+import type {
+  ModelDescriptor,
+  PluginContext,
+  ProbeDepth,
+  ProviderInstanceDescriptor,
+  ProviderStatus,
+} from "@switchyard/sdk";
 import { resolveCursorNode } from "./cursor-node.js";
 import type { CursorOptions } from "./cursor-options.js";
 import { locateCursorSdk } from "./cursor-sdk-location.js";
@@ -28,8 +34,15 @@ export function cursorCredentials(env: Readonly<Record<string, string>>): boolea
 }
 
 /** The catalog's models (what Cursor's backend lists for the account), then the instance's custom ones it does not list. */
-export function cursorModels(models: readonly { readonly id: string; readonly displayName?: string }[], customModels: readonly string[]): ModelDescriptor[] {
-  const listed: ModelDescriptor[] = models.map((model) => ({ id: model.id, ...(model.displayName ? { displayName: model.displayName } : {}), source: "endpoint" }));
+export function cursorModels(
+  models: readonly { readonly id: string; readonly displayName?: string }[],
+  customModels: readonly string[],
+): ModelDescriptor[] {
+  const listed: ModelDescriptor[] = models.map((model) => ({
+    id: model.id,
+    ...(model.displayName ? { displayName: model.displayName } : {}),
+    source: "endpoint",
+  }));
   return [...listed, ...customModels.filter((id) => !listed.some((model) => model.id === id)).map((id) => ({ id }))];
 }
 
@@ -44,18 +57,41 @@ export async function probeCursor(input: CursorProbeInput, depth: ProbeDepth = "
   const node = await resolveCursorNode(input.context.process, input.options.nodePath, input.env);
   const located = locateCursorSdk({ sdkPath: input.options.sdkPath, nodePath: node.ok ? node.node.path : null });
   if (!located.ok) {
-    return { installed: false, executable: false, authenticated: false, models: custom, message: node.ok ? located.reason : `${located.reason} ${node.reason}` };
+    return {
+      installed: false,
+      executable: false,
+      authenticated: false,
+      models: custom,
+      message: node.ok ? located.reason : `${located.reason} ${node.reason}`,
+    };
   }
   const sdkVersion = located.sdk.version;
   // A release the plugin is not tested with is usable, with the warning in the message.
   const notes = (message?: string): { message?: string } => {
-    const text = [located.warning, message].filter((part): part is string => part !== undefined && part !== null).join(" ");
+    const text = [located.warning, message]
+      .filter((part): part is string => part !== undefined && part !== null)
+      .join(" ");
     return text === "" ? {} : { message: text };
   };
-  if (!node.ok) return { installed: true, executable: false, authenticated: false, version: sdkVersion, models: custom, ...notes(node.reason) };
+  if (!node.ok)
+    return {
+      installed: true,
+      executable: false,
+      authenticated: false,
+      version: sdkVersion,
+      models: custom,
+      ...notes(node.reason),
+    };
   const credentials = cursorCredentials(input.env);
   if (depth === "inspect" || credentials === false) {
-    return { installed: true, executable: true, authenticated: credentials, version: sdkVersion, models: custom, ...notes(credentials === false ? NO_CREDENTIALS : undefined) };
+    return {
+      installed: true,
+      executable: true,
+      authenticated: credentials,
+      version: sdkVersion,
+      models: custom,
+      ...notes(credentials === false ? NO_CREDENTIALS : undefined),
+    };
   }
   const sidecar = CursorSidecar.start({
     helpers: input.context.process,
@@ -71,7 +107,14 @@ export async function probeCursor(input: CursorProbeInput, depth: ProbeDepth = "
     await sidecar.initialize({ sdkDir: located.sdk.dir }, input.options.probeTimeoutMs);
     loaded = true;
     const { models } = await sidecar.listModels(input.options.probeTimeoutMs);
-    return { installed: true, executable: true, authenticated: true, version: sdkVersion, models: cursorModels(models, input.instance.customModels), ...notes() };
+    return {
+      installed: true,
+      executable: true,
+      authenticated: true,
+      version: sdkVersion,
+      models: cursorModels(models, input.instance.customModels),
+      ...notes(),
+    };
   } catch (error) {
     const failure = error as { code?: string; details?: { cursorErrorKind?: string }; message: string };
     const rejected = failure.details?.cursorErrorKind === "authentication";

@@ -13,7 +13,9 @@ export interface CursorSdkLocation {
 }
 
 /** The SDK the sidecar loads (with a warning when it is not the release the plugin is tested with), or why there is none. */
-export type CursorSdkResolution = { readonly ok: true; readonly sdk: CursorSdkLocation; readonly warning: string | null } | { readonly ok: false; readonly reason: string };
+export type CursorSdkResolution =
+  | { readonly ok: true; readonly sdk: CursorSdkLocation; readonly warning: string | null }
+  | { readonly ok: false; readonly reason: string };
 
 /** What {@link locateCursorSdk} looks at. */
 export interface CursorSdkSearch {
@@ -77,10 +79,15 @@ export function locateCursorSdk(search: CursorSdkSearch): CursorSdkResolution {
   const found = (dir: string, source: CursorSdkLocation["source"]): CursorSdkResolution | null => {
     const version = sdkVersionIn(dir);
     if (version === null) {
-      tried.push(`${dir} (${source === "option" ? "the sdkPath option" : source === "plugin" ? "beside the plugin" : "the Node's global packages"})`);
+      tried.push(
+        `${dir} (${source === "option" ? "the sdkPath option" : source === "plugin" ? "beside the plugin" : "the Node's global packages"})`,
+      );
       return null;
     }
-    const warning = version === CURSOR_SDK_VERSION ? null : `The cursor plugin is tested with @cursor/sdk ${CURSOR_SDK_VERSION}; ${dir} holds ${version}.`;
+    const warning =
+      version === CURSOR_SDK_VERSION
+        ? null
+        : `The cursor plugin is tested with @cursor/sdk ${CURSOR_SDK_VERSION}; ${dir} holds ${version}.`;
     return { ok: true, sdk: { dir, version, source }, warning };
   };
   if (search.sdkPath !== undefined) {
@@ -100,7 +107,10 @@ export function locateCursorSdk(search: CursorSdkSearch): CursorSdkResolution {
     tried.push("beside the plugin (not resolvable from it)");
   }
   if (search.nodePath !== null) {
-    const result = found(join(dirname(dirname(search.nodePath)), "lib", "node_modules", "@cursor", "sdk"), "node-global");
+    const result = found(
+      join(dirname(dirname(search.nodePath)), "lib", "node_modules", "@cursor", "sdk"),
+      "node-global",
+    );
     if (result !== null) return result;
   }
   return {

@@ -65,7 +65,11 @@ export class CursorProviderSession implements StartableSession {
     private readonly input: OpenSessionInput,
     private readonly onClosed: () => void,
   ) {
-    this.#logger = deps.context.logger.child({ driver: "cursor", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.#logger = deps.context.logger.child({
+      driver: "cursor",
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.#sink = new EventSink(input.emit, this.#logger);
     this.#cursor = input.resumeCursor;
     this.#model = input.model;
@@ -85,12 +89,17 @@ export class CursorProviderSession implements StartableSession {
   /** Starts the sidecar and opens the agent (resuming the cursor's, when given). */
   async start(): Promise<void> {
     if (this.input.interactionMode !== "default") {
-      this.#sink.emit({ type: "warning", message: `The cursor driver offers no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
+      this.#sink.emit({
+        type: "warning",
+        message: `The cursor driver offers no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.`,
+      });
     }
     const node = await resolveCursorNode(this.deps.context.process, this.deps.options.nodePath, this.deps.env);
-    if (!node.ok) throw new SwitchyardError("provider_unavailable", node.reason, { nodePath: this.deps.options.nodePath ?? null });
+    if (!node.ok)
+      throw new SwitchyardError("provider_unavailable", node.reason, { nodePath: this.deps.options.nodePath ?? null });
     const located = locateCursorSdk({ sdkPath: this.deps.options.sdkPath, nodePath: node.node.path });
-    if (!located.ok) throw new SwitchyardError("provider_unavailable", located.reason, { sdkPath: this.deps.options.sdkPath ?? null });
+    if (!located.ok)
+      throw new SwitchyardError("provider_unavailable", located.reason, { sdkPath: this.deps.options.sdkPath ?? null });
     if (located.warning !== null) this.#sink.emit({ type: "warning", message: located.warning });
     const sidecar = CursorSidecar.start({
       helpers: this.deps.context.process,
@@ -99,7 +108,10 @@ export class CursorProviderSession implements StartableSession {
       env: this.deps.env,
       logger: this.#logger,
       label: "cursor sidecar",
-      listener: { onRunMessage: (notification) => this.#onRunMessage(notification), onRunEnded: (notification) => this.#onRunEnded(notification) },
+      listener: {
+        onRunMessage: (notification) => this.#onRunMessage(notification),
+        onRunEnded: (notification) => this.#onRunEnded(notification),
+      },
     });
     this.#sidecar = sidecar;
     sidecar.channel.onClosed((error) => this.#onSidecarGone(error.message));
@@ -110,7 +122,9 @@ export class CursorProviderSession implements StartableSession {
     } catch (error) {
       throw new SwitchyardError(
         "provider_unavailable",
-        sidecar.describe(`The Cursor SDK did not load in its sidecar (${node.node.path}, ${node.node.version}): ${(error as Error).message}`),
+        sidecar.describe(
+          `The Cursor SDK did not load in its sidecar (${node.node.path}, ${node.node.version}): ${(error as Error).message}`,
+        ),
         { pid: sidecar.pid },
       );
     }
@@ -136,9 +150,13 @@ export class CursorProviderSession implements StartableSession {
           { resumeCursor: resume },
         );
       }
-      throw new SwitchyardError(shape.code ?? "provider_error", sidecar.describe(shape.message), { ...(shape.details ?? {}), resumeCursor: resume });
+      throw new SwitchyardError(shape.code ?? "provider_error", sidecar.describe(shape.message), {
+        ...(shape.details ?? {}),
+        resumeCursor: resume,
+      });
     }
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session was closed while the Cursor agent was opening.");
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session was closed while the Cursor agent was opening.");
     this.#model = opened.model;
     if (opened.agentId !== this.#cursor) {
       this.#cursor = opened.agentId;
@@ -174,7 +192,10 @@ export class CursorProviderSession implements StartableSession {
     const turn = this.#turnFor(notification.turnId);
     if (turn === null) return;
     const ending = terminalOf(notification, turn.interruptRequested);
-    const error = ending.error !== undefined && this.#sidecar !== null ? { ...ending.error, message: this.#sidecar.describe(ending.error.message) } : ending.error;
+    const error =
+      ending.error !== undefined && this.#sidecar !== null
+        ? { ...ending.error, message: this.#sidecar.describe(ending.error.message) }
+        : ending.error;
     this.#endTurn(turn, ending.status, error);
   }
 
@@ -183,11 +204,19 @@ export class CursorProviderSession implements StartableSession {
     this.#exited = true;
     this.#logger.warn("cursor sidecar exited", { reason });
     const turn = this.#turn;
-    if (turn !== null && !turn.terminated) this.#endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", { code: "cursor_sidecar_exited", message: reason });
+    if (turn !== null && !turn.terminated)
+      this.#endTurn(turn, turn.interruptRequested ? "interrupted" : "failed", {
+        code: "cursor_sidecar_exited",
+        message: reason,
+      });
     this.#sink.emit({ type: "session.exited", reason, error: { code: "cursor_sidecar_exited", message: reason } });
   }
 
-  #endTurn(turn: CursorTurn, status: Parameters<CursorTurn["finish"]>[0], error?: Parameters<CursorTurn["finish"]>[1]): void {
+  #endTurn(
+    turn: CursorTurn,
+    status: Parameters<CursorTurn["finish"]>[0],
+    error?: Parameters<CursorTurn["finish"]>[1],
+  ): void {
     turn.finish(status, error);
     if (this.#turn === turn) this.#turn = null;
   }
@@ -196,9 +225,16 @@ export class CursorProviderSession implements StartableSession {
   // Turns
 
   #assertOpen(): CursorSidecar {
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.input.providerSessionId });
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
+        providerSessionId: this.input.providerSessionId,
+      });
     if (this.#exited || this.#sidecar === null) {
-      throw new SwitchyardError("session_closed", "The Cursor sidecar is gone; open a new session (it resumes the agent).", { providerSessionId: this.input.providerSessionId });
+      throw new SwitchyardError(
+        "session_closed",
+        "The Cursor sidecar is gone; open a new session (it resumes the agent).",
+        { providerSessionId: this.input.providerSessionId },
+      );
     }
     return this.#sidecar;
   }
@@ -220,10 +256,14 @@ export class CursorProviderSession implements StartableSession {
     if (this.#turn !== null && !this.#turn.terminated && this.#turn.interruptRequested) await this.#turn.ledger.ended;
     sidecar = this.#assertOpen();
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`, {
-        runningTurnId: this.#turn.turnId,
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.#turn.turnId}" is still running; steer it or wait for it to end.`,
+        {
+          runningTurnId: this.#turn.turnId,
+          turnId: input.turnId,
+        },
+      );
     }
     if (input.runtimeMode !== HONOURED_RUNTIME_MODE) {
       throw new SwitchyardError(
@@ -244,7 +284,12 @@ export class CursorProviderSession implements StartableSession {
     let runId: string;
     try {
       // The host folded every instruction into the text already (no instruction channel declared).
-      ({ runId } = await sidecar.send({ turnId: input.turnId, text: input.text, model: input.model ?? this.#model!, mcpServers: this.#mcpServers }));
+      ({ runId } = await sidecar.send({
+        turnId: input.turnId,
+        text: input.text,
+        model: input.model ?? this.#model!,
+        mcpServers: this.#mcpServers,
+      }));
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
       throw error;
@@ -266,7 +311,10 @@ export class CursorProviderSession implements StartableSession {
   async steerTurn(input: SteerInput): Promise<void> {
     const sidecar = this.#assertOpen();
     const turn = this.#activeTurn(input.turnId);
-    if (turn.interruptRequested) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" is being interrupted.`, { turnId: input.turnId });
+    if (turn.interruptRequested)
+      throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" is being interrupted.`, {
+        turnId: input.turnId,
+      });
     const { outcome } = await sidecar.steer({ turnId: input.turnId, text: input.text });
     this.#logger.info("cursor steer answered", { turnId: input.turnId, outcome });
     if (outcome === "complete_delivered") return;
@@ -274,13 +322,18 @@ export class CursorProviderSession implements StartableSession {
       this.#sink.emit({
         type: "warning",
         turnId: input.turnId,
-        message: "Cursor's backend did not take the steered message into the running turn (revert_to_followup); it runs as a follow-up turn instead.",
+        message:
+          "Cursor's backend did not take the steered message into the running turn (revert_to_followup); it runs as a follow-up turn instead.",
       });
     }
-    throw new SwitchyardError("conflict", `Cursor's backend answered the steer with ${outcome}: the message was not delivered into turn "${input.turnId}".`, {
-      turnId: input.turnId,
-      outcome,
-    });
+    throw new SwitchyardError(
+      "conflict",
+      `Cursor's backend answered the steer with ${outcome}: the message was not delivered into turn "${input.turnId}".`,
+      {
+        turnId: input.turnId,
+        outcome,
+      },
+    );
   }
 
   /**
@@ -293,16 +346,25 @@ export class CursorProviderSession implements StartableSession {
     const sidecar = this.#assertOpen();
     const turn = this.#activeTurn(input.turnId);
     turn.interruptRequested = true;
-    const grace = input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
+    const grace =
+      input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
     if (turn.interruptTimer !== null) clearTimeout(turn.interruptTimer);
     turn.interruptTimer = setTimeout(() => {
       if (turn.terminated || this.#closed) return;
-      this.#sink.emit({ type: "warning", turnId: turn.turnId, message: `The Cursor run did not end within ${grace} ms of the cancel; its sidecar was stopped.` });
+      this.#sink.emit({
+        type: "warning",
+        turnId: turn.turnId,
+        message: `The Cursor run did not end within ${grace} ms of the cancel; its sidecar was stopped.`,
+      });
       this.#endTurn(turn, "interrupted");
       void this.#sidecar?.stop();
     }, grace);
     turn.interruptTimer.unref();
-    await sidecar.cancel(turn.turnId).catch((error: Error) => this.#logger.debug("cursor cancel failed", { turnId: turn.turnId, error: error.message }));
+    await sidecar
+      .cancel(turn.turnId)
+      .catch((error: Error) =>
+        this.#logger.debug("cursor cancel failed", { turnId: turn.turnId, error: error.message }),
+      );
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { JsonLinesChannel, JsonRpcPeer, JsonRpcRequestError, SwitchyardError, withStderrTail, type ErrorCode, type PluginLogger, type ProcessHelpers } from "@switchyard/sdk";
+import {
+  JsonLinesChannel,
+  JsonRpcPeer,
+  JsonRpcRequestError,
+  SwitchyardError,
+  withStderrTail,
+  type ErrorCode,
+  type PluginLogger,
+  type ProcessHelpers,
+} from "@switchyard/sdk";
 import {
   SIDECAR_METHODS,
   SIDECAR_NOTIFICATIONS,
@@ -74,7 +83,11 @@ export class CursorSidecar {
     // The host keeps the stderr tail; the stream must still be drained.
     child.stderr.resume();
     let peer: JsonRpcPeer | null = null;
-    const channel = new JsonLinesChannel(child, { label: input.label, logger: input.logger, onMessage: (message) => peer?.receive(message) });
+    const channel = new JsonLinesChannel(child, {
+      label: input.label,
+      logger: input.logger,
+      onMessage: (message) => peer?.receive(message),
+    });
     peer = new JsonRpcPeer(channel, {
       jsonrpcField: true,
       onNotification: ({ method, params }) => {

@@ -1,5 +1,15 @@
 import { TurnLedger, type AdapterEvent, type ProviderTurnError, type TurnTerminalStatus } from "@switchyard/sdk";
-import { mcpToolOf, subagentTitleOf, toolCallFailed, toolKindOf, toolNameOf, toolOutputOf, toolTitleOf, turnUsageOf, type ToolCallMessage } from "./cursor-events.js";
+import {
+  mcpToolOf,
+  subagentTitleOf,
+  toolCallFailed,
+  toolKindOf,
+  toolNameOf,
+  toolOutputOf,
+  toolTitleOf,
+  turnUsageOf,
+  type ToolCallMessage,
+} from "./cursor-events.js";
 import type { SDKMessage } from "./cursor-wire.js";
 
 /**
@@ -89,7 +99,13 @@ export class CursorTurn {
       if (started && message.name === "task") {
         this.#subagents.add(message.call_id);
         const description = subagentTitleOf(message.args);
-        this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: message.call_id, status: "running", ...(description !== null ? { title: description } : {}) });
+        this.emit({
+          type: "subagent.observed",
+          turnId: this.turnId,
+          nativeId: message.call_id,
+          status: "running",
+          ...(description !== null ? { title: description } : {}),
+        });
       }
       return;
     }
@@ -110,7 +126,13 @@ export class CursorTurn {
   /** Ends the turn once (the ledger settles what is still open). */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.interruptTimer !== null) clearTimeout(this.interruptTimer);
-    for (const id of this.#subagents) this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: id, status: status === "completed" ? "completed" : "failed" });
+    for (const id of this.#subagents)
+      this.emit({
+        type: "subagent.observed",
+        turnId: this.turnId,
+        nativeId: id,
+        status: status === "completed" ? "completed" : "failed",
+      });
     this.#subagents.clear();
     return this.ledger.finish(status, error);
   }

@@ -97,7 +97,8 @@ export interface RunEndedNotification {
 }
 
 /** How the sidecar classifies an SDK error (its class names are minified, so it checks `instanceof` itself). */
-export type SidecarErrorKind = "busy" | "not_found" | "authentication" | "rate_limit" | "configuration" | "network" | "unsupported" | "unknown";
+export type SidecarErrorKind =
+  "busy" | "not_found" | "authentication" | "rate_limit" | "configuration" | "network" | "unsupported" | "unknown";
 
 /** The `data` of a JSON-RPC error the sidecar answers with. */
 export interface SidecarErrorData {

@@ -9,11 +9,21 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { descendantCommandLines, environmentOf, mcpGrantFor, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import {
+  descendantCommandLines,
+  environmentOf,
+  mcpGrantFor,
+  startTestMcpServer,
+  turnInput,
+  type TestMcpServer,
+} from "@switchyard/testkit";
 import { createCursorLab, type CursorLab } from "./cursor-lab.js";
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
-  events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
+  events.filter(
+    (event): event is Extract<AdapterEvent, { type: T }> =>
+      event.type === type && "turnId" in event && event.turnId === turnId,
+  );
 
 /** Every file below `roots` whose bytes contain `needle`. */
 function filesContaining(roots: readonly string[], needle: string): string[] {
@@ -57,7 +67,9 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
     expect(started.providerTurnId).toMatch(/^run-/);
     // The backend streamed 24-character deltas; they form one message.
     expect(ofType(events.events, "message.delta", input.turnId).length).toBeGreaterThan(1);
-    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["a reply long enough to arrive in several chunks from the backend"]);
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual([
+      "a reply long enough to arrive in several chunks from the backend",
+    ]);
     // Usage is what the backend reported at the turn's end, in the spec's terms.
     const run = lab.backend.runs.find((r) => r.userText === input.text)!;
     expect(run.usage).not.toBeNull();
@@ -77,12 +89,18 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
 
   it("runs a shell command in the SDK's own process and reports it as a command item with its output", async () => {
     const { session, events } = await lab.open();
-    const input = turnInput("run it @@shell echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt @@then @@reply shell said {{output}}");
+    const input = turnInput(
+      "run it @@shell echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt @@then @@reply shell said {{output}}",
+    );
     await session.startTurn(input);
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status, JSON.stringify(terminal.error)).toBe("completed");
     const [started] = ofType(events.events, "tool_call.started", input.turnId);
-    expect(started).toMatchObject({ kind: "command", name: "shell", title: "echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt" });
+    expect(started).toMatchObject({
+      kind: "command",
+      name: "shell",
+      title: "echo cursor-shell-ran > shell-marker.txt; cat shell-marker.txt",
+    });
     const [completed] = ofType(events.events, "tool_call.completed", input.turnId);
     expect(completed).toMatchObject({ itemId: started!.itemId, status: "completed" });
     expect(completed!.output?.trim()).toBe("cursor-shell-ran");
@@ -101,8 +119,16 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "from-cursor" } });
     expect(mcp.rejectedRequests).toBe(0);
     const [started] = ofType(events.events, "tool_call.started", input.turnId);
-    expect(started).toMatchObject({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo" });
-    expect(ofType(events.events, "tool_call.completed", input.turnId)[0]).toMatchObject({ status: "completed", output: "echo: from-cursor" });
+    expect(started).toMatchObject({
+      kind: "mcp",
+      name: "mcp__switchyard__echo",
+      server: "switchyard",
+      title: "switchyard/echo",
+    });
+    expect(ofType(events.events, "tool_call.completed", input.turnId)[0]).toMatchObject({
+      status: "completed",
+      output: "echo: from-cursor",
+    });
     expect(events.textOf(input.turnId)).toBe("mcp said echo: from-cursor");
     const run = lab.backend.runs.find((r) => r.userText === input.text)!;
     expect(run.mcpServers?.map((server) => [server.serverName, server.status])).toEqual([["switchyard", "connected"]]);
@@ -112,8 +138,12 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
     expect(environmentOf(session.processId!).filter((entry) => entry.includes(mcp.token))).toEqual([]);
     expect(lab.ctx.logs.filter((line) => JSON.stringify(line).includes(mcp.token))).toEqual([]);
     // Diagnostics get the server's name, transport and header names only.
-    const opened = lab.ctx.logs.filter((line) => line.message === "cursor sidecar started" && line.fields["pid"] === session.processId);
-    expect(opened.map((line) => line.fields["mcpServers"])).toEqual([{ switchyard: { type: "http", headers: ["Authorization"] } }]);
+    const opened = lab.ctx.logs.filter(
+      (line) => line.message === "cursor sidecar started" && line.fields["pid"] === session.processId,
+    );
+    expect(opened.map((line) => line.fields["mcpServers"])).toEqual([
+      { switchyard: { type: "http", headers: ["Authorization"] } },
+    ]);
     // Nor does any file the SDK wrote: its agent store, Cursor's data folder, the home.
     await session.close();
     expect(filesContaining([lab.home.root, lab.ctx.context.paths.dataDir], mcp.token)).toEqual([]);
@@ -123,7 +153,9 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
 
   it("without the right bearer token the MCP server refuses the SDK and the tool is never offered (the header is what authenticates)", async () => {
     const before = mcp.rejectedRequests;
-    const { session, events } = await lab.open({ mcp: mcpGrantFor(mcp.url, "sy_wrong_token_for_the_negative_control") });
+    const { session, events } = await lab.open({
+      mcp: mcpGrantFor(mcp.url, "sy_wrong_token_for_the_negative_control"),
+    });
     const input = turnInput('call it @@tool echo {"text":"refused"} @@then @@reply never');
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
@@ -162,9 +194,13 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
       } finally {
         lab.backend.answerSteersWith("delivered");
       }
-      expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toEqual([expect.stringContaining("revert_to_followup")]);
+      expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toEqual([
+        expect.stringContaining("revert_to_followup"),
+      ]);
       lab.backend.release(gate);
-      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe(
+        "completed",
+      );
       const run = lab.backend.runs.find((r) => r.userText === input.text)!;
       expect(run.steers).toEqual([expect.objectContaining({ text: `steer for ${answer}`, answer })]);
     });
@@ -193,8 +229,12 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
     await session.startTurn(input);
     const started = await events.waitFor("tool_call.started", (e) => e.turnId === input.turnId, 60_000);
     await session.interruptTurn({ turnId: input.turnId });
-    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("interrupted");
-    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ itemId: started.itemId, status: "failed" })]);
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe(
+      "interrupted",
+    );
+    expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([
+      expect.objectContaining({ itemId: started.itemId, status: "failed" }),
+    ]);
   });
 
   it("resumes the agent in a new sidecar process: the same conversation id, and the history the checkpoint carried", async () => {
@@ -211,7 +251,9 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
     expect(second.session.resumeCursor).toBe(agentId);
     const recall = turnInput("recall @@reply history: {{history}}");
     await second.session.startTurn(recall);
-    expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe("completed");
+    expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe(
+      "completed",
+    );
     expect(second.events.textOf(recall.turnId)).toBe("history: remember the word aubergine @@reply noted");
     expect(lab.backend.runs.find((r) => r.userText === recall.text)!.conversationId).toBe(agentId);
     // Resuming does not announce a new cursor.
@@ -229,10 +271,16 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
       const agentId = first.session.resumeCursor!;
       await first.session.close();
 
-      const second = await lab.open({ threadId: "thread-mcp-resume", resumeCursor: agentId, mcp: mcpGrantFor(resumedMcp.url, resumedMcp.token) });
+      const second = await lab.open({
+        threadId: "thread-mcp-resume",
+        resumeCursor: agentId,
+        mcp: mcpGrantFor(resumedMcp.url, resumedMcp.token),
+      });
       const input = turnInput('call it @@tool echo {"text":"after-resume"} @@then @@reply mcp said {{output}}');
       await second.session.startTurn(input);
-      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
+      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe(
+        "completed",
+      );
       expect(second.events.textOf(input.turnId)).toBe("mcp said echo: after-resume");
       expect(resumedMcp.calls).toEqual([{ tool: "echo", args: { text: "after-resume" } }]);
       expect(resumedMcp.rejectedRequests).toBe(0);
@@ -248,14 +296,18 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
       const first = await forgetful.open({ threadId: "thread-no-checkpoints" });
       const opening = turnInput("remember the word parsnip @@reply noted");
       await first.session.startTurn(opening);
-      expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === opening.turnId, 60_000)).status).toBe("completed");
+      expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === opening.turnId, 60_000)).status).toBe(
+        "completed",
+      );
       const agentId = first.session.resumeCursor!;
       await first.session.close();
 
       const second = await forgetful.open({ threadId: "thread-no-checkpoints", resumeCursor: agentId });
       const recall = turnInput("recall @@reply history: [{{history}}]");
       await second.session.startTurn(recall);
-      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe("completed");
+      expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 60_000)).status).toBe(
+        "completed",
+      );
       expect(second.events.textOf(recall.turnId)).toBe("history: []");
       expect(forgetful.backend.runs.find((r) => r.userText === recall.text)!.conversationId).toBe(agentId);
     } finally {
@@ -264,7 +316,9 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
   });
 
   it("refuses to reopen an agent the thread's store does not have, with not_found", async () => {
-    await expect(lab.open({ threadId: "thread-unknown-agent", resumeCursor: "agent-00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      lab.open({ threadId: "thread-unknown-agent", resumeCursor: "agent-00000000-0000-4000-8000-000000000000" }),
+    ).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("runs the turn's model when it names one, and keeps it for later turns", async () => {
@@ -282,7 +336,10 @@ describe("Cursor adapter over the Cursor SDK and the fake backend", () => {
   it("refuses a turn in a runtime mode it cannot enforce, before anything reaches Cursor", async () => {
     const { session } = await lab.open({ runtimeMode: "approval-required" });
     const input = turnInput("must not run @@reply ran anyway", { runtimeMode: "approval-required" });
-    await expect(session.startTurn(input)).rejects.toMatchObject({ code: "invalid_input", details: { runtimeMode: "approval-required", offered: ["full-access"] } });
+    await expect(session.startTurn(input)).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { runtimeMode: "approval-required", offered: ["full-access"] },
+    });
     expect(lab.backend.runs.some((r) => r.userText === input.text)).toBe(false);
   });
 
@@ -336,7 +393,10 @@ describe("Cursor probes and the Node the SDK needs", () => {
   });
 
   it("reports a key the backend refuses as not authenticated", async () => {
-    const strict = await createCursorLab({ backend: { apiKey: "the-only-good-key" }, environment: { CURSOR_API_KEY: "a-bad-key" } });
+    const strict = await createCursorLab({
+      backend: { apiKey: "the-only-good-key" },
+      environment: { CURSOR_API_KEY: "a-bad-key" },
+    });
     try {
       const status = await strict.adapter.probe({ depth: "full" });
       expect(status).toMatchObject({ installed: true, authenticated: false });
@@ -368,7 +428,10 @@ describe("Cursor probes and the Node the SDK needs", () => {
       expect(status).toMatchObject({ installed: true, executable: false });
       expect(status.message).toContain(`nodePath "${fakeNode}" is v20.20.2`);
       expect(status.message).toContain(">= 22.13");
-      await expect(old.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("v20.20.2") });
+      await expect(old.open()).rejects.toMatchObject({
+        code: "provider_unavailable",
+        message: expect.stringContaining("v20.20.2"),
+      });
     } finally {
       await old.dispose();
     }
@@ -381,7 +444,12 @@ describe("Cursor probes and the Node the SDK needs", () => {
     mkdirSync(decoy, { recursive: true });
     writeFileSync(
       path.join(decoy, "package.json"),
-      JSON.stringify({ name: "@cursor/sdk", version: "1.0.32", type: "module", exports: { ".": { import: "./index.js" }, "./sqlite": { import: "./index.js" } } }),
+      JSON.stringify({
+        name: "@cursor/sdk",
+        version: "1.0.32",
+        type: "module",
+        exports: { ".": { import: "./index.js" }, "./sqlite": { import: "./index.js" } },
+      }),
     );
     writeFileSync(path.join(decoy, "index.js"), 'throw new Error("the decoy SDK from sdkPath was imported");\n');
     const decoyed = await createCursorLab({ driverOptions: { sdkPath: decoy } });
@@ -391,11 +459,19 @@ describe("Cursor probes and the Node the SDK needs", () => {
       expect(status).toMatchObject({ installed: true, executable: true, version: "1.0.32" });
       expect(status.message).toContain(`The Cursor SDK in ${decoy} did not load in its sidecar`);
       expect(status.message).toContain("the decoy SDK from sdkPath was imported");
-      await expect(decoyed.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("the decoy SDK from sdkPath was imported") });
+      await expect(decoyed.open()).rejects.toMatchObject({
+        code: "provider_unavailable",
+        message: expect.stringContaining("the decoy SDK from sdkPath was imported"),
+      });
       const missing = await empty.adapter.probe({ depth: "inspect" });
       expect(missing).toMatchObject({ installed: false, executable: false });
-      expect(missing.message).toContain(`The sdkPath option names ${path.join(lab.home.root, "no-sdk-here")}, which holds no @cursor/sdk package`);
-      await expect(empty.open()).rejects.toMatchObject({ code: "provider_unavailable", message: expect.stringContaining("holds no @cursor/sdk package") });
+      expect(missing.message).toContain(
+        `The sdkPath option names ${path.join(lab.home.root, "no-sdk-here")}, which holds no @cursor/sdk package`,
+      );
+      await expect(empty.open()).rejects.toMatchObject({
+        code: "provider_unavailable",
+        message: expect.stringContaining("holds no @cursor/sdk package"),
+      });
     } finally {
       await decoyed.dispose();
       await empty.dispose();
@@ -411,8 +487,12 @@ describe("Cursor probes and the Node the SDK needs", () => {
       const { session, events } = await nodeless.open();
       const input = turnInput("host node @@reply on the host's node");
       await session.startTurn(input);
-      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe("completed");
-      expect(nodeless.ctx.logs.find((line) => line.message === "cursor sidecar started")?.fields["node"]).toBe(process.version);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000)).status).toBe(
+        "completed",
+      );
+      expect(nodeless.ctx.logs.find((line) => line.message === "cursor sidecar started")?.fields["node"]).toBe(
+        process.version,
+      );
     } finally {
       await nodeless.dispose();
     }

@@ -6,7 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
-import { CursorTurn, terminalOf, toolKindOf, toolNameOf, toolOutputOf, toolTitleOf, turnUsageOf, type SDKMessage } from "../src/index.js";
+import {
+  CursorTurn,
+  terminalOf,
+  toolKindOf,
+  toolNameOf,
+  toolOutputOf,
+  toolTitleOf,
+  turnUsageOf,
+  type SDKMessage,
+} from "../src/index.js";
 
 const ids = { agent_id: "agent-1", run_id: "run-1" };
 
@@ -15,8 +24,19 @@ function record(): { turn: CursorTurn; events: AdapterEvent[] } {
   return { turn: new CursorTurn("turn-a", (event) => events.push(event)), events };
 }
 
-const assistant = (text: string): SDKMessage => ({ type: "assistant", ...ids, message: { role: "assistant", content: [{ type: "text", text }] } });
-const shellRunning: SDKMessage = { type: "tool_call", ...ids, call_id: "call-1", name: "shell", status: "running", args: { command: "echo hi", timeout: 300000 } };
+const assistant = (text: string): SDKMessage => ({
+  type: "assistant",
+  ...ids,
+  message: { role: "assistant", content: [{ type: "text", text }] },
+});
+const shellRunning: SDKMessage = {
+  type: "tool_call",
+  ...ids,
+  call_id: "call-1",
+  name: "shell",
+  status: "running",
+  args: { command: "echo hi", timeout: 300000 },
+};
 const shellDone: SDKMessage = {
   type: "tool_call",
   ...ids,
@@ -33,7 +53,11 @@ describe("CursorTurn", () => {
     turn.onMessage({ type: "status", ...ids, status: "RUNNING" });
     turn.onMessage(assistant("hello "));
     turn.onMessage(assistant("world"));
-    turn.onMessage({ type: "usage", ...ids, usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 4, cacheWriteTokens: 1, totalTokens: 18 } });
+    turn.onMessage({
+      type: "usage",
+      ...ids,
+      usage: { inputTokens: 10, outputTokens: 3, cacheReadTokens: 4, cacheWriteTokens: 1, totalTokens: 18 },
+    });
     turn.onMessage({ type: "status", ...ids, status: "FINISHED" });
     expect(turn.finish("completed")).toBe(true);
     expect(events).toEqual([
@@ -41,7 +65,12 @@ describe("CursorTurn", () => {
       { type: "message.delta", turnId: "turn-a", itemId: "message-1", text: "hello " },
       { type: "message.delta", turnId: "turn-a", itemId: "message-1", text: "world" },
       { type: "message.completed", turnId: "turn-a", itemId: "message-1", text: "hello world" },
-      { type: "turn.terminal", turnId: "turn-a", status: "completed", usage: { inputTokens: 10, outputTokens: 3, cacheReadInputTokens: 4, cacheCreationInputTokens: 1 } },
+      {
+        type: "turn.terminal",
+        turnId: "turn-a",
+        status: "completed",
+        usage: { inputTokens: 10, outputTokens: 3, cacheReadInputTokens: 4, cacheCreationInputTokens: 1 },
+      },
     ]);
   });
 
@@ -61,7 +90,12 @@ describe("CursorTurn", () => {
       ["message.completed", "message-2"],
       ["turn.terminal", ""],
     ]);
-    expect(events[2]).toMatchObject({ kind: "command", name: "shell", title: "echo hi", input: { command: "echo hi", timeout: 300000 } });
+    expect(events[2]).toMatchObject({
+      kind: "command",
+      name: "shell",
+      title: "echo hi",
+      input: { command: "echo hi", timeout: 300000 },
+    });
     expect(events[3]).toMatchObject({ status: "completed", output: "hi\n" });
   });
 
@@ -79,23 +113,49 @@ describe("CursorTurn", () => {
       result: { status: "success", value: { content: [{ text: { text: '{"taskId":"t1"}' } }], isError: false } },
     });
     turn.finish("completed");
-    expect(events[0]).toMatchObject({ type: "tool_call.started", kind: "mcp", name: "mcp__switchyard__delegate_task", server: "switchyard", title: "switchyard/delegate_task" });
+    expect(events[0]).toMatchObject({
+      type: "tool_call.started",
+      kind: "mcp",
+      name: "mcp__switchyard__delegate_task",
+      server: "switchyard",
+      title: "switchyard/delegate_task",
+    });
     expect(events[1]).toMatchObject({ type: "tool_call.completed", status: "completed", output: '{"taskId":"t1"}' });
   });
 
   it("reports a tool call whose result is not a success, or that errored, as failed", () => {
     const { turn, events } = record();
     turn.onMessage(shellRunning);
-    turn.onMessage({ ...shellDone, result: { status: "failure", value: { exitCode: 1, stdout: "", stderr: "nope" } } } as SDKMessage);
-    turn.onMessage({ type: "tool_call", ...ids, call_id: "call-3", name: "read", status: "running", args: { path: "a.txt" } });
-    turn.onMessage({ type: "tool_call", ...ids, call_id: "call-3", name: "read", status: "error", args: { path: "a.txt" } });
+    turn.onMessage({
+      ...shellDone,
+      result: { status: "failure", value: { exitCode: 1, stdout: "", stderr: "nope" } },
+    } as SDKMessage);
+    turn.onMessage({
+      type: "tool_call",
+      ...ids,
+      call_id: "call-3",
+      name: "read",
+      status: "running",
+      args: { path: "a.txt" },
+    });
+    turn.onMessage({
+      type: "tool_call",
+      ...ids,
+      call_id: "call-3",
+      name: "read",
+      status: "error",
+      args: { path: "a.txt" },
+    });
     turn.finish("completed");
     const completed = events.filter((event) => event.type === "tool_call.completed");
     expect(completed).toEqual([
       { type: "tool_call.completed", turnId: "turn-a", itemId: "call-1", status: "failed", output: "nope" },
       { type: "tool_call.completed", turnId: "turn-a", itemId: "call-3", status: "failed" },
     ]);
-    expect(events.find((event) => event.type === "tool_call.started" && event.itemId === "call-3")).toMatchObject({ kind: "file_read", title: "read a.txt" });
+    expect(events.find((event) => event.type === "tool_call.started" && event.itemId === "call-3")).toMatchObject({
+      kind: "file_read",
+      title: "read a.txt",
+    });
   });
 
   it("streams thinking into a reasoning item that a reply closes", () => {
@@ -104,13 +164,27 @@ describe("CursorTurn", () => {
     turn.onMessage({ type: "thinking", ...ids, text: "yes" });
     turn.onMessage(assistant("answer"));
     turn.finish("completed");
-    expect(events.map((event) => event.type)).toEqual(["reasoning.delta", "reasoning.delta", "reasoning.completed", "message.delta", "message.completed", "turn.terminal"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "reasoning.delta",
+      "reasoning.delta",
+      "reasoning.completed",
+      "message.delta",
+      "message.completed",
+      "turn.terminal",
+    ]);
     expect(events[2]).toMatchObject({ itemId: "reasoning-1", text: "hmm, yes" });
   });
 
   it("observes Cursor's own sub-agents (the task tool) and settles them when the turn ends", () => {
     const { turn, events } = record();
-    turn.onMessage({ type: "tool_call", ...ids, call_id: "task-1", name: "task", status: "running", args: { description: "look around" } });
+    turn.onMessage({
+      type: "tool_call",
+      ...ids,
+      call_id: "task-1",
+      name: "task",
+      status: "running",
+      args: { description: "look around" },
+    });
     turn.onMessage({ type: "tool_call", ...ids, call_id: "task-2", name: "task", status: "running", args: {} });
     turn.onMessage({
       type: "tool_call",
@@ -130,7 +204,9 @@ describe("CursorTurn", () => {
       { type: "subagent.observed", turnId: "turn-a", nativeId: "task-2", status: "failed" },
     ]);
     // The tool call still open when the turn was cut off ends failed; its partial text is the host's to keep.
-    expect(events.filter((event) => event.type === "tool_call.completed").map((event) => [event.itemId, event.status])).toEqual([
+    expect(
+      events.filter((event) => event.type === "tool_call.completed").map((event) => [event.itemId, event.status]),
+    ).toEqual([
       ["task-1", "completed"],
       ["task-2", "failed"],
     ]);
@@ -159,8 +235,14 @@ describe("terminalOf", () => {
   });
 
   it("maps an error to failed with Cursor's code and message, unless an interrupt was asked for", () => {
-    expect(terminalOf(result("error", { message: "quota", code: "rate_limited" }), false)).toEqual({ status: "failed", error: { code: "rate_limited", message: "quota" } });
-    expect(terminalOf(result("error", { message: "x" }), false)).toEqual({ status: "failed", error: { code: "cursor_error", message: "x" } });
+    expect(terminalOf(result("error", { message: "quota", code: "rate_limited" }), false)).toEqual({
+      status: "failed",
+      error: { code: "rate_limited", message: "quota" },
+    });
+    expect(terminalOf(result("error", { message: "x" }), false)).toEqual({
+      status: "failed",
+      error: { code: "cursor_error", message: "x" },
+    });
     expect(terminalOf(result("error", { message: "x" }), true)).toEqual({ status: "interrupted" });
   });
 
@@ -169,13 +251,31 @@ describe("terminalOf", () => {
       status: "failed",
       error: { code: "network", message: "socket hang up" },
     });
-    expect(terminalOf({ turnId: "t", error: { kind: "network", message: "gone" } }, true)).toEqual({ status: "interrupted" });
+    expect(terminalOf({ turnId: "t", error: { kind: "network", message: "gone" } }, true)).toEqual({
+      status: "interrupted",
+    });
   });
 });
 
 describe("tool and usage helpers", () => {
   it("kinds Cursor's public tool names", () => {
-    expect(["shell", "read", "edit", "write", "delete", "grep", "glob", "semSearch", "webSearch", "webFetch", "mcp", "task", "updateTodos"].map(toolKindOf)).toEqual([
+    expect(
+      [
+        "shell",
+        "read",
+        "edit",
+        "write",
+        "delete",
+        "grep",
+        "glob",
+        "semSearch",
+        "webSearch",
+        "webFetch",
+        "mcp",
+        "task",
+        "updateTodos",
+      ].map(toolKindOf),
+    ).toEqual([
       "command",
       "file_read",
       "file_change",
@@ -201,7 +301,9 @@ describe("tool and usage helpers", () => {
 
   it("reads outputs: command text, MCP text content, a plain value, an error, else JSON", () => {
     expect(toolOutputOf({ status: "success", value: { stdout: "out", stderr: "err" } })).toBe("out\nerr");
-    expect(toolOutputOf({ status: "success", value: { content: [{ text: { text: "a" } }, { text: "b" }] } })).toBe("a\nb");
+    expect(toolOutputOf({ status: "success", value: { content: [{ text: { text: "a" } }, { text: "b" }] } })).toBe(
+      "a\nb",
+    );
     expect(toolOutputOf({ status: "success", value: "done" })).toBe("done");
     expect(toolOutputOf({ status: "error", value: { error: "denied" } })).toBe("denied");
     expect(toolOutputOf({ status: "success", value: { files: ["a"] } })).toBe('{"files":["a"]}');
@@ -209,7 +311,16 @@ describe("tool and usage helpers", () => {
   });
 
   it("maps token usage to the spec's figures (reasoning tokens are part of the output and not reported apart)", () => {
-    expect(turnUsageOf({ inputTokens: 5, outputTokens: 6, cacheReadTokens: 7, cacheWriteTokens: 8, totalTokens: 26, reasoningTokens: 2 })).toEqual({
+    expect(
+      turnUsageOf({
+        inputTokens: 5,
+        outputTokens: 6,
+        cacheReadTokens: 7,
+        cacheWriteTokens: 8,
+        totalTokens: 26,
+        reasoningTokens: 2,
+      }),
+    ).toEqual({
       inputTokens: 5,
       outputTokens: 6,
       cacheReadInputTokens: 7,

@@ -21,8 +21,19 @@ import plugin, { createCursorAdapter, type CursorOptions, type CursorProviderSes
 export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 
 /** The instance descriptor for a Cursor home. */
-export function cursorInstance(home: CursorHome, environment: Record<string, string> = {}, customModels: readonly string[] = []): ProviderInstanceDescriptor {
-  return { id: "cursor-test", driver: "cursor", displayName: "Cursor", homePath: home.home, environment: { ...home.env, ...environment }, customModels };
+export function cursorInstance(
+  home: CursorHome,
+  environment: Record<string, string> = {},
+  customModels: readonly string[] = [],
+): ProviderInstanceDescriptor {
+  return {
+    id: "cursor-test",
+    driver: "cursor",
+    displayName: "Cursor",
+    homePath: home.home,
+    environment: { ...home.env, ...environment },
+    customModels,
+  };
 }
 
 /** One lab: fake backend, Cursor home, plugin context, adapter. */
@@ -41,7 +52,10 @@ export async function createCursorLab(
   } = {},
 ): Promise<CursorLab> {
   const backend = await FakeCursorBackend.start(options.backend);
-  const home = await createCursorHome({ backendUrl: backend.url, ...(options.backend?.apiKey !== undefined ? { apiKey: options.backend.apiKey } : {}) });
+  const home = await createCursorHome({
+    backendUrl: backend.url,
+    ...(options.backend?.apiKey !== undefined ? { apiKey: options.backend.apiKey } : {}),
+  });
   for (const name of options.withoutEnv ?? []) delete home.env[name];
   const instance = cursorInstance(home, options.environment, options.customModels);
   const driverOptions = await validateDriverOptions<CursorOptions>(plugin, "cursor", options.driverOptions);

@@ -25,7 +25,8 @@ function nodePrefix(name: string, globalSdkVersion: string | null): string {
   const prefix = join(scratch, name);
   mkdirSync(join(prefix, "bin"), { recursive: true });
   writeFileSync(join(prefix, "bin", "node"), "");
-  if (globalSdkVersion !== null) packageFolder(join(prefix, "lib", "node_modules", "@cursor", "sdk"), "@cursor/sdk", globalSdkVersion);
+  if (globalSdkVersion !== null)
+    packageFolder(join(prefix, "lib", "node_modules", "@cursor", "sdk"), "@cursor/sdk", globalSdkVersion);
   return join(prefix, "bin", "node");
 }
 
@@ -33,16 +34,25 @@ describe("locateCursorSdk", () => {
   it("finds the package beside the plugin (this repository installs it as a devDependency)", () => {
     const beside = cursorSdkBesidePlugin();
     expect(beside).not.toBeNull();
-    expect(locateCursorSdk({ nodePath: null })).toEqual({ ok: true, sdk: { dir: beside, version: CURSOR_SDK_VERSION, source: "plugin" }, warning: null });
+    expect(locateCursorSdk({ nodePath: null })).toEqual({
+      ok: true,
+      sdk: { dir: beside, version: CURSOR_SDK_VERSION, source: "plugin" },
+      warning: null,
+    });
   });
 
   it("takes the sdkPath option first, and tries nothing behind a wrong one", () => {
     const configured = packageFolder(join(scratch, "configured", "@cursor", "sdk"), "@cursor/sdk", CURSOR_SDK_VERSION);
-    expect(locateCursorSdk({ sdkPath: configured, nodePath: null })).toMatchObject({ ok: true, sdk: { dir: configured, source: "option" } });
+    expect(locateCursorSdk({ sdkPath: configured, nodePath: null })).toMatchObject({
+      ok: true,
+      sdk: { dir: configured, source: "option" },
+    });
     const wrong = packageFolder(join(scratch, "not-the-sdk"), "left-pad", "1.3.0");
     const refused = locateCursorSdk({ sdkPath: wrong, nodePath: null });
     expect(refused.ok).toBe(false);
-    expect(!refused.ok && refused.reason).toContain(`The sdkPath option names ${wrong}, which holds no @cursor/sdk package`);
+    expect(!refused.ok && refused.reason).toContain(
+      `The sdkPath option names ${wrong}, which holds no @cursor/sdk package`,
+    );
     expect(!refused.ok && refused.reason).toContain(`npm install -g @cursor/sdk@${CURSOR_SDK_VERSION}`);
   });
 
@@ -61,7 +71,9 @@ describe("locateCursorSdk", () => {
     const reason = missing.ok ? "" : missing.reason;
     expect(reason).toContain("The Cursor SDK (@cursor/sdk) is not installed");
     expect(reason).toContain("beside the plugin (not resolvable from it)");
-    expect(reason).toContain(`${join(scratch, "bare-node", "lib", "node_modules", "@cursor", "sdk")} (the Node's global packages)`);
+    expect(reason).toContain(
+      `${join(scratch, "bare-node", "lib", "node_modules", "@cursor", "sdk")} (the Node's global packages)`,
+    );
     expect(reason).toContain(`npm install -g @cursor/sdk@${CURSOR_SDK_VERSION} with the Node that runs the sidecar`);
     expect(reason).toContain("sdkPath");
   });

@@ -13,7 +13,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - xAI's model list is short, so every current model is listed.
  */
 export const GROK_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,

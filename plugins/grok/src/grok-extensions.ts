@@ -27,7 +27,11 @@ async function askUserQuestion({ params: raw, session, signal }: AcpExtensionInp
     ...(question.options.length > 0 ? { options: question.options } : {}),
     ...(question.multiSelect ? { multiSelect: true } : {}),
   }));
-  const outcome = await session.openRuntimeRequest(turn.turnId, { kind: "user_input", questions, blocking: true }, { signal });
+  const outcome = await session.openRuntimeRequest(
+    turn.turnId,
+    { kind: "user_input", questions, blocking: true },
+    { signal },
+  );
   if (outcome.kind === "cancelled" || outcome.response.kind !== "user_input") return { outcome: "cancelled" };
   const answers: Record<string, string> = {};
   const given = outcome.response.answers;
@@ -49,9 +53,16 @@ async function exitPlanMode({ params: raw, session }: AcpExtensionInput): Promis
   const turn = session?.activeTurn;
   if (!session || !turn) return { outcome: "cancelled" };
   if (params.planContent.trim().length > 0) {
-    session.emit({ type: "plan.proposed", turnId: turn.turnId, itemId: session.newItemId(turn.turnId, "plan"), text: params.planContent });
+    session.emit({
+      type: "plan.proposed",
+      turnId: turn.turnId,
+      itemId: session.newItemId(turn.turnId, "plan"),
+      text: params.planContent,
+    });
   }
-  return turn.interactionMode === "plan" ? { outcome: "rejected", feedback: PLAN_RECORDED_FEEDBACK } : { outcome: "approved" };
+  return turn.interactionMode === "plan"
+    ? { outcome: "rejected", feedback: PLAN_RECORDED_FEEDBACK }
+    : { outcome: "approved" };
 }
 
 /** xAI's extension requests, under both spellings Grok builds have used. */

@@ -56,8 +56,7 @@ export interface XaiExitPlanModeParams {
  * outcome keeps plan mode and ends the turn, with `feedback` shown to the model.
  */
 export type XaiExitPlanModeResult =
-  | { readonly outcome: "approved" }
-  | { readonly outcome: "rejected" | "cancelled"; readonly feedback?: string };
+  { readonly outcome: "approved" } | { readonly outcome: "rejected" | "cancelled"; readonly feedback?: string };
 
 type Json = Record<string, unknown>;
 
@@ -113,7 +112,8 @@ export function parseAskUserQuestionParams(raw: unknown): XaiAskUserQuestionPara
 /** Validates `_x.ai/exit_plan_mode` params. */
 export function parseExitPlanModeParams(raw: unknown): XaiExitPlanModeParams {
   const params = unwrap(raw);
-  if (typeof params.sessionId !== "string") throw acpSdk.RequestError.invalidParams(undefined, "exit_plan_mode needs a sessionId");
+  if (typeof params.sessionId !== "string")
+    throw acpSdk.RequestError.invalidParams(undefined, "exit_plan_mode needs a sessionId");
   const plan = params.planContent ?? params.plan_content ?? params.plan;
   return {
     sessionId: params.sessionId,

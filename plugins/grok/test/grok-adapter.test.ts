@@ -84,11 +84,19 @@ function grant(): McpEndpointGrant {
     toolTimeoutMs: 600_000,
     blockingToolNames: ["delegate_task"],
     instructions: "Delegate with switchyard.",
-    stdioBridge: { command: "switchyard", args: ["mcp-bridge"], env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token } },
+    stdioBridge: {
+      command: "switchyard",
+      args: ["mcp-bridge"],
+      env: { SWITCHYARD_MCP_URL: url, SWITCHYARD_MCP_TOKEN: token },
+    },
   };
 }
 
-async function openGrok(adapter: OrchestrationAdapter, recorder: AdapterEventRecorder, resumeCursor: string | null = null) {
+async function openGrok(
+  adapter: OrchestrationAdapter,
+  recorder: AdapterEventRecorder,
+  resumeCursor: string | null = null,
+) {
   const session = await adapter.openSession({
     threadId: "thread-grok",
     providerSessionId: `ps-${++counter}`,
@@ -119,7 +127,12 @@ function turn(text: string, extra: Partial<TurnInput> = {}): TurnInput {
   };
 }
 
-async function run(session: ProviderSession, recorder: AdapterEventRecorder, text: string, extra: Partial<TurnInput> = {}) {
+async function run(
+  session: ProviderSession,
+  recorder: AdapterEventRecorder,
+  text: string,
+  extra: Partial<TurnInput> = {},
+) {
   const input = turn(text, extra);
   await session.startTurn(input);
   const terminal = await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
@@ -150,7 +163,10 @@ describe("grok plugin", () => {
   it("rejects malformed options before any process starts", async () => {
     const driver = plugin.drivers[0];
     const result = await driver?.optionsSchema?.["~standard"].validate({ command: 3, extra: true });
-    expect(result?.issues?.map((issue) => issue.path?.[0] ?? issue.message)).toEqual(["command", 'Unrecognized key: "extra"']);
+    expect(result?.issues?.map((issue) => issue.path?.[0] ?? issue.message)).toEqual([
+      "command",
+      'Unrecognized key: "extra"',
+    ]);
     const defaults = await driver?.optionsSchema?.["~standard"].validate({});
     expect(defaults).toEqual({ value: { command: "grok", args: ["agent", "stdio"] } });
   });
@@ -182,11 +198,19 @@ describe("grok plugin", () => {
       kind: "user_input",
       blocking: true,
       questions: [
-        { id: "q1", header: "DB", question: "Which database?", options: [{ label: "sqlite", description: "embedded" }, { label: "postgres" }] },
+        {
+          id: "q1",
+          header: "DB",
+          question: "Which database?",
+          options: [{ label: "sqlite", description: "embedded" }, { label: "postgres" }],
+        },
         { id: "q2", question: "Which checks?", options: [{ label: "lint" }, { label: "test" }], multiSelect: true },
       ],
     });
-    await session.respondToRuntimeRequest?.(opened.requestId, { kind: "user_input", answers: { q1: "sqlite", q2: ["lint", "test"] } });
+    await session.respondToRuntimeRequest?.(opened.requestId, {
+      kind: "user_input",
+      answers: { q1: "sqlite", q2: ["lint", "test"] },
+    });
     const terminal = await recorder.waitFor("turn.terminal", (event) => event.turnId === input.turnId);
     expect(terminal.status).toBe("completed");
     expect(recorder.textOf(input.turnId)).toBe('answers: {"Which database?":"sqlite","Which checks?":"lint, test"}');
@@ -195,23 +219,39 @@ describe("grok plugin", () => {
     const dismissed = turn("@ask Proceed? | yes, no");
     await session.startTurn(dismissed);
     const second = await recorder.waitFor("runtime_request.opened", (event) => event.turnId === dismissed.turnId);
-    await expect(session.respondToRuntimeRequest!(second.requestId, { kind: "approval", decision: "decline" })).rejects.toSatisfy((error: unknown) =>
-      hasErrorCode(error, "invalid_input"),
-    );
+    await expect(
+      session.respondToRuntimeRequest!(second.requestId, { kind: "approval", decision: "decline" }),
+    ).rejects.toSatisfy((error: unknown) => hasErrorCode(error, "invalid_input"));
     await session.respondToRuntimeRequest!(second.requestId, { kind: "dismiss" });
     await recorder.waitFor("turn.terminal", (event) => event.turnId === dismissed.turnId);
     expect(recorder.textOf(dismissed.turnId)).toBe("question: cancelled");
-    expect(recorder.events).toContainEqual({ type: "runtime_request.resolved", turnId: dismissed.turnId, requestId: second.requestId, resolution: "cancelled" });
+    expect(recorder.events).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId: dismissed.turnId,
+      requestId: second.requestId,
+      resolution: "cancelled",
+    });
   });
 
   it("turns _x.ai/exit_plan_mode into plan.proposed; a plan-only turn stops there", async () => {
-    const adapter = await grokAdapter(grokAgent({ modes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] }));
+    const adapter = await grokAdapter(
+      grokAgent({
+        modes: [
+          { id: "default", name: "Default" },
+          { id: "plan", name: "Plan" },
+        ],
+      }),
+    );
     const recorder = createEventRecorder();
     const session = await openGrok(adapter, recorder);
     expect(adapter.capabilities().interactionModes).toEqual(["plan", "default"]);
 
-    const planned = await run(session, recorder, "@exit-plan # Plan\\n1. add a test\n@say implementing", { interactionMode: "plan" });
-    expect(recorder.ofTurn(planned.turnId).find((event) => event.type === "plan.proposed")).toMatchObject({ text: "# Plan\n1. add a test" });
+    const planned = await run(session, recorder, "@exit-plan # Plan\\n1. add a test\n@say implementing", {
+      interactionMode: "plan",
+    });
+    expect(recorder.ofTurn(planned.turnId).find((event) => event.type === "plan.proposed")).toMatchObject({
+      text: "# Plan\n1. add a test",
+    });
     expect(planned.text).toBe(`plan: rejected (${PLAN_RECORDED_FEEDBACK})`);
     expect(planned.terminal.status).toBe("completed");
 
@@ -256,7 +296,9 @@ describe("grok plugin", () => {
     await session.startTurn(held);
     await recorder.waitFor("turn.started", (event) => event.turnId === held.turnId);
     await session.interruptTurn?.({ turnId: held.turnId });
-    expect((await recorder.waitFor("turn.terminal", (event) => event.turnId === held.turnId)).status).toBe("interrupted");
+    expect((await recorder.waitFor("turn.terminal", (event) => event.turnId === held.turnId)).status).toBe(
+      "interrupted",
+    );
     expect(ctx.processes.spawned).toHaveLength(1);
   });
 });

@@ -1,7 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { findHarness, type FoundHarness, type HarnessSearch, type HarnessSource, type HarnessSpec, type PluginContext } from "@switchyard/sdk";
+import {
+  findHarness,
+  type FoundHarness,
+  type HarnessSearch,
+  type HarnessSource,
+  type HarnessSpec,
+  type PluginContext,
+} from "@switchyard/sdk";
 import type { OpenCodeOptions } from "./opencode-options.js";
 
 /** How to start OpenCode. */
@@ -97,13 +104,20 @@ export interface OpenCodeLookup {
  * `opencodePath` option, else `opencode` on PATH, else `opencode-ai` installed globally, else
  * next to the plugin.
  */
-export async function findOpenCode(options: OpenCodeOptions, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<OpenCodeLookup> {
+export async function findOpenCode(
+  options: OpenCodeOptions,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<OpenCodeLookup> {
   const search = await findHarness(OPENCODE_HARNESS, {
     configured: options.opencodePath,
     env,
     context,
     from: import.meta.url,
-    usable: (found) => (launchOf(found) === null ? `no native binary for ${process.platform}-${process.arch} (${platformPackageNames().join(", ")}) is installed; reinstall it without --omit=optional` : null),
+    usable: (found) =>
+      launchOf(found) === null
+        ? `no native binary for ${process.platform}-${process.arch} (${platformPackageNames().join(", ")}) is installed; reinstall it without --omit=optional`
+        : null,
   });
   return { search, binary: search.found === null ? null : launchOf(search.found) };
 }

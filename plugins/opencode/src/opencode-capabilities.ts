@@ -31,7 +31,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   keys), so the short list is the first 8 in the user's order.
  */
 export const OPENCODE_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: true, forkFromTurn: true },
   turns: {
     emitsTurnStarted: true,

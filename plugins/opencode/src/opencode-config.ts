@@ -1,7 +1,12 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SwitchyardError, type McpEndpointGrant, type ProviderInstanceDescriptor, type RuntimeMode } from "@switchyard/sdk";
+import {
+  SwitchyardError,
+  type McpEndpointGrant,
+  type ProviderInstanceDescriptor,
+  type RuntimeMode,
+} from "@switchyard/sdk";
 import { parseJsonc } from "./jsonc.js";
 import type { OpenCodeOptions } from "./opencode-options.js";
 
@@ -51,7 +56,11 @@ export function instanceDirectories(dataDir: string, instanceId: string): Instan
 }
 
 /** The user's opencode.json: `configFile`, else `<homePath>/opencode.json`, else OpenCode's global config. */
-export function userConfigPath(options: OpenCodeOptions, instance: ProviderInstanceDescriptor, env: Readonly<Record<string, string | undefined>>): string {
+export function userConfigPath(
+  options: OpenCodeOptions,
+  instance: ProviderInstanceDescriptor,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
   if (options.configFile !== undefined) return options.configFile;
   if (instance.homePath !== null) return path.join(instance.homePath, "opencode.json");
   const configHome = env["XDG_CONFIG_HOME"] || path.join(env["HOME"] || os.homedir(), ".config");
@@ -70,10 +79,15 @@ function isRecord(value: unknown): value is Json {
  */
 function absoluteFileReferences(value: unknown, baseDir: string): unknown {
   if (typeof value === "string") {
-    return value.replace(/\{file:([^}]+)\}/g, (whole, ref: string) => (ref.startsWith("~") || path.isAbsolute(ref) ? whole : `{file:${path.resolve(baseDir, ref)}}`));
+    return value.replace(/\{file:([^}]+)\}/g, (whole, ref: string) =>
+      ref.startsWith("~") || path.isAbsolute(ref) ? whole : `{file:${path.resolve(baseDir, ref)}}`,
+    );
   }
   if (Array.isArray(value)) return value.map((entry) => absoluteFileReferences(entry, baseDir));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, absoluteFileReferences(entry, baseDir)]));
+  if (isRecord(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, entry]) => [key, absoluteFileReferences(entry, baseDir)]),
+    );
   return value;
 }
 
@@ -89,17 +103,28 @@ export async function readUserConfig(file: string): Promise<{ readonly config: J
       text = await readFile(candidate, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-      throw new SwitchyardError("config_invalid", `The OpenCode config "${candidate}" cannot be read: ${(error as Error).message}`, { path: candidate });
+      throw new SwitchyardError(
+        "config_invalid",
+        `The OpenCode config "${candidate}" cannot be read: ${(error as Error).message}`,
+        { path: candidate },
+      );
     }
     let parsed: unknown;
     try {
       parsed = parseJsonc(text);
     } catch (error) {
-      throw new SwitchyardError("config_invalid", `The OpenCode config "${candidate}" is not valid JSON: ${(error as Error).message}. Fix the file or point the instance's configFile elsewhere.`, {
+      throw new SwitchyardError(
+        "config_invalid",
+        `The OpenCode config "${candidate}" is not valid JSON: ${(error as Error).message}. Fix the file or point the instance's configFile elsewhere.`,
+        {
+          path: candidate,
+        },
+      );
+    }
+    if (!isRecord(parsed))
+      throw new SwitchyardError("config_invalid", `The OpenCode config "${candidate}" must be a JSON object.`, {
         path: candidate,
       });
-    }
-    if (!isRecord(parsed)) throw new SwitchyardError("config_invalid", `The OpenCode config "${candidate}" must be a JSON object.`, { path: candidate });
     return { config: absoluteFileReferences(parsed, path.dirname(candidate)) as Json, path: candidate };
   }
   return { config: {}, path: null };

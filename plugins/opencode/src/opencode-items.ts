@@ -18,9 +18,13 @@ const KINDS: Readonly<Record<string, ToolKind>> = {
 };
 
 /** The MCP server and tool of an OpenCode tool name (`<server key>_<tool>`), for the configured keys. */
-export function mcpToolOf(name: string, serverKeys: readonly string[]): { readonly server: string; readonly tool: string } | null {
+export function mcpToolOf(
+  name: string,
+  serverKeys: readonly string[],
+): { readonly server: string; readonly tool: string } | null {
   for (const key of serverKeys) {
-    if (name.startsWith(`${key}_`) && name.length > key.length + 1) return { server: key, tool: name.slice(key.length + 1) };
+    if (name.startsWith(`${key}_`) && name.length > key.length + 1)
+      return { server: key, tool: name.slice(key.length + 1) };
   }
   return null;
 }
@@ -30,12 +34,26 @@ function text(value: unknown): string | null {
 }
 
 /** How a tool call shows in a timeline: its kind, and a one-line title (the command, the file). */
-export function toolCallStart(itemId: string, name: string, input: Record<string, unknown>, title: string | undefined, serverKeys: readonly string[]): ToolCallStart {
+export function toolCallStart(
+  itemId: string,
+  name: string,
+  input: Record<string, unknown>,
+  title: string | undefined,
+  serverKeys: readonly string[],
+): ToolCallStart {
   const mcp = mcpToolOf(name, serverKeys);
   if (mcp !== null) return { itemId, kind: "mcp", name, title: `${mcp.server}/${mcp.tool}`, server: mcp.server, input };
   const kind = KINDS[name] ?? "other";
   const summary =
-    text(input["command"]) ?? text(input["filePath"]) ?? text(input["path"]) ?? text(input["pattern"]) ?? text(input["url"]) ?? text(input["query"]) ?? text(input["description"]) ?? text(title) ?? name;
+    text(input["command"]) ??
+    text(input["filePath"]) ??
+    text(input["path"]) ??
+    text(input["pattern"]) ??
+    text(input["url"]) ??
+    text(input["query"]) ??
+    text(input["description"]) ??
+    text(title) ??
+    name;
   return { itemId, kind, name, title: summary.split("\n")[0]!.slice(0, 200), input };
 }
 

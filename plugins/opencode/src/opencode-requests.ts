@@ -1,4 +1,10 @@
-import type { ApprovalDecision, ApprovalKind, ApprovalRequest, RuntimeRequestOutcome, UserInputRequest } from "@switchyard/sdk";
+import type {
+  ApprovalDecision,
+  ApprovalKind,
+  ApprovalRequest,
+  RuntimeRequestOutcome,
+  UserInputRequest,
+} from "@switchyard/sdk";
 import { mcpToolOf } from "./opencode-items.js";
 import type { PermissionReply, PermissionRequest, QuestionRequest } from "./opencode-wire.js";
 
@@ -8,7 +14,8 @@ export type OpenCodeRequestHandle =
   | { readonly kind: "question"; readonly requestID: string; readonly questionIds: readonly string[] };
 
 /** The feedback OpenCode passes to the model when the user declines (it then carries on). */
-export const DECLINED_FEEDBACK = "The user declined this request. Do not retry it; continue without it or ask what to do instead.";
+export const DECLINED_FEEDBACK =
+  "The user declined this request. Do not retry it; continue without it or ask what to do instead.";
 
 const APPROVAL_KINDS: Readonly<Record<string, ApprovalKind>> = {
   bash: "command",
@@ -28,7 +35,8 @@ const APPROVAL_KINDS: Readonly<Record<string, ApprovalKind>> = {
 export function approvalRequestOf(request: PermissionRequest, serverKeys: readonly string[]): ApprovalRequest {
   const command = typeof request.metadata["command"] === "string" ? request.metadata["command"] : null;
   const mcp = mcpToolOf(request.permission, serverKeys);
-  const title = command ?? (mcp !== null ? `${mcp.server}/${mcp.tool}` : `${request.permission}: ${request.patterns.join(" ")}`);
+  const title =
+    command ?? (mcp !== null ? `${mcp.server}/${mcp.tool}` : `${request.permission}: ${request.patterns.join(" ")}`);
   const diff = typeof request.metadata["diff"] === "string" ? request.metadata["diff"] : null;
   return {
     kind: "approval",
@@ -37,7 +45,11 @@ export function approvalRequestOf(request: PermissionRequest, serverKeys: readon
     ...(diff !== null ? { detail: diff } : {}),
     options: [
       { id: "once", label: "Allow once", decision: "accept" },
-      { id: "always", label: `Always allow ${request.always.join(", ") || request.permission} in this session`, decision: "accept_for_session" },
+      {
+        id: "always",
+        label: `Always allow ${request.always.join(", ") || request.permission} in this session`,
+        decision: "accept_for_session",
+      },
       { id: "reject-feedback", label: "Decline (the agent carries on)", decision: "decline" },
       { id: "reject", label: "Decline and stop the turn", decision: "cancel" },
     ],
@@ -48,7 +60,10 @@ export function approvalRequestOf(request: PermissionRequest, serverKeys: readon
  * An approval's outcome as OpenCode's reply: `decline` rejects with feedback (the model carries
  * on without it), `cancel`, a dismissal or the end of the turn reject without (OpenCode stops).
  */
-export function permissionReplyOf(outcome: RuntimeRequestOutcome): { readonly reply: PermissionReply; readonly message?: string } {
+export function permissionReplyOf(outcome: RuntimeRequestOutcome): {
+  readonly reply: PermissionReply;
+  readonly message?: string;
+} {
   if (outcome.kind !== "answered" || outcome.response.kind !== "approval") return { reply: "reject" };
   const decision: ApprovalDecision = outcome.response.decision;
   switch (decision) {
@@ -65,7 +80,10 @@ export function permissionReplyOf(outcome: RuntimeRequestOutcome): { readonly re
 }
 
 /** An OpenCode `question.asked` (its `question` tool) as a user-input request; question ids are `q1`, `q2`… */
-export function userInputRequestOf(request: QuestionRequest): { readonly request: UserInputRequest; readonly questionIds: string[] } {
+export function userInputRequestOf(request: QuestionRequest): {
+  readonly request: UserInputRequest;
+  readonly questionIds: string[];
+} {
   const questionIds = request.questions.map((_, index) => `q${index + 1}`);
   return {
     questionIds,
@@ -84,7 +102,10 @@ export function userInputRequestOf(request: QuestionRequest): { readonly request
 }
 
 /** The host's answers in OpenCode's shape: one list of chosen labels (or free text) per question, in order. */
-export function questionAnswersOf(answers: Readonly<Record<string, string | readonly string[]>>, questionIds: readonly string[]): string[][] {
+export function questionAnswersOf(
+  answers: Readonly<Record<string, string | readonly string[]>>,
+  questionIds: readonly string[],
+): string[][] {
   return questionIds.map((id) => {
     const answer = answers[id];
     if (answer === undefined) return [];

@@ -1,6 +1,22 @@
-import { SwitchyardError, type OpenSessionInput, type PluginContext, type PluginLogger, type ProviderInstanceDescriptor, type RuntimeMode } from "@switchyard/sdk";
+import {
+  SwitchyardError,
+  type OpenSessionInput,
+  type PluginContext,
+  type PluginLogger,
+  type ProviderInstanceDescriptor,
+  type RuntimeMode,
+} from "@switchyard/sdk";
 import type { OpenCodeBinary } from "./opencode-binary.js";
-import { MCP_TOKEN_ENV, PROVIDER_SESSION_ENV, instanceDirectories, mcpServerKeys, readUserConfig, serverConfig, serverEnvironment, userConfigPath } from "./opencode-config.js";
+import {
+  MCP_TOKEN_ENV,
+  PROVIDER_SESSION_ENV,
+  instanceDirectories,
+  mcpServerKeys,
+  readUserConfig,
+  serverConfig,
+  serverEnvironment,
+  userConfigPath,
+} from "./opencode-config.js";
 import { callOpenCode } from "./opencode-rest.js";
 import { OpenCodeServer } from "./opencode-server.js";
 import type { OpenCodeOptions } from "./opencode-options.js";
@@ -66,9 +82,11 @@ export class OpenCodeServerSlot {
     if (this.#server !== null) return Promise.resolve(this.#server);
     // A retired server is gone before the next one opens the same conversation.
     const retiring = this.#retiring ?? Promise.resolve();
-    this.#starting ??= retiring.then(() => this.#start()).finally(() => {
-      this.#starting = null;
-    });
+    this.#starting ??= retiring
+      .then(() => this.#start())
+      .finally(() => {
+        this.#starting = null;
+      });
     return this.#starting;
   }
 
@@ -88,10 +106,21 @@ export class OpenCodeServerSlot {
       ...(grant !== null ? { [MCP_TOKEN_ENV]: grant.token } : {}),
     });
     const server = await gate.run(binary.version ?? binary.command, () =>
-      OpenCodeServer.start({ command: binary.command, cwd: this.input.cwd, env, processes: context.process, logger: this.logger, startupTimeoutMs: options.startupTimeoutMs }),
+      OpenCodeServer.start({
+        command: binary.command,
+        cwd: this.input.cwd,
+        env,
+        processes: context.process,
+        logger: this.logger,
+        startupTimeoutMs: options.startupTimeoutMs,
+      }),
     );
     try {
-      await server.subscribe((event) => this.owner.onEvent(server, event), (reason) => this.owner.onLost(server, reason), options.startupTimeoutMs);
+      await server.subscribe(
+        (event) => this.owner.onEvent(server, event),
+        (reason) => this.owner.onLost(server, reason),
+        options.startupTimeoutMs,
+      );
       if (grant !== null) await this.#requireMcpConnected(server, grant.serverName);
     } catch (error) {
       await server.stop();
@@ -104,16 +133,28 @@ export class OpenCodeServerSlot {
     this.#keys = mcpServerKeys(config);
     this.#mode = mode;
     this.#server = server;
-    this.logger.info("opencode serve started", { pid: server.process.pid, url: server.process.url, mcp: grant !== null, resumed: this.owner.resumed() });
+    this.logger.info("opencode serve started", {
+      pid: server.process.pid,
+      url: server.process.url,
+      mcp: grant !== null,
+      resumed: this.owner.resumed(),
+    });
     return server;
   }
 
   /** The server reached the Switchyard MCP endpoint with the session's credential, or the start fails saying why. */
   async #requireMcpConnected(server: OpenCodeServer, serverName: string): Promise<void> {
-    const status = await callOpenCode("mcp.status", (signal) => server.client.mcp.status({}, { signal }), this.deps.options.requestTimeoutMs);
+    const status = await callOpenCode(
+      "mcp.status",
+      (signal) => server.client.mcp.status({}, { signal }),
+      this.deps.options.requestTimeoutMs,
+    );
     const entry = status[serverName];
     if (entry?.status === "connected") return;
-    const why = entry === undefined ? "not configured" : `${entry.status}${"error" in entry && entry.error ? `: ${entry.error}` : ""}`;
+    const why =
+      entry === undefined
+        ? "not configured"
+        : `${entry.status}${"error" in entry && entry.error ? `: ${entry.error}` : ""}`;
     throw new SwitchyardError(
       "provider_error",
       `OpenCode could not connect to the Switchyard MCP endpoint "${serverName}" (${why}); ${entry?.status === "needs_auth" || /401/.test(why) ? "the session's credential was refused" : "check that the Switchyard server is reachable"}.`,

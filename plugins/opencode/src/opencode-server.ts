@@ -36,7 +36,11 @@ export class OpenCodeServer {
     private readonly logger: PluginLogger,
   ) {
     const authorization = `Basic ${Buffer.from(`${SERVER_USERNAME}:${password}`).toString("base64")}`;
-    this.client = createOpencodeClient({ baseUrl: process.url, directory: cwd, headers: { Authorization: authorization } });
+    this.client = createOpencodeClient({
+      baseUrl: process.url,
+      directory: cwd,
+      headers: { Authorization: authorization },
+    });
   }
 
   /**
@@ -52,7 +56,11 @@ export class OpenCodeServer {
       processes: launch.processes,
       command: launch.command,
       args: (port) => ["serve", "--hostname", "127.0.0.1", "--port", String(port)],
-      spawn: { cwd: launch.cwd, env: { ...launch.env, OPENCODE_SERVER_USERNAME: SERVER_USERNAME, OPENCODE_SERVER_PASSWORD: password }, extendEnv: false },
+      spawn: {
+        cwd: launch.cwd,
+        env: { ...launch.env, OPENCODE_SERVER_USERNAME: SERVER_USERNAME, OPENCODE_SERVER_PASSWORD: password },
+        extendEnv: false,
+      },
       listening: LISTENING_LINE,
       startupTimeoutMs: launch.startupTimeoutMs,
     });
@@ -67,7 +75,12 @@ export class OpenCodeServer {
   async subscribe(onEvent: (event: Event) => void, onLost: (reason: string) => void, timeoutMs: number): Promise<void> {
     this.#lost = onLost;
     this.process.onExit((exit) => {
-      if (!this.process.stopping) this.#lose(this.process.output.describe(`opencode serve exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`));
+      if (!this.process.stopping)
+        this.#lose(
+          this.process.output.describe(
+            `opencode serve exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`,
+          ),
+        );
     });
     const subscription = await this.client.event.subscribe({}, { signal: this.#abort.signal, sseMaxRetryAttempts: 1 });
     let markConnected!: () => void;
@@ -80,24 +93,40 @@ export class OpenCodeServer {
           try {
             onEvent(event as Event);
           } catch (error) {
-            this.logger.error("Handling an OpenCode event failed", { type: event.type, error: error instanceof Error ? error.message : String(error) });
+            this.logger.error("Handling an OpenCode event failed", {
+              type: event.type,
+              error: error instanceof Error ? error.message : String(error),
+            });
           }
         }
       } catch (error) {
-        if (!this.#abort.signal.aborted) this.logger.debug("the OpenCode event stream failed", { error: error instanceof Error ? error.message : String(error) });
+        if (!this.#abort.signal.aborted)
+          this.logger.debug("the OpenCode event stream failed", {
+            error: error instanceof Error ? error.message : String(error),
+          });
       }
       if (this.#abort.signal.aborted) return;
       // A dying server drops the stream first: give its exit a moment to be the reason.
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.process.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000)))]);
       clearTimeout(timer);
-      if (this.process.running) this.#lose(this.process.output.describe("The OpenCode event stream ended while the server was running."));
+      if (this.process.running)
+        this.#lose(this.process.output.describe("The OpenCode event stream ended while the server was running."));
     })();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       connected,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new SwitchyardError("provider_unavailable", this.process.output.describe(`opencode serve did not open its event stream within ${timeoutMs} ms.`))), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new SwitchyardError(
+                "provider_unavailable",
+                this.process.output.describe(`opencode serve did not open its event stream within ${timeoutMs} ms.`),
+              ),
+            ),
+          timeoutMs,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
   }

@@ -1,7 +1,21 @@
-import { TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeRequestBook, type TurnTerminalStatus } from "@switchyard/sdk";
+import {
+  TurnLedger,
+  type AdapterEvent,
+  type ProviderTurnError,
+  type RuntimeRequestBook,
+  type TurnTerminalStatus,
+} from "@switchyard/sdk";
 import { stepUsageOf } from "./opencode-usage.js";
 import { taskResultOf, toolCallStart } from "./opencode-items.js";
-import { ABORTED_ERROR_NAME, switchyardTurnIdOf, type Event, type OpenCodeError, type Part, type StepFinishPart, type ToolPart } from "./opencode-wire.js";
+import {
+  ABORTED_ERROR_NAME,
+  switchyardTurnIdOf,
+  type Event,
+  type OpenCodeError,
+  type Part,
+  type StepFinishPart,
+  type ToolPart,
+} from "./opencode-wire.js";
 
 /** The metadata on a prompt's text part: the host turn, and which prompt of that turn it is. */
 export interface PromptMetadata {
@@ -11,9 +25,14 @@ export interface PromptMetadata {
 }
 
 /** Converts an OpenCode error into the provider error of a turn. */
-export function providerErrorOf(error: OpenCodeError | { name?: string; data?: { message?: unknown } }): ProviderTurnError {
+export function providerErrorOf(
+  error: OpenCodeError | { name?: string; data?: { message?: unknown } },
+): ProviderTurnError {
   const data = (error as { data?: { message?: unknown } }).data;
-  const message = typeof data?.message === "string" && data.message !== "" ? data.message : (error.name ?? "OpenCode reported an error");
+  const message =
+    typeof data?.message === "string" && data.message !== ""
+      ? data.message
+      : (error.name ?? "OpenCode reported an error");
   return { ...(error.name !== undefined ? { code: error.name } : {}), message };
 }
 
@@ -90,7 +109,10 @@ export class OpenCodeTurn {
         // In the turn's own session only answers to this turn's prompts count: the aborted
         // answer of the turn before is updated once more after its idle.
         if (info.sessionID === this.sessionId && !this.#prompts.has(info.parentID)) return false;
-        this.#assistantMessages.set(info.id, info.providerID && info.modelID ? `${info.providerID}/${info.modelID}` : null);
+        this.#assistantMessages.set(
+          info.id,
+          info.providerID && info.modelID ? `${info.providerID}/${info.modelID}` : null,
+        );
         if (info.sessionID === this.sessionId && info.error !== undefined) this.#recordError(info.error);
         return false;
       }
@@ -111,13 +133,18 @@ export class OpenCodeTurn {
         if (status.type === "busy" && this.#allAccepted()) this.#busyAfterAccept = true;
         if (status.type === "busy" && this.interruptRequested && !this.#abortRepeated) this.#abortAgain = true;
         if (status.type === "retry") {
-          this.emit({ type: "warning", turnId: this.turnId, message: `OpenCode retries the model request (attempt ${status.attempt}): ${status.message}` });
+          this.emit({
+            type: "warning",
+            turnId: this.turnId,
+            message: `OpenCode retries the model request (attempt ${status.attempt}): ${status.message}`,
+          });
         }
         return false;
       }
       case "session.error": {
         const { sessionID, error } = event.properties;
-        if (sessionID === this.sessionId && error !== undefined && this.#acceptedPrompts.size > 0) this.#recordError(error);
+        if (sessionID === this.sessionId && error !== undefined && this.#acceptedPrompts.size > 0)
+          this.#recordError(error);
         return false;
       }
       case "session.idle":
@@ -209,7 +236,9 @@ export class OpenCodeTurn {
     const state = part.state;
     if (state.status === "pending") return;
     const itemId = part.callID || part.id;
-    this.ledger.toolStarted(toolCallStart(itemId, part.tool, state.input, "title" in state ? state.title : undefined, this.serverKeys));
+    this.ledger.toolStarted(
+      toolCallStart(itemId, part.tool, state.input, "title" in state ? state.title : undefined, this.serverKeys),
+    );
     if (part.tool === "task") this.#subagent(itemId, part);
     if (state.status === "completed") this.ledger.toolCompleted(itemId, "completed", state.output);
     else if (state.status === "error") this.ledger.toolCompleted(itemId, "failed", state.error);
@@ -220,7 +249,8 @@ export class OpenCodeTurn {
     const state = part.state;
     const metadata = "metadata" in state ? state.metadata : undefined;
     const childSession = typeof metadata?.["sessionId"] === "string" ? metadata["sessionId"] : null;
-    const description = typeof state.input["description"] === "string" ? state.input["description"] : "OpenCode sub-agent";
+    const description =
+      typeof state.input["description"] === "string" ? state.input["description"] : "OpenCode sub-agent";
     let known = this.#subagents.get(itemId);
     if (known === undefined) {
       known = { nativeId: childSession ?? itemId, title: description, reported: false };
@@ -229,7 +259,13 @@ export class OpenCodeTurn {
     if (state.status === "running") {
       if (known.reported || childSession === null) return;
       known.reported = true;
-      this.emit({ type: "subagent.observed", turnId: this.turnId, nativeId: known.nativeId, title: known.title, status: "running" });
+      this.emit({
+        type: "subagent.observed",
+        turnId: this.turnId,
+        nativeId: known.nativeId,
+        title: known.title,
+        status: "running",
+      });
       return;
     }
     const done = state.status === "completed";
@@ -239,12 +275,15 @@ export class OpenCodeTurn {
       nativeId: known.nativeId,
       title: known.title,
       status: done ? "completed" : "failed",
-      ...(state.status === "completed" ? { summary: taskResultOf(state.output) } : state.status === "error" ? { summary: state.error } : {}),
+      ...(state.status === "completed"
+        ? { summary: taskResultOf(state.output) }
+        : state.status === "error"
+          ? { summary: state.error }
+          : {}),
     });
   }
 
   #usage(part: StepFinishPart): void {
     this.ledger.addUsage(stepUsageOf(part, this.#assistantMessages.get(part.messageID) ?? null));
   }
-
 }

@@ -21,7 +21,11 @@ export function stepUsageOf(part: Pick<StepFinishPart, "tokens" | "cost">, model
     ...(isCount(tokens.cache?.read) ? { cacheReadInputTokens: tokens.cache.read } : {}),
     ...(isCount(tokens.cache?.write) ? { cacheCreationInputTokens: tokens.cache.write } : {}),
   };
-  const spent = (figures.inputTokens ?? 0) + (figures.outputTokens ?? 0) + (figures.cacheReadInputTokens ?? 0) + (figures.cacheCreationInputTokens ?? 0);
+  const spent =
+    (figures.inputTokens ?? 0) +
+    (figures.outputTokens ?? 0) +
+    (figures.cacheReadInputTokens ?? 0) +
+    (figures.cacheCreationInputTokens ?? 0);
   const priced = isCount(part.cost) && (part.cost > 0 || spent === 0) ? { ...figures, costUsd: part.cost } : figures;
   return model !== null ? { ...priced, byModel: { [model]: priced } } : priced;
 }

@@ -19,7 +19,19 @@ import type {
 } from "@opencode-ai/sdk/v2";
 
 export type { OpencodeClient } from "@opencode-ai/sdk/v2";
-export type { AssistantMessage, Event, Message, Part, PermissionRequest, Provider, QuestionInfo, QuestionRequest, StepFinishPart, TextPart, ToolPart };
+export type {
+  AssistantMessage,
+  Event,
+  Message,
+  Part,
+  PermissionRequest,
+  Provider,
+  QuestionInfo,
+  QuestionRequest,
+  StepFinishPart,
+  TextPart,
+  ToolPart,
+};
 
 /** What `permission.reply` takes: run it once, for the session, or refuse. */
 export type PermissionReply = "once" | "always" | "reject";

@@ -6,7 +6,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandLineOf, environmentVariablesOf, isRunning, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import {
+  commandLineOf,
+  environmentVariablesOf,
+  isRunning,
+  startTestMcpServer,
+  turnInput,
+  type TestMcpServer,
+} from "@switchyard/testkit";
 import type { AdapterEvent } from "@switchyard/sdk";
 import { MCP_TOKEN_ENV, instanceDirectories } from "../src/index.js";
 import { SECOND_MODEL, createOpenCodeLab, grantFor, type OpenCodeLab } from "./opencode-lab.js";
@@ -28,20 +35,28 @@ afterAll(async () => {
 const TIMEOUT = 60_000;
 type Of<T extends AdapterEvent["type"]> = Extract<AdapterEvent, { type: T }>;
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId?: string): Of<T>[] =>
-  events.filter((event): event is Of<T> => event.type === type && (turnId === undefined || ("turnId" in event && event.turnId === turnId)));
-const texts = (events: readonly AdapterEvent[], turnId: string): string[] => ofType(events, "message.completed", turnId).map((event) => event.text);
+  events.filter(
+    (event): event is Of<T> =>
+      event.type === type && (turnId === undefined || ("turnId" in event && event.turnId === turnId)),
+  );
+const texts = (events: readonly AdapterEvent[], turnId: string): string[] =>
+  ofType(events, "message.completed", turnId).map((event) => event.text);
 
 /** Every file under a directory. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
+  );
 }
 
 describe("OpenCode turns on opencode serve", () => {
   it("streams text, reports a shell command, and sums usage and cost from every step-finish part", async () => {
     const { session, events } = await lab.open();
     expect(session.resumeCursor).toMatch(/^ses_/);
-    expect(ofType(events.events, "session.resume_cursor")).toEqual([{ type: "session.resume_cursor", cursor: session.resumeCursor }]);
+    expect(ofType(events.events, "session.resume_cursor")).toEqual([
+      { type: "session.resume_cursor", cursor: session.resumeCursor },
+    ]);
     const t = turnInput("run it @@shell echo opencode-shell @@then @@reply shell said {{output}}");
     await session.startTurn(t);
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
@@ -49,7 +64,11 @@ describe("OpenCode turns on opencode serve", () => {
     expect(ofType(events.events, "turn.started", t.turnId)).toHaveLength(1);
     const command = ofType(events.events, "tool_call.started", t.turnId)[0];
     expect(command).toMatchObject({ kind: "command", name: "bash", title: "echo opencode-shell" });
-    expect(ofType(events.events, "tool_call.completed", t.turnId)[0]).toMatchObject({ itemId: command!.itemId, status: "completed", output: "opencode-shell\n" });
+    expect(ofType(events.events, "tool_call.completed", t.turnId)[0]).toMatchObject({
+      itemId: command!.itemId,
+      status: "completed",
+      output: "opencode-shell\n",
+    });
     expect(events.textOf(t.turnId)).toBe("shell said opencode-shell");
     expect(texts(events.events, t.turnId)).toEqual(["shell said opencode-shell"]);
     // Two model steps (the tool call, then the answer), each with tokens and a price.
@@ -74,12 +93,18 @@ describe("OpenCode turns on opencode serve", () => {
     await session.startTurn(t);
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(end.status, JSON.stringify(end.error)).toBe("completed");
-    expect(ofType(events.events, "tool_call.started", t.turnId)[0]).toMatchObject({ kind: "mcp", name: "probe_echo", server: "probe", title: "probe/echo" });
+    expect(ofType(events.events, "tool_call.started", t.turnId)[0]).toMatchObject({
+      kind: "mcp",
+      name: "probe_echo",
+      server: "probe",
+      title: "probe/echo",
+    });
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "hi-opencode-mcp" } });
     expect(texts(events.events, t.turnId)).toEqual(["got echo: hi-opencode-mcp"]);
     // The shared orchestration instructions came with the first prompt of the conversation, once,
     // and stay in it: a later turn does not add them again.
-    const count = (needle: string) => JSON.stringify(lab.server.requests.filter((r) => !r.sideCall).at(-1)?.body ?? null).split(needle).length - 1;
+    const count = (needle: string) =>
+      JSON.stringify(lab.server.requests.filter((r) => !r.sideCall).at(-1)?.body ?? null).split(needle).length - 1;
     expect(count("ORCHESTRATION-MARKER")).toBe(1);
     const later = turnInput("later @@reply fine");
     await session.startTurn(later);
@@ -110,7 +135,9 @@ describe("OpenCode turns on opencode serve", () => {
   it("does not repeat orchestration instructions a host already put into the first turn's text", async () => {
     const grant = grantFor(mcp.url, TOKEN, "probe");
     const { session, events } = await lab.open({ mcp: grant });
-    const t = turnInput(`<switchyard_instructions>\n${grant.instructions}\n</switchyard_instructions>\n\nfolded already @@reply ok`);
+    const t = turnInput(
+      `<switchyard_instructions>\n${grant.instructions}\n</switchyard_instructions>\n\nfolded already @@reply ok`,
+    );
     await session.startTurn(t);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText?.includes("folded already"));
@@ -120,8 +147,13 @@ describe("OpenCode turns on opencode serve", () => {
 
   it("refuses a session whose MCP credential OpenCode's server cannot use, as a provider error, and leaves no server behind", async () => {
     const before = lab.ctx.processes.spawned.length;
-    const failure = await lab.open({ mcp: grantFor(mcp.url, "sy_not-this-sessions-token", "probe") }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: "provider_error", message: expect.stringContaining('could not connect to the Switchyard MCP endpoint "probe"') });
+    const failure = await lab
+      .open({ mcp: grantFor(mcp.url, "sy_not-this-sessions-token", "probe") })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: "provider_error",
+      message: expect.stringContaining('could not connect to the Switchyard MCP endpoint "probe"'),
+    });
     expect((failure as Error).message).toContain("the session's credential was refused");
     const started = lab.ctx.processes.spawned.slice(before);
     expect(started).toHaveLength(1);
@@ -151,8 +183,12 @@ describe("OpenCode turns on opencode serve", () => {
     expect(texts(events.events, tool.turnId)).toEqual(["steered-into-tool"]);
     const folded = lab.server.requests.find((r) => r.userText === "change of plan @@reply steered-into-tool");
     expect(folded?.parsed?.items.map((item) => item.type)).toEqual(expect.arrayContaining(["tool_result", "user"]));
-    expect(ofType(events.events, "turn.terminal").filter((e) => e.turnId === text.turnId || e.turnId === tool.turnId)).toHaveLength(2);
-    await expect(session.steerTurn({ turnId: tool.turnId, text: "too late" })).rejects.toMatchObject({ code: "turn_not_active" });
+    expect(
+      ofType(events.events, "turn.terminal").filter((e) => e.turnId === text.turnId || e.turnId === tool.turnId),
+    ).toHaveLength(2);
+    await expect(session.steerTurn({ turnId: tool.turnId, text: "too late" })).rejects.toMatchObject({
+      code: "turn_not_active",
+    });
     await session.close();
   }, 180_000);
 
@@ -191,21 +227,40 @@ describe("OpenCode turns on opencode serve", () => {
 describe("OpenCode runtime requests", () => {
   it("round-trips approvals: accept runs the command, decline lets the agent carry on with feedback, the Switchyard tools never ask", async () => {
     const marker = path.join(lab.home.cwd, "approved.txt");
-    const { session, events } = await lab.open({ runtimeMode: "approval-required", mcp: grantFor(mcp.url, TOKEN, "switchyard") });
-    const accepted = turnInput(`make it @@tool echo {"text":"no approval needed"} @@then @@shell touch ${marker} && echo made @@then @@reply made {{output}}`, { runtimeMode: "approval-required" });
+    const { session, events } = await lab.open({
+      runtimeMode: "approval-required",
+      mcp: grantFor(mcp.url, TOKEN, "switchyard"),
+    });
+    const accepted = turnInput(
+      `make it @@tool echo {"text":"no approval needed"} @@then @@shell touch ${marker} && echo made @@then @@reply made {{output}}`,
+      { runtimeMode: "approval-required" },
+    );
     await session.startTurn(accepted);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === accepted.turnId, TIMEOUT);
-    expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: `touch ${marker} && echo made` });
+    expect(opened.request).toMatchObject({
+      kind: "approval",
+      approvalKind: "command",
+      title: `touch ${marker} && echo made`,
+    });
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "no approval needed" } });
     expect(existsSync(marker)).toBe(false);
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
     const acceptedEnd = await events.waitFor("turn.terminal", (e) => e.turnId === accepted.turnId, TIMEOUT);
     expect(acceptedEnd.status).toBe("completed");
     expect(existsSync(marker)).toBe(true);
-    expect(ofType(events.events, "runtime_request.resolved", accepted.turnId)).toEqual([{ type: "runtime_request.resolved", turnId: accepted.turnId, requestId: opened.requestId, resolution: "answered" }]);
+    expect(ofType(events.events, "runtime_request.resolved", accepted.turnId)).toEqual([
+      {
+        type: "runtime_request.resolved",
+        turnId: accepted.turnId,
+        requestId: opened.requestId,
+        resolution: "answered",
+      },
+    ]);
     expect(ofType(events.events, "runtime_request.opened", accepted.turnId)).toHaveLength(1);
 
-    const declined = turnInput("try @@shell echo refused-command @@then @@reply carried on: {{output}}", { runtimeMode: "approval-required" });
+    const declined = turnInput("try @@shell echo refused-command @@then @@reply carried on: {{output}}", {
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(declined);
     const asked = await events.waitFor("runtime_request.opened", (e) => e.turnId === declined.turnId, TIMEOUT);
     await session.respondToRuntimeRequest(asked.requestId, { kind: "approval", decision: "decline" });
@@ -213,33 +268,60 @@ describe("OpenCode runtime requests", () => {
     expect(declinedEnd.status).toBe("completed");
     expect(ofType(events.events, "tool_call.completed", declined.turnId)[0]?.status).toBe("declined");
     expect(texts(events.events, declined.turnId)[0]).toContain("carried on:");
-    await expect(session.respondToRuntimeRequest(asked.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      session.respondToRuntimeRequest(asked.requestId, { kind: "approval", decision: "accept" }),
+    ).rejects.toMatchObject({ code: "not_found" });
     await session.close();
   }, 180_000);
 
   it("an interrupt cancels a pending approval: the request resolves cancelled and its tool ends failed, not declined", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const t = turnInput("risky @@shell echo interrupted-while-asking @@then @@reply never", { runtimeMode: "approval-required" });
+    const t = turnInput("risky @@shell echo interrupted-while-asking @@then @@reply never", {
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     await session.interruptTurn({ turnId: t.turnId });
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(end.status).toBe("interrupted");
-    expect(ofType(events.events, "runtime_request.resolved", t.turnId)).toEqual([{ type: "runtime_request.resolved", turnId: t.turnId, requestId: opened.requestId, resolution: "cancelled" }]);
+    expect(ofType(events.events, "runtime_request.resolved", t.turnId)).toEqual([
+      { type: "runtime_request.resolved", turnId: t.turnId, requestId: opened.requestId, resolution: "cancelled" },
+    ]);
     expect(ofType(events.events, "tool_call.completed", t.turnId).map((e) => e.status)).toEqual(["failed"]);
     await session.close();
   }, 120_000);
 
   it("turns OpenCode's question tool into a user-input request and hands the chosen label back", async () => {
     const { session, events } = await lab.open();
-    const questions = { questions: [{ question: "Which colour?", header: "Colour", options: [{ label: "Blue", description: "calm" }, { label: "Red", description: "loud" }] }] };
+    const questions = {
+      questions: [
+        {
+          question: "Which colour?",
+          header: "Colour",
+          options: [
+            { label: "Blue", description: "calm" },
+            { label: "Red", description: "loud" },
+          ],
+        },
+      ],
+    };
     const t = turnInput(`ask @@tool question ${JSON.stringify(questions)} @@then @@reply chose {{output}}`);
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(opened.request).toEqual({
       kind: "user_input",
       blocking: true,
-      questions: [{ id: "q1", header: "Colour", question: "Which colour?", options: [{ label: "Blue", description: "calm" }, { label: "Red", description: "loud" }] }],
+      questions: [
+        {
+          id: "q1",
+          header: "Colour",
+          question: "Which colour?",
+          options: [
+            { label: "Blue", description: "calm" },
+            { label: "Red", description: "loud" },
+          ],
+        },
+      ],
     });
     await session.respondToRuntimeRequest(opened.requestId, { kind: "user_input", answers: { q1: "Blue" } });
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
@@ -250,8 +332,14 @@ describe("OpenCode runtime requests", () => {
 
   it("observes a native sub-agent (the task tool) without a thread; its approvals and its usage belong to the parent's turn", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
-    const task = { description: "child job", prompt: "child work @@shell echo from-the-child @@then @@reply child-answer {{output}}", subagent_type: "general" };
-    const t = turnInput(`delegate @@tool task ${JSON.stringify(task)} @@then @@reply parent got it`, { runtimeMode: "approval-required" });
+    const task = {
+      description: "child job",
+      prompt: "child work @@shell echo from-the-child @@then @@reply child-answer {{output}}",
+      subagent_type: "general",
+    };
+    const t = turnInput(`delegate @@tool task ${JSON.stringify(task)} @@then @@reply parent got it`, {
+      runtimeMode: "approval-required",
+    });
     await session.startTurn(t);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "echo from-the-child" });
@@ -262,9 +350,15 @@ describe("OpenCode runtime requests", () => {
     expect(observed.map((e) => e.status)).toEqual(["running", "completed"]);
     expect(observed[0]).toMatchObject({ nativeId: expect.stringMatching(/^ses_/), title: "child job" });
     expect(observed[0]!.nativeId).not.toBe(session.resumeCursor);
-    expect(observed[1]).toMatchObject({ nativeId: observed[0]!.nativeId, summary: expect.stringContaining("child-answer") });
+    expect(observed[1]).toMatchObject({
+      nativeId: observed[0]!.nativeId,
+      summary: expect.stringContaining("child-answer"),
+    });
     expect(observed.every((e) => e.nativeThreadId === undefined)).toBe(true);
-    expect(ofType(events.events, "tool_call.started", t.turnId).find((e) => e.name === "task")).toMatchObject({ kind: "subagent", title: "child job" });
+    expect(ofType(events.events, "tool_call.started", t.turnId).find((e) => e.name === "task")).toMatchObject({
+      kind: "subagent",
+      title: "child job",
+    });
     // The child's own text and commands are its own: only the parent's answer is this turn's.
     expect(texts(events.events, t.turnId)).toEqual(["parent got it"]);
     expect(ofType(events.events, "tool_call.started", t.turnId).map((e) => e.name)).toEqual(["task"]);
@@ -281,7 +375,9 @@ describe("OpenCode conversations", () => {
     const first = await lab.open();
     const remember = turnInput("remember @@reply noted oc-resume-marker");
     await first.session.startTurn(remember);
-    expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === remember.turnId, TIMEOUT)).status).toBe("completed");
+    expect((await first.events.waitFor("turn.terminal", (e) => e.turnId === remember.turnId, TIMEOUT)).status).toBe(
+      "completed",
+    );
     const cursor = first.session.resumeCursor!;
     await first.session.close();
 
@@ -291,11 +387,16 @@ describe("OpenCode conversations", () => {
     expect(ofType(resumed.events.events, "session.resume_cursor")).toEqual([]);
     const recall = turnInput("recall @@reply history: {{history}}");
     await resumed.session.startTurn(recall);
-    expect((await resumed.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, TIMEOUT)).status).toBe("completed");
+    expect((await resumed.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, TIMEOUT)).status).toBe(
+      "completed",
+    );
     expect(texts(resumed.events.events, recall.turnId)).toEqual(["history: remember @@reply noted oc-resume-marker"]);
     await resumed.session.close();
 
-    await expect(lab.open({ resumeCursor: "ses_gone0000000000000000000" })).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("ses_gone") });
+    await expect(lab.open({ resumeCursor: "ses_gone0000000000000000000" })).rejects.toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining("ses_gone"),
+    });
   }, 180_000);
 
   it("forks after a given turn keeping exactly the turns up to it, or everything; a turn it never ran is not_found", async () => {
@@ -321,7 +422,9 @@ describe("OpenCode conversations", () => {
       return text;
     };
     expect(await recallOn(afterTwo.resumeCursor)).toBe("history: one @@reply said one | two @@reply said two");
-    expect(await recallOn(all.resumeCursor)).toBe("history: one @@reply said one | two @@reply said two | three @@reply said three");
+    expect(await recallOn(all.resumeCursor)).toBe(
+      "history: one @@reply said one | two @@reply said two | three @@reply said three",
+    );
   }, 240_000);
 
   it("lists a model's variants as its efforts and sends a turn's effort as the prompt's variant", async () => {
@@ -338,7 +441,10 @@ describe("OpenCode conversations", () => {
 
   it("applies a model per turn, restarts its server for a new runtime mode on the same conversation, and reads a snapshot without the instructions wrapper", async () => {
     const { session, events } = await lab.open();
-    const first = turnInput("first @@reply on the second model", { model: SECOND_MODEL, instructions: "ROLE: be brief" });
+    const first = turnInput("first @@reply on the second model", {
+      model: SECOND_MODEL,
+      instructions: "ROLE: be brief",
+    });
     await session.startTurn(first);
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === first.turnId, TIMEOUT)).status).toBe("completed");
     const request = lab.server.requests.find((r) => r.userText?.includes("on the second model"));
@@ -346,13 +452,18 @@ describe("OpenCode conversations", () => {
     expect(JSON.stringify(request?.body)).toContain("ROLE: be brief");
     const firstPid = session.serverPid!;
 
-    const stricter = turnInput("now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}", { runtimeMode: "approval-required" });
+    const stricter = turnInput(
+      "now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}",
+      { runtimeMode: "approval-required" },
+    );
     await session.startTurn(stricter);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === stricter.turnId, TIMEOUT);
     expect(session.serverPid).not.toBe(firstPid);
     expect(isRunning(firstPid)).toBe(false);
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
-    expect((await events.waitFor("turn.terminal", (e) => e.turnId === stricter.turnId, TIMEOUT)).status).toBe("completed");
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === stricter.turnId, TIMEOUT)).status).toBe(
+      "completed",
+    );
     // The new server continued the same conversation, the first prompt's instructions included.
     expect(texts(events.events, stricter.turnId)[0]).toContain("history first @@reply on the second model");
     const second = lab.server.requests.find((r) => r.userText?.startsWith("now @@shell"));
@@ -361,7 +472,10 @@ describe("OpenCode conversations", () => {
     const snapshot = await session.readSnapshot!();
     expect(snapshot.turns).toEqual([
       { userText: "first @@reply on the second model", assistantText: "on the second model" },
-      { userText: "now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}", assistantText: expect.stringContaining("after approval needs-approval") },
+      {
+        userText: "now @@shell echo needs-approval @@then @@reply after approval {{output}} history {{history}}",
+        assistantText: expect.stringContaining("after approval needs-approval"),
+      },
     ]);
     await session.close();
   }, 180_000);
@@ -373,7 +487,13 @@ describe("OpenCode conversations", () => {
     await lab.server.waitForHold("oc-crash", TIMEOUT);
     process.kill(-session.serverPid!, "SIGKILL");
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
-    expect(end).toMatchObject({ status: "failed", error: { code: "opencode_exited", message: expect.stringContaining("opencode serve exited (code none, signal SIGKILL)") } });
+    expect(end).toMatchObject({
+      status: "failed",
+      error: {
+        code: "opencode_exited",
+        message: expect.stringContaining("opencode serve exited (code none, signal SIGKILL)"),
+      },
+    });
     expect(ofType(events.events, "session.exited")).toHaveLength(1);
     lab.server.release("oc-crash");
     await expect(session.startTurn(turnInput("again @@reply no"))).rejects.toMatchObject({ code: "session_closed" });

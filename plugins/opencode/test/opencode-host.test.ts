@@ -35,20 +35,37 @@ describe("OpenCode across a host kill -9", () => {
     cleanups.push(() => openCodeHome.cleanup());
     const home = mkdtempSync(join(tmpdir(), "switchyard-opencode-restart-"));
     const workspace = mkdtempSync(join(tmpdir(), "switchyard-opencode-ws-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }));
+    cleanups.push(
+      () => rmSync(home, { recursive: true, force: true }),
+      () => rmSync(workspace, { recursive: true, force: true }),
+    );
     const config = { plugins: [PLUGIN_DIR], providers: [hostInstance("opencode", openCodeHome)] };
     // The continued turn (the boot reconciler's message) answers with the conversation so far.
-    server.script((ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted"), [{ reply: "finished after the restart; history: {{history}}" }]);
+    server.script(
+      (ctx) => (ctx.turn.userText ?? "").includes("Switchyard server restarted"),
+      [{ reply: "finished after the restart; history: {{history}}" }],
+    );
 
     let host = EngineChild.start(home, config);
     cleanups.push(() => host.stop());
     await host.ready;
     const projectId = await host.call<string>("project", { path: workspace });
-    const threadId = await host.call<string>("thread", { projectId, instance: "opencode", runtimeMode: "full-access", prompt: "long job @@hold oc-host-crash @@reply never reached" });
+    const threadId = await host.call<string>("thread", {
+      projectId,
+      instance: "opencode",
+      runtimeMode: "full-access",
+      prompt: "long job @@hold oc-host-crash @@reply never reached",
+    });
     await server.waitForHold("oc-host-crash", 90_000);
     const before = new Database(join(home, "switchyard.db"), { readonly: true });
-    const harnessPids = (before.prepare("SELECT pid FROM harness_processes").all() as { pid: number }[]).map((row) => row.pid);
-    const firstCursor = (before.prepare("SELECT json_extract(data, '$.resumeCursor') AS cursor FROM provider_sessions WHERE thread_id = ?").get(threadId) as { cursor: string | null } | undefined)?.cursor;
+    const harnessPids = (before.prepare("SELECT pid FROM harness_processes").all() as { pid: number }[]).map(
+      (row) => row.pid,
+    );
+    const firstCursor = (
+      before
+        .prepare("SELECT json_extract(data, '$.resumeCursor') AS cursor FROM provider_sessions WHERE thread_id = ?")
+        .get(threadId) as { cursor: string | null } | undefined
+    )?.cursor;
     before.close();
     expect(harnessPids.length).toBeGreaterThanOrEqual(1);
     expect(firstCursor).toMatch(/^ses_/);
@@ -57,15 +74,21 @@ describe("OpenCode across a host kill -9", () => {
     host = EngineChild.start(home, config);
     const ready = await host.ready;
     // The reaper's SIGKILL is sent at boot; a large process takes a moment to die.
-    for (const pid of harnessPids) expect(await diesWithin(pid, 10_000), `opencode serve pid ${pid} survived the host`).toBe(true);
+    for (const pid of harnessPids)
+      expect(await diesWithin(pid, 10_000), `opencode serve pid ${pid} survived the host`).toBe(true);
     expect(ready.report).toMatchObject({ reapedProcesses: harnessPids.length });
     expect(ready.report.continuedRuns).toHaveLength(1);
     server.release("oc-host-crash");
 
-    const waited = await host.call<{ run: { status: string; summary: string | null } | null; timedOut: boolean }>("wait", { threadId, timeoutMs: 120_000 });
+    const waited = await host.call<{ run: { status: string; summary: string | null } | null; timedOut: boolean }>(
+      "wait",
+      { threadId, timeoutMs: 120_000 },
+    );
     expect(waited.timedOut).toBe(false);
     expect(waited.run?.status).toBe("completed");
-    expect(waited.run?.summary).toContain("finished after the restart; history: long job @@hold oc-host-crash @@reply never reached");
+    expect(waited.run?.summary).toContain(
+      "finished after the restart; history: long job @@hold oc-host-crash @@reply never reached",
+    );
     await host.call("drain");
     await host.stop();
 
@@ -80,7 +103,13 @@ describe("OpenCode across a host kill -9", () => {
           // already gone
         }
       }
-      const cursors = (db.prepare("SELECT json_extract(data, '$.resumeCursor') AS cursor FROM provider_sessions WHERE thread_id = ? ORDER BY json_extract(data, '$.openedAt')").all(threadId) as { cursor: string | null }[]).map((row) => row.cursor);
+      const cursors = (
+        db
+          .prepare(
+            "SELECT json_extract(data, '$.resumeCursor') AS cursor FROM provider_sessions WHERE thread_id = ? ORDER BY json_extract(data, '$.openedAt')",
+          )
+          .all(threadId) as { cursor: string | null }[]
+      ).map((row) => row.cursor);
       expect(cursors.length).toBe(2);
       expect(new Set(cursors)).toEqual(new Set([firstCursor]));
     } finally {

@@ -32,9 +32,18 @@ export function twoModelProvider(modelServerUrl: string): Record<string, unknown
       options: { baseURL: `${modelServerUrl}/v1`, apiKey: "sk-switchyard-testkit-dummy" },
       models: {
         // A price, so the cost OpenCode reports on each step-finish part is not zero.
-        "fake-model": { name: "Fake Model", tool_call: true, cost: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } },
+        "fake-model": {
+          name: "Fake Model",
+          tool_call: true,
+          cost: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 },
+        },
         // A variant, as OpenCode defines reasoning settings: the effort `high` of this model.
-        "fake-model-2": { name: "Fake Model 2", tool_call: true, reasoning: true, variants: { high: { reasoningEffort: "high" } } },
+        "fake-model-2": {
+          name: "Fake Model 2",
+          tool_call: true,
+          reasoning: true,
+          variants: { high: { reasoningEffort: "high" } },
+        },
       },
     },
   };
@@ -46,7 +55,10 @@ export async function createTwoModelHome(server: ScriptedModelServer): Promise<O
 }
 
 /** The instance config a host test gives an OpenCode home (its opencode.json is merged under Switchyard's entries). */
-export function hostInstance(id: string, home: OpenCodeHome): { id: string; driver: string; options: Record<string, unknown>; environment: Record<string, string> } {
+export function hostInstance(
+  id: string,
+  home: OpenCodeHome,
+): { id: string; driver: string; options: Record<string, unknown>; environment: Record<string, string> } {
   return { id, driver: "opencode", options: { configFile: home.configPath }, environment: home.env };
 }
 
@@ -56,17 +68,30 @@ export function openCodeOptions(raw: Record<string, unknown> = {}): Promise<Open
 }
 
 /** One lab: model server, OpenCode home, plugin context, adapter. */
-export interface OpenCodeLab extends SessionLab<OpenCodeProviderSession, ReturnType<typeof createOpenCodeAdapter>, OpenCodeHome> {
+export interface OpenCodeLab extends SessionLab<
+  OpenCodeProviderSession,
+  ReturnType<typeof createOpenCodeAdapter>,
+  OpenCodeHome
+> {
   readonly server: ScriptedModelServer;
 }
 
 /** The instance descriptor of a lab. */
 function instanceOf(home: OpenCodeHome): ProviderInstanceDescriptor {
-  return { id: "opencode-test", driver: "opencode", displayName: "OpenCode", homePath: null, environment: home.env, customModels: [] };
+  return {
+    id: "opencode-test",
+    driver: "opencode",
+    displayName: "OpenCode",
+    homePath: null,
+    environment: home.env,
+    customModels: [],
+  };
 }
 
 /** Builds a lab. */
-export async function createOpenCodeLab(options: { driverOptions?: Record<string, unknown> } = {}): Promise<OpenCodeLab> {
+export async function createOpenCodeLab(
+  options: { driverOptions?: Record<string, unknown> } = {},
+): Promise<OpenCodeLab> {
   const server = await ScriptedModelServer.start();
   const home = await createTwoModelHome(server);
   const driverOptions = await openCodeOptions({ configFile: home.configPath, ...options.driverOptions });
@@ -80,5 +105,8 @@ export async function createOpenCodeLab(options: { driverOptions?: Record<string
 
 /** An MCP grant for an endpoint (the same shape the host issues). */
 export function grantFor(url: string, token: string, serverName = "switchyard"): McpEndpointGrant {
-  return mcpGrantFor(url, token, { serverName, instructions: "<switchyard_instructions>ORCHESTRATION-MARKER: use the switchyard tools.</switchyard_instructions>" });
+  return mcpGrantFor(url, token, {
+    serverName,
+    instructions: "<switchyard_instructions>ORCHESTRATION-MARKER: use the switchyard tools.</switchyard_instructions>",
+  });
 }

@@ -25,7 +25,12 @@ import {
   type Part,
   type Provider,
 } from "../src/index.js";
-import { approvalRequestOf, permissionReplyOf, questionAnswersOf, userInputRequestOf } from "../src/opencode-requests.js";
+import {
+  approvalRequestOf,
+  permissionReplyOf,
+  questionAnswersOf,
+  userInputRequestOf,
+} from "../src/opencode-requests.js";
 import { toolCallStart, taskResultOf } from "../src/opencode-items.js";
 import { OpenCodeTurn } from "../src/opencode-turn.js";
 import { RuntimeRequestBook, type AdapterEvent } from "@switchyard/sdk";
@@ -53,7 +58,10 @@ describe("the server's config", () => {
       instructions: ["AGENTS.extra.md"],
       share: "auto",
     };
-    const config = serverConfig(user, { runtimeMode: "approval-required", grant: grantFor("http://127.0.0.1:9/mcp", "sy_secret") });
+    const config = serverConfig(user, {
+      runtimeMode: "approval-required",
+      grant: grantFor("http://127.0.0.1:9/mcp", "sy_secret"),
+    });
     expect(config).toMatchObject({
       model: "anthropic/claude-sonnet-4-6",
       autoupdate: false,
@@ -75,8 +83,19 @@ describe("the server's config", () => {
 
   it("maps each runtime mode onto OpenCode permissions", () => {
     expect(permissionForMode("full-access", "switchyard")).toBe("allow");
-    expect(permissionForMode("auto-accept-edits", "sy")).toEqual({ bash: "ask", edit: "allow", webfetch: "ask", websearch: "ask", "sy_*": "allow" });
-    expect(permissionForMode("approval-required", null)).toEqual({ bash: "ask", edit: "ask", webfetch: "ask", websearch: "ask" });
+    expect(permissionForMode("auto-accept-edits", "sy")).toEqual({
+      bash: "ask",
+      edit: "allow",
+      webfetch: "ask",
+      websearch: "ask",
+      "sy_*": "allow",
+    });
+    expect(permissionForMode("approval-required", null)).toEqual({
+      bash: "ask",
+      edit: "ask",
+      webfetch: "ask",
+      websearch: "ask",
+    });
   });
 
   it("reads opencode.json or opencode.jsonc from the home, makes {file:} references absolute, and names a broken file", async () => {
@@ -84,53 +103,99 @@ describe("the server's config", () => {
     const options = await openCodeOptions();
     expect(userConfigPath(options, instance({ homePath: home }), {})).toBe(path.join(home, "opencode.json"));
     expect(userConfigPath(options, instance(), { XDG_CONFIG_HOME: "/x" })).toBe("/x/opencode/opencode.json");
-    expect(userConfigPath(await openCodeOptions({ configFile: "/c.json" }), instance({ homePath: home }), {})).toBe("/c.json");
+    expect(userConfigPath(await openCodeOptions({ configFile: "/c.json" }), instance({ homePath: home }), {})).toBe(
+      "/c.json",
+    );
     expect(await readUserConfig(path.join(home, "opencode.json"))).toEqual({ config: {}, path: null });
 
     const jsoncDir = path.join(scratch, "jsonc");
     rmSync(jsoncDir, { recursive: true, force: true });
     mkdirSync(jsoncDir, { recursive: true });
-    writeFileSync(path.join(jsoncDir, "opencode.jsonc"), '{\n  // my keys\n  "provider": { "x": { "options": { "apiKey": "{file:./key.txt}" } } }, /* trailing */\n}\n');
+    writeFileSync(
+      path.join(jsoncDir, "opencode.jsonc"),
+      '{\n  // my keys\n  "provider": { "x": { "options": { "apiKey": "{file:./key.txt}" } } }, /* trailing */\n}\n',
+    );
     const read = await readUserConfig(path.join(jsoncDir, "opencode.json"));
     expect(read.path).toBe(path.join(jsoncDir, "opencode.jsonc"));
-    expect(read.config).toEqual({ provider: { x: { options: { apiKey: `{file:${path.join(jsoncDir, "key.txt")}}` } } } });
+    expect(read.config).toEqual({
+      provider: { x: { options: { apiKey: `{file:${path.join(jsoncDir, "key.txt")}}` } } },
+    });
 
     writeFileSync(path.join(scratch, "broken.json"), '{ "model": ');
-    await expect(readUserConfig(path.join(scratch, "broken.json"))).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining("broken.json") });
+    await expect(readUserConfig(path.join(scratch, "broken.json"))).rejects.toMatchObject({
+      code: "config_invalid",
+      message: expect.stringContaining("broken.json"),
+    });
   });
 
   it("builds the environment without Switchyard's own variables and with the adapter's values last", () => {
     const env = serverEnvironment(
       instance({ environment: { ANTHROPIC_API_KEY: "k", XDG_DATA_HOME: "/instance-data", SWITCHYARD_SECRET: "no" } }),
       { XDG_DATA_HOME: "/ours", [MCP_TOKEN_ENV]: "sy_t" },
-      { PATH: "/bin", SWITCHYARD_HOME: "/h", OPENCODE_CONFIG_CONTENT: "{}", OPENCODE_CONFIG: "/user.json", HOME: "/home/u" },
+      {
+        PATH: "/bin",
+        SWITCHYARD_HOME: "/h",
+        OPENCODE_CONFIG_CONTENT: "{}",
+        OPENCODE_CONFIG: "/user.json",
+        HOME: "/home/u",
+      },
     );
-    expect(env).toEqual({ PATH: "/bin", HOME: "/home/u", ANTHROPIC_API_KEY: "k", XDG_DATA_HOME: "/ours", OPENCODE_DISABLE_AUTOUPDATE: "1", [MCP_TOKEN_ENV]: "sy_t" });
+    expect(env).toEqual({
+      PATH: "/bin",
+      HOME: "/home/u",
+      ANTHROPIC_API_KEY: "k",
+      XDG_DATA_HOME: "/ours",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      [MCP_TOKEN_ENV]: "sy_t",
+    });
   });
 
   it("parses JSONC: comments outside strings, trailing commas, and // inside strings kept", () => {
-    expect(parseJsonc('{ "url": "http://x//y", /* c */ "a": [1, 2, // two\n ], }')).toEqual({ url: "http://x//y", a: [1, 2] });
+    expect(parseJsonc('{ "url": "http://x//y", /* c */ "a": [1, 2, // two\n ], }')).toEqual({
+      url: "http://x//y",
+      a: [1, 2],
+    });
     expect(() => parseJsonc("{ nope }")).toThrow();
   });
 });
 
 describe("models, forks and requests", () => {
   const provider = (id: string, models: Record<string, { name: string; status?: string }>): Provider =>
-    ({ id, name: id.toUpperCase(), models: Object.fromEntries(Object.entries(models).map(([key, model]) => [key, { id: key, ...model }])) }) as unknown as Provider;
+    ({
+      id,
+      name: id.toUpperCase(),
+      models: Object.fromEntries(Object.entries(models).map(([key, model]) => [key, { id: key, ...model }])),
+    }) as unknown as Provider;
 
   it("lists every usable model, the configured default first, deprecated ones as legacy, custom models after the default", () => {
     const models = modelCatalog(
-      [provider("zen", { free: { name: "Free", status: "active" } }), provider("anthropic", { old: { name: "Old", status: "deprecated" }, sonnet: { name: "Sonnet", status: "active" } })],
+      [
+        provider("zen", { free: { name: "Free", status: "active" } }),
+        provider("anthropic", {
+          old: { name: "Old", status: "deprecated" },
+          sonnet: { name: "Sonnet", status: "active" },
+        }),
+      ],
       "anthropic/sonnet",
       ["local/llama", "zen/free"],
     );
     expect(models.map((model) => model.id)).toEqual(["anthropic/sonnet", "local/llama", "zen/free", "anthropic/old"]);
-    expect(models[0]).toEqual({ id: "anthropic/sonnet", displayName: "Sonnet (ANTHROPIC)", isDefault: true, source: "harness_catalog" });
+    expect(models[0]).toEqual({
+      id: "anthropic/sonnet",
+      displayName: "Sonnet (ANTHROPIC)",
+      isDefault: true,
+      source: "harness_catalog",
+    });
     expect(models[3]).toMatchObject({ legacy: true });
   });
 
   it("says which models the user's opencode.json names and which are OpenCode's catalog", () => {
-    const models = modelCatalog([provider("local", { qwen: { name: "Qwen" } }), provider("anthropic", { sonnet: { name: "Sonnet" } })], "local/qwen", [], new Set(["local/qwen"]));
+    const models = modelCatalog(
+      [provider("local", { qwen: { name: "Qwen" } }), provider("anthropic", { sonnet: { name: "Sonnet" } })],
+      "local/qwen",
+      [],
+      new Set(["local/qwen"]),
+    );
     expect(models.map((model) => [model.id, model.source])).toEqual([
       ["local/qwen", "harness_config"],
       ["anthropic/sonnet", "harness_catalog"],
@@ -138,9 +203,15 @@ describe("models, forks and requests", () => {
   });
 
   it("lists a model's variants as its efforts (what the prompt's variant takes)", () => {
-    const withVariants = { ...provider("openai", { gpt: { name: "GPT" } }) } as unknown as { models: Record<string, Record<string, unknown>> };
+    const withVariants = { ...provider("openai", { gpt: { name: "GPT" } }) } as unknown as {
+      models: Record<string, Record<string, unknown>>;
+    };
     withVariants.models["gpt"]!["variants"] = { low: { reasoningEffort: "low" }, high: { reasoningEffort: "high" } };
-    const [gpt] = modelCatalog([withVariants as unknown as Provider, provider("zen", { free: { name: "Free" } })], null, []);
+    const [gpt] = modelCatalog(
+      [withVariants as unknown as Provider, provider("zen", { free: { name: "Free" } })],
+      null,
+      [],
+    );
     expect(gpt).toMatchObject({ id: "openai/gpt", efforts: ["low", "high"] });
     expect(modelCatalog([provider("zen", { free: { name: "Free" } })], null, [])[0]!.efforts).toBeUndefined();
   });
@@ -148,10 +219,29 @@ describe("models, forks and requests", () => {
   it("cuts a fork at the first prompt of a later host turn, across steers and OpenCode's own user messages", () => {
     const user = (id: string, turnId: string | null): { info: Message; parts: Part[] } => ({
       info: { id, role: "user" } as Message,
-      parts: [{ id: `p-${id}`, type: "text", text: id, ...(turnId !== null ? { metadata: { switchyardTurnId: turnId } } : {}) } as Part],
+      parts: [
+        {
+          id: `p-${id}`,
+          type: "text",
+          text: id,
+          ...(turnId !== null ? { metadata: { switchyardTurnId: turnId } } : {}),
+        } as Part,
+      ],
     });
-    const assistant = (id: string): { info: Message; parts: Part[] } => ({ info: { id, role: "assistant" } as Message, parts: [] });
-    const messages = [user("u1", "t1"), assistant("a1"), user("u1b", "t1"), assistant("a1b"), user("u-compaction", null), user("u2", "t2"), assistant("a2"), user("u3", "t3")];
+    const assistant = (id: string): { info: Message; parts: Part[] } => ({
+      info: { id, role: "assistant" } as Message,
+      parts: [],
+    });
+    const messages = [
+      user("u1", "t1"),
+      assistant("a1"),
+      user("u1b", "t1"),
+      assistant("a1b"),
+      user("u-compaction", null),
+      user("u2", "t2"),
+      assistant("a2"),
+      user("u3", "t3"),
+    ];
     expect(forkPoint(messages, "t1")).toBe("u2");
     expect(forkPoint(messages, "t2")).toBe("u3");
     expect(forkPoint(messages, "t3")).toBeUndefined();
@@ -159,28 +249,66 @@ describe("models, forks and requests", () => {
   });
 
   it("maps permissions and questions both ways", () => {
-    const request = { id: "per_1", sessionID: "s", permission: "bash", patterns: ["rm x"], metadata: { command: "rm x" }, always: ["rm *"] };
-    expect(approvalRequestOf(request, ["switchyard"])).toMatchObject({ kind: "approval", approvalKind: "command", title: "rm x" });
-    expect(approvalRequestOf({ ...request, permission: "switchyard_delegate_task", metadata: {} }, ["switchyard"])).toMatchObject({ approvalKind: "permission", title: "switchyard/delegate_task" });
-    expect(approvalRequestOf({ ...request, permission: "edit", metadata: { diff: "+a" } }, [])).toMatchObject({ approvalKind: "file-change", detail: "+a" });
-    const answered = (decision: "accept" | "accept_for_session" | "decline" | "cancel") => permissionReplyOf({ kind: "answered", response: { kind: "approval", decision } });
+    const request = {
+      id: "per_1",
+      sessionID: "s",
+      permission: "bash",
+      patterns: ["rm x"],
+      metadata: { command: "rm x" },
+      always: ["rm *"],
+    };
+    expect(approvalRequestOf(request, ["switchyard"])).toMatchObject({
+      kind: "approval",
+      approvalKind: "command",
+      title: "rm x",
+    });
+    expect(
+      approvalRequestOf({ ...request, permission: "switchyard_delegate_task", metadata: {} }, ["switchyard"]),
+    ).toMatchObject({ approvalKind: "permission", title: "switchyard/delegate_task" });
+    expect(approvalRequestOf({ ...request, permission: "edit", metadata: { diff: "+a" } }, [])).toMatchObject({
+      approvalKind: "file-change",
+      detail: "+a",
+    });
+    const answered = (decision: "accept" | "accept_for_session" | "decline" | "cancel") =>
+      permissionReplyOf({ kind: "answered", response: { kind: "approval", decision } });
     expect(answered("accept")).toEqual({ reply: "once" });
     expect(answered("accept_for_session")).toEqual({ reply: "always" });
     expect(answered("decline")).toMatchObject({ reply: "reject", message: expect.stringContaining("declined") });
     expect(answered("cancel")).toEqual({ reply: "reject" });
-    expect(permissionReplyOf({ kind: "cancelled", resolution: "cancelled", dismissed: true })).toEqual({ reply: "reject" });
+    expect(permissionReplyOf({ kind: "cancelled", resolution: "cancelled", dismissed: true })).toEqual({
+      reply: "reject",
+    });
 
-    const asked = userInputRequestOf({ id: "que_1", sessionID: "s", questions: [{ question: "A?", header: "A", options: [] }, { question: "B?", header: "B", options: [{ label: "x", description: "" }], multiple: true }] });
+    const asked = userInputRequestOf({
+      id: "que_1",
+      sessionID: "s",
+      questions: [
+        { question: "A?", header: "A", options: [] },
+        { question: "B?", header: "B", options: [{ label: "x", description: "" }], multiple: true },
+      ],
+    });
     expect(asked.questionIds).toEqual(["q1", "q2"]);
     expect(asked.request.questions[1]).toMatchObject({ id: "q2", multiSelect: true });
-    expect(questionAnswersOf({ q2: ["x", "y"], q1: "free text" }, asked.questionIds)).toEqual([["free text"], ["x", "y"]]);
+    expect(questionAnswersOf({ q2: ["x", "y"], q1: "free text" }, asked.questionIds)).toEqual([
+      ["free text"],
+      ["x", "y"],
+    ]);
   });
 
   it("names tool calls for a timeline and reads a task's result", () => {
-    expect(toolCallStart("c", "switchyard_delegate_task", {}, undefined, ["switchyard"])).toMatchObject({ kind: "mcp", server: "switchyard", title: "switchyard/delegate_task" });
-    expect(toolCallStart("c", "read", { filePath: "/a/b.ts" }, undefined, [])).toMatchObject({ kind: "file_read", title: "/a/b.ts" });
+    expect(toolCallStart("c", "switchyard_delegate_task", {}, undefined, ["switchyard"])).toMatchObject({
+      kind: "mcp",
+      server: "switchyard",
+      title: "switchyard/delegate_task",
+    });
+    expect(toolCallStart("c", "read", { filePath: "/a/b.ts" }, undefined, [])).toMatchObject({
+      kind: "file_read",
+      title: "/a/b.ts",
+    });
     expect(toolCallStart("c", "todowrite", {}, "3 todos", [])).toMatchObject({ kind: "other", title: "3 todos" });
-    expect(taskResultOf('<task id="ses_1" state="completed"> <task_result>\nthe answer\n</task_result> </task>')).toBe("the answer");
+    expect(taskResultOf('<task id="ses_1" state="completed"> <task_result>\nthe answer\n</task_result> </task>')).toBe(
+      "the answer",
+    );
     expect(platformPackageNames("linux", "x64")[0]).toBe("opencode-linux-x64");
     expect(platformPackageNames("win32", "arm64")).toEqual(["opencode-windows-arm64"]);
     expect(platformPackageNames("darwin", "x64")).toEqual(["opencode-darwin-x64", "opencode-darwin-x64-baseline"]);
@@ -190,7 +318,19 @@ describe("models, forks and requests", () => {
 describe("when an OpenCode turn is over", () => {
   const SESSION = "ses_main";
   const userPart = (messageID: string, turnId: string, prompt: number) =>
-    ({ type: "message.part.updated", properties: { part: { id: `prt_${messageID}`, sessionID: SESSION, messageID, type: "text", text: "x", metadata: { switchyardTurnId: turnId, switchyardPrompt: prompt } } } }) as never;
+    ({
+      type: "message.part.updated",
+      properties: {
+        part: {
+          id: `prt_${messageID}`,
+          sessionID: SESSION,
+          messageID,
+          type: "text",
+          text: "x",
+          metadata: { switchyardTurnId: turnId, switchyardPrompt: prompt },
+        },
+      },
+    }) as never;
   const busy = { type: "session.status", properties: { sessionID: SESSION, status: { type: "busy" } } } as never;
   const idle = { type: "session.idle", properties: { sessionID: SESSION } } as never;
   const make = () => {
@@ -234,7 +374,18 @@ describe("when an OpenCode turn is over", () => {
     const { turn } = make();
     turn.nextPrompt();
     turn.apply(userPart("msg_mine", "t1", 1));
-    turn.apply({ type: "message.updated", properties: { info: { id: "msg_old", sessionID: SESSION, role: "assistant", parentID: "msg_before", error: { name: "MessageAbortedError", data: { message: "Aborted" } } } } } as never);
+    turn.apply({
+      type: "message.updated",
+      properties: {
+        info: {
+          id: "msg_old",
+          sessionID: SESSION,
+          role: "assistant",
+          parentID: "msg_before",
+          error: { name: "MessageAbortedError", data: { message: "Aborted" } },
+        },
+      },
+    } as never);
     turn.apply(busy);
     turn.apply(idle);
     expect(turn.outcome()).toEqual({ status: "completed" });
@@ -243,7 +394,10 @@ describe("when an OpenCode turn is over", () => {
 
 describe("the inspect probe", () => {
   it("finds the binary and reads the config's models without starting or writing anything", async () => {
-    const home = await createOpenCodeHome({ modelServerUrl: "http://127.0.0.1:9", config: { model: "fake/fake-model" } });
+    const home = await createOpenCodeHome({
+      modelServerUrl: "http://127.0.0.1:9",
+      config: { model: "fake/fake-model" },
+    });
     const ctx = await createAcpTestContext();
     try {
       const adapter = createOpenCodeAdapter({
@@ -252,16 +406,26 @@ describe("the inspect probe", () => {
         context: ctx.context,
       });
       // The host passes a depth on main's spec; this spec version's probe() takes none in its type.
-      const probe = adapter.probe as (options?: { readonly depth?: "inspect" | "full" }) => ReturnType<typeof adapter.probe>;
+      const probe = adapter.probe as (options?: {
+        readonly depth?: "inspect" | "full";
+      }) => ReturnType<typeof adapter.probe>;
       const status = await probe({ depth: "inspect" });
       expect(status).toMatchObject({ installed: true, executable: true, authenticated: "unknown", version: "1.18.33" });
-      expect(status.models).toEqual([{ id: "fake/fake-model", isDefault: true, source: "harness_config" }, { id: "local/llama" }]);
+      expect(status.models).toEqual([
+        { id: "fake/fake-model", isDefault: true, source: "harness_config" },
+        { id: "local/llama" },
+      ]);
       expect(ctx.processes.spawned).toHaveLength(0);
       expect(existsSync(ctx.context.paths.dataDir)).toBe(false);
     } finally {
       await ctx.dispose();
       await home.cleanup();
     }
-    expect(configuredModels({ model: "a/x", provider: { a: { models: { x: {}, y: {} } }, b: { models: { z: {} } } } }, ["b/z", "c/w"]).map((m) => m.id)).toEqual(["a/x", "a/y", "b/z", "c/w"]);
+    expect(
+      configuredModels({ model: "a/x", provider: { a: { models: { x: {}, y: {} } }, b: { models: { z: {} } } } }, [
+        "b/z",
+        "c/w",
+      ]).map((m) => m.id),
+    ).toEqual(["a/x", "a/y", "b/z", "c/w"]);
   });
 });

@@ -13,7 +13,12 @@ export { PI_CAPABILITIES } from "./pi-capabilities.js";
 export { piOptionsSchema, reservedFlagsIn, RESERVED_PI_FLAGS, type PiOptions } from "./pi-options.js";
 export { PiProviderSession } from "./pi-session.js";
 export { writeSwitchyardExtension, extensionSource, EXTENSION_SOURCE_PATH } from "./pi-extension-writer.js";
-export { APPROVAL_CHOICES, APPROVAL_TITLE_PREFIX, EXTENSION_ENV, type ApprovalPrompt } from "./pi-extension/switchyard-extension.js";
+export {
+  APPROVAL_CHOICES,
+  APPROVAL_TITLE_PREFIX,
+  EXTENSION_ENV,
+  type ApprovalPrompt,
+} from "./pi-extension/switchyard-extension.js";
 export * from "./pi-wire.js";
 
 export default definePlugin({ drivers: [createPiDriver()] });

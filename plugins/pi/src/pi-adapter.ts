@@ -23,7 +23,11 @@ export type PiAdapter = OrchestrationAdapter & { readonly sessions: ReadonlySet<
  * The OrchestrationAdapter of one Pi instance: each session runs its own `pi --mode rpc`
  * process with the Switchyard extension.
  */
-export function createPiAdapter(instance: ProviderInstanceDescriptor, options: PiOptions, context: PluginContext): PiAdapter {
+export function createPiAdapter(
+  instance: ProviderInstanceDescriptor,
+  options: PiOptions,
+  context: PluginContext,
+): PiAdapter {
   return defineAdapter<PiProviderSession>({
     instance,
     driverKind: "pi",
@@ -31,7 +35,10 @@ export function createPiAdapter(instance: ProviderInstanceDescriptor, options: P
     probe: (probeOptions) => probePi({ instance, options, context }, probeOptions),
     async createSession(input, onClosed) {
       const { search, binary } = await findPi(options, context, piEnvironment(instance, {}));
-      if (binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { piPath: options.piPath ?? null });
+      if (binary === null)
+        throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), {
+          piPath: options.piPath ?? null,
+        });
       const extensionPath = await writeSwitchyardExtension(context.paths.cacheDir);
       return new PiProviderSession({ instance, options, context, binary, extensionPath, onClosed }, input);
     },
@@ -45,6 +52,7 @@ export function createPiDriver(): ProviderDriver<PiOptions> {
     displayName: "Pi",
     optionsSchema: piOptionsSchema,
     capabilities: PI_CAPABILITIES,
-    create: ({ instance, options, context }: CreateInstanceInput<PiOptions>) => createPiAdapter(instance, options, context),
+    create: ({ instance, options, context }: CreateInstanceInput<PiOptions>) =>
+      createPiAdapter(instance, options, context),
   });
 }

@@ -1,5 +1,10 @@
 import type { ApprovalDecision, ApprovalOption, ApprovalRequest, RuntimeRequestOutcome } from "@switchyard/sdk";
-import { APPROVAL_CHOICES, APPROVAL_TITLE_PREFIX, type ApprovalChoice, type ApprovalPrompt } from "./pi-extension/switchyard-extension.js";
+import {
+  APPROVAL_CHOICES,
+  APPROVAL_TITLE_PREFIX,
+  type ApprovalChoice,
+  type ApprovalPrompt,
+} from "./pi-extension/switchyard-extension.js";
 import type { PiExtensionUiRequest, PiExtensionUiResponse } from "./pi-wire.js";
 
 /** The options every Switchyard approval offers, in the extension's order. */
@@ -14,11 +19,22 @@ const OPTIONS: readonly ApprovalOption[] = [
  * null for any other extension's dialog.
  */
 export function parseApprovalDialog(request: PiExtensionUiRequest): ApprovalPrompt | null {
-  if (request.method !== "select" || typeof request.title !== "string" || !request.title.startsWith(APPROVAL_TITLE_PREFIX)) return null;
+  if (
+    request.method !== "select" ||
+    typeof request.title !== "string" ||
+    !request.title.startsWith(APPROVAL_TITLE_PREFIX)
+  )
+    return null;
   try {
     const prompt = JSON.parse(request.title.slice(APPROVAL_TITLE_PREFIX.length)) as Partial<ApprovalPrompt>;
-    if (typeof prompt.toolCallId !== "string" || typeof prompt.toolName !== "string" || typeof prompt.title !== "string") return null;
-    const kind = prompt.approvalKind === "command" || prompt.approvalKind === "file-change" ? prompt.approvalKind : "permission";
+    if (
+      typeof prompt.toolCallId !== "string" ||
+      typeof prompt.toolName !== "string" ||
+      typeof prompt.title !== "string"
+    )
+      return null;
+    const kind =
+      prompt.approvalKind === "command" || prompt.approvalKind === "file-change" ? prompt.approvalKind : "permission";
     return {
       toolCallId: prompt.toolCallId,
       toolName: prompt.toolName,
@@ -49,7 +65,8 @@ export function decisionOf(outcome: RuntimeRequestOutcome): ApprovalDecision | n
 
 /** The dialog answer for a decision: the matching choice, or a cancellation. */
 export function approvalAnswer(uiRequestId: string, decision: ApprovalDecision | null): PiExtensionUiResponse {
-  const choice = decision === null ? undefined : (APPROVAL_CHOICES as readonly string[]).find((value) => value === decision);
+  const choice =
+    decision === null ? undefined : (APPROVAL_CHOICES as readonly string[]).find((value) => value === decision);
   return choice === undefined
     ? { type: "extension_ui_response", id: uiRequestId, cancelled: true }
     : { type: "extension_ui_response", id: uiRequestId, value: choice as ApprovalChoice };

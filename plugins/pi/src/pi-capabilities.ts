@@ -29,7 +29,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   first 8 in the user's order.
  */
 export const PI_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -39,7 +44,12 @@ export const PI_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
+  tools: {
+    shell: true,
+    mcp: { http: true, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    mcpGrantUpdate: true,
+  },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 24_000 },

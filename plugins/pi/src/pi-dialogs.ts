@@ -27,7 +27,11 @@ export interface DialogRoute {
  * tool call declined). Another extension's dialog is dismissed with a warning, as is an
  * approval outside a turn; `notify` becomes a warning; other fire-and-forget calls are ignored.
  */
-export function routeUiRequest(request: PiExtensionUiRequest, requests: RuntimeRequestBook<PiDialog>, route: DialogRoute): void {
+export function routeUiRequest(
+  request: PiExtensionUiRequest,
+  requests: RuntimeRequestBook<PiDialog>,
+  route: DialogRoute,
+): void {
   if (!PI_DIALOG_METHODS.includes(request.method)) {
     if (request.method === "notify" && typeof request.message === "string") route.warn(`Pi: ${request.message}`);
     return;
@@ -35,11 +39,18 @@ export function routeUiRequest(request: PiExtensionUiRequest, requests: RuntimeR
   const prompt = parseApprovalDialog(request);
   const turn = route.turn;
   if (prompt === null || turn === null) {
-    if (prompt === null) route.warn(`A Pi extension asked "${request.title ?? request.method}" through a ${request.method} dialog, which Switchyard does not show; it was dismissed.`);
+    if (prompt === null)
+      route.warn(
+        `A Pi extension asked "${request.title ?? request.method}" through a ${request.method} dialog, which Switchyard does not show; it was dismissed.`,
+      );
     route.answer(dismissDialog(request.id));
     return;
   }
-  const { outcome } = requests.open(turn.turnId, approvalRequestOf(prompt), { uiRequestId: request.id, toolCallId: prompt.toolCallId, generation: route.generation });
+  const { outcome } = requests.open(turn.turnId, approvalRequestOf(prompt), {
+    uiRequestId: request.id,
+    toolCallId: prompt.toolCallId,
+    generation: route.generation,
+  });
   void outcome.then((settled) => {
     const decision = decisionOf(settled);
     if (decision === "decline") turn.declineTool(prompt.toolCallId);

@@ -9,7 +9,10 @@ const PI_THINKING_LEVELS = ["off", "minimal", "low", "medium", "high"] as const;
  * cannot tell, so those models do not offer it). A model without reasoning runs only "off",
  * so it takes no effort setting.
  */
-export function piModelEfforts(model: { readonly reasoning: boolean; readonly xhigh?: boolean }): Pick<ModelDescriptor, "efforts"> {
+export function piModelEfforts(model: {
+  readonly reasoning: boolean;
+  readonly xhigh?: boolean;
+}): Pick<ModelDescriptor, "efforts"> {
   if (!model.reasoning) return {};
   return { efforts: [...PI_THINKING_LEVELS, ...(model.xhigh === true ? ["xhigh"] : [])] };
 }

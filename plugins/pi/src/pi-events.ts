@@ -5,8 +5,22 @@
  * task cards of Pi's subagent tool.
  * `PiTurn` feeds the results to the turn ledger.
  */
-import type { ProviderTurnError, ThreadSnapshot, ToolCallStart, ToolKind, TurnTerminalStatus, TurnUsage } from "@switchyard/sdk";
-import { messageText, messageThinking, toolResultText, type PiMessage, type PiRpcEvent, type PiToolResult } from "./pi-wire.js";
+import type {
+  ProviderTurnError,
+  ThreadSnapshot,
+  ToolCallStart,
+  ToolKind,
+  TurnTerminalStatus,
+  TurnUsage,
+} from "@switchyard/sdk";
+import {
+  messageText,
+  messageThinking,
+  toolResultText,
+  type PiMessage,
+  type PiRpcEvent,
+  type PiToolResult,
+} from "./pi-wire.js";
 
 type EventOf<T extends PiRpcEvent["type"]> = Extract<PiRpcEvent, { type: T }>;
 
@@ -71,9 +85,17 @@ export function toolCallStartOf(event: EventOf<"tool_execution_start">): ToolCal
 }
 
 /** How a `tool_execution_end` ends its tool call (a declined call's failure is the ledger's to rename). */
-export function toolCallEndOf(event: EventOf<"tool_execution_end">): { readonly itemId: string; readonly status: "completed" | "failed"; readonly output?: string } {
+export function toolCallEndOf(event: EventOf<"tool_execution_end">): {
+  readonly itemId: string;
+  readonly status: "completed" | "failed";
+  readonly output?: string;
+} {
   const output = toolResultText(event.result);
-  return { itemId: event.toolCallId, status: event.isError === true ? "failed" : "completed", ...(output !== undefined ? { output } : {}) };
+  return {
+    itemId: event.toolCallId,
+    status: event.isError === true ? "failed" : "completed",
+    ...(output !== undefined ? { output } : {}),
+  };
 }
 
 /**
@@ -81,7 +103,10 @@ export function toolCallEndOf(event: EventOf<"tool_execution_end">): { readonly 
  * sends only the delta (no cumulative `message`, to keep the stream linear), so the role is the
  * one of the message the last `message_start` opened, `streamingRole`; 0.73 sends both.
  */
-export function assistantDeltaOf(event: EventOf<"message_update">, streamingRole: string | null = null): { readonly channel: "message" | "reasoning"; readonly text: string } | null {
+export function assistantDeltaOf(
+  event: EventOf<"message_update">,
+  streamingRole: string | null = null,
+): { readonly channel: "message" | "reasoning"; readonly text: string } | null {
   if ((event.message?.role ?? streamingRole) !== "assistant") return null;
   const delta = event.assistantMessageEvent;
   if (delta === undefined || typeof delta.delta !== "string" || delta.delta === "") return null;
@@ -116,13 +141,20 @@ export function usageOf(message: PiMessage): TurnUsage | null {
   const cost = usage.cost?.total;
   const priced = isCount(cost) && cost > 0 ? { ...figures, costUsd: cost } : figures;
   if (Object.keys(priced).length === 0) return null;
-  return typeof message.model === "string" && message.model !== "" ? { ...priced, byModel: { [message.model]: priced } } : priced;
+  return typeof message.model === "string" && message.model !== ""
+    ? { ...priced, byModel: { [message.model]: priced } }
+    : priced;
 }
 
 /** How a run of Pi's agent loop ended, as the turn sees it. */
 export type RunOutcome =
   /** The run is over: the turn ends with this status. */
-  | { readonly kind: "terminal"; readonly status: TurnTerminalStatus; readonly error?: ProviderTurnError; readonly warning?: string }
+  | {
+      readonly kind: "terminal";
+      readonly status: TurnTerminalStatus;
+      readonly error?: ProviderTurnError;
+      readonly warning?: string;
+    }
   /** The run ended on a provider error; Pi may still retry or compact (wait before ending). */
   | { readonly kind: "error_pending"; readonly error: ProviderTurnError };
 
@@ -207,7 +239,11 @@ export interface PiSubagentCard {
  * process, which Switchyard does not own. Any other tool, or a shape this does not recognize,
  * gives null and stays an ordinary tool call.
  */
-export function subagentCardsOf(toolName: string, toolCallId: string, result: PiToolResult | undefined): PiSubagentCard[] | null {
+export function subagentCardsOf(
+  toolName: string,
+  toolCallId: string,
+  result: PiToolResult | undefined,
+): PiSubagentCard[] | null {
   if (toolName !== PI_SUBAGENT_TOOL) return null;
   const details = result?.details;
   if (typeof details !== "object" || details === null) return null;
@@ -216,11 +252,18 @@ export function subagentCardsOf(toolName: string, toolCallId: string, result: Pi
   const cards: PiSubagentCard[] = [];
   for (const [index, entry] of results.entries()) {
     if (typeof entry !== "object" || entry === null) return null;
-    const child = entry as { readonly agent?: unknown; readonly task?: unknown; readonly status?: unknown; readonly messages?: unknown; readonly errorMessage?: unknown };
+    const child = entry as {
+      readonly agent?: unknown;
+      readonly task?: unknown;
+      readonly status?: unknown;
+      readonly messages?: unknown;
+      readonly errorMessage?: unknown;
+    };
     const status = typeof child.status === "string" ? SUBAGENT_STATUS[child.status] : undefined;
     if (typeof child.agent !== "string" || typeof child.task !== "string" || status === undefined) return null;
     const messages = Array.isArray(child.messages) ? (child.messages as PiMessage[]) : [];
-    const answer = status === "running" ? "" : messageText([...messages].reverse().find((message) => message?.role === "assistant"));
+    const answer =
+      status === "running" ? "" : messageText([...messages].reverse().find((message) => message?.role === "assistant"));
     const summary = answer !== "" ? answer : typeof child.errorMessage === "string" ? child.errorMessage : "";
     cards.push({
       nativeId: `${toolCallId}#${index}`,

@@ -16,7 +16,10 @@ export const EXTENSION_SOURCE_PATH = existsSync(COMPILED) ? COMPILED : SOURCE;
 /** The extension as Pi gets it (without a source-map link) and the file extension it needs. */
 export async function extensionSource(): Promise<{ readonly text: string; readonly extension: ".js" | ".ts" }> {
   const raw = await readFile(EXTENSION_SOURCE_PATH, "utf8");
-  return { text: raw.replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"), extension: EXTENSION_SOURCE_PATH.endsWith(".ts") ? ".ts" : ".js" };
+  return {
+    text: raw.replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"),
+    extension: EXTENSION_SOURCE_PATH.endsWith(".ts") ? ".ts" : ".js",
+  };
 }
 
 const written = new Map<string, Promise<string>>();

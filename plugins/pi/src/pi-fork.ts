@@ -14,7 +14,10 @@ export async function clonePiSession(client: PiRpcClient, original: string, time
   await client.call({ type: "switch_session", sessionPath: original }, timeoutMs);
   const back = await client.call<PiSessionState>({ type: "get_state" }, timeoutMs);
   if (back.sessionFile !== original) {
-    throw new SwitchyardError("internal", `pi did not switch back to "${original}" after cloning (it is on "${back.sessionFile ?? "no file"}").`);
+    throw new SwitchyardError(
+      "internal",
+      `pi did not switch back to "${original}" after cloning (it is on "${back.sessionFile ?? "no file"}").`,
+    );
   }
   if (copy.sessionFile === undefined || copy.sessionFile === original || !existsSync(copy.sessionFile)) {
     throw new SwitchyardError("provider_error", "pi's clone produced no new session file.");

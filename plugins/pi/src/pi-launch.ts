@@ -2,7 +2,16 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findHarness, type FoundHarness, type HarnessSearch, type HarnessSource, type HarnessSpec, type McpEndpointGrant, type PluginContext, type ProviderInstanceDescriptor } from "@switchyard/sdk";
+import {
+  findHarness,
+  type FoundHarness,
+  type HarnessSearch,
+  type HarnessSource,
+  type HarnessSpec,
+  type McpEndpointGrant,
+  type PluginContext,
+  type ProviderInstanceDescriptor,
+} from "@switchyard/sdk";
 import { EXTENSION_ENV } from "./pi-extension/switchyard-extension.js";
 import type { PiOptions } from "./pi-options.js";
 
@@ -49,8 +58,17 @@ const isScript = (file: string) => /\.[cm]?js$/.test(file);
  * land; a `.js` in the options likewise; any other executable runs as it is.
  */
 function launchOf(found: FoundHarness): PiBinary | null {
-  if (found.packageDir !== null && found.command !== null && (found.source === "global" || found.source === "local" || isScript(realpathSync(found.command)))) {
-    return { command: process.execPath, args: [realpathSync(found.command)], source: found.source, ...(found.packageVersion !== null ? { version: found.packageVersion } : {}) };
+  if (
+    found.packageDir !== null &&
+    found.command !== null &&
+    (found.source === "global" || found.source === "local" || isScript(realpathSync(found.command)))
+  ) {
+    return {
+      command: process.execPath,
+      args: [realpathSync(found.command)],
+      source: found.source,
+      ...(found.packageVersion !== null ? { version: found.packageVersion } : {}),
+    };
   }
   if (found.command === null) return null;
   if (isScript(found.command)) return { command: process.execPath, args: [found.command], source: found.source };
@@ -67,7 +85,11 @@ export interface PiLookup {
  * Finds Pi the way every plugin finds its harness (the sdk's `findHarness`): the `piPath`
  * option, else `pi` on PATH, else the npm package installed globally, else next to the plugin.
  */
-export async function findPi(options: PiOptions, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<PiLookup> {
+export async function findPi(
+  options: PiOptions,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<PiLookup> {
   const search = await findHarness(PI_HARNESS, {
     configured: options.piPath,
     env,
@@ -79,7 +101,11 @@ export async function findPi(options: PiOptions, context: PluginContext, env: Re
 }
 
 /** {@link findPi}'s binary alone; null when Pi is nowhere. */
-export async function resolvePiBinary(options: PiOptions, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<PiBinary | null> {
+export async function resolvePiBinary(
+  options: PiOptions,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<PiBinary | null> {
   return (await findPi(options, context, env)).binary;
 }
 

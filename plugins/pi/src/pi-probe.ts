@@ -1,7 +1,15 @@
 import { readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { harnessNotFoundStatus, withHarnessVerdict, type ModelDescriptor, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
+import {
+  harnessNotFoundStatus,
+  withHarnessVerdict,
+  type ModelDescriptor,
+  type PluginContext,
+  type ProbeOptions,
+  type ProviderInstanceDescriptor,
+  type ProviderStatus,
+} from "@switchyard/sdk";
 import { piModelEfforts } from "./pi-efforts.js";
 import { findPi, piAgentDir, piEnvironment, type PiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
@@ -28,7 +36,11 @@ export function parseModelTable(text: string): { provider: string; id: string; r
       if (!header) thinkingColumn = columns.indexOf("thinking");
       continue;
     }
-    models.push({ provider: columns[0]!, id: columns[1]!, reasoning: thinkingColumn >= 0 && columns[thinkingColumn] === "yes" });
+    models.push({
+      provider: columns[0]!,
+      id: columns[1]!,
+      reasoning: thinkingColumn >= 0 && columns[thinkingColumn] === "yes",
+    });
   }
   return models;
 }
@@ -42,15 +54,28 @@ interface PiModelsJson {
 /** Reads Pi's models.json without starting Pi (nothing configured when it is missing or unreadable). */
 async function configuredModels(instance: ProviderInstanceDescriptor): Promise<PiModelsJson> {
   try {
-    const parsed = JSON.parse(await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "models.json"), "utf8")) as {
-      providers?: Record<string, { models?: { id?: unknown; reasoning?: unknown; thinkingLevelMap?: Record<string, unknown> }[] } | undefined>;
+    const parsed = JSON.parse(
+      await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "models.json"), "utf8"),
+    ) as {
+      providers?: Record<
+        string,
+        { models?: { id?: unknown; reasoning?: unknown; thinkingLevelMap?: Record<string, unknown> }[] } | undefined
+      >;
     };
     const entries = Object.entries(parsed.providers ?? {});
     return {
       providers: new Set(entries.map(([provider]) => provider)),
       models: entries.flatMap(([provider, entry]) =>
         (entry?.models ?? []).flatMap((model) =>
-          typeof model.id === "string" ? [{ id: `${provider}/${model.id}`, reasoning: model.reasoning === true, xhigh: model.thinkingLevelMap?.["xhigh"] != null }] : [],
+          typeof model.id === "string"
+            ? [
+                {
+                  id: `${provider}/${model.id}`,
+                  reasoning: model.reasoning === true,
+                  xhigh: model.thinkingLevelMap?.["xhigh"] != null,
+                },
+              ]
+            : [],
         ),
       ),
     };
@@ -62,7 +87,9 @@ async function configuredModels(instance: ProviderInstanceDescriptor): Promise<P
 /** The configured default model (`defaultProvider/defaultModel` in Pi's settings.json). */
 async function defaultModel(instance: ProviderInstanceDescriptor): Promise<string | null> {
   try {
-    const settings = JSON.parse(await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "settings.json"), "utf8")) as {
+    const settings = JSON.parse(
+      await readFile(path.join(piAgentDir(piEnvironment(instance, {})), "settings.json"), "utf8"),
+    ) as {
       defaultProvider?: unknown;
       defaultModel?: unknown;
     };
@@ -82,7 +109,10 @@ async function defaultModel(instance: ProviderInstanceDescriptor): Promise<strin
  * custom models.json providers and the built-in providers it has credentials for, so an empty
  * list means it cannot run a turn.
  */
-export async function probePi({ instance, options, context }: PiInstance, probeOptions: ProbeOptions = {}): Promise<ProviderStatus> {
+export async function probePi(
+  { instance, options, context }: PiInstance,
+  probeOptions: ProbeOptions = {},
+): Promise<ProviderStatus> {
   const custom = (models: ModelDescriptor[]): ModelDescriptor[] => [
     ...models,
     ...instance.customModels.filter((id) => !models.some((model) => model.id === id)).map((id) => ({ id })),
@@ -125,7 +155,11 @@ async function probeFound(
   const full = (probeOptions.depth ?? "full") === "full";
   // `--version` writes nothing; the bundled package's version is known without starting Node.
   const readVersion = !full && binary.version !== undefined ? null : run("--version");
-  const [version, list, defaultId] = await Promise.all([readVersion, full ? run("--list-models") : null, defaultModel(instance)]);
+  const [version, list, defaultId] = await Promise.all([
+    readVersion,
+    full ? run("--list-models") : null,
+    defaultModel(instance),
+  ]);
   if (version !== null && (version.failed || version.exitCode !== 0)) {
     return {
       installed: true,
@@ -135,12 +169,20 @@ async function probeFound(
       message: `pi --version failed: ${(version.stderr || version.stdout).trim().slice(-400) || `exit code ${version.exitCode ?? "none"}`}`,
     };
   }
-  const versionText = version === null ? binary.version : (/\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version);
+  const versionText =
+    version === null
+      ? binary.version
+      : (/\d+\.\d+\.\d+\S*/.exec(`${version.stdout}\n${version.stderr}`)?.[0] ?? binary.version);
   const configured = await configuredModels(instance);
   // A model of a provider models.json defines or overrides (its base URL, its key) is served by the
   // configured endpoint; the rest are Pi's built-in catalog, whatever endpoint they would reach.
-  const sourceOf = (provider: string): ModelDescriptor["source"] => (configured.providers.has(provider) ? "harness_config" : "harness_catalog");
-  const describe = (provider: string, id: string, thinking: { reasoning: boolean; xhigh?: boolean }): ModelDescriptor => ({
+  const sourceOf = (provider: string): ModelDescriptor["source"] =>
+    configured.providers.has(provider) ? "harness_config" : "harness_catalog";
+  const describe = (
+    provider: string,
+    id: string,
+    thinking: { reasoning: boolean; xhigh?: boolean },
+  ): ModelDescriptor => ({
     id,
     ...(id === defaultId ? { isDefault: true } : {}),
     ...piModelEfforts(thinking),
@@ -153,11 +195,15 @@ async function probeFound(
       executable: true,
       authenticated: configured.models.length > 0 ? true : "unknown",
       ...(versionText !== undefined ? { version: versionText } : {}),
-      models: custom(configured.models.map((model) => describe(model.id.slice(0, model.id.indexOf("/")), model.id, model))),
+      models: custom(
+        configured.models.map((model) => describe(model.id.slice(0, model.id.indexOf("/")), model.id, model)),
+      ),
     };
   }
   const listed = list.exitCode === 0 ? parseModelTable(`${list.stdout}\n${list.stderr}`) : [];
-  const models = custom(listed.map(({ provider, id, reasoning }) => describe(provider, `${provider}/${id}`, { reasoning })));
+  const models = custom(
+    listed.map(({ provider, id, reasoning }) => describe(provider, `${provider}/${id}`, { reasoning })),
+  );
   return {
     installed: true,
     executable: true,

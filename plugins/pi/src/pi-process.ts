@@ -1,4 +1,11 @@
-import { SwitchyardError, withStderrTail, type McpEndpointGrant, type PluginContext, type PluginLogger, type ProviderInstanceDescriptor } from "@switchyard/sdk";
+import {
+  SwitchyardError,
+  withStderrTail,
+  type McpEndpointGrant,
+  type PluginContext,
+  type PluginLogger,
+  type ProviderInstanceDescriptor,
+} from "@switchyard/sdk";
 import { EXTENSION_ENV } from "./pi-extension/switchyard-extension.js";
 import { mcpEnvironment, piArgs, piEnvironment, type PiBinary } from "./pi-launch.js";
 import type { PiOptions } from "./pi-options.js";
@@ -45,14 +52,44 @@ export interface PiProcessInput {
  * `get_state` is the signal. A Pi that dies or stays silent is stopped and reported as
  * `provider_unavailable`, with the end of its stderr.
  */
-export async function launchPi(input: PiProcessInput): Promise<{ readonly runtime: PiRuntime; readonly state: PiSessionState }> {
+export async function launchPi(
+  input: PiProcessInput,
+): Promise<{ readonly runtime: PiRuntime; readonly state: PiSessionState }> {
   const { binary, options } = input;
-  const args = piArgs({ binary, options, sessionDir: input.sessionDir, sessionFile: input.sessionFile, model: input.model, thinking: input.thinking, extensionPath: input.extensionPath });
-  const env = piEnvironment(input.instance, { ...mcpEnvironment(input.grant), [EXTENSION_ENV.stateFile]: input.stateFile });
-  const managed = input.context.process.spawn(binary.command, args, { cwd: input.cwd, env, extendEnv: false, stdin: "pipe", label: "pi rpc" });
+  const args = piArgs({
+    binary,
+    options,
+    sessionDir: input.sessionDir,
+    sessionFile: input.sessionFile,
+    model: input.model,
+    thinking: input.thinking,
+    extensionPath: input.extensionPath,
+  });
+  const env = piEnvironment(input.instance, {
+    ...mcpEnvironment(input.grant),
+    [EXTENSION_ENV.stateFile]: input.stateFile,
+  });
+  const managed = input.context.process.spawn(binary.command, args, {
+    cwd: input.cwd,
+    env,
+    extendEnv: false,
+    stdin: "pipe",
+    label: "pi rpc",
+  });
   const client = new PiRpcClient(managed, input.logger, input.onMessage);
-  const runtime: PiRuntime = { generation: input.generation, client, model: input.model, thinking: input.thinking, retiring: false };
-  input.logger.info("pi started", { pid: managed.pid, resumed: input.sessionFile !== null, mcp: input.grant !== null, model: input.model });
+  const runtime: PiRuntime = {
+    generation: input.generation,
+    client,
+    model: input.model,
+    thinking: input.thinking,
+    retiring: false,
+  };
+  input.logger.info("pi started", {
+    pid: managed.pid,
+    resumed: input.sessionFile !== null,
+    mcp: input.grant !== null,
+    model: input.model,
+  });
   try {
     return { runtime, state: await client.call<PiSessionState>({ type: "get_state" }, options.startupTimeoutMs) };
   } catch (error) {

@@ -22,7 +22,11 @@ export class PiRpcClient {
     logger: PluginLogger,
     private readonly onMessage: (message: PiRpcInbound) => void,
   ) {
-    this.channel = new JsonLinesChannel(process, { label: "pi", logger, onMessage: (message) => this.#receive(message) });
+    this.channel = new JsonLinesChannel(process, {
+      label: "pi",
+      logger,
+      onMessage: (message) => this.#receive(message),
+    });
     // A dead Pi fails what waits for it, with the channel's error (which carries Pi's stderr).
     this.channel.onClosed((error) => {
       for (const entry of [...this.#pending.values()]) entry.reject(error);
@@ -59,7 +63,15 @@ export class PiRpcClient {
         reject: (error) => (settle(), reject(error)),
       });
       if (timeoutMs !== null) {
-        timer = setTimeout(() => this.#pending.get(id)?.reject(new SwitchyardError("timeout", `pi did not answer "${command.type}" within ${timeoutMs} ms.`, { command: command.type })), timeoutMs);
+        timer = setTimeout(
+          () =>
+            this.#pending.get(id)?.reject(
+              new SwitchyardError("timeout", `pi did not answer "${command.type}" within ${timeoutMs} ms.`, {
+                command: command.type,
+              }),
+            ),
+          timeoutMs,
+        );
         timer.unref();
       }
       try {
@@ -74,7 +86,9 @@ export class PiRpcClient {
   async call<T = unknown>(command: PiRpcCommand, timeoutMs: number | null): Promise<T> {
     const response = await this.request(command, timeoutMs);
     if (!response.success) {
-      throw new SwitchyardError("provider_error", `pi refused "${command.type}": ${response.error}`, { command: command.type });
+      throw new SwitchyardError("provider_error", `pi refused "${command.type}": ${response.error}`, {
+        command: command.type,
+      });
     }
     return response.data as T;
   }

@@ -32,7 +32,15 @@ import { launchPi, type PiRuntime } from "./pi-process.js";
 import { PiStateFile } from "./pi-state-file.js";
 import { sessionFileProblem } from "./pi-session-file.js";
 import { PiTurn, type PiTurnStep } from "./pi-turn.js";
-import { isExtensionUiRequest, isResponse, type PiExtensionUiRequest, type PiExtensionUiResponse, type PiMessage, type PiRpcEvent, type PiRpcInbound } from "./pi-wire.js";
+import {
+  isExtensionUiRequest,
+  isResponse,
+  type PiExtensionUiRequest,
+  type PiExtensionUiResponse,
+  type PiMessage,
+  type PiRpcEvent,
+  type PiRpcInbound,
+} from "./pi-wire.js";
 
 /** What a session needs from its adapter. */
 export interface PiSessionDeps {
@@ -79,7 +87,11 @@ export class PiProviderSession implements StartableSession {
     private readonly deps: PiSessionDeps,
     private readonly input: OpenSessionInput,
   ) {
-    this.logger = deps.context.logger.child({ driver: "pi", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.logger = deps.context.logger.child({
+      driver: "pi",
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.sink = new EventSink(input.emit, this.logger);
     this.requests = new RuntimeRequestBook<PiDialog>(this.sink.emit, "approval");
     this.model = input.model;
@@ -89,7 +101,8 @@ export class PiProviderSession implements StartableSession {
     this.sessionFile = input.resumeCursor;
     const agentDir = piAgentDir(piEnvironment(deps.instance, {}));
     // A resumed conversation keeps its directory, so a later clone lands next to it.
-    this.sessionDir = input.resumeCursor !== null ? path.dirname(input.resumeCursor) : threadSessionDir(agentDir, input.threadId);
+    this.sessionDir =
+      input.resumeCursor !== null ? path.dirname(input.resumeCursor) : threadSessionDir(agentDir, input.threadId);
     this.stateFile = new PiStateFile(deps.context.paths.cacheDir, input.providerSessionId);
   }
 
@@ -107,12 +120,19 @@ export class PiProviderSession implements StartableSession {
   async start(): Promise<void> {
     const problem = this.input.resumeCursor !== null ? sessionFileProblem(this.input.resumeCursor) : null;
     if (problem !== null) {
-      throw new SwitchyardError("not_found", `The Pi session file "${this.input.resumeCursor}" cannot reopen this conversation: ${problem}.`, {
-        resumeCursor: this.input.resumeCursor,
-      });
+      throw new SwitchyardError(
+        "not_found",
+        `The Pi session file "${this.input.resumeCursor}" cannot reopen this conversation: ${problem}.`,
+        {
+          resumeCursor: this.input.resumeCursor,
+        },
+      );
     }
     if (this.input.interactionMode !== "default") {
-      this.sink.emit({ type: "warning", message: `Pi has no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.` });
+      this.sink.emit({
+        type: "warning",
+        message: `Pi has no "${this.input.interactionMode}" interaction mode; the session runs in its default mode.`,
+      });
     }
     await this.writeState();
     await this.ensureRuntime();
@@ -123,7 +143,10 @@ export class PiProviderSession implements StartableSession {
 
   private writeState(): Promise<void> {
     // A rotated token rides here (the process environment cannot change); never the first one.
-    return this.stateFile.write(() => ({ runtimeMode: this.runtimeMode, ...(this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {}) }));
+    return this.stateFile.write(() => ({
+      runtimeMode: this.runtimeMode,
+      ...(this.grant !== null && this.grant !== this.input.mcp ? { mcpToken: this.grant.token } : {}),
+    }));
   }
 
   private ensureRuntime(): Promise<PiRuntime> {
@@ -170,7 +193,8 @@ export class PiProviderSession implements StartableSession {
     this.runtime = null;
     runtime.retiring = true;
     this.logger.info("pi stopped", { pid: runtime.client.pid, reason });
-    for (const open of this.requests.pending()) if (open.native.generation === runtime.generation) this.requests.cancel(open.requestId);
+    for (const open of this.requests.pending())
+      if (open.native.generation === runtime.generation) this.requests.cancel(open.requestId);
     await runtime.client.stop();
   }
 
@@ -179,11 +203,20 @@ export class PiProviderSession implements StartableSession {
     if (runtime.retiring || this.closed || this.exited || this.runtime !== runtime) return;
     this.exited = true;
     this.runtime = null;
-    const reason = runtime.client.channel.closedError?.message ?? `pi exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`;
+    const reason =
+      runtime.client.channel.closedError?.message ??
+      `pi exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`;
     this.logger.warn("pi exited", { exitCode: exit.exitCode, signal: exit.signal, reason });
     this.requests.cancelTurn(null);
-    if (this.turn !== null && !this.turn.terminated) this.endTurn(this.turn, "failed", { code: "pi_exited", message: reason });
-    this.sink.emit({ type: "session.exited", reason, ...(exit.exitCode === 0 ? {} : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }) });
+    if (this.turn !== null && !this.turn.terminated)
+      this.endTurn(this.turn, "failed", { code: "pi_exited", message: reason });
+    this.sink.emit({
+      type: "session.exited",
+      reason,
+      ...(exit.exitCode === 0
+        ? {}
+        : { error: { code: String(exit.exitCode ?? exit.signal ?? "pi_exited"), message: reason } }),
+    });
     void runtime.client.kill();
   }
 
@@ -212,7 +245,8 @@ export class PiProviderSession implements StartableSession {
     if (this.cursor === null) this.refreshCursor();
     const turn = this.turn;
     if (turn !== null && !turn.terminated) this.follow(turn, turn.apply(event));
-    else if (event.type === "extension_error") this.logger.warn("pi extension error", { event: event.event, error: event.error });
+    else if (event.type === "extension_error")
+      this.logger.warn("pi extension error", { event: event.event, error: event.error });
   }
 
   /** Does what the turn asked for after an event. */
@@ -261,11 +295,18 @@ export class PiProviderSession implements StartableSession {
   // Turns
 
   private assertOpen(): void {
-    if (this.closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.input.providerSessionId });
-    if (this.exited) {
-      throw new SwitchyardError("session_closed", "The pi process is gone; open a new session (it resumes from the session file).", {
+    if (this.closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
         providerSessionId: this.input.providerSessionId,
       });
+    if (this.exited) {
+      throw new SwitchyardError(
+        "session_closed",
+        "The pi process is gone; open a new session (it resumes from the session file).",
+        {
+          providerSessionId: this.input.providerSessionId,
+        },
+      );
     }
   }
 
@@ -284,13 +325,21 @@ export class PiProviderSession implements StartableSession {
     if (this.turn !== null && !this.turn.terminated && this.turn.interruptRequested) await this.turn.ended;
     this.assertOpen();
     if (this.turn !== null && !this.turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.turn.turnId}" is still running; steer it or wait for it to end.`, {
-        runningTurnId: this.turn.turnId,
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.turn.turnId}" is still running; steer it or wait for it to end.`,
+        {
+          runningTurnId: this.turn.turnId,
+          turnId: input.turnId,
+        },
+      );
     }
     if (input.interactionMode !== "default") {
-      this.sink.emit({ type: "warning", turnId: input.turnId, message: `Pi has no "${input.interactionMode}" interaction mode; the turn runs in its default mode.` });
+      this.sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message: `Pi has no "${input.interactionMode}" interaction mode; the turn runs in its default mode.`,
+      });
     }
     if (input.runtimeMode !== this.runtimeMode) {
       this.runtimeMode = input.runtimeMode;
@@ -313,7 +362,9 @@ export class PiProviderSession implements StartableSession {
     // Pi has no per-turn instruction channel: the host already folded any instructions into the text.
     const turn = new PiTurn(input.turnId, this.sink.emit, this.requests);
     this.turn = turn;
-    const response = await runtime.client.request({ type: "prompt", message: input.text }, null).catch((error: Error) => error);
+    const response = await runtime.client
+      .request({ type: "prompt", message: input.text }, null)
+      .catch((error: Error) => error);
     if (response instanceof Error || !response.success) {
       if (this.turn === turn) this.turn = null;
       const reason = response instanceof Error ? response.message : response.error;
@@ -325,15 +376,26 @@ export class PiProviderSession implements StartableSession {
     const disposition = dispositionOf(response.data);
     if (disposition === "handled") {
       // An extension command or input handler consumed it: no run starts, so no agent_end comes.
-      this.sink.emit({ type: "warning", turnId: input.turnId, message: "A Pi extension handled this prompt itself (an extension command or input handler): no model run started." });
+      this.sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message:
+          "A Pi extension handled this prompt itself (an extension command or input handler): no model run started.",
+      });
       this.endTurn(turn, turn.interruptRequested ? "interrupted" : "completed");
       return {};
     }
     if (disposition === "queued") {
-      this.sink.emit({ type: "warning", turnId: input.turnId, message: "Pi queued this prompt into a run it was already doing (started by an extension); the turn ends with that run." });
+      this.sink.emit({
+        type: "warning",
+        turnId: input.turnId,
+        message:
+          "Pi queued this prompt into a run it was already doing (started by an extension); the turn ends with that run.",
+      });
     }
     // An abort sent before Pi accepted the prompt found nothing to stop: send it again.
-    if (turn.interruptRequested && !turn.terminated) void runtime.client.request({ type: "abort" }, null).catch(() => undefined);
+    if (turn.interruptRequested && !turn.terminated)
+      void runtime.client.request({ type: "abort" }, null).catch(() => undefined);
     return {};
   }
 
@@ -346,10 +408,17 @@ export class PiProviderSession implements StartableSession {
     this.assertOpen();
     this.activeTurn(input.turnId);
     const runtime = this.runtime;
-    if (runtime === null) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" has no running pi process.`, { turnId: input.turnId });
+    if (runtime === null)
+      throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" has no running pi process.`, {
+        turnId: input.turnId,
+      });
     const data = await runtime.client.call({ type: "steer", message: input.text }, this.deps.options.requestTimeoutMs);
     if (dispositionOf(data) !== "handled") return { disposition: "delivered" };
-    this.sink.emit({ type: "warning", turnId: input.turnId, message: "A Pi extension's input handler consumed the steered message: it did not reach the model." });
+    this.sink.emit({
+      type: "warning",
+      turnId: input.turnId,
+      message: "A Pi extension's input handler consumed the steered message: it did not reach the model.",
+    });
     return { disposition: "handled", detail: "a Pi extension's input handler" };
   }
 
@@ -370,11 +439,16 @@ export class PiProviderSession implements StartableSession {
     }
     // Pi answers `abort` only once the run is over; the turn's end arrives as events.
     void runtime.client.request({ type: "abort" }, null).catch(() => undefined);
-    const grace = input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
+    const grace =
+      input.hard === true ? Math.min(2_000, this.deps.options.interruptGraceMs) : this.deps.options.interruptGraceMs;
     if (turn.interruptTimer) clearTimeout(turn.interruptTimer);
     turn.interruptTimer = setTimeout(() => {
       if (turn.terminated || this.closed) return;
-      this.sink.emit({ type: "warning", turnId: turn.turnId, message: `pi did not end the run within ${grace} ms of abort; its process was stopped.` });
+      this.sink.emit({
+        type: "warning",
+        turnId: turn.turnId,
+        message: `pi did not end the run within ${grace} ms of abort; its process was stopped.`,
+      });
       this.endTurn(turn, "interrupted");
       void this.retire("interrupt timeout");
     }, grace);
@@ -386,7 +460,9 @@ export class PiProviderSession implements StartableSession {
     if (input.afterTurnId !== undefined) throw new UnsupportedCapabilityError("threads.forkFromTurn", "pi");
     this.assertOpen();
     if (this.turn !== null && !this.turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.turn.turnId}" is running; fork after it ends.`, { runningTurnId: this.turn.turnId });
+      throw new SwitchyardError("conflict", `Turn "${this.turn.turnId}" is running; fork after it ends.`, {
+        runningTurnId: this.turn.turnId,
+      });
     }
     const runtime = await this.ensureRuntime();
     const original = this.sessionFile;
@@ -400,14 +476,18 @@ export class PiProviderSession implements StartableSession {
   async readSnapshot(): Promise<ThreadSnapshot> {
     this.assertOpen();
     const runtime = await this.ensureRuntime();
-    const data = await runtime.client.call<{ messages?: PiMessage[] }>({ type: "get_messages" }, this.deps.options.requestTimeoutMs);
+    const data = await runtime.client.call<{ messages?: PiMessage[] }>(
+      { type: "get_messages" },
+      this.deps.options.requestTimeoutMs,
+    );
     return snapshotOf(data.messages ?? []);
   }
 
   /** Answers an approval the extension asked for; a dismissal cancels it (the tool is blocked). */
   async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
     // Pi raises no questions, so no request of this session can take answers.
-    if (response.kind === "user_input") throw new UnsupportedCapabilityError("runtimeRequests.userInputQuestions", "pi");
+    if (response.kind === "user_input")
+      throw new UnsupportedCapabilityError("runtimeRequests.userInputQuestions", "pi");
     this.requests.respond(requestId, response);
   }
 

@@ -1,4 +1,11 @@
-import { TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeRequestBook, type TurnTerminalEvent, type TurnTerminalStatus } from "@switchyard/sdk";
+import {
+  TurnLedger,
+  type AdapterEvent,
+  type ProviderTurnError,
+  type RuntimeRequestBook,
+  type TurnTerminalEvent,
+  type TurnTerminalStatus,
+} from "@switchyard/sdk";
 import {
   assistantDeltaOf,
   assistantFinalOf,
@@ -99,8 +106,10 @@ export class PiTurn {
         return null;
       case "message_update": {
         const delta = assistantDeltaOf(event, this.#streamingRole);
-        if (delta?.channel === "message") this.#ledger.messageDelta((this.#messageId ??= this.#ledger.newItemId("message")), delta.text);
-        else if (delta?.channel === "reasoning") this.#ledger.reasoningDelta((this.#reasoningId ??= this.#ledger.newItemId("reasoning")), delta.text);
+        if (delta?.channel === "message")
+          this.#ledger.messageDelta((this.#messageId ??= this.#ledger.newItemId("message")), delta.text);
+        else if (delta?.channel === "reasoning")
+          this.#ledger.reasoningDelta((this.#reasoningId ??= this.#ledger.newItemId("reasoning")), delta.text);
         return null;
       }
       case "message_end":
@@ -130,12 +139,18 @@ export class PiTurn {
         return null;
       case "auto_retry_end":
         if (event.success !== false) return null;
-        return { kind: "end", status: this.interruptRequested ? "interrupted" : "failed", error: { message: event.finalError ?? this.#pendingError?.message ?? "Pi's retries failed." } };
+        return {
+          kind: "end",
+          status: this.interruptRequested ? "interrupted" : "failed",
+          error: { message: event.finalError ?? this.#pendingError?.message ?? "Pi's retries failed." },
+        };
       case "compaction_start":
         if (this.#pendingError !== null) this.#recovering = true;
         return null;
       case "compaction_end":
-        return this.#pendingError !== null && event.willRetry !== true ? { kind: "end", status: "failed", error: this.#pendingError } : null;
+        return this.#pendingError !== null && event.willRetry !== true
+          ? { kind: "end", status: "failed", error: this.#pendingError }
+          : null;
       case "extension_error":
         this.#warn(extensionErrorWarningOf(event));
         return null;
@@ -157,10 +172,17 @@ export class PiTurn {
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.terminated) return false;
     if (this.interruptTimer) clearTimeout(this.interruptTimer);
-    if (status === "completed" && this.#steeringQueue.length > 0) this.#warn(lateSteeringWarning(this.#steeringQueue.length));
+    if (status === "completed" && this.#steeringQueue.length > 0)
+      this.#warn(lateSteeringWarning(this.#steeringQueue.length));
     // A task card still running when the turn ends never reports again: it ended with the turn.
     for (const [nativeId, last] of this.#subagents) {
-      if (last === "running") this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId, status: status === "completed" ? "completed" : "failed" });
+      if (last === "running")
+        this.#emit({
+          type: "subagent.observed",
+          turnId: this.turnId,
+          nativeId,
+          status: status === "completed" ? "completed" : "failed",
+        });
     }
     this.#subagents.clear();
     return this.#ledger.finish(status, error);
@@ -181,8 +203,10 @@ export class PiTurn {
     if (usage !== null) this.#ledger.addUsage(usage);
     // The final message is authoritative over the deltas (a message may arrive unstreamed).
     const { text, thinking } = assistantFinalOf(message);
-    if (thinking !== "" || this.#reasoningId !== null) this.#ledger.reasoningCompleted(this.#reasoningId ?? this.#ledger.newItemId("reasoning"), thinking);
-    if (text !== "" || this.#messageId !== null) this.#ledger.messageCompleted(this.#messageId ?? this.#ledger.newItemId("message"), text);
+    if (thinking !== "" || this.#reasoningId !== null)
+      this.#ledger.reasoningCompleted(this.#reasoningId ?? this.#ledger.newItemId("reasoning"), thinking);
+    if (text !== "" || this.#messageId !== null)
+      this.#ledger.messageCompleted(this.#messageId ?? this.#ledger.newItemId("message"), text);
     this.#reasoningId = null;
     this.#messageId = null;
   }

@@ -8,7 +8,12 @@
 
 /** Commands the adapter sends. */
 export type PiRpcCommand =
-  | { readonly id?: string; readonly type: "prompt"; readonly message: string; readonly streamingBehavior?: "steer" | "followUp" }
+  | {
+      readonly id?: string;
+      readonly type: "prompt";
+      readonly message: string;
+      readonly streamingBehavior?: "steer" | "followUp";
+    }
   | { readonly id?: string; readonly type: "steer"; readonly message: string }
   | { readonly id?: string; readonly type: "abort" }
   | { readonly id?: string; readonly type: "get_state" }
@@ -27,8 +32,20 @@ export type PiRpcOutbound = PiRpcCommand | PiExtensionUiResponse;
 
 /** A command's response. `data` depends on the command; failures carry `error`. */
 export type PiRpcResponse =
-  | { readonly type: "response"; readonly id?: string; readonly command: string; readonly success: true; readonly data?: unknown }
-  | { readonly type: "response"; readonly id?: string; readonly command: string; readonly success: false; readonly error: string };
+  | {
+      readonly type: "response";
+      readonly id?: string;
+      readonly command: string;
+      readonly success: true;
+      readonly data?: unknown;
+    }
+  | {
+      readonly type: "response";
+      readonly id?: string;
+      readonly command: string;
+      readonly success: false;
+      readonly error: string;
+    };
 
 /**
  * What Pi 0.99+ says became of a `prompt`, `steer` or `follow_up` (`data.disposition`):
@@ -39,7 +56,8 @@ export type PiDisposition = "started" | "queued" | "handled";
 
 /** The disposition of a command's response data, or null. */
 export function dispositionOf(data: unknown): PiDisposition | null {
-  const disposition = typeof data === "object" && data !== null ? (data as { readonly disposition?: unknown }).disposition : undefined;
+  const disposition =
+    typeof data === "object" && data !== null ? (data as { readonly disposition?: unknown }).disposition : undefined;
   return disposition === "started" || disposition === "queued" || disposition === "handled" ? disposition : null;
 }
 
@@ -123,23 +141,75 @@ export type PiRpcEvent =
   | { readonly type: "turn_end"; readonly message?: PiMessage }
   | { readonly type: "message_start"; readonly message: PiMessage }
   // `message` (the message so far) only before 1.x, which streams deltas alone.
-  | { readonly type: "message_update"; readonly message?: PiMessage; readonly assistantMessageEvent?: PiAssistantMessageEvent }
+  | {
+      readonly type: "message_update";
+      readonly message?: PiMessage;
+      readonly assistantMessageEvent?: PiAssistantMessageEvent;
+    }
   | { readonly type: "message_end"; readonly message: PiMessage }
-  | { readonly type: "tool_execution_start"; readonly toolCallId: string; readonly toolName: string; readonly args?: unknown }
-  | { readonly type: "tool_execution_update"; readonly toolCallId: string; readonly toolName: string; readonly partialResult?: PiToolResult }
-  | { readonly type: "tool_execution_end"; readonly toolCallId: string; readonly toolName: string; readonly result?: PiToolResult; readonly isError?: boolean }
+  | {
+      readonly type: "tool_execution_start";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly args?: unknown;
+    }
+  | {
+      readonly type: "tool_execution_update";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly partialResult?: PiToolResult;
+    }
+  | {
+      readonly type: "tool_execution_end";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly result?: PiToolResult;
+      readonly isError?: boolean;
+    }
   | { readonly type: "queue_update"; readonly steering?: readonly string[]; readonly followUp?: readonly string[] }
   | { readonly type: "compaction_start"; readonly reason?: string }
-  | { readonly type: "compaction_end"; readonly reason?: string; readonly aborted?: boolean; readonly willRetry?: boolean; readonly errorMessage?: string }
-  | { readonly type: "auto_retry_start"; readonly attempt?: number; readonly maxAttempts?: number; readonly delayMs?: number; readonly errorMessage?: string }
-  | { readonly type: "auto_retry_end"; readonly success?: boolean; readonly attempt?: number; readonly finalError?: string }
-  | { readonly type: "extension_error"; readonly extensionPath?: string; readonly event?: string; readonly error?: string };
+  | {
+      readonly type: "compaction_end";
+      readonly reason?: string;
+      readonly aborted?: boolean;
+      readonly willRetry?: boolean;
+      readonly errorMessage?: string;
+    }
+  | {
+      readonly type: "auto_retry_start";
+      readonly attempt?: number;
+      readonly maxAttempts?: number;
+      readonly delayMs?: number;
+      readonly errorMessage?: string;
+    }
+  | {
+      readonly type: "auto_retry_end";
+      readonly success?: boolean;
+      readonly attempt?: number;
+      readonly finalError?: string;
+    }
+  | {
+      readonly type: "extension_error";
+      readonly extensionPath?: string;
+      readonly event?: string;
+      readonly error?: string;
+    };
 
 /** A request from an extension for the client's UI (dialogs block until answered). */
 export interface PiExtensionUiRequest {
   readonly type: "extension_ui_request";
   readonly id: string;
-  readonly method: "select" | "confirm" | "input" | "editor" | "notify" | "setStatus" | "setWidget" | "setTitle" | "set_editor_text" | string;
+  readonly method:
+    | "select"
+    | "confirm"
+    | "input"
+    | "editor"
+    | "notify"
+    | "setStatus"
+    | "setWidget"
+    | "setTitle"
+    | "set_editor_text"
+    | string;
   readonly title?: string;
   readonly message?: string;
   readonly options?: readonly string[];
@@ -188,6 +258,8 @@ export function messageThinking(message: PiMessage | undefined): string {
 export function toolResultText(result: PiToolResult | undefined): string | undefined {
   const content = result?.content;
   if (!Array.isArray(content)) return undefined;
-  const parts = content.map((part) => (part.type === "text" ? (part.text ?? "") : `[${part.type}${part.mimeType ? ` ${part.mimeType}` : ""}]`));
+  const parts = content.map((part) =>
+    part.type === "text" ? (part.text ?? "") : `[${part.type}${part.mimeType ? ` ${part.mimeType}` : ""}]`,
+  );
   return parts.join("\n");
 }

@@ -9,7 +9,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent } from "@switchyard/sdk";
-import { environmentVariablesOf, resolveHarnessBinary, startTestMcpServer, turnInput, type TestMcpServer } from "@switchyard/testkit";
+import {
+  environmentVariablesOf,
+  resolveHarnessBinary,
+  startTestMcpServer,
+  turnInput,
+  type TestMcpServer,
+} from "@switchyard/testkit";
 import { ACKNOWLEDGING_EXTENSION, addSecondModel, createPiLab, grantFor, isAlive, type PiLab } from "./pi-lab.js";
 
 let lab: PiLab;
@@ -23,16 +29,29 @@ afterAll(async () => {
 }, 60_000);
 
 const ofType = <T extends AdapterEvent["type"]>(events: readonly AdapterEvent[], type: T, turnId: string) =>
-  events.filter((event): event is Extract<AdapterEvent, { type: T }> => event.type === type && "turnId" in event && event.turnId === turnId);
+  events.filter(
+    (event): event is Extract<AdapterEvent, { type: T }> =>
+      event.type === type && "turnId" in event && event.turnId === turnId,
+  );
 
 /** The events of a turn's calls to one tool (a turn that calls a deferred tool calls tool_search first). */
-const callsTo = <T extends "tool_call.started" | "tool_call.completed">(events: readonly AdapterEvent[], type: T, turnId: string, tool: string) => {
-  const ids = new Set(ofType(events, "tool_call.started", turnId).filter((event) => event.name === tool).map((event) => event.itemId));
+const callsTo = <T extends "tool_call.started" | "tool_call.completed">(
+  events: readonly AdapterEvent[],
+  type: T,
+  turnId: string,
+  tool: string,
+) => {
+  const ids = new Set(
+    ofType(events, "tool_call.started", turnId)
+      .filter((event) => event.name === tool)
+      .map((event) => event.itemId),
+  );
   return ofType(events, type, turnId).filter((event) => ids.has((event as { itemId: string }).itemId));
 };
 
 /** A script that finds a deferred tool with Pi's tool_search, then calls it (seed 000: only three Switchyard tools stay direct on Pi 0.99+). */
-const viaSearch = (tool: string, args: string) => `@@tool tool_search {"query":"${tool}"} @@then @@tool ${tool} ${args}`;
+const viaSearch = (tool: string, args: string) =>
+  `@@tool tool_search {"query":"${tool}"} @@then @@tool ${tool} ${args}`;
 
 describe("Pi adapter over pi --mode rpc", () => {
   it("runs a text turn: started, streamed deltas, completed message, one completed terminal, a resume cursor", async () => {
@@ -64,9 +83,16 @@ describe("Pi adapter over pi --mode rpc", () => {
     expect(terminal.status).toBe("completed");
     const started = ofType(events.events, "tool_call.started", input.turnId);
     expect(started).toHaveLength(1);
-    expect(started[0]).toMatchObject({ kind: "command", name: "bash", title: "echo hi-from-bash", input: { command: "echo hi-from-bash" } });
+    expect(started[0]).toMatchObject({
+      kind: "command",
+      name: "bash",
+      title: "echo hi-from-bash",
+      input: { command: "echo hi-from-bash" },
+    });
     const completed = ofType(events.events, "tool_call.completed", input.turnId);
-    expect(completed).toEqual([expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash\n" })]);
+    expect(completed).toEqual([
+      expect.objectContaining({ itemId: started[0]!.itemId, status: "completed", output: "hi-from-bash\n" }),
+    ]);
     expect(events.textOf(input.turnId)).toBe("DONE after bash: hi-from-bash");
   });
 
@@ -76,13 +102,18 @@ describe("Pi adapter over pi --mode rpc", () => {
     await session.startTurn(input);
     await lab.server.waitForHold("steer-gate", 30_000);
     // Pi 1.x acknowledges the steer `queued`: delivered into the running turn.
-    expect(await session.steerTurn({ turnId: input.turnId, text: "steered text @@echo" })).toEqual({ disposition: "delivered" });
+    expect(await session.steerTurn({ turnId: input.turnId, text: "steered text @@echo" })).toEqual({
+      disposition: "delivered",
+    });
     lab.server.release("steer-gate");
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("completed");
     const next = await lab.server.waitForRequest((r) => r.userText === "steered text @@echo");
     expect(JSON.stringify(next.body)).toContain("first answer");
-    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["first answer", "steered text"]);
+    expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual([
+      "first answer",
+      "steered text",
+    ]);
   });
 
   it("interrupts a held turn with abort: one interrupted terminal, and the model request is hung up", async () => {
@@ -124,18 +155,25 @@ describe("Pi adapter over pi --mode rpc", () => {
     expect(second.session.resumeCursor).toBe(cursor);
     const recall = turnInput("recall it @@reply recalled");
     await second.session.startTurn(recall);
-    expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000)).status).toBe("completed");
+    expect((await second.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000)).status).toBe(
+      "completed",
+    );
     const request = await lab.server.waitForRequest((r) => r.userText === "recall it @@reply recalled");
     const body = JSON.stringify(request.body);
     expect(body).toContain("remember ALPHA-7");
     expect(body).toContain("noted");
     const snapshot = await second.session.readSnapshot();
-    expect(snapshot.turns.map((t) => t.userText)).toEqual(["remember ALPHA-7 @@reply noted", "recall it @@reply recalled"]);
+    expect(snapshot.turns.map((t) => t.userText)).toEqual([
+      "remember ALPHA-7 @@reply noted",
+      "recall it @@reply recalled",
+    ]);
     expect(snapshot.turns.map((t) => t.assistantText)).toEqual(["noted", "recalled"]);
   });
 
   it("refuses a resume cursor whose session file is gone", async () => {
-    await expect(lab.open({ resumeCursor: "/nonexistent/pi-session.jsonl" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(lab.open({ resumeCursor: "/nonexistent/pi-session.jsonl" })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("forks natively with clone: the copy resumes elsewhere, the original goes on unchanged", async () => {
@@ -147,7 +185,9 @@ describe("Pi adapter over pi --mode rpc", () => {
     const { resumeCursor: copy } = await session.forkThread({});
     expect(copy).not.toBe(original);
     expect(existsSync(copy)).toBe(true);
-    await expect(session.forkThread({ afterTurnId: base.turnId })).rejects.toMatchObject({ code: "unsupported_capability" });
+    await expect(session.forkThread({ afterTurnId: base.turnId })).rejects.toMatchObject({
+      code: "unsupported_capability",
+    });
 
     // The original session still writes to its own file.
     const more = turnInput("original goes on @@reply on original");
@@ -159,7 +199,9 @@ describe("Pi adapter over pi --mode rpc", () => {
     const recall = turnInput("in the fork @@reply fork answer");
     await forked.session.startTurn(recall);
     await forked.events.waitFor("turn.terminal", (e) => e.turnId === recall.turnId, 30_000);
-    const body = JSON.stringify((await lab.server.waitForRequest((r) => r.userText === "in the fork @@reply fork answer")).body);
+    const body = JSON.stringify(
+      (await lab.server.waitForRequest((r) => r.userText === "in the fork @@reply fork answer")).body,
+    );
     expect(body).toContain("remember FORK-BASE");
     expect(body).not.toContain("original goes on");
   });
@@ -184,9 +226,19 @@ describe("Pi adapter over pi --mode rpc", () => {
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
     expect(terminal.status).toBe("completed");
-    expect(events.events).toContainEqual({ type: "runtime_request.resolved", turnId: input.turnId, requestId: opened.requestId, resolution: "answered" });
-    expect(ofType(events.events, "tool_call.completed", input.turnId)[0]).toMatchObject({ status: "completed", output: "approved-run\n" });
-    await expect(session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
+    expect(events.events).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId: input.turnId,
+      requestId: opened.requestId,
+      resolution: "answered",
+    });
+    expect(ofType(events.events, "tool_call.completed", input.turnId)[0]).toMatchObject({
+      status: "completed",
+      output: "approved-run\n",
+    });
+    await expect(
+      session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" }),
+    ).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("approval-required: a declined bash call is reported declined and never runs", async () => {
@@ -219,8 +271,15 @@ describe("Pi adapter over pi --mode rpc", () => {
     await session.startTurn(input);
     const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 30_000);
     await session.interruptTurn({ turnId: input.turnId });
-    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("interrupted");
-    expect(events.events).toContainEqual({ type: "runtime_request.resolved", turnId: input.turnId, requestId: opened.requestId, resolution: "cancelled" });
+    expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe(
+      "interrupted",
+    );
+    expect(events.events).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId: input.turnId,
+      requestId: opened.requestId,
+      resolution: "cancelled",
+    });
   });
 
   it("reports a dead pi process: the turn fails, then session.exited", async () => {
@@ -242,7 +301,9 @@ describe("Pi adapter over pi --mode rpc", () => {
     expect(caps.runtimeRequests.userInputQuestions).toBe(false);
     const { session } = await lab.open();
     await expect(session.forkThread({ afterTurnId: "any" })).rejects.toMatchObject({ code: "unsupported_capability" });
-    const refused = await session.respondToRuntimeRequest("any", { kind: "user_input", answers: {} }).catch((error: unknown) => error);
+    const refused = await session
+      .respondToRuntimeRequest("any", { kind: "user_input", answers: {} })
+      .catch((error: unknown) => error);
     expect(hasErrorCode(refused, "unsupported_capability")).toBe(true);
   });
 });
@@ -251,7 +312,9 @@ describe("Pi adapter: model switching and Pi's auto-retry", () => {
   let retryLab: PiLab;
 
   beforeAll(async () => {
-    retryLab = await createPiLab({ home: { autoRetry: true, settings: { retry: { enabled: true, maxRetries: 1, baseDelayMs: 50 } } } });
+    retryLab = await createPiLab({
+      home: { autoRetry: true, settings: { retry: { enabled: true, maxRetries: 1, baseDelayMs: 50 } } },
+    });
     await addSecondModel(retryLab.home);
   }, 60_000);
   afterAll(async () => {
@@ -296,14 +359,22 @@ describe("Pi adapter: model switching and Pi's auto-retry", () => {
 describe("Pi adapter: MCP injection through the Switchyard extension", () => {
   let mcpLab: PiLab;
   let mcp: TestMcpServer;
-  const inherited = { SWITCHYARD_MCP_TOKEN: process.env["SWITCHYARD_MCP_TOKEN"], SWITCHYARD_PI_STATE_FILE: process.env["SWITCHYARD_PI_STATE_FILE"] };
+  const inherited = {
+    SWITCHYARD_MCP_TOKEN: process.env["SWITCHYARD_MCP_TOKEN"],
+    SWITCHYARD_PI_STATE_FILE: process.env["SWITCHYARD_PI_STATE_FILE"],
+  };
 
   beforeAll(async () => {
     mcp = await startTestMcpServer();
     // Values a host (or the instance config) may carry must never reach Pi.
     process.env["SWITCHYARD_MCP_TOKEN"] = "inherited-from-the-host";
     process.env["SWITCHYARD_PI_STATE_FILE"] = "/tmp/not-this-one.json";
-    mcpLab = await createPiLab({ instanceEnvironment: { SWITCHYARD_MCP_URL: "http://127.0.0.1:9/wrong", SWITCHYARD_MCP_TOKEN: "from-the-instance-config" } });
+    mcpLab = await createPiLab({
+      instanceEnvironment: {
+        SWITCHYARD_MCP_URL: "http://127.0.0.1:9/wrong",
+        SWITCHYARD_MCP_TOKEN: "from-the-instance-config",
+      },
+    });
   }, 60_000);
   afterAll(async () => {
     for (const [name, value] of Object.entries(inherited)) {
@@ -322,8 +393,18 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
 
     const started = callsTo(events.events, "tool_call.started", input.turnId, "mcp__switchyard__echo");
-    expect(started).toEqual([expect.objectContaining({ kind: "mcp", name: "mcp__switchyard__echo", server: "switchyard", title: "switchyard/echo", input: { text: "via-bridge" } })]);
-    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([expect.objectContaining({ status: "completed", output: "echo: via-bridge" })]);
+    expect(started).toEqual([
+      expect.objectContaining({
+        kind: "mcp",
+        name: "mcp__switchyard__echo",
+        server: "switchyard",
+        title: "switchyard/echo",
+        input: { text: "via-bridge" },
+      }),
+    ]);
+    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([
+      expect.objectContaining({ status: "completed", output: "echo: via-bridge" }),
+    ]);
     // The Switchyard tools never wait for approval (the server checks the caller's modes).
     expect(events.events.some((e) => e.type === "runtime_request.opened")).toBe(false);
     expect(mcp.calls).toContainEqual({ tool: "echo", args: { text: "via-bridge" } });
@@ -376,12 +457,18 @@ describe("Pi adapter: MCP injection through the Switchyard extension", () => {
     const input = turnInput(`go ${viaSearch("echo", "{}")}`);
     await session.startTurn(input);
     await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000);
-    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([expect.objectContaining({ status: "failed" })]);
+    expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__switchyard__echo")).toEqual([
+      expect.objectContaining({ status: "failed" }),
+    ]);
   });
 
   it("an endpoint that refuses the token: pi starts without the tools and the session says why", async () => {
     const { session, events } = await mcpLab.open({ mcp: grantFor(mcp.url, "not-the-token") });
-    const warning = await events.waitFor("warning", (e) => e.message.includes("Switchyard MCP tools are unavailable"), 30_000);
+    const warning = await events.waitFor(
+      "warning",
+      (e) => e.message.includes("Switchyard MCP tools are unavailable"),
+      30_000,
+    );
     expect(warning.message).toContain("HTTP 401");
     expect(warning.message).not.toContain("not-the-token");
     const input = turnInput('go @@tool echo {"text":"x"}');
@@ -398,7 +485,9 @@ describe("Pi adapter: effort as Pi's thinking level", () => {
     thinkingLab = await createPiLab();
     // A reasoning model whose provider takes reasoning_effort, so the level reaches the request.
     const file = path.join(thinkingLab.home.home, "models.json");
-    const models = JSON.parse(await readFile(file, "utf8")) as { providers: Record<string, { compat?: Record<string, unknown>; models: Record<string, unknown>[] }> };
+    const models = JSON.parse(await readFile(file, "utf8")) as {
+      providers: Record<string, { compat?: Record<string, unknown>; models: Record<string, unknown>[] }>;
+    };
     for (const provider of Object.values(models.providers)) {
       provider.compat = { ...provider.compat, supportsReasoningEffort: true };
       for (const model of provider.models) model["reasoning"] = true;
@@ -411,7 +500,13 @@ describe("Pi adapter: effort as Pi's thinking level", () => {
 
   it("lists a reasoning model's thinking levels as its efforts and starts Pi with the turn's effort", async () => {
     const status = await thinkingLab.adapter.probe({ depth: "inspect" });
-    expect(status.models.find((model) => model.id === thinkingLab.home.model)?.efforts).toEqual(["off", "minimal", "low", "medium", "high"]);
+    expect(status.models.find((model) => model.id === thinkingLab.home.model)?.efforts).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium",
+      "high",
+    ]);
     const { session, events } = await thinkingLab.open();
     const input = turnInput("think @@reply thought", { effort: "high" });
     await session.startTurn(input);
@@ -456,14 +551,26 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
     // A second extension that records, when a prompt starts, every tool Pi has and its exposure.
     const probe = path.join(scratch, "tools-probe.js");
     const out = path.join(scratch, "tools.json");
-    writeFileSync(probe, 'import { writeFileSync } from "node:fs";\nexport default function (pi) { pi.on("before_agent_start", () => { writeFileSync(process.env.TOOLS_PROBE_OUT, JSON.stringify(pi.getAllTools().map((t) => ({ name: t.name, exposure: t.exposure })))); }); }\n');
-    const probed = await createPiLab({ driverOptions: { extraArgs: ["--extension", probe] }, instanceEnvironment: { TOOLS_PROBE_OUT: out } });
+    writeFileSync(
+      probe,
+      'import { writeFileSync } from "node:fs";\nexport default function (pi) { pi.on("before_agent_start", () => { writeFileSync(process.env.TOOLS_PROBE_OUT, JSON.stringify(pi.getAllTools().map((t) => ({ name: t.name, exposure: t.exposure })))); }); }\n',
+    );
+    const probed = await createPiLab({
+      driverOptions: { extraArgs: ["--extension", probe] },
+      instanceEnvironment: { TOOLS_PROBE_OUT: out },
+    });
     try {
-      const { session, events } = await probed.open({ mcp: { ...grantFor(mcp.url, mcp.token), serverName: "t3-code" } });
+      const { session, events } = await probed.open({
+        mcp: { ...grantFor(mcp.url, mcp.token), serverName: "t3-code" },
+      });
       const input = turnInput(`go ${viaSearch("mcp__t3-code__echo", '{"text":"hyphenated"}')}`);
       await session.startTurn(input);
-      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
-      expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__t3-code__echo")).toEqual([expect.objectContaining({ status: "completed", output: "echo: hyphenated" })]);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe(
+        "completed",
+      );
+      expect(callsTo(events.events, "tool_call.completed", input.turnId, "mcp__t3-code__echo")).toEqual([
+        expect.objectContaining({ status: "completed", output: "echo: hyphenated" }),
+      ]);
       const tools = JSON.parse(readFileSync(out, "utf8")) as { name: string; exposure: string }[];
       expect(tools).toContainEqual({ name: "mcp__t3-code__echo", exposure: "deferred" });
       expect(tools).toContainEqual({ name: "mcp__t3_code__echo", exposure: "hidden" });
@@ -487,19 +594,28 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
       const { session, events } = await acking.open();
       const input = turnInput("/switchyard-noop");
       await session.startTurn(input);
-      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
-      expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toContain("A Pi extension handled this prompt itself (an extension command or input handler): no model run started.");
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe(
+        "completed",
+      );
+      expect(ofType(events.events, "warning", input.turnId).map((e) => e.message)).toContain(
+        "A Pi extension handled this prompt itself (an extension command or input handler): no model run started.",
+      );
       expect(acking.server.requests.filter((r) => r.userText?.includes("switchyard-noop"))).toEqual([]);
 
       // A steer an input handler swallows reaches no model, and the session says so.
       const held = turnInput("first @@hold ack-gate @@reply first answer");
       await session.startTurn(held);
       await acking.server.waitForHold("ack-gate", 30_000);
-      expect(await session.steerTurn({ turnId: held.turnId, text: "swallowed steer" })).toEqual({ disposition: "handled", detail: "a Pi extension's input handler" });
+      expect(await session.steerTurn({ turnId: held.turnId, text: "swallowed steer" })).toEqual({
+        disposition: "handled",
+        detail: "a Pi extension's input handler",
+      });
       acking.server.release("ack-gate");
       expect((await events.waitFor("turn.terminal", (e) => e.turnId === held.turnId, 30_000)).status).toBe("completed");
       expect(acking.server.requests.some((r) => JSON.stringify(r.body).includes("swallowed steer"))).toBe(false);
-      expect(ofType(events.events, "warning", held.turnId).map((e) => e.message)).toContain("A Pi extension's input handler consumed the steered message: it did not reach the model.");
+      expect(ofType(events.events, "warning", held.turnId).map((e) => e.message)).toContain(
+        "A Pi extension's input handler consumed the steered message: it did not reach the model.",
+      );
     } finally {
       await acking.dispose();
     }
@@ -511,13 +627,24 @@ describe("Pi 0.99+: tool exposure, acknowledgements, and the old package", () =>
     const old = await createPiLab({ driverOptions: { piPath: legacy.args[0]! } });
     try {
       const status = await old.adapter.probe({ depth: "inspect" });
-      expect(status).toMatchObject({ installed: true, executable: true, version: "0.73.1", harness: { inTestedRange: false, testedVersions: "^1.6.0" } });
-      expect(status.warnings?.join(" ")).toContain("install a tested version (npm i -g @earendil-works/pi-coding-agent, at a version in ^1.6.0)");
+      expect(status).toMatchObject({
+        installed: true,
+        executable: true,
+        version: "0.73.1",
+        harness: { inTestedRange: false, testedVersions: "^1.6.0" },
+      });
+      expect(status.warnings?.join(" ")).toContain(
+        "install a tested version (npm i -g @earendil-works/pi-coding-agent, at a version in ^1.6.0)",
+      );
       const { session, events } = await old.open({ mcp: grantFor(mcp.url, mcp.token) });
       const input = turnInput('go @@tool echo {"text":"old pi"}');
       await session.startTurn(input);
-      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe("completed");
-      expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([expect.objectContaining({ status: "completed", output: "echo: old pi" })]);
+      expect((await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 30_000)).status).toBe(
+        "completed",
+      );
+      expect(ofType(events.events, "tool_call.completed", input.turnId)).toEqual([
+        expect.objectContaining({ status: "completed", output: "echo: old pi" }),
+      ]);
       expect(events.textOf(input.turnId)).toContain("echo: old pi");
     } finally {
       await old.dispose();

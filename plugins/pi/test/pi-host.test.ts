@@ -6,7 +6,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ScriptedModelServer, commandLineOf, createPiHome, environmentVariablesOf, startTestHost, type PiHome, type TestHost } from "@switchyard/testkit";
+import {
+  ScriptedModelServer,
+  commandLineOf,
+  createPiHome,
+  environmentVariablesOf,
+  startTestHost,
+  type PiHome,
+  type TestHost,
+} from "@switchyard/testkit";
 import { ACKNOWLEDGING_EXTENSION, PLUGIN_DIR } from "./pi-lab.js";
 
 const INSTANCE = "pi-host";
@@ -16,14 +24,23 @@ let home: PiHome;
 let lab: TestHost;
 
 beforeAll(async () => {
-  if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js"))) throw new Error("Build the plugin first: npx tsc -b plugins/pi");
+  if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js")))
+    throw new Error("Build the plugin first: npx tsc -b plugins/pi");
   server = await ScriptedModelServer.start();
   home = await createPiHome({ modelServerUrl: server.url });
   const extension = path.join(home.root, "acknowledging.js");
   writeFileSync(extension, ACKNOWLEDGING_EXTENSION);
   lab = await startTestHost({
     plugins: [PLUGIN_DIR],
-    providers: [{ id: INSTANCE, driver: "pi", options: { extraArgs: ["--extension", extension] }, homePath: home.home, environment: home.env }],
+    providers: [
+      {
+        id: INSTANCE,
+        driver: "pi",
+        options: { extraArgs: ["--extension", extension] },
+        homePath: home.home,
+        environment: home.env,
+      },
+    ],
     serverConfig: { maxWaitMs: 3_000 },
   });
 }, 60_000);
@@ -35,7 +52,8 @@ afterAll(async () => {
 }, 60_000);
 
 type Item = { kind: string; text: string; status: string; data: Record<string, unknown> };
-const items = (threadId: string): Item[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
+const items = (threadId: string): Item[] =>
+  lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as Item[];
 
 /**
  * The live Pi process of a provider session. Pi sets `process.title`, which overwrites
@@ -46,7 +64,8 @@ function piProcessOf(providerSessionId: string): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const env = environmentVariablesOf(Number(entry));
-      if (env["PI_CODING_AGENT_DIR"] === home.home && env["SWITCHYARD_PI_STATE_FILE"]?.includes(providerSessionId)) return Number(entry);
+      if (env["PI_CODING_AGENT_DIR"] === home.home && env["SWITCHYARD_PI_STATE_FILE"]?.includes(providerSessionId))
+        return Number(entry);
     } catch {
       // gone meanwhile, or not ours
     }
@@ -67,7 +86,9 @@ function findFiles(dir: string, pattern: RegExp): string[] {
 
 describe("Pi through a Switchyard host", () => {
   it("calls a Switchyard MCP tool through the extension with the session's own credential, which stays out of argv and files", async () => {
-    const threadId = lab.createThread(INSTANCE, "go @@tool orchestrator_capabilities {}", { runtimeMode: "full-access" });
+    const threadId = lab.createThread(INSTANCE, "go @@tool orchestrator_capabilities {}", {
+      runtimeMode: "full-access",
+    });
     const run = await lab.waitForRun(threadId, { timeoutMs: 60_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
 
@@ -83,13 +104,21 @@ describe("Pi through a Switchyard host", () => {
     expect(run.summary).toContain("DONE after mcp__switchyard__orchestrator_capabilities");
 
     // The host folded the shared instructions into the first prompt (Pi has no instruction channel), once.
-    const first = await server.waitForRequest((r) => r.userText === "go @@tool orchestrator_capabilities {}" && r.stepIndex === 0);
+    const first = await server.waitForRequest(
+      (r) => r.userText === "go @@tool orchestrator_capabilities {}" && r.stepIndex === 0,
+    );
     const body = JSON.stringify(first.body);
-    expect(body.split('You can coordinate other coding agents through the \\"switchyard\\" MCP tools').length - 1).toBe(1);
+    expect(body.split('You can coordinate other coding agents through the \\"switchyard\\" MCP tools').length - 1).toBe(
+      1,
+    );
     expect(body).toContain("<switchyard_instructions>");
     // Pi 0.99+ (seed 000): three Switchyard tools declared, the others found through tool_search.
     const declared = first.toolNames.filter((name) => name.startsWith("mcp__"));
-    expect(declared.sort()).toEqual(["mcp__switchyard__delegate_task", "mcp__switchyard__orchestrator_capabilities", "mcp__switchyard__task_status"]);
+    expect(declared.sort()).toEqual([
+      "mcp__switchyard__delegate_task",
+      "mcp__switchyard__orchestrator_capabilities",
+      "mcp__switchyard__task_status",
+    ]);
     expect(first.toolNames).toContain("tool_search");
 
     // The token: in Pi's environment only (the adapter tests check the argv it was spawned with).
@@ -114,9 +143,15 @@ describe("Pi through a Switchyard host", () => {
     const run = await lab.waitForRun(waiter, { timeoutMs: 60_000 });
     const elapsed = Date.now() - started;
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
-    const call = items(waiter).find((item) => item.kind === "tool_call" && item.data["name"] === "mcp__switchyard__t3_thread_wait");
+    const call = items(waiter).find(
+      (item) => item.kind === "tool_call" && item.data["name"] === "mcp__switchyard__t3_thread_wait",
+    );
     expect(call?.status).toBe("completed");
-    const output = JSON.parse(String(call!.data["output"])) as { waitTimedOut: boolean; status: string; threadId: string };
+    const output = JSON.parse(String(call!.data["output"])) as {
+      waitTimedOut: boolean;
+      status: string;
+      threadId: string;
+    };
     expect(output).toMatchObject({ threadId: stuck, waitTimedOut: true, status: "running" });
     const before = await server.waitForRequest((r) => r.userText === prompt && r.stepIndex === 0);
     const after = await server.waitForRequest((r) => r.userText === prompt && r.stepIndex === 1);
@@ -131,12 +166,25 @@ describe("Pi through a Switchyard host", () => {
   });
 
   it("records a steer a Pi input handler consumed as handled on the message, and runs no follow-up for it", async () => {
-    const threadId = lab.createThread(INSTANCE, "working @@hold host-ack @@reply held reply", { runtimeMode: "full-access" });
+    const threadId = lab.createThread(INSTANCE, "working @@hold host-ack @@reply held reply", {
+      runtimeMode: "full-access",
+    });
     await server.waitForHold("host-ack", 30_000);
-    await lab.host.waiter.waitFor(() => (lab.host.threads.runs(threadId)[0]?.status === "running" ? true : null), { timeoutMs: 30_000 });
-    const sent = lab.host.threads.send({ threadId, text: "swallowed steer", mode: "steer", createdBy: "user", creationSource: "cli" });
+    await lab.host.waiter.waitFor(() => (lab.host.threads.runs(threadId)[0]?.status === "running" ? true : null), {
+      timeoutMs: 30_000,
+    });
+    const sent = lab.host.threads.send({
+      threadId,
+      text: "swallowed steer",
+      mode: "steer",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     expect(sent.delivery).toBe("steered");
-    const handled = await lab.host.waiter.waitFor(() => items(threadId).find((item) => item.kind === "user_message" && item.data["delivery"] === "handled") ?? null, { timeoutMs: 30_000 });
+    const handled = await lab.host.waiter.waitFor(
+      () => items(threadId).find((item) => item.kind === "user_message" && item.data["delivery"] === "handled") ?? null,
+      { timeoutMs: 30_000 },
+    );
     expect(handled?.data["handledBy"]).toBe("a Pi extension's input handler");
     server.release("host-ack");
     expect((await lab.waitForRun(threadId, { timeoutMs: 60_000 })).status).toBe("completed");

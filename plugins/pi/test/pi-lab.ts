@@ -25,7 +25,9 @@ export const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url)).replace(
 /** Adds a second model to a Pi home's models.json (`fake/fake-model-2`). */
 export async function addSecondModel(home: PiHome): Promise<string> {
   const file = path.join(home.home, "models.json");
-  const models = JSON.parse(await readFile(file, "utf8")) as { providers: Record<string, { models: { id: string }[] }> };
+  const models = JSON.parse(await readFile(file, "utf8")) as {
+    providers: Record<string, { models: { id: string }[] }>;
+  };
   for (const provider of Object.values(models.providers)) provider.models.push({ id: "fake-model-2" });
   await writeFile(file, JSON.stringify(models, null, 2));
   return "fake/fake-model-2";
@@ -33,7 +35,14 @@ export async function addSecondModel(home: PiHome): Promise<string> {
 
 /** The instance descriptor for a Pi home. */
 export function piInstance(home: PiHome, extraEnvironment: Record<string, string> = {}): ProviderInstanceDescriptor {
-  return { id: "pi-test", driver: "pi", displayName: "Pi", homePath: home.home, environment: { ...home.env, ...extraEnvironment }, customModels: [] };
+  return {
+    id: "pi-test",
+    driver: "pi",
+    displayName: "Pi",
+    homePath: home.home,
+    environment: { ...home.env, ...extraEnvironment },
+    customModels: [],
+  };
 }
 
 /** Validates driver options through the plugin's own schema. */
@@ -74,7 +83,11 @@ function recordingSpawns(context: PluginContext, spawns: RecordedSpawn[]): Plugi
 
 /** Builds a lab. */
 export async function createPiLab(
-  options: { home?: Omit<PiHomeOptions, "modelServerUrl">; driverOptions?: Record<string, unknown>; instanceEnvironment?: Record<string, string> } = {},
+  options: {
+    home?: Omit<PiHomeOptions, "modelServerUrl">;
+    driverOptions?: Record<string, unknown>;
+    instanceEnvironment?: Record<string, string>;
+  } = {},
 ): Promise<PiLab> {
   const server = await ScriptedModelServer.start();
   const home = await createPiHome({ modelServerUrl: server.url, ...options.home });
@@ -83,14 +96,17 @@ export async function createPiLab(
   const lab = await createSessionLab<PiProviderSession, PiAdapter, PiHome>({
     home,
     standIn: server,
-    createAdapter: (context) => createPiAdapter(piInstance(home, options.instanceEnvironment), driverOptions, recordingSpawns(context, spawns)),
+    createAdapter: (context) =>
+      createPiAdapter(piInstance(home, options.instanceEnvironment), driverOptions, recordingSpawns(context, spawns)),
   });
   return Object.assign(lab, { server, spawns });
 }
 
 /** An MCP grant for an endpoint (the same shape the host issues). */
 export function grantFor(url: string, token: string): McpEndpointGrant {
-  return mcpGrantFor(url, token, { instructions: "<switchyard_instructions>Use the switchyard tools.</switchyard_instructions>" });
+  return mcpGrantFor(url, token, {
+    instructions: "<switchyard_instructions>Use the switchyard tools.</switchyard_instructions>",
+  });
 }
 
 /** True while a process exists. */

@@ -20,11 +20,20 @@ import { grantFor, piOptions } from "./pi-lab.js";
 
 describe("Pi options", () => {
   it("fills defaults", async () => {
-    expect(await piOptions()).toEqual({ extraArgs: [], offline: true, startupTimeoutMs: 60_000, requestTimeoutMs: 30_000, interruptGraceMs: 15_000 });
+    expect(await piOptions()).toEqual({
+      extraArgs: [],
+      offline: true,
+      startupTimeoutMs: 60_000,
+      requestTimeoutMs: 30_000,
+      interruptGraceMs: 15_000,
+    });
   });
 
   it("refuses reserved launch flags, in both --flag and --flag=value forms, and unknown options", async () => {
-    const result = await piOptionsSchema["~standard"].validate({ extraArgs: ["--thinking", "high", "--session=x.jsonl", "--mode", "json", "--api-key", "k"], colour: true });
+    const result = await piOptionsSchema["~standard"].validate({
+      extraArgs: ["--thinking", "high", "--session=x.jsonl", "--mode", "json", "--api-key", "k"],
+      colour: true,
+    });
     expect(result.issues?.map((issue) => issue.message).join("\n")).toMatch(/--session=x\.jsonl, --mode, --api-key/);
     expect(result.issues?.some((issue) => issue.message === 'Unrecognized key: "colour"')).toBe(true);
     expect(reservedFlagsIn(["--thinking", "high", "--no-context-files"])).toEqual([]);
@@ -80,11 +89,33 @@ describe("Pi launch", () => {
     process.env["SWITCHYARD_MCP_TOKEN"] = "from-host";
     try {
       const env = piEnvironment(
-        { id: "p", driver: "pi", displayName: "Pi", homePath: "/pi-home", environment: { SWITCHYARD_MCP_URL: "http://wrong", FOO: "bar" }, customModels: [] },
+        {
+          id: "p",
+          driver: "pi",
+          displayName: "Pi",
+          homePath: "/pi-home",
+          environment: { SWITCHYARD_MCP_URL: "http://wrong", FOO: "bar" },
+          customModels: [],
+        },
         mcpEnvironment(grantFor("http://127.0.0.1:1/mcp", "tok")),
       );
-      expect(env).toMatchObject({ FOO: "bar", PI_CODING_AGENT_DIR: "/pi-home", SWITCHYARD_MCP_URL: "http://127.0.0.1:1/mcp", SWITCHYARD_MCP_TOKEN: "tok" });
-      const bare = piEnvironment({ id: "p", driver: "pi", displayName: "Pi", homePath: null, environment: { SWITCHYARD_MCP_URL: "http://wrong" }, customModels: [] }, {});
+      expect(env).toMatchObject({
+        FOO: "bar",
+        PI_CODING_AGENT_DIR: "/pi-home",
+        SWITCHYARD_MCP_URL: "http://127.0.0.1:1/mcp",
+        SWITCHYARD_MCP_TOKEN: "tok",
+      });
+      const bare = piEnvironment(
+        {
+          id: "p",
+          driver: "pi",
+          displayName: "Pi",
+          homePath: null,
+          environment: { SWITCHYARD_MCP_URL: "http://wrong" },
+          customModels: [],
+        },
+        {},
+      );
       expect(bare["SWITCHYARD_MCP_URL"]).toBeUndefined();
       expect(bare["SWITCHYARD_MCP_TOKEN"]).toBeUndefined();
     } finally {
@@ -104,14 +135,23 @@ describe("Pi launch", () => {
 
 describe("Pi wire helpers", () => {
   it("reads text and thinking out of messages", () => {
-    const message = { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }, { type: "toolCall", id: "c", name: "bash", arguments: {} }, { type: "text", text: "b" }] };
+    const message = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "hmm" },
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "c", name: "bash", arguments: {} },
+        { type: "text", text: "b" },
+      ],
+    };
     expect(messageText(message)).toBe("ab");
     expect(messageThinking(message)).toBe("hmm");
     expect(messageText({ role: "user", content: "plain" })).toBe("plain");
   });
 
   it("parses pi --list-models", () => {
-    const table = "provider  model         context  max-out  thinking  images\nfake      fake-model    128K     16.4K    no        no\nanthropic claude-opus-4 200K 32K yes yes\n";
+    const table =
+      "provider  model         context  max-out  thinking  images\nfake      fake-model    128K     16.4K    no        no\nanthropic claude-opus-4 200K 32K yes yes\n";
     expect(parseModelTable(table)).toEqual([
       { provider: "fake", id: "fake-model", reasoning: false },
       { provider: "anthropic", id: "claude-opus-4", reasoning: true },
@@ -149,10 +189,25 @@ describe("the Switchyard extension's files and approval protocol", () => {
 
   it("round-trips an approval dialog", () => {
     const prompt = { toolCallId: "call_1", toolName: "bash", approvalKind: "command" as const, title: "rm -rf build" };
-    const request = { type: "extension_ui_request" as const, id: "ui-1", method: "select", title: `${APPROVAL_TITLE_PREFIX}${JSON.stringify(prompt)}`, options: ["accept", "accept_for_session", "decline"] };
+    const request = {
+      type: "extension_ui_request" as const,
+      id: "ui-1",
+      method: "select",
+      title: `${APPROVAL_TITLE_PREFIX}${JSON.stringify(prompt)}`,
+      options: ["accept", "accept_for_session", "decline"],
+    };
     expect(parseApprovalDialog(request)).toEqual(prompt);
-    expect(approvalRequestOf(prompt)).toMatchObject({ kind: "approval", approvalKind: "command", title: "rm -rf build", options: [{ decision: "accept" }, { decision: "accept_for_session" }, { decision: "decline" }] });
-    expect(approvalAnswer("ui-1", "accept_for_session")).toEqual({ type: "extension_ui_response", id: "ui-1", value: "accept_for_session" });
+    expect(approvalRequestOf(prompt)).toMatchObject({
+      kind: "approval",
+      approvalKind: "command",
+      title: "rm -rf build",
+      options: [{ decision: "accept" }, { decision: "accept_for_session" }, { decision: "decline" }],
+    });
+    expect(approvalAnswer("ui-1", "accept_for_session")).toEqual({
+      type: "extension_ui_response",
+      id: "ui-1",
+      value: "accept_for_session",
+    });
     expect(approvalAnswer("ui-1", "cancel")).toEqual({ type: "extension_ui_response", id: "ui-1", cancelled: true });
     expect(approvalAnswer("ui-1", null)).toEqual({ type: "extension_ui_response", id: "ui-1", cancelled: true });
     expect(parseApprovalDialog({ ...request, title: "Pick a colour" })).toBeNull();
@@ -166,7 +221,12 @@ describe("the Switchyard extension's files and approval protocol", () => {
     const turn = new PiTurn("turn-1", emit, requests);
     const answers: PiExtensionUiResponse[] = [];
     const warnings: string[] = [];
-    const route = { turn, generation: 1, warn: (message: string) => warnings.push(message), answer: (answer: PiExtensionUiResponse) => answers.push(answer) };
+    const route = {
+      turn,
+      generation: 1,
+      warn: (message: string) => warnings.push(message),
+      answer: (answer: PiExtensionUiResponse) => answers.push(answer),
+    };
     const dialog = (id: string, toolCallId: string) => ({
       type: "extension_ui_request" as const,
       id,
@@ -193,23 +253,43 @@ describe("the Switchyard extension's files and approval protocol", () => {
       { type: "extension_ui_response", id: "ui-2", cancelled: true },
       { type: "extension_ui_response", id: "ui-3", value: "decline" },
     ]);
-    expect(events.filter((event) => event.type === "runtime_request.resolved").map((event) => (event as { resolution: string }).resolution)).toEqual(["answered", "cancelled", "answered"]);
+    expect(
+      events
+        .filter((event) => event.type === "runtime_request.resolved")
+        .map((event) => (event as { resolution: string }).resolution),
+    ).toEqual(["answered", "cancelled", "answered"]);
     // The declined call's failure (the extension blocks it) is reported as declined.
-    turn.apply({ type: "tool_execution_start", toolCallId: "call_3", toolName: "bash", args: { command: "echo ui-3" } });
+    turn.apply({
+      type: "tool_execution_start",
+      toolCallId: "call_3",
+      toolName: "bash",
+      args: { command: "echo ui-3" },
+    });
     turn.apply({ type: "tool_execution_end", toolCallId: "call_3", toolName: "bash", isError: true });
     expect(events.at(-1)).toMatchObject({ type: "tool_call.completed", itemId: "call_3", status: "declined" });
 
     // Another extension's dialog, and an approval between turns, are dismissed at once.
     answers.length = 0;
-    routeUiRequest({ type: "extension_ui_request", id: "ui-4", method: "confirm", title: "Delete it?" }, requests, route);
+    routeUiRequest(
+      { type: "extension_ui_request", id: "ui-4", method: "confirm", title: "Delete it?" },
+      requests,
+      route,
+    );
     routeUiRequest(dialog("ui-5", "call_5"), requests, { ...route, turn: null });
-    routeUiRequest({ type: "extension_ui_request", id: "ui-6", method: "notify", message: "MCP tools are unavailable" }, requests, route);
+    routeUiRequest(
+      { type: "extension_ui_request", id: "ui-6", method: "notify", message: "MCP tools are unavailable" },
+      requests,
+      route,
+    );
     routeUiRequest({ type: "extension_ui_request", id: "ui-7", method: "setStatus" }, requests, route);
     expect(answers).toEqual([
       { type: "extension_ui_response", id: "ui-4", cancelled: true },
       { type: "extension_ui_response", id: "ui-5", cancelled: true },
     ]);
-    expect(warnings).toEqual(['A Pi extension asked "Delete it?" through a confirm dialog, which Switchyard does not show; it was dismissed.', "Pi: MCP tools are unavailable"]);
+    expect(warnings).toEqual([
+      'A Pi extension asked "Delete it?" through a confirm dialog, which Switchyard does not show; it was dismissed.',
+      "Pi: MCP tools are unavailable",
+    ]);
     expect(requests.pending()).toEqual([]);
   });
 });

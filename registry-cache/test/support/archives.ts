@@ -13,7 +13,14 @@ export type RawEntry =
   | { name: string; type: "symlink" | "hardlink"; target: string }
   | { name: string; type: "chardev" | "fifo" };
 
-const TYPE_FLAGS: Record<RawEntry["type"], string> = { file: "0", hardlink: "1", symlink: "2", chardev: "3", dir: "5", fifo: "6" };
+const TYPE_FLAGS: Record<RawEntry["type"], string> = {
+  file: "0",
+  hardlink: "1",
+  symlink: "2",
+  chardev: "3",
+  dir: "5",
+  fifo: "6",
+};
 
 /**
  * A ustar archive built byte by byte, so tests can contain exactly the hostile entries real
@@ -22,9 +29,15 @@ const TYPE_FLAGS: Record<RawEntry["type"], string> = { file: "0", hardlink: "1",
 export function buildTar(entries: readonly RawEntry[]): Buffer {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
-    const content = entry.type === "file" ? (typeof entry.content === "string" ? Buffer.from(entry.content) : entry.content) : Buffer.alloc(0);
+    const content =
+      entry.type === "file"
+        ? typeof entry.content === "string"
+          ? Buffer.from(entry.content)
+          : entry.content
+        : Buffer.alloc(0);
     const header = Buffer.alloc(512);
-    const mode = entry.type === "file" || entry.type === "dir" ? (entry.mode ?? (entry.type === "dir" ? 0o755 : 0o644)) : 0o777;
+    const mode =
+      entry.type === "file" || entry.type === "dir" ? (entry.mode ?? (entry.type === "dir" ? 0o755 : 0o644)) : 0o777;
     header.write(entry.name, 0, 100, "utf8");
     header.write(octal(mode, 7), 100);
     header.write(octal(0, 7), 108);
@@ -57,9 +70,23 @@ export function buildZip(entries: readonly RawEntry[]): Buffer {
   for (const entry of entries) {
     const name = Buffer.from(entry.type === "dir" && !entry.name.endsWith("/") ? `${entry.name}/` : entry.name);
     const data =
-      entry.type === "file" ? (typeof entry.content === "string" ? Buffer.from(entry.content) : entry.content) : entry.type === "symlink" ? Buffer.from(entry.target) : Buffer.alloc(0);
+      entry.type === "file"
+        ? typeof entry.content === "string"
+          ? Buffer.from(entry.content)
+          : entry.content
+        : entry.type === "symlink"
+          ? Buffer.from(entry.target)
+          : Buffer.alloc(0);
     const unixMode =
-      entry.type === "file" ? 0o100000 | (entry.mode ?? 0o644) : entry.type === "dir" ? 0o040755 : entry.type === "symlink" ? 0o120777 : entry.type === "chardev" ? 0o020644 : 0o010644;
+      entry.type === "file"
+        ? 0o100000 | (entry.mode ?? 0o644)
+        : entry.type === "dir"
+          ? 0o040755
+          : entry.type === "symlink"
+            ? 0o120777
+            : entry.type === "chardev"
+              ? 0o020644
+              : 0o010644;
     const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);

@@ -18,11 +18,18 @@ export async function makeTempDir(label: string): Promise<{ path: string; cleanu
   return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
 }
 
-export function agentEntry(id: string, distribution: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function agentEntry(
+  id: string,
+  distribution: unknown,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { id, name: `Agent ${id}`, version: "1.0.0", description: `Test agent ${id}`, distribution, ...extra };
 }
 
-export function binaryDistribution(archive: string, options: { sha256?: string; cmd?: string; args?: string[]; env?: Record<string, string> } = {}): unknown {
+export function binaryDistribution(
+  archive: string,
+  options: { sha256?: string; cmd?: string; args?: string[]; env?: Record<string, string> } = {},
+): unknown {
   return {
     binary: {
       [PLATFORM]: {
@@ -41,13 +48,17 @@ export function registryIndex(agents: unknown[]): Record<string, unknown> {
 }
 
 /** A logger that remembers warnings, to assert on them. */
-export function recordingLogger(): RegistryLogger & { warnings: { message: string; fields: Record<string, unknown> | undefined }[] } {
+export function recordingLogger(): RegistryLogger & {
+  warnings: { message: string; fields: Record<string, unknown> | undefined }[];
+} {
   const warnings: { message: string; fields: Record<string, unknown> | undefined }[] = [];
   return { warnings, warn: (message, fields) => warnings.push({ message, fields }) };
 }
 
 /** Good archives made with the real `tar`, `zip` and `bzip2` tools. */
-export async function buildGoodArchives(workDir: string): Promise<{ tarGz: Buffer; tarBz2: Buffer; zip: Buffer; raw: Buffer }> {
+export async function buildGoodArchives(
+  workDir: string,
+): Promise<{ tarGz: Buffer; tarBz2: Buffer; zip: Buffer; raw: Buffer }> {
   const source = join(workDir, "agent-src");
   await mkdir(join(source, "lib"), { recursive: true });
   await writeFile(join(source, "agent"), AGENT_SCRIPT);

@@ -60,10 +60,16 @@ export class TestServer {
 }
 
 /** Serves bytes with a Content-Length, optionally after a delay (to make installs overlap). */
-export function serveBytes(body: Buffer | string, options: { contentType?: string; delayMs?: number } = {}): RouteHandler {
+export function serveBytes(
+  body: Buffer | string,
+  options: { contentType?: string; delayMs?: number } = {},
+): RouteHandler {
   return async (_request, response) => {
     const bytes = typeof body === "string" ? Buffer.from(body) : body;
-    response.writeHead(200, { "content-type": options.contentType ?? "application/octet-stream", "content-length": String(bytes.length) });
+    response.writeHead(200, {
+      "content-type": options.contentType ?? "application/octet-stream",
+      "content-length": String(bytes.length),
+    });
     if (options.delayMs !== undefined) {
       response.write(bytes.subarray(0, 1));
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));

@@ -6,4 +6,11 @@ const [cacheDir, registryUrl, agentId, platform] = process.argv.slice(2);
 const catalog = new RegistryCatalog({ cacheDir, registryUrl, platform });
 const phases = [];
 const prepared = await catalog.prepare(agentId, { onProgress: (event) => phases.push(event.phase) });
-process.stdout.write(JSON.stringify({ pid: process.pid, alreadyInstalled: prepared.alreadyInstalled, command: prepared.launch.command, phases }));
+process.stdout.write(
+  JSON.stringify({
+    pid: process.pid,
+    alreadyInstalled: prepared.alreadyInstalled,
+    command: prepared.launch.command,
+    phases,
+  }),
+);

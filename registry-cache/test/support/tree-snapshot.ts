@@ -24,7 +24,10 @@ export async function snapshotTree(root: string): Promise<Record<string, string>
       else if (info.isDirectory()) {
         result[rel] = `dir ${mode}`;
         await walk(path, rel);
-      } else result[rel] = `file ${mode} ${createHash("sha256").update(await readFile(path)).digest("hex")}`;
+      } else
+        result[rel] = `file ${mode} ${createHash("sha256")
+          .update(await readFile(path))
+          .digest("hex")}`;
     }
   };
   await walk(root, "");

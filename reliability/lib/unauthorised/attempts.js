@@ -26,10 +26,18 @@ export class Attempts {
     const attempts = this.list.filter((a) => a.figure === figure);
     const served = attempts.filter((a) => a.served);
     const vacuous = this.vacuous.get(figure) ?? 0;
-    if (process.env.RELIABILITY_VERBOSE) for (const a of attempts) this.report.note(`[${a.group}] ${a.label}: ${a.detail}`);
+    if (process.env.RELIABILITY_VERBOSE)
+      for (const a of attempts) this.report.note(`[${a.group}] ${a.label}: ${a.detail}`);
     for (const a of served) this.report.note(`served: [${a.group}] ${a.label} (${a.detail})`);
     const groups = [...new Set(attempts.map((a) => a.group))];
-    this.report.note(`${name}: ${attempts.length} attempts in ${groups.length} groups: ${groups.map((g) => `${g} ${attempts.filter((a) => a.group === g).length}`).join(", ")}`);
-    this.report.figure(name, `${served.length} of ${attempts.length} attempts${vacuous > 0 ? `, ${vacuous} case(s) could not be set up` : ""}`, goal, served.length === 0 && vacuous === 0 && attempts.length > 0);
+    this.report.note(
+      `${name}: ${attempts.length} attempts in ${groups.length} groups: ${groups.map((g) => `${g} ${attempts.filter((a) => a.group === g).length}`).join(", ")}`,
+    );
+    this.report.figure(
+      name,
+      `${served.length} of ${attempts.length} attempts${vacuous > 0 ? `, ${vacuous} case(s) could not be set up` : ""}`,
+      goal,
+      served.length === 0 && vacuous === 0 && attempts.length > 0,
+    );
   }
 }

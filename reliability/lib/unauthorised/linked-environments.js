@@ -23,9 +23,19 @@ export const REACH_FIGURE = "reach";
 /** A home with a scripted provider `alpha` and a project, served on loopback. */
 async function environment(run, name, projects = 1) {
   const home = run.newHome(`reach-${name}`);
-  writeConfig(home, { plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR], providers: [{ id: "alpha", driver: "scripted", options: { gateDir: run.dir(`reach-${name}-gates`), stateDir: run.dir(`reach-${name}-state`) } }] });
+  writeConfig(home, {
+    plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR],
+    providers: [
+      {
+        id: "alpha",
+        driver: "scripted",
+        options: { gateDir: run.dir(`reach-${name}-gates`), stateDir: run.dir(`reach-${name}-state`) },
+      },
+    ],
+  });
   const projectIds = [];
-  for (let i = 0; i < projects; i += 1) projectIds.push(await addProject(home, run.dir(`reach-${name}-workspace-${i}`)));
+  for (let i = 0; i < projects; i += 1)
+    projectIds.push(await addProject(home, run.dir(`reach-${name}-workspace-${i}`)));
   const server = await SwitchyardServer.start(run, home);
   return { name, home, server, projectIds };
 }
@@ -36,7 +46,11 @@ export async function tryLinkedEnvironments({ run, attempts }) {
   const c = await environment(run, "c");
   try {
     const [granted, notGranted] = b.projectIds;
-    const full = await issueGrant(run, b.home, { forName: "a", verbs: "read,create,send,delegate,cancel", projects: granted });
+    const full = await issueGrant(run, b.home, {
+      forName: "a",
+      verbs: "read,create,send,delegate,cancel",
+      projects: granted,
+    });
     const readOnly = await issueGrant(run, b.home, { forName: "a-read", verbs: "read", projects: granted });
     const toRevoke = await issueGrant(run, b.home, { forName: "a-revoked", verbs: "read,create", projects: granted });
     const forged = `${full.secret.slice(0, -4)}${full.secret.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
@@ -55,11 +69,21 @@ export async function tryLinkedEnvironments({ run, attempts }) {
       return outcome;
     };
     const list = (environmentId, projectId = granted) => ({ environmentId, projectId });
-    const create = (environmentId, projectId = granted) => ({ environmentId, projectId, threads: [{ title: "refused across environments", prompt: "@@reply refused", target: { providerInstanceId: "alpha" } }] });
+    const create = (environmentId, projectId = granted) => ({
+      environmentId,
+      projectId,
+      threads: [
+        { title: "refused across environments", prompt: "@@reply refused", target: { providerInstanceId: "alpha" } },
+      ],
+    });
 
     await viaLink("no grant", "a link secret B never issued", "t3_thread_list", list("b-forged"));
     const before = await callTool(client, "t3_thread_list", list("b-revoked"));
-    if (!before.ok) attempts.notSetUp(REACH_FIGURE, `the grant to revoke did not work before it was revoked (${before.code}: ${before.message})`);
+    if (!before.ok)
+      attempts.notSetUp(
+        REACH_FIGURE,
+        `the grant to revoke did not work before it was revoked (${before.code}: ${before.message})`,
+      );
     await revokeGrant(b.home, toRevoke.id);
     await viaLink("no grant", "a grant revoked on B", "t3_thread_list", list("b-revoked"));
     await viaLink("no grant", "a grant revoked on B, creating", "create_threads", create("b-revoked"));
@@ -67,35 +91,98 @@ export async function tryLinkedEnvironments({ run, attempts }) {
       ["the read-only grant, reading", await callTool(client, "t3_thread_list", list("b-read"))],
       ["the full grant, on its own project", await callTool(client, "t3_thread_list", list("b"))],
     ];
-    for (const [label, outcome] of controls) if (!outcome.ok) attempts.notSetUp(REACH_FIGURE, `${label} did not work (${outcome.code}: ${outcome.message}), so refusals beyond it prove nothing`);
+    for (const [label, outcome] of controls)
+      if (!outcome.ok)
+        attempts.notSetUp(
+          REACH_FIGURE,
+          `${label} did not work (${outcome.code}: ${outcome.message}), so refusals beyond it prove nothing`,
+        );
     await viaLink("outside the grant", "a grant without create", "create_threads", create("b-read"));
     await viaLink("outside the grant", "a project outside the grant, listing", "t3_thread_list", list("b", notGranted));
-    await viaLink("outside the grant", "a project outside the grant, creating", "create_threads", create("b", notGranted));
+    await viaLink(
+      "outside the grant",
+      "a project outside the grant, creating",
+      "create_threads",
+      create("b", notGranted),
+    );
 
     // On B directly, with the link secret A holds.
     const overApi = await api(b.server, "GET", "/projects", { token: full.secret });
-    attempts.record(REACH_FIGURE, "link secret elsewhere", "the link secret on B's HTTP API", served(overApi), describeAnswer(overApi));
+    attempts.record(
+      REACH_FIGURE,
+      "link secret elsewhere",
+      "the link secret on B's HTTP API",
+      served(overApi),
+      describeAnswer(overApi),
+    );
     const notOffered = await rawRequest(b.server.mcpUrl, {
       headers: mcpHeaders(full.secret),
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "schedule_task", arguments: { projectId: granted, title: "x", prompt: "x", schedule: { type: "interval", everyMs: 3_600_000 } } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "schedule_task",
+          arguments: {
+            projectId: granted,
+            title: "x",
+            prompt: "x",
+            schedule: { type: "interval", everyMs: 3_600_000 },
+          },
+        },
+      }),
     });
     const notOfferedServed = notOffered.status === 200 && !/"isError"\s*:\s*true/.test(notOffered.body);
-    attempts.record(REACH_FIGURE, "link secret elsewhere", "the link secret calling schedule_task, which no grant offers", notOfferedServed, `HTTP ${notOffered.status}`);
+    attempts.record(
+      REACH_FIGURE,
+      "link secret elsewhere",
+      "the link secret calling schedule_task, which no grant offers",
+      notOfferedServed,
+      `HTTP ${notOffered.status}`,
+    );
 
     // Transitive reach: A's agent -> a child on B -> C, which granted only B.
-    const onC = JSON.stringify({ environmentId: "c", task: "@@reply reached C", target: { providerInstanceId: "alpha" }, mode: "async", clientRequestId: "transitive-to-c" });
-    const onB = JSON.stringify({ environmentId: "b", projectId: granted, task: `@@tool delegate_task ${onC} @@reply child done`, target: { providerInstanceId: "alpha" }, mode: "async", clientRequestId: "transitive-to-b" });
-    const parent = await callTool(client, "create_threads", { projectId: a.projectIds[0], threads: [{ title: "transitive parent", prompt: `@@tool delegate_task ${onB} @@reply parent done`, target: { providerInstanceId: "alpha" }, runtimeMode: "full-access" }] });
+    const onC = JSON.stringify({
+      environmentId: "c",
+      task: "@@reply reached C",
+      target: { providerInstanceId: "alpha" },
+      mode: "async",
+      clientRequestId: "transitive-to-c",
+    });
+    const onB = JSON.stringify({
+      environmentId: "b",
+      projectId: granted,
+      task: `@@tool delegate_task ${onC} @@reply child done`,
+      target: { providerInstanceId: "alpha" },
+      mode: "async",
+      clientRequestId: "transitive-to-b",
+    });
+    const parent = await callTool(client, "create_threads", {
+      projectId: a.projectIds[0],
+      threads: [
+        {
+          title: "transitive parent",
+          prompt: `@@tool delegate_task ${onB} @@reply parent done`,
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "full-access",
+        },
+      ],
+    });
     await client.close().catch(() => undefined);
     if (!parent.ok) {
-      attempts.notSetUp(REACH_FIGURE, `the transitive parent could not be created on A: ${parent.code}: ${parent.message}`);
+      attempts.notSetUp(
+        REACH_FIGURE,
+        `the transitive parent could not be created on A: ${parent.code}: ${parent.message}`,
+      );
       return;
     }
     const childCalled = await until(
       () =>
         readDb(b.home, (db) =>
           db
-            .prepare("SELECT COUNT(*) FROM items WHERE kind = 'tool_call' AND json_extract(data, '$.data.name') LIKE '%delegate_task' AND json_extract(data, '$.status') IN ('completed', 'failed') AND thread_id IN (SELECT child_thread_id FROM reach_foreign_tasks)")
+            .prepare(
+              "SELECT COUNT(*) FROM items WHERE kind = 'tool_call' AND json_extract(data, '$.data.name') LIKE '%delegate_task' AND json_extract(data, '$.status') IN ('completed', 'failed') AND thread_id IN (SELECT child_thread_id FROM reach_foreign_tasks)",
+            )
             .pluck()
             .get(),
         ) > 0,
@@ -103,12 +190,22 @@ export async function tryLinkedEnvironments({ run, attempts }) {
     );
     if (!childCalled) {
       const children = scalar(b.home, "SELECT COUNT(*) FROM reach_foreign_tasks");
-      attempts.notSetUp(REACH_FIGURE, `the child on B did not make its delegate_task call to C within 30 s (${children} child(ren) from A on B)`);
+      attempts.notSetUp(
+        REACH_FIGURE,
+        `the child on B did not make its delegate_task call to C within 30 s (${children} child(ren) from A on B)`,
+      );
     }
     const threadsOnC = scalar(c.home, "SELECT COUNT(*) FROM threads");
-    attempts.record(REACH_FIGURE, "transitive", "A's agent reaching C through a child on B (C granted only B)", threadsOnC > 0, `${threadsOnC} thread(s) created on C`);
+    attempts.record(
+      REACH_FIGURE,
+      "transitive",
+      "A's agent reaching C through a child on B (C granted only B)",
+      threadsOnC > 0,
+      `${threadsOnC} thread(s) created on C`,
+    );
     const refusedOnB = scalar(b.home, "SELECT COUNT(*) FROM threads WHERE title = 'refused across environments'");
-    if (refusedOnB > 0) attempts.record(REACH_FIGURE, "effects", "threads a refused call created on B", true, `${refusedOnB}`);
+    if (refusedOnB > 0)
+      attempts.record(REACH_FIGURE, "effects", "threads a refused call created on B", true, `${refusedOnB}`);
   } finally {
     for (const env of [a, b, c]) await env.server.stop();
   }

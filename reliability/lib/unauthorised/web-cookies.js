@@ -18,14 +18,19 @@ export const COOKIE_FIGURE = "cookie";
 /** `name=value` of every cookie an answer sets. */
 function cookiesSet(answer) {
   const header = answer.headers?.["set-cookie"] ?? [];
-  return (Array.isArray(header) ? header : [header]).map((line) => line.split(";")[0].trim()).filter((pair) => /^[^=]+=.+$/.test(pair));
+  return (Array.isArray(header) ? header : [header])
+    .map((line) => line.split(";")[0].trim())
+    .filter((pair) => /^[^=]+=.+$/.test(pair));
 }
 
 export async function tryReplayedCookies({ run, home, server, attempts, projectId }) {
   const { token } = await issueToken(run, home, { verbs: "read,operate,approve" });
   const ownOrigin = new URL(server.url).origin;
   // The page's own sign-in: from the UI's origin, as the browser sends it.
-  const signIn = await api(server, "POST", "/ui/session", { body: { token }, headers: { origin: ownOrigin, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" } });
+  const signIn = await api(server, "POST", "/ui/session", {
+    body: { token },
+    headers: { origin: ownOrigin, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" },
+  });
   const cookies = cookiesSet(signIn);
   if (!served(signIn) || cookies.length === 0) {
     attempts.notSetUp(COOKIE_FIGURE, `signing in did not set a session cookie (${describeAnswer(signIn)})`);
@@ -36,21 +41,48 @@ export async function tryReplayedCookies({ run, home, server, attempts, projectI
 
   const replays = [
     ["the cookie alone", { cookie }],
-    ["the cookie with this server's Origin, Sec-Fetch-Site: same-origin and the CSRF header, forged", { cookie, origin: ownOrigin, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" }],
-    ["the cookie from another local server's page", { cookie, origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-site", "x-switchyard-csrf": "1" }],
+    [
+      "the cookie with this server's Origin, Sec-Fetch-Site: same-origin and the CSRF header, forged",
+      { cookie, origin: ownOrigin, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1" },
+    ],
+    [
+      "the cookie from another local server's page",
+      { cookie, origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-site", "x-switchyard-csrf": "1" },
+    ],
   ];
   const requests = [
     { label: "read a project's threads", method: "GET", path: `/threads?projectId=${encodeURIComponent(projectId)}` },
     { label: "open the event stream", method: "GET", path: "/events?after=0", stream: true },
     { label: "read the session", method: "GET", path: "/ui/session" },
-    { label: "create a thread", method: "POST", path: "/threads", body: { projectId, threads: [{ title: "cookie replay thread", prompt: "@@reply replayed", target: { providerInstanceId: "alpha" } }] } },
+    {
+      label: "create a thread",
+      method: "POST",
+      path: "/threads",
+      body: {
+        projectId,
+        threads: [
+          { title: "cookie replay thread", prompt: "@@reply replayed", target: { providerInstanceId: "alpha" } },
+        ],
+      },
+    },
   ];
   for (const [how, headers] of replays) {
     for (const request of requests) {
-      const answer = await api(server, request.method, request.path, { headers, body: request.body, stream: request.stream });
-      attempts.record(COOKIE_FIGURE, "cookie without the page's secret", `${request.label} with ${how}`, served(answer), describeAnswer(answer));
+      const answer = await api(server, request.method, request.path, {
+        headers,
+        body: request.body,
+        stream: request.stream,
+      });
+      attempts.record(
+        COOKIE_FIGURE,
+        "cookie without the page's secret",
+        `${request.label} with ${how}`,
+        served(answer),
+        describeAnswer(answer),
+      );
     }
   }
   const replayed = scalar(home, "SELECT COUNT(*) FROM threads WHERE title = 'cookie replay thread'");
-  if (replayed > 0) attempts.record(COOKIE_FIGURE, "effects", "threads created with a replayed cookie exist", true, `${replayed}`);
+  if (replayed > 0)
+    attempts.record(COOKIE_FIGURE, "effects", "threads created with a replayed cookie exist", true, `${replayed}`);
 }

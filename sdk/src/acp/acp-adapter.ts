@@ -1,4 +1,10 @@
-import type { CreateInstanceInput, OrchestrationAdapter, PluginContext, ProviderDriver, ProviderInstanceDescriptor } from "@switchyard/spec";
+import type {
+  CreateInstanceInput,
+  OrchestrationAdapter,
+  PluginContext,
+  ProviderDriver,
+  ProviderInstanceDescriptor,
+} from "@switchyard/spec";
 import { defineDriver } from "../define.js";
 import { defineAdapter } from "../harness/index.js";
 import { spawnAcpChannel } from "./acp-connection.js";
@@ -35,7 +41,8 @@ export function createAcpAdapter<TOptions>(
     instance,
     driverKind: flavor.driverKind,
     capabilities: () => negotiation.capabilities(),
-    probe: (probeOptions) => probeAcpAgent({ flavor, instance, options, context, channelFactory, negotiation }, probeOptions),
+    probe: (probeOptions) =>
+      probeAcpAgent({ flavor, instance, options, context, channelFactory, negotiation }, probeOptions),
     createSession: (input, onClosed) =>
       new AcpProviderSession(
         {
@@ -54,12 +61,16 @@ export function createAcpAdapter<TOptions>(
 }
 
 /** Turns a flavor into a Switchyard driver. @public */
-export function createAcpDriver<TOptions>(flavor: AcpFlavor<TOptions>, adapterOptions: AcpAdapterOptions = {}): ProviderDriver<TOptions> {
+export function createAcpDriver<TOptions>(
+  flavor: AcpFlavor<TOptions>,
+  adapterOptions: AcpAdapterOptions = {},
+): ProviderDriver<TOptions> {
   return defineDriver<TOptions>({
     driverKind: flavor.driverKind,
     displayName: flavor.displayName,
     ...(flavor.optionsSchema !== undefined ? { optionsSchema: flavor.optionsSchema } : {}),
     capabilities: staticAcpCapabilities(flavor),
-    create: ({ instance, options, context }: CreateInstanceInput<TOptions>) => createAcpAdapter(flavor, instance, options, context, adapterOptions),
+    create: ({ instance, options, context }: CreateInstanceInput<TOptions>) =>
+      createAcpAdapter(flavor, instance, options, context, adapterOptions),
   });
 }

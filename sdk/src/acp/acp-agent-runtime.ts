@@ -114,7 +114,12 @@ export interface AcpOpenedSession {
  * `unsupported_capability` otherwise; `session/new` without a cursor. A cursor the agent does
  * not know is `not_found`.
  */
-export async function openAgentSession(runtime: AcpAgentRuntime, opening: AcpSessionOpening, flavor: Pick<AcpFlavor<unknown>, "displayName" | "driverKind">, timeoutMs: number): Promise<AcpOpenedSession> {
+export async function openAgentSession(
+  runtime: AcpAgentRuntime,
+  opening: AcpSessionOpening,
+  flavor: Pick<AcpFlavor<unknown>, "displayName" | "driverKind">,
+  timeoutMs: number,
+): Promise<AcpOpenedSession> {
   const { connection, init, channel } = runtime;
   const cursor = opening.resumeCursor;
   const agentCaps = init.agentCapabilities ?? {};
@@ -127,7 +132,11 @@ export async function openAgentSession(runtime: AcpAgentRuntime, opening: AcpSes
     opening.replay.begin(cursor);
     let setup: acp.LoadSessionResponse;
     try {
-      setup = await withTimeout(connection.agent.request(acp.methods.agent.session.load, { ...opening.base, sessionId: cursor }), timeoutMs, "The agent's session/load");
+      setup = await withTimeout(
+        connection.agent.request(acp.methods.agent.session.load, { ...opening.base, sessionId: cursor }),
+        timeoutMs,
+        "The agent's session/load",
+      );
     } catch (error) {
       await opening.replay.end(false);
       throw resumeFailure(cursor, error, channel);
@@ -137,14 +146,21 @@ export async function openAgentSession(runtime: AcpAgentRuntime, opening: AcpSes
   }
   if (agentCaps.sessionCapabilities?.resume !== undefined && agentCaps.sessionCapabilities.resume !== null) {
     try {
-      const setup = await withTimeout(connection.agent.request(acp.methods.agent.session.resume, { ...opening.base, sessionId: cursor }), timeoutMs, "The agent's session/resume");
+      const setup = await withTimeout(
+        connection.agent.request(acp.methods.agent.session.resume, { ...opening.base, sessionId: cursor }),
+        timeoutMs,
+        "The agent's session/resume",
+      );
       return { sessionId: cursor, setup };
     } catch (error) {
       throw resumeFailure(cursor, error, channel);
     }
   }
   if (opening.respawn) {
-    return { ...(await fresh()), warning: "The agent cannot reload its session; the restarted agent begins a new conversation." };
+    return {
+      ...(await fresh()),
+      warning: "The agent cannot reload its session; the restarted agent begins a new conversation.",
+    };
   }
   throw new UnsupportedCapabilityError(
     "sessions.resume",
@@ -156,13 +172,24 @@ export async function openAgentSession(runtime: AcpAgentRuntime, opening: AcpSes
 /** A setup failure with the agent's stderr tail; a typed error keeps its code. */
 function startFailure(step: string, error: unknown, channel: AcpChannel): SwitchyardError {
   const stderr = channel.stderrTail?.() ?? "";
-  if (error instanceof SwitchyardError) return new SwitchyardError(error.code, withStderrTail(error.message, stderr), error.details === undefined ? undefined : { ...error.details });
-  return new SwitchyardError("provider_unavailable", withStderrTail(`The agent failed during ${step}: ${describeError(error).message}`, stderr), { step });
+  if (error instanceof SwitchyardError)
+    return new SwitchyardError(
+      error.code,
+      withStderrTail(error.message, stderr),
+      error.details === undefined ? undefined : { ...error.details },
+    );
+  return new SwitchyardError(
+    "provider_unavailable",
+    withStderrTail(`The agent failed during ${step}: ${describeError(error).message}`, stderr),
+    { step },
+  );
 }
 
 function resumeFailure(cursor: string, error: unknown, channel: AcpChannel): SwitchyardError {
   if (error instanceof acp.RequestError && error.code === -32002) {
-    return new SwitchyardError("not_found", `The agent has no session "${cursor}" to reopen.`, { resumeCursor: cursor });
+    return new SwitchyardError("not_found", `The agent has no session "${cursor}" to reopen.`, {
+      resumeCursor: cursor,
+    });
   }
   return startFailure("session reload", error, channel);
 }

@@ -19,7 +19,12 @@ import type { AcpAgentDescription, AcpModeMapping, AcpSessionModels } from "./ac
  * @public
  */
 export const ACP_BASE_CAPABILITIES: CapabilityDeclaration = Object.freeze({
-  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: false,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -39,7 +44,10 @@ export const ACP_BASE_CAPABILITIES: CapabilityDeclaration = Object.freeze({
 } satisfies CapabilityDeclaration);
 
 /** The agent mode id that stands for plan mode, if the agent has one. @public */
-export function planModeId(agent: Pick<AcpAgentDescription, "modes" | "configOptions">, mapping: AcpModeMapping | undefined): string | null {
+export function planModeId(
+  agent: Pick<AcpAgentDescription, "modes" | "configOptions">,
+  mapping: AcpModeMapping | undefined,
+): string | null {
   const ids = agentModeIds(agent);
   const wanted = mapping?.plan ?? "plan";
   return ids.includes(wanted) ? wanted : null;
@@ -57,7 +65,10 @@ export function findConfigOption(
   options: readonly acp.SessionConfigOption[] | null | undefined,
   category: string,
 ): (acp.SessionConfigOption & { type: "select" }) | undefined {
-  return options?.find((option): option is acp.SessionConfigOption & { type: "select" } => option.category === category && option.type === "select");
+  return options?.find(
+    (option): option is acp.SessionConfigOption & { type: "select" } =>
+      option.category === category && option.type === "select",
+  );
 }
 
 /** The values a select option accepts (groups flattened). @public */
@@ -87,7 +98,11 @@ export function sessionModelsOf(response: unknown): AcpSessionModels | null {
     if (typeof entry !== "object" || entry === null) continue;
     const { modelId, name, description } = entry as { modelId?: unknown; name?: unknown; description?: unknown };
     if (typeof modelId !== "string" || modelId.length === 0) continue;
-    available.push({ modelId, name: typeof name === "string" ? name : modelId, ...(typeof description === "string" ? { description } : {}) });
+    available.push({
+      modelId,
+      name: typeof name === "string" ? name : modelId,
+      ...(typeof description === "string" ? { description } : {}),
+    });
   }
   return { currentModelId, availableModels: available };
 }
@@ -98,7 +113,9 @@ export function sessionModelsOf(response: unknown): AcpSessionModels | null {
  * own catalog (`harness_catalog`): ACP does not say whether the agent's endpoint serves them.
  * @public
  */
-export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null): ModelDescriptor[] {
+export function advertisedModels(
+  agent: Pick<AcpAgentDescription, "configOptions" | "models"> | null,
+): ModelDescriptor[] {
   if (agent === null) return [];
   const efforts = advertisedEfforts(agent);
   const option = findConfigOption(agent.configOptions, "model");
@@ -106,7 +123,13 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
     const models: ModelDescriptor[] = [];
     for (const entry of option.options) {
       for (const value of "group" in entry ? entry.options : [entry]) {
-        models.push({ id: value.value, displayName: value.name, ...(value.value === option.currentValue ? { isDefault: true } : {}), source: "harness_catalog", ...efforts });
+        models.push({
+          id: value.value,
+          displayName: value.name,
+          ...(value.value === option.currentValue ? { isDefault: true } : {}),
+          source: "harness_catalog",
+          ...efforts,
+        });
       }
     }
     return models;
@@ -126,12 +149,19 @@ export function advertisedModels(agent: Pick<AcpAgentDescription, "configOptions
  * to a model. An agent without one takes no effort setting.
  * @public
  */
-export function advertisedEfforts(agent: Pick<AcpAgentDescription, "configOptions">): Pick<ModelDescriptor, "efforts" | "defaultEffort"> {
+export function advertisedEfforts(
+  agent: Pick<AcpAgentDescription, "configOptions">,
+): Pick<ModelDescriptor, "efforts" | "defaultEffort"> {
   const option = findConfigOption(agent.configOptions, "thought_level");
   if (option === undefined) return {};
   const values = selectValues(option);
   if (values.length === 0) return {};
-  return { efforts: values, ...(typeof option.currentValue === "string" && values.includes(option.currentValue) ? { defaultEffort: option.currentValue } : {}) };
+  return {
+    efforts: values,
+    ...(typeof option.currentValue === "string" && values.includes(option.currentValue)
+      ? { defaultEffort: option.currentValue }
+      : {}),
+  };
 }
 
 /**

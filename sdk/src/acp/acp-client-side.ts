@@ -34,11 +34,13 @@ export interface AcpClientPort {
 export function sessionClientHandlers(port: AcpClientPort): AcpClientHandlers {
   const { stale, fs, requests, extensions } = port;
   const handleFor = (params: unknown): AcpSessionHandle | null => {
-    const sessionId = typeof params === "object" && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
+    const sessionId =
+      typeof params === "object" && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
     return sessionId === undefined || sessionId === port.acpSessionId() ? port.handle : null;
   };
   return {
-    requestPermission: async (params, signal) => (stale() ? { outcome: { outcome: "cancelled" } } : requests.answerPermission(params, signal)),
+    requestPermission: async (params, signal) =>
+      stale() ? { outcome: { outcome: "cancelled" } } : requests.answerPermission(params, signal),
     readTextFile: async (params) => {
       if (stale()) throw acp.RequestError.invalidRequest(undefined, "The session is closed.");
       return { content: await fs.read(params.path, params.line, params.limit) };
@@ -48,7 +50,8 @@ export function sessionClientHandlers(port: AcpClientPort): AcpClientHandlers {
       await fs.write(params.path, params.content);
       return {};
     },
-    createElicitation: async (params, signal) => (stale() ? { action: "cancel" } : requests.answerElicitation(params, signal)),
+    createElicitation: async (params, signal) =>
+      stale() ? { action: "cancel" } : requests.answerElicitation(params, signal),
     sessionUpdate: (params) => {
       const sessionId = port.acpSessionId();
       if (stale() || (sessionId !== null && params.sessionId !== sessionId)) return;
@@ -93,7 +96,9 @@ export function sessionHandle(port: AcpHandlePort): AcpSessionHandle {
     },
     get activeTurn() {
       const turn = port.activeTurn();
-      return turn && !turn.terminated ? { turnId: turn.turnId, runtimeMode: turn.runtimeMode, interactionMode: turn.interactionMode } : null;
+      return turn && !turn.terminated
+        ? { turnId: turn.turnId, runtimeMode: turn.runtimeMode, interactionMode: turn.interactionMode }
+        : null;
     },
     emit: port.emit,
     newItemId: port.newItemId,

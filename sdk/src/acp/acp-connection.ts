@@ -30,7 +30,8 @@ export const spawnAcpChannel: AcpChannelFactory = (launch, options) => {
     label: options.label,
     stdin: "pipe",
   });
-  if (child.stdin === null) throw new SwitchyardError("internal", "The agent process has no stdin pipe.", { label: options.label });
+  if (child.stdin === null)
+    throw new SwitchyardError("internal", "The agent process has no stdin pipe.", { label: options.label });
   // A dead agent makes writes fail with EPIPE; the connection notices through its stream.
   child.stdin.on("error", () => undefined);
   const stream = acp.ndJsonStream(
@@ -88,18 +89,25 @@ export function toRequestError(error: unknown): acp.RequestError {
 }
 
 /** Builds the client app with every handler routed to `handlers`, and connects it. */
-export function connectClient(stream: acp.Stream, handlers: AcpClientHandlers, name = "switchyard"): acp.ClientConnection {
-  const guard =
-    <T>(work: () => Promise<T>): Promise<T> =>
-      work().catch((error: unknown) => {
-        throw toRequestError(error);
-      });
+export function connectClient(
+  stream: acp.Stream,
+  handlers: AcpClientHandlers,
+  name = "switchyard",
+): acp.ClientConnection {
+  const guard = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch((error: unknown) => {
+      throw toRequestError(error);
+    });
   return acp
     .client({ name })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => guard(() => handlers.requestPermission(params, signal)))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) =>
+      guard(() => handlers.requestPermission(params, signal)),
+    )
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => guard(() => handlers.readTextFile(params)))
     .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => guard(() => handlers.writeTextFile(params)))
-    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => guard(() => handlers.createElicitation(params, signal)))
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) =>
+      guard(() => handlers.createElicitation(params, signal)),
+    )
     .onNotification(acp.methods.client.session.update, ({ params }) => handlers.sessionUpdate(params))
     .onNotification(acp.methods.client.elicitation.complete, () => undefined)
     .onRequest("*", ({ method, params, signal }) => guard(() => handlers.extensionRequest(method, params, signal)))
@@ -111,14 +119,21 @@ export function connectClient(stream: acp.Stream, handlers: AcpClientHandlers, n
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SwitchyardError("timeout", `${what} did not answer within ${ms} ms.`, { timeoutMs: ms })), ms);
+    timer = setTimeout(
+      () => reject(new SwitchyardError("timeout", `${what} did not answer within ${ms} ms.`, { timeoutMs: ms })),
+      ms,
+    );
     timer.unref?.();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Sends `initialize` and returns the agent's answer. */
-export function initializeAgent(connection: acp.ClientConnection, hostVersion: string, timeoutMs: number): Promise<acp.InitializeResponse> {
+export function initializeAgent(
+  connection: acp.ClientConnection,
+  hostVersion: string,
+  timeoutMs: number,
+): Promise<acp.InitializeResponse> {
   return withTimeout(
     connection.agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -153,9 +168,17 @@ export async function authenticateAgent(
     );
   }
   try {
-    await withTimeout(connection.agent.request(acp.methods.agent.authenticate, { methodId }), timeoutMs, "The agent's authenticate");
+    await withTimeout(
+      connection.agent.request(acp.methods.agent.authenticate, { methodId }),
+      timeoutMs,
+      "The agent's authenticate",
+    );
   } catch (error) {
-    throw new SwitchyardError("provider_unavailable", `Authentication with method "${methodId}" failed: ${describeError(error).message}`, { methodId });
+    throw new SwitchyardError(
+      "provider_unavailable",
+      `Authentication with method "${methodId}" failed: ${describeError(error).message}`,
+      { methodId },
+    );
   }
 }
 
@@ -175,7 +198,11 @@ export async function openNewSession(
   timeoutMs: number,
 ): Promise<acp.NewSessionResponse> {
   try {
-    return await withTimeout(connection.agent.request(acp.methods.agent.session.new, request), timeoutMs, "The agent's session/new");
+    return await withTimeout(
+      connection.agent.request(acp.methods.agent.session.new, request),
+      timeoutMs,
+      "The agent's session/new",
+    );
   } catch (error) {
     if (error instanceof acp.RequestError && error.code === ACP_AUTH_REQUIRED) {
       const methods = (init.authMethods ?? []).map((method) => method.id);
@@ -188,12 +215,19 @@ export async function openNewSession(
       );
     }
     if (hasErrorCode(error)) throw error;
-    throw new SwitchyardError("provider_error", `The agent refused session/new: ${describeError(error).message}`, describeError(error));
+    throw new SwitchyardError(
+      "provider_error",
+      `The agent refused session/new: ${describeError(error).message}`,
+      describeError(error),
+    );
   }
 }
 
 /** The environment an agent starts with: the instance's, then the launch command's. */
-export function launchEnv(instanceEnv: Readonly<Record<string, string>>, launch: AcpLaunchCommand): Record<string, string> {
+export function launchEnv(
+  instanceEnv: Readonly<Record<string, string>>,
+  launch: AcpLaunchCommand,
+): Record<string, string> {
   return { ...instanceEnv, ...(launch.env ?? {}) };
 }
 
@@ -231,8 +265,18 @@ export function describeError(error: unknown): { code?: string; message: string 
   if (error instanceof acp.RequestError) {
     // Agents often put the useful part in `data` ("Internal error" + `{details: "No previous sessions found"}`).
     const data = error.data as { details?: unknown; message?: unknown } | string | undefined;
-    const detail = typeof data === "string" ? data : typeof data?.details === "string" ? data.details : typeof data?.message === "string" ? data.message : undefined;
-    return { code: String(error.code), message: detail !== undefined && detail !== error.message ? `${error.message} (${detail})` : error.message };
+    const detail =
+      typeof data === "string"
+        ? data
+        : typeof data?.details === "string"
+          ? data.details
+          : typeof data?.message === "string"
+            ? data.message
+            : undefined;
+    return {
+      code: String(error.code),
+      message: detail !== undefined && detail !== error.message ? `${error.message} (${detail})` : error.message,
+    };
   }
   if (hasErrorCode(error)) return { code: error.code, message: error.message };
   if (typeof error === "object" && error !== null && "code" in error && "message" in error) {

@@ -12,7 +12,10 @@ function enumOptions(property: PropertySchema): { label: string; description?: s
   if (fromEnum.length > 0) return fromEnum.map((label) => ({ label }));
   const oneOf = Array.isArray(property.oneOf) ? property.oneOf : Array.isArray(property.anyOf) ? property.anyOf : [];
   const options = oneOf
-    .filter((o): o is Record<string, unknown> => typeof o === "object" && o !== null && typeof (o as Record<string, unknown>).const === "string")
+    .filter(
+      (o): o is Record<string, unknown> =>
+        typeof o === "object" && o !== null && typeof (o as Record<string, unknown>).const === "string",
+    )
     .map((o) => {
       const description = text(o.description);
       return { label: o.const as string, ...(description !== undefined ? { description } : {}) };
@@ -26,10 +29,13 @@ function enumOptions(property: PropertySchema): { label: string; description?: s
  * @public
  */
 export function elicitationQuestions(request: acp.CreateElicitationRequest): UserInputRequest {
-  const schema = (request as { requestedSchema?: { properties?: Record<string, PropertySchema>; required?: string[] | null } }).requestedSchema;
+  const schema = (
+    request as { requestedSchema?: { properties?: Record<string, PropertySchema>; required?: string[] | null } }
+  ).requestedSchema;
   const properties = schema?.properties ?? {};
   const questions: UserInputQuestion[] = Object.entries(properties).map(([key, property]) => {
-    const items = typeof property.items === "object" && property.items !== null ? (property.items as PropertySchema) : undefined;
+    const items =
+      typeof property.items === "object" && property.items !== null ? (property.items as PropertySchema) : undefined;
     const options = enumOptions(property) ?? (items ? enumOptions(items) : undefined);
     const header = text(property.title);
     return {
@@ -68,7 +74,10 @@ function coerce(value: string | readonly string[], property: PropertySchema | un
 }
 
 /** The elicitation response for the host's answer. @public */
-export function elicitationResponse(request: acp.CreateElicitationRequest, response: RuntimeRequestResponse): acp.CreateElicitationResponse {
+export function elicitationResponse(
+  request: acp.CreateElicitationRequest,
+  response: RuntimeRequestResponse,
+): acp.CreateElicitationResponse {
   if (response.kind === "dismiss") return { action: "cancel" };
   if (response.kind === "approval") {
     if (response.decision === "accept" || response.decision === "accept_for_session") return { action: "accept" };

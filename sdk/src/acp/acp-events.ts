@@ -27,7 +27,12 @@ export type AcpUpdate =
    * updated (`tool_call_update`). `start` describes it for a call not seen before; `end` is
    * set when the update finishes it.
    */
-  | { readonly kind: "tool_call"; readonly announced: boolean; readonly start: ToolCallStart; readonly end: AcpToolCallEnd | null }
+  | {
+      readonly kind: "tool_call";
+      readonly announced: boolean;
+      readonly start: ToolCallStart;
+      readonly end: AcpToolCallEnd | null;
+    }
   /** The agent's plan, as a markdown checklist. */
   | { readonly kind: "plan"; readonly text: string }
   /** The session's mode changed. */
@@ -53,12 +58,21 @@ export interface AcpUpdateContext {
 export function readSessionUpdate(update: acp.SessionUpdate, context: AcpUpdateContext): AcpUpdate {
   switch (update.sessionUpdate) {
     case "agent_message_chunk":
-      return update.content.type === "text" && update.content.text.length > 0 ? { kind: "message_chunk", text: update.content.text } : { kind: "none" };
+      return update.content.type === "text" && update.content.text.length > 0
+        ? { kind: "message_chunk", text: update.content.text }
+        : { kind: "none" };
     case "agent_thought_chunk":
-      return update.content.type === "text" && update.content.text.length > 0 ? { kind: "thought_chunk", text: update.content.text } : { kind: "none" };
+      return update.content.type === "text" && update.content.text.length > 0
+        ? { kind: "thought_chunk", text: update.content.text }
+        : { kind: "none" };
     case "tool_call":
     case "tool_call_update":
-      return { kind: "tool_call", announced: update.sessionUpdate === "tool_call", start: toolCallStartOf(update, context), end: toolCallEndOf(update) };
+      return {
+        kind: "tool_call",
+        announced: update.sessionUpdate === "tool_call",
+        start: toolCallStartOf(update, context),
+        end: toolCallEndOf(update),
+      };
     case "plan":
       return update.entries.length > 0 ? { kind: "plan", text: planMarkdown(update.entries) } : { kind: "none" };
     case "current_mode_update":
@@ -76,7 +90,10 @@ export function readSessionUpdate(update: acp.SessionUpdate, context: AcpUpdateC
 
 /** A notice as one line: its title, then its description; severities other than warning are named. @experimental */
 export function noticeMessage(notice: acp.Notice): string {
-  const description = typeof notice.description === "string" && notice.description.trim().length > 0 ? `: ${notice.description.trim()}` : "";
+  const description =
+    typeof notice.description === "string" && notice.description.trim().length > 0
+      ? `: ${notice.description.trim()}`
+      : "";
   const severity = notice.severity === "warning" ? "" : `${String(notice.severity)}: `;
   return `${severity}${notice.title}${description}`;
 }
@@ -128,11 +145,19 @@ export function promptEnding(response: acp.PromptResponse, interruptRequested: b
     case "max_turn_requests":
       return { status: "completed", ...usage, warning: `The agent stopped the turn early (${stopReason}).` };
     case "refusal":
-      return { status: "failed", error: { code: "refusal", message: "The agent refused to continue this turn." }, ...usage };
+      return {
+        status: "failed",
+        error: { code: "refusal", message: "The agent refused to continue this turn." },
+        ...usage,
+      };
     case "cancelled":
       return { status: interruptRequested ? "interrupted" : "cancelled", ...usage };
     default:
-      return { status: "completed", ...usage, warning: `Unknown stop reason "${String(stopReason)}" treated as completed.` };
+      return {
+        status: "completed",
+        ...usage,
+        warning: `Unknown stop reason "${String(stopReason)}" treated as completed.`,
+      };
   }
 }
 
@@ -140,8 +165,14 @@ export function promptEnding(response: acp.PromptResponse, interruptRequested: b
 export type AcpAgentExit = { readonly exitCode: number | null; readonly signal: string | null } | null;
 
 /** The `session.exited` report for a dead agent (its stderr tail in the reason); a clean exit carries no error. @public */
-export function agentExitReport(exit: AcpAgentExit, stderrTail: string | undefined): { readonly reason: string; readonly error?: ProviderTurnError } {
-  const how = exit === null ? "closed its connection" : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
+export function agentExitReport(
+  exit: AcpAgentExit,
+  stderrTail: string | undefined,
+): { readonly reason: string; readonly error?: ProviderTurnError } {
+  const how =
+    exit === null
+      ? "closed its connection"
+      : `exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"})`;
   const reason = withStderrTail(`The ACP agent process ${how}.`, stderrTail);
   if (exit !== null && exit.exitCode === 0) return { reason };
   return { reason, error: { code: exit?.exitCode != null ? String(exit.exitCode) : "agent_exited", message: reason } };
@@ -165,7 +196,10 @@ export function replayedTurns(updates: readonly acp.SessionUpdate[]): AcpReplaye
     if (update.sessionUpdate !== "user_message_chunk" && update.sessionUpdate !== "agent_message_chunk") continue;
     if (update.content.type !== "text") continue;
     let current = turns.at(-1);
-    const opensTurn = update.sessionUpdate === "user_message_chunk" ? current === undefined || current.assistantText.length > 0 : current === undefined;
+    const opensTurn =
+      update.sessionUpdate === "user_message_chunk"
+        ? current === undefined || current.assistantText.length > 0
+        : current === undefined;
     if (opensTurn || current === undefined) {
       current = { userText: "", assistantText: "" };
       turns.push(current);

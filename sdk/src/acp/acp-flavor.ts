@@ -66,7 +66,12 @@ export interface AcpChannel {
 /** Starts an agent for the shared adapter. Replaces the default `context.process.spawn` path. @public */
 export type AcpChannelFactory = (
   launch: AcpLaunchCommand,
-  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly label: string; readonly context: PluginContext },
+  options: {
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly label: string;
+    readonly context: PluginContext;
+  },
 ) => AcpChannel | Promise<AcpChannel>;
 
 /** What the agent told us at `initialize` (and, once a session is open, at session setup). @public */
@@ -90,7 +95,11 @@ export interface AcpSessionModels {
   /** The model in use. */
   readonly currentModelId: string;
   /** The models the agent offers. */
-  readonly availableModels: readonly { readonly modelId: string; readonly name: string; readonly description?: string | null }[];
+  readonly availableModels: readonly {
+    readonly modelId: string;
+    readonly name: string;
+    readonly description?: string | null;
+  }[];
 }
 
 /**
@@ -240,7 +249,10 @@ export interface AcpFlavor<TOptions = unknown> {
    * The `authenticate` method id to use when the agent lists auth methods, or undefined to
    * try without (the agent's own cached login). Called with the methods it advertised.
    */
-  authMethodId?(input: { readonly options: TOptions; readonly authMethods: readonly acp.AuthMethod[] }): string | undefined;
+  authMethodId?(input: {
+    readonly options: TOptions;
+    readonly authMethods: readonly acp.AuthMethod[];
+  }): string | undefined;
   /**
    * How the Switchyard MCP endpoint is injected:
    * - `auto` (default): an `http` entry with the bearer header when the agent advertises
@@ -285,6 +297,9 @@ export interface AcpFlavor<TOptions = unknown> {
 }
 
 /** The mode mapping a flavor uses for an instance's options. @public */
-export function modeMappingOf<TOptions>(flavor: Pick<AcpFlavor<TOptions>, "modes">, options: TOptions): AcpModeMapping | undefined {
+export function modeMappingOf<TOptions>(
+  flavor: Pick<AcpFlavor<TOptions>, "modes">,
+  options: TOptions,
+): AcpModeMapping | undefined {
   return typeof flavor.modes === "function" ? flavor.modes({ options }) : flavor.modes;
 }

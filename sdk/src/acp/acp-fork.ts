@@ -18,18 +18,29 @@ import { startAgent, type AcpAgentLaunch } from "./acp-agent-runtime.js";
  *
  * No MCP servers go with the fork: the fork's own session injects its credential when it opens.
  */
-export async function forkInDisposableAgent<TOptions>(launch: AcpAgentLaunch<TOptions>, sourceSessionId: string): Promise<string> {
+export async function forkInDisposableAgent<TOptions>(
+  launch: AcpAgentLaunch<TOptions>,
+  sourceSessionId: string,
+): Promise<string> {
   const runtime = await startAgent(launch, 0, REFUSING_HANDLERS, () => undefined);
   try {
     const forked = await withTimeout(
-      runtime.connection.agent.request(acp.methods.agent.session.fork, { sessionId: sourceSessionId, cwd: launch.cwd, mcpServers: [] }),
+      runtime.connection.agent.request(acp.methods.agent.session.fork, {
+        sessionId: sourceSessionId,
+        cwd: launch.cwd,
+        mcpServers: [],
+      }),
       launch.timeoutMs,
       "The agent's session/fork",
     );
     return forked.sessionId;
   } catch (error) {
     if (hasErrorCode(error)) throw error;
-    throw new SwitchyardError("provider_error", `The agent refused session/fork of "${sourceSessionId}": ${describeError(error).message}`, { resumeCursor: sourceSessionId });
+    throw new SwitchyardError(
+      "provider_error",
+      `The agent refused session/fork of "${sourceSessionId}": ${describeError(error).message}`,
+      { resumeCursor: sourceSessionId },
+    );
   } finally {
     runtime.connection.close();
     await runtime.channel.kill().catch(() => undefined);

@@ -8,7 +8,11 @@ function inside(root: string, candidate: string): boolean {
 }
 
 function outsideError(requested: string, cwd: string): SwitchyardError {
-  return new SwitchyardError("invalid_input", `Path "${requested}" is outside the session's working directory "${cwd}".`, { path: requested, cwd });
+  return new SwitchyardError(
+    "invalid_input",
+    `Path "${requested}" is outside the session's working directory "${cwd}".`,
+    { path: requested, cwd },
+  );
 }
 
 /** The nearest existing ancestor's real path, plus the rest of the path below it. */
@@ -48,7 +52,11 @@ export class ConfinedFileSystem {
   /** The real path of `requested`, or an `invalid_input` error when it leaves the root. */
   async resolve(requested: string): Promise<string> {
     if (!path.isAbsolute(requested)) {
-      throw new SwitchyardError("invalid_input", `Path "${requested}" is not absolute; ACP file paths must be absolute.`, { path: requested });
+      throw new SwitchyardError(
+        "invalid_input",
+        `Path "${requested}" is not absolute; ACP file paths must be absolute.`,
+        { path: requested },
+      );
     }
     const root = await this.realRoot();
     const lexical = path.resolve(requested);

@@ -63,7 +63,9 @@ export class AcpAgentNegotiation<TOptions> {
   /** The flavor's models, then the agent's, then the instance's custom ones, each id once. */
   models(): ModelDescriptor[] {
     const own = this.flavor.models ?? [];
-    const fromAgent = advertisedModels(this.#agent).filter((model) => !own.some((candidate) => candidate.id === model.id));
+    const fromAgent = advertisedModels(this.#agent).filter(
+      (model) => !own.some((candidate) => candidate.id === model.id),
+    );
     const custom = this.instance.customModels
       .filter((id) => !own.some((model) => model.id === id) && !fromAgent.some((model) => model.id === id))
       .map((id) => ({ id }));

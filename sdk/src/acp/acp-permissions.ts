@@ -16,7 +16,11 @@ export function decisionOfOptionKind(kind: acp.PermissionOptionKind): ApprovalDe
 
 /** The options of a permission request, as approval options. @public */
 export function approvalOptions(options: readonly acp.PermissionOption[]): ApprovalOption[] {
-  return options.map((option) => ({ id: option.optionId, label: option.name, decision: decisionOfOptionKind(option.kind) }));
+  return options.map((option) => ({
+    id: option.optionId,
+    label: option.name,
+    decision: decisionOfOptionKind(option.kind),
+  }));
 }
 
 /** What kind of approval a tool call asks for, from its ACP kind. @public */
@@ -41,7 +45,10 @@ export function approvalKindOf(toolKind: acp.ToolKind | null | undefined): Appro
  * `cancel`, or a decision the agent offered no option for, answers `cancelled`.
  * @public
  */
-export function outcomeForDecision(decision: ApprovalDecision, options: readonly acp.PermissionOption[]): acp.RequestPermissionOutcome {
+export function outcomeForDecision(
+  decision: ApprovalDecision,
+  options: readonly acp.PermissionOption[],
+): acp.RequestPermissionOutcome {
   const preference: Record<ApprovalDecision, acp.PermissionOptionKind[]> = {
     accept: ["allow_once", "allow_always"],
     accept_for_session: ["allow_always", "allow_once"],

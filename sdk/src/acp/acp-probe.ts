@@ -2,7 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { hasErrorCode, withStderrTail, type PluginContext, type ProbeOptions, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/spec";
+import {
+  hasErrorCode,
+  withStderrTail,
+  type PluginContext,
+  type ProbeOptions,
+  type ProviderInstanceDescriptor,
+  type ProviderStatus,
+} from "@switchyard/spec";
 import { owningPackage, type HarnessSearch, type HarnessSpec } from "../harness/find-harness.js";
 import { withHarnessVerdict } from "../harness/harness-version.js";
 import { sessionModelsOf } from "./acp-capabilities.js";
@@ -39,10 +46,14 @@ export interface AcpProbeDeps<TOptions> {
  * `resolveLaunch` throws (nothing to run) is reported not installed, with the error's message.
  * @public
  */
-export async function probeAcpAgent<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions: ProbeOptions = {}): Promise<ProviderStatus> {
+export async function probeAcpAgent<TOptions>(
+  deps: AcpProbeDeps<TOptions>,
+  probeOptions: ProbeOptions = {},
+): Promise<ProviderStatus> {
   const launched: LaunchSeen = { executable: null };
   const status = await probeStatus(deps, probeOptions, launched);
-  const harness = typeof deps.flavor.harness === "function" ? deps.flavor.harness({ options: deps.options }) : deps.flavor.harness;
+  const harness =
+    typeof deps.flavor.harness === "function" ? deps.flavor.harness({ options: deps.options }) : deps.flavor.harness;
   return harness === undefined ? status : withHarnessVerdict(launchedHarness(harness, launched.executable), status);
 }
 
@@ -61,12 +72,22 @@ function launchedHarness(spec: HarnessSpec, executable: string | null): HarnessS
   const owner = path.isAbsolute(executable) ? owningPackage(executable, spec.packages) : null;
   return {
     spec,
-    found: { source: "configured", command: executable, packageDir: owner?.dir ?? null, packageName: owner?.name ?? null, packageVersion: owner?.version ?? null },
+    found: {
+      source: "configured",
+      command: executable,
+      packageDir: owner?.dir ?? null,
+      packageName: owner?.name ?? null,
+      packageVersion: owner?.version ?? null,
+    },
     searched: [{ source: "configured", what: `${spec.displayName} as the instance launches it`, found: executable }],
   };
 }
 
-async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions: ProbeOptions, launched: LaunchSeen): Promise<ProviderStatus> {
+async function probeStatus<TOptions>(
+  deps: AcpProbeDeps<TOptions>,
+  probeOptions: ProbeOptions,
+  launched: LaunchSeen,
+): Promise<ProviderStatus> {
   const { flavor, instance, options, context, channelFactory, negotiation } = deps;
   const models = () => negotiation.models();
   const depth = probeOptions.depth ?? "full";
@@ -74,7 +95,13 @@ async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions:
   try {
     launch = await flavor.resolveLaunch({ instance, options, cwd: null, purpose: "probe", depth, context });
   } catch (error) {
-    return { installed: false, executable: false, authenticated: false, models: models(), message: describeError(error).message };
+    return {
+      installed: false,
+      executable: false,
+      authenticated: false,
+      models: models(),
+      message: describeError(error).message,
+    };
   }
   const env = launchEnv(instance.environment, launch);
   launched.executable = launch.command;
@@ -101,7 +128,13 @@ async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions:
     try {
       channel = await channelFactory(launch, { cwd, env, label: `${flavor.driverKind} acp probe`, context });
     } catch (error) {
-      return { installed: true, executable: false, authenticated: false, models: models(), message: describeError(error).message };
+      return {
+        installed: true,
+        executable: false,
+        authenticated: false,
+        models: models(),
+        message: describeError(error).message,
+      };
     }
     connection = connectClient(channel.stream, REFUSING_HANDLERS);
     const timeout = flavor.setupTimeoutMs ?? 30_000;
@@ -110,7 +143,13 @@ async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions:
       init = await initializeAgent(connection, context.hostVersion, timeout);
     } catch (error) {
       const stderr = channel.stderrTail?.();
-      return { installed: true, executable: false, authenticated: false, models: models(), message: withStderrTail(`The agent did not answer initialize: ${describeError(error).message}`, stderr) };
+      return {
+        installed: true,
+        executable: false,
+        authenticated: false,
+        models: models(),
+        message: withStderrTail(`The agent did not answer initialize: ${describeError(error).message}`, stderr),
+      };
     }
     init = flavor.hooks?.adjustInitialize?.(init, { options }) ?? init;
     const version = init.agentInfo?.version ? { version: init.agentInfo.version } : {};
@@ -125,16 +164,27 @@ async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions:
         ...version,
         models: models(),
         ...(authMethods.length > 0
-          ? { message: `The agent offers auth methods (${authMethods.map((m) => m.id).join(", ")}); whether it is logged in shows when a session opens.` }
+          ? {
+              message: `The agent offers auth methods (${authMethods.map((m) => m.id).join(", ")}); whether it is logged in shows when a session opens.`,
+            }
           : {}),
       };
     }
     try {
       await authenticateAgent(connection, init, flavor.authMethodId?.({ options, authMethods }), timeout);
       const session = await openNewSession(connection, { cwd, mcpServers: [] }, init, flavor.displayName, timeout);
-      negotiation.learn({ initialize: init, modes: session.modes ?? null, configOptions: session.configOptions ?? null, models: sessionModelsOf(session) });
+      negotiation.learn({
+        initialize: init,
+        modes: session.modes ?? null,
+        configOptions: session.configOptions ?? null,
+        models: sessionModelsOf(session),
+      });
       if (init.agentCapabilities?.sessionCapabilities?.close != null) {
-        await withTimeout(connection.agent.request(acp.methods.agent.session.close, { sessionId: session.sessionId }), timeout, "The agent's session/close").catch(() => undefined);
+        await withTimeout(
+          connection.agent.request(acp.methods.agent.session.close, { sessionId: session.sessionId }),
+          timeout,
+          "The agent's session/close",
+        ).catch(() => undefined);
       }
       return { installed: true, executable: true, authenticated: true, ...version, models: models() };
     } catch (error) {
@@ -148,7 +198,10 @@ async function probeStatus<TOptions>(deps: AcpProbeDeps<TOptions>, probeOptions:
         authenticated: false,
         ...version,
         models: models(),
-        message: withStderrTail(authProblem ? described.message : `The agent started but could not open a session: ${described.message}`, channel.stderrTail?.()),
+        message: withStderrTail(
+          authProblem ? described.message : `The agent started but could not open a session: ${described.message}`,
+          channel.stderrTail?.(),
+        ),
       };
     }
   } finally {

@@ -1,5 +1,11 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AdapterEvent, ApprovalRequest, PluginLogger, RuntimeRequestResponse, UserInputRequest } from "@switchyard/spec";
+import type {
+  AdapterEvent,
+  ApprovalRequest,
+  PluginLogger,
+  RuntimeRequestResponse,
+  UserInputRequest,
+} from "@switchyard/spec";
 import { RuntimeRequestBook, type RuntimeRequestOutcome } from "../harness/index.js";
 import type { SerialQueue } from "./acp-connection.js";
 import { elicitationApproval, elicitationQuestions, elicitationResponse } from "./acp-elicitation.js";
@@ -31,7 +37,11 @@ export class AcpRuntimeRequests {
   }
 
   /** Opens a request in `turnId`; a turn that is no longer running gets `cancelled`. */
-  open(turnId: string, request: ApprovalRequest | UserInputRequest, signal?: AbortSignal): Promise<RuntimeRequestOutcome> {
+  open(
+    turnId: string,
+    request: ApprovalRequest | UserInputRequest,
+    signal?: AbortSignal,
+  ): Promise<RuntimeRequestOutcome> {
     if (this.gone()) return Promise.resolve(CANCELLED);
     // The task hands the outcome out wrapped: a promise returned as is would hold the queue until the answer.
     const opened = this.queue.call((): { outcome: Promise<RuntimeRequestOutcome> } => {
@@ -57,22 +67,31 @@ export class AcpRuntimeRequests {
   }
 
   /** `session/request_permission`: answered by the runtime mode when it allows, else by the host. */
-  async answerPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+  async answerPermission(
+    params: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<acp.RequestPermissionResponse> {
     const turn = this.activeTurn();
     if (turn === null || turn.terminated) {
-      this.logger.warn("Permission request outside a turn answered cancelled", { toolCallId: params.toolCall.toolCallId });
+      this.logger.warn("Permission request outside a turn answered cancelled", {
+        toolCallId: params.toolCall.toolCallId,
+      });
       return { outcome: { outcome: "cancelled" } };
     }
     const automatic = automaticOutcome(turn.runtimeMode, params.toolCall.kind, params.options);
     if (automatic !== null) return { outcome: automatic };
     const outcome = await this.open(turn.turnId, permissionApproval(params), signal);
-    if (outcome.kind === "cancelled" || outcome.response.kind !== "approval") return { outcome: { outcome: "cancelled" } };
+    if (outcome.kind === "cancelled" || outcome.response.kind !== "approval")
+      return { outcome: { outcome: "cancelled" } };
     if (outcome.response.decision === "decline") turn.declineTool(params.toolCall.toolCallId);
     return { outcome: outcomeForDecision(outcome.response.decision, params.options) };
   }
 
   /** `elicitation/create`: a form becomes questions, a URL an approval. */
-  async answerElicitation(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse> {
+  async answerElicitation(
+    params: acp.CreateElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<acp.CreateElicitationResponse> {
     const turn = this.activeTurn();
     if (turn === null || turn.terminated) return { action: "cancel" };
     const request = params.mode === "url" ? elicitationApproval(params) : elicitationQuestions(params);

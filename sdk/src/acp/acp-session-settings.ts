@@ -17,7 +17,10 @@ export interface AcpSettingsPort {
 }
 
 /** What a session setup response (`session/new|load|resume`) says about modes and models. */
-export type AcpSessionSetupResponse = { readonly modes?: acp.SessionModeState | null; readonly configOptions?: acp.SessionConfigOption[] | null };
+export type AcpSessionSetupResponse = {
+  readonly modes?: acp.SessionModeState | null;
+  readonly configOptions?: acp.SessionConfigOption[] | null;
+};
 
 /** The model and modes a session wants its agent in. */
 export interface AcpWantedSettings {
@@ -76,10 +79,20 @@ export class AcpSessionSettings {
   async applyEffort(effort: string | null): Promise<void> {
     if (effort === null) return;
     const option = findConfigOption(this.#configOptions, "thought_level");
-    if (option === undefined) throw new SwitchyardError("unsupported_capability", `The agent offers no thought_level setting, so effort "${effort}" cannot be applied.`, { effort });
+    if (option === undefined)
+      throw new SwitchyardError(
+        "unsupported_capability",
+        `The agent offers no thought_level setting, so effort "${effort}" cannot be applied.`,
+        { effort },
+      );
     if (option.currentValue === effort) return;
     const values = selectValues(option);
-    if (!values.includes(effort)) throw new SwitchyardError("invalid_input", `Effort "${effort}" is not offered by this agent (offered: ${values.join(", ")}).`, { effort, offered: values });
+    if (!values.includes(effort))
+      throw new SwitchyardError(
+        "invalid_input",
+        `Effort "${effort}" is not offered by this agent (offered: ${values.join(", ")}).`,
+        { effort, offered: values },
+      );
     await this.#setConfigOption(option.id, effort);
   }
 
@@ -113,7 +126,10 @@ export class AcpSessionSettings {
     if (option === undefined) {
       if (this.#warnedModel !== model) {
         this.#warnedModel = model;
-        this.port.warn(`The agent offers no model setting; model "${model}" was not applied and the agent's own model is used.`, turnId);
+        this.port.warn(
+          `The agent offers no model setting; model "${model}" was not applied and the agent's own model is used.`,
+          turnId,
+        );
       }
       return;
     }
@@ -121,7 +137,11 @@ export class AcpSessionSettings {
     const values = selectValues(option);
     if (!values.includes(model)) {
       if (!strict) return;
-      throw new SwitchyardError("invalid_input", `Model "${model}" is not offered by this agent (offered: ${values.join(", ")}).`, { model, offered: values });
+      throw new SwitchyardError(
+        "invalid_input",
+        `Model "${model}" is not offered by this agent (offered: ${values.join(", ")}).`,
+        { model, offered: values },
+      );
     }
     await this.#setConfigOption(option.id, model);
   }
@@ -131,7 +151,11 @@ export class AcpSessionSettings {
    * plan turn (a warning when it has none), else the mapped (or same-named) runtime mode, else
    * its initial mode. Without such a mode the runtime mode is enforced by the permission answers.
    */
-  async applyModes(runtimeMode: RuntimeMode, interactionMode: InteractionMode, turnId: string | undefined): Promise<void> {
+  async applyModes(
+    runtimeMode: RuntimeMode,
+    interactionMode: InteractionMode,
+    turnId: string | undefined,
+  ): Promise<void> {
     this.#wanted.runtimeMode = runtimeMode;
     this.#wanted.interactionMode = interactionMode;
     const description = { modes: this.#modes, configOptions: this.#configOptions };
@@ -145,13 +169,16 @@ export class AcpSessionSettings {
     if (target === null && ids.length > 0) {
       const mapped = mapping?.runtime?.[runtimeMode] ?? runtimeMode;
       if (ids.includes(mapped)) target = mapped;
-      else if (this.#initialModeId !== null && this.#initialModeId !== planModeId(description, mapping)) target = this.#initialModeId;
+      else if (this.#initialModeId !== null && this.#initialModeId !== planModeId(description, mapping))
+        target = this.#initialModeId;
     }
     if (target === null) return;
     const modeId = target;
     if (this.#modes?.availableModes.some((mode) => mode.id === modeId)) {
       if (this.#modes.currentModeId === modeId) return;
-      await this.port.call("session/set_mode", (agent, sessionId) => agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }));
+      await this.port.call("session/set_mode", (agent, sessionId) =>
+        agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }),
+      );
       this.#modes = { ...this.#modes, currentModeId: modeId };
       return;
     }
@@ -172,9 +199,15 @@ export class AcpSessionSettings {
     const offered = models.availableModels.map((entry) => entry.modelId);
     if (!offered.includes(model)) {
       if (!strict) return;
-      throw new SwitchyardError("invalid_input", `Model "${model}" is not offered by this agent (offered: ${offered.join(", ")}).`, { model, offered });
+      throw new SwitchyardError(
+        "invalid_input",
+        `Model "${model}" is not offered by this agent (offered: ${offered.join(", ")}).`,
+        { model, offered },
+      );
     }
-    await this.port.call("session/set_model", (agent, sessionId) => agent.request(SET_SESSION_MODEL_METHOD, { sessionId, modelId: model }));
+    await this.port.call("session/set_model", (agent, sessionId) =>
+      agent.request(SET_SESSION_MODEL_METHOD, { sessionId, modelId: model }),
+    );
     this.#sessionModels = { ...models, currentModelId: model };
   }
 }

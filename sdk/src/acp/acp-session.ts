@@ -17,9 +17,23 @@ import {
 import { EventSink } from "../harness/index.js";
 import { openAgentSession, startAgent, type AcpAgentLaunch, type AcpAgentRuntime } from "./acp-agent-runtime.js";
 import { SerialQueue, describeError, settleInbound, withTimeout, type AcpClientHandlers } from "./acp-connection.js";
-import { agentExitReport, promptEnding, readSessionUpdate, replayedTurns, type AcpReplayedTurn, type AcpUpdateContext } from "./acp-events.js";
+import {
+  agentExitReport,
+  promptEnding,
+  readSessionUpdate,
+  replayedTurns,
+  type AcpReplayedTurn,
+  type AcpUpdateContext,
+} from "./acp-events.js";
 import { sessionCostUsdOf, withTurnCost } from "./acp-usage.js";
-import { modeMappingOf, type AcpAgentDescription, type AcpChannel, type AcpChannelFactory, type AcpFlavor, type AcpSessionHandle } from "./acp-flavor.js";
+import {
+  modeMappingOf,
+  type AcpAgentDescription,
+  type AcpChannel,
+  type AcpChannelFactory,
+  type AcpFlavor,
+  type AcpSessionHandle,
+} from "./acp-flavor.js";
 import { ConfinedFileSystem } from "./acp-fs.js";
 import { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
 import { forkInDisposableAgent } from "./acp-fork.js";
@@ -99,15 +113,28 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     this.#deps = deps;
     this.#input = input;
     const flavor = deps.flavor;
-    this.#logger = deps.context.logger.child({ driver: flavor.driverKind, instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.#logger = deps.context.logger.child({
+      driver: flavor.driverKind,
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.#fs = new ConfinedFileSystem(input.cwd);
-    this.#queue = new SerialQueue((error) => this.#logger.error("ACP session task failed", { error: describeError(error) }));
+    this.#queue = new SerialQueue((error) =>
+      this.#logger.error("ACP session task failed", { error: describeError(error) }),
+    );
     this.#sink = new EventSink(input.emit, this.#logger);
-    this.#requests = new AcpRuntimeRequests(this.#sink.emit, this.#queue, () => this.#turn, () => this.#closed || this.#exited, this.#logger);
+    this.#requests = new AcpRuntimeRequests(
+      this.#sink.emit,
+      this.#queue,
+      () => this.#turn,
+      () => this.#closed || this.#exited,
+      this.#logger,
+    );
     this.#settings = new AcpSessionSettings(
       {
         call: (what, send) => this.#call(what, send),
-        warn: (message, turnId) => this.#sink.emit({ type: "warning", ...(turnId !== undefined ? { turnId } : {}), message }),
+        warn: (message, turnId) =>
+          this.#sink.emit({ type: "warning", ...(turnId !== undefined ? { turnId } : {}), message }),
         mapping: modeMappingOf(flavor, deps.options),
       },
       { model: input.model, runtimeMode: input.runtimeMode, interactionMode: input.interactionMode },
@@ -173,20 +200,39 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   /** How this session starts an agent process (its own, a respawn, a disposable fork). */
   #agentLaunch(): AcpAgentLaunch<TOptions> {
     const { flavor, instance, options, context, channelFactory } = this.#deps;
-    return { flavor, instance, options, context, channelFactory, cwd: this.#input.cwd, timeoutMs: this.#setupTimeout(), logger: this.#logger };
+    return {
+      flavor,
+      instance,
+      options,
+      context,
+      channelFactory,
+      cwd: this.#input.cwd,
+      timeoutMs: this.#setupTimeout(),
+      logger: this.#logger,
+    };
   }
 
   async #launch(resumeCursor: string | null, respawn: boolean): Promise<void> {
     this.#sessionCostUsd = resumeCursor === null ? 0 : null;
     const { flavor, options } = this.#deps;
     const generation = ++this.#generation;
-    const runtime = await startAgent(this.#agentLaunch(), generation, this.#handlersFor(generation), (channel, connection) => {
-      if (this.#closed) throw new SwitchyardError("session_closed", "The session was closed while its agent was starting.");
-      this.#channel = channel;
-      void connection.closed.then(() => this.#onAgentGone(generation, channel));
-    });
+    const runtime = await startAgent(
+      this.#agentLaunch(),
+      generation,
+      this.#handlersFor(generation),
+      (channel, connection) => {
+        if (this.#closed)
+          throw new SwitchyardError("session_closed", "The session was closed while its agent was starting.");
+        this.#channel = channel;
+        void connection.closed.then(() => this.#onAgentGone(generation, channel));
+      },
+    );
     this.#runtime = runtime;
-    const { servers, injection } = buildAcpMcpServers(this.#input.mcp, runtime.init.agentCapabilities?.mcpCapabilities, flavor.mcpTransport ?? "auto");
+    const { servers, injection } = buildAcpMcpServers(
+      this.#input.mcp,
+      runtime.init.agentCapabilities?.mcpCapabilities,
+      flavor.mcpTransport ?? "auto",
+    );
     this.#mcpInjection = injection;
     this.#logger.debug("MCP endpoint injection", { injection, configured: this.#input.mcp !== null });
     const { runtimeMode, interactionMode } = this.#settings.wanted;
@@ -226,7 +272,10 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   #onAgentGone(generation: number, channel: AcpChannel): void {
     if (generation !== this.#generation || this.#closed || !this.#started) return;
     void (async () => {
-      const exit = await Promise.race([channel.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000).unref())]);
+      const exit = await Promise.race([
+        channel.exited,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000).unref()),
+      ]);
       await settleInbound();
       await this.#queue.run(() => {
         if (generation !== this.#generation || this.#closed || this.#exited) return;
@@ -235,7 +284,11 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         this.#logger.warn("ACP agent exited", { reason: report.reason });
         this.#requests.book.cancelTurn(null);
         this.#turn?.finish("failed", { code: "agent_exited", message: report.reason });
-        this.#sink.emit({ type: "session.exited", reason: report.reason, ...(report.error !== undefined ? { error: report.error } : {}) });
+        this.#sink.emit({
+          type: "session.exited",
+          reason: report.reason,
+          ...(report.error !== undefined ? { error: report.error } : {}),
+        });
       });
       // Reap whatever the agent left in its process group.
       await channel.kill().catch(() => undefined);
@@ -260,7 +313,11 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
         await this.#queue.run(() => {
           if (this.#closed || this.#exited) return;
           this.#exited = true;
-          this.#sink.emit({ type: "session.exited", reason: "The agent could not be restarted after a hard interrupt.", error: describeError(error) });
+          this.#sink.emit({
+            type: "session.exited",
+            reason: "The agent could not be restarted after a hard interrupt.",
+            error: describeError(error),
+          });
         });
         if (this.#runtime && this.#runtime !== old) await this.#runtime.channel.kill().catch(() => undefined);
       }
@@ -273,7 +330,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   /** Sends a setup request on the current connection, bounded by the setup timeout. */
   #call<T>(what: string, send: (agent: acp.ClientConnection["agent"], sessionId: string) => Promise<T>): Promise<T> {
     const runtime = this.#runtime;
-    if (runtime === null || this.#acpSessionId === null) return Promise.reject(new SwitchyardError("session_closed", "The session has no open agent connection."));
+    if (runtime === null || this.#acpSessionId === null)
+      return Promise.reject(new SwitchyardError("session_closed", "The session has no open agent connection."));
     return withTimeout(send(runtime.connection.agent, this.#acpSessionId), this.#setupTimeout(), `The agent's ${what}`);
   }
 
@@ -290,11 +348,18 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.#input.providerSessionId });
-    if (this.#exited || this.#runtime === null) {
-      throw new SwitchyardError("session_closed", "The agent process is gone; open a new session (resuming it when the provider can).", {
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
         providerSessionId: this.#input.providerSessionId,
       });
+    if (this.#exited || this.#runtime === null) {
+      throw new SwitchyardError(
+        "session_closed",
+        "The agent process is gone; open a new session (resuming it when the provider can).",
+        {
+          providerSessionId: this.#input.providerSessionId,
+        },
+      );
     }
   }
 
@@ -308,10 +373,14 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     if (this.#restarting) await this.#restarting;
     this.#assertOpen();
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.turnId}" is still running; ACP sessions run one prompt at a time.`, {
-        runningTurnId: this.#turn.turnId,
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.#turn.turnId}" is still running; ACP sessions run one prompt at a time.`,
+        {
+          runningTurnId: this.#turn.turnId,
+          turnId: input.turnId,
+        },
+      );
     }
     const runtime = this.#runtime as AcpAgentRuntime;
     await this.#settings.applyTurn(input);
@@ -339,13 +408,23 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     return {};
   }
 
-  async #afterPrompt(turn: AcpTurn, runtime: AcpAgentRuntime, result: { response: acp.PromptResponse } | { error: unknown }): Promise<void> {
+  async #afterPrompt(
+    turn: AcpTurn,
+    runtime: AcpAgentRuntime,
+    result: { response: acp.PromptResponse } | { error: unknown },
+  ): Promise<void> {
     // Updates the agent sent before its response may still be in the SDK's dispatch.
     await settleInbound();
     await this.#queue.run(() => {
       if (turn.terminated) return;
       if ("response" in result) {
-        turn.endWith(withTurnCost(promptEnding(result.response, turn.interruptRequested), this.#turnCostBaseline, this.#sessionCostUsd));
+        turn.endWith(
+          withTurnCost(
+            promptEnding(result.response, turn.interruptRequested),
+            this.#turnCostBaseline,
+            this.#sessionCostUsd,
+          ),
+        );
         return;
       }
       // A dropped connection is the exit path's to report (with the exit status).
@@ -369,7 +448,9 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
       return;
     }
     const runtime = this.#runtime as AcpAgentRuntime;
-    await runtime.connection.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.#acpSessionId as string }).catch(() => undefined);
+    await runtime.connection.agent
+      .notify(acp.methods.agent.session.cancel, { sessionId: this.#acpSessionId as string })
+      .catch(() => undefined);
     // ACP: after session/cancel the client answers every pending permission request `cancelled`.
     await this.#queue.run(() => this.#requests.book.cancelTurn(turn.turnId));
     turn.armCancelTimer(flavor.cancelTimeoutMs ?? 15_000, () => void this.#onCancelTimeout(turn));
@@ -383,7 +464,11 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
     }
     await this.#queue.run(() => {
       if (turn.terminated) return;
-      this.#sink.emit({ type: "warning", turnId: turn.turnId, message: "The agent did not end the turn after session/cancel; the turn is treated as interrupted." });
+      this.#sink.emit({
+        type: "warning",
+        turnId: turn.turnId,
+        message: "The agent did not end the turn after session/cancel; the turn is treated as interrupted.",
+      });
       turn.finish("interrupted");
     });
   }
@@ -393,7 +478,8 @@ export class AcpProviderSession<TOptions> implements ProviderSession {
    * process (see acp-fork.ts); ACP forks copy the latest state.
    */
   async #fork(input: ForkInput): Promise<{ readonly resumeCursor: string }> {
-    if (input.afterTurnId !== undefined) throw new UnsupportedCapabilityError("threads.forkFromTurn", this.#deps.flavor.driverKind);
+    if (input.afterTurnId !== undefined)
+      throw new UnsupportedCapabilityError("threads.forkFromTurn", this.#deps.flavor.driverKind);
     this.#assertOpen();
     return { resumeCursor: await forkInDisposableAgent(this.#agentLaunch(), this.#acpSessionId as string) };
   }

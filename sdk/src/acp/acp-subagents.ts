@@ -39,7 +39,9 @@ export function observedStatusOf(state: acp.StateUpdate | null | undefined): Obs
     case "idle": {
       const stopReason = (state as { stopReason?: unknown }).stopReason;
       if (stopReason === undefined || stopReason === null) return "completed";
-      return stopReason === "end_turn" || stopReason === "max_tokens" || stopReason === "max_turn_requests" ? "completed" : "failed";
+      return stopReason === "end_turn" || stopReason === "max_tokens" || stopReason === "max_turn_requests"
+        ? "completed"
+        : "failed";
     }
     default:
       return null;
@@ -70,6 +72,10 @@ export class ObservedSubagents {
     if (update.state !== undefined) known.status = observedStatusOf(update.state);
     this.#known.set(update.sessionId, known);
     const title = known.title ?? known.description;
-    return { nativeId: update.sessionId, ...(title !== null && title.length > 0 ? { title } : {}), status: known.status };
+    return {
+      nativeId: update.sessionId,
+      ...(title !== null && title.length > 0 ? { title } : {}),
+      status: known.status,
+    };
   }
 }

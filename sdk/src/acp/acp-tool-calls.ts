@@ -8,7 +8,9 @@ function escapeRegExp(text: string): string {
 }
 
 /** What the shared adapter reads from a tool call to tell whether it is an MCP call. @public */
-export type McpToolCallShape = Pick<acp.ToolCallUpdate, "toolCallId" | "title" | "rawInput"> & { readonly name?: string | null };
+export type McpToolCallShape = Pick<acp.ToolCallUpdate, "toolCallId" | "title" | "rawInput"> & {
+  readonly name?: string | null;
+};
 
 /**
  * The MCP server (and tool) of a tool call, if it is a call to an MCP server.
@@ -24,7 +26,10 @@ export type McpToolCallShape = Pick<acp.ToolCallUpdate, "toolCallId" | "title" |
  * never taken for an MCP call by accident of its name.
  * @public
  */
-export function mcpServerOf(toolCall: McpToolCallShape, knownServers: readonly string[] = []): { server: string; tool: string } | null {
+export function mcpServerOf(
+  toolCall: McpToolCallShape,
+  knownServers: readonly string[] = [],
+): { server: string; tool: string } | null {
   for (const candidate of [toolCall.name, toolCall.title]) {
     const match = candidate ? MCP_NAME.exec(candidate) : null;
     if (match) return { server: match[1] as string, tool: match[2] as string };
@@ -32,7 +37,8 @@ export function mcpServerOf(toolCall: McpToolCallShape, knownServers: readonly s
   const raw = toolCall.rawInput;
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
     const { server, tool } = raw as { server?: unknown; tool?: unknown };
-    if (typeof server === "string" && typeof tool === "string" && knownServers.includes(server)) return { server, tool };
+    if (typeof server === "string" && typeof tool === "string" && knownServers.includes(server))
+      return { server, tool };
   }
   const title = toolCall.title ?? "";
   for (const server of knownServers) {
@@ -54,7 +60,10 @@ export function mcpServerOf(toolCall: McpToolCallShape, knownServers: readonly s
 }
 
 /** Switchyard's tool kind for an ACP tool call; `knownServers` are the MCP servers the client injected. @public */
-export function toolKindOf(toolCall: acp.ToolCall | acp.ToolCallUpdate, knownServers: readonly string[] = []): ToolKind {
+export function toolKindOf(
+  toolCall: acp.ToolCall | acp.ToolCallUpdate,
+  knownServers: readonly string[] = [],
+): ToolKind {
   if (mcpServerOf(toolCall, knownServers)) return "mcp";
   switch (toolCall.kind) {
     case "read":
@@ -87,7 +96,8 @@ export function toolOutputText(toolCall: acp.ToolCall | acp.ToolCallUpdate): str
   if (output === undefined && toolCall.rawOutput !== undefined && toolCall.rawOutput !== null) {
     output = typeof toolCall.rawOutput === "string" ? toolCall.rawOutput : JSON.stringify(toolCall.rawOutput);
   }
-  if (output !== undefined && output.length > MAX_OUTPUT_CHARS) output = `${output.slice(0, MAX_OUTPUT_CHARS)}\n…[truncated]`;
+  if (output !== undefined && output.length > MAX_OUTPUT_CHARS)
+    output = `${output.slice(0, MAX_OUTPUT_CHARS)}\n…[truncated]`;
   return output;
 }
 

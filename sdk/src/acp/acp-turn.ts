@@ -1,4 +1,12 @@
-import type { AdapterEvent, InteractionMode, ProviderTurnError, RuntimeMode, TurnInput, TurnTerminalEvent, TurnTerminalStatus } from "@switchyard/spec";
+import type {
+  AdapterEvent,
+  InteractionMode,
+  ProviderTurnError,
+  RuntimeMode,
+  TurnInput,
+  TurnTerminalEvent,
+  TurnTerminalStatus,
+} from "@switchyard/spec";
 import { TurnLedger, type RuntimeRequestBook } from "../harness/index.js";
 import type { AcpPromptEnding, AcpReplayedTurn, AcpUpdate } from "./acp-events.js";
 import type { AcpTurnView } from "./acp-flavor.js";
@@ -117,8 +125,17 @@ export class AcpTurn implements AcpTurnView {
     if (this.terminated || child.status === null) return;
     const seen = this.#subagents.get(child.nativeId);
     if (seen !== undefined && seen.status === child.status && seen.title === child.title) return;
-    this.#subagents.set(child.nativeId, { ...(child.title !== undefined ? { title: child.title } : {}), status: child.status });
-    this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId: child.nativeId, ...(child.title !== undefined ? { title: child.title } : {}), status: child.status });
+    this.#subagents.set(child.nativeId, {
+      ...(child.title !== undefined ? { title: child.title } : {}),
+      status: child.status,
+    });
+    this.#emit({
+      type: "subagent.observed",
+      turnId: this.turnId,
+      nativeId: child.nativeId,
+      ...(child.title !== undefined ? { title: child.title } : {}),
+      status: child.status,
+    });
   }
 
   /** The user declined this tool call: a failure of it is reported `declined`. */
@@ -153,7 +170,13 @@ export class AcpTurn implements AcpTurnView {
     // (an ACP child may go on working, and a later turn reports it again if it does).
     for (const [nativeId, child] of this.#subagents) {
       if (child.status !== "running") continue;
-      this.#emit({ type: "subagent.observed", turnId: this.turnId, nativeId, ...(child.title !== undefined ? { title: child.title } : {}), status: status === "completed" ? "completed" : "failed" });
+      this.#emit({
+        type: "subagent.observed",
+        turnId: this.turnId,
+        nativeId,
+        ...(child.title !== undefined ? { title: child.title } : {}),
+        status: status === "completed" ? "completed" : "failed",
+      });
     }
     this.#subagents.clear();
     if (!this.#ledger.finish(status, error)) return false;

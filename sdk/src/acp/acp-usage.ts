@@ -20,7 +20,11 @@ export function acpUsageOf(usage: acp.Usage): TurnUsage {
   const cache = (cacheRead ?? 0) + (cacheWrite ?? 0);
   const total = isCount(usage.totalTokens) ? usage.totalTokens : null;
   const cacheApart = total === null || cache === 0 || total >= input + output + cache;
-  const thoughtApart = thought !== undefined && thought > 0 && total !== null && total >= input + output + (cacheApart ? cache : 0) + thought;
+  const thoughtApart =
+    thought !== undefined &&
+    thought > 0 &&
+    total !== null &&
+    total >= input + output + (cacheApart ? cache : 0) + thought;
   return {
     ...(isCount(usage.inputTokens) ? { inputTokens: cacheApart ? input : Math.max(0, input - cache) } : {}),
     ...(isCount(usage.outputTokens) ? { outputTokens: thoughtApart ? output + thought! : output } : {}),
@@ -34,7 +38,9 @@ export function acpUsageOf(usage: acp.Usage): TurnUsage {
 export function sessionCostUsdOf(update: acp.SessionUpdate): number | null {
   if (update.sessionUpdate !== "usage_update") return null;
   const cost = update.cost;
-  return cost !== null && cost !== undefined && cost.currency.toUpperCase() === "USD" && isCount(cost.amount) ? cost.amount : null;
+  return cost !== null && cost !== undefined && cost.currency.toUpperCase() === "USD" && isCount(cost.amount)
+    ? cost.amount
+    : null;
 }
 
 /**
@@ -43,7 +49,11 @@ export function sessionCostUsdOf(update: acp.SessionUpdate): number | null {
  * report, an agent that reports no cost), and when it did not grow though the turn spent
  * tokens (the agent has no price for its model): unknown, never $0.
  */
-export function withTurnCost<E extends { readonly usage?: TurnUsage }>(ending: E, baselineUsd: number | null, currentUsd: number | null): E {
+export function withTurnCost<E extends { readonly usage?: TurnUsage }>(
+  ending: E,
+  baselineUsd: number | null,
+  currentUsd: number | null,
+): E {
   if (baselineUsd === null || currentUsd === null || currentUsd < baselineUsd) return ending;
   const cost = currentUsd - baselineUsd;
   const spent = (ending.usage?.inputTokens ?? 0) + (ending.usage?.outputTokens ?? 0);

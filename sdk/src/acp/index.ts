@@ -53,9 +53,21 @@ export {
   advertisedModels,
   sessionModelsOf,
 } from "./acp-capabilities.js";
-export { ACP_CLIENT_CAPABILITIES, spawnAcpChannel, SerialQueue, settleInbound, authenticateAgent, openNewSession } from "./acp-connection.js";
+export {
+  ACP_CLIENT_CAPABILITIES,
+  spawnAcpChannel,
+  SerialQueue,
+  settleInbound,
+  authenticateAgent,
+  openNewSession,
+} from "./acp-connection.js";
 export { buildAcpMcpServers, type AcpMcpInjection } from "./acp-mcp-injection.js";
-export { ObservedSubagents, observedStatusOf, type ObservedSubagent, type ObservedSubagentStatus } from "./acp-subagents.js";
+export {
+  ObservedSubagents,
+  observedStatusOf,
+  type ObservedSubagent,
+  type ObservedSubagentStatus,
+} from "./acp-subagents.js";
 export {
   approvalKindOf,
   approvalOptions,

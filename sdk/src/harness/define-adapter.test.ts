@@ -37,7 +37,17 @@ describe("defineAdapter", () => {
     expect(depths).toEqual(["inspect", "full"]);
     expect(adapter.capabilities().turns.interrupt).toBe(true);
     expect(adapter.capabilities().turns.activeSteering).toBe(false);
-    const input = { threadId: "a", providerSessionId: "p", cwd: "/", model: null, runtimeMode: "full-access", interactionMode: "default", resumeCursor: null, mcp: null, emit: () => undefined } as const;
+    const input = {
+      threadId: "a",
+      providerSessionId: "p",
+      cwd: "/",
+      model: null,
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      resumeCursor: null,
+      mcp: null,
+      emit: () => undefined,
+    } as const;
     await expect(adapter.openSession(input)).rejects.toThrow("harness would not start");
     expect(closed).toEqual(["a"]);
     expect(adapter.sessions.size).toBe(0);
@@ -60,7 +70,12 @@ describe("defineAdapter's probe", () => {
       capabilities: {},
       probe: async (options?: ProbeOptions): Promise<ProviderStatus> => {
         seen.push(options);
-        return { installed: true, executable: true, authenticated: options?.depth === "inspect" ? "unknown" : true, models: [] };
+        return {
+          installed: true,
+          executable: true,
+          authenticated: options?.depth === "inspect" ? "unknown" : true,
+          models: [],
+        };
       },
       createSession: () => {
         throw new Error("no sessions here");

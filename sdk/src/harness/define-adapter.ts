@@ -44,9 +44,14 @@ export interface AdapterDefinition<TSession extends StartableSession> {
  * start fails (so a half-started harness never lingers), and `dispose` that closes every session.
  * @public
  */
-export function defineAdapter<TSession extends StartableSession>(definition: AdapterDefinition<TSession>): OrchestrationAdapter & { readonly sessions: ReadonlySet<TSession> } {
+export function defineAdapter<TSession extends StartableSession>(
+  definition: AdapterDefinition<TSession>,
+): OrchestrationAdapter & { readonly sessions: ReadonlySet<TSession> } {
   const sessions = new Set<TSession>();
-  const declared = typeof definition.capabilities === "function" ? null : mergeCapabilities(NO_CAPABILITIES, definition.capabilities).capabilities;
+  const declared =
+    typeof definition.capabilities === "function"
+      ? null
+      : mergeCapabilities(NO_CAPABILITIES, definition.capabilities).capabilities;
   return {
     specificationVersion: SPECIFICATION_VERSION,
     instanceId: definition.instance.id,

@@ -20,7 +20,10 @@ export class EventSink {
     try {
       this.sink(event);
     } catch (error) {
-      this.logger.error("The host's event sink threw", { type: event.type, error: error instanceof Error ? error.message : String(error) });
+      this.logger.error("The host's event sink threw", {
+        type: event.type,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 

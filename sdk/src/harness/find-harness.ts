@@ -128,7 +128,10 @@ function packageAt(packageDir: string, commands: readonly string[]): FoundHarnes
  * by walking up from the file's real path to the nearest named package.json.
  * @public
  */
-export function owningPackage(file: string, names: readonly string[]): { readonly dir: string; readonly name: string; readonly version: string | null } | null {
+export function owningPackage(
+  file: string,
+  names: readonly string[],
+): { readonly dir: string; readonly name: string; readonly version: string | null } | null {
   let dir: string;
   try {
     dir = path.dirname(realpathSync(file));
@@ -139,7 +142,9 @@ export function owningPackage(file: string, names: readonly string[]): { readonl
     const manifest = readManifest(path.join(dir, "package.json"));
     // A nested package.json without a name (`{"type":"module"}` in dist/) is not the package.
     if (manifest !== null && typeof manifest.name === "string") {
-      return names.includes(manifest.name) ? { dir, name: manifest.name, version: typeof manifest.version === "string" ? manifest.version : null } : null;
+      return names.includes(manifest.name)
+        ? { dir, name: manifest.name, version: typeof manifest.version === "string" ? manifest.version : null }
+        : null;
     }
     const parent = path.dirname(dir);
     if (parent === dir) return null;
@@ -171,7 +176,10 @@ function npmrcPrefix(file: string, home: string): string | null {
  * without running npm (which would write its own logs under the user's home).
  * @public
  */
-export function globalNpmRoots(env: Readonly<Record<string, string | undefined>> = process.env, execPath: string = process.execPath): string[] {
+export function globalNpmRoots(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  execPath: string = process.execPath,
+): string[] {
   const home = env["HOME"] ?? homedir();
   const prefixes = [
     env["npm_config_global_prefix"],
@@ -182,7 +190,8 @@ export function globalNpmRoots(env: Readonly<Record<string, string | undefined>>
   const roots: string[] = [];
   for (const prefix of prefixes) {
     if (prefix === undefined || prefix === null || prefix === "") continue;
-    const root = process.platform === "win32" ? path.join(prefix, "node_modules") : path.join(prefix, "lib", "node_modules");
+    const root =
+      process.platform === "win32" ? path.join(prefix, "node_modules") : path.join(prefix, "lib", "node_modules");
     if (!roots.includes(root)) roots.push(root);
   }
   return roots;
@@ -214,13 +223,21 @@ export async function findHarness(spec: HarnessSpec, input: HarnessSearchInput):
   };
   const fromFile = (source: HarnessSource, command: string): FoundHarness => {
     const owner = owningPackage(command, spec.packages);
-    return { source, command, packageDir: owner?.dir ?? null, packageName: owner?.name ?? null, packageVersion: owner?.version ?? null };
+    return {
+      source,
+      command,
+      packageDir: owner?.dir ?? null,
+      packageName: owner?.name ?? null,
+      packageVersion: owner?.version ?? null,
+    };
   };
 
   if (input.configured !== undefined) {
     const what = `${input.configured} (the ${spec.option ?? "configured"} option)`;
     // A file that is there but not executable (a `cli.js`) is the plugin's to run.
-    const hit = (await input.context.process.which(input.configured, input.env)) ?? (isFile(input.configured) ? path.resolve(input.configured) : null);
+    const hit =
+      (await input.context.process.which(input.configured, input.env)) ??
+      (isFile(input.configured) ? path.resolve(input.configured) : null);
     if (hit === null) {
       searched.push({ source: "configured", what, found: null });
       return { spec, found: null, searched };
@@ -255,7 +272,9 @@ export async function findHarness(spec: HarnessSpec, input: HarnessSearchInput):
 
   for (const name of spec.packages) {
     const what = `${name} next to the plugin`;
-    const dir = localPackageDirs(input.from, name).find((candidate) => existsSync(path.join(candidate, "package.json")));
+    const dir = localPackageDirs(input.from, name).find((candidate) =>
+      existsSync(path.join(candidate, "package.json")),
+    );
     const found = dir === undefined ? null : packageAt(realpathSync(dir), spec.commands);
     if (found === null) {
       searched.push({ source: "local", what, found: null });
@@ -269,7 +288,11 @@ export async function findHarness(spec: HarnessSpec, input: HarnessSearchInput):
 
 /** A list of the places a search tried, for a message: "`codex` on PATH, @openai/codex in …". @public */
 export function describeSearched(search: HarnessSearch): string {
-  return search.searched.map((lookup) => (lookup.problem !== undefined ? `${lookup.what} (${lookup.found}: ${lookup.problem})` : lookup.what)).join("; ");
+  return search.searched
+    .map((lookup) =>
+      lookup.problem !== undefined ? `${lookup.what} (${lookup.found}: ${lookup.problem})` : lookup.what,
+    )
+    .join("; ");
 }
 
 /**

@@ -28,8 +28,15 @@ function entryOf(value: unknown): string | null {
 
 /** The file a package's main entry is (its `exports["."]`, else `module`, else `main`, else index.js). @public */
 export function packageEntry(packageDir: string): string {
-  const manifest = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { exports?: unknown; module?: unknown; main?: unknown };
-  const entry = entryOf(manifest.exports) ?? (typeof manifest.module === "string" ? manifest.module : null) ?? (typeof manifest.main === "string" ? manifest.main : "index.js");
+  const manifest = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as {
+    exports?: unknown;
+    module?: unknown;
+    main?: unknown;
+  };
+  const entry =
+    entryOf(manifest.exports) ??
+    (typeof manifest.module === "string" ? manifest.module : null) ??
+    (typeof manifest.main === "string" ? manifest.main : "index.js");
   return path.resolve(packageDir, entry);
 }
 
@@ -41,12 +48,19 @@ export function packageEntry(packageDir: string): string {
  */
 export async function importHarnessPackage<T>(search: HarnessSearch): Promise<T> {
   const dir = search.found?.packageDir ?? null;
-  if (dir === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { packages: search.spec.packages });
+  if (dir === null)
+    throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), {
+      packages: search.spec.packages,
+    });
   try {
     return (await import(pathToFileURL(packageEntry(dir)).href)) as T;
   } catch (error) {
-    throw new SwitchyardError("provider_unavailable", `${search.spec.displayName} at ${dir} could not be loaded: ${error instanceof Error ? error.message : String(error)}. Reinstall it (${search.spec.install}).`, {
-      packageDir: dir,
-    });
+    throw new SwitchyardError(
+      "provider_unavailable",
+      `${search.spec.displayName} at ${dir} could not be loaded: ${error instanceof Error ? error.message : String(error)}. Reinstall it (${search.spec.install}).`,
+      {
+        packageDir: dir,
+      },
+    );
   }
 }

@@ -30,7 +30,11 @@ function whereFound(search: HarnessSearch): string {
  * version (`0.172.0-alpha.1` is in `>=0.171.0`).
  * @public
  */
-export function harnessVersionVerdict(spec: HarnessSpec, version: string | undefined | null, location = "it"): HarnessVersionVerdict {
+export function harnessVersionVerdict(
+  spec: HarnessSpec,
+  version: string | undefined | null,
+  location = "it",
+): HarnessVersionVerdict {
   const parsed = asSemver(version);
   if (parsed === null) return { kind: "unknown" };
   const options = { includePrerelease: true };
@@ -82,11 +86,19 @@ export function withHarnessVerdict(search: HarnessSearch, status: ProviderStatus
   if (search.found === null) return { ...status, harness };
   const verdict = harnessVersionVerdict(search.spec, version, whereFound(search));
   if (verdict.kind === "unsupported") return { ...status, executable: false, message: verdict.refusal, harness };
-  if (verdict.kind === "untested") return { ...status, warnings: [...(status.warnings ?? []), verdict.warning], harness };
+  if (verdict.kind === "untested")
+    return { ...status, warnings: [...(status.warnings ?? []), verdict.warning], harness };
   return { ...status, harness };
 }
 
 /** The status of a harness that was not found: not installed, with what was looked for and how to install it. @public */
 export function harnessNotFoundStatus(search: HarnessSearch, models: ProviderStatus["models"] = []): ProviderStatus {
-  return { installed: false, executable: false, authenticated: false, models, message: harnessNotFoundMessage(search), harness: harnessReport(search) };
+  return {
+    installed: false,
+    executable: false,
+    authenticated: false,
+    models,
+    message: harnessNotFoundMessage(search),
+    harness: harnessReport(search),
+  };
 }

@@ -5,14 +5,26 @@
  */
 export { LineSplitter } from "./line-splitter.js";
 export { JsonLinesChannel, type JsonLinesChannelOptions, type ProcessExit } from "./json-lines-channel.js";
-export { JsonRpcPeer, JsonRpcRequestError, type IncomingNotification, type IncomingRequest, type JsonRpcPeerOptions } from "./json-rpc-peer.js";
+export {
+  JsonRpcPeer,
+  JsonRpcRequestError,
+  type IncomingNotification,
+  type IncomingRequest,
+  type JsonRpcPeerOptions,
+} from "./json-rpc-peer.js";
 export { EventSink } from "./event-sink.js";
 export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome } from "./runtime-request-book.js";
 export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
 export { harnessEnvironment, HOST_ONLY_ENV_PREFIX, type HarnessEnvironmentInput } from "./harness-environment.js";
 export { parseMcpToolName, type McpToolName } from "./mcp-tool-name.js";
-export { LocalServerProcess, ServerOutputTail, freeLoopbackPort, SERVER_KILL_GRACE_MS, type LocalServerOptions } from "./local-server-process.js";
+export {
+  LocalServerProcess,
+  ServerOutputTail,
+  freeLoopbackPort,
+  SERVER_KILL_GRACE_MS,
+  type LocalServerOptions,
+} from "./local-server-process.js";
 export {
   findHarness,
   globalNpmRoots,
@@ -24,5 +36,11 @@ export {
   type HarnessSearchInput,
   type HarnessSpec,
 } from "./find-harness.js";
-export { harnessVersionVerdict, harnessReport, withHarnessVerdict, harnessNotFoundStatus, type HarnessVersionVerdict } from "./harness-version.js";
+export {
+  harnessVersionVerdict,
+  harnessReport,
+  withHarnessVerdict,
+  harnessNotFoundStatus,
+  type HarnessVersionVerdict,
+} from "./harness-version.js";
 export { importHarnessPackage, packageEntry } from "./harness-module.js";

@@ -40,15 +40,24 @@ export class JsonLinesChannel {
       for (const line of this.#splitter.push(chunk)) this.#dispatch(line);
     });
     // A dead harness makes writes fail with EPIPE; the exit path reports it.
-    process.stdin?.on("error", (error: Error) => options.logger.debug(`${options.label} stdin error`, { error: error.message }));
+    process.stdin?.on("error", (error: Error) =>
+      options.logger.debug(`${options.label} stdin error`, { error: error.message }),
+    );
     this.exited = process.exited.then((exit) => {
       this.#exit = exit;
       for (const line of this.#splitter.flush()) this.#dispatch(line);
       this.close(
-        new SwitchyardError("session_closed", withStderrTail(`${options.label} exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, process.stderrTail()), {
-          exitCode: exit.exitCode,
-          signal: exit.signal,
-        }),
+        new SwitchyardError(
+          "session_closed",
+          withStderrTail(
+            `${options.label} exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`,
+            process.stderrTail(),
+          ),
+          {
+            exitCode: exit.exitCode,
+            signal: exit.signal,
+          },
+        ),
       );
       return exit;
     });
@@ -90,20 +99,27 @@ export class JsonLinesChannel {
     if (this.#closedError !== null) throw this.#closedError;
     const stdin = this.#process.stdin;
     if (stdin === null || stdin.destroyed || !stdin.writable) {
-      throw new SwitchyardError("session_closed", withStderrTail(`${this.#options.label} has no open stdin.`, this.#process.stderrTail()));
+      throw new SwitchyardError(
+        "session_closed",
+        withStderrTail(`${this.#options.label} has no open stdin.`, this.#process.stderrTail()),
+      );
     }
     stdin.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Stops reading and tells listeners; does not kill the process. */
-  close(error: SwitchyardError = new SwitchyardError("session_closed", `The ${this.#options.label} channel was closed.`)): void {
+  close(
+    error: SwitchyardError = new SwitchyardError("session_closed", `The ${this.#options.label} channel was closed.`),
+  ): void {
     if (this.#closedError !== null) return;
     this.#closedError = error;
     for (const listener of [...this.#closedListeners]) {
       try {
         listener(error);
       } catch (thrown) {
-        this.#options.logger.error(`A ${this.#options.label} close listener threw`, { error: thrown instanceof Error ? thrown.message : String(thrown) });
+        this.#options.logger.error(`A ${this.#options.label} close listener threw`, {
+          error: thrown instanceof Error ? thrown.message : String(thrown),
+        });
       }
     }
     this.#closedListeners.clear();
@@ -139,7 +155,9 @@ export class JsonLinesChannel {
     try {
       this.#options.onMessage(message);
     } catch (error) {
-      this.#options.logger.error(`Handling a ${this.#options.label} message failed`, { error: error instanceof Error ? error.message : String(error) });
+      this.#options.logger.error(`Handling a ${this.#options.label} message failed`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }

@@ -87,7 +87,14 @@ export class JsonRpcPeer {
     if (pending === undefined) return;
     const error = (message as { error?: { code?: unknown; message?: unknown; data?: unknown } | null }).error;
     if (error !== undefined && error !== null) {
-      pending.reject(new JsonRpcRequestError(pending.method, typeof error.code === "number" ? error.code : -32603, String(error.message ?? "unknown error"), error.data));
+      pending.reject(
+        new JsonRpcRequestError(
+          pending.method,
+          typeof error.code === "number" ? error.code : -32603,
+          String(error.message ?? "unknown error"),
+          error.data,
+        ),
+      );
     } else {
       pending.resolve((message as { result?: unknown }).result);
     }
@@ -117,7 +124,12 @@ export class JsonRpcPeer {
       });
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
-          this.#pending.get(id)?.reject(new SwitchyardError("timeout", `The harness did not answer ${method} within ${timeoutMs} ms.`, { method, timeoutMs }));
+          this.#pending.get(id)?.reject(
+            new SwitchyardError("timeout", `The harness did not answer ${method} within ${timeoutMs} ms.`, {
+              method,
+              timeoutMs,
+            }),
+          );
         }, timeoutMs);
         timer.unref();
       }
@@ -150,7 +162,10 @@ export class JsonRpcPeer {
       reply = { id: request.id, result: (await this.options.onRequest(request)) ?? null };
     } catch (error) {
       const rpc = error instanceof JsonRpcRequestError ? error : null;
-      reply = { id: request.id, error: { code: rpc?.rpcCode ?? -32603, message: error instanceof Error ? error.message : String(error) } };
+      reply = {
+        id: request.id,
+        error: { code: rpc?.rpcCode ?? -32603, message: error instanceof Error ? error.message : String(error) },
+      };
     }
     if (this.channel.closed) return;
     try {

@@ -1,5 +1,11 @@
 import { createServer } from "node:net";
-import { SwitchyardError, type ManagedProcess, type PluginLogger, type ProcessHelpers, type SpawnOptions } from "@switchyard/spec";
+import {
+  SwitchyardError,
+  type ManagedProcess,
+  type PluginLogger,
+  type ProcessHelpers,
+  type SpawnOptions,
+} from "@switchyard/spec";
 import { LineSplitter } from "./line-splitter.js";
 import type { ProcessExit } from "./json-lines-channel.js";
 
@@ -31,7 +37,9 @@ export class ServerOutputTail {
 
   /** Appends a chunk, keeping only the newest characters. */
   push(chunk: Buffer | string): void {
-    this.#text = (this.#text + (typeof chunk === "string" ? chunk : chunk.toString("utf8"))).slice(-OUTPUT_TAIL_CHARS * 2);
+    this.#text = (this.#text + (typeof chunk === "string" ? chunk : chunk.toString("utf8"))).slice(
+      -OUTPUT_TAIL_CHARS * 2,
+    );
   }
 
   /** The kept text, trimmed and scrubbed; empty when the server wrote nothing. */
@@ -128,7 +136,9 @@ export class LocalServerProcess {
         try {
           listener(exit);
         } catch (error) {
-          this.logger.error("A server exit listener threw", { error: error instanceof Error ? error.message : String(error) });
+          this.logger.error("A server exit listener threw", {
+            error: error instanceof Error ? error.message : String(error),
+          });
         }
       }
       this.#exitListeners.clear();
@@ -148,7 +158,9 @@ export class LocalServerProcess {
       try {
         return await LocalServerProcess.#startOn(options, port);
       } catch (error) {
-        const portTaken = error instanceof SwitchyardError && (options.addressInUse ?? DEFAULT_ADDRESS_IN_USE).test(String(error.details?.["output"] ?? ""));
+        const portTaken =
+          error instanceof SwitchyardError &&
+          (options.addressInUse ?? DEFAULT_ADDRESS_IN_USE).test(String(error.details?.["output"] ?? ""));
         if (!portTaken || attempt >= retries) throw error;
         options.logger.debug(`${options.label}: port ${port} was taken meanwhile; trying another`);
       }
@@ -156,7 +168,11 @@ export class LocalServerProcess {
   }
 
   static async #startOn(options: LocalServerOptions, port: number): Promise<LocalServerProcess> {
-    const managed = options.processes.spawn(options.command, options.args(port), { ...options.spawn, stdin: "ignore", label: options.label });
+    const managed = options.processes.spawn(options.command, options.args(port), {
+      ...options.spawn,
+      stdin: "ignore",
+      label: options.label,
+    });
     const output = new ServerOutputTail(options.spawn.env);
     const lines = new LineSplitter();
     let onLine: ((line: string) => void) | null = null;
@@ -174,14 +190,23 @@ export class LocalServerProcess {
           if (match !== null) resolve(match[1] ?? `http://127.0.0.1:${port}`);
         };
         timer = setTimeout(
-          () => reject(new SwitchyardError("provider_unavailable", output.describe(`${options.label} did not start listening within ${options.startupTimeoutMs} ms.`), { output: output.text })),
+          () =>
+            reject(
+              new SwitchyardError(
+                "provider_unavailable",
+                output.describe(`${options.label} did not start listening within ${options.startupTimeoutMs} ms.`),
+                { output: output.text },
+              ),
+            ),
           options.startupTimeoutMs,
         );
         void managed.exited.then((exit) =>
           reject(
             new SwitchyardError(
               "provider_unavailable",
-              output.describe(`${options.label} exited before it listened (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`),
+              output.describe(
+                `${options.label} exited before it listened (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`,
+              ),
               { exitCode: exit.exitCode, signal: exit.signal, output: output.text },
             ),
           ),

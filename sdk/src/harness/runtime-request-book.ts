@@ -1,4 +1,10 @@
-import { SwitchyardError, type AdapterEvent, type ApprovalRequest, type RuntimeRequestResponse, type UserInputRequest } from "@switchyard/spec";
+import {
+  SwitchyardError,
+  type AdapterEvent,
+  type ApprovalRequest,
+  type RuntimeRequestResponse,
+  type UserInputRequest,
+} from "@switchyard/spec";
 
 /** How a runtime request ended, as the session that opened it sees it. @public */
 export type RuntimeRequestOutcome =
@@ -47,7 +53,11 @@ export class RuntimeRequestBook<TNative = undefined> {
    * Opens a request in a turn and reports `runtime_request.opened`. The promise settles once,
    * with the host's answer or a cancellation.
    */
-  open(turnId: string, request: ApprovalRequest | UserInputRequest, native: TNative): { readonly requestId: string; readonly outcome: Promise<RuntimeRequestOutcome> } {
+  open(
+    turnId: string,
+    request: ApprovalRequest | UserInputRequest,
+    native: TNative,
+  ): { readonly requestId: string; readonly outcome: Promise<RuntimeRequestOutcome> } {
     const requestId = `${turnId}:${this.idPrefix}:${++this.#counter}`;
     let resolve!: (outcome: RuntimeRequestOutcome) => void;
     const outcome = new Promise<RuntimeRequestOutcome>((r) => (resolve = r));
@@ -75,7 +85,11 @@ export class RuntimeRequestBook<TNative = undefined> {
   respond(requestId: string, response: RuntimeRequestResponse): void {
     const entry = this.#open.get(requestId);
     if (entry === undefined) {
-      throw new SwitchyardError("not_found", `No pending runtime request "${requestId}" in this session; it may have been answered or cancelled.`, { requestId });
+      throw new SwitchyardError(
+        "not_found",
+        `No pending runtime request "${requestId}" in this session; it may have been answered or cancelled.`,
+        { requestId },
+      );
     }
     if (response.kind === "dismiss") {
       entry.settle({ kind: "cancelled", resolution: "cancelled", dismissed: true });
@@ -83,10 +97,14 @@ export class RuntimeRequestBook<TNative = undefined> {
     }
     if (response.kind !== entry.request.kind) {
       const wanted = entry.request.kind === "approval" ? "a decision" : "answers";
-      throw new SwitchyardError("invalid_input", `Runtime request "${requestId}" is ${entry.request.kind === "approval" ? "an approval" : "a question"}; answer it with ${wanted}.`, {
-        requestId,
-        kind: response.kind,
-      });
+      throw new SwitchyardError(
+        "invalid_input",
+        `Runtime request "${requestId}" is ${entry.request.kind === "approval" ? "an approval" : "a question"}; answer it with ${wanted}.`,
+        {
+          requestId,
+          kind: response.kind,
+        },
+      );
     }
     entry.settle({ kind: "answered", response });
   }
@@ -109,7 +127,9 @@ export class RuntimeRequestBook<TNative = undefined> {
   }
 
   /** The first open request whose native handle matches. */
-  find(predicate: (native: TNative, request: OpenRuntimeRequest<TNative>) => boolean): OpenRuntimeRequest<TNative> | undefined {
+  find(
+    predicate: (native: TNative, request: OpenRuntimeRequest<TNative>) => boolean,
+  ): OpenRuntimeRequest<TNative> | undefined {
     return [...this.#open.values()].find((entry) => predicate(entry.native, entry));
   }
 }

@@ -32,14 +32,22 @@ describe("TurnLedger: what becomes of open items at turn.terminal", () => {
       { type: "runtime_request.resolved", turnId: "turn-1", requestId: "turn-1:req:1", resolution: "cancelled" },
       { type: "turn.terminal", turnId: "turn-1", status: "interrupted" },
     ]);
-    expect(events.filter((e) => e.type === "turn.started")).toEqual([{ type: "turn.started", turnId: "turn-1", providerTurnId: "native-1" }]);
+    expect(events.filter((e) => e.type === "turn.started")).toEqual([
+      { type: "turn.started", turnId: "turn-1", providerTurnId: "native-1" },
+    ]);
     expect(turn.lastAssistantText).toBe("");
   });
 
   it("a completed turn completes unfinished tools and reports usage; a declined tool's failure reads declined", async () => {
     const { events, emit } = recorder();
     const turn = new TurnLedger("turn-2", emit);
-    turn.toolStarted({ itemId: "a", kind: "mcp", name: "mcp__switchyard__task_status", title: "switchyard/task_status", server: "switchyard" });
+    turn.toolStarted({
+      itemId: "a",
+      kind: "mcp",
+      name: "mcp__switchyard__task_status",
+      title: "switchyard/task_status",
+      server: "switchyard",
+    });
     turn.toolStarted({ itemId: "b", kind: "command", name: "bash", title: "x" });
     turn.declineTool("b");
     turn.toolCompleted("b", "failed", "user said no");
@@ -50,14 +58,29 @@ describe("TurnLedger: what becomes of open items at turn.terminal", () => {
       { type: "tool_call.completed", turnId: "turn-2", itemId: "b", status: "declined", output: "user said no" },
       { type: "tool_call.completed", turnId: "turn-2", itemId: "a", status: "completed" },
     ]);
-    await expect(turn.ended).resolves.toEqual({ type: "turn.terminal", turnId: "turn-2", status: "completed", usage: { inputTokens: 15, outputTokens: 2 } });
+    await expect(turn.ended).resolves.toEqual({
+      type: "turn.terminal",
+      turnId: "turn-2",
+      status: "completed",
+      usage: { inputTokens: 15, outputTokens: 2 },
+    });
   });
 });
 
 describe("usage across a turn's steps", () => {
   it("adds every figure and every model, and leaves out figures nobody reported", () => {
-    const first = { inputTokens: 10, outputTokens: 2, costUsd: 0.01, byModel: { opus: { inputTokens: 10, costUsd: 0.01 } } };
-    const second = { inputTokens: 5, cacheReadInputTokens: 100, costUsd: 0.02, byModel: { opus: { inputTokens: 5, costUsd: 0.015 }, haiku: { inputTokens: 1, costUsd: 0.005 } } };
+    const first = {
+      inputTokens: 10,
+      outputTokens: 2,
+      costUsd: 0.01,
+      byModel: { opus: { inputTokens: 10, costUsd: 0.01 } },
+    };
+    const second = {
+      inputTokens: 5,
+      cacheReadInputTokens: 100,
+      costUsd: 0.02,
+      byModel: { opus: { inputTokens: 5, costUsd: 0.015 }, haiku: { inputTokens: 1, costUsd: 0.005 } },
+    };
     expect(addUsage(first, second)).toEqual({
       inputTokens: 15,
       outputTokens: 2,
@@ -71,6 +94,10 @@ describe("usage across a turn's steps", () => {
     turn.addUsage(first);
     turn.addUsage(second);
     turn.finish("interrupted");
-    expect(events.at(-1)).toMatchObject({ type: "turn.terminal", status: "interrupted", usage: { inputTokens: 15, costUsd: 0.03 } });
+    expect(events.at(-1)).toMatchObject({
+      type: "turn.terminal",
+      status: "interrupted",
+      usage: { inputTokens: 15, costUsd: 0.03 },
+    });
   });
 });

@@ -1,11 +1,25 @@
-import type { AdapterEvent, ProviderTurnError, ToolCallStartedEvent, TurnTerminalEvent, TurnTerminalStatus, TurnUsageReport } from "@switchyard/spec";
+import type {
+  AdapterEvent,
+  ProviderTurnError,
+  ToolCallStartedEvent,
+  TurnTerminalEvent,
+  TurnTerminalStatus,
+  TurnUsageReport,
+} from "@switchyard/spec";
 import type { RuntimeRequestBook } from "./runtime-request-book.js";
 
 /** What a turn used (the spec's {@link TurnUsageReport}): tokens, cache and reasoning tokens, cost, per model. @public */
 export type TurnUsage = TurnUsageReport;
 
 type UsageFigures = Omit<TurnUsageReport, "byModel">;
-const FIGURES = ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "reasoningOutputTokens", "costUsd"] as const;
+const FIGURES = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadInputTokens",
+  "cacheCreationInputTokens",
+  "reasoningOutputTokens",
+  "costUsd",
+] as const;
 
 /** Adds two sets of figures; a figure neither side reported stays absent. */
 function addFigures(current: UsageFigures, more: UsageFigures): UsageFigures {
@@ -22,7 +36,8 @@ export function addUsage(current: TurnUsage, more: TurnUsage): TurnUsage {
   const figures = addFigures(current, more);
   if (current.byModel === undefined && more.byModel === undefined) return figures;
   const byModel: Record<string, UsageFigures> = { ...current.byModel };
-  for (const [model, usage] of Object.entries(more.byModel ?? {})) byModel[model] = addFigures(byModel[model] ?? {}, usage);
+  for (const [model, usage] of Object.entries(more.byModel ?? {}))
+    byModel[model] = addFigures(byModel[model] ?? {}, usage);
   return { ...figures, byModel };
 }
 
@@ -95,7 +110,11 @@ export class TurnLedger {
   start(providerTurnId?: string): void {
     if (this.#started || this.terminated) return;
     this.#started = true;
-    this.emit({ type: "turn.started", turnId: this.turnId, ...(providerTurnId !== undefined ? { providerTurnId } : {}) });
+    this.emit({
+      type: "turn.started",
+      turnId: this.turnId,
+      ...(providerTurnId !== undefined ? { providerTurnId } : {}),
+    });
   }
 
   /** Appends assistant text to a message (opening it). */
@@ -171,7 +190,13 @@ export class TurnLedger {
     if (tool === undefined || tool.done) return;
     tool.done = true;
     const reported = status === "failed" && tool.declined ? "declined" : status;
-    this.emit({ type: "tool_call.completed", turnId: this.turnId, itemId, status: reported, ...(output !== undefined ? { output } : {}) });
+    this.emit({
+      type: "tool_call.completed",
+      turnId: this.turnId,
+      itemId,
+      status: reported,
+      ...(output !== undefined ? { output } : {}),
+    });
   }
 
   /** Adds to the turn's usage (providers that report per step), figure by figure and model by model. */

@@ -188,9 +188,11 @@ export type CapabilityDeclarationV1 = {
   readonly [K in keyof ProviderCapabilitiesV1]?: ProviderCapabilitiesV1[K] extends readonly unknown[]
     ? ProviderCapabilitiesV1[K]
     : ProviderCapabilitiesV1[K] extends object
-      ? { readonly [F in keyof ProviderCapabilitiesV1[K]]?: ProviderCapabilitiesV1[K][F] extends object
-          ? Partial<ProviderCapabilitiesV1[K][F]>
-          : ProviderCapabilitiesV1[K][F] }
+      ? {
+          readonly [F in keyof ProviderCapabilitiesV1[K]]?: ProviderCapabilitiesV1[K][F] extends object
+            ? Partial<ProviderCapabilitiesV1[K][F]>
+            : ProviderCapabilitiesV1[K][F];
+        }
       : ProviderCapabilitiesV1[K];
 };
 
@@ -214,7 +216,12 @@ export type CapabilityNameV1 =
 
 /** The weakest record: what a provider that declares nothing gets. @public */
 export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
-  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: false,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: false,
@@ -224,7 +231,12 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
     queuedMessages: false,
     terminalStatusQuality: "none",
   },
-  tools: { shell: false, mcp: { http: false, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: false },
+  tools: {
+    shell: false,
+    mcp: { http: false, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    mcpGrantUpdate: false,
+  },
   runtimeRequests: { approvals: false, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 12_000 },
@@ -274,7 +286,12 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
     }
     return value as GuaranteeQualityV1;
   };
-  const modes = <T extends string>(field: string, isValid: (v: unknown) => v is T, fallback: readonly T[], order: readonly T[]): readonly T[] => {
+  const modes = <T extends string>(
+    field: string,
+    isValid: (v: unknown) => v is T,
+    fallback: readonly T[],
+    order: readonly T[],
+  ): readonly T[] => {
     const value = root[field];
     if (value === undefined) return fallback;
     if (!Array.isArray(value)) {
@@ -282,7 +299,8 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
       return fallback;
     }
     const valid = value.filter(isValid);
-    for (const bad of value.filter((v) => !isValid(v))) warnings.push(`${field}: unknown mode ${JSON.stringify(bad)} ignored`);
+    for (const bad of value.filter((v) => !isValid(v)))
+      warnings.push(`${field}: unknown mode ${JSON.stringify(bad)} ignored`);
     const unique = order.filter((mode) => valid.includes(mode));
     return unique.length > 0 ? unique : fallback;
   };
@@ -302,18 +320,25 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
   let native: SubagentCapabilitiesV1["native"] = "none";
   if (nativeSubagents === "observed" || nativeSubagents === "full") native = nativeSubagents;
   else if (nativeSubagents !== undefined && nativeSubagents !== "none") {
-    warnings.push(`subagents.native: expected none|observed|full, got ${JSON.stringify(nativeSubagents)}; treated as none`);
+    warnings.push(
+      `subagents.native: expected none|observed|full, got ${JSON.stringify(nativeSubagents)}; treated as none`,
+    );
   }
 
   const shortListRaw = record(root.models).shortList;
   let shortList: ModelShortListV1 = NO_CAPABILITIES.models.shortList;
   if (shortListRaw === "all_current" || shortListRaw === "first_n") shortList = shortListRaw;
-  else if (shortListRaw !== undefined) warnings.push(`models.shortList: expected all_current|first_n, got ${JSON.stringify(shortListRaw)}; treated as first_n`);
+  else if (shortListRaw !== undefined)
+    warnings.push(
+      `models.shortList: expected all_current|first_n, got ${JSON.stringify(shortListRaw)}; treated as first_n`,
+    );
 
   const maxHandoffRaw = record(root.context).maxHandoffChars;
   let maxHandoffChars = NO_CAPABILITIES.context.maxHandoffChars;
-  if (typeof maxHandoffRaw === "number" && Number.isFinite(maxHandoffRaw) && maxHandoffRaw > 0) maxHandoffChars = Math.floor(maxHandoffRaw);
-  else if (maxHandoffRaw !== undefined) warnings.push("context.maxHandoffChars: expected a positive number; default used");
+  if (typeof maxHandoffRaw === "number" && Number.isFinite(maxHandoffRaw) && maxHandoffRaw > 0)
+    maxHandoffChars = Math.floor(maxHandoffRaw);
+  else if (maxHandoffRaw !== undefined)
+    warnings.push("context.maxHandoffChars: expected a positive number; default used");
 
   const capabilities: ProviderCapabilitiesV1 = {
     sessions: {
@@ -374,7 +399,10 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
  * negotiated at `initialize` on top of a flavor's static declaration), then decodes the result.
  * @public
  */
-export function mergeCapabilities(base: ProviderCapabilitiesV1, overlay: CapabilityDeclarationV1): DecodedCapabilitiesV1 {
+export function mergeCapabilities(
+  base: ProviderCapabilitiesV1,
+  overlay: CapabilityDeclarationV1,
+): DecodedCapabilitiesV1 {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overlay)) {
     if (value === undefined) continue;

@@ -86,7 +86,12 @@ export interface ProcessHelpersV1 {
     command: string,
     args: readonly string[],
     options: SpawnOptionsV1 & { readonly timeoutMs?: number },
-  ): Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string; readonly failed: boolean }>;
+  ): Promise<{
+    readonly exitCode: number | null;
+    readonly stdout: string;
+    readonly stderr: string;
+    readonly failed: boolean;
+  }>;
   /** Finds an executable on PATH (or returns an absolute path that is executable), else null. */
   which(command: string, env?: Readonly<Record<string, string | undefined>>): Promise<string | null>;
 }

@@ -19,7 +19,12 @@ import type { OptionsSchemaV1 } from "./schema.js";
  * below full-access, never does.
  * @experimental
  */
-export const ROUTE_SCOPES = ["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const;
+export const ROUTE_SCOPES = [
+  "orchestration:read",
+  "orchestration:operate",
+  "orchestration:approve",
+  "orchestration:install",
+] as const;
 
 /** The scope a route needs, one of {@link ROUTE_SCOPES}. @experimental */
 export type RouteScopeV1 = (typeof ROUTE_SCOPES)[number];
@@ -47,7 +52,11 @@ export interface RouteCallerV1 {
 }
 
 /** One request, validated by the route's schemas. @experimental */
-export interface RouteRequestV1<TParams = Record<string, string>, TQuery = Record<string, string>, TBody = Record<string, unknown>> {
+export interface RouteRequestV1<
+  TParams = Record<string, string>,
+  TQuery = Record<string, string>,
+  TBody = Record<string, unknown>,
+> {
   /** Path parameters (`{jobId}` in the path), validated by `params`, else as text. */
   readonly params: TParams;
   /** Query parameters (each given once, as text), validated by `query`. */

@@ -24,4 +24,3 @@ export type OptionsValidationResultV1<T> =
         readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[];
       }[];
     };
-

@@ -12,7 +12,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  *   prompt inside `<switchyard_instructions>` itself.
  */
 export const TEMPLATE_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: false, modelSwitchInSession: false, runtimeModeSwitchInSession: false, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: false,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: false,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,

@@ -1,6 +1,10 @@
 import type { UserInputQuestion } from "@switchyard/sdk";
 import { acpSdk, type AcpExtensionInput, type AcpExtensions } from "@switchyard/sdk/acp";
-import { TEMPLATE_EXTENSION_METHODS, askUserQuestionParamsSchema, type AskUserQuestionResult } from "./template-wire.js";
+import {
+  TEMPLATE_EXTENSION_METHODS,
+  askUserQuestionParamsSchema,
+  type AskUserQuestionResult,
+} from "./template-wire.js";
 
 /**
  * `_template/ask_user_question` → a blocking `user_input` runtime request. The session's request
@@ -9,17 +13,32 @@ import { TEMPLATE_EXTENSION_METHODS, askUserQuestionParamsSchema, type AskUserQu
  */
 async function askUserQuestion({ params, session, signal }: AcpExtensionInput): Promise<AskUserQuestionResult> {
   const parsed = askUserQuestionParamsSchema.safeParse(params);
-  if (!parsed.success) throw acpSdk.RequestError.invalidParams(parsed.error.issues, "ask_user_question needs a sessionId and at least one question");
+  if (!parsed.success)
+    throw acpSdk.RequestError.invalidParams(
+      parsed.error.issues,
+      "ask_user_question needs a sessionId and at least one question",
+    );
   const turn = session?.activeTurn;
   if (!session || !turn) return { outcome: "cancelled" };
   const questions: UserInputQuestion[] = parsed.data.questions.map((question, index) => ({
     id: `q${index + 1}`,
     question: question.question,
     ...(question.header !== undefined ? { header: question.header } : {}),
-    ...(question.options.length > 0 ? { options: question.options.map(({ label, description }) => ({ label, ...(description ? { description } : {}) })) } : {}),
+    ...(question.options.length > 0
+      ? {
+          options: question.options.map(({ label, description }) => ({
+            label,
+            ...(description ? { description } : {}),
+          })),
+        }
+      : {}),
     ...(question.multiSelect ? { multiSelect: true } : {}),
   }));
-  const outcome = await session.openRuntimeRequest(turn.turnId, { kind: "user_input", questions, blocking: true }, { signal });
+  const outcome = await session.openRuntimeRequest(
+    turn.turnId,
+    { kind: "user_input", questions, blocking: true },
+    { signal },
+  );
   if (outcome.kind === "cancelled" || outcome.response.kind !== "user_input") return { outcome: "cancelled" };
   const given = outcome.response.answers;
   const answers: Record<string, string> = {};

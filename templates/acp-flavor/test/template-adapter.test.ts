@@ -34,7 +34,10 @@ describe("template ACP flavor", () => {
   });
 
   async function pendingQuestion(threadId: string) {
-    const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "user_input") ?? null, { timeoutMs: 30_000 });
+    const request = await lab.host.waiter.waitFor(
+      () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "user_input") ?? null,
+      { timeoutMs: 30_000 },
+    );
     expect(request, "no question was raised").not.toBeNull();
     return request!;
   }
@@ -67,7 +70,9 @@ describe("template ACP flavor", () => {
   });
 
   it("refuses bad driver options as a config error naming the field", async () => {
-    await expect(startTestHost({ plugins: [pluginDir], providers: [{ id: "bad", driver: "template", options: { args: "acp" } }] })).rejects.toMatchObject({
+    await expect(
+      startTestHost({ plugins: [pluginDir], providers: [{ id: "bad", driver: "template", options: { args: "acp" } }] }),
+    ).rejects.toMatchObject({
       code: "config_invalid",
       message: expect.stringContaining("providers[0].options.args"),
     });

@@ -12,7 +12,9 @@ function promptsReceived(sessionsDir: string): string[] {
   return readdirSync(sessionsDir)
     .filter((file) => file.endsWith(".json"))
     .sort((a, b) => statSync(join(sessionsDir, a)).mtimeMs - statSync(join(sessionsDir, b)).mtimeMs)
-    .flatMap((file) => (JSON.parse(readFileSync(join(sessionsDir, file), "utf8")) as { history: { user: string }[] }).history)
+    .flatMap(
+      (file) => (JSON.parse(readFileSync(join(sessionsDir, file), "utf8")) as { history: { user: string }[] }).history,
+    )
     .map((turn) => turn.user);
 }
 
@@ -50,7 +52,9 @@ describeAdapterConformance({
         // ACP has no system prompt, so the host folds the instructions into the prompt: the
         // prompt is the model's whole input, and the instructions must be in it exactly once.
         countInModelInput: (needle) => {
-          const newest = promptsReceived(sessionsDir).filter((prompt) => prompt.includes(needle)).at(-1);
+          const newest = promptsReceived(sessionsDir)
+            .filter((prompt) => prompt.includes(needle))
+            .at(-1);
           return newest === undefined ? 0 : newest.split(needle).length - 1;
         },
       },

@@ -74,10 +74,14 @@ function parse(text) {
 function sleep(ms, signal) {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -109,27 +113,50 @@ async function callMcpTool(tool, args, signal) {
   const token = process.env.TEMPLATE_MCP_TOKEN;
   if (!url || !token) throw new Error("no Switchyard MCP endpoint was injected (TEMPLATE_MCP_URL, TEMPLATE_MCP_TOKEN)");
   const timeout = AbortSignal.timeout(Number(process.env.TEMPLATE_MCP_TOOL_TIMEOUT_MS) || 600_000);
-  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${token}`,
+  };
   const post = async (message) => {
-    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }), signal: AbortSignal.any([signal, timeout]) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+      signal: AbortSignal.any([signal, timeout]),
+    });
     if (!response.ok) throw new Error(`the MCP endpoint answered ${message.method} with HTTP ${response.status}`);
     const session = response.headers.get("mcp-session-id");
     if (session) headers["mcp-session-id"] = session;
     if (message.id === undefined) return undefined;
     const body = await response.text();
     const replies = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-      ? body.split("\n").filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.slice(5)))
+      ? body
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => JSON.parse(line.slice(5)))
       : [JSON.parse(body)];
     const reply = replies.find((candidate) => candidate.id === message.id);
     if (!reply) throw new Error(`the MCP endpoint sent no answer to ${message.method}`);
     if (reply.error) throw new Error(reply.error.message);
     return reply.result;
   };
-  const init = await post({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "template-harness", version: VERSION } } });
+  const init = await post({
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "template-harness", version: VERSION },
+    },
+  });
   headers["mcp-protocol-version"] = init.protocolVersion;
   await post({ method: "notifications/initialized" });
   const result = await post({ id: 2, method: "tools/call", params: { name: tool, arguments: args } });
-  const text = (result.content ?? []).filter((part) => part.type === "text").map((part) => part.text).join("\n");
+  const text = (result.content ?? [])
+    .filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("\n");
   return { failed: result.isError === true, output: text || JSON.stringify(result.structuredContent ?? null) };
 }
 
@@ -166,7 +193,12 @@ async function runTurn(turn, params) {
         if (params.approvals === "ask") {
           // An interrupt while the client decides ends the wait: the turn is over either way.
           const answer = request("approval/request", { turnId, itemId, command: rest });
-          const { decision } = await Promise.race([answer, new Promise((resolve) => abort.signal.addEventListener("abort", () => resolve({ decision: "cancel" }), { once: true }))]);
+          const { decision } = await Promise.race([
+            answer,
+            new Promise((resolve) =>
+              abort.signal.addEventListener("abort", () => resolve({ decision: "cancel" }), { once: true }),
+            ),
+          ]);
           if (abort.signal.aborted) break;
           if (decision === "cancel") {
             notify("tool/completed", { turnId, itemId, status: "declined" });
@@ -185,7 +217,15 @@ async function runTurn(turn, params) {
         const server = process.env.TEMPLATE_MCP_SERVER || "switchyard";
         const itemId = `${turnId}:mcp:${++items}`;
         const args = json ? JSON.parse(json) : {};
-        notify("tool/started", { turnId, itemId, tool: "mcp", name: tool, server, title: `${server}/${tool}`, input: args });
+        notify("tool/started", {
+          turnId,
+          itemId,
+          tool: "mcp",
+          name: tool,
+          server,
+          title: `${server}/${tool}`,
+          input: args,
+        });
         try {
           const { failed, output } = await callMcpTool(tool, args, abort.signal);
           notify("tool/completed", { turnId, itemId, status: failed ? "failed" : "completed", output });
@@ -214,7 +254,8 @@ const handlers = {
   initialize({ conversationId }) {
     if (conversationId) {
       const file = join(conversationsDir, `${conversationId}.json`);
-      if (!existsSync(file)) throw new RpcError(CONVERSATION_NOT_FOUND, `conversation ${conversationId} not found in ${conversationsDir}`);
+      if (!existsSync(file))
+        throw new RpcError(CONVERSATION_NOT_FOUND, `conversation ${conversationId} not found in ${conversationsDir}`);
       conversation = JSON.parse(readFileSync(file, "utf8"));
       return { conversationId, resumed: true, version: VERSION };
     }
@@ -237,25 +278,28 @@ const handlers = {
   },
 };
 
-createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line.trim() === "") return;
-  const message = JSON.parse(line);
-  if (typeof message.method === "string") {
-    const handler = handlers[message.method];
-    try {
-      if (!handler) throw new RpcError(-32601, `unknown method ${message.method}`);
-      const result = handler(message.params ?? {});
-      if (message.id !== undefined) write({ id: message.id, result });
-    } catch (cause) {
-      if (message.id !== undefined) write({ id: message.id, error: { code: cause.code ?? -32603, message: cause.message } });
+createInterface({ input: process.stdin })
+  .on("line", (line) => {
+    if (line.trim() === "") return;
+    const message = JSON.parse(line);
+    if (typeof message.method === "string") {
+      const handler = handlers[message.method];
+      try {
+        if (!handler) throw new RpcError(-32601, `unknown method ${message.method}`);
+        const result = handler(message.params ?? {});
+        if (message.id !== undefined) write({ id: message.id, result });
+      } catch (cause) {
+        if (message.id !== undefined)
+          write({ id: message.id, error: { code: cause.code ?? -32603, message: cause.message } });
+      }
+      return;
     }
-    return;
-  }
-  const waiter = awaiting.get(message.id);
-  awaiting.delete(message.id);
-  if (message.error) waiter?.reject(new Error(message.error.message));
-  else waiter?.resolve(message.result);
-}).on("close", () => {
-  // The client closed stdin: the session is over.
-  process.exit(0);
-});
+    const waiter = awaiting.get(message.id);
+    awaiting.delete(message.id);
+    if (message.error) waiter?.reject(new Error(message.error.message));
+    else waiter?.resolve(message.result);
+  })
+  .on("close", () => {
+    // The client closed stdin: the session is over.
+    process.exit(0);
+  });

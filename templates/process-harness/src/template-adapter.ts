@@ -28,7 +28,9 @@ export interface TemplateOptions {
 
 /** The command line of the harness: the configured one, else the bundled stand-in. */
 export function harnessCommand(options: TemplateOptions): { command: string; args: readonly string[] } {
-  return options.command !== undefined ? { command: options.command, args: options.args } : { command: process.execPath, args: [BUNDLED_HARNESS, ...options.args] };
+  return options.command !== undefined
+    ? { command: options.command, args: options.args }
+    : { command: process.execPath, args: [BUNDLED_HARNESS, ...options.args] };
 }
 
 /**
@@ -46,7 +48,11 @@ function mcpEnvironment(grant: McpEndpointGrant | null): Record<string, string |
 }
 
 /** The adapter of one configured instance: the kit's shell around {@link TemplateSession}. */
-export function createTemplateAdapter(instance: ProviderInstanceDescriptor, options: TemplateOptions, context: PluginContext): OrchestrationAdapter {
+export function createTemplateAdapter(
+  instance: ProviderInstanceDescriptor,
+  options: TemplateOptions,
+  context: PluginContext,
+): OrchestrationAdapter {
   const { command, args } = harnessCommand(options);
   // The instance's home when it has one (the user's choice), else this plugin's own data folder.
   const home = instance.homePath ?? context.paths.dataDir;
@@ -58,19 +64,40 @@ export function createTemplateAdapter(instance: ProviderInstanceDescriptor, opti
     async probe(): Promise<ProviderStatus> {
       const found = await context.process.which(command);
       if (found === null) {
-        return { installed: false, executable: false, authenticated: "unknown", models: [], message: `${command} was not found on PATH; set the driver option "command" to the harness executable.` };
+        return {
+          installed: false,
+          executable: false,
+          authenticated: "unknown",
+          models: [],
+          message: `${command} was not found on PATH; set the driver option "command" to the harness executable.`,
+        };
       }
       if (options.command === undefined && !existsSync(BUNDLED_HARNESS)) {
-        return { installed: false, executable: false, authenticated: "unknown", models: [], message: `The bundled harness ${BUNDLED_HARNESS} is missing; reinstall the plugin.` };
+        return {
+          installed: false,
+          executable: false,
+          authenticated: "unknown",
+          models: [],
+          message: `The bundled harness ${BUNDLED_HARNESS} is missing; reinstall the plugin.`,
+        };
       }
       // The stand-in needs no login; a real harness reads its credentials here (never a model call).
-      return { installed: true, executable: true, authenticated: "unknown", models: [...options.models, ...instance.customModels].map((id) => ({ id })) };
+      return {
+        installed: true,
+        executable: true,
+        authenticated: "unknown",
+        models: [...options.models, ...instance.customModels].map((id) => ({ id })),
+      };
     },
     createSession(input, onClosed) {
       const launch: TemplateLaunch = {
         command,
         args,
-        env: harnessEnvironment({ instance, homeVariable: TEMPLATE_ENV.home, own: { [TEMPLATE_ENV.home]: home, ...mcpEnvironment(input.mcp) } }),
+        env: harnessEnvironment({
+          instance,
+          homeVariable: TEMPLATE_ENV.home,
+          own: { [TEMPLATE_ENV.home]: home, ...mcpEnvironment(input.mcp) },
+        }),
       };
       return new TemplateSession(input, launch, context, onClosed);
     },

@@ -11,7 +11,12 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * checks both directions.
  */
 export const TEMPLATE_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: false, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: false,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -21,7 +26,12 @@ export const TEMPLATE_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: false },
+  tools: {
+    shell: true,
+    mcp: { http: true, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    mcpGrantUpdate: false,
+  },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
   // Instructions go to the harness's own instruction field, so the host never folds them into the message.

@@ -97,7 +97,11 @@ export class TemplateSession implements StartableSession {
       label: "template harness",
     });
     let peer: JsonRpcPeer | null = null;
-    const channel = new JsonLinesChannel(process, { label: "template harness", logger: this.#context.logger, onMessage: (message) => peer?.receive(message) });
+    const channel = new JsonLinesChannel(process, {
+      label: "template harness",
+      logger: this.#context.logger,
+      onMessage: (message) => peer?.receive(message),
+    });
     peer = new JsonRpcPeer(channel, {
       jsonrpcField: true,
       onNotification: (notification) => this.#onNotification(notification),
@@ -108,10 +112,18 @@ export class TemplateSession implements StartableSession {
     const resuming = this.#conversationId;
     let opened: InitializeResult;
     try {
-      opened = await peer.request<InitializeResult>(TEMPLATE_METHODS.initialize, { conversationId: resuming } satisfies InitializeParams, REQUEST_TIMEOUT_MS);
+      opened = await peer.request<InitializeResult>(
+        TEMPLATE_METHODS.initialize,
+        { conversationId: resuming } satisfies InitializeParams,
+        REQUEST_TIMEOUT_MS,
+      );
     } catch (error) {
       if (error instanceof JsonRpcRequestError && error.rpcCode === CONVERSATION_NOT_FOUND) {
-        throw new SwitchyardError("not_found", `The harness no longer has conversation ${resuming ?? ""} (${error.message}); start a new thread or fork this one.`, { resumeCursor: resuming });
+        throw new SwitchyardError(
+          "not_found",
+          `The harness no longer has conversation ${resuming ?? ""} (${error.message}); start a new thread or fork this one.`,
+          { resumeCursor: resuming },
+        );
       }
       throw error;
     }
@@ -121,7 +133,11 @@ export class TemplateSession implements StartableSession {
 
   async startTurn(input: TurnInput): Promise<{ providerTurnId?: string }> {
     const peer = this.#requirePeer();
-    if (this.#turn !== null) throw new SwitchyardError("conflict", `Turn ${this.#turn.ledger.turnId} is still running in this session; wait for it or interrupt it first.`);
+    if (this.#turn !== null)
+      throw new SwitchyardError(
+        "conflict",
+        `Turn ${this.#turn.ledger.turnId} is still running in this session; wait for it or interrupt it first.`,
+      );
     let accept!: () => void;
     // The turn is over for this session the moment its terminal is reported, before the host
     // sees it: a next turn started from the host's handler must not find this one running.
@@ -129,7 +145,12 @@ export class TemplateSession implements StartableSession {
       if (event.type === "turn.terminal") this.#forget(turn);
       this.#sink.emit(event);
     };
-    const turn: ActiveTurn = { ledger: new TurnLedger(input.turnId, emit, this.#requests), harnessTurnId: null, accepted: new Promise((resolve) => (accept = resolve)), interrupting: false };
+    const turn: ActiveTurn = {
+      ledger: new TurnLedger(input.turnId, emit, this.#requests),
+      harnessTurnId: null,
+      accepted: new Promise((resolve) => (accept = resolve)),
+      interrupting: false,
+    };
     this.#turn = turn;
     const params: TurnStartParams = {
       text: input.text,
@@ -147,7 +168,10 @@ export class TemplateSession implements StartableSession {
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
       // A refusal by the harness crosses the boundary typed, with its words.
-      if (error instanceof JsonRpcRequestError) throw new SwitchyardError("provider_error", `The harness refused the turn: ${error.message}`, { rpcCode: error.rpcCode });
+      if (error instanceof JsonRpcRequestError)
+        throw new SwitchyardError("provider_error", `The harness refused the turn: ${error.message}`, {
+          rpcCode: error.rpcCode,
+        });
       throw error;
     } finally {
       accept();
@@ -162,10 +186,16 @@ export class TemplateSession implements StartableSession {
     if (turn.harnessTurnId === null || turn.ledger.terminated) return;
     try {
       // The harness answers at once and then ends the turn `interrupted` itself.
-      await this.#requirePeer().request(TEMPLATE_METHODS.turnInterrupt, { turnId: turn.harnessTurnId }, REQUEST_TIMEOUT_MS);
+      await this.#requirePeer().request(
+        TEMPLATE_METHODS.turnInterrupt,
+        { turnId: turn.harnessTurnId },
+        REQUEST_TIMEOUT_MS,
+      );
     } catch (error) {
       // A harness that cannot be told to stop is stopped: the exit ends the turn `interrupted`.
-      this.#context.logger.warn("The harness did not take the interrupt; stopping it", { error: error instanceof Error ? error.message : String(error) });
+      this.#context.logger.warn("The harness did not take the interrupt; stopping it", {
+        error: error instanceof Error ? error.message : String(error),
+      });
       await this.#peer?.channel.stop(0, 2_000);
     }
   }
@@ -193,7 +223,10 @@ export class TemplateSession implements StartableSession {
   #requirePeer(): JsonRpcPeer {
     const peer = this.#peer;
     if (peer === null || peer.channel.closed) {
-      throw peer?.channel.closedError ?? new SwitchyardError("session_closed", "The template harness is not running; the host reopens the session.");
+      throw (
+        peer?.channel.closedError ??
+        new SwitchyardError("session_closed", "The template harness is not running; the host reopens the session.")
+      );
     }
     return peer;
   }
@@ -254,14 +287,20 @@ export class TemplateSession implements StartableSession {
   }
 
   async #onRequest({ method, params }: IncomingRequest): Promise<unknown> {
-    if (method !== TEMPLATE_METHODS.approval) throw new JsonRpcRequestError(method, -32601, `The client does not answer ${method}.`);
+    if (method !== TEMPLATE_METHODS.approval)
+      throw new JsonRpcRequestError(method, -32601, `The client does not answer ${method}.`);
     const { turnId, itemId, command } = params as ApprovalRequestParams;
     const turn = this.#turnFor(turnId);
     if (turn === null) return { decision: "cancel" } satisfies ApprovalRequestResult;
-    const { outcome } = this.#requests.open(turn.ledger.turnId, { kind: "approval", approvalKind: "command", title: command }, { itemId });
+    const { outcome } = this.#requests.open(
+      turn.ledger.turnId,
+      { kind: "approval", approvalKind: "command", title: command },
+      { itemId },
+    );
     const settled = await outcome;
     // A dismissal, the turn's end or the session's close all tell the harness "cancel".
-    if (settled.kind === "cancelled" || settled.response.kind !== "approval") return { decision: "cancel" } satisfies ApprovalRequestResult;
+    if (settled.kind === "cancelled" || settled.response.kind !== "approval")
+      return { decision: "cancel" } satisfies ApprovalRequestResult;
     const decision = settled.response.decision;
     if (decision === "decline") turn.ledger.declineTool(itemId);
     // The harness remembers no approvals, so "for the session" is one approval here.
@@ -276,6 +315,7 @@ export class TemplateSession implements StartableSession {
       else turn.ledger.finish("failed", { message: error.message });
     }
     this.#requests.cancelTurn(null, "cancelled");
-    if (!this.#closing) this.#sink.emit({ type: "session.exited", reason: error.message, error: { message: error.message } });
+    if (!this.#closing)
+      this.#sink.emit({ type: "session.exited", reason: error.message, error: { message: error.message } });
   }
 }

@@ -3,8 +3,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { McpEndpointGrant, OrchestrationAdapter, ProviderInstanceDescriptor, ProviderSession, RuntimeMode, SpawnOptions } from "@switchyard/sdk";
-import { createAcpTestContext, createEventRecorder, startTestHost, startTestMcpServer, type AcpTestContext, type AdapterEventRecorder, type TestHost, type TestMcpServer } from "@switchyard/testkit";
+import type {
+  McpEndpointGrant,
+  OrchestrationAdapter,
+  ProviderInstanceDescriptor,
+  ProviderSession,
+  RuntimeMode,
+  SpawnOptions,
+} from "@switchyard/sdk";
+import {
+  createAcpTestContext,
+  createEventRecorder,
+  startTestHost,
+  startTestMcpServer,
+  type AcpTestContext,
+  type AdapterEventRecorder,
+  type TestHost,
+  type TestMcpServer,
+} from "@switchyard/testkit";
 import { createTemplateAdapter, templateOptionsSchema } from "../src/index.js";
 
 const pluginDir = fileURLToPath(new URL("..", import.meta.url));
@@ -38,17 +54,41 @@ describe("template sessions", () => {
   });
 
   async function adapter(driverOptions: Record<string, unknown> = {}): Promise<OrchestrationAdapter> {
-    const instance: ProviderInstanceDescriptor = { id: "template-main", driver: "template", displayName: "Template", homePath: home, environment: {}, customModels: [] };
+    const instance: ProviderInstanceDescriptor = {
+      id: "template-main",
+      driver: "template",
+      displayName: "Template",
+      homePath: home,
+      environment: {},
+      customModels: [],
+    };
     const options = await templateOptionsSchema.parseAsync(driverOptions);
     return createTemplateAdapter(instance, options, ctx.context);
   }
 
   function grant(): McpEndpointGrant {
-    return { serverName: "switchyard", url: mcp.url, token: mcp.token, toolTimeoutMs: 30_000, blockingToolNames: [], instructions: "", stdioBridge: { command: "unused", args: [], env: {} } };
+    return {
+      serverName: "switchyard",
+      url: mcp.url,
+      token: mcp.token,
+      toolTimeoutMs: 30_000,
+      blockingToolNames: [],
+      instructions: "",
+      stdioBridge: { command: "unused", args: [], env: {} },
+    };
   }
 
-  async function open(events: AdapterEventRecorder, options: { resumeCursor?: string | null; mcp?: McpEndpointGrant | null; driverOptions?: Record<string, unknown> } = {}): Promise<ProviderSession> {
-    const session = await (await adapter(options.driverOptions)).openSession({
+  async function open(
+    events: AdapterEventRecorder,
+    options: {
+      resumeCursor?: string | null;
+      mcp?: McpEndpointGrant | null;
+      driverOptions?: Record<string, unknown>;
+    } = {},
+  ): Promise<ProviderSession> {
+    const session = await (
+      await adapter(options.driverOptions)
+    ).openSession({
       threadId: "thread-1",
       providerSessionId: `session-${sessions.length + 1}`,
       cwd: home,
@@ -63,9 +103,23 @@ describe("template sessions", () => {
     return session;
   }
 
-  async function turn(session: ProviderSession, events: AdapterEventRecorder, text: string, runtimeMode: RuntimeMode = "full-access") {
+  async function turn(
+    session: ProviderSession,
+    events: AdapterEventRecorder,
+    text: string,
+    runtimeMode: RuntimeMode = "full-access",
+  ) {
     const turnId = `turn-${++turns}`;
-    await session.startTurn({ turnId, runId: `run-${turns}`, text, instructions: null, model: null, runtimeMode, interactionMode: "default", restartOfTurnId: null });
+    await session.startTurn({
+      turnId,
+      runId: `run-${turns}`,
+      text,
+      instructions: null,
+      model: null,
+      runtimeMode,
+      interactionMode: "default",
+      restartOfTurnId: null,
+    });
     return { turnId, terminal: events.waitFor("turn.terminal", (event) => event.turnId === turnId, 30_000) };
   }
 
@@ -78,7 +132,9 @@ describe("template sessions", () => {
     expect(mcp.calls).toEqual([{ tool: "echo", args: { text: "through the grant" } }]);
     expect(mcp.rejectedRequests).toBe(0);
     expect(events.textOf(turnId)).toContain("mcp: echo: through the grant");
-    expect(events.ofTurn(turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "switchyard", name: "echo" }));
+    expect(events.ofTurn(turnId)).toContainEqual(
+      expect.objectContaining({ type: "tool_call.started", kind: "mcp", server: "switchyard", name: "echo" }),
+    );
     const [launch] = spawned;
     expect(launch!.env.TEMPLATE_MCP_TOKEN).toBe(mcp.token);
     expect(launch!.env.TEMPLATE_MCP_URL).toBe(mcp.url);
@@ -103,26 +159,47 @@ describe("template sessions", () => {
   it("raises an approval through the request book: a decline skips the command and the turn goes on", async () => {
     const events = createEventRecorder();
     const session = await open(events);
-    const { turnId, terminal } = await turn(session, events, "@shell echo never-run\n@say after the decline", "approval-required");
+    const { turnId, terminal } = await turn(
+      session,
+      events,
+      "@shell echo never-run\n@say after the decline",
+      "approval-required",
+    );
     const opened = await events.waitFor("runtime_request.opened", (event) => event.turnId === turnId);
     expect(opened.request).toMatchObject({ kind: "approval", approvalKind: "command", title: "echo never-run" });
     await session.respondToRuntimeRequest!(opened.requestId, { kind: "approval", decision: "decline" });
     expect((await terminal).status).toBe("completed");
-    expect(events.ofTurn(turnId)).toContainEqual({ type: "runtime_request.resolved", turnId, requestId: opened.requestId, resolution: "answered" });
-    expect(events.ofTurn(turnId)).toContainEqual(expect.objectContaining({ type: "tool_call.completed", status: "declined" }));
+    expect(events.ofTurn(turnId)).toContainEqual({
+      type: "runtime_request.resolved",
+      turnId,
+      requestId: opened.requestId,
+      resolution: "answered",
+    });
+    expect(events.ofTurn(turnId)).toContainEqual(
+      expect.objectContaining({ type: "tool_call.completed", status: "declined" }),
+    );
     expect(events.textOf(turnId)).toContain("after the decline");
     // An answer to a request that is gone is a typed error, not a second resolution.
-    await expect(session.respondToRuntimeRequest!(opened.requestId, { kind: "approval", decision: "accept" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      session.respondToRuntimeRequest!(opened.requestId, { kind: "approval", decision: "accept" }),
+    ).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("tells the harness to cancel when the host dismisses an approval: the turn ends cancelled", async () => {
     const events = createEventRecorder();
     const session = await open(events);
-    const { turnId, terminal } = await turn(session, events, "@shell echo never-run\n@say never said", "approval-required");
+    const { turnId, terminal } = await turn(
+      session,
+      events,
+      "@shell echo never-run\n@say never said",
+      "approval-required",
+    );
     const opened = await events.waitFor("runtime_request.opened", (event) => event.turnId === turnId);
     await session.respondToRuntimeRequest!(opened.requestId, { kind: "dismiss" });
     expect((await terminal).status).toBe("cancelled");
-    expect(events.ofTurn(turnId).filter((event) => event.type === "runtime_request.resolved")).toEqual([{ type: "runtime_request.resolved", turnId, requestId: opened.requestId, resolution: "cancelled" }]);
+    expect(events.ofTurn(turnId).filter((event) => event.type === "runtime_request.resolved")).toEqual([
+      { type: "runtime_request.resolved", turnId, requestId: opened.requestId, resolution: "cancelled" },
+    ]);
     expect(events.textOf(turnId)).not.toContain("never said");
   });
 
@@ -131,7 +208,9 @@ describe("template sessions", () => {
     const session = await open(first);
     const cursor = (await first.waitFor("session.resume_cursor")).cursor;
     expect(session.resumeCursor).toBe(cursor);
-    await (await turn(session, first, "@say the first answer")).terminal;
+    await (
+      await turn(session, first, "@say the first answer")
+    ).terminal;
     await session.close();
 
     const second = createEventRecorder();
@@ -153,8 +232,14 @@ describe("template sessions", () => {
       '  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, ...answer }) + "\\n");',
       "});",
     ].join("\n");
-    const session = await open(createEventRecorder(), { driverOptions: { command: process.execPath, args: ["-e", refusing] } });
-    const refusal = { code: "provider_error", message: "The harness refused the turn: no model capacity", details: { rpcCode: -32000 } };
+    const session = await open(createEventRecorder(), {
+      driverOptions: { command: process.execPath, args: ["-e", refusing] },
+    });
+    const refusal = {
+      code: "provider_error",
+      message: "The harness refused the turn: no model capacity",
+      details: { rpcCode: -32000 },
+    };
     await expect(turn(session, createEventRecorder(), "@say hello")).rejects.toMatchObject(refusal);
     // The refused turn is not left running: the next one reaches the harness (and is refused again), not a conflict.
     await expect(turn(session, createEventRecorder(), "@say again")).rejects.toMatchObject(refusal);
@@ -201,7 +286,9 @@ describe("template driver in a host", () => {
   });
 
   it("refuses bad driver options as a config error naming the field", async () => {
-    await expect(startTestHost({ plugins: [pluginDir], providers: [{ id: "bad", driver: "template", options: { command: 42 } }] })).rejects.toMatchObject({
+    await expect(
+      startTestHost({ plugins: [pluginDir], providers: [{ id: "bad", driver: "template", options: { command: 42 } }] }),
+    ).rejects.toMatchObject({
       code: "config_invalid",
       message: expect.stringContaining("providers[0].options.command"),
     });

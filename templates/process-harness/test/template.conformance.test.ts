@@ -46,7 +46,9 @@ describeAdapterConformance({
         holdInTool: (marker) => `@shell sleep 60\n@say ${marker}`,
         mcpTool: (tool, args, marker) => `@mcp ${tool} ${JSON.stringify(args)}\n@say ${marker}`,
         countInModelInput: (needle) => {
-          const newest = modelInputs(home).filter((input) => input.includes(needle)).at(-1);
+          const newest = modelInputs(home)
+            .filter((input) => input.includes(needle))
+            .at(-1);
           return newest === undefined ? 0 : newest.split(needle).length - 1;
         },
       },

@@ -35,17 +35,23 @@ export function createEventRecorder(): AdapterEventRecorder {
     },
     waitFor(type, predicate, timeoutMs = 15_000) {
       type E = Extract<AdapterEvent, { type: typeof type }>;
-      const match = (event: AdapterEvent): boolean => event.type === type && (predicate === undefined || predicate(event as E));
+      const match = (event: AdapterEvent): boolean =>
+        event.type === type && (predicate === undefined || predicate(event as E));
       const seen = events.find(match);
       if (seen !== undefined) return Promise.resolve(seen as E);
       return new Promise<E>((resolve, reject) => {
-        const waiter = { match, resolve: (event: AdapterEvent) => {
-          clearTimeout(timer);
-          resolve(event as E);
-        } };
+        const waiter = {
+          match,
+          resolve: (event: AdapterEvent) => {
+            clearTimeout(timer);
+            resolve(event as E);
+          },
+        };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`No ${type} event within ${timeoutMs} ms. Seen: ${events.map((event) => event.type).join(", ")}`));
+          reject(
+            new Error(`No ${type} event within ${timeoutMs} ms. Seen: ${events.map((event) => event.type).join(", ")}`),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });
@@ -53,7 +59,10 @@ export function createEventRecorder(): AdapterEventRecorder {
     ofTurn: (turnId) => events.filter((event) => "turnId" in event && event.turnId === turnId),
     textOf: (turnId) =>
       events
-        .filter((event): event is Extract<AdapterEvent, { type: "message.delta" }> => event.type === "message.delta" && event.turnId === turnId)
+        .filter(
+          (event): event is Extract<AdapterEvent, { type: "message.delta" }> =>
+            event.type === "message.delta" && event.turnId === turnId,
+        )
         .map((event) => event.text)
         .join(""),
   };

@@ -55,7 +55,9 @@ export async function startTestMcpServer(options: { readonly token?: string } = 
       }
       if (req.headers.authorization !== `Bearer ${token}`) {
         rejectedRequests++;
-        res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" }).end(JSON.stringify({ error: "invalid_mcp_credential" }));
+        res
+          .writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" })
+          .end(JSON.stringify({ error: "invalid_mcp_credential" }));
         return;
       }
       const sessionId = req.headers["mcp-session-id"];

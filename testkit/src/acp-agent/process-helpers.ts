@@ -29,7 +29,10 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function envOf(options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly extendEnv?: boolean }): NodeJS.ProcessEnv {
+function envOf(options: {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly extendEnv?: boolean;
+}): NodeJS.ProcessEnv {
   const base = options.extendEnv === false ? {} : process.env;
   const merged: NodeJS.ProcessEnv = { ...base };
   for (const [key, value] of Object.entries(options.env ?? {})) {
@@ -96,7 +99,12 @@ export function createProcessGroupHelpers(): RecordingProcessHelpers {
           [...args],
           { cwd: options.cwd, env: envOf(options), timeout: options.timeoutMs ?? 30_000, encoding: "utf8" },
           (error, stdout, stderr) => {
-            const code = error && typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : error ? null : 0;
+            const code =
+              error && typeof (error as { code?: unknown }).code === "number"
+                ? (error as { code: number }).code
+                : error
+                  ? null
+                  : 0;
             resolve({ exitCode: code, stdout, stderr, failed: error !== null });
           },
         );
@@ -134,10 +142,15 @@ export interface TestLogLine {
 }
 
 /** A logger that keeps its lines in memory. */
-export function createRecordingLogger(lines: TestLogLine[] = [], bindings: Record<string, unknown> = {}): PluginLogger & { readonly lines: TestLogLine[] } {
-  const log = (level: TestLogLine["level"]) => (message: string, fields: Record<string, unknown> = {}) => {
-    lines.push({ level, message, fields: { ...bindings, ...fields } });
-  };
+export function createRecordingLogger(
+  lines: TestLogLine[] = [],
+  bindings: Record<string, unknown> = {},
+): PluginLogger & { readonly lines: TestLogLine[] } {
+  const log =
+    (level: TestLogLine["level"]) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      lines.push({ level, message, fields: { ...bindings, ...fields } });
+    };
   return {
     lines,
     debug: log("debug"),

@@ -78,10 +78,14 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -112,7 +116,11 @@ function askQuestions(text: string): unknown[] {
   return [
     {
       question: question ?? "",
-      options: (options ?? "").split(",").map((label) => label.trim()).filter(Boolean).map((label) => ({ label, description: "" })),
+      options: (options ?? "")
+        .split(",")
+        .map((label) => label.trim())
+        .filter(Boolean)
+        .map((label) => ({ label, description: "" })),
       multiSelect: false,
     },
   ];
@@ -123,18 +131,27 @@ function askQuestions(text: string): unknown[] {
  * on the SDK's agent side; run it as a child process (`bin.js`) so clients are tested over
  * real stdio, or connect it in-process.
  */
-export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, exit: (code: number) => void = (code) => process.exit(code)): acp.AgentApp {
+export function createScriptedAcpAgent(
+  options: ScriptedAcpAgentOptions = {},
+  exit: (code: number) => void = (code) => process.exit(code),
+): acp.AgentApp {
   const sessions = new Map<string, LiveSession>();
   let authenticated = false;
   let clientCapabilities: acp.ClientCapabilities = {};
   let toolCounter = 0;
 
-  const storePath = (id: string) => (options.stateDir ? path.join(options.stateDir, `${id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`) : null);
+  const storePath = (id: string) =>
+    options.stateDir ? path.join(options.stateDir, `${id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`) : null;
   const persist = (session: LiveSession) => {
     const file = storePath(session.id);
     if (file === null) return;
     mkdirSync(path.dirname(file), { recursive: true });
-    const stored: StoredSession = { cwd: session.cwd, history: session.history, modeId: session.modeId, model: session.model };
+    const stored: StoredSession = {
+      cwd: session.cwd,
+      history: session.history,
+      modeId: session.modeId,
+      model: session.model,
+    };
     writeFileSync(file, JSON.stringify(stored));
   };
   const restore = (id: string): StoredSession | null => {
@@ -151,7 +168,10 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
 
   const modeState = (session: StoredSession): acp.SessionModeState | undefined =>
     options.modes && options.modes.length > 0 && session.modeId !== null
-      ? { currentModeId: session.modeId, availableModes: options.modes.map((mode) => ({ id: mode.id, name: mode.name })) }
+      ? {
+          currentModeId: session.modeId,
+          availableModes: options.modes.map((mode) => ({ id: mode.id, name: mode.name })),
+        }
       : undefined;
   const configOptions = (session: StoredSession): acp.SessionConfigOption[] | undefined =>
     options.models && options.models.length > 0 && session.model !== null
@@ -251,7 +271,12 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
       const source = restore(params.sessionId);
       if (source === null) throw acp.RequestError.sessionNotFound(params.sessionId);
       const id = `sess-${randomUUID()}`;
-      const live = open(id, { ...source, history: source.history.map((turn) => ({ ...turn })) }, params.cwd, params.mcpServers ?? []);
+      const live = open(
+        id,
+        { ...source, history: source.history.map((turn) => ({ ...turn })) },
+        params.cwd,
+        params.mcpServers ?? [],
+      );
       persist(live);
       return { sessionId: id, ...setup(live) };
     })
@@ -261,7 +286,8 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params, client }) => {
       const session = sessionOf(params.sessionId);
-      if (!(options.modes ?? []).some((mode) => mode.id === params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId });
+      if (!(options.modes ?? []).some((mode) => mode.id === params.modeId))
+        throw acp.RequestError.invalidParams({ modeId: params.modeId });
       session.modeId = params.modeId;
       persist(session);
       await client.notify(acp.methods.client.session.update, {
@@ -292,14 +318,16 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
       signal.addEventListener("abort", abortOnRequest, { once: true });
       const promptText = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("\n");
       let reply = "";
-      const update = (value: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update: value });
+      const update = (value: acp.SessionUpdate) =>
+        client.notify(acp.methods.client.session.update, { sessionId: session.id, update: value });
       const stream = async (kind: "agent_message_chunk" | "agent_thought_chunk", text: string) => {
         for (const piece of text.match(/\S+\s*|\s+/g) ?? []) {
           if (kind === "agent_message_chunk") reply += piece;
           await update({ sessionUpdate: kind, content: { type: "text", text: piece } });
         }
       };
-      const say = (text: string) => stream("agent_message_chunk", reply.length > 0 && !reply.endsWith("\n") ? `\n${text}` : text);
+      const say = (text: string) =>
+        stream("agent_message_chunk", reply.length > 0 && !reply.endsWith("\n") ? `\n${text}` : text);
       const nextToolId = () => `tool-${++toolCounter}`;
       const absolute = (p: string) => (path.isAbsolute(p) ? p : path.join(session.cwd, p));
 
@@ -313,7 +341,13 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
             return null;
           case "tool": {
             const toolCallId = nextToolId();
-            await update({ sessionUpdate: "tool_call", toolCallId, title: step.title, kind: step.kind as acp.ToolKind, status: "in_progress" });
+            await update({
+              sessionUpdate: "tool_call",
+              toolCallId,
+              title: step.title,
+              kind: step.kind as acp.ToolKind,
+              status: "in_progress",
+            });
             await update({
               sessionUpdate: "tool_call_update",
               toolCallId,
@@ -332,12 +366,16 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
               { optionId: "reject-once", name: "Reject", kind: "reject_once" },
               { optionId: "reject-always", name: "Always reject", kind: "reject_always" },
             ];
-            const response: acp.RequestPermissionResponse = await client.request(acp.methods.client.session.requestPermission, {
-              sessionId: session.id,
-              toolCall,
-              options: permissionOptions,
-            });
-            const outcome = response.outcome.outcome === "selected" ? `selected ${response.outcome.optionId}` : "cancelled";
+            const response: acp.RequestPermissionResponse = await client.request(
+              acp.methods.client.session.requestPermission,
+              {
+                sessionId: session.id,
+                toolCall,
+                options: permissionOptions,
+              },
+            );
+            const outcome =
+              response.outcome.outcome === "selected" ? `selected ${response.outcome.optionId}` : "cancelled";
             const allowed = response.outcome.outcome === "selected" && response.outcome.optionId.startsWith("allow");
             await update({ sessionUpdate: "tool_call_update", toolCallId, status: allowed ? "completed" : "failed" });
             await say(`permission: ${outcome}`);
@@ -350,14 +388,28 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
               return null;
             }
             const toolCallId = nextToolId();
-            await update({ sessionUpdate: "tool_call", toolCallId, title: "AskUserQuestion", kind: "other", status: "pending" });
+            await update({
+              sessionUpdate: "tool_call",
+              toolCallId,
+              title: "AskUserQuestion",
+              kind: "other",
+              status: "pending",
+            });
             const response = await client.request<{ outcome: string; answers?: Record<string, string> }>(method, {
               sessionId: session.id,
               toolCallId,
               questions: askQuestions(step.text),
             });
-            await update({ sessionUpdate: "tool_call_update", toolCallId, status: response.outcome === "answered" ? "completed" : "failed" });
-            await say(response.outcome === "answered" ? `answers: ${JSON.stringify(response.answers ?? {})}` : `question: ${response.outcome}`);
+            await update({
+              sessionUpdate: "tool_call_update",
+              toolCallId,
+              status: response.outcome === "answered" ? "completed" : "failed",
+            });
+            await say(
+              response.outcome === "answered"
+                ? `answers: ${JSON.stringify(response.answers ?? {})}`
+                : `question: ${response.outcome}`,
+            );
             return null;
           }
           case "exit-plan": {
@@ -367,7 +419,13 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
               return null;
             }
             const toolCallId = nextToolId();
-            await update({ sessionUpdate: "tool_call", toolCallId, title: "ExitPlanMode", kind: "switch_mode", status: "pending" });
+            await update({
+              sessionUpdate: "tool_call",
+              toolCallId,
+              title: "ExitPlanMode",
+              kind: "switch_mode",
+              status: "pending",
+            });
             const response = await client.request<{ outcome: string; feedback?: string }>(method, {
               sessionId: session.id,
               toolCallId,
@@ -381,7 +439,9 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
           case "plan":
             await update({
               sessionUpdate: "plan",
-              entries: step.text.split(";").map((content) => ({ content: content.trim(), priority: "medium", status: "pending" })),
+              entries: step.text
+                .split(";")
+                .map((content) => ({ content: content.trim(), priority: "medium", status: "pending" })),
             });
             return null;
           case "elicit": {
@@ -389,12 +449,15 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
               await say("elicitation: unsupported by the client");
               return null;
             }
-            const response: acp.CreateElicitationResponse = await client.request(acp.methods.client.elicitation.create, {
-              sessionId: session.id,
-              mode: "form",
-              message: "The agent needs input",
-              requestedSchema: JSON.parse(step.text) as acp.ElicitationSchema,
-            });
+            const response: acp.CreateElicitationResponse = await client.request(
+              acp.methods.client.elicitation.create,
+              {
+                sessionId: session.id,
+                mode: "form",
+                message: "The agent needs input",
+                requestedSchema: JSON.parse(step.text) as acp.ElicitationSchema,
+              },
+            );
             await say(`elicitation: ${JSON.stringify(response)}`);
             return null;
           }
@@ -403,7 +466,10 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
             return null;
           case "read":
             try {
-              const { content } = await client.request(acp.methods.client.fs.readTextFile, { sessionId: session.id, path: absolute(step.path) });
+              const { content } = await client.request(acp.methods.client.fs.readTextFile, {
+                sessionId: session.id,
+                path: absolute(step.path),
+              });
               await say(`read: ${content}`);
             } catch (error) {
               await say(`read error: ${errorMessage(error)}`);
@@ -411,7 +477,11 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
             return null;
           case "write":
             try {
-              await client.request(acp.methods.client.fs.writeTextFile, { sessionId: session.id, path: absolute(step.path), content: step.content });
+              await client.request(acp.methods.client.fs.writeTextFile, {
+                sessionId: session.id,
+                path: absolute(step.path),
+                content: step.content,
+              });
               await say(`wrote: ${step.path}`);
             } catch (error) {
               await say(`write error: ${errorMessage(error)}`);
@@ -447,7 +517,9 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
             await say(JSON.stringify(session.mcpServers));
             return null;
           case "history":
-            await say(`history: ${session.history.length} turns; ${JSON.stringify(session.history.map((turn) => turn.user))}`);
+            await say(
+              `history: ${session.history.length} turns; ${JSON.stringify(session.history.map((turn) => turn.user))}`,
+            );
             return null;
           case "pid":
             await say(`pid: ${process.pid}`);
@@ -479,7 +551,9 @@ export function createScriptedAcpAgent(options: ScriptedAcpAgentOptions = {}, ex
           const transport =
             "type" in server && (server.type === "http" || server.type === "sse")
               ? new StreamableHTTPClientTransport(new URL(server.url), {
-                  requestInit: { headers: Object.fromEntries(server.headers.map((header) => [header.name, header.value])) },
+                  requestInit: {
+                    headers: Object.fromEntries(server.headers.map((header) => [header.name, header.value])),
+                  },
                 })
               : new StdioClientTransport({
                   command: (server as acp.McpServerStdio).command,

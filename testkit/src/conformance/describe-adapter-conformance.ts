@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OrchestrationAdapter, ProviderCapabilities, ProviderSession, RunRecord, TimelineItemRecord } from "@switchyard/core";
+import type {
+  OrchestrationAdapter,
+  ProviderCapabilities,
+  ProviderSession,
+  RunRecord,
+  TimelineItemRecord,
+} from "@switchyard/core";
 import { startTestHost, type TestHost } from "../test-host/start-test-host.js";
 
 /**
@@ -82,7 +88,8 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
     let lab: TestHost;
     let setup: ConformanceSetup;
     const capabilities = (): ProviderCapabilities => lab.host.providers.capabilities(INSTANCE);
-    const items = (threadId: string): TimelineItemRecord[] => lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position");
+    const items = (threadId: string): TimelineItemRecord[] =>
+      lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position");
     const assistantText = (threadId: string, runId: string): string =>
       items(threadId)
         .filter((item) => item.kind === "assistant_message" && item.runId === runId)
@@ -90,12 +97,14 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         .join("\n");
     const waitForLiveTurn = async (threadId: string): Promise<void> => {
       const live = await lab.host.waiter.waitFor(
-        () => (lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null),
+        () =>
+          lab.host.store.select("attempt", "thread_id = ? AND status = 'running'", [threadId]).length > 0 ? true : null,
         { timeoutMs: 60_000 },
       );
       if (live === null) throw new Error(`no turn of thread ${threadId} reached the provider`);
     };
-    const run = (threadId: string, opts: { runId?: string } = {}): Promise<RunRecord> => lab.waitForRun(threadId, { timeoutMs: timeout - 5_000, ...opts });
+    const run = (threadId: string, opts: { runId?: string } = {}): Promise<RunRecord> =>
+      lab.waitForRun(threadId, { timeoutMs: timeout - 5_000, ...opts });
     /**
      * The spec's rule at turn.terminal, whatever the provider: nothing of a finished run stays
      * open (tool calls end, requests resolve; text cut off by an interrupt is kept as partial).
@@ -106,7 +115,10 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         const owner = item.runId === null ? null : lab.host.store.get("run", item.runId);
         return owner !== null && ["completed", "failed", "cancelled", "interrupted"].includes(owner.status);
       });
-      expect(open.map((item) => `${item.kind} ${item.status}: ${item.text}`), "items left open after their turn ended").toEqual([]);
+      expect(
+        open.map((item) => `${item.kind} ${item.status}: ${item.text}`),
+        "items left open after their turn ended",
+      ).toEqual([]);
     };
 
     beforeAll(async () => {
@@ -125,7 +137,9 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
     it(
       "loads through the plugin host and probes status without a model turn",
       async () => {
-        const plugin = lab.host.pluginHost.list().find((record) => record.dir !== null && record.drivers.includes(options.driver));
+        const plugin = lab.host.pluginHost
+          .list()
+          .find((record) => record.dir !== null && record.drivers.includes(options.driver));
         expect(plugin?.status, plugin?.refusal?.message).toBe("loaded");
         const availability = await lab.host.providers.availability(INSTANCE, { refresh: true });
         expect(availability?.reason ?? null).toBeNull();
@@ -182,7 +196,14 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         const threadId = lab.createThread(INSTANCE, setup.script.hold(gate, m), { runtimeMode: "full-access" });
         await waitForLiveTurn(threadId);
         const turns = capabilities().turns;
-        const send = () => lab.host.threads.send({ threadId, text: `steer note ${marker("note")}`, mode: "steer", createdBy: "user", creationSource: "cli" });
+        const send = () =>
+          lab.host.threads.send({
+            threadId,
+            text: `steer note ${marker("note")}`,
+            mode: "steer",
+            createdBy: "user",
+            creationSource: "cli",
+          });
         if (turns.activeSteering) {
           expect(send().delivery).toBe("steered");
           await lab.host.drainEffects();
@@ -211,7 +232,9 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "interrupts a running turn, or refuses with a typed error",
       async () => {
         const gate = marker("interrupt-gate");
-        const threadId = lab.createThread(INSTANCE, setup.script.hold(gate, marker("never")), { runtimeMode: "full-access" });
+        const threadId = lab.createThread(INSTANCE, setup.script.hold(gate, marker("never")), {
+          runtimeMode: "full-access",
+        });
         await waitForLiveTurn(threadId);
         if (capabilities().turns.interrupt) {
           const result = lab.host.threads.interrupt({ threadId });
@@ -221,7 +244,9 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           await setup.script.release(gate);
           expectNothingOpen(threadId);
         } else {
-          expect(() => lab.host.threads.interrupt({ threadId })).toThrowError(expect.objectContaining({ code: "thread_not_interruptible" }));
+          expect(() => lab.host.threads.interrupt({ threadId })).toThrowError(
+            expect.objectContaining({ code: "thread_not_interruptible" }),
+          );
           await setup.script.release(gate);
           await run(threadId);
         }
@@ -236,7 +261,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         const threadId = lab.createThread(INSTANCE, setup.script.text(first), { runtimeMode: "full-access" });
         expect((await run(threadId)).status).toBe("completed");
         await lab.host.sessions.close(threadId, "conformance");
-        const sent = lab.host.threads.send({ threadId, text: setup.script.recall(marker("recall")), mode: "auto", createdBy: "user", creationSource: "cli" });
+        const sent = lab.host.threads.send({
+          threadId,
+          text: setup.script.recall(marker("recall")),
+          mode: "auto",
+          createdBy: "user",
+          creationSource: "cli",
+        });
         const done = await run(threadId, { runId: sent.runId });
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         const sessions = lab.host.store.select("providerSession", "thread_id = ?", [threadId]);
@@ -258,7 +289,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
         const caps = capabilities();
         const expected = caps.threads.fork && caps.identity.nativeThreadIds === "strong" ? "native" : "portable";
         expect(fork.strategy).toBe(expected);
-        const sent = lab.host.threads.send({ threadId: fork.thread.id, text: setup.script.recall(marker("after-fork")), mode: "auto", createdBy: "user", creationSource: "cli" });
+        const sent = lab.host.threads.send({
+          threadId: fork.thread.id,
+          text: setup.script.recall(marker("after-fork")),
+          mode: "auto",
+          createdBy: "user",
+          creationSource: "cli",
+        });
         const done = await run(fork.thread.id, { runId: sent.runId });
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         if (fork.strategy === "native") {
@@ -303,8 +340,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           expect(setup.script.approval === undefined || !capabilities().runtimeRequests.approvals).toBe(true);
           return;
         }
-        const threadId = lab.createThread(INSTANCE, setup.script.approval(marker("dismiss")), { runtimeMode: "approval-required" });
-        const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null, { timeoutMs: 60_000 });
+        const threadId = lab.createThread(INSTANCE, setup.script.approval(marker("dismiss")), {
+          runtimeMode: "approval-required",
+        });
+        const request = await lab.host.waiter.waitFor(
+          () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
+          { timeoutMs: 60_000 },
+        );
         expect(request, "no approval request was raised").not.toBeNull();
         lab.host.threads.respondToRequest(request!.id, { kind: "dismiss" });
         const done = await run(threadId);
@@ -321,10 +363,14 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "interrupts a turn inside a tool call and leaves nothing open",
       async () => {
         if (!capabilities().turns.interrupt || !capabilities().tools.shell || setup.script.holdInTool === undefined) {
-          expect(setup.script.holdInTool === undefined || !capabilities().turns.interrupt || !capabilities().tools.shell).toBe(true);
+          expect(
+            setup.script.holdInTool === undefined || !capabilities().turns.interrupt || !capabilities().tools.shell,
+          ).toBe(true);
           return;
         }
-        const threadId = lab.createThread(INSTANCE, setup.script.holdInTool(marker("in-tool")), { runtimeMode: "full-access" });
+        const threadId = lab.createThread(INSTANCE, setup.script.holdInTool(marker("in-tool")), {
+          runtimeMode: "full-access",
+        });
         const tool = await lab.host.waiter.waitFor(
           () => items(threadId).find((item) => item.kind === "tool_call" && item.status === "in_progress") ?? null,
           { timeoutMs: 60_000 },
@@ -372,7 +418,9 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           return;
         }
         const m = marker("mcp");
-        const threadId = lab.createThread(INSTANCE, setup.script.mcpTool("orchestrator_capabilities", {}, m), { runtimeMode: "full-access" });
+        const threadId = lab.createThread(INSTANCE, setup.script.mcpTool("orchestrator_capabilities", {}, m), {
+          runtimeMode: "full-access",
+        });
         const done = await run(threadId);
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         const call = items(threadId).find((item) => item.kind === "tool_call" && item.data.toolKind === "mcp");
@@ -406,10 +454,30 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           // Read after the open, as the host decodes it: a session may negotiate more (ACP).
           const caps = capabilities();
           const checks: { capability: string; declared: boolean; method: unknown; call: () => Promise<unknown> }[] = [
-            { capability: "turns.activeSteering", declared: caps.turns.activeSteering, method: session.steerTurn, call: () => session.steerTurn!({ turnId: "none", text: "x" }) },
-            { capability: "turns.interrupt", declared: caps.turns.interrupt, method: session.interruptTurn, call: () => session.interruptTurn!({ turnId: "none" }) },
-            { capability: "threads.fork", declared: caps.threads.fork, method: session.forkThread, call: () => session.forkThread!({}) },
-            { capability: "threads.readSnapshot", declared: caps.threads.readSnapshot, method: session.readSnapshot, call: () => session.readSnapshot!() },
+            {
+              capability: "turns.activeSteering",
+              declared: caps.turns.activeSteering,
+              method: session.steerTurn,
+              call: () => session.steerTurn!({ turnId: "none", text: "x" }),
+            },
+            {
+              capability: "turns.interrupt",
+              declared: caps.turns.interrupt,
+              method: session.interruptTurn,
+              call: () => session.interruptTurn!({ turnId: "none" }),
+            },
+            {
+              capability: "threads.fork",
+              declared: caps.threads.fork,
+              method: session.forkThread,
+              call: () => session.forkThread!({}),
+            },
+            {
+              capability: "threads.readSnapshot",
+              declared: caps.threads.readSnapshot,
+              method: session.readSnapshot,
+              call: () => session.readSnapshot!(),
+            },
             {
               capability: "runtimeRequests.*",
               declared: caps.runtimeRequests.approvals || caps.runtimeRequests.userInputQuestions,
@@ -420,7 +488,16 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
               capability: "tools.mcpGrantUpdate",
               declared: caps.tools.mcpGrantUpdate,
               method: session.updateMcpGrant,
-              call: () => session.updateMcpGrant!({ serverName: "switchyard", url: "http://127.0.0.1:9/mcp", token: "sy_conformance", toolTimeoutMs: 1_000, blockingToolNames: [], instructions: "", stdioBridge: { command: "true", args: [], env: {} } }),
+              call: () =>
+                session.updateMcpGrant!({
+                  serverName: "switchyard",
+                  url: "http://127.0.0.1:9/mcp",
+                  token: "sy_conformance",
+                  toolTimeoutMs: 1_000,
+                  blockingToolNames: [],
+                  instructions: "",
+                  stdioBridge: { command: "true", args: [], env: {} },
+                }),
             },
           ];
           for (const { capability, declared, method, call } of checks) {
@@ -430,10 +507,14 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
             }
             // Absent is the plain way to say "cannot"; a method that is there must refuse, typed.
             if (method === undefined) continue;
-            await expect(call(), `${capability} is not declared`).rejects.toMatchObject({ code: "unsupported_capability" });
+            await expect(call(), `${capability} is not declared`).rejects.toMatchObject({
+              code: "unsupported_capability",
+            });
           }
           if (!caps.threads.forkFromTurn && caps.threads.fork && session.forkThread !== undefined) {
-            await expect(session.forkThread({ afterTurnId: "none" })).rejects.toMatchObject({ code: "unsupported_capability" });
+            await expect(session.forkThread({ afterTurnId: "none" })).rejects.toMatchObject({
+              code: "unsupported_capability",
+            });
           }
         } finally {
           await session.close();

@@ -13,7 +13,8 @@ export function fakeCursorScript(backend: FakeCursorBackend): ConformanceScript 
     shell: (marker) => `run it @@shell echo ${marker} @@then @@reply shell said {{output}}`,
     hold: (gate, marker) => `hold on @@hold ${gate} @@reply ${marker}`,
     release: (gate) => backend.release(gate),
-    mcpTool: (tool, args, marker) => `call it @@tool ${tool} ${JSON.stringify(args)} @@then @@reply ${marker} {{output}}`,
+    mcpTool: (tool, args, marker) =>
+      `call it @@tool ${tool} ${JSON.stringify(args)} @@then @@reply ${marker} {{output}}`,
     recall: () => `recall @@reply history: {{history}}`,
     holdInTool: (marker) => `keep at it @@shell sleep 45; echo ${marker} @@then @@reply ${marker} {{output}}`,
     countInModelInput: (needle) => backend.countInModelInput(needle),

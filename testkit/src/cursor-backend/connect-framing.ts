@@ -20,7 +20,11 @@ export interface ConnectErrorDetail {
 }
 
 /** The end-of-stream envelope: `{}` for success, `{"error":{code,message,details}}` for a failed call. */
-export function endOfStream(error?: { readonly code: string; readonly message: string; readonly details?: readonly ConnectErrorDetail[] }): Buffer {
+export function endOfStream(error?: {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: readonly ConnectErrorDetail[];
+}): Buffer {
   const json =
     error === undefined
       ? {}
@@ -29,7 +33,12 @@ export function endOfStream(error?: { readonly code: string; readonly message: s
             code: error.code,
             message: error.message,
             ...(error.details !== undefined
-              ? { details: error.details.map((detail) => ({ type: detail.type, value: Buffer.from(detail.value).toString("base64").replace(/=+$/, "") })) }
+              ? {
+                  details: error.details.map((detail) => ({
+                    type: detail.type,
+                    value: Buffer.from(detail.value).toString("base64").replace(/=+$/, ""),
+                  })),
+                }
               : {}),
           },
         };

@@ -105,7 +105,11 @@ function templateEnd(source: string, from: number): number {
   throw new Error(`unterminated template literal after offset ${from}`);
 }
 
-type ModuleFactory = (module: { exports: Record<string, unknown> }, exports: Record<string, unknown>, require: WebpackRequire) => void;
+type ModuleFactory = (
+  module: { exports: Record<string, unknown> },
+  exports: Record<string, unknown>,
+  require: WebpackRequire,
+) => void;
 interface WebpackRequire {
   (id: string): Record<string, unknown>;
   d(exports: Record<string, unknown>, getters: Record<string, () => unknown>): void;
@@ -125,8 +129,11 @@ const PROTO_MODULE = /"(\.\.\/proto\/dist\/(?:generated\/[^"]+_pb|runtime\/compa
  * installed release is not {@link CURSOR_SDK_VERSION} or the bundle no longer has the shape
  * this loader reads.
  */
-export function loadCursorWireSchemas(options: { readonly from?: string; readonly sdkPackageDir?: string } = {}): CursorWireSchemas {
-  const sdk = options.sdkPackageDir !== undefined ? readInstalled(options.sdkPackageDir) : findInstalledCursorSdk(options.from);
+export function loadCursorWireSchemas(
+  options: { readonly from?: string; readonly sdkPackageDir?: string } = {},
+): CursorWireSchemas {
+  const sdk =
+    options.sdkPackageDir !== undefined ? readInstalled(options.sdkPackageDir) : findInstalledCursorSdk(options.from);
   if (sdk.version !== CURSOR_SDK_VERSION) {
     throw new Error(
       `The fake Cursor backend is known to match @cursor/sdk ${CURSOR_SDK_VERSION}, but ${sdk.version} is installed (${sdk.packageDir}). Its private protocol may have changed: check the fake (testkit/src/cursor-backend) against the new release and move CURSOR_SDK_VERSION, or install @cursor/sdk@${CURSOR_SDK_VERSION}.`,
@@ -140,12 +147,20 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
     const close = closingBrace(source, open + 1);
     const params = [match[2], match[3], match[4]].filter((name): name is string => name !== undefined && name !== "");
     try {
-      factories.set(match[1]!, new Function(...params, `"use strict";${source.slice(open + 1, close)}`) as ModuleFactory);
+      factories.set(
+        match[1]!,
+        new Function(...params, `"use strict";${source.slice(open + 1, close)}`) as ModuleFactory,
+      );
     } catch (error) {
-      throw new Error(`The protobuf module ${match[1]} of ${bundlePath} could not be read (${(error as Error).message}); the bundle's layout changed.`);
+      throw new Error(
+        `The protobuf module ${match[1]} of ${bundlePath} could not be read (${(error as Error).message}); the bundle's layout changed.`,
+      );
     }
   }
-  if (factories.size === 0) throw new Error(`${bundlePath} holds no generated protobuf modules this loader recognises; the bundle's layout changed.`);
+  if (factories.size === 0)
+    throw new Error(
+      `${bundlePath} holds no generated protobuf modules this loader recognises; the bundle's layout changed.`,
+    );
   const protobuf = createRequire(join(sdk.packageDir, "package.json"))("@bufbuild/protobuf") as Record<string, unknown>;
   const cache = new Map<string, { exports: Record<string, unknown> }>();
   const require = ((id: string) => {
@@ -153,7 +168,10 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
     const cached = cache.get(id);
     if (cached !== undefined) return cached.exports;
     const factory = factories.get(id);
-    if (factory === undefined) throw new Error(`The protobuf modules of ${bundlePath} need "${id}", which this loader does not provide; the bundle's layout changed.`);
+    if (factory === undefined)
+      throw new Error(
+        `The protobuf modules of ${bundlePath} need "${id}", which this loader does not provide; the bundle's layout changed.`,
+      );
     const module = { exports: {} as Record<string, unknown> };
     cache.set(id, module);
     factory.call(module.exports, module, module.exports, require);
@@ -161,7 +179,8 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
   }) as WebpackRequire;
   require.o = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
   require.d = (exports, getters) => {
-    for (const key of Object.keys(getters)) if (!require.o(exports, key)) Object.defineProperty(exports, key, { enumerable: true, get: getters[key]! });
+    for (const key of Object.keys(getters))
+      if (!require.o(exports, key)) Object.defineProperty(exports, key, { enumerable: true, get: getters[key]! });
   };
   require.r = (exports) => Object.defineProperty(exports, "__esModule", { value: true });
   require.n = (module) => {
@@ -184,7 +203,10 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
   }
   const pick = (typeName: string): CursorMessageType => {
     const type = types.get(typeName);
-    if (type === undefined) throw new Error(`@cursor/sdk ${sdk.version} defines no ${typeName}; the fake Cursor backend cannot speak its protocol.`);
+    if (type === undefined)
+      throw new Error(
+        `@cursor/sdk ${sdk.version} defines no ${typeName}; the fake Cursor backend cannot speak its protocol.`,
+      );
     return type;
   };
   return {
@@ -199,7 +221,11 @@ export function loadCursorWireSchemas(options: { readonly from?: string; readonl
 }
 
 function readInstalled(packageDir: string): InstalledCursorSdk {
-  const parsed = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { name?: string; version?: string };
-  if (parsed.name !== "@cursor/sdk") throw new Error(`${packageDir} is not the @cursor/sdk package (its package.json names ${String(parsed.name)}).`);
+  const parsed = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+    name?: string;
+    version?: string;
+  };
+  if (parsed.name !== "@cursor/sdk")
+    throw new Error(`${packageDir} is not the @cursor/sdk package (its package.json names ${String(parsed.name)}).`);
   return { packageDir, version: parsed.version ?? "unknown" };
 }

@@ -9,7 +9,9 @@
 /** `agent.v1.AgentRunRequest`: the first client message of a run. */
 export interface RunRequestJson {
   readonly conversationState?: ConversationStateJson;
-  readonly action?: { readonly userMessageAction?: { readonly userMessage?: { readonly text?: string; readonly messageId?: string } } };
+  readonly action?: {
+    readonly userMessageAction?: { readonly userMessage?: { readonly text?: string; readonly messageId?: string } };
+  };
   readonly conversationId?: string;
   readonly requestedModel?: { readonly modelId?: string };
   readonly runId?: string;
@@ -31,7 +33,12 @@ export interface FakeTurnRecord {
 /** A shell command's result as the client reports it (`agent.v1.ShellResult`). */
 export interface ShellResultJson {
   readonly success?: { readonly stdout?: string; readonly stderr?: string; readonly exitCode?: number };
-  readonly failure?: { readonly stdout?: string; readonly stderr?: string; readonly exitCode?: number; readonly aborted?: boolean };
+  readonly failure?: {
+    readonly stdout?: string;
+    readonly stderr?: string;
+    readonly exitCode?: number;
+    readonly aborted?: boolean;
+  };
   readonly timeout?: { readonly timeoutMs?: number };
   readonly rejected?: { readonly reason?: string };
   readonly spawnError?: { readonly error?: string };
@@ -45,12 +52,19 @@ export interface McpStateServerJson {
   readonly serverIdentifier?: string;
   readonly status?: string;
   readonly errorMessage?: string;
-  readonly tools?: readonly { readonly name?: string; readonly toolName?: string; readonly providerIdentifier?: string }[];
+  readonly tools?: readonly {
+    readonly name?: string;
+    readonly toolName?: string;
+    readonly providerIdentifier?: string;
+  }[];
 }
 
 /** An MCP tool call's result as the client reports it (`agent.v1.McpResult`). */
 export interface McpResultJson {
-  readonly success?: { readonly content?: readonly { readonly text?: { readonly text?: string } }[]; readonly isError?: boolean };
+  readonly success?: {
+    readonly content?: readonly { readonly text?: { readonly text?: string } }[];
+    readonly isError?: boolean;
+  };
   readonly error?: { readonly error?: string; readonly needsAuth?: boolean };
   readonly rejected?: { readonly reason?: string };
   readonly permissionDenied?: { readonly error?: string };
@@ -62,7 +76,10 @@ export interface McpResultJson {
 export interface ExecClientMessageJson {
   readonly id?: number;
   readonly shellResult?: ShellResultJson;
-  readonly mcpStateExecResult?: { readonly success?: { readonly servers?: readonly McpStateServerJson[] }; readonly error?: { readonly error?: string } };
+  readonly mcpStateExecResult?: {
+    readonly success?: { readonly servers?: readonly McpStateServerJson[] };
+    readonly error?: { readonly error?: string };
+  };
   readonly mcpResult?: McpResultJson;
   readonly [key: string]: unknown;
 }
@@ -79,7 +96,11 @@ export interface AgentClientMessageJson {
   readonly runRequest?: RunRequestJson;
   readonly execClientMessage?: ExecClientMessageJson;
   readonly execClientControlMessage?: Record<string, unknown>;
-  readonly conversationAction?: { readonly injectContextAction?: InjectContextActionJson; readonly cancelAction?: Record<string, unknown>; readonly [key: string]: unknown };
+  readonly conversationAction?: {
+    readonly injectContextAction?: InjectContextActionJson;
+    readonly cancelAction?: Record<string, unknown>;
+    readonly [key: string]: unknown;
+  };
   readonly clientHeartbeat?: Record<string, unknown>;
   readonly kvClientMessage?: Record<string, unknown>;
   readonly interactionResponse?: Record<string, unknown>;
@@ -95,7 +116,8 @@ export type SteerAnswer = "delivered" | "queuedForNextTurn" | "cancelled" | "rej
 
 /** The text of an MCP result, as a model would read it. */
 export function mcpResultText(result: McpResultJson): string {
-  if (result.success !== undefined) return (result.success.content ?? []).map((item) => item.text?.text ?? "").join("\n");
+  if (result.success !== undefined)
+    return (result.success.content ?? []).map((item) => item.text?.text ?? "").join("\n");
   if (result.error !== undefined) return `error: ${result.error.error ?? ""}`;
   if (result.rejected !== undefined) return `rejected: ${result.rejected.reason ?? ""}`;
   if (result.permissionDenied !== undefined) return `permission denied: ${result.permissionDenied.error ?? ""}`;
@@ -128,7 +150,10 @@ export function shellResultText(result: ShellResultJson): string {
  * the client refuses to run a command without one ("Parsing result is required"). Commands are
  * split on `;`, `&&`, `||` and `|`, words on whitespace; enough for test commands.
  */
-export function parsedShellCommand(command: string): { simpleCommands: string[]; parsingResult: Record<string, unknown> } {
+export function parsedShellCommand(command: string): {
+  simpleCommands: string[];
+  parsingResult: Record<string, unknown>;
+} {
   const simpleCommands = command
     .split(/\s*(?:;|&&|\|\||\|)\s*/)
     .map((part) => part.trim())

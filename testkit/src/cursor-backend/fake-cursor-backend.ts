@@ -5,7 +5,13 @@ import { redactHeaders } from "../model-server/recorded-request.js";
 import { endOfStream, envelope, readEnvelopes } from "./connect-framing.js";
 import { loadCursorWireSchemas, type CursorWireSchemas } from "./cursor-sdk-schemas.js";
 import { clientMessageKind, type AgentClientMessageJson, type SteerAnswer } from "./cursor-wire-json.js";
-import { FakeCursorRun, type FakeCursorRunRecord, type FakeRunError, type FakeRunHost, type FakeRunStream } from "./fake-cursor-run.js";
+import {
+  FakeCursorRun,
+  type FakeCursorRunRecord,
+  type FakeRunError,
+  type FakeRunHost,
+  type FakeRunStream,
+} from "./fake-cursor-run.js";
 
 /** Options of {@link FakeCursorBackend.start}. */
 export interface FakeCursorBackendOptions {
@@ -105,12 +111,15 @@ export class FakeCursorBackend {
 
   /** Loads the SDK's schemas, starts listening and resolves once it does. */
   static async start(options: FakeCursorBackendOptions = {}): Promise<FakeCursorBackend> {
-    const schemas = loadCursorWireSchemas(options.sdkPackageDir !== undefined ? { sdkPackageDir: options.sdkPackageDir } : {});
+    const schemas = loadCursorWireSchemas(
+      options.sdkPackageDir !== undefined ? { sdkPackageDir: options.sdkPackageDir } : {},
+    );
     let instance: FakeCursorBackend | undefined;
     const server = createServer((req, res) => {
       void instance?.handle(req, res).catch((error: unknown) => {
         options.log?.(`fake cursor backend: ${(error as Error).stack ?? String(error)}`);
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: String(error) }));
+        if (!res.headersSent)
+          res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: String(error) }));
         else res.destroy();
       });
     });
@@ -167,7 +176,10 @@ export class FakeCursorBackend {
       if (found !== undefined) return resolve(found);
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        const seen = this.#records.map((run) => `${run.requestId} ${run.status} ${JSON.stringify(run.userText.slice(0, 80))}`).join("\n  ") || "(none)";
+        const seen =
+          this.#records
+            .map((run) => `${run.requestId} ${run.status} ${JSON.stringify(run.userText.slice(0, 80))}`)
+            .join("\n  ") || "(none)";
         reject(new Error(`No matching Cursor run within ${timeoutMs} ms. Runs:\n  ${seen}`));
       }, timeoutMs);
       const waiter: Waiter = {
@@ -209,7 +221,9 @@ export class FakeCursorBackend {
     }
     if (path === "/auth/exchange_user_api_key") {
       // Later calls carry this token instead of the key.
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ accessToken: "fake-cursor-access-token", refreshToken: "fake-cursor-refresh-token" }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ accessToken: "fake-cursor-access-token", refreshToken: "fake-cursor-refresh-token" }));
       return;
     }
     if (req.method === "GET" && path === "/v1/models") {
@@ -232,12 +246,15 @@ export class FakeCursorBackend {
       res.writeHead(200, { "content-type": contentType || "application/proto" }).end();
       return;
     }
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: `not found: ${req.method} ${path}` }));
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: `not found: ${req.method} ${path}` }));
   }
 
   /** The key exchange and the catalog carry the raw key; every other call the exchanged token. */
   #authorized(path: string, authorization: string | undefined): boolean {
-    if (path === "/auth/exchange_user_api_key" || path === "/v1/models") return authorization === `Bearer ${this.#options.apiKey}`;
+    if (path === "/auth/exchange_user_api_key" || path === "/v1/models")
+      return authorization === `Bearer ${this.#options.apiKey}`;
     return authorization === "Bearer fake-cursor-access-token" || authorization === `Bearer ${this.#options.apiKey}`;
   }
 
@@ -253,7 +270,10 @@ export class FakeCursorBackend {
   /** A `RunSSE` call: the server half of one run, kept open until the turn ends. */
   #openRun(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const [first] = readEnvelopes(body);
-    const requestId = first === undefined ? "" : String((this.#schemas.bidiRequestId.fromBinary(first).toJson() as { requestId?: string }).requestId ?? "");
+    const requestId =
+      first === undefined
+        ? ""
+        : String((this.#schemas.bidiRequestId.fromBinary(first).toJson() as { requestId?: string }).requestId ?? "");
     res.writeHead(200, { "content-type": "application/connect+proto" });
     res.flushHeaders();
     const conversation = this.#conversation(requestId);
@@ -263,7 +283,13 @@ export class FakeCursorBackend {
       },
       end: (error?: FakeRunError) => {
         if (res.writableEnded) return;
-        res.end(endOfStream(error === undefined ? undefined : { code: error.code, message: error.message, details: [this.#errorDetail(error)] }));
+        res.end(
+          endOfStream(
+            error === undefined
+              ? undefined
+              : { code: error.code, message: error.message, details: [this.#errorDetail(error)] },
+          ),
+        );
       },
     };
     // The client cancels a run by closing this request.
@@ -275,10 +301,16 @@ export class FakeCursorBackend {
 
   /** One `BidiAppend`: a client message for a request id. */
   #append(body: Buffer): void {
-    const append = this.#schemas.bidiAppendRequest.fromBinary(body).toJson() as { data?: string; requestId?: { requestId?: string }; appendSeqno?: string | number };
+    const append = this.#schemas.bidiAppendRequest.fromBinary(body).toJson() as {
+      data?: string;
+      requestId?: { requestId?: string };
+      appendSeqno?: string | number;
+    };
     const requestId = append.requestId?.requestId ?? "";
     const seq = Number(append.appendSeqno ?? 0);
-    const message = this.#schemas.clientMessage.fromBinary(Buffer.from(append.data ?? "", "hex")).toJson() as AgentClientMessageJson;
+    const message = this.#schemas.clientMessage
+      .fromBinary(Buffer.from(append.data ?? "", "hex"))
+      .toJson() as AgentClientMessageJson;
     this.#options.log?.(`fake cursor backend: <- ${requestId} #${seq} ${clientMessageKind(message)}`);
     const conversation = this.#conversation(requestId);
     if (seq >= conversation.nextSeq) conversation.inbox.set(seq, message);
@@ -304,7 +336,10 @@ export class FakeCursorBackend {
         continue;
       }
       if (message.runRequest === undefined) {
-        stream.end({ code: "invalid_argument", message: `fake cursor backend: the first message of request ${requestId} is ${clientMessageKind(message)}, not a run request` });
+        stream.end({
+          code: "invalid_argument",
+          message: `fake cursor backend: the first message of request ${requestId} is ${clientMessageKind(message)}, not a run request`,
+        });
         return;
       }
       created = new FakeCursorRun(requestId, message.runRequest, stream, this.#runHost());
@@ -326,8 +361,21 @@ export class FakeCursorBackend {
   #errorDetail(error: FakeRunError): { type: string; value: Uint8Array } {
     const status = error.status ?? 500;
     const kind =
-      status === 400 ? "ERROR_BAD_REQUEST" : status === 401 ? "ERROR_UNAUTHORIZED" : status === 404 ? "ERROR_NOT_FOUND" : status === 429 ? "ERROR_RATE_LIMITED" : "ERROR_INTERNAL";
-    const value = this.#schemas.errorDetails.fromJson({ error: kind, details: { title: "Fake Cursor backend", detail: error.message, isRetryable: status >= 500 } }).toBinary();
+      status === 400
+        ? "ERROR_BAD_REQUEST"
+        : status === 401
+          ? "ERROR_UNAUTHORIZED"
+          : status === 404
+            ? "ERROR_NOT_FOUND"
+            : status === 429
+              ? "ERROR_RATE_LIMITED"
+              : "ERROR_INTERNAL";
+    const value = this.#schemas.errorDetails
+      .fromJson({
+        error: kind,
+        details: { title: "Fake Cursor backend", detail: error.message, isRetryable: status >= 500 },
+      })
+      .toBinary();
     return { type: this.#schemas.errorDetails.typeName, value };
   }
 

@@ -133,7 +133,8 @@ function decodeTurns(turns: readonly string[] | undefined): FakeTurnRecord[] {
   for (const turn of turns ?? []) {
     try {
       const parsed = JSON.parse(Buffer.from(turn, "base64").toString("utf8")) as Partial<FakeTurnRecord>;
-      if (typeof parsed.user === "string") records.push({ user: parsed.user, steers: parsed.steers ?? [], assistant: parsed.assistant ?? "" });
+      if (typeof parsed.user === "string")
+        records.push({ user: parsed.user, steers: parsed.steers ?? [], assistant: parsed.assistant ?? "" });
     } catch {
       // a checkpoint the fake did not write
     }
@@ -189,9 +190,11 @@ export class FakeCursorRun {
 
   /** Everything the "model" received in this run: history, the user's text, the steers delivered. */
   get modelInput(): string {
-    return [...this.#turns.map((turn) => JSON.stringify(turn)), this.record.rawUserText, ...this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text)].join(
-      "\n",
-    );
+    return [
+      ...this.#turns.map((turn) => JSON.stringify(turn)),
+      this.record.rawUserText,
+      ...this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text),
+    ].join("\n");
   }
 
   /** Plays the script; resolves when the run ended. */
@@ -207,8 +210,14 @@ export class FakeCursorRun {
       await this.#playSteps(parsed?.steps ?? []);
     } catch (error) {
       if (!(error instanceof RunEnded)) {
-        this.#host.log(`fake cursor backend: run ${this.record.requestId} failed: ${(error as Error).stack ?? String(error)}`);
-        this.#finish("failed", { code: "internal", message: `fake cursor backend: ${(error as Error).message}`, status: 500 });
+        this.#host.log(
+          `fake cursor backend: run ${this.record.requestId} failed: ${(error as Error).stack ?? String(error)}`,
+        );
+        this.#finish("failed", {
+          code: "internal",
+          message: `fake cursor backend: ${(error as Error).message}`,
+          status: 500,
+        });
       }
     }
   }
@@ -227,7 +236,11 @@ export class FakeCursorRun {
       if ("reply" in step) return this.#reply(fill(step.reply));
       if ("echo" in step) return this.#reply(parseScript(this.record.userText)?.prose ?? this.record.userText);
       if ("fail" in step) {
-        this.#finish("failed", { code: connectCodeOf(step.status ?? 500), message: step.fail, status: step.status ?? 500 });
+        this.#finish("failed", {
+          code: connectCodeOf(step.status ?? 500),
+          message: step.fail,
+          status: step.status ?? 500,
+        });
         return;
       }
       if ("shell" in step) {
@@ -274,7 +287,9 @@ export class FakeCursorRun {
     const text = action.userContext?.userMessage?.text ?? "";
     this.record.steers.push({ text, injectionId: action.injectionId ?? "", answer });
     if (answer === "none" || this.#ended) return;
-    this.#send({ interactionUpdate: { contextInjectionState: { injectionId: action.injectionId ?? "", state: { [answer]: {} } } } });
+    this.#send({
+      interactionUpdate: { contextInjectionState: { injectionId: action.injectionId ?? "", state: { [answer]: {} } } },
+    });
   }
 
   #substitute(text: string, last: { tool: string; output: string } | null): string {
@@ -293,7 +308,8 @@ export class FakeCursorRun {
     const walk = (entry: unknown): unknown => {
       if (typeof entry === "string") return this.#substitute(entry, last);
       if (Array.isArray(entry)) return entry.map(walk);
-      if (typeof entry === "object" && entry !== null) return Object.fromEntries(Object.entries(entry).map(([key, inner]) => [key, walk(inner)]));
+      if (typeof entry === "object" && entry !== null)
+        return Object.fromEntries(Object.entries(entry).map(([key, inner]) => [key, walk(inner)]));
       return entry;
     };
     return walk(value) as ToolArguments;
@@ -331,7 +347,13 @@ export class FakeCursorRun {
 
   async #shell(command: string): Promise<string> {
     const callId = `toolu_cursor_${(++callCounter).toString(36)}`;
-    const args = { command, workingDirectory: "", timeout: 300_000, toolCallId: callId, ...parsedShellCommand(command) };
+    const args = {
+      command,
+      workingDirectory: "",
+      timeout: 300_000,
+      toolCallId: callId,
+      ...parsedShellCommand(command),
+    };
     const call: FakeCursorToolCall = { callId, kind: "shell", name: command, args, output: null };
     this.record.toolCalls.push(call);
     this.#send({ interactionUpdate: { toolCallStarted: { callId, toolCall: { shellToolCall: { args } } } } });
@@ -356,7 +378,9 @@ export class FakeCursorRun {
       const broken = this.record.mcpServers
         .filter((server) => server.status !== "connected")
         .map((server) => `${server.serverName}: ${server.status ?? "?"} ${server.errorMessage ?? ""}`.trim());
-      await this.#reply(`TOOL NOT OFFERED: ${suffix}. Offered: ${names}${broken.length > 0 ? `. Not connected: ${broken.join("; ")}` : ""}`);
+      await this.#reply(
+        `TOOL NOT OFFERED: ${suffix}. Offered: ${names}${broken.length > 0 ? `. Not connected: ${broken.join("; ")}` : ""}`,
+      );
       return null;
     }
     const callId = `toolu_cursor_${(++callCounter).toString(36)}`;
@@ -373,7 +397,11 @@ export class FakeCursorRun {
     const answer = await this.#exec({ mcpArgs });
     const result = answer.mcpResult ?? {};
     call.output = mcpResultText(result);
-    this.#send({ interactionUpdate: { toolCallCompleted: { callId, toolCall: { mcpToolCall: { args: mcpArgs, result: mcpToolResultOf(result) } } } } });
+    this.#send({
+      interactionUpdate: {
+        toolCallCompleted: { callId, toolCall: { mcpToolCall: { args: mcpArgs, result: mcpToolResultOf(result) } } },
+      },
+    });
     return { tool: mcpArgs.name, output: call.output };
   }
 
@@ -385,7 +413,11 @@ export class FakeCursorRun {
     }
     this.record.reply = text;
     if (this.#host.checkpoints) {
-      const turn: FakeTurnRecord = { user: this.record.userText, steers: this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text), assistant: text };
+      const turn: FakeTurnRecord = {
+        user: this.record.userText,
+        steers: this.record.steers.filter((s) => s.answer === "delivered").map((s) => s.text),
+        assistant: text,
+      };
       const turns = [...this.#turns, turn].map((record) => Buffer.from(JSON.stringify(record)).toString("base64"));
       this.#send({ conversationCheckpointUpdate: { turns } });
     }

@@ -6,4 +6,10 @@ export { FakeCursorBackend, type FakeCursorBackendOptions, type FakeCursorReques
 export type { FakeCursorRunRecord, FakeCursorSteer, FakeCursorToolCall, FakeCursorUsage } from "./fake-cursor-run.js";
 export type { SteerAnswer, McpStateServerJson } from "./cursor-wire-json.js";
 export { parsedShellCommand } from "./cursor-wire-json.js";
-export { CURSOR_SDK_VERSION, findInstalledCursorSdk, loadCursorWireSchemas, type CursorWireSchemas, type InstalledCursorSdk } from "./cursor-sdk-schemas.js";
+export {
+  CURSOR_SDK_VERSION,
+  findInstalledCursorSdk,
+  loadCursorWireSchemas,
+  type CursorWireSchemas,
+  type InstalledCursorSdk,
+} from "./cursor-sdk-schemas.js";

@@ -11,7 +11,10 @@ export const DEMO_DRIVERS: Readonly<Record<string, DemoDriver>> = {
   codex: { displayName: "Codex", home: (url) => createCodexHome({ modelServerUrl: url }) },
   pi: { displayName: "Pi", home: (url) => createPiHome({ modelServerUrl: url }) },
   // The SDK's default (tool search on): the Switchyard tools are reachable anyway.
-  claude: { displayName: "Claude", home: (url) => createClaudeHome({ modelServerUrl: url, model: "claude-fake", toolSearch: true }) },
+  claude: {
+    displayName: "Claude",
+    home: (url) => createClaudeHome({ modelServerUrl: url, model: "claude-fake", toolSearch: true }),
+  },
 };
 
 /** Which driver delegates to which. */
@@ -27,8 +30,17 @@ export const DEFAULT_DEMO_PAIR = "codex:pi";
 export function parseDemoPair(text: string): DemoPair {
   const [parent, child, ...rest] = text.split(":").map((part) => part.trim().toLowerCase());
   const known = Object.keys(DEMO_DRIVERS);
-  if (parent === undefined || child === undefined || rest.length > 0 || !known.includes(parent) || !known.includes(child) || parent === child) {
-    throw new Error(`--pair takes <parent>:<child>, two different drivers among ${known.join(", ")} (for example claude:pi); got "${text}".`);
+  if (
+    parent === undefined ||
+    child === undefined ||
+    rest.length > 0 ||
+    !known.includes(parent) ||
+    !known.includes(child) ||
+    parent === child
+  ) {
+    throw new Error(
+      `--pair takes <parent>:<child>, two different drivers among ${known.join(", ")} (for example claude:pi); got "${text}".`,
+    );
   }
   return { parent, child };
 }

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSilentLogger, startServer, SwitchyardHost, type RunningServer, type TimelineItemRecord } from "@switchyard/core";
+import {
+  createSilentLogger,
+  startServer,
+  SwitchyardHost,
+  type RunningServer,
+  type TimelineItemRecord,
+} from "@switchyard/core";
 import { ScriptedModelServer } from "../model-server/index.js";
 import { DEFAULT_DEMO_PAIR, DEMO_DRIVERS, parseDemoPair } from "./demo-pair.js";
 
@@ -17,13 +23,23 @@ export interface DemoOptions {
    * With `keep`: called once the server is left running; the lines it returns are printed (the
    * CLI records the server in the home's server.json and returns a web UI sign-in link).
    */
-  readonly onKeep?: (kept: { readonly home: string; readonly host: SwitchyardHost; readonly server: RunningServer }) => readonly string[];
+  readonly onKeep?: (kept: {
+    readonly home: string;
+    readonly host: SwitchyardHost;
+    readonly server: RunningServer;
+  }) => readonly string[];
 }
 
-const CHILD_TASK = "Write a three-line poem about rail yards. @@reply Steel rails cross at dawn / one switch sends the work elsewhere / the answer comes back";
+const CHILD_TASK =
+  "Write a three-line poem about rail yards. @@reply Steel rails cross at dawn / one switch sends the work elsewhere / the answer comes back";
 
 function line(item: TimelineItemRecord): string {
-  const who = item.kind === "user_message" ? "user" : item.kind === "assistant_message" ? "assistant" : item.kind.replace("_", " ");
+  const who =
+    item.kind === "user_message"
+      ? "user"
+      : item.kind === "assistant_message"
+        ? "assistant"
+        : item.kind.replace("_", " ");
   const text = item.text.replace(/\s+/g, " ").trim();
   const detail = item.kind === "tool_call" ? ` → ${item.status}` : "";
   return `  [${who}] ${text.length > 160 ? `${text.slice(0, 157)}...` : text}${detail}`;
@@ -51,8 +67,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     logger: createSilentLogger(),
     config: {
       providers: [
-        { id: pair.parent, driver: pair.parent, displayName: parentName, homePath: parentHome.home, environment: parentHome.env },
-        { id: pair.child, driver: pair.child, displayName: childName, homePath: childHome.home, environment: childHome.env },
+        {
+          id: pair.parent,
+          driver: pair.parent,
+          displayName: parentName,
+          homePath: parentHome.home,
+          environment: parentHome.env,
+        },
+        {
+          id: pair.child,
+          driver: pair.child,
+          displayName: childName,
+          homePath: childHome.home,
+          environment: childHome.env,
+        },
       ],
     },
   });
@@ -69,18 +97,39 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   };
   try {
     for (const availability of await host.providers.availabilityAll({ refresh: true })) {
-      if (!availability.available) throw new Error(`The demo needs ${availability.instanceId}: ${availability.reason ?? "unavailable"}`);
+      if (!availability.available)
+        throw new Error(`The demo needs ${availability.instanceId}: ${availability.reason ?? "unavailable"}`);
     }
-    print(`Switchyard demo: a real ${parentName} thread delegates to a real ${childName} thread, offline (scripted model).`);
+    print(
+      `Switchyard demo: a real ${parentName} thread delegates to a real ${childName} thread, offline (scripted model).`,
+    );
     print(`  scripted model  ${model.url}`);
     print(`  MCP endpoint    ${server.mcpUrl}`);
     print();
     const project = host.projects.add(workspace, "demo");
-    const delegation = { task: CHILD_TASK, target: { providerInstanceId: pair.child }, title: "Poem about rail yards", role: "general", mode: "wait", clientRequestId: "demo-1" };
+    const delegation = {
+      task: CHILD_TASK,
+      target: { providerInstanceId: pair.child },
+      title: "Poem about rail yards",
+      role: "general",
+      mode: "wait",
+      clientRequestId: "demo-1",
+    };
     const prompt = `Ask ${childName} for a short poem and pass it on. @@tool delegate_task ${JSON.stringify(delegation)} @@then @@reply ${childName} wrote: {{output.summary}}`;
-    const { thread } = host.threads.createThread({ projectId: project.id, providerInstanceId: pair.parent, title: `Ask ${childName} for a poem`, prompt, runtimeMode: "full-access", createdBy: "user", creationSource: "cli" });
+    const { thread } = host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: pair.parent,
+      title: `Ask ${childName} for a poem`,
+      prompt,
+      runtimeMode: "full-access",
+      createdBy: "user",
+      creationSource: "cli",
+    });
     const waited = await host.threads.waitForRun({ threadId: thread.id, timeoutMs: 180_000 });
-    if (waited.run?.status !== "completed") throw new Error(`The ${parentName} run ended ${waited.run?.status ?? "without a run"}: ${waited.run?.error?.message ?? ""}`);
+    if (waited.run?.status !== "completed")
+      throw new Error(
+        `The ${parentName} run ended ${waited.run?.status ?? "without a run"}: ${waited.run?.error?.message ?? ""}`,
+      );
     const task = host.store.select("delegatedTask", "parent_thread_id = ?", [thread.id])[0];
     if (task === undefined) throw new Error(`${parentName} did not delegate (no task was created).`);
     const items = (threadId: string) => host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position");
@@ -92,7 +141,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     print();
     print("Lineage:");
     print(`  ${pair.parent}  ${thread.title}  (run ${waited.run.status})`);
-    print(`  └─ ${pair.child}  ${task.title}  (task ${task.id}: ${task.status}, result transfer ${task.resultContextTransferId ?? "none"})`);
+    print(
+      `  └─ ${pair.child}  ${task.title}  (task ${task.id}: ${task.status}, result transfer ${task.resultContextTransferId ?? "none"})`,
+    );
     print();
     if (options.keep) {
       for (const text of options.onKeep?.({ home, host, server }) ?? []) print(text);

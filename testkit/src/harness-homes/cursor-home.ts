@@ -30,7 +30,12 @@ export async function createCursorHome(options: CursorHomeOptions): Promise<Curs
     root: sandbox.root,
     home: dataDir,
     cwd: sandbox.cwd,
-    env: { ...sandbox.env, CURSOR_DATA_DIR: dataDir, CURSOR_BACKEND_URL: options.backendUrl, CURSOR_API_KEY: options.apiKey ?? DUMMY_API_KEY },
+    env: {
+      ...sandbox.env,
+      CURSOR_DATA_DIR: dataDir,
+      CURSOR_BACKEND_URL: options.backendUrl,
+      CURSOR_API_KEY: options.apiKey ?? DUMMY_API_KEY,
+    },
     cleanup: sandbox.cleanup,
   };
 }

@@ -43,7 +43,12 @@ export async function createOpenCodeHome(options: OpenCodeHomeOptions): Promise<
       ...server.headers,
       ...(server.bearerToken !== undefined ? { Authorization: `Bearer ${server.bearerToken}` } : {}),
     };
-    mcp[name] = { type: "remote", url: server.url, enabled: true, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+    mcp[name] = {
+      type: "remote",
+      url: server.url,
+      enabled: true,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    };
   }
   const config: Record<string, unknown> = {
     $schema: "https://opencode.ai/config.json",

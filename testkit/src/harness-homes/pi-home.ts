@@ -45,7 +45,8 @@ export async function createPiHome(options: PiHomeOptions): Promise<PiHome> {
   const provider = options.provider ?? "fake";
   const modelId = options.modelId ?? (api === "anthropic-messages" ? "claude-fake" : "fake-model");
   const providerConfig: Record<string, unknown> = {
-    baseUrl: api === "anthropic-messages" ? serverOrigin(options.modelServerUrl) : openAiBaseUrl(options.modelServerUrl),
+    baseUrl:
+      api === "anthropic-messages" ? serverOrigin(options.modelServerUrl) : openAiBaseUrl(options.modelServerUrl),
     api,
     // Every provider needs an apiKey or Pi rejects the whole models.json.
     apiKey: DUMMY_API_KEY,
@@ -54,7 +55,10 @@ export async function createPiHome(options: PiHomeOptions): Promise<PiHome> {
   if (api === "openai-completions") {
     providerConfig["compat"] = { supportsDeveloperRole: false, supportsReasoningEffort: false };
   }
-  await writeFile(join(agentDir, "models.json"), JSON.stringify({ providers: { [provider]: providerConfig } }, null, 2));
+  await writeFile(
+    join(agentDir, "models.json"),
+    JSON.stringify({ providers: { [provider]: providerConfig } }, null, 2),
+  );
   const settings = {
     defaultProvider: provider,
     defaultModel: modelId,

@@ -50,7 +50,15 @@ export interface HarnessHome {
 }
 
 /** Environment variables copied from the parent process (nothing else is). */
-export const INHERITED_ENV_VARS: readonly string[] = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "SystemRoot", "ComSpec", "PATHEXT"];
+export const INHERITED_ENV_VARS: readonly string[] = [
+  "PATH",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "SystemRoot",
+  "ComSpec",
+  "PATHEXT",
+];
 
 /** The dummy credential every home uses: no real key is ever needed against the scripted server. */
 export const DUMMY_API_KEY = "sk-switchyard-testkit-dummy";

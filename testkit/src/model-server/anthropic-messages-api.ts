@@ -21,7 +21,8 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedModelRequest
       system.push(textOfParts(content));
       continue;
     }
-    const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+    const blocks =
+      typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
     if (role === "assistant") {
       const texts: string[] = [];
       const toolCalls: Array<{ id?: string; name: string }> = [];
@@ -43,7 +44,11 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedModelRequest
       const type = stringField(block, "type");
       if (type === "tool_result") {
         const callId = stringField(block, "tool_use_id");
-        items.push({ type: "tool_result", ...(callId !== undefined ? { callId } : {}), output: textOfParts(field(block, "content")) });
+        items.push({
+          type: "tool_result",
+          ...(callId !== undefined ? { callId } : {}),
+          output: textOfParts(field(block, "content")),
+        });
       } else if (type === "text") texts.push(stringField(block, "text") ?? "");
     }
     if (texts.length > 0) items.push({ type: "user", text: texts.join("\n") });
@@ -158,7 +163,10 @@ export const writeAnthropicMessagesResponse: WireWriter = async (res, action, co
     return;
   }
   if (action.kind === "tool_call") {
-    emit("content_block_start", { index: 0, content_block: { type: "tool_use", id: toolUseId, name: action.tool.name, input: {} } });
+    emit("content_block_start", {
+      index: 0,
+      content_block: { type: "tool_use", id: toolUseId, name: action.tool.name, input: {} },
+    });
     emit("ping");
     const json = JSON.stringify(input);
     for (const piece of chunkText(json, context.chunkSize)) {
@@ -172,7 +180,10 @@ export const writeAnthropicMessagesResponse: WireWriter = async (res, action, co
     }
   }
   emit("content_block_stop", { index: 0 });
-  emit("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  emit("message_delta", {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   emit("message_stop");
   sse.end();
 };

@@ -35,7 +35,10 @@ function secretOf(req: IncomingMessage): { via: string; value: string } | null {
 }
 
 /** The key a request presented and which configured key it is, or undefined when it presented none. */
-export function presentedApiKey(req: IncomingMessage, apiKeys: Readonly<Record<string, string>> | undefined): PresentedApiKey | undefined {
+export function presentedApiKey(
+  req: IncomingMessage,
+  apiKeys: Readonly<Record<string, string>> | undefined,
+): PresentedApiKey | undefined {
   const secret = secretOf(req);
   if (secret === null) return undefined;
   const label = Object.entries(apiKeys ?? {}).find(([, key]) => key === secret.value)?.[0] ?? null;
@@ -48,7 +51,8 @@ export function unauthorizedBody(path: string, presented: PresentedApiKey | unde
     presented === undefined
       ? "scripted model server: this request carried no API key (Authorization: Bearer, x-api-key, x-goog-api-key, api-key or ?key=)"
       : `scripted model server: the API key in ${presented.via} is not one this server accepts`;
-  if (path.endsWith("/messages") || path.endsWith("/messages/count_tokens")) return { type: "error", error: { type: "authentication_error", message } };
+  if (path.endsWith("/messages") || path.endsWith("/messages/count_tokens"))
+    return { type: "error", error: { type: "authentication_error", message } };
   if (path.includes("/v1beta/")) return { error: { code: 401, message, status: "UNAUTHENTICATED" } };
   return { error: { message, type: "invalid_request_error", param: null, code: "invalid_api_key" } };
 }

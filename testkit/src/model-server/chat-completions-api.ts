@@ -128,7 +128,9 @@ export const writeChatCompletionsResponse: WireWriter = async (res, action, cont
     delta({}, "stop");
   } else {
     delta({
-      tool_calls: [{ index: 0, id: action.callId, type: "function", function: { name: action.tool.name, arguments: "" } }],
+      tool_calls: [
+        { index: 0, id: action.callId, type: "function", function: { name: action.tool.name, arguments: "" } },
+      ],
     });
     for (const piece of chunkText(action.arguments, context.chunkSize)) {
       delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] });

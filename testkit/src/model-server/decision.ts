@@ -68,7 +68,9 @@ export function nextCallId(): string {
  * joined with ` | `: proves a resumed or forked conversation kept its history.
  */
 export function conversationHistory(request: ParsedModelRequest): string {
-  const users = request.items.filter((item): item is { type: "user"; text: string } => item.type === "user").map((item) => cleanUserText(item.text));
+  const users = request.items
+    .filter((item): item is { type: "user"; text: string } => item.type === "user")
+    .map((item) => cleanUserText(item.text));
   return users.slice(0, -1).join(" | ");
 }
 
@@ -120,7 +122,8 @@ export function actionForStep(
   }
   if ("shell" in step) {
     const call = shellToolCall(context.request.tools, step.shell);
-    if (!call) return { kind: "text", text: `NO SHELL TOOL OFFERED. Offered: ${describeOfferedTools(context.request.tools)}` };
+    if (!call)
+      return { kind: "text", text: `NO SHELL TOOL OFFERED. Offered: ${describeOfferedTools(context.request.tools)}` };
     return { kind: "tool_call", tool: call.tool, arguments: JSON.stringify(call.args), callId: nextCallId() };
   }
   if ("tool" in step) {
@@ -134,7 +137,8 @@ export function actionForStep(
     const args = substituteArgs(step.args ?? {}, context);
     let serialized: string;
     if (tool.kind === "custom") {
-      serialized = typeof args === "string" ? args : typeof args["input"] === "string" ? args["input"] : JSON.stringify(args);
+      serialized =
+        typeof args === "string" ? args : typeof args["input"] === "string" ? args["input"] : JSON.stringify(args);
     } else {
       serialized = typeof args === "string" ? args : JSON.stringify(args);
     }

@@ -75,7 +75,9 @@ export function parseGeminiRequest(body: unknown, model: string, stream: boolean
     items,
     tools,
     systemText,
-    ...(wantsJson ? { jsonSchema: schema && typeof schema === "object" ? (schema as Record<string, unknown>) : {} } : {}),
+    ...(wantsJson
+      ? { jsonSchema: schema && typeof schema === "object" ? (schema as Record<string, unknown>) : {} }
+      : {}),
   };
 }
 

@@ -3,7 +3,14 @@
  * real harnesses (Codex, Pi, Claude Code, OpenCode, Gemini CLI) are pointed at.
  */
 export { ScriptedModelServer } from "./server.js";
-export type { MatchContext, RequestMatcher, ScriptInput, ScriptRule, ScriptedModelServerOptions, UsageContext } from "./server.js";
+export type {
+  MatchContext,
+  RequestMatcher,
+  ScriptInput,
+  ScriptRule,
+  ScriptedModelServerOptions,
+  UsageContext,
+} from "./server.js";
 export type { ScriptedUsage, ScriptedUsageInput } from "./model-usage.js";
 export { completeUsage, parseUsageDirective } from "./model-usage.js";
 export { estimatedUsage } from "./estimated-usage.js";
@@ -20,7 +27,14 @@ export type {
   TurnView,
   WireApiKind,
 } from "./conversation.js";
-export { INJECTED_CONTEXT_TAGS, INTERRUPTED_REQUEST_MARKER, cleanUserText, resolveTurn, toolOutputSnippet, unquoteJsonString } from "./conversation.js";
+export {
+  INJECTED_CONTEXT_TAGS,
+  INTERRUPTED_REQUEST_MARKER,
+  cleanUserText,
+  resolveTurn,
+  toolOutputSnippet,
+  unquoteJsonString,
+} from "./conversation.js";
 export type {
   EchoAction,
   FailAction,

@@ -15,7 +15,9 @@ export function fillJsonSchema(schema: unknown, depth = 0): unknown {
   for (const key of ["anyOf", "oneOf"] as const) {
     const options = s[key];
     if (Array.isArray(options)) {
-      const first = options.find((o) => !(o && typeof o === "object" && String((o as JsonSchema)["type"]).toLowerCase() === "null"));
+      const first = options.find(
+        (o) => !(o && typeof o === "object" && String((o as JsonSchema)["type"]).toLowerCase() === "null"),
+      );
       return fillJsonSchema(first ?? options[0], depth + 1);
     }
   }

@@ -47,7 +47,11 @@ export function parseUsageDirective(argument: string): { usage?: ScriptedUsageIn
     const figure = USAGE_KEYS[key];
     const number = Number(value);
     if (figure === undefined || value === "" || !Number.isInteger(number) || number < 0) {
-      return { error: `@@usage: "${pair}" is not one of ${Object.keys(USAGE_KEYS).map((k) => `${k}=<count>`).join(", ")}` };
+      return {
+        error: `@@usage: "${pair}" is not one of ${Object.keys(USAGE_KEYS)
+          .map((k) => `${k}=<count>`)
+          .join(", ")}`,
+      };
     }
     usage[figure] = number;
   }
@@ -79,7 +83,12 @@ export function chatCompletionsUsage(usage: ScriptedUsage): Record<string, unkno
 }
 
 /** Anthropic Messages `usage`. */
-export function anthropicUsage(usage: ScriptedUsage): { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } {
+export function anthropicUsage(usage: ScriptedUsage): {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+} {
   return {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,

@@ -106,7 +106,8 @@ export function describeRecordedRequest(request: RecordedRequest): string {
     );
   }
   if (request.heldOn !== undefined) parts.push(`held=${request.heldOn}`);
-  if (request.refused === true) parts.push(`refused (${request.apiKey === undefined ? "no key" : `unknown key in ${request.apiKey.via}`})`);
+  if (request.refused === true)
+    parts.push(`refused (${request.apiKey === undefined ? "no key" : `unknown key in ${request.apiKey.via}`})`);
   if (request.clientAborted) parts.push("aborted");
   return parts.join(" ");
 }

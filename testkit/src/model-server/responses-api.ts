@@ -1,15 +1,7 @@
 import type { ConversationItem, OfferedTool, ParsedModelRequest } from "./conversation.js";
 import { textOfParts } from "./conversation.js";
 import type { WireWriter } from "./wire-common.js";
-import {
-  arrayField,
-  chunkText,
-  field,
-  makeId,
-  nowSeconds,
-  sendJson,
-  stringField,
-} from "./wire-common.js";
+import { arrayField, chunkText, field, makeId, nowSeconds, sendJson, stringField } from "./wire-common.js";
 import { SseWriter } from "./sse.js";
 import { responsesUsage } from "./model-usage.js";
 
@@ -131,7 +123,14 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
   } else if (action.kind === "tool_call") {
     item =
       action.tool.kind === "custom"
-        ? { id: makeId("ctc_"), type: "custom_tool_call", status: "completed", call_id: action.callId, name: action.tool.name, input: action.arguments }
+        ? {
+            id: makeId("ctc_"),
+            type: "custom_tool_call",
+            status: "completed",
+            call_id: action.callId,
+            name: action.tool.name,
+            input: action.arguments,
+          }
         : {
             id: makeId("fc_"),
             type: "function_call",
@@ -177,7 +176,13 @@ export const writeResponsesResponse: WireWriter = async (res, action, context) =
     for (const delta of chunkText(action.text, context.chunkSize)) {
       emit("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] });
     }
-    emit("response.output_text.done", { item_id: itemId, output_index: 0, content_index: 0, text: action.text, logprobs: [] });
+    emit("response.output_text.done", {
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      text: action.text,
+      logprobs: [],
+    });
     emit("response.content_part.done", {
       item_id: itemId,
       output_index: 0,

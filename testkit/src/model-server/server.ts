@@ -17,7 +17,11 @@ import { completeUsage, type ScriptedUsage, type ScriptedUsageInput } from "./mo
 import { sendJson } from "./wire-common.js";
 import { parseResponsesRequest, responsesErrorBody, writeResponsesResponse } from "./responses-api.js";
 import { parseChatCompletionsRequest, writeChatCompletionsResponse } from "./chat-completions-api.js";
-import { anthropicCountTokens, parseAnthropicMessagesRequest, writeAnthropicMessagesResponse } from "./anthropic-messages-api.js";
+import {
+  anthropicCountTokens,
+  parseAnthropicMessagesRequest,
+  writeAnthropicMessagesResponse,
+} from "./anthropic-messages-api.js";
 import { parseGeminiPath, parseGeminiRequest, writeGeminiResponse } from "./gemini-api.js";
 import { presentedApiKey, unauthorizedBody } from "./api-keys.js";
 
@@ -191,7 +195,8 @@ export class ScriptedModelServer {
    * as on {@link url}. `route` is letters, digits, `-` and `_`.
    */
   routeUrl(route: string): string {
-    if (!/^[A-Za-z0-9_-]+$/.test(route)) throw new Error(`A route is letters, digits, - and _; got ${JSON.stringify(route)}.`);
+    if (!/^[A-Za-z0-9_-]+$/.test(route))
+      throw new Error(`A route is letters, digits, - and _; got ${JSON.stringify(route)}.`);
     return `${this.url}${ROUTE_PREFIX}${route}`;
   }
 
@@ -324,7 +329,10 @@ export class ScriptedModelServer {
       if (path.includes("/v1beta/")) {
         sendJson(res, 200, { models: ids.map((id) => ({ name: `models/${id}`, displayName: id })) });
       } else {
-        sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "switchyard-testkit" })) });
+        sendJson(res, 200, {
+          object: "list",
+          data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "switchyard-testkit" })),
+        });
       }
       return;
     }
@@ -343,7 +351,11 @@ export class ScriptedModelServer {
       body = await readJsonBody(req);
     } catch (error) {
       this.record(req, "other", undefined);
-      sendJson(res, 400, responsesErrorBody(`scripted model server could not read the body: ${(error as Error).message}`));
+      sendJson(
+        res,
+        400,
+        responsesErrorBody(`scripted model server could not read the body: ${(error as Error).message}`),
+      );
       return;
     }
     if (path.endsWith("/responses")) {
@@ -437,7 +449,8 @@ export class ScriptedModelServer {
   /** @internal The usage an answer reports: its step's, else the server's, else the estimate. */
   private usageFor(request: ParsedModelRequest, decision: ModelDecision): ScriptedUsage {
     if (decision.usage !== undefined) return completeUsage(decision.usage);
-    const configured = typeof this.#options.usage === "function" ? this.#options.usage({ request, decision }) : this.#options.usage;
+    const configured =
+      typeof this.#options.usage === "function" ? this.#options.usage({ request, decision }) : this.#options.usage;
     return configured !== undefined ? completeUsage(configured) : estimatedUsage(request, decision);
   }
 
@@ -461,7 +474,8 @@ export class ScriptedModelServer {
     const toolResult = turn.trailingToolResults.at(-1);
     const context: ReplyContext = { request: parsed, turn, ...(toolResult ? { toolResult } : {}) };
     if (isSideCall(parsed)) return { kind: "text", text: sideCallText(parsed), source: "side-call" };
-    const echoText = (turn.userText !== undefined ? parseScript(turn.userText)?.prose : undefined) ?? turn.userText ?? "";
+    const echoText =
+      (turn.userText !== undefined ? parseScript(turn.userText)?.prose : undefined) ?? turn.userText ?? "";
     const queued = this.#queue.shift();
     if (queued) return this.play([queued], 0, context, "queue", echoText);
     for (const rule of this.#rules) {

@@ -68,7 +68,10 @@ const HARNESS_PACKAGES: Record<HarnessName, HarnessPackageSpec> = {
     platformBinary: (platform, arch) => {
       const triple = CODEX_TRIPLES[`${platform}-${arch}`];
       return triple
-        ? { packageName: `@openai/codex-${platform}-${arch}`, path: join("vendor", triple, "bin", exe(platform, "codex")) }
+        ? {
+            packageName: `@openai/codex-${platform}-${arch}`,
+            path: join("vendor", triple, "bin", exe(platform, "codex")),
+          }
         : undefined;
     },
     // What bin/codex.js sets before exec'ing the native binary.
@@ -148,7 +151,8 @@ export function resolveHarnessBinary(name: HarnessName, options: ResolveHarnessB
 
   const binField = manifest.bin;
   const binPath = typeof binField === "string" ? binField : binField?.[spec.binName];
-  if (!binPath) throw new HarnessBinaryNotFoundError(name, searched, `${spec.packageName} declares no "${spec.binName}" bin`);
+  if (!binPath)
+    throw new HarnessBinaryNotFoundError(name, searched, `${spec.packageName} declares no "${spec.binName}" bin`);
   const target = resolve(packageDir, binPath);
   if (!existsSync(target)) throw new HarnessBinaryNotFoundError(name, searched, `${target} is missing`);
   if (isNativeExecutable(target)) return { ...base, command: target, args: [], native: true };
@@ -179,7 +183,10 @@ function isNativeExecutable(path: string): boolean {
     const magic = header.readUInt32BE(0);
     return (
       magic === 0x7f454c46 || // ELF
-      magic === 0xcffaedfe || magic === 0xcefaedfe || magic === 0xfeedfacf || magic === 0xcafebabe || // Mach-O
+      magic === 0xcffaedfe ||
+      magic === 0xcefaedfe ||
+      magic === 0xfeedfacf ||
+      magic === 0xcafebabe || // Mach-O
       header.subarray(0, 2).toString("latin1") === "MZ"
     );
   } finally {

@@ -154,7 +154,11 @@ export class HarnessProcess {
       };
       const timer = setTimeout(() => {
         settle(() =>
-          reject(new Error(`No matching JSON line within ${timeoutMs} ms.\nstdout:\n${this.#stdout}\nstderr:\n${this.#stderr}`)),
+          reject(
+            new Error(
+              `No matching JSON line within ${timeoutMs} ms.\nstdout:\n${this.#stdout}\nstderr:\n${this.#stderr}`,
+            ),
+          ),
         );
       }, timeoutMs);
       const off = this.onLine((line) => {
@@ -184,7 +188,7 @@ export class HarnessProcess {
   /** Writes one line to stdin (objects are JSON-encoded). Needs `stdin: "pipe"`. */
   writeLine(message: unknown): void {
     const stdin = this.child.stdin;
-    if (!stdin) throw new Error("stdin is not piped: spawn with { stdin: \"pipe\" }");
+    if (!stdin) throw new Error('stdin is not piped: spawn with { stdin: "pipe" }');
     stdin.write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`);
   }
 
@@ -263,7 +267,9 @@ export async function runHarness(
   clearTimeout(timer);
   if (result === "timeout") {
     const exit = await proc.kill("SIGKILL", 0);
-    throw new Error(`Harness timed out after ${timeoutMs} ms and was killed.\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`);
+    throw new Error(
+      `Harness timed out after ${timeoutMs} ms and was killed.\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`,
+    );
   }
   return result;
 }

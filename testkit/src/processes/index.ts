@@ -6,5 +6,11 @@
 export type { HarnessBinary, HarnessName, ResolveHarnessBinaryOptions } from "./harness-binary.js";
 export { HarnessBinaryNotFoundError, resolveHarnessBinary } from "./harness-binary.js";
 export type { HarnessExit, RunHarnessOptions, SpawnHarnessOptions } from "./harness-process.js";
-export { HarnessProcess, killAllHarnessProcesses, liveHarnessProcesses, runHarness, spawnHarness } from "./harness-process.js";
+export {
+  HarnessProcess,
+  killAllHarnessProcesses,
+  liveHarnessProcesses,
+  runHarness,
+  spawnHarness,
+} from "./harness-process.js";
 export { LineSplitter, parseJsonLines } from "./jsonl.js";

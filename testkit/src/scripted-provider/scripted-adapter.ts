@@ -94,7 +94,12 @@ interface ActiveTurn {
 function runShell(command: string, cwd: string, signal: AbortSignal): Promise<{ output: string; exitCode: number }> {
   return new Promise((resolve) => {
     execFile("sh", ["-c", `exec 2>&1\n${command}`], { cwd, signal, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 127;
+      const code =
+        error === null
+          ? 0
+          : typeof (error as { code?: unknown }).code === "number"
+            ? (error as { code: number }).code
+            : 127;
       resolve({ output: String(stdout), exitCode: code });
     });
   });
@@ -200,12 +205,21 @@ async function connectSwitchyard(grant: McpEndpointGrant): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(grant.url), {
     requestInit: { headers: { Authorization: `Bearer ${grant.token}` } },
   });
-  const client = new Client({ name: "switchyard-scripted-provider", version: "1.0.0" }, { jsonSchemaValidator: lazySchemaValidator() });
+  const client = new Client(
+    { name: "switchyard-scripted-provider", version: "1.0.0" },
+    { jsonSchemaValidator: lazySchemaValidator() },
+  );
   await client.connect(transport);
   return client;
 }
 
-async function callSwitchyardTool(client: Client, grant: McpEndpointGrant, name: string, args: Record<string, unknown>, turnSignal: AbortSignal): Promise<string> {
+async function callSwitchyardTool(
+  client: Client,
+  grant: McpEndpointGrant,
+  name: string,
+  args: Record<string, unknown>,
+  turnSignal: AbortSignal,
+): Promise<string> {
   // The SDK adds an abort listener to the signal of every request and never removes it. Handed
   // the turn's signal, a turn kept one listener per tool call it ever made (a delegating parent
   // collects hundreds), and an interrupt then "cancelled" every call already answered. So each
@@ -289,7 +303,17 @@ class ScriptedSession {
     if (this.closed) throw new Error("session is closed");
     if (this.active !== null) throw new Error("a turn is already running");
     const refusesSteers = parseProviderScript(input.text).steps.some((step) => step.kind === "refuse-steers");
-    const turn: ActiveTurn = { input, abort: new AbortController(), steers: [], pending: new Map(), interruptStatus: null, refusesSteers, usage: null, messageItemId: `msg-${randomUUID()}`, said: "" };
+    const turn: ActiveTurn = {
+      input,
+      abort: new AbortController(),
+      steers: [],
+      pending: new Map(),
+      interruptStatus: null,
+      refusesSteers,
+      usage: null,
+      messageItemId: `msg-${randomUUID()}`,
+      said: "",
+    };
     this.active = turn;
     const providerTurnId = `scripted-turn-${randomUUID()}`;
     setImmediate(() => void this.run(turn, providerTurnId));
@@ -316,7 +340,10 @@ class ScriptedSession {
       for (const step of script.steps) {
         const outcome = await this.runStep(turn, step);
         if (outcome.kind === "fail") {
-          this.finish(turn, userText, null, { status: "failed", error: { code: "scripted_failure", message: outcome.message } });
+          this.finish(turn, userText, null, {
+            status: "failed",
+            error: { code: "scripted_failure", message: outcome.message },
+          });
           return;
         }
         if (outcome.kind === "reply") {
@@ -327,13 +354,19 @@ class ScriptedSession {
       }
       // What `@@say` streamed opens the message; the reply (if any) follows it.
       const said = turn.said;
-      reply ??= said !== "" ? "" : lastResult !== null ? `${script.freeText ? `${script.freeText}: ` : ""}${lastResult}` : `scripted reply to: ${script.freeText || turn.input.text}`;
+      reply ??=
+        said !== ""
+          ? ""
+          : lastResult !== null
+            ? `${script.freeText ? `${script.freeText}: ` : ""}${lastResult}`
+            : `scripted reply to: ${script.freeText || turn.input.text}`;
       let rest = said !== "" && reply !== "" ? ` ${reply}` : reply;
       if (turn.steers.length > 0) rest += ` [steered: ${turn.steers.join(" | ")}]`;
       reply = said + rest;
       const itemId = turn.messageItemId;
       const middle = Math.ceil(rest.length / 2);
-      if (rest.slice(0, middle) !== "") this.emit({ type: "message.delta", turnId, itemId, text: rest.slice(0, middle) });
+      if (rest.slice(0, middle) !== "")
+        this.emit({ type: "message.delta", turnId, itemId, text: rest.slice(0, middle) });
       if (rest.slice(middle) !== "") this.emit({ type: "message.delta", turnId, itemId, text: rest.slice(middle) });
       this.emit({ type: "message.completed", turnId, itemId, text: reply });
       this.finish(turn, userText, reply, { status: "completed" });
@@ -342,7 +375,10 @@ class ScriptedSession {
         this.finish(turn, userText, reply, { status: turn.interruptStatus ?? "interrupted" });
         return;
       }
-      this.finish(turn, userText, null, { status: "failed", error: { code: "scripted_error", message: (error as Error).message } });
+      this.finish(turn, userText, null, {
+        status: "failed",
+        error: { code: "scripted_error", message: (error as Error).message },
+      });
     }
   }
 
@@ -350,7 +386,10 @@ class ScriptedSession {
     turn: ActiveTurn,
     userText: string,
     assistant: string | null,
-    terminal: { status: "completed" | "failed" | "interrupted" | "cancelled"; error?: { code: string; message: string } },
+    terminal: {
+      status: "completed" | "failed" | "interrupted" | "cancelled";
+      error?: { code: string; message: string };
+    },
   ): void {
     if (this.active !== turn) return;
     this.active = null;
@@ -371,7 +410,9 @@ class ScriptedSession {
   private async runStep(
     turn: ActiveTurn,
     step: ProviderScriptStep,
-  ): Promise<{ kind: "reply"; text: string } | { kind: "fail"; message: string } | { kind: "continue"; result: string | null }> {
+  ): Promise<
+    { kind: "reply"; text: string } | { kind: "fail"; message: string } | { kind: "continue"; result: string | null }
+  > {
     const { turnId } = turn.input;
     const signal = turn.abort.signal;
     switch (step.kind) {
@@ -386,17 +427,29 @@ class ScriptedSession {
         if (this.options.gateDir === undefined) throw new Error("@@gate needs the gateDir option");
         await waitForGate(this.options.gateDir, step.name, signal);
         return { kind: "continue", result: null };
-      case "history":
-        {
-          const done = this.history.filter((h) => h.assistant !== null);
-          return { kind: "reply", text: done.length === 0 ? "history: (empty)" : `history: ${done.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}` };
-        }
+      case "history": {
+        const done = this.history.filter((h) => h.assistant !== null);
+        return {
+          kind: "reply",
+          text:
+            done.length === 0
+              ? "history: (empty)"
+              : `history: ${done.map((h) => `[user: ${h.user}] [assistant: ${h.assistant}]`).join(" ")}`,
+        };
+      }
       case "effort":
         return { kind: "reply", text: `effort: ${turn.input.effort ?? "default"}` };
       case "subagent": {
         const nativeId = `native-${randomUUID()}`;
         this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "running" });
-        this.emit({ type: "subagent.observed", turnId, nativeId, title: step.title, status: "completed", summary: `${step.title} done` });
+        this.emit({
+          type: "subagent.observed",
+          turnId,
+          nativeId,
+          title: step.title,
+          status: "completed",
+          summary: `${step.title} done`,
+        });
         return { kind: "continue", result: `sub-agent ${step.title} done` };
       }
       case "plan":
@@ -415,23 +468,62 @@ class ScriptedSession {
       }
       case "shell": {
         const itemId = `shell-${randomUUID()}`;
-        this.emit({ type: "tool_call.started", turnId, itemId, kind: "command", name: "shell", title: step.command, input: { command: step.command, cwd: this.input.cwd } });
+        this.emit({
+          type: "tool_call.started",
+          turnId,
+          itemId,
+          kind: "command",
+          name: "shell",
+          title: step.command,
+          input: { command: step.command, cwd: this.input.cwd },
+        });
         const { output, exitCode } = await runShell(step.command, this.input.cwd, signal);
         if (signal.aborted) throw new Error("aborted");
-        this.emit({ type: "tool_call.completed", turnId, itemId, status: exitCode === 0 ? "completed" : "failed", output, exitCode });
+        this.emit({
+          type: "tool_call.completed",
+          turnId,
+          itemId,
+          status: exitCode === 0 ? "completed" : "failed",
+          output,
+          exitCode,
+        });
         return { kind: "continue", result: `shell ${step.command} exited ${exitCode}` };
       }
       case "diff": {
         const itemId = `diff-${randomUUID()}`;
-        this.emit({ type: "tool_call.started", turnId, itemId, kind: "file_change", name: "apply_patch", title: step.path, input: { changes: [{ path: step.path, kind: "update" }] } });
-        this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output: `--- ${step.path}\n${step.diff}` });
+        this.emit({
+          type: "tool_call.started",
+          turnId,
+          itemId,
+          kind: "file_change",
+          name: "apply_patch",
+          title: step.path,
+          input: { changes: [{ path: step.path, kind: "update" }] },
+        });
+        this.emit({
+          type: "tool_call.completed",
+          turnId,
+          itemId,
+          status: "completed",
+          output: `--- ${step.path}\n${step.diff}`,
+        });
         return { kind: "continue", result: `edited ${step.path}` };
       }
       case "tool": {
-        if (this.grant === null) throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
+        if (this.grant === null)
+          throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const itemId = `tool-${randomUUID()}`;
         const { serverName } = this.grant;
-        this.emit({ type: "tool_call.started", turnId, itemId, kind: "mcp", name: `mcp__${serverName}__${step.name}`, title: `${serverName}/${step.name}`, server: serverName, input: step.args });
+        this.emit({
+          type: "tool_call.started",
+          turnId,
+          itemId,
+          kind: "mcp",
+          name: `mcp__${serverName}__${step.name}`,
+          title: `${serverName}/${step.name}`,
+          server: serverName,
+          input: step.args,
+        });
         try {
           // The grant may have been replaced meanwhile (a rotation): call with the current one.
           const grant = this.grant;
@@ -443,13 +535,20 @@ class ScriptedSession {
           this.emit({ type: "tool_call.completed", turnId, itemId, status: "completed", output });
           return { kind: "continue", result: `tool ${step.name} -> ${output}` };
         } catch (error) {
-          this.emit({ type: "tool_call.completed", turnId, itemId, status: "failed", output: (error as Error).message });
+          this.emit({
+            type: "tool_call.completed",
+            turnId,
+            itemId,
+            status: "failed",
+            output: (error as Error).message,
+          });
           if (signal.aborted) throw error;
           return { kind: "continue", result: `tool ${step.name} failed: ${(error as Error).message}` };
         }
       }
       case "ask": {
-        if (!this.capabilities.runtimeRequests.userInputQuestions) throw new Error("@@ask needs runtimeRequests.userInputQuestions");
+        if (!this.capabilities.runtimeRequests.userInputQuestions)
+          throw new Error("@@ask needs runtimeRequests.userInputQuestions");
         const requestId = `ask-${this.nextRequest++}`;
         const answered = this.openRequest(turn, requestId);
         this.emit({
@@ -460,7 +559,8 @@ class ScriptedSession {
         });
         if (!step.blocking) {
           void answered.then((response) => {
-            if (response === null) this.emit({ type: "runtime_request.resolved", turnId, requestId, resolution: "cancelled" });
+            if (response === null)
+              this.emit({ type: "runtime_request.resolved", turnId, requestId, resolution: "cancelled" });
           });
           return { kind: "continue", result: "asked asynchronously" };
         }
@@ -488,7 +588,13 @@ class ScriptedSession {
         });
         const response = await abortable(answered, signal);
         const decision = response !== null && response.kind === "approval" ? response.decision : "cancel";
-        return { kind: "continue", result: decision === "accept" || decision === "accept_for_session" ? `approved: ${step.command}` : `declined: ${step.command}` };
+        return {
+          kind: "continue",
+          result:
+            decision === "accept" || decision === "accept_for_session"
+              ? `approved: ${step.command}`
+              : `declined: ${step.command}`,
+        };
       }
     }
   }
@@ -498,7 +604,8 @@ class ScriptedSession {
   }
 
   async steerTurn(input: SteerInput): Promise<void> {
-    if (this.active === null || this.active.input.turnId !== input.turnId) throw new Error(`turn ${input.turnId} is not running`);
+    if (this.active === null || this.active.input.turnId !== input.turnId)
+      throw new Error(`turn ${input.turnId} is not running`);
     if (this.active.refusesSteers) throw new Error(`turn ${input.turnId} is between steps and takes no steer`);
     this.active.steers.push(input.text);
   }
@@ -510,7 +617,8 @@ class ScriptedSession {
   }
 
   async forkThread(input: ForkInput): Promise<{ resumeCursor: string }> {
-    if (input.afterTurnId !== undefined && !this.capabilities.threads.forkFromTurn) throw new UnsupportedCapabilityError("threads.forkFromTurn", this.instanceId);
+    if (input.afterTurnId !== undefined && !this.capabilities.threads.forkFromTurn)
+      throw new UnsupportedCapabilityError("threads.forkFromTurn", this.instanceId);
     const cursor = `scripted-thread-${randomUUID()}`;
     const file = this.stateFile(cursor);
     if (file !== null) {
@@ -522,17 +630,35 @@ class ScriptedSession {
 
   async respondToRuntimeRequest(requestId: string, response: RuntimeRequestResponse): Promise<void> {
     const caps = this.capabilities.runtimeRequests;
-    const needed = response.kind === "approval" ? caps.approvals : response.kind === "user_input" ? caps.userInputQuestions : caps.approvals || caps.userInputQuestions;
-    if (!needed) throw new UnsupportedCapabilityError(response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions", this.instanceId);
+    const needed =
+      response.kind === "approval"
+        ? caps.approvals
+        : response.kind === "user_input"
+          ? caps.userInputQuestions
+          : caps.approvals || caps.userInputQuestions;
+    if (!needed)
+      throw new UnsupportedCapabilityError(
+        response.kind === "approval" ? "runtimeRequests.approvals" : "runtimeRequests.userInputQuestions",
+        this.instanceId,
+      );
     const resolve = this.active?.pending.get(requestId);
     if (resolve === undefined) throw new Error(`runtime request ${requestId} is not pending`);
     this.active!.pending.delete(requestId);
     resolve(response);
-    this.emit({ type: "runtime_request.resolved", turnId: this.active!.input.turnId, requestId, resolution: response.kind === "dismiss" ? "cancelled" : "answered" });
+    this.emit({
+      type: "runtime_request.resolved",
+      turnId: this.active!.input.turnId,
+      requestId,
+      resolution: response.kind === "dismiss" ? "cancelled" : "answered",
+    });
   }
 
   async readSnapshot(): Promise<ThreadSnapshot> {
-    return { turns: this.history.filter((h) => h.assistant !== null).map((h) => ({ userText: h.user, assistantText: h.assistant! })) };
+    return {
+      turns: this.history
+        .filter((h) => h.assistant !== null)
+        .map((h) => ({ userText: h.user, assistantText: h.assistant! })),
+    };
   }
 
   /** Takes a rotated credential: the next tool call connects with it (calls under way finish). */
@@ -572,7 +698,10 @@ function declaredSurface(session: ScriptedSession, capabilities: ProviderCapabil
     ...(threads.fork ? { forkThread: (input: ForkInput) => session.forkThread(input) } : {}),
     ...(threads.readSnapshot ? { readSnapshot: () => session.readSnapshot() } : {}),
     ...(runtimeRequests.approvals || runtimeRequests.userInputQuestions
-      ? { respondToRuntimeRequest: (requestId: string, response: RuntimeRequestResponse) => session.respondToRuntimeRequest(requestId, response) }
+      ? {
+          respondToRuntimeRequest: (requestId: string, response: RuntimeRequestResponse) =>
+            session.respondToRuntimeRequest(requestId, response),
+        }
       : {}),
     ...(tools.mcpGrantUpdate ? { updateMcpGrant: (grant: McpEndpointGrant) => session.updateMcpGrant(grant) } : {}),
   };
@@ -630,9 +759,18 @@ export class ScriptedAdapter implements OrchestrationAdapter {
         const efforts = this.options.modelEfforts?.[id];
         const source = this.options.modelSources?.[id];
         const isDefault = this.options.defaultModel !== undefined ? id === this.options.defaultModel : index === 0;
-        return { id, ...(isDefault ? { isDefault: true } : {}), ...(source !== undefined ? { source } : {}), ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}) };
+        return {
+          id,
+          ...(isDefault ? { isDefault: true } : {}),
+          ...(source !== undefined ? { source } : {}),
+          ...(efforts !== undefined ? { efforts, defaultEffort: efforts[0]! } : {}),
+        };
       }),
-      ...(installed && executable && authenticated !== false ? {} : { message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.` }),
+      ...(installed && executable && authenticated !== false
+        ? {}
+        : {
+            message: `The scripted provider "${this.instanceId}" reports installed=${installed} executable=${executable} authenticated=${String(authenticated)}.`,
+          }),
     };
   }
 
@@ -640,7 +778,10 @@ export class ScriptedAdapter implements OrchestrationAdapter {
     // Like a harness uninstalled since its last probe: the status file says it cannot run.
     const status = this.statusFromFile();
     if (status.installed === false || status.executable === false) {
-      throw new SwitchyardError("provider_unavailable", `The scripted provider "${this.instanceId}" cannot start: its status file says installed=${String(status.installed ?? true)} executable=${String(status.executable ?? true)}.`);
+      throw new SwitchyardError(
+        "provider_unavailable",
+        `The scripted provider "${this.instanceId}" cannot start: its status file says installed=${String(status.installed ?? true)} executable=${String(status.executable ?? true)}.`,
+      );
     }
     return declaredSurface(new ScriptedSession(input, this.options, this.declared, this.instanceId), this.declared);
   }

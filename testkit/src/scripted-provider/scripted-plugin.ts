@@ -7,7 +7,12 @@ import { ScriptedAdapter, type ScriptedProviderOptions } from "./scripted-adapte
 
 /** Everything the scripted provider can do; tests narrow it per instance with `options.capabilities`. */
 export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
-  sessions: { resume: true, modelSwitchInSession: true, runtimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
+  sessions: {
+    resume: true,
+    modelSwitchInSession: true,
+    runtimeModeSwitchInSession: true,
+    pendingRequestsSurviveRestart: false,
+  },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
     emitsTurnStarted: true,
@@ -17,7 +22,12 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: false, mcp: { http: true, sse: false, stdio: false }, dynamicToolCallbacks: false, mcpGrantUpdate: true },
+  tools: {
+    shell: false,
+    mcp: { http: true, sse: false, stdio: false },
+    dynamicToolCallbacks: false,
+    mcpGrantUpdate: true,
+  },
   runtimeRequests: { approvals: true, userInputQuestions: true },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: true, maxHandoffChars: 20_000 },
@@ -37,7 +47,11 @@ const OptionsSchema = z
     modelSources: z.record(z.string(), z.enum(["harness_config", "harness_catalog", "endpoint"])).optional(),
     modelEfforts: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional(),
     status: z
-      .object({ installed: z.boolean().optional(), executable: z.boolean().optional(), authenticated: z.union([z.boolean(), z.literal("unknown")]).optional() })
+      .object({
+        installed: z.boolean().optional(),
+        executable: z.boolean().optional(),
+        authenticated: z.union([z.boolean(), z.literal("unknown")]).optional(),
+      })
       .optional(),
     statusFile: z.string().optional(),
     probeGate: z.string().optional(),
@@ -78,4 +92,10 @@ export const scriptedProviderPlugin = definePlugin({ drivers: [scriptedDriver] }
  * The plugin folder to list in a test config's `plugins`: it loads through the plugin host
  * like any third-party plugin (manifest check, spec range, import).
  */
-export const SCRIPTED_PROVIDER_PLUGIN_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "plugins", "scripted-provider");
+export const SCRIPTED_PROVIDER_PLUGIN_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "plugins",
+  "scripted-provider",
+);

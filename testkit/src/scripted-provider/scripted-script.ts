@@ -52,7 +52,8 @@ export interface ParsedProviderScript {
   readonly freeText: string;
 }
 
-const DIRECTIVE = /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage|say|shell|diff)(?![\w-])/g;
+const DIRECTIVE =
+  /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage|say|shell|diff)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -81,13 +82,21 @@ function toolStep(text: string, start: number, nextDirective: number): { step: P
   const name = nameMatch?.[1] ?? "";
   let cursor = start + (nameMatch?.[0].length ?? 0);
   while (cursor < text.length && /\s/.test(text[cursor]!)) cursor += 1;
-  if (text[cursor] !== "{") return { step: { kind: "tool", name, args: {} }, end: Math.max(cursor, Math.min(nextDirective, text.length)) };
+  if (text[cursor] !== "{")
+    return { step: { kind: "tool", name, args: {} }, end: Math.max(cursor, Math.min(nextDirective, text.length)) };
   // The JSON may itself contain directives (a task for a child), so it ends at its closing brace.
   const end = endOfJsonObject(text, cursor);
   const json = text.slice(cursor, end);
   try {
     const parsed = JSON.parse(json) as unknown;
-    return { step: { kind: "tool", name, args: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {} }, end };
+    return {
+      step: {
+        kind: "tool",
+        name,
+        args: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {},
+      },
+      end,
+    };
   } catch {
     throw new Error(`@@tool ${name}: arguments are not valid JSON: ${json}`);
   }
@@ -115,7 +124,9 @@ export function parseUsageArgument(argument: string): TurnUsageReport {
     const figure = USAGE_KEYS[key];
     const number = Number(value);
     if (figure === undefined || value === "" || !Number.isFinite(number) || number < 0) {
-      throw new Error(`@@usage: "${pair}" is not one of ${[...Object.keys(USAGE_KEYS), "model"].map((k) => `${k}=…`).join(", ")} with a non-negative number`);
+      throw new Error(
+        `@@usage: "${pair}" is not one of ${[...Object.keys(USAGE_KEYS), "model"].map((k) => `${k}=…`).join(", ")} with a non-negative number`,
+      );
     }
     figures[figure] = number;
   }

@@ -6,7 +6,11 @@ import type { PluginDefinition } from "@switchyard/sdk";
  * Throws when the plugin has no such driver (or it takes no options) and when the schema
  * refuses `raw` (with the schema's issues).
  */
-export async function validateDriverOptions<TOptions>(plugin: PluginDefinition, driverKind: string, raw: Record<string, unknown> = {}): Promise<TOptions> {
+export async function validateDriverOptions<TOptions>(
+  plugin: PluginDefinition,
+  driverKind: string,
+  raw: Record<string, unknown> = {},
+): Promise<TOptions> {
   const driver = plugin.drivers.find((candidate) => candidate.driverKind === driverKind);
   if (driver?.optionsSchema === undefined) throw new Error(`the plugin has no ${driverKind} driver with options`);
   const result = await driver.optionsSchema["~standard"].validate(raw);

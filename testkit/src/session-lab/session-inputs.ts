@@ -27,7 +27,11 @@ export function turnInput(text: string, overrides: Partial<TurnInput> = {}): Tur
  * default interaction mode, no model, no resume cursor, no MCP grant): each call gets its own
  * `thread-<n>` / `psess-<n>`, and the session runs in `cwd` and emits to `emit`.
  */
-export function openSessionInput(cwd: string, emit: OpenSessionInput["emit"], overrides: Partial<OpenSessionInput> = {}): OpenSessionInput {
+export function openSessionInput(
+  cwd: string,
+  emit: OpenSessionInput["emit"],
+  overrides: Partial<OpenSessionInput> = {},
+): OpenSessionInput {
   sessionCounter += 1;
   return {
     threadId: `thread-${sessionCounter}`,

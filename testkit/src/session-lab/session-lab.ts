@@ -37,7 +37,11 @@ export interface SessionLabFixtures<TAdapter extends OrchestrationAdapter, THome
 }
 
 /** One adapter under test, with its home, its plugin context and the sessions it opened. */
-export interface SessionLab<TSession extends ProviderSession, TAdapter extends OrchestrationAdapter, THome extends HarnessHome> {
+export interface SessionLab<
+  TSession extends ProviderSession,
+  TAdapter extends OrchestrationAdapter,
+  THome extends HarnessHome,
+> {
   readonly home: THome;
   /** The plugin context: real process groups, a recording logger, a temporary home. */
   readonly ctx: AcpTestContext;

@@ -1,1 +1,6 @@
-export { startTestHost, type StartTestHostOptions, type TestHost, type TestProviderInstance } from "./start-test-host.js";
+export {
+  startTestHost,
+  type StartTestHostOptions,
+  type TestHost,
+  type TestProviderInstance,
+} from "./start-test-host.js";

@@ -48,7 +48,11 @@ export interface TestHost {
   /** Issues an outside-client token (for an MCP client in the test). */
   issueClientToken(capabilities?: readonly CredentialCapability[]): string;
   /** Creates a thread on an instance, optionally with a first prompt. */
-  createThread(instanceId: string, prompt?: string, options?: { runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access"; model?: string }): string;
+  createThread(
+    instanceId: string,
+    prompt?: string,
+    options?: { runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access"; model?: string },
+  ): string;
   /** Waits for the thread's latest run to end (or the given run). */
   waitForRun(threadId: string, options?: { runId?: string; timeoutMs?: number }): Promise<RunRecord>;
   stop(): Promise<void>;
@@ -63,7 +67,11 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-workspace-"));
   const host = await SwitchyardHost.create({
     home,
-    config: { providers: options.providers, plugins: options.plugins, ...(options.serverConfig ? { server: options.serverConfig } : {}) },
+    config: {
+      providers: options.providers,
+      plugins: options.plugins,
+      ...(options.serverConfig ? { server: options.serverConfig } : {}),
+    },
     builtinPluginsDir: options.builtinPlugins ? undefined : null,
     logger: createSilentLogger(),
     ...(options.overrides ? { overrides: options.overrides } : {}),
@@ -91,7 +99,11 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
         ...(threadOptions.model ? { model: threadOptions.model } : {}),
       }).thread.id,
     waitForRun: async (threadId, waitOptions = {}) => {
-      const result = await host.threads.waitForRun({ threadId, timeoutMs: waitOptions.timeoutMs ?? 120_000, ...(waitOptions.runId ? { runId: waitOptions.runId } : {}) });
+      const result = await host.threads.waitForRun({
+        threadId,
+        timeoutMs: waitOptions.timeoutMs ?? 120_000,
+        ...(waitOptions.runId ? { runId: waitOptions.runId } : {}),
+      });
       if (result.run === null) throw new Error(`thread ${threadId} has no run`);
       if (result.timedOut) throw new Error(`run ${result.run.id} did not finish in time (status ${result.run.status})`);
       return result.run;

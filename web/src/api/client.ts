@@ -30,18 +30,33 @@ export async function api<T>(method: "GET" | "POST", path: string, body?: unknow
   try {
     parsed = text === "" ? null : JSON.parse(text);
   } catch {
-    throw new ApiError(response.status, "not_json", `The server answered ${response.status} with something that is not JSON.`);
+    throw new ApiError(
+      response.status,
+      "not_json",
+      `The server answered ${response.status} with something that is not JSON.`,
+    );
   }
   if (!response.ok) {
-    const failure = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | null)?.error;
-    throw new ApiError(response.status, failure?.code ?? "http_error", failure?.message ?? `The server answered ${response.status}.`, failure?.details ?? {});
+    const failure = (
+      parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | null
+    )?.error;
+    throw new ApiError(
+      response.status,
+      failure?.code ?? "http_error",
+      failure?.message ?? `The server answered ${response.status}.`,
+      failure?.details ?? {},
+    );
   }
   return parsed as T;
 }
 
 /** Signs in with a token or a one-time code, keeping the page secret the answer carries. */
 export async function signIn(credential: { readonly token: string } | { readonly code: string }): Promise<SessionView> {
-  const { pageSecret: secret, ...session } = await api<SessionView & { pageSecret: string }>("POST", "/ui/session", credential);
+  const { pageSecret: secret, ...session } = await api<SessionView & { pageSecret: string }>(
+    "POST",
+    "/ui/session",
+    credential,
+  );
   keepPageSecret(secret);
   return session;
 }

@@ -37,7 +37,11 @@ const MAX_RETRY_MS = 30_000;
  * id, so they never move the resume point). A refusal of the session (401, 403) closes it for good: the app then checks
  * the session.
  */
-export function followEvents(onEvent: (event: StreamFrame) => void, onState: (state: StreamState) => void, onResync: () => void): () => void {
+export function followEvents(
+  onEvent: (event: StreamFrame) => void,
+  onState: (state: StreamState) => void,
+  onResync: () => void,
+): () => void {
   const stopped = new AbortController();
   let lastEventId: string | null = null;
   let retryMs = DEFAULT_RETRY_MS;
@@ -66,7 +70,11 @@ export function followEvents(onEvent: (event: StreamFrame) => void, onState: (st
       credentials: "same-origin",
       cache: "no-store",
       signal: stopped.signal,
-      headers: { accept: "text/event-stream", ...sessionHeaders(), ...(lastEventId !== null ? { "last-event-id": lastEventId } : {}) },
+      headers: {
+        accept: "text/event-stream",
+        ...sessionHeaders(),
+        ...(lastEventId !== null ? { "last-event-id": lastEventId } : {}),
+      },
     });
     if (response.status === 401 || response.status === 403) return "refused";
     if (response.status !== 200 || response.body === null) {

@@ -9,12 +9,22 @@ export interface FirstHourSteps {
   readonly thread: boolean;
 }
 
-export function firstHourSteps(projects: readonly Project[], doctor: ProviderDoctor | null, threadCount: number): FirstHourSteps {
-  return { project: startableProjects(projects).length > 0, provider: doctor === null ? null : doctor.ready, thread: threadCount > 0 };
+export function firstHourSteps(
+  projects: readonly Project[],
+  doctor: ProviderDoctor | null,
+  threadCount: number,
+): FirstHourSteps {
+  return {
+    project: startableProjects(projects).length > 0,
+    provider: doctor === null ? null : doctor.ready,
+    thread: threadCount > 0,
+  };
 }
 
 /** What a provider's badge says, from doctor's verdict. */
-export function findingLabel(finding: ProviderFinding): "ready" | "ready, with a warning" | "disabled" | "checking" | "needs setup" {
+export function findingLabel(
+  finding: ProviderFinding,
+): "ready" | "ready, with a warning" | "disabled" | "checking" | "needs setup" {
   if (finding.checking) return "checking";
   if (!finding.enabled) return "disabled";
   if (!finding.canRunWork) return "needs setup";

@@ -25,7 +25,9 @@ export function installStatusText(job: InstallJob): string {
     case "install_package":
       return "Installing the package";
     case "done":
-      return job.alreadyInstalled === true ? `${job.agentId} ${job.version} was already installed` : `Installed ${job.agentId} ${job.version}`;
+      return job.alreadyInstalled === true
+        ? `${job.agentId} ${job.version} was already installed`
+        : `Installed ${job.agentId} ${job.version}`;
     case "failed":
       return `Install failed (${job.error?.code ?? "unknown"}): ${job.error?.message ?? "no reason given"}`;
   }
@@ -52,5 +54,7 @@ export function platformsText(agent: RegistryAgent): string {
 /** Why an agent cannot be installed here, or null when it can. */
 export function unavailableText(agent: RegistryAgent): string | null {
   if (agent.available) return null;
-  return agent.unavailableReason === "missing_runner" ? "Needs npm or uv, which this machine lacks" : "No build for this machine";
+  return agent.unavailableReason === "missing_runner"
+    ? "Needs npm or uv, which this machine lacks"
+    : "No build for this machine";
 }

@@ -12,9 +12,13 @@ export interface LiveItem {
  * A delta that does not continue it (a frame this page missed) is ignored; the server sends the
  * whole text again after a gap, and the completed item replaces it all anyway.
  */
-export function withDelta(live: readonly LiveItem[], delta: { readonly itemId: string; readonly kind: LiveItem["kind"]; readonly offset: number; readonly delta: string }): readonly LiveItem[] {
+export function withDelta(
+  live: readonly LiveItem[],
+  delta: { readonly itemId: string; readonly kind: LiveItem["kind"]; readonly offset: number; readonly delta: string },
+): readonly LiveItem[] {
   const index = live.findIndex((entry) => entry.itemId === delta.itemId);
-  if (index === -1) return delta.offset === 0 ? [...live, { itemId: delta.itemId, kind: delta.kind, text: delta.delta }] : live;
+  if (index === -1)
+    return delta.offset === 0 ? [...live, { itemId: delta.itemId, kind: delta.kind, text: delta.delta }] : live;
   const held = live[index]!;
   let text: string;
   if (delta.offset === 0) text = delta.delta;

@@ -33,7 +33,12 @@ export interface ModeChoice<M extends string> {
   readonly why: string | null;
 }
 
-function choices<M extends string>(all: readonly M[], offered: readonly string[] | undefined, ceiling: M | null, what: string): ModeChoice<M>[] {
+function choices<M extends string>(
+  all: readonly M[],
+  offered: readonly string[] | undefined,
+  ceiling: M | null,
+  what: string,
+): ModeChoice<M>[] {
   const limit = ceiling === null ? all.length - 1 : all.indexOf(ceiling);
   return all
     .filter((mode) => offered === undefined || offered.includes(mode))
@@ -45,12 +50,22 @@ function choices<M extends string>(all: readonly M[], offered: readonly string[]
 
 /** The runtime modes the provider offers, each allowed when within the session's ceiling. */
 export function runtimeModeChoices(provider: ProviderSummary, session: SessionView): ModeChoice<RuntimeMode>[] {
-  return choices(RUNTIME_MODES, provider.runtimeModes, (session.ceiling?.runtimeMode as RuntimeMode | undefined) ?? null, "runtime");
+  return choices(
+    RUNTIME_MODES,
+    provider.runtimeModes,
+    (session.ceiling?.runtimeMode as RuntimeMode | undefined) ?? null,
+    "runtime",
+  );
 }
 
 /** The interaction modes the provider offers, each allowed when within the session's ceiling. */
 export function interactionModeChoices(provider: ProviderSummary, session: SessionView): ModeChoice<InteractionMode>[] {
-  return choices(INTERACTION_MODES, provider.interactionModes, (session.ceiling?.interactionMode as InteractionMode | undefined) ?? null, "interaction");
+  return choices(
+    INTERACTION_MODES,
+    provider.interactionModes,
+    (session.ceiling?.interactionMode as InteractionMode | undefined) ?? null,
+    "interaction",
+  );
 }
 
 /** The most careful runtime mode the session may use (a person widens it on purpose). */
@@ -75,10 +90,17 @@ export function defaultProvider(providers: readonly ProviderSummary[]): Provider
 }
 
 /** The efforts a model takes (none: it takes no effort setting) and the one to preselect. */
-export function effortChoices(model: ProviderModel | null): { readonly efforts: readonly string[]; readonly preselected: string | null } {
+export function effortChoices(model: ProviderModel | null): {
+  readonly efforts: readonly string[];
+  readonly preselected: string | null;
+} {
   const efforts = model?.efforts ?? [];
   if (efforts.length === 0) return { efforts, preselected: null };
-  return { efforts, preselected: model?.defaultEffort !== undefined && efforts.includes(model.defaultEffort) ? model.defaultEffort : null };
+  return {
+    efforts,
+    preselected:
+      model?.defaultEffort !== undefined && efforts.includes(model.defaultEffort) ? model.defaultEffort : null,
+  };
 }
 
 /** What the person chose in the composer. */

@@ -9,7 +9,8 @@ export function loadOpenSections(storage: Pick<Storage, "getItem"> | null): Reco
   try {
     const saved = JSON.parse(storage?.getItem(KEY) ?? "{}") as Partial<Record<SectionName, unknown>>;
     const open = { ...DEFAULTS };
-    for (const name of Object.keys(DEFAULTS) as SectionName[]) if (typeof saved[name] === "boolean") open[name] = saved[name];
+    for (const name of Object.keys(DEFAULTS) as SectionName[])
+      if (typeof saved[name] === "boolean") open[name] = saved[name];
     return open;
   } catch {
     return { ...DEFAULTS };

@@ -18,13 +18,21 @@ const no = (why: string): ActionState => ({ enabled: false, why });
  * server decides in the end (it refuses what it must); this keeps buttons from promising what
  * they cannot do.
  */
-export function threadActions(thread: ThreadShell, pendingRequests: number): Readonly<Record<ThreadAction, ActionState>> {
+export function threadActions(
+  thread: ThreadShell,
+  pendingRequests: number,
+): Readonly<Record<ThreadAction, ActionState>> {
   const active = isActive(thread);
   const settled = (thread.settledAt ?? null) !== null;
   const stopped = thread.stopped === true;
   return {
     interrupt: active ? yes : no("No turn is under way."),
-    stop: active || (thread.queuedRuns > 0 && !stopped) ? yes : stopped ? no("Stopped already: Resume starts its held runs.") : no("Nothing is running or queued."),
+    stop:
+      active || (thread.queuedRuns > 0 && !stopped)
+        ? yes
+        : stopped
+          ? no("Stopped already: Resume starts its held runs.")
+          : no("Nothing is running or queued."),
     resume: stopped ? yes : active ? no("It is running: Resume is for a stopped thread.") : no("It was not stopped."),
     settle: settled
       ? no("Settled already.")

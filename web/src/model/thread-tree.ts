@@ -1,7 +1,16 @@
 import type { PendingRequest, ThreadShell } from "../api/types.js";
 
 /** What the sidebar shows for a thread's state, in the words a person looks for. */
-export type ThreadBadge = "needs attention" | "running" | "waiting on children" | "failed" | "queued" | "idle" | "completed" | "cancelled" | "interrupted";
+export type ThreadBadge =
+  | "needs attention"
+  | "running"
+  | "waiting on children"
+  | "failed"
+  | "queued"
+  | "idle"
+  | "completed"
+  | "cancelled"
+  | "interrupted";
 
 const ACTIVE = new Set(["queued", "starting", "running", "waiting"]);
 
@@ -53,7 +62,12 @@ export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections
     else if (isChild(thread)) subagents.push(thread);
     else main.push(thread);
   }
-  return { main: main.sort(newestFirst), snoozed: snoozed.sort(newestFirst), settled: settled.sort(newestFirst), subagents: subagents.sort(newestFirst) };
+  return {
+    main: main.sort(newestFirst),
+    snoozed: snoozed.sort(newestFirst),
+    settled: settled.sort(newestFirst),
+    subagents: subagents.sort(newestFirst),
+  };
 }
 
 /** Whether a thread works for a parent (a router child or a delegated task); a fork names its source as parent but works for no one. */
@@ -63,7 +77,9 @@ export function isChild(thread: ThreadShell): boolean {
 
 /** The direct children of a thread, oldest first (the order they were spawned in); its forks are not children. */
 export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: string): ThreadShell[] {
-  return [...threads].filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId).sort((a, b) => -newestFirst(a, b));
+  return [...threads]
+    .filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId)
+    .sort((a, b) => -newestFirst(a, b));
 }
 
 /** Every thread's direct children at once (what the sidebar's badges need), keyed by parent. */
@@ -99,7 +115,8 @@ export function ancestorsOf(threads: ReadonlyMap<string, ThreadShell>, thread: T
 /** Pending requests per thread. */
 export function pendingByThread(requests: Iterable<PendingRequest>): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const request of requests) if (request.status === "pending") counts.set(request.threadId, (counts.get(request.threadId) ?? 0) + 1);
+  for (const request of requests)
+    if (request.status === "pending") counts.set(request.threadId, (counts.get(request.threadId) ?? 0) + 1);
   return counts;
 }
 
@@ -113,11 +130,21 @@ export function elapsed(fromIso: string, toMs: number): string {
 }
 
 /** What the send policy did, in words: "steered", or with why when it did less ("queued: provider cannot steer"). */
-export function deliveryText(result: { readonly action: string; readonly degraded: boolean; readonly reason: string | null }): string {
+export function deliveryText(result: {
+  readonly action: string;
+  readonly degraded: boolean;
+  readonly reason: string | null;
+}): string {
   const done =
-    ({ start: "started", queue: "queued", steer: "steered", restart: "restarted", interrupt_then_queue_first: "interrupted, then queued first" } as Record<string, string>)[
-      result.action
-    ] ?? result.action;
+    (
+      {
+        start: "started",
+        queue: "queued",
+        steer: "steered",
+        restart: "restarted",
+        interrupt_then_queue_first: "interrupted, then queued first",
+      } as Record<string, string>
+    )[result.action] ?? result.action;
   return result.degraded && result.reason !== null && result.reason !== "" ? `${done}: ${result.reason}` : done;
 }
 
@@ -158,13 +185,20 @@ export function subtreeBusy(node: ThreadNode): boolean {
 }
 
 /** Subagents grouped under their parents: each parent (newest child first) with its children. */
-export function groupByParent(children: readonly ThreadShell[], threads: ReadonlyMap<string, ThreadShell>): { readonly parentId: string; readonly parent: ThreadShell | null; readonly children: readonly ThreadShell[] }[] {
+export function groupByParent(
+  children: readonly ThreadShell[],
+  threads: ReadonlyMap<string, ThreadShell>,
+): { readonly parentId: string; readonly parent: ThreadShell | null; readonly children: readonly ThreadShell[] }[] {
   const groups = new Map<string, ThreadShell[]>();
   for (const child of children) {
     const parentId = child.parentThreadId ?? "";
     groups.set(parentId, [...(groups.get(parentId) ?? []), child]);
   }
-  return [...groups.entries()].map(([parentId, members]) => ({ parentId, parent: threads.get(parentId) ?? null, children: members }));
+  return [...groups.entries()].map(([parentId, members]) => ({
+    parentId,
+    parent: threads.get(parentId) ?? null,
+    children: members,
+  }));
 }
 
 /** How the sidebar orders a section: by when a thread was made, or by its latest activity. */
@@ -173,5 +207,7 @@ export type SidebarOrder = "newest" | "activity";
 /** Orders threads for the sidebar (sidebarSections gives them newest first). */
 export function ordered(threads: readonly ThreadShell[], order: SidebarOrder): readonly ThreadShell[] {
   if (order === "newest") return threads;
-  return [...threads].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : newestFirst(a, b)));
+  return [...threads].sort((a, b) =>
+    a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : newestFirst(a, b),
+  );
 }

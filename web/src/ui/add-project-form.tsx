@@ -7,7 +7,10 @@ import { ApiError, type AddedProject, type SessionView } from "../api/types.js";
  * use every project (and operate) may: others are told how to add one instead, and the server
  * refuses them anyway.
  */
-export function AddProjectForm(props: { readonly session: SessionView; readonly onAdded: (added: AddedProject) => void }) {
+export function AddProjectForm(props: {
+  readonly session: SessionView;
+  readonly onAdded: (added: AddedProject) => void;
+}) {
   const [path, setPath] = useState("");
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
@@ -16,8 +19,8 @@ export function AddProjectForm(props: { readonly session: SessionView; readonly 
   if (!props.session.verbs.includes("operate") || props.session.projects !== "*") {
     return (
       <p class="hint" role="note">
-        Adding a project needs a session whose token has the operate verb for every project (<code>switchyard ui</code> issues one). Or add it on the server's machine:{" "}
-        <code>switchyard project add &lt;folder&gt;</code>.
+        Adding a project needs a session whose token has the operate verb for every project (<code>switchyard ui</code>{" "}
+        issues one). Or add it on the server's machine: <code>switchyard project add &lt;folder&gt;</code>.
       </p>
     );
   }
@@ -27,7 +30,10 @@ export function AddProjectForm(props: { readonly session: SessionView; readonly 
     setProblem(null);
     setOutcome(null);
     try {
-      const added = await api<AddedProject>("POST", "/projects", { path: path.trim(), ...(name.trim() !== "" ? { name: name.trim() } : {}) });
+      const added = await api<AddedProject>("POST", "/projects", {
+        path: path.trim(),
+        ...(name.trim() !== "" ? { name: name.trim() } : {}),
+      });
       setOutcome(added.existed ? `${added.project.name} was a project already.` : `Added ${added.project.name}.`);
       setPath("");
       setName("");

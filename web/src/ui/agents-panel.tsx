@@ -1,8 +1,24 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { ApiError, type DelegatedTask, type RemoteTask, type ThreadShell, type ThreadUsage, type TimelineItem } from "../api/types.js";
+import {
+  ApiError,
+  type DelegatedTask,
+  type RemoteTask,
+  type ThreadShell,
+  type ThreadUsage,
+  type TimelineItem,
+} from "../api/types.js";
 import { usageText } from "../model/item-display.js";
-import { badgeOf, childrenOf, descendantsOf, elapsed, isActive, subtreeBusy, subtreeThreads, type ThreadNode } from "../model/thread-tree.js";
+import {
+  badgeOf,
+  childrenOf,
+  descendantsOf,
+  elapsed,
+  isActive,
+  subtreeBusy,
+  subtreeThreads,
+  type ThreadNode,
+} from "../model/thread-tree.js";
 import { onLinkClick, pathOf } from "./router.js";
 import { ChangesBox } from "./changes-box.js";
 
@@ -63,7 +79,10 @@ export function AgentsPanel(props: {
         }
       };
       await walk(node);
-      setOutcome({ text: `Stopped "${node.thread.title || "Untitled"}" and what ran under it (${stopped} ${stopped === 1 ? "thread" : "threads"}).`, failed: false });
+      setOutcome({
+        text: `Stopped "${node.thread.title || "Untitled"}" and what ran under it (${stopped} ${stopped === 1 ? "thread" : "threads"}).`,
+        failed: false,
+      });
     } catch (failure) {
       setOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
     } finally {
@@ -78,21 +97,26 @@ export function AgentsPanel(props: {
   const context: TreeContext = { ...props, onStop: (node) => void stop(node), stopping };
   return (
     <aside class="agents-panel" aria-labelledby="agents-title">
-      <h2 id="agents-title">
-        Agents {count > 0 && <span class="count">{count}</span>}
-      </h2>
+      <h2 id="agents-title">Agents {count > 0 && <span class="count">{count}</span>}</h2>
       {outcome !== null && (
         <p class={outcome.failed ? "error" : "outcome"} role={outcome.failed ? "alert" : "status"} data-tree-outcome>
           {outcome.text}
         </p>
       )}
-      {tree.length === 0 && props.remoteTasks.length === 0 && props.nativeSubagents.length === 0 && <p class="empty">No sub-agents yet.</p>}
+      {tree.length === 0 && props.remoteTasks.length === 0 && props.nativeSubagents.length === 0 && (
+        <p class="empty">No sub-agents yet.</p>
+      )}
       <ul class="agent-list agent-tree" aria-label="Agents under this thread">
         {tree.map((node) => (
           <AgentNode key={node.thread.threadId} node={node} depth={1} context={context} />
         ))}
         {props.remoteTasks.map((task) => (
-          <RemoteTaskRow key={`${task.environment}:${task.taskId}`} task={task} nowMs={props.nowMs} canOperate={props.canOperate} />
+          <RemoteTaskRow
+            key={`${task.environment}:${task.taskId}`}
+            task={task}
+            nowMs={props.nowMs}
+            canOperate={props.canOperate}
+          />
         ))}
         {props.nativeSubagents.map((item) => (
           <li key={item.itemId} class="agent-row native" data-native-subagent={item.itemId}>
@@ -127,7 +151,11 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
   const { node, context } = props;
   const child = node.thread;
   const task = child.delegatedTaskId !== null ? context.tasks.get(child.delegatedTaskId) : undefined;
-  const badge = badgeOf(child, childrenOf(context.threads.values(), child.threadId), context.pending.get(child.threadId) ?? 0);
+  const badge = badgeOf(
+    child,
+    childrenOf(context.threads.values(), child.threadId),
+    context.pending.get(child.threadId) ?? 0,
+  );
   const reply = task?.summary ?? task?.latestTerminalSummary ?? context.lastReplies.get(child.threadId) ?? null;
   const usage = useTreeUsage(child, task);
   const route = { page: "thread", threadId: child.threadId } as const;
@@ -139,7 +167,13 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
       <div class="agent-row" data-child-thread-id={child.threadId} data-depth={props.depth}>
         <div class="agent-heading">
           {node.children.length > 0 && (
-            <button type="button" class="tree-toggle" aria-expanded={open} aria-label={`${open ? "Hide" : "Show"} the ${below} agents under ${child.title || "Untitled"}`} onClick={() => setOpen(!open)}>
+            <button
+              type="button"
+              class="tree-toggle"
+              aria-expanded={open}
+              aria-label={`${open ? "Hide" : "Show"} the ${below} agents under ${child.title || "Untitled"}`}
+              onClick={() => setOpen(!open)}
+            >
               <span aria-hidden="true">{open ? "▾" : "▸"}</span>
             </button>
           )}
@@ -177,7 +211,14 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
           <dd>{child.delegatedTaskId !== null ? "delegated task" : "router child"}</dd>
         </dl>
         {reply !== null && <p class="last-reply">{reply}</p>}
-        {task?.changes != null && <ChangesBox threadId={child.threadId} workspace={task.changes} canOperate={context.canOperate} childActive={isActive(child)} />}
+        {task?.changes != null && (
+          <ChangesBox
+            threadId={child.threadId}
+            workspace={task.changes}
+            canOperate={context.canOperate}
+            childActive={isActive(child)}
+          />
+        )}
       </div>
       {node.children.length > 0 && open && (
         <ul class="agent-children">
@@ -211,7 +252,12 @@ function RemoteTaskRow(props: { readonly task: RemoteTask; readonly nowMs: numbe
           {task.status}
         </span>
         {props.canOperate && active && (
-          <button type="button" class="stop-subtree" onClick={() => void cancel()} aria-label={`Stop ${task.title || "Untitled"} on ${task.environment}`}>
+          <button
+            type="button"
+            class="stop-subtree"
+            onClick={() => void cancel()}
+            aria-label={`Stop ${task.title || "Untitled"} on ${task.environment}`}
+          >
             Stop
           </button>
         )}
@@ -223,7 +269,9 @@ function RemoteTaskRow(props: { readonly task: RemoteTask; readonly nowMs: numbe
         <dt>Model</dt>
         <dd>{task.model ?? "default"}</dd>
         <dt>Elapsed</dt>
-        <dd>{elapsed(task.createdAt, active || task.finishedAt === null ? props.nowMs : Date.parse(task.finishedAt))}</dd>
+        <dd>
+          {elapsed(task.createdAt, active || task.finishedAt === null ? props.nowMs : Date.parse(task.finishedAt))}
+        </dd>
         <dt>Task</dt>
         <dd>{task.taskId}</dd>
         <dt>Thread</dt>

@@ -22,7 +22,9 @@ function takeSignInCode(): string | null {
 }
 
 type SessionState =
-  { readonly state: "checking" } | { readonly state: "signed-out"; readonly problem: string | null } | { readonly state: "signed-in"; readonly session: SessionView };
+  | { readonly state: "checking" }
+  | { readonly state: "signed-out"; readonly problem: string | null }
+  | { readonly state: "signed-in"; readonly session: SessionView };
 
 export function App() {
   const [session, setSession] = useState<SessionState>({ state: "checking" });
@@ -39,20 +41,44 @@ export function App() {
       .then((view) => setSession({ state: "signed-in", session: view }))
       .catch((failure: unknown) => {
         if (code === null && failure instanceof ApiError && failure.status === 401) forgetPageSecret(held!);
-        setSession({ state: "signed-out", problem: code !== null && failure instanceof ApiError ? failure.message : null });
+        setSession({
+          state: "signed-out",
+          problem: code !== null && failure instanceof ApiError ? failure.message : null,
+        });
       });
   }, []);
   // Another tab signed out: so is this one (they share the session).
-  useEffect(() => onPageSecretGone(() => setSession({ state: "signed-out", problem: "Signed out in another tab." })), []);
+  useEffect(
+    () => onPageSecretGone(() => setSession({ state: "signed-out", problem: "Signed out in another tab." })),
+    [],
+  );
   if (session.state === "checking") return <p class="hint boot">Loading…</p>;
-  if (session.state === "signed-out") return <SignIn problem={session.problem} onSignedIn={(view) => setSession({ state: "signed-in", session: view })} />;
-  return <SignedIn session={session.session} onSignedOut={() => setSession({ state: "signed-out", problem: "The session ended; sign in again." })} />;
+  if (session.state === "signed-out")
+    return (
+      <SignIn problem={session.problem} onSignedIn={(view) => setSession({ state: "signed-in", session: view })} />
+    );
+  return (
+    <SignedIn
+      session={session.session}
+      onSignedOut={() => setSession({ state: "signed-out", problem: "The session ended; sign in again." })}
+    />
+  );
 }
 
-function NavLink(props: { readonly route: Route; readonly current: Route; readonly label: string; readonly count?: number }) {
+function NavLink(props: {
+  readonly route: Route;
+  readonly current: Route;
+  readonly label: string;
+  readonly count?: number;
+}) {
   const active = props.current.page === props.route.page;
   return (
-    <a href={pathOf(props.route)} onClick={onLinkClick(props.route)} aria-current={active ? "page" : undefined} class="nav-link">
+    <a
+      href={pathOf(props.route)}
+      onClick={onLinkClick(props.route)}
+      aria-current={active ? "page" : undefined}
+      class="nav-link"
+    >
       {props.label}
       {props.count !== undefined && props.count > 0 && (
         <span class="count attention" aria-label={`${props.count} waiting`}>
@@ -98,7 +124,9 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
   }, []);
   useEffect(() => {
     const open = route.page === "thread" ? route.threadId : null;
-    setNotices((map) => (open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map()));
+    setNotices((map) =>
+      open !== null && map.has(open) ? new Map([[open, map.get(open)!]]) : map.size === 0 ? map : new Map(),
+    );
     // Going somewhere closes the drawer: the page it opened is what the person wanted.
     setDrawerOpen(false);
   }, [route]);
@@ -128,7 +156,13 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         Skip to content
       </a>
       <header class="top-bar">
-        <button type="button" class="drawer-toggle" aria-expanded={drawerOpen} aria-controls="sidebar" onClick={() => setDrawerOpen(!drawerOpen)}>
+        <button
+          type="button"
+          class="drawer-toggle"
+          aria-expanded={drawerOpen}
+          aria-controls="sidebar"
+          onClick={() => setDrawerOpen(!drawerOpen)}
+        >
           <span aria-hidden="true">☰</span> Threads
         </button>
         <a href="/" onClick={onLinkClick({ page: "home" })} class="brand">

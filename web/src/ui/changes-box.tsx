@@ -1,6 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api/client.js";
-import { ApiError, type ChangeSet, type ChangeSetDecision, type WorkspaceOutcome, type WorkspaceView } from "../api/types.js";
+import {
+  ApiError,
+  type ChangeSet,
+  type ChangeSetDecision,
+  type WorkspaceOutcome,
+  type WorkspaceView,
+} from "../api/types.js";
 
 /** One line for what a decision came to. */
 export function outcomeText(outcome: WorkspaceOutcome): string {
@@ -21,7 +27,8 @@ export function outcomeText(outcome: WorkspaceOutcome): string {
 }
 
 function summaryText(workspace: WorkspaceView): string {
-  if (workspace.status === "removed") return `removed${workspace.disposition !== null ? ` (${workspace.disposition})` : ""}`;
+  if (workspace.status === "removed")
+    return `removed${workspace.disposition !== null ? ` (${workspace.disposition})` : ""}`;
   if (workspace.status !== "ready") return workspace.status;
   if (workspace.changes === null) return "no changes recorded yet";
   const { commits, fileCount, insertions, deletions } = workspace.changes;
@@ -33,7 +40,12 @@ function summaryText(workspace: WorkspaceView): string {
  * and Apply / Discard for a person whose session may (the server decides: applying needs a
  * ceiling that allows edits, and a refusal is shown as one).
  */
-export function ChangesBox(props: { readonly threadId: string; readonly workspace: WorkspaceView; readonly canOperate: boolean; readonly childActive: boolean }) {
+export function ChangesBox(props: {
+  readonly threadId: string;
+  readonly workspace: WorkspaceView;
+  readonly canOperate: boolean;
+  readonly childActive: boolean;
+}) {
   const [workspace, setWorkspace] = useState(props.workspace);
   const [changeSet, setChangeSet] = useState<ChangeSet | null>(null);
   const [busy, setBusy] = useState(false);
@@ -62,7 +74,11 @@ export function ChangesBox(props: { readonly threadId: string; readonly workspac
       const decision = await api<ChangeSetDecision>("POST", `${path}/${action}`, {});
       setWorkspace(decision.workspace);
       if (decision.outcome === null) setMessage({ text: "Still under way; it shows here once done.", failed: false });
-      else setMessage({ text: outcomeText(decision.outcome), failed: decision.outcome.outcome === "conflict" || decision.outcome.outcome === "failed" });
+      else
+        setMessage({
+          text: outcomeText(decision.outcome),
+          failed: decision.outcome.outcome === "conflict" || decision.outcome.outcome === "failed",
+        });
       if (action === "discard") setChangeSet(null);
     } catch (failure) {
       setMessage({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
@@ -71,7 +87,8 @@ export function ChangesBox(props: { readonly threadId: string; readonly workspac
     }
   }
 
-  const open = workspace.status === "ready" && workspace.disposition !== "discarded" && workspace.disposition !== "kept";
+  const open =
+    workspace.status === "ready" && workspace.disposition !== "discarded" && workspace.disposition !== "kept";
   const decidable = open && workspace.strategy !== "scratch" && props.canOperate;
   return (
     <section class="changes-box" aria-label="Changes" data-changes-for={props.threadId}>
@@ -93,7 +110,13 @@ export function ChangesBox(props: { readonly threadId: string; readonly workspac
         )}
         {decidable && (
           <>
-            <button type="button" class="primary" onClick={() => void decide("apply")} disabled={busy || props.childActive} title={props.childActive ? "The child is still working" : undefined}>
+            <button
+              type="button"
+              class="primary"
+              onClick={() => void decide("apply")}
+              disabled={busy || props.childActive}
+              title={props.childActive ? "The child is still working" : undefined}
+            >
               Apply to parent
             </button>
             <button type="button" onClick={() => void decide("discard")} disabled={busy || props.childActive}>
@@ -125,7 +148,11 @@ export function ChangesBox(props: { readonly threadId: string; readonly workspac
           <pre class="diff" tabIndex={0} aria-label="Diff">
             {changeSet.diff}
           </pre>
-          {changeSet.nextOffset !== null && <p class="hint">The diff goes on ({changeSet.totalChars} characters in all); read_changes or the API pages through it.</p>}
+          {changeSet.nextOffset !== null && (
+            <p class="hint">
+              The diff goes on ({changeSet.totalChars} characters in all); read_changes or the API pages through it.
+            </p>
+          )}
         </div>
       )}
     </section>

@@ -5,17 +5,39 @@ import { deliveryText } from "../model/thread-tree.js";
 
 /** The send modes, each with what it does in a line (the shared policy decides in the end, and says so). */
 export const SEND_MODES: readonly { readonly mode: SendMode; readonly label: string; readonly explains: string }[] = [
-  { mode: "auto", label: "Auto", explains: "Starts a turn when it is idle; while it works, adds to the running turn if the provider can, else waits its turn." },
+  {
+    mode: "auto",
+    label: "Auto",
+    explains:
+      "Starts a turn when it is idle; while it works, adds to the running turn if the provider can, else waits its turn.",
+  },
   { mode: "queue", label: "Queue", explains: "Runs after the work under way ends: the running turn is left alone." },
-  { mode: "steer", label: "Steer", explains: "Adds to the running turn now (a provider that cannot steer restarts the turn with it); refused when nothing runs." },
-  { mode: "restart", label: "Restart", explains: "Interrupts the running turn and starts it again with this message; refused when nothing runs." },
+  {
+    mode: "steer",
+    label: "Steer",
+    explains:
+      "Adds to the running turn now (a provider that cannot steer restarts the turn with it); refused when nothing runs.",
+  },
+  {
+    mode: "restart",
+    label: "Restart",
+    explains: "Interrupts the running turn and starts it again with this message; refused when nothing runs.",
+  },
 ];
 
 /** Sends a message with a delivery mode and says what the policy did ("steered", "queued: …"). */
-export function Composer(props: { readonly threadId: string; readonly disabled: string | null; readonly onSent: () => void }) {
+export function Composer(props: {
+  readonly threadId: string;
+  readonly disabled: string | null;
+  readonly onSent: () => void;
+}) {
   const [text, setText] = useState("");
   const [mode, setMode] = useState<SendMode>("auto");
-  const [outcome, setOutcome] = useState<{ readonly text: string; readonly error: boolean; readonly why?: string } | null>(null);
+  const [outcome, setOutcome] = useState<{
+    readonly text: string;
+    readonly error: boolean;
+    readonly why?: string;
+  } | null>(null);
   const [busy, setBusy] = useState(false);
   const send = async (event: Event) => {
     event.preventDefault();
@@ -57,7 +79,13 @@ export function Composer(props: { readonly threadId: string; readonly disabled: 
           <legend class="visually-hidden">Delivery</legend>
           {SEND_MODES.map((entry) => (
             <label key={entry.mode} class={mode === entry.mode ? "selected" : ""} title={entry.explains}>
-              <input type="radio" name="mode" value={entry.mode} checked={mode === entry.mode} onChange={() => setMode(entry.mode)} />
+              <input
+                type="radio"
+                name="mode"
+                value={entry.mode}
+                checked={mode === entry.mode}
+                onChange={() => setMode(entry.mode)}
+              />
               {entry.label}
             </label>
           ))}

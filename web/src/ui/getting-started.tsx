@@ -7,7 +7,12 @@ import { NewThreadForm } from "./new-thread-form.js";
 import { ProviderDoctorPanel } from "./provider-doctor.js";
 import type { Workspace } from "./workspace.js";
 
-function StepHeading(props: { readonly id: string; readonly number: number; readonly title: string; readonly done: boolean | null }) {
+function StepHeading(props: {
+  readonly id: string;
+  readonly number: number;
+  readonly title: string;
+  readonly done: boolean | null;
+}) {
   return (
     <h2 id={props.id}>
       <span class={`step-mark${props.done === true ? " done" : ""}`} aria-hidden="true">
@@ -24,7 +29,11 @@ function StepHeading(props: { readonly id: string; readonly number: number; read
  * (doctor's findings: what is missing and what fixes it), start a thread. Each step says when it
  * is done; the last one is the New thread composer itself.
  */
-export function GettingStarted(props: { readonly workspace: Workspace; readonly session: SessionView; readonly onStarted: (threadId: string, notice: string) => void }) {
+export function GettingStarted(props: {
+  readonly workspace: Workspace;
+  readonly session: SessionView;
+  readonly onStarted: (threadId: string, notice: string) => void;
+}) {
   const { workspace } = props;
   const [doctor, setDoctor] = useState<ProviderDoctor | null>(null);
   const steps = firstHourSteps(workspace.projects, doctor, workspace.threads.size);
@@ -32,7 +41,9 @@ export function GettingStarted(props: { readonly workspace: Workspace; readonly 
   return (
     <main id="main" class="page getting-started" aria-labelledby="getting-started-title">
       <h1 id="getting-started-title">Get started</h1>
-      <p class="lead">Three steps to a first thread: a folder for agents to work in, a provider that can run them, and a prompt.</p>
+      <p class="lead">
+        Three steps to a first thread: a folder for agents to work in, a provider that can run them, and a prompt.
+      </p>
       <ol class="steps">
         <li class="step" data-step="project" data-done={steps.project}>
           <StepHeading id="step-project" number={1} title="Add a project" done={steps.project} />
@@ -51,7 +62,8 @@ export function GettingStarted(props: { readonly workspace: Workspace; readonly 
         <li class="step" data-step="provider" data-done={steps.provider === true}>
           <StepHeading id="step-provider" number={2} title="Check your providers" done={steps.provider} />
           <p>
-            A provider runs an agent (Codex, Claude Code, an ACP agent…). This is what <code>switchyard doctor</code> finds for each one configured.
+            A provider runs an agent (Codex, Claude Code, an ACP agent…). This is what <code>switchyard doctor</code>{" "}
+            finds for each one configured.
           </p>
           <ProviderDoctorPanel onLoaded={setDoctor} />
         </li>
@@ -74,7 +86,12 @@ export function NewThreadPage(props: {
   return (
     <main id="main" class="page new-thread-page" aria-labelledby="new-thread-title">
       <h1 id="new-thread-title">New thread</h1>
-      <NewThreadForm projects={props.workspace.projects} session={props.session} projectId={props.projectId} onStarted={props.onStarted} />
+      <NewThreadForm
+        projects={props.workspace.projects}
+        session={props.session}
+        projectId={props.projectId}
+        onStarted={props.onStarted}
+      />
     </main>
   );
 }

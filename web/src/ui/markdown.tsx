@@ -43,8 +43,17 @@ function block(token: Tokens.Generic, key: number): ComponentChildren {
       const list = token as Tokens.List;
       const items = list.items.map((item, index) => (
         <li key={index} class={item.task ? "task" : undefined}>
-          {item.task && <input type="checkbox" checked={item.checked === true} disabled aria-label={item.checked === true ? "done" : "not done"} />}
-          {item.loose ? blocks(item.tokens) : item.tokens.map((child, childIndex) => listChild(child as Tokens.Generic, childIndex))}
+          {item.task && (
+            <input
+              type="checkbox"
+              checked={item.checked === true}
+              disabled
+              aria-label={item.checked === true ? "done" : "not done"}
+            />
+          )}
+          {item.loose
+            ? blocks(item.tokens)
+            : item.tokens.map((child, childIndex) => listChild(child as Tokens.Generic, childIndex))}
         </li>
       ));
       return list.ordered ? (
@@ -100,7 +109,8 @@ function block(token: Tokens.Generic, key: number): ComponentChildren {
 
 /** A tight list item's parts: its text inline, nested lists as blocks. */
 function listChild(token: Tokens.Generic, key: number): ComponentChildren {
-  if (token.type === "text") return <span key={key}>{token.tokens !== undefined ? inline(token.tokens) : token.text}</span>;
+  if (token.type === "text")
+    return <span key={key}>{token.tokens !== undefined ? inline(token.tokens) : token.text}</span>;
   return block(token, key);
 }
 
@@ -141,7 +151,14 @@ function inlineToken(token: Tokens.Generic, key: number): ComponentChildren {
       if (href === null) return <span key={key}>[{label}]</span>;
       // Never loaded into the page: the person opens it, if they want it.
       return (
-        <a key={key} class="md-image" href={href} target="_blank" rel="noopener noreferrer nofollow" title={`Opens ${href} in a new tab`}>
+        <a
+          key={key}
+          class="md-image"
+          href={href}
+          target="_blank"
+          rel="noopener noreferrer nofollow"
+          title={`Opens ${href} in a new tab`}
+        >
           image: {label} ({hostOf(href)})
         </a>
       );

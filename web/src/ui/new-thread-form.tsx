@@ -1,6 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api/client.js";
-import { ApiError, type CreatedThreads, type Project, type ProviderModel, type ProviderSummary, type SessionView } from "../api/types.js";
+import {
+  ApiError,
+  type CreatedThreads,
+  type Project,
+  type ProviderModel,
+  type ProviderSummary,
+  type SessionView,
+} from "../api/types.js";
 import {
   createThreadsBody,
   defaultInteractionMode,
@@ -77,7 +84,9 @@ export function NewThreadForm(props: {
     setProviderId(chosen?.providerInstanceId ?? "");
     chooseModel(chosen?.models[0] ?? null);
     setRuntimeMode((chosen === null ? null : defaultRuntimeMode(runtimeModeChoices(chosen, props.session))) ?? "");
-    setInteractionMode((chosen === null ? null : defaultInteractionMode(interactionModeChoices(chosen, props.session))) ?? "");
+    setInteractionMode(
+      (chosen === null ? null : defaultInteractionMode(interactionModeChoices(chosen, props.session))) ?? "",
+    );
   };
 
   useEffect(() => {
@@ -90,14 +99,21 @@ export function NewThreadForm(props: {
   }, []);
   // A project added meanwhile (the first one) is picked when none was.
   useEffect(() => {
-    if (projectId === "" || !projects.some((project) => project.projectId === projectId)) setProjectId(props.projectId ?? projects[0]?.projectId ?? "");
+    if (projectId === "" || !projects.some((project) => project.projectId === projectId))
+      setProjectId(props.projectId ?? projects[0]?.projectId ?? "");
   }, [projects.map((project) => project.projectId).join(",")]);
 
   const provider = providers?.find((candidate) => candidate.providerInstanceId === providerId) ?? null;
   const chosenModel = provider?.models.find((candidate) => candidate.id === model) ?? null;
   const efforts = effortChoices(chosenModel);
-  const runtimeChoices = useMemo(() => (provider === null ? [] : runtimeModeChoices(provider, props.session)), [provider, props.session]);
-  const interactionChoices = useMemo(() => (provider === null ? [] : interactionModeChoices(provider, props.session)), [provider, props.session]);
+  const runtimeChoices = useMemo(
+    () => (provider === null ? [] : runtimeModeChoices(provider, props.session)),
+    [provider, props.session],
+  );
+  const interactionChoices = useMemo(
+    () => (provider === null ? [] : interactionModeChoices(provider, props.session)),
+    [provider, props.session],
+  );
 
   const edited =
     <T,>(set: (value: T) => void) =>
@@ -106,7 +122,13 @@ export function NewThreadForm(props: {
       setProblem(null);
       set(value);
     };
-  const missing = whyNotStartable({ canOperate, projects, providers, provider, modesChosen: runtimeMode !== "" && interactionMode !== "" });
+  const missing = whyNotStartable({
+    canOperate,
+    projects,
+    providers,
+    provider,
+    modesChosen: runtimeMode !== "" && interactionMode !== "",
+  });
 
   const start = async (event: Event) => {
     event.preventDefault();
@@ -131,7 +153,13 @@ export function NewThreadForm(props: {
       const created = await api<CreatedThreads>("POST", "/threads", body);
       const entry = created.threads[0]!;
       attemptKey.current = null;
-      const what = [entry.thread.providerInstanceId, entry.thread.model, entry.thread.effort, entry.thread.runtimeMode, entry.thread.interactionMode]
+      const what = [
+        entry.thread.providerInstanceId,
+        entry.thread.model,
+        entry.thread.effort,
+        entry.thread.runtimeMode,
+        entry.thread.interactionMode,
+      ]
         .filter((part) => part !== null && part !== undefined)
         .join(" · ");
       props.onStarted(entry.thread.threadId, [`Started on ${what}.`, ...entry.notes].join(" "));
@@ -151,7 +179,12 @@ export function NewThreadForm(props: {
       <div class="pickers">
         <div class="picker">
           <label for="pick-project">Project</label>
-          <select id="pick-project" value={projectId} disabled={busy || projects.length === 0} onChange={(e) => edited(setProjectId)((e.target as HTMLSelectElement).value)}>
+          <select
+            id="pick-project"
+            value={projectId}
+            disabled={busy || projects.length === 0}
+            onChange={(e) => edited(setProjectId)((e.target as HTMLSelectElement).value)}
+          >
             {projects.length === 0 && <option value="">No project yet</option>}
             {projects.map((project) => (
               <option key={project.projectId} value={project.projectId} title={project.rootPath}>
@@ -173,7 +206,11 @@ export function NewThreadForm(props: {
           >
             {providers === null && <option value="">Loading…</option>}
             {providers?.map((candidate) => (
-              <option key={candidate.providerInstanceId} value={candidate.providerInstanceId} disabled={!candidate.canRunChildTasks}>
+              <option
+                key={candidate.providerInstanceId}
+                value={candidate.providerInstanceId}
+                disabled={!candidate.canRunChildTasks}
+              >
                 {candidate.providerInstanceId}
                 {candidate.canRunChildTasks ? "" : " (cannot run work)"}
               </option>
@@ -201,8 +238,15 @@ export function NewThreadForm(props: {
         </div>
         <div class="picker">
           <label for="pick-effort">Effort</label>
-          <select id="pick-effort" value={effort} disabled={busy || efforts.efforts.length === 0} onChange={(e) => edited(setEffort)((e.target as HTMLSelectElement).value)}>
-            <option value="">{efforts.efforts.length === 0 ? "This model takes none" : "The provider's default"}</option>
+          <select
+            id="pick-effort"
+            value={effort}
+            disabled={busy || efforts.efforts.length === 0}
+            onChange={(e) => edited(setEffort)((e.target as HTMLSelectElement).value)}
+          >
+            <option value="">
+              {efforts.efforts.length === 0 ? "This model takes none" : "The provider's default"}
+            </option>
             {efforts.efforts.map((level) => (
               <option key={level} value={level}>
                 {level}
@@ -247,12 +291,16 @@ export function NewThreadForm(props: {
             ))}
           </select>
           <p id="pick-interaction-mode-hint" class="hint field-hint">
-            {interactionMode === "" ? "None of its modes is within this session's ceiling." : MODE_HINTS[interactionMode]}
+            {interactionMode === ""
+              ? "None of its modes is within this session's ceiling."
+              : MODE_HINTS[interactionMode]}
           </p>
         </div>
       </div>
       {provider !== null && provider.omittedModels > 0 && (
-        <p class="hint field-hint">{provider.omittedModels} more models are not listed here; the CLI and the API find them by name.</p>
+        <p class="hint field-hint">
+          {provider.omittedModels} more models are not listed here; the CLI and the API find them by name.
+        </p>
       )}
       <label for="new-thread-title">Title</label>
       <input

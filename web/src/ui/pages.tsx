@@ -7,7 +7,9 @@ import type { Workspace } from "./workspace.js";
 
 /** The attention inbox: every pending question and approval across threads, oldest first. */
 export function Inbox(props: { readonly workspace: Workspace; readonly session: SessionView }) {
-  const requests = [...props.workspace.requests.values()].sort((a: PendingRequest, b: PendingRequest) => (a.createdAt < b.createdAt ? -1 : 1));
+  const requests = [...props.workspace.requests.values()].sort((a: PendingRequest, b: PendingRequest) =>
+    a.createdAt < b.createdAt ? -1 : 1,
+  );
   return (
     <main class="page inbox" id="main" aria-labelledby="inbox-title">
       <h1 id="inbox-title">Needs a person</h1>
@@ -70,7 +72,12 @@ export function ProvidersPage() {
                 <tr key={provider.providerInstanceId}>
                   <th scope="row">
                     {provider.providerInstanceId}
-                    <span class="hint"> {provider.displayName !== provider.providerInstanceId ? provider.displayName : provider.driverKind}</span>
+                    <span class="hint">
+                      {" "}
+                      {provider.displayName !== provider.providerInstanceId
+                        ? provider.displayName
+                        : provider.driverKind}
+                    </span>
                   </th>
                   <td>{provider.canRunChildTasks ? "yes" : "no"}</td>
                   <td>{provider.constraints.join("; ")}</td>

@@ -14,7 +14,10 @@ const BADGE_CLASS: Readonly<Record<ReturnType<typeof findingLabel>, string>> = {
 function Finding(props: { readonly finding: ProviderFinding }) {
   const { finding } = props;
   const label = findingLabel(finding);
-  const name = finding.displayName !== finding.providerInstanceId ? `${finding.providerInstanceId} (${finding.displayName})` : finding.providerInstanceId;
+  const name =
+    finding.displayName !== finding.providerInstanceId
+      ? `${finding.providerInstanceId} (${finding.displayName})`
+      : finding.providerInstanceId;
   return (
     <li class="finding card" data-provider-id={finding.providerInstanceId} data-finding={label}>
       <header>
@@ -46,14 +49,17 @@ function Finding(props: { readonly finding: ProviderFinding }) {
 function AddProviderHelp(props: { readonly doctor: ProviderDoctor }) {
   const drivers = props.doctor.drivers;
   const [driver, setDriver] = useState(drivers[0] ?? "");
-  if (drivers.length === 0) return <p class="hint">No plugin with a driver is loaded on this server: install one (switchyard plugin install).</p>;
+  if (drivers.length === 0)
+    return (
+      <p class="hint">No plugin with a driver is loaded on this server: install one (switchyard plugin install).</p>
+    );
   const taken = props.doctor.providers.map((provider) => provider.providerInstanceId);
   return (
     <details class="add-provider" open={!props.doctor.ready}>
       <summary>Configure {props.doctor.ready ? "another" : "a"} provider</summary>
       <p>
-        Provider instances are listed in <code>{props.doctor.configFile}</code> under <code>"providers"</code>. Add one, then restart <code>switchyard serve</code> and run{" "}
-        <code>switchyard doctor</code> to check it.
+        Provider instances are listed in <code>{props.doctor.configFile}</code> under <code>"providers"</code>. Add one,
+        then restart <code>switchyard serve</code> and run <code>switchyard doctor</code> to check it.
       </p>
       <label for="config-driver">Driver</label>{" "}
       <select id="config-driver" value={driver} onChange={(e) => setDriver((e.target as HTMLSelectElement).value)}>

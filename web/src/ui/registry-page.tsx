@@ -2,7 +2,14 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, query as queryString } from "../api/client.js";
 import type { InstallJob, InstalledRegistryAgent, RegistryAgent, RegistrySearch } from "../api/registry-types.js";
 import { ApiError, type SessionView } from "../api/types.js";
-import { REGISTRY_API, installStatusText, jobFinished, platformsText, progressValue, unavailableText } from "../model/install-progress.js";
+import {
+  REGISTRY_API,
+  installStatusText,
+  jobFinished,
+  platformsText,
+  progressValue,
+  unavailableText,
+} from "../model/install-progress.js";
 
 function messageOf(failure: unknown): string {
   return failure instanceof ApiError ? failure.message : failure instanceof Error ? failure.message : String(failure);
@@ -20,16 +27,29 @@ function InstallProgress(props: { readonly job: InstallJob }) {
   return (
     <div class={`install-progress phase-${job.phase}`} data-phase={job.phase}>
       {job.phase !== "failed" && (
-        <progress max={100} {...(value !== null ? { value } : {})} aria-label={`Installing ${job.agentId}`} aria-valuetext={text} />
+        <progress
+          max={100}
+          {...(value !== null ? { value } : {})}
+          aria-label={`Installing ${job.agentId}`}
+          aria-valuetext={text}
+        />
       )}
-      <p class={job.phase === "failed" ? "error" : job.phase === "done" ? "outcome" : "hint"} role={job.phase === "failed" ? "alert" : "status"}>
+      <p
+        class={job.phase === "failed" ? "error" : job.phase === "done" ? "outcome" : "hint"}
+        role={job.phase === "failed" ? "alert" : "status"}
+      >
         {text}
       </p>
     </div>
   );
 }
 
-function AgentCard(props: { readonly agent: RegistryAgent; readonly job: InstallJob | undefined; readonly canInstall: boolean; readonly onInstall: (agent: RegistryAgent) => void }) {
+function AgentCard(props: {
+  readonly agent: RegistryAgent;
+  readonly job: InstallJob | undefined;
+  readonly canInstall: boolean;
+  readonly onInstall: (agent: RegistryAgent) => void;
+}) {
   const { agent, job } = props;
   const busy = job !== undefined && !jobFinished(job);
   const cannot = unavailableText(agent);
@@ -60,7 +80,10 @@ function AgentCard(props: { readonly agent: RegistryAgent; readonly job: Install
           {busy ? "Installing…" : `Install ${agent.name} ${agent.version}`}
         </button>
       ) : (
-        <p class="hint">Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at full-access.</p>
+        <p class="hint">
+          Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at
+          full-access.
+        </p>
       )}
       {job !== undefined && <InstallProgress job={job} />}
     </li>
@@ -75,7 +98,10 @@ function AgentCard(props: { readonly agent: RegistryAgent; readonly job: Install
 export function RegistryPage(props: { readonly session: SessionView }) {
   // The server's rule (docs/api.md): the install verb, or operate at full-access, for every project.
   const everyProject = props.session.projects === "*";
-  const canInstall = everyProject && (props.session.verbs.includes("install") || (props.session.verbs.includes("operate") && props.session.ceiling?.runtimeMode === "full-access"));
+  const canInstall =
+    everyProject &&
+    (props.session.verbs.includes("install") ||
+      (props.session.verbs.includes("operate") && props.session.ceiling?.runtimeMode === "full-access"));
   const [text, setText] = useState("");
   const [search, setSearch] = useState<RegistrySearch | null>(null);
   const [searching, setSearching] = useState(false);
@@ -101,7 +127,12 @@ export function RegistryPage(props: { readonly session: SessionView }) {
     lastQuery.current = words;
     setSearching(true);
     setError(null);
-    return api<RegistrySearch>("GET", `${REGISTRY_API}/agents${queryString({ q: words === "" ? undefined : words })}`, undefined, page.current.signal)
+    return api<RegistrySearch>(
+      "GET",
+      `${REGISTRY_API}/agents${queryString({ q: words === "" ? undefined : words })}`,
+      undefined,
+      page.current.signal,
+    )
       .then((answer) => {
         if (lastQuery.current === words) setSearch(answer);
       })
@@ -116,7 +147,12 @@ export function RegistryPage(props: { readonly session: SessionView }) {
     setJobs((map) => new Map(map).set(job.agentId, job));
     try {
       while (!jobFinished(job) && !page.current.signal.aborted) {
-        ({ job } = await api<{ job: InstallJob }>("GET", `${REGISTRY_API}/install-jobs/${job.jobId}${queryString({ afterRevision: job.revision })}`, undefined, page.current.signal));
+        ({ job } = await api<{ job: InstallJob }>(
+          "GET",
+          `${REGISTRY_API}/install-jobs/${job.jobId}${queryString({ afterRevision: job.revision })}`,
+          undefined,
+          page.current.signal,
+        ));
         setJobs((map) => new Map(map).set(job.agentId, job));
       }
     } catch (failure) {
@@ -151,7 +187,10 @@ export function RegistryPage(props: { readonly session: SessionView }) {
     return (
       <main class="page registry" id="main" aria-labelledby="registry-title">
         <h1 id="registry-title">Registry</h1>
-        <p class="error">This server has no ACP Registry plugin loaded (its API routes are missing), so there is nothing to search. Check `switchyard plugins list`.</p>
+        <p class="error">
+          This server has no ACP Registry plugin loaded (its API routes are missing), so there is nothing to search.
+          Check `switchyard plugins list`.
+        </p>
       </main>
     );
   }
@@ -167,11 +206,15 @@ export function RegistryPage(props: { readonly session: SessionView }) {
         }}
       >
         <label for="registry-query">Search the ACP Registry</label>
-        <input id="registry-query" type="search" value={text} onInput={(event) => setText((event.target as HTMLInputElement).value)} placeholder="name, id or words of the description" />
+        <input
+          id="registry-query"
+          type="search"
+          value={text}
+          onInput={(event) => setText((event.target as HTMLInputElement).value)}
+          placeholder="name, id or words of the description"
+        />
         {/* Never disabled: Enter while the first listing loads must still search (the newest wins). */}
-        <button type="submit">
-          Search
-        </button>
+        <button type="submit">Search</button>
       </form>
       {error !== null && (
         <p class="error" role="alert">
@@ -185,13 +228,23 @@ export function RegistryPage(props: { readonly session: SessionView }) {
         ) : (
           <>
             <p class="hint" role="status">
-              {search.total === 0 ? `No agents match "${search.query}".` : `${search.agents.length} of ${search.total} agent${search.total === 1 ? "" : "s"}`}
+              {search.total === 0
+                ? `No agents match "${search.query}".`
+                : `${search.agents.length} of ${search.total} agent${search.total === 1 ? "" : "s"}`}
               {search.hiddenUnavailable > 0 ? `; ${search.hiddenUnavailable} that cannot run here hidden` : ""}
-              {search.index.stale ? `. The registry could not be reached: this is the copy fetched ${search.index.fetchedAt}.` : ""}
+              {search.index.stale
+                ? `. The registry could not be reached: this is the copy fetched ${search.index.fetchedAt}.`
+                : ""}
             </p>
             <ul class="registry-results">
               {search.agents.map((agent) => (
-                <AgentCard key={agent.id} agent={agent} job={jobs.get(agent.id)} canInstall={canInstall} onInstall={install} />
+                <AgentCard
+                  key={agent.id}
+                  agent={agent}
+                  job={jobs.get(agent.id)}
+                  canInstall={canInstall}
+                  onInstall={install}
+                />
               ))}
             </ul>
           </>
@@ -221,7 +274,9 @@ export function RegistryPage(props: { readonly session: SessionView }) {
                   <tr key={`${agent.agentId}@${agent.version}`} data-installed-agent={agent.agentId}>
                     <th scope="row">{agent.agentId}</th>
                     <td>{agent.version}</td>
-                    <td>{agent.platform !== null ? `${agent.distribution} (${agent.platform})` : agent.distribution}</td>
+                    <td>
+                      {agent.platform !== null ? `${agent.distribution} (${agent.platform})` : agent.distribution}
+                    </td>
                     <td>{agent.integrity.replace(/_/g, " ")}</td>
                     <td>
                       <time dateTime={agent.installedAt}>{new Date(agent.installedAt).toLocaleString()}</time>

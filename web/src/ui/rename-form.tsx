@@ -10,7 +10,11 @@ const MAX_TITLE = 200;
  * Cancel puts the heading back. The new title reaches every list through the `thread.renamed`
  * event, so this form only says when the server refused it.
  */
-export function RenameForm(props: { readonly threadId: string; readonly title: string; readonly onDone: (renamed: boolean) => void }) {
+export function RenameForm(props: {
+  readonly threadId: string;
+  readonly title: string;
+  readonly onDone: (renamed: boolean) => void;
+}) {
   const [title, setTitle] = useState(props.title);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -29,7 +33,11 @@ export function RenameForm(props: { readonly threadId: string; readonly title: s
     if (trimmed === props.title) return props.onDone(false);
     setBusy(true);
     try {
-      await api("POST", `/threads/${encodeURIComponent(props.threadId)}/update`, { action: "rename", title: trimmed, clientRequestId: `ui-${crypto.randomUUID()}` });
+      await api("POST", `/threads/${encodeURIComponent(props.threadId)}/update`, {
+        action: "rename",
+        title: trimmed,
+        clientRequestId: `ui-${crypto.randomUUID()}`,
+      });
       props.onDone(true);
     } catch (failure) {
       setProblem(failure instanceof ApiError ? failure.message : String(failure));

@@ -24,7 +24,11 @@ export function RequestCard(props: {
     setBusy(true);
     setError(null);
     try {
-      await api("POST", `/threads/${encodeURIComponent(request.threadId)}/pending-requests/${encodeURIComponent(request.requestId)}/respond`, body);
+      await api(
+        "POST",
+        `/threads/${encodeURIComponent(request.threadId)}/pending-requests/${encodeURIComponent(request.requestId)}/respond`,
+        body,
+      );
       props.onAnswered();
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : String(failure));
@@ -35,7 +39,11 @@ export function RequestCard(props: {
   const route = { page: "thread", threadId: request.threadId } as const;
   const title = request.approval?.title ?? request.questions.map((q) => q.question).join(" ");
   return (
-    <article class="request card" data-request-id={request.requestId} aria-label={`${request.kind === "approval" ? "Approval" : "Question"}: ${title}`}>
+    <article
+      class="request card"
+      data-request-id={request.requestId}
+      aria-label={`${request.kind === "approval" ? "Approval" : "Question"}: ${title}`}
+    >
       <header>
         <span class={`badge badge-${request.kind === "approval" ? "needs-attention" : "running"}`}>
           {request.kind === "approval" ? `approval · ${request.approval?.approvalKind ?? ""}` : "question"}
@@ -72,7 +80,12 @@ export function RequestCard(props: {
         <div class="actions">
           {request.kind === "approval" ? (
             <>
-              <button type="button" class="primary" disabled={busy} onClick={() => void respond({ decision: "accept" })}>
+              <button
+                type="button"
+                class="primary"
+                disabled={busy}
+                onClick={() => void respond({ decision: "accept" })}
+              >
                 Approve
               </button>
               <button type="button" disabled={busy} onClick={() => void respond({ decision: "decline" })}>

@@ -26,7 +26,8 @@ function pathSegment(value: string): string {
 
 export function pathOf(route: Route): string {
   if (route.page === "thread") return `/threads/${pathSegment(route.threadId)}`;
-  if (route.page === "new") return route.projectId === null ? "/new" : `/new?project=${encodeURIComponent(route.projectId)}`;
+  if (route.page === "new")
+    return route.projectId === null ? "/new" : `/new?project=${encodeURIComponent(route.projectId)}`;
   return route.page === "home" ? "/" : `/${route.page}`;
 }
 

@@ -1,7 +1,14 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Project, ThreadShell } from "../api/types.js";
 import { relativeTime } from "../model/item-display.js";
-import { badgeOf, childrenByParent, groupByParent, ordered, sidebarSections, type SidebarOrder } from "../model/thread-tree.js";
+import {
+  badgeOf,
+  childrenByParent,
+  groupByParent,
+  ordered,
+  sidebarSections,
+  type SidebarOrder,
+} from "../model/thread-tree.js";
 import { loadOpenSections, saveOpenSections, type SectionName } from "../model/section-memory.js";
 import { onLinkClick, pathOf, type Route } from "./router.js";
 
@@ -16,7 +23,13 @@ function loadOrder(): SidebarOrder {
   }
 }
 
-function ThreadRow(props: { readonly thread: ThreadShell; readonly children: readonly ThreadShell[]; readonly pending: number; readonly current: boolean; readonly nowMs: number }) {
+function ThreadRow(props: {
+  readonly thread: ThreadShell;
+  readonly children: readonly ThreadShell[];
+  readonly pending: number;
+  readonly current: boolean;
+  readonly nowMs: number;
+}) {
   const { thread } = props;
   const badge = badgeOf(thread, props.children, props.pending);
   const route = { page: "thread", threadId: thread.threadId } as const;
@@ -36,7 +49,9 @@ function ThreadRow(props: { readonly thread: ThreadShell; readonly children: rea
             {thread.providerInstanceId}
             {thread.model !== null ? ` · ${thread.model}` : ""}
           </span>
-          <span class="when" title={`last activity ${thread.updatedAt}`}>{relativeTime(thread.updatedAt, props.nowMs)}</span>
+          <span class="when" title={`last activity ${thread.updatedAt}`}>
+            {relativeTime(thread.updatedAt, props.nowMs)}
+          </span>
         </span>
       </a>
     </li>
@@ -58,8 +73,15 @@ function Section(props: {
   return (
     <section class="sidebar-section" data-section={props.name}>
       <h3>
-        <button type="button" class="section-toggle" aria-expanded={props.open} aria-controls={id} onClick={props.onToggle}>
-          <span aria-hidden="true">{props.open ? "▾" : "▸"}</span> {props.label} <span class="count">{props.threads.length}</span>
+        <button
+          type="button"
+          class="section-toggle"
+          aria-expanded={props.open}
+          aria-controls={id}
+          onClick={props.onToggle}
+        >
+          <span aria-hidden="true">{props.open ? "▾" : "▸"}</span> {props.label}{" "}
+          <span class="count">{props.threads.length}</span>
         </button>
       </h3>
       {props.open &&
@@ -137,11 +159,21 @@ export function Sidebar(props: {
           <label for="thread-filter" class="visually-hidden">
             Filter threads by title
           </label>
-          <input id="thread-filter" type="search" placeholder="Filter (/)" value={filter} onInput={(event) => setFilter((event.target as HTMLInputElement).value)} />
+          <input
+            id="thread-filter"
+            type="search"
+            placeholder="Filter (/)"
+            value={filter}
+            onInput={(event) => setFilter((event.target as HTMLInputElement).value)}
+          />
           <label for="thread-order" class="visually-hidden">
             Order threads by
           </label>
-          <select id="thread-order" value={order} onChange={(event) => changeOrder((event.target as HTMLSelectElement).value as SidebarOrder)}>
+          <select
+            id="thread-order"
+            value={order}
+            onChange={(event) => changeOrder((event.target as HTMLSelectElement).value as SidebarOrder)}
+          >
             <option value="newest">Newest</option>
             <option value="activity">Recent activity</option>
           </select>
@@ -157,7 +189,11 @@ export function Sidebar(props: {
         )}
         {props.projects.map((project) => {
           const sections = sidebarSections(
-            [...props.threads.values()].filter((thread) => thread.projectId === project.projectId && (needle === "" || thread.title.toLowerCase().includes(needle))),
+            [...props.threads.values()].filter(
+              (thread) =>
+                thread.projectId === project.projectId &&
+                (needle === "" || thread.title.toLowerCase().includes(needle)),
+            ),
           );
           return (
             <div class="project" key={project.projectId} data-project-id={project.projectId}>
@@ -177,7 +213,11 @@ export function Sidebar(props: {
                 )}
               </div>
               <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
-                {sections.main.length === 0 ? <li class="empty">{needle === "" ? "No threads yet" : "No title matches"}</li> : ordered(sections.main, order).map(render)}
+                {sections.main.length === 0 ? (
+                  <li class="empty">{needle === "" ? "No threads yet" : "No title matches"}</li>
+                ) : (
+                  ordered(sections.main, order).map(render)
+                )}
               </ul>
               <Section
                 name="subagents"
@@ -194,7 +234,10 @@ export function Sidebar(props: {
                         <p class="group-parent">
                           under{" "}
                           {group.parent !== null ? (
-                            <a href={pathOf({ page: "thread", threadId: group.parentId })} onClick={onLinkClick({ page: "thread", threadId: group.parentId })}>
+                            <a
+                              href={pathOf({ page: "thread", threadId: group.parentId })}
+                              onClick={onLinkClick({ page: "thread", threadId: group.parentId })}
+                            >
                               {group.parent.title || "Untitled"}
                             </a>
                           ) : (
@@ -207,8 +250,24 @@ export function Sidebar(props: {
                   </>
                 }
               />
-              <Section name="snoozed" label="Snoozed" threads={ordered(sections.snoozed, order)} open={open.snoozed} onToggle={toggle("snoozed")} render={render} projectId={project.projectId} />
-              <Section name="settled" label="Settled" threads={ordered(sections.settled, order)} open={open.settled} onToggle={toggle("settled")} render={render} projectId={project.projectId} />
+              <Section
+                name="snoozed"
+                label="Snoozed"
+                threads={ordered(sections.snoozed, order)}
+                open={open.snoozed}
+                onToggle={toggle("snoozed")}
+                render={render}
+                projectId={project.projectId}
+              />
+              <Section
+                name="settled"
+                label="Settled"
+                threads={ordered(sections.settled, order)}
+                open={open.settled}
+                onToggle={toggle("settled")}
+                render={render}
+                projectId={project.projectId}
+              />
             </div>
           );
         })}

@@ -3,7 +3,10 @@ import { signIn } from "../api/client.js";
 import { ApiError, type SessionView } from "../api/types.js";
 
 /** Sign-in: paste a token once. The link `switchyard ui` prints signs in on its own. */
-export function SignIn(props: { readonly onSignedIn: (session: SessionView) => void; readonly problem: string | null }) {
+export function SignIn(props: {
+  readonly onSignedIn: (session: SessionView) => void;
+  readonly problem: string | null;
+}) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(props.problem);
   const [busy, setBusy] = useState(false);
@@ -25,10 +28,19 @@ export function SignIn(props: { readonly onSignedIn: (session: SessionView) => v
       <form onSubmit={submit} class="card">
         <h1 id="sign-in-title">Switchyard</h1>
         <p>
-          Sign in with a token from <code>switchyard token issue</code>, or open the link <code>switchyard ui</code> prints.
+          Sign in with a token from <code>switchyard token issue</code>, or open the link <code>switchyard ui</code>{" "}
+          prints.
         </p>
         <label for="token">Token</label>
-        <input id="token" name="token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          required
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+        />
         {error !== null && (
           <p class="error" role="alert">
             {error}
@@ -37,7 +49,10 @@ export function SignIn(props: { readonly onSignedIn: (session: SessionView) => v
         <button type="submit" disabled={busy || token.trim() === ""}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
-        <p class="hint">The browser keeps an HttpOnly session cookie, and this address a page secret without which the cookie is useless; never the token.</p>
+        <p class="hint">
+          The browser keeps an HttpOnly session cookie, and this address a page secret without which the cookie is
+          useless; never the token.
+        </p>
       </form>
     </main>
   );

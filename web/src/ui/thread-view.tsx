@@ -1,6 +1,16 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { ApiError, type ForkResult, type RemoteTask, type RunView, type SessionView, type ThreadRead, type ThreadShell, type ThreadUsage, type TimelineItem } from "../api/types.js";
+import {
+  ApiError,
+  type ForkResult,
+  type RemoteTask,
+  type RunView,
+  type SessionView,
+  type ThreadRead,
+  type ThreadShell,
+  type ThreadUsage,
+  type TimelineItem,
+} from "../api/types.js";
 import { usageText } from "../model/item-display.js";
 import type { LiveItem } from "../model/live-output.js";
 import { threadActions, type ActionState } from "../model/thread-actions.js";
@@ -41,14 +51,22 @@ function merge(items: readonly TimelineItem[], more: readonly TimelineItem[]): T
 }
 
 /** The window after older items came in at the top: the newest beyond it are let go (and read again on the way down). */
-function keepOldest(items: readonly TimelineItem[], earlierPosition: number | null, laterPosition: number | null): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
+function keepOldest(
+  items: readonly TimelineItem[],
+  earlierPosition: number | null,
+  laterPosition: number | null,
+): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
   if (items.length <= TIMELINE_WINDOW) return { items, earlierPosition, laterPosition };
   const kept = items.slice(0, TIMELINE_WINDOW);
   return { items: kept, earlierPosition, laterPosition: kept[kept.length - 1]!.position };
 }
 
 /** The window after newer items came in at the bottom: the oldest beyond it are let go. */
-function keepNewest(items: readonly TimelineItem[], earlierPosition: number | null, laterPosition: number | null): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
+function keepNewest(
+  items: readonly TimelineItem[],
+  earlierPosition: number | null,
+  laterPosition: number | null,
+): Pick<Timeline, "items" | "earlierPosition" | "laterPosition"> {
   if (items.length <= TIMELINE_WINDOW) return { items, earlierPosition, laterPosition };
   const kept = items.slice(items.length - TIMELINE_WINDOW);
   return { items: kept, earlierPosition: kept[0]!.position, laterPosition };
@@ -86,9 +104,21 @@ function LiveEntry(props: { readonly live: LiveItem }) {
 }
 
 /** A thread action's button, disabled (saying why) when the thread's state gives it nothing to do. */
-function ActionButton(props: { readonly label: string; readonly state: ActionState; readonly onClick: () => void; readonly hint?: string; readonly quiet?: boolean }) {
+function ActionButton(props: {
+  readonly label: string;
+  readonly state: ActionState;
+  readonly onClick: () => void;
+  readonly hint?: string;
+  readonly quiet?: boolean;
+}) {
   return (
-    <button type="button" class={props.quiet === true ? "quiet" : undefined} onClick={props.onClick} disabled={!props.state.enabled} title={props.state.why ?? props.hint}>
+    <button
+      type="button"
+      class={props.quiet === true ? "quiet" : undefined}
+      onClick={props.onClick}
+      disabled={!props.state.enabled}
+      title={props.state.why ?? props.hint}
+    >
       {props.label}
     </button>
   );
@@ -96,7 +126,10 @@ function ActionButton(props: { readonly label: string; readonly state: ActionSta
 
 /** What a new fork's page says first: how its conversation travelled. */
 function forkNotice(fork: ForkResult, sourceTitle: string): string {
-  const how = fork.strategy === "native" ? "the provider copied the conversation" : `the conversation goes with its first message as context (${fork.reason})`;
+  const how =
+    fork.strategy === "native"
+      ? "the provider copied the conversation"
+      : `the conversation goes with its first message as context (${fork.reason})`;
   return `Forked from "${sourceTitle || "Untitled"}": ${how}. Send a message to continue.`;
 }
 
@@ -155,7 +188,9 @@ export function ThreadView(props: {
         readRunsAndUsage(read);
         void workspace.refreshThread(threadId);
       })
-      .catch((failure: unknown) => !cancelled && setError(failure instanceof ApiError ? failure.message : String(failure)));
+      .catch(
+        (failure: unknown) => !cancelled && setError(failure instanceof ApiError ? failure.message : String(failure)),
+      );
     return () => {
       cancelled = true;
     };
@@ -168,7 +203,13 @@ export function ThreadView(props: {
     void api<ThreadRead>("GET", `${path}${query({ view, limit: 200, afterPosition: after })}`).then((read) => {
       readRunsAndUsage(read);
       setTimeline((current) => {
-        if (current === null || current.threadId !== threadId || current.view !== view || current.laterPosition !== null) return current;
+        if (
+          current === null ||
+          current.threadId !== threadId ||
+          current.view !== view ||
+          current.laterPosition !== null
+        )
+          return current;
         return { ...current, ...keepNewest(merge(current.items, read.items), current.earlierPosition, null) };
       });
     });
@@ -231,10 +272,18 @@ export function ThreadView(props: {
     if (timeline === null || timeline.earlierPosition === null || loading.current) return;
     loading.current = true;
     try {
-      const read = await api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`);
+      const read = await api<ThreadRead>(
+        "GET",
+        `${path}${query({ view, limit: PAGE, beforePosition: timeline.earlierPosition })}`,
+      );
       keepAnchor();
       setTimeline((current) =>
-        current === null || current.threadId !== threadId ? current : { ...current, ...keepOldest(merge(read.items, current.items), read.earlierPosition, current.laterPosition) },
+        current === null || current.threadId !== threadId
+          ? current
+          : {
+              ...current,
+              ...keepOldest(merge(read.items, current.items), read.earlierPosition, current.laterPosition),
+            },
       );
     } finally {
       loading.current = false;
@@ -245,12 +294,18 @@ export function ThreadView(props: {
     if (timeline === null || timeline.laterPosition === null || loading.current) return;
     loading.current = true;
     try {
-      const read = await api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, afterPosition: timeline.laterPosition })}`);
+      const read = await api<ThreadRead>(
+        "GET",
+        `${path}${query({ view, limit: PAGE, afterPosition: timeline.laterPosition })}`,
+      );
       keepAnchor();
       setTimeline((current) => {
         if (current === null || current.threadId !== threadId) return current;
         const last = read.items[read.items.length - 1]?.position ?? current.laterPosition;
-        return { ...current, ...keepNewest(merge(current.items, read.items), current.earlierPosition, read.hasMore ? last : null) };
+        return {
+          ...current,
+          ...keepNewest(merge(current.items, read.items), current.earlierPosition, read.hasMore ? last : null),
+        };
       });
     } finally {
       loading.current = false;
@@ -268,7 +323,8 @@ export function ThreadView(props: {
 
   const act = async (action: "stop" | "interrupt" | "resume" | "settle" | "revive") => {
     try {
-      if (action === "settle" || action === "revive") await api("POST", `/threads/${encodeURIComponent(threadId)}/settled`, { settled: action === "settle" });
+      if (action === "settle" || action === "revive")
+        await api("POST", `/threads/${encodeURIComponent(threadId)}/settled`, { settled: action === "settle" });
       else await api("POST", `/threads/${encodeURIComponent(threadId)}/${action}`, {});
       setActionOutcome({
         text: {
@@ -302,7 +358,9 @@ export function ThreadView(props: {
   const fork = async () => {
     setForking(true);
     try {
-      const forked = await api<ForkResult>("POST", `/threads/${encodeURIComponent(threadId)}/fork`, { clientRequestId: `ui-${crypto.randomUUID()}` });
+      const forked = await api<ForkResult>("POST", `/threads/${encodeURIComponent(threadId)}/fork`, {
+        clientRequestId: `ui-${crypto.randomUUID()}`,
+      });
       props.onOpened(forked.thread.threadId, forkNotice(forked, thread?.title ?? ""));
     } catch (failure) {
       setActionOutcome({ text: failure instanceof ApiError ? failure.message : String(failure), failed: true });
@@ -318,10 +376,19 @@ export function ThreadView(props: {
     );
   }
   const ancestors = ancestorsOf(workspace.threads, thread);
-  const source = thread.relationship === "fork" && thread.parentThreadId !== null ? (workspace.threads.get(thread.parentThreadId) ?? null) : null;
+  const source =
+    thread.relationship === "fork" && thread.parentThreadId !== null
+      ? (workspace.threads.get(thread.parentThreadId) ?? null)
+      : null;
   const canOperate = props.session.verbs.includes("operate");
-  const pendingHere = [...workspace.requests.values()].filter((request) => request.threadId === threadId).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
-  const badge = badgeOf(thread, childrenOf(workspace.threads.values(), thread.threadId), props.pending.get(thread.threadId) ?? 0);
+  const pendingHere = [...workspace.requests.values()]
+    .filter((request) => request.threadId === threadId)
+    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+  const badge = badgeOf(
+    thread,
+    childrenOf(workspace.threads.values(), thread.threadId),
+    props.pending.get(thread.threadId) ?? 0,
+  );
   const actions = threadActions(thread, pendingHere.length);
   const latestRun = runs[0];
   stopAction.current = () => {
@@ -374,18 +441,30 @@ export function ThreadView(props: {
             <RelativeTime iso={thread.createdAt} nowMs={now} prefix="started " />
             {latestRun !== undefined && typeof latestRun.startedAt === "string" && (
               <span class="run-elapsed" data-run-elapsed title="How long its latest run has been (or was) at work">
-                run {latestRun.ordinal}: {elapsed(latestRun.startedAt, typeof latestRun.endedAt === "string" ? Date.parse(latestRun.endedAt) : now)}
+                run {latestRun.ordinal}:{" "}
+                {elapsed(
+                  latestRun.startedAt,
+                  typeof latestRun.endedAt === "string" ? Date.parse(latestRun.endedAt) : now,
+                )}
                 {isActive(thread) ? " so far" : ""}
               </span>
             )}
             {usage !== null && (
-              <span class="tree-usage" data-tree-usage title="This thread and every agent under it: tokens as providers reported them; cost reported, else estimated from the price table, else unpriced">
+              <span
+                class="tree-usage"
+                data-tree-usage
+                title="This thread and every agent under it: tokens as providers reported them; cost reported, else estimated from the price table, else unpriced"
+              >
                 tree: {usageText(usage)}
               </span>
             )}
             {thread.relationship === "attached" && (
               <span class="attached-note" data-attached>
-                attached: {thread.attached?.client ? `${thread.attached.client.name} ${thread.attached.client.version}` : "an outside agent"}, running outside Switchyard
+                attached:{" "}
+                {thread.attached?.client
+                  ? `${thread.attached.client.name} ${thread.attached.client.version}`
+                  : "an outside agent"}
+                , running outside Switchyard
               </span>
             )}
             {thread.stopped === true && (
@@ -409,7 +488,13 @@ export function ThreadView(props: {
           <div class="thread-actions" role="toolbar" aria-label="Thread actions">
             <div class="view-switch" role="group" aria-label="Timeline view">
               {(["messages", "activity"] as const).map((name) => (
-                <button key={name} type="button" aria-pressed={view === name} onClick={() => setView(name)} title={name === "messages" ? "What was said" : "Also tool calls, reasoning, sub-agents and requests"}>
+                <button
+                  key={name}
+                  type="button"
+                  aria-pressed={view === name}
+                  onClick={() => setView(name)}
+                  title={name === "messages" ? "What was said" : "Also tool calls, reasoning, sub-agents and requests"}
+                >
                   {name === "messages" ? "Messages" : "Activity"}
                 </button>
               ))}
@@ -418,21 +503,54 @@ export function ThreadView(props: {
               <>
                 {/* What a person reaches for while it runs, apart from the quieter housekeeping. */}
                 <div class="action-group primary-actions" role="group" aria-label="Run control">
-                  <ActionButton label="Stop" state={actions.stop} onClick={() => void act("stop")} hint="Interrupts the turn and holds queued runs (Ctrl+.)" />
-                  <ActionButton label="Interrupt" state={actions.interrupt} onClick={() => void act("interrupt")} hint="Interrupts the turn; queued runs still start" />
-                  <ActionButton label="Resume" state={actions.resume} onClick={() => void act("resume")} hint="Starts the runs Stop held" />
+                  <ActionButton
+                    label="Stop"
+                    state={actions.stop}
+                    onClick={() => void act("stop")}
+                    hint="Interrupts the turn and holds queued runs (Ctrl+.)"
+                  />
+                  <ActionButton
+                    label="Interrupt"
+                    state={actions.interrupt}
+                    onClick={() => void act("interrupt")}
+                    hint="Interrupts the turn; queued runs still start"
+                  />
+                  <ActionButton
+                    label="Resume"
+                    state={actions.resume}
+                    onClick={() => void act("resume")}
+                    hint="Starts the runs Stop held"
+                  />
                 </div>
                 <div class="action-group secondary-actions" role="group" aria-label="Thread">
                   <button type="button" class="quiet" onClick={() => setRenaming(true)} disabled={renaming}>
                     Rename
                   </button>
-                  <button type="button" class="quiet" onClick={() => void fork()} disabled={forking} title="A new thread that continues this conversation">
+                  <button
+                    type="button"
+                    class="quiet"
+                    onClick={() => void fork()}
+                    disabled={forking}
+                    title="A new thread that continues this conversation"
+                  >
                     Fork
                   </button>
                   {thread.settledAt ? (
-                    <ActionButton label="Revive" state={actions.revive} onClick={() => void act("revive")} quiet hint="Back to the main list" />
+                    <ActionButton
+                      label="Revive"
+                      state={actions.revive}
+                      onClick={() => void act("revive")}
+                      quiet
+                      hint="Back to the main list"
+                    />
                   ) : (
-                    <ActionButton label="Settle" state={actions.settle} onClick={() => void act("settle")} quiet hint="Its work is done: move it to Settled" />
+                    <ActionButton
+                      label="Settle"
+                      state={actions.settle}
+                      onClick={() => void act("settle")}
+                      quiet
+                      hint="Its work is done: move it to Settled"
+                    />
                   )}
                 </div>
               </>
@@ -456,14 +574,22 @@ export function ThreadView(props: {
             </button>
           )}
           {error !== null && <p class="error">{error}</p>}
-          {timeline === null ? <p class="hint">Loading…</p> : timeline.items.length === 0 && live.length === 0 ? <p class="empty">Nothing here yet.</p> : null}
+          {timeline === null ? (
+            <p class="hint">Loading…</p>
+          ) : timeline.items.length === 0 && live.length === 0 ? (
+            <p class="empty">Nothing here yet.</p>
+          ) : null}
           <ol class="items">
             {timeline?.items.map((item) => (
               <TimelineEntry key={item.itemId} threadId={threadId} item={item} nowMs={now} />
             ))}
             {timeline?.laterPosition === null &&
               live
-                .filter((entry) => (view === "activity" || entry.kind === "assistant_message") && !timeline.items.some((item) => item.itemId === entry.itemId))
+                .filter(
+                  (entry) =>
+                    (view === "activity" || entry.kind === "assistant_message") &&
+                    !timeline.items.some((item) => item.itemId === entry.itemId),
+                )
                 .map((entry) => <LiveEntry key={entry.itemId} live={entry} />)}
           </ol>
           {timeline !== null && timeline.laterPosition !== null && (

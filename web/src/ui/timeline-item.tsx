@@ -1,7 +1,15 @@
 import { useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { ApiError, type ThreadItemPart, type TimelineItem } from "../api/types.js";
-import { argumentsText, commandLine, diffLines, durationText, firstLines, looksLikeDiff, OUTPUT_PREVIEW_LINES } from "../model/item-display.js";
+import {
+  argumentsText,
+  commandLine,
+  diffLines,
+  durationText,
+  firstLines,
+  looksLikeDiff,
+  OUTPUT_PREVIEW_LINES,
+} from "../model/item-display.js";
 import { Markdown } from "./markdown.js";
 import { RelativeTime } from "./relative-time.js";
 
@@ -9,7 +17,10 @@ import { RelativeTime } from "./relative-time.js";
 async function readWhole(threadId: string, itemId: string, part: "text" | "output" | "input"): Promise<string> {
   let text = "";
   for (let offset: number | null = 0, pages = 0; offset !== null && pages < 100; pages += 1) {
-    const page: ThreadItemPart = await api("GET", `/threads/${encodeURIComponent(threadId)}/items/${encodeURIComponent(itemId)}${query({ part, offset })}`);
+    const page: ThreadItemPart = await api(
+      "GET",
+      `/threads/${encodeURIComponent(threadId)}/items/${encodeURIComponent(itemId)}${query({ part, offset })}`,
+    );
     text += page.text;
     offset = page.nextOffset ?? null;
   }
@@ -19,7 +30,10 @@ async function readWhole(threadId: string, itemId: string, part: "text" | "outpu
 /** A part the thread read cut short, and a button that reads it whole. */
 function useWhole(threadId: string, itemId: string, part: "text" | "output" | "input") {
   const [whole, setWhole] = useState<string | null>(null);
-  const [state, setState] = useState<{ readonly busy: boolean; readonly error: string | null }>({ busy: false, error: null });
+  const [state, setState] = useState<{ readonly busy: boolean; readonly error: string | null }>({
+    busy: false,
+    error: null,
+  });
   const load = async () => {
     setState({ busy: true, error: null });
     try {
@@ -33,9 +47,14 @@ function useWhole(threadId: string, itemId: string, part: "text" | "output" | "i
 }
 
 /** One timeline entry, as a person reads it: messages as markdown, tool calls as cards, reasoning folded. */
-export function TimelineEntry(props: { readonly threadId: string; readonly item: TimelineItem; readonly nowMs: number }) {
+export function TimelineEntry(props: {
+  readonly threadId: string;
+  readonly item: TimelineItem;
+  readonly nowMs: number;
+}) {
   const { item } = props;
-  if (item.kind === "user_message" || item.kind === "assistant_message" || item.kind === "proposed_plan") return <MessageEntry {...props} />;
+  if (item.kind === "user_message" || item.kind === "assistant_message" || item.kind === "proposed_plan")
+    return <MessageEntry {...props} />;
   if (item.kind === "tool_call") return <ToolCallCard {...props} />;
   if (item.kind === "reasoning") return <ReasoningEntry {...props} />;
   const who = item.kind.replace(/_/g, " ");
@@ -57,7 +76,11 @@ function MessageEntry(props: { readonly threadId: string; readonly item: Timelin
   const who = item.role ?? (item.kind === "proposed_plan" ? "plan" : item.kind.replace(/_/g, " "));
   const text = whole.whole ?? item.text;
   return (
-    <li class={`item item-${item.role ?? "activity"} kind-${item.kind}`} data-position={item.position} data-item-id={item.itemId}>
+    <li
+      class={`item item-${item.role ?? "activity"} kind-${item.kind}`}
+      data-position={item.position}
+      data-item-id={item.itemId}
+    >
       <div class="item-head">
         <span class="item-who">{who}</span>
         {item.details.partial === true && <span class="hint">cut off when its turn ended</span>}
@@ -84,7 +107,8 @@ function ReasoningEntry(props: { readonly item: TimelineItem; readonly nowMs: nu
     <li class="item item-activity kind-reasoning" data-position={item.position} data-item-id={item.itemId}>
       <details class="reasoning">
         <summary>
-          <span class="item-who">reasoning</span> <span class="hint">{firstLines(item.text, 1).shown.slice(0, 80)}</span>
+          <span class="item-who">reasoning</span>{" "}
+          <span class="hint">{firstLines(item.text, 1).shown.slice(0, 80)}</span>
         </summary>
         <div class="item-text plain">{item.text}</div>
       </details>
@@ -106,7 +130,12 @@ function ToolCallCard(props: { readonly threadId: string; readonly item: Timelin
   const outputCut = details.outputTruncated === true;
   const running = item.status === "in_progress";
   return (
-    <li class={`item tool-card tool-${toolKind} status-${item.status}`} data-position={item.position} data-item-id={item.itemId} data-tool-kind={toolKind}>
+    <li
+      class={`item tool-card tool-${toolKind} status-${item.status}`}
+      data-position={item.position}
+      data-item-id={item.itemId}
+      data-tool-kind={toolKind}
+    >
       <div class="item-head">
         <span class="tool-name" title={typeof details.server === "string" ? `MCP server ${details.server}` : undefined}>
           {name}
@@ -141,7 +170,15 @@ function ToolCallCard(props: { readonly threadId: string; readonly item: Timelin
           {args !== null && <ToolArguments threadId={props.threadId} item={item} text={args} />}
         </>
       )}
-      {output !== null && output !== "" && <ToolOutput threadId={props.threadId} item={item} preview={output} cut={outputCut} diff={toolKind === "file_change" || looksLikeDiff(output)} />}
+      {output !== null && output !== "" && (
+        <ToolOutput
+          threadId={props.threadId}
+          item={item}
+          preview={output}
+          cut={outputCut}
+          diff={toolKind === "file_change" || looksLikeDiff(output)}
+        />
+      )}
     </li>
   );
 }
@@ -165,11 +202,18 @@ function ToolArguments(props: { readonly threadId: string; readonly item: Timeli
 }
 
 /** A tool's output: its first lines, all of what the read carried on request, the whole stored output through the item read. */
-function ToolOutput(props: { readonly threadId: string; readonly item: TimelineItem; readonly preview: string; readonly cut: boolean; readonly diff: boolean }) {
+function ToolOutput(props: {
+  readonly threadId: string;
+  readonly item: TimelineItem;
+  readonly preview: string;
+  readonly cut: boolean;
+  readonly diff: boolean;
+}) {
   const [expanded, setExpanded] = useState(false);
   const whole = useWhole(props.threadId, props.item.itemId, "output");
   const text = whole.whole ?? (props.cut ? props.preview.replace(/…$/, "") : props.preview);
-  const { shown, hidden } = expanded || whole.whole !== null ? { shown: text, hidden: 0 } : firstLines(text, OUTPUT_PREVIEW_LINES);
+  const { shown, hidden } =
+    expanded || whole.whole !== null ? { shown: text, hidden: 0 } : firstLines(text, OUTPUT_PREVIEW_LINES);
   const total = typeof props.item.details.outputChars === "number" ? props.item.details.outputChars : text.length;
   return (
     <div class="tool-output">
@@ -194,7 +238,13 @@ function ToolOutput(props: { readonly threadId: string; readonly item: TimelineI
           </button>
         )}
         {props.cut && whole.whole === null && (
-          <button type="button" class="link-button" data-read-whole disabled={whole.busy} onClick={() => void whole.load()}>
+          <button
+            type="button"
+            class="link-button"
+            data-read-whole
+            disabled={whole.busy}
+            onClick={() => void whole.load()}
+          >
             {whole.busy ? "Reading…" : `Show the whole output (${total.toLocaleString("en")} characters)`}
           </button>
         )}

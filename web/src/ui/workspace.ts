@@ -1,7 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { followEvents, type StreamState } from "../api/event-stream.js";
-import type { DelegatedTask, OutputDelta, PendingRequest, Project, StreamFrame, ThreadList, ThreadRead, ThreadShell } from "../api/types.js";
+import type {
+  DelegatedTask,
+  OutputDelta,
+  PendingRequest,
+  Project,
+  StreamFrame,
+  ThreadList,
+  ThreadRead,
+  ThreadShell,
+} from "../api/types.js";
 import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
 
 /** How many threads of a project the sidebar loads, a page at a time. */
@@ -80,7 +89,10 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     if (running !== undefined) return running;
     const read = (async () => {
       try {
-        const result = await api<ThreadRead>("GET", `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`);
+        const result = await api<ThreadRead>(
+          "GET",
+          `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`,
+        );
         setThreads((map) => withEntry(map, threadId, result.thread));
         // A thread in a project added elsewhere (another tab, the CLI): projects have no events of their own.
         if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects();
@@ -98,7 +110,10 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
 
   const refreshRequests = useCallback(async (threadId: string) => {
     try {
-      const { requests: listed } = await api<{ requests: PendingRequest[] }>("GET", `/threads/${encodeURIComponent(threadId)}/pending-requests`);
+      const { requests: listed } = await api<{ requests: PendingRequest[] }>(
+        "GET",
+        `/threads/${encodeURIComponent(threadId)}/pending-requests`,
+      );
       setRequests((map) => {
         const next = new Map([...map].filter(([, request]) => request.threadId !== threadId));
         for (const request of listed) if (request.status === "pending") next.set(request.requestId, request);
@@ -182,7 +197,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           const workspace = data.workspace as DelegatedTask["changes"];
           if (workspace === undefined) break;
           setTasks((map) => {
-            for (const [taskId, task] of map) if (task.childThreadId === event.threadId) return withEntry(map, taskId, { ...task, changes: workspace });
+            for (const [taskId, task] of map)
+              if (task.childThreadId === event.threadId) return withEntry(map, taskId, { ...task, changes: workspace });
             return map;
           });
           break;
@@ -211,12 +227,17 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         setProjects(listed);
         const loaded = new Map<string, ThreadShell>();
         // Each project's first page says how many there are; the rest are read together.
-        const page = (projectId: string, offset: number) => api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
+        const page = (projectId: string, offset: number) =>
+          api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
         await Promise.all(
           listed.map(async (project) => {
             const first = await page(project.projectId, 0);
             const pages = Math.min(MAX_THREAD_PAGES, Math.ceil(first.total / THREAD_PAGE));
-            const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, index) => page(project.projectId, (index + 1) * THREAD_PAGE)));
+            const rest = await Promise.all(
+              Array.from({ length: Math.max(0, pages - 1) }, (_, index) =>
+                page(project.projectId, (index + 1) * THREAD_PAGE),
+              ),
+            );
             for (const list of [first, ...rest]) for (const thread of list.threads) loaded.set(thread.threadId, thread);
           }),
         );
@@ -225,7 +246,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         setLoading(false);
         // Questions and approvals wait in threads whose run is waiting.
         for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
-        for (const thread of loaded.values()) if (thread.delegatedTaskId !== null) void refreshTask(thread.delegatedTaskId);
+        for (const thread of loaded.values())
+          if (thread.delegatedTaskId !== null) void refreshTask(thread.delegatedTaskId);
       } catch (failure) {
         if (!cancelled) {
           setError((failure as Error).message);
@@ -249,5 +271,20 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
-  return { loading, error, projects, threads, requests, tasks, lastReplies, stream, timelineVersions, liveOutput, remoteTaskVersions, refreshThread, refreshRequests, reloadProjects };
+  return {
+    loading,
+    error,
+    projects,
+    threads,
+    requests,
+    tasks,
+    lastReplies,
+    stream,
+    timelineVersions,
+    liveOutput,
+    remoteTaskVersions,
+    refreshThread,
+    refreshRequests,
+    reloadProjects,
+  };
 }

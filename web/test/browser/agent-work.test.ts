@@ -10,7 +10,15 @@ import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { ReachGrants } from "../../../core/src/services/reach/reach-grants.js";
 import { ReachLinks } from "../../../core/src/services/reach/reach-links.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { browserRequired, CHROMIUM, chromiumInstalled, type PageGlobals, screenshotVariants, seriousViolations, signInWithToken } from "./browser-support.js";
+import {
+  browserRequired,
+  CHROMIUM,
+  chromiumInstalled,
+  type PageGlobals,
+  screenshotVariants,
+  seriousViolations,
+  signInWithToken,
+} from "./browser-support.js";
 
 /** An answer an agent might write: headings, a list, a table, code, links, an image, and HTML that must stay text. */
 const MARKDOWN_ANSWER = [
@@ -60,7 +68,13 @@ if (!chromiumInstalled && !browserRequired) {
     let page: Page;
     const UI_WAIT = { timeout: 20_000 };
     const start = async (title: string, prompt: string, extra: Record<string, unknown> = {}) => {
-      const created = await ok(router.post("/threads", { projectId: a.projectId, threads: [{ title, prompt, target: { providerInstanceId: "alpha" }, ...extra }] }), 201);
+      const created = await ok(
+        router.post("/threads", {
+          projectId: a.projectId,
+          threads: [{ title, prompt, target: { providerInstanceId: "alpha" }, ...extra }],
+        }),
+        201,
+      );
       return created.threads[0].thread.threadId as string;
     };
     const open = async (threadId: string, title: string) => {
@@ -69,20 +83,42 @@ if (!chromiumInstalled && !browserRequired) {
     };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       // B (127.0.0.3) is linked on A as "mac": a child delegated there is in A's tree.
       [a, b] = await Promise.all([McpLab.start(), McpLab.start({ listen: { host: "127.0.0.3" } })]);
-      const issued = b.host.container.resolve(ReachGrants).issue({ for: "linux", projects: "*", verbs: ["read", "delegate", "cancel"], maxRuntimeMode: "full-access", ttlMs: 3_600_000 });
+      const issued = b.host.container.resolve(ReachGrants).issue({
+        for: "linux",
+        projects: "*",
+        verbs: ["read", "delegate", "cancel"],
+        maxRuntimeMode: "full-access",
+        ttlMs: 3_600_000,
+      });
       a.host.container.resolve(ReachLinks).add({ name: "mac", url: b.server.url, secret: issued.secret });
-      const operator = a.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }).token;
+      const operator = a.registry.issueClientToken({
+        ttlMs: 3_600_000,
+        capabilities: ["orchestration:operate"],
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+      }).token;
       router = new ApiClient(a.server.apiUrl, operator);
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
       // axe-core is injected, which the CSP would refuse; the app runs under it in the other browser tests.
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true, permissions: ["clipboard-read", "clipboard-write"] });
+      context = await browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        bypassCSP: true,
+        permissions: ["clipboard-read", "clipboard-write"],
+      });
       page = await context.newPage();
       page.on("pageerror", (error) => console.error("page error:", error));
-      const person = a.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read", "orchestration:operate", "orchestration:approve"], ceiling: { runtimeMode: "full-access", interactionMode: "default" } }).token;
+      const person = a.registry.issueClientToken({
+        ttlMs: 3_600_000,
+        capabilities: ["orchestration:read", "orchestration:operate", "orchestration:approve"],
+        ceiling: { runtimeMode: "full-access", interactionMode: "default" },
+      }).token;
       await signInWithToken(page, a.server.url, person);
       await page.locator(".verbs").filter({ hasText: "operate" }).waitFor(UI_WAIT);
     });
@@ -124,7 +160,9 @@ if (!chromiumInstalled && !browserRequired) {
       await screenshotVariants(page, "thread-activity");
       // Folded: the first lines, and the rest on demand.
       const shown = await long.locator(".tool-output pre").innerText();
-      expect(shown.split("\n").filter((line) => line !== "")).toEqual(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`));
+      expect(shown.split("\n").filter((line) => line !== "")).toEqual(
+        Array.from({ length: 12 }, (_, i) => `line ${i + 1}`),
+      );
       await long.getByRole("button", { name: /Show the whole output \([\d,]+ characters\)/ }).click();
       await long.locator(".tool-output pre").filter({ hasText: "line 400" }).waitFor(UI_WAIT);
       const whole = await long.locator(".tool-output pre").innerText();
@@ -139,7 +177,6 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await diff.locator(".tool-title").innerText()).toBe("src/app.ts");
       expect((await diff.locator(".diff-add").innerText()).trim()).toBe("+const a = 2;");
       expect((await diff.locator(".diff-remove").innerText()).trim()).toBe("-const a = 1;");
-
     });
 
     it("renders a markdown answer with a copyable code block, a table and safe links; raw HTML stays text and no remote image loads", async () => {
@@ -153,11 +190,24 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await answer.locator("table td").allInnerTexts()).toEqual(["src/app.ts", "unset a"]);
       expect(await answer.locator(".code-block .code-lang").innerText()).toBe("ts");
       await answer.getByRole("button", { name: "Copy ts block" }).click();
-      await answer.locator(".code-block .copy").filter({ hasText: /^Copied/ }).waitFor(UI_WAIT);
-      expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe("const a = 2;");
+      await answer
+        .locator(".code-block .copy")
+        .filter({ hasText: /^Copied/ })
+        .waitFor(UI_WAIT);
+      expect(
+        await page.evaluate(() =>
+          (
+            globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+          ).navigator.clipboard.readText(),
+        ),
+      ).toBe("const a = 2;");
       // Only http(s) links are links, and they open elsewhere without this page as their opener.
       const docs = answer.getByRole("link", { name: "the docs" });
-      expect([await docs.getAttribute("href"), await docs.getAttribute("target"), await docs.getAttribute("rel")]).toEqual(["https://example.com/docs", "_blank", "noopener noreferrer nofollow"]);
+      expect([
+        await docs.getAttribute("href"),
+        await docs.getAttribute("target"),
+        await docs.getAttribute("rel"),
+      ]).toEqual(["https://example.com/docs", "_blank", "noopener noreferrer nofollow"]);
       expect(await answer.locator('a[href^="javascript"]').count()).toBe(0);
       expect(await answer.getByText("this", { exact: true }).count()).toBe(1);
       // No image is fetched into the page: it is a link the person may open.
@@ -171,7 +221,10 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("streams a reply as it is written, before anything is stored, and replaces it with the message once complete", async () => {
-      const threadId = await start("draft the plan", "@@say Drafting **the plan**: @@gate stream-hold @@say step one, @@gate stream-more @@reply step two.");
+      const threadId = await start(
+        "draft the plan",
+        "@@say Drafting **the plan**: @@gate stream-hold @@say step one, @@gate stream-more @@reply step two.",
+      );
       await open(threadId, "draft the plan");
       await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
       const streaming = page.locator(".item-assistant[data-streaming]");
@@ -183,14 +236,22 @@ if (!chromiumInstalled && !browserRequired) {
       releaseGate(a.t.gateDir, "stream-hold");
       await streaming.filter({ hasText: "Drafting the plan: step one," }).waitFor(UI_WAIT);
       releaseGate(a.t.gateDir, "stream-more");
-      await page.locator(".item-assistant:not([data-streaming])").filter({ hasText: "Drafting the plan: step one, step two." }).waitFor(UI_WAIT);
+      await page
+        .locator(".item-assistant:not([data-streaming])")
+        .filter({ hasText: "Drafting the plan: step one, step two." })
+        .waitFor(UI_WAIT);
       expect(await page.locator("[data-streaming]").count()).toBe(0);
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
     });
 
     it("shows a thread's whole tree (a grandchild, a child on a linked environment) with usage at each node, groups Subagents under their parents, and stops a subtree", async () => {
       const lead = await a.liveAgent({ title: "release lead" });
-      const grandchildTask = JSON.stringify({ task: "@@usage in=40 out=10 @@gate grandchild-hold @@reply notes checked", title: "check the notes", target: { providerInstanceId: "beta" }, mode: "async" });
+      const grandchildTask = JSON.stringify({
+        task: "@@usage in=40 out=10 @@gate grandchild-hold @@reply notes checked",
+        title: "check the notes",
+        target: { providerInstanceId: "beta" },
+        mode: "async",
+      });
       const child = await mustCall<{ taskId: string; childThreadId: string }>(lead.client, "delegate_task", {
         task: `@@tool delegate_task ${grandchildTask} @@usage in=100 out=20 @@gate child-hold @@reply docs done`,
         title: "write the docs",
@@ -206,38 +267,63 @@ if (!chromiumInstalled && !browserRequired) {
       });
       await untilGatesReached(a.t.gateDir, ["child-hold", "grandchild-hold"]);
       await untilGatesReached(b.t.gateDir, ["mac-build"]);
-      const grandchildId = a.host.store.select("thread", "json_extract(data, '$.lineage.parentThreadId') = ?", [child.childThreadId])[0]!.id;
+      const grandchildId = a.host.store.select("thread", "json_extract(data, '$.lineage.parentThreadId') = ?", [
+        child.childThreadId,
+      ])[0]!.id;
 
       await open(lead.threadId, "release lead");
       const childRow = page.locator(`.agents-panel [data-child-thread-id="${child.childThreadId}"]`);
       const grandRow = page.locator(`.agents-panel [data-child-thread-id="${grandchildId}"]`);
       await childRow.locator(".badge").filter({ hasText: "running" }).waitFor(UI_WAIT);
       await grandRow.locator(".badge").filter({ hasText: "running" }).waitFor(UI_WAIT);
-      expect([await childRow.getAttribute("data-depth"), await grandRow.getAttribute("data-depth")]).toEqual(["1", "2"]);
+      expect([await childRow.getAttribute("data-depth"), await grandRow.getAttribute("data-depth")]).toEqual([
+        "1",
+        "2",
+      ]);
       expect(await grandRow.locator(".agent-facts").innerText()).toContain("beta");
       expect(await childRow.locator(".agent-facts").innerText()).toContain("alpha-small");
       const remoteRow = page.locator(`.agents-panel [data-remote-task-id="${remote.taskId}"]`);
       await remoteRow.locator(".badge").filter({ hasText: "running" }).waitFor(UI_WAIT);
       expect(await remoteRow.locator(".agent-where").innerText()).toBe("on mac");
       // In the sidebar, each child is under its parent.
-      await page.locator(`[data-section="subagents"] [data-parent-group="${lead.threadId}"] a[data-thread-id="${child.childThreadId}"]`).waitFor(UI_WAIT);
-      await page.locator(`[data-section="subagents"] [data-parent-group="${child.childThreadId}"] a[data-thread-id="${grandchildId}"]`).waitFor(UI_WAIT);
+      await page
+        .locator(
+          `[data-section="subagents"] [data-parent-group="${lead.threadId}"] a[data-thread-id="${child.childThreadId}"]`,
+        )
+        .waitFor(UI_WAIT);
+      await page
+        .locator(
+          `[data-section="subagents"] [data-parent-group="${child.childThreadId}"] a[data-thread-id="${grandchildId}"]`,
+        )
+        .waitFor(UI_WAIT);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshotVariants(page, "agents-tree");
 
       // Stop the child's subtree: the child and its grandchild stop, the lead and the mac child go on.
       await childRow.getByRole("button", { name: "Stop write the docs and the 1 agents under it" }).click();
       await page.locator("[data-tree-outcome]").filter({ hasText: 'Stopped "write the docs"' }).waitFor(UI_WAIT);
-      await grandRow.locator(".badge").filter({ hasText: /cancelled|interrupted/ }).waitFor(UI_WAIT);
-      await childRow.locator(".badge").filter({ hasText: /cancelled|interrupted/ }).waitFor(UI_WAIT);
-      const statuses = (threadId: string) => a.host.store.select("run", "thread_id = ?", [threadId]).map((run) => run.status);
-      expect(statuses(child.childThreadId).every((status) => status === "cancelled" || status === "interrupted")).toBe(true);
+      await grandRow
+        .locator(".badge")
+        .filter({ hasText: /cancelled|interrupted/ })
+        .waitFor(UI_WAIT);
+      await childRow
+        .locator(".badge")
+        .filter({ hasText: /cancelled|interrupted/ })
+        .waitFor(UI_WAIT);
+      const statuses = (threadId: string) =>
+        a.host.store.select("run", "thread_id = ?", [threadId]).map((run) => run.status);
+      expect(statuses(child.childThreadId).every((status) => status === "cancelled" || status === "interrupted")).toBe(
+        true,
+      );
       expect(statuses(grandchildId).every((status) => status === "cancelled" || status === "interrupted")).toBe(true);
       expect(statuses(lead.threadId)).toEqual(["running"]);
       expect(await remoteRow.locator(".badge").innerText()).toBe("running");
       // What the stopped turns had used is on their rows: tokens, and no price for the scripted models.
       await grandRow.locator("[data-usage]").filter({ hasText: "50 tokens · unpriced" }).waitFor(UI_WAIT);
-      await childRow.locator("[data-usage]").filter({ hasText: /^\d[\d,]* tokens · unpriced/ }).waitFor(UI_WAIT);
+      await childRow
+        .locator("[data-usage]")
+        .filter({ hasText: /^\d[\d,]* tokens · unpriced/ })
+        .waitFor(UI_WAIT);
 
       releaseGate(b.t.gateDir, "mac-build");
       await remoteRow.locator(".badge").filter({ hasText: "completed" }).waitFor(UI_WAIT);
@@ -249,12 +335,19 @@ if (!chromiumInstalled && !browserRequired) {
       await ok(router.get(`/threads/${threadId}/wait`));
       await open(threadId, "keyboard thread");
       await page.getByLabel("Queue").check();
-      expect(await page.locator("[data-mode-explains]").innerText()).toBe("Runs after the work under way ends: the running turn is left alone.");
+      expect(await page.locator("[data-mode-explains]").innerText()).toBe(
+        "Runs after the work under way ends: the running turn is left alone.",
+      );
       await page.getByLabel("Auto").check();
       await page.locator("#composer-text").fill("@@gate keys-hold @@reply stopped?");
       await page.locator("#composer-text").press("Control+Enter");
-      await page.locator("[data-outcome]").filter({ hasText: /^started$/ }).waitFor(UI_WAIT);
-      expect(await page.locator("[data-decision]").innerText()).toBe("You asked auto: The thread is idle, so the message starts a run.");
+      await page
+        .locator("[data-outcome]")
+        .filter({ hasText: /^started$/ })
+        .waitFor(UI_WAIT);
+      expect(await page.locator("[data-decision]").innerText()).toBe(
+        "You asked auto: The thread is idle, so the message starts a run.",
+      );
       await untilGatesReached(a.t.gateDir, ["keys-hold"]);
       await page.locator("[data-thread-status]").filter({ hasText: "running" }).waitFor(UI_WAIT);
       // Ctrl+. works from the composer itself.
@@ -273,7 +366,13 @@ if (!chromiumInstalled && !browserRequired) {
       await help.waitFor({ state: "hidden", ...UI_WAIT });
 
       await page.keyboard.press("/");
-      await page.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === "thread-filter", undefined, UI_WAIT);
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement
+            ?.id === "thread-filter",
+        undefined,
+        UI_WAIT,
+      );
       await page.keyboard.type("keyboard");
       await page.locator(`.main-list a[data-thread-id="${threadId}"]`).waitFor(UI_WAIT);
       expect(await page.locator(`.main-list a[data-thread-id="${workedId}"]`).count()).toBe(0);

@@ -54,10 +54,19 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
   const found = await page.evaluate(async () => {
     const axe = (
       globalThis as unknown as {
-        axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> };
+        axe: {
+          run: (
+            context: unknown,
+            options: unknown,
+          ) => Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
       }
     ).axe;
-    const result = await axe.run((globalThis as unknown as PageGlobals).document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    const result = await axe.run((globalThis as unknown as PageGlobals).document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact,
@@ -73,7 +82,9 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
  * keeping the Cookie header of every request the browser made to it (cookies ignore ports, so
  * it gets every 127.0.0.1 server's cookies).
  */
-export async function startOtherOrigin(html: string): Promise<{ url: string; cookieHeaders: readonly string[]; close: () => Promise<void> }> {
+export async function startOtherOrigin(
+  html: string,
+): Promise<{ url: string; cookieHeaders: readonly string[]; close: () => Promise<void> }> {
   const cookieHeaders: string[] = [];
   const server: Server = createServer((req, res) => {
     if (req.headers.cookie !== undefined) cookieHeaders.push(req.headers.cookie);
@@ -83,7 +94,11 @@ export async function startOtherOrigin(html: string): Promise<{ url: string; coo
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("no port");
-  return { url: `http://127.0.0.1:${address.port}/`, cookieHeaders, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    cookieHeaders,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Where the screenshots the docs show are kept (README, docs/ui.md). */
@@ -105,7 +120,8 @@ export async function screenshotVariants(page: Page, name: string): Promise<stri
       await page.evaluate(() => {
         // The page itself from its top (a narrow layout scrolls the page; the timeline keeps its own place).
         (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0);
-        const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame;
+        const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): void })
+          .requestAnimationFrame;
         return new Promise<void>((resolve) => frame(() => frame(resolve)));
       });
       const file = `${name}-${width}-${scheme}`;
@@ -125,9 +141,16 @@ export async function screenshotVariants(page: Page, name: string): Promise<stri
 export async function signInWithToken(page: Page, serverUrl: string, token: string): Promise<void> {
   await page.goto(serverUrl);
   await page.evaluate(async (secret) => {
-    const response = await fetch("/api/v1/ui/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: secret }) });
+    const response = await fetch("/api/v1/ui/session", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: secret }),
+    });
     if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
-    (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage.setItem("switchyard.pageSecret", ((await response.json()) as { pageSecret: string }).pageSecret);
+    (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage.setItem(
+      "switchyard.pageSecret",
+      ((await response.json()) as { pageSecret: string }).pageSecret,
+    );
   }, token);
   await page.goto(serverUrl);
 }

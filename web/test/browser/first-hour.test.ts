@@ -6,9 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { ApiClient, ok } from "../../../core/test/support/api-client.js";
 import { runCli } from "../../../core/test/support/cli.js";
-import { readRows, ServeProcess, writeHomeConfig, type ServeEndpoint } from "../../../core/test/support/serve-process.js";
+import {
+  readRows,
+  ServeProcess,
+  writeHomeConfig,
+  type ServeEndpoint,
+} from "../../../core/test/support/serve-process.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { browserRequired, CHROMIUM, chromiumInstalled, type PageGlobals, screenshot, seriousViolations } from "./browser-support.js";
+import {
+  browserRequired,
+  CHROMIUM,
+  chromiumInstalled,
+  type PageGlobals,
+  screenshot,
+  seriousViolations,
+} from "./browser-support.js";
 
 if (!chromiumInstalled && !browserRequired) {
   describe.skip(`the web UI's first hour (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium, or set SWITCHYARD_CHROMIUM)`, () => {
@@ -41,8 +53,12 @@ if (!chromiumInstalled && !browserRequired) {
     const NARROW = { width: 420, height: 860 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       root = mkdtempSync(join(tmpdir(), "switchyard-first-hour-"));
       home = join(root, "home");
       gateDir = join(root, "gates");
@@ -54,7 +70,12 @@ if (!chromiumInstalled && !browserRequired) {
           {
             id: "alpha",
             driver: "scripted",
-            options: { gateDir, stateDir: join(root, "state"), models: ["alpha-large", "alpha-small"], modelEfforts: { "alpha-large": ["low", "medium", "high"] } },
+            options: {
+              gateDir,
+              stateDir: join(root, "state"),
+              models: ["alpha-large", "alpha-small"],
+              modelEfforts: { "alpha-large": ["low", "medium", "high"] },
+            },
           },
           // The real Codex plugin, told to use an executable that is not there: doctor says what fixes it.
           { id: "codex", driver: "codex", options: { codexPath: join(root, "no-such-codex") } },
@@ -75,7 +96,11 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     const noSideScroll = () =>
-      page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1);
+      page.evaluate(
+        () =>
+          (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <=
+          (globalThis as unknown as PageGlobals).innerWidth + 1,
+      );
     const action = (name: string) => page.locator(".thread-actions").getByRole("button", { name, exact: true });
 
     it("signs in to an empty server, which says what to do first: add a project, which providers can run work and what fixes the others", async () => {
@@ -97,7 +122,9 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator(".add-provider summary").click();
       expect(await page.locator(".add-provider").innerText()).toContain(join(home, "config.json"));
       await page.getByLabel("Driver").selectOption("claude");
-      expect(JSON.parse(await page.locator(".config-snippet").innerText())).toEqual({ providers: [{ id: "claude", driver: "claude" }] });
+      expect(JSON.parse(await page.locator(".config-snippet").innerText())).toEqual({
+        providers: [{ id: "claude", driver: "claude" }],
+      });
 
       // Nothing can start before there is a project.
       await page.locator(".new-thread-bar [role=note]").filter({ hasText: "Add a project first." }).waitFor(UI_WAIT);
@@ -110,7 +137,11 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
       await page.setViewportSize(WIDE);
       // The same page in dark mode, in another tab of the same session.
-      const dark = await browser.newContext({ colorScheme: "dark", viewport: NARROW, storageState: await person.storageState() });
+      const dark = await browser.newContext({
+        colorScheme: "dark",
+        viewport: NARROW,
+        storageState: await person.storageState(),
+      });
       const darkPage = await dark.newPage();
       await darkPage.goto(endpoint.url);
       await darkPage.locator('[data-provider-id="codex"][data-finding="needs setup"]').waitFor(UI_WAIT);
@@ -124,7 +155,11 @@ if (!chromiumInstalled && !browserRequired) {
       await page.getByRole("button", { name: "Add project" }).click();
       const refusal = page.locator(".add-project [role=alert]");
       await refusal.filter({ hasText: '"code/app" is not an absolute path' }).waitFor(UI_WAIT);
-      expect(await refusal.evaluate((element) => element.classList.contains("error") && !element.classList.contains("outcome"))).toBe(true);
+      expect(
+        await refusal.evaluate(
+          (element) => element.classList.contains("error") && !element.classList.contains("outcome"),
+        ),
+      ).toBe(true);
       expect(await page.locator(".add-project .outcome").count()).toBe(0);
       await path.fill(join(root, "not-made"));
       await page.getByRole("button", { name: "Add project" }).click();
@@ -136,10 +171,16 @@ if (!chromiumInstalled && !browserRequired) {
       await page.getByRole("button", { name: "Add project" }).click();
       await page.locator(".add-project .outcome").filter({ hasText: "Added my app." }).waitFor(UI_WAIT);
       expect(await page.locator(".add-project [role=alert]").count()).toBe(0);
-      const [project] = readRows<{ id: string; name: string; root_path: string }>(home, "SELECT id, name, root_path FROM projects");
+      const [project] = readRows<{ id: string; name: string; root_path: string }>(
+        home,
+        "SELECT id, name, root_path FROM projects",
+      );
       expect(project).toMatchObject({ name: "my app", root_path: folder });
       projectId = project!.id;
-      await page.locator(`.sidebar [data-project-id="${projectId}"] .project-name`).filter({ hasText: "my app" }).waitFor(UI_WAIT);
+      await page
+        .locator(`.sidebar [data-project-id="${projectId}"] .project-name`)
+        .filter({ hasText: "my app" })
+        .waitFor(UI_WAIT);
       expect(await page.locator('[data-step="project"]').getAttribute("data-done")).toBe("true");
     });
 
@@ -157,17 +198,29 @@ if (!chromiumInstalled && !browserRequired) {
       // The session's ceiling (switchyard ui: approval-required) rules out broader modes.
       expect(await composer.getByLabel("Runtime mode").inputValue()).toBe("approval-required");
       expect(await composer.locator('option[value="full-access"]').isDisabled()).toBe(true);
-      expect(await composer.locator('option[value="full-access"]').innerText()).toBe("Full access (above this session's runtime ceiling, approval-required)");
+      expect(await composer.locator('option[value="full-access"]').innerText()).toBe(
+        "Full access (above this session's runtime ceiling, approval-required)",
+      );
       await composer.getByLabel("Title").fill("first thread");
-      const child = { task: "@@gate review-hold @@reply reviewed", title: "reviewer", target: { providerInstanceId: "alpha" }, mode: "wait" };
-      await composer.getByLabel("Prompt").fill(`@@tool delegate_task ${JSON.stringify(child)} @@approve rm -rf build @@effort`);
+      const child = {
+        task: "@@gate review-hold @@reply reviewed",
+        title: "reviewer",
+        target: { providerInstanceId: "alpha" },
+        mode: "wait",
+      };
+      await composer
+        .getByLabel("Prompt")
+        .fill(`@@tool delegate_task ${JSON.stringify(child)} @@approve rm -rf build @@effort`);
       await screenshot(page, "first-hour-composer-1280");
       await composer.getByRole("button", { name: "Start thread" }).click();
 
       // The new thread opens, says what it runs on, and streams.
       await page.locator("#thread-title").filter({ hasText: "first thread" }).waitFor(UI_WAIT);
       firstThreadId = decodeURIComponent(new URL(page.url()).pathname.slice("/threads/".length));
-      await page.locator(".thread-header .outcome").filter({ hasText: "Started on alpha · alpha-large · high · approval-required · default." }).waitFor(UI_WAIT);
+      await page
+        .locator(".thread-header .outcome")
+        .filter({ hasText: "Started on alpha · alpha-large · high · approval-required · default." })
+        .waitFor(UI_WAIT);
       await page.locator(".item-user").filter({ hasText: "@@tool delegate_task" }).waitFor(UI_WAIT);
       const reviewer = page.locator(".agents-panel [data-child-thread-id]").filter({ hasText: "reviewer" });
       await reviewer.locator(".badge").filter({ hasText: "running" }).waitFor(UI_WAIT);
@@ -197,9 +250,9 @@ if (!chromiumInstalled && !browserRequired) {
         interactionMode: "default",
         creationSource: "api",
       });
-      const decisions = readRows<{ data: string }>(home, "SELECT data FROM runtime_requests WHERE thread_id = ?", [firstThreadId]).map(
-        (row) => JSON.parse(row.data) as { status: string },
-      );
+      const decisions = readRows<{ data: string }>(home, "SELECT data FROM runtime_requests WHERE thread_id = ?", [
+        firstThreadId,
+      ]).map((row) => JSON.parse(row.data) as { status: string });
       expect(decisions.map((request) => request.status)).toEqual(["answered"]);
 
       // A finished thread offers nothing to stop, interrupt or resume.
@@ -209,7 +262,10 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("stops a full-access thread from a session whose ceiling is approval-required; Resume, broader than the session, is refused as an error", async () => {
-      const issued = await runCli(["token", "issue", "--json", "--max-runtime-mode", "full-access", "--label", "router", "--home", home], { env: { HOME: root } });
+      const issued = await runCli(
+        ["token", "issue", "--json", "--max-runtime-mode", "full-access", "--label", "router", "--home", home],
+        { env: { HOME: root } },
+      );
       expect(issued.code, issued.stderr).toBe(0);
       const router = new ApiClient(`${endpoint.url}/api/v1`, (JSON.parse(issued.stdout) as { token: string }).token);
       // In a project added on the server's machine meanwhile: projects have no events, the page learns of it from its thread.
@@ -221,7 +277,14 @@ if (!chromiumInstalled && !browserRequired) {
       const created = await ok(
         router.post("/threads", {
           projectId: otherProjectId,
-          threads: [{ title: "broad worker", prompt: "@@gate broad-hold @@reply never", runtimeMode: "full-access", target: { providerInstanceId: "alpha" } }],
+          threads: [
+            {
+              title: "broad worker",
+              prompt: "@@gate broad-hold @@reply never",
+              runtimeMode: "full-access",
+              target: { providerInstanceId: "alpha" },
+            },
+          ],
         }),
         201,
       );
@@ -229,7 +292,9 @@ if (!chromiumInstalled && !browserRequired) {
       expect(created.threads[0].thread.runtimeMode).toBe("full-access");
 
       // It arrives in the sidebar from the event stream, under its new project.
-      await page.locator(`.sidebar [data-project-id="${otherProjectId}"] .main-list a[data-thread-id="${threadId}"]`).click(UI_WAIT);
+      await page
+        .locator(`.sidebar [data-project-id="${otherProjectId}"] .main-list a[data-thread-id="${threadId}"]`)
+        .click(UI_WAIT);
       await page.locator("#thread-title").filter({ hasText: "broad worker" }).waitFor(UI_WAIT);
       await page.locator("[data-thread-status]").filter({ hasText: "running" }).waitFor(UI_WAIT);
       expect(await action("Resume").isDisabled()).toBe(true);
@@ -238,7 +303,11 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator(".thread-header .outcome").filter({ hasText: "Stopped" }).waitFor(UI_WAIT);
       await page.locator("[data-thread-status]").filter({ hasText: "interrupted" }).waitFor(UI_WAIT);
       await page.locator("[data-thread-stopped]").waitFor(UI_WAIT);
-      expect(readRows<{ status: string }>(home, "SELECT status FROM runs WHERE thread_id = ?", [threadId]).map((run) => run.status)).toEqual(["interrupted"]);
+      expect(
+        readRows<{ status: string }>(home, "SELECT status FROM runs WHERE thread_id = ?", [threadId]).map(
+          (run) => run.status,
+        ),
+      ).toEqual(["interrupted"]);
       // Stopped: Stop has nothing left to do, Resume has.
       await page
         .locator(".thread-actions button:disabled")
@@ -250,7 +319,11 @@ if (!chromiumInstalled && !browserRequired) {
       await action("Resume").click();
       const refusal = page.getByRole("alert").filter({ hasText: "broader than the caller's" });
       await refusal.waitFor(UI_WAIT);
-      expect(await refusal.evaluate((element) => element.classList.contains("error") && !element.classList.contains("outcome"))).toBe(true);
+      expect(
+        await refusal.evaluate(
+          (element) => element.classList.contains("error") && !element.classList.contains("outcome"),
+        ),
+      ).toBe(true);
       expect(await page.locator(".thread-header .outcome").count()).toBe(0);
       await screenshot(page, "first-hour-stopped-1280");
     });
@@ -298,7 +371,10 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("shows a read-only session the composer without letting it start anything, and doctor's findings on the Providers page", async () => {
-      const issued = await runCli(["token", "issue", "--json", "--verbs", "read", "--label", "watcher", "--home", home], { env: { HOME: root } });
+      const issued = await runCli(
+        ["token", "issue", "--json", "--verbs", "read", "--label", "watcher", "--home", home],
+        { env: { HOME: root } },
+      );
       expect(issued.code, issued.stderr).toBe(0);
       // This context keeps the page's CSP: the new screens run under it.
       const reader = await browser.newContext({ viewport: WIDE });
@@ -311,10 +387,16 @@ if (!chromiumInstalled && !browserRequired) {
       await readerPage.locator("#token").fill((JSON.parse(issued.stdout) as { token: string }).token);
       await readerPage.getByRole("button", { name: "Sign in" }).click();
       await readerPage.getByRole("heading", { name: "New thread", level: 1 }).waitFor(UI_WAIT);
-      await readerPage.locator(".new-thread-bar [role=note]").filter({ hasText: "needs the operate verb" }).waitFor(UI_WAIT);
+      await readerPage
+        .locator(".new-thread-bar [role=note]")
+        .filter({ hasText: "needs the operate verb" })
+        .waitFor(UI_WAIT);
       expect(await readerPage.getByRole("button", { name: "Start thread" }).isDisabled()).toBe(true);
       await readerPage.getByRole("link", { name: "Providers" }).click();
-      await readerPage.locator('[data-provider-id="codex"][data-finding="needs setup"] code.command').filter({ hasText: "@openai/codex" }).waitFor(UI_WAIT);
+      await readerPage
+        .locator('[data-provider-id="codex"][data-finding="needs setup"] code.command')
+        .filter({ hasText: "@openai/codex" })
+        .waitFor(UI_WAIT);
       await screenshot(readerPage, "first-hour-providers-1280");
       expect(violations).toEqual([]);
       await reader.close();

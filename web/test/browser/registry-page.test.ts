@@ -8,8 +8,19 @@ import { ApiClient } from "../../../core/test/support/api-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../../../core/test/support/test-host.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { shellScriptArchive, startRegistryFixture, type RegistryFixture } from "../../../plugins/acp-registry/test/support/registry-fixture.js";
-import { browserRequired, CHROMIUM, chromiumInstalled, type PageGlobals, screenshot, seriousViolations } from "./browser-support.js";
+import {
+  shellScriptArchive,
+  startRegistryFixture,
+  type RegistryFixture,
+} from "../../../plugins/acp-registry/test/support/registry-fixture.js";
+import {
+  browserRequired,
+  CHROMIUM,
+  chromiumInstalled,
+  type PageGlobals,
+  screenshot,
+  seriousViolations,
+} from "./browser-support.js";
 
 // The Registry page as a person uses it: a real server that loaded the ACP Registry plugin,
 // an ACP Registry served from 127.0.0.1 (one archive held half-way, so the progress bar is
@@ -35,8 +46,12 @@ if (!chromiumInstalled && !browserRequired) {
     const UI_WAIT = { timeout: 20_000 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       if (platform === null) throw new Error("this machine has no ACP Registry platform key");
       fixture = await startRegistryFixture([
         {
@@ -44,21 +59,27 @@ if (!chromiumInstalled && !browserRequired) {
           name: "Tiny Agent",
           version: "1.0.0",
           description: "A tiny ACP agent for tests",
-          distribution: { binary: { [platform]: { archive: "{{origin}}/tiny.tar.gz", cmd: "./tiny", sha256: good.sha256 } } },
+          distribution: {
+            binary: { [platform]: { archive: "{{origin}}/tiny.tar.gz", cmd: "./tiny", sha256: good.sha256 } },
+          },
         },
         {
           id: "tampered-agent",
           name: "Tampered Agent",
           version: "2.0.0",
           description: "Its archive does not match the declared checksum",
-          distribution: { binary: { [platform]: { archive: "{{origin}}/tampered.tar.gz", cmd: "./tiny", sha256: good.sha256 } } },
+          distribution: {
+            binary: { [platform]: { archive: "{{origin}}/tampered.tar.gz", cmd: "./tiny", sha256: good.sha256 } },
+          },
         },
         {
           id: "slow-agent",
           name: "Slow Agent",
           version: "3.0.0",
           description: "Installed by another client while the page is closed",
-          distribution: { binary: { [platform]: { archive: "{{origin}}/slow.tar.gz", cmd: "./tiny", sha256: good.sha256 } } },
+          distribution: {
+            binary: { [platform]: { archive: "{{origin}}/slow.tar.gz", cmd: "./tiny", sha256: good.sha256 } },
+          },
         },
       ]);
       // Held at the first byte past the middle, so the bar reads 50% whatever the archive's length
@@ -90,7 +111,10 @@ if (!chromiumInstalled && !browserRequired) {
       await page.getByRole("link", { name: "Registry" }).waitFor(UI_WAIT);
       await page.getByRole("link", { name: "Registry" }).click();
       await page.getByRole("heading", { name: "Installed agents" }).waitFor(UI_WAIT);
-      await page.locator(".registry-installed .empty").filter({ hasText: "No registry agents are installed yet." }).waitFor(UI_WAIT);
+      await page
+        .locator(".registry-installed .empty")
+        .filter({ hasText: "No registry agents are installed yet." })
+        .waitFor(UI_WAIT);
 
       // Search with the keyboard only: focus the box, type, Enter.
       await page.getByLabel("Search the ACP Registry").focus();
@@ -98,7 +122,10 @@ if (!chromiumInstalled && !browserRequired) {
       await page.keyboard.press("Enter");
       const card = page.locator('.registry-agent[data-agent-id="tiny-agent"]');
       await card.waitFor(UI_WAIT);
-      await page.locator(".registry-results .registry-agent").nth(1).waitFor({ state: "detached", ...UI_WAIT });
+      await page
+        .locator(".registry-results .registry-agent")
+        .nth(1)
+        .waitFor({ state: "detached", ...UI_WAIT });
       expect(await card.innerText()).toContain("A tiny ACP agent for tests");
       expect(await card.locator(".agent-facts").innerText()).toContain(platform);
 
@@ -114,7 +141,10 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
 
       fixture.release("tiny.tar.gz");
-      await card.locator('.install-progress[data-phase="done"]').filter({ hasText: "Installed tiny-agent 1.0.0" }).waitFor(UI_WAIT);
+      await card
+        .locator('.install-progress[data-phase="done"]')
+        .filter({ hasText: "Installed tiny-agent 1.0.0" })
+        .waitFor(UI_WAIT);
       const row = page.locator('.registry-installed tr[data-installed-agent="tiny-agent"]');
       await row.waitFor(UI_WAIT);
       expect(await row.innerText()).toContain("1.0.0");
@@ -138,7 +168,10 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("reads at 420 px in dark mode; a read-only session cannot install, but follows an install another client started", async () => {
-      const operator = new ApiClient(lab.server.apiUrl, lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token);
+      const operator = new ApiClient(
+        lab.server.apiUrl,
+        lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token,
+      );
       const started = await operator.post("/plugins/acp-registry/install-jobs", { agentId: "slow-agent" });
       expect(started.status, started.text).toBe(202);
       const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
@@ -151,16 +184,25 @@ if (!chromiumInstalled && !browserRequired) {
       const tamperedCard = readerPage.locator('.registry-agent[data-agent-id="tampered-agent"]');
       await tamperedCard.waitFor(UI_WAIT);
       expect(await tamperedCard.getByRole("button").count()).toBe(0);
-      expect(await tamperedCard.innerText()).toContain("Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at full-access.");
+      expect(await tamperedCard.innerText()).toContain(
+        "Installing needs a session for every project with the install verb (switchyard ui gives it), or operate at full-access.",
+      );
       // The install the other client started shows its bar here, and finishes live.
       const slowCard = readerPage.locator('.registry-agent[data-agent-id="slow-agent"]');
-      await slowCard.locator('.install-progress[data-phase="download"]').filter({ hasText: "Downloading 50%" }).waitFor(UI_WAIT);
+      await slowCard
+        .locator('.install-progress[data-phase="download"]')
+        .filter({ hasText: "Downloading 50%" })
+        .waitFor(UI_WAIT);
       await screenshot(readerPage, "registry-narrow-dark");
       fixture.release("slow.tar.gz");
       await slowCard.locator('.install-progress[data-phase="done"]').waitFor(UI_WAIT);
       await readerPage.locator('.registry-installed tr[data-installed-agent="slow-agent"]').waitFor(UI_WAIT);
       expect(
-        await readerPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1),
+        await readerPage.evaluate(
+          () =>
+            (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <=
+            (globalThis as unknown as PageGlobals).innerWidth + 1,
+        ),
       ).toBe(true);
       await reader.close();
     });

@@ -30,11 +30,21 @@ if (!chromiumInstalled && !browserRequired) {
     const UI_WAIT = { timeout: 20_000 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       // A on 127.0.0.1: the loopback guard admits the browser's Origin only for localhost, 127.0.0.1 and [::1].
       [a, b] = await Promise.all([McpLab.start(), McpLab.start({ listen: { host: "127.0.0.3" } })]);
-      const issued = b.host.container.resolve(ReachGrants).issue({ for: "linux", projects: "*", verbs: ["read", "delegate", "cancel"], maxRuntimeMode: "auto-accept-edits", ttlMs: 3_600_000 });
+      const issued = b.host.container.resolve(ReachGrants).issue({
+        for: "linux",
+        projects: "*",
+        verbs: ["read", "delegate", "cancel"],
+        maxRuntimeMode: "auto-accept-edits",
+        ttlMs: 3_600_000,
+      });
       a.host.container.resolve(ReachLinks).add({ name: "mac", url: b.server.url, secret: issued.secret });
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
       page = await (await browser.newContext({ viewport: { width: 1400, height: 860 } })).newPage();
@@ -52,22 +62,31 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator(".verbs").waitFor(UI_WAIT);
 
       const parent = await a.liveAgent({ title: "linux setup parent" });
-      const started = await mustCall<{ taskId: string; childThreadId: string; childThreadLink: string }>(parent.client, "delegate_task", {
-        task: "@@gate mac-setup @@reply Mac set up: brew, node 22, the repo cloned.",
-        title: "set up the mac",
-        target: { providerInstanceId: "alpha", model: "alpha-large" },
-        environmentId: "mac",
-        mode: "async",
-      });
+      const started = await mustCall<{ taskId: string; childThreadId: string; childThreadLink: string }>(
+        parent.client,
+        "delegate_task",
+        {
+          task: "@@gate mac-setup @@reply Mac set up: brew, node 22, the repo cloned.",
+          title: "set up the mac",
+          target: { providerInstanceId: "alpha", model: "alpha-large" },
+          environmentId: "mac",
+          mode: "async",
+        },
+      );
       await untilGatesReached(b.t.gateDir, ["mac-setup"]);
 
       await page.locator(`.sidebar a[data-thread-id="${parent.threadId}"]`).click();
       await page.locator("#thread-title").filter({ hasText: "linux setup parent" }).waitFor(UI_WAIT);
       await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
       const row = page.locator(`.agents-panel [data-remote-task-id="${started.taskId}"]`);
-      await row.locator(".badge").filter({ hasText: /^running$/ }).waitFor(UI_WAIT);
+      await row
+        .locator(".badge")
+        .filter({ hasText: /^running$/ })
+        .waitFor(UI_WAIT);
       expect(await row.locator(".agent-where").textContent()).toBe("on mac");
-      expect(await row.locator(".thread-link").textContent()).toBe(`switchyard-thread://v2/${b.registry.environmentId}/${started.childThreadId}`);
+      expect(await row.locator(".thread-link").textContent()).toBe(
+        `switchyard-thread://v2/${b.registry.environmentId}/${started.childThreadId}`,
+      );
       expect(await row.locator(".agent-facts").textContent()).toContain("alpha-large");
       // Not a link into this server: the thread lives on B.
       expect(await row.locator("a").count()).toBe(0);
@@ -75,8 +94,14 @@ if (!chromiumInstalled && !browserRequired) {
 
       releaseGate(b.t.gateDir, "mac-setup");
       parent.release();
-      await row.locator(".badge").filter({ hasText: /^completed$/ }).waitFor(UI_WAIT);
-      await row.locator(".last-reply").filter({ hasText: "Mac set up: brew, node 22, the repo cloned." }).waitFor(UI_WAIT);
+      await row
+        .locator(".badge")
+        .filter({ hasText: /^completed$/ })
+        .waitFor(UI_WAIT);
+      await row
+        .locator(".last-reply")
+        .filter({ hasText: "Mac set up: brew, node 22, the repo cloned." })
+        .waitFor(UI_WAIT);
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sameLoad)).toBe(true);
       await screenshot(page, "remote-child-finished");
     });
@@ -86,7 +111,12 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator(`.sidebar a[data-thread-id="${parent.threadId}"]`).click();
       await page.locator("#thread-title").filter({ hasText: "local parent" }).waitFor(UI_WAIT);
       // The child is created after the page loaded: only the stream can bring its task.
-      const started = await mustCall<{ childThreadId: string }>(parent.client, "delegate_task", { task: "@@reply LOCAL-DONE", title: "local child", target: { providerInstanceId: "alpha" }, mode: "async" });
+      const started = await mustCall<{ childThreadId: string }>(parent.client, "delegate_task", {
+        task: "@@reply LOCAL-DONE",
+        title: "local child",
+        target: { providerInstanceId: "alpha" },
+        mode: "async",
+      });
       const row = page.locator(`.agents-panel [data-child-thread-id="${started.childThreadId}"]`);
       await row.locator(".last-reply").filter({ hasText: "LOCAL-DONE" }).waitFor(UI_WAIT);
       await row.locator("[data-usage]").filter({ hasNotText: "reading…" }).waitFor(UI_WAIT);

@@ -29,8 +29,12 @@ if (!chromiumInstalled && !browserRequired) {
     const UI_WAIT = { timeout: 20_000 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       [first, second] = await Promise.all([McpLab.start(), McpLab.start()]);
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
       person = await browser.newContext({ viewport: { width: 1200, height: 800 } });
@@ -42,7 +46,11 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     async function signInTo(lab: McpLab): Promise<Page> {
-      const token = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"], ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token;
+      const token = lab.registry.issueClientToken({
+        ttlMs: 3_600_000,
+        capabilities: ["orchestration:operate"],
+        ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+      }).token;
       const page = await person.newPage();
       await page.goto(lab.server.url);
       await page.locator("#token").fill(token);
@@ -62,13 +70,19 @@ if (!chromiumInstalled && !browserRequired) {
         await visit.close();
         // Its first request, the page itself (a favicon request follows with the same cookies).
         const header = hostile.cookieHeaders[0] ?? "";
-        captured = header.split(";").map((part) => part.trim()).filter((part) => part.startsWith("switchyard_session"));
+        captured = header
+          .split(";")
+          .map((part) => part.trim())
+          .filter((part) => part.startsWith("switchyard_session"));
       } finally {
         await hostile.close();
       }
       // The browser handed the hostile server both sessions' cookies, one per server.
       expect(captured.map((cookie) => cookie.split("=")[0]).sort()).toEqual(
-        [`switchyard_session_${first.registry.environmentId}`, `switchyard_session_${second.registry.environmentId}`].sort(),
+        [
+          `switchyard_session_${first.registry.environmentId}`,
+          `switchyard_session_${second.registry.environmentId}`,
+        ].sort(),
       );
 
       const outcomes: Record<string, unknown> = {};
@@ -76,17 +90,30 @@ if (!chromiumInstalled && !browserRequired) {
         const api = new ApiClient(target.server.apiUrl, null);
         // Everything the hostile server can forge: the UI's Origin, a same-origin fetch, and constant headers.
         for (const cookie of [...captured, captured.join("; ")]) {
-          const forged = { cookie, origin: target.server.url, "sec-fetch-site": "same-origin", "x-switchyard-csrf": "1", "x-switchyard-page-secret": "1" };
+          const forged = {
+            cookie,
+            origin: target.server.url,
+            "sec-fetch-site": "same-origin",
+            "x-switchyard-csrf": "1",
+            "x-switchyard-page-secret": "1",
+          };
           const read = await api.get("/projects", {}, forged);
           const stream = await SseClient.open(`${target.server.apiUrl}/events`, { headers: forged });
           if (stream instanceof SseClient) stream.close();
-          const created = await api.post("/threads", { projectId: target.projectId, threads: [{ title: "stolen", target: { providerInstanceId: "alpha" } }] }, forged);
+          const created = await api.post(
+            "/threads",
+            { projectId: target.projectId, threads: [{ title: "stolen", target: { providerInstanceId: "alpha" } }] },
+            forged,
+          );
           const name = `${target === first ? "first" : "second"} server, ${cookie.includes(";") ? "both cookies" : cookie.split("=")[0]}`;
-          outcomes[name] = [read, stream instanceof SseClient ? { status: 200, body: {} } : stream, created].map((answer) => [answer.status, (answer.body as FailureBody).error?.code]);
+          outcomes[name] = [read, stream instanceof SseClient ? { status: 200, body: {} } : stream, created].map(
+            (answer) => [answer.status, (answer.body as FailureBody).error?.code],
+          );
         }
       }
       expect(Object.keys(outcomes)).toHaveLength(6);
-      for (const [name, answers] of Object.entries(outcomes)) expect([name, answers]).toEqual([name, Array.from({ length: 3 }, () => [401, "invalid_token"])]);
+      for (const [name, answers] of Object.entries(outcomes))
+        expect([name, answers]).toEqual([name, Array.from({ length: 3 }, () => [401, "invalid_token"])]);
       for (const lab of [first, second]) {
         expect(lab.host.store.select("thread", "1 = 1").filter((thread) => thread.title === "stolen")).toEqual([]);
         expect(lab.server.eventStreams.size).toBe(1);
@@ -99,11 +126,16 @@ if (!chromiumInstalled && !browserRequired) {
         await page.locator(".stream-live").waitFor(UI_WAIT);
         const lab = index === 0 ? first : second;
         const status = await page.evaluate(async (projectId) => {
-          const secret = (globalThis as unknown as { localStorage: { getItem(key: string): string } }).localStorage.getItem("switchyard.pageSecret");
+          const secret = (
+            globalThis as unknown as { localStorage: { getItem(key: string): string } }
+          ).localStorage.getItem("switchyard.pageSecret");
           const response = await fetch("/api/v1/threads", {
             method: "POST",
             headers: { "content-type": "application/json", "x-switchyard-page-secret": secret },
-            body: JSON.stringify({ projectId, threads: [{ title: "from the page", target: { providerInstanceId: "alpha" } }] }),
+            body: JSON.stringify({
+              projectId,
+              threads: [{ title: "from the page", target: { providerInstanceId: "alpha" } }],
+            }),
           });
           return response.status;
         }, lab.projectId);
@@ -113,12 +145,20 @@ if (!chromiumInstalled && !browserRequired) {
 
     it("shows the sign-in screen, not errors, to a page of this origin without the page secret, however good its cookie", async () => {
       const page = pages[0]!;
-      await page.evaluate(() => (globalThis as unknown as { localStorage: { removeItem(key: string): void } }).localStorage.removeItem("switchyard.pageSecret"));
+      await page.evaluate(() =>
+        (globalThis as unknown as { localStorage: { removeItem(key: string): void } }).localStorage.removeItem(
+          "switchyard.pageSecret",
+        ),
+      );
       await page.reload();
       await page.locator("#token").waitFor(UI_WAIT);
       expect(await page.getByRole("alert").count()).toBe(0);
       // The cookie is still there; on its own it is nothing.
-      expect((await person.cookies(first.server.url)).some((cookie) => cookie.name === `switchyard_session_${first.registry.environmentId}`)).toBe(true);
+      expect(
+        (await person.cookies(first.server.url)).some(
+          (cookie) => cookie.name === `switchyard_session_${first.registry.environmentId}`,
+        ),
+      ).toBe(true);
     });
 
     it("signs every tab of an origin out together, and leaves the other server's UI signed in", async () => {

@@ -7,7 +7,16 @@ import { runCli } from "../../../core/test/support/cli.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { readRows } from "../../../core/test/support/serve-process.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { browserRequired, CHROMIUM, type PageGlobals, chromiumInstalled, screenshot, SCREENSHOTS, seriousViolations, startOtherOrigin } from "./browser-support.js";
+import {
+  browserRequired,
+  CHROMIUM,
+  type PageGlobals,
+  chromiumInstalled,
+  screenshot,
+  SCREENSHOTS,
+  seriousViolations,
+  startOtherOrigin,
+} from "./browser-support.js";
 
 if (!chromiumInstalled && !browserRequired) {
   describe.skip(`the web UI in a real browser (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium, or set SWITCHYARD_CHROMIUM)`, () => {
@@ -24,11 +33,19 @@ if (!chromiumInstalled && !browserRequired) {
     const UI_WAIT = { timeout: 20_000 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
       lab = await McpLab.start();
       const issue = (capabilities: ("orchestration:read" | "orchestration:operate" | "orchestration:approve")[]) =>
-        lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities, ceiling: { runtimeMode: "approval-required", interactionMode: "default" } }).token;
+        lab.registry.issueClientToken({
+          ttlMs: 3_600_000,
+          capabilities,
+          ceiling: { runtimeMode: "approval-required", interactionMode: "default" },
+        }).token;
       // The router: a program that creates the planner and its children through the API.
       router = new ApiClient(lab.server.apiUrl, issue(["orchestration:operate"]));
       readerToken = issue(["orchestration:read"]);
@@ -56,13 +73,22 @@ if (!chromiumInstalled && !browserRequired) {
       // The code left the address bar at once.
       expect(page.url()).toBe(`${lab.server.url}/`);
       const cookies = await person.cookies(lab.server.url);
-      expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([[`switchyard_session_${lab.registry.environmentId}`, true, "Strict"]]);
+      expect(cookies.map((cookie) => [cookie.name, cookie.httpOnly, cookie.sameSite])).toEqual([
+        [`switchyard_session_${lab.registry.environmentId}`, true, "Strict"],
+      ]);
       // The page secret is in this origin's storage, never in a cookie.
-      const pageSecret = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem("switchyard.pageSecret"));
+      const pageSecret = await page.evaluate(() =>
+        (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
+          "switchyard.pageSecret",
+        ),
+      );
       expect(pageSecret).toMatch(/^sy_up_/);
       // Neither the code nor the session secret is stored, only their hashes.
       const code = decodeURIComponent(new URL(link).hash.slice("#code=".length));
-      const rows = readRows<{ secret_hash: string; kind: string; credential_id: string }>(lab.t.home, "SELECT secret_hash, kind, credential_id FROM web_sessions");
+      const rows = readRows<{ secret_hash: string; kind: string; credential_id: string }>(
+        lab.t.home,
+        "SELECT secret_hash, kind, credential_id FROM web_sessions",
+      );
       expect(rows.map((row) => row.kind).sort()).toEqual(["code", "session"]);
       expect(rows.every((row) => row.credential_id === tokenId && /^[0-9a-f]{64}$/.test(row.secret_hash))).toBe(true);
       expect(JSON.stringify(rows)).not.toContain(code);
@@ -78,7 +104,12 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     /** The planner delegates one task itself, besides the router's two children. */
-    const REVIEW = { task: "@@reply reviewed", title: "reviewer", target: { providerInstanceId: "beta" }, mode: "async" };
+    const REVIEW = {
+      task: "@@reply reviewed",
+      title: "reviewer",
+      target: { providerInstanceId: "beta" },
+      mode: "async",
+    };
     let plannerId: string;
     let docsChildId: string;
     let cleanerChildId: string;
@@ -116,20 +147,39 @@ if (!chromiumInstalled && !browserRequired) {
         router.post("/threads", {
           projectId: lab.projectId,
           threads: [
-            { title: "docs child", prompt: "@@gate docs-hold @@reply docs checked", target: { providerInstanceId: "alpha" }, parentThreadId: plannerId },
-            { title: "cleaner child", prompt: "clean the build @@approve rm -rf build", target: { providerInstanceId: "alpha" }, parentThreadId: plannerId },
+            {
+              title: "docs child",
+              prompt: "@@gate docs-hold @@reply docs checked",
+              target: { providerInstanceId: "alpha" },
+              parentThreadId: plannerId,
+            },
+            {
+              title: "cleaner child",
+              prompt: "clean the build @@approve rm -rf build",
+              target: { providerInstanceId: "alpha" },
+              parentThreadId: plannerId,
+            },
           ],
         }),
         201,
       );
       docsChildId = children.threads[0].thread.threadId;
       cleanerChildId = children.threads[1].thread.threadId;
-      for (const childId of [docsChildId, cleanerChildId]) await page.locator(`.agents-panel [data-child-thread-id="${childId}"]`).waitFor(UI_WAIT);
-      await page.locator(`.agents-panel [data-child-thread-id="${docsChildId}"] .badge`).filter({ hasText: "running" }).waitFor(UI_WAIT);
-      await page.locator(`.agents-panel [data-child-thread-id="${cleanerChildId}"] .badge`).filter({ hasText: "needs attention" }).waitFor(UI_WAIT);
+      for (const childId of [docsChildId, cleanerChildId])
+        await page.locator(`.agents-panel [data-child-thread-id="${childId}"]`).waitFor(UI_WAIT);
+      await page
+        .locator(`.agents-panel [data-child-thread-id="${docsChildId}"] .badge`)
+        .filter({ hasText: "running" })
+        .waitFor(UI_WAIT);
+      await page
+        .locator(`.agents-panel [data-child-thread-id="${cleanerChildId}"] .badge`)
+        .filter({ hasText: "needs attention" })
+        .waitFor(UI_WAIT);
       // The children's own subagent items in the planner's timeline are not shown twice.
       expect(await page.locator(".agents-panel [data-native-subagent]").count()).toBe(1);
-      const facts = await page.locator(`.agents-panel [data-child-thread-id="${docsChildId}"] .agent-facts`).innerText();
+      const facts = await page
+        .locator(`.agents-panel [data-child-thread-id="${docsChildId}"] .agent-facts`)
+        .innerText();
       expect(facts).toContain("alpha");
       expect(facts).toContain("router child");
 
@@ -148,7 +198,9 @@ if (!chromiumInstalled && !browserRequired) {
     it("folds a section from the keyboard and remembers it across a reload", async () => {
       await page.locator('[data-section="subagents"] .section-toggle').focus();
       await page.keyboard.press("Enter");
-      expect(await page.locator('[data-section="subagents"] .section-toggle').getAttribute("aria-expanded")).toBe("false");
+      expect(await page.locator('[data-section="subagents"] .section-toggle').getAttribute("aria-expanded")).toBe(
+        "false",
+      );
       expect(await sidebarRow(docsChildId, '[data-section="subagents"]').count()).toBe(0);
       const reloaded = await person.newPage();
       await reloaded.goto(`${lab.server.url}/threads/${plannerId}`);
@@ -175,7 +227,10 @@ if (!chromiumInstalled && !browserRequired) {
       await screenshot(page, "child-steered-with-breadcrumb");
 
       lab.release("docs-hold");
-      await page.locator(".item-assistant").filter({ hasText: "docs checked [steered: also check the changelog]" }).waitFor(UI_WAIT);
+      await page
+        .locator(".item-assistant")
+        .filter({ hasText: "docs checked [steered: also check the changelog]" })
+        .waitFor(UI_WAIT);
       await page.locator("[data-thread-status]").filter({ hasText: "completed" }).waitFor(UI_WAIT);
 
       await page.locator(`.breadcrumb a[data-parent-thread-id="${plannerId}"]`).click();
@@ -207,21 +262,32 @@ if (!chromiumInstalled && !browserRequired) {
       const requestId = await card.getAttribute("data-request-id");
       const answer = await readerPage.evaluate(
         async ({ threadId, requestId }) => {
-          const pageSecret = (globalThis as unknown as { localStorage: { getItem(key: string): string } }).localStorage.getItem("switchyard.pageSecret");
+          const pageSecret = (
+            globalThis as unknown as { localStorage: { getItem(key: string): string } }
+          ).localStorage.getItem("switchyard.pageSecret");
           const response = await fetch(`/api/v1/threads/${threadId}/pending-requests/${requestId}/respond`, {
             method: "POST",
             headers: { "content-type": "application/json", "x-switchyard-page-secret": pageSecret },
             body: JSON.stringify({ decision: "accept" }),
           });
-          return { status: response.status, body: (await response.json()) as { error: { code: string; details: { required?: string } } } };
+          return {
+            status: response.status,
+            body: (await response.json()) as { error: { code: string; details: { required?: string } } },
+          };
         },
         { threadId: cleanerChildId, requestId: requestId! },
       );
-      expect([answer.status, answer.body.error.code, answer.body.error.details.required]).toEqual([403, "capability_denied", "orchestration:approve"]);
+      expect([answer.status, answer.body.error.code, answer.body.error.details.required]).toEqual([
+        403,
+        "capability_denied",
+        "orchestration:approve",
+      ]);
       // Its composer says why it cannot send.
       await card.getByRole("link").click();
       await readerPage.locator("#composer-text[disabled]").waitFor(UI_WAIT);
-      expect(await readerPage.locator("#composer-text").getAttribute("placeholder")).toContain("needs the operate verb");
+      expect(await readerPage.locator("#composer-text").getAttribute("placeholder")).toContain(
+        "needs the operate verb",
+      );
       expect(violations).toEqual([]);
       await reader.close();
     });
@@ -239,21 +305,31 @@ if (!chromiumInstalled && !browserRequired) {
         </script>`);
       try {
         const attackPage = await person.newPage();
-        const fetched = attackPage.waitForResponse((response) => response.url() === target && response.request().resourceType() === "fetch");
-        const posted = attackPage.waitForResponse((response) => response.url() === target && response.request().resourceType() === "document");
+        const fetched = attackPage.waitForResponse(
+          (response) => response.url() === target && response.request().resourceType() === "fetch",
+        );
+        const posted = attackPage.waitForResponse(
+          (response) => response.url() === target && response.request().resourceType() === "document",
+        );
         await attackPage.goto(attacker.url);
         expect((await fetched).status()).toBe(403);
         const form = await posted;
         expect(form.status()).toBe(403);
         expect((await form.json()) as unknown).toMatchObject({ error: { code: "cross_origin_refused" } });
         // The cookie was sent (same site): it was the server that refused.
-        expect((await form.request().allHeaders()).cookie).toContain(`switchyard_session_${lab.registry.environmentId}=`);
+        expect((await form.request().allHeaders()).cookie).toContain(
+          `switchyard_session_${lab.registry.environmentId}=`,
+        );
         await attackPage.close();
       } finally {
         await attacker.close();
       }
       const withoutHeader = await page.evaluate(async (url) => {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "no header" }) });
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ message: "no header" }),
+        });
         return { status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code };
       }, target);
       expect(withoutHeader).toEqual({ status: 401, code: "invalid_token" });
@@ -290,13 +366,18 @@ if (!chromiumInstalled && !browserRequired) {
 
     it("opens a thread with 5,000 items at its newest and loads older ones on scroll, never all of them", async () => {
       const created = await ok(
-        router.post("/threads", { projectId: lab.projectId, threads: [{ title: "long history", prompt: "@@reply item zero", target: { providerInstanceId: "alpha" } }] }),
+        router.post("/threads", {
+          projectId: lab.projectId,
+          threads: [{ title: "long history", prompt: "@@reply item zero", target: { providerInstanceId: "alpha" } }],
+        }),
         201,
       );
       const threadId: string = created.threads[0].thread.threadId;
       expect(await ok(router.get(`/threads/${threadId}/wait`))).toMatchObject({ status: "completed" });
       // A long past, written through the store's own append path: 5,000 more replies.
-      const template = lab.host.store.select("item", "thread_id = ?", [threadId]).find((item) => item.kind === "assistant_message")!;
+      const template = lab.host.store
+        .select("item", "thread_id = ?", [threadId])
+        .find((item) => item.kind === "assistant_message")!;
       const last = Math.max(...lab.host.store.select("item", "thread_id = ?", [threadId]).map((item) => item.position));
       const now = new Date().toISOString();
       lab.host.store.transaction(() =>
@@ -304,7 +385,14 @@ if (!chromiumInstalled && !browserRequired) {
           null,
           Array.from({ length: 5_000 }, (_, i) => ({
             entity: "item" as const,
-            record: { ...template, id: `${template.id}:history:${i}`, position: last + 1 + i, text: `history reply ${i + 1}`, createdAt: now, updatedAt: now },
+            record: {
+              ...template,
+              id: `${template.id}:history:${i}`,
+              position: last + 1 + i,
+              text: `history reply ${i + 1}`,
+              createdAt: now,
+              updatedAt: now,
+            },
           })),
           now,
         ),
@@ -318,11 +406,19 @@ if (!chromiumInstalled && !browserRequired) {
       expect(firstPage).toBeGreaterThan(0);
       expect(firstPage).toBeLessThanOrEqual(50);
       // It opens at the bottom, where the newest reply is.
-      expect(await page.locator(".timeline").evaluate((element) => element.scrollTop + element.clientHeight >= element.scrollHeight - 2)).toBe(true);
+      expect(
+        await page
+          .locator(".timeline")
+          .evaluate((element) => element.scrollTop + element.clientHeight >= element.scrollHeight - 2),
+      ).toBe(true);
       // Scrolling up loads the page before, and keeps going as the person scrolls.
       for (let pages = 2; pages <= 3; pages++) {
         await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: 0 }));
-        await page.waitForFunction((count) => (globalThis as unknown as PageGlobals).document.querySelectorAll(".items > li").length >= count, firstPage * pages - 1, UI_WAIT);
+        await page.waitForFunction(
+          (count) => (globalThis as unknown as PageGlobals).document.querySelectorAll(".items > li").length >= count,
+          firstPage * pages - 1,
+          UI_WAIT,
+        );
       }
       const shown = await page.locator(".items > li").count();
       expect(shown).toBeLessThanOrEqual(200);
@@ -333,21 +429,58 @@ if (!chromiumInstalled && !browserRequired) {
       for (let pages = 0; pages < 12 && (await page.locator(".load-newer").count()) === 0; pages++) {
         const before = await page.locator(".items > li").first().getAttribute("data-position");
         await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: 0 }));
-        await page.waitForFunction((position) => (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string } | null } }).document.querySelector(".items > li")?.getAttribute("data-position") !== position, before, UI_WAIT);
+        await page.waitForFunction(
+          (position) =>
+            (
+              globalThis as unknown as {
+                document: { querySelector(s: string): { getAttribute(n: string): string } | null };
+              }
+            ).document
+              .querySelector(".items > li")
+              ?.getAttribute("data-position") !== position,
+          before,
+          UI_WAIT,
+        );
       }
       await page.locator(".load-newer").waitFor(UI_WAIT);
       expect(await itemCount()).toBeLessThanOrEqual(300);
-      expect(await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).count()).toBe(0);
-      for (let pages = 0; pages < 20 && (await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).count()) === 0; pages++) {
+      expect(
+        await page
+          .locator(".item-assistant .item-text")
+          .filter({ hasText: /^history reply 5000$/ })
+          .count(),
+      ).toBe(0);
+      for (
+        let pages = 0;
+        pages < 20 &&
+        (await page
+          .locator(".item-assistant .item-text")
+          .filter({ hasText: /^history reply 5000$/ })
+          .count()) === 0;
+        pages++
+      ) {
         const last = await page.locator(".items > li").last().getAttribute("data-position");
         await page.locator(".timeline").evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
-        await page.waitForFunction((position) => {
-          const rows = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number; [i: number]: { getAttribute(n: string): string } } } }).document.querySelectorAll(".items > li");
-          return rows[rows.length - 1]?.getAttribute("data-position") !== position;
-        }, last, UI_WAIT);
+        await page.waitForFunction(
+          (position) => {
+            const rows = (
+              globalThis as unknown as {
+                document: {
+                  querySelectorAll(s: string): { length: number; [i: number]: { getAttribute(n: string): string } };
+                };
+              }
+            ).document.querySelectorAll(".items > li");
+            return rows[rows.length - 1]?.getAttribute("data-position") !== position;
+          },
+          last,
+          UI_WAIT,
+        );
         expect(await itemCount()).toBeLessThanOrEqual(300);
       }
-      await page.locator(".item-assistant .item-text").filter({ hasText: /^history reply 5000$/ }).waitFor(UI_WAIT);
+      await page
+        .locator(".item-assistant .item-text")
+        .filter({ hasText: /^history reply 5000$/ })
+        .waitFor(UI_WAIT);
       expect(await page.locator(".load-newer").count()).toBe(0);
     });
 
@@ -356,7 +489,13 @@ if (!chromiumInstalled && !browserRequired) {
         lab.server.eventStreams.closeAll();
         await page.locator(".stream-reconnecting").waitFor(UI_WAIT);
         // Created while the page has no stream.
-        const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title, target: { providerInstanceId: "alpha" } }] }), 201);
+        const created = await ok(
+          router.post("/threads", {
+            projectId: lab.projectId,
+            threads: [{ title, target: { providerInstanceId: "alpha" } }],
+          }),
+          201,
+        );
         return created.threads[0].thread.threadId as string;
       };
       // A page that has seen no event yet has no id to resume from: it reads the lists again once back.
@@ -367,7 +506,13 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator(".stream-live").waitFor(UI_WAIT);
 
       // One that has seen events resumes from the last one.
-      const seen = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "seen live", target: { providerInstanceId: "alpha" } }] }), 201);
+      const seen = await ok(
+        router.post("/threads", {
+          projectId: lab.projectId,
+          threads: [{ title: "seen live", target: { providerInstanceId: "alpha" } }],
+        }),
+        201,
+      );
       await sidebarRow(seen.threads[0].thread.threadId, ".main-list").waitFor(UI_WAIT);
       const resumed = page.waitForRequest((request) => new URL(request.url()).pathname === "/api/v1/events", UI_WAIT);
       const second = await createDuringDrop("made during the second drop");
@@ -376,7 +521,13 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("renames a thread from its heading; the sidebar follows, and a rename made elsewhere arrives live from the stream", async () => {
-      const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title: "draft name", target: { providerInstanceId: "alpha" } }] }), 201);
+      const created = await ok(
+        router.post("/threads", {
+          projectId: lab.projectId,
+          threads: [{ title: "draft name", target: { providerInstanceId: "alpha" } }],
+        }),
+        201,
+      );
       const threadId = created.threads[0].thread.threadId as string;
       await page.evaluate(() => ((globalThis as unknown as PageGlobals).sameLoad = true));
       await sidebarRow(threadId, ".main-list").click(UI_WAIT);
@@ -402,7 +553,10 @@ if (!chromiumInstalled && !browserRequired) {
       await page.locator("#rename-title").waitFor({ state: "detached", ...UI_WAIT });
       await page.locator("#thread-title").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
       await sidebarRow(threadId, ".main-list").filter({ hasText: "Release notes for 2.0" }).waitFor(UI_WAIT);
-      expect(lab.host.store.get("thread", threadId)).toMatchObject({ title: "Release notes for 2.0", titleSource: "user" });
+      expect(lab.host.store.get("thread", threadId)).toMatchObject({
+        title: "Release notes for 2.0",
+        titleSource: "user",
+      });
 
       // Renamed by someone else: the thread.renamed event carries the title, so the page re-reads nothing.
       const reads: string[] = [];
@@ -420,7 +574,13 @@ if (!chromiumInstalled && !browserRequired) {
 
     it("forks a thread from its page: the fork opens in the main list, says how it was made, and continues the conversation", async () => {
       const finished = async (title: string, instance: string, reply: string) => {
-        const created = await ok(router.post("/threads", { projectId: lab.projectId, threads: [{ title, prompt: `@@reply ${reply}`, target: { providerInstanceId: instance } }] }), 201);
+        const created = await ok(
+          router.post("/threads", {
+            projectId: lab.projectId,
+            threads: [{ title, prompt: `@@reply ${reply}`, target: { providerInstanceId: instance } }],
+          }),
+          201,
+        );
         const threadId = created.threads[0].thread.threadId as string;
         await ok(router.get(`/threads/${threadId}/wait`));
         return threadId;
@@ -430,7 +590,10 @@ if (!chromiumInstalled && !browserRequired) {
         await page.locator("#thread-title").filter({ hasText: title }).waitFor(UI_WAIT);
         await page.locator(".item-assistant").first().waitFor(UI_WAIT);
         await page.getByRole("button", { name: "Fork" }).click();
-        await page.locator("#thread-title").filter({ hasText: `${title} (fork)` }).waitFor(UI_WAIT);
+        await page
+          .locator("#thread-title")
+          .filter({ hasText: `${title} (fork)` })
+          .waitFor(UI_WAIT);
         const forkId = decodeURIComponent(new URL(page.url()).pathname.slice("/threads/".length));
         expect(forkId).not.toBe(sourceId);
         return forkId;
@@ -439,7 +602,9 @@ if (!chromiumInstalled && !browserRequired) {
       // alpha copies conversations itself: a native fork.
       const design = await finished("design review", "alpha", "the plan is A");
       const forkId = await forkFrom(design, "design review");
-      expect(lab.host.store.get("thread", forkId)).toMatchObject({ lineage: { relationship: "fork", parentThreadId: design } });
+      expect(lab.host.store.get("thread", forkId)).toMatchObject({
+        lineage: { relationship: "fork", parentThreadId: design },
+      });
       await page.locator(".outcome").filter({ hasText: "the provider copied the conversation" }).waitFor(UI_WAIT);
       // A fork is a conversation of its own: in the main list, not a child in its source's panel, no breadcrumb.
       await sidebarRow(forkId, ".main-list").waitFor(UI_WAIT);
@@ -452,7 +617,10 @@ if (!chromiumInstalled && !browserRequired) {
       await page.getByRole("button", { name: "Send" }).click();
       await page.locator(".item-assistant").filter({ hasText: "the plan is A" }).waitFor(UI_WAIT);
       await page.locator(`[data-fork-source-id="${design}"]`).click();
-      await page.locator("#thread-title").filter({ hasText: /^design review$/ }).waitFor(UI_WAIT);
+      await page
+        .locator("#thread-title")
+        .filter({ hasText: /^design review$/ })
+        .waitFor(UI_WAIT);
       expect(await page.locator(`.agents-panel [data-child-thread-id="${forkId}"]`).count()).toBe(0);
 
       // beta cannot: the conversation goes as portable context with the fork's first message.
@@ -469,23 +637,39 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("interrupts a full-access thread from a session whose ceiling is approval-required, and shows a refusal as an error", async () => {
-      const { thread } = lab.host.threads.createThread({ projectId: lab.projectId, providerInstanceId: "alpha", runtimeMode: "full-access", title: "broad worker", prompt: "@@gate broad-hold @@reply never", createdBy: "user", creationSource: "cli" });
+      const { thread } = lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "full-access",
+        title: "broad worker",
+        prompt: "@@gate broad-hold @@reply never",
+        createdBy: "user",
+        creationSource: "cli",
+      });
       await lab.waitForLiveTurn(thread.id);
       await sidebarRow(thread.id, ".main-list").click(UI_WAIT);
       await page.locator("#thread-title").filter({ hasText: "broad worker" }).waitFor(UI_WAIT);
       await page.getByRole("button", { name: "Interrupt" }).click();
       await page.locator(".outcome").filter({ hasText: "Interrupt sent." }).waitFor(UI_WAIT);
       await page.locator("[data-thread-status]").filter({ hasText: "interrupted" }).waitFor(UI_WAIT);
-      expect(lab.host.store.select("run", "thread_id = ?", [thread.id]).map((run) => run.status)).toEqual(["interrupted"]);
+      expect(lab.host.store.select("run", "thread_id = ?", [thread.id]).map((run) => run.status)).toEqual([
+        "interrupted",
+      ]);
 
       // Nothing runs now and it was not stopped: Stop and Resume have nothing to do, so they are not offered.
-      expect(await page.getByRole("button", { name: "Stop" }).getAttribute("title")).toBe("Nothing is running or queued.");
+      expect(await page.getByRole("button", { name: "Stop" }).getAttribute("title")).toBe(
+        "Nothing is running or queued.",
+      );
       expect(await page.getByRole("button", { name: "Resume" }).isDisabled()).toBe(true);
       // A fork would run in its source's modes, broader than the session may: refused, and shown as an error.
       await page.getByRole("button", { name: "Fork" }).click();
       const refusal = page.getByRole("alert").filter({ hasText: "broader than the caller's" });
       await refusal.waitFor(UI_WAIT);
-      expect(await refusal.evaluate((element) => element.classList.contains("error") && !element.classList.contains("outcome"))).toBe(true);
+      expect(
+        await refusal.evaluate(
+          (element) => element.classList.contains("error") && !element.classList.contains("outcome"),
+        ),
+      ).toBe(true);
       expect(await page.locator(".outcome").count()).toBe(0);
     });
 
@@ -495,7 +679,11 @@ if (!chromiumInstalled && !browserRequired) {
       await screenshot(page, "providers");
       expect(await seriousViolations(page)).toEqual([]);
 
-      const dark = await browser.newContext({ colorScheme: "dark", viewport: { width: 1400, height: 860 }, storageState: await person.storageState() });
+      const dark = await browser.newContext({
+        colorScheme: "dark",
+        viewport: { width: 1400, height: 860 },
+        storageState: await person.storageState(),
+      });
       const darkPage = await dark.newPage();
       await darkPage.goto(`${lab.server.url}/threads/${plannerId}`);
       await darkPage.locator(`.agents-panel [data-child-thread-id="${cleanerChildId}"]`).waitFor(UI_WAIT);
@@ -504,7 +692,11 @@ if (!chromiumInstalled && !browserRequired) {
       await screenshot(darkPage, "planner-narrow-dark");
       // Nothing wider than the screen.
       expect(
-        await darkPage.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= (globalThis as unknown as PageGlobals).innerWidth + 1),
+        await darkPage.evaluate(
+          () =>
+            (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <=
+            (globalThis as unknown as PageGlobals).innerWidth + 1,
+        ),
       ).toBe(true);
       await dark.close();
       expect(existsSync(join(SCREENSHOTS, "planner-dark.png"))).toBe(true);

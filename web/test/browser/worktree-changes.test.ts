@@ -29,9 +29,16 @@ if (!chromiumInstalled && !browserRequired) {
     const UI_WAIT = { timeout: 20_000 };
 
     beforeAll(async () => {
-      if (!chromiumInstalled) throw new Error(`SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`);
-      if (!existsSync(join(WEB_APP_DIR, "index.html"))) throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
-      lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR], providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)] });
+      if (!chromiumInstalled)
+        throw new Error(
+          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+        );
+      if (!existsSync(join(WEB_APP_DIR, "index.html")))
+        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+      lab = await McpLab.start({
+        plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
+        providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)],
+      });
       repo = makeGitRepo({ "plan.txt": "the original plan\n" });
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     });
@@ -43,9 +50,20 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     async function signedIn(maxRuntimeMode: string): Promise<Page> {
-      const cli = await runCli(["ui", "--home", lab.t.home, "--url", lab.server.url, "--max-runtime-mode", maxRuntimeMode, "--json"]);
+      const cli = await runCli([
+        "ui",
+        "--home",
+        lab.t.home,
+        "--url",
+        lab.server.url,
+        "--max-runtime-mode",
+        maxRuntimeMode,
+        "--json",
+      ]);
       expect(cli.code, cli.stderr).toBe(0);
-      const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true })).newPage();
+      const page = await (
+        await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true })
+      ).newPage();
       await page.goto((JSON.parse(cli.stdout) as { link: string }).link);
       await page.locator(".verbs").waitFor(UI_WAIT);
       return page;
@@ -65,7 +83,10 @@ if (!chromiumInstalled && !browserRequired) {
           }),
         );
       }
-      for (const child of children) expect((await lab.host.threads.waitForRun({ threadId: child.childThreadId, timeoutMs: 60_000 })).run?.status).toBe("completed");
+      for (const child of children)
+        expect(
+          (await lab.host.threads.waitForRun({ threadId: child.childThreadId, timeoutMs: 60_000 })).run?.status,
+        ).toBe("completed");
       await lab.host.drainEffects();
       const start = repo.head();
 
@@ -90,12 +111,18 @@ if (!chromiumInstalled && !browserRequired) {
       expect(await seriousViolations(page)).toEqual([]);
 
       await first.getByRole("button", { name: "Apply to parent" }).click();
-      await first.locator(".changes-outcome.outcome").filter({ hasText: "Applied to the parent's workspace" }).waitFor(UI_WAIT);
+      await first
+        .locator(".changes-outcome.outcome")
+        .filter({ hasText: "Applied to the parent's workspace" })
+        .waitFor(UI_WAIT);
       expect(repo.read("plan.txt")).toBe("the first child's plan");
       const afterFirst = repo.head();
 
       await second.getByRole("button", { name: "Apply to parent" }).click();
-      await second.locator(".changes-outcome.error").filter({ hasText: "Conflict in plan.txt: nothing was changed." }).waitFor(UI_WAIT);
+      await second
+        .locator(".changes-outcome.error")
+        .filter({ hasText: "Conflict in plan.txt: nothing was changed." })
+        .waitFor(UI_WAIT);
       expect(repo.head()).toBe(afterFirst);
       expect(repo.read("plan.txt")).toBe("the first child's plan");
       expect(repo.status()).toBe("");
@@ -111,7 +138,9 @@ if (!chromiumInstalled && !browserRequired) {
       // The parent agent applies the third child's changes over MCP: the panel shows it, pushed.
       const third = page.locator(`.agents-panel [data-child-thread-id="${children[2]!.childThreadId}"]`);
       await third.locator(".changes-state").filter({ hasText: "1 file changed" }).waitFor(UI_WAIT);
-      expect(await mustCall(parent.client, "apply_changes", { threadId: children[2]!.childThreadId })).toMatchObject({ outcome: { outcome: "applied" } });
+      expect(await mustCall(parent.client, "apply_changes", { threadId: children[2]!.childThreadId })).toMatchObject({
+        outcome: { outcome: "applied" },
+      });
       await third.locator(".changes-state").filter({ hasText: "· applied" }).waitFor(UI_WAIT);
       expect(repo.read("notes.txt")).toBe("the third child's plan");
       parent.release();

@@ -1,9 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { InstallJob, RegistryAgent } from "../../src/api/registry-types.js";
-import { installStatusText, jobFinished, platformsText, progressValue, unavailableText } from "../../src/model/install-progress.js";
+import {
+  installStatusText,
+  jobFinished,
+  platformsText,
+  progressValue,
+  unavailableText,
+} from "../../src/model/install-progress.js";
 
 function job(overrides: Partial<InstallJob>): InstallJob {
-  return { jobId: "install_1", agentId: "tiny", version: "1.0.0", phase: "waiting", receivedBytes: 0, totalBytes: null, percent: null, revision: 1, alreadyInstalled: null, error: null, ...overrides };
+  return {
+    jobId: "install_1",
+    agentId: "tiny",
+    version: "1.0.0",
+    phase: "waiting",
+    receivedBytes: 0,
+    totalBytes: null,
+    percent: null,
+    revision: 1,
+    alreadyInstalled: null,
+    error: null,
+    ...overrides,
+  };
 }
 
 describe("install progress, as the Registry page words it", () => {
@@ -17,7 +35,10 @@ describe("install progress, as the Registry page words it", () => {
   });
 
   it("names the typed reason of a failure and leaves the bar empty", () => {
-    const failed = job({ phase: "failed", error: { code: "checksum_mismatch", message: "The archive has SHA-256 b." } });
+    const failed = job({
+      phase: "failed",
+      error: { code: "checksum_mismatch", message: "The archive has SHA-256 b." },
+    });
     expect(installStatusText(failed)).toBe("Install failed (checksum_mismatch): The archive has SHA-256 b.");
     expect(progressValue(failed)).toBeNull();
     expect(jobFinished(failed)).toBe(true);
@@ -31,7 +52,19 @@ describe("install progress, as the Registry page words it", () => {
   });
 
   it("lists where an agent runs and why it cannot run here", () => {
-    const agent: RegistryAgent = { id: "a", name: "A", description: "", version: "1", installedVersions: [], installed: false, platforms: ["linux-x86_64"], packages: ["npx"], available: false, distribution: null, unavailableReason: "missing_runner" };
+    const agent: RegistryAgent = {
+      id: "a",
+      name: "A",
+      description: "",
+      version: "1",
+      installedVersions: [],
+      installed: false,
+      platforms: ["linux-x86_64"],
+      packages: ["npx"],
+      available: false,
+      distribution: null,
+      unavailableReason: "missing_runner",
+    };
     expect(platformsText(agent)).toBe("linux-x86_64, npx (any platform)");
     expect(unavailableText(agent)).toBe("Needs npm or uv, which this machine lacks");
     expect(unavailableText({ ...agent, available: true })).toBeNull();

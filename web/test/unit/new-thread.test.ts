@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { threadShell } from "./thread-fixture.js";
-import type { ProviderDoctor, ProviderFinding, ProviderSummary, SessionView, ThreadShell } from "../../src/api/types.js";
+import type {
+  ProviderDoctor,
+  ProviderFinding,
+  ProviderSummary,
+  SessionView,
+  ThreadShell,
+} from "../../src/api/types.js";
 import { findingLabel, firstHourSteps, providerConfigSnippet } from "../../src/model/first-hour.js";
 import {
   createThreadsBody,
@@ -31,11 +37,19 @@ function provider(overrides: Partial<ProviderSummary> = {}): ProviderSummary {
   };
 }
 
-const session = (ceiling: SessionView["ceiling"]): SessionView => ({ verbs: ["read", "operate"], projects: "*", ceiling, expiresAt: null });
+const session = (ceiling: SessionView["ceiling"]): SessionView => ({
+  verbs: ["read", "operate"],
+  projects: "*",
+  ceiling,
+  expiresAt: null,
+});
 
 describe("the New thread composer's choices", () => {
   it("offers a provider's runtime modes, allowing only those within the session's ceiling, and preselects the most careful", () => {
-    const capped = runtimeModeChoices(provider(), session({ runtimeMode: "approval-required", interactionMode: "default" }));
+    const capped = runtimeModeChoices(
+      provider(),
+      session({ runtimeMode: "approval-required", interactionMode: "default" }),
+    );
     expect(capped.map((choice) => [choice.mode, choice.allowed])).toEqual([
       ["approval-required", true],
       ["auto-accept-edits", false],
@@ -51,12 +65,22 @@ describe("the New thread composer's choices", () => {
     ]);
     expect(defaultRuntimeMode(open)).toBe("auto-accept-edits");
     // A provider whose every mode is above the ceiling leaves nothing to choose.
-    expect(defaultRuntimeMode(runtimeModeChoices(provider({ runtimeModes: ["full-access"] }), session({ runtimeMode: "auto-accept-edits", interactionMode: "default" })))).toBeNull();
+    expect(
+      defaultRuntimeMode(
+        runtimeModeChoices(
+          provider({ runtimeModes: ["full-access"] }),
+          session({ runtimeMode: "auto-accept-edits", interactionMode: "default" }),
+        ),
+      ),
+    ).toBeNull();
   });
 
   it("preselects the default interaction mode unless the ceiling is plan", () => {
     expect(defaultInteractionMode(interactionModeChoices(provider(), session(null)))).toBe("default");
-    const planOnly = interactionModeChoices(provider(), session({ runtimeMode: "full-access", interactionMode: "plan" }));
+    const planOnly = interactionModeChoices(
+      provider(),
+      session({ runtimeMode: "full-access", interactionMode: "plan" }),
+    );
     expect(planOnly.map((choice) => [choice.mode, choice.allowed])).toEqual([
       ["plan", true],
       ["default", false],
@@ -71,7 +95,10 @@ describe("the New thread composer's choices", () => {
     expect(defaultProvider([])).toBeNull();
     expect(effortChoices(provider().models[0]!)).toEqual({ efforts: ["low", "medium", "high"], preselected: "medium" });
     expect(effortChoices(provider().models[1]!)).toEqual({ efforts: [], preselected: null });
-    expect(effortChoices({ id: "m", efforts: ["a"], defaultEffort: "z" })).toEqual({ efforts: ["a"], preselected: null });
+    expect(effortChoices({ id: "m", efforts: ["a"], defaultEffort: "z" })).toEqual({
+      efforts: ["a"],
+      preselected: null,
+    });
     expect(
       startableProjects([
         { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true },
@@ -81,13 +108,31 @@ describe("the New thread composer's choices", () => {
   });
 
   it("builds create_threads' body: the provider's defaults are left to it, an empty title is none", () => {
-    const draft = { projectId: "p", providerInstanceId: "alpha", model: null, effort: null, runtimeMode: "approval-required", interactionMode: "default", title: "  ", prompt: "do it" } as const;
+    const draft = {
+      projectId: "p",
+      providerInstanceId: "alpha",
+      model: null,
+      effort: null,
+      runtimeMode: "approval-required",
+      interactionMode: "default",
+      title: "  ",
+      prompt: "do it",
+    } as const;
     expect(createThreadsBody(draft, "ui-1")).toEqual({
       projectId: "p",
       clientRequestId: "ui-1",
-      threads: [{ prompt: "do it", target: { providerInstanceId: "alpha" }, runtimeMode: "approval-required", interactionMode: "default" }],
+      threads: [
+        {
+          prompt: "do it",
+          target: { providerInstanceId: "alpha" },
+          runtimeMode: "approval-required",
+          interactionMode: "default",
+        },
+      ],
     });
-    expect(createThreadsBody({ ...draft, model: "alpha-large", effort: "high", title: " Plan " }, "ui-2").threads[0]).toMatchObject({ title: "Plan", target: { model: "alpha-large", effort: "high" } });
+    expect(
+      createThreadsBody({ ...draft, model: "alpha-large", effort: "high", title: " Plan " }, "ui-2").threads[0],
+    ).toMatchObject({ title: "Plan", target: { model: "alpha-large", effort: "high" } });
   });
 });
 
@@ -148,10 +193,19 @@ function finding(overrides: Partial<ProviderFinding> = {}): ProviderFinding {
 
 describe("the first hour", () => {
   it("says which steps are done: a project that is not Scratch, a provider that can run work, a thread", () => {
-    const doctor = (ready: boolean): ProviderDoctor => ({ configFile: "/h/config.json", drivers: ["codex"], ready, providers: [] });
+    const doctor = (ready: boolean): ProviderDoctor => ({
+      configFile: "/h/config.json",
+      drivers: ["codex"],
+      ready,
+      providers: [],
+    });
     const scratch = { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true };
     expect(firstHourSteps([scratch], null, 0)).toEqual({ project: false, provider: null, thread: false });
-    expect(firstHourSteps([scratch, { ...scratch, projectId: "p", scratch: false }], doctor(false), 0)).toEqual({ project: true, provider: false, thread: false });
+    expect(firstHourSteps([scratch, { ...scratch, projectId: "p", scratch: false }], doctor(false), 0)).toEqual({
+      project: true,
+      provider: false,
+      thread: false,
+    });
     expect(firstHourSteps([], doctor(true), 3)).toEqual({ project: false, provider: true, thread: true });
   });
 
@@ -161,7 +215,11 @@ describe("the first hour", () => {
     expect(findingLabel(finding({ canRunWork: false, status: "fail" }))).toBe("needs setup");
     expect(findingLabel(finding({ canRunWork: false, enabled: false, status: "info" }))).toBe("disabled");
     expect(findingLabel(finding({ canRunWork: false, checking: true }))).toBe("checking");
-    expect(JSON.parse(providerConfigSnippet("codex", ["alpha"]))).toEqual({ providers: [{ id: "codex", driver: "codex" }] });
-    expect(JSON.parse(providerConfigSnippet("codex", ["codex", "codex-2"]))).toEqual({ providers: [{ id: "codex-3", driver: "codex" }] });
+    expect(JSON.parse(providerConfigSnippet("codex", ["alpha"]))).toEqual({
+      providers: [{ id: "codex", driver: "codex" }],
+    });
+    expect(JSON.parse(providerConfigSnippet("codex", ["codex", "codex-2"]))).toEqual({
+      providers: [{ id: "codex-3", driver: "codex" }],
+    });
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadShell } from "../../src/api/types.js";
 import { threadShell } from "./thread-fixture.js";
-import { ancestorsOf, badgeOf, childrenOf, deliveryText, elapsed, sidebarSections } from "../../src/model/thread-tree.js";
+import {
+  ancestorsOf,
+  badgeOf,
+  childrenOf,
+  deliveryText,
+  elapsed,
+  sidebarSections,
+} from "../../src/model/thread-tree.js";
 import { loadOpenSections, saveOpenSections } from "../../src/model/section-memory.js";
 
 let counter = 0;
@@ -81,7 +88,9 @@ describe("a thread's badge", () => {
 describe("words for what happened", () => {
   it("says what the send policy did, and why when it did less than asked", () => {
     expect(deliveryText({ action: "steer", degraded: false, reason: "the turn is steerable" })).toBe("steered");
-    expect(deliveryText({ action: "queue", degraded: true, reason: "provider cannot steer" })).toBe("queued: provider cannot steer");
+    expect(deliveryText({ action: "queue", degraded: true, reason: "provider cannot steer" })).toBe(
+      "queued: provider cannot steer",
+    );
   });
 
   it("formats elapsed time", () => {
@@ -95,7 +104,10 @@ describe("words for what happened", () => {
 describe("folded sections", () => {
   it("are remembered, and unreadable storage falls back to the defaults", () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (key: string) => store.get(key) ?? null, setItem: (key: string, value: string) => void store.set(key, value) };
+    const storage = {
+      getItem: (key: string) => store.get(key) ?? null,
+      setItem: (key: string, value: string) => void store.set(key, value),
+    };
     expect(loadOpenSections(storage)).toEqual({ snoozed: false, settled: false, subagents: true });
     saveOpenSections(storage, { snoozed: true, settled: false, subagents: false });
     expect(loadOpenSections(storage)).toEqual({ snoozed: true, settled: false, subagents: false });

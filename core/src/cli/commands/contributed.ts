@@ -6,7 +6,14 @@ import { pathsFor, resolveHome, type SwitchyardPaths } from "../../config/paths.
 import { defaultBuiltinPlugins } from "../../plugin-host/builtin-plugins.js";
 import { createLogger, createSilentLogger } from "../../logging/logger.js";
 import { PluginHost, type PluginRecord } from "../../plugin-host/plugin-host.js";
-import { SPEC_SEMVER, type CommandContext, type CommandGroup, type CommandInvocation, type CommandOutput, type CommandV1 } from "../../spec/index.js";
+import {
+  SPEC_SEMVER,
+  type CommandContext,
+  type CommandGroup,
+  type CommandInvocation,
+  type CommandOutput,
+  type CommandV1,
+} from "../../spec/index.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { colorEnabled, printJson, printTable, style } from "../output.js";
 
@@ -28,7 +35,9 @@ function homeFromArgv(argv: readonly string[]): string | undefined {
 }
 
 function cliLogger() {
-  return process.env.SWITCHYARD_LOG_LEVEL ? createLogger({ color: colorEnabled(process.stderr) }) : createSilentLogger();
+  return process.env.SWITCHYARD_LOG_LEVEL
+    ? createLogger({ color: colorEnabled(process.stderr) })
+    : createSilentLogger();
 }
 
 /** A plugin host over the same places the server looks (config entries, managed, built-in). */
@@ -39,7 +48,15 @@ function pluginHostFor(paths: SwitchyardPaths): PluginHost {
   } catch {
     // A broken config hides only the plugins it lists; the command that needs the config says why.
   }
-  return new PluginHost({ ...defaultBuiltinPlugins(), managedDir: paths.pluginsDir, configEntries, configBaseDir: dirname(paths.configFile) }, cliLogger());
+  return new PluginHost(
+    {
+      ...defaultBuiltinPlugins(),
+      managedDir: paths.pluginsDir,
+      configEntries,
+      configBaseDir: dirname(paths.configFile),
+    },
+    cliLogger(),
+  );
 }
 
 function output(): CommandOutput {
@@ -55,7 +72,12 @@ function output(): CommandOutput {
 }
 
 /** The context one run of a contributed command gets. */
-function commandContext(plugin: PluginRecord, group: string, command: string, home: string | undefined): CommandContext {
+function commandContext(
+  plugin: PluginRecord,
+  group: string,
+  command: string,
+  home: string | undefined,
+): CommandContext {
   const paths = pathsFor(resolveHome(home));
   const safe = plugin.name.replace(/[^a-zA-Z0-9._-]+/g, "_");
   const onDemand = (dir: string) => () => makePrivateDir(dir);
@@ -74,7 +96,12 @@ function commandContext(plugin: PluginRecord, group: string, command: string, ho
     instances: () =>
       loadConfig(paths.configFile)
         .providers.filter((provider) => plugin.drivers.includes(provider.driver))
-        .map((provider) => ({ id: provider.id, driver: provider.driver, enabled: provider.enabled, options: provider.options })),
+        .map((provider) => ({
+          id: provider.id,
+          driver: provider.driver,
+          enabled: provider.enabled,
+          options: provider.options,
+        })),
     output: output(),
   };
 }
@@ -88,7 +115,10 @@ function toCommander(definition: CommandV1, group: string, plugin: PluginRecord)
     command.argument(required ? `<${name}>` : `[${name}]`, arg.description ?? "");
   }
   const options = (definition.options ?? []).map((declared) => {
-    const option = new Option(`--${declared.name}${declared.valueName ? ` <${declared.valueName}>` : ""}`, declared.description);
+    const option = new Option(
+      `--${declared.name}${declared.valueName ? ` <${declared.valueName}>` : ""}`,
+      declared.description,
+    );
     command.addOption(option);
     return { name: declared.name, key: option.attributeName() };
   });
@@ -100,8 +130,14 @@ function toCommander(definition: CommandV1, group: string, plugin: PluginRecord)
     (definition.arguments ?? []).forEach((arg, index) => {
       args[arg.name] = self.processedArgs[index] as string | string[] | undefined;
     });
-    const invocation: CommandInvocation = { args, options: Object.fromEntries(options.map(({ name, key }) => [name, parsed[key]])) };
-    const exitCode = await definition.run(invocation, commandContext(plugin, group, definition.name, parsed.home as string | undefined));
+    const invocation: CommandInvocation = {
+      args,
+      options: Object.fromEntries(options.map(({ name, key }) => [name, parsed[key]])),
+    };
+    const exitCode = await definition.run(
+      invocation,
+      commandContext(plugin, group, definition.name, parsed.home as string | undefined),
+    );
     if (typeof exitCode === "number" && exitCode !== 0) process.exitCode = exitCode;
   });
   return command;
@@ -112,7 +148,10 @@ function toCommander(definition: CommandV1, group: string, plugin: PluginRecord)
  * root only makes help and usage read `switchyard <group> <command>`.
  */
 function groupProgram(group: CommandGroup, plugin: PluginRecord): Command {
-  const command = new Command(group.name).description(group.description).showHelpAfterError("(run with --help for usage)").exitOverride();
+  const command = new Command(group.name)
+    .description(group.description)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
   for (const definition of group.commands) command.addCommand(toCommander(definition, group.name, plugin));
   return new Command("switchyard").exitOverride().addCommand(command);
 }
@@ -136,7 +175,10 @@ export function registerContributedCommands(program: Command, argv: readonly str
     taken.add(contribution.name);
     program
       .command(contribution.name)
-      .description(contribution.description ?? `commands from plugin ${contribution.plugin.name} (run \`switchyard ${contribution.name} --help\`)`)
+      .description(
+        contribution.description ??
+          `commands from plugin ${contribution.plugin.name} (run \`switchyard ${contribution.name} --help\`)`,
+      )
       .helpOption(false)
       .allowUnknownOption(true)
       .allowExcessArguments(true)
@@ -144,7 +186,9 @@ export function registerContributedCommands(program: Command, argv: readonly str
         const loaded = await host.loadCommandGroup(contribution.name);
         // Every word after the group's name, in order (this placeholder knows no options, so
         // commander leaves them all to it): the group's own parser reads them.
-        await groupProgram(loaded.group, loaded.plugin).parseAsync([contribution.name, ...placeholder.args], { from: "user" });
+        await groupProgram(loaded.group, loaded.plugin).parseAsync([contribution.name, ...placeholder.args], {
+          from: "user",
+        });
       });
   }
 }

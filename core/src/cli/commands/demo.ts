@@ -36,8 +36,22 @@ export interface DemoModule {
  * a sign-in link printed at once. The home is the demo's temporary one, removed when it stops.
  */
 function keepServer({ home, host, server }: KeptDemo): readonly string[] {
-  recordRunningServer(home, { pid: process.pid, url: server.url, mcpUrl: server.mcpUrl, port: server.port, startedAt: new Date().toISOString(), version: HOST_VERSION });
-  const signIn = issueWebSignIn(host, { baseUrl: server.url, ttlMs: DEMO_SIGN_IN_TTL_MS, capabilities: ["orchestration:read", "orchestration:operate", "orchestration:approve"], projects: "*", ceiling: DEFAULT_CEILING, label: "web UI (switchyard demo --keep)" });
+  recordRunningServer(home, {
+    pid: process.pid,
+    url: server.url,
+    mcpUrl: server.mcpUrl,
+    port: server.port,
+    startedAt: new Date().toISOString(),
+    version: HOST_VERSION,
+  });
+  const signIn = issueWebSignIn(host, {
+    baseUrl: server.url,
+    ttlMs: DEMO_SIGN_IN_TTL_MS,
+    capabilities: ["orchestration:read", "orchestration:operate", "orchestration:approve"],
+    projects: "*",
+    ceiling: DEFAULT_CEILING,
+    label: "web UI (switchyard demo --keep)",
+  });
   return [
     `Web UI: ${signIn.link} (sign in once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes)`,
     `The other commands reach this server with --home: switchyard threads list --home ${home}`,
@@ -52,7 +66,10 @@ export async function loadDemoModule(specifier: string = DEMO_MODULE): Promise<D
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const message = error instanceof Error ? error.message : String(error);
-    if ((code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED") && message.includes(packageName)) {
+    if (
+      (code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED") &&
+      message.includes(packageName)
+    ) {
       throw new CliError(
         `switchyard demo needs ${packageName}, which is not installed next to @switchyard/core. Run the demo from a Switchyard checkout after \`npm ci && npm run build\`, or install it: npm install ${packageName}@${HOST_VERSION}`,
       );
@@ -64,9 +81,18 @@ export async function loadDemoModule(specifier: string = DEMO_MODULE): Promise<D
 export function registerDemo(program: Command): void {
   program
     .command("demo")
-    .description("Run a real Codex thread that delegates to a real Pi thread (or another --pair), offline (scripted model), and print both transcripts")
-    .option("--keep", "leave the server running afterwards (recorded in its home's server.json) and print its URL and a web UI sign-in link")
-    .option("--pair <parent:child>", "which drivers delegate: two of codex, pi, claude (claude:pi, codex:claude…)", "codex:pi")
+    .description(
+      "Run a real Codex thread that delegates to a real Pi thread (or another --pair), offline (scripted model), and print both transcripts",
+    )
+    .option(
+      "--keep",
+      "leave the server running afterwards (recorded in its home's server.json) and print its URL and a web UI sign-in link",
+    )
+    .option(
+      "--pair <parent:child>",
+      "which drivers delegate: two of codex, pi, claude (claude:pi, codex:claude…)",
+      "codex:pi",
+    )
     .action(async (options: { keep?: boolean; pair: string }) => {
       const demo = await loadDemoModule();
       await demo.runDemo({ keep: options.keep === true, pair: options.pair, onKeep: keepServer });

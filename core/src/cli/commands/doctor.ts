@@ -2,7 +2,16 @@ import type { Command } from "commander";
 import { loadConfig } from "../../config/config-loader.js";
 import { pathsFor, resolveHome } from "../../config/paths.js";
 import { doctorReport, type DoctorFinding, type DoctorReport, type FindingStatus } from "../doctor/doctor-report.js";
-import { checkConfig, checkDatabase, checkHome, checkHomeAccess, checkInstall, checkLock, checkNode, checkPort } from "../doctor/host-checks.js";
+import {
+  checkConfig,
+  checkDatabase,
+  checkHome,
+  checkHomeAccess,
+  checkInstall,
+  checkLock,
+  checkNode,
+  checkPort,
+} from "../doctor/host-checks.js";
 import { pluginFindings, providerFindings } from "../doctor/provider-checks.js";
 import { checkWorkspaces } from "../doctor/workspace-checks.js";
 import { withProviders } from "../open-host.js";
@@ -34,7 +43,12 @@ export async function runDoctor(options: { readonly home?: string }): Promise<Do
     await withProviders(options, async (providers, _paths, plugins) => {
       findings.push(...pluginFindings(plugins));
       if (config.providers.length === 0) {
-        findings.push({ area: "provider", status: "info", subject: "providers", detail: `none configured: add them to ${paths.configFile} ("providers": [...])` });
+        findings.push({
+          area: "provider",
+          status: "info",
+          subject: "providers",
+          detail: `none configured: add them to ${paths.configFile} ("providers": [...])`,
+        });
       }
       findings.push(...providerFindings(await providers.probeAll("inspect")));
     });
@@ -62,14 +76,18 @@ function printReport(report: DoctorReport): void {
     process.stdout.write(`${style(mark.text.padEnd(4), mark.style)}  ${finding.subject.padEnd(width)}  ${first}\n`);
     for (const line of rest) process.stdout.write(`${" ".repeat(width + 8)}${line}\n`);
   }
-  const verdict = report.verdict.ok ? style(`switchyard doctor: ${report.verdict.summary}`, "green") : style(`switchyard doctor: ${report.verdict.summary}`, "red");
+  const verdict = report.verdict.ok
+    ? style(`switchyard doctor: ${report.verdict.summary}`, "green")
+    : style(`switchyard doctor: ${report.verdict.summary}`, "red");
   process.stdout.write(`\n${verdict}\n`);
 }
 
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
-    .description("Check this Switchyard: Node, home (and who can read it) and lock, database, plugins, each provider's harness (where, version, login, MCP), the port, thread worktrees")
+    .description(
+      "Check this Switchyard: Node, home (and who can read it) and lock, database, plugins, each provider's harness (where, version, login, MCP), the port, thread worktrees",
+    )
     .addHelpText(
       "after",
       "\nOnly looks, like `switchyard providers`: it takes no lock, creates nothing in the home, starts no harness session and writes nothing into a harness's home.\nExit code 0 when everything configured can work, 1 when something cannot (each FAIL line says what to do).\n",

@@ -15,17 +15,30 @@ const DEFAULT_TTL_MS = 30 * 86_400_000;
 const DEFAULT_MAX_RUNTIME_MODE: RuntimeMode = "approval-required";
 
 function parseVerbs(value: string): GrantVerb[] {
-  const verbs = value.split(",").map((verb) => verb.trim()).filter((verb) => verb !== "");
-  if (verbs.length === 0) throw new InvalidArgumentError(`Name at least one verb: ${GRANT_VERBS.join(", ")} (comma-separated).`);
+  const verbs = value
+    .split(",")
+    .map((verb) => verb.trim())
+    .filter((verb) => verb !== "");
+  if (verbs.length === 0)
+    throw new InvalidArgumentError(`Name at least one verb: ${GRANT_VERBS.join(", ")} (comma-separated).`);
   for (const verb of verbs) {
-    if (!(GRANT_VERBS as readonly string[]).includes(verb)) throw new InvalidArgumentError(`"${verb}" is not a grant verb; use ${GRANT_VERBS.join(", ")} (comma-separated, e.g. read,delegate).`);
+    if (!(GRANT_VERBS as readonly string[]).includes(verb))
+      throw new InvalidArgumentError(
+        `"${verb}" is not a grant verb; use ${GRANT_VERBS.join(", ")} (comma-separated, e.g. read,delegate).`,
+      );
   }
   return [...new Set(verbs as GrantVerb[])];
 }
 
 function parseProjects(value: string): string[] | "*" {
-  const projects = value.split(",").map((project) => project.trim()).filter((project) => project !== "");
-  if (projects.length === 0) throw new InvalidArgumentError('Name at least one project (an id or folder, comma-separated), or "*" for every project.');
+  const projects = value
+    .split(",")
+    .map((project) => project.trim())
+    .filter((project) => project !== "");
+  if (projects.length === 0)
+    throw new InvalidArgumentError(
+      'Name at least one project (an id or folder, comma-separated), or "*" for every project.',
+    );
   if (projects.includes("*")) {
     if (projects.length > 1) throw new InvalidArgumentError('"*" already means every project; pass it alone.');
     return "*";
@@ -35,7 +48,9 @@ function parseProjects(value: string): string[] | "*" {
 
 function parseRuntimeMode(value: string): RuntimeMode {
   if (isRuntimeMode(value)) return value;
-  throw new InvalidArgumentError(`"${value}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")} (narrowest first).`);
+  throw new InvalidArgumentError(
+    `"${value}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")} (narrowest first).`,
+  );
 }
 
 type GrantStatus = "active" | "expired" | "revoked";
@@ -58,15 +73,37 @@ interface IssueOptions {
 }
 
 export function registerGrant(program: Command): void {
-  const grant = program.command("grant").description("Grants: what another Switchyard environment (a linked machine) may do here; only this command issues, lists and revokes them");
+  const grant = program
+    .command("grant")
+    .description(
+      "Grants: what another Switchyard environment (a linked machine) may do here; only this command issues, lists and revokes them",
+    );
   grant
     .command("issue")
-    .description("Issue a grant for another environment; its link secret is printed once (give it to `switchyard link add` there) and only its hash is stored")
+    .description(
+      "Issue a grant for another environment; its link secret is printed once (give it to `switchyard link add` there) and only its hash is stored",
+    )
     .requiredOption("--for <name>", "the environment it is for, as you call it (e.g. linux-box)")
-    .requiredOption("--projects <projects>", 'the projects it may use here: ids or folders, comma-separated, or "*" for every project', parseProjects)
-    .requiredOption("--verbs <verbs>", `what it may do, comma-separated: ${GRANT_VERBS.join(", ")} (none implies another)`, parseVerbs)
-    .option("--max-runtime-mode <mode>", `the broadest runtime mode work it starts may have: ${RUNTIME_MODES.join(", ")} (default ${DEFAULT_MAX_RUNTIME_MODE})`, parseRuntimeMode)
-    .option("--ttl <duration>", "lifetime: a number and a unit s, m, h, d or w, at most 365d (default 30d)", parseDuration)
+    .requiredOption(
+      "--projects <projects>",
+      'the projects it may use here: ids or folders, comma-separated, or "*" for every project',
+      parseProjects,
+    )
+    .requiredOption(
+      "--verbs <verbs>",
+      `what it may do, comma-separated: ${GRANT_VERBS.join(", ")} (none implies another)`,
+      parseVerbs,
+    )
+    .option(
+      "--max-runtime-mode <mode>",
+      `the broadest runtime mode work it starts may have: ${RUNTIME_MODES.join(", ")} (default ${DEFAULT_MAX_RUNTIME_MODE})`,
+      parseRuntimeMode,
+    )
+    .option(
+      "--ttl <duration>",
+      "lifetime: a number and a unit s, m, h, d or w, at most 365d (default 30d)",
+      parseDuration,
+    )
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: IssueOptions) => {
@@ -101,25 +138,44 @@ export function registerGrant(program: Command): void {
     });
   grant
     .command("list")
-    .description("List grants (never their secrets): who for, verbs, projects, ceiling, and whether they are active, expired or revoked")
+    .description(
+      "List grants (never their secrets): who for, verbs, projects, ceiling, and whether they are active, expired or revoked",
+    )
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
       await withHost(options, (host) => {
         const now = Date.now();
-        const grants = host.container.resolve(ReachGrants).list().map((g) => ({ ...g, status: statusOf(g, now) }));
+        const grants = host.container
+          .resolve(ReachGrants)
+          .list()
+          .map((g) => ({ ...g, status: statusOf(g, now) }));
         if (options.json) printJson(grants);
-        else if (grants.length === 0) process.stdout.write("No grants yet. Issue one with: switchyard grant issue --for <name> --projects <ids|*> --verbs <verbs>\n");
+        else if (grants.length === 0)
+          process.stdout.write(
+            "No grants yet. Issue one with: switchyard grant issue --for <name> --projects <ids|*> --verbs <verbs>\n",
+          );
         else
           printTable(
             ["ID", "FOR", "VERBS", "PROJECTS", "CEILING", "STATUS", "EXPIRES", "LAST USED"],
-            grants.map((g) => [g.id, g.for, g.verbs.join(","), g.projects === "*" ? "*" : g.projects.join(","), g.maxRuntimeMode, style(g.status, STATUS_STYLE[g.status]), g.expiresAt, g.lastUsedAt ?? ""]),
+            grants.map((g) => [
+              g.id,
+              g.for,
+              g.verbs.join(","),
+              g.projects === "*" ? "*" : g.projects.join(","),
+              g.maxRuntimeMode,
+              style(g.status, STATUS_STYLE[g.status]),
+              g.expiresAt,
+              g.lastUsedAt ?? "",
+            ]),
           );
       });
     });
   grant
     .command("revoke <id>")
-    .description("Revoke a grant by id: the next call under it is refused, and the scheduled tasks that run under it are paused")
+    .description(
+      "Revoke a grant by id: the next call under it is refused, and the scheduled tasks that run under it are paused",
+    )
     .option("--home <dir>", "Switchyard home")
     .action(async (id: string, options: { home?: string }) => {
       await withHost(options, (host) => {
@@ -127,7 +183,10 @@ export function registerGrant(program: Command): void {
         if (grants.revoke(id)) process.stdout.write(`Revoked ${id}\n`);
         else process.stdout.write(`${id} was already revoked (${grants.get(id)!.revokedAt}).\n`);
         const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "grant", grantId: id });
-        if (paused > 0) process.stdout.write(`Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it (an agent in a thread the other machine started made them); \`switchyard schedules resume <id>\` resumes one under the home's owner.\n`);
+        if (paused > 0)
+          process.stdout.write(
+            `Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it (an agent in a thread the other machine started made them); \`switchyard schedules resume <id>\` resumes one under the home's owner.\n`,
+          );
       });
     });
 }

@@ -14,10 +14,24 @@ interface UpstreamProblem {
   readonly exitCode: number;
 }
 
-const NETWORK_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+const NETWORK_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 function networkErrorCode(error: unknown): string | null {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 4;
+    current = current.cause, depth++
+  ) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === "string" && NETWORK_ERRORS.has(code)) return code;
   }
@@ -42,7 +56,12 @@ function describeUpstreamFailure(error: unknown, url: string): UpstreamProblem {
       exitCode: EXIT.failed,
     };
   }
-  return { reason: "upstream_error", code: -32003, message: `Switchyard at ${url} did not take the message: ${(error as Error).message}`, exitCode: EXIT.failed };
+  return {
+    reason: "upstream_error",
+    code: -32003,
+    message: `Switchyard at ${url} did not take the message: ${(error as Error).message}`,
+    exitCode: EXIT.failed,
+  };
 }
 
 /**
@@ -59,18 +78,26 @@ function describeUpstreamFailure(error: unknown, url: string): UpstreamProblem {
 export function registerMcpBridge(program: Command): void {
   program
     .command("mcp-bridge")
-    .description("Bridge a stdio MCP client to the Switchyard endpoint (reads SWITCHYARD_MCP_URL and SWITCHYARD_MCP_TOKEN)")
+    .description(
+      "Bridge a stdio MCP client to the Switchyard endpoint (reads SWITCHYARD_MCP_URL and SWITCHYARD_MCP_TOKEN)",
+    )
     .action(async () => {
       const url = process.env.SWITCHYARD_MCP_URL;
       const token = process.env.SWITCHYARD_MCP_TOKEN;
-      if (!url || !token) throw new CliError("SWITCHYARD_MCP_URL and SWITCHYARD_MCP_TOKEN must be set in the environment.", EXIT.usage);
+      if (!url || !token)
+        throw new CliError("SWITCHYARD_MCP_URL and SWITCHYARD_MCP_TOKEN must be set in the environment.", EXIT.usage);
       let endpoint: URL;
       try {
         endpoint = new URL(url);
       } catch {
-        throw new CliError(`SWITCHYARD_MCP_URL (${url}) is not a URL; set it to the MCP endpoint \`switchyard serve\` prints.`, EXIT.usage);
+        throw new CliError(
+          `SWITCHYARD_MCP_URL (${url}) is not a URL; set it to the MCP endpoint \`switchyard serve\` prints.`,
+          EXIT.usage,
+        );
       }
-      const upstream = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+      const upstream = new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      });
       const downstream = new StdioServerTransport();
       const inFlight = new Set<Promise<void>>();
       let failure: UpstreamProblem | null = null;
@@ -88,7 +115,11 @@ export function registerMcpBridge(program: Command): void {
           failure = problem;
           log(problem.message);
           if (isJSONRPCRequest(message)) {
-            await downstream.send({ jsonrpc: "2.0", id: message.id, error: { code: problem.code, message: problem.message, data: { reason: problem.reason, url } } });
+            await downstream.send({
+              jsonrpc: "2.0",
+              id: message.id,
+              error: { code: problem.code, message: problem.message, data: { reason: problem.reason, url } },
+            });
           }
         }
       };

@@ -36,11 +36,17 @@ function sdkPackageSpecs(source: SdkSource): SdkPackageSpecs {
 export function registerPluginNew(plugin: Command): void {
   plugin
     .command("new <id>")
-    .description("Scaffold a provider plugin from a template (same layout as the built-in plugins), ready to npm install, build and test anywhere")
+    .description(
+      "Scaffold a provider plugin from a template (same layout as the built-in plugins), ready to npm install, build and test anywhere",
+    )
     .option("--template <name>", `the plugin's shape: ${PLUGIN_TEMPLATE_NAMES.join(" or ")}`, DEFAULT_PLUGIN_TEMPLATE)
     .option("--dir <dir>", "parent folder for the new plugin (default: the current folder)")
     .option("--name <package>", "npm package name (default: switchyard-plugin-<id>)")
-    .option("--sdk-source <source>", "where npm install gets @switchyard/*: this Switchyard's tarballs, or npm (once published)", "tarballs")
+    .option(
+      "--sdk-source <source>",
+      "where npm install gets @switchyard/*: this Switchyard's tarballs, or npm (once published)",
+      "tarballs",
+    )
     .action(async (id: string, options: { template: string; dir?: string; name?: string; sdkSource: string }) => {
       if (options.sdkSource !== "tarballs" && options.sdkSource !== "npm") {
         throw new CliError(`--sdk-source is "tarballs" or "npm", not "${options.sdkSource}".`, EXIT.usage);
@@ -53,7 +59,10 @@ export function registerPluginNew(plugin: Command): void {
         hostVersion: HOST_VERSION,
         ...(options.name ? { packageName: options.name } : {}),
       });
-      const from = options.sdkSource === "tarballs" ? `this Switchyard's tarballs in ${SDK_TARBALLS_DIR}` : `npm, version ${HOST_VERSION}`;
+      const from =
+        options.sdkSource === "tarballs"
+          ? `this Switchyard's tarballs in ${SDK_TARBALLS_DIR}`
+          : `npm, version ${HOST_VERSION}`;
       process.stdout.write(
         [
           `Created ${created.packageName} in ${created.dir} (template ${created.template})`,

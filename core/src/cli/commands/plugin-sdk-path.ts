@@ -33,7 +33,9 @@ export function readSdkTarballs(dir: string = SDK_TARBALLS_DIR): SdkTarball[] {
 export function registerPluginSdkPath(plugin: Command): void {
   plugin
     .command("sdk-path")
-    .description("Print the folder with this Switchyard's @switchyard/spec, sdk and testkit tarballs (npm install <folder>/<tarball>)")
+    .description(
+      "Print the folder with this Switchyard's @switchyard/spec, sdk and testkit tarballs (npm install <folder>/<tarball>)",
+    )
     .option("--json", "print the folder, each tarball (name, version, path, integrity) and an npm install command")
     .action((options: { json?: boolean }) => {
       const tarballs = readSdkTarballs();
@@ -46,7 +48,9 @@ export function registerPluginSdkPath(plugin: Command): void {
       // The testkit runs your plugin in a real host: @switchyard/core of the same version.
       const core = byName.get("@switchyard/core");
       const install = [
-        ...["@switchyard/spec", "@switchyard/sdk"].flatMap((name) => (byName.has(name) ? [path(byName.get(name)!.file)] : [])),
+        ...["@switchyard/spec", "@switchyard/sdk"].flatMap((name) =>
+          byName.has(name) ? [path(byName.get(name)!.file)] : [],
+        ),
       ];
       const installDev = [
         ...(byName.has("@switchyard/testkit") ? [path(byName.get("@switchyard/testkit")!.file)] : []),
@@ -55,7 +59,12 @@ export function registerPluginSdkPath(plugin: Command): void {
       printJson({
         dir: SDK_TARBALLS_DIR,
         hostVersion: HOST_VERSION,
-        packages: tarballs.map((entry) => ({ name: entry.name, version: entry.version, path: path(entry.file), integrity: entry.integrity })),
+        packages: tarballs.map((entry) => ({
+          name: entry.name,
+          version: entry.version,
+          path: path(entry.file),
+          integrity: entry.integrity,
+        })),
         install: `npm install ${install.join(" ")}`,
         installDev: `npm install --save-dev ${installDev.join(" ")}`,
       });

@@ -11,7 +11,10 @@ import { registerPluginSdkPath } from "./plugin-sdk-path.js";
 import { registerPluginList } from "./plugins.js";
 
 export function registerPluginCommands(program: Command): void {
-  const plugin = program.command("plugin").alias("plugins").description("Manage provider plugins: list, scaffold, install, remove, sdk-path");
+  const plugin = program
+    .command("plugin")
+    .alias("plugins")
+    .description("Manage provider plugins: list, scaffold, install, remove, sdk-path");
   registerPluginList(plugin);
   registerPluginNew(plugin);
   registerPluginSdkPath(plugin);
@@ -27,11 +30,20 @@ export function registerPluginCommands(program: Command): void {
     .action(async (spec: string, options: { integrity?: string; home?: string; json?: boolean }) => {
       const paths = pathsFor(resolveHome(options.home));
       requireUsableHome(paths.home);
-      const installed = await new PluginInstaller(paths.pluginsDir, createSilentLogger()).install(spec, options.integrity !== undefined ? { integrity: options.integrity } : {});
+      const installed = await new PluginInstaller(paths.pluginsDir, createSilentLogger()).install(
+        spec,
+        options.integrity !== undefined ? { integrity: options.integrity } : {},
+      );
       if (options.json) printJson(installed);
       else {
-        process.stdout.write(`Installed ${installed.name}${installed.version ? `@${installed.version}` : ""} (drivers: ${installed.drivers.join(", ")})${installed.integrity ? `\nintegrity ${installed.integrity}` : ""}\n`);
-        process.stdout.write(installed.installScripts.length === 0 ? "No install scripts ran (the manifest allows none).\n" : `Install scripts ran for: ${installed.installScripts.join(", ")} (the manifest's switchyard.installScripts)\n`);
+        process.stdout.write(
+          `Installed ${installed.name}${installed.version ? `@${installed.version}` : ""} (drivers: ${installed.drivers.join(", ")})${installed.integrity ? `\nintegrity ${installed.integrity}` : ""}\n`,
+        );
+        process.stdout.write(
+          installed.installScripts.length === 0
+            ? "No install scripts ran (the manifest allows none).\n"
+            : `Install scripts ran for: ${installed.installScripts.join(", ")} (the manifest's switchyard.installScripts)\n`,
+        );
       }
     });
 
@@ -46,7 +58,10 @@ export function registerPluginCommands(program: Command): void {
         const record = host.pluginHost.list().find((p) => p.name === name);
         const users = config.providers.filter((p) => record?.drivers.includes(p.driver));
         if (users.length > 0) {
-          throw new CliError(`Plugin ${name} is used by provider instance(s) ${users.map((u) => u.id).join(", ")}; remove them from ${paths.configFile} first.`, EXIT.usage);
+          throw new CliError(
+            `Plugin ${name} is used by provider instance(s) ${users.map((u) => u.id).join(", ")}; remove them from ${paths.configFile} first.`,
+            EXIT.usage,
+          );
         }
       });
       await new PluginInstaller(paths.pluginsDir, createSilentLogger()).remove(name);

@@ -18,10 +18,19 @@ export function registerPluginList(parent: Command): void {
         }
         printTable(
           ["PLUGIN", "VERSION", "SOURCE", "STATUS", "DRIVERS", "COMMANDS"],
-          plugins.map((p) => [p.name, p.version ?? "-", p.source, p.status === "loaded" ? style("loaded", "green") : style("refused", "red"), p.drivers.join(", "), p.commands.join(", ")]),
+          plugins.map((p) => [
+            p.name,
+            p.version ?? "-",
+            p.source,
+            p.status === "loaded" ? style("loaded", "green") : style("refused", "red"),
+            p.drivers.join(", "),
+            p.commands.join(", "),
+          ]),
         );
-        for (const plugin of plugins.filter((p) => p.refusal !== null)) process.stdout.write(`\n${plugin.refusal!.message}\n`);
-        for (const plugin of plugins.filter((p) => p.warning !== null)) process.stdout.write(`\n${style("warning:", "yellow")} plugin "${plugin.name}": ${plugin.warning}\n`);
+        for (const plugin of plugins.filter((p) => p.refusal !== null))
+          process.stdout.write(`\n${plugin.refusal!.message}\n`);
+        for (const plugin of plugins.filter((p) => p.warning !== null))
+          process.stdout.write(`\n${style("warning:", "yellow")} plugin "${plugin.name}": ${plugin.warning}\n`);
       });
     });
 }

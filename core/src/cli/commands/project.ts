@@ -15,8 +15,12 @@ export function registerProject(program: Command): void {
         const before = host.projects.find(path);
         const added = host.projects.add(path, options.name);
         if (options.json) printJson(added);
-        else if (before === null) process.stdout.write(`Added project ${added.name} (${added.id}) at ${added.rootPath}\n`);
-        else if (before.name !== added.name) process.stdout.write(`Renamed project ${added.id} at ${added.rootPath} from ${before.name} to ${added.name}\n`);
+        else if (before === null)
+          process.stdout.write(`Added project ${added.name} (${added.id}) at ${added.rootPath}\n`);
+        else if (before.name !== added.name)
+          process.stdout.write(
+            `Renamed project ${added.id} at ${added.rootPath} from ${before.name} to ${added.name}\n`,
+          );
         else process.stdout.write(`Project ${added.name} (${added.id}) at ${added.rootPath} already exists\n`);
       });
     });
@@ -29,8 +33,13 @@ export function registerProject(program: Command): void {
       await withHost(options, (host) => {
         const projects = host.projects.list();
         if (options.json) printJson(projects);
-        else if (projects.length === 0) process.stdout.write("No projects yet. Add one with: switchyard project add <path>\n");
-        else printTable(["ID", "NAME", "PATH"], projects.map((p) => [p.id, p.name, p.rootPath]));
+        else if (projects.length === 0)
+          process.stdout.write("No projects yet. Add one with: switchyard project add <path>\n");
+        else
+          printTable(
+            ["ID", "NAME", "PATH"],
+            projects.map((p) => [p.id, p.name, p.rootPath]),
+          );
       });
     });
   project

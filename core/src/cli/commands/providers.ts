@@ -6,7 +6,9 @@ import { printJson, printTable, style } from "../output.js";
 export function registerProviders(program: Command): void {
   program
     .command("providers")
-    .description("List configured provider instances: driver, availability, and why not (only looks: no harness session, no writes, no network)")
+    .description(
+      "List configured provider instances: driver, availability, and why not (only looks: no harness session, no writes, no network)",
+    )
     .addHelpText(
       "after",
       "\nWithout --full it finds each harness, runs its version command with a throwaway home, and reads its config and login files;\nit writes nothing into a harness's home or the Switchyard database and uses no network (plugins read only what they cached, such as a registry index).\nA note (--json: modelSources) says which models are a harness's own catalog, listed whatever endpoint it is pointed at (docs/models.md).\n",
@@ -42,15 +44,25 @@ export function registerProviders(program: Command): void {
           return;
         }
         if (all.length === 0) {
-          process.stdout.write(`No provider instances are configured. Add them to ${paths.configFile} ("providers": [...]).\n`);
+          process.stdout.write(
+            `No provider instances are configured. Add them to ${paths.configFile} ("providers": [...]).\n`,
+          );
           return;
         }
         printTable(
           ["ID", "DRIVER", "AVAILABLE", "MODELS", "WHY NOT"],
-          all.map((a) => [a.instanceId, a.driver, a.available ? style("yes", "green") : style("no", "red"), String(a.models.length), a.reason ?? ""]),
+          all.map((a) => [
+            a.instanceId,
+            a.driver,
+            a.available ? style("yes", "green") : style("no", "red"),
+            String(a.models.length),
+            a.reason ?? "",
+          ]),
         );
         // Usable, but worth knowing: a harness version outside the range its plugin was tested with.
-        for (const a of all) for (const warning of a.status?.warnings ?? []) process.stdout.write(`${style("warning:", "yellow")} ${a.instanceId}: ${warning}\n`);
+        for (const a of all)
+          for (const warning of a.status?.warnings ?? [])
+            process.stdout.write(`${style("warning:", "yellow")} ${a.instanceId}: ${warning}\n`);
         for (const a of all) {
           const note = harnessCatalogNote(a);
           if (note !== null) process.stdout.write(`${style("note:", "dim")} ${note}\n`);

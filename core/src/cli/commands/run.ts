@@ -11,7 +11,9 @@ export function registerRun(program: Command): void {
   addStartOptions(
     program
       .command("run <prompt>")
-      .description('Run a prompt ("-" reads stdin) once on the running server and print the answer; exit 0 completed, 4 failed, 5 interrupted, 6 cancelled, 7 still going at --timeout'),
+      .description(
+        'Run a prompt ("-" reads stdin) once on the running server and print the answer; exit 0 completed, 4 failed, 5 interrupted, 6 cancelled, 7 still going at --timeout',
+      ),
   ).action(async (prompt: string, options: StartOptions) => {
     await startThread(prompt, options, { command: "switchyard run", wait: true, stopOnCtrlC: true });
   });

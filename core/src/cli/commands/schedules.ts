@@ -37,7 +37,9 @@ function triggerText(task: ScheduledTaskView): string {
 
 function statusText(task: ScheduledTaskView): string {
   if (task.enabled) return style("enabled", "green");
-  return task.pausedReason === "requested" || task.pausedReason === null ? style("paused", "yellow") : style(`paused: ${task.pausedReason}`, "red");
+  return task.pausedReason === "requested" || task.pausedReason === null
+    ? style("paused", "yellow")
+    : style(`paused: ${task.pausedReason}`, "red");
 }
 
 function lastRunText(task: ScheduledTaskView): string {
@@ -48,10 +50,14 @@ function lastRunText(task: ScheduledTaskView): string {
 }
 
 export function registerSchedules(program: Command): void {
-  const schedules = program.command("schedules").description("Scheduled tasks (schedule_task): what runs when, and what the last trigger did");
+  const schedules = program
+    .command("schedules")
+    .description("Scheduled tasks (schedule_task): what runs when, and what the last trigger did");
   schedules
     .command("list")
-    .description("List scheduled tasks, newest first, with their trigger, status (and why one is paused), next run and last trigger (webhook secrets are never shown)")
+    .description(
+      "List scheduled tasks, newest first, with their trigger, status (and why one is paused), next run and last trigger (webhook secrets are never shown)",
+    )
     .option("--project <id-or-path>", "only this project's tasks")
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
@@ -60,14 +66,15 @@ export function registerSchedules(program: Command): void {
         const projectId = options.project !== undefined ? projectIdOf(host, options.project) : undefined;
         const service = host.container.resolve(ScheduledTaskService);
         const tasks: ScheduledTaskView[] = [];
-        for (let offset = 0; ; ) {
+        for (let offset = 0; ;) {
           const page = service.list(TERMINAL_OWNER, { projectId, limit: 100, offset });
           tasks.push(...page.tasks);
           if (!page.hasMore) break;
           offset += page.tasks.length;
         }
         if (options.json) printJson(tasks);
-        else if (tasks.length === 0) process.stdout.write("No scheduled tasks yet. Agents create them with the schedule_task tool.\n");
+        else if (tasks.length === 0)
+          process.stdout.write("No scheduled tasks yet. Agents create them with the schedule_task tool.\n");
         else
           printTable(
             ["ID", "TITLE", "TRIGGER", "STATUS", "NEXT RUN", "RUNS IN", "LAST TRIGGER"],
@@ -83,7 +90,10 @@ export function registerSchedules(program: Command): void {
           );
       });
     });
-  for (const [verb, enabled] of [["resume", true], ["pause", false]] as const) {
+  for (const [verb, enabled] of [
+    ["resume", true],
+    ["pause", false],
+  ] as const) {
     schedules
       .command(`${verb} <id>`)
       .description(
@@ -100,11 +110,20 @@ export function registerSchedules(program: Command): void {
           try {
             task = await service.schedule(TERMINAL_OWNER, { scheduledTaskId: id, enabled }, { creationSource: "cli" });
           } catch (error) {
-            if ((error as { code?: string }).code === "task_not_found") throw new CliError(`No scheduled task has id ${id}. Run \`switchyard schedules list\` to see them.`, EXIT.notFound);
+            if ((error as { code?: string }).code === "task_not_found")
+              throw new CliError(
+                `No scheduled task has id ${id}. Run \`switchyard schedules list\` to see them.`,
+                EXIT.notFound,
+              );
             throw error;
           }
           if (options.json) printJson(task);
-          else process.stdout.write(enabled ? `Resumed ${id}; it runs under the home's owner${task.nextRunAt !== null ? `, next at ${task.nextRunAt}` : ""}.\n` : `Paused ${id}.\n`);
+          else
+            process.stdout.write(
+              enabled
+                ? `Resumed ${id}; it runs under the home's owner${task.nextRunAt !== null ? `, next at ${task.nextRunAt}` : ""}.\n`
+                : `Paused ${id}.\n`,
+            );
         });
       });
   }

@@ -29,7 +29,9 @@ function count(host: { store: { statement(sql: string): { get(): unknown } } }, 
 export function registerStatus(program: Command): void {
   program
     .command("status")
-    .description("Is a Switchyard server running on this home? Its URL and uptime, open sessions, active threads and connections")
+    .description(
+      "Is a Switchyard server running on this home? Its URL and uptime, open sessions, active threads and connections",
+    )
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
@@ -41,17 +43,26 @@ export function registerStatus(program: Command): void {
           server: server === null ? null : { ...server, uptimeMs: Date.now() - Date.parse(server.startedAt) },
           openSessions: count(host, "SELECT COUNT(*) AS n FROM provider_sessions WHERE status IN ('opening', 'open')"),
           threads: count(host, "SELECT COUNT(*) AS n FROM threads WHERE deleted = 0"),
-          activeThreads: count(host, "SELECT COUNT(DISTINCT thread_id) AS n FROM runs WHERE status IN ('starting', 'running', 'waiting')"),
+          activeThreads: count(
+            host,
+            "SELECT COUNT(DISTINCT thread_id) AS n FROM runs WHERE status IN ('starting', 'running', 'waiting')",
+          ),
           connections: new ConnectionRecords(host.paths.home).list().length,
         };
         if (options.json) printJson(status);
         else {
           const lines = [`Switchyard ${HOST_VERSION}, home ${status.home}`];
-          if (status.server === null) lines.push(`  server:      ${style("not running", "yellow")} (start it with \`switchyard serve\`)`);
-          else lines.push(`  server:      ${style("running", "green")} at ${status.server.mcpUrl} (pid ${status.server.pid}, up ${uptimeText(status.server.uptimeMs)}, since ${status.server.startedAt})`);
+          if (status.server === null)
+            lines.push(`  server:      ${style("not running", "yellow")} (start it with \`switchyard serve\`)`);
+          else
+            lines.push(
+              `  server:      ${style("running", "green")} at ${status.server.mcpUrl} (pid ${status.server.pid}, up ${uptimeText(status.server.uptimeMs)}, since ${status.server.startedAt})`,
+            );
           lines.push(`  sessions:    ${status.openSessions} open`);
           lines.push(`  threads:     ${status.threads} (${status.activeThreads} with a run under way)`);
-          lines.push(`  connections: ${status.connections}${status.connections > 0 ? " (switchyard connections)" : " (switchyard connect <harness> wires your own agents)"}`);
+          lines.push(
+            `  connections: ${status.connections}${status.connections > 0 ? " (switchyard connections)" : " (switchyard connect <harness> wires your own agents)"}`,
+          );
           process.stdout.write(`${lines.join("\n")}\n`);
         }
         if (server === null) process.exitCode = EXIT.failed;

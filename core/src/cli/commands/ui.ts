@@ -7,7 +7,16 @@ import { parseDuration } from "../duration.js";
 import { withHost } from "../open-host.js";
 import { CliError, EXIT, printJson } from "../output.js";
 import { issueWebSignIn } from "../web-sign-in.js";
-import { DEFAULT_CEILING, parseInteractionMode, parseProjects, parseRuntimeMode, parseVerbs, requireServerWideInstall, VERBS, type Verb } from "./token.js";
+import {
+  DEFAULT_CEILING,
+  parseInteractionMode,
+  parseProjects,
+  parseRuntimeMode,
+  parseVerbs,
+  requireServerWideInstall,
+  VERBS,
+  type Verb,
+} from "./token.js";
 import { projectIdOf } from "../thread-arguments.js";
 
 const DEFAULT_TTL_MS = 7 * 86_400_000;
@@ -31,7 +40,10 @@ function serverUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(`--url ${JSON.stringify(value)} is not a URL; pass the server's address, e.g. http://127.0.0.1:7410.`, EXIT.usage);
+    throw new CliError(
+      `--url ${JSON.stringify(value)} is not a URL; pass the server's address, e.g. http://127.0.0.1:7410.`,
+      EXIT.usage,
+    );
   }
   return url.origin;
 }
@@ -41,11 +53,30 @@ export function registerUi(program: Command): void {
   program
     .command("ui")
     .description("Print a one-time sign-in link for the web UI that `switchyard serve` serves at /")
-    .option("--url <url>", "the server's address (default: the running server's, from the home's server.json; else http://127.0.0.1:<server.port>)")
-    .option("--verbs <verbs>", "what the browser may do: read, operate, approve, install, comma-separated (default read,operate,approve,install; install needs --projects '*')", parseVerbs)
-    .option("--projects <projects>", 'the projects it may use: ids or folders, comma-separated, or "*" (default *)', parseProjects)
-    .option("--max-runtime-mode <mode>", `the broadest runtime mode (default ${DEFAULT_CEILING.runtimeMode})`, parseRuntimeMode)
-    .option("--max-interaction-mode <mode>", `the broadest interaction mode (default ${DEFAULT_CEILING.interactionMode})`, parseInteractionMode)
+    .option(
+      "--url <url>",
+      "the server's address (default: the running server's, from the home's server.json; else http://127.0.0.1:<server.port>)",
+    )
+    .option(
+      "--verbs <verbs>",
+      "what the browser may do: read, operate, approve, install, comma-separated (default read,operate,approve,install; install needs --projects '*')",
+      parseVerbs,
+    )
+    .option(
+      "--projects <projects>",
+      'the projects it may use: ids or folders, comma-separated, or "*" (default *)',
+      parseProjects,
+    )
+    .option(
+      "--max-runtime-mode <mode>",
+      `the broadest runtime mode (default ${DEFAULT_CEILING.runtimeMode})`,
+      parseRuntimeMode,
+    )
+    .option(
+      "--max-interaction-mode <mode>",
+      `the broadest interaction mode (default ${DEFAULT_CEILING.interactionMode})`,
+      parseInteractionMode,
+    )
     .option("--ttl <duration>", "how long the browser's token lasts (default 7d)", parseDuration)
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
@@ -69,7 +100,10 @@ export function registerUi(program: Command): void {
           ttlMs: options.ttl ?? DEFAULT_TTL_MS,
           capabilities: verbs.map((verb) => VERBS[verb]),
           projects,
-          ceiling: { runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode, interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode },
+          ceiling: {
+            runtimeMode: options.maxRuntimeMode ?? DEFAULT_CEILING.runtimeMode,
+            interactionMode: options.maxInteractionMode ?? DEFAULT_CEILING.interactionMode,
+          },
         });
         if (options.json) {
           printJson(signIn);
@@ -79,7 +113,10 @@ export function registerUi(program: Command): void {
         process.stderr.write(
           `Open the link to sign in; it works once, within ${SIGN_IN_CODE_TTL_MS / 60_000} minutes. The browser acts as token ${signIn.tokenId} (${verbs.join(", ")}; revoke it with switchyard token revoke ${signIn.tokenId}).\n`,
         );
-        if (running === null && explicitUrl === null) process.stderr.write(`No server runs on ${host.paths.home} yet: the link works once \`switchyard serve\` listens at ${base}.\n`);
+        if (running === null && explicitUrl === null)
+          process.stderr.write(
+            `No server runs on ${host.paths.home} yet: the link works once \`switchyard serve\` listens at ${base}.\n`,
+          );
       });
     });
 }

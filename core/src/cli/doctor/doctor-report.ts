@@ -10,7 +10,8 @@ import type { FindingStatus } from "../../services/provider-findings.js";
 export type { FindingStatus };
 
 /** What a finding is about. */
-export type FindingArea = "node" | "install" | "home" | "config" | "lock" | "database" | "plugin" | "provider" | "port" | "workspaces";
+export type FindingArea =
+  "node" | "install" | "home" | "config" | "lock" | "database" | "plugin" | "provider" | "port" | "workspaces";
 
 /** One thing doctor looked at. */
 export interface DoctorFinding {

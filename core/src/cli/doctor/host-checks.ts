@@ -22,7 +22,9 @@ import type { DoctorFinding } from "./doctor-report.js";
 /** The Node versions core's package.json asks for. */
 function wantedNode(): string {
   try {
-    const manifest = JSON.parse(readFileSync(join(CORE_PACKAGE_DIR, "package.json"), "utf8")) as { engines?: { node?: string } };
+    const manifest = JSON.parse(readFileSync(join(CORE_PACKAGE_DIR, "package.json"), "utf8")) as {
+      engines?: { node?: string };
+    };
     return manifest.engines?.node ?? ">=22.19";
   } catch {
     return ">=22.19";
@@ -36,24 +38,51 @@ export function checkNode(): DoctorFinding {
     area: "node",
     status: ok ? "ok" : "fail",
     subject: "Node.js",
-    detail: ok ? `${process.version} (Switchyard needs ${wanted})` : `${process.version} is not ${wanted}: install a Node.js that is (https://nodejs.org), then run Switchyard with it.`,
+    detail: ok
+      ? `${process.version} (Switchyard needs ${wanted})`
+      : `${process.version} is not ${wanted}: install a Node.js that is (https://nodejs.org), then run Switchyard with it.`,
     data: { version: process.versions.node, wanted, execPath: process.execPath },
   };
 }
 
 export function checkInstall(): DoctorFinding {
-  return { area: "install", status: "ok", subject: "Switchyard", detail: `${HOST_VERSION} at ${CORE_PACKAGE_DIR}`, data: { version: HOST_VERSION, coreDir: CORE_PACKAGE_DIR } };
+  return {
+    area: "install",
+    status: "ok",
+    subject: "Switchyard",
+    detail: `${HOST_VERSION} at ${CORE_PACKAGE_DIR}`,
+    data: { version: HOST_VERSION, coreDir: CORE_PACKAGE_DIR },
+  };
 }
 
 export function checkHome(paths: SwitchyardPaths): DoctorFinding {
   const exists = existsSync(paths.home);
   // The same line every command that needs the home fails with.
   const problem = homeAccessProblem(paths.home);
-  if (problem !== null) return { area: "home", status: "fail", subject: "home", detail: problem, data: { home: paths.home, exists, writable: false } };
+  if (problem !== null)
+    return {
+      area: "home",
+      status: "fail",
+      subject: "home",
+      detail: problem,
+      data: { home: paths.home, exists, writable: false },
+    };
   if (!exists) {
-    return { area: "home", status: "info", subject: "home", detail: `${paths.home} does not exist yet; the first command that needs it creates it.`, data: { home: paths.home, exists: false } };
+    return {
+      area: "home",
+      status: "info",
+      subject: "home",
+      detail: `${paths.home} does not exist yet; the first command that needs it creates it.`,
+      data: { home: paths.home, exists: false },
+    };
   }
-  return { area: "home", status: "ok", subject: "home", detail: paths.home, data: { home: paths.home, exists: true, writable: true } };
+  return {
+    area: "home",
+    status: "ok",
+    subject: "home",
+    detail: paths.home,
+    data: { home: paths.home, exists: true, writable: true },
+  };
 }
 
 /** A path quoted for a POSIX shell. */
@@ -69,7 +98,10 @@ function shellQuote(path: string): string {
 export function checkHomeAccess(paths: SwitchyardPaths): DoctorFinding | null {
   if (!existsSync(paths.home)) return null;
   const candidates: { path: string; mode: number; folder: boolean }[] = [];
-  for (const [path, folder] of [[paths.home, true], ...databaseFiles(paths).map((file) => [file, false] as const)] as const) {
+  for (const [path, folder] of [
+    [paths.home, true],
+    ...databaseFiles(paths).map((file) => [file, false] as const),
+  ] as const) {
     try {
       candidates.push({ path, mode: statSync(path).mode & 0o777, folder });
     } catch {
@@ -78,11 +110,20 @@ export function checkHomeAccess(paths: SwitchyardPaths): DoctorFinding | null {
   }
   const open = candidates.filter((candidate) => (candidate.mode & 0o077) !== 0);
   if (open.length === 0) {
-    return { area: "home", status: "ok", subject: "home access", detail: "only this user can read the home and its database", data: { open: [] } };
+    return {
+      area: "home",
+      status: "ok",
+      subject: "home access",
+      detail: "only this user can read the home and its database",
+      data: { open: [] },
+    };
   }
   const folders = open.filter((entry) => entry.folder).map((entry) => shellQuote(entry.path));
   const files = open.filter((entry) => !entry.folder).map((entry) => shellQuote(entry.path));
-  const command = [...(folders.length > 0 ? [`chmod 700 ${folders.join(" ")}`] : []), ...(files.length > 0 ? [`chmod 600 ${files.join(" ")}`] : [])].join(" && ");
+  const command = [
+    ...(folders.length > 0 ? [`chmod 700 ${folders.join(" ")}`] : []),
+    ...(files.length > 0 ? [`chmod 600 ${files.join(" ")}`] : []),
+  ].join(" && ");
   const named = open.map((entry) => `${entry.path} (mode ${entry.mode.toString(8)})`).join(", ");
   return {
     area: "home",
@@ -98,7 +139,9 @@ export function checkHomeAccess(paths: SwitchyardPaths): DoctorFinding | null {
  * should not be readable by other users, or null when it is not or holds none.
  */
 function exposedEnvironment(file: string, config: SwitchyardConfig): { detail: string; mode: string } | null {
-  const instances = config.providers.filter((provider) => Object.keys(provider.environment).length > 0).map((provider) => provider.id);
+  const instances = config.providers
+    .filter((provider) => Object.keys(provider.environment).length > 0)
+    .map((provider) => provider.id);
   if (instances.length === 0) return null;
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) === 0) return null;
@@ -110,7 +153,10 @@ function exposedEnvironment(file: string, config: SwitchyardConfig): { detail: s
 }
 
 /** The config's own finding; a broken config stops the checks that need it. */
-export function checkConfig(paths: SwitchyardPaths, load: () => SwitchyardConfig): { finding: DoctorFinding; config: SwitchyardConfig | null } {
+export function checkConfig(
+  paths: SwitchyardPaths,
+  load: () => SwitchyardConfig,
+): { finding: DoctorFinding; config: SwitchyardConfig | null } {
   try {
     const config = load();
     const exists = existsSync(paths.configFile);
@@ -121,14 +167,30 @@ export function checkConfig(paths: SwitchyardPaths, load: () => SwitchyardConfig
         status: exposed === null ? "ok" : "warn",
         subject: "config",
         detail:
-          (exists ? `${paths.configFile}: ${config.providers.length} provider instance${config.providers.length === 1 ? "" : "s"}, ${config.plugins.length} extra plugin entr${config.plugins.length === 1 ? "y" : "ies"}` : `no ${paths.configFile}: the embedded defaults (no providers)`) +
-          (exposed?.detail ?? ""),
-        data: { file: paths.configFile, exists, providers: config.providers.length, plugins: config.plugins.length, ...(exposed !== null ? { mode: exposed.mode, readableByOthers: true } : {}) },
+          (exists
+            ? `${paths.configFile}: ${config.providers.length} provider instance${config.providers.length === 1 ? "" : "s"}, ${config.plugins.length} extra plugin entr${config.plugins.length === 1 ? "y" : "ies"}`
+            : `no ${paths.configFile}: the embedded defaults (no providers)`) + (exposed?.detail ?? ""),
+        data: {
+          file: paths.configFile,
+          exists,
+          providers: config.providers.length,
+          plugins: config.plugins.length,
+          ...(exposed !== null ? { mode: exposed.mode, readableByOthers: true } : {}),
+        },
       },
       config,
     };
   } catch (error) {
-    return { finding: { area: "config", status: "fail", subject: "config", detail: (error as Error).message, data: { file: paths.configFile } }, config: null };
+    return {
+      finding: {
+        area: "config",
+        status: "fail",
+        subject: "config",
+        detail: (error as Error).message,
+        data: { file: paths.configFile },
+      },
+      config: null,
+    };
   }
 }
 
@@ -140,7 +202,16 @@ export function checkLock(paths: SwitchyardPaths): { finding: DoctorFinding; loc
       : lock.state === "held"
         ? `held by a running Switchyard server (pid ${lock.holder.pid}, since ${lock.holder.since}); another \`serve\` on this home would be refused`
         : `left by a server that is gone${lock.holder !== null ? ` (pid ${lock.holder.pid})` : ""}; the next \`serve\` takes it over`;
-  return { finding: { area: "lock", status: lock.state === "stale" ? "info" : "ok", subject: "lock", detail, data: { ...lock } }, lock };
+  return {
+    finding: {
+      area: "lock",
+      status: lock.state === "stale" ? "info" : "ok",
+      subject: "lock",
+      detail,
+      data: { ...lock },
+    },
+    lock,
+  };
 }
 
 /**
@@ -166,7 +237,13 @@ export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFindi
     };
   }
   if (!existsSync(paths.databaseFile)) {
-    return { area: "database", status: "ok", subject: "database", detail: `${paths.databaseFile} is not created yet; \`serve\` creates it (schema ${newest})`, data: { file: paths.databaseFile, exists: false, newest } };
+    return {
+      area: "database",
+      status: "ok",
+      subject: "database",
+      detail: `${paths.databaseFile} is not created yet; \`serve\` creates it (schema ${newest})`,
+      data: { file: paths.databaseFile, exists: false, newest },
+    };
   }
   const live = existsSync(`${paths.databaseFile}-shm`) && existsSync(`${paths.databaseFile}-wal`);
   const copyDir = live ? null : mkdtempSync(join(tmpdir(), "switchyard-doctor-db-"));
@@ -180,20 +257,42 @@ export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFindi
     const db = new Database(file, { readonly: true, fileMustExist: true });
     let version: number;
     try {
-      const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
-      version = hasTable ? (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v : 0;
+      const hasTable =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !==
+        undefined;
+      version = hasTable
+        ? (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v
+        : 0;
     } finally {
       db.close();
     }
     const size = statSync(paths.databaseFile).size;
     const data = { file: paths.databaseFile, exists: true, schema: version, newest, bytes: size };
     if (version > newest) {
-      return { area: "database", status: "fail", subject: "database", detail: `${paths.databaseFile} has schema ${version}, newer than this Switchyard knows (${newest}): upgrade Switchyard, or use another home.`, data };
+      return {
+        area: "database",
+        status: "fail",
+        subject: "database",
+        detail: `${paths.databaseFile} has schema ${version}, newer than this Switchyard knows (${newest}): upgrade Switchyard, or use another home.`,
+        data,
+      };
     }
     const behind = version < newest ? `; \`serve\` migrates it to ${newest}` : "";
-    return { area: "database", status: "ok", subject: "database", detail: `${paths.databaseFile} (schema ${version}${behind}, ${(size / 1024 / 1024).toFixed(1)} MB)`, data };
+    return {
+      area: "database",
+      status: "ok",
+      subject: "database",
+      detail: `${paths.databaseFile} (schema ${version}${behind}, ${(size / 1024 / 1024).toFixed(1)} MB)`,
+      data,
+    };
   } catch (error) {
-    return { area: "database", status: "fail", subject: "database", detail: `${paths.databaseFile} cannot be read: ${(error as Error).message}. Move it aside to start afresh, or use another home.`, data: { file: paths.databaseFile, exists: true } };
+    return {
+      area: "database",
+      status: "fail",
+      subject: "database",
+      detail: `${paths.databaseFile} cannot be read: ${(error as Error).message}. Move it aside to start afresh, or use another home.`,
+      data: { file: paths.databaseFile, exists: true },
+    };
   } finally {
     if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
   }
@@ -210,12 +309,32 @@ function canBind(port: number): Promise<NodeJS.ErrnoException | null> {
 
 export async function checkPort(config: SwitchyardConfig, lock: HomeLockState): Promise<DoctorFinding> {
   const { port } = config.server;
-  if (port === 0) return { area: "port", status: "ok", subject: "port", detail: "server.port is 0: `serve` picks a free port", data: { port } };
+  if (port === 0)
+    return {
+      area: "port",
+      status: "ok",
+      subject: "port",
+      detail: "server.port is 0: `serve` picks a free port",
+      data: { port },
+    };
   if (lock.state === "held") {
-    return { area: "port", status: "ok", subject: "port", detail: `${port}: this home's server (pid ${lock.holder.pid}) is running; not checked`, data: { port, checked: false } };
+    return {
+      area: "port",
+      status: "ok",
+      subject: "port",
+      detail: `${port}: this home's server (pid ${lock.holder.pid}) is running; not checked`,
+      data: { port, checked: false },
+    };
   }
   const problem = await canBind(port);
-  if (problem === null) return { area: "port", status: "ok", subject: "port", detail: `127.0.0.1:${port} is free`, data: { port, free: true } };
+  if (problem === null)
+    return {
+      area: "port",
+      status: "ok",
+      subject: "port",
+      detail: `127.0.0.1:${port} is free`,
+      data: { port, free: true },
+    };
   const taken = problem.code === "EADDRINUSE";
   return {
     area: "port",

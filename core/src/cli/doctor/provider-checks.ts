@@ -16,11 +16,30 @@ export { providerFindings } from "../../services/provider-findings.js";
 export function pluginFindings(plugins: readonly PluginRecord[]): DoctorFinding[] {
   return plugins.map((plugin): DoctorFinding => {
     const subject = `plugin ${plugin.name}`;
-    const data = { name: plugin.name, version: plugin.version, source: plugin.source, status: plugin.status, drivers: plugin.drivers, dir: plugin.dir };
+    const data = {
+      name: plugin.name,
+      version: plugin.version,
+      source: plugin.source,
+      status: plugin.status,
+      drivers: plugin.drivers,
+      dir: plugin.dir,
+    };
     if (plugin.status === "refused") {
-      return { area: "plugin", status: plugin.source === "builtin" ? "warn" : "fail", subject, detail: plugin.refusal?.message ?? "refused", data: { ...data, refusal: plugin.refusal } };
+      return {
+        area: "plugin",
+        status: plugin.source === "builtin" ? "warn" : "fail",
+        subject,
+        detail: plugin.refusal?.message ?? "refused",
+        data: { ...data, refusal: plugin.refusal },
+      };
     }
     const drivers = plugin.drivers.length > 0 ? `drivers ${plugin.drivers.join(", ")}` : "no drivers";
-    return { area: "plugin", status: plugin.warning !== null ? "warn" : "ok", subject, detail: `${plugin.version ?? "?"} (${plugin.source}): ${drivers}${plugin.warning !== null ? `; ${plugin.warning}` : ""}`, data };
+    return {
+      area: "plugin",
+      status: plugin.warning !== null ? "warn" : "ok",
+      subject,
+      detail: `${plugin.version ?? "?"} (${plugin.source}): ${drivers}${plugin.warning !== null ? `; ${plugin.warning}` : ""}`,
+      data,
+    };
   });
 }

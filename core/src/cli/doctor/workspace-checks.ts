@@ -19,7 +19,8 @@ interface WorkspaceRow {
  * the database read-only and only lists folders.
  */
 export async function checkWorkspaces(paths: SwitchyardPaths, config: SwitchyardConfig): Promise<DoctorFinding> {
-  const root = config.workspaces.root === undefined ? join(paths.home, "worktrees") : resolve(paths.home, config.workspaces.root);
+  const root =
+    config.workspaces.root === undefined ? join(paths.home, "worktrees") : resolve(paths.home, config.workspaces.root);
   let rows: WorkspaceRow[] = [];
   if (existsSync(paths.databaseFile)) {
     // Opening a database no server has open would create its shared-memory file: doctor reads
@@ -36,15 +37,26 @@ export async function checkWorkspaces(paths: SwitchyardPaths, config: Switchyard
       const Database = (await import("better-sqlite3")).default;
       const db = new Database(file, { readonly: true, fileMustExist: true });
       try {
-        const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspaces'").get() !== undefined;
+        const hasTable =
+          db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspaces'").get() !== undefined;
         if (hasTable) {
-          rows = (db.prepare("SELECT data FROM workspaces WHERE status != 'removed' ORDER BY rowid").all() as { data: string }[]).map((row) => JSON.parse(row.data) as WorkspaceRow);
+          rows = (
+            db.prepare("SELECT data FROM workspaces WHERE status != 'removed' ORDER BY rowid").all() as {
+              data: string;
+            }[]
+          ).map((row) => JSON.parse(row.data) as WorkspaceRow);
         }
       } finally {
         db.close();
       }
     } catch (error) {
-      return { area: "workspaces", status: "warn", subject: "workspaces", detail: `could not read them: ${(error as Error).message}`, data: { root } };
+      return {
+        area: "workspaces",
+        status: "warn",
+        subject: "workspaces",
+        detail: `could not read them: ${(error as Error).message}`,
+        data: { root },
+      };
     } finally {
       if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
     }
@@ -55,15 +67,31 @@ export async function checkWorkspaces(paths: SwitchyardPaths, config: Switchyard
     for (const group of readdirSync(root)) {
       const groupPath = join(root, group);
       if (!statSync(groupPath).isDirectory()) continue;
-      for (const entry of readdirSync(groupPath)) if (!known.has(join(groupPath, entry))) orphans.push(join(groupPath, entry));
+      for (const entry of readdirSync(groupPath))
+        if (!known.has(join(groupPath, entry))) orphans.push(join(groupPath, entry));
     }
   }
   const missing = rows.filter((row) => row.status === "ready" && !existsSync(row.path)).map((row) => row.path);
-  const listing = rows.map((row) => `${row.path}${row.branch !== null ? ` [${row.branch}]` : ""}${row.disposition !== null ? ` (${row.disposition})` : ""}`);
+  const listing = rows.map(
+    (row) =>
+      `${row.path}${row.branch !== null ? ` [${row.branch}]` : ""}${row.disposition !== null ? ` (${row.disposition})` : ""}`,
+  );
   const problems = [
-    ...(orphans.length > 0 ? [`${orphans.length} folder(s) belong to no thread: \`switchyard worktrees prune\` removes them`] : []),
-    ...(missing.length > 0 ? [`${missing.length} recorded workspace(s) are gone from disk: ${missing.join(", ")}`] : []),
+    ...(orphans.length > 0
+      ? [`${orphans.length} folder(s) belong to no thread: \`switchyard worktrees prune\` removes them`]
+      : []),
+    ...(missing.length > 0
+      ? [`${missing.length} recorded workspace(s) are gone from disk: ${missing.join(", ")}`]
+      : []),
   ];
-  const detail = [`${rows.length} in ${root}${problems.length > 0 ? `; ${problems.join("; ")}` : ""}`, ...listing].join("\n");
-  return { area: "workspaces", status: problems.length > 0 ? "warn" : rows.length > 0 ? "ok" : "info", subject: "workspaces", detail, data: { root, workspaces: rows, orphans, missing } };
+  const detail = [`${rows.length} in ${root}${problems.length > 0 ? `; ${problems.join("; ")}` : ""}`, ...listing].join(
+    "\n",
+  );
+  return {
+    area: "workspaces",
+    status: problems.length > 0 ? "warn" : rows.length > 0 ? "ok" : "info",
+    subject: "workspaces",
+    detail,
+    data: { root, workspaces: rows, orphans, missing },
+  };
 }

@@ -32,17 +32,28 @@ export const claudeConnector = jsonServersConnector({
   displayName: "Claude Code",
   tokenDelivery: "helper",
   serversPath: ["mcpServers"],
-  configFile: (target) => (target.scope === "project" ? join(target.projectDir, ".mcp.json") : claudeUserConfig(target)),
+  configFile: (target) =>
+    target.scope === "project" ? join(target.projectDir, ".mcp.json") : claudeUserConfig(target),
   secretContent: (token) => `${JSON.stringify({ Authorization: `Bearer ${token}` })}\n`,
   tokenFromSecret: (text) => {
     const header = (JSON.parse(text) as { Authorization?: string }).Authorization ?? "";
     return header.startsWith("Bearer ") ? header.slice("Bearer ".length) : null;
   },
   secretSuffix: ".headers.json",
-  entry: (spec) => ({ type: "http", url: spec.url, headersHelper: `cat ${shellQuote(spec.secretFile)}`, alwaysLoad: true, timeout: spec.toolTimeoutMs }),
+  entry: (spec) => ({
+    type: "http",
+    url: spec.url,
+    headersHelper: `cat ${shellQuote(spec.secretFile)}`,
+    alwaysLoad: true,
+    timeout: spec.toolTimeoutMs,
+  }),
   // Headless `claude -p` refuses an MCP tool no rule allows ("you haven't granted it yet"); the
   // plugin's sessions pass `allowedTools: ["mcp__<key>__*"]`, a connection writes the same rule.
-  toolApproval: allowListRule({ file: claudeSettingsFile, path: ["permissions", "allow"], rule: (serverName) => `mcp__${serverName}` }),
+  toolApproval: allowListRule({
+    file: claudeSettingsFile,
+    path: ["permissions", "allow"],
+    rule: (serverName) => `mcp__${serverName}`,
+  }),
   selfCheck: () => ({
     command: "claude",
     args: ["mcp", "list"],

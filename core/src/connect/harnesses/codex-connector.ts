@@ -36,7 +36,11 @@ function tables(spec: EntrySpec): Record<string, Record<string, unknown>> {
   };
   return {
     [spec.serverName]: { ...common, disabled_tools: DIRECT_TOOLS },
-    [directName(spec.serverName)]: { ...common, enabled_tools: DIRECT_TOOLS, omit_tools_from: ["code_mode", "deferred"] },
+    [directName(spec.serverName)]: {
+      ...common,
+      enabled_tools: DIRECT_TOOLS,
+      omit_tools_from: ["code_mode", "deferred"],
+    },
   };
 }
 
@@ -49,34 +53,50 @@ export const codexConnector: HarnessConnector = {
   id: "codex",
   displayName: "Codex",
   tokenDelivery: "env",
-  configFile: (target) => (target.scope === "project" ? join(target.projectDir, ".codex", "config.toml") : join(codexHome(target), "config.toml")),
+  configFile: (target) =>
+    target.scope === "project"
+      ? join(target.projectDir, ".codex", "config.toml")
+      : join(codexHome(target), "config.toml"),
   secretContent: (token) => token,
   tokenFromSecret: (text) => text.trim() || null,
   secretSuffix: ".token",
   apply(current, spec) {
-    const comment = [`Written by \`switchyard connect codex\`; the token is read from $${spec.envVar} (\`switchyard connections\` says where).`];
+    const comment = [
+      `Written by \`switchyard connect codex\`; the token is read from $${spec.envVar} (\`switchyard connections\` says where).`,
+    ];
     return setTomlTables(
       current ?? "",
       Object.entries(tables(spec)).map(([name, values]) => ({ path: ["mcp_servers", name], values, comment })),
     );
   },
   remove(current, spec) {
-    return setTomlTables(current, [spec.serverName, directName(spec.serverName)].map((name) => ({ path: ["mcp_servers", name], values: null })));
+    return setTomlTables(
+      current,
+      [spec.serverName, directName(spec.serverName)].map((name) => ({ path: ["mcp_servers", name], values: null })),
+    );
   },
   read(current, spec) {
     parseTomlDocument(current);
     const main = tomlValueAt(current, ["mcp_servers", spec.serverName]);
     const direct = tomlValueAt(current, ["mcp_servers", directName(spec.serverName)]);
-    return main === undefined && direct === undefined ? undefined : { [spec.serverName]: main, [directName(spec.serverName)]: direct };
+    return main === undefined && direct === undefined
+      ? undefined
+      : { [spec.serverName]: main, [directName(spec.serverName)]: direct };
   },
   expected: (spec) => tables(spec),
-  checkEnvironment: (target): Record<string, string> => (target.scope === "user" ? { CODEX_HOME: codexHome(target) } : {}),
+  checkEnvironment: (target): Record<string, string> =>
+    target.scope === "user" ? { CODEX_HOME: codexHome(target) } : {},
   selfCheck: () => ({
     command: "codex",
     args: ["mcp", "list", "--json"],
     interpret({ stdout, stderr, exitCode }, serverName) {
       if (exitCode !== 0) return { ok: false, detail: `failed: ${(stderr || stdout).trim().split("\n").at(-1) ?? ""}` };
-      let servers: { name?: string; enabled?: boolean; transport?: { url?: string; bearer_token_env_var?: string | null }; auth_status?: string }[];
+      let servers: {
+        name?: string;
+        enabled?: boolean;
+        transport?: { url?: string; bearer_token_env_var?: string | null };
+        auth_status?: string;
+      }[];
       try {
         servers = JSON.parse(stdout) as typeof servers;
       } catch {
@@ -84,10 +104,22 @@ export const codexConnector: HarnessConnector = {
       }
       const names = [serverName, directName(serverName)];
       const found = names.map((name) => servers.find((server) => server.name === name));
-      if (found.some((server) => server === undefined)) return { ok: false, detail: `it does not list ${names.filter((_, i) => found[i] === undefined).join(" and ")}` };
+      if (found.some((server) => server === undefined))
+        return {
+          ok: false,
+          detail: `it does not list ${names.filter((_, i) => found[i] === undefined).join(" and ")}`,
+        };
       const off = found.filter((server) => server!.enabled !== true);
       if (off.length > 0) return { ok: false, detail: `${off.map((server) => server!.name).join(", ")} disabled` };
-      return { ok: true, detail: found.map((server) => `${server!.name} enabled at ${server!.transport?.url} (token from $${server!.transport?.bearer_token_env_var}, auth ${server!.auth_status})`).join("; ") };
+      return {
+        ok: true,
+        detail: found
+          .map(
+            (server) =>
+              `${server!.name} enabled at ${server!.transport?.url} (token from $${server!.transport?.bearer_token_env_var}, auth ${server!.auth_status})`,
+          )
+          .join("; "),
+      };
     },
   }),
 };

@@ -12,7 +12,8 @@ export const cursorConnector = jsonServersConnector({
   displayName: "Cursor",
   tokenDelivery: "env",
   serversPath: ["mcpServers"],
-  configFile: (target) => join(target.scope === "project" ? target.projectDir : userHome(target.env), ".cursor", "mcp.json"),
+  configFile: (target) =>
+    join(target.scope === "project" ? target.projectDir : userHome(target.env), ".cursor", "mcp.json"),
   entry: (spec) => ({ url: spec.url, headers: { Authorization: `Bearer \${env:${spec.envVar}}` } }),
   selfCheck: () => ({
     command: "cursor-agent",

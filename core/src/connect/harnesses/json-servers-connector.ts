@@ -1,5 +1,13 @@
 import { MalformedJsonError, parseJsoncDocument, removeJsoncProperty, setJsoncProperty } from "../jsonc-edit.js";
-import type { ConnectionTarget, EntrySpec, HarnessConnector, HarnessId, HarnessSelfCheck, TokenDelivery, ToolApprovalRule } from "../harness-connector.js";
+import type {
+  ConnectionTarget,
+  EntrySpec,
+  HarnessConnector,
+  HarnessId,
+  HarnessSelfCheck,
+  TokenDelivery,
+  ToolApprovalRule,
+} from "../harness-connector.js";
 
 /** What differs between harnesses whose config is a JSON object with a map of MCP servers. */
 export interface JsonServersShape {
@@ -41,7 +49,8 @@ export function jsonServersConnector(shape: JsonServersShape): HarnessConnector 
     apply(current, spec) {
       const text = current ?? "";
       const document = parseJsoncDocument(text);
-      if (document === null || typeof document !== "object" || Array.isArray(document)) throw new MalformedJsonError("the file is not a JSON object", 0);
+      if (document === null || typeof document !== "object" || Array.isArray(document))
+        throw new MalformedJsonError("the file is not a JSON object", 0);
       const servers = entryAt(document, shape.serversPath);
       if (servers !== undefined && (servers === null || typeof servers !== "object" || Array.isArray(servers))) {
         throw new MalformedJsonError(`"${shape.serversPath.join(".")}" is not an object`, 0);
@@ -66,6 +75,10 @@ export function shellQuote(text: string): string {
 export function lineNaming(output: string, serverName: string): string | null {
   // Strip colors and box drawing so the verdict reads plainly.
   const plain = output.replace(/\u001b\[[0-9;]*m/g, "");
-  const line = plain.split("\n").find((candidate) => new RegExp(`(^|[^A-Za-z0-9_-])${serverName.replace(/[-]/g, "\\-")}([^A-Za-z0-9_-]|$)`).test(candidate));
+  const line = plain
+    .split("\n")
+    .find((candidate) =>
+      new RegExp(`(^|[^A-Za-z0-9_-])${serverName.replace(/[-]/g, "\\-")}([^A-Za-z0-9_-]|$)`).test(candidate),
+    );
   return line === undefined ? null : line.replace(/^[\s│┌└●○✓✗•*-]+/u, "").trim();
 }

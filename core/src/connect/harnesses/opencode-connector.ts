@@ -28,7 +28,14 @@ export const openCodeConnector = jsonServersConnector({
   // As plugins/opencode: `oauth: false` (a refused token is an error, never an OAuth login) and
   // `timeout` above the longest blocking wait (OpenCode's default cuts a call at 60 s). OpenCode
   // runs MCP tools without asking unless the user's `permission` says otherwise.
-  entry: (spec) => ({ type: "remote", url: spec.url, enabled: true, oauth: false, timeout: spec.toolTimeoutMs, headers: { Authorization: `Bearer {file:${spec.secretFile}}` } }),
+  entry: (spec) => ({
+    type: "remote",
+    url: spec.url,
+    enabled: true,
+    oauth: false,
+    timeout: spec.toolTimeoutMs,
+    headers: { Authorization: `Bearer {file:${spec.secretFile}}` },
+  }),
   selfCheck: () => ({
     command: "opencode",
     args: ["mcp", "list"],

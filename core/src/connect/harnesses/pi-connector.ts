@@ -41,7 +41,13 @@ export const piConnector: HarnessConnector = {
   id: "pi",
   displayName: "Pi",
   tokenDelivery: "file",
-  configFile: (target) => join(target.scope === "project" ? join(target.projectDir, ".pi") : piAgentDir(target), "extensions", "switchyard", "index.js"),
+  configFile: (target) =>
+    join(
+      target.scope === "project" ? join(target.projectDir, ".pi") : piAgentDir(target),
+      "extensions",
+      "switchyard",
+      "index.js",
+    ),
   secretContent: (token) => `${JSON.stringify({ runtimeMode: "full-access", mcpToken: token })}\n`,
   tokenFromSecret: (text) => (JSON.parse(text) as { mcpToken?: string }).mcpToken ?? null,
   secretSuffix: ".state.json",

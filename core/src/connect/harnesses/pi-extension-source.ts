@@ -21,7 +21,11 @@ export async function findPiExtensionSource(): Promise<string> {
   for (const candidate of candidates) {
     const manifest = join(candidate, "package.json");
     if (!existsSync(manifest)) continue;
-    const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; main?: string; exports?: { ".": { default?: string } } };
+    const pkg = JSON.parse(readFileSync(manifest, "utf8")) as {
+      name?: string;
+      main?: string;
+      exports?: { ".": { default?: string } };
+    };
     if (pkg.name !== PI_PLUGIN_PACKAGE) continue;
     const entry = join(candidate, pkg.exports?.["."]?.default ?? pkg.main ?? "dist/index.js");
     const plugin = (await import(pathToFileURL(entry).href)) as PiPluginModule;
@@ -29,5 +33,9 @@ export async function findPiExtensionSource(): Promise<string> {
     if (source.extension !== ".js") break;
     return source.text;
   }
-  throw new SwitchyardError("not_found", `The Pi plugin (${PI_PLUGIN_PACKAGE}, built) is not installed with this Switchyard, so its extension cannot be copied. Build it (npm run build) or reinstall Switchyard.`, {});
+  throw new SwitchyardError(
+    "not_found",
+    `The Pi plugin (${PI_PLUGIN_PACKAGE}, built) is not installed with this Switchyard, so its extension cannot be copied. Build it (npm run build) or reinstall Switchyard.`,
+    {},
+  );
 }

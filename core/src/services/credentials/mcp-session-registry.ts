@@ -19,7 +19,8 @@ import { CredentialCache } from "./credential-cache.js";
  * `install`: a provider session's credential (an agent's) never does, since approvals are not
  * routed to agents and an install changes what the whole server runs.
  */
-export type CredentialCapability = "orchestration:read" | "orchestration:operate" | "orchestration:approve" | "orchestration:install";
+export type CredentialCapability =
+  "orchestration:read" | "orchestration:operate" | "orchestration:approve" | "orchestration:install";
 
 /** The broadest runtime and interaction modes a caller's work may have. */
 export interface ModeCeiling {
@@ -163,7 +164,11 @@ interface CredentialData {
 
 /** What a stored credential may do, read pessimistically where it matters: a provider session never approves. */
 function capabilitiesOf(kind: McpInvocationScope["kind"], data: CredentialData): CredentialCapability[] {
-  return kind === "provider_session" ? data.capabilities.filter((capability) => capability === "orchestration:read" || capability === "orchestration:operate") : data.capabilities;
+  return kind === "provider_session"
+    ? data.capabilities.filter(
+        (capability) => capability === "orchestration:read" || capability === "orchestration:operate",
+      )
+    : data.capabilities;
 }
 
 function projectsOf(kind: McpInvocationScope["kind"], data: CredentialData): ProjectScope {
@@ -237,7 +242,12 @@ export class McpSessionRegistry implements McpGrantIssuer {
     return environmentId(this.store);
   }
 
-  private insert(kind: McpInvocationScope["kind"], data: CredentialData, ttlMs: number, scope: { threadId: string | null; providerSessionId: string | null }): { id: string; token: string; expiresAt: number } {
+  private insert(
+    kind: McpInvocationScope["kind"],
+    data: CredentialData,
+    ttlMs: number,
+    scope: { threadId: string | null; providerSessionId: string | null },
+  ): { id: string; token: string; expiresAt: number } {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
     const id = `cred_${randomBytes(8).toString("hex")}`;
     const now = this.clock.nowMs();
@@ -300,11 +310,25 @@ export class McpSessionRegistry implements McpGrantIssuer {
     connection?: ClientConnection;
     /** Held by one command while it runs and revoked when it ends (listed only on request). */
     ephemeral?: boolean;
-  }): { id: string; token: string; expiresAt: string; capabilities: CredentialCapability[]; projects: ProjectScope; ceiling: ModeCeiling } {
+  }): {
+    id: string;
+    token: string;
+    expiresAt: string;
+    capabilities: CredentialCapability[];
+    projects: ProjectScope;
+    ceiling: ModeCeiling;
+  } {
     const requested = new Set(options.capabilities);
-    if (requested.has("orchestration:operate") || requested.has("orchestration:approve") || requested.has("orchestration:install")) requested.add("orchestration:read");
+    if (
+      requested.has("orchestration:operate") ||
+      requested.has("orchestration:approve") ||
+      requested.has("orchestration:install")
+    )
+      requested.add("orchestration:read");
     // A fixed order, so listings and receipts read the same whichever order they were asked in.
-    const capabilities = (["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const).filter((capability) => requested.has(capability));
+    const capabilities = (
+      ["orchestration:read", "orchestration:operate", "orchestration:approve", "orchestration:install"] as const
+    ).filter((capability) => requested.has(capability));
     const projects = options.projects === undefined || options.projects === "*" ? "*" : [...new Set(options.projects)];
     const ceiling = options.ceiling ?? UNRESTRICTED_CEILING;
     const issued = this.insert(
@@ -318,17 +342,27 @@ export class McpSessionRegistry implements McpGrantIssuer {
         idleMs: null,
         projects,
         ceiling: { runtimeMode: ceiling.runtimeMode, interactionMode: ceiling.interactionMode },
-        ...(options.connection !== undefined ? { connection: { harness: options.connection.harness, projectDir: options.connection.projectDir } } : {}),
+        ...(options.connection !== undefined
+          ? { connection: { harness: options.connection.harness, projectDir: options.connection.projectDir } }
+          : {}),
         ...(options.ephemeral === true ? { ephemeral: true as const } : {}),
       },
       options.ttlMs,
       { threadId: null, providerSessionId: null },
     );
-    return { id: issued.id, token: issued.token, expiresAt: new Date(issued.expiresAt).toISOString(), capabilities, projects, ceiling };
+    return {
+      id: issued.id,
+      token: issued.token,
+      expiresAt: new Date(issued.expiresAt).toISOString(),
+      capabilities,
+      projects,
+      ceiling,
+    };
   }
 
   private credentials(): CredentialCache<ReadCredential> {
-    if (this.cache === null || this.cache.db !== this.store.db) this.cache = { db: this.store.db, credentials: new CredentialCache(this.store.db) };
+    if (this.cache === null || this.cache.db !== this.store.db)
+      this.cache = { db: this.store.db, credentials: new CredentialCache(this.store.db) };
     return this.cache.credentials;
   }
 
@@ -347,7 +381,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const cache = this.credentials();
     let credential = cache.get(tokenHash);
     if (credential === undefined) {
-      const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(tokenHash) as CredentialRow | undefined;
+      const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(tokenHash) as
+        CredentialRow | undefined;
       if (row === undefined) return { rejection: "unknown" };
       credential = readCredential(row);
       cache.set(tokenHash, credential);
@@ -360,8 +395,11 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * session (which stores the id of the token it was signed in with, never the token) acts as.
    * Also says when the credential expires, which a session never outlives.
    */
-  resolveById(credentialId: string): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
-    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(credentialId) as CredentialRow | undefined;
+  resolveById(
+    credentialId: string,
+  ): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
+    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(credentialId) as
+      CredentialRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
     const touchedBefore = row.last_used_at;
     const resolved = this.check(readCredential(row));
@@ -371,14 +409,23 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Checks a credential against the clock, refreshing its stored last use when it is stale. */
-  private check({ row, data, scope }: ReadCredential): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
+  private check({
+    row,
+    data,
+    scope,
+  }: ReadCredential): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
     if (row.revoked_at !== null) return { rejection: "revoked" };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
     const granularity = touchGranularityMs(data.idleMs);
     // The stored clock lags a use by less than the granularity, so the idle limit is read that
     // much later: a credential is never refused before it has been idle for idleMs.
-    if (data.idleMs !== null && now - row.last_used_at >= data.idleMs + granularity && !this.hasRunningTurn(row.provider_session_id)) return { rejection: "idle_expired" };
+    if (
+      data.idleMs !== null &&
+      now - row.last_used_at >= data.idleMs + granularity &&
+      !this.hasRunningTurn(row.provider_session_id)
+    )
+      return { rejection: "idle_expired" };
     // Each write is a commit of its own, and a harness sends several requests per tool call
     // (and 200 agents at once send many): the idle clock needs no finer steps than this.
     if (now - row.last_used_at >= granularity) {
@@ -402,7 +449,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
     if (providerSessionId === null) return false;
     return (
       this.store
-        .statement("SELECT 1 FROM attempts WHERE status IN ('starting', 'running') AND json_extract(data, '$.providerSessionId') = ? LIMIT 1")
+        .statement(
+          "SELECT 1 FROM attempts WHERE status IN ('starting', 'running') AND json_extract(data, '$.providerSessionId') = ? LIMIT 1",
+        )
         .get(providerSessionId) !== undefined
     );
   }
@@ -414,7 +463,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // its session opened (or a request just used it) is no write.
     const now = this.clock.nowMs();
     const info = this.store
-      .statement("UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?")
+      .statement(
+        "UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?",
+      )
       .run(now, providerSessionId, now - touchGranularityMs(this.config.server.credentialIdleMs));
     if (info.changes > 0) this.forgetResolved();
   }
@@ -423,7 +474,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
   retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
     if (!this.store.db.open) return;
     const info = this.store
-      .statement("UPDATE mcp_credentials SET expires_at = MIN(expires_at, ?) WHERE provider_session_id = ? AND token_hash != ? AND revoked_at IS NULL")
+      .statement(
+        "UPDATE mcp_credentials SET expires_at = MIN(expires_at, ?) WHERE provider_session_id = ? AND token_hash != ? AND revoked_at IS NULL",
+      )
       .run(this.clock.nowMs() + overlapMs, providerSessionId, hashToken(currentToken));
     if (info.changes > 0) this.forgetResolved();
   }
@@ -450,15 +503,20 @@ export class McpSessionRegistry implements McpGrantIssuer {
       .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
       .run(this.clock.nowMs(), providerSessionId);
     if (info.changes > 0) this.forgetResolved();
-    if (info.changes > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
+    if (info.changes > 0)
+      this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
   }
 
   /**
    * Whether a client credential still stands, by id, without using it (no idle clock moves):
    * what work it left running on its own (a scheduled task) is checked against at each firing.
    */
-  standing(credentialId: string): { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" } {
-    const row = this.store.statement("SELECT revoked_at, expires_at FROM mcp_credentials WHERE id = ?").get(credentialId) as Pick<CredentialRow, "revoked_at" | "expires_at"> | undefined;
+  standing(
+    credentialId: string,
+  ): { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" } {
+    const row = this.store
+      .statement("SELECT revoked_at, expires_at FROM mcp_credentials WHERE id = ?")
+      .get(credentialId) as Pick<CredentialRow, "revoked_at" | "expires_at"> | undefined;
     if (row === undefined) return { state: "unknown" };
     if (row.revoked_at !== null) return { state: "revoked", at: new Date(row.revoked_at).toISOString() };
     if (this.clock.nowMs() >= row.expires_at) return { state: "expired", at: new Date(row.expires_at).toISOString() };
@@ -467,7 +525,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
-    const info = this.store.statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), credentialId);
+    const info = this.store
+      .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+      .run(this.clock.nowMs(), credentialId);
     if (info.changes > 0) this.forgetResolved();
     return info.changes > 0;
   }
@@ -475,7 +535,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
   /** Lists credentials (client ones by default), newest first. Never returns tokens. */
   list(options: { includeProviderSessions?: boolean } = {}): CredentialSummary[] {
     const rows = this.store
-      .statement(`SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`)
+      .statement(
+        `SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`,
+      )
       .all() as CredentialRow[];
     return rows.map((row) => {
       const data = JSON.parse(row.data) as CredentialData;

@@ -15,7 +15,8 @@ export const SIGN_IN_CODE_TTL_MS = 10 * 60_000;
  * show it comes from the page that signed in (no page secret, another one, or another origin
  * than the one the session was made at).
  */
-export type WebSessionRejection = CredentialRejection | "session_ended" | "page_secret_missing" | "page_secret_mismatch" | "other_origin";
+export type WebSessionRejection =
+  CredentialRejection | "session_ended" | "page_secret_missing" | "page_secret_mismatch" | "other_origin";
 
 /** Why a sign-in was refused: the token's reasons, a spent code, or an agent's credential. */
 export type SignInRejection = CredentialRejection | "code_used" | "not_a_client_token";
@@ -79,21 +80,41 @@ export class WebSessions {
     @inject(McpSessionRegistry) private readonly registry: McpSessionRegistry,
   ) {}
 
-  private insert(kind: WebSessionRow["kind"], credentialId: string, expiresAtMs: number, page: { secret: string; origin: string } | null): string {
+  private insert(
+    kind: WebSessionRow["kind"],
+    credentialId: string,
+    expiresAtMs: number,
+    page: { secret: string; origin: string } | null,
+  ): string {
     const secret = newSecret(kind === "code" ? "uc" : "us");
     const now = this.clock.nowMs();
     this.store
       .statement(
         "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
       )
-      .run(`ws_${randomBytes(8).toString("hex")}`, hashSecret(secret), kind, credentialId, now, expiresAtMs, now, page === null ? null : hashSecret(page.secret), page?.origin ?? null);
+      .run(
+        `ws_${randomBytes(8).toString("hex")}`,
+        hashSecret(secret),
+        kind,
+        credentialId,
+        now,
+        expiresAtMs,
+        now,
+        page === null ? null : hashSecret(page.secret),
+        page?.origin ?? null,
+      );
     return secret;
   }
 
   private open(credentialId: string, expiresAtMs: number, scope: McpInvocationScope, origin: string): IssuedWebSession {
     const sessionExpiry = Math.min(expiresAtMs, this.clock.nowMs() + WEB_SESSION_TTL_MS);
     const pageSecret = newSecret("up");
-    return { secret: this.insert("session", credentialId, sessionExpiry, { secret: pageSecret, origin }), pageSecret, expiresAtMs: sessionExpiry, scope };
+    return {
+      secret: this.insert("session", credentialId, sessionExpiry, { secret: pageSecret, origin }),
+      pageSecret,
+      expiresAtMs: sessionExpiry,
+      scope,
+    };
   }
 
   /** A one-time sign-in code for a client token (its id), for the link `switchyard ui` prints. */
@@ -115,10 +136,14 @@ export class WebSessions {
   /** Spends a one-time code for a session of a page at `origin`; a second use, like an expired code, is refused. */
   signInWithCode(code: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
     const now = this.clock.nowMs();
-    const row = this.store.statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'").get(hashSecret(code)) as WebSessionRow | undefined;
+    const row = this.store
+      .statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'")
+      .get(hashSecret(code)) as WebSessionRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
     // Spent in one statement, so two tabs racing with the same link get one session between them.
-    const spent = this.store.statement("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL").run(now, now, row.id);
+    const spent = this.store
+      .statement("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL")
+      .run(now, now, row.id);
     if (spent.changes === 0) return { rejection: "code_used" };
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
@@ -132,11 +157,14 @@ export class WebSessions {
    * session still runs, and a wrong guess changes nothing.
    */
   private sessionOf(proof: WebSessionProof): { row: WebSessionRow } | { rejection: WebSessionRejection } {
-    const row = this.store.statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'").get(hashSecret(proof.secret)) as WebSessionRow | undefined;
+    const row = this.store
+      .statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'")
+      .get(hashSecret(proof.secret)) as WebSessionRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
     if (proof.pageSecret === null) return { rejection: "page_secret_missing" };
     // A session made before page secrets existed has none: it cannot be proven, only replaced.
-    if (row.page_secret_hash === null || !sameHash(row.page_secret_hash, proof.pageSecret)) return { rejection: "page_secret_mismatch" };
+    if (row.page_secret_hash === null || !sameHash(row.page_secret_hash, proof.pageSecret))
+      return { rejection: "page_secret_mismatch" };
     if (row.origin !== proof.origin) return { rejection: "other_origin" };
     if (row.ended_at !== null) return { rejection: "session_ended" };
     return { row };
@@ -162,7 +190,9 @@ export class WebSessions {
   end(proof: WebSessionProof): { ended: boolean } | { rejection: WebSessionRejection } {
     const found = this.sessionOf(proof);
     if ("rejection" in found) return found.rejection === "session_ended" ? { ended: false } : found;
-    const info = this.store.statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL").run(this.clock.nowMs(), found.row.id);
+    const info = this.store
+      .statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL")
+      .run(this.clock.nowMs(), found.row.id);
     return { ended: info.changes > 0 };
   }
 }

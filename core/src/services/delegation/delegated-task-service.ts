@@ -69,14 +69,24 @@ export class DelegatedTaskService {
   /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */
   private withUsage(view: DelegateTaskResult): DelegateTaskResult {
     const task = this.engine.store.get("delegatedTask", view.taskId)!;
-    return { ...view, usage: this.usage.task(task.id), budget: this.usage.taskBudget(task.id), budgetStop: this.usage.budgetStopOf(task), changes: this.changeSets.view(task.childThreadId) };
+    return {
+      ...view,
+      usage: this.usage.task(task.id),
+      budget: this.usage.taskBudget(task.id),
+      budgetStop: this.usage.budgetStopOf(task),
+      changes: this.changeSets.view(task.childThreadId),
+    };
   }
 
   /** Reads a task the caller may see: its own (agents), any (clients). */
   private taskFor(caller: Caller, taskId: string): DelegatedTaskRecord {
     const task = this.engine.store.get("delegatedTask", taskId);
     if (task === null || (caller.kind === "agent" && task.parentThreadId !== caller.threadId)) {
-      throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist${caller.kind === "agent" ? " among the tasks your thread delegated (an agent sees only its own tasks)" : ""}.`, { taskId });
+      throw new OrchestratorFailure(
+        "task_not_found",
+        `Task ${taskId} does not exist${caller.kind === "agent" ? " among the tasks your thread delegated (an agent sees only its own tasks)" : ""}.`,
+        { taskId },
+      );
     }
     return task;
   }
@@ -104,7 +114,9 @@ export class DelegatedTaskService {
       ...(input.budget !== undefined ? { budget: input.budget } : {}),
       ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
     };
-    const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request));
+    const replay = conflictsAsInvalid(() =>
+      this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request),
+    );
     const taskId = replay !== null ? replay.result.taskId : await this.requestTask(caller, input, commandId, request);
     if (input.mode !== "wait") return this.view(taskId);
     return this.waitForTask(taskId, input.timeoutMs, control, this.callers.liveRun(caller)?.id ?? null);
@@ -115,8 +127,16 @@ export class DelegatedTaskService {
    * session's attached thread), then the child's provider and workspace, then one command that
    * creates the task under its parent.
    */
-  private async requestTask(caller: Caller, input: DelegateTaskInput, commandId: string, request: Record<string, unknown>): Promise<string> {
-    const parent = caller.kind === "agent" ? agentParent(this.callers, this.engine, caller, input) : attachedParent(this.callers, this.engine, caller, input);
+  private async requestTask(
+    caller: Caller,
+    input: DelegateTaskInput,
+    commandId: string,
+    request: Record<string, unknown>,
+  ): Promise<string> {
+    const parent =
+      caller.kind === "agent"
+        ? agentParent(this.callers, this.engine, caller, input)
+        : attachedParent(this.callers, this.engine, caller, input);
     const selection = await this.selection.resolve({
       target: input.target,
       inherited: parent.inherited,
@@ -136,19 +156,36 @@ export class DelegatedTaskService {
       request,
       handle: (ctx) => {
         const at = parent.at(ctx);
-        return this.creation.create(ctx, caller, at.input, withNotes(selection, planned.notes), at.parent, planned.plan);
+        return this.creation.create(
+          ctx,
+          caller,
+          at.input,
+          withNotes(selection, planned.notes),
+          at.parent,
+          planned.plan,
+        );
       },
     });
     return outcome.result.taskId;
   }
 
   /** Waits (up to the server cap) for a result, a blocking question or a pending approval. */
-  async waitForTask(taskId: string, timeoutMs: number | undefined, control: WaitControl, waiterRunId: string | null = null): Promise<DelegateTaskResult> {
+  async waitForTask(
+    taskId: string,
+    timeoutMs: number | undefined,
+    control: WaitControl,
+    waiterRunId: string | null = null,
+  ): Promise<DelegateTaskResult> {
     const task = this.engine.store.get("delegatedTask", taskId)!;
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
-    const isDone = (view: DelegateTaskResult) => view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
+    const isDone = (view: DelegateTaskResult) =>
+      view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null;
     // While it is registered, a blocking question of the task reaches the parent through this wait.
-    const endLiveWait = this.liveWaits.begin({ kind: "delegate_task", waiterThreadId: task.parentThreadId, subjectId: taskId });
+    const endLiveWait = this.liveWaits.begin({
+      kind: "delegate_task",
+      waiterThreadId: task.parentThreadId,
+      subjectId: taskId,
+    });
     let lastProgress = 0;
     try {
       const done = await this.waiter.waitFor(
@@ -209,7 +246,8 @@ export class DelegatedTaskService {
   private acknowledge(taskId: string): void {
     this.engine.apply((ctx) => {
       const task = ctx.get("delegatedTask", taskId);
-      if (task !== null && task.finalizedAt !== null && task.delivery === "pending") ctx.put("delegatedTask", { ...task, delivery: "acknowledged", updatedAt: ctx.now });
+      if (task !== null && task.finalizedAt !== null && task.delivery === "pending")
+        ctx.put("delegatedTask", { ...task, delivery: "acknowledged", updatedAt: ctx.now });
     });
   }
 
@@ -226,7 +264,11 @@ export class DelegatedTaskService {
    * running turn, hold queued turns), cancels the task's own queued turn, and disposes automatic
    * parent delivery. A terminal task keeps its result; its child thread still stops.
    */
-  cancel(caller: Caller, taskId: string, reason: string | undefined): DelegateTaskResult & { cancelled: boolean; reason: string } {
+  cancel(
+    caller: Caller,
+    taskId: string,
+    reason: string | undefined,
+  ): DelegateTaskResult & { cancelled: boolean; reason: string } {
     const task = this.taskFor(caller, taskId);
     this.callers.requireLiveRunForChanges(caller, "task_cancel");
     // An agent cancels its own children; anyone else with operate on the project may stop any
@@ -259,7 +301,13 @@ export class DelegatedTaskService {
         }
         stopTaskTree(ctx, current.id, why, { disposeDelivery: true });
         const latest = ctx.require("delegatedTask", task.id);
-        ctx.put("delegatedTask", { ...latest, delivery: latest.delivery === "pending" ? "disposed" : latest.delivery, cancelRequestedAt: latest.cancelRequestedAt ?? ctx.now, cancelReason: why, updatedAt: ctx.now });
+        ctx.put("delegatedTask", {
+          ...latest,
+          delivery: latest.delivery === "pending" ? "disposed" : latest.delivery,
+          cancelRequestedAt: latest.cancelRequestedAt ?? ctx.now,
+          cancelReason: why,
+          updatedAt: ctx.now,
+        });
         return { cancelled: !terminal };
       },
     });

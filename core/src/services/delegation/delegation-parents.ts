@@ -33,10 +33,18 @@ export interface DelegationParent {
  * An agent in a Switchyard thread: the task hangs off its live run. Checked before the provider
  * is resolved, so a refused project names itself and nothing is created.
  */
-export function agentParent(callers: CallerContext, engine: Engine, caller: Caller, input: DelegateTaskInput): DelegationParent {
+export function agentParent(
+  callers: CallerContext,
+  engine: Engine,
+  caller: Caller,
+  input: DelegateTaskInput,
+): DelegationParent {
   const parentRun = callers.liveRun(caller);
   if (parentRun === null) {
-    throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
+    throw new OrchestratorFailure(
+      "parent_not_active",
+      "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.",
+    );
   }
   if (input.projectId !== undefined) callers.project(caller, input.projectId);
   return {
@@ -44,12 +52,20 @@ export function agentParent(callers: CallerContext, engine: Engine, caller: Call
     workspaceSource: () => {
       const parent = callers.thread(caller)!;
       const childProject = input.projectId ?? parent.projectId;
-      return { projectId: childProject, cwd: childProject === parent.projectId ? parent.cwd : engine.store.get("project", childProject)!.rootPath, threadId: parent.id };
+      return {
+        projectId: childProject,
+        cwd: childProject === parent.projectId ? parent.cwd : engine.store.get("project", childProject)!.rootPath,
+        threadId: parent.id,
+      };
     },
     at: (ctx) => {
       const run = callers.liveRun(caller);
-      if (run === null) throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
-      return { parent: { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId }, input };
+      if (run === null)
+        throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
+      return {
+        parent: { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId },
+        input,
+      };
     },
   };
 }
@@ -60,15 +76,27 @@ export function agentParent(callers: CallerContext, engine: Engine, caller: Call
  * project's folder (or the root it named); its changes go back there, applied by whoever holds
  * operate on the project.
  */
-export function attachedParent(callers: CallerContext, engine: Engine, caller: Caller, input: DelegateTaskInput): DelegationParent {
+export function attachedParent(
+  callers: CallerContext,
+  engine: Engine,
+  caller: Caller,
+  input: DelegateTaskInput,
+): DelegationParent {
   const place = callers.workProject(caller, input.projectId);
   return {
     inherited: null,
-    workspaceSource: () => ({ projectId: place.projectId, cwd: engine.store.get("project", place.projectId)!.rootPath, threadId: null }),
+    workspaceSource: () => ({
+      projectId: place.projectId,
+      cwd: engine.store.get("project", place.projectId)!.rootPath,
+      threadId: null,
+    }),
     at: (ctx) => {
       const parent = ensureAttachedThread(ctx, caller, place);
       const childProject = place.projectId === parent.projectId ? undefined : place.projectId;
-      return { parent: { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null }, input: { ...input, projectId: childProject } };
+      return {
+        parent: { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null },
+        input: { ...input, projectId: childProject },
+      };
     },
   };
 }

@@ -39,7 +39,8 @@ export class DelegationSaga implements EngineReaction {
     // First the results and questions this thread is owed: delivering one to a child thread adds
     // known work to that child's own task, which must be seen before the task is settled.
     this.deliverPendingToParent(ctx, run.threadId);
-    if (run.delegatedTaskId !== null && ctx.get("delegatedTask", run.delegatedTaskId) !== null) this.settle(ctx, run.delegatedTaskId);
+    if (run.delegatedTaskId !== null && ctx.get("delegatedTask", run.delegatedTaskId) !== null)
+      this.settle(ctx, run.delegatedTaskId);
     this.recordFollowUpResult(ctx, run);
   }
 
@@ -54,7 +55,8 @@ export class DelegationSaga implements EngineReaction {
     const work = taskWork(ctx, task);
     if (hasRemainingWork(work)) return;
     const resultRun = finalWorkTurn(work)!;
-    const status = task.cancelRequestedAt !== null && resultRun.status === "completed" ? "interrupted" : resultRun.status;
+    const status =
+      task.cancelRequestedAt !== null && resultRun.status === "completed" ? "interrupted" : resultRun.status;
     const summary = resultText(latestContent(work, resultRun), resultRun.error, status);
     const transferId = derive.resultTransfer(taskId);
     ctx.put("contextTransfer", {
@@ -69,7 +71,15 @@ export class DelegationSaga implements EngineReaction {
       createdAt: ctx.now,
       consumedAt: ctx.now,
     });
-    const finalized = ctx.put("delegatedTask", { ...task, status, summary, resultContextTransferId: transferId, resultRunId: resultRun.id, finalizedAt: ctx.now, updatedAt: ctx.now });
+    const finalized = ctx.put("delegatedTask", {
+      ...task,
+      status,
+      summary,
+      resultContextTransferId: transferId,
+      resultRunId: resultRun.id,
+      finalizedAt: ctx.now,
+      updatedAt: ctx.now,
+    });
     const node = ctx.get("node", task.childNodeId);
     if (node !== null) ctx.put("node", { ...node, status, updatedAt: ctx.now });
     const item = ctx.get("item", task.parentItemId);
@@ -77,13 +87,23 @@ export class DelegationSaga implements EngineReaction {
       ctx.put("item", {
         ...item,
         status: status === "completed" ? "completed" : status === "failed" ? "failed" : "cancelled",
-        data: { ...item.data, status, summary: summary.length > 1_000 ? `${summary.slice(0, 1_000)}…` : summary, resultContextTransferId: transferId },
+        data: {
+          ...item.data,
+          status,
+          summary: summary.length > 1_000 ? `${summary.slice(0, 1_000)}…` : summary,
+          resultContextTransferId: transferId,
+        },
         updatedAt: ctx.now,
       });
     }
     // Delivered before the parent's own task is looked at: a result that starts a turn in a
     // child thread is more known work of that child's task.
-    if (finalized.delivery === "pending" && activeRun(ctx, task.parentThreadId) === null && acceptsAutomaticTurn(ctx, task.parentThreadId)) this.deliverResult(ctx, finalized);
+    if (
+      finalized.delivery === "pending" &&
+      activeRun(ctx, task.parentThreadId) === null &&
+      acceptsAutomaticTurn(ctx, task.parentThreadId)
+    )
+      this.deliverResult(ctx, finalized);
     const parentTaskId = ctx.get("thread", task.parentThreadId)?.lineage.delegatedTaskId ?? null;
     if (parentTaskId !== null && ctx.get("delegatedTask", parentTaskId) !== null) this.settle(ctx, parentTaskId);
   }
@@ -127,7 +147,10 @@ export class DelegationSaga implements EngineReaction {
   private deliverResult(ctx: CommandContext, task: DelegatedTaskRecord): void {
     const parent = ctx.get("thread", task.parentThreadId);
     if (parent === null || parent.deletedAt !== null) return;
-    const summary = (task.summary ?? "").length > MAX_RESULT_IN_WAKE ? `${task.summary!.slice(0, MAX_RESULT_IN_WAKE)}…` : (task.summary ?? "");
+    const summary =
+      (task.summary ?? "").length > MAX_RESULT_IN_WAKE
+        ? `${task.summary!.slice(0, MAX_RESULT_IN_WAKE)}…`
+        : (task.summary ?? "");
     const text = [
       `Delegated task "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
       "",
@@ -157,8 +180,11 @@ export class DelegationSaga implements EngineReaction {
     for (const task of ctx.store.select("delegatedTask", "parent_thread_id = ?", [parentThreadId])) {
       if (task.finalizedAt !== null && task.delivery === "pending") this.deliverResult(ctx, task);
       if (task.finalizedAt !== null) continue;
-      for (const request of ctx.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId])) {
-        if (request.kind === "user_input" && (request.parentNotice === null || request.parentNotice.mode === "wait")) this.noticeParent(ctx, request, task, true);
+      for (const request of ctx.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
+        task.childThreadId,
+      ])) {
+        if (request.kind === "user_input" && (request.parentNotice === null || request.parentNotice.mode === "wait"))
+          this.noticeParent(ctx, request, task, true);
       }
     }
   }
@@ -173,10 +199,16 @@ export class DelegationSaga implements EngineReaction {
       if (run.deliversResultOf != null) {
         const task = ctx.get("delegatedTask", run.deliversResultOf);
         // A cancelled task's automatic delivery stays disposed.
-        if (task !== null && task.delivery === "delivered") ctx.put("delegatedTask", { ...task, delivery: task.cancelRequestedAt === null ? "pending" : "disposed", updatedAt: ctx.now });
+        if (task !== null && task.delivery === "delivered")
+          ctx.put("delegatedTask", {
+            ...task,
+            delivery: task.cancelRequestedAt === null ? "pending" : "disposed",
+            updatedAt: ctx.now,
+          });
       } else if (run.notifiesRequestId !== null) {
         const request = ctx.get("runtimeRequest", run.notifiesRequestId);
-        if (request !== null && request.status === "pending") ctx.put("runtimeRequest", { ...request, parentNotice: null });
+        if (request !== null && request.status === "pending")
+          ctx.put("runtimeRequest", { ...request, parentNotice: null });
       } else {
         continue;
       }
@@ -212,10 +244,16 @@ export class DelegationSaga implements EngineReaction {
   }
 
   /** Tells the parent about a child's question: steered into its live turn when it can, else queued. */
-  private noticeParent(ctx: CommandContext, request: RuntimeRequestRecord, task: DelegatedTaskRecord, afterParentRun: boolean): void {
+  private noticeParent(
+    ctx: CommandContext,
+    request: RuntimeRequestRecord,
+    task: DelegatedTaskRecord,
+    afterParentRun: boolean,
+  ): void {
     const parent = ctx.get("thread", task.parentThreadId);
     if (parent === null || parent.deletedAt !== null) return;
-    const questions = request.request.kind === "user_input" ? request.request.questions.map((q) => q.question).join(" / ") : "";
+    const questions =
+      request.request.kind === "user_input" ? request.request.questions.map((q) => q.question).join(" / ") : "";
     const state = request.blocking ? "is blocked until it gets an answer" : "is still working";
     const text = [
       `Sub-agent "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) asks: ${questions}`,
@@ -234,7 +272,10 @@ export class DelegationSaga implements EngineReaction {
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     const mode = delivery.delivery === "steered" ? "steered" : delivery.delivery === "started" ? "started" : "queued";
-    ctx.put("runtimeRequest", { ...ctx.require("runtimeRequest", request.id), parentNotice: { mode, runId: delivery.runId } });
+    ctx.put("runtimeRequest", {
+      ...ctx.require("runtimeRequest", request.id),
+      parentNotice: { mode, runId: delivery.runId },
+    });
   }
 }
 

@@ -53,7 +53,14 @@ export class TaskCreation {
    * Creates the task under `parentAt`: an agent's thread at its live run, or an attached thread,
    * whose session stands for the run (`runId` is then its key and no run record exists).
    */
-  create(ctx: CommandContext, caller: Caller, input: DelegateTaskInput, selection: ResolvedSelection, parentAt: ParentAt, plan: WorkspacePlan | null): { taskId: string } {
+  create(
+    ctx: CommandContext,
+    caller: Caller,
+    input: DelegateTaskInput,
+    selection: ResolvedSelection,
+    parentAt: ParentAt,
+    plan: WorkspacePlan | null,
+  ): { taskId: string } {
     const commandId = ctx.commandId!;
     const parent = parentAt.thread;
     const parentRun = { id: parentAt.runId, currentAttemptId: parentAt.attemptId };
@@ -62,7 +69,10 @@ export class TaskCreation {
     const budget = this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
     const ids = taskIds(commandId, parentRun.id);
     const title = input.title ?? titleFromMessage(input.task);
-    const workspace = plan === null ? childWorkspace(ctx, parent, input.projectId) : { projectId: plan.projectId, ...this.workspaces.record(ctx, plan) };
+    const workspace =
+      plan === null
+        ? childWorkspace(ctx, parent, input.projectId)
+        : { projectId: plan.projectId, ...this.workspaces.record(ctx, plan) };
 
     createThread(ctx, {
       id: ids.childThreadId,
@@ -109,8 +119,26 @@ export class TaskCreation {
       delegatedTaskId: ids.taskId,
       capabilities: selection.capabilities,
     });
-    ctx.put("node", { id: ids.childNodeId, threadId: ids.childThreadId, runId: delivery.runId, kind: "subagent", parentNodeId: ids.parentNodeId, status: "queued", createdAt: ctx.now, updatedAt: ctx.now });
-    const task = taskRecord(ctx, { caller, input, selection, parent, parentRunId: parentRun.id, ids, title, childRunId: delivery.runId });
+    ctx.put("node", {
+      id: ids.childNodeId,
+      threadId: ids.childThreadId,
+      runId: delivery.runId,
+      kind: "subagent",
+      parentNodeId: ids.parentNodeId,
+      status: "queued",
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    const task = taskRecord(ctx, {
+      caller,
+      input,
+      selection,
+      parent,
+      parentRunId: parentRun.id,
+      ids,
+      title,
+      childRunId: delivery.runId,
+    });
     ctx.put("delegatedTask", task);
     if (budget !== null) this.treeBudgets.recordTaskBudget(ctx, task, budget);
     putItem(ctx, {
@@ -121,7 +149,15 @@ export class TaskCreation {
       kind: "subagent",
       status: "in_progress",
       text: title,
-      data: { origin: "app_owned", taskId: ids.taskId, childThreadId: ids.childThreadId, providerInstanceId: selection.providerInstanceId, model: selection.model, role: input.role ?? null, notes: selection.notes },
+      data: {
+        origin: "app_owned",
+        taskId: ids.taskId,
+        childThreadId: ids.childThreadId,
+        providerInstanceId: selection.providerInstanceId,
+        model: selection.model,
+        role: input.role ?? null,
+        notes: selection.notes,
+      },
       createdBy: "agent",
       creationSource: "mcp",
     });
@@ -131,24 +167,38 @@ export class TaskCreation {
   private checkBudgets(ctx: CommandContext, depth: number, parentRunId: string, rootThreadId: string): void {
     const budgets = this.config.budgets;
     if (depth > budgets.maxDelegationDepth) {
-      throw new OrchestratorFailure("invalid_request", `Delegation depth ${depth} exceeds the budget of ${budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`, {
-        budget: "maxDelegationDepth",
-        limit: budgets.maxDelegationDepth,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Delegation depth ${depth} exceeds the budget of ${budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`,
+        {
+          budget: "maxDelegationDepth",
+          limit: budgets.maxDelegationDepth,
+        },
+      );
     }
-    const running = ctx.store.select("delegatedTask", "parent_run_id = ?", [parentRunId]).filter((task) => task.finalizedAt === null).length;
+    const running = ctx.store
+      .select("delegatedTask", "parent_run_id = ?", [parentRunId])
+      .filter((task) => task.finalizedAt === null).length;
     if (running >= budgets.maxConcurrentChildrenPerRun) {
-      throw new OrchestratorFailure("invalid_request", `This run already has ${running} unfinished delegated tasks, the budget (budgets.maxConcurrentChildrenPerRun); wait for one with task_status or delegate_task mode "wait" before starting another.`, {
-        budget: "maxConcurrentChildrenPerRun",
-        limit: budgets.maxConcurrentChildrenPerRun,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `This run already has ${running} unfinished delegated tasks, the budget (budgets.maxConcurrentChildrenPerRun); wait for one with task_status or delegate_task mode "wait" before starting another.`,
+        {
+          budget: "maxConcurrentChildrenPerRun",
+          limit: budgets.maxConcurrentChildrenPerRun,
+        },
+      );
     }
     const total = ctx.store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (total >= budgets.maxTasksPerRootThread) {
-      throw new OrchestratorFailure("invalid_request", `This thread tree has already delegated ${total} tasks, the budget (budgets.maxTasksPerRootThread).`, {
-        budget: "maxTasksPerRootThread",
-        limit: budgets.maxTasksPerRootThread,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `This thread tree has already delegated ${total} tasks, the budget (budgets.maxTasksPerRootThread).`,
+        {
+          budget: "maxTasksPerRootThread",
+          limit: budgets.maxTasksPerRootThread,
+        },
+      );
     }
   }
 }
@@ -156,7 +206,16 @@ export class TaskCreation {
 /** The task's record as it starts: its child's first run queued, its delivery pending. */
 function taskRecord(
   ctx: CommandContext,
-  task: { caller: Caller; input: DelegateTaskInput; selection: ResolvedSelection; parent: ThreadRecord; parentRunId: string; ids: TaskIds; title: string; childRunId: string },
+  task: {
+    caller: Caller;
+    input: DelegateTaskInput;
+    selection: ResolvedSelection;
+    parent: ThreadRecord;
+    parentRunId: string;
+    ids: TaskIds;
+    title: string;
+    childRunId: string;
+  },
 ): DelegatedTaskRecord {
   const { caller, input, selection, parent, ids } = task;
   return {
@@ -200,9 +259,20 @@ function childWorkspace(
   projectId: string | undefined,
 ): Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
   if (projectId === undefined || projectId === parent.projectId) {
-    return { projectId: parent.projectId, cwd: parent.cwd, branch: parent.branch, worktreePath: parent.worktreePath, workspaceStrategy: parent.workspaceStrategy };
+    return {
+      projectId: parent.projectId,
+      cwd: parent.cwd,
+      branch: parent.branch,
+      worktreePath: parent.worktreePath,
+      workspaceStrategy: parent.workspaceStrategy,
+    };
   }
   const project = ctx.get("project", projectId);
-  if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist; orchestrator_capabilities lists the projects you may use.`, { projectId });
+  if (project === null)
+    throw new OrchestratorFailure(
+      "invalid_request",
+      `Project ${projectId} does not exist; orchestrator_capabilities lists the projects you may use.`,
+      { projectId },
+    );
   return { projectId: project.id, cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" };
 }

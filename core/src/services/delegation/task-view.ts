@@ -25,7 +25,11 @@ export interface DelegateTaskResult {
   latestTerminalSummary: string | null;
   latestTerminalResultContextTransferId: string | null;
   hasPendingQuestion: boolean;
-  pendingApproval: { requestId: string; kind: "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission"; runId: string } | null;
+  pendingApproval: {
+    requestId: string;
+    kind: "command" | "file-read" | "file-change" | "mcp-elicitation" | "permission";
+    runId: string;
+  } | null;
   waitTimedOut: boolean;
   /** The child thread's own usage and its whole tree's (live: each turn adds its usage when it ends). */
   usage?: TreeUsage;
@@ -50,8 +54,13 @@ function publicStatus(task: DelegatedTaskRecord, work: TaskWork): DelegateTaskRe
 }
 
 /** The result a later run left: the follow-up's own transfer, or the task's for its final work turn. */
-function laterResult(reader: ProjectionReader, task: DelegatedTaskRecord, run: RunRecord): { summary: string | null; transferId: string | null } {
-  if (task.resultRunId === run.id && task.resultContextTransferId !== null) return { summary: task.summary, transferId: task.resultContextTransferId };
+function laterResult(
+  reader: ProjectionReader,
+  task: DelegatedTaskRecord,
+  run: RunRecord,
+): { summary: string | null; transferId: string | null } {
+  if (task.resultRunId === run.id && task.resultContextTransferId !== null)
+    return { summary: task.summary, transferId: task.resultContextTransferId };
   const transfer = reader.store.get("contextTransfer", derive.followUpResultTransfer(task.id, run.id));
   if (transfer !== null) return { summary: transfer.content, transferId: transfer.id };
   const text = resultText(run.summary?.trim() ?? "", run.error, run.status);
@@ -59,7 +68,12 @@ function laterResult(reader: ProjectionReader, task: DelegatedTaskRecord, run: R
 }
 
 /** Builds the durable view of a task from the projections. */
-export function taskView(reader: ProjectionReader, task: DelegatedTaskRecord, environmentId: string, waitTimedOut = false): DelegateTaskResult {
+export function taskView(
+  reader: ProjectionReader,
+  task: DelegatedTaskRecord,
+  environmentId: string,
+  waitTimedOut = false,
+): DelegateTaskResult {
   const work = taskWork(reader, task);
   const finalized = task.finalizedAt !== null;
   const workState: DelegateTaskResult["workState"] = finalized
@@ -70,12 +84,17 @@ export function taskView(reader: ProjectionReader, task: DelegatedTaskRecord, en
   // Later turns of the child thread, whatever started them: follow-ups of the task's own work,
   // nested results, and explicit sends after the task finished.
   const originalOrdinal = work.original?.ordinal ?? 0;
-  const later = reader.store.select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal").filter((run) => run.ordinal > originalOrdinal);
-  const latestTerminal = [...later].reverse().find((run) => isTerminalRunStatus(run.status) && run.startedAt !== null) ?? null;
+  const later = reader.store
+    .select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal")
+    .filter((run) => run.ordinal > originalOrdinal);
+  const latestTerminal =
+    [...later].reverse().find((run) => isTerminalRunStatus(run.status) && run.startedAt !== null) ?? null;
   const latestResult = latestTerminal === null ? null : laterResult(reader, task, latestTerminal);
   const pending = reader.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]);
   const ownRuns = new Set(work.runs.filter((run) => !isTerminalRunStatus(run.status)).map((run) => run.id));
-  const approval = finalized ? null : (pending.find((request) => request.kind === "approval" && ownRuns.has(request.runId)) ?? null);
+  const approval = finalized
+    ? null
+    : (pending.find((request) => request.kind === "approval" && ownRuns.has(request.runId)) ?? null);
   return {
     taskId: task.id,
     childThreadId: task.childThreadId,
@@ -90,12 +109,15 @@ export function taskView(reader: ProjectionReader, task: DelegatedTaskRecord, en
     summary: finalized ? task.summary : null,
     resultContextTransferId: finalized ? task.resultContextTransferId : null,
     latestTerminalRunId: latestTerminal?.id ?? null,
-    latestTerminalStatus: latestTerminal === null ? null : (latestTerminal.status as DelegateTaskResult["latestTerminalStatus"]),
+    latestTerminalStatus:
+      latestTerminal === null ? null : (latestTerminal.status as DelegateTaskResult["latestTerminalStatus"]),
     latestTerminalSummary: latestResult?.summary ?? null,
     latestTerminalResultContextTransferId: latestResult?.transferId ?? null,
     hasPendingQuestion: pending.some((request) => request.kind === "user_input" && request.blocking),
     pendingApproval:
-      approval === null ? null : { requestId: approval.id, kind: approval.approvalKind ?? "permission", runId: approval.runId },
+      approval === null
+        ? null
+        : { requestId: approval.id, kind: approval.approvalKind ?? "permission", runId: approval.runId },
     waitTimedOut,
   };
 }

@@ -47,7 +47,10 @@ export class EventCursor {
     liveOutput: LiveOutputFeed | null = null,
   ) {
     this.position = after;
-    this.liveOutput = liveOutput === null ? null : new LiveOutputRelay(liveOutput, filter, feed.directory, sink, () => !this.replaying && !this.closed);
+    this.liveOutput =
+      liveOutput === null
+        ? null
+        : new LiveOutputRelay(liveOutput, filter, feed.directory, sink, () => !this.replaying && !this.closed);
   }
 
   /** The newest log sequence this cursor has looked at (sent or filtered out). */
@@ -76,7 +79,8 @@ export class EventCursor {
       return;
     }
     const out: FeedEvent[] = [];
-    for (const feedEvent of batch.events) if (feedEvent.event.sequence > this.position && this.filter.matches(feedEvent)) out.push(feedEvent);
+    for (const feedEvent of batch.events)
+      if (feedEvent.event.sequence > this.position && this.filter.matches(feedEvent)) out.push(feedEvent);
     this.position = Math.max(this.position, batch.lastSequence);
     if (out.length > 0 && !this.sink.send(out)) this.close();
   }

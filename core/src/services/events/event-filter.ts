@@ -41,7 +41,10 @@ export class EventFilter {
   matches(feedEvent: FeedEvent): boolean {
     const { event } = feedEvent;
     if (this.types !== null && !this.types.has(event.type)) return false;
-    const ownTaskUpdate = this.spec.task !== undefined && event.type === "task.updated" && (event.data.task as { taskId?: string } | undefined)?.taskId === this.spec.task.taskId;
+    const ownTaskUpdate =
+      this.spec.task !== undefined &&
+      event.type === "task.updated" &&
+      (event.data.task as { taskId?: string } | undefined)?.taskId === this.spec.task.taskId;
     return this.matchesPlace(event.threadId, feedEvent.projectId, ownTaskUpdate);
   }
 
@@ -53,7 +56,11 @@ export class EventFilter {
     if (this.allowedProjects !== null && (projectId === null || !this.allowedProjects.has(projectId))) return false;
     if (this.spec.projectId !== undefined && projectId !== this.spec.projectId) return false;
     if (this.spec.threadId !== undefined) {
-      if (threadId !== this.spec.threadId && !(this.spec.descendants === true && this.isWithin(threadId, this.spec.threadId))) return false;
+      if (
+        threadId !== this.spec.threadId &&
+        !(this.spec.descendants === true && this.isWithin(threadId, this.spec.threadId))
+      )
+        return false;
     }
     const task = this.spec.task;
     if (task !== undefined && !ownTaskUpdate && !this.isWithin(threadId, task.childThreadId)) return false;

@@ -45,16 +45,31 @@ export class EventStreamService {
    */
   open(caller: Caller, input: OpenEventStreamInput, sink: EventSink): EventCursor {
     if (!caller.capabilities.has("orchestration:read")) {
-      throw new OrchestratorFailure("capability_denied", "This credential lacks the orchestration:read capability that the event stream needs.", { required: "orchestration:read" });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        "This credential lacks the orchestration:read capability that the event stream needs.",
+        { required: "orchestration:read" },
+      );
     }
-    return new EventCursor(this.feed, this.engine.store, new EventFilter(this.filterSpec(input), this.feed.directory), this.startAfter(input.after), sink, input.liveOutput === true ? this.liveOutput : null);
+    return new EventCursor(
+      this.feed,
+      this.engine.store,
+      new EventFilter(this.filterSpec(input), this.feed.directory),
+      this.startAfter(input.after),
+      sink,
+      input.liveOutput === true ? this.liveOutput : null,
+    );
   }
 
   private startAfter(after: number | undefined): number {
     const newest = this.engine.store.lastSequence();
     if (after === undefined) return newest;
     if (!Number.isSafeInteger(after) || after < 0) {
-      throw new OrchestratorFailure("invalid_request", `The resume point must be an event id (a whole number of at least 0), not ${JSON.stringify(after)}.`, { field: "Last-Event-ID" });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `The resume point must be an event id (a whole number of at least 0), not ${JSON.stringify(after)}.`,
+        { field: "Last-Event-ID" },
+      );
     }
     if (after > newest) {
       throw new OrchestratorFailure(
@@ -71,29 +86,49 @@ export class EventStreamService {
     const allowed = input.allowedProjects === undefined || input.allowedProjects === "*" ? null : input.allowedProjects;
     const visible = (projectId: string) => allowed === null || allowed.includes(projectId);
     if (input.projectId !== undefined && store.get("project", input.projectId) === null) {
-      throw new OrchestratorFailure("invalid_request", `Project ${input.projectId} does not exist.`, { projectId: input.projectId });
+      throw new OrchestratorFailure("invalid_request", `Project ${input.projectId} does not exist.`, {
+        projectId: input.projectId,
+      });
     }
     if (input.projectId !== undefined && !visible(input.projectId)) {
-      throw new OrchestratorFailure("capability_denied", `This token may use only the projects ${allowed!.join(", ") || "(none)"}, not ${input.projectId}.`, { projectId: input.projectId });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `This token may use only the projects ${allowed!.join(", ") || "(none)"}, not ${input.projectId}.`,
+        { projectId: input.projectId },
+      );
     }
     if (input.threadId !== undefined) {
       const thread = store.get("thread", input.threadId);
-      if (thread === null || thread.deletedAt !== null || !visible(thread.projectId)) throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, { threadId: input.threadId });
+      if (thread === null || thread.deletedAt !== null || !visible(thread.projectId))
+        throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
+          threadId: input.threadId,
+        });
     } else if (input.descendants === true) {
-      throw new OrchestratorFailure("invalid_request", "descendants needs threadId: it widens a thread's stream to the thread's children.", { field: "descendants" });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "descendants needs threadId: it widens a thread's stream to the thread's children.",
+        { field: "descendants" },
+      );
     }
     let task: EventFilterSpec["task"];
     if (input.taskId !== undefined) {
       const record = store.get("delegatedTask", input.taskId);
       const parent = record === null ? null : store.get("thread", record.parentThreadId);
-      if (record === null || parent === null || !visible(parent.projectId)) throw new OrchestratorFailure("task_not_found", `Task ${input.taskId} does not exist.`, { taskId: input.taskId });
+      if (record === null || parent === null || !visible(parent.projectId))
+        throw new OrchestratorFailure("task_not_found", `Task ${input.taskId} does not exist.`, {
+          taskId: input.taskId,
+        });
       task = { taskId: record.id, childThreadId: record.childThreadId };
     }
     let types: PublicEventType[] | undefined;
     if (input.types !== undefined) {
       const unknown = input.types.filter((type) => !(PUBLIC_EVENT_TYPES as readonly string[]).includes(type));
       if (unknown.length > 0) {
-        throw new OrchestratorFailure("invalid_request", `Unknown event type ${unknown.map((type) => JSON.stringify(type)).join(", ")}; the types are ${PUBLIC_EVENT_TYPES.join(", ")}.`, { field: "types", unknown });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Unknown event type ${unknown.map((type) => JSON.stringify(type)).join(", ")}; the types are ${PUBLIC_EVENT_TYPES.join(", ")}.`,
+          { field: "types", unknown },
+        );
       }
       types = input.types as PublicEventType[];
     }

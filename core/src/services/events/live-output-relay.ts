@@ -86,7 +86,12 @@ export class LiveOutputRelay {
     const reached = this.sent.get(itemId);
     const offset = reached !== undefined && reached === whole.length - chunk.delta.length ? reached : 0;
     const delta = offset === 0 ? whole : chunk.delta;
-    const json = JSON.stringify({ type: LIVE_OUTPUT_EVENT, projectId, threadId: chunk.threadId, data: { itemId, kind: chunk.kind, offset, delta } });
+    const json = JSON.stringify({
+      type: LIVE_OUTPUT_EVENT,
+      projectId,
+      threadId: chunk.threadId,
+      data: { itemId, kind: chunk.kind, offset, delta },
+    });
     if (!this.sink.sendUnlogged(LIVE_OUTPUT_EVENT, json)) {
       this.sent.delete(itemId);
       return;

@@ -70,7 +70,18 @@ export class PublicEventFeed {
   /** The envelope of a public event (replays build theirs the same way, so both send the same bytes). */
   envelope(event: PublicEvent): FeedEvent {
     const projectId = this.directory.place(event.threadId)?.projectId ?? null;
-    return { event, projectId, json: JSON.stringify({ sequence: event.sequence, type: event.type, at: event.at, projectId, threadId: event.threadId, data: event.data }) };
+    return {
+      event,
+      projectId,
+      json: JSON.stringify({
+        sequence: event.sequence,
+        type: event.type,
+        at: event.at,
+        projectId,
+        threadId: event.threadId,
+        data: event.data,
+      }),
+    };
   }
 
   /** Projects one upsert (replays use their own projector, in their own order). */
@@ -79,7 +90,11 @@ export class PublicEventFeed {
     try {
       event = projector.project(stored);
     } catch (error) {
-      this.logger.error("event projection failed", { sequence: stored.sequence, entity: stored.entity, error: (error as Error).message });
+      this.logger.error("event projection failed", {
+        sequence: stored.sequence,
+        entity: stored.entity,
+        error: (error as Error).message,
+      });
       return null;
     }
     return event === null ? null : this.envelope(event);
@@ -102,7 +117,11 @@ export class PublicEventFeed {
       const projected = this.projectWith(this.projector, event);
       if (projected !== null) events.push(projected);
     }
-    const batch: FeedBatch = { afterSequence: this.published, lastSequence: stored[stored.length - 1]!.sequence, events };
+    const batch: FeedBatch = {
+      afterSequence: this.published,
+      lastSequence: stored[stored.length - 1]!.sequence,
+      events,
+    };
     this.published = batch.lastSequence;
     for (const listener of [...this.listeners]) {
       try {

@@ -60,7 +60,14 @@ export interface PublicEvent {
 export type PublicState = string;
 
 /** Entities that can produce public events; every other upsert is internal only. */
-const PUBLIC_ENTITIES: ReadonlySet<EntityName> = new Set(["thread", "run", "item", "delegatedTask", "runtimeRequest", "workspace"]);
+const PUBLIC_ENTITIES: ReadonlySet<EntityName> = new Set([
+  "thread",
+  "run",
+  "item",
+  "delegatedTask",
+  "runtimeRequest",
+  "workspace",
+]);
 
 /** Whether upserts of this entity can produce a public event (others need no previous state). */
 export function isPublicEntity(entity: EntityName): boolean {
@@ -100,14 +107,31 @@ export function publicStateOf<E extends EntityName>(entity: E, record: EntityRec
     }
     case "delegatedTask": {
       const task = record as DelegatedTaskRecord;
-      return [task.status, task.finalizedAt ?? "", task.delivery, task.cancelRequestedAt ?? "", fingerprint(task.summary ?? "")].join("|");
+      return [
+        task.status,
+        task.finalizedAt ?? "",
+        task.delivery,
+        task.cancelRequestedAt ?? "",
+        fingerprint(task.summary ?? ""),
+      ].join("|");
     }
     case "runtimeRequest":
       return (record as RuntimeRequestRecord).status;
     case "workspace": {
       const workspace = record as WorkspaceRecord;
-      const pending = workspace.pendingApply !== null || workspace.applying !== null ? "apply" : workspace.pendingRemoval !== null ? "removal" : "";
-      return [workspace.status, workspace.disposition ?? "", workspace.changes?.head ?? "", workspace.outcomes.length, pending].join("|");
+      const pending =
+        workspace.pendingApply !== null || workspace.applying !== null
+          ? "apply"
+          : workspace.pendingRemoval !== null
+            ? "removal"
+            : "";
+      return [
+        workspace.status,
+        workspace.disposition ?? "",
+        workspace.changes?.head ?? "",
+        workspace.outcomes.length,
+        pending,
+      ].join("|");
     }
     default:
       return null;
@@ -181,7 +205,10 @@ function taskData(task: DelegatedTaskRecord) {
 
 function requestData(request: RuntimeRequestRecord) {
   // An approval's detail can be a whole diff.
-  const detail = request.request.kind === "approval" && request.request.detail !== undefined ? bounded(request.request.detail) : null;
+  const detail =
+    request.request.kind === "approval" && request.request.detail !== undefined
+      ? bounded(request.request.detail)
+      : null;
   return {
     requestId: request.id,
     threadId: request.threadId,
@@ -190,7 +217,10 @@ function requestData(request: RuntimeRequestRecord) {
     approvalKind: request.approvalKind,
     blocking: request.blocking,
     status: request.status,
-    request: detail === null ? request.request : { ...request.request, detail: detail.text, detailTruncated: detail.truncated },
+    request:
+      detail === null
+        ? request.request
+        : { ...request.request, detail: detail.text, detailTruncated: detail.truncated },
     response: request.response,
     itemId: request.itemId,
     createdAt: request.createdAt,
@@ -200,7 +230,12 @@ function requestData(request: RuntimeRequestRecord) {
 
 const MESSAGE_KINDS: ReadonlySet<TimelineItemRecord["kind"]> = new Set(["user_message", "assistant_message"]);
 
-function event(stored: StoredEvent, type: PublicEventType, threadId: string, data: Record<string, unknown>): PublicEvent {
+function event(
+  stored: StoredEvent,
+  type: PublicEventType,
+  threadId: string,
+  data: Record<string, unknown>,
+): PublicEvent {
   return { sequence: stored.sequence, type, threadId, at: stored.createdAt, data };
 }
 
@@ -230,8 +265,18 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
       if (now === previous) return null;
       const [settledNow] = now.split("|");
       const [settledBefore] = previous.split("|");
-      if (settledNow !== settledBefore) return event(stored, "thread.settled", thread.id, { threadId: thread.id, settled: settledNow === "settled", settledAt: settledAt(thread), title: thread.title });
-      return event(stored, "thread.renamed", thread.id, { threadId: thread.id, title: thread.title, titleSource: thread.titleSource });
+      if (settledNow !== settledBefore)
+        return event(stored, "thread.settled", thread.id, {
+          threadId: thread.id,
+          settled: settledNow === "settled",
+          settledAt: settledAt(thread),
+          title: thread.title,
+        });
+      return event(stored, "thread.renamed", thread.id, {
+        threadId: thread.id,
+        title: thread.title,
+        titleSource: thread.titleSource,
+      });
     }
     case "run": {
       const run = stored.record as RunRecord;
@@ -239,7 +284,8 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
         if (previous !== null && isTerminalRunStatus(previous as RunRecord["status"])) return null;
         return event(stored, "run.finished", run.threadId, { run: runData(run) });
       }
-      if (isActiveRunStatus(run.status) && (previous === null || previous === "queued")) return event(stored, "run.started", run.threadId, { run: runData(run) });
+      if (isActiveRunStatus(run.status) && (previous === null || previous === "queued"))
+        return event(stored, "run.started", run.threadId, { run: runData(run) });
       return null;
     }
     case "item": {
@@ -259,13 +305,19 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
     case "runtimeRequest": {
       const request = stored.record as RuntimeRequestRecord;
       if (request.status === previous) return null;
-      if (request.status === "pending") return event(stored, "request.opened", request.threadId, { request: requestData(request) });
-      return event(stored, request.status === "answered" ? "request.answered" : "request.closed", request.threadId, { request: requestData(request) });
+      if (request.status === "pending")
+        return event(stored, "request.opened", request.threadId, { request: requestData(request) });
+      return event(stored, request.status === "answered" ? "request.answered" : "request.closed", request.threadId, {
+        request: requestData(request),
+      });
     }
     case "workspace": {
       const workspace = stored.record as WorkspaceRecord;
       if (publicStateOf("workspace", workspace) === previous) return null;
-      return event(stored, "workspace.updated", workspace.threadId, { threadId: workspace.threadId, workspace: workspaceView(workspace) });
+      return event(stored, "workspace.updated", workspace.threadId, {
+        threadId: workspace.threadId,
+        workspace: workspaceView(workspace),
+      });
     }
     default:
       return null;

@@ -23,7 +23,14 @@ export class ThreadDirectory {
     const known = this.places.get(threadId);
     if (known !== undefined) return known;
     const thread = this.store.get("thread", threadId);
-    const place = thread === null ? null : { projectId: thread.projectId, parentThreadId: thread.lineage.parentThreadId, relationship: thread.lineage.relationship };
+    const place =
+      thread === null
+        ? null
+        : {
+            projectId: thread.projectId,
+            parentThreadId: thread.lineage.parentThreadId,
+            relationship: thread.lineage.relationship,
+          };
     // An unknown thread is not remembered: its creation may simply not be read yet.
     if (place !== null) {
       if (this.places.size >= CAPACITY) this.places.delete(this.places.keys().next().value!);

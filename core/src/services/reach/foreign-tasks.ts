@@ -1,5 +1,11 @@
 import { inject, injectable } from "tsyringe";
-import { INTERACTION_MODES, RUNTIME_MODES, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
+import {
+  INTERACTION_MODES,
+  RUNTIME_MODES,
+  runtimeModeRank,
+  type InteractionMode,
+  type RuntimeMode,
+} from "../../spec/index.js";
 import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
@@ -79,15 +85,34 @@ export class ForeignTasks {
    * the budgets that travelled with it and this side's own, then created in one command.
    * A retry with the same clientRequestId (from the same environment and grant) is the same task.
    */
-  async delegate(grant: ReachGrant, meta: ReachCallMeta, input: DelegateTaskInput, signal?: AbortSignal): Promise<DelegateTaskResult> {
+  async delegate(
+    grant: ReachGrant,
+    meta: ReachCallMeta,
+    input: DelegateTaskInput,
+    signal?: AbortSignal,
+  ): Promise<DelegateTaskResult> {
     const parent = meta.delegation;
     if (parent === undefined) {
-      throw new OrchestratorFailure("parent_not_active", "delegate_task from another environment needs its parent's lineage (a delegating thread's run there); this call carried none.");
+      throw new OrchestratorFailure(
+        "parent_not_active",
+        "delegate_task from another environment needs its parent's lineage (a delegating thread's run there); this call carried none.",
+      );
     }
     const requestKey = `${meta.environmentId}:${parent.threadId}:${input.clientRequestId ?? this.engine.ids.random("req")}`;
     const commandId = derive.command(`grant:${grant.id}`, "delegate_task", requestKey);
-    const request = { task: input.task, target: input.target ?? null, projectId: input.projectId ?? null, title: input.title ?? null, role: input.role ?? null, runtimeMode: input.runtimeMode ?? null, interactionMode: input.interactionMode ?? null, parent };
-    const replay = conflictsAsInvalid(() => this.engine.replay<{ taskId: string }>(commandId, "reach.foreign_task.request", request));
+    const request = {
+      task: input.task,
+      target: input.target ?? null,
+      projectId: input.projectId ?? null,
+      title: input.title ?? null,
+      role: input.role ?? null,
+      runtimeMode: input.runtimeMode ?? null,
+      interactionMode: input.interactionMode ?? null,
+      parent,
+    };
+    const replay = conflictsAsInvalid(() =>
+      this.engine.replay<{ taskId: string }>(commandId, "reach.foreign_task.request", request),
+    );
     let taskId: string;
     if (replay !== null) {
       taskId = replay.result.taskId;
@@ -96,12 +121,26 @@ export class ForeignTasks {
       this.checkBudgets(this.engine, parent);
       const projectId = this.projectFor(grant, input.projectId);
       const ceiling = intersectCeiling(meta.ceiling, grant.maxRuntimeMode);
-      this.grants.authorize(grant, { verb: "delegate", projectId, runtimeMode: input.runtimeMode === undefined || input.runtimeMode === "inherit" ? null : input.runtimeMode });
+      this.grants.authorize(grant, {
+        verb: "delegate",
+        projectId,
+        runtimeMode: input.runtimeMode === undefined || input.runtimeMode === "inherit" ? null : input.runtimeMode,
+      });
       if (input.target === undefined) {
         // The parent's provider is one of the other environment's; nothing here can be inherited.
-        throw new OrchestratorFailure("invalid_request", "delegate_task into another environment needs target.providerInstanceId or target.driverKind of a provider there (orchestrator_capabilities lists each environment's providers).", { field: "target" });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          "delegate_task into another environment needs target.providerInstanceId or target.driverKind of a provider there (orchestrator_capabilities lists each environment's providers).",
+          { field: "target" },
+        );
       }
-      const selection = await this.selection.resolve({ target: input.target, inherited: null, ceiling, runtimeMode: input.runtimeMode, interactionMode: input.interactionMode });
+      const selection = await this.selection.resolve({
+        target: input.target,
+        inherited: null,
+        ceiling,
+        runtimeMode: input.runtimeMode,
+        interactionMode: input.interactionMode,
+      });
       const outcome = this.engine.execute({
         commandId,
         operation: "reach.foreign_task.request",
@@ -109,7 +148,10 @@ export class ForeignTasks {
         handle: (ctx) => {
           this.checkBudgets(ctx, parent);
           const project = ctx.get("project", projectId);
-          if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist here.`, { projectId });
+          if (project === null)
+            throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist here.`, {
+              projectId,
+            });
           const id = derive.delegatedTask(commandId);
           const childThreadId = derive.delegatedThread(commandId);
           const title = input.title ?? titleFromMessage(input.task);
@@ -134,7 +176,12 @@ export class ForeignTasks {
               parentNodeId: null,
               delegatedTaskId: null,
               depth: parent.depth,
-              foreignParent: { environmentId: parent.environmentId, threadId: parent.threadId, runId: parent.runId, rootThreadId: parent.rootThreadId },
+              foreignParent: {
+                environmentId: parent.environmentId,
+                threadId: parent.threadId,
+                runId: parent.runId,
+                rootThreadId: parent.rootThreadId,
+              },
               reachedFrom: { environment: grant.for, grantId: grant.id },
             },
             createdBy: "agent",
@@ -151,9 +198,18 @@ export class ForeignTasks {
             instructions: input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
             capabilities: selection.capabilities,
           });
-          const data: ForeignTaskData = { parent, title, providerInstanceId: selection.providerInstanceId, model: selection.model, childNodeId: derive.delegatedNode(commandId), cancelRequestedAt: null };
+          const data: ForeignTaskData = {
+            parent,
+            title,
+            providerInstanceId: selection.providerInstanceId,
+            model: selection.model,
+            childNodeId: derive.delegatedNode(commandId),
+            cancelRequestedAt: null,
+          };
           ctx.store
-            .statement("INSERT INTO reach_foreign_tasks (task_id, grant_id, child_thread_id, child_run_id, data, result, created_at, finished_at, acked_at) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, NULL)")
+            .statement(
+              "INSERT INTO reach_foreign_tasks (task_id, grant_id, child_thread_id, child_run_id, data, result, created_at, finished_at, acked_at) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, NULL)",
+            )
             .run(id, grant.id, childThreadId, delivery.runId, JSON.stringify(data), ctx.nowMs);
           return { taskId: id };
         },
@@ -170,10 +226,21 @@ export class ForeignTasks {
     const data = JSON.parse(row.data) as ForeignTaskData;
     const run = this.engine.store.get("run", row.child_run_id);
     const result = row.result === null ? null : (JSON.parse(row.result) as ForeignTaskResult);
-    const pending = this.engine.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [row.child_thread_id]);
-    const approval = result === null ? (pending.find((request) => request.kind === "approval" && request.runId === row.child_run_id) ?? null) : null;
+    const pending = this.engine.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
+      row.child_thread_id,
+    ]);
+    const approval =
+      result === null
+        ? (pending.find((request) => request.kind === "approval" && request.runId === row.child_run_id) ?? null)
+        : null;
     const status: DelegateTaskResult["status"] =
-      result !== null ? result.status : run === null || run.status === "queued" ? "queued" : run.status === "waiting" ? "waiting" : "running";
+      result !== null
+        ? result.status
+        : run === null || run.status === "queued"
+          ? "queued"
+          : run.status === "waiting"
+            ? "waiting"
+            : "running";
     const finishedRun = result !== null ? run : null;
     return {
       taskId: row.task_id,
@@ -193,27 +260,46 @@ export class ForeignTasks {
       latestTerminalSummary: result?.summary ?? null,
       latestTerminalResultContextTransferId: null,
       hasPendingQuestion: pending.some((request) => request.kind === "user_input" && request.blocking),
-      pendingApproval: approval === null ? null : { requestId: approval.id, kind: approval.approvalKind ?? "permission", runId: approval.runId },
+      pendingApproval:
+        approval === null
+          ? null
+          : { requestId: approval.id, kind: approval.approvalKind ?? "permission", runId: approval.runId },
       waitTimedOut,
     };
   }
 
   /** Waits (up to the server cap) for the result, a blocking question or a pending approval. */
-  async wait(grant: ReachGrant, taskId: string, timeoutMs: number | undefined, signal?: AbortSignal): Promise<DelegateTaskResult> {
+  async wait(
+    grant: ReachGrant,
+    taskId: string,
+    timeoutMs: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<DelegateTaskResult> {
     const row = this.rowFor(grant, taskId);
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const done = await this.waiter.waitFor(
       () => {
         const view = this.view(grant, taskId);
-        return view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null ? view : null;
+        return view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null
+          ? view
+          : null;
       },
-      { timeoutMs: limit, ...(signal !== undefined ? { signal } : {}), relevant: (event: StoredEvent) => event.threadId === row.child_thread_id, heartbeatMs: PROGRESS_HEARTBEAT_MS },
+      {
+        timeoutMs: limit,
+        ...(signal !== undefined ? { signal } : {}),
+        relevant: (event: StoredEvent) => event.threadId === row.child_thread_id,
+        heartbeatMs: PROGRESS_HEARTBEAT_MS,
+      },
     );
     return done ?? this.view(grant, taskId, true);
   }
 
   /** task_cancel from a linked environment: stops the child (its running turn, its queued turns); the result records how it ended. */
-  cancel(grant: ReachGrant, taskId: string, reason: string | undefined): DelegateTaskResult & { cancelled: boolean; reason: string } {
+  cancel(
+    grant: ReachGrant,
+    taskId: string,
+    reason: string | undefined,
+  ): DelegateTaskResult & { cancelled: boolean; reason: string } {
     this.grants.authorize(grant, { verb: "cancel" });
     const row = this.rowFor(grant, taskId);
     const why = reason ?? "cancelled_by_parent";
@@ -221,11 +307,15 @@ export class ForeignTasks {
       const current = this.row(ctx, taskId)!;
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
-      if (data.cancelRequestedAt === null) ctx.store.statement("UPDATE reach_foreign_tasks SET data = ? WHERE task_id = ?").run(JSON.stringify({ ...data, cancelRequestedAt: ctx.now }), taskId);
+      if (data.cancelRequestedAt === null)
+        ctx.store
+          .statement("UPDATE reach_foreign_tasks SET data = ? WHERE task_id = ?")
+          .run(JSON.stringify({ ...data, cancelRequestedAt: ctx.now }), taskId);
       // Stop, as the user's Stop button: the running turn is interrupted, queued turns held; the
       // task's own run, if it never started, is cancelled (its end writes the outbox row).
       stopThread(ctx, row.child_thread_id, why);
-      if (ctx.require("run", row.child_run_id).status === "queued") finishRun(ctx, row.child_run_id, "cancelled", null, why);
+      if (ctx.require("run", row.child_run_id).status === "queued")
+        finishRun(ctx, row.child_run_id, "cancelled", null, why);
       return true;
     });
     return { ...this.view(grant, taskId), cancelled, reason: why };
@@ -236,23 +326,40 @@ export class ForeignTasks {
    * returns the results it has not acknowledged, waiting (woken by commits, never polling) up to
    * `waitMs` for one when there is none.
    */
-  async results(grant: ReachGrant, options: { acknowledge?: readonly string[]; waitMs: number; signal?: AbortSignal }): Promise<ForeignTaskResult[]> {
-    if (options.acknowledge !== undefined && options.acknowledge.length > 0) this.acknowledge(grant, options.acknowledge);
+  async results(
+    grant: ReachGrant,
+    options: { acknowledge?: readonly string[]; waitMs: number; signal?: AbortSignal },
+  ): Promise<ForeignTaskResult[]> {
+    if (options.acknowledge !== undefined && options.acknowledge.length > 0)
+      this.acknowledge(grant, options.acknowledge);
     const unacked = () => {
       const rows = this.engine.store
-        .statement("SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?")
+        .statement(
+          "SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?",
+        )
         .all(grant.id, MAX_RESULTS_PER_PULL) as ForeignTaskRow[];
       return rows.length === 0 ? null : rows.map((row) => JSON.parse(row.result!) as ForeignTaskResult);
     };
     const limit = Math.min(Math.max(0, options.waitMs), this.config.server.maxWaitMs);
-    return (await this.waiter.waitFor(unacked, { timeoutMs: limit, ...(options.signal !== undefined ? { signal: options.signal } : {}), relevant: (event) => event.entity === "run" })) ?? [];
+    return (
+      (await this.waiter.waitFor(unacked, {
+        timeoutMs: limit,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        relevant: (event) => event.entity === "run",
+      })) ?? []
+    );
   }
 
   /** Removes results from the outbox once the delegating side holds them (its receipt is durable first). */
   acknowledge(grant: ReachGrant, taskIds: readonly string[]): void {
     const now = this.engine.clock.nowMs();
     this.engine.store.transaction(() => {
-      for (const taskId of taskIds) this.engine.store.statement("UPDATE reach_foreign_tasks SET acked_at = ? WHERE task_id = ? AND grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL").run(now, taskId, grant.id);
+      for (const taskId of taskIds)
+        this.engine.store
+          .statement(
+            "UPDATE reach_foreign_tasks SET acked_at = ? WHERE task_id = ? AND grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL",
+          )
+          .run(now, taskId, grant.id);
     });
   }
 
@@ -261,10 +368,19 @@ export class ForeignTasks {
     if (projectId !== undefined) return projectId;
     if (grant.projects !== "*") {
       if (grant.projects.length === 1) return grant.projects[0]!;
-      throw new OrchestratorFailure("invalid_request", `Grant ${grant.id} covers several projects (${grant.projects.join(", ")}); name one with projectId.`, { grantId: grant.id, allowedProjects: [...grant.projects] });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Grant ${grant.id} covers several projects (${grant.projects.join(", ")}); name one with projectId.`,
+        { grantId: grant.id, allowedProjects: [...grant.projects] },
+      );
     }
     const oldest = this.engine.store.select("project", "1 = 1", [], "ORDER BY rowid LIMIT 1")[0];
-    if (oldest === undefined) throw new OrchestratorFailure("invalid_request", "This environment has no project to work in; the user adds one with `switchyard project add`.", {});
+    if (oldest === undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "This environment has no project to work in; the user adds one with `switchyard project add`.",
+        {},
+      );
     return oldest.id;
   }
 
@@ -273,35 +389,67 @@ export class ForeignTasks {
     const budgets = this.config.budgets;
     const maxDepth = Math.min(budgets.maxDelegationDepth, parent.maxDepth);
     if (parent.depth > maxDepth) {
-      throw new OrchestratorFailure("invalid_request", `Delegation depth ${parent.depth} exceeds the budget of ${maxDepth} (budgets.maxDelegationDepth, the stricter of both environments); finish this work there instead of delegating further.`, {
-        budget: "maxDelegationDepth",
-        limit: maxDepth,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Delegation depth ${parent.depth} exceeds the budget of ${maxDepth} (budgets.maxDelegationDepth, the stricter of both environments); finish this work there instead of delegating further.`,
+        {
+          budget: "maxDelegationDepth",
+          limit: maxDepth,
+        },
+      );
     }
-    const rows = ctx.store.statement("SELECT data, finished_at FROM reach_foreign_tasks").all() as { data: string; finished_at: number | null }[];
-    const parents = rows.map((row) => ({ parent: (JSON.parse(row.data) as ForeignTaskData).parent, finished: row.finished_at !== null }));
-    const running = parents.filter((entry) => !entry.finished && entry.parent.environmentId === parent.environmentId && entry.parent.runId === parent.runId).length;
+    const rows = ctx.store.statement("SELECT data, finished_at FROM reach_foreign_tasks").all() as {
+      data: string;
+      finished_at: number | null;
+    }[];
+    const parents = rows.map((row) => ({
+      parent: (JSON.parse(row.data) as ForeignTaskData).parent,
+      finished: row.finished_at !== null,
+    }));
+    const running = parents.filter(
+      (entry) =>
+        !entry.finished && entry.parent.environmentId === parent.environmentId && entry.parent.runId === parent.runId,
+    ).length;
     if (running >= budgets.maxConcurrentChildrenPerRun) {
-      throw new OrchestratorFailure("invalid_request", `The delegating run already has ${running} unfinished tasks here, the budget (budgets.maxConcurrentChildrenPerRun); wait for one before starting another.`, {
-        budget: "maxConcurrentChildrenPerRun",
-        limit: budgets.maxConcurrentChildrenPerRun,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `The delegating run already has ${running} unfinished tasks here, the budget (budgets.maxConcurrentChildrenPerRun); wait for one before starting another.`,
+        {
+          budget: "maxConcurrentChildrenPerRun",
+          limit: budgets.maxConcurrentChildrenPerRun,
+        },
+      );
     }
-    const total = parents.filter((entry) => entry.parent.environmentId === parent.environmentId && entry.parent.rootThreadId === parent.rootThreadId).length;
+    const total = parents.filter(
+      (entry) =>
+        entry.parent.environmentId === parent.environmentId && entry.parent.rootThreadId === parent.rootThreadId,
+    ).length;
     if (total >= budgets.maxTasksPerRootThread) {
-      throw new OrchestratorFailure("invalid_request", `The delegating thread tree has already delegated ${total} tasks here, the budget (budgets.maxTasksPerRootThread).`, { budget: "maxTasksPerRootThread", limit: budgets.maxTasksPerRootThread });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `The delegating thread tree has already delegated ${total} tasks here, the budget (budgets.maxTasksPerRootThread).`,
+        { budget: "maxTasksPerRootThread", limit: budgets.maxTasksPerRootThread },
+      );
     }
   }
 
   /** A task of this grant; another grant's (or none) is `task_not_found`, as if it did not exist. */
   private rowFor(grant: ReachGrant, taskId: string): ForeignTaskRow {
     const row = this.row(this.engine, taskId);
-    if (row === null || row.grant_id !== grant.id) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist among the tasks delegated here under this link.`, { taskId });
+    if (row === null || row.grant_id !== grant.id)
+      throw new OrchestratorFailure(
+        "task_not_found",
+        `Task ${taskId} does not exist among the tasks delegated here under this link.`,
+        { taskId },
+      );
     return row;
   }
 
   private row(reader: { store: Engine["store"] }, taskId: string): ForeignTaskRow | null {
-    return (reader.store.statement("SELECT * FROM reach_foreign_tasks WHERE task_id = ?").get(taskId) as ForeignTaskRow | undefined) ?? null;
+    return (
+      (reader.store.statement("SELECT * FROM reach_foreign_tasks WHERE task_id = ?").get(taskId) as
+        ForeignTaskRow | undefined) ?? null
+    );
   }
 }
 
@@ -315,12 +463,24 @@ export class ForeignTaskOutbox implements EngineReaction {
 
   onRunTerminal(ctx: CommandContext, run: RunRecord): void {
     if (!isTerminalRunStatus(run.status)) return;
-    const row = ctx.store.statement("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL").get(run.id) as ForeignTaskRow | undefined;
+    const row = ctx.store
+      .statement("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL")
+      .get(run.id) as ForeignTaskRow | undefined;
     if (row === undefined) return;
     const data = JSON.parse(row.data) as ForeignTaskData;
-    const status = data.cancelRequestedAt !== null && run.status === "completed" ? "interrupted" : (run.status as ForeignTaskResult["status"]);
-    const result: ForeignTaskResult = { taskId: row.task_id, status, summary: resultText(run.summary?.trim() ?? "", run.error, status), parent: data.parent };
-    ctx.store.statement("UPDATE reach_foreign_tasks SET result = ?, finished_at = ? WHERE task_id = ?").run(JSON.stringify(result), ctx.nowMs, row.task_id);
+    const status =
+      data.cancelRequestedAt !== null && run.status === "completed"
+        ? "interrupted"
+        : (run.status as ForeignTaskResult["status"]);
+    const result: ForeignTaskResult = {
+      taskId: row.task_id,
+      status,
+      summary: resultText(run.summary?.trim() ?? "", run.error, status),
+      parent: data.parent,
+    };
+    ctx.store
+      .statement("UPDATE reach_foreign_tasks SET result = ?, finished_at = ? WHERE task_id = ?")
+      .run(JSON.stringify(result), ctx.nowMs, row.task_id);
   }
 }
 
@@ -329,9 +489,16 @@ export class ForeignTaskOutbox implements EngineReaction {
  * narrowing), never above the grant's here. A mode this side does not know counts as the
  * narrowest.
  */
-export function intersectCeiling(ceiling: ReachCallMeta["ceiling"] | undefined, grantMax: RuntimeMode): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
-  const claimed = (RUNTIME_MODES as readonly string[]).includes(ceiling?.runtimeMode ?? "") ? (ceiling!.runtimeMode as RuntimeMode) : RUNTIME_MODES[0]!;
+export function intersectCeiling(
+  ceiling: ReachCallMeta["ceiling"] | undefined,
+  grantMax: RuntimeMode,
+): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
+  const claimed = (RUNTIME_MODES as readonly string[]).includes(ceiling?.runtimeMode ?? "")
+    ? (ceiling!.runtimeMode as RuntimeMode)
+    : RUNTIME_MODES[0]!;
   const runtimeMode = runtimeModeRank(claimed) <= runtimeModeRank(grantMax) ? claimed : grantMax;
-  const interactionMode = (INTERACTION_MODES as readonly string[]).includes(ceiling?.interactionMode ?? "") ? (ceiling!.interactionMode as InteractionMode) : INTERACTION_MODES[0]!;
+  const interactionMode = (INTERACTION_MODES as readonly string[]).includes(ceiling?.interactionMode ?? "")
+    ? (ceiling!.interactionMode as InteractionMode)
+    : INTERACTION_MODES[0]!;
   return { runtimeMode, interactionMode };
 }

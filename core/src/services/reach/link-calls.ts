@@ -1,5 +1,9 @@
 import { inject, injectable } from "tsyringe";
-import { OrchestratorFailure, ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../engine/orchestrator-failure.js";
+import {
+  OrchestratorFailure,
+  ORCHESTRATOR_FAILURE_CODES,
+  type OrchestratorFailureCode,
+} from "../../engine/orchestrator-failure.js";
 import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import { REACH_META_KEY } from "./forwarded-tools.js";
 import { ReachLinkClient } from "./link-client.js";
@@ -44,8 +48,18 @@ export class ReachLinkCalls {
     @inject(ConfigToken) private readonly config: SwitchyardConfig,
   ) {}
 
-  async call(linkName: string, tool: string, args: Record<string, unknown>, meta: ReachCallMeta, options: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {
-    if (this.links.get(linkName) === null) throw unknownEnvironment(linkName, this.links.list().map((known) => known.name));
+  async call(
+    linkName: string,
+    tool: string,
+    args: Record<string, unknown>,
+    meta: ReachCallMeta,
+    options: { signal?: AbortSignal; onProgress?: () => void } = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.links.get(linkName) === null)
+      throw unknownEnvironment(
+        linkName,
+        this.links.list().map((known) => known.name),
+      );
     const result = await this.client.callTool(linkName, tool, args, {
       callerThreadId: meta.callerThreadId,
       meta: { [REACH_META_KEY]: meta },
@@ -74,10 +88,21 @@ export function unknownEnvironment(name: string, linked: readonly string[]): Orc
 function remoteFailure(linkName: string, content: unknown): OrchestratorFailure {
   const text = Array.isArray(content) ? ((content[0] as { text?: unknown } | undefined)?.text ?? "") : "";
   try {
-    const parsed = JSON.parse(String(text)) as { error: { code: string; message: string; details?: Record<string, unknown> } };
-    const code = (ORCHESTRATOR_FAILURE_CODES as readonly string[]).includes(parsed.error.code) ? (parsed.error.code as OrchestratorFailureCode) : "orchestration_error";
-    return new OrchestratorFailure(code, `Environment ${linkName}: ${parsed.error.message}`, { ...(parsed.error.details ?? {}), environmentId: linkName });
+    const parsed = JSON.parse(String(text)) as {
+      error: { code: string; message: string; details?: Record<string, unknown> };
+    };
+    const code = (ORCHESTRATOR_FAILURE_CODES as readonly string[]).includes(parsed.error.code)
+      ? (parsed.error.code as OrchestratorFailureCode)
+      : "orchestration_error";
+    return new OrchestratorFailure(code, `Environment ${linkName}: ${parsed.error.message}`, {
+      ...(parsed.error.details ?? {}),
+      environmentId: linkName,
+    });
   } catch {
-    return new OrchestratorFailure("orchestration_error", `Environment ${linkName} answered with an untyped failure: ${String(text).slice(0, 300)}`, { environmentId: linkName });
+    return new OrchestratorFailure(
+      "orchestration_error",
+      `Environment ${linkName} answered with an untyped failure: ${String(text).slice(0, 300)}`,
+      { environmentId: linkName },
+    );
   }
 }

@@ -35,29 +35,45 @@ export interface LinkCallOptions {
 export function linkFailure(link: string, error: unknown): OrchestratorFailure {
   if (isOrchestratorFailure(error)) return error;
   if (error instanceof LinkCertificateError) {
-    return new OrchestratorFailure("provider_unavailable", `Environment ${link} presented a TLS certificate whose SHA-256 fingerprint (${error.actual}) is not the one its link pinned (${error.expected}). Nothing was sent. If the other server really has a new certificate, remove the link and add it again (switchyard link add … --fingerprint <sha256>).`, {
-      environmentId: link,
-      reason: "certificate_changed",
-      expectedFingerprint: error.expected,
-      actualFingerprint: error.actual,
-    });
+    return new OrchestratorFailure(
+      "provider_unavailable",
+      `Environment ${link} presented a TLS certificate whose SHA-256 fingerprint (${error.actual}) is not the one its link pinned (${error.expected}). Nothing was sent. If the other server really has a new certificate, remove the link and add it again (switchyard link add … --fingerprint <sha256>).`,
+      {
+        environmentId: link,
+        reason: "certificate_changed",
+        expectedFingerprint: error.expected,
+        actualFingerprint: error.actual,
+      },
+    );
   }
   if (error instanceof StreamableHTTPError && error.code === 401) {
     const rejection = /Link grant (revoked|expired)/.exec(error.message)?.[1] ?? "unknown";
-    return new OrchestratorFailure("capability_denied", `Environment ${link} refused this link's secret: its grant is ${rejection === "unknown" ? "unknown there (revoked and deleted, or never issued)" : rejection}. Ask the user on that machine for a new grant (switchyard grant issue) and add the link again.`, {
-      environmentId: link,
-      reason: `grant_${rejection}`,
-    });
+    return new OrchestratorFailure(
+      "capability_denied",
+      `Environment ${link} refused this link's secret: its grant is ${rejection === "unknown" ? "unknown there (revoked and deleted, or never issued)" : rejection}. Ask the user on that machine for a new grant (switchyard grant issue) and add the link again.`,
+      {
+        environmentId: link,
+        reason: `grant_${rejection}`,
+      },
+    );
   }
   if (error instanceof StreamableHTTPError) {
-    return new OrchestratorFailure("provider_unavailable", `Environment ${link} answered HTTP ${error.code}: ${error.message.slice(0, 300)}`, { environmentId: link, reason: "bad_answer", status: error.code });
+    return new OrchestratorFailure(
+      "provider_unavailable",
+      `Environment ${link} answered HTTP ${error.code}: ${error.message.slice(0, 300)}`,
+      { environmentId: link, reason: "bad_answer", status: error.code },
+    );
   }
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
-  return new OrchestratorFailure("provider_unavailable", `Environment ${link} cannot be reached (${detail}). Check that its server runs and that this machine can reach its address; work there is unaffected.`, {
-    environmentId: link,
-    reason: "unreachable",
-  });
+  return new OrchestratorFailure(
+    "provider_unavailable",
+    `Environment ${link} cannot be reached (${detail}). Check that its server runs and that this machine can reach its address; work there is unaffected.`,
+    {
+      environmentId: link,
+      reason: "unreachable",
+    },
+  );
 }
 
 /** An open connection to a linked environment's MCP endpoint. */
@@ -91,7 +107,11 @@ export class LinkConnection {
   /** Sends one call with this side's caller in `_meta`; records nothing and throws the SDK's own error (the pool decides whether to retry). */
   send(tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
     const caller = { environmentId: this.localEnvironmentId, threadId: options.callerThreadId ?? null };
-    return this.client.callTool({ name: tool, arguments: args, _meta: { ...options.meta, [REMOTE_CALLER_META_KEY]: caller } }, undefined, options.request) as Promise<CallToolResult>;
+    return this.client.callTool(
+      { name: tool, arguments: args, _meta: { ...options.meta, [REMOTE_CALLER_META_KEY]: caller } },
+      undefined,
+      options.request,
+    ) as Promise<CallToolResult>;
   }
 
   /** Records a call's answer (the tool's own outcome, typed failures included) in this side's audit. */
@@ -101,9 +121,21 @@ export class LinkConnection {
   }
 
   /** Records a failure of the link itself in this side's audit and returns it typed. */
-  recordFailure(tool: string, args: Record<string, unknown>, options: LinkCallOptions, error: unknown): OrchestratorFailure {
+  recordFailure(
+    tool: string,
+    args: Record<string, unknown>,
+    options: LinkCallOptions,
+    error: unknown,
+  ): OrchestratorFailure {
     const failure = linkFailure(this.link.name, error);
-    this.record(tool, args, null, options.callerThreadId ?? null, failure.code, typeof failure.details.reason === "string" ? failure.details.reason : null);
+    this.record(
+      tool,
+      args,
+      null,
+      options.callerThreadId ?? null,
+      failure.code,
+      typeof failure.details.reason === "string" ? failure.details.reason : null,
+    );
     return failure;
   }
 
@@ -112,8 +144,24 @@ export class LinkConnection {
     this.release();
   }
 
-  private record(tool: string, args: Record<string, unknown>, result: CallToolResult | null, callerThreadId: string | null, outcome: string, reason: string | null): void {
-    this.audit.record({ direction: "out", environment: this.link.name, callerThreadId, verb: grantVerbOf(tool) ?? null, tool, target: auditTargetOf(args, result), outcome, reason });
+  private record(
+    tool: string,
+    args: Record<string, unknown>,
+    result: CallToolResult | null,
+    callerThreadId: string | null,
+    outcome: string,
+    reason: string | null,
+  ): void {
+    this.audit.record({
+      direction: "out",
+      environment: this.link.name,
+      callerThreadId,
+      verb: grantVerbOf(tool) ?? null,
+      tool,
+      target: auditTargetOf(args, result),
+      outcome,
+      reason,
+    });
   }
 }
 
@@ -173,7 +221,10 @@ export class ReachLinkClient {
    * `capability_denied`. Failing to connect is recorded in the audit (with `forTool`, the tool
    * it was opened for, when given).
    */
-  async connect(name: string, options: { callerThreadId?: string | null; forTool?: string } = {}): Promise<LinkConnection> {
+  async connect(
+    name: string,
+    options: { callerThreadId?: string | null; forTool?: string } = {},
+  ): Promise<LinkConnection> {
     try {
       const { link, secret } = this.credentialsOf(name);
       return await this.open(link, secret);
@@ -189,10 +240,18 @@ export class ReachLinkClient {
    * results, a delegation keyed by clientRequestId) is sent once more on a fresh one; any other
    * call fails `unreachable`, as it would on a fresh connection, and the next call reconnects.
    */
-  async callTool(name: string, tool: string, args: Record<string, unknown>, options: LinkCallOptions = {}): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: LinkCallOptions = {},
+  ): Promise<CallToolResult> {
     if (this.closed) return this.callOnce(name, tool, args, options);
     for (let attempt = 0; ; attempt += 1) {
-      const { entry, reused } = await this.pooled(name, { callerThreadId: options.callerThreadId ?? null, forTool: tool });
+      const { entry, reused } = await this.pooled(name, {
+        callerThreadId: options.callerThreadId ?? null,
+        forTool: tool,
+      });
       let connection: LinkConnection;
       try {
         connection = await entry.connection;
@@ -209,7 +268,14 @@ export class ReachLinkClient {
         // Any failure of the link itself retires the connection: the next call opens a fresh one.
         this.release(name, entry, true);
         const failure = linkFailure(name, error);
-        if (reused && attempt === 0 && isUnreachable(failure) && safeToResend(tool, args) && options.request?.signal?.aborted !== true) continue;
+        if (
+          reused &&
+          attempt === 0 &&
+          isUnreachable(failure) &&
+          safeToResend(tool, args) &&
+          options.request?.signal?.aborted !== true
+        )
+          continue;
         throw connection.recordFailure(tool, args, options, error);
       }
     }
@@ -224,7 +290,12 @@ export class ReachLinkClient {
   }
 
   /** Connects, calls one tool (audited), and closes. */
-  private async callOnce(name: string, tool: string, args: Record<string, unknown>, options: LinkCallOptions): Promise<CallToolResult> {
+  private async callOnce(
+    name: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: LinkCallOptions,
+  ): Promise<CallToolResult> {
     const connection = await this.connect(name, { callerThreadId: options.callerThreadId ?? null, forTool: tool });
     try {
       return await connection.callTool(tool, args, options);
@@ -234,7 +305,10 @@ export class ReachLinkClient {
   }
 
   /** The link's pooled connection for one call (counted in flight), opened when there is none for the link as it now is. */
-  private async pooled(name: string, options: { callerThreadId: string | null; forTool: string }): Promise<{ entry: PooledConnection; reused: boolean }> {
+  private async pooled(
+    name: string,
+    options: { callerThreadId: string | null; forTool: string },
+  ): Promise<{ entry: PooledConnection; reused: boolean }> {
     let credentials: { link: ReachLink; secret: string };
     try {
       credentials = this.credentialsOf(name);
@@ -242,14 +316,25 @@ export class ReachLinkClient {
       throw this.connectFailure(name, options, error);
     }
     const { link, secret } = credentials;
-    const identity = [link.id, link.url, link.fingerprint ?? "", createHash("sha256").update(secret).digest("hex")].join("\n");
+    const identity = [
+      link.id,
+      link.url,
+      link.fingerprint ?? "",
+      createHash("sha256").update(secret).digest("hex"),
+    ].join("\n");
     const current = this.pool.get(name);
     if (current !== undefined && current.identity === identity) {
       current.inFlight += 1;
       return { entry: current, reused: true };
     }
     if (current !== undefined) this.retire(name, current);
-    const entry: PooledConnection = { identity, connection: this.open(link, secret), inFlight: 1, retired: false, closing: null };
+    const entry: PooledConnection = {
+      identity,
+      connection: this.open(link, secret),
+      inFlight: 1,
+      retired: false,
+      closing: null,
+    };
     // A failed opening is reported to the call that waits for it; no one else waits unhandled.
     entry.connection.catch(() => undefined);
     this.pool.set(name, entry);
@@ -282,13 +367,21 @@ export class ReachLinkClient {
   private credentialsOf(name: string): { link: ReachLink; secret: string } {
     const link = this.links.get(name);
     if (link === null) {
-      throw new OrchestratorFailure("invalid_request", `No environment is linked as ${JSON.stringify(name)}. The user adds links with \`switchyard link add\`; \`switchyard link list\` shows them.`, { environmentId: name, reason: "unknown_link" });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `No environment is linked as ${JSON.stringify(name)}. The user adds links with \`switchyard link add\`; \`switchyard link list\` shows them.`,
+        { environmentId: name, reason: "unknown_link" },
+      );
     }
     try {
       return { link, secret: this.links.secret(name) };
     } catch (error) {
       if (!hasErrorCode(error)) throw error;
-      throw new OrchestratorFailure("provider_unavailable", `Link ${name} cannot be used: ${(error as unknown as Error).message}`, { environmentId: name, reason: "link_secret_unusable" });
+      throw new OrchestratorFailure(
+        "provider_unavailable",
+        `Link ${name} cannot be used: ${(error as unknown as Error).message}`,
+        { environmentId: name, reason: "link_secret_unusable" },
+      );
     }
   }
 
@@ -311,11 +404,23 @@ export class ReachLinkClient {
   }
 
   /** A failure to connect, typed and recorded in the audit. */
-  private connectFailure(name: string, options: { callerThreadId?: string | null; forTool?: string }, error: unknown): OrchestratorFailure {
+  private connectFailure(
+    name: string,
+    options: { callerThreadId?: string | null; forTool?: string },
+    error: unknown,
+  ): OrchestratorFailure {
     const failure = linkFailure(name, error);
     // A name that is no link is the caller's mistake, not a call across environments.
     if (failure.details.reason === "unknown_link") return failure;
-    this.audit.record({ direction: "out", environment: name, callerThreadId: options.callerThreadId ?? null, verb: options.forTool === undefined ? null : (grantVerbOf(options.forTool) ?? null), tool: options.forTool ?? null, outcome: failure.code, reason: typeof failure.details.reason === "string" ? failure.details.reason : null });
+    this.audit.record({
+      direction: "out",
+      environment: name,
+      callerThreadId: options.callerThreadId ?? null,
+      verb: options.forTool === undefined ? null : (grantVerbOf(options.forTool) ?? null),
+      tool: options.forTool ?? null,
+      outcome: failure.code,
+      reason: typeof failure.details.reason === "string" ? failure.details.reason : null,
+    });
     return failure;
   }
 }

@@ -15,7 +15,11 @@ export class LinkCertificateError extends Error {
 
 /** A SHA-256 fingerprint as links store it: 64 lowercase hex digits (colons and case dropped), or null if it is not one. */
 export function normalizeFingerprint(value: string): string | null {
-  const hex = value.trim().replace(/^sha256[:=]?/i, "").replace(/:/g, "").toLowerCase();
+  const hex = value
+    .trim()
+    .replace(/^sha256[:=]?/i, "")
+    .replace(/:/g, "")
+    .toLowerCase();
   return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
 }
 
@@ -41,7 +45,8 @@ function verifySocket(socket: TLSSocket, expected: string, verified: WeakSet<TLS
     verified.add(socket);
   };
   // A reused keep-alive socket finished its handshake long ago.
-  if (!socket.connecting && socket.getPeerCertificate().fingerprint256 !== undefined) return Promise.resolve().then(check);
+  if (!socket.connecting && socket.getPeerCertificate().fingerprint256 !== undefined)
+    return Promise.resolve().then(check);
   return new Promise((resolve, reject) => {
     socket.once("secureConnect", () => {
       try {
@@ -76,10 +81,22 @@ export function pinnedFetch(fingerprint: string): PinnedFetch {
     if (url.protocol !== "https:") throw new Error(`A pinned link speaks https only, not ${url.protocol}`);
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => (headers[key] = value));
-    const body = init.body === undefined || init.body === null ? null : typeof init.body === "string" ? init.body : String(init.body);
+    const body =
+      init.body === undefined || init.body === null
+        ? null
+        : typeof init.body === "string"
+          ? init.body
+          : String(init.body);
     if (body !== null) headers["content-length"] = String(Buffer.byteLength(body));
     return new Promise<Response>((resolve, reject) => {
-      const req = httpsRequest({ host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port || 443, path: `${url.pathname}${url.search}`, method: init.method ?? "GET", headers, agent });
+      const req = httpsRequest({
+        host: url.hostname.replace(/^\[|\]$/g, ""),
+        port: url.port || 443,
+        path: `${url.pathname}${url.search}`,
+        method: init.method ?? "GET",
+        headers,
+        agent,
+      });
       const signal = init.signal;
       const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
       if (signal?.aborted) return onAbort();
@@ -104,7 +121,13 @@ export function pinnedFetch(fingerprint: string): PinnedFetch {
         const hasBody = status !== 204 && status !== 304 && init.method !== "HEAD";
         if (!hasBody) res.resume();
         res.once("close", () => signal?.removeEventListener("abort", onAbort));
-        resolve(new Response(hasBody ? (Readable.toWeb(res) as ReadableStream) : null, { status, statusText: res.statusMessage, headers: responseHeaders }));
+        resolve(
+          new Response(hasBody ? (Readable.toWeb(res) as ReadableStream) : null, {
+            status,
+            statusText: res.statusMessage,
+            headers: responseHeaders,
+          }),
+        );
       });
     });
   };
@@ -119,8 +142,16 @@ export function fetchCertificateFingerprint(url: string, timeoutMs = 10_000): Pr
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host, port: Number(target.port || 443), rejectUnauthorized: false, ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }) });
-    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`no TLS handshake within ${timeoutMs} ms`), { code: "ETIMEDOUT" })), timeoutMs);
+    const socket = tlsConnect({
+      host,
+      port: Number(target.port || 443),
+      rejectUnauthorized: false,
+      ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+    });
+    const timer = setTimeout(
+      () => socket.destroy(Object.assign(new Error(`no TLS handshake within ${timeoutMs} ms`), { code: "ETIMEDOUT" })),
+      timeoutMs,
+    );
     socket.once("secureConnect", () => {
       clearTimeout(timer);
       const fingerprint = fingerprintOf(socket);

@@ -70,7 +70,9 @@ function bounded(value: string | null | undefined, max = 200): string | null {
 }
 
 function ids(values: readonly string[] | undefined): string[] | undefined {
-  return values === undefined || values.length === 0 ? undefined : [...new Set(values)].slice(0, 50).map((value) => value.slice(0, 200));
+  return values === undefined || values.length === 0
+    ? undefined
+    : [...new Set(values)].slice(0, 50).map((value) => value.slice(0, 200));
 }
 
 /**
@@ -101,7 +103,9 @@ export class ReachAudit {
       reason: bounded(entry.reason),
     };
     this.store
-      .statement("INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .statement(
+        "INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
       .run(
         this.clock.nowMs(),
         entry.direction,

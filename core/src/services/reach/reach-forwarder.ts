@@ -83,52 +83,92 @@ export class ReachForwarder {
     if (forwarded === undefined) return null;
     const named = args.environmentId;
     if (typeof named === "string") return named === environmentId(this.engine.store) ? null : this.linkNamed(named);
-    if (forwarded.kind === "task" && typeof args.taskId === "string") return this.remoteTasks.byRemoteTaskId(args.taskId)?.linkName ?? null;
+    if (forwarded.kind === "task" && typeof args.taskId === "string")
+      return this.remoteTasks.byRemoteTaskId(args.taskId)?.linkName ?? null;
     return null;
   }
 
   /** Carries out a call on the link `linkName`; the answer is the other side's. */
-  async forward(caller: Caller, toolName: string, args: Record<string, unknown>, linkName: string, control: { signal?: AbortSignal; onProgress?: () => void } = {}): Promise<Record<string, unknown>> {
+  async forward(
+    caller: Caller,
+    toolName: string,
+    args: Record<string, unknown>,
+    linkName: string,
+    control: { signal?: AbortSignal; onProgress?: () => void } = {},
+  ): Promise<Record<string, unknown>> {
     const forwarded = FORWARDED_TOOLS[toolName]!;
     // A caller held to some projects here (a scoped token, an agent under reach.agentProjects
     // "own") does not reach past them through a link the user made for broader use.
     if (this.callers.projectScope(caller) !== "*") {
-      throw new OrchestratorFailure("capability_denied", `This ${caller.kind === "agent" ? "agent may use only its own project here" : "token is scoped to some projects"}, so it may not call linked environments (environment ${linkName}). ${caller.kind === "agent" ? 'Ask the user to set reach.agentProjects to "all".' : "Use a token for every project (switchyard token issue --projects '*')."}`, {
-        reason: "scoped_caller",
-        environmentId: linkName,
-      });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `This ${caller.kind === "agent" ? "agent may use only its own project here" : "token is scoped to some projects"}, so it may not call linked environments (environment ${linkName}). ${caller.kind === "agent" ? 'Ask the user to set reach.agentProjects to "all".' : "Use a token for every project (switchyard token issue --projects '*')."}`,
+        {
+          reason: "scoped_caller",
+          environmentId: linkName,
+        },
+      );
     }
     this.refuseTransitive(caller, toolName, linkName);
     const { environmentId: _named, ...rest } = args;
     const own = environmentId(this.engine.store);
-    let meta: ReachCallMeta = { environmentId: own, callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
+    let meta: ReachCallMeta = {
+      environmentId: own,
+      callerThreadId: caller.threadId,
+      ceiling: this.callers.ceiling(caller),
+    };
     let outgoing: Record<string, unknown> = rest;
     let parentRunId: string | null = null;
     if (forwarded.kind === "delegation") {
       const run = this.callers.liveRun(caller);
       if (caller.kind !== "agent" || run === null) {
-        throw new OrchestratorFailure("parent_not_active", "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.");
+        throw new OrchestratorFailure(
+          "parent_not_active",
+          "delegate_task needs an active parent run owned by this credential's provider session; call it during a turn.",
+        );
       }
       const parent = this.engine.store.get("thread", run.threadId)!;
       const depth = parent.lineage.depth + 1;
       if (depth > this.config.budgets.maxDelegationDepth) {
-        throw new OrchestratorFailure("invalid_request", `Delegation depth ${depth} exceeds the budget of ${this.config.budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`, {
-          budget: "maxDelegationDepth",
-          limit: this.config.budgets.maxDelegationDepth,
-        });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Delegation depth ${depth} exceeds the budget of ${this.config.budgets.maxDelegationDepth} (budgets.maxDelegationDepth); finish this work here instead of delegating further.`,
+          {
+            budget: "maxDelegationDepth",
+            limit: this.config.budgets.maxDelegationDepth,
+          },
+        );
       }
       this.checkBreadth(run.id, parent.lineage.rootThreadId);
-      meta = { ...meta, delegation: { environmentId: own, threadId: parent.id, runId: run.id, rootThreadId: parent.lineage.rootThreadId, depth, maxDepth: this.config.budgets.maxDelegationDepth } };
+      meta = {
+        ...meta,
+        delegation: {
+          environmentId: own,
+          threadId: parent.id,
+          runId: run.id,
+          rootThreadId: parent.lineage.rootThreadId,
+          depth,
+          maxDepth: this.config.budgets.maxDelegationDepth,
+        },
+      };
       // The other side scopes the key to this environment and the parent thread (which it gets in
       // the lineage), so a retry of the same delegation finds the same task there.
-      outgoing = { ...rest, clientRequestId: typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req") };
+      outgoing = {
+        ...rest,
+        clientRequestId:
+          typeof rest.clientRequestId === "string" ? rest.clientRequestId : this.engine.ids.random("req"),
+      };
       parentRunId = run.id;
     }
     if (forwarded.kind === "task" && caller.kind === "agent") {
       // An agent sees only the tasks its own thread delegated, there as here.
       const task = typeof rest.taskId === "string" ? this.remoteTasks.get(linkName, rest.taskId) : null;
       if (task === null || task.parentThreadId !== caller.threadId) {
-        throw new OrchestratorFailure("task_not_found", `Task ${String(rest.taskId)} does not exist among the tasks your thread delegated to environment ${linkName} (an agent sees only its own tasks).`, { taskId: rest.taskId, environmentId: linkName });
+        throw new OrchestratorFailure(
+          "task_not_found",
+          `Task ${String(rest.taskId)} does not exist among the tasks your thread delegated to environment ${linkName} (an agent sees only its own tasks).`,
+          { taskId: rest.taskId, environmentId: linkName },
+        );
       }
     }
     const answer = await this.calls.call(linkName, toolName, outgoing, meta, control);
@@ -142,7 +182,12 @@ export class ReachForwarder {
         parentRunId: parentRunId!,
         childThreadId: String(answer.childThreadId ?? ""),
         childThreadLink: String(answer.childThreadLink ?? ""),
-        title: typeof rest.title === "string" ? rest.title : String(rest.task ?? "").split("\n")[0]!.slice(0, 60),
+        title:
+          typeof rest.title === "string"
+            ? rest.title
+            : String(rest.task ?? "")
+                .split("\n")[0]!
+                .slice(0, 60),
         providerInstanceId: typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : null,
         model: typeof answer.model === "string" ? answer.model : null,
       });
@@ -151,7 +196,12 @@ export class ReachForwarder {
       this.puller.wake(linkName);
     } else if (forwarded.kind === "task" && typeof answer.taskId === "string") {
       // An agent's task_status reads the result for its thread; a client's reads on the side.
-      this.settleFromAnswer(linkName, answer.taskId, answer, toolName === "task_cancel" ? "cancel" : caller.kind === "agent" ? "read" : "none");
+      this.settleFromAnswer(
+        linkName,
+        answer.taskId,
+        answer,
+        toolName === "task_cancel" ? "cancel" : caller.kind === "agent" ? "read" : "none",
+      );
     }
     return answer;
   }
@@ -178,7 +228,12 @@ export class ReachForwarder {
     throw new OrchestratorFailure(
       "capability_denied",
       `This work was started from environment ${origin.environment}${origin.grantId === null ? "" : ` (grant ${origin.grantId})`}, so it may not call linked environments from here (environment ${linkName}): a grant lets that environment use this machine, never this machine's links. Do the work here, or let the user on ${origin.environment} link ${linkName} directly.`,
-      { reason: "transitive", environmentId: linkName, reachedFrom: origin.environment, ...(origin.grantId !== null ? { grantId: origin.grantId } : {}) },
+      {
+        reason: "transitive",
+        environmentId: linkName,
+        reachedFrom: origin.environment,
+        ...(origin.grantId !== null ? { grantId: origin.grantId } : {}),
+      },
     );
   }
 
@@ -189,25 +244,43 @@ export class ReachForwarder {
   private checkBreadth(parentRunId: string, rootThreadId: string): void {
     const budgets = this.config.budgets;
     const store = this.engine.store;
-    const remoteOfRun = (store.statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE received_at IS NULL AND json_extract(data, '$.parentRunId') = ?").get(parentRunId) as { n: number }).n;
-    const localOfRun = store.select("delegatedTask", "parent_run_id = ?", [parentRunId]).filter((task) => task.finalizedAt === null).length;
+    const remoteOfRun = (
+      store
+        .statement(
+          "SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE received_at IS NULL AND json_extract(data, '$.parentRunId') = ?",
+        )
+        .get(parentRunId) as { n: number }
+    ).n;
+    const localOfRun = store
+      .select("delegatedTask", "parent_run_id = ?", [parentRunId])
+      .filter((task) => task.finalizedAt === null).length;
     if (remoteOfRun + localOfRun >= budgets.maxConcurrentChildrenPerRun) {
-      throw new OrchestratorFailure("invalid_request", `This run already has ${remoteOfRun + localOfRun} unfinished delegated tasks (${remoteOfRun} in linked environments), the budget (budgets.maxConcurrentChildrenPerRun); wait for one before starting another.`, {
-        budget: "maxConcurrentChildrenPerRun",
-        limit: budgets.maxConcurrentChildrenPerRun,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `This run already has ${remoteOfRun + localOfRun} unfinished delegated tasks (${remoteOfRun} in linked environments), the budget (budgets.maxConcurrentChildrenPerRun); wait for one before starting another.`,
+        {
+          budget: "maxConcurrentChildrenPerRun",
+          limit: budgets.maxConcurrentChildrenPerRun,
+        },
+      );
     }
     const remoteOfTree = (
       store
-        .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks r JOIN threads t ON t.id = r.parent_thread_id WHERE json_extract(t.data, '$.lineage.rootThreadId') = ?")
+        .statement(
+          "SELECT COUNT(*) AS n FROM reach_remote_tasks r JOIN threads t ON t.id = r.parent_thread_id WHERE json_extract(t.data, '$.lineage.rootThreadId') = ?",
+        )
         .get(rootThreadId) as { n: number }
     ).n;
     const localOfTree = store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (remoteOfTree + localOfTree >= budgets.maxTasksPerRootThread) {
-      throw new OrchestratorFailure("invalid_request", `This thread tree has already delegated ${remoteOfTree + localOfTree} tasks (${remoteOfTree} to linked environments), the budget (budgets.maxTasksPerRootThread).`, {
-        budget: "maxTasksPerRootThread",
-        limit: budgets.maxTasksPerRootThread,
-      });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `This thread tree has already delegated ${remoteOfTree + localOfTree} tasks (${remoteOfTree} to linked environments), the budget (budgets.maxTasksPerRootThread).`,
+        {
+          budget: "maxTasksPerRootThread",
+          limit: budgets.maxTasksPerRootThread,
+        },
+      );
     }
   }
 
@@ -215,12 +288,22 @@ export class ReachForwarder {
    * A task answer the parent saw: a result it read (a wait or status) needs no wake message; a
    * cancel it asked for disposes the automatic delivery, as for a local task.
    */
-  private settleFromAnswer(linkName: string, remoteTaskId: string, answer: Record<string, unknown>, how: "read" | "cancel" | "none"): void {
+  private settleFromAnswer(
+    linkName: string,
+    remoteTaskId: string,
+    answer: Record<string, unknown>,
+    how: "read" | "cancel" | "none",
+  ): void {
     if (this.remoteTasks.get(linkName, remoteTaskId) === null) return;
     if (how === "cancel") this.remoteTasks.dispose(linkName, remoteTaskId);
-    else if (how === "read" && answer.workState === "result_available") this.remoteTasks.acknowledge(linkName, remoteTaskId);
+    else if (how === "read" && answer.workState === "result_available")
+      this.remoteTasks.acknowledge(linkName, remoteTaskId);
     if (answer.workState === "result_available" && typeof answer.status === "string") {
-      this.remoteTasks.receive(linkName, { taskId: remoteTaskId, status: answer.status, summary: typeof answer.summary === "string" ? answer.summary : "" });
+      this.remoteTasks.receive(linkName, {
+        taskId: remoteTaskId,
+        status: answer.status,
+        summary: typeof answer.summary === "string" ? answer.summary : "",
+      });
     }
   }
 
@@ -228,9 +311,14 @@ export class ReachForwarder {
   private linkNamed(named: string): string {
     if (this.links.get(named) !== null) return named;
     for (const [linkName, id] of this.learned) if (id === named && this.links.get(linkName) !== null) return linkName;
-    const known = this.engine.store.statement("SELECT link_name FROM reach_remote_tasks WHERE json_extract(data, '$.environmentId') = ? LIMIT 1").get(named) as { link_name: string } | undefined;
+    const known = this.engine.store
+      .statement("SELECT link_name FROM reach_remote_tasks WHERE json_extract(data, '$.environmentId') = ? LIMIT 1")
+      .get(named) as { link_name: string } | undefined;
     if (known !== undefined && this.links.get(known.link_name) !== null) return known.link_name;
-    throw unknownEnvironment(named, this.links.list().map((link) => link.name));
+    throw unknownEnvironment(
+      named,
+      this.links.list().map((link) => link.name),
+    );
   }
 
   /** Remembers the other environment's own id from a link in its answer. */
@@ -248,28 +336,42 @@ export class ReachForwarder {
     // A caller held to some projects here, or whose work another environment started, may not
     // call linked environments (see forward).
     if (this.callers.projectScope(caller) !== "*" || this.origins.of(caller) !== null) return [];
-    const meta: ReachCallMeta = { environmentId: environmentId(this.engine.store), callerThreadId: caller.threadId, ceiling: this.callers.ceiling(caller) };
+    const meta: ReachCallMeta = {
+      environmentId: environmentId(this.engine.store),
+      callerThreadId: caller.threadId,
+      ceiling: this.callers.ceiling(caller),
+    };
     return Promise.all(
       this.links.list().map(async (link): Promise<LinkedEnvironment> => {
         const base = { environmentId: link.name, url: link.url };
         try {
-          const answer = await this.calls.call(link.name, "orchestrator_capabilities", {}, meta, { signal: AbortSignal.timeout(CAPABILITIES_TIMEOUT_MS) });
+          const answer = await this.calls.call(link.name, "orchestrator_capabilities", {}, meta, {
+            signal: AbortSignal.timeout(CAPABILITIES_TIMEOUT_MS),
+          });
           this.learn(link.name, answer);
           const grant = (answer.grant ?? null) as { verbs?: string[]; maxRuntimeMode?: string } | null;
           const providers = Array.isArray(answer.providers) ? (answer.providers as Record<string, unknown>[]) : [];
           return {
             ...base,
-            ownEnvironmentId: this.learned.get(link.name) ?? (typeof answer.environmentId === "string" ? answer.environmentId : null),
+            ownEnvironmentId:
+              this.learned.get(link.name) ?? (typeof answer.environmentId === "string" ? answer.environmentId : null),
             reachable: true,
             problem: null,
             verbs: grant?.verbs ?? null,
             maxRuntimeMode: grant?.maxRuntimeMode ?? null,
-            projects: Array.isArray(answer.projects) ? (answer.projects as { projectId: string; name: string }[]).map((project) => ({ projectId: project.projectId, name: project.name })) : [],
+            projects: Array.isArray(answer.projects)
+              ? (answer.projects as { projectId: string; name: string }[]).map((project) => ({
+                  projectId: project.projectId,
+                  name: project.name,
+                }))
+              : [],
             providers: providers.map((provider) => ({
               providerInstanceId: String(provider.providerInstanceId),
               driverKind: String(provider.driverKind),
               canRunChildTasks: provider.canRunChildTasks === true,
-              models: Array.isArray(provider.models) ? (provider.models as { id: string }[]).map((model) => model.id) : [],
+              models: Array.isArray(provider.models)
+                ? (provider.models as { id: string }[]).map((model) => model.id)
+                : [],
               runtimeModes: Array.isArray(provider.runtimeModes) ? (provider.runtimeModes as string[]) : [],
               interactionModes: Array.isArray(provider.interactionModes) ? (provider.interactionModes as string[]) : [],
             })),
@@ -280,7 +382,11 @@ export class ReachForwarder {
             ...base,
             ownEnvironmentId: this.learned.get(link.name) ?? null,
             reachable: false,
-            problem: { code: failure.code ?? "provider_unavailable", reason: typeof failure.details?.reason === "string" ? failure.details.reason : "unreachable", message: String(failure.message ?? error).slice(0, 300) },
+            problem: {
+              code: failure.code ?? "provider_unavailable",
+              reason: typeof failure.details?.reason === "string" ? failure.details.reason : "unreachable",
+              message: String(failure.message ?? error).slice(0, 300),
+            },
             verbs: null,
             maxRuntimeMode: null,
             projects: [],

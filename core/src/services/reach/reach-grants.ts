@@ -66,17 +66,39 @@ export class ReachGrants {
   ) {}
 
   /** Issues a grant; the secret is in the result only. */
-  issue(options: { for: string; projects: GrantProjectScope; verbs: readonly GrantVerb[]; maxRuntimeMode: RuntimeMode; ttlMs: number }): { grant: ReachGrant; secret: string } {
+  issue(options: {
+    for: string;
+    projects: GrantProjectScope;
+    verbs: readonly GrantVerb[];
+    maxRuntimeMode: RuntimeMode;
+    ttlMs: number;
+  }): { grant: ReachGrant; secret: string } {
     const problem = environmentNameProblem(options.for);
-    if (problem !== null) throw new SwitchyardError("invalid_input", `--for ${JSON.stringify(options.for)} ${problem}.`, { for: options.for });
-    if (options.verbs.length === 0) throw new SwitchyardError("invalid_input", `A grant needs at least one verb: ${GRANT_VERBS.join(", ")}.`, {});
+    if (problem !== null)
+      throw new SwitchyardError("invalid_input", `--for ${JSON.stringify(options.for)} ${problem}.`, {
+        for: options.for,
+      });
+    if (options.verbs.length === 0)
+      throw new SwitchyardError("invalid_input", `A grant needs at least one verb: ${GRANT_VERBS.join(", ")}.`, {});
     for (const verb of options.verbs) {
-      if (!(GRANT_VERBS as readonly string[]).includes(verb)) throw new SwitchyardError("invalid_input", `"${verb}" is not a grant verb; use ${GRANT_VERBS.join(", ")}.`, { verb });
+      if (!(GRANT_VERBS as readonly string[]).includes(verb))
+        throw new SwitchyardError("invalid_input", `"${verb}" is not a grant verb; use ${GRANT_VERBS.join(", ")}.`, {
+          verb,
+        });
     }
     if (!(RUNTIME_MODES as readonly string[]).includes(options.maxRuntimeMode)) {
-      throw new SwitchyardError("invalid_input", `"${options.maxRuntimeMode}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")}.`, { maxRuntimeMode: options.maxRuntimeMode });
+      throw new SwitchyardError(
+        "invalid_input",
+        `"${options.maxRuntimeMode}" is not a runtime mode; use ${RUNTIME_MODES.join(", ")}.`,
+        { maxRuntimeMode: options.maxRuntimeMode },
+      );
     }
-    if (!Number.isInteger(options.ttlMs) || options.ttlMs <= 0) throw new SwitchyardError("invalid_input", "A grant's lifetime must be a positive whole number of milliseconds.", { ttlMs: options.ttlMs });
+    if (!Number.isInteger(options.ttlMs) || options.ttlMs <= 0)
+      throw new SwitchyardError(
+        "invalid_input",
+        "A grant's lifetime must be a positive whole number of milliseconds.",
+        { ttlMs: options.ttlMs },
+      );
     const secret = `${LINK_SECRET_PREFIX}${randomBytes(32).toString("base64url")}`;
     const id = `grant_${randomBytes(8).toString("hex")}`;
     const now = this.clock.nowMs();
@@ -86,7 +108,9 @@ export class ReachGrants {
       maxRuntimeMode: options.maxRuntimeMode,
     };
     this.store
-      .statement("INSERT INTO reach_grants (id, secret_hash, for_name, data, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)")
+      .statement(
+        "INSERT INTO reach_grants (id, secret_hash, for_name, data, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+      )
       .run(id, hashSecret(secret), options.for, JSON.stringify(data), now, now + options.ttlMs);
     return { grant: this.get(id)!, secret };
   }
@@ -99,18 +123,28 @@ export class ReachGrants {
 
   /** Every grant, newest first. */
   list(): ReachGrant[] {
-    return (this.store.statement("SELECT * FROM reach_grants ORDER BY created_at DESC, rowid DESC").all() as GrantRow[]).map(grantOf);
+    return (
+      this.store.statement("SELECT * FROM reach_grants ORDER BY created_at DESC, rowid DESC").all() as GrantRow[]
+    ).map(grantOf);
   }
 
   /** Revokes a grant at once; false when it was already revoked. Unknown ids are `not_found`. */
   revoke(grantId: string): boolean {
-    if (this.get(grantId) === null) throw new SwitchyardError("not_found", `No grant has id ${grantId}. Run \`switchyard grant list\` to see them.`, { grantId });
-    return this.store.statement("UPDATE reach_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(this.clock.nowMs(), grantId).changes > 0;
+    if (this.get(grantId) === null)
+      throw new SwitchyardError("not_found", `No grant has id ${grantId}. Run \`switchyard grant list\` to see them.`, {
+        grantId,
+      });
+    return (
+      this.store
+        .statement("UPDATE reach_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+        .run(this.clock.nowMs(), grantId).changes > 0
+    );
   }
 
   /** The grant a link secret stands for, read now (so revoking stops the next call), or why not (naming a revoked or expired grant, for the audit). */
   resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection; grantId?: string; for?: string } {
-    const row = this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(hashSecret(secret)) as GrantRow | undefined;
+    const row = this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(hashSecret(secret)) as
+      GrantRow | undefined;
     if (row === undefined) return { rejection: "unknown" };
     if (row.revoked_at !== null) return { rejection: "revoked", grantId: row.id, for: row.for_name };
     const now = this.clock.nowMs();
@@ -124,27 +158,51 @@ export class ReachGrants {
    * work it would start. Refusals are `capability_denied` (verb, project) and
    * `runtime_mode_escalation_denied` (mode), naming the grant and what it allows.
    */
-  authorize(grant: ReachGrant, call: { verb: GrantVerb; projectId?: string | null; runtimeMode?: RuntimeMode | null }): void {
+  authorize(
+    grant: ReachGrant,
+    call: { verb: GrantVerb; projectId?: string | null; runtimeMode?: RuntimeMode | null },
+  ): void {
     if (!grant.verbs.includes(call.verb)) {
-      throw new OrchestratorFailure("capability_denied", `Grant ${grant.id} (for ${grant.for}) does not allow "${call.verb}"; it allows ${grant.verbs.join(", ")}. Ask the user on this machine to issue a grant with --verbs including ${call.verb}.`, {
-        grantId: grant.id,
-        verb: call.verb,
-        allowedVerbs: [...grant.verbs],
-      });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `Grant ${grant.id} (for ${grant.for}) does not allow "${call.verb}"; it allows ${grant.verbs.join(", ")}. Ask the user on this machine to issue a grant with --verbs including ${call.verb}.`,
+        {
+          grantId: grant.id,
+          verb: call.verb,
+          allowedVerbs: [...grant.verbs],
+        },
+      );
     }
-    if (call.projectId !== undefined && call.projectId !== null && grant.projects !== "*" && !grant.projects.includes(call.projectId)) {
-      throw new OrchestratorFailure("capability_denied", `Grant ${grant.id} (for ${grant.for}) does not cover project ${call.projectId}; it covers ${grant.projects.join(", ")}.`, {
-        grantId: grant.id,
-        projectId: call.projectId,
-        allowedProjects: [...grant.projects],
-      });
+    if (
+      call.projectId !== undefined &&
+      call.projectId !== null &&
+      grant.projects !== "*" &&
+      !grant.projects.includes(call.projectId)
+    ) {
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `Grant ${grant.id} (for ${grant.for}) does not cover project ${call.projectId}; it covers ${grant.projects.join(", ")}.`,
+        {
+          grantId: grant.id,
+          projectId: call.projectId,
+          allowedProjects: [...grant.projects],
+        },
+      );
     }
-    if (call.runtimeMode !== undefined && call.runtimeMode !== null && runtimeModeRank(call.runtimeMode) > runtimeModeRank(grant.maxRuntimeMode)) {
-      throw new OrchestratorFailure("runtime_mode_escalation_denied", `Grant ${grant.id} (for ${grant.for}) allows work up to "${grant.maxRuntimeMode}", not "${call.runtimeMode}".`, {
-        grantId: grant.id,
-        runtimeMode: call.runtimeMode,
-        maxRuntimeMode: grant.maxRuntimeMode,
-      });
+    if (
+      call.runtimeMode !== undefined &&
+      call.runtimeMode !== null &&
+      runtimeModeRank(call.runtimeMode) > runtimeModeRank(grant.maxRuntimeMode)
+    ) {
+      throw new OrchestratorFailure(
+        "runtime_mode_escalation_denied",
+        `Grant ${grant.id} (for ${grant.for}) allows work up to "${grant.maxRuntimeMode}", not "${call.runtimeMode}".`,
+        {
+          grantId: grant.id,
+          runtimeMode: call.runtimeMode,
+          maxRuntimeMode: grant.maxRuntimeMode,
+        },
+      );
     }
   }
 }

@@ -75,14 +75,25 @@ export class ReachLinks {
    */
   check(options: { name: string; url: string; secret: string }): { url: string; secret: string } {
     const problem = environmentNameProblem(options.name);
-    if (problem !== null) throw new SwitchyardError("invalid_input", `The link name ${JSON.stringify(options.name)} ${problem}.`, { name: options.name });
+    if (problem !== null)
+      throw new SwitchyardError("invalid_input", `The link name ${JSON.stringify(options.name)} ${problem}.`, {
+        name: options.name,
+      });
     const url = normalizeUrl(options.url);
     const secret = options.secret.trim();
     if (!secret.startsWith(LINK_SECRET_PREFIX) || secret.length < LINK_SECRET_PREFIX.length + 32 || /\s/.test(secret)) {
-      throw new SwitchyardError("invalid_input", `That is not a link secret: one starts with ${LINK_SECRET_PREFIX} and is what \`switchyard grant issue\` printed on the other machine.`, {});
+      throw new SwitchyardError(
+        "invalid_input",
+        `That is not a link secret: one starts with ${LINK_SECRET_PREFIX} and is what \`switchyard grant issue\` printed on the other machine.`,
+        {},
+      );
     }
     if (this.row(options.name) !== null) {
-      throw new SwitchyardError("conflict", `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`, { name: options.name });
+      throw new SwitchyardError(
+        "conflict",
+        `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`,
+        { name: options.name },
+      );
     }
     return { url, secret };
   }
@@ -97,20 +108,32 @@ export class ReachLinks {
     let fingerprint: string | null = null;
     if (options.fingerprint !== undefined && options.fingerprint !== null) {
       fingerprint = normalizeFingerprint(options.fingerprint);
-      if (fingerprint === null) throw new SwitchyardError("invalid_input", `${JSON.stringify(options.fingerprint)} is not a SHA-256 fingerprint: give the 64 hex digits (colons allowed) that \`switchyard serve\` printed on the other machine.`, {});
-      if (!url.startsWith("https:")) throw new SwitchyardError("invalid_input", "A certificate fingerprint goes with an https link only.", { url });
+      if (fingerprint === null)
+        throw new SwitchyardError(
+          "invalid_input",
+          `${JSON.stringify(options.fingerprint)} is not a SHA-256 fingerprint: give the 64 hex digits (colons allowed) that \`switchyard serve\` printed on the other machine.`,
+          {},
+        );
+      if (!url.startsWith("https:"))
+        throw new SwitchyardError("invalid_input", "A certificate fingerprint goes with an https link only.", { url });
     }
     const id = `link_${randomBytes(8).toString("hex")}`;
     // The file first: a crash after it leaves an unused file, never a link without its secret.
     writeSecretFile(linkSecretFile(this.paths, id), secret);
     const data: LinkData = { url, secretSha256: sha256(secret), ...(fingerprint !== null ? { fingerprint } : {}) };
     try {
-      this.store.statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)").run(id, options.name, JSON.stringify(data), this.clock.nowMs());
+      this.store
+        .statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)")
+        .run(id, options.name, JSON.stringify(data), this.clock.nowMs());
     } catch (error) {
       rmSync(linkSecretFile(this.paths, id), { force: true });
       // Another `link add` of the same name got there first.
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-        throw new SwitchyardError("conflict", `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`, { name: options.name });
+        throw new SwitchyardError(
+          "conflict",
+          `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`,
+          { name: options.name },
+        );
       }
       throw error;
     }
@@ -119,7 +142,9 @@ export class ReachLinks {
 
   /** Every link, oldest first. */
   list(): ReachLink[] {
-    return (this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as LinkRow[]).map((row) => this.linkOf(row));
+    return (this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as LinkRow[]).map(
+      (row) => this.linkOf(row),
+    );
   }
 
   /** One link by name, or null. */
@@ -134,11 +159,18 @@ export class ReachLinks {
    */
   secret(name: string): string {
     const row = this.row(name);
-    if (row === null) throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, { name });
+    if (row === null)
+      throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, {
+        name,
+      });
     const data = JSON.parse(row.data) as LinkData;
     const secret = readSecretFile(linkSecretFile(this.paths, row.id));
     if (secret === null || sha256(secret) !== data.secretSha256) {
-      throw new SwitchyardError("conflict", `The secret of link ${name} is ${secret === null ? "missing" : "not the one stored with it"} (${linkSecretFile(this.paths, row.id)}). Remove the link and add it again with the grant's secret.`, { name });
+      throw new SwitchyardError(
+        "conflict",
+        `The secret of link ${name} is ${secret === null ? "missing" : "not the one stored with it"} (${linkSecretFile(this.paths, row.id)}). Remove the link and add it again with the grant's secret.`,
+        { name },
+      );
     }
     return secret;
   }
@@ -146,7 +178,10 @@ export class ReachLinks {
   /** Removes a link and its secret file. An unknown name is `not_found`. */
   remove(name: string): ReachLink {
     const row = this.row(name);
-    if (row === null) throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, { name });
+    if (row === null)
+      throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, {
+        name,
+      });
     const link = this.linkOf(row);
     // The row first: once it is gone nothing uses the file, and a crash leaves only an unused file.
     this.store.statement("DELETE FROM reach_links WHERE id = ?").run(row.id);
@@ -178,16 +213,39 @@ function normalizeUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new SwitchyardError("invalid_input", `${JSON.stringify(value)} is not a URL; give the other server's address, e.g. https://mac.local:7410.`, { url: value });
+    throw new SwitchyardError(
+      "invalid_input",
+      `${JSON.stringify(value)} is not a URL; give the other server's address, e.g. https://mac.local:7410.`,
+      { url: value },
+    );
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new SwitchyardError("invalid_input", `A link's URL must be http or https, not ${url.protocol.replace(/:$/, "")}.`, { url: value });
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new SwitchyardError(
+      "invalid_input",
+      `A link's URL must be http or https, not ${url.protocol.replace(/:$/, "")}.`,
+      { url: value },
+    );
   // A password in the URL would be a secret in the database.
-  if (url.username !== "" || url.password !== "") throw new SwitchyardError("invalid_input", "A link's URL must not carry a user name or password; the link secret is what authenticates.", {});
+  if (url.username !== "" || url.password !== "")
+    throw new SwitchyardError(
+      "invalid_input",
+      "A link's URL must not carry a user name or password; the link secret is what authenticates.",
+      {},
+    );
   // The secret travels in the Authorization header: in clear only to this machine (an SSH tunnel's end).
   if (url.protocol === "http:" && !isLoopbackHostname(url.hostname)) {
-    throw new SwitchyardError("invalid_input", `An http link must point at this machine (127.0.0.1, an SSH tunnel's local end); ${url.hostname} would see the link secret in clear. Use https (the other server runs serve --host with TLS), or a tunnel.`, { url: value });
+    throw new SwitchyardError(
+      "invalid_input",
+      `An http link must point at this machine (127.0.0.1, an SSH tunnel's local end); ${url.hostname} would see the link secret in clear. Use https (the other server runs serve --host with TLS), or a tunnel.`,
+      { url: value },
+    );
   }
-  if (url.search !== "" || url.hash !== "") throw new SwitchyardError("invalid_input", `A link's URL is the server's base address, without a query or fragment: ${url.origin}${url.pathname}.`, { url: value });
+  if (url.search !== "" || url.hash !== "")
+    throw new SwitchyardError(
+      "invalid_input",
+      `A link's URL is the server's base address, without a query or fragment: ${url.origin}${url.pathname}.`,
+      { url: value },
+    );
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 

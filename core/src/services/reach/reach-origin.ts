@@ -12,7 +12,11 @@ import { CallerContext } from "../caller-context.js";
  * them (`reachedFrom` on a run or thread, a foreign parent) answers. Bounded by the lineage's
  * depth; a cycle (which the store never writes) ends the walk.
  */
-export function reachOriginOf(reader: ProjectionReader, threadId: string | null, runId: string | null): ReachOrigin | null {
+export function reachOriginOf(
+  reader: ProjectionReader,
+  threadId: string | null,
+  runId: string | null,
+): ReachOrigin | null {
   const seen = new Set<string>();
   let thread = threadId;
   let run = runId;
@@ -23,7 +27,8 @@ export function reachOriginOf(reader: ProjectionReader, threadId: string | null,
     const record = reader.store.get("thread", thread);
     if (record === null) return null;
     if (record.lineage.reachedFrom !== undefined) return record.lineage.reachedFrom;
-    if (record.lineage.foreignParent !== undefined) return { environment: record.lineage.foreignParent.environmentId, grantId: null };
+    if (record.lineage.foreignParent !== undefined)
+      return { environment: record.lineage.foreignParent.environmentId, grantId: null };
     thread = record.lineage.parentThreadId;
     run = record.lineage.parentRunId;
   }
@@ -45,7 +50,8 @@ export class ReachOrigins {
   ) {}
 
   of(caller: Caller): ReachOrigin | null {
-    if (caller.kind === "environment") return caller.grant === undefined ? null : { environment: caller.grant.for, grantId: caller.grant.id };
+    if (caller.kind === "environment")
+      return caller.grant === undefined ? null : { environment: caller.grant.for, grantId: caller.grant.id };
     if (caller.kind !== "agent" || caller.threadId === null) return null;
     // The run it calls from; a call outside its own turn answers for the thread's active run.
     const run = this.callers.liveRun(caller) ?? activeRun(this.engine, caller.threadId);

@@ -14,8 +14,10 @@ export interface RemoteCallerClaim {
 
 /** Reads a caller claim from a tool call's `_meta`, ignoring anything malformed. */
 export function remoteCallerFrom(meta: unknown): RemoteCallerClaim {
-  const claim = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[REMOTE_CALLER_META_KEY] : undefined;
+  const claim =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[REMOTE_CALLER_META_KEY] : undefined;
   const record = typeof claim === "object" && claim !== null ? (claim as Record<string, unknown>) : {};
-  const text = (value: unknown) => (typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null);
+  const text = (value: unknown) =>
+    typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null;
   return { environmentId: text(record.environmentId), threadId: text(record.threadId) };
 }

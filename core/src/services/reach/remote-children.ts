@@ -22,7 +22,8 @@ export interface RemoteChild {
   readonly childThreadLink: string;
   readonly title: string;
   /** The task's status there; `unreachable` when it is not finished here and the other side did not answer (see `problem`). */
-  readonly status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted" | "unreachable";
+  readonly status:
+    "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted" | "unreachable";
   /** Where the status comes from: the result received here, or the other side's answer now. */
   readonly statusFrom: "receipt" | "environment" | "none";
   readonly workState: "working" | "waiting_for_children" | "result_available" | null;
@@ -57,7 +58,8 @@ export class RemoteChildren {
   /** The remote children of a thread the caller may read (its project scope was checked by the caller), oldest first. */
   async ofThread(caller: Caller, threadId: string): Promise<RemoteChild[]> {
     const thread = this.engine.store.get("thread", threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return Promise.all(this.tasks.ofParent(threadId).map((task) => this.view(caller, task)));
   }
 
@@ -74,19 +76,37 @@ export class RemoteChildren {
       createdAt: task.createdAt,
     };
     if (task.receivedAt !== null && task.status !== null) {
-      return { ...known, status: statusOf(task.status), statusFrom: "receipt", workState: "result_available", summary: task.summary, finishedAt: task.receivedAt, problem: null };
+      return {
+        ...known,
+        status: statusOf(task.status),
+        statusFrom: "receipt",
+        workState: "result_available",
+        summary: task.summary,
+        finishedAt: task.receivedAt,
+        problem: null,
+      };
     }
     try {
-      const answer = await withinBound(this.forwarder.forward(caller, "task_status", { taskId: task.remoteTaskId }, task.linkName, { signal: AbortSignal.timeout(REMOTE_STATUS_TIMEOUT_MS) }));
+      const answer = await withinBound(
+        this.forwarder.forward(caller, "task_status", { taskId: task.remoteTaskId }, task.linkName, {
+          signal: AbortSignal.timeout(REMOTE_STATUS_TIMEOUT_MS),
+        }),
+      );
       // The answer may have carried the result: the row then holds its receipt.
       const received = this.tasks.get(task.linkName, task.remoteTaskId);
       return {
         ...known,
-        providerInstanceId: typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : known.providerInstanceId,
+        providerInstanceId:
+          typeof answer.providerInstanceId === "string" ? answer.providerInstanceId : known.providerInstanceId,
         model: typeof answer.model === "string" ? answer.model : known.model,
         status: statusOf(answer.status),
         statusFrom: "environment",
-        workState: answer.workState === "working" || answer.workState === "waiting_for_children" || answer.workState === "result_available" ? answer.workState : null,
+        workState:
+          answer.workState === "working" ||
+          answer.workState === "waiting_for_children" ||
+          answer.workState === "result_available"
+            ? answer.workState
+            : null,
         summary: typeof answer.summary === "string" ? answer.summary : null,
         finishedAt: received?.receivedAt ?? null,
         problem: null,
@@ -104,8 +124,11 @@ export class RemoteChildren {
         problem: {
           // A timeout's DOMException has a numeric code: only a typed failure's code is one of ours.
           code: typeof failure.code === "string" && !timedOut ? failure.code : "provider_unavailable",
-          reason: typeof failure.details?.reason === "string" ? failure.details.reason : timedOut ? "timeout" : "unreachable",
-          message: timedOut ? `Environment ${task.linkName} did not answer task_status within ${REMOTE_STATUS_TIMEOUT_MS} ms.` : String(failure.message ?? error).slice(0, 300),
+          reason:
+            typeof failure.details?.reason === "string" ? failure.details.reason : timedOut ? "timeout" : "unreachable",
+          message: timedOut
+            ? `Environment ${task.linkName} did not answer task_status within ${REMOTE_STATUS_TIMEOUT_MS} ms.`
+            : String(failure.message ?? error).slice(0, 300),
         },
       };
     }
@@ -120,7 +143,10 @@ function statusOf(status: unknown): RemoteChild["status"] {
 async function withinBound<T>(call: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DOMException("task_status timed out", "TimeoutError")), REMOTE_STATUS_TIMEOUT_MS + 250);
+    timer = setTimeout(
+      () => reject(new DOMException("task_status timed out", "TimeoutError")),
+      REMOTE_STATUS_TIMEOUT_MS + 250,
+    );
   });
   try {
     return await Promise.race([call, bound]);

@@ -60,13 +60,23 @@ export class RemoteResultsPuller {
   private async loop(linkName: string): Promise<void> {
     let acknowledge: string[] = [];
     let backoff = FIRST_BACKOFF_MS;
-    const meta = { environmentId: environmentId(this.engine.store), callerThreadId: null, ceiling: { runtimeMode: "approval-required", interactionMode: "plan" } };
+    const meta = {
+      environmentId: environmentId(this.engine.store),
+      callerThreadId: null,
+      ceiling: { runtimeMode: "approval-required", interactionMode: "plan" },
+    };
     while (!this.stopping.signal.aborted) {
       const owed = this.tasks.outstanding(linkName).length > 0;
       // Nothing owed and nothing to acknowledge: the loop's work is done.
       if (!owed && acknowledge.length === 0) return;
       try {
-        const answer = await this.calls.call(linkName, "delegated_task_results", { acknowledge, waitMs: owed ? RESULTS_WAIT_MS : 0 }, meta, { signal: this.stopping.signal });
+        const answer = await this.calls.call(
+          linkName,
+          "delegated_task_results",
+          { acknowledge, waitMs: owed ? RESULTS_WAIT_MS : 0 },
+          meta,
+          { signal: this.stopping.signal },
+        );
         acknowledge = [];
         backoff = FIRST_BACKOFF_MS;
         const results = Array.isArray(answer.results) ? (answer.results as RemoteTaskResult[]) : [];
@@ -80,11 +90,21 @@ export class RemoteResultsPuller {
         if (this.stopping.signal.aborted) return;
         const details = (error as { details?: { reason?: unknown } }).details;
         // A link removed here, or a grant refused there, does not heal by calling again.
-        if (typeof details?.reason === "string" && (details.reason === "unknown_environment" || details.reason === "unknown_link" || details.reason.startsWith("grant_") || details.reason === "link_secret_unusable")) {
+        if (
+          typeof details?.reason === "string" &&
+          (details.reason === "unknown_environment" ||
+            details.reason === "unknown_link" ||
+            details.reason.startsWith("grant_") ||
+            details.reason === "link_secret_unusable")
+        ) {
           this.logger.warn("remote results: link unusable", { link: linkName, reason: String(details.reason) });
           return;
         }
-        this.logger.info("remote results: link unreachable, calling again", { link: linkName, backoffMs: backoff, error: (error as Error).message.slice(0, 200) });
+        this.logger.info("remote results: link unreachable, calling again", {
+          link: linkName,
+          backoffMs: backoff,
+          error: (error as Error).message.slice(0, 200),
+        });
         await sleep(backoff, undefined, { signal: this.stopping.signal }).catch(() => undefined);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }

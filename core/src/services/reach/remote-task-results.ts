@@ -5,7 +5,12 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { activeRun, finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
-import { acceptsAutomaticTurn, remoteResultMessageId, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
+import {
+  acceptsAutomaticTurn,
+  remoteResultMessageId,
+  type RemoteTaskData,
+  type RemoteTaskRow,
+} from "./remote-task-rows.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 
@@ -29,8 +34,13 @@ export class RemoteTaskResults implements EngineReaction {
     if (run.interruptedOnRequest === true) this.withdrawQueued(ctx, run.threadId);
     const parent = ctx.get("thread", run.threadId);
     if (parent === null || !acceptsAutomaticTurn(ctx, parent) || activeRun(ctx, parent.id) !== null) return;
-    const owed = ctx.store.statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at").all(parent.id) as RemoteTaskRow[];
-    for (const row of owed) if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending") this.deliver(ctx, parent, row);
+    const owed = ctx.store
+      .statement(
+        "SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at",
+      )
+      .all(parent.id) as RemoteTaskRow[];
+    for (const row of owed)
+      if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending") this.deliver(ctx, parent, row);
   }
 
   deliver(ctx: CommandContext, parent: ThreadRecord, row: RemoteTaskRow): void {
@@ -40,7 +50,11 @@ export class RemoteTaskResults implements EngineReaction {
       `Delegated task "${data.title}" (${data.childThreadLink}, on environment ${row.link_name}) finished with status ${data.status}.`,
       "",
       "Result:",
-      summary === "" ? "(no text)" : summary.length > MAX_RESULT_IN_WAKE ? `${summary.slice(0, MAX_RESULT_IN_WAKE)}…` : summary,
+      summary === ""
+        ? "(no text)"
+        : summary.length > MAX_RESULT_IN_WAKE
+          ? `${summary.slice(0, MAX_RESULT_IN_WAKE)}…`
+          : summary,
       "",
       `Call task_status with taskId ${row.remote_task_id} for details.`,
     ].join("\n");
@@ -52,7 +66,13 @@ export class RemoteTaskResults implements EngineReaction {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
-      details: { origin: "remote_task", environment: row.link_name, environmentId: data.environmentId, taskId: row.remote_task_id, childThreadLink: data.childThreadLink },
+      details: {
+        origin: "remote_task",
+        environment: row.link_name,
+        environmentId: data.environmentId,
+        taskId: row.remote_task_id,
+        childThreadLink: data.childThreadLink,
+      },
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     this.write(ctx, row, { ...data, delivery: "delivered" }, { deliveredAt: ctx.nowMs });
@@ -62,18 +82,38 @@ export class RemoteTaskResults implements EngineReaction {
   private withdrawQueued(ctx: CommandContext, parentThreadId: string): void {
     for (const queued of queuedRuns(ctx, parentThreadId)) {
       if (queued.kind !== "notification" || !queued.messageId.startsWith("message:remote-task-result:")) continue;
-      const row = (ctx.store.statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ?").all(parentThreadId) as RemoteTaskRow[]).find(
-        (candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId,
-      );
-      if (row !== undefined) this.write(ctx, row, { ...(JSON.parse(row.data) as RemoteTaskData), delivery: "pending" }, { deliveredAt: null });
+      const row = (
+        ctx.store
+          .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ?")
+          .all(parentThreadId) as RemoteTaskRow[]
+      ).find((candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId);
+      if (row !== undefined)
+        this.write(
+          ctx,
+          row,
+          { ...(JSON.parse(row.data) as RemoteTaskData), delivery: "pending" },
+          { deliveredAt: null },
+        );
       finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
     }
   }
 
-  write(ctx: CommandContext, row: RemoteTaskRow, data: RemoteTaskData, stamps: { receivedAt?: number; deliveredAt?: number | null } = {}): void {
+  write(
+    ctx: CommandContext,
+    row: RemoteTaskRow,
+    data: RemoteTaskData,
+    stamps: { receivedAt?: number; deliveredAt?: number | null } = {},
+  ): void {
     ctx.store
-      .statement("UPDATE reach_remote_tasks SET data = ?, received_at = ?, delivered_at = ? WHERE link_name = ? AND remote_task_id = ?")
-      .run(JSON.stringify(data), stamps.receivedAt ?? row.received_at, stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at, row.link_name, row.remote_task_id);
+      .statement(
+        "UPDATE reach_remote_tasks SET data = ?, received_at = ?, delivered_at = ? WHERE link_name = ? AND remote_task_id = ?",
+      )
+      .run(
+        JSON.stringify(data),
+        stamps.receivedAt ?? row.received_at,
+        stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at,
+        row.link_name,
+        row.remote_task_id,
+      );
   }
-
 }

@@ -38,12 +38,17 @@ export interface RemoteTaskRow {
 }
 
 /** What a remote task's `data` column holds. */
-export type RemoteTaskData = Omit<RemoteTask, "linkName" | "remoteTaskId" | "parentThreadId" | "createdAt" | "receivedAt">;
+export type RemoteTaskData = Omit<
+  RemoteTask,
+  "linkName" | "remoteTaskId" | "parentThreadId" | "createdAt" | "receivedAt"
+>;
 
 /** The parent's timeline item that shows a remote child. */
-export const remoteTaskItemId = (linkName: string, remoteTaskId: string) => `item:remote-task:${linkName}:${remoteTaskId}`;
+export const remoteTaskItemId = (linkName: string, remoteTaskId: string) =>
+  `item:remote-task:${linkName}:${remoteTaskId}`;
 /** The message that delivers a remote task's result; its id makes the delivery happen once. */
-export const remoteResultMessageId = (linkName: string, remoteTaskId: string) => `message:remote-task-result:${linkName}:${remoteTaskId}`;
+export const remoteResultMessageId = (linkName: string, remoteTaskId: string) =>
+  `message:remote-task-result:${linkName}:${remoteTaskId}`;
 
 /** Whether the system may start a turn in a parent on its own (the rule of local results). */
 export function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {

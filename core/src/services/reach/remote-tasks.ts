@@ -2,7 +2,13 @@ import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../../engine/ports.js";
 import { activeRun, putItem } from "../../engine/run-lifecycle.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
-import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTask, type RemoteTaskData, type RemoteTaskRow } from "./remote-task-rows.js";
+import {
+  acceptsAutomaticTurn,
+  remoteTaskItemId,
+  type RemoteTask,
+  type RemoteTaskData,
+  type RemoteTaskRow,
+} from "./remote-task-rows.js";
 
 /** A finished task's result as the other side's outbox hands it over. */
 export interface RemoteTaskResult {
@@ -59,7 +65,9 @@ export class RemoteTasks {
         summary: null,
       };
       ctx.store
-        .statement("INSERT INTO reach_remote_tasks (link_name, remote_task_id, parent_thread_id, data, created_at, received_at, delivered_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)")
+        .statement(
+          "INSERT INTO reach_remote_tasks (link_name, remote_task_id, parent_thread_id, data, created_at, received_at, delivered_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+        )
         .run(task.linkName, task.remoteTaskId, task.parentThreadId, JSON.stringify(data), ctx.nowMs);
       const parent = ctx.get("thread", task.parentThreadId);
       if (parent === null) return;
@@ -72,7 +80,14 @@ export class RemoteTasks {
         kind: "subagent",
         status: "in_progress",
         text: task.title,
-        data: { origin: "remote_task", environment: task.linkName, environmentId: task.environmentId, taskId: task.remoteTaskId, childThreadId: task.childThreadId, childThreadLink: task.childThreadLink },
+        data: {
+          origin: "remote_task",
+          environment: task.linkName,
+          environmentId: task.environmentId,
+          taskId: task.remoteTaskId,
+          childThreadId: task.childThreadId,
+          childThreadLink: task.childThreadLink,
+        },
         createdBy: "agent",
         creationSource: "mcp",
       });
@@ -88,23 +103,37 @@ export class RemoteTasks {
 
   /** A task by its id there, whichever link it runs behind (ids are random: at most one matches). */
   byRemoteTaskId(remoteTaskId: string): RemoteTask | null {
-    const row = this.engine.store.statement("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1").get(remoteTaskId) as RemoteTaskRow | undefined;
+    const row = this.engine.store
+      .statement("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1")
+      .get(remoteTaskId) as RemoteTaskRow | undefined;
     return row === undefined ? null : remoteTaskOf(row);
   }
 
   /** The tasks behind a link whose results have not arrived yet. */
   outstanding(linkName: string): RemoteTask[] {
-    return (this.engine.store.statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at").all(linkName) as RemoteTaskRow[]).map(remoteTaskOf);
+    return (
+      this.engine.store
+        .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at")
+        .all(linkName) as RemoteTaskRow[]
+    ).map(remoteTaskOf);
   }
 
   /** The links that have tasks whose results have not arrived yet. */
   linksWithOutstanding(): string[] {
-    return (this.engine.store.statement("SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name").all() as { link_name: string }[]).map((row) => row.link_name);
+    return (
+      this.engine.store
+        .statement("SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name")
+        .all() as { link_name: string }[]
+    ).map((row) => row.link_name);
   }
 
   /** Every remote task of a parent thread, oldest first. */
   ofParent(parentThreadId: string): RemoteTask[] {
-    return (this.engine.store.statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at").all(parentThreadId) as RemoteTaskRow[]).map(remoteTaskOf);
+    return (
+      this.engine.store
+        .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at")
+        .all(parentThreadId) as RemoteTaskRow[]
+    ).map(remoteTaskOf);
   }
 
   /**
@@ -117,19 +146,34 @@ export class RemoteTasks {
       const row = this.row(ctx, linkName, result.taskId);
       if (row === null || row.received_at !== null) return false;
       const data = JSON.parse(row.data) as RemoteTaskData;
-      this.delivery.write(ctx, row, { ...data, status: result.status, summary: result.summary }, { receivedAt: ctx.nowMs });
+      this.delivery.write(
+        ctx,
+        row,
+        { ...data, status: result.status, summary: result.summary },
+        { receivedAt: ctx.nowMs },
+      );
       const item = ctx.get("item", remoteTaskItemId(linkName, result.taskId));
       if (item !== null) {
         putItem(ctx, {
           ...item,
           status: result.status === "completed" ? "completed" : result.status === "failed" ? "failed" : "cancelled",
-          data: { ...item.data, status: result.status, summary: result.summary.length > 1_000 ? `${result.summary.slice(0, 1_000)}…` : result.summary },
+          data: {
+            ...item.data,
+            status: result.status,
+            summary: result.summary.length > 1_000 ? `${result.summary.slice(0, 1_000)}…` : result.summary,
+          },
         });
       }
       const parent = ctx.get("thread", row.parent_thread_id);
       // As for a local result: a parent whose run is live gets it when that run ends, unless it
       // read it meanwhile (a wait or task_status acknowledges it, and no wake follows).
-      if (parent !== null && data.delivery === "pending" && activeRun(ctx, parent.id) === null && acceptsAutomaticTurn(ctx, parent)) this.delivery.deliver(ctx, parent, this.row(ctx, linkName, result.taskId)!);
+      if (
+        parent !== null &&
+        data.delivery === "pending" &&
+        activeRun(ctx, parent.id) === null &&
+        acceptsAutomaticTurn(ctx, parent)
+      )
+        this.delivery.deliver(ctx, parent, this.row(ctx, linkName, result.taskId)!);
       return true;
     });
   }
@@ -154,7 +198,11 @@ export class RemoteTasks {
   }
 
   private row(reader: { store: Engine["store"] }, linkName: string, remoteTaskId: string): RemoteTaskRow | null {
-    return (reader.store.statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?").get(linkName, remoteTaskId) as RemoteTaskRow | undefined) ?? null;
+    return (
+      (reader.store
+        .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?")
+        .get(linkName, remoteTaskId) as RemoteTaskRow | undefined) ?? null
+    );
   }
 }
 

@@ -9,11 +9,15 @@ export function outcomeOf(result: CallToolResult): { outcome: string; reason: st
     const error = (JSON.parse(text) as { error?: { code?: string; details?: Record<string, unknown> } }).error;
     const details = error?.details ?? {};
     const reason =
-      typeof details.reason === "string" ? details.reason
-      : typeof details.verb === "string" ? "verb"
-      : typeof details.runtimeMode === "string" ? "runtime_mode"
-      : typeof details.projectId === "string" ? "project"
-      : null;
+      typeof details.reason === "string"
+        ? details.reason
+        : typeof details.verb === "string"
+          ? "verb"
+          : typeof details.runtimeMode === "string"
+            ? "runtime_mode"
+            : typeof details.projectId === "string"
+              ? "project"
+              : null;
     return { outcome: error?.code ?? "orchestration_error", reason };
   } catch {
     return { outcome: "orchestration_error", reason: null };
@@ -47,12 +51,14 @@ function inputRefs(input: unknown): { projectIds: string[]; threadIds: string[];
   const collect = (value: unknown) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return;
     const record = value as Record<string, unknown>;
-    for (const field of ["threadId", "parentThreadId"]) if (typeof record[field] === "string") refs.threadIds.push(record[field]);
+    for (const field of ["threadId", "parentThreadId"])
+      if (typeof record[field] === "string") refs.threadIds.push(record[field]);
     if (typeof record.taskId === "string") refs.taskIds.push(record.taskId);
     if (typeof record.projectId === "string") refs.projectIds.push(record.projectId);
   };
   collect(input);
-  if (typeof input === "object" && input !== null) for (const value of Object.values(input)) if (Array.isArray(value)) value.forEach(collect);
+  if (typeof input === "object" && input !== null)
+    for (const value of Object.values(input)) if (Array.isArray(value)) value.forEach(collect);
   return refs;
 }
 

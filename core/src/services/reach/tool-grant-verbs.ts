@@ -45,7 +45,9 @@ export function grantVerbOf(toolName: string): GrantVerb | null | undefined {
 }
 
 function modeOf(value: unknown): RuntimeMode | null {
-  return typeof value === "string" && (RUNTIME_MODES as readonly string[]).includes(value) ? (value as RuntimeMode) : null;
+  return typeof value === "string" && (RUNTIME_MODES as readonly string[]).includes(value)
+    ? (value as RuntimeMode)
+    : null;
 }
 
 /**
@@ -63,7 +65,8 @@ export function requestedRuntimeModes(input: unknown): RuntimeMode[] {
   for (const value of Object.values(record)) {
     if (!Array.isArray(value)) continue;
     for (const entry of value) {
-      const mode = typeof entry === "object" && entry !== null ? modeOf((entry as Record<string, unknown>).runtimeMode) : null;
+      const mode =
+        typeof entry === "object" && entry !== null ? modeOf((entry as Record<string, unknown>).runtimeMode) : null;
       if (mode !== null) modes.push(mode);
     }
   }

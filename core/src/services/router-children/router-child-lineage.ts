@@ -30,17 +30,29 @@ export function childRunOfMessage(messageId: string): string | null {
  * The parent a new router child hangs off, checked: it exists, lives in the child's project, and
  * the tree stays within `budgets.maxDelegationDepth`.
  */
-export function routerParent(reader: ProjectionReader, parentThreadId: string, projectId: string, budgets: BudgetConfig): ThreadRecord {
+export function routerParent(
+  reader: ProjectionReader,
+  parentThreadId: string,
+  projectId: string,
+  budgets: BudgetConfig,
+): ThreadRecord {
   const parent = reader.store.get("thread", parentThreadId);
   if (parent === null || parent.deletedAt !== null) {
-    throw new OrchestratorFailure("thread_not_found", `Parent thread ${parentThreadId} does not exist.`, { threadId: parentThreadId, field: "parentThreadId" });
+    throw new OrchestratorFailure("thread_not_found", `Parent thread ${parentThreadId} does not exist.`, {
+      threadId: parentThreadId,
+      field: "parentThreadId",
+    });
   }
   if (parent.lineage.relationship === "attached") {
     // Its children's turns would be delivered to it as messages, and no turn runs in it here.
-    throw new OrchestratorFailure("invalid_request", `Thread ${parentThreadId} is an attached thread (its agent runs outside Switchyard), so it cannot be a router child's parent: call delegate_task from that agent instead.`, {
-      field: "parentThreadId",
-      relationship: "attached",
-    });
+    throw new OrchestratorFailure(
+      "invalid_request",
+      `Thread ${parentThreadId} is an attached thread (its agent runs outside Switchyard), so it cannot be a router child's parent: call delegate_task from that agent instead.`,
+      {
+        field: "parentThreadId",
+        relationship: "attached",
+      },
+    );
   }
   if (parent.projectId !== projectId) {
     throw new OrchestratorFailure(
@@ -51,16 +63,24 @@ export function routerParent(reader: ProjectionReader, parentThreadId: string, p
   }
   const depth = parent.lineage.depth + 1;
   if (depth > budgets.maxDelegationDepth) {
-    throw new OrchestratorFailure("invalid_request", `A child of thread ${parentThreadId} would be at depth ${depth}, beyond the budget of ${budgets.maxDelegationDepth} (budgets.maxDelegationDepth).`, {
-      budget: "maxDelegationDepth",
-      limit: budgets.maxDelegationDepth,
-    });
+    throw new OrchestratorFailure(
+      "invalid_request",
+      `A child of thread ${parentThreadId} would be at depth ${depth}, beyond the budget of ${budgets.maxDelegationDepth} (budgets.maxDelegationDepth).`,
+      {
+        budget: "maxDelegationDepth",
+        limit: budgets.maxDelegationDepth,
+      },
+    );
   }
   return parent;
 }
 
 /** The lineage of a router child of `parent`. */
-export function routerChildLineage(reader: ProjectionReader, parent: ThreadRecord, reportBack: boolean): NewThreadInput["lineage"] {
+export function routerChildLineage(
+  reader: ProjectionReader,
+  parent: ThreadRecord,
+  reportBack: boolean,
+): NewThreadInput["lineage"] {
   return {
     relationship: "subagent",
     parentThreadId: parent.id,
@@ -84,7 +104,13 @@ export function showChildInParent(ctx: CommandContext, parent: ThreadRecord, chi
     kind: "subagent",
     status: "in_progress",
     text: child.title,
-    data: { origin: "router_child", childThreadId: child.id, providerInstanceId: child.providerInstanceId, model: child.model, reportBack: child.lineage.reportBack === true },
+    data: {
+      origin: "router_child",
+      childThreadId: child.id,
+      providerInstanceId: child.providerInstanceId,
+      model: child.model,
+      reportBack: child.lineage.reportBack === true,
+    },
     createdBy: child.createdBy,
     creationSource: child.creationSource,
   });

@@ -8,7 +8,12 @@ import type { ContextTransferRecord, RunRecord, ThreadRecord } from "../../store
 import { environmentId } from "../../store/settings.js";
 import { resultText } from "../../engine/task-work.js";
 import { threadLink } from "../thread-views.js";
-import { childRunOfMessage, childTurnMessageId, childTurnTransferId, routerChildItemId } from "./router-child-lineage.js";
+import {
+  childRunOfMessage,
+  childTurnMessageId,
+  childTurnTransferId,
+  routerChildItemId,
+} from "./router-child-lineage.js";
 
 const MAX_RESULT_IN_MESSAGE = 4_000;
 
@@ -76,7 +81,12 @@ export class RouterChildResults implements EngineReaction {
     const parent = ctx.get("thread", parentThreadId);
     if (parent === null || !acceptsAutomaticTurn(ctx, parent)) return;
     const owed = ctx.store
-      .select("contextTransfer", "target_thread_id = ? AND kind = 'subagent_result' AND delegated_task_id IS NULL", [parentThreadId], "ORDER BY rowid")
+      .select(
+        "contextTransfer",
+        "target_thread_id = ? AND kind = 'subagent_result' AND delegated_task_id IS NULL",
+        [parentThreadId],
+        "ORDER BY rowid",
+      )
       .filter((transfer) => transfer.status === "pending" && transfer.id.startsWith("transfer:child-turn:"));
     for (const transfer of owed) {
       const runId = transfer.id.slice("transfer:child-turn:".length);
@@ -86,7 +96,13 @@ export class RouterChildResults implements EngineReaction {
     }
   }
 
-  private deliver(ctx: CommandContext, parent: ThreadRecord, child: ThreadRecord, transfer: ContextTransferRecord, run: RunRecord): void {
+  private deliver(
+    ctx: CommandContext,
+    parent: ThreadRecord,
+    child: ThreadRecord,
+    transfer: ContextTransferRecord,
+    run: RunRecord,
+  ): void {
     const text = [
       `Child thread "${child.title}" (${threadLink(environmentId(ctx.store), child.id)}) finished a turn with status ${run.status}.`,
       "",
@@ -103,10 +119,19 @@ export class RouterChildResults implements EngineReaction {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
-      details: { origin: "router_child", childThreadId: child.id, childRunId: run.id, resultContextTransferId: transfer.id },
+      details: {
+        origin: "router_child",
+        childThreadId: child.id,
+        childRunId: run.id,
+        resultContextTransferId: transfer.id,
+      },
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
-    ctx.put("contextTransfer", { ...ctx.require("contextTransfer", transfer.id), status: "consumed", consumedAt: ctx.now });
+    ctx.put("contextTransfer", {
+      ...ctx.require("contextTransfer", transfer.id),
+      status: "consumed",
+      consumedAt: ctx.now,
+    });
   }
 
   /** Deliveries still queued in a thread whose run was stopped on request go back to pending. */
@@ -115,7 +140,8 @@ export class RouterChildResults implements EngineReaction {
       const childRunId = queued.kind === "notification" ? childRunOfMessage(queued.messageId) : null;
       if (childRunId === null) continue;
       const transfer = ctx.get("contextTransfer", childTurnTransferId(childRunId));
-      if (transfer !== null && transfer.status === "consumed") ctx.put("contextTransfer", { ...transfer, status: "pending", consumedAt: null });
+      if (transfer !== null && transfer.status === "consumed")
+        ctx.put("contextTransfer", { ...transfer, status: "pending", consumedAt: null });
       finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
     }
   }

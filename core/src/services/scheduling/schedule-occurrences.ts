@@ -21,7 +21,11 @@ export function cronPattern(pattern: string, timeZone: string | undefined): Cron
   const key = `${timeZone ?? ""}\u0000${pattern}`;
   let cron = patterns.get(key);
   if (cron === undefined) {
-    cron = new Cron(pattern, { paused: true, mode: "5-or-6-parts", ...(timeZone !== undefined ? { timezone: timeZone } : {}) });
+    cron = new Cron(pattern, {
+      paused: true,
+      mode: "5-or-6-parts",
+      ...(timeZone !== undefined ? { timezone: timeZone } : {}),
+    });
     if (patterns.size > 1_000) patterns.clear();
     patterns.set(key, cron);
   }
@@ -29,7 +33,12 @@ export function cronPattern(pattern: string, timeZone: string | undefined): Cron
 }
 
 /** The first occurrence strictly after `afterMs`, or null when there is none (a one-shot that passed). */
-export function nextOccurrence(schedule: TimedSchedule, anchorMs: number, afterMs: number, timeZone: string | undefined): number | null {
+export function nextOccurrence(
+  schedule: TimedSchedule,
+  anchorMs: number,
+  afterMs: number,
+  timeZone: string | undefined,
+): number | null {
   switch (schedule.type) {
     case "interval": {
       const k = Math.max(1, Math.floor((afterMs - anchorMs) / schedule.everyMs) + 1);

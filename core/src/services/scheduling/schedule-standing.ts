@@ -2,7 +2,13 @@ import { inject, injectable } from "tsyringe";
 import type { CommandContext } from "../../engine/command-context.js";
 import { type Engine, EngineToken } from "../../engine/ports.js";
 import { type Logger, LoggerToken } from "../../logging/logger.js";
-import { authorityId, type Authority, type ScheduledTaskRecord, type SchedulePause, type SchedulePauseReason } from "../../store/records.js";
+import {
+  authorityId,
+  type Authority,
+  type ScheduledTaskRecord,
+  type SchedulePause,
+  type SchedulePauseReason,
+} from "../../store/records.js";
 import { McpSessionRegistry } from "../credentials/mcp-session-registry.js";
 import { ReachGrants } from "../reach/reach-grants.js";
 
@@ -19,7 +25,11 @@ function resumeHint(taskId: string): string {
 
 /** An authority as a person reads it. */
 export function describeAuthority(authority: Authority): string {
-  return authority.kind === "token" ? `token ${authority.credentialId}` : authority.kind === "grant" ? `grant ${authority.grantId}` : "the home's owner";
+  return authority.kind === "token"
+    ? `token ${authority.credentialId}`
+    : authority.kind === "grant"
+      ? `grant ${authority.grantId}`
+      : "the home's owner";
 }
 
 /**
@@ -58,10 +68,16 @@ export class ScheduleStanding {
     }
     const grant = this.grants.get(authority.grantId);
     if (grant === null || grant.revokedAt !== null) {
-      return { reason: "credential_revoked", detail: `Grant ${authority.grantId}, which this task runs under, ${grant === null ? "no longer exists" : `was revoked at ${grant.revokedAt}`}, so the task is paused; ${resumeHint(taskId)}.` };
+      return {
+        reason: "credential_revoked",
+        detail: `Grant ${authority.grantId}, which this task runs under, ${grant === null ? "no longer exists" : `was revoked at ${grant.revokedAt}`}, so the task is paused; ${resumeHint(taskId)}.`,
+      };
     }
     if (Date.parse(grant.expiresAt) <= this.engine.clock.nowMs()) {
-      return { reason: "credential_expired", detail: `Grant ${authority.grantId}, which this task runs under, expired at ${grant.expiresAt}, so the task is paused; ${resumeHint(taskId)}.` };
+      return {
+        reason: "credential_expired",
+        detail: `Grant ${authority.grantId}, which this task runs under, expired at ${grant.expiresAt}, so the task is paused; ${resumeHint(taskId)}.`,
+      };
     }
     return null;
   }
@@ -70,7 +86,11 @@ export class ScheduleStanding {
   state(authority: Authority | null | undefined): "active" | "revoked" | "expired" | "unknown" {
     const lapse = this.lapse(authority, "");
     if (lapse === null) return "active";
-    return lapse.reason === "credential_expired" ? "expired" : lapse.reason === "credential_revoked" ? "revoked" : "unknown";
+    return lapse.reason === "credential_expired"
+      ? "expired"
+      : lapse.reason === "credential_revoked"
+        ? "revoked"
+        : "unknown";
   }
 
   /** Pauses a task inside a command, saying why (its record keeps the credential it ran under). */
@@ -97,7 +117,9 @@ export class ScheduleStanding {
   }
 
   private pauseWhere(where: string, params: readonly unknown[]): number {
-    const candidates = this.engine.store.select("scheduledTask", where, params).filter((task) => this.lapse(task.authority, task.id) !== null);
+    const candidates = this.engine.store
+      .select("scheduledTask", where, params)
+      .filter((task) => this.lapse(task.authority, task.id) !== null);
     if (candidates.length === 0) return 0;
     const paused = this.engine.execute({
       commandId: `cmd:scheduled_task.pause_lapsed:${this.engine.ids.random("req")}`,

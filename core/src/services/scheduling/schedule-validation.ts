@@ -20,7 +20,13 @@ export type ScheduleInput =
       /** Omitted on create: none; omitted on update: the task keeps its signature. */
       readonly signature?: SignatureInput | undefined;
       readonly filters?: readonly WebhookFilter[] | undefined;
-      readonly dedupe?: { readonly deliveryIdHeader?: string | undefined; readonly bodyHash?: boolean | undefined; readonly windowMs?: number | undefined } | undefined;
+      readonly dedupe?:
+        | {
+            readonly deliveryIdHeader?: string | undefined;
+            readonly bodyHash?: boolean | undefined;
+            readonly windowMs?: number | undefined;
+          }
+        | undefined;
     };
 
 /** A checked webhook schedule, its secret not sealed yet (sealing needs the task id). */
@@ -51,9 +57,21 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\
 
 /** Whether the fields of an ISO date and time name a real calendar moment (croner would roll 02-30 over to March). */
 function fieldsExist(match: RegExpExecArray): boolean {
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part)));
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 14 && offsetMinutes! <= 59;
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    offsetHours! <= 14 &&
+    offsetMinutes! <= 59
+  );
 }
 
 function invalid(message: string, field: string): OrchestratorFailure {
@@ -70,10 +88,14 @@ function checkCron(pattern: string, config: SchedulingConfig, nowMs: number): Ti
   try {
     cron = cronPattern(pattern.trim(), config.timeZone);
   } catch (error) {
-    throw invalid(`schedule.cron "${pattern}" is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, "")}. Use five fields (minute hour day month weekday, e.g. "0 9 * * 1-5") or six with seconds first.`, "schedule.cron");
+    throw invalid(
+      `schedule.cron "${pattern}" is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, "")}. Use five fields (minute hour day month weekday, e.g. "0 9 * * 1-5") or six with seconds first.`,
+      "schedule.cron",
+    );
   }
   const upcoming = cron.nextRuns(CRON_GAP_SAMPLES, new Date(nowMs)).map((date) => date.getTime());
-  if (upcoming.length === 0) throw invalid(`schedule.cron "${pattern}" never fires (no date matches it).`, "schedule.cron");
+  if (upcoming.length === 0)
+    throw invalid(`schedule.cron "${pattern}" never fires (no date matches it).`, "schedule.cron");
   for (let i = 1; i < upcoming.length; i += 1) {
     const gap = upcoming[i]! - upcoming[i - 1]!;
     if (gap < config.minIntervalMs) {
@@ -90,28 +112,51 @@ function checkAt(at: string, config: SchedulingConfig, nowMs: number): TimedSche
   const text = at.trim();
   const match = ISO_DATE_TIME.exec(text);
   if (match === null) {
-    throw invalid(`schedule.at "${at}" is not an ISO 8601 date and time such as "2030-01-31T09:00" (the server's local time, ${timeZoneName(config)}) or "2030-01-31T08:00:00Z".`, "schedule.at");
+    throw invalid(
+      `schedule.at "${at}" is not an ISO 8601 date and time such as "2030-01-31T09:00" (the server's local time, ${timeZoneName(config)}) or "2030-01-31T08:00:00Z".`,
+      "schedule.at",
+    );
   }
-  if (!fieldsExist(match)) throw invalid(`schedule.at "${at}" is not a date and time that exists (check the month, day, hour and offset).`, "schedule.at");
+  if (!fieldsExist(match))
+    throw invalid(
+      `schedule.at "${at}" is not a date and time that exists (check the month, day, hour and offset).`,
+      "schedule.at",
+    );
   let instant: number | null;
   try {
     instant = cronPattern(text, config.timeZone).nextRun(new Date(nowMs))?.getTime() ?? null;
   } catch {
-    throw invalid(`schedule.at "${at}" is not a date and time that exists (check the month, day, hour and offset).`, "schedule.at");
+    throw invalid(
+      `schedule.at "${at}" is not a date and time that exists (check the month, day, hour and offset).`,
+      "schedule.at",
+    );
   }
-  if (instant === null) throw invalid(`schedule.at "${at}" is in the past (now is ${new Date(nowMs).toISOString()}); give a later time.`, "schedule.at");
+  if (instant === null)
+    throw invalid(
+      `schedule.at "${at}" is in the past (now is ${new Date(nowMs).toISOString()}); give a later time.`,
+      "schedule.at",
+    );
   return { type: "fixed_time", at: text, atInstant: new Date(instant).toISOString() };
 }
 
 function checkFilters(filters: readonly WebhookFilter[]): WebhookFilter[] {
-  if (filters.length > MAX_FILTERS) throw invalid(`schedule.filters has ${filters.length} filters; at most ${MAX_FILTERS}.`, "schedule.filters");
+  if (filters.length > MAX_FILTERS)
+    throw invalid(`schedule.filters has ${filters.length} filters; at most ${MAX_FILTERS}.`, "schedule.filters");
   return filters.map((filter, index) => {
     if ("header" in filter) {
-      if (!HEADER_NAME.test(filter.header)) throw invalid(`schedule.filters[${index}].header "${filter.header}" is not an HTTP header name.`, `schedule.filters[${index}].header`);
+      if (!HEADER_NAME.test(filter.header))
+        throw invalid(
+          `schedule.filters[${index}].header "${filter.header}" is not an HTTP header name.`,
+          `schedule.filters[${index}].header`,
+        );
       return { header: filter.header.toLowerCase(), equals: filter.equals };
     }
     const parsed = parseJsonPath(filter.jsonPath);
-    if ("problem" in parsed) throw invalid(`schedule.filters[${index}].jsonPath "${filter.jsonPath}" ${parsed.problem}.`, `schedule.filters[${index}].jsonPath`);
+    if ("problem" in parsed)
+      throw invalid(
+        `schedule.filters[${index}].jsonPath "${filter.jsonPath}" ${parsed.problem}.`,
+        `schedule.filters[${index}].jsonPath`,
+      );
     return { jsonPath: filter.jsonPath, equals: filter.equals };
   });
 }
@@ -121,18 +166,29 @@ function checkWebhook(input: Extract<ScheduleInput, { type: "webhook" }>): Check
   if (signature !== undefined && typeof signature === "object") {
     const length = signature.secret.length;
     if (length < MIN_SECRET_CHARS || length > MAX_SECRET_CHARS) {
-      throw invalid(`schedule.signature.secret must be ${MIN_SECRET_CHARS} to ${MAX_SECRET_CHARS} characters (it has ${length}); or pass signature: "generate" to get one.`, "schedule.signature.secret");
+      throw invalid(
+        `schedule.signature.secret must be ${MIN_SECRET_CHARS} to ${MAX_SECRET_CHARS} characters (it has ${length}); or pass signature: "generate" to get one.`,
+        "schedule.signature.secret",
+      );
     }
   }
   let dedupe: WebhookDedupe | null = null;
   if (input.dedupe !== undefined) {
     const header = input.dedupe.deliveryIdHeader;
-    if (header !== undefined && !HEADER_NAME.test(header)) throw invalid(`schedule.dedupe.deliveryIdHeader "${header}" is not an HTTP header name.`, "schedule.dedupe.deliveryIdHeader");
+    if (header !== undefined && !HEADER_NAME.test(header))
+      throw invalid(
+        `schedule.dedupe.deliveryIdHeader "${header}" is not an HTTP header name.`,
+        "schedule.dedupe.deliveryIdHeader",
+      );
     const bodyHash = input.dedupe.bodyHash ?? header === undefined;
-    if (header === undefined && !bodyHash) throw invalid("schedule.dedupe needs a deliveryIdHeader, bodyHash: true, or both.", "schedule.dedupe");
+    if (header === undefined && !bodyHash)
+      throw invalid("schedule.dedupe needs a deliveryIdHeader, bodyHash: true, or both.", "schedule.dedupe");
     const windowMs = input.dedupe.windowMs ?? DEFAULT_DEDUPE_WINDOW_MS;
     if (!Number.isInteger(windowMs) || windowMs < 1_000 || windowMs > MAX_DEDUPE_WINDOW_MS) {
-      throw invalid(`schedule.dedupe.windowMs must be a whole number of milliseconds from 1000 to ${MAX_DEDUPE_WINDOW_MS} (30 days).`, "schedule.dedupe.windowMs");
+      throw invalid(
+        `schedule.dedupe.windowMs must be a whole number of milliseconds from 1000 to ${MAX_DEDUPE_WINDOW_MS} (30 days).`,
+        "schedule.dedupe.windowMs",
+      );
     }
     dedupe = { deliveryIdHeader: header?.toLowerCase() ?? null, bodyHash, windowMs };
   }
@@ -158,7 +214,11 @@ export function checkSchedule(input: ScheduleInput, config: SchedulingConfig, no
     case "fixed_time": {
       const hasCron = input.cron !== undefined;
       const hasAt = input.at !== undefined;
-      if (hasCron === hasAt) throw invalid('A fixed_time schedule takes exactly one of cron (recurring, e.g. "0 9 * * 1-5") or at (one time, e.g. "2030-01-31T09:00").', "schedule");
+      if (hasCron === hasAt)
+        throw invalid(
+          'A fixed_time schedule takes exactly one of cron (recurring, e.g. "0 9 * * 1-5") or at (one time, e.g. "2030-01-31T09:00").',
+          "schedule",
+        );
       return hasCron ? checkCron(input.cron!, config, nowMs) : checkAt(input.at!, config, nowMs);
     }
     case "webhook":

@@ -12,7 +12,10 @@ import {
 } from "../../store/records.js";
 
 /** What is known about a trigger before it is decided. */
-export type TriggerDraft = Omit<ScheduledTriggerRecord, "outcome" | "reason" | "detail" | "runId" | "threadId" | "createdAt">;
+export type TriggerDraft = Omit<
+  ScheduledTriggerRecord,
+  "outcome" | "reason" | "detail" | "runId" | "threadId" | "createdAt"
+>;
 
 /** Ids derived from a trigger, so a retried trigger lands on the same rows. */
 export const scheduledIds = {
@@ -22,19 +25,39 @@ export const scheduledIds = {
 
 /** The newest trigger of a task that started a run, or null. */
 export function lastStartedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
-  return reader.store.select("scheduledTrigger", "task_id = ? AND run_id IS NOT NULL", [taskId], "ORDER BY created_at DESC, rowid DESC LIMIT 1")[0] ?? null;
+  return (
+    reader.store.select(
+      "scheduledTrigger",
+      "task_id = ? AND run_id IS NOT NULL",
+      [taskId],
+      "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    )[0] ?? null
+  );
 }
 
 /** The newest interval or fixed-time trigger of a task (what its next occurrence counts from), or null. */
 export function lastTimedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
-  return reader.store.select("scheduledTrigger", "task_id = ? AND scheduled_for IS NOT NULL", [taskId], "ORDER BY scheduled_for DESC LIMIT 1")[0] ?? null;
+  return (
+    reader.store.select(
+      "scheduledTrigger",
+      "task_id = ? AND scheduled_for IS NOT NULL",
+      [taskId],
+      "ORDER BY scheduled_for DESC LIMIT 1",
+    )[0] ?? null
+  );
 }
 
 /** Writes a decided trigger. */
 export function recordTrigger(
   ctx: CommandContext,
   draft: TriggerDraft,
-  decision: { outcome: ScheduledTriggerOutcome; reason?: ScheduledTriggerReason; detail?: string; runId?: string; threadId?: string },
+  decision: {
+    outcome: ScheduledTriggerOutcome;
+    reason?: ScheduledTriggerReason;
+    detail?: string;
+    runId?: string;
+    threadId?: string;
+  },
 ): ScheduledTriggerRecord {
   return ctx.put("scheduledTrigger", {
     ...draft,
@@ -70,7 +93,13 @@ function provenance(task: ScheduledTaskRecord, draft: TriggerDraft): string {
  * left alone); an unbound one launches a fresh thread in the task's project. The run links to
  * its task and trigger.
  */
-export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecord, draft: TriggerDraft, text: string, launch: LaunchContext): ScheduledTriggerRecord {
+export function launchScheduledRun(
+  ctx: CommandContext,
+  task: ScheduledTaskRecord,
+  draft: TriggerDraft,
+  text: string,
+  launch: LaunchContext,
+): ScheduledTriggerRecord {
   const previous = lastStartedTrigger(ctx, task.id);
   const previousRun = previous?.runId ? ctx.get("run", previous.runId) : null;
   if (previousRun !== null && !isTerminalRunStatus(previousRun.status)) {
@@ -80,7 +109,8 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
       detail: `The task's previous run ${previousRun.id} is still ${previousRun.status}; triggers never stack.`,
     });
   }
-  if (launch.unavailable !== null) return recordTrigger(ctx, draft, { outcome: "failed", reason: "provider_unavailable", detail: launch.unavailable });
+  if (launch.unavailable !== null)
+    return recordTrigger(ctx, draft, { outcome: "failed", reason: "provider_unavailable", detail: launch.unavailable });
   const common = {
     text,
     createdBy: "system" as const,
@@ -94,17 +124,37 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
   if (task.boundThreadId !== null) {
     const thread = ctx.get("thread", task.boundThreadId);
     if (thread === null || thread.deletedAt !== null) {
-      return recordTrigger(ctx, draft, { outcome: "failed", reason: "thread_not_found", detail: `The bound thread ${task.boundThreadId} no longer exists; rebind the task or unbind it (bindToCurrentThread: false).` });
+      return recordTrigger(ctx, draft, {
+        outcome: "failed",
+        reason: "thread_not_found",
+        detail: `The bound thread ${task.boundThreadId} no longer exists; rebind the task or unbind it (bindToCurrentThread: false).`,
+      });
     }
     if (thread.stopped) {
-      return recordTrigger(ctx, draft, { outcome: "skipped", reason: "thread_stopped", detail: `The bound thread ${thread.id} is stopped; a schedule does not resume it (send to it, or resume it, first).`, threadId: thread.id });
+      return recordTrigger(ctx, draft, {
+        outcome: "skipped",
+        reason: "thread_stopped",
+        detail: `The bound thread ${thread.id} is stopped; a schedule does not resume it (send to it, or resume it, first).`,
+        threadId: thread.id,
+      });
     }
     threadId = thread.id;
-    runId = deliverMessage(ctx, { ...common, threadId, mode: "queue", model: task.model, runtimeMode: task.runtimeMode, interactionMode: task.interactionMode }).runId;
+    runId = deliverMessage(ctx, {
+      ...common,
+      threadId,
+      mode: "queue",
+      model: task.model,
+      runtimeMode: task.runtimeMode,
+      interactionMode: task.interactionMode,
+    }).runId;
   } else {
     const project = ctx.get("project", task.projectId);
     if (project === null) {
-      return recordTrigger(ctx, draft, { outcome: "failed", reason: "project_not_found", detail: `The task's project ${task.projectId} was removed; delete the task or schedule it in another project.` });
+      return recordTrigger(ctx, draft, {
+        outcome: "failed",
+        reason: "project_not_found",
+        detail: `The task's project ${task.projectId} was removed; delete the task or schedule it in another project.`,
+      });
     }
     threadId = createThread(
       ctx,
@@ -121,7 +171,14 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
         branch: null,
         worktreePath: null,
         workspaceStrategy: "root",
-        lineage: { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null, ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}) },
+        lineage: {
+          relationship: "root",
+          parentThreadId: null,
+          parentRunId: null,
+          parentNodeId: null,
+          delegatedTaskId: null,
+          ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}),
+        },
         createdBy: "system",
         creationSource: "scheduler",
         // The run acts for the task's credential, as a thread its creator started would.
@@ -131,6 +188,11 @@ export function launchScheduledRun(ctx: CommandContext, task: ScheduledTaskRecor
     ).id;
     runId = deliverMessage(ctx, { ...common, threadId, mode: "auto" }).runId;
   }
-  ctx.update("run", runId, (run) => ({ ...run, scheduledTaskId: task.id, scheduledTriggerId: draft.id, ...(task.reachedFrom !== undefined && run.reachedFrom === undefined ? { reachedFrom: task.reachedFrom } : {}) }));
+  ctx.update("run", runId, (run) => ({
+    ...run,
+    scheduledTaskId: task.id,
+    scheduledTriggerId: draft.id,
+    ...(task.reachedFrom !== undefined && run.reachedFrom === undefined ? { reachedFrom: task.reachedFrom } : {}),
+  }));
   return recordTrigger(ctx, draft, { outcome: "started", runId, threadId });
 }

@@ -5,12 +5,30 @@ import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.j
 import { type Engine, EngineToken } from "../../engine/ports.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { titleFromMessage } from "../../engine/thread-records.js";
-import type { Authority, CreationSource, ScheduledTaskRecord, ScheduleSpec, SealedSecret, ThreadRecord } from "../../store/records.js";
+import type {
+  Authority,
+  CreationSource,
+  ScheduledTaskRecord,
+  ScheduleSpec,
+  SealedSecret,
+  ThreadRecord,
+} from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import { creationSourceOf, type Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
-import { ProviderSelectionService, type InheritedSelection, type ResolvedSelection, type TargetRequest } from "../provider-selection-service.js";
-import { checkSchedule, timeZoneName, type CheckedSchedule, type ScheduleInput, type SignatureInput } from "./schedule-validation.js";
+import {
+  ProviderSelectionService,
+  type InheritedSelection,
+  type ResolvedSelection,
+  type TargetRequest,
+} from "../provider-selection-service.js";
+import {
+  checkSchedule,
+  timeZoneName,
+  type CheckedSchedule,
+  type ScheduleInput,
+  type SignatureInput,
+} from "./schedule-validation.js";
 import { describeAuthority, ScheduleStanding } from "./schedule-standing.js";
 import { scheduledTaskView, webhookPath, type ScheduledTaskView } from "./scheduled-task-view.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
@@ -48,7 +66,10 @@ const MAX_TITLE_CHARS = 200;
 function narrower(a: Ceiling, b: Ceiling): Ceiling {
   return {
     runtimeMode: runtimeModeRank(a.runtimeMode) <= runtimeModeRank(b.runtimeMode) ? a.runtimeMode : b.runtimeMode,
-    interactionMode: interactionModeRank(a.interactionMode) <= interactionModeRank(b.interactionMode) ? a.interactionMode : b.interactionMode,
+    interactionMode:
+      interactionModeRank(a.interactionMode) <= interactionModeRank(b.interactionMode)
+        ? a.interactionMode
+        : b.interactionMode,
   };
 }
 
@@ -103,9 +124,13 @@ export class ScheduledTaskService {
    * deletions pass; an agent additionally needs its live run to make the change.
    */
   mayManage(caller: Caller, task: ScheduledTaskRecord): boolean {
-    if (!caller.capabilities.has("orchestration:operate") || !this.callers.mayUseProject(caller, task.projectId)) return false;
+    if (!caller.capabilities.has("orchestration:operate") || !this.callers.mayUseProject(caller, task.projectId))
+      return false;
     const ceiling = this.callers.ceiling(caller);
-    return runtimeModeRank(task.runtimeMode) <= runtimeModeRank(ceiling.runtimeMode) && interactionModeRank(task.interactionMode) <= interactionModeRank(ceiling.interactionMode);
+    return (
+      runtimeModeRank(task.runtimeMode) <= runtimeModeRank(ceiling.runtimeMode) &&
+      interactionModeRank(task.interactionMode) <= interactionModeRank(ceiling.interactionMode)
+    );
   }
 
   /**
@@ -142,7 +167,11 @@ export class ScheduledTaskService {
   private requireTask(caller: Caller, scheduledTaskId: string): ScheduledTaskRecord {
     const task = this.engine.store.get("scheduledTask", scheduledTaskId);
     if (task === null || !this.callers.mayUseProject(caller, task.projectId)) {
-      throw new OrchestratorFailure("task_not_found", `Scheduled task ${scheduledTaskId} does not exist${task === null ? " (deleting one is permanent)" : " in the projects this token may use"}. Call list_scheduled_tasks to see the tasks.`, { scheduledTaskId });
+      throw new OrchestratorFailure(
+        "task_not_found",
+        `Scheduled task ${scheduledTaskId} does not exist${task === null ? " (deleting one is permanent)" : " in the projects this token may use"}. Call list_scheduled_tasks to see the tasks.`,
+        { scheduledTaskId },
+      );
     }
     return task;
   }
@@ -151,25 +180,45 @@ export class ScheduledTaskService {
   private requireTaskWithinCeiling(caller: Caller, task: ScheduledTaskRecord): void {
     const ceiling = this.callers.ceiling(caller);
     if (runtimeModeRank(task.runtimeMode) > runtimeModeRank(ceiling.runtimeMode)) {
-      throw new OrchestratorFailure("runtime_mode_escalation_denied", `Scheduled task ${task.id} runs in "${task.runtimeMode}", broader than the caller's "${ceiling.runtimeMode}", so the caller cannot change it.`, { scheduledTaskId: task.id });
+      throw new OrchestratorFailure(
+        "runtime_mode_escalation_denied",
+        `Scheduled task ${task.id} runs in "${task.runtimeMode}", broader than the caller's "${ceiling.runtimeMode}", so the caller cannot change it.`,
+        { scheduledTaskId: task.id },
+      );
     }
     if (interactionModeRank(task.interactionMode) > interactionModeRank(ceiling.interactionMode)) {
-      throw new OrchestratorFailure("interaction_mode_escalation_denied", `Scheduled task ${task.id} runs in "${task.interactionMode}" mode, broader than the caller's "${ceiling.interactionMode}", so the caller cannot change it.`, { scheduledTaskId: task.id });
+      throw new OrchestratorFailure(
+        "interaction_mode_escalation_denied",
+        `Scheduled task ${task.id} runs in "${task.interactionMode}" mode, broader than the caller's "${ceiling.interactionMode}", so the caller cannot change it.`,
+        { scheduledTaskId: task.id },
+      );
     }
   }
 
   private checkPrompt(prompt: string): string {
-    if (prompt.trim() === "") throw new OrchestratorFailure("invalid_request", "prompt is empty: it is what every run of the task is asked to do.", { field: "prompt" });
+    if (prompt.trim() === "")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "prompt is empty: it is what every run of the task is asked to do.",
+        { field: "prompt" },
+      );
     const limit = this.config.scheduling.maxPromptChars;
     if (prompt.length > limit) {
-      throw new OrchestratorFailure("invalid_request", `prompt has ${prompt.length} characters, more than the ${limit} a scheduled task may have (scheduling.maxPromptChars); shorten it.`, { field: "prompt", limit });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `prompt has ${prompt.length} characters, more than the ${limit} a scheduled task may have (scheduling.maxPromptChars); shorten it.`,
+        { field: "prompt", limit },
+      );
     }
     return prompt;
   }
 
   private checkTitle(title: string): string {
     const trimmed = title.trim();
-    if (trimmed === "" || trimmed.length > MAX_TITLE_CHARS) throw new OrchestratorFailure("invalid_request", `title must be 1 to ${MAX_TITLE_CHARS} characters.`, { field: "title" });
+    if (trimmed === "" || trimmed.length > MAX_TITLE_CHARS)
+      throw new OrchestratorFailure("invalid_request", `title must be 1 to ${MAX_TITLE_CHARS} characters.`, {
+        field: "title",
+      });
     return trimmed;
   }
 
@@ -213,13 +262,27 @@ export class ScheduledTaskService {
           { field: "target.providerInstanceId" },
         );
       }
-      target = { providerInstanceId: thread.providerInstanceId, ...(target?.driverKind !== undefined ? { driverKind: target.driverKind } : {}), ...(target?.model !== undefined ? { model: target.model } : {}) };
+      target = {
+        providerInstanceId: thread.providerInstanceId,
+        ...(target?.driverKind !== undefined ? { driverKind: target.driverKind } : {}),
+        ...(target?.model !== undefined ? { model: target.model } : {}),
+      };
     }
-    return this.selection.resolve({ target, inherited: options.inherited, ceiling: options.ceiling, runtimeMode: options.runtimeMode, interactionMode: options.interactionMode });
+    return this.selection.resolve({
+      target,
+      inherited: options.inherited,
+      ceiling: options.ceiling,
+      runtimeMode: options.runtimeMode,
+      interactionMode: options.interactionMode,
+    });
   }
 
   /** Seals the secret a schedule asks for, keeps the current one, or none. */
-  private sealSignature(taskId: string, asked: SignatureInput | undefined, current: ScheduleSpec | null): { sealed: SealedSecret | null; generated: string | null } {
+  private sealSignature(
+    taskId: string,
+    asked: SignatureInput | undefined,
+    current: ScheduleSpec | null,
+  ): { sealed: SealedSecret | null; generated: string | null } {
     if (asked === undefined) return { sealed: current?.type === "webhook" ? current.signature : null, generated: null };
     if (asked === "none") return { sealed: null, generated: null };
     if (asked === "generate") {
@@ -230,12 +293,20 @@ export class ScheduledTaskService {
   }
 
   private storedSchedule(checked: CheckedSchedule, sealed: SealedSecret | null): ScheduleSpec {
-    return checked.type === "webhook" ? { type: "webhook", signature: sealed, filters: checked.filters, dedupe: checked.dedupe } : checked;
+    return checked.type === "webhook"
+      ? { type: "webhook", signature: sealed, filters: checked.filters, dedupe: checked.dedupe }
+      : checked;
   }
 
   /** A schedule as a command's request (hashed into its receipt): a secret only as a keyed digest. */
   private requestSchedule(schedule: ScheduleInput | undefined): unknown {
-    if (schedule === undefined || schedule.type !== "webhook" || schedule.signature === undefined || typeof schedule.signature === "string") return schedule ?? null;
+    if (
+      schedule === undefined ||
+      schedule.type !== "webhook" ||
+      schedule.signature === undefined ||
+      typeof schedule.signature === "string"
+    )
+      return schedule ?? null;
     return { ...schedule, signature: { secretDigest: this.secrets.requestDigest(schedule.signature.secret) } };
   }
 
@@ -244,15 +315,39 @@ export class ScheduledTaskService {
    * updates one (omitted fields stay; `enabled: false` pauses it). All or nothing: a bad field
    * changes nothing.
    */
-  async schedule(caller: Caller, input: ScheduleTaskInput, origin: { creationSource?: CreationSource } = {}): Promise<ScheduleTaskResult> {
-    return input.scheduledTaskId === undefined ? this.create(caller, input, origin.creationSource ?? creationSourceOf(caller)) : this.update(caller, input.scheduledTaskId, input);
+  async schedule(
+    caller: Caller,
+    input: ScheduleTaskInput,
+    origin: { creationSource?: CreationSource } = {},
+  ): Promise<ScheduleTaskResult> {
+    return input.scheduledTaskId === undefined
+      ? this.create(caller, input, origin.creationSource ?? creationSourceOf(caller))
+      : this.update(caller, input.scheduledTaskId, input);
   }
 
-  private async create(caller: Caller, input: ScheduleTaskInput, creationSource: CreationSource): Promise<ScheduleTaskResult> {
-    if (input.prompt === undefined) throw new OrchestratorFailure("invalid_request", "prompt is required to create a scheduled task (pass scheduledTaskId to update one).", { field: "prompt" });
-    if (input.schedule === undefined) throw new OrchestratorFailure("invalid_request", "schedule is required to create a scheduled task: {type: \"interval\", everyMs}, {type: \"fixed_time\", cron | at} or {type: \"webhook\"}.", { field: "schedule" });
+  private async create(
+    caller: Caller,
+    input: ScheduleTaskInput,
+    creationSource: CreationSource,
+  ): Promise<ScheduleTaskResult> {
+    if (input.prompt === undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "prompt is required to create a scheduled task (pass scheduledTaskId to update one).",
+        { field: "prompt" },
+      );
+    if (input.schedule === undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        'schedule is required to create a scheduled task: {type: "interval", everyMs}, {type: "fixed_time", cron | at} or {type: "webhook"}.',
+        { field: "schedule" },
+      );
     const projectId = this.callers.project(caller, input.projectId);
-    const commandId = derive.command(caller.requestScope, "schedule_task", input.clientRequestId ?? this.engine.ids.random("req"));
+    const commandId = derive.command(
+      caller.requestScope,
+      "schedule_task",
+      input.clientRequestId ?? this.engine.ids.random("req"),
+    );
     const request = {
       projectId,
       title: input.title ?? null,
@@ -264,10 +359,20 @@ export class ScheduledTaskService {
       enabled: input.enabled ?? true,
       bindToCurrentThread: input.bindToCurrentThread ?? null,
     };
-    const replay = conflictsAsInvalid(() => this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request));
+    const replay = conflictsAsInvalid(() =>
+      this.engine.replay<{ scheduledTaskId: string }>(commandId, "scheduled_task.create", request),
+    );
     if (replay !== null) {
       const task = this.requireTask(caller, replay.result.scheduledTaskId);
-      return { ...this.view(caller, task), created: false, replayed: true, signatureSecret: null, notes: ["This clientRequestId created the task before; it is returned as it is now (a generated secret is shown only once)."] };
+      return {
+        ...this.view(caller, task),
+        created: false,
+        replayed: true,
+        signatureSecret: null,
+        notes: [
+          "This clientRequestId created the task before; it is returned as it is now (a generated secret is shown only once).",
+        ],
+      };
     }
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
     const authority = this.requireStandingAuthority(caller, "schedule_task");
@@ -295,7 +400,8 @@ export class ScheduledTaskService {
         operation: "scheduled_task.create",
         request,
         handle: (ctx) => {
-          if (ctx.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
+          if (ctx.get("project", projectId) === null)
+            throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
           const id = `sched_${randomBytes(16).toString("hex")}`;
           const signature = this.sealSignature(id, checked.type === "webhook" ? checked.signature : undefined, null);
           generated = signature.generated;
@@ -327,12 +433,21 @@ export class ScheduledTaskService {
         },
       }),
     );
-    return { ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)), created: true, replayed: false, signatureSecret: generated, notes: [...selection.notes] };
+    return {
+      ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)),
+      created: true,
+      replayed: false,
+      signatureSecret: generated,
+      notes: [...selection.notes],
+    };
   }
 
   private async update(caller: Caller, scheduledTaskId: string, input: ScheduleTaskInput): Promise<ScheduleTaskResult> {
     const task = this.requireTask(caller, scheduledTaskId);
-    const commandId = input.clientRequestId === undefined ? `cmd:scheduled_task.update:${this.engine.ids.random("req")}` : derive.command(caller.requestScope, "schedule_task", `${task.id}:${input.clientRequestId}`);
+    const commandId =
+      input.clientRequestId === undefined
+        ? `cmd:scheduled_task.update:${this.engine.ids.random("req")}`
+        : derive.command(caller.requestScope, "schedule_task", `${task.id}:${input.clientRequestId}`);
     const request = {
       scheduledTaskId: task.id,
       title: input.title ?? null,
@@ -345,11 +460,22 @@ export class ScheduledTaskService {
       bindToCurrentThread: input.bindToCurrentThread ?? null,
     };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
-    if (replay !== null) return { ...this.view(caller, this.requireTask(caller, task.id)), created: false, replayed: true, signatureSecret: null, notes: [] };
+    if (replay !== null)
+      return {
+        ...this.view(caller, this.requireTask(caller, task.id)),
+        created: false,
+        replayed: true,
+        signatureSecret: null,
+        notes: [],
+      };
     this.callers.requireLiveRunForChanges(caller, "schedule_task");
     this.requireTaskWithinCeiling(caller, task);
     if (input.projectId !== undefined && input.projectId !== task.projectId) {
-      throw new OrchestratorFailure("invalid_request", `Scheduled task ${task.id} belongs to project ${task.projectId}; a task's project cannot change (delete it and schedule a new one there).`, { field: "projectId" });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Scheduled task ${task.id} belongs to project ${task.projectId}; a task's project cannot change (delete it and schedule a new one there).`,
+        { field: "projectId" },
+      );
     }
     const nowMs = this.engine.clock.nowMs();
     const prompt = input.prompt !== undefined ? this.checkPrompt(input.prompt) : task.prompt;
@@ -357,15 +483,32 @@ export class ScheduledTaskService {
     const checked = input.schedule !== undefined ? checkSchedule(input.schedule, this.config.scheduling, nowMs) : null;
     // Omitted, the binding stays (even to a thread that is gone: its triggers then say so).
     const boundThreadId =
-      input.bindToCurrentThread === undefined ? task.boundThreadId : input.bindToCurrentThread ? this.requireBindableThread(caller, task.projectId).id : null;
+      input.bindToCurrentThread === undefined
+        ? task.boundThreadId
+        : input.bindToCurrentThread
+          ? this.requireBindableThread(caller, task.projectId).id
+          : null;
     const boundThread = boundThreadId === null ? null : this.engine.store.get("thread", boundThreadId);
     const rebinds = boundThreadId !== task.boundThreadId;
     let selection: ResolvedSelection | null = null;
-    if (input.target !== undefined || input.runtimeMode !== undefined || input.interactionMode !== undefined || rebinds) {
+    if (
+      input.target !== undefined ||
+      input.runtimeMode !== undefined ||
+      input.interactionMode !== undefined ||
+      rebinds
+    ) {
       // Never broader than the creator, nor than the caller changing it.
       const ceiling = narrower(this.callers.ceiling(caller), task.creatorCeiling);
-      const current: InheritedSelection = { providerInstanceId: task.providerInstanceId, model: task.model, effort: task.effort ?? null, runtimeMode: task.runtimeMode, interactionMode: task.interactionMode };
-      const sameProvider = (input.target?.providerInstanceId ?? boundThread?.providerInstanceId ?? task.providerInstanceId) === task.providerInstanceId && input.target?.driverKind === undefined;
+      const current: InheritedSelection = {
+        providerInstanceId: task.providerInstanceId,
+        model: task.model,
+        effort: task.effort ?? null,
+        runtimeMode: task.runtimeMode,
+        interactionMode: task.interactionMode,
+      };
+      const sameProvider =
+        (input.target?.providerInstanceId ?? boundThread?.providerInstanceId ?? task.providerInstanceId) ===
+          task.providerInstanceId && input.target?.driverKind === undefined;
       selection = await this.resolveSelection({
         target: input.target,
         boundThread,
@@ -380,10 +523,25 @@ export class ScheduledTaskService {
     const resumes = enabled && !task.enabled;
     // A resume binds the task to the resumer's credential (within the resumer's ceiling, which
     // requireTaskWithinCeiling held it to above): whoever turns it on answers for it.
-    const rebound = resumes ? { authority: this.requireStandingAuthority(caller, "resuming a scheduled task"), creatorCeiling: this.callers.ceiling(caller) } : null;
+    const rebound = resumes
+      ? {
+          authority: this.requireStandingAuthority(caller, "resuming a scheduled task"),
+          creatorCeiling: this.callers.ceiling(caller),
+        }
+      : null;
     const schedule = checked ?? task.schedule;
-    if (resumes && checked === null && schedule.type === "fixed_time" && "at" in schedule && Date.parse(schedule.atInstant) <= nowMs) {
-      throw new OrchestratorFailure("invalid_request", `Scheduled task ${task.id} ran once at ${schedule.atInstant}, which has passed; give a new schedule.at to run it again.`, { field: "enabled" });
+    if (
+      resumes &&
+      checked === null &&
+      schedule.type === "fixed_time" &&
+      "at" in schedule &&
+      Date.parse(schedule.atInstant) <= nowMs
+    ) {
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Scheduled task ${task.id} ran once at ${schedule.atInstant}, which has passed; give a new schedule.at to run it again.`,
+        { field: "enabled" },
+      );
     }
     let generated: string | null = null;
     const reachedFrom = this.origins.of(caller);
@@ -394,10 +552,17 @@ export class ScheduledTaskService {
         request,
         handle: (ctx) => {
           const current = ctx.get("scheduledTask", task.id);
-          if (current === null) throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} was deleted meanwhile.`, { scheduledTaskId: task.id });
+          if (current === null)
+            throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} was deleted meanwhile.`, {
+              scheduledTaskId: task.id,
+            });
           let stored = current.schedule;
           if (checked !== null) {
-            const signature = this.sealSignature(task.id, checked.type === "webhook" ? checked.signature : undefined, current.schedule);
+            const signature = this.sealSignature(
+              task.id,
+              checked.type === "webhook" ? checked.signature : undefined,
+              current.schedule,
+            );
             generated = signature.generated;
             stored = this.storedSchedule(checked, signature.sealed);
           }
@@ -409,7 +574,13 @@ export class ScheduledTaskService {
             enabled,
             boundThreadId,
             ...(selection !== null
-              ? { providerInstanceId: selection.providerInstanceId, model: selection.model, effort: selection.effort, runtimeMode: selection.runtimeMode, interactionMode: selection.interactionMode }
+              ? {
+                  providerInstanceId: selection.providerInstanceId,
+                  model: selection.model,
+                  effort: selection.effort,
+                  runtimeMode: selection.runtimeMode,
+                  interactionMode: selection.interactionMode,
+                }
               : {}),
             // A new schedule, or a resume, counts its occurrences from now: nothing missed while paused runs.
             anchorAt: checked !== null || resumes ? ctx.now : current.anchorAt,
@@ -424,11 +595,20 @@ export class ScheduledTaskService {
         },
       }),
     );
-    return { ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)), created: false, replayed: false, signatureSecret: generated, notes: [...(selection?.notes ?? [])] };
+    return {
+      ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)),
+      created: false,
+      replayed: false,
+      signatureSecret: generated,
+      notes: [...(selection?.notes ?? [])],
+    };
   }
 
   /** list_scheduled_tasks: one project's tasks (an agent's own by default; a client's every project it may use), newest first. */
-  list(caller: Caller, input: { projectId?: string | undefined; limit?: number | undefined; offset?: number | undefined }): { tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean } {
+  list(
+    caller: Caller,
+    input: { projectId?: string | undefined; limit?: number | undefined; offset?: number | undefined },
+  ): { tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean } {
     let projectId: string | null;
     if (input.projectId !== undefined) projectId = this.callers.project(caller, input.projectId);
     else projectId = this.callers.thread(caller)?.projectId ?? null;
@@ -436,10 +616,17 @@ export class ScheduledTaskService {
     const offset = Math.max(input.offset ?? 0, 0);
     // Without a project, a client sees every project its token may use.
     const scoped = caller.projects === undefined || caller.projects === "*" ? null : [...caller.projects];
-    const where = projectId !== null ? "project_id = ?" : scoped === null ? "1 = 1" : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
+    const where =
+      projectId !== null
+        ? "project_id = ?"
+        : scoped === null
+          ? "1 = 1"
+          : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
     const params = projectId !== null ? [projectId] : (scoped ?? []);
     const total = this.engine.store.count("scheduledTask", where, params);
-    const tasks = this.engine.store.select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`).map((task) => this.view(caller, task, 5));
+    const tasks = this.engine.store
+      .select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`)
+      .map((task) => this.view(caller, task, 5));
     return { tasks, total, offset, limit, hasMore: offset + tasks.length < total };
   }
 
@@ -454,10 +641,17 @@ export class ScheduledTaskService {
    * retry of a deletion answers the same; anyone else then gets `task_not_found` (so a token
    * scoped to other projects learns nothing from a deletion's receipt).
    */
-  delete(caller: Caller, input: { scheduledTaskId: string }): { scheduledTaskId: string; title: string; deleted: true; replayed: boolean } {
+  delete(
+    caller: Caller,
+    input: { scheduledTaskId: string },
+  ): { scheduledTaskId: string; title: string; deleted: true; replayed: boolean } {
     const commandId = derive.command(caller.requestScope, "delete_scheduled_task", input.scheduledTaskId);
     const request = { scheduledTaskId: input.scheduledTaskId };
-    const replay = this.engine.replay<{ scheduledTaskId: string; title: string }>(commandId, "scheduled_task.delete", request);
+    const replay = this.engine.replay<{ scheduledTaskId: string; title: string }>(
+      commandId,
+      "scheduled_task.delete",
+      request,
+    );
     if (replay !== null) return { ...replay.result, deleted: true, replayed: true };
     const task = this.requireTask(caller, input.scheduledTaskId);
     this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
@@ -468,7 +662,10 @@ export class ScheduledTaskService {
       request,
       handle: (ctx) => {
         const current = ctx.get("scheduledTask", task.id);
-        if (current === null) throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} does not exist.`, { scheduledTaskId: task.id });
+        if (current === null)
+          throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} does not exist.`, {
+            scheduledTaskId: task.id,
+          });
         ctx.put("scheduledTask", { ...current, enabled: false, updatedAt: ctx.now, deletedAt: ctx.now });
         return { scheduledTaskId: task.id, title: current.title };
       },

@@ -1,5 +1,10 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
-import { authorityId, type ScheduledTaskRecord, type ScheduledTriggerRecord, type ScheduleSpec } from "../../store/records.js";
+import {
+  authorityId,
+  type ScheduledTaskRecord,
+  type ScheduledTriggerRecord,
+  type ScheduleSpec,
+} from "../../store/records.js";
 import { isTimed, latestDueOccurrence, nextOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
 import { lastStartedTrigger, lastTimedTrigger } from "./scheduled-run-launch.js";
 
@@ -21,7 +26,9 @@ function publicSchedule(schedule: ScheduleSpec) {
     case "interval":
       return { type: "interval" as const, everyMs: schedule.everyMs };
     case "fixed_time":
-      return "at" in schedule ? { type: "fixed_time" as const, at: schedule.at, atInstant: schedule.atInstant } : { type: "fixed_time" as const, cron: schedule.cron };
+      return "at" in schedule
+        ? { type: "fixed_time" as const, at: schedule.at, atInstant: schedule.atInstant }
+        : { type: "fixed_time" as const, cron: schedule.cron };
     case "webhook":
       return {
         type: "webhook" as const,
@@ -52,7 +59,12 @@ export function triggerView(reader: ProjectionReader, trigger: ScheduledTriggerR
 }
 
 /** When a timed task fires next (an overdue occurrence included), or null (paused, a one-shot that fired). */
-export function nextRunAt(reader: ProjectionReader, task: ScheduledTaskRecord, nowMs: number, timeZone: string | undefined): string | null {
+export function nextRunAt(
+  reader: ProjectionReader,
+  task: ScheduledTaskRecord,
+  nowMs: number,
+  timeZone: string | undefined,
+): string | null {
   if (!task.enabled || !isTimed(task.schedule)) return null;
   const anchor = Date.parse(task.anchorAt);
   const from = occurrencesFrom(task, lastTimedTrigger(reader, task.id)?.scheduledFor ?? null);
@@ -83,7 +95,12 @@ export function scheduledTaskView(
   },
 ) {
   const recent = reader.store
-    .select("scheduledTrigger", "task_id = ?", [task.id], `ORDER BY created_at DESC, rowid DESC LIMIT ${Math.max(1, options.recentTriggers ?? 10)}`)
+    .select(
+      "scheduledTrigger",
+      "task_id = ?",
+      [task.id],
+      `ORDER BY created_at DESC, rowid DESC LIMIT ${Math.max(1, options.recentTriggers ?? 10)}`,
+    )
     .map((trigger) => triggerView(reader, trigger));
   const last = lastStartedTrigger(reader, task.id);
   const webhook = task.schedule.type === "webhook";
@@ -98,7 +115,13 @@ export function scheduledTaskView(
     enabled: task.enabled,
     pausedReason: task.enabled ? null : (task.pause?.reason ?? ("requested" as const)),
     pausedDetail: task.enabled ? null : (task.pause?.detail ?? "Paused on request (enabled: false)."),
-    authority: task.authority ? { kind: task.authority.kind, id: task.authority.kind === "owner" ? null : authorityId(task.authority), state: options.authorityState } : null,
+    authority: task.authority
+      ? {
+          kind: task.authority.kind,
+          id: task.authority.kind === "owner" ? null : authorityId(task.authority),
+          state: options.authorityState,
+        }
+      : null,
     bindToCurrentThread: task.boundThreadId !== null,
     boundThreadId: task.boundThreadId,
     schedule: publicSchedule(task.schedule),
@@ -111,8 +134,18 @@ export function scheduledTaskView(
     webhookPath: path,
     webhookUrl: path !== null && options.webhookBaseUrl !== null ? `${options.webhookBaseUrl}${path}` : null,
     webhookUrlHidden: webhook && path === null,
-    webhookSignature: task.schedule.type === "webhook" ? (task.schedule.signature === null ? ("none" as const) : ("set" as const)) : null,
-    warning: task.schedule.type === "webhook" && task.schedule.signature === null ? (path === null ? `${UNSIGNED_WEBHOOK_WARNING} ${HIDDEN_WEBHOOK_URL_NOTE}` : UNSIGNED_WEBHOOK_WARNING) : null,
+    webhookSignature:
+      task.schedule.type === "webhook"
+        ? task.schedule.signature === null
+          ? ("none" as const)
+          : ("set" as const)
+        : null,
+    warning:
+      task.schedule.type === "webhook" && task.schedule.signature === null
+        ? path === null
+          ? `${UNSIGNED_WEBHOOK_WARNING} ${HIDDEN_WEBHOOK_URL_NOTE}`
+          : UNSIGNED_WEBHOOK_WARNING
+        : null,
     runCount: reader.store.count("scheduledTrigger", "task_id = ? AND outcome = 'started'", [task.id]),
     lastRun: last === null ? null : triggerView(reader, last),
     recentTriggers: recent,

@@ -8,14 +8,25 @@ import type { ScheduledTaskRecord, ScheduledTriggerRecord, ScheduleSpec } from "
 import type { CommandContext } from "../../engine/command-context.js";
 import { ProviderSelectionService } from "../provider-selection-service.js";
 import { isTimed, latestDueOccurrence, occurrencesFrom } from "./schedule-occurrences.js";
-import { lastTimedTrigger, launchScheduledRun, recordTrigger, type LaunchContext, type TriggerDraft } from "./scheduled-run-launch.js";
+import {
+  lastTimedTrigger,
+  launchScheduledRun,
+  recordTrigger,
+  type LaunchContext,
+  type TriggerDraft,
+} from "./scheduled-run-launch.js";
 import { ScheduleStanding } from "./schedule-standing.js";
 import { TriggerRetention } from "./trigger-retention.js";
 import { matchFilters } from "./webhook-filters.js";
 import { promptWithWebhookBody } from "./webhook-prompt.js";
 import { webhookRateCheck } from "./webhook-rate-limit.js";
 import { WebhookSecretBox } from "./webhook-secret-box.js";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature, type SignatureRefusal } from "./webhook-signature.js";
+import {
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyWebhookSignature,
+  type SignatureRefusal,
+} from "./webhook-signature.js";
 
 /** A trigger later than this after its occurrence counts as a catch-up. */
 const CATCH_UP_LATENESS_MS = 5_000;
@@ -34,11 +45,24 @@ export interface WebhookRequest {
 }
 
 /** Why a webhook request was refused before anything was recorded. */
-export type WebhookRefusal = SignatureRefusal | "not_found" | "url_key_invalid" | "replayed" | "rate_limited" | "body_not_text" | "signature_unreadable" | "task_changed";
+export type WebhookRefusal =
+  | SignatureRefusal
+  | "not_found"
+  | "url_key_invalid"
+  | "replayed"
+  | "rate_limited"
+  | "body_not_text"
+  | "signature_unreadable"
+  | "task_changed";
 
 /** What became of a webhook request. */
 export type WebhookOutcome =
-  | { readonly kind: "refused"; readonly refusal: WebhookRefusal; readonly message: string; readonly retryAfterSeconds?: number }
+  | {
+      readonly kind: "refused";
+      readonly refusal: WebhookRefusal;
+      readonly message: string;
+      readonly retryAfterSeconds?: number;
+    }
   | { readonly kind: "recorded"; readonly trigger: ScheduledTriggerRecord; readonly runStatus: string | null };
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -80,12 +104,21 @@ export class ScheduledTriggerService {
    * trigger, or null when nothing was due. `schedulerStartedAtMs` marks an occurrence that came
    * due before the scheduler started as a catch-up.
    */
-  async fireDue(taskId: string, options: { readonly schedulerStartedAtMs?: number } = {}): Promise<ScheduledTriggerRecord | null> {
+  async fireDue(
+    taskId: string,
+    options: { readonly schedulerStartedAtMs?: number } = {},
+  ): Promise<ScheduledTriggerRecord | null> {
     const task = this.engine.store.get("scheduledTask", taskId);
     if (task === null || !task.enabled || !isTimed(task.schedule)) return null;
     const schedule = task.schedule;
     const from = occurrencesFrom(task, lastTimedTrigger(this.engine, task.id)?.scheduledFor ?? null);
-    const due = latestDueOccurrence(schedule, Date.parse(task.anchorAt), from, this.engine.clock.nowMs(), this.config.scheduling.timeZone);
+    const due = latestDueOccurrence(
+      schedule,
+      Date.parse(task.anchorAt),
+      from,
+      this.engine.clock.nowMs(),
+      this.config.scheduling.timeZone,
+    );
     if (due === null) return null;
     const launch = await this.launchContext(task);
     const scheduledFor = new Date(due.atMs).toISOString();
@@ -106,7 +139,10 @@ export class ScheduledTriggerService {
             scheduledFor,
             // Late: it came due before this scheduler started (the server was down), or while
             // the process slept, or it stands for occurrences missed meanwhile.
-            catchUp: due.atMs < (options.schedulerStartedAtMs ?? -Infinity) || late > CATCH_UP_LATENESS_MS || due.coalesced > 0,
+            catchUp:
+              due.atMs < (options.schedulerStartedAtMs ?? -Infinity) ||
+              late > CATCH_UP_LATENESS_MS ||
+              due.coalesced > 0,
             coalesced: due.coalesced,
             dedupeKey: null,
             signatureDigest: null,
@@ -150,7 +186,12 @@ export class ScheduledTriggerService {
    */
   async deliver(request: WebhookRequest): Promise<WebhookOutcome> {
     const task = this.engine.store.get("scheduledTask", request.scheduledTaskId);
-    if (task === null || task.schedule.type !== "webhook") return { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (it may have been deleted)." };
+    if (task === null || task.schedule.type !== "webhook")
+      return {
+        kind: "refused",
+        refusal: "not_found",
+        message: "No webhook task has this URL (it may have been deleted).",
+      };
     const schedule = task.schedule;
     const receivedAtMs = this.engine.clock.nowMs();
     const authenticated = this.authenticate(task, schedule, request, receivedAtMs);
@@ -160,16 +201,37 @@ export class ScheduledTriggerService {
     try {
       bodyText = UTF8.decode(request.body);
     } catch {
-      return { kind: "refused", refusal: "body_not_text", message: "The request body is not UTF-8 text; a webhook run's prompt carries the body as text." };
+      return {
+        kind: "refused",
+        refusal: "body_not_text",
+        message: "The request body is not UTF-8 text; a webhook run's prompt carries the body as text.",
+      };
     }
-    const deliveryId = schedule.dedupe?.deliveryIdHeader ? (request.headers[schedule.dedupe.deliveryIdHeader] ?? null) : null;
+    const deliveryId = schedule.dedupe?.deliveryIdHeader
+      ? (request.headers[schedule.dedupe.deliveryIdHeader] ?? null)
+      : null;
     const dedupeKey = dedupeKeyOf(schedule, request, deliveryId);
     const launch = await this.launchContext(task);
     // A signed request is identified by its signature, so even two copies racing each other land
     // on one command; an unsigned one is new work every time.
-    const triggerId = digest !== null ? `trigger:${task.id}:signed:${digest}` : `trigger:${task.id}:${this.engine.ids.random("delivery")}`;
+    const triggerId =
+      digest !== null
+        ? `trigger:${task.id}:signed:${digest}`
+        : `trigger:${task.id}:${this.engine.ids.random("delivery")}`;
     const contentType = request.headers["content-type"] ?? null;
-    const delivery: WebhookDelivery = { task, schedule, request, digest, dedupeKey, deliveryId, triggerId, contentType, bodyText, receivedAtMs, launch };
+    const delivery: WebhookDelivery = {
+      task,
+      schedule,
+      request,
+      digest,
+      dedupeKey,
+      deliveryId,
+      triggerId,
+      contentType,
+      bodyText,
+      receivedAtMs,
+      launch,
+    };
     try {
       const outcome = this.engine.execute({
         commandId: `cmd:scheduled_task.webhook:${triggerId}`,
@@ -181,14 +243,28 @@ export class ScheduledTriggerService {
       if (outcome.replayed) return replayed();
       const trigger = outcome.result;
       this.retention.pruneTask(task.id);
-      return { kind: "recorded", trigger, runStatus: trigger.runId === null ? null : (this.engine.store.get("run", trigger.runId)?.status ?? null) };
+      return {
+        kind: "recorded",
+        trigger,
+        runStatus: trigger.runId === null ? null : (this.engine.store.get("run", trigger.runId)?.status ?? null),
+      };
     } catch (error) {
       if (error instanceof ReplayedDelivery) return replayed();
       if (error instanceof RateLimited) {
         this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "rate_limited" });
-        return { kind: "refused", refusal: "rate_limited", message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+        return {
+          kind: "refused",
+          refusal: "rate_limited",
+          message: error.message,
+          retryAfterSeconds: error.retryAfterSeconds,
+        };
       }
-      if (error instanceof StaleTrigger) return { kind: "refused", refusal: "task_changed", message: "The task changed (or was deleted) while the request was checked; send it again." };
+      if (error instanceof StaleTrigger)
+        return {
+          kind: "refused",
+          refusal: "task_changed",
+          message: "The task changed (or was deleted) while the request was checked; send it again.",
+        };
       throw error;
     }
   }
@@ -197,7 +273,12 @@ export class ScheduledTriggerService {
    * A signed task's signature (its replay key is the digest), or an unsigned task's URL key;
    * refused without a record, so an unauthenticated sender cannot grow the database.
    */
-  private authenticate(task: ScheduledTaskRecord, schedule: WebhookSchedule, request: WebhookRequest, receivedAtMs: number): { digest: string | null } | { refused: WebhookOutcome } {
+  private authenticate(
+    task: ScheduledTaskRecord,
+    schedule: WebhookSchedule,
+    request: WebhookRequest,
+    receivedAtMs: number,
+  ): { digest: string | null } | { refused: WebhookOutcome } {
     if (schedule.signature === null) {
       if (request.urlKey === null || !this.secrets.matchesWebhookUrlKey(task.id, request.urlKey)) {
         this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: "url_key_invalid" });
@@ -210,15 +291,38 @@ export class ScheduledTriggerService {
         };
       }
     } else {
-      if (request.urlKey !== null) return { refused: { kind: "refused", refusal: "not_found", message: "No webhook task has this URL (a signed task's URL is /hooks/<id>, with no key)." } };
+      if (request.urlKey !== null)
+        return {
+          refused: {
+            kind: "refused",
+            refusal: "not_found",
+            message: "No webhook task has this URL (a signed task's URL is /hooks/<id>, with no key).",
+          },
+        };
       const opened = this.secrets.open(task.id, schedule.signature);
       if ("problem" in opened) {
-        this.logger.error("webhook signature secret cannot be read", { scheduledTaskId: task.id, problem: opened.problem });
-        return { refused: { kind: "refused", refusal: "signature_unreadable", message: `The task's signature secret cannot be read (${opened.problem}); give it a new one with schedule_task.` } };
+        this.logger.error("webhook signature secret cannot be read", {
+          scheduledTaskId: task.id,
+          problem: opened.problem,
+        });
+        return {
+          refused: {
+            kind: "refused",
+            refusal: "signature_unreadable",
+            message: `The task's signature secret cannot be read (${opened.problem}); give it a new one with schedule_task.`,
+          },
+        };
       }
       const signature = request.headers[SIGNATURE_HEADER];
       const timestamp = request.headers[TIMESTAMP_HEADER];
-      const verdict = verifyWebhookSignature({ secret: opened.secret, signature, timestamp, body: request.body, nowMs: receivedAtMs, windowMs: this.config.scheduling.webhookReplayWindowMs });
+      const verdict = verifyWebhookSignature({
+        secret: opened.secret,
+        signature,
+        timestamp,
+        body: request.body,
+        nowMs: receivedAtMs,
+        windowMs: this.config.scheduling.webhookReplayWindowMs,
+      });
       if (!verdict.ok) {
         this.logger.warn("webhook request refused", { scheduledTaskId: task.id, refusal: verdict.refusal });
         return { refused: { kind: "refused", refusal: verdict.refusal, message: verdict.message } };
@@ -234,10 +338,26 @@ export class ScheduledTriggerService {
    * filters, dedupe, or a run whose prompt carries the body as data.
    */
   private decideWebhookTrigger(ctx: CommandContext, delivery: WebhookDelivery): ScheduledTriggerRecord {
-    const { task, schedule, request, digest, dedupeKey, deliveryId, triggerId, contentType, bodyText, receivedAtMs, launch } = delivery;
+    const {
+      task,
+      schedule,
+      request,
+      digest,
+      dedupeKey,
+      deliveryId,
+      triggerId,
+      contentType,
+      bodyText,
+      receivedAtMs,
+      launch,
+    } = delivery;
     const current = ctx.get("scheduledTask", task.id);
     if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
-    if (digest !== null && ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0) throw new ReplayedDelivery();
+    if (
+      digest !== null &&
+      ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0
+    )
+      throw new ReplayedDelivery();
     const rate = webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
     if (rate !== null) throw new RateLimited(rate.retryAfterSeconds, rate.message);
     const draft: TriggerDraft = {
@@ -256,12 +376,23 @@ export class ScheduledTriggerService {
       ScheduleStanding.pause(ctx, current, lapse);
       return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
     }
-    if (!current.enabled) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "paused", detail: current.pause ? current.pause.detail : "The task is paused (enabled: false)." });
+    if (!current.enabled)
+      return recordTrigger(ctx, draft, {
+        outcome: "skipped",
+        reason: "paused",
+        detail: current.pause ? current.pause.detail : "The task is paused (enabled: false).",
+      });
     const filtered = matchFilters(schedule.filters, { headers: request.headers, bodyText });
-    if (!filtered.ok) return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
+    if (!filtered.ok)
+      return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
     if (dedupeKey !== null && schedule.dedupe !== null) {
       const since = new Date(ctx.nowMs - schedule.dedupe.windowMs).toISOString();
-      const earlier = ctx.store.select("scheduledTrigger", "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'", [task.id, dedupeKey, since], "ORDER BY created_at LIMIT 1")[0];
+      const earlier = ctx.store.select(
+        "scheduledTrigger",
+        "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'",
+        [task.id, dedupeKey, since],
+        "ORDER BY created_at LIMIT 1",
+      )[0];
       if (earlier !== undefined) {
         return recordTrigger(ctx, draft, {
           outcome: "skipped",
@@ -270,7 +401,13 @@ export class ScheduledTriggerService {
         });
       }
     }
-    const text = promptWithWebhookBody(current.prompt, { bodyText, contentType, bytes: request.body.length, deliveryId, receivedAt: new Date(receivedAtMs).toISOString() });
+    const text = promptWithWebhookBody(current.prompt, {
+      bodyText,
+      contentType,
+      bytes: request.body.length,
+      deliveryId,
+      receivedAt: new Date(receivedAtMs).toISOString(),
+    });
     return launchScheduledRun(ctx, current, draft, text, launch);
   }
 }
@@ -313,5 +450,10 @@ class RateLimited extends Error {
 }
 
 function replayed(): WebhookOutcome {
-  return { kind: "refused", refusal: "replayed", message: "This signed request was delivered before (the same timestamp and body); a replay is refused. Sign each delivery anew." };
+  return {
+    kind: "refused",
+    refusal: "replayed",
+    message:
+      "This signed request was delivered before (the same timestamp and body); a replay is refused. Sign each delivery anew.",
+  };
 }

@@ -78,7 +78,9 @@ export class Scheduler {
       this.logger.error("scheduled task housekeeping failed", { error: (error as Error).message });
     }
     this.wake();
-    this.cancelHousekeeping = setAlarm(this.clock, this.clock.nowMs() + HOUSEKEEPING_INTERVAL_MS, () => this.housekeeping());
+    this.cancelHousekeeping = setAlarm(this.clock, this.clock.nowMs() + HOUSEKEEPING_INTERVAL_MS, () =>
+      this.housekeeping(),
+    );
   }
 
   /** Stops firing and waits for a sweep in progress. */
@@ -139,7 +141,10 @@ export class Scheduler {
             this.retryAt.delete(task.id);
           } catch (error) {
             this.retryAt.set(task.id, this.clock.nowMs() + RETRY_AFTER_FAILURE_MS);
-            this.logger.error("scheduled task trigger failed", { scheduledTaskId: task.id, error: (error as Error).message });
+            this.logger.error("scheduled task trigger failed", {
+              scheduledTaskId: task.id,
+              error: (error as Error).message,
+            });
           }
         }),
       );

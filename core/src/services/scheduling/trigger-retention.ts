@@ -31,16 +31,28 @@ export class TriggerRetention {
     const store = this.engine.store;
     const beyondCount =
       store.count("scheduledTrigger", "task_id = ?", [taskId]) > maxPerTask
-        ? store.select("scheduledTrigger", "task_id = ?", [taskId], `ORDER BY created_at DESC, rowid DESC LIMIT ${PRUNE_BATCH} OFFSET ${maxPerTask}`)
+        ? store.select(
+            "scheduledTrigger",
+            "task_id = ?",
+            [taskId],
+            `ORDER BY created_at DESC, rowid DESC LIMIT ${PRUNE_BATCH} OFFSET ${maxPerTask}`,
+          )
         : [];
-    const tooOld = store.select("scheduledTrigger", "task_id = ? AND created_at < ?", [taskId, new Date(nowMs - maxAgeMs).toISOString()], `ORDER BY created_at LIMIT ${PRUNE_BATCH}`);
+    const tooOld = store.select(
+      "scheduledTrigger",
+      "task_id = ? AND created_at < ?",
+      [taskId, new Date(nowMs - maxAgeMs).toISOString()],
+      `ORDER BY created_at LIMIT ${PRUNE_BATCH}`,
+    );
     return this.forget(taskId, [...beyondCount, ...tooOld], nowMs);
   }
 
   /** Prunes every task's triggers by age, deleted tasks' included (at start, and from time to time). */
   pruneAll(): number {
     const cutoff = new Date(this.engine.clock.nowMs() - this.config.scheduling.triggerRetention.maxAgeMs).toISOString();
-    const rows = this.engine.store.statement("SELECT DISTINCT task_id FROM scheduled_triggers WHERE created_at < ?").all(cutoff) as { task_id: string }[];
+    const rows = this.engine.store
+      .statement("SELECT DISTINCT task_id FROM scheduled_triggers WHERE created_at < ?")
+      .all(cutoff) as { task_id: string }[];
     let pruned = 0;
     for (const row of rows) pruned += this.pruneTask(row.task_id);
     return pruned;

@@ -47,7 +47,13 @@ function valueAt(body: unknown, steps: readonly JsonPathStep[]): unknown {
       if (!Array.isArray(current) || step >= current.length) return undefined;
       current = current[step];
     } else {
-      if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.prototype.hasOwnProperty.call(current, step)) return undefined;
+      if (
+        current === null ||
+        typeof current !== "object" ||
+        Array.isArray(current) ||
+        !Object.prototype.hasOwnProperty.call(current, step)
+      )
+        return undefined;
       current = (current as Record<string, unknown>)[step];
     }
   }
@@ -71,7 +77,10 @@ export function matchFilters(
     if ("header" in filter) {
       const actual = request.headers[filter.header.toLowerCase()];
       if (actual !== filter.equals) {
-        return { ok: false, detail: `filters[${index}]: header ${filter.header} is ${shown(actual)}, not ${JSON.stringify(filter.equals)}` };
+        return {
+          ok: false,
+          detail: `filters[${index}]: header ${filter.header} is ${shown(actual)}, not ${JSON.stringify(filter.equals)}`,
+        };
       }
       continue;
     }
@@ -82,11 +91,18 @@ export function matchFilters(
         parsed = null;
       }
     }
-    if (parsed === null) return { ok: false, detail: `filters[${index}]: ${filter.jsonPath} needs a JSON body, and this body is not JSON` };
+    if (parsed === null)
+      return {
+        ok: false,
+        detail: `filters[${index}]: ${filter.jsonPath} needs a JSON body, and this body is not JSON`,
+      };
     const steps = parseJsonPath(filter.jsonPath);
     const actual = "steps" in steps ? valueAt(parsed.value, steps.steps) : undefined;
     if (actual !== filter.equals) {
-      return { ok: false, detail: `filters[${index}]: ${filter.jsonPath} is ${shown(actual)}, not ${JSON.stringify(filter.equals)}` };
+      return {
+        ok: false,
+        detail: `filters[${index}]: ${filter.jsonPath} is ${shown(actual)}, not ${JSON.stringify(filter.equals)}`,
+      };
     }
   }
   return { ok: true };

@@ -17,7 +17,12 @@ export function webhookRateCheck(
   const inWindow = ctx.store.count("scheduledTrigger", "task_id = ? AND created_at > ?", [taskId, since]);
   if (inWindow < limit.requests) return null;
   // The trigger whose leaving the window frees a place for this request.
-  const freeing = ctx.store.select("scheduledTrigger", "task_id = ? AND created_at > ?", [taskId, since], `ORDER BY created_at LIMIT 1 OFFSET ${inWindow - limit.requests}`)[0];
+  const freeing = ctx.store.select(
+    "scheduledTrigger",
+    "task_id = ? AND created_at > ?",
+    [taskId, since],
+    `ORDER BY created_at LIMIT 1 OFFSET ${inWindow - limit.requests}`,
+  )[0];
   const waitMs = freeing === undefined ? limit.windowMs : Date.parse(freeing.createdAt) + limit.windowMs - ctx.nowMs;
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   return {

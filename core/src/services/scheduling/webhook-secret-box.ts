@@ -44,19 +44,31 @@ export class WebhookSecretBox {
     const cipher = createCipheriv("aes-256-gcm", key, iv);
     cipher.setAAD(Buffer.from(taskId, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-    return { v: 1, keyId: keyId(key), iv: iv.toString("base64url"), tag: cipher.getAuthTag().toString("base64url"), ciphertext: ciphertext.toString("base64url") };
+    return {
+      v: 1,
+      keyId: keyId(key),
+      iv: iv.toString("base64url"),
+      tag: cipher.getAuthTag().toString("base64url"),
+      ciphertext: ciphertext.toString("base64url"),
+    };
   }
 
   /** Opens a task's sealed secret, or explains why it cannot be read. */
   open(taskId: string, sealed: SealedSecret): { secret: string } | { problem: string } {
     const key = this.loadKey(false);
     if (key === null) return { problem: `the key file ${webhookKeyFile(this.paths)} is missing` };
-    if (keyId(key) !== sealed.keyId) return { problem: `the key file ${webhookKeyFile(this.paths)} is not the one the secret was sealed with` };
+    if (keyId(key) !== sealed.keyId)
+      return { problem: `the key file ${webhookKeyFile(this.paths)} is not the one the secret was sealed with` };
     try {
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64url"));
       decipher.setAAD(Buffer.from(taskId, "utf8"));
       decipher.setAuthTag(Buffer.from(sealed.tag, "base64url"));
-      return { secret: Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, "base64url")), decipher.final()]).toString("utf8") };
+      return {
+        secret: Buffer.concat([
+          decipher.update(Buffer.from(sealed.ciphertext, "base64url")),
+          decipher.final(),
+        ]).toString("utf8"),
+      };
     } catch {
       return { problem: "the sealed secret does not open with the key file" };
     }
@@ -78,7 +90,11 @@ export class WebhookSecretBox {
    * file gives every unsigned webhook a new URL.
    */
   webhookUrlKey(taskId: string): string {
-    return createHmac("sha256", this.loadKey(true)!).update("webhook-url\u0000").update(taskId).digest("base64url").slice(0, 32);
+    return createHmac("sha256", this.loadKey(true)!)
+      .update("webhook-url\u0000")
+      .update(taskId)
+      .digest("base64url")
+      .slice(0, 32);
   }
 
   /** Whether `given` is the task's URL key, compared in constant time. */
@@ -86,7 +102,10 @@ export class WebhookSecretBox {
     const expected = Buffer.from(this.webhookUrlKey(taskId));
     const offered = Buffer.from(given);
     // Equal lengths whatever was sent, so the comparison's time says nothing about the key.
-    return timingSafeEqual(offered.length === expected.length ? offered : Buffer.alloc(expected.length), expected) && offered.length === expected.length;
+    return (
+      timingSafeEqual(offered.length === expected.length ? offered : Buffer.alloc(expected.length), expected) &&
+      offered.length === expected.length
+    );
   }
 
   private loadKey(create: boolean): Buffer | null {
@@ -108,7 +127,8 @@ export class WebhookSecretBox {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       key = this.readKey(file);
-      if (key === null) throw new SwitchyardError("internal", `The webhook key file ${file} could not be created.`, { file });
+      if (key === null)
+        throw new SwitchyardError("internal", `The webhook key file ${file} could not be created.`, { file });
     }
     this.key = key;
     return key;
@@ -127,7 +147,12 @@ export class WebhookSecretBox {
       this.logger.warn("webhook key file was readable by others; its mode is now 0600", { file });
     }
     const key = readFileSync(file);
-    if (key.length !== KEY_BYTES) throw new SwitchyardError("internal", `The webhook key file ${file} is not a ${KEY_BYTES}-byte key; restore it from a backup, or remove it and give signed webhooks new secrets.`, { file });
+    if (key.length !== KEY_BYTES)
+      throw new SwitchyardError(
+        "internal",
+        `The webhook key file ${file} is not a ${KEY_BYTES}-byte key; restore it from a backup, or remove it and give signed webhooks new secrets.`,
+        { file },
+      );
     return key;
   }
 }

@@ -6,7 +6,8 @@ export const SIGNATURE_HEADER = "x-switchyard-signature";
 export const TIMESTAMP_HEADER = "x-switchyard-timestamp";
 
 /** Why a signed webhook request was refused. */
-export type SignatureRefusal = "signature_missing" | "signature_invalid" | "timestamp_invalid" | "timestamp_outside_window";
+export type SignatureRefusal =
+  "signature_missing" | "signature_invalid" | "timestamp_invalid" | "timestamp_outside_window";
 
 /**
  * Whole seconds since the epoch, written the one way a number is written: digits, no sign, no
@@ -71,7 +72,11 @@ export function verifyWebhookSignature(input: {
   // The comparison runs on equal lengths whatever was sent, so its time says nothing about the secret.
   const given = match === null ? Buffer.alloc(expected.length) : Buffer.from(match[1]!, "hex");
   if (!timingSafeEqual(given, expected) || match === null) {
-    return { ok: false, refusal: "signature_invalid", message: `${SIGNATURE_HEADER} does not match the body and timestamp for this task's secret.` };
+    return {
+      ok: false,
+      refusal: "signature_invalid",
+      message: `${SIGNATURE_HEADER} does not match the body and timestamp for this task's secret.`,
+    };
   }
   return { ok: true, timestampSeconds, replayKey: replayKey(timestampSeconds, input.body) };
 }

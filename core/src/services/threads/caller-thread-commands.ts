@@ -38,17 +38,29 @@ export class CallerThreadCommands {
   ) {}
 
   /** The stable command id of a caller's retry key for one operation on one subject. */
-  private callerCommandId(caller: Caller, operation: string, subject: string, clientRequestId: string | undefined): string | undefined {
-    return clientRequestId === undefined ? undefined : derive.command(caller.requestScope, operation, `${subject}:${clientRequestId}`);
+  private callerCommandId(
+    caller: Caller,
+    operation: string,
+    subject: string,
+    clientRequestId: string | undefined,
+  ): string | undefined {
+    return clientRequestId === undefined
+      ? undefined
+      : derive.command(caller.requestScope, operation, `${subject}:${clientRequestId}`);
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
-  send(caller: Caller, input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string }): DeliveryResult & { replayed: boolean } {
+  send(
+    caller: Caller,
+    input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string },
+  ): DeliveryResult & { replayed: boolean } {
     const target = this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
     const sender = this.callers.thread(caller);
     const source: MessageSource | null =
-      sender === null ? null : { threadId: sender.id, link: threadLink(environmentId(this.engine.store), sender.id), title: sender.title };
+      sender === null
+        ? null
+        : { threadId: sender.id, link: threadLink(environmentId(this.engine.store), sender.id), title: sender.title };
     const request: SendRequest = {
       ...(commandId !== undefined ? { commandId } : {}),
       threadId: target.id,
@@ -60,7 +72,10 @@ export class CallerThreadCommands {
       ...(input.replyToSource !== undefined ? { replyToSource: input.replyToSource } : {}),
       reachedFrom: this.origins.of(caller),
     };
-    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null) {
+    if (
+      commandId === undefined ||
+      conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null
+    ) {
       this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
       this.callers.requireTargetWithinCeiling(caller, target);
     }
@@ -72,7 +87,11 @@ export class CallerThreadCommands {
     const target = this.commands.getThread(input.threadId);
     this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
     this.callers.requireMayStop(caller, target);
-    return this.commands.interrupt({ threadId: target.id, ...(input.runId !== undefined ? { runId: input.runId } : {}), reason: "interrupted_by_agent" });
+    return this.commands.interrupt({
+      threadId: target.id,
+      ...(input.runId !== undefined ? { runId: input.runId } : {}),
+      reason: "interrupted_by_agent",
+    });
   }
 
   /**
@@ -82,9 +101,14 @@ export class CallerThreadCommands {
    * interrupt a turn its run already reached answers `thread_not_interruptible`, and nothing is
    * held.
    */
-  stop(caller: Caller, input: { threadId: string; reason?: string; clientRequestId?: string }): { thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean } {
+  stop(
+    caller: Caller,
+    input: { threadId: string; reason?: string; clientRequestId?: string },
+  ): { thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean } {
     const target = this.commands.getThread(input.threadId);
-    const commandId = this.callerCommandId(caller, "thread.stop", target.id, input.clientRequestId) ?? this.commands.newCommandId("thread.stop");
+    const commandId =
+      this.callerCommandId(caller, "thread.stop", target.id, input.clientRequestId) ??
+      this.commands.newCommandId("thread.stop");
     const reason = input.reason ?? "stopped_by_request";
     const request = { threadId: target.id, reason };
     if (conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request)) === null) {
@@ -92,11 +116,19 @@ export class CallerThreadCommands {
       this.callers.requireMayStop(caller, target);
       const active = activeRun(this.engine, target.id);
       const attempt = active?.currentAttemptId ? this.engine.store.get("attempt", active.currentAttemptId) : null;
-      if (attempt !== null && attempt.status !== "pending" && !this.registry.capabilities(target.providerInstanceId).turns.interrupt) {
-        throw new OrchestratorFailure("thread_not_interruptible", `Provider "${target.providerInstanceId}" cannot interrupt the running turn of thread ${target.id}, so it cannot be stopped; wait for the turn to end.`, {
-          threadId: target.id,
-          capability: "turns.interrupt",
-        });
+      if (
+        attempt !== null &&
+        attempt.status !== "pending" &&
+        !this.registry.capabilities(target.providerInstanceId).turns.interrupt
+      ) {
+        throw new OrchestratorFailure(
+          "thread_not_interruptible",
+          `Provider "${target.providerInstanceId}" cannot interrupt the running turn of thread ${target.id}, so it cannot be stopped; wait for the turn to end.`,
+          {
+            threadId: target.id,
+            capability: "turns.interrupt",
+          },
+        );
       }
     }
     const outcome = conflictsAsInvalid(() =>
@@ -107,7 +139,10 @@ export class CallerThreadCommands {
         handle: (ctx) => {
           const active = activeRun(ctx, target.id);
           stopThread(ctx, target.id, reason);
-          const held = ctx.store.select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal").filter((run) => run.held).map((run) => run.id);
+          const held = ctx.store
+            .select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal")
+            .filter((run) => run.held)
+            .map((run) => run.id);
           return { interruptedRunId: active?.id ?? null, heldRunIds: held };
         },
       }),
@@ -116,10 +151,16 @@ export class CallerThreadCommands {
   }
 
   /** Resume after Stop, for a caller: within its ceiling; idempotent by `clientRequestId`. */
-  resume(caller: Caller, input: { threadId: string; clientRequestId?: string }): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  resume(
+    caller: Caller,
+    input: { threadId: string; clientRequestId?: string },
+  ): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
     const target = this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "thread.resume", target.id, input.clientRequestId);
-    if (commandId === undefined || conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id })) === null) {
+    if (
+      commandId === undefined ||
+      conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id })) === null
+    ) {
       this.callers.requireLiveRunForChanges(caller, "resume");
       this.callers.requireTargetWithinCeiling(caller, target);
     }
@@ -133,12 +174,20 @@ export class CallerThreadCommands {
    * thread needs the caller's live run and may not run broader than the caller. Settling a
    * settled thread (or reviving an active one) changes nothing. Idempotent by clientRequestId.
    */
-  setSettled(caller: Caller, input: { threadId: string; settled: boolean; clientRequestId?: string | undefined }): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
+  setSettled(
+    caller: Caller,
+    input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
+  ): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
     const target = this.commands.getThread(input.threadId);
     const operation = "thread.set_settled";
-    const commandId = this.callerCommandId(caller, operation, target.id, input.clientRequestId) ?? this.commands.newCommandId(operation);
+    const commandId =
+      this.callerCommandId(caller, operation, target.id, input.clientRequestId) ??
+      this.commands.newCommandId(operation);
     const request = { threadId: target.id, settled: input.settled };
-    if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null && target.id !== caller.threadId) {
+    if (
+      conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null &&
+      target.id !== caller.threadId
+    ) {
       this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
       this.callers.requireTargetWithinCeiling(caller, target);
     }
@@ -161,9 +210,24 @@ export class CallerThreadCommands {
   }
 
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */
-  wait(caller: Caller, input: { threadId: string; runId?: string; timeoutMs?: number; cursor?: number; signal?: AbortSignal; onProgress?: () => void }): Promise<RunWaitResult> {
+  wait(
+    caller: Caller,
+    input: {
+      threadId: string;
+      runId?: string;
+      timeoutMs?: number;
+      cursor?: number;
+      signal?: AbortSignal;
+      onProgress?: () => void;
+    },
+  ): Promise<RunWaitResult> {
     const timeoutMs = Math.min(input.timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const { cursor, ...rest } = input;
-    return this.waits.waitForRun({ ...rest, timeoutMs, attention: { cursor: cursor ?? 0 }, waiterThreadId: caller.kind === "agent" ? caller.threadId : null });
+    return this.waits.waitForRun({
+      ...rest,
+      timeoutMs,
+      attention: { cursor: cursor ?? 0 },
+      waiterThreadId: caller.kind === "agent" ? caller.threadId : null,
+    });
   }
 }

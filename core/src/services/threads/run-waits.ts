@@ -64,17 +64,30 @@ export class RunWaits {
   }): Promise<RunWaitResult> {
     const cursor = request.attention?.cursor ?? 0;
     const pinned = this.commands.selectRun(request.threadId, request.runId, "wait");
-    if (pinned === null) return { threadId: request.threadId, run: null, timedOut: false, endedBy: "idle", attention: null, cursor };
+    if (pinned === null)
+      return { threadId: request.threadId, run: null, timedOut: false, endedBy: "idle", attention: null, cursor };
     const check = (): RunWaitResult | null => {
       const run = this.engine.store.get("run", pinned.id);
-      if (run !== null && isTerminalRunStatus(run.status)) return { threadId: request.threadId, run, timedOut: false, endedBy: "run_finished", attention: null, cursor };
+      if (run !== null && isTerminalRunStatus(run.status))
+        return { threadId: request.threadId, run, timedOut: false, endedBy: "run_finished", attention: null, cursor };
       const attention = request.attention === undefined ? null : this.attentionAfter(request.threadId, cursor);
       if (attention === null) return null;
-      return { threadId: request.threadId, run, timedOut: false, endedBy: attention.kind, attention, cursor: attention.sequence };
+      return {
+        threadId: request.threadId,
+        run,
+        timedOut: false,
+        endedBy: attention.kind,
+        attention,
+        cursor: attention.sequence,
+      };
     };
     const now = check();
     if (now !== null) return now;
-    const endLiveWait = this.liveWaits.begin({ kind: "t3_thread_wait", waiterThreadId: request.waiterThreadId ?? null, subjectId: pinned.id });
+    const endLiveWait = this.liveWaits.begin({
+      kind: "t3_thread_wait",
+      waiterThreadId: request.waiterThreadId ?? null,
+      subjectId: pinned.id,
+    });
     try {
       const done = await this.waiter.waitFor(check, {
         timeoutMs: request.timeoutMs,
@@ -82,9 +95,19 @@ export class RunWaits {
         ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
         threadIds: [request.threadId],
         relevant: (event) =>
-          (event.entity === "run" && (event.record as RunRecord).id === pinned.id) || (event.entity === "runtimeRequest" && (event.record as RuntimeRequestRecord).threadId === request.threadId),
+          (event.entity === "run" && (event.record as RunRecord).id === pinned.id) ||
+          (event.entity === "runtimeRequest" && (event.record as RuntimeRequestRecord).threadId === request.threadId),
       });
-      return done ?? { threadId: request.threadId, run: this.engine.store.get("run", pinned.id), timedOut: true, endedBy: "timeout", attention: null, cursor };
+      return (
+        done ?? {
+          threadId: request.threadId,
+          run: this.engine.store.get("run", pinned.id),
+          timedOut: true,
+          endedBy: "timeout",
+          attention: null,
+          cursor,
+        }
+      );
     } finally {
       endLiveWait();
     }
@@ -101,12 +124,18 @@ export class RunWaits {
       .filter((pendingRequest) => pendingRequest.kind === "approval" || pendingRequest.blocking);
     if (pending.length === 0) return null;
     const candidates = pending
-      .map((pendingRequest) => ({ request: pendingRequest, sequence: this.engine.store.firstUpsertSequence("runtimeRequest", pendingRequest.id) ?? 0 }))
+      .map((pendingRequest) => ({
+        request: pendingRequest,
+        sequence: this.engine.store.firstUpsertSequence("runtimeRequest", pendingRequest.id) ?? 0,
+      }))
       .filter((candidate) => candidate.sequence > cursor)
       .sort((a, b) => a.sequence - b.sequence);
     const first = candidates[0];
     if (first === undefined) return null;
-    return { kind: first.request.kind === "approval" ? "approval" : "question", request: first.request, sequence: first.sequence };
+    return {
+      kind: first.request.kind === "approval" ? "approval" : "question",
+      request: first.request,
+      sequence: first.sequence,
+    };
   }
-
 }

@@ -69,7 +69,8 @@ interface BatchDecisions {
 
 /** A failure of one entry names it: `threads[i]: …`, with `index` in its details. */
 function entryFailure(index: number, error: unknown): unknown {
-  if (error instanceof Failure) return new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
+  if (error instanceof Failure)
+    return new Failure(error.code, `threads[${index}]: ${error.message}`, { ...error.details, index });
   return error;
 }
 
@@ -113,15 +114,24 @@ export class ThreadBatchCreation {
   ) {}
 
   async create(caller: Caller, input: ThreadBatchInput): Promise<ThreadBatchResult> {
-    if (input.threads.length < 1 || input.threads.length > 20) throw new Failure("invalid_request", "create_threads takes between 1 and 20 threads.");
+    if (input.threads.length < 1 || input.threads.length > 20)
+      throw new Failure("invalid_request", "create_threads takes between 1 and 20 threads.");
     for (const [index, entry] of input.threads.entries()) {
       if (entry.reportBack !== undefined && entry.parentThreadId === undefined) {
-        throw new Failure("invalid_request", `threads[${index}]: reportBack needs parentThreadId: only a child thread reports its turns to a parent.`, { index, field: "reportBack" });
+        throw new Failure(
+          "invalid_request",
+          `threads[${index}]: reportBack needs parentThreadId: only a child thread reports its turns to a parent.`,
+          { index, field: "reportBack" },
+        );
       }
     }
     const place = this.placeOf(caller, input);
     const projectId = place.project.id;
-    const commandId = derive.command(caller.requestScope, "create_threads", input.clientRequestId ?? this.engine.ids.random("req"));
+    const commandId = derive.command(
+      caller.requestScope,
+      "create_threads",
+      input.clientRequestId ?? this.engine.ids.random("req"),
+    );
     const request = { projectId, threads: input.threads };
     const replay = conflictsAsInvalid(() => this.engine.replay<CreatedThreads>(commandId, "create_threads", request));
     let created: CreatedThreads;
@@ -152,7 +162,10 @@ export class ThreadBatchCreation {
   /** The batch's project: the one named, else the first parent's (children live in their parent's project), else the caller's. */
   private placeOf(caller: Caller, input: ThreadBatchInput): BatchPlace {
     const firstParent = input.threads.find((entry) => entry.parentThreadId !== undefined)?.parentThreadId;
-    const projectId = input.projectId === undefined && firstParent !== undefined ? this.commands.getThread(firstParent).projectId : this.callers.workProject(caller, input.projectId).projectId;
+    const projectId =
+      input.projectId === undefined && firstParent !== undefined
+        ? this.commands.getThread(firstParent).projectId
+        : this.callers.workProject(caller, input.projectId).projectId;
     const project = this.engine.store.get("project", projectId)!;
     const callerThread = this.callers.thread(caller);
     return { project, callerThread, sameProject: callerThread !== null && callerThread.projectId === projectId };
@@ -166,7 +179,12 @@ export class ThreadBatchCreation {
     this.callers.requireLiveRunForChanges(caller, "create_threads");
     for (const [index, entry] of entries.entries()) {
       if (entry.parentThreadId === undefined) continue;
-      forEntry(index, () => this.callers.requireTargetWithinCeiling(caller, routerParent(this.engine, entry.parentThreadId!, projectId, this.config.budgets)));
+      forEntry(index, () =>
+        this.callers.requireTargetWithinCeiling(
+          caller,
+          routerParent(this.engine, entry.parentThreadId!, projectId, this.config.budgets),
+        ),
+      );
     }
   }
 
@@ -175,7 +193,12 @@ export class ThreadBatchCreation {
    * created. Changes go back to the parent of a child, else to the calling agent's workspace in
    * this project, else (a client's) to the project's folder.
    */
-  private async decide(caller: Caller, entries: readonly ThreadBatchEntry[], commandId: string, place: BatchPlace): Promise<BatchDecisions> {
+  private async decide(
+    caller: Caller,
+    entries: readonly ThreadBatchEntry[],
+    commandId: string,
+    place: BatchPlace,
+  ): Promise<BatchDecisions> {
     const selections: ResolvedSelection[] = [];
     for (const [index, entry] of entries.entries()) {
       selections.push(
@@ -204,14 +227,22 @@ export class ThreadBatchCreation {
         }),
       );
       plans.push(planned.plan);
-      if (planned.notes.length > 0) selections[index] = { ...selections[index]!, notes: [...selections[index]!.notes, ...planned.notes] };
+      if (planned.notes.length > 0)
+        selections[index] = { ...selections[index]!, notes: [...selections[index]!.notes, ...planned.notes] };
     }
     // Threads a linked environment (or an agent it reached) creates carry where that began.
     return { selections, plans, authority: this.callers.authority(caller), reachedFrom: this.origins.of(caller) };
   }
 
   /** Writes every thread of the batch, and starts the run of each one with a prompt, in one command. */
-  private write(ctx: CommandContext, caller: Caller, entries: readonly ThreadBatchEntry[], commandId: string, place: BatchPlace, decisions: BatchDecisions): CreatedThreads {
+  private write(
+    ctx: CommandContext,
+    caller: Caller,
+    entries: readonly ThreadBatchEntry[],
+    commandId: string,
+    place: BatchPlace,
+    decisions: BatchDecisions,
+  ): CreatedThreads {
     const { project, callerThread, sameProject } = place;
     const { selections, plans, authority, reachedFrom } = decisions;
     const ids: string[] = [];
@@ -219,10 +250,19 @@ export class ThreadBatchCreation {
     for (const [index, entry] of entries.entries()) {
       const selection = selections[index]!;
       const threadId = derive.threadFromCommand(commandId, index);
-      const parent = forEntry(index, () => (entry.parentThreadId === undefined ? null : routerParent(ctx, entry.parentThreadId, project.id, this.config.budgets)));
+      const parent = forEntry(index, () =>
+        entry.parentThreadId === undefined
+          ? null
+          : routerParent(ctx, entry.parentThreadId, project.id, this.config.budgets),
+      );
       const plan = plans[index] ?? null;
       const workspace =
-        plan !== null ? this.workspaces.record(ctx, plan) : (parent ?? (sameProject ? callerThread! : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const }));
+        plan !== null
+          ? this.workspaces.record(ctx, plan)
+          : (parent ??
+            (sameProject
+              ? callerThread!
+              : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const }));
       const thread = createThread(
         ctx,
         {
@@ -240,7 +280,13 @@ export class ThreadBatchCreation {
           workspaceStrategy: workspace.workspaceStrategy,
           lineage: {
             ...(parent === null
-              ? { relationship: "root" as const, parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
+              ? {
+                  relationship: "root" as const,
+                  parentThreadId: null,
+                  parentRunId: null,
+                  parentNodeId: null,
+                  delegatedTaskId: null,
+                }
               : routerChildLineage(ctx, parent, entry.reportBack ?? true)),
             ...(reachedFrom !== null ? { reachedFrom } : {}),
           },

@@ -9,7 +9,12 @@ import { answerRuntimeRequest } from "../../engine/runtime-request-answers.js";
 import { createThread } from "../../engine/thread-records.js";
 import { PolicyToken, type Policy } from "../../policy/policy-token.js";
 import type { RuntimeRequestResponse } from "../../spec/index.js";
-import { isTerminalRunStatus, type RunRecord, type RuntimeRequestRecord, type ThreadRecord } from "../../store/records.js";
+import {
+  isTerminalRunStatus,
+  type RunRecord,
+  type RuntimeRequestRecord,
+  type ThreadRecord,
+} from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import { OWNER_AUTHORITY } from "../caller.js";
 import { withSourceHeader } from "../message-source.js";
@@ -39,22 +44,38 @@ export class ThreadCommands {
   /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
   getThread(threadId: string): ThreadRecord {
     const thread = this.engine.store.get("thread", threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return thread;
   }
 
   /** Creates a thread, and starts its first run when a prompt is given. */
-  createThread(request: CreateThreadRequest): { thread: ThreadRecord; delivery: DeliveryResult | null; replayed: boolean } {
+  createThread(request: CreateThreadRequest): {
+    thread: ThreadRecord;
+    delivery: DeliveryResult | null;
+    replayed: boolean;
+  } {
     const project = this.engine.store.get("project", request.projectId);
-    if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${request.projectId} does not exist.`, { projectId: request.projectId });
+    if (project === null)
+      throw new OrchestratorFailure("invalid_request", `Project ${request.projectId} does not exist.`, {
+        projectId: request.projectId,
+      });
     const instance = this.registry.get(request.providerInstanceId);
     if (instance === null) {
-      throw new OrchestratorFailure("provider_unavailable", `Provider instance "${request.providerInstanceId}" is not configured.`, { providerInstanceId: request.providerInstanceId });
+      throw new OrchestratorFailure(
+        "provider_unavailable",
+        `Provider instance "${request.providerInstanceId}" is not configured.`,
+        { providerInstanceId: request.providerInstanceId },
+      );
     }
     const commandId = request.commandId ?? this.newCommandId("thread.create");
     const capabilities = this.registry.capabilities(request.providerInstanceId);
     if (request.reportBack !== undefined && (request.parentThreadId ?? null) === null) {
-      throw new OrchestratorFailure("invalid_request", "reportBack needs parentThreadId: only a child thread reports its turns to a parent.", { field: "reportBack" });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        "reportBack needs parentThreadId: only a child thread reports its turns to a parent.",
+        { field: "reportBack" },
+      );
     }
     const outcome = this.engine.execute({
       commandId,
@@ -62,8 +83,16 @@ export class ThreadCommands {
       request: { ...request, commandId: undefined },
       handle: (ctx) => {
         const threadId = request.threadId ?? derive.threadFromCommand(commandId);
-        const parent = (request.parentThreadId ?? null) === null ? null : routerParent(ctx, request.parentThreadId!, project.id, this.config.budgets);
-        const workspace = parent ?? { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const };
+        const parent =
+          (request.parentThreadId ?? null) === null
+            ? null
+            : routerParent(ctx, request.parentThreadId!, project.id, this.config.budgets);
+        const workspace = parent ?? {
+          cwd: project.rootPath,
+          branch: null,
+          worktreePath: null,
+          workspaceStrategy: "root" as const,
+        };
         const existed = ctx.get("thread", threadId) !== null;
         const thread = createThread(
           ctx,
@@ -81,7 +110,13 @@ export class ThreadCommands {
             workspaceStrategy: request.workspaceStrategy ?? workspace.workspaceStrategy,
             lineage:
               parent === null
-                ? { relationship: "root", parentThreadId: null, parentRunId: null, parentNodeId: null, delegatedTaskId: null }
+                ? {
+                    relationship: "root",
+                    parentThreadId: null,
+                    parentRunId: null,
+                    parentNodeId: null,
+                    delegatedTaskId: null,
+                  }
                 : routerChildLineage(ctx, parent, request.reportBack ?? true),
             createdBy: request.createdBy,
             creationSource: request.creationSource,
@@ -106,7 +141,11 @@ export class ThreadCommands {
         return { threadId: thread.id, delivery };
       },
     });
-    return { thread: this.getThread(outcome.result.threadId), delivery: outcome.result.delivery, replayed: outcome.replayed };
+    return {
+      thread: this.getThread(outcome.result.threadId),
+      delivery: outcome.result.delivery,
+      replayed: outcome.replayed,
+    };
   }
 
   /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
@@ -134,7 +173,8 @@ export class ThreadCommands {
       handle: (ctx) => {
         // An explicit message revives a settled thread: there is work in it again.
         const current = ctx.require("thread", request.threadId);
-        if ((current.settledAt ?? null) !== null) ctx.put("thread", { ...current, settledAt: null, updatedAt: ctx.now });
+        if ((current.settledAt ?? null) !== null)
+          ctx.put("thread", { ...current, settledAt: null, updatedAt: ctx.now });
         return deliverMessage(ctx, {
           threadId: request.threadId,
           messageId: request.messageId ?? derive.messageFromCommand(commandId),
@@ -165,7 +205,11 @@ export class ThreadCommands {
       request: { threadId: thread.id },
       handle: (ctx) => ({ resumedRunIds: resumeThread(ctx, thread.id).map((run) => run.id) }),
     });
-    return { thread: this.getThread(thread.id), resumedRunIds: outcome.result.resumedRunIds, replayed: outcome.replayed };
+    return {
+      thread: this.getThread(thread.id),
+      resumedRunIds: outcome.result.resumedRunIds,
+      replayed: outcome.replayed,
+    };
   }
 
   /**
@@ -177,7 +221,11 @@ export class ThreadCommands {
     const thread = this.getThread(threadId);
     if (runId !== undefined) {
       const run = this.engine.store.get("run", runId);
-      if (run === null || run.threadId !== thread.id) throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist in thread ${threadId}.`, { threadId, runId });
+      if (run === null || run.threadId !== thread.id)
+        throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist in thread ${threadId}.`, {
+          threadId,
+          runId,
+        });
       return run;
     }
     return purpose === "interrupt" ? activeRun(this.engine, thread.id) : latestRun(this.engine, thread.id);
@@ -187,14 +235,24 @@ export class ThreadCommands {
    * Interrupts a run (the newest interruptible one without `runId`). A terminal run is returned
    * unchanged; a thread with no active provider turn answers `no_active_run`.
    */
-  interrupt(request: { threadId: string; runId?: string; reason?: string; hard?: boolean; commandId?: string }): { status: "interrupt_requested" | "already_terminal" | "no_active_run"; run: RunRecord | null } {
+  interrupt(request: { threadId: string; runId?: string; reason?: string; hard?: boolean; commandId?: string }): {
+    status: "interrupt_requested" | "already_terminal" | "no_active_run";
+    run: RunRecord | null;
+  } {
     const thread = this.getThread(request.threadId);
     const run = this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
     if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
-    const decision = this.policy.decideRunStop(stoppableRun(this.engine, run), this.registry.capabilities(thread.providerInstanceId));
+    const decision = this.policy.decideRunStop(
+      stoppableRun(this.engine, run),
+      this.registry.capabilities(thread.providerInstanceId),
+    );
     if (!decision.ok) {
-      throw new OrchestratorFailure("thread_not_interruptible", `Provider "${thread.providerInstanceId}" cannot interrupt a running turn.`, { threadId: thread.id, capability: decision.capability });
+      throw new OrchestratorFailure(
+        "thread_not_interruptible",
+        `Provider "${thread.providerInstanceId}" cannot interrupt a running turn.`,
+        { threadId: thread.id, capability: decision.capability },
+      );
     }
     const outcome = this.engine.execute({
       commandId: request.commandId ?? this.newCommandId("run.interrupt"),
@@ -208,7 +266,12 @@ export class ThreadCommands {
   /** Reads a thread's runs, newest first. */
   runs(threadId: string, limit = 20): RunRecord[] {
     this.getThread(threadId);
-    return this.engine.store.select("run", "thread_id = ?", [threadId], `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`);
+    return this.engine.store.select(
+      "run",
+      "thread_id = ?",
+      [threadId],
+      `ORDER BY ordinal DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
+    );
   }
 
   /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
@@ -228,6 +291,11 @@ export class ThreadCommands {
   /** Pending runtime requests of a thread, oldest first. */
   pendingRequests(threadId: string): RuntimeRequestRecord[] {
     this.getThread(threadId);
-    return this.engine.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId], "ORDER BY rowid");
+    return this.engine.store.select(
+      "runtimeRequest",
+      "thread_id = ? AND status = 'pending'",
+      [threadId],
+      "ORDER BY rowid",
+    );
   }
 }

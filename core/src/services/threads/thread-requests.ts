@@ -58,6 +58,10 @@ export interface SendRequest {
  * already part of a caller's command id; `replyToSource` only when it differs from the default.
  */
 export function sendReceiptRequest(request: SendRequest): Record<string, unknown> {
-  return { threadId: request.threadId, text: request.text, mode: request.mode, ...(request.source != null && request.replyToSource === false ? { replyToSource: false } : {}) };
+  return {
+    threadId: request.threadId,
+    text: request.text,
+    mode: request.mode,
+    ...(request.source != null && request.replyToSource === false ? { replyToSource: false } : {}),
+  };
 }
-

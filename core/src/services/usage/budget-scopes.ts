@@ -57,7 +57,9 @@ function taskClockStart(reader: ProjectionReader, taskId: string): number | null
 
 function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
   const row = reader.store
-    .statement("SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND finalized = 0")
+    .statement(
+      "SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND finalized = 0",
+    )
     .get(rootThreadId) as { started: string | null };
   return row.started === null ? null : Date.parse(row.started);
 }
@@ -124,7 +126,9 @@ export function rootTotalKey(rootThreadId: string): TotalKey {
 
 /** Where a scope's running total is kept: a root thread's tree, or a task's child thread and everything below it. */
 export function totalKeyOf(scope: BudgetScope): TotalKey {
-  return scope.kind === "root_thread" ? rootTotalKey(scope.threadId) : { id: scope.id, sums: { kind: "subtree", threadId: scope.threadId } };
+  return scope.kind === "root_thread"
+    ? rootTotalKey(scope.threadId)
+    : { id: scope.id, sums: { kind: "subtree", threadId: scope.threadId } };
 }
 
 /**
@@ -137,11 +141,15 @@ export function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: nu
 }
 
 /** The first limit a scope has reached, if any. */
-export function reachedLimit(scope: BudgetScope, use: BudgetUse): { limit: BudgetLimitName; used: number; allowed: number } | null {
+export function reachedLimit(
+  scope: BudgetScope,
+  use: BudgetUse,
+): { limit: BudgetLimitName; used: number; allowed: number } | null {
   const { tokens, costUsd, wallClockMs } = scope.limits;
   if (tokens !== null && use.tokens >= tokens) return { limit: "tokens", used: use.tokens, allowed: tokens };
   if (costUsd !== null && use.costUsd >= costUsd) return { limit: "costUsd", used: use.costUsd, allowed: costUsd };
-  if (wallClockMs !== null && use.wallClockMs !== null && use.wallClockMs >= wallClockMs) return { limit: "wallClockMs", used: use.wallClockMs, allowed: wallClockMs };
+  if (wallClockMs !== null && use.wallClockMs !== null && use.wallClockMs >= wallClockMs)
+    return { limit: "wallClockMs", used: use.wallClockMs, allowed: wallClockMs };
   return null;
 }
 
@@ -160,5 +168,7 @@ export function remainingOf(scope: BudgetScope, use: BudgetUse): BudgetLimits {
 
 /** When a scope's wall clock runs out, or null when it has none running. */
 export function wallClockDeadline(scope: BudgetScope): number | null {
-  return scope.limits.wallClockMs === null || scope.clockStartMs === null ? null : scope.clockStartMs + scope.limits.wallClockMs;
+  return scope.limits.wallClockMs === null || scope.clockStartMs === null
+    ? null
+    : scope.clockStartMs + scope.limits.wallClockMs;
 }

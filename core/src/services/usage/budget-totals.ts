@@ -20,7 +20,8 @@ export interface TotalKey {
  * Reading never writes.
  */
 export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal {
-  const row = reader.store.statement("SELECT tokens, cost_usd FROM budget_totals WHERE scope_id = ?").get(key.id) as { tokens: number; cost_usd: number } | undefined;
+  const row = reader.store.statement("SELECT tokens, cost_usd FROM budget_totals WHERE scope_id = ?").get(key.id) as
+    { tokens: number; cost_usd: number } | undefined;
   return row === undefined ? usedByScope(reader, key.sums) : { tokens: row.tokens, costUsd: row.cost_usd };
 }
 
@@ -33,7 +34,9 @@ export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal 
  */
 export function addToTotals(reader: ProjectionReader, keys: readonly TotalKey[], change: ScopeTotal): void {
   if (change.tokens === 0 && change.costUsd === 0) return;
-  const add = reader.store.statement("UPDATE budget_totals SET tokens = tokens + ?, cost_usd = cost_usd + ? WHERE scope_id = ?");
+  const add = reader.store.statement(
+    "UPDATE budget_totals SET tokens = tokens + ?, cost_usd = cost_usd + ? WHERE scope_id = ?",
+  );
   const start = reader.store.statement("INSERT INTO budget_totals (scope_id, tokens, cost_usd) VALUES (?, ?, ?)");
   for (const key of keys) {
     if (add.run(change.tokens, change.costUsd, key.id).changes > 0) continue;

@@ -15,7 +15,11 @@ export interface PriceMatch {
 /** An estimated cost and the entries it used. */
 export interface CostEstimate {
   readonly costUsd: number;
-  readonly entries: readonly { readonly model: string; readonly source: "config" | "default"; readonly asOf: string | null }[];
+  readonly entries: readonly {
+    readonly model: string;
+    readonly source: "config" | "default";
+    readonly asOf: string | null;
+  }[];
 }
 
 /** A key matches the id itself, or the id continued after one of these (`-20250929`, `.1`, `:beta`). */
@@ -88,20 +92,32 @@ export class PriceTable {
    * Estimates a turn: model by model when the provider broke its usage down and every model
    * has a price, else the totals at the turn's model. Null when no price applies.
    */
-  estimate(providerInstanceId: string, model: string | null, totals: UsageFigures, byModel: Readonly<Record<string, UsageFigures>> | null): CostEstimate | null {
+  estimate(
+    providerInstanceId: string,
+    model: string | null,
+    totals: UsageFigures,
+    byModel: Readonly<Record<string, UsageFigures>> | null,
+  ): CostEstimate | null {
     const models = byModel === null ? [] : Object.entries(byModel);
     if (models.length > 0) {
       const priced = models.map(([id, figures]) => ({ id, figures, match: this.priceFor(providerInstanceId, id) }));
       if (priced.every((entry) => entry.match !== null)) {
         return {
           costUsd: priced.reduce((sum, entry) => sum + costAt(entry.match!.price, entry.figures), 0),
-          entries: priced.map((entry) => ({ model: entry.match!.key, source: entry.match!.source, asOf: entry.match!.asOf })),
+          entries: priced.map((entry) => ({
+            model: entry.match!.key,
+            source: entry.match!.source,
+            asOf: entry.match!.asOf,
+          })),
         };
       }
     }
     if (model === null) return null;
     const match = this.priceFor(providerInstanceId, model);
     if (match === null) return null;
-    return { costUsd: costAt(match.price, totals), entries: [{ model: match.key, source: match.source, asOf: match.asOf }] };
+    return {
+      costUsd: costAt(match.price, totals),
+      entries: [{ model: match.key, source: match.source, asOf: match.asOf }],
+    };
   }
 }

@@ -3,7 +3,13 @@ import { type SwitchyardConfig, type TreeBudgetConfig, ConfigToken } from "../..
 import type { CommandContext } from "../../engine/command-context.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { activeRun, requestInterrupt, type ProjectionReader } from "../../engine/run-lifecycle.js";
-import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
+import type {
+  BudgetExceeded,
+  BudgetLimitName,
+  BudgetLimits,
+  BudgetRecord,
+  DelegatedTaskRecord,
+} from "../../store/records.js";
 import { stopTaskTree } from "../../engine/task-stop.js";
 import {
   budgetId,
@@ -30,10 +36,16 @@ export function isBudgetStopReason(reason: string | null | undefined): boolean {
   return typeof reason === "string" && reason.startsWith("budget_exceeded:");
 }
 
-const LIMIT_WORDS: Readonly<Record<BudgetLimitName, string>> = { tokens: "tokens", costUsd: "US dollars", wallClockMs: "milliseconds of wall-clock time" };
+const LIMIT_WORDS: Readonly<Record<BudgetLimitName, string>> = {
+  tokens: "tokens",
+  costUsd: "US dollars",
+  wallClockMs: "milliseconds of wall-clock time",
+};
 
 function scopeWords(scope: BudgetScope): string {
-  return scope.kind === "root_thread" ? `root thread ${scope.threadId}'s budget (budgets.rootThread)` : `task ${scope.taskId}'s budget`;
+  return scope.kind === "root_thread"
+    ? `root thread ${scope.threadId}'s budget (budgets.rootThread)`
+    : `task ${scope.taskId}'s budget`;
 }
 
 /**
@@ -49,7 +61,10 @@ export class TreeBudgets {
 
   /** The limits the config applies: to each root thread's tree, and to each task without its own budget. */
   get configured(): { readonly rootThread: BudgetLimits; readonly delegatedTask: BudgetLimits } {
-    return { rootThread: limitsOf(this.config.budgets.rootThread), delegatedTask: limitsOf(this.config.budgets.delegatedTask) };
+    return {
+      rootThread: limitsOf(this.config.budgets.rootThread),
+      delegatedTask: limitsOf(this.config.budgets.delegatedTask),
+    };
   }
 
   /** Every budget covering a thread's work, innermost first. */
@@ -62,7 +77,11 @@ export class TreeBudgets {
    * one more child: no budget covering the thread is reached, and a requested budget fits in
    * what is left of each of them. Refusals are `invalid_request` naming the budget in `details`.
    */
-  limitsForNewTask(ctx: CommandContext, parentThreadId: string, requested: TreeBudgetConfig | undefined): { limits: BudgetLimits; origin: BudgetRecord["origin"] } | null {
+  limitsForNewTask(
+    ctx: CommandContext,
+    parentThreadId: string,
+    requested: TreeBudgetConfig | undefined,
+  ): { limits: BudgetLimits; origin: BudgetRecord["origin"] } | null {
     for (const scope of this.scopesOf(ctx, parentThreadId)) {
       const use = scopeUse(ctx, scope, ctx.nowMs);
       const reached = reachedLimit(scope, use);
@@ -70,7 +89,14 @@ export class TreeBudgets {
         throw new OrchestratorFailure(
           "invalid_request",
           `No new delegated tasks: ${scopeWords(scope)} is used up (${reached.used} of ${reached.allowed} ${LIMIT_WORDS[reached.limit]}). Finish this work with what you have.`,
-          { budget: reached.limit, scope: scope.kind, budgetId: scope.id, limit: reached.allowed, used: reached.used, remaining: 0 },
+          {
+            budget: reached.limit,
+            scope: scope.kind,
+            budgetId: scope.id,
+            limit: reached.allowed,
+            used: reached.used,
+            remaining: 0,
+          },
         );
       }
       if (requested === undefined) continue;
@@ -82,7 +108,14 @@ export class TreeBudgets {
         throw new OrchestratorFailure(
           "invalid_request",
           `budget.${limit} ${wanted} is more than what is left of ${scopeWords(scope)}: ${left} ${LIMIT_WORDS[limit]}. A child's budget must fit in its parent's; ask for at most ${left}.`,
-          { budget: limit, scope: scope.kind, budgetId: scope.id, requested: wanted, remaining: left, limit: scope.limits[limit] },
+          {
+            budget: limit,
+            scope: scope.kind,
+            budgetId: scope.id,
+            requested: wanted,
+            remaining: left,
+            limit: scope.limits[limit],
+          },
         );
       }
     }
@@ -96,11 +129,18 @@ export class TreeBudgets {
     if (!hasLimits(limits)) return null;
     const fromRequest = own !== null && hasLimits(own);
     const fromConfig = LIMIT_NAMES.some((limit) => (own?.[limit] ?? null) === null && defaults[limit] !== null);
-    return { limits, origin: fromRequest && fromConfig ? "delegate_task_and_config" : fromRequest ? "delegate_task" : "config" };
+    return {
+      limits,
+      origin: fromRequest && fromConfig ? "delegate_task_and_config" : fromRequest ? "delegate_task" : "config",
+    };
   }
 
   /** Writes a new task's budget (in the transaction that creates the task). */
-  recordTaskBudget(ctx: CommandContext, task: DelegatedTaskRecord, budget: { limits: BudgetLimits; origin: BudgetRecord["origin"] }): void {
+  recordTaskBudget(
+    ctx: CommandContext,
+    task: DelegatedTaskRecord,
+    budget: { limits: BudgetLimits; origin: BudgetRecord["origin"] },
+  ): void {
     ctx.put("budget", {
       id: budgetId.task(task.id),
       scope: "delegated_task",
@@ -136,7 +176,8 @@ export class TreeBudgets {
   private alreadyStopped(scope: BudgetScope): boolean {
     const exceeded = scope.record?.exceeded ?? null;
     if (exceeded === null) return false;
-    if (scope.kind === "root_thread" && exceeded.limit === "wallClockMs" && scope.clockStartMs !== null) return scope.clockStartMs <= Date.parse(exceeded.at);
+    if (scope.kind === "root_thread" && exceeded.limit === "wallClockMs" && scope.clockStartMs !== null)
+      return scope.clockStartMs <= Date.parse(exceeded.at);
     return true;
   }
 

@@ -21,7 +21,12 @@ function figuresOf(report: ReportedFigures): UsageFigures {
 
 /** Input, cache read, cache write and output tokens (reasoning is already in output). */
 export function totalTokensOf(figures: UsageFigures): number {
-  return (figures.inputTokens ?? 0) + (figures.cacheReadInputTokens ?? 0) + (figures.cacheCreationInputTokens ?? 0) + (figures.outputTokens ?? 0);
+  return (
+    (figures.inputTokens ?? 0) +
+    (figures.cacheReadInputTokens ?? 0) +
+    (figures.cacheCreationInputTokens ?? 0) +
+    (figures.outputTokens ?? 0)
+  );
 }
 
 function hasAnyFigure(figures: UsageFigures): boolean {
@@ -43,12 +48,19 @@ export interface TurnIdentity {
  * provider's own when it reported one (`reported`), else the price table's estimate
  * (`estimated`), else none (`unpriced`).
  */
-export function turnUsageRecord(turn: TurnIdentity, report: TurnUsageReport, prices: PriceTable): TurnUsageRecord | null {
+export function turnUsageRecord(
+  turn: TurnIdentity,
+  report: TurnUsageReport,
+  prices: PriceTable,
+): TurnUsageRecord | null {
   const figures = figuresOf(report);
   const reportedCost = count(report.costUsd);
   if (!hasAnyFigure(figures) && reportedCost === null) return null;
   const byModelEntries = Object.entries(report.byModel ?? {});
-  const byModelFigures = byModelEntries.length === 0 ? null : Object.fromEntries(byModelEntries.map(([model, usage]) => [model, figuresOf(usage)]));
+  const byModelFigures =
+    byModelEntries.length === 0
+      ? null
+      : Object.fromEntries(byModelEntries.map(([model, usage]) => [model, figuresOf(usage)]));
   let costUsd: number | null = reportedCost;
   let costBasis: TurnUsageRecord["costBasis"] = "reported";
   let pricing: TurnUsageRecord["pricing"] = null;
@@ -73,7 +85,9 @@ export function turnUsageRecord(turn: TurnIdentity, report: TurnUsageReport, pri
     byModel:
       byModelEntries.length === 0
         ? null
-        : Object.fromEntries(byModelEntries.map(([model, usage]) => [model, { ...figuresOf(usage), costUsd: count(usage.costUsd) }])),
+        : Object.fromEntries(
+            byModelEntries.map(([model, usage]) => [model, { ...figuresOf(usage), costUsd: count(usage.costUsd) }]),
+          ),
     createdAt: turn.now,
   };
 }

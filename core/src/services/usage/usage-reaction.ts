@@ -34,7 +34,12 @@ export class UsageReaction implements EngineReaction {
     for (const scope of scopes) this.budgets.enforce(ctx, scope);
   }
 
-  private record(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport, scopes: readonly BudgetScope[]): void {
+  private record(
+    ctx: CommandContext,
+    attempt: AttemptRecord,
+    usage: TurnUsageReport,
+    scopes: readonly BudgetScope[],
+  ): void {
     const thread = ctx.get("thread", attempt.threadId);
     if (thread === null) return;
     const run = ctx.get("run", attempt.runId);
@@ -52,11 +57,19 @@ export class UsageReaction implements EngineReaction {
     );
     if (record === null) return;
     // A late terminal can report a turn again: the totals take the difference, never both.
-    const previous = ctx.store.statement("SELECT total_tokens, cost_usd FROM turn_usage WHERE id = ?").get(record.id) as { total_tokens: number; cost_usd: number | null } | undefined;
+    const previous = ctx.store
+      .statement("SELECT total_tokens, cost_usd FROM turn_usage WHERE id = ?")
+      .get(record.id) as { total_tokens: number; cost_usd: number | null } | undefined;
     ctx.put("turnUsage", record);
     // The root's total is kept whether or not a root budget is configured now, so one set
     // later (a config change and a restart) starts from the whole tree, not from then.
-    const keys = [rootTotalKey(thread.lineage.rootThreadId), ...scopes.filter((scope) => scope.kind === "delegated_task").map(totalKeyOf)];
-    addToTotals(ctx, keys, { tokens: record.totalTokens - (previous?.total_tokens ?? 0), costUsd: (record.costUsd ?? 0) - (previous?.cost_usd ?? 0) });
+    const keys = [
+      rootTotalKey(thread.lineage.rootThreadId),
+      ...scopes.filter((scope) => scope.kind === "delegated_task").map(totalKeyOf),
+    ];
+    addToTotals(ctx, keys, {
+      tokens: record.totalTokens - (previous?.total_tokens ?? 0),
+      costUsd: (record.costUsd ?? 0) - (previous?.cost_usd ?? 0),
+    });
   }
 }

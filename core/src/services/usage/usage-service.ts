@@ -2,7 +2,13 @@ import { inject, injectable } from "tsyringe";
 import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { type Engine, EngineToken } from "../../engine/ports.js";
-import type { BudgetExceeded, BudgetLimitName, BudgetLimits, BudgetRecord, DelegatedTaskRecord } from "../../store/records.js";
+import type {
+  BudgetExceeded,
+  BudgetLimitName,
+  BudgetLimits,
+  BudgetRecord,
+  DelegatedTaskRecord,
+} from "../../store/records.js";
 import { remainingOf, scopeUse, taskScope, type BudgetScope } from "./budget-scopes.js";
 import { DEFAULT_PRICES_AS_OF } from "./default-prices.js";
 import { isBudgetStopReason, TreeBudgets } from "./tree-budgets.js";
@@ -48,8 +54,17 @@ export interface BudgetStopView {
 /** What the HTTP API's usage endpoint answers: one thread's tree, one project's, or every project the caller may see. */
 export type UsageSummary =
   | ({ readonly scope: "thread"; readonly threadId: string; readonly budgets: BudgetView[] } & TreeUsage)
-  | { readonly scope: "project"; readonly projectId: string; readonly total: UsageTotals; readonly rootThreads: ({ readonly threadId: string; readonly title: string } & TreeUsage)[] }
-  | { readonly scope: "all"; readonly total: UsageTotals; readonly projects: { readonly projectId: string; readonly name: string; readonly total: UsageTotals }[] };
+  | {
+      readonly scope: "project";
+      readonly projectId: string;
+      readonly total: UsageTotals;
+      readonly rootThreads: ({ readonly threadId: string; readonly title: string } & TreeUsage)[];
+    }
+  | {
+      readonly scope: "all";
+      readonly total: UsageTotals;
+      readonly projects: { readonly projectId: string; readonly name: string; readonly total: UsageTotals }[];
+    };
 
 /**
  * Usage and budgets for every transport: a thread's, a run's or a task's usage (own and whole
@@ -72,7 +87,8 @@ export class UsageService {
 
   /** One run's usage (all its attempts). */
   run(runId: string): UsageTotals {
-    if (this.engine.store.get("run", runId) === null) throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
+    if (this.engine.store.get("run", runId) === null)
+      throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
     return usageTotals(this.engine, { kind: "run", runId });
   }
 
@@ -101,15 +117,30 @@ export class UsageService {
     if (task.status === "completed" || !isBudgetStopReason(task.cancelReason)) return null;
     for (const scope of this.budgets.scopesOf(this.engine, task.childThreadId)) {
       const exceeded = scope.record?.exceeded ?? null;
-      if (exceeded !== null) return { budgetId: scope.id, scope: scope.kind, limit: exceeded.limit, used: exceeded.used, allowed: exceeded.allowed, at: exceeded.at, taskId: scope.taskId };
+      if (exceeded !== null)
+        return {
+          budgetId: scope.id,
+          scope: scope.kind,
+          limit: exceeded.limit,
+          used: exceeded.used,
+          allowed: exceeded.allowed,
+          at: exceeded.at,
+          taskId: scope.taskId,
+        };
     }
     return null;
   }
 
   /** A project's totals, and each of its root threads' trees. */
   project(projectId: string): Extract<UsageSummary, { scope: "project" }> {
-    if (this.engine.store.get("project", projectId) === null) throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
-    const roots = this.engine.store.select("thread", "project_id = ? AND parent_thread_id IS NULL AND deleted = 0", [projectId], "ORDER BY created_at DESC");
+    if (this.engine.store.get("project", projectId) === null)
+      throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
+    const roots = this.engine.store.select(
+      "thread",
+      "project_id = ? AND parent_thread_id IS NULL AND deleted = 0",
+      [projectId],
+      "ORDER BY created_at DESC",
+    );
     return {
       scope: "project",
       projectId,
@@ -122,21 +153,34 @@ export class UsageService {
    * The HTTP API's usage answer: a thread's (with its budgets), a project's, or, with neither,
    * every project in `visibleProjects` ("*": all of them).
    */
-  summary(input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined }, visibleProjects: readonly string[] | "*" = "*"): UsageSummary {
+  summary(
+    input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined },
+    visibleProjects: readonly string[] | "*" = "*",
+  ): UsageSummary {
     if (input.threadId !== undefined) {
       const thread = this.requireThread(input.threadId);
       if (input.projectId !== undefined && thread.projectId !== input.projectId) {
-        throw new OrchestratorFailure("invalid_request", `Thread ${input.threadId} is not in project ${input.projectId}.`, { threadId: input.threadId, projectId: input.projectId });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Thread ${input.threadId} is not in project ${input.projectId}.`,
+          { threadId: input.threadId, projectId: input.projectId },
+        );
       }
       return { scope: "thread", threadId: thread.id, ...this.treeOf(thread.id), budgets: this.budgetsOf(thread.id) };
     }
     if (input.projectId !== undefined) return this.project(input.projectId);
     const visible = new Set(visibleProjects === "*" ? [] : visibleProjects);
-    const projects = this.engine.store.select("project", "1 = 1", [], "ORDER BY created_at").filter((project) => visibleProjects === "*" || visible.has(project.id));
+    const projects = this.engine.store
+      .select("project", "1 = 1", [], "ORDER BY created_at")
+      .filter((project) => visibleProjects === "*" || visible.has(project.id));
     return {
       scope: "all",
       total: usageTotals(this.engine, { kind: "projects", projectIds: projects.map((project) => project.id) }),
-      projects: projects.map((project) => ({ projectId: project.id, name: project.name, total: usageTotals(this.engine, { kind: "project", projectId: project.id }) })),
+      projects: projects.map((project) => ({
+        projectId: project.id,
+        name: project.name,
+        total: usageTotals(this.engine, { kind: "project", projectId: project.id }),
+      })),
     };
   }
 
@@ -151,7 +195,9 @@ export class UsageService {
       pricing: {
         defaultsAsOf: this.config.pricing.useDefaults ? DEFAULT_PRICES_AS_OF : null,
         configAsOf: this.config.pricing.asOf ?? null,
-        configuredModels: Object.keys(this.config.pricing.models).length + Object.values(this.config.pricing.providers).reduce((n, models) => n + Object.keys(models).length, 0),
+        configuredModels:
+          Object.keys(this.config.pricing.models).length +
+          Object.values(this.config.pricing.providers).reduce((n, models) => n + Object.keys(models).length, 0),
       },
     };
   }
@@ -162,11 +208,20 @@ export class UsageService {
     // Most delegated children delegate nothing themselves: their tree is the thread alone, so
     // the recursive sums (every delegate_task answer reads them) would only repeat `own`.
     if (!isRoot && !this.hasChildThreads(threadId)) return { own, subtree: own };
-    return { own, subtree: usageTotals(this.engine, isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId }) };
+    return {
+      own,
+      subtree: usageTotals(
+        this.engine,
+        isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId },
+      ),
+    };
   }
 
   private hasChildThreads(threadId: string): boolean {
-    return this.engine.store.statement("SELECT 1 FROM threads WHERE parent_thread_id = ? LIMIT 1").get(threadId) !== undefined;
+    return (
+      this.engine.store.statement("SELECT 1 FROM threads WHERE parent_thread_id = ? LIMIT 1").get(threadId) !==
+      undefined
+    );
   }
 
   private viewOf(scope: BudgetScope): BudgetView {
@@ -186,7 +241,8 @@ export class UsageService {
 
   private requireThread(threadId: string) {
     const thread = this.engine.store.get("thread", threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     return thread;
   }
 

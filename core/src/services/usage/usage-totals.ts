@@ -62,7 +62,8 @@ export type UsageScope =
   | { readonly kind: "projects"; readonly projectIds: readonly string[] };
 
 // The lineage tree, as `rootThreadId` and `maxTasksPerRootThread` see it: sub-agents and forks.
-const SUBTREE = "WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.id FROM threads t JOIN tree ON t.parent_thread_id = tree.id)";
+const SUBTREE =
+  "WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.id FROM threads t JOIN tree ON t.parent_thread_id = tree.id)";
 
 function filterFor(scope: UsageScope): { prefix: string; where: string; params: readonly string[] } {
   switch (scope.kind) {
@@ -75,11 +76,19 @@ function filterFor(scope: UsageScope): { prefix: string; where: string; params: 
     case "run":
       return { prefix: "", where: "run_id = ?", params: [scope.runId] };
     case "project":
-      return { prefix: "", where: "thread_id IN (SELECT id FROM threads WHERE project_id = ?)", params: [scope.projectId] };
+      return {
+        prefix: "",
+        where: "thread_id IN (SELECT id FROM threads WHERE project_id = ?)",
+        params: [scope.projectId],
+      };
     case "projects":
       // No project: nothing (IN () is not SQL).
       if (scope.projectIds.length === 0) return { prefix: "", where: "0", params: [] };
-      return { prefix: "", where: `thread_id IN (SELECT id FROM threads WHERE project_id IN (${scope.projectIds.map(() => "?").join(", ")}))`, params: scope.projectIds };
+      return {
+        prefix: "",
+        where: `thread_id IN (SELECT id FROM threads WHERE project_id IN (${scope.projectIds.map(() => "?").join(", ")}))`,
+        params: scope.projectIds,
+      };
   }
 }
 
@@ -106,7 +115,9 @@ interface AttemptRow {
 export function usedByScope(reader: ProjectionReader, scope: UsageScope): { tokens: number; costUsd: number } {
   const { prefix, where, params } = filterFor(scope);
   const row = reader.store
-    .statement(`${prefix} SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM turn_usage WHERE ${where}`)
+    .statement(
+      `${prefix} SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM turn_usage WHERE ${where}`,
+    )
     .get(...params) as { tokens: number; cost: number };
   return { tokens: row.tokens, costUsd: row.cost };
 }
@@ -141,18 +152,34 @@ export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageT
   // A late terminal can report usage for an attempt the host had already ended otherwise.
   const ended = Math.max(attempts.ended, usage.reported);
   const unknown = ended - usage.reported;
-  const status: UsageTotals["status"] = ended === 0 ? "none" : usage.reported === 0 ? "unknown" : unknown > 0 ? "partial" : "reported";
+  const status: UsageTotals["status"] =
+    ended === 0 ? "none" : usage.reported === 0 ? "unknown" : unknown > 0 ? "partial" : "reported";
   const priced = usage.reported_cost_turns + usage.estimated_cost_turns;
   const unpricedTurns = ended - priced;
   const basis: UsageTotals["cost"]["basis"] =
-    ended === 0 ? "none" : priced === 0 ? "unpriced" : unpricedTurns > 0 ? "partial" : usage.estimated_cost_turns > 0 ? "estimated" : "reported";
+    ended === 0
+      ? "none"
+      : priced === 0
+        ? "unpriced"
+        : unpricedTurns > 0
+          ? "partial"
+          : usage.estimated_cost_turns > 0
+            ? "estimated"
+            : "reported";
   return {
     status,
     turns: { ended, reported: usage.reported, unknown, inFlight: attempts.in_flight },
     tokens:
       usage.reported === 0 && ended > 0
         ? null
-        : { input: usage.input, output: usage.output, cacheRead: usage.cache_read, cacheWrite: usage.cache_write, reasoning: usage.reasoning, total: usage.total },
+        : {
+            input: usage.input,
+            output: usage.output,
+            cacheRead: usage.cache_read,
+            cacheWrite: usage.cache_write,
+            reasoning: usage.reasoning,
+            total: usage.total,
+          },
     cost: {
       usd: priced === 0 ? (ended === 0 ? 0 : null) : roundUsd(usage.reported_usd + usage.estimated_usd),
       basis,

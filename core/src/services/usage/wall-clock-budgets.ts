@@ -62,7 +62,9 @@ export class WallClockBudgets {
       stopped = this.engine.apply((ctx) => this.budgets.enforceWallClocks(ctx));
       if (stopped > 0) this.logger.info("wall-clock budgets stopped delegation trees", { trees: stopped });
     } catch (error) {
-      this.logger.error("checking wall-clock budgets failed; trying again in a second", { error: (error as Error).message });
+      this.logger.error("checking wall-clock budgets failed; trying again in a second", {
+        error: (error as Error).message,
+      });
       this.arm(RETRY_AFTER_ERROR_MS);
       return 0;
     }

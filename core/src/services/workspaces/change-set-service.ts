@@ -12,7 +12,15 @@ import { EventWaiter } from "../event-waiter.js";
 import { RepositoryLocks } from "./repository-locks.js";
 import { WorkspaceEffects } from "./workspace-effects.js";
 import { WorkspacePlanner } from "./workspace-planner.js";
-import { outcomeOf, putWorkspace, withOutcome, workspaceOf, workspaceView, WORKSPACE_EFFECT, type WorkspaceView } from "./workspace-records.js";
+import {
+  outcomeOf,
+  putWorkspace,
+  withOutcome,
+  workspaceOf,
+  workspaceView,
+  WORKSPACE_EFFECT,
+  type WorkspaceView,
+} from "./workspace-records.js";
 
 /** The longest a diff page may be, in characters (a read must fit whatever an agent can take). */
 export const MAX_DIFF_PAGE_CHARS = 100_000;
@@ -27,7 +35,12 @@ export interface ChangeSetRead {
   readonly workspace: WorkspaceView;
   readonly baseCommit: string | null;
   readonly head: string | null;
-  readonly files: readonly { readonly path: string; readonly status: string; readonly insertions: number | null; readonly deletions: number | null }[];
+  readonly files: readonly {
+    readonly path: string;
+    readonly status: string;
+    readonly insertions: number | null;
+    readonly deletions: number | null;
+  }[];
   readonly fileCount: number;
   readonly commits: readonly { readonly commit: string; readonly subject: string }[];
   readonly commitCount: number;
@@ -84,7 +97,8 @@ export class ChangeSetService {
   private workspaceFor(caller: Caller, threadId: string): WorkspaceRecord {
     this.callers.requireInScope(caller, { threadIds: [threadId] });
     const thread = this.engine.store.get("thread", threadId);
-    if (thread === null || thread.deletedAt !== null) throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
+    if (thread === null || thread.deletedAt !== null)
+      throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
     const workspace = workspaceOf(this.engine, threadId);
     if (workspace === null) {
       throw new OrchestratorFailure(
@@ -97,9 +111,25 @@ export class ChangeSetService {
   }
 
   /** read_changes: the change set against its base, a page of its diff at a time. */
-  async read(caller: Caller, input: { threadId: string; path?: string | undefined; offset?: number | undefined; maxChars?: number | undefined }): Promise<ChangeSetRead> {
+  async read(
+    caller: Caller,
+    input: { threadId: string; path?: string | undefined; offset?: number | undefined; maxChars?: number | undefined },
+  ): Promise<ChangeSetRead> {
     let workspace = this.workspaceFor(caller, input.threadId);
-    const empty = { baseCommit: workspace.baseCommit, head: null, files: [], fileCount: 0, commits: [], commitCount: 0, uncommitted: false, diff: "", offset: 0, nextOffset: null, totalChars: 0, truncated: false };
+    const empty = {
+      baseCommit: workspace.baseCommit,
+      head: null,
+      files: [],
+      fileCount: 0,
+      commits: [],
+      commitCount: 0,
+      uncommitted: false,
+      diff: "",
+      offset: 0,
+      nextOffset: null,
+      totalChars: 0,
+      truncated: false,
+    };
     if (workspace.status !== "ready" || workspace.repository === null || workspace.baseCommit === null) {
       return { threadId: input.threadId, workspace: workspaceView(workspace), ...empty };
     }
@@ -133,9 +163,17 @@ export class ChangeSetService {
   }
 
   /** Refuses a caller that may not decide about this workspace's changes. */
-  private requireMayDecide(caller: Caller, workspace: WorkspaceRecord, action: "apply_changes" | "discard_changes"): void {
+  private requireMayDecide(
+    caller: Caller,
+    workspace: WorkspaceRecord,
+    action: "apply_changes" | "discard_changes",
+  ): void {
     if (caller.kind === "environment") {
-      throw new OrchestratorFailure("capability_denied", `${action} changes files on this machine; a linked environment may not call it.`, { action });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `${action} changes files on this machine; a linked environment may not call it.`,
+        { action },
+      );
     }
     if (caller.kind === "agent") {
       if (workspace.target.threadId !== caller.threadId) {
@@ -171,16 +209,33 @@ export class ChangeSetService {
    * branch and tree. A conflict changes nothing and names the files. The same clientRequestId
    * answers with the same outcome; a later apply with nothing new answers `nothing_to_apply`.
    */
-  async apply(caller: Caller, input: { threadId: string; method?: "merge" | "cherry-pick" | undefined; clientRequestId?: string | undefined; timeoutMs?: number | undefined }, signal?: AbortSignal): Promise<ChangeSetDecision> {
+  async apply(
+    caller: Caller,
+    input: {
+      threadId: string;
+      method?: "merge" | "cherry-pick" | undefined;
+      clientRequestId?: string | undefined;
+      timeoutMs?: number | undefined;
+    },
+    signal?: AbortSignal,
+  ): Promise<ChangeSetDecision> {
     const workspace = this.workspaceFor(caller, input.threadId);
     const method = input.method ?? "merge";
-    const commandId = derive.command(caller.requestScope, "apply_changes", input.clientRequestId ?? this.engine.ids.random("req"));
+    const commandId = derive.command(
+      caller.requestScope,
+      "apply_changes",
+      input.clientRequestId ?? this.engine.ids.random("req"),
+    );
     const request = { threadId: input.threadId, method };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.apply", request));
     if (replay === null) {
       this.requireMayDecide(caller, workspace, "apply_changes");
       if (workspace.strategy === "scratch" || workspace.repository === null) {
-        throw new OrchestratorFailure("invalid_request", `Thread ${input.threadId} works in a scratch folder, which is not a git worktree: there is nothing to apply. Read its files at ${workspace.path}.`, { threadId: input.threadId });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Thread ${input.threadId} works in a scratch folder, which is not a git worktree: there is nothing to apply. Read its files at ${workspace.path}.`,
+          { threadId: input.threadId },
+        );
       }
       this.requireUsable(workspace, "apply");
       this.engine.execute({
@@ -190,10 +245,19 @@ export class ChangeSetService {
         handle: (ctx) => {
           const current = ctx.require("workspace", workspace.id);
           if (current.pendingApply !== null || current.applying !== null) {
-            throw new OrchestratorFailure("invalid_request", `An apply of thread ${input.threadId}'s changes is already under way; read_changes shows its outcome.`, { threadId: input.threadId, reason: "apply_under_way" });
+            throw new OrchestratorFailure(
+              "invalid_request",
+              `An apply of thread ${input.threadId}'s changes is already under way; read_changes shows its outcome.`,
+              { threadId: input.threadId, reason: "apply_under_way" },
+            );
           }
           putWorkspace(ctx, current, { pendingApply: { requestId: commandId, method, requestedAt: ctx.now } });
-          ctx.effect({ id: `effect:workspace.apply:${commandId}`, lane: workspace.id, type: WORKSPACE_EFFECT.apply, payload: { workspaceId: workspace.id } });
+          ctx.effect({
+            id: `effect:workspace.apply:${commandId}`,
+            lane: workspace.id,
+            type: WORKSPACE_EFFECT.apply,
+            payload: { workspaceId: workspace.id },
+          });
           return null;
         },
       });
@@ -206,16 +270,33 @@ export class ChangeSetService {
    * worktree (the branch stays for a pull request: link_pull_request). A workspace Switchyard
    * did not make (`existing`) is never removed.
    */
-  async discard(caller: Caller, input: { threadId: string; keepBranch?: boolean | undefined; clientRequestId?: string | undefined; timeoutMs?: number | undefined }, signal?: AbortSignal): Promise<ChangeSetDecision> {
+  async discard(
+    caller: Caller,
+    input: {
+      threadId: string;
+      keepBranch?: boolean | undefined;
+      clientRequestId?: string | undefined;
+      timeoutMs?: number | undefined;
+    },
+    signal?: AbortSignal,
+  ): Promise<ChangeSetDecision> {
     const workspace = this.workspaceFor(caller, input.threadId);
     const keepBranch = input.keepBranch ?? false;
-    const commandId = derive.command(caller.requestScope, "discard_changes", input.clientRequestId ?? this.engine.ids.random("req"));
+    const commandId = derive.command(
+      caller.requestScope,
+      "discard_changes",
+      input.clientRequestId ?? this.engine.ids.random("req"),
+    );
     const request = { threadId: input.threadId, keepBranch };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.discard", request));
     if (replay === null) {
       this.requireMayDecide(caller, workspace, "discard_changes");
       if (!workspace.owned) {
-        throw new OrchestratorFailure("invalid_request", `Thread ${input.threadId} works in ${workspace.path}, a worktree Switchyard did not make, so Switchyard does not remove it.`, { threadId: input.threadId, reason: "not_owned" });
+        throw new OrchestratorFailure(
+          "invalid_request",
+          `Thread ${input.threadId} works in ${workspace.path}, a worktree Switchyard did not make, so Switchyard does not remove it.`,
+          { threadId: input.threadId, reason: "not_owned" },
+        );
       }
       this.requireUsable(workspace, "discard");
       this.engine.execute({
@@ -225,26 +306,65 @@ export class ChangeSetService {
         handle: (ctx) => {
           const current = ctx.require("workspace", workspace.id);
           if (current.pendingApply !== null || current.applying !== null) {
-            throw new OrchestratorFailure("invalid_request", `An apply of thread ${input.threadId}'s changes is under way; discard after it ends.`, { threadId: input.threadId, reason: "apply_under_way" });
+            throw new OrchestratorFailure(
+              "invalid_request",
+              `An apply of thread ${input.threadId}'s changes is under way; discard after it ends.`,
+              { threadId: input.threadId, reason: "apply_under_way" },
+            );
           }
           putWorkspace(ctx, current, {
             disposition: keepBranch ? "kept" : "discarded",
             pendingRemoval: { keepBranch, reason: keepBranch ? "kept" : "discarded", requestedAt: ctx.now },
-            outcomes: withOutcome(ctx, current, { action: keepBranch ? "keep" : "discard", outcome: keepBranch ? "kept" : "discarded", method: null, commit: current.changes?.head ?? null, files: [], message: null, requestId: commandId }),
+            outcomes: withOutcome(ctx, current, {
+              action: keepBranch ? "keep" : "discard",
+              outcome: keepBranch ? "kept" : "discarded",
+              method: null,
+              commit: current.changes?.head ?? null,
+              files: [],
+              message: null,
+              requestId: commandId,
+            }),
           });
-          ctx.effect({ id: `effect:workspace.remove:${commandId}`, lane: workspace.id, type: WORKSPACE_EFFECT.remove, payload: { workspaceId: workspace.id } });
+          ctx.effect({
+            id: `effect:workspace.remove:${commandId}`,
+            lane: workspace.id,
+            type: WORKSPACE_EFFECT.remove,
+            payload: { workspaceId: workspace.id },
+          });
           return null;
         },
       });
     }
     // Its outcome is recorded with the request; the wait is for the folder to be gone.
-    return this.decision(workspace.id, input.threadId, commandId, replay !== null, input.timeoutMs, signal, (current) => current.pendingRemoval === null);
+    return this.decision(
+      workspace.id,
+      input.threadId,
+      commandId,
+      replay !== null,
+      input.timeoutMs,
+      signal,
+      (current) => current.pendingRemoval === null,
+    );
   }
 
   private requireUsable(workspace: WorkspaceRecord, action: "apply" | "discard"): void {
-    if (workspace.status === "removed") throw new OrchestratorFailure("invalid_request", `Thread ${workspace.threadId}'s workspace was removed${workspace.disposition !== null ? ` (${workspace.disposition})` : ""}; there is nothing to ${action}.`, { threadId: workspace.threadId, reason: "removed" });
-    if (workspace.status !== "ready") throw new OrchestratorFailure("invalid_request", `Thread ${workspace.threadId}'s workspace is ${workspace.status}${workspace.error !== null ? `: ${workspace.error}` : ""}; there is nothing to ${action}.`, { threadId: workspace.threadId, reason: workspace.status });
-    if (action === "apply" && workspace.disposition === "discarded") throw new OrchestratorFailure("invalid_request", `Thread ${workspace.threadId}'s changes were discarded.`, { threadId: workspace.threadId, reason: "discarded" });
+    if (workspace.status === "removed")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Thread ${workspace.threadId}'s workspace was removed${workspace.disposition !== null ? ` (${workspace.disposition})` : ""}; there is nothing to ${action}.`,
+        { threadId: workspace.threadId, reason: "removed" },
+      );
+    if (workspace.status !== "ready")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Thread ${workspace.threadId}'s workspace is ${workspace.status}${workspace.error !== null ? `: ${workspace.error}` : ""}; there is nothing to ${action}.`,
+        { threadId: workspace.threadId, reason: workspace.status },
+      );
+    if (action === "apply" && workspace.disposition === "discarded")
+      throw new OrchestratorFailure("invalid_request", `Thread ${workspace.threadId}'s changes were discarded.`, {
+        threadId: workspace.threadId,
+        reason: "discarded",
+      });
   }
 
   /** Waits (up to the server's wait cap) for the request's outcome. */
@@ -263,9 +383,21 @@ export class ChangeSetService {
         const current = this.engine.store.get("workspace", workspaceId)!;
         return outcomeOf(current, requestId) !== null && finished(current) ? current : null;
       },
-      { timeoutMs: limit, threadIds: [threadId], relevant: (event) => event.entity === "workspace" && event.record.id === workspaceId, ...(signal !== undefined ? { signal } : {}) },
+      {
+        timeoutMs: limit,
+        threadIds: [threadId],
+        relevant: (event) => event.entity === "workspace" && event.record.id === workspaceId,
+        ...(signal !== undefined ? { signal } : {}),
+      },
     );
     const current = settled ?? this.engine.store.get("workspace", workspaceId)!;
-    return { threadId, requestId, replayed, outcome: outcomeOf(current, requestId), pending: settled === null, workspace: workspaceView(current) };
+    return {
+      threadId,
+      requestId,
+      replayed,
+      outcome: outcomeOf(current, requestId),
+      pending: settled === null,
+      workspace: workspaceView(current),
+    };
   }
 }

@@ -22,7 +22,8 @@ export interface GitOptions {
  * (`index.lock`), a ref, `packed-refs`, a worktree's admin folder. Such a failure wrote
  * nothing, so the same command can run again once the lock is gone.
  */
-const LOCKED = /Unable to create '([^']+\.lock)': File exists|Another git process seems to be running|cannot lock ref '([^']+)'|Unable to create '([^']+)\.lock'/;
+const LOCKED =
+  /Unable to create '([^']+\.lock)': File exists|Another git process seems to be running|cannot lock ref '([^']+)'|Unable to create '([^']+)\.lock'/;
 
 /** The lock file a failure names, or null when it is not a lock failure. */
 export function lockedBy(stderr: string): string | null {
@@ -51,7 +52,12 @@ export async function runGit(cwd: string, args: readonly string[], options: GitO
       stripFinalNewline: false,
       maxBuffer: 256 * 1024 * 1024,
     });
-    const outcome: GitResult = { ok: result.exitCode === 0, exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr).trim() };
+    const outcome: GitResult = {
+      ok: result.exitCode === 0,
+      exitCode: result.exitCode ?? -1,
+      stdout: String(result.stdout),
+      stderr: String(result.stderr).trim(),
+    };
     if (outcome.ok) return outcome;
     const lock = lockedBy(outcome.stderr);
     if (lock === null) return outcome;
@@ -71,11 +77,15 @@ export async function runGit(cwd: string, args: readonly string[], options: GitO
 export async function mustGit(cwd: string, args: readonly string[], options: GitOptions): Promise<string> {
   const result = await runGit(cwd, args, options);
   if (!result.ok) {
-    throw new OrchestratorFailure("orchestration_error", `git ${args.join(" ")} failed in ${cwd}: ${result.stderr || result.stdout.trim() || `exit code ${result.exitCode}`}`, {
-      reason: "git_failed",
-      cwd,
-      exitCode: result.exitCode,
-    });
+    throw new OrchestratorFailure(
+      "orchestration_error",
+      `git ${args.join(" ")} failed in ${cwd}: ${result.stderr || result.stdout.trim() || `exit code ${result.exitCode}`}`,
+      {
+        reason: "git_failed",
+        cwd,
+        exitCode: result.exitCode,
+      },
+    );
   }
   return result.stdout.trim();
 }

@@ -9,7 +9,13 @@ import type { ChangeSummary, WorkspaceRecord } from "../../store/records.js";
 import { makePrivateDir } from "../../util/private-files.js";
 import { RepositoryLocks } from "./repository-locks.js";
 import { WorkspacePlanner } from "./workspace-planner.js";
-import { putWorkspace, threadTag, withOutcome, WORKSPACE_EFFECT, type WorkspaceEffectPayload } from "./workspace-records.js";
+import {
+  putWorkspace,
+  threadTag,
+  withOutcome,
+  WORKSPACE_EFFECT,
+  type WorkspaceEffectPayload,
+} from "./workspace-records.js";
 
 /** How long a recorded apply that could not be finished (a lock another git process holds) waits before it tries again. */
 const APPLY_RETRY_MS = 1_000;
@@ -74,7 +80,15 @@ export class WorkspaceEffects implements EffectHandler {
     this.engine.apply((ctx) => {
       const workspace = ctx.require("workspace", workspaceId);
       if (workspace.applying === null) return;
-      ctx.effect({ id: `effect:workspace.apply:${workspace.applying.requestId}:${ctx.nowMs}`, lane: workspace.id, type: WORKSPACE_EFFECT.apply, payload: { workspaceId } }, APPLY_RETRY_MS * APPLY_ATTEMPTS);
+      ctx.effect(
+        {
+          id: `effect:workspace.apply:${workspace.applying.requestId}:${ctx.nowMs}`,
+          lane: workspace.id,
+          type: WORKSPACE_EFFECT.apply,
+          payload: { workspaceId },
+        },
+        APPLY_RETRY_MS * APPLY_ATTEMPTS,
+      );
     });
   }
 
@@ -91,8 +105,17 @@ export class WorkspaceEffects implements EffectHandler {
       this.logger.warn("a workspace could not be made", { workspaceId: workspace.id, error: messageOf(error) });
       this.engine.apply((ctx) => {
         putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "failed", error: message });
-        for (const run of ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [workspace.threadId])) {
-          if (run.currentAttemptId !== null) finishAttempt(ctx, run.currentAttemptId, "failed", { code: "workspace_failed", message }, "workspace_failed");
+        for (const run of ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [
+          workspace.threadId,
+        ])) {
+          if (run.currentAttemptId !== null)
+            finishAttempt(
+              ctx,
+              run.currentAttemptId,
+              "failed",
+              { code: "workspace_failed", message },
+              "workspace_failed",
+            );
         }
       });
     }
@@ -108,7 +131,10 @@ export class WorkspaceEffects implements EffectHandler {
       const thread = this.engine.store.get("thread", workspace.threadId);
       if (activeRun(this.engine, workspace.threadId) === null && thread !== null) {
         const runs = this.engine.store.count("run", "thread_id = ?", [workspace.threadId]);
-        await this.git.commitAll(workspace.path, `${thread.title}\n\nSwitchyard: the work of ${thread.id} in its worktree, as its run ${runs} left it.\n`);
+        await this.git.commitAll(
+          workspace.path,
+          `${thread.title}\n\nSwitchyard: the work of ${thread.id} in its worktree, as its run ${runs} left it.\n`,
+        );
       }
       const changes = await this.summary(workspace);
       if (changes !== null && changes.head !== workspace.changes?.head) {
@@ -116,7 +142,10 @@ export class WorkspaceEffects implements EffectHandler {
       }
       return changes?.head ?? null;
     } catch (error) {
-      this.logger.warn("a workspace's work could not be committed", { workspaceId: workspace.id, error: messageOf(error) });
+      this.logger.warn("a workspace's work could not be committed", {
+        workspaceId: workspace.id,
+        error: messageOf(error),
+      });
       return null;
     }
   }
@@ -154,10 +183,27 @@ export class WorkspaceEffects implements EffectHandler {
         return this.applied(workspace.id, request.requestId, method, moved, to, head);
       }
       if (activeRun(this.engine, workspace.threadId) !== null) {
-        return this.settleApply(workspace.id, request.requestId, method, "failed", [], null, `Thread ${workspace.threadId} is working again; apply once its run has ended.`);
+        return this.settleApply(
+          workspace.id,
+          request.requestId,
+          method,
+          "failed",
+          [],
+          null,
+          `Thread ${workspace.threadId} is working again; apply once its run has ended.`,
+        );
       }
       const head = await this.snapshot(workspace);
-      if (head === null) return this.settleApply(workspace.id, request.requestId, method, "failed", [], null, `The workspace ${workspace.path} has no commit to apply.`);
+      if (head === null)
+        return this.settleApply(
+          workspace.id,
+          request.requestId,
+          method,
+          "failed",
+          [],
+          null,
+          `The workspace ${workspace.path} has no commit to apply.`,
+        );
       const thread = this.engine.store.get("thread", workspace.threadId);
       const plan = await this.git.planApply({
         target: workspace.target.path,
@@ -168,11 +214,15 @@ export class WorkspaceEffects implements EffectHandler {
         scratch: join(this.planner.root, ".apply", threadTag(workspace.id)),
         repository: workspace.repository!,
       });
-      if (plan.kind === "nothing_to_apply") return this.settleApply(workspace.id, request.requestId, method, "nothing_to_apply", [], null, null, head);
-      if (plan.kind === "conflict") return this.settleApply(workspace.id, request.requestId, method, "conflict", plan.files, null, plan.message);
+      if (plan.kind === "nothing_to_apply")
+        return this.settleApply(workspace.id, request.requestId, method, "nothing_to_apply", [], null, null, head);
+      if (plan.kind === "conflict")
+        return this.settleApply(workspace.id, request.requestId, method, "conflict", plan.files, null, plan.message);
       const at = new Date(this.engine.clock.nowMs()).toISOString();
       this.engine.apply((ctx) =>
-        putWorkspace(ctx, ctx.require("workspace", workspace.id), { applying: { requestId: request.requestId, head, from: plan.from, to: plan.to, paths: plan.paths, at } }),
+        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+          applying: { requestId: request.requestId, head, from: plan.from, to: plan.to, paths: plan.paths, at },
+        }),
       );
       const moved = await this.git.moveTarget(workspace.target.path, plan.from, plan.to, reason);
       return this.applied(workspace.id, request.requestId, method, moved, plan.to, head);
@@ -185,9 +235,24 @@ export class WorkspaceEffects implements EffectHandler {
     }
   }
 
-  private applied(workspaceId: string, requestId: string, method: "merge" | "cherry-pick", moved: "done" | "moved", to: string, head: string): "finished" {
+  private applied(
+    workspaceId: string,
+    requestId: string,
+    method: "merge" | "cherry-pick",
+    moved: "done" | "moved",
+    to: string,
+    head: string,
+  ): "finished" {
     if (moved === "done") return this.settleApply(workspaceId, requestId, method, "applied", [], to, null, head);
-    return this.settleApply(workspaceId, requestId, method, "failed", [], null, "The target's branch moved while the apply was cut short; nothing more was changed. Apply again.");
+    return this.settleApply(
+      workspaceId,
+      requestId,
+      method,
+      "failed",
+      [],
+      null,
+      "The target's branch moved while the apply was cut short; nothing more was changed. Apply again.",
+    );
   }
 
   private settleApply(
@@ -207,7 +272,15 @@ export class WorkspaceEffects implements EffectHandler {
         applying: null,
         ...(result === "applied" || result === "nothing_to_apply" ? { disposition: "applied" as const } : {}),
         ...(appliedHead !== undefined ? { appliedHead } : {}),
-        outcomes: withOutcome(ctx, current, { action: "apply", outcome: result, method, commit, files, message, requestId }),
+        outcomes: withOutcome(ctx, current, {
+          action: "apply",
+          outcome: result,
+          method,
+          commit,
+          files,
+          message,
+          requestId,
+        }),
       });
     });
     return "finished";
@@ -220,12 +293,24 @@ export class WorkspaceEffects implements EffectHandler {
     try {
       if (workspace.owned) {
         await this.git.removeWorktree(workspace.repository, workspace.path);
-        if (!removal.keepBranch && workspace.repository !== null && workspace.branch !== null) await this.git.deleteBranch(workspace.repository, workspace.branch);
+        if (!removal.keepBranch && workspace.repository !== null && workspace.branch !== null)
+          await this.git.deleteBranch(workspace.repository, workspace.branch);
       }
-      this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "removed", pendingRemoval: null, removedAt: ctx.now }));
+      this.engine.apply((ctx) =>
+        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+          status: "removed",
+          pendingRemoval: null,
+          removedAt: ctx.now,
+        }),
+      );
     } catch (error) {
       this.logger.warn("a workspace could not be removed", { workspaceId: workspace.id, error: messageOf(error) });
-      this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { pendingRemoval: null, error: `Could not remove ${workspace.path}: ${messageOf(error)}` }));
+      this.engine.apply((ctx) =>
+        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+          pendingRemoval: null,
+          error: `Could not remove ${workspace.path}: ${messageOf(error)}`,
+        }),
+      );
     }
   }
 }

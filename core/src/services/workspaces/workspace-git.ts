@@ -5,7 +5,12 @@ import { mustGit, runGit, type GitOptions } from "./git-runner.js";
 /** The files and commits of a change set, with its diff text. */
 export interface ChangeSetDetail {
   readonly head: string | null;
-  readonly files: readonly { readonly path: string; readonly status: string; readonly insertions: number | null; readonly deletions: number | null }[];
+  readonly files: readonly {
+    readonly path: string;
+    readonly status: string;
+    readonly insertions: number | null;
+    readonly deletions: number | null;
+  }[];
   readonly commits: readonly { readonly commit: string; readonly subject: string }[];
   readonly diff: string;
   /** Changes in the folder not committed yet (the child's turn is still running, or nothing committed them). */
@@ -19,10 +24,18 @@ export type ApplyPlan =
   | { readonly kind: "ready"; readonly from: string; readonly to: string; readonly paths: readonly string[] };
 
 /** The author and committer Switchyard's own commits use when the repository names nobody. */
-const FALLBACK_IDENTITY = { GIT_AUTHOR_NAME: "Switchyard", GIT_AUTHOR_EMAIL: "switchyard@localhost", GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" };
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: "Switchyard",
+  GIT_AUTHOR_EMAIL: "switchyard@localhost",
+  GIT_COMMITTER_NAME: "Switchyard",
+  GIT_COMMITTER_EMAIL: "switchyard@localhost",
+};
 
 function lines(text: string): string[] {
-  return text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
 }
 
 function nulSeparated(text: string): string[] {
@@ -94,7 +107,9 @@ export class WorkspaceGit {
       const top = await this.topLevel(path);
       const onBranch = top !== null && resolve(top) === resolve(path) ? await this.currentBranch(path) : null;
       if (onBranch === branch) return;
-      throw new Error(`${path} exists and is not the worktree of branch ${branch}; remove it or choose another workspaces.root.`);
+      throw new Error(
+        `${path} exists and is not the worktree of branch ${branch}; remove it or choose another workspaces.root.`,
+      );
     }
     // A worktree folder deleted by hand leaves git's record of it behind, which would refuse the path.
     await this.git(repository, ["worktree", "prune"]);
@@ -112,7 +127,10 @@ export class WorkspaceGit {
     await this.must(path, ["add", "-A"]);
     const staged = await this.git(path, ["diff", "--cached", "--quiet"]);
     if (staged.ok) return { committed: false, head: await this.commitOf(path, "HEAD") };
-    await this.must(path, ["commit", "-q", "--no-verify", "-F", "-"], { input: message, env: await this.identity(path) });
+    await this.must(path, ["commit", "-q", "--no-verify", "-F", "-"], {
+      input: message,
+      env: await this.identity(path),
+    });
     return { committed: true, head: await this.commitOf(path, "HEAD") };
   }
 
@@ -131,13 +149,18 @@ export class WorkspaceGit {
       this.must(path, ["diff", "--no-renames", "--name-status", "-z", base, head, ...pathspec]),
       this.must(path, ["diff", "--no-renames", "--numstat", "-z", base, head, ...pathspec]),
       this.must(path, ["log", "--format=%H%x1f%s", `${base}..${head}`]),
-      this.git(path, ["diff", "--no-color", "--no-ext-diff", "--no-renames", base, head, ...pathspec]).then((result) => result.stdout),
+      this.git(path, ["diff", "--no-color", "--no-ext-diff", "--no-renames", base, head, ...pathspec]).then(
+        (result) => result.stdout,
+      ),
       this.hasUncommitted(path),
     ]);
     const counts = new Map<string, { insertions: number | null; deletions: number | null }>();
     for (const entry of nulSeparated(numstat)) {
       const [added = "-", removed = "-", ...rest] = entry.split("\t");
-      counts.set(rest.join("\t"), { insertions: added === "-" ? null : Number(added), deletions: removed === "-" ? null : Number(removed) });
+      counts.set(rest.join("\t"), {
+        insertions: added === "-" ? null : Number(added),
+        deletions: removed === "-" ? null : Number(removed),
+      });
     }
     const parts = nulSeparated(nameStatus);
     const files: { path: string; status: string; insertions: number | null; deletions: number | null }[] = [];
@@ -158,29 +181,59 @@ export class WorkspaceGit {
    * own tree: a conflict leaves the target exactly as it was. A target with uncommitted changes
    * to a file the apply changes is a conflict too.
    */
-  async planApply(input: { target: string; head: string; from: string; method: "merge" | "cherry-pick"; message: string; scratch: string; repository: string }): Promise<ApplyPlan> {
+  async planApply(input: {
+    target: string;
+    head: string;
+    from: string;
+    method: "merge" | "cherry-pick";
+    message: string;
+    scratch: string;
+    repository: string;
+  }): Promise<ApplyPlan> {
     // Paths below are the repository's (git status --porcelain, diff --name-only): work from its top.
     const target = (await this.topLevel(input.target)) ?? input.target;
     const targetHead = await this.commitOf(target, "HEAD");
     if (targetHead === null) throw new Error(`${target} has no commit to apply onto.`);
-    if ((await this.git(target, ["merge-base", "--is-ancestor", input.head, targetHead])).ok) return { kind: "nothing_to_apply", from: targetHead };
+    if ((await this.git(target, ["merge-base", "--is-ancestor", input.head, targetHead])).ok)
+      return { kind: "nothing_to_apply", from: targetHead };
     let to: string;
     if (input.method === "merge") {
       if ((await this.git(target, ["merge-base", "--is-ancestor", targetHead, input.head])).ok) {
         to = input.head;
       } else {
-        const merged = await this.git(target, ["merge-tree", "--write-tree", "--name-only", "--no-messages", targetHead, input.head]);
+        const merged = await this.git(target, [
+          "merge-tree",
+          "--write-tree",
+          "--name-only",
+          "--no-messages",
+          targetHead,
+          input.head,
+        ]);
         if (merged.exitCode === 1) {
           const [, ...conflicted] = lines(merged.stdout);
-          return { kind: "conflict", from: targetHead, files: [...new Set(conflicted)], message: "The change set conflicts with the target's branch in these files; nothing was changed." };
+          return {
+            kind: "conflict",
+            from: targetHead,
+            files: [...new Set(conflicted)],
+            message: "The change set conflicts with the target's branch in these files; nothing was changed.",
+          };
         }
         if (!merged.ok) throw new Error(`git merge-tree failed: ${merged.stderr}`);
         const tree = lines(merged.stdout)[0]!;
-        to = await this.must(target, ["commit-tree", tree, "-p", targetHead, "-p", input.head, "-F", "-"], { input: input.message, env: await this.identity(target) });
+        to = await this.must(target, ["commit-tree", tree, "-p", targetHead, "-p", input.head, "-F", "-"], {
+          input: input.message,
+          env: await this.identity(target),
+        });
       }
     } else {
       const picked = await this.cherryPick(input.repository, input.scratch, targetHead, input.from, input.head);
-      if (picked.kind === "conflict") return { kind: "conflict", from: targetHead, files: picked.files, message: "A commit of the change set conflicts with the target's branch in these files; nothing was changed." };
+      if (picked.kind === "conflict")
+        return {
+          kind: "conflict",
+          from: targetHead,
+          files: picked.files,
+          message: "A commit of the change set conflicts with the target's branch in these files; nothing was changed.",
+        };
       to = picked.to;
     }
     // Commits copied earlier (a cherry-pick applied before) leave nothing new to bring.
@@ -189,19 +242,33 @@ export class WorkspaceGit {
     const local = await this.localChanges(target);
     const touched = paths.filter((path) => local.has(path));
     if (touched.length > 0) {
-      return { kind: "conflict", from: targetHead, files: touched, message: "The target's workspace has uncommitted changes to files the change set changes; commit or stash them and apply again. Nothing was changed." };
+      return {
+        kind: "conflict",
+        from: targetHead,
+        files: touched,
+        message:
+          "The target's workspace has uncommitted changes to files the change set changes; commit or stash them and apply again. Nothing was changed.",
+      };
     }
     return { kind: "ready", from: targetHead, to, paths };
   }
 
   /** Replays `from..head` onto `onto` in a throwaway worktree; the target's tree is never used. */
-  private async cherryPick(repository: string, scratch: string, onto: string, from: string, head: string): Promise<{ kind: "picked"; to: string } | { kind: "conflict"; files: string[] }> {
+  private async cherryPick(
+    repository: string,
+    scratch: string,
+    onto: string,
+    from: string,
+    head: string,
+  ): Promise<{ kind: "picked"; to: string } | { kind: "conflict"; files: string[] }> {
     await this.removeWorktree(repository, scratch);
     await this.must(repository, ["worktree", "add", "--detach", scratch, onto]);
     try {
       const commits = lines(await this.must(scratch, ["rev-list", "--reverse", "--no-merges", `${from}..${head}`]));
       if (commits.length === 0) return { kind: "picked", to: onto };
-      const picked = await this.git(scratch, ["cherry-pick", "--allow-empty", "--keep-redundant-commits", ...commits], { env: await this.identity(scratch) });
+      const picked = await this.git(scratch, ["cherry-pick", "--allow-empty", "--keep-redundant-commits", ...commits], {
+        env: await this.identity(scratch),
+      });
       if (!picked.ok) {
         const files = lines(await this.must(scratch, ["diff", "--name-only", "--diff-filter=U"]));
         if (files.length === 0) throw new Error(`git cherry-pick failed: ${picked.stderr}`);
@@ -216,7 +283,9 @@ export class WorkspaceGit {
 
   /** Paths with uncommitted changes (staged, unstaged or untracked) in a working tree. */
   private async localChanges(cwd: string): Promise<Set<string>> {
-    const entries = nulSeparated(await this.must(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]));
+    const entries = nulSeparated(
+      await this.must(cwd, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]),
+    );
     return new Set(entries.map((entry) => entry.slice(3)));
   }
 
@@ -243,7 +312,14 @@ export class WorkspaceGit {
    * server process began is the killed git process's, and is removed first; any other lock is
    * another process's, and is waited for.
    */
-  async finishMove(folder: string, from: string, to: string, paths: readonly string[], since: string, reason: string): Promise<"done" | "moved"> {
+  async finishMove(
+    folder: string,
+    from: string,
+    to: string,
+    paths: readonly string[],
+    since: string,
+    reason: string,
+  ): Promise<"done" | "moved"> {
     // The recorded paths are the repository's: pathspecs are read from its top.
     const target = (await this.topLevel(folder)) ?? folder;
     const head = await this.commitOf(target, "HEAD");
@@ -256,12 +332,21 @@ export class WorkspaceGit {
       if (made >= Date.parse(since) - 1_000 && made < this.startedAtMs) unlinkSync(indexLock);
     }
     if (paths.length > 0) {
-      const present = new Set(nulSeparated(await this.must(target, ["ls-tree", "-r", "-z", "--name-only", to, "--", ...paths])));
+      const present = new Set(
+        nulSeparated(await this.must(target, ["ls-tree", "-r", "-z", "--name-only", to, "--", ...paths])),
+      );
       const kept = paths.filter((path) => present.has(path));
       const gone = paths.filter((path) => !present.has(path));
-      if (kept.length > 0) await this.must(target, ["checkout", to, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: `${kept.join("\0")}\0` });
+      if (kept.length > 0)
+        await this.must(target, ["checkout", to, "--pathspec-from-file=-", "--pathspec-file-nul"], {
+          input: `${kept.join("\0")}\0`,
+        });
       if (gone.length > 0) {
-        await this.must(target, ["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: `${gone.join("\0")}\0` });
+        await this.must(
+          target,
+          ["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
+          { input: `${gone.join("\0")}\0` },
+        );
         for (const path of gone) rmSync(join(target, path), { force: true });
       }
     }
@@ -293,7 +378,8 @@ export class WorkspaceGit {
     const found: { path: string; branch: string | null }[] = [];
     for (const line of lines(listed.stdout)) {
       if (line.startsWith("worktree ")) found.push({ path: line.slice("worktree ".length), branch: null });
-      else if (line.startsWith("branch refs/heads/") && found.length > 0) found[found.length - 1] = { ...found[found.length - 1]!, branch: line.slice("branch refs/heads/".length) };
+      else if (line.startsWith("branch refs/heads/") && found.length > 0)
+        found[found.length - 1] = { ...found[found.length - 1]!, branch: line.slice("branch refs/heads/".length) };
     }
     return found;
   }

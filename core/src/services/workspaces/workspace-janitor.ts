@@ -63,9 +63,12 @@ export class WorkspaceJanitor {
     this.timer.unref();
     this.unsubscribe = this.engine.onEvents((events) => {
       const relevant = events.some(
-        (event) => (event.entity === "thread" && ((event.record as ThreadRecord).settledAt ?? null) !== null) || (event.entity === "workspace" && (event.record as WorkspaceRecord).disposition !== null),
+        (event) =>
+          (event.entity === "thread" && ((event.record as ThreadRecord).settledAt ?? null) !== null) ||
+          (event.entity === "workspace" && (event.record as WorkspaceRecord).disposition !== null),
       );
-      if (relevant && this.config.workspaces.retentionMs < SWEEP_INTERVAL_MS) this.sweepAfter(this.config.workspaces.retentionMs + 50);
+      if (relevant && this.config.workspaces.retentionMs < SWEEP_INTERVAL_MS)
+        this.sweepAfter(this.config.workspaces.retentionMs + 50);
     });
   }
 
@@ -95,7 +98,10 @@ export class WorkspaceJanitor {
 
   /** Every workspace not yet removed (or all), newest first. */
   list(options: { all?: boolean; projectId?: string } = {}): WorkspaceListing[] {
-    const where = [options.all ? "1 = 1" : "status != 'removed'", ...(options.projectId !== undefined ? ["project_id = ?"] : [])].join(" AND ");
+    const where = [
+      options.all ? "1 = 1" : "status != 'removed'",
+      ...(options.projectId !== undefined ? ["project_id = ?"] : []),
+    ].join(" AND ");
     return this.engine.store
       .select("workspace", where, options.projectId !== undefined ? [options.projectId] : [], "ORDER BY rowid DESC")
       .map((workspace) => {
@@ -112,7 +118,13 @@ export class WorkspaceJanitor {
   }
 
   private removableAt(workspace: WorkspaceRecord, thread: ThreadRecord | null): string | null {
-    if (workspace.status === "removed" || workspace.disposition === null || workspace.pendingApply !== null || workspace.applying !== null) return null;
+    if (
+      workspace.status === "removed" ||
+      workspace.disposition === null ||
+      workspace.pendingApply !== null ||
+      workspace.applying !== null
+    )
+      return null;
     const since = thread === null ? workspace.updatedAt : (thread.deletedAt ?? thread.settledAt ?? null);
     if (since === null) return null;
     return new Date(Date.parse(since) + this.config.workspaces.retentionMs).toISOString();
@@ -128,8 +140,15 @@ export class WorkspaceJanitor {
         this.engine.apply((ctx) => {
           const current = ctx.require("workspace", listing.workspaceId);
           if (current.pendingRemoval !== null || current.status === "removed") return;
-          putWorkspace(ctx, current, { pendingRemoval: { keepBranch: current.disposition === "kept", reason: "retention", requestedAt: ctx.now } });
-          ctx.effect({ id: `effect:workspace.remove:retention:${current.id}`, lane: current.id, type: WORKSPACE_EFFECT.remove, payload: { workspaceId: current.id } });
+          putWorkspace(ctx, current, {
+            pendingRemoval: { keepBranch: current.disposition === "kept", reason: "retention", requestedAt: ctx.now },
+          });
+          ctx.effect({
+            id: `effect:workspace.remove:retention:${current.id}`,
+            lane: current.id,
+            type: WORKSPACE_EFFECT.remove,
+            payload: { workspaceId: current.id },
+          });
         });
         asked += 1;
       }
@@ -155,15 +174,24 @@ export class WorkspaceJanitor {
       await this.locks.with(workspace.repository ?? workspace.id, async () => {
         if (workspace.owned) {
           await this.planner.git.removeWorktree(workspace.repository, workspace.path);
-          if (!branchKept && workspace.repository !== null && workspace.branch !== null) await this.planner.git.deleteBranch(workspace.repository, workspace.branch);
+          if (!branchKept && workspace.repository !== null && workspace.branch !== null)
+            await this.planner.git.deleteBranch(workspace.repository, workspace.branch);
         }
-        this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "removed", pendingRemoval: null, removedAt: ctx.now }));
+        this.engine.apply((ctx) =>
+          putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+            status: "removed",
+            pendingRemoval: null,
+            removedAt: ctx.now,
+          }),
+        );
       });
     }
     const orphans = this.orphans();
     if (!options.dryRun) {
       for (const folder of orphans) {
-        const repository = (await this.planner.git.isRepository(folder)) ? await this.planner.git.commonDir(folder) : null;
+        const repository = (await this.planner.git.isRepository(folder))
+          ? await this.planner.git.commonDir(folder)
+          : null;
         await this.locks.with(repository ?? folder, () => this.planner.git.removeWorktree(repository, folder));
       }
     }
@@ -177,7 +205,9 @@ export class WorkspaceJanitor {
   orphans(): string[] {
     const root = this.planner.root;
     if (!existsSync(root)) return [];
-    const known = new Set(this.engine.store.select("workspace", "status != 'removed'").map((workspace) => workspace.path));
+    const known = new Set(
+      this.engine.store.select("workspace", "status != 'removed'").map((workspace) => workspace.path),
+    );
     const found: string[] = [];
     for (const group of readdirSync(root)) {
       const groupPath = join(root, group);

@@ -113,7 +113,9 @@ export class WorkspacePlanner {
       repository = await this.git.isRepository(project.rootPath);
       this.repositories.set(project.rootPath, { repository, until: now + REPOSITORY_CHECK_TTL_MS });
     }
-    return WORKSPACE_STRATEGIES.filter((strategy) => repository || (strategy !== "worktree" && strategy !== "existing"));
+    return WORKSPACE_STRATEGIES.filter(
+      (strategy) => repository || (strategy !== "worktree" && strategy !== "existing"),
+    );
   }
 
   /**
@@ -121,52 +123,109 @@ export class WorkspacePlanner {
    * strategy the project cannot give is refused (`invalid_request`, naming what it can); a
    * project default of `worktree` on a folder without git falls back to `shared`, with a note.
    */
-  async plan(input: { choice: WorkspaceChoice | undefined; threadId: string; title: string; source: WorkspaceSource; field?: string }): Promise<{ plan: WorkspacePlan | null; notes: string[] }> {
+  async plan(input: {
+    choice: WorkspaceChoice | undefined;
+    threadId: string;
+    title: string;
+    source: WorkspaceSource;
+    field?: string;
+  }): Promise<{ plan: WorkspacePlan | null; notes: string[] }> {
     const field = input.field ?? "workspace";
     const explicit = input.choice !== undefined;
-    const choice = typeof input.choice === "string" ? { strategy: input.choice } : (input.choice ?? { strategy: this.defaultFor(input.source.projectId) });
+    const choice =
+      typeof input.choice === "string"
+        ? { strategy: input.choice }
+        : (input.choice ?? { strategy: this.defaultFor(input.source.projectId) });
     const details = choice as Exclude<WorkspaceChoice, WorkspaceStrategy>;
     if (choice.strategy !== "worktree" && (details.baseRef !== undefined || details.branch !== undefined)) {
-      throw new OrchestratorFailure("invalid_request", `${field}.baseRef and ${field}.branch belong to the "worktree" strategy, not "${choice.strategy}".`, { field });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${field}.baseRef and ${field}.branch belong to the "worktree" strategy, not "${choice.strategy}".`,
+        { field },
+      );
     }
     if (choice.strategy !== "existing" && details.path !== undefined) {
-      throw new OrchestratorFailure("invalid_request", `${field}.path names the worktree of the "existing" strategy, not "${choice.strategy}".`, { field });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${field}.path names the worktree of the "existing" strategy, not "${choice.strategy}".`,
+        { field },
+      );
     }
     if (choice.strategy === "shared") return { plan: null, notes: [] };
     const project = this.engine.store.get("project", input.source.projectId);
-    if (project === null) throw new OrchestratorFailure("invalid_request", `Project ${input.source.projectId} does not exist.`, { projectId: input.source.projectId });
+    if (project === null)
+      throw new OrchestratorFailure("invalid_request", `Project ${input.source.projectId} does not exist.`, {
+        projectId: input.source.projectId,
+      });
     const target = { threadId: input.source.threadId, path: input.source.cwd };
-    const base = { threadId: input.threadId, projectId: project.id, target, baseRef: null, baseCommit: null, branch: null, repository: null };
+    const base = {
+      threadId: input.threadId,
+      projectId: project.id,
+      target,
+      baseRef: null,
+      baseCommit: null,
+      branch: null,
+      repository: null,
+    };
     if (choice.strategy === "scratch") {
-      return { plan: { ...base, strategy: "scratch", path: this.folderFor(project.id, input.title, input.threadId, project.rootPath), owned: true }, notes: [] };
+      return {
+        plan: {
+          ...base,
+          strategy: "scratch",
+          path: this.folderFor(project.id, input.title, input.threadId, project.rootPath),
+          owned: true,
+        },
+        notes: [],
+      };
     }
-    const repository = await this.git.isRepository(input.source.cwd) ? await this.git.commonDir(input.source.cwd) : null;
+    const repository = (await this.git.isRepository(input.source.cwd))
+      ? await this.git.commonDir(input.source.cwd)
+      : null;
     if (repository === null) {
-      if (!explicit) return { plan: null, notes: [`Project ${project.name}'s default workspace is "${choice.strategy}", but ${input.source.cwd} is not a git repository: the thread shares it.`] };
+      if (!explicit)
+        return {
+          plan: null,
+          notes: [
+            `Project ${project.name}'s default workspace is "${choice.strategy}", but ${input.source.cwd} is not a git repository: the thread shares it.`,
+          ],
+        };
       throw new OrchestratorFailure(
         "invalid_request",
         `${input.source.cwd} (project ${project.name}) is not a git repository, so it has no worktrees; use "shared" or "scratch" (orchestrator_capabilities lists each project's workspaces).`,
         { field, strategy: choice.strategy, supported: ["shared", "scratch"] },
       );
     }
-    if (choice.strategy === "existing") return { plan: await this.existing(details.path, input, repository, field), notes: [] };
+    if (choice.strategy === "existing")
+      return { plan: await this.existing(details.path, input, repository, field), notes: [] };
     const baseRef = details.baseRef ?? null;
     const baseCommit = await this.git.commitOf(input.source.cwd, baseRef ?? "HEAD");
     if (baseCommit === null) {
       throw new OrchestratorFailure(
         "invalid_request",
-        baseRef === null ? `${input.source.cwd} has no commit yet, so a worktree has nothing to start from; commit first or use "scratch".` : `${field}.baseRef "${baseRef}" names no commit in ${input.source.cwd}.`,
+        baseRef === null
+          ? `${input.source.cwd} has no commit yet, so a worktree has nothing to start from; commit first or use "scratch".`
+          : `${field}.baseRef "${baseRef}" names no commit in ${input.source.cwd}.`,
         { field, ...(baseRef !== null ? { baseRef } : {}) },
       );
     }
     const branch = details.branch ?? `switchyard/${slug(input.title)}-${threadTag(input.threadId).slice(0, 6)}`;
     const valid = await runGit(input.source.cwd, ["check-ref-format", "--branch", branch], { lockWaitMs: 0 });
-    if (!valid.ok) throw new OrchestratorFailure("invalid_request", `${field}.branch "${branch}" is not a valid branch name.`, { field, branch });
+    if (!valid.ok)
+      throw new OrchestratorFailure("invalid_request", `${field}.branch "${branch}" is not a valid branch name.`, {
+        field,
+        branch,
+      });
     if (details.branch !== undefined && (await this.git.commitOf(input.source.cwd, `refs/heads/${branch}`)) !== null) {
-      throw new OrchestratorFailure("invalid_request", `Branch ${branch} already exists in ${input.source.cwd}; name a new branch, or work in its worktree with the "existing" strategy.`, { field, branch });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `Branch ${branch} already exists in ${input.source.cwd}; name a new branch, or work in its worktree with the "existing" strategy.`,
+        { field, branch },
+      );
     }
     // A project that is a folder of a larger repository: the child works in the same folder of its worktree.
-    const prefix = (await runGit(input.source.cwd, ["rev-parse", "--show-prefix"], { lockWaitMs: 0 })).stdout.trim().replace(/\/+$/, "");
+    const prefix = (await runGit(input.source.cwd, ["rev-parse", "--show-prefix"], { lockWaitMs: 0 })).stdout
+      .trim()
+      .replace(/\/+$/, "");
     return {
       plan: {
         ...base,
@@ -183,17 +242,39 @@ export class WorkspacePlanner {
     };
   }
 
-  private async existing(path: string | undefined, input: { threadId: string; source: WorkspaceSource }, repository: string, field: string): Promise<Omit<WorkspacePlan, "target"> & { target: WorkspacePlan["target"] }> {
-    if (path === undefined) throw new OrchestratorFailure("invalid_request", `${field}.path is required for the "existing" strategy: the worktree to work in.`, { field });
+  private async existing(
+    path: string | undefined,
+    input: { threadId: string; source: WorkspaceSource },
+    repository: string,
+    field: string,
+  ): Promise<Omit<WorkspacePlan, "target"> & { target: WorkspacePlan["target"] }> {
+    if (path === undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${field}.path is required for the "existing" strategy: the worktree to work in.`,
+        { field },
+      );
     const folder = resolve(input.source.cwd, path);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new OrchestratorFailure("invalid_request", `${field}.path ${folder} is not an existing folder.`, { field, path: folder });
+    if (!existsSync(folder) || !statSync(folder).isDirectory())
+      throw new OrchestratorFailure("invalid_request", `${field}.path ${folder} is not an existing folder.`, {
+        field,
+        path: folder,
+      });
     const top = await this.git.topLevel(folder);
     if (top === null || (await this.git.commonDir(folder)) !== repository) {
-      throw new OrchestratorFailure("invalid_request", `${folder} is not a worktree of the repository ${input.source.cwd} belongs to.`, { field, path: folder });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${folder} is not a worktree of the repository ${input.source.cwd} belongs to.`,
+        { field, path: folder },
+      );
     }
     const sourceTop = await this.git.topLevel(input.source.cwd);
     if (sourceTop !== null && canonical(top) === canonical(sourceTop)) {
-      throw new OrchestratorFailure("invalid_request", `${folder} is the parent's own workspace; use the "shared" strategy to work in it.`, { field, path: folder });
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `${folder} is the parent's own workspace; use the "shared" strategy to work in it.`,
+        { field, path: folder },
+      );
     }
     const baseCommit = await this.git.commitOf(top, "HEAD");
     return {
@@ -230,7 +311,10 @@ export class WorkspacePlanner {
    * effect that makes its folder on the thread's lane, ahead of the thread's first turn. Returns
    * where the thread works.
    */
-  record(ctx: CommandContext, plan: WorkspacePlan): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+  record(
+    ctx: CommandContext,
+    plan: WorkspacePlan,
+  ): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
     const id = workspaceIdOf(plan.threadId);
     const existing = ctx.get("workspace", id);
     const workspace: WorkspaceRecord = existing ?? {
@@ -261,7 +345,13 @@ export class WorkspacePlanner {
     };
     if (existing === null) {
       ctx.put("workspace", workspace);
-      if (workspace.status === "creating") ctx.effect({ id: `effect:workspace.create:${plan.threadId}`, lane: plan.threadId, type: WORKSPACE_EFFECT.create, payload: { workspaceId: id } });
+      if (workspace.status === "creating")
+        ctx.effect({
+          id: `effect:workspace.create:${plan.threadId}`,
+          lane: plan.threadId,
+          type: WORKSPACE_EFFECT.create,
+          payload: { workspaceId: id },
+        });
     }
     return threadPlacement(workspace);
   }

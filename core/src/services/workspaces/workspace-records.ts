@@ -38,16 +38,30 @@ export function threadTag(threadId: string): string {
 
 /** Lowercase words joined by `-`, for branch and folder names. */
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "task";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "task"
+  );
 }
 
 /** Writes the workspace's next state (an upsert event: every outcome is one). */
-export function putWorkspace(ctx: CommandContext, workspace: WorkspaceRecord, change: Partial<WorkspaceRecord>): WorkspaceRecord {
+export function putWorkspace(
+  ctx: CommandContext,
+  workspace: WorkspaceRecord,
+  change: Partial<WorkspaceRecord>,
+): WorkspaceRecord {
   return ctx.put("workspace", { ...workspace, ...change, updatedAt: ctx.now });
 }
 
 /** The workspace's outcomes with one more (the newest 20 are kept). */
-export function withOutcome(ctx: CommandContext, workspace: WorkspaceRecord, fields: Omit<WorkspaceOutcome, "at">): readonly WorkspaceOutcome[] {
+export function withOutcome(
+  ctx: CommandContext,
+  workspace: WorkspaceRecord,
+  fields: Omit<WorkspaceOutcome, "at">,
+): readonly WorkspaceOutcome[] {
   return [...workspace.outcomes, { ...fields, at: ctx.now }].slice(-20);
 }
 
@@ -57,7 +71,9 @@ export function outcomeOf(workspace: WorkspaceRecord, requestId: string): Worksp
 }
 
 /** Where a thread with this workspace works: the fields its record carries. */
-export function threadPlacement(workspace: WorkspaceRecord): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+export function threadPlacement(
+  workspace: WorkspaceRecord,
+): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
   return {
     cwd: workspace.subfolder ? join(workspace.path, workspace.subfolder) : workspace.path,
     branch: workspace.branch,
@@ -88,7 +104,8 @@ export interface WorkspaceView {
 
 export function workspaceView(workspace: WorkspaceRecord): WorkspaceView {
   const changes = workspace.changes;
-  const hasChanges = workspace.strategy === "scratch" || changes === null ? null : changes.commits > 0 || changes.fileCount > 0;
+  const hasChanges =
+    workspace.strategy === "scratch" || changes === null ? null : changes.commits > 0 || changes.fileCount > 0;
   return {
     workspaceId: workspace.id,
     strategy: workspace.strategy,
@@ -101,7 +118,12 @@ export function workspaceView(workspace: WorkspaceRecord): WorkspaceView {
     hasChanges,
     changes,
     disposition: workspace.disposition,
-    pending: workspace.pendingApply !== null || workspace.applying !== null ? "apply" : workspace.pendingRemoval !== null ? "removal" : null,
+    pending:
+      workspace.pendingApply !== null || workspace.applying !== null
+        ? "apply"
+        : workspace.pendingRemoval !== null
+          ? "removal"
+          : null,
     lastOutcome: workspace.outcomes.at(-1) ?? null,
     error: workspace.error,
   };

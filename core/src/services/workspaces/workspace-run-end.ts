@@ -17,6 +17,11 @@ export class WorkspaceRunEnd implements EngineReaction {
     if (!isTerminalRunStatus(run.status)) return;
     const workspace = workspaceOf(ctx, run.threadId);
     if (workspace === null || workspace.status !== "ready" || workspace.repository === null) return;
-    ctx.effect({ id: `effect:workspace.snapshot:${run.id}`, lane: workspace.id, type: WORKSPACE_EFFECT.snapshot, payload: { workspaceId: workspace.id } });
+    ctx.effect({
+      id: `effect:workspace.snapshot:${run.id}`,
+      lane: workspace.id,
+      type: WORKSPACE_EFFECT.snapshot,
+      payload: { workspaceId: workspace.id },
+    });
   }
 }

@@ -36,7 +36,11 @@ function isLoopbackHost(host: string): boolean {
 
 function isBoundHost(host: string, boundHost: string): boolean {
   const match = /^(.*?)(?::(\d{1,5}))?$/.exec(host);
-  return match !== null && match[1]!.toLowerCase() === boundHost.toLowerCase() && (match[2] === undefined || Number(match[2]) <= 65535);
+  return (
+    match !== null &&
+    match[1]!.toLowerCase() === boundHost.toLowerCase() &&
+    (match[2] === undefined || Number(match[2]) <= 65535)
+  );
 }
 
 /**
@@ -52,7 +56,11 @@ function isAllowedOrigin(origin: string, boundHost: string | undefined): boolean
     return false;
   }
   const hostname = url.hostname.toLowerCase();
-  return (url.protocol === "http:" || url.protocol === "https:") && (LOOPBACK_ORIGIN_HOSTNAMES.has(hostname) || (boundHost !== undefined && boundHost.startsWith("127.") && hostname === boundHost));
+  return (
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    (LOOPBACK_ORIGIN_HOSTNAMES.has(hostname) ||
+      (boundHost !== undefined && boundHost.startsWith("127.") && hostname === boundHost))
+  );
 }
 
 /**
@@ -63,25 +71,53 @@ function isAllowedOrigin(origin: string, boundHost: string | undefined): boolean
  * through a tunnel or proxy that keeps its public Host, and they carry no ambient credential a
  * rebinding page could borrow.
  */
-export function checkLoopbackRequest(request: IncomingMessage, options: { readonly anyHostName?: boolean; readonly boundHost?: string } = {}): RefusedRequest | null {
+export function checkLoopbackRequest(
+  request: IncomingMessage,
+  options: { readonly anyHostName?: boolean; readonly boundHost?: string } = {},
+): RefusedRequest | null {
   const counts = occurrences(request, ["host", "origin", "authorization"]);
   const hosts = counts.get("host")!;
   if (hosts !== 1) {
-    return { status: 400, error: "bad_request", description: hosts === 0 ? "The request has no Host header." : `The request has ${hosts} Host headers; send exactly one.` };
+    return {
+      status: 400,
+      error: "bad_request",
+      description:
+        hosts === 0 ? "The request has no Host header." : `The request has ${hosts} Host headers; send exactly one.`,
+    };
   }
-  for (const [name, label] of [["origin", "Origin"], ["authorization", "Authorization"]] as const) {
+  for (const [name, label] of [
+    ["origin", "Origin"],
+    ["authorization", "Authorization"],
+  ] as const) {
     const count = counts.get(name)!;
-    if (count > 1) return { status: 400, error: "bad_request", description: `The request has ${count} ${label} headers; send at most one.` };
+    if (count > 1)
+      return {
+        status: 400,
+        error: "bad_request",
+        description: `The request has ${count} ${label} headers; send at most one.`,
+      };
   }
   const host = request.headers.host ?? "";
   // `boundHost`: the loopback address `serve --host` bound (127.0.0.2, …), which a client of it names.
-  if (options.anyHostName !== true && !isLoopbackHost(host) && !(options.boundHost !== undefined && isBoundHost(host, options.boundHost))) {
-    return { status: 403, error: "forbidden", description: `Host ${JSON.stringify(host)} is not a loopback name (${NAMES}); refused as DNS-rebinding protection.` };
+  if (
+    options.anyHostName !== true &&
+    !isLoopbackHost(host) &&
+    !(options.boundHost !== undefined && isBoundHost(host, options.boundHost))
+  ) {
+    return {
+      status: 403,
+      error: "forbidden",
+      description: `Host ${JSON.stringify(host)} is not a loopback name (${NAMES}); refused as DNS-rebinding protection.`,
+    };
   }
   const origin = request.headers.origin;
   // "null" is what a browser sends for opaque origins (file:, sandboxed frames); it names no site to refuse.
   if (origin !== undefined && origin !== "null" && !isAllowedOrigin(origin, options.boundHost)) {
-    return { status: 403, error: "forbidden", description: `Origin ${JSON.stringify(origin)} is not a loopback origin (http or https; ${NAMES}); refused as DNS-rebinding protection.` };
+    return {
+      status: 403,
+      error: "forbidden",
+      description: `Origin ${JSON.stringify(origin)} is not a loopback origin (http or https; ${NAMES}); refused as DNS-rebinding protection.`,
+    };
   }
   return null;
 }

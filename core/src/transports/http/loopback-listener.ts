@@ -51,8 +51,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ""] ?? [400, "Bad Request"];
-  const body = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `${reason}: the server could not read this HTTP request (${error.code ?? "parse error"}).` } });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: `${reason}: the server could not read this HTTP request (${error.code ?? "parse error"}).`,
+    },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -76,13 +85,22 @@ export function urlHost(host: string): string {
  * beyond loopback without TLS is refused (`invalid_input`) before anything is bound. A taken or
  * forbidden port fails with a `conflict` error whose details name the port.
  */
-export async function bindLoopbackListener(port: number, limits: ServerLimits, options: { host?: string; tls?: TlsIdentity | null } = {}): Promise<LoopbackListener> {
+export async function bindLoopbackListener(
+  port: number,
+  limits: ServerLimits,
+  options: { host?: string; tls?: TlsIdentity | null } = {},
+): Promise<LoopbackListener> {
   const host = (options.host ?? "127.0.0.1").replace(/^\[|\]$/g, "");
   const tls = options.tls ?? null;
   if (tls === null && !isLoopbackAddress(host)) {
-    throw new SwitchyardError("invalid_input", `Serving on ${host} needs TLS: it is not a loopback address, and link secrets and tokens must not cross a network in clear. Give a certificate (--tls-cert and --tls-key) or --tls-self-signed, or reach this machine through an SSH tunnel instead.`, { host });
+    throw new SwitchyardError(
+      "invalid_input",
+      `Serving on ${host} needs TLS: it is not a loopback address, and link secrets and tokens must not cross a network in clear. Give a certificate (--tls-cert and --tls-key) or --tls-self-signed, or reach this machine through an SSH tunnel instead.`,
+      { host },
+    );
   }
-  const server: Server = tls === null ? createServer() : (createTlsServer({ cert: tls.cert, key: tls.key }) as unknown as Server);
+  const server: Server =
+    tls === null ? createServer() : (createTlsServer({ cert: tls.cert, key: tls.key }) as unknown as Server);
   const cap = applyServerLimits(server, limits);
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: RequestHandler | null = null;
@@ -93,9 +111,26 @@ export async function bindLoopbackListener(port: number, limits: ServerLimits, o
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new SwitchyardError("conflict", `Port ${port} on ${host} is already in use.`, { port, reason: "in_use" }));
-      else if (error.code === "EADDRNOTAVAIL") reject(new SwitchyardError("conflict", `${host} is not an address of this machine, so it cannot be listened on.`, { port, host, reason: "no_such_address" }));
-      else if (error.code === "EACCES") reject(new SwitchyardError("conflict", `This process may not listen on port ${port} (ports below 1024 need privileges).`, { port, reason: "forbidden" }));
+      if (error.code === "EADDRINUSE")
+        reject(
+          new SwitchyardError("conflict", `Port ${port} on ${host} is already in use.`, { port, reason: "in_use" }),
+        );
+      else if (error.code === "EADDRNOTAVAIL")
+        reject(
+          new SwitchyardError("conflict", `${host} is not an address of this machine, so it cannot be listened on.`, {
+            port,
+            host,
+            reason: "no_such_address",
+          }),
+        );
+      else if (error.code === "EACCES")
+        reject(
+          new SwitchyardError(
+            "conflict",
+            `This process may not listen on port ${port} (ports below 1024 need privileges).`,
+            { port, reason: "forbidden" },
+          ),
+        );
       else reject(error);
     };
     server.once("error", onError);

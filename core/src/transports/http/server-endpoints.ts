@@ -24,15 +24,36 @@ export interface ServerEndpoints {
 }
 
 /** Builds the MCP endpoint, the HTTP API (with plugins' routes), webhooks and the web UI over `host`'s services. */
-export async function buildServerEndpoints(host: SwitchyardHost, webAppDir: string | undefined): Promise<ServerEndpoints> {
+export async function buildServerEndpoints(
+  host: SwitchyardHost,
+  webAppDir: string | undefined,
+): Promise<ServerEndpoints> {
   const served = host.served;
   const limits = host.config.server;
-  const mcp = new McpEndpoint(ORCHESTRATOR_TOOLS, served.credentials, served, host.logger.child({ component: "mcp" }), limits.mcpServerName, { maxRequestBodyBytes: limits.maxRequestBodyBytes }, { grants: served.reachGrants, audit: served.audit });
+  const mcp = new McpEndpoint(
+    ORCHESTRATOR_TOOLS,
+    served.credentials,
+    served,
+    host.logger.child({ component: "mcp" }),
+    limits.mcpServerName,
+    { maxRequestBodyBytes: limits.maxRequestBodyBytes },
+    { grants: served.reachGrants, audit: served.audit },
+  );
   const eventStreams = new EventStreams(served.eventStream, limits, host.logger.child({ component: "events" }));
-  const api = new ApiRouter(served.credentials, { ...served, eventStreams }, host.logger.child({ component: "api" }), { maxRequestBodyBytes: limits.maxRequestBodyBytes }, API_ROUTES);
+  const api = new ApiRouter(
+    served.credentials,
+    { ...served, eventStreams },
+    host.logger.child({ component: "api" }),
+    { maxRequestBodyBytes: limits.maxRequestBodyBytes },
+    API_ROUTES,
+  );
   const pluginWork = new AbortController();
   await mountPluginRoutes(host, api, pluginWork.signal);
-  const hooks = new WebhookRoute(served.scheduledTriggers, host.config.scheduling.maxWebhookBodyBytes, host.logger.child({ component: "webhooks" }));
+  const hooks = new WebhookRoute(
+    served.scheduledTriggers,
+    host.config.scheduling.maxWebhookBodyBytes,
+    host.logger.child({ component: "webhooks" }),
+  );
   return { mcp, api, eventStreams, hooks, webApp: new WebApp(webAppDir), pluginWork };
 }
 
@@ -41,7 +62,10 @@ export async function buildServerEndpoints(host: SwitchyardHost, webAppDir: stri
  * CSRF rules and failure shape; a plugin whose routes are malformed gets none.
  */
 async function mountPluginRoutes(host: SwitchyardHost, api: ApiRouter, signal: AbortSignal): Promise<void> {
-  const builtins = host.pluginHost.list().filter((plugin) => plugin.source === "builtin").map((plugin) => plugin.name);
+  const builtins = host.pluginHost
+    .list()
+    .filter((plugin) => plugin.source === "builtin")
+    .map((plugin) => plugin.name);
   const contextFor = (pluginName: string) => ({
     specVersion: SPEC_SEMVER,
     hostVersion: HOST_VERSION,
@@ -49,7 +73,13 @@ async function mountPluginRoutes(host: SwitchyardHost, api: ApiRouter, signal: A
     logger: host.logger.child({ plugin: pluginName }),
     signal,
   });
-  const pluginRoutes = await createPluginApiRoutes(host.pluginHost.routeContributions(), contextFor, api.routes().map((route) => route.operationId), builtins);
+  const pluginRoutes = await createPluginApiRoutes(
+    host.pluginHost.routeContributions(),
+    contextFor,
+    api.routes().map((route) => route.operationId),
+    builtins,
+  );
   for (const route of pluginRoutes.routes) api.register(route);
-  for (const { plugin, problem } of pluginRoutes.refused) host.logger.warn("plugin routes refused", { plugin, reason: problem });
+  for (const { plugin, problem } of pluginRoutes.refused)
+    host.logger.warn("plugin routes refused", { plugin, reason: problem });
 }

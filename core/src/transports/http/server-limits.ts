@@ -4,7 +4,10 @@ import type { ServerConfig } from "../../config/config-schema.js";
 import { SwitchyardError } from "../../spec/index.js";
 
 /** The server config fields that bound what a client may hold (see README, `server.*`). */
-export type ServerLimits = Pick<ServerConfig, "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs" | "maxConnections" | "maxRequestBodyBytes">;
+export type ServerLimits = Pick<
+  ServerConfig,
+  "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs" | "maxConnections" | "maxRequestBodyBytes"
+>;
 
 /**
  * Holds the HTTP server to the limits: Node answers 408 and closes a connection that has not
@@ -15,7 +18,10 @@ export type ServerLimits = Pick<ServerConfig, "headersTimeoutMs" | "requestTimeo
  */
 export function applyServerLimits(server: Server, limits: ServerLimits): ConnectionCap {
   if (server.listening) {
-    throw new SwitchyardError("internal", "applyServerLimits(server) must run before server.listen(): Node fixes how often it checks the request timeouts when it starts listening.");
+    throw new SwitchyardError(
+      "internal",
+      "applyServerLimits(server) must run before server.listen(): Node fixes how often it checks the request timeouts when it starts listening.",
+    );
   }
   server.requestTimeout = limits.requestTimeoutMs;
   // Node refuses a headers timeout longer than the request timeout.
@@ -23,7 +29,10 @@ export function applyServerLimits(server: Server, limits: ServerLimits): Connect
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Node's default check interval (30 s) would let a short timeout run 30 s over. It is a
   // createServer option that @types/node does not declare as a property; Node reads it at listen.
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(server.headersTimeout / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    50,
+    Math.min(1_000, Math.floor(server.headersTimeout / 4)),
+  );
   return new ConnectionCap(server, limits.maxConnections);
 }
 
@@ -68,7 +77,10 @@ const KEEPS_CONNECTION = new Set([405]);
  */
 export function closeConnectionOnErrorStatus(res: ServerResponse): void {
   const writeHead = res.writeHead;
-  res.writeHead = function writeHeadClosingOnError(this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+  res.writeHead = function writeHeadClosingOnError(
+    this: ServerResponse,
+    ...args: Parameters<ServerResponse["writeHead"]>
+  ) {
     if (args[0] >= 400 && !KEEPS_CONNECTION.has(args[0]) && !res.headersSent) res.setHeader("connection", "close");
     return writeHead.apply(this, args);
   } as ServerResponse["writeHead"];

@@ -52,9 +52,13 @@ export interface ServerListenOptions {
  * The listeners: `options.listener` (or one bound now), and when that one serves TLS (for other
  * machines) a plain loopback port of its own for this machine's agents.
  */
-async function bindListeners(host: SwitchyardHost, options: ServerListenOptions): Promise<{ local: LoopbackListener; public: LoopbackListener; all: LoopbackListener[] }> {
+async function bindListeners(
+  host: SwitchyardHost,
+  options: ServerListenOptions,
+): Promise<{ local: LoopbackListener; public: LoopbackListener; all: LoopbackListener[] }> {
   const limits = host.config.server;
-  const listener = options.listener ?? (await bindLoopbackListener(options.port ?? limits.port, limits, options.listen ?? {}));
+  const listener =
+    options.listener ?? (await bindLoopbackListener(options.port ?? limits.port, limits, options.listen ?? {}));
   let local: LoopbackListener;
   try {
     local = listener.protocol === "https" ? await bindLoopbackListener(0, limits) : listener;
@@ -85,7 +89,12 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
   const listeners = await bindListeners(host, options);
   const url = listeners.local.url;
   const mcpUrl = `${url}/mcp`;
-  credentials.setEndpoint({ url: mcpUrl, serverName: host.config.server.mcpServerName, maxWaitMs: host.config.server.maxWaitMs, bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] } });
+  credentials.setEndpoint({
+    url: mcpUrl,
+    serverName: host.config.server.mcpServerName,
+    maxWaitMs: host.config.server.maxWaitMs,
+    bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] },
+  });
   schedules.setWebhookBaseUrl(url);
   try {
     host.start();

@@ -28,7 +28,8 @@ function identityOf(cert: string, key: string, what: string): PinnableTlsIdentit
   } catch (error) {
     throw new SwitchyardError("invalid_input", `${what} is not a PEM certificate: ${(error as Error).message}.`, {});
   }
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new SwitchyardError("invalid_input", "The TLS key file is not a PEM private key.", {});
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key))
+    throw new SwitchyardError("invalid_input", "The TLS key file is not a PEM private key.", {});
   return { cert, key, fingerprint };
 }
 
@@ -38,7 +39,11 @@ export function readTlsIdentity(certFile: string, keyFile: string): PinnableTlsI
     try {
       return readFileSync(file, "utf8");
     } catch (error) {
-      throw new SwitchyardError("invalid_input", `Could not read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`, { file });
+      throw new SwitchyardError(
+        "invalid_input",
+        `Could not read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+        { file },
+      );
     }
   };
   return identityOf(read(certFile, "certificate"), read(keyFile, "key"), `The TLS certificate ${certFile}`);
@@ -67,17 +72,49 @@ export async function selfSignedTlsIdentity(home: string, host: string): Promise
     if (bare !== "0.0.0.0" && bare !== "::") names.add(isIP(bare) === 0 ? `DNS:${bare}` : `IP:${bare}`);
     const temp = { cert: `${files.cert}.tmp`, key: `${files.key}.tmp` };
     try {
-      await execa("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "3650", "-subj", "/CN=switchyard", "-addext", `subjectAltName=${[...names].join(",")}`, "-keyout", temp.key, "-out", temp.cert], { stdin: "ignore" });
+      await execa(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-days",
+          "3650",
+          "-subj",
+          "/CN=switchyard",
+          "-addext",
+          `subjectAltName=${[...names].join(",")}`,
+          "-keyout",
+          temp.key,
+          "-out",
+          temp.cert,
+        ],
+        { stdin: "ignore" },
+      );
     } catch (error) {
       rmSync(temp.cert, { force: true });
       rmSync(temp.key, { force: true });
       const missing = (error as { code?: string }).code === "ENOENT";
-      throw new SwitchyardError("invalid_input", missing ? "A self-signed certificate needs openssl, which is not installed here. Install it (apt-get install openssl), or give a certificate with --tls-cert and --tls-key." : `openssl could not make a self-signed certificate: ${((error as { stderr?: string }).stderr ?? (error as Error).message).slice(0, 500)}`, {});
+      throw new SwitchyardError(
+        "invalid_input",
+        missing
+          ? "A self-signed certificate needs openssl, which is not installed here. Install it (apt-get install openssl), or give a certificate with --tls-cert and --tls-key."
+          : `openssl could not make a self-signed certificate: ${((error as { stderr?: string }).stderr ?? (error as Error).message).slice(0, 500)}`,
+        {},
+      );
     }
     chmodSync(temp.key, 0o600);
     // The key first: a crash between the renames leaves no certificate without its key.
     renameSync(temp.key, files.key);
     renameSync(temp.cert, files.cert);
   }
-  return identityOf(readFileSync(files.cert, "utf8"), readFileSync(files.key, "utf8"), `The self-signed certificate ${files.cert}`);
+  return identityOf(
+    readFileSync(files.cert, "utf8"),
+    readFileSync(files.key, "utf8"),
+    `The self-signed certificate ${files.cert}`,
+  );
 }

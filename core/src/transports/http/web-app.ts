@@ -73,7 +73,10 @@ export class WebApp {
   handle(req: IncomingMessage, res: ServerResponse, path: string): void {
     if (req.method !== "GET" && req.method !== "HEAD") {
       // A typed answer like every other refusal of the server, for programs that posted to a wrong path.
-      const body = { error: "method_not_allowed", error_description: `${req.method} ${path} is not allowed: the web UI answers GET and HEAD (the MCP endpoint is /mcp, the HTTP API /api/v1).` };
+      const body = {
+        error: "method_not_allowed",
+        error_description: `${req.method} ${path} is not allowed: the web UI answers GET and HEAD (the MCP endpoint is /mcp, the HTTP API /api/v1).`,
+      };
       this.answer(req, res, 405, "application/json", JSON.stringify(body), { allow: "GET, HEAD" });
       return;
     }
@@ -132,7 +135,12 @@ export class WebApp {
 
   private sendFile(req: IncomingMessage, res: ServerResponse, path: string, size: number, cacheControl: string): void {
     const type = CONTENT_TYPES[extname(path).toLowerCase()] ?? "application/octet-stream";
-    res.writeHead(200, { ...SECURITY_HEADERS, "content-type": type, "content-length": String(size), "cache-control": cacheControl });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "content-type": type,
+      "content-length": String(size),
+      "cache-control": cacheControl,
+    });
     if (req.method === "HEAD") {
       res.end();
       return;
@@ -142,8 +150,21 @@ export class WebApp {
     stream.pipe(res);
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", ...headers });
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): void {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      "content-type": type,
+      "content-length": String(Buffer.byteLength(body)),
+      "cache-control": "no-store",
+      ...headers,
+    });
     res.end(req.method === "HEAD" ? undefined : body);
   }
 }

@@ -67,8 +67,16 @@ export class WebhookRoute {
     } catch {
       scheduledTaskId = "";
     }
-    if (scheduledTaskId === "" || scheduledTaskId.includes("/") || urlKey === "" || !this.triggers.webhookExists(scheduledTaskId)) {
-      json(res, 404, { error: "not_found", error_description: "No webhook task has this URL (it may have been deleted)." });
+    if (
+      scheduledTaskId === "" ||
+      scheduledTaskId.includes("/") ||
+      urlKey === "" ||
+      !this.triggers.webhookExists(scheduledTaskId)
+    ) {
+      json(res, 404, {
+        error: "not_found",
+        error_description: "No webhook task has this URL (it may have been deleted).",
+      });
       return;
     }
     if (req.method !== "POST") {
@@ -81,19 +89,37 @@ export class WebhookRoute {
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       if (error.problem === "cut_off" || res.destroyed) return;
-      json(res, error.status, { error: error.problem === "too_large" ? "body_too_large" : "bad_request", error_description: error.message });
+      json(res, error.status, {
+        error: error.problem === "too_large" ? "body_too_large" : "bad_request",
+        error_description: error.message,
+      });
       return;
     }
     const outcome = await this.triggers.deliver({ scheduledTaskId, urlKey, headers: flatHeaders(req), body });
     if (outcome.kind === "refused") {
-      const headers: Record<string, string> = outcome.retryAfterSeconds !== undefined ? { "retry-after": String(outcome.retryAfterSeconds) } : {};
-      json(res, REFUSAL_STATUS[outcome.refusal], { error: outcome.refusal, error_description: outcome.message, ...(outcome.retryAfterSeconds !== undefined ? { retryAfterSeconds: outcome.retryAfterSeconds } : {}) }, headers);
+      const headers: Record<string, string> =
+        outcome.retryAfterSeconds !== undefined ? { "retry-after": String(outcome.retryAfterSeconds) } : {};
+      json(
+        res,
+        REFUSAL_STATUS[outcome.refusal],
+        {
+          error: outcome.refusal,
+          error_description: outcome.message,
+          ...(outcome.retryAfterSeconds !== undefined ? { retryAfterSeconds: outcome.retryAfterSeconds } : {}),
+        },
+        headers,
+      );
       return;
     }
     const trigger = outcome.trigger;
     const common = { scheduledTaskId, triggerId: trigger.id };
     if (trigger.outcome === "started") {
-      json(res, 202, { ...common, status: outcome.runStatus === "queued" ? "queued" : "started", runId: trigger.runId, threadId: trigger.threadId });
+      json(res, 202, {
+        ...common,
+        status: outcome.runStatus === "queued" ? "queued" : "started",
+        runId: trigger.runId,
+        threadId: trigger.threadId,
+      });
       return;
     }
     if (trigger.outcome === "skipped") {
@@ -101,6 +127,11 @@ export class WebhookRoute {
       return;
     }
     this.logger.warn("webhook request could not start a run", { scheduledTaskId, reason: trigger.reason });
-    json(res, trigger.reason === "provider_unavailable" ? 503 : 409, { ...common, status: "failed", error: trigger.reason, error_description: trigger.detail });
+    json(res, trigger.reason === "provider_unavailable" ? 503 : 409, {
+      ...common,
+      status: "failed",
+      error: trigger.reason,
+      error_description: trigger.detail,
+    });
   }
 }

@@ -25,13 +25,17 @@ export interface ClientSessionFacts {
 
 function printable(value: unknown, max: number): string | null {
   if (typeof value !== "string") return null;
-  const text = value.replace(/[^\x20-\x7e]/g, "").trim().slice(0, max);
+  const text = value
+    .replace(/[^\x20-\x7e]/g, "")
+    .trim()
+    .slice(0, max);
   return text === "" ? null : text;
 }
 
 /** A new session id for a client's `initialize` (its params: clientInfo, capabilities). */
 export function newClientSessionId(initialize: JSONRPCMessage): string {
-  const params = ("params" in initialize ? initialize.params : undefined) as { clientInfo?: { name?: unknown; version?: unknown }; capabilities?: { roots?: unknown } } | undefined;
+  const params = ("params" in initialize ? initialize.params : undefined) as
+    { clientInfo?: { name?: unknown; version?: unknown }; capabilities?: { roots?: unknown } } | undefined;
   const name = printable(params?.clientInfo?.name, MAX_NAME);
   const facts = {
     k: randomBytes(12).toString("hex"),
@@ -52,17 +56,30 @@ export function clientSessionOfEnvelope(clientInfo: unknown): ClientSessionFacts
   const info = clientInfo as { name?: unknown; version?: unknown } | null | undefined;
   const name = printable(info?.name, MAX_NAME);
   if (name === null) return null;
-  return { nonce: `${MODERN_PREFIX}${name}`, client: { name, version: printable(info?.version, MAX_VERSION) ?? "" }, roots: false };
+  return {
+    nonce: `${MODERN_PREFIX}${name}`,
+    client: { name, version: printable(info?.version, MAX_VERSION) ?? "" },
+    roots: false,
+  };
 }
 
 /** The facts of a session id this endpoint issued; null for a missing or foreign one. */
 export function readClientSessionId(header: string | string[] | undefined): ClientSessionFacts | null {
   if (typeof header !== "string" || !header.startsWith(PREFIX) || header.length > 512) return null;
   try {
-    const raw = JSON.parse(Buffer.from(header.slice(PREFIX.length), "base64url").toString("utf8")) as { k?: unknown; n?: unknown; v?: unknown; r?: unknown };
+    const raw = JSON.parse(Buffer.from(header.slice(PREFIX.length), "base64url").toString("utf8")) as {
+      k?: unknown;
+      n?: unknown;
+      v?: unknown;
+      r?: unknown;
+    };
     if (typeof raw.k !== "string" || !/^[0-9a-f]{24}$/.test(raw.k)) return null;
     const name = printable(raw.n, MAX_NAME);
-    return { nonce: raw.k, client: name === null ? null : { name, version: printable(raw.v, MAX_VERSION) ?? "" }, roots: raw.r === 1 };
+    return {
+      nonce: raw.k,
+      client: name === null ? null : { name, version: printable(raw.v, MAX_VERSION) ?? "" },
+      roots: raw.r === 1,
+    };
   } catch {
     return null;
   }
@@ -106,7 +123,12 @@ export class ClientRoots {
   }
 
   /** Asks the client (through `send`, on the call's stream) and remembers its answer; null when it did not answer in time. */
-  async ask(credentialId: string, nonce: string, send: (request: JSONRPCMessage) => Promise<void>, signal: AbortSignal): Promise<readonly string[] | null> {
+  async ask(
+    credentialId: string,
+    nonce: string,
+    send: (request: JSONRPCMessage) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<readonly string[] | null> {
     const id = `switchyard-roots-${randomBytes(8).toString("hex")}`;
     const key = answerKey(credentialId, id);
     let timer: NodeJS.Timeout | undefined;
@@ -141,7 +163,8 @@ export class ClientRoots {
     let ours = 0;
     for (const message of messages) {
       if ("method" in message) {
-        if (message.method === "notifications/roots/list_changed" && nonce !== null) this.known.delete(sessionKey(credentialId, nonce));
+        if (message.method === "notifications/roots/list_changed" && nonce !== null)
+          this.known.delete(sessionKey(credentialId, nonce));
         continue;
       }
       const id = (message as { id?: RequestId }).id;

@@ -43,7 +43,12 @@ export class JsonExchangeTransport implements Transport {
    * response (one object, or an array for a batch); one with only notifications or responses is
    * answered 202 at once, as the SDK's transport does.
    */
-  deliver(messages: readonly JSONRPCMessage[], res: ServerResponse, extra: MessageExtraInfo, headers: Readonly<Record<string, string>> = {}): void {
+  deliver(
+    messages: readonly JSONRPCMessage[],
+    res: ServerResponse,
+    extra: MessageExtraInfo,
+    headers: Readonly<Record<string, string>> = {},
+  ): void {
     const answers = new Map<RequestId, JSONRPCMessage | undefined>();
     // The messages passed the SDK's strict schemas: a request is the one kind with both.
     for (const message of messages) if ("method" in message && "id" in message) answers.set(message.id, undefined);
@@ -96,7 +101,13 @@ export class JsonExchangeTransport implements Transport {
     const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
     // With a Content-Length the client has the whole answer the moment it has these bytes, and
     // its connection is free for its next call (a chunked body ends only with its last chunk).
-    exchange.res.writeHead(200, { ...exchange.headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+    exchange.res
+      .writeHead(200, {
+        ...exchange.headers,
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      })
+      .end(body);
   }
 
   async close(): Promise<void> {

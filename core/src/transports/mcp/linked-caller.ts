@@ -21,7 +21,13 @@ export function linkedCeiling(scope: McpInvocationScope, meta: unknown): ModeCei
   const claimed = reachMetaOf(meta).ceiling;
   const narrowed = intersectCeiling(claimed, grant.maxRuntimeMode);
   const granted = scope.ceiling?.interactionMode ?? "default";
-  return { runtimeMode: narrowed.runtimeMode, interactionMode: interactionModeRank(narrowed.interactionMode) <= interactionModeRank(granted) ? narrowed.interactionMode : granted };
+  return {
+    runtimeMode: narrowed.runtimeMode,
+    interactionMode:
+      interactionModeRank(narrowed.interactionMode) <= interactionModeRank(granted)
+        ? narrowed.interactionMode
+        : granted,
+  };
 }
 
 /**
@@ -32,9 +38,14 @@ export function linkedCeiling(scope: McpInvocationScope, meta: unknown): ModeCei
 export function reachMetaOf(meta: unknown): ReachCallMeta {
   const raw = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[REACH_META_KEY] : undefined;
   const record = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-  const text = (value: unknown, max = 300) => (typeof value === "string" && value.length > 0 && value.length <= max ? value : null);
-  const ceiling = typeof record.ceiling === "object" && record.ceiling !== null ? (record.ceiling as Record<string, unknown>) : {};
-  const delegation = typeof record.delegation === "object" && record.delegation !== null ? (record.delegation as Record<string, unknown>) : null;
+  const text = (value: unknown, max = 300) =>
+    typeof value === "string" && value.length > 0 && value.length <= max ? value : null;
+  const ceiling =
+    typeof record.ceiling === "object" && record.ceiling !== null ? (record.ceiling as Record<string, unknown>) : {};
+  const delegation =
+    typeof record.delegation === "object" && record.delegation !== null
+      ? (record.delegation as Record<string, unknown>)
+      : null;
   const parent =
     delegation !== null &&
     text(delegation.environmentId) !== null &&
@@ -56,7 +67,10 @@ export function reachMetaOf(meta: unknown): ReachCallMeta {
     environmentId: text(record.environmentId) ?? "unknown",
     callerThreadId: text(record.callerThreadId),
     // A ceiling not stated is the narrowest (intersectCeiling treats unknown modes so).
-    ceiling: { runtimeMode: text(ceiling.runtimeMode, 40) ?? "", interactionMode: text(ceiling.interactionMode, 40) ?? "" },
+    ceiling: {
+      runtimeMode: text(ceiling.runtimeMode, 40) ?? "",
+      interactionMode: text(ceiling.interactionMode, 40) ?? "",
+    },
     ...(parent !== undefined ? { delegation: parent } : {}),
   };
 }

@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Logger } from "../../logging/logger.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
@@ -44,7 +49,13 @@ export interface McpEndpointLimits {
 }
 
 /** A JSON-RPC error as an HTTP answer (`id: null`: the request was not read far enough to have one). */
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
@@ -58,15 +69,36 @@ function refusedProtoKey(res: ServerResponse, body: unknown, modern: boolean): b
   const path = protoKeyPath(body);
   if (path === null) return false;
   const message = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } };
-  if (!Array.isArray(body) && message.method === "tools/call" && (typeof message.id === "string" || typeof message.id === "number") && path[0] === "params" && path[1] === "arguments") {
+  if (
+    !Array.isArray(body) &&
+    message.method === "tools/call" &&
+    (typeof message.id === "string" || typeof message.id === "number") &&
+    path[0] === "params" &&
+    path[1] === "arguments"
+  ) {
     const field = path.slice(2).join(".");
-    const failure = new OrchestratorFailure("invalid_request", `Invalid arguments for ${String(message.params?.name)}: ${field}: the key "__proto__" is not allowed.`, { field });
+    const failure = new OrchestratorFailure(
+      "invalid_request",
+      `Invalid arguments for ${String(message.params?.name)}: ${field}: the key "__proto__" is not allowed.`,
+      { field },
+    );
     res.writeHead(200, { "content-type": "application/json" });
     // A 2026-07-28 result says what kind it is.
-    res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: modern ? { ...failureResult(failure), resultType: "complete" } : failureResult(failure) }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: modern ? { ...failureResult(failure), resultType: "complete" } : failureResult(failure),
+      }),
+    );
     return true;
   }
-  jsonRpcError(res, 400, -32600, `Invalid Request: the key "__proto__" (at ${path.join(".")}) is not allowed in any message.`);
+  jsonRpcError(
+    res,
+    400,
+    -32600,
+    `Invalid Request: the key "__proto__" (at ${path.join(".")}) is not allowed in any message.`,
+  );
   return true;
 }
 
@@ -191,7 +223,12 @@ export class McpEndpoint {
     }
     // Checked before the body is read, so a body that would be refused is never buffered.
     if (!isJsonContentType(req.headers["content-type"])) {
-      jsonRpcError(res, 415, -32000, `Unsupported Media Type: Content-Type must be application/json, not ${JSON.stringify(req.headers["content-type"] ?? null)}.`);
+      jsonRpcError(
+        res,
+        415,
+        -32000,
+        `Unsupported Media Type: Content-Type must be application/json, not ${JSON.stringify(req.headers["content-type"] ?? null)}.`,
+      );
       return;
     }
     let body: unknown;
@@ -222,7 +259,8 @@ export class McpEndpoint {
     const session = scope.kind === "client" ? readClientSessionId(req.headers["mcp-session-id"]) : null;
     const callScope = scope.kind === "client" ? this.attach(scope, session) : scope;
     // A client that declared roots and has not told them yet is asked on the call's own stream.
-    const rootsNeeded = session !== null && session.roots && callScope.attachment?.roots === null && callsWithoutProject(body);
+    const rootsNeeded =
+      session !== null && session.roots && callScope.attachment?.roots === null && callsWithoutProject(body);
     if (!asksForProgress(body) && !rootsNeeded) {
       await this.answerJson(callScope, session, req, res, body);
       return;
@@ -232,7 +270,13 @@ export class McpEndpoint {
     const askRoots: AskRoots | null =
       session === null
         ? null
-        : (extra) => this.clientRoots.ask(scope.credentialId, session.nonce, (request) => transport.send(request, { relatedRequestId: extra.requestId }), extra.signal);
+        : (extra) =>
+            this.clientRoots.ask(
+              scope.credentialId,
+              session.nonce,
+              (request) => transport.send(request, { relatedRequestId: extra.requestId }),
+              extra.signal,
+            );
     const server = this.createServer(() => callScope, askRoots);
     transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     const end = () => {
@@ -253,14 +297,23 @@ export class McpEndpoint {
    * Answers a POST with one JSON body, on a pooled server: the SDK transport's checks, then its
    * messages to a server that is not serving anyone else, whose handlers act as `scope`.
    */
-  private async answerJson(scope: McpInvocationScope, session: ClientSessionFacts | null, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async answerJson(
+    scope: McpInvocationScope,
+    session: ClientSessionFacts | null,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
     const checked = checkPostMessages(req, body);
     if ("refusal" in checked) {
       jsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
       return;
     }
     // A client's answer to a roots/list this endpoint asked goes to the call that waits for it.
-    if (scope.kind === "client" && this.clientRoots.take(scope.credentialId, session?.nonce ?? null, checked.messages)) {
+    if (
+      scope.kind === "client" &&
+      this.clientRoots.take(scope.credentialId, session?.nonce ?? null, checked.messages)
+    ) {
       res.writeHead(202).end();
       return;
     }
@@ -270,7 +323,9 @@ export class McpEndpoint {
     const pooled = this.idleServers.pop() ?? (await this.pooledServer());
     pooled.scope = scope;
     const extra = { requestInfo: { headers: req.headers } };
-    const forget = this.callsInFlight.register(scope.credentialId, requestIdsOf(checked.messages), (id, notification) => pooled.transport.cancel(id, notification, extra));
+    const forget = this.callsInFlight.register(scope.credentialId, requestIdsOf(checked.messages), (id, notification) =>
+      pooled.transport.cancel(id, notification, extra),
+    );
     res.on("close", () => {
       forget();
       // The client left before its answer: closing the server aborts its handlers (their
@@ -282,7 +337,10 @@ export class McpEndpoint {
     });
     // A client token's session gets an id naming it (and what it said it is), which it sends with
     // every later request: its delegations then share one attached thread.
-    const headers: Record<string, string> = checked.initializing && scope.kind === "client" ? { "mcp-session-id": newClientSessionId(checked.messages[0]!) } : {};
+    const headers: Record<string, string> =
+      checked.initializing && scope.kind === "client"
+        ? { "mcp-session-id": newClientSessionId(checked.messages[0]!) }
+        : {};
     pooled.transport.deliver(checked.messages, res, extra, headers);
   }
 
@@ -311,18 +369,34 @@ export class McpEndpoint {
     if (this.reach !== null && bearer.startsWith(LINK_SECRET_PREFIX)) {
       const resolved = this.reach.grants.resolve(bearer);
       if ("grant" in resolved) return environmentScope(resolved.grant, this.registry.environmentId);
-      this.logger.info("MCP request refused", { reason: `link_${resolved.rejection}`, grantId: resolved.grantId ?? null });
+      this.logger.info("MCP request refused", {
+        reason: `link_${resolved.rejection}`,
+        grantId: resolved.grantId ?? null,
+      });
       // A revoked or expired grant's call is a call across environments too; an unknown secret names no one.
       if (resolved.grantId !== undefined) {
-        this.reach.audit.record({ direction: "in", grantId: resolved.grantId, environment: resolved.for ?? null, tool: null, outcome: "capability_denied", reason: resolved.rejection });
+        this.reach.audit.record({
+          direction: "in",
+          grantId: resolved.grantId,
+          environment: resolved.for ?? null,
+          tool: null,
+          outcome: "capability_denied",
+          reason: resolved.rejection,
+        });
       }
-      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown link secret" : `Link grant ${resolved.rejection}`);
+      this.unauthorized(
+        res,
+        resolved.rejection === "unknown" ? "Unknown link secret" : `Link grant ${resolved.rejection}`,
+      );
       return null;
     }
     const resolved = this.registry.resolve(bearer);
     if ("rejection" in resolved) {
       this.logger.info("MCP request refused", { reason: resolved.rejection });
-      this.unauthorized(res, resolved.rejection === "unknown" ? "Unknown token" : `Token ${resolved.rejection.replace("_", " ")}`);
+      this.unauthorized(
+        res,
+        resolved.rejection === "unknown" ? "Unknown token" : `Token ${resolved.rejection.replace("_", " ")}`,
+      );
       return null;
     }
     return resolved.scope;
@@ -330,17 +404,26 @@ export class McpEndpoint {
 
   /** A 2025 revision's server whose handlers act as `scopeOf()` says, read as each request starts. */
   private createServer(scopeOf: () => McpInvocationScope, askRoots: AskRoots | null = null): Server {
-    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
+    const server = new Server(
+      { name: this.serverName, version: HOST_VERSION },
+      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator },
+    );
     server.setRequestHandler(ListToolsRequestSchema, () => this.toolCalls.listingFor(scopeOf()));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       let scope = scopeOf();
       const roots = scope.attachment?.roots ?? null;
-      if (askRoots !== null && scope.attachment !== undefined && roots === null && callsWithoutProject({ method: "tools/call", params: request.params })) {
+      if (
+        askRoots !== null &&
+        scope.attachment !== undefined &&
+        roots === null &&
+        callsWithoutProject({ method: "tools/call", params: request.params })
+      ) {
         scope = { ...scope, attachment: { ...scope.attachment, roots: await askRoots(extra) } };
       }
       return this.toolCalls.call(scope, request.params, {
         signal: extra.signal,
-        sendProgress: (params) => extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined),
+        sendProgress: (params) =>
+          extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined),
       });
     });
     return server;

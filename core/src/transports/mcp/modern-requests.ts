@@ -1,5 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, createMcpHandler, inputRequired, inputResponse, Server, type ListToolsResult, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  createMcpHandler,
+  inputRequired,
+  inputResponse,
+  Server,
+  type ListToolsResult,
+  type McpHttpHandler,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { toNodeHandler, type NodeMcpRequestHandler } from "@modelcontextprotocol/node";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { Logger } from "../../logging/logger.js";
@@ -47,17 +57,27 @@ export class ModernRequests {
     private readonly serverName: string,
     logger: Logger,
   ) {
-    this.handler = createMcpHandler(({ authInfo }) => this.createServer((authInfo?.extra as unknown as ModernAuthExtra).scope), {
-      legacy: "reject",
-      onerror: (error) => logger.debug("MCP 2026-07-28 request refused or failed", { error: error.message }),
+    this.handler = createMcpHandler(
+      ({ authInfo }) => this.createServer((authInfo?.extra as unknown as ModernAuthExtra).scope),
+      {
+        legacy: "reject",
+        onerror: (error) => logger.debug("MCP 2026-07-28 request refused or failed", { error: error.message }),
+      },
+    );
+    this.serveNode = toNodeHandler(this.handler, {
+      onerror: (error) => logger.error("MCP 2026-07-28 request failed", { error: error.message, stack: error.stack }),
     });
-    this.serveNode = toNodeHandler(this.handler, { onerror: (error) => logger.error("MCP 2026-07-28 request failed", { error: error.message, stack: error.stack }) });
   }
 
   /** Answers one POST, already authenticated as `scope`, whose body the endpoint has read. */
   async serve(scope: McpInvocationScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     // The SDK passes authInfo through untouched: the handlers act as the scope, not as the token.
-    const auth = { token: "", clientId: scope.credentialId, scopes: [...scope.capabilities], extra: { scope } satisfies ModernAuthExtra as unknown as Record<string, unknown> };
+    const auth = {
+      token: "",
+      clientId: scope.credentialId,
+      scopes: [...scope.capabilities],
+      extra: { scope } satisfies ModernAuthExtra as unknown as Record<string, unknown>,
+    };
     await this.serveNode(Object.assign(req, { auth }), res, body);
   }
 
@@ -67,16 +87,25 @@ export class ModernRequests {
   }
 
   private createServer(scope: McpInvocationScope): Server {
-    const server = new Server({ name: this.serverName, version: HOST_VERSION }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator });
+    const server = new Server(
+      { name: this.serverName, version: HOST_VERSION },
+      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator },
+    );
     // Object schemas from zod (ToolListing's inputSchema says only that it is an object).
     server.setRequestHandler("tools/list", () => this.toolCalls.listingFor(scope) as ListToolsResult);
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const callScope = scope.kind === "client" ? attach(scope, ctx) : scope;
       const facts = callScope.attachment;
-      if (facts !== undefined && facts.roots === null && declaresRoots(ctx) && callsWithoutProject({ method: "tools/call", params: request.params })) {
+      if (
+        facts !== undefined &&
+        facts.roots === null &&
+        declaresRoots(ctx) &&
+        callsWithoutProject({ method: "tools/call", params: request.params })
+      ) {
         const answer = inputResponse(ctx.mcpReq.inputResponses, ROOTS_INPUT);
         // Asked once per call: a client that answers otherwise (or declines) gets the call without its roots.
-        if (answer.kind === "missing") return inputRequired({ inputRequests: { [ROOTS_INPUT]: { method: "roots/list" } } });
+        if (answer.kind === "missing")
+          return inputRequired({ inputRequests: { [ROOTS_INPUT]: { method: "roots/list" } } });
         const roots = answer.kind === "roots" ? rootFolders({ roots: answer.roots }) : [];
         return this.callTool({ ...callScope, attachment: { ...facts, roots } }, request.params, ctx);
       }
@@ -85,10 +114,15 @@ export class ModernRequests {
     return server;
   }
 
-  private callTool(scope: McpInvocationScope, params: Parameters<McpToolCalls["call"]>[1], ctx: ServerContext): Promise<ToolCallResult> {
+  private callTool(
+    scope: McpInvocationScope,
+    params: Parameters<McpToolCalls["call"]>[1],
+    ctx: ServerContext,
+  ): Promise<ToolCallResult> {
     return this.toolCalls.call(scope, params, {
       signal: ctx.mcpReq.signal,
-      sendProgress: (progress) => ctx.mcpReq.notify({ method: "notifications/progress", params: progress }).catch(() => undefined),
+      sendProgress: (progress) =>
+        ctx.mcpReq.notify({ method: "notifications/progress", params: progress }).catch(() => undefined),
     });
   }
 }
@@ -105,5 +139,13 @@ function declaresRoots(ctx: ServerContext): boolean {
 /** A client's scope with the session its request names (by its token and declared client name). */
 function attach(scope: McpInvocationScope, ctx: ServerContext): McpInvocationScope {
   const session: ClientSessionFacts | null = clientSessionOfEnvelope(envelopeOf(ctx)[CLIENT_INFO_META_KEY]);
-  return { ...scope, attachment: { credentialId: scope.credentialId, mcpSessionId: session?.nonce ?? null, client: session?.client ?? null, roots: null } };
+  return {
+    ...scope,
+    attachment: {
+      credentialId: scope.credentialId,
+      mcpSessionId: session?.nonce ?? null,
+      client: session?.client ?? null,
+      roots: null,
+    },
+  };
 }

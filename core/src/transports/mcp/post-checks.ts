@@ -1,5 +1,10 @@
 import type { IncomingMessage } from "node:http";
-import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** The SDK transport's limit on a JSON-RPC batch (its MAX_BATCH_SIZE, which it does not export). */
 const MAX_BATCH_SIZE = 100;
@@ -18,25 +23,47 @@ export interface PostRefusal {
  * the JSON-RPC schemas, one initialize per POST, and the protocol version header of every other
  * POST. Content type, body size and parse errors are the endpoint's own checks, made before.
  */
-export function checkPostMessages(req: IncomingMessage, body: unknown): { messages: JSONRPCMessage[]; initializing: boolean } | { refusal: PostRefusal } {
+export function checkPostMessages(
+  req: IncomingMessage,
+  body: unknown,
+): { messages: JSONRPCMessage[]; initializing: boolean } | { refusal: PostRefusal } {
   // Accept is a comma-separated list: a substring check is what the SDK does, and what clients rely on.
   const accept = req.headers.accept;
   if (accept === undefined || !accept.includes("application/json") || !accept.includes("text/event-stream")) {
-    return { refusal: { status: 406, code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" } };
+    return {
+      refusal: {
+        status: 406,
+        code: -32000,
+        message: "Not Acceptable: Client must accept both application/json and text/event-stream",
+      },
+    };
   }
   if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
-    return { refusal: { status: 400, code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages` } };
+    return {
+      refusal: {
+        status: 400,
+        code: -32600,
+        message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
+      },
+    };
   }
   let messages: JSONRPCMessage[];
   try {
-    messages = Array.isArray(body) ? body.map((message) => JSONRPCMessageSchema.parse(message)) : [JSONRPCMessageSchema.parse(body)];
+    messages = Array.isArray(body)
+      ? body.map((message) => JSONRPCMessageSchema.parse(message))
+      : [JSONRPCMessageSchema.parse(body)];
   } catch {
     return { refusal: { status: 400, code: -32700, message: "Parse error: Invalid JSON-RPC message" } };
   }
   // Only a message whose method is "initialize" can be one; the schema check is for the rest of it.
-  const initializing = messages.some((message) => "method" in message && message.method === "initialize" && isInitializeRequest(message));
+  const initializing = messages.some(
+    (message) => "method" in message && message.method === "initialize" && isInitializeRequest(message),
+  );
   if (initializing) {
-    if (messages.length > 1) return { refusal: { status: 400, code: -32600, message: "Invalid Request: Only one initialization request is allowed" } };
+    if (messages.length > 1)
+      return {
+        refusal: { status: 400, code: -32600, message: "Invalid Request: Only one initialization request is allowed" },
+      };
     return { messages, initializing };
   }
   const version = req.headers["mcp-protocol-version"];

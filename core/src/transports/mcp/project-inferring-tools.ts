@@ -8,7 +8,15 @@ const PROJECT_INFERRING_TOOLS = new Set(["create_threads", "t3_thread_launch", "
 export function callsWithoutProject(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((message) => {
-    const call = message as { method?: unknown; params?: { name?: unknown; arguments?: { projectId?: unknown } } } | null;
-    return call?.method === "tools/call" && typeof call.params?.name === "string" && PROJECT_INFERRING_TOOLS.has(call.params.name) && call.params.arguments?.projectId === undefined;
+    const call = message as {
+      method?: unknown;
+      params?: { name?: unknown; arguments?: { projectId?: unknown } };
+    } | null;
+    return (
+      call?.method === "tools/call" &&
+      typeof call.params?.name === "string" &&
+      PROJECT_INFERRING_TOOLS.has(call.params.name) &&
+      call.params.arguments?.projectId === undefined
+    );
   });
 }

@@ -1,4 +1,8 @@
-import { classifyInboundRequest, PROTOCOL_VERSION_META_KEY, type InboundClassificationOutcome } from "@modelcontextprotocol/server";
+import {
+  classifyInboundRequest,
+  PROTOCOL_VERSION_META_KEY,
+  type InboundClassificationOutcome,
+} from "@modelcontextprotocol/server";
 
 /** The first revision of the per-request `_meta` envelope (the SDK compares revisions as strings too). */
 const FIRST_MODERN_REVISION = "2026-07-28";

@@ -66,7 +66,9 @@ const EnvironmentIdInput = z
   .string()
   .min(1)
   .max(200)
-  .describe("Run this call in a linked environment (orchestrator_capabilities lists them: a link name, or the environment id in a link it built); default this one.");
+  .describe(
+    "Run this call in a linked environment (orchestrator_capabilities lists them: a link name, or the environment id in a link it built); default this one.",
+  );
 
 /** A tool's input, with `environmentId` added when the tool forwards to linked environments. */
 function inputOf(definition: McpToolDefinition): z.ZodType {
@@ -82,7 +84,10 @@ interface ListedTool {
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -117,7 +122,10 @@ export class McpToolCalls {
   ) {
     for (const definition of definitions) {
       // Every tool says what a linked environment needs to call it, so none is let through unclassified.
-      if (grantVerbOf(definition.name) === undefined) throw new Error(`MCP tool ${definition.name} has no entry in TOOL_GRANT_VERBS (services/reach/tool-grant-verbs.ts): give it a grant verb, or null when linked environments may not call it.`);
+      if (grantVerbOf(definition.name) === undefined)
+        throw new Error(
+          `MCP tool ${definition.name} has no entry in TOOL_GRANT_VERBS (services/reach/tool-grant-verbs.ts): give it a grant verb, or null when linked environments may not call it.`,
+        );
       const input = inputOf(definition);
       this.tools.set(definition.name, {
         definition,
@@ -132,7 +140,11 @@ export class McpToolCalls {
         },
       });
     }
-    this.listing = { tools: [...this.tools.values()].filter((tool) => tool.definition.audience !== "linked_environments").map((tool) => tool.listing) };
+    this.listing = {
+      tools: [...this.tools.values()]
+        .filter((tool) => tool.definition.audience !== "linked_environments")
+        .map((tool) => tool.listing),
+    };
     this.linkedListing = { tools: [...this.tools.values()].map((tool) => tool.listing) };
   }
 
@@ -176,31 +188,53 @@ export class McpToolCalls {
     const grant = scope.grant!;
     const verb = grantVerbOf(toolName);
     if (verb === null || verb === undefined) {
-      throw new OrchestratorFailure("capability_denied", `${toolName} is not offered to linked environments; only this machine's own clients and agents may call it.`, {
-        grantId: grant.id,
-        tool: toolName,
-        reason: "tool",
-      });
+      throw new OrchestratorFailure(
+        "capability_denied",
+        `${toolName} is not offered to linked environments; only this machine's own clients and agents may call it.`,
+        {
+          grantId: grant.id,
+          tool: toolName,
+          reason: "tool",
+        },
+      );
     }
     this.reach!.grants.authorize(grant, { verb });
     for (const runtimeMode of requestedRuntimeModes(input)) this.reach!.grants.authorize(grant, { verb, runtimeMode });
   }
 
-  private async callAs(scope: McpInvocationScope, params: ToolCallParams, exchange: ToolCallExchange): Promise<ToolCallResult> {
+  private async callAs(
+    scope: McpInvocationScope,
+    params: ToolCallParams,
+    exchange: ToolCallExchange,
+  ): Promise<ToolCallResult> {
     const linked = linkedGrantOf(scope) !== null;
     const tool = this.tools.get(params.name);
     if (tool === undefined || (tool.definition.audience === "linked_environments" && !linked)) {
-      return failureResult(new OrchestratorFailure("invalid_request", `Unknown tool "${params.name}". Call tools/list for the available tools.`));
+      return failureResult(
+        new OrchestratorFailure(
+          "invalid_request",
+          `Unknown tool "${params.name}". Call tools/list for the available tools.`,
+        ),
+      );
     }
     const parsed = tool.input.safeParse(params.arguments ?? {});
     if (!parsed.success) {
-      return failureResult(new OrchestratorFailure("invalid_request", `Invalid arguments for ${tool.definition.name}: ${issuesMessage(parsed.error)}`));
+      return failureResult(
+        new OrchestratorFailure(
+          "invalid_request",
+          `Invalid arguments for ${tool.definition.name}: ${issuesMessage(parsed.error)}`,
+        ),
+      );
     }
     if (!scope.capabilities.has(tool.definition.requires)) {
       return failureResult(
-        new OrchestratorFailure("capability_denied", `This credential lacks the ${tool.definition.requires} capability that ${tool.definition.name} needs.`, {
-          required: tool.definition.requires,
-        }),
+        new OrchestratorFailure(
+          "capability_denied",
+          `This credential lacks the ${tool.definition.requires} capability that ${tool.definition.name} needs.`,
+          {
+            required: tool.definition.requires,
+          },
+        ),
       );
     }
     const progressToken = params._meta?.progressToken;
@@ -217,32 +251,59 @@ export class McpToolCalls {
       const args = parsed.data as Record<string, unknown>;
       if (linked && args.environmentId !== undefined && args.environmentId !== this.services.environmentId) {
         // A grant is for this environment only: it is never passed on to another one.
-        throw new OrchestratorFailure("capability_denied", `A linked environment's call runs here only; environmentId ${JSON.stringify(args.environmentId)} is not this environment (${this.services.environmentId}).`, {
-          reason: "not_forwarded",
-          environmentId: args.environmentId,
-        });
+        throw new OrchestratorFailure(
+          "capability_denied",
+          `A linked environment's call runs here only; environmentId ${JSON.stringify(args.environmentId)} is not this environment (${this.services.environmentId}).`,
+          {
+            reason: "not_forwarded",
+            environmentId: args.environmentId,
+          },
+        );
       }
       const link = linked ? null : this.services.reach.destination(tool.definition.name, args);
       if (link !== null) {
-        const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, { signal: exchange.signal, onProgress: () => void reportProgress(`waiting on ${link}`) });
+        const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, {
+          signal: exchange.signal,
+          onProgress: () => void reportProgress(`waiting on ${link}`),
+        });
         const structured = tool.definition.output.parse(forwarded) as Record<string, unknown>;
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
       }
       const { environmentId: _here, ...local } = args;
       // A project-scoped token (or grant) is checked before the tool reads anything.
       this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
-      const output = await tool.definition.handle(local, { scope, services: this.services, signal: exchange.signal, reportProgress, meta: params._meta });
+      const output = await tool.definition.handle(local, {
+        scope,
+        services: this.services,
+        signal: exchange.signal,
+        reportProgress,
+        meta: params._meta,
+      });
       const structured = tool.definition.output.parse(output) as Record<string, unknown>;
       return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
       if (isOrchestratorFailure(error)) return failureResult(error);
       if (isStoreBusy(error)) {
         // Nothing was done; the same call can be made again (idempotent ones by clientRequestId).
-        this.logger.warn("MCP tool refused: the database is locked by another connection", { tool: tool.definition.name });
-        return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} was not done: ${(error as Error).message}`, { reason: "store_busy", retryable: true }));
+        this.logger.warn("MCP tool refused: the database is locked by another connection", {
+          tool: tool.definition.name,
+        });
+        return failureResult(
+          new OrchestratorFailure(
+            "orchestration_error",
+            `${tool.definition.name} was not done: ${(error as Error).message}`,
+            { reason: "store_busy", retryable: true },
+          ),
+        );
       }
-      this.logger.error("MCP tool failed", { tool: tool.definition.name, error: (error as Error).message, stack: (error as Error).stack });
-      return failureResult(new OrchestratorFailure("orchestration_error", `${tool.definition.name} failed: ${(error as Error).message}`));
+      this.logger.error("MCP tool failed", {
+        tool: tool.definition.name,
+        error: (error as Error).message,
+        stack: (error as Error).stack,
+      });
+      return failureResult(
+        new OrchestratorFailure("orchestration_error", `${tool.definition.name} failed: ${(error as Error).message}`),
+      );
     }
   }
 }

@@ -38,12 +38,34 @@ export interface McpToolDefinition<I extends z.ZodType = z.ZodType, O extends z.
 }
 
 /** Declares a tool with its types inferred from its schemas. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: McpToolDefinition<I, O>): McpToolDefinition<I, O> {
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(
+  definition: McpToolDefinition<I, O>,
+): McpToolDefinition<I, O> {
   return definition;
 }
 
 /** Annotation presets. */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const CREATES_WORK: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
-export const CHANGES_STATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const STOPS_WORK: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const CREATES_WORK: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+export const CHANGES_STATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const STOPS_WORK: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};

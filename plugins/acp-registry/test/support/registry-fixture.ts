@@ -51,7 +51,10 @@ export async function startRegistryFixture(agents: readonly unknown[] = []): Pro
     const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
     if (path === "/registry.json") {
       indexRequests += 1;
-      const body = JSON.stringify({ version: "1.0.0", agents: current, extensions: [] }).replaceAll("{{origin}}", origin);
+      const body = JSON.stringify({ version: "1.0.0", agents: current, extensions: [] }).replaceAll(
+        "{{origin}}",
+        origin,
+      );
       response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       response.end(body);
       return;
@@ -114,7 +117,11 @@ export function shellScriptArchive(name: string, script: string): { body: Buffer
 /** The two real ACP agents installed from npm, as registry entries and local executables. */
 export function realAgents(): {
   readonly entries: readonly unknown[];
-  readonly gemini: { readonly command: string; readonly env: Readonly<Record<string, string>>; readonly version: string };
+  readonly gemini: {
+    readonly command: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly version: string;
+  };
   readonly codexAcp: { readonly command: string; readonly version: string };
 } {
   const gemini = resolveHarnessBinary("gemini");

@@ -25,7 +25,12 @@ const ALL_DECISIONS: readonly ApprovalDecision[] = ["accept", "accept_for_sessio
 /** True for an MCP elicitation that is Codex asking whether a tool may run (not a form for the user). */
 export function isToolCallApproval(params: ServerRequestParams<"mcpServer/elicitation/request">): boolean {
   const meta = params._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta) && (meta as Record<string, unknown>).codex_approval_kind === "mcp_tool_call";
+  return (
+    typeof meta === "object" &&
+    meta !== null &&
+    !Array.isArray(meta) &&
+    (meta as Record<string, unknown>).codex_approval_kind === "mcp_tool_call"
+  );
 }
 
 /** The approval a person sees for a Codex approval request. */
@@ -38,13 +43,19 @@ export function approvalRequestOf<M extends ApprovalMethod>(
     case "item/commandExecution/requestApproval": {
       const p = params as ServerRequestParams<"item/commandExecution/requestApproval">;
       const command = p.command ?? "";
-      const detail = [p.reason ? `Reason: ${p.reason}` : null, p.cwd ? `cwd: ${p.cwd}` : null, command && command !== commandTitle({ command, commandActions: p.commandActions ?? null }) ? command : null]
+      const detail = [
+        p.reason ? `Reason: ${p.reason}` : null,
+        p.cwd ? `cwd: ${p.cwd}` : null,
+        command && command !== commandTitle({ command, commandActions: p.commandActions ?? null }) ? command : null,
+      ]
         .filter((line): line is string => line !== null)
         .join("\n");
       return {
         kind: "approval",
         approvalKind: "command",
-        title: command ? commandTitle({ command, commandActions: p.commandActions ?? null }) : (p.reason ?? "Run a command"),
+        title: command
+          ? commandTitle({ command, commandActions: p.commandActions ?? null })
+          : (p.reason ?? "Run a command"),
         ...(detail ? { detail } : {}),
         options: options(ALL_DECISIONS),
       };
@@ -52,13 +63,19 @@ export function approvalRequestOf<M extends ApprovalMethod>(
     case "item/fileChange/requestApproval": {
       const p = params as ServerRequestParams<"item/fileChange/requestApproval">;
       const changes = context.fileChange?.changes ?? [];
-      const detail = [p.reason ? `Reason: ${p.reason}` : null, ...changes.map((change) => `--- ${change.path}\n${change.diff}`)]
+      const detail = [
+        p.reason ? `Reason: ${p.reason}` : null,
+        ...changes.map((change) => `--- ${change.path}\n${change.diff}`),
+      ]
         .filter((line): line is string => line !== null)
         .join("\n");
       return {
         kind: "approval",
         approvalKind: "file-change",
-        title: changes.length > 0 ? `Edit ${changes.map((change) => change.path).join(", ")}` : (p.reason ?? "Apply file changes"),
+        title:
+          changes.length > 0
+            ? `Edit ${changes.map((change) => change.path).join(", ")}`
+            : (p.reason ?? "Apply file changes"),
         ...(detail ? { detail } : {}),
         options: options(ALL_DECISIONS),
       };
@@ -82,7 +99,9 @@ export function approvalRequestOf<M extends ApprovalMethod>(
         kind: "approval",
         approvalKind: "mcp-elicitation",
         title: tool !== null ? `${p.serverName}/${tool}` : p.message,
-        detail: [p.message, args !== undefined ? JSON.stringify(args) : null, p.mode === "url" ? p.url : null].filter(Boolean).join("\n"),
+        detail: [p.message, args !== undefined ? JSON.stringify(args) : null, p.mode === "url" ? p.url : null]
+          .filter(Boolean)
+          .join("\n"),
         options: options(["accept", "decline", "cancel"]),
       };
     }
@@ -110,12 +129,20 @@ export function approvalResponseOf<M extends ApprovalMethod>(
               ...(p.permissions.fileSystem !== null ? { fileSystem: p.permissions.fileSystem } : {}),
             }
           : {};
-      const response: v2.PermissionsRequestApprovalResponse = { permissions: granted, scope: decision === "accept_for_session" ? "session" : "turn" };
+      const response: v2.PermissionsRequestApprovalResponse = {
+        permissions: granted,
+        scope: decision === "accept_for_session" ? "session" : "turn",
+      };
       return response as ServerRequestResults[M];
     }
     default: {
-      const action: v2.McpServerElicitationAction = decision === "accept" || decision === "accept_for_session" ? "accept" : decision;
-      const response: v2.McpServerElicitationRequestResponse = { action, content: action === "accept" ? {} : null, _meta: null };
+      const action: v2.McpServerElicitationAction =
+        decision === "accept" || decision === "accept_for_session" ? "accept" : decision;
+      const response: v2.McpServerElicitationRequestResponse = {
+        action,
+        content: action === "accept" ? {} : null,
+        _meta: null,
+      };
       return response as ServerRequestResults[M];
     }
   }

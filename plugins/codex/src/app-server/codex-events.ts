@@ -21,7 +21,12 @@ export type CodexTurnChange =
   | { readonly type: "request_usage"; readonly usage: TurnUsage; readonly runningTotalTokens: number | null }
   | { readonly type: "file_change"; readonly item: FileChangeItem }
   /** Codex's own report on one of its sub-agents (`subAgentActivity`). */
-  | { readonly type: "subagent_activity"; readonly nativeId: string; readonly title: string; readonly status: "running" | "completed" | "failed" }
+  | {
+      readonly type: "subagent_activity";
+      readonly nativeId: string;
+      readonly title: string;
+      readonly status: "running" | "completed" | "failed";
+    }
   /** `spawn_agent` finished: these threads are the turn's sub-agents from now on. */
   | { readonly type: "subagents_spawned"; readonly threadIds: readonly string[]; readonly title: string | null }
   /** An error Codex will not retry; the turn's failure reports it when Codex gives none. */
@@ -38,7 +43,12 @@ export type CodexEvent =
   /** A sub-agent's thread completed an assistant message. */
   | { readonly kind: "child_message"; readonly threadId: string; readonly text: string }
   /** A sub-agent's thread ended a turn. */
-  | { readonly kind: "child_turn_completed"; readonly threadId: string; readonly status: "completed" | "failed"; readonly error: string | null }
+  | {
+      readonly kind: "child_turn_completed";
+      readonly threadId: string;
+      readonly status: "completed" | "failed";
+      readonly error: string | null;
+    }
   /** Codex unloaded a thread (a fork this process let go of). */
   | { readonly kind: "thread_closed"; readonly threadId: string }
   /** Codex withdrew a request it had sent (answered elsewhere, or its turn ended). */
@@ -71,7 +81,10 @@ function itemStarted(item: v2.ThreadItem, grant: McpEndpointGrant | null): Codex
   // A message opens with its first delta; Codex starts it empty.
   if (item.type === "agentMessage") return [];
   const start = toolCallStart(item, grant);
-  return [...(item.type === "fileChange" ? [{ type: "file_change", item } as const] : []), ...(start !== null ? [{ type: "tool_started", start: { itemId: item.id, ...start } } as const] : [])];
+  return [
+    ...(item.type === "fileChange" ? [{ type: "file_change", item } as const] : []),
+    ...(start !== null ? [{ type: "tool_started", start: { itemId: item.id, ...start } } as const] : []),
+  ];
 }
 
 function itemCompleted(item: v2.ThreadItem, grant: McpEndpointGrant | null): CodexTurnChange[] {
@@ -93,8 +106,14 @@ function itemCompleted(item: v2.ThreadItem, grant: McpEndpointGrant | null): Cod
   const changes = itemStarted(item, grant);
   const end = toolCallEnd(item);
   if (end === null) return changes;
-  changes.push({ type: "tool_completed", itemId: item.id, status: end.status, ...(end.output !== undefined ? { output: end.output } : {}) });
-  if (item.type === "collabAgentToolCall" && item.tool === "spawnAgent") changes.push({ type: "subagents_spawned", threadIds: item.receiverThreadIds, title: item.prompt });
+  changes.push({
+    type: "tool_completed",
+    itemId: item.id,
+    status: end.status,
+    ...(end.output !== undefined ? { output: end.output } : {}),
+  });
+  if (item.type === "collabAgentToolCall" && item.tool === "spawnAgent")
+    changes.push({ type: "subagents_spawned", threadIds: item.receiverThreadIds, title: item.prompt });
   return changes;
 }
 
@@ -104,10 +123,19 @@ function childEvents(threadId: string, notification: ServerNotification): CodexE
     case "thread/closed":
       return [{ kind: "thread_closed", threadId }];
     case "item/completed":
-      return notification.params.item.type === "agentMessage" ? [{ kind: "child_message", threadId, text: notification.params.item.text }] : [];
+      return notification.params.item.type === "agentMessage"
+        ? [{ kind: "child_message", threadId, text: notification.params.item.text }]
+        : [];
     case "turn/completed": {
       const { turn } = notification.params;
-      return [{ kind: "child_turn_completed", threadId, status: turn.status === "completed" ? "completed" : "failed", error: turn.error?.message ?? null }];
+      return [
+        {
+          kind: "child_turn_completed",
+          threadId,
+          status: turn.status === "completed" ? "completed" : "failed",
+          error: turn.error?.message ?? null,
+        },
+      ];
     }
     default:
       return [];
@@ -122,7 +150,8 @@ function childEvents(threadId: string, notification: ServerNotification): CodexE
 export function codexEventsOf(notification: ServerNotification, context: CodexEventContext): CodexEvent[] {
   const threadId = (notification.params as { threadId?: unknown }).threadId;
   if (typeof threadId === "string" && threadId !== context.threadId) return childEvents(threadId, notification);
-  const turn = (codexTurnId: string, changes: readonly CodexTurnChange[]): CodexEvent[] => changes.map((change) => ({ kind: "turn", codexTurnId, change }));
+  const turn = (codexTurnId: string, changes: readonly CodexTurnChange[]): CodexEvent[] =>
+    changes.map((change) => ({ kind: "turn", codexTurnId, change }));
   switch (notification.method) {
     case "turn/started":
       return [{ kind: "turn_started", codexTurnId: notification.params.turn.id }];
@@ -142,11 +171,14 @@ export function codexEventsOf(notification: ServerNotification, context: CodexEv
     case "thread/tokenUsage/updated": {
       const { last, total } = notification.params.tokenUsage;
       const runningTotalTokens = typeof total?.totalTokens === "number" ? total.totalTokens : null;
-      return turn(notification.params.turnId, [{ type: "request_usage", usage: codexUsageOf(last), runningTotalTokens }]);
+      return turn(notification.params.turnId, [
+        { type: "request_usage", usage: codexUsageOf(last), runningTotalTokens },
+      ]);
     }
     case "error": {
       const { error, willRetry, turnId } = notification.params;
-      if (willRetry) return [{ kind: "retrying", codexTurnId: turnId, message: `Codex retries after an error: ${error.message}` }];
+      if (willRetry)
+        return [{ kind: "retrying", codexTurnId: turnId, message: `Codex retries after an error: ${error.message}` }];
       return turn(turnId, [{ type: "error", error: turnError(error) }]);
     }
     case "turn/completed":
@@ -155,7 +187,9 @@ export function codexEventsOf(notification: ServerNotification, context: CodexEv
       return [{ kind: "request_resolved", rpcId: notification.params.requestId }];
     case "mcpServer/startupStatus/updated": {
       const { name, status, error } = notification.params;
-      return status === "failed" ? [{ kind: "notice", message: `MCP server "${name}" failed to start${error ? `: ${error}` : ""}.` }] : [];
+      return status === "failed"
+        ? [{ kind: "notice", message: `MCP server "${name}" failed to start${error ? `: ${error}` : ""}.` }]
+        : [];
     }
     case "warning":
       return [{ kind: "notice", message: notification.params.message }];
@@ -179,14 +213,23 @@ export interface CodexTerminal {
  * by Codex itself (an approval answered `cancel`): `cancelled`. A failure without an error of
  * its own reports the last error Codex sent during the turn.
  */
-export function codexTerminalOf(turn: v2.Turn, context: { readonly interruptRequested: boolean; readonly lastError: ProviderTurnError | null }): CodexTerminal {
+export function codexTerminalOf(
+  turn: v2.Turn,
+  context: { readonly interruptRequested: boolean; readonly lastError: ProviderTurnError | null },
+): CodexTerminal {
   switch (turn.status) {
     case "completed":
       return { status: "completed" };
     case "interrupted":
       return { status: context.interruptRequested ? "interrupted" : "cancelled" };
     case "failed":
-      return { status: "failed", error: turn.error !== null ? turnError(turn.error) : (context.lastError ?? { message: "Codex reported the turn as failed without an error." }) };
+      return {
+        status: "failed",
+        error:
+          turn.error !== null
+            ? turnError(turn.error)
+            : (context.lastError ?? { message: "Codex reported the turn as failed without an error." }),
+      };
     default:
       return {
         status: "failed",

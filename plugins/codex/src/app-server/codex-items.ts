@@ -1,11 +1,21 @@
 import type { McpEndpointGrant } from "@switchyard/sdk";
 import type { v2 } from "../codex-wire.js";
-import { clipOutput, commandTitle, mcpToolCallShape, type ToolCallEnd, type ToolCallShape } from "../shared/codex-tool-calls.js";
+import {
+  clipOutput,
+  commandTitle,
+  mcpToolCallShape,
+  type ToolCallEnd,
+  type ToolCallShape,
+} from "../shared/codex-tool-calls.js";
 
 function mcpResultText(result: v2.McpToolCallResult | null): string | undefined {
   if (result === null) return undefined;
   const texts = result.content
-    .map((block) => (typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" ? String((block as { text?: unknown }).text ?? "") : JSON.stringify(block)))
+    .map((block) =>
+      typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text"
+        ? String((block as { text?: unknown }).text ?? "")
+        : JSON.stringify(block),
+    )
     .filter((text) => text.length > 0);
   if (texts.length > 0) return clipOutput(texts.join("\n"));
   return result.structuredContent === null ? undefined : clipOutput(JSON.stringify(result.structuredContent));
@@ -19,7 +29,12 @@ function collabToolName(tool: v2.CollabAgentTool): string {
 export function toolCallStart(item: v2.ThreadItem, grant: McpEndpointGrant | null): ToolCallShape | null {
   switch (item.type) {
     case "commandExecution":
-      return { kind: "command", name: "exec_command", title: commandTitle(item), input: { command: item.command, cwd: item.cwd } };
+      return {
+        kind: "command",
+        name: "exec_command",
+        title: commandTitle(item),
+        input: { command: item.command, cwd: item.cwd },
+      };
     case "fileChange":
       return {
         kind: "file_change",
@@ -30,9 +45,19 @@ export function toolCallStart(item: v2.ThreadItem, grant: McpEndpointGrant | nul
     case "mcpToolCall":
       return mcpToolCallShape(item.server, item.tool, item.arguments, grant);
     case "dynamicToolCall":
-      return { kind: "other", name: item.namespace ? `${item.namespace}.${item.tool}` : item.tool, title: item.tool, input: item.arguments };
+      return {
+        kind: "other",
+        name: item.namespace ? `${item.namespace}.${item.tool}` : item.tool,
+        title: item.tool,
+        input: item.arguments,
+      };
     case "collabAgentToolCall":
-      return { kind: "subagent", name: collabToolName(item.tool), title: item.prompt ?? collabToolName(item.tool), input: { receiverThreadIds: item.receiverThreadIds } };
+      return {
+        kind: "subagent",
+        name: collabToolName(item.tool),
+        title: item.prompt ?? collabToolName(item.tool),
+        input: { receiverThreadIds: item.receiverThreadIds },
+      };
     case "webSearch":
       return { kind: "web", name: "web_search", title: item.query || "web search" };
     case "imageView":
@@ -62,12 +87,20 @@ export function toolCallEnd(item: v2.ThreadItem): ToolCallEnd | null {
     }
     case "dynamicToolCall": {
       if (item.status === "inProgress") return null;
-      const output = (item.contentItems ?? []).map((content) => (content.type === "inputText" ? content.text : `[${content.type}]`)).join("\n");
-      return { status: item.status === "completed" ? "completed" : "failed", ...(output ? { output: clipOutput(output) } : {}) };
+      const output = (item.contentItems ?? [])
+        .map((content) => (content.type === "inputText" ? content.text : `[${content.type}]`))
+        .join("\n");
+      return {
+        status: item.status === "completed" ? "completed" : "failed",
+        ...(output ? { output: clipOutput(output) } : {}),
+      };
     }
     case "collabAgentToolCall":
       if (item.status === "inProgress") return null;
-      return { status: item.status === "completed" ? "completed" : "failed", ...(item.receiverThreadIds.length > 0 ? { output: item.receiverThreadIds.join(", ") } : {}) };
+      return {
+        status: item.status === "completed" ? "completed" : "failed",
+        ...(item.receiverThreadIds.length > 0 ? { output: item.receiverThreadIds.join(", ") } : {}),
+      };
     case "webSearch":
     case "imageView":
       return { status: "completed" };

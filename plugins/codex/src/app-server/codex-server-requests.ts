@@ -30,24 +30,48 @@ export class CodexServerRequests {
       case "item/commandExecution/requestApproval":
       case "item/fileChange/requestApproval":
       case "item/permissions/requestApproval":
-        return this.#approval(request.method, request.params, request.id, request.params.threadId, request.params.turnId);
+        return this.#approval(
+          request.method,
+          request.params,
+          request.id,
+          request.params.threadId,
+          request.params.turnId,
+        );
       case "mcpServer/elicitation/request": {
         const params = request.params;
-        if (isToolCallApproval(params) || params.mode === "url") return this.#approval(request.method, params, request.id, params.threadId, params.turnId);
-        this.deps.warnOnce(`Declined a form elicitation from MCP server "${params.serverName}": this driver does not take structured questions.`);
-        return Promise.resolve({ action: "cancel", content: null, _meta: null } satisfies v2.McpServerElicitationRequestResponse);
+        if (isToolCallApproval(params) || params.mode === "url")
+          return this.#approval(request.method, params, request.id, params.threadId, params.turnId);
+        this.deps.warnOnce(
+          `Declined a form elicitation from MCP server "${params.serverName}": this driver does not take structured questions.`,
+        );
+        return Promise.resolve({
+          action: "cancel",
+          content: null,
+          _meta: null,
+        } satisfies v2.McpServerElicitationRequestResponse);
       }
       case "item/tool/requestUserInput":
-        this.deps.warnOnce("Codex asked a structured question (request_user_input); this driver does not take them, so it got no answers.");
+        this.deps.warnOnce(
+          "Codex asked a structured question (request_user_input); this driver does not take them, so it got no answers.",
+        );
         return Promise.resolve({ answers: {} } satisfies v2.ToolRequestUserInputResponse);
       case "item/tool/call":
-        return Promise.resolve({ contentItems: [{ type: "inputText", text: "Switchyard registers no dynamic tools." }], success: false } satisfies v2.DynamicToolCallResponse);
+        return Promise.resolve({
+          contentItems: [{ type: "inputText", text: "Switchyard registers no dynamic tools." }],
+          success: false,
+        } satisfies v2.DynamicToolCallResponse);
       default:
         return Promise.reject(new Error(`Switchyard does not handle ${request.method}.`));
     }
   }
 
-  async #approval<M extends ApprovalMethod>(method: M, params: ServerRequestParams<M>, rpcId: string | number, threadId: string, codexTurnId: string | null): Promise<unknown> {
+  async #approval<M extends ApprovalMethod>(
+    method: M,
+    params: ServerRequestParams<M>,
+    rpcId: string | number,
+    threadId: string,
+    codexTurnId: string | null,
+  ): Promise<unknown> {
     const turn = this.deps.turnForRequest(threadId, codexTurnId);
     if (turn === null) {
       this.deps.logger.warn("An approval request outside a running turn was cancelled", { method });
@@ -59,9 +83,14 @@ export class CodexServerRequests {
     }
     const itemId = (params as { itemId?: unknown }).itemId;
     const fileChange = typeof itemId === "string" ? turn.fileChange(itemId) : undefined;
-    const { outcome } = this.deps.requests.open(turn.hostTurnId, approvalRequestOf(method, params, fileChange !== undefined ? { fileChange } : {}), rpcId);
+    const { outcome } = this.deps.requests.open(
+      turn.hostTurnId,
+      approvalRequestOf(method, params, fileChange !== undefined ? { fileChange } : {}),
+      rpcId,
+    );
     const settled = await outcome;
-    if (settled.kind === "cancelled" || settled.response.kind !== "approval") return approvalResponseOf(method, params, "cancel");
+    if (settled.kind === "cancelled" || settled.response.kind !== "approval")
+      return approvalResponseOf(method, params, "cancel");
     const { decision } = settled.response;
     // Codex reports a declined call as failed; the ledger reports it as declined.
     if (decision === "decline" && typeof itemId === "string") turn.ledger.declineTool(itemId);

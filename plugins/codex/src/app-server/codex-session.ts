@@ -23,7 +23,13 @@ import { openCodexThread, spawnAppServer, type CodexLaunchDeps } from "./codex-l
 import type { CodexRpc } from "../shared/codex-rpc.js";
 import { CodexServerRequests } from "./codex-server-requests.js";
 import { CodexSubagents } from "./codex-subagents.js";
-import { ThreadUnloads, forkRecordedThread, recordedCodexTurnId, recordedSnapshot, type CodexHistorySource } from "./codex-thread-history.js";
+import {
+  ThreadUnloads,
+  forkRecordedThread,
+  recordedCodexTurnId,
+  recordedSnapshot,
+  type CodexHistorySource,
+} from "./codex-thread-history.js";
 import { CodexTurn } from "./codex-turn.js";
 
 /** What a session needs from its adapter. */
@@ -75,7 +81,11 @@ export class CodexAppServerSession implements StartableSession {
     private readonly deps: CodexSessionDeps,
     private readonly input: OpenSessionInput,
   ) {
-    this.#logger = deps.context.logger.child({ driver: "codex", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.#logger = deps.context.logger.child({
+      driver: "codex",
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.#launchDeps = { ...deps, logger: this.#logger };
     this.#sink = new EventSink(input.emit, this.#logger);
     this.#requests = new RuntimeRequestBook(this.#sink.emit, "codex-request");
@@ -117,7 +127,8 @@ export class CodexAppServerSession implements StartableSession {
       onNotification: (notification) => {
         if (current()) this.#onNotification(notification);
       },
-      onRequest: (request) => (current() ? this.#serverRequests.handle(request) : Promise.reject(new Error("The session is closed."))),
+      onRequest: (request) =>
+        current() ? this.#serverRequests.handle(request) : Promise.reject(new Error("The session is closed.")),
     });
     const runtime: Runtime = { generation, rpc };
     this.#runtime = runtime;
@@ -135,12 +146,21 @@ export class CodexAppServerSession implements StartableSession {
   #onExit(runtime: Runtime, exit: ProcessExit): void {
     if (runtime.generation !== this.#generation || this.#closed || !this.#started || this.#exited) return;
     this.#exited = true;
-    const reason = withStderrTail(`codex app-server exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`, runtime.rpc.channel.stderr);
+    const reason = withStderrTail(
+      `codex app-server exited (code ${exit.exitCode ?? "none"}, signal ${exit.signal ?? "none"}).`,
+      runtime.rpc.channel.stderr,
+    );
     this.#logger.warn("codex app-server exited", { reason });
     this.#requests.cancelTurn(null, "cancelled");
     this.#turn?.finish("failed", { code: "app_server_exited", message: reason });
     const clean = exit.exitCode === 0;
-    this.#sink.emit({ type: "session.exited", reason, ...(clean ? {} : { error: { code: exit.exitCode !== null ? String(exit.exitCode) : "app_server_exited", message: reason } }) });
+    this.#sink.emit({
+      type: "session.exited",
+      reason,
+      ...(clean
+        ? {}
+        : { error: { code: exit.exitCode !== null ? String(exit.exitCode) : "app_server_exited", message: reason } }),
+    });
     // Whatever the app-server started (a tool's processes) goes with it.
     void runtime.rpc.channel.process.kill("SIGTERM", 1_000).catch(() => undefined);
   }
@@ -159,7 +179,11 @@ export class CodexAppServerSession implements StartableSession {
       } catch (error) {
         if (!this.#closed && !this.#exited) {
           this.#exited = true;
-          this.#sink.emit({ type: "session.exited", reason: "codex app-server could not be restarted after an interrupt.", error: describeError(error) });
+          this.#sink.emit({
+            type: "session.exited",
+            reason: "codex app-server could not be restarted after an interrupt.",
+            error: describeError(error),
+          });
         }
         if (this.#runtime !== null && this.#runtime !== old) await this.#runtime.rpc.stop();
       }
@@ -172,12 +196,19 @@ export class CodexAppServerSession implements StartableSession {
   /** The live runtime and thread, after any restart in progress; `session_closed` when gone. */
   async #open(): Promise<{ readonly rpc: CodexRpc; readonly threadId: string }> {
     if (this.#restarting) await this.#restarting;
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.input.providerSessionId });
-    const runtime = this.#runtime;
-    if (this.#exited || runtime === null || runtime.rpc.closed || this.#threadId === null) {
-      throw new SwitchyardError("session_closed", "codex app-server is gone; open a new session (it resumes the Codex thread).", {
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
         providerSessionId: this.input.providerSessionId,
       });
+    const runtime = this.#runtime;
+    if (this.#exited || runtime === null || runtime.rpc.closed || this.#threadId === null) {
+      throw new SwitchyardError(
+        "session_closed",
+        "codex app-server is gone; open a new session (it resumes the Codex thread).",
+        {
+          providerSessionId: this.input.providerSessionId,
+        },
+      );
     }
     return { rpc: runtime.rpc, threadId: this.#threadId };
   }
@@ -197,10 +228,14 @@ export class CodexAppServerSession implements StartableSession {
     if (previous !== null && !previous.terminated && previous.interruptRequested) await previous.ended;
     const { rpc, threadId } = await this.#open();
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.hostTurnId}" is still running; steer it or interrupt it first.`, {
-        runningTurnId: this.#turn.hostTurnId,
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.#turn.hostTurnId}" is still running; steer it or interrupt it first.`,
+        {
+          runningTurnId: this.#turn.hostTurnId,
+          turnId: input.turnId,
+        },
+      );
     }
     const mode = appServerModeSettings(input.runtimeMode);
     const instructions = input.instructions?.trim() ?? "";
@@ -208,13 +243,21 @@ export class CodexAppServerSession implements StartableSession {
       // The developer channel for this turn: a developer message appended to the history.
       await rpc.request(
         "thread/inject_items",
-        { threadId, items: [{ type: "message", role: "developer", content: [{ type: "input_text", text: instructions }] }] },
+        {
+          threadId,
+          items: [{ type: "message", role: "developer", content: [{ type: "input_text", text: instructions }] }],
+        },
         this.deps.options.requestTimeoutMs,
       );
     }
     // Codex keeps a turn's model for the turns after it.
     if (input.model !== null) this.#model = input.model;
-    const turn = new CodexTurn(input.turnId, input.runtimeMode, { emit: this.#sink.emit, requests: this.#requests, subagents: this.#subagents }, this.#model);
+    const turn = new CodexTurn(
+      input.turnId,
+      input.runtimeMode,
+      { emit: this.#sink.emit, requests: this.#requests, subagents: this.#subagents },
+      this.#model,
+    );
     this.#turn = turn;
     try {
       const response = await rpc.request(
@@ -237,9 +280,13 @@ export class CodexAppServerSession implements StartableSession {
     } catch (error) {
       if (this.#turn === turn) this.#turn = null;
       turn.abandon();
-      throw new SwitchyardError(error instanceof SwitchyardError ? error.code : "provider_error", `Codex refused turn/start: ${describeError(error).message}`, {
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        error instanceof SwitchyardError ? error.code : "provider_error",
+        `Codex refused turn/start: ${describeError(error).message}`,
+        {
+          turnId: input.turnId,
+        },
+      );
     }
   }
 
@@ -283,11 +330,23 @@ export class CodexAppServerSession implements StartableSession {
     const { rpc, threadId } = await this.#open();
     const turn = this.#activeTurn(input.turnId);
     const codexTurnId = await turn.announcedId();
-    if (codexTurnId === null || turn.terminated) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" ended before it could be steered.`, { turnId: input.turnId });
+    if (codexTurnId === null || turn.terminated)
+      throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" ended before it could be steered.`, {
+        turnId: input.turnId,
+      });
     try {
-      await turn.whileStarting(() => rpc.request("turn/steer", { threadId, expectedTurnId: codexTurnId, input: [{ type: "text", text: input.text, text_elements: [] }] }));
+      await turn.whileStarting(() =>
+        rpc.request("turn/steer", {
+          threadId,
+          expectedTurnId: codexTurnId,
+          input: [{ type: "text", text: input.text, text_elements: [] }],
+        }),
+      );
     } catch (error) {
-      if (error instanceof JsonRpcRequestError) throw new SwitchyardError("turn_not_active", `Codex did not take the steer: ${error.message}`, { turnId: input.turnId });
+      if (error instanceof JsonRpcRequestError)
+        throw new SwitchyardError("turn_not_active", `Codex did not take the steer: ${error.message}`, {
+          turnId: input.turnId,
+        });
       throw error;
     }
   }
@@ -299,9 +358,14 @@ export class CodexAppServerSession implements StartableSession {
     turn.interruptRequested = true;
     const codexTurnId = await turn.announcedId();
     if (turn.terminated) return;
-    if (codexTurnId === null) throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" never started at Codex.`, { turnId: input.turnId });
+    if (codexTurnId === null)
+      throw new SwitchyardError("turn_not_active", `Turn "${input.turnId}" never started at Codex.`, {
+        turnId: input.turnId,
+      });
     try {
-      await turn.whileStarting(() => rpc.request("turn/interrupt", { threadId, turnId: codexTurnId }, this.deps.options.requestTimeoutMs));
+      await turn.whileStarting(() =>
+        rpc.request("turn/interrupt", { threadId, turnId: codexTurnId }, this.deps.options.requestTimeoutMs),
+      );
     } catch (error) {
       // "no active turn to interrupt": Codex ended it meanwhile; its turn/completed settles it.
       if (turn.terminated) return;
@@ -310,9 +374,13 @@ export class CodexAppServerSession implements StartableSession {
     }
     this.#requests.cancelTurn(turn.hostTurnId, "cancelled");
     if (turn.terminated) return;
-    const grace = input.hard === true ? Math.min(3_000, this.deps.options.interruptTimeoutMs) : this.deps.options.interruptTimeoutMs;
+    const grace =
+      input.hard === true
+        ? Math.min(3_000, this.deps.options.interruptTimeoutMs)
+        : this.deps.options.interruptTimeoutMs;
     turn.interruptTimer = setTimeout(() => {
-      if (!turn.terminated && !this.#closed) void this.#respawn(turn, `the interrupted turn did not end within ${grace} ms`);
+      if (!turn.terminated && !this.#closed)
+        void this.#respawn(turn, `the interrupted turn did not end within ${grace} ms`);
     }, grace);
     turn.interruptTimer.unref();
   }
@@ -326,12 +394,20 @@ export class CodexAppServerSession implements StartableSession {
     let lastTurnId: string | undefined;
     if (input.afterTurnId !== undefined) {
       const { afterTurnId } = input;
-      const known = [...this.#turnsByCodexId.values()].find((turn) => turn.hostTurnId === afterTurnId)?.codexTurnId ?? null;
+      const known =
+        [...this.#turnsByCodexId.values()].find((turn) => turn.hostTurnId === afterTurnId)?.codexTurnId ?? null;
       const found = known ?? (await recordedCodexTurnId(this.#history(rpc, threadId), afterTurnId));
-      if (found === null) throw new SwitchyardError("not_found", `Turn "${afterTurnId}" is not part of Codex thread "${threadId}".`, { turnId: afterTurnId });
+      if (found === null)
+        throw new SwitchyardError("not_found", `Turn "${afterTurnId}" is not part of Codex thread "${threadId}".`, {
+          turnId: afterTurnId,
+        });
       lastTurnId = found;
     }
-    const fork = { ...(lastTurnId !== undefined ? { lastTurnId } : {}), cwd: this.input.cwd, mode: appServerModeSettings(this.input.runtimeMode) };
+    const fork = {
+      ...(lastTurnId !== undefined ? { lastTurnId } : {}),
+      cwd: this.input.cwd,
+      mode: appServerModeSettings(this.input.runtimeMode),
+    };
     return { resumeCursor: await forkRecordedThread(this.#history(rpc, threadId), fork, this.#unloads) };
   }
 
@@ -364,7 +440,8 @@ export class CodexAppServerSession implements StartableSession {
   // Notifications (synchronous, in arrival order)
 
   #onNotification(notification: ServerNotification): void {
-    for (const event of codexEventsOf(notification, { threadId: this.#threadId, grant: this.input.mcp })) this.#onEvent(event);
+    for (const event of codexEventsOf(notification, { threadId: this.#threadId, grant: this.input.mcp }))
+      this.#onEvent(event);
   }
 
   #onEvent(event: CodexEvent): void {
@@ -373,7 +450,13 @@ export class CodexAppServerSession implements StartableSession {
         // Codex answers turn/start first, then announces the turn; both bind it, whichever this
         // handler sees first (the answer's continuation runs after the lines that came with it).
         const current = this.#turn;
-        if (current !== null && current.codexTurnId === null && !current.terminated && !this.#turnsByCodexId.has(event.codexTurnId)) this.#bind(current, event.codexTurnId);
+        if (
+          current !== null &&
+          current.codexTurnId === null &&
+          !current.terminated &&
+          !this.#turnsByCodexId.has(event.codexTurnId)
+        )
+          this.#bind(current, event.codexTurnId);
         this.#turnFor(event.codexTurnId)?.markAnnounced();
         return;
       }
@@ -382,7 +465,11 @@ export class CodexAppServerSession implements StartableSession {
         return;
       case "retrying": {
         const turn = this.#turnFor(event.codexTurnId);
-        this.#sink.emit({ type: "warning", ...(turn !== null ? { turnId: turn.hostTurnId } : {}), message: event.message });
+        this.#sink.emit({
+          type: "warning",
+          ...(turn !== null ? { turnId: turn.hostTurnId } : {}),
+          message: event.message,
+        });
         return;
       }
       case "child_message":

@@ -28,7 +28,14 @@ export class CodexSubagents {
     for (const threadId of threadIds) {
       if (this.#children.has(threadId)) continue;
       this.#children.set(threadId, { hostTurnId, title, lastText: null });
-      this.emit({ type: "subagent.observed", turnId: hostTurnId, nativeId: threadId, ...(title !== null ? { title } : {}), status: "running", nativeThreadId: threadId });
+      this.emit({
+        type: "subagent.observed",
+        turnId: hostTurnId,
+        nativeId: threadId,
+        ...(title !== null ? { title } : {}),
+        status: "running",
+        nativeThreadId: threadId,
+      });
     }
   }
 

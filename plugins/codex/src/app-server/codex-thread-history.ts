@@ -17,7 +17,13 @@ async function* recordedTurns(source: CodexHistorySource, sortDirection?: v2.Sor
   do {
     const page: v2.ThreadTurnsListResponse = await source.rpc.request(
       "thread/turns/list",
-      { threadId: source.threadId, itemsView: "full", limit: 50, ...(sortDirection !== undefined ? { sortDirection } : {}), ...(cursor !== null ? { cursor } : {}) },
+      {
+        threadId: source.threadId,
+        itemsView: "full",
+        limit: 50,
+        ...(sortDirection !== undefined ? { sortDirection } : {}),
+        ...(cursor !== null ? { cursor } : {}),
+      },
       source.timeoutMs,
     );
     yield* page.data;
@@ -41,8 +47,14 @@ export async function recordedCodexTurnId(source: CodexHistorySource, hostTurnId
 export async function recordedSnapshot(source: CodexHistorySource): Promise<ThreadSnapshot> {
   const turns: SnapshotTurn[] = [];
   for await (const turn of recordedTurns(source, "asc")) {
-    const userText = turn.items.filter((item) => item.type === "userMessage").map((item) => userMessageText(item)).join("\n");
-    const assistantText = turn.items.filter((item) => item.type === "agentMessage").map((item) => item.text).join("\n");
+    const userText = turn.items
+      .filter((item) => item.type === "userMessage")
+      .map((item) => userMessageText(item))
+      .join("\n");
+    const assistantText = turn.items
+      .filter((item) => item.type === "agentMessage")
+      .map((item) => item.text)
+      .join("\n");
     turns.push({ providerTurnId: turn.id, userText, assistantText });
   }
   return { turns };
@@ -102,7 +114,9 @@ export async function forkRecordedThread(
   );
   const forkId = forked.thread.id;
   const unloaded = unloads.expect(forkId, UNLOAD_WAIT_MS);
-  const unsubscribed = await source.rpc.request("thread/unsubscribe", { threadId: forkId }, source.timeoutMs).catch(() => null);
+  const unsubscribed = await source.rpc
+    .request("thread/unsubscribe", { threadId: forkId }, source.timeoutMs)
+    .catch(() => null);
   if (unsubscribed?.status === "unsubscribed") await unloaded;
   unloads.forget(forkId);
   return forkId;

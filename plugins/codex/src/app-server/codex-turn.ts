@@ -1,4 +1,12 @@
-import { JsonRpcRequestError, TurnLedger, type AdapterEvent, type ProviderTurnError, type RuntimeMode, type RuntimeRequestBook, type TurnTerminalStatus } from "@switchyard/sdk";
+import {
+  JsonRpcRequestError,
+  TurnLedger,
+  type AdapterEvent,
+  type ProviderTurnError,
+  type RuntimeMode,
+  type RuntimeRequestBook,
+  type TurnTerminalStatus,
+} from "@switchyard/sdk";
 import { applyLedgerChange, isLedgerChange } from "../shared/codex-ledger-changes.js";
 import { codexModelUsage } from "../shared/codex-usage.js";
 import { codexTerminalOf, type CodexTurnChange, type FileChangeItem } from "./codex-events.js";
@@ -125,7 +133,14 @@ export class CodexTurn {
         this.#fileChanges.set(change.item.id, change.item);
         return;
       case "subagent_activity":
-        this.deps.emit({ type: "subagent.observed", turnId: this.hostTurnId, nativeId: change.nativeId, title: change.title, status: change.status, nativeThreadId: change.nativeId });
+        this.deps.emit({
+          type: "subagent.observed",
+          turnId: this.hostTurnId,
+          nativeId: change.nativeId,
+          title: change.title,
+          status: change.status,
+          nativeThreadId: change.nativeId,
+        });
         return;
       case "subagents_spawned":
         return this.deps.subagents.spawned(this.hostTurnId, change.threadIds, change.title);
@@ -133,8 +148,12 @@ export class CodexTurn {
         this.#lastError = change.error;
         return;
       case "completed": {
-        const terminal = codexTerminalOf(change.turn, { interruptRequested: this.interruptRequested, lastError: this.#lastError });
-        if (terminal.warning !== undefined) this.deps.emit({ type: "warning", turnId: this.hostTurnId, message: terminal.warning });
+        const terminal = codexTerminalOf(change.turn, {
+          interruptRequested: this.interruptRequested,
+          lastError: this.#lastError,
+        });
+        if (terminal.warning !== undefined)
+          this.deps.emit({ type: "warning", turnId: this.hostTurnId, message: terminal.warning });
         this.finish(terminal.status, terminal.error);
         return;
       }

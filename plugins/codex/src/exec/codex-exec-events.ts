@@ -37,7 +37,12 @@ function itemChanges(item: ThreadItem, completed: boolean, context: ExecEventCon
       const before = context.messageText(itemId);
       const delta = item.text.startsWith(before) ? item.text.slice(before.length) : item.text;
       return [
-        ...(delta.length > 0 ? [{ type: "message_delta", itemId, text: delta } as const, { type: "message_text", itemId, text: item.text } as const] : []),
+        ...(delta.length > 0
+          ? [
+              { type: "message_delta", itemId, text: delta } as const,
+              { type: "message_text", itemId, text: item.text } as const,
+            ]
+          : []),
         ...(completed ? [{ type: "message_completed", itemId, text: item.text } as const] : []),
       ];
     }
@@ -55,7 +60,16 @@ function itemChanges(item: ThreadItem, completed: boolean, context: ExecEventCon
   const end = completed ? execToolCallEnd(item) : null;
   return [
     { type: "tool_started", start: { itemId, ...start } },
-    ...(end !== null ? [{ type: "tool_completed", itemId, status: end.status, ...(end.output !== undefined ? { output: end.output } : {}) } as const] : []),
+    ...(end !== null
+      ? [
+          {
+            type: "tool_completed",
+            itemId,
+            status: end.status,
+            ...(end.output !== undefined ? { output: end.output } : {}),
+          } as const,
+        ]
+      : []),
   ];
 }
 

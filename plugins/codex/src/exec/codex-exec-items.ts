@@ -1,14 +1,30 @@
 import type { ThreadItem } from "@openai/codex-sdk";
 import type { McpEndpointGrant } from "@switchyard/sdk";
-import { clipOutput, commandTitle, mcpToolCallShape, type ToolCallEnd, type ToolCallShape } from "../shared/codex-tool-calls.js";
+import {
+  clipOutput,
+  commandTitle,
+  mcpToolCallShape,
+  type ToolCallEnd,
+  type ToolCallShape,
+} from "../shared/codex-tool-calls.js";
 
 /** The `tool_call.started` of a `codex exec` item, or null for items that are not tool calls. */
 export function execToolCallStart(item: ThreadItem, grant: McpEndpointGrant | null): ToolCallShape | null {
   switch (item.type) {
     case "command_execution":
-      return { kind: "command", name: "exec_command", title: commandTitle({ command: item.command }), input: { command: item.command } };
+      return {
+        kind: "command",
+        name: "exec_command",
+        title: commandTitle({ command: item.command }),
+        input: { command: item.command },
+      };
     case "file_change":
-      return { kind: "file_change", name: "apply_patch", title: item.changes.map((change) => change.path).join(", ") || "file change", input: { changes: item.changes } };
+      return {
+        kind: "file_change",
+        name: "apply_patch",
+        title: item.changes.map((change) => change.path).join(", ") || "file change",
+        input: { changes: item.changes },
+      };
     case "mcp_tool_call":
       return mcpToolCallShape(item.server, item.tool, item.arguments, grant);
     case "web_search":

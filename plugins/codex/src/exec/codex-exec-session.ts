@@ -61,7 +61,11 @@ export class CodexExecSession implements StartableSession {
     private readonly deps: CodexExecSessionDeps,
     private readonly input: OpenSessionInput,
   ) {
-    this.#logger = deps.context.logger.child({ driver: "codex-exec", instanceId: deps.instance.id, providerSessionId: input.providerSessionId });
+    this.#logger = deps.context.logger.child({
+      driver: "codex-exec",
+      instanceId: deps.instance.id,
+      providerSessionId: input.providerSessionId,
+    });
     this.#sink = new EventSink(input.emit, this.#logger);
     this.#threadId = input.resumeCursor;
     // The SDK's env REPLACES the process environment: codexEnvironment builds all of it (PATH,
@@ -75,10 +79,15 @@ export class CodexExecSession implements StartableSession {
       env,
       config: {
         ...(deps.options.config as Record<string, never>),
-        ...(Object.keys(mcpServers).length > 0 ? { mcp_servers: JSON.parse(JSON.stringify(mcpServers)) as Record<string, never> } : {}),
+        ...(Object.keys(mcpServers).length > 0
+          ? { mcp_servers: JSON.parse(JSON.stringify(mcpServers)) as Record<string, never> }
+          : {}),
       },
     });
-    this.#logger.debug("codex exec session", { mcpServers: Object.keys(mcpServers), resume: input.resumeCursor !== null });
+    this.#logger.debug("codex exec session", {
+      mcpServers: Object.keys(mcpServers),
+      resume: input.resumeCursor !== null,
+    });
   }
 
   /** The Codex thread id (known after the first turn started). */
@@ -90,17 +99,24 @@ export class CodexExecSession implements StartableSession {
   async start(): Promise<void> {}
 
   async startTurn(input: TurnInput): Promise<{ readonly providerTurnId?: string }> {
-    if (this.#closed) throw new SwitchyardError("session_closed", "The session is closed.", { providerSessionId: this.input.providerSessionId });
+    if (this.#closed)
+      throw new SwitchyardError("session_closed", "The session is closed.", {
+        providerSessionId: this.input.providerSessionId,
+      });
     const previous = this.#turn;
     if (previous !== null && !previous.terminated && previous.interruptRequested) {
       // Interrupt-and-restart: the replacement starts once the aborted process has ended.
       await Promise.race([previous.ledger.ended, delay(ABORT_GRACE_MS)]);
     }
     if (this.#turn !== null && !this.#turn.terminated) {
-      throw new SwitchyardError("conflict", `Turn "${this.#turn.hostTurnId}" is still running; codex exec runs one turn at a time.`, {
-        runningTurnId: this.#turn.hostTurnId,
-        turnId: input.turnId,
-      });
+      throw new SwitchyardError(
+        "conflict",
+        `Turn "${this.#turn.hostTurnId}" is still running; codex exec runs one turn at a time.`,
+        {
+          runningTurnId: this.#turn.hostTurnId,
+          turnId: input.turnId,
+        },
+      );
     }
     const mode = execModeSettings(input.runtimeMode);
     if (mode.applied !== input.runtimeMode) {
@@ -118,10 +134,15 @@ export class CodexExecSession implements StartableSession {
       approvalPolicy: mode.approvalPolicy,
       ...(model !== null ? { model } : {}),
       // codex exec's model_reasoning_effort; the host checked the value against the model's catalog entry.
-      ...(input.effort != null ? { modelReasoningEffort: input.effort as NonNullable<ThreadOptions["modelReasoningEffort"]> } : {}),
+      ...(input.effort != null
+        ? { modelReasoningEffort: input.effort as NonNullable<ThreadOptions["modelReasoningEffort"]> }
+        : {}),
     };
     await this.#totals.beforeTurn(this.#threadId);
-    const thread = this.#threadId !== null ? this.#codex.resumeThread(this.#threadId, threadOptions) : this.#codex.startThread(threadOptions);
+    const thread =
+      this.#threadId !== null
+        ? this.#codex.resumeThread(this.#threadId, threadOptions)
+        : this.#codex.startThread(threadOptions);
     const turn = new CodexExecTurn(input.turnId, this.#sink.emit);
     this.#turn = turn;
     // codex exec has no instruction channel: the host already folded any instructions into the text.
@@ -131,7 +152,11 @@ export class CodexExecSession implements StartableSession {
   }
 
   async #consume(turn: CodexExecTurn, events: AsyncGenerator<ThreadEvent>, model: string | null): Promise<void> {
-    const context = { hostTurnId: turn.hostTurnId, grant: this.input.mcp, messageText: (itemId: string) => turn.messageText(itemId) };
+    const context = {
+      hostTurnId: turn.hostTurnId,
+      grant: this.input.mcp,
+      messageText: (itemId: string) => turn.messageText(itemId),
+    };
     let counted = false;
     try {
       for await (const event of events) {
@@ -175,7 +200,9 @@ export class CodexExecSession implements StartableSession {
    * the host's process helpers would keep, with secrets (the MCP token among them) scrubbed.
    */
   #sdkFailure(error: unknown): string {
-    const tail = new StderrTail(codexEnvironment({ instance: this.deps.instance, binary: this.deps.binary, grant: this.input.mcp }));
+    const tail = new StderrTail(
+      codexEnvironment({ instance: this.deps.instance, binary: this.deps.binary, grant: this.input.mcp }),
+    );
     tail.push(error instanceof Error ? error.message : String(error));
     return tail.text();
   }

@@ -10,7 +10,13 @@ export interface ExecTokenCounts {
   readonly reasoning_output_tokens?: number;
 }
 
-const FIGURES = ["input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens"] as const;
+const FIGURES = [
+  "input_tokens",
+  "cached_input_tokens",
+  "cache_write_input_tokens",
+  "output_tokens",
+  "reasoning_output_tokens",
+] as const;
 
 /** What a thread's total grew by since `before` (a figure the total does not have stays out). */
 export function countsSince(total: ExecTokenCounts, before: ExecTokenCounts): ExecTokenCounts {
@@ -22,7 +28,13 @@ export function countsSince(total: ExecTokenCounts, before: ExecTokenCounts): Ex
   return since as unknown as ExecTokenCounts;
 }
 
-export const NO_TOKENS: ExecTokenCounts = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0 };
+export const NO_TOKENS: ExecTokenCounts = {
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  cache_write_input_tokens: 0,
+  output_tokens: 0,
+  reasoning_output_tokens: 0,
+};
 
 /** The rollout file Codex keeps for a thread (`sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`), or null. */
 async function findRollout(dir: string, suffix: string, depth = 0): Promise<string | null> {
@@ -51,7 +63,9 @@ export async function rolloutTotal(codexHome: string, threadId: string): Promise
   for (const line of text.split("\n")) {
     if (!line.includes('"token_count"')) continue;
     try {
-      const event = JSON.parse(line) as { payload?: { type?: string; info?: { total_token_usage?: ExecTokenCounts } | null } };
+      const event = JSON.parse(line) as {
+        payload?: { type?: string; info?: { total_token_usage?: ExecTokenCounts } | null };
+      };
       const counts = event.payload?.type === "token_count" ? event.payload.info?.total_token_usage : undefined;
       if (counts !== undefined && typeof counts.input_tokens === "number") total = counts;
     } catch {

@@ -61,7 +61,11 @@ export class CodexExecTurn {
 
   /** Ends the turn once its run is over: how the run said it ended, else its last error, else completed. */
   finishRun(): void {
-    const outcome = this.#outcome ?? (this.#lastError !== null ? { status: "failed" as const, error: this.#lastError } : { status: "completed" as const });
+    const outcome =
+      this.#outcome ??
+      (this.#lastError !== null
+        ? { status: "failed" as const, error: this.#lastError }
+        : { status: "completed" as const });
     this.ledger.finish(outcome.status, outcome.error);
   }
 

@@ -1,5 +1,11 @@
 import type * as CodexSdkModule from "@openai/codex-sdk";
-import { findHarness, importHarnessPackage, type HarnessSearch, type HarnessSpec, type PluginContext } from "@switchyard/sdk";
+import {
+  findHarness,
+  importHarnessPackage,
+  type HarnessSearch,
+  type HarnessSpec,
+  type PluginContext,
+} from "@switchyard/sdk";
 
 /** The Codex SDK module (`@openai/codex-sdk`), which the `codex-exec` driver runs in-process. */
 export type CodexSdk = typeof CodexSdkModule;
@@ -19,7 +25,10 @@ export const CODEX_SDK_HARNESS: HarnessSpec = {
 };
 
 /** Where the Codex SDK is (global npm root, else next to the plugin). */
-export function findCodexSdk(context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<HarnessSearch> {
+export function findCodexSdk(
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<HarnessSearch> {
   return findHarness(CODEX_SDK_HARNESS, { env, context, from: import.meta.url });
 }
 
@@ -29,7 +38,10 @@ let loading: Promise<CodexSdk> | null = null;
  * Imports the Codex SDK on first use (a host with no `codex-exec` session never loads it), or
  * throws `provider_unavailable` saying where it looked and how to install it.
  */
-export function loadCodexSdk(context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<CodexSdk> {
+export function loadCodexSdk(
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CodexSdk> {
   loading ??= findCodexSdk(context, env)
     .then((search) => importHarnessPackage<CodexSdk>(search))
     .catch((error: unknown) => {

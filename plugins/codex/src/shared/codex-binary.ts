@@ -98,7 +98,9 @@ function launchOf(found: FoundHarness): CodexBinary | null {
     if (native !== null) return native;
   }
   const runsItself = found.source === "configured" || found.source === "path";
-  return runsItself && found.command !== null ? { command: found.command, source: found.source, pathDirs: [], env: {} } : null;
+  return runsItself && found.command !== null
+    ? { command: found.command, source: found.source, pathDirs: [], env: {} }
+    : null;
 }
 
 /** What a search for Codex found: where it looked, and how to start what it found. */
@@ -113,19 +115,30 @@ export interface CodexLookup {
  * else next to the plugin. A package counts only with its platform binary (an npm wrapper on
  * PATH runs the same binary directly).
  */
-export async function findCodex(codexPath: string | undefined, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<CodexLookup> {
+export async function findCodex(
+  codexPath: string | undefined,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CodexLookup> {
   const search = await findHarness(CODEX_HARNESS, {
     configured: codexPath,
     env,
     context,
     from: import.meta.url,
-    usable: (found) => (launchOf(found) === null ? `its native binary for ${process.platform}-${process.arch} (${PLATFORM_PACKAGE}) is not installed; reinstall it without --omit=optional` : null),
+    usable: (found) =>
+      launchOf(found) === null
+        ? `its native binary for ${process.platform}-${process.arch} (${PLATFORM_PACKAGE}) is not installed; reinstall it without --omit=optional`
+        : null,
   });
   return { search, binary: search.found === null ? null : launchOf(search.found) };
 }
 
 /** {@link findCodex}'s binary alone, or null. */
-export async function resolveCodexBinary(codexPath: string | undefined, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<CodexBinary | null> {
+export async function resolveCodexBinary(
+  codexPath: string | undefined,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CodexBinary | null> {
   return (await findCodex(codexPath, context, env)).binary;
 }
 
@@ -133,8 +146,13 @@ export async function resolveCodexBinary(codexPath: string | undefined, context:
  * The Codex executable a session starts, or `provider_unavailable` naming where it looked and
  * how to install it.
  */
-export async function requireCodexBinary(codexPath: string | undefined, context: PluginContext, env: Readonly<Record<string, string | undefined>>): Promise<CodexBinary> {
+export async function requireCodexBinary(
+  codexPath: string | undefined,
+  context: PluginContext,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CodexBinary> {
   const { search, binary } = await findCodex(codexPath, context, env);
-  if (binary === null) throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { codexPath: codexPath ?? null });
+  if (binary === null)
+    throw new SwitchyardError("provider_unavailable", harnessNotFoundMessage(search), { codexPath: codexPath ?? null });
   return binary;
 }

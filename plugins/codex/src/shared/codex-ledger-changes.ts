@@ -11,11 +11,24 @@ export type LedgerChange =
   | { readonly type: "message_completed"; readonly itemId: string; readonly text: string }
   | { readonly type: "reasoning_completed"; readonly itemId: string; readonly text: string }
   | { readonly type: "tool_started"; readonly start: ToolCallStart }
-  | { readonly type: "tool_completed"; readonly itemId: string; readonly status: "completed" | "failed" | "declined"; readonly output?: string }
+  | {
+      readonly type: "tool_completed";
+      readonly itemId: string;
+      readonly status: "completed" | "failed" | "declined";
+      readonly output?: string;
+    }
   /** The turn's usage so far (replaces what was reported before). */
   | { readonly type: "usage"; readonly usage: TurnUsage };
 
-const LEDGER_CHANGES: ReadonlySet<string> = new Set<LedgerChange["type"]>(["message_delta", "reasoning_delta", "message_completed", "reasoning_completed", "tool_started", "tool_completed", "usage"]);
+const LEDGER_CHANGES: ReadonlySet<string> = new Set<LedgerChange["type"]>([
+  "message_delta",
+  "reasoning_delta",
+  "message_completed",
+  "reasoning_completed",
+  "tool_started",
+  "tool_completed",
+  "usage",
+]);
 
 /** True for a change the ledger applies. */
 export function isLedgerChange(change: { readonly type: string }): change is LedgerChange {

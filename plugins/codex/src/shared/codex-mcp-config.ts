@@ -41,9 +41,13 @@ export function canonicalServerName(server: string, grant: McpEndpointGrant | nu
  */
 export function codexMcpServers(grant: McpEndpointGrant): Record<string, CodexMcpServerConfig> {
   if (!/^[A-Za-z0-9_-]+$/.test(grant.serverName)) {
-    throw new SwitchyardError("invalid_input", `MCP server name "${grant.serverName}" cannot be a Codex config key; use letters, digits, "-" and "_".`, {
-      serverName: grant.serverName,
-    });
+    throw new SwitchyardError(
+      "invalid_input",
+      `MCP server name "${grant.serverName}" cannot be a Codex config key; use letters, digits, "-" and "_".`,
+      {
+        serverName: grant.serverName,
+      },
+    );
   }
   const common = {
     url: grant.url,
@@ -55,7 +59,15 @@ export function codexMcpServers(grant: McpEndpointGrant): Record<string, CodexMc
   const direct = grant.directToolNames ?? [];
   return {
     [grant.serverName]: { ...common, ...(direct.length > 0 ? { disabled_tools: direct } : {}) },
-    ...(direct.length > 0 ? { [directServerName(grant.serverName)]: { ...common, enabled_tools: direct, omit_tools_from: ["code_mode", "deferred"] as const } } : {}),
+    ...(direct.length > 0
+      ? {
+          [directServerName(grant.serverName)]: {
+            ...common,
+            enabled_tools: direct,
+            omit_tools_from: ["code_mode", "deferred"] as const,
+          },
+        }
+      : {}),
   };
 }
 
@@ -65,5 +77,7 @@ export function codexMcpServers(grant: McpEndpointGrant): Record<string, CodexMc
  */
 export function codexThreadMcpConfig(grant: McpEndpointGrant | null): Record<string, CodexMcpServerConfig> {
   if (grant === null) return {};
-  return Object.fromEntries(Object.entries(codexMcpServers(grant)).map(([name, server]) => [`mcp_servers.${name}`, server]));
+  return Object.fromEntries(
+    Object.entries(codexMcpServers(grant)).map(([name, server]) => [`mcp_servers.${name}`, server]),
+  );
 }

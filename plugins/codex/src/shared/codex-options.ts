@@ -1,10 +1,17 @@
 import { z } from "zod";
 
 /** A Codex config value (what `config.toml` can hold; no nulls). */
-export type CodexConfigValue = string | number | boolean | readonly CodexConfigValue[] | { readonly [key: string]: CodexConfigValue };
+export type CodexConfigValue =
+  string | number | boolean | readonly CodexConfigValue[] | { readonly [key: string]: CodexConfigValue };
 
 const CodexConfigValueSchema: z.ZodType<CodexConfigValue> = z.lazy(() =>
-  z.union([z.string(), z.number().finite(), z.boolean(), z.array(CodexConfigValueSchema), z.record(z.string(), CodexConfigValueSchema)]),
+  z.union([
+    z.string(),
+    z.number().finite(),
+    z.boolean(),
+    z.array(CodexConfigValueSchema),
+    z.record(z.string(), CodexConfigValueSchema),
+  ]),
 );
 
 const common = {

@@ -2,7 +2,16 @@ import { access, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { harnessNotFoundStatus, withHarnessVerdict, withStderrTail, type ModelDescriptor, type PluginContext, type ProbeDepth, type ProviderInstanceDescriptor, type ProviderStatus } from "@switchyard/sdk";
+import {
+  harnessNotFoundStatus,
+  withHarnessVerdict,
+  withStderrTail,
+  type ModelDescriptor,
+  type PluginContext,
+  type ProbeDepth,
+  type ProviderInstanceDescriptor,
+  type ProviderStatus,
+} from "@switchyard/sdk";
 import { CodexRpc } from "./codex-rpc.js";
 import type { v2 } from "../codex-wire.js";
 import { findCodex, type CodexBinary } from "./codex-binary.js";
@@ -30,8 +39,12 @@ async function readConfiguredModel(codexHome: string): Promise<ConfiguredModel> 
     const model = typeof config.model === "string" ? config.model : null;
     const provider = typeof config.model_provider === "string" ? config.model_provider : null;
     const providers = (config.model_providers ?? {}) as Record<string, { env_key?: unknown } | undefined>;
-    const envKey = provider !== null && typeof providers[provider]?.env_key === "string" ? (providers[provider]!.env_key as string) : null;
-    const credentialsStore = typeof config.cli_auth_credentials_store === "string" ? config.cli_auth_credentials_store : null;
+    const envKey =
+      provider !== null && typeof providers[provider]?.env_key === "string"
+        ? (providers[provider]!.env_key as string)
+        : null;
+    const credentialsStore =
+      typeof config.cli_auth_credentials_store === "string" ? config.cli_auth_credentials_store : null;
     return { model, provider, envKey, credentialsStore };
   } catch {
     return { model: null, provider: null, envKey: null, credentialsStore: null };
@@ -52,7 +65,10 @@ async function exists(file: string): Promise<boolean> {
  * be used, or null when it can or none is set. Codex refuses to start on a missing one; the
  * default `~/.codex` it creates itself.
  */
-async function homeProblem(instance: ProviderInstanceDescriptor, env: Readonly<Record<string, string>>): Promise<string | null> {
+async function homeProblem(
+  instance: ProviderInstanceDescriptor,
+  env: Readonly<Record<string, string>>,
+): Promise<string | null> {
   const home = env.CODEX_HOME;
   if (home === undefined) return null;
   const what = instance.homePath !== null ? `The instance's homePath "${home}" (CODEX_HOME)` : `CODEX_HOME "${home}"`;
@@ -72,7 +88,13 @@ async function homeProblem(instance: ProviderInstanceDescriptor, env: Readonly<R
 async function runVersion(binary: CodexBinary, env: Record<string, string>, context: PluginContext) {
   const scratch = await mkdtemp(join(tmpdir(), "switchyard-codex-probe-"));
   try {
-    return await context.process.run(binary.command, ["--version"], { cwd: scratch, env: { ...env, CODEX_HOME: scratch }, extendEnv: false, timeoutMs: 15_000, label: "codex --version" });
+    return await context.process.run(binary.command, ["--version"], {
+      cwd: scratch,
+      env: { ...env, CODEX_HOME: scratch },
+      extendEnv: false,
+      timeoutMs: 15_000,
+      label: "codex --version",
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -84,7 +106,13 @@ async function askAppServer(
   env: Record<string, string>,
   context: PluginContext,
 ): Promise<{ models: v2.Model[]; account: v2.GetAccountResponse | null }> {
-  const child = context.process.spawn(binary.command, ["app-server"], { cwd: tmpdir(), env, extendEnv: false, stdin: "pipe", label: "codex app-server probe" });
+  const child = context.process.spawn(binary.command, ["app-server"], {
+    cwd: tmpdir(),
+    env,
+    extendEnv: false,
+    stdin: "pipe",
+    label: "codex app-server probe",
+  });
   const rpc = new CodexRpc(child, {
     label: "codex app-server probe",
     logger: context.logger,
@@ -99,9 +127,17 @@ async function askAppServer(
     } catch (error) {
       // Let the exit land first, so the stderr tail holds what Codex said on its way out.
       await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-      throw new Error(withStderrTail(`codex app-server did not answer initialize: ${error instanceof Error ? error.message : String(error)}`, child.stderrTail()));
+      throw new Error(
+        withStderrTail(
+          `codex app-server did not answer initialize: ${error instanceof Error ? error.message : String(error)}`,
+          child.stderrTail(),
+        ),
+      );
     }
-    const [models, account] = await Promise.all([rpc.request("model/list", {}, 10_000).catch(() => null), rpc.request("account/read", {}, 10_000).catch(() => null)]);
+    const [models, account] = await Promise.all([
+      rpc.request("model/list", {}, 10_000).catch(() => null),
+      rpc.request("account/read", {}, 10_000).catch(() => null),
+    ]);
     return { models: models?.data ?? [], account };
   } finally {
     await rpc.stop();
@@ -160,7 +196,14 @@ async function probeFound(
     try {
       fromServer = await askAppServer(binary, env, context);
     } catch (error) {
-      return { installed: true, executable: false, authenticated: false, version: match[1]!, models: custom, message: error instanceof Error ? error.message : String(error) };
+      return {
+        installed: true,
+        executable: false,
+        authenticated: false,
+        version: match[1]!,
+        models: custom,
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -173,11 +216,23 @@ async function probeFound(
   };
   // The configured model, with the efforts the catalog lists for it when it lists it.
   const configuredEntry = fromServer.models.find((model) => model.id === configured.model);
-  if (configured.model !== null) add({ id: configured.model, isDefault: true, source: "harness_config", ...(configuredEntry !== undefined ? codexModelEfforts(configuredEntry) : {}) });
+  if (configured.model !== null)
+    add({
+      id: configured.model,
+      isDefault: true,
+      source: "harness_config",
+      ...(configuredEntry !== undefined ? codexModelEfforts(configuredEntry) : {}),
+    });
   // Codex's own catalog: OpenAI's models, whatever `base_url` the configured provider has.
   for (const model of fromServer.models) {
     if (model.hidden) continue;
-    add({ id: model.id, displayName: model.displayName, source: "harness_catalog", ...(configured.model === null && model.isDefault ? { isDefault: true } : {}), ...codexModelEfforts(model) });
+    add({
+      id: model.id,
+      displayName: model.displayName,
+      source: "harness_catalog",
+      ...(configured.model === null && model.isDefault ? { isDefault: true } : {}),
+      ...codexModelEfforts(model),
+    });
   }
   for (const model of custom) add(model);
 
@@ -187,16 +242,28 @@ async function probeFound(
   let message: string | undefined;
   if (configured.envKey !== null) {
     authenticated = env[configured.envKey] !== undefined && env[configured.envKey] !== "";
-    if (!authenticated) message = `Model provider "${configured.provider}" reads its key from ${configured.envKey}, which is not set for this instance.`;
+    if (!authenticated)
+      message = `Model provider "${configured.provider}" reads its key from ${configured.envKey}, which is not set for this instance.`;
   } else if (fromServer.account?.account) {
     authenticated = true;
   } else if (fromServer.account?.requiresOpenaiAuth && !hasApiKey) {
     authenticated = false;
     message = loginMessage;
-  } else if (fromServer.account === null && (configured.provider === null || configured.provider === "openai") && (configured.credentialsStore ?? "file") === "file") {
+  } else if (
+    fromServer.account === null &&
+    (configured.provider === null || configured.provider === "openai") &&
+    (configured.credentialsStore ?? "file") === "file"
+  ) {
     // Without an app-server to ask: the built-in OpenAI provider needs a login file or a key.
     authenticated = hasApiKey || (await exists(join(codexHome, "auth.json")));
     if (!authenticated) message = loginMessage;
   }
-  return { installed: true, executable: true, authenticated, version: match[1]!, models, ...(message !== undefined ? { message } : {}) };
+  return {
+    installed: true,
+    executable: true,
+    authenticated,
+    version: match[1]!,
+    models,
+    ...(message !== undefined ? { message } : {}),
+  };
 }

@@ -1,5 +1,17 @@
-import { JsonLinesChannel, JsonRpcPeer, type ManagedProcess, type PluginLogger, type ProcessExit } from "@switchyard/sdk";
-import type { ClientMethod, ClientParams, ClientRequestResults, ServerNotification, ServerRequest } from "../codex-wire.js";
+import {
+  JsonLinesChannel,
+  JsonRpcPeer,
+  type ManagedProcess,
+  type PluginLogger,
+  type ProcessExit,
+} from "@switchyard/sdk";
+import type {
+  ClientMethod,
+  ClientParams,
+  ClientRequestResults,
+  ServerNotification,
+  ServerRequest,
+} from "../codex-wire.js";
 
 /** Options of {@link CodexRpc}. */
 export interface CodexRpcOptions {
@@ -25,7 +37,11 @@ export class CodexRpc {
 
   constructor(process: ManagedProcess, options: CodexRpcOptions) {
     let peer: JsonRpcPeer | null = null;
-    this.channel = new JsonLinesChannel(process, { label: options.label, logger: options.logger, onMessage: (message) => peer?.receive(message) });
+    this.channel = new JsonLinesChannel(process, {
+      label: options.label,
+      logger: options.logger,
+      onMessage: (message) => peer?.receive(message),
+    });
     peer = new JsonRpcPeer(this.channel, {
       jsonrpcField: false,
       onNotification: (notification) => options.onNotification(notification as ServerNotification),
@@ -45,13 +61,21 @@ export class CodexRpc {
   }
 
   /** Sends a request and resolves with its typed result. */
-  request<M extends ClientMethod>(method: M, params: ClientParams<M>, timeoutMs?: number): Promise<ClientRequestResults[M]> {
+  request<M extends ClientMethod>(
+    method: M,
+    params: ClientParams<M>,
+    timeoutMs?: number,
+  ): Promise<ClientRequestResults[M]> {
     return this.#peer.request<ClientRequestResults[M]>(method, params, timeoutMs);
   }
 
   /** The handshake: `initialize`, then the `initialized` notification. */
   async initialize(hostVersion: string, timeoutMs: number): Promise<void> {
-    await this.request("initialize", { clientInfo: { name: "switchyard", title: "Switchyard", version: hostVersion }, capabilities: null }, timeoutMs);
+    await this.request(
+      "initialize",
+      { clientInfo: { name: "switchyard", title: "Switchyard", version: hostVersion }, capabilities: null },
+      timeoutMs,
+    );
     this.#peer.notify("initialized");
   }
 

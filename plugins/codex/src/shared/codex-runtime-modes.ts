@@ -35,12 +35,30 @@ const WORKSPACE_WRITE: v2.SandboxPolicy = {
 export function appServerModeSettings(mode: RuntimeMode): AppServerModeSettings {
   switch (mode) {
     case "full-access":
-      return { approvalPolicy: "never", sandbox: "danger-full-access", sandboxPolicy: { type: "dangerFullAccess" }, autoAcceptFileChanges: true, autoAcceptAll: true };
+      return {
+        approvalPolicy: "never",
+        sandbox: "danger-full-access",
+        sandboxPolicy: { type: "dangerFullAccess" },
+        autoAcceptFileChanges: true,
+        autoAcceptAll: true,
+      };
     case "auto-accept-edits":
-      return { approvalPolicy: "untrusted", sandbox: "workspace-write", sandboxPolicy: WORKSPACE_WRITE, autoAcceptFileChanges: true, autoAcceptAll: false };
+      return {
+        approvalPolicy: "untrusted",
+        sandbox: "workspace-write",
+        sandboxPolicy: WORKSPACE_WRITE,
+        autoAcceptFileChanges: true,
+        autoAcceptAll: false,
+      };
     case "approval-required":
     default:
-      return { approvalPolicy: "untrusted", sandbox: "workspace-write", sandboxPolicy: WORKSPACE_WRITE, autoAcceptFileChanges: false, autoAcceptAll: false };
+      return {
+        approvalPolicy: "untrusted",
+        sandbox: "workspace-write",
+        sandboxPolicy: WORKSPACE_WRITE,
+        autoAcceptFileChanges: false,
+        autoAcceptAll: false,
+      };
   }
 }
 

@@ -21,7 +21,10 @@ export function clipOutput(text: string): string {
 }
 
 /** The command a person typed, without Codex's `/bin/bash -lc '…'` wrapper. */
-export function commandTitle(item: { readonly command: string; readonly commandActions?: readonly { readonly command: string }[] | null }): string {
+export function commandTitle(item: {
+  readonly command: string;
+  readonly commandActions?: readonly { readonly command: string }[] | null;
+}): string {
   const actions = item.commandActions ?? [];
   if (actions.length > 0) return actions.map((action) => action.command).join(" && ");
   const wrapped = /^\/bin\/(?:ba|z)?sh -lc '(.*)'$/s.exec(item.command);
@@ -32,7 +35,12 @@ export function commandTitle(item: { readonly command: string; readonly commandA
  * An MCP tool call, named `mcp__<server>__<tool>` with the grant's server name: Codex reports
  * calls of the direct-tools entry as `switchyard-direct`, which is still the Switchyard server.
  */
-export function mcpToolCallShape(server: string, tool: string, input: unknown, grant: McpEndpointGrant | null): ToolCallShape {
+export function mcpToolCallShape(
+  server: string,
+  tool: string,
+  input: unknown,
+  grant: McpEndpointGrant | null,
+): ToolCallShape {
   const canonical = canonicalServerName(server, grant);
   return { kind: "mcp", name: `mcp__${canonical}__${tool}`, title: `${canonical}/${tool}`, server: canonical, input };
 }

@@ -99,7 +99,8 @@ function openAgent(): SDKAgent {
 }
 
 function runOf(turnId: string): Run {
-  if (current === null || current.turnId !== turnId) throw new SidecarError(`Turn "${turnId}" has no run in this sidecar.`, { kind: "not_found" });
+  if (current === null || current.turnId !== turnId)
+    throw new SidecarError(`Turn "${turnId}" has no run in this sidecar.`, { kind: "not_found" });
   return current.run;
 }
 
@@ -109,7 +110,10 @@ async function pump(turnId: string, run: Run): Promise<void> {
     for await (const message of run.stream()) notify(SIDECAR_NOTIFICATIONS.runMessage, { turnId, message });
     notify(SIDECAR_NOTIFICATIONS.runEnded, { turnId, result: await run.wait() });
   } catch (error) {
-    notify(SIDECAR_NOTIFICATIONS.runEnded, { turnId, error: { message: (error as Error).message, ...classify(error) } });
+    notify(SIDECAR_NOTIFICATIONS.runEnded, {
+      turnId,
+      error: { message: (error as Error).message, ...classify(error) },
+    });
   }
 }
 
@@ -138,14 +142,21 @@ async function handle(method: string, params: unknown): Promise<Handled> {
       const catalogFirst = async (): Promise<string> => {
         const model = (await cursor.Cursor.models.list())[0]?.id;
         if (model === undefined)
-          throw new SidecarError("Cursor's model catalog is empty, so the agent has no model; name one (the thread's model, or the instance's defaultModel option).", {
-            kind: "configuration",
-          });
+          throw new SidecarError(
+            "Cursor's model catalog is empty, so the agent has no model; name one (the thread's model, or the instance's defaultModel option).",
+            {
+              kind: "configuration",
+            },
+          );
         return model;
       };
       let model: string;
       if (input.resume !== null) {
-        agent = await cursor.Agent.resume(input.resume, { local, ...mcp, ...(input.model !== null ? { model: { id: input.model } } : {}) });
+        agent = await cursor.Agent.resume(input.resume, {
+          local,
+          ...mcp,
+          ...(input.model !== null ? { model: { id: input.model } } : {}),
+        });
         model = input.model ?? agent.model?.id ?? (await catalogFirst());
       } else {
         model = input.model ?? (await catalogFirst());
@@ -169,7 +180,8 @@ async function handle(method: string, params: unknown): Promise<Handled> {
       const run = runOf(input.turnId);
       // `run.supports("steer")` answers false (it only knows stream/wait/conversation/cancel),
       // but the method exists and the backend answers it.
-      if (typeof run.steer !== "function") throw new SidecarError("This Cursor run has no steer method.", { kind: "unsupported" });
+      if (typeof run.steer !== "function")
+        throw new SidecarError("This Cursor run has no steer method.", { kind: "unsupported" });
       const result: SteerResult = { outcome: await run.steer(input.text) };
       return { result };
     }
@@ -179,7 +191,12 @@ async function handle(method: string, params: unknown): Promise<Handled> {
     }
     case SIDECAR_METHODS.listModels: {
       const models = await loaded().Cursor.models.list();
-      const result: ModelsResult = { models: models.map((model) => ({ id: model.id, ...(model.displayName ? { displayName: model.displayName } : {}) })) };
+      const result: ModelsResult = {
+        models: models.map((model) => ({
+          id: model.id,
+          ...(model.displayName ? { displayName: model.displayName } : {}),
+        })),
+      };
       return { result };
     }
     default:
@@ -192,8 +209,10 @@ function esmEntry(exported: unknown, name: string): string {
   const entry =
     typeof exported === "string"
       ? exported
-      : ((exported as { import?: unknown; default?: unknown } | undefined)?.import ?? (exported as { default?: unknown } | undefined)?.default);
-  if (typeof entry !== "string") throw new SidecarError(`The @cursor/sdk package exports no "${name}" entry point.`, { kind: "configuration" });
+      : ((exported as { import?: unknown; default?: unknown } | undefined)?.import ??
+        (exported as { default?: unknown } | undefined)?.default);
+  if (typeof entry !== "string")
+    throw new SidecarError(`The @cursor/sdk package exports no "${name}" entry point.`, { kind: "configuration" });
   return entry;
 }
 
@@ -202,10 +221,20 @@ function esmEntry(exported: unknown, name: string): string {
  * the Node's global packages), by the entry points its package.json exports.
  */
 async function loadSdk(sdkDir: string): Promise<{ sdk: CursorSdk; sqliteStores: CursorSqliteStores; version: string }> {
-  const manifest = JSON.parse(await readFile(join(sdkDir, "package.json"), "utf8")) as { name?: string; version?: string; exports?: Record<string, unknown> };
-  if (manifest.name !== "@cursor/sdk") throw new SidecarError(`${sdkDir} holds ${manifest.name ?? "a package without a name"}, not @cursor/sdk.`, { kind: "configuration" });
+  const manifest = JSON.parse(await readFile(join(sdkDir, "package.json"), "utf8")) as {
+    name?: string;
+    version?: string;
+    exports?: Record<string, unknown>;
+  };
+  if (manifest.name !== "@cursor/sdk")
+    throw new SidecarError(`${sdkDir} holds ${manifest.name ?? "a package without a name"}, not @cursor/sdk.`, {
+      kind: "configuration",
+    });
   const fileOf = (name: string): string => pathToFileURL(join(sdkDir, esmEntry(manifest.exports?.[name], name))).href;
-  const [loadedSdk, loadedStores] = await Promise.all([import(fileOf(".")) as Promise<CursorSdk>, import(fileOf("./sqlite")) as Promise<CursorSqliteStores>]);
+  const [loadedSdk, loadedStores] = await Promise.all([
+    import(fileOf(".")) as Promise<CursorSdk>,
+    import(fileOf("./sqlite")) as Promise<CursorSqliteStores>,
+  ]);
   return { sdk: loadedSdk, sqliteStores: loadedStores, version: manifest.version ?? "unknown" };
 }
 
@@ -216,7 +245,10 @@ async function onRequest(id: number | string, method: string, params: unknown): 
     handled.after?.();
   } catch (error) {
     const rpcCode = (error as { rpcCode?: number }).rpcCode ?? -32000;
-    write({ id, error: { code: rpcCode, message: error instanceof Error ? error.message : String(error), data: classify(error) } });
+    write({
+      id,
+      error: { code: rpcCode, message: error instanceof Error ? error.message : String(error), data: classify(error) },
+    });
   }
 }
 
@@ -241,7 +273,8 @@ process.stdin.on("data", (chunk: Buffer) => {
       console.error("cursor sidecar: a line on stdin is not JSON");
       continue;
     }
-    if (typeof message.method === "string" && message.id !== undefined) void onRequest(message.id, message.method, message.params);
+    if (typeof message.method === "string" && message.id !== undefined)
+      void onRequest(message.id, message.method, message.params);
   }
 });
 // The plugin ends the session by closing stdin.

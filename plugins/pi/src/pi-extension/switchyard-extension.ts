@@ -191,7 +191,11 @@ class McpHttpClient {
   async initialize(): Promise<void> {
     const result = await this.request(
       "initialize",
-      { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "switchyard-pi-bridge", version: "1.0.0" } },
+      {
+        protocolVersion: MCP_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: "switchyard-pi-bridge", version: "1.0.0" },
+      },
       { timeoutMs: HANDSHAKE_TIMEOUT_MS },
     );
     const version = result["protocolVersion"];
@@ -203,7 +207,9 @@ class McpHttpClient {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
-      const result = await this.request("tools/list", cursor === undefined ? {} : { cursor }, { timeoutMs: HANDSHAKE_TIMEOUT_MS });
+      const result = await this.request("tools/list", cursor === undefined ? {} : { cursor }, {
+        timeoutMs: HANDSHAKE_TIMEOUT_MS,
+      });
       const page = Array.isArray(result["tools"]) ? (result["tools"] as McpTool[]) : [];
       tools.push(...page.filter((tool) => typeof tool?.name === "string"));
       cursor = typeof result["nextCursor"] === "string" ? result["nextCursor"] : undefined;
@@ -219,10 +225,14 @@ class McpHttpClient {
   ): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     const messages = await this.post({ jsonrpc: "2.0", id, method, params }, { ...options, expectId: id });
-    const response = messages.find((message) => message.id === id && (message.result !== undefined || message.error !== undefined));
+    const response = messages.find(
+      (message) => message.id === id && (message.result !== undefined || message.error !== undefined),
+    );
     if (response === undefined) throw new McpHttpError(`The MCP endpoint sent no response to ${method}.`);
     if (response.error !== undefined) {
-      throw new McpHttpError(`MCP error ${response.error.code ?? "?"} from ${method}: ${response.error.message ?? "unknown error"}`);
+      throw new McpHttpError(
+        `MCP error ${response.error.code ?? "?"} from ${method}: ${response.error.message ?? "unknown error"}`,
+      );
     }
     return response.result ?? {};
   }
@@ -242,7 +252,12 @@ class McpHttpClient {
   /** POSTs one message; resolves with every JSON-RPC message of the answer (none for 202). */
   private post(
     message: JsonRpcMessage,
-    options: { timeoutMs: number; signal?: AbortSignal; expectId?: number; onNotification?: (message: JsonRpcMessage) => void },
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      expectId?: number;
+      onNotification?: (message: JsonRpcMessage) => void;
+    },
   ): Promise<JsonRpcMessage[]> {
     const body = JSON.stringify(message);
     const transport = this.url.protocol === "https:" ? https : http;
@@ -263,63 +278,78 @@ class McpHttpClient {
       };
       const onAbort = () => finish(new Error("This operation was aborted"));
       const timer = setTimeout(
-        () => finish(new McpHttpError(`The Switchyard MCP endpoint did not answer ${message.method ?? "a request"} within ${options.timeoutMs} ms.`)),
+        () =>
+          finish(
+            new McpHttpError(
+              `The Switchyard MCP endpoint did not answer ${message.method ?? "a request"} within ${options.timeoutMs} ms.`,
+            ),
+          ),
         options.timeoutMs,
       );
       // `agent: false`: a fresh connection per message, so no pooled socket can go stale.
-      const request = transport.request(this.url, { method: "POST", headers: this.headers(body), agent: false }, (response) => {
-        const status = response.statusCode ?? 0;
-        const sessionId = response.headers["mcp-session-id"];
-        if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId;
-        const contentType = String(response.headers["content-type"] ?? "");
-        response.setEncoding("utf8");
-        if (status < 200 || status >= 300) {
-          let text = "";
-          response.on("data", (chunk: string) => {
-            if (text.length < 4_000) text += chunk;
-          });
-          response.on("end", () => {
-            const hint = status === 401 ? " (the session's credential was refused: it may have expired or been revoked)" : "";
-            finish(new McpHttpError(`The Switchyard MCP endpoint answered HTTP ${status}${hint}: ${truncate(text.trim(), 300)}`, status));
-          });
-          response.on("error", (error) => finish(error));
-          return;
-        }
-        const accept = (raw: string) => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(raw);
-          } catch {
+      const request = transport.request(
+        this.url,
+        { method: "POST", headers: this.headers(body), agent: false },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          const sessionId = response.headers["mcp-session-id"];
+          if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId;
+          const contentType = String(response.headers["content-type"] ?? "");
+          response.setEncoding("utf8");
+          if (status < 200 || status >= 300) {
+            let text = "";
+            response.on("data", (chunk: string) => {
+              if (text.length < 4_000) text += chunk;
+            });
+            response.on("end", () => {
+              const hint =
+                status === 401 ? " (the session's credential was refused: it may have expired or been revoked)" : "";
+              finish(
+                new McpHttpError(
+                  `The Switchyard MCP endpoint answered HTTP ${status}${hint}: ${truncate(text.trim(), 300)}`,
+                  status,
+                ),
+              );
+            });
+            response.on("error", (error) => finish(error));
             return;
           }
-          for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-            if (typeof item !== "object" || item === null) continue;
-            const rpc = item as JsonRpcMessage;
-            messages.push(rpc);
-            if (rpc.method !== undefined && rpc.id === undefined) options.onNotification?.(rpc);
-            // The answer is in: don't wait for the server to close an SSE stream.
-            if (options.expectId !== undefined && rpc.id === options.expectId && rpc.method === undefined) finish();
+          const accept = (raw: string) => {
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(raw);
+            } catch {
+              return;
+            }
+            for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+              if (typeof item !== "object" || item === null) continue;
+              const rpc = item as JsonRpcMessage;
+              messages.push(rpc);
+              if (rpc.method !== undefined && rpc.id === undefined) options.onNotification?.(rpc);
+              // The answer is in: don't wait for the server to close an SSE stream.
+              if (options.expectId !== undefined && rpc.id === options.expectId && rpc.method === undefined) finish();
+            }
+          };
+          if (contentType.includes("text/event-stream")) {
+            const parser = new SseParser();
+            response.on("data", (chunk: string) => parser.push(chunk, accept));
+            response.on("end", () => {
+              parser.end(accept);
+              finish();
+            });
+          } else {
+            let text = "";
+            response.on("data", (chunk: string) => {
+              text += chunk;
+            });
+            response.on("end", () => {
+              if (text.trim() !== "") accept(text);
+              finish();
+            });
           }
-        };
-        if (contentType.includes("text/event-stream")) {
-          const parser = new SseParser();
-          response.on("data", (chunk: string) => parser.push(chunk, accept));
-          response.on("end", () => {
-            parser.end(accept);
-            finish();
-          });
-        } else {
-          let text = "";
-          response.on("data", (chunk: string) => {
-            text += chunk;
-          });
-          response.on("end", () => {
-            if (text.trim() !== "") accept(text);
-            finish();
-          });
-        }
-        response.on("error", (error) => finish(error));
-      });
+          response.on("error", (error) => finish(error));
+        },
+      );
       request.on("error", (error) => finish(error));
       if (options.signal?.aborted) {
         onAbort();
@@ -339,7 +369,8 @@ function toPiContent(content: unknown): ToolContent[] {
     if (item["type"] === "text" && typeof item["text"] === "string") out.push({ type: "text", text: item["text"] });
     else if (item["type"] === "image" && typeof item["data"] === "string" && typeof item["mimeType"] === "string") {
       out.push({ type: "image", data: item["data"], mimeType: item["mimeType"] });
-    } else if (item["type"] === "resource" || item["type"] === "resource_link") out.push({ type: "text", text: JSON.stringify(item) });
+    } else if (item["type"] === "resource" || item["type"] === "resource_link")
+      out.push({ type: "text", text: JSON.stringify(item) });
   }
   return out;
 }
@@ -391,7 +422,10 @@ async function registerMcpTools(pi: ExtensionAPI, env: NodeJS.ProcessEnv): Promi
               onNotification: (message) => {
                 if (message.method !== "notifications/progress" || onUpdate === undefined) return;
                 const progress = message.params ?? {};
-                const text = typeof progress["message"] === "string" ? progress["message"] : `progress ${String(progress["progress"] ?? "")}`;
+                const text =
+                  typeof progress["message"] === "string"
+                    ? progress["message"]
+                    : `progress ${String(progress["progress"] ?? "")}`;
                 onUpdate({ content: [{ type: "text", text }], details: { progress } });
               },
             },
@@ -432,7 +466,8 @@ function finishRegistration(pi: ExtensionAPI, tools: readonly BridgedTool[]): st
   if (all.some((tool) => tool.name === TOOL_SEARCH)) {
     if (!pi.getActiveTools().includes(TOOL_SEARCH)) pi.setActiveTools([...pi.getActiveTools(), TOOL_SEARCH]);
   } else {
-    for (const tool of tools) if (!DIRECT_TOOLS.has(tool.mcpName)) pi.registerTool({ ...tool, exposure: "direct" } as RegisteredTool);
+    for (const tool of tools)
+      if (!DIRECT_TOOLS.has(tool.mcpName)) pi.registerTool({ ...tool, exposure: "direct" } as RegisteredTool);
   }
   const aliases: string[] = [];
   for (const tool of tools) {
@@ -450,7 +485,8 @@ function readState(file: string | undefined): ExtensionSessionState {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExtensionSessionState>;
     const mode = parsed.runtimeMode;
     const mcpToken = typeof parsed.mcpToken === "string" && parsed.mcpToken !== "" ? { mcpToken: parsed.mcpToken } : {};
-    if (mode === "full-access" || mode === "auto-accept-edits" || mode === "approval-required") return { runtimeMode: mode, ...mcpToken };
+    if (mode === "full-access" || mode === "auto-accept-edits" || mode === "approval-required")
+      return { runtimeMode: mode, ...mcpToken };
     return { runtimeMode: "approval-required", ...mcpToken };
   } catch {
     // fall through: the strictest mode
@@ -459,7 +495,11 @@ function readState(file: string | undefined): ExtensionSessionState {
 }
 
 /** What a tool call needs under a runtime mode, or null when it may run. */
-function approvalFor(event: ToolCallEvent, bridged: ReadonlySet<string>, state: ExtensionSessionState): ApprovalPrompt | null {
+function approvalFor(
+  event: ToolCallEvent,
+  bridged: ReadonlySet<string>,
+  state: ExtensionSessionState,
+): ApprovalPrompt | null {
   const { toolName, toolCallId } = event;
   // The Switchyard tools check the caller's modes on the server side; tool_search only declares
   // tools (a call to what it found asks on its own).
@@ -499,8 +539,13 @@ export default async function switchyardExtension(pi: ExtensionAPI): Promise<voi
     if (prompt === null) return undefined;
     const grant = `${prompt.approvalKind}:${prompt.toolName}`;
     if (sessionGrants.has(grant)) return undefined;
-    if (!ctx.hasUI) return { block: true, reason: `This session needs approval for ${prompt.toolName}, and no client can give it.` };
-    const choice = await ctx.ui.select(`${APPROVAL_TITLE_PREFIX}${JSON.stringify(prompt)}`, [...APPROVAL_CHOICES], ctx.signal ? { signal: ctx.signal } : undefined);
+    if (!ctx.hasUI)
+      return { block: true, reason: `This session needs approval for ${prompt.toolName}, and no client can give it.` };
+    const choice = await ctx.ui.select(
+      `${APPROVAL_TITLE_PREFIX}${JSON.stringify(prompt)}`,
+      [...APPROVAL_CHOICES],
+      ctx.signal ? { signal: ctx.signal } : undefined,
+    );
     if (choice === "accept") return undefined;
     if (choice === "accept_for_session") {
       sessionGrants.add(grant);
@@ -508,7 +553,10 @@ export default async function switchyardExtension(pi: ExtensionAPI): Promise<voi
     }
     return {
       block: true,
-      reason: choice === "decline" ? `The user declined this ${prompt.toolName} call.` : `The approval request for this ${prompt.toolName} call was cancelled.`,
+      reason:
+        choice === "decline"
+          ? `The user declined this ${prompt.toolName} call.`
+          : `The approval request for this ${prompt.toolName} call was cancelled.`,
     };
   });
 }

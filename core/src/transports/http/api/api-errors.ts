@@ -11,7 +11,18 @@ import { ORCHESTRATOR_FAILURE_CODES, type OrchestratorFailureCode } from "../../
  * (not_found), that it conflicts with its state (conflict), or that the plugin's own work
  * failed (plugin_failed, its spec error code in `details.code`).
  */
-export const HTTP_FAILURE_CODES = ["invalid_token", "host_not_allowed", "route_not_found", "method_not_allowed", "server_busy", "too_many_streams", "cross_origin_refused", "not_found", "conflict", "plugin_failed"] as const;
+export const HTTP_FAILURE_CODES = [
+  "invalid_token",
+  "host_not_allowed",
+  "route_not_found",
+  "method_not_allowed",
+  "server_busy",
+  "too_many_streams",
+  "cross_origin_refused",
+  "not_found",
+  "conflict",
+  "plugin_failed",
+] as const;
 
 export type HttpFailureCode = (typeof HTTP_FAILURE_CODES)[number];
 export type ApiFailureCode = OrchestratorFailureCode | HttpFailureCode;
@@ -55,7 +66,9 @@ export const ApiFailureBody = z
     error: z.object({
       code: z.enum([...ORCHESTRATOR_FAILURE_CODES, ...HTTP_FAILURE_CODES]).describe("A stable code to branch on."),
       message: z.string().describe("What was wrong and what to do, for a person or a model."),
-      details: z.record(z.string(), z.unknown()).describe("The offending values (field, threadId, required capability, …)."),
+      details: z
+        .record(z.string(), z.unknown())
+        .describe("The offending values (field, threadId, required capability, …)."),
     }),
   })
   .describe("A typed failure.");

@@ -14,7 +14,13 @@ import type { ApiRoute } from "./api-route.js";
 import type { ApiServices } from "./api-services.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { queryValues } from "./query-values.js";
-import { checkSameOrigin, readPageSecret, readSessionCookie, requestOrigin, webSessionRefused } from "./web-session-cookie.js";
+import {
+  checkSameOrigin,
+  readPageSecret,
+  readSessionCookie,
+  requestOrigin,
+  webSessionRefused,
+} from "./web-session-cookie.js";
 
 /** Where the API lives on the server. */
 export const API_PREFIX = "/api/v1";
@@ -52,7 +58,10 @@ function compile(route: ApiRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), paramNames };
 }
 
-function issuesMessage(error: z.ZodError, location: string): { message: string; issues: { field: string; message: string }[] } {
+function issuesMessage(
+  error: z.ZodError,
+  location: string,
+): { message: string; issues: { field: string; message: string }[] } {
   const issues = error.issues.slice(0, 5).map((issue) => ({
     field: [location, ...issue.path.map(String)].filter((part) => part !== "").join(".") || "(input)",
     message: issue.message,
@@ -64,7 +73,10 @@ function parsePart<T extends z.ZodType>(schema: T, value: unknown, location: str
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const { message, issues } = issuesMessage(parsed.error, location);
-  throw new ApiFailure("invalid_request", `Invalid ${location || "input"}: ${message}`, { field: issues[0]?.field ?? location, issues });
+  throw new ApiFailure("invalid_request", `Invalid ${location || "input"}: ${message}`, {
+    field: issues[0]?.field ?? location,
+    issues,
+  });
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -103,8 +115,10 @@ export class ApiRouter {
   /** Adds a route. Its method and path, and its operationId, must be new. */
   register(route: ApiRoute): void {
     for (const { route: existing } of this.compiled) {
-      if (existing.operationId === route.operationId) throw new Error(`API operation ${route.operationId} is registered twice.`);
-      if (existing.method === route.method && existing.path === route.path) throw new Error(`API route ${route.method} ${route.path} is registered twice.`);
+      if (existing.operationId === route.operationId)
+        throw new Error(`API operation ${route.operationId} is registered twice.`);
+      if (existing.method === route.method && existing.path === route.path)
+        throw new Error(`API route ${route.method} ${route.path} is registered twice.`);
     }
     this.compiled.push(compile(route));
     this.document = null;
@@ -133,21 +147,36 @@ export class ApiRouter {
       this.refuseTokenInUrl(url);
       const path = url.pathname.slice(API_PREFIX.length) || "/";
       const method = req.method ?? "GET";
-      const matches = this.compiled.map((entry) => ({ entry, match: entry.pattern.exec(path) })).filter((candidate) => candidate.match !== null);
+      const matches = this.compiled
+        .map((entry) => ({ entry, match: entry.pattern.exec(path) }))
+        .filter((candidate) => candidate.match !== null);
       const found = matches.find((candidate) => candidate.entry.route.method === method);
       const route = found?.entry.route;
       const caller = route?.requires === null ? ANONYMOUS : this.authenticate(req);
       if (found === undefined || route === undefined) {
         if (matches.length > 0) {
           const allow = [...new Set(matches.map((candidate) => candidate.entry.route.method))].join(", ");
-          throw new ApiFailure("method_not_allowed", `${method} is not allowed on ${API_PREFIX}${path}; use ${allow}.`, { method, allow }, 405, { allow });
+          throw new ApiFailure(
+            "method_not_allowed",
+            `${method} is not allowed on ${API_PREFIX}${path}; use ${allow}.`,
+            { method, allow },
+            405,
+            { allow },
+          );
         }
-        throw new ApiFailure("route_not_found", `There is no ${API_PREFIX}${path}. The operations are listed in ${API_PREFIX}/openapi.json.`, { path: `${API_PREFIX}${path}` });
+        throw new ApiFailure(
+          "route_not_found",
+          `There is no ${API_PREFIX}${path}. The operations are listed in ${API_PREFIX}/openapi.json.`,
+          { path: `${API_PREFIX}${path}` },
+        );
       }
       operationId = route.operationId;
       const refusal = route.requires === null ? null : this.services.callers.refusalOf(caller, route.requires);
       if (refusal !== null) {
-        const message = refusal.reason === "verb" && route.requires !== "orchestration:install" ? `This token lacks the ${route.requires} capability that ${route.operationId} needs.` : `${route.operationId}: ${refusal.message}`;
+        const message =
+          refusal.reason === "verb" && route.requires !== "orchestration:install"
+            ? `This token lacks the ${route.requires} capability that ${route.operationId} needs.`
+            : `${route.operationId}: ${refusal.message}`;
         throw new ApiFailure("capability_denied", message, { required: route.requires, reason: refusal.reason });
       }
       const input = await this.readInput(req, url, found.entry, found.match!);
@@ -157,7 +186,14 @@ export class ApiRouter {
         if (!res.writableFinished) controller.abort();
       };
       res.on("close", onClose);
-      const context = { caller, services: this.services, signal: controller.signal, request: req, response: res, document: () => this.openApiDocument() };
+      const context = {
+        caller,
+        services: this.services,
+        signal: controller.signal,
+        request: req,
+        response: res,
+        document: () => this.openApiDocument(),
+      };
       // A stream's handler writes the response itself and may return while it streams: the
       // signal then stays armed until the client goes.
       if (route.produces === "text/event-stream") {
@@ -192,12 +228,20 @@ export class ApiRouter {
     if (session !== null) return this.authenticateSession(req, session);
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (match === null) {
-      throw this.unauthorized(header === undefined ? "Missing Authorization header: send Authorization: Bearer <token> (switchyard token issue)." : "Malformed Authorization header: send Authorization: Bearer <token>.");
+      throw this.unauthorized(
+        header === undefined
+          ? "Missing Authorization header: send Authorization: Bearer <token> (switchyard token issue)."
+          : "Malformed Authorization header: send Authorization: Bearer <token>.",
+      );
     }
     const resolved = this.registry.resolve(match[1]!);
     if ("rejection" in resolved) {
       this.logger.info("API request refused", { reason: resolved.rejection });
-      throw this.unauthorized(resolved.rejection === "unknown" ? "Unknown token." : `The token is ${resolved.rejection.replace("_", " ")}; issue a new one (switchyard token issue).`);
+      throw this.unauthorized(
+        resolved.rejection === "unknown"
+          ? "Unknown token."
+          : `The token is ${resolved.rejection.replace("_", " ")}; issue a new one (switchyard token issue).`,
+      );
     }
     return callerFromScope(resolved.scope, "api");
   }
@@ -209,7 +253,11 @@ export class ApiRouter {
    */
   private authenticateSession(req: IncomingMessage, secret: string): Caller {
     checkSameOrigin(req, req.method !== "GET" && req.method !== "HEAD");
-    const resolved = this.services.webSessions.resolve({ secret, pageSecret: readPageSecret(req), origin: requestOrigin(req) });
+    const resolved = this.services.webSessions.resolve({
+      secret,
+      pageSecret: readPageSecret(req),
+      origin: requestOrigin(req),
+    });
     if ("rejection" in resolved) {
       this.logger.info("API session refused", { reason: resolved.rejection });
       throw webSessionRefused(resolved.rejection, requestOrigin(req));
@@ -221,36 +269,59 @@ export class ApiRouter {
     return new ApiFailure("invalid_token", description, {}, 401, { "www-authenticate": BEARER_CHALLENGE });
   }
 
-  private async readInput(req: IncomingMessage, url: URL, entry: CompiledRoute, match: RegExpExecArray): Promise<unknown> {
+  private async readInput(
+    req: IncomingMessage,
+    url: URL,
+    entry: CompiledRoute,
+    match: RegExpExecArray,
+  ): Promise<unknown> {
     const { route } = entry;
     const params: Record<string, string> = {};
     for (const [index, name] of entry.paramNames.entries()) {
       try {
         params[name] = decodeURIComponent(match[index + 1]!);
       } catch {
-        throw new ApiFailure("invalid_request", `Path parameter ${name} is not valid percent-encoding.`, { field: `path.${name}` });
+        throw new ApiFailure("invalid_request", `Path parameter ${name} is not valid percent-encoding.`, {
+          field: `path.${name}`,
+        });
       }
     }
     const fromPath = route.params ? parsePart(route.params, params, "path") : {};
     let fromQuery: Record<string, unknown> = {};
-    if (route.query) fromQuery = parsePart(route.query, queryValues(url.searchParams, route.query), "query") as Record<string, unknown>;
-    else if ([...url.searchParams.keys()].length > 0) throw new ApiFailure("invalid_request", `${route.operationId} takes no query parameters.`, { field: "query" });
+    if (route.query)
+      fromQuery = parsePart(route.query, queryValues(url.searchParams, route.query), "query") as Record<
+        string,
+        unknown
+      >;
+    else if ([...url.searchParams.keys()].length > 0)
+      throw new ApiFailure("invalid_request", `${route.operationId} takes no query parameters.`, { field: "query" });
     let fromBody: Record<string, unknown> = {};
     if (route.body) fromBody = parsePart(route.body, await this.readBody(req), "body") as Record<string, unknown>;
     const key = req.headers["idempotency-key"];
     if (route.inputParts === "separate") {
-      if (key !== undefined) throw new ApiFailure("invalid_request", `${route.operationId} takes no Idempotency-Key.`, { field: "header.Idempotency-Key" });
+      if (key !== undefined)
+        throw new ApiFailure("invalid_request", `${route.operationId} takes no Idempotency-Key.`, {
+          field: "header.Idempotency-Key",
+        });
       return parsePart(route.input, { params: fromPath, query: fromQuery, body: fromBody }, "");
     }
     const input: Record<string, unknown> = { ...fromBody, ...fromQuery, ...fromPath };
     if (key !== undefined) {
       if (route.idempotencyKey === undefined) {
-        throw new ApiFailure("invalid_request", `${route.operationId} takes no Idempotency-Key: it has no retry key (it is safe to repeat, or, for an answer, refused once answered).`, { field: "header.Idempotency-Key" });
+        throw new ApiFailure(
+          "invalid_request",
+          `${route.operationId} takes no Idempotency-Key: it has no retry key (it is safe to repeat, or, for an answer, refused once answered).`,
+          { field: "header.Idempotency-Key" },
+        );
       }
       const value = parsePart(ClientRequestId, Array.isArray(key) ? key.join(",") : key, "header.Idempotency-Key");
       const inBody = input[route.idempotencyKey];
       if (inBody !== undefined && inBody !== value) {
-        throw new ApiFailure("invalid_request", `Idempotency-Key and body.${route.idempotencyKey} differ; they are the same retry key, so send one of them (or the same value).`, { field: "header.Idempotency-Key" });
+        throw new ApiFailure(
+          "invalid_request",
+          `Idempotency-Key and body.${route.idempotencyKey} differ; they are the same retry key, so send one of them (or the same value).`,
+          { field: "header.Idempotency-Key" },
+        );
       }
       input[route.idempotencyKey] = value;
     }
@@ -260,7 +331,12 @@ export class ApiRouter {
   private async readBody(req: IncomingMessage): Promise<unknown> {
     if (!hasBody(req)) return {};
     if (!isJsonContentType(req.headers["content-type"])) {
-      throw new ApiFailure("invalid_request", `Content-Type must be application/json, not ${JSON.stringify(req.headers["content-type"] ?? null)}.`, { field: "header.Content-Type" }, 415);
+      throw new ApiFailure(
+        "invalid_request",
+        `Content-Type must be application/json, not ${JSON.stringify(req.headers["content-type"] ?? null)}.`,
+        { field: "header.Content-Type" },
+        415,
+      );
     }
     let value: unknown;
     try {
@@ -282,7 +358,12 @@ export class ApiRouter {
   private write(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     if (res.destroyed || res.headersSent) return;
     const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": String(Buffer.byteLength(text)), ...headers });
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      "content-length": String(Buffer.byteLength(text)),
+      ...headers,
+    });
     res.end(text);
   }
 
@@ -291,17 +372,37 @@ export class ApiRouter {
     if (error instanceof ApiFailure) failure = error;
     else if (isOrchestratorFailure(error)) failure = new ApiFailure(error.code, error.message, { ...error.details });
     // Another connection holds the database locked: nothing was done, and the same request can be made again.
-    else if (isStoreBusy(error)) failure = new ApiFailure("server_busy", (error as Error).message, { reason: "store_busy" }, FAILURE_STATUS.server_busy, { "retry-after": "1" });
+    else if (isStoreBusy(error))
+      failure = new ApiFailure(
+        "server_busy",
+        (error as Error).message,
+        { reason: "store_busy" },
+        FAILURE_STATUS.server_busy,
+        { "retry-after": "1" },
+      );
     else {
-      this.logger.error("API operation failed", { operationId, error: (error as Error).message, stack: (error as Error).stack });
-      failure = new ApiFailure("orchestration_error", `${operationId ?? "The request"} failed: ${(error as Error).message}`);
+      this.logger.error("API operation failed", {
+        operationId,
+        error: (error as Error).message,
+        stack: (error as Error).stack,
+      });
+      failure = new ApiFailure(
+        "orchestration_error",
+        `${operationId ?? "The request"} failed: ${(error as Error).message}`,
+      );
     }
-    if (failure.status >= 500) this.logger.warn("API request failed", { operationId, status: failure.status, code: failure.code });
+    if (failure.status >= 500)
+      this.logger.warn("API request failed", { operationId, status: failure.status, code: failure.code });
     else this.logger.debug("API request refused", { operationId, status: failure.status, code: failure.code });
     if (res.headersSent) {
       res.end();
       return;
     }
-    this.write(res, failure.status ?? FAILURE_STATUS[failure.code], { error: { code: failure.code, message: failure.message, details: failure.details } }, failure.headers);
+    this.write(
+      res,
+      failure.status ?? FAILURE_STATUS[failure.code],
+      { error: { code: failure.code, message: failure.message, details: failure.details } },
+      failure.headers,
+    );
   }
 }

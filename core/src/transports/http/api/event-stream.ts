@@ -8,11 +8,23 @@ import type { EventStreamService, OpenEventStreamInput } from "../../../services
 import type { FeedEvent } from "../../../services/events/public-event-feed.js";
 
 /** The server config fields that bound event streams (see README, `server.*`). */
-export type EventStreamLimits = Pick<ServerConfig, "maxEventStreams" | "maxEventStreamsPerCredential" | "eventStreamHeartbeatMs" | "eventStreamMaxBufferedBytes" | "eventStreamMaxBufferedEvents">;
+export type EventStreamLimits = Pick<
+  ServerConfig,
+  | "maxEventStreams"
+  | "maxEventStreamsPerCredential"
+  | "eventStreamHeartbeatMs"
+  | "eventStreamMaxBufferedBytes"
+  | "eventStreamMaxBufferedEvents"
+>;
 
 /** How many streams one credential may hold: its setting, or an eighth of the server's, at least one and at most all. */
-export function eventStreamsPerCredential(limits: Pick<EventStreamLimits, "maxEventStreams" | "maxEventStreamsPerCredential">): number {
-  return Math.min(limits.maxEventStreams, limits.maxEventStreamsPerCredential ?? Math.max(1, Math.floor(limits.maxEventStreams / 8)));
+export function eventStreamsPerCredential(
+  limits: Pick<EventStreamLimits, "maxEventStreams" | "maxEventStreamsPerCredential">,
+): number {
+  return Math.min(
+    limits.maxEventStreams,
+    limits.maxEventStreamsPerCredential ?? Math.max(1, Math.floor(limits.maxEventStreams / 8)),
+  );
 }
 
 /** How long a client that lost its stream waits before reconnecting (the SSE `retry` field). */
@@ -81,7 +93,10 @@ class EventStreamConnection implements EventSink {
     if (this.closed) return false;
     // Measured before the write: one large batch does not cut a reading client off, a client
     // that has not taken what it already had does.
-    if (this.res.writableLength > this.limits.eventStreamMaxBufferedBytes || this.unflushedEvents > this.limits.eventStreamMaxBufferedEvents) {
+    if (
+      this.res.writableLength > this.limits.eventStreamMaxBufferedBytes ||
+      this.unflushedEvents > this.limits.eventStreamMaxBufferedEvents
+    ) {
       this.cutOff("slow_client");
       return false;
     }
@@ -136,7 +151,12 @@ class EventStreamConnection implements EventSink {
 
   /** Ends a client that fell behind at once: it resumes from its last event id and loses nothing. */
   private cutOff(reason: string): void {
-    this.logger.info("event stream cut off", { reason, bufferedBytes: this.res.writableLength, bufferedEvents: this.unflushedEvents, sequence: this.cursor?.sequence ?? null });
+    this.logger.info("event stream cut off", {
+      reason,
+      bufferedBytes: this.res.writableLength,
+      bufferedEvents: this.unflushedEvents,
+      sequence: this.cursor?.sequence ?? null,
+    });
     this.res.destroy();
     this.close();
   }
@@ -211,9 +231,17 @@ export class EventStreams {
       );
     }
     if (this.open.size >= this.limits.maxEventStreams) {
-      throw new ApiFailure("server_busy", `Switchyard has ${this.open.size} open event streams (server.maxEventStreams); retry shortly.`, { maxEventStreams: this.limits.maxEventStreams }, 503, { "retry-after": "1" });
+      throw new ApiFailure(
+        "server_busy",
+        `Switchyard has ${this.open.size} open event streams (server.maxEventStreams); retry shortly.`,
+        { maxEventStreams: this.limits.maxEventStreams },
+        503,
+        { "retry-after": "1" },
+      );
     }
-    const connection: EventStreamConnection = new EventStreamConnection(res, this.limits, this.logger, () => this.closed(connection, holder));
+    const connection: EventStreamConnection = new EventStreamConnection(res, this.limits, this.logger, () =>
+      this.closed(connection, holder),
+    );
     let cursor: EventCursor;
     try {
       cursor = this.service.open(caller, input, connection);

@@ -2,13 +2,30 @@ import type { ApiRoute } from "./api-route.js";
 import { applyChangesRoute, discardChangesRoute, listWorkspacesRoute, readChangesRoute } from "./routes/changes.js";
 import { eventsRoute } from "./routes/events.js";
 import { openApiRoute } from "./routes/openapi.js";
-import { listPendingRequestsRoute, readPendingRequestRoute, respondToPendingRequestRoute } from "./routes/pending-requests.js";
+import {
+  listPendingRequestsRoute,
+  readPendingRequestRoute,
+  respondToPendingRequestRoute,
+} from "./routes/pending-requests.js";
 import { addProjectRoute, listProjectsRoute } from "./routes/projects.js";
 import { listProvidersRoute, providerDoctorRoute } from "./routes/providers.js";
-import { createScheduledTaskRoute, deleteScheduledTaskRoute, listScheduledTasksRoute, readScheduledTaskRoute, updateScheduledTaskRoute } from "./routes/scheduled-tasks.js";
+import {
+  createScheduledTaskRoute,
+  deleteScheduledTaskRoute,
+  listScheduledTasksRoute,
+  readScheduledTaskRoute,
+  updateScheduledTaskRoute,
+} from "./routes/scheduled-tasks.js";
 import { cancelTaskRoute, getTaskRoute } from "./routes/tasks.js";
 import { listRemoteTasksRoute } from "./routes/remote-tasks.js";
-import { interruptThreadRoute, resumeThreadRoute, sendMessageRoute, setThreadSettledRoute, stopThreadRoute, waitForRunRoute } from "./routes/thread-actions.js";
+import {
+  interruptThreadRoute,
+  resumeThreadRoute,
+  sendMessageRoute,
+  setThreadSettledRoute,
+  stopThreadRoute,
+  waitForRunRoute,
+} from "./routes/thread-actions.js";
 import { forkThreadRoute } from "./routes/thread-fork.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
 import { readThreadItemRoute } from "./routes/thread-items.js";

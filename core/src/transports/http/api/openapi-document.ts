@@ -36,7 +36,9 @@ function named(registry: z.core.$ZodRegistry<{ id: string }>, schema: z.ZodType,
 }
 
 function components(registry: z.core.$ZodRegistry<{ id: string }>, io: "input" | "output"): Record<string, JsonSchema> {
-  const { schemas } = z.toJSONSchema(registry, { io, uri: COMPONENT, unrepresentable: "any" }) as { schemas: Record<string, JsonSchema> };
+  const { schemas } = z.toJSONSchema(registry, { io, uri: COMPONENT, unrepresentable: "any" }) as {
+    schemas: Record<string, JsonSchema>;
+  };
   const clean: Record<string, JsonSchema> = {};
   for (const [id, schema] of Object.entries(schemas)) {
     const { $schema: _schema, $id: _id, ...rest } = schema;
@@ -46,7 +48,10 @@ function components(registry: z.core.$ZodRegistry<{ id: string }>, io: "input" |
 }
 
 function objectProperties(schema: z.ZodObject): { properties: Record<string, JsonSchema>; required: Set<string> } {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
   return { properties: json.properties ?? {}, required: new Set(json.required ?? []) };
 }
 
@@ -94,7 +99,10 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
   for (const [schema, id] of SHARED_INPUTS) named(inputs, schema, id);
   for (const [schema, id] of SHARED_OUTPUTS) named(outputs, schema, id);
   const paths: Record<string, Record<string, unknown>> = {};
-  const failure = { description: "A typed failure: its code says what was refused, its message what to do.", content: { "application/json": { schema: { $ref: COMPONENT("Failure") } } } };
+  const failure = {
+    description: "A typed failure: its code says what was refused, its message what to do.",
+    content: { "application/json": { schema: { $ref: COMPONENT("Failure") } } },
+  };
   for (const route of routes) {
     const outputId = named(outputs, route.output, route.outputName);
     const bodyId = route.body ? named(inputs, route.body, `${pascal(route.operationId)}Body`) : null;
@@ -108,11 +116,18 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
       ...(route.requires === null ? { security: [] } : { "x-switchyard-capability": route.requires }),
       parameters: parameters(route),
       ...(bodyId !== null
-        ? { requestBody: { required: objectProperties(route.body!).required.size > 0, content: { "application/json": { schema: { $ref: COMPONENT(bodyId) } } } } }
+        ? {
+            requestBody: {
+              required: objectProperties(route.body!).required.size > 0,
+              content: { "application/json": { schema: { $ref: COMPONENT(bodyId) } } },
+            },
+          }
         : {}),
       responses: {
         [status]: { description: route.summary, content: { [contentType]: { schema: { $ref: COMPONENT(outputId) } } } },
-        ...(route.requires === null ? {} : { "401": { ...failure, description: "No valid bearer token (invalid_token)." } }),
+        ...(route.requires === null
+          ? {}
+          : { "401": { ...failure, description: "No valid bearer token (invalid_token)." } }),
         default: failure,
       },
     };
@@ -121,7 +136,9 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
   }
   const inputComponents = components(inputs, "input");
   const outputComponents = components(outputs, "output");
-  for (const id of Object.keys(inputComponents)) if (id in outputComponents) throw new Error(`OpenAPI component ${id} is both an input and an output schema; give one another name.`);
+  for (const id of Object.keys(inputComponents))
+    if (id in outputComponents)
+      throw new Error(`OpenAPI component ${id} is both an input and an output schema; give one another name.`);
   return {
     openapi: "3.1.0",
     info: {
@@ -133,13 +150,25 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
         "Operations use the same schemas, failure codes and retry keys as the MCP tools. See docs/api.md.",
       ].join(" "),
     },
-    servers: [{ url: "http://127.0.0.1:{port}", variables: { port: { default: "7410", description: "server.port, or the port `switchyard serve --port` was given" } } }],
+    servers: [
+      {
+        url: "http://127.0.0.1:{port}",
+        variables: {
+          port: { default: "7410", description: "server.port, or the port `switchyard serve --port` was given" },
+        },
+      },
+    ],
     security: [{ bearerAuth: [] }, { webSession: [], webPageSecret: [] }],
     tags: [...new Set(routes.map((route) => route.tag))].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "A client token (`switchyard token issue`): its verbs, projects, mode ceiling and expiry bound every call." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A client token (`switchyard token issue`): its verbs, projects, mode ceiling and expiry bound every call.",
+        },
         webSession: {
           type: "apiKey",
           in: "cookie",
@@ -151,7 +180,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
           type: "apiKey",
           in: "header",
           name: PAGE_SECRET_HEADER,
-          description: "The web UI session's page secret: answered once, by the sign-in, to the page that signed in; needed with the cookie on every request (the cookie alone authorises nothing).",
+          description:
+            "The web UI session's page secret: answered once, by the sign-in, to the page that signed in; needed with the cookie on every request (the cookie alone authorises nothing).",
         },
       },
       schemas: { ...inputComponents, ...outputComponents },

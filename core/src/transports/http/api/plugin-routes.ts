@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { hasErrorCode, ROUTE_SCOPES, type OptionsSchemaV1, type PluginRoute, type PluginRoutes, type RouteContext, type RouteScope } from "../../../spec/index.js";
+import {
+  hasErrorCode,
+  ROUTE_SCOPES,
+  type OptionsSchemaV1,
+  type PluginRoute,
+  type PluginRoutes,
+  type RouteContext,
+  type RouteScope,
+} from "../../../spec/index.js";
 import { ApiFailure, type ApiFailureCode } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
 
@@ -22,7 +30,12 @@ const OPERATION_ID = /^[a-zA-Z][a-zA-Z0-9]*$/;
  */
 export function pluginRouteSegment(packageName: string): string {
   const bare = packageName.replace(/^@[^/]+\//, "").replace(/^plugin-/, "");
-  return bare.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "plugin";
+  return (
+    bare
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "plugin"
+  );
 }
 
 function pascal(text: string): string {
@@ -37,27 +50,48 @@ function routeProblem(route: unknown, seen: Set<string>): string | null {
   if (typeof route !== "object" || route === null) return "is not an object";
   const r = route as Partial<PluginRoute>;
   if (r.method !== "GET" && r.method !== "POST") return `has method ${JSON.stringify(r.method)} (expected GET or POST)`;
-  if (typeof r.path !== "string" || !r.path.startsWith("/") || !r.path.slice(1).split("/").every((segment) => SEGMENT.test(segment))) {
+  if (
+    typeof r.path !== "string" ||
+    !r.path.startsWith("/") ||
+    !r.path
+      .slice(1)
+      .split("/")
+      .every((segment) => SEGMENT.test(segment))
+  ) {
     return `has path ${JSON.stringify(r.path)} (expected /lowercase-segments with {name} parameters)`;
   }
-  if (typeof r.operationId !== "string" || !OPERATION_ID.test(r.operationId)) return `has operationId ${JSON.stringify(r.operationId)} (expected [a-zA-Z][a-zA-Z0-9]*)`;
+  if (typeof r.operationId !== "string" || !OPERATION_ID.test(r.operationId))
+    return `has operationId ${JSON.stringify(r.operationId)} (expected [a-zA-Z][a-zA-Z0-9]*)`;
   if (seen.has(r.operationId)) return `repeats operationId ${r.operationId}`;
   if (typeof r.summary !== "string" || r.summary.trim() === "") return "has no summary";
-  if (!(ROUTE_SCOPES as readonly string[]).includes(r.scope as string)) return `needs scope ${JSON.stringify(r.scope)} (expected one of ${ROUTE_SCOPES.join(", ")})`;
+  if (!(ROUTE_SCOPES as readonly string[]).includes(r.scope as string))
+    return `needs scope ${JSON.stringify(r.scope)} (expected one of ${ROUTE_SCOPES.join(", ")})`;
   for (const part of ["params", "query", "body"] as const) {
     const schema = r[part] as { "~standard"?: { validate?: unknown } } | undefined;
-    if (schema !== undefined && typeof schema["~standard"]?.validate !== "function") return `has a ${part} schema that is not a Standard Schema validator (a zod 4 schema is one)`;
+    if (schema !== undefined && typeof schema["~standard"]?.validate !== "function")
+      return `has a ${part} schema that is not a Standard Schema validator (a zod 4 schema is one)`;
   }
-  if (r.status !== undefined && r.status !== 200 && r.status !== 201 && r.status !== 202) return `has status ${JSON.stringify(r.status)} (expected 200, 201 or 202)`;
+  if (r.status !== undefined && r.status !== 200 && r.status !== 201 && r.status !== 202)
+    return `has status ${JSON.stringify(r.status)} (expected 200, 201 or 202)`;
   if (typeof r.handle !== "function") return "has no handle()";
   return null;
 }
 
 /** Validates one part of the request with the plugin's schema, answering the router's invalid_request. */
-async function validatePart(schema: OptionsSchemaV1<unknown> | undefined, value: Record<string, unknown>, location: "path" | "query" | "body", operationId: string): Promise<unknown> {
+async function validatePart(
+  schema: OptionsSchemaV1<unknown> | undefined,
+  value: Record<string, unknown>,
+  location: "path" | "query" | "body",
+  operationId: string,
+): Promise<unknown> {
   if (schema === undefined) {
     const names = Object.keys(value);
-    if (location !== "path" && names.length > 0) throw new ApiFailure("invalid_request", `${operationId} takes no ${location === "query" ? "query parameters" : "body"} (got ${names.slice(0, 5).join(", ")}).`, { field: location });
+    if (location !== "path" && names.length > 0)
+      throw new ApiFailure(
+        "invalid_request",
+        `${operationId} takes no ${location === "query" ? "query parameters" : "body"} (got ${names.slice(0, 5).join(", ")}).`,
+        { field: location },
+      );
     return value;
   }
   const result = await schema["~standard"].validate(value);
@@ -66,7 +100,11 @@ async function validatePart(schema: OptionsSchemaV1<unknown> | undefined, value:
     field: [location, ...(issue.path ?? []).map((key) => String(typeof key === "object" ? key.key : key))].join("."),
     message: issue.message,
   }));
-  throw new ApiFailure("invalid_request", `Invalid ${location}: ${issues.map((issue) => `${issue.field}: ${issue.message}`).join("; ")}`, { field: issues[0]?.field ?? location, issues });
+  throw new ApiFailure(
+    "invalid_request",
+    `Invalid ${location}: ${issues.map((issue) => `${issue.field}: ${issue.message}`).join("; ")}`,
+    { field: issues[0]?.field ?? location, issues },
+  );
 }
 
 /** The API code a plugin's spec error code is answered with. */
@@ -92,7 +130,11 @@ function asFailure(error: unknown, plugin: string): unknown {
 // What the router reads: every part passes as it came (text path parameters and query values,
 // an object body), the plugin's own schemas validate them in `handle`.
 const TEXT_RECORD = z.record(z.string(), z.string());
-const PLUGIN_INPUT = z.object({ params: TEXT_RECORD, query: z.record(z.string(), z.unknown()), body: z.record(z.string(), z.unknown()) });
+const PLUGIN_INPUT = z.object({
+  params: TEXT_RECORD,
+  query: z.record(z.string(), z.unknown()),
+  body: z.record(z.string(), z.unknown()),
+});
 
 /** One contributed route as an API route: same router, authentication, scope check and failure shape. */
 function toApiRoute(route: PluginRoute, plugin: string, segment: string): ApiRoute {
@@ -106,7 +148,9 @@ function toApiRoute(route: PluginRoute, plugin: string, segment: string): ApiRou
     ...(route.description !== undefined ? { description: route.description } : {}),
     tag: `plugin:${segment}`,
     requires: route.scope satisfies RouteScope,
-    ...(paramNames.length > 0 ? { params: z.object(Object.fromEntries(paramNames.map((name) => [name, z.string()]))) } : {}),
+    ...(paramNames.length > 0
+      ? { params: z.object(Object.fromEntries(paramNames.map((name) => [name, z.string()]))) }
+      : {}),
     query: z.looseObject({}),
     ...(route.method === "POST" ? { body: z.looseObject({}) } : {}),
     inputParts: "separate",
@@ -157,19 +201,28 @@ export async function createPluginApiRoutes(
     const segment = pluginRouteSegment(plugin.name);
     const builtin = builtinOwners.get(segment);
     if (builtin !== undefined && builtin !== plugin.name) {
-      refused.push({ plugin: plugin.name, problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which belong to the built-in plugin "${builtin}"; publish it under a name that maps to another segment` });
+      refused.push({
+        plugin: plugin.name,
+        problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which belong to the built-in plugin "${builtin}"; publish it under a name that maps to another segment`,
+      });
       continue;
     }
     const owner = owners.get(segment);
     if (owner !== undefined) {
-      refused.push({ plugin: plugin.name, problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which plugin "${owner}" already uses` });
+      refused.push({
+        plugin: plugin.name,
+        problem: `its routes would live under ${PLUGIN_ROUTES_PREFIX}/${segment}/, which plugin "${owner}" already uses`,
+      });
       continue;
     }
     let created: readonly PluginRoute[];
     try {
       created = await contributed.create(contextFor(plugin.name));
     } catch (error) {
-      refused.push({ plugin: plugin.name, problem: `its routes' create() threw: ${error instanceof Error ? error.message : String(error)}` });
+      refused.push({
+        plugin: plugin.name,
+        problem: `its routes' create() threw: ${error instanceof Error ? error.message : String(error)}`,
+      });
       continue;
     }
     if (!Array.isArray(created)) {
@@ -188,10 +241,17 @@ export async function createPluginApiRoutes(
       seen.add(route.operationId);
       mounted.push(toApiRoute(route, plugin.name, segment));
     }
-    const duplicate = problem === null ? mounted.find((route, index) => mounted.findIndex((other) => other.method === route.method && other.path === route.path) !== index) : undefined;
+    const duplicate =
+      problem === null
+        ? mounted.find(
+            (route, index) =>
+              mounted.findIndex((other) => other.method === route.method && other.path === route.path) !== index,
+          )
+        : undefined;
     if (duplicate !== undefined) problem = `two routes are ${duplicate.method} ${duplicate.path}`;
     const clash = problem === null ? mounted.find((route) => taken.has(route.operationId)) : undefined;
-    if (clash !== undefined) problem = `its operation ${clash.operationId} (as the OpenAPI document names it) is already taken; rename the route's operationId`;
+    if (clash !== undefined)
+      problem = `its operation ${clash.operationId} (as the OpenAPI document names it) is already taken; rename the route's operationId`;
     if (problem !== null) {
       refused.push({ plugin: plugin.name, problem });
       continue;

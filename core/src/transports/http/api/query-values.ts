@@ -24,7 +24,12 @@ const propertiesCache = new WeakMap<z.ZodObject, Record<string, Record<string, u
 function propertiesOf(schema: z.ZodObject): Record<string, Record<string, unknown>> {
   let properties = propertiesCache.get(schema);
   if (properties === undefined) {
-    properties = (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+    properties =
+      (
+        z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
+          properties?: Record<string, Record<string, unknown>>;
+        }
+      ).properties ?? {};
     propertiesCache.set(schema, properties);
   }
   return properties;
@@ -50,10 +55,16 @@ export function queryValues(params: URLSearchParams, schema: z.ZodObject): Recor
     const types = typesOf(property);
     if (types.includes("array")) {
       const itemTypes = typesOf(property!.items as Record<string, unknown> | undefined);
-      values[name] = all.flatMap((value) => value.split(",")).filter((value) => value !== "").map((value) => convert(value, itemTypes));
+      values[name] = all
+        .flatMap((value) => value.split(","))
+        .filter((value) => value !== "")
+        .map((value) => convert(value, itemTypes));
       continue;
     }
-    if (all.length > 1) throw new ApiFailure("invalid_request", `Query parameter "${name}" is given ${all.length} times; give it once.`, { field: `query.${name}` });
+    if (all.length > 1)
+      throw new ApiFailure("invalid_request", `Query parameter "${name}" is given ${all.length} times; give it once.`, {
+        field: `query.${name}`,
+      });
     values[name] = convert(all[0]!, types);
   }
   return { ...values };

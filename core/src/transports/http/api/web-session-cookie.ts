@@ -59,7 +59,13 @@ function attributes(req: IncomingMessage): string {
 }
 
 /** The Set-Cookie value that stores a session until `expiresAtMs`. */
-export function sessionCookie(req: IncomingMessage, environmentId: string, secret: string, expiresAtMs: number, nowMs: number): string {
+export function sessionCookie(
+  req: IncomingMessage,
+  environmentId: string,
+  secret: string,
+  expiresAtMs: number,
+  nowMs: number,
+): string {
   const maxAge = Math.max(0, Math.floor((expiresAtMs - nowMs) / 1000));
   return `${sessionCookieName(environmentId, isTlsRequest(req))}=${secret}; ${attributes(req)}; Max-Age=${maxAge}`;
 }
@@ -101,11 +107,19 @@ export function checkSameOrigin(req: IncomingMessage, mutation: boolean): void {
   const origin = req.headers.origin;
   const own = [`http://${host}`, `https://${host}`];
   if (origin !== undefined && !own.includes(origin.toLowerCase())) {
-    throw refused(`Origin ${JSON.stringify(origin)} is not this server's origin (http://${host}); a session cookie is only honoured from the web UI itself.`, { origin });
+    throw refused(
+      `Origin ${JSON.stringify(origin)} is not this server's origin (http://${host}); a session cookie is only honoured from the web UI itself.`,
+      { origin },
+    );
   }
   const site = req.headers["sec-fetch-site"];
   if (site !== undefined && site !== "same-origin" && site !== "none") {
-    throw refused(`A ${site} request cannot use the web UI's session; only the UI's own pages can.`, { secFetchSite: site });
+    throw refused(`A ${site} request cannot use the web UI's session; only the UI's own pages can.`, {
+      secFetchSite: site,
+    });
   }
-  if (mutation && origin === undefined) throw refused("A change made with the web UI's session must send Origin (browsers do).", { field: "header.Origin" });
+  if (mutation && origin === undefined)
+    throw refused("A change made with the web UI's session must send Origin (browsers do).", {
+      field: "header.Origin",
+    });
 }

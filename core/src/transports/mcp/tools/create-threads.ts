@@ -11,5 +11,6 @@ export const createThreadsTool = defineTool({
   output: CreateThreadsOutput,
   annotations: CREATES_WORK,
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => createThreadsAnswer(await services.threads.createThreads(callerFromScope(scope), input), services.queries),
+  handle: async (input, { scope, services }) =>
+    createThreadsAnswer(await services.threads.createThreads(callerFromScope(scope), input), services.queries),
 });

@@ -22,6 +22,9 @@ export const delegateTaskTool = defineTool({
     // From a linked environment: the child's parent is there (a foreign lineage).
     const grant = linkedGrantOf(scope);
     if (grant !== null) return services.foreignTasks.delegate(grant, reachMetaOf(meta), input, signal);
-    return services.tasks.delegate(callerFromScope(scope), input, { signal, onProgress: (message) => void reportProgress(message) });
+    return services.tasks.delegate(callerFromScope(scope), input, {
+      signal,
+      onProgress: (message) => void reportProgress(message),
+    });
   },
 });

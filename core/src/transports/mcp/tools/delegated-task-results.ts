@@ -20,8 +20,17 @@ export const delegatedTaskResultsTool = defineTool({
   audience: "linked_environments",
   handle: async (input, { scope, services, signal }) => {
     const grant = linkedGrantOf(scope);
-    if (grant === null) throw new OrchestratorFailure("capability_denied", "delegated_task_results is for linked environments (a caller with a link secret).", { reason: "tool" });
-    const results = await services.foreignTasks.results(grant, { ...(input.acknowledge !== undefined ? { acknowledge: input.acknowledge } : {}), waitMs: input.waitMs ?? 0, signal });
+    if (grant === null)
+      throw new OrchestratorFailure(
+        "capability_denied",
+        "delegated_task_results is for linked environments (a caller with a link secret).",
+        { reason: "tool" },
+      );
+    const results = await services.foreignTasks.results(grant, {
+      ...(input.acknowledge !== undefined ? { acknowledge: input.acknowledge } : {}),
+      waitMs: input.waitMs ?? 0,
+      signal,
+    });
     return { results };
   },
 });

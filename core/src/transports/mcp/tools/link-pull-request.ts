@@ -6,7 +6,8 @@ import { CHANGES_STATE, defineTool } from "../tool-definition.js";
 export const linkPullRequestTool = defineTool({
   name: "link_pull_request",
   title: "Link a pull request",
-  description: "Links a pull request URL to a thread (yours when threadId is omitted). Thread list and read results show it.",
+  description:
+    "Links a pull request URL to a thread (yours when threadId is omitted). Thread list and read results show it.",
   input: LinkPullRequestInput,
   output: LinkPullRequestOutput,
   annotations: CHANGES_STATE,

@@ -1,4 +1,7 @@
-import { OrchestratorCapabilitiesInput, OrchestratorCapabilitiesOutput } from "../../../contract/orchestrator-capabilities.js";
+import {
+  OrchestratorCapabilitiesInput,
+  OrchestratorCapabilitiesOutput,
+} from "../../../contract/orchestrator-capabilities.js";
 import { callerFromScope } from "../../caller-from-scope.js";
 import { defineTool, READ_ONLY } from "../tool-definition.js";
 import { linkedGrantOf } from "../linked-caller.js";
@@ -18,7 +21,16 @@ export const orchestratorCapabilitiesTool = defineTool({
     const grant = linkedGrantOf(scope);
     // A linked environment learns what its grant allows here, never what this side links to.
     if (grant !== null) {
-      return { ...described, environmentId: services.environmentId, grant: { grantId: grant.id, verbs: [...grant.verbs], maxRuntimeMode: grant.maxRuntimeMode, projects: grant.projects === "*" ? ("*" as const) : [...grant.projects] } };
+      return {
+        ...described,
+        environmentId: services.environmentId,
+        grant: {
+          grantId: grant.id,
+          verbs: [...grant.verbs],
+          maxRuntimeMode: grant.maxRuntimeMode,
+          projects: grant.projects === "*" ? ("*" as const) : [...grant.projects],
+        },
+      };
     }
     const environments = await services.reach.environments(caller);
     return environments.length === 0 ? described : { ...described, environments };

@@ -1,4 +1,8 @@
-import { PendingRequestInput, PendingRequestOutput, respondToPendingRequest } from "../../../contract/pending-request.js";
+import {
+  PendingRequestInput,
+  PendingRequestOutput,
+  respondToPendingRequest,
+} from "../../../contract/pending-request.js";
 import { OrchestratorFailure } from "../../../engine/orchestrator-failure.js";
 import { callerFromScope } from "../../caller-from-scope.js";
 import { CHANGES_STATE, defineTool } from "../tool-definition.js";
@@ -14,9 +18,21 @@ export const pendingRequestTool = defineTool({
   requires: "orchestration:read",
   handle: async (input, { scope, services }) => {
     const caller = callerFromScope(scope);
-    if (input.action === "list") return { action: input.action, requests: services.pendingRequests.list(caller, input.threadId) };
-    if (input.requestId === undefined) throw new OrchestratorFailure("invalid_request", `action "${input.action}" needs requestId; use action "list" to find it.`);
-    if (input.action === "read") return { action: input.action, requests: [services.pendingRequests.read(caller, input.threadId, input.requestId)] };
-    return { action: input.action, requests: [respondToPendingRequest(services.pendingRequests, caller, { ...input, requestId: input.requestId })] };
+    if (input.action === "list")
+      return { action: input.action, requests: services.pendingRequests.list(caller, input.threadId) };
+    if (input.requestId === undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `action "${input.action}" needs requestId; use action "list" to find it.`,
+      );
+    if (input.action === "read")
+      return {
+        action: input.action,
+        requests: [services.pendingRequests.read(caller, input.threadId, input.requestId)],
+      };
+    return {
+      action: input.action,
+      requests: [respondToPendingRequest(services.pendingRequests, caller, { ...input, requestId: input.requestId })],
+    };
   },
 });

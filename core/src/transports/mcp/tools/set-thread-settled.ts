@@ -1,4 +1,8 @@
-import { setThreadSettledAnswer, SetThreadSettledInput, SetThreadSettledOutput } from "../../../contract/set-thread-settled.js";
+import {
+  setThreadSettledAnswer,
+  SetThreadSettledInput,
+  SetThreadSettledOutput,
+} from "../../../contract/set-thread-settled.js";
 import { callerFromScope } from "../../caller-from-scope.js";
 import { CHANGES_STATE, defineTool } from "../tool-definition.js";
 
@@ -11,5 +15,6 @@ export const setThreadSettledTool = defineTool({
   output: SetThreadSettledOutput,
   annotations: CHANGES_STATE,
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => setThreadSettledAnswer(services.threads.setSettledFromCaller(callerFromScope(scope), input), services.queries),
+  handle: async (input, { scope, services }) =>
+    setThreadSettledAnswer(services.threads.setSettledFromCaller(callerFromScope(scope), input), services.queries),
 });

@@ -1,4 +1,8 @@
-import { threadInterruptAnswer, ThreadInterruptInput, ThreadInterruptOutput } from "../../../contract/thread-interrupt.js";
+import {
+  threadInterruptAnswer,
+  ThreadInterruptInput,
+  ThreadInterruptOutput,
+} from "../../../contract/thread-interrupt.js";
 import { callerFromScope } from "../../caller-from-scope.js";
 import { defineTool, STOPS_WORK } from "../tool-definition.js";
 
@@ -11,5 +15,6 @@ export const threadInterruptTool = defineTool({
   output: ThreadInterruptOutput,
   annotations: STOPS_WORK,
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(callerFromScope(scope), input)),
+  handle: async (input, { scope, services }) =>
+    threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(callerFromScope(scope), input)),
 });

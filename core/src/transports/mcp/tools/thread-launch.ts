@@ -11,5 +11,6 @@ export const threadLaunchTool = defineTool({
   output: ThreadLaunchOutput,
   annotations: { ...CREATES_WORK, idempotentHint: false },
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => threadLaunchAnswer(await services.launches.launch(callerFromScope(scope), input), services.queries),
+  handle: async (input, { scope, services }) =>
+    threadLaunchAnswer(await services.launches.launch(callerFromScope(scope), input), services.queries),
 });

@@ -11,5 +11,6 @@ export const threadSendTool = defineTool({
   output: ThreadSendOutput,
   annotations: CREATES_WORK,
   requires: "orchestration:operate",
-  handle: async (input, { scope, services }) => threadSendAnswer(services.environmentId, services.threads.sendFromCaller(callerFromScope(scope), input)),
+  handle: async (input, { scope, services }) =>
+    threadSendAnswer(services.environmentId, services.threads.sendFromCaller(callerFromScope(scope), input)),
 });

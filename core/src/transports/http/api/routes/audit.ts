@@ -17,7 +17,11 @@ export const listAuditRoute = defineRoute({
   outputName: "AuditEntries",
   handle: (input, { caller, services }) => {
     if ((caller.projects ?? "*") !== "*") {
-      throw new ApiFailure("capability_denied", "The audit spans every project; this token may use only some. Read it with a token issued with --projects '*' (or switchyard audit on this machine).", { allowedProjects: caller.projects });
+      throw new ApiFailure(
+        "capability_denied",
+        "The audit spans every project; this token may use only some. Read it with a token issued with --projects '*' (or switchyard audit on this machine).",
+        { allowedProjects: caller.projects },
+      );
     }
     return { entries: services.audit.list(auditListOptions(input)) };
   },

@@ -45,7 +45,8 @@ export const discardChangesRoute = defineRoute({
   path: "/threads/{threadId}/changes/discard",
   operationId: "discardChanges",
   summary: "Discard a thread's changes",
-  description: "discard_changes: removes the thread's worktree and its branch; keepBranch keeps the branch for a pull request. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.",
+  description:
+    "discard_changes: removes the thread's worktree and its branch; keepBranch keeps the branch for a pull request. Idempotency-Key (or clientRequestId) makes a retry return the same outcome.",
   tag: "changes",
   requires: "orchestration:operate",
   params: ThreadPath,
@@ -62,7 +63,8 @@ export const listWorkspacesRoute = defineRoute({
   path: "/workspaces",
   operationId: "listWorkspaces",
   summary: "List a project's thread workspaces",
-  description: "The worktrees and scratch folders threads of a project work in, newest first: where, what changed, what was decided, and when retention removes them.",
+  description:
+    "The worktrees and scratch folders threads of a project work in, newest first: where, what changed, what was decided, and when retention removes them.",
   tag: "changes",
   requires: "orchestration:read",
   query: ListWorkspacesInput,

@@ -5,7 +5,12 @@ import { defineRoute } from "../api-route.js";
 function lastEventId(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header[0]! : header;
-  if (!/^\d{1,15}$/.test(value.trim())) throw new OrchestratorFailure("invalid_request", `Last-Event-ID must be an event id (a whole number), not ${JSON.stringify(value)}.`, { field: "Last-Event-ID" });
+  if (!/^\d{1,15}$/.test(value.trim()))
+    throw new OrchestratorFailure(
+      "invalid_request",
+      `Last-Event-ID must be an event id (a whole number), not ${JSON.stringify(value)}.`,
+      { field: "Last-Event-ID" },
+    );
   return Number(value.trim());
 }
 
@@ -24,6 +29,10 @@ export const eventsRoute = defineRoute({
   outputName: "StreamedEvent",
   produces: "text/event-stream",
   handle: (input, { caller, services, request, response }) => {
-    services.eventStreams.serve(request, response, caller, { ...input, after: lastEventId(request.headers["last-event-id"]) ?? input.after, allowedProjects: caller.projects });
+    services.eventStreams.serve(request, response, caller, {
+      ...input,
+      after: lastEventId(request.headers["last-event-id"]) ?? input.after,
+      allowedProjects: caller.projects,
+    });
   },
 });

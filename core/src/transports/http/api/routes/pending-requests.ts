@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { PendingRequestInput, PendingRequestView, respondToPendingRequest } from "../../../../contract/pending-request.js";
+import {
+  PendingRequestInput,
+  PendingRequestView,
+  respondToPendingRequest,
+} from "../../../../contract/pending-request.js";
 import { defineRoute } from "../api-route.js";
 
 const RequestPath = z.object({ threadId: z.string().min(1), requestId: z.string().min(1) }).strict();

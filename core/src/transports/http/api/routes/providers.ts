@@ -15,7 +15,9 @@ export const listProvidersRoute = defineRoute({
   input: ListProvidersInput,
   output: ListProvidersOutput,
   outputName: "ProviderSnapshot",
-  handle: async (input, { caller, services }) => ({ providers: (await services.capabilities.describe(caller, input)).providers }),
+  handle: async (input, { caller, services }) => ({
+    providers: (await services.capabilities.describe(caller, input)).providers,
+  }),
 });
 
 export const providerDoctorRoute = defineRoute({

@@ -15,5 +15,7 @@ export const listRemoteTasksRoute = defineRoute({
   input: ThreadPath,
   output: ListRemoteTasksOutput,
   outputName: "RemoteTasks",
-  handle: async (input, { caller, services }) => ({ remoteTasks: await services.remoteChildren.ofThread(caller, input.threadId) }),
+  handle: async (input, { caller, services }) => ({
+    remoteTasks: await services.remoteChildren.ofThread(caller, input.threadId),
+  }),
 });

@@ -61,7 +61,7 @@ export const updateScheduledTaskRoute = defineRoute({
   operationId: "updateScheduledTask",
   summary: "Update, pause or resume a scheduled task",
   description:
-    "schedule_task with scheduledTaskId: omitted fields stay. {\"enabled\": false} pauses the task (its triggers are recorded as skipped), {\"enabled\": true} resumes it, counting its occurrences from now, also one Switchyard paused because its credential lapsed, and binds it to this token. A task's project cannot change. All or nothing: a bad field changes nothing.",
+    'schedule_task with scheduledTaskId: omitted fields stay. {"enabled": false} pauses the task (its triggers are recorded as skipped), {"enabled": true} resumes it, counting its occurrences from now, also one Switchyard paused because its credential lapsed, and binds it to this token. A task\'s project cannot change. All or nothing: a bad field changes nothing.',
   tag: "scheduled-tasks",
   requires: "orchestration:operate",
   params: ScheduledTaskPath,

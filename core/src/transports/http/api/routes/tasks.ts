@@ -26,7 +26,8 @@ export const cancelTaskRoute = defineRoute({
   path: "/tasks/{taskId}/cancel",
   operationId: "cancelTask",
   summary: "Cancel a delegated task",
-  description: "task_cancel: stops the tasks the child delegated, then the child thread, cancels the task's own queued turn and disposes automatic delivery to the parent. A finished task keeps its published result.",
+  description:
+    "task_cancel: stops the tasks the child delegated, then the child thread, cancels the task's own queued turn and disposes automatic delivery to the parent. A finished task keeps its published result.",
   tag: "tasks",
   requires: "orchestration:operate",
   params: TaskPath,

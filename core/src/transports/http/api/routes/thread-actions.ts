@@ -1,7 +1,15 @@
-import { setThreadSettledAnswer, SetThreadSettledInput, SetThreadSettledOutput } from "../../../../contract/set-thread-settled.js";
+import {
+  setThreadSettledAnswer,
+  SetThreadSettledInput,
+  SetThreadSettledOutput,
+} from "../../../../contract/set-thread-settled.js";
 import { resumeThreadAnswer, ResumeThreadInput, ResumeThreadResult } from "../../../../contract/resume-thread.js";
 import { stopThreadAnswer, StopThreadInput, StopThreadResult } from "../../../../contract/stop-thread.js";
-import { threadInterruptAnswer, ThreadInterruptInput, ThreadInterruptOutput } from "../../../../contract/thread-interrupt.js";
+import {
+  threadInterruptAnswer,
+  ThreadInterruptInput,
+  ThreadInterruptOutput,
+} from "../../../../contract/thread-interrupt.js";
 import { threadSendAnswer, ThreadSendInput, ThreadSendOutput } from "../../../../contract/thread-send.js";
 import { ThreadWaitInput, threadWaitRequest, WaitResult, waitResultView } from "../../../../contract/thread-wait.js";
 import { defineRoute } from "../api-route.js";
@@ -22,7 +30,8 @@ export const sendMessageRoute = defineRoute({
   input: ThreadSendInput,
   output: ThreadSendOutput,
   outputName: "SendResult",
-  handle: (input, { caller, services }) => threadSendAnswer(services.environmentId, services.threads.sendFromCaller(caller, input)),
+  handle: (input, { caller, services }) =>
+    threadSendAnswer(services.environmentId, services.threads.sendFromCaller(caller, input)),
 });
 
 export const waitForRunRoute = defineRoute({
@@ -50,7 +59,8 @@ export const interruptThreadRoute = defineRoute({
   path: "/threads/{threadId}/interrupt",
   operationId: "interruptThread",
   summary: "Interrupt a thread's run",
-  description: "t3_thread_interrupt: without runId, the newest interruptible run. A terminal run is returned unchanged (already_terminal); a thread with no active turn answers no_active_run. Queued runs still start afterwards; use stop to hold them.",
+  description:
+    "t3_thread_interrupt: without runId, the newest interruptible run. A terminal run is returned unchanged (already_terminal); a thread with no active turn answers no_active_run. Queued runs still start afterwards; use stop to hold them.",
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
@@ -58,7 +68,8 @@ export const interruptThreadRoute = defineRoute({
   input: ThreadInterruptInput,
   output: ThreadInterruptOutput,
   outputName: "InterruptResult",
-  handle: (input, { caller, services }) => threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(caller, input)),
+  handle: (input, { caller, services }) =>
+    threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(caller, input)),
 });
 
 export const stopThreadRoute = defineRoute({
@@ -76,7 +87,8 @@ export const stopThreadRoute = defineRoute({
   input: StopThreadInput,
   output: StopThreadResult,
   outputName: "StopResult",
-  handle: (input, { caller, services }) => stopThreadAnswer(services.threads.stopFromCaller(caller, input), services.queries),
+  handle: (input, { caller, services }) =>
+    stopThreadAnswer(services.threads.stopFromCaller(caller, input), services.queries),
 });
 
 export const resumeThreadRoute = defineRoute({
@@ -84,7 +96,8 @@ export const resumeThreadRoute = defineRoute({
   path: "/threads/{threadId}/resume",
   operationId: "resumeThread",
   summary: "Resume a stopped thread",
-  description: "The runs stop held start again in their queue order; nothing else starts. A thread that was not stopped is unchanged.",
+  description:
+    "The runs stop held start again in their queue order; nothing else starts. A thread that was not stopped is unchanged.",
   tag: "threads",
   requires: "orchestration:operate",
   params: ThreadPath,
@@ -93,7 +106,8 @@ export const resumeThreadRoute = defineRoute({
   input: ResumeThreadInput,
   output: ResumeThreadResult,
   outputName: "ResumeResult",
-  handle: (input, { caller, services }) => resumeThreadAnswer(services.threads.resumeFromCaller(caller, input), services.queries),
+  handle: (input, { caller, services }) =>
+    resumeThreadAnswer(services.threads.resumeFromCaller(caller, input), services.queries),
 });
 
 export const setThreadSettledRoute = defineRoute({
@@ -111,5 +125,6 @@ export const setThreadSettledRoute = defineRoute({
   input: SetThreadSettledInput,
   output: SetThreadSettledOutput,
   outputName: "SettleResult",
-  handle: (input, { caller, services }) => setThreadSettledAnswer(services.threads.setSettledFromCaller(caller, input), services.queries),
+  handle: (input, { caller, services }) =>
+    setThreadSettledAnswer(services.threads.setSettledFromCaller(caller, input), services.queries),
 });

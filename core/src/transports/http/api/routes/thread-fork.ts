@@ -18,5 +18,6 @@ export const forkThreadRoute = defineRoute({
   output: ForkThreadResult,
   outputName: "ForkResult",
   status: 201,
-  handle: async (input, { caller, services }) => forkThreadAnswer(await services.forks.forkFromCaller(caller, input), services.queries),
+  handle: async (input, { caller, services }) =>
+    forkThreadAnswer(await services.forks.forkFromCaller(caller, input), services.queries),
 });

@@ -21,7 +21,11 @@ export const readThreadItemRoute = defineRoute({
   outputName: "ThreadItemPart",
   handle: (input, { services }) => {
     const page = services.queries.readItemPart(input);
-    if (page === null) throw new ApiFailure("not_found", `Thread ${input.threadId} has no item ${input.itemId}.`, { threadId: input.threadId, itemId: input.itemId });
+    if (page === null)
+      throw new ApiFailure("not_found", `Thread ${input.threadId} has no item ${input.itemId}.`, {
+        threadId: input.threadId,
+        itemId: input.itemId,
+      });
     return page;
   },
 });

@@ -11,7 +11,8 @@ export const listThreadsRoute = defineRoute({
   path: "/threads",
   operationId: "listThreads",
   summary: "List a project's threads, newest first",
-  description: "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.",
+  description:
+    "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.",
   tag: "threads",
   requires: "orchestration:read",
   query: ThreadListInput,
@@ -37,7 +38,8 @@ export const createThreadsRoute = defineRoute({
   output: CreateThreadsOutput,
   outputName: "CreatedThreads",
   status: 201,
-  handle: async (input, { caller, services }) => createThreadsAnswer(await services.threads.createThreads(caller, input), services.queries),
+  handle: async (input, { caller, services }) =>
+    createThreadsAnswer(await services.threads.createThreads(caller, input), services.queries),
 });
 
 export const readThreadRoute = defineRoute({

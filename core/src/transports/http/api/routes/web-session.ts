@@ -3,12 +3,26 @@ import { ApiFailure } from "../api-errors.js";
 import { defineRoute } from "../api-route.js";
 import type { Caller } from "../../../../services/caller.js";
 import type { IssuedWebSession, SignInRejection } from "../../../../services/credentials/web-sessions.js";
-import { checkSameOrigin, clearedSessionCookie, PAGE_SECRET_HEADER, readPageSecret, readSessionCookie, requestOrigin, sessionCookie, webSessionRefused } from "../web-session-cookie.js";
+import {
+  checkSameOrigin,
+  clearedSessionCookie,
+  PAGE_SECRET_HEADER,
+  readPageSecret,
+  readSessionCookie,
+  requestOrigin,
+  sessionCookie,
+  webSessionRefused,
+} from "../web-session-cookie.js";
 import { callerFromScope } from "../../../caller-from-scope.js";
 
 const SignInBody = z
   .object({
-    token: z.string().min(1).max(500).optional().describe("A client token (switchyard token issue), pasted once; it is not kept by the browser."),
+    token: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("A client token (switchyard token issue), pasted once; it is not kept by the browser."),
     code: z.string().min(1).max(500).optional().describe("The one-time code from the link `switchyard ui` prints."),
   })
   .strict();
@@ -30,7 +44,12 @@ const SignedInView = SessionView.extend({
     ),
 });
 
-const VERB_OF = { "orchestration:read": "read", "orchestration:operate": "operate", "orchestration:approve": "approve", "orchestration:install": "install" } as const;
+const VERB_OF = {
+  "orchestration:read": "read",
+  "orchestration:operate": "operate",
+  "orchestration:approve": "approve",
+  "orchestration:install": "install",
+} as const;
 
 function viewOf(caller: Caller, expiresAtMs: number | null) {
   return {
@@ -69,11 +88,16 @@ export const signInRoute = defineRoute({
       throw new ApiFailure("invalid_request", "Send exactly one of token and code.", { field: "body" });
     }
     const signedIn: IssuedWebSession | { rejection: SignInRejection } =
-      input.token !== undefined ? services.webSessions.signInWithToken(input.token, origin) : services.webSessions.signInWithCode(input.code!, origin);
+      input.token !== undefined
+        ? services.webSessions.signInWithToken(input.token, origin)
+        : services.webSessions.signInWithCode(input.code!, origin);
     if ("rejection" in signedIn) {
       throw new ApiFailure("invalid_token", REFUSALS[signedIn.rejection], { reason: signedIn.rejection }, 401);
     }
-    response.setHeader("set-cookie", sessionCookie(request, services.environmentId, signedIn.secret, signedIn.expiresAtMs, Date.now()));
+    response.setHeader(
+      "set-cookie",
+      sessionCookie(request, services.environmentId, signedIn.secret, signedIn.expiresAtMs, Date.now()),
+    );
     return { ...viewOf(callerFromScope(signedIn.scope, "api"), signedIn.expiresAtMs), pageSecret: signedIn.pageSecret };
   },
 });
@@ -109,7 +133,11 @@ export const signOutRoute = defineRoute({
       response.setHeader("set-cookie", clearedSessionCookie(request, services.environmentId));
       return { ended: false };
     }
-    const outcome = services.webSessions.end({ secret, pageSecret: readPageSecret(request), origin: requestOrigin(request) });
+    const outcome = services.webSessions.end({
+      secret,
+      pageSecret: readPageSecret(request),
+      origin: requestOrigin(request),
+    });
     if ("rejection" in outcome) throw webSessionRefused(outcome.rejection, requestOrigin(request));
     response.setHeader("set-cookie", clearedSessionCookie(request, services.environmentId));
     return outcome;
