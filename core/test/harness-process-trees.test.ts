@@ -169,4 +169,29 @@ describe("a harness's process tree: every process it started, detached ones incl
       rmSync(otherHome, { recursive: true, force: true });
     }
   });
+
+  it("after a kill -9, a process of a group the reconciler already sent SIGKILL is neither signalled again nor counted", async () => {
+    const host = spawn(process.execPath, [HOST_FIXTURE, home, HARNESS], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const { tools, leader } = await toolPids(host.stdout!);
+      strays.push(leader!, ...tools);
+      await until("the tools to leave the harness's group", () =>
+        tools.every((pid) => stat(pid) !== null && stat(pid)!.pgid !== leader),
+      );
+      host.kill("SIGKILL");
+      await until("the killed host to be gone", () => host.exitCode !== null || host.signalCode !== null);
+
+      // The first tool's group (setsid made it a group leader) stands for one the boot reconciler
+      // just sent SIGKILL (a large process takes a moment to die): this reap leaves it alone.
+      const [spared, ...others] = tools;
+      const trees = new HarnessProcessTrees(logger, { home } as never);
+      expect(trees.reapLeftovers([spared!])).toBeGreaterThanOrEqual(others.length);
+      await until("the other tools to be gone", () => others.every((pid) => !running(pid)));
+      expect(running(spared!)).toBe(true);
+      expect(trees.reapLeftovers()).toBe(1);
+      await until("the spared tool to be gone", () => !running(spared!));
+    } finally {
+      host.kill("SIGKILL");
+    }
+  });
 });

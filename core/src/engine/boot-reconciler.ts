@@ -46,7 +46,7 @@ export class BootReconciler implements Reconciler {
     this.processes.forgetLeftovers(leftovers.map((p) => p.pid));
     // What the harnesses started and moved out of their groups (setsid, nohup, a double fork)
     // is found by the process-tree mark it inherited, whether or not its harness was recorded.
-    const reapedProcesses = reapedGroups + (this.trees?.reapLeftovers() ?? 0);
+    const reapedProcesses = reapedGroups + (this.trees?.reapLeftovers(leftovers.map((process) => process.pid)) ?? 0);
     const store = this.engine.store;
 
     let resetEffects = 0;

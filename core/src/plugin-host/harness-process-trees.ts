@@ -189,8 +189,11 @@ export class HarnessProcessTrees implements HarnessProcessControl {
    * Ends what hosts of this home that are no longer running left behind (a kill -9): processes
    * whose mark names this home and a host process that is gone (or whose pid now names another
    * process). A live host's trees, a one-shot command's on this home included, are left alone.
+   * A process of `killedGroups` already has its SIGKILL and may just not be gone yet (a large
+   * process takes a moment to die): it is neither signalled again nor counted.
    */
-  reapLeftovers(): number {
+  reapLeftovers(killedGroups: readonly number[] = []): number {
+    const groups = new Set(killedGroups);
     const liveHosts = new Map<string, boolean>();
     const leftover = (mark: string): boolean => {
       const [home, pid, start] = mark.split(".");
@@ -204,7 +207,7 @@ export class HarnessProcessTrees implements HarnessProcessControl {
       }
       return !alive;
     };
-    const killed = this.killMarked(leftover);
+    const killed = this.killMarked(leftover, (found) => groups.has(found.pgid));
     if (killed > 0)
       this.logger.warn("stopped harness processes a previous server on this home left behind", { processes: killed });
     return killed;

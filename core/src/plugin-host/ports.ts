@@ -96,8 +96,11 @@ export interface HarnessProcessControl {
   thawDetached(owner: string): void;
   /** Ends every process tree this host started; how many processes were still running. */
   endAll(): number;
-  /** Ends the trees dead hosts of this home left behind; how many processes. */
-  reapLeftovers(): number;
+  /**
+   * Ends the trees dead hosts of this home left behind; how many processes. `killedGroups`: the
+   * process groups already sent SIGKILL (a process of theirs may still be dying: not counted twice).
+   */
+  reapLeftovers(killedGroups?: readonly number[]): number;
 }
 
 /** DI token: `ProcessRunner`. */
