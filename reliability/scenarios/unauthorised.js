@@ -474,22 +474,22 @@ export default {
     attempts.figure(
       COOKIE_FIGURE,
       "web UI session cookie replayed without the page's own secret: requests served",
-      "goal 0: a read, the event stream, the session and a thread creation, with the cookie alone, with forged Origin, Sec-Fetch-Site and CSRF header, and from another local page (misses until the per-session page secret lands)",
+      "goal 0: a read, the event stream, the session and a thread creation, with the cookie alone, with forged Origin, Sec-Fetch-Site and CSRF header, and from another local page (missed before the per-session page secret, issue 28.1)",
     );
     attempts.figure(
       WEBHOOK_FIGURE,
       "signed webhook: forged or replayed deliveries that started a run",
-      "goal 0: unsigned, another secret, another body, an hour old, replayed as is, with a zero-padded timestamp, in capitals; one correctly signed delivery started a run (control) (misses until the replay fix lands)",
+      "goal 0: unsigned, another secret, another body, an hour old, replayed as is, with a zero-padded timestamp, in capitals; one correctly signed delivery started a run (control) (missed before the canonical-timestamp fix, issue 28.2)",
     );
     attempts.figure(
       SCHEDULE_FIGURE,
       "schedules whose creator's token was revoked or expired: schedules that started runs afterwards",
-      "goal 0: two interval schedules and a webhook, each run once while the token was valid (control) (misses until schedules stop with their creator)",
+      "goal 0: two interval schedules and a webhook, each run once while the token was valid (control) (missed before schedules paused with their creator, issue 28.3)",
     );
     attempts.figure(
       REACH_FIGURE,
       "calls from linked environments without a grant for them: calls served",
-      "goal 0: an unknown link secret, a revoked grant, a verb and a project outside the grant, a link secret on /api/v1 and on a tool no grant offers, A reaching C through B (misses until the lineage check lands)",
+      "goal 0: an unknown link secret, a revoked grant, a verb and a project outside the grant, a link secret on /api/v1 and on a tool no grant offers, A reaching C through B (missed before the lineage check, issue 28.4)",
     );
   },
 };

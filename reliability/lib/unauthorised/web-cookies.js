@@ -6,9 +6,9 @@
 // thread creation and the session read, must be refused. The replay sends every cookie the
 // sign-in set, whatever it is named, and nothing else the sign-in answered.
 //
-// The code this was written on honours the cookie alone for reads, and with a forged Origin and
-// the constant CSRF header for changes (docs/ui.md, "What the cookie may do"), so this figure
-// misses until the per-session page secret lands (issue 28, item 1; docs/ui.md will describe it).
+// Before issue 28.1 the server honoured the cookie alone for reads, and with a forged Origin and
+// the constant CSRF header for changes, and this figure missed; the per-session page secret
+// (docs/ui.md, "What the cookie may do") is what makes it hold.
 import { api, describeAnswer, served } from "../api.js";
 import { issueToken } from "../cli.js";
 import { scalar } from "../db.js";
