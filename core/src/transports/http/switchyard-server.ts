@@ -86,7 +86,14 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
   }
   const { credentials, schedules, environmentId } = host.served;
   const endpoints = await buildServerEndpoints(host, options.webAppDir);
-  const listeners = await bindListeners(host, options);
+  let listeners: Awaited<ReturnType<typeof bindListeners>>;
+  try {
+    listeners = await bindListeners(host, options);
+  } catch (error) {
+    // A taken port: the plugins' route work ends with the server that never started.
+    endpoints.pluginWork.abort();
+    throw error;
+  }
   const url = listeners.local.url;
   const mcpUrl = `${url}/mcp`;
   credentials.setEndpoint({
