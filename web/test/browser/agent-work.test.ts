@@ -181,6 +181,13 @@ if (!chromiumInstalled && !browserRequired) {
 
     it("renders a markdown answer with a copyable code block, a table and safe links; raw HTML stays text and no remote image loads", async () => {
       await page.getByRole("button", { name: "Messages" }).click();
+      // The Messages read arrives after the switch, and replaces the Activity view's items (the
+      // same reply among them): wait for the tool cards to go, or the reply checked is the one
+      // about to be replaced (CI once counted no list items in it).
+      await page
+        .locator(".tool-card")
+        .first()
+        .waitFor({ state: "detached", ...UI_WAIT });
       const answer = page.locator(".item-assistant").filter({ hasText: "Findings" });
       await answer.waitFor(UI_WAIT);
       // A message's headings sit below the page's own (h1, h2): ### is an h5.
