@@ -11,6 +11,7 @@ import {
   type ThreadUsage,
   type TimelineItem,
 } from "../api/types.js";
+import { newestAnswers } from "../model/fresh-reads.js";
 import { usageText } from "../model/item-display.js";
 import type { LiveItem } from "../model/live-output.js";
 import { threadActions, type ActionState } from "../model/thread-actions.js";
@@ -165,6 +166,8 @@ export function ThreadView(props: {
   /** An item to keep where it was on the screen across a change of the window (its position and its distance from the top). */
   const anchor = useRef<{ readonly position: number; readonly offset: number } | null>(null);
   const stickToBottom = useRef(true);
+  // Pushed changes start overlapping reads: an older answer arriving late must not undo a newer one.
+  const pushedReads = useRef(newestAnswers());
   const thread: ThreadShell | undefined = workspace.threads.get(threadId);
   const version = workspace.timelineVersions.get(threadId) ?? 0;
   const remoteVersion = workspace.remoteTaskVersions.get(threadId) ?? 0;
@@ -200,7 +203,9 @@ export function ThreadView(props: {
   useEffect(() => {
     if (version === 0 || timeline === null || timeline.threadId !== threadId) return;
     const after = timeline.items.length > 0 ? timeline.items[timeline.items.length - 1]!.position - 1 : -1;
+    const newest = pushedReads.current();
     void api<ThreadRead>("GET", `${path}${query({ view, limit: 200, afterPosition: after })}`).then((read) => {
+      if (!newest()) return;
       readRunsAndUsage(read);
       setTimeline((current) => {
         if (
@@ -217,9 +222,13 @@ export function ThreadView(props: {
 
   // The provider's own sub-agents, reported as activity items.
   useEffect(() => {
+    let cancelled = false;
     void api<ThreadRead>("GET", `${path}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
-      .then((read) => setNativeSubagents(read.items.filter(isNativeSubagent)))
-      .catch(() => setNativeSubagents([]));
+      .then((read) => !cancelled && setNativeSubagents(read.items.filter(isNativeSubagent)))
+      .catch(() => !cancelled && setNativeSubagents([]));
+    return () => {
+      cancelled = true;
+    };
   }, [threadId, version]);
 
   // Children in linked environments: read on opening, and again when the timeline gets one's start or result.

@@ -11,6 +11,7 @@ import type {
   ThreadRead,
   ThreadShell,
 } from "../api/types.js";
+import { freshReads } from "../model/fresh-reads.js";
 import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
 
 /** How many threads of a project the sidebar loads, a page at a time. */
@@ -61,33 +62,20 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   const [remoteTaskVersions, setRemoteTaskVersions] = useState<ReadonlyMap<string, number>>(new Map());
   const [liveOutput, setLiveOutput] = useState<ReadonlyMap<string, readonly LiveItem[]>>(new Map());
   const [stream, setStream] = useState<StreamState>("connecting");
-  const refreshing = useRef(new Map<string, Promise<void>>());
   const knownProjects = useRef(new Set<string>());
-  const readingProjects = useRef<Promise<void> | null>(null);
-
-  const reloadProjects = useCallback(async () => {
-    // One read at a time: a burst of threads in a new project costs one request.
-    if (readingProjects.current !== null) return readingProjects.current;
-    const read = (async () => {
+  // Setters and refs are stable, so the readers are made once; each answers with a read started
+  // after the latest request for its key (see fresh-reads.ts).
+  const [readers] = useState(() => {
+    const reloadProjects = freshReads<"projects">(async () => {
       try {
         const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
         knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
       } catch {
         // The lists stay as they were; the next event or reload tries again.
-      } finally {
-        readingProjects.current = null;
       }
-    })();
-    readingProjects.current = read;
-    return read;
-  }, []);
-
-  const refreshThread = useCallback(async (threadId: string) => {
-    // One read per thread at a time: a burst of events for it costs one request.
-    const running = refreshing.current.get(threadId);
-    if (running !== undefined) return running;
-    const read = (async () => {
+    });
+    const refreshThread = freshReads<string>(async (threadId) => {
       try {
         const result = await api<ThreadRead>(
           "GET",
@@ -95,43 +83,39 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         );
         setThreads((map) => withEntry(map, threadId, result.thread));
         // A thread in a project added elsewhere (another tab, the CLI): projects have no events of their own.
-        if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects();
+        if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects("projects");
         const latest = result.runs[0];
         if (latest?.summary) setLastReplies((map) => withEntry(map, threadId, latest.summary!));
       } catch {
         // A thread this session may not read (another project) stays out of the list.
-      } finally {
-        refreshing.current.delete(threadId);
       }
-    })();
-    refreshing.current.set(threadId, read);
-    return read;
-  }, []);
-
-  const refreshRequests = useCallback(async (threadId: string) => {
-    try {
-      const { requests: listed } = await api<{ requests: PendingRequest[] }>(
-        "GET",
-        `/threads/${encodeURIComponent(threadId)}/pending-requests`,
-      );
-      setRequests((map) => {
-        const next = new Map([...map].filter(([, request]) => request.threadId !== threadId));
-        for (const request of listed) if (request.status === "pending") next.set(request.requestId, request);
-        return next;
-      });
-    } catch {
-      // Refused or gone: nothing to show.
-    }
-  }, []);
-
-  const refreshTask = useCallback(async (taskId: string) => {
-    try {
-      const task = await api<DelegatedTask>("GET", `/tasks/${encodeURIComponent(taskId)}`);
-      setTasks((map) => withEntry(map, taskId, task));
-    } catch {
-      // A task of a thread this session cannot see.
-    }
-  }, []);
+    });
+    const refreshRequests = freshReads<string>(async (threadId) => {
+      try {
+        const { requests: listed } = await api<{ requests: PendingRequest[] }>(
+          "GET",
+          `/threads/${encodeURIComponent(threadId)}/pending-requests`,
+        );
+        setRequests((map) => {
+          const next = new Map([...map].filter(([, request]) => request.threadId !== threadId));
+          for (const request of listed) if (request.status === "pending") next.set(request.requestId, request);
+          return next;
+        });
+      } catch {
+        // Refused or gone: nothing to show.
+      }
+    });
+    const refreshTask = freshReads<string>(async (taskId) => {
+      try {
+        const task = await api<DelegatedTask>("GET", `/tasks/${encodeURIComponent(taskId)}`);
+        setTasks((map) => withEntry(map, taskId, task));
+      } catch {
+        // A task of a thread this session cannot see.
+      }
+    });
+    return { reloadProjects: () => reloadProjects("projects"), refreshThread, refreshRequests, refreshTask };
+  });
+  const { reloadProjects, refreshThread, refreshRequests, refreshTask } = readers;
 
   const onDelta = useCallback((frame: OutputDelta) => {
     setLiveOutput((map) => withEntry(map, frame.threadId, withDelta(map.get(frame.threadId) ?? [], frame.data)));
