@@ -10,6 +10,15 @@ import {
   type SidebarOrder,
 } from "../model/thread-tree.js";
 import { loadOpenSections, saveOpenSections, type SectionName } from "../model/section-memory.js";
+import {
+  isFiltering,
+  matchesFilter,
+  NO_FILTER,
+  providersOf,
+  statusFilterOf,
+  STATUS_FILTERS,
+  type ThreadFilter,
+} from "../model/thread-filter.js";
 import { onLinkClick, pathOf, type Route } from "./router.js";
 
 const storage = typeof localStorage === "undefined" ? null : localStorage;
@@ -111,7 +120,7 @@ export function Sidebar(props: {
 }) {
   const [open, setOpen] = useState(() => loadOpenSections(storage));
   const [order, setOrder] = useState<SidebarOrder>(loadOrder);
-  const [filter, setFilter] = useState("");
+  const [filter, setFilter] = useState<ThreadFilter>(NO_FILTER);
   // Relative times move on slowly: once a minute is enough for "5m ago".
   const [nowMs, setNowMs] = useState(Date.now());
   useEffect(() => {
@@ -126,7 +135,8 @@ export function Sidebar(props: {
       // Not remembered: the choice holds for this page.
     }
   };
-  const needle = filter.trim().toLowerCase();
+  const filtering = isFiltering(filter);
+  const providers = providersOf(props.threads.values());
   const toggle = (name: SectionName) => () => {
     const next = { ...open, [name]: !open[name] };
     setOpen(next);
@@ -163,8 +173,8 @@ export function Sidebar(props: {
             id="thread-filter"
             type="search"
             placeholder="Filter (/)"
-            value={filter}
-            onInput={(event) => setFilter((event.target as HTMLInputElement).value)}
+            value={filter.text}
+            onInput={(event) => setFilter({ ...filter, text: (event.target as HTMLInputElement).value })}
           />
           <label for="thread-order" class="visually-hidden">
             Order threads by
@@ -177,6 +187,51 @@ export function Sidebar(props: {
             <option value="newest">Newest</option>
             <option value="activity">Recent activity</option>
           </select>
+        </div>
+        <div class="sidebar-tools sidebar-filters">
+          <label for="thread-status-filter" class="visually-hidden">
+            Show threads with status
+          </label>
+          <select
+            id="thread-status-filter"
+            value={filter.status}
+            onChange={(event) =>
+              setFilter({ ...filter, status: statusFilterOf((event.target as HTMLSelectElement).value) })
+            }
+          >
+            {STATUS_FILTERS.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+          <label for="thread-provider-filter" class="visually-hidden">
+            Show threads on provider
+          </label>
+          <select
+            id="thread-provider-filter"
+            value={filter.provider ?? ""}
+            onChange={(event) => {
+              const value = (event.target as HTMLSelectElement).value;
+              setFilter({ ...filter, provider: value === "" ? null : value });
+            }}
+          >
+            <option value="">Any provider</option>
+            {/* A chosen provider stays offered even when no listed thread runs on it any more. */}
+            {(filter.provider !== null && !providers.includes(filter.provider)
+              ? [...providers, filter.provider]
+              : providers
+            ).map((provider) => (
+              <option key={provider} value={provider}>
+                {provider}
+              </option>
+            ))}
+          </select>
+          {filtering && (
+            <button type="button" class="clear-filters" onClick={() => setFilter(NO_FILTER)}>
+              Clear
+            </button>
+          )}
         </div>
         {props.projects.length === 0 && (
           <p class="empty sidebar-empty">
@@ -192,7 +247,12 @@ export function Sidebar(props: {
             [...props.threads.values()].filter(
               (thread) =>
                 thread.projectId === project.projectId &&
-                (needle === "" || thread.title.toLowerCase().includes(needle)),
+                (!filtering ||
+                  matchesFilter(
+                    thread,
+                    badgeOf(thread, children.get(thread.threadId) ?? [], props.pending.get(thread.threadId) ?? 0),
+                    filter,
+                  )),
             ),
           );
           return (
@@ -214,7 +274,7 @@ export function Sidebar(props: {
               </div>
               <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
                 {sections.main.length === 0 ? (
-                  <li class="empty">{needle === "" ? "No threads yet" : "No title matches"}</li>
+                  <li class="empty">{filtering ? "No thread matches the filters" : "No threads yet"}</li>
                 ) : (
                   ordered(sections.main, order).map(render)
                 )}

@@ -364,6 +364,56 @@ if (!chromiumInstalled && !browserRequired) {
       await sidebarRow(plannerId, ".main-list").waitFor(UI_WAIT);
     });
 
+    it("filters the sidebar by status and provider, in every section, and clears the filters", async () => {
+      const created = await ok(
+        router.post("/threads", {
+          projectId: lab.projectId,
+          threads: [
+            {
+              title: "filter probe",
+              prompt: "@@gate filter-hold @@reply probe done",
+              target: { providerInstanceId: "beta" },
+            },
+          ],
+        }),
+        201,
+      );
+      const probeId = created.threads[0].thread.threadId as string;
+      const probeRow = sidebarRow(probeId, ".main-list");
+      await probeRow.locator(".badge").filter({ hasText: "running" }).waitFor(UI_WAIT);
+      const subagents = page.locator('[data-section="subagents"]');
+      const reviewerRow = subagents.locator("a[data-thread-id]").filter({ hasText: "reviewer" });
+      await reviewerRow.waitFor(UI_WAIT);
+
+      // One provider: the planner (alpha) leaves, the reviewer it delegated to beta stays in Subagents.
+      await page.getByLabel("Show threads on provider").selectOption("beta");
+      await sidebarRow(plannerId, ".main-list").waitFor({ state: "detached", ...UI_WAIT });
+      expect(await probeRow.count()).toBe(1);
+      expect(await reviewerRow.count()).toBe(1);
+      expect(await subagents.locator(`a[data-thread-id="${docsChildId}"]`).count()).toBe(0);
+      // And one status: the completed reviewer leaves too.
+      await page.getByLabel("Show threads with status").selectOption({ label: "Running" });
+      await reviewerRow.waitFor({ state: "detached", ...UI_WAIT });
+      expect(await probeRow.count()).toBe(1);
+      await screenshot(page, "sidebar-filters");
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // Nothing running on alpha: the list says the filters hide everything.
+      await page.getByLabel("Show threads on provider").selectOption("alpha");
+      await page.locator(".main-list .empty").filter({ hasText: "No thread matches the filters" }).waitFor(UI_WAIT);
+
+      // The probe finishing moves it out of a Running filter live.
+      await page.getByLabel("Show threads on provider").selectOption("beta");
+      await probeRow.waitFor(UI_WAIT);
+      lab.release("filter-hold");
+      await probeRow.waitFor({ state: "detached", ...UI_WAIT });
+
+      await page.getByRole("button", { name: "Clear", exact: true }).click();
+      await sidebarRow(plannerId, ".main-list").waitFor(UI_WAIT);
+      await probeRow.locator(".badge").filter({ hasText: "completed" }).waitFor(UI_WAIT);
+      expect(await page.getByLabel("Show threads with status").inputValue()).toBe("any");
+    });
+
     it("opens a thread with 5,000 items at its newest and loads older ones on scroll, never all of them", async () => {
       const created = await ok(
         router.post("/threads", {
