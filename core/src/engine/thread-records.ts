@@ -1,6 +1,7 @@
 import { SwitchyardError, type InteractionMode, type RuntimeMode } from "../spec/index.js";
 import type { Actor, Authority, CreationSource, ProjectRecord, ThreadLineage, ThreadRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
+import { titleFromMessage } from "./thread-title.js";
 
 /** What a new project needs. */
 export interface NewProjectInput {
@@ -57,12 +58,8 @@ export interface NewThreadInput {
   readonly authority: Authority | null;
 }
 
-/** A default title from the first message: its first line, shortened. */
-export function titleFromMessage(text: string | null): string {
-  if (text === null || text.trim() === "") return "New thread";
-  const firstLine = text.trim().split("\n")[0]!.replace(/\s+/g, " ");
-  return firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
-}
+// Kept importable from here: thread records are where callers look for a new thread's defaults.
+export { titleFromMessage };
 
 /** Creates a thread record. */
 export function createThread(
