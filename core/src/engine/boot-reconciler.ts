@@ -1,6 +1,7 @@
 import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { ProviderCatalog } from "../engine/provider-catalog.js";
 import { type HarnessProcessLedger, HarnessProcessLogToken } from "../store/ports.js";
+import { RunsTable } from "../store/tables/runs.js";
 import { type HarnessProcessControl, HarnessProcessTreesToken } from "../plugin-host/ports.js";
 import { reapOrphanedHarnesses } from "../plugin-host/process-runner.js";
 import { type Engine, type ReconcileReport, type Reconciler, EngineToken } from "./ports.js";
@@ -155,10 +156,7 @@ export class BootReconciler implements Reconciler {
           interruptedRuns.push(run.id);
         }
       }
-      const waiting = ctx.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as {
-        thread_id: string;
-      }[];
-      for (const { thread_id } of waiting) startNextQueued(ctx, thread_id);
+      for (const threadId of new RunsTable(ctx.store).threadsWithQueuedRuns()) startNextQueued(ctx, threadId);
       return { closedSessions, revokedCredentials, expiredRequests, continuedRuns, interruptedRuns };
     });
     const full: ReconcileReport = { reapedProcesses, resetEffects, abandonedEffects, ...report };

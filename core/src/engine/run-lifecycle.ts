@@ -13,6 +13,7 @@ import {
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
 import type { EventStore } from "../store/ports.js";
+import { ItemsTable } from "../store/tables/items.js";
 
 /** Anything that can read projections (a command context, the engine). */
 export interface ProjectionReader {
@@ -52,10 +53,7 @@ export function latestRun(ctx: ProjectionReader, threadId: string): RunRecord | 
 
 /** The next item position in a thread. */
 export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
-  const row = ctx.store
-    .statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?")
-    .get(threadId) as { p: number };
-  return row.p + 1;
+  return new ItemsTable(ctx.store).lastPosition(threadId) + 1;
 }
 
 /** Adds (or updates, keeping its position) a timeline item. */

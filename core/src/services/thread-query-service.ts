@@ -3,6 +3,8 @@ import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import { environmentId } from "../store/settings.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
+import { ItemsTable } from "../store/tables/items.js";
+import { ThreadsTable } from "../store/tables/threads.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
@@ -85,37 +87,29 @@ export class ThreadQueryService {
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
     const offset = Math.max(input.offset ?? 0, 0);
     const title = input.title?.toLowerCase();
-    const where = input.includeSubagents
-      ? "project_id = ? AND deleted = 0"
-      : "project_id = ? AND deleted = 0 AND relationship != 'subagent'";
-    const newestFirst = "ORDER BY created_at DESC, rowid DESC";
+    const listing = { includeSubagents: input.includeSubagents === true };
     const filtersOnShells =
       (input.runStatus !== undefined && input.runStatus.length > 0) ||
       input.snoozed !== undefined ||
       input.settled !== undefined;
     const store = this.engine.store;
+    const threads = new ThreadsTable(store);
     let total: number;
     let page: ThreadShell[];
     if (!filtersOnShells && title === undefined) {
       // The common call: SQLite counts and pages, so a call costs its page, not the project (a
       // project of 10,000 threads read and parsed all 10,000 records per call).
-      page = store
-        .select("thread", where, [projectId, limit, offset], `${newestFirst} LIMIT ? OFFSET ?`)
-        .map((thread) => this.shell(thread));
+      page = threads.listingPage(projectId, listing, limit, offset).map((thread) => this.shell(thread));
       // A short page that starts inside the list ends it: it already says how many there are.
       total =
         page.length < limit && (page.length > 0 || offset === 0)
           ? offset + page.length
-          : store.count("thread", where, [projectId]);
+          : threads.listingCount(projectId, listing);
     } else {
       // A title filter runs on the title column alone (JavaScript's case folding, which SQLite's
       // lower() lacks beyond ASCII); only the records that can be listed are read.
-      const ids = (
-        store.statement(`SELECT id, title FROM threads WHERE ${where} ${newestFirst}`).all(projectId) as {
-          id: string;
-          title: string;
-        }[]
-      )
+      const ids = threads
+        .listingTitles(projectId, listing)
         .filter((row) => title === undefined || row.title.toLowerCase().includes(title))
         .map((row) => row.id);
       const shellsOf = (some: readonly string[]) => some.map((id) => this.shell(store.get("thread", id)!));
@@ -160,18 +154,13 @@ export class ThreadQueryService {
     const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
     const maxChars = Math.min(Math.max(input.maxChars ?? DEFAULT_READ_CHARS, 2_000), 100_000);
     const kinds = view === "messages" ? MESSAGE_KINDS : null;
-    const kindFilter = kinds === null ? "" : ` AND kind IN (${kinds.map(() => "?").join(", ")})`;
-    const params = kinds ?? [];
     // Agents read the newest items first; client callers (CLI, linked environments, outside
     // MCP clients) start at the oldest, because older clients read that way and follow hasMore.
     const ascending =
       input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind !== "agent");
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
-    const rows = this.engine.store
-      .statement(
-        `SELECT data FROM items WHERE thread_id = ?${kindFilter} AND position ${ascending ? ">" : "<"} ? ORDER BY position ${ascending ? "ASC" : "DESC"} LIMIT ?`,
-      )
-      .all(thread.id, ...params, boundary, limit + 1) as { data: string }[];
+    const timeline = new ItemsTable(this.engine.store);
+    const rows = timeline.page(thread.id, kinds, ascending ? "after" : "before", boundary, limit + 1);
     const shell = this.shell(thread);
     const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = this.engine.store
       .select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5")
@@ -191,11 +180,7 @@ export class ThreadQueryService {
     }
     let moreInDirection = rows.length > greedy.length;
     const countWhere = (op: "<" | ">", position: number) =>
-      (
-        this.engine.store
-          .statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter} AND position ${op} ?`)
-          .get(thread.id, ...params, position) as { n: number }
-      ).n;
+      timeline.countBeyond(thread.id, kinds, op === ">" ? "after" : "before", position);
     const assemble = () => {
       const items = greedy.map((entry) => entry.view);
       if (!ascending) items.reverse();

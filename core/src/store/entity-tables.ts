@@ -59,6 +59,8 @@ export const ENTITY_TABLES: EntityTables = {
       run_id: (r) => r.runId,
       thread_id: (r) => r.threadId,
       status: (r) => r.status,
+      // Missing and null alike (as json_extract read it).
+      provider_session_id: (r) => r.providerSessionId ?? null,
     },
     threadId: (r) => r.threadId,
   },
@@ -115,6 +117,7 @@ export const ENTITY_TABLES: EntityTables = {
       status: (r) => r.status,
       // Missing and null alike (as json_extract read it): a record from before the field is unfinalized.
       finalized: (r) => ((r.finalizedAt ?? null) === null ? 0 : 1),
+      created_at: (r) => r.createdAt,
     },
     threadId: (r) => r.parentThreadId,
   },

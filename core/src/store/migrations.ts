@@ -434,6 +434,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 29,
+    name: "attempts by provider session; unfinalized tasks by creation",
+    // Two reads found these with json_extract: every MCP request of an idle-looking credential
+    // asks whether its session has a turn running, and a root thread's wall clock starts at its
+    // oldest unfinalized task. As columns a second backend can index them too. The unfinalized
+    // tasks' index gains created_at (same name: the wall-clock re-arm reads it as before), so a
+    // task upsert keeps as many b-trees as it had.
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE attempts ADD COLUMN provider_session_id TEXT;
+        UPDATE attempts SET provider_session_id = json_extract(data, '$.providerSessionId');
+        CREATE INDEX attempts_running_session ON attempts(provider_session_id) WHERE status IN ('starting', 'running');
+        ALTER TABLE delegated_tasks ADD COLUMN created_at TEXT;
+        UPDATE delegated_tasks SET created_at = json_extract(data, '$.createdAt');
+        DROP INDEX delegated_tasks_unfinalized;
+        CREATE INDEX delegated_tasks_unfinalized ON delegated_tasks(root_thread_id, created_at) WHERE finalized = 0;
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { ConnectionRecords } from "../../connect/connection-records.js";
 import { runningServer } from "../../connect/running-server.js";
+import { ProviderSessionsTable } from "../../store/tables/provider-sessions.js";
+import { RunsTable } from "../../store/tables/runs.js";
+import { ThreadsTable } from "../../store/tables/threads.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import { withHost } from "../open-host.js";
 import { EXIT, printJson, style } from "../output.js";
@@ -15,10 +18,6 @@ function uptimeText(ms: number): string {
   if (hours > 0) return `${hours}h ${minutes}m`;
   if (minutes > 0) return `${minutes}m ${seconds % 60}s`;
   return `${seconds}s`;
-}
-
-function count(host: { store: { statement(sql: string): { get(): unknown } } }, sql: string): number {
-  return (host.store.statement(sql).get() as { n: number }).n;
 }
 
 /**
@@ -41,12 +40,9 @@ export function registerStatus(program: Command): void {
           home: host.paths.home,
           version: HOST_VERSION,
           server: server === null ? null : { ...server, uptimeMs: Date.now() - Date.parse(server.startedAt) },
-          openSessions: count(host, "SELECT COUNT(*) AS n FROM provider_sessions WHERE status IN ('opening', 'open')"),
-          threads: count(host, "SELECT COUNT(*) AS n FROM threads WHERE deleted = 0"),
-          activeThreads: count(
-            host,
-            "SELECT COUNT(DISTINCT thread_id) AS n FROM runs WHERE status IN ('starting', 'running', 'waiting')",
-          ),
+          openSessions: new ProviderSessionsTable(host.store).countOpen(),
+          threads: new ThreadsTable(host.store).countLive(),
+          activeThreads: new RunsTable(host.store).countThreadsWithActiveRuns(),
           connections: new ConnectionRecords(host.paths.home).list().length,
         };
         if (options.json) printJson(status);

@@ -7,6 +7,8 @@ import type { McpGrantIssuer, ProviderSessionScope } from "../../engine/mcp-gran
 import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
+import { AttemptsTable } from "../../store/tables/attempts.js";
+import { type CredentialRow, McpCredentialsTable } from "../../store/tables/mcp-credentials.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
 import type { ReachGrant } from "./reach-grant.js";
@@ -126,18 +128,6 @@ export interface McpEndpointInfo {
   readonly bridge: { readonly command: string; readonly args: readonly string[] };
 }
 
-interface CredentialRow {
-  id: string;
-  token_hash: string;
-  kind: McpInvocationScope["kind"];
-  provider_session_id: string | null;
-  thread_id: string | null;
-  data: string;
-  expires_at: number;
-  last_used_at: number;
-  revoked_at: number | null;
-}
-
 /** A credential row as {@link McpSessionRegistry.resolve} checks it: its data read and its scope built once. */
 interface ReadCredential {
   readonly row: CredentialRow;
@@ -222,13 +212,18 @@ export class McpSessionRegistry implements McpGrantIssuer {
   private endpoint: McpEndpointInfo | null = null;
   /** Resolved credentials by token hash, for the store's current connection. */
   private cache: { db: unknown; credentials: CredentialCache<ReadCredential> } | null = null;
+  private readonly table: McpCredentialsTable;
+  private readonly attempts: AttemptsTable;
 
   constructor(
     @inject(StoreToken) private readonly store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
     @inject(ConfigToken) private readonly config: SwitchyardConfig,
     @inject(LoggerToken) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.table = new McpCredentialsTable(store);
+    this.attempts = new AttemptsTable(store);
+  }
 
   /**
    * Sets the endpoint that grants point at: once the HTTP listener is bound and before the
@@ -252,11 +247,16 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const id = `cred_${randomBytes(8).toString("hex")}`;
     const now = this.clock.nowMs();
     const expiresAt = now + ttlMs;
-    this.store
-      .statement(
-        "INSERT INTO mcp_credentials (id, token_hash, kind, provider_session_id, thread_id, data, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-      )
-      .run(id, hashToken(token), kind, scope.providerSessionId, scope.threadId, JSON.stringify(data), expiresAt, now);
+    this.table.insert({
+      id,
+      tokenHash: hashToken(token),
+      kind,
+      providerSessionId: scope.providerSessionId,
+      threadId: scope.threadId,
+      data: JSON.stringify(data),
+      expiresAt,
+      issuedAt: now,
+    });
     return { id, token, expiresAt };
   }
 
@@ -381,9 +381,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
     const cache = this.credentials();
     let credential = cache.get(tokenHash);
     if (credential === undefined) {
-      const row = this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(tokenHash) as
-        CredentialRow | undefined;
-      if (row === undefined) return { rejection: "unknown" };
+      const row = this.table.byTokenHash(tokenHash);
+      if (row === null) return { rejection: "unknown" };
       credential = readCredential(row);
       cache.set(tokenHash, credential);
     }
@@ -398,9 +397,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
   resolveById(
     credentialId: string,
   ): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
-    const row = this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(credentialId) as
-      CredentialRow | undefined;
-    if (row === undefined) return { rejection: "unknown" };
+    const row = this.table.byId(credentialId);
+    if (row === null) return { rejection: "unknown" };
     const touchedBefore = row.last_used_at;
     const resolved = this.check(readCredential(row));
     // This copy is not the cached one: a cached copy of the same credential would read an older use.
@@ -430,7 +428,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // (and 200 agents at once send many): the idle clock needs no finer steps than this.
     if (now - row.last_used_at >= granularity) {
       try {
-        this.store.statement("UPDATE mcp_credentials SET last_used_at = ? WHERE id = ?").run(now, row.id);
+        this.table.markUsed(row.id, now);
         row.last_used_at = now;
       } catch (error) {
         // The database locked by another connection delays this note of use (the next request
@@ -447,13 +445,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
    */
   private hasRunningTurn(providerSessionId: string | null): boolean {
     if (providerSessionId === null) return false;
-    return (
-      this.store
-        .statement(
-          "SELECT 1 FROM attempts WHERE status IN ('starting', 'running') AND json_extract(data, '$.providerSessionId') = ? LIMIT 1",
-        )
-        .get(providerSessionId) !== undefined
-    );
+    return this.attempts.hasRunningTurn(providerSessionId);
   }
 
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
@@ -462,49 +454,40 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // A clock fresher than the touch granularity is left as it is: a turn starting right after
     // its session opened (or a request just used it) is no write.
     const now = this.clock.nowMs();
-    const info = this.store
-      .statement(
-        "UPDATE mcp_credentials SET last_used_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL AND last_used_at <= ?",
-      )
-      .run(now, providerSessionId, now - touchGranularityMs(this.config.server.credentialIdleMs));
-    if (info.changes > 0) this.forgetResolved();
+    const changed = this.table.markSessionUsed(
+      providerSessionId,
+      now,
+      now - touchGranularityMs(this.config.server.credentialIdleMs),
+    );
+    if (changed > 0) this.forgetResolved();
   }
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
   retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
     if (!this.store.db.open) return;
-    const info = this.store
-      .statement(
-        "UPDATE mcp_credentials SET expires_at = MIN(expires_at, ?) WHERE provider_session_id = ? AND token_hash != ? AND revoked_at IS NULL",
-      )
-      .run(this.clock.nowMs() + overlapMs, providerSessionId, hashToken(currentToken));
-    if (info.changes > 0) this.forgetResolved();
+    const changed = this.table.expireSessionOthers(
+      providerSessionId,
+      hashToken(currentToken),
+      this.clock.nowMs() + overlapMs,
+    );
+    if (changed > 0) this.forgetResolved();
   }
 
   /** Revokes the credentials of every provider session that is not open or opening. */
   revokeCredentialsOfClosedSessions(): number {
     if (!this.store.db.open) return 0;
-    const info = this.store
-      .statement(
-        `UPDATE mcp_credentials SET revoked_at = ?
-         WHERE kind = 'provider_session' AND revoked_at IS NULL
-           AND (provider_session_id IS NULL OR provider_session_id NOT IN (SELECT id FROM provider_sessions WHERE status IN ('opening', 'open')))`,
-      )
-      .run(this.clock.nowMs());
-    if (info.changes > 0) this.forgetResolved();
-    if (info.changes > 0) this.logger.info("revoked credentials of closed provider sessions", { count: info.changes });
-    return info.changes;
+    const revoked = this.table.revokeOfClosedSessions(this.clock.nowMs());
+    if (revoked > 0) this.forgetResolved();
+    if (revoked > 0) this.logger.info("revoked credentials of closed provider sessions", { count: revoked });
+    return revoked;
   }
 
   /** Revokes every credential of a provider session. */
   revokeProviderSession(providerSessionId: string): void {
     if (!this.store.db.open) return;
-    const info = this.store
-      .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE provider_session_id = ? AND revoked_at IS NULL")
-      .run(this.clock.nowMs(), providerSessionId);
-    if (info.changes > 0) this.forgetResolved();
-    if (info.changes > 0)
-      this.logger.debug("revoked provider session credentials", { providerSessionId, count: info.changes });
+    const revoked = this.table.revokeOfSession(providerSessionId, this.clock.nowMs());
+    if (revoked > 0) this.forgetResolved();
+    if (revoked > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: revoked });
   }
 
   /**
@@ -514,10 +497,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
   standing(
     credentialId: string,
   ): { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" } {
-    const row = this.store
-      .statement("SELECT revoked_at, expires_at FROM mcp_credentials WHERE id = ?")
-      .get(credentialId) as Pick<CredentialRow, "revoked_at" | "expires_at"> | undefined;
-    if (row === undefined) return { state: "unknown" };
+    const row = this.table.standingOf(credentialId);
+    if (row === null) return { state: "unknown" };
     if (row.revoked_at !== null) return { state: "revoked", at: new Date(row.revoked_at).toISOString() };
     if (this.clock.nowMs() >= row.expires_at) return { state: "expired", at: new Date(row.expires_at).toISOString() };
     return { state: "active" };
@@ -525,20 +506,14 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
-    const info = this.store
-      .statement("UPDATE mcp_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-      .run(this.clock.nowMs(), credentialId);
-    if (info.changes > 0) this.forgetResolved();
-    return info.changes > 0;
+    const revoked = this.table.revoke(credentialId, this.clock.nowMs());
+    if (revoked) this.forgetResolved();
+    return revoked;
   }
 
   /** Lists credentials (client ones by default), newest first. Never returns tokens. */
   list(options: { includeProviderSessions?: boolean } = {}): CredentialSummary[] {
-    const rows = this.store
-      .statement(
-        `SELECT * FROM mcp_credentials ${options.includeProviderSessions ? "" : "WHERE kind = 'client'"} ORDER BY rowid DESC`,
-      )
-      .all() as CredentialRow[];
+    const rows = this.table.list({ includeProviderSessions: options.includeProviderSessions === true });
     return rows.map((row) => {
       const data = JSON.parse(row.data) as CredentialData;
       return {

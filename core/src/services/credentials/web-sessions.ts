@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type WebSessionKind, type WebSessionRow, WebSessionsTable } from "../../store/tables/web-sessions.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { McpSessionRegistry, type CredentialRejection, type McpInvocationScope } from "./mcp-session-registry.js";
 
@@ -39,16 +40,6 @@ export interface WebSessionProof {
   readonly origin: string;
 }
 
-interface WebSessionRow {
-  id: string;
-  kind: "session" | "code";
-  credential_id: string;
-  expires_at: number;
-  ended_at: number | null;
-  page_secret_hash: string | null;
-  origin: string | null;
-}
-
 function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
@@ -74,35 +65,33 @@ function sameHash(stored: string, secret: string): boolean {
  */
 @injectable()
 export class WebSessions {
+  private readonly table: WebSessionsTable;
+
   constructor(
-    @inject(StoreToken) private readonly store: EventStore,
+    @inject(StoreToken) store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
     @inject(McpSessionRegistry) private readonly registry: McpSessionRegistry,
-  ) {}
+  ) {
+    this.table = new WebSessionsTable(store);
+  }
 
   private insert(
-    kind: WebSessionRow["kind"],
+    kind: WebSessionKind,
     credentialId: string,
     expiresAtMs: number,
     page: { secret: string; origin: string } | null,
   ): string {
     const secret = newSecret(kind === "code" ? "uc" : "us");
     const now = this.clock.nowMs();
-    this.store
-      .statement(
-        "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-      )
-      .run(
-        `ws_${randomBytes(8).toString("hex")}`,
-        hashSecret(secret),
-        kind,
-        credentialId,
-        now,
-        expiresAtMs,
-        now,
-        page === null ? null : hashSecret(page.secret),
-        page?.origin ?? null,
-      );
+    this.table.insert({
+      id: `ws_${randomBytes(8).toString("hex")}`,
+      secretHash: hashSecret(secret),
+      kind,
+      credentialId,
+      createdAt: now,
+      expiresAt: expiresAtMs,
+      page: page === null ? null : { secretHash: hashSecret(page.secret), origin: page.origin },
+    });
     return secret;
   }
 
@@ -136,15 +125,10 @@ export class WebSessions {
   /** Spends a one-time code for a session of a page at `origin`; a second use, like an expired code, is refused. */
   signInWithCode(code: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
     const now = this.clock.nowMs();
-    const row = this.store
-      .statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'")
-      .get(hashSecret(code)) as WebSessionRow | undefined;
-    if (row === undefined) return { rejection: "unknown" };
+    const row = this.table.bySecretHash("code", hashSecret(code));
+    if (row === null) return { rejection: "unknown" };
     // Spent in one statement, so two tabs racing with the same link get one session between them.
-    const spent = this.store
-      .statement("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL")
-      .run(now, now, row.id);
-    if (spent.changes === 0) return { rejection: "code_used" };
+    if (!this.table.spendCode(row.id, now)) return { rejection: "code_used" };
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
@@ -157,10 +141,8 @@ export class WebSessions {
    * session still runs, and a wrong guess changes nothing.
    */
   private sessionOf(proof: WebSessionProof): { row: WebSessionRow } | { rejection: WebSessionRejection } {
-    const row = this.store
-      .statement("SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'")
-      .get(hashSecret(proof.secret)) as WebSessionRow | undefined;
-    if (row === undefined) return { rejection: "unknown" };
+    const row = this.table.bySecretHash("session", hashSecret(proof.secret));
+    if (row === null) return { rejection: "unknown" };
     if (proof.pageSecret === null) return { rejection: "page_secret_missing" };
     // A session made before page secrets existed has none: it cannot be proven, only replaced.
     if (row.page_secret_hash === null || !sameHash(row.page_secret_hash, proof.pageSecret))
@@ -179,7 +161,7 @@ export class WebSessions {
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
-    this.store.statement("UPDATE web_sessions SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    this.table.markUsed(row.id, now);
     return { scope: credential.scope };
   }
 
@@ -190,9 +172,6 @@ export class WebSessions {
   end(proof: WebSessionProof): { ended: boolean } | { rejection: WebSessionRejection } {
     const found = this.sessionOf(proof);
     if ("rejection" in found) return found.rejection === "session_ended" ? { ended: false } : found;
-    const info = this.store
-      .statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL")
-      .run(this.clock.nowMs(), found.row.id);
-    return { ended: info.changes > 0 };
+    return { ended: this.table.end(found.row.id, this.clock.nowMs()) };
   }
 }

@@ -3,6 +3,7 @@ import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.j
 import { type Engine, EngineToken } from "../../engine/ports.js";
 import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { isTerminalRunStatus, type ScheduledTriggerRecord } from "../../store/records.js";
+import { ScheduledTriggersTable } from "../../store/tables/scheduled-triggers.js";
 import { lastTimedTrigger } from "./scheduled-run-launch.js";
 
 /** How many triggers one prune removes at most (the next trigger or sweep takes the rest). */
@@ -50,11 +51,9 @@ export class TriggerRetention {
   /** Prunes every task's triggers by age, deleted tasks' included (at start, and from time to time). */
   pruneAll(): number {
     const cutoff = new Date(this.engine.clock.nowMs() - this.config.scheduling.triggerRetention.maxAgeMs).toISOString();
-    const rows = this.engine.store
-      .statement("SELECT DISTINCT task_id FROM scheduled_triggers WHERE created_at < ?")
-      .all(cutoff) as { task_id: string }[];
     let pruned = 0;
-    for (const row of rows) pruned += this.pruneTask(row.task_id);
+    for (const taskId of new ScheduledTriggersTable(this.engine.store).taskIdsWithTriggersBefore(cutoff))
+      pruned += this.pruneTask(taskId);
     return pruned;
   }
 

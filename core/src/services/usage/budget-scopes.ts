@@ -1,6 +1,7 @@
 import type { BudgetConfig, TreeBudgetConfig } from "../../config/config-schema.js";
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import type { BudgetLimitName, BudgetLimits, BudgetRecord } from "../../store/records.js";
+import { DelegatedTasksTable } from "../../store/tables/delegated-tasks.js";
 import { scopeTotal, type TotalKey } from "./budget-totals.js";
 
 /** The limits a tree budget config sets (absent: no limit). */
@@ -56,12 +57,8 @@ function taskClockStart(reader: ProjectionReader, taskId: string): number | null
 }
 
 function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
-  const row = reader.store
-    .statement(
-      "SELECT MIN(json_extract(data, '$.createdAt')) AS started FROM delegated_tasks WHERE root_thread_id = ? AND finalized = 0",
-    )
-    .get(rootThreadId) as { started: string | null };
-  return row.started === null ? null : Date.parse(row.started);
+  const started = new DelegatedTasksTable(reader.store).oldestUnfinalizedCreatedAt(rootThreadId);
+  return started === null ? null : Date.parse(started);
 }
 
 /** The root thread's budget scope, when the config sets root-thread limits. */

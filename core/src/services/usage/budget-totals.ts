@@ -1,4 +1,5 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
+import { BudgetsTable } from "../../store/tables/budgets.js";
 import { usedByScope, type UsageScope } from "./usage-totals.js";
 
 /** Tokens and priced dollars a budget scope's tree used. */
@@ -20,9 +21,7 @@ export interface TotalKey {
  * Reading never writes.
  */
 export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal {
-  const row = reader.store.statement("SELECT tokens, cost_usd FROM budget_totals WHERE scope_id = ?").get(key.id) as
-    { tokens: number; cost_usd: number } | undefined;
-  return row === undefined ? usedByScope(reader, key.sums) : { tokens: row.tokens, costUsd: row.cost_usd };
+  return new BudgetsTable(reader.store).totalOf(key.id) ?? usedByScope(reader, key.sums);
 }
 
 /**
@@ -34,13 +33,10 @@ export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal 
  */
 export function addToTotals(reader: ProjectionReader, keys: readonly TotalKey[], change: ScopeTotal): void {
   if (change.tokens === 0 && change.costUsd === 0) return;
-  const add = reader.store.statement(
-    "UPDATE budget_totals SET tokens = tokens + ?, cost_usd = cost_usd + ? WHERE scope_id = ?",
-  );
-  const start = reader.store.statement("INSERT INTO budget_totals (scope_id, tokens, cost_usd) VALUES (?, ?, ?)");
+  const budgets = new BudgetsTable(reader.store);
   for (const key of keys) {
-    if (add.run(change.tokens, change.costUsd, key.id).changes > 0) continue;
+    if (budgets.addToTotal(key.id, change.tokens, change.costUsd)) continue;
     const sum = usedByScope(reader, key.sums);
-    start.run(key.id, sum.tokens, sum.costUsd);
+    budgets.startTotal(key.id, sum.tokens, sum.costUsd);
   }
 }

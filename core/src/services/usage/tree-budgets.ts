@@ -11,6 +11,8 @@ import type {
   DelegatedTaskRecord,
 } from "../../store/records.js";
 import { stopTaskTree } from "../../engine/task-stop.js";
+import { BudgetsTable } from "../../store/tables/budgets.js";
+import { DelegatedTasksTable } from "../../store/tables/delegated-tasks.js";
 import {
   budgetId,
   enclosingScopes,
@@ -232,21 +234,12 @@ export class TreeBudgets {
   /** Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, root threads with unfinished work. */
   private wallClockScopes(reader: ProjectionReader): BudgetScope[] {
     const scopes: BudgetScope[] = [];
-    const tasks = reader.store
-      .statement(
-        `SELECT b.task_id AS taskId FROM budgets b JOIN delegated_tasks t ON t.id = b.task_id
-         WHERE b.scope = 'delegated_task' AND b.wall_clock_ms IS NOT NULL AND t.finalized = 0`,
-      )
-      .all() as { taskId: string }[];
-    for (const { taskId } of tasks) {
+    for (const taskId of new BudgetsTable(reader.store).taskIdsWithRunningWallClock()) {
       const scope = taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
     if (this.config.budgets.rootThread.wallClockMs !== undefined) {
-      const roots = reader.store
-        .statement("SELECT DISTINCT root_thread_id AS rootThreadId FROM delegated_tasks WHERE finalized = 0")
-        .all() as { rootThreadId: string }[];
-      for (const { rootThreadId } of roots) {
+      for (const rootThreadId of new DelegatedTasksTable(reader.store).rootsWithUnfinalizedTasks()) {
         const scope = rootScope(reader, this.config.budgets, rootThreadId);
         if (scope !== null) scopes.push(scope);
       }

@@ -4,6 +4,7 @@ import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import type { TurnUsageReport } from "../../spec/index.js";
 import type { AttemptRecord } from "../../store/records.js";
+import { TurnUsageTable } from "../../store/tables/turn-usage.js";
 import { rootTotalKey, totalKeyOf, type BudgetScope } from "./budget-scopes.js";
 import { addToTotals } from "./budget-totals.js";
 import { PriceTable } from "./price-table.js";
@@ -57,9 +58,7 @@ export class UsageReaction implements EngineReaction {
     );
     if (record === null) return;
     // A late terminal can report a turn again: the totals take the difference, never both.
-    const previous = ctx.store
-      .statement("SELECT total_tokens, cost_usd FROM turn_usage WHERE id = ?")
-      .get(record.id) as { total_tokens: number; cost_usd: number | null } | undefined;
+    const previous = new TurnUsageTable(ctx.store).figuresOf(record.id);
     ctx.put("turnUsage", record);
     // The root's total is kept whether or not a root budget is configured now, so one set
     // later (a config change and a restart) starts from the whole tree, not from then.

@@ -9,6 +9,7 @@ import type {
   BudgetRecord,
   DelegatedTaskRecord,
 } from "../../store/records.js";
+import { ThreadsTable } from "../../store/tables/threads.js";
 import { remainingOf, scopeUse, taskScope, type BudgetScope } from "./budget-scopes.js";
 import { DEFAULT_PRICES_AS_OF } from "./default-prices.js";
 import { isBudgetStopReason, TreeBudgets } from "./tree-budgets.js";
@@ -218,10 +219,7 @@ export class UsageService {
   }
 
   private hasChildThreads(threadId: string): boolean {
-    return (
-      this.engine.store.statement("SELECT 1 FROM threads WHERE parent_thread_id = ? LIMIT 1").get(threadId) !==
-      undefined
-    );
+    return new ThreadsTable(this.engine.store).hasChildren(threadId);
   }
 
   private viewOf(scope: BudgetScope): BudgetView {

@@ -1,4 +1,5 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
+import { TurnUsageTable, type UsageScope } from "../../store/tables/turn-usage.js";
 
 /**
  * What a set of provider turns used, as their providers reported it. Usage arrives when a turn
@@ -48,107 +49,18 @@ export interface UsageTotals {
   };
 }
 
-/** Which turns to sum. */
-export type UsageScope =
-  | { readonly kind: "thread"; readonly threadId: string }
-  /** A thread and every thread below it in its lineage (sub-agents and their sub-agents, forks), across providers. */
-  | { readonly kind: "subtree"; readonly threadId: string }
-  /** A root thread's whole tree: the subtree of a root thread, read by its root id (no walk). */
-  | { readonly kind: "tree"; readonly rootThreadId: string }
-  | { readonly kind: "run"; readonly runId: string }
-  /** Every thread of a project. */
-  | { readonly kind: "project"; readonly projectId: string }
-  /** Every thread of these projects. */
-  | { readonly kind: "projects"; readonly projectIds: readonly string[] };
-
-// The lineage tree, as `rootThreadId` and `maxTasksPerRootThread` see it: sub-agents and forks.
-const SUBTREE =
-  "WITH RECURSIVE tree(id) AS (SELECT ? UNION ALL SELECT t.id FROM threads t JOIN tree ON t.parent_thread_id = tree.id)";
-
-function filterFor(scope: UsageScope): { prefix: string; where: string; params: readonly string[] } {
-  switch (scope.kind) {
-    case "thread":
-      return { prefix: "", where: "thread_id = ?", params: [scope.threadId] };
-    case "subtree":
-      return { prefix: SUBTREE, where: "thread_id IN (SELECT id FROM tree)", params: [scope.threadId] };
-    case "tree":
-      return { prefix: "", where: "root_thread_id = ?", params: [scope.rootThreadId] };
-    case "run":
-      return { prefix: "", where: "run_id = ?", params: [scope.runId] };
-    case "project":
-      return {
-        prefix: "",
-        where: "thread_id IN (SELECT id FROM threads WHERE project_id = ?)",
-        params: [scope.projectId],
-      };
-    case "projects":
-      // No project: nothing (IN () is not SQL).
-      if (scope.projectIds.length === 0) return { prefix: "", where: "0", params: [] };
-      return {
-        prefix: "",
-        where: `thread_id IN (SELECT id FROM threads WHERE project_id IN (${scope.projectIds.map(() => "?").join(", ")}))`,
-        params: scope.projectIds,
-      };
-  }
-}
-
-interface UsageRow {
-  reported: number;
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-  total: number;
-  reported_usd: number;
-  estimated_usd: number;
-  reported_cost_turns: number;
-  estimated_cost_turns: number;
-}
-
-interface AttemptRow {
-  ended: number;
-  in_flight: number;
-}
+export type { UsageScope };
 
 /** The tokens and priced dollars a scope used, for budget checks (two indexed sums). */
 export function usedByScope(reader: ProjectionReader, scope: UsageScope): { tokens: number; costUsd: number } {
-  const { prefix, where, params } = filterFor(scope);
-  const row = reader.store
-    .statement(
-      `${prefix} SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost FROM turn_usage WHERE ${where}`,
-    )
-    .get(...params) as { tokens: number; cost: number };
-  return { tokens: row.tokens, costUsd: row.cost };
+  return new TurnUsageTable(reader.store).used(scope);
 }
 
 /** Sums the usage of a scope's turns (see {@link UsageTotals}). */
 export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageTotals {
-  const { prefix, where, params } = filterFor(scope);
-  const usage = reader.store
-    .statement(
-      `${prefix} SELECT COUNT(*) AS reported,
-        COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
-        COALESCE(SUM(cache_read_tokens), 0) AS cache_read, COALESCE(SUM(cache_write_tokens), 0) AS cache_write,
-        COALESCE(SUM(reasoning_tokens), 0) AS reasoning, COALESCE(SUM(total_tokens), 0) AS total,
-        COALESCE(SUM(CASE WHEN cost_basis = 'reported' THEN cost_usd END), 0) AS reported_usd,
-        COALESCE(SUM(CASE WHEN cost_basis = 'estimated' THEN cost_usd END), 0) AS estimated_usd,
-        COALESCE(SUM(CASE WHEN cost_basis = 'reported' THEN 1 ELSE 0 END), 0) AS reported_cost_turns,
-        COALESCE(SUM(CASE WHEN cost_basis = 'estimated' THEN 1 ELSE 0 END), 0) AS estimated_cost_turns
-      FROM turn_usage WHERE ${where}`,
-    )
-    .get(...params) as UsageRow;
-  // A turn that reached its provider has a provider session; one cancelled before never ran.
-  // Attempts carry no root id: a root's tree is walked there.
-  const attemptFilter = filterFor(scope.kind === "tree" ? { kind: "subtree", threadId: scope.rootThreadId } : scope);
-  const attempts = reader.store
-    .statement(
-      `${attemptFilter.prefix} SELECT
-        COALESCE(SUM(CASE WHEN status IN ('completed', 'failed', 'interrupted', 'cancelled') AND json_extract(data, '$.providerSessionId') IS NOT NULL THEN 1 ELSE 0 END), 0) AS ended,
-        COALESCE(SUM(CASE WHEN status IN ('starting', 'running') THEN 1 ELSE 0 END), 0) AS in_flight
-      FROM attempts WHERE ${attemptFilter.where}`,
-    )
-    .get(...attemptFilter.params) as AttemptRow;
+  const table = new TurnUsageTable(reader.store);
+  const usage = table.sums(scope);
+  const attempts = table.attemptCounts(scope);
   // A late terminal can report usage for an attempt the host had already ended otherwise.
   const ended = Math.max(attempts.ended, usage.reported);
   const unknown = ended - usage.reported;

@@ -1,0 +1,61 @@
+import type { EventStore } from "../ports.js";
+import type { TimelineItemKind } from "../records.js";
+
+/** Which way a thread's timeline is read from a position. */
+export type ItemDirection = "after" | "before";
+
+function kindFilter(kinds: readonly TimelineItemKind[] | null): string {
+  return kinds === null ? "" : ` AND kind IN (${kinds.map(() => "?").join(", ")})`;
+}
+
+/** An item's row: its record's JSON, which a reader parses only as far as it reads (items can be large). */
+export interface ItemRow {
+  readonly data: string;
+}
+
+/** A thread's timeline (`items`), read by position. */
+export class ItemsTable {
+  constructor(private readonly store: EventStore) {}
+
+  /** The highest position in a thread's timeline, or 0 when it has none. */
+  lastPosition(threadId: string): number {
+    return (
+      this.store.statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as {
+        p: number;
+      }
+    ).p;
+  }
+
+  /**
+   * Up to `limit` items of a thread (of `kinds`, or every kind) after or before a position,
+   * nearest first: ascending after it, descending before it.
+   */
+  page(
+    threadId: string,
+    kinds: readonly TimelineItemKind[] | null,
+    direction: ItemDirection,
+    position: number,
+    limit: number,
+  ): ItemRow[] {
+    const sql =
+      direction === "after"
+        ? `SELECT data FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position > ? ORDER BY position ASC LIMIT ?`
+        : `SELECT data FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position < ? ORDER BY position DESC LIMIT ?`;
+    return this.store.statement(sql).all(threadId, ...(kinds ?? []), position, limit) as ItemRow[];
+  }
+
+  /** How many items of a thread (of `kinds`, or every kind) lie after or before a position. */
+  countBeyond(
+    threadId: string,
+    kinds: readonly TimelineItemKind[] | null,
+    direction: ItemDirection,
+    position: number,
+  ): number {
+    const op = direction === "after" ? ">" : "<";
+    return (
+      this.store
+        .statement(`SELECT COUNT(*) AS n FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position ${op} ?`)
+        .get(threadId, ...(kinds ?? []), position) as { n: number }
+    ).n;
+  }
+}

@@ -1,0 +1,80 @@
+import type { EventStore } from "../ports.js";
+
+/** A browser session of the web UI, or a one-time sign-in code. */
+export type WebSessionKind = "session" | "code";
+
+/** A row of `web_sessions` (hashes of its secrets only). Times are epoch milliseconds. */
+export interface WebSessionRow {
+  id: string;
+  kind: WebSessionKind;
+  credential_id: string;
+  expires_at: number;
+  ended_at: number | null;
+  page_secret_hash: string | null;
+  origin: string | null;
+}
+
+/** A new session or code, as {@link WebSessionsTable.insert} stores it. */
+export interface NewWebSession {
+  readonly id: string;
+  readonly secretHash: string;
+  readonly kind: WebSessionKind;
+  readonly credentialId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** The page secret's hash and the origin the session answers at; null for a code. */
+  readonly page: { readonly secretHash: string; readonly origin: string } | null;
+}
+
+/** The web UI's browser sessions and sign-in codes (`web_sessions`). */
+export class WebSessionsTable {
+  constructor(private readonly store: EventStore) {}
+
+  insert(session: NewWebSession): void {
+    this.store
+      .statement(
+        "INSERT INTO web_sessions (id, secret_hash, kind, credential_id, created_at, expires_at, last_used_at, ended_at, page_secret_hash, origin) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+      )
+      .run(
+        session.id,
+        session.secretHash,
+        session.kind,
+        session.credentialId,
+        session.createdAt,
+        session.expiresAt,
+        session.createdAt,
+        session.page?.secretHash ?? null,
+        session.page?.origin ?? null,
+      );
+  }
+
+  /** The session or code of that kind whose secret has this hash. */
+  bySecretHash(kind: WebSessionKind, secretHash: string): WebSessionRow | null {
+    const sql =
+      kind === "code"
+        ? "SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'"
+        : "SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'session'";
+    return (this.store.statement(sql).get(secretHash) as WebSessionRow | undefined) ?? null;
+  }
+
+  /** Spends a code (in one statement, so two racing uses get one spend between them); false when spent already. */
+  spendCode(id: string, at: number): boolean {
+    return (
+      this.store
+        .statement("UPDATE web_sessions SET ended_at = ?, last_used_at = ? WHERE id = ? AND ended_at IS NULL")
+        .run(at, at, id).changes > 0
+    );
+  }
+
+  markUsed(id: string, at: number): void {
+    this.store.statement("UPDATE web_sessions SET last_used_at = ? WHERE id = ?").run(at, id);
+  }
+
+  /** Ends a session (sign-out); false when it had ended already. */
+  end(id: string, at: number): boolean {
+    return (
+      this.store.statement("UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL").run(at, id)
+        .changes > 0
+    );
+  }
+}
