@@ -454,6 +454,41 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 30,
+    name: "reach tasks: what the budget and routing queries filter on, as columns",
+    // Each delegation across environments counted its breadth budgets with json_extract over
+    // every remote task (and, for the tree, over every parent thread's record), and the
+    // delegated-to side parsed every foreign task's JSON in JS; naming an environment by its own
+    // id did the same. As columns, each count reads an index of the rows it is about, and a
+    // backend without json_extract runs the same named queries. A remote task's tree is its
+    // parent thread's, which never changes, so it is copied once from the thread's lineage.
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE reach_remote_tasks ADD COLUMN environment_id TEXT;
+        ALTER TABLE reach_remote_tasks ADD COLUMN parent_run_id TEXT;
+        ALTER TABLE reach_remote_tasks ADD COLUMN root_thread_id TEXT;
+        UPDATE reach_remote_tasks SET
+          environment_id = json_extract(data, '$.environmentId'),
+          parent_run_id = json_extract(data, '$.parentRunId'),
+          root_thread_id = (
+            SELECT json_extract(t.data, '$.lineage.rootThreadId') FROM threads t WHERE t.id = reach_remote_tasks.parent_thread_id
+          );
+        CREATE INDEX reach_remote_tasks_unreceived_run ON reach_remote_tasks(parent_run_id) WHERE received_at IS NULL;
+        CREATE INDEX reach_remote_tasks_tree ON reach_remote_tasks(root_thread_id);
+        CREATE INDEX reach_remote_tasks_environment ON reach_remote_tasks(environment_id);
+        ALTER TABLE reach_foreign_tasks ADD COLUMN parent_environment_id TEXT;
+        ALTER TABLE reach_foreign_tasks ADD COLUMN parent_run_id TEXT;
+        ALTER TABLE reach_foreign_tasks ADD COLUMN parent_root_thread_id TEXT;
+        UPDATE reach_foreign_tasks SET
+          parent_environment_id = json_extract(data, '$.parent.environmentId'),
+          parent_run_id = json_extract(data, '$.parent.runId'),
+          parent_root_thread_id = json_extract(data, '$.parent.rootThreadId');
+        CREATE INDEX reach_foreign_tasks_unfinished_parent_run ON reach_foreign_tasks(parent_environment_id, parent_run_id) WHERE finished_at IS NULL;
+        CREATE INDEX reach_foreign_tasks_parent_tree ON reach_foreign_tasks(parent_environment_id, parent_root_thread_id);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -16,6 +16,7 @@ import { finishRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import { isTerminalRunStatus, type RunRecord, type StoredEvent } from "../../store/records.js";
 import { environmentId } from "../../store/settings.js";
+import { type ReachForeignTaskRow, ReachForeignTasksTable } from "../../store/tables/reach-foreign-tasks.js";
 import { derive } from "../../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { ProviderSelectionService } from "../provider-selection-service.js";
@@ -35,18 +36,6 @@ export interface ForeignTaskResult {
   readonly status: "completed" | "failed" | "cancelled" | "interrupted";
   readonly summary: string;
   readonly parent: ForeignParent;
-}
-
-interface ForeignTaskRow {
-  task_id: string;
-  grant_id: string;
-  child_thread_id: string;
-  child_run_id: string;
-  data: string;
-  result: string | null;
-  created_at: number;
-  finished_at: number | null;
-  acked_at: number | null;
 }
 
 interface ForeignTaskData {
@@ -72,13 +61,18 @@ const MAX_RESULTS_PER_PULL = 50;
  */
 @injectable()
 export class ForeignTasks {
+  /** The tasks, read outside a command (inside one, through the command's store). */
+  private readonly tasks: ReachForeignTasksTable;
+
   constructor(
     @inject(EngineToken) private readonly engine: Engine,
     @inject(ConfigToken) private readonly config: SwitchyardConfig,
     private readonly selection: ProviderSelectionService,
     private readonly grants: ReachGrants,
     private readonly waiter: EventWaiter,
-  ) {}
+  ) {
+    this.tasks = new ReachForeignTasksTable(engine.store);
+  }
 
   /**
    * delegate_task from a linked environment: checked against the grant (verb, project, mode),
@@ -206,11 +200,10 @@ export class ForeignTasks {
             childNodeId: derive.delegatedNode(commandId),
             cancelRequestedAt: null,
           };
-          ctx.store
-            .statement(
-              "INSERT INTO reach_foreign_tasks (task_id, grant_id, child_thread_id, child_run_id, data, result, created_at, finished_at, acked_at) VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, NULL)",
-            )
-            .run(id, grant.id, childThreadId, delivery.runId, JSON.stringify(data), ctx.nowMs);
+          new ReachForeignTasksTable(ctx.store).insert(
+            { taskId: id, grantId: grant.id, childThreadId, childRunId: delivery.runId, createdAt: ctx.nowMs },
+            data,
+          );
           return { taskId: id };
         },
       });
@@ -304,13 +297,11 @@ export class ForeignTasks {
     const row = this.rowFor(grant, taskId);
     const why = reason ?? "cancelled_by_parent";
     const cancelled = this.engine.apply((ctx) => {
-      const current = this.row(ctx, taskId)!;
+      const tasks = new ReachForeignTasksTable(ctx.store);
+      const current = tasks.byId(taskId)!;
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
-      if (data.cancelRequestedAt === null)
-        ctx.store
-          .statement("UPDATE reach_foreign_tasks SET data = ? WHERE task_id = ?")
-          .run(JSON.stringify({ ...data, cancelRequestedAt: ctx.now }), taskId);
+      if (data.cancelRequestedAt === null) tasks.updateData(taskId, { ...data, cancelRequestedAt: ctx.now });
       // Stop, as the user's Stop button: the running turn is interrupted, queued turns held; the
       // task's own run, if it never started, is cancelled (its end writes the outbox row).
       stopThread(ctx, row.child_thread_id, why);
@@ -333,11 +324,7 @@ export class ForeignTasks {
     if (options.acknowledge !== undefined && options.acknowledge.length > 0)
       this.acknowledge(grant, options.acknowledge);
     const unacked = () => {
-      const rows = this.engine.store
-        .statement(
-          "SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?",
-        )
-        .all(grant.id, MAX_RESULTS_PER_PULL) as ForeignTaskRow[];
+      const rows = this.tasks.unacknowledged(grant.id, MAX_RESULTS_PER_PULL);
       return rows.length === 0 ? null : rows.map((row) => JSON.parse(row.result!) as ForeignTaskResult);
     };
     const limit = Math.min(Math.max(0, options.waitMs), this.config.server.maxWaitMs);
@@ -354,12 +341,7 @@ export class ForeignTasks {
   acknowledge(grant: ReachGrant, taskIds: readonly string[]): void {
     const now = this.engine.clock.nowMs();
     this.engine.store.transaction(() => {
-      for (const taskId of taskIds)
-        this.engine.store
-          .statement(
-            "UPDATE reach_foreign_tasks SET acked_at = ? WHERE task_id = ? AND grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL",
-          )
-          .run(now, taskId, grant.id);
+      for (const taskId of taskIds) this.tasks.acknowledge(taskId, grant.id, now);
     });
   }
 
@@ -398,18 +380,8 @@ export class ForeignTasks {
         },
       );
     }
-    const rows = ctx.store.statement("SELECT data, finished_at FROM reach_foreign_tasks").all() as {
-      data: string;
-      finished_at: number | null;
-    }[];
-    const parents = rows.map((row) => ({
-      parent: (JSON.parse(row.data) as ForeignTaskData).parent,
-      finished: row.finished_at !== null,
-    }));
-    const running = parents.filter(
-      (entry) =>
-        !entry.finished && entry.parent.environmentId === parent.environmentId && entry.parent.runId === parent.runId,
-    ).length;
+    const tasks = new ReachForeignTasksTable(ctx.store);
+    const running = tasks.countUnfinishedOfParentRun(parent.environmentId, parent.runId);
     if (running >= budgets.maxConcurrentChildrenPerRun) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -420,10 +392,7 @@ export class ForeignTasks {
         },
       );
     }
-    const total = parents.filter(
-      (entry) =>
-        entry.parent.environmentId === parent.environmentId && entry.parent.rootThreadId === parent.rootThreadId,
-    ).length;
+    const total = tasks.countOfParentTree(parent.environmentId, parent.rootThreadId);
     if (total >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -434,8 +403,8 @@ export class ForeignTasks {
   }
 
   /** A task of this grant; another grant's (or none) is `task_not_found`, as if it did not exist. */
-  private rowFor(grant: ReachGrant, taskId: string): ForeignTaskRow {
-    const row = this.row(this.engine, taskId);
+  private rowFor(grant: ReachGrant, taskId: string): ReachForeignTaskRow {
+    const row = this.tasks.byId(taskId);
     if (row === null || row.grant_id !== grant.id)
       throw new OrchestratorFailure(
         "task_not_found",
@@ -443,13 +412,6 @@ export class ForeignTasks {
         { taskId },
       );
     return row;
-  }
-
-  private row(reader: { store: Engine["store"] }, taskId: string): ForeignTaskRow | null {
-    return (
-      (reader.store.statement("SELECT * FROM reach_foreign_tasks WHERE task_id = ?").get(taskId) as
-        ForeignTaskRow | undefined) ?? null
-    );
   }
 }
 
@@ -463,10 +425,9 @@ export class ForeignTaskOutbox implements EngineReaction {
 
   onRunTerminal(ctx: CommandContext, run: RunRecord): void {
     if (!isTerminalRunStatus(run.status)) return;
-    const row = ctx.store
-      .statement("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL")
-      .get(run.id) as ForeignTaskRow | undefined;
-    if (row === undefined) return;
+    const tasks = new ReachForeignTasksTable(ctx.store);
+    const row = tasks.unfinishedOfChildRun(run.id);
+    if (row === null) return;
     const data = JSON.parse(row.data) as ForeignTaskData;
     const status =
       data.cancelRequestedAt !== null && run.status === "completed"
@@ -478,9 +439,7 @@ export class ForeignTaskOutbox implements EngineReaction {
       summary: resultText(run.summary?.trim() ?? "", run.error, status),
       parent: data.parent,
     };
-    ctx.store
-      .statement("UPDATE reach_foreign_tasks SET result = ?, finished_at = ? WHERE task_id = ?")
-      .run(JSON.stringify(result), ctx.nowMs, row.task_id);
+    tasks.finish(row.task_id, result, ctx.nowMs);
   }
 }
 

@@ -1,5 +1,6 @@
 import { inject, injectable } from "tsyringe";
 import { type EventStore, StoreToken } from "../../store/ports.js";
+import { ReachAuditTable } from "../../store/tables/reach-audit.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import type { GrantVerb } from "../credentials/reach-grant.js";
 
@@ -42,18 +43,6 @@ export interface ReachAuditEntry extends Required<Omit<ReachAuditRecord, "target
   readonly target: ReachAuditTarget;
 }
 
-interface AuditRow {
-  id: number;
-  at: number;
-  direction: ReachAuditDirection;
-  grant_id: string | null;
-  link_name: string | null;
-  verb: GrantVerb | null;
-  tool: string | null;
-  outcome: string;
-  data: string;
-}
-
 interface AuditData {
   environment: string | null;
   remoteEnvironmentId: string | null;
@@ -83,10 +72,14 @@ function ids(values: readonly string[] | undefined): string[] | undefined {
  */
 @injectable()
 export class ReachAudit {
+  private readonly table: ReachAuditTable;
+
   constructor(
-    @inject(StoreToken) private readonly store: EventStore,
+    @inject(StoreToken) store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.table = new ReachAuditTable(store);
+  }
 
   /** Records one call. */
   record(entry: ReachAuditRecord): void {
@@ -102,28 +95,22 @@ export class ReachAudit {
       target,
       reason: bounded(entry.reason),
     };
-    this.store
-      .statement(
-        "INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        this.clock.nowMs(),
-        entry.direction,
-        bounded(entry.grantId),
-        entry.direction === "out" ? bounded(entry.environment) : null,
-        entry.verb ?? null,
-        bounded(entry.tool),
-        bounded(entry.outcome, 64) ?? "ok",
-        JSON.stringify(data),
-      );
+    this.table.insert({
+      at: this.clock.nowMs(),
+      direction: entry.direction,
+      grant_id: bounded(entry.grantId),
+      link_name: entry.direction === "out" ? bounded(entry.environment) : null,
+      verb: entry.verb ?? null,
+      tool: bounded(entry.tool),
+      outcome: bounded(entry.outcome, 64) ?? "ok",
+      data: JSON.stringify(data),
+    });
   }
 
   /** Rows newest first, at or after `sinceMs` when given, at most `limit` (default 100, at most 1000). */
   list(options: { sinceMs?: number; limit?: number; direction?: ReachAuditDirection } = {}): ReachAuditEntry[] {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), MAX_AUDIT_LIMIT);
-    const rows = this.store
-      .statement("SELECT * FROM reach_audit WHERE at >= ? AND (? IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?")
-      .all(options.sinceMs ?? 0, options.direction ?? null, options.direction ?? null, limit) as AuditRow[];
+    const rows = this.table.newestSince(options.sinceMs ?? 0, options.direction ?? null, limit);
     return rows.map((row) => {
       const data = JSON.parse(row.data) as AuditData;
       return {
@@ -134,7 +121,7 @@ export class ReachAudit {
         environment: data.environment,
         remoteEnvironmentId: data.remoteEnvironmentId,
         callerThreadId: data.callerThreadId,
-        verb: row.verb,
+        verb: row.verb as GrantVerb | null,
         tool: row.tool,
         target: data.target,
         outcome: row.outcome,

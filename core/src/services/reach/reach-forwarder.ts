@@ -244,13 +244,7 @@ export class ReachForwarder {
   private checkBreadth(parentRunId: string, rootThreadId: string): void {
     const budgets = this.config.budgets;
     const store = this.engine.store;
-    const remoteOfRun = (
-      store
-        .statement(
-          "SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE received_at IS NULL AND json_extract(data, '$.parentRunId') = ?",
-        )
-        .get(parentRunId) as { n: number }
-    ).n;
+    const remoteOfRun = this.remoteTasks.unreceivedCountOfRun(parentRunId);
     const localOfRun = store
       .select("delegatedTask", "parent_run_id = ?", [parentRunId])
       .filter((task) => task.finalizedAt === null).length;
@@ -264,13 +258,7 @@ export class ReachForwarder {
         },
       );
     }
-    const remoteOfTree = (
-      store
-        .statement(
-          "SELECT COUNT(*) AS n FROM reach_remote_tasks r JOIN threads t ON t.id = r.parent_thread_id WHERE json_extract(t.data, '$.lineage.rootThreadId') = ?",
-        )
-        .get(rootThreadId) as { n: number }
-    ).n;
+    const remoteOfTree = this.remoteTasks.countOfTree(rootThreadId);
     const localOfTree = store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (remoteOfTree + localOfTree >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
@@ -311,10 +299,8 @@ export class ReachForwarder {
   private linkNamed(named: string): string {
     if (this.links.get(named) !== null) return named;
     for (const [linkName, id] of this.learned) if (id === named && this.links.get(linkName) !== null) return linkName;
-    const known = this.engine.store
-      .statement("SELECT link_name FROM reach_remote_tasks WHERE json_extract(data, '$.environmentId') = ? LIMIT 1")
-      .get(named) as { link_name: string } | undefined;
-    if (known !== undefined && this.links.get(known.link_name) !== null) return known.link_name;
+    const known = this.remoteTasks.linkOfEnvironment(named);
+    if (known !== null && this.links.get(known) !== null) return known;
     throw unknownEnvironment(
       named,
       this.links.list().map((link) => link.name),

@@ -4,6 +4,7 @@ import { runtimeModeRank, RUNTIME_MODES, SwitchyardError, type RuntimeMode } fro
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { TOKEN_PREFIX } from "../../logging/logger.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type ReachGrantRow, ReachGrantsTable } from "../../store/tables/reach-grants.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { GRANT_VERBS, type GrantProjectScope, type GrantVerb, type ReachGrant } from "../credentials/reach-grant.js";
 import { environmentNameProblem } from "./environment-name.js";
@@ -13,17 +14,6 @@ export const LINK_SECRET_PREFIX = `${TOKEN_PREFIX}link_`;
 
 /** Why a link secret was refused. */
 export type GrantRejection = "unknown" | "expired" | "revoked";
-
-interface GrantRow {
-  id: string;
-  secret_hash: string;
-  for_name: string;
-  data: string;
-  created_at: number;
-  expires_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
 
 interface GrantData {
   projects: string[] | "*";
@@ -35,7 +25,7 @@ function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
-function grantOf(row: GrantRow): ReachGrant {
+function grantOf(row: ReachGrantRow): ReachGrant {
   const data = JSON.parse(row.data) as GrantData;
   return {
     id: row.id,
@@ -60,10 +50,14 @@ function grantOf(row: GrantRow): ReachGrant {
  */
 @injectable()
 export class ReachGrants {
+  private readonly table: ReachGrantsTable;
+
   constructor(
-    @inject(StoreToken) private readonly store: EventStore,
+    @inject(StoreToken) store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.table = new ReachGrantsTable(store);
+  }
 
   /** Issues a grant; the secret is in the result only. */
   issue(options: {
@@ -107,25 +101,26 @@ export class ReachGrants {
       verbs: GRANT_VERBS.filter((verb) => options.verbs.includes(verb)),
       maxRuntimeMode: options.maxRuntimeMode,
     };
-    this.store
-      .statement(
-        "INSERT INTO reach_grants (id, secret_hash, for_name, data, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
-      )
-      .run(id, hashSecret(secret), options.for, JSON.stringify(data), now, now + options.ttlMs);
+    this.table.insert({
+      id,
+      secret_hash: hashSecret(secret),
+      for_name: options.for,
+      data: JSON.stringify(data),
+      created_at: now,
+      expires_at: now + options.ttlMs,
+    });
     return { grant: this.get(id)!, secret };
   }
 
   /** One grant by id, or null. */
   get(grantId: string): ReachGrant | null {
-    const row = this.store.statement("SELECT * FROM reach_grants WHERE id = ?").get(grantId) as GrantRow | undefined;
-    return row === undefined ? null : grantOf(row);
+    const row = this.table.byId(grantId);
+    return row === null ? null : grantOf(row);
   }
 
   /** Every grant, newest first. */
   list(): ReachGrant[] {
-    return (
-      this.store.statement("SELECT * FROM reach_grants ORDER BY created_at DESC, rowid DESC").all() as GrantRow[]
-    ).map(grantOf);
+    return this.table.newestFirst().map(grantOf);
   }
 
   /** Revokes a grant at once; false when it was already revoked. Unknown ids are `not_found`. */
@@ -134,22 +129,17 @@ export class ReachGrants {
       throw new SwitchyardError("not_found", `No grant has id ${grantId}. Run \`switchyard grant list\` to see them.`, {
         grantId,
       });
-    return (
-      this.store
-        .statement("UPDATE reach_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-        .run(this.clock.nowMs(), grantId).changes > 0
-    );
+    return this.table.revoke(grantId, this.clock.nowMs());
   }
 
   /** The grant a link secret stands for, read now (so revoking stops the next call), or why not (naming a revoked or expired grant, for the audit). */
   resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection; grantId?: string; for?: string } {
-    const row = this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(hashSecret(secret)) as
-      GrantRow | undefined;
-    if (row === undefined) return { rejection: "unknown" };
+    const row = this.table.bySecretHash(hashSecret(secret));
+    if (row === null) return { rejection: "unknown" };
     if (row.revoked_at !== null) return { rejection: "revoked", grantId: row.id, for: row.for_name };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired", grantId: row.id, for: row.for_name };
-    this.store.statement("UPDATE reach_grants SET last_used_at = ? WHERE id = ?").run(now, row.id);
+    this.table.markUsed(row.id, now);
     return { grant: grantOf({ ...row, last_used_at: now }) };
   }
 

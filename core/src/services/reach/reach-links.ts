@@ -5,6 +5,7 @@ import { inject, injectable } from "tsyringe";
 import { SwitchyardError } from "../../spec/index.js";
 import { type SwitchyardPaths, PathsToken } from "../../config/paths.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
+import { type ReachLinkRow, ReachLinksTable } from "../../store/tables/reach-links.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { environmentNameProblem } from "./environment-name.js";
 import { LINK_SECRET_PREFIX } from "./reach-grants.js";
@@ -27,13 +28,6 @@ export interface ReachLink {
   readonly secret: "stored" | "missing" | "changed";
   /** The SHA-256 fingerprint (64 hex digits) of the other server's TLS certificate, pinned by `link add`; null for http links. */
   readonly fingerprint: string | null;
-}
-
-interface LinkRow {
-  id: string;
-  name: string;
-  data: string;
-  created_at: number;
 }
 
 interface LinkData {
@@ -62,11 +56,15 @@ function sha256(text: string): string {
  */
 @injectable()
 export class ReachLinks {
+  private readonly table: ReachLinksTable;
+
   constructor(
-    @inject(StoreToken) private readonly store: EventStore,
+    @inject(StoreToken) store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
     @inject(PathsToken) private readonly paths: SwitchyardPaths,
-  ) {}
+  ) {
+    this.table = new ReachLinksTable(store);
+  }
 
   /**
    * Checks a link before anything is stored or contacted: its name, URL (http only to a
@@ -122,9 +120,7 @@ export class ReachLinks {
     writeSecretFile(linkSecretFile(this.paths, id), secret);
     const data: LinkData = { url, secretSha256: sha256(secret), ...(fingerprint !== null ? { fingerprint } : {}) };
     try {
-      this.store
-        .statement("INSERT INTO reach_links (id, name, data, created_at) VALUES (?, ?, ?, ?)")
-        .run(id, options.name, JSON.stringify(data), this.clock.nowMs());
+      this.table.insert({ id, name: options.name, data: JSON.stringify(data), created_at: this.clock.nowMs() });
     } catch (error) {
       rmSync(linkSecretFile(this.paths, id), { force: true });
       // Another `link add` of the same name got there first.
@@ -142,9 +138,7 @@ export class ReachLinks {
 
   /** Every link, oldest first. */
   list(): ReachLink[] {
-    return (this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as LinkRow[]).map(
-      (row) => this.linkOf(row),
-    );
+    return this.table.oldestFirst().map((row) => this.linkOf(row));
   }
 
   /** One link by name, or null. */
@@ -184,16 +178,16 @@ export class ReachLinks {
       });
     const link = this.linkOf(row);
     // The row first: once it is gone nothing uses the file, and a crash leaves only an unused file.
-    this.store.statement("DELETE FROM reach_links WHERE id = ?").run(row.id);
+    this.table.remove(row.id);
     rmSync(linkSecretFile(this.paths, row.id), { force: true });
     return link;
   }
 
-  private row(name: string): LinkRow | null {
-    return (this.store.statement("SELECT * FROM reach_links WHERE name = ?").get(name) as LinkRow | undefined) ?? null;
+  private row(name: string): ReachLinkRow | null {
+    return this.table.byName(name);
   }
 
-  private linkOf(row: LinkRow): ReachLink {
+  private linkOf(row: ReachLinkRow): ReachLink {
     const data = JSON.parse(row.data) as LinkData;
     const secret = readSecretFile(linkSecretFile(this.paths, row.id));
     return {

@@ -5,12 +5,8 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { activeRun, finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
-import {
-  acceptsAutomaticTurn,
-  remoteResultMessageId,
-  type RemoteTaskData,
-  type RemoteTaskRow,
-} from "./remote-task-rows.js";
+import { type ReachRemoteTaskRow, ReachRemoteTasksTable } from "../../store/tables/reach-remote-tasks.js";
+import { acceptsAutomaticTurn, remoteResultMessageId, type RemoteTaskData } from "./remote-task-rows.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 
@@ -34,16 +30,12 @@ export class RemoteTaskResults implements EngineReaction {
     if (run.interruptedOnRequest === true) this.withdrawQueued(ctx, run.threadId);
     const parent = ctx.get("thread", run.threadId);
     if (parent === null || !acceptsAutomaticTurn(ctx, parent) || activeRun(ctx, parent.id) !== null) return;
-    const owed = ctx.store
-      .statement(
-        "SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at",
-      )
-      .all(parent.id) as RemoteTaskRow[];
+    const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
     for (const row of owed)
       if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending") this.deliver(ctx, parent, row);
   }
 
-  deliver(ctx: CommandContext, parent: ThreadRecord, row: RemoteTaskRow): void {
+  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow): void {
     const data = JSON.parse(row.data) as RemoteTaskData;
     const summary = data.summary ?? "";
     const text = [
@@ -82,11 +74,9 @@ export class RemoteTaskResults implements EngineReaction {
   private withdrawQueued(ctx: CommandContext, parentThreadId: string): void {
     for (const queued of queuedRuns(ctx, parentThreadId)) {
       if (queued.kind !== "notification" || !queued.messageId.startsWith("message:remote-task-result:")) continue;
-      const row = (
-        ctx.store
-          .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ?")
-          .all(parentThreadId) as RemoteTaskRow[]
-      ).find((candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId);
+      const row = new ReachRemoteTasksTable(ctx.store)
+        .ofParent(parentThreadId)
+        .find((candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId);
       if (row !== undefined)
         this.write(
           ctx,
@@ -100,20 +90,13 @@ export class RemoteTaskResults implements EngineReaction {
 
   write(
     ctx: CommandContext,
-    row: RemoteTaskRow,
+    row: ReachRemoteTaskRow,
     data: RemoteTaskData,
     stamps: { receivedAt?: number; deliveredAt?: number | null } = {},
   ): void {
-    ctx.store
-      .statement(
-        "UPDATE reach_remote_tasks SET data = ?, received_at = ?, delivered_at = ? WHERE link_name = ? AND remote_task_id = ?",
-      )
-      .run(
-        JSON.stringify(data),
-        stamps.receivedAt ?? row.received_at,
-        stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at,
-        row.link_name,
-        row.remote_task_id,
-      );
+    new ReachRemoteTasksTable(ctx.store).update({ linkName: row.link_name, remoteTaskId: row.remote_task_id }, data, {
+      receivedAt: stamps.receivedAt ?? row.received_at,
+      deliveredAt: stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at,
+    });
   }
 }

@@ -26,17 +26,6 @@ export interface RemoteTask {
   readonly receivedAt: string | null;
 }
 
-/** A row of `reach_remote_tasks`. */
-export interface RemoteTaskRow {
-  link_name: string;
-  remote_task_id: string;
-  parent_thread_id: string;
-  data: string;
-  created_at: number;
-  received_at: number | null;
-  delivered_at: number | null;
-}
-
 /** What a remote task's `data` column holds. */
 export type RemoteTaskData = Omit<
   RemoteTask,

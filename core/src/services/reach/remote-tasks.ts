@@ -1,14 +1,9 @@
 import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../../engine/ports.js";
 import { activeRun, putItem } from "../../engine/run-lifecycle.js";
+import { type ReachRemoteTaskRow, ReachRemoteTasksTable } from "../../store/tables/reach-remote-tasks.js";
 import { RemoteTaskResults } from "./remote-task-results.js";
-import {
-  acceptsAutomaticTurn,
-  remoteTaskItemId,
-  type RemoteTask,
-  type RemoteTaskData,
-  type RemoteTaskRow,
-} from "./remote-task-rows.js";
+import { acceptsAutomaticTurn, remoteTaskItemId, type RemoteTask, type RemoteTaskData } from "./remote-task-rows.js";
 
 /** A finished task's result as the other side's outbox hands it over. */
 export interface RemoteTaskResult {
@@ -17,7 +12,7 @@ export interface RemoteTaskResult {
   readonly summary: string;
 }
 
-function remoteTaskOf(row: RemoteTaskRow): RemoteTask {
+function remoteTaskOf(row: ReachRemoteTaskRow): RemoteTask {
   const data = JSON.parse(row.data) as RemoteTaskData;
   return {
     ...data,
@@ -42,16 +37,21 @@ function remoteTaskOf(row: RemoteTaskRow): RemoteTask {
  */
 @injectable()
 export class RemoteTasks {
+  /** The tasks, read outside a command (inside one, through the command's store). */
+  private readonly tasks: ReachRemoteTasksTable;
+
   constructor(
     @inject(EngineToken) private readonly engine: Engine,
     private readonly delivery: RemoteTaskResults,
-  ) {}
+  ) {
+    this.tasks = new ReachRemoteTasksTable(engine.store);
+  }
 
   /** Records a task the other side accepted (idempotent: a retried delegation finds its row). */
   record(task: Omit<RemoteTask, "delivery" | "status" | "summary" | "createdAt" | "receivedAt">): RemoteTask {
     this.engine.apply((ctx) => {
-      const existing = this.row(ctx, task.linkName, task.remoteTaskId);
-      if (existing !== null) return;
+      const tasks = new ReachRemoteTasksTable(ctx.store);
+      if (tasks.byKey(task.linkName, task.remoteTaskId) !== null) return;
       const data: RemoteTaskData = {
         environmentId: task.environmentId,
         parentRunId: task.parentRunId,
@@ -64,12 +64,18 @@ export class RemoteTasks {
         status: null,
         summary: null,
       };
-      ctx.store
-        .statement(
-          "INSERT INTO reach_remote_tasks (link_name, remote_task_id, parent_thread_id, data, created_at, received_at, delivered_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)",
-        )
-        .run(task.linkName, task.remoteTaskId, task.parentThreadId, JSON.stringify(data), ctx.nowMs);
       const parent = ctx.get("thread", task.parentThreadId);
+      tasks.insert(
+        {
+          linkName: task.linkName,
+          remoteTaskId: task.remoteTaskId,
+          parentThreadId: task.parentThreadId,
+          // Counted against its parent's tree (maxTasksPerRootThread); a thread's tree never changes.
+          rootThreadId: parent?.lineage.rootThreadId ?? null,
+          createdAt: ctx.nowMs,
+        },
+        data,
+      );
       if (parent === null) return;
       const run = ctx.get("run", task.parentRunId);
       putItem(ctx, {
@@ -97,43 +103,44 @@ export class RemoteTasks {
 
   /** One task by its link and its id there, or null. */
   get(linkName: string, remoteTaskId: string): RemoteTask | null {
-    const row = this.row(this.engine, linkName, remoteTaskId);
+    const row = this.tasks.byKey(linkName, remoteTaskId);
     return row === null ? null : remoteTaskOf(row);
   }
 
   /** A task by its id there, whichever link it runs behind (ids are random: at most one matches). */
   byRemoteTaskId(remoteTaskId: string): RemoteTask | null {
-    const row = this.engine.store
-      .statement("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1")
-      .get(remoteTaskId) as RemoteTaskRow | undefined;
-    return row === undefined ? null : remoteTaskOf(row);
+    const row = this.tasks.byRemoteTaskId(remoteTaskId);
+    return row === null ? null : remoteTaskOf(row);
   }
 
   /** The tasks behind a link whose results have not arrived yet. */
   outstanding(linkName: string): RemoteTask[] {
-    return (
-      this.engine.store
-        .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at")
-        .all(linkName) as RemoteTaskRow[]
-    ).map(remoteTaskOf);
+    return this.tasks.unreceivedOfLink(linkName).map(remoteTaskOf);
   }
 
   /** The links that have tasks whose results have not arrived yet. */
   linksWithOutstanding(): string[] {
-    return (
-      this.engine.store
-        .statement("SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name")
-        .all() as { link_name: string }[]
-    ).map((row) => row.link_name);
+    return this.tasks.linksWithUnreceived();
   }
 
   /** Every remote task of a parent thread, oldest first. */
   ofParent(parentThreadId: string): RemoteTask[] {
-    return (
-      this.engine.store
-        .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at")
-        .all(parentThreadId) as RemoteTaskRow[]
-    ).map(remoteTaskOf);
+    return this.tasks.ofParent(parentThreadId).map(remoteTaskOf);
+  }
+
+  /** How many tasks of a parent run have no result here yet (they count against its breadth budget). */
+  unreceivedCountOfRun(parentRunId: string): number {
+    return this.tasks.countUnreceivedOfRun(parentRunId);
+  }
+
+  /** How many tasks a thread tree (by its root thread) delegated to linked environments. */
+  countOfTree(rootThreadId: string): number {
+    return this.tasks.countOfTree(rootThreadId);
+  }
+
+  /** The link behind which some task runs in the environment with this own id, or null. */
+  linkOfEnvironment(environmentId: string): string | null {
+    return this.tasks.linkOfEnvironment(environmentId);
   }
 
   /**
@@ -143,7 +150,8 @@ export class RemoteTasks {
    */
   receive(linkName: string, result: RemoteTaskResult): boolean {
     return this.engine.apply((ctx) => {
-      const row = this.row(ctx, linkName, result.taskId);
+      const tasks = new ReachRemoteTasksTable(ctx.store);
+      const row = tasks.byKey(linkName, result.taskId);
       if (row === null || row.received_at !== null) return false;
       const data = JSON.parse(row.data) as RemoteTaskData;
       this.delivery.write(
@@ -173,7 +181,7 @@ export class RemoteTasks {
         activeRun(ctx, parent.id) === null &&
         acceptsAutomaticTurn(ctx, parent)
       )
-        this.delivery.deliver(ctx, parent, this.row(ctx, linkName, result.taskId)!);
+        this.delivery.deliver(ctx, parent, tasks.byKey(linkName, result.taskId)!);
       return true;
     });
   }
@@ -190,19 +198,11 @@ export class RemoteTasks {
 
   private setDelivery(linkName: string, remoteTaskId: string, delivery: "acknowledged" | "disposed"): void {
     this.engine.apply((ctx) => {
-      const row = this.row(ctx, linkName, remoteTaskId);
+      const row = new ReachRemoteTasksTable(ctx.store).byKey(linkName, remoteTaskId);
       if (row === null) return;
       const data = JSON.parse(row.data) as RemoteTaskData;
       if (data.delivery === "pending") this.delivery.write(ctx, row, { ...data, delivery });
     });
-  }
-
-  private row(reader: { store: Engine["store"] }, linkName: string, remoteTaskId: string): RemoteTaskRow | null {
-    return (
-      (reader.store
-        .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?")
-        .get(linkName, remoteTaskId) as RemoteTaskRow | undefined) ?? null
-    );
   }
 }
 

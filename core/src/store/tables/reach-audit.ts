@@ -1,0 +1,36 @@
+import type { EventStore } from "../ports.js";
+
+/** A row of `reach_audit`: one call across environments, ids and codes only. */
+export interface ReachAuditRow {
+  id: number;
+  at: number;
+  direction: "in" | "out";
+  grant_id: string | null;
+  link_name: string | null;
+  verb: string | null;
+  tool: string | null;
+  outcome: string;
+  /** The rest of the call's record (environment names, target ids, reason) as JSON. */
+  data: string;
+}
+
+/** The audit of calls across environments (migration 8): append and read, newest first. */
+export class ReachAuditTable {
+  constructor(private readonly store: EventStore) {}
+
+  /** Appends one row. */
+  insert(row: Omit<ReachAuditRow, "id">): void {
+    this.store
+      .statement(
+        "INSERT INTO reach_audit (at, direction, grant_id, link_name, verb, tool, outcome, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(row.at, row.direction, row.grant_id, row.link_name, row.verb, row.tool, row.outcome, row.data);
+  }
+
+  /** Rows at or after `sinceMs`, of one direction when given, newest first, at most `limit`. */
+  newestSince(sinceMs: number, direction: ReachAuditRow["direction"] | null, limit: number): ReachAuditRow[] {
+    return this.store
+      .statement("SELECT * FROM reach_audit WHERE at >= ? AND (? IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?")
+      .all(sinceMs, direction, direction, limit) as ReachAuditRow[];
+  }
+}
