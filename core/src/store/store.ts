@@ -43,6 +43,13 @@ export const STORE_BUSY_TIMEOUT_MS = 5_000;
 export interface StoreOptions {
   /** How long a write waits for the write lock (default {@link STORE_BUSY_TIMEOUT_MS}). */
   readonly busyTimeoutMs?: number;
+  /**
+   * Hears the SQL of every statement this connection runs, with its parameters bound, as SQLite
+   * is about to run it: the ones inside `append`, `transaction` (its BEGIN IMMEDIATE, SAVEPOINT,
+   * RELEASE and COMMIT too) and `db.exec`/`db.pragma`, not the checkpoint worker's connection.
+   * For load-independent counts (see store-traffic.ts). Absent, the driver does nothing for it.
+   */
+  readonly onStatement?: (sql: string) => void;
 }
 
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
@@ -94,7 +101,11 @@ export class Store implements EventStore {
     // Created 0600 in a 0700 folder before SQLite opens it: SQLite would create it 0644 (less
     // the umask), and gives the WAL and shared-memory files the database file's mode.
     if (file !== ":memory:") ensurePrivateFile(file);
-    this.db = new Database(file, { timeout: this.busyTimeoutMs });
+    // better-sqlite3's `verbose` logs each statement it steps, so it counts what SQLite ran,
+    // including the transaction helper's own statements, which wrapping `statement()` would miss.
+    // Its argument is always the SQL string (typed `unknown` for console.log's sake).
+    const verbose = options.onStatement as ((message?: unknown) => void) | undefined;
+    this.db = new Database(file, { timeout: this.busyTimeoutMs, verbose });
     this.db.pragma("journal_mode = WAL");
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
     // lose the last transactions, and FULL costs a sync per commit.

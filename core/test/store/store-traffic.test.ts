@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RecordUpsert } from "../../src/store/ports.js";
+import { Store } from "../../src/store/store.js";
+import { StoreTrafficCounter } from "../../src/store/store-traffic.js";
+
+const NOW = "2026-12-01T00:00:00.000Z";
+
+function item(id: string, text: string): RecordUpsert {
+  return {
+    entity: "item",
+    record: {
+      id,
+      threadId: "thread:1",
+      runId: null,
+      attemptId: null,
+      position: 1,
+      kind: "assistant_message",
+      status: "completed",
+      text,
+      data: {},
+      createdBy: "provider",
+      creationSource: "provider",
+      createdAt: NOW,
+      updatedAt: NOW,
+    },
+  } as unknown as RecordUpsert;
+}
+
+class Refused extends Error {}
+
+describe("the store's statement observer, counted", () => {
+  let dir: string;
+  let store: Store;
+  let counter: StoreTrafficCounter;
+  let seen: string[];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "switchyard-store-traffic-"));
+    counter = new StoreTrafficCounter();
+    seen = [];
+    store = new Store(join(dir, "switchyard.db"), {
+      onStatement: (sql) => {
+        seen.push(sql);
+        counter.observe(sql);
+      },
+    });
+    // Opening runs the pragmas and migrations; the workloads below start from nothing.
+    counter.reset();
+    seen = [];
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("hears every statement an append's transaction runs, its values bound", () => {
+    store.transaction(() => store.append("cmd:1", [item("item:a", "first")], NOW));
+    expect(seen.map((sql) => sql.split(" ").slice(0, 3).join(" "))).toEqual([
+      "BEGIN IMMEDIATE",
+      "SELECT last_sequence, id,",
+      "INSERT INTO events",
+      "INSERT INTO items",
+      "COMMIT",
+    ]);
+    expect(seen[2]).toContain("'cmd:1'");
+    expect(seen[2]).toContain("'item:a'");
+    expect(counter.snapshot()).toEqual({
+      statements: 5,
+      inTransactions: 3,
+      commits: 1,
+      rollbacks: 0,
+      largestTransaction: 3,
+      repeatedReads: 0,
+    });
+  });
+
+  it("counts a fixed sequence of store calls exactly", () => {
+    // 5 statements: BEGIN, the current row, the event, the new row, COMMIT (3 inside).
+    store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
+    // 2 reads outside any transaction: never repeats, however alike.
+    store.get("item", "item:a");
+    store.get("item", "item:a");
+    // 11 statements, 9 inside: two identical reads (1 repeat), a read of another id (not one),
+    // the append's current row, event and update, then a savepoint reading item:a again (a
+    // repeat), released.
+    store.transaction(() => {
+      store.get("item", "item:a");
+      store.get("item", "item:a");
+      store.get("item", "item:b");
+      store.append(null, [item("item:a", "second")], NOW);
+      store.transaction(() => store.get("item", "item:a"));
+    });
+    // 3 statements, 1 inside: BEGIN, a read, ROLLBACK.
+    expect(() =>
+      store.transaction(() => {
+        store.get("item", "item:b");
+        throw new Refused();
+      }),
+    ).toThrow(Refused);
+    // 7 statements, 5 inside: a savepoint that reads and rolls back (SAVEPOINT, the read,
+    // ROLLBACK TO, RELEASE), then the same read again (a repeat: the transaction is still open).
+    store.transaction(() => {
+      expect(() =>
+        store.transaction(() => {
+          store.get("item", "item:a");
+          throw new Refused();
+        }),
+      ).toThrow(Refused);
+      store.get("item", "item:a");
+    });
+
+    expect(counter.snapshot()).toEqual({
+      statements: 5 + 2 + 11 + 3 + 7,
+      inTransactions: 3 + 9 + 1 + 5,
+      commits: 3,
+      rollbacks: 1,
+      largestTransaction: 9,
+      repeatedReads: 1 + 1 + 1,
+    });
+  });
+
+  it("starts over on reset", () => {
+    store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
+    counter.reset();
+    store.get("item", "item:a");
+    expect(counter.snapshot()).toEqual({
+      statements: 1,
+      inTransactions: 0,
+      commits: 0,
+      rollbacks: 0,
+      largestTransaction: 0,
+      repeatedReads: 0,
+    });
+  });
+});
