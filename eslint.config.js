@@ -49,4 +49,20 @@ export default defineConfig(
       "@typescript-eslint/no-floating-promises": "error",
     },
   },
+  {
+    // Issue 33: SQL is the store's own business. The layers above ask the table modules
+    // (core/src/store/tables/) their named questions, which a second backend implements.
+    files: ["core/src/**/*.ts"],
+    ignores: ["core/src/store/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='statement']",
+          message:
+            "Raw SQL stays in core/src/store: add a named query to a table module in core/src/store/tables/ instead.",
+        },
+      ],
+    },
+  },
 );
