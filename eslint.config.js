@@ -62,6 +62,11 @@ export default defineConfig(
           message:
             "Raw SQL stays in core/src/store: add a named query to a table module in core/src/store/tables/ instead.",
         },
+        {
+          selector: "MemberExpression[property.name='db']",
+          message:
+            "The SQLite connection stays in core/src/store: use the store's methods (isOpen, dataVersion, the table modules).",
+        },
       ],
     },
   },

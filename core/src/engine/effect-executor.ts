@@ -146,7 +146,7 @@ export class EffectExecutor implements EffectRunner {
 
   /** Records what a provider already did, waiting out a database another connection holds locked. */
   private async record(write: () => void, what: string): Promise<void> {
-    await recordWhenStoreFree(write, () => this.engine.store.db.open, this.logger, what);
+    await recordWhenStoreFree(write, () => this.engine.store.isOpen(), this.logger, what);
   }
 
   /**
@@ -311,11 +311,11 @@ export class EffectExecutor implements EffectRunner {
     // A provider that acknowledged the interrupt but never ends the turn would hold the thread
     // forever; after a grace period its session is closed and the turn recorded as interrupted.
     const timer = setTimeout(() => {
-      const current = this.engine.store.db.open ? this.engine.store.get("attempt", attempt.id) : null;
+      const current = this.engine.store.isOpen() ? this.engine.store.get("attempt", attempt.id) : null;
       if (current === null || !["starting", "running"].includes(current.status)) return;
       this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
       void this.sessions.close(attempt.threadId, "interrupt_timeout").then(() => {
-        if (this.engine.store.db.open)
+        if (this.engine.store.isOpen())
           this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
       });
     }, INTERRUPT_GRACE_MS);

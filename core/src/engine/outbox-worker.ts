@@ -60,7 +60,7 @@ export class OutboxWorker implements EffectWorker {
   }
 
   private tick(): void {
-    if (!this.running || !this.engine.store.db.open) return;
+    if (!this.running || !this.engine.store.isOpen()) return;
     const now = this.clock.nowMs();
     try {
       for (const effect of this.engine.store.dueEffects(now)) {
@@ -100,7 +100,7 @@ export class OutboxWorker implements EffectWorker {
   private run(effect: OutboxEffect): void {
     this.busyLanes.add(effect.lane);
     const task = (async () => {
-      const isOpen = () => this.engine.store.db.open;
+      const isOpen = () => this.engine.store.isOpen();
       try {
         let outcome: { status: "done" | "failed"; error: string | null } | null;
         try {

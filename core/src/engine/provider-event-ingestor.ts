@@ -88,7 +88,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
   /** Commits the queued events of this tick, in order, in one transaction. */
   private flush(): void {
     this.busyRetry = null;
-    if (!this.engine.store.db.open) {
+    if (!this.engine.store.isOpen()) {
       this.queue = [];
       return;
     }

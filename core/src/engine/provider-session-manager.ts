@@ -459,7 +459,7 @@ export class ProviderSessionManager implements ProviderSessions {
     } catch (error) {
       this.logger.warn("closing a provider session failed", { threadId, error: (error as Error).message });
     }
-    if (!this.engine.store.db.open) return;
+    if (!this.engine.store.isOpen()) return;
     this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", live.providerSessionId);
       if (record && record.status !== "closed") {

@@ -128,7 +128,7 @@ export class ThreadMetadataService {
     });
     if (!result.replayed) {
       queueMicrotask(() => {
-        if (!this.engine.store.db.open) return;
+        if (!this.engine.store.isOpen()) return;
         this.engine.apply((ctx) => {
           const current = ctx.get("thread", thread.id);
           if (current === null || !current.titleRegenerationPending) return;

@@ -41,10 +41,17 @@ export interface OutboxEffect {
  * projections updated in the same transaction, command receipts and the outbox.
  */
 export interface EventStore {
-  /** The SQLite connection, for queries the typed reads do not cover (and `db.open`). */
+  /** The SQLite connection: for the store's own modules and tests; the layers above use the methods. */
   readonly db: Database.Database;
   /** The database file. */
   readonly file: string;
+  /** Whether the store is still open (a loop that outlives a closed store stops on false). */
+  isOpen(): boolean;
+  /**
+   * A number that changes whenever another connection commits to the database (SQLite's
+   * `data_version`): what a cache of rows another process may write (credentials) checks.
+   */
+  dataVersion(): number;
   /** A prepared statement, cached by its SQL. */
   statement(sql: string): Database.Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */

@@ -608,6 +608,14 @@ export class Store implements EventStore {
       .immediate();
   }
 
+  isOpen(): boolean {
+    return this.db.open;
+  }
+
+  dataVersion(): number {
+    return this.statement("PRAGMA data_version").pluck().get() as number;
+  }
+
   /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */
   close(): void {
     this.checkpointer?.close();

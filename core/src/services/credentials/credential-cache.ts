@@ -1,5 +1,3 @@
-import type Database from "better-sqlite3";
-
 /**
  * Credential rows read before, by token hash, kept only while they cannot have changed: every
  * write the registry makes to `mcp_credentials` empties it, and so does any commit by another
@@ -13,20 +11,19 @@ import type Database from "better-sqlite3";
  */
 export class CredentialCache<Row> {
   private readonly rows = new Map<string, Row>();
-  private readonly dataVersion: Database.Statement<[], number>;
   private seenVersion: number;
 
   /** Beyond this many credentials the cache starts over (a token is one entry; agents renew theirs). */
   private static readonly MAX_ENTRIES = 10_000;
 
-  constructor(db: Database.Database) {
-    this.dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
-    this.seenVersion = this.dataVersion.get()!;
+  /** `dataVersion`: the store's, which changes when another connection commits. */
+  constructor(private readonly dataVersion: () => number) {
+    this.seenVersion = dataVersion();
   }
 
   /** The row cached for `tokenHash`, when nothing can have changed it since it was read. */
   get(tokenHash: string): Row | undefined {
-    const version = this.dataVersion.get()!;
+    const version = this.dataVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;
       this.rows.clear();

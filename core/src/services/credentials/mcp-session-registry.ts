@@ -210,8 +210,8 @@ function hashToken(token: string): string {
 @injectable()
 export class McpSessionRegistry implements McpGrantIssuer {
   private endpoint: McpEndpointInfo | null = null;
-  /** Resolved credentials by token hash, for the store's current connection. */
-  private cache: { db: unknown; credentials: CredentialCache<ReadCredential> } | null = null;
+  /** Resolved credentials by token hash. */
+  private cache: CredentialCache<ReadCredential> | null = null;
   private readonly table: McpCredentialsTable;
   private readonly attempts: AttemptsTable;
 
@@ -361,14 +361,13 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   private credentials(): CredentialCache<ReadCredential> {
-    if (this.cache === null || this.cache.db !== this.store.db)
-      this.cache = { db: this.store.db, credentials: new CredentialCache(this.store.db) };
-    return this.cache.credentials;
+    this.cache ??= new CredentialCache(() => this.store.dataVersion());
+    return this.cache;
   }
 
   /** After a write that may change any credential: none is answered from memory until read again. */
   private forgetResolved(): void {
-    this.cache?.credentials.clear();
+    this.cache?.clear();
   }
 
   /**
@@ -450,7 +449,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
   touchProviderSession(providerSessionId: string): void {
-    if (!this.store.db.open) return;
+    if (!this.store.isOpen()) return;
     // A clock fresher than the touch granularity is left as it is: a turn starting right after
     // its session opened (or a request just used it) is no write.
     const now = this.clock.nowMs();
@@ -464,7 +463,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
   retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
-    if (!this.store.db.open) return;
+    if (!this.store.isOpen()) return;
     const changed = this.table.expireSessionOthers(
       providerSessionId,
       hashToken(currentToken),
@@ -475,7 +474,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Revokes the credentials of every provider session that is not open or opening. */
   revokeCredentialsOfClosedSessions(): number {
-    if (!this.store.db.open) return 0;
+    if (!this.store.isOpen()) return 0;
     const revoked = this.table.revokeOfClosedSessions(this.clock.nowMs());
     if (revoked > 0) this.forgetResolved();
     if (revoked > 0) this.logger.info("revoked credentials of closed provider sessions", { count: revoked });
@@ -484,7 +483,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Revokes every credential of a provider session. */
   revokeProviderSession(providerSessionId: string): void {
-    if (!this.store.db.open) return;
+    if (!this.store.isOpen()) return;
     const revoked = this.table.revokeOfSession(providerSessionId, this.clock.nowMs());
     if (revoked > 0) this.forgetResolved();
     if (revoked > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: revoked });

@@ -70,7 +70,7 @@ export class Scheduler {
   /** Tends the store now and every HOUSEKEEPING_INTERVAL_MS (see there). */
   private housekeeping(): void {
     this.cancelHousekeeping = null;
-    if (!this.running || !this.engine.store.db.open) return;
+    if (!this.running || !this.engine.store.isOpen()) return;
     try {
       this.standing.pauseLapsed();
       this.retention.pruneAll();
@@ -128,7 +128,7 @@ export class Scheduler {
   private async sweep(): Promise<void> {
     do {
       this.sweepAgain = false;
-      if (!this.running || !this.engine.store.db.open) return;
+      if (!this.running || !this.engine.store.isOpen()) return;
       const now = this.clock.nowMs();
       const due = this.timedTasks().filter((task) => {
         const next = this.nextFor(task);
@@ -155,7 +155,7 @@ export class Scheduler {
   private arm(): void {
     this.cancelAlarm?.();
     this.cancelAlarm = null;
-    if (!this.running || !this.engine.store.db.open) return;
+    if (!this.running || !this.engine.store.isOpen()) return;
     let earliest: number | null = null;
     for (const task of this.timedTasks()) {
       const next = this.nextFor(task);

@@ -56,7 +56,7 @@ export class WallClockBudgets {
 
   /** Stops every tree whose wall clock has run out now, then waits for the next deadline. */
   check(): number {
-    if (!this.running || !this.engine.store.db.open) return 0;
+    if (!this.running || !this.engine.store.isOpen()) return 0;
     let stopped = 0;
     try {
       stopped = this.engine.apply((ctx) => this.budgets.enforceWallClocks(ctx));
@@ -85,7 +85,7 @@ export class WallClockBudgets {
   private arm(minimumDelayMs = 0): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.running || !this.engine.store.db.open) return;
+    if (!this.running || !this.engine.store.isOpen()) return;
     const deadline = this.budgets.nextWallClockDeadline(this.engine);
     if (deadline === null) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(minimumDelayMs, deadline - this.clock.nowMs()));
