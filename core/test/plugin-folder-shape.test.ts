@@ -81,11 +81,10 @@ describe("plugin folders", () => {
           ["@switchyard/sdk", "@switchyard/core", "@switchyard/testkit"].includes(name),
         ),
       ).toEqual([]);
-      // What is packed: the build (with its .js.map for stack traces) without its incremental state
-      // or declaration maps, and the README; the TypeScript sources stay out (install footprint).
-      expect(pkg.files).toEqual(
-        expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "!dist/**/*.map", "README.md"]),
-      );
+      // What is packed: the built JavaScript and declarations, without incremental state or maps
+      // (they point at sources not shipped), and the README; the TypeScript sources stay out
+      // (install footprint).
+      expect(pkg.files).toEqual(expect.arrayContaining(["dist", "!dist/.tsbuildinfo", "!dist/**/*.map", "README.md"]));
       expect(pkg.files).not.toContain("src");
 
       const tsconfig = JSON.parse(readFileSync(at("tsconfig.json"), "utf8")) as {
