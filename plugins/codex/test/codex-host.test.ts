@@ -32,8 +32,11 @@ afterAll(async () => {
 beforeEach(() => server.reset());
 
 afterEach(async () => {
-  // Each test's sessions close with the test, so the next one starts from a clean slate.
+  // Each test's sessions close with the test, so the next one starts from a clean slate: its
+  // app-servers gone too, so a test that looks for the app-server finds its own (a loaded CI
+  // machine once listed the previous test's, still exiting, first).
   await lab.host.sessions.closeAll("test_done");
+  await eventually(() => appServerPids().length === 0, 10_000, "the test's Codex app-servers exited");
 });
 
 type Item = { kind: string; status: string; text: string; data: Record<string, unknown> };
