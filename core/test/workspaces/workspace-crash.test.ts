@@ -198,12 +198,14 @@ describe("workspaces across kill -9", () => {
       "@write half.txt written before the crash\n@gate child-hold\n@say never said",
     );
     const path = workspaceRow(home, childThreadId).path;
-    // The agent writes, then waits at its gate.
-    await until("the child to write into its worktree", () => existsSync(join(path, "half.txt")), {
-      attempts: 2_400,
-      intervalMs: 25,
-    });
-    expect(readFileSync(join(path, "half.txt"), "utf8")).toBe("written before the crash");
+    // The agent writes, then waits at its gate. The file exists before its text is in it (a
+    // write is not atomic): wait for the text, not the name (CI's Node 22 step read it empty).
+    const half = join(path, "half.txt");
+    await until(
+      "the child to write into its worktree",
+      () => existsSync(half) && readFileSync(half, "utf8") === "written before the crash",
+      { attempts: 2_400, intervalMs: 25 },
+    );
 
     await child.kill9();
     child = EngineChild.start(home, config);
