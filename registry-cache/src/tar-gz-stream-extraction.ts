@@ -16,7 +16,9 @@ const GUNZIP_CHUNK_BYTES = 1024 * 1024;
  * kinds, link targets, sizes, and paths through symbolic links seen so far); the cross-entry
  * checks and the walk of the real tree run at the end, before the rename. On the first refusal
  * the rest of the download is still taken (and dropped), so the caller can report a checksum
- * mismatch ahead of what a tampered archive contains; `input` itself never errors.
+ * mismatch ahead of what a tampered archive contains; `input` itself never errors. A refusal
+ * settles only once node-tar has finished the entries it had already started, so the caller can
+ * remove the staging folder without a late write landing in it.
  */
 export class TarGzStreamExtraction {
   readonly input: Writable;
@@ -29,6 +31,7 @@ export class TarGzStreamExtraction {
   private settle!: (failure: RegistryError | null) => void;
   private waitingForDrain: (() => void) | null = null;
   private inputEnded = false;
+  private unpackDone = false;
 
   constructor(
     private readonly destination: string,
@@ -52,7 +55,9 @@ export class TarGzStreamExtraction {
     });
     this.gunzip.on("error", (error) => this.fail(error));
     this.unpack.on("error", (error: Error) => this.fail(error));
-    this.unpack.on("end", () => void this.finish());
+    this.unpack.on("end", () => this.unpackStopped(() => void this.finish()));
+    // node-tar aborts by itself past its decompression ratio; its error follows.
+    this.unpack.on("abort", () => this.unpackStopped(() => {}));
     this.gunzip.pipe(this.unpack);
     this.input = new Writable({
       write: (chunk: Buffer, _encoding, callback) => this.write(chunk, callback),
@@ -124,8 +129,13 @@ export class TarGzStreamExtraction {
     return true;
   }
 
+  private unpackStopped(next: () => void): void {
+    this.unpackDone = true;
+    if (this.failure === null) next();
+    else this.settle(this.failure);
+  }
+
   private async finish(): Promise<void> {
-    if (this.failure !== null) return;
     try {
       this.checker.finish();
       await assertExtractedTreeIsContained(this.destination, this.where);
@@ -147,11 +157,14 @@ export class TarGzStreamExtraction {
             : `The archive ${this.where} could not be read (${describeError(error)}). Nothing was installed; retry, or report it to the agent's publisher.`,
           { details: { url: this.where, format: "tar.gz" }, cause: error },
         );
-    // Stop decompressing and unpacking; what is already in the staging folder is discarded.
+    // Stop decompressing, and end the unpacker instead of aborting it: an abort leaves the writes
+    // it already started running, so they could land after the caller removed the staging
+    // folder. Ended, node-tar finishes the entry in hand (cut short, and discarded with the rest)
+    // and reports "end" once every write it started is done; filtered out, nothing else starts.
     this.gunzip.unpipe(this.unpack);
     this.gunzip.destroy();
-    this.unpack.abort(new Error("extraction stopped"));
     this.releaseWriter();
-    this.settle(this.failure);
+    if (this.unpackDone) this.settle(this.failure);
+    else this.unpack.end();
   }
 }
