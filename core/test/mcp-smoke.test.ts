@@ -50,6 +50,11 @@ describe("MCP smoke", () => {
     const client = await connectMcp(server.mcpUrl, token);
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toContain("delegate_task");
+    // A tool that creates work without a clientRequestId is not idempotent; reads are.
+    const idempotent = Object.fromEntries(tools.tools.map((tool) => [tool.name, tool.annotations?.idempotentHint]));
+    for (const name of ["delegate_task", "t3_thread_send", "t3_thread_launch", "create_threads", "schedule_task"])
+      expect({ name, idempotent: idempotent[name] }).toEqual({ name, idempotent: false });
+    expect(idempotent["t3_thread_list"]).toBe(true);
     const list = await mustCall<{ threads: { threadId: string }[] }>(client, "t3_thread_list", {
       projectId: project.id,
       includeSubagents: true,

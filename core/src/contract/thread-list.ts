@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunStatus } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 
 /** t3_thread_list / listThreads: a project's thread shells, newest first, offset-paginated. */
@@ -7,8 +8,11 @@ export const ThreadListInput = z
     projectId: z.string().min(1).optional(),
     title: z.string().min(1).max(200).optional(),
     runStatus: z
-      .array(z.enum(["idle", "queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]))
-      .optional(),
+      .array(z.union([RunStatus, z.literal("idle")]))
+      .optional()
+      .describe(
+        "Shells whose status is one of these (any status a shell can have); running also lists threads whose run is starting.",
+      ),
     includeSubagents: z.boolean().optional(),
     snoozed: z.boolean().optional(),
     settled: z

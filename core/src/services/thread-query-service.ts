@@ -119,7 +119,8 @@ export class ThreadQueryService {
           (shell) =>
             (input.runStatus === undefined ||
               input.runStatus.length === 0 ||
-              input.runStatus.includes(shell.status === "starting" ? "running" : shell.status)) &&
+              input.runStatus.includes(shell.status) ||
+              (shell.status === "starting" && input.runStatus.includes("running"))) &&
             (input.snoozed === undefined || shell.snoozed === input.snoozed) &&
             (input.settled === undefined || shell.settled === input.settled),
         );

@@ -156,6 +156,16 @@ describe("MCP thread tools", () => {
         runStatus: ["running"],
       });
       expect(none.total).toBe(0);
+      // Every status a shell can have is a filter value, "starting" too.
+      const starting = await mustCall<{ total: number }>(client, "t3_thread_list", {
+        projectId: other.id,
+        runStatus: ["starting", "idle"],
+      });
+      expect(starting.total).toBe(5);
+      expect(await callTool(client, "t3_thread_list", { projectId: other.id, runStatus: ["sleeping"] })).toMatchObject({
+        ok: false,
+        code: "invalid_request",
+      });
       expect(await callTool(client, "t3_thread_list", {})).toMatchObject({ ok: false, code: "invalid_request" });
       // An agent lists its own project by default, and another with projectId.
       const agent = await lab.liveAgent();

@@ -51,10 +51,12 @@ export const READ_ONLY: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 };
+// Not idempotent: a call without a clientRequestId creates new work each time (the key is what
+// makes a retry return the same work, and a client reading the hint cannot know it was sent).
 export const CREATES_WORK: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: false,
-  idempotentHint: true,
+  idempotentHint: false,
   openWorldHint: true,
 };
 export const CHANGES_STATE: ToolAnnotations = {

@@ -2719,7 +2719,8 @@ export interface operations {
             query?: {
                 projectId?: string;
                 title?: string;
-                runStatus?: ("idle" | "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted")[];
+                /** @description Shells whose status is one of these (any status a shell can have); running also lists threads whose run is starting. */
+                runStatus?: (("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | "idle")[];
                 includeSubagents?: boolean;
                 snoozed?: boolean;
                 /** @description true lists only settled threads, false only active ones; omitted lists both. */
