@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
-import { IdentityMap, type ProjectionRow } from "./identity-map.js";
+import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
@@ -268,6 +268,7 @@ export class Store implements EventStore {
       const sequence = Number(info.lastInsertRowid);
       const written = this.project(upsert.entity, upsert.record, data, sequence, current);
       this.identity?.remember(upsert.entity, id, written);
+      this.identity?.wrote();
       out.push({
         sequence,
         type,
@@ -356,7 +357,12 @@ export class Store implements EventStore {
     return row === null ? null : (JSON.parse(row[row.length - 1] as string) as EntityRecords[E]);
   }
 
-  /** Reads records with a WHERE clause over the entity's indexed columns. */
+  /**
+   * Reads records with a WHERE clause over the entity's indexed columns. Inside a `transaction`,
+   * the same query with the same values answers from memory until the transaction next writes
+   * (unless it reads more than its table, or the clock: see `queryKey`). Each call returns
+   * objects of its own.
+   */
   select<E extends EntityName>(
     entity: E,
     where: string,
@@ -364,10 +370,14 @@ export class Store implements EventStore {
     suffix = "",
   ): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
-    const rows = this.statement(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as {
-      data: string;
-    }[];
-    return rows.map((row) => JSON.parse(row.data) as EntityRecords[E]);
+    const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
+    const key = this.identity === null ? null : queryKey(`${where} ${suffix}`, sql, params);
+    let texts = key === null ? undefined : this.identity!.queryResult(key);
+    if (texts === undefined) {
+      texts = (this.statement(sql).all(...params) as { data: string }[]).map((row) => row.data);
+      if (key !== null) this.identity!.rememberQuery(key, texts);
+    }
+    return texts.map((text) => JSON.parse(text) as EntityRecords[E]);
   }
 
   /** Counts records matching a WHERE clause. */
@@ -444,6 +454,7 @@ export class Store implements EventStore {
       let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
       const removed = prepared.remove.run(id).changes;
       this.identity?.remember(entity, id, null);
+      this.identity?.wrote();
       if (removed === 0) continue;
       forgotten += 1;
       while (sequence !== null) {

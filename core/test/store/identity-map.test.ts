@@ -151,9 +151,52 @@ describe("the store's identity map for a transaction", () => {
     });
   });
 
+  it("answers a query asked again before the transaction writes from memory, and asks again after a write", () => {
+    const texts = () => store.select("item", "thread_id = ?", ["thread:1"], "ORDER BY position").map((r) => r.text);
+    store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
+    store.transaction(() => {
+      expect(statementsOf(() => expect(texts()).toEqual(["first"]))).toBe(1);
+      expect(statementsOf(() => expect(texts()).toEqual(["first"]))).toBe(0);
+      // Other values are another query.
+      expect(statementsOf(() => store.select("item", "thread_id = ?", ["thread:2"], "ORDER BY position"))).toBe(1);
+      store.append(null, [item("item:b", "second")], NOW);
+      expect(statementsOf(() => expect(texts()).toEqual(["first", "second"]))).toBe(1);
+      // A savepoint that rolled back took its write and what was read after it.
+      expect(() =>
+        store.transaction(() => {
+          store.append(null, [item("item:c", "rolled back")], NOW);
+          expect(texts()).toEqual(["first", "second", "rolled back"]);
+          throw new Refused();
+        }),
+      ).toThrow(Refused);
+      expect(texts()).toEqual(["first", "second"]);
+      // Forgetting a record is a write too.
+      store.forget("item", ["item:b"]);
+      expect(texts()).toEqual(["first"]);
+      // And each answer is objects of its own.
+      const [mine] = store.select("item", "thread_id = ?", ["thread:1"], "ORDER BY position") as { text: string }[];
+      mine!.text = "changed by a caller";
+      expect(texts()).toEqual(["first"]);
+    });
+  });
+
+  it("asks a query that reads another table or the clock every time", () => {
+    store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
+    store.transaction(() => {
+      const subquery = () => store.select("item", "id IN (SELECT entity_id FROM events WHERE entity = ?)", ["item"]);
+      expect(statementsOf(subquery)).toBe(1);
+      expect(statementsOf(subquery)).toBe(1);
+      const clock = () => store.select("item", "position < julianday('now')");
+      expect(statementsOf(clock)).toBe(1);
+      expect(statementsOf(clock)).toBe(1);
+    });
+  });
+
   it("reads from the file outside a transaction, every time", () => {
     store.transaction(() => store.append(null, [item("item:a", "on file")], NOW));
     expect(statementsOf(() => expect(textOf("item:a")).toBe("on file"))).toBe(1);
     expect(statementsOf(() => expect(textOf("item:a")).toBe("on file"))).toBe(1);
+    expect(statementsOf(() => store.select("item", "thread_id = ?", ["thread:1"]))).toBe(1);
+    expect(statementsOf(() => store.select("item", "thread_id = ?", ["thread:1"]))).toBe(1);
   });
 });

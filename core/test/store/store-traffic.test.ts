@@ -77,9 +77,9 @@ describe("the store's statement observer, counted", () => {
   });
 
   it("counts a fixed sequence of store calls exactly", () => {
-    // Reads by a query, which the store runs every time (its `get` answers a record a
+    // Reads by a count, which the store runs every time (its `get` and `select` answer what a
     // transaction already read from memory: see identity-map.test.ts).
-    const read = (id: string) => store.select("item", "id = ?", [id]);
+    const read = (id: string) => store.count("item", "id = ?", [id]);
     // 5 statements: BEGIN, the current row, the event, the new row, COMMIT (3 inside).
     store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
     // 2 reads outside any transaction: never repeats, however alike.
