@@ -5,8 +5,9 @@
 // transaction helper's BEGIN/SAVEPOINT/COMMIT included; not the WAL checkpoint worker's
 // connection) by core's StoreTrafficCounter, from the first measured delegation's thread
 // creation to the last one's outbox being idle, divided by the delegations. The figures are
-// counts, so the machine's load does not move them: no baseline. They are issue 33 item 4's
-// "before" figures; its goals are statements <= 150 and commits <= 8 per delegation.
+// counts, so the machine's load does not move them: no baseline. They were issue 33 item 4's
+// "before" figures (bench/README.md lists its steps since); its goals are statements <= 150 and
+// commits <= 8 per delegation.
 // STORE_TRAFFIC_DELEGATIONS (default 10) sets how many are counted, after 2 uncounted ones.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

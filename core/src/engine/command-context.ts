@@ -51,6 +51,8 @@ export class CommandContext {
   readonly nowMs: number;
   private effects = 0;
   private readonly commitActions: CommitAction[] = [];
+  private firstAppended: number | null = null;
+  private lastAppended: number | null = null;
 
   constructor(
     readonly store: EventStore,
@@ -77,7 +79,10 @@ export class CommandContext {
 
   /** Writes a record's new state (an upsert event plus its projection). */
   put<E extends EntityName>(entity: E, record: EntityRecords[E]): EntityRecords[E] {
-    this.store.append(this.commandId, [{ entity, record }], this.now);
+    for (const event of this.store.append(this.commandId, [{ entity, record }], this.now)) {
+      this.firstAppended ??= event.sequence;
+      this.lastAppended = event.sequence;
+    }
     return record;
   }
 
@@ -104,6 +109,14 @@ export class CommandContext {
   /** @internal What {@link onCommit} collected, for the engine. */
   get pendingCommitActions(): readonly CommitAction[] {
     return this.commitActions;
+  }
+
+  /**
+   * The sequences of the first and last events this context appended, both null when it
+   * appended none: a receipt's range, known without asking the log for its newest sequence.
+   */
+  get appendedSequences(): { readonly first: number | null; readonly last: number | null } {
+    return { first: this.firstAppended, last: this.lastAppended };
   }
 
   /** True when this command queued effects. */

@@ -113,22 +113,22 @@ export class TransactionalEngine implements Engine {
           sequence: receipt.lastSequence,
         };
       }
-      const before = this.store.lastSequence();
       const ctx = new CommandContext(this.store, command.commandId, this.clock, this.ids, this.hooks);
       contexts.push(ctx);
       const result = command.handle(ctx);
-      const after = this.store.lastSequence();
+      // The command's own appends: the receipt names the events that carry its id.
+      const appended = ctx.appendedSequences;
       this.store.putReceipt({
         commandId: command.commandId,
         operation: command.operation,
         requestHash: hash,
         result,
-        firstSequence: after > before ? before + 1 : null,
-        lastSequence: after > before ? after : null,
+        firstSequence: appended.first,
+        lastSequence: appended.last,
         createdAt: ctx.now,
       });
       effects = ctx.hasEffects;
-      return { result, replayed: false, commandId: command.commandId, sequence: after > before ? after : null };
+      return { result, replayed: false, commandId: command.commandId, sequence: appended.last };
     });
     if (effects) this.nudgeEffects();
     return outcome;

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
+import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
@@ -61,7 +62,7 @@ interface PreparedEntity {
   readonly upsert: Database.Statement;
   /** The sequence of the record's latest event (its row's `last_sequence`), plucked. */
   readonly lastSequence: Database.Statement;
-  /** A row as `[last_sequence, ...columns]` (raw), or undefined when the record has none. */
+  /** A row as `[last_sequence, ...columns, data]` (raw), or undefined when the record has none. */
   readonly current: Database.Statement;
   /** UPDATE statements by the bit mask of the columns they set (besides data and last_sequence). */
   readonly updates: Map<number, Database.Statement>;
@@ -87,6 +88,8 @@ export class Store implements EventStore {
   private readonly previousData: Database.Statement;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private pending: StoredEvent[] = [];
+  /** The rows the outermost `transaction` under way has read or written; null outside one. */
+  private identity: IdentityMap | null = null;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: <T>(fn: () => T) => T;
   /** Checkpoints the WAL off the event loop; null for an in-memory store. */
@@ -191,7 +194,7 @@ export class Store implements EventStore {
     const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
     const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
     const current = this.db
-      .prepare(`SELECT last_sequence, ${columns.join(", ")} FROM ${spec.table} WHERE id = ?`)
+      .prepare(`SELECT last_sequence, ${columns.join(", ")}, data FROM ${spec.table} WHERE id = ?`)
       .raw(true);
     return {
       spec,
@@ -206,20 +209,29 @@ export class Store implements EventStore {
     };
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after
+   * commit. Inside it, `get` answers from the rows the transaction already read or wrote.
+   */
   transaction<T>(fn: () => T): T {
     const outermost = !this.db.inTransaction;
     const before = this.pending.length;
     let result: T;
+    // Another connection may write between two transactions: each outermost one starts empty.
+    if (outermost) this.identity = new IdentityMap();
     try {
       result = this.runInTransaction(fn);
     } catch (error) {
       // A savepoint that rolled back took its events with it: listeners must not hear them.
       if (outermost) this.pending = [];
       else this.pending.length = before;
+      // Nor may reads see the rows it wrote; which rows those were is not tracked, so all go.
+      this.identity?.clear();
       if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError))
         throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
+    } finally {
+      if (outermost) this.identity = null;
     }
     if (outermost) this.checkpointer?.noteCommit();
     if (outermost && this.pending.length > 0) {
@@ -248,12 +260,15 @@ export class Store implements EventStore {
       const id = (upsert.record as { id: string }).id;
       const type = `${upsert.entity}.upserted` as const;
       // The record's row: its link to the previous event and its column values (a page this
-      // append writes anyway).
-      const current = (prepared.current.get(id) as (string | number | null)[] | undefined) ?? null;
+      // append writes anyway), unless this transaction already read or wrote it.
+      let current = this.identity?.row(upsert.entity, id);
+      if (current === undefined) current = (prepared.current.get(id) as ProjectionRow | undefined) ?? null;
       const previous = (current?.[0] as number | null | undefined) ?? null;
       const info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now, previous);
       const sequence = Number(info.lastInsertRowid);
-      this.project(upsert.entity, upsert.record, data, sequence, current);
+      const written = this.project(upsert.entity, upsert.record, data, sequence, current);
+      this.identity?.remember(upsert.entity, id, written);
+      this.identity?.wrote();
       out.push({
         sequence,
         type,
@@ -269,30 +284,32 @@ export class Store implements EventStore {
   }
 
   /**
-   * Writes a record's projection row. Given its `current` row (`[last_sequence, ...columns]`,
-   * null for none), an existing row is updated in only the columns that changed: SQLite rewrites
-   * the entry of every index over a column an UPDATE sets, even to the value it had, so setting
-   * them all wrote a page per index on every upsert (a run's status change rewrote its
-   * by-thread entry too). Without it (a replay), the row is upserted whole.
+   * Writes a record's projection row. Given its `current` row (`[last_sequence, ...columns,
+   * data]`, null for none), an existing row is updated in only the columns that changed: SQLite
+   * rewrites the entry of every index over a column an UPDATE sets, even to the value it had, so
+   * setting them all wrote a page per index on every upsert (a run's status change rewrote its
+   * by-thread entry too). Without it (a replay), the row is upserted whole. Returns the row as
+   * written, as `current` is shaped (null when the record was removed).
    */
   private project(
     entity: EntityName,
     record: EntityRecords[EntityName],
     data: string,
     sequence: number,
-    current?: readonly (string | number | null)[] | null,
-  ): void {
+    current?: ProjectionRow | null,
+  ): ProjectionRow | null {
     const prepared = this.entities.get(entity)!;
     if (prepared.spec.removes?.(record) === true) {
       prepared.remove.run((record as { id: string }).id);
-      return;
+      return null;
     }
     const values: (string | number | null)[] = [];
     for (const column of prepared.columns) values.push(column(record));
+    const written = [sequence, ...values, data];
     if (current === undefined || current === null) {
       values.push(data, sequence);
       prepared.upsert.run(values);
-      return;
+      return written;
     }
     let mask = 0;
     const changed: (string | number | null)[] = [];
@@ -305,6 +322,7 @@ export class Store implements EventStore {
     }
     changed.push(data, sequence, values[0]!);
     this.updateStatement(prepared, mask).run(changed);
+    return written;
   }
 
   private updateStatement(prepared: PreparedEntity, mask: number): Database.Statement {
@@ -319,13 +337,32 @@ export class Store implements EventStore {
     return statement;
   }
 
-  /** Reads one record by id. */
+  /**
+   * Reads one record by id. Inside a `transaction`, a record the transaction already read or
+   * wrote comes from memory; outside one, from the file (another process may write it between
+   * two reads). Each call returns an object of its own.
+   */
   get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
-    const row = this.entities.get(entity)!.get.get(id) as { data: string } | undefined;
-    return row ? (JSON.parse(row.data) as EntityRecords[E]) : null;
+    const identity = this.identity;
+    if (identity === null) {
+      const found = this.entities.get(entity)!.get.get(id) as { data: string } | undefined;
+      return found ? (JSON.parse(found.data) as EntityRecords[E]) : null;
+    }
+    let row = identity.row(entity, id);
+    if (row === undefined) {
+      // The row as append reads it, so a write after this read needs no read of its own.
+      row = (this.entities.get(entity)!.current.get(id) as ProjectionRow | undefined) ?? null;
+      identity.remember(entity, id, row);
+    }
+    return row === null ? null : (JSON.parse(row[row.length - 1] as string) as EntityRecords[E]);
   }
 
-  /** Reads records with a WHERE clause over the entity's indexed columns. */
+  /**
+   * Reads records with a WHERE clause over the entity's indexed columns. Inside a `transaction`,
+   * the same query with the same values answers from memory until the transaction next writes
+   * (unless it reads more than its table, or the clock: see `queryKey`). Each call returns
+   * objects of its own.
+   */
   select<E extends EntityName>(
     entity: E,
     where: string,
@@ -333,10 +370,14 @@ export class Store implements EventStore {
     suffix = "",
   ): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
-    const rows = this.statement(`SELECT data FROM ${table} WHERE ${where} ${suffix}`).all(...params) as {
-      data: string;
-    }[];
-    return rows.map((row) => JSON.parse(row.data) as EntityRecords[E]);
+    const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
+    const key = this.identity === null ? null : queryKey(`${where} ${suffix}`, sql, params);
+    let texts = key === null ? undefined : this.identity!.queryResult(key);
+    if (texts === undefined) {
+      texts = (this.statement(sql).all(...params) as { data: string }[]).map((row) => row.data);
+      if (key !== null) this.identity!.rememberQuery(key, texts);
+    }
+    return texts.map((text) => JSON.parse(text) as EntityRecords[E]);
   }
 
   /** Counts records matching a WHERE clause. */
@@ -411,7 +452,10 @@ export class Store implements EventStore {
     let forgotten = 0;
     for (const id of ids) {
       let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
-      if (prepared.remove.run(id).changes === 0) continue;
+      const removed = prepared.remove.run(id).changes;
+      this.identity?.remember(entity, id, null);
+      this.identity?.wrote();
+      if (removed === 0) continue;
       forgotten += 1;
       while (sequence !== null) {
         const event = commandOf.get(sequence) as
@@ -574,6 +618,8 @@ export class Store implements EventStore {
     try {
       return this.replayAll(batch, tables, secondaryIndexes);
     } finally {
+      // Every row was rewritten (or, on failure, rolled back) behind a transaction under way.
+      this.identity?.clear();
       this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
