@@ -1,6 +1,10 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { TransactionalEngine } from "../../../src/engine/engine.js";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "../../../src/store/entity-tables.js";
@@ -15,6 +19,7 @@ import type {
   PreviousVersionDatabase,
   StoreBackend,
   StoreHarness,
+  StoreProcess,
   TableRows,
   UnitOfWork,
 } from "./store-harness.js";
@@ -184,11 +189,58 @@ function previousVersionOf(db: Database.Database, version: number, open: () => S
   };
 }
 
+/** Runs the built store (dist: `npm run build` first), as the server process would. */
+const STORE_PROCESS = fileURLToPath(new URL("./sqlite-store-process.mjs", import.meta.url));
+
+function storeProcess(file: string): StoreProcess {
+  const child = spawn(process.execPath, [STORE_PROCESS, file], { stdio: ["pipe", "pipe", "inherit"] });
+  // "close", not "exit": every answer it wrote before the kill has been read by then.
+  const exited = once(child, "close");
+  const waiting: ((answer: Record<string, unknown>) => void)[] = [];
+  let onAck: ((sequence: number) => void) | null = null;
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    let answer: Record<string, unknown>;
+    try {
+      answer = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return; // The last line, cut short by the kill: not an answer.
+    }
+    if (typeof answer.acked === "number") onAck?.(answer.acked);
+    else waiting.shift()?.(answer);
+  });
+  const request = (body: Record<string, unknown>) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      waiting.push(resolve);
+      void exited.then(
+        () => reject(new Error(`the store process exited before answering ${JSON.stringify(body)}`)),
+        reject,
+      );
+      child.stdin!.write(`${JSON.stringify(body)}\n`);
+    });
+  return {
+    append: async (commandId, upserts) =>
+      (await request({ op: "append", commandId, upserts })).sequences as readonly number[],
+    enqueueEffect: async (effect, nowMs) => {
+      await request({ op: "enqueue", effect, nowMs });
+    },
+    claimEffect: async (id, nowMs) => (await request({ op: "claim", id, nowMs })).claimed === true,
+    appendUntilKilled: (listener) => {
+      onAck = listener;
+      child.stdin!.write(`${JSON.stringify({ op: "appendUntilKilled" })}\n`);
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
 /** The SQLite backend: `Store` (better-sqlite3) on a database file in a fresh mkdtemp folder. */
 export function sqliteBackend(): StoreBackend {
   const stores = new Map<StoreHarness, Store>();
   const folders: string[] = [];
   const connections: Database.Database[] = [];
+  const processes: StoreProcess[] = [];
   const newFile = () => {
     const folder = mkdtempSync(join(tmpdir(), "switchyard-store-contract-"));
     folders.push(folder);
@@ -222,6 +274,11 @@ export function sqliteBackend(): StoreBackend {
       return openStore(store.file);
     },
     connectAgain: async (harness) => openStore(storeOf(harness).file),
+    spawnStoreProcess: async (harness) => {
+      const child = storeProcess(storeOf(harness).file);
+      processes.push(child);
+      return child;
+    },
     openStepByStep: async () => {
       const file = newFile();
       for (const version of MIGRATIONS.map((migration) => migration.version).sort((a, b) => a - b)) {
@@ -242,6 +299,7 @@ export function sqliteBackend(): StoreBackend {
       return previousVersionOf(db, Math.max(...previous.map((migration) => migration.version)), () => openStore(file));
     },
     closeAll: async () => {
+      for (const child of processes.splice(0)) await child.kill();
       for (const store of stores.values()) store.close();
       stores.clear();
       for (const db of connections.splice(0)) if (db.open) db.close();

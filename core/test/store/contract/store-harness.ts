@@ -95,6 +95,20 @@ export interface PreviousVersionDatabase {
 }
 
 /**
+ * A store in a process of its own on a harness's database, which a test kills with SIGKILL:
+ * each call resolves once what it did committed there (the process acknowledged it).
+ */
+export interface StoreProcess {
+  append(commandId: string | null, upserts: readonly RecordUpsert[]): Promise<readonly number[]>;
+  enqueueEffect(effect: EffectToQueue, nowMs: number): Promise<void>;
+  claimEffect(id: string, nowMs: number): Promise<boolean>;
+  /** Appends one item event per commit until killed; `onAck` hears each committed sequence. */
+  appendUntilKilled(onAck: (sequence: number) => void): void;
+  /** kill -9, and waits for the process to be gone. */
+  kill(): Promise<void>;
+}
+
+/**
  * A backend the contract suite runs on. Each `open*` makes a new database of its own (a
  * folder, a schema) that `closeAll` removes.
  */
@@ -110,8 +124,10 @@ export interface StoreBackend {
   connectAgain(harness: StoreHarness): Promise<StoreHarness>;
   /** A new database brought to the newest version one migration at a time, each by a store of its own. */
   openStepByStep(): Promise<StoreHarness>;
+  /** A store in another process on `harness`'s database, to be killed mid-work. */
+  spawnStoreProcess(harness: StoreHarness): Promise<StoreProcess>;
   /** A new database at the version before the newest. */
   openPreviousVersion(): Promise<PreviousVersionDatabase>;
-  /** Closes every store this backend opened and removes their databases. */
+  /** Closes every store this backend opened (kills its processes) and removes their databases. */
   closeAll(): Promise<void>;
 }
