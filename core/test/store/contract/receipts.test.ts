@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Command } from "../../../src/engine/ports.js";
+import { backends } from "./backends.js";
+import { item, project } from "./records.js";
+import type { StoreHarness } from "./store-harness.js";
+
+/** A command that writes a project and `items` items, counting how often its handler ran. */
+function renameCommand(
+  commandId: string,
+  name: string,
+  items: number,
+  runs: { count: number },
+): Command<{ name: string }> {
+  return {
+    commandId,
+    operation: "test.rename",
+    request: { name, items },
+    handle: (ctx) => {
+      runs.count += 1;
+      ctx.put("project", project("project:receipts", name).record);
+      for (let i = 1; i <= items; i += 1) ctx.put("item", item(`item:${commandId}:${i}`, "thread:r", i, name).record);
+      return { name };
+    },
+  };
+}
+
+describe.each(backends)("store contract ($name): command receipts", (backend) => {
+  let store: StoreHarness;
+  beforeEach(async () => {
+    store = await backend.open();
+  });
+  afterEach(() => backend.closeAll());
+
+  it("replays a command id's stored result without running it again, and writes nothing", async () => {
+    const runs = { count: 0 };
+    const first = await store.execute(renameCommand("cmd:rename", "first", 2, runs));
+    const after = await store.lastSequence();
+    const again = await store.execute(renameCommand("cmd:rename", "first", 2, runs));
+
+    expect(first).toMatchObject({ replayed: false, commandId: "cmd:rename", result: { name: "first" } });
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(runs.count).toBe(1);
+    expect(await store.lastSequence()).toBe(after);
+  });
+
+  it("refuses the same id with a different request as a typed conflict, and changes nothing", async () => {
+    const runs = { count: 0 };
+    await store.execute(renameCommand("cmd:rename", "first", 1, runs));
+    const receipt = await store.receipt("cmd:rename");
+    const after = await store.lastSequence();
+
+    await expect(store.execute(renameCommand("cmd:rename", "second", 1, runs))).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining("cmd:rename"),
+    });
+    expect(runs.count).toBe(1);
+    expect(await store.lastSequence()).toBe(after);
+    expect(await store.receipt("cmd:rename")).toEqual(receipt);
+    expect((await store.get("project", "project:receipts"))?.name).toBe("first");
+  });
+
+  it("records in the receipt exactly the first and last sequence of the command's own events", async () => {
+    const runs = { count: 0 };
+    // Events before and after it, of other writers, so a range that spilt over would show.
+    await store.apply((ctx) => ctx.put("item", item("item:before", "thread:other", 1, "before").record));
+    const outcome = await store.execute(renameCommand("cmd:three", "three", 2, runs));
+    await store.apply((ctx) => ctx.put("item", item("item:after", "thread:other", 2, "after").record));
+
+    const receipt = await store.receipt("cmd:three");
+    expect(receipt).toMatchObject({ commandId: "cmd:three", operation: "test.rename", result: { name: "three" } });
+    const own = (await store.eventsAfter(0)).filter((event) => event.commandId === "cmd:three");
+    expect(own).toHaveLength(3);
+    expect(receipt?.firstSequence).toBe(own[0]!.sequence);
+    expect(receipt?.lastSequence).toBe(own[2]!.sequence);
+    expect(outcome.sequence).toBe(own[2]!.sequence);
+    const range = await store.eventsAfter(
+      receipt!.firstSequence! - 1,
+      receipt!.lastSequence! - receipt!.firstSequence! + 1,
+    );
+    expect(range).toEqual(own);
+  });
+
+  it("keeps a receipt with no sequences for a command that wrote nothing, and replays it", async () => {
+    const command: Command<string> = {
+      commandId: "cmd:noop",
+      operation: "test.noop",
+      request: {},
+      handle: () => "nothing",
+    };
+    const first = await store.execute(command);
+    expect(first).toMatchObject({ replayed: false, sequence: null, result: "nothing" });
+    expect(await store.receipt("cmd:noop")).toMatchObject({ firstSequence: null, lastSequence: null });
+    expect(await store.execute(command)).toMatchObject({ replayed: true, sequence: null, result: "nothing" });
+  });
+
+  it("keeps no receipt of a command whose handler threw, so the same id runs again", async () => {
+    const failing: Command<string> = {
+      commandId: "cmd:retry",
+      operation: "test.retry",
+      request: {},
+      handle: (ctx) => {
+        ctx.put("project", project("project:retry", "half done").record);
+        throw new Error("the handler fails");
+      },
+    };
+    await expect(store.execute(failing)).rejects.toThrow("the handler fails");
+    expect(await store.receipt("cmd:retry")).toBeNull();
+    expect(await store.get("project", "project:retry")).toBeNull();
+    const retried = await store.execute({ ...failing, handle: () => "done" });
+    expect(retried).toMatchObject({ replayed: false, result: "done" });
+  });
+
+  it("keeps receipts across a restart", async () => {
+    const runs = { count: 0 };
+    const first = await store.execute(renameCommand("cmd:durable", "durable", 1, runs));
+    store = await backend.reopen(store);
+    expect(await store.execute(renameCommand("cmd:durable", "durable", 1, runs))).toEqual({ ...first, replayed: true });
+    expect(runs.count).toBe(1);
+  });
+});

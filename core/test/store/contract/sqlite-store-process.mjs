@@ -1,0 +1,60 @@
+// A store in a process of its own on the contract suite's database, driven by JSON lines on
+// stdin and answering one JSON line per request once what it did has committed, so a test can
+// kill it with SIGKILL and check what survives. argv: <database file>
+// Requests: {"op":"append","commandId":…,"upserts":[…]}, {"op":"enqueue","effect":{…},"nowMs":…},
+// {"op":"claim","id":…,"nowMs":…}, {"op":"appendUntilKilled"} (one item per commit, forever,
+// each answered {"acked": <sequence>}).
+import { createInterface } from "node:readline";
+import { Store } from "../../../dist/store/store.js";
+
+const store = new Store(process.argv[2]);
+const now = new Date().toISOString();
+const answer = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+async function appendUntilKilled() {
+  for (let n = 1; ; n += 1) {
+    const [event] = store.transaction(() =>
+      store.append(
+        null,
+        [
+          {
+            entity: "item",
+            record: {
+              id: `item:killed:${n}`,
+              threadId: `thread:killed:${n % 5}`,
+              runId: null,
+              attemptId: null,
+              position: n,
+              kind: "assistant_message",
+              status: "completed",
+              text: `message ${n} `.repeat(20),
+              data: {},
+              createdBy: "provider",
+              creationSource: "provider",
+              createdAt: now,
+              updatedAt: now,
+            },
+          },
+        ],
+        now,
+      ),
+    );
+    answer({ acked: event.sequence });
+    // Lets the checkpoint worker's replies in, so the kill may land during a checkpoint too.
+    if (n % 32 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const request = JSON.parse(line);
+  if (request.op === "append")
+    answer({
+      sequences: store.transaction(() => store.append(request.commandId, request.upserts, now)).map((e) => e.sequence),
+    });
+  else if (request.op === "enqueue") {
+    store.transaction(() => store.enqueueEffect(request.effect, request.nowMs, now));
+    answer({ ok: true });
+  } else if (request.op === "claim") answer({ claimed: store.claimEffect(request.id, request.nowMs) });
+  else if (request.op === "appendUntilKilled") await appendUntilKilled();
+  else answer({ error: `unknown op ${request.op}` });
+}

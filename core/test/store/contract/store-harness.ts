@@ -1,0 +1,133 @@
+import type { CommandContext } from "../../../src/engine/command-context.js";
+import type { Command, CommandOutcome } from "../../../src/engine/ports.js";
+import type { CommandReceipt, OutboxEffect, RecordUpsert } from "../../../src/store/ports.js";
+import type { EntityName, EntityRecords, StoredEvent } from "../../../src/store/records.js";
+
+// What the store contract suite asks of a backend. Every store call of the suite goes through
+// one of these objects, and every read is already a promise: when the port becomes asynchronous
+// (issue 33), only the backends' harnesses change, and the suite keeps its `await`s.
+
+/** An outbox effect as a command queues it. */
+export interface EffectToQueue {
+  readonly id: string;
+  readonly lane: string;
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+/**
+ * The writes of one unit of work. Synchronous, as the port keeps them (buffered writes); a
+ * body that throws rolls back everything it wrote.
+ */
+export interface UnitOfWork {
+  /** Appends upsert events and applies them to the projections. */
+  append(commandId: string | null, upserts: readonly RecordUpsert[]): readonly StoredEvent[];
+  /** Removes records for good: their events, rows and the receipts of the commands that wrote them. */
+  forget(entity: EntityName, ids: readonly string[]): number;
+  putReceipt(receipt: CommandReceipt): void;
+  /** Queues an effect, due `delayMs` after the harness clock's now. */
+  enqueueEffect(effect: EffectToQueue, delayMs?: number): void;
+  /** A nested unit of work (a savepoint): one that throws rolls back alone. */
+  nested<R>(body: (work: UnitOfWork) => R): R;
+}
+
+/** Every row of some tables, by table name, in a stable order. */
+export type TableRows = Readonly<Record<string, readonly Readonly<Record<string, unknown>>[]>>;
+
+/** One store open on one database, as the suite drives it. */
+export interface StoreHarness {
+  /** The backend's name (the suite's `describe.each` label). */
+  readonly backend: string;
+  /** The time effects are queued and claimed at (the engine's clock too). */
+  readonly nowMs: () => number;
+  transaction<R>(body: (work: UnitOfWork) => R): Promise<R>;
+  /** Hears every batch of events after it commits; returns the unsubscribe. */
+  onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
+
+  get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
+  lastSequence(): Promise<number>;
+  eventsAfter(sequence: number, limit?: number): Promise<readonly StoredEvent[]>;
+  receipt(commandId: string): Promise<CommandReceipt | null>;
+
+  dueEffects(nowMs: number): Promise<readonly OutboxEffect[]>;
+  nextEffectDueAt(): Promise<number | null>;
+  claimEffect(id: string, nowMs: number): Promise<boolean>;
+  settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null): Promise<void>;
+  retryEffect(id: string, availableAtMs: number, error: string): Promise<void>;
+  unfinishedEffects(): Promise<readonly OutboxEffect[]>;
+  effect(id: string): Promise<OutboxEffect | null>;
+
+  /** Rebuilds every projection from the log; how many events it applied. */
+  rebuildProjections(): Promise<number>;
+  /** Every row of every entity's projection table (every column), by table, ordered by id. */
+  projections(): Promise<TableRows>;
+  /** Every row of every table the store keeps (the schema's bookkeeping aside), by table. */
+  tables(): Promise<TableRows>;
+  /** The schema version the database is at. */
+  schemaVersion(): Promise<number>;
+  /** The schema, as comparable lines (tables, columns, indexes), in a stable order. */
+  schema(): Promise<readonly string[]>;
+
+  /** The real engine over this store: `TransactionalEngine.execute`. */
+  execute<R>(command: Command<R>): Promise<CommandOutcome<R>>;
+  /** `TransactionalEngine.apply`. */
+  apply<R>(change: (ctx: CommandContext) => R): Promise<R>;
+  /** `TransactionalEngine.applyEach`. */
+  applyEach(
+    changes: readonly ((ctx: CommandContext) => void)[],
+    onError: (error: unknown, index: number) => void,
+  ): Promise<void>;
+}
+
+/**
+ * A database at the schema version before the newest, written as that version's store wrote
+ * (its own tables and columns), for the migration from the previous version.
+ */
+export interface PreviousVersionDatabase {
+  readonly version: number;
+  append(commandId: string | null, upserts: readonly RecordUpsert[]): void;
+  putReceipt(receipt: CommandReceipt): void;
+  enqueueEffect(effect: EffectToQueue): void;
+  /** Every row of every table, as `StoreHarness.tables`. */
+  tables(): Promise<TableRows>;
+  /** Closes it and opens it with the newest store, which migrates it. */
+  upgrade(): Promise<StoreHarness>;
+}
+
+/**
+ * A store in a process of its own on a harness's database, which a test kills with SIGKILL:
+ * each call resolves once what it did committed there (the process acknowledged it).
+ */
+export interface StoreProcess {
+  append(commandId: string | null, upserts: readonly RecordUpsert[]): Promise<readonly number[]>;
+  enqueueEffect(effect: EffectToQueue, nowMs: number): Promise<void>;
+  claimEffect(id: string, nowMs: number): Promise<boolean>;
+  /** Appends one item event per commit until killed; `onAck` hears each committed sequence. */
+  appendUntilKilled(onAck: (sequence: number) => void): void;
+  /** kill -9, and waits for the process to be gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * A backend the contract suite runs on. Each `open*` makes a new database of its own (a
+ * folder, a schema) that `closeAll` removes.
+ */
+export interface StoreBackend {
+  readonly name: string;
+  /** The newest schema version this backend's migrations reach. */
+  readonly newestVersion: number;
+  /** A new empty database at the newest version, and a store open on it. */
+  open(): Promise<StoreHarness>;
+  /** Closes `harness`'s store and opens its database again: a restart. */
+  reopen(harness: StoreHarness): Promise<StoreHarness>;
+  /** A second store on `harness`'s database, as another process (or node) holds one. */
+  connectAgain(harness: StoreHarness): Promise<StoreHarness>;
+  /** A new database brought to the newest version one migration at a time, each by a store of its own. */
+  openStepByStep(): Promise<StoreHarness>;
+  /** A store in another process on `harness`'s database, to be killed mid-work. */
+  spawnStoreProcess(harness: StoreHarness): Promise<StoreProcess>;
+  /** A new database at the version before the newest. */
+  openPreviousVersion(): Promise<PreviousVersionDatabase>;
+  /** Closes every store this backend opened (kills its processes) and removes their databases. */
+  closeAll(): Promise<void>;
+}
