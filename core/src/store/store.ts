@@ -502,7 +502,8 @@ export class Store implements EventStore {
       receipt.commandId,
       receipt.operation,
       receipt.requestHash,
-      JSON.stringify(receipt.result),
+      // A handler that returns nothing still ran: its receipt holds null (JSON has no undefined).
+      JSON.stringify(receipt.result ?? null),
       receipt.firstSequence,
       receipt.lastSequence,
       receipt.createdAt,

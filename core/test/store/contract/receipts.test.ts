@@ -93,6 +93,20 @@ describe.each(backends)("store contract ($name): command receipts", (backend) =>
     expect(await store.execute(command)).toMatchObject({ replayed: true, sequence: null, result: "nothing" });
   });
 
+  it("keeps the receipt of a command whose handler returns nothing, and replays it as null", async () => {
+    const command: Command<void> = {
+      commandId: "cmd:void",
+      operation: "test.void",
+      request: {},
+      handle: (ctx) => {
+        ctx.put("project", project("project:void", "void").record);
+      },
+    };
+    expect(await store.execute(command)).toMatchObject({ replayed: false, result: undefined });
+    expect(await store.execute(command)).toMatchObject({ replayed: true, result: null });
+    expect((await store.get("project", "project:void"))?.name).toBe("void");
+  });
+
   it("keeps no receipt of a command whose handler threw, so the same id runs again", async () => {
     const failing: Command<string> = {
       commandId: "cmd:retry",
