@@ -1,13 +1,13 @@
 import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { environmentId } from "../store/settings.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import { ItemsTable } from "../store/tables/items.js";
 import { ThreadsTable } from "../store/tables/threads.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
+import { ThreadLinks } from "./thread-links.js";
 import {
   itemPart,
   itemView,
@@ -69,17 +69,20 @@ export class ThreadQueryService {
     private readonly callers: CallerContext,
     private readonly liveWaits: LiveWaits,
     private readonly usage: UsageService,
+    private readonly links: ThreadLinks,
   ) {}
 
   /** A thread's shell as list and read results show it, now. */
   shell(thread: ThreadRecord): ThreadShell {
-    return threadShell(
+    const shell = threadShell(
       this.engine,
       this.liveWaits,
       thread,
-      environmentId(this.engine.store),
+      this.links.environmentId,
       this.engine.clock.nowIso(),
     );
+    const webUrl = this.links.webUrl(thread.id);
+    return webUrl === undefined ? shell : { ...shell, webUrl };
   }
 
   list(caller: Caller, input: ListThreadsInput) {
