@@ -59,8 +59,13 @@ function fromWebUrl(value: string, field: string, scope: ThreadReferenceScope): 
   } catch {
     throw malformed(value, field, "is not a valid URL");
   }
-  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "")
-    throw malformed(value, field, "is not a thread page of the web UI");
+  if (url.username !== "" || url.password !== "") {
+    // Never echo credentials into an answer or a log: name the URL without them.
+    url.username = "";
+    url.password = "";
+    throw malformed(url.href, field, "carries credentials, which a thread page's URL never does");
+  }
+  if (url.search !== "" || url.hash !== "") throw malformed(value, field, "is not a thread page of the web UI");
   // A URL is a thread of ours only under our own base: the same path on another server names its thread.
   for (const base of scope.webBases.map((each) => new URL(each))) {
     const prefix = base.pathname.replace(/\/$/, "");

@@ -98,6 +98,12 @@ describe("MCP: thread links and web UI URLs for outside clients", () => {
       });
     }
 
+    const withSecret = await callTool(client, "t3_thread_read", {
+      threadId: `http://me:hunter2@127.0.0.1:9/threads/${threadId}`,
+    });
+    expect(withSecret).toMatchObject({ ok: false, code: "invalid_request", details: { field: "threadId" } });
+    expect(JSON.stringify(withSecret)).not.toContain("hunter2");
+
     const malformed = await callTool(client, "t3_thread_read", { threadId: "switchyard-thread://v1/whatever" });
     expect(malformed).toMatchObject({ ok: false, code: "invalid_request", details: { field: "threadId" } });
     expect(malformed.ok === false && malformed.message).toContain('"switchyard-thread://v1/whatever"');

@@ -1998,6 +1998,8 @@ export interface components {
                 childThreadId: string;
                 /** @description switchyard-thread://v2/<environmentId>/<childThreadId>, as the other environment built it. */
                 childThreadLink: string;
+                /** @description The child's page in the other environment's web UI, when it sent one; never built here. */
+                childThreadWebUrl?: string;
                 title: string;
                 /**
                  * @description The task's status; unreachable when its result has not arrived here and the other environment did not answer (problem says why).
