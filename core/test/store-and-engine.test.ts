@@ -237,6 +237,27 @@ describe("config file errors", () => {
       JSON.stringify({ server: { mcpServerName: "a".repeat(33) } }),
       /server\.mcpServerName: must be at most 32 characters/,
     ],
+    // The web UI's public base: thread pages are <webUrl>/threads/<id>, so no trailing slash or query.
+    [
+      "web url not http",
+      JSON.stringify({ server: { webUrl: "ftp://host" } }),
+      /server\.webUrl: .*not an http\(s\) URL/,
+    ],
+    [
+      "web url with a trailing slash",
+      JSON.stringify({ server: { webUrl: "https://h/" } }),
+      /server\.webUrl: .*ends with a slash/,
+    ],
+    [
+      "web url with a query",
+      JSON.stringify({ server: { webUrl: "https://h/x?a=1" } }),
+      /server\.webUrl: .*has a query/,
+    ],
+    [
+      "web url not a url",
+      JSON.stringify({ server: { webUrl: "switchyard" } }),
+      /server\.webUrl: "switchyard" is not a URL/,
+    ],
   ];
   it.each(cases)("names the file, the field and why: %s", (_name, content, pattern) => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-config-"));

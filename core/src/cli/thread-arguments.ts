@@ -1,32 +1,41 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { relative, resolve, isAbsolute } from "node:path";
 import type { SwitchyardHost } from "../host/switchyard-host.js";
+import { runningServer } from "../connect/running-server.js";
+import { isOrchestratorFailure } from "../engine/orchestrator-failure.js";
+import { threadIdOfReference } from "../services/thread-reference.js";
 import { environmentId } from "../store/settings.js";
 import { CliError, EXIT } from "./output.js";
 
-/** `switchyard-thread://v2/<environmentId>/<threadId>`: how agents and people mention a thread. */
-const THREAD_LINK = /^switchyard-thread:\/\/v2\/([^/]+)\/(.+)$/;
-
 /**
- * The thread a command argument names: its id, or its link. A link of another environment (a
- * linked machine's thread) is refused here: that thread lives in that environment's server.
+ * The thread a command argument names: its id, its link, or its page in the web UI of this home's
+ * server (`server.webUrl`, or the address the running server listens on). A link of another
+ * environment (a linked machine's thread), or a page of another server, is refused here: that
+ * thread lives in that environment's server.
  */
 export function threadIdOf(host: SwitchyardHost, value: string): string {
-  if (!value.startsWith("switchyard-thread:")) return value;
-  const match = THREAD_LINK.exec(value);
-  if (match === null)
-    throw new CliError(
-      `${value} is not a thread link; a link reads switchyard-thread://v2/<environmentId>/<threadId> (or pass the thread id).`,
-      EXIT.usage,
-    );
+  const webBases = [host.config.server.webUrl, runningServer(host.paths.home)?.url].filter(
+    (url): url is string => url !== undefined,
+  );
   const here = environmentId(host.store);
-  if (match[1] !== here) {
-    throw new CliError(
-      `${value} is a thread of environment ${match[1]}, not of this server (${here}); run the command against that environment's server (its --home, or on its machine).`,
-      EXIT.notFound,
-    );
+  try {
+    return threadIdOfReference(value, "thread", { environmentId: here, webBases });
+  } catch (error) {
+    if (!isOrchestratorFailure(error)) throw error;
+    const { reason, environmentId: there, origin } = error.details;
+    const next = "run the command against that environment's server (its --home, or on its machine)";
+    if (reason === "other_environment")
+      throw new CliError(
+        `${value} is a thread of environment ${String(there)}, not of this server (${here}); ${next}.`,
+        EXIT.notFound,
+      );
+    if (reason === "other_origin")
+      throw new CliError(
+        `${value} is a page of ${String(origin)}, not of this server's web UI (${webBases.join(", ") || "no server runs"}); ${next}, or pass the thread id.`,
+        EXIT.notFound,
+      );
+    throw new CliError(error.message, EXIT.usage);
   }
-  return match[2]!;
 }
 
 function realFolder(path: string): string | null {

@@ -47,11 +47,41 @@ export const ProviderInstanceConfigSchema = z
   .strict();
 
 /** Server settings. */
+/**
+ * Where people and outside clients open the web UI when it is not the bound address (a reverse
+ * proxy, a public name): an http(s) URL with no trailing slash, query, fragment or credentials.
+ */
+const webUrl = z.string().superRefine((value, ctx) => {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  const problem =
+    url === null
+      ? "is not a URL"
+      : url.protocol !== "http:" && url.protocol !== "https:"
+        ? "is not an http(s) URL"
+        : url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== ""
+          ? "has a query, fragment or credentials"
+          : value.endsWith("/")
+            ? "ends with a slash"
+            : null;
+  if (problem !== null)
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} ${problem}; server.webUrl is the web UI's base, e.g. https://switchyard.example.com (no trailing slash)`,
+    });
+});
+
 export const ServerConfigSchema = z
   .object({
     host: z.literal("127.0.0.1").default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(7410),
     mcpServerName: mcpServerName.default("switchyard"),
+    /** The web UI's public base for thread URLs in results; unset: the address the server listens on. */
+    webUrl: webUrl.optional(),
     /** The longest a blocking tool call waits before it returns a resumable pending result. */
     maxWaitMs: z.number().int().min(1000).max(600_000).default(50_000),
     /** Credential lifetime and idle expiry. */

@@ -7,6 +7,12 @@ export const DelegateTaskResultSchema = z.object({
   taskId: z.string(),
   childThreadId: z.string(),
   childThreadLink: z.string(),
+  childThreadWebUrl: z
+    .string()
+    .optional()
+    .describe(
+      "The child thread's page in the web UI of the environment that runs it, for clients that cannot open switchyard-thread:// links; absent when that environment knows no web UI address.",
+    ),
   childRunId: z.string().nullable(),
   childNodeId: z.string(),
   status: z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]),

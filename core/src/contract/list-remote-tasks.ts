@@ -9,6 +9,10 @@ export const RemoteChildSchema = z.object({
   childThreadLink: z
     .string()
     .describe("switchyard-thread://v2/<environmentId>/<childThreadId>, as the other environment built it."),
+  childThreadWebUrl: z
+    .string()
+    .optional()
+    .describe("The child's page in the other environment's web UI, when it sent one; never built here."),
   title: z.string(),
   status: z
     .enum(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted", "unreachable"])

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { threadLink } from "../services/thread-views.js";
+import type { ThreadLinks } from "../services/thread-links.js";
 import { ClientRequestId } from "./fields.js";
 
 /** t3_thread_send / sendMessage: a message to a thread, and what was done with it. */
@@ -22,6 +22,12 @@ export const ThreadSendInput = z
 export const ThreadSendOutput = z.object({
   threadId: z.string(),
   threadLink: z.string(),
+  threadWebUrl: z
+    .string()
+    .optional()
+    .describe(
+      "The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known.",
+    ),
   messageId: z.string(),
   runId: z.string(),
   delivery: z.enum(["started", "queued", "steered", "restarted", "interrupted_and_queued"]),
@@ -34,12 +40,14 @@ export const ThreadSendOutput = z.object({
 
 /** The answer to a send: the delivery and the steering decision behind it. */
 export function threadSendAnswer(
-  environmentId: string,
+  links: Pick<ThreadLinks, "link" | "webUrl">,
   result: ReturnType<ThreadManagementService["sendFromCaller"]>,
 ): z.input<typeof ThreadSendOutput> {
+  const webUrl = links.webUrl(result.threadId);
   return {
     threadId: result.threadId,
-    threadLink: threadLink(environmentId, result.threadId),
+    threadLink: links.link(result.threadId),
+    ...(webUrl !== undefined ? { threadWebUrl: webUrl } : {}),
     messageId: result.messageId,
     runId: result.runId,
     delivery: result.delivery,

@@ -11,6 +11,12 @@ export const ThreadShell = z
   .object({
     threadId: z.string(),
     link: z.string(),
+    webUrl: z
+      .string()
+      .optional()
+      .describe(
+        "The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known.",
+      ),
     title: z.string(),
     projectId: z.string(),
     providerInstanceId: z.string(),

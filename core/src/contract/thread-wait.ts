@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RunWaitResult, ThreadManagementService } from "../services/thread-management-service.js";
-import { threadLink } from "../services/thread-views.js";
+import type { ThreadLinks } from "../services/thread-links.js";
 import { RunStatus } from "./fields.js";
 
 /** A wait cursor: the event sequence of the last request a wait reported, as digits. */
@@ -24,6 +24,12 @@ export const ThreadWaitInput = z
 export const WaitResult = z.object({
   threadId: z.string(),
   threadLink: z.string(),
+  threadWebUrl: z
+    .string()
+    .optional()
+    .describe(
+      "The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known.",
+    ),
   runId: z.string().nullable(),
   status: z.union([RunStatus, z.literal("idle")]),
   summary: z.string().nullable(),
@@ -63,11 +69,16 @@ export function threadWaitRequest(
 }
 
 /** A wait's outcome as t3_thread_wait and the API answer it. */
-export function waitResultView(environmentId: string, result: RunWaitResult): z.input<typeof WaitResult> {
+export function waitResultView(
+  links: Pick<ThreadLinks, "link" | "webUrl">,
+  result: RunWaitResult,
+): z.input<typeof WaitResult> {
   const request = result.attention?.request ?? null;
+  const webUrl = links.webUrl(result.threadId);
   return {
     threadId: result.threadId,
-    threadLink: threadLink(environmentId, result.threadId),
+    threadLink: links.link(result.threadId),
+    ...(webUrl !== undefined ? { threadWebUrl: webUrl } : {}),
     runId: result.run?.id ?? null,
     status: result.run?.status ?? ("idle" as const),
     summary: result.run?.summary ?? null,

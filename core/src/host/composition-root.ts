@@ -46,6 +46,7 @@ import { EventWaiter } from "../services/event-waiter.js";
 import { EventStreamService } from "../services/events/event-stream-service.js";
 import { PublicEventFeed } from "../services/events/public-event-feed.js";
 import { LiveWaits } from "../services/live-waits.js";
+import { ThreadLinks } from "../services/thread-links.js";
 import { PendingRequestService } from "../services/pending-request-service.js";
 import { ProjectService } from "../services/project-service.js";
 import { DriverKindsToken } from "../services/provider-doctor-service.js";
@@ -93,6 +94,7 @@ import { resolveServedServices, ServedServicesToken } from "./served-services.js
 const SCOPED_SERVICES = [
   EventWaiter,
   LiveWaits,
+  ThreadLinks,
   CallerContext,
   ProviderSelectionService,
   ProjectService,

@@ -17,6 +17,7 @@ import { RemoteChildren } from "../services/reach/remote-children.js";
 import { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
 import { ScheduledTriggerService } from "../services/scheduling/scheduled-trigger-service.js";
 import { ThreadForkService } from "../services/thread-fork-service.js";
+import { ThreadLinks } from "../services/thread-links.js";
 import { ThreadLaunchService } from "../services/thread-launch-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
@@ -35,6 +36,8 @@ export interface ServedServices {
   readonly config: SwitchyardConfig;
   /** This environment's id (`/health`, thread links, linked callers). */
   readonly environmentId: string;
+  /** Thread links and web UI URLs in results, and the thread an input's link or URL names. */
+  readonly threadLinks: ThreadLinks;
   /** Session credentials: who a bearer is, and where grants point (the MCP endpoint). */
   readonly credentials: McpSessionRegistry;
   readonly capabilities: CapabilitiesService;
@@ -74,6 +77,7 @@ export function resolveServedServices(container: DependencyContainer): ServedSer
   return {
     config: container.resolve(ConfigToken),
     environmentId: credentials.environmentId,
+    threadLinks: container.resolve(ThreadLinks),
     credentials,
     capabilities: container.resolve(CapabilitiesService),
     tasks: container.resolve(DelegatedTaskService),

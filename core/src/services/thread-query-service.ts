@@ -1,13 +1,13 @@
 import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
-import { environmentId } from "../store/settings.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import { ItemsTable } from "../store/tables/items.js";
 import { ThreadsTable } from "../store/tables/threads.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
+import { ThreadLinks } from "./thread-links.js";
 import {
   itemPart,
   itemView,
@@ -69,17 +69,20 @@ export class ThreadQueryService {
     private readonly callers: CallerContext,
     private readonly liveWaits: LiveWaits,
     private readonly usage: UsageService,
+    private readonly links: ThreadLinks,
   ) {}
 
   /** A thread's shell as list and read results show it, now. */
   shell(thread: ThreadRecord): ThreadShell {
-    return threadShell(
+    const shell = threadShell(
       this.engine,
       this.liveWaits,
       thread,
-      environmentId(this.engine.store),
+      this.links.environmentId,
       this.engine.clock.nowIso(),
     );
+    const webUrl = this.links.webUrl(thread.id);
+    return webUrl === undefined ? shell : { ...shell, webUrl };
   }
 
   list(caller: Caller, input: ListThreadsInput) {
@@ -162,7 +165,7 @@ export class ThreadQueryService {
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
     const timeline = new ItemsTable(this.engine.store);
     const rows = timeline.page(thread.id, kinds, ascending ? "after" : "before", boundary, limit + 1);
-    const shell = this.shell(thread);
+    let shell = this.shell(thread);
     const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = this.engine.store
       .select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5")
       .map((run) => ({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: this.usage.run(run.id) }));
@@ -208,7 +211,7 @@ export class ThreadQueryService {
     };
     // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
     // farthest items, then the runs' usage, then older runs, then the thread's usage, then cut
-    // the one remaining item's text.
+    // the one remaining item's text, then the shell's web URL (its link, the seed's, stays).
     let result = assemble();
     for (
       let excess = JSON.stringify(result).length - maxChars;
@@ -227,6 +230,9 @@ export class ThreadQueryService {
       } else if (greedy.length === 1 && greedy[0]!.view.text.length > 50) {
         const entry = greedy[0]!;
         entry.view = itemView(entry.record, Math.max(0, entry.view.text.length - excess - 20));
+      } else if (shell.webUrl !== undefined) {
+        const { webUrl: _dropped, ...withoutWebUrl } = shell;
+        shell = withoutWebUrl;
       } else {
         break;
       }

@@ -111,7 +111,8 @@ export function threadShell(
   };
 }
 
-export type ThreadShell = ReturnType<typeof threadShell>;
+/** A shell as results carry it: with the thread's web UI page when the server knows its address. */
+export type ThreadShell = ReturnType<typeof threadShell> & { webUrl?: string };
 
 /** A run as results show it, its summary bounded. */
 export function runView(run: RunRecord, maxSummaryChars = 2_000) {

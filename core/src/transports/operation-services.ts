@@ -4,6 +4,7 @@ import type { CapabilitiesService } from "../services/capabilities-service.js";
 import type { DelegatedTaskService } from "../services/delegation/delegated-task-service.js";
 import type { PendingRequestService } from "../services/pending-request-service.js";
 import type { ScheduledTaskService } from "../services/scheduling/scheduled-task-service.js";
+import type { ThreadLinks } from "../services/thread-links.js";
 import type { ThreadLaunchService } from "../services/thread-launch-service.js";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
 import type { ThreadMetadataService } from "../services/thread-metadata-service.js";
@@ -16,6 +17,8 @@ import type { ChangeSetService } from "../services/workspaces/change-set-service
 export interface OperationServices {
   readonly config: SwitchyardConfig;
   readonly environmentId: string;
+  /** Thread links and web UI URLs in results, and the thread an input's link or URL names. */
+  readonly threadLinks: ThreadLinks;
   readonly capabilities: CapabilitiesService;
   readonly tasks: DelegatedTaskService;
   readonly threads: ThreadManagementService;

@@ -115,6 +115,17 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
     expect(waited.stdout).toContain("by folder");
     const read = await cli(["threads", "read", link]);
     expect(read.stdout).toContain("[assistant] by folder");
+    // The read carries the thread's page in the server's web UI, and that URL names the thread too.
+    const { thread } = JSON.parse((await cli(["threads", "read", link, "--json"])).stdout) as {
+      thread: { webUrl?: string };
+    };
+    expect(thread.webUrl).toBe(`${endpoint.url}/threads/${threadId}`);
+    const byWebUrl = await cli(["threads", "read", thread.webUrl!]);
+    expect(byWebUrl.code, byWebUrl.stderr).toBe(0);
+    expect(byWebUrl.stdout).toContain("[assistant] by folder");
+    const otherServer = await cli(["threads", "read", `http://127.0.0.2:9/threads/${threadId}`]);
+    expect(otherServer.code).toBe(3);
+    expect(otherServer.stderr).toContain("is a page of http://127.0.0.2:9, not of this server's web UI");
 
     const foreign = await cli(["threads", "read", `switchyard-thread://v2/env_0000000000000000/${threadId}`]);
     expect(foreign.code).toBe(3);

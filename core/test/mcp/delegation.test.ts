@@ -80,6 +80,7 @@ describe("MCP delegation lifecycle (real endpoint, engine, SQLite; two scripted 
       pendingApproval: null,
     });
     expect(result.childThreadLink).toBe(`switchyard-thread://v2/${lab.registry.environmentId}/${result.childThreadId}`);
+    expect(result.childThreadWebUrl).toBe(`${lab.server.url}/threads/${result.childThreadId}`);
     const store = lab.host.store;
     const child = store.get("thread", result.childThreadId)!;
     expect(child.lineage).toMatchObject({

@@ -116,18 +116,22 @@ describe("a thread's children in linked environments (API)", () => {
 
   it("lists the remote child as running on B, then finished with its summary, then unreachable with B gone", async () => {
     const parent = await a.liveAgent({ title: "parent on a" });
-    const started = await mustCall<{ taskId: string; childThreadId: string; childThreadLink: string }>(
-      parent.client,
-      "delegate_task",
-      {
-        task: "@@gate remote-child @@reply REMOTE-SUMMARY",
-        title: "set up the mac",
-        target: { providerInstanceId: "alpha", model: "alpha-small" },
-        environmentId: "mac",
-        mode: "async",
-      },
-    );
+    const started = await mustCall<{
+      taskId: string;
+      childThreadId: string;
+      childThreadLink: string;
+      childThreadWebUrl?: string;
+    }>(parent.client, "delegate_task", {
+      task: "@@gate remote-child @@reply REMOTE-SUMMARY",
+      title: "set up the mac",
+      target: { providerInstanceId: "alpha", model: "alpha-small" },
+      environmentId: "mac",
+      mode: "async",
+    });
     await untilGatesReached(b.t.gateDir, ["remote-child"]);
+    // B built the child's web URL on its own address; A passes it through and makes none up.
+    const childPage = `${b.server.url}/threads/${started.childThreadId}`;
+    expect(started.childThreadWebUrl).toBe(childPage);
 
     const running = await ok(api.get(`/threads/${parent.threadId}/remote-tasks`));
     expect(running.remoteTasks).toEqual([
@@ -137,6 +141,7 @@ describe("a thread's children in linked environments (API)", () => {
         taskId: started.taskId,
         childThreadId: started.childThreadId,
         childThreadLink: `switchyard-thread://v2/${b.registry.environmentId}/${started.childThreadId}`,
+        childThreadWebUrl: childPage,
         title: "set up the mac",
         status: "running",
         statusFrom: "environment",

@@ -63,7 +63,7 @@ export function registerThreads(program: Command): void {
   const threads = program
     .command("threads")
     .description(
-      "Threads for a person at a terminal: start, list, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id or its switchyard-thread:// link)",
+      "Threads for a person at a terminal: start, list, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id, its switchyard-thread:// link or its web UI URL)",
     );
   registerThreadNew(threads);
 

@@ -7,12 +7,12 @@ import { stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.
 import { titleFromMessage } from "../../engine/thread-records.js";
 import { PolicyToken, type Policy } from "../../policy/policy-token.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type StoredEvent } from "../../store/records.js";
-import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
 import { LiveWaits } from "../live-waits.js";
+import { ThreadLinks } from "../thread-links.js";
 import { ProviderSelectionService } from "../provider-selection-service.js";
 import { UsageService } from "../usage/usage-service.js";
 import { ChangeSetService } from "../workspaces/change-set-service.js";
@@ -48,11 +48,8 @@ export class DelegatedTaskService {
     private readonly workspaces: WorkspacePlanner,
     private readonly changeSets: ChangeSetService,
     private readonly creation: TaskCreation,
+    private readonly links: ThreadLinks,
   ) {}
-
-  private get environmentId(): string {
-    return environmentId(this.engine.store);
-  }
 
   /** The view of a task right now, with its usage and budget. */
   view(taskId: string, waitTimedOut = false): DelegateTaskResult {
@@ -63,7 +60,7 @@ export class DelegatedTaskService {
   private leanView(taskId: string, waitTimedOut = false): DelegateTaskResult {
     const task = this.engine.store.get("delegatedTask", taskId);
     if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
-    return taskView(this.engine, task, this.environmentId, waitTimedOut);
+    return taskView(this.engine, task, this.links, waitTimedOut);
   }
 
   /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */

@@ -1,7 +1,7 @@
 import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { isTerminalRunStatus, type DelegatedTaskRecord, type RunRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
-import { threadLink } from "../thread-views.js";
+import type { ThreadLinks } from "../thread-links.js";
 import { resultText, taskWork, type TaskWork } from "../../engine/task-work.js";
 import type { BudgetStopView, BudgetView, TreeUsage } from "../usage/usage-service.js";
 import type { WorkspaceView } from "../workspaces/workspace-records.js";
@@ -11,6 +11,8 @@ export interface DelegateTaskResult {
   taskId: string;
   childThreadId: string;
   childThreadLink: string;
+  /** The child thread's page in this server's web UI (Switchyard's addition), when its address is known. */
+  childThreadWebUrl?: string;
   childRunId: string | null;
   childNodeId: string;
   status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
@@ -67,11 +69,16 @@ function laterResult(
   return { summary: text === "" ? null : text, transferId: null };
 }
 
+function webUrlOf(links: Pick<ThreadLinks, "webUrl">, threadId: string): { childThreadWebUrl?: string } {
+  const url = links.webUrl(threadId);
+  return url === undefined ? {} : { childThreadWebUrl: url };
+}
+
 /** Builds the durable view of a task from the projections. */
 export function taskView(
   reader: ProjectionReader,
   task: DelegatedTaskRecord,
-  environmentId: string,
+  links: Pick<ThreadLinks, "link" | "webUrl">,
   waitTimedOut = false,
 ): DelegateTaskResult {
   const work = taskWork(reader, task);
@@ -98,7 +105,8 @@ export function taskView(
   return {
     taskId: task.id,
     childThreadId: task.childThreadId,
-    childThreadLink: threadLink(environmentId, task.childThreadId),
+    childThreadLink: links.link(task.childThreadId),
+    ...webUrlOf(links, task.childThreadId),
     childRunId: task.childRunId,
     childNodeId: task.childNodeId,
     status: publicStatus(task, work),

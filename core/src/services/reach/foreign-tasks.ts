@@ -15,7 +15,6 @@ import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrat
 import { finishRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
 import { isTerminalRunStatus, type RunRecord, type StoredEvent } from "../../store/records.js";
-import { environmentId } from "../../store/settings.js";
 import { type ReachForeignTaskRow, ReachForeignTasksTable } from "../../store/tables/reach-foreign-tasks.js";
 import { derive } from "../../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
@@ -25,7 +24,7 @@ import type { DelegateTaskInput } from "../delegation/delegated-task-service.js"
 import type { DelegateTaskResult } from "../delegation/task-view.js";
 import { resultText } from "../../engine/task-work.js";
 import { stopThread } from "../../engine/task-stop.js";
-import { threadLink } from "../thread-views.js";
+import { ThreadLinks } from "../thread-links.js";
 import type { ForeignParent, ReachCallMeta } from "./link-calls.js";
 import type { ReachGrant } from "../credentials/reach-grant.js";
 import { ReachGrants } from "./reach-grants.js";
@@ -70,6 +69,7 @@ export class ForeignTasks {
     private readonly selection: ProviderSelectionService,
     private readonly grants: ReachGrants,
     private readonly waiter: EventWaiter,
+    private readonly links: ThreadLinks,
   ) {
     this.tasks = new ReachForeignTasksTable(engine.store);
   }
@@ -235,10 +235,13 @@ export class ForeignTasks {
             ? "waiting"
             : "running";
     const finishedRun = result !== null ? run : null;
+    const webUrl = this.links.webUrl(row.child_thread_id);
     return {
       taskId: row.task_id,
       childThreadId: row.child_thread_id,
-      childThreadLink: threadLink(environmentId(this.engine.store), row.child_thread_id),
+      childThreadLink: this.links.link(row.child_thread_id),
+      // The delegating environment passes it through: this server is the one that knows its UI's address.
+      ...(webUrl !== undefined ? { childThreadWebUrl: webUrl } : {}),
       childRunId: row.child_run_id,
       childNodeId: data.childNodeId,
       status,

@@ -182,6 +182,7 @@ export class ReachForwarder {
         parentRunId: parentRunId!,
         childThreadId: String(answer.childThreadId ?? ""),
         childThreadLink: String(answer.childThreadLink ?? ""),
+        ...(typeof answer.childThreadWebUrl === "string" ? { childThreadWebUrl: answer.childThreadWebUrl } : {}),
         title:
           typeof rest.title === "string"
             ? rest.title

@@ -20,6 +20,8 @@ export interface RemoteChild {
   readonly taskId: string;
   readonly childThreadId: string;
   readonly childThreadLink: string;
+  /** The child's page in the other environment's web UI, as that environment sent it. */
+  readonly childThreadWebUrl?: string;
   readonly title: string;
   /** The task's status there; `unreachable` when it is not finished here and the other side did not answer (see `problem`). */
   readonly status:
@@ -70,6 +72,7 @@ export class RemoteChildren {
       taskId: task.remoteTaskId,
       childThreadId: task.childThreadId,
       childThreadLink: task.childThreadLink,
+      ...(task.childThreadWebUrl !== undefined ? { childThreadWebUrl: task.childThreadWebUrl } : {}),
       title: task.title,
       providerInstanceId: task.providerInstanceId ?? null,
       model: task.model ?? null,

@@ -14,6 +14,8 @@ export interface RemoteTask {
   readonly parentRunId: string;
   readonly childThreadId: string;
   readonly childThreadLink: string;
+  /** The child's page in the other environment's web UI, when that environment sent one (never made up here). */
+  readonly childThreadWebUrl?: string;
   readonly title: string;
   /** The child's provider and model there, as the delegation's answer named them (absent on rows recorded before they were kept). */
   readonly providerInstanceId?: string | null;

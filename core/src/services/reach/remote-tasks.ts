@@ -57,6 +57,7 @@ export class RemoteTasks {
         parentRunId: task.parentRunId,
         childThreadId: task.childThreadId,
         childThreadLink: task.childThreadLink,
+        ...(task.childThreadWebUrl !== undefined ? { childThreadWebUrl: task.childThreadWebUrl } : {}),
         title: task.title,
         providerInstanceId: task.providerInstanceId ?? null,
         model: task.model ?? null,

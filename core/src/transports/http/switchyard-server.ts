@@ -84,7 +84,7 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
       "startServer(host) starts the host itself, after the MCP endpoint is wired, so sessions reopened at boot get their credentials; do not call host.start() before it.",
     );
   }
-  const { credentials, schedules, environmentId } = host.served;
+  const { credentials, schedules, environmentId, threadLinks } = host.served;
   const endpoints = await buildServerEndpoints(host, options.webAppDir);
   let listeners: Awaited<ReturnType<typeof bindListeners>>;
   try {
@@ -103,12 +103,15 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
     bridge: { command: process.execPath, args: [CLI_ENTRY, "mcp-bridge"] },
   });
   schedules.setWebhookBaseUrl(url);
+  // Web URLs name the address other clients reach (`--host`'s, else loopback); both are accepted back.
+  threadLinks.setBoundUrls([listeners.public.url, ...listeners.all.map((each) => each.url)]);
   try {
     host.start();
   } catch (error) {
     endpoints.pluginWork.abort();
     credentials.setEndpoint(null);
     schedules.setWebhookBaseUrl(null);
+    threadLinks.setBoundUrls([]);
     for (const each of listeners.all) await each.close();
     throw error;
   }
@@ -134,6 +137,7 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
       for (const each of listeners.all) await each.close();
       credentials.setEndpoint(null);
       schedules.setWebhookBaseUrl(null);
+      threadLinks.setBoundUrls([]);
     },
   };
 }

@@ -6,6 +6,7 @@ import { isStoreBusy } from "../../util/store-busy.js";
 import type { McpToolDefinition } from "./tool-definition.js";
 import type { OperationServices } from "../operation-services.js";
 import { scopeRefs } from "../scope-refs.js";
+import { resolveThreadRefs } from "../thread-refs.js";
 import { callerFromScope } from "../caller-from-scope.js";
 import { FORWARDED_TOOLS } from "../../services/reach/forwarded-tools.js";
 import { linkedCeiling, linkedGrantOf } from "./linked-caller.js";
@@ -269,7 +270,11 @@ export class McpToolCalls {
         const structured = tool.definition.output.parse(forwarded) as Record<string, unknown>;
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
       }
-      const { environmentId: _here, ...local } = args;
+      const { environmentId: _here, ...named } = args;
+      // A link or web URL of a thread here becomes its id before the scope check reads it.
+      const local = resolveThreadRefs(named, (value, field) =>
+        this.services.threadLinks.threadIdOf(value, field),
+      ) as Record<string, unknown>;
       // A project-scoped token (or grant) is checked before the tool reads anything.
       this.services.callers.requireInScope(callerFromScope(scope), scopeRefs(local));
       const output = await tool.definition.handle(local, {

@@ -997,6 +997,8 @@ export interface components {
         ThreadShell: {
             threadId: string;
             link: string;
+            /** @description The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known. */
+            webUrl?: string;
             title: string;
             projectId: string;
             providerInstanceId: string;
@@ -1075,6 +1077,8 @@ export interface components {
             taskId: string;
             childThreadId: string;
             childThreadLink: string;
+            /** @description The child thread's page in the web UI of the environment that runs it, for clients that cannot open switchyard-thread:// links; absent when that environment knows no web UI address. */
+            childThreadWebUrl?: string;
             childRunId: string | null;
             childNodeId: string;
             /** @enum {string} */
@@ -1522,6 +1526,8 @@ export interface components {
         SendResult: {
             threadId: string;
             threadLink: string;
+            /** @description The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known. */
+            threadWebUrl?: string;
             messageId: string;
             runId: string;
             /** @enum {string} */
@@ -1537,6 +1543,8 @@ export interface components {
         WaitResult: {
             threadId: string;
             threadLink: string;
+            /** @description The thread's page in this server's web UI (server.webUrl, else the address it listens on), for clients that cannot open switchyard-thread:// links; absent when no web UI address is known. */
+            threadWebUrl?: string;
             runId: string | null;
             status: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | "idle";
             summary: string | null;
@@ -1793,6 +1801,8 @@ export interface components {
             taskId: string;
             childThreadId: string;
             childThreadLink: string;
+            /** @description The child thread's page in the web UI of the environment that runs it, for clients that cannot open switchyard-thread:// links; absent when that environment knows no web UI address. */
+            childThreadWebUrl?: string;
             childRunId: string | null;
             childNodeId: string;
             /** @enum {string} */
@@ -1988,6 +1998,8 @@ export interface components {
                 childThreadId: string;
                 /** @description switchyard-thread://v2/<environmentId>/<childThreadId>, as the other environment built it. */
                 childThreadLink: string;
+                /** @description The child's page in the other environment's web UI, when it sent one; never built here. */
+                childThreadWebUrl?: string;
                 title: string;
                 /**
                  * @description The task's status; unreachable when its result has not arrived here and the other environment did not answer (problem says why).

@@ -8,6 +8,7 @@ import type { McpSessionRegistry } from "../../../services/credentials/mcp-sessi
 import { ClientRequestId } from "../../../contract/fields.js";
 import { callerFromScope } from "../../caller-from-scope.js";
 import { scopeRefs } from "../../scope-refs.js";
+import { resolveThreadRefs } from "../../thread-refs.js";
 import { BodyError, protoKeyPath, readJsonBody } from "../../request-body.js";
 import { ApiFailure, BEARER_CHALLENGE, FAILURE_STATUS } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
@@ -179,7 +180,10 @@ export class ApiRouter {
             : `${route.operationId}: ${refusal.message}`;
         throw new ApiFailure("capability_denied", message, { required: route.requires, reason: refusal.reason });
       }
-      const input = await this.readInput(req, url, found.entry, found.match!);
+      // A link or web URL of a thread here becomes its id before the scope check reads it.
+      const input = resolveThreadRefs(await this.readInput(req, url, found.entry, found.match!), (value, field) =>
+        this.services.threadLinks.threadIdOf(value, field),
+      );
       this.services.callers.requireInScope(caller, scopeRefs(input));
       const controller = new AbortController();
       const onClose = () => {

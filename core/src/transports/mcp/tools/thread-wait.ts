@@ -16,6 +16,6 @@ export const threadWaitTool = defineTool({
       callerFromScope(scope),
       threadWaitRequest(input, { signal, onProgress: () => void reportProgress(`waiting for ${input.threadId}`) }),
     );
-    return waitResultView(services.environmentId, result);
+    return waitResultView(services.threadLinks, result);
   },
 });

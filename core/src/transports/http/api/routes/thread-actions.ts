@@ -31,7 +31,7 @@ export const sendMessageRoute = defineRoute({
   output: ThreadSendOutput,
   outputName: "SendResult",
   handle: (input, { caller, services }) =>
-    threadSendAnswer(services.environmentId, services.threads.sendFromCaller(caller, input)),
+    threadSendAnswer(services.threadLinks, services.threads.sendFromCaller(caller, input)),
 });
 
 export const waitForRunRoute = defineRoute({
@@ -50,7 +50,7 @@ export const waitForRunRoute = defineRoute({
   outputName: "WaitResult",
   handle: async (input, { caller, services, signal }) => {
     const result = await services.threads.waitFromCaller(caller, threadWaitRequest(input, { signal }));
-    return waitResultView(services.environmentId, result);
+    return waitResultView(services.threadLinks, result);
   },
 });
 
