@@ -13,6 +13,7 @@ import { ReachOrigins } from "./reach-origin.js";
 import { grantVerbOf } from "./tool-grant-verbs.js";
 import { RemoteResultsPuller } from "./remote-results-puller.js";
 import { RemoteTasks } from "./remote-tasks.js";
+import { webPageOf } from "./remote-web-page.js";
 
 /** How long orchestrator_capabilities waits for each linked environment's answer. */
 const CAPABILITIES_TIMEOUT_MS = 5_000;
@@ -182,7 +183,7 @@ export class ReachForwarder {
         parentRunId: parentRunId!,
         childThreadId: String(answer.childThreadId ?? ""),
         childThreadLink: String(answer.childThreadLink ?? ""),
-        ...(typeof answer.childThreadWebUrl === "string" ? { childThreadWebUrl: answer.childThreadWebUrl } : {}),
+        ...webPageOf(answer.childThreadWebUrl),
         title:
           typeof rest.title === "string"
             ? rest.title
