@@ -8,30 +8,14 @@ import type { EntityRecords } from "../../src/store/records.js";
 import { Store } from "../../src/store/store.js";
 import { systemClock } from "../../src/util/clock.js";
 import { randomIdAllocator } from "../../src/util/ids.js";
-
-const NOW = "2026-12-01T00:00:00.000Z";
+import { item as itemOf } from "../store/contract/records.js";
 
 let positions = 0;
 const itemPositions: Record<string, number> = {};
 
-/** An item record; each id its own position in the thread (positions are unique per thread). */
+/** An item record of thread:1; each id its own position (positions are unique per thread). */
 function item(id: string, text: string): EntityRecords["item"] {
-  const position = (itemPositions[id] ??= positions += 1);
-  return {
-    id,
-    threadId: "thread:1",
-    runId: null,
-    attemptId: null,
-    position,
-    kind: "assistant_message",
-    status: "completed",
-    text,
-    data: {},
-    createdBy: "provider",
-    creationSource: "provider",
-    createdAt: NOW,
-    updatedAt: NOW,
-  } as unknown as EntityRecords["item"];
+  return itemOf(id, "thread:1", (itemPositions[id] ??= positions += 1), text).record;
 }
 
 describe("a command's receipt", () => {

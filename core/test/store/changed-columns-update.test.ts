@@ -2,31 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RecordUpsert } from "../../src/store/ports.js";
 import { Store } from "../../src/store/store.js";
+import { item } from "./contract/records.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
-
-function item(id: string, threadId: string, position: number, text: string, kind = "assistant_message"): RecordUpsert {
-  return {
-    entity: "item",
-    record: {
-      id,
-      threadId,
-      runId: null,
-      attemptId: null,
-      position,
-      kind,
-      status: "completed",
-      text,
-      data: {},
-      createdBy: "provider",
-      creationSource: "provider",
-      createdAt: NOW,
-      updatedAt: NOW,
-    },
-  } as unknown as RecordUpsert;
-}
 
 /** WAL frames one committed transaction writes (the WAL is emptied first). */
 function framesOf(store: Store, fn: () => void): number {

@@ -7,29 +7,9 @@ import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import type { RecordUpsert } from "../../src/store/ports.js";
 import { ENTITY_TABLES } from "../../src/store/entity-tables.js";
 import { Store } from "../../src/store/store.js";
+import { item } from "./contract/records.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
-
-function item(id: string, threadId: string, position: number, text: string): RecordUpsert {
-  return {
-    entity: "item",
-    record: {
-      id,
-      threadId,
-      runId: null,
-      attemptId: null,
-      position,
-      kind: "assistant_message",
-      status: "completed",
-      text,
-      data: {},
-      createdBy: "provider",
-      creationSource: "provider",
-      createdAt: NOW,
-      updatedAt: NOW,
-    },
-  } as unknown as RecordUpsert;
-}
 
 function project(id: string, removed: boolean): RecordUpsert {
   return {

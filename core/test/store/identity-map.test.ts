@@ -82,7 +82,7 @@ describe("the store's identity map for a transaction", () => {
   it("hands every read an object of its own", () => {
     store.transaction(() => {
       store.append(null, [item("item:a", "original")], NOW);
-      const first = store.get("item", "item:a") as { text: string; data: { tags: string[] } };
+      const first = store.get("item", "item:a") as unknown as { text: string; data: { tags: string[] } };
       first.text = "changed by a caller";
       first.data.tags.push("changed too");
       expect(store.get("item", "item:a")).toMatchObject({ text: "original", data: { tags: ["kept"] } });

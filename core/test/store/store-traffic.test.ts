@@ -5,29 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
 import { Store } from "../../src/store/store.js";
 import { StoreTrafficCounter } from "../../src/store/store-traffic.js";
+import { item as itemIn } from "./contract/records.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
 
-function item(id: string, text: string): RecordUpsert {
-  return {
-    entity: "item",
-    record: {
-      id,
-      threadId: "thread:1",
-      runId: null,
-      attemptId: null,
-      position: 1,
-      kind: "assistant_message",
-      status: "completed",
-      text,
-      data: {},
-      createdBy: "provider",
-      creationSource: "provider",
-      createdAt: NOW,
-      updatedAt: NOW,
-    },
-  } as unknown as RecordUpsert;
-}
+/** An item of thread:1 at position 1. */
+const item = (id: string, text: string): RecordUpsert => itemIn(id, "thread:1", 1, text);
 
 class Refused extends Error {}
 
