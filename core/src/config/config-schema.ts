@@ -46,7 +46,6 @@ export const ProviderInstanceConfigSchema = z
   })
   .strict();
 
-/** Server settings. */
 /**
  * Where people and outside clients open the web UI when it is not the bound address (a reverse
  * proxy, a public name): an http(s) URL with no trailing slash, query, fragment or credentials.
@@ -75,6 +74,7 @@ const webUrl = z.string().superRefine((value, ctx) => {
     });
 });
 
+/** Server settings. */
 export const ServerConfigSchema = z
   .object({
     host: z.literal("127.0.0.1").default("127.0.0.1"),
