@@ -45,7 +45,13 @@ function startWorker(run, args) {
   });
   const result = new Promise((resolve, reject) => {
     lines.on("line", (line) => {
-      if (line.startsWith("{")) resolve(JSON.parse(line));
+      if (!line.startsWith("{")) return;
+      try {
+        resolve(JSON.parse(line));
+      } catch (error) {
+        // A scenario failure, not a crash of the whole run.
+        reject(new Error(`load worker's results are not JSON (${line.length} characters): ${error.message}`));
+      }
     });
     child.once("exit", (code) => reject(new Error(`load worker exited ${code} without results`)));
   });
