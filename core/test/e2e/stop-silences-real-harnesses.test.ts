@@ -159,7 +159,8 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     await until(
       "every background loop to call the model",
       () => INSTANCES.every((instance) => loopRequests(instance) >= 3),
-      { attempts: 600, intervalMs: 100 },
+      // As long as the holds above may take: four harnesses' loops start late on a loaded CI.
+      { attempts: 1_800, intervalMs: 100 },
     );
     const childTasks = tasksUnder(hub.childThreadId);
     expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi"]);
