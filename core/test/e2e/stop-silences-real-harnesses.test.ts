@@ -161,7 +161,22 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
       () => INSTANCES.every((instance) => loopRequests(instance) >= 3),
       // As long as the holds above may take: four harnesses' loops start late on a loaded CI.
       { attempts: 1_800, intervalMs: 100 },
-    );
+    ).catch((error: Error) => {
+      const counts = INSTANCES.map((instance) => `${instance}: ${loopRequests(instance)}`).join(", ");
+      const alive = processesRunning(loopScript).map((loop) => loop.pid);
+      const commands = tasksUnder(hub.childThreadId).map((task) => ({
+        instance: task.providerInstanceId,
+        items: lab.host.store
+          .select("item", "thread_id = ?", [task.childThreadId])
+          .map((item) => `${item.kind} ${item.status} ${JSON.stringify(item.data).slice(0, 400)}`),
+      }));
+      const routes: Record<string, number> = {};
+      for (const request of server.requests) routes[request.route ?? "-"] = (routes[request.route ?? "-"] ?? 0) + 1;
+      const harnesses = lab.host.store.statement("SELECT pid, label, started_at FROM harness_processes").all();
+      throw new Error(
+        `${error.message}; loop requests ${counts}; loops alive ${JSON.stringify(alive)}; requests by route ${JSON.stringify(routes)}; harnesses ${JSON.stringify(harnesses)}; ${JSON.stringify(commands)}`,
+      );
+    });
     const childTasks = tasksUnder(hub.childThreadId);
     expect(childTasks.map((task) => task.providerInstanceId).sort()).toEqual(["claude", "codex", "opencode", "pi"]);
     // The loops left their harnesses' process groups and sessions: no group signal reaches them.
