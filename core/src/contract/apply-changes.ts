@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { ChangeSetDecisionSchema } from "./workspace.js";
 
 /** apply_changes / applyChanges: a child's change set merged or cherry-picked into the workspace it goes back to. */
 export const ApplyChangesInput = z
   .object({
-    threadId: z.string().min(1).describe("The child thread (a task's childThreadId)."),
+    threadId: threadReference("The child thread (a task's childThreadId)"),
     method: z.enum(["merge", "cherry-pick"]).optional(),
     clientRequestId: ClientRequestId.optional(),
     timeoutMs: z

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target } from "./fields.js";
+import { ClientRequestId, InteractionModeInput, RuntimeModeInput, Target, threadReference } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 import { WorkspaceInput } from "./workspace.js";
@@ -17,13 +17,9 @@ export const CreateThreadsInput = z
             target: Target.optional(),
             runtimeMode: RuntimeModeInput.optional(),
             interactionMode: InteractionModeInput.optional(),
-            parentThreadId: z
-              .string()
-              .min(1)
-              .optional()
-              .describe(
-                "Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message.",
-              ),
+            parentThreadId: threadReference(
+              "Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message. The parent",
+            ).optional(),
             reportBack: z
               .boolean()
               .optional()

@@ -11,6 +11,17 @@ export const InteractionModeInput = z.enum(["inherit", ...INTERACTION_MODES]);
 export const RuntimeModeOutput = z.enum(RUNTIME_MODES);
 export const InteractionModeOutput = z.enum(INTERACTION_MODES);
 
+/**
+ * An input naming a thread of this environment. Results carry a thread's link and web URL
+ * beside its id; an agent may hand back whichever it holds (transports/thread-refs.ts resolves it).
+ */
+export function threadReference(what: string) {
+  return z
+    .string()
+    .min(1)
+    .describe(`${what}: its id, its switchyard-thread:// link or its page URL in this server's web UI (webUrl).`);
+}
+
 export const Target = z
   .object({
     providerInstanceId: z.string().min(1).optional().describe("An exact provider instance; fails when unavailable."),

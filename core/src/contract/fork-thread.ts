@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { ThreadForkService } from "../services/thread-fork-service.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
 /** forkThread (HTTP API): the source thread, and what the fork may differ in. */
 export const ForkThreadInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     title: z
       .string()
       .min(1)

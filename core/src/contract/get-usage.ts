@@ -1,15 +1,14 @@
 import { z } from "zod";
+import { threadReference } from "./fields.js";
 import { BudgetViewSchema, TreeUsageSchema, UsageTotalsSchema } from "./usage.js";
 
 /** getUsage (HTTP API): token and cost usage of a thread's tree, a project, or every project. */
 export const UsageQuery = z
   .object({
     projectId: z.string().min(1).optional().describe("A project's totals and each of its root threads' trees."),
-    threadId: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("A thread's own usage, its whole tree's and the budgets covering it."),
+    threadId: threadReference(
+      "A thread's own usage, its whole tree's and the budgets covering it. The thread",
+    ).optional(),
   })
   .strict();
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { MetadataResult } from "./thread-metadata.js";
 
 /** link_pull_request: a pull request URL linked to a thread. */
 export const LinkPullRequestInput = z
   .object({
-    threadId: z.string().min(1).optional(),
+    threadId: threadReference("The thread").optional(),
     url: z.string().url(),
     clientRequestId: ClientRequestId.optional(),
   })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { threadReference } from "./fields.js";
 import type { Caller } from "../services/caller.js";
 import type { PendingRequestService } from "../services/pending-request-service.js";
 
@@ -37,7 +38,7 @@ export const PendingRequestView = z
 /** t3_pending_request: list, read or answer a thread's pending requests (the API has one route for each action). */
 export const PendingRequestInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     action: z.enum(["list", "read", "respond"]),
     requestId: z.string().min(1).optional(),
     answers: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { threadReference } from "./fields.js";
 import { WorkspaceViewSchema } from "./workspace.js";
 
 /** read_changes / readChanges: a thread's change set and a page of its diff. */
 export const ReadChangesInput = z
   .object({
-    threadId: z.string().min(1).describe("The child thread (a task's childThreadId)."),
+    threadId: threadReference("The child thread (a task's childThreadId)"),
     path: z.string().min(1).max(4096).optional().describe("Only this file (or folder) of the change set."),
     offset: z
       .number()

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
 /** resumeThread (HTTP API): a stopped thread's held runs started again. */
 export const ResumeThreadInput = z
-  .object({ threadId: z.string().min(1), clientRequestId: ClientRequestId.optional() })
+  .object({ threadId: threadReference("The thread"), clientRequestId: ClientRequestId.optional() })
   .strict();
 
 export const ResumeThreadResult = z.object({

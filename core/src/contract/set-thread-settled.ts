@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
 /** set_thread_settled / setThreadSettled: a thread settled or revived. */
 export const SetThreadSettledInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     settled: z.boolean().describe("true settles the thread, false revives it."),
     clientRequestId: ClientRequestId.optional(),
   })

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { ThreadShell } from "./thread-shell.js";
 import type { ThreadShells } from "./thread-shells.js";
 
 /** stopThread (HTTP API): like the user's Stop button, the running turn interrupted and queued runs held. */
 export const StopThreadInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     reason: z.string().min(1).max(1_000).optional().describe("Recorded as the interrupted run's reason."),
     clientRequestId: ClientRequestId.optional(),
   })

@@ -1,15 +1,14 @@
 import { z } from "zod";
+import { threadReference } from "./fields.js";
 import { PUBLIC_EVENT_TYPES } from "../services/events/public-events.js";
 
 /** streamEvents (HTTP API): what happens to threads, runs, tasks and requests, as it commits. */
 export const EventsQuery = z
   .object({
     projectId: z.string().min(1).optional().describe("Only events of this project."),
-    threadId: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Only events of this thread (and, with descendants, of its children)."),
+    threadId: threadReference(
+      "Only events of this thread (and, with descendants, of its children). The thread",
+    ).optional(),
     descendants: z.boolean().optional().describe("With threadId: the thread's children, grandchildren… too."),
     taskId: z.string().min(1).optional().describe("Only events of this delegated task and its child thread."),
     types: z

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
-import { RunStatus } from "./fields.js";
+import { RunStatus, threadReference } from "./fields.js";
 
 /** t3_thread_interrupt / interruptThread: a run interrupted (without runId, the newest interruptible one). */
 export const ThreadInterruptInput = z
-  .object({ threadId: z.string().min(1), runId: z.string().min(1).optional() })
+  .object({ threadId: threadReference("The thread"), runId: z.string().min(1).optional() })
   .strict();
 
 export const ThreadInterruptOutput = z.object({

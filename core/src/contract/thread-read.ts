@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { threadReference } from "./fields.js";
 import { RunViewSchema, ThreadShell } from "./thread-shell.js";
 import { TreeUsageSchema } from "./usage.js";
 import { WorkspaceViewSchema } from "./workspace.js";
@@ -6,7 +7,7 @@ import { WorkspaceViewSchema } from "./workspace.js";
 /** t3_thread_read / readThread: a thread's state, recent runs and a page of its timeline. */
 export const ThreadReadInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     view: z.enum(["messages", "activity"]).optional(),
     beforePosition: z.number().int().min(0).optional(),
     afterPosition: z.number().int().min(-1).optional(),

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { ThreadManagementService } from "../services/thread-management-service.js";
 import type { ThreadLinks } from "../services/thread-links.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 
 /** t3_thread_send / sendMessage: a message to a thread, and what was done with it. */
 export const ThreadSendInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     message: z.string().min(1).max(200_000),
     mode: z.enum(["auto", "queue", "steer", "restart"]).optional(),
     replyToSource: z

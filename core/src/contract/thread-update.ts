@@ -2,13 +2,13 @@ import { z } from "zod";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { Caller } from "../services/caller.js";
 import type { ThreadMetadataResult, ThreadMetadataService } from "../services/thread-metadata-service.js";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { MetadataResult } from "./thread-metadata.js";
 
 /** t3_thread_update / updateThread: rename a thread or regenerate its title. */
 export const ThreadUpdateInput = z
   .object({
-    threadId: z.string().min(1).optional(),
+    threadId: threadReference("The thread").optional(),
     action: z.enum(["rename", "regenerate_title"]),
     title: z.string().min(1).max(200).optional(),
     clientRequestId: ClientRequestId.optional(),

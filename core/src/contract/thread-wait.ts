@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { RunWaitResult, ThreadManagementService } from "../services/thread-management-service.js";
 import type { ThreadLinks } from "../services/thread-links.js";
-import { RunStatus } from "./fields.js";
+import { RunStatus, threadReference } from "./fields.js";
 
 /** A wait cursor: the event sequence of the last request a wait reported, as digits. */
 export const WaitCursor = z
@@ -14,7 +14,7 @@ export const WaitCursor = z
 /** t3_thread_wait / waitForRun: until a run ends or the thread needs attention. */
 export const ThreadWaitInput = z
   .object({
-    threadId: z.string().min(1),
+    threadId: threadReference("The thread"),
     runId: z.string().min(1).optional(),
     timeoutMs: z.number().int().min(0).max(3_600_000).optional(),
     cursor: WaitCursor.optional(),

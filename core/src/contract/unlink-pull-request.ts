@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ClientRequestId } from "./fields.js";
+import { ClientRequestId, threadReference } from "./fields.js";
 import { MetadataResult } from "./thread-metadata.js";
 
 /** unlink_pull_request: a thread's linked pull request removed. */
 export const UnlinkPullRequestInput = z
-  .object({ threadId: z.string().min(1).optional(), clientRequestId: ClientRequestId.optional() })
+  .object({ threadId: threadReference("The thread").optional(), clientRequestId: ClientRequestId.optional() })
   .strict();
 
 export const UnlinkPullRequestOutput = MetadataResult;

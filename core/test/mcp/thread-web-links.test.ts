@@ -75,6 +75,24 @@ describe("MCP: thread links and web UI URLs for outside clients", () => {
     expect(read.items.map((item) => item.text)).toContain("by url");
   });
 
+  it("says in every tool's schema which thread inputs take a link or a web URL", async () => {
+    const { tools } = await client.listTools();
+    const described = (tool: string, field: string) =>
+      (
+        tools.find((entry) => entry.name === tool)?.inputSchema.properties?.[field] as
+          { description?: string } | undefined
+      )?.description ?? "";
+    for (const tool of ["t3_thread_read", "t3_thread_send", "t3_thread_wait", "t3_thread_interrupt"])
+      expect(described(tool, "threadId"), tool).toMatch(/its id, its switchyard-thread:\/\/ link or its page URL/);
+    // Every tool input named like a thread reference says so: the resolver finds them by name.
+    for (const tool of tools) {
+      for (const field of ["threadId", "parentThreadId", "childThreadId"]) {
+        if (tool.inputSchema.properties?.[field] === undefined) continue;
+        expect(described(tool.name, field), `${tool.name}.${field}`).toMatch(/switchyard-thread:\/\/ link/);
+      }
+    }
+  });
+
   it("refuses another environment's link, another server's page and a malformed link, naming the value", async () => {
     const otherLink = `switchyard-thread://v2/env_0000000000000000/${threadId}`;
     const other = await callTool(client, "t3_thread_read", { threadId: otherLink });

@@ -693,7 +693,7 @@ export interface components {
                 runtimeMode?: "inherit" | "approval-required" | "auto-accept-edits" | "full-access";
                 /** @enum {string} */
                 interactionMode?: "inherit" | "plan" | "default";
-                /** @description Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message. */
+                /** @description Create it as a child of this thread (a router child): in the parent's project and workspace, listed as its sub-agent, each finished turn delivered to the parent as a message. The parent: its id, its switchyard-thread:// link or its page URL in this server's web UI (webUrl). */
                 parentThreadId?: string;
                 /** @description With parentThreadId: deliver each finished turn to the parent (default true). */
                 reportBack?: boolean;
@@ -4016,7 +4016,7 @@ export interface operations {
             query?: {
                 /** @description A project's totals and each of its root threads' trees. */
                 projectId?: string;
-                /** @description A thread's own usage, its whole tree's and the budgets covering it. */
+                /** @description A thread's own usage, its whole tree's and the budgets covering it. The thread: its id, its switchyard-thread:// link or its page URL in this server's web UI (webUrl). */
                 threadId?: string;
             };
             header?: never;
@@ -4104,7 +4104,7 @@ export interface operations {
             query?: {
                 /** @description Only events of this project. */
                 projectId?: string;
-                /** @description Only events of this thread (and, with descendants, of its children). */
+                /** @description Only events of this thread (and, with descendants, of its children). The thread: its id, its switchyard-thread:// link or its page URL in this server's web UI (webUrl). */
                 threadId?: string;
                 /** @description With threadId: the thread's children, grandchildren… too. */
                 descendants?: boolean;

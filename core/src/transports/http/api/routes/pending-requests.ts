@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { threadReference } from "../../../../contract/fields.js";
 import {
   PendingRequestInput,
   PendingRequestView,
@@ -6,7 +7,7 @@ import {
 } from "../../../../contract/pending-request.js";
 import { defineRoute } from "../api-route.js";
 
-const RequestPath = z.object({ threadId: z.string().min(1), requestId: z.string().min(1) }).strict();
+const RequestPath = z.object({ threadId: threadReference("The thread"), requestId: z.string().min(1) }).strict();
 const RequestInput = PendingRequestInput.omit({ action: true });
 const RespondBody = RequestInput.pick({ answers: true, decision: true, dismiss: true });
 

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { threadReference } from "../../../../contract/fields.js";
 import { ItemPartPage, ItemPartQuery } from "../../../../contract/read-thread-item.js";
 import { ApiFailure } from "../api-errors.js";
 import { defineRoute } from "../api-route.js";
 
-const ItemPath = z.object({ threadId: z.string().min(1), itemId: z.string().min(1) }).strict();
+const ItemPath = z.object({ threadId: threadReference("The thread"), itemId: z.string().min(1) }).strict();
 
 export const readThreadItemRoute = defineRoute({
   method: "GET",

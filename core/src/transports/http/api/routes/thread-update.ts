@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { threadReference } from "../../../../contract/fields.js";
 import { applyThreadUpdate, ThreadUpdateInput, ThreadUpdateOutput } from "../../../../contract/thread-update.js";
 import { defineRoute } from "../api-route.js";
 import { ThreadPath } from "./threads.js";
@@ -15,7 +15,7 @@ export const updateThreadRoute = defineRoute({
   params: ThreadPath,
   body: ThreadUpdateInput.omit({ threadId: true }),
   idempotencyKey: "clientRequestId",
-  input: ThreadUpdateInput.extend({ threadId: z.string().min(1) }),
+  input: ThreadUpdateInput.extend({ threadId: threadReference("The thread") }),
   output: ThreadUpdateOutput,
   outputName: "UpdateResult",
   handle: (input, { caller, services }) => applyThreadUpdate(services.metadata, caller, input),

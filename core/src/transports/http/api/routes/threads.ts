@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { threadReference } from "../../../../contract/fields.js";
 import { createThreadsAnswer, CreateThreadsInput, CreateThreadsOutput } from "../../../../contract/create-threads.js";
 import { ThreadListInput, ThreadListOutput } from "../../../../contract/thread-list.js";
 import { ThreadReadInput, ThreadReadOutput } from "../../../../contract/thread-read.js";
 import { defineRoute } from "../api-route.js";
 
-const ThreadPath = z.object({ threadId: z.string().min(1) }).strict();
+const ThreadPath = z.object({ threadId: threadReference("The thread") }).strict();
 
 export const listThreadsRoute = defineRoute({
   method: "GET",
