@@ -36,22 +36,28 @@ const CLAUDE_PLUGIN = fileURLToPath(new URL("../../../plugins/claude", import.me
 const OPENCODE_PLUGIN = fileURLToPath(new URL("../../../plugins/opencode", import.meta.url));
 const PI_PLUGIN = fileURLToPath(new URL("../../../plugins/pi", import.meta.url));
 
-/** The loop a Pi child starts: a model request every 50 ms, each stamped with when it was sent. */
+/**
+ * The loop a child starts: a model request every 50 ms, each stamped with when it was sent. Once
+ * running (so already in a session of its own), it creates the file named by its second argument.
+ */
 const LOOP_SCRIPT = `
+import { writeFileSync } from "node:fs";
 const url = process.argv[2];
+writeFileSync(process.argv[3], String(process.pid));
 const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "background loop" }] });
 setInterval(() => {
   fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-sent-at": String(Date.now()) }, body }).catch(() => undefined);
 }, 50);
 `;
 
-/** Processes whose command line contains `text`: pid, process group and session. */
-function processesRunning(text: string): { pid: number; pgid: number; sid: number }[] {
+/** Processes with `argument` among their arguments: pid, process group and session. */
+function processesRunning(argument: string): { pid: number; pgid: number; sid: number }[] {
   const found: { pid: number; pgid: number; sid: number }[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) continue;
+      // Whole arguments: the shell command that started a loop names the same script inside one.
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(argument)) continue;
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (fields[0] === "Z") continue;
@@ -82,6 +88,20 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
   let lab: McpLab;
   const scratch = mkdtempSync(join(tmpdir(), "switchyard-stop-loop-"));
   const loopScript = join(scratch, "model-loop.mjs");
+  /**
+   * The shell command a harness runs to leave a loop calling `route` behind: the loop detached
+   * (setsid nohup) from the harness's process group and session, and the command returning only
+   * once the loop runs (at most 60 s). Returning at once would let the harness's end of the
+   * command (a closed terminal's hangup, a group kill) reach the loop before it has left the
+   * group, which a loaded machine made happen: the test needs a loop that did leave.
+   */
+  const detachedLoop = (route: string) => {
+    const started = join(scratch, `${route}.started`);
+    return (
+      `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl(route)}/v1/chat/completions ${started} >/dev/null 2>&1 & ` +
+      `for i in $(seq 600); do [ -e ${started} ] && break; sleep 0.1; done`
+    );
+  };
 
   beforeAll(async () => {
     writeFileSync(loopScript, LOOP_SCRIPT);
@@ -134,12 +154,10 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     });
     // Every child starts a loop through its harness's own shell tool (so each harness's tool
     // processes are shown to carry the mark), then waits on its held answer.
-    const loopCommand = (route: string) =>
-      `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl(route)}/v1/chat/completions >/dev/null 2>&1 &`;
     const children = ["codex", "claude", "opencode", "pi"].map((instance) =>
       child(
         instance,
-        `${instance} child @@shell ${loopCommand(`loop-${instance}`)} @@then @@hold ${instance}-held @@reply ${instance} after stop`,
+        `${instance} child @@shell ${detachedLoop(`loop-${instance}`)} @@then @@hold ${instance}-held @@reply ${instance} after stop`,
       ),
     );
     const hubTask =
@@ -270,7 +288,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
 
   it("a token budget's stop: the loop a Pi child of the budgeted tree started sends nothing after the stop's commit", async () => {
     const root = await lab.liveAgent({ instance: "hub" });
-    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("loop-budget")}/v1/chat/completions >/dev/null 2>&1 &`;
+    const loopCommand = detachedLoop("loop-budget");
     const piChild = {
       task: `pi budget child @@shell ${loopCommand} @@then @@hold pi-budget-held @@reply pi after stop`,
       title: "pi",
@@ -297,7 +315,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
       { attempts: 600, intervalMs: 100 },
     );
     const piTask = tasksUnder(budgeted.childThreadId).find((task) => task.providerInstanceId === "pi")!;
-    const loops = processesRunning(`${server.routeUrl("loop-budget")}/v1`);
+    const loops = processesRunning(`${server.routeUrl("loop-budget")}/v1/chat/completions`);
     expect(loops).toHaveLength(1);
 
     let committed: { seq: number; at: number } | null = null;
@@ -355,7 +373,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
   }, 300_000);
 
   it("Stop on a thread between turns: the loop its harness left running ends with the stop's commit, and so does the harness", async () => {
-    const loopCommand = `setsid nohup ${process.execPath} ${loopScript} ${server.routeUrl("idle-loop")}/v1/chat/completions >/dev/null 2>&1 &`;
+    const loopCommand = detachedLoop("idle-loop");
     const { thread } = lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "pi",
@@ -376,7 +394,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
       () => server.requests.filter((request) => request.route === "idle-loop").length >= sent + 3,
       { attempts: 600, intervalMs: 100 },
     );
-    const loops = processesRunning(`${server.routeUrl("idle-loop")}/v1`);
+    const loops = processesRunning(`${server.routeUrl("idle-loop")}/v1/chat/completions`);
     expect(loops).toHaveLength(1);
 
     let committed: { seq: number; at: number } | null = null;
