@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
+import { CommittedReads } from "./committed-reads.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
@@ -53,6 +54,12 @@ export interface StoreOptions {
   readonly onStatement?: (sql: string) => void;
 }
 
+/**
+ * What tells a result read outside a transaction still holds (see CommittedReads): the rows this
+ * connection changed, and the commits of others.
+ */
+const READ_STAMP_SQL = "SELECT total_changes() || ':' || data_version FROM pragma_data_version";
+
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
 const REBUILD_CACHE_KIB = -65_536;
 
@@ -90,6 +97,8 @@ export class Store implements EventStore {
   private pending: StoredEvent[] = [];
   /** The rows the outermost `transaction` under way has read or written; null outside one. */
   private identity: IdentityMap | null = null;
+  /** Query results read outside transactions, reused while nothing can have changed them. */
+  private readonly committedReads = new CommittedReads(() => this.statement(READ_STAMP_SQL).pluck().get() as string);
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: <T>(fn: () => T) => T;
   /** Checkpoints the WAL off the event loop; null for an in-memory store. */
@@ -218,7 +227,10 @@ export class Store implements EventStore {
     const before = this.pending.length;
     let result: T;
     // Another connection may write between two transactions: each outermost one starts empty.
-    if (outermost) this.identity = new IdentityMap();
+    if (outermost) {
+      this.identity = new IdentityMap();
+      this.committedReads.transactionStarted();
+    }
     try {
       result = this.runInTransaction(fn);
     } catch (error) {
@@ -360,8 +372,9 @@ export class Store implements EventStore {
   /**
    * Reads records with a WHERE clause over the entity's indexed columns. Inside a `transaction`,
    * the same query with the same values answers from memory until the transaction next writes
-   * (unless it reads more than its table, or the clock: see `queryKey`). Each call returns
-   * objects of its own.
+   * (unless it reads more than its table, or the clock: see `queryKey`); outside one, until this
+   * connection runs a transaction or changes a row, or another commits (see `CommittedReads`).
+   * Each call returns objects of its own.
    */
   select<E extends EntityName>(
     entity: E,
@@ -371,11 +384,15 @@ export class Store implements EventStore {
   ): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
     const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
-    const key = this.identity === null ? null : queryKey(`${where} ${suffix}`, sql, params);
-    let texts = key === null ? undefined : this.identity!.queryResult(key);
+    const identity = this.identity;
+    const key = queryKey(`${where} ${suffix}`, sql, params);
+    let texts = key === null ? undefined : identity !== null ? identity.queryResult(key) : this.committedReads.get(key);
     if (texts === undefined) {
       texts = (this.statement(sql).all(...params) as { data: string }[]).map((row) => row.data);
-      if (key !== null) this.identity!.rememberQuery(key, texts);
+      if (key !== null) {
+        if (identity !== null) identity.rememberQuery(key, texts);
+        else this.committedReads.remember(key, texts);
+      }
     }
     return texts.map((text) => JSON.parse(text) as EntityRecords[E]);
   }

@@ -32,7 +32,7 @@ export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
  * and none of it is kept. How long the client may take is the server's request timeout, not
  * this function's concern. An empty body is `Buffer.alloc(0)`.
  */
-export async function readRequestBytes(
+export function readRequestBytes(
   request: IncomingMessage,
   maxBytes: number,
   limitName = "server.maxRequestBodyBytes",
@@ -40,23 +40,46 @@ export async function readRequestBytes(
   const tooLarge = () =>
     new BodyError("too_large", `The request body is larger than the ${maxBytes}-byte limit (${limitName}).`);
   const declared = request.headers["content-length"];
-  if (declared !== undefined && Number(declared) > maxBytes + MAX_DISCARDED_BODY_BYTES) throw tooLarge();
-  let chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of request) {
-      size += (chunk as Buffer).length;
-      // Leaving the loop destroys the request, and with it the connection: only at the bound.
-      if (size > maxBytes + MAX_DISCARDED_BODY_BYTES) throw tooLarge();
-      if (size > maxBytes) chunks = [];
-      else chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if (error instanceof BodyError) throw error;
-    throw new BodyError("cut_off", "The request body was cut off before it ended.");
-  }
-  if (size > maxBytes) throw tooLarge();
-  return Buffer.concat(chunks);
+  if (declared !== undefined && Number(declared) > maxBytes + MAX_DISCARDED_BODY_BYTES)
+    return Promise.reject(tooLarge());
+  // Read to its end already: no event would come (an async iterator answers nothing too).
+  if (request.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // Listeners rather than `for await`: the async iterator costs a generator, a promise per chunk
+  // and the hops between them, on every MCP and API request (most bodies are one chunk).
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onCutOff);
+      request.off("close", onCutOff);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes + MAX_DISCARDED_BODY_BYTES) {
+        // Only at the bound: destroying the request closes the connection. (With no listener
+        // left, a request emits no "error" for it.)
+        settle();
+        request.destroy();
+        reject(tooLarge());
+      } else if (size > maxBytes) chunks = [];
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      settle();
+      if (size > maxBytes) reject(tooLarge());
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onCutOff = () => {
+      settle();
+      reject(new BodyError("cut_off", "The request body was cut off before it ended."));
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onCutOff);
+    request.on("close", onCutOff);
+  });
 }
 
 /** Reads a JSON request body of at most `maxBytes` (see {@link readRequestBytes}). */

@@ -17,11 +17,30 @@ export class RequestTurns {
   private readonly queue: (() => void)[] = [];
   private scheduled = false;
 
-  /** Queues `start` to run in a later event-loop turn, after every start queued before it. */
+  /**
+   * Starts `start` now when no other start is queued or was made in this turn; otherwise queues
+   * it for a later turn, after every start queued before it.
+   */
   enqueue(start: () => void): void {
+    // An idle server (one client calling back to back) starts the handler in the turn that read
+    // its request, as Node would: a turn of its own cost a loop iteration per request. The next
+    // start still waits for the next turn (release runs in this turn's check phase and schedules
+    // it from there), so a burst is served one handler per turn as before.
+    if (!this.scheduled && this.queue.length === 0) {
+      this.scheduled = true;
+      setImmediate(this.release);
+      start();
+      return;
+    }
     this.queue.push(start);
     this.schedule();
   }
+
+  /** Ends the turn an idle start took: queued starts may go from the next one. */
+  private readonly release = (): void => {
+    this.scheduled = false;
+    this.schedule();
+  };
 
   private schedule(): void {
     if (this.scheduled || this.queue.length === 0) return;
