@@ -92,26 +92,28 @@ export class ProviderEventIngestor implements ProviderEventSink {
       this.queue = [];
       return;
     }
-    const batch = this.queue;
+    // An event already settled changes nothing: a batch of only those opens no transaction.
+    const batch = this.queue.filter((queued) => !this.alreadySettled(queued.event));
     this.queue = [];
     const exited: ExitedSession[] = [];
     try {
-      this.engine.applyEach(
-        batch.map(
-          ({ threadId, providerSessionId, event }) =>
-            (ctx: CommandContext) =>
-              this.apply(ctx, threadId, providerSessionId, event, exited),
-        ),
-        (error, index) => {
-          const { threadId, providerSessionId, event } = batch[index]!;
-          this.logger.error("failed to ingest a provider event", {
-            threadId,
-            providerSessionId,
-            type: event.type,
-            error: (error as Error).message,
-          });
-        },
-      );
+      if (batch.length > 0)
+        this.engine.applyEach(
+          batch.map(
+            ({ threadId, providerSessionId, event }) =>
+              (ctx: CommandContext) =>
+                this.apply(ctx, threadId, providerSessionId, event, exited),
+          ),
+          (error, index) => {
+            const { threadId, providerSessionId, event } = batch[index]!;
+            this.logger.error("failed to ingest a provider event", {
+              threadId,
+              providerSessionId,
+              type: event.type,
+              error: (error as Error).message,
+            });
+          },
+        );
     } catch (error) {
       exited.length = 0;
       if (isStoreBusy(error)) {
@@ -140,6 +142,18 @@ export class ProviderEventIngestor implements ProviderEventSink {
     for (const { threadId, providerSessionId } of exited) {
       for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
     }
+  }
+
+  /**
+   * Whether applying the event could change nothing whatever the events ahead of it in its batch
+   * do: a turn's start heard after the turn was recorded running (the outbox records the start
+   * when the provider accepts the turn, and the provider's own event usually comes after). An
+   * attempt's status only moves forward, so a read before the transaction answers as one inside.
+   */
+  private alreadySettled(event: AdapterEvent): boolean {
+    if (event.type !== "turn.started") return false;
+    const attempt = this.engine.store.get("attempt", event.turnId);
+    return attempt !== null && attempt.status !== "pending" && attempt.status !== "starting";
   }
 
   private appendLive(
