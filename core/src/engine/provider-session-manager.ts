@@ -10,7 +10,7 @@ import { runOwnedBy } from "../plugin-host/process-owner.js";
 import { type Clock, ClockToken } from "../util/clock.js";
 import { type Engine, EngineToken, ProviderEventIngestorToken } from "./ports.js";
 import { type McpGrantIssuer, type ProviderSessionScope, McpGrantIssuerToken } from "./mcp-grant-issuer.js";
-import type { LiveSession, ProviderEventSink, ProviderSessions } from "./ports.js";
+import type { LiveSession, ProviderEventSink, ProviderSessions, SessionOpenedWork } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { ProviderCatalogToken } from "./provider-catalog.js";
 
@@ -207,7 +207,7 @@ export class ProviderSessionManager implements ProviderSessions {
   }
 
   /** Returns the thread's live session, opening (or resuming) one when needed. */
-  async ensure(threadId: string): Promise<LiveSession> {
+  async ensure(threadId: string, withOpened?: SessionOpenedWork): Promise<LiveSession> {
     this.cancelIdleClose(threadId);
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`);
@@ -224,7 +224,7 @@ export class ProviderSessionManager implements ProviderSessions {
           threadId,
           current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched",
         );
-      return this.open(threadId);
+      return this.open(threadId, withOpened);
     })().finally(() => this.opening.delete(threadId));
     this.opening.set(threadId, opening);
     return opening;
@@ -237,7 +237,7 @@ export class ProviderSessionManager implements ProviderSessions {
    * crash) is recorded on its session and decided again: the thread goes on in a new
    * conversation with its history, reported `degraded`; only a failure of that one too fails.
    */
-  private async open(threadId: string): Promise<LiveSession> {
+  private async open(threadId: string, withOpened: SessionOpenedWork | undefined): Promise<LiveSession> {
     const thread = this.engine.store.get("thread", threadId)!;
     const instance = this.registry.get(thread.providerInstanceId);
     if (instance === null || instance.adapter === null) {
@@ -263,10 +263,11 @@ export class ProviderSessionManager implements ProviderSessions {
         ) > 0,
     };
     const decision = decideSessionContinuation(query);
-    if (decision.action !== "resume") return this.openSession(thread, instance, null, decision, query.resumeFailure);
+    if (decision.action !== "resume")
+      return this.openSession(thread, instance, null, decision, query.resumeFailure, withOpened);
     let resumeFailure: string;
     try {
-      return await this.openSession(thread, instance, query.resumeCursor, decision, null);
+      return await this.openSession(thread, instance, query.resumeCursor, decision, null, withOpened);
     } catch (error) {
       if (isStoreBusy(error) || !hasErrorCode(error, "provider_error")) throw error;
       resumeFailure = String(error.details?.reason ?? error.message);
@@ -282,6 +283,7 @@ export class ProviderSessionManager implements ProviderSessions {
         null,
         decideSessionContinuation({ ...query, resumeFailure }),
         resumeFailure,
+        withOpened,
       );
     } catch (error) {
       if (!hasErrorCode(error, "provider_error")) throw error;
@@ -317,7 +319,7 @@ export class ProviderSessionManager implements ProviderSessions {
   /**
    * Opens one provider session. `resumeFailure` is written on it once it is open (never before:
    * when a new conversation cannot open either, the failure was not the old conversation's, and
-   * the next turn tries to reopen that again).
+   * the next turn tries to reopen that again). `withOpened` commits with the open record.
    */
   private async openSession(
     thread: ThreadRecord,
@@ -325,6 +327,7 @@ export class ProviderSessionManager implements ProviderSessions {
     resumeCursor: string | null,
     continuation: SessionContinuationRecord,
     resumeFailure: string | null,
+    withOpened: SessionOpenedWork | undefined,
   ): Promise<LiveSession> {
     const threadId = thread.id;
     const adapter = instance.adapter!;
@@ -424,10 +427,11 @@ export class ProviderSessionManager implements ProviderSessions {
             ...(resumeFailure !== null ? { resumeFailure } : {}),
           });
         }
+        withOpened?.(ctx, live);
       });
     } catch (error) {
-      // Not recorded as open (the database locked by another connection): a session nobody
-      // knows of must not stay behind. The start that wanted it runs again.
+      // Not recorded as open (the database locked by another connection, or the work recorded
+      // with the open failed): a session nobody knows of must not stay behind. The start that wanted it runs again.
       this.credentials.delete(providerSessionId);
       void session.close().catch(() => undefined);
       throw error;
