@@ -114,6 +114,13 @@ export interface ProviderEventSink {
    * microtask after the first of them (see `ProviderEventIngestor`).
    */
   ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void;
+  /**
+   * Holds a session's events from now until `release`: a session's events while it opens wait
+   * for its open record, which they then follow.
+   */
+  hold(providerSessionId: string): void;
+  /** Ingests the session's held events, in order, and stops holding them. */
+  release(providerSessionId: string): void;
   /** Hears that a provider session ended on its own. */
   onSessionExited(listener: (threadId: string, providerSessionId: string) => void): void;
 }

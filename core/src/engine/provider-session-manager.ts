@@ -364,77 +364,85 @@ export class ProviderSessionManager implements ProviderSessions {
         timer: null,
       });
     }
-    let session;
+    // The session's events while it opens (its resume cursor, mostly) wait for its open record,
+    // which carries the cursor too: one commit where the open and the cursor took two.
+    this.ingestor.hold(providerSessionId);
+    let session: Awaited<ReturnType<typeof adapter.openSession>>;
+    let live: LiveSession;
     try {
-      // Every process the adapter starts for this session, now or later, works for this thread.
-      session = await runOwnedBy(threadId, () =>
-        adapter.openSession({
-          threadId,
-          providerSessionId,
-          cwd: thread.cwd,
-          model: thread.model,
-          runtimeMode: thread.runtimeMode,
-          interactionMode: thread.interactionMode,
-          resumeCursor,
-          mcp: grant,
-          emit: (event) => {
-            this.ingestor.ingest(threadId, providerSessionId, event);
-            this.noteActivity(providerSessionId);
-          },
-        }),
-      );
-    } catch (error) {
-      this.forgetCredential(providerSessionId);
-      const message = error instanceof Error ? error.message : String(error);
-      this.engine.apply((ctx) => {
-        const record = ctx.get("providerSession", providerSessionId);
-        if (record === null) return;
-        const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
-        ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
-      });
-      throw new SwitchyardError(
-        "provider_error",
-        `Could not open a ${instance.descriptor.driver} session: ${message}`,
-        { providerInstanceId: thread.providerInstanceId, reason: message },
-      );
-    }
-    const live: LiveSession = {
-      providerSessionId,
-      threadId,
-      instanceId: thread.providerInstanceId,
-      session: new GuardedSession(
-        session,
-        () => this.registry.capabilities(instance.descriptor.id),
-        instance.descriptor.id,
+      try {
+        // Every process the adapter starts for this session, now or later, works for this thread.
+        session = await runOwnedBy(threadId, () =>
+          adapter.openSession({
+            threadId,
+            providerSessionId,
+            cwd: thread.cwd,
+            model: thread.model,
+            runtimeMode: thread.runtimeMode,
+            interactionMode: thread.interactionMode,
+            resumeCursor,
+            mcp: grant,
+            emit: (event) => {
+              this.ingestor.ingest(threadId, providerSessionId, event);
+              this.noteActivity(providerSessionId);
+            },
+          }),
+        );
+      } catch (error) {
+        this.forgetCredential(providerSessionId);
+        const message = error instanceof Error ? error.message : String(error);
+        this.engine.apply((ctx) => {
+          const record = ctx.get("providerSession", providerSessionId);
+          if (record === null) return;
+          const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
+          ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
+        });
+        throw new SwitchyardError(
+          "provider_error",
+          `Could not open a ${instance.descriptor.driver} session: ${message}`,
+          { providerInstanceId: thread.providerInstanceId, reason: message },
+        );
+      }
+      live = {
+        providerSessionId,
         threadId,
-      ),
-      hasMcp: grant !== null,
-      needsHistoryHandoff: continuation.action === "handoff",
-      continuation,
-      orchestrationInstructions:
-        resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
-    };
-    try {
-      this.engine.apply((ctx) => {
-        const record = ctx.get("providerSession", providerSessionId);
-        // As decoded after the open: the session may have negotiated more than was known before.
-        if (record) {
-          ctx.put("providerSession", {
-            ...record,
-            status: "open",
-            resumeCursor: session.resumeCursor ?? record.resumeCursor,
-            capabilities: this.registry.capabilities(thread.providerInstanceId),
-            ...(resumeFailure !== null ? { resumeFailure } : {}),
-          });
-        }
-        withOpened?.(ctx, live);
-      });
-    } catch (error) {
-      // Not recorded as open (the database locked by another connection, or the work recorded
-      // with the open failed): a session nobody knows of must not stay behind. The start that wanted it runs again.
-      this.credentials.delete(providerSessionId);
-      void session.close().catch(() => undefined);
-      throw error;
+        instanceId: thread.providerInstanceId,
+        session: new GuardedSession(
+          session,
+          () => this.registry.capabilities(instance.descriptor.id),
+          instance.descriptor.id,
+          threadId,
+        ),
+        hasMcp: grant !== null,
+        needsHistoryHandoff: continuation.action === "handoff",
+        continuation,
+        orchestrationInstructions:
+          resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
+      };
+      try {
+        this.engine.apply((ctx) => {
+          const record = ctx.get("providerSession", providerSessionId);
+          // As decoded after the open: the session may have negotiated more than was known before.
+          if (record) {
+            ctx.put("providerSession", {
+              ...record,
+              status: "open",
+              resumeCursor: session.resumeCursor ?? record.resumeCursor,
+              capabilities: this.registry.capabilities(thread.providerInstanceId),
+              ...(resumeFailure !== null ? { resumeFailure } : {}),
+            });
+          }
+          withOpened?.(ctx, live);
+        });
+      } catch (error) {
+        // Not recorded as open (the database locked by another connection, or the work recorded
+        // with the open failed): a session nobody knows of must not stay behind. The start that wanted it runs again.
+        this.credentials.delete(providerSessionId);
+        void session.close().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      this.ingestor.release(providerSessionId);
     }
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);

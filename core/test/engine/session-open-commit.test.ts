@@ -1,5 +1,6 @@
 // A turn that opens its thread's provider session is recorded starting in the transaction that
-// records the session open: one commit for both (issue 33 item 4). A turn on a session already
+// records the session open, which carries the resume cursor the session announced while it
+// opened: one commit for the three (issue 33 item 4). A turn on a session already
 // open records its start on its own. Real host, scripted provider, real SQLite; the
 // transactions are read from the store's statements.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +61,11 @@ describe("a turn's start and its session's opening", () => {
     expect(first.run?.status).toBe("completed");
     expect(transactions.running(SESSION_OPEN)).toHaveLength(1);
     expect(transactions.running(SESSION_OPEN, ATTEMPT_STARTING)).toHaveLength(1);
+    // The cursor the scripted session announces while it opens is the open record's: no
+    // transaction of its own writes it.
+    const [session] = env.host.store.select("providerSession", "thread_id = ?", [thread.id]);
+    expect(session?.resumeCursor).toEqual(expect.any(String));
+    expect(transactions.running(/^UPDATE provider_sessions SET data = /)).toEqual([]);
 
     const { runId } = env.host.threads.send({
       threadId: thread.id,

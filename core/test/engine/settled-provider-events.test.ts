@@ -15,7 +15,7 @@ import { StoreTrafficCounter } from "../../src/store/store-traffic.js";
 import { systemClock } from "../../src/util/clock.js";
 import { randomIdAllocator } from "../../src/util/ids.js";
 import { attempt } from "../store/contract/records.js";
-import type { AdapterEvent } from "../../src/spec/index.js";
+import { type AdapterEvent, decodeCapabilities } from "../../src/spec/index.js";
 
 describe("a provider event that is already settled", () => {
   let dir: string;
@@ -34,7 +34,20 @@ describe("a provider event that is already settled", () => {
     store = new Store(join(dir, "switchyard.db"), { onStatement });
     const engine = new TransactionalEngine(store, systemClock, randomIdAllocator);
     ingestor = new ProviderEventIngestor(engine, new LiveOutput(), createSilentLogger());
-    engine.apply((ctx) => ctx.put("attempt", attempt("attempt:1", "thread:1", "running", "psess:1").record));
+    engine.apply((ctx) => {
+      ctx.put("attempt", attempt("attempt:1", "thread:1", "running", "psess:1").record);
+      ctx.put("providerSession", {
+        id: "psess:1",
+        threadId: "thread:1",
+        providerInstanceId: "scripted",
+        status: "open",
+        resumeCursor: "cursor:b",
+        capabilities: decodeCapabilities({}),
+        openedAt: "2026-12-06T00:00:00.000Z",
+        closedAt: null,
+        closeReason: null,
+      });
+    });
   });
   afterEach(() => {
     store.close();
@@ -43,14 +56,18 @@ describe("a provider event that is already settled", () => {
 
   const started: AdapterEvent = { type: "turn.started", turnId: "attempt:1", providerTurnId: "native:1" };
 
-  /** Ingests the events in one tick, waits for its flush, and counts what it ran. */
-  async function ingestOneTick(events: AdapterEvent[]) {
+  /** Runs `emit` (ingesting events), waits for the tick's flush, and counts what it ran. */
+  async function countTick(emit: () => void) {
     counter.reset();
     statements = [];
-    for (const event of events) ingestor.ingest("thread:1", "psess:1", event);
+    emit();
     await Promise.resolve();
     return counter.snapshot();
   }
+  const ingestOneTick = (events: AdapterEvent[]) =>
+    countTick(() => events.forEach((event) => ingestor.ingest("thread:1", "psess:1", event)));
+  const cursor = (value: string): AdapterEvent => ({ type: "session.resume_cursor", cursor: value });
+  const cursorOf = () => store.get("providerSession", "psess:1")?.resumeCursor;
 
   it("a turn's start heard after the turn was recorded running commits nothing", async () => {
     const traffic = await ingestOneTick([started]);
@@ -66,5 +83,26 @@ describe("a provider event that is already settled", () => {
     expect(store.select("item", "thread_id = ? AND kind = 'notice'", ["thread:1"]).map((item) => item.text)).toEqual([
       "slow disk",
     ]);
+  });
+
+  it("a cursor its session's record already carries commits nothing", async () => {
+    expect(await ingestOneTick([cursor("cursor:b")])).toMatchObject({ commits: 0, inTransactions: 0 });
+    expect(cursorOf()).toBe("cursor:b");
+  });
+
+  it("a cursor the record carries still applies after another cursor of its tick", async () => {
+    expect((await ingestOneTick([cursor("cursor:a"), cursor("cursor:b")])).commits).toBe(1);
+    expect(cursorOf()).toBe("cursor:b");
+  });
+
+  it("a session's held events wait for its release, then commit in order", async () => {
+    ingestor.hold("psess:1");
+    const held = await ingestOneTick([cursor("cursor:c"), cursor("cursor:d")]);
+    expect(held.statements).toBe(0);
+    expect(cursorOf()).toBe("cursor:b");
+    expect((await countTick(() => ingestor.release("psess:1"))).commits).toBe(1);
+    expect(cursorOf()).toBe("cursor:d");
+    // Released: the next event is not held.
+    expect((await ingestOneTick([cursor("cursor:e")])).commits).toBe(1);
   });
 });
