@@ -224,7 +224,8 @@ export class ProviderSessionManager implements ProviderSessions {
           threadId,
           current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched",
         );
-      return this.open(threadId, withOpened);
+      // Without a close to wait for, nothing ran since the read above: open needs no read of its own.
+      return this.open(threadId, withOpened, current === undefined ? thread : null);
     })().finally(() => this.opening.delete(threadId));
     this.opening.set(threadId, opening);
     return opening;
@@ -237,8 +238,12 @@ export class ProviderSessionManager implements ProviderSessions {
    * crash) is recorded on its session and decided again: the thread goes on in a new
    * conversation with its history, reported `degraded`; only a failure of that one too fails.
    */
-  private async open(threadId: string, withOpened: SessionOpenedWork | undefined): Promise<LiveSession> {
-    const thread = this.engine.store.get("thread", threadId)!;
+  private async open(
+    threadId: string,
+    withOpened: SessionOpenedWork | undefined,
+    known: ThreadRecord | null,
+  ): Promise<LiveSession> {
+    const thread = known ?? this.engine.store.get("thread", threadId)!;
     const instance = this.registry.get(thread.providerInstanceId);
     if (instance === null || instance.adapter === null) {
       throw new SwitchyardError(

@@ -13,8 +13,11 @@ import { instanceCachingFactory } from "tsyringe";
 /** The statements of each committed transaction, in commit order. */
 class Transactions {
   readonly committed: string[][] = [];
+  /** Every statement, in order, transaction control included. */
+  readonly all: string[] = [];
   private open: string[] | null = null;
   readonly observe = (sql: string): void => {
+    this.all.push(sql);
     if (/^\s*BEGIN/i.test(sql)) this.open = [];
     else if (/^\s*COMMIT/i.test(sql)) {
       if (this.open !== null) this.committed.push(this.open);
@@ -81,5 +84,29 @@ describe("a turn's start and its session's opening", () => {
     expect(transactions.running(ATTEMPT_STARTING)).toHaveLength(2);
     const sessionOf = (runId: string) => env.host.store.select("attempt", "run_id = ?", [runId])[0]?.providerSessionId;
     expect(sessionOf(runId)).toBe(sessionOf(first.run!.id));
+  });
+
+  it("read the thread once to open a session", async () => {
+    const project = env.host.projects.add(env.workspace);
+    const { thread } = env.host.threads.createThread({
+      projectId: project.id,
+      providerInstanceId: "scripted",
+      prompt: "@@reply first",
+      createdBy: "user",
+      creationSource: "cli",
+    });
+    await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
+    await env.host.sessions.close(thread.id, "test");
+    const from = transactions.all.length;
+    const opened = env.host.sessions.ensure(thread.id);
+    // Up to the opening record's BEGIN, all of it ran in this call, synchronously.
+    const beforeOpening = transactions.all.slice(from);
+    const begin = beforeOpening.findIndex((sql) => /^BEGIN/.test(sql));
+    expect(begin).toBeGreaterThan(0);
+    const threadReads = beforeOpening
+      .slice(0, begin)
+      .filter((sql) => /^SELECT data FROM threads WHERE id = /.test(sql));
+    expect(threadReads).toHaveLength(1);
+    await opened;
   });
 });
