@@ -1,7 +1,8 @@
 import { toErrorShape } from "../spec/index.js";
 import { type Logger, LoggerToken } from "../logging/logger.js";
 import type { OutboxEffect } from "../store/ports.js";
-import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
+import { type AttemptRecord, isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
+import type { CommandContext } from "./command-context.js";
 import { type Engine, EngineToken, ProviderSessionManagerToken } from "./ports.js";
 import {
   EFFECT,
@@ -67,9 +68,22 @@ export class EffectExecutor implements EffectRunner {
     if (attempt === null || attempt.status !== "pending") return;
     const run = store.get("run", attempt.runId)!;
     if (isTerminalRunStatus(run.status)) return;
+    // The turn's start is recorded with its session's open record when this opens the session
+    // (one commit for both); else on its own once the session is there.
+    const markStarting = (ctx: CommandContext, session: LiveSession) => {
+      const marked = markAttemptStarting(ctx, attemptId, session.providerSessionId);
+      // The run says how its session went on with the conversation (resumed, or handed over
+      // and why), as a send says how its message was delivered.
+      if (marked !== null && session.continuation !== null)
+        ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: session.continuation }));
+      return marked;
+    };
+    let startedWithOpen: { marked: AttemptRecord | null } | null = null;
     let live;
     try {
-      live = await this.sessions.ensure(attempt.threadId);
+      live = await this.sessions.ensure(attempt.threadId, (ctx, opened) => {
+        startedWithOpen = { marked: markStarting(ctx, opened) };
+      });
     } catch (error) {
       // A database another connection holds locked is not the provider's failure: the outbox
       // runs the start again once the lock is gone.
@@ -91,14 +105,8 @@ export class EffectExecutor implements EffectRunner {
       return;
     }
     const continuation = live.continuation;
-    const started = this.engine.apply((ctx) => {
-      const marked = markAttemptStarting(ctx, attemptId, live.providerSessionId);
-      // The run says how its session went on with the conversation (resumed, or handed over
-      // and why), as a send says how its message was delivered.
-      if (marked !== null && continuation !== null)
-        ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: continuation }));
-      return marked;
-    });
+    const opened = live;
+    const started = (startedWithOpen ?? { marked: this.engine.apply((ctx) => markStarting(ctx, opened)) }).marked;
     if (started === null) return;
     if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);

@@ -81,14 +81,22 @@ export interface LiveSession {
   orchestrationInstructions: string | null;
 }
 
+/** Work recorded in the transaction that records a provider session open. */
+export type SessionOpenedWork = (ctx: CommandContext, live: LiveSession) => void;
+
 /** The provider sessions of this host (`ProviderSessionManager`): one live session per thread. */
 export interface ProviderSessions {
   /** The live session of a thread, if one is open. */
   get(threadId: string): LiveSession | null;
   /** Every live session. */
   all(): LiveSession[];
-  /** Returns the thread's live session, opening (or resuming) one when needed. */
-  ensure(threadId: string): Promise<LiveSession>;
+  /**
+   * Returns the thread's live session, opening (or resuming) one when needed. `withOpened`, when
+   * this call opens the session, runs in the transaction that records it open (so the work that
+   * wanted the session commits with it); it does not run for a session already open, nor for one
+   * another call is opening.
+   */
+  ensure(threadId: string, withOpened?: SessionOpenedWork): Promise<LiveSession>;
   /** Marks a session's credential as active (each turn it starts). */
   touchCredential(providerSessionId: string): void;
   /** Closes a thread's session and revokes its credential. */
@@ -106,6 +114,13 @@ export interface ProviderEventSink {
    * microtask after the first of them (see `ProviderEventIngestor`).
    */
   ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void;
+  /**
+   * Holds a session's events from now until `release`: a session's events while it opens wait
+   * for its open record, which they then follow.
+   */
+  hold(providerSessionId: string): void;
+  /** Ingests the session's held events, in order, and stops holding them. */
+  release(providerSessionId: string): void;
   /** Hears that a provider session ended on its own. */
   onSessionExited(listener: (threadId: string, providerSessionId: string) => void): void;
 }

@@ -51,6 +51,9 @@ function isLiveDelta(
  * so a kill -9 can only lose events of the tick it cut short, which no one outside the process
  * had heard of from the host; the harness itself learns nothing from an emit. Events keep their
  * order, also against commands: anything that happens because of I/O runs after the flush.
+ * One exception: a session's events while it opens are held (`hold`) until its open record
+ * commits and follow that record (`release`); a kill -9 before then loses them with the open
+ * itself, which the boot reconciler closes (the next turn opens a session again).
  * Streamed text (deltas) goes to the live feed at once unless durable events are queued ahead of
  * it, so it stays in order with them.
  */
@@ -58,6 +61,8 @@ function isLiveDelta(
 export class ProviderEventIngestor implements ProviderEventSink {
   private readonly sessionExitListeners = new Set<(threadId: string, providerSessionId: string) => void>();
   private queue: QueuedEvent[] = [];
+  /** The events of sessions still opening, by session, until their open is recorded. */
+  private readonly held = new Map<string, QueuedEvent[]>();
   /** Set while a batch waits for a database another connection holds locked: the retry's timer. */
   private busyRetry: NodeJS.Timeout | null = null;
   private busyRetries = 0;
@@ -76,6 +81,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
   }
 
   ingest(threadId: string, providerSessionId: string, event: AdapterEvent): void {
+    const held = this.held.get(providerSessionId);
+    if (held !== undefined) {
+      held.push({ threadId, providerSessionId, event });
+      return;
+    }
     if (this.queue.length === 0 && isLiveDelta(event)) {
       this.appendLive(threadId, event);
       return;
@@ -85,6 +95,16 @@ export class ProviderEventIngestor implements ProviderEventSink {
     if (this.queue.length === 1 && this.busyRetry === null) queueMicrotask(() => this.flush());
   }
 
+  hold(providerSessionId: string): void {
+    if (!this.held.has(providerSessionId)) this.held.set(providerSessionId, []);
+  }
+
+  release(providerSessionId: string): void {
+    const held = this.held.get(providerSessionId);
+    this.held.delete(providerSessionId);
+    for (const { threadId, event } of held ?? []) this.ingest(threadId, providerSessionId, event);
+  }
+
   /** Commits the queued events of this tick, in order, in one transaction. */
   private flush(): void {
     this.busyRetry = null;
@@ -92,26 +112,28 @@ export class ProviderEventIngestor implements ProviderEventSink {
       this.queue = [];
       return;
     }
-    const batch = this.queue;
+    // An event already settled changes nothing: a batch of only those opens no transaction.
+    const batch = this.withoutSettled(this.queue);
     this.queue = [];
     const exited: ExitedSession[] = [];
     try {
-      this.engine.applyEach(
-        batch.map(
-          ({ threadId, providerSessionId, event }) =>
-            (ctx: CommandContext) =>
-              this.apply(ctx, threadId, providerSessionId, event, exited),
-        ),
-        (error, index) => {
-          const { threadId, providerSessionId, event } = batch[index]!;
-          this.logger.error("failed to ingest a provider event", {
-            threadId,
-            providerSessionId,
-            type: event.type,
-            error: (error as Error).message,
-          });
-        },
-      );
+      if (batch.length > 0)
+        this.engine.applyEach(
+          batch.map(
+            ({ threadId, providerSessionId, event }) =>
+              (ctx: CommandContext) =>
+                this.apply(ctx, threadId, providerSessionId, event, exited),
+          ),
+          (error, index) => {
+            const { threadId, providerSessionId, event } = batch[index]!;
+            this.logger.error("failed to ingest a provider event", {
+              threadId,
+              providerSessionId,
+              type: event.type,
+              error: (error as Error).message,
+            });
+          },
+        );
     } catch (error) {
       exited.length = 0;
       if (isStoreBusy(error)) {
@@ -140,6 +162,32 @@ export class ProviderEventIngestor implements ProviderEventSink {
     for (const { threadId, providerSessionId } of exited) {
       for (const listener of this.sessionExitListeners) listener(threadId, providerSessionId);
     }
+  }
+
+  /**
+   * The batch without the events whose applying could change nothing, whatever the events ahead
+   * of them do: a turn's start heard after the turn was recorded running (the outbox records the
+   * start when the provider accepts the turn, and the provider's own event usually comes after;
+   * an attempt's status only moves forward, so a read before the transaction answers as one
+   * inside), and the cursor a session announced while it opened, which its open record already
+   * carries (unless a cursor ahead of it in the batch changes the session's first).
+   */
+  private withoutSettled(batch: readonly QueuedEvent[]): QueuedEvent[] {
+    const cursorsChanged = new Set<string>();
+    return batch.filter(({ providerSessionId, event }) => {
+      if (event.type === "turn.started") {
+        const attempt = this.engine.store.get("attempt", event.turnId);
+        return attempt === null || attempt.status === "pending" || attempt.status === "starting";
+      }
+      if (event.type === "session.resume_cursor") {
+        const settled =
+          !cursorsChanged.has(providerSessionId) &&
+          this.engine.store.get("providerSession", providerSessionId)?.resumeCursor === event.cursor;
+        if (!settled) cursorsChanged.add(providerSessionId);
+        return !settled;
+      }
+      return true;
+    });
   }
 
   private appendLive(

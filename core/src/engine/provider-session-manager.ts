@@ -10,7 +10,7 @@ import { runOwnedBy } from "../plugin-host/process-owner.js";
 import { type Clock, ClockToken } from "../util/clock.js";
 import { type Engine, EngineToken, ProviderEventIngestorToken } from "./ports.js";
 import { type McpGrantIssuer, type ProviderSessionScope, McpGrantIssuerToken } from "./mcp-grant-issuer.js";
-import type { LiveSession, ProviderEventSink, ProviderSessions } from "./ports.js";
+import type { LiveSession, ProviderEventSink, ProviderSessions, SessionOpenedWork } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 import { ProviderCatalogToken } from "./provider-catalog.js";
 
@@ -207,7 +207,7 @@ export class ProviderSessionManager implements ProviderSessions {
   }
 
   /** Returns the thread's live session, opening (or resuming) one when needed. */
-  async ensure(threadId: string): Promise<LiveSession> {
+  async ensure(threadId: string, withOpened?: SessionOpenedWork): Promise<LiveSession> {
     this.cancelIdleClose(threadId);
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null) throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`);
@@ -224,7 +224,8 @@ export class ProviderSessionManager implements ProviderSessions {
           threadId,
           current.instanceId === thread.providerInstanceId ? "credential_renewal" : "provider_switched",
         );
-      return this.open(threadId);
+      // Without a close to wait for, nothing ran since the read above: open needs no read of its own.
+      return this.open(threadId, withOpened, current === undefined ? thread : null);
     })().finally(() => this.opening.delete(threadId));
     this.opening.set(threadId, opening);
     return opening;
@@ -237,8 +238,12 @@ export class ProviderSessionManager implements ProviderSessions {
    * crash) is recorded on its session and decided again: the thread goes on in a new
    * conversation with its history, reported `degraded`; only a failure of that one too fails.
    */
-  private async open(threadId: string): Promise<LiveSession> {
-    const thread = this.engine.store.get("thread", threadId)!;
+  private async open(
+    threadId: string,
+    withOpened: SessionOpenedWork | undefined,
+    known: ThreadRecord | null,
+  ): Promise<LiveSession> {
+    const thread = known ?? this.engine.store.get("thread", threadId)!;
     const instance = this.registry.get(thread.providerInstanceId);
     if (instance === null || instance.adapter === null) {
       throw new SwitchyardError(
@@ -263,10 +268,11 @@ export class ProviderSessionManager implements ProviderSessions {
         ) > 0,
     };
     const decision = decideSessionContinuation(query);
-    if (decision.action !== "resume") return this.openSession(thread, instance, null, decision, query.resumeFailure);
+    if (decision.action !== "resume")
+      return this.openSession(thread, instance, null, decision, query.resumeFailure, withOpened);
     let resumeFailure: string;
     try {
-      return await this.openSession(thread, instance, query.resumeCursor, decision, null);
+      return await this.openSession(thread, instance, query.resumeCursor, decision, null, withOpened);
     } catch (error) {
       if (isStoreBusy(error) || !hasErrorCode(error, "provider_error")) throw error;
       resumeFailure = String(error.details?.reason ?? error.message);
@@ -282,6 +288,7 @@ export class ProviderSessionManager implements ProviderSessions {
         null,
         decideSessionContinuation({ ...query, resumeFailure }),
         resumeFailure,
+        withOpened,
       );
     } catch (error) {
       if (!hasErrorCode(error, "provider_error")) throw error;
@@ -317,7 +324,7 @@ export class ProviderSessionManager implements ProviderSessions {
   /**
    * Opens one provider session. `resumeFailure` is written on it once it is open (never before:
    * when a new conversation cannot open either, the failure was not the old conversation's, and
-   * the next turn tries to reopen that again).
+   * the next turn tries to reopen that again). `withOpened` commits with the open record.
    */
   private async openSession(
     thread: ThreadRecord,
@@ -325,6 +332,7 @@ export class ProviderSessionManager implements ProviderSessions {
     resumeCursor: string | null,
     continuation: SessionContinuationRecord,
     resumeFailure: string | null,
+    withOpened: SessionOpenedWork | undefined,
   ): Promise<LiveSession> {
     const threadId = thread.id;
     const adapter = instance.adapter!;
@@ -361,76 +369,85 @@ export class ProviderSessionManager implements ProviderSessions {
         timer: null,
       });
     }
-    let session;
+    // The session's events while it opens (its resume cursor, mostly) wait for its open record,
+    // which carries the cursor too: one commit where the open and the cursor took two.
+    this.ingestor.hold(providerSessionId);
+    let session: Awaited<ReturnType<typeof adapter.openSession>>;
+    let live: LiveSession;
     try {
-      // Every process the adapter starts for this session, now or later, works for this thread.
-      session = await runOwnedBy(threadId, () =>
-        adapter.openSession({
-          threadId,
-          providerSessionId,
-          cwd: thread.cwd,
-          model: thread.model,
-          runtimeMode: thread.runtimeMode,
-          interactionMode: thread.interactionMode,
-          resumeCursor,
-          mcp: grant,
-          emit: (event) => {
-            this.ingestor.ingest(threadId, providerSessionId, event);
-            this.noteActivity(providerSessionId);
-          },
-        }),
-      );
-    } catch (error) {
-      this.forgetCredential(providerSessionId);
-      const message = error instanceof Error ? error.message : String(error);
-      this.engine.apply((ctx) => {
-        const record = ctx.get("providerSession", providerSessionId);
-        if (record === null) return;
-        const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
-        ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
-      });
-      throw new SwitchyardError(
-        "provider_error",
-        `Could not open a ${instance.descriptor.driver} session: ${message}`,
-        { providerInstanceId: thread.providerInstanceId, reason: message },
-      );
-    }
-    const live: LiveSession = {
-      providerSessionId,
-      threadId,
-      instanceId: thread.providerInstanceId,
-      session: new GuardedSession(
-        session,
-        () => this.registry.capabilities(instance.descriptor.id),
-        instance.descriptor.id,
+      try {
+        // Every process the adapter starts for this session, now or later, works for this thread.
+        session = await runOwnedBy(threadId, () =>
+          adapter.openSession({
+            threadId,
+            providerSessionId,
+            cwd: thread.cwd,
+            model: thread.model,
+            runtimeMode: thread.runtimeMode,
+            interactionMode: thread.interactionMode,
+            resumeCursor,
+            mcp: grant,
+            emit: (event) => {
+              this.ingestor.ingest(threadId, providerSessionId, event);
+              this.noteActivity(providerSessionId);
+            },
+          }),
+        );
+      } catch (error) {
+        this.forgetCredential(providerSessionId);
+        const message = error instanceof Error ? error.message : String(error);
+        this.engine.apply((ctx) => {
+          const record = ctx.get("providerSession", providerSessionId);
+          if (record === null) return;
+          const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
+          ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
+        });
+        throw new SwitchyardError(
+          "provider_error",
+          `Could not open a ${instance.descriptor.driver} session: ${message}`,
+          { providerInstanceId: thread.providerInstanceId, reason: message },
+        );
+      }
+      live = {
+        providerSessionId,
         threadId,
-      ),
-      hasMcp: grant !== null,
-      needsHistoryHandoff: continuation.action === "handoff",
-      continuation,
-      orchestrationInstructions:
-        resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
-    };
-    try {
-      this.engine.apply((ctx) => {
-        const record = ctx.get("providerSession", providerSessionId);
-        // As decoded after the open: the session may have negotiated more than was known before.
-        if (record) {
-          ctx.put("providerSession", {
-            ...record,
-            status: "open",
-            resumeCursor: session.resumeCursor ?? record.resumeCursor,
-            capabilities: this.registry.capabilities(thread.providerInstanceId),
-            ...(resumeFailure !== null ? { resumeFailure } : {}),
-          });
-        }
-      });
-    } catch (error) {
-      // Not recorded as open (the database locked by another connection): a session nobody
-      // knows of must not stay behind. The start that wanted it runs again.
-      this.credentials.delete(providerSessionId);
-      void session.close().catch(() => undefined);
-      throw error;
+        instanceId: thread.providerInstanceId,
+        session: new GuardedSession(
+          session,
+          () => this.registry.capabilities(instance.descriptor.id),
+          instance.descriptor.id,
+          threadId,
+        ),
+        hasMcp: grant !== null,
+        needsHistoryHandoff: continuation.action === "handoff",
+        continuation,
+        orchestrationInstructions:
+          resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
+      };
+      try {
+        this.engine.apply((ctx) => {
+          const record = ctx.get("providerSession", providerSessionId);
+          // As decoded after the open: the session may have negotiated more than was known before.
+          if (record) {
+            ctx.put("providerSession", {
+              ...record,
+              status: "open",
+              resumeCursor: session.resumeCursor ?? record.resumeCursor,
+              capabilities: this.registry.capabilities(thread.providerInstanceId),
+              ...(resumeFailure !== null ? { resumeFailure } : {}),
+            });
+          }
+          withOpened?.(ctx, live);
+        });
+      } catch (error) {
+        // Not recorded as open (the database locked by another connection, or the work recorded
+        // with the open failed): a session nobody knows of must not stay behind. The start that wanted it runs again.
+        this.credentials.delete(providerSessionId);
+        void session.close().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      this.ingestor.release(providerSessionId);
     }
     this.live.set(threadId, live);
     const credential = this.credentials.get(providerSessionId);
