@@ -42,7 +42,7 @@ describe("a provider event that is already settled", () => {
         providerInstanceId: "scripted",
         status: "open",
         resumeCursor: "cursor:b",
-        capabilities: decodeCapabilities({}),
+        capabilities: decodeCapabilities({}).capabilities,
         openedAt: "2026-12-06T00:00:00.000Z",
         closedAt: null,
         closeReason: null,

@@ -4,28 +4,14 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
-import type { EntityRecords } from "../../src/store/records.js";
 import { Store } from "../../src/store/store.js";
+import { item as threadItem } from "./contract/records.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
 
+/** An item of one thread (the contract suite's record factory). */
 function item(id: string, position: number, text: string): RecordUpsert<"item"> {
-  const record = {
-    id,
-    threadId: "thread:1",
-    runId: null,
-    attemptId: null,
-    position,
-    kind: "assistant_message",
-    status: "completed",
-    text,
-    data: {},
-    createdBy: "provider",
-    creationSource: "provider",
-    createdAt: NOW,
-    updatedAt: NOW,
-  } as unknown as EntityRecords["item"];
-  return { entity: "item", record };
+  return threadItem(id, "thread:1", position, text);
 }
 
 /** How the listed query starts as the store's observer hears it (its values bound). */
