@@ -50,16 +50,18 @@ describe("a turn's start and its session's opening", () => {
     });
   });
   afterAll(async () => env?.cleanup());
-
-  it("commit together when the turn opens the session, and apart when the session is open", async () => {
-    const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({
-      projectId: project.id,
+  /** A thread of a new project whose first turn replies "first". */
+  const newThread = () =>
+    env.host.threads.createThread({
+      projectId: env.host.projects.add(env.workspace).id,
       providerInstanceId: "scripted",
       prompt: "@@reply first",
       createdBy: "user",
       creationSource: "cli",
-    });
+    }).thread;
+
+  it("commit together when the turn opens the session, and apart when the session is open", async () => {
+    const thread = newThread();
     const first = await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
     expect(first.run?.status).toBe("completed");
     expect(transactions.running(SESSION_OPEN)).toHaveLength(1);
@@ -87,14 +89,7 @@ describe("a turn's start and its session's opening", () => {
   });
 
   it("read the thread once to open a session", async () => {
-    const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({
-      projectId: project.id,
-      providerInstanceId: "scripted",
-      prompt: "@@reply first",
-      createdBy: "user",
-      creationSource: "cli",
-    });
+    const thread = newThread();
     await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
     await env.host.sessions.close(thread.id, "test");
     const from = transactions.all.length;
