@@ -113,7 +113,7 @@ export default async function run() {
     await host.providers.availabilityAll({ refresh: true });
     const probeRoundMs = performance.now() - probeStart;
 
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const token = host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;

@@ -59,11 +59,11 @@ async function runSize(threads) {
   });
   const server = await startServer(host, { port: 0 });
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const wave = async (count, perParent, tag) => {
       const ids = [];
       for (let i = 0; i < count; i += 1) {
-        const { thread } = host.threads.createThread({
+        const { thread } = await host.threads.createThread({
           projectId: project.id,
           providerInstanceId: "parent",
           prompt: delegatingPrompt(perParent, `${tag}-${i}`),

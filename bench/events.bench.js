@@ -147,7 +147,7 @@ async function latency(openClient, produce) {
   });
   const samples = [];
   for (let i = 0; i < LATENCY_SAMPLES + 20; i += 1) {
-    const sequence = produce(i);
+    const sequence = await produce(i);
     // The command has committed when it returns.
     const committed = performance.now();
     const arrived = arrivals.get(sequence) ?? (await new Promise((resolve) => (waiting = { sequence, resolve })));
@@ -222,10 +222,10 @@ export default async function run() {
     },
   });
   const server = await startServer(host, { port: 0 });
-  if (!host.isStarted) host.start();
+  if (!host.isStarted) await host.start();
   const broadcaster = await startBroadcaster();
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const token = host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "events bench" }).token;
@@ -234,13 +234,15 @@ export default async function run() {
     const threads = [];
     for (let i = 0; i < LOAD_THREADS; i += 1) {
       threads.push(
-        host.threads.createThread({
-          projectId: project.id,
-          providerInstanceId: "scripted",
-          prompt: `@@gate bench-${i} @@reply done`,
-          createdBy: "user",
-          creationSource: "api",
-        }).thread.id,
+        (
+          await host.threads.createThread({
+            projectId: project.id,
+            providerInstanceId: "scripted",
+            prompt: `@@gate bench-${i} @@reply done`,
+            createdBy: "user",
+            creationSource: "api",
+          })
+        ).thread.id,
       );
     }
     await host.waiter.waitFor(() => (host.store.count("attempt", "status = 'running'") >= LOAD_THREADS ? true : null), {
@@ -271,9 +273,9 @@ export default async function run() {
         })),
       });
     /** The same command; returns the log sequence of the message item it wrote. */
-    const sendSequence = (i) => {
+    const sendSequence = async (i) => {
       const before = host.store.lastSequence();
-      host.threads.send({
+      await host.threads.send({
         threadId: threads[i % threads.length],
         text: `event ${i}`,
         mode: "queue",
@@ -288,7 +290,7 @@ export default async function run() {
     // A payload of the size the stream sends, for the baseline.
     let sample = null;
     const probe = await openStream(url, token, (_id, data) => (sample ??= data));
-    sendSequence(0);
+    await sendSequence(0);
     while (sample === null) await nextTurn();
     probe.close();
     let loadSample = null;

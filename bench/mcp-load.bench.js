@@ -139,12 +139,12 @@ export default async function run() {
   });
   const server = await startServer(host, { port: 0 });
   // Where startServer does not start the host itself (it does once it wires grants first).
-  if (!host.isStarted) host.start();
+  if (!host.isStarted) await host.start();
   const echo = await startStatefulEchoServer();
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     for (let i = 0; i < 5; i += 1)
-      host.threads.createThread({
+      await host.threads.createThread({
         projectId: project.id,
         providerInstanceId: "scripted",
         title: `thread ${i}`,

@@ -119,7 +119,7 @@ export default async function run() {
   const echo = await startStatefulEchoServer();
   const modernEcho = await startModernEchoServer();
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const token = host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;
@@ -148,7 +148,7 @@ export default async function run() {
     // delegate_task(wait): a scripted parent delegates to a scripted child that answers at once.
     const runOnce = async (prompt) => {
       const start = performance.now();
-      const { thread } = host.threads.createThread({
+      const { thread } = await host.threads.createThread({
         projectId: project.id,
         providerInstanceId: "parent",
         prompt,

@@ -178,7 +178,7 @@ export default async function run() {
       // Warm: the thread's session is still open (the host closes idle sessions after 15 min).
       warm.host.push(
         await timed(async () => {
-          const sent = lab.host.threads.send({
+          const sent = await lab.host.threads.send({
             threadId,
             text: `again ${i} @@reply again-${i}`,
             mode: "auto",

@@ -133,7 +133,13 @@ export default async function run() {
       throw new Error("the warm thread's first run did not complete");
     const sendOnce = (text) =>
       timed(async () => {
-        const sent = lab.host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
+        const sent = await lab.host.threads.send({
+          threadId,
+          text,
+          mode: "auto",
+          createdBy: "user",
+          creationSource: "cli",
+        });
         const done = await lab.waitForRun(threadId, { runId: sent.runId });
         if (done.status !== "completed") throw new Error(`host warm run ${done.status}`);
       });

@@ -35,7 +35,7 @@ async function environment(name, address) {
     },
   });
   const server = await startServer(host, { port: 0, listen: { host: address } });
-  const project = host.projects.add(workspace);
+  const project = await host.projects.add(workspace);
   return {
     host,
     server,
@@ -59,7 +59,7 @@ export default async function run() {
     a.host.container.resolve(ReachLinks).add({ name: "b", url: b.server.url, secret: issued.secret });
     const runOnce = async (delegation) => {
       const start = performance.now();
-      const { thread } = a.host.threads.createThread({
+      const { thread } = await a.host.threads.createThread({
         projectId: a.project.id,
         providerInstanceId: "parent",
         prompt: `@@tool delegate_task ${JSON.stringify(delegation)}`,

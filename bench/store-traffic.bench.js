@@ -67,9 +67,9 @@ export default async function run() {
     }
   };
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const delegate = async (tag, count = 1) => {
-      const { thread } = host.threads.createThread({
+      const { thread } = await host.threads.createThread({
         projectId: project.id,
         providerInstanceId: "parent",
         prompt: delegatingPrompt(tag, count),

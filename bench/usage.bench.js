@@ -38,9 +38,9 @@ async function hostFor(withUsage, withBudgets = true) {
             }),
         }),
   });
-  host.start();
-  const project = host.projects.add(workspace);
-  const { thread } = host.threads.createThread({
+  await host.start();
+  const project = await host.projects.add(workspace);
+  const { thread } = await host.threads.createThread({
     projectId: project.id,
     providerInstanceId: "alpha",
     model: "bench-model",
@@ -52,7 +52,7 @@ async function hostFor(withUsage, withBudgets = true) {
 
 async function turn({ host, threadId }) {
   const start = performance.now();
-  const { runId } = host.threads.send({
+  const { runId } = await host.threads.send({
     threadId,
     text: "@@usage in=1200 out=80 cached=300 @@reply ok",
     mode: "queue",

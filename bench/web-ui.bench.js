@@ -69,9 +69,9 @@ async function firstRenderRow() {
   const server = await startServer(host, { port: 0 });
   let browser = null;
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     for (let i = 0; i < THREADS; i += 1) {
-      host.threads.createThread({
+      await host.threads.createThread({
         projectId: project.id,
         providerInstanceId: "scripted",
         title: `thread ${i + 1}`,
@@ -128,7 +128,7 @@ async function firstRenderRow() {
  * in the page, and how many items the page holds at most (the timeline keeps a window).
  */
 async function longThreadRow(host, projectId, serverUrl, page) {
-  const { thread } = host.threads.createThread({
+  const { thread } = await host.threads.createThread({
     projectId,
     providerInstanceId: "scripted",
     title: "long history",

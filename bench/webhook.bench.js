@@ -84,7 +84,7 @@ export default async function run() {
   const server = await startServer(host, { port: 0 });
   const baseline = await baselineServer(home);
   try {
-    const project = host.projects.add(workspace);
+    const project = await host.projects.add(workspace);
     const token = host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token;

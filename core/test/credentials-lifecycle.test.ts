@@ -211,7 +211,7 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
   });
 
   it("hands a live session that declares tools.mcpGrantUpdate a new credential before the old one's lifetime ends", async () => {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",
@@ -260,7 +260,7 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
   it("reopens a resumable session without tools.mcpGrantUpdate at its next turn, with a new credential and the same request scope", async () => {
     // beta resumes sessions but cannot take a new grant live.
     const rename = '@@tool t3_thread_update {"action":"rename","title":"kept","clientRequestId":"rename-1"}';
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "beta",
       prompt: rename,
@@ -275,7 +275,7 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
 
     // Past the first credential's whole lifetime: an unrenewed session would have lost its tools.
     clock.advance(8 * HOUR + MINUTE);
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId: thread.id,
       text: rename,
       mode: "auto",

@@ -48,17 +48,19 @@ describe("delegation hot paths", () => {
   });
 
   it("re-checks a wait that names its threads only when one of them commits", async () => {
-    const project = env.host.projects.add(env.workspace);
-    const create = (title: string) =>
-      env.host.threads.createThread({
-        projectId: project.id,
-        providerInstanceId: "scripted",
-        title,
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
-    const watched = create("watched");
-    const other = create("other");
+    const project = await env.host.projects.add(env.workspace);
+    const create = async (title: string) =>
+      (
+        await env.host.threads.createThread({
+          projectId: project.id,
+          providerInstanceId: "scripted",
+          title,
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
+    const watched = await create("watched");
+    const other = await create("other");
     const rename = (threadId: string, title: string) =>
       env.host.engine.apply((ctx) => {
         const thread = ctx.require("thread", threadId);
@@ -73,18 +75,18 @@ describe("delegation hot paths", () => {
       { timeoutMs: 10_000, threadIds: [watched.id] },
     );
     expect(checks).toBe(1);
-    for (let i = 0; i < 5; i += 1) rename(other.id, `other ${i}`);
+    for (let i = 0; i < 5; i += 1) await rename(other.id, `other ${i}`);
     expect(checks).toBe(1);
-    rename(watched.id, "not yet");
+    await rename(watched.id, "not yet");
     expect(checks).toBe(2);
-    rename(watched.id, "done");
+    await rename(watched.id, "done");
     expect(await waited).toBe("woken");
     expect(checks).toBe(3);
   });
 
-  it("writes a thread created with its first message once, not again to touch it", () => {
-    const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({
+  it("writes a thread created with its first message once, not again to touch it", async () => {
+    const project = await env.host.projects.add(env.workspace);
+    const { thread } = await env.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       title: "touched once",
@@ -138,10 +140,10 @@ describe("idle provider sessions", () => {
   it("keeps at most server.maxIdleSessions open without a turn, closing the one idle longest", async () => {
     const env = await startTestHost({ server: { maxIdleSessions: 2 } });
     try {
-      const project = env.host.projects.add(env.workspace);
+      const project = await env.host.projects.add(env.workspace);
       const threads: string[] = [];
       for (let i = 0; i < 4; i += 1) {
-        const { thread } = env.host.threads.createThread({
+        const { thread } = await env.host.threads.createThread({
           projectId: project.id,
           providerInstanceId: "scripted",
           prompt: `@@reply ${i}`,
@@ -172,7 +174,7 @@ describe("idle provider sessions", () => {
           .sort(),
       );
       // A capped thread opens a session again for its next turn.
-      env.host.threads.send({
+      await env.host.threads.send({
         threadId: threads[0]!,
         text: "@@reply again",
         mode: "auto",

@@ -568,7 +568,7 @@ describe("MCP endpoint fairness under load", () => {
 /** Starts the server, then the host unless startServer already started it (it does where it must wire grants first). */
 async function serve(t: TestHost, port: number) {
   const server = await startServer(t.host, { port });
-  if (!("isStarted" in t.host && t.host.isStarted)) t.host.start();
+  if (!("isStarted" in t.host && t.host.isStarted)) await t.host.start();
   return server;
 }
 
@@ -578,7 +578,7 @@ describe("MCP endpoint across a restart", () => {
     const providers = [scriptedInstance("alpha", { gateDir: join(home, "gates") })];
     const first = await startTestHost({ home, providers, start: false });
     const firstServer = await serve(first, 0);
-    const projectId = first.host.projects.add(first.workspace, "main").id;
+    const projectId = (await first.host.projects.add(first.workspace, "main")).id;
     const token = first.host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 600_000, capabilities: ["orchestration:read"] }).token;

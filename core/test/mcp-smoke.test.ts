@@ -22,14 +22,14 @@ describe("MCP smoke", () => {
       start: false,
     });
     server = await startServer(t.host, { port: 0 });
-    const project = t.host.projects.add(t.workspace);
+    const project = await t.host.projects.add(t.workspace);
     const task = {
       task: "@@reply child-done",
       target: { providerInstanceId: "beta" },
       mode: "wait",
       clientRequestId: "r1",
     };
-    const { thread } = t.host.threads.createThread({
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",

@@ -43,8 +43,8 @@ describe("provider capabilities: decoded by the registry, refined when the provi
   });
 
   it("decodes again after a session opened (what the agent negotiated), for the registry, the session guard and the session record", async () => {
-    const project = t.host.projects.add(t.workspace, "main");
-    const { thread } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace, "main");
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "opened",
       createdBy: "user",
@@ -67,9 +67,9 @@ describe("provider capabilities: decoded by the registry, refined when the provi
   });
 
   it("refuses through the session guard, typed, a method the provider left out: undeclared, or declared and missing", async () => {
-    const project = t.host.projects.add(t.workspace, "guarded");
+    const project = await t.host.projects.add(t.workspace, "guarded");
     const open = async (instance: string) => {
-      const { thread } = t.host.threads.createThread({
+      const { thread } = await t.host.threads.createThread({
         projectId: project.id,
         providerInstanceId: instance,
         createdBy: "user",

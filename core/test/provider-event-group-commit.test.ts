@@ -15,6 +15,7 @@ import { TOKENS } from "../src/host/tokens.js";
 import { resolve } from "../src/util/di-token.js";
 import { EngineChild } from "./support/engine-child.js";
 import { untilGatesReached } from "./support/gates.js";
+import { afterMicrotasks } from "./support/until.js";
 import { startTestHost, type TestHost } from "./support/test-host.js";
 
 describe("adapter events of one tick", () => {
@@ -26,8 +27,8 @@ describe("adapter events of one tick", () => {
 
   /** A turn held at a gate, with its attempt and provider session. */
   async function liveTurn(gate: string) {
-    const project = env.host.projects.add(env.workspace);
-    const { thread } = env.host.threads.createThread({
+    const project = await env.host.projects.add(env.workspace);
+    const { thread } = await env.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       prompt: `@@gate ${gate} @@reply done`,
@@ -67,7 +68,7 @@ describe("adapter events of one tick", () => {
       expect(env.host.store.select("item", "thread_id = ? AND kind IN ('subagent', 'tool_call')", [threadId])).toEqual(
         [],
       );
-      await Promise.resolve();
+      await afterMicrotasks();
       const items = env.host.store.select("item", "thread_id = ? AND kind IN ('subagent', 'tool_call')", [threadId]);
       expect(items.map((item) => [item.kind, item.status]).sort()).toEqual([
         ["subagent", "completed"],
@@ -108,7 +109,7 @@ describe("adapter events of one tick", () => {
         itemId: "plan-after",
         text: "after",
       });
-      await Promise.resolve();
+      await afterMicrotasks();
       const items = env.host.store.select("item", "thread_id = ? AND kind IN ('proposed_plan', 'assistant_message')", [
         threadId,
       ]);
@@ -128,14 +129,14 @@ describe("adapter events of one tick", () => {
         itemId: "broken-alone",
         text: undefined as unknown as string,
       });
-      await Promise.resolve();
+      await afterMicrotasks();
       ingestor.ingest(threadId, attempt.providerSessionId, {
         type: "plan.proposed",
         turnId,
         itemId: "plan-later",
         text: "later",
       });
-      await Promise.resolve();
+      await afterMicrotasks();
       expect(
         heard.filter((event) => event.entity === "item").map((event) => (event.record as { text: string }).text),
       ).toEqual(["before", "after", "later"]);

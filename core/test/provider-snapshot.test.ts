@@ -142,7 +142,7 @@ describe("provider snapshot (orchestrator_capabilities, delegate_task, registry)
   it("checks an instance again when one of its sessions fails to open", async () => {
     expect((await lab.host.providers.availability("flaky", { refresh: true }))?.available).toBe(true);
     writeFileSync(statusFile, JSON.stringify({ executable: false }));
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "flaky",
       prompt: "@@reply hi",

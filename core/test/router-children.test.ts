@@ -10,7 +10,7 @@ import { callTool, mustCall } from "./support/mcp-client.js";
 import { McpLab } from "./support/mcp-lab.js";
 
 /** Router children: lineage, listing, and each finished child turn delivered to the parent once. */
-describe("router children", () => {
+describe("router children", async () => {
   let lab: McpLab;
   beforeAll(async () => {
     lab = await McpLab.start();
@@ -35,18 +35,20 @@ describe("router children", () => {
       runs.length > 0 && runs.every((run) => ["completed", "failed", "cancelled", "interrupted"].includes(run.status))
     );
   };
-  const planner = (title = "planner") =>
-    lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      title,
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+  const planner = async (title = "planner") =>
+    (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        title,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
 
   it("is the parent's child everywhere, and its finished turn reaches the parent as a message", async () => {
-    const parent = planner();
+    const parent = await planner();
     const client = await lab.client();
     const created = await mustCall<{ threads: { thread: Record<string, unknown>; runId: string }[] }>(
       client,
@@ -140,8 +142,8 @@ describe("router children", () => {
   });
 
   it("delivers every finished turn of the child once, and none of a child created with reportBack false", async () => {
-    const parent = planner();
-    const { thread: child } = lab.host.threads.createThread({
+    const parent = await planner();
+    const { thread: child } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       parentThreadId: parent.id,
@@ -149,7 +151,7 @@ describe("router children", () => {
       createdBy: "user",
       creationSource: "api",
     });
-    const { thread: quiet } = lab.host.threads.createThread({
+    const { thread: quiet } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       parentThreadId: parent.id,
@@ -166,7 +168,7 @@ describe("router children", () => {
       rootThreadId: parent.id,
     });
     await until("the first delivery", () => deliveries(parent.id).length === 1 && idle(parent.id) && idle(quiet.id));
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: child.id,
       text: "@@reply second",
       mode: "auto",
@@ -186,8 +188,8 @@ describe("router children", () => {
       threads: [{ prompt: "x", parentThreadId: "thread_nope" }],
     });
     expect(missing).toMatchObject({ ok: false, code: "thread_not_found" });
-    const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-")), "other");
-    const parent = planner();
+    const other = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-")), "other");
+    const parent = await planner();
     const elsewhere = await callTool(client, "create_threads", {
       projectId: other.id,
       threads: [{ prompt: "x", parentThreadId: parent.id }],
@@ -199,7 +201,7 @@ describe("router children", () => {
       threads: [{ prompt: "x", reportBack: true }],
     });
     expect(orphan).toMatchObject({ ok: false, code: "invalid_request" });
-    expect(() =>
+    await expect(
       lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
@@ -207,11 +209,11 @@ describe("router children", () => {
         createdBy: "user",
         creationSource: "api",
       }),
-    ).toThrow(/reportBack needs parentThreadId/);
+    ).rejects.toThrow(/reportBack needs parentThreadId/);
   });
 
   it("does not wake a parent interrupted on request: its queued delivery is withdrawn and arrives once after its next run", async () => {
-    const { thread: parent } = lab.host.threads.createThread({
+    const { thread: parent } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       prompt: "@@gate interrupted-planner @@reply planner-busy",
@@ -219,7 +221,7 @@ describe("router children", () => {
       creationSource: "cli",
     });
     await lab.waitForLiveTurn(parent.id);
-    const { thread: child } = lab.host.threads.createThread({
+    const { thread: child } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       parentThreadId: parent.id,
@@ -230,14 +232,14 @@ describe("router children", () => {
     // Queued behind the planner's live turn.
     await until("the queued delivery", () => deliveries(parent.id).length === 1 && idle(child.id));
     expect(runsOf(parent.id).map((run) => run.status)).toEqual(["running", "queued"]);
-    lab.host.threads.interrupt({ threadId: parent.id, reason: "interrupted_by_user" });
+    await lab.host.threads.interrupt({ threadId: parent.id, reason: "interrupted_by_user" });
     await until("the interrupt", () => idle(parent.id));
     const [, withdrawn] = runsOf(parent.id);
     expect(withdrawn).toMatchObject({ status: "cancelled", terminalReason: "parent_stopped", kind: "notification" });
     const transferId = `transfer:child-turn:${runsOf(child.id)[0]!.id}`;
     expect(store().get("contextTransfer", transferId)?.status).toBe("pending");
     // The next run the user starts ends, and then the owed result arrives, once.
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: parent.id,
       text: "@@reply back again",
       mode: "auto",

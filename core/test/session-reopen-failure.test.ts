@@ -20,8 +20,8 @@ describe("a provider that cannot open any session for a while (scripted provider
         return [scriptedInstance("alpha", { gateDir, stateDir: join(home, "scripted-state"), statusFile })];
       },
     });
-    const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace);
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "alpha",
       prompt: "remember the word plum @@reply noted",
@@ -35,7 +35,7 @@ describe("a provider that cannot open any session for a while (scripted provider
     await t.host.sessions.close(thread.id, "test");
 
     writeFileSync(statusFile, JSON.stringify({ installed: false }));
-    const refused = t.host.threads.send({
+    const refused = await t.host.threads.send({
       threadId: thread.id,
       text: "@@reply unreachable",
       mode: "auto",
@@ -49,7 +49,7 @@ describe("a provider that cannot open any session for a while (scripted provider
     expect(failed.error?.message).toContain("Reopening the thread's earlier conversation had failed first");
 
     writeFileSync(statusFile, "{}");
-    const back = t.host.threads.send({
+    const back = await t.host.threads.send({
       threadId: thread.id,
       text: "@@history",
       mode: "auto",

@@ -19,7 +19,7 @@ describe("store and engine", () => {
 
   it("replays a command's receipt for the same id and refuses the id for another request", async () => {
     t = await startTestHost();
-    const project = t.host.projects.add(t.workspace);
+    const project = await t.host.projects.add(t.workspace);
     const request = {
       commandId: "cmd:test:same",
       projectId: project.id,
@@ -28,16 +28,16 @@ describe("store and engine", () => {
       createdBy: "user" as const,
       creationSource: "cli" as const,
     };
-    const first = t.host.threads.createThread(request);
+    const first = await t.host.threads.createThread(request);
     const eventsAfterFirst = t.host.store.lastSequence();
-    const second = t.host.threads.createThread(request);
+    const second = await t.host.threads.createThread(request);
     expect(second.replayed).toBe(true);
     expect(second.thread.id).toBe(first.thread.id);
     expect(second.delivery?.runId).toBe(first.delivery?.runId);
     // A replay writes nothing (later events come only from the run itself).
     expect(t.host.store.select("thread", "1 = 1")).toHaveLength(1);
     expect(t.host.store.count("run", "1 = 1")).toBe(1);
-    expect(() => t!.host.threads.createThread({ ...request, prompt: "@@reply other" })).toThrowError(
+    await expect(t.host.threads.createThread({ ...request, prompt: "@@reply other" })).rejects.toThrowError(
       expect.objectContaining({ code: "conflict" }),
     );
     expect(t.host.store.lastSequence()).toBeGreaterThanOrEqual(eventsAfterFirst);
@@ -45,8 +45,8 @@ describe("store and engine", () => {
 
   it("rebuilds projections from the event log to the same state", async () => {
     t = await startTestHost();
-    const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace);
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       prompt: "@@reply one",
@@ -54,7 +54,7 @@ describe("store and engine", () => {
       creationSource: "cli",
     });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
-    t.host.threads.send({
+    await t.host.threads.send({
       threadId: thread.id,
       text: "@@reply two",
       mode: "auto",
@@ -75,7 +75,7 @@ describe("store and engine", () => {
   it("lets a test override any core service through the composition root", async () => {
     const fixed = { nowMs: () => Date.UTC(2030, 0, 1), nowIso: () => "2030-01-01T00:00:00.000Z" };
     t = await startTestHost({ overrides: (container) => container.register(TOKENS.Clock, { useValue: fixed }) });
-    const project = t.host.projects.add(t.workspace);
+    const project = await t.host.projects.add(t.workspace);
     expect(project.createdAt).toBe("2030-01-01T00:00:00.000Z");
   });
 
@@ -102,9 +102,9 @@ describe("store and engine", () => {
       committed: () => seen.push(`${name} committed`),
       rolledBack: () => seen.push(`${name} rolled back`),
     });
-    const project = t.host.projects.add(t.workspace);
+    const project = await t.host.projects.add(t.workspace);
     seen.length = 0;
-    t.host.engine.apply((ctx) => {
+    await t.host.engine.apply((ctx) => {
       ctx.onCommit(action("a"));
       ctx.put("project", { ...ctx.require("project", project.id), name: "renamed" });
       seen.push("change written");
@@ -113,18 +113,19 @@ describe("store and engine", () => {
 
     // A nested change's actions wait for the outermost commit; a failed change's never run.
     seen.length = 0;
-    expect(() =>
-      t!.host.engine.apply((ctx) => {
+    await expect(
+      t.host.engine.apply((ctx) => {
         ctx.onCommit(action("outer"));
-        t!.host.engine.apply((inner) => inner.onCommit(action("inner")));
+        // Nested, its transaction is a savepoint of this one, written before this call returns.
+        void t!.host.engine.apply((inner) => inner.onCommit(action("inner")));
         throw new Error("the change fails");
       }),
-    ).toThrow("the change fails");
+    ).rejects.toThrow("the change fails");
     expect(seen).toEqual([]);
 
     // In a batch, only the changes that kept their savepoint act.
     const failures: number[] = [];
-    t.host.engine.applyEach(
+    await t.host.engine.applyEach(
       [
         (ctx) => ctx.onCommit(action("first")),
         (ctx) => {
@@ -160,8 +161,8 @@ describe("store and engine", () => {
         container.register(TOKENS.EngineReactions, { useFactory: (c) => [recorder, c.resolve(DelegationSaga)] }),
     });
     expect(t.host.engine.reactionNames).toEqual(["recorder", "delegation"]);
-    const project = t.host.projects.add(t.workspace);
-    const { thread, delivery } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace);
+    const { thread, delivery } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       prompt: "@@reply done",

@@ -8,8 +8,8 @@ describe("turn lifecycle through the scripted provider", () => {
 
   it("runs a prompt to completion and records user and assistant items with provenance", async () => {
     t = await startTestHost();
-    const project = t.host.projects.add(t.workspace, "ws");
-    const { thread, delivery } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace, "ws");
+    const { thread, delivery } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       prompt: "hello @@reply hi there",
@@ -31,8 +31,8 @@ describe("turn lifecycle through the scripted provider", () => {
 
   it("queues a second message behind an active turn and steers when asked", async () => {
     t = await startTestHost();
-    const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace);
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "scripted",
       prompt: "first @@gate g1",
@@ -45,7 +45,7 @@ describe("turn lifecycle through the scripted provider", () => {
         t.host.store.select("attempt", "thread_id = ? AND status = 'running'", [thread.id]).length > 0 ? true : null,
       { timeoutMs: 5000 },
     );
-    const queued = t.host.threads.send({
+    const queued = await t.host.threads.send({
       threadId: thread.id,
       text: "second @@reply two",
       mode: "queue",
@@ -53,7 +53,7 @@ describe("turn lifecycle through the scripted provider", () => {
       creationSource: "cli",
     });
     expect(queued.delivery).toBe("queued");
-    const steered = t.host.threads.send({
+    const steered = await t.host.threads.send({
       threadId: thread.id,
       text: "look here",
       mode: "auto",
@@ -77,8 +77,8 @@ describe("turn lifecycle through the scripted provider", () => {
         scriptedInstance("forgetful", { gateDir, capabilities: { turns: { terminalStatusQuality: "strong" } } }),
       ],
     });
-    const project = t.host.projects.add(t.workspace);
-    const { thread } = t.host.threads.createThread({
+    const project = await t.host.projects.add(t.workspace);
+    const { thread } = await t.host.threads.createThread({
       projectId: project.id,
       providerInstanceId: "forgetful",
       prompt: "remember the word plum @@reply noted plum",
@@ -87,7 +87,7 @@ describe("turn lifecycle through the scripted provider", () => {
     });
     await t.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 10_000 });
     await t.host.sessions.close(thread.id, "test");
-    const sent = t.host.threads.send({
+    const sent = await t.host.threads.send({
       threadId: thread.id,
       text: "@@reply what was the word?",
       mode: "auto",

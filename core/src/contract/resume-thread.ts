@@ -16,7 +16,7 @@ export const ResumeThreadResult = z.object({
 });
 
 export function resumeThreadAnswer(
-  resumed: ReturnType<ThreadManagementService["resumeFromCaller"]>,
+  resumed: Awaited<ReturnType<ThreadManagementService["resumeFromCaller"]>>,
   shells: ThreadShells,
 ): z.input<typeof ResumeThreadResult> {
   return { thread: shells.shell(resumed.thread), resumedRunIds: resumed.resumedRunIds, replayed: resumed.replayed };

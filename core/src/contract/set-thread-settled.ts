@@ -20,7 +20,7 @@ export const SetThreadSettledOutput = z.object({
 });
 
 export function setThreadSettledAnswer(
-  result: ReturnType<ThreadManagementService["setSettledFromCaller"]>,
+  result: Awaited<ReturnType<ThreadManagementService["setSettledFromCaller"]>>,
   shells: ThreadShells,
 ): z.input<typeof SetThreadSettledOutput> {
   return { thread: shells.shell(result.thread), changed: result.changed, replayed: result.replayed };

@@ -21,7 +21,7 @@ export const StopThreadResult = z.object({
 });
 
 export function stopThreadAnswer(
-  stopped: ReturnType<ThreadManagementService["stopFromCaller"]>,
+  stopped: Awaited<ReturnType<ThreadManagementService["stopFromCaller"]>>,
   shells: ThreadShells,
 ): z.input<typeof StopThreadResult> {
   return {

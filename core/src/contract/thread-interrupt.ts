@@ -16,7 +16,7 @@ export const ThreadInterruptOutput = z.object({
 
 export function threadInterruptAnswer(
   threadId: string,
-  result: ReturnType<ThreadManagementService["interruptFromCaller"]>,
+  result: Awaited<ReturnType<ThreadManagementService["interruptFromCaller"]>>,
 ): z.input<typeof ThreadInterruptOutput> {
   return { threadId, status: result.status, runId: result.run?.id ?? null, runStatus: result.run?.status ?? null };
 }

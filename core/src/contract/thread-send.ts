@@ -41,7 +41,7 @@ export const ThreadSendOutput = z.object({
 /** The answer to a send: the delivery and the steering decision behind it. */
 export function threadSendAnswer(
   links: Pick<ThreadLinks, "link" | "webUrl">,
-  result: ReturnType<ThreadManagementService["sendFromCaller"]>,
+  result: Awaited<ReturnType<ThreadManagementService["sendFromCaller"]>>,
 ): z.input<typeof ThreadSendOutput> {
   const webUrl = links.webUrl(result.threadId);
   return {

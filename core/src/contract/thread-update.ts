@@ -22,7 +22,7 @@ export function applyThreadUpdate(
   metadata: ThreadMetadataService,
   caller: Caller,
   input: z.output<typeof ThreadUpdateInput>,
-): ThreadMetadataResult {
+): Promise<ThreadMetadataResult> {
   const common = {
     ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
     ...(input.clientRequestId !== undefined ? { clientRequestId: input.clientRequestId } : {}),

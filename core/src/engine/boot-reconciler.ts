@@ -41,7 +41,7 @@ export class BootReconciler implements Reconciler {
     @inject(EffectHandlersToken) private readonly handlers: readonly EffectHandler[] = [],
   ) {}
 
-  reconcile(): ReconcileReport {
+  async reconcile(): Promise<ReconcileReport> {
     const leftovers = this.processes.leftovers();
     const reapedGroups = reapOrphanedHarnesses(leftovers, this.logger);
     this.processes.forgetLeftovers(leftovers.map((p) => p.pid));
@@ -90,7 +90,7 @@ export class BootReconciler implements Reconciler {
       abandonedEffects += 1;
     }
 
-    const report = this.engine.apply((ctx) => {
+    const report = await this.engine.apply((ctx) => {
       let closedSessions = 0;
       for (const session of ctx.store.select("providerSession", "status IN ('opening', 'open')")) {
         ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: "server_restart" });

@@ -20,7 +20,7 @@ export function busyRetryDelay(retry: number): number {
  * store closed meanwhile (shutdown), as nothing can be recorded then.
  */
 export async function recordWhenStoreFree<T>(
-  write: () => T,
+  write: () => T | Promise<T>,
   isOpen: () => boolean,
   logger: Logger,
   what: string,
@@ -28,7 +28,7 @@ export async function recordWhenStoreFree<T>(
   for (let retry = 1; ; retry += 1) {
     if (!isOpen()) return null;
     try {
-      return write();
+      return await write();
     } catch (error) {
       if (!isStoreBusy(error)) throw error;
       if (retry === 1)

@@ -106,7 +106,7 @@ export class EffectExecutor implements EffectRunner {
     }
     const continuation = live.continuation;
     const opened = live;
-    const started = (startedWithOpen ?? { marked: this.engine.apply((ctx) => markStarting(ctx, opened)) }).marked;
+    const started = (startedWithOpen ?? { marked: await this.engine.apply((ctx) => markStarting(ctx, opened)) }).marked;
     if (started === null) return;
     if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
@@ -153,7 +153,7 @@ export class EffectExecutor implements EffectRunner {
   }
 
   /** Records what a provider already did, waiting out a database another connection holds locked. */
-  private async record(write: () => void, what: string): Promise<void> {
+  private async record(write: () => Promise<unknown>, what: string): Promise<void> {
     await recordWhenStoreFree(write, () => this.engine.store.isOpen(), this.logger, what);
   }
 
@@ -228,7 +228,7 @@ export class EffectExecutor implements EffectRunner {
         // The provider consumed the text itself (a Pi input handler): it reaches no model, and a
         // follow-up would repeat what consumed it. The message's timeline item says so.
         if (outcome?.disposition === "handled") {
-          this.engine.apply((ctx) => {
+          await this.engine.apply((ctx) => {
             const message = ctx.get("item", payload.messageId);
             if (message !== null)
               ctx.put("item", {
@@ -254,7 +254,7 @@ export class EffectExecutor implements EffectRunner {
     // follow-up, so an accepted message is never lost. It stays what it was: a notification is
     // still one, and a message steered into a delegated task's work is still that task's work
     // (while the task is unpublished), so the task waits for it.
-    this.engine.apply((ctx) => {
+    await this.engine.apply((ctx) => {
       const message = ctx.get("item", payload.messageId);
       const threadId = message?.threadId ?? attempt?.threadId;
       if (threadId === undefined) return;
@@ -291,14 +291,14 @@ export class EffectExecutor implements EffectRunner {
     if (attempt === null || !["starting", "running"].includes(attempt.status)) return;
     const live = this.sessions.get(attempt.threadId);
     if (live === null || live.providerSessionId !== attempt.providerSessionId) {
-      this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+      await this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
       return;
     }
     try {
       await live.session.interruptTurn({ turnId: attempt.id, reason: payload.reason, hard: payload.hard });
     } catch (error) {
       this.logger.warn("interrupt failed", { threadId: attempt.threadId, error: (error as Error).message });
-      this.engine.apply((ctx) => {
+      await this.engine.apply((ctx) => {
         const run = ctx.get("run", attempt.runId);
         if (run !== null && !isTerminalRunStatus(run.status)) ctx.put("run", { ...run, interruptRequested: false });
         putItem(ctx, {
@@ -322,10 +322,18 @@ export class EffectExecutor implements EffectRunner {
       const current = this.engine.store.isOpen() ? this.engine.store.get("attempt", attempt.id) : null;
       if (current === null || !["starting", "running"].includes(current.status)) return;
       this.logger.warn("provider did not end an interrupted turn; closing its session", { threadId: attempt.threadId });
-      void this.sessions.close(attempt.threadId, "interrupt_timeout").then(() => {
-        if (this.engine.store.isOpen())
-          this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
-      });
+      void this.sessions
+        .close(attempt.threadId, "interrupt_timeout")
+        .then(async () => {
+          if (this.engine.store.isOpen())
+            await this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+        })
+        .catch((error: unknown) =>
+          this.logger.warn("recording an interrupt that timed out failed", {
+            threadId: attempt.threadId,
+            error: (error as Error).message,
+          }),
+        );
     }, INTERRUPT_GRACE_MS);
     timer.unref();
   }
@@ -336,7 +344,7 @@ export class EffectExecutor implements EffectRunner {
     if (request === null || request.response === null) return;
     const live = this.sessions.get(request.threadId);
     if (live === null || live.providerSessionId !== request.providerSessionId) {
-      this.engine.apply((ctx) => {
+      await this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
         if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
       });
@@ -344,7 +352,7 @@ export class EffectExecutor implements EffectRunner {
     }
     try {
       await live.session.respondToRuntimeRequest(request.nativeRequestId, request.response);
-      this.engine.apply((ctx) => {
+      await this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
         if (current.status === "pending")
           resolveRuntimeRequest(ctx, current, request.response!.kind === "dismiss" ? "cancelled" : "answered", null);
@@ -354,7 +362,7 @@ export class EffectExecutor implements EffectRunner {
         requestId: request.id,
         error: (error as Error).message,
       });
-      this.engine.apply((ctx) => {
+      await this.engine.apply((ctx) => {
         const current = ctx.require("runtimeRequest", request.id);
         if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
       });

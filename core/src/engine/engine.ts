@@ -93,7 +93,7 @@ export class TransactionalEngine implements Engine {
   }
 
   /** Runs a command once; a retry with the same id replays its receipt. */
-  execute<R>(command: Command<R>): CommandOutcome<R> {
+  async execute<R>(command: Command<R>): Promise<CommandOutcome<R>> {
     const hash = requestHash({ operation: command.operation, request: command.request });
     let effects = false;
     const outcome = this.transact((contexts): CommandOutcome<R> => {
@@ -152,7 +152,7 @@ export class TransactionalEngine implements Engine {
   }
 
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
-  apply<R>(handle: (ctx: CommandContext) => R): R {
+  async apply<R>(handle: (ctx: CommandContext) => R): Promise<R> {
     let effects = false;
     const result = this.transact((contexts) => {
       const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
@@ -172,14 +172,14 @@ export class TransactionalEngine implements Engine {
    * events after it. A store locked by another connection (`store_busy`) is thrown, not handed
    * to `onError`: nothing was written, and the caller can try the whole batch again.
    */
-  applyEach(
+  async applyEach(
     changes: readonly ((ctx: CommandContext) => void)[],
     onError: (error: unknown, index: number) => void,
-  ): void {
+  ): Promise<void> {
     // One change needs no savepoint: its transaction is its own (most ticks carry one event).
     if (changes.length === 1) {
       try {
-        this.apply(changes[0]!);
+        await this.apply(changes[0]!);
       } catch (error) {
         if (isStoreBusy(error)) throw error;
         onError(error, 0);

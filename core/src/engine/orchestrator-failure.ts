@@ -43,16 +43,23 @@ export function isOrchestratorFailure(error: unknown): error is OrchestratorFail
 }
 
 /** A reused clientRequestId with different arguments is the caller's mistake: `invalid_request`. */
-export function conflictsAsInvalid<T>(run: () => T): T {
+export function conflictsAsInvalid<T>(run: () => Promise<T>): Promise<T>;
+export function conflictsAsInvalid<T>(run: () => T): T;
+export function conflictsAsInvalid<T>(run: () => T | Promise<T>): T | Promise<T> {
   try {
-    return run();
+    const value = run();
+    return value instanceof Promise ? value.catch(asInvalidWhenConflict) : value;
   } catch (error) {
-    if ((error as { code?: string }).code === "conflict") {
-      throw new OrchestratorFailure(
-        "invalid_request",
-        "This clientRequestId was already used with different arguments; use a new clientRequestId for new work, or repeat the original arguments to read it back.",
-      );
-    }
-    throw error;
+    return asInvalidWhenConflict(error);
   }
+}
+
+function asInvalidWhenConflict(error: unknown): never {
+  if ((error as { code?: string }).code === "conflict") {
+    throw new OrchestratorFailure(
+      "invalid_request",
+      "This clientRequestId was already used with different arguments; use a new clientRequestId for new work, or repeat the original arguments to read it back.",
+    );
+  }
+  throw error;
 }

@@ -40,16 +40,16 @@ export interface Engine {
   /** The names of the in-transaction reactions, in the order they run. */
   readonly reactionNames: readonly string[];
   /** Runs a command once; a retry with the same id replays its receipt. */
-  execute<R>(command: Command<R>): CommandOutcome<R>;
+  execute<R>(command: Command<R>): Promise<CommandOutcome<R>>;
   /** The stored result of a command that already ran, or null; a reused id with a different request is a `conflict`. */
   replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null;
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
-  apply<R>(handle: (ctx: CommandContext) => R): R;
+  apply<R>(handle: (ctx: CommandContext) => R): Promise<R>;
   /** Applies several internal changes in one transaction, each in a savepoint: one that throws rolls back alone. */
   applyEach(
     changes: readonly ((ctx: CommandContext) => void)[],
     onError: (error: unknown, index: number) => void,
-  ): void;
+  ): Promise<void>;
   /** Hears committed events. */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void;
   /** Hears that new effects are waiting in the outbox. */
@@ -155,7 +155,7 @@ export interface ReconcileReport {
 
 /** Reconciles what a previous process left, once at boot (`BootReconciler`). */
 export interface Reconciler {
-  reconcile(): ReconcileReport;
+  reconcile(): Promise<ReconcileReport>;
 }
 
 /** A streamed piece of output that is not yet a durable item. */

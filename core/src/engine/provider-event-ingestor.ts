@@ -66,6 +66,8 @@ export class ProviderEventIngestor implements ProviderEventSink {
   /** Set while a batch waits for a database another connection holds locked: the retry's timer. */
   private busyRetry: NodeJS.Timeout | null = null;
   private busyRetries = 0;
+  /** Set while a flush is under way. */
+  private flushing = false;
 
   constructor(
     @inject(EngineToken) private readonly engine: Engine,
@@ -92,7 +94,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
     }
     this.queue.push({ threadId, providerSessionId, event });
     // While a batch waits out a locked database, later events queue behind it, in order.
-    if (this.queue.length === 1 && this.busyRetry === null) queueMicrotask(() => this.flush());
+    if (this.queue.length === 1 && this.busyRetry === null && !this.flushing) this.scheduleFlush();
   }
 
   hold(providerSessionId: string): void {
@@ -105,9 +107,26 @@ export class ProviderEventIngestor implements ProviderEventSink {
     for (const { threadId, event } of held ?? []) this.ingest(threadId, providerSessionId, event);
   }
 
-  /** Commits the queued events of this tick, in order, in one transaction. */
-  private flush(): void {
+  private scheduleFlush(): void {
+    queueMicrotask(() => void this.flush());
+  }
+
+  /**
+   * Commits the queued events of this tick, in order, in one transaction. One flush at a time:
+   * events that arrive while one is under way queue behind it, and it schedules the next.
+   */
+  private async flush(): Promise<void> {
     this.busyRetry = null;
+    this.flushing = true;
+    try {
+      await this.flushQueued();
+    } finally {
+      this.flushing = false;
+    }
+    if (this.queue.length > 0 && this.busyRetry === null) this.scheduleFlush();
+  }
+
+  private async flushQueued(): Promise<void> {
     if (!this.engine.store.isOpen()) {
       this.queue = [];
       return;
@@ -118,7 +137,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
     const exited: ExitedSession[] = [];
     try {
       if (batch.length > 0)
-        this.engine.applyEach(
+        await this.engine.applyEach(
           batch.map(
             ({ threadId, providerSessionId, event }) =>
               (ctx: CommandContext) =>
@@ -147,7 +166,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
             count: batch.length,
             error: (error as Error).message,
           });
-        this.busyRetry = setTimeout(() => this.flush(), busyRetryDelay(this.busyRetries));
+        this.busyRetry = setTimeout(() => void this.flush(), busyRetryDelay(this.busyRetries));
         return;
       }
       this.logger.error("failed to commit provider events", {

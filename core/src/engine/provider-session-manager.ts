@@ -338,7 +338,7 @@ export class ProviderSessionManager implements ProviderSessions {
     const adapter = instance.adapter!;
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const providerSessionId = this.engine.ids.random("psess");
-    this.engine.apply((ctx) =>
+    await this.engine.apply((ctx) =>
       ctx.put("providerSession", {
         id: providerSessionId,
         threadId,
@@ -396,7 +396,7 @@ export class ProviderSessionManager implements ProviderSessions {
       } catch (error) {
         this.forgetCredential(providerSessionId);
         const message = error instanceof Error ? error.message : String(error);
-        this.engine.apply((ctx) => {
+        await this.engine.apply((ctx) => {
           const record = ctx.get("providerSession", providerSessionId);
           if (record === null) return;
           const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
@@ -425,7 +425,7 @@ export class ProviderSessionManager implements ProviderSessions {
           resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
       };
       try {
-        this.engine.apply((ctx) => {
+        await this.engine.apply((ctx) => {
           const record = ctx.get("providerSession", providerSessionId);
           // As decoded after the open: the session may have negotiated more than was known before.
           if (record) {
@@ -477,7 +477,7 @@ export class ProviderSessionManager implements ProviderSessions {
       this.logger.warn("closing a provider session failed", { threadId, error: (error as Error).message });
     }
     if (!this.engine.store.isOpen()) return;
-    this.engine.apply((ctx) => {
+    await this.engine.apply((ctx) => {
       const record = ctx.get("providerSession", live.providerSessionId);
       if (record && record.status !== "closed") {
         ctx.put("providerSession", {

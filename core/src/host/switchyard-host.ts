@@ -51,6 +51,8 @@ export interface HostOptions extends ContainerOptions {
  */
 export class SwitchyardHost {
   private started = false;
+  /** The start under way or done (`start` is idempotent). */
+  private starting: Promise<ReconcileReport> | null = null;
   private stopped = false;
   private readonly disposers: (() => void)[] = [];
   reconcileReport: ReconcileReport | null = null;
@@ -125,11 +127,20 @@ export class SwitchyardHost {
    * those sessions (the MCP endpoint) must be wired before this. Throws `HomeLockedError` when
    * another live process holds the home.
    */
-  start(): ReconcileReport {
-    if (this.started) return this.reconcileReport!;
-    this.homeLock ??= acquireHomeLock(this.paths.home);
+  start(): Promise<ReconcileReport> {
+    this.starting ??= this.startEngine();
+    return this.starting;
+  }
+
+  private async startEngine(): Promise<ReconcileReport> {
+    try {
+      this.homeLock ??= acquireHomeLock(this.paths.home);
+    } catch (error) {
+      this.starting = null;
+      throw error;
+    }
     this.started = true;
-    this.reconcileReport = resolve(this.container, BootReconcilerToken).reconcile();
+    this.reconcileReport = await resolve(this.container, BootReconcilerToken).reconcile();
     // Close a thread's provider session once it has been idle for a while, and at once when the
     // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
     // also when it was stopped between turns (a background process its harness left running).

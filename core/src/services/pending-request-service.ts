@@ -129,7 +129,7 @@ export class PendingRequestService {
    * (dismiss). The capability is checked before the request is looked at: a decision needs
    * `orchestration:approve`, answers `orchestration:operate`. Answering twice is refused.
    */
-  respond(caller: Caller, input: PendingRequestAnswer): PendingRequestView {
+  async respond(caller: Caller, input: PendingRequestAnswer): Promise<PendingRequestView> {
     if (input.decision !== undefined) this.requireCapability(caller, "approval");
     if (input.answers !== undefined) this.requireCapability(caller, "user_input");
     const request = this.record(caller, input.threadId, input.requestId);
@@ -143,7 +143,7 @@ export class PendingRequestService {
       });
     const response = this.response(request, input);
     const reachedFrom = this.origins.of(caller);
-    this.engine.execute({
+    await this.engine.execute({
       commandId: `cmd:runtime-request.respond:${input.requestId}`,
       operation: "runtime-request.respond",
       request: { requestId: input.requestId, response },

@@ -25,10 +25,10 @@ export class ProjectService {
    * machine. The path must be absolute (a relative one would be relative to wherever the server
    * was started). Adding a folder again returns its project (`existed`).
    */
-  addFor(
+  async addFor(
     caller: Caller,
     input: { readonly path: string; readonly name?: string | undefined },
-  ): { project: ProjectRecord; existed: boolean } {
+  ): Promise<{ project: ProjectRecord; existed: boolean }> {
     if (caller.kind !== "client") {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -53,7 +53,7 @@ export class ProjectService {
     }
     const existed = this.find(input.path) !== null;
     try {
-      return { project: this.add(input.path, input.name), existed };
+      return { project: await this.add(input.path, input.name), existed };
     } catch (error) {
       // The folder or name the service refuses is the caller's input: a typed, named refusal.
       if ((error as { code?: unknown }).code === "invalid_input") {
@@ -70,7 +70,7 @@ export class ProjectService {
    * Adds a project for an existing folder. Adding the same folder again returns the same
    * project, renamed when another `name` is given (so the command converges on what was asked).
    */
-  add(path: string, name?: string): ProjectRecord {
+  async add(path: string, name?: string): Promise<ProjectRecord> {
     if (name !== undefined && name.trim() === "") {
       throw new SwitchyardError(
         "invalid_input",
@@ -87,12 +87,14 @@ export class ProjectService {
     const firstAdd = `cmd:project.add:${id}`;
     const commandId =
       this.engine.store.getReceipt(firstAdd) === null ? firstAdd : `${firstAdd}:${this.engine.ids.random("req")}`;
-    return this.engine.execute({
-      commandId,
-      operation: "project.add",
-      request: { root },
-      handle: (ctx) => createProject(ctx, { id, name: name ?? basename(root), rootPath: root }),
-    }).result;
+    return (
+      await this.engine.execute({
+        commandId,
+        operation: "project.add",
+        request: { root },
+        handle: (ctx) => createProject(ctx, { id, name: name ?? basename(root), rootPath: root }),
+      })
+    ).result;
   }
 
   /** Every project, oldest first. */
@@ -122,7 +124,7 @@ export class ProjectService {
    * Removes a project no thread uses. Threads keep their project for as long as they exist (their
    * history and worktrees refer to it), so a project with threads is refused.
    */
-  remove(idOrPath: string): ProjectRecord {
+  async remove(idOrPath: string): Promise<ProjectRecord> {
     const project = this.find(idOrPath);
     if (project === null) {
       throw new SwitchyardError(
@@ -137,7 +139,7 @@ export class ProjectService {
         `${project.name} (${project.id}) is the Scratch project Switchyard keeps for threads launched without a project; it cannot be removed.`,
         { projectId: project.id },
       );
-    this.engine.execute({
+    await this.engine.execute({
       commandId: `cmd:project.remove:${project.id}:${this.engine.ids.random("req")}`,
       operation: "project.remove",
       request: { projectId: project.id },
@@ -158,13 +160,15 @@ export class ProjectService {
     return project;
   }
 
-  private rename(project: ProjectRecord, name: string): ProjectRecord {
-    return this.engine.execute({
-      commandId: `cmd:project.rename:${project.id}:${this.engine.ids.random("req")}`,
-      operation: "project.rename",
-      request: { projectId: project.id, name },
-      handle: (ctx) => ctx.update("project", project.id, (current) => ({ ...current, name, updatedAt: ctx.now })),
-    }).result;
+  private async rename(project: ProjectRecord, name: string): Promise<ProjectRecord> {
+    return (
+      await this.engine.execute({
+        commandId: `cmd:project.rename:${project.id}:${this.engine.ids.random("req")}`,
+        operation: "project.rename",
+        request: { projectId: project.id, name },
+        handle: (ctx) => ctx.update("project", project.id, (current) => ({ ...current, name, updatedAt: ctx.now })),
+      })
+    ).result;
   }
 
   private byRoot(root: string): ProjectRecord | null {

@@ -188,7 +188,7 @@ export class ThreadForkService {
       strategy === "portable"
         ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, { upToRunId: request.afterRunId })
         : "";
-    this.engine.execute({
+    await this.engine.execute({
       commandId,
       operation: "thread.fork",
       request: receiptRequest,

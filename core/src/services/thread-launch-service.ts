@@ -84,7 +84,7 @@ export class ThreadLaunchService {
     const commandId = `cmd:t3_thread_launch:${threadId}`;
     // A thread a linked environment (or an agent it reached) launches carries where that began.
     const reachedFrom = this.origins.of(caller);
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId,
       operation: "thread.launch",
       request: { threadId },

@@ -36,21 +36,24 @@ export class ThreadManagementService {
   }
 
   /** Creates a thread, and starts its first run when a prompt is given. */
-  createThread(request: CreateThreadRequest): {
+  createThread(request: CreateThreadRequest): Promise<{
     thread: ThreadRecord;
     delivery: DeliveryResult | null;
     replayed: boolean;
-  } {
+  }> {
     return this.commands.createThread(request);
   }
 
   /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
-  send(request: SendRequest): DeliveryResult & { replayed: boolean } {
+  async send(request: SendRequest): Promise<DeliveryResult & { replayed: boolean }> {
     return this.commands.send(request);
   }
 
   /** Resume after Stop (ThreadCommands.resume). */
-  resume(threadId: string, commandId?: string): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  async resume(
+    threadId: string,
+    commandId?: string,
+  ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
     return this.commands.resume(threadId, commandId);
   }
 
@@ -78,7 +81,7 @@ export class ThreadManagementService {
   sendFromCaller(
     caller: Caller,
     input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string },
-  ): DeliveryResult & { replayed: boolean } {
+  ): Promise<DeliveryResult & { replayed: boolean }> {
     return this.callerCommands.send(caller, input);
   }
 
@@ -102,15 +105,15 @@ export class ThreadManagementService {
   resumeFromCaller(
     caller: Caller,
     input: { threadId: string; clientRequestId?: string },
-  ): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
     return this.callerCommands.resume(caller, input);
   }
 
   /** set_thread_settled (CallerThreadCommands.setSettled). */
-  setSettledFromCaller(
+  async setSettledFromCaller(
     caller: Caller,
     input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
-  ): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
+  ): Promise<{ thread: ThreadRecord; changed: boolean; replayed: boolean }> {
     return this.callerCommands.setSettled(caller, input);
   }
 
@@ -135,7 +138,7 @@ export class ThreadManagementService {
   }
 
   /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
-  respondToRequest(requestId: string, response: RuntimeRequestResponse): RuntimeRequestRecord {
+  async respondToRequest(requestId: string, response: RuntimeRequestResponse): Promise<RuntimeRequestRecord> {
     return this.commands.respondToRequest(requestId, response);
   }
 

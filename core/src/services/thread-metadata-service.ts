@@ -45,14 +45,14 @@ export class ThreadMetadataService {
     return thread;
   }
 
-  private change(
+  private async change(
     caller: Caller,
     operation: string,
     thread: ThreadRecord,
     request: Record<string, unknown>,
     clientRequestId: string | undefined,
     apply: (ctx: CommandContext, current: ThreadRecord) => void,
-  ): ThreadMetadataResult {
+  ): Promise<ThreadMetadataResult> {
     const commandId = derive.command(
       caller.requestScope,
       operation,
@@ -70,7 +70,7 @@ export class ThreadMetadataService {
     }
     let outcome;
     try {
-      outcome = this.engine.execute({
+      outcome = await this.engine.execute({
         commandId,
         operation,
         request: { threadId: thread.id, ...request },
@@ -100,7 +100,10 @@ export class ThreadMetadataService {
     };
   }
 
-  rename(caller: Caller, input: { threadId?: string; title: string; clientRequestId?: string }): ThreadMetadataResult {
+  async rename(
+    caller: Caller,
+    input: { threadId?: string; title: string; clientRequestId?: string },
+  ): Promise<ThreadMetadataResult> {
     const title = input.title.trim();
     if (title === "") throw new OrchestratorFailure("invalid_request", "rename needs a non-empty title.");
     if (title.length > 200) throw new OrchestratorFailure("invalid_request", "A title is at most 200 characters.");
@@ -121,15 +124,25 @@ export class ThreadMetadataService {
    * result). Marked pending in the same command and settled right after, so readers can see
    * a regeneration in flight.
    */
-  regenerateTitle(caller: Caller, input: { threadId?: string; clientRequestId?: string }): ThreadMetadataResult {
+  async regenerateTitle(
+    caller: Caller,
+    input: { threadId?: string; clientRequestId?: string },
+  ): Promise<ThreadMetadataResult> {
     const thread = this.target(caller, input.threadId);
-    const result = this.change(caller, "thread.regenerate_title", thread, {}, input.clientRequestId, (ctx, current) => {
-      ctx.put("thread", { ...current, titleRegenerationPending: true, updatedAt: ctx.now });
-    });
+    const result = await this.change(
+      caller,
+      "thread.regenerate_title",
+      thread,
+      {},
+      input.clientRequestId,
+      (ctx, current) => {
+        ctx.put("thread", { ...current, titleRegenerationPending: true, updatedAt: ctx.now });
+      },
+    );
     if (!result.replayed) {
       queueMicrotask(() => {
         if (!this.engine.store.isOpen()) return;
-        this.engine.apply((ctx) => {
+        void this.engine.apply((ctx) => {
           const current = ctx.get("thread", thread.id);
           if (current === null || !current.titleRegenerationPending) return;
           const first = ctx.store.select(
@@ -152,10 +165,10 @@ export class ThreadMetadataService {
     return result;
   }
 
-  linkPullRequest(
+  async linkPullRequest(
     caller: Caller,
     input: { threadId?: string; url: string; clientRequestId?: string },
-  ): ThreadMetadataResult {
+  ): Promise<ThreadMetadataResult> {
     const match = PULL_REQUEST_URL.exec(input.url.trim());
     if (match === null)
       throw new OrchestratorFailure(
@@ -184,7 +197,10 @@ export class ThreadMetadataService {
     );
   }
 
-  unlinkPullRequest(caller: Caller, input: { threadId?: string; clientRequestId?: string }): ThreadMetadataResult {
+  async unlinkPullRequest(
+    caller: Caller,
+    input: { threadId?: string; clientRequestId?: string },
+  ): Promise<ThreadMetadataResult> {
     const thread = this.target(caller, input.threadId);
     return this.change(caller, "thread.unlink_pull_request", thread, {}, input.clientRequestId, (ctx, current) => {
       if (current.linkedPullRequest !== null)

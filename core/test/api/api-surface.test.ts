@@ -112,12 +112,14 @@ describe("HTTP API", () => {
       const reader = admin.with(
         lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"] }).token,
       );
-      const thread = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       for (const [path, body] of [
         ["/threads", { projectId: lab.projectId, threads: [{ target: { providerInstanceId: "alpha" } }] }],
         [`/threads/${thread.id}/messages`, { message: "hi" }],
@@ -170,17 +172,19 @@ describe("HTTP API", () => {
       expect(after.paths["/api/v1/threads/{threadId}/echo"].get.operationId).toBe("echoThread");
       expect(after.components.schemas.Echo).toBeDefined();
       // Its threadId is checked against a scoped token's projects like every other route's.
-      const elsewhere = lab.host.projects.add(lab.t.home, "elsewhere");
+      const elsewhere = await lab.host.projects.add(lab.t.home, "elsewhere");
       const scoped = admin.with(
         lab.registry.issueClientToken({ ttlMs: 60_000, capabilities: ["orchestration:read"], projects: [elsewhere.id] })
           .token,
       );
-      const thread = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       expect(await failure(scoped.get(`/threads/${thread.id}/echo`))).toMatchObject({
         status: 404,
         code: "thread_not_found",
@@ -219,12 +223,14 @@ describe("HTTP API", () => {
         details: { projectId: "project_nope" },
       });
 
-      const thread = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       expect(await failure(admin.post(`/threads/${thread.id}/messages`, {}))).toMatchObject({
         status: 400,
         code: "invalid_request",
@@ -244,12 +250,14 @@ describe("HTTP API", () => {
     });
 
     it("refuses bodies that are not JSON, too large, mislabelled or carry a __proto__ key", async () => {
-      const thread = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       const path = `/threads/${thread.id}/messages`;
       expect(
         await failure(admin.send("POST", path, "{not json", { "content-type": "application/json" })),
@@ -281,12 +289,14 @@ describe("HTTP API", () => {
     });
 
     it("takes Idempotency-Key only where there is a retry key, and only one retry key", async () => {
-      const thread = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       expect(
         await failure(admin.post(`/threads/${thread.id}/interrupt`, {}, { "idempotency-key": "k" })),
       ).toMatchObject({ status: 400, details: { field: "header.Idempotency-Key" } });
@@ -339,21 +349,25 @@ describe("HTTP API", () => {
       ).toContain("beta-12");
 
       // Usage as the scripted provider reported it: 120 + 30 tokens on one turn, nothing on another.
-      const counted = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        prompt: "@@usage in=120 out=30 @@reply counted",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread.id;
+      const counted = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          prompt: "@@usage in=120 out=30 @@reply counted",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread.id;
       await lab.host.threads.waitForRun({ threadId: counted, timeoutMs: 10_000 });
-      const silent = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        prompt: "@@reply silent",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread.id;
+      const silent = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          prompt: "@@reply silent",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread.id;
       await lab.host.threads.waitForRun({ threadId: silent, timeoutMs: 10_000 });
       expect(await ok(admin.get("/usage", { threadId: counted }))).toMatchObject({
         scope: "thread",

@@ -124,7 +124,7 @@ describe("GET /api/v1/events", () => {
 
   it("pushes a run's life as typed events, each with its log sequence as the SSE id", async () => {
     const stream = await open({ projectId: lab.projectId });
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       title: "approval run",
@@ -142,7 +142,10 @@ describe("GET /api/v1/events", () => {
       status: "pending",
       request: { title: "rm -rf build" },
     });
-    lab.host.threads.respondToRequest(opened.payload.data.request.requestId, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(opened.payload.data.request.requestId, {
+      kind: "approval",
+      decision: "accept",
+    });
     const finished = await stream.waitFor(mine("run.finished"));
     expect(finished.payload.data.run).toMatchObject({
       status: "completed",
@@ -196,34 +199,40 @@ describe("GET /api/v1/events", () => {
   });
 
   it("filters by project, by thread with or without its children, by task, and by type", async () => {
-    const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-other-")), "other");
-    const planner = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      title: "planner",
-      createdBy: "user",
-      creationSource: "api",
-    }).thread;
+    const other = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-other-")), "other");
+    const planner = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        title: "planner",
+        createdBy: "user",
+        creationSource: "api",
+      })
+    ).thread;
     const byProject = await open({ projectId: lab.projectId });
     const byThread = await open({ threadId: planner.id });
     const byTree = await open({ threadId: planner.id, descendants: "true" });
     const finishes = await open({ projectId: lab.projectId, types: "run.finished" });
     // A router child of the planner, and a thread in another project.
-    const child = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "beta",
-      parentThreadId: planner.id,
-      prompt: "@@reply from-child",
-      createdBy: "user",
-      creationSource: "api",
-    }).thread;
-    const elsewhere = lab.host.threads.createThread({
-      projectId: other.id,
-      providerInstanceId: "alpha",
-      prompt: "@@reply elsewhere",
-      createdBy: "user",
-      creationSource: "api",
-    }).thread;
+    const child = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "beta",
+        parentThreadId: planner.id,
+        prompt: "@@reply from-child",
+        createdBy: "user",
+        creationSource: "api",
+      })
+    ).thread;
+    const elsewhere = (
+      await lab.host.threads.createThread({
+        projectId: other.id,
+        providerInstanceId: "alpha",
+        prompt: "@@reply elsewhere",
+        createdBy: "user",
+        creationSource: "api",
+      })
+    ).thread;
     // The planner runs the child's delivered result: the last event of this exchange.
     const plannerDone = (event: ReceivedEvent) =>
       event.type === "run.finished" && event.payload.threadId === planner.id;
@@ -287,7 +296,7 @@ describe("GET /api/v1/events", () => {
   });
 
   it("replays from Last-Event-ID and goes on live, without a gap or a duplicate, when a client reconnects mid-stream", async () => {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       prompt: "@@gate replay-hold @@reply held",
@@ -302,7 +311,7 @@ describe("GET /api/v1/events", () => {
     let sent = 0;
     const sendSome = async (count: number) => {
       for (let i = 0; i < count; i += 1) {
-        lab.host.threads.send({
+        await lab.host.threads.send({
           threadId: thread.id,
           text: `queued ${++sent}`,
           mode: "queue",
@@ -350,13 +359,15 @@ describe("GET /api/v1/events", () => {
     const resolved = lab.registry.resolve(token);
     if (!("scope" in resolved)) throw new Error("the token does not resolve");
     const caller = callerFromScope(resolved.scope);
-    const hidden = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-hidden-")), "hidden");
-    const hiddenThread = lab.host.threads.createThread({
-      projectId: hidden.id,
-      providerInstanceId: "alpha",
-      createdBy: "user",
-      creationSource: "api",
-    }).thread;
+    const hidden = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-hidden-")), "hidden");
+    const hiddenThread = (
+      await lab.host.threads.createThread({
+        projectId: hidden.id,
+        providerInstanceId: "alpha",
+        createdBy: "user",
+        creationSource: "api",
+      })
+    ).thread;
     const received: FeedEvent[] = [];
     let arrived: (() => void) | null = null;
     const sink: EventSink = {
@@ -372,20 +383,22 @@ describe("GET /api/v1/events", () => {
     const cursor = service.open(caller, { allowedProjects: [lab.projectId] }, sink);
     cursor.start();
     try {
-      lab.host.threads.createThread({
+      await lab.host.threads.createThread({
         projectId: hidden.id,
         providerInstanceId: "alpha",
         title: "not for this token",
         createdBy: "user",
         creationSource: "api",
       });
-      const visible = lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        title: "for this token",
-        createdBy: "user",
-        creationSource: "api",
-      }).thread;
+      const visible = (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          title: "for this token",
+          createdBy: "user",
+          creationSource: "api",
+        })
+      ).thread;
       await new Promise<void>((resolve) => {
         arrived = () => received.some((e) => e.event.threadId === visible.id) && resolve();
         arrived();
@@ -409,12 +422,14 @@ describe("GET /api/v1/events", () => {
 
   it("sends heartbeats while nothing happens", async () => {
     const quiet = await open({
-      threadId: lab.host.threads.createThread({
-        projectId: lab.projectId,
-        providerInstanceId: "alpha",
-        createdBy: "user",
-        creationSource: "api",
-      }).thread.id,
+      threadId: (
+        await lab.host.threads.createThread({
+          projectId: lab.projectId,
+          providerInstanceId: "alpha",
+          createdBy: "user",
+          creationSource: "api",
+        })
+      ).thread.id,
     });
     // The opening comment, then pings.
     await quiet.waitForComments(4);
@@ -440,7 +455,7 @@ describe("GET /api/v1/events under pressure", () => {
       let cut = false;
       void lab.server.eventStreams.nextClose().then(() => (cut = true));
       for (let i = 0; i < 5_000 && !cut; i += 1) {
-        lab.host.threads.createThread({
+        await lab.host.threads.createThread({
           projectId: lab.projectId,
           providerInstanceId: "alpha",
           title: `${i} ${big}`,
@@ -484,7 +499,7 @@ describe("GET /api/v1/events under pressure", () => {
       // More than the kernel's socket buffers hold, written before anyone reads.
       const count = 800;
       for (let i = 0; i < count; i += 1)
-        lab.host.threads.createThread({
+        await lab.host.threads.createThread({
           projectId: lab.projectId,
           providerInstanceId: "alpha",
           title: `${i} ${big}`,

@@ -203,7 +203,7 @@ describe("the API of the first hour: adding a project and the provider doctor", 
   });
 
   it("says in a thread's shell whether it is stopped, so a client knows when Resume means something", async () => {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       prompt: "@@gate first-hour-stop @@reply never",

@@ -13,7 +13,7 @@ import { SseClient } from "../support/sse-client.js";
  * with their arguments, output, exit code and duration in a thread read, and the whole of what
  * a read cut short through the item read.
  */
-describe("live output and tool-call items over the API", () => {
+describe("live output and tool-call items over the API", async () => {
   let lab: McpLab;
   let reader: ApiClient;
   let otherProjectToken: string;
@@ -25,15 +25,17 @@ describe("live output and tool-call items over the API", () => {
     streams.push(stream);
     return stream;
   };
-  const start = (prompt: string) =>
-    lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "full-access",
-      prompt,
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+  const start = async (prompt: string) =>
+    (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "full-access",
+        prompt,
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
 
   beforeAll(async () => {
     lab = await McpLab.start();
@@ -41,7 +43,8 @@ describe("live output and tool-call items over the API", () => {
       lab.server.apiUrl,
       lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token,
     );
-    const otherProject = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-live-other-")), "other").id;
+    const otherProject = (await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-live-other-")), "other"))
+      .id;
     otherProjectToken = lab.registry.issueClientToken({
       ttlMs: 3_600_000,
       capabilities: ["orchestration:read"],
@@ -57,7 +60,9 @@ describe("live output and tool-call items over the API", () => {
     const asking = await open({ liveOutput: "true" });
     const plain = await open({});
     const elsewhere = await open({ liveOutput: "true" }, otherProjectToken);
-    const threadId = start("@@say Here is **the plan**: @@gate live-1 @@say 1. read @@gate live-2 @@reply 2. write");
+    const threadId = await start(
+      "@@say Here is **the plan**: @@gate live-1 @@say 1. read @@gate live-2 @@reply 2. write",
+    );
     await untilGatesReached(lab.t.gateDir, ["live-1"]);
     const first = await asking.waitFor((event) => event.type === "output.delta" && event.payload.threadId === threadId);
     expect(first.id).toBeUndefined();

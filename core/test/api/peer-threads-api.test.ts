@@ -100,10 +100,13 @@ describe("HTTP API: peer threads", () => {
     expect(
       await ok(operator.get(`/threads/${threadId}/wait`, { cursor: question.cursor, timeoutMs: 0 })),
     ).toMatchObject({ endedBy: "timeout", waitTimedOut: true });
-    lab.host.threads.respondToRequest(question.attention.requestId, { kind: "user_input", answers: { q1: ["main"] } });
+    await lab.host.threads.respondToRequest(question.attention.requestId, {
+      kind: "user_input",
+      answers: { q1: ["main"] },
+    });
     const approval = await ok(operator.get(`/threads/${threadId}/wait`, { cursor: question.cursor }));
     expect(approval).toMatchObject({ endedBy: "approval", attention: { kind: "approval", requestKind: "command" } });
-    lab.host.threads.respondToRequest(approval.attention.requestId, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(approval.attention.requestId, { kind: "approval", decision: "accept" });
     expect(await ok(operator.get(`/threads/${threadId}/wait`, { cursor: approval.cursor }))).toMatchObject({
       endedBy: "run_finished",
       status: "completed",

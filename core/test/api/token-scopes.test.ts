@@ -16,12 +16,12 @@ import { callTool, connectMcp, mustCall } from "../support/mcp-client.js";
  * Scoped tokens: every endpoint holds a token's verbs, its projects and its mode ceiling, and
  * MCP client callers are held to the same ones.
  */
-describe("scoped tokens", () => {
+describe("scoped tokens", async () => {
   let lab: McpLab;
   let otherFolder: string;
   let otherProjectId: string;
   /** Threads and a task in the token's project, and in another one. */
-  const fixture = {} as {
+  const fixture = (await await {}) as {
     mine: string;
     broad: string;
     broadQuestion: string;
@@ -52,44 +52,52 @@ describe("scoped tokens", () => {
     if (request === null) throw new Error(`${threadId} never asked`);
     return request.id;
   };
-  const asking = (projectId: string, runtimeMode: "full-access" | "auto-accept-edits") =>
-    lab.host.threads.createThread({
-      projectId,
-      providerInstanceId: "alpha",
-      runtimeMode,
-      prompt: "@@ask Which port? @@reply configured",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+  const asking = async (projectId: string, runtimeMode: "full-access" | "auto-accept-edits") =>
+    (
+      await lab.host.threads.createThread({
+        projectId,
+        providerInstanceId: "alpha",
+        runtimeMode,
+        prompt: "@@ask Which port? @@reply configured",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
 
   beforeAll(async () => {
     lab = await McpLab.start();
     otherFolder = mkdtempSync(join(tmpdir(), "switchyard-other-project-"));
-    otherProjectId = lab.host.projects.add(otherFolder, "other").id;
+    otherProjectId = (await lab.host.projects.add(otherFolder, "other")).id;
     fixture.releases = [];
-    fixture.mine = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "auto-accept-edits",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
-    fixture.broad = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
-    fixture.theirs = lab.host.threads.createThread({
-      projectId: otherProjectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "auto-accept-edits",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
-    fixture.broadQuestion = asking(lab.projectId, "full-access");
-    fixture.theirQuestion = asking(otherProjectId, "auto-accept-edits");
+    fixture.mine = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "auto-accept-edits",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
+    fixture.broad = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
+    fixture.theirs = (
+      await lab.host.threads.createThread({
+        projectId: otherProjectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "auto-accept-edits",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
+    fixture.broadQuestion = await asking(lab.projectId, "full-access");
+    fixture.theirQuestion = await asking(otherProjectId, "auto-accept-edits");
     for (const [projectId, key] of [
       [lab.projectId, "broadTask"],
       [otherProjectId, "theirTask"],
@@ -507,7 +515,7 @@ describe("scoped tokens", () => {
   it("stopping is never refused by a ceiling: an approval-required token interrupts and stops full-access threads and cancels their tasks, over the API and MCP", async () => {
     const narrowCeiling = { runtimeMode: "approval-required", interactionMode: "default" } as const;
     const running = async (gate: string) => {
-      const { thread } = lab.host.threads.createThread({
+      const { thread } = await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
         runtimeMode: "full-access",
@@ -533,7 +541,7 @@ describe("scoped tokens", () => {
     const interrupted = await running("stop-ceiling-interrupt");
     const stopped = await running("stop-ceiling-stop");
     const overMcp = await running("stop-ceiling-mcp");
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: stopped,
       text: "@@reply queued behind",
       mode: "queue",

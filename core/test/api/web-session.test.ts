@@ -80,7 +80,7 @@ describe("web UI sessions through the API router", () => {
     );
 
   it("sets an HttpOnly, SameSite=Strict cookie named for this server, answers the page secret once, and the two act with the token's verbs and projects", async () => {
-    const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-")), "other");
+    const other = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-")), "other");
     const { token } = issue(["orchestration:operate"], { projects: [lab.projectId] });
     const answer = await signIn({ token });
     expect(answer.status).toBe(200);

@@ -65,9 +65,9 @@ describe("switchyard project add / list / remove", () => {
   it("refuses to remove a project that has threads, and a removal survives rebuilding the projections", async () => {
     const t = await startTestHost({ home: join(scratch, "host-home") });
     try {
-      const used = t.host.projects.add(t.workspace, "used");
-      const unused = t.host.projects.add(folder, "unused");
-      t.host.threads.createThread({
+      const used = await t.host.projects.add(t.workspace, "used");
+      const unused = await t.host.projects.add(folder, "unused");
+      await t.host.threads.createThread({
         projectId: used.id,
         providerInstanceId: "scripted",
         title: "a thread",
@@ -75,8 +75,8 @@ describe("switchyard project add / list / remove", () => {
         createdBy: "user",
         creationSource: "cli",
       });
-      expect(() => t.host.projects.remove(used.id)).toThrow(/has 1 thread, so it cannot be removed/);
-      expect(t.host.projects.remove(unused.id).id).toBe(unused.id);
+      await expect(t.host.projects.remove(used.id)).rejects.toThrow(/has 1 thread, so it cannot be removed/);
+      expect((await t.host.projects.remove(unused.id)).id).toBe(unused.id);
       t.host.store.rebuildProjections();
       expect(t.host.projects.list().map((p) => p.name)).toEqual(["used"]);
     } finally {

@@ -57,7 +57,7 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
       mode: "wait",
       clientRequestId: "codex-to-claude",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -92,7 +92,7 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
       mode: "wait",
       clientRequestId: "claude-to-pi",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "claude",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Claude relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -127,7 +127,7 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
       runtimeMode: "approval-required",
       clientRequestId: "approval-child",
     };
-    const parent = lab.createThread(
+    const parent = await lab.createThread(
       "claude",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply started {{output.taskId}}`,
       { runtimeMode: "full-access" },
@@ -146,7 +146,7 @@ describe("cross-provider delegation end to end with Claude (real Claude Agent SD
     // Asked first: nothing ran yet, and the child's run waits.
     expect(existsSync(marker)).toBe(false);
     expect((await lab.host.threads.runs(childId, 1))[0]?.status).toBe("waiting");
-    lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
     const childRun = await lab.waitForRun(childId, { timeoutMs: 120_000 });
     expect(childRun.status, JSON.stringify(childRun.error)).toBe("completed");
     expect(childRun.summary).toBe("child made it");

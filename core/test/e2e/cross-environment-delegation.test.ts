@@ -59,7 +59,7 @@ describe("delegation across environments end to end (real Codex on A, real Pi on
       environmentId: "b",
       clientRequestId: "codex-to-pi-on-b",
     };
-    const threadId = a.createThread(
+    const threadId = await a.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}} from {{output.childThreadLink}}`,
       { runtimeMode: "full-access" },

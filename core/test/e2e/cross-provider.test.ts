@@ -47,7 +47,7 @@ describe("cross-provider delegation end to end (real Codex and Pi, scripted mode
       mode: "wait",
       clientRequestId: "codex-to-pi",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -81,7 +81,7 @@ describe("cross-provider delegation end to end (real Codex and Pi, scripted mode
       target: { providerInstanceId: "codex" },
       mode: "wait",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "pi",
       `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Pi relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -108,7 +108,7 @@ describe("cross-provider delegation end to end (real Codex and Pi, scripted mode
       '@@then @@tool task_status {"taskId":"{{output.taskId}}"}',
       "@@then @@reply status: {{output.workState}} {{output.summary}}",
     ].join(" ");
-    const threadId = lab.createThread("codex", prompt, { runtimeMode: "full-access" });
+    const threadId = await lab.createThread("codex", prompt, { runtimeMode: "full-access" });
     const run = await lab.waitForRun(threadId, { timeoutMs: 120_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain("result_available");

@@ -53,7 +53,7 @@ describe("delegation end to end with Cursor (real Codex, the real Cursor SDK, th
       mode: "wait",
       clientRequestId: "codex-to-cursor",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
       {
@@ -96,7 +96,7 @@ describe("delegation end to end with Cursor (real Codex, the real Cursor SDK, th
       mode: "wait",
       clientRequestId: "cursor-to-codex",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "cursor",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Cursor relays: {{output.summary}}`,
       {

@@ -105,7 +105,7 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
       mode: "wait",
       clientRequestId: "codex-to-opencode",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply Codex relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -137,7 +137,7 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
       mode: "wait",
       clientRequestId: "opencode-to-pi",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "opencode",
       `go ahead @@tool delegate_task ${JSON.stringify(task)} @@then @@reply OpenCode relays: {{output.summary}}`,
       { runtimeMode: "full-access" },
@@ -162,8 +162,11 @@ describe("OpenCode in cross-provider delegation (real Codex, OpenCode and Pi, sc
         `@@then @@tool delegate_task ${JSON.stringify({ task: `@@reply child of ${label}`, target: { providerInstanceId: "scripted" }, mode: "async", clientRequestId: `iso-${label}` })}`,
         `@@then @@reply ${label} is done`,
       ].join(" ");
-    const a = lab.createThread("opencode", prompt("A"), { runtimeMode: "full-access", model: "fake/fake-model" });
-    const b = lab.createThread("opencode", prompt("B"), { runtimeMode: "full-access", model: "fake/fake-model-2" });
+    const a = await lab.createThread("opencode", prompt("A"), { runtimeMode: "full-access", model: "fake/fake-model" });
+    const b = await lab.createThread("opencode", prompt("B"), {
+      runtimeMode: "full-access",
+      model: "fake/fake-model-2",
+    });
     await Promise.all([server.waitForHold("iso-A", 90_000), server.waitForHold("iso-B", 90_000)]);
 
     // Both sessions are live at once, each on its own server holding exactly its own token.

@@ -82,7 +82,7 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
     });
     http = await startServer(host, { port: 0 });
     repo = makeGitRepo({ "README.md": "the project\n" });
-    projectId = host.projects.add(repo.path, "repo").id;
+    projectId = (await host.projects.add(repo.path, "repo")).id;
   }, 180_000);
   afterAll(async () => {
     await http?.close();
@@ -114,14 +114,16 @@ describe("parallel work in worktrees with real Codex, Claude and OpenCode (scrip
       '@@then @@tool apply_changes {"threadId":"{{output.childThreadId}}","clientRequestId":"apply-opencode"}',
       "@@then @@reply parent applied: {{output}}",
     ].join(" ");
-    const parent = host.threads.createThread({
-      projectId,
-      providerInstanceId: "codex",
-      prompt,
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const parent = (
+      await host.threads.createThread({
+        projectId,
+        providerInstanceId: "codex",
+        prompt,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     const done = await host.threads.waitForRun({ threadId: parent, timeoutMs: 600_000 });
     expect(done.run?.status, JSON.stringify(done.run?.error)).toBe("completed");
 

@@ -259,7 +259,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     // new thread's turn runs through the same server: anything the tree still sent is in by then.
     for (const gate of HELD) server.release(gate);
     lab.release("hub-held");
-    const probe = lab.host.threads.createThread({
+    const probe = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "hub",
       prompt: "@@wait 500 @@reply probe done",
@@ -350,7 +350,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     });
 
     server.release("pi-budget-held");
-    const probe = lab.host.threads.createThread({
+    const probe = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "hub",
       prompt: "@@wait 500 @@reply probe done",
@@ -374,7 +374,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
 
   it("Stop on a thread between turns: the loop its harness left running ends with the stop's commit, and so does the harness", async () => {
     const loopCommand = detachedLoop("idle-loop");
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "pi",
       prompt: `idle loop @@shell ${loopCommand} @@then @@reply loop started`,
@@ -428,7 +428,7 @@ describe("a stop silences a tree of real harnesses, the detached loops they star
     expect(lab.host.store.get("providerSession", session!.providerSessionId)?.closeReason).toBe("stopped");
     await until("the loop to be gone", () => !running(loops[0]!.pid), { attempts: 600, intervalMs: 100 });
     // A later turn through the same server: anything the loop still sent is in by then.
-    const probe = lab.host.threads.createThread({
+    const probe = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "hub",
       prompt: "@@wait 500 @@reply probe done",

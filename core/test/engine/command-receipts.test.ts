@@ -36,8 +36,8 @@ describe("a command's receipt", () => {
   const eventsOf = (commandId: string) =>
     store.db.prepare("SELECT sequence FROM events WHERE command_id = ? ORDER BY sequence").pluck().all(commandId);
 
-  it("names the first and last of the command's own events, appended in several batches around other writes", () => {
-    engine.apply((ctx) => ctx.put("item", item("item:before", "written before the command")));
+  it("names the first and last of the command's own events, appended in several batches around other writes", async () => {
+    await engine.apply((ctx) => ctx.put("item", item("item:before", "written before the command")));
     const handle = (ctx: CommandContext) => {
       ctx.put("item", item("item:a", "first batch"));
       ctx.put("item", item("item:b", "first batch"));
@@ -45,24 +45,24 @@ describe("a command's receipt", () => {
       ctx.put("item", item("item:a", "second batch"));
       return "done";
     };
-    const outcome = engine.execute({ commandId: "cmd:batches", operation: "test", request: {}, handle });
-    engine.apply((ctx) => ctx.put("item", item("item:after", "written after the command")));
+    const outcome = await engine.execute({ commandId: "cmd:batches", operation: "test", request: {}, handle });
+    await engine.apply((ctx) => ctx.put("item", item("item:after", "written after the command")));
 
     const own = eventsOf("cmd:batches") as number[];
     expect(own).toHaveLength(3);
     expect(store.getReceipt("cmd:batches")).toMatchObject({ firstSequence: own[0], lastSequence: own[2] });
     expect(outcome).toMatchObject({ replayed: false, sequence: own[2] });
     // A retry replays the receipt, with the same newest sequence.
-    expect(engine.execute({ commandId: "cmd:batches", operation: "test", request: {}, handle })).toMatchObject({
+    expect(await engine.execute({ commandId: "cmd:batches", operation: "test", request: {}, handle })).toMatchObject({
       replayed: true,
       result: "done",
       sequence: own[2],
     });
   });
 
-  it("names no sequence for a command that appended nothing", () => {
-    engine.apply((ctx) => ctx.put("item", item("item:before", "the log is not empty")));
-    const outcome = engine.execute({
+  it("names no sequence for a command that appended nothing", async () => {
+    await engine.apply((ctx) => ctx.put("item", item("item:before", "the log is not empty")));
+    const outcome = await engine.execute({
       commandId: "cmd:reads-only",
       operation: "test",
       request: {},
@@ -72,12 +72,12 @@ describe("a command's receipt", () => {
     expect(store.getReceipt("cmd:reads-only")).toMatchObject({ firstSequence: null, lastSequence: null });
   });
 
-  it("runs no MAX(sequence) query for its receipt", () => {
+  it("runs no MAX(sequence) query for its receipt", async () => {
     const seen: string[] = [];
     store.close();
     store = new Store(join(dir, "switchyard.db"), { onStatement: (sql) => seen.push(sql) });
     engine = new TransactionalEngine(store, systemClock, randomIdAllocator);
-    engine.execute({
+    await engine.execute({
       commandId: "cmd:counted",
       operation: "test",
       request: {},

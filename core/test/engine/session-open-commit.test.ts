@@ -36,7 +36,7 @@ class Transactions {
 const SESSION_OPEN = /^UPDATE provider_sessions SET status = 'open'/;
 const ATTEMPT_STARTING = /^UPDATE attempts SET status = 'starting'/;
 
-describe("a turn's start and its session's opening", () => {
+describe("a turn's start and its session's opening", async () => {
   let env: TestHost;
   const transactions = new Transactions();
   beforeAll(async () => {
@@ -51,17 +51,19 @@ describe("a turn's start and its session's opening", () => {
   });
   afterAll(async () => env?.cleanup());
   /** A thread of a new project whose first turn replies "first". */
-  const newThread = () =>
-    env.host.threads.createThread({
-      projectId: env.host.projects.add(env.workspace).id,
-      providerInstanceId: "scripted",
-      prompt: "@@reply first",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+  const newThread = async () =>
+    (
+      await env.host.threads.createThread({
+        projectId: (await env.host.projects.add(env.workspace)).id,
+        providerInstanceId: "scripted",
+        prompt: "@@reply first",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
 
   it("commit together when the turn opens the session, and apart when the session is open", async () => {
-    const thread = newThread();
+    const thread = await newThread();
     const first = await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
     expect(first.run?.status).toBe("completed");
     expect(transactions.running(SESSION_OPEN)).toHaveLength(1);
@@ -72,7 +74,7 @@ describe("a turn's start and its session's opening", () => {
     expect(session?.resumeCursor).toEqual(expect.any(String));
     expect(transactions.running(/^UPDATE provider_sessions SET data = /)).toEqual([]);
 
-    const { runId } = env.host.threads.send({
+    const { runId } = await env.host.threads.send({
       threadId: thread.id,
       text: "@@reply second",
       mode: "queue",
@@ -89,7 +91,7 @@ describe("a turn's start and its session's opening", () => {
   });
 
   it("read the thread once to open a session", async () => {
-    const thread = newThread();
+    const thread = await newThread();
     await env.host.threads.waitForRun({ threadId: thread.id, timeoutMs: 30_000 });
     await env.host.sessions.close(thread.id, "test");
     const from = transactions.all.length;

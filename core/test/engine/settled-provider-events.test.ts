@@ -3,6 +3,7 @@
 // opens no transaction for it: one commit fewer per turn (issue 33 item 4). Counted on real
 // SQLite through the store's traffic counter.
 import { mkdtempSync, rmSync } from "node:fs";
+import { afterMicrotasks } from "../support/until.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ describe("a provider event that is already settled", () => {
   let counter: StoreTrafficCounter;
   let statements: string[];
   let ingestor: ProviderEventIngestor;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), "switchyard-settled-events-"));
     counter = new StoreTrafficCounter();
     statements = [];
@@ -34,7 +35,7 @@ describe("a provider event that is already settled", () => {
     store = new Store(join(dir, "switchyard.db"), { onStatement });
     const engine = new TransactionalEngine(store, systemClock, randomIdAllocator);
     ingestor = new ProviderEventIngestor(engine, new LiveOutput(), createSilentLogger());
-    engine.apply((ctx) => {
+    await engine.apply((ctx) => {
       ctx.put("attempt", attempt("attempt:1", "thread:1", "running", "psess:1").record);
       ctx.put("providerSession", {
         id: "psess:1",
@@ -61,7 +62,7 @@ describe("a provider event that is already settled", () => {
     counter.reset();
     statements = [];
     emit();
-    await Promise.resolve();
+    await afterMicrotasks();
     return counter.snapshot();
   }
   const ingestOneTick = (events: AdapterEvent[]) =>

@@ -31,7 +31,7 @@ describe("an outside agent session as a delegating parent (attached threads)", (
     scratch = mkdtempSync(join(tmpdir(), "switchyard-attached-"));
     const root = join(scratch, "other-project");
     mkdirSync(join(root, "src"), { recursive: true });
-    other = { id: lab.host.projects.add(root, "other").id, root };
+    other = { id: (await lab.host.projects.add(root, "other")).id, root };
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);

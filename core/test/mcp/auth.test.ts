@@ -104,12 +104,14 @@ describe("MCP authentication and authorization", () => {
 
   it("denies a read-only credential anything that changes state", async () => {
     const reader = await lab.client(["orchestration:read"]);
-    const thread = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const thread = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     for (const [name, args] of [
       ["t3_thread_send", { threadId: thread.id, message: "hi" }],
       ["t3_thread_interrupt", { threadId: thread.id }],
@@ -139,13 +141,15 @@ describe("MCP authentication and authorization", () => {
 
   it("refuses to act on a thread with broader modes than the caller's", async () => {
     const narrow = await lab.liveAgent({ runtimeMode: "approval-required" });
-    const broad = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const broad = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     expect(await callTool(narrow.client, "t3_thread_send", { threadId: broad.id, message: "x" })).toMatchObject({
       ok: false,
       code: "runtime_mode_escalation_denied",

@@ -52,7 +52,7 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
 
   /** A thread on `instance` whose first run has finished, so it has a native conversation to fork. */
   async function finishedThread(instance: string): Promise<string> {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: instance,
       prompt: "@@reply first answer",
@@ -92,7 +92,7 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
     const agent = await lab.liveAgent();
     for (const instance of ["alpha", "rigid", "mute"]) {
       const gate = `listing-${instance}`;
-      const { thread } = lab.host.threads.createThread({
+      const { thread } = await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: instance,
         prompt: `@@gate ${gate} @@reply held`,
@@ -119,7 +119,7 @@ describe("orchestrator_capabilities lists what the policy does (real endpoint, e
     const agent = await lab.liveAgent();
     for (const instance of ["alpha", "rigid"]) {
       const gate = `interrupt-${instance}`;
-      const { thread } = lab.host.threads.createThread({
+      const { thread } = await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: instance,
         prompt: `@@gate ${gate} @@reply held`,

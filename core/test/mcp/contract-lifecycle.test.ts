@@ -209,7 +209,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
       task: "@@gate interrupted-parent-child @@reply late result",
       mode: "async",
     });
-    lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
+    await lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
     const ended = await lab.host.threads.waitForRun({ threadId: parent.threadId, timeoutMs: 10_000 });
     expect(ended.run?.status).toBe("interrupted");
     lab.release("interrupted-parent-child");
@@ -225,7 +225,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     });
 
     // The user talks to the parent again: after that turn, the result reaches it.
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: parent.threadId,
       text: "@@reply back at work",
       mode: "auto",
@@ -255,7 +255,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     expect(asked).toMatchObject({ hasPendingQuestion: true, waitTimedOut: false });
     const request = store().select("runtimeRequest", "thread_id = ? AND status = 'pending'", [asked.childThreadId])[0]!;
     expect(request.parentNotice).toMatchObject({ mode: "wait" });
-    lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
+    await lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
     const ended = await lab.host.threads.waitForRun({ threadId: parent.threadId, timeoutMs: 10_000 });
     expect(ended.run?.status).toBe("interrupted");
     // The catch-up would have started in the transaction that ended the parent's run: none did.
@@ -267,7 +267,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
       workState: "working",
     });
 
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: parent.threadId,
       text: "@@reply something else",
       mode: "auto",
@@ -278,7 +278,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
       store().get("item", `message:question:${request.id}:catch-up`),
     );
     expect(notice.text).toContain("Which port?");
-    lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: ["8080"] } });
+    await lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: ["8080"] } });
     await until("the task to be finalized", () => store().get("delegatedTask", asked.taskId)!.finalizedAt);
     await until("the parent to go idle", () => idle(parent.threadId));
   });
@@ -296,7 +296,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     );
     const notice = await until("the queued notice", () => store().get("runtimeRequest", request.id)!.parentNotice);
     expect(notice).toMatchObject({ mode: "queued" });
-    lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
+    await lab.host.threads.interrupt({ threadId: parent.threadId, reason: "interrupted_by_user" });
     const ended = await lab.host.threads.waitForRun({
       threadId: parent.threadId,
       runId: runsOf(parent.threadId)[0]!.id,
@@ -310,7 +310,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     });
     expect(store().get("runtimeRequest", request.id)!.parentNotice).toBeNull();
     expect(runsOf(parent.threadId).filter((run) => run.startedAt !== null)).toHaveLength(1);
-    lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: ["yes"] } });
+    await lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: ["yes"] } });
     await until("the task to be finalized", () => store().get("delegatedTask", started.taskId)!.finalizedAt);
     expect(runsOf(parent.threadId).filter((run) => run.startedAt !== null)).toHaveLength(1);
   });
@@ -389,7 +389,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     await until("the cancelled task to settle", () => store().get("delegatedTask", task.taskId)!.finalizedAt);
     expect([store().get("run", first.runId)!.held, store().get("run", second.runId)!.held]).toEqual([true, true]);
 
-    const resumed = lab.host.threads.resume(task.childThreadId);
+    const resumed = await lab.host.threads.resume(task.childThreadId);
     expect(resumed.resumedRunIds).toEqual([first.runId, second.runId]);
     expect(resumed.thread.stopped).toBe(false);
     await until("both held runs to finish", () => idle(task.childThreadId));
@@ -400,7 +400,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
       latestTerminalSummary: "second held",
     });
     // A thread that is not stopped resumes nothing.
-    expect(lab.host.threads.resume(task.childThreadId).resumedRunIds).toEqual([]);
+    expect((await lab.host.threads.resume(task.childThreadId)).resumedRunIds).toEqual([]);
     parent.release();
   });
 
@@ -410,7 +410,7 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
       task: "@@gate queue-ahead-child @@reply the child's result",
       mode: "async",
     });
-    const later = lab.host.threads.send({
+    const later = await lab.host.threads.send({
       threadId: parent.threadId,
       text: "@@gate queue-ahead-user @@reply user message done",
       mode: "queue",

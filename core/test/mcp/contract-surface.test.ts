@@ -37,7 +37,7 @@ type Provider = {
 
 const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
 
-describe("MCP contract surface: waits, ceilings, send policy, shell fields, model lists, retry keys", () => {
+describe("MCP contract surface: waits, ceilings, send policy, shell fields, model lists, retry keys", async () => {
   let lab: McpLab;
   let gates = 0;
   const gate = (name: string) => `${name}-${++gates}`;
@@ -85,7 +85,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
   });
   afterAll(async () => lab.stop());
 
-  const idleThread = (
+  const idleThread = async (
     providerInstanceId: string,
     extra: {
       runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access";
@@ -95,13 +95,15 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
       model?: string;
     } = {},
   ) =>
-    lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId,
-      createdBy: "user",
-      creationSource: "cli",
-      ...extra,
-    }).thread;
+    (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId,
+        createdBy: "user",
+        creationSource: "cli",
+        ...extra,
+      })
+    ).thread;
 
   /** A thread whose first turn is live at its provider, held at a gate. */
   const busyThread = async (
@@ -109,7 +111,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     script: string,
     extra: { runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access"; model?: string } = {},
   ) => {
-    const thread = idleThread(providerInstanceId, { ...extra, prompt: script });
+    const thread = await idleThread(providerInstanceId, { ...extra, prompt: script });
     await lab.waitForLiveTurn(thread.id);
     return thread;
   };
@@ -145,7 +147,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
 
   it("t3_thread_update, link_pull_request and unlink_pull_request on another thread hold the privilege ceiling, like send and interrupt", async () => {
     const narrowCaller = await lab.liveAgent({ runtimeMode: "auto-accept-edits" });
-    const broad = idleThread("alpha", { runtimeMode: "full-access", title: "broad" });
+    const broad = await idleThread("alpha", { runtimeMode: "full-access", title: "broad" });
     const changes: [string, Record<string, unknown>][] = [
       ["t3_thread_update", { threadId: broad.id, action: "rename", title: "taken over" }],
       ["t3_thread_update", { threadId: broad.id, action: "regenerate_title" }],
@@ -166,7 +168,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     });
 
     const planner = await lab.liveAgent({ runtimeMode: "full-access", interactionMode: "plan" });
-    const defaultMode = idleThread("alpha", {
+    const defaultMode = await idleThread("alpha", {
       runtimeMode: "approval-required",
       interactionMode: "default",
       title: "default mode",
@@ -179,7 +181,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     }
 
     // At or below the ceiling it works, and the caller's own thread is always its own to change.
-    const within = idleThread("alpha", { runtimeMode: "approval-required", title: "within" });
+    const within = await idleThread("alpha", { runtimeMode: "approval-required", title: "within" });
     expect(
       await mustCall(narrowCaller.client, "t3_thread_update", {
         threadId: within.id,
@@ -393,7 +395,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
   });
 
   it("an agent's clientRequestId survives a new provider session of its thread; another thread's or another token's key is its own", async () => {
-    const peer = idleThread("alpha", { runtimeMode: "full-access" });
+    const peer = await idleThread("alpha", { runtimeMode: "full-access" });
     const firstHold = gate("retry-first");
     const parent = await busyThread("alpha", `@@gate ${firstHold} @@reply first turn`, { runtimeMode: "full-access" });
     const firstSession = await lab.agent(parent.id);
@@ -414,7 +416,7 @@ describe("MCP contract surface: waits, ceilings, send policy, shell fields, mode
     // The provider session ends (as at a restart); the next run opens a new one with a new credential.
     await lab.host.sessions.close(parent.id, "test_session_end");
     const secondHold = gate("retry-second");
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: parent.id,
       text: `@@gate ${secondHold} @@reply second turn`,
       mode: "auto",

@@ -44,7 +44,7 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
     beforeAll(async () => {
       lab = await McpLab.start();
       repo = gitRepo();
-      otherId = lab.host.projects.add(repo, "other").id;
+      otherId = (await lab.host.projects.add(repo, "other")).id;
     });
     afterAll(async () => {
       await lab.stop();
@@ -187,13 +187,15 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
     });
 
     it("holds a client token scoped to one project to it for the same calls", async () => {
-      const over = lab.host.threads.createThread({
-        projectId: otherId,
-        providerInstanceId: "alpha",
-        runtimeMode: "auto-accept-edits",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread.id;
+      const over = (
+        await lab.host.threads.createThread({
+          projectId: otherId,
+          providerInstanceId: "alpha",
+          runtimeMode: "auto-accept-edits",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread.id;
       const { token } = lab.registry.issueClientToken({
         ttlMs: 3_600_000,
         capabilities: ["orchestration:operate"],
@@ -261,14 +263,16 @@ describe("threads and delegation in other projects (real MCP endpoint)", () => {
     beforeAll(async () => {
       lab = await McpLab.start({ reach: { agentProjects: "own" } });
       folder = mkdtempSync(join(tmpdir(), "switchyard-reach-own-"));
-      otherId = lab.host.projects.add(folder, "other").id;
-      overThere = lab.host.threads.createThread({
-        projectId: otherId,
-        providerInstanceId: "alpha",
-        runtimeMode: "auto-accept-edits",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread.id;
+      otherId = (await lab.host.projects.add(folder, "other")).id;
+      overThere = (
+        await lab.host.threads.createThread({
+          projectId: otherId,
+          providerInstanceId: "alpha",
+          runtimeMode: "auto-accept-edits",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread.id;
     });
     afterAll(async () => {
       await lab.stop();

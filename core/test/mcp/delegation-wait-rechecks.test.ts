@@ -34,7 +34,7 @@ describe("a delegate_task wait", () => {
         task.childThreadId,
         parent.threadId,
       ].entries()) {
-        lab.host.engine.apply((ctx) => {
+        await lab.host.engine.apply((ctx) => {
           const thread = ctx.require("thread", threadId);
           ctx.put("thread", { ...thread, updatedAt: ctx.now });
           ctx.put("item", {

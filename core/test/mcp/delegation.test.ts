@@ -300,7 +300,10 @@ describe("MCP delegation lifecycle (real endpoint, engine, SQLite; two scripted 
       requestId: result.pendingApproval!.requestId,
     });
     expect(refused).toMatchObject({ ok: false, code: "invalid_request" });
-    lab.host.threads.respondToRequest(result.pendingApproval!.requestId, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(result.pendingApproval!.requestId, {
+      kind: "approval",
+      decision: "accept",
+    });
     const status = await lab.host.waiter.waitFor(
       () =>
         lab.host.store.get("delegatedTask", result.taskId)!.finalizedAt

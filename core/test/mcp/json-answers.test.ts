@@ -137,7 +137,7 @@ describe("the MCP endpoint's JSON answers", () => {
 
   it("sends an answer with characters beyond ASCII whole (its Content-Length counts bytes)", async () => {
     const title = "Grüße aus dem Stellwerk 🚂";
-    lab.host.threads.createThread({
+    await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       title,
@@ -154,7 +154,7 @@ describe("the MCP endpoint's JSON answers", () => {
   });
 
   it("acts for each POST's own caller while calls with different credentials share its servers", async () => {
-    const other = lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-project-")), "other");
+    const other = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-other-project-")), "other");
     const reader = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] }).token;
     const elsewhere = lab.registry.issueClientToken({
       ttlMs: 3_600_000,

@@ -30,7 +30,7 @@ describe("peer threads", () => {
   afterAll(async () => lab.stop());
 
   const finishedThread = async (prompt: string, title: string) => {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",
@@ -99,7 +99,7 @@ describe("peer threads", () => {
     await lab.host.threads.waitForRun({ threadId: peer, runId: sent.runId, timeoutMs: 10_000 });
 
     // A thread with unfinished work cannot be settled, and stays as it was.
-    const { thread: busy } = lab.host.threads.createThread({
+    const { thread: busy } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",
@@ -132,7 +132,7 @@ describe("peer threads", () => {
 
   it("tells the receiving agent which thread wrote, with a reply instruction a coordinator can leave out", async () => {
     const coordinator = await lab.liveAgent({ title: "Coordinator" });
-    const { thread: peer } = lab.host.threads.createThread({
+    const { thread: peer } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "full-access",
@@ -216,7 +216,7 @@ describe("peer threads", () => {
 
   it("t3_thread_wait reports each attention request once, in order, then the finished run", async () => {
     const coordinator = await lab.liveAgent({ title: "Coordinator" });
-    const { thread: peer } = lab.host.threads.createThread({
+    const { thread: peer } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       runtimeMode: "approval-required",
@@ -240,7 +240,10 @@ describe("peer threads", () => {
         timeoutMs: 0,
       }),
     ).toMatchObject({ endedBy: "timeout", waitTimedOut: true, attention: null, cursor: question.cursor });
-    lab.host.threads.respondToRequest(question.attention!.requestId, { kind: "user_input", answers: { q1: ["8080"] } });
+    await lab.host.threads.respondToRequest(question.attention!.requestId, {
+      kind: "user_input",
+      answers: { q1: ["8080"] },
+    });
 
     const approval = await mustCall<Wait>(coordinator.client, "t3_thread_wait", {
       threadId: peer.id,
@@ -257,7 +260,7 @@ describe("peer threads", () => {
       endedBy: "approval",
       attention: { requestId: approval.attention!.requestId },
     });
-    lab.host.threads.respondToRequest(approval.attention!.requestId, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(approval.attention!.requestId, { kind: "approval", decision: "accept" });
 
     const finished = await mustCall<Wait>(coordinator.client, "t3_thread_wait", {
       threadId: peer.id,
@@ -271,7 +274,7 @@ describe("peer threads", () => {
       waitTimedOut: false,
     });
 
-    const { thread: idle } = lab.host.threads.createThread({
+    const { thread: idle } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       createdBy: "user",

@@ -205,7 +205,7 @@ describe.each(REVISIONS)("MCP %s, through the real endpoint", (revision) => {
   });
 
   it("puts an outside client's new work in the project its roots name, asking the client for them", async () => {
-    const project = lab.host.projects.add(mkdtempSync(join(elsewhere, "rooted-")), "rooted");
+    const project = await lab.host.projects.add(mkdtempSync(join(elsewhere, "rooted-")), "rooted");
     const client = await connect(
       lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:operate"] }).token,
       { name: `rooted-${revision}`, roots: [project.rootPath] },
@@ -250,8 +250,8 @@ describe.each(REVISIONS)("MCP %s, through the real endpoint", (revision) => {
     expect(
       await reader.call("delegate_task", { task: "@@reply no", target: { providerInstanceId: "beta" } }),
     ).toMatchObject({ ok: false, code: "capability_denied", details: { required: "orchestration:operate" } });
-    const other = lab.host.projects.add(elsewhere, "elsewhere");
-    const { thread } = lab.host.threads.createThread({
+    const other = await lab.host.projects.add(elsewhere, "elsewhere");
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       prompt: "@@reply hidden",

@@ -11,7 +11,7 @@ describe("t3_thread_list paging", () => {
   beforeAll(async () => {
     lab = await McpLab.start();
     for (let i = 0; i < 30; i += 1) {
-      lab.host.threads.createThread({
+      await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
         title: `thread ${i}`,
@@ -59,7 +59,7 @@ describe("t3_thread_list paging", () => {
 
   it("reads the page's thread records only, with or without a title filter, which folds case as JavaScript does", async () => {
     for (const title of ["Überprüfung A", "überprüfung b", "ÜBERPRÜFUNG C"]) {
-      lab.host.threads.createThread({
+      await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
         title,

@@ -10,7 +10,7 @@ type Waited = { threadId: string; threadLink: string; threadWebUrl?: string; sta
 
 /** A thread of the lab's project that finished one turn. */
 async function finishedThread(lab: McpLab, prompt: string): Promise<string> {
-  const { thread } = lab.host.threads.createThread({
+  const { thread } = await lab.host.threads.createThread({
     projectId: lab.projectId,
     providerInstanceId: "alpha",
     runtimeMode: "full-access",

@@ -66,7 +66,7 @@ describe("MCP thread tools", () => {
     });
     expect(third.lineage.relationship).toBe("root");
     // Later work on a created thread does not change what a retry of the call answers.
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: created.threads[0]!.thread.threadId,
       text: "@@reply later",
       mode: "queue",
@@ -109,23 +109,27 @@ describe("MCP thread tools", () => {
   it("lists one project's threads newest first with filters and offset paging; other projects with projectId; deleted never", async () => {
     const otherDir = mkdtempSync(join(tmpdir(), "switchyard-other-"));
     try {
-      const other = lab.host.projects.add(otherDir, "other");
+      const other = await lab.host.projects.add(otherDir, "other");
       for (let i = 0; i < 5; i += 1)
-        lab.host.threads.createThread({
+        await lab.host.threads.createThread({
           projectId: other.id,
           providerInstanceId: "alpha",
           title: `other ${i}`,
           createdBy: "user",
           creationSource: "cli",
         });
-      const gone = lab.host.threads.createThread({
-        projectId: other.id,
-        providerInstanceId: "alpha",
-        title: "deleted one",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
-      lab.host.engine.apply((ctx) => ctx.put("thread", { ...ctx.require("thread", gone.id), deletedAt: ctx.now }));
+      const gone = (
+        await lab.host.threads.createThread({
+          projectId: other.id,
+          providerInstanceId: "alpha",
+          title: "deleted one",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
+      await lab.host.engine.apply((ctx) =>
+        ctx.put("thread", { ...ctx.require("thread", gone.id), deletedAt: ctx.now }),
+      );
       const client = await lab.client(["orchestration:read"]);
       const page1 = await mustCall<{ threads: Shell[]; total: number; hasMore: boolean; nextOffset: number | null }>(
         client,
@@ -200,7 +204,7 @@ describe("MCP thread tools", () => {
   });
 
   it("reads newest first for agents and oldest first for clients, pages both ways, and bounds the size", async () => {
-    const { thread } = lab.host.threads.createThread({
+    const { thread } = await lab.host.threads.createThread({
       projectId: lab.projectId,
       providerInstanceId: "alpha",
       title: "long",
@@ -208,7 +212,7 @@ describe("MCP thread tools", () => {
       creationSource: "cli",
     });
     for (let i = 1; i <= 6; i += 1) {
-      lab.host.threads.send({
+      await lab.host.threads.send({
         threadId: thread.id,
         text: `@@reply ${`answer ${i} `.repeat(i === 6 ? 2_000 : 3)}`,
         mode: "auto",
@@ -297,13 +301,15 @@ describe("MCP thread tools", () => {
       );
 
     // An idle thread: auto starts it; steer and restart have no turn to act on.
-    const idle = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "beta",
-      runtimeMode: "auto-accept-edits",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const idle = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "beta",
+        runtimeMode: "auto-accept-edits",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     expect(await send(idle.id, "@@reply started", "steer")).toMatchObject({ ok: false, code: "thread_not_sendable" });
     const started = await send(idle.id, "@@gate beta-hold @@reply started", "auto", "s1");
     expect(started).toMatchObject({ ok: true, value: { delivery: "started", asked: "auto" } });
@@ -328,14 +334,16 @@ describe("MCP thread tools", () => {
     expect(run.run).toMatchObject({ status: "completed", summary: "after restart", attemptCount: 2 });
 
     // alpha steers natively.
-    const live = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      runtimeMode: "full-access",
-      prompt: "@@gate alpha-hold @@reply base",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const live = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        runtimeMode: "full-access",
+        prompt: "@@gate alpha-hold @@reply base",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     await lab.waitForLiveTurn(live.id);
     expect(await send(live.id, "extra context", "steer")).toMatchObject({
       ok: true,
@@ -376,15 +384,17 @@ describe("MCP thread tools", () => {
     });
     try {
       const agent = await stopOnly.liveAgent();
-      const thread = stopOnly.host.threads.createThread({
-        projectId: stopOnly.projectId,
-        providerInstanceId: "stopper",
-        prompt: "@@gate stop-hold @@reply never",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const thread = (
+        await stopOnly.host.threads.createThread({
+          projectId: stopOnly.projectId,
+          providerInstanceId: "stopper",
+          prompt: "@@gate stop-hold @@reply never",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       await stopOnly.waitForLiveTurn(thread.id);
-      stopOnly.host.threads.send({
+      await stopOnly.host.threads.send({
         threadId: thread.id,
         text: "@@reply queued before",
         mode: "queue",
@@ -421,12 +431,14 @@ describe("MCP thread tools", () => {
 
   it("waits for runs and interrupts them", async () => {
     const agent = await lab.liveAgent();
-    const idle = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const idle = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     expect(await mustCall(agent.client, "t3_thread_wait", { threadId: idle.id })).toMatchObject({
       status: "idle",
       waitTimedOut: false,
@@ -435,14 +447,16 @@ describe("MCP thread tools", () => {
     expect(await mustCall(agent.client, "t3_thread_interrupt", { threadId: idle.id })).toMatchObject({
       status: "no_active_run",
     });
-    const busy = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      prompt: "@@gate wait-hold @@reply waited",
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const busy = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        prompt: "@@gate wait-hold @@reply waited",
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     const timedOut = await mustCall(agent.client, "t3_thread_wait", { threadId: busy.id, timeoutMs: 200 });
     expect(timedOut).toMatchObject({ waitTimedOut: true, status: expect.stringMatching(/starting|running/) });
     await lab.waitForLiveTurn(busy.id);
@@ -476,13 +490,15 @@ describe("MCP thread tools", () => {
     });
     try {
       const a = await minimal.liveAgent();
-      const rigid = minimal.host.threads.createThread({
-        projectId: minimal.projectId,
-        providerInstanceId: "rigid",
-        prompt: "@@gate rigid-hold @@reply ok",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread;
+      const rigid = (
+        await minimal.host.threads.createThread({
+          projectId: minimal.projectId,
+          providerInstanceId: "rigid",
+          prompt: "@@gate rigid-hold @@reply ok",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread;
       await minimal.waitForLiveTurn(rigid.id);
       expect(await callTool(a.client, "t3_thread_interrupt", { threadId: rigid.id })).toMatchObject({
         ok: false,
@@ -571,7 +587,7 @@ describe("MCP thread tools", () => {
       writeFileSync(join(repo, "README.md"), "hi\n");
       git("add", ".");
       git("commit", "-qm", "init");
-      const project = lab.host.projects.add(repo, "repo");
+      const project = await lab.host.projects.add(repo, "repo");
       const agent = await lab.liveAgent({ projectId: project.id, runtimeMode: "auto-accept-edits" });
       type Launch = {
         thread: Shell & { cwd: string; branch: string | null; worktreePath: string | null };

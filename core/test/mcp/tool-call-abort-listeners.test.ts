@@ -17,7 +17,7 @@ describe("a turn's tool calls and its abort signal", () => {
     process.on("warning", onWarning);
     try {
       const calls = Array.from({ length: 12 }, () => "@@tool orchestrator_capabilities {}").join("\n");
-      const { thread } = lab.host.threads.createThread({
+      const { thread } = await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
         runtimeMode: "full-access",

@@ -235,7 +235,7 @@ describe("tasks across environments", () => {
   it("receives a remote result once and delivers it to the parent as the usual result message", async () => {
     const parent = await lab.liveAgent({ title: "parent on a" });
     const run = lab.host.store.select("run", "thread_id = ?", [parent.threadId])[0]!;
-    remote().record({
+    await remote().record({
       linkName: "mac",
       remoteTaskId: "task:remote-1",
       environmentId: "env_mac",
@@ -246,7 +246,7 @@ describe("tasks across environments", () => {
       title: "on the mac",
     });
     // Recorded twice (a retried delegation): still one task, one item in the parent.
-    remote().record({
+    await remote().record({
       linkName: "mac",
       remoteTaskId: "task:remote-1",
       environmentId: "env_mac",
@@ -288,7 +288,7 @@ describe("tasks across environments", () => {
   it("keeps a result for a stopped parent until its next run ends", async () => {
     const parent = await lab.liveAgent({ title: "stopped parent" });
     const run = lab.host.store.select("run", "thread_id = ?", [parent.threadId])[0]!;
-    remote().record({
+    await remote().record({
       linkName: "mac",
       remoteTaskId: "task:remote-2",
       environmentId: "env_mac",
@@ -298,7 +298,7 @@ describe("tasks across environments", () => {
       childThreadLink: "switchyard-thread://v2/env_mac/t2",
       title: "second",
     });
-    lab.host.engine.apply((ctx) => stopThread(ctx, parent.threadId, "stopped_by_user"));
+    await lab.host.engine.apply((ctx) => stopThread(ctx, parent.threadId, "stopped_by_user"));
     await until(
       "the parent stopped",
       () =>
@@ -309,7 +309,7 @@ describe("tasks across environments", () => {
     const messageId = remoteResultMessageId("mac", "task:remote-2");
     expect(runsOfMessage(parent.threadId, messageId)).toEqual([]);
     // The user talks to the parent again: once that run ends, the result is delivered.
-    lab.host.threads.send({
+    await lab.host.threads.send({
       threadId: parent.threadId,
       text: "@@reply back",
       mode: "queue",

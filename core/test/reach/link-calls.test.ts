@@ -62,7 +62,7 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     });
     a = await McpLab.start({ listen: { host: "127.0.0.3" } });
     otherRoot = mkdtempSync(join(tmpdir(), "switchyard-reach-other-"));
-    otherProject = b.host.projects.add(otherRoot, "other").id;
+    otherProject = (await b.host.projects.add(otherRoot, "other")).id;
   });
   afterAll(async () => {
     await a?.stop();
@@ -223,16 +223,18 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
 
   it("refuses a project outside the grant, and answers for its threads as if they did not exist", async () => {
     const grant = link("mac-one-project", { verbs: ["read", "create"] });
-    const elsewhere = b.host.threads.createThread({
-      projectId: otherProject,
-      providerInstanceId: "alpha",
-      runtimeMode: "approval-required",
-      interactionMode: "default",
-      title: null,
-      prompt: "@@reply private",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread;
+    const elsewhere = (
+      await b.host.threads.createThread({
+        projectId: otherProject,
+        providerInstanceId: "alpha",
+        runtimeMode: "approval-required",
+        interactionMode: "default",
+        title: null,
+        prompt: "@@reply private",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread;
     const before = threadCount();
     const create = failed(
       await client().callTool("mac-one-project", "create_threads", {

@@ -80,12 +80,12 @@ describe("tree budgets and environment ids across environments", () => {
         title: remoteTaskId,
       });
     // Of an earlier run of the same parent: not this run's breadth, but this tree's.
-    record("task:earlier", "run-earlier");
+    await record("task:earlier", "run-earlier");
     expect(remote.countOfTree(parent.threadId)).toBe(1);
     expect(remote.unreceivedCountOfRun("run-earlier")).toBe(1);
     expect(remote.receive("mac", { taskId: "task:earlier", status: "completed", summary: "done" })).toBe(true);
     expect(remote.unreceivedCountOfRun("run-earlier")).toBe(0);
-    record("task:earlier-2", "run-earlier");
+    await record("task:earlier-2", "run-earlier");
     expect(remote.countOfTree(parent.threadId)).toBe(2);
 
     const refused = await callTool(parent.client, "delegate_task", {

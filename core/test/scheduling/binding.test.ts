@@ -25,7 +25,7 @@ describe("where scheduled runs go: bound and unbound tasks, and the creator's ce
   beforeAll(async () => {
     lab = await McpLab.start({ overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }) });
     otherDir = mkdtempSync(join(tmpdir(), "switchyard-sched-other-"));
-    otherProject = lab.host.projects.add(otherDir, "other").id;
+    otherProject = (await lab.host.projects.add(otherDir, "other")).id;
   });
   afterAll(async () => {
     await lab.stop();

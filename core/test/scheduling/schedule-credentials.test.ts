@@ -215,7 +215,7 @@ describe("scheduled tasks never outlive the credential that made them", () => {
     });
     await client.close();
     // The task as an older Switchyard wrote it: no authority, no pause.
-    lab.host.engine.execute({
+    await lab.host.engine.execute({
       commandId: "cmd:test.legacy_task",
       operation: "test.legacy_task",
       request: {},

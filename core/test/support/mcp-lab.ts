@@ -73,7 +73,7 @@ export class McpLab {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0, ...(options.listen ? { listen: options.listen } : {}) });
-    const project = t.host.projects.add(t.workspace, "main");
+    const project = await t.host.projects.add(t.workspace, "main");
     return new McpLab(t, server, project.id);
   }
 
@@ -134,7 +134,7 @@ export class McpLab {
     } = {},
   ) {
     const gate = `live-${++gateCounter}`;
-    const { thread } = this.host.threads.createThread({
+    const { thread } = await this.host.threads.createThread({
       projectId: options.projectId ?? this.projectId,
       providerInstanceId: options.instance ?? "alpha",
       runtimeMode: options.runtimeMode ?? "full-access",
@@ -152,7 +152,7 @@ export class McpLab {
   /** A new live turn (held at a gate) on an existing thread, started by an explicit send. */
   async liveAgentOn(threadId: string) {
     const gate = `live-${++gateCounter}`;
-    this.host.threads.send({
+    await this.host.threads.send({
       threadId,
       text: `@@gate ${gate} @@reply again-done`,
       mode: "queue",

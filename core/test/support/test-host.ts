@@ -70,7 +70,7 @@ export async function startTestHost(
         : createSilentLogger()),
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
-  if (options.start !== false) host.start();
+  if (options.start !== false) await host.start();
   return {
     host,
     home,

@@ -13,3 +13,11 @@ export async function until(
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/**
+ * Resolves once every microtask queued so far, and those they queue, has run: where the
+ * ingestor's group commit has landed (it flushes before the event loop reaches any I/O).
+ */
+export function afterMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

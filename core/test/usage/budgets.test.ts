@@ -115,7 +115,7 @@ describe("tree budgets: tokens, cost and wall-clock per task", () => {
 
     // No new children in that tree: a later turn of the grandchild thread (an explicit send) may
     // run, but its delegate_task is refused.
-    const send = lab.host.threads.send({
+    const send = await lab.host.threads.send({
       threadId: spender!.childThreadId,
       text: `@@tool delegate_task {"task":"@@reply great-grandchild"}`,
       mode: "auto",

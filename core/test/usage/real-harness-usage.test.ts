@@ -54,7 +54,7 @@ function requestTotal(request: RecordedRequest): number {
   return usage.inputTokens + usage.cachedInputTokens + usage.cacheWriteInputTokens + usage.outputTokens;
 }
 
-describe("usage and budgets through real Codex (app-server and exec), Pi and Claude harnesses", () => {
+describe("usage and budgets through real Codex (app-server and exec), Pi and Claude harnesses", async () => {
   let server: ScriptedModelServer;
   let codexHome: CodexHome;
   let piHome: PiHome;
@@ -99,7 +99,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       overrides: (c) => c.register(TOKENS.Clock, { useValue: clock }),
     });
     http = await startServer(host, { port: 0 });
-    projectId = host.projects.add(workspace, "workspace").id;
+    projectId = (await host.projects.add(workspace, "workspace")).id;
     const token = host.container
       .resolve(McpSessionRegistry)
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read", "orchestration:operate"] }).token;
@@ -118,15 +118,17 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const rootThread = (prompt: string) =>
-    host.threads.createThread({
-      projectId,
-      providerInstanceId: "codex",
-      prompt,
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+  const rootThread = async (prompt: string) =>
+    (
+      await host.threads.createThread({
+        projectId,
+        providerInstanceId: "codex",
+        prompt,
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
   const waitForRun = async (threadId: string) => {
     const result = await host.threads.waitForRun({ threadId, timeoutMs: 150_000 });
     if (result.run === null || result.timedOut)
@@ -180,7 +182,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
     expect(await untilGone(processes.map((entry) => entry.pid))).toEqual([]);
     const requestsAtStop = requestsOf(prompts).length;
     for (const gate of gates) server.release(gate);
-    const sync = await waitForRun(rootThread("sync turn @@usage in=1 out=1 @@reply synced"));
+    const sync = await waitForRun(await rootThread("sync turn @@usage in=1 out=1 @@reply synced"));
     expect(sync.status).toBe("completed");
     expect(requestsOf(prompts).length).toBe(requestsAtStop);
   }
@@ -205,7 +207,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       mode: "wait",
       clientRequestId: "rollup-child",
     };
-    const root = rootThread(
+    const root = await rootThread(
       `codex works @@usage in=1000 cached=200 out=50 reasoning=10 @@tool delegate_task ${JSON.stringify(child)} @@then @@usage in=1300 cached=1000 out=30 @@reply codex relays the child`,
     );
     const run = await waitForRun(root);
@@ -296,17 +298,19 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
 
   it("a second turn in the same live session (Codex app-server, Pi, Claude) counts only its own requests", async () => {
     const twoTurns = async (instance: string) => {
-      const threadId = host.threads.createThread({
-        projectId,
-        providerInstanceId: instance,
-        prompt: `${instance} turn one @@usage in=100 cached=20 out=10 @@reply one`,
-        runtimeMode: "full-access",
-        createdBy: "user",
-        creationSource: "cli",
-      }).thread.id;
+      const threadId = (
+        await host.threads.createThread({
+          projectId,
+          providerInstanceId: instance,
+          prompt: `${instance} turn one @@usage in=100 cached=20 out=10 @@reply one`,
+          runtimeMode: "full-access",
+          createdBy: "user",
+          creationSource: "cli",
+        })
+      ).thread.id;
       expect((await waitForRun(threadId)).status).toBe("completed");
       const session = host.store.select("providerSession", "thread_id = ?", [threadId])[0]!.id;
-      const next = host.threads.send({
+      const next = await host.threads.send({
         threadId,
         text: `${instance} turn two @@usage in=300 cached=60 out=30 @@reply two`,
         mode: "auto",
@@ -336,23 +340,25 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
   it("codex-exec (one codex exec per turn): each turn's usage is its own, not the resumed thread's running total, also after its session reopens", async () => {
     const exec = (text: string) =>
       host.threads.send({ threadId, text, mode: "auto", createdBy: "user", creationSource: "cli" });
-    const threadId = host.threads.createThread({
-      projectId,
-      providerInstanceId: "codex-exec",
-      prompt: "exec first @@usage in=100 cached=40 out=10 @@reply first",
-      runtimeMode: "full-access",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const threadId = (
+      await host.threads.createThread({
+        projectId,
+        providerInstanceId: "codex-exec",
+        prompt: "exec first @@usage in=100 cached=40 out=10 @@reply first",
+        runtimeMode: "full-access",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     expect((await waitForRun(threadId)).status).toBe("completed");
-    const second = exec("exec second @@usage in=200 out=20 @@reply second");
+    const second = await exec("exec second @@usage in=200 out=20 @@reply second");
     expect((await host.threads.waitForRun({ threadId, runId: second.runId, timeoutMs: 150_000 })).run?.status).toBe(
       "completed",
     );
     // The session closes (as an idle or stopped one does): the next turn opens a new one on the Codex thread.
     await host.sessions.close(threadId, "idle");
     const sessionsBefore = host.store.count("providerSession", "thread_id = ?", [threadId]);
-    const third = exec("exec third @@usage in=300 cached=100 out=30 @@reply third");
+    const third = await exec("exec third @@usage in=300 cached=100 out=30 @@reply third");
     expect((await host.threads.waitForRun({ threadId, runId: third.runId, timeoutMs: 150_000 })).run?.status).toBe(
       "completed",
     );
@@ -406,7 +412,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       budget: { tokens: 2000 },
       clientRequestId: "token-budget",
     };
-    const root = rootThread(
+    const root = await rootThread(
       `${rootPrompt} @@tool delegate_task ${JSON.stringify(child)} @@then @@reply codex has the partial result`,
     );
     // Every level live: the holder's request and the spender's wait on their gates, Pi waits on
@@ -486,7 +492,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       budget: { costUsd: 1 },
       clientRequestId: "cost-budget",
     };
-    const root = rootThread(
+    const root = await rootThread(
       `${rootPrompt} @@tool delegate_task ${JSON.stringify(child)} @@then @@reply codex has the partial result`,
     );
     await server.waitForHold("cost-spend", 120_000);
@@ -535,7 +541,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       budget: { wallClockMs: 120_000 },
       clientRequestId: "wall-clock-budget",
     };
-    const root = rootThread(
+    const root = await rootThread(
       `${rootPrompt} @@tool delegate_task ${JSON.stringify(child)} @@then @@reply codex has the partial result`,
     );
     await server.waitForHold("wall-grandchild", 120_000);

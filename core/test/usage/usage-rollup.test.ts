@@ -34,13 +34,15 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
   type ReadResult = { usage: TreeUsage; runs: { runId: string; usage?: UsageTotals }[] };
 
   it("a turn without a usage report reads unknown with no figures; one with a report is stored with its run", async () => {
-    const silent = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      prompt: "@@reply no usage here",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const silent = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        prompt: "@@reply no usage here",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     await lab.host.threads.waitForRun({ threadId: silent, timeoutMs: 10_000 });
     const client = await lab.client(["orchestration:read"]);
     const read = await mustCall<ReadResult>(client, "t3_thread_read", { threadId: silent });
@@ -53,14 +55,16 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
     expect(read.runs[0]!.usage).toMatchObject({ status: "unknown", tokens: null });
     expect(lab.host.store.count("turnUsage", "thread_id = ?", [silent])).toBe(0);
 
-    const counted = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      model: "alpha-small",
-      prompt: "@@usage in=120 out=30 cached=50 cache-write=7 reasoning=12 @@reply counted",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const counted = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        model: "alpha-small",
+        prompt: "@@usage in=120 out=30 cached=50 cache-write=7 reasoning=12 @@reply counted",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     const run = await lab.host.threads.waitForRun({ threadId: counted, timeoutMs: 10_000 });
     const stored = lab.host.store.select("turnUsage", "thread_id = ?", [counted]);
     expect(stored).toHaveLength(1);
@@ -90,14 +94,16 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
   });
 
   it("prices a turn as reported, estimated from the price table (with its date), or unpriced, and sums them honestly", async () => {
-    const reported = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      model: "alpha-large",
-      prompt: "@@usage in=1000 out=100 cost=0.25 @@reply paid",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const reported = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        model: "alpha-large",
+        prompt: "@@usage in=1000 out=100 cost=0.25 @@reply paid",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     await lab.host.threads.waitForRun({ threadId: reported, timeoutMs: 10_000 });
     expect(lab.host.store.select("turnUsage", "thread_id = ?", [reported])[0]).toMatchObject({
       costUsd: 0.25,
@@ -105,14 +111,16 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
       pricing: null,
     });
 
-    const estimated = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      model: "alpha-large",
-      prompt: "@@usage in=1000000 out=100000 cached=200000 @@reply priced",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const estimated = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        model: "alpha-large",
+        prompt: "@@usage in=1000000 out=100000 cached=200000 @@reply priced",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     await lab.host.threads.waitForRun({ threadId: estimated, timeoutMs: 10_000 });
     // 1M input at $2 + 200k cached at $0.5 + 100k output at $10 = $2 + $0.1 + $1 = $3.1
     const record = lab.host.store.select("turnUsage", "thread_id = ?", [estimated])[0]!;
@@ -123,16 +131,18 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
     expect(record.costUsd).toBeCloseTo(3.1, 10);
 
     // A thread with one priced and one unknown turn: the sum covers what is known and says so.
-    const mixed = lab.host.threads.createThread({
-      projectId: lab.projectId,
-      providerInstanceId: "alpha",
-      model: "alpha-large",
-      prompt: "@@usage in=500000 out=0 @@reply half",
-      createdBy: "user",
-      creationSource: "cli",
-    }).thread.id;
+    const mixed = (
+      await lab.host.threads.createThread({
+        projectId: lab.projectId,
+        providerInstanceId: "alpha",
+        model: "alpha-large",
+        prompt: "@@usage in=500000 out=0 @@reply half",
+        createdBy: "user",
+        creationSource: "cli",
+      })
+    ).thread.id;
     await lab.host.threads.waitForRun({ threadId: mixed, timeoutMs: 10_000 });
-    const second = lab.host.threads.send({
+    const second = await lab.host.threads.send({
       threadId: mixed,
       text: "@@reply no report",
       mode: "auto",

@@ -48,7 +48,7 @@ describe("a parent fans out children into their own worktrees and takes their ch
       workspaces: { retentionMs: 0 },
     });
     repo = makeGitRepo({ "shared.txt": "the original line\n", "README.md": "hello\n" });
-    projectId = lab.host.projects.add(repo.path, "repo").id;
+    projectId = (await lab.host.projects.add(repo.path, "repo")).id;
   }, 60_000);
   afterAll(async () => {
     await lab?.stop();

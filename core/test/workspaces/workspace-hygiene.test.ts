@@ -43,7 +43,7 @@ describe("workspace hygiene: repository locks, retention and prune", () => {
       overrides: (container) => container.register(TOKENS.Clock, { useValue: clock }),
     });
     repo = makeGitRepo({ "README.md": "hello\n" });
-    projectId = lab.host.projects.add(repo.path, "repo").id;
+    projectId = (await lab.host.projects.add(repo.path, "repo")).id;
   }, 60_000);
   afterAll(async () => {
     await lab?.stop();

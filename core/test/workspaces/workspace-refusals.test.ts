@@ -43,9 +43,9 @@ describe("workspaces: choices, refusals and who may apply", () => {
         projectDefaults: { [projectIdFor(defaulted.path)]: "worktree", [realpathSync(plain)]: "worktree" },
       },
     });
-    projectId = lab.host.projects.add(repo.path, "repo").id;
-    lab.host.projects.add(defaulted.path, "defaulted");
-    lab.host.projects.add(plain, "plain");
+    projectId = (await lab.host.projects.add(repo.path, "repo")).id;
+    await lab.host.projects.add(defaulted.path, "defaulted");
+    await lab.host.projects.add(plain, "plain");
   }, 60_000);
   afterAll(async () => {
     await lab?.stop();
@@ -343,7 +343,7 @@ describe("workspaces: choices, refusals and who may apply", () => {
       mono.write("app/app.txt", "app v1\n");
       mono.git("add", ".");
       mono.git("commit", "-qm", "the app");
-      const appProject = lab.host.projects.add(join(mono.path, "app"), "app").id;
+      const appProject = (await lab.host.projects.add(join(mono.path, "app"), "app")).id;
       const parent = await lab.liveAgent({ projectId: appProject, runtimeMode: "full-access" });
       const task = await child(
         parent.client,
@@ -379,7 +379,7 @@ describe("workspaces: choices, refusals and who may apply", () => {
   it("refuses a workspaces folder inside the project", async () => {
     const inside = await McpLab.start({ workspaces: { root: join(repo.path, "nested-worktrees") } });
     try {
-      const project = inside.host.projects.add(repo.path, "repo");
+      const project = await inside.host.projects.add(repo.path, "repo");
       const parent = await inside.liveAgent({ projectId: project.id });
       expect(await callTool(parent.client, "delegate_task", { task: "x", workspace: "worktree" })).toMatchObject({
         ok: false,
@@ -401,7 +401,7 @@ describe("workspaces: choices, refusals and who may apply", () => {
       workspaces: { root: join(blocker, "worktrees") },
     });
     try {
-      const project = blocked.host.projects.add(repo.path, "repo");
+      const project = await blocked.host.projects.add(repo.path, "repo");
       const parent = await blocked.liveAgent({ projectId: project.id });
       const task = await mustCall<{ taskId: string; childThreadId: string }>(parent.client, "delegate_task", {
         task: "@write x.txt never\n@say never",

@@ -66,7 +66,7 @@ describe("codex-acp 2.x delegates through Switchyard (registry agent, scripted m
       mode: "wait",
       clientRequestId: "codex-acp-to-scripted",
     };
-    const threadId = lab.createThread(
+    const threadId = await lab.createThread(
       "codex",
       `delegate it @@tool delegate_task ${JSON.stringify(task)} @@then @@reply codex-acp relays: {{output.summary}}`,
       {

@@ -58,7 +58,7 @@ describe("Claude through a Switchyard host", () => {
   for (const [setting, instance] of Object.entries(INSTANCES)) {
     it(`reaches the orchestration tools without a search step (${setting}), with the session's own credential`, async () => {
       const prompt = `check ${setting} @@tool orchestrator_capabilities {} @@then @@reply caps: {{output}}`;
-      const threadId = lab.createThread(instance, prompt, { runtimeMode: "full-access" });
+      const threadId = await lab.createThread(instance, prompt, { runtimeMode: "full-access" });
       const run = await lab.waitForRun(threadId, { timeoutMs: 60_000 });
       expect(run.status, JSON.stringify(run.error)).toBe("completed");
       const first = server.requests.find((r) => r.userText === prompt && r.stepIndex === 0)!;
@@ -81,11 +81,11 @@ describe("Claude through a Switchyard host", () => {
   }
 
   it("a blocking t3_thread_wait blocks Claude until the server's resumable pending result, and no process shows a token", async () => {
-    const stuck = lab.createThread(INSTANCES.toolSearchOn, "never ends @@hold claude-stuck", {
+    const stuck = await lab.createThread(INSTANCES.toolSearchOn, "never ends @@hold claude-stuck", {
       runtimeMode: "full-access",
     });
     await server.waitForHold("claude-stuck", 60_000);
-    const waiter = lab.createThread(
+    const waiter = await lab.createThread(
       INSTANCES.toolSearchOn,
       `go @@tool t3_thread_wait {"threadId":"${stuck}"} @@then @@reply waited: {{output}}`,
       { runtimeMode: "full-access" },
@@ -111,7 +111,7 @@ describe("Claude through a Switchyard host", () => {
     };
     expect(output).toMatchObject({ threadId: stuck, waitTimedOut: true, status: "running" });
 
-    lab.host.threads.interrupt({ threadId: stuck });
+    await lab.host.threads.interrupt({ threadId: stuck });
     expect(["interrupted", "cancelled"]).toContain((await lab.waitForRun(stuck, { timeoutMs: 60_000 })).status);
     server.release("claude-stuck");
   });

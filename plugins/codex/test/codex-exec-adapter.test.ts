@@ -236,12 +236,12 @@ describe("codex-exec driver in a Switchyard host", () => {
   });
 
   it("degrades a steer to interrupt-and-restart (delivery restarted)", async () => {
-    const threadId = lab.createThread(INSTANCE, "first ask @@hold exec-steer @@reply never", {
+    const threadId = await lab.createThread(INSTANCE, "first ask @@hold exec-steer @@reply never", {
       runtimeMode: "full-access",
     });
     await server.waitForHold("exec-steer");
     await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId,
       text: "EXEC-STEER: new direction",
       mode: "steer",
@@ -261,7 +261,9 @@ describe("codex-exec driver in a Switchyard host", () => {
   });
 
   it("calls the live MCP endpoint with the session's credential", async () => {
-    const threadId = lab.createThread(INSTANCE, "@@tool orchestrator_capabilities {}", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "@@tool orchestrator_capabilities {}", {
+      runtimeMode: "full-access",
+    });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     const tool = (
       lab.host.store.select("item", "thread_id = ?", [threadId], "ORDER BY position") as unknown as {

@@ -54,7 +54,7 @@ function appServerPids(): number[] {
 
 describe("codex driver in a Switchyard host", () => {
   it("runs a thread's first message to a completed run with the assistant's reply", async () => {
-    const threadId = lab.createThread(INSTANCE, "@@reply hello through the host", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "@@reply hello through the host", { runtimeMode: "full-access" });
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("completed");
     expect(
@@ -65,7 +65,9 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("calls back into the live MCP endpoint with the session's own credential", async () => {
-    const threadId = lab.createThread(INSTANCE, "@@tool orchestrator_capabilities {}", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "@@tool orchestrator_capabilities {}", {
+      runtimeMode: "full-access",
+    });
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("completed");
     const tool = items(threadId).find((item) => item.kind === "tool_call");
@@ -94,7 +96,7 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("keeps t3_thread_wait a direct tool when Codex defers MCP tools (a known model slug)", async () => {
-    const threadId = lab.createThread(INSTANCE, "which tools?", { runtimeMode: "full-access", model: "gpt-5.5" });
+    const threadId = await lab.createThread(INSTANCE, "which tools?", { runtimeMode: "full-access", model: "gpt-5.5" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     const request = await server.waitForRequest((r) => r.userText === "which tools?");
     const tools = (request.body as { tools: { type: string; name?: string }[] }).tools;
@@ -105,7 +107,7 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("offers every Switchyard tool once, split across the two entries (unknown slug: nothing deferred)", async () => {
-    const threadId = lab.createThread(INSTANCE, "list tools", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "list tools", { runtimeMode: "full-access" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     const request = await server.waitForRequest((r) => r.userText === "list tools");
     const direct = request.toolNames.filter((name) => name.startsWith("mcp__switchyard_direct__"));
@@ -116,12 +118,12 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("steers a running turn natively through the host (delivery steered)", async () => {
-    const threadId = lab.createThread(INSTANCE, "working @@hold host-steer @@reply held reply", {
+    const threadId = await lab.createThread(INSTANCE, "working @@hold host-steer @@reply held reply", {
       runtimeMode: "full-access",
     });
     await server.waitForHold("host-steer");
     await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId,
       text: "HOST-STEER: change course",
       mode: "steer",
@@ -137,20 +139,20 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("interrupts a running turn through the host", async () => {
-    const threadId = lab.createThread(INSTANCE, "slow @@hold host-interrupt", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "slow @@hold host-interrupt", { runtimeMode: "full-access" });
     await server.waitForHold("host-interrupt");
     await eventually(() => lab.host.threads.runs(threadId)[0]?.status === "running", 10_000, "the run is running");
-    expect(lab.host.threads.interrupt({ threadId }).status).toBe("interrupt_requested");
+    expect((await lab.host.threads.interrupt({ threadId })).status).toBe("interrupt_requested");
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("interrupted");
     server.release("host-interrupt");
   });
 
   it("resumes the Codex thread when the host reopens a closed session", async () => {
-    const threadId = lab.createThread(INSTANCE, "remember the word quokka", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread(INSTANCE, "remember the word quokka", { runtimeMode: "full-access" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     await lab.host.sessions.close(threadId, "test_restart");
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId,
       text: "what was the word?",
       mode: "auto",
@@ -164,7 +166,7 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("answers an approval through the host's runtime-request path", async () => {
-    const threadId = lab.createThread(INSTANCE, "@@shell touch host-approved.txt", {
+    const threadId = await lab.createThread(INSTANCE, "@@shell touch host-approved.txt", {
       runtimeMode: "approval-required",
     });
     const request = await lab.host.waiter.waitFor(() => lab.host.threads.pendingRequests(threadId)[0] ?? null, {
@@ -172,7 +174,7 @@ describe("codex driver in a Switchyard host", () => {
     });
     expect(request).toMatchObject({ kind: "approval", approvalKind: "command" });
     expect(lab.host.threads.runs(threadId)[0]?.status).toBe("waiting");
-    lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
+    await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
     expect((await lab.waitForRun(threadId)).status).toBe("completed");
     expect(lab.host.store.get("runtimeRequest", request!.id)?.status).toBe("answered");
     const tool = items(threadId).find((item) => item.kind === "tool_call");
@@ -180,9 +182,9 @@ describe("codex driver in a Switchyard host", () => {
   });
 
   it("forks natively after a given run (thread/fork with lastTurnId) through the host's fork policy", async () => {
-    const source = lab.createThread(INSTANCE, "host-fork-alpha", { runtimeMode: "full-access" });
+    const source = await lab.createThread(INSTANCE, "host-fork-alpha", { runtimeMode: "full-access" });
     const first = await lab.waitForRun(source);
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId: source,
       text: "host-fork-beta",
       mode: "auto",
@@ -198,7 +200,7 @@ describe("codex driver in a Switchyard host", () => {
       creationSource: "cli",
     });
     expect(fork.strategy).toBe("native");
-    const next = lab.host.threads.send({
+    const next = await lab.host.threads.send({
       threadId: fork.thread.id,
       text: "host-fork-gamma",
       mode: "auto",

@@ -55,7 +55,7 @@ const liveTurn = async (threadId: string): Promise<void> => {
 
 describe("Cursor through a Switchyard host", () => {
   it("a steer the backend hands back (revert_to_followup) runs as a follow-up turn after the running one, never beside it", async () => {
-    const threadId = lab.createThread("cursor", "hold on @@hold host-revert @@reply first answer", {
+    const threadId = await lab.createThread("cursor", "hold on @@hold host-revert @@reply first answer", {
       runtimeMode: "full-access",
     });
     await liveTurn(threadId);
@@ -63,7 +63,7 @@ describe("Cursor through a Switchyard host", () => {
     backend.answerSteersWith("queuedForNextTurn");
     let sent;
     try {
-      sent = lab.host.threads.send({
+      sent = await lab.host.threads.send({
         threadId,
         text: "the steer @@reply answered the steer",
         mode: "steer",
@@ -104,12 +104,12 @@ describe("Cursor through a Switchyard host", () => {
   });
 
   it("a message queued while a run is active waits for it: Cursor never gets a send during a run", async () => {
-    const threadId = lab.createThread("cursor", "hold on @@hold host-queue @@reply first", {
+    const threadId = await lab.createThread("cursor", "hold on @@hold host-queue @@reply first", {
       runtimeMode: "full-access",
     });
     await liveTurn(threadId);
     await backend.waitForHold("host-queue", 60_000);
-    const queued = lab.host.threads.send({
+    const queued = await lab.host.threads.send({
       threadId,
       text: "next one @@reply second",
       mode: "queue",
@@ -144,7 +144,7 @@ describe("Cursor through a Switchyard host", () => {
       runtimeMode: "approval-required",
       clientRequestId: "to-cursor-narrow",
     };
-    const parent = lab.createThread(
+    const parent = await lab.createThread(
       "parent",
       `@@tool delegate_task ${JSON.stringify(full)} @@tool delegate_task ${JSON.stringify(narrow)} @@tool orchestrator_capabilities {} @@reply parent done`,
       { runtimeMode: "full-access" },
@@ -182,9 +182,13 @@ describe("Cursor through a Switchyard host", () => {
       mode: "async",
       clientRequestId: "to-cursor-inherit",
     };
-    const parent = lab.createThread("parent", `@@tool delegate_task ${JSON.stringify(inherit)} @@reply parent done`, {
-      runtimeMode: "approval-required",
-    });
+    const parent = await lab.createThread(
+      "parent",
+      `@@tool delegate_task ${JSON.stringify(inherit)} @@reply parent done`,
+      {
+        runtimeMode: "approval-required",
+      },
+    );
     const run = await lab.waitForRun(parent, { timeoutMs: 60_000 });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     const output = String(items(parent).find((item) => item.kind === "tool_call")!.data["output"]);

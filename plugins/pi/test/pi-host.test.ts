@@ -86,7 +86,7 @@ function findFiles(dir: string, pattern: RegExp): string[] {
 
 describe("Pi through a Switchyard host", () => {
   it("calls a Switchyard MCP tool through the extension with the session's own credential, which stays out of argv and files", async () => {
-    const threadId = lab.createThread(INSTANCE, "go @@tool orchestrator_capabilities {}", {
+    const threadId = await lab.createThread(INSTANCE, "go @@tool orchestrator_capabilities {}", {
       runtimeMode: "full-access",
     });
     const run = await lab.waitForRun(threadId, { timeoutMs: 60_000 });
@@ -134,12 +134,12 @@ describe("Pi through a Switchyard host", () => {
   });
 
   it("a blocking t3_thread_wait on a thread that never finishes returns the server's resumable pending result", async () => {
-    const stuck = lab.createThread(INSTANCE, "never ends @@hold stuck-gate", { runtimeMode: "full-access" });
+    const stuck = await lab.createThread(INSTANCE, "never ends @@hold stuck-gate", { runtimeMode: "full-access" });
     await server.waitForHold("stuck-gate", 30_000);
     const started = Date.now();
     // t3_thread_wait is deferred: the model finds it with tool_search, which declares it for the next call.
     const prompt = `go @@tool tool_search {"query":"t3_thread_wait"} @@then @@tool t3_thread_wait {"threadId":"${stuck}"}`;
-    const waiter = lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
+    const waiter = await lab.createThread(INSTANCE, prompt, { runtimeMode: "full-access" });
     const run = await lab.waitForRun(waiter, { timeoutMs: 60_000 });
     const elapsed = Date.now() - started;
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
@@ -160,20 +160,20 @@ describe("Pi through a Switchyard host", () => {
     // The server's cap (3 s) ended the wait, not a client timeout.
     expect(elapsed).toBeGreaterThanOrEqual(3_000);
 
-    lab.host.threads.interrupt({ threadId: stuck });
+    await lab.host.threads.interrupt({ threadId: stuck });
     server.release("stuck-gate");
     expect(["interrupted", "cancelled"]).toContain((await lab.waitForRun(stuck, { timeoutMs: 60_000 })).status);
   });
 
   it("records a steer a Pi input handler consumed as handled on the message, and runs no follow-up for it", async () => {
-    const threadId = lab.createThread(INSTANCE, "working @@hold host-ack @@reply held reply", {
+    const threadId = await lab.createThread(INSTANCE, "working @@hold host-ack @@reply held reply", {
       runtimeMode: "full-access",
     });
     await server.waitForHold("host-ack", 30_000);
     await lab.host.waiter.waitFor(() => (lab.host.threads.runs(threadId)[0]?.status === "running" ? true : null), {
       timeoutMs: 30_000,
     });
-    const sent = lab.host.threads.send({
+    const sent = await lab.host.threads.send({
       threadId,
       text: "swallowed steer",
       mode: "steer",

@@ -43,11 +43,11 @@ describe("template ACP flavor", () => {
   }
 
   it("turns the agent's question extension into a user-input request and hands back the answer", async () => {
-    const threadId = lab.createThread("agent", "@ask Which color? | red, blue", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread("agent", "@ask Which color? | red, blue", { runtimeMode: "full-access" });
     const request = await pendingQuestion(threadId);
     // Questions are never answered for the user, whatever the runtime mode.
     expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
-    lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: "blue" } });
+    await lab.host.threads.respondToRequest(request.id, { kind: "user_input", answers: { q1: "blue" } });
     const run = await lab.waitForRun(threadId);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.summary).toContain('answers: {"Which color?":"blue"}');
@@ -55,9 +55,9 @@ describe("template ACP flavor", () => {
   });
 
   it("answers the agent `cancelled` when the question is dismissed", async () => {
-    const threadId = lab.createThread("agent", "@ask Proceed? | yes, no", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread("agent", "@ask Proceed? | yes, no", { runtimeMode: "full-access" });
     const request = await pendingQuestion(threadId);
-    lab.host.threads.respondToRequest(request.id, { kind: "dismiss" });
+    await lab.host.threads.respondToRequest(request.id, { kind: "dismiss" });
     const run = await lab.waitForRun(threadId);
     expect(run.summary).toContain("question: cancelled");
     expect(lab.host.store.get("runtimeRequest", request.id)?.status).toBe("cancelled");

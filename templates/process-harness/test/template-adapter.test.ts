@@ -272,7 +272,7 @@ describe("template driver in a host", () => {
   });
 
   it("fails a run whose harness crashed with the end of its stderr", async () => {
-    const threadId = lab.createThread("stand-in", "@crash the model is down", { runtimeMode: "full-access" });
+    const threadId = await lab.createThread("stand-in", "@crash the model is down", { runtimeMode: "full-access" });
     const run = await lab.waitForRun(threadId);
     expect(run.status).toBe("failed");
     expect(run.error?.message).toContain("exited (code 3");

@@ -155,7 +155,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "runs a text turn with streamed text to a terminal status",
       async () => {
         const m = marker("text");
-        const threadId = lab.createThread(INSTANCE, setup.script.text(m), { runtimeMode: "full-access" });
+        const threadId = await lab.createThread(INSTANCE, setup.script.text(m), { runtimeMode: "full-access" });
         const done = await run(threadId);
         if (capabilities().turns.terminalStatusQuality === "none") {
           expect(["completed", "interrupted"]).toContain(done.status);
@@ -177,7 +177,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           return;
         }
         const m = marker("shell");
-        const threadId = lab.createThread(INSTANCE, setup.script.shell(m), { runtimeMode: "full-access" });
+        const threadId = await lab.createThread(INSTANCE, setup.script.shell(m), { runtimeMode: "full-access" });
         const done = await run(threadId);
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         const tools = items(threadId).filter((item) => item.kind === "tool_call");
@@ -193,7 +193,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       async () => {
         const gate = marker("steer-gate");
         const m = marker("steer");
-        const threadId = lab.createThread(INSTANCE, setup.script.hold(gate, m), { runtimeMode: "full-access" });
+        const threadId = await lab.createThread(INSTANCE, setup.script.hold(gate, m), { runtimeMode: "full-access" });
         await waitForLiveTurn(threadId);
         const turns = capabilities().turns;
         const send = () =>
@@ -205,13 +205,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
             creationSource: "cli",
           });
         if (turns.activeSteering) {
-          expect(send().delivery).toBe("steered");
+          expect((await send()).delivery).toBe("steered");
           await lab.host.drainEffects();
           await setup.script.release(gate);
           const done = await run(threadId);
           expect(done.status, JSON.stringify(done.error)).toBe("completed");
         } else if (turns.interrupt && turns.steeringByInterruptRestart) {
-          const sent = send();
+          const sent = await send();
           expect(sent.delivery).toBe("restarted");
           expect(sent.decision.degraded).toBe(true);
           const done = await run(threadId, { runId: sent.runId });
@@ -220,7 +220,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           const attempts = lab.host.store.select("attempt", "run_id = ?", [done.id]);
           expect(attempts.map((a) => a.status).sort()).toEqual(["completed", "interrupted"]);
         } else {
-          expect(send).toThrowError(expect.objectContaining({ code: "thread_not_sendable" }));
+          await expect(send()).rejects.toThrowError(expect.objectContaining({ code: "thread_not_sendable" }));
           await setup.script.release(gate);
           await run(threadId);
         }
@@ -232,19 +232,19 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "interrupts a running turn, or refuses with a typed error",
       async () => {
         const gate = marker("interrupt-gate");
-        const threadId = lab.createThread(INSTANCE, setup.script.hold(gate, marker("never")), {
+        const threadId = await lab.createThread(INSTANCE, setup.script.hold(gate, marker("never")), {
           runtimeMode: "full-access",
         });
         await waitForLiveTurn(threadId);
         if (capabilities().turns.interrupt) {
-          const result = lab.host.threads.interrupt({ threadId });
+          const result = await lab.host.threads.interrupt({ threadId });
           expect(result.status).toBe("interrupt_requested");
           const done = await run(threadId);
           expect(["interrupted", "cancelled"]).toContain(done.status);
           await setup.script.release(gate);
           expectNothingOpen(threadId);
         } else {
-          expect(() => lab.host.threads.interrupt({ threadId })).toThrowError(
+          await expect(lab.host.threads.interrupt({ threadId })).rejects.toThrowError(
             expect.objectContaining({ code: "thread_not_interruptible" }),
           );
           await setup.script.release(gate);
@@ -258,10 +258,10 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "closes a session and resumes it with the conversation intact",
       async () => {
         const first = marker("remember");
-        const threadId = lab.createThread(INSTANCE, setup.script.text(first), { runtimeMode: "full-access" });
+        const threadId = await lab.createThread(INSTANCE, setup.script.text(first), { runtimeMode: "full-access" });
         expect((await run(threadId)).status).toBe("completed");
         await lab.host.sessions.close(threadId, "conformance");
-        const sent = lab.host.threads.send({
+        const sent = await lab.host.threads.send({
           threadId,
           text: setup.script.recall(marker("recall")),
           mode: "auto",
@@ -283,13 +283,13 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       "forks natively, or carries the conversation as portable context",
       async () => {
         const m = marker("fork");
-        const source = lab.createThread(INSTANCE, setup.script.text(m), { runtimeMode: "full-access" });
+        const source = await lab.createThread(INSTANCE, setup.script.text(m), { runtimeMode: "full-access" });
         expect((await run(source)).status).toBe("completed");
         const fork = await lab.host.forks.fork({ sourceThreadId: source, createdBy: "user", creationSource: "cli" });
         const caps = capabilities();
         const expected = caps.threads.fork && caps.identity.nativeThreadIds === "strong" ? "native" : "portable";
         expect(fork.strategy).toBe(expected);
-        const sent = lab.host.threads.send({
+        const sent = await lab.host.threads.send({
           threadId: fork.thread.id,
           text: setup.script.recall(marker("after-fork")),
           mode: "auto",
@@ -316,14 +316,16 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           return;
         }
         const m = marker("approve");
-        const threadId = lab.createThread(INSTANCE, setup.script.approval(m), { runtimeMode: "approval-required" });
+        const threadId = await lab.createThread(INSTANCE, setup.script.approval(m), {
+          runtimeMode: "approval-required",
+        });
         const request = await lab.host.waiter.waitFor(
           () => lab.host.threads.pendingRequests(threadId).find((r) => r.kind === "approval") ?? null,
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
         expect((await lab.host.threads.runs(threadId, 1))[0]?.status).toBe("waiting");
-        lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
+        await lab.host.threads.respondToRequest(request!.id, { kind: "approval", decision: "accept" });
         const done = await run(threadId);
         expect(done.status, JSON.stringify(done.error)).toBe("completed");
         expect(done.summary).toContain(m);
@@ -340,7 +342,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           expect(setup.script.approval === undefined || !capabilities().runtimeRequests.approvals).toBe(true);
           return;
         }
-        const threadId = lab.createThread(INSTANCE, setup.script.approval(marker("dismiss")), {
+        const threadId = await lab.createThread(INSTANCE, setup.script.approval(marker("dismiss")), {
           runtimeMode: "approval-required",
         });
         const request = await lab.host.waiter.waitFor(
@@ -348,7 +350,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           { timeoutMs: 60_000 },
         );
         expect(request, "no approval request was raised").not.toBeNull();
-        lab.host.threads.respondToRequest(request!.id, { kind: "dismiss" });
+        await lab.host.threads.respondToRequest(request!.id, { kind: "dismiss" });
         const done = await run(threadId);
         expect(["completed", "failed", "interrupted", "cancelled"]).toContain(done.status);
         const settled = lab.host.store.get("runtimeRequest", request!.id)!;
@@ -368,7 +370,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           ).toBe(true);
           return;
         }
-        const threadId = lab.createThread(INSTANCE, setup.script.holdInTool(marker("in-tool")), {
+        const threadId = await lab.createThread(INSTANCE, setup.script.holdInTool(marker("in-tool")), {
           runtimeMode: "full-access",
         });
         const tool = await lab.host.waiter.waitFor(
@@ -376,7 +378,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           { timeoutMs: 60_000 },
         );
         expect(tool, "the turn never started its tool call").not.toBeNull();
-        expect(lab.host.threads.interrupt({ threadId }).status).toBe("interrupt_requested");
+        expect((await lab.host.threads.interrupt({ threadId })).status).toBe("interrupt_requested");
         const done = await run(threadId);
         expect(["interrupted", "cancelled"]).toContain(done.status);
         expect(lab.host.store.get("item", tool!.id)?.status).not.toBe("in_progress");
@@ -390,7 +392,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
       async () => {
         const note = marker("instruction");
         const m = marker("instructed");
-        const { thread } = lab.host.threads.createThread({
+        const { thread } = await lab.host.threads.createThread({
           projectId: lab.projectId,
           providerInstanceId: INSTANCE,
           runtimeMode: "full-access",
@@ -418,7 +420,7 @@ export function describeAdapterConformance(options: AdapterConformanceOptions): 
           return;
         }
         const m = marker("mcp");
-        const threadId = lab.createThread(INSTANCE, setup.script.mcpTool("orchestrator_capabilities", {}, m), {
+        const threadId = await lab.createThread(INSTANCE, setup.script.mcpTool("orchestrator_capabilities", {}, m), {
           runtimeMode: "full-access",
         });
         const done = await run(threadId);

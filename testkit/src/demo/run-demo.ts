@@ -106,7 +106,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     print(`  scripted model  ${model.url}`);
     print(`  MCP endpoint    ${server.mcpUrl}`);
     print();
-    const project = host.projects.add(workspace, "demo");
+    const project = await host.projects.add(workspace, "demo");
     const delegation = {
       task: CHILD_TASK,
       target: { providerInstanceId: pair.child },
@@ -116,7 +116,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       clientRequestId: "demo-1",
     };
     const prompt = `Ask ${childName} for a short poem and pass it on. @@tool delegate_task ${JSON.stringify(delegation)} @@then @@reply ${childName} wrote: {{output.summary}}`;
-    const { thread } = host.threads.createThread({
+    const { thread } = await host.threads.createThread({
       projectId: project.id,
       providerInstanceId: pair.parent,
       title: `Ask ${childName} for a poem`,

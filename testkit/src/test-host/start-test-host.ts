@@ -52,7 +52,7 @@ export interface TestHost {
     instanceId: string,
     prompt?: string,
     options?: { runtimeMode?: "approval-required" | "auto-accept-edits" | "full-access"; model?: string },
-  ): string;
+  ): Promise<string>;
   /** Waits for the thread's latest run to end (or the given run). */
   waitForRun(threadId: string, options?: { runId?: string; timeoutMs?: number }): Promise<RunRecord>;
   stop(): Promise<void>;
@@ -78,8 +78,8 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
   });
   // With a server, startServer starts the host once the MCP endpoint is wired.
   const server = options.server === false ? null : await startServer(host, { port: 0 });
-  if (server === null) host.start();
-  const project = host.projects.add(workspace, "workspace");
+  if (server === null) await host.start();
+  const project = await host.projects.add(workspace, "workspace");
   return {
     host,
     server,
@@ -88,16 +88,18 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
     projectId: project.id,
     issueClientToken: (capabilities = ["orchestration:read", "orchestration:operate"]) =>
       host.container.resolve(McpSessionRegistry).issueClientToken({ ttlMs: 3_600_000, capabilities }).token,
-    createThread: (instanceId, prompt, threadOptions = {}) =>
-      host.threads.createThread({
-        projectId: project.id,
-        providerInstanceId: instanceId,
-        prompt: prompt ?? null,
-        createdBy: "user",
-        creationSource: "cli",
-        ...(threadOptions.runtimeMode ? { runtimeMode: threadOptions.runtimeMode } : {}),
-        ...(threadOptions.model ? { model: threadOptions.model } : {}),
-      }).thread.id,
+    createThread: async (instanceId, prompt, threadOptions = {}) =>
+      (
+        await host.threads.createThread({
+          projectId: project.id,
+          providerInstanceId: instanceId,
+          prompt: prompt ?? null,
+          createdBy: "user",
+          creationSource: "cli",
+          ...(threadOptions.runtimeMode ? { runtimeMode: threadOptions.runtimeMode } : {}),
+          ...(threadOptions.model ? { model: threadOptions.model } : {}),
+        })
+      ).thread.id,
     waitForRun: async (threadId, waitOptions = {}) => {
       const result = await host.threads.waitForRun({
         threadId,

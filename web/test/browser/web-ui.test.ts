@@ -687,7 +687,7 @@ if (!chromiumInstalled && !browserRequired) {
     });
 
     it("interrupts a full-access thread from a session whose ceiling is approval-required, and shows a refusal as an error", async () => {
-      const { thread } = lab.host.threads.createThread({
+      const { thread } = await lab.host.threads.createThread({
         projectId: lab.projectId,
         providerInstanceId: "alpha",
         runtimeMode: "full-access",

@@ -70,7 +70,7 @@ if (!chromiumInstalled && !browserRequired) {
     }
 
     it("shows each child's changes and diff; Apply, a conflict that changes nothing, Discard; refused to a session that needs approvals", async () => {
-      const projectId = lab.host.projects.add(repo.path, "plans").id;
+      const projectId = (await lab.host.projects.add(repo.path, "plans")).id;
       const parent = await lab.liveAgent({ projectId, title: "planning parent" });
       const children: { childThreadId: string }[] = [];
       for (const label of ["first", "second", "third"]) {

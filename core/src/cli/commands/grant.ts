@@ -178,11 +178,11 @@ export function registerGrant(program: Command): void {
     )
     .option("--home <dir>", "Switchyard home")
     .action(async (id: string, options: { home?: string }) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         const grants = host.container.resolve(ReachGrants);
         if (grants.revoke(id)) process.stdout.write(`Revoked ${id}\n`);
         else process.stdout.write(`${id} was already revoked (${grants.get(id)!.revokedAt}).\n`);
-        const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "grant", grantId: id });
+        const paused = await host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "grant", grantId: id });
         if (paused > 0)
           process.stdout.write(
             `Paused ${paused} scheduled task${paused === 1 ? "" : "s"} that ran under it (an agent in a thread the other machine started made them); \`switchyard schedules resume <id>\` resumes one under the home's owner.\n`,

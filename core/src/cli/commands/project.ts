@@ -11,9 +11,9 @@ export function registerProject(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (path: string, options: { name?: string; home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         const before = host.projects.find(path);
-        const added = host.projects.add(path, options.name);
+        const added = await host.projects.add(path, options.name);
         if (options.json) printJson(added);
         else if (before === null)
           process.stdout.write(`Added project ${added.name} (${added.id}) at ${added.rootPath}\n`);
@@ -47,8 +47,8 @@ export function registerProject(program: Command): void {
     .description("Remove a project no thread uses (refused while threads refer to it); the folder itself is left alone")
     .option("--home <dir>", "Switchyard home")
     .action(async (idOrPath: string, options: { home?: string }) => {
-      await withHost(options, (host) => {
-        const removed = host.projects.remove(idOrPath);
+      await withHost(options, async (host) => {
+        const removed = await host.projects.remove(idOrPath);
         process.stdout.write(`Removed project ${removed.name} (${removed.id}); ${removed.rootPath} was not touched.\n`);
       });
     });

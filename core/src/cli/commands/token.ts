@@ -301,14 +301,14 @@ async function listTokens(options: { all?: boolean; home?: string; json?: boolea
 
 /** `switchyard token revoke <id>`: revokes a token and pauses the scheduled tasks under it. */
 async function revokeToken(id: string, options: { home?: string; json?: boolean }): Promise<void> {
-  await withHost(options, (host) => {
+  await withHost(options, async (host) => {
     const registry = host.container.resolve(McpSessionRegistry);
     const revoked = registry.revoke(id);
     const known = registry.list().find((t) => t.id === id);
     if (!revoked && known === undefined)
       throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
     // Also after an earlier revoke: a task it left enabled (resumed under it by an older version) stops now.
-    const paused = host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "token", credentialId: id });
+    const paused = await host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "token", credentialId: id });
     if (options.json) {
       printJson({ id, revoked, revokedAt: known?.revokedAt ?? null, pausedSchedules: paused });
       return;

@@ -147,7 +147,7 @@ export class DelegatedTaskService {
       title: input.title ?? titleFromMessage(input.task),
       source: parent.workspaceSource(),
     });
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId,
       operation: "delegated_task.request",
       request,
@@ -221,7 +221,7 @@ export class DelegatedTaskService {
         },
       );
       if (done === null) return this.view(taskId, true);
-      if (done.workState === "result_available") this.acknowledge(taskId);
+      if (done.workState === "result_available") await this.acknowledge(taskId);
       return this.withUsage(done);
     } finally {
       endLiveWait();
@@ -240,8 +240,8 @@ export class DelegatedTaskService {
   }
 
   /** The parent read the published result: no wake message is needed for it. */
-  private acknowledge(taskId: string): void {
-    this.engine.apply((ctx) => {
+  private async acknowledge(taskId: string): Promise<void> {
+    await this.engine.apply((ctx) => {
       const task = ctx.get("delegatedTask", taskId);
       if (task !== null && task.finalizedAt !== null && task.delivery === "pending")
         ctx.put("delegatedTask", { ...task, delivery: "acknowledged", updatedAt: ctx.now });
@@ -249,10 +249,10 @@ export class DelegatedTaskService {
   }
 
   /** task_status: the durable state; reading a terminal result acknowledges it. */
-  status(caller: Caller, taskId: string): DelegateTaskResult {
+  async status(caller: Caller, taskId: string): Promise<DelegateTaskResult> {
     const task = this.taskFor(caller, taskId);
     const view = this.view(task.id);
-    if (view.workState === "result_available" && caller.kind === "agent") this.acknowledge(task.id);
+    if (view.workState === "result_available" && caller.kind === "agent") await this.acknowledge(task.id);
     return view;
   }
 
@@ -261,17 +261,17 @@ export class DelegatedTaskService {
    * running turn, hold queued turns), cancels the task's own queued turn, and disposes automatic
    * parent delivery. A terminal task keeps its result; its child thread still stops.
    */
-  cancel(
+  async cancel(
     caller: Caller,
     taskId: string,
     reason: string | undefined,
-  ): DelegateTaskResult & { cancelled: boolean; reason: string } {
+  ): Promise<DelegateTaskResult & { cancelled: boolean; reason: string }> {
     const task = this.taskFor(caller, taskId);
     this.callers.requireLiveRunForChanges(caller, "task_cancel");
     // An agent cancels its own children; anyone else with operate on the project may stop any
     // task there, whatever its modes (CallerContext.requireMayStop).
     const why = reason ?? "cancelled_by_parent";
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId: `cmd:task_cancel:${this.engine.ids.random("req")}`,
       operation: "delegated_task.cancel",
       request: { taskId, reason: why },

@@ -135,7 +135,7 @@ export class ForeignTasks {
         runtimeMode: input.runtimeMode,
         interactionMode: input.interactionMode,
       });
-      const outcome = this.engine.execute({
+      const outcome = await this.engine.execute({
         commandId,
         operation: "reach.foreign_task.request",
         request,
@@ -291,15 +291,15 @@ export class ForeignTasks {
   }
 
   /** task_cancel from a linked environment: stops the child (its running turn, its queued turns); the result records how it ended. */
-  cancel(
+  async cancel(
     grant: ReachGrant,
     taskId: string,
     reason: string | undefined,
-  ): DelegateTaskResult & { cancelled: boolean; reason: string } {
+  ): Promise<DelegateTaskResult & { cancelled: boolean; reason: string }> {
     this.grants.authorize(grant, { verb: "cancel" });
     const row = this.rowFor(grant, taskId);
     const why = reason ?? "cancelled_by_parent";
-    const cancelled = this.engine.apply((ctx) => {
+    const cancelled = await this.engine.apply((ctx) => {
       const tasks = new ReachForeignTasksTable(ctx.store);
       const current = tasks.byId(taskId)!;
       if (current.finished_at !== null) return false;

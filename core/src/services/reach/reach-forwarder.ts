@@ -175,7 +175,7 @@ export class ReachForwarder {
     const answer = await this.calls.call(linkName, toolName, outgoing, meta, control);
     this.learn(linkName, answer);
     if (forwarded.kind === "delegation" && typeof answer.taskId === "string") {
-      const task = this.remoteTasks.record({
+      const task = await this.remoteTasks.record({
         linkName,
         remoteTaskId: answer.taskId,
         environmentId: this.learned.get(linkName) ?? linkName,
@@ -194,11 +194,11 @@ export class ReachForwarder {
         model: typeof answer.model === "string" ? answer.model : null,
       });
       // As locally, only a wait reads the result (an async call's answer is not a reading of it).
-      this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");
+      await this.settleFromAnswer(linkName, task.remoteTaskId, answer, rest.mode === "wait" ? "read" : "none");
       this.puller.wake(linkName);
     } else if (forwarded.kind === "task" && typeof answer.taskId === "string") {
       // An agent's task_status reads the result for its thread; a client's reads on the side.
-      this.settleFromAnswer(
+      await this.settleFromAnswer(
         linkName,
         answer.taskId,
         answer,
@@ -278,18 +278,18 @@ export class ReachForwarder {
    * A task answer the parent saw: a result it read (a wait or status) needs no wake message; a
    * cancel it asked for disposes the automatic delivery, as for a local task.
    */
-  private settleFromAnswer(
+  private async settleFromAnswer(
     linkName: string,
     remoteTaskId: string,
     answer: Record<string, unknown>,
     how: "read" | "cancel" | "none",
-  ): void {
+  ): Promise<void> {
     if (this.remoteTasks.get(linkName, remoteTaskId) === null) return;
-    if (how === "cancel") this.remoteTasks.dispose(linkName, remoteTaskId);
+    if (how === "cancel") await this.remoteTasks.dispose(linkName, remoteTaskId);
     else if (how === "read" && answer.workState === "result_available")
-      this.remoteTasks.acknowledge(linkName, remoteTaskId);
+      await this.remoteTasks.acknowledge(linkName, remoteTaskId);
     if (answer.workState === "result_available" && typeof answer.status === "string") {
-      this.remoteTasks.receive(linkName, {
+      await this.remoteTasks.receive(linkName, {
         taskId: remoteTaskId,
         status: answer.status,
         summary: typeof answer.summary === "string" ? answer.summary : "",

@@ -83,7 +83,7 @@ export class RemoteResultsPuller {
         for (const result of results) {
           // The receipt commits before the acknowledgement goes out: a crash between them
           // only hands the result over again, and the receipt takes it once.
-          this.tasks.receive(linkName, result);
+          await this.tasks.receive(linkName, result);
           acknowledge.push(result.taskId);
         }
       } catch (error) {

@@ -48,8 +48,10 @@ export class RemoteTasks {
   }
 
   /** Records a task the other side accepted (idempotent: a retried delegation finds its row). */
-  record(task: Omit<RemoteTask, "delivery" | "status" | "summary" | "createdAt" | "receivedAt">): RemoteTask {
-    this.engine.apply((ctx) => {
+  async record(
+    task: Omit<RemoteTask, "delivery" | "status" | "summary" | "createdAt" | "receivedAt">,
+  ): Promise<RemoteTask> {
+    await this.engine.apply((ctx) => {
       const tasks = new ReachRemoteTasksTable(ctx.store);
       if (tasks.byKey(task.linkName, task.remoteTaskId) !== null) return;
       const data: RemoteTaskData = {
@@ -149,7 +151,7 @@ export class RemoteTasks {
    * transaction that delivers the result (or leaves it pending for the parent's next run).
    * Returns false when it had been received already (or names no task of this link).
    */
-  receive(linkName: string, result: RemoteTaskResult): boolean {
+  async receive(linkName: string, result: RemoteTaskResult): Promise<boolean> {
     return this.engine.apply((ctx) => {
       const tasks = new ReachRemoteTasksTable(ctx.store);
       const row = tasks.byKey(linkName, result.taskId);
@@ -188,17 +190,21 @@ export class RemoteTasks {
   }
 
   /** The parent read the result itself (a wait or task_status): no wake message is needed for it. */
-  acknowledge(linkName: string, remoteTaskId: string): void {
-    this.setDelivery(linkName, remoteTaskId, "acknowledged");
+  acknowledge(linkName: string, remoteTaskId: string): Promise<void> {
+    return this.setDelivery(linkName, remoteTaskId, "acknowledged");
   }
 
   /** The parent cancelled the task: its result is not delivered on its own. */
-  dispose(linkName: string, remoteTaskId: string): void {
-    this.setDelivery(linkName, remoteTaskId, "disposed");
+  dispose(linkName: string, remoteTaskId: string): Promise<void> {
+    return this.setDelivery(linkName, remoteTaskId, "disposed");
   }
 
-  private setDelivery(linkName: string, remoteTaskId: string, delivery: "acknowledged" | "disposed"): void {
-    this.engine.apply((ctx) => {
+  private async setDelivery(
+    linkName: string,
+    remoteTaskId: string,
+    delivery: "acknowledged" | "disposed",
+  ): Promise<void> {
+    await this.engine.apply((ctx) => {
       const row = new ReachRemoteTasksTable(ctx.store).byKey(linkName, remoteTaskId);
       if (row === null) return;
       const data = JSON.parse(row.data) as RemoteTaskData;

@@ -103,7 +103,7 @@ export class ScheduleStanding {
    * Pauses every enabled task that runs under `authority` (after `switchyard token revoke` or
    * `grant revoke`), in one command; returns how many. Tasks already paused stay as they are.
    */
-  pauseTasksOf(authority: Authority): number {
+  async pauseTasksOf(authority: Authority): Promise<number> {
     return this.pauseWhere("authority_id = ? AND enabled = 1", [authorityId(authority)]);
   }
 
@@ -112,32 +112,34 @@ export class ScheduleStanding {
    * upgraded from before tasks recorded it): the scheduler's first look after it starts, so
    * nothing a lapsed credential made fires or takes webhook requests after a restart.
    */
-  pauseLapsed(): number {
+  async pauseLapsed(): Promise<number> {
     return this.pauseWhere("enabled = 1", []);
   }
 
-  private pauseWhere(where: string, params: readonly unknown[]): number {
+  private async pauseWhere(where: string, params: readonly unknown[]): Promise<number> {
     const candidates = this.engine.store
       .select("scheduledTask", where, params)
       .filter((task) => this.lapse(task.authority, task.id) !== null);
     if (candidates.length === 0) return 0;
-    const paused = this.engine.execute({
-      commandId: `cmd:scheduled_task.pause_lapsed:${this.engine.ids.random("req")}`,
-      operation: "scheduled_task.pause_lapsed",
-      request: { scheduledTaskIds: candidates.map((task) => task.id) },
-      handle: (ctx) => {
-        let count = 0;
-        for (const candidate of candidates) {
-          const current = ctx.get("scheduledTask", candidate.id);
-          if (current === null || !current.enabled) continue;
-          const lapse = this.lapse(current.authority, current.id);
-          if (lapse === null) continue;
-          ScheduleStanding.pause(ctx, current, lapse);
-          count += 1;
-        }
-        return count;
-      },
-    }).result;
+    const paused = (
+      await this.engine.execute({
+        commandId: `cmd:scheduled_task.pause_lapsed:${this.engine.ids.random("req")}`,
+        operation: "scheduled_task.pause_lapsed",
+        request: { scheduledTaskIds: candidates.map((task) => task.id) },
+        handle: (ctx) => {
+          let count = 0;
+          for (const candidate of candidates) {
+            const current = ctx.get("scheduledTask", candidate.id);
+            if (current === null || !current.enabled) continue;
+            const lapse = this.lapse(current.authority, current.id);
+            if (lapse === null) continue;
+            ScheduleStanding.pause(ctx, current, lapse);
+            count += 1;
+          }
+          return count;
+        },
+      })
+    ).result;
     if (paused > 0) this.logger.info("paused scheduled tasks whose credential no longer stands", { count: paused });
     return paused;
   }

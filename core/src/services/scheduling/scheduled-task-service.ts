@@ -394,7 +394,7 @@ export class ScheduledTaskService {
     });
     let generated: string | null = null;
     const reachedFrom = this.origins.of(caller);
-    const outcome = conflictsAsInvalid(() =>
+    const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation: "scheduled_task.create",
@@ -545,7 +545,7 @@ export class ScheduledTaskService {
     }
     let generated: string | null = null;
     const reachedFrom = this.origins.of(caller);
-    const outcome = conflictsAsInvalid(() =>
+    const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation: "scheduled_task.update",
@@ -641,10 +641,10 @@ export class ScheduledTaskService {
    * retry of a deletion answers the same; anyone else then gets `task_not_found` (so a token
    * scoped to other projects learns nothing from a deletion's receipt).
    */
-  delete(
+  async delete(
     caller: Caller,
     input: { scheduledTaskId: string },
-  ): { scheduledTaskId: string; title: string; deleted: true; replayed: boolean } {
+  ): Promise<{ scheduledTaskId: string; title: string; deleted: true; replayed: boolean }> {
     const commandId = derive.command(caller.requestScope, "delete_scheduled_task", input.scheduledTaskId);
     const request = { scheduledTaskId: input.scheduledTaskId };
     const replay = this.engine.replay<{ scheduledTaskId: string; title: string }>(
@@ -656,7 +656,7 @@ export class ScheduledTaskService {
     const task = this.requireTask(caller, input.scheduledTaskId);
     this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
     this.requireTaskWithinCeiling(caller, task);
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId,
       operation: "scheduled_task.delete",
       request,

@@ -124,46 +124,48 @@ export class ScheduledTriggerService {
     const scheduledFor = new Date(due.atMs).toISOString();
     const triggerId = `trigger:${task.id}:${due.atMs}`;
     try {
-      const trigger = this.engine.execute({
-        commandId: `cmd:scheduled_task.fire:${task.id}:${due.atMs}`,
-        operation: "scheduled_task.fire",
-        request: { scheduledTaskId: task.id, scheduledFor },
-        handle: (ctx) => {
-          const current = ctx.get("scheduledTask", task.id);
-          if (current === null || current.updatedAt !== task.updatedAt || !current.enabled) throw new StaleTrigger();
-          const late = ctx.nowMs - due.atMs;
-          const draft: TriggerDraft = {
-            id: triggerId,
-            scheduledTaskId: task.id,
-            kind: schedule.type,
-            scheduledFor,
-            // Late: it came due before this scheduler started (the server was down), or while
-            // the process slept, or it stands for occurrences missed meanwhile.
-            catchUp:
-              due.atMs < (options.schedulerStartedAtMs ?? -Infinity) ||
-              late > CATCH_UP_LATENESS_MS ||
-              due.coalesced > 0,
-            coalesced: due.coalesced,
-            dedupeKey: null,
-            signatureDigest: null,
-            request: null,
-          };
-          // Held to its credential at every firing: a revoked or expired one pauses it here.
-          const lapse = this.standing.lapse(current.authority, current.id);
-          if (lapse !== null) {
-            ScheduleStanding.pause(ctx, current, lapse);
-            return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
-          }
-          if (late > this.config.scheduling.catchUpWindowMs) {
-            return recordTrigger(ctx, draft, {
-              outcome: "skipped",
-              reason: "missed",
-              detail: `The occurrence at ${scheduledFor} was missed by ${Math.round(late / 1000)} s, beyond the catch-up window (scheduling.catchUpWindowMs, ${Math.round(this.config.scheduling.catchUpWindowMs / 1000)} s).`,
-            });
-          }
-          return launchScheduledRun(ctx, current, draft, current.prompt, launch);
-        },
-      }).result;
+      const trigger = (
+        await this.engine.execute({
+          commandId: `cmd:scheduled_task.fire:${task.id}:${due.atMs}`,
+          operation: "scheduled_task.fire",
+          request: { scheduledTaskId: task.id, scheduledFor },
+          handle: (ctx) => {
+            const current = ctx.get("scheduledTask", task.id);
+            if (current === null || current.updatedAt !== task.updatedAt || !current.enabled) throw new StaleTrigger();
+            const late = ctx.nowMs - due.atMs;
+            const draft: TriggerDraft = {
+              id: triggerId,
+              scheduledTaskId: task.id,
+              kind: schedule.type,
+              scheduledFor,
+              // Late: it came due before this scheduler started (the server was down), or while
+              // the process slept, or it stands for occurrences missed meanwhile.
+              catchUp:
+                due.atMs < (options.schedulerStartedAtMs ?? -Infinity) ||
+                late > CATCH_UP_LATENESS_MS ||
+                due.coalesced > 0,
+              coalesced: due.coalesced,
+              dedupeKey: null,
+              signatureDigest: null,
+              request: null,
+            };
+            // Held to its credential at every firing: a revoked or expired one pauses it here.
+            const lapse = this.standing.lapse(current.authority, current.id);
+            if (lapse !== null) {
+              ScheduleStanding.pause(ctx, current, lapse);
+              return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
+            }
+            if (late > this.config.scheduling.catchUpWindowMs) {
+              return recordTrigger(ctx, draft, {
+                outcome: "skipped",
+                reason: "missed",
+                detail: `The occurrence at ${scheduledFor} was missed by ${Math.round(late / 1000)} s, beyond the catch-up window (scheduling.catchUpWindowMs, ${Math.round(this.config.scheduling.catchUpWindowMs / 1000)} s).`,
+              });
+            }
+            return launchScheduledRun(ctx, current, draft, current.prompt, launch);
+          },
+        })
+      ).result;
       this.retention.pruneTask(task.id);
       return trigger;
     } catch (error) {
@@ -233,7 +235,7 @@ export class ScheduledTriggerService {
       launch,
     };
     try {
-      const outcome = this.engine.execute({
+      const outcome = await this.engine.execute({
         commandId: `cmd:scheduled_task.webhook:${triggerId}`,
         operation: "scheduled_task.webhook",
         request: { scheduledTaskId: task.id, triggerId },

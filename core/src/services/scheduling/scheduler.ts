@@ -63,23 +63,28 @@ export class Scheduler {
     );
     const unsubscribeJump = this.clock.onJump?.(() => this.wake());
     if (unsubscribeJump !== undefined) this.unsubscribers.push(unsubscribeJump);
-    this.housekeeping();
+    void this.housekeeping();
     this.wake();
   }
 
   /** Tends the store now and every HOUSEKEEPING_INTERVAL_MS (see there). */
-  private housekeeping(): void {
+  private async housekeeping(): Promise<void> {
     this.cancelHousekeeping = null;
     if (!this.running || !this.engine.store.isOpen()) return;
     try {
-      this.standing.pauseLapsed();
+      // The pause commits before this call returns (its transaction is synchronous), so the
+      // first wake after start fires nothing a lapsed credential made.
+      await this.standing.pauseLapsed();
       this.retention.pruneAll();
     } catch (error) {
       this.logger.error("scheduled task housekeeping failed", { error: (error as Error).message });
     }
+    if (!this.running) return;
     this.wake();
-    this.cancelHousekeeping = setAlarm(this.clock, this.clock.nowMs() + HOUSEKEEPING_INTERVAL_MS, () =>
-      this.housekeeping(),
+    this.cancelHousekeeping = setAlarm(
+      this.clock,
+      this.clock.nowMs() + HOUSEKEEPING_INTERVAL_MS,
+      () => void this.housekeeping(),
     );
   }
 

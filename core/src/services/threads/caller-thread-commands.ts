@@ -50,10 +50,10 @@ export class CallerThreadCommands {
   }
 
   /** t3_thread_send: any thread in the environment, never broader than the caller's modes. */
-  send(
+  async send(
     caller: Caller,
     input: { threadId: string; message: string; mode?: SendMode; replyToSource?: boolean; clientRequestId?: string },
-  ): DeliveryResult & { replayed: boolean } {
+  ): Promise<DeliveryResult & { replayed: boolean }> {
     const target = this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "t3_thread_send", target.id, input.clientRequestId);
     const sender = this.callers.thread(caller);
@@ -101,10 +101,10 @@ export class CallerThreadCommands {
    * interrupt a turn its run already reached answers `thread_not_interruptible`, and nothing is
    * held.
    */
-  stop(
+  async stop(
     caller: Caller,
     input: { threadId: string; reason?: string; clientRequestId?: string },
-  ): { thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean } {
+  ): Promise<{ thread: ThreadRecord; interruptedRunId: string | null; heldRunIds: string[]; replayed: boolean }> {
     const target = this.commands.getThread(input.threadId);
     const commandId =
       this.callerCommandId(caller, "thread.stop", target.id, input.clientRequestId) ??
@@ -131,7 +131,7 @@ export class CallerThreadCommands {
         );
       }
     }
-    const outcome = conflictsAsInvalid(() =>
+    const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation: "thread.stop",
@@ -151,10 +151,10 @@ export class CallerThreadCommands {
   }
 
   /** Resume after Stop, for a caller: within its ceiling; idempotent by `clientRequestId`. */
-  resume(
+  async resume(
     caller: Caller,
     input: { threadId: string; clientRequestId?: string },
-  ): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
     const target = this.commands.getThread(input.threadId);
     const commandId = this.callerCommandId(caller, "thread.resume", target.id, input.clientRequestId);
     if (
@@ -174,10 +174,10 @@ export class CallerThreadCommands {
    * thread needs the caller's live run and may not run broader than the caller. Settling a
    * settled thread (or reviving an active one) changes nothing. Idempotent by clientRequestId.
    */
-  setSettled(
+  async setSettled(
     caller: Caller,
     input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
-  ): { thread: ThreadRecord; changed: boolean; replayed: boolean } {
+  ): Promise<{ thread: ThreadRecord; changed: boolean; replayed: boolean }> {
     const target = this.commands.getThread(input.threadId);
     const operation = "thread.set_settled";
     const commandId =
@@ -191,7 +191,7 @@ export class CallerThreadCommands {
       this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
       this.callers.requireTargetWithinCeiling(caller, target);
     }
-    const outcome = conflictsAsInvalid(() =>
+    const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation,

@@ -140,12 +140,14 @@ export class ThreadBatchCreation {
     } else {
       this.authorize(caller, input.threads, projectId);
       const decisions = await this.decide(caller, input.threads, commandId, place);
-      created = this.engine.execute<CreatedThreads>({
-        commandId,
-        operation: "create_threads",
-        request,
-        handle: (ctx) => this.write(ctx, caller, input.threads, commandId, place, decisions),
-      }).result;
+      created = (
+        await this.engine.execute<CreatedThreads>({
+          commandId,
+          operation: "create_threads",
+          request,
+          handle: (ctx) => this.write(ctx, caller, input.threads, commandId, place, decisions),
+        })
+      ).result;
     }
     // A replay answers with the runs the call created, never a run queued on those threads since.
     return {

@@ -50,11 +50,11 @@ export class ThreadCommands {
   }
 
   /** Creates a thread, and starts its first run when a prompt is given. */
-  createThread(request: CreateThreadRequest): {
+  async createThread(request: CreateThreadRequest): Promise<{
     thread: ThreadRecord;
     delivery: DeliveryResult | null;
     replayed: boolean;
-  } {
+  }> {
     const project = this.engine.store.get("project", request.projectId);
     if (project === null)
       throw new OrchestratorFailure("invalid_request", `Project ${request.projectId} does not exist.`, {
@@ -77,7 +77,7 @@ export class ThreadCommands {
         { field: "reportBack" },
       );
     }
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId,
       operation: "thread.create",
       request: { ...request, commandId: undefined },
@@ -149,7 +149,7 @@ export class ThreadCommands {
   }
 
   /** Sends a message (auto / queue / steer / restart through the shared policy). Idempotent by command id. */
-  send(request: SendRequest): DeliveryResult & { replayed: boolean } {
+  async send(request: SendRequest): Promise<DeliveryResult & { replayed: boolean }> {
     const thread = this.getThread(request.threadId);
     if (thread.lineage.relationship === "attached") throw attachedThreadRefusal(thread);
     const commandId = request.commandId ?? this.newCommandId("thread.send");
@@ -166,7 +166,7 @@ export class ThreadCommands {
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
     const source = request.source ?? null;
     const replyToSource = request.replyToSource ?? true;
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId,
       operation: "thread.send",
       request: sendReceiptRequest(request),
@@ -197,9 +197,12 @@ export class ThreadCommands {
    * queue order. Nothing else starts: a result or question that waited for the thread reaches it
    * when its next run ends. Idempotent by command id; a thread that was not stopped is unchanged.
    */
-  resume(threadId: string, commandId?: string): { thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean } {
+  async resume(
+    threadId: string,
+    commandId?: string,
+  ): Promise<{ thread: ThreadRecord; resumedRunIds: string[]; replayed: boolean }> {
     const thread = this.getThread(threadId);
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId: commandId ?? this.newCommandId("thread.resume"),
       operation: "thread.resume",
       request: { threadId: thread.id },
@@ -235,10 +238,16 @@ export class ThreadCommands {
    * Interrupts a run (the newest interruptible one without `runId`). A terminal run is returned
    * unchanged; a thread with no active provider turn answers `no_active_run`.
    */
-  interrupt(request: { threadId: string; runId?: string; reason?: string; hard?: boolean; commandId?: string }): {
+  async interrupt(request: {
+    threadId: string;
+    runId?: string;
+    reason?: string;
+    hard?: boolean;
+    commandId?: string;
+  }): Promise<{
     status: "interrupt_requested" | "already_terminal" | "no_active_run";
     run: RunRecord | null;
-  } {
+  }> {
     const thread = this.getThread(request.threadId);
     const run = this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
@@ -254,7 +263,7 @@ export class ThreadCommands {
         { threadId: thread.id, capability: decision.capability },
       );
     }
-    const outcome = this.engine.execute({
+    const outcome = await this.engine.execute({
       commandId: request.commandId ?? this.newCommandId("run.interrupt"),
       operation: "run.interrupt",
       request: { threadId: thread.id, runId: run.id },
@@ -275,8 +284,8 @@ export class ThreadCommands {
   }
 
   /** Answers a runtime request (approval decision, answers, or dismiss) from a person or client. */
-  respondToRequest(requestId: string, response: RuntimeRequestResponse): RuntimeRequestRecord {
-    this.engine.execute({
+  async respondToRequest(requestId: string, response: RuntimeRequestResponse): Promise<RuntimeRequestRecord> {
+    await this.engine.execute({
       commandId: `cmd:runtime-request.respond:${requestId}`,
       operation: "runtime-request.respond",
       request: { requestId, response },

@@ -40,7 +40,7 @@ export class WallClockBudgets {
     });
     // A clock a test moves: the timer was armed for the old time.
     this.unsubscribeJump = this.clock.onJump?.(() => this.queueRearm()) ?? null;
-    this.check();
+    void this.check();
   }
 
   /** Stops the timer. */
@@ -55,11 +55,11 @@ export class WallClockBudgets {
   }
 
   /** Stops every tree whose wall clock has run out now, then waits for the next deadline. */
-  check(): number {
+  async check(): Promise<number> {
     if (!this.running || !this.engine.store.isOpen()) return 0;
     let stopped = 0;
     try {
-      stopped = this.engine.apply((ctx) => this.budgets.enforceWallClocks(ctx));
+      stopped = await this.engine.apply((ctx) => this.budgets.enforceWallClocks(ctx));
       if (stopped > 0) this.logger.info("wall-clock budgets stopped delegation trees", { trees: stopped });
     } catch (error) {
       this.logger.error("checking wall-clock budgets failed; trying again in a second", {
@@ -91,7 +91,7 @@ export class WallClockBudgets {
     const delay = Math.min(MAX_TIMER_MS, Math.max(minimumDelayMs, deadline - this.clock.nowMs()));
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.check();
+      void this.check();
     }, delay);
     this.timer.unref();
   }

@@ -238,7 +238,7 @@ export class ChangeSetService {
         );
       }
       this.requireUsable(workspace, "apply");
-      this.engine.execute({
+      await this.engine.execute({
         commandId,
         operation: "workspace.apply",
         request,
@@ -299,7 +299,7 @@ export class ChangeSetService {
         );
       }
       this.requireUsable(workspace, "discard");
-      this.engine.execute({
+      await this.engine.execute({
         commandId,
         operation: "workspace.discard",
         request,

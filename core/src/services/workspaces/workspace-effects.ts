@@ -76,8 +76,8 @@ export class WorkspaceEffects implements EffectHandler {
   }
 
   /** Queues another run of an apply whose move is recorded but not finished. */
-  private applyLater(workspaceId: string): void {
-    this.engine.apply((ctx) => {
+  private async applyLater(workspaceId: string): Promise<void> {
+    await this.engine.apply((ctx) => {
       const workspace = ctx.require("workspace", workspaceId);
       if (workspace.applying === null) return;
       ctx.effect(
@@ -99,11 +99,11 @@ export class WorkspaceEffects implements EffectHandler {
       makePrivateDir(dirname(workspace.path));
       if (workspace.strategy === "scratch") makePrivateDir(workspace.path);
       else await this.git.addWorktree(workspace.repository!, workspace.path, workspace.branch!, workspace.baseCommit!);
-      this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "ready" }));
+      await this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "ready" }));
     } catch (error) {
       const message = `Could not make the ${workspace.strategy} workspace ${workspace.path}: ${messageOf(error)}`;
       this.logger.warn("a workspace could not be made", { workspaceId: workspace.id, error: messageOf(error) });
-      this.engine.apply((ctx) => {
+      await this.engine.apply((ctx) => {
         putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "failed", error: message });
         for (const run of ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [
           workspace.threadId,
@@ -138,7 +138,7 @@ export class WorkspaceEffects implements EffectHandler {
       }
       const changes = await this.summary(workspace);
       if (changes !== null && changes.head !== workspace.changes?.head) {
-        this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { changes }));
+        await this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { changes }));
       }
       return changes?.head ?? null;
     } catch (error) {
@@ -219,7 +219,7 @@ export class WorkspaceEffects implements EffectHandler {
       if (plan.kind === "conflict")
         return this.settleApply(workspace.id, request.requestId, method, "conflict", plan.files, null, plan.message);
       const at = new Date(this.engine.clock.nowMs()).toISOString();
-      this.engine.apply((ctx) =>
+      await this.engine.apply((ctx) =>
         putWorkspace(ctx, ctx.require("workspace", workspace.id), {
           applying: { requestId: request.requestId, head, from: plan.from, to: plan.to, paths: plan.paths, at },
         }),
@@ -235,14 +235,14 @@ export class WorkspaceEffects implements EffectHandler {
     }
   }
 
-  private applied(
+  private async applied(
     workspaceId: string,
     requestId: string,
     method: "merge" | "cherry-pick",
     moved: "done" | "moved",
     to: string,
     head: string,
-  ): "finished" {
+  ): Promise<"finished"> {
     if (moved === "done") return this.settleApply(workspaceId, requestId, method, "applied", [], to, null, head);
     return this.settleApply(
       workspaceId,
@@ -255,7 +255,7 @@ export class WorkspaceEffects implements EffectHandler {
     );
   }
 
-  private settleApply(
+  private async settleApply(
     workspaceId: string,
     requestId: string,
     method: "merge" | "cherry-pick",
@@ -264,8 +264,8 @@ export class WorkspaceEffects implements EffectHandler {
     commit: string | null,
     message: string | null,
     appliedHead?: string,
-  ): "finished" {
-    this.engine.apply((ctx) => {
+  ): Promise<"finished"> {
+    await this.engine.apply((ctx) => {
       const current = ctx.require("workspace", workspaceId);
       putWorkspace(ctx, current, {
         pendingApply: null,
@@ -296,7 +296,7 @@ export class WorkspaceEffects implements EffectHandler {
         if (!removal.keepBranch && workspace.repository !== null && workspace.branch !== null)
           await this.git.deleteBranch(workspace.repository, workspace.branch);
       }
-      this.engine.apply((ctx) =>
+      await this.engine.apply((ctx) =>
         putWorkspace(ctx, ctx.require("workspace", workspace.id), {
           status: "removed",
           pendingRemoval: null,
@@ -305,7 +305,7 @@ export class WorkspaceEffects implements EffectHandler {
       );
     } catch (error) {
       this.logger.warn("a workspace could not be removed", { workspaceId: workspace.id, error: messageOf(error) });
-      this.engine.apply((ctx) =>
+      await this.engine.apply((ctx) =>
         putWorkspace(ctx, ctx.require("workspace", workspace.id), {
           pendingRemoval: null,
           error: `Could not remove ${workspace.path}: ${messageOf(error)}`,

@@ -58,8 +58,8 @@ export class WorkspaceJanitor {
    */
   start(): void {
     if (this.timer !== null) return;
-    this.sweep();
-    this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    void this.sweep();
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.unsubscribe = this.engine.onEvents((events) => {
       const relevant = events.some(
@@ -81,7 +81,7 @@ export class WorkspaceJanitor {
     }
     const timer = setTimeout(() => {
       this.soon = null;
-      this.sweep();
+      void this.sweep();
     }, delayMs);
     timer.unref();
     this.soon = { timer, at };
@@ -131,13 +131,13 @@ export class WorkspaceJanitor {
   }
 
   /** Asks for the removal of every workspace whose retention passed (the effects do the work). */
-  sweep(): number {
+  async sweep(): Promise<number> {
     let asked = 0;
     try {
       const now = this.engine.clock.nowMs();
       for (const listing of this.list()) {
         if (listing.removableAt === null || Date.parse(listing.removableAt) > now || listing.pending !== null) continue;
-        this.engine.apply((ctx) => {
+        await this.engine.apply((ctx) => {
           const current = ctx.require("workspace", listing.workspaceId);
           if (current.pendingRemoval !== null || current.status === "removed") return;
           putWorkspace(ctx, current, {
@@ -177,7 +177,7 @@ export class WorkspaceJanitor {
           if (!branchKept && workspace.repository !== null && workspace.branch !== null)
             await this.planner.git.deleteBranch(workspace.repository, workspace.branch);
         }
-        this.engine.apply((ctx) =>
+        await this.engine.apply((ctx) =>
           putWorkspace(ctx, ctx.require("workspace", workspace.id), {
             status: "removed",
             pendingRemoval: null,

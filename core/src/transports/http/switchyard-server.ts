@@ -106,7 +106,7 @@ export async function startServer(host: SwitchyardHost, options: ServerListenOpt
   // Web URLs name the address other clients reach (`--host`'s, else loopback); both are accepted back.
   threadLinks.setBoundUrls([listeners.public.url, ...listeners.all.map((each) => each.url)]);
   try {
-    host.start();
+    await host.start();
   } catch (error) {
     endpoints.pluginWork.abort();
     credentials.setEndpoint(null);

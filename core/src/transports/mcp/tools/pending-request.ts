@@ -32,7 +32,9 @@ export const pendingRequestTool = defineTool({
       };
     return {
       action: input.action,
-      requests: [respondToPendingRequest(services.pendingRequests, caller, { ...input, requestId: input.requestId })],
+      requests: [
+        await respondToPendingRequest(services.pendingRequests, caller, { ...input, requestId: input.requestId }),
+      ],
     };
   },
 });

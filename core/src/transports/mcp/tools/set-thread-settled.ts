@@ -16,5 +16,8 @@ export const setThreadSettledTool = defineTool({
   annotations: CHANGES_STATE,
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) =>
-    setThreadSettledAnswer(services.threads.setSettledFromCaller(callerFromScope(scope), input), services.queries),
+    setThreadSettledAnswer(
+      await services.threads.setSettledFromCaller(callerFromScope(scope), input),
+      services.queries,
+    ),
 });

@@ -16,5 +16,5 @@ export const threadInterruptTool = defineTool({
   annotations: STOPS_WORK,
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) =>
-    threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(callerFromScope(scope), input)),
+    threadInterruptAnswer(input.threadId, await services.threads.interruptFromCaller(callerFromScope(scope), input)),
 });

@@ -12,5 +12,5 @@ export const threadSendTool = defineTool({
   annotations: CREATES_WORK,
   requires: "orchestration:operate",
   handle: async (input, { scope, services }) =>
-    threadSendAnswer(services.threadLinks, services.threads.sendFromCaller(callerFromScope(scope), input)),
+    threadSendAnswer(services.threadLinks, await services.threads.sendFromCaller(callerFromScope(scope), input)),
 });

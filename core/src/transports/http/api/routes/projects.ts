@@ -34,8 +34,8 @@ export const addProjectRoute = defineRoute({
   output: AddProjectOutput,
   outputName: "AddedProject",
   status: 201,
-  handle: (input, { caller, services }) => {
-    const { project, existed } = services.projects.addFor(caller, input);
+  handle: async (input, { caller, services }) => {
+    const { project, existed } = await services.projects.addFor(caller, input);
     return { project: projectView(project), existed };
   },
 });

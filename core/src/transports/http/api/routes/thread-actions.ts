@@ -30,8 +30,8 @@ export const sendMessageRoute = defineRoute({
   input: ThreadSendInput,
   output: ThreadSendOutput,
   outputName: "SendResult",
-  handle: (input, { caller, services }) =>
-    threadSendAnswer(services.threadLinks, services.threads.sendFromCaller(caller, input)),
+  handle: async (input, { caller, services }) =>
+    threadSendAnswer(services.threadLinks, await services.threads.sendFromCaller(caller, input)),
 });
 
 export const waitForRunRoute = defineRoute({
@@ -68,8 +68,8 @@ export const interruptThreadRoute = defineRoute({
   input: ThreadInterruptInput,
   output: ThreadInterruptOutput,
   outputName: "InterruptResult",
-  handle: (input, { caller, services }) =>
-    threadInterruptAnswer(input.threadId, services.threads.interruptFromCaller(caller, input)),
+  handle: async (input, { caller, services }) =>
+    threadInterruptAnswer(input.threadId, await services.threads.interruptFromCaller(caller, input)),
 });
 
 export const stopThreadRoute = defineRoute({
@@ -87,8 +87,8 @@ export const stopThreadRoute = defineRoute({
   input: StopThreadInput,
   output: StopThreadResult,
   outputName: "StopResult",
-  handle: (input, { caller, services }) =>
-    stopThreadAnswer(services.threads.stopFromCaller(caller, input), services.queries),
+  handle: async (input, { caller, services }) =>
+    stopThreadAnswer(await services.threads.stopFromCaller(caller, input), services.queries),
 });
 
 export const resumeThreadRoute = defineRoute({
@@ -106,8 +106,8 @@ export const resumeThreadRoute = defineRoute({
   input: ResumeThreadInput,
   output: ResumeThreadResult,
   outputName: "ResumeResult",
-  handle: (input, { caller, services }) =>
-    resumeThreadAnswer(services.threads.resumeFromCaller(caller, input), services.queries),
+  handle: async (input, { caller, services }) =>
+    resumeThreadAnswer(await services.threads.resumeFromCaller(caller, input), services.queries),
 });
 
 export const setThreadSettledRoute = defineRoute({
@@ -125,6 +125,6 @@ export const setThreadSettledRoute = defineRoute({
   input: SetThreadSettledInput,
   output: SetThreadSettledOutput,
   outputName: "SettleResult",
-  handle: (input, { caller, services }) =>
-    setThreadSettledAnswer(services.threads.setSettledFromCaller(caller, input), services.queries),
+  handle: async (input, { caller, services }) =>
+    setThreadSettledAnswer(await services.threads.setSettledFromCaller(caller, input), services.queries),
 });
