@@ -123,7 +123,7 @@ describe("live output and tool-call items over the API", async () => {
   });
 
   it("reads a command's arguments, output, exit code and duration, a file change's diff, and the whole of a long output through the item read", async () => {
-    const threadId = start(
+    const threadId = await start(
       "@@shell printf 'line %s\\n' $(seq 1 400) @@shell echo broken >&2; exit 3 @@diff src/app.ts @@ -1,2 +1,2 @@\n-const a = 1;\n+const a = 2;\n const b = a; @@reply done",
     );
     await ok(reader.get(`/threads/${threadId}/wait`));

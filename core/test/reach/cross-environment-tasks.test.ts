@@ -265,12 +265,12 @@ describe("tasks across environments", () => {
       lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId]).map((item) => item.data),
     ).toEqual([expect.objectContaining({ origin: "remote_task", environment: "mac", taskId: "task:remote-1" })]);
 
-    expect(remote().receive("mac", { taskId: "task:remote-1", status: "completed", summary: "@@reply THANKS" })).toBe(
-      true,
-    );
-    expect(remote().receive("mac", { taskId: "task:remote-1", status: "completed", summary: "@@reply THANKS" })).toBe(
-      false,
-    );
+    expect(
+      await remote().receive("mac", { taskId: "task:remote-1", status: "completed", summary: "@@reply THANKS" }),
+    ).toBe(true);
+    expect(
+      await remote().receive("mac", { taskId: "task:remote-1", status: "completed", summary: "@@reply THANKS" }),
+    ).toBe(false);
     expect(remote().outstanding("mac")).toEqual([]);
     parent.release();
     const messageId = remoteResultMessageId("mac", "task:remote-1");
@@ -305,7 +305,9 @@ describe("tasks across environments", () => {
         lab.host.store.get("run", run.id)!.status === "interrupted" ||
         lab.host.store.get("run", run.id)!.status === "cancelled",
     );
-    expect(remote().receive("mac", { taskId: "task:remote-2", status: "completed", summary: "LATER" })).toBe(true);
+    expect(await remote().receive("mac", { taskId: "task:remote-2", status: "completed", summary: "LATER" })).toBe(
+      true,
+    );
     const messageId = remoteResultMessageId("mac", "task:remote-2");
     expect(runsOfMessage(parent.threadId, messageId)).toEqual([]);
     // The user talks to the parent again: once that run ends, the result is delivered.

@@ -83,7 +83,7 @@ describe("tree budgets and environment ids across environments", () => {
     await record("task:earlier", "run-earlier");
     expect(remote.countOfTree(parent.threadId)).toBe(1);
     expect(remote.unreceivedCountOfRun("run-earlier")).toBe(1);
-    expect(remote.receive("mac", { taskId: "task:earlier", status: "completed", summary: "done" })).toBe(true);
+    expect(await remote.receive("mac", { taskId: "task:earlier", status: "completed", summary: "done" })).toBe(true);
     expect(remote.unreceivedCountOfRun("run-earlier")).toBe(0);
     await record("task:earlier-2", "run-earlier");
     expect(remote.countOfTree(parent.threadId)).toBe(2);
