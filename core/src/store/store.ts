@@ -63,6 +63,9 @@ const READ_STAMP_SQL = "SELECT total_changes() || ':' || data_version FROM pragm
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
 const REBUILD_CACHE_KIB = -65_536;
 
+/** Events read per statement while projections are rebuilt. */
+export const REPLAY_BATCH = 5_000;
+
 interface PreparedEntity {
   readonly spec: EntityTable<EntityName>;
   /** Binds positionally: the entity's columns in `columns` order, then `data`, then `last_sequence`. */
@@ -617,13 +620,14 @@ export class Store implements EventStore {
 
   /**
    * Rebuilds every projection from the event log (the log is the truth), in one transaction: a
-   * kill part way leaves the old projections. Each event is read and parsed once and applied in
-   * log order, so every row keeps the rowid of its record's first upsert, as when live.
+   * kill part way leaves the old projections. A projection row is its record's newest upsert, so
+   * of a record's upserts in one batch of the log only the last is parsed and written (a run
+   * upserted five times costs one write, not five). Rows are inserted in the order their records
+   * were first upserted and tombstones delete them in log order, so every row gets the rowid it
+   * had when live (`ORDER BY rowid` reads rely on their order), as when each event was applied in
+   * turn; only `forget` leaves gaps that a rebuild closes.
    */
   rebuildProjections(): number {
-    const batch = this.db
-      .prepare("SELECT sequence, entity, data FROM events WHERE sequence > ? ORDER BY sequence LIMIT 5000")
-      .raw(true);
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
     const secondaryIndexes = this.db
       .prepare(
@@ -634,7 +638,7 @@ export class Store implements EventStore {
     const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
     this.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
     try {
-      return this.replayAll(batch, tables, secondaryIndexes);
+      return this.db.transaction(() => this.replayAll(tables, secondaryIndexes)).immediate();
     } finally {
       // Every row was rewritten (or, on failure, rolled back) behind a transaction under way.
       this.identity?.clear();
@@ -642,34 +646,68 @@ export class Store implements EventStore {
     }
   }
 
-  /** Empties the projections and applies every event, in one transaction; returns how many. */
-  private replayAll(
-    batch: Database.Statement,
-    tables: readonly string[],
-    secondaryIndexes: readonly { name: string; sql: string }[],
-  ): number {
-    return this.db
-      .transaction(() => {
-        let applied = 0;
-        // Building an index over the finished table is one sort; keeping it up to date is a b-tree
-        // insert per event (about a third of a replay's time). Unique indexes are checked when
-        // rebuilt, against the final state, which is what live appends kept unique.
-        for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
-        for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
-        // Batches, not one iterator: the connection cannot write while a read statement is open.
-        let after = 0;
-        for (;;) {
-          const rows = batch.all(after) as [number, EntityName, string][];
-          if (rows.length === 0) break;
-          for (const [sequence, entity, data] of rows)
-            this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
-          applied += rows.length;
-          after = rows[rows.length - 1]![0];
-        }
-        for (const index of secondaryIndexes) this.db.exec(index.sql);
-        return applied;
-      })
-      .immediate();
+  /** Empties the projections and applies every event; returns how many. */
+  private replayAll(tables: readonly string[], secondaryIndexes: readonly { name: string; sql: string }[]): number {
+    // Building an index over the finished table is one sort; keeping it up to date is a b-tree
+    // insert per row. Unique indexes are checked when rebuilt, against the final state, which
+    // is what live appends kept unique.
+    for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
+    for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
+    const batch = this.db
+      .prepare(
+        `SELECT sequence, entity, data, previous_sequence FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${REPLAY_BATCH}`,
+      )
+      .raw(true);
+    let applied = 0;
+    let after = 0;
+    // Batches, not one iterator: the connection cannot write while a read statement is open.
+    for (;;) {
+      const rows = batch.all(after) as ReplayRow[];
+      if (rows.length === 0) break;
+      this.replayBatch(rows, after);
+      applied += rows.length;
+      after = rows[rows.length - 1]![0];
+    }
+    for (const index of secondaryIndexes) this.db.exec(index.sql);
+    return applied;
+  }
+
+  /**
+   * Applies a batch of events (those after sequence `after`), each record's in one write: where
+   * its first event in the batch was, so a new row takes the rowid it took live, with its last
+   * event's data. A record's events in the batch are found by their links (each event's
+   * previous_sequence names the record's event before it). A tombstone's entity is applied event
+   * by event: a delete between a record's upserts changes the rowids of the rows after it.
+   */
+  private replayBatch(rows: readonly ReplayRow[], after: number): void {
+    // The index of the event each event in the batch is followed by, for the record's next one.
+    const followedBy = new Map<number, number>();
+    for (let index = 0; index < rows.length; index += 1) {
+      const [, entity, , previous] = rows[index]!;
+      if (previous === null || previous <= after || ENTITY_TABLES[entity].removes !== undefined) continue;
+      // Two events naming one previous: links this store never writes; each event on its own
+      // (as when no record has two events in the batch).
+      if (followedBy.has(previous)) {
+        followedBy.clear();
+        break;
+      }
+      followedBy.set(previous, index);
+    }
+    if (followedBy.size === 0) {
+      for (const [sequence, entity, data] of rows)
+        this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
+      return;
+    }
+    const written = new Set<number>();
+    for (let [sequence, entity, data] of rows) {
+      if (written.has(sequence)) continue;
+      // Walks to the record's last event in the batch; the ones passed need no write of their own.
+      for (let next = followedBy.get(sequence); next !== undefined; next = followedBy.get(sequence)) {
+        [sequence, entity, data] = rows[next]!;
+        written.add(sequence);
+      }
+      this.project(entity, JSON.parse(data) as EntityRecords[EntityName], data, sequence);
+    }
   }
 
   isOpen(): boolean {
@@ -686,6 +724,9 @@ export class Store implements EventStore {
     if (this.db.open) this.db.close();
   }
 }
+
+/** An event as a rebuild reads it: sequence, entity, data, previous_sequence. */
+type ReplayRow = [sequence: number, entity: EntityName, data: string, previous: number | null];
 
 interface OutboxRow {
   seq: number;
