@@ -186,10 +186,10 @@ describe.each(backends)("store contract ($name): a unit of work that awaits", (b
     );
     const writer = await backend.spawnStoreProcess(store);
     const committed = await writer.append("cmd:committed", [item("item:committed", "thread:0", 1, "committed")]);
-    // Enough that the open transaction's pages spill out of the page cache into the log file
-    // before any commit: what recovery must then ignore.
-    const open = Array.from({ length: 1_500 }, (_, n) =>
-      item(`item:open:${n}`, `thread:open:${n % 7}`, n, `uncommitted ${n} `.repeat(200)),
+    // About 40 MB (events and rows), past the page cache (better-sqlite3's is 16 MB), so the open
+    // transaction's pages spill into the log file before any commit: what recovery must ignore.
+    const open = Array.from({ length: 400 }, (_, n) =>
+      item(`item:open:${n}`, `thread:open:${n % 7}`, n, `uncommitted ${n} `.repeat(3_500)),
     );
     await writer.appendInOpenTransaction("cmd:open", open);
     // Meanwhile another store reads committed state only, and the open one holds the write lock.

@@ -59,6 +59,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   else if (request.op === "appendInOpenTransaction")
     void store.transactionAsync(async () => {
       store.append(request.commandId, request.upserts, now);
+      // Answered after an await, as work awaiting I/O mid-transaction would be.
+      await new Promise((resolve) => setImmediate(resolve));
       answer({ appended: true });
       // Open until the kill: awaiting what never comes, as work awaiting a provider would.
       await new Promise(() => {});
