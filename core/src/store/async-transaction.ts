@@ -5,13 +5,24 @@
  * may read its uncommitted rows, and write) from everything else on the event loop.
  */
 export class AsyncTransactionLevel {
-  /** Whether the level is still open: code that outlives it (a timer it set) is outside. */
-  open = true;
+  private ended = false;
   /** Nested calls made from this level, one at a time, in call order (each a savepoint). */
   readonly nested = new FifoMutex();
 
   /** `parent`: the level this one is a savepoint of; null for the outermost. */
   constructor(readonly parent: AsyncTransactionLevel | null) {}
+
+  /**
+   * Whether the level and every level around it are still open: code that outlives its level (a
+   * timer it set, a nested call its work did not await) is outside.
+   */
+  get open(): boolean {
+    return !this.ended && (this.parent === null || this.parent.open);
+  }
+
+  end(): void {
+    this.ended = true;
+  }
 
   /** 0 for the outermost level, 1 for a savepoint in it… */
   get depth(): number {
@@ -46,8 +57,8 @@ export class FifoMutex {
 export class AsyncTransactionConflictError extends Error {
   readonly code = "store_async_transaction_open";
 
-  constructor(operation: string, reason: string) {
-    super(`Store.${operation} refused: ${reason}`);
+  constructor(operation: string, reason: string, cause?: unknown) {
+    super(`Store.${operation} refused: ${reason}`, cause === undefined ? undefined : { cause });
     this.name = "AsyncTransactionConflictError";
   }
 }

@@ -66,6 +66,15 @@ const PREVIOUS_OF_SQL = "SELECT previous_sequence FROM events WHERE sequence = ?
 const PREVIOUS_DATA_SQL =
   "SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?";
 
+/** A nested asynchronous transaction that outlived the one it was nested in (which rolled back). */
+function endedUnder(cause: unknown): AsyncTransactionConflictError {
+  return new AsyncTransactionConflictError(
+    "transactionAsync",
+    "the transaction it was nested in ended before it (its work did not await it) and rolled back",
+    cause,
+  );
+}
+
 /** How a refusal says where the running code is. */
 const OUTSIDE_OPEN_ASYNC =
   "from outside the asynchronous transaction open on this connection (await it inside transactionAsync, or after it)";
@@ -337,13 +346,20 @@ export class Store implements EventStore {
     let result: T;
     try {
       result = await this.asyncLevel.run(level, work);
+      // Committing now would release the savepoint under it, and the nested work would go on
+      // writing into whatever transaction came next.
+      if (this.asyncInnermost !== level)
+        throw new AsyncTransactionConflictError(
+          "transactionAsync",
+          "its work finished while a nested transactionAsync it started was still running (await it); rolled back",
+        );
       this.guardBusy(() => this.db.exec("COMMIT"));
     } catch (error) {
       if (this.db.open && this.db.inTransaction) this.db.exec("ROLLBACK");
       this.pending = [];
       throw error;
     } finally {
-      level.open = false;
+      level.end();
       this.asyncOutermost = null;
       this.asyncInnermost = null;
       this.identity = null;
@@ -361,20 +377,34 @@ export class Store implements EventStore {
     this.db.exec(`SAVEPOINT ${savepoint}`);
     const before = this.pending.length;
     this.asyncInnermost = level;
+    let result: T;
     try {
-      const result = await this.asyncLevel.run(level, work);
-      this.db.exec(`RELEASE ${savepoint}`);
-      return result;
+      result = await this.asyncLevel.run(level, work);
     } catch (error) {
-      if (this.db.open && this.db.inTransaction) this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
-      // As in `transaction()`: its events go, and the rows it wrote, which are not tracked.
-      this.pending.length = before;
-      this.identity?.clear();
+      // The connection may hold the next transaction by now: leave it alone.
+      if (!level.open) throw endedUnder(error);
+      try {
+        if (this.db.open) this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      } finally {
+        // As in `transaction()`: its events go, and the rows it wrote, which are not tracked.
+        this.pending.length = before;
+        this.identity?.clear();
+        this.endSavepoint(level);
+      }
       throw error;
-    } finally {
-      level.open = false;
-      this.asyncInnermost = parent;
     }
+    if (!level.open) throw endedUnder(undefined);
+    try {
+      this.db.exec(`RELEASE ${savepoint}`);
+    } finally {
+      this.endSavepoint(level);
+    }
+    return result;
+  }
+
+  private endSavepoint(level: AsyncTransactionLevel): void {
+    level.end();
+    this.asyncInnermost = level.parent;
   }
 
   /** Whether an asynchronous transaction is open and the running code is not part of it. */

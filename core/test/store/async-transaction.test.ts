@@ -178,6 +178,43 @@ describe("the SQLite store's asynchronous transaction and the code outside it", 
     ]);
   });
 
+  it("rolls back a transaction whose work ends before a nested one it started, which then harms no later transaction", async () => {
+    const stragglerMayEnd = gate();
+    let straggler: Promise<unknown> = Promise.resolve();
+    await expect(
+      store.transactionAsync(async () => {
+        store.append(null, [item("item:outer", "thread:1", 1, "outer")], NOW);
+        straggler = store.transactionAsync(async () => {
+          store.append(null, [item("item:straggler", "thread:1", 2, "straggler")], NOW);
+          await stragglerMayEnd.opened;
+          // By now another transaction is open: this write would land in it.
+          store.append(null, [item("item:late", "thread:1", 3, "late")], NOW);
+        });
+        await yieldToOthers();
+      }),
+    ).rejects.toThrow(/still running/);
+    const nextMayCommit = gate();
+    const appended = gate();
+    const next = store.transactionAsync(async () => {
+      store.append(null, [item("item:next", "thread:1", 1, "next")], NOW);
+      appended.open();
+      await nextMayCommit.opened;
+      store.append(null, [item("item:next-after", "thread:1", 2, "next after")], NOW);
+    });
+    await appended.opened;
+    stragglerMayEnd.open();
+    await expect(straggler).rejects.toThrow(/ended before it/);
+    nextMayCommit.open();
+    await next;
+    expect(["item:outer", "item:straggler", "item:late", "item:next", "item:next-after"].map(textOf)).toEqual([
+      null,
+      null,
+      null,
+      "next",
+      "next after",
+    ]);
+  });
+
   it("keeps the identity map for the outermost transaction across awaits, and drops it on commit and rollback", async () => {
     const statementsOf = (read: () => unknown) => {
       const before = counter.snapshot().statements;
