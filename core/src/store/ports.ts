@@ -56,6 +56,12 @@ export interface EventStore {
   statement(sql: string): Database.Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). Listeners hear events after commit. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `work` in one transaction that may span awaits (nested calls from inside its async
+   * context become savepoints; outermost ones run one at a time, in call order). While one is
+   * open, code outside it reads committed state only and may not write.
+   */
+  transactionAsync<T>(work: () => Promise<T>): Promise<T>;
   /** Hears every batch of events after it commits. */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
+import { AsyncTransactionConflictError, AsyncTransactionLevel, FifoMutex } from "./async-transaction.js";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { CommittedReads } from "./committed-reads.js";
@@ -60,6 +62,23 @@ export interface StoreOptions {
  */
 const READ_STAMP_SQL = "SELECT total_changes() || ':' || data_version FROM pragma_data_version";
 
+const PREVIOUS_OF_SQL = "SELECT previous_sequence FROM events WHERE sequence = ?";
+const PREVIOUS_DATA_SQL =
+  "SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?";
+
+/** A nested asynchronous transaction that outlived the one it was nested in (which rolled back). */
+function endedUnder(cause: unknown): AsyncTransactionConflictError {
+  return new AsyncTransactionConflictError(
+    "transactionAsync",
+    "the transaction it was nested in ended before it (its work did not await it) and rolled back",
+    cause,
+  );
+}
+
+/** How a refusal says where the running code is. */
+const OUTSIDE_OPEN_ASYNC =
+  "from outside the asynchronous transaction open on this connection (await it inside transactionAsync, or after it)";
+
 /** The page cache while projections are rebuilt (negative: KiB), 64 MiB; SQLite's default is 2 MiB. */
 const REBUILD_CACHE_KIB = -65_536;
 
@@ -101,11 +120,26 @@ export class Store implements EventStore {
   /** The rows the outermost `transaction` under way has read or written; null outside one. */
   private identity: IdentityMap | null = null;
   /** Query results read outside transactions, reused while nothing can have changed them. */
-  private readonly committedReads = new CommittedReads(() => this.statement(READ_STAMP_SQL).pluck().get() as string);
+  private readonly committedReads = new CommittedReads(
+    () => this.writerStatement(READ_STAMP_SQL).pluck().get() as string,
+  );
   private readonly statements = new Map<string, Database.Statement>();
   private readonly runInTransaction: <T>(fn: () => T) => T;
   /** Checkpoints the WAL off the event loop; null for an in-memory store. */
   readonly checkpointer: WalCheckpointer | null;
+  /** The level of the open asynchronous transaction the running code is part of, if any. */
+  private readonly asyncLevel = new AsyncLocalStorage<AsyncTransactionLevel>();
+  /** Outermost asynchronous transactions, one at a time (one connection holds one transaction). */
+  private readonly asyncTransactions = new FifoMutex();
+  /** The open asynchronous transaction's outermost level and innermost savepoint; null without one. */
+  private asyncOutermost: AsyncTransactionLevel | null = null;
+  private asyncInnermost: AsyncTransactionLevel | null = null;
+  /** How deep the synchronous `transaction()` calls under way are nested (0: none). */
+  private syncDepth = 0;
+  /** The read-only connection that serves reads from outside an open asynchronous transaction. */
+  private committedReader: Database.Database | null = null;
+  private readonly committedReaderStatements = new Map<string, Database.Statement>();
+  private readonly onStatement: ((message?: unknown) => void) | undefined;
 
   /** How long a write waits for the write lock before failing with `store_busy`. */
   readonly busyTimeoutMs: number;
@@ -120,6 +154,7 @@ export class Store implements EventStore {
     // including the transaction helper's own statements, which wrapping `statement()` would miss.
     // Its argument is always the SQL string (typed `unknown` for console.log's sake).
     const verbose = options.onStatement as ((message?: unknown) => void) | undefined;
+    this.onStatement = verbose;
     this.db = new Database(file, { timeout: this.busyTimeoutMs, verbose });
     this.db.pragma("journal_mode = WAL");
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
@@ -151,13 +186,11 @@ export class Store implements EventStore {
     this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     this.guardBusy(() => migrate(this.db));
-    this.insertEvent = this.statement(
+    this.insertEvent = this.writerStatement(
       "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.previousOf = this.db.prepare("SELECT previous_sequence FROM events WHERE sequence = ?").pluck();
-    this.previousData = this.db
-      .prepare("SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?")
-      .pluck();
+    this.previousOf = this.db.prepare(PREVIOUS_OF_SQL).pluck();
+    this.previousData = this.db.prepare(PREVIOUS_DATA_SQL).pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
     // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
     // BEGIN IMMEDIATE takes the write lock first, where SQLite's busy handler waits for another
@@ -181,8 +214,20 @@ export class Store implements EventStore {
     }
   }
 
-  /** A prepared statement, cached by its SQL (preparing is far dearer than running). */
+  /**
+   * A prepared statement, cached by its SQL (preparing is far dearer than running). From outside
+   * an open asynchronous transaction, a read runs on the committed reader (see `transactionAsync`)
+   * and a write is refused.
+   */
   statement(sql: string): Database.Statement {
+    if (!this.outsideAsyncTransaction()) return this.writerStatement(sql);
+    if (!this.writerStatement(sql).readonly)
+      throw new AsyncTransactionConflictError("statement", `${sql} writes ${OUTSIDE_OPEN_ASYNC}`);
+    return this.committedReaderStatement(sql);
+  }
+
+  /** A statement of the writing connection, cached by its SQL. */
+  private writerStatement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
@@ -199,11 +244,11 @@ export class Store implements EventStore {
     const all = [...columns, "data", "last_sequence"];
     const updates = all.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`);
     // Positional parameters: binding by name looks every column up on an object per upsert.
-    const upsert = this.statement(
+    const upsert = this.writerStatement(
       `INSERT INTO ${spec.table} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ON CONFLICT(id) DO UPDATE SET ${updates.join(", ")}`,
     );
-    const get = this.statement(`SELECT data FROM ${spec.table} WHERE id = ?`);
-    const remove = this.statement(`DELETE FROM ${spec.table} WHERE id = ?`);
+    const get = this.writerStatement(`SELECT data FROM ${spec.table} WHERE id = ?`);
+    const remove = this.writerStatement(`DELETE FROM ${spec.table} WHERE id = ?`);
     const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
     const current = this.db
       .prepare(`SELECT last_sequence, ${columns.join(", ")}, data FROM ${spec.table} WHERE id = ?`)
@@ -226,6 +271,7 @@ export class Store implements EventStore {
    * commit. Inside it, `get` answers from the rows the transaction already read or wrote.
    */
   transaction<T>(fn: () => T): T {
+    this.assertMayWrite("transaction");
     const outermost = !this.db.inTransaction;
     const before = this.pending.length;
     let result: T;
@@ -234,6 +280,7 @@ export class Store implements EventStore {
       this.identity = new IdentityMap();
       this.committedReads.transactionStarted();
     }
+    this.syncDepth += 1;
     try {
       result = this.runInTransaction(fn);
     } catch (error) {
@@ -246,15 +293,171 @@ export class Store implements EventStore {
         throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
     } finally {
+      this.syncDepth -= 1;
       if (outermost) this.identity = null;
     }
-    if (outermost) this.checkpointer?.noteCommit();
-    if (outermost && this.pending.length > 0) {
+    if (outermost) this.committed();
+    return result;
+  }
+
+  /** After an outermost commit: the checkpointer counts it, listeners hear its events. */
+  private committed(): void {
+    this.checkpointer?.noteCommit();
+    if (this.pending.length > 0) {
       const committed = this.pending;
       this.pending = [];
       for (const listener of this.listeners) listener(committed);
     }
+  }
+
+  /**
+   * Runs `work` in one transaction that may span awaits: `transaction()`'s guarantees (BEGIN
+   * IMMEDIATE, listeners hear the events after the commit, none on a rollback, the identity map
+   * for the outermost transaction, `store_busy` when the write lock stays taken) for async code.
+   *
+   * Outermost calls run one at a time, in call order (one connection holds one transaction). A
+   * call from inside an open one's own async context (`work`, and what it awaits) becomes a
+   * savepoint instead of waiting (which would deadlock); such calls made at once run one after
+   * the other, since a savepoint released early would take a later one with it. Inside, the
+   * synchronous methods read and write the transaction's uncommitted state as usual.
+   *
+   * Meanwhile the rest of the event loop keeps calling the store, and on this connection it
+   * would see the uncommitted transaction, and join it with its writes. So, while one is open,
+   * from outside its async context: reads run on a second, read-only connection, which sees the
+   * last commit (WAL); writes, `transaction()` and `rebuildProjections()` throw
+   * `AsyncTransactionConflictError`; and so do writes from a level that has a savepoint open
+   * (they would land in the savepoint). It cannot start inside the synchronous `transaction()`.
+   */
+  async transactionAsync<T>(work: () => Promise<T>): Promise<T> {
+    if (this.syncDepth > 0)
+      throw new AsyncTransactionConflictError(
+        "transactionAsync",
+        "it cannot start inside the synchronous transaction()",
+      );
+    const here = this.asyncLevel.getStore();
+    if (here?.open === true) return here.nested.run(() => this.savepointAsync(here, work));
+    return this.asyncTransactions.run(() => this.outermostAsync(work));
+  }
+
+  private async outermostAsync<T>(work: () => Promise<T>): Promise<T> {
+    this.guardBusy(() => this.db.exec("BEGIN IMMEDIATE"));
+    const level = new AsyncTransactionLevel(null);
+    this.asyncOutermost = level;
+    this.asyncInnermost = level;
+    this.identity = new IdentityMap();
+    this.committedReads.transactionStarted();
+    let result: T;
+    try {
+      result = await this.asyncLevel.run(level, work);
+      // Committing now would release the savepoint under it, and the nested work would go on
+      // writing into whatever transaction came next.
+      if (this.asyncInnermost !== level)
+        throw new AsyncTransactionConflictError(
+          "transactionAsync",
+          "its work finished while a nested transactionAsync it started was still running (await it); rolled back",
+        );
+      this.guardBusy(() => this.db.exec("COMMIT"));
+    } catch (error) {
+      if (this.db.open && this.db.inTransaction) this.db.exec("ROLLBACK");
+      this.pending = [];
+      throw error;
+    } finally {
+      level.end();
+      this.asyncOutermost = null;
+      this.asyncInnermost = null;
+      this.identity = null;
+    }
+    this.committed();
     return result;
+  }
+
+  private async savepointAsync<T>(parent: AsyncTransactionLevel, work: () => Promise<T>): Promise<T> {
+    // Queued behind a sibling, the parent may have ended meanwhile (work that did not await it).
+    if (!parent.open)
+      throw new AsyncTransactionConflictError("transactionAsync", "the transaction it was called in has ended");
+    const level = new AsyncTransactionLevel(parent);
+    const savepoint = `async_savepoint_${level.depth}`;
+    this.db.exec(`SAVEPOINT ${savepoint}`);
+    const before = this.pending.length;
+    this.asyncInnermost = level;
+    let result: T;
+    try {
+      result = await this.asyncLevel.run(level, work);
+    } catch (error) {
+      // The connection may hold the next transaction by now: leave it alone.
+      if (!level.open) throw endedUnder(error);
+      try {
+        if (this.db.open) this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      } finally {
+        // As in `transaction()`: its events go, and the rows it wrote, which are not tracked.
+        this.pending.length = before;
+        this.identity?.clear();
+        this.endSavepoint(level);
+      }
+      throw error;
+    }
+    if (!level.open) throw endedUnder(undefined);
+    try {
+      this.db.exec(`RELEASE ${savepoint}`);
+    } finally {
+      this.endSavepoint(level);
+    }
+    return result;
+  }
+
+  private endSavepoint(level: AsyncTransactionLevel): void {
+    level.end();
+    this.asyncInnermost = level.parent;
+  }
+
+  /** Whether an asynchronous transaction is open and the running code is not part of it. */
+  private outsideAsyncTransaction(): boolean {
+    return this.asyncOutermost !== null && this.asyncLevel.getStore()?.open !== true;
+  }
+
+  /** Throws unless the running code may write: no asynchronous transaction is open, or it runs in its innermost level. */
+  private assertMayWrite(operation: string): void {
+    if (this.asyncOutermost === null) return;
+    const here = this.asyncLevel.getStore();
+    if (here === this.asyncInnermost) return;
+    throw new AsyncTransactionConflictError(
+      operation,
+      here?.open === true
+        ? "it runs in a level of the asynchronous transaction that has a savepoint open; await the savepoint first"
+        : `it writes ${OUTSIDE_OPEN_ASYNC}`,
+    );
+  }
+
+  /**
+   * A statement of the read-only connection, which sees only what has committed; `plucked`
+   * answers the first column alone (a mode that sticks to the statement, so cached apart).
+   */
+  private committedReaderStatement(sql: string, plucked = false): Database.Statement {
+    const key = plucked ? `pluck\u0000${sql}` : sql;
+    let statement = this.committedReaderStatements.get(key);
+    if (statement === undefined) {
+      statement = this.committedReaderConnection().prepare(sql);
+      if (plucked) statement.pluck();
+      this.committedReaderStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  private committedReaderConnection(): Database.Database {
+    if (this.committedReader !== null) return this.committedReader;
+    // A second connection to an in-memory database is another, empty database.
+    if (this.file === ":memory:")
+      throw new AsyncTransactionConflictError(
+        "read",
+        `an in-memory store has no second connection to read committed state from ${OUTSIDE_OPEN_ASYNC}`,
+      );
+    this.committedReader = new Database(this.file, {
+      readonly: true,
+      fileMustExist: true,
+      timeout: this.busyTimeoutMs,
+      verbose: this.onStatement,
+    });
+    return this.committedReader;
   }
 
   /** Hears every batch of events after it commits. */
@@ -265,6 +468,7 @@ export class Store implements EventStore {
 
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
   append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[] {
+    this.assertMayWrite("append");
     if (!this.db.inTransaction) throw new Error("Store.append must run inside Store.transaction");
     const out: StoredEvent[] = [];
     for (const upsert of upserts) {
@@ -358,9 +562,12 @@ export class Store implements EventStore {
    * two reads). Each call returns an object of its own.
    */
   get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
-    const identity = this.identity;
+    const outside = this.outsideAsyncTransaction();
+    const identity = outside ? null : this.identity;
     if (identity === null) {
-      const found = this.entities.get(entity)!.get.get(id) as { data: string } | undefined;
+      const prepared = this.entities.get(entity)!;
+      const statement = outside ? this.committedReaderStatement(prepared.get.source) : prepared.get;
+      const found = statement.get(id) as { data: string } | undefined;
       return found ? (JSON.parse(found.data) as EntityRecords[E]) : null;
     }
     let row = identity.row(entity, id);
@@ -387,8 +594,11 @@ export class Store implements EventStore {
   ): EntityRecords[E][] {
     const table = ENTITY_TABLES[entity].table;
     const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
+    // From outside an open asynchronous transaction, neither cache: one holds its uncommitted
+    // rows, and the other's stamps are this connection's, whose changes that transaction makes.
+    const outside = this.outsideAsyncTransaction();
     const identity = this.identity;
-    const key = queryKey(`${where} ${suffix}`, sql, params);
+    const key = outside ? null : queryKey(`${where} ${suffix}`, sql, params);
     let texts = key === null ? undefined : identity !== null ? identity.queryResult(key) : this.committedReads.get(key);
     if (texts === undefined) {
       texts = (this.statement(sql).all(...params) as { data: string }[]).map((row) => row.data);
@@ -437,7 +647,9 @@ export class Store implements EventStore {
 
   /** The record as the upsert before the event at `sequence` left it (that record's previous event), or null. */
   previousUpsert(sequence: number): EntityRecords[EntityName] | null {
-    const data = this.previousData.get(sequence) as string | undefined;
+    const data = (
+      this.outsideAsyncTransaction() ? this.committedReaderStatement(PREVIOUS_DATA_SQL, true) : this.previousData
+    ).get(sequence) as string | undefined;
     return data === undefined ? null : (JSON.parse(data) as EntityRecords[EntityName]);
   }
 
@@ -447,10 +659,16 @@ export class Store implements EventStore {
    * removed record's chain starts again when it is next written).
    */
   firstUpsertSequence(entity: EntityName, id: string): number | null {
-    let sequence = (this.entities.get(entity)!.lastSequence.get(id) as number | null | undefined) ?? null;
+    const prepared = this.entities.get(entity)!;
+    const outside = this.outsideAsyncTransaction();
+    const lastSequence = outside
+      ? this.committedReaderStatement(prepared.lastSequence.source, true)
+      : prepared.lastSequence;
+    const previousOf = outside ? this.committedReaderStatement(PREVIOUS_OF_SQL, true) : this.previousOf;
+    let sequence = (lastSequence.get(id) as number | null | undefined) ?? null;
     if (sequence === null) return null;
     for (;;) {
-      const previous: number | null = (this.previousOf.get(sequence) as number | null | undefined) ?? null;
+      const previous: number | null = (previousOf.get(sequence) as number | null | undefined) ?? null;
       if (previous === null) return sequence;
       sequence = previous;
     }
@@ -464,11 +682,12 @@ export class Store implements EventStore {
    * `transaction`. Returns how many records had a row.
    */
   forget(entity: EntityName, ids: readonly string[]): number {
+    this.assertMayWrite("forget");
     if (!this.db.inTransaction) throw new Error("Store.forget must run inside Store.transaction");
     const prepared = this.entities.get(entity)!;
-    const commandOf = this.statement("SELECT command_id, previous_sequence FROM events WHERE sequence = ?");
-    const removeEvent = this.statement("DELETE FROM events WHERE sequence = ?");
-    const removeReceipt = this.statement("DELETE FROM command_receipts WHERE command_id = ?");
+    const commandOf = this.writerStatement("SELECT command_id, previous_sequence FROM events WHERE sequence = ?");
+    const removeEvent = this.writerStatement("DELETE FROM events WHERE sequence = ?");
+    const removeReceipt = this.writerStatement("DELETE FROM command_receipts WHERE command_id = ?");
     let forgotten = 0;
     for (const id of ids) {
       let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
@@ -516,7 +735,8 @@ export class Store implements EventStore {
 
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void {
-    this.statement(
+    this.assertMayWrite("putReceipt");
+    this.writerStatement(
       "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ).run(
       receipt.commandId,
@@ -536,7 +756,8 @@ export class Store implements EventStore {
     nowMs: number,
     nowIso: string,
   ): void {
-    this.statement(
+    this.assertMayWrite("enqueueEffect");
+    this.writerStatement(
       "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
     ).run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
   }
@@ -562,8 +783,9 @@ export class Store implements EventStore {
 
   /** Marks an effect claimed. Returns false when another worker got it first. */
   claimEffect(id: string, nowMs: number): boolean {
+    this.assertMayWrite("claimEffect");
     const info = this.guardBusy(() =>
-      this.statement(
+      this.writerStatement(
         "UPDATE outbox SET status = 'claimed', claimed_at = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'pending'",
       ).run(nowMs, new Date(nowMs).toISOString(), id),
     );
@@ -572,8 +794,9 @@ export class Store implements EventStore {
 
   /** Settles an effect. */
   settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null, nowIso: string): void {
+    this.assertMayWrite("settleEffect");
     this.guardBusy(() =>
-      this.statement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(
+      this.writerStatement("UPDATE outbox SET status = ?, last_error = ?, updated_at = ? WHERE id = ?").run(
         status,
         error,
         nowIso,
@@ -584,8 +807,9 @@ export class Store implements EventStore {
 
   /** Puts an effect back for a later retry. */
   retryEffect(id: string, availableAt: number, error: string, nowIso: string): void {
+    this.assertMayWrite("retryEffect");
     this.guardBusy(() =>
-      this.statement(
+      this.writerStatement(
         "UPDATE outbox SET status = 'pending', available_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
       ).run(availableAt, error, nowIso, id),
     );
@@ -613,7 +837,8 @@ export class Store implements EventStore {
 
   /** Records a reactor's progress (inside the transaction that did the reacting). */
   setReactorOffset(name: string, sequence: number): void {
-    this.statement(
+    this.assertMayWrite("setReactorOffset");
+    this.writerStatement(
       "INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence",
     ).run(name, sequence);
   }
@@ -628,6 +853,7 @@ export class Store implements EventStore {
    * turn; only `forget` leaves gaps that a rebuild closes.
    */
   rebuildProjections(): number {
+    this.assertMayWrite("rebuildProjections");
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
     const secondaryIndexes = this.db
       .prepare(
@@ -715,12 +941,13 @@ export class Store implements EventStore {
   }
 
   dataVersion(): number {
-    return this.statement("PRAGMA data_version").pluck().get() as number;
+    return this.writerStatement("PRAGMA data_version").pluck().get() as number;
   }
 
   /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */
   close(): void {
     this.checkpointer?.close();
+    if (this.committedReader?.open === true) this.committedReader.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -15,6 +15,7 @@ import { Store } from "../../../src/store/store.js";
 import { randomIdAllocator } from "../../../src/util/ids.js";
 import type { Clock } from "../../../src/util/clock.js";
 import type {
+  AsyncUnitOfWork,
   EffectToQueue,
   PreviousVersionDatabase,
   StoreBackend,
@@ -36,13 +37,26 @@ const frozenClock: Clock = { nowMs: () => FROZEN_MS, nowIso: () => new Date(FROZ
 /** The tables whose rows are the schema's own bookkeeping, not the store's data. */
 const BOOKKEEPING = "name NOT LIKE 'sqlite_%' AND name != 'schema_migrations'";
 
-function unitOfWork(store: Store, clock: Clock): UnitOfWork {
-  const work: UnitOfWork = {
+/** The writes both kinds of unit of work share. */
+function writesOf(store: Store, clock: Clock): Omit<UnitOfWork, "nested"> {
+  return {
     append: (commandId, upserts) => store.append(commandId, upserts, clock.nowIso()),
     forget: (entity, ids) => store.forget(entity, ids),
     putReceipt: (receipt) => store.putReceipt(receipt),
     enqueueEffect: (effect, delayMs = 0) => store.enqueueEffect(effect, clock.nowMs() + delayMs, clock.nowIso()),
-    nested: (body) => store.transaction(() => body(work)),
+  };
+}
+
+function unitOfWork(store: Store, clock: Clock): UnitOfWork {
+  const work: UnitOfWork = { ...writesOf(store, clock), nested: (body) => store.transaction(() => body(work)) };
+  return work;
+}
+
+function asyncUnitOfWork(store: Store, clock: Clock): AsyncUnitOfWork {
+  const work: AsyncUnitOfWork = {
+    ...writesOf(store, clock),
+    get: async (entity, id) => store.get(entity, id),
+    nested: (body) => store.transactionAsync(() => body(work)),
   };
   return work;
 }
@@ -68,6 +82,7 @@ function harnessOf(store: Store): StoreHarness {
     backend: "sqlite",
     nowMs: () => clock.nowMs(),
     transaction: async (body) => store.transaction(() => body(unitOfWork(store, clock))),
+    transactionAsync: (body) => store.transactionAsync(() => body(asyncUnitOfWork(store, clock))),
     onCommitted: (listener) => store.onCommitted(listener),
     get: async (entity, id) => store.get(entity, id),
     lastSequence: async () => store.lastSequence(),
@@ -224,6 +239,9 @@ function storeProcess(file: string): StoreProcess {
       await request({ op: "enqueue", effect, nowMs });
     },
     claimEffect: async (id, nowMs) => (await request({ op: "claim", id, nowMs })).claimed === true,
+    appendInOpenTransaction: async (commandId, upserts) => {
+      await request({ op: "appendInOpenTransaction", commandId, upserts });
+    },
     appendUntilKilled: (listener) => {
       onAck = listener;
       child.stdin!.write(`${JSON.stringify({ op: "appendUntilKilled" })}\n`);

@@ -2,7 +2,8 @@
 // stdin and answering one JSON line per request once what it did has committed, so a test can
 // kill it with SIGKILL and check what survives. argv: <database file>
 // Requests: {"op":"append","commandId":…,"upserts":[…]}, {"op":"enqueue","effect":{…},"nowMs":…},
-// {"op":"claim","id":…,"nowMs":…}, {"op":"appendUntilKilled"} (one item per commit, forever,
+// {"op":"claim","id":…,"nowMs":…}, {"op":"appendInOpenTransaction","commandId":…,"upserts":[…]} (answered
+// once appended inside a `transactionAsync` that never ends), {"op":"appendUntilKilled"} (one item per commit, forever,
 // each answered {"acked": <sequence>}).
 import { createInterface } from "node:readline";
 import { Store } from "../../../dist/store/store.js";
@@ -55,6 +56,15 @@ for await (const line of createInterface({ input: process.stdin })) {
     store.transaction(() => store.enqueueEffect(request.effect, request.nowMs, now));
     answer({ ok: true });
   } else if (request.op === "claim") answer({ claimed: store.claimEffect(request.id, request.nowMs) });
+  else if (request.op === "appendInOpenTransaction")
+    void store.transactionAsync(async () => {
+      store.append(request.commandId, request.upserts, now);
+      // Answered after an await, as work awaiting I/O mid-transaction would be.
+      await new Promise((resolve) => setImmediate(resolve));
+      answer({ appended: true });
+      // Open until the kill: awaiting what never comes, as work awaiting a provider would.
+      await new Promise(() => {});
+    });
   else if (request.op === "appendUntilKilled") await appendUntilKilled();
   else answer({ error: `unknown op ${request.op}` });
 }

@@ -31,6 +31,18 @@ export interface UnitOfWork {
   nested<R>(body: (work: UnitOfWork) => R): R;
 }
 
+/**
+ * The unit of work of a transaction that may await between its writes (issue 33's asynchronous
+ * transaction): the same synchronous writes, reads of its own uncommitted state, and nested
+ * units (savepoints) that are themselves asynchronous.
+ */
+export interface AsyncUnitOfWork extends Omit<UnitOfWork, "nested"> {
+  /** Reads one record as this unit of work sees it (its own writes included). */
+  get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
+  /** A nested unit of work (a savepoint): one that rejects rolls back alone. */
+  nested<R>(body: (work: AsyncUnitOfWork) => Promise<R>): Promise<R>;
+}
+
 /** Every row of some tables, by table name, in a stable order. */
 export type TableRows = Readonly<Record<string, readonly Readonly<Record<string, unknown>>[]>>;
 
@@ -41,6 +53,11 @@ export interface StoreHarness {
   /** The time effects are queued and claimed at (the engine's clock too). */
   readonly nowMs: () => number;
   transaction<R>(body: (work: UnitOfWork) => R): Promise<R>;
+  /**
+   * A unit of work that may await between its writes. Such units run one at a time, in call
+   * order; while one is open, the harness's other reads see only what has committed.
+   */
+  transactionAsync<R>(body: (work: AsyncUnitOfWork) => Promise<R>): Promise<R>;
   /** Hears every batch of events after it commits; returns the unsubscribe. */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
 
@@ -102,6 +119,11 @@ export interface StoreProcess {
   append(commandId: string | null, upserts: readonly RecordUpsert[]): Promise<readonly number[]>;
   enqueueEffect(effect: EffectToQueue, nowMs: number): Promise<void>;
   claimEffect(id: string, nowMs: number): Promise<boolean>;
+  /**
+   * Opens a unit of work that may await, appends `upserts` in it and never finishes it; resolves
+   * once they are appended (uncommitted).
+   */
+  appendInOpenTransaction(commandId: string | null, upserts: readonly RecordUpsert[]): Promise<void>;
   /** Appends one item event per commit until killed; `onAck` hears each committed sequence. */
   appendUntilKilled(onAck: (sequence: number) => void): void;
   /** kill -9, and waits for the process to be gone. */
