@@ -127,6 +127,35 @@ describe("the 2026-07-28 revision on the wire", () => {
     expect(lab.host.store.select("delegatedTask", "1 = 1", [])).toHaveLength(before);
   });
 
+  it.each([null, 42, [], { roots: "yes" }])(
+    "refuses a retried call whose inputResponses is %j (not a map of answers) with Invalid params, before the tool runs",
+    async (inputResponses) => {
+      const before = lab.host.store.select("delegatedTask", "1 = 1", []).length;
+      const answer = await modern(7, "tools/call", {
+        name: "delegate_task",
+        arguments: { task: "@@reply never", target: { providerInstanceId: "beta" } },
+        inputResponses,
+      });
+      expect(answer.body).toMatchObject({
+        id: 7,
+        error: { code: -32602, message: expect.stringContaining("inputResponses") },
+      });
+      expect(lab.host.store.select("delegatedTask", "1 = 1", [])).toHaveLength(before);
+    },
+  );
+
+  it("takes a retried call whose inputResponses is a map of answers", async () => {
+    const answer = await modern(8, "tools/call", {
+      name: "t3_thread_list",
+      arguments: { projectId: lab.projectId },
+      inputResponses: { roots: { roots: [] } },
+    });
+    expect(answer.body).toMatchObject({
+      id: 8,
+      result: { resultType: "complete", structuredContent: { threads: [] } },
+    });
+  });
+
   it("takes the token for the session of a 2026 client that names no client", async () => {
     // clientInfo is the one envelope key a client may leave out.
     const anonymous: Record<string, unknown> = { ...ENVELOPE };

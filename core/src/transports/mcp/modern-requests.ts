@@ -5,6 +5,8 @@ import {
   createMcpHandler,
   inputRequired,
   inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ListToolsResult,
   type McpHttpHandler,
@@ -25,6 +27,8 @@ const ROOTS_INPUT = "roots";
 /** What the endpoint hands the 2026-07-28 server through the SDK's pass-through `authInfo`. */
 interface ModernAuthExtra {
   readonly scope: McpInvocationScope;
+  /** Why the request's `inputResponses` is not a map of answers, when it is not. */
+  readonly malformedInputResponses: string | undefined;
 }
 
 /**
@@ -58,7 +62,7 @@ export class ModernRequests {
     logger: Logger,
   ) {
     this.handler = createMcpHandler(
-      ({ authInfo }) => this.createServer((authInfo?.extra as unknown as ModernAuthExtra).scope),
+      ({ authInfo }) => this.createServer(authInfo?.extra as unknown as ModernAuthExtra),
       {
         legacy: "reject",
         onerror: (error) => logger.debug("MCP 2026-07-28 request refused or failed", { error: error.message }),
@@ -76,7 +80,10 @@ export class ModernRequests {
       token: "",
       clientId: scope.credentialId,
       scopes: [...scope.capabilities],
-      extra: { scope } satisfies ModernAuthExtra as unknown as Record<string, unknown>,
+      extra: {
+        scope,
+        malformedInputResponses: malformedInputResponses(body),
+      } satisfies ModernAuthExtra as unknown as Record<string, unknown>,
     };
     await this.serveNode(Object.assign(req, { auth }), res, body);
   }
@@ -86,7 +93,7 @@ export class ModernRequests {
     await this.handler.close();
   }
 
-  private createServer(scope: McpInvocationScope): Server {
+  private createServer({ scope, malformedInputResponses }: ModernAuthExtra): Server {
     const server = new Server(
       { name: this.serverName, version: HOST_VERSION },
       { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: this.validator },
@@ -94,6 +101,8 @@ export class ModernRequests {
     // Object schemas from zod (ToolListing's inputSchema says only that it is an object).
     server.setRequestHandler("tools/list", () => this.toolCalls.listingFor(scope) as ListToolsResult);
     server.setRequestHandler("tools/call", async (request, ctx) => {
+      if (malformedInputResponses !== undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, malformedInputResponses);
       const callScope = scope.kind === "client" ? attach(scope, ctx) : scope;
       const facts = callScope.attachment;
       if (
@@ -125,6 +134,24 @@ export class ModernRequests {
         ctx.mcpReq.notify({ method: "notifications/progress", params: progress }).catch(() => undefined),
     });
   }
+}
+
+/**
+ * A retried request's `inputResponses` is a map of input-request keys to the client's answers.
+ * The SDK lifts the field out of the params before any handler runs and reads any other shape
+ * (null, a number) as "no answers", so such a client would silently be asked again; the revision
+ * makes a protocol-level input error a JSON-RPC error, so the endpoint reads the field on the
+ * body and the call is refused with Invalid params naming it.
+ */
+function malformedInputResponses(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const params = (body as { params?: unknown }).params;
+  if (typeof params !== "object" || params === null || !("inputResponses" in params)) return undefined;
+  const responses = (params as { inputResponses: unknown }).inputResponses;
+  if (responses === undefined) return undefined;
+  const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+  if (isObject(responses) && Object.values(responses as object).every(isObject)) return undefined;
+  return `inputResponses must be an object mapping each input request's key to the client's answer (an object); got ${JSON.stringify(responses)}`;
 }
 
 function envelopeOf(ctx: ServerContext): Record<string, unknown> {
