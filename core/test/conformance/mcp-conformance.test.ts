@@ -14,12 +14,38 @@ const CONFORMANCE_CLI = fileURLToPath(
 const BASELINE = fileURLToPath(new URL("./expected-failures.yml", import.meta.url));
 
 /**
- * The protocol revisions the CLI has server scenarios for, of those the endpoint serves. Each run
- * takes every server scenario the CLI lists for it ("all": pending ones too). Its client is the
- * SDK's v1 client, which speaks 2025-11-25 on the wire whatever the scenario set. 2025-03-26 has
- * no server scenarios in the CLI; 2026-07-28 is not a revision it knows (see the last test).
+ * Every protocol revision the endpoint serves, each with the server scenarios the CLI has for it
+ * ("all": pending ones too). The CLI speaks the revision on the wire: the stateful initialize
+ * handshake through 2025-11-25, stateless requests with per-request `_meta` on 2026-07-28, so a
+ * scenario that applies to several revisions runs once under each. 2025-03-26 has one scenario
+ * (the session lifecycle).
  */
-const REVISIONS = ["2025-06-18", "2025-11-25"] as const;
+const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
+
+/** The scenarios that apply to any MCP server, which must pass outright (no check failing). */
+const MUST_PASS: Record<(typeof REVISIONS)[number], string[]> = {
+  "2025-03-26": ["server-session-lifecycle"],
+  "2025-06-18": ["server-initialize", "server-session-lifecycle", "ping", "tools-list", "tools-call-error"],
+  "2025-11-25": [
+    "server-initialize",
+    "server-session-lifecycle",
+    "ping",
+    "tools-list",
+    "tools-call-error",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+  ],
+  "2026-07-28": [
+    "tools-list",
+    "tools-call-error",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+    "http-header-validation",
+    "input-required-result-unsupported-methods",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+  ],
+};
 
 async function conformance(args: string[]): Promise<{ exitCode: number | undefined; output: string }> {
   const result = await execa(process.execPath, [CONFORMANCE_CLI, ...args], {
@@ -72,24 +98,33 @@ describe("the official MCP conformance CLI, through a forwarding proxy", () => {
       expect(exitCode, output).toBe(0);
       const ran = [...output.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gm)].map((match) => match[1]!);
       expect(ran.sort()).toEqual([...expected].sort());
-      // The scenarios that apply to any MCP server pass outright.
-      for (const scenario of [
-        "server-initialize",
-        "ping",
-        "tools-list",
-        ...(revision === "2025-11-25" ? ["dns-rebinding-protection", "server-sse-multiple-streams"] : []),
-      ]) {
+      for (const scenario of MUST_PASS[revision]) {
         expect(output, scenario).toMatch(new RegExp(`^✓ ${scenario}: [1-9]\\d* passed, 0 failed`, "m"));
       }
     },
   );
 
-  it("knows no 2026-07-28 server scenarios yet (conformance 0.1.16): core/test/mcp/revision-2026-wire.test.ts and protocol-revisions.test.ts check that revision", async () => {
-    // When a release of the CLI knows the revision, this fails: add "2026-07-28" to REVISIONS.
-    const { exitCode, output } = await conformance(["list", "--server", "--spec-version", "2026-07-28"]);
-    expect({ exitCode, unknown: output.includes("Unknown spec version: 2026-07-28") }, output).toEqual({
-      exitCode: 1,
-      unknown: true,
+  it("runs the 2026-07-28 stateless scenario, whose only failing checks need the reference server's test_missing_capability tool", async () => {
+    const { exitCode, output } = await conformance([
+      "server",
+      "--url",
+      `http://localhost:${proxy.port}/mcp`,
+      "--scenario",
+      "server-stateless",
+      "--spec-version",
+      "2026-07-28",
+      "--expected-failures",
+      BASELINE,
+    ]);
+    expect(exitCode, output).toBe(0);
+    // server/discover, per-request _meta, version and header refusals, the removed methods' 404s
+    // and subscriptions/listen: at least 26 checks, of which the two fixture checks alone fail.
+    const summary = /^Passed: (\d+)\/\d+, (\d+) failed, (\d+) warnings/m.exec(output);
+    expect(summary, output).not.toBeNull();
+    expect({ passed: Number(summary![1]) >= 26, failed: Number(summary![2]), warnings: Number(summary![3]) }).toEqual({
+      passed: true,
+      failed: 2,
+      warnings: 0,
     });
   });
 });
