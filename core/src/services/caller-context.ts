@@ -207,7 +207,8 @@ export class CallerContext {
   project(caller: Caller, projectId: string | undefined): string {
     if (projectId !== undefined) {
       this.requireProjectInScope(caller, projectId);
-      if (this.engine.store.get("project", projectId) === null)
+      // A query, not a get: answered from the store's committed reads while nothing changed.
+      if (this.engine.store.select("project", "id = ?", [projectId]).length === 0)
         throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
       return projectId;
     }

@@ -10,8 +10,9 @@
  * - `total_changes()` is the same: no row changed on this connection outside one either (a raw
  *   `db.exec`);
  * - `PRAGMA data_version` is the same: no other connection committed (another process, or the
- *   CLI revoking a token).
- * The last two are read together in one statement, on a candidate reuse only. A result is
+ *   CLI revoking a token). The store reads it once per event-loop turn (`Store.dataVersion`),
+ *   so a commit elsewhere during a turn is seen from the next one.
+ * The two are read on a candidate reuse only. A result is
  * stamped with the last stamp read before it, which can only be older than what the query saw:
  * at worst a later reuse is refused and the query runs again, never a stale answer.
  */

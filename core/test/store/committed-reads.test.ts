@@ -80,15 +80,43 @@ describe("the store's queries outside a transaction", () => {
     expect(queried()).toEqual({ texts: ["changed in place"], ran: true });
   });
 
-  it("reads the query again after another connection committed (another process)", () => {
-    settle();
+  /** The next event-loop turn (another process's commit can only reach this one between turns). */
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** Commits a change to item:a on another connection, as another process would. */
+  function commitElsewhere(text: string): void {
     const other = new Database(file);
     try {
-      other.exec(`UPDATE items SET data = json_set(data, '$.text', 'from elsewhere') WHERE id = 'item:a'`);
+      other.exec(`UPDATE items SET data = json_set(data, '$.text', '${text}') WHERE id = 'item:a'`);
     } finally {
       other.close();
     }
+  }
+
+  it("reads the query again after another connection committed (another process), from the next turn", async () => {
+    settle();
+    await nextTurn();
+    commitElsewhere("from elsewhere");
+    await nextTurn();
     expect(queried()).toEqual({ texts: ["from elsewhere"], ran: true });
+  });
+
+  it("reads data_version once per event-loop turn, and again on a credential check's fresh read", async () => {
+    await nextTurn();
+    settle();
+    const dataVersionReads = () => statements.filter((sql) => sql.includes("data_version")).length;
+    const before = dataVersionReads();
+    settle();
+    settle();
+    expect(dataVersionReads()).toBe(before);
+    // A commit elsewhere within the turn is seen once the turn's data_version is read again.
+    commitElsewhere("seen after a fresh read");
+    expect(queried()).toEqual({ texts: ["first"], ran: false });
+    store.dataVersion();
+    expect(queried()).toEqual({ texts: ["seen after a fresh read"], ran: true });
+    await nextTurn();
+    settle();
+    expect(dataVersionReads()).toBe(before + 2);
   });
 
   it("gives each caller objects of its own", () => {
