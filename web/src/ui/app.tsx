@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { api, signIn, signOut } from "../api/client.js";
 import { forgetPageSecret, onPageSecretGone, pageSecret } from "../api/page-secret.js";
 import { ApiError, type SessionView } from "../api/types.js";
@@ -28,7 +28,8 @@ type SessionState =
 
 export function App() {
   const [session, setSession] = useState<SessionState>({ state: "checking" });
-  useEffect(() => {
+  // A layout effect: the check starts as the page mounts, not a frame later after the first paint.
+  useLayoutEffect(() => {
     const code = takeSignInCode();
     // Without its page secret this page cannot use a session, whatever cookie the browser holds.
     const held = pageSecret();

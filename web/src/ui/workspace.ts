@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
 import { followEvents, type StreamState } from "../api/event-stream.js";
 import type {
@@ -200,7 +200,9 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     [refreshThread, refreshRequests, refreshTask, onDelta],
   );
 
-  useEffect(() => {
+  // A layout effect: the stream and the lists start as the workspace mounts, not a frame later
+  // after its first paint ("Loading…"), which a loaded machine delays by tens of milliseconds.
+  useLayoutEffect(() => {
     let cancelled = false;
     /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
     const load = async (resync: boolean) => {
