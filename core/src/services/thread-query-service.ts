@@ -3,7 +3,7 @@ import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import { ItemsTable } from "../store/tables/items.js";
-import { ThreadsTable } from "../store/tables/threads.js";
+import { ThreadsTable, type ThreadShellFacts } from "../store/tables/threads.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { LiveWaits } from "./live-waits.js";
@@ -72,14 +72,15 @@ export class ThreadQueryService {
     private readonly links: ThreadLinks,
   ) {}
 
-  /** A thread's shell as list and read results show it, now. */
-  shell(thread: ThreadRecord): ThreadShell {
+  /** A thread's shell as list and read results show it, now (from `facts` a listing read for its page). */
+  shell(thread: ThreadRecord, facts?: ThreadShellFacts): ThreadShell {
     const shell = threadShell(
       this.engine,
       this.liveWaits,
       thread,
       this.links.environmentId,
       this.engine.clock.nowIso(),
+      facts,
     );
     const webUrl = this.links.webUrl(thread.id);
     return webUrl === undefined ? shell : { ...shell, webUrl };
@@ -102,7 +103,9 @@ export class ThreadQueryService {
     if (!filtersOnShells && title === undefined) {
       // The common call: SQLite counts and pages, so a call costs its page, not the project (a
       // project of 10,000 threads read and parsed all 10,000 records per call).
-      page = threads.listingPage(projectId, listing, limit, offset).map((thread) => this.shell(thread));
+      const records = threads.listingPage(projectId, listing, limit, offset);
+      const facts = threads.shellFacts(records.map((thread) => thread.id));
+      page = records.map((thread) => this.shell(thread, facts.get(thread.id)));
       // A short page that starts inside the list ends it: it already says how many there are.
       total =
         page.length < limit && (page.length > 0 || offset === 0)

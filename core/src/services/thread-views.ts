@@ -1,5 +1,6 @@
 import { QUEUED_RUNS_OF_THREAD, type ProjectionReader } from "../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord, TimelineItemRecord } from "../store/records.js";
+import type { ThreadShellFacts } from "../store/tables/threads.js";
 import type { LiveWaits } from "./live-waits.js";
 
 /** The link agents use to mention a thread; the environment that owns the thread builds it. */
@@ -50,7 +51,9 @@ function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecor
 /**
  * A thread's list shell (t3_thread_list, and the head of t3_thread_read). `blockedOnThreadWait`
  * is whether the thread's agent is blocked in a wait right now (delegate_task wait or
- * t3_thread_wait); `pendingBackgroundTasks` counts its unfinished delegated work.
+ * t3_thread_wait); `pendingBackgroundTasks` counts its unfinished delegated work. A listing
+ * passes the `facts` it read for its whole page (`ThreadsTable.shellFacts`); without them the
+ * shell reads its own.
  */
 export function threadShell(
   reader: ProjectionReader,
@@ -58,9 +61,10 @@ export function threadShell(
   thread: ThreadRecord,
   environmentId: string,
   nowIso: string,
+  facts?: ThreadShellFacts,
 ) {
-  const latest = activeOrLatestRun(reader, thread.id);
-  const queued = reader.store.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
+  const latest = facts !== undefined ? facts.latestRun : activeOrLatestRun(reader, thread.id);
+  const queued = facts !== undefined ? facts.queuedRuns : reader.store.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
   return {
     threadId: thread.id,
     link: threadLink(environmentId, thread.id),
@@ -103,7 +107,8 @@ export function threadShell(
     /** Stop was pressed: queued runs are held until resume or the next message. */
     stopped: thread.stopped === true,
     blockedOnThreadWait: waits.isThreadBlocked(thread.id),
-    pendingBackgroundTasks: pendingBackgroundTasks(reader, thread.id),
+    pendingBackgroundTasks:
+      facts !== undefined ? facts.pendingBackgroundTasks : pendingBackgroundTasks(reader, thread.id),
     createdBy: thread.createdBy,
     creationSource: thread.creationSource,
     createdAt: thread.createdAt,
