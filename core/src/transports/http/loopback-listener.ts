@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
-import { isIP, type AddressInfo } from "node:net";
+import { isIP, type AddressInfo, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { SwitchyardError } from "../../spec/index.js";
 import { certificateFingerprint, type TlsIdentity } from "./tls-identity.js";
@@ -48,6 +48,14 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, [number, string]>> = {
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // Bytes already written on this connection are an answer to the request before the broken
+  // one (a DELETE's body that Node's client sends without a length, read as a second request
+  // after the first was answered): a second answer behind it would reach the client as garbage
+  // after its `Connection: close`. The answer already given stands; the connection ends.
+  if ("bytesWritten" in socket && (socket as Socket).bytesWritten > 0) {
+    socket.end();
     return;
   }
   const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ""] ?? [400, "Bad Request"];
