@@ -25,34 +25,16 @@ function post(
   body = TOOLS_LIST,
   agent: Agent | false = false,
 ): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/mcp",
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+  return requestWithBody(port, "POST", headers, body, agent);
 }
 
-/** One request with a body on its own connection, sent as Node's client sends it for `method`. */
+/** One request with a body to /mcp, sent as Node's client sends it for `method`. */
 function requestWithBody(
   port: number,
   method: string,
   headers: Record<string, string>,
   body: string,
+  agent: Agent | false = false,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -61,7 +43,7 @@ function requestWithBody(
         port,
         path: "/mcp",
         method,
-        agent: false,
+        agent,
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
       },
       (res) => {
