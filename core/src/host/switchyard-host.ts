@@ -201,7 +201,10 @@ export class SwitchyardHost {
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only
     // the engine's owner may sweep; a one-shot command runs beside a live server.
-    if (this.started) resolve(this.container, McpGrantIssuerToken).revokeCredentialsOfClosedSessions();
+    if (this.started) {
+      const issuer = resolve(this.container, McpGrantIssuerToken);
+      await this.store.writeAsync(() => issuer.revokeCredentialsOfClosedSessions());
+    }
     await this.providers.dispose();
     // Whatever a harness started that outlived its session (the sessions closed above stop
     // their trees; this is the last word), so nothing of this host runs on after it.
