@@ -5,7 +5,6 @@ import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.j
 import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { CommittedReads } from "./committed-reads.js";
 import { migrate } from "./migrations.js";
-import { environmentId } from "./settings.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -202,9 +201,6 @@ export class Store implements EventStore {
     // transactions.
     const wrapped = this.db.transaction((fn: () => unknown) => fn());
     this.runInTransaction = <T>(fn: () => T): T => wrapped.immediate(fn) as T;
-    // Created on first read otherwise, by whichever caller reads it first: that write could meet
-    // a command's asynchronous transaction open, and be refused.
-    this.guardBusy(() => environmentId(this));
   }
 
   /** Runs `fn`, turning SQLite's "database is locked" into a typed `store_busy` error. */

@@ -6,6 +6,7 @@ import { SwitchyardConfigSchema } from "../../src/config/config-schema.js";
 import { TransactionalEngine } from "../../src/engine/engine.js";
 import { createSilentLogger } from "../../src/logging/logger.js";
 import { McpSessionRegistry } from "../../src/services/credentials/mcp-session-registry.js";
+import { environmentId } from "../../src/store/settings.js";
 import { Store } from "../../src/store/store.js";
 import { systemClock } from "../../src/util/clock.js";
 import { randomIdAllocator } from "../../src/util/ids.js";
@@ -100,6 +101,7 @@ describe("writers outside a command while the command's transaction is open", ()
   });
 
   it("a provider session's credential issued while a command runs is stored once the command commits, and resolves", async () => {
+    environmentId(store); // as the host creates it at start, before any command runs
     const config = SwitchyardConfigSchema.parse({});
     const registry = new McpSessionRegistry(store, systemClock, config, createSilentLogger());
     registry.setEndpoint({
