@@ -108,8 +108,12 @@ export class WebSessions {
   ): Promise<IssuedWebSession> {
     const sessionExpiry = Math.min(expiresAtMs, this.clock.nowMs() + WEB_SESSION_TTL_MS);
     const pageSecret = newSecret("up");
-    const { secret, written } = this.insert("session", credentialId, sessionExpiry, { secret: pageSecret, origin }, (insert) =>
-      this.store.writeAsync(insert),
+    const { secret, written } = this.insert(
+      "session",
+      credentialId,
+      sessionExpiry,
+      { secret: pageSecret, origin },
+      (insert) => this.store.writeAsync(insert),
     );
     await written;
     return {
