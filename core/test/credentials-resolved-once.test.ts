@@ -90,7 +90,7 @@ describe("a credential resolved before", () => {
     expect((await listThreads(lab.server.mcpUrl, token, lab.projectId)).status).toBe(200);
     const { providerSessionId } = lab.registry.grants.find((grant) => grant.grant.token === token)!;
     // A renewal retires the session's other credentials: this one, once the overlap is over.
-    lab.registry.retireOtherCredentials(providerSessionId, "sy_not-this-token", 0);
+    await lab.registry.retireOtherCredentials(providerSessionId, "sy_not-this-token", 0);
     const retired = await listThreads(lab.server.mcpUrl, token, lab.projectId);
     expect(retired.status).toBe(401);
     expect(retired.body).toContain("Token expired");

@@ -52,43 +52,46 @@ export class BootReconciler implements Reconciler {
 
     let resetEffects = 0;
     let abandonedEffects = 0;
-    // Effects on lasting things (a workspace's git work) are written to run again: a claimed one
-    // the crash cut short goes back to pending, and pending ones stay.
-    const rerunnable = new Set(this.handlers.flatMap((handler) => handler.types));
-    for (const effect of store.unfinishedEffects()) {
-      if (effect.status !== "claimed") continue;
-      if (rerunnable.has(effect.type)) {
-        store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
-        resetEffects += 1;
-        continue;
-      }
-      if (effect.type === EFFECT.turnStart) {
-        const attempt = store.get("attempt", (effect.payload as { attemptId: string }).attemptId);
-        if (attempt !== null && attempt.status === "pending") {
+    // Nothing else runs yet at boot, but outbox writes go through the store's turn all the same.
+    await store.writeAsync(() => {
+      // Effects on lasting things (a workspace's git work) are written to run again: a claimed one
+      // the crash cut short goes back to pending, and pending ones stay.
+      const rerunnable = new Set(this.handlers.flatMap((handler) => handler.types));
+      for (const effect of store.unfinishedEffects()) {
+        if (effect.status !== "claimed") continue;
+        if (rerunnable.has(effect.type)) {
           store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
           resetEffects += 1;
           continue;
         }
+        if (effect.type === EFFECT.turnStart) {
+          const attempt = store.get("attempt", (effect.payload as { attemptId: string }).attemptId);
+          if (attempt !== null && attempt.status === "pending") {
+            store.retryEffect(effect.id, 0, "reset after restart", new Date().toISOString());
+            resetEffects += 1;
+            continue;
+          }
+        }
+        store.settleEffect(
+          effect.id,
+          "abandoned",
+          "the provider session it targeted ended with the previous server process",
+          new Date().toISOString(),
+        );
+        abandonedEffects += 1;
       }
-      store.settleEffect(
-        effect.id,
-        "abandoned",
-        "the provider session it targeted ended with the previous server process",
-        new Date().toISOString(),
-      );
-      abandonedEffects += 1;
-    }
-    // Steers, interrupts and answers still pending target sessions that no longer exist.
-    for (const effect of store.unfinishedEffects()) {
-      if (effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
-      store.settleEffect(
-        effect.id,
-        "abandoned",
-        "the provider session it targeted ended with the previous server process",
-        new Date().toISOString(),
-      );
-      abandonedEffects += 1;
-    }
+      // Steers, interrupts and answers still pending target sessions that no longer exist.
+      for (const effect of store.unfinishedEffects()) {
+        if (effect.type === EFFECT.turnStart || rerunnable.has(effect.type)) continue;
+        store.settleEffect(
+          effect.id,
+          "abandoned",
+          "the provider session it targeted ended with the previous server process",
+          new Date().toISOString(),
+        );
+        abandonedEffects += 1;
+      }
+    });
 
     const report = await this.engine.apply((ctx) => {
       let closedSessions = 0;

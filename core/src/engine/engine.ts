@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
 import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
@@ -13,7 +14,8 @@ export type { Command, CommandOutcome, Engine } from "./ports.js";
 
 /**
  * The command processor. A command's events, projection updates, receipt and outbox rows
- * commit in one SQLite transaction; SQLite calls are synchronous, so commands never interleave
+ * commit in one transaction (`store.transactionAsync`), which commits before `execute`
+ * resolves; the store runs outermost transactions one at a time, so commands never interleave
  * (per-thread serialization falls out of that), and listeners hear events only after commit.
  */
 @injectable()
@@ -50,19 +52,26 @@ export class TransactionalEngine implements Engine {
     this.hooks = { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
   }
 
-  /** The commit actions of the outermost transaction under way (a nested one adds to them). */
-  private outerCommitActions: CommitAction[] | null = null;
+  /**
+   * The commit actions of the outermost engine transaction the running code is part of (a
+   * nested one adds to them). Async context rather than a field: while one command's
+   * transaction awaits, other code on the event loop calls the engine, and its commands queue
+   * for their own transactions instead of joining this one.
+   */
+  private readonly outerCommitActions = new AsyncLocalStorage<CommitAction[]>();
 
   /**
-   * One transaction whose contexts' commit actions (`CommandContext.onCommit`) are prepared as
+   * One transaction (`store.transactionAsync`: outermost ones queue, one at a time, so commands
+   * never interleave) whose contexts' commit actions (`CommandContext.onCommit`) are prepared as
    * its last step and settled once it committed or failed. Inside another engine transaction
-   * they join that one's: only the outermost commit is a commit.
+   * (called from its async context) it is a savepoint and its actions join that one's: only the
+   * outermost commit is a commit. The body stays synchronous: handlers do not await yet.
    */
-  private transact<R>(body: (contexts: CommandContext[]) => R): R {
+  private async transact<R>(body: (contexts: CommandContext[]) => R): Promise<R> {
     const contexts: CommandContext[] = [];
-    if (this.outerCommitActions !== null) {
-      const outer = this.outerCommitActions;
-      return this.store.transaction(() => {
+    const outer = this.outerCommitActions.getStore();
+    if (outer !== undefined) {
+      return this.store.transactionAsync(async () => {
         const value = body(contexts);
         for (const ctx of contexts) outer.push(...ctx.pendingCommitActions);
         return value;
@@ -70,23 +79,22 @@ export class TransactionalEngine implements Engine {
     }
     const actions: CommitAction[] = [];
     const prepared: CommitAction[] = [];
-    this.outerCommitActions = actions;
     let result: R;
     try {
-      result = this.store.transaction(() => {
-        const value = body(contexts);
-        for (const ctx of contexts) actions.push(...ctx.pendingCommitActions);
-        for (const action of actions) {
-          action.prepare();
-          prepared.push(action);
-        }
-        return value;
-      });
+      result = await this.store.transactionAsync(() =>
+        this.outerCommitActions.run(actions, async () => {
+          const value = body(contexts);
+          for (const ctx of contexts) actions.push(...ctx.pendingCommitActions);
+          for (const action of actions) {
+            action.prepare();
+            prepared.push(action);
+          }
+          return value;
+        }),
+      );
     } catch (error) {
       for (const action of prepared) action.rolledBack();
       throw error;
-    } finally {
-      this.outerCommitActions = null;
     }
     for (const action of prepared) action.committed();
     return result;
@@ -96,7 +104,7 @@ export class TransactionalEngine implements Engine {
   async execute<R>(command: Command<R>): Promise<CommandOutcome<R>> {
     const hash = requestHash({ operation: command.operation, request: command.request });
     let effects = false;
-    const outcome = this.transact((contexts): CommandOutcome<R> => {
+    const outcome = await this.transact((contexts): CommandOutcome<R> => {
       const receipt = this.store.getReceipt(command.commandId);
       if (receipt !== null) {
         if (receipt.requestHash !== hash) {
@@ -154,7 +162,7 @@ export class TransactionalEngine implements Engine {
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
   async apply<R>(handle: (ctx: CommandContext) => R): Promise<R> {
     let effects = false;
-    const result = this.transact((contexts) => {
+    const result = await this.transact((contexts) => {
       const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
       contexts.push(ctx);
       const value = handle(ctx);
@@ -187,7 +195,7 @@ export class TransactionalEngine implements Engine {
       return;
     }
     let effects = false;
-    this.transact((contexts) => {
+    await this.transact((contexts) => {
       changes.forEach((change, index) => {
         try {
           const ctx = this.store.transaction(() => {

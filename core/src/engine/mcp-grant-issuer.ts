@@ -18,19 +18,20 @@ export interface McpGrantIssuer {
    * Issues a credential for a provider session and returns its grant; null while no MCP
    * endpoint listens (a host without a server gives its sessions no Switchyard tools).
    */
-  issue(scope: ProviderSessionScope): McpEndpointGrant | null;
+  issue(scope: ProviderSessionScope): Promise<McpEndpointGrant | null>;
   /** Revokes every credential of a provider session (it closed). */
-  revokeProviderSession(providerSessionId: string): void;
+  revokeProviderSession(providerSessionId: string): Promise<void>;
   /** Provider work counts as activity: keeps the session's credentials from idle expiry. */
-  touchProviderSession(providerSessionId: string): void;
+  touchProviderSession(providerSessionId: string): Promise<void>;
   /**
    * After a rotation: every other live credential of the session stays valid for `overlapMs`
    * (a call already on its way still succeeds), then expires.
    */
-  retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void;
+  retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): Promise<void>;
   /**
    * Revokes the credentials of every provider session that is not open (boot, after the
    * sessions of a dead process were closed; shutdown, after closing them). Returns how many.
+   * Synchronous: inside a command's transaction (boot), or in the store's turn (`writeAsync`).
    */
   revokeCredentialsOfClosedSessions(): number;
 }

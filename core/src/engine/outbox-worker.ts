@@ -61,6 +61,15 @@ export class OutboxWorker implements EffectWorker {
 
   private tick(): void {
     if (!this.running || !this.engine.store.isOpen()) return;
+    // The claims wait for a command's transaction under way (they would join it otherwise);
+    // with none open they run now, in this turn.
+    const claiming = this.engine.store.writeAsync(() => this.claimDue());
+    this.inFlight.add(claiming);
+    void claiming.finally(() => this.inFlight.delete(claiming));
+  }
+
+  private claimDue(): void {
+    if (!this.running || !this.engine.store.isOpen()) return;
     const now = this.clock.nowMs();
     try {
       for (const effect of this.engine.store.dueEffects(now)) {
@@ -127,11 +136,13 @@ export class OutboxWorker implements EffectWorker {
         if (outcome === null) {
           await recordWhenStoreFree(
             () =>
-              this.engine.store.retryEffect(
-                effect.id,
-                this.clock.nowMs() + BUSY_RETRY_MAX_MS,
-                "the database was locked by another connection",
-                this.clock.nowIso(),
+              this.engine.store.writeAsync(() =>
+                this.engine.store.retryEffect(
+                  effect.id,
+                  this.clock.nowMs() + BUSY_RETRY_MAX_MS,
+                  "the database was locked by another connection",
+                  this.clock.nowIso(),
+                ),
               ),
             isOpen,
             this.logger,
@@ -140,7 +151,10 @@ export class OutboxWorker implements EffectWorker {
         } else {
           const settled = outcome;
           await recordWhenStoreFree(
-            () => this.engine.store.settleEffect(effect.id, settled.status, settled.error, this.clock.nowIso()),
+            () =>
+              this.engine.store.writeAsync(() =>
+                this.engine.store.settleEffect(effect.id, settled.status, settled.error, this.clock.nowIso()),
+              ),
             isOpen,
             this.logger,
             `settling effect ${effect.id}`,

@@ -76,7 +76,12 @@ export class ProviderSessionManager implements ProviderSessions {
       const current = this.live.get(threadId);
       if (current?.providerSessionId === providerSessionId) {
         this.live.delete(threadId);
-        this.forgetCredential(providerSessionId);
+        this.forgetCredential(providerSessionId).catch((error: unknown) =>
+          this.logger.warn("could not revoke an exited provider session's credentials", {
+            providerSessionId,
+            error: (error as Error).message,
+          }),
+        );
       }
     });
   }
@@ -95,14 +100,20 @@ export class ProviderSessionManager implements ProviderSessions {
     if (credential === undefined) return;
     const now = this.clock.nowMs();
     if (force || now - credential.lastTouchMs >= this.touchIntervalMs) {
-      try {
-        this.issuer.touchProviderSession(providerSessionId);
-        credential.lastTouchMs = now;
-      } catch (error) {
-        // Called from a provider's emit and a turn's start: a database another connection holds
-        // locked delays this activity note (the next event tries again), never the provider.
-        if (!isStoreBusy(error)) throw error;
-      }
+      // Called from a provider's emit and a turn's start, which do not wait for it: the note is
+      // written now when the store is free, else once the command under way commits.
+      const before = credential.lastTouchMs;
+      credential.lastTouchMs = now;
+      this.issuer.touchProviderSession(providerSessionId).catch((error: unknown) => {
+        // A database another connection holds locked delays this activity note (the next event
+        // tries again), never the provider.
+        if (credential.lastTouchMs === now) credential.lastTouchMs = before;
+        if (!isStoreBusy(error))
+          this.logger.warn("could not note a provider session's activity", {
+            providerSessionId,
+            error: (error as Error).message,
+          });
+      });
     }
     if (now >= credential.renewAtMs) {
       const live = this.live.get(credential.scope.threadId);
@@ -137,13 +148,13 @@ export class ProviderSessionManager implements ProviderSessions {
     if (credential === undefined || credential.renewing) return;
     credential.renewing = true;
     try {
-      const grant = this.issuer.issue(credential.scope);
+      const grant = await this.issuer.issue(credential.scope);
       if (grant === null) return; // the endpoint is gone (shutting down)
       try {
         await live.session.updateMcpGrant(grant);
       } catch (error) {
         // The session kept its old token: the new one must not outlive this moment.
-        this.issuer.retireOtherCredentials(live.providerSessionId, credential.token, 0);
+        await this.issuer.retireOtherCredentials(live.providerSessionId, credential.token, 0);
         credential.renewAtMs = this.clock.nowMs() + this.touchIntervalMs;
         this.logger.warn("could not hand a provider session its renewed credential", {
           threadId: live.threadId,
@@ -153,7 +164,7 @@ export class ProviderSessionManager implements ProviderSessions {
         return;
       }
       if (this.credentials.get(live.providerSessionId) !== credential) return; // closed meanwhile: all revoked
-      this.issuer.retireOtherCredentials(live.providerSessionId, grant.token, this.renewalOverlapMs);
+      await this.issuer.retireOtherCredentials(live.providerSessionId, grant.token, this.renewalOverlapMs);
       credential.token = grant.token;
       credential.renewAtMs = this.clock.nowMs() + this.credentialLifetimeMs - this.renewalLeadMs;
       this.scheduleRenewal(credential);
@@ -189,11 +200,11 @@ export class ProviderSessionManager implements ProviderSessions {
   }
 
   /** Revokes a session's credentials and drops what the manager kept about them. */
-  private forgetCredential(providerSessionId: string): void {
+  private async forgetCredential(providerSessionId: string): Promise<void> {
     const credential = this.credentials.get(providerSessionId);
     if (credential?.timer) clearTimeout(credential.timer);
     this.credentials.delete(providerSessionId);
-    this.issuer.revokeProviderSession(providerSessionId);
+    await this.issuer.revokeProviderSession(providerSessionId);
   }
 
   /** The live session of a thread, if one is open. */
@@ -357,7 +368,7 @@ export class ProviderSessionManager implements ProviderSessions {
       providerSessionId,
       providerInstanceId: thread.providerInstanceId,
     };
-    const grant = this.issuer.issue(scope);
+    const grant = await this.issuer.issue(scope);
     if (grant !== null) {
       const now = this.clock.nowMs();
       this.credentials.set(providerSessionId, {
@@ -394,7 +405,7 @@ export class ProviderSessionManager implements ProviderSessions {
           }),
         );
       } catch (error) {
-        this.forgetCredential(providerSessionId);
+        await this.forgetCredential(providerSessionId);
         const message = error instanceof Error ? error.message : String(error);
         await this.engine.apply((ctx) => {
           const record = ctx.get("providerSession", providerSessionId);
@@ -469,7 +480,7 @@ export class ProviderSessionManager implements ProviderSessions {
     const live = this.live.get(threadId);
     if (live === undefined) return;
     this.live.delete(threadId);
-    this.forgetCredential(live.providerSessionId);
+    await this.forgetCredential(live.providerSessionId);
     const resumeCursor = live.session.resumeCursor;
     try {
       await live.session.close();

@@ -28,6 +28,7 @@ import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
+import { environmentId } from "../store/settings.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
 import { resolve } from "../util/di-token.js";
 import { createContainer, type ContainerOptions } from "./composition-root.js";
@@ -140,6 +141,9 @@ export class SwitchyardHost {
       throw error;
     }
     this.started = true;
+    // Created on first read otherwise, by whichever caller comes first (a session's credential):
+    // that write could meet a command's transaction open, and be refused.
+    environmentId(this.store);
     this.reconcileReport = await resolve(this.container, BootReconcilerToken).reconcile();
     // Close a thread's provider session once it has been idle for a while, and at once when the
     // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
@@ -201,7 +205,10 @@ export class SwitchyardHost {
     await this.sessions.closeAll("server_shutdown");
     // A session whose opening failed half-way never became live: its credentials go too. Only
     // the engine's owner may sweep; a one-shot command runs beside a live server.
-    if (this.started) resolve(this.container, McpGrantIssuerToken).revokeCredentialsOfClosedSessions();
+    if (this.started) {
+      const issuer = resolve(this.container, McpGrantIssuerToken);
+      await this.store.writeAsync(() => issuer.revokeCredentialsOfClosedSessions());
+    }
     await this.providers.dispose();
     // Whatever a harness started that outlived its session (the sessions closed above stop
     // their trees; this is the last word), so nothing of this host runs on after it.

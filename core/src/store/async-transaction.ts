@@ -30,20 +30,36 @@ export class AsyncTransactionLevel {
   }
 }
 
-/** Runs async work one at a time, first come first served. */
+/**
+ * Runs async work one at a time, first come first served. Work that finds nothing held or
+ * queued starts at once, in its caller's synchronous turn (no hop through the microtask queue),
+ * so a free mutex costs a counter and a promise.
+ */
 export class FifoMutex {
   private tail: Promise<void> = Promise.resolve();
+  /** Work holding the mutex or queued for it. */
+  private waiting = 0;
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  run<T>(work: () => Promise<T>): Promise<T> {
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+    this.waiting += 1;
+    const held = async (): Promise<T> => {
+      try {
+        return await work();
+      } finally {
+        this.waiting -= 1;
+        release();
+      }
+    };
+    // Alone: every earlier holder has released, so `previous` is settled.
+    return this.waiting === 1 ? held() : previous.then(held);
+  }
+
+  /** Whether work holds the mutex or waits for it. */
+  get busy(): boolean {
+    return this.waiting > 0;
   }
 }
 

@@ -11,15 +11,32 @@ export class HarnessProcessLog implements HarnessProcessLedger {
   constructor(@inject(StoreToken) private readonly store: EventStore) {}
 
   started(pid: number, label: string): void {
-    this.store
-      .statement(
-        "INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)",
-      )
-      .run(pid, label, process.pid, processStartTime(pid), new Date().toISOString());
+    const startedAt = new Date().toISOString();
+    const procStart = processStartTime(pid);
+    this.write(`recording harness ${pid}`, () =>
+      this.store
+        .statement(
+          "INSERT OR REPLACE INTO harness_processes (pid, label, host_pid, proc_start, started_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(pid, label, process.pid, procStart, startedAt),
+    );
   }
 
   exited(pid: number): void {
-    if (this.store.db.open) this.store.statement("DELETE FROM harness_processes WHERE pid = ?").run(pid);
+    if (!this.store.isOpen()) return;
+    this.write(`forgetting harness ${pid}`, () => {
+      if (this.store.isOpen()) this.store.statement("DELETE FROM harness_processes WHERE pid = ?").run(pid);
+    });
+  }
+
+  /**
+   * Now when the store is free, else once the command under way commits (a harness starts and
+   * exits while commands run, and a write then would join their transaction).
+   */
+  private write(what: string, write: () => void): void {
+    this.store.writeAsync(write).catch((error: unknown) => {
+      process.emitWarning(`${what} failed: ${(error as Error).message}`, { code: "SWITCHYARD_HARNESS_PROCESS_LOG" });
+    });
   }
 
   /** Processes recorded by hosts that are no longer running. */

@@ -62,6 +62,13 @@ export interface EventStore {
    * open, code outside it reads committed state only and may not write.
    */
   transactionAsync<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a synchronous write made outside any command (autocommit statements, or a
+   * `transaction()` of its own) in its turn among the asynchronous transactions: at once when
+   * none is open or queued, else after those before it. From inside an open one's own async
+   * context it runs there, part of that transaction.
+   */
+  writeAsync<T>(write: () => T): Promise<T>;
   /** Hears every batch of events after it commits. */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */

@@ -347,6 +347,19 @@ export class Store implements EventStore {
     return this.asyncTransactions.run(() => this.outermostAsync(work));
   }
 
+  /**
+   * Runs `write` (synchronous autocommit statements, or a `transaction()` of its own) where it
+   * cannot join an asynchronous transaction: at once when none is open or queued (the common
+   * case, and the same statements as before), else in its turn behind them, in call order. A
+   * caller inside an open one's own async context is part of it: its write is a savepoint there.
+   * Autocommit rather than `BEGIN IMMEDIATE`: a lone statement is its own transaction.
+   */
+  async writeAsync<T>(write: () => T): Promise<T> {
+    if (this.syncDepth > 0) return write();
+    if (this.asyncLevel.getStore()?.open === true) return this.transactionAsync(async () => write());
+    return this.asyncTransactions.run(async () => write());
+  }
+
   private async outermostAsync<T>(work: () => Promise<T>): Promise<T> {
     this.guardBusy(() => this.db.exec("BEGIN IMMEDIATE"));
     const level = new AsyncTransactionLevel(null);

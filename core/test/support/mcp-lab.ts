@@ -15,8 +15,8 @@ import { scriptedInstance, startTestHost, type TestHost } from "./test-host.js";
 @injectable()
 export class RecordingRegistry extends McpSessionRegistry {
   readonly grants: { threadId: string; providerSessionId: string; grant: McpEndpointGrant }[] = [];
-  override issue(scope: ProviderSessionScope): McpEndpointGrant | null {
-    const grant = super.issue(scope);
+  override async issue(scope: ProviderSessionScope): Promise<McpEndpointGrant | null> {
+    const grant = await super.issue(scope);
     if (grant !== null)
       this.grants.push({ threadId: scope.threadId, providerSessionId: scope.providerSessionId, grant });
     return grant;

@@ -8,7 +8,7 @@ import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js"
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { environmentId } from "../../store/settings.js";
 import { AttemptsTable } from "../../store/tables/attempts.js";
-import { type CredentialRow, McpCredentialsTable } from "../../store/tables/mcp-credentials.js";
+import { type CredentialRow, McpCredentialsTable, type NewCredential } from "../../store/tables/mcp-credentials.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
 import { orchestrationInstructions } from "../orchestration-instructions.js";
 import type { ReachGrant } from "./reach-grant.js";
@@ -238,17 +238,18 @@ export class McpSessionRegistry implements McpGrantIssuer {
     return environmentId(this.store);
   }
 
-  private insert(
+  /** A new credential: its token, and the row to store (the caller writes it). */
+  private newCredential(
     kind: McpInvocationScope["kind"],
     data: CredentialData,
     ttlMs: number,
     scope: { threadId: string | null; providerSessionId: string | null },
-  ): { id: string; token: string; expiresAt: number } {
+  ): { id: string; token: string; expiresAt: number; row: NewCredential } {
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
     const id = `cred_${randomBytes(8).toString("hex")}`;
     const now = this.clock.nowMs();
     const expiresAt = now + ttlMs;
-    this.table.insert({
+    const row = {
       id,
       tokenHash: hashToken(token),
       kind,
@@ -257,14 +258,14 @@ export class McpSessionRegistry implements McpGrantIssuer {
       data: JSON.stringify(data),
       expiresAt,
       issuedAt: now,
-    });
-    return { id, token, expiresAt };
+    };
+    return { id, token, expiresAt, row };
   }
 
   /** Issues the credential of a provider session (before the session opens). */
-  issue(scope: ProviderSessionScope): McpEndpointGrant | null {
+  async issue(scope: ProviderSessionScope): Promise<McpEndpointGrant | null> {
     if (this.endpoint === null) return null;
-    const { token } = this.insert(
+    const { token, row } = this.newCredential(
       "provider_session",
       {
         environmentId: this.environmentId,
@@ -277,7 +278,10 @@ export class McpSessionRegistry implements McpGrantIssuer {
       this.config.server.credentialMaxLifetimeMs,
       { threadId: scope.threadId, providerSessionId: scope.providerSessionId },
     );
+    // A session opens while commands run: its row waits for the one under way to commit.
+    await this.store.writeAsync(() => this.table.insert(row));
     const endpoint = this.endpoint;
+    if (endpoint === null) return null; // the server stopped taking requests meanwhile
     return {
       serverName: endpoint.serverName,
       url: endpoint.url,
@@ -332,7 +336,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
     ).filter((capability) => requested.has(capability));
     const projects = options.projects === undefined || options.projects === "*" ? "*" : [...new Set(options.projects)];
     const ceiling = options.ceiling ?? UNRESTRICTED_CEILING;
-    const issued = this.insert(
+    const issued = this.newCredential(
       "client",
       {
         environmentId: this.environmentId,
@@ -351,6 +355,9 @@ export class McpSessionRegistry implements McpGrantIssuer {
       options.ttlMs,
       { threadId: null, providerSessionId: null },
     );
+    // Synchronous, as its callers are (the CLI's own host, `connect`, tests' set-up): refused
+    // (store_async_transaction_open) should one ever run beside a command of this store.
+    this.table.insert(issued.row);
     return {
       id: issued.id,
       token: issued.token,
@@ -427,14 +434,18 @@ export class McpSessionRegistry implements McpGrantIssuer {
     // Each write is a commit of its own, and a harness sends several requests per tool call
     // (and 200 agents at once send many): the idle clock needs no finer steps than this.
     if (now - row.last_used_at >= granularity) {
-      try {
-        this.table.markUsed(row.id, now);
-        row.last_used_at = now;
-      } catch (error) {
-        // The database locked by another connection delays this note of use (the next request
-        // writes it); the request itself goes on and answers for what it does.
-        if (!isStoreBusy(error)) throw error;
-      }
+      // Written now when the store is free, else once the command under way commits; the
+      // request does not wait for it either way.
+      const before = row.last_used_at;
+      row.last_used_at = now;
+      this.store
+        .writeAsync(() => this.table.markUsed(row.id, now))
+        .catch((error: unknown) => {
+          // Not written (a database locked by another connection): the next request writes it.
+          if (row.last_used_at === now) row.last_used_at = before;
+          if (!isStoreBusy(error))
+            this.logger.warn("could not note a credential's use", { error: (error as Error).message });
+        });
     }
     return { scope };
   }
@@ -449,26 +460,23 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Keeps a provider session's credential alive while its turns run (provider work is activity). */
-  touchProviderSession(providerSessionId: string): void {
+  async touchProviderSession(providerSessionId: string): Promise<void> {
     if (!this.store.isOpen()) return;
     // A clock fresher than the touch granularity is left as it is: a turn starting right after
     // its session opened (or a request just used it) is no write.
     const now = this.clock.nowMs();
-    const changed = this.table.markSessionUsed(
-      providerSessionId,
-      now,
-      now - touchGranularityMs(this.config.server.credentialIdleMs),
+    const changed = await this.store.writeAsync(() =>
+      this.table.markSessionUsed(providerSessionId, now, now - touchGranularityMs(this.config.server.credentialIdleMs)),
     );
     if (changed > 0) this.forgetResolved();
   }
 
   /** After a rotation, the session's other credentials expire once `overlapMs` has passed. */
-  retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): void {
+  async retireOtherCredentials(providerSessionId: string, currentToken: string, overlapMs: number): Promise<void> {
     if (!this.store.isOpen()) return;
-    const changed = this.table.expireSessionOthers(
-      providerSessionId,
-      hashToken(currentToken),
-      this.clock.nowMs() + overlapMs,
+    const expiresBy = this.clock.nowMs() + overlapMs;
+    const changed = await this.store.writeAsync(() =>
+      this.table.expireSessionOthers(providerSessionId, hashToken(currentToken), expiresBy),
     );
     if (changed > 0) this.forgetResolved();
   }
@@ -483,9 +491,10 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Revokes every credential of a provider session. */
-  revokeProviderSession(providerSessionId: string): void {
+  async revokeProviderSession(providerSessionId: string): Promise<void> {
     if (!this.store.isOpen()) return;
-    const revoked = this.table.revokeOfSession(providerSessionId, this.clock.nowMs());
+    const at = this.clock.nowMs();
+    const revoked = await this.store.writeAsync(() => this.table.revokeOfSession(providerSessionId, at));
     if (revoked > 0) this.forgetResolved();
     if (revoked > 0) this.logger.debug("revoked provider session credentials", { providerSessionId, count: revoked });
   }
@@ -506,6 +515,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
 
   /** Revokes one credential by id; false when none matched. */
   revoke(credentialId: string): boolean {
+    // Synchronous like issueClientToken, for the same callers.
     const revoked = this.table.revoke(credentialId, this.clock.nowMs());
     if (revoked) this.forgetResolved();
     return revoked;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { inject, injectable } from "tsyringe";
-import { TOKEN_PREFIX } from "../../logging/logger.js";
+import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js";
+import { isStoreBusy } from "../../util/store-busy.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { type WebSessionKind, type WebSessionRow, WebSessionsTable } from "../../store/tables/web-sessions.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
@@ -68,22 +69,25 @@ export class WebSessions {
   private readonly table: WebSessionsTable;
 
   constructor(
-    @inject(StoreToken) store: EventStore,
+    @inject(StoreToken) private readonly store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
     @inject(McpSessionRegistry) private readonly registry: McpSessionRegistry,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {
     this.table = new WebSessionsTable(store);
   }
 
-  private insert(
+  /** A new secret, and its row written by `write` (at once, or in the store's turn). */
+  private insert<W>(
     kind: WebSessionKind,
     credentialId: string,
     expiresAtMs: number,
     page: { secret: string; origin: string } | null,
-  ): string {
+    write: (insert: () => void) => W,
+  ): { secret: string; written: W } {
     const secret = newSecret(kind === "code" ? "uc" : "us");
     const now = this.clock.nowMs();
-    this.table.insert({
+    const row = {
       id: `ws_${randomBytes(8).toString("hex")}`,
       secretHash: hashSecret(secret),
       kind,
@@ -91,15 +95,29 @@ export class WebSessions {
       createdAt: now,
       expiresAt: expiresAtMs,
       page: page === null ? null : { secretHash: hashSecret(page.secret), origin: page.origin },
-    });
-    return secret;
+    };
+    return { secret, written: write(() => this.table.insert(row)) };
   }
 
-  private open(credentialId: string, expiresAtMs: number, scope: McpInvocationScope, origin: string): IssuedWebSession {
+  /** Signs a page in: served requests run beside commands, so the row is written in the store's turn. */
+  private async open(
+    credentialId: string,
+    expiresAtMs: number,
+    scope: McpInvocationScope,
+    origin: string,
+  ): Promise<IssuedWebSession> {
     const sessionExpiry = Math.min(expiresAtMs, this.clock.nowMs() + WEB_SESSION_TTL_MS);
     const pageSecret = newSecret("up");
+    const { secret, written } = this.insert(
+      "session",
+      credentialId,
+      sessionExpiry,
+      { secret: pageSecret, origin },
+      (insert) => this.store.writeAsync(insert),
+    );
+    await written;
     return {
-      secret: this.insert("session", credentialId, sessionExpiry, { secret: pageSecret, origin }),
+      secret,
       pageSecret,
       expiresAtMs: sessionExpiry,
       scope,
@@ -109,11 +127,12 @@ export class WebSessions {
   /** A one-time sign-in code for a client token (its id), for the link `switchyard ui` prints. */
   issueCode(credentialId: string): { code: string; expiresAtMs: number } {
     const expiresAtMs = this.clock.nowMs() + SIGN_IN_CODE_TTL_MS;
-    return { code: this.insert("code", credentialId, expiresAtMs, null), expiresAtMs };
+    // Synchronous for its caller, `switchyard ui` (its own host, where no command runs).
+    return { code: this.insert("code", credentialId, expiresAtMs, null, (insert) => insert()).secret, expiresAtMs };
   }
 
   /** Signs in with a pasted client token (an agent's credential cannot sign in), for a page at `origin`. */
-  signInWithToken(token: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
+  async signInWithToken(token: string, origin: string): Promise<IssuedWebSession | { rejection: SignInRejection }> {
     const resolved = this.registry.resolve(token);
     if ("rejection" in resolved) return resolved;
     if (resolved.scope.kind !== "client") return { rejection: "not_a_client_token" };
@@ -123,12 +142,12 @@ export class WebSessions {
   }
 
   /** Spends a one-time code for a session of a page at `origin`; a second use, like an expired code, is refused. */
-  signInWithCode(code: string, origin: string): IssuedWebSession | { rejection: SignInRejection } {
+  async signInWithCode(code: string, origin: string): Promise<IssuedWebSession | { rejection: SignInRejection }> {
     const now = this.clock.nowMs();
     const row = this.table.bySecretHash("code", hashSecret(code));
     if (row === null) return { rejection: "unknown" };
     // Spent in one statement, so two tabs racing with the same link get one session between them.
-    if (!this.table.spendCode(row.id, now)) return { rejection: "code_used" };
+    if (!(await this.store.writeAsync(() => this.table.spendCode(row.id, now)))) return { rejection: "code_used" };
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
@@ -161,7 +180,15 @@ export class WebSessions {
     if (now >= row.expires_at) return { rejection: "expired" };
     const credential = this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
-    this.table.markUsed(row.id, now);
+    // Bookkeeping the request does not wait for: now when the store is free, else once the
+    // command under way commits.
+    this.store
+      .writeAsync(() => this.table.markUsed(row.id, now))
+      .catch((error: unknown) => {
+        // Not written (a database locked by another connection): the next request writes it.
+        if (!isStoreBusy(error))
+          this.logger.warn("could not note a web session's use", { error: (error as Error).message });
+      });
     return { scope: credential.scope };
   }
 
@@ -169,9 +196,10 @@ export class WebSessions {
    * Ends a session (sign-out) the request proves: true when it ended now, false when it had
    * ended already; a request that cannot prove it ends nothing.
    */
-  end(proof: WebSessionProof): { ended: boolean } | { rejection: WebSessionRejection } {
+  async end(proof: WebSessionProof): Promise<{ ended: boolean } | { rejection: WebSessionRejection }> {
     const found = this.sessionOf(proof);
     if ("rejection" in found) return found.rejection === "session_ended" ? { ended: false } : found;
-    return { ended: this.table.end(found.row.id, this.clock.nowMs()) };
+    const at = this.clock.nowMs();
+    return { ended: await this.store.writeAsync(() => this.table.end(found.row.id, at)) };
   }
 }

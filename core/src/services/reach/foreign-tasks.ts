@@ -325,7 +325,7 @@ export class ForeignTasks {
     options: { acknowledge?: readonly string[]; waitMs: number; signal?: AbortSignal },
   ): Promise<ForeignTaskResult[]> {
     if (options.acknowledge !== undefined && options.acknowledge.length > 0)
-      this.acknowledge(grant, options.acknowledge);
+      await this.acknowledge(grant, options.acknowledge);
     const unacked = () => {
       const rows = this.tasks.unacknowledged(grant.id, MAX_RESULTS_PER_PULL);
       return rows.length === 0 ? null : rows.map((row) => JSON.parse(row.result!) as ForeignTaskResult);
@@ -341,11 +341,14 @@ export class ForeignTasks {
   }
 
   /** Removes results from the outbox once the delegating side holds them (its receipt is durable first). */
-  acknowledge(grant: ReachGrant, taskIds: readonly string[]): void {
+  async acknowledge(grant: ReachGrant, taskIds: readonly string[]): Promise<void> {
     const now = this.engine.clock.nowMs();
-    this.engine.store.transaction(() => {
-      for (const taskId of taskIds) this.tasks.acknowledge(taskId, grant.id, now);
-    });
+    const store = this.engine.store;
+    await store.writeAsync(() =>
+      store.transaction(() => {
+        for (const taskId of taskIds) this.tasks.acknowledge(taskId, grant.id, now);
+      }),
+    );
   }
 
   /** The project a foreign child works in: the one named (within the grant), else the grant's only one, else the oldest here. */

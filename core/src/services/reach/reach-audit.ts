@@ -1,4 +1,5 @@
 import { inject, injectable } from "tsyringe";
+import { type Logger, LoggerToken } from "../../logging/logger.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { ReachAuditTable } from "../../store/tables/reach-audit.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
@@ -75,8 +76,9 @@ export class ReachAudit {
   private readonly table: ReachAuditTable;
 
   constructor(
-    @inject(StoreToken) store: EventStore,
+    @inject(StoreToken) private readonly store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {
     this.table = new ReachAuditTable(store);
   }
@@ -95,7 +97,7 @@ export class ReachAudit {
       target,
       reason: bounded(entry.reason),
     };
-    this.table.insert({
+    const row = {
       at: this.clock.nowMs(),
       direction: entry.direction,
       grant_id: bounded(entry.grantId),
@@ -104,7 +106,14 @@ export class ReachAudit {
       tool: bounded(entry.tool),
       outcome: bounded(entry.outcome, 64) ?? "ok",
       data: JSON.stringify(data),
-    });
+    };
+    // Served calls run beside commands: the row is written now when the store is free, else
+    // once the command under way commits (its callers answer without waiting for it).
+    this.store
+      .writeAsync(() => this.table.insert(row))
+      .catch((error: unknown) =>
+        this.logger.error("could not write a reach audit row", { tool: row.tool, error: (error as Error).message }),
+      );
   }
 
   /** Rows newest first, at or after `sinceMs` when given, at most `limit` (default 100, at most 1000). */

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { inject, injectable } from "tsyringe";
 import { runtimeModeRank, RUNTIME_MODES, SwitchyardError, type RuntimeMode } from "../../spec/index.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
-import { TOKEN_PREFIX } from "../../logging/logger.js";
+import { TOKEN_PREFIX, type Logger, LoggerToken } from "../../logging/logger.js";
+import { isStoreBusy } from "../../util/store-busy.js";
 import { type EventStore, StoreToken } from "../../store/ports.js";
 import { type ReachGrantRow, ReachGrantsTable } from "../../store/tables/reach-grants.js";
 import { type Clock, ClockToken } from "../../util/clock.js";
@@ -53,8 +54,9 @@ export class ReachGrants {
   private readonly table: ReachGrantsTable;
 
   constructor(
-    @inject(StoreToken) store: EventStore,
+    @inject(StoreToken) private readonly store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
+    @inject(LoggerToken) private readonly logger: Logger,
   ) {
     this.table = new ReachGrantsTable(store);
   }
@@ -139,7 +141,13 @@ export class ReachGrants {
     if (row.revoked_at !== null) return { rejection: "revoked", grantId: row.id, for: row.for_name };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired", grantId: row.id, for: row.for_name };
-    this.table.markUsed(row.id, now);
+    // Bookkeeping the call does not wait for: now when the store is free, else once the command
+    // under way commits.
+    this.store
+      .writeAsync(() => this.table.markUsed(row.id, now))
+      .catch((error: unknown) => {
+        if (!isStoreBusy(error)) this.logger.warn("could not note a grant's use", { error: (error as Error).message });
+      });
     return { grant: grantOf({ ...row, last_used_at: now }) };
   }
 

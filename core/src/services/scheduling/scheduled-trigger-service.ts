@@ -166,7 +166,7 @@ export class ScheduledTriggerService {
           },
         })
       ).result;
-      this.retention.pruneTask(task.id);
+      await this.retention.pruneTask(task.id);
       return trigger;
     } catch (error) {
       if (error instanceof StaleTrigger) return null;
@@ -244,7 +244,7 @@ export class ScheduledTriggerService {
       // Two copies of one signed request raced: the second found the first's receipt.
       if (outcome.replayed) return replayed();
       const trigger = outcome.result;
-      this.retention.pruneTask(task.id);
+      await this.retention.pruneTask(task.id);
       return {
         kind: "recorded",
         trigger,

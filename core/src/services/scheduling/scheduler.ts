@@ -75,7 +75,7 @@ export class Scheduler {
       // The pause commits before this call returns (its transaction is synchronous), so the
       // first wake after start fires nothing a lapsed credential made.
       await this.standing.pauseLapsed();
-      this.retention.pruneAll();
+      await this.retention.pruneAll();
     } catch (error) {
       this.logger.error("scheduled task housekeeping failed", { error: (error as Error).message });
     }

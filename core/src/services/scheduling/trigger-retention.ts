@@ -25,8 +25,15 @@ export class TriggerRetention {
     @inject(LoggerToken) private readonly logger: Logger,
   ) {}
 
-  /** Prunes one task's triggers (after it recorded one); returns how many went. */
-  pruneTask(taskId: string): number {
+  /**
+   * Prunes one task's triggers (after it recorded one); returns how many went. What to remove is
+   * read and removed in one turn of the store's (`writeAsync`), with no command between.
+   */
+  async pruneTask(taskId: string): Promise<number> {
+    return this.engine.store.writeAsync(() => this.pruneTaskNow(taskId));
+  }
+
+  private pruneTaskNow(taskId: string): number {
     const { maxPerTask, maxAgeMs } = this.config.scheduling.triggerRetention;
     const nowMs = this.engine.clock.nowMs();
     const store = this.engine.store;
@@ -49,11 +56,11 @@ export class TriggerRetention {
   }
 
   /** Prunes every task's triggers by age, deleted tasks' included (at start, and from time to time). */
-  pruneAll(): number {
+  async pruneAll(): Promise<number> {
     const cutoff = new Date(this.engine.clock.nowMs() - this.config.scheduling.triggerRetention.maxAgeMs).toISOString();
     let pruned = 0;
     for (const taskId of new ScheduledTriggersTable(this.engine.store).taskIdsWithTriggersBefore(cutoff))
-      pruned += this.pruneTask(taskId);
+      pruned += await this.pruneTask(taskId);
     return pruned;
   }
 

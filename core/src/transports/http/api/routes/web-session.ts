@@ -81,7 +81,7 @@ export const signInRoute = defineRoute({
   input: SignInBody,
   output: SignedInView,
   outputName: "SignedInWebSession",
-  handle: (input, { services, request, response }) => {
+  handle: async (input, { services, request, response }) => {
     checkSameOrigin(request, true);
     const origin = requestOrigin(request);
     if ((input.token === undefined) === (input.code === undefined)) {
@@ -89,8 +89,8 @@ export const signInRoute = defineRoute({
     }
     const signedIn: IssuedWebSession | { rejection: SignInRejection } =
       input.token !== undefined
-        ? services.webSessions.signInWithToken(input.token, origin)
-        : services.webSessions.signInWithCode(input.code!, origin);
+        ? await services.webSessions.signInWithToken(input.token, origin)
+        : await services.webSessions.signInWithCode(input.code!, origin);
     if ("rejection" in signedIn) {
       throw new ApiFailure("invalid_token", REFUSALS[signedIn.rejection], { reason: signedIn.rejection }, 401);
     }
@@ -126,14 +126,14 @@ export const signOutRoute = defineRoute({
   input: z.object({}).strict(),
   output: z.object({ ended: z.boolean() }),
   outputName: "WebSessionEnded",
-  handle: (_input, { services, request, response }) => {
+  handle: async (_input, { services, request, response }) => {
     checkSameOrigin(request, true);
     const secret = readSessionCookie(request, services.environmentId);
     if (secret === null) {
       response.setHeader("set-cookie", clearedSessionCookie(request, services.environmentId));
       return { ended: false };
     }
-    const outcome = services.webSessions.end({
+    const outcome = await services.webSessions.end({
       secret,
       pageSecret: readPageSecret(request),
       origin: requestOrigin(request),
