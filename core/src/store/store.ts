@@ -613,6 +613,20 @@ export class Store implements EventStore {
     params: readonly unknown[] = [],
     suffix = "",
   ): EntityRecords[E][] {
+    return this.selectTexts(entity, where, params, suffix).map((text) => JSON.parse(text) as EntityRecords[E]);
+  }
+
+  /** Whether a record matches a WHERE clause, read and cached as {@link select} reads, without parsing it. */
+  exists(entity: EntityName, where: string, params: readonly unknown[] = []): boolean {
+    return this.selectTexts(entity, where, params, "").length > 0;
+  }
+
+  private selectTexts(
+    entity: EntityName,
+    where: string,
+    params: readonly unknown[],
+    suffix: string,
+  ): readonly string[] {
     const table = ENTITY_TABLES[entity].table;
     const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
     // From outside an open asynchronous transaction, neither cache: one holds its uncommitted
@@ -628,7 +642,7 @@ export class Store implements EventStore {
         else this.committedReads.remember(key, texts);
       }
     }
-    return texts.map((text) => JSON.parse(text) as EntityRecords[E]);
+    return texts;
   }
 
   /** Counts records matching a WHERE clause. */
