@@ -166,7 +166,8 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
     expect(threadIds(store, "heron")).toEqual([]);
     expect(threadIds(store, "beta")).toEqual(["thread:2"]);
     // No index row outlives its projection row.
-    const indexed = (table: string) => (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const indexed = (table: string) =>
+      (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect(indexed("item_text_search")).toBe(2);
     expect(indexed("thread_title_search")).toBe(2);
   });
@@ -177,7 +178,20 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
       thread("thread:1", "Plain"),
       item("item:1", "thread:1", 1, "user_message", 'say NEAR "quoted" value-of x* and OR not'),
     );
-    for (const query of ['"quoted"', "NEAR", "value-of", "x*", "OR", "not", '"', "AND (", "NEAR(", "col:umn", "^x", "-"]) {
+    for (const query of [
+      '"quoted"',
+      "NEAR",
+      "value-of",
+      "x*",
+      "OR",
+      "not",
+      '"',
+      "AND (",
+      "NEAR(",
+      "col:umn",
+      "^x",
+      "-",
+    ]) {
       expect(() => search(store, query), query).not.toThrow();
     }
     expect(threadIds(store, '"quoted"')).toEqual(["thread:1"]);

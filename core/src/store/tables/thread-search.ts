@@ -3,7 +3,8 @@ import type { TimelineItemKind } from "../records.js";
 import type { ThreadListing } from "./threads.js";
 
 /** Where a thread matched a search: its title, or one of its items (by kind). */
-export type ThreadSearchSource = "title" | Extract<TimelineItemKind, "user_message" | "assistant_message" | "proposed_plan">;
+export type ThreadSearchSource =
+  "title" | Extract<TimelineItemKind, "user_message" | "assistant_message" | "proposed_plan">;
 
 /** One thread a search found: its best match, with a few words around it. */
 export interface ThreadSearchHit {
@@ -44,7 +45,9 @@ const TITLE_WEIGHT = 2;
 export function ftsQuery(text: string): string | null {
   const words = text.split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word));
   if (words.length === 0) return null;
-  return words.map((word, index) => `"${word.replaceAll('"', '""')}"${index === words.length - 1 ? "*" : ""}`).join(" ");
+  return words
+    .map((word, index) => `"${word.replaceAll('"', '""')}"${index === words.length - 1 ? "*" : ""}`)
+    .join(" ");
 }
 
 function listingWhere(listing: ThreadListing): string {
@@ -89,8 +92,6 @@ export class ThreadSearchTable {
       FROM ranked WHERE nth = 1
       ORDER BY rank, updated_at DESC, thread_id
       LIMIT ? OFFSET ?`;
-    return this.store
-      .statement(sql)
-      .all(match, projectId, match, projectId, limit, offset) as ThreadSearchHit[];
+    return this.store.statement(sql).all(match, projectId, match, projectId, limit, offset) as ThreadSearchHit[];
   }
 }
