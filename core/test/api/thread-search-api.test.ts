@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { McpLab } from "../support/mcp-lab.js";
 import { failure, ok, type ApiClient } from "../support/api-client.js";
 import { apiClientFor, FULL_ACCESS_CEILING, startApiLab } from "../support/api-lab.js";
+import { searchSnippet } from "../../src/services/thread-query-service.js";
 
 /** GET /threads/search: full-text search over a project's thread titles and messages. */
 describe("HTTP API: searching threads", () => {
@@ -43,6 +44,16 @@ describe("HTTP API: searching threads", () => {
   afterAll(async () => {
     await lab.stop();
     rmSync(otherFolder, { recursive: true, force: true });
+  });
+
+  it("turns the store's marked snippet into plain text and ranges (UTF-16 offsets, as JavaScript slices)", () => {
+    expect(searchSnippet("café \u0002naïve\u0003 😀 \u0002tests\u0003…")).toEqual({
+      text: "café naïve 😀 tests…",
+      highlights: [
+        { start: 5, end: 10 },
+        { start: 14, end: 19 },
+      ],
+    });
   });
 
   it("finds a thread by a word only its transcript holds, with a snippet of where it matched", async () => {
