@@ -500,7 +500,8 @@ export const MIGRATIONS: readonly Migration[] = [
     // rowid, and triggers keep it in step with every write of the projections (append, rebuild
     // and forget alike), so no writer can forget it. A title changes only through the column
     // (the store updates only changed columns); an item's text is read only for message kinds,
-    // so a tool call's update never parses its JSON here.
+    // so a tool call's update never parses its JSON here, and a message's is re-indexed only
+    // when its text changed (a status change writes no index page; a re-index writes ~8).
     up: (db) => {
       db.exec(`
         CREATE VIRTUAL TABLE thread_title_search USING fts5(title, tokenize = 'unicode61 remove_diacritics 2');
@@ -526,8 +527,9 @@ export const MIGRATIONS: readonly Migration[] = [
           INSERT INTO item_text_search (rowid, text) VALUES (new.rowid, json_extract(new.data, '$.text'));
         END;
         CREATE TRIGGER item_text_search_update AFTER UPDATE OF data, kind ON items
-          WHEN old.kind IN ('user_message', 'assistant_message', 'proposed_plan')
-            OR new.kind IN ('user_message', 'assistant_message', 'proposed_plan') BEGIN
+          WHEN (old.kind IN ('user_message', 'assistant_message', 'proposed_plan')
+              OR new.kind IN ('user_message', 'assistant_message', 'proposed_plan'))
+            AND (old.kind IS NOT new.kind OR json_extract(old.data, '$.text') IS NOT json_extract(new.data, '$.text')) BEGIN
           DELETE FROM item_text_search WHERE rowid = old.rowid;
           INSERT INTO item_text_search (rowid, text)
             SELECT new.rowid, json_extract(new.data, '$.text')

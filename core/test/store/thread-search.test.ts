@@ -109,6 +109,16 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
     append(item("item:1", "thread:1", 1, "user_message", "The button hides the sidebar"));
     expect(threadIds(store, "footer")).toEqual([]);
     expect(threadIds(store, "sidebar")).toEqual(["thread:1"]);
+    // A change of status alone re-indexes nothing; a change of kind out of the messages drops it.
+    const indexedRows = () => store.db.prepare("SELECT rowid, text FROM item_text_search").all();
+    const before = indexedRows();
+    const failed = item("item:1", "thread:1", 1, "user_message", "The button hides the sidebar");
+    append({ ...failed, record: { ...failed.record, status: "failed" } } as RecordUpsert);
+    expect(indexedRows()).toEqual(before);
+    append(item("item:3", "thread:1", 3, "user_message", "walrus"));
+    expect(threadIds(store, "walrus")).toEqual(["thread:1"]);
+    append(item("item:3", "thread:1", 3, "tool_call", "walrus"));
+    expect(threadIds(store, "walrus")).toEqual([]);
 
     append(thread("thread:1", "Fix the signup page"));
     expect(threadIds(store, "login")).toEqual([]);
