@@ -13,7 +13,7 @@ describe("HTTP API: searching threads", () => {
   let operator: ApiClient;
   let otherFolder: string;
   let otherProjectId: string;
-  const threadIds: Record<string, string> = {};
+  const threadIds = {} as { first: string; second: string; third: string; theirs: string };
 
   const create = async (projectId: string, prompt: string, title?: string) => {
     const created = await ok(
