@@ -187,9 +187,10 @@ export class ThreadQueryService {
 
   /**
    * searchThreads: a page of the project's threads whose title or messages hold every word of
-   * the query, best match first. The project is resolved and authorized as `list` does it.
+   * the query, best match first. The project is resolved and authorized as `list` does it. The
+   * index catches up with every committed message first.
    */
-  search(caller: Caller, input: SearchThreadsInput) {
+  async search(caller: Caller, input: SearchThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
     if (input.q.trim() === "")
       throw new OrchestratorFailure("invalid_request", "q: give at least one word to search for.", { field: "q" });
@@ -199,9 +200,13 @@ export class ThreadQueryService {
     const listing = { includeSubagents: input.includeSubagents === true };
     // One more than the page tells whether another page follows without counting every match.
     const hits =
-      match === null ? [] : new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
-    const results = hits.slice(0, limit).map((hit) => ({
-      thread: this.shell(this.engine.store.get("thread", hit.threadId)!),
+      match === null
+        ? []
+        : await new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
+    const pageHits = hits.slice(0, limit);
+    const facts = new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
+    const results = pageHits.map((hit) => ({
+      thread: this.shell(this.engine.store.get("thread", hit.threadId)!, facts.get(hit.threadId)),
       matchedIn: hit.matchedIn as ThreadSearchSource,
       itemId: hit.itemId,
       position: hit.position,

@@ -492,53 +492,21 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 31,
     name: "thread search: full-text indexes over titles and message text",
-    // Finding a thread by a word someone remembers: its title, or what was said in it (the
-    // user's, the assistant's messages and proposed plans, the items the messages view shows).
-    // Tool output and reasoning stay out: output is large, machine-made and bounded only by the
-    // paged read (a `cat` or `grep` would index whole files and match every search), and
-    // reasoning is hidden by default. Each FTS5 table keys its rows by the projection row's
-    // rowid, and triggers keep it in step with every write of the projections (append, rebuild
-    // and forget alike), so no writer can forget it. A title changes only through the column
-    // (the store updates only changed columns); an item's text is read only for message kinds,
-    // so a tool call's update never parses its JSON here, and a message's is re-indexed only
-    // when its text changed (a status change writes no index page; a re-index writes ~8).
+    // Finding a thread by a word someone remembers: its title, or what was said in it (see
+    // SEARCHED_ITEM_KINDS). Each FTS5 table keys its rows by the projection row's rowid. No
+    // triggers: ThreadSearchIndex keeps the tables from a watermark (the event sequence they are
+    // current through), off the projections' write paths; NULL means "build in bulk at the next
+    // catch-up", which is how an existing store's rows get in (the first search, or the
+    // server's first tick, builds the index; the migration itself stays quick).
     up: (db) => {
       db.exec(`
         CREATE VIRTUAL TABLE thread_title_search USING fts5(title, tokenize = 'unicode61 remove_diacritics 2');
         CREATE VIRTUAL TABLE item_text_search USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
-        INSERT INTO thread_title_search (rowid, title) SELECT rowid, title FROM threads;
-        INSERT INTO item_text_search (rowid, text)
-          SELECT rowid, json_extract(data, '$.text') FROM items
-          WHERE kind IN ('user_message', 'assistant_message', 'proposed_plan');
-
-        CREATE TRIGGER thread_title_search_insert AFTER INSERT ON threads BEGIN
-          INSERT INTO thread_title_search (rowid, title) VALUES (new.rowid, new.title);
-        END;
-        CREATE TRIGGER thread_title_search_update AFTER UPDATE OF title ON threads BEGIN
-          DELETE FROM thread_title_search WHERE rowid = old.rowid;
-          INSERT INTO thread_title_search (rowid, title) VALUES (new.rowid, new.title);
-        END;
-        CREATE TRIGGER thread_title_search_delete AFTER DELETE ON threads BEGIN
-          DELETE FROM thread_title_search WHERE rowid = old.rowid;
-        END;
-
-        CREATE TRIGGER item_text_search_insert AFTER INSERT ON items
-          WHEN new.kind IN ('user_message', 'assistant_message', 'proposed_plan') BEGIN
-          INSERT INTO item_text_search (rowid, text) VALUES (new.rowid, json_extract(new.data, '$.text'));
-        END;
-        CREATE TRIGGER item_text_search_update AFTER UPDATE OF data, kind ON items
-          WHEN (old.kind IN ('user_message', 'assistant_message', 'proposed_plan')
-              OR new.kind IN ('user_message', 'assistant_message', 'proposed_plan'))
-            AND (old.kind IS NOT new.kind OR json_extract(old.data, '$.text') IS NOT json_extract(new.data, '$.text')) BEGIN
-          DELETE FROM item_text_search WHERE rowid = old.rowid;
-          INSERT INTO item_text_search (rowid, text)
-            SELECT new.rowid, json_extract(new.data, '$.text')
-            WHERE new.kind IN ('user_message', 'assistant_message', 'proposed_plan');
-        END;
-        CREATE TRIGGER item_text_search_delete AFTER DELETE ON items
-          WHEN old.kind IN ('user_message', 'assistant_message', 'proposed_plan') BEGIN
-          DELETE FROM item_text_search WHERE rowid = old.rowid;
-        END;
+        CREATE TABLE thread_search_watermark (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          indexed_through INTEGER
+        );
+        INSERT INTO thread_search_watermark (id, indexed_through) VALUES (1, NULL);
       `);
     },
   },

@@ -7,6 +7,7 @@ import { migrate, MIGRATIONS } from "../../src/store/migrations.js";
 import type { RecordUpsert } from "../../src/store/ports.js";
 import { Store } from "../../src/store/store.js";
 import { ftsQuery, ThreadSearchTable } from "../../src/store/tables/thread-search.js";
+import { ThreadSearchIndex } from "../../src/store/thread-search-index.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
 const LISTED = { includeSubagents: false };
@@ -38,17 +39,23 @@ function item(id: string, threadId: string, position: number, kind: string, text
   } as unknown as RecordUpsert;
 }
 
-function search(store: Store, text: string, projectId = "project:a") {
+async function search(store: Store, text: string, projectId = "project:a") {
   const match = ftsQuery(text);
   if (match === null) return [];
   return new ThreadSearchTable(store).page(projectId, LISTED, match, 50, 0);
 }
 
-function threadIds(store: Store, text: string, projectId?: string): string[] {
-  return search(store, text, projectId).map((hit) => hit.threadId);
+async function threadIds(store: Store, text: string, projectId?: string): Promise<string[]> {
+  return (await search(store, text, projectId)).map((hit) => hit.threadId);
 }
 
-describe("thread search: FTS5 over titles and message text (migration 31)", () => {
+/** How many rows each full-text table holds (what the index keeps, found or not). */
+function indexedRows(store: Store): { titles: number; texts: number } {
+  const count = (table: string) => store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  return { titles: count("thread_title_search"), texts: count("item_text_search") };
+}
+
+describe("thread search: FTS5 over titles and message text, kept from a watermark (migration 31)", () => {
   let dir: string;
   let store: Store;
   beforeEach(() => {
@@ -61,7 +68,7 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
 
   const append = (...upserts: RecordUpsert[]) => store.transaction(() => store.append(null, upserts, NOW));
 
-  it("backfills titles and message text an older schema wrote, and leaves tool output out", () => {
+  it("backfills titles and message text an older schema wrote, in bulk, and leaves tool output out", async () => {
     const file = join(dir, "switchyard.db");
     const old = new Database(file);
     migrate(
@@ -81,8 +88,12 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
     old.close();
 
     store = new Store(file);
-    expect(threadIds(store, "billing")).toEqual(["thread:old"]);
-    expect(search(store, "zanzibar")).toEqual([
+    // The migration only creates the tables: the first catch-up builds them in bulk.
+    expect(indexedRows(store)).toEqual({ titles: 0, texts: 0 });
+    expect(new ThreadSearchIndex(store).catchUp()).toMatchObject({ rebuilt: true, behind: false });
+    expect(indexedRows(store)).toEqual({ titles: 1, texts: 1 });
+    expect(await threadIds(store, "billing")).toEqual(["thread:old"]);
+    expect(await search(store, "zanzibar")).toEqual([
       {
         threadId: "thread:old",
         matchedIn: "user_message",
@@ -91,45 +102,111 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
         snippet: "please look at the \u0002zanzibar\u0003 importer",
       },
     ]);
-    expect(threadIds(store, "quokka")).toEqual([]);
+    expect(await threadIds(store, "quokka")).toEqual([]);
   });
 
-  it("follows appends: new items, changed text, renamed titles, deleted threads", () => {
+  it("keeps no trigger on the projections: an append writes no index row until a catch-up", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    const index = new ThreadSearchIndex(store);
+    index.catchUp();
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all()).toEqual([]);
+    append(thread("thread:1", "Heron"), item("item:1", "thread:1", 1, "user_message", "egret"));
+    expect(indexedRows(store)).toEqual({ titles: 0, texts: 0 });
+    expect(index.behind()).toBe(true);
+    expect(index.catchUp()).toEqual({ indexedThrough: store.lastSequence(), rebuilt: false, behind: false });
+    expect(indexedRows(store)).toEqual({ titles: 1, texts: 1 });
+    expect(index.behind()).toBe(false);
+  });
+
+  it("a search right after an append sees the new message, with no background tick", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    append(thread("thread:1", "Birds"));
+    expect(await threadIds(store, "cormorant")).toEqual([]);
+    append(item("item:1", "thread:1", 1, "assistant_message", "a cormorant dried its wings"));
+    expect(new ThreadSearchIndex(store).behind()).toBe(true);
+    expect(await threadIds(store, "cormorant")).toEqual(["thread:1"]);
+    append(item("item:1", "thread:1", 1, "assistant_message", "a shag dried its wings"));
+    expect(await threadIds(store, "cormorant")).toEqual([]);
+    expect(await threadIds(store, "shag")).toEqual(["thread:1"]);
+  });
+
+  it("follows appends: new items, changed text, renamed titles, deleted threads", async () => {
     store = new Store(join(dir, "switchyard.db"));
     append(
       thread("thread:1", "Fix the login page"),
       item("item:1", "thread:1", 1, "user_message", "The button overlaps the footer"),
       item("item:2", "thread:1", 2, "reasoning", "thinking about marmalade"),
     );
-    expect(threadIds(store, "login")).toEqual(["thread:1"]);
-    expect(threadIds(store, "footer")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "login")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "footer")).toEqual(["thread:1"]);
     // Reasoning stays out of the index.
-    expect(threadIds(store, "marmalade")).toEqual([]);
+    expect(await threadIds(store, "marmalade")).toEqual([]);
 
     append(item("item:1", "thread:1", 1, "user_message", "The button hides the sidebar"));
-    expect(threadIds(store, "footer")).toEqual([]);
-    expect(threadIds(store, "sidebar")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "footer")).toEqual([]);
+    expect(await threadIds(store, "sidebar")).toEqual(["thread:1"]);
     // A change of status alone re-indexes nothing; a change of kind out of the messages drops it.
-    const indexedRows = () => store.db.prepare("SELECT rowid, text FROM item_text_search").all();
-    const before = indexedRows();
+    const indexed = () => store.db.prepare("SELECT rowid, text FROM item_text_search").all();
+    const before = indexed();
+    const segments = () => store.db.prepare("SELECT COUNT(*) FROM item_text_search_data").pluck().get();
+    const segmentsBefore = segments();
     const failed = item("item:1", "thread:1", 1, "user_message", "The button hides the sidebar");
     append({ ...failed, record: { ...failed.record, status: "failed" } } as RecordUpsert);
-    expect(indexedRows()).toEqual(before);
+    await search(store, "sidebar");
+    expect(indexed()).toEqual(before);
+    expect(segments()).toBe(segmentsBefore);
     append(item("item:3", "thread:1", 3, "user_message", "walrus"));
-    expect(threadIds(store, "walrus")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "walrus")).toEqual(["thread:1"]);
     append(item("item:3", "thread:1", 3, "tool_call", "walrus"));
-    expect(threadIds(store, "walrus")).toEqual([]);
+    expect(await threadIds(store, "walrus")).toEqual([]);
 
     append(thread("thread:1", "Fix the signup page"));
-    expect(threadIds(store, "login")).toEqual([]);
-    expect(threadIds(store, "signup")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "login")).toEqual([]);
+    expect(await threadIds(store, "signup")).toEqual(["thread:1"]);
 
     append(thread("thread:1", "Fix the signup page", { deleted: true }));
-    expect(threadIds(store, "signup")).toEqual([]);
-    expect(threadIds(store, "sidebar")).toEqual([]);
+    expect(await threadIds(store, "signup")).toEqual([]);
+    expect(await threadIds(store, "sidebar")).toEqual([]);
+    // The catch-up purged the deleted thread's rows, not only hid them.
+    expect(indexedRows(store)).toEqual({ titles: 0, texts: 0 });
   });
 
-  it("finds only the project's threads, one row per thread, best match first, then the most recent", () => {
+  it("never finds a deleted thread, also before the index has caught up with the deletion", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    append(thread("thread:1", "Osprey"), item("item:1", "thread:1", 1, "user_message", "kestrel"));
+    expect(await threadIds(store, "kestrel")).toEqual(["thread:1"]);
+    append(thread("thread:1", "Osprey", { deleted: true }));
+    // The page query alone (no catch-up), as a search reads while a command holds the writer.
+    const index = new ThreadSearchIndex(store);
+    expect(index.behind()).toBe(true);
+    const stale = store.db
+      .prepare(
+        "SELECT COUNT(*) FROM item_text_search s JOIN items i ON i.rowid = s.rowid JOIN threads t ON t.id = i.thread_id WHERE item_text_search MATCH 'kestrel' AND t.deleted = 0",
+      )
+      .pluck()
+      .get();
+    expect(stale).toBe(0);
+    expect(await threadIds(store, "kestrel")).toEqual([]);
+    expect(await threadIds(store, "osprey")).toEqual([]);
+  });
+
+  it("catches a backlog up in bounded batches, and a search through all of it", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    append(thread("thread:1", "Batches"));
+    for (let n = 1; n <= 5; n += 1) append(item(`item:${n}`, "thread:1", n, "user_message", `word${n}`));
+    const index = new ThreadSearchIndex(store);
+    const first = index.catchUp(); // the bulk build of a new store
+    expect(first.rebuilt).toBe(true);
+    for (let n = 6; n <= 10; n += 1) append(item(`item:${n}`, "thread:1", n, "user_message", `word${n}`));
+    const step = index.catchUp(2);
+    expect(step).toEqual({ indexedThrough: first.indexedThrough + 2, rebuilt: false, behind: true });
+    expect(indexedRows(store).texts).toBe(7);
+    expect(await threadIds(store, "word10")).toEqual(["thread:1"]);
+    expect(indexedRows(store).texts).toBe(10);
+    expect(index.behind()).toBe(false);
+  });
+
+  it("finds only the project's threads, one row per thread, best match first, then the most recent", async () => {
     store = new Store(join(dir, "switchyard.db"));
     append(
       thread("thread:title", "Deploy pipeline", { updatedAt: "2026-12-01T00:00:01.000Z" }),
@@ -140,49 +217,95 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
       item("item:b", "thread:body-old", 2, "user_message", "deploy it again"),
       item("item:c", "thread:body-new", 1, "assistant_message", "the deploy pipeline failed twice"),
     );
-    const hits = search(store, "deploy pipeline");
+    const hits = await search(store, "deploy pipeline");
     expect(hits.map((hit) => hit.threadId)).toEqual(["thread:title", "thread:body-new", "thread:body-old"]);
     expect(hits[0]).toMatchObject({ matchedIn: "title", itemId: null, position: null });
     expect(hits[2]).toMatchObject({ matchedIn: "assistant_message", itemId: "item:a" });
-    expect(threadIds(store, "deploy", "project:b")).toEqual(["thread:other-project"]);
+    expect(await threadIds(store, "deploy", "project:b")).toEqual(["thread:other-project"]);
     // Paged: the same order, a slice at a time.
     const table = new ThreadSearchTable(store);
     const match = ftsQuery("deploy")!;
-    expect(table.page("project:a", LISTED, match, 2, 2).map((hit) => hit.threadId)).toEqual(
-      table
-        .page("project:a", LISTED, match, 10, 0)
-        .slice(2)
-        .map((hit) => hit.threadId),
+    expect((await table.page("project:a", LISTED, match, 2, 2)).map((hit) => hit.threadId)).toEqual(
+      (await table.page("project:a", LISTED, match, 10, 0)).slice(2).map((hit) => hit.threadId),
     );
   });
 
-  it("stays in step through forget and rebuildProjections", () => {
+  it("stays in step through forget: the forgotten text leaves the index at once", async () => {
     store = new Store(join(dir, "switchyard.db"));
     append(
       thread("thread:1", "Alpha"),
       thread("thread:2", "Beta"),
+      thread("thread:3", "Gamma"),
       item("item:1", "thread:1", 1, "user_message", "pelican"),
       item("item:2", "thread:2", 1, "assistant_message", "pelican heron"),
+      item("item:3", "thread:3", 1, "user_message", "puffin"),
     );
+    expect(await threadIds(store, "pelican")).toEqual(expect.arrayContaining(["thread:1", "thread:2"]));
     store.transaction(() => store.forget("item", ["item:2"]));
-    expect(threadIds(store, "heron")).toEqual([]);
-    expect(threadIds(store, "pelican")).toEqual(["thread:1"]);
-
-    append(item("item:3", "thread:2", 2, "user_message", "albatross"));
-    const before = search(store, "pelican");
-    store.rebuildProjections();
-    expect(search(store, "pelican")).toEqual(before);
-    expect(threadIds(store, "albatross")).toEqual(["thread:2"]);
-    expect(threadIds(store, "heron")).toEqual([]);
-    expect(threadIds(store, "beta")).toEqual(["thread:2"]);
-    // No index row outlives its projection row.
-    const indexed = (table: string) =>
-      (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    expect(indexed("item_text_search")).toBe(2);
-    expect(indexed("thread_title_search")).toBe(2);
+    store.transaction(() => store.forget("thread", ["thread:3"]));
+    // Gone from the index itself, not only from results, before any catch-up.
+    const holds = (table: string, word: string) =>
+      store.db.prepare(`SELECT COUNT(*) FROM ${table} WHERE ${table} MATCH ?`).pluck().get(word);
+    expect(holds("item_text_search", "heron")).toBe(0);
+    expect(holds("item_text_search", "puffin")).toBe(0);
+    expect(holds("thread_title_search", "gamma")).toBe(0);
+    expect(await threadIds(store, "heron")).toEqual([]);
+    expect(await threadIds(store, "pelican")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "gamma")).toEqual([]);
   });
 
-  it("reads every character of a query as text, never as FTS5 syntax", () => {
+  it("rebuildProjections leaves search answering the same, the index rebuilt in bulk", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    append(
+      thread("thread:1", "Alpha"),
+      thread("thread:2", "Beta"),
+      thread("thread:gone", "Beta gone", { deleted: true }),
+      item("item:1", "thread:1", 1, "user_message", "pelican"),
+      item("item:2", "thread:2", 1, "assistant_message", "pelican heron"),
+      item("item:3", "thread:2", 2, "user_message", "albatross"),
+      item("item:4", "thread:gone", 1, "user_message", "albatross pelican"),
+    );
+    store.transaction(() => store.forget("item", ["item:2"]));
+    append(item("item:5", "thread:1", 2, "proposed_plan", "plan: feed the albatross"));
+    const queries = ["pelican", "heron", "albatross", "beta", "alpha", "feed"];
+    const answers = async () => Promise.all(queries.map((query) => search(store, query)));
+    const before = await answers();
+    const rowsBefore = indexedRows(store);
+    store.rebuildProjections();
+    // A forgotten item's gap closed: the rows after it moved to other rowids, so the index rebuilds.
+    expect(new ThreadSearchIndex(store).behind()).toBe(true);
+    expect(await answers()).toEqual(before);
+    expect(indexedRows(store)).toEqual(rowsBefore);
+    // No index row outlives its projection row, and a deleted thread's never came back.
+    expect(indexedRows(store)).toEqual({ titles: 2, texts: 3 });
+  });
+
+  it("answers a search while a command's transaction is open, without waiting when nothing is new", async () => {
+    store = new Store(join(dir, "switchyard.db"));
+    append(thread("thread:1", "Open"), item("item:1", "thread:1", 1, "user_message", "lapwing"));
+    expect(await threadIds(store, "lapwing")).toEqual(["thread:1"]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const order: string[] = [];
+    const command = store.transactionAsync(async () => {
+      store.append(null, [item("item:2", "thread:1", 2, "user_message", "plover")], NOW);
+      await gate;
+      order.push("command committed");
+    });
+    const found = threadIds(store, "lapwing").then((ids) => {
+      order.push("search answered");
+      return ids;
+    });
+    expect(await found).toEqual(["thread:1"]);
+    // The uncommitted message is not found, and the search did not wait for the command.
+    expect(await threadIds(store, "plover")).toEqual([]);
+    release();
+    await command;
+    expect(order).toEqual(["search answered", "command committed"]);
+    expect(await threadIds(store, "plover")).toEqual(["thread:1"]);
+  });
+
+  it("reads every character of a query as text, never as FTS5 syntax", async () => {
     store = new Store(join(dir, "switchyard.db"));
     append(
       thread("thread:1", "Plain"),
@@ -202,16 +325,16 @@ describe("thread search: FTS5 over titles and message text (migration 31)", () =
       "^x",
       "-",
     ]) {
-      expect(() => search(store, query), query).not.toThrow();
+      await expect(search(store, query), query).resolves.toBeDefined();
     }
-    expect(threadIds(store, '"quoted"')).toEqual(["thread:1"]);
-    expect(threadIds(store, "NEAR")).toEqual(["thread:1"]);
-    expect(threadIds(store, "OR not")).toEqual(["thread:1"]);
-    expect(threadIds(store, "value-of")).toEqual(["thread:1"]);
+    expect(await threadIds(store, '"quoted"')).toEqual(["thread:1"]);
+    expect(await threadIds(store, "NEAR")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "OR not")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "value-of")).toEqual(["thread:1"]);
     // All words must match: "missing" is nowhere.
-    expect(threadIds(store, "quoted missing")).toEqual([]);
+    expect(await threadIds(store, "quoted missing")).toEqual([]);
     // The last word is a prefix (search as you type).
-    expect(threadIds(store, "quo")).toEqual(["thread:1"]);
+    expect(await threadIds(store, "quo")).toEqual(["thread:1"]);
     expect(ftsQuery('a"b NEAR *')).toBe('"a""b" "NEAR"*');
     expect(ftsQuery(" * - ")).toBeNull();
   });

@@ -1,10 +1,10 @@
 import type { EventStore } from "../ports.js";
+import { type SEARCHED_ITEM_KINDS, ThreadSearchIndex } from "../thread-search-index.js";
 import type { TimelineItemKind } from "../records.js";
 import type { ThreadListing } from "./threads.js";
 
 /** Where a thread matched a search: its title, or one of its items (by kind). */
-export type ThreadSearchSource =
-  "title" | Extract<TimelineItemKind, "user_message" | "assistant_message" | "proposed_plan">;
+export type ThreadSearchSource = "title" | Extract<TimelineItemKind, (typeof SEARCHED_ITEM_KINDS)[number]>;
 
 /** One thread a search found: its best match, with a few words around it. */
 export interface ThreadSearchHit {
@@ -58,7 +58,8 @@ function listingWhere(listing: ThreadListing): string {
 
 /**
  * Full-text search over a project's threads (migration 31's FTS5 indexes of titles and message
- * text, which triggers keep in step with the projections). Deleted threads are never found.
+ * text, kept from a watermark by ThreadSearchIndex). Deleted threads are never found: the live
+ * threads are joined at query time, whatever the index still holds.
  */
 export class ThreadSearchTable {
   constructor(private readonly store: EventStore) {}
@@ -66,9 +67,17 @@ export class ThreadSearchTable {
   /**
    * A page of the threads matching an FTS5 query (from {@link ftsQuery}), best first: by bm25
    * of each thread's best match (a title's weighted up), then the most recently updated.
-   * One row per thread, with its best match's snippet.
+   * One row per thread, with its best match's snippet. The index first catches up with every
+   * event committed before the call (usually one statement: nothing new).
    */
-  page(projectId: string, listing: ThreadListing, match: string, limit: number, offset: number): ThreadSearchHit[] {
+  async page(
+    projectId: string,
+    listing: ThreadListing,
+    match: string,
+    limit: number,
+    offset: number,
+  ): Promise<ThreadSearchHit[]> {
+    await new ThreadSearchIndex(this.store).catchUpAsync();
     const sql = `
       WITH matches AS (
         SELECT t.id AS thread_id, t.updated_at AS updated_at, 'title' AS matched_in, NULL AS item_id, NULL AS position,
