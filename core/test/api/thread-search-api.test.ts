@@ -6,6 +6,8 @@ import type { McpLab } from "../support/mcp-lab.js";
 import { failure, ok, type ApiClient } from "../support/api-client.js";
 import { apiClientFor, FULL_ACCESS_CEILING, startApiLab } from "../support/api-lab.js";
 import { searchSnippet } from "../../src/services/thread-query-service.js";
+import { ThreadSearchIndexer } from "../../src/services/thread-search-indexer.js";
+import { ThreadSearchIndex } from "../../src/store/thread-search-index.js";
 
 /** GET /threads/search: full-text search over a project's thread titles and messages. */
 describe("HTTP API: searching threads", () => {
@@ -44,6 +46,15 @@ describe("HTTP API: searching threads", () => {
   afterAll(async () => {
     await lab.stop();
     rmSync(otherFolder, { recursive: true, force: true });
+  });
+
+  // First, before any search catches the index up.
+  it("keeps the index close behind the log in the background, with no search asked", async () => {
+    const index = new ThreadSearchIndex(lab.host.store);
+    await create(lab.projectId, "@@reply a tick's worth of news", "Background");
+    // What the server's timer calls every few seconds.
+    await lab.host.container.resolve(ThreadSearchIndexer).tick();
+    expect(index.behind()).toBe(false);
   });
 
   it("turns the store's marked snippet into plain text and ranges (UTF-16 offsets, as JavaScript slices)", () => {
