@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { EventStore } from "./ports.js";
+import type { EntityName } from "./records.js";
 
 /**
  * The item kinds whose text is searched: what the user and the assistant said, and proposed
@@ -64,7 +65,7 @@ const BULK_ITEMS_SQL = `
   WHERE i.kind IN (${KINDS_SQL}) AND t.deleted IS NOT 1`;
 
 /** An indexed row's rowid under a projection row's id, for `forget` (which removes the row). */
-const ROWID_SQL: Readonly<Record<string, string>> = {
+const ROWID_SQL: Partial<Readonly<Record<EntityName, string>>> = {
   thread: "SELECT rowid FROM threads WHERE id = ?",
   item: "SELECT rowid FROM items WHERE id = ?",
 };
@@ -83,7 +84,7 @@ export interface ThreadSearchCatchUp {
  * Keeps the full-text index of thread titles and message text (migration 31) lazily, from a
  * watermark: the event sequence it is current through. The projections' write paths do not
  * know it exists (a trigger on every projection write made an append of a message 2x dearer and
- * a replay of 100,000 events 19x: bench/README.md). Every change of a title or a message's
+ * a replay of 100,000 events 19x: docs/decisions/0011). Every change of a title or a message's
  * text is an event, and event sequences only grow, so a catch-up reads the threads and items
  * the events past the watermark name, each once however often it was written, compares each
  * one's text with what the index holds and writes only what changed, then moves the watermark:
@@ -210,7 +211,7 @@ export class ThreadSearchIndex {
  * Removes a projection row's index rows before `forget` deletes the row (a thread's title and
  * its items' text; an item's text). Other entities have none. Runs in forget's transaction.
  */
-export function forgetSearchRows(db: Database.Database, entity: string, id: string): void {
+export function forgetSearchRows(db: Database.Database, entity: EntityName, id: string): void {
   const rowidSql = ROWID_SQL[entity];
   if (rowidSql === undefined) return;
   const rowid = db.prepare(rowidSql).pluck().get(id) as number | undefined;
