@@ -19,7 +19,7 @@ import {
   STATUS_FILTERS,
   type ThreadFilter,
 } from "../model/thread-filter.js";
-import { onLinkClick, pathOf, type Route } from "./router.js";
+import { navigate, onLinkClick, pathOf, type Route } from "./router.js";
 
 const storage = typeof localStorage === "undefined" ? null : localStorage;
 const ORDER_KEY = "switchyard.sidebarOrder";
@@ -136,6 +136,7 @@ export function Sidebar(props: {
     }
   };
   const filtering = isFiltering(filter);
+  const searchText = filter.text.trim();
   const providers = providersOf(props.threads.values());
   const toggle = (name: SectionName) => () => {
     const next = { ...open, [name]: !open[name] };
@@ -165,14 +166,23 @@ export function Sidebar(props: {
             Close
           </button>
         </div>
-        <div class="sidebar-tools">
+        {/* The filter narrows the listed titles as one types; Enter asks the server to search messages too. */}
+        <form
+          role="search"
+          class="sidebar-tools"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (searchText !== "") navigate({ page: "search", query: searchText });
+          }}
+        >
           <label for="thread-filter" class="visually-hidden">
-            Filter threads by title
+            Filter threads by title; Enter searches their messages
           </label>
           <input
             id="thread-filter"
             type="search"
-            placeholder="Filter (/)"
+            placeholder="Filter (/), Enter: search"
+            maxLength={200}
             value={filter.text}
             onInput={(event) => setFilter({ ...filter, text: (event.target as HTMLInputElement).value })}
           />
@@ -187,7 +197,17 @@ export function Sidebar(props: {
             <option value="newest">Newest</option>
             <option value="activity">Recent activity</option>
           </select>
-        </div>
+        </form>
+        {searchText !== "" && (
+          <p class="search-messages">
+            <a
+              href={pathOf({ page: "search", query: searchText })}
+              onClick={onLinkClick({ page: "search", query: searchText })}
+            >
+              Search messages for “{searchText}”
+            </a>
+          </p>
+        )}
         <div class="sidebar-tools sidebar-filters">
           <label for="thread-status-filter" class="visually-hidden">
             Show threads with status
@@ -274,7 +294,13 @@ export function Sidebar(props: {
               </div>
               <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
                 {sections.main.length === 0 ? (
-                  <li class="empty">{filtering ? "No thread matches the filters" : "No threads yet"}</li>
+                  <li class="empty">
+                    {!filtering
+                      ? "No threads yet"
+                      : searchText !== ""
+                        ? "No title matches; Enter searches messages"
+                        : "No thread matches the filters"}
+                  </li>
                 ) : (
                   ordered(sections.main, order).map(render)
                 )}
