@@ -40,6 +40,31 @@ export interface Workspace {
   reloadProjects(): Promise<void>;
 }
 
+const readProjects = () => api<{ projects: Project[] }>("GET", "/projects");
+
+/** The project list read beside the session check, until the workspace's first read takes it. */
+let earlyProjects: Promise<{ projects: Project[] }> | null = null;
+
+/**
+ * Reads the project list now, beside the page's session check (its answer is needed next, and
+ * the check's round trip is spent waiting anyway). Only the project list: the threads are read
+ * after the event stream opens, so no change to them falls between the read and the stream.
+ * A refused read (the session is gone) is dropped and the first load reads again.
+ */
+export function readProjectsEarly(): void {
+  const read = readProjects();
+  read.catch(() => {
+    if (earlyProjects === read) earlyProjects = null;
+  });
+  earlyProjects = read;
+}
+
+function takeEarlyProjects(): Promise<{ projects: Project[] }> | null {
+  const read = earlyProjects;
+  earlyProjects = null;
+  return read?.catch(() => readProjects()) ?? null;
+}
+
 function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
   const next = new Map(map);
   if (value === undefined) next.delete(key);
@@ -204,7 +229,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
     const load = async (resync: boolean) => {
       try {
-        const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
+        // The first read takes the project list the session check asked for beside it.
+        const { projects: listed } = await ((!resync ? takeEarlyProjects() : null) ?? readProjects());
         if (cancelled) return;
         knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
