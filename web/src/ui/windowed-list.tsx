@@ -44,9 +44,11 @@ export function WindowedList<T>(props: {
   place.current = () => {
     const element = list.current;
     const viewport = props.viewport.current;
-    if (element === null || viewport === null) return;
+    // A whole list reads no layout, on a scroll either.
+    if (element === null || viewport === null || rows <= WHOLE_LIST_ROWS) return;
     const row = element.querySelector<HTMLElement>(":scope > li");
-    if (row !== null && row.offsetHeight > 0) rowHeight.current = row.offsetHeight;
+    const measured = row?.getBoundingClientRect().height ?? 0;
+    if (measured > 0) rowHeight.current = measured;
     const next = rowWindow({
       rows,
       rowHeight: rowHeight.current,
@@ -57,7 +59,6 @@ export function WindowedList<T>(props: {
   };
 
   // After every render, before the paint: the list's rows or what is above it may have changed.
-  // A whole list needs no layout read (most lists are whole).
   useLayoutEffect(() => {
     if (rows > WHOLE_LIST_ROWS) place.current();
     else if (!sameWindow(current.current, { first: 0, end: rows })) setShown({ first: 0, end: rows });
