@@ -6,22 +6,14 @@ import { createServer } from "node:http";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { z } from "zod";
+import { echoAnswer } from "./stateful-echo-server.js";
 
-/** Starts the echo server on 127.0.0.1; `echo({ text, size })` as in stateful-echo-server.js. */
-export async function startModernEchoServer() {
+/** Starts the echo server on 127.0.0.1; `echo({ text })` and `answer` as in stateful-echo-server.js. */
+export async function startModernEchoServer({ answer } = {}) {
   const handler = createMcpHandler(() => {
     const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-    mcp.registerTool(
-      "echo",
-      { inputSchema: z.object({ text: z.string(), size: z.number().int().min(0).optional() }) },
-      async ({ text, size }) => ({
-        content: [
-          {
-            type: "text",
-            text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size),
-          },
-        ],
-      }),
+    mcp.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) =>
+      echoAnswer(text, answer),
     );
     return mcp;
   });

@@ -9,11 +9,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 /**
- * Starts the echo server on 127.0.0.1; `echo({ text })` answers `text`, `echo({ text, size })`
- * answers `text` repeated to `size` characters: an answer as large as the one it is compared
- * with, so both sides move the same bytes (see {@link answerSize}).
+ * Starts the echo server on 127.0.0.1. `echo({ text })` answers `text`; given `answer` (a tool
+ * result recorded from the call it is compared with), `echo` answers that result verbatim, its
+ * `content` and its `structuredContent`, so the client on either side parses and checks the same
+ * answer and only the servers' work differs.
  */
-export async function startStatefulEchoServer() {
+export async function startStatefulEchoServer({ answer } = {}) {
   const sessions = new Map();
   const server = createServer(async (req, res) => {
     const chunks = [];
@@ -37,18 +38,7 @@ export async function startStatefulEchoServer() {
         if (created.sessionId) sessions.delete(created.sessionId);
       };
       const mcp = new McpServer({ name: "echo", version: "1.0.0" });
-      mcp.registerTool(
-        "echo",
-        { inputSchema: { text: z.string(), size: z.number().int().min(0).optional() } },
-        async ({ text, size }) => ({
-          content: [
-            {
-              type: "text",
-              text: size === undefined ? text : text.repeat(Math.ceil(size / Math.max(1, text.length))).slice(0, size),
-            },
-          ],
-        }),
-      );
+      mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => echoAnswer(text, answer));
       await mcp.connect(created);
       transport = created;
     }
@@ -65,8 +55,9 @@ export async function startStatefulEchoServer() {
   };
 }
 
-/** The size of a tool call's answer on the wire (its result's JSON), for `echo({ size })`. */
-export function answerSize(result) {
-  const { content, structuredContent } = result;
-  return JSON.stringify({ content, ...(structuredContent !== undefined ? { structuredContent } : {}) }).length;
+/** What `echo` answers: the recorded `answer` verbatim when there is one, else `text`. */
+export function echoAnswer(text, answer) {
+  if (answer === undefined) return { content: [{ type: "text", text }] };
+  const { content, structuredContent } = answer;
+  return { content, ...(structuredContent !== undefined ? { structuredContent } : {}) };
 }

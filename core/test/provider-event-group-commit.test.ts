@@ -1,8 +1,11 @@
 // Group commit of adapter events (ProviderEventIngestor): the events of one tick commit in one
 // transaction, each in its own savepoint, and a kill -9 never loses an event the harness was
 // past. What "accepted" means: an event is accepted when its tick's transaction commits; the
-// flush is a microtask queued by the emit, so it runs before the event loop reaches any I/O, and
-// nothing outside the process (a waiting tool, SSE, the harness) can hear of an event before it.
+// flush is a microtask queued by the emit and its asynchronous transaction commits within that
+// microtask drain, so before the event loop reaches any I/O (an in-process harness's own
+// synchronous code in a later microtask may run before the commit: the scripted harness's gate
+// writes through the event loop, as a harness's own I/O does), and nothing outside the process
+// (a waiting tool, SSE) can hear of an event before it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

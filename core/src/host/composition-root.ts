@@ -68,6 +68,7 @@ import { ThreadLaunchService } from "../services/thread-launch-service.js";
 import { ThreadManagementService } from "../services/thread-management-service.js";
 import { ThreadMetadataService } from "../services/thread-metadata-service.js";
 import { ThreadQueryService } from "../services/thread-query-service.js";
+import { ThreadSearchIndexer } from "../services/thread-search-indexer.js";
 import { CallerThreadCommands } from "../services/threads/caller-thread-commands.js";
 import { RunWaits } from "../services/threads/run-waits.js";
 import { ThreadBatchCreation } from "../services/threads/thread-batch-creation.js";
@@ -104,6 +105,7 @@ const SCOPED_SERVICES = [
   ThreadBatchCreation,
   ThreadManagementService,
   ThreadQueryService,
+  ThreadSearchIndexer,
   ThreadMetadataService,
   ThreadLaunchService,
   ThreadForkService,

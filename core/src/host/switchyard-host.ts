@@ -27,6 +27,7 @@ import { ThreadManagementService } from "../services/thread-management-service.j
 import { UsageService } from "../services/usage/usage-service.js";
 import { WallClockBudgets } from "../services/usage/wall-clock-budgets.js";
 import { WorkspaceJanitor } from "../services/workspaces/workspace-janitor.js";
+import { ThreadSearchIndexer } from "../services/thread-search-indexer.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
 import { environmentId } from "../store/settings.js";
 import { isTerminalRunStatus, type RunRecord, type ThreadRecord } from "../store/records.js";
@@ -177,6 +178,11 @@ export class SwitchyardHost {
     const janitor = this.container.resolve(WorkspaceJanitor);
     janitor.start();
     this.disposers.push(() => janitor.stop());
+    // The thread search index: built now if a migration or a rebuild left it to be, then kept
+    // close behind the log (a search catches up the rest before it answers).
+    const searchIndexer = this.container.resolve(ThreadSearchIndexer);
+    searchIndexer.start();
+    this.disposers.push(() => searchIndexer.stop());
     // Results of tasks delegated to linked environments that finished while this side was down.
     this.container.resolve(RemoteResultsPuller).start();
     // Probe providers in the background from now on, so no answer waits on a harness.

@@ -208,7 +208,7 @@ export class CallerContext {
     if (projectId !== undefined) {
       this.requireProjectInScope(caller, projectId);
       // A query, not a get: answered from the store's committed reads while nothing changed.
-      if (this.engine.store.select("project", "id = ?", [projectId]).length === 0)
+      if (!this.engine.store.exists("project", "id = ?", [projectId]))
         throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
       return projectId;
     }

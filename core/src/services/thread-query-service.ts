@@ -3,6 +3,13 @@ import { type Engine, EngineToken } from "../engine/ports.js";
 import { OrchestratorFailure } from "../engine/orchestrator-failure.js";
 import type { ThreadRecord, TimelineItemKind, TimelineItemRecord } from "../store/records.js";
 import { ItemsTable } from "../store/tables/items.js";
+import {
+  ftsQuery,
+  SNIPPET_MATCH_END,
+  SNIPPET_MATCH_START,
+  ThreadSearchTable,
+  type ThreadSearchSource,
+} from "../store/tables/thread-search.js";
 import { ThreadsTable, type ThreadShellFacts } from "../store/tables/threads.js";
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
@@ -30,6 +37,36 @@ export interface ListThreadsInput {
   readonly settled?: boolean | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
+}
+
+/** searchThreads input. */
+export interface SearchThreadsInput {
+  readonly projectId?: string | undefined;
+  readonly q: string;
+  readonly includeSubagents?: boolean | undefined;
+  readonly limit?: number | undefined;
+  readonly offset?: number | undefined;
+}
+
+/** A search snippet as plain text and the ranges of it that matched. */
+export interface SearchSnippet {
+  readonly text: string;
+  readonly highlights: { readonly start: number; readonly end: number }[];
+}
+
+/** Splits a snippet the store marked into its text and the ranges the markers enclosed. */
+export function searchSnippet(marked: string): SearchSnippet {
+  let text = "";
+  const highlights: { start: number; end: number }[] = [];
+  let start: number | null = null;
+  for (const char of marked) {
+    if (char === SNIPPET_MATCH_START) start = text.length;
+    else if (char === SNIPPET_MATCH_END) {
+      if (start !== null && text.length > start) highlights.push({ start, end: text.length });
+      start = null;
+    } else text += char;
+  }
+  return { text, highlights };
 }
 
 /** t3_thread_read input. */
@@ -150,6 +187,45 @@ export class ThreadQueryService {
       limit,
       hasMore: offset + page.length < total,
       nextOffset: offset + page.length < total ? offset + page.length : null,
+    };
+  }
+
+  /**
+   * searchThreads: a page of the project's threads whose title or messages hold every word of
+   * the query, best match first. The project is resolved and authorized as `list` does it. The
+   * index catches up with every committed message first.
+   */
+  async search(caller: Caller, input: SearchThreadsInput) {
+    const projectId = this.callers.project(caller, input.projectId);
+    if (input.q.trim() === "")
+      throw new OrchestratorFailure("invalid_request", "q: give at least one word to search for.", { field: "q" });
+    const limit = Math.min(Math.max(input.limit ?? 20, 1), 50);
+    const offset = Math.max(input.offset ?? 0, 0);
+    const match = ftsQuery(input.q);
+    const listing = { includeSubagents: input.includeSubagents === true };
+    // One more than the page tells whether another page follows without counting every match.
+    const hits =
+      match === null
+        ? []
+        : await new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
+    const pageHits = hits.slice(0, limit);
+    const facts = new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
+    const results = pageHits.map((hit) => ({
+      thread: this.shell(this.engine.store.get("thread", hit.threadId)!, facts.get(hit.threadId)),
+      matchedIn: hit.matchedIn as ThreadSearchSource,
+      itemId: hit.itemId,
+      position: hit.position,
+      snippet: searchSnippet(hit.snippet),
+    }));
+    const hasMore = hits.length > limit;
+    return {
+      projectId,
+      query: input.q,
+      results,
+      offset,
+      limit,
+      hasMore,
+      nextOffset: hasMore ? offset + results.length : null,
     };
   }
 

@@ -489,6 +489,27 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 31,
+    name: "thread search: full-text indexes over titles and message text",
+    // Finding a thread by a word someone remembers: its title, or what was said in it (see
+    // SEARCHED_ITEM_KINDS). Each FTS5 table keys its rows by the projection row's rowid. No
+    // triggers: ThreadSearchIndex keeps the tables from a watermark (the event sequence they are
+    // current through), off the projections' write paths; NULL means "build in bulk at the next
+    // catch-up", which is how an existing store's rows get in (the first search, or the
+    // server's first tick, builds the index; the migration itself stays quick).
+    up: (db) => {
+      db.exec(`
+        CREATE VIRTUAL TABLE thread_title_search USING fts5(title, tokenize = 'unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE item_text_search USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+        CREATE TABLE thread_search_watermark (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          indexed_through INTEGER
+        );
+        INSERT INTO thread_search_watermark (id, indexed_through) VALUES (1, NULL);
+      `);
+    },
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -82,6 +82,8 @@ export interface EventStore {
     params?: readonly unknown[],
     suffix?: string,
   ): EntityRecords[E][];
+  /** Whether a record matches a WHERE clause (read and cached as `select` reads). */
+  exists(entity: EntityName, where: string, params?: readonly unknown[]): boolean;
   /** Counts records matching a WHERE clause. */
   count(entity: EntityName, where: string, params?: readonly unknown[]): number;
   /** The newest event sequence, or 0. */

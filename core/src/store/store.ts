@@ -7,6 +7,7 @@ import { CommittedReads } from "./committed-reads.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
+import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
 import { ensurePrivateFile } from "../util/private-files.js";
@@ -613,6 +614,20 @@ export class Store implements EventStore {
     params: readonly unknown[] = [],
     suffix = "",
   ): EntityRecords[E][] {
+    return this.selectTexts(entity, where, params, suffix).map((text) => JSON.parse(text) as EntityRecords[E]);
+  }
+
+  /** Whether a record matches a WHERE clause, read and cached as {@link select} reads, without parsing it. */
+  exists(entity: EntityName, where: string, params: readonly unknown[] = []): boolean {
+    return this.selectTexts(entity, where, params, "").length > 0;
+  }
+
+  private selectTexts(
+    entity: EntityName,
+    where: string,
+    params: readonly unknown[],
+    suffix: string,
+  ): readonly string[] {
     const table = ENTITY_TABLES[entity].table;
     const sql = `SELECT data FROM ${table} WHERE ${where} ${suffix}`;
     // From outside an open asynchronous transaction, neither cache: one holds its uncommitted
@@ -628,7 +643,7 @@ export class Store implements EventStore {
         else this.committedReads.remember(key, texts);
       }
     }
-    return texts.map((text) => JSON.parse(text) as EntityRecords[E]);
+    return texts;
   }
 
   /** Counts records matching a WHERE clause. */
@@ -699,8 +714,9 @@ export class Store implements EventStore {
    * Removes records for good: each one's events (its row's chain of links back to its first
    * upsert), its projection row, and the receipts of the commands that wrote those events. For
    * retention of records nothing else refers to (a scheduled task's old triggers): the log stays
-   * the truth of what remains, so a rebuild makes the same projections. Must run inside
-   * `transaction`. Returns how many records had a row.
+   * the truth of what remains, so a rebuild makes the same projections. A forgotten thread's or
+   * item's text leaves the search index too. Must run inside `transaction`. Returns how many
+   * records had a row.
    */
   forget(entity: EntityName, ids: readonly string[]): number {
     this.assertMayWrite("forget");
@@ -712,6 +728,8 @@ export class Store implements EventStore {
     let forgotten = 0;
     for (const id of ids) {
       let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
+      // Forgotten text must not outlive its record in the search index (keyed by the row's rowid).
+      forgetSearchRows(this.db, entity, id);
       const removed = prepared.remove.run(id).changes;
       this.identity?.remember(entity, id, null);
       this.identity?.wrote();
@@ -871,7 +889,8 @@ export class Store implements EventStore {
    * upserted five times costs one write, not five). Rows are inserted in the order their records
    * were first upserted and tombstones delete them in log order, so every row gets the rowid it
    * had when live (`ORDER BY rowid` reads rely on their order), as when each event was applied in
-   * turn; only `forget` leaves gaps that a rebuild closes.
+   * turn; only `forget` leaves gaps that a rebuild closes. The thread search index is left to
+   * its next catch-up, which rebuilds it in bulk (ThreadSearchIndex).
    */
   rebuildProjections(): number {
     this.assertMayWrite("rebuildProjections");
@@ -885,7 +904,15 @@ export class Store implements EventStore {
     const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
     this.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
     try {
-      return this.db.transaction(() => this.replayAll(tables, secondaryIndexes)).immediate();
+      return this.db
+        .transaction(() => {
+          const applied = this.replayAll(tables, secondaryIndexes);
+          // Rows may come back under other rowids (forget's gaps close): the search index is
+          // rebuilt in bulk at its next catch-up, not row by row here.
+          this.db.exec(THREAD_SEARCH_STALE_SQL);
+          return applied;
+        })
+        .immediate();
     } finally {
       // Every row was rewritten (or, on failure, rolled back) behind a transaction under way.
       this.identity?.clear();

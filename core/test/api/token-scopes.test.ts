@@ -187,6 +187,12 @@ describe("scoped tokens", async () => {
     const cases: [string, () => Promise<{ status: number; body: unknown }>, number, string][] = [
       ["listThreads", () => scoped.get("/threads", { projectId: otherProjectId }), 403, "capability_denied"],
       [
+        "searchThreads",
+        () => scoped.get("/threads/search", { projectId: otherProjectId, q: "anything" }),
+        403,
+        "capability_denied",
+      ],
+      [
         "createThreads",
         () =>
           scoped.post("/threads", {

@@ -88,6 +88,19 @@ describe("switchyard status and threads (real serve, scripted provider)", () => 
     expect(terminal.every((t) => t.status === "revoked")).toBe(true);
   }, 180_000);
 
+  it("threads search finds the thread by a word of its reply, and says when nothing matches", async () => {
+    const found = await cli(["threads", "search", "hello", "alph"]);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(new RegExp(`${threadId}\\s+greeter\\s+assistant message\\s+hello from alpha`));
+    const json = JSON.parse((await cli(["threads", "search", "alpha", "--json"])).stdout) as {
+      thread: { threadId: string };
+      snippet: { text: string };
+    }[];
+    expect(json.map((hit) => hit.thread.threadId)).toEqual([threadId]);
+    const none = await cli(["threads", "search", "nowhere-to-be-found"]);
+    expect([none.code, none.stdout.trim()]).toEqual([0, "No thread matches."]);
+  });
+
   it("ui links to the running server's own address (server.json), not the configured port", async () => {
     const ui = await cli(["ui", "--json"]);
     expect(ui.code, ui.stderr).toBe(0);

@@ -120,9 +120,13 @@ export function gateReached(gateDir: string, name: string): boolean {
   return existsSync(join(gateDir, `${name}.reached`));
 }
 
-function waitForGate(gateDir: string, name: string, signal: AbortSignal): Promise<void> {
+async function waitForGate(gateDir: string, name: string, signal: AbortSignal): Promise<void> {
   mkdirSync(gateDir, { recursive: true });
   const file = join(gateDir, name);
+  // Its next I/O goes through the event loop, as a harness's own I/O does (a real harness is
+  // another process, or writes with the event loop's help): what the host does with the events
+  // emitted before it (their commit takes a few microtask hops) is done by then.
+  await new Promise<void>((resolve) => setImmediate(resolve));
   writeFileSync(join(gateDir, `${name}.reached`), "reached");
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error("aborted"));

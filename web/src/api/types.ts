@@ -15,6 +15,9 @@ export type ThreadShell = Schemas["ThreadShell"];
 export type RunStatus = Schemas["Run"]["status"];
 export type ThreadList = Schemas["ThreadList"];
 export type ThreadRead = Schemas["ThreadRead"];
+/** A page of GET /threads/search: a project's threads whose title or messages hold the words. */
+export type ThreadSearch = Schemas["ThreadSearch"];
+export type ThreadSearchHit = ThreadSearch["results"][number];
 export type RunView = ThreadRead["runs"][number];
 export type TimelineItem = ThreadRead["items"][number];
 /** One part of an item read whole (GET /threads/{threadId}/items/{itemId}). */

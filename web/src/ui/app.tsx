@@ -7,6 +7,7 @@ import { GettingStarted, NewThreadPage } from "./getting-started.js";
 import { KeyboardHelp, typingIn } from "./keyboard-help.js";
 import { Inbox, ProvidersPage } from "./pages.js";
 import { RegistryPage } from "./registry-page.js";
+import { SearchPage } from "./search-page.js";
 import { navigate, onLinkClick, pathOf, useRoute, type Route } from "./router.js";
 import { Sidebar } from "./sidebar.js";
 import { SignIn } from "./sign-in.js";
@@ -216,6 +217,8 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
           />
         ) : route.page === "providers" ? (
           <ProvidersPage />
+        ) : route.page === "search" ? (
+          <SearchPage query={route.query} projects={workspace.projects} />
         ) : route.page === "registry" ? (
           <RegistryPage session={props.session} />
         ) : route.page === "new" ? (

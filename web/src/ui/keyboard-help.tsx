@@ -3,7 +3,7 @@ import { useEffect, useRef } from "preact/hooks";
 /** The app's keyboard shortcuts, as the help overlay lists them. */
 export const SHORTCUTS: readonly { readonly keys: string; readonly does: string }[] = [
   { keys: "n", does: "New thread" },
-  { keys: "/", does: "Filter the threads in the sidebar" },
+  { keys: "/", does: "Filter the threads in the sidebar by title (Enter searches their messages too)" },
   { keys: "Ctrl+Enter", does: "Send the message (or start the thread)" },
   { keys: "Ctrl+.", does: "Stop the open thread (its turn, and its queued runs are held)" },
   { keys: "?", does: "Show these shortcuts" },

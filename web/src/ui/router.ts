@@ -7,7 +7,8 @@ export type Route =
   | { readonly page: "new"; readonly projectId: string | null }
   | { readonly page: "inbox" }
   | { readonly page: "providers" }
-  | { readonly page: "registry" };
+  | { readonly page: "registry" }
+  | { readonly page: "search"; readonly query: string };
 
 export function routeOf(path: string, search = ""): Route {
   const thread = /^\/threads\/([^/]+)\/?$/.exec(path);
@@ -16,6 +17,7 @@ export function routeOf(path: string, search = ""): Route {
   if (path === "/inbox") return { page: "inbox" };
   if (path === "/providers") return { page: "providers" };
   if (path === "/registry") return { page: "registry" };
+  if (path === "/search") return { page: "search", query: new URLSearchParams(search).get("q") ?? "" };
   return { page: "home" };
 }
 
@@ -28,6 +30,7 @@ export function pathOf(route: Route): string {
   if (route.page === "thread") return `/threads/${pathSegment(route.threadId)}`;
   if (route.page === "new")
     return route.projectId === null ? "/new" : `/new?project=${encodeURIComponent(route.projectId)}`;
+  if (route.page === "search") return `/search?q=${encodeURIComponent(route.query)}`;
   return route.page === "home" ? "/" : `/${route.page}`;
 }
 

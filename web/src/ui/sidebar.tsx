@@ -20,7 +20,7 @@ import {
   STATUS_FILTERS,
   type ThreadFilter,
 } from "../model/thread-filter.js";
-import { onLinkClick, pathOf, type Route } from "./router.js";
+import { navigate, onLinkClick, pathOf, type Route } from "./router.js";
 import { WindowedList, type RowPlace } from "./windowed-list.js";
 
 const storage = typeof localStorage === "undefined" ? null : localStorage;
@@ -147,6 +147,7 @@ export function Sidebar(props: {
     }
   };
   const filtering = isFiltering(filter);
+  const searchText = filter.text.trim();
   const providers = providersOf(props.threads.values());
   const toggle = (name: SectionName) => () => {
     const next = { ...open, [name]: !open[name] };
@@ -184,14 +185,23 @@ export function Sidebar(props: {
             Close
           </button>
         </div>
-        <div class="sidebar-tools">
+        {/* The filter narrows the listed titles as one types; Enter asks the server to search messages too. */}
+        <form
+          role="search"
+          class="sidebar-tools"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (searchText !== "") navigate({ page: "search", query: searchText });
+          }}
+        >
           <label for="thread-filter" class="visually-hidden">
-            Filter threads by title
+            Filter threads by title; Enter searches their messages
           </label>
           <input
             id="thread-filter"
             type="search"
-            placeholder="Filter (/)"
+            placeholder="Filter (/), Enter: search"
+            maxLength={200}
             value={filter.text}
             onInput={(event) => setFilter({ ...filter, text: (event.target as HTMLInputElement).value })}
           />
@@ -206,7 +216,17 @@ export function Sidebar(props: {
             <option value="newest">Newest</option>
             <option value="activity">Recent activity</option>
           </select>
-        </div>
+        </form>
+        {searchText !== "" && (
+          <p class="search-messages">
+            <a
+              href={pathOf({ page: "search", query: searchText })}
+              onClick={onLinkClick({ page: "search", query: searchText })}
+            >
+              Search messages for “{searchText}”
+            </a>
+          </p>
+        )}
         <div class="sidebar-tools sidebar-filters">
           <label for="thread-status-filter" class="visually-hidden">
             Show threads with status
@@ -297,7 +317,15 @@ export function Sidebar(props: {
                 items={ordered(sections.main, order)}
                 render={render}
                 viewport={viewport}
-                empty={<li class="empty">{filtering ? "No thread matches the filters" : "No threads yet"}</li>}
+                empty={
+                  <li class="empty">
+                    {!filtering
+                      ? "No threads yet"
+                      : searchText !== ""
+                        ? "No title matches; Enter searches messages"
+                        : "No thread matches the filters"}
+                  </li>
+                }
               />
               <Section
                 name="subagents"

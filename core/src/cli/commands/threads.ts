@@ -7,6 +7,7 @@ import { projectIdOf, threadIdOf } from "../thread-arguments.js";
 import { registerThreadControl } from "./thread-control.js";
 import { registerThreadChanges } from "./thread-changes.js";
 import { registerThreadNew } from "./thread-new.js";
+import { registerThreadSearch } from "./thread-search.js";
 
 const READ: CommandAccess = { verbs: ["orchestration:read"], command: "switchyard threads" };
 const OPERATE: CommandAccess = {
@@ -63,7 +64,7 @@ export function registerThreads(program: Command): void {
   const threads = program
     .command("threads")
     .description(
-      "Threads for a person at a terminal: start, list, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id, its switchyard-thread:// link or its web UI URL)",
+      "Threads for a person at a terminal: start, list, search, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id, its switchyard-thread:// link or its web UI URL)",
     );
   registerThreadNew(threads);
 
@@ -125,6 +126,7 @@ export function registerThreads(program: Command): void {
     .option("--json", "print JSON")
     .action(waitForThread);
 
+  registerThreadSearch(threads);
   registerThreadControl(threads);
   registerThreadChanges(threads);
 }

@@ -58,6 +58,8 @@ export class ThreadsTable {
    * of 100 shells was 300 statements, most of a listing's time).
    */
   shellFacts(threadIds: readonly string[]): Map<string, ThreadShellFacts> {
+    // An empty page (a new project, or a page past the end) has nothing to read.
+    if (threadIds.length === 0) return new Map();
     const rows = this.store
       .statement(
         `SELECT j.value AS threadId,

@@ -63,9 +63,22 @@ export function clientSessionOfEnvelope(clientInfo: unknown): ClientSessionFacts
   };
 }
 
+/**
+ * The last session id read and its facts: a session sends the same id with every request, and
+ * decoding it (base64, JSON) was a measurable share of a tool call's own cost.
+ */
+let lastRead: { readonly header: string; readonly facts: ClientSessionFacts | null } | null = null;
+
 /** The facts of a session id this endpoint issued; null for a missing or foreign one. */
 export function readClientSessionId(header: string | string[] | undefined): ClientSessionFacts | null {
   if (typeof header !== "string" || !header.startsWith(PREFIX) || header.length > 512) return null;
+  if (lastRead?.header === header) return lastRead.facts;
+  const facts = decodeClientSessionId(header);
+  lastRead = { header, facts };
+  return facts;
+}
+
+function decodeClientSessionId(header: string): ClientSessionFacts | null {
   try {
     const raw = JSON.parse(Buffer.from(header.slice(PREFIX.length), "base64url").toString("utf8")) as {
       k?: unknown;

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import {
   isInitializeRequest,
-  JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
+import { parseJsonRpcMessage } from "./json-rpc-message.js";
 
 /** The SDK transport's limit on a JSON-RPC batch (its MAX_BATCH_SIZE, which it does not export). */
 const MAX_BATCH_SIZE = 100;
@@ -49,9 +49,7 @@ export function checkPostMessages(
   }
   let messages: JSONRPCMessage[];
   try {
-    messages = Array.isArray(body)
-      ? body.map((message) => JSONRPCMessageSchema.parse(message))
-      : [JSONRPCMessageSchema.parse(body)];
+    messages = Array.isArray(body) ? body.map((message) => parseJsonRpcMessage(message)) : [parseJsonRpcMessage(body)];
   } catch {
     return { refusal: { status: 400, code: -32700, message: "Parse error: Invalid JSON-RPC message" } };
   }

@@ -47,6 +47,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a project's threads by words in their titles and messages
+         * @description Full-text search (SQLite FTS5) over thread titles and user and assistant messages, not tool output. Every word of q must match (the last also as a prefix); quotes, *, -, NEAR and the like are plain text. One result per thread with a snippet of its best match, best first (bm25), then most recently updated; offset-paginated, at most 50 a page. projectId is resolved and authorized as listThreads does it; deleted threads are never found.
+         */
+        get: operations["searchThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/threads/{threadId}": {
         parameters: {
             query?: never;
@@ -1269,6 +1289,36 @@ export interface components {
             projectId: string;
             threads: components["schemas"]["ThreadShell"][];
             total: number;
+            offset: number;
+            limit: number;
+            hasMore: boolean;
+            nextOffset: number | null;
+        };
+        ThreadSearch: {
+            projectId: string;
+            query: string;
+            /** @description Best match first (bm25; a title counts double), then most recently updated. */
+            results: {
+                thread: components["schemas"]["ThreadShell"];
+                /**
+                 * @description Where the thread's best match is: its title or one of its items.
+                 * @enum {string}
+                 */
+                matchedIn: "title" | "user_message" | "assistant_message" | "proposed_plan";
+                /** @description The matching item (null for a title match). */
+                itemId: string | null;
+                /** @description The matching item's position in the timeline (null for a title match). */
+                position: number | null;
+                snippet: {
+                    /** @description A few words around the match, plain text ('…' where it was cut). */
+                    text: string;
+                    /** @description Where in text the query's words matched, as [start, end) offsets. */
+                    highlights: {
+                        start: number;
+                        end: number;
+                    }[];
+                };
+            }[];
             offset: number;
             limit: number;
             hasMore: boolean;
@@ -2800,6 +2850,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedThreads"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    searchThreads: {
+        parameters: {
+            query: {
+                projectId?: string;
+                /** @description Words to find, all of them, in a thread's title or its user and assistant messages (not tool output); the last word also matches as a prefix. Every character is text: quotes, *, -, NEAR and the like are not operators. */
+                q: string;
+                includeSubagents?: boolean;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Find a project's threads by words in their titles and messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadSearch"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */

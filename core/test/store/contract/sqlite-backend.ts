@@ -63,7 +63,10 @@ function asyncUnitOfWork(store: Store, clock: Clock): AsyncUnitOfWork {
 
 function tablesOf(db: Database.Database): TableRows {
   const names = db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND ${BOOKKEEPING} ORDER BY name`)
+    // Plain tables: a full-text index (a virtual table and its shadow tables) is derived from them.
+    .prepare(
+      `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND ${BOOKKEEPING} ORDER BY name`,
+    )
     .pluck()
     .all() as string[];
   return Object.fromEntries(

@@ -29,7 +29,7 @@ import {
 import { forkThreadRoute } from "./routes/thread-fork.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
 import { readThreadItemRoute } from "./routes/thread-items.js";
-import { createThreadsRoute, listThreadsRoute, readThreadRoute } from "./routes/threads.js";
+import { createThreadsRoute, listThreadsRoute, readThreadRoute, searchThreadsRoute } from "./routes/threads.js";
 import { usageRoute } from "./routes/usage.js";
 import { listAuditRoute } from "./routes/audit.js";
 import { readSessionRoute, signInRoute, signOutRoute } from "./routes/web-session.js";
@@ -47,6 +47,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   listProjectsRoute,
   addProjectRoute,
   listThreadsRoute,
+  // Before readThread: /threads/search would otherwise read as a thread named "search".
+  searchThreadsRoute,
   createThreadsRoute,
   readThreadRoute,
   readThreadItemRoute,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { threadReference } from "../../../../contract/fields.js";
 import { createThreadsAnswer, CreateThreadsInput, CreateThreadsOutput } from "../../../../contract/create-threads.js";
 import { ThreadListInput, ThreadListOutput } from "../../../../contract/thread-list.js";
+import { ThreadSearchInput, ThreadSearchOutput } from "../../../../contract/thread-search.js";
 import { ThreadReadInput, ThreadReadOutput } from "../../../../contract/thread-read.js";
 import { defineRoute } from "../api-route.js";
 
@@ -21,6 +22,22 @@ export const listThreadsRoute = defineRoute({
   output: ThreadListOutput,
   outputName: "ThreadList",
   handle: (input, { caller, services }) => services.queries.list(caller, input),
+});
+
+export const searchThreadsRoute = defineRoute({
+  method: "GET",
+  path: "/threads/search",
+  operationId: "searchThreads",
+  summary: "Find a project's threads by words in their titles and messages",
+  description:
+    "Full-text search (SQLite FTS5) over thread titles and user and assistant messages, not tool output. Every word of q must match (the last also as a prefix); quotes, *, -, NEAR and the like are plain text. One result per thread with a snippet of its best match, best first (bm25), then most recently updated; offset-paginated, at most 50 a page. projectId is resolved and authorized as listThreads does it; deleted threads are never found.",
+  tag: "threads",
+  requires: "orchestration:read",
+  query: ThreadSearchInput,
+  input: ThreadSearchInput,
+  output: ThreadSearchOutput,
+  outputName: "ThreadSearch",
+  handle: (input, { caller, services }) => services.queries.search(caller, input),
 });
 
 export const createThreadsRoute = defineRoute({
