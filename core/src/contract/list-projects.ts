@@ -11,7 +11,17 @@ export const ProjectView = OrchestratorCapabilitiesOutput.shape.projects.element
 /** listProjects (HTTP API): the projects the caller may use. */
 export const ListProjectsInput = z.object({}).strict();
 
-export const ListProjectsOutput = z.object({ projects: z.array(ProjectView) });
+/** A project as listProjects lists it: with how many threads it holds. */
+export const ListedProject = ProjectView.extend({
+  threadCount: z
+    .number()
+    .int()
+    .describe(
+      "How many threads the project holds, sub-agents' included (listThreads' total with includeSubagents): a client can ask for every page at once.",
+    ),
+});
+
+export const ListProjectsOutput = z.object({ projects: z.array(ListedProject) });
 
 export function projectView(project: ReturnType<ProjectService["list"]>[number]): z.input<typeof ProjectView> {
   return { projectId: project.id, name: project.name, rootPath: project.rootPath, scratch: project.scratch };

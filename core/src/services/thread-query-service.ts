@@ -123,6 +123,11 @@ export class ThreadQueryService {
     return webUrl === undefined ? shell : { ...shell, webUrl };
   }
 
+  /** How many threads a project holds, sub-agents' included: what a listing with includeSubagents counts. */
+  threadCount(projectId: string): number {
+    return new ThreadsTable(this.engine.store).listingCount(projectId, { includeSubagents: true });
+  }
+
   list(caller: Caller, input: ListThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
     const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);

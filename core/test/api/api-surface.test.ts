@@ -322,12 +322,23 @@ describe("HTTP API", () => {
 
   describe("projects, providers and usage", () => {
     it("lists projects with their folders, the provider snapshot, and usage per thread tree, project and every project (unknown where not reported)", async () => {
+      await ok(
+        admin.post("/threads", {
+          projectId: lab.projectId,
+          threads: [{ title: "counted", target: { providerInstanceId: "beta" } }],
+        }),
+        201,
+      );
       const { projects } = await ok(admin.get("/projects"));
+      // How many threads it holds, children included: what the listing counts, so a client can ask for every page at once.
+      const listed = await ok(admin.get("/threads", { projectId: lab.projectId, includeSubagents: true, limit: 1 }));
+      expect(listed.total).toBeGreaterThan(0);
       expect(projects).toContainEqual({
         projectId: lab.projectId,
         name: "main",
         rootPath: expect.any(String),
         scratch: false,
+        threadCount: listed.total,
       });
 
       const { providers } = await ok(admin.get("/providers"));

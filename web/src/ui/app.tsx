@@ -12,7 +12,7 @@ import { navigate, onLinkClick, pathOf, useRoute, type Route } from "./router.js
 import { Sidebar } from "./sidebar.js";
 import { SignIn } from "./sign-in.js";
 import { ThreadView } from "./thread-view.js";
-import { useWorkspace } from "./workspace.js";
+import { readProjectsEarly, useWorkspace } from "./workspace.js";
 
 /** The one-time code of a `switchyard ui` link, taken out of the address bar at once. */
 function takeSignInCode(): string | null {
@@ -39,6 +39,8 @@ export function App() {
       return;
     }
     const check = code !== null ? signIn({ code }) : api<SessionView>("GET", "/ui/session");
+    // A page that holds its secret reads its first list beside the check, not after it.
+    if (code === null) readProjectsEarly();
     check
       .then((view) => setSession({ state: "signed-in", session: view }))
       .catch((failure: unknown) => {

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "preact/hooks";
+import type { RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Project, ThreadShell } from "../api/types.js";
 import { relativeTime } from "../model/item-display.js";
 import {
@@ -20,6 +21,7 @@ import {
   type ThreadFilter,
 } from "../model/thread-filter.js";
 import { navigate, onLinkClick, pathOf, type Route } from "./router.js";
+import { WindowedList, type RowPlace } from "./windowed-list.js";
 
 const storage = typeof localStorage === "undefined" ? null : localStorage;
 const ORDER_KEY = "switchyard.sidebarOrder";
@@ -38,12 +40,15 @@ function ThreadRow(props: {
   readonly pending: number;
   readonly current: boolean;
   readonly nowMs: number;
+  /** Where the row sits when its list holds more rows than the page does. */
+  readonly place: RowPlace | null;
 }) {
   const { thread } = props;
   const badge = badgeOf(thread, props.children, props.pending);
   const route = { page: "thread", threadId: thread.threadId } as const;
+  const provider = `${thread.providerInstanceId}${thread.model !== null ? ` · ${thread.model}` : ""}`;
   return (
-    <li>
+    <li aria-posinset={props.place?.position} aria-setsize={props.place?.of}>
       <a
         href={pathOf(route)}
         onClick={onLinkClick(route)}
@@ -54,9 +59,9 @@ function ThreadRow(props: {
         <span class="thread-title">{thread.title || "Untitled"}</span>
         <span class="thread-meta">
           <span class={`badge badge-${badge.replace(/ /g, "-")}`}>{badge}</span>
-          <span class="provider">
-            {thread.providerInstanceId}
-            {thread.model !== null ? ` · ${thread.model}` : ""}
+          {/* One line a row: a long provider and model are cut short, and whole on hover. */}
+          <span class="provider" title={provider}>
+            {provider}
           </span>
           <span class="when" title={`last activity ${thread.updatedAt}`}>
             {relativeTime(thread.updatedAt, props.nowMs)}
@@ -73,8 +78,9 @@ function Section(props: {
   readonly threads: readonly ThreadShell[];
   readonly open: boolean;
   readonly onToggle: () => void;
-  readonly render: (thread: ThreadShell) => preact.JSX.Element;
+  readonly render: (thread: ThreadShell, place: RowPlace | null) => preact.JSX.Element;
   readonly projectId: string;
+  readonly viewport: RefObject<HTMLElement | null>;
   /** Lays the section's threads out otherwise than one list (Subagents, under their parents). */
   readonly body?: preact.JSX.Element;
 }) {
@@ -97,9 +103,14 @@ function Section(props: {
         (props.body !== undefined && props.threads.length > 0 ? (
           <div id={id}>{props.body}</div>
         ) : (
-          <ul id={id} class="thread-list">
-            {props.threads.length === 0 ? <li class="empty">None</li> : props.threads.map(props.render)}
-          </ul>
+          <WindowedList
+            id={id}
+            class="thread-list"
+            items={props.threads}
+            render={props.render}
+            viewport={props.viewport}
+            empty={<li class="empty">None</li>}
+          />
         ))}
     </section>
   );
@@ -145,7 +156,7 @@ export function Sidebar(props: {
   };
   // Each row's badge looks at its children: grouped once here, not searched for per row (1,000 rows would make it a million steps).
   const children = childrenByParent(props.threads.values());
-  const render = (thread: ThreadShell) => (
+  const render = (thread: ThreadShell, place: RowPlace | null) => (
     <ThreadRow
       key={thread.threadId}
       thread={thread}
@@ -153,13 +164,21 @@ export function Sidebar(props: {
       pending={props.pending.get(thread.threadId) ?? 0}
       current={thread.threadId === props.currentThreadId}
       nowMs={nowMs}
+      place={place}
     />
   );
+  // The lists put in the page only the rows near the screen of this scrolling box (windowed-list.tsx).
+  const viewport = useRef<HTMLElement>(null);
   const home: Route = { page: "home" };
   return (
     <>
       {props.drawerOpen && <div class="drawer-backdrop" onClick={props.onCloseDrawer} />}
-      <nav id="sidebar" class={`sidebar${props.drawerOpen ? " open" : ""}`} aria-label="Projects and threads">
+      <nav
+        id="sidebar"
+        ref={viewport}
+        class={`sidebar${props.drawerOpen ? " open" : ""}`}
+        aria-label="Projects and threads"
+      >
         <div class="drawer-head">
           <span class="drawer-title">Projects and threads</span>
           <button type="button" class="drawer-close" onClick={props.onCloseDrawer}>
@@ -292,8 +311,13 @@ export function Sidebar(props: {
                   </a>
                 )}
               </div>
-              <ul class="thread-list main-list" aria-label={`${project.name} threads`}>
-                {sections.main.length === 0 ? (
+              <WindowedList
+                class="thread-list main-list"
+                label={`${project.name} threads`}
+                items={ordered(sections.main, order)}
+                render={render}
+                viewport={viewport}
+                empty={
                   <li class="empty">
                     {!filtering
                       ? "No threads yet"
@@ -301,10 +325,8 @@ export function Sidebar(props: {
                         ? "No title matches; Enter searches messages"
                         : "No thread matches the filters"}
                   </li>
-                ) : (
-                  ordered(sections.main, order).map(render)
-                )}
-              </ul>
+                }
+              />
               <Section
                 name="subagents"
                 label="Subagents"
@@ -313,6 +335,7 @@ export function Sidebar(props: {
                 onToggle={toggle("subagents")}
                 render={render}
                 projectId={project.projectId}
+                viewport={viewport}
                 body={
                   <>
                     {groupByParent(ordered(sections.subagents, order), props.threads).map((group) => (
@@ -330,7 +353,7 @@ export function Sidebar(props: {
                             "a thread not listed here"
                           )}
                         </p>
-                        <ul class="thread-list">{group.children.map(render)}</ul>
+                        <WindowedList class="thread-list" items={group.children} render={render} viewport={viewport} />
                       </div>
                     ))}
                   </>
@@ -344,6 +367,7 @@ export function Sidebar(props: {
                 onToggle={toggle("snoozed")}
                 render={render}
                 projectId={project.projectId}
+                viewport={viewport}
               />
               <Section
                 name="settled"
@@ -353,6 +377,7 @@ export function Sidebar(props: {
                 onToggle={toggle("settled")}
                 render={render}
                 projectId={project.projectId}
+                viewport={viewport}
               />
             </div>
           );

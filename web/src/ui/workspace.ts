@@ -12,11 +12,8 @@ import type {
   ThreadShell,
 } from "../api/types.js";
 import { freshReads } from "../model/fresh-reads.js";
+import { THREAD_PAGE, threadPageOffsets } from "../model/thread-pages.js";
 import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
-
-/** How many threads of a project the sidebar loads, a page at a time. */
-const THREAD_PAGE = 100;
-const MAX_THREAD_PAGES = 20;
 
 /** Everything the screens read: projects, their threads, pending requests and tasks, kept current by the event stream. */
 export interface Workspace {
@@ -41,6 +38,31 @@ export interface Workspace {
   refreshRequests(threadId: string): Promise<void>;
   /** Re-reads the projects (after one was added here). */
   reloadProjects(): Promise<void>;
+}
+
+const readProjects = () => api<{ projects: Project[] }>("GET", "/projects");
+
+/** The project list read beside the session check, until the workspace's first read takes it. */
+let earlyProjects: Promise<{ projects: Project[] }> | null = null;
+
+/**
+ * Reads the project list now, beside the page's session check (its answer is needed next, and
+ * the check's round trip is spent waiting anyway). Only the project list: the threads are read
+ * after the event stream opens, so no change to them falls between the read and the stream.
+ * A refused read (the session is gone) is dropped and the first load reads again.
+ */
+export function readProjectsEarly(): void {
+  const read = readProjects();
+  read.catch(() => {
+    if (earlyProjects === read) earlyProjects = null;
+  });
+  earlyProjects = read;
+}
+
+function takeEarlyProjects(): Promise<{ projects: Project[] }> | null {
+  const read = earlyProjects;
+  earlyProjects = null;
+  return read?.catch(() => readProjects()) ?? null;
 }
 
 function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
@@ -207,26 +229,22 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
     const load = async (resync: boolean) => {
       try {
-        const { projects: listed } = await api<{ projects: Project[] }>("GET", "/projects");
+        // The first read takes the project list the session check asked for beside it.
+        const { projects: listed } = await ((!resync ? takeEarlyProjects() : null) ?? readProjects());
         if (cancelled) return;
         knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
         const loaded = new Map<string, ThreadShell>();
-        // Each project's first page says how many there are; the rest are read together.
         const page = (projectId: string, offset: number) =>
           api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
-        await Promise.all(
-          listed.map(async (project) => {
-            const first = await page(project.projectId, 0);
-            const pages = Math.min(MAX_THREAD_PAGES, Math.ceil(first.total / THREAD_PAGE));
-            const rest = await Promise.all(
-              Array.from({ length: Math.max(0, pages - 1) }, (_, index) =>
-                page(project.projectId, (index + 1) * THREAD_PAGE),
-              ),
-            );
-            for (const list of [first, ...rest]) for (const thread of list.threads) loaded.set(thread.threadId, thread);
-          }),
+        // The project list says how many threads each holds, so every page is asked for at once
+        // (not the first, then the rest it counts). Threads made meanwhile arrive by the stream.
+        const lists = await Promise.all(
+          listed.flatMap((project) =>
+            threadPageOffsets(project.threadCount).map((offset) => page(project.projectId, offset)),
+          ),
         );
+        for (const list of lists) for (const thread of list.threads) loaded.set(thread.threadId, thread);
         if (cancelled) return;
         setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
         setLoading(false);

@@ -101,8 +101,8 @@ describe("the New thread composer's choices", () => {
     });
     expect(
       startableProjects([
-        { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true },
-        { projectId: "p", name: "app", rootPath: "/app", scratch: false },
+        { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true, threadCount: 0 },
+        { projectId: "p", name: "app", rootPath: "/app", scratch: false, threadCount: 0 },
       ]).map((project) => project.projectId),
     ).toEqual(["p"]);
   });
@@ -199,7 +199,7 @@ describe("the first hour", () => {
       ready,
       providers: [],
     });
-    const scratch = { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true };
+    const scratch = { projectId: "project_scratch", name: "Scratch", rootPath: "/s", scratch: true, threadCount: 0 };
     expect(firstHourSteps([scratch], null, 0)).toEqual({ project: false, provider: null, thread: false });
     expect(firstHourSteps([scratch, { ...scratch, projectId: "p", scratch: false }], doctor(false), 0)).toEqual({
       project: true,

@@ -1347,6 +1347,8 @@ export interface components {
                 rootPath: string;
                 /** @description The Scratch project, where threads launched without a project work. */
                 scratch: boolean;
+                /** @description How many threads the project holds, sub-agents' included (listThreads' total with includeSubagents): a client can ask for every page at once. */
+                threadCount: number;
             }[];
         };
         AddedProject: {

@@ -16,7 +16,7 @@ export const listProjectsRoute = defineRoute({
     projects: services.projects
       .list()
       .filter((project) => services.callers.mayUseProject(caller, project.id))
-      .map(projectView),
+      .map((project) => ({ ...projectView(project), threadCount: services.queries.threadCount(project.id) })),
   }),
 });
 
