@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
+import { describe, it } from "vitest";
 
 /** Debian's Chromium (`apt-get install chromium`), or SWITCHYARD_CHROMIUM. */
 export const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? "/usr/bin/chromium";
@@ -153,4 +154,18 @@ export async function signInWithToken(page: Page, serverUrl: string, token: stri
     );
   }, token);
   await page.goto(serverUrl);
+}
+
+/**
+ * `describe`, when Chromium is here or required (`SWITCHYARD_REQUIRE_BROWSER=1`, as CI sets it);
+ * else one skipped test whose name says what to install.
+ */
+export function describeInChromium(title: string, body: () => void): void {
+  if (!chromiumInstalled && !browserRequired) {
+    describe.skip(`${title} (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium, or set SWITCHYARD_CHROMIUM)`, () => {
+      it("needs Chromium", () => undefined);
+    });
+    return;
+  }
+  describe(title, body);
 }

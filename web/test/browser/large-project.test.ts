@@ -1,16 +1,16 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
-  browserRequired,
-  CHROMIUM,
-  chromiumInstalled,
   screenshot,
   seriousViolations,
   signInWithToken,
+  describeInChromium,
+  CHROMIUM,
+  chromiumInstalled,
 } from "./browser-support.js";
 
 /** What these tests read in the page (they are typechecked without the DOM library). */
@@ -29,156 +29,150 @@ interface SidebarGlobals {
 
 const THREADS = 1_000;
 
-if (!chromiumInstalled && !browserRequired) {
-  describe.skip(`a project of 1,000 threads in the sidebar (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium, or set SWITCHYARD_CHROMIUM)`, () => {
-    it("needs Chromium", () => undefined);
-  });
-} else {
-  /**
-   * A real server with a project of 1,000 idle threads: the sidebar lists every one (its list
-   * counts them, scrolling reaches the oldest, the filter finds it, Tab walks on past the rows
-   * on screen), while the page holds only the rows near the screen.
-   */
-  describe("a project of 1,000 threads in the sidebar", () => {
-    let lab: McpLab;
-    let browser: Browser;
-    let page: Page;
-    let projectId: string;
-    const ids: string[] = [];
-    const cspViolations: string[] = [];
-    const UI_WAIT = { timeout: 20_000 };
-    const list = () => page.locator(`.project[data-project-id="${projectId}"] .main-list`);
-    /** The list once it holds this many rows (in the page or not). */
-    const listOf = (rows: number) =>
-      page.locator(`.project[data-project-id="${projectId}"] .main-list[data-rows="${rows}"]`);
-    const rowsInPage = () => list().locator("a[data-thread-id]").count();
+/**
+ * A real server with a project of 1,000 idle threads: the sidebar lists every one (its list
+ * counts them, scrolling reaches the oldest, the filter finds it, Tab walks on past the rows
+ * on screen), while the page holds only the rows near the screen.
+ */
+describeInChromium("a project of 1,000 threads in the sidebar", () => {
+  let lab: McpLab;
+  let browser: Browser;
+  let page: Page;
+  let projectId: string;
+  const ids: string[] = [];
+  const cspViolations: string[] = [];
+  const UI_WAIT = { timeout: 20_000 };
+  const list = () => page.locator(`.project[data-project-id="${projectId}"] .main-list`);
+  /** The list once it holds this many rows (in the page or not). */
+  const listOf = (rows: number) =>
+    page.locator(`.project[data-project-id="${projectId}"] .main-list[data-rows="${rows}"]`);
+  const rowsInPage = () => list().locator("a[data-thread-id]").count();
 
-    beforeAll(async () => {
-      if (!chromiumInstalled)
-        throw new Error(
-          `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-        );
-      if (!existsSync(join(WEB_APP_DIR, "index.html")))
-        throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
-      lab = await McpLab.start();
-      const project = await lab.host.projects.add(mkdtempSync(join(lab.t.home, "big-")), "big");
-      projectId = project.id;
-      // Oldest first: the sidebar lists them newest first, so the first made is its last row.
-      for (let i = 0; i < THREADS; i += 1) {
-        const { thread } = await lab.host.threads.createThread({
-          projectId,
-          providerInstanceId: "alpha",
-          title: i === 0 ? "the very first thread" : `thread ${i + 1}`,
-          createdBy: "user",
-          creationSource: "api",
-        });
-        ids.push(thread.id);
-      }
-      const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-      // The app's own CSP is kept: the lists' padding is set through the DOM, which it allows.
-      page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-      page.on("console", (message) => {
-        if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-      });
-      await signInWithToken(page, lab.server.url, token);
-    });
-
-    afterAll(async () => {
-      await browser?.close();
-      await lab?.stop();
-    });
-
-    it("counts all 1,000 and puts only the rows near the screen in the page, each saying where it sits", async () => {
-      await listOf(THREADS).waitFor(UI_WAIT);
-      const newest = list().locator(`a[data-thread-id="${ids[THREADS - 1]}"]`);
-      await newest.waitFor(UI_WAIT);
-      await expect(newest.locator("xpath=..").getAttribute("aria-posinset")).resolves.toBe("1");
-      await expect(newest.locator("xpath=..").getAttribute("aria-setsize")).resolves.toBe(String(THREADS));
-      const inPage = await rowsInPage();
-      // A screenful and some: 800 px hold about 15 rows.
-      expect(inPage).toBeGreaterThan(10);
-      expect(inPage).toBeLessThan(100);
-      // The rest stand as padding of their height, so the scrollbar is the whole list's.
-      const heights = await page.evaluate(() => {
-        const sidebar = (globalThis as unknown as SidebarGlobals).document.querySelector("#sidebar")!;
-        return { scroll: sidebar.scrollHeight, row: 3.4 * 15 };
-      });
-      expect(heights.scroll).toBeGreaterThan(THREADS * heights.row * 0.95);
-      await screenshot(page, "sidebar-1000-threads");
-      expect(cspViolations).toEqual([]);
-    });
-
-    it("reaches the oldest thread by scrolling to the bottom, and the newest again at the top", async () => {
-      const scrollTo = (where: "top" | "bottom") =>
-        page.evaluate((to) => {
-          const sidebar = (globalThis as unknown as SidebarGlobals).document.querySelector("#sidebar")!;
-          sidebar.scrollTo({ top: to === "top" ? 0 : sidebar.scrollHeight });
-        }, where);
-      await scrollTo("bottom");
-      const oldest = list().locator(`a[data-thread-id="${ids[0]}"]`);
-      await oldest.waitFor(UI_WAIT);
-      await expect(oldest.locator("xpath=..").getAttribute("aria-posinset")).resolves.toBe(String(THREADS));
-      expect(await oldest.isVisible()).toBe(true);
-      expect(await rowsInPage()).toBeLessThan(100);
-      await screenshot(page, "sidebar-1000-threads-bottom");
-      await scrollTo("top");
-      await list()
-        .locator(`a[data-thread-id="${ids[THREADS - 1]}"]`)
-        .waitFor(UI_WAIT);
-      await list()
-        .locator(`a[data-thread-id="${ids[0]}"]`)
-        .waitFor({ state: "detached", ...UI_WAIT });
-    });
-
-    it("walks on with Tab past the last row in the page", async () => {
-      const last = list().locator("li:last-child a[data-thread-id]");
-      const position = Number(await last.locator("xpath=..").getAttribute("aria-posinset"));
-      expect(position).toBeLessThan(THREADS);
-      await last.focus();
-      // The focused row scrolled into view, so the rows after it are in the page.
-      await list()
-        .locator(`li[aria-posinset="${position + 1}"]`)
-        .waitFor(UI_WAIT);
-      await page.keyboard.press("Tab");
-      const focused = await page.evaluate(
-        () =>
-          (globalThis as unknown as SidebarGlobals).document.activeElement
-            ?.closest("li")
-            ?.getAttribute("aria-posinset") ?? null,
+  beforeAll(async () => {
+    if (!chromiumInstalled)
+      throw new Error(
+        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
       );
-      expect(focused).toBe(String(position + 1));
+    if (!existsSync(join(WEB_APP_DIR, "index.html")))
+      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+    lab = await McpLab.start();
+    const project = await lab.host.projects.add(mkdtempSync(join(lab.t.home, "big-")), "big");
+    projectId = project.id;
+    // Oldest first: the sidebar lists them newest first, so the first made is its last row.
+    for (let i = 0; i < THREADS; i += 1) {
+      const { thread } = await lab.host.threads.createThread({
+        projectId,
+        providerInstanceId: "alpha",
+        title: i === 0 ? "the very first thread" : `thread ${i + 1}`,
+        createdBy: "user",
+        creationSource: "api",
+      });
+      ids.push(thread.id);
+    }
+    const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    // The app's own CSP is kept: the lists' padding is set through the DOM, which it allows.
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });
-
-    it("filters all 1,000 by title, the oldest included, and lists them all again when cleared", async () => {
-      await page.locator("#thread-filter").fill("very first");
-      await listOf(1).waitFor(UI_WAIT);
-      await list().locator(`a[data-thread-id="${ids[0]}"]`).waitFor(UI_WAIT);
-      expect(await rowsInPage()).toBe(1);
-      await page.locator("#thread-filter").fill("thread 99");
-      // thread 99 and thread 990 to 999.
-      await listOf(11).waitFor(UI_WAIT);
-      expect(await rowsInPage()).toBe(11);
-      await page.locator(".clear-filters").click();
-      await listOf(THREADS).waitFor(UI_WAIT);
-      expect(await rowsInPage()).toBeLessThan(100);
-    });
-
-    it("has no serious accessibility violations with a windowed list", async () => {
-      // axe-core is injected, which the app's CSP refuses: a second page whose context bypasses it.
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-      try {
-        const checked = await context.newPage();
-        const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
-        await signInWithToken(checked, lab.server.url, token);
-        await checked
-          .locator(`.project[data-project-id="${projectId}"] .main-list[data-rows="${THREADS}"] a[data-thread-id]`)
-          .first()
-          .waitFor(UI_WAIT);
-        expect(await seriousViolations(checked)).toEqual([]);
-      } finally {
-        await context.close();
-      }
-    });
+    await signInWithToken(page, lab.server.url, token);
   });
-}
+
+  afterAll(async () => {
+    await browser?.close();
+    await lab?.stop();
+  });
+
+  it("counts all 1,000 and puts only the rows near the screen in the page, each saying where it sits", async () => {
+    await listOf(THREADS).waitFor(UI_WAIT);
+    const newest = list().locator(`a[data-thread-id="${ids[THREADS - 1]}"]`);
+    await newest.waitFor(UI_WAIT);
+    await expect(newest.locator("xpath=..").getAttribute("aria-posinset")).resolves.toBe("1");
+    await expect(newest.locator("xpath=..").getAttribute("aria-setsize")).resolves.toBe(String(THREADS));
+    const inPage = await rowsInPage();
+    // A screenful and some: 800 px hold about 15 rows.
+    expect(inPage).toBeGreaterThan(10);
+    expect(inPage).toBeLessThan(100);
+    // The rest stand as padding of their height, so the scrollbar is the whole list's.
+    const heights = await page.evaluate(() => {
+      const sidebar = (globalThis as unknown as SidebarGlobals).document.querySelector("#sidebar")!;
+      return { scroll: sidebar.scrollHeight, row: 3.4 * 15 };
+    });
+    expect(heights.scroll).toBeGreaterThan(THREADS * heights.row * 0.95);
+    await screenshot(page, "sidebar-1000-threads");
+    expect(cspViolations).toEqual([]);
+  });
+
+  it("reaches the oldest thread by scrolling to the bottom, and the newest again at the top", async () => {
+    const scrollTo = (where: "top" | "bottom") =>
+      page.evaluate((to) => {
+        const sidebar = (globalThis as unknown as SidebarGlobals).document.querySelector("#sidebar")!;
+        sidebar.scrollTo({ top: to === "top" ? 0 : sidebar.scrollHeight });
+      }, where);
+    await scrollTo("bottom");
+    const oldest = list().locator(`a[data-thread-id="${ids[0]}"]`);
+    await oldest.waitFor(UI_WAIT);
+    await expect(oldest.locator("xpath=..").getAttribute("aria-posinset")).resolves.toBe(String(THREADS));
+    expect(await oldest.isVisible()).toBe(true);
+    expect(await rowsInPage()).toBeLessThan(100);
+    await screenshot(page, "sidebar-1000-threads-bottom");
+    await scrollTo("top");
+    await list()
+      .locator(`a[data-thread-id="${ids[THREADS - 1]}"]`)
+      .waitFor(UI_WAIT);
+    await list()
+      .locator(`a[data-thread-id="${ids[0]}"]`)
+      .waitFor({ state: "detached", ...UI_WAIT });
+  });
+
+  it("walks on with Tab past the last row in the page", async () => {
+    const last = list().locator("li:last-child a[data-thread-id]");
+    const position = Number(await last.locator("xpath=..").getAttribute("aria-posinset"));
+    expect(position).toBeLessThan(THREADS);
+    await last.focus();
+    // The focused row scrolled into view, so the rows after it are in the page.
+    await list()
+      .locator(`li[aria-posinset="${position + 1}"]`)
+      .waitFor(UI_WAIT);
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(
+      () =>
+        (globalThis as unknown as SidebarGlobals).document.activeElement
+          ?.closest("li")
+          ?.getAttribute("aria-posinset") ?? null,
+    );
+    expect(focused).toBe(String(position + 1));
+  });
+
+  it("filters all 1,000 by title, the oldest included, and lists them all again when cleared", async () => {
+    await page.locator("#thread-filter").fill("very first");
+    await listOf(1).waitFor(UI_WAIT);
+    await list().locator(`a[data-thread-id="${ids[0]}"]`).waitFor(UI_WAIT);
+    expect(await rowsInPage()).toBe(1);
+    await page.locator("#thread-filter").fill("thread 99");
+    // thread 99 and thread 990 to 999.
+    await listOf(11).waitFor(UI_WAIT);
+    expect(await rowsInPage()).toBe(11);
+    await page.locator(".clear-filters").click();
+    await listOf(THREADS).waitFor(UI_WAIT);
+    expect(await rowsInPage()).toBeLessThan(100);
+  });
+
+  it("has no serious accessibility violations with a windowed list", async () => {
+    // axe-core is injected, which the app's CSP refuses: a second page whose context bypasses it.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    try {
+      const checked = await context.newPage();
+      const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
+      await signInWithToken(checked, lab.server.url, token);
+      await checked
+        .locator(`.project[data-project-id="${projectId}"] .main-list[data-rows="${THREADS}"] a[data-thread-id]`)
+        .first()
+        .waitFor(UI_WAIT);
+      expect(await seriousViolations(checked)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
