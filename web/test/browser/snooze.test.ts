@@ -114,6 +114,12 @@ if (!chromiumInstalled && !browserRequired) {
       expect(lab.host.store.get("thread", threadId)!.snoozedUntil!.startsWith("2999-01-0")).toBe(true);
       await page.getByRole("button", { name: "Unsnooze", exact: true }).click();
       await row(".main-list").waitFor(UI_WAIT);
+
+      // A snooze made elsewhere (the CLI, another page) reaches this page by the thread.snoozed event.
+      await ok(operator.post(`/threads/${threadId}/snooze`, { until: "2999-01-01T00:00:00Z" }));
+      await row('[data-section="snoozed"]').waitFor(UI_WAIT);
+      await ok(operator.post(`/threads/${threadId}/unsnooze`, {}));
+      await row(".main-list").waitFor(UI_WAIT);
     });
   });
 }

@@ -2774,7 +2774,7 @@ export interface components {
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
-            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
+            type: "thread.created" | "thread.settled" | "thread.snoozed" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
             /** @description When the change committed. */
             at: string;
             projectId: string | null;
@@ -4445,7 +4445,7 @@ export interface operations {
                 descendants?: boolean;
                 /** @description Only events of this delegated task and its child thread. */
                 taskId?: string;
-                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.snoozed, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
                 types?: string[];
                 /** @description Also send output.delta frames: assistant text and reasoning as the provider streams them, before the item is complete. They are not in the log and have no id; the completed item follows as a message or item event. The first frame for an item carries its text so far (offset 0). */
                 liveOutput?: boolean;
