@@ -65,7 +65,7 @@ export function SnoozeMenu(props: {
         type="button"
         class="quiet"
         aria-expanded={open}
-        aria-controls="snooze-choices"
+        aria-controls={open ? "snooze-choices" : undefined}
         onClick={() => {
           setOpen(!open);
           setProblem(null);
