@@ -74,23 +74,29 @@ describe("snoozed threads, as agents see them", () => {
     expect(await ok(person.post(`/threads/${sleeper}/unsnooze`, {}))).toMatchObject({ changed: false });
   });
 
-  it("keeps a thread snoozed through a completed run and a delegated completion", async () => {
+  it("keeps a thread snoozed through a completed run, and a delegated completion's background wake", async () => {
     const threadId = await finishedThread("@@reply first");
     await snooze(threadId);
     const finished = await sendAndWait(threadId, "@@reply done while snoozed");
     expect(finished.status).toBe("completed");
     expect(await read(threadId)).toMatchObject({ snoozed: true });
 
-    // A delegated child's result comes back to the snoozed parent and its run completes.
+    // A delegated child's result wakes the snoozed parent in the background (a new run), which completes.
     const parent = await lab.liveAgent({ title: "Snoozed parent" });
     await snooze(parent.threadId);
-    const task = await mustCall<{ status: string }>(parent.client, "delegate_task", {
+    const task = await mustCall<{ taskId: string }>(parent.client, "delegate_task", {
       task: "@@reply child-done",
-      mode: "wait",
+      mode: "async",
     });
-    expect(task.status).toBe("completed");
     parent.release();
-    await lab.host.threads.waitForRun({ threadId: parent.threadId, timeoutMs: 10_000 });
+    const woken = await lab.host.waiter.waitFor(
+      () => {
+        const runs = lab.host.store.select("run", "thread_id = ?", [parent.threadId]);
+        return runs.length >= 2 && runs.every((run) => run.status === "completed") ? runs : null;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(woken, `no completed result wake for task ${task.taskId}`).not.toBeNull();
     expect(await read(parent.threadId)).toMatchObject({ snoozed: true });
     expect(await listed(true)).toContain(parent.threadId);
   });
