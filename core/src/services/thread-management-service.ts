@@ -8,6 +8,7 @@ import { CallerThreadCommands } from "./threads/caller-thread-commands.js";
 import { RunWaits, type RunWaitResult } from "./threads/run-waits.js";
 import { ThreadBatchCreation, type ThreadBatchInput, type ThreadBatchResult } from "./threads/thread-batch-creation.js";
 import { ThreadCommands } from "./threads/thread-commands.js";
+import { ThreadSnoozing, type SnoozeOutcome } from "./threads/thread-snoozing.js";
 import type { CreateThreadRequest, SendRequest } from "./threads/thread-requests.js";
 
 export type { AttentionRequest, RunWaitResult } from "./threads/run-waits.js";
@@ -28,6 +29,7 @@ export class ThreadManagementService {
     private readonly waits: RunWaits,
     private readonly callerCommands: CallerThreadCommands,
     private readonly batches: ThreadBatchCreation,
+    private readonly snoozing: ThreadSnoozing,
   ) {}
 
   /** Reads a live (not deleted) thread, or fails with `thread_not_found`. */
@@ -115,6 +117,22 @@ export class ThreadManagementService {
     input: { threadId: string; settled: boolean; clientRequestId?: string | undefined },
   ): Promise<{ thread: ThreadRecord; changed: boolean; replayed: boolean }> {
     return this.callerCommands.setSettled(caller, input);
+  }
+
+  /** Snooze until a time in the future (ThreadSnoozing.snooze). */
+  snoozeFromCaller(
+    caller: Caller,
+    input: { threadId: string; until: string; clientRequestId?: string | undefined },
+  ): Promise<SnoozeOutcome> {
+    return this.snoozing.snooze(caller, input);
+  }
+
+  /** Wake a snoozed thread now (ThreadSnoozing.unsnooze). */
+  unsnoozeFromCaller(
+    caller: Caller,
+    input: { threadId: string; clientRequestId?: string | undefined },
+  ): Promise<SnoozeOutcome> {
+    return this.snoozing.unsnooze(caller, input);
   }
 
   /** t3_thread_wait, capped by the server's maximum wait; an agent's thread is blocked while it runs. */

@@ -173,7 +173,9 @@ describe("scoped tokens", async () => {
       "resumeThread",
       "sendMessage",
       "setThreadSettled",
+      "snoozeThread",
       "stopThread",
+      "unsnoozeThread",
       "updateScheduledTask",
       "updateThread",
     ]);
@@ -225,6 +227,13 @@ describe("scoped tokens", async () => {
         404,
         "thread_not_found",
       ],
+      [
+        "snoozeThread",
+        () => scoped.post(`/threads/${fixture.theirs}/snooze`, { until: "2999-01-01T00:00:00Z" }),
+        404,
+        "thread_not_found",
+      ],
+      ["unsnoozeThread", () => scoped.post(`/threads/${fixture.theirs}/unsnooze`, {}), 404, "thread_not_found"],
       ["forkThread", () => scoped.post(`/threads/${fixture.theirs}/fork`, {}), 404, "thread_not_found"],
       ["readThreadItem", () => scoped.get(`/threads/${fixture.theirs}/items/any-item`), 404, "thread_not_found"],
       ["listRemoteTasks", () => scoped.get(`/threads/${fixture.theirs}/remote-tasks`), 404, "thread_not_found"],
@@ -309,6 +318,7 @@ describe("scoped tokens", async () => {
     expect(lab.host.store.get("thread", fixture.theirs)!.stopped).toBe(false);
     expect(lab.host.store.get("thread", fixture.theirs)!.settledAt ?? null).toBeNull();
     expect(lab.host.store.get("thread", fixture.theirs)!.title).not.toBe("hijacked");
+    expect(lab.host.store.get("thread", fixture.theirs)!.snoozedUntil).toBeNull();
     expect(
       lab.host.store
         .select("thread", "1 = 1")
@@ -348,6 +358,7 @@ describe("scoped tokens", async () => {
       ["resumeThread", () => narrow.post(`/threads/${fixture.broad}/resume`, {})],
       ["setThreadSettled", () => narrow.post(`/threads/${fixture.broad}/settled`, { settled: true })],
       ["updateThread", () => narrow.post(`/threads/${fixture.broad}/update`, { action: "rename", title: "narrowed" })],
+      ["snoozeThread", () => narrow.post(`/threads/${fixture.broad}/snooze`, { until: "2999-01-01T00:00:00Z" })],
       ["forkThread", () => narrow.post(`/threads/${fixture.broad}/fork`, {})],
       [
         "respondToPendingRequest",
@@ -390,6 +401,7 @@ describe("scoped tokens", async () => {
     expect(lab.host.store.get("thread", fixture.broad)!.stopped).toBe(false);
     expect(lab.host.store.get("thread", fixture.broad)!.settledAt ?? null).toBeNull();
     expect(lab.host.store.get("thread", fixture.broad)!.title).not.toBe("narrowed");
+    expect(lab.host.store.get("thread", fixture.broad)!.snoozedUntil).toBeNull();
     expect(
       lab.host.store
         .select("thread", "1 = 1")

@@ -219,6 +219,35 @@ describe("switchyard run and threads new|stop|interrupt|approve|decline (real se
     expect(after.stdout).toContain("after the stop");
   }, 240_000);
 
+  it("threads snooze --until (a duration or a time) and unsnooze; a bad --until is a usage error", async () => {
+    const started = await cli(["threads", "new", "@@reply snooze me", "--json"]);
+    expect(started.code, started.stderr).toBe(0);
+    const threadId = (JSON.parse(started.stdout) as { thread: { threadId: string } }).thread.threadId;
+    expect((await cli(["threads", "wait", threadId, "--timeout", "60s"])).code).toBe(0);
+    const snoozed = await cli(["threads", "snooze", threadId, "--until", "2h", "--json"]);
+    expect(snoozed.code, snoozed.stderr).toBe(0);
+    const until = (JSON.parse(snoozed.stdout) as { thread: { snoozed: boolean; snoozedUntil: string } }).thread;
+    expect(until.snoozed).toBe(true);
+    expect(Date.parse(until.snoozedUntil) - Date.now()).toBeGreaterThan(3_600_000);
+    const read = JSON.parse((await cli(["threads", "read", threadId, "--json"])).stdout) as {
+      thread: { snoozed: boolean };
+    };
+    expect(read.thread.snoozed).toBe(true);
+
+    const later = await cli(["threads", "snooze", threadId, "--until", "2999-01-01T09:00:00Z"]);
+    expect(later.stdout).toContain(`Snoozed ${threadId} until 2999-01-01T09:00:00.000Z.`);
+    const woke = await cli(["threads", "unsnooze", threadId]);
+    expect(woke.stdout).toContain(`Woke ${threadId}.`);
+    expect((await cli(["threads", "unsnooze", threadId])).stdout).toContain(`${threadId} was not snoozed.`);
+
+    const bare = await cli(["threads", "snooze", threadId, "--until", "30"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("has no unit");
+    const past = await cli(["threads", "snooze", threadId, "--until", "2001-01-01T00:00:00Z"]);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain("not in the future");
+  }, 120_000);
+
   it("run stops its run on Ctrl-C (exit 5); --timeout leaves it going (exit 7)", async () => {
     const running = background(["run", "@@gate cli-ctrl-c @@reply never"]);
     await until("the thread is shown", () => threadIdIn(running.output.stderr) !== undefined, { attempts: 2_400 });

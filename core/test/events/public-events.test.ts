@@ -104,6 +104,20 @@ describe("public events: one internal upsert, at most one public event", () => {
       data: { threadId: "thread-1", title: "new name", titleSource: "user" },
     });
     expect(typeOf(renamed, publicStateOf("thread", renamed.record as EntityRecords["thread"]))).toBeNull();
+    // A snooze set or cleared is its own event, carrying until when.
+    const snoozed = upsert("thread", {
+      ...(thread.record as object),
+      snoozedUntil: "2026-12-08T09:00:00.000Z",
+      snoozedAt: "2026-12-07T09:00:00.000Z",
+    } as never);
+    expect(publicEventOf(snoozed, open)).toMatchObject({
+      type: "thread.snoozed",
+      data: { threadId: "thread-1", snoozedUntil: "2026-12-08T09:00:00.000Z" },
+    });
+    expect(publicEventOf(thread, publicStateOf("thread", snoozed.record as EntityRecords["thread"]))).toMatchObject({
+      type: "thread.snoozed",
+      data: { snoozedUntil: null },
+    });
     const request = (status: string, detail?: string) =>
       upsert("runtimeRequest", {
         status: status as never,

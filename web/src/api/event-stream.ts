@@ -6,6 +6,7 @@ import type { StreamFrame } from "./types.js";
 const TYPES = new Set<string>([
   "thread.created",
   "thread.settled",
+  "thread.snoozed",
   "thread.renamed",
   "run.started",
   "run.finished",

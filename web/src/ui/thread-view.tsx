@@ -20,6 +20,7 @@ import type { Workspace } from "./workspace.js";
 import { AgentsPanel } from "./agents-panel.js";
 import { Composer } from "./composer.js";
 import { RenameForm } from "./rename-form.js";
+import { SnoozeMenu } from "./snooze-menu.js";
 import { Markdown } from "./markdown.js";
 import { RelativeTime } from "./relative-time.js";
 import { RequestCard } from "./request-card.js";
@@ -561,6 +562,15 @@ export function ThreadView(props: {
                       hint="Its work is done: move it to Settled"
                     />
                   )}
+                  <SnoozeMenu
+                    threadId={threadId}
+                    snoozed={thread.snoozed}
+                    snoozedUntil={thread.snoozedUntil}
+                    onChanged={(outcome) => {
+                      setActionOutcome(outcome);
+                      void workspace.refreshThread(threadId);
+                    }}
+                  />
                 </div>
               </>
             )}

@@ -150,6 +150,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
       switch (event.type) {
         case "thread.created":
         case "thread.settled":
+        case "thread.snoozed":
         case "run.started":
           void refreshThread(event.threadId);
           break;

@@ -8,6 +8,7 @@ import { registerThreadControl } from "./thread-control.js";
 import { registerThreadChanges } from "./thread-changes.js";
 import { registerThreadNew } from "./thread-new.js";
 import { registerThreadSearch } from "./thread-search.js";
+import { registerThreadSnooze } from "./thread-snooze.js";
 
 const READ: CommandAccess = { verbs: ["orchestration:read"], command: "switchyard threads" };
 const OPERATE: CommandAccess = {
@@ -64,7 +65,7 @@ export function registerThreads(program: Command): void {
   const threads = program
     .command("threads")
     .description(
-      "Threads for a person at a terminal: start, list, search, read, send, wait, stop, interrupt, approve (talks to the running server; a thread is its id, its switchyard-thread:// link or its web UI URL)",
+      "Threads for a person at a terminal: start, list, search, read, send, wait, stop, interrupt, approve, snooze (talks to the running server; a thread is its id, its switchyard-thread:// link or its web UI URL)",
     );
   registerThreadNew(threads);
 
@@ -128,6 +129,7 @@ export function registerThreads(program: Command): void {
 
   registerThreadSearch(threads);
   registerThreadControl(threads);
+  registerThreadSnooze(threads);
   registerThreadChanges(threads);
 }
 

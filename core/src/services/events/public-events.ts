@@ -23,6 +23,7 @@ import { workspaceView } from "../workspaces/workspace-records.js";
 export const PUBLIC_EVENT_TYPES = [
   "thread.created",
   "thread.settled",
+  "thread.snoozed",
   "thread.renamed",
   "run.started",
   "run.finished",
@@ -97,7 +98,8 @@ export function publicStateOf<E extends EntityName>(entity: E, record: EntityRec
   switch (entity) {
     case "thread": {
       const thread = record as ThreadRecord;
-      return `${settledAt(thread) === null ? "open" : "settled"}|${fingerprint(thread.title)}`;
+      // The snooze a person set (not whether it holds now: that changes with the clock, with no upsert).
+      return `${settledAt(thread) === null ? "open" : "settled"}|${thread.snoozedUntil ?? ""}|${fingerprint(thread.title)}`;
     }
     case "run":
       return (record as RunRecord).status;
@@ -245,7 +247,8 @@ function event(
  * from the log and the live feed make the same events from the same upserts.
  *
  * - `thread.created`: a thread record appears; `thread.settled`: it is settled or revived;
- *   `thread.renamed`: its title changed (a rename or a regenerated title).
+ *   `thread.snoozed`: it is snoozed (until a time) or unsnoozed; `thread.renamed`: its title
+ *   changed (a rename or a regenerated title).
  * - `run.started`: a run leaves the queue (restarts and continuations of a started run are not
  *   new starts); `run.finished`: it reaches a terminal status.
  * - `message`: a user or assistant message is complete; `item`: any other visible change of a
@@ -263,13 +266,19 @@ export function publicEventOf(stored: StoredEvent, previous: PublicState | null)
       if (previous === null) return event(stored, "thread.created", thread.id, { thread: threadData(thread) });
       const now = publicStateOf("thread", thread)!;
       if (now === previous) return null;
-      const [settledNow] = now.split("|");
-      const [settledBefore] = previous.split("|");
+      const [settledNow, snoozedNow] = now.split("|");
+      const [settledBefore, snoozedBefore] = previous.split("|");
       if (settledNow !== settledBefore)
         return event(stored, "thread.settled", thread.id, {
           threadId: thread.id,
           settled: settledNow === "settled",
           settledAt: settledAt(thread),
+          title: thread.title,
+        });
+      if (snoozedNow !== snoozedBefore)
+        return event(stored, "thread.snoozed", thread.id, {
+          threadId: thread.id,
+          snoozedUntil: thread.snoozedUntil ?? null,
           title: thread.title,
         });
       return event(stored, "thread.renamed", thread.id, {

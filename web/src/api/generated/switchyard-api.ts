@@ -228,6 +228,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a thread until a time
+         * @description Seed 000's snooze: until (ISO-8601, in the future, else invalid_request naming until) hides the thread from listThreads snoozed=false; list and read report snoozed and snoozedUntil. It wakes when the time passes, or early when it gets a pending request (approval or question) or a run fails after the snooze; completed runs, background wakes and delegated completions keep it snoozed. The thread may not run with broader modes than the token's ceiling. Idempotency-Key (or clientRequestId) makes a retry return the same answer.
+         */
+        post: operations["snoozeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/threads/{threadId}/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wake a snoozed thread now
+         * @description Clears the thread's snooze; a thread that is not snoozed is unchanged (changed: false). Idempotency-Key (or clientRequestId) makes a retry return the same answer.
+         */
+        post: operations["unsnoozeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/threads/{threadId}/update": {
         parameters: {
             query?: never;
@@ -841,6 +881,16 @@ export interface components {
         SetThreadSettledBody: {
             /** @description true settles the thread, false revives it. */
             settled: boolean;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        SnoozeThreadBody: {
+            /** @description When it wakes: an ISO-8601 time in the future (2026-12-08T09:00:00Z); a later snooze replaces it. */
+            until: string;
+            /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
+            clientRequestId?: string;
+        };
+        UnsnoozeThreadBody: {
             /** @description Retry key: the same key returns the same durable work. Use a new key for new work. */
             clientRequestId?: string;
         };
@@ -1645,6 +1695,12 @@ export interface components {
             replayed: boolean;
         };
         SettleResult: {
+            thread: components["schemas"]["ThreadShell"];
+            /** @description False when the thread already was as asked. */
+            changed: boolean;
+            replayed: boolean;
+        };
+        SnoozeResult: {
             thread: components["schemas"]["ThreadShell"];
             /** @description False when the thread already was as asked. */
             changed: boolean;
@@ -2720,7 +2776,7 @@ export interface components {
         StreamedEvent: {
             sequence: number;
             /** @enum {string} */
-            type: "thread.created" | "thread.settled" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
+            type: "thread.created" | "thread.settled" | "thread.snoozed" | "thread.renamed" | "run.started" | "run.finished" | "message" | "item" | "task.updated" | "request.opened" | "request.answered" | "request.closed" | "workspace.updated";
             /** @description When the change committed. */
             at: string;
             projectId: string | null;
@@ -3356,6 +3412,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SettleResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    snoozeThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeThreadBody"];
+            };
+        };
+        responses: {
+            /** @description Snooze a thread until a time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnoozeResult"];
+                };
+            };
+            /** @description No valid bearer token (invalid_token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A typed failure: its code says what was refused, its message what to do. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    unsnoozeThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The operation's retry key, the same as clientRequestId (in the body or over MCP) and scoped to the token the same way: a retry with the same key returns the same work; a new key makes new work. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UnsnoozeThreadBody"];
+            };
+        };
+        responses: {
+            /** @description Wake a snoozed thread now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnoozeResult"];
                 };
             };
             /** @description No valid bearer token (invalid_token). */
@@ -4297,7 +4447,7 @@ export interface operations {
                 descendants?: boolean;
                 /** @description Only events of this delegated task and its child thread. */
                 taskId?: string;
-                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
+                /** @description Only these event types (repeated or comma-separated): thread.created, thread.settled, thread.snoozed, thread.renamed, run.started, run.finished, message, item, task.updated, request.opened, request.answered, request.closed, workspace.updated. */
                 types?: string[];
                 /** @description Also send output.delta frames: assistant text and reasoning as the provider streams them, before the item is complete. They are not in the log and have no id; the completed item follows as a message or item event. The first frame for an item carries its text so far (offset 0). */
                 liveOutput?: boolean;

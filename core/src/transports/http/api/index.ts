@@ -27,6 +27,7 @@ import {
   waitForRunRoute,
 } from "./routes/thread-actions.js";
 import { forkThreadRoute } from "./routes/thread-fork.js";
+import { snoozeThreadRoute, unsnoozeThreadRoute } from "./routes/thread-snooze.js";
 import { updateThreadRoute } from "./routes/thread-update.js";
 import { readThreadItemRoute } from "./routes/thread-items.js";
 import { createThreadsRoute, listThreadsRoute, readThreadRoute, searchThreadsRoute } from "./routes/threads.js";
@@ -58,6 +59,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   stopThreadRoute,
   resumeThreadRoute,
   setThreadSettledRoute,
+  snoozeThreadRoute,
+  unsnoozeThreadRoute,
   updateThreadRoute,
   forkThreadRoute,
   readChangesRoute,
