@@ -210,13 +210,21 @@ export class ThreadQueryService {
         : await new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
     const pageHits = hits.slice(0, limit);
     const facts = new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
-    const results = pageHits.map((hit) => ({
-      thread: this.shell(this.engine.store.get("thread", hit.threadId)!, facts.get(hit.threadId)),
-      matchedIn: hit.matchedIn as ThreadSearchSource,
-      itemId: hit.itemId,
-      position: hit.position,
-      snippet: searchSnippet(hit.snippet),
-    }));
+    // A thread forgotten or deleted since the page was read (the catch-up may have waited its
+    // turn behind a command) is left out rather than answered without a record.
+    const results = pageHits.flatMap((hit) => {
+      const thread = this.engine.store.get("thread", hit.threadId);
+      if (thread === null || thread.deletedAt !== null) return [];
+      return [
+        {
+          thread: this.shell(thread, facts.get(hit.threadId)),
+          matchedIn: hit.matchedIn as ThreadSearchSource,
+          itemId: hit.itemId,
+          position: hit.position,
+          snippet: searchSnippet(hit.snippet),
+        },
+      ];
+    });
     const hasMore = hits.length > limit;
     return {
       projectId,
