@@ -79,6 +79,30 @@ describe("the store's identity map for a transaction", () => {
     expect(store.firstUpsertSequence("item", "item:a")).toBe(events[0]!.sequence);
   });
 
+  it("writes a record it has not read in two statements, linked to the record's previous event", () => {
+    // Created: the event and the row, no read of a row that is not there.
+    store.transaction(() => {
+      expect(statementsOf(() => store.append(null, [item("item:a", "created")], NOW))).toBe(2);
+    });
+    // Updated by a transaction that never read it (a store opened afresh knows no rows that
+    // earlier transactions committed): the event's insert finds the link itself.
+    store.close();
+    store = new Store(file, { onStatement: counter.observe });
+    store.transaction(() => {
+      expect(statementsOf(() => store.append(null, [item("item:a", "updated unread")], NOW))).toBe(2);
+      expect(statementsOf(() => expect(textOf("item:a")).toBe("updated unread"))).toBe(0);
+    });
+    const events = store.eventsAfter(0).filter((event) => event.entity === "item");
+    expect(events).toHaveLength(2);
+    expect(store.previousUpsert(events[0]!.sequence)).toBeNull();
+    expect(store.previousUpsert(events[1]!.sequence)).toMatchObject({ text: "created" });
+    expect(store.firstUpsertSequence("item", "item:a")).toBe(events[0]!.sequence);
+    // The row written whole holds what a rebuild from the log makes.
+    const before = store.db.prepare("SELECT * FROM items").all();
+    store.rebuildProjections();
+    expect(store.db.prepare("SELECT * FROM items").all()).toEqual(before);
+  });
+
   it("hands every read an object of its own", () => {
     store.transaction(() => {
       store.append(null, [item("item:a", "original")], NOW);
