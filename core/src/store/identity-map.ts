@@ -1,3 +1,4 @@
+import { key } from "./committed-rows.js";
 import type { EntityName } from "./records.js";
 
 /**
@@ -26,6 +27,11 @@ export class IdentityMap {
 
   remember(entity: EntityName, id: string, row: ProjectionRow | null): void {
     this.rows.set(key(entity, id), row);
+  }
+
+  /** Every known row, by the key `CommittedRows` keeps them under. */
+  entries(): Iterable<readonly [string, ProjectionRow | null]> {
+    return this.rows.entries();
   }
 
   /** The records' JSON texts a query answered since the transaction's last write, or undefined. */
@@ -71,8 +77,4 @@ export function queryKey(condition: string, sql: string, params: readonly unknow
     if (param !== null && typeof param !== "string" && typeof param !== "number") return null;
   }
   return `${sql}\u0000${JSON.stringify(params)}`;
-}
-
-function key(entity: EntityName, id: string): string {
-  return `${entity}\u0000${id}`;
 }

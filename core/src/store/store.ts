@@ -4,6 +4,7 @@ import { AsyncTransactionConflictError, AsyncTransactionLevel, FifoMutex } from 
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { CommittedReads } from "./committed-reads.js";
+import { CommittedRows } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
@@ -116,7 +117,7 @@ interface PreparedEntity {
  * mode; every write is synchronous, so a transaction never interleaves with another.
  */
 export class Store implements EventStore {
-  readonly db: Database.Database;
+  private readonly database: Database.Database;
   readonly file: string;
   private readonly entities = new Map<EntityName, PreparedEntity>();
   private readonly insertEvent: Database.Statement;
@@ -128,6 +129,10 @@ export class Store implements EventStore {
   private pending: StoredEvent[] = [];
   /** The rows the outermost `transaction` under way has read or written; null outside one. */
   private identity: IdentityMap | null = null;
+  /** Rows as this connection's transactions committed them, for the next transactions' reads. */
+  private readonly committedRows = new CommittedRows();
+  /** Whether the outermost transaction under way has checked `committedRows` (one statement). */
+  private committedRowsChecked = false;
   /** Query results read outside transactions, reused while nothing can have changed them. */
   private readonly committedReads = new CommittedReads(
     () => `${this.writerStatement(TOTAL_CHANGES_SQL).pluck().get() as number}:${this.dataVersionThisTurn()}`,
@@ -158,6 +163,15 @@ export class Store implements EventStore {
   /** How long a write waits for the write lock before failing with `store_busy`. */
   readonly busyTimeoutMs: number;
 
+  /**
+   * The connection itself, for tests and fixtures. Rows written through it would not reach the
+   * store's row cache (`CommittedRows`), so handing it out forgets that cache.
+   */
+  get db(): Database.Database {
+    this.committedRows.clear();
+    return this.database;
+  }
+
   constructor(file: string, options: StoreOptions = {}) {
     this.file = file;
     this.busyTimeoutMs = options.busyTimeoutMs ?? STORE_BUSY_TIMEOUT_MS;
@@ -169,11 +183,11 @@ export class Store implements EventStore {
     // Its argument is always the SQL string (typed `unknown` for console.log's sake).
     const verbose = options.onStatement as ((message?: unknown) => void) | undefined;
     this.onStatement = verbose;
-    this.db = new Database(file, { timeout: this.busyTimeoutMs, verbose });
-    this.db.pragma("journal_mode = WAL");
+    this.database = new Database(file, { timeout: this.busyTimeoutMs, verbose });
+    this.database.pragma("journal_mode = WAL");
     // NORMAL is durable against a process crash (kill -9) in WAL mode; only an OS crash could
     // lose the last transactions, and FULL costs a sync per commit.
-    this.db.pragma("synchronous = NORMAL");
+    this.database.pragma("synchronous = NORMAL");
     // A checkpoint copies every page the WAL holds back into the database and syncs both files.
     // With a file, it runs on a worker thread's connection (WalCheckpointer), so no commit here
     // waits for it; this connection checkpoints by itself only past WAL_BACKSTOP_FRAMES, which
@@ -182,7 +196,7 @@ export class Store implements EventStore {
     // next opened. In memory, or once the worker failed, this connection checkpoints
     // automatically every WAL_AUTOCHECKPOINT_PAGES frames.
     const automatic = () => {
-      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      if (this.database.open) this.database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     };
     // Correct either way, but commits pay for checkpoints again: said once, where an operator
     // sees it (the store has no logger of its own).
@@ -194,17 +208,19 @@ export class Store implements EventStore {
     };
     this.checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, workerFailed);
     if (this.checkpointer === null) automatic();
-    else this.db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_FRAMES}`);
+    else this.database.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_FRAMES}`);
     // A burst of commits (or one large transaction) can outrun the worker; once the WAL starts
     // over, its file is cut back to this size instead of keeping the burst's.
-    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-    this.guardBusy(() => migrate(this.db));
+    this.database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    this.database.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    this.guardBusy(() => migrate(this.database));
+    // The version the first transactions' rows are known under (see CommittedRows).
+    this.committedRows.checked(this.dataVersion());
     this.insertEvent = this.writerStatement(
       "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.previousOf = this.db.prepare(PREVIOUS_OF_SQL).pluck();
-    this.previousData = this.db.prepare(PREVIOUS_DATA_SQL).pluck();
+    this.previousOf = this.database.prepare(PREVIOUS_OF_SQL).pluck();
+    this.previousData = this.database.prepare(PREVIOUS_DATA_SQL).pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
     // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
     // BEGIN IMMEDIATE takes the write lock first, where SQLite's busy handler waits for another
@@ -213,7 +229,7 @@ export class Store implements EventStore {
     // SQLITE_BUSY, busy timeout or not: that failed agent turns with "database is locked".
     // Readers never wait: WAL readers take no lock a writer needs, and reads run outside
     // transactions.
-    const wrapped = this.db.transaction((fn: () => unknown) => fn());
+    const wrapped = this.database.transaction((fn: () => unknown) => fn());
     this.runInTransaction = <T>(fn: () => T): T => wrapped.immediate(fn) as T;
   }
 
@@ -244,7 +260,7 @@ export class Store implements EventStore {
   private writerStatement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
-      statement = this.db.prepare(sql);
+      statement = this.database.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -263,8 +279,8 @@ export class Store implements EventStore {
     );
     const get = this.writerStatement(`SELECT data FROM ${spec.table} WHERE id = ?`);
     const remove = this.writerStatement(`DELETE FROM ${spec.table} WHERE id = ?`);
-    const lastSequence = this.db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
-    const current = this.db
+    const lastSequence = this.database.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck();
+    const current = this.database
       .prepare(`SELECT last_sequence, ${columns.join(", ")}, data FROM ${spec.table} WHERE id = ?`)
       .raw(true);
     const insertEventAfterRow = this.writerStatement(
@@ -290,23 +306,21 @@ export class Store implements EventStore {
    */
   transaction<T>(fn: () => T): T {
     this.assertMayWrite("transaction");
-    const outermost = !this.db.inTransaction;
+    const outermost = !this.database.inTransaction;
     const before = this.pending.length;
     let result: T;
-    // Another connection may write between two transactions: each outermost one starts empty.
-    if (outermost) {
-      this.identity = new IdentityMap();
-      this.committedReads.transactionStarted();
-    }
+    if (outermost) this.transactionStarted();
     this.syncDepth += 1;
     try {
       result = this.runInTransaction(fn);
+      if (outermost) this.committedRows.committed(this.identity!.entries());
     } catch (error) {
       // A savepoint that rolled back took its events with it: listeners must not hear them.
       if (outermost) this.pending = [];
       else this.pending.length = before;
       // Nor may reads see the rows it wrote; which rows those were is not tracked, so all go.
-      this.identity?.clear();
+      if (outermost) this.identity?.clear();
+      else this.forgetRows();
       if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError))
         throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
@@ -316,6 +330,39 @@ export class Store implements EventStore {
     }
     if (outermost) this.committed();
     return result;
+  }
+
+  /**
+   * An outermost transaction begins: its identity map starts empty (another connection may have
+   * written since the last one), it has not yet checked the committed rows, and query results
+   * read before it may no longer hold.
+   */
+  private transactionStarted(): void {
+    this.identity = new IdentityMap();
+    this.committedRowsChecked = false;
+    this.committedReads.transactionStarted();
+  }
+
+  /** Forgets every row known in memory: something wrote rows it does not track. */
+  private forgetRows(): void {
+    this.identity?.clear();
+    this.committedRows.clear();
+  }
+
+  /**
+   * A record's row as the transaction under way knows it (its identity map, or else the rows
+   * this connection's last transactions committed, checked once per transaction), or undefined.
+   */
+  private knownRow(identity: IdentityMap, entity: EntityName, id: string): ProjectionRow | null | undefined {
+    const row = identity.row(entity, id);
+    if (row !== undefined || this.committedRows.isEmpty) return row;
+    if (!this.committedRowsChecked) {
+      this.committedRows.checked(this.dataVersion());
+      this.committedRowsChecked = true;
+    }
+    const committed = this.committedRows.row(entity, id);
+    if (committed !== undefined) identity.remember(entity, id, committed);
+    return committed;
   }
 
   /** After an outermost commit: the checkpointer counts it, listeners hear its events. */
@@ -371,12 +418,11 @@ export class Store implements EventStore {
   }
 
   private async outermostAsync<T>(work: () => Promise<T>): Promise<T> {
-    this.guardBusy(() => this.db.exec("BEGIN IMMEDIATE"));
+    this.guardBusy(() => this.database.exec("BEGIN IMMEDIATE"));
     const level = new AsyncTransactionLevel(null);
     this.asyncOutermost = level;
     this.asyncInnermost = level;
-    this.identity = new IdentityMap();
-    this.committedReads.transactionStarted();
+    this.transactionStarted();
     let result: T;
     try {
       result = await this.asyncLevel.run(level, work);
@@ -387,9 +433,10 @@ export class Store implements EventStore {
           "transactionAsync",
           "its work finished while a nested transactionAsync it started was still running (await it); rolled back",
         );
-      this.guardBusy(() => this.db.exec("COMMIT"));
+      this.guardBusy(() => this.database.exec("COMMIT"));
+      this.committedRows.committed(this.identity!.entries());
     } catch (error) {
-      if (this.db.open && this.db.inTransaction) this.db.exec("ROLLBACK");
+      if (this.database.open && this.database.inTransaction) this.database.exec("ROLLBACK");
       this.pending = [];
       throw error;
     } finally {
@@ -408,7 +455,7 @@ export class Store implements EventStore {
       throw new AsyncTransactionConflictError("transactionAsync", "the transaction it was called in has ended");
     const level = new AsyncTransactionLevel(parent);
     const savepoint = `async_savepoint_${level.depth}`;
-    this.db.exec(`SAVEPOINT ${savepoint}`);
+    this.database.exec(`SAVEPOINT ${savepoint}`);
     const before = this.pending.length;
     this.asyncInnermost = level;
     let result: T;
@@ -418,18 +465,18 @@ export class Store implements EventStore {
       // The connection may hold the next transaction by now: leave it alone.
       if (!level.open) throw endedUnder(error);
       try {
-        if (this.db.open) this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+        if (this.database.open) this.database.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
       } finally {
         // As in `transaction()`: its events go, and the rows it wrote, which are not tracked.
         this.pending.length = before;
-        this.identity?.clear();
+        this.forgetRows();
         this.endSavepoint(level);
       }
       throw error;
     }
     if (!level.open) throw endedUnder(undefined);
     try {
-      this.db.exec(`RELEASE ${savepoint}`);
+      this.database.exec(`RELEASE ${savepoint}`);
     } finally {
       this.endSavepoint(level);
     }
@@ -500,7 +547,7 @@ export class Store implements EventStore {
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
   append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[] {
     this.assertMayWrite("append");
-    if (!this.db.inTransaction) throw new Error("Store.append must run inside Store.transaction");
+    if (!this.database.inTransaction) throw new Error("Store.append must run inside Store.transaction");
     const out: StoredEvent[] = [];
     for (const upsert of upserts) {
       const prepared = this.entities.get(upsert.entity)!;
@@ -514,7 +561,7 @@ export class Store implements EventStore {
       // often a record being created) is not read first: the event's insert reads the link from
       // the row itself, and the row is upserted whole, two statements instead of three. The cost
       // falls on an existing row the transaction never read, which rewrites all its index entries.
-      const current = this.identity?.row(upsert.entity, id);
+      const current = this.identity === null ? undefined : this.knownRow(this.identity, upsert.entity, id);
       let info: Database.RunResult;
       if (current === undefined)
         info = prepared.insertEventAfterRow.run(type, upsert.entity, id, threadId, commandId, data, now, id);
@@ -586,7 +633,7 @@ export class Store implements EventStore {
     let statement = prepared.updates.get(mask);
     if (statement === undefined) {
       const set = prepared.columnNames.filter((_, index) => (mask & (1 << index)) !== 0).map((name) => `${name} = ?`);
-      statement = this.db.prepare(
+      statement = this.database.prepare(
         `UPDATE ${prepared.spec.table} SET ${[...set, "data = ?", "last_sequence = ?"].join(", ")} WHERE id = ?`,
       );
       prepared.updates.set(mask, statement);
@@ -608,7 +655,7 @@ export class Store implements EventStore {
       const found = statement.get(id) as { data: string } | undefined;
       return found ? (JSON.parse(found.data) as EntityRecords[E]) : null;
     }
-    let row = identity.row(entity, id);
+    let row = this.knownRow(identity, entity, id);
     if (row === undefined) {
       // The row as append reads it, so a write after this read needs no read of its own.
       row = (this.entities.get(entity)!.current.get(id) as ProjectionRow | undefined) ?? null;
@@ -736,7 +783,7 @@ export class Store implements EventStore {
    */
   forget(entity: EntityName, ids: readonly string[]): number {
     this.assertMayWrite("forget");
-    if (!this.db.inTransaction) throw new Error("Store.forget must run inside Store.transaction");
+    if (!this.database.inTransaction) throw new Error("Store.forget must run inside Store.transaction");
     const prepared = this.entities.get(entity)!;
     const commandOf = this.writerStatement("SELECT command_id, previous_sequence FROM events WHERE sequence = ?");
     const removeEvent = this.writerStatement("DELETE FROM events WHERE sequence = ?");
@@ -745,7 +792,7 @@ export class Store implements EventStore {
     for (const id of ids) {
       let sequence = (prepared.lastSequence.get(id) as number | null | undefined) ?? null;
       // Forgotten text must not outlive its record in the search index (keyed by the row's rowid).
-      forgetSearchRows(this.db, entity, id);
+      forgetSearchRows(this.database, entity, id);
       const removed = prepared.remove.run(id).changes;
       this.identity?.remember(entity, id, null);
       this.identity?.wrote();
@@ -911,28 +958,28 @@ export class Store implements EventStore {
   rebuildProjections(): number {
     this.assertMayWrite("rebuildProjections");
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
-    const secondaryIndexes = this.db
+    const secondaryIndexes = this.database
       .prepare(
         `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${tables.map(() => "?").join(", ")})`,
       )
       .all(...tables) as { name: string; sql: string }[];
     // The rebuild touches every projection page; SQLite's default 2 MiB cache re-reads them.
-    const cacheSize = this.db.pragma("cache_size", { simple: true }) as number;
-    this.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+    const cacheSize = this.database.pragma("cache_size", { simple: true }) as number;
+    this.database.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
     try {
-      return this.db
+      return this.database
         .transaction(() => {
           const applied = this.replayAll(tables, secondaryIndexes);
           // Rows may come back under other rowids (forget's gaps close): the search index is
           // rebuilt in bulk at its next catch-up, not row by row here.
-          this.db.exec(THREAD_SEARCH_STALE_SQL);
+          this.database.exec(THREAD_SEARCH_STALE_SQL);
           return applied;
         })
         .immediate();
     } finally {
       // Every row was rewritten (or, on failure, rolled back) behind a transaction under way.
-      this.identity?.clear();
-      this.db.pragma(`cache_size = ${cacheSize}`);
+      this.forgetRows();
+      this.database.pragma(`cache_size = ${cacheSize}`);
     }
   }
 
@@ -941,9 +988,9 @@ export class Store implements EventStore {
     // Building an index over the finished table is one sort; keeping it up to date is a b-tree
     // insert per row. Unique indexes are checked when rebuilt, against the final state, which
     // is what live appends kept unique.
-    for (const index of secondaryIndexes) this.db.exec(`DROP INDEX "${index.name}"`);
-    for (const table of tables) this.db.exec(`DELETE FROM ${table}`);
-    const batch = this.db
+    for (const index of secondaryIndexes) this.database.exec(`DROP INDEX "${index.name}"`);
+    for (const table of tables) this.database.exec(`DELETE FROM ${table}`);
+    const batch = this.database
       .prepare(
         `SELECT sequence, entity, data, previous_sequence FROM events WHERE sequence > ? ORDER BY sequence LIMIT ${REPLAY_BATCH}`,
       )
@@ -958,7 +1005,7 @@ export class Store implements EventStore {
       applied += rows.length;
       after = rows[rows.length - 1]![0];
     }
-    for (const index of secondaryIndexes) this.db.exec(index.sql);
+    for (const index of secondaryIndexes) this.database.exec(index.sql);
     return applied;
   }
 
@@ -1001,7 +1048,7 @@ export class Store implements EventStore {
   }
 
   isOpen(): boolean {
-    return this.db.open;
+    return this.database.open;
   }
 
   /**
@@ -1031,7 +1078,7 @@ export class Store implements EventStore {
   close(): void {
     this.checkpointer?.close();
     if (this.committedReader?.open === true) this.committedReader.close();
-    if (this.db.open) this.db.close();
+    if (this.database.open) this.database.close();
   }
 }
 

@@ -68,9 +68,9 @@ describe("the store's statement observer, counted", () => {
     // 2 reads outside any transaction: never repeats, however alike.
     read("item:a");
     read("item:a");
-    // 10 statements, 8 inside: two identical reads (1 repeat), a read of another id (not one),
-    // the append's event (a count is no read of the row it knows) and its row written whole,
-    // then a savepoint reading item:a again (a repeat), released.
+    // 11 statements, 9 inside: two identical reads (1 repeat), a read of another id (not one),
+    // the append's check that the row the first transaction committed still holds (its data
+    // version), event and update, then a savepoint reading item:a again (a repeat), released.
     store.transaction(() => {
       read("item:a");
       read("item:a");
@@ -98,11 +98,11 @@ describe("the store's statement observer, counted", () => {
     });
 
     expect(counter.snapshot()).toEqual({
-      statements: 4 + 2 + 10 + 3 + 7,
-      inTransactions: 2 + 8 + 1 + 5,
+      statements: 4 + 2 + 11 + 3 + 7,
+      inTransactions: 2 + 9 + 1 + 5,
       commits: 3,
       rollbacks: 1,
-      largestTransaction: 8,
+      largestTransaction: 9,
       repeatedReads: 1 + 1 + 1,
     });
   });

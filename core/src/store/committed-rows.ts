@@ -1,0 +1,78 @@
+import type { ProjectionRow } from "./identity-map.js";
+import type { EntityName } from "./records.js";
+
+/**
+ * Projection rows as this connection's committed transactions left them, by entity and id (null:
+ * known to have no row), so that the next transaction's reads of the same records (a run, its
+ * thread, its attempt: each command and ingestor tick reads them again) cost nothing, and an
+ * append to one needs no read of its current row.
+ *
+ * A transaction answers from them only once it has checked, after its BEGIN IMMEDIATE, that no
+ * other connection has committed since they were known (`PRAGMA data_version`, one statement per
+ * transaction that uses them; a transaction holds the write lock, so nobody commits while it
+ * runs). This connection's own writes to entity tables all go through `Store.append` and
+ * `Store.forget`, whose rows a transaction hands over here when it commits, or a rebuild, which
+ * clears them. A transaction that rolls back hands over nothing, and a savepoint that rolls back
+ * clears them, since which rows its transaction wrote before it is not tracked. Raw access to the
+ * connection (`Store.db`, tests' fixtures) clears them too. Reads outside transactions never use
+ * them: there, only a statement could tell that another connection has committed meanwhile.
+ */
+export class CommittedRows {
+  private readonly rows = new Map<string, ProjectionRow | null>();
+  private heldChars = 0;
+  /** The data version the rows were known under; null until a transaction first checked it. */
+  private dataVersion: number | null = null;
+
+  /** Beyond this many characters of rows (their JSON mostly), they start over. */
+  private static readonly MAX_CHARS = 4_000_000;
+
+  /**
+   * Called once per transaction, with the connection's data version read inside it, before the
+   * first row is taken: rows known under another version (another connection committed since,
+   * or none was known) are dropped.
+   */
+  checked(dataVersion: number): void {
+    if (this.dataVersion !== dataVersion) this.clear();
+    this.dataVersion = dataVersion;
+  }
+
+  /** Whether there is anything a transaction could take (so whether checking is worth a statement). */
+  get isEmpty(): boolean {
+    return this.rows.size === 0;
+  }
+
+  /** The known row of a record (null: known to have none), or undefined when not known. */
+  row(entity: EntityName, id: string): ProjectionRow | null | undefined {
+    return this.rows.get(key(entity, id));
+  }
+
+  /**
+   * A committed transaction's rows (what it read and wrote, as they stand at its commit). They
+   * hold under the version last checked as long as no other connection committed since, which
+   * the next check finds out; rows committed before any check are dropped by the first.
+   */
+  committed(rows: Iterable<readonly [string, ProjectionRow | null]>): void {
+    for (const [rowKey, row] of rows) {
+      const previous = this.rows.get(rowKey);
+      if (previous !== undefined && previous !== null) this.heldChars -= charsOf(previous);
+      this.rows.set(rowKey, row);
+      if (row !== null) this.heldChars += charsOf(row);
+    }
+    if (this.heldChars > CommittedRows.MAX_CHARS) this.clear();
+  }
+
+  clear(): void {
+    this.rows.clear();
+    this.heldChars = 0;
+  }
+}
+
+function charsOf(row: ProjectionRow): number {
+  const data = row[row.length - 1];
+  return typeof data === "string" ? data.length : 0;
+}
+
+/** The key the identity map and these rows share. */
+export function key(entity: EntityName, id: string): string {
+  return `${entity}\u0000${id}`;
+}

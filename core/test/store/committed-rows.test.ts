@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RecordUpsert } from "../../src/store/ports.js";
+import { Store } from "../../src/store/store.js";
+import { item as threadItem } from "./contract/records.js";
+
+const NOW = "2026-12-01T00:00:00.000Z";
+
+/** An item of one thread at a position of its own (the contract suite's record factory). */
+function item(id: string, position: number, text: string): RecordUpsert<"item"> {
+  return threadItem(id, "thread:1", position, text);
+}
+
+class Refused extends Error {}
+
+describe("rows this connection's transactions committed, for the next transactions", () => {
+  let dir: string;
+  let file: string;
+  let store: Store;
+  let statements: string[];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "switchyard-committed-rows-"));
+    file = join(dir, "switchyard.db");
+    statements = [];
+    store = new Store(file, { onStatement: (sql) => statements.push(sql) });
+    store.transaction(() => store.append(null, [item("item:a", 1, "first"), item("item:b", 2, "second")], NOW));
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The statements `fn` ran, as the store's observer heard them. */
+  function statementsOf(fn: () => void): string[] {
+    const before = statements.length;
+    fn();
+    return statements.slice(before);
+  }
+  const textOf = (id: string) => (store.get("item", id) as { text: string } | null)?.text ?? null;
+
+  it("answers a later transaction's reads from memory after one check, and its append reads no row", () => {
+    store.transaction(() => {
+      // One check per transaction that no other connection committed since, then no reads.
+      expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
+      expect(statementsOf(() => expect(textOf("item:b")).toBe("second"))).toEqual([]);
+      const append = statementsOf(() => store.append(null, [item("item:b", 2, "second, updated")], NOW));
+      expect(append.map((sql) => sql.split(" ").slice(0, 2).join(" "))).toEqual(["INSERT INTO", "UPDATE items"]);
+    });
+    store.transaction(() =>
+      expect(statementsOf(() => expect(textOf("item:b")).toBe("second, updated"))).toHaveLength(1),
+    );
+    // The update linked its event to the record's previous one, as a read row would have.
+    const events = store.eventsAfter(0).filter((event) => event.entity === "item");
+    expect(store.previousUpsert(events[2]!.sequence)).toMatchObject({ text: "second" });
+  });
+
+  it("reads afresh once another connection has committed", () => {
+    const other = new Store(file);
+    try {
+      other.transaction(() => other.append(null, [item("item:a", 1, "by the other process")], NOW));
+    } finally {
+      other.close();
+    }
+    store.transaction(() => {
+      expect(statementsOf(() => expect(textOf("item:a")).toBe("by the other process"))).toHaveLength(2);
+      store.append(null, [item("item:a", 1, "third")], NOW);
+    });
+    const events = store.eventsAfter(0).filter((event) => event.entity === "item");
+    expect(store.previousUpsert(events[3]!.sequence)).toMatchObject({ text: "by the other process" });
+  });
+
+  it("keeps nothing of a transaction that rolled back", () => {
+    expect(() =>
+      store.transaction(() => {
+        store.append(null, [item("item:a", 1, "rolled back"), item("item:c", 3, "rolled back")], NOW);
+        throw new Refused();
+      }),
+    ).toThrow(Refused);
+    store.transaction(() => {
+      expect(textOf("item:a")).toBe("first");
+      expect(textOf("item:c")).toBeNull();
+    });
+  });
+
+  it("forgets them when a savepoint rolls back, since what its transaction wrote before is not tracked", () => {
+    store.transaction(() => {
+      store.append(null, [item("item:a", 1, "written before the savepoint")], NOW);
+      expect(() =>
+        store.transaction(() => {
+          store.append(null, [item("item:b", 2, "rolled back")], NOW);
+          throw new Refused();
+        }),
+      ).toThrow(Refused);
+    });
+    store.transaction(() => {
+      expect(textOf("item:a")).toBe("written before the savepoint");
+      expect(textOf("item:b")).toBe("second");
+    });
+  });
+
+  it("forgets them when the connection is handed out, which may write rows behind them", () => {
+    store.db.exec(`UPDATE items SET data = json_set(data, '$.text', 'changed in place') WHERE id = 'item:a'`);
+    store.transaction(() => expect(textOf("item:a")).toBe("changed in place"));
+  });
+});
