@@ -4,7 +4,7 @@ import { AsyncTransactionConflictError, AsyncTransactionLevel, FifoMutex } from 
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { IdentityMap, type ProjectionRow, queryKey } from "./identity-map.js";
 import { CommittedReads } from "./committed-reads.js";
-import { CommittedRows } from "./committed-rows.js";
+import { CommittedRows, key as rowKey } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
@@ -80,6 +80,12 @@ function endedUnder(cause: unknown): AsyncTransactionConflictError {
   );
 }
 
+/**
+ * Commits by every store of this process, so a store can tell that another connection in the
+ * same process committed without asking SQLite (see `Store.committedRowOutside`).
+ */
+const processCommits = { count: 0 };
+
 /** How a refusal says where the running code is. */
 const OUTSIDE_OPEN_ASYNC =
   "from outside the asynchronous transaction open on this connection (await it inside transactionAsync, or after it)";
@@ -133,6 +139,12 @@ export class Store implements EventStore {
   private readonly committedRows = new CommittedRows();
   /** Whether the outermost transaction under way has checked `committedRows` (one statement). */
   private committedRowsChecked = false;
+  /**
+   * Every store's commits in this process when this one last checked `committedRows` outside
+   * a transaction, during the run of synchronous code and microtasks under way; null when that
+   * check is void (the event loop has moved on since, or none was made).
+   */
+  private committedRowsCheckedAt: number | null = null;
   /** Query results read outside transactions, reused while nothing can have changed them. */
   private readonly committedReads = new CommittedReads(
     () => `${this.writerStatement(TOTAL_CHANGES_SQL).pluck().get() as number}:${this.dataVersionThisTurn()}`,
@@ -359,14 +371,41 @@ export class Store implements EventStore {
     if (!this.committedRowsChecked) {
       this.committedRows.checked(this.dataVersion());
       this.committedRowsChecked = true;
+      this.committedRowsCheckedInThisTurn();
     }
     const committed = this.committedRows.row(entity, id);
     if (committed !== undefined) identity.remember(entity, id, committed);
     return committed;
   }
 
+  /**
+   * A record's row for a read outside transactions from the rows this connection's transactions
+   * committed, or undefined. Their check holds until the event loop moves on (the microtasks
+   * queued by then have run): no I/O callback runs before that, so nothing another process says
+   * can reach this one meanwhile, and a read answered from rows a moment old is one made a
+   * moment earlier. Another store in this process (a second connection, the CLI's) commits
+   * synchronously, so any commit of one voids the check.
+   */
+  private committedRowOutside(entity: EntityName, id: string): ProjectionRow | null | undefined {
+    if (this.committedRows.isEmpty) return undefined;
+    if (this.committedRowsCheckedAt !== processCommits.count) {
+      this.committedRows.checked(this.dataVersion());
+      this.committedRowsCheckedInThisTurn();
+    }
+    return this.committedRows.row(entity, id);
+  }
+
+  /** The rows were checked just now: they hold for the rest of this turn of the event loop. */
+  private committedRowsCheckedInThisTurn(): void {
+    if (this.committedRowsCheckedAt === null) queueMicrotask(() => (this.committedRowsCheckedAt = null));
+    this.committedRowsCheckedAt = processCommits.count;
+  }
+
   /** After an outermost commit: the checkpointer counts it, listeners hear its events. */
   private committed(): void {
+    processCommits.count += 1;
+    // This store's own commit keeps its check: the rows it handed over are as it committed them.
+    if (this.committedRowsCheckedAt !== null) this.committedRowsCheckedAt = processCommits.count;
     this.checkpointer?.noteCommit();
     if (this.pending.length > 0) {
       const committed = this.pending;
@@ -649,11 +688,19 @@ export class Store implements EventStore {
   get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
     const outside = this.outsideAsyncTransaction();
     const identity = outside ? null : this.identity;
-    if (identity === null) {
-      const prepared = this.entities.get(entity)!;
-      const statement = outside ? this.committedReaderStatement(prepared.get.source) : prepared.get;
-      const found = statement.get(id) as { data: string } | undefined;
+    if (outside) {
+      const found = this.committedReaderStatement(this.entities.get(entity)!.get.source).get(id) as
+        { data: string } | undefined;
       return found ? (JSON.parse(found.data) as EntityRecords[E]) : null;
+    }
+    if (identity === null) {
+      let row = this.committedRowOutside(entity, id);
+      if (row === undefined) {
+        // The whole row, kept for the next reads and transactions (read as cheaply as its data).
+        row = (this.entities.get(entity)!.current.get(id) as ProjectionRow | undefined) ?? null;
+        this.committedRows.committed([[rowKey(entity, id), row]]);
+      }
+      return row === null ? null : (JSON.parse(row[row.length - 1] as string) as EntityRecords[E]);
     }
     let row = this.knownRow(identity, entity, id);
     if (row === undefined) {

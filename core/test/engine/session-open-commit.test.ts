@@ -100,10 +100,12 @@ describe("a turn's start and its session's opening", async () => {
     const beforeOpening = transactions.all.slice(from);
     const begin = beforeOpening.findIndex((sql) => /^BEGIN/.test(sql));
     expect(begin).toBeGreaterThan(0);
+    // Its data alone, or its whole row (a read the store keeps for the next ones): once at most,
+    // none when the store still holds the row its last transaction committed.
     const threadReads = beforeOpening
       .slice(0, begin)
-      .filter((sql) => /^SELECT data FROM threads WHERE id = /.test(sql));
-    expect(threadReads).toHaveLength(1);
+      .filter((sql) => /^SELECT (data|last_sequence, .*) FROM threads WHERE id = /.test(sql));
+    expect(threadReads.length).toBeLessThanOrEqual(1);
     await opened;
   });
 });

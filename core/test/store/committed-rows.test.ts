@@ -104,4 +104,26 @@ describe("rows this connection's transactions committed, for the next transactio
     store.db.exec(`UPDATE items SET data = json_set(data, '$.text', 'changed in place') WHERE id = 'item:a'`);
     store.transaction(() => expect(textOf("item:a")).toBe("changed in place"));
   });
+
+  it("answers reads outside transactions from them, after one check per turn of the event loop", async () => {
+    expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
+    expect(statementsOf(() => expect(textOf("item:b")).toBe("second"))).toEqual([]);
+    // A record they do not know is read whole from the file, and known from then on.
+    expect(statementsOf(() => expect(textOf("item:c")).toBeNull())).toHaveLength(1);
+    expect(statementsOf(() => expect(textOf("item:c")).toBeNull())).toEqual([]);
+    // Once the event loop has moved on, another process may have committed: checked again.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
+  });
+
+  it("checks again outside transactions once another store of this process has committed", () => {
+    expect(textOf("item:a")).toBe("first");
+    const other = new Store(file);
+    try {
+      other.transaction(() => other.append(null, [item("item:a", 1, "by another connection")], NOW));
+    } finally {
+      other.close();
+    }
+    expect(textOf("item:a")).toBe("by another connection");
+  });
 });

@@ -216,10 +216,5 @@ describe("the store's identity map for a transaction", () => {
     });
   });
 
-  it("reads a record by id from the file outside a transaction, every time", () => {
-    store.transaction(() => store.append(null, [item("item:a", "on file")], NOW));
-    expect(statementsOf(() => expect(textOf("item:a")).toBe("on file"))).toBe(1);
-    expect(statementsOf(() => expect(textOf("item:a")).toBe("on file"))).toBe(1);
-    // Queries outside a transaction are committed-reads.test.ts's.
-  });
+  // Reads outside a transaction: by id, committed-rows.test.ts's; queries, committed-reads.test.ts's.
 });
