@@ -1,4 +1,4 @@
-import type { ProjectionRow } from "./identity-map.js";
+import { key, type ProjectionRow } from "./identity-map.js";
 import type { EntityName } from "./records.js";
 
 /**
@@ -70,9 +70,4 @@ export class CommittedRows {
 function charsOf(row: ProjectionRow): number {
   const data = row[row.length - 1];
   return typeof data === "string" ? data.length : 0;
-}
-
-/** The key the identity map and these rows share. */
-export function key(entity: EntityName, id: string): string {
-  return `${entity}\u0000${id}`;
 }

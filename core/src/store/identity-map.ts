@@ -1,4 +1,3 @@
-import { key } from "./committed-rows.js";
 import type { EntityName } from "./records.js";
 
 /**
@@ -56,6 +55,11 @@ export class IdentityMap {
     this.rows.clear();
     this.queries.clear();
   }
+}
+
+/** The key a record's row is kept under, here and in `CommittedRows`. */
+export function key(entity: EntityName, id: string): string {
+  return `${entity}\u0000${id}`;
 }
 
 /**
