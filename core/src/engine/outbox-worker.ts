@@ -71,9 +71,18 @@ export class OutboxWorker implements EffectWorker {
   private claimDue(): void {
     if (!this.running || !this.engine.store.isOpen()) return;
     const now = this.clock.nowMs();
+    // When the next effect not claimed now becomes due (the timer's time): read with the due
+    // effects, the ones left pending (a lane busy) added as they are passed over.
+    let next: number | null;
     try {
-      for (const effect of this.engine.store.dueEffects(now)) {
-        if (this.busyLanes.has(effect.lane)) continue;
+      const agenda = this.engine.store.outboxAgenda(now);
+      next = agenda.laterDueAt;
+      for (const effect of agenda.due) {
+        if (this.busyLanes.has(effect.lane)) {
+          next = next === null ? effect.availableAt : Math.min(next, effect.availableAt);
+          continue;
+        }
+        // One another worker claimed first is not pending any more.
         if (!this.engine.store.claimEffect(effect.id, now)) continue;
         this.run(effect);
       }
@@ -86,7 +95,7 @@ export class OutboxWorker implements EffectWorker {
       this.retryTickLater();
       return;
     }
-    this.armTimer();
+    this.armTimer(next);
   }
 
   private retryTickLater(): void {
@@ -95,10 +104,9 @@ export class OutboxWorker implements EffectWorker {
     this.timer.unref();
   }
 
-  private armTimer(): void {
+  private armTimer(next: number | null): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const next = this.engine.store.nextEffectDueAt();
     if (next === null) return;
     const delay = Math.max(0, next - this.clock.nowMs());
     if (delay === 0) return;

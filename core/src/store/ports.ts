@@ -22,6 +22,14 @@ export interface CommandReceipt {
   readonly createdAt: string;
 }
 
+/** What the outbox worker reads on a tick (see `EventStore.outboxAgenda`). */
+export interface OutboxAgenda {
+  /** As `dueEffects` answers them. */
+  readonly due: OutboxEffect[];
+  /** The earliest `availableAt` of the pending effects not in `due`, or null when there are none. */
+  readonly laterDueAt: number | null;
+}
+
 /** An outbox row: a provider effect to carry out after its command committed. */
 export interface OutboxEffect {
   readonly seq: number;
@@ -113,6 +121,11 @@ export interface EventStore {
   dueEffects(nowMs: number): OutboxEffect[];
   /** When the next delayed effect becomes due, or null. */
   nextEffectDueAt(): number | null;
+  /**
+   * `dueEffects` and, in the same statement, when the earliest pending effect among the others
+   * becomes due: what the outbox worker's tick reads.
+   */
+  outboxAgenda(nowMs: number): OutboxAgenda;
   /** Marks an effect claimed. Returns false when another worker got it first. */
   claimEffect(id: string, nowMs: number): boolean;
   /** Settles an effect. */

@@ -7,7 +7,7 @@ import { CommittedReads } from "./committed-reads.js";
 import { CommittedRows } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
-import type { CommandReceipt, EventStore, OutboxEffect, RecordUpsert } from "./ports.js";
+import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert } from "./ports.js";
 import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
@@ -920,6 +920,24 @@ export class Store implements EventStore {
          ORDER BY o.seq`,
     ).all(nowMs) as OutboxRow[];
     return rows.map(toEffect);
+  }
+
+  /**
+   * `dueEffects` and when the earliest of the other pending effects becomes due, in one
+   * statement (the worker's tick read them in two).
+   */
+  outboxAgenda(nowMs: number): OutboxAgenda {
+    const rows = this.statement(
+      `WITH head AS (SELECT lane, MIN(seq) AS seq FROM outbox WHERE status IN ('pending', 'claimed') GROUP BY lane),
+         due AS (SELECT o.* FROM outbox o JOIN head ON head.seq = o.seq WHERE o.status = 'pending' AND o.available_at <= ?)
+       SELECT later.due_at AS later_due_at, due.* FROM
+         (SELECT MIN(available_at) AS due_at FROM outbox WHERE status = 'pending' AND seq NOT IN (SELECT seq FROM due)) later
+         LEFT JOIN due ON 1
+         ORDER BY due.seq`,
+    ).all(nowMs) as (OutboxRow & { later_due_at: number | null })[];
+    // Without a due effect, the one row the LEFT JOIN keeps has no effect's columns.
+    const due = rows.filter((row) => row.seq !== null).map(toEffect);
+    return { due, laterDueAt: rows[0]?.later_due_at ?? null };
   }
 
   /** When the next delayed effect becomes due, or null. */

@@ -107,6 +107,18 @@ describe("the store's statement observer, counted", () => {
     });
   });
 
+  it("reads the outbox worker's agenda, due effects and the next time, in one statement", () => {
+    store.transaction(() => {
+      store.enqueueEffect({ id: "now", lane: "lane:a", type: "test", payload: {} }, 1_000, NOW);
+      store.enqueueEffect({ id: "later", lane: "lane:b", type: "test", payload: {} }, 61_000, NOW);
+    });
+    counter.reset();
+    const agenda = store.outboxAgenda(1_000);
+    expect(agenda.due.map((effect) => effect.id)).toEqual(["now"]);
+    expect(agenda.laterDueAt).toBe(61_000);
+    expect(counter.snapshot().statements).toBe(1);
+  });
+
   it("starts over on reset", () => {
     store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
     counter.reset();

@@ -71,6 +71,29 @@ describe.each(backends)("store contract ($name): the outbox's lanes and claims",
     expect(await store.nextEffectDueAt()).toBeNull();
   });
 
+  it("reads the due effects and when the earliest of the others is due together (the worker's tick)", async () => {
+    expect(await store.outboxAgenda(now)).toEqual({ due: [], laterDueAt: null });
+    await store.transaction((work) => {
+      work.enqueueEffect(effect("a1", "lane:a"));
+      work.enqueueEffect(effect("later", "lane:b"), 60_000);
+    });
+    const first = await store.outboxAgenda(now);
+    expect(first.due).toEqual(await store.dueEffects(now));
+    expect(ids(first.due)).toEqual(["a1"]);
+    expect(first.laterDueAt).toBeGreaterThanOrEqual(now + 60_000);
+    // An effect queued behind a due one in its lane is among the others, due now.
+    await store.transaction((work) => work.enqueueEffect(effect("a2", "lane:a")));
+    const second = await store.outboxAgenda(now);
+    expect(ids(second.due)).toEqual(["a1"]);
+    expect(second.laterDueAt).toBe((await store.effect("a2"))!.availableAt);
+    // Claimed, the head is not pending: what is left is the delayed one and the one behind it.
+    expect(await store.claimEffect("a1", now)).toBe(true);
+    expect(await store.outboxAgenda(now)).toEqual({ due: [], laterDueAt: second.laterDueAt });
+    await store.settleEffect("a1", "done", null);
+    expect(ids((await store.outboxAgenda(now)).due)).toEqual(["a2"]);
+    expect((await store.outboxAgenda(now)).laterDueAt).toBe(first.laterDueAt);
+  });
+
   it("puts a retried effect back at the head of its lane, due later, with its attempts and error kept", async () => {
     await store.transaction((work) => {
       work.enqueueEffect(effect("first", "lane:a"));

@@ -93,6 +93,7 @@ function harnessOf(store: Store): StoreHarness {
     receipt: async (commandId) => store.getReceipt(commandId),
     dueEffects: async (nowMs) => store.dueEffects(nowMs),
     nextEffectDueAt: async () => store.nextEffectDueAt(),
+    outboxAgenda: async (nowMs) => store.outboxAgenda(nowMs),
     claimEffect: async (id, nowMs) => store.claimEffect(id, nowMs),
     settleEffect: async (id, status, error) => store.settleEffect(id, status, error, clock.nowIso()),
     retryEffect: async (id, availableAtMs, error) => store.retryEffect(id, availableAtMs, error, clock.nowIso()),

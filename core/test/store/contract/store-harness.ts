@@ -1,6 +1,6 @@
 import type { CommandContext } from "../../../src/engine/command-context.js";
 import type { Command, CommandOutcome } from "../../../src/engine/ports.js";
-import type { CommandReceipt, OutboxEffect, RecordUpsert } from "../../../src/store/ports.js";
+import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords, StoredEvent } from "../../../src/store/records.js";
 
 // What the store contract suite asks of a backend. Every store call of the suite goes through
@@ -68,6 +68,7 @@ export interface StoreHarness {
 
   dueEffects(nowMs: number): Promise<readonly OutboxEffect[]>;
   nextEffectDueAt(): Promise<number | null>;
+  outboxAgenda(nowMs: number): Promise<OutboxAgenda>;
   claimEffect(id: string, nowMs: number): Promise<boolean>;
   settleEffect(id: string, status: "done" | "failed" | "abandoned", error: string | null): Promise<void>;
   retryEffect(id: string, availableAtMs: number, error: string): Promise<void>;
