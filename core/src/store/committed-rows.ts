@@ -14,8 +14,8 @@ import type { EntityName } from "./records.js";
  * `Store.forget`, whose rows a transaction hands over here when it commits, or a rebuild, which
  * clears them. A transaction that rolls back hands over nothing, and a savepoint that rolls back
  * clears them, since which rows its transaction wrote before it is not tracked. Raw access to the
- * connection (`Store.db`, tests' fixtures) clears them too. Reads outside transactions never use
- * them: there, only a statement could tell that another connection has committed meanwhile.
+ * connection (`Store.db`, tests' fixtures) clears them too. Reads by id outside transactions use
+ * them after a check that holds for the rest of the event loop's turn (`Store.get`).
  */
 export class CommittedRows {
   private readonly rows = new Map<string, ProjectionRow | null>();

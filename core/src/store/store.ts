@@ -682,8 +682,11 @@ export class Store implements EventStore {
 
   /**
    * Reads one record by id. Inside a `transaction`, a record the transaction already read or
-   * wrote comes from memory; outside one, from the file (another process may write it between
-   * two reads). Each call returns an object of its own.
+   * wrote, or that an earlier one committed, comes from memory (the latter after one check per
+   * transaction); outside one, a record this connection's transactions committed or its reads
+   * saw comes from memory after one check per turn of the event loop (see `committedRowOutside`),
+   * others from the file. From outside an open asynchronous transaction, from the committed
+   * reader. Each call returns an object of its own.
    */
   get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
     const outside = this.outsideAsyncTransaction();
