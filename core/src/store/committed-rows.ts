@@ -7,15 +7,16 @@ import type { EntityName } from "./records.js";
  * thread, its attempt: each command and ingestor tick reads them again) cost nothing, and an
  * append to one needs no read of its current row.
  *
- * A transaction answers from them only once it has checked, after its BEGIN IMMEDIATE, that no
- * other connection has committed since they were known (`PRAGMA data_version`, one statement per
- * transaction that uses them; a transaction holds the write lock, so nobody commits while it
- * runs). This connection's own writes to entity tables all go through `Store.append` and
- * `Store.forget`, whose rows a transaction hands over here when it commits, or a rebuild, which
- * clears them. A transaction that rolls back hands over nothing, and a savepoint that rolls back
- * clears them, since which rows its transaction wrote before it is not tracked. Raw access to the
- * connection (`Store.db`, tests' fixtures) clears them too. Reads by id outside transactions use
- * them after a check that holds for the rest of the event loop's turn (`Store.get`).
+ * Whether another connection has committed since they were known is the store's one answer to
+ * that question, `PRAGMA data_version`: a transaction checks them against it as read after its
+ * BEGIN IMMEDIATE (one statement per transaction that uses them; a transaction holds the write
+ * lock, so nobody commits while it runs), and a read by id outside transactions against the
+ * reading of the event-loop turn that committed query results are checked against too
+ * (`Store.dataVersionThisTurn`). This connection's own writes to entity tables all go through
+ * `Store.append` and `Store.forget`, whose rows a transaction hands over here when it commits, or
+ * a rebuild, which clears them. A transaction that rolls back hands over nothing, and a savepoint
+ * that rolls back clears them, since which rows its transaction wrote before it is not tracked.
+ * Raw access to the connection (`Store.db`, tests' fixtures) clears them too.
  */
 export class CommittedRows {
   private readonly rows = new Map<string, ProjectionRow | null>();

@@ -81,8 +81,9 @@ function endedUnder(cause: unknown): AsyncTransactionConflictError {
 }
 
 /**
- * Commits by every store of this process, so a store can tell that another connection in the
- * same process committed without asking SQLite (see `Store.committedRowOutside`).
+ * Commits by every store of this process (and hand-outs of a raw connection, which may write), so
+ * a store can tell that another connection in the same process committed during an event-loop
+ * turn without asking SQLite (see `Store.dataVersionThisTurn`).
  */
 const processCommits = { count: 0 };
 
@@ -137,20 +138,20 @@ export class Store implements EventStore {
   private identity: IdentityMap | null = null;
   /** Rows as this connection's transactions committed them, for the next transactions' reads. */
   private readonly committedRows = new CommittedRows();
-  /** Whether the outermost transaction under way has checked `committedRows` (one statement). */
-  private committedRowsChecked = false;
   /**
-   * Every store's commits in this process when this one last checked `committedRows` outside
-   * a transaction, during the run of synchronous code and microtasks under way; null when that
-   * check is void (the event loop has moved on since, or none was made).
+   * `data_version` as read inside the outermost transaction under way, after its BEGIN IMMEDIATE
+   * (while it holds the write lock nobody else commits, so one read serves the whole
+   * transaction); null before its first read, and outside one.
    */
-  private committedRowsCheckedAt: number | null = null;
+  private transactionDataVersion: number | null = null;
   /** Query results read outside transactions, reused while nothing can have changed them. */
   private readonly committedReads = new CommittedReads(
     () => `${this.writerStatement(TOTAL_CHANGES_SQL).pluck().get() as number}:${this.dataVersionThisTurn()}`,
   );
   /** The `data_version` last read in this event-loop turn; null before the turn's first read. */
   private turnDataVersion: number | null = null;
+  /** `processCommits.count` when `turnDataVersion` was read, moved on by this store's own commits. */
+  private turnProcessCommits = 0;
   private readonly endDataVersionTurn = (): void => {
     this.turnDataVersion = null;
   };
@@ -181,6 +182,9 @@ export class Store implements EventStore {
    */
   get db(): Database.Database {
     this.committedRows.clear();
+    // Other stores of this process may be reading this turn: whatever is written through it,
+    // they read `data_version` again.
+    this.committedInProcess();
     return this.database;
   }
 
@@ -351,7 +355,7 @@ export class Store implements EventStore {
    */
   private transactionStarted(): void {
     this.identity = new IdentityMap();
-    this.committedRowsChecked = false;
+    this.transactionDataVersion = null;
     this.committedReads.transactionStarted();
   }
 
@@ -363,16 +367,16 @@ export class Store implements EventStore {
 
   /**
    * A record's row as the transaction under way knows it (its identity map, or else the rows
-   * this connection's last transactions committed, checked once per transaction), or undefined.
+   * this connection's last transactions committed), or undefined. The committed rows are checked
+   * against `data_version` read inside the transaction, never the turn's reading: another process
+   * may have committed between that reading and this transaction's BEGIN IMMEDIATE, and a write
+   * built on a row it changed would lose its update.
    */
   private knownRow(identity: IdentityMap, entity: EntityName, id: string): ProjectionRow | null | undefined {
     const row = identity.row(entity, id);
     if (row !== undefined || this.committedRows.isEmpty) return row;
-    if (!this.committedRowsChecked) {
-      this.committedRows.checked(this.dataVersion());
-      this.committedRowsChecked = true;
-      this.committedRowsCheckedInThisTurn();
-    }
+    this.transactionDataVersion ??= this.dataVersion();
+    this.committedRows.checked(this.transactionDataVersion);
     const committed = this.committedRows.row(entity, id);
     if (committed !== undefined) identity.remember(entity, id, committed);
     return committed;
@@ -380,32 +384,30 @@ export class Store implements EventStore {
 
   /**
    * A record's row for a read outside transactions from the rows this connection's transactions
-   * committed, or undefined. Their check holds until the event loop moves on (the microtasks
-   * queued by then have run): no I/O callback runs before that, so nothing another process says
-   * can reach this one meanwhile, and a read answered from rows a moment old is one made a
-   * moment earlier. Another store in this process (a second connection, the CLI's) commits
-   * synchronously, so any commit of one voids the check.
+   * committed, or undefined: checked against the turn's `data_version` (`dataVersionThisTurn`),
+   * as committed query results are, so a read by id and a `select` in one turn see other
+   * connections' commits from the same moment on.
    */
   private committedRowOutside(entity: EntityName, id: string): ProjectionRow | null | undefined {
     if (this.committedRows.isEmpty) return undefined;
-    if (this.committedRowsCheckedAt !== processCommits.count) {
-      this.committedRows.checked(this.dataVersion());
-      this.committedRowsCheckedInThisTurn();
-    }
+    this.committedRows.checked(this.dataVersionThisTurn());
     return this.committedRows.row(entity, id);
   }
 
-  /** The rows were checked just now: they hold for the rest of this turn of the event loop. */
-  private committedRowsCheckedInThisTurn(): void {
-    if (this.committedRowsCheckedAt === null) queueMicrotask(() => (this.committedRowsCheckedAt = null));
-    this.committedRowsCheckedAt = processCommits.count;
+  /**
+   * This connection committed, or may have (its raw connection is handed out): the other stores
+   * of this process read `data_version` again before they trust this turn's reading. Its own
+   * reading still holds: a connection's own commits leave its `data_version` as it was.
+   */
+  private committedInProcess(): void {
+    const current = this.turnProcessCommits === processCommits.count;
+    processCommits.count += 1;
+    if (current) this.turnProcessCommits = processCommits.count;
   }
 
   /** After an outermost commit: the checkpointer counts it, listeners hear its events. */
   private committed(): void {
-    processCommits.count += 1;
-    // This store's own commit keeps its check: the rows it handed over are as it committed them.
-    if (this.committedRowsCheckedAt !== null) this.committedRowsCheckedAt = processCommits.count;
+    this.committedInProcess();
     this.checkpointer?.noteCommit();
     if (this.pending.length > 0) {
       const committed = this.pending;
@@ -1045,8 +1047,10 @@ export class Store implements EventStore {
         })
         .immediate();
     } finally {
-      // Every row was rewritten (or, on failure, rolled back) behind a transaction under way.
+      // Every row was rewritten (or, on failure, rolled back) behind a transaction under way,
+      // and behind what other stores of this process read this turn.
       this.forgetRows();
+      this.committedInProcess();
       this.database.pragma(`cache_size = ${cacheSize}`);
     }
   }
@@ -1127,19 +1131,26 @@ export class Store implements EventStore {
     const version = this.writerStatement(DATA_VERSION_SQL).pluck().get() as number;
     if (this.turnDataVersion === null) setImmediate(this.endDataVersionTurn);
     this.turnDataVersion = version;
+    this.turnProcessCommits = processCommits.count;
     return version;
   }
 
   /**
-   * `data_version` as this event-loop turn first read it (or reads it now): what a committed-read
-   * stamp compares. One read serves a request's credential check, its project check and its
-   * listing, instead of one read transaction on the file each (each cost about as much as the
-   * query it spared, under bench/mcp.bench.js). A commit elsewhere that lands during the turn
-   * is seen from the next turn on, as if it had landed just after it; this connection's own
-   * changes are never missed (its transactions and total changes are checked on every read).
+   * `data_version` as this event-loop turn last read it (or reads it now): the one answer to
+   * "has another connection committed since?" for what is kept outside transactions, committed
+   * query results (`CommittedReads`) and committed rows (`CommittedRows`) alike. One read serves
+   * a request's credential check, its project check, its listing and its reads by id, instead of
+   * one read transaction on the file each (each cost about as much as the query it spared, under
+   * bench/mcp.bench.js). A commit by another process that lands during the turn is seen from the
+   * next turn on, as if it had landed just after it (a request that must see it, a credential
+   * check, reads `dataVersion()` afresh). A commit by another store of this process, which can
+   * happen in the middle of a turn and be followed by a read here, voids the reading at once.
+   * This connection's own changes are never missed (its transactions and total changes are
+   * checked on every read, and its transactions hand their rows over).
    */
   private dataVersionThisTurn(): number {
-    return this.turnDataVersion ?? this.dataVersion();
+    if (this.turnDataVersion !== null && this.turnProcessCommits === processCommits.count) return this.turnDataVersion;
+    return this.dataVersion();
   }
 
   /** Closes the database (checkpointing the WAL: the checkpoint worker's connection closes first). */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RecordUpsert } from "../../src/store/ports.js";
 import { Store } from "../../src/store/store.js";
@@ -105,15 +106,54 @@ describe("rows this connection's transactions committed, for the next transactio
     store.transaction(() => expect(textOf("item:a")).toBe("changed in place"));
   });
 
+  /** The next event-loop turn (another process's commit can only reach this one between turns). */
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** Commits a change to a record's row on a connection of its own, as another process would. */
+  function commitElsewhere(id: string, text: string): void {
+    const other = new Database(file);
+    try {
+      other.prepare("UPDATE items SET data = json_set(data, '$.text', ?) WHERE id = ?").run(text, id);
+    } finally {
+      other.close();
+    }
+  }
+
   it("answers reads outside transactions from them, after one check per turn of the event loop", async () => {
+    await nextTurn();
     expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
     expect(statementsOf(() => expect(textOf("item:b")).toBe("second"))).toEqual([]);
     // A record they do not know is read whole from the file, and known from then on.
     expect(statementsOf(() => expect(textOf("item:c")).toBeNull())).toHaveLength(1);
     expect(statementsOf(() => expect(textOf("item:c")).toBeNull())).toEqual([]);
     // Once the event loop has moved on, another process may have committed: checked again.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
+  });
+
+  it("shares the turn's data_version with committed queries, and sees a commit elsewhere after a fresh read", async () => {
+    await nextTurn();
+    const dataVersionReads = () => statements.filter((sql) => sql.includes("data_version")).length;
+    const before = dataVersionReads();
+    expect(textOf("item:a")).toBe("first");
+    store.select("item", "thread_id = ?", ["thread:1"]);
+    store.select("item", "thread_id = ?", ["thread:1"]);
+    expect(textOf("item:b")).toBe("second");
+    expect(dataVersionReads()).toBe(before + 1);
+    // Another process's commit within the turn is seen as if it landed just after it...
+    commitElsewhere("item:a", "from elsewhere");
+    expect(textOf("item:a")).toBe("first");
+    // ...unless the turn reads data_version afresh, as a credential check does.
+    store.dataVersion();
+    expect(textOf("item:a")).toBe("from elsewhere");
+  });
+
+  it("checks them in a transaction against data_version read after its BEGIN, not the turn's reading", async () => {
+    await nextTurn();
+    expect(textOf("item:a")).toBe("first");
+    // Another process commits between the turn's reading and the transaction's write lock.
+    commitElsewhere("item:a", "from elsewhere");
+    store.transaction(() => expect(textOf("item:a")).toBe("from elsewhere"));
   });
 
   it("checks again outside transactions once another store of this process has committed", () => {
