@@ -80,12 +80,22 @@ function endedUnder(cause: unknown): AsyncTransactionConflictError {
   );
 }
 
+/** Where `processCommits` is shared between copies of this module. */
+const PROCESS_COMMITS = Symbol.for("switchyard.store.processCommits");
+
 /**
  * Commits by every store of this process (and hand-outs of a raw connection, which may write), so
  * a store can tell that another connection in the same process committed during an event-loop
- * turn without asking SQLite (see `Store.dataVersionThisTurn`).
+ * turn without asking SQLite (see `Store.dataVersionThisTurn`). Kept on `globalThis` under a
+ * registered symbol: two copies of this module in one process (a test's sources beside a built
+ * package) must count each other's commits.
  */
-const processCommits = { count: 0 };
+const processCommits = processCommitCounter();
+
+function processCommitCounter(): { count: number } {
+  const shared = globalThis as { [PROCESS_COMMITS]?: { count: number } };
+  return (shared[PROCESS_COMMITS] ??= { count: 0 });
+}
 
 /** How a refusal says where the running code is. */
 const OUTSIDE_OPEN_ASYNC =

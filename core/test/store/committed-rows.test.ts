@@ -166,4 +166,21 @@ describe("rows this connection's transactions committed, for the next transactio
     }
     expect(textOf("item:a")).toBe("by another connection");
   });
+
+  it("checks again once a store of another copy of its module has committed (sources beside a build)", async () => {
+    // core's build, as the CLI and built packages load it: a module of its own beside the sources.
+    const built = (await import(new URL("../../dist/store/store.js", import.meta.url).href)) as {
+      Store: typeof Store;
+    };
+    expect(built.Store).not.toBe(Store);
+    await nextTurn();
+    expect(textOf("item:a")).toBe("first");
+    const other = new built.Store(file);
+    try {
+      other.transaction(() => other.append(null, [item("item:a", 1, "by the built copy")], NOW));
+    } finally {
+      other.close();
+    }
+    expect(textOf("item:a")).toBe("by the built copy");
+  });
 });
