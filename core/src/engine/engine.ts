@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SwitchyardError, type TurnUsageReport } from "../spec/index.js";
+import type { CommitNudge } from "../store/commit-feed.js";
 import { type EventStore, StoreToken } from "../store/ports.js";
 import type { AttemptRecord, RunRecord, StoredEvent } from "../store/records.js";
 import { type Clock, ClockToken } from "../util/clock.js";
@@ -214,9 +215,14 @@ export class TransactionalEngine implements Engine {
     if (effects) this.nudgeEffects();
   }
 
-  /** Hears committed events. */
+  /** Hears committed events, every one in sequence order (the store's ordered stream). */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void {
     return this.store.onCommitted(listener);
+  }
+
+  /** Hears which records each commit changed, without them (the store's nudge): read again on it. */
+  onChanges(listener: (nudge: CommitNudge) => void): () => void {
+    return this.store.onCommitNudge(listener);
   }
 
   /** Hears that new effects are waiting in the outbox. */

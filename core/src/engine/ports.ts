@@ -1,4 +1,5 @@
 import type { AdapterEvent } from "../spec/index.js";
+import type { CommitNudge } from "../store/commit-feed.js";
 import type { EventStore, OutboxEffect } from "../store/ports.js";
 import type { SessionContinuationRecord, StoredEvent } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
@@ -50,8 +51,10 @@ export interface Engine {
     changes: readonly ((ctx: CommandContext) => void)[],
     onError: (error: unknown, index: number) => void,
   ): Promise<void>;
-  /** Hears committed events. */
+  /** Hears committed events, every one in sequence order (the store's ordered stream). */
   onEvents(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /** Hears which records each commit changed, without them (the store's nudge): read again on it. */
+  onChanges(listener: (nudge: CommitNudge) => void): () => void;
   /** Hears that new effects are waiting in the outbox. */
   onEffectsQueued(listener: () => void): () => void;
 }

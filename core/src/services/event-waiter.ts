@@ -1,6 +1,6 @@
 import { inject, injectable } from "tsyringe";
 import { type Engine, EngineToken } from "../engine/ports.js";
-import type { StoredEvent } from "../store/records.js";
+import type { ChangedRecord, CommitNudge } from "../store/commit-feed.js";
 
 /** How often a blocking wait reports progress while nothing happens. */
 export const PROGRESS_HEARTBEAT_MS = 5_000;
@@ -10,13 +10,13 @@ export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   /**
-   * The threads whose events can end the wait: only batches with an event on one of them reach
-   * `relevant` (default: every batch). A wait that names its threads costs nothing on commits
-   * elsewhere, however many other waits are open.
+   * The threads whose changes can end the wait: only commits that changed a record on one of
+   * them reach `relevant` (default: every commit). A wait that names its threads costs nothing
+   * on commits elsewhere, however many other waits are open.
    */
   readonly threadIds?: readonly string[];
-  /** Only re-check when a committed batch contains a relevant event (default: any). */
-  readonly relevant?: (event: StoredEvent) => boolean;
+  /** Only re-check when a commit changed a relevant record (default: any). */
+  readonly relevant?: (change: ChangedRecord) => boolean;
   /** Called on every re-check that did not finish the wait, and on each heartbeat. */
   readonly onProgress?: () => void;
   /**
@@ -27,13 +27,14 @@ export interface WaitOptions {
 }
 
 /** One open wait, as the dispatcher sees it. */
-type Watch = (events: readonly StoredEvent[]) => void;
+type Watch = (changes: readonly ChangedRecord[]) => void;
 
 /**
- * Waits for a condition over the projections, re-checked only when events commit: waits are
- * woken by events, never by polling loops. Resolves `null` on timeout or cancellation. One
- * engine listener serves every wait, handing each committed batch only to the waits on its
- * threads (and to those that named none), so a commit costs the waits it concerns, not all.
+ * Waits for a condition over the projections, re-checked only when a commit changed something:
+ * waits are woken by the store's nudge (which records changed, never their contents: the check
+ * reads them), never by polling loops. Resolves `null` on timeout or cancellation. One engine
+ * listener serves every wait, handing each commit only to the waits on its threads (and to
+ * those that named none), so a commit costs the waits it concerns, not all.
  */
 @injectable()
 export class EventWaiter {
@@ -64,9 +65,9 @@ export class EventWaiter {
         options.heartbeatMs !== undefined && options.onProgress !== undefined
           ? setInterval(options.onProgress, options.heartbeatMs)
           : null;
-      const watch: Watch = (events) => {
+      const watch: Watch = (changes) => {
         if (settled) return;
-        if (options.relevant !== undefined && !events.some(options.relevant)) return;
+        if (options.relevant !== undefined && !changes.some(options.relevant)) return;
         let value: T | null;
         try {
           value = check();
@@ -90,7 +91,7 @@ export class EventWaiter {
         watches.add(watch);
       }
     }
-    this.unsubscribe ??= this.engine.onEvents((events) => this.dispatch(events));
+    this.unsubscribe ??= this.engine.onChanges((nudge) => this.dispatch(nudge));
   }
 
   private remove(watch: Watch, threadIds: readonly string[] | undefined): void {
@@ -108,18 +109,18 @@ export class EventWaiter {
     }
   }
 
-  /** Hands a committed batch to the waits it concerns, each once. */
-  private dispatch(events: readonly StoredEvent[]): void {
+  /** Hands a commit's changes to the waits they concern, each once. */
+  private dispatch({ changes }: CommitNudge): void {
     let concerned: Set<Watch> | null = this.everywhere.size > 0 ? new Set(this.everywhere) : null;
     if (this.byThread.size > 0) {
-      for (const event of events) {
-        const watches = event.threadId === null ? undefined : this.byThread.get(event.threadId);
+      for (const change of changes) {
+        const watches = change.threadId === null ? undefined : this.byThread.get(change.threadId);
         if (watches === undefined) continue;
         concerned ??= new Set();
         for (const watch of watches) concerned.add(watch);
       }
     }
     if (concerned === null) return;
-    for (const watch of concerned) watch(events);
+    for (const watch of concerned) watch(changes);
   }
 }

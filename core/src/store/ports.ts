@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { CommitNudge } from "./commit-feed.js";
 import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import { token } from "../util/di-token.js";
 
@@ -77,8 +78,17 @@ export interface EventStore {
    * context it runs there, part of that transaction.
    */
   writeAsync<T>(write: () => T): Promise<T>;
-  /** Hears every batch of events after it commits. */
+  /**
+   * Hears every batch of events after it commits, once, in sequence order with no gap: the
+   * ordered stream, for what must see every event's record (the public event feed).
+   */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /**
+   * Hears which records each commit changed, without the records: the nudge, for what only
+   * needs to read again (waits, timers, the scheduler). May come late or coalesced on a
+   * store with several writers; never carries what a listener should not re-read.
+   */
+  onCommitNudge(listener: (nudge: CommitNudge) => void): () => void;
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
   append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[];
   /** Reads one record by id. */

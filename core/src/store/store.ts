@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import { AsyncTransactionConflictError, AsyncTransactionLevel, FifoMutex } from "./async-transaction.js";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "./entity-tables.js";
 import { IdentityMap, type ProjectionRow, queryKey, key as rowKey } from "./identity-map.js";
+import { CommitFeed, type CommitNudge } from "./commit-feed.js";
 import { CommittedReads } from "./committed-reads.js";
 import { CommittedRows } from "./committed-rows.js";
 import { migrate } from "./migrations.js";
@@ -142,7 +143,7 @@ export class Store implements EventStore {
   private readonly previousOf: Database.Statement;
   /** The data of the event an event's previous_sequence names, plucked. */
   private readonly previousData: Database.Statement;
-  private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
+  private readonly feed = new CommitFeed();
   private pending: StoredEvent[] = [];
   /** The rows the outermost `transaction` under way has read or written; null outside one. */
   private identity: IdentityMap | null = null;
@@ -422,7 +423,7 @@ export class Store implements EventStore {
     if (this.pending.length > 0) {
       const committed = this.pending;
       this.pending = [];
-      for (const listener of this.listeners) listener(committed);
+      this.feed.publish(committed);
     }
   }
 
@@ -589,10 +590,14 @@ export class Store implements EventStore {
     return this.committedReader;
   }
 
-  /** Hears every batch of events after it commits. */
+  /** Hears every batch of events after it commits, in sequence order (see `CommitFeed`). */
   onCommitted(listener: (events: readonly StoredEvent[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.feed.onOrdered(listener);
+  }
+
+  /** Hears which records each commit changed, without them (see `CommitFeed`). */
+  onCommitNudge(listener: (nudge: CommitNudge) => void): () => void {
+    return this.feed.onNudge(listener);
   }
 
   /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */

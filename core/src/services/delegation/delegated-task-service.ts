@@ -6,7 +6,7 @@ import { ProviderCatalogToken, type ProviderCatalog } from "../../engine/provide
 import { stoppableRun, type ProjectionReader } from "../../engine/run-lifecycle.js";
 import { titleFromMessage } from "../../engine/thread-records.js";
 import { PolicyToken, type Policy } from "../../policy/policy-token.js";
-import { isTerminalRunStatus, type DelegatedTaskRecord, type StoredEvent } from "../../store/records.js";
+import { isTerminalRunStatus, type DelegatedTaskRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import { CallerContext } from "../caller-context.js";
@@ -207,10 +207,11 @@ export class DelegatedTaskService {
           // question, an approval), a run of the child (which runs own an approval) or the waiting
           // run (stopping, or not any more). The child's items, attempts and sessions, and the
           // parent's own tool-call items, end nothing: re-checking on them was most re-checks.
-          relevant: (event: StoredEvent) =>
-            (event.entity === "delegatedTask" && event.record.id === taskId) ||
-            (event.threadId === task.childThreadId && (event.entity === "runtimeRequest" || event.entity === "run")) ||
-            (event.entity === "run" && waiterRunId !== null && event.record.id === waiterRunId),
+          relevant: (change) =>
+            (change.entity === "delegatedTask" && change.id === taskId) ||
+            (change.threadId === task.childThreadId &&
+              (change.entity === "runtimeRequest" || change.entity === "run")) ||
+            (change.entity === "run" && waiterRunId !== null && change.id === waiterRunId),
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
           onProgress: () => {
             const now = Date.now();

@@ -14,7 +14,7 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { conflictsAsInvalid, OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { finishRun } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import { isTerminalRunStatus, type RunRecord, type StoredEvent } from "../../store/records.js";
+import { isTerminalRunStatus, type RunRecord } from "../../store/records.js";
 import { type ReachForeignTaskRow, ReachForeignTasksTable } from "../../store/tables/reach-foreign-tasks.js";
 import { derive } from "../../util/ids.js";
 import { EventWaiter, PROGRESS_HEARTBEAT_MS } from "../event-waiter.js";
@@ -283,7 +283,7 @@ export class ForeignTasks {
       {
         timeoutMs: limit,
         ...(signal !== undefined ? { signal } : {}),
-        relevant: (event: StoredEvent) => event.threadId === row.child_thread_id,
+        relevant: (change) => change.threadId === row.child_thread_id,
         heartbeatMs: PROGRESS_HEARTBEAT_MS,
       },
     );
@@ -335,7 +335,7 @@ export class ForeignTasks {
       (await this.waiter.waitFor(unacked, {
         timeoutMs: limit,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
-        relevant: (event) => event.entity === "run",
+        relevant: (change) => change.entity === "run",
       })) ?? []
     );
   }

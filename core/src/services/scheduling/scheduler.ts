@@ -57,8 +57,8 @@ export class Scheduler {
     this.running = true;
     this.startedAtMs = this.clock.nowMs();
     this.unsubscribers.push(
-      this.engine.onEvents((events) => {
-        if (events.some((event) => event.entity === "scheduledTask")) this.wake();
+      this.engine.onChanges(({ changes }) => {
+        if (changes.some((change) => change.entity === "scheduledTask")) this.wake();
       }),
     );
     const unsubscribeJump = this.clock.onJump?.(() => this.wake());

@@ -94,9 +94,9 @@ export class RunWaits {
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress, heartbeatMs: PROGRESS_HEARTBEAT_MS } : {}),
         threadIds: [request.threadId],
-        relevant: (event) =>
-          (event.entity === "run" && (event.record as RunRecord).id === pinned.id) ||
-          (event.entity === "runtimeRequest" && (event.record as RuntimeRequestRecord).threadId === request.threadId),
+        relevant: (change) =>
+          (change.entity === "run" && change.id === pinned.id) ||
+          (change.entity === "runtimeRequest" && change.threadId === request.threadId),
       });
       return (
         done ?? {

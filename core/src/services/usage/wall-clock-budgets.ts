@@ -35,8 +35,8 @@ export class WallClockBudgets {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.engine.onEvents((events) => {
-      if (events.some((event) => event.entity === "delegatedTask" || event.entity === "budget")) this.queueRearm();
+    this.unsubscribe = this.engine.onChanges(({ changes }) => {
+      if (changes.some((change) => change.entity === "delegatedTask" || change.entity === "budget")) this.queueRearm();
     });
     // A clock a test moves: the timer was armed for the old time.
     this.unsubscribeJump = this.clock.onJump?.(() => this.queueRearm()) ?? null;

@@ -386,7 +386,7 @@ export class ChangeSetService {
       {
         timeoutMs: limit,
         threadIds: [threadId],
-        relevant: (event) => event.entity === "workspace" && event.record.id === workspaceId,
+        relevant: (change) => change.entity === "workspace" && change.id === workspaceId,
         ...(signal !== undefined ? { signal } : {}),
       },
     );
