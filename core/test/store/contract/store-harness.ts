@@ -149,8 +149,14 @@ export interface StoreBackend {
   openStepByStep(): Promise<StoreHarness>;
   /** A store in another process on `harness`'s database, to be killed mid-work. */
   spawnStoreProcess(harness: StoreHarness): Promise<StoreProcess>;
-  /** A new database at the version before the newest. */
-  openPreviousVersion(): Promise<PreviousVersionDatabase>;
+  /**
+   * The older schema versions `openPreviousVersion` can create, newest first: the version
+   * before the newest at least, and as many before it as the backend's migrations reach (a
+   * backend whose first version is its baseline lists what it has).
+   */
+  readonly previousVersions: readonly number[];
+  /** A new database at `version` (one of `previousVersions`; by default the first). */
+  openPreviousVersion(version?: number): Promise<PreviousVersionDatabase>;
   /** Closes every store this backend opened (kills its processes) and removes their databases. */
   closeAll(): Promise<void>;
 }
