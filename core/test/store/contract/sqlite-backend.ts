@@ -12,6 +12,7 @@ import { migrate, MIGRATIONS } from "../../../src/store/migrations.js";
 import type { CommandReceipt, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords } from "../../../src/store/records.js";
 import { Store } from "../../../src/store/store.js";
+import { ftsQuery, ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
 import { randomIdAllocator } from "../../../src/util/ids.js";
 import type { Clock } from "../../../src/util/clock.js";
 import type {
@@ -107,6 +108,10 @@ function harnessOf(store: Store): StoreHarness {
     retryEffect: async (id, availableAtMs, error) => store.retryEffect(id, availableAtMs, error, clock.nowIso()),
     unfinishedEffects: async () => store.unfinishedEffects(),
     effect: async (id) => store.getEffect(id),
+    searchThreads: async (projectId, text) =>
+      (await new ThreadSearchTable(store).page(projectId, { includeSubagents: true }, ftsQuery(text)!, 50, 0)).map(
+        (hit) => hit.threadId,
+      ),
     rebuildProjections: async () => store.rebuildProjections(),
     projections: async () =>
       Object.fromEntries(

@@ -75,6 +75,12 @@ export interface StoreHarness {
   unfinishedEffects(): Promise<readonly OutboxEffect[]>;
   effect(id: string): Promise<OutboxEffect | null>;
 
+  /**
+   * The named query of a thread search (`ThreadSearchTable.page`): the ids of a project's
+   * threads whose title or messages hold every word of `text`, best first.
+   */
+  searchThreads(projectId: string, text: string): Promise<readonly string[]>;
+
   /** Rebuilds every projection from the log; how many events it applied. */
   rebuildProjections(): Promise<number>;
   /** Every row of every entity's projection table (every column), by table, ordered by id. */
