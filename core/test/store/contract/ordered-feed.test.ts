@@ -103,4 +103,66 @@ describe.each(backends)("store contract ($name): the ordered feed", (backend) =>
     expect(await store.lastSequence()).toBe(read.at(-1)!.sequence);
     expect(await other.lastSequence()).toBe(read.at(-1)!.sequence);
   });
+
+  it("shows readers tailing after N every event of concurrent writers whose units of work await, once, in order", async () => {
+    // Issue 33's asynchronous units of work, interleaving on the event loop: 8 writers of 200
+    // units each, two events per unit with an await between them, and one unit in 25 rolled
+    // back after both. A reader may see a unit only whole and only once it committed, and a
+    // cursor "after N" must never step over an event that commits later below N (the ordering
+    // PostgreSQL's safe-position reader exists for). One reader on the writers' store (its
+    // reads from outside the open unit) and one on another connection to the database.
+    const other = await backend.connectAgain(store);
+    const writers = 8;
+    const unitsPerWriter = 200;
+    const committed: StoredEvent[] = [];
+    let rolledBack = 0;
+    let writing = true;
+    const tailer = async (reader: StoreHarness): Promise<StoredEvent[]> => {
+      const read: StoredEvent[] = [];
+      let cursor = 0;
+      for (;;) {
+        const finished = !writing;
+        const page = await reader.eventsAfter(cursor, 16);
+        if (page.length > 0) {
+          expect(page[0]!.sequence).toBeGreaterThan(cursor);
+          read.push(...page);
+          cursor = page.at(-1)!.sequence;
+        } else if (finished) return read;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const writer = async (w: number): Promise<void> => {
+      for (let unit = 0; unit < unitsPerWriter; unit += 1) {
+        const fails = unit % 25 === 24;
+        const id = `w${w}:u${unit}`;
+        try {
+          const events = await store.transactionAsync(async (work) => {
+            const first = work.append(`cmd:${id}`, [item(`item:${id}:a`, `thread:${w}`, unit * 2, id)]);
+            await new Promise((resolve) => setImmediate(resolve));
+            const second = work.append(`cmd:${id}`, [item(`item:${id}:b`, `thread:${w}`, unit * 2 + 1, id)]);
+            if (fails) throw new Error(`unit ${id} rolls back`);
+            return [...first, ...second];
+          });
+          committed.push(...events);
+        } catch (error) {
+          if (!fails) throw error;
+          rolledBack += 1;
+        }
+      }
+    };
+    const readers = [tailer(store), tailer(other)];
+    try {
+      await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+    } finally {
+      writing = false;
+    }
+    const [readHere, readThere] = await Promise.all(readers);
+
+    expect(rolledBack).toBe(writers * (unitsPerWriter / 25));
+    expect(committed).toHaveLength(writers * (unitsPerWriter - unitsPerWriter / 25) * 2);
+    const inOrder = [...committed].sort((a, b) => a.sequence - b.sequence);
+    expect(readHere).toEqual(inOrder);
+    expect(readThere).toEqual(inOrder);
+    expect(await readFeed(store, 0, 100)).toEqual(inOrder);
+  });
 });

@@ -22,6 +22,45 @@ export function project(id: string, name: string, removed = false): RecordUpsert
   };
 }
 
+export function thread(id: string, projectId: string, title: string): RecordUpsert<"thread"> {
+  return {
+    entity: "thread",
+    record: {
+      id,
+      projectId,
+      title,
+      titleSource: "user",
+      titleRegenerationPending: false,
+      providerInstanceId: "provider:test",
+      model: null,
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      cwd: `/work/${projectId}`,
+      branch: null,
+      worktreePath: null,
+      workspaceStrategy: "root",
+      lineage: {
+        relationship: "root",
+        parentThreadId: null,
+        parentRunId: null,
+        parentNodeId: null,
+        delegatedTaskId: null,
+        depth: 0,
+        rootThreadId: id,
+      },
+      createdBy: "user",
+      creationSource: "api",
+      linkedPullRequest: null,
+      snoozedUntil: null,
+      snoozedAt: null,
+      deletedAt: null,
+      stopped: false,
+      createdAt: CREATED,
+      updatedAt: CREATED,
+    },
+  };
+}
+
 export function item(
   id: string,
   threadId: string,

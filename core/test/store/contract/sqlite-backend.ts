@@ -12,6 +12,7 @@ import { migrate, MIGRATIONS } from "../../../src/store/migrations.js";
 import type { CommandReceipt, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords } from "../../../src/store/records.js";
 import { Store } from "../../../src/store/store.js";
+import { ftsQuery, ThreadSearchTable } from "../../../src/store/tables/thread-search.js";
 import { randomIdAllocator } from "../../../src/util/ids.js";
 import type { Clock } from "../../../src/util/clock.js";
 import type {
@@ -26,6 +27,14 @@ import type {
 } from "./store-harness.js";
 
 const NEWEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/**
+ * The versions a database of the previous store can be written at: from version 4 (the first
+ * with every table the suite writes), newest first.
+ */
+const PREVIOUS_VERSIONS = MIGRATIONS.map((migration) => migration.version)
+  .filter((version) => version >= 4 && version < NEWEST_VERSION)
+  .sort((a, b) => b - a);
 
 /**
  * Time stands still for the suite: an effect queued "now" is due at the `nowMs()` a test read
@@ -99,6 +108,10 @@ function harnessOf(store: Store): StoreHarness {
     retryEffect: async (id, availableAtMs, error) => store.retryEffect(id, availableAtMs, error, clock.nowIso()),
     unfinishedEffects: async () => store.unfinishedEffects(),
     effect: async (id) => store.getEffect(id),
+    searchThreads: async (projectId, text) =>
+      (await new ThreadSearchTable(store).page(projectId, { includeSubagents: true }, ftsQuery(text)!, 50, 0)).map(
+        (hit) => hit.threadId,
+      ),
     rebuildProjections: async () => store.rebuildProjections(),
     projections: async () =>
       Object.fromEntries(
@@ -124,9 +137,13 @@ function harnessOf(store: Store): StoreHarness {
   };
 }
 
+function columnsOf(db: Database.Database, table: string): Set<string> {
+  return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+}
+
 /** `INSERT` (or, given a conflict target, upsert) of the row's keys that `table` has at this version. */
 function writeRow(db: Database.Database, table: string, row: Record<string, unknown>, conflict?: string): number {
-  const present = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+  const present = columnsOf(db, table);
   const columns = Object.keys(row).filter((column) => present.has(column));
   const onConflict =
     conflict === undefined
@@ -151,7 +168,11 @@ function appendAsPreviousVersion(
   const spec = ENTITY_TABLES[entity] as EntityTable<EntityName>;
   const id = (record as { id: string }).id;
   const data = JSON.stringify(record);
-  const previous = db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck().get(id) ?? null;
+  // Before migration 16 rows did not name their last event, nor events their previous one.
+  const linked = columnsOf(db, spec.table).has("last_sequence");
+  const previous = linked
+    ? (db.prepare(`SELECT last_sequence FROM ${spec.table} WHERE id = ?`).pluck().get(id) ?? null)
+    : null;
   const sequence = writeRow(db, "events", {
     type: `${entity}.upserted`,
     entity,
@@ -313,12 +334,16 @@ export function sqliteBackend(): StoreBackend {
       }
       return openStore(file);
     },
-    openPreviousVersion: async () => {
+    previousVersions: PREVIOUS_VERSIONS,
+    openPreviousVersion: async (version = PREVIOUS_VERSIONS[0]!) => {
+      if (!PREVIOUS_VERSIONS.includes(version)) throw new Error(`no previous version ${version} on sqlite`);
       const file = newFile();
-      const previous = MIGRATIONS.filter((migration) => migration.version < NEWEST_VERSION);
       const db = rawConnection(file);
-      migrate(db, previous);
-      return previousVersionOf(db, Math.max(...previous.map((migration) => migration.version)), () => openStore(file));
+      migrate(
+        db,
+        MIGRATIONS.filter((migration) => migration.version <= version),
+      );
+      return previousVersionOf(db, version, () => openStore(file));
     },
     closeAll: async () => {
       for (const child of processes.splice(0)) await child.kill();

@@ -75,6 +75,12 @@ export interface StoreHarness {
   unfinishedEffects(): Promise<readonly OutboxEffect[]>;
   effect(id: string): Promise<OutboxEffect | null>;
 
+  /**
+   * The named query of a thread search (`ThreadSearchTable.page`): the ids of a project's
+   * threads whose title or messages hold every word of `text`, best first.
+   */
+  searchThreads(projectId: string, text: string): Promise<readonly string[]>;
+
   /** Rebuilds every projection from the log; how many events it applied. */
   rebuildProjections(): Promise<number>;
   /** Every row of every entity's projection table (every column), by table, ordered by id. */
@@ -149,8 +155,14 @@ export interface StoreBackend {
   openStepByStep(): Promise<StoreHarness>;
   /** A store in another process on `harness`'s database, to be killed mid-work. */
   spawnStoreProcess(harness: StoreHarness): Promise<StoreProcess>;
-  /** A new database at the version before the newest. */
-  openPreviousVersion(): Promise<PreviousVersionDatabase>;
+  /**
+   * The older schema versions `openPreviousVersion` can create, newest first: the version
+   * before the newest at least, and as many before it as the backend's migrations reach (a
+   * backend whose first version is its baseline lists what it has).
+   */
+  readonly previousVersions: readonly number[];
+  /** A new database at `version` (one of `previousVersions`; by default the first). */
+  openPreviousVersion(version?: number): Promise<PreviousVersionDatabase>;
   /** Closes every store this backend opened (kills its processes) and removes their databases. */
   closeAll(): Promise<void>;
 }
