@@ -94,6 +94,8 @@ export class DelegationSaga implements EngineReaction {
           status,
           summary: summary.length > 1_000 ? `${summary.slice(0, 1_000)}…` : summary,
           resultContextTransferId: transferId,
+          // Why it failed, as the parent's row shows it (a capacity or quota limit, a provider error).
+          ...(status === "failed" && resultRun.error !== null ? { error: resultRun.error } : {}),
         },
         updatedAt: ctx.now,
       });
