@@ -105,6 +105,7 @@ import type {
   ResumeCursorEventV1,
   SessionExitedEventV1,
   WarningEventV1,
+  ProviderLimitV1,
   AdapterEventV1,
   AdapterEventTypeV1,
 } from "./v1/events.js";
@@ -302,6 +303,8 @@ export type ResumeCursorEvent = ResumeCursorEventV1;
 export type SessionExitedEvent = SessionExitedEventV1;
 /** The current version of {@link WarningEventV1}. @public */
 export type WarningEvent = WarningEventV1;
+/** The current version of {@link ProviderLimitV1}. @experimental */
+export type ProviderLimit = ProviderLimitV1;
 /** The current version of {@link AdapterEventV1}. @public */
 export type AdapterEvent = AdapterEventV1;
 /** The current version of {@link AdapterEventTypeV1}. @public */

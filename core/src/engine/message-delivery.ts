@@ -41,6 +41,11 @@ export interface DeliverMessageInput {
   readonly notifiesRequestId?: string | null;
   /** The delegated task whose result this notification delivers (a stop-and-queue-ahead message queues behind it). */
   readonly deliversResultOf?: string | null;
+  /**
+   * Queue it ahead of every queued message (behind results already queued ahead): a result that
+   * was pending when a stop-and-queue-ahead send stopped the turn survives the stop and runs first.
+   */
+  readonly aheadOfQueuedMessages?: boolean;
   /** Facts kept on the message's timeline item (`data`), such as where a system message came from. */
   readonly details?: Readonly<Record<string, unknown>>;
   /** The target provider's capabilities (read by the caller from the provider registry). */
@@ -70,6 +75,14 @@ export interface DeliveryResult {
     readonly degraded: boolean;
     readonly reason: string;
   };
+}
+
+/** Why a run was stopped by a stop-and-queue-ahead send (`restart` on a provider that can only stop a turn). */
+export const STOPPED_FOR_MESSAGE = "interrupted_for_message";
+
+/** Whether a run ended because a stop-and-queue-ahead send stopped it (not a Stop or an interrupt on request). */
+export function stoppedForMessage(run: RunRecord): boolean {
+  return run.terminalReason === STOPPED_FOR_MESSAGE && run.interruptedOnRequest !== true;
 }
 
 const DELIVERY: Record<DispatchAction, Delivery> = {
@@ -199,7 +212,7 @@ function carryOut(
       // Idle, but older queued work (queued while a run was ending) goes first: queue behind
       // it and start the oldest.
       const waiting = queuedRuns(ctx, thread.id).some((run) => !run.held);
-      runId = createRun(ctx, runInput, !waiting).id;
+      runId = createRun(ctx, runInput, !waiting, aheadOrder(ctx, input)).id;
       if (waiting) {
         startNextQueued(ctx, thread.id);
         action = "queue";
@@ -207,7 +220,7 @@ function carryOut(
       break;
     }
     case "queue":
-      runId = createRun(ctx, runInput, false).id;
+      runId = createRun(ctx, runInput, false, aheadOrder(ctx, input)).id;
       break;
     case "interrupt_then_queue_first": {
       // Ahead of other queued messages, but a delegated-task result waiting in the queue (not
@@ -217,14 +230,14 @@ function carryOut(
       const base = Math.min(0, ...queued.map((run) => run.queueOrder));
       results.forEach((run, index) => ctx.put("run", { ...run, queueOrder: base - results.length - 1 + index }));
       runId = createRun(ctx, runInput, false, base - 1).id;
-      ctx.put("run", { ...active!, interruptRequested: true, terminalReason: "interrupted_for_message" });
+      ctx.put("run", { ...active!, interruptRequested: true, terminalReason: STOPPED_FOR_MESSAGE });
       ctx.effect({
         id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
         lane: thread.id,
         type: EFFECT.turnInterrupt,
         payload: {
           attemptId: attempt!.id,
-          reason: "interrupted_for_message",
+          reason: STOPPED_FOR_MESSAGE,
           hard: false,
         } satisfies TurnInterruptPayload,
       });
@@ -262,6 +275,18 @@ function carryOut(
     }
   }
   return { runId, action };
+}
+
+/**
+ * The queue order of a message asked to go ahead of the queued messages: just before the first
+ * unheld one that delivers no result, so results queued ahead earlier keep their place and
+ * several results delivered together keep theirs (equal orders start by ordinal). Undefined: the
+ * usual order, behind everything queued.
+ */
+function aheadOrder(ctx: CommandContext, input: DeliverMessageInput): number | undefined {
+  if (input.aheadOfQueuedMessages !== true) return undefined;
+  const messages = queuedRuns(ctx, input.threadId).filter((run) => !run.held && run.deliversResultOf == null);
+  return Math.min(0, ...messages.map((run) => run.queueOrder)) - 1;
 }
 
 function newRunInput(input: DeliverMessageInput, instructions: string | null): NewRunInput {

@@ -4,7 +4,7 @@ import type { AttemptRecord } from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
 import { type Engine, type ProviderEventSink, EngineToken } from "./ports.js";
 import { LiveOutput } from "./live-output.js";
-import { finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
+import { failRunOnProviderLimit, finishAttempt, markAttemptRunning, putItem } from "./run-lifecycle.js";
 import { openRuntimeRequest, resolveRuntimeRequest, runtimeRequestId } from "./runtime-requests.js";
 import {
   providerItemId,
@@ -254,10 +254,11 @@ export class ProviderEventIngestor implements ProviderEventSink {
           kind: "notice",
           status: "completed",
           text: event.message,
-          data: { level: "warning" },
+          data: { level: "warning", ...(event.limit !== undefined ? { limit: event.limit } : {}) },
           createdBy: "provider",
           creationSource: "provider",
         });
+        if (event.limit !== undefined) failRunOnProviderLimit(ctx, attempt, event.limit, event.message);
         return;
       }
       case "session.resume_cursor": {

@@ -1,4 +1,4 @@
-import type { InteractionMode, RuntimeMode, TurnTerminalStatus } from "../spec/index.js";
+import type { InteractionMode, ProviderLimit, RuntimeMode, TurnTerminalStatus } from "../spec/index.js";
 import {
   isTerminalRunStatus,
   type Actor,
@@ -281,6 +281,9 @@ export function markAttemptRunning(ctx: CommandContext, attemptId: string, provi
 
 function runStatusFor(attemptStatus: TurnTerminalStatus, run: RunRecord): RunStatus {
   if (attemptStatus === "failed") return "failed";
+  // Stopped because the provider could not get past a capacity or quota limit: a failure, however
+  // the turn itself ended.
+  if (run.terminalReason === PROVIDER_LIMIT_REASON && attemptStatus !== "cancelled") return "failed";
   if (attemptStatus === "cancelled") return "cancelled";
   if (attemptStatus === "interrupted") return "interrupted";
   // The provider finished although an interrupt was asked for: the work was stopped on
@@ -307,7 +310,8 @@ export function finishAttempt(
   const restart = ctx.store
     .select("attempt", "run_id = ? AND status = 'pending'", [run.id])
     .find((candidate) => candidate.restartOfAttemptId === attempt.id);
-  if (restart !== undefined && status !== "failed") {
+  // A restart waiting on the attempt does not outlive a limit the provider reported: the run fails.
+  if (restart !== undefined && status !== "failed" && run.terminalReason !== PROVIDER_LIMIT_REASON) {
     ctx.put("run", { ...run, status: "starting", currentAttemptId: restart.id, interruptRequested: false });
     ctx.effect({
       id: derive.effect(EFFECT.turnStart, restart.id),
@@ -356,6 +360,38 @@ export function finishRun(
   for (const hook of ctx.hooks.runTerminal) hook(ctx, ended);
   startNextQueued(ctx, run.threadId);
   return ctx.require("run", runId);
+}
+
+/** The terminal reason of a run stopped because its provider reported a limit it could not get past. */
+export const PROVIDER_LIMIT_REASON = "provider_limit";
+
+/**
+ * The provider reported a capacity or quota limit its turn cannot get past (a used-up free tier,
+ * a rate limit it keeps retrying): harnesses often retry such a request on their own, so the run
+ * would stay running with the failure only in its timeline. The run fails instead, with the limit
+ * as its error (`provider_capacity` or `provider_quota`), and the provider is asked to stop the
+ * turn; the turn's end settles the run as failed, which its parent's row and task then show.
+ */
+export function failRunOnProviderLimit(
+  ctx: CommandContext,
+  attempt: AttemptRecord,
+  limit: ProviderLimit,
+  message: string,
+): void {
+  const run = ctx.get("run", attempt.runId);
+  if (run === null || isTerminalRunStatus(run.status) || run.currentAttemptId !== attempt.id) return;
+  if (!["starting", "running"].includes(attempt.status) || run.terminalReason === PROVIDER_LIMIT_REASON) return;
+  const error = {
+    code: `provider_${limit.kind}`,
+    message: `The provider hit a ${limit.kind} limit${limit.code !== undefined ? ` (${limit.code})` : ""}: ${message}`,
+  };
+  ctx.put("run", { ...run, error, interruptRequested: true, terminalReason: PROVIDER_LIMIT_REASON });
+  ctx.effect({
+    id: derive.effect(EFFECT.turnInterrupt, `${attempt.id}:${PROVIDER_LIMIT_REASON}`),
+    lane: run.threadId,
+    type: EFFECT.turnInterrupt,
+    payload: { attemptId: attempt.id, reason: PROVIDER_LIMIT_REASON, hard: false } satisfies TurnInterruptPayload,
+  });
 }
 
 /**

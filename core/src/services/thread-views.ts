@@ -197,6 +197,9 @@ export function itemView(item: TimelineItemRecord, maxChars: number) {
     "degraded",
     "reason",
     "exitCode",
+    // Why a child failed (a sub-agent row), and the limit a provider warning reported.
+    "error",
+    "limit",
   ]) {
     if (data[key] !== undefined) summary[key] = data[key];
   }

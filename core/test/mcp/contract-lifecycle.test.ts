@@ -442,6 +442,34 @@ describe("delegated-task lifecycle contract (seed 000)", () => {
     expect(store().get("run", jump.runId)).toMatchObject({ status: "completed", summary: "jumped ahead" });
   });
 
+  it("stop-and-queue-ahead on a stop-only provider: a result still pending (not yet queued) when the turn is stopped runs before the new message", async () => {
+    const parent = await lab.liveAgent({ instance: "stopper" });
+    const task = await mustCall<DelegateTaskResult>(parent.client, "delegate_task", {
+      task: "@@reply the pending result",
+      mode: "async",
+    });
+    // The parent's turn is live, so the finished result waits, pending, for that turn to end.
+    await until("the task to be finalized", () => store().get("delegatedTask", task.taskId)!.finalizedAt);
+    expect(store().get("delegatedTask", task.taskId)!.delivery).toBe("pending");
+    const resultMessageId = `message:task-result:${task.taskId}`;
+    expect(runsOf(parent.threadId).some((run) => run.messageId === resultMessageId)).toBe(false);
+
+    const jump = await mustCall<SendResult>(parent.client, "t3_thread_send", {
+      threadId: parent.threadId,
+      message: "@@reply jumped ahead of nothing queued",
+      mode: "restart",
+    });
+    expect(jump).toMatchObject({ delivery: "interrupted_and_queued", action: "interrupt_then_queue_first" });
+    await until("the parent to run everything", () => idle(parent.threadId));
+    const result = runsOf(parent.threadId).find((run) => run.messageId === resultMessageId)!;
+    expect(result).toMatchObject({ kind: "notification", status: "completed" });
+    expect(startSequence(result.id)).toBeLessThan(startSequence(jump.runId));
+    expect(store().get("run", jump.runId)).toMatchObject({
+      status: "completed",
+      summary: "jumped ahead of nothing queued",
+    });
+  });
+
   it("gives a follow-up sent to a finished child its own result transfer without changing the published result", async () => {
     const parent = await lab.liveAgent({ instance: "alpha" });
     const done = await mustCall<DelegateTaskResult>(parent.client, "delegate_task", {

@@ -16,6 +16,7 @@ import {
   type StepFinishPart,
   type ToolPart,
 } from "./opencode-wire.js";
+import { limitOfRetry } from "./opencode-limits.js";
 
 /** The metadata on a prompt's text part: the host turn, and which prompt of that turn it is. */
 export interface PromptMetadata {
@@ -133,10 +134,14 @@ export class OpenCodeTurn {
         if (status.type === "busy" && this.#allAccepted()) this.#busyAfterAccept = true;
         if (status.type === "busy" && this.interruptRequested && !this.#abortRepeated) this.#abortAgain = true;
         if (status.type === "retry") {
+          // A used-up quota or a lasting capacity limit is reported as such: the host then fails
+          // the turn instead of leaving it retrying with the failure only in its timeline.
+          const limit = limitOfRetry(status.message, status.attempt);
           this.emit({
             type: "warning",
             turnId: this.turnId,
             message: `OpenCode retries the model request (attempt ${status.attempt}): ${status.message}`,
+            ...(limit !== undefined ? { limit } : {}),
           });
         }
         return false;

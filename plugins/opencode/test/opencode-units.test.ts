@@ -33,6 +33,7 @@ import {
 } from "../src/opencode-requests.js";
 import { toolCallStart, taskResultOf } from "../src/opencode-items.js";
 import { OpenCodeTurn } from "../src/opencode-turn.js";
+import { CAPACITY_RETRIES_BEFORE_LIMIT, limitOfRetry } from "../src/opencode-limits.js";
 import { RuntimeRequestBook, type AdapterEvent } from "@switchyard/sdk";
 import { grantFor, openCodeOptions } from "./opencode-lab.js";
 
@@ -427,5 +428,42 @@ describe("the inspect probe", () => {
         "c/w",
       ]).map((m) => m.id),
     ).toEqual(["a/x", "a/y", "b/z", "c/w"]);
+  });
+});
+
+describe("when OpenCode retries a request that hit a limit", () => {
+  const SESSION = "ses_limits";
+  const retry = (attempt: number, message: string) =>
+    ({
+      type: "session.status",
+      properties: { sessionID: SESSION, status: { type: "retry", attempt, message, next: Date.now() + 30_000 } },
+    }) as never;
+  const warningsOf = (...statuses: never[]) => {
+    const events: AdapterEvent[] = [];
+    const emit = (event: AdapterEvent) => events.push(event);
+    const turn = new OpenCodeTurn("t1", emit, new RuntimeRequestBook(emit), SESSION, []);
+    for (const status of statuses) turn.apply(status);
+    return events.filter((event) => event.type === "warning");
+  };
+
+  it("reports a used-up free tier or quota as a quota limit at once (seed 003's free_tier_limit)", () => {
+    const [warning] = warningsOf(retry(1, "free_tier_limit: Free usage exceeded, add credits"));
+    expect(warning).toMatchObject({ turnId: "t1", limit: { kind: "quota", code: "free_tier_limit" } });
+    expect(limitOfRetry("You exceeded your current quota (insufficient_quota)", 1)).toEqual({
+      kind: "quota",
+      code: "insufficient_quota",
+    });
+  });
+
+  it("reports a capacity limit only once OpenCode has retried it a few times, and an ordinary retry never", () => {
+    const warnings = warningsOf(
+      ...Array.from({ length: CAPACITY_RETRIES_BEFORE_LIMIT }, (_, index) => retry(index + 1, "Rate Limited")),
+    );
+    expect(warnings.map((warning) => (warning as { limit?: unknown }).limit)).toEqual([
+      ...Array.from({ length: CAPACITY_RETRIES_BEFORE_LIMIT - 1 }, () => undefined),
+      { kind: "capacity" },
+    ]);
+    expect(limitOfRetry("Provider is overloaded", CAPACITY_RETRIES_BEFORE_LIMIT)).toEqual({ kind: "capacity" });
+    expect(limitOfRetry("fetch failed: ECONNRESET", 10)).toBeUndefined();
   });
 });

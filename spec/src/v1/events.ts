@@ -246,11 +246,30 @@ export interface SessionExitedEventV1 {
   readonly error?: ProviderTurnErrorV1;
 }
 
+/**
+ * A usage limit that keeps a turn from going on: the model's or provider's capacity (rate limits,
+ * overload) or the account's quota (a used-up free tier or plan). Harnesses often keep retrying
+ * such a request on their own, and the turn then never ends.
+ * @experimental
+ */
+export interface ProviderLimitV1 {
+  /** `capacity`: the provider or model has no room now; `quota`: the account's allowance is used up. */
+  readonly kind: "capacity" | "quota";
+  /** The provider's own code, when it gives one (for example `free_tier_limit`, `rate_limit_exceeded`). */
+  readonly code?: string;
+}
+
 /** Something the host should record but that changes no state (an unsupported setting, a retry). @public */
 export interface WarningEventV1 {
   readonly type: "warning";
   readonly turnId?: string;
   readonly message: string;
+  /**
+   * Set when the warning reports a capacity or quota limit the turn cannot get past (not a retry
+   * the adapter expects to succeed): the host then stops the turn and fails its run with the
+   * message as the reason. Omitted: an ordinary warning. @experimental
+   */
+  readonly limit?: ProviderLimitV1;
 }
 
 /** Every event an adapter can report. @public */

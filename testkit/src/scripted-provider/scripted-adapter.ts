@@ -427,6 +427,16 @@ class ScriptedSession {
       case "wait":
         await sleep(step.ms, signal);
         return { kind: "continue", result: null };
+      case "limit":
+        this.emit({
+          type: "warning",
+          turnId,
+          message: step.message,
+          limit: { kind: step.limit, code: step.code },
+        });
+        // Retries the request "forever": the turn ends only when it is interrupted.
+        await sleep(2_147_483_647, signal);
+        return { kind: "continue", result: null };
       case "gate":
         if (this.options.gateDir === undefined) throw new Error("@@gate needs the gateDir option");
         await waitForGate(this.options.gateDir, step.name, signal);

@@ -23,6 +23,10 @@ import type { TurnUsageReport } from "@switchyard/spec";
  * - `@@shell <command>`       run a shell command in the session's folder and report it as a
  *                             command tool call with its output and exit code
  * - `@@diff <path> <diff>`    report a file change of <path> whose output is this unified diff
+ * - `@@limit <capacity|quota> <code> <message>`
+ *                             report a capacity or quota limit (a warning with `limit`), then
+ *                             keep "retrying" until the turn is interrupted, as a harness that
+ *                             retries a used-up free tier forever does
  * - `@@usage in=<n> out=<n> cached=<n> cache-write=<n> reasoning=<n> cost=<usd> model=<id>`
  *                             the turn reports this usage when it ends, however it ends (any
  *                             subset of the keys; several `@@usage` add up, `model=` files the
@@ -44,7 +48,13 @@ export type ProviderScriptStep =
   | { readonly kind: "usage"; readonly usage: TurnUsageReport }
   | { readonly kind: "say"; readonly text: string }
   | { readonly kind: "shell"; readonly command: string }
-  | { readonly kind: "diff"; readonly path: string; readonly diff: string };
+  | { readonly kind: "diff"; readonly path: string; readonly diff: string }
+  | {
+      readonly kind: "limit";
+      readonly limit: "capacity" | "quota";
+      readonly code: string;
+      readonly message: string;
+    };
 
 /** A parsed message: steps in order and the free text around them. */
 export interface ParsedProviderScript {
@@ -53,7 +63,7 @@ export interface ParsedProviderScript {
 }
 
 const DIRECTIVE =
-  /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage|say|shell|diff)(?![\w-])/g;
+  /@@(reply|fail|wait|gate|ask|async-ask|approve|tool|history|effort|subagent|plan|refuse-steers|usage|say|shell|diff|limit)(?![\w-])/g;
 
 /** Index just past the JSON object starting at `start` (which must be `{`), honouring strings. */
 function endOfJsonObject(text: string, start: number): number {
@@ -202,6 +212,13 @@ export function parseProviderScript(text: string): ParsedProviderScript {
       case "shell":
         steps.push({ kind: "shell", command: argument || "true" });
         break;
+      case "limit": {
+        const [limit = "", code = "limit_reached", ...message] = argument.split(/\s+/);
+        if (limit !== "capacity" && limit !== "quota")
+          throw new Error(`@@limit: "${limit}" is not capacity or quota (@@limit <capacity|quota> <code> <message>)`);
+        steps.push({ kind: "limit", limit, code, message: message.join(" ") || `${limit} limit reached` });
+        break;
+      }
       case "diff": {
         const [path = "file", ...rest] = argument.split(/\s+/);
         steps.push({ kind: "diff", path, diff: argument.slice(path.length).trim() || rest.join(" ") });

@@ -1,7 +1,7 @@
 import { inject, injectable } from "tsyringe";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
-import { deliverMessage } from "../../engine/message-delivery.js";
+import { deliverMessage, stoppedForMessage } from "../../engine/message-delivery.js";
 import { activeRun, finishRun, latestExecutedRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { DelegatedTaskRecord, RunRecord, RuntimeRequestRecord } from "../../store/records.js";
@@ -38,7 +38,9 @@ export class DelegationSaga implements EngineReaction {
     if (run.interruptedOnRequest === true) this.withdrawQueuedNotices(ctx, run.threadId);
     // First the results and questions this thread is owed: delivering one to a child thread adds
     // known work to that child's own task, which must be seen before the task is settled.
-    this.deliverPendingToParent(ctx, run.threadId);
+    // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
+    // stop and runs before that message (seed 000), as one already queued does.
+    this.deliverPendingToParent(ctx, run.threadId, stoppedForMessage(run));
     if (run.delegatedTaskId !== null && ctx.get("delegatedTask", run.delegatedTaskId) !== null)
       this.settle(ctx, run.delegatedTaskId);
     this.recordFollowUpResult(ctx, run);
@@ -92,6 +94,8 @@ export class DelegationSaga implements EngineReaction {
           status,
           summary: summary.length > 1_000 ? `${summary.slice(0, 1_000)}…` : summary,
           resultContextTransferId: transferId,
+          // Why it failed, as the parent's row shows it (a capacity or quota limit, a provider error).
+          ...(status === "failed" && resultRun.error !== null ? { error: resultRun.error } : {}),
         },
         updatedAt: ctx.now,
       });
@@ -144,7 +148,7 @@ export class DelegationSaga implements EngineReaction {
   }
 
   /** Wakes an idle parent with a finished task's result (a queued notification message). */
-  private deliverResult(ctx: CommandContext, task: DelegatedTaskRecord): void {
+  private deliverResult(ctx: CommandContext, task: DelegatedTaskRecord, aheadOfQueuedMessages = false): void {
     const parent = ctx.get("thread", task.parentThreadId);
     if (parent === null || parent.deletedAt !== null) return;
     const summary =
@@ -169,16 +173,20 @@ export class DelegationSaga implements EngineReaction {
       kind: "notification",
       delegatedTaskId: this.openTaskOf(ctx, parent.id),
       deliversResultOf: task.id,
+      aheadOfQueuedMessages,
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     ctx.put("delegatedTask", { ...ctx.require("delegatedTask", task.id), delivery: "delivered", updatedAt: ctx.now });
   }
 
-  /** When a parent's run ends: deliver finished results and questions it has not seen. */
-  private deliverPendingToParent(ctx: CommandContext, parentThreadId: string): void {
+  /**
+   * When a parent's run ends: deliver finished results and questions it has not seen. Results go
+   * ahead of the queued messages when the run was stopped for one of them.
+   */
+  private deliverPendingToParent(ctx: CommandContext, parentThreadId: string, resultsFirst = false): void {
     if (activeRun(ctx, parentThreadId) !== null || !acceptsAutomaticTurn(ctx, parentThreadId)) return;
     for (const task of ctx.store.select("delegatedTask", "parent_thread_id = ?", [parentThreadId])) {
-      if (task.finalizedAt !== null && task.delivery === "pending") this.deliverResult(ctx, task);
+      if (task.finalizedAt !== null && task.delivery === "pending") this.deliverResult(ctx, task, resultsFirst);
       if (task.finalizedAt !== null) continue;
       for (const request of ctx.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
         task.childThreadId,

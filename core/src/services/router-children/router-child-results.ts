@@ -69,7 +69,14 @@ export class RouterChildResults implements EngineReaction {
       putItem(ctx, {
         ...item,
         status: run.status === "completed" ? "completed" : run.status === "failed" ? "failed" : "cancelled",
-        data: { ...item.data, status: run.status, latestRunId: run.id, summary: clip(transfer.content, 1_000) },
+        data: {
+          ...withoutError(item.data),
+          status: run.status,
+          latestRunId: run.id,
+          summary: clip(transfer.content, 1_000),
+          // Why the turn failed (a capacity or quota limit, a provider error); gone once one does not.
+          ...(run.status === "failed" && run.error !== null ? { error: run.error } : {}),
+        },
       });
     }
     const parent = ctx.get("thread", child.lineage.parentThreadId);
@@ -155,4 +162,10 @@ function clip(text: string, limit: number): string {
 function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {
   if (thread.deletedAt !== null || thread.stopped) return false;
   return latestExecutedRun(ctx, thread.id)?.interruptedOnRequest !== true;
+}
+
+/** An item's data without the previous turn's failure. */
+function withoutError(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { error: _previous, ...rest } = data;
+  return rest;
 }
