@@ -27,6 +27,15 @@ import {
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
+/** The most threads a listing page holds as shells (t3_thread_list's limit). */
+export const THREAD_PAGE_MAX = 100;
+
+/**
+ * The most threads a listing page holds as rows (listThreads view=row): a row is about half a
+ * shell's bytes, and a list that shows a thousand threads then reads them in one request, not ten.
+ */
+export const THREAD_ROW_PAGE_MAX = 1_000;
+
 /** t3_thread_list input. */
 export interface ListThreadsInput {
   readonly projectId?: string | undefined;
@@ -37,6 +46,8 @@ export interface ListThreadsInput {
   readonly settled?: boolean | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
+  /** row: the caller answers with rows (listThreads view=row), so a page may hold up to {@link THREAD_ROW_PAGE_MAX}. */
+  readonly view?: "shell" | "row" | undefined;
 }
 
 /** searchThreads input. */
@@ -130,7 +141,10 @@ export class ThreadQueryService {
 
   list(caller: Caller, input: ListThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
-    const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+    const limit = Math.min(
+      Math.max(input.limit ?? 20, 1),
+      input.view === "row" ? THREAD_ROW_PAGE_MAX : THREAD_PAGE_MAX,
+    );
     const offset = Math.max(input.offset ?? 0, 0);
     const title = input.title?.toLowerCase();
     const listing = { includeSubagents: input.includeSubagents === true };
