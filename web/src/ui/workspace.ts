@@ -7,8 +7,9 @@ import type {
   PendingRequest,
   Project,
   StreamFrame,
-  ThreadList,
   ThreadRead,
+  ThreadRow,
+  ThreadRowList,
   ThreadShell,
 } from "../api/types.js";
 import { freshReads } from "../model/fresh-reads.js";
@@ -20,7 +21,13 @@ export interface Workspace {
   readonly loading: boolean;
   readonly error: string | null;
   readonly projects: readonly Project[];
-  readonly threads: ReadonlyMap<string, ThreadShell>;
+  /** Every thread the page knows, as its list row (a thread read whole is kept as its shell, which is a row too). */
+  readonly threads: ReadonlyMap<string, ThreadRow>;
+  /**
+   * The shells of the threads read one by one (opened, or changed by an event): what a thread's
+   * own page shows beyond its row. The lists are read as rows, about half the bytes.
+   */
+  readonly shells: ReadonlyMap<string, ThreadShell>;
   readonly requests: ReadonlyMap<string, PendingRequest>;
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   /** The last reply of each thread that finished a run (for the Agents panel). */
@@ -76,7 +83,10 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [projects, setProjects] = useState<readonly Project[]>([]);
-  const [threads, setThreads] = useState<ReadonlyMap<string, ThreadShell>>(new Map());
+  const [threads, setThreads] = useState<ReadonlyMap<string, ThreadRow>>(new Map());
+  const [shells, setShells] = useState<ReadonlyMap<string, ThreadShell>>(new Map());
+  /** The threads whose shells the page holds: a resync reads them again (events were missed meanwhile). */
+  const heldShells = useRef(new Set<string>());
   const [requests, setRequests] = useState<ReadonlyMap<string, PendingRequest>>(new Map());
   const [tasks, setTasks] = useState<ReadonlyMap<string, DelegatedTask>>(new Map());
   const [lastReplies, setLastReplies] = useState<ReadonlyMap<string, string>>(new Map());
@@ -104,6 +114,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`,
         );
         setThreads((map) => withEntry(map, threadId, result.thread));
+        heldShells.current.add(threadId);
+        setShells((map) => withEntry(map, threadId, result.thread));
         // A thread in a project added elsewhere (another tab, the CLI): projects have no events of their own.
         if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects("projects");
         const latest = result.runs[0];
@@ -159,6 +171,10 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           if (typeof data.title === "string") {
             const title = data.title;
             setThreads((map) => {
+              const known = map.get(event.threadId);
+              return known === undefined ? map : withEntry(map, event.threadId, { ...known, title });
+            });
+            setShells((map) => {
               const known = map.get(event.threadId);
               return known === undefined ? map : withEntry(map, event.threadId, { ...known, title });
             });
@@ -235,9 +251,13 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         if (cancelled) return;
         knownProjects.current = new Set(listed.map((project) => project.projectId));
         setProjects(listed);
-        const loaded = new Map<string, ThreadShell>();
+        const loaded = new Map<string, ThreadRow>();
+        // Rows, not shells: the sidebar shows rows, and a thread's page reads its shell when it opens.
         const page = (projectId: string, offset: number) =>
-          api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
+          api<ThreadRowList>(
+            "GET",
+            `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset, view: "row" })}`,
+          );
         // The project list says how many threads each holds, so every page is asked for at once
         // (not the first, then the rest it counts). Threads made meanwhile arrive by the stream.
         const lists = await Promise.all(
@@ -248,6 +268,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         for (const list of lists) for (const thread of list.threads) loaded.set(thread.threadId, thread);
         if (cancelled) return;
         setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
+        // A resync's rows are newer than the shells held: those are read again, not left stale.
+        if (resync) for (const threadId of heldShells.current) void refreshThread(threadId);
         setLoading(false);
         // Questions and approvals wait in threads whose run is waiting.
         for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
@@ -281,6 +303,7 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
     error,
     projects,
     threads,
+    shells,
     requests,
     tasks,
     lastReplies,

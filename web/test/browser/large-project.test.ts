@@ -159,6 +159,31 @@ describeInChromium("a project of 1,000 threads in the sidebar", () => {
     expect(await rowsInPage()).toBeLessThan(100);
   });
 
+  it("reads the 1,000 as rows in one request, and a thread's shell when it opens", async () => {
+    const lists: URL[] = [];
+    const listed = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/api/v1/threads" && url.searchParams.get("projectId") === projectId) lists.push(url);
+    };
+    page.on("request", listed);
+    try {
+      await page.reload();
+      await listOf(THREADS).waitFor(UI_WAIT);
+      expect(lists.map((url) => Object.fromEntries(url.searchParams))).toEqual([
+        { projectId, includeSubagents: "true", limit: "1000", offset: "0", view: "row" },
+      ]);
+    } finally {
+      page.off("request", listed);
+    }
+    // A row has no modes: the header shows them from the shell read as the thread opens.
+    await list()
+      .locator(`a[data-thread-id="${ids[THREADS - 1]}"]`)
+      .click();
+    await page
+      .locator(".thread-header .thread-meta", { hasText: "alpha · approval-required · default" })
+      .waitFor(UI_WAIT);
+  });
+
   it("has no serious accessibility violations with a windowed list", async () => {
     // axe-core is injected, which the app's CSP refuses: a second page whose context bypasses it.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
