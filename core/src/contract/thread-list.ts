@@ -68,8 +68,6 @@ export const ThreadRow = z
 
 export type ThreadRowView = z.output<typeof ThreadRow>;
 
-const ROW_FIELDS = Object.keys(ThreadRow.shape) as (keyof ThreadRowView)[];
-
 /** What listThreads answers for each thread: its whole shell (default) or its row. */
 export const ThreadListView = z
   .enum(["shell", "row"])
@@ -108,11 +106,34 @@ export const ThreadListAnswer = z.discriminatedUnion("view", [
   ThreadListOutput.extend({ view: z.literal("shell").optional() }),
 ]);
 
-/** A thread's row: its shell's row fields, nothing else. */
+/**
+ * A thread's row: its shell's row fields, nothing else. Written out, not looped over the
+ * schema's keys (a 1,000-row page spent a millisecond in the loop): a field missing from or
+ * added to ThreadRow is a type error here.
+ */
 export function threadRow(shell: z.input<typeof ThreadShell>): ThreadRowView {
-  const row: Record<string, unknown> = {};
-  for (const field of ROW_FIELDS) if (shell[field] !== undefined) row[field] = shell[field];
-  return row as ThreadRowView;
+  const row: ThreadRowView = {
+    threadId: shell.threadId,
+    title: shell.title,
+    projectId: shell.projectId,
+    providerInstanceId: shell.providerInstanceId,
+    model: shell.model,
+    effort: shell.effort,
+    status: shell.status,
+    latestRunId: shell.latestRunId,
+    queuedRuns: shell.queuedRuns,
+    relationship: shell.relationship,
+    parentThreadId: shell.parentThreadId,
+    delegatedTaskId: shell.delegatedTaskId,
+    snoozed: shell.snoozed,
+    snoozedUntil: shell.snoozedUntil,
+    settled: shell.settled,
+    settledAt: shell.settledAt,
+    createdAt: shell.createdAt,
+    updatedAt: shell.updatedAt,
+  };
+  if (shell.stopped !== undefined) row.stopped = shell.stopped;
+  return row;
 }
 
 /** A t3_thread_list answer in the view asked for: as it is, or its threads as rows. */
