@@ -3,8 +3,9 @@
 //   gzipped (goal: < 300 kB gzipped JS).
 // - first render of a 1,000-thread project: a real server on a real home with 1,000 idle
 //   threads, Debian's Chromium (playwright-core) signed in with a token; from navigation until
-//   the sidebar's list holds all 1,000 threads (read through the API, 100 a page, every page
-//   asked for at once) and its rows fill the sidebar's height. Until December 2026 it ended at
+//   the sidebar's list holds all 1,000 threads (read through the API as rows, 1,000 a page, every
+//   page asked for at once; until December 2026 as shells, 100 a page) and its rows fill the
+//   sidebar's height. Until December 2026 it ended at
 //   the 1,000th row in the page; a list that long now keeps only the rows near the screen in the
 //   page (web/src/ui/windowed-list.tsx), so the 1,000th row is there only once scrolled to:
 //   - reaching the 1,000th row: after that, the sidebar scrolled to its bottom until the oldest
