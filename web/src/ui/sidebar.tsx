@@ -124,6 +124,8 @@ function Section(props: {
 export function Sidebar(props: {
   readonly projects: readonly Project[];
   readonly threads: ReadonlyMap<string, ThreadRow>;
+  /** Whether the threads are read: until then an empty list says it is loading, not "No threads yet". */
+  readonly threadsLoaded: boolean;
   readonly pending: ReadonlyMap<string, number>;
   readonly currentThreadId: string | null;
   readonly drawerOpen: boolean;
@@ -319,11 +321,13 @@ export function Sidebar(props: {
                 viewport={viewport}
                 empty={
                   <li class="empty">
-                    {!filtering
-                      ? "No threads yet"
-                      : searchText !== ""
-                        ? "No title matches; Enter searches messages"
-                        : "No thread matches the filters"}
+                    {!props.threadsLoaded
+                      ? "Loading…"
+                      : !filtering
+                        ? "No threads yet"
+                        : searchText !== ""
+                          ? "No title matches; Enter searches messages"
+                          : "No thread matches the filters"}
                   </li>
                 }
               />

@@ -1,6 +1,6 @@
 import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { followEvents, type StreamState } from "../api/event-stream.js";
+import type { StreamState } from "../api/event-stream.js";
 import type {
   DelegatedTask,
   OutputDelta,
@@ -9,16 +9,18 @@ import type {
   StreamFrame,
   ThreadRead,
   ThreadRow,
-  ThreadRowList,
   ThreadShell,
 } from "../api/types.js";
 import { freshReads } from "../model/fresh-reads.js";
-import { THREAD_PAGE, threadPageOffsets } from "../model/thread-pages.js";
 import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
+import { readProjects, readThreadRows, takeFirstLoad } from "./first-load.js";
 
 /** Everything the screens read: projects, their threads, pending requests and tasks, kept current by the event stream. */
 export interface Workspace {
+  /** Until the project list is read (the threads may still be on their way: see `threadsLoaded`). */
   readonly loading: boolean;
+  /** Whether the projects' threads are read (until then a project's empty list says nothing). */
+  readonly threadsLoaded: boolean;
   readonly error: string | null;
   readonly projects: readonly Project[];
   /** Every thread the page knows, as its list row (a thread read whole is kept as its shell, which is a row too). */
@@ -47,31 +49,6 @@ export interface Workspace {
   reloadProjects(): Promise<void>;
 }
 
-const readProjects = () => api<{ projects: Project[] }>("GET", "/projects");
-
-/** The project list read beside the session check, until the workspace's first read takes it. */
-let earlyProjects: Promise<{ projects: Project[] }> | null = null;
-
-/**
- * Reads the project list now, beside the page's session check (its answer is needed next, and
- * the check's round trip is spent waiting anyway). Only the project list: the threads are read
- * after the event stream opens, so no change to them falls between the read and the stream.
- * A refused read (the session is gone) is dropped and the first load reads again.
- */
-export function readProjectsEarly(): void {
-  const read = readProjects();
-  read.catch(() => {
-    if (earlyProjects === read) earlyProjects = null;
-  });
-  earlyProjects = read;
-}
-
-function takeEarlyProjects(): Promise<{ projects: Project[] }> | null {
-  const read = earlyProjects;
-  earlyProjects = null;
-  return read?.catch(() => readProjects()) ?? null;
-}
-
 function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
   const next = new Map(map);
   if (value === undefined) next.delete(key);
@@ -81,6 +58,7 @@ function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): 
 
 export function useWorkspace(onSignedOut: () => void): Workspace {
   const [loading, setLoading] = useState(true);
+  const [threadsLoaded, setThreadsLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [projects, setProjects] = useState<readonly Project[]>([]);
   const [threads, setThreads] = useState<ReadonlyMap<string, ThreadRow>>(new Map());
@@ -240,37 +218,34 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   );
 
   // A layout effect: the stream and the lists start as the workspace mounts, not a frame later
-  // after its first paint ("Loading…"), which a loaded machine delays by tens of milliseconds.
+  // after its first paint ("Loading…"), which a loaded machine delays by tens of milliseconds;
+  // usually they started earlier still, beside the session check (first-load.ts).
   useLayoutEffect(() => {
     let cancelled = false;
-    /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
+    const first = takeFirstLoad();
+    const showProjects = (listed: readonly Project[]) => {
+      knownProjects.current = new Set(listed.map((project) => project.projectId));
+      setProjects(listed);
+      // The page around the lists can show now: the project list says which projects hold threads.
+      setLoading(false);
+    };
+    /**
+     * Reads the lists. The first read's threads are asked for only once the stream follows the
+     * log (first-load.ts), so no change falls between them; events that came meanwhile were
+     * applied first and are kept over the rows. A resync's read is newer than what the page holds.
+     */
     const load = async (resync: boolean) => {
       try {
-        // The first read takes the project list the session check asked for beside it.
-        const { projects: listed } = await ((!resync ? takeEarlyProjects() : null) ?? readProjects());
+        const listed = resync ? await readProjects() : await first.projects;
         if (cancelled) return;
-        knownProjects.current = new Set(listed.map((project) => project.projectId));
-        setProjects(listed);
-        const loaded = new Map<string, ThreadRow>();
-        // Rows, not shells: the sidebar shows rows, and a thread's page reads its shell when it opens.
-        const page = (projectId: string, offset: number) =>
-          api<ThreadRowList>(
-            "GET",
-            `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset, view: "row" })}`,
-          );
-        // The project list says how many threads each holds, so every page is asked for at once
-        // (not the first, then the rest it counts). Threads made meanwhile arrive by the stream.
-        const lists = await Promise.all(
-          listed.flatMap((project) =>
-            threadPageOffsets(project.threadCount).map((offset) => page(project.projectId, offset)),
-          ),
-        );
-        for (const list of lists) for (const thread of list.threads) loaded.set(thread.threadId, thread);
+        showProjects(listed);
+        const rows = resync ? await readThreadRows(listed) : await first.rows;
         if (cancelled) return;
+        const loaded = new Map(rows.map((thread) => [thread.threadId, thread] as const));
         setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
+        setThreadsLoaded(true);
         // A resync's rows are newer than the shells held: those are read again, not left stale.
         if (resync) for (const threadId of heldShells.current) void refreshThread(threadId);
-        setLoading(false);
         // Questions and approvals wait in threads whose run is waiting.
         for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
         for (const thread of loaded.values())
@@ -282,24 +257,24 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         }
       }
     };
-    // The stream opens first, so nothing that happens while the lists load is missed.
-    const stop = followEvents(
+    first.feed.listen({
       onEvent,
-      (state) => {
+      onState: (state) => {
         setStream(state);
         if (state === "closed") void api("GET", "/ui/session").catch(() => onSignedOut());
       },
-      () => void load(true),
-    );
+      onResync: () => void load(true),
+    });
     void load(false);
     return () => {
       cancelled = true;
-      stop();
+      first.feed.stop();
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
   return {
     loading,
+    threadsLoaded,
     error,
     projects,
     threads,
