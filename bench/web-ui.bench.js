@@ -185,11 +185,21 @@ async function firstRenderRow() {
 async function pageTimeline(page, total) {
   const entries = await page.evaluate(() => {
     const navigation = performance.getEntriesByType("navigation")[0];
-    const resources = performance
-      .getEntriesByType("resource")
-      .map((entry) => ({ name: new URL(entry.name).pathname + new URL(entry.name).search, start: entry.startTime, end: entry.responseEnd }));
-    const marks = performance.getEntriesByType("mark").map((mark) => ({ name: mark.name.replace(/^switchyard:/, ""), start: mark.startTime }));
-    return { html: navigation.responseEnd, dcl: navigation.domContentLoadedEventEnd, resources, marks, long: globalThis.benchLongTasks ?? [] };
+    const resources = performance.getEntriesByType("resource").map((entry) => ({
+      name: new URL(entry.name).pathname + new URL(entry.name).search,
+      start: entry.startTime,
+      end: entry.responseEnd,
+    }));
+    const marks = performance
+      .getEntriesByType("mark")
+      .map((mark) => ({ name: mark.name.replace(/^switchyard:/, ""), start: mark.startTime }));
+    return {
+      html: navigation.responseEnd,
+      dcl: navigation.domContentLoadedEventEnd,
+      resources,
+      marks,
+      long: globalThis.benchLongTasks ?? [],
+    };
   });
   const ms = (value) => value.toFixed(0);
   const requests = entries.resources.map((entry) => {
