@@ -3,15 +3,18 @@
 //   gzipped (goal: < 300 kB gzipped JS).
 // - first render of a 1,000-thread project: a real server on a real home with 1,000 idle
 //   threads, Debian's Chromium (playwright-core) signed in with a token; from navigation until
-//   the sidebar's list holds all 1,000 threads (read through the API, 100 a page, every page
-//   asked for at once) and its rows fill the sidebar's height. Until December 2026 it ended at
+//   the sidebar's list holds all 1,000 threads (read through the API as rows, 1,000 a page, every
+//   page asked for at once; until December 2026 as shells, 100 a page) and its rows fill the
+//   sidebar's height. Until December 2026 it ended at
 //   the 1,000th row in the page; a list that long now keeps only the rows near the screen in the
 //   page (web/src/ui/windowed-list.tsx), so the 1,000th row is there only once scrolled to:
 //   - reaching the 1,000th row: after that, the sidebar scrolled to its bottom until the oldest
 //     thread's row is in the page (what the old definition's last row cost, paid on demand).
 //   Skipped, with a note, when Chromium is not installed (SWITCHYARD_CHROMIUM names another).
 // - scrolling a 5,000-item thread: the next older page's time and the most items in the page.
-// WEB_BENCH_THREADS changes the thread count.
+// WEB_BENCH_THREADS changes the thread count, WEB_BENCH_RUNS the navigations (5), and
+// WEB_BENCH_TIMELINE=1 prints each navigation's timeline from the page's Performance API (when
+// the app's script ran, each API request's start and last byte, the main thread's long tasks).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,6 +92,14 @@ async function firstRenderRow() {
       .issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"], label: "web bench" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const page = await (await browser.newContext()).newPage();
+    if (process.env.WEB_BENCH_TIMELINE === "1")
+      await page.addInitScript(() => {
+        globalThis.benchLongTasks = [];
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries())
+            globalThis.benchLongTasks.push({ start: entry.startTime, duration: entry.duration });
+        }).observe({ type: "longtask", buffered: true });
+      });
     await page.goto(server.url);
     await page.evaluate(async (secret) => {
       const response = await fetch("/api/v1/ui/session", {
@@ -100,7 +111,8 @@ async function firstRenderRow() {
       // Where the UI keeps the session's page secret (web/src/api/page-secret.ts).
       globalThis.localStorage.setItem("switchyard.pageSecret", (await response.json()).pageSecret);
     }, token);
-    const RUNS = 5;
+    const RUNS = Number(process.env.WEB_BENCH_RUNS ?? 5);
+    const timelines = [];
     const samples = [];
     const scrolls = [];
     let rowsInPage = 0;
@@ -122,6 +134,7 @@ async function firstRenderRow() {
         { timeout: 60_000 },
       );
       samples.push(performance.now() - started);
+      if (process.env.WEB_BENCH_TIMELINE === "1") timelines.push(await pageTimeline(page, samples.at(-1)));
       rowsInPage = await page.evaluate(
         () => globalThis.document.querySelectorAll(".main-list a[data-thread-id]").length,
       );
@@ -141,6 +154,7 @@ async function firstRenderRow() {
       );
       scrolls.push(performance.now() - scrolled);
     }
+    for (const line of timelines) process.stderr.write(`${line}\n`);
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const firstRender = {
       metric: `first render, ${THREADS}-thread project`,
@@ -162,6 +176,38 @@ async function firstRenderRow() {
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   }
+}
+
+/**
+ * One navigation's timeline, in ms from its start: the document's last byte, the app's script
+ * (its file's last byte, DOMContentLoaded), each API request (start-last byte), the long tasks.
+ */
+async function pageTimeline(page, total) {
+  const entries = await page.evaluate(() => {
+    const navigation = performance.getEntriesByType("navigation")[0];
+    const resources = performance.getEntriesByType("resource").map((entry) => ({
+      name: new URL(entry.name).pathname + new URL(entry.name).search,
+      start: entry.startTime,
+      end: entry.responseEnd,
+    }));
+    const marks = performance
+      .getEntriesByType("mark")
+      .map((mark) => ({ name: mark.name.replace(/^switchyard:/, ""), start: mark.startTime }));
+    return {
+      html: navigation.responseEnd,
+      dcl: navigation.domContentLoadedEventEnd,
+      resources,
+      marks,
+      long: globalThis.benchLongTasks ?? [],
+    };
+  });
+  const ms = (value) => value.toFixed(0);
+  const requests = entries.resources.map((entry) => {
+    const name = entry.name.replace(/^\/api\/v1/, "").replace(/\?.*$/, (q) => (q.includes("view=row") ? "?rows" : ""));
+    return `${name} ${ms(entry.start)}-${ms(entry.end)}`;
+  });
+  const marks = entries.marks.map((mark) => `${mark.name} ${ms(mark.start)}`);
+  return `  ${ms(total)} ms: html ${ms(entries.html)}, dcl ${ms(entries.dcl)}; ${[...requests, ...marks].join("; ")}; long tasks ${entries.long.map((t) => `${ms(t.start)}+${ms(t.duration)}`).join(" ")}`;
 }
 
 /**

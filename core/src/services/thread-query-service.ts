@@ -27,6 +27,15 @@ import {
 import { UsageService, type TreeUsage, type UsageTotals } from "./usage/usage-service.js";
 import { workspaceOf, workspaceView, type WorkspaceView } from "./workspaces/workspace-records.js";
 
+/** The most threads a listing page holds as shells (t3_thread_list's limit). */
+export const THREAD_PAGE_MAX = 100;
+
+/**
+ * The most threads a listing page holds as rows (listThreads view=row): a row is about half a
+ * shell's bytes, and a list that shows a thousand threads then reads them in one request, not ten.
+ */
+export const THREAD_ROW_PAGE_MAX = 1_000;
+
 /** t3_thread_list input. */
 export interface ListThreadsInput {
   readonly projectId?: string | undefined;
@@ -37,6 +46,8 @@ export interface ListThreadsInput {
   readonly settled?: boolean | undefined;
   readonly limit?: number | undefined;
   readonly offset?: number | undefined;
+  /** row: the caller answers with rows (listThreads view=row), so a page may hold up to {@link THREAD_ROW_PAGE_MAX}. */
+  readonly view?: "shell" | "row" | undefined;
 }
 
 /** searchThreads input. */
@@ -109,16 +120,12 @@ export class ThreadQueryService {
     private readonly links: ThreadLinks,
   ) {}
 
-  /** A thread's shell as list and read results show it, now (from `facts` a listing read for its page). */
-  shell(thread: ThreadRecord, facts?: ThreadShellFacts): ThreadShell {
-    const shell = threadShell(
-      this.engine,
-      this.liveWaits,
-      thread,
-      this.links.environmentId,
-      this.engine.clock.nowIso(),
-      facts,
-    );
+  /**
+   * A thread's shell as list and read results show it, at `nowIso` (now unless a listing gives
+   * the one moment its page is read at), from `facts` a listing read for its page.
+   */
+  shell(thread: ThreadRecord, facts?: ThreadShellFacts, nowIso = this.engine.clock.nowIso()): ThreadShell {
+    const shell = threadShell(this.engine, this.liveWaits, thread, this.links.environmentId, nowIso, facts);
     const webUrl = this.links.webUrl(thread.id);
     return webUrl === undefined ? shell : { ...shell, webUrl };
   }
@@ -130,7 +137,10 @@ export class ThreadQueryService {
 
   list(caller: Caller, input: ListThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
-    const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+    const limit = Math.min(
+      Math.max(input.limit ?? 20, 1),
+      input.view === "row" ? THREAD_ROW_PAGE_MAX : THREAD_PAGE_MAX,
+    );
     const offset = Math.max(input.offset ?? 0, 0);
     const title = input.title?.toLowerCase();
     const listing = { includeSubagents: input.includeSubagents === true };
@@ -147,7 +157,9 @@ export class ThreadQueryService {
       // project of 10,000 threads read and parsed all 10,000 records per call).
       const records = threads.listingPage(projectId, listing, limit, offset);
       const facts = threads.shellFacts(records.map((thread) => thread.id));
-      page = records.map((thread) => this.shell(thread, facts.get(thread.id)));
+      // One moment for the page (a clock read per shell was a tenth of a 1,000-row page's time).
+      const now = this.engine.clock.nowIso();
+      page = records.map((thread) => this.shell(thread, facts.get(thread.id), now));
       // A short page that starts inside the list ends it: it already says how many there are.
       total =
         page.length < limit && (page.length > 0 || offset === 0)

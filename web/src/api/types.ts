@@ -12,8 +12,12 @@ export type SessionView = Schemas["WebSession"];
 export type Verb = SessionView["verbs"][number];
 export type Project = Schemas["ProjectList"]["projects"][number];
 export type ThreadShell = Schemas["ThreadShell"];
+/** A thread as a list row shows it (GET /threads?view=row); a shell has the same fields and more. */
+export type ThreadRow = Schemas["ThreadRow"];
 export type RunStatus = Schemas["Run"]["status"];
 export type ThreadList = Schemas["ThreadList"];
+/** A page of GET /threads?view=row: the threads as rows. */
+export type ThreadRowList = Extract<ThreadList, { view: "row" }>;
 export type ThreadRead = Schemas["ThreadRead"];
 /** A page of GET /threads/search: a project's threads whose title or messages hold the words. */
 export type ThreadSearch = Schemas["ThreadSearch"];

@@ -44,3 +44,19 @@ export function rowWindow(placement: ListPlacement): RowWindow {
 export function sameWindow(a: RowWindow, b: RowWindow): boolean {
   return a.first === b.first && a.end === b.end;
 }
+
+/**
+ * The rows on screen only, for a list placed so: what a list that just changed length puts in
+ * the page first (windowed-list.tsx), the screenful either side following after the paint.
+ */
+export function rowsOnScreen(placement: ListPlacement): RowWindow {
+  const { rows, rowHeight, listTop, viewportHeight } = placement;
+  if (rows <= WHOLE_LIST_ROWS || !(rowHeight > 0) || !(viewportHeight > 0)) return { first: 0, end: rows };
+  const first = Math.min(Math.max(Math.floor(-listTop / rowHeight), 0), rows);
+  return { first, end: Math.min(Math.max(Math.ceil((viewportHeight - listTop) / rowHeight), first), rows) };
+}
+
+/** Whether the rows in the page hold every row of `wanted`. */
+export function windowCovers(shown: RowWindow, wanted: RowWindow): boolean {
+  return shown.first <= wanted.first && shown.end >= wanted.end;
+}

@@ -1,4 +1,4 @@
-import type { ThreadShell } from "../api/types.js";
+import type { ThreadRow } from "../api/types.js";
 import { isActive } from "./thread-tree.js";
 
 /** A thread action's button: whether it can do anything now, and if not, why. */
@@ -18,10 +18,7 @@ const no = (why: string): ActionState => ({ enabled: false, why });
  * server decides in the end (it refuses what it must); this keeps buttons from promising what
  * they cannot do.
  */
-export function threadActions(
-  thread: ThreadShell,
-  pendingRequests: number,
-): Readonly<Record<ThreadAction, ActionState>> {
+export function threadActions(thread: ThreadRow, pendingRequests: number): Readonly<Record<ThreadAction, ActionState>> {
   const active = isActive(thread);
   const settled = (thread.settledAt ?? null) !== null;
   const stopped = thread.stopped === true;

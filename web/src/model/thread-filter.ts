@@ -1,4 +1,4 @@
-import type { ThreadShell } from "../api/types.js";
+import type { ThreadRow } from "../api/types.js";
 import type { ThreadBadge } from "./thread-tree.js";
 
 /** The sidebar's status choices, in the badge words a person sees on each row. */
@@ -33,7 +33,7 @@ export function statusFilterOf(value: string): StatusFilter {
 }
 
 /** Whether a thread, showing `badge`, passes every part of the filter. */
-export function matchesFilter(thread: ThreadShell, badge: ThreadBadge, filter: ThreadFilter): boolean {
+export function matchesFilter(thread: ThreadRow, badge: ThreadBadge, filter: ThreadFilter): boolean {
   const needle = filter.text.trim().toLowerCase();
   if (needle !== "" && !thread.title.toLowerCase().includes(needle)) return false;
   if (filter.provider !== null && thread.providerInstanceId !== filter.provider) return false;
@@ -42,6 +42,6 @@ export function matchesFilter(thread: ThreadShell, badge: ThreadBadge, filter: T
 }
 
 /** The provider instances the listed threads run on, for the provider choice (sorted). */
-export function providersOf(threads: Iterable<ThreadShell>): string[] {
+export function providersOf(threads: Iterable<ThreadRow>): string[] {
   return [...new Set([...threads].map((thread) => thread.providerInstanceId))].sort();
 }

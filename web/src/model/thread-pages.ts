@@ -1,8 +1,12 @@
-/** How many threads of a project the sidebar reads a page at a time (the API's largest page). */
-export const THREAD_PAGE = 100;
+/**
+ * How many threads of a project the sidebar reads a page at a time: the API's longest page of
+ * rows (GET /threads?view=row), so a project of a thousand threads is one request. Ten pages of
+ * a hundred cost ten requests' turns on a loaded server, most of the first render's wait.
+ */
+export const THREAD_PAGE = 1_000;
 
 /** The most pages of one project the sidebar reads (its newest 2,000 threads). */
-export const MAX_THREAD_PAGES = 20;
+export const MAX_THREAD_PAGES = 2;
 
 /**
  * The offsets of the pages that read a project of `threadCount` threads (as the project list

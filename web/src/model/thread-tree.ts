@@ -1,4 +1,4 @@
-import type { PendingRequest, ThreadShell } from "../api/types.js";
+import type { PendingRequest, ThreadRow } from "../api/types.js";
 
 /** What the sidebar shows for a thread's state, in the words a person looks for. */
 export type ThreadBadge =
@@ -15,7 +15,7 @@ export type ThreadBadge =
 const ACTIVE = new Set(["queued", "starting", "running", "waiting"]);
 
 /** Whether a thread has work under way (its own run, or a run waiting on a person). */
-export function isActive(thread: ThreadShell): boolean {
+export function isActive(thread: ThreadRow): boolean {
   return ACTIVE.has(thread.status);
 }
 
@@ -24,7 +24,7 @@ export function isActive(thread: ThreadShell): boolean {
  * person must act; then its own run; a thread whose turn ended while children still work is
  * waiting on them.
  */
-export function badgeOf(thread: ThreadShell, children: readonly ThreadShell[], pending: number): ThreadBadge {
+export function badgeOf(thread: ThreadRow, children: readonly ThreadRow[], pending: number): ThreadBadge {
   if (pending > 0 || thread.status === "waiting") return "needs attention";
   if (thread.status === "running" || thread.status === "starting") return "running";
   if (thread.status === "queued") return "queued";
@@ -35,13 +35,13 @@ export function badgeOf(thread: ThreadShell, children: readonly ThreadShell[], p
 
 /** The sidebar's sections of one project: the main list, then the collapsible ones. */
 export interface SidebarSections {
-  readonly main: readonly ThreadShell[];
-  readonly snoozed: readonly ThreadShell[];
-  readonly settled: readonly ThreadShell[];
-  readonly subagents: readonly ThreadShell[];
+  readonly main: readonly ThreadRow[];
+  readonly snoozed: readonly ThreadRow[];
+  readonly settled: readonly ThreadRow[];
+  readonly subagents: readonly ThreadRow[];
 }
 
-function newestFirst(a: ThreadShell, b: ThreadShell): number {
+function newestFirst(a: ThreadRow, b: ThreadRow): number {
   return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.threadId < b.threadId ? 1 : -1;
 }
 
@@ -51,11 +51,11 @@ function newestFirst(a: ThreadShell, b: ThreadShell): number {
  * stays in the main list; a settled thread goes to Settled and a snoozed one to Snoozed,
  * whatever its parentage.
  */
-export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections {
-  const main: ThreadShell[] = [];
-  const snoozed: ThreadShell[] = [];
-  const settled: ThreadShell[] = [];
-  const subagents: ThreadShell[] = [];
+export function sidebarSections(threads: Iterable<ThreadRow>): SidebarSections {
+  const main: ThreadRow[] = [];
+  const snoozed: ThreadRow[] = [];
+  const settled: ThreadRow[] = [];
+  const subagents: ThreadRow[] = [];
   for (const thread of threads) {
     if (thread.settledAt !== undefined && thread.settledAt !== null) settled.push(thread);
     else if (thread.snoozed) snoozed.push(thread);
@@ -71,20 +71,20 @@ export function sidebarSections(threads: Iterable<ThreadShell>): SidebarSections
 }
 
 /** Whether a thread works for a parent (a router child or a delegated task); a fork names its source as parent but works for no one. */
-export function isChild(thread: ThreadShell): boolean {
+export function isChild(thread: ThreadRow): boolean {
   return thread.parentThreadId !== null && thread.relationship !== "fork";
 }
 
 /** The direct children of a thread, oldest first (the order they were spawned in); its forks are not children. */
-export function childrenOf(threads: Iterable<ThreadShell>, parentThreadId: string): ThreadShell[] {
+export function childrenOf(threads: Iterable<ThreadRow>, parentThreadId: string): ThreadRow[] {
   return [...threads]
     .filter((thread) => isChild(thread) && thread.parentThreadId === parentThreadId)
     .sort((a, b) => -newestFirst(a, b));
 }
 
 /** Every thread's direct children at once (what the sidebar's badges need), keyed by parent. */
-export function childrenByParent(threads: Iterable<ThreadShell>): Map<string, ThreadShell[]> {
-  const byParent = new Map<string, ThreadShell[]>();
+export function childrenByParent(threads: Iterable<ThreadRow>): Map<string, ThreadRow[]> {
+  const byParent = new Map<string, ThreadRow[]>();
   for (const thread of threads) {
     if (!isChild(thread) || thread.parentThreadId === null) continue;
     const siblings = byParent.get(thread.parentThreadId);
@@ -98,8 +98,8 @@ export function childrenByParent(threads: Iterable<ThreadShell>): Map<string, Th
  * The chain of parents above a thread, root first (for the breadcrumb); stops at a fork (its
  * source is where it came from, not a parent), a cycle or a parent not loaded.
  */
-export function ancestorsOf(threads: ReadonlyMap<string, ThreadShell>, thread: ThreadShell): ThreadShell[] {
-  const chain: ThreadShell[] = [];
+export function ancestorsOf(threads: ReadonlyMap<string, ThreadRow>, thread: ThreadRow): ThreadRow[] {
+  const chain: ThreadRow[] = [];
   const seen = new Set([thread.threadId]);
   let parentId = isChild(thread) ? thread.parentThreadId : null;
   while (parentId !== null && !seen.has(parentId)) {
@@ -150,13 +150,13 @@ export function deliveryText(result: {
 
 /** A thread and its children, grandchildren… (router children and delegated tasks; never forks). */
 export interface ThreadNode {
-  readonly thread: ThreadShell;
+  readonly thread: ThreadRow;
   readonly children: readonly ThreadNode[];
 }
 
 /** The tree of a thread's descendants, each level oldest first; stops at a cycle or at 32 levels. */
-export function descendantsOf(threads: Iterable<ThreadShell>, rootId: string): ThreadNode[] {
-  const byParent = new Map<string, ThreadShell[]>();
+export function descendantsOf(threads: Iterable<ThreadRow>, rootId: string): ThreadNode[] {
+  const byParent = new Map<string, ThreadRow[]>();
   for (const thread of threads) {
     if (!isChild(thread) || thread.parentThreadId === null) continue;
     const siblings = byParent.get(thread.parentThreadId) ?? [];
@@ -175,7 +175,7 @@ export function descendantsOf(threads: Iterable<ThreadShell>, rootId: string): T
 }
 
 /** Every thread of a subtree, deepest first (the order a stop goes in: children before their parent). */
-export function subtreeThreads(node: ThreadNode): ThreadShell[] {
+export function subtreeThreads(node: ThreadNode): ThreadRow[] {
   return [...node.children.flatMap(subtreeThreads), node.thread];
 }
 
@@ -186,10 +186,10 @@ export function subtreeBusy(node: ThreadNode): boolean {
 
 /** Subagents grouped under their parents: each parent (newest child first) with its children. */
 export function groupByParent(
-  children: readonly ThreadShell[],
-  threads: ReadonlyMap<string, ThreadShell>,
-): { readonly parentId: string; readonly parent: ThreadShell | null; readonly children: readonly ThreadShell[] }[] {
-  const groups = new Map<string, ThreadShell[]>();
+  children: readonly ThreadRow[],
+  threads: ReadonlyMap<string, ThreadRow>,
+): { readonly parentId: string; readonly parent: ThreadRow | null; readonly children: readonly ThreadRow[] }[] {
+  const groups = new Map<string, ThreadRow[]>();
   for (const child of children) {
     const parentId = child.parentThreadId ?? "";
     groups.set(parentId, [...(groups.get(parentId) ?? []), child]);
@@ -205,7 +205,7 @@ export function groupByParent(
 export type SidebarOrder = "newest" | "activity";
 
 /** Orders threads for the sidebar (sidebarSections gives them newest first). */
-export function ordered(threads: readonly ThreadShell[], order: SidebarOrder): readonly ThreadShell[] {
+export function ordered(threads: readonly ThreadRow[], order: SidebarOrder): readonly ThreadRow[] {
   if (order === "newest") return threads;
   return [...threads].sort((a, b) =>
     a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : newestFirst(a, b),

@@ -4,7 +4,7 @@ import {
   ApiError,
   type DelegatedTask,
   type RemoteTask,
-  type ThreadShell,
+  type ThreadRow,
   type ThreadUsage,
   type TimelineItem,
 } from "../api/types.js";
@@ -24,7 +24,7 @@ import { ChangesBox } from "./changes-box.js";
 
 /** What the panel reads from the workspace. */
 interface TreeContext {
-  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly threads: ReadonlyMap<string, ThreadRow>;
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
@@ -44,8 +44,8 @@ interface TreeContext {
  * A child in a worktree of its own shows its change set, to read and apply or discard.
  */
 export function AgentsPanel(props: {
-  readonly thread: ThreadShell;
-  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly thread: ThreadRow;
+  readonly threads: ReadonlyMap<string, ThreadRow>;
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
@@ -130,7 +130,7 @@ export function AgentsPanel(props: {
 }
 
 /** A router child's tree usage, read from GET /usage (a delegated task carries its own). */
-function useTreeUsage(thread: ThreadShell, task: DelegatedTask | undefined) {
+function useTreeUsage(thread: ThreadRow, task: DelegatedTask | undefined) {
   const [usage, setUsage] = useState<ThreadUsage["subtree"] | null>(null);
   const known = task?.usage !== undefined;
   useEffect(() => {

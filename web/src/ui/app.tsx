@@ -12,7 +12,8 @@ import { navigate, onLinkClick, pathOf, useRoute, type Route } from "./router.js
 import { Sidebar } from "./sidebar.js";
 import { SignIn } from "./sign-in.js";
 import { ThreadView } from "./thread-view.js";
-import { readProjectsEarly, useWorkspace } from "./workspace.js";
+import { dropEarlyFirstLoad, startFirstLoadEarly } from "./first-load.js";
+import { useWorkspace } from "./workspace.js";
 
 /** The one-time code of a `switchyard ui` link, taken out of the address bar at once. */
 function takeSignInCode(): string | null {
@@ -39,11 +40,17 @@ export function App() {
       return;
     }
     const check = code !== null ? signIn({ code }) : api<SessionView>("GET", "/ui/session");
-    // A page that holds its secret reads its first list beside the check, not after it.
-    if (code === null) readProjectsEarly();
-    check
+    // A page that holds its secret starts its first reads (the stream, the projects, then their
+    // threads) beside the check, not after it. The signed-in page renders once the project list
+    // is there too: its first render then has what it shows, and the threads' request, asked for
+    // as the project list lands, does not wait behind that render on a busy main thread.
+    const first = code === null ? startFirstLoadEarly() : null;
+    const ready =
+      first === null ? check : Promise.all([check, first.projects.catch(() => null)]).then(([view]) => view);
+    ready
       .then((view) => setSession({ state: "signed-in", session: view }))
       .catch((failure: unknown) => {
+        dropEarlyFirstLoad();
         if (code === null && failure instanceof ApiError && failure.status === 401) forgetPageSecret(held!);
         setSession({
           state: "signed-out",
@@ -149,7 +156,8 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
     void workspace.refreshThread(threadId);
     navigate({ page: "thread", threadId });
   };
-  const setUp = workspace.threads.size > 0;
+  // The project list counts each project's threads: the page knows before they are read.
+  const setUp = workspace.threads.size > 0 || workspace.projects.some((project) => project.threadCount > 0);
   const leave = async () => {
     await signOut().catch(() => undefined);
     props.onSignedOut();
@@ -196,6 +204,7 @@ function SignedIn(props: { readonly session: SessionView; readonly onSignedOut: 
         <Sidebar
           projects={workspace.projects}
           threads={workspace.threads}
+          threadsLoaded={workspace.threadsLoaded}
           pending={pending}
           currentThreadId={route.page === "thread" ? route.threadId : null}
           drawerOpen={drawerOpen}

@@ -84,8 +84,8 @@ export function NewThreadPage(props: {
   readonly onStarted: (threadId: string, notice: string) => void;
 }) {
   return (
-    <main id="main" class="page new-thread-page" aria-labelledby="new-thread-title">
-      <h1 id="new-thread-title">New thread</h1>
+    <main id="main" class="page new-thread-page" aria-labelledby="new-thread-heading">
+      <h1 id="new-thread-heading">New thread</h1>
       <NewThreadForm
         projects={props.workspace.projects}
         session={props.session}

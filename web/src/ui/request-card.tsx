@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api/client.js";
-import { ApiError, type PendingRequest, type ThreadShell, type Verb } from "../api/types.js";
+import { ApiError, type PendingRequest, type ThreadRow, type Verb } from "../api/types.js";
 import { onLinkClick, pathOf } from "./router.js";
 
 /**
@@ -9,7 +9,7 @@ import { onLinkClick, pathOf } from "./router.js";
  */
 export function RequestCard(props: {
   readonly request: PendingRequest;
-  readonly thread: ThreadShell | undefined;
+  readonly thread: ThreadRow | undefined;
   readonly verbs: readonly Verb[];
   readonly onAnswered: () => void;
   readonly inThread?: boolean;

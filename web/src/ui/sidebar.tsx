@@ -1,6 +1,6 @@
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Project, ThreadShell } from "../api/types.js";
+import type { Project, ThreadRow } from "../api/types.js";
 import { relativeTime } from "../model/item-display.js";
 import {
   badgeOf,
@@ -34,9 +34,9 @@ function loadOrder(): SidebarOrder {
   }
 }
 
-function ThreadRow(props: {
-  readonly thread: ThreadShell;
-  readonly children: readonly ThreadShell[];
+function SidebarRow(props: {
+  readonly thread: ThreadRow;
+  readonly children: readonly ThreadRow[];
   readonly pending: number;
   readonly current: boolean;
   readonly nowMs: number;
@@ -75,10 +75,10 @@ function ThreadRow(props: {
 function Section(props: {
   readonly name: SectionName;
   readonly label: string;
-  readonly threads: readonly ThreadShell[];
+  readonly threads: readonly ThreadRow[];
   readonly open: boolean;
   readonly onToggle: () => void;
-  readonly render: (thread: ThreadShell, place: RowPlace | null) => preact.JSX.Element;
+  readonly render: (thread: ThreadRow, place: RowPlace | null) => preact.JSX.Element;
   readonly projectId: string;
   readonly viewport: RefObject<HTMLElement | null>;
   /** Lays the section's threads out otherwise than one list (Subagents, under their parents). */
@@ -123,7 +123,9 @@ function Section(props: {
  */
 export function Sidebar(props: {
   readonly projects: readonly Project[];
-  readonly threads: ReadonlyMap<string, ThreadShell>;
+  readonly threads: ReadonlyMap<string, ThreadRow>;
+  /** Whether the threads are read: until then an empty list says it is loading, not "No threads yet". */
+  readonly threadsLoaded: boolean;
   readonly pending: ReadonlyMap<string, number>;
   readonly currentThreadId: string | null;
   readonly drawerOpen: boolean;
@@ -156,8 +158,8 @@ export function Sidebar(props: {
   };
   // Each row's badge looks at its children: grouped once here, not searched for per row (1,000 rows would make it a million steps).
   const children = childrenByParent(props.threads.values());
-  const render = (thread: ThreadShell, place: RowPlace | null) => (
-    <ThreadRow
+  const render = (thread: ThreadRow, place: RowPlace | null) => (
+    <SidebarRow
       key={thread.threadId}
       thread={thread}
       children={children.get(thread.threadId) ?? []}
@@ -319,11 +321,13 @@ export function Sidebar(props: {
                 viewport={viewport}
                 empty={
                   <li class="empty">
-                    {!filtering
-                      ? "No threads yet"
-                      : searchText !== ""
-                        ? "No title matches; Enter searches messages"
-                        : "No thread matches the filters"}
+                    {!props.threadsLoaded
+                      ? "Loading…"
+                      : !filtering
+                        ? "No threads yet"
+                        : searchText !== ""
+                          ? "No title matches; Enter searches messages"
+                          : "No thread matches the filters"}
                   </li>
                 }
               />

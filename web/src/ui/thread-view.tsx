@@ -169,7 +169,8 @@ export function ThreadView(props: {
   const stickToBottom = useRef(true);
   // Pushed changes start overlapping reads: an older answer arriving late must not undo a newer one.
   const pushedReads = useRef(newestAnswers());
-  const thread: ThreadShell | undefined = workspace.threads.get(threadId);
+  // Its shell, read when the thread opens (the lists hold rows, which lack its modes and workspace).
+  const thread: ThreadShell | undefined = workspace.shells.get(threadId);
   const version = workspace.timelineVersions.get(threadId) ?? 0;
   const remoteVersion = workspace.remoteTaskVersions.get(threadId) ?? 0;
   const live = workspace.liveOutput.get(threadId) ?? [];
@@ -185,6 +186,8 @@ export function ThreadView(props: {
     setTimeline(null);
     setError(null);
     stickToBottom.current = true;
+    // A thread listed but not yet read whole: its shell is read beside the first page, not after it.
+    if (!workspace.shells.has(threadId)) void workspace.refreshThread(threadId);
     void api<ThreadRead>("GET", `${path}${query({ view, limit: PAGE, beforePosition: NEWEST })}`)
       .then((read) => {
         if (cancelled) return;

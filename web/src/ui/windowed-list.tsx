@@ -1,6 +1,13 @@
 import type { JSX, RefObject } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { rowWindow, sameWindow, WHOLE_LIST_ROWS, type RowWindow } from "../model/row-window.js";
+import {
+  rowsOnScreen,
+  rowWindow,
+  sameWindow,
+  windowCovers,
+  WHOLE_LIST_ROWS,
+  type RowWindow,
+} from "../model/row-window.js";
 
 /** Where a row sits in its list, for assistive technology when the page holds only some rows. */
 export interface RowPlace {
@@ -31,12 +38,23 @@ export function WindowedList<T>(props: {
 }) {
   const list = useRef<HTMLUListElement>(null);
   const rowHeight = useRef(ROW_HEIGHT_GUESS);
+  /** Where the list and its scrolling box were at the last placement (before one: the top of a window-high box). */
+  const lastPlacement = useRef({ listTop: 0, viewportHeight: innerHeight });
   const rows = props.items.length;
-  // Before the first layout the list is taken to start at the top of a window-high box.
-  const [shown, setShown] = useState<RowWindow>(() =>
-    rowWindow({ rows, rowHeight: ROW_HEIGHT_GUESS, listTop: 0, viewportHeight: innerHeight }),
-  );
-  const current = useRef(shown);
+  /**
+   * The rows on screen for a list this long, placed as last time: a list that changed length
+   * (its threads read, one added) renders these at once, not empty or short and then again.
+   */
+  const guess = (): RowWindow & { readonly rows: number } => ({
+    ...rowsOnScreen({ rows, rowHeight: rowHeight.current, ...lastPlacement.current }),
+    rows,
+  });
+  const [placed, setShown] = useState(guess);
+  /** Whether the rows in the page are a guess the paint comes before the full window (a screenful either side). */
+  const guessed = useRef(true);
+  if (placed.rows !== rows) guessed.current = true;
+  const shown = placed.rows === rows ? placed : guess();
+  const current = useRef<RowWindow>(shown);
   current.current = shown;
 
   /** Moves the window to where the list is now; called after a render, a scroll or a resize. */
@@ -49,19 +67,31 @@ export function WindowedList<T>(props: {
     const row = element.querySelector<HTMLElement>(":scope > li");
     const measured = row?.getBoundingClientRect().height ?? 0;
     if (measured > 0) rowHeight.current = measured;
-    const next = rowWindow({
-      rows,
-      rowHeight: rowHeight.current,
+    lastPlacement.current = {
       listTop: element.getBoundingClientRect().top - viewport.getBoundingClientRect().top,
       viewportHeight: viewport.clientHeight,
-    });
-    if (!sameWindow(next, current.current)) setShown(next);
+    };
+    const next = rowWindow({ rows, rowHeight: rowHeight.current, ...lastPlacement.current });
+    // A guess that holds the rows on screen stays until the paint; the window then grows (below).
+    if (
+      guessed.current &&
+      windowCovers(current.current, rowsOnScreen({ rows, rowHeight: rowHeight.current, ...lastPlacement.current }))
+    )
+      return;
+    if (!sameWindow(next, current.current) || placed.rows !== rows) setShown({ ...next, rows });
   };
 
   // After every render, before the paint: the list's rows or what is above it may have changed.
   useLayoutEffect(() => {
     if (rows > WHOLE_LIST_ROWS) place.current();
-    else if (!sameWindow(current.current, { first: 0, end: rows })) setShown({ first: 0, end: rows });
+    else if (!sameWindow(current.current, { first: 0, end: rows })) setShown({ first: 0, end: rows, rows });
+  });
+
+  // After the paint: rows guessed for a new length get their screenful either side.
+  useEffect(() => {
+    if (!guessed.current) return;
+    guessed.current = false;
+    if (rows > WHOLE_LIST_ROWS) place.current();
   });
 
   useEffect(() => {

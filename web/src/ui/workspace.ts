@@ -1,26 +1,35 @@
 import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, query } from "../api/client.js";
-import { followEvents, type StreamState } from "../api/event-stream.js";
+import type { StreamState } from "../api/event-stream.js";
 import type {
   DelegatedTask,
   OutputDelta,
   PendingRequest,
   Project,
   StreamFrame,
-  ThreadList,
   ThreadRead,
+  ThreadRow,
   ThreadShell,
 } from "../api/types.js";
 import { freshReads } from "../model/fresh-reads.js";
-import { THREAD_PAGE, threadPageOffsets } from "../model/thread-pages.js";
 import { withDelta, withoutItem, type LiveItem } from "../model/live-output.js";
+import { readProjects, readThreadRows, takeFirstLoad } from "./first-load.js";
 
 /** Everything the screens read: projects, their threads, pending requests and tasks, kept current by the event stream. */
 export interface Workspace {
+  /** Until the project list is read (the threads may still be on their way: see `threadsLoaded`). */
   readonly loading: boolean;
+  /** Whether the projects' threads are read (until then a project's empty list says nothing). */
+  readonly threadsLoaded: boolean;
   readonly error: string | null;
   readonly projects: readonly Project[];
-  readonly threads: ReadonlyMap<string, ThreadShell>;
+  /** Every thread the page knows, as its list row (a thread read whole is kept as its shell, which is a row too). */
+  readonly threads: ReadonlyMap<string, ThreadRow>;
+  /**
+   * The shells of the threads read one by one (opened, or changed by an event): what a thread's
+   * own page shows beyond its row. The lists are read as rows, about half the bytes.
+   */
+  readonly shells: ReadonlyMap<string, ThreadShell>;
   readonly requests: ReadonlyMap<string, PendingRequest>;
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   /** The last reply of each thread that finished a run (for the Agents panel). */
@@ -40,31 +49,6 @@ export interface Workspace {
   reloadProjects(): Promise<void>;
 }
 
-const readProjects = () => api<{ projects: Project[] }>("GET", "/projects");
-
-/** The project list read beside the session check, until the workspace's first read takes it. */
-let earlyProjects: Promise<{ projects: Project[] }> | null = null;
-
-/**
- * Reads the project list now, beside the page's session check (its answer is needed next, and
- * the check's round trip is spent waiting anyway). Only the project list: the threads are read
- * after the event stream opens, so no change to them falls between the read and the stream.
- * A refused read (the session is gone) is dropped and the first load reads again.
- */
-export function readProjectsEarly(): void {
-  const read = readProjects();
-  read.catch(() => {
-    if (earlyProjects === read) earlyProjects = null;
-  });
-  earlyProjects = read;
-}
-
-function takeEarlyProjects(): Promise<{ projects: Project[] }> | null {
-  const read = earlyProjects;
-  earlyProjects = null;
-  return read?.catch(() => readProjects()) ?? null;
-}
-
 function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Map<K, V> {
   const next = new Map(map);
   if (value === undefined) next.delete(key);
@@ -74,9 +58,13 @@ function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): 
 
 export function useWorkspace(onSignedOut: () => void): Workspace {
   const [loading, setLoading] = useState(true);
+  const [threadsLoaded, setThreadsLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [projects, setProjects] = useState<readonly Project[]>([]);
-  const [threads, setThreads] = useState<ReadonlyMap<string, ThreadShell>>(new Map());
+  const [threads, setThreads] = useState<ReadonlyMap<string, ThreadRow>>(new Map());
+  const [shells, setShells] = useState<ReadonlyMap<string, ThreadShell>>(new Map());
+  /** The threads whose shells the page holds: a resync reads them again (events were missed meanwhile). */
+  const heldShells = useRef(new Set<string>());
   const [requests, setRequests] = useState<ReadonlyMap<string, PendingRequest>>(new Map());
   const [tasks, setTasks] = useState<ReadonlyMap<string, DelegatedTask>>(new Map());
   const [lastReplies, setLastReplies] = useState<ReadonlyMap<string, string>>(new Map());
@@ -104,6 +92,8 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           `/threads/${encodeURIComponent(threadId)}${query({ limit: 1, beforePosition: Number.MAX_SAFE_INTEGER })}`,
         );
         setThreads((map) => withEntry(map, threadId, result.thread));
+        heldShells.current.add(threadId);
+        setShells((map) => withEntry(map, threadId, result.thread));
         // A thread in a project added elsewhere (another tab, the CLI): projects have no events of their own.
         if (!knownProjects.current.has(result.thread.projectId)) void reloadProjects("projects");
         const latest = result.runs[0];
@@ -159,6 +149,10 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
           if (typeof data.title === "string") {
             const title = data.title;
             setThreads((map) => {
+              const known = map.get(event.threadId);
+              return known === undefined ? map : withEntry(map, event.threadId, { ...known, title });
+            });
+            setShells((map) => {
               const known = map.get(event.threadId);
               return known === undefined ? map : withEntry(map, event.threadId, { ...known, title });
             });
@@ -224,31 +218,34 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
   );
 
   // A layout effect: the stream and the lists start as the workspace mounts, not a frame later
-  // after its first paint ("Loading…"), which a loaded machine delays by tens of milliseconds.
+  // after its first paint ("Loading…"), which a loaded machine delays by tens of milliseconds;
+  // usually they started earlier still, beside the session check (first-load.ts).
   useLayoutEffect(() => {
     let cancelled = false;
-    /** Reads the lists; a resync's read is newer than what the page holds, a first read may be older than events it raced with. */
+    const first = takeFirstLoad();
+    const showProjects = (listed: readonly Project[]) => {
+      knownProjects.current = new Set(listed.map((project) => project.projectId));
+      setProjects(listed);
+      // The page around the lists can show now: the project list says which projects hold threads.
+      setLoading(false);
+    };
+    /**
+     * Reads the lists. The first read's threads are asked for only once the stream follows the
+     * log (first-load.ts), so no change falls between them; events that came meanwhile were
+     * applied first and are kept over the rows. A resync's read is newer than what the page holds.
+     */
     const load = async (resync: boolean) => {
       try {
-        // The first read takes the project list the session check asked for beside it.
-        const { projects: listed } = await ((!resync ? takeEarlyProjects() : null) ?? readProjects());
+        const listed = resync ? await readProjects() : await first.projects;
         if (cancelled) return;
-        knownProjects.current = new Set(listed.map((project) => project.projectId));
-        setProjects(listed);
-        const loaded = new Map<string, ThreadShell>();
-        const page = (projectId: string, offset: number) =>
-          api<ThreadList>("GET", `/threads${query({ projectId, includeSubagents: true, limit: THREAD_PAGE, offset })}`);
-        // The project list says how many threads each holds, so every page is asked for at once
-        // (not the first, then the rest it counts). Threads made meanwhile arrive by the stream.
-        const lists = await Promise.all(
-          listed.flatMap((project) =>
-            threadPageOffsets(project.threadCount).map((offset) => page(project.projectId, offset)),
-          ),
-        );
-        for (const list of lists) for (const thread of list.threads) loaded.set(thread.threadId, thread);
+        showProjects(listed);
+        const rows = resync ? await readThreadRows(listed) : await first.rows;
         if (cancelled) return;
+        const loaded = new Map(rows.map((thread) => [thread.threadId, thread] as const));
         setThreads((map) => (resync ? new Map([...map, ...loaded]) : new Map([...loaded, ...map])));
-        setLoading(false);
+        setThreadsLoaded(true);
+        // A resync's rows are newer than the shells held: those are read again, not left stale.
+        if (resync) for (const threadId of heldShells.current) void refreshThread(threadId);
         // Questions and approvals wait in threads whose run is waiting.
         for (const thread of loaded.values()) if (thread.status === "waiting") void refreshRequests(thread.threadId);
         for (const thread of loaded.values())
@@ -260,27 +257,28 @@ export function useWorkspace(onSignedOut: () => void): Workspace {
         }
       }
     };
-    // The stream opens first, so nothing that happens while the lists load is missed.
-    const stop = followEvents(
+    first.feed.listen({
       onEvent,
-      (state) => {
+      onState: (state) => {
         setStream(state);
         if (state === "closed") void api("GET", "/ui/session").catch(() => onSignedOut());
       },
-      () => void load(true),
-    );
+      onResync: () => void load(true),
+    });
     void load(false);
     return () => {
       cancelled = true;
-      stop();
+      first.feed.stop();
     };
   }, [onEvent, onSignedOut, refreshRequests, refreshTask]);
 
   return {
     loading,
+    threadsLoaded,
     error,
     projects,
     threads,
+    shells,
     requests,
     tasks,
     lastReplies,

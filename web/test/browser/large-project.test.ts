@@ -159,6 +159,31 @@ describeInChromium("a project of 1,000 threads in the sidebar", () => {
     expect(await rowsInPage()).toBeLessThan(100);
   });
 
+  it("reads the 1,000 as rows in one request, and a thread's shell when it opens", async () => {
+    const lists: URL[] = [];
+    const listed = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/api/v1/threads" && url.searchParams.get("projectId") === projectId) lists.push(url);
+    };
+    page.on("request", listed);
+    try {
+      await page.reload();
+      await listOf(THREADS).waitFor(UI_WAIT);
+      expect(lists.map((url) => Object.fromEntries(url.searchParams))).toEqual([
+        { projectId, includeSubagents: "true", limit: "1000", offset: "0", view: "row" },
+      ]);
+    } finally {
+      page.off("request", listed);
+    }
+    // A row has no modes: the header shows them from the shell read as the thread opens.
+    await list()
+      .locator(`a[data-thread-id="${ids[THREADS - 1]}"]`)
+      .click();
+    await page
+      .locator(".thread-header .thread-meta", { hasText: "alpha · approval-required · default" })
+      .waitFor(UI_WAIT);
+  });
+
   it("has no serious accessibility violations with a windowed list", async () => {
     // axe-core is injected, which the app's CSP refuses: a second page whose context bypasses it.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
@@ -173,6 +198,71 @@ describeInChromium("a project of 1,000 threads in the sidebar", () => {
       expect(await seriousViolations(checked)).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it("shows the page around the lists while the threads are on their way: the project list counts them", async () => {
+    await page.goto(lab.server.url);
+    await listOf(THREADS).waitFor(UI_WAIT);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/api/v1/threads?*", async (route) => {
+      if (new URL(route.request().url()).searchParams.get("view") === "row") await held;
+      // A request the page dropped meanwhile (it went elsewhere) is not continued.
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await page.reload();
+      // Set up (the project holds threads), so the home page is the composer, not "Loading…";
+      // the sidebar's list says it is loading rather than "No threads yet".
+      await page.locator("main.new-thread-page h1", { hasText: "New thread" }).waitFor(UI_WAIT);
+      await list().locator("li.empty", { hasText: "Loading…" }).waitFor(UI_WAIT);
+      expect(await rowsInPage()).toBe(0);
+      release();
+      await listOf(THREADS).waitFor(UI_WAIT);
+      await list().locator("a[data-thread-id]").first().waitFor(UI_WAIT);
+    } finally {
+      release();
+      await page.unroute("**/api/v1/threads?*");
+    }
+  });
+
+  // Last: it adds a thread to the project.
+  it("lists a thread made while the event stream opens: the threads are read once the stream follows the log", async () => {
+    let made: string | null = null;
+    let rowsAsked = false;
+    const asked = (request: { url(): string }) => {
+      if (new URL(request.url()).searchParams.get("view") === "row") rowsAsked = true;
+    };
+    page.on("request", asked);
+    // The stream's request is held in the browser until the page asked for the rows (or a second
+    // passed), then a thread is made and the stream goes on: it follows the log from after that
+    // thread. A list read before the stream's answer would miss it, and so would the stream.
+    await page.route("**/api/v1/events*", async (route) => {
+      if (made === null) {
+        for (let waited = 0; !rowsAsked && waited < 1_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+        // Give a rows request the page did send the time to be answered before the thread is made.
+        if (rowsAsked) await new Promise((r) => setTimeout(r, 500));
+        const { thread } = await lab.host.threads.createThread({
+          projectId,
+          providerInstanceId: "alpha",
+          title: "made while the stream opened",
+          createdBy: "user",
+          creationSource: "api",
+        });
+        made = thread.id;
+      }
+      await route.continue();
+    });
+    try {
+      await page.reload();
+      // The reload is done before the stream's request goes on: the thread is made then.
+      await expect.poll(() => made, UI_WAIT).not.toBeNull();
+      // The newest thread, first in the list (the project list counted 1,000: its one page of 1,000 holds it).
+      await list().locator(`a[data-thread-id="${made}"]`).waitFor(UI_WAIT);
+    } finally {
+      await page.unroute("**/api/v1/events*");
+      page.off("request", asked);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rowWindow, sameWindow, WHOLE_LIST_ROWS } from "../../src/model/row-window.js";
+import { rowsOnScreen, rowWindow, sameWindow, windowCovers, WHOLE_LIST_ROWS } from "../../src/model/row-window.js";
 
 describe("the rows a long list puts in the page", () => {
   const list = { rows: 1_000, rowHeight: 50, viewportHeight: 500 };
@@ -30,5 +30,17 @@ describe("the rows a long list puts in the page", () => {
   it("puts the list in whole until a row or the box has a height", () => {
     expect(rowWindow({ ...list, rowHeight: 0, listTop: 0 })).toEqual({ first: 0, end: 1_000 });
     expect(rowWindow({ ...list, viewportHeight: 0, listTop: 0 })).toEqual({ first: 0, end: 1_000 });
+  });
+
+  it("puts only the rows on screen in a list's first render, which the full window covers", () => {
+    // The list's top 150 px down the box: rows 0-6 on screen (a 500 px box of 50 px rows).
+    const onScreen = rowsOnScreen({ ...list, listTop: 150 });
+    expect(onScreen).toEqual({ first: 0, end: 7 });
+    expect(windowCovers(rowWindow({ ...list, listTop: 150 }), onScreen)).toBe(true);
+    // Scrolled to row 400: rows 400-409.
+    expect(rowsOnScreen({ ...list, listTop: -20_000 })).toEqual({ first: 400, end: 410 });
+    expect(rowsOnScreen({ ...list, rows: WHOLE_LIST_ROWS, listTop: 0 })).toEqual({ first: 0, end: WHOLE_LIST_ROWS });
+    expect(windowCovers({ first: 0, end: 6 }, onScreen)).toBe(false);
+    expect(windowCovers({ first: 1, end: 30 }, onScreen)).toBe(false);
   });
 });

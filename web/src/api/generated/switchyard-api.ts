@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List a project's threads, newest first
-         * @description t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.
+         * @description t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated. view=row answers each thread's row (ThreadRow) instead of its whole shell.
          */
         get: operations["listThreads"];
         put?: never;
@@ -1124,6 +1124,34 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A thread as a list row shows it (listThreads view=row); its shell has these fields and more. */
+        ThreadRow: {
+            threadId: string;
+            title: string;
+            projectId: string;
+            providerInstanceId: string;
+            model: string | null;
+            effort: string | null;
+            status: ("queued" | "starting" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted") | "idle";
+            latestRunId: string | null;
+            queuedRuns: number;
+            /**
+             * @description attached: the thread of an agent session outside Switchyard (a harness wired with switchyard connect); no turn runs in it here.
+             * @enum {string}
+             */
+            relationship: "root" | "subagent" | "fork" | "attached";
+            parentThreadId: string | null;
+            delegatedTaskId: string | null;
+            snoozed: boolean;
+            snoozedUntil: string | null;
+            /** @description Settled with set_thread_settled: its work is done; a message sent to it revives it. */
+            settled: boolean;
+            settledAt: string | null;
+            /** @description Switchyard's addition: Stop was pressed, so queued runs are held until resume (POST /threads/{id}/resume) or the next message. */
+            stopped?: boolean;
+            createdAt: string;
+            updatedAt: string;
+        };
         Run: {
             runId: string;
             ordinal: number;
@@ -1422,12 +1450,24 @@ export interface components {
         };
         ThreadList: {
             projectId: string;
+            threads: components["schemas"]["ThreadRow"][];
+            total: number;
+            offset: number;
+            limit: number;
+            hasMore: boolean;
+            nextOffset: number | null;
+            /** @constant */
+            view: "row";
+        } | {
+            projectId: string;
             threads: components["schemas"]["ThreadShell"][];
             total: number;
             offset: number;
             limit: number;
             hasMore: boolean;
             nextOffset: number | null;
+            /** @constant */
+            view?: "shell";
         };
         ThreadSearch: {
             projectId: string;
@@ -2935,8 +2975,11 @@ export interface operations {
                 snoozed?: boolean;
                 /** @description true lists only settled threads, false only active ones; omitted lists both. */
                 settled?: boolean;
+                /** @description At most 100 shells, or 1000 rows with view=row (default 20). */
                 limit?: number;
                 offset?: number;
+                /** @description shell (default): each thread's whole shell. row: each thread's row (ThreadRow), about half the bytes, for a client that lists many threads and reads a shell when it opens one. */
+                view?: "shell" | "row";
             };
             header?: never;
             path?: never;

@@ -3,6 +3,7 @@ import { HOST_VERSION } from "../../../util/host-version.js";
 import { DelegateTaskResultSchema } from "../../../contract/delegated-task.js";
 import { Target } from "../../../contract/fields.js";
 import { PendingRequestView } from "../../../contract/pending-request.js";
+import { ThreadRow } from "../../../contract/thread-list.js";
 import { RunViewSchema, ThreadShell } from "../../../contract/thread-shell.js";
 import { ApiFailureBody } from "./api-errors.js";
 import type { ApiRoute } from "./api-route.js";
@@ -20,6 +21,7 @@ function pascal(text: string): string {
 /** The schemas several operations share, named once in the document's components. */
 const SHARED_OUTPUTS: readonly [z.ZodType, string][] = [
   [ThreadShell, "ThreadShell"],
+  [ThreadRow, "ThreadRow"],
   [RunViewSchema, "Run"],
   [DelegateTaskResultSchema, "DelegatedTask"],
   [PendingRequestView, "PendingRequest"],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { threadReference } from "../../../../contract/fields.js";
 import { createThreadsAnswer, CreateThreadsInput, CreateThreadsOutput } from "../../../../contract/create-threads.js";
-import { ThreadListInput, ThreadListOutput } from "../../../../contract/thread-list.js";
+import { ThreadListAnswer, threadListAnswer, ThreadListQuery } from "../../../../contract/thread-list.js";
 import { ThreadSearchInput, ThreadSearchOutput } from "../../../../contract/thread-search.js";
 import { ThreadReadInput, ThreadReadOutput } from "../../../../contract/thread-read.js";
 import { defineRoute } from "../api-route.js";
@@ -14,14 +14,14 @@ export const listThreadsRoute = defineRoute({
   operationId: "listThreads",
   summary: "List a project's threads, newest first",
   description:
-    "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated.",
+    "t3_thread_list: projectId is required (a token has no thread of its own). Filter by title, runStatus (repeat it or separate with commas), snoozed, settled and includeSubagents; offset-paginated. view=row answers each thread's row (ThreadRow) instead of its whole shell.",
   tag: "threads",
   requires: "orchestration:read",
-  query: ThreadListInput,
-  input: ThreadListInput,
-  output: ThreadListOutput,
+  query: ThreadListQuery,
+  input: ThreadListQuery,
+  output: ThreadListAnswer,
   outputName: "ThreadList",
-  handle: (input, { caller, services }) => services.queries.list(caller, input),
+  handle: (input, { caller, services }) => threadListAnswer(services.queries.list(caller, input), input.view),
 });
 
 export const searchThreadsRoute = defineRoute({
