@@ -117,6 +117,11 @@ describe("delegate_task profile (real endpoint, engine, SQLite; scripted provide
       version: versionOf(readFileSync(reviewerFile, "utf8")),
     });
     expect(instructionsOf(result)).toBe("Review the change. Report findings, most severe first.");
+    // Readers see it on the thread.
+    const read = await mustCall<{ thread: { profile?: unknown } }>(parent.client, "t3_thread_read", {
+      threadId: result.childThreadId,
+    });
+    expect(read.thread.profile).toEqual(child.profile);
     const item = lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId])[0]!;
     expect(item.data).toMatchObject({ profile: "reviewer" });
     // A role adds its instruction after the profile's.
