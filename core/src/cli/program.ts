@@ -9,6 +9,7 @@ import { registerLink } from "./commands/link.js";
 import { registerAudit } from "./commands/audit.js";
 import { registerMcpBridge } from "./commands/mcp-bridge.js";
 import { registerPluginCommands } from "./commands/plugin.js";
+import { registerProfiles } from "./commands/profiles.js";
 import { registerProject } from "./commands/project.js";
 import { registerProviders } from "./commands/providers.js";
 import { registerRun } from "./commands/run.js";
@@ -33,6 +34,7 @@ export function buildHostProgram(): Command {
   registerDoctor(program);
   registerPluginCommands(program);
   registerProject(program);
+  registerProfiles(program);
   registerToken(program);
   registerSchedules(program);
   registerUi(program);

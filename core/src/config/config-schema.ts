@@ -1,5 +1,9 @@
 import { z } from "zod";
 import { token } from "../util/di-token.js";
+import { ProfileSchema } from "./profiles/profile-schema.js";
+import { TreeBudgetSchema } from "./tree-budget-schema.js";
+
+export { TreeBudgetSchema } from "./tree-budget-schema.js";
 
 /** `[a-z0-9]` words joined by `-`, `_` or `.`: safe in ids, file names and MCP tool names. */
 const identifier = z
@@ -150,23 +154,6 @@ export const ServerConfigSchema = z
      * migration) before it fails with `store_busy`; provider events and effects then try again.
      */
     storeBusyTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
-  })
-  .strict();
-
-/**
- * What a delegation tree may use: tokens (input, cache read and write, output), US dollars
- * (reported or estimated cost) and wall-clock milliseconds. An absent limit is no limit.
- */
-export const TreeBudgetSchema = z
-  .object({
-    tokens: z.number().int().positive().optional(),
-    costUsd: z.number().positive().optional(),
-    wallClockMs: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(7 * 24 * 60 * 60 * 1000)
-      .optional(),
   })
   .strict();
 
@@ -350,6 +337,11 @@ export const SwitchyardConfigSchema = z
     scheduling: SchedulingConfigSchema.default(SchedulingConfigSchema.parse({})),
     reach: ReachConfigSchema.default(ReachConfigSchema.parse({})),
     workspaces: WorkspacesConfigSchema.default(WorkspacesConfigSchema.parse({})),
+    /**
+     * The user's agent profiles (docs/profiles.md): named kits delegate_task takes as `profile`.
+     * A name given twice is a conflict `switchyard profiles list --check` reports (the first wins).
+     */
+    profiles: z.array(ProfileSchema).default([]),
   })
   .strict()
   .superRefine((config, ctx) => {

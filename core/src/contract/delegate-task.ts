@@ -29,6 +29,14 @@ export const DelegateTaskInput = z
     runtimeMode: RuntimeModeInput.optional(),
     interactionMode: InteractionModeInput.optional(),
     workspace: WorkspaceInput.optional(),
+    profile: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "A profile from orchestrator_capabilities profiles: it supplies the target, the child's instructions, mode ceilings, workspace and budget. Your explicit fields may narrow it (a narrower mode, a tighter budget), never widen it.",
+      ),
     budget: z
       .object({
         tokens: z

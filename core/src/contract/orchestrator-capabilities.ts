@@ -122,6 +122,28 @@ export const OrchestratorCapabilitiesOutput = z.object({
         ),
     }),
   ),
+  profiles: z
+    .array(
+      z.object({
+        name: z.string().describe("Pass it as delegate_task profile."),
+        description: z.string(),
+        source: z.enum(["config", "switchyard", "claude", "opencode"]),
+        target: z
+          .object({
+            providerInstanceId: z.string().optional(),
+            driverKind: z.string().optional(),
+            model: z.string().optional(),
+            effort: z.string().optional(),
+          })
+          .optional(),
+        maxRuntimeMode: RuntimeModeOutput.optional(),
+        maxInteractionMode: InteractionModeOutput.optional(),
+      }),
+    )
+    .optional()
+    .describe(
+      "Switchyard: agent profiles you may delegate to (delegate_task profile), from the user's config and your project's .switchyard/agents, .claude/agents and OpenCode agents.",
+    ),
   features: z.object({
     polling: z.boolean(),
     cancellation: z.boolean(),

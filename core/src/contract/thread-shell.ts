@@ -61,6 +61,17 @@ export const ThreadShell = z
       })
       .optional()
       .describe("Switchyard's addition, on an attached thread only: its outside agent session."),
+    profile: z
+      .object({
+        name: z.string(),
+        source: z.enum(["config", "switchyard", "claude", "opencode"]),
+        file: z.string(),
+        version: z.string().describe("sha256: and 16 hex digits of the profile definition's content."),
+      })
+      .optional()
+      .describe(
+        "Switchyard's addition, on a thread delegated with a profile only: which profile, and which version of its definition (docs/profiles.md).",
+      ),
     blockedOnThreadWait: z.boolean(),
     pendingBackgroundTasks: z.number(),
     createdBy: z.enum(["user", "agent", "system", "provider"]),

@@ -1,5 +1,13 @@
 import { SwitchyardError, type InteractionMode, type RuntimeMode } from "../spec/index.js";
-import type { Actor, Authority, CreationSource, ProjectRecord, ThreadLineage, ThreadRecord } from "../store/records.js";
+import type {
+  Actor,
+  Authority,
+  CreationSource,
+  ProjectRecord,
+  ThreadLineage,
+  ThreadProfile,
+  ThreadRecord,
+} from "../store/records.js";
 import type { CommandContext } from "./command-context.js";
 import { titleFromMessage } from "./thread-title.js";
 
@@ -56,6 +64,8 @@ export interface NewThreadInput {
   readonly creationSource: CreationSource;
   /** Whose authority its work acts under (see ThreadRecord.authority); null when unknown. */
   readonly authority: Authority | null;
+  /** The profile it starts with (a delegated task's), if any. */
+  readonly profile?: ThreadProfile | null;
 }
 
 // Kept importable from here: thread records are where callers look for a new thread's defaults.
@@ -111,6 +121,7 @@ export function createThread(
     deletedAt: null,
     stopped: false,
     authority: input.authority,
+    ...(input.profile != null ? { profile: input.profile } : {}),
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });

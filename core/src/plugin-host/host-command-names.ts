@@ -9,6 +9,7 @@ export const HOST_COMMAND_NAMES: readonly string[] = [
   "plugin",
   "plugins",
   "project",
+  "profiles",
   "token",
   "schedules",
   "ui",

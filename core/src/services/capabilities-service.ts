@@ -7,6 +7,7 @@ import { type ProviderCatalog, ProviderCatalogToken } from "../engine/provider-c
 import type { Caller } from "./caller.js";
 import { CallerContext } from "./caller-context.js";
 import { shortModelList } from "./model-short-list.js";
+import { ProfileLibrary } from "./profiles/profile-library.js";
 import { UsageService } from "./usage/usage-service.js";
 import { WorkspacePlanner } from "./workspaces/workspace-planner.js";
 
@@ -24,6 +25,7 @@ export class CapabilitiesService {
     private readonly callers: CallerContext,
     private readonly usage: UsageService,
     private readonly workspaces: WorkspacePlanner,
+    private readonly profiles: ProfileLibrary,
   ) {}
 
   async describe(caller: Caller, input: { search?: string | undefined }) {
@@ -69,6 +71,7 @@ export class CapabilitiesService {
       });
     }
     const thread = this.callers.thread(caller);
+    const profiles = (await this.profiles.catalogFor(caller)).profiles;
     return {
       callerKind: caller.kind,
       inheritedProvider:
@@ -91,6 +94,15 @@ export class CapabilitiesService {
           })),
       ),
       providers,
+      // What a model needs to pick a profile; `switchyard profiles list` shows the rest.
+      profiles: profiles.map(({ profile, source }) => ({
+        name: profile.name,
+        description: profile.description,
+        source: source.kind,
+        ...(profile.target !== undefined ? { target: profile.target } : {}),
+        ...(profile.maxRuntimeMode !== undefined ? { maxRuntimeMode: profile.maxRuntimeMode } : {}),
+        ...(profile.maxInteractionMode !== undefined ? { maxInteractionMode: profile.maxInteractionMode } : {}),
+      })),
       features: {
         polling: true,
         cancellation: true,

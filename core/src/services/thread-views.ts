@@ -95,6 +95,17 @@ export function threadShell(
       : {}),
     /** An attached thread's outside session: the client as it named itself (absent otherwise). */
     ...(thread.lineage.attached !== undefined ? { attached: { client: thread.lineage.attached.client } } : {}),
+    /** The profile a delegated thread was started with (absent otherwise). */
+    ...(thread.profile != null
+      ? {
+          profile: {
+            name: thread.profile.name,
+            source: thread.profile.source,
+            file: thread.profile.file,
+            version: thread.profile.version,
+          },
+        }
+      : {}),
     branch: thread.branch,
     worktreePath: thread.worktreePath,
     cwd: thread.cwd,

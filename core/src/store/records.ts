@@ -167,8 +167,19 @@ export interface ThreadRecord {
    * of a tree carries its root's. Absent on threads made before it was recorded.
    */
   readonly authority?: Authority | null;
+  /** The profile a delegated thread was started with, and the version of its definition; absent otherwise. */
+  readonly profile?: ThreadProfile | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** The profile work was started with (docs/profiles.md): its name, where it was defined, and that definition's content hash. */
+export interface ThreadProfile {
+  readonly name: string;
+  readonly source: "config" | "switchyard" | "claude" | "opencode";
+  readonly file: string;
+  /** `sha256:` and 16 hex digits of the definition's content. */
+  readonly version: string;
 }
 
 /**

@@ -232,6 +232,18 @@ describe("tools across environments", () => {
       code: "capability_denied",
       details: { verb: "delegate", environmentId: "b-reader" },
     });
+    // Which profiles a grant may use is not decided yet: a profile across a link is refused, not ignored.
+    const withProfile = await callTool(agent.client, "delegate_task", {
+      task: "@@reply NO",
+      target: { providerInstanceId: "alpha" },
+      environmentId: "b",
+      profile: "reviewer",
+    });
+    expect(withProfile).toMatchObject({
+      ok: false,
+      code: "invalid_request",
+      details: { field: "profile", profile: "reviewer" },
+    });
     const tooBroad = await callTool(agent.client, "t3_thread_launch", {
       environmentId: "b",
       projectId: b.projectId,

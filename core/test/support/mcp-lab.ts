@@ -45,6 +45,7 @@ export class McpLab {
       scheduling?: Record<string, unknown>;
       reach?: Record<string, unknown>;
       workspaces?: Record<string, unknown>;
+      profiles?: unknown[];
       overrides?: (container: DependencyContainer) => void;
       logger?: Logger;
       /** Where to listen instead of 127.0.0.1 (another loopback address; TLS), as `serve --host`. */
@@ -70,6 +71,7 @@ export class McpLab {
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.reach ? { reach: options.reach } : {}),
       ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+      ...(options.profiles ? { profiles: options.profiles } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const server = await startServer(t.host, { port: 0, ...(options.listen ? { listen: options.listen } : {}) });

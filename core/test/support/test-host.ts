@@ -40,6 +40,7 @@ export async function startTestHost(
     scheduling?: Record<string, unknown>;
     reach?: Record<string, unknown>;
     workspaces?: Record<string, unknown>;
+    profiles?: unknown[];
     /** The host's logger (default silent, or SWITCHYARD_TEST_LOG's level on stderr). */
     logger?: Logger;
   } = {},
@@ -61,6 +62,7 @@ export async function startTestHost(
       ...(options.scheduling ? { scheduling: options.scheduling } : {}),
       ...(options.reach ? { reach: options.reach } : {}),
       ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+      ...(options.profiles ? { profiles: options.profiles } : {}),
     },
     builtinPluginsDir: options.builtinPluginsDir ?? null,
     logger:

@@ -21,6 +21,8 @@ export interface DelegateTaskInput {
   readonly budget?: TreeBudgetConfig | undefined;
   /** Where the child works (Switchyard's addition): default the project's, else `shared` (the parent's workspace). */
   readonly workspace?: WorkspaceChoice | undefined;
+  /** The profile to delegate to (Switchyard's addition, docs/profiles.md): its target, instructions and ceilings. */
+  readonly profile?: string | undefined;
 }
 
 /** How a wait reports that it is still waiting. */

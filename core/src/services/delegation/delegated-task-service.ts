@@ -20,6 +20,8 @@ import { WorkspacePlanner } from "../workspaces/workspace-planner.js";
 import type { DelegateTaskInput, WaitControl } from "./delegate-task-input.js";
 import { agentParent, attachedParent } from "./delegation-parents.js";
 import { stopTaskTree } from "../../engine/task-stop.js";
+import { ProfileLibrary } from "../profiles/profile-library.js";
+import { applyProfile } from "./profile-application.js";
 import { TaskCreation } from "./task-creation.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
 import { taskWork } from "../../engine/task-work.js";
@@ -49,6 +51,7 @@ export class DelegatedTaskService {
     private readonly changeSets: ChangeSetService,
     private readonly creation: TaskCreation,
     private readonly links: ThreadLinks,
+    private readonly profiles: ProfileLibrary,
   ) {}
 
   /** The view of a task right now, with its usage and budget. */
@@ -110,6 +113,7 @@ export class DelegatedTaskService {
       interactionMode: input.interactionMode ?? null,
       ...(input.budget !== undefined ? { budget: input.budget } : {}),
       ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
+      ...(input.profile !== undefined ? { profile: input.profile } : {}),
     };
     const replay = conflictsAsInvalid(() =>
       this.engine.replay<{ taskId: string }>(commandId, "delegated_task.request", request),
@@ -126,10 +130,17 @@ export class DelegatedTaskService {
    */
   private async requestTask(
     caller: Caller,
-    input: DelegateTaskInput,
+    requested: DelegateTaskInput,
     commandId: string,
     request: Record<string, unknown>,
   ): Promise<string> {
+    // A profile supplies defaults and lowers the ceiling before anything is resolved from the input.
+    const profiled = applyProfile(
+      requested,
+      this.callers.ceiling(caller),
+      requested.profile === undefined ? null : await this.profiles.require(caller, requested.profile),
+    );
+    const input = profiled.input;
     const parent =
       caller.kind === "agent"
         ? agentParent(this.callers, this.engine, caller, input)
@@ -137,7 +148,7 @@ export class DelegatedTaskService {
     const selection = await this.selection.resolve({
       target: input.target,
       inherited: parent.inherited,
-      ceiling: this.callers.ceiling(caller),
+      ceiling: profiled.ceiling,
       runtimeMode: input.runtimeMode,
       interactionMode: input.interactionMode,
     });
@@ -160,6 +171,7 @@ export class DelegatedTaskService {
           withNotes(selection, planned.notes),
           at.parent,
           planned.plan,
+          profiled,
         );
       },
     });

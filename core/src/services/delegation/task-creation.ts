@@ -5,7 +5,7 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { putItem } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import type { DelegatedTaskRecord, ThreadRecord } from "../../store/records.js";
+import type { DelegatedTaskRecord, ThreadProfile, ThreadRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import type { ResolvedSelection } from "../provider-selection-service.js";
@@ -14,6 +14,14 @@ import { WorkspacePlanner, type WorkspacePlan } from "../workspaces/workspace-pl
 import type { ParentAt } from "./delegation-parents.js";
 import type { DelegateTaskInput } from "./delegate-task-input.js";
 import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
+
+/** What a profile adds to the task's child: its instructions, and the record of which profile it is. */
+export interface ChildProfile {
+  readonly instructions: string | null;
+  readonly stamp: ThreadProfile | null;
+}
+
+const NO_PROFILE: ChildProfile = { instructions: null, stamp: null };
 
 /** The ids a task's records get, derived from the command that asked for it (a retry lands on the same rows). */
 interface TaskIds {
@@ -60,6 +68,7 @@ export class TaskCreation {
     selection: ResolvedSelection,
     parentAt: ParentAt,
     plan: WorkspacePlan | null,
+    profile: ChildProfile = NO_PROFILE,
   ): { taskId: string } {
     const commandId = ctx.commandId!;
     const parent = parentAt.thread;
@@ -95,6 +104,7 @@ export class TaskCreation {
       createdBy: "agent",
       creationSource: "mcp",
       authority: parent.authority ?? null,
+      profile: profile.stamp,
     });
     ctx.put("contextTransfer", {
       id: ids.spawnTransferId,
@@ -115,7 +125,10 @@ export class TaskCreation {
       mode: "auto",
       createdBy: "agent",
       creationSource: "mcp",
-      instructions: input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
+      instructions: childInstructions(
+        profile.instructions,
+        input.role === undefined ? null : ROLE_INSTRUCTIONS[input.role],
+      ),
       delegatedTaskId: ids.taskId,
       capabilities: selection.capabilities,
     });
@@ -156,6 +169,7 @@ export class TaskCreation {
         providerInstanceId: selection.providerInstanceId,
         model: selection.model,
         role: input.role ?? null,
+        ...(profile.stamp !== null ? { profile: profile.stamp.name } : {}),
         notes: selection.notes,
       },
       createdBy: "agent",
@@ -275,4 +289,10 @@ function childWorkspace(
       { projectId },
     );
   return { projectId: project.id, cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" };
+}
+
+/** A profile's instructions, then a role's: either, both (the profile's first) or none. */
+function childInstructions(profile: string | null, role: string | null): string | null {
+  const parts = [profile, role].filter((part): part is string => part !== null);
+  return parts.length === 0 ? null : parts.join("\n\n");
 }

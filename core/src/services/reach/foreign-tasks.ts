@@ -85,6 +85,13 @@ export class ForeignTasks {
     input: DelegateTaskInput,
     signal?: AbortSignal,
   ): Promise<DelegateTaskResult> {
+    // Which profiles a grant may use is not decided yet (issue 36): refused, never ignored.
+    if (input.profile !== undefined)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `delegate_task from another environment cannot name a profile yet ("${input.profile}"); pass target, modes and the instructions in the task instead.`,
+        { field: "profile", profile: input.profile },
+      );
     const parent = meta.delegation;
     if (parent === undefined) {
       throw new OrchestratorFailure(

@@ -12,6 +12,7 @@ export const delegateTaskTool = defineTool({
     "Provider, model and modes inherit from you when omitted; a child never gets broader modes than yours. Use a distinct clientRequestId per task, stable across retries of that task.",
     "For a follow-up in the same child conversation use t3_thread_send on childThreadId.",
     "budget (optional) caps the task's tree in tokens, dollars or wall-clock time; usage shows what the tree used so far.",
+    "profile (optional) names a kit from orchestrator_capabilities profiles (target, instructions, mode ceilings); your explicit fields may narrow it, never widen it.",
     'workspace "worktree" gives the child its own git worktree (several children editing files never overwrite each other); take its changes back with apply_changes or drop them with discard_changes.',
   ].join(" "),
   input: DelegateTaskInput,

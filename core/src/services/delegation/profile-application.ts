@@ -1,0 +1,118 @@
+import type { TreeBudgetConfig } from "../../config/config-schema.js";
+import type { SourcedProfile } from "../../config/profiles/profile-source.js";
+import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
+import type { ThreadProfile } from "../../store/records.js";
+import type { TargetRequest } from "../provider-selection-service.js";
+import type { DelegateTaskInput } from "./delegate-task-input.js";
+
+type Ceiling = { runtimeMode: RuntimeMode; interactionMode: InteractionMode };
+
+/** A delegation as its profile shapes it: the input with the profile's defaults, and the lowered ceiling. */
+export interface ProfiledDelegation {
+  readonly input: DelegateTaskInput;
+  readonly ceiling: Ceiling;
+  /** The instructions the child gets with its task (the profile's), or null. */
+  readonly instructions: string | null;
+  /** What the child's thread records. */
+  readonly stamp: ThreadProfile | null;
+}
+
+/**
+ * Applies a profile to a delegate_task call. The profile supplies the target, instructions,
+ * workspace and budget, and lowers the caller's mode ceiling to its own; the call's explicit
+ * fields may narrow what the profile sets, never widen or replace it: a broader mode or budget,
+ * or another provider, model or effort than the profile's, is refused naming the field.
+ */
+export function applyProfile(
+  input: DelegateTaskInput,
+  callerCeiling: Ceiling,
+  sourced: SourcedProfile | null,
+): ProfiledDelegation {
+  if (sourced === null) return { input, ceiling: callerCeiling, instructions: null, stamp: null };
+  const { profile, source } = sourced;
+  const ceiling: Ceiling = {
+    runtimeMode: lower(callerCeiling.runtimeMode, profile.maxRuntimeMode, runtimeModeRank),
+    interactionMode: lower(callerCeiling.interactionMode, profile.maxInteractionMode, interactionModeRank),
+  };
+  if (
+    profile.maxRuntimeMode !== undefined &&
+    input.runtimeMode !== undefined &&
+    input.runtimeMode !== "inherit" &&
+    runtimeModeRank(input.runtimeMode) > runtimeModeRank(profile.maxRuntimeMode)
+  )
+    throw new OrchestratorFailure(
+      "runtime_mode_escalation_denied",
+      `runtimeMode "${input.runtimeMode}" is broader than profile "${profile.name}" allows ("${profile.maxRuntimeMode}"); omit runtimeMode or pass a narrower one.`,
+      { field: "runtimeMode", profile: profile.name, limit: profile.maxRuntimeMode },
+    );
+  if (
+    profile.maxInteractionMode !== undefined &&
+    input.interactionMode !== undefined &&
+    input.interactionMode !== "inherit" &&
+    interactionModeRank(input.interactionMode) > interactionModeRank(profile.maxInteractionMode)
+  )
+    throw new OrchestratorFailure(
+      "interaction_mode_escalation_denied",
+      `interactionMode "${input.interactionMode}" is broader than profile "${profile.name}" allows ("${profile.maxInteractionMode}"); omit interactionMode or pass a narrower one.`,
+      { field: "interactionMode", profile: profile.name, limit: profile.maxInteractionMode },
+    );
+  const target = mergeTarget(profile.name, profile.target ?? {}, input.target);
+  const budget = mergeBudget(profile.name, profile.budget, input.budget);
+  const workspace = input.workspace ?? profile.workspace;
+  return {
+    input: {
+      ...input,
+      ...(target !== undefined ? { target } : {}),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(workspace !== undefined ? { workspace } : {}),
+    },
+    ceiling,
+    instructions: profile.instructions ?? null,
+    stamp: { name: profile.name, source: source.kind, file: source.file, version: source.version },
+  };
+}
+
+function lower<M extends string>(caller: M, profile: M | undefined, rank: (mode: M) => number): M {
+  return profile !== undefined && rank(profile) < rank(caller) ? profile : caller;
+}
+
+/** The profile's target with the call's fields added; a field the profile sets cannot change. */
+function mergeTarget(
+  profileName: string,
+  fixed: TargetRequest,
+  requested: TargetRequest | undefined,
+): TargetRequest | undefined {
+  for (const field of ["providerInstanceId", "driverKind", "model", "effort"] as const) {
+    const mine = fixed[field];
+    const theirs = requested?.[field];
+    if (mine !== undefined && theirs !== undefined && mine !== theirs)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `target.${field} "${theirs}" differs from profile "${profileName}"'s "${mine}"; omit target.${field} or delegate without the profile.`,
+        { field: `target.${field}`, profile: profileName, profileValue: mine },
+      );
+  }
+  const merged = { ...fixed, ...requested };
+  return Object.keys(merged).length === 0 ? undefined : merged;
+}
+
+/** The profile's budget tightened by the call's; a looser limit than the profile's is refused. */
+function mergeBudget(
+  profileName: string,
+  fixed: TreeBudgetConfig | undefined,
+  requested: TreeBudgetConfig | undefined,
+): TreeBudgetConfig | undefined {
+  if (fixed === undefined) return requested;
+  for (const field of ["tokens", "costUsd", "wallClockMs"] as const) {
+    const limit = fixed[field];
+    const asked = requested?.[field];
+    if (limit !== undefined && asked !== undefined && asked > limit)
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `budget.${field} ${asked} is more than profile "${profileName}" allows (${limit}); pass at most ${limit} or omit it.`,
+        { field: `budget.${field}`, profile: profileName, limit },
+      );
+  }
+  return { ...fixed, ...requested };
+}

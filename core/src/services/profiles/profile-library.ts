@@ -1,0 +1,55 @@
+import { inject, injectable } from "tsyringe";
+import { ConfigToken, type SwitchyardConfig } from "../../config/config-schema.js";
+import { PathsToken, type SwitchyardPaths } from "../../config/paths.js";
+import { readProfileCatalog } from "../../config/profiles/profile-catalog.js";
+import type { ProfileCatalog, SourcedProfile } from "../../config/profiles/profile-source.js";
+import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
+import { EngineToken, type Engine } from "../../engine/ports.js";
+import type { Caller } from "../caller.js";
+import { CallerContext } from "../caller-context.js";
+
+/**
+ * The profiles a caller may delegate to: the user's config and the caller's project (its
+ * thread's, or an outside session's work project). Project files are read on every call, so an
+ * edited `.switchyard/agents/*.md` counts from the next delegation on.
+ */
+@injectable()
+export class ProfileLibrary {
+  constructor(
+    @inject(ConfigToken) private readonly config: SwitchyardConfig,
+    @inject(PathsToken) private readonly paths: SwitchyardPaths,
+    @inject(EngineToken) private readonly engine: Engine,
+    private readonly callers: CallerContext,
+  ) {}
+
+  async catalogFor(caller: Caller): Promise<ProfileCatalog> {
+    return readProfileCatalog({
+      config: { file: this.paths.configFile, profiles: this.config.profiles },
+      projectRoot: this.projectRoot(caller),
+    });
+  }
+
+  /** The named profile, or `invalid_request` naming the ones the caller has. */
+  async require(caller: Caller, name: string): Promise<SourcedProfile> {
+    const catalog = await this.catalogFor(caller);
+    const found = catalog.profiles.find((sourced) => sourced.profile.name === name);
+    if (found !== undefined) return found;
+    const available = catalog.profiles.map((sourced) => sourced.profile.name);
+    throw new OrchestratorFailure(
+      "invalid_request",
+      `There is no profile "${name}". ${available.length === 0 ? "No profiles are defined (docs/profiles.md)." : `Available: ${available.map((n) => `"${n}"`).join(", ")} (orchestrator_capabilities describes them).`}`,
+      { profile: name, availableProfiles: available },
+    );
+  }
+
+  private projectRoot(caller: Caller): string | null {
+    let projectId: string;
+    try {
+      projectId = this.callers.workProject(caller, undefined).projectId;
+    } catch {
+      return null; // A caller in no project has the config's profiles only.
+    }
+    const project = this.engine.store.get("project", projectId);
+    return project === null || project.scratch ? null : project.rootPath;
+  }
+}
