@@ -155,6 +155,21 @@ describe("the store's write buffer for a transaction", () => {
     expect(inFile()).toEqual({ items: ["kept", "outer"], events: ["kept", "outer"] });
   });
 
+  it("links events of records it never read to their previous events, several in one insert", () => {
+    store.transaction(() => store.append(null, [item("item:a", 1, "a1"), item("item:b", 2, "b1")], NOW));
+    // A store opened afresh knows no rows: each event's insert reads its link from the row.
+    store.close();
+    store = new Store(join(dir, "switchyard.db"), { onStatement: (sql) => statements.push(sql) });
+    const ran = statementsOf(() =>
+      store.transaction(() => store.append(null, [item("item:b", 2, "b2"), item("item:a", 1, "a2")], NOW)),
+    );
+    expect(ran.filter((sql) => sql === "INSERT INTO events")).toHaveLength(1);
+    const events = store.eventsAfter(0);
+    expect(store.previousUpsert(events[2]!.sequence)).toMatchObject({ text: "b1" });
+    expect(store.previousUpsert(events[3]!.sequence)).toMatchObject({ text: "a1" });
+    expect(store.firstUpsertSequence("item", "item:a")).toBe(events[0]!.sequence);
+  });
+
   it("numbers events after those another connection appended meanwhile", () => {
     store.transaction(() => store.append(null, [item("item:a", 1, "here")], NOW));
     const other = new Store(store.file);
