@@ -10,7 +10,7 @@ import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert } from "./ports.js";
 import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
-import { type BufferedRow, EventInserts, RowUpserts, WriteBuffer } from "./write-buffer.js";
+import { type BufferedRow, EventInserts, type FlushWriter, RowUpserts, WriteBuffer } from "./write-buffer.js";
 import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
 import { ensurePrivateFile } from "../util/private-files.js";
 
@@ -158,6 +158,13 @@ export class Store implements EventStore {
   /** The outermost `transaction` under way's writes not yet in the file; null outside one. */
   private buffer: WriteBuffer | null = null;
   private readonly eventInserts: EventInserts;
+  /** What every transaction's buffer flushes through (made once: a transaction is hot). */
+  private readonly flushWriter: FlushWriter = {
+    exec: (sql) => this.database.exec(sql),
+    insertEvents: (events) => this.eventInserts.run(events),
+    writeRows: (rows) => this.writeBufferedRows(rows),
+  };
+  private readonly readLastAssignedSequence = (): number => this.lastAssignedSequence();
   /** Rows as this connection's transactions committed them, for the next transactions' reads. */
   private readonly committedRows = new CommittedRows();
   /**
@@ -387,7 +394,7 @@ export class Store implements EventStore {
     this.syncDepth += 1;
     let result: T;
     try {
-      this.database.exec("BEGIN IMMEDIATE");
+      this.writerStatement("BEGIN IMMEDIATE").run();
       result = fn();
       this.commitBuffered();
     } catch (error) {
@@ -412,7 +419,7 @@ export class Store implements EventStore {
   private commitBuffered(): void {
     const buffer = this.buffer!;
     buffer.flushFor("all", false);
-    this.guardBusy(() => this.database.exec("COMMIT"));
+    this.guardBusy(() => this.writerStatement("COMMIT").run());
     this.committedRows.committed(this.identity!.entries());
     if (buffer.lastAssigned !== null) this.committedRows.lastSequence = buffer.lastAssigned;
   }
@@ -440,14 +447,7 @@ export class Store implements EventStore {
    */
   private transactionStarted(): void {
     this.identity = new IdentityMap();
-    this.buffer = new WriteBuffer(
-      {
-        exec: (sql) => this.database.exec(sql),
-        insertEvents: (events) => this.eventInserts.run(events),
-        writeRows: (rows) => this.writeBufferedRows(rows),
-      },
-      () => this.lastAssignedSequence(),
-    );
+    this.buffer = new WriteBuffer(this.flushWriter, this.readLastAssignedSequence);
     this.transactionDataVersion = null;
     this.committedReads.transactionStarted();
   }
@@ -764,6 +764,10 @@ export class Store implements EventStore {
    * or, for a table with one row, that row's own write; a removal ends its table's batch.
    */
   private writeBufferedRows(rows: readonly BufferedRow[]): void {
+    if (rows.length === 1 && rows[0]!.row !== null) {
+      this.writeRow(this.entities.get(rows[0]!.entity)!, rows[0]!.row, rows[0]!.base);
+      return;
+    }
     const batches = new Map<EntityName, BufferedRow[]>();
     const writeBatch = (entity: EntityName) => {
       const batch = batches.get(entity);
