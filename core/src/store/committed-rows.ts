@@ -23,6 +23,12 @@ export class CommittedRows {
   private heldChars = 0;
   /** The data version the rows were known under; null until a transaction first checked it. */
   private dataVersion: number | null = null;
+  /**
+   * The sequence this connection's last transaction that appended assigned last (so the next
+   * one numbers its events without reading the file); null when not known. Held, and dropped,
+   * with the rows.
+   */
+  lastSequence: number | null = null;
 
   /** Beyond this many characters of rows (their JSON mostly), they start over. */
   private static readonly MAX_CHARS = 4_000_000;
@@ -39,7 +45,7 @@ export class CommittedRows {
 
   /** Whether there is anything a transaction could take (so whether checking is worth a statement). */
   get isEmpty(): boolean {
-    return this.rows.size === 0;
+    return this.rows.size === 0 && this.lastSequence === null;
   }
 
   /** The known row of a record (null: known to have none), or undefined when not known. */
@@ -64,6 +70,7 @@ export class CommittedRows {
 
   clear(): void {
     this.rows.clear();
+    this.lastSequence = null;
     this.heldChars = 0;
   }
 }

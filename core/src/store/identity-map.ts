@@ -16,8 +16,12 @@ export type ProjectionRow = readonly (string | number | null)[];
  */
 export class IdentityMap {
   private readonly rows = new Map<string, ProjectionRow | null>();
-  /** Query results (the records' JSON texts) by SQL and bound values, until the next write. */
-  private readonly queries = new Map<string, readonly string[]>();
+  /**
+   * Query results (the records' JSON texts) by SQL and bound values, with the entity whose table
+   * the query reads (a remembered query reads that table alone: see `queryKey`), until the
+   * transaction next writes that entity.
+   */
+  private readonly queries = new Map<string, { readonly texts: readonly string[]; readonly entity: EntityName }>();
 
   /** The known row of a record (null: known to have none), or undefined when not known. */
   row(entity: EntityName, id: string): ProjectionRow | null | undefined {
@@ -35,20 +39,20 @@ export class IdentityMap {
 
   /** The records' JSON texts a query answered since the transaction's last write, or undefined. */
   queryResult(queryKey: string): readonly string[] | undefined {
-    return this.queries.get(queryKey);
+    return this.queries.get(queryKey)?.texts;
   }
 
-  rememberQuery(queryKey: string, texts: readonly string[]): void {
-    this.queries.set(queryKey, texts);
+  rememberQuery(queryKey: string, texts: readonly string[], entity: EntityName): void {
+    this.queries.set(queryKey, { texts, entity });
   }
 
   /**
-   * Drops every query result: a write may change which records a query matches, and telling
-   * which queries it touched would take parsing their SQL. Records by id stay (a write records
-   * its own row).
+   * Drops the query results over the entity's table: a write may change which of its records a
+   * query matches, and telling which queries it touched would take parsing their SQL. Records by
+   * id stay (a write records its own row).
    */
-  wrote(): void {
-    this.queries.clear();
+  wrote(entity: EntityName): void {
+    for (const [queryKey, result] of this.queries) if (result.entity === entity) this.queries.delete(queryKey);
   }
 
   clear(): void {

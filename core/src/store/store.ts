@@ -11,6 +11,7 @@ import type { EntityName, EntityRecords, StoredEvent } from "./records.js";
 import type { CommandReceipt, EventStore, OutboxAgenda, OutboxEffect, RecordUpsert } from "./ports.js";
 import { forgetSearchRows, THREAD_SEARCH_STALE_SQL } from "./thread-search-index.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
+import { type BufferedRow, EventInserts, type FlushWriter, RowUpserts, WriteBuffer } from "./write-buffer.js";
 import { isStoreBusy, StoreBusyError } from "../util/store-busy.js";
 import { ensurePrivateFile } from "../util/private-files.js";
 
@@ -68,9 +69,21 @@ export interface StoreOptions {
 const TOTAL_CHANGES_SQL = "SELECT total_changes()";
 const DATA_VERSION_SQL = "PRAGMA data_version";
 
+/** The sequence the events table last assigned (AUTOINCREMENT's: a forgotten event's is not reused), or null. */
+const LAST_ASSIGNED_SEQUENCE_SQL = "SELECT seq FROM sqlite_sequence WHERE name = 'events'";
+
 const PREVIOUS_OF_SQL = "SELECT previous_sequence FROM events WHERE sequence = ?";
 const PREVIOUS_DATA_SQL =
   "SELECT p.data FROM events e JOIN events p ON p.sequence = e.previous_sequence WHERE e.sequence = ?";
+
+/** Each entity's table name as a word, for `Store.tablesNamedIn`. */
+const TABLE_NAME_PATTERNS: readonly (readonly [EntityName, RegExp])[] = ENTITY_NAMES.map((name) => [
+  name,
+  new RegExp(`\\b${ENTITY_TABLES[name].table}\\b`, "i"),
+]);
+
+/** For a write that names no entity table. */
+const NO_TABLES: ReadonlySet<EntityName> = new Set();
 
 /** A nested asynchronous transaction that outlived the one it was nested in (which rolled back). */
 function endedUnder(cause: unknown): AsyncTransactionConflictError {
@@ -112,15 +125,12 @@ interface PreparedEntity {
   readonly spec: EntityTable<EntityName>;
   /** Binds positionally: the entity's columns in `columns` order, then `data`, then `last_sequence`. */
   readonly upsert: Database.Statement;
+  /** Multi-row upserts of whole rows, for a flush that writes several of the table's rows. */
+  readonly rowUpserts: RowUpserts;
   /** The sequence of the record's latest event (its row's `last_sequence`), plucked. */
   readonly lastSequence: Database.Statement;
   /** A row as `[last_sequence, ...columns, data]` (raw), or undefined when the record has none. */
   readonly current: Database.Statement;
-  /**
-   * Inserts an upsert's event with its link to the record's previous event read from the row in
-   * the same statement: binds the event's values as `insertEvent` does, less the link, then the id.
-   */
-  readonly insertEventAfterRow: Database.Statement;
   /** UPDATE statements by the bit mask of the columns they set (besides data and last_sequence). */
   readonly updates: Map<number, Database.Statement>;
   readonly columnNames: readonly string[];
@@ -138,7 +148,6 @@ export class Store implements EventStore {
   private readonly database: Database.Database;
   readonly file: string;
   private readonly entities = new Map<EntityName, PreparedEntity>();
-  private readonly insertEvent: Database.Statement;
   /** An event's previous_sequence, plucked. */
   private readonly previousOf: Database.Statement;
   /** The data of the event an event's previous_sequence names, plucked. */
@@ -147,6 +156,16 @@ export class Store implements EventStore {
   private pending: StoredEvent[] = [];
   /** The rows the outermost `transaction` under way has read or written; null outside one. */
   private identity: IdentityMap | null = null;
+  /** The outermost `transaction` under way's writes not yet in the file; null outside one. */
+  private buffer: WriteBuffer | null = null;
+  private readonly eventInserts: EventInserts;
+  /** What every transaction's buffer flushes through (made once: a transaction is hot). */
+  private readonly flushWriter: FlushWriter = {
+    exec: (sql) => this.database.exec(sql),
+    insertEvents: (events) => this.eventInserts.run(events),
+    writeRows: (rows) => this.writeBufferedRows(rows),
+  };
+  private readonly readLastAssignedSequence = (): number => this.lastAssignedSequence();
   /** Rows as this connection's transactions committed them, for the next transactions' reads. */
   private readonly committedRows = new CommittedRows();
   /**
@@ -167,7 +186,8 @@ export class Store implements EventStore {
     this.turnDataVersion = null;
   };
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly runInTransaction: <T>(fn: () => T) => T;
+  /** What `tablesNamedIn` found in each statement's SQL. */
+  private readonly namedTables = new Map<string, ReadonlySet<EntityName> | "all">();
   /** Checkpoints the WAL off the event loop; null for an in-memory store. */
   readonly checkpointer: WalCheckpointer | null;
   /** The level of the open asynchronous transaction the running code is part of, if any. */
@@ -192,6 +212,8 @@ export class Store implements EventStore {
    * store's row cache (`CommittedRows`), so handing it out forgets that cache.
    */
   get db(): Database.Database {
+    // What the caller reads or writes through it must meet the transaction's writes in the file.
+    this.buffer?.flushFor("all", true);
     this.committedRows.clear();
     // Other stores of this process may be reading this turn: whatever is written through it,
     // they read `data_version` again.
@@ -243,21 +265,17 @@ export class Store implements EventStore {
     this.guardBusy(() => migrate(this.database));
     // The version the first transactions' rows are known under (see CommittedRows).
     this.committedRows.checked(this.dataVersion());
-    this.insertEvent = this.writerStatement(
-      "INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    );
     this.previousOf = this.database.prepare(PREVIOUS_OF_SQL).pluck();
     this.previousData = this.database.prepare(PREVIOUS_DATA_SQL).pluck();
     for (const name of ENTITY_NAMES) this.entities.set(name, this.prepareEntity(name));
-    // One wrapper for every transaction: better-sqlite3 makes nested calls savepoints.
-    // BEGIN IMMEDIATE takes the write lock first, where SQLite's busy handler waits for another
+    this.eventInserts = new EventInserts(this.database);
+    // Transactions begin with BEGIN IMMEDIATE: it takes the write lock first, where SQLite's busy handler waits for another
     // connection's commit. A deferred BEGIN reads first and upgrades at its first write, and an
     // upgrade that finds the lock taken (a CLI process issuing a token) fails at once with
     // SQLITE_BUSY, busy timeout or not: that failed agent turns with "database is locked".
     // Readers never wait: WAL readers take no lock a writer needs, and reads run outside
-    // transactions.
-    const wrapped = this.database.transaction((fn: () => unknown) => fn());
-    this.runInTransaction = <T>(fn: () => T): T => wrapped.immediate(fn) as T;
+    // transactions. Nested calls are savepoints, opened only when something must reach the
+    // file inside them (see WriteBuffer).
   }
 
   /** Runs `fn`, turning SQLite's "database is locked" into a typed `store_busy` error. */
@@ -277,10 +295,34 @@ export class Store implements EventStore {
    * and a write is refused.
    */
   statement(sql: string): Database.Statement {
-    if (!this.outsideAsyncTransaction()) return this.writerStatement(sql);
+    if (!this.outsideAsyncTransaction()) {
+      const statement = this.writerStatement(sql);
+      // Inside a transaction its buffered writes reach the file first, where the SQL can see them.
+      this.buffer?.flushFor(this.tablesNamedIn(sql), !statement.readonly);
+      return statement;
+    }
     if (!this.writerStatement(sql).readonly)
       throw new AsyncTransactionConflictError("statement", `${sql} writes ${OUTSIDE_OPEN_ASYNC}`);
     return this.committedReaderStatement(sql);
+  }
+
+  /**
+   * The entity tables a statement names (whose buffered rows it could read), or "all" when it
+   * names the event log (whose buffered events it could read). A table's name as a word: a
+   * column or alias that happens to share it only costs an early flush.
+   */
+  private tablesNamedIn(sql: string): ReadonlySet<EntityName> | "all" {
+    let named = this.namedTables.get(sql);
+    if (named === undefined) {
+      if (/\bevents\b/i.test(sql)) named = "all";
+      else {
+        const tables = new Set<EntityName>();
+        for (const [name, pattern] of TABLE_NAME_PATTERNS) if (pattern.test(sql)) tables.add(name);
+        named = tables;
+      }
+      this.namedTables.set(sql, named);
+    }
+    return named;
   }
 
   /** A statement of the writing connection, cached by its SQL. */
@@ -310,15 +352,12 @@ export class Store implements EventStore {
     const current = this.database
       .prepare(`SELECT last_sequence, ${columns.join(", ")}, data FROM ${spec.table} WHERE id = ?`)
       .raw(true);
-    const insertEventAfterRow = this.writerStatement(
-      `INSERT INTO events (type, entity, entity_id, thread_id, command_id, data, created_at, previous_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT last_sequence FROM ${spec.table} WHERE id = ?))`,
-    );
     return {
       spec,
       upsert,
+      rowUpserts: new RowUpserts(this.database, spec.table, columns),
       lastSequence,
       current,
-      insertEventAfterRow,
       updates: new Map(),
       columnNames: columns,
       get,
@@ -333,30 +372,73 @@ export class Store implements EventStore {
    */
   transaction<T>(fn: () => T): T {
     this.assertMayWrite("transaction");
-    const outermost = !this.database.inTransaction;
+    if (!this.database.inTransaction) return this.outermostSync(fn);
+    const buffer = this.buffer!;
     const before = this.pending.length;
-    let result: T;
-    if (outermost) this.transactionStarted();
     this.syncDepth += 1;
+    buffer.beginLevel();
     try {
-      result = this.runInTransaction(fn);
-      if (outermost) this.committedRows.committed(this.identity!.entries());
+      const result = fn();
+      buffer.releaseLevel();
+      return result;
     } catch (error) {
       // A savepoint that rolled back took its events with it: listeners must not hear them.
-      if (outermost) this.pending = [];
-      else this.pending.length = before;
-      // Nor may reads see the rows it wrote; which rows those were is not tracked, so all go.
-      if (outermost) this.identity?.clear();
-      else this.forgetRows();
-      if (outermost && isStoreBusy(error) && !(error instanceof StoreBusyError))
+      this.rollbackLevel(buffer, before);
+      throw error;
+    } finally {
+      this.syncDepth -= 1;
+    }
+  }
+
+  private outermostSync<T>(fn: () => T): T {
+    this.transactionStarted();
+    this.syncDepth += 1;
+    let result: T;
+    try {
+      this.writerStatement("BEGIN IMMEDIATE").run();
+      result = fn();
+      this.commitBuffered();
+    } catch (error) {
+      if (this.database.open && this.database.inTransaction) this.database.exec("ROLLBACK");
+      this.pending = [];
+      if (isStoreBusy(error) && !(error instanceof StoreBusyError))
         throw new StoreBusyError(this.file, this.busyTimeoutMs, error);
       throw error;
     } finally {
       this.syncDepth -= 1;
-      if (outermost) this.identity = null;
+      this.identity = null;
+      this.buffer = null;
     }
-    if (outermost) this.committed();
+    this.committed();
     return result;
+  }
+
+  /**
+   * Writes what the outermost transaction buffered, commits, and hands its rows (and the last
+   * sequence it assigned) to the next transactions.
+   */
+  private commitBuffered(): void {
+    const buffer = this.buffer!;
+    buffer.flushFor("all", false);
+    this.guardBusy(() => this.writerStatement("COMMIT").run());
+    this.committedRows.committed(this.identity!.entries());
+    if (buffer.lastAssigned !== null) this.committedRows.lastSequence = buffer.lastAssigned;
+  }
+
+  /**
+   * The innermost savepoint rolls back: its buffered writes go, what it flushed is rolled back,
+   * its events are not heard, and reads no longer see its rows. Which rows it wrote is not
+   * tracked past a flush, so every known row goes, less those an outer level still buffers.
+   */
+  private rollbackLevel(buffer: WriteBuffer, pendingBefore: number): void {
+    let stillBuffered: readonly BufferedRow[] = [];
+    try {
+      stillBuffered = buffer.rollbackLevel(this.database.open && this.database.inTransaction);
+    } finally {
+      this.pending.length = pendingBefore;
+      this.forgetRows();
+      for (const row of stillBuffered) this.identity?.remember(row.entity, row.id, row.row);
+    }
   }
 
   /**
@@ -366,6 +448,7 @@ export class Store implements EventStore {
    */
   private transactionStarted(): void {
     this.identity = new IdentityMap();
+    this.buffer = new WriteBuffer(this.flushWriter, this.readLastAssignedSequence);
     this.transactionDataVersion = null;
     this.committedReads.transactionStarted();
   }
@@ -475,6 +558,7 @@ export class Store implements EventStore {
     this.asyncOutermost = level;
     this.asyncInnermost = level;
     this.transactionStarted();
+    const buffer = this.buffer!;
     let result: T;
     try {
       result = await this.asyncLevel.run(level, work);
@@ -485,8 +569,7 @@ export class Store implements EventStore {
           "transactionAsync",
           "its work finished while a nested transactionAsync it started was still running (await it); rolled back",
         );
-      this.guardBusy(() => this.database.exec("COMMIT"));
-      this.committedRows.committed(this.identity!.entries());
+      this.commitBuffered();
     } catch (error) {
       if (this.database.open && this.database.inTransaction) this.database.exec("ROLLBACK");
       this.pending = [];
@@ -496,6 +579,7 @@ export class Store implements EventStore {
       this.asyncOutermost = null;
       this.asyncInnermost = null;
       this.identity = null;
+      if (this.buffer === buffer) this.buffer = null;
     }
     this.committed();
     return result;
@@ -506,32 +590,27 @@ export class Store implements EventStore {
     if (!parent.open)
       throw new AsyncTransactionConflictError("transactionAsync", "the transaction it was called in has ended");
     const level = new AsyncTransactionLevel(parent);
-    const savepoint = `async_savepoint_${level.depth}`;
-    this.database.exec(`SAVEPOINT ${savepoint}`);
+    const buffer = this.buffer!;
+    buffer.beginLevel();
     const before = this.pending.length;
     this.asyncInnermost = level;
     let result: T;
     try {
       result = await this.asyncLevel.run(level, work);
+      if (level.open) buffer.releaseLevel();
     } catch (error) {
       // The connection may hold the next transaction by now: leave it alone.
       if (!level.open) throw endedUnder(error);
       try {
-        if (this.database.open) this.database.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+        // As in `transaction()`: its writes and events go, and the rows known.
+        this.rollbackLevel(buffer, before);
       } finally {
-        // As in `transaction()`: its events go, and the rows it wrote, which are not tracked.
-        this.pending.length = before;
-        this.forgetRows();
         this.endSavepoint(level);
       }
       throw error;
     }
     if (!level.open) throw endedUnder(undefined);
-    try {
-      this.database.exec(`RELEASE ${savepoint}`);
-    } finally {
-      this.endSavepoint(level);
-    }
+    this.endSavepoint(level);
     return result;
   }
 
@@ -600,10 +679,18 @@ export class Store implements EventStore {
     return this.feed.onNudge(listener);
   }
 
-  /** Appends upsert events and applies them to the projections. Must run inside `transaction`. */
+  /**
+   * Appends upsert events and applies them to the projections. Must run inside `transaction`.
+   * Nothing reaches the file yet: the events (numbered here, after the last sequence the file
+   * assigned) and the rows wait in the transaction's write buffer until its commit, the end of
+   * the savepoint they were appended in, or a read that could see them (see WriteBuffer); reads
+   * by id see them at once through the identity map.
+   */
   append(commandId: string | null, upserts: readonly RecordUpsert[], now: string): StoredEvent[] {
     this.assertMayWrite("append");
     if (!this.database.inTransaction) throw new Error("Store.append must run inside Store.transaction");
+    const identity = this.identity!;
+    const buffer = this.buffer!;
     const out: StoredEvent[] = [];
     for (const upsert of upserts) {
       const prepared = this.entities.get(upsert.entity)!;
@@ -614,21 +701,27 @@ export class Store implements EventStore {
       const type = `${upsert.entity}.upserted` as const;
       // The record's row, when this transaction already read or wrote it: its link to the
       // previous event, and the column values an update leaves alone. A row it does not know (most
-      // often a record being created) is not read first: the event's insert reads the link from
-      // the row itself, and the row is upserted whole, two statements instead of three. The cost
-      // falls on an existing row the transaction never read, which rewrites all its index entries.
-      const current = this.identity === null ? undefined : this.knownRow(this.identity, upsert.entity, id);
-      let info: Database.RunResult;
-      if (current === undefined)
-        info = prepared.insertEventAfterRow.run(type, upsert.entity, id, threadId, commandId, data, now, id);
-      else {
-        const previous = (current?.[0] as number | null | undefined) ?? null;
-        info = this.insertEvent.run(type, upsert.entity, id, threadId, commandId, data, now, previous);
-      }
-      const sequence = Number(info.lastInsertRowid);
-      const written = this.project(upsert.entity, upsert.record, data, sequence, current);
-      this.identity?.remember(upsert.entity, id, written);
-      this.identity?.wrote();
+      // often a record being created) is not read: the event's insert reads the link from the row
+      // itself, and the row is upserted whole. The cost falls on an existing row the transaction
+      // never read, which rewrites all its index entries.
+      const current = this.knownRow(identity, upsert.entity, id);
+      const sequence = buffer.nextSequence();
+      const previous = current === undefined ? undefined : ((current?.[0] as number | null | undefined) ?? null);
+      buffer.addEvent({
+        sequence,
+        type,
+        entity: upsert.entity,
+        id,
+        threadId,
+        commandId,
+        data,
+        createdAt: now,
+        previous,
+      });
+      const written = this.projectionRow(prepared, upsert.record, data, sequence);
+      buffer.addRow(upsert.entity, id, written, current);
+      identity.remember(upsert.entity, id, written);
+      identity.wrote(upsert.entity);
       out.push({
         sequence,
         type,
@@ -643,13 +736,71 @@ export class Store implements EventStore {
     return out;
   }
 
+  /** A record's projection row as written (`[last_sequence, ...columns, data]`), null when it removes it. */
+  private projectionRow(
+    prepared: PreparedEntity,
+    record: EntityRecords[EntityName],
+    data: string,
+    sequence: number,
+  ): ProjectionRow | null {
+    if (prepared.spec.removes?.(record) === true) return null;
+    const written: (string | number | null)[] = [sequence];
+    for (const column of prepared.columns) written.push(column(record));
+    written.push(data);
+    return written;
+  }
+
   /**
-   * Writes a record's projection row. Given its `current` row (`[last_sequence, ...columns,
-   * data]`, null for none), an existing row is updated in only the columns that changed: SQLite
-   * rewrites the entry of every index over a column an UPDATE sets, even to the value it had, so
-   * setting them all wrote a page per index on every upsert (a run's status change rewrote its
-   * by-thread entry too). Without it (a replay), the row is upserted whole. Returns the row as
-   * written, as `current` is shaped (null when the record was removed).
+   * The sequence the file assigned last: known from this connection's last appending transaction
+   * while no other connection has committed since (checked as the committed rows are), else read.
+   */
+  private lastAssignedSequence(): number {
+    if (this.committedRows.lastSequence !== null) {
+      this.transactionDataVersion ??= this.dataVersion();
+      this.committedRows.checked(this.transactionDataVersion);
+      if (this.committedRows.lastSequence !== null) return this.committedRows.lastSequence;
+    }
+    return (this.writerStatement(LAST_ASSIGNED_SEQUENCE_SQL).pluck().get() as number | undefined) ?? 0;
+  }
+
+  /**
+   * A flush's row writes, in buffer order: each table's rows in one multi-row upsert (in the order
+   * they were first written, so new rows take their rowids in that order, as a replay gives them),
+   * or, for a table with one row, that row's own write; a removal ends its table's batch.
+   */
+  private writeBufferedRows(rows: readonly BufferedRow[]): void {
+    if (rows.length === 1 && rows[0]!.row !== null) {
+      this.writeRow(this.entities.get(rows[0]!.entity)!, rows[0]!.row, rows[0]!.base);
+      return;
+    }
+    const batches = new Map<EntityName, BufferedRow[]>();
+    const writeBatch = (entity: EntityName) => {
+      const batch = batches.get(entity);
+      if (batch === undefined) return;
+      batches.delete(entity);
+      const prepared = this.entities.get(entity)!;
+      if (batch.length === 1) this.writeRow(prepared, batch[0]!.row!, batch[0]!.base);
+      else prepared.rowUpserts.run(batch.map((row) => row.row!));
+    };
+    for (const row of rows) {
+      if (row.row === null) {
+        writeBatch(row.entity);
+        this.entities.get(row.entity)!.remove.run(row.id);
+        continue;
+      }
+      let batch = batches.get(row.entity);
+      if (batch === undefined) batches.set(row.entity, (batch = []));
+      batch.push(row);
+    }
+    for (const entity of [...batches.keys()]) writeBatch(entity);
+  }
+
+  /**
+   * Writes a record's projection row (a replay's, or a flush's). Given its `current` row (null
+   * for none), an existing row is updated in only the columns that changed: SQLite rewrites the
+   * entry of every index over a column an UPDATE sets, even to the value it had, so setting them
+   * all wrote a page per index on every upsert (a run's status change rewrote its by-thread entry
+   * too). Without it (a replay), the row is upserted whole.
    */
   private project(
     entity: EntityName,
@@ -657,32 +808,33 @@ export class Store implements EventStore {
     data: string,
     sequence: number,
     current?: ProjectionRow | null,
-  ): ProjectionRow | null {
+  ): void {
     const prepared = this.entities.get(entity)!;
-    if (prepared.spec.removes?.(record) === true) {
-      prepared.remove.run((record as { id: string }).id);
-      return null;
-    }
-    const values: (string | number | null)[] = [];
-    for (const column of prepared.columns) values.push(column(record));
-    const written = [sequence, ...values, data];
+    const written = this.projectionRow(prepared, record, data, sequence);
+    if (written === null) prepared.remove.run((record as { id: string }).id);
+    else this.writeRow(prepared, written, current);
+  }
+
+  private writeRow(prepared: PreparedEntity, written: ProjectionRow, current: ProjectionRow | null | undefined): void {
+    const sequence = written[0]!;
+    const data = written[written.length - 1]!;
     if (current === undefined || current === null) {
+      const values = written.slice(1, -1);
       values.push(data, sequence);
       prepared.upsert.run(values);
-      return written;
+      return;
     }
     let mask = 0;
     const changed: (string | number | null)[] = [];
-    // Column 0 is the id, which an upsert never changes.
-    for (let index = 1; index < values.length; index += 1) {
-      if (values[index] !== current[index + 1]) {
+    // Column 0 (written[1]) is the id, which an upsert never changes.
+    for (let index = 1; index < written.length - 2; index += 1) {
+      if (written[index + 1] !== current[index + 1]) {
         mask |= 1 << index;
-        changed.push(values[index]!);
+        changed.push(written[index + 1]!);
       }
     }
-    changed.push(data, sequence, values[0]!);
+    changed.push(data, sequence, written[1]!);
     this.updateStatement(prepared, mask).run(changed);
-    return written;
   }
 
   private updateStatement(prepared: PreparedEntity, mask: number): Database.Statement {
@@ -769,7 +921,7 @@ export class Store implements EventStore {
     if (texts === undefined) {
       texts = (this.statement(sql).all(...params) as { data: string }[]).map((row) => row.data);
       if (key !== null) {
-        if (identity !== null) identity.rememberQuery(key, texts);
+        if (identity !== null) identity.rememberQuery(key, texts, entity);
         else this.committedReads.remember(key, texts);
       }
     }
@@ -813,6 +965,7 @@ export class Store implements EventStore {
 
   /** The record as the upsert before the event at `sequence` left it (that record's previous event), or null. */
   previousUpsert(sequence: number): EntityRecords[EntityName] | null {
+    if (!this.outsideAsyncTransaction()) this.buffer?.flushFor("all", false);
     const data = (
       this.outsideAsyncTransaction() ? this.committedReaderStatement(PREVIOUS_DATA_SQL, true) : this.previousData
     ).get(sequence) as string | undefined;
@@ -827,6 +980,7 @@ export class Store implements EventStore {
   firstUpsertSequence(entity: EntityName, id: string): number | null {
     const prepared = this.entities.get(entity)!;
     const outside = this.outsideAsyncTransaction();
+    if (!outside) this.buffer?.flushFor("all", false);
     const lastSequence = outside
       ? this.committedReaderStatement(prepared.lastSequence.source, true)
       : prepared.lastSequence;
@@ -851,6 +1005,7 @@ export class Store implements EventStore {
   forget(entity: EntityName, ids: readonly string[]): number {
     this.assertMayWrite("forget");
     if (!this.database.inTransaction) throw new Error("Store.forget must run inside Store.transaction");
+    this.buffer?.flushFor("all", true);
     const prepared = this.entities.get(entity)!;
     const commandOf = this.writerStatement("SELECT command_id, previous_sequence FROM events WHERE sequence = ?");
     const removeEvent = this.writerStatement("DELETE FROM events WHERE sequence = ?");
@@ -862,7 +1017,7 @@ export class Store implements EventStore {
       forgetSearchRows(this.database, entity, id);
       const removed = prepared.remove.run(id).changes;
       this.identity?.remember(entity, id, null);
-      this.identity?.wrote();
+      this.identity?.wrote(entity);
       if (removed === 0) continue;
       forgotten += 1;
       while (sequence !== null) {
@@ -905,6 +1060,7 @@ export class Store implements EventStore {
   /** Stores a command receipt. Must run inside `transaction`. */
   putReceipt(receipt: CommandReceipt): void {
     this.assertMayWrite("putReceipt");
+    this.buffer?.flushFor(NO_TABLES, true);
     this.writerStatement(
       "INSERT INTO command_receipts (command_id, operation, request_hash, result, first_sequence, last_sequence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ).run(
@@ -926,6 +1082,7 @@ export class Store implements EventStore {
     nowIso: string,
   ): void {
     this.assertMayWrite("enqueueEffect");
+    this.buffer?.flushFor(NO_TABLES, true);
     this.writerStatement(
       "INSERT INTO outbox (id, lane, type, payload, status, attempts, available_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
     ).run(effect.id, effect.lane, effect.type, JSON.stringify(effect.payload), nowMs, nowIso, nowIso);
@@ -1025,6 +1182,7 @@ export class Store implements EventStore {
   /** Records a reactor's progress (inside the transaction that did the reacting). */
   setReactorOffset(name: string, sequence: number): void {
     this.assertMayWrite("setReactorOffset");
+    this.buffer?.flushFor(NO_TABLES, true);
     this.writerStatement(
       "INSERT INTO reactor_offsets (name, sequence) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET sequence = excluded.sequence",
     ).run(name, sequence);
@@ -1042,6 +1200,7 @@ export class Store implements EventStore {
    */
   rebuildProjections(): number {
     this.assertMayWrite("rebuildProjections");
+    this.buffer?.flushFor("all", true);
     const tables = ENTITY_NAMES.map((name) => ENTITY_TABLES[name].table);
     const secondaryIndexes = this.database
       .prepare(

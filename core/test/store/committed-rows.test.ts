@@ -42,13 +42,22 @@ describe("rows this connection's transactions committed, for the next transactio
   const textOf = (id: string) => (store.get("item", id) as { text: string } | null)?.text ?? null;
 
   it("answers a later transaction's reads from memory after one check, and its append reads no row", () => {
-    store.transaction(() => {
-      // One check per transaction that no other connection committed since, then no reads.
-      expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
-      expect(statementsOf(() => expect(textOf("item:b")).toBe("second"))).toEqual([]);
-      const append = statementsOf(() => store.append(null, [item("item:b", 2, "second, updated")], NOW));
-      expect(append.map((sql) => sql.split(" ").slice(0, 2).join(" "))).toEqual(["INSERT INTO", "UPDATE items"]);
-    });
+    const transaction = statementsOf(() =>
+      store.transaction(() => {
+        // One check per transaction that no other connection committed since, then no reads.
+        expect(statementsOf(() => expect(textOf("item:a")).toBe("first"))).toEqual(["PRAGMA data_version"]);
+        expect(statementsOf(() => expect(textOf("item:b")).toBe("second"))).toEqual([]);
+        // Buffered until the commit, its sequence numbered after the one the last commit assigned.
+        expect(statementsOf(() => store.append(null, [item("item:b", 2, "second, updated")], NOW))).toEqual([]);
+      }),
+    );
+    expect(transaction.map((sql) => sql.split(" ").slice(0, 2).join(" "))).toEqual([
+      "BEGIN IMMEDIATE",
+      "PRAGMA data_version",
+      "INSERT INTO",
+      "UPDATE items",
+      "COMMIT",
+    ]);
     store.transaction(() =>
       expect(statementsOf(() => expect(textOf("item:b")).toBe("second, updated"))).toHaveLength(1),
     );

@@ -40,20 +40,23 @@ describe("the store's statement observer, counted", () => {
 
   it("hears every statement an append's transaction runs, its values bound", () => {
     store.transaction(() => store.append("cmd:1", [item("item:a", "first")], NOW));
+    // The first append of a store that has assigned no sequence yet reads the last one; the
+    // event and its row wait in the write buffer until the commit.
     expect(seen.map((sql) => sql.split(" ").slice(0, 3).join(" "))).toEqual([
       "BEGIN IMMEDIATE",
+      "SELECT seq FROM",
       "INSERT INTO events",
       "INSERT INTO items",
       "COMMIT",
     ]);
-    expect(seen[1]).toContain("'cmd:1'");
-    expect(seen[1]).toContain("'item:a'");
+    expect(seen[2]).toContain("'cmd:1'");
+    expect(seen[2]).toContain("'item:a'");
     expect(counter.snapshot()).toEqual({
-      statements: 4,
-      inTransactions: 2,
+      statements: 5,
+      inTransactions: 3,
       commits: 1,
       rollbacks: 0,
-      largestTransaction: 2,
+      largestTransaction: 3,
       repeatedReads: 0,
     });
   });
@@ -62,15 +65,16 @@ describe("the store's statement observer, counted", () => {
     // Reads by a count, which the store runs every time (its `get` and `select` answer what a
     // transaction already read from memory: see identity-map.test.ts).
     const read = (id: string) => store.count("item", "id = ?", [id]);
-    // 4 statements: BEGIN, the event (which reads its link to a previous one itself), the new
-    // row, COMMIT (2 inside).
+    // 5 statements: BEGIN, the last sequence assigned (none yet), then at the commit the event
+    // (which reads its link to a previous one itself) and the new row, COMMIT (3 inside).
     store.transaction(() => store.append(null, [item("item:a", "first")], NOW));
     // 2 reads outside any transaction: never repeats, however alike.
     read("item:a");
     read("item:a");
-    // 11 statements, 9 inside: two identical reads (1 repeat), a read of another id (not one),
-    // the append's check that the row the first transaction committed still holds (its data
-    // version), event and update, then a savepoint reading item:a again (a repeat), released.
+    // 9 statements, 7 inside: two identical reads (1 repeat), a read of another id (not one),
+    // the append's check that the row and sequence the first transaction committed still hold
+    // (its data version), then a savepoint reading item:a again (a repeat), which first flushes
+    // the buffered event and update; the savepoint wrote nothing, so no SAVEPOINT or RELEASE.
     store.transaction(() => {
       read("item:a");
       read("item:a");
@@ -85,8 +89,9 @@ describe("the store's statement observer, counted", () => {
         throw new Refused();
       }),
     ).toThrow(Refused);
-    // 7 statements, 5 inside: a savepoint that reads and rolls back (SAVEPOINT, the read,
-    // ROLLBACK TO, RELEASE), then the same read again (a repeat: the transaction is still open).
+    // 4 statements, 2 inside: a savepoint that reads and rolls back (no SAVEPOINT: it wrote
+    // nothing, so there is nothing to roll back), then the same read again (a repeat: the
+    // transaction is still open).
     store.transaction(() => {
       expect(() =>
         store.transaction(() => {
@@ -98,11 +103,11 @@ describe("the store's statement observer, counted", () => {
     });
 
     expect(counter.snapshot()).toEqual({
-      statements: 4 + 2 + 11 + 3 + 7,
-      inTransactions: 2 + 9 + 1 + 5,
+      statements: 5 + 2 + 9 + 3 + 4,
+      inTransactions: 3 + 7 + 1 + 2,
       commits: 3,
       rollbacks: 1,
-      largestTransaction: 9,
+      largestTransaction: 7,
       repeatedReads: 1 + 1 + 1,
     });
   });
