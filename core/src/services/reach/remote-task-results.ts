@@ -1,12 +1,17 @@
 import { inject, injectable } from "tsyringe";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
-import { deliverMessage } from "../../engine/message-delivery.js";
+import { deliverMessage, stoppedForMessage } from "../../engine/message-delivery.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { activeRun, finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { type ReachRemoteTaskRow, ReachRemoteTasksTable } from "../../store/tables/reach-remote-tasks.js";
-import { acceptsAutomaticTurn, remoteResultMessageId, type RemoteTaskData } from "./remote-task-rows.js";
+import {
+  acceptsAutomaticTurn,
+  remoteResultKey,
+  remoteResultMessageId,
+  type RemoteTaskData,
+} from "./remote-task-rows.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 
@@ -31,11 +36,15 @@ export class RemoteTaskResults implements EngineReaction {
     const parent = ctx.get("thread", run.threadId);
     if (parent === null || !acceptsAutomaticTurn(ctx, parent) || activeRun(ctx, parent.id) !== null) return;
     const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
+    // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
+    // stop and runs before that message (seed 000), as a local one does.
+    const aheadOfQueuedMessages = stoppedForMessage(run);
     for (const row of owed)
-      if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending") this.deliver(ctx, parent, row);
+      if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending")
+        this.deliver(ctx, parent, row, aheadOfQueuedMessages);
   }
 
-  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow): void {
+  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow, aheadOfQueuedMessages = false): void {
     const data = JSON.parse(row.data) as RemoteTaskData;
     const summary = data.summary ?? "";
     const text = [
@@ -58,6 +67,9 @@ export class RemoteTaskResults implements EngineReaction {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
+      // Marks the run as a result delivery, so a later stop-and-queue-ahead send queues behind it.
+      deliversResultOf: remoteResultKey(row.link_name, row.remote_task_id),
+      aheadOfQueuedMessages,
       details: {
         origin: "remote_task",
         environment: row.link_name,
