@@ -155,4 +155,36 @@ describe("linked-environment results before a restart send", () => {
       summary: "jumped ahead of nothing queued",
     });
   });
+  it("a linked result and a local one, both pending when the turn is stopped, both run before the new message", async () => {
+    const parent = await a.liveAgent({ instance: "stopper" });
+    const linked = await mustCall<{ taskId: string }>(parent.client, "delegate_task", {
+      task: "@@reply the linked half",
+      title: "Linked half",
+      target: { providerInstanceId: "alpha" },
+      environmentId: "b",
+      mode: "async",
+    });
+    const local = await mustCall<{ taskId: string }>(parent.client, "delegate_task", {
+      task: "@@reply the local half",
+      title: "Local half",
+      target: { providerInstanceId: "alpha" },
+      mode: "async",
+    });
+    await onA("the linked result to be received", () => received(linked.taskId));
+    await onA("the local task to be finalized", () => a.host.store.get("delegatedTask", local.taskId)?.finalizedAt);
+
+    const jump = await mustCall<SendResult>(parent.client, "t3_thread_send", {
+      threadId: parent.threadId,
+      message: "@@reply jumped ahead of two results",
+      mode: "restart",
+    });
+    expect(jump).toMatchObject({ delivery: "interrupted_and_queued", action: "interrupt_then_queue_first" });
+    await onA("the parent to run everything", () => idle(parent.threadId));
+    const linkedRun = runsOf(parent.threadId).find((run) => run.messageId === resultMessageId(linked.taskId))!;
+    const localRun = runsOf(parent.threadId).find((run) => run.messageId === `message:task-result:${local.taskId}`)!;
+    expect(linkedRun).toMatchObject({ kind: "notification", status: "completed" });
+    expect(localRun).toMatchObject({ kind: "notification", status: "completed" });
+    expect(startSequence(linkedRun.id)).toBeLessThan(startSequence(jump.runId));
+    expect(startSequence(localRun.id)).toBeLessThan(startSequence(jump.runId));
+  });
 });

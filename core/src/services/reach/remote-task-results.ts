@@ -34,11 +34,13 @@ export class RemoteTaskResults implements EngineReaction {
   onParentRunTerminal(ctx: CommandContext, run: RunRecord): void {
     if (run.interruptedOnRequest === true) this.withdrawQueued(ctx, run.threadId);
     const parent = ctx.get("thread", run.threadId);
-    if (parent === null || !acceptsAutomaticTurn(ctx, parent) || activeRun(ctx, parent.id) !== null) return;
-    const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
     // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
-    // stop and runs before that message (seed 000), as a local one does.
+    // stop and runs before that message (seed 000), as a local one does: even when a reaction
+    // before this one already started a local result's turn, it is queued ahead of the message.
     const aheadOfQueuedMessages = stoppedForMessage(run);
+    if (parent === null || !acceptsAutomaticTurn(ctx, parent)) return;
+    if (activeRun(ctx, parent.id) !== null && !aheadOfQueuedMessages) return;
+    const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
     for (const row of owed)
       if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending")
         this.deliver(ctx, parent, row, aheadOfQueuedMessages);
