@@ -39,7 +39,10 @@ export interface DeliverMessageInput {
   readonly kind?: RunKind;
   readonly delegatedTaskId?: string | null;
   readonly notifiesRequestId?: string | null;
-  /** The delegated task whose result this notification delivers (a stop-and-queue-ahead message queues behind it). */
+  /**
+   * The delegated task whose result this notification delivers, local or in a linked environment
+   * (a stop-and-queue-ahead message queues behind it).
+   */
   readonly deliversResultOf?: string | null;
   /**
    * Queue it ahead of every queued message (behind results already queued ahead): a result that

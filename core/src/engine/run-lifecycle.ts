@@ -90,7 +90,7 @@ export interface NewRunInput {
   readonly creationSource: CreationSource;
   readonly delegatedTaskId: string | null;
   readonly notifiesRequestId?: string | null;
-  /** The delegated task whose result this notification run delivers. */
+  /** The delegated task whose result this notification run delivers (a local task id, or a linked environment's task key). */
   readonly deliversResultOf?: string | null;
   readonly model?: string | null;
   readonly runtimeMode?: RuntimeMode;

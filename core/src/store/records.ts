@@ -242,8 +242,9 @@ export interface RunRecord {
   /** A runtime request that notified a parent, whose queued notice this run is. */
   readonly notifiesRequestId: string | null;
   /**
-   * The delegated task whose result this notification run delivers to its parent thread
-   * (absent on runs written before the field existed).
+   * The delegated task whose result this notification run delivers to its parent thread: a local
+   * task's id, or the key of a task in a linked environment (absent on runs written before the
+   * field existed).
    */
   readonly deliversResultOf?: string | null;
   /**

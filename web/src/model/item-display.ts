@@ -1,5 +1,29 @@
 import type { TimelineItem, UsageTotals } from "../api/types.js";
 
+/**
+ * Why a failed item failed, when the server says (a child's row carries its failed turn's error:
+ * a capacity or quota limit, a provider error), else null.
+ */
+export function failureReason(item: TimelineItem): string | null {
+  if (item.status !== "failed") return null;
+  const error = item.details.error as { message?: unknown } | null | undefined;
+  return typeof error?.message === "string" && error.message !== "" ? error.message : null;
+}
+
+/**
+ * Why each failed child of a thread failed, by child thread id, read from the thread's own rows
+ * for its children (delegated tasks and router children).
+ */
+export function childFailureReasons(items: readonly TimelineItem[]): ReadonlyMap<string, string> {
+  const reasons = new Map<string, string>();
+  for (const item of items) {
+    const childThreadId = item.details.childThreadId;
+    const reason = item.kind === "subagent" ? failureReason(item) : null;
+    if (typeof childThreadId === "string" && reason !== null) reasons.set(childThreadId, reason);
+  }
+  return reasons;
+}
+
 /** How many lines of a tool's output show before "Show all". */
 export const OUTPUT_PREVIEW_LINES = 12;
 

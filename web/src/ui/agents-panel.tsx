@@ -28,6 +28,7 @@ interface TreeContext {
   readonly tasks: ReadonlyMap<string, DelegatedTask>;
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
+  readonly failureReasons: ReadonlyMap<string, string>;
   readonly nowMs: number;
   readonly canOperate: boolean;
   readonly onStop: (node: ThreadNode) => void;
@@ -41,7 +42,8 @@ interface TreeContext {
  * delegated to linked environments say where they run ("on <link name>"): their thread lives
  * there, so the row shows its ids and switchyard-thread link instead of opening it.
  * Provider-native sub-agents the harness reported (no thread of their own) are plain rows.
- * A child in a worktree of its own shows its change set, to read and apply or discard.
+ * A child in a worktree of its own shows its change set, to read and apply or discard. A failed
+ * child says why, when its row in this thread does (a capacity or quota limit, a provider error).
  */
 export function AgentsPanel(props: {
   readonly thread: ThreadRow;
@@ -50,6 +52,8 @@ export function AgentsPanel(props: {
   readonly lastReplies: ReadonlyMap<string, string>;
   readonly pending: ReadonlyMap<string, number>;
   readonly nativeSubagents: readonly TimelineItem[];
+  /** Why each failed child failed, by child thread id (`childFailureReasons` of this thread's rows). */
+  readonly failureReasons: ReadonlyMap<string, string>;
   readonly remoteTasks: readonly RemoteTask[];
   readonly nowMs: number;
   /** The session may change things (operate): it sees Apply and Discard on a child's worktree. */
@@ -157,6 +161,8 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
     context.pending.get(child.threadId) ?? 0,
   );
   const reply = task?.summary ?? task?.latestTerminalSummary ?? context.lastReplies.get(child.threadId) ?? null;
+  const failed = child.status === "failed" || task?.status === "failed";
+  const reason = failed ? (context.failureReasons.get(child.threadId) ?? null) : null;
   const usage = useTreeUsage(child, task);
   const route = { page: "thread", threadId: child.threadId } as const;
   const busy = subtreeBusy(node);
@@ -210,7 +216,13 @@ function AgentNode(props: { readonly node: ThreadNode; readonly depth: number; r
           <dt>Kind</dt>
           <dd>{child.delegatedTaskId !== null ? "delegated task" : "router child"}</dd>
         </dl>
-        {reply !== null && <p class="last-reply">{reply}</p>}
+        {reason !== null && (
+          <p class="failure-reason" data-failure-reason>
+            Failed: {reason}
+          </p>
+        )}
+        {/* A failed task's summary is often just its error: said once, as the reason. */}
+        {reply !== null && !(reason !== null && reply.includes(reason)) && <p class="last-reply">{reply}</p>}
         {task?.changes != null && (
           <ChangesBox
             threadId={child.threadId}

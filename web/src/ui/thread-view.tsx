@@ -12,7 +12,7 @@ import {
   type TimelineItem,
 } from "../api/types.js";
 import { newestAnswers } from "../model/fresh-reads.js";
-import { usageText } from "../model/item-display.js";
+import { childFailureReasons, usageText } from "../model/item-display.js";
 import type { LiveItem } from "../model/live-output.js";
 import { threadActions, type ActionState } from "../model/thread-actions.js";
 import { ancestorsOf, badgeOf, childrenOf, elapsed, isActive } from "../model/thread-tree.js";
@@ -158,6 +158,7 @@ export function ThreadView(props: {
   const [forking, setForking] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const [nativeSubagents, setNativeSubagents] = useState<readonly TimelineItem[]>([]);
+  const [failureReasons, setFailureReasons] = useState<ReadonlyMap<string, string>>(new Map());
   const [remoteTasks, setRemoteTasks] = useState<readonly RemoteTask[]>([]);
   const [now, setNow] = useState(Date.now());
   const [runs, setRuns] = useState<readonly RunView[]>([]);
@@ -224,11 +225,15 @@ export function ThreadView(props: {
     });
   }, [version]);
 
-  // The provider's own sub-agents, reported as activity items.
+  // The provider's own sub-agents, reported as activity items, and why failed children failed.
   useEffect(() => {
     let cancelled = false;
     void api<ThreadRead>("GET", `${path}${query({ view: "activity", limit: 200, beforePosition: NEWEST })}`)
-      .then((read) => !cancelled && setNativeSubagents(read.items.filter(isNativeSubagent)))
+      .then((read) => {
+        if (cancelled) return;
+        setNativeSubagents(read.items.filter(isNativeSubagent));
+        setFailureReasons(childFailureReasons(read.items));
+      })
       .catch(() => !cancelled && setNativeSubagents([]));
     return () => {
       cancelled = true;
@@ -656,6 +661,7 @@ export function ThreadView(props: {
         lastReplies={workspace.lastReplies}
         pending={props.pending}
         nativeSubagents={nativeSubagents}
+        failureReasons={failureReasons}
         remoteTasks={remoteTasks}
         nowMs={now}
         canOperate={canOperate}

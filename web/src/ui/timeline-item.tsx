@@ -6,6 +6,7 @@ import {
   commandLine,
   diffLines,
   durationText,
+  failureReason,
   firstLines,
   looksLikeDiff,
   OUTPUT_PREVIEW_LINES,
@@ -58,6 +59,7 @@ export function TimelineEntry(props: {
   if (item.kind === "tool_call") return <ToolCallCard {...props} />;
   if (item.kind === "reasoning") return <ReasoningEntry {...props} />;
   const who = item.kind.replace(/_/g, " ");
+  const reason = failureReason(item);
   return (
     <li class={`item item-activity kind-${item.kind}`} data-position={item.position} data-item-id={item.itemId}>
       <div class="item-head">
@@ -66,6 +68,11 @@ export function TimelineEntry(props: {
         <RelativeTime iso={item.createdAt} nowMs={props.nowMs} />
       </div>
       <div class="item-text">{item.text}</div>
+      {reason !== null && (
+        <p class="failure-reason" data-failure-reason>
+          Failed: {reason}
+        </p>
+      )}
     </li>
   );
 }

@@ -206,8 +206,10 @@ export class DelegationSaga implements EngineReaction {
       if (run.kind !== "notification") continue;
       if (run.deliversResultOf != null) {
         const task = ctx.get("delegatedTask", run.deliversResultOf);
+        // Not a task of this environment (a linked one's result): its owner withdraws it.
+        if (task === null) continue;
         // A cancelled task's automatic delivery stays disposed.
-        if (task !== null && task.delivery === "delivered")
+        if (task.delivery === "delivered")
           ctx.put("delegatedTask", {
             ...task,
             delivery: task.cancelRequestedAt === null ? "pending" : "disposed",

@@ -1,12 +1,17 @@
 import { inject, injectable } from "tsyringe";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
-import { deliverMessage } from "../../engine/message-delivery.js";
+import { deliverMessage, stoppedForMessage } from "../../engine/message-delivery.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import { activeRun, finishRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { type ReachRemoteTaskRow, ReachRemoteTasksTable } from "../../store/tables/reach-remote-tasks.js";
-import { acceptsAutomaticTurn, remoteResultMessageId, type RemoteTaskData } from "./remote-task-rows.js";
+import {
+  acceptsAutomaticTurn,
+  remoteResultKey,
+  remoteResultMessageId,
+  type RemoteTaskData,
+} from "./remote-task-rows.js";
 
 const MAX_RESULT_IN_WAKE = 4_000;
 
@@ -29,13 +34,19 @@ export class RemoteTaskResults implements EngineReaction {
   onParentRunTerminal(ctx: CommandContext, run: RunRecord): void {
     if (run.interruptedOnRequest === true) this.withdrawQueued(ctx, run.threadId);
     const parent = ctx.get("thread", run.threadId);
-    if (parent === null || !acceptsAutomaticTurn(ctx, parent) || activeRun(ctx, parent.id) !== null) return;
+    // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
+    // stop and runs before that message (seed 000), as a local one does: even when a reaction
+    // before this one already started a local result's turn, it is queued ahead of the message.
+    const aheadOfQueuedMessages = stoppedForMessage(run);
+    if (parent === null || !acceptsAutomaticTurn(ctx, parent)) return;
+    if (activeRun(ctx, parent.id) !== null && !aheadOfQueuedMessages) return;
     const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
     for (const row of owed)
-      if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending") this.deliver(ctx, parent, row);
+      if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending")
+        this.deliver(ctx, parent, row, aheadOfQueuedMessages);
   }
 
-  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow): void {
+  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow, aheadOfQueuedMessages = false): void {
     const data = JSON.parse(row.data) as RemoteTaskData;
     const summary = data.summary ?? "";
     const text = [
@@ -58,6 +69,9 @@ export class RemoteTaskResults implements EngineReaction {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
+      // Marks the run as a result delivery, so a later stop-and-queue-ahead send queues behind it.
+      deliversResultOf: remoteResultKey(row.link_name, row.remote_task_id),
+      aheadOfQueuedMessages,
       details: {
         origin: "remote_task",
         environment: row.link_name,

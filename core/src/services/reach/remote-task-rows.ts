@@ -41,6 +41,12 @@ export const remoteTaskItemId = (linkName: string, remoteTaskId: string) =>
 export const remoteResultMessageId = (linkName: string, remoteTaskId: string) =>
   `message:remote-task-result:${linkName}:${remoteTaskId}`;
 
+/**
+ * What a run delivering a remote task's result names in `deliversResultOf`: never a local task's
+ * id (those are `task:…`), so the local delegation saga leaves such runs to this module.
+ */
+export const remoteResultKey = (linkName: string, remoteTaskId: string) => `remote-task:${linkName}:${remoteTaskId}`;
+
 /** Whether the system may start a turn in a parent on its own (the rule of local results). */
 export function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {
   if (thread.deletedAt !== null || thread.stopped) return false;
