@@ -1113,6 +1113,15 @@ export interface components {
                     version: string;
                 } | null;
             };
+            /** @description Switchyard's addition, on a thread delegated with a profile only: which profile, and which version of its definition (docs/profiles.md). */
+            profile?: {
+                name: string;
+                /** @enum {string} */
+                source: "config" | "switchyard" | "claude" | "opencode";
+                file: string;
+                /** @description sha256: and 16 hex digits of the profile definition's content. */
+                version: string;
+            };
             blockedOnThreadWait: boolean;
             pendingBackgroundTasks: number;
             /** @enum {string} */
