@@ -101,8 +101,11 @@ describe("delegation hot paths", () => {
     ).toEqual({ n: 1 });
   });
 
-  it("reads the environment id without a write once it exists", () => {
+  it("reads the environment id without a write once it exists", async () => {
     const store = env.host.store;
+    // The last test's run goes on in the background: let a transaction it has open commit
+    // first (this one queues behind it), or the lock below would wait on our own connection.
+    await store.transactionAsync(async () => undefined);
     const id = environmentId(store);
     // Another connection holds the write lock: a write would fail at once with busy_timeout 0.
     const other = new Database(store.file);

@@ -66,14 +66,15 @@ export class TransactionalEngine implements Engine {
    * never interleave) whose contexts' commit actions (`CommandContext.onCommit`) are prepared as
    * its last step and settled once it committed or failed. Inside another engine transaction
    * (called from its async context) it is a savepoint and its actions join that one's: only the
-   * outermost commit is a commit. The body stays synchronous: handlers do not await yet.
+   * outermost commit is a commit. The body may await (a handler reading asynchronously);
+   * nothing else writes while it does, since outermost transactions queue.
    */
-  private async transact<R>(body: (contexts: CommandContext[]) => R): Promise<R> {
+  private async transact<R>(body: (contexts: CommandContext[]) => R | Promise<R>): Promise<R> {
     const contexts: CommandContext[] = [];
     const outer = this.outerCommitActions.getStore();
     if (outer !== undefined) {
       return this.store.transactionAsync(async () => {
-        const value = body(contexts);
+        const value = await body(contexts);
         for (const ctx of contexts) outer.push(...ctx.pendingCommitActions);
         return value;
       });
@@ -84,7 +85,7 @@ export class TransactionalEngine implements Engine {
     try {
       result = await this.store.transactionAsync(() =>
         this.outerCommitActions.run(actions, async () => {
-          const value = body(contexts);
+          const value = await body(contexts);
           for (const ctx of contexts) actions.push(...ctx.pendingCommitActions);
           for (const action of actions) {
             action.prepare();
@@ -105,7 +106,7 @@ export class TransactionalEngine implements Engine {
   async execute<R>(command: Command<R>): Promise<CommandOutcome<R>> {
     const hash = requestHash({ operation: command.operation, request: command.request });
     let effects = false;
-    const outcome = await this.transact((contexts): CommandOutcome<R> => {
+    const outcome = await this.transact(async (contexts): Promise<CommandOutcome<R>> => {
       const receipt = this.store.getReceipt(command.commandId);
       if (receipt !== null) {
         if (receipt.requestHash !== hash) {
@@ -124,7 +125,7 @@ export class TransactionalEngine implements Engine {
       }
       const ctx = new CommandContext(this.store, command.commandId, this.clock, this.ids, this.hooks);
       contexts.push(ctx);
-      const result = command.handle(ctx);
+      const result = await command.handle(ctx);
       // The command's own appends: the receipt names the events that carry its id.
       const appended = ctx.appendedSequences;
       this.store.putReceipt({
@@ -161,12 +162,12 @@ export class TransactionalEngine implements Engine {
   }
 
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
-  async apply<R>(handle: (ctx: CommandContext) => R): Promise<R> {
+  async apply<R>(handle: (ctx: CommandContext) => R | Promise<R>): Promise<R> {
     let effects = false;
-    const result = await this.transact((contexts) => {
+    const result = await this.transact(async (contexts) => {
       const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
       contexts.push(ctx);
-      const value = handle(ctx);
+      const value = await handle(ctx);
       effects = ctx.hasEffects;
       return value;
     });
@@ -182,7 +183,7 @@ export class TransactionalEngine implements Engine {
    * to `onError`: nothing was written, and the caller can try the whole batch again.
    */
   async applyEach(
-    changes: readonly ((ctx: CommandContext) => void)[],
+    changes: readonly ((ctx: CommandContext) => void | Promise<void>)[],
     onError: (error: unknown, index: number) => void,
   ): Promise<void> {
     // One change needs no savepoint: its transaction is its own (most ticks carry one event).
@@ -196,12 +197,13 @@ export class TransactionalEngine implements Engine {
       return;
     }
     let effects = false;
-    await this.transact((contexts) => {
-      changes.forEach((change, index) => {
+    await this.transact(async (contexts) => {
+      // One savepoint after another: a savepoint released early would take a later one with it.
+      for (const [index, change] of changes.entries()) {
         try {
-          const ctx = this.store.transaction(() => {
+          const ctx = await this.store.transactionAsync(async () => {
             const ctx = new CommandContext(this.store, null, this.clock, this.ids, this.hooks);
-            change(ctx);
+            await change(ctx);
             return ctx;
           });
           // Only a change that kept its savepoint has its commit actions run.
@@ -210,7 +212,7 @@ export class TransactionalEngine implements Engine {
         } catch (error) {
           onError(error, index);
         }
-      });
+      }
     });
     if (effects) this.nudgeEffects();
   }

@@ -18,7 +18,7 @@ export interface Command<R> {
   readonly operation: string;
   /** The request as sent; a reused id with a different request is refused. */
   readonly request: unknown;
-  readonly handle: (ctx: CommandContext) => R;
+  readonly handle: (ctx: CommandContext) => R | Promise<R>;
 }
 
 /** The result of a command, and whether it was replayed from its receipt. */
@@ -45,10 +45,10 @@ export interface Engine {
   /** The stored result of a command that already ran, or null; a reused id with a different request is a `conflict`. */
   replay<R>(commandId: string, operation: string, request: unknown): CommandOutcome<R> | null;
   /** Applies internal changes (provider events, effect outcomes) in one transaction, without a receipt. */
-  apply<R>(handle: (ctx: CommandContext) => R): Promise<R>;
+  apply<R>(handle: (ctx: CommandContext) => R | Promise<R>): Promise<R>;
   /** Applies several internal changes in one transaction, each in a savepoint: one that throws rolls back alone. */
   applyEach(
-    changes: readonly ((ctx: CommandContext) => void)[],
+    changes: readonly ((ctx: CommandContext) => void | Promise<void>)[],
     onError: (error: unknown, index: number) => void,
   ): Promise<void>;
   /** Hears committed events, every one in sequence order (the store's ordered stream). */
