@@ -44,41 +44,82 @@ export class EventWaiter {
 
   constructor(@inject(EngineToken) private readonly engine: Engine) {}
 
-  waitFor<T>(check: () => T | null, options: WaitOptions): Promise<T | null> {
-    const first = check();
-    if (first !== null) return Promise.resolve(first);
-    if (options.timeoutMs <= 0 || options.signal?.aborted) return Promise.resolve(null);
-    return new Promise<T | null>((resolve) => {
+  /**
+   * Resolves with the first non-null answer of `check`, asked now and again after each relevant
+   * commit, or `null` on timeout or cancellation. `check` may be asynchronous: the wait listens
+   * before it asks, so a commit that lands while an answer is on its way is never missed (it
+   * asks again once that answer is in; commits meanwhile make one more question, not one each).
+   */
+  waitFor<T>(check: () => T | null | Promise<T | null>, options: WaitOptions): Promise<T | null> {
+    const once = options.timeoutMs <= 0 || options.signal?.aborted === true;
+    return new Promise<T | null>((resolve, reject) => {
       let settled = false;
-      const finish = (value: T | null) => {
+      let asking = false;
+      let askAgain = false;
+      let firstAnswer = true;
+      let timer: NodeJS.Timeout | null = null;
+      let heartbeat: NodeJS.Timeout | null = null;
+      const finish = (value: T | null, error?: unknown) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (timer !== null) clearTimeout(timer);
         if (heartbeat !== null) clearInterval(heartbeat);
-        this.remove(watch, options.threadIds);
+        if (!once) this.remove(watch, options.threadIds);
         options.signal?.removeEventListener("abort", onAbort);
-        resolve(value);
+        if (error !== undefined) reject(error);
+        else resolve(value);
+      };
+      // The first question's failure is the caller's (a task that does not exist); a later
+      // one's is taken as "not yet", as a commit may have caught the check half-way.
+      const failed = (error: unknown) => {
+        asking = false;
+        if (firstAnswer) finish(null, error ?? new Error("the wait's check failed"));
+        else answered(null);
+      };
+      const answered = (value: T | null) => {
+        asking = false;
+        if (settled) return;
+        const first = firstAnswer;
+        firstAnswer = false;
+        if (value !== null || once) return finish(value);
+        if (!first) options.onProgress?.();
+        if (askAgain) {
+          askAgain = false;
+          ask();
+        }
+      };
+      const ask = () => {
+        if (settled) return;
+        if (asking) {
+          askAgain = true;
+          return;
+        }
+        asking = true;
+        let answer: T | null | Promise<T | null>;
+        try {
+          answer = check();
+        } catch (error) {
+          failed(error);
+          return;
+        }
+        if (answer instanceof Promise) answer.then(answered, failed);
+        else answered(answer);
       };
       const onAbort = () => finish(null);
-      const timer = setTimeout(() => finish(null), options.timeoutMs);
-      const heartbeat =
-        options.heartbeatMs !== undefined && options.onProgress !== undefined
-          ? setInterval(options.onProgress, options.heartbeatMs)
-          : null;
       const watch: Watch = (changes) => {
         if (settled) return;
         if (options.relevant !== undefined && !changes.some(options.relevant)) return;
-        let value: T | null;
-        try {
-          value = check();
-        } catch {
-          value = null;
-        }
-        if (value !== null) finish(value);
-        else options.onProgress?.();
+        ask();
       };
-      this.add(watch, options.threadIds);
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (!once) {
+        this.add(watch, options.threadIds);
+        options.signal?.addEventListener("abort", onAbort, { once: true });
+      }
+      ask();
+      if (settled || once) return;
+      timer = setTimeout(() => finish(null), options.timeoutMs);
+      if (options.heartbeatMs !== undefined && options.onProgress !== undefined)
+        heartbeat = setInterval(options.onProgress, options.heartbeatMs);
     });
   }
 
