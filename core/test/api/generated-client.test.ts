@@ -2,11 +2,11 @@ import createClient from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultProviders, McpLab } from "../support/mcp-lab.js";
 import { scriptedInstance } from "../support/test-host.js";
-import type { paths } from "./generated/switchyard-api.js";
+import type { paths } from "../../../web/src/api/generated/switchyard-api.js";
 
 /**
- * A client generated from the OpenAPI document (openapi-typescript types, committed and kept
- * current by openapi.test.ts, with openapi-fetch) runs the router scenario's request/response
+ * A client generated from the OpenAPI document (openapi-typescript types, the web UI's copy, kept
+ * current by web/test/api/generated-types.test.ts, with openapi-fetch) runs the router scenario's request/response
  * half: the router finds providers, creates a planner thread and three children on different
  * providers, waits for each child, sends the results to the planner, waits for it and reads
  * its timeline. Types are checked by `tsc -p tsconfig.tests.json`, so an API change that breaks
