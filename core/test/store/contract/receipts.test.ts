@@ -132,3 +132,64 @@ describe.each(backends)("store contract ($name): command receipts", (backend) =>
     expect(runs.count).toBe(1);
   });
 });
+
+/**
+ * Two processes (two nodes, later) given the same command id at once: the id is the retry key
+ * a client sends to whichever node answers, so exactly one of them may run the command.
+ */
+describe.each(backends)("store contract ($name): one command id from two processes at once", (backend) => {
+  let store: StoreHarness;
+  beforeEach(async () => {
+    store = await backend.open();
+  });
+  afterEach(() => backend.closeAll());
+
+  const command = (name: string, hold: boolean) => ({
+    commandId: "cmd:twice",
+    operation: "test.rename",
+    request: { name },
+    upserts: [project("project:twice", name), item("item:twice:1", "thread:t", 1, name)],
+    hold,
+  });
+
+  it("runs it in one: the other waits for that commit and replays its result and sequences", async () => {
+    const first = await backend.spawnStoreProcess(store);
+    const second = await backend.spawnStoreProcess(store);
+    const before = await store.lastSequence();
+
+    const held = first.execute(command("first", true));
+    await held.holding;
+    // The second asks while the first's transaction is open, its events written but not committed.
+    const retry = second.execute(command("first", false));
+    await retry.starting;
+    held.release();
+    const [ran, replayed] = await Promise.all([held.settled, retry.settled]);
+
+    expect(ran).toMatchObject({
+      ran: true,
+      outcome: { replayed: false, commandId: "cmd:twice", result: { name: "first" } },
+    });
+    if (!("outcome" in ran)) throw new Error("unreachable");
+    expect(replayed).toEqual({ ran: false, outcome: { ...ran.outcome, replayed: true } });
+    const events = (await store.eventsAfter(before)).filter((event) => event.commandId === "cmd:twice");
+    expect(events.map((event) => event.sequence)).toEqual([ran.outcome.sequence! - 1, ran.outcome.sequence]);
+    expect(await store.lastSequence()).toBe(ran.outcome.sequence);
+  });
+
+  it("refuses the same id with a different request in the other as a typed conflict", async () => {
+    const first = await backend.spawnStoreProcess(store);
+    const second = await backend.spawnStoreProcess(store);
+
+    const held = first.execute(command("first", true));
+    await held.holding;
+    const other = second.execute(command("second", false));
+    await other.starting;
+    held.release();
+    const [ran, refused] = await Promise.all([held.settled, other.settled]);
+
+    expect(ran).toMatchObject({ ran: true, outcome: { replayed: false } });
+    expect(refused).toMatchObject({ error: { code: "conflict", message: expect.stringContaining("cmd:twice") } });
+    expect((await store.get("project", "project:twice"))?.name).toBe("first");
+    expect((await store.receipt("cmd:twice"))?.requestHash).toBeDefined();
+  });
+});

@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { TransactionalEngine } from "../../../src/engine/engine.js";
 import { ENTITY_NAMES, ENTITY_TABLES, type EntityTable } from "../../../src/store/entity-tables.js";
 import { migrate, MIGRATIONS } from "../../../src/store/migrations.js";
+import type { CommandOutcome } from "../../../src/engine/ports.js";
 import type { CommandReceipt, RecordUpsert } from "../../../src/store/ports.js";
 import type { EntityName, EntityRecords } from "../../../src/store/records.js";
 import { Store } from "../../../src/store/store.js";
@@ -237,6 +238,9 @@ function storeProcess(file: string): StoreProcess {
   // "close", not "exit": every answer it wrote before the kill has been read by then.
   const exited = once(child, "close");
   const waiting: ((answer: Record<string, unknown>) => void)[] = [];
+  /** An `execute`'s answers, by its tag: they come as its phases do, between other answers. */
+  const tagged = new Map<string, (answer: Record<string, unknown>) => void>();
+  let tags = 0;
   let onAck: ((sequence: number) => void) | null = null;
   createInterface({ input: child.stdout! }).on("line", (line) => {
     let answer: Record<string, unknown>;
@@ -246,6 +250,7 @@ function storeProcess(file: string): StoreProcess {
       return; // The last line, cut short by the kill: not an answer.
     }
     if (typeof answer.acked === "number") onAck?.(answer.acked);
+    else if (typeof answer.tag === "string") tagged.get(answer.tag)?.(answer);
     else waiting.shift()?.(answer);
   });
   const request = (body: Record<string, unknown>) =>
@@ -270,6 +275,51 @@ function storeProcess(file: string): StoreProcess {
     appendUntilKilled: (listener) => {
       onAck = listener;
       child.stdin!.write(`${JSON.stringify({ op: "appendUntilKilled" })}\n`);
+    },
+    execute: (command) => {
+      const tag = `execution-${(tags += 1)}`;
+      const phases = new Map<
+        string,
+        {
+          promise: Promise<Record<string, unknown>>;
+          resolve: (answer: Record<string, unknown>) => void;
+          reject: (error: Error) => void;
+        }
+      >();
+      for (const phase of ["starting", "holding", "settled"]) {
+        let resolve!: (answer: Record<string, unknown>) => void;
+        let reject!: (error: Error) => void;
+        const promise = new Promise<Record<string, unknown>>((res, rej) => ((resolve = res), (reject = rej)));
+        // A phase nobody awaits (`holding` of a command not held) must not be an unhandled rejection.
+        promise.catch(() => undefined);
+        phases.set(phase, { promise, resolve, reject });
+      }
+      tagged.set(tag, (answer) => {
+        const phase = answer.phase === "done" || answer.phase === "failed" ? "settled" : String(answer.phase);
+        resolved.add(phase);
+        phases.get(phase)?.resolve(answer);
+      });
+      const resolved = new Set<string>();
+      void exited.then(() => {
+        for (const [phase, waiter] of phases) {
+          // A command not held never holds: only what could still come is refused.
+          if (resolved.has(phase) || (phase === "holding" && !command.hold)) continue;
+          waiter.reject(new Error(`the store process exited before ${phase}`));
+        }
+      });
+      child.stdin!.write(`${JSON.stringify({ op: "execute", tag, ...command })}\n`);
+      return {
+        starting: phases.get("starting")!.promise.then(() => undefined),
+        holding: phases.get("holding")!.promise.then(() => undefined),
+        settled: phases
+          .get("settled")!
+          .promise.then((answer) =>
+            answer.phase === "done"
+              ? { outcome: answer.outcome as CommandOutcome<unknown>, ran: answer.ran === true }
+              : { error: answer.error as { code: string | null; message: string } },
+          ),
+        release: () => child.stdin!.write(`${JSON.stringify({ op: "release", tag })}\n`),
+      };
     },
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -4,13 +4,50 @@
 // Requests: {"op":"append","commandId":…,"upserts":[…]}, {"op":"enqueue","effect":{…},"nowMs":…},
 // {"op":"claim","id":…,"nowMs":…}, {"op":"appendInOpenTransaction","commandId":…,"upserts":[…]} (answered
 // once appended inside a `transactionAsync` that never ends), {"op":"appendUntilKilled"} (one item per commit, forever,
-// each answered {"acked": <sequence>}).
+// each answered {"acked": <sequence>}),
+// {"op":"execute","tag":…,"commandId":…,"operation":…,"request":…,"upserts":[…],"hold":bool} (a command run by the
+// real engine, its handler writing `upserts` and answering `request`; answers carry the tag: {"phase":"starting"}
+// just before the engine is called, {"phase":"holding"} when `hold` keeps the handler waiting inside its
+// transaction, then {"phase":"done","outcome":…,"ran":bool} or {"phase":"failed","error":{code,message}}),
+// {"op":"release","tag":…} (the held handler returns; no answer of its own).
+import "reflect-metadata";
 import { createInterface } from "node:readline";
+import { TransactionalEngine } from "../../../dist/engine/engine.js";
 import { Store } from "../../../dist/store/store.js";
+import { randomIdAllocator } from "../../../dist/util/ids.js";
 
 const store = new Store(process.argv[2]);
 const now = new Date().toISOString();
+const clock = { nowMs: () => Date.parse(now), nowIso: () => now };
+const engine = new TransactionalEngine(store, clock, randomIdAllocator, []);
 const answer = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+/** Held handlers' releases, by tag. */
+const releases = new Map();
+
+async function execute({ tag, commandId, operation, request, upserts, hold }) {
+  let ran = false;
+  answer({ tag, phase: "starting" });
+  try {
+    const outcome = await engine.execute({
+      commandId,
+      operation,
+      request,
+      handle: async (ctx) => {
+        ran = true;
+        for (const { entity, record } of upserts) ctx.put(entity, record);
+        if (hold) {
+          const released = new Promise((resolve) => releases.set(tag, resolve));
+          answer({ tag, phase: "holding" });
+          await released;
+        }
+        return request;
+      },
+    });
+    answer({ tag, phase: "done", outcome, ran });
+  } catch (error) {
+    answer({ tag, phase: "failed", error: { code: error.code ?? null, message: String(error.message) } });
+  }
+}
 
 async function appendUntilKilled() {
   for (let n = 1; ; n += 1) {
@@ -66,5 +103,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       await new Promise(() => {});
     });
   else if (request.op === "appendUntilKilled") await appendUntilKilled();
+  else if (request.op === "execute") void execute(request);
+  else if (request.op === "release") releases.get(request.tag)?.();
   else answer({ error: `unknown op ${request.op}` });
 }

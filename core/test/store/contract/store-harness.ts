@@ -133,8 +133,36 @@ export interface StoreProcess {
   appendInOpenTransaction(commandId: string | null, upserts: readonly RecordUpsert[]): Promise<void>;
   /** Appends one item event per commit until killed; `onAck` hears each committed sequence. */
   appendUntilKilled(onAck: (sequence: number) => void): void;
+  /**
+   * Runs a command through the process's own engine: its handler writes `upserts` and answers
+   * the command's `request`. `starting` resolves just before the engine is called; with `hold`,
+   * `holding` resolves once the handler wrote and waits inside its transaction for `release`.
+   */
+  execute(command: ProcessCommand): ProcessExecution;
   /** kill -9, and waits for the process to be gone. */
   kill(): Promise<void>;
+}
+
+/** A command a store process runs (see {@link StoreProcess.execute}). */
+export interface ProcessCommand {
+  readonly commandId: string;
+  readonly operation: string;
+  readonly request: Record<string, unknown>;
+  readonly upserts: readonly RecordUpsert[];
+  readonly hold: boolean;
+}
+
+/** A command under way in a store process. */
+export interface ProcessExecution {
+  readonly starting: Promise<void>;
+  readonly holding: Promise<void>;
+  /** The engine's outcome, whether the handler ran in this process, or the error it threw. */
+  readonly settled: Promise<
+    | { readonly outcome: CommandOutcome<unknown>; readonly ran: boolean }
+    | { readonly error: { readonly code: string | null; readonly message: string } }
+  >;
+  /** Lets a held handler return. */
+  release(): void;
 }
 
 /**
