@@ -175,6 +175,14 @@ module.exports = {
       to: { path: "^(sdk|testkit)/" },
     },
     {
+      name: "sqlite-driver-only-in-the-store",
+      severity: "error",
+      comment:
+        "The SQLite driver is the store's own (core/src/store): everything else reads and writes through the store's port, so a second backend can stand in for it.",
+      from: { path: "^core/src/", pathNot: "^core/src/store/" },
+      to: { path: "node_modules/better-sqlite3/" },
+    },
+    {
       name: "core-spec-only-re-exports",
       severity: "error",
       comment: "core/src/spec re-exports @switchyard/spec and nothing else.",

@@ -146,6 +146,11 @@ const WRONG_WAY_FILES: { file: string; text: string; rules: string[] }[] = [
     rules: ["core-imports-no-sdk-or-testkit"],
   },
   {
+    file: "core/src/cli/wrong-way-driver.ts",
+    text: `import Database from "better-sqlite3";\nexport const wrongWay = Database;\n`,
+    rules: ["sqlite-driver-only-in-the-store"],
+  },
+  {
     // A new folder of core/src, in no layer yet.
     file: "core/src/dashboard/wrong-way.ts",
     text: `import { systemClock } from "../util/clock.js";\nexport const wrongWay = systemClock;\n`,

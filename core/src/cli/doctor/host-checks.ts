@@ -1,8 +1,6 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
 import semver from "semver";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import { homeAccessProblem } from "../../config/home-access.js";
@@ -10,6 +8,7 @@ import type { SwitchyardPaths } from "../../config/paths.js";
 import { databaseFiles } from "../../config/private-home.js";
 import { inspectHomeLock, type HomeLockState } from "../../host/home-lock.js";
 import { MIGRATIONS } from "../../store/migrations.js";
+import { probeSqliteDriver, readOfflineDatabase } from "../../store/offline-database.js";
 import { CORE_PACKAGE_DIR } from "../../util/package-paths.js";
 import { HOST_VERSION } from "../../util/host-version.js";
 import type { DoctorFinding } from "./doctor-report.js";
@@ -215,24 +214,18 @@ export function checkLock(paths: SwitchyardPaths): { finding: DoctorFinding; loc
 }
 
 /**
- * The database: whether better-sqlite3's native module loads for this Node, and the schema
- * version of an existing database. Read without adding a file to the home: SQLite opens a
- * database in WAL mode read-only only with its -shm and -wal beside it, and creates them when
- * they are missing, so a database without them (no server runs) is read from a copy.
+ * The database: whether the SQLite driver's native module loads for this Node, and the schema
+ * version of an existing database (read without adding a file to the home: `readOfflineDatabase`).
  */
 export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFinding> {
   const newest = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
-  // Imported here, not at the top: a native module that fails to load is this check's finding.
-  let Database: typeof BetterSqlite3;
-  try {
-    Database = (await import("better-sqlite3")).default;
-    new Database(":memory:").close();
-  } catch (error) {
+  const driver = await probeSqliteDriver();
+  if (!driver.loads) {
     return {
       area: "database",
       status: "fail",
       subject: "database",
-      detail: `better-sqlite3 cannot load for Node ${process.version} (${(error as Error).message.split("\n")[0]}). Reinstall Switchyard with this Node so npm installs the binary for it (npm i -g @switchyard/cli --allow-scripts=better-sqlite3; in a checkout, npm rebuild better-sqlite3).`,
+      detail: `better-sqlite3 cannot load for Node ${process.version} (${driver.reason}). Reinstall Switchyard with this Node so npm installs the binary for it (npm i -g @switchyard/cli --allow-scripts=better-sqlite3; in a checkout, npm rebuild better-sqlite3).`,
       data: { file: paths.databaseFile, sqlite: false },
     };
   }
@@ -245,27 +238,8 @@ export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFindi
       data: { file: paths.databaseFile, exists: false, newest },
     };
   }
-  const live = existsSync(`${paths.databaseFile}-shm`) && existsSync(`${paths.databaseFile}-wal`);
-  const copyDir = live ? null : mkdtempSync(join(tmpdir(), "switchyard-doctor-db-"));
   try {
-    let file = paths.databaseFile;
-    if (copyDir !== null) {
-      file = join(copyDir, "switchyard.db");
-      copyFileSync(paths.databaseFile, file);
-      if (existsSync(`${paths.databaseFile}-wal`)) copyFileSync(`${paths.databaseFile}-wal`, `${file}-wal`);
-    }
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    let version: number;
-    try {
-      const hasTable =
-        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !==
-        undefined;
-      version = hasTable
-        ? (db.prepare("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as { v: number }).v
-        : 0;
-    } finally {
-      db.close();
-    }
+    const version = await readOfflineDatabase(paths.databaseFile, (db) => db.schemaVersion());
     const size = statSync(paths.databaseFile).size;
     const data = { file: paths.databaseFile, exists: true, schema: version, newest, bytes: size };
     if (version > newest) {
@@ -293,8 +267,6 @@ export async function checkDatabase(paths: SwitchyardPaths): Promise<DoctorFindi
       detail: `${paths.databaseFile} cannot be read: ${(error as Error).message}. Move it aside to start afresh, or use another home.`,
       data: { file: paths.databaseFile, exists: true },
     };
-  } finally {
-    if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
   }
 }
 

@@ -1,17 +1,10 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SwitchyardConfig } from "../../config/config-schema.js";
 import type { SwitchyardPaths } from "../../config/paths.js";
+import { readOfflineDatabase } from "../../store/offline-database.js";
+import type { WorkspaceRecord } from "../../store/records.js";
 import type { DoctorFinding } from "./doctor-report.js";
-
-interface WorkspaceRow {
-  readonly path: string;
-  readonly status: string;
-  readonly threadId: string;
-  readonly branch: string | null;
-  readonly disposition: string | null;
-}
 
 /**
  * The worktrees and scratch folders threads work in: how many, where, and what looks wrong (a
@@ -21,34 +14,10 @@ interface WorkspaceRow {
 export async function checkWorkspaces(paths: SwitchyardPaths, config: SwitchyardConfig): Promise<DoctorFinding> {
   const root =
     config.workspaces.root === undefined ? join(paths.home, "worktrees") : resolve(paths.home, config.workspaces.root);
-  let rows: WorkspaceRow[] = [];
+  let rows: readonly WorkspaceRecord[] = [];
   if (existsSync(paths.databaseFile)) {
-    // Opening a database no server has open would create its shared-memory file: doctor reads
-    // a copy then, as the database check does.
-    const live = existsSync(`${paths.databaseFile}-shm`) && existsSync(`${paths.databaseFile}-wal`);
-    const copyDir = live ? null : mkdtempSync(join(tmpdir(), "switchyard-doctor-ws-"));
     try {
-      let file = paths.databaseFile;
-      if (copyDir !== null) {
-        file = join(copyDir, "switchyard.db");
-        copyFileSync(paths.databaseFile, file);
-        if (existsSync(`${paths.databaseFile}-wal`)) copyFileSync(`${paths.databaseFile}-wal`, `${file}-wal`);
-      }
-      const Database = (await import("better-sqlite3")).default;
-      const db = new Database(file, { readonly: true, fileMustExist: true });
-      try {
-        const hasTable =
-          db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspaces'").get() !== undefined;
-        if (hasTable) {
-          rows = (
-            db.prepare("SELECT data FROM workspaces WHERE status != 'removed' ORDER BY rowid").all() as {
-              data: string;
-            }[]
-          ).map((row) => JSON.parse(row.data) as WorkspaceRow);
-        }
-      } finally {
-        db.close();
-      }
+      rows = await readOfflineDatabase(paths.databaseFile, (db) => db.unremovedWorkspaces());
     } catch (error) {
       return {
         area: "workspaces",
@@ -57,8 +26,6 @@ export async function checkWorkspaces(paths: SwitchyardPaths, config: Switchyard
         detail: `could not read them: ${(error as Error).message}`,
         data: { root },
       };
-    } finally {
-      if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
     }
   }
   const known = new Set(rows.map((row) => row.path));
