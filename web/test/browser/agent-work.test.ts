@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient, ok } from "../../../core/test/support/api-client.js";
 import { untilGatesReached } from "../../../core/test/support/gates.js";
@@ -9,15 +7,13 @@ import { mustCall } from "../../../core/test/support/mcp-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { ReachGrants } from "../../../core/src/services/reach/reach-grants.js";
 import { ReachLinks } from "../../../core/src/services/reach/reach-links.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
   type PageGlobals,
   screenshotVariants,
   seriousViolations,
   signInWithToken,
   describeInChromium,
-  CHROMIUM,
-  chromiumInstalled,
+  launchChromium,
 } from "./browser-support.js";
 
 /** An answer an agent might write: headings, a list, a table, code, links, an image, and HTML that must stay text. */
@@ -78,12 +74,6 @@ describeInChromium("what agents did, in a real browser", () => {
   };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     // B (127.0.0.3) is linked on A as "mac": a child delegated there is in A's tree.
     [a, b] = await Promise.all([McpLab.start(), McpLab.start({ listen: { host: "127.0.0.3" } })]);
     const issued = b.host.container.resolve(ReachGrants).issue({
@@ -100,7 +90,7 @@ describeInChromium("what agents did, in a real browser", () => {
       ceiling: { runtimeMode: "full-access", interactionMode: "default" },
     }).token;
     router = new ApiClient(a.server.apiUrl, operator);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     // axe-core is injected, which the CSP would refuse; the app runs under it in the other browser tests.
     context = await browser.newContext({
       viewport: { width: 1280, height: 800 },

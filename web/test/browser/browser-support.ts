@@ -3,14 +3,29 @@ import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Page } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { describe, it } from "vitest";
+import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 
 /** Debian's Chromium (`apt-get install chromium`), or SWITCHYARD_CHROMIUM. */
 export const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? "/usr/bin/chromium";
 export const chromiumInstalled = existsSync(CHROMIUM);
 /** CI sets this (.ci/run), so the browser tests can never pass there by skipping. */
 export const browserRequired = process.env.SWITCHYARD_REQUIRE_BROWSER === "1";
+
+/**
+ * Debian's Chromium, headless, for a test that runs (see {@link describeInChromium}): it must be
+ * here then, and the web UI built into core/dist/web, which the server serves.
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!chromiumInstalled)
+    throw new Error(
+      `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
+    );
+  if (!existsSync(join(WEB_APP_DIR, "index.html")))
+    throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
 
 /** Where the tests write their screenshots (gitignored). */
 export const SCREENSHOTS = fileURLToPath(new URL("../screenshots/", import.meta.url));

@@ -1,11 +1,8 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mustCall } from "../../../core/test/support/mcp-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { CHROMIUM, chromiumInstalled, describeInChromium, screenshot, signInWithToken } from "./browser-support.js";
+import { describeInChromium, screenshot, signInWithToken, launchChromium } from "./browser-support.js";
 
 /**
  * Seed 003 in the web UI: a child whose provider hit a quota or capacity limit fails, and its
@@ -20,14 +17,8 @@ describeInChromium("why a child failed, on its parent's page", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     lab = await McpLab.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on("pageerror", (error) => console.error("page error:", error));

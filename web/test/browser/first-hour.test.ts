@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { releaseGate, SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
 import { ApiClient, ok } from "../../../core/test/support/api-client.js";
@@ -12,14 +12,12 @@ import {
   writeHomeConfig,
   type ServeEndpoint,
 } from "../../../core/test/support/serve-process.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
   type PageGlobals,
   screenshot,
   seriousViolations,
   describeInChromium,
-  CHROMIUM,
-  chromiumInstalled,
+  launchChromium,
 } from "./browser-support.js";
 
 /**
@@ -48,12 +46,6 @@ describeInChromium("the web UI's first hour", () => {
   const NARROW = { width: 420, height: 860 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     root = mkdtempSync(join(tmpdir(), "switchyard-first-hour-"));
     home = join(root, "home");
     gateDir = join(root, "gates");
@@ -78,7 +70,7 @@ describeInChromium("the web UI's first hour", () => {
     });
     serve = ServeProcess.start(home, ["--port", "0"], { HOME: root });
     endpoint = await serve.ready;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     // axe-core is injected into the page, which the app's CSP would refuse.
     person = await browser.newContext({ viewport: WIDE, bypassCSP: true });
     page = await person.newPage();

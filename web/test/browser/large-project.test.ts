@@ -1,16 +1,14 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
   screenshot,
   seriousViolations,
   signInWithToken,
   describeInChromium,
-  CHROMIUM,
-  chromiumInstalled,
+  launchChromium,
 } from "./browser-support.js";
 
 /** What these tests read in the page (they are typechecked without the DOM library). */
@@ -49,12 +47,6 @@ describeInChromium("a project of 1,000 threads in the sidebar", () => {
   const rowsInPage = () => list().locator("a[data-thread-id]").count();
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     lab = await McpLab.start();
     const project = await lab.host.projects.add(mkdtempSync(join(lab.t.home, "big-")), "big");
     projectId = project.id;
@@ -70,7 +62,7 @@ describeInChromium("a project of 1,000 threads in the sidebar", () => {
       ids.push(thread.id);
     }
     const { token } = lab.registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     // The app's own CSP is kept: the lists' padding is set through the DOM, which it allows.
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("console", (message) => {

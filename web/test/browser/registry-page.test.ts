@@ -1,13 +1,10 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { detectPlatform } from "@switchyard/registry-cache";
 import { ApiClient } from "../../../core/test/support/api-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "../../../core/test/support/test-host.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
   shellScriptArchive,
   startRegistryFixture,
@@ -18,8 +15,7 @@ import {
   screenshot,
   seriousViolations,
   describeInChromium,
-  CHROMIUM,
-  chromiumInstalled,
+  launchChromium,
 } from "./browser-support.js";
 
 // The Registry page as a person uses it: a real server that loaded the ACP Registry plugin,
@@ -41,12 +37,6 @@ describeInChromium("the Registry page in a real browser", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     if (platform === null) throw new Error("this machine has no ACP Registry platform key");
     fixture = await startRegistryFixture([
       {
@@ -85,7 +75,7 @@ describeInChromium("the Registry page in a real browser", () => {
     fixture.addFile("tampered.tar.gz", tampered.body);
     process.env.SWITCHYARD_ACP_REGISTRY_URL = fixture.url;
     lab = await McpLab.start({ plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, ACP_REGISTRY_PLUGIN_DIR] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     person = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true });
     page = await person.newPage();
   });

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { releaseGate } from "@switchyard/testkit/scripted-provider";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../../core/test/support/cli.js";
 import { untilGatesReached } from "../../../core/test/support/gates.js";
@@ -9,8 +7,7 @@ import { mustCall } from "../../../core/test/support/mcp-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { ReachGrants } from "../../../core/src/services/reach/reach-grants.js";
 import { ReachLinks } from "../../../core/src/services/reach/reach-links.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { type PageGlobals, screenshot, describeInChromium, CHROMIUM, chromiumInstalled } from "./browser-support.js";
+import { type PageGlobals, screenshot, describeInChromium, launchChromium } from "./browser-support.js";
 
 /**
  * Two real servers (A on 127.0.0.1, B on 127.0.0.3, B linked on A as "mac"): a person signed
@@ -25,12 +22,6 @@ describeInChromium("a child on a linked environment in the Agents panel", () => 
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     // A on 127.0.0.1: the loopback guard admits the browser's Origin only for localhost, 127.0.0.1 and [::1].
     [a, b] = await Promise.all([McpLab.start(), McpLab.start({ listen: { host: "127.0.0.3" } })]);
     const issued = b.host.container.resolve(ReachGrants).issue({
@@ -41,7 +32,7 @@ describeInChromium("a child on a linked environment in the Agents panel", () => 
       ttlMs: 3_600_000,
     });
     a.host.container.resolve(ReachLinks).add({ name: "mac", url: b.server.url, secret: issued.secret });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1400, height: 860 } })).newPage();
   });
 

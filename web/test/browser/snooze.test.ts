@@ -1,17 +1,13 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient, ok } from "../../../core/test/support/api-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
-  CHROMIUM,
-  chromiumInstalled,
   screenshot,
   seriousViolations,
   signInWithToken,
   describeInChromium,
+  launchChromium,
 } from "./browser-support.js";
 
 /**
@@ -26,12 +22,6 @@ describeInChromium("snooze in the web UI", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     lab = await McpLab.start();
     const token = (capabilities: ("orchestration:read" | "orchestration:operate")[]) =>
       lab.registry.issueClientToken({
@@ -40,7 +30,7 @@ describeInChromium("snooze in the web UI", () => {
         ceiling: { runtimeMode: "full-access", interactionMode: "default" },
       }).token;
     operator = new ApiClient(lab.server.apiUrl, token(["orchestration:operate"]));
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     // bypassCSP: axe-core is injected into the page.
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true })).newPage();
     await signInWithToken(page, lab.server.url, token(["orchestration:operate"]));

@@ -1,12 +1,9 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient, type FailureBody } from "../../../core/test/support/api-client.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { SseClient } from "../../../core/test/support/sse-client.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { startOtherOrigin, describeInChromium, CHROMIUM, chromiumInstalled } from "./browser-support.js";
+import { startOtherOrigin, describeInChromium, launchChromium } from "./browser-support.js";
 
 /**
  * Two Switchyard servers on two ports of 127.0.0.1 and a third, hostile local server. A
@@ -24,14 +21,8 @@ describeInChromium("a session cookie captured by another local server", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     [first, second] = await Promise.all([McpLab.start(), McpLab.start()]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     person = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   });
 

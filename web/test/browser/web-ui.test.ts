@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient, ok } from "../../../core/test/support/api-client.js";
 import { runCli } from "../../../core/test/support/cli.js";
 import { McpLab } from "../../../core/test/support/mcp-lab.js";
 import { readRows } from "../../../core/test/support/serve-process.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
 import {
   type PageGlobals,
   screenshot,
@@ -14,8 +13,7 @@ import {
   seriousViolations,
   startOtherOrigin,
   describeInChromium,
-  CHROMIUM,
-  chromiumInstalled,
+  launchChromium,
 } from "./browser-support.js";
 
 describeInChromium("the web UI in a real browser", () => {
@@ -28,12 +26,6 @@ describeInChromium("the web UI in a real browser", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     lab = await McpLab.start();
     const issue = (capabilities: ("orchestration:read" | "orchestration:operate" | "orchestration:approve")[]) =>
       lab.registry.issueClientToken({
@@ -44,7 +36,7 @@ describeInChromium("the web UI in a real browser", () => {
     // The router: a program that creates the planner and its children through the API.
     router = new ApiClient(lab.server.apiUrl, issue(["orchestration:operate"]));
     readerToken = issue(["orchestration:read"]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     // axe-core is injected into this context's pages, which the app's CSP would refuse; the
     // reader's context below keeps the CSP, so the app is proven to run under it too.
     person = await browser.newContext({ viewport: { width: 1400, height: 860 }, bypassCSP: true });

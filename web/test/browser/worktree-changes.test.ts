@@ -1,15 +1,12 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { SCRIPTED_PROVIDER_PLUGIN_DIR } from "@switchyard/testkit/scripted-provider";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { acpAgentInstance, GROK_PLUGIN_DIR } from "../../../core/test/support/acp-agent-instance.js";
 import { runCli } from "../../../core/test/support/cli.js";
 import { makeGitRepo, type GitRepo } from "../../../core/test/support/git-repo.js";
 import { mustCall } from "../../../core/test/support/mcp-client.js";
 import { defaultProviders, McpLab } from "../../../core/test/support/mcp-lab.js";
-import { WEB_APP_DIR } from "../../../core/src/transports/http/web-app.js";
-import { screenshot, seriousViolations, describeInChromium, CHROMIUM, chromiumInstalled } from "./browser-support.js";
+import { screenshot, seriousViolations, describeInChromium, launchChromium } from "./browser-support.js";
 
 /**
  * A person in the web UI opens a parent whose two children each rewrote one file in their own
@@ -24,18 +21,12 @@ describeInChromium("a child's worktree in the Agents panel", () => {
   const UI_WAIT = { timeout: 20_000 };
 
   beforeAll(async () => {
-    if (!chromiumInstalled)
-      throw new Error(
-        `SWITCHYARD_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install -y chromium.`,
-      );
-    if (!existsSync(join(WEB_APP_DIR, "index.html")))
-      throw new Error(`The web UI is not built (${WEB_APP_DIR}): run npm run build.`);
     lab = await McpLab.start({
       plugins: [SCRIPTED_PROVIDER_PLUGIN_DIR, GROK_PLUGIN_DIR],
       providers: (dirs) => [...defaultProviders(dirs), acpAgentInstance("acp", dirs)],
     });
     repo = makeGitRepo({ "plan.txt": "the original plan\n" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
