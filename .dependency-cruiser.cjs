@@ -183,6 +183,14 @@ module.exports = {
       to: { path: "node_modules/better-sqlite3/" },
     },
     {
+      name: "pg-only-in-the-postgres-store",
+      severity: "error",
+      comment:
+        "The PostgreSQL driver (pg) stays in core/src/store/postgres: everything else reaches the database through the store, and a SQLite-only install never loads it (issue 34).",
+      from: { path: "^core/src/", pathNot: "^core/src/store/postgres/" },
+      to: { path: "(^|/)node_modules/(pg|pg-[^/]+|@types/pg)/" },
+    },
+    {
       name: "core-spec-only-re-exports",
       severity: "error",
       comment: "core/src/spec re-exports @switchyard/spec and nothing else.",

@@ -157,6 +157,12 @@ const WRONG_WAY_FILES: { file: string; text: string; rules: string[] }[] = [
     rules: ["core-folder-has-a-layer"],
   },
   {
+    // The PostgreSQL driver outside its folder of the store, even as a type.
+    file: "core/src/store/wrong-way-pg.ts",
+    text: `import type pg from "pg";\nexport type WrongWay = pg.Pool;\n`,
+    rules: ["pg-only-in-the-postgres-store"],
+  },
+  {
     file: "spec/src/wrong-way.ts",
     text: `import { z } from "zod";\nexport const wrongWay = z;\n`,
     rules: ["spec-imports-nothing"],

@@ -7,3 +7,4 @@ export * from "./scripted-provider/index.js";
 export * from "./test-host/index.js";
 export * from "./cursor-backend/index.js";
 export * from "./session-lab/index.js";
+export * from "./postgres/index.js";

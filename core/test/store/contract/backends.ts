@@ -8,8 +8,10 @@ import type { StoreBackend } from "./store-harness.js";
  * How a backend joins (the PostgreSQL backend of issue 34): write `<name>-backend.ts` beside
  * sqlite-backend.ts, a `StoreBackend` whose `open*` make a database of their own per call (for
  * PostgreSQL, a schema per database on the server CI starts, so test files run in parallel) and
- * whose harness maps each `StoreHarness` method onto the backend's store; list it here, gated
- * on its configuration (e.g. only when `SWITCHYARD_TEST_DATABASE_URL` is set), so a machine
- * without that server still runs the rest. The suite itself does not change.
+ * whose harness maps each `StoreHarness` method onto the backend's store; list it here. For
+ * PostgreSQL the server is the testkit's (`createTestDatabase`, one throw-away server per
+ * worker; `core/test/store/postgres/support.ts`), which fails without PostgreSQL installed
+ * unless `SWITCHYARD_SKIP_POSTGRES_TESTS=1` (`postgresTestsSkipped()`) leaves it out on
+ * purpose. The suite itself does not change.
  */
 export const backends: readonly StoreBackend[] = [sqliteBackend()];
