@@ -4,6 +4,7 @@ import {
   RuntimeRequestBook,
   SwitchyardError,
   harnessNotFoundMessage,
+  sessionEnvironment,
   UnsupportedCapabilityError,
   type ForkInput,
   type InterruptInput,
@@ -19,6 +20,7 @@ import {
   type TurnInput,
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
+import { claudeToolRuleOptions } from "./claude-tool-rules.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import {
   COMMAND_ASK_SETTINGS,
@@ -194,9 +196,11 @@ export class ClaudeProviderSession implements StartableSession {
 
   #queryOptions(handle: ClaudeProcessHandle, claude: string): ClaudeQueryOptions {
     const mcp = claudeMcpOptions(this.input.mcp);
+    const rules = claudeToolRuleOptions(this.input.toolRules);
     return {
       cwd: this.input.cwd,
-      env: { ...this.deps.env },
+      // A profile's environment and CLAUDE_CONFIG_DIR (its harnessHome) over the instance's.
+      env: sessionEnvironment(this.deps.env, this.input, "CLAUDE_CONFIG_DIR"),
       pathToClaudeCodeExecutable: claude,
       ...(this.#model !== null ? { model: this.#model } : {}),
       ...(this.input.resumeCursor !== null ? { resume: this.input.resumeCursor } : {}),
@@ -206,8 +210,10 @@ export class ClaudeProviderSession implements StartableSession {
       ...(this.deps.bypassAvailable ? { allowDangerouslySkipPermissions: true } : {}),
       canUseTool: this.#canUseTool,
       settings: COMMAND_ASK_SETTINGS,
-      disallowedTools: DISALLOWED_TOOLS,
+      disallowedTools: [...DISALLOWED_TOOLS, ...rules.disallowedTools],
       ...(mcp !== null ? mcp : {}),
+      ...(rules.tools !== null ? { tools: rules.tools } : {}),
+      allowedTools: [...(mcp?.allowedTools ?? []), ...rules.allowedTools],
       spawnClaudeCodeProcess: handle.spawn,
     };
   }
