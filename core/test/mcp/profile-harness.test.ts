@@ -112,7 +112,10 @@ describe("profile tool rules, harness home and environment (real endpoint, engin
     expect(degraded.ok, JSON.stringify(degraded)).toBe(true);
     const item = lab.host.store
       .select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId])
-      .find((candidate) => candidate.data["childThreadId"] === (degraded as { value: DelegateTaskResult }).value.childThreadId)!;
+      .find(
+        (candidate) =>
+          candidate.data["childThreadId"] === (degraded as { value: DelegateTaskResult }).value.childThreadId,
+      )!;
     expect(JSON.stringify(item.data["notes"])).toContain("allow rules (Read) are not applied");
     parent.release();
   });
@@ -151,7 +154,12 @@ describe("profile tool rules, harness home and environment (real endpoint, engin
     expect(outcome).toMatchObject({
       ok: false,
       code: "capability_denied",
-      details: { reason: "untrusted_profile_field", profile: "hijack", source: "switchyard", fields: ["harnessHome", "environment"] },
+      details: {
+        reason: "untrusted_profile_field",
+        profile: "hijack",
+        source: "switchyard",
+        fields: ["harnessHome", "environment"],
+      },
     });
     expect((outcome as { message: string }).message).toContain("config.json");
     expect(lab.host.store.count("thread", "json_extract(data, '$.profile.name') = 'hijack'")).toBe(0);

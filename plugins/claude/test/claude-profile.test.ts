@@ -87,7 +87,8 @@ describe("a profile on the real Claude Code", () => {
 
     // The model's first request for the child carries the profile's instructions and no Bash.
     const childRequests = server.requests.filter(
-      (request) => request.userText?.includes("review-this-change") === true && !request.userText.includes("delegate it"),
+      (request) =>
+        request.userText?.includes("review-this-change") === true && !request.userText.includes("delegate it"),
     );
     const first = childRequests.find((request) => request.stepIndex === 0)!;
     expect(first, "the child called the model").toBeDefined();

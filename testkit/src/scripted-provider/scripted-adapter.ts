@@ -98,15 +98,20 @@ function runShell(
   env: NodeJS.ProcessEnv,
 ): Promise<{ output: string; exitCode: number }> {
   return new Promise((resolve) => {
-    execFile("sh", ["-c", `exec 2>&1\n${command}`], { cwd, signal, env, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => {
-      const code =
-        error === null
-          ? 0
-          : typeof (error as { code?: unknown }).code === "number"
-            ? (error as { code: number }).code
-            : 127;
-      resolve({ output: String(stdout), exitCode: code });
-    });
+    execFile(
+      "sh",
+      ["-c", `exec 2>&1\n${command}`],
+      { cwd, signal, env, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout) => {
+        const code =
+          error === null
+            ? 0
+            : typeof (error as { code?: unknown }).code === "number"
+              ? (error as { code: number }).code
+              : 127;
+        resolve({ output: String(stdout), exitCode: code });
+      },
+    );
   });
 }
 
@@ -319,7 +324,9 @@ class ScriptedSession {
   /** A shell step's environment: the host's, the profile's, and the profile's home as SCRIPTED_HOME. */
   private shellEnv(): NodeJS.ProcessEnv {
     return sessionEnvironment(
-      Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+      Object.fromEntries(
+        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
       this.input,
       "SCRIPTED_HOME",
     );
@@ -571,7 +578,16 @@ class ScriptedSession {
           throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
         const { serverName } = this.grant;
         // The host's own tools stay available under allowOnly (orchestration needs them); a deny rule still holds.
-        if (this.deniedByRules(turnId, "mcp", `mcp__${serverName}__${step.name}`, `${serverName}/${step.name}`, null, true))
+        if (
+          this.deniedByRules(
+            turnId,
+            "mcp",
+            `mcp__${serverName}__${step.name}`,
+            `${serverName}/${step.name}`,
+            null,
+            true,
+          )
+        )
           return { kind: "continue", result: `tool ${step.name} denied by the session's tool rules` };
         const itemId = `tool-${randomUUID()}`;
         this.emit({

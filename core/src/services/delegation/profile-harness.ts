@@ -21,7 +21,13 @@ export function profileHarness(sourced: SourcedProfile | null): ThreadHarness | 
     throw new OrchestratorFailure(
       "capability_denied",
       `Profile "${profile.name}" comes from ${source.file} (${source.kind}), a project file, and sets ${untrusted.join(" and ")}: only a profile in the user's own config.json may (a project file comes with the repository). Delegate without the profile, or ask the user to move it to config.json.`,
-      { reason: "untrusted_profile_field", profile: profile.name, source: source.kind, file: source.file, fields: untrusted },
+      {
+        reason: "untrusted_profile_field",
+        profile: profile.name,
+        source: source.kind,
+        file: source.file,
+        fields: untrusted,
+      },
     );
   const rules = profile.tools;
   const toolRules =
