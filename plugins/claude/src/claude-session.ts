@@ -20,10 +20,9 @@ import {
   type TurnInput,
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
-import { claudeToolRuleOptions } from "./claude-tool-rules.js";
+import { askedByProfile, claudeToolRuleOptions } from "./claude-tool-rules.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import {
-  COMMAND_ASK_SETTINGS,
   ROOT_FULL_ACCESS_WARNING,
   approvalRequestOf,
   claudeModeSettings,
@@ -209,7 +208,7 @@ export class ClaudeProviderSession implements StartableSession {
       // Lets a later turn switch to full access; the mode itself is set per turn.
       ...(this.deps.bypassAvailable ? { allowDangerouslySkipPermissions: true } : {}),
       canUseTool: this.#canUseTool,
-      settings: COMMAND_ASK_SETTINGS,
+      settings: rules.askSettings,
       disallowedTools: [...DISALLOWED_TOOLS, ...rules.disallowedTools],
       ...(mcp !== null ? mcp : {}),
       ...(rules.tools !== null ? { tools: rules.tools } : {}),
@@ -309,7 +308,9 @@ export class ClaudeProviderSession implements StartableSession {
   // Permissions
 
   readonly #canUseTool: CanUseTool = async (toolName, input, options) => {
-    if (this.#settings().allowEverything) return { behavior: "allow", updatedInput: input };
+    // Full access allows every prompt, except a call the profile's ask rules name: that one asks the host.
+    if (this.#settings().allowEverything && !askedByProfile(this.input.toolRules, toolName, input))
+      return { behavior: "allow", updatedInput: input };
     const turn = this.#turn;
     if (turn === null || turn.terminated)
       return { behavior: "deny", message: "No Switchyard turn is running to ask in." };
