@@ -26,8 +26,8 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Claude's model list is short (a few aliases), so every current model is listed.
  * - **A profile's tool rules**: deny rules become `disallowedTools` (removed from the model's
  *   context; a call anyway is refused by Claude Code), allow rules `allowedTools`, `allowOnly`
- *   the `tools` list of built-in tools. Ask rules are not enforced: in full access the adapter
- *   answers Claude's prompts itself. **Harness home and environment**: a profile's `harnessHome`
+ *   the `tools` list of built-in tools, ask rules Claude's own ask rules (honoured in every mode;
+ *   in full access the adapter passes those prompts to the host). **Harness home and environment**: a profile's `harnessHome`
  *   is the session's CLAUDE_CONFIG_DIR, its environment is laid over the instance's.
  */
 export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
@@ -52,7 +52,7 @@ export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
     shell: true,
     mcp: { http: true, sse: true, stdio: true },
     dynamicToolCallbacks: false,
-    rules: { allow: true, deny: true, ask: false, allowOnly: true },
+    rules: { allow: true, deny: true, ask: true, allowOnly: true },
   },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },
