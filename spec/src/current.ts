@@ -17,6 +17,7 @@ import type {
   McpEndpointGrantV1,
   OpenSessionInputV1,
   ToolRulesV1,
+  ExtraMcpServerV1,
   TurnInputV1,
   SteerInputV1,
   SteerOutcomeV1,
@@ -135,6 +136,8 @@ export type McpEndpointGrant = McpEndpointGrantV1;
 export type OpenSessionInput = OpenSessionInputV1;
 /** The current version of {@link ToolRulesV1}. @public */
 export type ToolRules = ToolRulesV1;
+/** The current version of {@link ExtraMcpServerV1}. @public */
+export type ExtraMcpServer = ExtraMcpServerV1;
 /** The current version of {@link TurnInputV1}. @public */
 export type TurnInput = TurnInputV1;
 /** The current version of {@link SteerInputV1}. @public */

@@ -5,6 +5,8 @@ export interface ProfileSessionWants {
   readonly toolRules: ToolRules | null;
   readonly harnessHome: boolean;
   readonly environment: boolean;
+  /** The profile adds MCP servers to the harness. */
+  readonly mcpServers: boolean;
 }
 
 /** The provider can carry the profile (with notes on what it leaves out), or the first gap. */
@@ -76,6 +78,13 @@ export function decideProfileSupport(
       capability: "sessions.environment",
       subject: "environment",
       reason: `${providerName} cannot give its harness extra environment (it does not declare sessions.environment).`,
+    };
+  if (wants.mcpServers && !capabilities.tools.extraMcpServers)
+    return {
+      ok: false,
+      capability: "tools.extraMcpServers",
+      subject: "mcpServers",
+      reason: `${providerName} cannot give its harness extra MCP servers (it does not declare tools.extraMcpServers).`,
     };
   return { ok: true, notes, toolRules };
 }

@@ -200,6 +200,8 @@ export interface ThreadHarness {
   readonly harnessHome: string | null;
   /** The names of the environment variables the profile sets (values stay in config.json). */
   readonly environmentNames: readonly string[];
+  /** The names of the MCP servers the profile adds (their definitions stay in config.json); absent in older records. */
+  readonly mcpServerNames?: readonly string[];
 }
 
 /**

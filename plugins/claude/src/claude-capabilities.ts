@@ -53,6 +53,7 @@ export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
     mcp: { http: true, sse: true, stdio: true },
     dynamicToolCallbacks: false,
     rules: { allow: true, deny: true, ask: true, allowOnly: true },
+    extraMcpServers: true,
   },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },

@@ -20,7 +20,7 @@ import {
   type TurnInput,
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
-import { askedByProfile, claudeToolRuleOptions } from "./claude-tool-rules.js";
+import { askedByProfile, claudeExtraMcpServers, claudeToolRuleOptions } from "./claude-tool-rules.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import {
   ROOT_FULL_ACCESS_WARNING,
@@ -211,6 +211,9 @@ export class ClaudeProviderSession implements StartableSession {
       settings: rules.askSettings,
       disallowedTools: [...DISALLOWED_TOOLS, ...rules.disallowedTools],
       ...(mcp !== null ? mcp : {}),
+      // A profile's servers first: Switchyard's own entry wins a name both use.
+      mcpServers: { ...claudeExtraMcpServers(this.input.mcpServers), ...(mcp?.mcpServers ?? {}) },
+      mcpServersDelivery: "initialize",
       ...(rules.tools !== null ? { tools: rules.tools } : {}),
       allowedTools: [...(mcp?.allowedTools ?? []), ...rules.allowedTools],
       spawnClaudeCodeProcess: handle.spawn,

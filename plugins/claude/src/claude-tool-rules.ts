@@ -1,4 +1,5 @@
-import { toolRuleVerdict, type ToolRules } from "@switchyard/sdk";
+import { toolRuleVerdict, type ExtraMcpServer, type ToolRules } from "@switchyard/sdk";
+import type { McpServerConfig } from "./claude-wire.js";
 import { COMMAND_ASK_SETTINGS } from "./claude-permissions.js";
 
 /** A profile's tool rules as Claude Code's own options. */
@@ -42,4 +43,26 @@ export function askedByProfile(
     (value): value is string => typeof value === "string",
   );
   return toolRuleVerdict(rules, toolName, argument ?? null) === "ask";
+}
+
+/**
+ * A profile's extra MCP servers as Claude Code server entries (delivered over `initialize` with
+ * Switchyard's, so headers and env stay off the command line). Their tools are not pre-approved:
+ * the profile's allow rules or the runtime mode decide.
+ */
+export function claudeExtraMcpServers(
+  servers: Readonly<Record<string, ExtraMcpServer>> | undefined,
+): Record<string, McpServerConfig> {
+  const entries: Record<string, McpServerConfig> = {};
+  for (const [name, server] of Object.entries(servers ?? {}))
+    entries[name] =
+      server.type === "http"
+        ? { type: "http", url: server.url, ...(server.headers ? { headers: { ...server.headers } } : {}) }
+        : {
+            type: "stdio",
+            command: server.command,
+            ...(server.args ? { args: [...server.args] } : {}),
+            ...(server.env ? { env: { ...server.env } } : {}),
+          };
+  return entries;
 }

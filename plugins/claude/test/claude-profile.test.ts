@@ -1,7 +1,7 @@
 /**
  * A profile applied to the real Claude Code (the Agent SDK's bundled `claude`, offline against
  * the scripted model server, isolated temporary homes): a Claude parent delegates over the MCP
- * endpoint to the "reviewer" profile, whose child runs with its own CLAUDE_CONFIG_DIR and a deny
+ * endpoint to the "reviewer" profile, whose child runs with its own CLAUDE_CONFIG_DIR, its own MCP server and a deny
  * rule on Bash. Needs the built plugin (`npx tsc -b plugins/claude`): the host loads `dist`.
  */
 import { existsSync, readdirSync } from "node:fs";
@@ -11,6 +11,8 @@ import {
   ScriptedModelServer,
   createClaudeHome,
   startTestHost,
+  startTestMcpServer,
+  type TestMcpServer,
   type ClaudeHome,
   type TestHost,
 } from "@switchyard/testkit";
@@ -22,6 +24,8 @@ let server: ScriptedModelServer;
 let instanceHome: ClaudeHome;
 let reviewerHome: ClaudeHome;
 let lab: TestHost;
+/** The reviewer's own MCP server (a profile's `mcpServers`), with a bearer token in its header. */
+let reviewerMcp: TestMcpServer;
 
 beforeAll(async () => {
   if (!existsSync(path.join(PLUGIN_DIR, "dist", "index.js")))
@@ -29,6 +33,7 @@ beforeAll(async () => {
   server = await ScriptedModelServer.start();
   instanceHome = await createClaudeHome({ modelServerUrl: server.url, model: FAKE_MODEL });
   reviewerHome = await createClaudeHome({ modelServerUrl: server.url, model: FAKE_MODEL });
+  reviewerMcp = await startTestMcpServer();
   lab = await startTestHost({
     plugins: [PLUGIN_DIR],
     providers: [
@@ -42,6 +47,9 @@ beforeAll(async () => {
         instructions: REVIEWER_INSTRUCTIONS,
         tools: { deny: ["Bash"] },
         harnessHome: reviewerHome.env["CLAUDE_CONFIG_DIR"],
+        mcpServers: {
+          probe: { type: "http", url: reviewerMcp.url, headers: { Authorization: `Bearer ${reviewerMcp.token}` } },
+        },
       },
     ],
     serverConfig: { maxWaitMs: 120_000 },
@@ -51,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await lab?.stop();
   await server?.close();
+  await reviewerMcp?.close();
   for (const home of [instanceHome, reviewerHome]) await home?.cleanup();
 }, 60_000);
 
@@ -68,7 +77,7 @@ function transcripts(configDir: string): string[] {
 describe("a profile on the real Claude Code", () => {
   it("the reviewer runs under its own CLAUDE_CONFIG_DIR, sees its instructions, and Claude refuses Bash", async () => {
     const marker = path.join(lab.workspace, "bash-ran");
-    const childTask = `review-this-change @@tool !Bash {"command":"touch ${marker}"} @@then @@reply child saw: {{output}}`;
+    const childTask = `review-this-change @@tool !Bash {"command":"touch ${marker}"} @@then @@tool echo {"text":"from-reviewer"} @@then @@reply child saw: {{output}}`;
     const delegate = JSON.stringify({ task: childTask, profile: "reviewer", mode: "wait" });
     const parent = await lab.createThread(
       "claude",
@@ -100,12 +109,17 @@ describe("a profile on the real Claude Code", () => {
     expect(bash?.status).toBe("failed");
     expect(existsSync(marker)).toBe(false);
     expect(task.summary ?? "").toContain("child saw:");
+    // The profile's own MCP server reached the child (and only the child), with its header.
+    expect(first.toolNames).toContain("mcp__probe__echo");
+    expect(reviewerMcp.calls).toEqual([{ tool: "echo", args: { text: "from-reviewer" } }]);
+    expect(reviewerMcp.rejectedRequests).toBe(0);
     // The parent's own requests: no reviewer instructions, and Bash offered (the rule is the child's).
     const parentFirst = server.requests.find(
       (request) => request.userText?.includes("delegate it") === true && request.stepIndex === 0,
     )!;
     expect(JSON.stringify(parentFirst.body).includes(REVIEWER_INSTRUCTIONS)).toBe(false);
     expect(parentFirst.toolNames).toContain("Bash");
+    expect(parentFirst.toolNames).not.toContain("mcp__probe__echo");
 
     // The child's conversation lives under the reviewer's CLAUDE_CONFIG_DIR, not the instance's.
     const childCursor = lab.host.store.select("providerSession", "thread_id = ?", [child.id])[0]!.resumeCursor!;

@@ -213,7 +213,26 @@ export interface OpenSessionInputV1 {
    * never put them in argv or logs.
    */
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Extra MCP servers for the harness beside Switchyard's (a profile's `mcpServers`), by name.
+   * Given only where `tools.extraMcpServers` is declared. Headers and env may hold secrets.
+   */
+  readonly mcpServers?: Readonly<Record<string, ExtraMcpServerV1>>;
 }
+
+/** An MCP server a profile adds to a session: streamable HTTP, or a stdio command. @public */
+export type ExtraMcpServerV1 =
+  | {
+      readonly type: "http";
+      readonly url: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly type: "stdio";
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+    };
 
 /**
  * A profile's tool rules, by the harness's own tool names and patterns (`Bash`,

@@ -112,6 +112,8 @@ export interface ToolCapabilitiesV1 {
   readonly mcpGrantUpdate: boolean;
   /** Which kinds of tool rules (`OpenSessionInputV1.toolRules`) the harness enforces. Missing: none. */
   readonly rules: ToolRuleCapabilitiesV1;
+  /** The harness connects to `OpenSessionInputV1.mcpServers` too (a profile's extra MCP servers). */
+  readonly extraMcpServers: boolean;
 }
 
 /** Which runtime requests (questions to the client) the provider raises. @public */
@@ -240,6 +242,7 @@ export type CapabilityNameV1 =
   | "tools.rules.deny"
   | "tools.rules.ask"
   | "tools.rules.allowOnly"
+  | "tools.extraMcpServers"
   | "sessions.harnessHome"
   | "sessions.environment"
   | "runtimeRequests.approvals"
@@ -270,6 +273,7 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
     dynamicToolCallbacks: false,
     mcpGrantUpdate: false,
     rules: { allow: false, deny: false, ask: false, allowOnly: false },
+    extraMcpServers: false,
   },
   runtimeRequests: { approvals: false, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
@@ -418,6 +422,7 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
         ask: ruleBool("ask"),
         allowOnly: ruleBool("allowOnly"),
       },
+      extraMcpServers: bool("tools", "extraMcpServers"),
     },
     runtimeRequests: {
       approvals: bool("runtimeRequests", "approvals"),

@@ -38,6 +38,25 @@ export const ProfileToolRulesSchema = z
   })
   .strict();
 
+/** An MCP server a profile adds to its harness: streamable HTTP or a stdio command. */
+export const ProfileMcpServerSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("http"),
+      url: z.string().url(),
+      headers: z.record(z.string().min(1), z.string()).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("stdio"),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string().min(1), z.string()).optional(),
+    })
+    .strict(),
+]);
+
 /**
  * One profile: a named, reusable kit an agent (or a person) delegates to. The same shape from
  * every source: the user's config (`profiles`), a project's `.switchyard/agents/*.md` front
@@ -62,6 +81,10 @@ export const ProfileSchema = z
     environment: z.record(z.string().min(1), z.string()).optional(),
     /** The harness's home folder (CODEX_HOME, CLAUDE_CONFIG_DIR, ...); honoured only from the user's config. */
     harnessHome: z.string().min(1).optional(),
+    /** Extra MCP servers for the harness, by name; honoured only from the user's config. */
+    mcpServers: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, '_' or '-'"), ProfileMcpServerSchema)
+      .optional(),
     /** Default limits of the task's tree; a call's budget may only be tighter. */
     budget: TreeBudgetSchema.optional(),
   })

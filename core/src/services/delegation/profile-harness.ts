@@ -9,8 +9,8 @@ import type { ThreadHarness } from "../../store/records.js";
 
 /**
  * What a profile asks of its child's harness sessions: its tool rules, its harness home (an
- * absolute path, `~/` expanded) and the names of its environment variables; null when nothing.
- * A harness home or environment from a project's file is refused (docs/profiles.md, the trust
+ * absolute path, `~/` expanded) and the names of its environment variables and MCP servers;
+ * null when nothing. A harness home, environment or MCP server from a project's file is refused (docs/profiles.md, the trust
  * rule): a cloned repository must not choose the account or settings a harness runs with.
  */
 export function profileHarness(sourced: SourcedProfile | null): ThreadHarness | null {
@@ -36,8 +36,10 @@ export function profileHarness(sourced: SourcedProfile | null): ThreadHarness | 
       : { allow: rules.allow, deny: rules.deny, ask: rules.ask, allowOnly: rules.allowOnly };
   const harnessHome = profile.harnessHome === undefined ? null : absoluteHome(profile.name, profile.harnessHome);
   const environmentNames = Object.keys(profile.environment ?? {});
-  if (toolRules === null && harnessHome === null && environmentNames.length === 0) return null;
-  return { toolRules, harnessHome, environmentNames };
+  const mcpServerNames = Object.keys(profile.mcpServers ?? {});
+  if (toolRules === null && harnessHome === null && environmentNames.length === 0 && mcpServerNames.length === 0)
+    return null;
+  return { toolRules, harnessHome, environmentNames, mcpServerNames };
 }
 
 function absoluteHome(profileName: string, home: string): string {
@@ -68,6 +70,7 @@ export function checkProfileSupport(
       toolRules: harness.toolRules,
       harnessHome: harness.harnessHome !== null,
       environment: harness.environmentNames.length > 0,
+      mcpServers: (harness.mcpServerNames ?? []).length > 0,
     },
     `Provider instance "${provider.providerInstanceId}"`,
   );
