@@ -1,6 +1,11 @@
 import type { Profile } from "../config/profiles/profile-schema.js";
 import { decideProfileSupport } from "../policy/index.js";
-import { SwitchyardError, type ExtraMcpServer, type OpenSessionInput, type ProviderCapabilities } from "../spec/index.js";
+import {
+  SwitchyardError,
+  type ExtraMcpServer,
+  type OpenSessionInput,
+  type ProviderCapabilities,
+} from "../spec/index.js";
 import type { ThreadRecord } from "../store/records.js";
 
 /** What a session of a thread gets from the thread's profile. */

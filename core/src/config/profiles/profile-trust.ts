@@ -7,7 +7,7 @@ export const TRUSTED_ONLY_FIELDS = ["harnessHome", "environment", "mcpServers"] 
 /**
  * The fields of a profile its source may not set. A project's files (`.switchyard/agents`,
  * converted `.claude/agents` and OpenCode agents) come with a cloned repository: honouring a
- * harness home or environment from them would let any repository point a harness at another
+ * harness home, environment or MCP server from them would let any repository point a harness at another
  * account's home, set `ANTHROPIC_BASE_URL`, `NODE_OPTIONS` and the like, or start a command of
  * its own as an MCP server. Only the user's own
  * config.json may set them.

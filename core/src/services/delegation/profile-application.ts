@@ -34,7 +34,7 @@ export function applyProfile(
 ): ProfiledDelegation {
   if (sourced === null) return { input, ceiling: callerCeiling, instructions: null, stamp: null, harness: null };
   const { profile, source } = sourced;
-  // The trust rule first: a project file that sets a harness home or environment is refused.
+  // The trust rule first: a project file that sets a harness home, environment or MCP server is refused.
   const harness = profileHarness(sourced);
   const ceiling: Ceiling = {
     runtimeMode: lower(callerCeiling.runtimeMode, profile.maxRuntimeMode, runtimeModeRank),
