@@ -16,6 +16,8 @@ import type {
   HarnessReportV1,
   McpEndpointGrantV1,
   OpenSessionInputV1,
+  ToolRulesV1,
+  ExtraMcpServerV1,
   TurnInputV1,
   SteerInputV1,
   SteerOutcomeV1,
@@ -34,6 +36,7 @@ import type {
   TurnCapabilitiesV1,
   McpTransportCapabilitiesV1,
   ToolCapabilitiesV1,
+  ToolRuleCapabilitiesV1,
   RuntimeRequestCapabilitiesV1,
   SubagentCapabilitiesV1,
   ContextCapabilitiesV1,
@@ -131,6 +134,10 @@ export type HarnessReport = HarnessReportV1;
 export type McpEndpointGrant = McpEndpointGrantV1;
 /** The current version of {@link OpenSessionInputV1}. @public */
 export type OpenSessionInput = OpenSessionInputV1;
+/** The current version of {@link ToolRulesV1}. @public */
+export type ToolRules = ToolRulesV1;
+/** The current version of {@link ExtraMcpServerV1}. @public */
+export type ExtraMcpServer = ExtraMcpServerV1;
 /** The current version of {@link TurnInputV1}. @public */
 export type TurnInput = TurnInputV1;
 /** The current version of {@link SteerInputV1}. @public */
@@ -165,6 +172,8 @@ export type TurnCapabilities = TurnCapabilitiesV1;
 export type McpTransportCapabilities = McpTransportCapabilitiesV1;
 /** The current version of {@link ToolCapabilitiesV1}. @public */
 export type ToolCapabilities = ToolCapabilitiesV1;
+/** The current version of {@link ToolRuleCapabilitiesV1}. @public */
+export type ToolRuleCapabilities = ToolRuleCapabilitiesV1;
 /** The current version of {@link RuntimeRequestCapabilitiesV1}. @public */
 export type RuntimeRequestCapabilities = RuntimeRequestCapabilitiesV1;
 /** The current version of {@link SubagentCapabilitiesV1}. @public */

@@ -6,6 +6,7 @@ import { type Logger, LoggerToken } from "../logging/logger.js";
 import { type SwitchyardConfig, ConfigToken } from "../config/config-schema.js";
 import type { ProviderCatalog, ProviderInstance } from "../engine/provider-catalog.js";
 import { GuardedSession } from "./guarded-session.js";
+import { sessionProfileInput } from "./session-profile.js";
 import { runOwnedBy } from "../plugin-host/process-owner.js";
 import { type Clock, ClockToken } from "../util/clock.js";
 import { type Engine, EngineToken, ProviderEventIngestorToken } from "./ports.js";
@@ -56,6 +57,8 @@ export class ProviderSessionManager implements ProviderSessions {
   private readonly renewalOverlapMs: number;
   /** At most one activity write per session in this period (events arrive by the hundred). */
   private readonly touchIntervalMs: number;
+  /** The user's config profiles: a profiled thread's environment values are read from them. */
+  private readonly configProfiles: SwitchyardConfig["profiles"];
 
   constructor(
     @inject(EngineToken) private readonly engine: Engine,
@@ -72,6 +75,7 @@ export class ProviderSessionManager implements ProviderSessions {
     this.renewalLeadMs = Math.floor(this.credentialLifetimeMs / 4);
     this.renewalOverlapMs = Math.min(60_000, Math.floor(this.renewalLeadMs / 2));
     this.touchIntervalMs = Math.min(60_000, Math.floor(config.server.credentialIdleMs / 10));
+    this.configProfiles = config.profiles;
     ingestor.onSessionExited((threadId, providerSessionId) => {
       const current = this.live.get(threadId);
       if (current?.providerSessionId === providerSessionId) {
@@ -348,6 +352,8 @@ export class ProviderSessionManager implements ProviderSessions {
     const threadId = thread.id;
     const adapter = instance.adapter!;
     const capabilities = this.registry.capabilities(thread.providerInstanceId);
+    // Before any record or credential: a provider that cannot carry the thread's profile refuses.
+    const profiled = sessionProfileInput(thread, capabilities, this.configProfiles);
     const providerSessionId = this.engine.ids.random("psess");
     await this.engine.apply((ctx) =>
       ctx.put("providerSession", {
@@ -398,6 +404,7 @@ export class ProviderSessionManager implements ProviderSessions {
             interactionMode: thread.interactionMode,
             resumeCursor,
             mcp: grant,
+            ...profiled,
             emit: (event) => {
               this.ingestor.ingest(threadId, providerSessionId, event);
               this.noteActivity(providerSessionId);

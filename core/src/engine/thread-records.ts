@@ -5,6 +5,7 @@ import type {
   CreationSource,
   ProjectRecord,
   ThreadLineage,
+  ThreadHarness,
   ThreadProfile,
   ThreadRecord,
 } from "../store/records.js";
@@ -66,6 +67,8 @@ export interface NewThreadInput {
   readonly authority: Authority | null;
   /** The profile it starts with (a delegated task's), if any. */
   readonly profile?: ThreadProfile | null;
+  /** What its profile asks of its harness sessions, if anything. */
+  readonly harness?: ThreadHarness | null;
 }
 
 // Kept importable from here: thread records are where callers look for a new thread's defaults.
@@ -122,6 +125,7 @@ export function createThread(
     stopped: false,
     authority: input.authority,
     ...(input.profile != null ? { profile: input.profile } : {}),
+    ...(input.harness != null ? { harness: input.harness } : {}),
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });

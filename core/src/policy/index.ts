@@ -12,3 +12,4 @@ export * from "./session-continuation.js";
 export * from "./modes.js";
 export * from "./stopping.js";
 export * from "./provider-conduct.js";
+export * from "./profile-support.js";

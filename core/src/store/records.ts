@@ -169,6 +169,8 @@ export interface ThreadRecord {
   readonly authority?: Authority | null;
   /** The profile a delegated thread was started with, and the version of its definition; absent otherwise. */
   readonly profile?: ThreadProfile | null;
+  /** How its harness sessions run, from its profile (tool rules, harness home); absent for none. */
+  readonly harness?: ThreadHarness | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -180,6 +182,26 @@ export interface ThreadProfile {
   readonly file: string;
   /** `sha256:` and 16 hex digits of the definition's content. */
   readonly version: string;
+}
+
+/**
+ * What a thread's profile asks of every harness session the thread opens (docs/profiles.md).
+ * Environment values are not stored here (records are shown and streamed): only their names;
+ * the values are read from the user's config profile when a session opens.
+ */
+export interface ThreadHarness {
+  readonly toolRules: {
+    readonly allow: readonly string[];
+    readonly deny: readonly string[];
+    readonly ask: readonly string[];
+    readonly allowOnly: boolean;
+  } | null;
+  /** An absolute path, or null for the instance's home. */
+  readonly harnessHome: string | null;
+  /** The names of the environment variables the profile sets (values stay in config.json). */
+  readonly environmentNames: readonly string[];
+  /** The names of the MCP servers the profile adds (their definitions stay in config.json); absent in older records. */
+  readonly mcpServerNames?: readonly string[];
 }
 
 /**

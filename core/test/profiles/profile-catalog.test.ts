@@ -42,7 +42,19 @@ describe("profile catalog: the config, .switchyard/agents, and converted Claude 
     ].join("\n");
     const root = project({ ".switchyard/agents/reviewer.md": text });
     const catalog = await readProfileCatalog({ config: noConfig, projectRoot: root });
-    expect(catalog.findings).toEqual([]);
+    // Read, but a project file may not set a harness home or environment: reported (and refused when used).
+    const file = join(root, ".switchyard/agents/reviewer.md");
+    expect(catalog.findings.map(({ kind, profile, file, field }) => ({ kind, profile, file, field }))).toEqual([
+      { kind: "untrusted", profile: "reviewer", file, field: "harnessHome" },
+      { kind: "untrusted", profile: "reviewer", file, field: "environment" },
+    ]);
+    expect(catalog.findings[0]!.message).toContain("only a profile in your own config.json may set");
+    // The same fields in the user's own config are trusted.
+    const trusted = await readProfileCatalog({
+      config: { file: "/home/config.json", profiles: [{ ...catalog.profiles[0]!.profile, name: "mine" }] },
+      projectRoot: null,
+    });
+    expect(trusted.findings).toEqual([]);
     expect(catalog.profiles).toHaveLength(1);
     const [{ profile, source }] = catalog.profiles as [(typeof catalog.profiles)[number]];
     expect(profile).toEqual({

@@ -24,6 +24,11 @@ import type { CapabilityDeclaration } from "@switchyard/sdk";
  * - Claude's own sub-agents (the `Agent` tool) are observed; their ids are tool call ids, not
  *   readable threads.
  * - Claude's model list is short (a few aliases), so every current model is listed.
+ * - **A profile's tool rules**: deny rules become `disallowedTools` (removed from the model's
+ *   context; a call anyway is refused by Claude Code), allow rules `allowedTools`, `allowOnly`
+ *   the `tools` list of built-in tools, ask rules Claude's own ask rules (honoured in every mode;
+ *   in full access the adapter passes those prompts to the host). **Harness home and environment**: a profile's `harnessHome`
+ *   is the session's CLAUDE_CONFIG_DIR, its environment is laid over the instance's.
  */
 export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
   sessions: {
@@ -31,6 +36,8 @@ export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
@@ -41,7 +48,13 @@ export const CLAUDE_CAPABILITIES: CapabilityDeclaration = {
     queuedMessages: false,
     terminalStatusQuality: "strong",
   },
-  tools: { shell: true, mcp: { http: true, sse: true, stdio: true }, dynamicToolCallbacks: false },
+  tools: {
+    shell: true,
+    mcp: { http: true, sse: true, stdio: true },
+    dynamicToolCallbacks: false,
+    rules: { allow: true, deny: true, ask: true, allowOnly: true },
+    extraMcpServers: true,
+  },
   runtimeRequests: { approvals: true, userInputQuestions: false },
   subagents: { native: "observed", exposesChildThreadIds: false },
   context: { acceptsInstructions: false, maxHandoffChars: 48_000 },

@@ -4,6 +4,7 @@ import {
   RuntimeRequestBook,
   SwitchyardError,
   harnessNotFoundMessage,
+  sessionEnvironment,
   UnsupportedCapabilityError,
   type ForkInput,
   type InterruptInput,
@@ -19,9 +20,9 @@ import {
   type TurnInput,
 } from "@switchyard/sdk";
 import { claudeMcpOptions } from "./claude-mcp-config.js";
+import { askedByProfile, claudeExtraMcpServers, claudeToolRuleOptions } from "./claude-tool-rules.js";
 import type { ClaudeOptions } from "./claude-options.js";
 import {
-  COMMAND_ASK_SETTINGS,
   ROOT_FULL_ACCESS_WARNING,
   approvalRequestOf,
   claudeModeSettings,
@@ -194,9 +195,11 @@ export class ClaudeProviderSession implements StartableSession {
 
   #queryOptions(handle: ClaudeProcessHandle, claude: string): ClaudeQueryOptions {
     const mcp = claudeMcpOptions(this.input.mcp);
+    const rules = claudeToolRuleOptions(this.input.toolRules);
     return {
       cwd: this.input.cwd,
-      env: { ...this.deps.env },
+      // A profile's environment and CLAUDE_CONFIG_DIR (its harnessHome) over the instance's.
+      env: sessionEnvironment(this.deps.env, this.input, "CLAUDE_CONFIG_DIR"),
       pathToClaudeCodeExecutable: claude,
       ...(this.#model !== null ? { model: this.#model } : {}),
       ...(this.input.resumeCursor !== null ? { resume: this.input.resumeCursor } : {}),
@@ -205,9 +208,14 @@ export class ClaudeProviderSession implements StartableSession {
       // Lets a later turn switch to full access; the mode itself is set per turn.
       ...(this.deps.bypassAvailable ? { allowDangerouslySkipPermissions: true } : {}),
       canUseTool: this.#canUseTool,
-      settings: COMMAND_ASK_SETTINGS,
-      disallowedTools: DISALLOWED_TOOLS,
+      settings: rules.askSettings,
+      disallowedTools: [...DISALLOWED_TOOLS, ...rules.disallowedTools],
       ...(mcp !== null ? mcp : {}),
+      // A profile's servers first: Switchyard's own entry wins a name both use.
+      mcpServers: { ...claudeExtraMcpServers(this.input.mcpServers), ...(mcp?.mcpServers ?? {}) },
+      mcpServersDelivery: "initialize",
+      ...(rules.tools !== null ? { tools: rules.tools } : {}),
+      allowedTools: [...(mcp?.allowedTools ?? []), ...rules.allowedTools],
       spawnClaudeCodeProcess: handle.spawn,
     };
   }
@@ -303,7 +311,9 @@ export class ClaudeProviderSession implements StartableSession {
   // Permissions
 
   readonly #canUseTool: CanUseTool = async (toolName, input, options) => {
-    if (this.#settings().allowEverything) return { behavior: "allow", updatedInput: input };
+    // Full access allows every prompt, except a call the profile's ask rules name: that one asks the host.
+    if (this.#settings().allowEverything && !askedByProfile(this.input.toolRules, toolName, input))
+      return { behavior: "allow", updatedInput: input };
     const turn = this.#turn;
     if (turn === null || turn.terminated)
       return { behavior: "deny", message: "No Switchyard turn is running to ask in." };

@@ -11,6 +11,7 @@ export type {
   EffortLevel,
   ForkSessionResult,
   McpHttpServerConfig,
+  McpServerConfig,
   ModelInfo,
   ModelUsage,
   Options as ClaudeQueryOptions,

@@ -5,7 +5,7 @@
  * and mode switching, approvals, the root full-access fallback, MCP injection and the token's
  * secrecy, and capability honesty.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterEvent } from "@switchyard/sdk";
@@ -426,6 +426,36 @@ describe("Claude adapter: approvals", () => {
     expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([
       expect.objectContaining({ requestId: opened.requestId, resolution: "answered" }),
     ]);
+  });
+
+  it("a profile's ask rule asks even in full access, and a declined call never runs", async () => {
+    const rules = { allow: [], deny: [], ask: ["Write"], allowOnly: false };
+    const { session, events } = await lab.open({ runtimeMode: "full-access", toolRules: rules });
+    const marker = path.join(lab.home.cwd, "asked-first.txt");
+    const input = turnInput(
+      `write @@tool Write ${JSON.stringify({ file_path: marker, content: "x" })} @@then @@reply wrote {{output}}`,
+      { runtimeMode: "full-access" },
+    );
+    await session.startTurn(input);
+    const opened = await events.waitFor("runtime_request.opened", (e) => e.turnId === input.turnId, 60_000);
+    expect(opened.request).toMatchObject({ kind: "approval" });
+    expect(JSON.stringify(opened.request)).toContain("Write");
+    await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "decline" });
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
+    expect(terminal.status).toBe("completed");
+    expect(existsSync(marker)).toBe(false);
+    // Without the rule, full access writes unasked.
+    const free = await lab.open({ runtimeMode: "full-access" });
+    const unasked = turnInput(
+      `write @@tool Write ${JSON.stringify({ file_path: marker, content: "x" })} @@then @@reply wrote`,
+      { runtimeMode: "full-access" },
+    );
+    await free.session.startTurn(unasked);
+    expect((await free.events.waitFor("turn.terminal", (e) => e.turnId === unasked.turnId, 60_000)).status).toBe(
+      "completed",
+    );
+    expect(free.events.events.filter((e) => e.type === "runtime_request.opened")).toEqual([]);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it("a declined command is reported declined and never runs; a dismissed one is cancelled and never runs", async () => {

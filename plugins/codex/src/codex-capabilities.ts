@@ -23,6 +23,9 @@ export const CODEX_APP_SERVER_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    // A profile's harnessHome is the session's CODEX_HOME; its environment goes over the instance's.
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: true },
   turns: {
@@ -63,6 +66,9 @@ export const CODEX_EXEC_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    // The plumbing is shared with app-server, but no test runs codex exec with a profile home yet.
+    harnessHome: false,
+    environment: false,
   },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode, type AdapterEvent, type OrchestrationAdapter, type ProviderSession } from "@switchyard/sdk";
@@ -101,6 +101,38 @@ describe("codex app-server driver", () => {
     expect(completed).toMatchObject({ status: "completed", itemId: (started as { itemId: string }).itemId });
     expect((completed as { output?: string }).output).toContain("shell-42");
     expect(events.textOf(turn.turnId)).toContain("DONE after exec_command: shell-42");
+  });
+
+  it("runs a profile's session with its own CODEX_HOME and environment (the values in no argv)", async () => {
+    const profileHome = await codexHome(server.url);
+    try {
+      const secret = "profile-value-5d1c";
+      const { session, events } = await open({
+        harnessHome: profileHome.home,
+        environment: { PROFILE_TOKEN: secret },
+      });
+      const pid = (session as unknown as { appServerPid: number }).appServerPid;
+      const { argv, env } = processInfo(pid);
+      expect(env["CODEX_HOME"]).toBe(profileHome.home);
+      expect(env["PROFILE_TOKEN"]).toBe(secret);
+      expect(argv.join(" ")).not.toContain(secret);
+      const turn = turnInput("@@shell echo token=$PROFILE_TOKEN");
+      await session.startTurn(turn);
+      expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
+      expect(events.textOf(turn.turnId)).toContain(`token=${secret}`);
+      // Codex keeps the conversation under the profile's home, not the instance's.
+      const cursor = events.events.find((event) => event.type === "session.resume_cursor") as { cursor: string };
+      const rollouts = (codexHome: string) =>
+        existsSync(join(codexHome, "sessions"))
+          ? readdirSync(join(codexHome, "sessions"), { recursive: true, encoding: "utf8" }).filter((file) =>
+              file.includes(cursor.cursor),
+            )
+          : [];
+      expect(rollouts(profileHome.home)).toHaveLength(1);
+      expect(rollouts(home.home)).toEqual([]);
+    } finally {
+      await profileHome.cleanup();
+    }
   });
 
   it("steers the running turn natively: the steer text reaches the next model request of the same turn", async () => {

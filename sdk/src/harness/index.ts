@@ -44,3 +44,4 @@ export {
   type HarnessVersionVerdict,
 } from "./harness-version.js";
 export { importHarnessPackage, packageEntry } from "./harness-module.js";
+export { sessionEnvironment, toolRuleMatches, toolRuleVerdict, type ToolRuleVerdict } from "./profile-session.js";

@@ -197,6 +197,56 @@ export interface OpenSessionInputV1 {
   readonly mcp: McpEndpointGrantV1 | null;
   /** Where the session reports its events. Never throws; calls after `close` are ignored. */
   readonly emit: (event: AdapterEventV1) => void;
+  /**
+   * A profile's tool rules to enforce, by the harness's own tool names, or null / absent for
+   * none. The host passes them only to a provider whose `tools.rules` declares each kind given.
+   */
+  readonly toolRules?: ToolRulesV1 | null;
+  /**
+   * The harness's home for this session (a profile's `harnessHome`, an absolute path) in place
+   * of the instance's `homePath`, or null / absent. Given only where `sessions.harnessHome` is declared.
+   */
+  readonly harnessHome?: string | null;
+  /**
+   * Extra environment for the harness process (a profile's `environment`), set over the
+   * instance's. Given only where `sessions.environment` is declared. Values may be secrets:
+   * never put them in argv or logs.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Extra MCP servers for the harness beside Switchyard's (a profile's `mcpServers`), by name.
+   * Given only where `tools.extraMcpServers` is declared. Headers and env may hold secrets.
+   */
+  readonly mcpServers?: Readonly<Record<string, ExtraMcpServerV1>>;
+}
+
+/** An MCP server a profile adds to a session: streamable HTTP, or a stdio command. @public */
+export type ExtraMcpServerV1 =
+  | {
+      readonly type: "http";
+      readonly url: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly type: "stdio";
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+    };
+
+/**
+ * A profile's tool rules, by the harness's own tool names and patterns (`Bash`,
+ * `Bash(git push:*)`, `edit`, `mcp__server__tool`). @public
+ */
+export interface ToolRulesV1 {
+  /** Tools that run without asking (with `allowOnly`, the only harness tools offered). */
+  readonly allow: readonly string[];
+  /** Tools that must not run. */
+  readonly deny: readonly string[];
+  /** Tools that ask for approval each time. */
+  readonly ask: readonly string[];
+  /** True: a harness tool no allow or ask rule names is unavailable. */
+  readonly allowOnly: boolean;
 }
 
 /** What `startTurn` gets. @public */

@@ -28,6 +28,13 @@ export interface SessionCapabilitiesV1 {
   readonly runtimeModeSwitchInSession: boolean;
   /** Pending approvals and questions can still be answered after the host restarts. */
   readonly pendingRequestsSurviveRestart: boolean;
+  /**
+   * The session's harness runs with `OpenSessionInputV1.harnessHome` as its home (CODEX_HOME,
+   * CLAUDE_CONFIG_DIR, ...) when one is given (a profile's `harnessHome`).
+   */
+  readonly harnessHome: boolean;
+  /** The session's harness process gets `OpenSessionInputV1.environment` (a profile's `environment`). */
+  readonly environment: boolean;
 }
 
 /** What a provider can do with whole threads (conversations). @public */
@@ -72,6 +79,22 @@ export interface McpTransportCapabilitiesV1 {
   readonly stdio: boolean;
 }
 
+/**
+ * Which kinds of a profile's tool rules ({@link ToolRulesV1}) the harness enforces, by its own
+ * tool names. A kind the harness cannot enforce is refused by the host's shared policy (or, for
+ * `allow` rules alone, which only spare prompts, run without them and said so). @public
+ */
+export interface ToolRuleCapabilitiesV1 {
+  /** Tools named by an allow rule run without asking. */
+  readonly allow: boolean;
+  /** Tools named by a deny rule are unavailable or refused, whatever the runtime mode. */
+  readonly deny: boolean;
+  /** Tools named by an ask rule raise an approval request each time, whatever the runtime mode. */
+  readonly ask: boolean;
+  /** `allowOnly`: the harness's own tools that no allow or ask rule names are unavailable. */
+  readonly allowOnly: boolean;
+}
+
 /** What tools the provider's agent can use. @public */
 export interface ToolCapabilitiesV1 {
   /** The agent runs shell commands itself. */
@@ -87,6 +110,10 @@ export interface ToolCapabilitiesV1 {
    * credential loses the Switchyard tools.
    */
   readonly mcpGrantUpdate: boolean;
+  /** Which kinds of tool rules (`OpenSessionInputV1.toolRules`) the harness enforces. Missing: none. */
+  readonly rules: ToolRuleCapabilitiesV1;
+  /** The harness connects to `OpenSessionInputV1.mcpServers` too (a profile's extra MCP servers). */
+  readonly extraMcpServers: boolean;
 }
 
 /** Which runtime requests (questions to the client) the provider raises. @public */
@@ -211,6 +238,13 @@ export type CapabilityNameV1 =
   | "turns.terminalStatusQuality"
   | "tools.mcp"
   | "tools.mcpGrantUpdate"
+  | "tools.rules.allow"
+  | "tools.rules.deny"
+  | "tools.rules.ask"
+  | "tools.rules.allowOnly"
+  | "tools.extraMcpServers"
+  | "sessions.harnessHome"
+  | "sessions.environment"
   | "runtimeRequests.approvals"
   | "runtimeRequests.userInputQuestions";
 
@@ -221,6 +255,8 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
     modelSwitchInSession: false,
     runtimeModeSwitchInSession: false,
     pendingRequestsSurviveRestart: false,
+    harnessHome: false,
+    environment: false,
   },
   threads: { readSnapshot: false, fork: false, forkFromTurn: false },
   turns: {
@@ -236,6 +272,8 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
     mcp: { http: false, sse: false, stdio: false },
     dynamicToolCallbacks: false,
     mcpGrantUpdate: false,
+    rules: { allow: false, deny: false, ask: false, allowOnly: false },
+    extraMcpServers: false,
   },
   runtimeRequests: { approvals: false, userInputQuestions: false },
   subagents: { native: "none", exposesChildThreadIds: false },
@@ -316,6 +354,17 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
     return value;
   };
 
+  const rules = record(record(root.tools).rules);
+  const ruleBool = (field: string): boolean => {
+    const value = rules[field];
+    if (value === undefined) return false;
+    if (typeof value !== "boolean") {
+      warnings.push(`tools.rules.${field}: expected a boolean; treated as false`);
+      return false;
+    }
+    return value;
+  };
+
   const nativeSubagents = record(root.subagents).native;
   let native: SubagentCapabilitiesV1["native"] = "none";
   if (nativeSubagents === "observed" || nativeSubagents === "full") native = nativeSubagents;
@@ -346,6 +395,8 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
       modelSwitchInSession: bool("sessions", "modelSwitchInSession"),
       runtimeModeSwitchInSession: bool("sessions", "runtimeModeSwitchInSession"),
       pendingRequestsSurviveRestart: bool("sessions", "pendingRequestsSurviveRestart"),
+      harnessHome: bool("sessions", "harnessHome"),
+      environment: bool("sessions", "environment"),
     },
     threads: {
       readSnapshot: bool("threads", "readSnapshot"),
@@ -365,6 +416,13 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
       mcp: { http: mcpBool("http"), sse: mcpBool("sse"), stdio: mcpBool("stdio") },
       dynamicToolCallbacks: bool("tools", "dynamicToolCallbacks"),
       mcpGrantUpdate: bool("tools", "mcpGrantUpdate"),
+      rules: {
+        allow: ruleBool("allow"),
+        deny: ruleBool("deny"),
+        ask: ruleBool("ask"),
+        allowOnly: ruleBool("allowOnly"),
+      },
+      extraMcpServers: bool("tools", "extraMcpServers"),
     },
     runtimeRequests: {
       approvals: bool("runtimeRequests", "approvals"),

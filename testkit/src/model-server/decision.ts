@@ -127,7 +127,14 @@ export function actionForStep(
     return { kind: "tool_call", tool: call.tool, arguments: JSON.stringify(call.args), callId: nextCallId() };
   }
   if ("tool" in step) {
-    const tool = findOfferedTool(context.request.tools, step.tool);
+    // `!Name` calls the tool even when the request does not offer it (a model that insists on a
+    // tool its harness removed), so a test can see the harness refuse the call itself.
+    const forced = step.tool.startsWith("!") ? step.tool.slice(1) : null;
+    const tool =
+      forced === null
+        ? findOfferedTool(context.request.tools, step.tool)
+        : (findOfferedTool(context.request.tools, forced) ??
+          ({ name: forced, qualifiedName: forced, kind: "function" } satisfies OfferedTool));
     if (!tool) {
       return {
         kind: "text",

@@ -26,7 +26,10 @@ export interface StepTiming {
 export interface ReplyAction {
   reply: string;
 }
-/** Call the offered tool whose (qualified) name ends with `tool`. */
+/**
+ * Call the offered tool whose (qualified) name ends with `tool`; `!Name` calls `Name` even when
+ * the request does not offer it (to see a harness refuse a tool it removed).
+ */
 export interface ToolAction {
   tool: string;
   args?: ToolArguments;

@@ -27,7 +27,7 @@ import {
   type TurnInput,
   type TurnUsageReport,
 } from "@switchyard/spec";
-import { addUsage } from "@switchyard/sdk";
+import { addUsage, sessionEnvironment, toolRuleVerdict } from "@switchyard/sdk";
 import { parseProviderScript, type ProviderScriptStep } from "./scripted-script.js";
 
 /** Options of a scripted provider instance (its `options` in config.json). */
@@ -91,17 +91,27 @@ interface ActiveTurn {
 }
 
 /** Runs a command with sh in a folder: its combined output and exit code (127 when sh itself could not run). */
-function runShell(command: string, cwd: string, signal: AbortSignal): Promise<{ output: string; exitCode: number }> {
+function runShell(
+  command: string,
+  cwd: string,
+  signal: AbortSignal,
+  env: NodeJS.ProcessEnv,
+): Promise<{ output: string; exitCode: number }> {
   return new Promise((resolve) => {
-    execFile("sh", ["-c", `exec 2>&1\n${command}`], { cwd, signal, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => {
-      const code =
-        error === null
-          ? 0
-          : typeof (error as { code?: unknown }).code === "number"
-            ? (error as { code: number }).code
-            : 127;
-      resolve({ output: String(stdout), exitCode: code });
-    });
+    execFile(
+      "sh",
+      ["-c", `exec 2>&1\n${command}`],
+      { cwd, signal, env, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout) => {
+        const code =
+          error === null
+            ? 0
+            : typeof (error as { code?: unknown }).code === "number"
+              ? (error as { code: number }).code
+              : 127;
+        resolve({ output: String(stdout), exitCode: code });
+      },
+    );
   });
 }
 
@@ -284,6 +294,42 @@ class ScriptedSession {
 
   private emit(event: AdapterEvent): void {
     if (!this.closed) this.input.emit(event);
+  }
+
+  /**
+   * Enforces the session's tool rules like a harness would: a denied call is reported as a
+   * failed tool call and never runs. Ask rules are not declared (`tools.rules.ask` is false).
+   */
+  private deniedByRules(
+    turnId: string,
+    kind: "command" | "file_change" | "mcp",
+    name: string,
+    title: string,
+    argument: string | null,
+    exempt = false,
+  ): boolean {
+    if (toolRuleVerdict(this.input.toolRules, name, argument, { exempt }) !== "deny") return false;
+    const itemId = `denied-${randomUUID()}`;
+    this.emit({ type: "tool_call.started", turnId, itemId, kind, name, title, input: { argument } });
+    this.emit({
+      type: "tool_call.completed",
+      turnId,
+      itemId,
+      status: "failed",
+      output: `${name} is denied by this session's tool rules`,
+    });
+    return true;
+  }
+
+  /** A shell step's environment: the host's, the profile's, and the profile's home as SCRIPTED_HOME. */
+  private shellEnv(): NodeJS.ProcessEnv {
+    return sessionEnvironment(
+      Object.fromEntries(
+        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
+      this.input,
+      "SCRIPTED_HOME",
+    );
   }
 
   private stateFile(cursor: string): string | null {
@@ -481,6 +527,8 @@ class ScriptedSession {
         return { kind: "continue", result: null };
       }
       case "shell": {
+        if (this.deniedByRules(turnId, "command", "shell", step.command, step.command))
+          return { kind: "continue", result: `shell ${step.command} denied by the session's tool rules` };
         const itemId = `shell-${randomUUID()}`;
         this.emit({
           type: "tool_call.started",
@@ -491,7 +539,7 @@ class ScriptedSession {
           title: step.command,
           input: { command: step.command, cwd: this.input.cwd },
         });
-        const { output, exitCode } = await runShell(step.command, this.input.cwd, signal);
+        const { output, exitCode } = await runShell(step.command, this.input.cwd, signal, this.shellEnv());
         if (signal.aborted) throw new Error("aborted");
         this.emit({
           type: "tool_call.completed",
@@ -504,6 +552,8 @@ class ScriptedSession {
         return { kind: "continue", result: `shell ${step.command} exited ${exitCode}` };
       }
       case "diff": {
+        if (this.deniedByRules(turnId, "file_change", "apply_patch", step.path, step.path))
+          return { kind: "continue", result: `edit of ${step.path} denied by the session's tool rules` };
         const itemId = `diff-${randomUUID()}`;
         this.emit({
           type: "tool_call.started",
@@ -526,8 +576,20 @@ class ScriptedSession {
       case "tool": {
         if (this.grant === null)
           throw new Error(`@@tool ${step.name}: no Switchyard MCP endpoint was injected into this session`);
-        const itemId = `tool-${randomUUID()}`;
         const { serverName } = this.grant;
+        // The host's own tools stay available under allowOnly (orchestration needs them); a deny rule still holds.
+        if (
+          this.deniedByRules(
+            turnId,
+            "mcp",
+            `mcp__${serverName}__${step.name}`,
+            `${serverName}/${step.name}`,
+            null,
+            true,
+          )
+        )
+          return { kind: "continue", result: `tool ${step.name} denied by the session's tool rules` };
+        const itemId = `tool-${randomUUID()}`;
         this.emit({
           type: "tool_call.started",
           turnId,

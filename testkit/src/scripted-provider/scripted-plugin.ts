@@ -12,6 +12,8 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     modelSwitchInSession: true,
     runtimeModeSwitchInSession: true,
     pendingRequestsSurviveRestart: false,
+    harnessHome: true,
+    environment: true,
   },
   threads: { readSnapshot: true, fork: true, forkFromTurn: false },
   turns: {
@@ -27,6 +29,8 @@ export const FULL_SCRIPTED_CAPABILITIES: CapabilityDeclaration = {
     mcp: { http: true, sse: false, stdio: false },
     dynamicToolCallbacks: false,
     mcpGrantUpdate: true,
+    // Enforced on its shell, edit and MCP steps; ask rules are not (it has no prompt of its own for them).
+    rules: { allow: true, deny: true, ask: false, allowOnly: true },
   },
   runtimeRequests: { approvals: true, userInputQuestions: true },
   subagents: { native: "observed", exposesChildThreadIds: false },

@@ -36,6 +36,8 @@ export interface StartTestHostOptions {
   readonly overrides?: NonNullable<Parameters<typeof SwitchyardHost.create>[0]>["overrides"];
   /** Load the repository's built-in plugins too (default false: only `plugins`). */
   readonly builtinPlugins?: boolean;
+  /** The config's `profiles` (docs/profiles.md): the user's own, trusted with harness homes and environment. */
+  readonly profiles?: readonly Record<string, unknown>[];
 }
 
 /** A running host on a temporary home, with one project on a temporary workspace. */
@@ -71,6 +73,7 @@ export async function startTestHost(options: StartTestHostOptions): Promise<Test
       providers: options.providers,
       plugins: options.plugins,
       ...(options.serverConfig ? { server: options.serverConfig } : {}),
+      ...(options.profiles ? { profiles: options.profiles } : {}),
     },
     builtinPluginsDir: options.builtinPlugins ? undefined : null,
     logger: createSilentLogger(),

@@ -10,6 +10,7 @@ import {
   type SourcedProfile,
   type SourceReading,
 } from "./profile-source.js";
+import { untrustedFields } from "./profile-trust.js";
 import { readSwitchyardAgent } from "./switchyard-agents.js";
 
 /** A definition file larger than this is not read (a profile is a page of text, not a data set). */
@@ -51,7 +52,22 @@ export async function readProfileCatalog(places: ProfilePlaces): Promise<Profile
       );
     }
   }
-  return merge(readings);
+  return withTrustFindings(merge(readings));
+}
+
+/** Reports every field a profile's source may not set (the delegation refuses them too). */
+function withTrustFindings(catalog: ProfileCatalog): ProfileCatalog {
+  const findings = [...catalog.findings];
+  for (const { profile, source } of catalog.profiles)
+    for (const field of untrustedFields(profile, source.kind))
+      findings.push({
+        kind: "untrusted",
+        profile: profile.name,
+        file: source.file,
+        field,
+        message: `sets ${field}, which only a profile in your own config.json may set (a project file comes with the repository); a delegation to it is refused. Move the profile to config.json, or remove ${field}`,
+      });
+  return { profiles: catalog.profiles, findings };
 }
 
 /** Keeps the first profile of each name and reports every later one as a conflict. */

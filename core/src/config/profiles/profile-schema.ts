@@ -25,8 +25,8 @@ export const ProfileTargetSchema = z
   .strict();
 
 /**
- * Tool rules by the harness's own tool names (`Bash`, `Bash(git push:*)`, `edit`): carried with
- * the profile and shown, not yet enforced (a later step maps them per plugin as capability data).
+ * Tool rules by the harness's own tool names (`Bash`, `Bash(git push:*)`, `edit`), enforced by
+ * the child's provider where it declares `tools.rules`; the shared policy refuses otherwise.
  */
 export const ProfileToolRulesSchema = z
   .object({
@@ -37,6 +37,25 @@ export const ProfileToolRulesSchema = z
     allowOnly: z.boolean().default(false),
   })
   .strict();
+
+/** An MCP server a profile adds to its harness: streamable HTTP or a stdio command. */
+export const ProfileMcpServerSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("http"),
+      url: z.string().url(),
+      headers: z.record(z.string().min(1), z.string()).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("stdio"),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string().min(1), z.string()).optional(),
+    })
+    .strict(),
+]);
 
 /**
  * One profile: a named, reusable kit an agent (or a person) delegates to. The same shape from
@@ -58,10 +77,14 @@ export const ProfileSchema = z
     /** Where the work runs when the call names no workspace. */
     workspace: z.enum(["shared", "worktree", "scratch"]).optional(),
     tools: ProfileToolRulesSchema.optional(),
-    /** Extra environment for the harness (carried, not applied yet). */
+    /** Extra environment for the harness; honoured only from the user's config (docs/profiles.md, the trust rule). */
     environment: z.record(z.string().min(1), z.string()).optional(),
-    /** The harness's home folder (CODEX_HOME, CLAUDE_CONFIG_DIR, ...; carried, not applied yet). */
+    /** The harness's home folder (CODEX_HOME, CLAUDE_CONFIG_DIR, ...); honoured only from the user's config. */
     harnessHome: z.string().min(1).optional(),
+    /** Extra MCP servers for the harness, by name; honoured only from the user's config. */
+    mcpServers: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, '_' or '-'"), ProfileMcpServerSchema)
+      .optional(),
     /** Default limits of the task's tree; a call's budget may only be tighter. */
     budget: TreeBudgetSchema.optional(),
   })

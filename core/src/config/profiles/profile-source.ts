@@ -24,10 +24,11 @@ export interface SourcedProfile {
 /**
  * Something a source could not carry over: a name defined twice (`conflict`), a field with no
  * profile equivalent (`unconvertible`), a file or entry that is not a profile (`invalid`), or
- * an agent left out on purpose (`skipped`, e.g. disabled in OpenCode).
+ * an agent left out on purpose (`skipped`, e.g. disabled in OpenCode), or a field its source
+ * may not set (`untrusted`: a project file's `harnessHome`, `environment` or `mcpServers`).
  */
 export interface ProfileFinding {
-  readonly kind: "conflict" | "unconvertible" | "invalid" | "skipped";
+  readonly kind: "conflict" | "unconvertible" | "invalid" | "skipped" | "untrusted";
   /** The profile's name, when known. */
   readonly profile: string | null;
   readonly file: string;

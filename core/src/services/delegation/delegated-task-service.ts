@@ -22,6 +22,7 @@ import { agentParent, attachedParent } from "./delegation-parents.js";
 import { stopTaskTree } from "../../engine/task-stop.js";
 import { ProfileLibrary } from "../profiles/profile-library.js";
 import { applyProfile } from "./profile-application.js";
+import { checkProfileSupport } from "./profile-harness.js";
 import { TaskCreation } from "./task-creation.js";
 import { taskView, type DelegateTaskResult } from "./task-view.js";
 import { taskWork } from "../../engine/task-work.js";
@@ -152,6 +153,8 @@ export class DelegatedTaskService {
       runtimeMode: input.runtimeMode,
       interactionMode: input.interactionMode,
     });
+    // The shared policy: can the selected provider enforce the profile's rules and apply its home?
+    const supported = checkProfileSupport(profiled.harness, profiled.stamp?.name ?? null, selection);
     const planned = await this.workspaces.plan({
       choice: input.workspace,
       threadId: derive.delegatedThread(commandId),
@@ -168,10 +171,10 @@ export class DelegatedTaskService {
           ctx,
           caller,
           at.input,
-          withNotes(selection, planned.notes),
+          withNotes(selection, [...supported.notes, ...planned.notes]),
           at.parent,
           planned.plan,
-          profiled,
+          { ...profiled, harness: supported.harness },
         );
       },
     });

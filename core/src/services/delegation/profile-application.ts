@@ -2,9 +2,10 @@ import type { TreeBudgetConfig } from "../../config/config-schema.js";
 import type { SourcedProfile } from "../../config/profiles/profile-source.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { interactionModeRank, runtimeModeRank, type InteractionMode, type RuntimeMode } from "../../spec/index.js";
-import type { ThreadProfile } from "../../store/records.js";
+import type { ThreadHarness, ThreadProfile } from "../../store/records.js";
 import type { TargetRequest } from "../provider-selection-service.js";
 import type { DelegateTaskInput } from "./delegate-task-input.js";
+import { profileHarness } from "./profile-harness.js";
 
 type Ceiling = { runtimeMode: RuntimeMode; interactionMode: InteractionMode };
 
@@ -16,6 +17,8 @@ export interface ProfiledDelegation {
   readonly instructions: string | null;
   /** What the child's thread records. */
   readonly stamp: ThreadProfile | null;
+  /** What the profile asks of the child's harness sessions (checked against the provider later). */
+  readonly harness: ThreadHarness | null;
 }
 
 /**
@@ -29,8 +32,10 @@ export function applyProfile(
   callerCeiling: Ceiling,
   sourced: SourcedProfile | null,
 ): ProfiledDelegation {
-  if (sourced === null) return { input, ceiling: callerCeiling, instructions: null, stamp: null };
+  if (sourced === null) return { input, ceiling: callerCeiling, instructions: null, stamp: null, harness: null };
   const { profile, source } = sourced;
+  // The trust rule first: a project file that sets a harness home, environment or MCP server is refused.
+  const harness = profileHarness(sourced);
   const ceiling: Ceiling = {
     runtimeMode: lower(callerCeiling.runtimeMode, profile.maxRuntimeMode, runtimeModeRank),
     interactionMode: lower(callerCeiling.interactionMode, profile.maxInteractionMode, interactionModeRank),
@@ -70,6 +75,7 @@ export function applyProfile(
     ceiling,
     instructions: profile.instructions ?? null,
     stamp: { name: profile.name, source: source.kind, file: source.file, version: source.version },
+    harness,
   };
 }
 

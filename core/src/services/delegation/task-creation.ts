@@ -5,7 +5,7 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { OrchestratorFailure } from "../../engine/orchestrator-failure.js";
 import { putItem } from "../../engine/run-lifecycle.js";
 import { createThread, titleFromMessage } from "../../engine/thread-records.js";
-import type { DelegatedTaskRecord, ThreadProfile, ThreadRecord } from "../../store/records.js";
+import type { DelegatedTaskRecord, ThreadHarness, ThreadProfile, ThreadRecord } from "../../store/records.js";
 import { derive } from "../../util/ids.js";
 import type { Caller } from "../caller.js";
 import type { ResolvedSelection } from "../provider-selection-service.js";
@@ -19,6 +19,8 @@ import { ROLE_INSTRUCTIONS } from "./role-instructions.js";
 export interface ChildProfile {
   readonly instructions: string | null;
   readonly stamp: ThreadProfile | null;
+  /** What the profile asks of the child's harness sessions, as the provider can carry it. */
+  readonly harness?: ThreadHarness | null;
 }
 
 const NO_PROFILE: ChildProfile = { instructions: null, stamp: null };
@@ -105,6 +107,7 @@ export class TaskCreation {
       creationSource: "mcp",
       authority: parent.authority ?? null,
       profile: profile.stamp,
+      harness: profile.harness ?? null,
     });
     ctx.put("contextTransfer", {
       id: ids.spawnTransferId,

@@ -38,7 +38,7 @@ export function spawnAppServer(
 ): CodexRpc {
   const child = deps.context.process.spawn(deps.binary.command, ["app-server"], {
     cwd: input.cwd,
-    env: codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp }),
+    env: codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp, session: input }),
     extendEnv: false,
     stdin: "pipe",
     label: APP_SERVER_LABEL,

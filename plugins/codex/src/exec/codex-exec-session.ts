@@ -72,7 +72,7 @@ export class CodexExecSession implements StartableSession {
     // HOME, CODEX_HOME, the instance's variables) plus the MCP token, which only the env carries.
     // `config` becomes `--config key=value` argv entries: they name the token's env var, never the token.
     const mcpServers = input.mcp !== null ? codexMcpServers(input.mcp) : {};
-    const env = codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp });
+    const env = codexEnvironment({ instance: deps.instance, binary: deps.binary, grant: input.mcp, session: input });
     this.#totals = new ExecThreadTotals(env.CODEX_HOME ?? join(homedir(), ".codex"), input.resumeCursor);
     this.#codex = new deps.sdk.Codex({
       codexPathOverride: deps.binary.command,
@@ -201,7 +201,12 @@ export class CodexExecSession implements StartableSession {
    */
   #sdkFailure(error: unknown): string {
     const tail = new StderrTail(
-      codexEnvironment({ instance: this.deps.instance, binary: this.deps.binary, grant: this.input.mcp }),
+      codexEnvironment({
+        instance: this.deps.instance,
+        binary: this.deps.binary,
+        grant: this.input.mcp,
+        session: this.input,
+      }),
     );
     tail.push(error instanceof Error ? error.message : String(error));
     return tail.text();
