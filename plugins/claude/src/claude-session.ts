@@ -258,6 +258,9 @@ export class ClaudeProviderSession implements StartableSession {
       case "user":
         if ((message as { isReplay?: boolean }).isReplay !== true) turn.onUser(message as SDKUserMessage);
         return;
+      case "system":
+        turn.onSystem(message);
+        return;
       case "result": {
         if (!turn.onResult(message)) return;
         const ending = terminalOf(message, turn.interruptRequested);
