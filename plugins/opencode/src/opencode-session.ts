@@ -308,7 +308,7 @@ export class OpenCodeProviderSession implements StartableSession {
     error?: Parameters<OpenCodeTurn["ledger"]["finish"]>[1],
   ): void {
     if (turn.interruptTimer !== null) clearTimeout(turn.interruptTimer);
-    turn.ledger.finish(status, error);
+    turn.finish(status, error);
     if (this.#turn === turn) this.#turn = null;
   }
 

@@ -16,6 +16,8 @@ describe("NativeSubagentBook: a native sub-agent's life as the spec's events", (
     book.update("call-1", { agentType: "explorer" });
     book.message("call-1", "user", "count the files");
     book.message("call-1", "assistant", "");
+    book.message("call-1", "assistant", "done", "part-1");
+    book.message("call-1", "assistant", "done", "part-1");
     expect(
       book.finished("call-1", { status: "completed", summary: "7", usage: { inputTokens: 10 } }, { model: "m" }),
     ).toBe(true);
@@ -39,6 +41,14 @@ describe("NativeSubagentBook: a native sub-agent's life as the spec's events", (
         itemId: "call-1:message:0",
         role: "user",
         text: "count the files",
+      },
+      {
+        type: "subagent.message",
+        turnId: "turn-1",
+        nativeId: "call-1",
+        itemId: "part-1",
+        role: "assistant",
+        text: "done",
       },
       { ...base, agentType: "explorer", model: "m", status: "completed", summary: "7", usage: { inputTokens: 10 } },
     ]);

@@ -46,6 +46,7 @@ export class NativeSubagentBook {
   readonly #open = new Map<string, Snapshot>();
   readonly #ended = new Set<string>();
   #messages = 0;
+  readonly #messageIds = new Set<string>();
 
   constructor(
     private readonly turnId: string,
@@ -81,14 +82,21 @@ export class NativeSubagentBook {
     this.emit({ type: "subagent.observed", turnId: this.turnId, ...next, status: "running" });
   }
 
-  /** A piece of its transcript. Text for an unknown or ended sub-agent, or empty text, is dropped. */
+  /**
+   * A piece of its transcript. Text for an unknown or ended sub-agent, empty text and an
+   * `itemId` already reported are dropped.
+   */
   message(nativeId: string, role: "user" | "assistant", text: string, itemId?: string): void {
     if (!this.#open.has(nativeId) || text === "") return;
+    const id = itemId ?? `${nativeId}:message:${this.#messages++}`;
+    // Harnesses repeat a finished part; its text is reported once.
+    if (this.#messageIds.has(id)) return;
+    this.#messageIds.add(id);
     this.emit({
       type: "subagent.message",
       turnId: this.turnId,
       nativeId,
-      itemId: itemId ?? `${nativeId}:message:${this.#messages++}`,
+      itemId: id,
       role,
       text,
     });
