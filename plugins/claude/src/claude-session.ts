@@ -322,6 +322,7 @@ export class ClaudeProviderSession implements StartableSession {
         ...(options.blockedPath !== undefined ? { blockedPath: options.blockedPath } : {}),
       }),
       { toolUseId },
+      turn.requestOriginOf(options.agentID),
     );
     // Claude withdraws the prompt when its turn is interrupted.
     const withdraw = () => this.#requests.cancel(requestId);

@@ -234,6 +234,8 @@ export class ClaudeTurn {
   /** Stream-event block index → item id of the message being streamed. */
   readonly #streaming = new Map<number, string>();
   #streamingMessageId: string | null = null;
+  /** A sub-agent's agent id (`task_started`'s `task_id`) → the `Agent` call that spawned it. */
+  readonly #agentCalls = new Map<string, string>();
   /** Claude's own sub-agents of this turn, by the id of the `Agent` tool call that spawned each. */
   readonly #subagents: NativeSubagentBook;
 
@@ -351,12 +353,28 @@ export class ClaudeTurn {
    * type and prompt as resolved); the tool's result, not `task_notification`, ends it, since it
    * carries the usage.
    */
-  onSystem(message: { subtype?: string; tool_use_id?: string; subagent_type?: string; prompt?: string }): void {
+  onSystem(message: {
+    subtype?: string;
+    task_id?: string;
+    tool_use_id?: string;
+    subagent_type?: string;
+    prompt?: string;
+  }): void {
     if (message.subtype !== "task_started" || message.tool_use_id === undefined) return;
+    if (message.task_id !== undefined) this.#agentCalls.set(message.task_id, message.tool_use_id);
     this.#subagents.update(message.tool_use_id, {
       ...(message.subagent_type !== undefined ? { agentType: message.subagent_type } : {}),
       ...(message.prompt !== undefined ? { task: message.prompt } : {}),
     });
+  }
+
+  /**
+   * Who asks, for a `canUseTool` call: one made inside a sub-agent names its agent id, reported
+   * as the sub-agent's native id (its `Agent` call's id).
+   */
+  requestOriginOf(agentId: string | undefined): { subagentNativeId?: string } {
+    const call = agentId !== undefined ? this.#agentCalls.get(agentId) : undefined;
+    return call !== undefined ? { subagentNativeId: call } : {};
   }
 
   #subagentTranscript(parentToolUseId: string, role: "user" | "assistant", content: unknown, uuid: string): void {

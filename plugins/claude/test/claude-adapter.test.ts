@@ -452,6 +452,8 @@ describe("Claude adapter: approvals", () => {
       approvalKind: "command",
       title: "Bash: echo approved-run",
     });
+    // The session's own request, not a sub-agent's.
+    expect(opened.subagentNativeId).toBeUndefined();
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -459,6 +461,44 @@ describe("Claude adapter: approvals", () => {
     expect(ofType(events.events, "runtime_request.resolved", input.turnId)).toEqual([
       expect.objectContaining({ requestId: opened.requestId, resolution: "answered" }),
     ]);
+  });
+
+  it("a sub-agent's approval reaches the root's turn naming the sub-agent that asks", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const spawn = {
+      description: "child shell",
+      prompt: "sub task @@shell echo from-the-sub-agent @@then @@reply sub saw {{output}}",
+      subagent_type: "general-purpose",
+    };
+    const input = turnInput(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`, {
+      runtimeMode: "approval-required",
+    });
+    await session.startTurn(input);
+    // Accept whatever is asked (the Agent call itself may ask first) until the sub-agent's shell.
+    let shell: Extract<AdapterEvent, { type: "runtime_request.opened" }> | null = null;
+    for (let asked = 0; shell === null && asked < 3; asked++) {
+      const opened = await events.waitFor(
+        "runtime_request.opened",
+        (e) =>
+          e.turnId === input.turnId &&
+          ofType(events.events, "runtime_request.opened", input.turnId).indexOf(e) === asked,
+        60_000,
+      );
+      if (opened.request.kind === "approval" && opened.request.title === "Bash: echo from-the-sub-agent")
+        shell = opened;
+      else expect(opened.subagentNativeId).toBeUndefined();
+      await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
+    }
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
+    expect(terminal.status).toBe("completed");
+    const [agentCall] = ofType(events.events, "tool_call.started", input.turnId);
+    expect(agentCall).toMatchObject({ name: "Agent" });
+    expect(shell?.subagentNativeId).toBe(agentCall!.itemId);
+    expect(ofType(events.events, "subagent.observed", input.turnId).at(-1)).toMatchObject({
+      nativeId: agentCall!.itemId,
+      status: "completed",
+      summary: expect.stringContaining("sub saw"),
+    });
   });
 
   it("a declined command is reported declined and never runs; a dismissed one is cancelled and never runs", async () => {

@@ -251,11 +251,12 @@ export class OpenCodeProviderSession implements StartableSession {
       return;
     }
     const callId = request.tool?.callID ?? null;
-    const { outcome } = this.#requests.open(turn.turnId, approvalRequestOf(request, this.#servers.mcpKeys), {
-      kind: "permission",
-      requestID: request.id,
-      callID: callId,
-    });
+    const { outcome } = this.#requests.open(
+      turn.turnId,
+      approvalRequestOf(request, this.#servers.mcpKeys),
+      { kind: "permission", requestID: request.id, callID: callId },
+      turn.requestOriginOf(request.sessionID),
+    );
     void outcome.then((result) => {
       const answer = permissionReplyOf(result);
       // The user said no (a dismissal included); a request the turn's end cancelled is not a no.

@@ -95,6 +95,11 @@ export class OpenCodeTurn {
     this.#subagents = new NativeSubagentBook(turnId, emit);
   }
 
+  /** Who asks, for a request of this session: a child session is a native sub-agent (its id is its native id). */
+  requestOriginOf(sessionId: string): { subagentNativeId?: string } {
+    return sessionId !== this.sessionId ? { subagentNativeId: sessionId } : {};
+  }
+
   /** Ends the turn once: a sub-agent still open failed (its result never came), then the terminal. */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): void {
     if (this.ledger.terminated) return;

@@ -352,6 +352,8 @@ describe("OpenCode runtime requests", () => {
     expect(observed.slice(0, -1).map((e) => e.status)).toEqual(observed.slice(0, -1).map(() => "running"));
     expect(observed[0]).toMatchObject({ nativeId: expect.stringMatching(/^ses_/), title: "child job" });
     expect(observed[0]!.nativeId).not.toBe(session.resumeCursor);
+    // The child's approval, routed through the parent's turn, names the child.
+    expect(opened.subagentNativeId).toBe(observed[0]!.nativeId);
     expect(observed.at(-1)).toMatchObject({
       nativeId: observed[0]!.nativeId,
       summary: expect.stringContaining("child-answer"),
