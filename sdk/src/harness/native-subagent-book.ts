@@ -27,10 +27,10 @@ export interface NativeSubagentEnding {
 
 type Snapshot = Omit<SubagentObservedEvent, "type" | "turnId" | "status" | "usage">;
 
-/** The most of a sub-agent's result kept in its `summary`. */
+/** The most of a sub-agent's result kept in its `summary`. @experimental */
 export const SUMMARY_LIMIT = 2_000;
 
-/** Why an open sub-agent is closed when its turn ends first. */
+/** Why an open sub-agent is closed when its turn ends first. @experimental */
 export const UNFINISHED_SUBAGENT_SUMMARY = "The turn ended before this sub-agent reported a result.";
 
 /**
