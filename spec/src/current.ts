@@ -39,6 +39,7 @@ import type {
   ToolRuleCapabilitiesV1,
   RuntimeRequestCapabilitiesV1,
   SubagentCapabilitiesV1,
+  NativeSubagentControlV1,
   ContextCapabilitiesV1,
   IdentityCapabilitiesV1,
   ModelShortListV1,
@@ -102,6 +103,7 @@ import type {
   RuntimeRequestOpenedEventV1,
   RuntimeRequestResolvedEventV1,
   SubagentObservedEventV1,
+  SubagentMessageEventV1,
   PlanProposedEventV1,
   TurnTerminalEventV1,
   TurnUsageReportV1,
@@ -178,6 +180,8 @@ export type ToolRuleCapabilities = ToolRuleCapabilitiesV1;
 export type RuntimeRequestCapabilities = RuntimeRequestCapabilitiesV1;
 /** The current version of {@link SubagentCapabilitiesV1}. @public */
 export type SubagentCapabilities = SubagentCapabilitiesV1;
+/** The current version of {@link NativeSubagentControlV1}. @experimental */
+export type NativeSubagentControl = NativeSubagentControlV1;
 /** The current version of {@link ContextCapabilitiesV1}. @public */
 export type ContextCapabilities = ContextCapabilitiesV1;
 /** The current version of {@link IdentityCapabilitiesV1}. @public */
@@ -300,6 +304,8 @@ export type RuntimeRequestOpenedEvent = RuntimeRequestOpenedEventV1;
 export type RuntimeRequestResolvedEvent = RuntimeRequestResolvedEventV1;
 /** The current version of {@link SubagentObservedEventV1}. @public */
 export type SubagentObservedEvent = SubagentObservedEventV1;
+/** The current version of {@link SubagentMessageEventV1}. @experimental */
+export type SubagentMessageEvent = SubagentMessageEventV1;
 /** The current version of {@link PlanProposedEventV1}. @public */
 export type PlanProposedEvent = PlanProposedEventV1;
 /** The current version of {@link TurnTerminalEventV1}. @public */

@@ -266,6 +266,9 @@ export class ClaudeProviderSession implements StartableSession {
       case "user":
         if ((message as { isReplay?: boolean }).isReplay !== true) turn.onUser(message as SDKUserMessage);
         return;
+      case "system":
+        turn.onSystem(message);
+        return;
       case "result": {
         if (!turn.onResult(message)) return;
         const ending = terminalOf(message, turn.interruptRequested);
@@ -329,6 +332,7 @@ export class ClaudeProviderSession implements StartableSession {
         ...(options.blockedPath !== undefined ? { blockedPath: options.blockedPath } : {}),
       }),
       { toolUseId },
+      turn.requestOriginOf(options.agentID),
     );
     // Claude withdraws the prompt when its turn is interrupted.
     const withdraw = () => this.#requests.cancel(requestId);

@@ -1,12 +1,13 @@
 import type {
   AdapterEvent,
+  NativeSubagentFacts,
   ProviderTurnError,
   RuntimeRequestBook,
   ToolKind,
   TurnTerminalStatus,
   TurnUsage,
 } from "@switchyard/sdk";
-import { TurnLedger, parseMcpToolName } from "@switchyard/sdk";
+import { NativeSubagentBook, TurnLedger, parseMcpToolName } from "@switchyard/sdk";
 import {
   contentBlocks,
   isTextBlock,
@@ -72,6 +73,62 @@ export function toolTitleOf(name: string, input: unknown): string {
     pick("description");
   if (subject === null) return name;
   return name === "Bash" ? subject : `${name} ${subject}`;
+}
+
+/** What an `Agent` (or `Task`) call's input says of the sub-agent it spawns. */
+function subagentFactsOf(input: unknown): NativeSubagentFacts {
+  const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const text = (key: string): string | undefined => (typeof args[key] === "string" ? args[key] : undefined);
+  const title = text("description");
+  const task = text("prompt");
+  const agentType = text("subagent_type");
+  const model = text("model");
+  return {
+    ...(title !== undefined ? { title } : {}),
+    ...(task !== undefined ? { task } : {}),
+    ...(agentType !== undefined ? { agentType } : {}),
+    ...(model !== undefined ? { model } : {}),
+  };
+}
+
+/**
+ * What the `Agent` tool's structured result (`tool_use_result`, Claude Code 2.1.33x) says of
+ * the finished sub-agent: its report (without the hand-back frame the model reads), the model
+ * it resolved to, its agent type and its own token usage. Claude reports no cost per sub-agent.
+ */
+export function subagentReportOf(toolUseResult: unknown): {
+  summary?: string;
+  usage?: TurnUsage;
+  facts: NativeSubagentFacts;
+} {
+  if (typeof toolUseResult !== "object" || toolUseResult === null) return { facts: {} };
+  const result = toolUseResult as {
+    content?: unknown;
+    resolvedModel?: unknown;
+    agentType?: unknown;
+    usage?: Partial<Record<string, unknown>>;
+  };
+  const texts = contentBlocks(result.content).filter(isTextBlock);
+  const summary = texts.length > 0 ? texts.map((block) => block.text).join("\n") : undefined;
+  const usage: Record<string, number> = {};
+  for (const [key, figure] of [
+    ["input_tokens", "inputTokens"],
+    ["output_tokens", "outputTokens"],
+    ["cache_read_input_tokens", "cacheReadInputTokens"],
+    ["cache_creation_input_tokens", "cacheCreationInputTokens"],
+  ] as const) {
+    const value = result.usage?.[key];
+    if (typeof value === "number") usage[figure] = value;
+  }
+  const facts: NativeSubagentFacts = {
+    ...(typeof result.resolvedModel === "string" ? { model: result.resolvedModel } : {}),
+    ...(typeof result.agentType === "string" ? { agentType: result.agentType } : {}),
+  };
+  return {
+    ...(summary !== undefined ? { summary } : {}),
+    ...(Object.keys(usage).length > 0 ? { usage } : {}),
+    facts,
+  };
 }
 
 /** The figures of one model's usage. */
@@ -177,14 +234,14 @@ export class ClaudeTurn {
   /** Stream-event block index → item id of the message being streamed. */
   readonly #streaming = new Map<number, string>();
   #streamingMessageId: string | null = null;
-  readonly #subagents = new Set<string>();
+  /** A sub-agent's agent id (`task_started`'s `task_id`) → the `Agent` call that spawned it. */
+  readonly #agentCalls = new Map<string, string>();
+  /** Claude's own sub-agents of this turn, by the id of the `Agent` tool call that spawned each. */
+  readonly #subagents: NativeSubagentBook;
 
-  constructor(
-    turnId: string,
-    private readonly emit: (event: AdapterEvent) => void,
-    requests: RuntimeRequestBook<any>,
-  ) {
+  constructor(turnId: string, emit: (event: AdapterEvent) => void, requests: RuntimeRequestBook<any>) {
     this.ledger = new TurnLedger(turnId, emit, requests);
+    this.#subagents = new NativeSubagentBook(turnId, emit);
   }
 
   get turnId(): string {
@@ -233,7 +290,10 @@ export class ClaudeTurn {
    * is item `m:n`, the same id its deltas streamed under.
    */
   onAssistant(message: SDKAssistantMessage): void {
-    if (message.parent_tool_use_id !== null) return;
+    if (message.parent_tool_use_id !== null) {
+      this.#subagentTranscript(message.parent_tool_use_id, "assistant", message.message.content, message.uuid);
+      return;
+    }
     const apiMessage = message.message as { id?: string; content?: unknown };
     const messageId = apiMessage.id ?? message.uuid;
     let index = this.#blocksSeen.get(messageId) ?? 0;
@@ -257,36 +317,73 @@ export class ClaudeTurn {
       ...(mcp !== null ? { server: mcp.server } : {}),
       ...(input !== undefined ? { input } : {}),
     });
-    if (SUBAGENT_TOOLS.has(name)) {
-      this.#subagents.add(id);
-      const args = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
-      const title = typeof args["description"] === "string" ? args["description"] : undefined;
-      this.emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId: id,
-        status: "running",
-        ...(title !== undefined ? { title } : {}),
-      });
-    }
+    if (SUBAGENT_TOOLS.has(name)) this.#subagents.spawned(id, { parentItemId: id, ...subagentFactsOf(input) });
   }
 
-  /** A user message from Claude Code's side: tool results (the interrupt marker and echoes are skipped). */
+  /**
+   * A user message from Claude Code's side: tool results (the interrupt marker and echoes are
+   * skipped). One under a `parent_tool_use_id` is a sub-agent's, its instructions: transcript.
+   */
   onUser(message: SDKUserMessage): void {
-    if (message.parent_tool_use_id !== null) return;
+    if (message.parent_tool_use_id !== null) {
+      this.#subagentTranscript(message.parent_tool_use_id, "user", message.message.content, message.uuid ?? "");
+      return;
+    }
     for (const block of contentBlocks(message.message.content)) {
       if (!isToolResultBlock(block)) continue;
       const output = toolResultText(block);
       this.ledger.toolCompleted(block.tool_use_id, block.is_error === true ? "failed" : "completed", output);
-      if (this.#subagents.delete(block.tool_use_id)) {
-        this.emit({
-          type: "subagent.observed",
-          turnId: this.turnId,
-          nativeId: block.tool_use_id,
-          status: block.is_error === true ? "failed" : "completed",
-          ...(output !== "" ? { summary: output.slice(0, 2_000) } : {}),
-        });
+      if (this.#subagents.isOpen(block.tool_use_id)) {
+        const report = subagentReportOf((message as { tool_use_result?: unknown }).tool_use_result);
+        this.#subagents.finished(
+          block.tool_use_id,
+          {
+            status: block.is_error === true ? "failed" : "completed",
+            summary: report.summary ?? output,
+            ...(report.usage !== undefined ? { usage: report.usage } : {}),
+          },
+          report.facts,
+        );
       }
+    }
+  }
+
+  /**
+   * A system message: `task_started` tells what Claude Code made of an `Agent` call (its agent
+   * type and prompt as resolved); the tool's result, not `task_notification`, ends it, since it
+   * carries the usage.
+   */
+  onSystem(message: {
+    subtype?: string;
+    task_id?: string;
+    tool_use_id?: string;
+    subagent_type?: string;
+    prompt?: string;
+  }): void {
+    if (message.subtype !== "task_started" || message.tool_use_id === undefined) return;
+    if (message.task_id !== undefined) this.#agentCalls.set(message.task_id, message.tool_use_id);
+    this.#subagents.update(message.tool_use_id, {
+      ...(message.subagent_type !== undefined ? { agentType: message.subagent_type } : {}),
+      ...(message.prompt !== undefined ? { task: message.prompt } : {}),
+    });
+  }
+
+  /**
+   * Who asks, for a `canUseTool` call: one made inside a sub-agent names its agent id, reported
+   * as the sub-agent's native id (its `Agent` call's id).
+   */
+  requestOriginOf(agentId: string | undefined): { subagentNativeId?: string } {
+    const call = agentId !== undefined ? this.#agentCalls.get(agentId) : undefined;
+    return call !== undefined ? { subagentNativeId: call } : {};
+  }
+
+  #subagentTranscript(parentToolUseId: string, role: "user" | "assistant", content: unknown, uuid: string): void {
+    // Without a uuid the book numbers the messages itself.
+    let index = 0;
+    for (const block of contentBlocks(content)) {
+      if (isTextBlock(block))
+        this.#subagents.message(parentToolUseId, role, block.text, uuid !== "" ? `${uuid}:${index}` : undefined);
+      index++;
     }
   }
 
@@ -319,14 +416,7 @@ export class ClaudeTurn {
   /** Ends the turn once (the ledger settles what is still open). */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.interruptTimer !== null) clearTimeout(this.interruptTimer);
-    for (const id of this.#subagents)
-      this.emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId: id,
-        status: status === "completed" ? "completed" : "failed",
-      });
-    this.#subagents.clear();
+    this.#subagents.closeOpen();
     return this.ledger.finish(status, error);
   }
 }

@@ -92,7 +92,7 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(events.textOf(input.turnId)).toBe("bash said hi-from-bash");
   });
 
-  it("observes Claude's own sub-agent (the Agent tool, in the foreground): running, then completed with its report; its messages stay out of the turn", async () => {
+  it("observes Claude's own sub-agent (the Agent tool, in the foreground): spawned with its task, its transcript, then completed with its report, model and usage; its messages stay out of the turn", async () => {
     const { session, events } = await lab.open();
     const spawn = {
       description: "count things",
@@ -105,11 +105,44 @@ describe("Claude adapter over the Agent SDK", () => {
     expect(terminal.status).toBe("completed");
     const observed = ofType(events.events, "subagent.observed", input.turnId);
     expect(observed.map((e) => e.status)).toEqual(["running", "completed"]);
-    expect(observed[0]).toMatchObject({ title: "count things" });
-    expect(observed[1]!.summary).toContain("sub answer 7");
-    expect(ofType(events.events, "tool_call.started", input.turnId)).toEqual([
-      expect.objectContaining({ kind: "subagent", name: "Agent", title: "Agent count things" }),
-    ]);
+    const [toolCall] = ofType(events.events, "tool_call.started", input.turnId);
+    expect(toolCall).toMatchObject({ kind: "subagent", name: "Agent", title: "Agent count things" });
+    // Spawned: tied to the Agent call, with its task and agent type.
+    expect(observed[0]).toEqual({
+      type: "subagent.observed",
+      turnId: input.turnId,
+      nativeId: toolCall!.itemId,
+      parentItemId: toolCall!.itemId,
+      status: "running",
+      title: "count things",
+      task: spawn.prompt,
+      agentType: "general-purpose",
+    });
+    // Finished: its report alone (not the hand-back frame the model reads), the model it ran on,
+    // and its own usage from the tool's structured result (Claude gives no cost per sub-agent).
+    expect(observed[1]).toMatchObject({
+      nativeId: toolCall!.itemId,
+      parentItemId: toolCall!.itemId,
+      title: "count things",
+      task: spawn.prompt,
+      agentType: "general-purpose",
+      model: FAKE_MODEL,
+      summary: "sub answer 7",
+    });
+    expect(observed[1]!.usage?.inputTokens).toBeGreaterThan(0);
+    expect(observed[1]!.usage?.outputTokens).toBeGreaterThan(0);
+    expect(observed[1]!.usage?.costUsd).toBeUndefined();
+    // Its transcript as far as Claude Code streams it: the instructions it was given.
+    const transcript = ofType(events.events, "subagent.message", input.turnId);
+    expect(transcript.map(({ nativeId, role, text }) => ({ nativeId, role, text }))).toContainEqual({
+      nativeId: toolCall!.itemId,
+      role: "user",
+      text: spawn.prompt,
+    });
+    // Between spawned and finished, in that order.
+    const order = events.ofTurn(input.turnId).map((e) => e.type);
+    expect(order.indexOf("subagent.message")).toBeGreaterThan(order.indexOf("subagent.observed"));
+    expect(order.lastIndexOf("subagent.message")).toBeLessThan(order.lastIndexOf("subagent.observed"));
     // The sub-agent's own reply is not one of the turn's messages.
     expect(ofType(events.events, "message.completed", input.turnId).map((e) => e.text)).toEqual(["main is done"]);
   });
@@ -419,6 +452,8 @@ describe("Claude adapter: approvals", () => {
       approvalKind: "command",
       title: "Bash: echo approved-run",
     });
+    // The session's own request, not a sub-agent's.
+    expect(opened.subagentNativeId).toBeUndefined();
     await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
     const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
     expect(terminal.status).toBe("completed");
@@ -456,6 +491,44 @@ describe("Claude adapter: approvals", () => {
     );
     expect(free.events.events.filter((e) => e.type === "runtime_request.opened")).toEqual([]);
     expect(existsSync(marker)).toBe(true);
+  });
+
+  it("a sub-agent's approval reaches the root's turn naming the sub-agent that asks", async () => {
+    const { session, events } = await lab.open({ runtimeMode: "approval-required" });
+    const spawn = {
+      description: "child shell",
+      prompt: "sub task @@shell echo from-the-sub-agent @@then @@reply sub saw {{output}}",
+      subagent_type: "general-purpose",
+    };
+    const input = turnInput(`spawn @@tool Agent ${JSON.stringify(spawn)} @@then @@reply main is done`, {
+      runtimeMode: "approval-required",
+    });
+    await session.startTurn(input);
+    // Accept whatever is asked (the Agent call itself may ask first) until the sub-agent's shell.
+    let shell: Extract<AdapterEvent, { type: "runtime_request.opened" }> | null = null;
+    for (let asked = 0; shell === null && asked < 3; asked++) {
+      const opened = await events.waitFor(
+        "runtime_request.opened",
+        (e) =>
+          e.turnId === input.turnId &&
+          ofType(events.events, "runtime_request.opened", input.turnId).indexOf(e) === asked,
+        60_000,
+      );
+      if (opened.request.kind === "approval" && opened.request.title === "Bash: echo from-the-sub-agent")
+        shell = opened;
+      else expect(opened.subagentNativeId).toBeUndefined();
+      await session.respondToRuntimeRequest(opened.requestId, { kind: "approval", decision: "accept" });
+    }
+    const terminal = await events.waitFor("turn.terminal", (e) => e.turnId === input.turnId, 60_000);
+    expect(terminal.status).toBe("completed");
+    const [agentCall] = ofType(events.events, "tool_call.started", input.turnId);
+    expect(agentCall).toMatchObject({ name: "Agent" });
+    expect(shell?.subagentNativeId).toBe(agentCall!.itemId);
+    expect(ofType(events.events, "subagent.observed", input.turnId).at(-1)).toMatchObject({
+      nativeId: agentCall!.itemId,
+      status: "completed",
+      summary: expect.stringContaining("sub saw"),
+    });
   });
 
   it("a declined command is reported declined and never runs; a dismissed one is cancelled and never runs", async () => {

@@ -424,13 +424,29 @@ describe("codex app-server driver", () => {
     await session.startTurn(turn);
     expect((await events.waitFor("turn.terminal", (event) => event.turnId === turn.turnId)).status).toBe("completed");
     const running = await events.waitFor("subagent.observed", (event) => event.status === "running");
-    expect(running).toMatchObject({ turnId: turn.turnId, title: "child task hello" });
+    const spawnCall = events
+      .ofTurn(turn.turnId)
+      .find((event) => event.type === "tool_call.started" && event.name === "spawn_agent");
+    expect(spawnCall).toMatchObject({ kind: "subagent" });
+    // Spawned: tied to the spawn_agent call, with its task.
+    expect(running).toMatchObject({
+      turnId: turn.turnId,
+      title: "child task hello",
+      task: "child task hello",
+      parentItemId: (spawnCall as { itemId: string }).itemId,
+    });
     expect(running.nativeThreadId).toBe(running.nativeId);
     const done = await events.waitFor("subagent.observed", (event) => event.status === "completed");
-    expect(done).toMatchObject({ nativeId: running.nativeId, summary: "PONG" });
-    expect(events.ofTurn(turn.turnId)).toContainEqual(
-      expect.objectContaining({ type: "tool_call.started", kind: "subagent", name: "spawn_agent" }),
-    );
+    expect(done).toMatchObject({
+      nativeId: running.nativeId,
+      summary: "PONG",
+      task: "child task hello",
+      parentItemId: running.parentItemId,
+    });
+    // Its transcript: what it answered, before it is reported finished.
+    const message = await events.waitFor("subagent.message", (event) => event.nativeId === running.nativeId);
+    expect(message).toMatchObject({ turnId: turn.turnId, role: "assistant", text: "PONG" });
+    expect(events.events.indexOf(message)).toBeLessThan(events.events.indexOf(done));
     // The child's own turn never ends ours: exactly one terminal.
     expect(terminalOf(events.events, turn.turnId)).toHaveLength(1);
   });

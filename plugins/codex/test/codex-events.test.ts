@@ -274,7 +274,7 @@ describe("codexEventsOf", () => {
         },
       },
       { type: "tool_completed", itemId: "call_s", status: "completed", output: "child-1" },
-      { type: "subagents_spawned", threadIds: ["child-1"], title: "child task" },
+      { type: "subagents_spawned", threadIds: ["child-1"], title: "child task", itemId: "call_s", model: null },
     ]);
     const activity = {
       type: "subAgentActivity",
@@ -560,6 +560,8 @@ describe("CodexTurn (on the kit's turn ledger)", () => {
         turnId: "host-turn",
         nativeId: "child-1",
         title: "child task",
+        task: "child task",
+        parentItemId: "call_s",
         status: "running",
         nativeThreadId: "child-1",
       },
@@ -568,9 +570,22 @@ describe("CodexTurn (on the kit's turn ledger)", () => {
         turnId: "host-turn",
         nativeId: "child-1",
         title: "child task",
+        task: "child task",
+        parentItemId: "call_s",
         status: "completed",
         summary: "PONG",
         nativeThreadId: "child-1",
+      },
+    ]);
+    // The child's message is its transcript, on the spawning turn even after that turn ended.
+    expect(events.filter((event) => event.type === "subagent.message")).toEqual([
+      {
+        type: "subagent.message",
+        turnId: "host-turn",
+        nativeId: "child-1",
+        itemId: "child-1:message:0",
+        role: "assistant",
+        text: "PONG",
       },
     ]);
     expect(events.filter((event) => event.type === "turn.terminal")).toEqual([

@@ -1,4 +1,10 @@
-import { TurnLedger, type AdapterEvent, type ProviderTurnError, type TurnTerminalStatus } from "@switchyard/sdk";
+import {
+  NativeSubagentBook,
+  TurnLedger,
+  type AdapterEvent,
+  type ProviderTurnError,
+  type TurnTerminalStatus,
+} from "@switchyard/sdk";
 import {
   mcpToolOf,
   subagentTitleOf,
@@ -29,13 +35,12 @@ export class CursorTurn {
   runId: string | null = null;
   #messageItem: string | null = null;
   #reasoningItem: string | null = null;
-  readonly #subagents = new Set<string>();
+  /** Cursor's own sub-agents (`task` calls) of this turn, by call id. */
+  readonly #subagents: NativeSubagentBook;
 
-  constructor(
-    turnId: string,
-    private readonly emit: (event: AdapterEvent) => void,
-  ) {
+  constructor(turnId: string, emit: (event: AdapterEvent) => void) {
     this.ledger = new TurnLedger(turnId, emit);
+    this.#subagents = new NativeSubagentBook(turnId, emit);
   }
 
   get turnId(): string {
@@ -97,13 +102,9 @@ export class CursorTurn {
         ...(message.args !== undefined ? { input: message.args } : {}),
       });
       if (started && message.name === "task") {
-        this.#subagents.add(message.call_id);
         const description = subagentTitleOf(message.args);
-        this.emit({
-          type: "subagent.observed",
-          turnId: this.turnId,
-          nativeId: message.call_id,
-          status: "running",
+        this.#subagents.spawned(message.call_id, {
+          parentItemId: message.call_id,
           ...(description !== null ? { title: description } : {}),
         });
       }
@@ -112,28 +113,16 @@ export class CursorTurn {
     const failed = toolCallFailed(message);
     const output = toolOutputOf(message.result);
     this.ledger.toolCompleted(message.call_id, failed ? "failed" : "completed", output);
-    if (this.#subagents.delete(message.call_id)) {
-      this.emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId: message.call_id,
-        status: failed ? "failed" : "completed",
-        ...(output !== undefined && output !== "" ? { summary: output.slice(0, 2_000) } : {}),
-      });
-    }
+    this.#subagents.finished(message.call_id, {
+      status: failed ? "failed" : "completed",
+      ...(output !== undefined ? { summary: output } : {}),
+    });
   }
 
   /** Ends the turn once (the ledger settles what is still open). */
   finish(status: TurnTerminalStatus, error?: ProviderTurnError): boolean {
     if (this.interruptTimer !== null) clearTimeout(this.interruptTimer);
-    for (const id of this.#subagents)
-      this.emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId: id,
-        status: status === "completed" ? "completed" : "failed",
-      });
-    this.#subagents.clear();
+    if (!this.ledger.terminated) this.#subagents.closeOpen();
     return this.ledger.finish(status, error);
   }
 }

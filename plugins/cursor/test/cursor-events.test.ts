@@ -5,7 +5,7 @@
  * sub-agent tool, errors).
  */
 import { describe, expect, it } from "vitest";
-import type { AdapterEvent } from "@switchyard/sdk";
+import { UNFINISHED_SUBAGENT_SUMMARY, type AdapterEvent } from "@switchyard/sdk";
 import {
   CursorTurn,
   terminalOf,
@@ -197,11 +197,14 @@ describe("CursorTurn", () => {
     });
     turn.finish("interrupted");
     const observed = events.filter((event) => event.type === "subagent.observed");
+    // Snapshots: the call and the title repeat; the one cut off fails, its result never came.
+    const task1 = { type: "subagent.observed", turnId: "turn-a", nativeId: "task-1", parentItemId: "task-1" };
+    const task2 = { type: "subagent.observed", turnId: "turn-a", nativeId: "task-2", parentItemId: "task-2" };
     expect(observed).toEqual([
-      { type: "subagent.observed", turnId: "turn-a", nativeId: "task-1", status: "running", title: "look around" },
-      { type: "subagent.observed", turnId: "turn-a", nativeId: "task-2", status: "running" },
-      { type: "subagent.observed", turnId: "turn-a", nativeId: "task-1", status: "completed", summary: "found it" },
-      { type: "subagent.observed", turnId: "turn-a", nativeId: "task-2", status: "failed" },
+      { ...task1, status: "running", title: "look around" },
+      { ...task2, status: "running" },
+      { ...task1, status: "completed", title: "look around", summary: "found it" },
+      { ...task2, status: "failed", summary: UNFINISHED_SUBAGENT_SUMMARY },
     ]);
     // The tool call still open when the turn was cut off ends failed; its partial text is the host's to keep.
     expect(

@@ -251,11 +251,12 @@ export class OpenCodeProviderSession implements StartableSession {
       return;
     }
     const callId = request.tool?.callID ?? null;
-    const { outcome } = this.#requests.open(turn.turnId, approvalRequestOf(request, this.#servers.mcpKeys), {
-      kind: "permission",
-      requestID: request.id,
-      callID: callId,
-    });
+    const { outcome } = this.#requests.open(
+      turn.turnId,
+      approvalRequestOf(request, this.#servers.mcpKeys),
+      { kind: "permission", requestID: request.id, callID: callId },
+      turn.requestOriginOf(request.sessionID),
+    );
     void outcome.then((result) => {
       const answer = permissionReplyOf(result);
       // The user said no (a dismissal included); a request the turn's end cancelled is not a no.
@@ -308,7 +309,7 @@ export class OpenCodeProviderSession implements StartableSession {
     error?: Parameters<OpenCodeTurn["ledger"]["finish"]>[1],
   ): void {
     if (turn.interruptTimer !== null) clearTimeout(turn.interruptTimer);
-    turn.ledger.finish(status, error);
+    turn.finish(status, error);
     if (this.#turn === turn) this.#turn = null;
   }
 

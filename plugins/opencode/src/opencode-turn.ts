@@ -1,6 +1,9 @@
 import {
+  NativeSubagentBook,
   TurnLedger,
+  addUsage,
   type AdapterEvent,
+  type TurnUsage,
   type ProviderTurnError,
   type RuntimeRequestBook,
   type TurnTerminalStatus,
@@ -65,8 +68,19 @@ export class OpenCodeTurn {
   readonly #completedParts = new Set<string>();
   /** Assistant message id → `provider/model` of the main session and its children. */
   readonly #assistantMessages = new Map<string, string | null>();
-  /** Tool call id → the child session a `task` call runs in. */
-  readonly #subagents = new Map<string, { nativeId: string; title: string; reported: boolean }>();
+  /** Tool call id → the child session a `task` call runs in (its native id), once known. */
+  readonly #taskSessions = new Map<string, string>();
+  /** OpenCode's own sub-agents of this turn, by child session id. */
+  readonly #subagents: NativeSubagentBook;
+  /** What each child session spent, by child session id (already in the turn's own usage too). */
+  readonly #childUsage = new Map<string, TurnUsage>();
+  /**
+   * Transcript of child sessions not known yet as a `task` call's: a child may speak before its
+   * tool part names it. Handed to the book when it does; dropped with the turn otherwise.
+   */
+  readonly #earlyTranscript = new Map<string, { itemId: string; role: "user" | "assistant"; text: string }[]>();
+  /** User message ids of child sessions (their text parts are a child's instructions). */
+  readonly #childUserMessages = new Set<string>();
 
   constructor(
     readonly turnId: string,
@@ -78,6 +92,19 @@ export class OpenCodeTurn {
     private readonly serverKeys: readonly string[],
   ) {
     this.ledger = new TurnLedger(turnId, emit, requests);
+    this.#subagents = new NativeSubagentBook(turnId, emit);
+  }
+
+  /** Who asks, for a request of this session: a child session is a native sub-agent (its id is its native id). */
+  requestOriginOf(sessionId: string): { subagentNativeId?: string } {
+    return sessionId !== this.sessionId ? { subagentNativeId: sessionId } : {};
+  }
+
+  /** Ends the turn once: a sub-agent still open failed (its result never came), then the terminal. */
+  finish(status: TurnTerminalStatus, error?: ProviderTurnError): void {
+    if (this.ledger.terminated) return;
+    this.#subagents.closeOpen();
+    this.ledger.finish(status, error);
   }
 
   /** The metadata for the next prompt of this turn (the first, then every steer). */
@@ -106,6 +133,7 @@ export class OpenCodeTurn {
     switch (event.type) {
       case "message.updated": {
         const info = event.properties.info;
+        if (info.sessionID !== this.sessionId && info.role === "user") this.#childUserMessages.add(info.id);
         if (info.role !== "assistant") return false;
         // In the turn's own session only answers to this turn's prompts count: the aborted
         // answer of the turn before is updated once more after its idle.
@@ -115,6 +143,8 @@ export class OpenCodeTurn {
           info.providerID && info.modelID ? `${info.providerID}/${info.modelID}` : null,
         );
         if (info.sessionID === this.sessionId && info.error !== undefined) this.#recordError(info.error);
+        if (info.sessionID !== this.sessionId && info.providerID && info.modelID)
+          this.#subagents.update(info.sessionID, { model: `${info.providerID}/${info.modelID}` });
         return false;
       }
       case "message.part.updated":
@@ -193,8 +223,17 @@ export class OpenCodeTurn {
 
   #part(part: Part): void {
     if (part.sessionID !== this.sessionId) {
-      // A child session (a native sub-agent): only what it cost counts for this turn.
-      if (part.type === "step-finish") this.#usage(part);
+      // A child session (a native sub-agent): what it cost counts for this turn (and for the
+      // child's own figures); what it said is its transcript, not this turn's messages.
+      if (part.type === "step-finish") {
+        const usage = this.#usage(part);
+        this.#childUsage.set(part.sessionID, addUsage(this.#childUsage.get(part.sessionID) ?? {}, usage));
+      } else if (part.type === "text" && part.synthetic !== true && part.ignored !== true) {
+        // A user part is whole when it comes; an assistant part once it has ended.
+        const role = this.#childUserMessages.has(part.messageID) ? "user" : "assistant";
+        if (role === "user" || part.time?.end !== undefined)
+          this.#childTranscript(part.sessionID, { itemId: part.id, role, text: part.text });
+      }
       return;
     }
     if (!this.#assistantMessages.has(part.messageID)) {
@@ -249,46 +288,60 @@ export class OpenCodeTurn {
     else if (state.status === "error") this.ledger.toolCompleted(itemId, "failed", state.error);
   }
 
-  /** OpenCode's `task` tool runs a native sub-agent in a child session: shown, never owned. */
+  /**
+   * OpenCode's `task` tool runs a native sub-agent in a child session: shown, never owned. It is
+   * reported once the tool part names the child session (its native id); the tool's end ends it.
+   */
   #subagent(itemId: string, part: ToolPart): void {
     const state = part.state;
     const metadata = "metadata" in state ? state.metadata : undefined;
-    const childSession = typeof metadata?.["sessionId"] === "string" ? metadata["sessionId"] : null;
-    const description =
-      typeof state.input["description"] === "string" ? state.input["description"] : "OpenCode sub-agent";
-    let known = this.#subagents.get(itemId);
-    if (known === undefined) {
-      known = { nativeId: childSession ?? itemId, title: description, reported: false };
-      this.#subagents.set(itemId, known);
-    } else if (childSession !== null && !known.reported) known.nativeId = childSession;
-    if (state.status === "running") {
-      if (known.reported || childSession === null) return;
-      known.reported = true;
-      this.emit({
-        type: "subagent.observed",
-        turnId: this.turnId,
-        nativeId: known.nativeId,
-        title: known.title,
-        status: "running",
-      });
-      return;
+    const childSession =
+      typeof metadata?.["sessionId"] === "string" ? metadata["sessionId"] : (this.#taskSessions.get(itemId) ?? null);
+    const text = (key: string): string | undefined =>
+      typeof state.input[key] === "string" && state.input[key] !== "" ? (state.input[key] as string) : undefined;
+    const facts = {
+      parentItemId: itemId,
+      title: text("description") ?? "OpenCode sub-agent",
+      ...(text("prompt") !== undefined ? { task: text("prompt") } : {}),
+      ...(text("subagent_type") !== undefined ? { agentType: text("subagent_type") } : {}),
+    };
+    if (state.status === "running" && childSession === null) return;
+    // A call that ends before it named its session is known by its tool call id.
+    const nativeId = childSession ?? itemId;
+    if (!this.#taskSessions.has(itemId)) {
+      this.#taskSessions.set(itemId, nativeId);
+      this.#subagents.spawned(nativeId, facts);
+      for (const message of this.#earlyTranscript.get(nativeId) ?? [])
+        this.#subagents.message(nativeId, message.role, message.text, message.itemId);
+      this.#earlyTranscript.delete(nativeId);
     }
-    const done = state.status === "completed";
-    this.emit({
-      type: "subagent.observed",
-      turnId: this.turnId,
-      nativeId: known.nativeId,
-      title: known.title,
-      status: done ? "completed" : "failed",
+    if (state.status === "running") return;
+    const usage = this.#childUsage.get(nativeId);
+    this.#subagents.finished(nativeId, {
+      status: state.status === "completed" ? "completed" : "failed",
       ...(state.status === "completed"
         ? { summary: taskResultOf(state.output) }
         : state.status === "error"
           ? { summary: state.error }
           : {}),
+      ...(usage !== undefined ? { usage } : {}),
     });
   }
 
-  #usage(part: StepFinishPart): void {
-    this.ledger.addUsage(stepUsageOf(part, this.#assistantMessages.get(part.messageID) ?? null));
+  #childTranscript(sessionId: string, message: { itemId: string; role: "user" | "assistant"; text: string }): void {
+    if (this.#subagents.isOpen(sessionId)) {
+      this.#subagents.message(sessionId, message.role, message.text, message.itemId);
+      return;
+    }
+    if ([...this.#taskSessions.values()].includes(sessionId)) return; // ended: late text is not its transcript
+    const early = this.#earlyTranscript.get(sessionId) ?? [];
+    if (!early.some((known) => known.itemId === message.itemId)) early.push(message);
+    this.#earlyTranscript.set(sessionId, early);
+  }
+
+  #usage(part: StepFinishPart): TurnUsage {
+    const usage = stepUsageOf(part, this.#assistantMessages.get(part.messageID) ?? null);
+    this.ledger.addUsage(usage);
+    return usage;
   }
 }

@@ -330,7 +330,7 @@ describe("OpenCode runtime requests", () => {
     await session.close();
   }, 120_000);
 
-  it("observes a native sub-agent (the task tool) without a thread; its approvals and its usage belong to the parent's turn", async () => {
+  it("observes a native sub-agent (the task tool) without a thread: spawned with its task, its transcript, finished with its model and usage; its approvals and usage belong to the parent's turn", async () => {
     const { session, events } = await lab.open({ runtimeMode: "approval-required" });
     const task = {
       description: "child job",
@@ -347,18 +347,39 @@ describe("OpenCode runtime requests", () => {
     const end = await events.waitFor("turn.terminal", (e) => e.turnId === t.turnId, TIMEOUT);
     expect(end.status).toBe("completed");
     const observed = ofType(events.events, "subagent.observed", t.turnId);
-    expect(observed.map((e) => e.status)).toEqual(["running", "completed"]);
+    // Running (again as more becomes known: its model), then completed once.
+    expect(observed.at(-1)!.status).toBe("completed");
+    expect(observed.slice(0, -1).map((e) => e.status)).toEqual(observed.slice(0, -1).map(() => "running"));
     expect(observed[0]).toMatchObject({ nativeId: expect.stringMatching(/^ses_/), title: "child job" });
     expect(observed[0]!.nativeId).not.toBe(session.resumeCursor);
-    expect(observed[1]).toMatchObject({
+    // The child's approval, routed through the parent's turn, names the child.
+    expect(opened.subagentNativeId).toBe(observed[0]!.nativeId);
+    expect(observed.at(-1)).toMatchObject({
       nativeId: observed[0]!.nativeId,
       summary: expect.stringContaining("child-answer"),
     });
     expect(observed.every((e) => e.nativeThreadId === undefined)).toBe(true);
-    expect(ofType(events.events, "tool_call.started", t.turnId).find((e) => e.name === "task")).toMatchObject({
-      kind: "subagent",
-      title: "child job",
-    });
+    const taskCall = ofType(events.events, "tool_call.started", t.turnId).find((e) => e.name === "task");
+    expect(taskCall).toMatchObject({ kind: "subagent", title: "child job" });
+    // Spawned: tied to the task call, with its prompt and agent type.
+    // (The scripted model fills `{{output}}` in the call it makes, so the prompt is the call's.)
+    const prompt = (taskCall!.input as { prompt: string }).prompt;
+    expect(prompt).toMatch(/^child work /);
+    expect(observed[0]).toMatchObject({ parentItemId: taskCall!.itemId, task: prompt, agentType: "general" });
+    // Finished: the model it ran on and its own usage (its two steps), part of the turn's.
+    const finished = observed.at(-1)!;
+    expect(finished).toMatchObject({ parentItemId: taskCall!.itemId, agentType: "general" });
+    expect(finished.model).toMatch(/\//);
+    expect(finished.usage!.inputTokens).toBeGreaterThan(0);
+    expect(finished.usage!.outputTokens).toBeGreaterThan(0);
+    expect(finished.usage!.inputTokens!).toBeLessThan(end.usage!.inputTokens!);
+    // Its transcript: the instructions it got and what it answered.
+    const transcript = ofType(events.events, "subagent.message", t.turnId);
+    expect(transcript.every((e) => e.nativeId === observed[0]!.nativeId)).toBe(true);
+    expect(transcript.filter((e) => e.role === "user").map((e) => e.text)).toEqual([prompt]);
+    expect(transcript.filter((e) => e.role === "assistant").map((e) => e.text)).toContainEqual(
+      expect.stringContaining("child-answer"),
+    );
     // The child's own text and commands are its own: only the parent's answer is this turn's.
     expect(texts(events.events, t.turnId)).toEqual(["parent got it"]);
     expect(ofType(events.events, "tool_call.started", t.turnId).map((e) => e.name)).toEqual(["task"]);

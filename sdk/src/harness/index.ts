@@ -15,6 +15,12 @@ export {
 export { EventSink } from "./event-sink.js";
 export { RuntimeRequestBook, type OpenRuntimeRequest, type RuntimeRequestOutcome } from "./runtime-request-book.js";
 export { TurnLedger, addUsage, type ToolCallStart, type TurnUsage } from "./turn-ledger.js";
+export {
+  NativeSubagentBook,
+  UNFINISHED_SUBAGENT_SUMMARY,
+  type NativeSubagentEnding,
+  type NativeSubagentFacts,
+} from "./native-subagent-book.js";
 export { defineAdapter, type AdapterDefinition, type StartableSession } from "./define-adapter.js";
 export { harnessEnvironment, HOST_ONLY_ENV_PREFIX, type HarnessEnvironmentInput } from "./harness-environment.js";
 export { parseMcpToolName, type McpToolName } from "./mcp-tool-name.js";

@@ -51,12 +51,14 @@ export class RuntimeRequestBook<TNative = undefined> {
 
   /**
    * Opens a request in a turn and reports `runtime_request.opened`. The promise settles once,
-   * with the host's answer or a cancellation.
+   * with the host's answer or a cancellation. `origin.subagentNativeId` names the provider's own
+   * sub-agent that asks through the root session, when one does.
    */
   open(
     turnId: string,
     request: ApprovalRequest | UserInputRequest,
     native: TNative,
+    origin: { readonly subagentNativeId?: string } = {},
   ): { readonly requestId: string; readonly outcome: Promise<RuntimeRequestOutcome> } {
     const requestId = `${turnId}:${this.idPrefix}:${++this.#counter}`;
     let resolve!: (outcome: RuntimeRequestOutcome) => void;
@@ -77,7 +79,13 @@ export class RuntimeRequestBook<TNative = undefined> {
         });
       },
     });
-    this.emit({ type: "runtime_request.opened", turnId, requestId, request });
+    this.emit({
+      type: "runtime_request.opened",
+      turnId,
+      requestId,
+      request,
+      ...(origin.subagentNativeId !== undefined ? { subagentNativeId: origin.subagentNativeId } : {}),
+    });
     return { requestId, outcome };
   }
 

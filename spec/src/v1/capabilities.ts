@@ -134,7 +134,30 @@ export interface SubagentCapabilitiesV1 {
   readonly native: "none" | "observed" | "full";
   /** Native sub-agents carry a thread id the host can read. */
   readonly exposesChildThreadIds: boolean;
+  /**
+   * What Switchyard can do with a native sub-agent through the adapter. Missing means
+   * `observe` when `native` is not `none` (reporting them is what `native` already claims),
+   * else `none`. @experimental
+   */
+  readonly control: NativeSubagentControlV1;
+  /** A finished native sub-agent's `subagent.observed` carries its own `usage`. @experimental */
+  readonly reportsUsage: boolean;
+  /** The adapter reports a native sub-agent's transcript as `subagent.message` events. @experimental */
+  readonly reportsTranscript: boolean;
 }
+
+/**
+ * How far Switchyard can govern a provider's own sub-agents, each level including the ones
+ * before it:
+ * - `none`: they are not reported;
+ * - `observe`: they are reported (`subagent.observed`), never controlled;
+ * - `stop`: one can also be stopped on its own, without stopping the parent's turn;
+ * - `steer`: one can also be sent a message while it runs.
+ * @experimental
+ */
+export type NativeSubagentControlV1 = "none" | "observe" | "stop" | "steer";
+
+const NATIVE_SUBAGENT_CONTROLS: readonly NativeSubagentControlV1[] = ["none", "observe", "stop", "steer"];
 
 /** How context reaches the provider. @public */
 export interface ContextCapabilitiesV1 {
@@ -276,7 +299,13 @@ export const NO_CAPABILITIES: ProviderCapabilitiesV1 = Object.freeze({
     extraMcpServers: false,
   },
   runtimeRequests: { approvals: false, userInputQuestions: false },
-  subagents: { native: "none", exposesChildThreadIds: false },
+  subagents: {
+    native: "none",
+    exposesChildThreadIds: false,
+    control: "none",
+    reportsUsage: false,
+    reportsTranscript: false,
+  },
   context: { acceptsInstructions: false, maxHandoffChars: 12_000 },
   identity: { nativeThreadIds: "none", nativeTurnIds: "none", nativeItemIds: "none" },
   models: { shortList: "first_n" },
@@ -374,6 +403,27 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
     );
   }
 
+  // Control, usage and transcript are about reported sub-agents: none of them without `native`.
+  const controlRaw = record(root.subagents).control;
+  let control: NativeSubagentControlV1 = native === "none" ? "none" : "observe";
+  if (NATIVE_SUBAGENT_CONTROLS.includes(controlRaw as NativeSubagentControlV1)) {
+    if (native === "none" && controlRaw !== "none")
+      warnings.push(`subagents.control: ${JSON.stringify(controlRaw)} without subagents.native; treated as none`);
+    else control = controlRaw as NativeSubagentControlV1;
+  } else if (controlRaw !== undefined) {
+    warnings.push(
+      `subagents.control: expected none|observe|stop|steer, got ${JSON.stringify(controlRaw)}; treated as ${control}`,
+    );
+  }
+  const reported = (field: "reportsUsage" | "reportsTranscript"): boolean => {
+    const value = bool("subagents", field);
+    if (value && native === "none") {
+      warnings.push(`subagents.${field} without subagents.native; treated as false`);
+      return false;
+    }
+    return value;
+  };
+
   const shortListRaw = record(root.models).shortList;
   let shortList: ModelShortListV1 = NO_CAPABILITIES.models.shortList;
   if (shortListRaw === "all_current" || shortListRaw === "first_n") shortList = shortListRaw;
@@ -428,7 +478,13 @@ export function decodeCapabilities(raw: unknown): DecodedCapabilitiesV1 {
       approvals: bool("runtimeRequests", "approvals"),
       userInputQuestions: bool("runtimeRequests", "userInputQuestions"),
     },
-    subagents: { native, exposesChildThreadIds: bool("subagents", "exposesChildThreadIds") },
+    subagents: {
+      native,
+      exposesChildThreadIds: bool("subagents", "exposesChildThreadIds"),
+      control,
+      reportsUsage: reported("reportsUsage"),
+      reportsTranscript: reported("reportsTranscript"),
+    },
     context: { acceptsInstructions: bool("context", "acceptsInstructions"), maxHandoffChars },
     identity: {
       nativeThreadIds: quality("identity", "nativeThreadIds"),

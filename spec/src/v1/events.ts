@@ -154,6 +154,12 @@ export interface RuntimeRequestOpenedEventV1 {
   readonly requestId: string;
   /** What is asked. */
   readonly request: ApprovalRequestV1 | UserInputRequestV1;
+  /**
+   * The `nativeId` of the provider-native sub-agent that asks, when the harness routes a
+   * child's request through the root session; omitted for the session's own requests.
+   * @experimental
+   */
+  readonly subagentNativeId?: string;
 }
 
 /** A runtime request ended without (or after) an answer from the host. @public */
@@ -165,7 +171,18 @@ export interface RuntimeRequestResolvedEventV1 {
   readonly resolution: "answered" | "cancelled" | "expired";
 }
 
-/** A provider-native sub-agent was observed. Switchyard shows it; it never owns it. @public */
+/**
+ * A provider-native sub-agent was observed. Switchyard shows it; it never owns it.
+ *
+ * One event type carries the child's whole life: `running` when it is spawned (and again when
+ * something about it becomes known), then exactly one of `completed` or `failed` when it ends.
+ * Each event is a snapshot of what is known of the child so far, never a patch: a field once
+ * reported is repeated in every later event for the same `nativeId` (the harness kit's
+ * `NativeSubagentBook` does this), so a consumer may keep only the latest event. Every field
+ * past `status` is optional and additive within v1; a consumer that knows only the first ones
+ * keeps working.
+ * @public
+ */
 export interface SubagentObservedEventV1 {
   readonly type: "subagent.observed";
   readonly turnId: string;
@@ -179,6 +196,39 @@ export interface SubagentObservedEventV1 {
   readonly summary?: string;
   /** The native thread id of the sub-agent, when the provider exposes one. */
   readonly nativeThreadId?: string;
+  /** The `itemId` of the parent's tool call that spawned it, when one did. @experimental */
+  readonly parentItemId?: string;
+  /** The instructions the parent gave it (its prompt), when reported. @experimental */
+  readonly task?: string;
+  /** Its agent type or role as the provider names it (`general-purpose`, `explorer`). @experimental */
+  readonly agentType?: string;
+  /** The model it ran on, when the provider says. @experimental */
+  readonly model?: string;
+  /**
+   * What it used, on its final event, when the provider reports it per sub-agent. Usually
+   * already counted in the parent turn's own usage (the harness bills the whole turn): a
+   * breakdown for the tree, never to be added to the turn's figures. @experimental
+   */
+  readonly usage?: TurnUsageReportV1;
+}
+
+/**
+ * A piece of a native sub-agent's transcript, where the harness gives it: the instructions it
+ * received (`user`) and what it said (`assistant`), in order. Follows the child's first
+ * `subagent.observed` and precedes its last.
+ * @experimental
+ */
+export interface SubagentMessageEventV1 {
+  readonly type: "subagent.message";
+  readonly turnId: string;
+  /** The `nativeId` of the sub-agent, as in `subagent.observed`. */
+  readonly nativeId: string;
+  /** Stable id of this message within the sub-agent's transcript. */
+  readonly itemId: string;
+  /** Who said it. */
+  readonly role: "user" | "assistant";
+  /** The message's text. */
+  readonly text: string;
 }
 
 /** The provider proposed a plan (for example when leaving plan mode). @public */
@@ -284,6 +334,7 @@ export type AdapterEventV1 =
   | RuntimeRequestOpenedEventV1
   | RuntimeRequestResolvedEventV1
   | SubagentObservedEventV1
+  | SubagentMessageEventV1
   | PlanProposedEventV1
   | TurnTerminalEventV1
   | ResumeCursorEventV1

@@ -28,7 +28,15 @@ export type CodexTurnChange =
       readonly status: "running" | "completed" | "failed";
     }
   /** `spawn_agent` finished: these threads are the turn's sub-agents from now on. */
-  | { readonly type: "subagents_spawned"; readonly threadIds: readonly string[]; readonly title: string | null }
+  | {
+      readonly type: "subagents_spawned";
+      readonly threadIds: readonly string[];
+      readonly title: string | null;
+      /** The `spawn_agent` call's item id. */
+      readonly itemId: string;
+      /** The model the parent asked for, when it named one. */
+      readonly model: string | null;
+    }
   /** An error Codex will not retry; the turn's failure reports it when Codex gives none. */
   | { readonly type: "error"; readonly error: ProviderTurnError }
   | { readonly type: "completed"; readonly turn: v2.Turn };
@@ -113,7 +121,13 @@ function itemCompleted(item: v2.ThreadItem, grant: McpEndpointGrant | null): Cod
     ...(end.output !== undefined ? { output: end.output } : {}),
   });
   if (item.type === "collabAgentToolCall" && item.tool === "spawnAgent")
-    changes.push({ type: "subagents_spawned", threadIds: item.receiverThreadIds, title: item.prompt });
+    changes.push({
+      type: "subagents_spawned",
+      threadIds: item.receiverThreadIds,
+      title: item.prompt,
+      itemId: item.id,
+      model: item.model,
+    });
   return changes;
 }
 

@@ -143,7 +143,11 @@ export class CodexTurn {
         });
         return;
       case "subagents_spawned":
-        return this.deps.subagents.spawned(this.hostTurnId, change.threadIds, change.title);
+        return this.deps.subagents.spawned(this.hostTurnId, change.threadIds, {
+          title: change.title,
+          parentItemId: change.itemId,
+          model: change.model,
+        });
       case "error":
         this.#lastError = change.error;
         return;
