@@ -245,7 +245,7 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
       subtree: { tokens: { total: 550 } },
       budgets: [],
     });
-    const project = lab.host.usage.summary({ projectId: lab.projectId });
+    const project = await lab.host.usage.summary({ projectId: lab.projectId });
     expect(project.scope).toBe("project");
     if (project.scope === "project") {
       expect(project.rootThreads.find((thread) => thread.threadId === root.threadId)?.subtree.tokens?.total).toBe(550);
