@@ -238,7 +238,7 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
     root.release();
 
     // What the HTTP API calls: a thread's usage with its budgets, a project's totals.
-    const summary = lab.host.usage.summary({ threadId: root.threadId });
+    const summary = await lab.host.usage.summary({ threadId: root.threadId });
     expect(summary).toMatchObject({
       scope: "thread",
       threadId: root.threadId,
