@@ -71,10 +71,11 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 // carries only its own.
 const bookkeepingMs = new Map();
 const onTurnEnded = UsageReaction.prototype.onTurnEnded;
-UsageReaction.prototype.onTurnEnded = function timed(ctx, attempt, usage) {
+// Keyed by the store the context writes to (one per host; private in TypeScript, there at run time).
+UsageReaction.prototype.onTurnEnded = async function timed(ctx, attempt, usage) {
   const start = performance.now();
   try {
-    return onTurnEnded.call(this, ctx, attempt, usage);
+    return await onTurnEnded.call(this, ctx, attempt, usage);
   } finally {
     const times = bookkeepingMs.get(ctx.store) ?? [];
     times.push(performance.now() - start);

@@ -62,8 +62,8 @@ describe("delegation hot paths", () => {
     const watched = await create("watched");
     const other = await create("other");
     const rename = (threadId: string, title: string) =>
-      env.host.engine.apply((ctx) => {
-        const thread = ctx.require("thread", threadId);
+      env.host.engine.apply(async (ctx) => {
+        const thread = await ctx.require("thread", threadId);
         ctx.put("thread", { ...thread, title, updatedAt: ctx.now });
       });
     let checks = 0;

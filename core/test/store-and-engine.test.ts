@@ -104,9 +104,9 @@ describe("store and engine", () => {
     });
     const project = await t.host.projects.add(t.workspace);
     seen.length = 0;
-    await t.host.engine.apply((ctx) => {
+    await t.host.engine.apply(async (ctx) => {
       ctx.onCommit(action("a"));
-      ctx.put("project", { ...ctx.require("project", project.id), name: "renamed" });
+      ctx.put("project", { ...(await ctx.require("project", project.id)), name: "renamed" });
       seen.push("change written");
     });
     expect(seen).toEqual(["change written", "a prepared", "committed events heard", "a committed"]);
@@ -132,9 +132,9 @@ describe("store and engine", () => {
           ctx.onCommit(action("second"));
           throw new Error("second fails");
         },
-        (ctx) => {
+        async (ctx) => {
           ctx.onCommit(action("third"));
-          ctx.put("project", { ...ctx.require("project", project.id), name: "again" });
+          ctx.put("project", { ...(await ctx.require("project", project.id)), name: "again" });
         },
       ],
       (_error, index) => failures.push(index),
@@ -154,7 +154,9 @@ describe("store and engine", () => {
     const seen: { runId: string; statusInTransaction: string | undefined }[] = [];
     const recorder: EngineReaction = {
       name: "recorder",
-      onRunTerminal: (ctx, run) => seen.push({ runId: run.id, statusInTransaction: ctx.get("run", run.id)?.status }),
+      onRunTerminal: async (ctx, run) => {
+        seen.push({ runId: run.id, statusInTransaction: (await ctx.get("run", run.id))?.status });
+      },
     };
     t = await startTestHost({
       overrides: (container) =>

@@ -47,17 +47,18 @@ export const CreateThreadsOutput = z.object({
 });
 
 /** The created threads, each as its shell. */
-export function createThreadsAnswer(
+export async function createThreadsAnswer(
   created: Awaited<ReturnType<ThreadManagementService["createThreads"]>>,
   shells: ThreadShells,
-): z.input<typeof CreateThreadsOutput> {
-  return {
-    replayed: created.replayed,
-    threads: created.threads.map((entry) => ({
+): Promise<z.input<typeof CreateThreadsOutput>> {
+  const threads = [];
+  for (const entry of created.threads) {
+    threads.push({
       index: entry.index,
       runId: entry.runId,
       notes: [...entry.notes],
-      thread: shells.shell(entry.thread),
-    })),
-  };
+      thread: await shells.shell(entry.thread),
+    });
+  }
+  return { replayed: created.replayed, threads };
 }

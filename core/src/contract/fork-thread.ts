@@ -35,12 +35,12 @@ export const ForkThreadResult = z.object({
   replayed: z.boolean(),
 });
 
-export function forkThreadAnswer(
+export async function forkThreadAnswer(
   fork: Awaited<ReturnType<ThreadForkService["forkFromCaller"]>>,
   shells: ThreadShells,
-): z.input<typeof ForkThreadResult> {
+): Promise<z.input<typeof ForkThreadResult>> {
   return {
-    thread: shells.shell(fork.thread),
+    thread: await shells.shell(fork.thread),
     strategy: fork.strategy,
     reason: fork.reason,
     transferId: fork.transferId,

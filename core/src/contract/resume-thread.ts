@@ -15,9 +15,13 @@ export const ResumeThreadResult = z.object({
   replayed: z.boolean(),
 });
 
-export function resumeThreadAnswer(
+export async function resumeThreadAnswer(
   resumed: Awaited<ReturnType<ThreadManagementService["resumeFromCaller"]>>,
   shells: ThreadShells,
-): z.input<typeof ResumeThreadResult> {
-  return { thread: shells.shell(resumed.thread), resumedRunIds: resumed.resumedRunIds, replayed: resumed.replayed };
+): Promise<z.input<typeof ResumeThreadResult>> {
+  return {
+    thread: await shells.shell(resumed.thread),
+    resumedRunIds: resumed.resumedRunIds,
+    replayed: resumed.replayed,
+  };
 }

@@ -19,9 +19,9 @@ export const SetThreadSettledOutput = z.object({
   replayed: z.boolean(),
 });
 
-export function setThreadSettledAnswer(
+export async function setThreadSettledAnswer(
   result: Awaited<ReturnType<ThreadManagementService["setSettledFromCaller"]>>,
   shells: ThreadShells,
-): z.input<typeof SetThreadSettledOutput> {
-  return { thread: shells.shell(result.thread), changed: result.changed, replayed: result.replayed };
+): Promise<z.input<typeof SetThreadSettledOutput>> {
+  return { thread: await shells.shell(result.thread), changed: result.changed, replayed: result.replayed };
 }

@@ -24,6 +24,9 @@ export const SnoozeThreadOutput = z.object({
   replayed: z.boolean(),
 });
 
-export function snoozeThreadAnswer(outcome: SnoozeOutcome, shells: ThreadShells): z.input<typeof SnoozeThreadOutput> {
-  return { thread: shells.shell(outcome.thread), changed: outcome.changed, replayed: outcome.replayed };
+export async function snoozeThreadAnswer(
+  outcome: SnoozeOutcome,
+  shells: ThreadShells,
+): Promise<z.input<typeof SnoozeThreadOutput>> {
+  return { thread: await shells.shell(outcome.thread), changed: outcome.changed, replayed: outcome.replayed };
 }

@@ -20,12 +20,12 @@ export const StopThreadResult = z.object({
   replayed: z.boolean(),
 });
 
-export function stopThreadAnswer(
+export async function stopThreadAnswer(
   stopped: Awaited<ReturnType<ThreadManagementService["stopFromCaller"]>>,
   shells: ThreadShells,
-): z.input<typeof StopThreadResult> {
+): Promise<z.input<typeof StopThreadResult>> {
   return {
-    thread: shells.shell(stopped.thread),
+    thread: await shells.shell(stopped.thread),
     interruptedRunId: stopped.interruptedRunId,
     heldRunIds: stopped.heldRunIds,
     replayed: stopped.replayed,

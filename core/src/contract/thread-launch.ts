@@ -24,9 +24,9 @@ export const ThreadLaunchInput = z
 
 export const ThreadLaunchOutput = z.object({ thread: ThreadShell, runId: z.string(), notes: z.array(z.string()) });
 
-export function threadLaunchAnswer(
+export async function threadLaunchAnswer(
   launched: Awaited<ReturnType<ThreadLaunchService["launch"]>>,
   shells: ThreadShells,
-): z.input<typeof ThreadLaunchOutput> {
-  return { thread: shells.shell(launched.thread), runId: launched.runId, notes: [...launched.notes] };
+): Promise<z.input<typeof ThreadLaunchOutput>> {
+  return { thread: await shells.shell(launched.thread), runId: launched.runId, notes: [...launched.notes] };
 }

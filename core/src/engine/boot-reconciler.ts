@@ -93,35 +93,35 @@ export class BootReconciler implements Reconciler {
       }
     });
 
-    const report = await this.engine.apply((ctx) => {
+    const report = await this.engine.apply(async (ctx) => {
       let closedSessions = 0;
-      for (const session of ctx.store.select("providerSession", "status IN ('opening', 'open')")) {
+      for (const session of await ctx.select("providerSession", "status IN ('opening', 'open')")) {
         ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: "server_restart" });
         closedSessions += 1;
       }
       // No session is open any more: no credential may outlive the one it was issued for.
       const revokedCredentials = this.credentials.revokeCredentialsOfClosedSessions();
       let expiredRequests = 0;
-      for (const request of ctx.store.select("runtimeRequest", "status = 'pending'")) {
-        resolveRuntimeRequest(ctx, request, "expired", null);
+      for (const request of await ctx.select("runtimeRequest", "status = 'pending'")) {
+        await resolveRuntimeRequest(ctx, request, "expired", null);
         expiredRequests += 1;
       }
       const continuedRuns: string[] = [];
       const interruptedRuns: string[] = [];
-      for (const run of ctx.store.select(
+      for (const run of await ctx.select(
         "run",
         "status IN ('starting', 'running', 'waiting')",
         [],
         "ORDER BY created_at",
       )) {
-        const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+        const attempt = run.currentAttemptId === null ? null : await ctx.get("attempt", run.currentAttemptId);
         if (attempt === null || attempt.status === "pending") continue; // its start effect runs again
-        const capabilities = this.registry.capabilities(ctx.require("thread", run.threadId).providerInstanceId);
+        const capabilities = this.registry.capabilities((await ctx.require("thread", run.threadId)).providerInstanceId);
         const session =
-          attempt.providerSessionId === null ? null : ctx.get("providerSession", attempt.providerSessionId);
-        const continuations = ctx.store
-          .select("attempt", "run_id = ?", [run.id])
-          .filter((a) => a.reason === "continue_after_restart").length;
+          attempt.providerSessionId === null ? null : await ctx.get("providerSession", attempt.providerSessionId);
+        const continuations = (await ctx.select("attempt", "run_id = ?", [run.id])).filter(
+          (a) => a.reason === "continue_after_restart",
+        ).length;
         const canContinue =
           capabilities.sessions.resume && session?.resumeCursor != null && continuations < MAX_CONTINUATIONS;
         if (canContinue) {
@@ -131,8 +131,8 @@ export class BootReconciler implements Reconciler {
             endedAt: ctx.now,
             error: { code: "server_restart", message: "The server restarted during this turn." },
           });
-          const current = ctx.require("run", run.id);
-          const next = createAttempt(
+          const current = await ctx.require("run", run.id);
+          const next = await createAttempt(
             ctx,
             current,
             {
@@ -143,10 +143,10 @@ export class BootReconciler implements Reconciler {
             },
             true,
           );
-          ctx.put("run", { ...ctx.require("run", run.id), status: "starting", currentAttemptId: next.id });
+          ctx.put("run", { ...(await ctx.require("run", run.id)), status: "starting", currentAttemptId: next.id });
           continuedRuns.push(run.id);
         } else {
-          finishAttempt(
+          await finishAttempt(
             ctx,
             attempt.id,
             "interrupted",
@@ -159,7 +159,7 @@ export class BootReconciler implements Reconciler {
           interruptedRuns.push(run.id);
         }
       }
-      for (const threadId of new RunsTable(ctx.store).threadsWithQueuedRuns()) startNextQueued(ctx, threadId);
+      for (const threadId of ctx.table(RunsTable).threadsWithQueuedRuns()) await startNextQueued(ctx, threadId);
       return { closedSessions, revokedCredentials, expiredRequests, continuedRuns, interruptedRuns };
     });
     const full: ReconcileReport = { reapedProcesses, resetEffects, abandonedEffects, ...report };

@@ -1,4 +1,6 @@
 import type { EventStore } from "../store/ports.js";
+import { environmentId } from "../store/settings.js";
+import type { ProjectionReader } from "./projection-reader.js";
 import type { EntityName, EntityRecords } from "../store/records.js";
 import type { Clock } from "../util/clock.js";
 import type { IdAllocator } from "../util/ids.js";
@@ -7,17 +9,22 @@ import type { TurnUsageReport } from "../spec/index.js";
 
 /**
  * The engine's reactions, as the code that triggers them calls them: inside the transaction of
- * the change (see `EngineReaction`, which the engine builds these from).
+ * the change (see `EngineReaction`, which the engine builds these from). Each is awaited, one
+ * after another in their order: what they append, and in which order, is part of the change.
  */
 export interface EngineHooks {
   /** After a run reached a terminal status (delegated-task finalization, notices…). */
-  readonly runTerminal: readonly ((ctx: CommandContext, run: RunRecord) => void)[];
+  readonly runTerminal: readonly ((ctx: CommandContext, run: RunRecord) => Promise<void>)[];
   /** After a runtime request opened or resolved. */
-  readonly runtimeRequestChanged: readonly ((ctx: CommandContext, requestId: string) => void)[];
+  readonly runtimeRequestChanged: readonly ((ctx: CommandContext, requestId: string) => Promise<void>)[];
   /** After a provider turn reported its end, with its usage (usage records, budgets). */
-  readonly turnEnded: readonly ((ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) => void)[];
+  readonly turnEnded: readonly ((
+    ctx: CommandContext,
+    attempt: AttemptRecord,
+    usage: TurnUsageReport | null,
+  ) => Promise<void>)[];
   /** After a thread was marked stopped (Stop, task_cancel, a budget): its harness tools are frozen. */
-  readonly threadStopped: readonly ((ctx: CommandContext, threadId: string) => void)[];
+  readonly threadStopped: readonly ((ctx: CommandContext, threadId: string) => Promise<void>)[];
 }
 
 /**
@@ -46,7 +53,7 @@ export interface EffectRequest {
  * What a command handler works with, inside the command's transaction: reads see earlier
  * writes of the same command; every write is an upsert event applied to its projection.
  */
-export class CommandContext {
+export class CommandContext implements ProjectionReader {
   readonly now: string;
   readonly nowMs: number;
   private effects = 0;
@@ -55,7 +62,11 @@ export class CommandContext {
   private lastAppended: number | null = null;
 
   constructor(
-    readonly store: EventStore,
+    /**
+     * @internal The store, for the engine alone: handlers read through the async methods below
+     * (a PostgreSQL store cannot answer a read synchronously) and write through `put`.
+     */
+    private readonly store: EventStore,
     readonly commandId: string | null,
     readonly clock: Clock,
     readonly ids: IdAllocator,
@@ -65,19 +76,52 @@ export class CommandContext {
     this.now = new Date(this.nowMs).toISOString();
   }
 
-  /** Reads a record. */
-  get<E extends EntityName>(entity: E, id: string): EntityRecords[E] | null {
+  /** Reads a record; earlier writes of this command included. */
+  async get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null> {
     return this.store.get(entity, id);
   }
 
   /** Reads a record that must exist (a missing one is a bug, not a user error). */
-  require<E extends EntityName>(entity: E, id: string): EntityRecords[E] {
+  async require<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E]> {
     const record = this.store.get(entity, id);
     if (record === null) throw new Error(`internal: ${entity} ${id} not found`);
     return record;
   }
 
-  /** Writes a record's new state (an upsert event plus its projection). */
+  /** Reads records with a WHERE clause over the entity's indexed columns (as `EventStore.select`). */
+  async select<E extends EntityName>(
+    entity: E,
+    where: string,
+    params?: readonly unknown[],
+    suffix?: string,
+  ): Promise<EntityRecords[E][]> {
+    return this.store.select(entity, where, params, suffix);
+  }
+
+  /** Counts records matching a WHERE clause (as `EventStore.count`). */
+  async count(entity: EntityName, where: string, params?: readonly unknown[]): Promise<number> {
+    return this.store.count(entity, where, params);
+  }
+
+  /** Whether a record matches a WHERE clause (as `EventStore.exists`). */
+  async exists(entity: EntityName, where: string, params?: readonly unknown[]): Promise<boolean> {
+    return this.store.exists(entity, where, params);
+  }
+
+  /**
+   * A table of the store (core/src/store/tables) over this command's transaction, for the
+   * reads and writes that are not records' upserts (timeline positions, reach rows, totals).
+   */
+  table<T>(open: new (store: EventStore) => T): T {
+    return new open(this.store);
+  }
+
+  /** This environment's id (links to its threads name it). */
+  get environmentId(): string {
+    return environmentId(this.store);
+  }
+
+  /** Writes a record's new state (an upsert event plus its projection). Buffered: synchronous. */
   put<E extends EntityName>(entity: E, record: EntityRecords[E]): EntityRecords[E] {
     for (const event of this.store.append(this.commandId, [{ entity, record }], this.now)) {
       this.firstAppended ??= event.sequence;
@@ -86,13 +130,13 @@ export class CommandContext {
     return record;
   }
 
-  /** Reads, changes and writes a record. */
-  update<E extends EntityName>(
+  /** Reads, changes and writes a record; `change` may itself await reads. */
+  async update<E extends EntityName>(
     entity: E,
     id: string,
-    change: (current: EntityRecords[E]) => EntityRecords[E],
-  ): EntityRecords[E] {
-    return this.put(entity, change(this.require(entity, id)));
+    change: (current: EntityRecords[E]) => EntityRecords[E] | Promise<EntityRecords[E]>,
+  ): Promise<EntityRecords[E]> {
+    return this.put(entity, await change(await this.require(entity, id)));
   }
 
   /** Queues a provider effect for after commit. */

@@ -70,19 +70,22 @@ export class EffectExecutor implements EffectRunner {
     if (isTerminalRunStatus(run.status)) return;
     // The turn's start is recorded with its session's open record when this opens the session
     // (one commit for both); else on its own once the session is there.
-    const markStarting = (ctx: CommandContext, session: LiveSession) => {
-      const marked = markAttemptStarting(ctx, attemptId, session.providerSessionId);
+    const markStarting = async (ctx: CommandContext, session: LiveSession) => {
+      const marked = await markAttemptStarting(ctx, attemptId, session.providerSessionId);
       // The run says how its session went on with the conversation (resumed, or handed over
       // and why), as a send says how its message was delivered.
       if (marked !== null && session.continuation !== null)
-        ctx.update("run", attempt.runId, (current) => ({ ...current, sessionContinuation: session.continuation }));
+        await ctx.update("run", attempt.runId, (current) => ({
+          ...current,
+          sessionContinuation: session.continuation,
+        }));
       return marked;
     };
     let startedWithOpen: { marked: AttemptRecord | null } | null = null;
     let live;
     try {
-      live = await this.sessions.ensure(attempt.threadId, (ctx, opened) => {
-        startedWithOpen = { marked: markStarting(ctx, opened) };
+      live = await this.sessions.ensure(attempt.threadId, async (ctx, opened) => {
+        startedWithOpen = { marked: await markStarting(ctx, opened) };
       });
     } catch (error) {
       // A database another connection holds locked is not the provider's failure: the outbox
@@ -91,14 +94,15 @@ export class EffectExecutor implements EffectRunner {
       const shape = toErrorShape(error, "provider_error");
       await this.record(
         () =>
-          this.engine.apply((ctx) =>
-            finishAttempt(
-              ctx,
-              attemptId,
-              "failed",
-              { code: shape.code, message: shape.message },
-              "session_open_failed",
-            ),
+          this.engine.apply(
+            async (ctx) =>
+              await finishAttempt(
+                ctx,
+                attemptId,
+                "failed",
+                { code: shape.code, message: shape.message },
+                "session_open_failed",
+              ),
           ),
         `failed start of ${attemptId}`,
       );
@@ -106,7 +110,9 @@ export class EffectExecutor implements EffectRunner {
     }
     const continuation = live.continuation;
     const opened = live;
-    const started = (startedWithOpen ?? { marked: await this.engine.apply((ctx) => markStarting(ctx, opened)) }).marked;
+    const started = (
+      startedWithOpen ?? { marked: await this.engine.apply(async (ctx) => await markStarting(ctx, opened)) }
+    ).marked;
     if (started === null) return;
     if (live.continuation === continuation) live.continuation = null;
     this.sessions.touchCredential(live.providerSessionId);
@@ -138,8 +144,15 @@ export class EffectExecutor implements EffectRunner {
       const shape = toErrorShape(error, "provider_error");
       await this.record(
         () =>
-          this.engine.apply((ctx) =>
-            finishAttempt(ctx, attemptId, "failed", { code: shape.code, message: shape.message }, "turn_start_failed"),
+          this.engine.apply(
+            async (ctx) =>
+              await finishAttempt(
+                ctx,
+                attemptId,
+                "failed",
+                { code: shape.code, message: shape.message },
+                "turn_start_failed",
+              ),
           ),
         `failed start of ${attemptId}`,
       );
@@ -147,7 +160,7 @@ export class EffectExecutor implements EffectRunner {
     }
     // The provider has the turn now: a locked database delays this record, never fails the turn.
     await this.record(
-      () => this.engine.apply((ctx) => markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null)),
+      () => this.engine.apply(async (ctx) => await markAttemptRunning(ctx, attemptId, result.providerTurnId ?? null)),
       `start of ${attemptId}`,
     );
   }
@@ -169,13 +182,13 @@ export class EffectExecutor implements EffectRunner {
   ): Promise<string | null> {
     live.needsHistoryHandoff = false;
     const capabilities = this.engine.store.get("providerSession", live.providerSessionId)?.capabilities;
-    const content = portableContext(this.engine, thread, capabilities?.context.maxHandoffChars ?? 12_000, {
+    const content = await portableContext(this.engine.reader, thread, capabilities?.context.maxHandoffChars ?? 12_000, {
       beforeRunOrdinal: run.ordinal,
     });
     if (content === "") return null;
     await this.record(
       () =>
-        this.engine.apply((ctx) => {
+        this.engine.apply(async (ctx) => {
           ctx.put("contextTransfer", {
             id: `transfer:session-handoff:${live.providerSessionId}`,
             kind: "session_handoff",
@@ -188,7 +201,7 @@ export class EffectExecutor implements EffectRunner {
             createdAt: ctx.now,
             consumedAt: ctx.now,
           });
-          putItem(ctx, {
+          await putItem(ctx, {
             id: `item:handoff:${live.providerSessionId}`,
             threadId: thread.id,
             runId: run.id,
@@ -228,8 +241,8 @@ export class EffectExecutor implements EffectRunner {
         // The provider consumed the text itself (a Pi input handler): it reaches no model, and a
         // follow-up would repeat what consumed it. The message's timeline item says so.
         if (outcome?.disposition === "handled") {
-          await this.engine.apply((ctx) => {
-            const message = ctx.get("item", payload.messageId);
+          await this.engine.apply(async (ctx) => {
+            const message = await ctx.get("item", payload.messageId);
             if (message !== null)
               ctx.put("item", {
                 ...message,
@@ -254,13 +267,13 @@ export class EffectExecutor implements EffectRunner {
     // follow-up, so an accepted message is never lost. It stays what it was: a notification is
     // still one, and a message steered into a delegated task's work is still that task's work
     // (while the task is unpublished), so the task waits for it.
-    await this.engine.apply((ctx) => {
-      const message = ctx.get("item", payload.messageId);
+    await this.engine.apply(async (ctx) => {
+      const message = await ctx.get("item", payload.messageId);
       const threadId = message?.threadId ?? attempt?.threadId;
       if (threadId === undefined) return;
-      const steered = ctx.get("run", payload.runId);
-      const task = steered?.delegatedTaskId ? ctx.get("delegatedTask", steered.delegatedTaskId) : null;
-      const run = createRun(
+      const steered = await ctx.get("run", payload.runId);
+      const task = steered?.delegatedTaskId ? await ctx.get("delegatedTask", steered.delegatedTaskId) : null;
+      const run = await createRun(
         ctx,
         {
           threadId,
@@ -274,7 +287,7 @@ export class EffectExecutor implements EffectRunner {
         },
         false,
       );
-      startNextQueued(ctx, threadId);
+      await startNextQueued(ctx, threadId);
       if (message !== null)
         ctx.put("item", {
           ...message,
@@ -291,17 +304,17 @@ export class EffectExecutor implements EffectRunner {
     if (attempt === null || !["starting", "running"].includes(attempt.status)) return;
     const live = this.sessions.get(attempt.threadId);
     if (live === null || live.providerSessionId !== attempt.providerSessionId) {
-      await this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+      await this.engine.apply(async (ctx) => await finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
       return;
     }
     try {
       await live.session.interruptTurn({ turnId: attempt.id, reason: payload.reason, hard: payload.hard });
     } catch (error) {
       this.logger.warn("interrupt failed", { threadId: attempt.threadId, error: (error as Error).message });
-      await this.engine.apply((ctx) => {
-        const run = ctx.get("run", attempt.runId);
+      await this.engine.apply(async (ctx) => {
+        const run = await ctx.get("run", attempt.runId);
         if (run !== null && !isTerminalRunStatus(run.status)) ctx.put("run", { ...run, interruptRequested: false });
-        putItem(ctx, {
+        await putItem(ctx, {
           id: `item:${attempt.id}:interrupt-failed:${ctx.nowMs}`,
           threadId: attempt.threadId,
           runId: attempt.runId,
@@ -326,7 +339,9 @@ export class EffectExecutor implements EffectRunner {
         .close(attempt.threadId, "interrupt_timeout")
         .then(async () => {
           if (this.engine.store.isOpen())
-            await this.engine.apply((ctx) => finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason));
+            await this.engine.apply(
+              async (ctx) => await finishAttempt(ctx, attempt.id, "interrupted", null, payload.reason),
+            );
         })
         .catch((error: unknown) =>
           this.logger.warn("recording an interrupt that timed out failed", {
@@ -344,27 +359,32 @@ export class EffectExecutor implements EffectRunner {
     if (request === null || request.response === null) return;
     const live = this.sessions.get(request.threadId);
     if (live === null || live.providerSessionId !== request.providerSessionId) {
-      await this.engine.apply((ctx) => {
-        const current = ctx.require("runtimeRequest", request.id);
-        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
+      await this.engine.apply(async (ctx) => {
+        const current = await ctx.require("runtimeRequest", request.id);
+        if (current.status === "pending") await resolveRuntimeRequest(ctx, current, "expired", null);
       });
       return;
     }
     try {
       await live.session.respondToRuntimeRequest(request.nativeRequestId, request.response);
-      await this.engine.apply((ctx) => {
-        const current = ctx.require("runtimeRequest", request.id);
+      await this.engine.apply(async (ctx) => {
+        const current = await ctx.require("runtimeRequest", request.id);
         if (current.status === "pending")
-          resolveRuntimeRequest(ctx, current, request.response!.kind === "dismiss" ? "cancelled" : "answered", null);
+          await resolveRuntimeRequest(
+            ctx,
+            current,
+            request.response!.kind === "dismiss" ? "cancelled" : "answered",
+            null,
+          );
       });
     } catch (error) {
       this.logger.warn("answering a runtime request failed", {
         requestId: request.id,
         error: (error as Error).message,
       });
-      await this.engine.apply((ctx) => {
-        const current = ctx.require("runtimeRequest", request.id);
-        if (current.status === "pending") resolveRuntimeRequest(ctx, current, "expired", null);
+      await this.engine.apply(async (ctx) => {
+        const current = await ctx.require("runtimeRequest", request.id);
+        if (current.status === "pending") await resolveRuntimeRequest(ctx, current, "expired", null);
       });
     }
   }

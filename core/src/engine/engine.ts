@@ -8,6 +8,7 @@ import { isStoreBusy } from "../util/store-busy.js";
 import { requestHash, type IdAllocator, IdAllocatorToken } from "../util/ids.js";
 import { CommandContext, type CommitAction, type EngineHooks } from "./command-context.js";
 import { type EngineReaction, EngineReactionsToken } from "./engine-reaction.js";
+import { type ProjectionReader, storeReader } from "./projection-reader.js";
 import type { Command, CommandOutcome, Engine } from "./ports.js";
 import { inject, injectable } from "tsyringe";
 
@@ -24,6 +25,8 @@ export class TransactionalEngine implements Engine {
   private readonly effectListeners = new Set<() => void>();
   /** The in-transaction reactions, as command contexts call them. */
   private readonly hooks: EngineHooks;
+  /** Reads committed projections outside any command (see `Engine.reader`). */
+  readonly reader: ProjectionReader;
   /** The names of the reactions, in the order they run. */
   readonly reactionNames: readonly string[];
 
@@ -34,22 +37,23 @@ export class TransactionalEngine implements Engine {
     /** Given by the composition root, so every engine has them before its first command. */
     @inject(EngineReactionsToken) reactions: readonly EngineReaction[] = [],
   ) {
+    this.reader = storeReader(store);
     this.reactionNames = reactions.map((reaction) => reaction.name);
     const runTerminal = reactions
       .filter((r) => r.onRunTerminal !== undefined)
-      .map((r) => (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
+      .map((r) => async (ctx: CommandContext, run: RunRecord) => r.onRunTerminal!(ctx, run));
     const runtimeRequestChanged = reactions
       .filter((r) => r.onRuntimeRequestChanged !== undefined)
-      .map((r) => (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
+      .map((r) => async (ctx: CommandContext, requestId: string) => r.onRuntimeRequestChanged!(ctx, requestId));
     const turnEnded = reactions
       .filter((r) => r.onTurnEnded !== undefined)
       .map(
-        (r) => (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) =>
+        (r) => async (ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null) =>
           r.onTurnEnded!(ctx, attempt, usage),
       );
     const threadStopped = reactions
       .filter((r) => r.onThreadStopped !== undefined)
-      .map((r) => (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
+      .map((r) => async (ctx: CommandContext, threadId: string) => r.onThreadStopped!(ctx, threadId));
     this.hooks = { runTerminal, runtimeRequestChanged, turnEnded, threadStopped };
   }
 

@@ -101,19 +101,19 @@ const DELIVERY: Record<DispatchAction, Delivery> = {
  * one, steers the live turn, or interrupts and restarts it. The message is recorded in the
  * timeline whatever the path, so nothing accepted is lost.
  */
-export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
-  const target = requireLiveThread(ctx, input.threadId);
+export async function deliverMessage(ctx: CommandContext, input: DeliverMessageInput): Promise<DeliveryResult> {
+  const target = await requireLiveThread(ctx, input.threadId);
   if (target.lineage.relationship === "attached") throw attachedThreadRefusal(target);
   // A system notice never resumes a stopped thread: it waits, held, for Resume or the next
   // explicit send. An explicit send resumes the thread, and the held runs go first, in order.
-  if (target.stopped && input.kind === "notification") return holdNotice(ctx, input);
-  if (target.stopped) releaseHeldRuns(ctx, target.id);
-  const thread = ctx.require("thread", target.id);
-  const active = activeRun(ctx, thread.id);
-  const attempt = active?.currentAttemptId ? ctx.get("attempt", active.currentAttemptId) : null;
+  if (target.stopped && input.kind === "notification") return await holdNotice(ctx, input);
+  if (target.stopped) await releaseHeldRuns(ctx, target.id);
+  const thread = await ctx.require("thread", target.id);
+  const active = await activeRun(ctx, thread.id);
+  const attempt = active?.currentAttemptId ? await ctx.get("attempt", active.currentAttemptId) : null;
   const decision = decide(input, thread, active, attempt);
-  const instructions = takeForkHandoff(ctx, thread.id, decision.action, input.instructions ?? null);
-  const { runId, action } = carryOut(ctx, decision.action, {
+  const instructions = await takeForkHandoff(ctx, thread.id, decision.action, input.instructions ?? null);
+  const { runId, action } = await carryOut(ctx, decision.action, {
     input,
     thread,
     active,
@@ -125,8 +125,8 @@ export function deliverMessage(ctx: CommandContext, input: DeliverMessageInput):
   // it never calls out through this environment's links (a steer marks the run it joins).
   const reachedFrom = input.reachedFrom ?? null;
   if (reachedFrom !== null)
-    ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
-  recordMessage(ctx, input, runId, action);
+    await ctx.update("run", runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
+  await recordMessage(ctx, input, runId, action);
   return {
     threadId: thread.id,
     messageId: input.messageId,
@@ -177,16 +177,16 @@ function decide(
 }
 
 /** A fork whose conversation travels as portable context hands it to its first run (consumed here). */
-function takeForkHandoff(
+async function takeForkHandoff(
   ctx: CommandContext,
   threadId: string,
   action: DispatchAction,
   instructions: string | null,
-): string | null {
+): Promise<string | null> {
   if (action !== "start" && action !== "queue" && action !== "interrupt_then_queue_first") return instructions;
-  const handoff = ctx.store
-    .select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [threadId])
-    .find((transfer) => transfer.status === "pending" && transfer.strategy === "portable");
+  const handoff = (await ctx.select("contextTransfer", "target_thread_id = ? AND kind = 'fork'", [threadId])).find(
+    (transfer) => transfer.status === "pending" && transfer.strategy === "portable",
+  );
   if (handoff === undefined) return instructions;
   ctx.put("contextTransfer", { ...handoff, status: "consumed", consumedAt: ctx.now });
   return instructions === null ? handoff.content : `${handoff.content}\n\n${instructions}`;
@@ -202,11 +202,11 @@ interface DispatchTarget {
 }
 
 /** Carries out the policy's action: the run the message started or joined, and what was done (older queued work can turn a start into a queue). */
-function carryOut(
+async function carryOut(
   ctx: CommandContext,
   decided: DispatchAction,
   target: DispatchTarget,
-): { runId: string; action: DispatchAction } {
+): Promise<{ runId: string; action: DispatchAction }> {
   const { input, thread, active, attempt, runInput } = target;
   let runId: string;
   let action: DispatchAction = decided;
@@ -214,25 +214,25 @@ function carryOut(
     case "start": {
       // Idle, but older queued work (queued while a run was ending) goes first: queue behind
       // it and start the oldest.
-      const waiting = queuedRuns(ctx, thread.id).some((run) => !run.held);
-      runId = createRun(ctx, runInput, !waiting, aheadOrder(ctx, input)).id;
+      const waiting = (await queuedRuns(ctx, thread.id)).some((run) => !run.held);
+      runId = (await createRun(ctx, runInput, !waiting, await aheadOrder(ctx, input))).id;
       if (waiting) {
-        startNextQueued(ctx, thread.id);
+        await startNextQueued(ctx, thread.id);
         action = "queue";
       }
       break;
     }
     case "queue":
-      runId = createRun(ctx, runInput, false, aheadOrder(ctx, input)).id;
+      runId = (await createRun(ctx, runInput, false, await aheadOrder(ctx, input))).id;
       break;
     case "interrupt_then_queue_first": {
       // Ahead of other queued messages, but a delegated-task result waiting in the queue (not
       // held by Stop) survives the stop and still runs first.
-      const queued = queuedRuns(ctx, thread.id);
+      const queued = await queuedRuns(ctx, thread.id);
       const results = queued.filter((run) => !run.held && run.deliversResultOf != null);
       const base = Math.min(0, ...queued.map((run) => run.queueOrder));
       results.forEach((run, index) => ctx.put("run", { ...run, queueOrder: base - results.length - 1 + index }));
-      runId = createRun(ctx, runInput, false, base - 1).id;
+      runId = (await createRun(ctx, runInput, false, base - 1)).id;
       ctx.put("run", { ...active!, interruptRequested: true, terminalReason: STOPPED_FOR_MESSAGE });
       ctx.effect({
         id: derive.effect(EFFECT.turnInterrupt, `${attempt!.id}:${input.messageId}`),
@@ -262,7 +262,7 @@ function carryOut(
       break;
     case "restart": {
       runId = active!.id;
-      createAttempt(
+      await createAttempt(
         ctx,
         active!,
         { text: input.text, instructions: null, reason: "steer_restart", restartOfAttemptId: attempt!.id },
@@ -286,9 +286,9 @@ function carryOut(
  * several results delivered together keep theirs (equal orders start by ordinal). Undefined: the
  * usual order, behind everything queued.
  */
-function aheadOrder(ctx: CommandContext, input: DeliverMessageInput): number | undefined {
+async function aheadOrder(ctx: CommandContext, input: DeliverMessageInput): Promise<number | undefined> {
   if (input.aheadOfQueuedMessages !== true) return undefined;
-  const messages = queuedRuns(ctx, input.threadId).filter((run) => !run.held && run.deliversResultOf == null);
+  const messages = (await queuedRuns(ctx, input.threadId)).filter((run) => !run.held && run.deliversResultOf == null);
   return Math.min(0, ...messages.map((run) => run.queueOrder)) - 1;
 }
 
@@ -311,8 +311,13 @@ function newRunInput(input: DeliverMessageInput, instructions: string | null): N
 }
 
 /** The message in the timeline, whatever path it took, so nothing accepted is lost. */
-function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: string, action: DispatchAction): void {
-  putItem(ctx, {
+async function recordMessage(
+  ctx: CommandContext,
+  input: DeliverMessageInput,
+  runId: string,
+  action: DispatchAction,
+): Promise<void> {
+  await putItem(ctx, {
     id: input.messageId,
     threadId: input.threadId,
     runId,
@@ -329,14 +334,14 @@ function recordMessage(ctx: CommandContext, input: DeliverMessageInput, runId: s
     createdBy: input.createdBy,
     creationSource: input.creationSource,
   });
-  touchThread(ctx, input.threadId);
+  await touchThread(ctx, input.threadId);
 }
 
 /** A notice for a stopped thread: queued and held, like the runs Stop held. */
-function holdNotice(ctx: CommandContext, input: DeliverMessageInput): DeliveryResult {
-  const run = createRun(ctx, newRunInput(input, input.instructions ?? null), false);
+async function holdNotice(ctx: CommandContext, input: DeliverMessageInput): Promise<DeliveryResult> {
+  const run = await createRun(ctx, newRunInput(input, input.instructions ?? null), false);
   ctx.put("run", { ...run, held: true });
-  recordMessage(ctx, input, run.id, "queue");
+  await recordMessage(ctx, input, run.id, "queue");
   return {
     threadId: input.threadId,
     messageId: input.messageId,

@@ -6,23 +6,31 @@ import type { ProjectionReader } from "./run-lifecycle.js";
  * resume a conversation gets in its first prompt), newest last, within a character budget.
  * `beforeRunOrdinal` leaves out the run about to start; `upToRunId` cuts after a given run.
  */
-export function portableContext(
+export async function portableContext(
   reader: ProjectionReader,
   source: ThreadRecord,
   maxChars: number,
   options: { upToRunId?: string | undefined; beforeRunOrdinal?: number } = {},
-): string {
-  let items = reader.store.select(
+): Promise<string> {
+  let items = await reader.select(
     "item",
     "thread_id = ? AND kind IN ('user_message', 'assistant_message', 'proposed_plan')",
     [source.id],
     "ORDER BY position",
   );
-  const cut = options.upToRunId === undefined ? null : reader.store.get("run", options.upToRunId);
-  const ordinalOf = (runId: string | null) => (runId === null ? 0 : (reader.store.get("run", runId)?.ordinal ?? 0));
-  if (cut !== null) items = items.filter((item) => ordinalOf(item.runId) <= cut.ordinal);
-  if (options.beforeRunOrdinal !== undefined)
-    items = items.filter((item) => ordinalOf(item.runId) < options.beforeRunOrdinal!);
+  const cut = options.upToRunId === undefined ? null : await reader.get("run", options.upToRunId);
+  const ordinalOf = async (runId: string | null) =>
+    runId === null ? 0 : ((await reader.get("run", runId))?.ordinal ?? 0);
+  // One item after another (never a promise as a filter's answer), reading each item's run.
+  const kept: typeof items = [];
+  for (const item of items) {
+    if (cut === null && options.beforeRunOrdinal === undefined) break;
+    const ordinal = await ordinalOf(item.runId);
+    if (cut !== null && ordinal > cut.ordinal) continue;
+    if (options.beforeRunOrdinal !== undefined && ordinal >= options.beforeRunOrdinal) continue;
+    kept.push(item);
+  }
+  if (cut !== null || options.beforeRunOrdinal !== undefined) items = kept;
   if (items.length === 0) return "";
   const lines = items.map(
     (item) =>

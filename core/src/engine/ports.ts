@@ -1,3 +1,4 @@
+import type { ProjectionReader } from "./projection-reader.js";
 import type { AdapterEvent } from "../spec/index.js";
 import type { CommitNudge } from "../store/commit-feed.js";
 import type { EventStore, OutboxEffect } from "../store/ports.js";
@@ -36,6 +37,11 @@ export interface CommandOutcome<R> {
  */
 export interface Engine {
   readonly store: EventStore;
+  /**
+   * Reads projections outside any command (views, schedulers, services deciding what to ask
+   * for): the same async reads a command context offers, over the store's committed state.
+   */
+  readonly reader: ProjectionReader;
   readonly clock: Clock;
   readonly ids: IdAllocator;
   /** The names of the in-transaction reactions, in the order they run. */
@@ -85,7 +91,7 @@ export interface LiveSession {
 }
 
 /** Work recorded in the transaction that records a provider session open. */
-export type SessionOpenedWork = (ctx: CommandContext, live: LiveSession) => void;
+export type SessionOpenedWork = (ctx: CommandContext, live: LiveSession) => void | Promise<void>;
 
 /** The provider sessions of this host (`ProviderSessionManager`): one live session per thread. */
 export interface ProviderSessions {

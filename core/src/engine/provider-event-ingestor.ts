@@ -222,20 +222,24 @@ export class ProviderEventIngestor implements ProviderEventSink {
     });
   }
 
-  private attemptFor(ctx: CommandContext, turnId: string, providerSessionId: string): AttemptRecord | null {
-    const attempt = ctx.get("attempt", turnId);
+  private async attemptFor(
+    ctx: CommandContext,
+    turnId: string,
+    providerSessionId: string,
+  ): Promise<AttemptRecord | null> {
+    const attempt = await ctx.get("attempt", turnId);
     if (attempt === null) return null;
     if (attempt.providerSessionId !== null && attempt.providerSessionId !== providerSessionId) return null;
     return attempt;
   }
 
-  private apply(
+  private async apply(
     ctx: CommandContext,
     threadId: string,
     providerSessionId: string,
     event: AdapterEvent,
     exited: ExitedSession[],
-  ): void {
+  ): Promise<void> {
     switch (event.type) {
       case "message.delta":
       case "reasoning.delta":
@@ -244,9 +248,9 @@ export class ProviderEventIngestor implements ProviderEventSink {
       case "warning": {
         this.logger.warn("provider warning", { threadId, providerSessionId, message: event.message });
         if (event.turnId === undefined) return;
-        const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
+        const attempt = await this.attemptFor(ctx, event.turnId, providerSessionId);
         if (attempt === null) return;
-        putItem(ctx, {
+        await putItem(ctx, {
           id: providerItemId(attempt.id, "warning", String(ctx.nowMs)),
           threadId,
           runId: attempt.runId,
@@ -258,35 +262,35 @@ export class ProviderEventIngestor implements ProviderEventSink {
           createdBy: "provider",
           creationSource: "provider",
         });
-        if (event.limit !== undefined) failRunOnProviderLimit(ctx, attempt, event.limit, event.message);
+        if (event.limit !== undefined) await failRunOnProviderLimit(ctx, attempt, event.limit, event.message);
         return;
       }
       case "session.resume_cursor": {
-        const session = ctx.get("providerSession", providerSessionId);
+        const session = await ctx.get("providerSession", providerSessionId);
         if (session !== null && session.resumeCursor !== event.cursor)
           ctx.put("providerSession", { ...session, resumeCursor: event.cursor });
         return;
       }
       case "session.exited": {
-        const session = ctx.get("providerSession", providerSessionId);
+        const session = await ctx.get("providerSession", providerSessionId);
         if (session !== null && session.status !== "closed") {
           ctx.put("providerSession", { ...session, status: "closed", closedAt: ctx.now, closeReason: event.reason });
         }
-        const live = ctx.store.select("attempt", "thread_id = ? AND status IN ('starting', 'running')", [threadId]);
+        const live = await ctx.select("attempt", "thread_id = ? AND status IN ('starting', 'running')", [threadId]);
         for (const attempt of live) {
           if (attempt.providerSessionId !== providerSessionId) continue;
-          this.flushLiveOutput(ctx, attempt);
+          await this.flushLiveOutput(ctx, attempt);
           const error = {
             code: event.error?.code ?? "session_closed",
             message: `The provider session ended: ${event.error?.message ?? event.reason}`,
           };
-          finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
+          await finishAttempt(ctx, attempt.id, "failed", error, "provider_session_exited");
         }
         exited.push({ threadId, providerSessionId });
         return;
       }
       default: {
-        const attempt = this.attemptFor(ctx, event.turnId, providerSessionId);
+        const attempt = await this.attemptFor(ctx, event.turnId, providerSessionId);
         if (attempt === null) {
           this.logger.debug("ignored an event for an unknown or stale turn", {
             threadId,
@@ -295,12 +299,12 @@ export class ProviderEventIngestor implements ProviderEventSink {
           });
           return;
         }
-        this.applyTurnEvent(ctx, attempt, event);
+        await this.applyTurnEvent(ctx, attempt, event);
       }
     }
   }
 
-  private applyTurnEvent(
+  private async applyTurnEvent(
     ctx: CommandContext,
     attempt: AttemptRecord,
     event: Exclude<
@@ -308,62 +312,62 @@ export class ProviderEventIngestor implements ProviderEventSink {
       | { turnId?: undefined }
       | { type: "message.delta" | "reasoning.delta" | "warning" | "session.resume_cursor" | "session.exited" }
     >,
-  ): void {
+  ): Promise<void> {
     switch (event.type) {
       case "turn.started":
-        markAttemptRunning(ctx, attempt.id, event.providerTurnId ?? null);
+        await markAttemptRunning(ctx, attempt.id, event.providerTurnId ?? null);
         return;
       case "message.completed":
         this.live.complete(attempt.id, event.itemId, "assistant_message");
-        recordAssistantMessage(ctx, attempt, event);
+        await recordAssistantMessage(ctx, attempt, event);
         return;
       case "reasoning.completed":
         this.live.complete(attempt.id, event.itemId, "reasoning");
-        recordReasoning(ctx, attempt, event);
+        await recordReasoning(ctx, attempt, event);
         return;
       case "tool_call.started":
-        recordToolCallStarted(ctx, attempt, event);
+        await recordToolCallStarted(ctx, attempt, event);
         return;
       case "tool_call.completed":
-        recordToolCallCompleted(ctx, attempt, event);
+        await recordToolCallCompleted(ctx, attempt, event);
         return;
       case "plan.proposed":
-        recordProposedPlan(ctx, attempt, event);
+        await recordProposedPlan(ctx, attempt, event);
         return;
       case "subagent.observed":
-        recordNativeSubagent(ctx, attempt, event);
+        await recordNativeSubagent(ctx, attempt, event);
         return;
       case "runtime_request.opened":
-        openRuntimeRequest(ctx, attempt, event);
+        await openRuntimeRequest(ctx, attempt, event);
         return;
       case "runtime_request.resolved": {
-        const request = ctx.get("runtimeRequest", runtimeRequestId(attempt.id, event.requestId));
+        const request = await ctx.get("runtimeRequest", runtimeRequestId(attempt.id, event.requestId));
         if (request === null || request.status !== "pending") return;
-        resolveRuntimeRequest(ctx, request, event.resolution, null);
+        await resolveRuntimeRequest(ctx, request, event.resolution, null);
         return;
       }
       case "turn.terminal": {
-        markAttemptRunning(ctx, attempt.id, null);
-        this.flushLiveOutput(ctx, attempt);
+        await markAttemptRunning(ctx, attempt.id, null);
+        await this.flushLiveOutput(ctx, attempt);
         const error = event.error
           ? { ...(event.error.code !== undefined ? { code: event.error.code } : {}), message: event.error.message }
           : null;
-        finishAttempt(ctx, attempt.id, event.status, error);
-        const ended = ctx.require("attempt", attempt.id);
-        for (const hook of ctx.hooks.turnEnded) hook(ctx, ended, event.usage ?? null);
+        await finishAttempt(ctx, attempt.id, event.status, error);
+        const ended = await ctx.require("attempt", attempt.id);
+        for (const hook of ctx.hooks.turnEnded) await hook(ctx, ended, event.usage ?? null);
         return;
       }
     }
   }
 
   /** Keeps text that was streamed but never completed (an interrupted message, for example). */
-  private flushLiveOutput(ctx: CommandContext, attempt: AttemptRecord): void {
+  private async flushLiveOutput(ctx: CommandContext, attempt: AttemptRecord): Promise<void> {
     for (const pending of this.live.drainAttempt(attempt.id)) {
       if (pending.text.trim() === "") continue;
       const kind = pending.kind === "assistant_message" ? "message" : "reasoning";
       const id = providerItemId(attempt.id, kind, pending.itemId);
-      if (ctx.get("item", id) !== null) continue;
-      putItem(ctx, {
+      if ((await ctx.get("item", id)) !== null) continue;
+      await putItem(ctx, {
         id,
         threadId: attempt.threadId,
         runId: attempt.runId,
@@ -376,7 +380,7 @@ export class ProviderEventIngestor implements ProviderEventSink {
         creationSource: "provider",
       });
       if (pending.kind === "assistant_message")
-        ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
+        await ctx.update("run", attempt.runId, (run) => ({ ...run, summary: pending.text }));
     }
   }
 }

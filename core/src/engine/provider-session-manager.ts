@@ -414,8 +414,8 @@ export class ProviderSessionManager implements ProviderSessions {
       } catch (error) {
         await this.forgetCredential(providerSessionId);
         const message = error instanceof Error ? error.message : String(error);
-        await this.engine.apply((ctx) => {
-          const record = ctx.get("providerSession", providerSessionId);
+        await this.engine.apply(async (ctx) => {
+          const record = await ctx.get("providerSession", providerSessionId);
           if (record === null) return;
           const closeReason = resumeCursor !== null ? `resume_failed: ${message}` : `open_failed: ${message}`;
           ctx.put("providerSession", { ...record, status: "closed", closedAt: ctx.now, closeReason });
@@ -443,8 +443,8 @@ export class ProviderSessionManager implements ProviderSessions {
           resumeCursor === null && grant !== null && grant.instructions.trim() !== "" ? grant.instructions : null,
       };
       try {
-        await this.engine.apply((ctx) => {
-          const record = ctx.get("providerSession", providerSessionId);
+        await this.engine.apply(async (ctx) => {
+          const record = await ctx.get("providerSession", providerSessionId);
           // As decoded after the open: the session may have negotiated more than was known before.
           if (record) {
             ctx.put("providerSession", {
@@ -455,7 +455,7 @@ export class ProviderSessionManager implements ProviderSessions {
               ...(resumeFailure !== null ? { resumeFailure } : {}),
             });
           }
-          withOpened?.(ctx, live);
+          await withOpened?.(ctx, live);
         });
       } catch (error) {
         // Not recorded as open (the database locked by another connection, or the work recorded
@@ -495,8 +495,8 @@ export class ProviderSessionManager implements ProviderSessions {
       this.logger.warn("closing a provider session failed", { threadId, error: (error as Error).message });
     }
     if (!this.engine.store.isOpen()) return;
-    await this.engine.apply((ctx) => {
-      const record = ctx.get("providerSession", live.providerSessionId);
+    await this.engine.apply(async (ctx) => {
+      const record = await ctx.get("providerSession", live.providerSessionId);
       if (record && record.status !== "closed") {
         ctx.put("providerSession", {
           ...record,

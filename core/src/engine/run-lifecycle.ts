@@ -12,23 +12,22 @@ import {
 } from "../store/records.js";
 import { derive } from "../util/ids.js";
 import type { CommandContext } from "./command-context.js";
-import type { EventStore } from "../store/ports.js";
 import { ItemsTable } from "../store/tables/items.js";
 
-/** Anything that can read projections (a command context, the engine). */
-export interface ProjectionReader {
-  readonly store: EventStore;
-}
+import type { ProjectionReader } from "./projection-reader.js";
+export type { ProjectionReader } from "./projection-reader.js";
 import { EFFECT, type TurnInterruptPayload, type TurnStartPayload } from "./effects.js";
 
 /** The thread's active run (starting, running or waiting), if any. */
-export function activeRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
+export async function activeRun(ctx: ProjectionReader, threadId: string): Promise<RunRecord | null> {
   return (
-    ctx.store.select(
-      "run",
-      "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
-      [threadId],
-      "ORDER BY ordinal DESC LIMIT 1",
+    (
+      await ctx.select(
+        "run",
+        "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
+        [threadId],
+        "ORDER BY ordinal DESC LIMIT 1",
+      )
     )[0] ?? null
   );
 }
@@ -41,27 +40,27 @@ export function activeRun(ctx: ProjectionReader, threadId: string): RunRecord | 
 export const QUEUED_RUNS_OF_THREAD = "thread_id = ? AND +status = 'queued'";
 
 /** The thread's queued runs, in the order they will start. */
-export function queuedRuns(ctx: ProjectionReader, threadId: string): RunRecord[] {
-  const runs = ctx.store.select("run", QUEUED_RUNS_OF_THREAD, [threadId]);
+export async function queuedRuns(ctx: ProjectionReader, threadId: string): Promise<RunRecord[]> {
+  const runs = await ctx.select("run", QUEUED_RUNS_OF_THREAD, [threadId]);
   return runs.sort((a, b) => a.queueOrder - b.queueOrder || a.ordinal - b.ordinal);
 }
 
 /** The newest run of a thread. */
-export function latestRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
-  return ctx.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC LIMIT 1")[0] ?? null;
+export async function latestRun(ctx: ProjectionReader, threadId: string): Promise<RunRecord | null> {
+  return (await ctx.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC LIMIT 1"))[0] ?? null;
 }
 
 /** The next item position in a thread. */
 export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
-  return new ItemsTable(ctx.store).lastPosition(threadId) + 1;
+  return ctx.table(ItemsTable).lastPosition(threadId) + 1;
 }
 
 /** Adds (or updates, keeping its position) a timeline item. */
-export function putItem(
+export async function putItem(
   ctx: CommandContext,
   item: Omit<TimelineItemRecord, "position" | "createdAt" | "updatedAt"> & { position?: number },
-): TimelineItemRecord {
-  const existing = ctx.get("item", item.id);
+): Promise<TimelineItemRecord> {
+  const existing = await ctx.get("item", item.id);
   return ctx.put("item", {
     ...item,
     position: existing?.position ?? item.position ?? nextItemPosition(ctx, item.threadId),
@@ -71,8 +70,8 @@ export function putItem(
 }
 
 /** Touches a thread's activity time. */
-export function touchThread(ctx: CommandContext, threadId: string): ThreadRecord {
-  const thread = ctx.require("thread", threadId);
+export async function touchThread(ctx: CommandContext, threadId: string): Promise<ThreadRecord> {
+  const thread = await ctx.require("thread", threadId);
   // Touched already in this change (a thread created with its first message): the same record
   // again would only be another event and upsert.
   if (thread.updatedAt === ctx.now) return thread;
@@ -98,9 +97,14 @@ export interface NewRunInput {
 }
 
 /** Creates a run, queued (`queueOrder` decides its place) or started now. */
-export function createRun(ctx: CommandContext, input: NewRunInput, start: boolean, queueOrder?: number): RunRecord {
-  const thread = ctx.require("thread", input.threadId);
-  const ordinal = ctx.store.count("run", "thread_id = ?", [input.threadId]) + 1;
+export async function createRun(
+  ctx: CommandContext,
+  input: NewRunInput,
+  start: boolean,
+  queueOrder?: number,
+): Promise<RunRecord> {
+  const thread = await ctx.require("thread", input.threadId);
+  const ordinal = (await ctx.count("run", "thread_id = ?", [input.threadId])) + 1;
   const id = derive.run(input.threadId, ordinal);
   const order = queueOrder ?? ordinal;
   const run: RunRecord = {
@@ -145,11 +149,11 @@ export function createRun(ctx: CommandContext, input: NewRunInput, start: boolea
     createdAt: ctx.now,
     updatedAt: ctx.now,
   });
-  return start ? startRun(ctx, run) : run;
+  return start ? await startRun(ctx, run) : run;
 }
 
 /** Creates an attempt for a run and queues its provider turn. */
-export function createAttempt(
+export async function createAttempt(
   ctx: CommandContext,
   run: RunRecord,
   input: {
@@ -159,7 +163,7 @@ export function createAttempt(
     restartOfAttemptId: string | null;
   },
   enqueueStart: boolean,
-): AttemptRecord {
+): Promise<AttemptRecord> {
   const ordinal = run.attemptCount + 1;
   const attempt: AttemptRecord = {
     id: derive.attempt(run.id, ordinal),
@@ -180,7 +184,7 @@ export function createAttempt(
   };
   ctx.put("attempt", attempt);
   ctx.put("run", {
-    ...ctx.require("run", run.id),
+    ...(await ctx.require("run", run.id)),
     attemptCount: ordinal,
     ...(enqueueStart ? { currentAttemptId: attempt.id } : {}),
   });
@@ -196,75 +200,81 @@ export function createAttempt(
 }
 
 /** Moves a queued run to starting, with its first attempt. */
-export function startRun(ctx: CommandContext, run: RunRecord): RunRecord {
+export async function startRun(ctx: CommandContext, run: RunRecord): Promise<RunRecord> {
   const started: RunRecord = { ...run, status: "starting", held: false, startedAt: ctx.now };
   ctx.put("run", started);
-  setNodeStatus(ctx, run.id, "starting");
-  createAttempt(
+  await setNodeStatus(ctx, run.id, "starting");
+  await createAttempt(
     ctx,
     started,
     { text: run.text, instructions: run.instructions, reason: "initial", restartOfAttemptId: null },
     true,
   );
-  return ctx.require("run", run.id);
+  return await ctx.require("run", run.id);
 }
 
 /** Starts the next queued (unheld) run if the thread is idle and not stopped. */
-export function startNextQueued(ctx: CommandContext, threadId: string): RunRecord | null {
-  if (activeRun(ctx, threadId) !== null) return null;
-  const thread = ctx.require("thread", threadId);
+export async function startNextQueued(ctx: CommandContext, threadId: string): Promise<RunRecord | null> {
+  if ((await activeRun(ctx, threadId)) !== null) return null;
+  const thread = await ctx.require("thread", threadId);
   if (thread.deletedAt !== null) return null;
-  const next = queuedRuns(ctx, threadId).find((run) => !run.held && !thread.stopped);
-  return next ? startRun(ctx, next) : null;
+  const next = (await queuedRuns(ctx, threadId)).find((run) => !run.held && !thread.stopped);
+  return next ? await startRun(ctx, next) : null;
 }
 
 /**
  * Resume after Stop: the thread is no longer stopped and its held queued runs are released, to
  * start in their queue order once the thread is idle. Returns the released runs, oldest first.
  */
-export function resumeThread(ctx: CommandContext, threadId: string): RunRecord[] {
-  const released = releaseHeldRuns(ctx, threadId);
-  startNextQueued(ctx, threadId);
-  return released.map((run) => ctx.require("run", run.id));
+export async function resumeThread(ctx: CommandContext, threadId: string): Promise<RunRecord[]> {
+  const released = await releaseHeldRuns(ctx, threadId);
+  await startNextQueued(ctx, threadId);
+  const runs: RunRecord[] = [];
+  for (const run of released) runs.push(await ctx.require("run", run.id));
+  return runs;
 }
 
 /** Clears Stop and un-holds the held queued runs without starting any (the caller decides). */
-export function releaseHeldRuns(ctx: CommandContext, threadId: string): RunRecord[] {
-  const thread = ctx.require("thread", threadId);
+export async function releaseHeldRuns(ctx: CommandContext, threadId: string): Promise<RunRecord[]> {
+  const thread = await ctx.require("thread", threadId);
   if (thread.stopped) ctx.put("thread", { ...thread, stopped: false, updatedAt: ctx.now });
-  const held = queuedRuns(ctx, threadId).filter((run) => run.held);
+  const held = (await queuedRuns(ctx, threadId)).filter((run) => run.held);
   return held.map((run) => ctx.put("run", { ...run, held: false }));
 }
 
 /** The thread's newest run that reached a provider (queued runs that never started do not count). */
-export function latestExecutedRun(ctx: ProjectionReader, threadId: string): RunRecord | null {
+export async function latestExecutedRun(ctx: ProjectionReader, threadId: string): Promise<RunRecord | null> {
   return (
-    ctx.store
-      .select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC")
-      .find((run) => run.startedAt !== null) ?? null
+    (await ctx.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal DESC")).find(
+      (run) => run.startedAt !== null,
+    ) ?? null
   );
 }
 
 /** Sets the status of a run's root node. */
-export function setNodeStatus(ctx: CommandContext, runId: string, status: RunStatus): void {
-  const node = ctx.get("node", derive.runNode(runId));
+export async function setNodeStatus(ctx: CommandContext, runId: string, status: RunStatus): Promise<void> {
+  const node = await ctx.get("node", derive.runNode(runId));
   if (node !== null && node.status !== status) ctx.put("node", { ...node, status, updatedAt: ctx.now });
 }
 
 /** Marks an attempt as handed to the provider. */
-export function markAttemptStarting(
+export async function markAttemptStarting(
   ctx: CommandContext,
   attemptId: string,
   providerSessionId: string,
-): AttemptRecord | null {
-  const attempt = ctx.get("attempt", attemptId);
+): Promise<AttemptRecord | null> {
+  const attempt = await ctx.get("attempt", attemptId);
   if (attempt === null || attempt.status !== "pending") return null;
   return ctx.put("attempt", { ...attempt, status: "starting", providerSessionId });
 }
 
 /** Marks an attempt (and its run) running once the provider accepted the turn. */
-export function markAttemptRunning(ctx: CommandContext, attemptId: string, providerTurnId: string | null): void {
-  const attempt = ctx.get("attempt", attemptId);
+export async function markAttemptRunning(
+  ctx: CommandContext,
+  attemptId: string,
+  providerTurnId: string | null,
+): Promise<void> {
+  const attempt = await ctx.get("attempt", attemptId);
   if (attempt === null || (attempt.status !== "starting" && attempt.status !== "pending")) return;
   ctx.put("attempt", {
     ...attempt,
@@ -272,10 +282,10 @@ export function markAttemptRunning(ctx: CommandContext, attemptId: string, provi
     providerTurnId: providerTurnId ?? attempt.providerTurnId,
     startedAt: attempt.startedAt ?? ctx.now,
   });
-  const run = ctx.require("run", attempt.runId);
+  const run = await ctx.require("run", attempt.runId);
   if (run.currentAttemptId === attempt.id && run.status === "starting") {
     ctx.put("run", { ...run, status: "running" });
-    setNodeStatus(ctx, run.id, "running");
+    await setNodeStatus(ctx, run.id, "running");
   }
 }
 
@@ -295,21 +305,21 @@ function runStatusFor(attemptStatus: TurnTerminalStatus, run: RunRecord): RunSta
  * Ends an attempt. If a restart attempt waits on it, that attempt starts and the run goes on;
  * otherwise the run ends, its open requests are cancelled and the next queued run starts.
  */
-export function finishAttempt(
+export async function finishAttempt(
   ctx: CommandContext,
   attemptId: string,
   status: TurnTerminalStatus,
   error: { code?: string; message: string } | null,
   reason: string | null = null,
-): void {
-  const attempt = ctx.get("attempt", attemptId);
+): Promise<void> {
+  const attempt = await ctx.get("attempt", attemptId);
   if (attempt === null || ["completed", "failed", "interrupted", "cancelled"].includes(attempt.status)) return;
   ctx.put("attempt", { ...attempt, status, endedAt: ctx.now, error });
-  const run = ctx.require("run", attempt.runId);
+  const run = await ctx.require("run", attempt.runId);
   if (isTerminalRunStatus(run.status)) return;
-  const restart = ctx.store
-    .select("attempt", "run_id = ? AND status = 'pending'", [run.id])
-    .find((candidate) => candidate.restartOfAttemptId === attempt.id);
+  const restart = (await ctx.select("attempt", "run_id = ? AND status = 'pending'", [run.id])).find(
+    (candidate) => candidate.restartOfAttemptId === attempt.id,
+  );
   // A restart waiting on the attempt does not outlive a limit the provider reported: the run fails.
   if (restart !== undefined && status !== "failed" && run.terminalReason !== PROVIDER_LIMIT_REASON) {
     ctx.put("run", { ...run, status: "starting", currentAttemptId: restart.id, interruptRequested: false });
@@ -323,18 +333,18 @@ export function finishAttempt(
   }
   if (restart !== undefined) ctx.put("attempt", { ...restart, status: "cancelled", endedAt: ctx.now });
   if (run.currentAttemptId !== attempt.id && run.currentAttemptId !== null) return;
-  finishRun(ctx, run.id, runStatusFor(status, run), error, reason);
+  await finishRun(ctx, run.id, runStatusFor(status, run), error, reason);
 }
 
 /** Ends a run with a terminal status (idempotent). */
-export function finishRun(
+export async function finishRun(
   ctx: CommandContext,
   runId: string,
   status: RunStatus,
   error: { code?: string; message: string } | null,
   reason: string | null,
-): RunRecord {
-  const run = ctx.require("run", runId);
+): Promise<RunRecord> {
+  const run = await ctx.require("run", runId);
   if (isTerminalRunStatus(run.status)) return run;
   const ended: RunRecord = {
     ...run,
@@ -345,21 +355,21 @@ export function finishRun(
     interruptRequested: false,
   };
   ctx.put("run", ended);
-  setNodeStatus(ctx, run.id, status);
-  for (const request of ctx.store.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])) {
+  await setNodeStatus(ctx, run.id, status);
+  for (const request of await ctx.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])) {
     ctx.put("runtimeRequest", { ...request, status: "cancelled", resolvedAt: ctx.now });
-    const item = ctx.get("item", request.itemId);
+    const item = await ctx.get("item", request.itemId);
     if (item !== null) ctx.put("item", { ...item, status: "cancelled", updatedAt: ctx.now });
   }
-  for (const attempt of ctx.store.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [
+  for (const attempt of await ctx.select("attempt", "run_id = ? AND status IN ('pending', 'starting', 'running')", [
     run.id,
   ])) {
     ctx.put("attempt", { ...attempt, status: status === "failed" ? "failed" : "cancelled", endedAt: ctx.now });
   }
-  touchThread(ctx, run.threadId);
-  for (const hook of ctx.hooks.runTerminal) hook(ctx, ended);
-  startNextQueued(ctx, run.threadId);
-  return ctx.require("run", runId);
+  await touchThread(ctx, run.threadId);
+  for (const hook of ctx.hooks.runTerminal) await hook(ctx, ended);
+  await startNextQueued(ctx, run.threadId);
+  return await ctx.require("run", runId);
 }
 
 /** The terminal reason of a run stopped because its provider reported a limit it could not get past. */
@@ -372,13 +382,13 @@ export const PROVIDER_LIMIT_REASON = "provider_limit";
  * as its error (`provider_capacity` or `provider_quota`), and the provider is asked to stop the
  * turn; the turn's end settles the run as failed, which its parent's row and task then show.
  */
-export function failRunOnProviderLimit(
+export async function failRunOnProviderLimit(
   ctx: CommandContext,
   attempt: AttemptRecord,
   limit: ProviderLimit,
   message: string,
-): void {
-  const run = ctx.get("run", attempt.runId);
+): Promise<void> {
+  const run = await ctx.get("run", attempt.runId);
   if (run === null || isTerminalRunStatus(run.status) || run.currentAttemptId !== attempt.id) return;
   if (!["starting", "running"].includes(attempt.status) || run.terminalReason === PROVIDER_LIMIT_REASON) return;
   const error = {
@@ -399,11 +409,11 @@ export function failRunOnProviderLimit(
  * the provider, the line {@link requestInterrupt} draws between ending a run itself and asking
  * the provider.
  */
-export function stoppableRun(
+export async function stoppableRun(
   ctx: ProjectionReader,
   run: RunRecord,
-): { readonly status: RunStatus; readonly reachedProvider: boolean } {
-  const attempt = run.currentAttemptId === null ? null : ctx.store.get("attempt", run.currentAttemptId);
+): Promise<{ readonly status: RunStatus; readonly reachedProvider: boolean }> {
+  const attempt = run.currentAttemptId === null ? null : await ctx.get("attempt", run.currentAttemptId);
   return { status: run.status, reachedProvider: attempt !== null && attempt.status !== "pending" };
 }
 
@@ -411,16 +421,21 @@ export function stoppableRun(
  * Asks the provider to interrupt a run's live attempt: the explicit interrupt and Stop path. A run
  * that has not reached the provider yet (queued, or an attempt still pending) ends at once.
  */
-export function requestInterrupt(ctx: CommandContext, runId: string, reason: string, hard: boolean): RunRecord {
-  const current = ctx.require("run", runId);
+export async function requestInterrupt(
+  ctx: CommandContext,
+  runId: string,
+  reason: string,
+  hard: boolean,
+): Promise<RunRecord> {
+  const current = await ctx.require("run", runId);
   if (isTerminalRunStatus(current.status)) return current;
   // Marked before it ends, so the run-terminal reactions know the run was stopped on purpose.
   const run = ctx.put("run", { ...current, interruptedOnRequest: true });
-  if (run.status === "queued") return finishRun(ctx, run.id, "cancelled", null, reason);
-  const attempt = run.currentAttemptId === null ? null : ctx.get("attempt", run.currentAttemptId);
+  if (run.status === "queued") return await finishRun(ctx, run.id, "cancelled", null, reason);
+  const attempt = run.currentAttemptId === null ? null : await ctx.get("attempt", run.currentAttemptId);
   if (attempt === null || attempt.status === "pending") {
     if (attempt !== null) ctx.put("attempt", { ...attempt, status: "cancelled", endedAt: ctx.now });
-    return finishRun(ctx, run.id, "interrupted", null, reason);
+    return await finishRun(ctx, run.id, "interrupted", null, reason);
   }
   ctx.put("run", { ...run, interruptRequested: true, terminalReason: reason });
   ctx.effect({
@@ -429,5 +444,5 @@ export function requestInterrupt(ctx: CommandContext, runId: string, reason: str
     type: EFFECT.turnInterrupt,
     payload: { attemptId: attempt.id, reason, hard } satisfies TurnInterruptPayload,
   });
-  return ctx.require("run", runId);
+  return await ctx.require("run", runId);
 }

@@ -9,12 +9,12 @@ import { OrchestratorFailure } from "./orchestrator-failure.js";
  * Records the answer to a pending runtime request and queues its delivery to the provider. The
  * request settles when the provider confirms (or expires when its session is gone).
  */
-export function answerRuntimeRequest(
+export async function answerRuntimeRequest(
   ctx: CommandContext,
   requestId: string,
   response: RuntimeRequestResponse,
-): RuntimeRequestRecord {
-  const request = ctx.get("runtimeRequest", requestId);
+): Promise<RuntimeRequestRecord> {
+  const request = await ctx.get("runtimeRequest", requestId);
   if (request === null)
     throw new OrchestratorFailure("invalid_request", `Runtime request ${requestId} does not exist.`, { requestId });
   if (request.status !== "pending" || request.response !== null) {

@@ -13,18 +13,18 @@ export function runtimeRequestId(attemptId: string, nativeId: string): string {
 }
 
 /** Opens a request the provider raised (once: a repeated event changes nothing), with its timeline item. */
-export function openRuntimeRequest(
+export async function openRuntimeRequest(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: Extract<AdapterEvent, { type: "runtime_request.opened" }>,
-): void {
+): Promise<void> {
   const id = runtimeRequestId(attempt.id, event.requestId);
-  if (ctx.get("runtimeRequest", id) !== null) return;
+  if ((await ctx.get("runtimeRequest", id)) !== null) return;
   const itemId = providerItemId(attempt.id, "request", event.requestId);
   const request = event.request;
   const blocking = request.kind === "approval" ? true : request.blocking;
   const title = request.kind === "approval" ? request.title : request.questions.map((q) => q.question).join("\n");
-  putItem(ctx, {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: itemId,
     kind: "runtime_request",
@@ -57,29 +57,29 @@ export function openRuntimeRequest(
   };
   ctx.put("runtimeRequest", record);
   if (blocking) {
-    const run = ctx.require("run", attempt.runId);
+    const run = await ctx.require("run", attempt.runId);
     if (run.status === "running" || run.status === "starting") {
       ctx.put("run", { ...run, status: "waiting" });
-      setNodeStatus(ctx, run.id, "waiting");
+      await setNodeStatus(ctx, run.id, "waiting");
     }
   }
-  for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, id);
+  for (const hook of ctx.hooks.runtimeRequestChanged) await hook(ctx, id);
 }
 
 /** Settles a runtime request and, if nothing else blocks its run, lets the run go on. */
-export function resolveRuntimeRequest(
+export async function resolveRuntimeRequest(
   ctx: CommandContext,
   request: RuntimeRequestRecord,
   status: "answered" | "cancelled" | "expired",
   response: RuntimeRequestRecord["response"],
-): RuntimeRequestRecord {
+): Promise<RuntimeRequestRecord> {
   const resolved = ctx.put("runtimeRequest", {
     ...request,
     status,
     response: response ?? request.response,
     resolvedAt: ctx.now,
   });
-  const item = ctx.get("item", request.itemId);
+  const item = await ctx.get("item", request.itemId);
   if (item !== null) {
     ctx.put("item", {
       ...item,
@@ -88,16 +88,16 @@ export function resolveRuntimeRequest(
       updatedAt: ctx.now,
     });
   }
-  const run = ctx.get("run", request.runId);
+  const run = await ctx.get("run", request.runId);
   if (run !== null && run.status === "waiting") {
-    const stillBlocked = ctx.store
-      .select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])
-      .some((r) => r.blocking);
+    const stillBlocked = (await ctx.select("runtimeRequest", "run_id = ? AND status = 'pending'", [run.id])).some(
+      (r) => r.blocking,
+    );
     if (!stillBlocked) {
       ctx.put("run", { ...run, status: "running" });
-      setNodeStatus(ctx, run.id, "running");
+      await setNodeStatus(ctx, run.id, "running");
     }
   }
-  for (const hook of ctx.hooks.runtimeRequestChanged) hook(ctx, request.id);
+  for (const hook of ctx.hooks.runtimeRequestChanged) await hook(ctx, request.id);
   return resolved;
 }

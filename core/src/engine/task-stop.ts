@@ -17,11 +17,16 @@ export interface TaskStopOptions {
  * marked cancelled before its queued turns are, so a result it settles on now already counts
  * as cancelled (a completed final turn settles as interrupted).
  */
-export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string, options: TaskStopOptions): void {
-  const task = ctx.require("delegatedTask", taskId);
-  for (const nested of ctx.store.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId]))
-    stopTaskTree(ctx, nested.id, reason, { disposeDelivery: true });
-  const marked = ctx.require("delegatedTask", taskId);
+export async function stopTaskTree(
+  ctx: CommandContext,
+  taskId: string,
+  reason: string,
+  options: TaskStopOptions,
+): Promise<void> {
+  const task = await ctx.require("delegatedTask", taskId);
+  for (const nested of await ctx.select("delegatedTask", "parent_thread_id = ?", [task.childThreadId]))
+    await stopTaskTree(ctx, nested.id, reason, { disposeDelivery: true });
+  const marked = await ctx.require("delegatedTask", taskId);
   if (marked.cancelRequestedAt === null) {
     const delivery = options.disposeDelivery && marked.delivery === "pending" ? "disposed" : marked.delivery;
     ctx.put("delegatedTask", {
@@ -32,10 +37,10 @@ export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string
       updatedAt: ctx.now,
     });
   }
-  stopThread(ctx, task.childThreadId, reason);
+  await stopThread(ctx, task.childThreadId, reason);
   // The task's own queued turns (its original run, follow-ups of its work) are cancelled, even
   // though Stop held them; other queued turns of the child stay held for Resume.
-  for (const run of taskWork(ctx, task).queued) finishRun(ctx, run.id, "cancelled", null, reason);
+  for (const run of (await taskWork(ctx, task)).queued) await finishRun(ctx, run.id, "cancelled", null, reason);
 }
 
 /**
@@ -44,14 +49,14 @@ export function stopTaskTree(ctx: CommandContext, taskId: string, reason: string
  * harness started are frozen as this commits and ended right after; once the stopped thread's
  * turn has ended, the host closes its provider session, so its harness process ends too.
  */
-export function stopThread(ctx: CommandContext, threadId: string, reason: string): void {
+export async function stopThread(ctx: CommandContext, threadId: string, reason: string): Promise<void> {
   // Stopped and held first: a turn that ends at once (it never reached its provider) must not
   // hand the thread to the next queued run.
-  ctx.put("thread", { ...ctx.require("thread", threadId), stopped: true, updatedAt: ctx.now });
-  for (const run of queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
-  const active = activeRun(ctx, threadId);
-  if (active !== null) requestInterrupt(ctx, active.id, reason, true);
+  ctx.put("thread", { ...(await ctx.require("thread", threadId)), stopped: true, updatedAt: ctx.now });
+  for (const run of await queuedRuns(ctx, threadId)) if (!run.held) ctx.put("run", { ...run, held: true });
+  const active = await activeRun(ctx, threadId);
+  if (active !== null) await requestInterrupt(ctx, active.id, reason, true);
   // What its harness started (tools, shells, background loops) is frozen before this commits
   // and ended after: nothing of the stopped thread calls a model once the stop is recorded.
-  for (const hook of ctx.hooks.threadStopped) hook(ctx, threadId);
+  for (const hook of ctx.hooks.threadStopped) await hook(ctx, threadId);
 }

@@ -26,15 +26,15 @@ export interface TaskWork {
 }
 
 /** Unfinalized tasks the child thread itself delegated (its nested work). */
-export function openNestedTasks(reader: ProjectionReader, childThreadId: string): DelegatedTaskRecord[] {
-  return reader.store
-    .select("delegatedTask", "parent_thread_id = ?", [childThreadId])
-    .filter((task) => task.finalizedAt === null);
+export async function openNestedTasks(reader: ProjectionReader, childThreadId: string): Promise<DelegatedTaskRecord[]> {
+  return (await reader.select("delegatedTask", "parent_thread_id = ?", [childThreadId])).filter(
+    (task) => task.finalizedAt === null,
+  );
 }
 
 /** Reads a task's known work from the projections. */
-export function taskWork(reader: ProjectionReader, task: DelegatedTaskRecord): TaskWork {
-  const runs = reader.store.select(
+export async function taskWork(reader: ProjectionReader, task: DelegatedTaskRecord): Promise<TaskWork> {
+  const runs = await reader.select(
     "run",
     "thread_id = ? AND delegated_task_id = ?",
     [task.childThreadId, task.id],
@@ -42,10 +42,10 @@ export function taskWork(reader: ProjectionReader, task: DelegatedTaskRecord): T
   );
   return {
     runs,
-    original: runs.find((run) => run.id === task.childRunId) ?? reader.store.get("run", task.childRunId),
+    original: runs.find((run) => run.id === task.childRunId) ?? (await reader.get("run", task.childRunId)),
     active: runs.find((run) => isActiveRunStatus(run.status)) ?? null,
     queued: runs.filter((run) => run.status === "queued"),
-    nested: openNestedTasks(reader, task.childThreadId),
+    nested: await openNestedTasks(reader, task.childThreadId),
   };
 }
 

@@ -21,10 +21,10 @@ export interface NewProjectInput {
 }
 
 /** Creates a project (or returns it unchanged if the id exists with the same root). */
-export function createProject(ctx: CommandContext, input: NewProjectInput): ProjectRecord {
-  const existing = ctx.get("project", input.id);
+export async function createProject(ctx: CommandContext, input: NewProjectInput): Promise<ProjectRecord> {
+  const existing = await ctx.get("project", input.id);
   if (existing !== null) return existing;
-  const sameRoot = ctx.store.select("project", "root_path = ?", [input.rootPath])[0];
+  const sameRoot = (await ctx.select("project", "root_path = ?", [input.rootPath]))[0];
   if (sameRoot !== undefined) {
     throw new SwitchyardError(
       "conflict",
@@ -75,17 +75,17 @@ export interface NewThreadInput {
 export { titleFromMessage };
 
 /** Creates a thread record. */
-export function createThread(
+export async function createThread(
   ctx: CommandContext,
   input: NewThreadInput,
   firstMessage: string | null = null,
-): ThreadRecord {
-  if (ctx.get("project", input.projectId) === null) {
+): Promise<ThreadRecord> {
+  if ((await ctx.get("project", input.projectId)) === null) {
     throw new SwitchyardError("not_found", `Project ${input.projectId} does not exist.`, {
       projectId: input.projectId,
     });
   }
-  const existing = ctx.get("thread", input.id);
+  const existing = await ctx.get("thread", input.id);
   if (existing !== null) return existing;
   return ctx.put("thread", {
     id: input.id,
@@ -132,8 +132,8 @@ export function createThread(
 }
 
 /** Reads a thread that exists and is not deleted, or throws `not_found`. */
-export function requireLiveThread(ctx: CommandContext, threadId: string): ThreadRecord {
-  const thread = ctx.get("thread", threadId);
+export async function requireLiveThread(ctx: CommandContext, threadId: string): Promise<ThreadRecord> {
+  const thread = await ctx.get("thread", threadId);
   if (thread === null || thread.deletedAt !== null) {
     throw new SwitchyardError("not_found", `Thread ${threadId} does not exist.`, { threadId });
   }

@@ -30,12 +30,12 @@ export function turnItemBase(attempt: AttemptRecord) {
 }
 
 /** A completed assistant message; its text becomes the run's summary. */
-export function recordAssistantMessage(
+export async function recordAssistantMessage(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"message.completed">,
-): void {
-  putItem(ctx, {
+): Promise<void> {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "message", event.itemId),
     kind: "assistant_message",
@@ -43,15 +43,15 @@ export function recordAssistantMessage(
     text: event.text,
     data: { role: "assistant" },
   });
-  if (event.text.trim() !== "") ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
+  if (event.text.trim() !== "") await ctx.update("run", attempt.runId, (run) => ({ ...run, summary: event.text }));
 }
 
-export function recordReasoning(
+export async function recordReasoning(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"reasoning.completed">,
-): void {
-  putItem(ctx, {
+): Promise<void> {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "reasoning", event.itemId),
     kind: "reasoning",
@@ -61,12 +61,12 @@ export function recordReasoning(
   });
 }
 
-export function recordToolCallStarted(
+export async function recordToolCallStarted(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"tool_call.started">,
-): void {
-  putItem(ctx, {
+): Promise<void> {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "tool", event.itemId),
     kind: "tool_call",
@@ -82,14 +82,14 @@ export function recordToolCallStarted(
 }
 
 /** A finished tool call keeps what its start recorded, with its output (truncated) and exit code. */
-export function recordToolCallCompleted(
+export async function recordToolCallCompleted(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"tool_call.completed">,
-): void {
+): Promise<void> {
   const id = providerItemId(attempt.id, "tool", event.itemId);
-  const existing = ctx.get("item", id);
-  putItem(ctx, {
+  const existing = await ctx.get("item", id);
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id,
     kind: "tool_call",
@@ -103,12 +103,12 @@ export function recordToolCallCompleted(
   });
 }
 
-export function recordProposedPlan(
+export async function recordProposedPlan(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"plan.proposed">,
-): void {
-  putItem(ctx, {
+): Promise<void> {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "plan", event.itemId),
     kind: "proposed_plan",
@@ -119,12 +119,12 @@ export function recordProposedPlan(
 }
 
 /** A sub-agent the provider ran itself, observed (Switchyard's own are delegated tasks). */
-export function recordNativeSubagent(
+export async function recordNativeSubagent(
   ctx: CommandContext,
   attempt: AttemptRecord,
   event: TurnEvent<"subagent.observed">,
-): void {
-  putItem(ctx, {
+): Promise<void> {
+  await putItem(ctx, {
     ...turnItemBase(attempt),
     id: providerItemId(attempt.id, "subagent", event.nativeId),
     kind: "subagent",

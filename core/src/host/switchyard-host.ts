@@ -13,7 +13,6 @@ import {
   OutboxWorkerToken,
   ProviderSessionManagerToken,
 } from "../engine/ports.js";
-import { activeRun } from "../engine/run-lifecycle.js";
 import { type Logger, LoggerToken } from "../logging/logger.js";
 import { type PluginCatalog, HarnessProcessTreesToken, PluginHostToken } from "../plugin-host/ports.js";
 import { type ManagedProviders, ProviderRegistryToken } from "../providers/ports.js";
@@ -150,17 +149,26 @@ export class SwitchyardHost {
     // thread was stopped (task_cancel, a budget): a stopped tree leaves no harness process behind,
     // also when it was stopped between turns (a background process its harness left running).
     this.disposers.push(
+      // Synchronous, as listeners are heard: a read that awaited would run this after the
+      // listener returned, in the async context of the commit that called it.
       this.engine.onEvents((events) => {
+        const idle = (threadId: string) =>
+          this.store.select(
+            "run",
+            "thread_id = ? AND status IN ('starting', 'running', 'waiting')",
+            [threadId],
+            "ORDER BY ordinal DESC LIMIT 1",
+          ).length === 0;
         for (const event of events) {
           if (event.entity === "thread") {
             const thread = event.record as ThreadRecord;
-            if (thread.stopped && this.sessions.get(thread.id) !== null && activeRun(this.engine, thread.id) === null)
+            if (thread.stopped && this.sessions.get(thread.id) !== null && idle(thread.id))
               void this.sessions.close(thread.id, "stopped");
             continue;
           }
           if (event.entity !== "run") continue;
           const run = event.record as RunRecord;
-          if (!isTerminalRunStatus(run.status) || activeRun(this.engine, run.threadId) !== null) continue;
+          if (!isTerminalRunStatus(run.status) || !idle(run.threadId)) continue;
           if (this.store.get("thread", run.threadId)?.stopped === true)
             void this.sessions.close(run.threadId, "stopped");
           else this.sessions.scheduleIdleClose(run.threadId);

@@ -35,18 +35,18 @@ function attachedProvider(caller: Caller): string {
  * delegation (inside that command's transaction) and read as it is afterwards. Its modes are the
  * token's ceiling, the broadest its children may have.
  */
-export function ensureAttachedThread(
+export async function ensureAttachedThread(
   ctx: CommandContext,
   caller: Caller,
   place: { projectId: string; cwd: string | null },
-): ThreadRecord {
+): Promise<ThreadRecord> {
   const attachment = caller.attachment;
   if (caller.kind !== "client" || attachment === undefined) {
     throw new OrchestratorFailure("parent_not_active", "Only an outside client's MCP session gets an attached thread.");
   }
   const credentialId = attachment.credentialId;
   const id = attachedThreadId(credentialId, attachment.mcpSessionId);
-  const existing = ctx.get("thread", id);
+  const existing = await ctx.get("thread", id);
   if (existing !== null) {
     if (existing.deletedAt !== null)
       throw new OrchestratorFailure(
@@ -56,10 +56,10 @@ export function ensureAttachedThread(
       );
     return existing;
   }
-  const project = ctx.require("project", place.projectId);
+  const project = await ctx.require("project", place.projectId);
   const ceiling = caller.ceiling ?? CLIENT_CEILING;
   const client = attachment.client;
-  return createThread(ctx, {
+  return await createThread(ctx, {
     id,
     projectId: project.id,
     title: `${client !== null ? `${client.name} ${client.version}` : (caller.connection?.harness ?? "outside client")} session`,

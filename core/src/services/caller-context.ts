@@ -29,9 +29,9 @@ export class CallerContext {
   }
 
   /** The caller's live run: its thread's active run, started by this credential's provider session. */
-  liveRun(caller: Caller): RunRecord | null {
+  async liveRun(caller: Caller): Promise<RunRecord | null> {
     if (caller.kind !== "agent" || caller.threadId === null) return null;
-    const run = activeRun(this.engine, caller.threadId);
+    const run = await activeRun(this.engine.reader, caller.threadId);
     if (run === null || run.currentAttemptId === null) return null;
     const attempt = this.engine.store.get("attempt", run.currentAttemptId);
     if (attempt === null || attempt.providerSessionId !== caller.providerSessionId) return null;
@@ -84,9 +84,9 @@ export class CallerContext {
   }
 
   /** Agents must have a live run to change anything; clients and linked environments need none. */
-  requireLiveRunForChanges(caller: Caller, action: string): RunRecord | null {
+  async requireLiveRunForChanges(caller: Caller, action: string): Promise<RunRecord | null> {
     if (caller.kind !== "agent") return null;
-    const run = this.liveRun(caller);
+    const run = await this.liveRun(caller);
     if (run === null) {
       throw new OrchestratorFailure(
         "parent_not_active",
@@ -97,9 +97,9 @@ export class CallerContext {
   }
 
   /** The modes new or changed work may not exceed: a client's token ceiling, an agent's live run (else its thread). */
-  ceiling(caller: Caller): { runtimeMode: RuntimeMode; interactionMode: InteractionMode } {
+  async ceiling(caller: Caller): Promise<{ runtimeMode: RuntimeMode; interactionMode: InteractionMode }> {
     if (caller.kind !== "agent") return caller.ceiling ?? CLIENT_CEILING;
-    const run = this.liveRun(caller);
+    const run = await this.liveRun(caller);
     if (run !== null) return { runtimeMode: run.runtimeMode, interactionMode: run.interactionMode };
     const thread = this.thread(caller);
     if (thread !== null) return { runtimeMode: thread.runtimeMode, interactionMode: thread.interactionMode };
@@ -119,10 +119,10 @@ export class CallerContext {
   }
 
   /** What new work inherits: the caller's provider, model and modes (null for clients). */
-  inherited(caller: Caller): InheritedSelection | null {
+  async inherited(caller: Caller): Promise<InheritedSelection | null> {
     const thread = this.thread(caller);
     if (thread === null) return null;
-    const run = this.liveRun(caller);
+    const run = await this.liveRun(caller);
     return {
       providerInstanceId: thread.providerInstanceId,
       model: run?.model ?? thread.model,
@@ -227,8 +227,8 @@ export class CallerContext {
    * privilege, so the operate verb (checked by the transport) on the thread's project (checked by
    * {@link requireInScope}) is all it needs. A ceiling bounds what a caller may start or widen.
    */
-  requireMayStop(caller: Caller, target: ThreadRecord): void {
-    if (caller.kind === "agent") this.requireTargetWithinCeiling(caller, target);
+  async requireMayStop(caller: Caller, target: ThreadRecord): Promise<void> {
+    if (caller.kind === "agent") await this.requireTargetWithinCeiling(caller, target);
   }
 
   /**
@@ -276,8 +276,8 @@ export class CallerContext {
   }
 
   /** Refuses to act on a thread whose modes are broader than the caller's. */
-  requireTargetWithinCeiling(caller: Caller, target: ThreadRecord): void {
-    const ceiling = this.ceiling(caller);
+  async requireTargetWithinCeiling(caller: Caller, target: ThreadRecord): Promise<void> {
+    const ceiling = await this.ceiling(caller);
     if (runtimeModeRank(target.runtimeMode) > runtimeModeRank(ceiling.runtimeMode)) {
       throw new OrchestratorFailure(
         "runtime_mode_escalation_denied",

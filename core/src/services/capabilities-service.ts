@@ -29,7 +29,7 @@ export class CapabilitiesService {
   ) {}
 
   async describe(caller: Caller, input: { search?: string | undefined }) {
-    const inherited = this.callers.inherited(caller);
+    const inherited = await this.callers.inherited(caller);
     const search = input.search?.trim().toLowerCase() ?? "";
     const providers = [];
     // The provider snapshot: never waits on a harness (at most a moment for a first check).
@@ -80,7 +80,7 @@ export class CapabilitiesService {
           : { providerInstanceId: inherited.providerInstanceId, model: inherited.model, effort: inherited.effort },
       parentModes:
         inherited === null ? null : { runtimeMode: inherited.runtimeMode, interactionMode: inherited.interactionMode },
-      parentRunActive: this.callers.liveRun(caller) !== null,
+      parentRunActive: (await this.callers.liveRun(caller)) !== null,
       projectId: thread?.projectId ?? null,
       projects: await Promise.all(
         this.engine.store
@@ -122,7 +122,7 @@ export class CapabilitiesService {
         minScheduleIntervalMs: this.config.scheduling.minIntervalMs,
       },
       // The budgets in force: the config's defaults, and every budget covering the caller's tree.
-      budgets: this.usage.inForce(thread?.id ?? null),
+      budgets: await this.usage.inForce(thread?.id ?? null),
     };
   }
 }

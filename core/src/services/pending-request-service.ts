@@ -134,24 +134,26 @@ export class PendingRequestService {
     if (input.answers !== undefined) this.requireCapability(caller, "user_input");
     const request = this.record(caller, input.threadId, input.requestId);
     this.requireCapability(caller, request.kind);
-    this.callers.requireLiveRunForChanges(caller, "t3_pending_request respond");
+    await this.callers.requireLiveRunForChanges(caller, "t3_pending_request respond");
     if (caller.kind !== "agent")
-      this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
+      await this.callers.requireTargetWithinCeiling(caller, this.engine.store.get("thread", request.threadId)!);
     if (request.status !== "pending")
       throw new OrchestratorFailure("invalid_request", `Request ${input.requestId} is already ${request.status}.`, {
         requestId: input.requestId,
       });
     const response = this.response(request, input);
-    const reachedFrom = this.origins.of(caller);
+    const reachedFrom = await this.origins.of(caller);
     await this.engine.execute({
       commandId: `cmd:runtime-request.respond:${input.requestId}`,
       operation: "runtime-request.respond",
       request: { requestId: input.requestId, response },
-      handle: (ctx) => {
-        answerRuntimeRequest(ctx, input.requestId, response);
+      handle: async (ctx) => {
+        await answerRuntimeRequest(ctx, input.requestId, response);
         // An answer is input to the run that asked: one from another environment's chain marks it.
-        if (reachedFrom !== null && ctx.get("run", request.runId) !== null) {
-          ctx.update("run", request.runId, (run) => (run.reachedFrom !== undefined ? run : { ...run, reachedFrom }));
+        if (reachedFrom !== null && (await ctx.get("run", request.runId)) !== null) {
+          await ctx.update("run", request.runId, (run) =>
+            run.reachedFrom !== undefined ? run : { ...run, reachedFrom },
+          );
         }
         return null;
       },

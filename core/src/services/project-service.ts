@@ -92,7 +92,7 @@ export class ProjectService {
         commandId,
         operation: "project.add",
         request: { root },
-        handle: (ctx) => createProject(ctx, { id, name: name ?? basename(root), rootPath: root }),
+        handle: async (ctx) => await createProject(ctx, { id, name: name ?? basename(root), rootPath: root }),
       })
     ).result;
   }
@@ -143,9 +143,9 @@ export class ProjectService {
       commandId: `cmd:project.remove:${project.id}:${this.engine.ids.random("req")}`,
       operation: "project.remove",
       request: { projectId: project.id },
-      handle: (ctx) => {
+      handle: async (ctx) => {
         // Checked inside the transaction, so no thread can be created in it meanwhile.
-        const threads = ctx.store.count("thread", "project_id = ?", [project.id]);
+        const threads = await ctx.count("thread", "project_id = ?", [project.id]);
         if (threads > 0) {
           throw new SwitchyardError(
             "conflict",
@@ -153,7 +153,7 @@ export class ProjectService {
             { projectId: project.id, threads },
           );
         }
-        ctx.put("project", { ...ctx.require("project", project.id), updatedAt: ctx.now, removedAt: ctx.now });
+        ctx.put("project", { ...(await ctx.require("project", project.id)), updatedAt: ctx.now, removedAt: ctx.now });
         return { projectId: project.id };
       },
     });
@@ -166,7 +166,8 @@ export class ProjectService {
         commandId: `cmd:project.rename:${project.id}:${this.engine.ids.random("req")}`,
         operation: "project.rename",
         request: { projectId: project.id, name },
-        handle: (ctx) => ctx.update("project", project.id, (current) => ({ ...current, name, updatedAt: ctx.now })),
+        handle: async (ctx) =>
+          await ctx.update("project", project.id, (current) => ({ ...current, name, updatedAt: ctx.now })),
       })
     ).result;
   }

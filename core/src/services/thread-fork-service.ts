@@ -90,8 +90,8 @@ export class ThreadForkService {
       request.commandId === undefined ||
       this.earlierFork(request.commandId, this.receiptRequest(request, source)) === null
     ) {
-      this.callers.requireLiveRunForChanges(caller, "thread.fork");
-      this.callers.requireTargetWithinCeiling(caller, source);
+      await this.callers.requireLiveRunForChanges(caller, "thread.fork");
+      await this.callers.requireTargetWithinCeiling(caller, source);
     }
     return this.fork(request);
   }
@@ -186,14 +186,16 @@ export class ThreadForkService {
     const transferId = `transfer:fork:${threadId}`;
     const handoff =
       strategy === "portable"
-        ? portableContext(this.engine, source, capabilities.context.maxHandoffChars, { upToRunId: request.afterRunId })
+        ? await portableContext(this.engine.reader, source, capabilities.context.maxHandoffChars, {
+            upToRunId: request.afterRunId,
+          })
         : "";
     await this.engine.execute({
       commandId,
       operation: "thread.fork",
       request: receiptRequest,
-      handle: (ctx) => {
-        createThread(ctx, {
+      handle: async (ctx) => {
+        await createThread(ctx, {
           id: threadId,
           projectId: source.projectId,
           title: request.title ?? `${source.title} (fork)`,

@@ -70,11 +70,11 @@ export class ThreadLaunchService {
   ): Promise<{ thread: ThreadRecord; runId: string; notes: readonly string[] }> {
     if (input.message.trim() === "")
       throw new OrchestratorFailure("invalid_request", "message is required: it is the new thread's task.");
-    this.callers.requireLiveRunForChanges(caller, "t3_thread_launch");
+    await this.callers.requireLiveRunForChanges(caller, "t3_thread_launch");
     const selection = await this.selection.resolve({
       target: input.target,
-      inherited: this.callers.inherited(caller),
-      ceiling: this.callers.ceiling(caller),
+      inherited: await this.callers.inherited(caller),
+      ceiling: await this.callers.ceiling(caller),
       runtimeMode: input.runtimeMode,
       interactionMode: input.interactionMode,
     });
@@ -83,20 +83,20 @@ export class ThreadLaunchService {
     const workspace = await this.workspace(caller, input, threadId);
     const commandId = `cmd:t3_thread_launch:${threadId}`;
     // A thread a linked environment (or an agent it reached) launches carries where that began.
-    const reachedFrom = this.origins.of(caller);
+    const reachedFrom = await this.origins.of(caller);
     const outcome = await this.engine.execute({
       commandId,
       operation: "thread.launch",
       request: { threadId },
-      handle: (ctx) => {
+      handle: async (ctx) => {
         if (workspace.projectId === SCRATCH_PROJECT_ID)
-          createProject(ctx, {
+          await createProject(ctx, {
             id: SCRATCH_PROJECT_ID,
             name: "Scratch",
             rootPath: this.paths.scratchDir,
             scratch: true,
           });
-        createThread(
+        await createThread(
           ctx,
           {
             id: threadId,
@@ -125,15 +125,17 @@ export class ThreadLaunchService {
           },
           input.message,
         );
-        return deliverMessage(ctx, {
-          threadId,
-          messageId: derive.messageFromCommand(commandId),
-          text: input.message,
-          mode: "auto",
-          createdBy: "agent",
-          creationSource: "mcp",
-          capabilities: selection.capabilities,
-        }).runId;
+        return (
+          await deliverMessage(ctx, {
+            threadId,
+            messageId: derive.messageFromCommand(commandId),
+            text: input.message,
+            mode: "auto",
+            createdBy: "agent",
+            creationSource: "mcp",
+            capabilities: selection.capabilities,
+          })
+        ).runId;
       },
     });
     return { thread: this.engine.store.get("thread", threadId)!, runId: outcome.result, notes: selection.notes };

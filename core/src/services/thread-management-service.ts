@@ -60,7 +60,11 @@ export class ThreadManagementService {
   }
 
   /** The run a wait or interrupt names, or selects without a run id (ThreadCommands.selectRun). */
-  selectRun(threadId: string, runId: string | undefined, purpose: "wait" | "interrupt"): RunRecord | null {
+  async selectRun(
+    threadId: string,
+    runId: string | undefined,
+    purpose: "wait" | "interrupt",
+  ): Promise<RunRecord | null> {
     return this.commands.selectRun(threadId, runId, purpose);
   }
 

@@ -51,7 +51,7 @@ export class ThreadMetadataService {
     thread: ThreadRecord,
     request: Record<string, unknown>,
     clientRequestId: string | undefined,
-    apply: (ctx: CommandContext, current: ThreadRecord) => void,
+    apply: (ctx: CommandContext, current: ThreadRecord) => void | Promise<void>,
   ): Promise<ThreadMetadataResult> {
     const commandId = derive.command(
       caller.requestScope,
@@ -65,8 +65,8 @@ export class ThreadMetadataService {
         null &&
       thread.id !== caller.threadId
     ) {
-      this.callers.requireLiveRunForChanges(caller, operation);
-      this.callers.requireTargetWithinCeiling(caller, thread);
+      await this.callers.requireLiveRunForChanges(caller, operation);
+      await this.callers.requireTargetWithinCeiling(caller, thread);
     }
     let outcome;
     try {
@@ -74,8 +74,8 @@ export class ThreadMetadataService {
         commandId,
         operation,
         request: { threadId: thread.id, ...request },
-        handle: (ctx) => {
-          apply(ctx, ctx.require("thread", thread.id));
+        handle: async (ctx) => {
+          await apply(ctx, await ctx.require("thread", thread.id));
           return { threadId: thread.id };
         },
       });
@@ -142,14 +142,16 @@ export class ThreadMetadataService {
     if (!result.replayed) {
       queueMicrotask(() => {
         if (!this.engine.store.isOpen()) return;
-        void this.engine.apply((ctx) => {
-          const current = ctx.get("thread", thread.id);
+        void this.engine.apply(async (ctx) => {
+          const current = await ctx.get("thread", thread.id);
           if (current === null || !current.titleRegenerationPending) return;
-          const first = ctx.store.select(
-            "item",
-            "thread_id = ? AND kind = 'user_message'",
-            [thread.id],
-            "ORDER BY position LIMIT 1",
+          const first = (
+            await ctx.select(
+              "item",
+              "thread_id = ? AND kind = 'user_message'",
+              [thread.id],
+              "ORDER BY position LIMIT 1",
+            )
           )[0];
           const title = titleFromMessage(first?.text ?? current.title);
           ctx.put("thread", {

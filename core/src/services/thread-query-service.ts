@@ -124,8 +124,19 @@ export class ThreadQueryService {
    * A thread's shell as list and read results show it, at `nowIso` (now unless a listing gives
    * the one moment its page is read at), from `facts` a listing read for its page.
    */
-  shell(thread: ThreadRecord, facts?: ThreadShellFacts, nowIso = this.engine.clock.nowIso()): ThreadShell {
-    const shell = threadShell(this.engine, this.liveWaits, thread, this.links.environmentId, nowIso, facts);
+  async shell(
+    thread: ThreadRecord,
+    facts?: ThreadShellFacts,
+    nowIso = this.engine.clock.nowIso(),
+  ): Promise<ThreadShell> {
+    const shell = await threadShell(
+      this.engine.reader,
+      this.liveWaits,
+      thread,
+      this.links.environmentId,
+      nowIso,
+      facts,
+    );
     const webUrl = this.links.webUrl(thread.id);
     return webUrl === undefined ? shell : { ...shell, webUrl };
   }
@@ -135,7 +146,7 @@ export class ThreadQueryService {
     return new ThreadsTable(this.engine.store).listingCount(projectId, { includeSubagents: true });
   }
 
-  list(caller: Caller, input: ListThreadsInput) {
+  async list(caller: Caller, input: ListThreadsInput) {
     const projectId = this.callers.project(caller, input.projectId);
     const limit = Math.min(
       Math.max(input.limit ?? 20, 1),
@@ -159,7 +170,8 @@ export class ThreadQueryService {
       const facts = threads.shellFacts(records.map((thread) => thread.id));
       // One moment for the page (a clock read per shell was a tenth of a 1,000-row page's time).
       const now = this.engine.clock.nowIso();
-      page = records.map((thread) => this.shell(thread, facts.get(thread.id), now));
+      page = [];
+      for (const thread of records) page.push(await this.shell(thread, facts.get(thread.id), now));
       // A short page that starts inside the list ends it: it already says how many there are.
       total =
         page.length < limit && (page.length > 0 || offset === 0)
@@ -172,10 +184,14 @@ export class ThreadQueryService {
         .listingTitles(projectId, listing)
         .filter((row) => title === undefined || row.title.toLowerCase().includes(title))
         .map((row) => row.id);
-      const shellsOf = (some: readonly string[]) => some.map((id) => this.shell(store.get("thread", id)!));
+      const shellsOf = async (some: readonly string[]) => {
+        const shells = [];
+        for (const id of some) shells.push(await this.shell(store.get("thread", id)!));
+        return shells;
+      };
       if (filtersOnShells) {
         // A run status, snooze or settle filter needs every candidate's shell.
-        const shells = shellsOf(ids).filter(
+        const shells = (await shellsOf(ids)).filter(
           (shell) =>
             (input.runStatus === undefined ||
               input.runStatus.length === 0 ||
@@ -188,7 +204,7 @@ export class ThreadQueryService {
         page = shells.slice(offset, offset + limit);
       } else {
         total = ids.length;
-        page = shellsOf(ids.slice(offset, offset + limit));
+        page = await shellsOf(ids.slice(offset, offset + limit));
       }
     }
     return {
@@ -224,19 +240,18 @@ export class ThreadQueryService {
     const facts = new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
     // A thread forgotten or deleted since the page was read (the catch-up may have waited its
     // turn behind a command) is left out rather than answered without a record.
-    const results = pageHits.flatMap((hit) => {
+    const results = [];
+    for (const hit of pageHits) {
       const thread = this.engine.store.get("thread", hit.threadId);
-      if (thread === null || thread.deletedAt !== null) return [];
-      return [
-        {
-          thread: this.shell(thread, facts.get(hit.threadId)),
-          matchedIn: hit.matchedIn as ThreadSearchSource,
-          itemId: hit.itemId,
-          position: hit.position,
-          snippet: searchSnippet(hit.snippet),
-        },
-      ];
-    });
+      if (thread === null || thread.deletedAt !== null) continue;
+      results.push({
+        thread: await this.shell(thread, facts.get(hit.threadId)),
+        matchedIn: hit.matchedIn as ThreadSearchSource,
+        itemId: hit.itemId,
+        position: hit.position,
+        snippet: searchSnippet(hit.snippet),
+      });
+    }
     const hasMore = hits.length > limit;
     return {
       projectId,
@@ -249,7 +264,7 @@ export class ThreadQueryService {
     };
   }
 
-  read(caller: Caller, input: ReadThreadInput) {
+  async read(caller: Caller, input: ReadThreadInput) {
     const thread = this.engine.store.get("thread", input.threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${input.threadId} does not exist.`, {
@@ -269,13 +284,13 @@ export class ThreadQueryService {
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
     const timeline = new ItemsTable(this.engine.store);
     const rows = timeline.page(thread.id, kinds, ascending ? "after" : "before", boundary, limit + 1);
-    let shell = this.shell(thread);
+    let shell = await this.shell(thread);
     const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = this.engine.store
       .select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5")
       .map((run) => ({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: this.usage.run(run.id) }));
     let runList = runs;
     let usage: TreeUsage | undefined = this.usage.thread(thread.id);
-    const changes = compactChanges(workspaceOf(this.engine, thread.id));
+    const changes = compactChanges(await workspaceOf(this.engine.reader, thread.id));
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
     let size = JSON.stringify({ thread: shell, runs: runList, usage, changes }).length + 400;
     for (const row of rows.slice(0, limit)) {

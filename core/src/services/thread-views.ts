@@ -9,13 +9,13 @@ export function threadLink(environmentId: string, threadId: string): string {
 }
 
 /** True when a thread is snoozed now (a pending request, or a failure after snoozing, wakes it). */
-export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso: string): boolean {
+export async function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso: string): Promise<boolean> {
   if (thread.snoozedUntil === null || thread.snoozedUntil <= nowIso) return false;
-  const pending = reader.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [thread.id]);
+  const pending = await reader.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [thread.id]);
   if (pending > 0) return false;
-  const failedSince = reader.store
-    .select("run", "thread_id = ? AND status = 'failed'", [thread.id])
-    .some((run) => thread.snoozedAt !== null && (run.endedAt ?? "") > thread.snoozedAt);
+  const failedSince = (await reader.select("run", "thread_id = ? AND status = 'failed'", [thread.id])).some(
+    (run) => thread.snoozedAt !== null && (run.endedAt ?? "") > thread.snoozedAt,
+  );
   return !failedSince;
 }
 
@@ -24,9 +24,9 @@ export function isSnoozed(reader: ProjectionReader, thread: ThreadRecord, nowIso
  * Waiting label): tasks whose child still runs, and finished ones not yet finalized (their
  * child still waits on nested work).
  */
-export function pendingBackgroundTasks(reader: ProjectionReader, threadId: string): number {
+export async function pendingBackgroundTasks(reader: ProjectionReader, threadId: string): Promise<number> {
   // One count for both (a listing makes it per thread): unfinished, or finished and not finalized.
-  return reader.store.count(
+  return await reader.count(
     "delegatedTask",
     "parent_thread_id = ? AND (status NOT IN ('completed', 'failed', 'cancelled', 'interrupted') OR finalized = 0)",
     [threadId],
@@ -37,13 +37,15 @@ export function pendingBackgroundTasks(reader: ProjectionReader, threadId: strin
  * The thread's active run, else its latest (what its shell shows), in one statement: a listing
  * asks it of every thread it lists.
  */
-function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecord | null {
+async function activeOrLatestRun(reader: ProjectionReader, threadId: string): Promise<RunRecord | null> {
   return (
-    reader.store.select(
-      "run",
-      "thread_id = ?",
-      [threadId],
-      "ORDER BY status IN ('starting', 'running', 'waiting') DESC, ordinal DESC LIMIT 1",
+    (
+      await reader.select(
+        "run",
+        "thread_id = ?",
+        [threadId],
+        "ORDER BY status IN ('starting', 'running', 'waiting') DESC, ordinal DESC LIMIT 1",
+      )
     )[0] ?? null
   );
 }
@@ -55,7 +57,7 @@ function activeOrLatestRun(reader: ProjectionReader, threadId: string): RunRecor
  * passes the `facts` it read for its whole page (`ThreadsTable.shellFacts`); without them the
  * shell reads its own.
  */
-export function threadShell(
+export async function threadShell(
   reader: ProjectionReader,
   waits: Pick<LiveWaits, "isThreadBlocked">,
   thread: ThreadRecord,
@@ -63,8 +65,8 @@ export function threadShell(
   nowIso: string,
   facts?: ThreadShellFacts,
 ) {
-  const latest = facts !== undefined ? facts.latestRun : activeOrLatestRun(reader, thread.id);
-  const queued = facts !== undefined ? facts.queuedRuns : reader.store.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
+  const latest = facts !== undefined ? facts.latestRun : await activeOrLatestRun(reader, thread.id);
+  const queued = facts !== undefined ? facts.queuedRuns : await reader.count("run", QUEUED_RUNS_OF_THREAD, [thread.id]);
   return {
     threadId: thread.id,
     link: threadLink(environmentId, thread.id),
@@ -111,7 +113,7 @@ export function threadShell(
     cwd: thread.cwd,
     linkedPullRequest: thread.linkedPullRequest,
     titleRegenerationPending: thread.titleRegenerationPending,
-    snoozed: isSnoozed(reader, thread, nowIso),
+    snoozed: await isSnoozed(reader, thread, nowIso),
     snoozedUntil: thread.snoozedUntil,
     settled: (thread.settledAt ?? null) !== null,
     settledAt: thread.settledAt ?? null,
@@ -119,7 +121,7 @@ export function threadShell(
     stopped: thread.stopped === true,
     blockedOnThreadWait: waits.isThreadBlocked(thread.id),
     pendingBackgroundTasks:
-      facts !== undefined ? facts.pendingBackgroundTasks : pendingBackgroundTasks(reader, thread.id),
+      facts !== undefined ? facts.pendingBackgroundTasks : await pendingBackgroundTasks(reader, thread.id),
     createdBy: thread.createdBy,
     creationSource: thread.creationSource,
     createdAt: thread.createdAt,
@@ -128,7 +130,7 @@ export function threadShell(
 }
 
 /** A shell as results carry it: with the thread's web UI page when the server knows its address. */
-export type ThreadShell = ReturnType<typeof threadShell> & { webUrl?: string };
+export type ThreadShell = Awaited<ReturnType<typeof threadShell>> & { webUrl?: string };
 
 /** A run as results show it, its summary bounded. */
 export function runView(run: RunRecord, maxSummaryChars = 2_000) {

@@ -38,10 +38,10 @@ describe("a command's receipt", () => {
 
   it("names the first and last of the command's own events, appended in several batches around other writes", async () => {
     await engine.apply((ctx) => ctx.put("item", item("item:before", "written before the command")));
-    const handle = (ctx: CommandContext) => {
+    const handle = async (ctx: CommandContext) => {
       ctx.put("item", item("item:a", "first batch"));
       ctx.put("item", item("item:b", "first batch"));
-      ctx.store.get("item", "item:a");
+      await ctx.get("item", "item:a");
       ctx.put("item", item("item:a", "second batch"));
       return "done";
     };
@@ -66,7 +66,7 @@ describe("a command's receipt", () => {
       commandId: "cmd:reads-only",
       operation: "test",
       request: {},
-      handle: (ctx) => ctx.get("item", "item:before")?.text,
+      handle: async (ctx) => (await ctx.get("item", "item:before"))?.text,
     });
     expect(outcome).toMatchObject({ result: "the log is not empty", sequence: null });
     expect(store.getReceipt("cmd:reads-only")).toMatchObject({ firstSequence: null, lastSequence: null });

@@ -32,8 +32,8 @@ describe("waits with asynchronous checks", () => {
       })
     ).thread;
   const rename = (threadId: string, title: string) =>
-    env.host.engine.apply((ctx) => {
-      const thread = ctx.require("thread", threadId);
+    env.host.engine.apply(async (ctx) => {
+      const thread = await ctx.require("thread", threadId);
       ctx.put("thread", { ...thread, title, updatedAt: ctx.now });
     });
 

@@ -34,8 +34,8 @@ describe("a delegate_task wait", () => {
         task.childThreadId,
         parent.threadId,
       ].entries()) {
-        await lab.host.engine.apply((ctx) => {
-          const thread = ctx.require("thread", threadId);
+        await lab.host.engine.apply(async (ctx) => {
+          const thread = await ctx.require("thread", threadId);
           ctx.put("thread", { ...thread, updatedAt: ctx.now });
           ctx.put("item", {
             id: `item:recheck:${i}`,

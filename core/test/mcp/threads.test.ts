@@ -127,8 +127,8 @@ describe("MCP thread tools", () => {
           creationSource: "cli",
         })
       ).thread;
-      await lab.host.engine.apply((ctx) =>
-        ctx.put("thread", { ...ctx.require("thread", gone.id), deletedAt: ctx.now }),
+      await lab.host.engine.apply(async (ctx) =>
+        ctx.put("thread", { ...(await ctx.require("thread", gone.id)), deletedAt: ctx.now }),
       );
       const client = await lab.client(["orchestration:read"]);
       const page1 = await mustCall<{ threads: Shell[]; total: number; hasMore: boolean; nextOffset: number | null }>(

@@ -298,7 +298,7 @@ describe("tasks across environments", () => {
       childThreadLink: "switchyard-thread://v2/env_mac/t2",
       title: "second",
     });
-    await lab.host.engine.apply((ctx) => stopThread(ctx, parent.threadId, "stopped_by_user"));
+    await lab.host.engine.apply(async (ctx) => await stopThread(ctx, parent.threadId, "stopped_by_user"));
     await until(
       "the parent stopped",
       () =>

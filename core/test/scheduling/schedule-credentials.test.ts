@@ -219,8 +219,12 @@ describe("scheduled tasks never outlive the credential that made them", () => {
       commandId: "cmd:test.legacy_task",
       operation: "test.legacy_task",
       request: {},
-      handle: (ctx) => {
-        const { authority: _authority, pause: _pause, ...legacy } = ctx.get("scheduledTask", made.scheduledTaskId)!;
+      handle: async (ctx) => {
+        const {
+          authority: _authority,
+          pause: _pause,
+          ...legacy
+        } = (await ctx.get("scheduledTask", made.scheduledTaskId))!;
         ctx.put("scheduledTask", legacy);
         return null;
       },

@@ -7,6 +7,7 @@ import type { ThreadRecord } from "../../src/store/records.js";
 import { Store } from "../../src/store/store.js";
 import { ThreadsTable } from "../../src/store/tables/threads.js";
 import { threadShell } from "../../src/services/thread-views.js";
+import { storeReader } from "../../src/engine/projection-reader.js";
 
 const NOW = "2026-12-01T00:00:00.000Z";
 
@@ -63,7 +64,7 @@ describe("a listing page's shell facts, in one statement", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("gives each thread the active-or-latest run, queued runs and pending tasks its own reads give", () => {
+  it("gives each thread the active-or-latest run, queued runs and pending tasks its own reads give", async () => {
     store.transaction(() =>
       store.append(
         null,
@@ -90,15 +91,19 @@ describe("a listing page's shell facts, in one statement", () => {
     const facts = new ThreadsTable(store).shellFacts(ids);
     const shellOf = (id: string, withFacts: boolean) =>
       threadShell(
-        { store },
+        storeReader(store),
         { isThreadBlocked: () => false },
         store.get("thread", id) as ThreadRecord,
         "env",
         NOW,
         withFacts ? facts.get(id) : undefined,
       );
-    for (const id of ids) expect(shellOf(id, true), id).toEqual(shellOf(id, false));
-    expect(ids.map((id) => [shellOf(id, true).status, shellOf(id, true).latestRunId])).toEqual([
+    const shells = [];
+    for (const id of ids) {
+      expect(await shellOf(id, true), id).toEqual(await shellOf(id, false));
+      shells.push(await shellOf(id, true));
+    }
+    expect(shells.map((shell) => [shell.status, shell.latestRunId])).toEqual([
       ["idle", null],
       ["running", "t:running:run:2"],
       ["completed", "t:done:run:2"],

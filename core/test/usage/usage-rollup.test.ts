@@ -238,14 +238,14 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
     root.release();
 
     // What the HTTP API calls: a thread's usage with its budgets, a project's totals.
-    const summary = lab.host.usage.summary({ threadId: root.threadId });
+    const summary = await lab.host.usage.summary({ threadId: root.threadId });
     expect(summary).toMatchObject({
       scope: "thread",
       threadId: root.threadId,
       subtree: { tokens: { total: 550 } },
       budgets: [],
     });
-    const project = lab.host.usage.summary({ projectId: lab.projectId });
+    const project = await lab.host.usage.summary({ projectId: lab.projectId });
     expect(project.scope).toBe("project");
     if (project.scope === "project") {
       expect(project.rootThreads.find((thread) => thread.threadId === root.threadId)?.subtree.tokens?.total).toBe(550);

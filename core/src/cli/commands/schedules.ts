@@ -62,12 +62,12 @@ export function registerSchedules(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { project?: string; home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         const projectId = options.project !== undefined ? projectIdOf(host, options.project) : undefined;
         const service = host.container.resolve(ScheduledTaskService);
         const tasks: ScheduledTaskView[] = [];
         for (let offset = 0; ;) {
-          const page = service.list(TERMINAL_OWNER, { projectId, limit: 100, offset });
+          const page = await service.list(TERMINAL_OWNER, { projectId, limit: 100, offset });
           tasks.push(...page.tasks);
           if (!page.hasMore) break;
           offset += page.tasks.length;

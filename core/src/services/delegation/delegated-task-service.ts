@@ -56,26 +56,26 @@ export class DelegatedTaskService {
   ) {}
 
   /** The view of a task right now, with its usage and budget. */
-  view(taskId: string, waitTimedOut = false): DelegateTaskResult {
-    return this.withUsage(this.leanView(taskId, waitTimedOut));
+  async view(taskId: string, waitTimedOut = false): Promise<DelegateTaskResult> {
+    return this.withUsage(await this.leanView(taskId, waitTimedOut));
   }
 
   /** The seed's fields only (what a wait re-reads on every event). */
-  private leanView(taskId: string, waitTimedOut = false): DelegateTaskResult {
+  private async leanView(taskId: string, waitTimedOut = false): Promise<DelegateTaskResult> {
     const task = this.engine.store.get("delegatedTask", taskId);
     if (task === null) throw new OrchestratorFailure("task_not_found", `Task ${taskId} does not exist.`, { taskId });
-    return taskView(this.engine, task, this.links, waitTimedOut);
+    return await taskView(this.engine.reader, task, this.links, waitTimedOut);
   }
 
   /** Adds the task's usage (own and whole tree), its budget, the budget that stopped it, and the child's change set. */
-  private withUsage(view: DelegateTaskResult): DelegateTaskResult {
+  private async withUsage(view: DelegateTaskResult): Promise<DelegateTaskResult> {
     const task = this.engine.store.get("delegatedTask", view.taskId)!;
     return {
       ...view,
       usage: this.usage.task(task.id),
-      budget: this.usage.taskBudget(task.id),
-      budgetStop: this.usage.budgetStopOf(task),
-      changes: this.changeSets.view(task.childThreadId),
+      budget: await this.usage.taskBudget(task.id),
+      budgetStop: await this.usage.budgetStopOf(task),
+      changes: await this.changeSets.view(task.childThreadId),
     };
   }
 
@@ -121,7 +121,7 @@ export class DelegatedTaskService {
     );
     const taskId = replay !== null ? replay.result.taskId : await this.requestTask(caller, input, commandId, request);
     if (input.mode !== "wait") return this.view(taskId);
-    return this.waitForTask(taskId, input.timeoutMs, control, this.callers.liveRun(caller)?.id ?? null);
+    return this.waitForTask(taskId, input.timeoutMs, control, (await this.callers.liveRun(caller))?.id ?? null);
   }
 
   /**
@@ -138,14 +138,13 @@ export class DelegatedTaskService {
     // A profile supplies defaults and lowers the ceiling before anything is resolved from the input.
     const profiled = applyProfile(
       requested,
-      this.callers.ceiling(caller),
+      await this.callers.ceiling(caller),
       requested.profile === undefined ? null : await this.profiles.require(caller, requested.profile),
     );
     const input = profiled.input;
-    const parent =
-      caller.kind === "agent"
-        ? agentParent(this.callers, this.engine, caller, input)
-        : attachedParent(this.callers, this.engine, caller, input);
+    const parent = await ((await caller.kind) === "agent"
+      ? agentParent(this.callers, this.engine, caller, input)
+      : attachedParent(this.callers, this.engine, caller, input));
     const selection = await this.selection.resolve({
       target: input.target,
       inherited: parent.inherited,
@@ -165,8 +164,8 @@ export class DelegatedTaskService {
       commandId,
       operation: "delegated_task.request",
       request,
-      handle: (ctx) => {
-        const at = parent.at(ctx);
+      handle: async (ctx) => {
+        const at = await parent.at(ctx);
         return this.creation.create(
           ctx,
           caller,
@@ -201,16 +200,16 @@ export class DelegatedTaskService {
     let lastProgress = 0;
     try {
       const done = await this.waiter.waitFor(
-        () => {
+        async () => {
           // A parent whose turn is being stopped (task_cancel above it, a budget) gets no answer:
           // handing its harness a result now would let it call its model again before the
           // interrupt lands, and a turn that already ended would drop it (acknowledged, never
           // delivered). The wait holds until the harness cancels it or the cap passes.
-          if (waiterStopping(this.engine, waiterRunId)) return null;
+          if (await waiterStopping(this.engine.reader, waiterRunId)) return null;
           // Most of the child's events (its items, its turn starting) end nothing: the full view
           // (a dozen reads) is built only once the task is finalized or a request is pending.
           if (!this.mayBeDone(taskId)) return null;
-          const view = this.leanView(taskId);
+          const view = await this.leanView(taskId);
           return isDone(view) ? view : null;
         },
         {
@@ -228,11 +227,11 @@ export class DelegatedTaskService {
               (change.entity === "runtimeRequest" || change.entity === "run")) ||
             (change.entity === "run" && waiterRunId !== null && change.id === waiterRunId),
           heartbeatMs: PROGRESS_HEARTBEAT_MS,
-          onProgress: () => {
+          onProgress: async () => {
             const now = Date.now();
             if (now - lastProgress < 1_000) return;
             lastProgress = now;
-            control.onProgress?.(`task ${taskId}: ${this.leanView(taskId).status}`);
+            control.onProgress?.(`task ${taskId}: ${(await this.leanView(taskId)).status}`);
           },
         },
       );
@@ -257,8 +256,8 @@ export class DelegatedTaskService {
 
   /** The parent read the published result: no wake message is needed for it. */
   private async acknowledge(taskId: string): Promise<void> {
-    await this.engine.apply((ctx) => {
-      const task = ctx.get("delegatedTask", taskId);
+    await this.engine.apply(async (ctx) => {
+      const task = await ctx.get("delegatedTask", taskId);
       if (task !== null && task.finalizedAt !== null && task.delivery === "pending")
         ctx.put("delegatedTask", { ...task, delivery: "acknowledged", updatedAt: ctx.now });
     });
@@ -267,7 +266,7 @@ export class DelegatedTaskService {
   /** task_status: the durable state; reading a terminal result acknowledges it. */
   async status(caller: Caller, taskId: string): Promise<DelegateTaskResult> {
     const task = this.taskFor(caller, taskId);
-    const view = this.view(task.id);
+    const view = await this.view(task.id);
     if (view.workState === "result_available" && caller.kind === "agent") await this.acknowledge(task.id);
     return view;
   }
@@ -283,7 +282,7 @@ export class DelegatedTaskService {
     reason: string | undefined,
   ): Promise<DelegateTaskResult & { cancelled: boolean; reason: string }> {
     const task = this.taskFor(caller, taskId);
-    this.callers.requireLiveRunForChanges(caller, "task_cancel");
+    await this.callers.requireLiveRunForChanges(caller, "task_cancel");
     // An agent cancels its own children; anyone else with operate on the project may stop any
     // task there, whatever its modes (CallerContext.requireMayStop).
     const why = reason ?? "cancelled_by_parent";
@@ -291,13 +290,13 @@ export class DelegatedTaskService {
       commandId: `cmd:task_cancel:${this.engine.ids.random("req")}`,
       operation: "delegated_task.cancel",
       request: { taskId, reason: why },
-      handle: (ctx) => {
-        const current = ctx.require("delegatedTask", task.id);
+      handle: async (ctx) => {
+        const current = await ctx.require("delegatedTask", task.id);
         const terminal = current.finalizedAt !== null;
         if (!terminal) {
-          const work = taskWork(ctx, current);
+          const work = await taskWork(ctx, current);
           const decision = this.policy.decideTaskCancel({
-            activeRun: work.active === null ? null : stoppableRun(ctx, work.active),
+            activeRun: work.active === null ? null : await stoppableRun(ctx, work.active),
             queuedRuns: work.queued.length,
             unfinishedNestedTasks: work.nested.length,
             capabilities: this.registry.capabilities(current.providerInstanceId),
@@ -312,8 +311,8 @@ export class DelegatedTaskService {
             );
           }
         }
-        stopTaskTree(ctx, current.id, why, { disposeDelivery: true });
-        const latest = ctx.require("delegatedTask", task.id);
+        await stopTaskTree(ctx, current.id, why, { disposeDelivery: true });
+        const latest = await ctx.require("delegatedTask", task.id);
         ctx.put("delegatedTask", {
           ...latest,
           delivery: latest.delivery === "pending" ? "disposed" : latest.delivery,
@@ -324,7 +323,7 @@ export class DelegatedTaskService {
         return { cancelled: !terminal };
       },
     });
-    return { ...this.view(task.id), cancelled: outcome.result.cancelled, reason: why };
+    return { ...(await this.view(task.id)), cancelled: outcome.result.cancelled, reason: why };
   }
 }
 
@@ -334,7 +333,7 @@ function withNotes<T extends { notes: readonly string[] }>(selection: T, notes: 
 }
 
 /** True once the run that waits is being interrupted, or has ended. */
-function waiterStopping(reader: ProjectionReader, runId: string | null): boolean {
-  const run = runId === null ? null : reader.store.get("run", runId);
+async function waiterStopping(reader: ProjectionReader, runId: string | null): Promise<boolean> {
+  const run = runId === null ? null : await reader.get("run", runId);
   return run !== null && (run.interruptRequested || isTerminalRunStatus(run.status));
 }

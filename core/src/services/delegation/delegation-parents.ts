@@ -26,20 +26,20 @@ export interface DelegationParent {
   /** Read after the provider is resolved, as the parent stands then. */
   workspaceSource(): WorkspaceSource;
   /** The parent in the command's transaction, and the input as the task is created from it. */
-  at(ctx: CommandContext): { parent: ParentAt; input: DelegateTaskInput };
+  at(ctx: CommandContext): Promise<{ parent: ParentAt; input: DelegateTaskInput }>;
 }
 
 /**
  * An agent in a Switchyard thread: the task hangs off its live run. Checked before the provider
  * is resolved, so a refused project names itself and nothing is created.
  */
-export function agentParent(
+export async function agentParent(
   callers: CallerContext,
   engine: Engine,
   caller: Caller,
   input: DelegateTaskInput,
-): DelegationParent {
-  const parentRun = callers.liveRun(caller);
+): Promise<DelegationParent> {
+  const parentRun = await callers.liveRun(caller);
   if (parentRun === null) {
     throw new OrchestratorFailure(
       "parent_not_active",
@@ -48,7 +48,7 @@ export function agentParent(
   }
   if (input.projectId !== undefined) callers.project(caller, input.projectId);
   return {
-    inherited: callers.inherited(caller),
+    inherited: await callers.inherited(caller),
     workspaceSource: () => {
       const parent = callers.thread(caller)!;
       const childProject = input.projectId ?? parent.projectId;
@@ -58,12 +58,12 @@ export function agentParent(
         threadId: parent.id,
       };
     },
-    at: (ctx) => {
-      const run = callers.liveRun(caller);
+    at: async (ctx) => {
+      const run = await callers.liveRun(caller);
       if (run === null)
         throw new OrchestratorFailure("parent_not_active", "The parent run ended before the task could be created.");
       return {
-        parent: { thread: ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId },
+        parent: { thread: await ctx.require("thread", run.threadId), runId: run.id, attemptId: run.currentAttemptId },
         input,
       };
     },
@@ -90,8 +90,8 @@ export function attachedParent(
       cwd: engine.store.get("project", place.projectId)!.rootPath,
       threadId: null,
     }),
-    at: (ctx) => {
-      const parent = ensureAttachedThread(ctx, caller, place);
+    at: async (ctx) => {
+      const parent = await ensureAttachedThread(ctx, caller, place);
       const childProject = place.projectId === parent.projectId ? undefined : place.projectId;
       return {
         parent: { thread: parent, runId: attachedSessionRunKey(parent.id), attemptId: null },

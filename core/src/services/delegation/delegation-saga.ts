@@ -5,7 +5,6 @@ import { deliverMessage, stoppedForMessage } from "../../engine/message-delivery
 import { activeRun, finishRun, latestExecutedRun, queuedRuns } from "../../engine/run-lifecycle.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { DelegatedTaskRecord, RunRecord, RuntimeRequestRecord } from "../../store/records.js";
-import { environmentId } from "../../store/settings.js";
 import { derive } from "../../util/ids.js";
 import { LiveWaits } from "../live-waits.js";
 import { isBudgetStopReason } from "../usage/tree-budgets.js";
@@ -32,18 +31,18 @@ export class DelegationSaga implements EngineReaction {
     private readonly liveWaits: LiveWaits,
   ) {}
 
-  onRunTerminal(ctx: CommandContext, run: RunRecord): void {
+  async onRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
     // Stop or interrupt: the notices waiting to start a turn after this one are withdrawn, so the
     // parent is not woken; their results and questions are caught up when it next runs.
-    if (run.interruptedOnRequest === true) this.withdrawQueuedNotices(ctx, run.threadId);
+    if (run.interruptedOnRequest === true) await this.withdrawQueuedNotices(ctx, run.threadId);
     // First the results and questions this thread is owed: delivering one to a child thread adds
     // known work to that child's own task, which must be seen before the task is settled.
     // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
     // stop and runs before that message (seed 000), as one already queued does.
-    this.deliverPendingToParent(ctx, run.threadId, stoppedForMessage(run));
-    if (run.delegatedTaskId !== null && ctx.get("delegatedTask", run.delegatedTaskId) !== null)
-      this.settle(ctx, run.delegatedTaskId);
-    this.recordFollowUpResult(ctx, run);
+    await this.deliverPendingToParent(ctx, run.threadId, stoppedForMessage(run));
+    if (run.delegatedTaskId !== null && (await ctx.get("delegatedTask", run.delegatedTaskId)) !== null)
+      await this.settle(ctx, run.delegatedTaskId);
+    await this.recordFollowUpResult(ctx, run);
   }
 
   /**
@@ -51,10 +50,10 @@ export class DelegationSaga implements EngineReaction {
    * work turn's status and latest assistant content. The result transfer's deterministic id makes
    * this idempotent; a published result never changes.
    */
-  private settle(ctx: CommandContext, taskId: string): void {
-    const task = ctx.require("delegatedTask", taskId);
-    if (task.finalizedAt !== null || ctx.get("contextTransfer", derive.resultTransfer(taskId)) !== null) return;
-    const work = taskWork(ctx, task);
+  private async settle(ctx: CommandContext, taskId: string): Promise<void> {
+    const task = await ctx.require("delegatedTask", taskId);
+    if (task.finalizedAt !== null || (await ctx.get("contextTransfer", derive.resultTransfer(taskId))) !== null) return;
+    const work = await taskWork(ctx, task);
     if (hasRemainingWork(work)) return;
     const resultRun = finalWorkTurn(work)!;
     const status =
@@ -82,9 +81,9 @@ export class DelegationSaga implements EngineReaction {
       finalizedAt: ctx.now,
       updatedAt: ctx.now,
     });
-    const node = ctx.get("node", task.childNodeId);
+    const node = await ctx.get("node", task.childNodeId);
     if (node !== null) ctx.put("node", { ...node, status, updatedAt: ctx.now });
-    const item = ctx.get("item", task.parentItemId);
+    const item = await ctx.get("item", task.parentItemId);
     if (item !== null) {
       ctx.put("item", {
         ...item,
@@ -104,12 +103,13 @@ export class DelegationSaga implements EngineReaction {
     // child thread is more known work of that child's task.
     if (
       finalized.delivery === "pending" &&
-      activeRun(ctx, task.parentThreadId) === null &&
-      acceptsAutomaticTurn(ctx, task.parentThreadId)
+      (await activeRun(ctx, task.parentThreadId)) === null &&
+      (await acceptsAutomaticTurn(ctx, task.parentThreadId))
     )
-      this.deliverResult(ctx, finalized);
-    const parentTaskId = ctx.get("thread", task.parentThreadId)?.lineage.delegatedTaskId ?? null;
-    if (parentTaskId !== null && ctx.get("delegatedTask", parentTaskId) !== null) this.settle(ctx, parentTaskId);
+      await this.deliverResult(ctx, finalized);
+    const parentTaskId = (await ctx.get("thread", task.parentThreadId))?.lineage.delegatedTaskId ?? null;
+    if (parentTaskId !== null && (await ctx.get("delegatedTask", parentTaskId)) !== null)
+      await this.settle(ctx, parentTaskId);
   }
 
   /**
@@ -117,14 +117,14 @@ export class DelegationSaga implements EngineReaction {
    * with t3_thread_send, a turn after the task was published) gets its own result transfer, which
    * latestTerminal* report; the published result stays as it is.
    */
-  private recordFollowUpResult(ctx: CommandContext, run: RunRecord): void {
-    const taskId = ctx.get("thread", run.threadId)?.lineage.delegatedTaskId ?? null;
-    const task = taskId === null ? null : ctx.get("delegatedTask", taskId);
+  private async recordFollowUpResult(ctx: CommandContext, run: RunRecord): Promise<void> {
+    const taskId = (await ctx.get("thread", run.threadId))?.lineage.delegatedTaskId ?? null;
+    const task = taskId === null ? null : await ctx.get("delegatedTask", taskId);
     if (task === null || run.delegatedTaskId === task.id || run.startedAt === null) return;
-    const original = ctx.get("run", task.childRunId);
+    const original = await ctx.get("run", task.childRunId);
     if (original === null || run.ordinal <= original.ordinal) return;
     const id = derive.followUpResultTransfer(task.id, run.id);
-    if (ctx.get("contextTransfer", id) !== null) return;
+    if ((await ctx.get("contextTransfer", id)) !== null) return;
     ctx.put("contextTransfer", {
       id,
       kind: "subagent_result",
@@ -140,30 +140,34 @@ export class DelegationSaga implements EngineReaction {
   }
 
   /** The unfinalized task a thread works for, whose known work a notice to it becomes. */
-  private openTaskOf(ctx: CommandContext, threadId: string): string | null {
-    const taskId = ctx.get("thread", threadId)?.lineage.delegatedTaskId ?? null;
+  private async openTaskOf(ctx: CommandContext, threadId: string): Promise<string | null> {
+    const taskId = (await ctx.get("thread", threadId))?.lineage.delegatedTaskId ?? null;
     if (taskId === null) return null;
-    const task = ctx.get("delegatedTask", taskId);
+    const task = await ctx.get("delegatedTask", taskId);
     return task !== null && task.finalizedAt === null ? task.id : null;
   }
 
   /** Wakes an idle parent with a finished task's result (a queued notification message). */
-  private deliverResult(ctx: CommandContext, task: DelegatedTaskRecord, aheadOfQueuedMessages = false): void {
-    const parent = ctx.get("thread", task.parentThreadId);
+  private async deliverResult(
+    ctx: CommandContext,
+    task: DelegatedTaskRecord,
+    aheadOfQueuedMessages = false,
+  ): Promise<void> {
+    const parent = await ctx.get("thread", task.parentThreadId);
     if (parent === null || parent.deletedAt !== null) return;
     const summary =
       (task.summary ?? "").length > MAX_RESULT_IN_WAKE
         ? `${task.summary!.slice(0, MAX_RESULT_IN_WAKE)}…`
         : (task.summary ?? "");
     const text = [
-      `Delegated task "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
+      `Delegated task "${task.title}" (${threadLink(ctx.environmentId, task.childThreadId)}) finished with status ${task.status}${isBudgetStopReason(task.cancelReason) ? ` (stopped: ${task.cancelReason}; the result is partial)` : ""}.`,
       "",
       "Result:",
       summary === "" ? "(no text)" : summary,
       "",
       `Call task_status with taskId ${task.id} for details.`,
     ].join("\n");
-    deliverMessage(ctx, {
+    await deliverMessage(ctx, {
       threadId: parent.id,
       messageId: `message:task-result:${task.id}`,
       text,
@@ -171,28 +175,36 @@ export class DelegationSaga implements EngineReaction {
       createdBy: "system",
       creationSource: "system",
       kind: "notification",
-      delegatedTaskId: this.openTaskOf(ctx, parent.id),
+      delegatedTaskId: await this.openTaskOf(ctx, parent.id),
       deliversResultOf: task.id,
       aheadOfQueuedMessages,
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
-    ctx.put("delegatedTask", { ...ctx.require("delegatedTask", task.id), delivery: "delivered", updatedAt: ctx.now });
+    ctx.put("delegatedTask", {
+      ...(await ctx.require("delegatedTask", task.id)),
+      delivery: "delivered",
+      updatedAt: ctx.now,
+    });
   }
 
   /**
    * When a parent's run ends: deliver finished results and questions it has not seen. Results go
    * ahead of the queued messages when the run was stopped for one of them.
    */
-  private deliverPendingToParent(ctx: CommandContext, parentThreadId: string, resultsFirst = false): void {
-    if (activeRun(ctx, parentThreadId) !== null || !acceptsAutomaticTurn(ctx, parentThreadId)) return;
-    for (const task of ctx.store.select("delegatedTask", "parent_thread_id = ?", [parentThreadId])) {
-      if (task.finalizedAt !== null && task.delivery === "pending") this.deliverResult(ctx, task, resultsFirst);
+  private async deliverPendingToParent(
+    ctx: CommandContext,
+    parentThreadId: string,
+    resultsFirst = false,
+  ): Promise<void> {
+    if ((await activeRun(ctx, parentThreadId)) !== null || !(await acceptsAutomaticTurn(ctx, parentThreadId))) return;
+    for (const task of await ctx.select("delegatedTask", "parent_thread_id = ?", [parentThreadId])) {
+      if (task.finalizedAt !== null && task.delivery === "pending") await this.deliverResult(ctx, task, resultsFirst);
       if (task.finalizedAt !== null) continue;
-      for (const request of ctx.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
+      for (const request of await ctx.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [
         task.childThreadId,
       ])) {
         if (request.kind === "user_input" && (request.parentNotice === null || request.parentNotice.mode === "wait"))
-          this.noticeParent(ctx, request, task, true);
+          await this.noticeParent(ctx, request, task, true);
       }
     }
   }
@@ -201,11 +213,11 @@ export class DelegationSaga implements EngineReaction {
    * Withdraws the result and question notices queued to start turns in a thread whose run was
    * stopped or interrupted: they become pending again, for the thread's next run.
    */
-  private withdrawQueuedNotices(ctx: CommandContext, threadId: string): void {
-    for (const run of queuedRuns(ctx, threadId)) {
+  private async withdrawQueuedNotices(ctx: CommandContext, threadId: string): Promise<void> {
+    for (const run of await queuedRuns(ctx, threadId)) {
       if (run.kind !== "notification") continue;
       if (run.deliversResultOf != null) {
-        const task = ctx.get("delegatedTask", run.deliversResultOf);
+        const task = await ctx.get("delegatedTask", run.deliversResultOf);
         // Not a task of this environment (a linked one's result): its owner withdraws it.
         if (task === null) continue;
         // A cancelled task's automatic delivery stays disposed.
@@ -216,22 +228,22 @@ export class DelegationSaga implements EngineReaction {
             updatedAt: ctx.now,
           });
       } else if (run.notifiesRequestId !== null) {
-        const request = ctx.get("runtimeRequest", run.notifiesRequestId);
+        const request = await ctx.get("runtimeRequest", run.notifiesRequestId);
         if (request !== null && request.status === "pending")
           ctx.put("runtimeRequest", { ...request, parentNotice: null });
       } else {
         continue;
       }
-      finishRun(ctx, run.id, "cancelled", null, "parent_stopped");
+      await finishRun(ctx, run.id, "cancelled", null, "parent_stopped");
     }
   }
 
-  onRuntimeRequestChanged(ctx: CommandContext, requestId: string): void {
-    const request = ctx.get("runtimeRequest", requestId);
+  async onRuntimeRequestChanged(ctx: CommandContext, requestId: string): Promise<void> {
+    const request = await ctx.get("runtimeRequest", requestId);
     if (request === null || request.kind !== "user_input") return; // approvals are not routed to parents
-    const child = ctx.get("thread", request.threadId);
+    const child = await ctx.get("thread", request.threadId);
     if (child === null || child.lineage.relationship !== "subagent" || child.lineage.delegatedTaskId === null) return;
-    const task = ctx.get("delegatedTask", child.lineage.delegatedTaskId);
+    const task = await ctx.get("delegatedTask", child.lineage.delegatedTaskId);
     if (task === null) return;
     if (request.status === "pending") {
       if (request.parentNotice !== null) return;
@@ -241,35 +253,35 @@ export class DelegationSaga implements EngineReaction {
       }
       // A parent that was stopped or interrupted is not woken; the question is caught up when it
       // next runs (it stays without a notice until then).
-      if (!acceptsAutomaticTurn(ctx, task.parentThreadId)) return;
-      this.noticeParent(ctx, request, task, false);
+      if (!(await acceptsAutomaticTurn(ctx, task.parentThreadId))) return;
+      await this.noticeParent(ctx, request, task, false);
       return;
     }
     // Answered or dismissed before a queued notice started: the notice is moot.
     const notice = request.parentNotice;
     if (notice?.mode === "queued" && notice.runId !== null) {
-      const run = ctx.get("run", notice.runId);
-      if (run !== null && run.status === "queued") finishRun(ctx, run.id, "cancelled", null, "question_answered");
+      const run = await ctx.get("run", notice.runId);
+      if (run !== null && run.status === "queued") await finishRun(ctx, run.id, "cancelled", null, "question_answered");
     }
   }
 
   /** Tells the parent about a child's question: steered into its live turn when it can, else queued. */
-  private noticeParent(
+  private async noticeParent(
     ctx: CommandContext,
     request: RuntimeRequestRecord,
     task: DelegatedTaskRecord,
     afterParentRun: boolean,
-  ): void {
-    const parent = ctx.get("thread", task.parentThreadId);
+  ): Promise<void> {
+    const parent = await ctx.get("thread", task.parentThreadId);
     if (parent === null || parent.deletedAt !== null) return;
     const questions =
       request.request.kind === "user_input" ? request.request.questions.map((q) => q.question).join(" / ") : "";
     const state = request.blocking ? "is blocked until it gets an answer" : "is still working";
     const text = [
-      `Sub-agent "${task.title}" (${threadLink(environmentId(ctx.store), task.childThreadId)}) asks: ${questions}`,
+      `Sub-agent "${task.title}" (${threadLink(ctx.environmentId, task.childThreadId)}) asks: ${questions}`,
       `It ${state}. Answer with t3_pending_request (threadId ${task.childThreadId}, action "respond", requestId ${request.id}), or ask the user.`,
     ].join("\n");
-    const delivery = deliverMessage(ctx, {
+    const delivery = await deliverMessage(ctx, {
       threadId: parent.id,
       messageId: `message:question:${request.id}${afterParentRun ? ":catch-up" : ""}`,
       text,
@@ -278,12 +290,12 @@ export class DelegationSaga implements EngineReaction {
       creationSource: "system",
       kind: "notification",
       notifiesRequestId: request.id,
-      delegatedTaskId: this.openTaskOf(ctx, parent.id),
+      delegatedTaskId: await this.openTaskOf(ctx, parent.id),
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     const mode = delivery.delivery === "steered" ? "steered" : delivery.delivery === "started" ? "started" : "queued";
     ctx.put("runtimeRequest", {
-      ...ctx.require("runtimeRequest", request.id),
+      ...(await ctx.require("runtimeRequest", request.id)),
       parentNotice: { mode, runId: delivery.runId },
     });
   }
@@ -295,10 +307,10 @@ export class DelegationSaga implements EngineReaction {
  * latest run, and not while Stop holds it: the results stay readable with task_status and reach
  * the thread when it next runs for another reason.
  */
-function acceptsAutomaticTurn(ctx: CommandContext, threadId: string): boolean {
-  const thread = ctx.get("thread", threadId);
+async function acceptsAutomaticTurn(ctx: CommandContext, threadId: string): Promise<boolean> {
+  const thread = await ctx.get("thread", threadId);
   if (thread === null || thread.deletedAt !== null || thread.stopped) return false;
   // An attached thread's agent runs outside Switchyard: its results wait for its task_status.
   if (thread.lineage.relationship === "attached") return false;
-  return latestExecutedRun(ctx, threadId)?.interruptedOnRequest !== true;
+  return (await latestExecutedRun(ctx, threadId))?.interruptedOnRequest !== true;
 }

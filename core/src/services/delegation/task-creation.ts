@@ -63,7 +63,7 @@ export class TaskCreation {
    * Creates the task under `parentAt`: an agent's thread at its live run, or an attached thread,
    * whose session stands for the run (`runId` is then its key and no run record exists).
    */
-  create(
+  async create(
     ctx: CommandContext,
     caller: Caller,
     input: DelegateTaskInput,
@@ -71,21 +71,21 @@ export class TaskCreation {
     parentAt: ParentAt,
     plan: WorkspacePlan | null,
     profile: ChildProfile = NO_PROFILE,
-  ): { taskId: string } {
+  ): Promise<{ taskId: string }> {
     const commandId = ctx.commandId!;
     const parent = parentAt.thread;
     const parentRun = { id: parentAt.runId, currentAttemptId: parentAt.attemptId };
     const attached = parent.lineage.relationship === "attached";
-    this.checkBudgets(ctx, parent.lineage.depth + 1, parentRun.id, parent.lineage.rootThreadId);
-    const budget = this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
+    await this.checkBudgets(ctx, parent.lineage.depth + 1, parentRun.id, parent.lineage.rootThreadId);
+    const budget = await this.treeBudgets.limitsForNewTask(ctx, parent.id, input.budget);
     const ids = taskIds(commandId, parentRun.id);
     const title = input.title ?? titleFromMessage(input.task);
     const workspace =
       plan === null
-        ? childWorkspace(ctx, parent, input.projectId)
-        : { projectId: plan.projectId, ...this.workspaces.record(ctx, plan) };
+        ? await childWorkspace(ctx, parent, input.projectId)
+        : { projectId: plan.projectId, ...(await this.workspaces.record(ctx, plan)) };
 
-    createThread(ctx, {
+    await createThread(ctx, {
       id: ids.childThreadId,
       title,
       providerInstanceId: selection.providerInstanceId,
@@ -121,7 +121,7 @@ export class TaskCreation {
       createdAt: ctx.now,
       consumedAt: ctx.now,
     });
-    const delivery = deliverMessage(ctx, {
+    const delivery = await deliverMessage(ctx, {
       threadId: ids.childThreadId,
       messageId: derive.messageFromCommand(commandId),
       text: input.task,
@@ -145,7 +145,7 @@ export class TaskCreation {
       createdAt: ctx.now,
       updatedAt: ctx.now,
     });
-    const task = taskRecord(ctx, {
+    const task = await taskRecord(ctx, {
       caller,
       input,
       selection,
@@ -157,7 +157,7 @@ export class TaskCreation {
     });
     ctx.put("delegatedTask", task);
     if (budget !== null) this.treeBudgets.recordTaskBudget(ctx, task, budget);
-    putItem(ctx, {
+    await putItem(ctx, {
       id: ids.parentItemId,
       threadId: parent.id,
       runId: attached ? null : parentRun.id,
@@ -181,7 +181,12 @@ export class TaskCreation {
     return { taskId: ids.taskId };
   }
 
-  private checkBudgets(ctx: CommandContext, depth: number, parentRunId: string, rootThreadId: string): void {
+  private async checkBudgets(
+    ctx: CommandContext,
+    depth: number,
+    parentRunId: string,
+    rootThreadId: string,
+  ): Promise<void> {
     const budgets = this.config.budgets;
     if (depth > budgets.maxDelegationDepth) {
       throw new OrchestratorFailure(
@@ -193,9 +198,9 @@ export class TaskCreation {
         },
       );
     }
-    const running = ctx.store
-      .select("delegatedTask", "parent_run_id = ?", [parentRunId])
-      .filter((task) => task.finalizedAt === null).length;
+    const running = (await ctx.select("delegatedTask", "parent_run_id = ?", [parentRunId])).filter(
+      (task) => task.finalizedAt === null,
+    ).length;
     if (running >= budgets.maxConcurrentChildrenPerRun) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -206,7 +211,7 @@ export class TaskCreation {
         },
       );
     }
-    const total = ctx.store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
+    const total = await ctx.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (total >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -221,7 +226,7 @@ export class TaskCreation {
 }
 
 /** The task's record as it starts: its child's first run queued, its delivery pending. */
-function taskRecord(
+async function taskRecord(
   ctx: CommandContext,
   task: {
     caller: Caller;
@@ -233,7 +238,7 @@ function taskRecord(
     title: string;
     childRunId: string;
   },
-): DelegatedTaskRecord {
+): Promise<DelegatedTaskRecord> {
   const { caller, input, selection, parent, ids } = task;
   return {
     id: ids.taskId,
@@ -249,7 +254,7 @@ function taskRecord(
     role: input.role ?? null,
     title: task.title,
     task: input.task,
-    status: ctx.require("run", task.childRunId).status,
+    status: (await ctx.require("run", task.childRunId)).status,
     summary: null,
     spawnContextTransferId: ids.spawnTransferId,
     resultContextTransferId: null,
@@ -270,11 +275,11 @@ function taskRecord(
  * project, in that project's root (the parent's branch and worktree belong to its own project).
  * The project is read inside the command, so one removed meanwhile is refused, not half-used.
  */
-function childWorkspace(
+async function childWorkspace(
   ctx: CommandContext,
   parent: ThreadRecord,
   projectId: string | undefined,
-): Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+): Promise<Pick<ThreadRecord, "projectId" | "cwd" | "branch" | "worktreePath" | "workspaceStrategy">> {
   if (projectId === undefined || projectId === parent.projectId) {
     return {
       projectId: parent.projectId,
@@ -284,7 +289,7 @@ function childWorkspace(
       workspaceStrategy: parent.workspaceStrategy,
     };
   }
-  const project = ctx.get("project", projectId);
+  const project = await ctx.get("project", projectId);
   if (project === null)
     throw new OrchestratorFailure(
       "invalid_request",

@@ -56,14 +56,14 @@ function publicStatus(task: DelegatedTaskRecord, work: TaskWork): DelegateTaskRe
 }
 
 /** The result a later run left: the follow-up's own transfer, or the task's for its final work turn. */
-function laterResult(
+async function laterResult(
   reader: ProjectionReader,
   task: DelegatedTaskRecord,
   run: RunRecord,
-): { summary: string | null; transferId: string | null } {
+): Promise<{ summary: string | null; transferId: string | null }> {
   if (task.resultRunId === run.id && task.resultContextTransferId !== null)
     return { summary: task.summary, transferId: task.resultContextTransferId };
-  const transfer = reader.store.get("contextTransfer", derive.followUpResultTransfer(task.id, run.id));
+  const transfer = await reader.get("contextTransfer", derive.followUpResultTransfer(task.id, run.id));
   if (transfer !== null) return { summary: transfer.content, transferId: transfer.id };
   const text = resultText(run.summary?.trim() ?? "", run.error, run.status);
   return { summary: text === "" ? null : text, transferId: null };
@@ -75,13 +75,13 @@ function webUrlOf(links: Pick<ThreadLinks, "webUrl">, threadId: string): { child
 }
 
 /** Builds the durable view of a task from the projections. */
-export function taskView(
+export async function taskView(
   reader: ProjectionReader,
   task: DelegatedTaskRecord,
   links: Pick<ThreadLinks, "link" | "webUrl">,
   waitTimedOut = false,
-): DelegateTaskResult {
-  const work = taskWork(reader, task);
+): Promise<DelegateTaskResult> {
+  const work = await taskWork(reader, task);
   const finalized = task.finalizedAt !== null;
   const workState: DelegateTaskResult["workState"] = finalized
     ? "result_available"
@@ -91,13 +91,13 @@ export function taskView(
   // Later turns of the child thread, whatever started them: follow-ups of the task's own work,
   // nested results, and explicit sends after the task finished.
   const originalOrdinal = work.original?.ordinal ?? 0;
-  const later = reader.store
-    .select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal")
-    .filter((run) => run.ordinal > originalOrdinal);
+  const later = (await reader.select("run", "thread_id = ?", [task.childThreadId], "ORDER BY ordinal")).filter(
+    (run) => run.ordinal > originalOrdinal,
+  );
   const latestTerminal =
     [...later].reverse().find((run) => isTerminalRunStatus(run.status) && run.startedAt !== null) ?? null;
-  const latestResult = latestTerminal === null ? null : laterResult(reader, task, latestTerminal);
-  const pending = reader.store.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]);
+  const latestResult = latestTerminal === null ? null : await laterResult(reader, task, latestTerminal);
+  const pending = await reader.select("runtimeRequest", "thread_id = ? AND status = 'pending'", [task.childThreadId]);
   const ownRuns = new Set(work.runs.filter((run) => !isTerminalRunStatus(run.status)).map((run) => run.id));
   const approval = finalized
     ? null

@@ -7,6 +7,7 @@ import {
   type RuntimeMode,
 } from "../../spec/index.js";
 import { type SwitchyardConfig, ConfigToken } from "../../config/config-schema.js";
+import type { ProjectionReader } from "../../engine/projection-reader.js";
 import type { CommandContext } from "../../engine/command-context.js";
 import type { EngineReaction } from "../../engine/engine-reaction.js";
 import { type Engine, EngineToken } from "../../engine/ports.js";
@@ -119,7 +120,7 @@ export class ForeignTasks {
       taskId = replay.result.taskId;
     } else {
       // Checked before the provider is resolved, so a refusal names itself and nothing is created.
-      this.checkBudgets(this.engine, parent);
+      this.checkBudgets(this.engine.reader, parent);
       const projectId = this.projectFor(grant, input.projectId);
       const ceiling = intersectCeiling(meta.ceiling, grant.maxRuntimeMode);
       this.grants.authorize(grant, {
@@ -146,9 +147,9 @@ export class ForeignTasks {
         commandId,
         operation: "reach.foreign_task.request",
         request,
-        handle: (ctx) => {
+        handle: async (ctx) => {
           this.checkBudgets(ctx, parent);
-          const project = ctx.get("project", projectId);
+          const project = await ctx.get("project", projectId);
           if (project === null)
             throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist here.`, {
               projectId,
@@ -156,7 +157,7 @@ export class ForeignTasks {
           const id = derive.delegatedTask(commandId);
           const childThreadId = derive.delegatedThread(commandId);
           const title = input.title ?? titleFromMessage(input.task);
-          createThread(ctx, {
+          await createThread(ctx, {
             id: childThreadId,
             projectId: project.id,
             title,
@@ -189,7 +190,7 @@ export class ForeignTasks {
             creationSource: "mcp",
             authority: { kind: "grant", grantId: grant.id },
           });
-          const delivery = deliverMessage(ctx, {
+          const delivery = await deliverMessage(ctx, {
             threadId: childThreadId,
             messageId: derive.messageFromCommand(commandId),
             text: input.task,
@@ -207,10 +208,12 @@ export class ForeignTasks {
             childNodeId: derive.delegatedNode(commandId),
             cancelRequestedAt: null,
           };
-          new ReachForeignTasksTable(ctx.store).insert(
-            { taskId: id, grantId: grant.id, childThreadId, childRunId: delivery.runId, createdAt: ctx.nowMs },
-            data,
-          );
+          ctx
+            .table(ReachForeignTasksTable)
+            .insert(
+              { taskId: id, grantId: grant.id, childThreadId, childRunId: delivery.runId, createdAt: ctx.nowMs },
+              data,
+            );
           return { taskId: id };
         },
       });
@@ -306,17 +309,17 @@ export class ForeignTasks {
     this.grants.authorize(grant, { verb: "cancel" });
     const row = this.rowFor(grant, taskId);
     const why = reason ?? "cancelled_by_parent";
-    const cancelled = await this.engine.apply((ctx) => {
-      const tasks = new ReachForeignTasksTable(ctx.store);
+    const cancelled = await this.engine.apply(async (ctx) => {
+      const tasks = ctx.table(ReachForeignTasksTable);
       const current = tasks.byId(taskId)!;
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
       if (data.cancelRequestedAt === null) tasks.updateData(taskId, { ...data, cancelRequestedAt: ctx.now });
       // Stop, as the user's Stop button: the running turn is interrupted, queued turns held; the
       // task's own run, if it never started, is cancelled (its end writes the outbox row).
-      stopThread(ctx, row.child_thread_id, why);
-      if (ctx.require("run", row.child_run_id).status === "queued")
-        finishRun(ctx, row.child_run_id, "cancelled", null, why);
+      await stopThread(ctx, row.child_thread_id, why);
+      if ((await ctx.require("run", row.child_run_id)).status === "queued")
+        await finishRun(ctx, row.child_run_id, "cancelled", null, why);
       return true;
     });
     return { ...this.view(grant, taskId), cancelled, reason: why };
@@ -380,7 +383,7 @@ export class ForeignTasks {
   }
 
   /** Depth and breadth budgets across machines: the delegating side's depth limit and this side's own. */
-  private checkBudgets(ctx: { store: Engine["store"] }, parent: ForeignParent): void {
+  private checkBudgets(ctx: ProjectionReader, parent: ForeignParent): void {
     const budgets = this.config.budgets;
     const maxDepth = Math.min(budgets.maxDelegationDepth, parent.maxDepth);
     if (parent.depth > maxDepth) {
@@ -393,7 +396,7 @@ export class ForeignTasks {
         },
       );
     }
-    const tasks = new ReachForeignTasksTable(ctx.store);
+    const tasks = ctx.table(ReachForeignTasksTable);
     const running = tasks.countUnfinishedOfParentRun(parent.environmentId, parent.runId);
     if (running >= budgets.maxConcurrentChildrenPerRun) {
       throw new OrchestratorFailure(
@@ -438,7 +441,7 @@ export class ForeignTaskOutbox implements EngineReaction {
 
   onRunTerminal(ctx: CommandContext, run: RunRecord): void {
     if (!isTerminalRunStatus(run.status)) return;
-    const tasks = new ReachForeignTasksTable(ctx.store);
+    const tasks = ctx.table(ReachForeignTasksTable);
     const row = tasks.unfinishedOfChildRun(run.id);
     if (row === null) return;
     const data = JSON.parse(row.data) as ForeignTaskData;

@@ -110,18 +110,18 @@ export class ReachForwarder {
         },
       );
     }
-    this.refuseTransitive(caller, toolName, linkName);
+    await this.refuseTransitive(caller, toolName, linkName);
     const { environmentId: _named, ...rest } = args;
     const own = environmentId(this.engine.store);
     let meta: ReachCallMeta = {
       environmentId: own,
       callerThreadId: caller.threadId,
-      ceiling: this.callers.ceiling(caller),
+      ceiling: await this.callers.ceiling(caller),
     };
     let outgoing: Record<string, unknown> = rest;
     let parentRunId: string | null = null;
     if (forwarded.kind === "delegation") {
-      const run = this.callers.liveRun(caller);
+      const run = await this.callers.liveRun(caller);
       if (caller.kind !== "agent" || run === null) {
         throw new OrchestratorFailure(
           "parent_not_active",
@@ -213,8 +213,8 @@ export class ReachForwarder {
    * lets its holder use this machine, not this machine's links. Refused before anything is sent,
    * with a row in the audit.
    */
-  private refuseTransitive(caller: Caller, toolName: string, linkName: string): void {
-    const origin = this.origins.of(caller);
+  private async refuseTransitive(caller: Caller, toolName: string, linkName: string): Promise<void> {
+    const origin = await this.origins.of(caller);
     if (origin === null) return;
     this.audit.record({
       direction: "out",
@@ -323,11 +323,11 @@ export class ReachForwarder {
   async environments(caller: Caller): Promise<LinkedEnvironment[]> {
     // A caller held to some projects here, or whose work another environment started, may not
     // call linked environments (see forward).
-    if (this.callers.projectScope(caller) !== "*" || this.origins.of(caller) !== null) return [];
+    if (this.callers.projectScope(caller) !== "*" || (await this.origins.of(caller)) !== null) return [];
     const meta: ReachCallMeta = {
       environmentId: environmentId(this.engine.store),
       callerThreadId: caller.threadId,
-      ceiling: this.callers.ceiling(caller),
+      ceiling: await this.callers.ceiling(caller),
     };
     return Promise.all(
       this.links.list().map(async (link): Promise<LinkedEnvironment> => {

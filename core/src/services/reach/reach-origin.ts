@@ -12,19 +12,19 @@ import { CallerContext } from "../caller-context.js";
  * them (`reachedFrom` on a run or thread, a foreign parent) answers. Bounded by the lineage's
  * depth; a cycle (which the store never writes) ends the walk.
  */
-export function reachOriginOf(
+export async function reachOriginOf(
   reader: ProjectionReader,
   threadId: string | null,
   runId: string | null,
-): ReachOrigin | null {
+): Promise<ReachOrigin | null> {
   const seen = new Set<string>();
   let thread = threadId;
   let run = runId;
   while (thread !== null && !seen.has(thread)) {
     seen.add(thread);
-    const runRecord = run === null ? null : reader.store.get("run", run);
+    const runRecord = run === null ? null : await reader.get("run", run);
     if (runRecord?.reachedFrom !== undefined) return runRecord.reachedFrom;
-    const record = reader.store.get("thread", thread);
+    const record = await reader.get("thread", thread);
     if (record === null) return null;
     if (record.lineage.reachedFrom !== undefined) return record.lineage.reachedFrom;
     if (record.lineage.foreignParent !== undefined)
@@ -49,12 +49,12 @@ export class ReachOrigins {
     private readonly callers: CallerContext,
   ) {}
 
-  of(caller: Caller): ReachOrigin | null {
+  async of(caller: Caller): Promise<ReachOrigin | null> {
     if (caller.kind === "environment")
       return caller.grant === undefined ? null : { environment: caller.grant.for, grantId: caller.grant.id };
     if (caller.kind !== "agent" || caller.threadId === null) return null;
     // The run it calls from; a call outside its own turn answers for the thread's active run.
-    const run = this.callers.liveRun(caller) ?? activeRun(this.engine, caller.threadId);
-    return reachOriginOf(this.engine, caller.threadId, run?.id ?? null);
+    const run = (await this.callers.liveRun(caller)) ?? (await activeRun(this.engine.reader, caller.threadId));
+    return await reachOriginOf(this.engine.reader, caller.threadId, run?.id ?? null);
   }
 }

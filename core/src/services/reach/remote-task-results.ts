@@ -26,27 +26,32 @@ export class RemoteTaskResults implements EngineReaction {
 
   constructor(@inject(ProviderCatalogToken) private readonly registry: ProviderCatalog) {}
 
-  onRunTerminal(ctx: CommandContext, run: RunRecord): void {
-    this.onParentRunTerminal(ctx, run);
+  async onRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
+    await this.onParentRunTerminal(ctx, run);
   }
 
   /** Delivers what is owed to a parent whose run just ended, and withdraws it from one stopped on request. */
-  onParentRunTerminal(ctx: CommandContext, run: RunRecord): void {
-    if (run.interruptedOnRequest === true) this.withdrawQueued(ctx, run.threadId);
-    const parent = ctx.get("thread", run.threadId);
+  async onParentRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
+    if (run.interruptedOnRequest === true) await this.withdrawQueued(ctx, run.threadId);
+    const parent = await ctx.get("thread", run.threadId);
     // A result that was pending when a stop-and-queue-ahead send stopped this run survives the
     // stop and runs before that message (seed 000), as a local one does: even when a reaction
     // before this one already started a local result's turn, it is queued ahead of the message.
     const aheadOfQueuedMessages = stoppedForMessage(run);
-    if (parent === null || !acceptsAutomaticTurn(ctx, parent)) return;
-    if (activeRun(ctx, parent.id) !== null && !aheadOfQueuedMessages) return;
-    const owed = new ReachRemoteTasksTable(ctx.store).receivedUndelivered(parent.id);
+    if (parent === null || !(await acceptsAutomaticTurn(ctx, parent))) return;
+    if ((await activeRun(ctx, parent.id)) !== null && !aheadOfQueuedMessages) return;
+    const owed = ctx.table(ReachRemoteTasksTable).receivedUndelivered(parent.id);
     for (const row of owed)
       if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending")
-        this.deliver(ctx, parent, row, aheadOfQueuedMessages);
+        await this.deliver(ctx, parent, row, aheadOfQueuedMessages);
   }
 
-  deliver(ctx: CommandContext, parent: ThreadRecord, row: ReachRemoteTaskRow, aheadOfQueuedMessages = false): void {
+  async deliver(
+    ctx: CommandContext,
+    parent: ThreadRecord,
+    row: ReachRemoteTaskRow,
+    aheadOfQueuedMessages = false,
+  ): Promise<void> {
     const data = JSON.parse(row.data) as RemoteTaskData;
     const summary = data.summary ?? "";
     const text = [
@@ -61,7 +66,7 @@ export class RemoteTaskResults implements EngineReaction {
       "",
       `Call task_status with taskId ${row.remote_task_id} for details.`,
     ].join("\n");
-    deliverMessage(ctx, {
+    await deliverMessage(ctx, {
       threadId: parent.id,
       messageId: remoteResultMessageId(row.link_name, row.remote_task_id),
       text,
@@ -85,10 +90,11 @@ export class RemoteTaskResults implements EngineReaction {
   }
 
   /** A delivery still queued in a parent stopped on request goes back to pending, for its next run. */
-  private withdrawQueued(ctx: CommandContext, parentThreadId: string): void {
-    for (const queued of queuedRuns(ctx, parentThreadId)) {
+  private async withdrawQueued(ctx: CommandContext, parentThreadId: string): Promise<void> {
+    for (const queued of await queuedRuns(ctx, parentThreadId)) {
       if (queued.kind !== "notification" || !queued.messageId.startsWith("message:remote-task-result:")) continue;
-      const row = new ReachRemoteTasksTable(ctx.store)
+      const row = ctx
+        .table(ReachRemoteTasksTable)
         .ofParent(parentThreadId)
         .find((candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId);
       if (row !== undefined)
@@ -98,7 +104,7 @@ export class RemoteTaskResults implements EngineReaction {
           { ...(JSON.parse(row.data) as RemoteTaskData), delivery: "pending" },
           { deliveredAt: null },
         );
-      finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
+      await finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
     }
   }
 
@@ -108,7 +114,7 @@ export class RemoteTaskResults implements EngineReaction {
     data: RemoteTaskData,
     stamps: { receivedAt?: number; deliveredAt?: number | null } = {},
   ): void {
-    new ReachRemoteTasksTable(ctx.store).update({ linkName: row.link_name, remoteTaskId: row.remote_task_id }, data, {
+    ctx.table(ReachRemoteTasksTable).update({ linkName: row.link_name, remoteTaskId: row.remote_task_id }, data, {
       receivedAt: stamps.receivedAt ?? row.received_at,
       deliveredAt: stamps.deliveredAt !== undefined ? stamps.deliveredAt : row.delivered_at,
     });

@@ -48,7 +48,7 @@ export const remoteResultMessageId = (linkName: string, remoteTaskId: string) =>
 export const remoteResultKey = (linkName: string, remoteTaskId: string) => `remote-task:${linkName}:${remoteTaskId}`;
 
 /** Whether the system may start a turn in a parent on its own (the rule of local results). */
-export function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {
+export async function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): Promise<boolean> {
   if (thread.deletedAt !== null || thread.stopped) return false;
-  return latestExecutedRun(ctx, thread.id)?.interruptedOnRequest !== true;
+  return (await latestExecutedRun(ctx, thread.id))?.interruptedOnRequest !== true;
 }

@@ -51,8 +51,8 @@ export class RemoteTasks {
   async record(
     task: Omit<RemoteTask, "delivery" | "status" | "summary" | "createdAt" | "receivedAt">,
   ): Promise<RemoteTask> {
-    await this.engine.apply((ctx) => {
-      const tasks = new ReachRemoteTasksTable(ctx.store);
+    await this.engine.apply(async (ctx) => {
+      const tasks = ctx.table(ReachRemoteTasksTable);
       if (tasks.byKey(task.linkName, task.remoteTaskId) !== null) return;
       const data: RemoteTaskData = {
         environmentId: task.environmentId,
@@ -67,7 +67,7 @@ export class RemoteTasks {
         status: null,
         summary: null,
       };
-      const parent = ctx.get("thread", task.parentThreadId);
+      const parent = await ctx.get("thread", task.parentThreadId);
       tasks.insert(
         {
           linkName: task.linkName,
@@ -80,8 +80,8 @@ export class RemoteTasks {
         data,
       );
       if (parent === null) return;
-      const run = ctx.get("run", task.parentRunId);
-      putItem(ctx, {
+      const run = await ctx.get("run", task.parentRunId);
+      await putItem(ctx, {
         id: remoteTaskItemId(task.linkName, task.remoteTaskId),
         threadId: parent.id,
         runId: run?.id ?? null,
@@ -152,8 +152,8 @@ export class RemoteTasks {
    * Returns false when it had been received already (or names no task of this link).
    */
   async receive(linkName: string, result: RemoteTaskResult): Promise<boolean> {
-    return this.engine.apply((ctx) => {
-      const tasks = new ReachRemoteTasksTable(ctx.store);
+    return this.engine.apply(async (ctx) => {
+      const tasks = ctx.table(ReachRemoteTasksTable);
       const row = tasks.byKey(linkName, result.taskId);
       if (row === null || row.received_at !== null) return false;
       const data = JSON.parse(row.data) as RemoteTaskData;
@@ -163,9 +163,9 @@ export class RemoteTasks {
         { ...data, status: result.status, summary: result.summary },
         { receivedAt: ctx.nowMs },
       );
-      const item = ctx.get("item", remoteTaskItemId(linkName, result.taskId));
+      const item = await ctx.get("item", remoteTaskItemId(linkName, result.taskId));
       if (item !== null) {
-        putItem(ctx, {
+        await putItem(ctx, {
           ...item,
           status: result.status === "completed" ? "completed" : result.status === "failed" ? "failed" : "cancelled",
           data: {
@@ -175,16 +175,16 @@ export class RemoteTasks {
           },
         });
       }
-      const parent = ctx.get("thread", row.parent_thread_id);
+      const parent = await ctx.get("thread", row.parent_thread_id);
       // As for a local result: a parent whose run is live gets it when that run ends, unless it
       // read it meanwhile (a wait or task_status acknowledges it, and no wake follows).
       if (
         parent !== null &&
         data.delivery === "pending" &&
-        activeRun(ctx, parent.id) === null &&
-        acceptsAutomaticTurn(ctx, parent)
+        (await activeRun(ctx, parent.id)) === null &&
+        (await acceptsAutomaticTurn(ctx, parent))
       )
-        this.delivery.deliver(ctx, parent, tasks.byKey(linkName, result.taskId)!);
+        await this.delivery.deliver(ctx, parent, tasks.byKey(linkName, result.taskId)!);
       return true;
     });
   }
@@ -205,7 +205,7 @@ export class RemoteTasks {
     delivery: "acknowledged" | "disposed",
   ): Promise<void> {
     await this.engine.apply((ctx) => {
-      const row = new ReachRemoteTasksTable(ctx.store).byKey(linkName, remoteTaskId);
+      const row = ctx.table(ReachRemoteTasksTable).byKey(linkName, remoteTaskId);
       if (row === null) return;
       const data = JSON.parse(row.data) as RemoteTaskData;
       if (data.delivery === "pending") this.delivery.write(ctx, row, { ...data, delivery });

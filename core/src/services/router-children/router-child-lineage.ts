@@ -30,13 +30,13 @@ export function childRunOfMessage(messageId: string): string | null {
  * The parent a new router child hangs off, checked: it exists, lives in the child's project, and
  * the tree stays within `budgets.maxDelegationDepth`.
  */
-export function routerParent(
+export async function routerParent(
   reader: ProjectionReader,
   parentThreadId: string,
   projectId: string,
   budgets: BudgetConfig,
-): ThreadRecord {
-  const parent = reader.store.get("thread", parentThreadId);
+): Promise<ThreadRecord> {
+  const parent = await reader.get("thread", parentThreadId);
   if (parent === null || parent.deletedAt !== null) {
     throw new OrchestratorFailure("thread_not_found", `Parent thread ${parentThreadId} does not exist.`, {
       threadId: parentThreadId,
@@ -76,15 +76,15 @@ export function routerParent(
 }
 
 /** The lineage of a router child of `parent`. */
-export function routerChildLineage(
+export async function routerChildLineage(
   reader: ProjectionReader,
   parent: ThreadRecord,
   reportBack: boolean,
-): NewThreadInput["lineage"] {
+): Promise<NewThreadInput["lineage"]> {
   return {
     relationship: "subagent",
     parentThreadId: parent.id,
-    parentRunId: activeRun(reader, parent.id)?.id ?? null,
+    parentRunId: (await activeRun(reader, parent.id))?.id ?? null,
     parentNodeId: null,
     delegatedTaskId: null,
     depth: parent.lineage.depth + 1,
@@ -94,9 +94,9 @@ export function routerChildLineage(
 }
 
 /** Shows a new router child in its parent's timeline (a `subagent` item, updated after each finished child turn). */
-export function showChildInParent(ctx: CommandContext, parent: ThreadRecord, child: ThreadRecord): void {
-  const run = activeRun(ctx, parent.id);
-  putItem(ctx, {
+export async function showChildInParent(ctx: CommandContext, parent: ThreadRecord, child: ThreadRecord): Promise<void> {
+  const run = await activeRun(ctx, parent.id);
+  await putItem(ctx, {
     id: routerChildItemId(child.id),
     threadId: parent.id,
     runId: run?.id ?? null,

@@ -5,7 +5,6 @@ import { deliverMessage } from "../../engine/message-delivery.js";
 import { finishRun, latestExecutedRun, putItem, queuedRuns } from "../../engine/run-lifecycle.js";
 import { type ProviderCatalog, ProviderCatalogToken } from "../../engine/provider-catalog.js";
 import type { ContextTransferRecord, RunRecord, ThreadRecord } from "../../store/records.js";
-import { environmentId } from "../../store/settings.js";
 import { resultText } from "../../engine/task-work.js";
 import { threadLink } from "../thread-views.js";
 import {
@@ -36,22 +35,22 @@ export class RouterChildResults implements EngineReaction {
 
   constructor(@inject(ProviderCatalogToken) private readonly registry: ProviderCatalog) {}
 
-  onRunTerminal(ctx: CommandContext, run: RunRecord): void {
+  async onRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
     // As a parent: deliveries queued behind a run stopped on request are withdrawn; what is owed
     // is delivered once the parent takes automatic turns again.
-    if (run.interruptedOnRequest === true) this.withdrawQueuedDeliveries(ctx, run.threadId);
-    this.deliverPending(ctx, run.threadId);
+    if (run.interruptedOnRequest === true) await this.withdrawQueuedDeliveries(ctx, run.threadId);
+    await this.deliverPending(ctx, run.threadId);
     // As a child: this finished turn is owed to the parent.
-    this.recordFinishedTurn(ctx, run);
+    await this.recordFinishedTurn(ctx, run);
   }
 
-  private recordFinishedTurn(ctx: CommandContext, run: RunRecord): void {
-    const child = ctx.get("thread", run.threadId);
+  private async recordFinishedTurn(ctx: CommandContext, run: RunRecord): Promise<void> {
+    const child = await ctx.get("thread", run.threadId);
     if (child === null || child.lineage.reportBack !== true || child.lineage.parentThreadId === null) return;
     // A run that never reached its provider (cancelled in the queue) is no turn.
     if (run.startedAt === null) return;
     const transferId = childTurnTransferId(run.id);
-    if (ctx.get("contextTransfer", transferId) !== null) return;
+    if ((await ctx.get("contextTransfer", transferId)) !== null) return;
     const transfer = ctx.put("contextTransfer", {
       id: transferId,
       kind: "subagent_result",
@@ -64,9 +63,9 @@ export class RouterChildResults implements EngineReaction {
       createdAt: ctx.now,
       consumedAt: null,
     });
-    const item = ctx.get("item", routerChildItemId(child.id));
+    const item = await ctx.get("item", routerChildItemId(child.id));
     if (item !== null) {
-      putItem(ctx, {
+      await putItem(ctx, {
         ...item,
         status: run.status === "completed" ? "completed" : run.status === "failed" ? "failed" : "cancelled",
         data: {
@@ -79,46 +78,47 @@ export class RouterChildResults implements EngineReaction {
         },
       });
     }
-    const parent = ctx.get("thread", child.lineage.parentThreadId);
-    if (parent !== null && acceptsAutomaticTurn(ctx, parent)) this.deliver(ctx, parent, child, transfer, run);
+    const parent = await ctx.get("thread", child.lineage.parentThreadId);
+    if (parent !== null && (await acceptsAutomaticTurn(ctx, parent)))
+      await this.deliver(ctx, parent, child, transfer, run);
   }
 
   /** Delivers every pending finished child turn owed to `parentThreadId`, oldest first. */
-  private deliverPending(ctx: CommandContext, parentThreadId: string): void {
-    const parent = ctx.get("thread", parentThreadId);
-    if (parent === null || !acceptsAutomaticTurn(ctx, parent)) return;
-    const owed = ctx.store
-      .select(
+  private async deliverPending(ctx: CommandContext, parentThreadId: string): Promise<void> {
+    const parent = await ctx.get("thread", parentThreadId);
+    if (parent === null || !(await acceptsAutomaticTurn(ctx, parent))) return;
+    const owed = (
+      await ctx.select(
         "contextTransfer",
         "target_thread_id = ? AND kind = 'subagent_result' AND delegated_task_id IS NULL",
         [parentThreadId],
         "ORDER BY rowid",
       )
-      .filter((transfer) => transfer.status === "pending" && transfer.id.startsWith("transfer:child-turn:"));
+    ).filter((transfer) => transfer.status === "pending" && transfer.id.startsWith("transfer:child-turn:"));
     for (const transfer of owed) {
       const runId = transfer.id.slice("transfer:child-turn:".length);
-      const run = ctx.get("run", runId);
-      const child = ctx.get("thread", transfer.sourceThreadId);
-      if (run !== null && child !== null) this.deliver(ctx, parent, child, transfer, run);
+      const run = await ctx.get("run", runId);
+      const child = await ctx.get("thread", transfer.sourceThreadId);
+      if (run !== null && child !== null) await this.deliver(ctx, parent, child, transfer, run);
     }
   }
 
-  private deliver(
+  private async deliver(
     ctx: CommandContext,
     parent: ThreadRecord,
     child: ThreadRecord,
     transfer: ContextTransferRecord,
     run: RunRecord,
-  ): void {
+  ): Promise<void> {
     const text = [
-      `Child thread "${child.title}" (${threadLink(environmentId(ctx.store), child.id)}) finished a turn with status ${run.status}.`,
+      `Child thread "${child.title}" (${threadLink(ctx.environmentId, child.id)}) finished a turn with status ${run.status}.`,
       "",
       "Result:",
       transfer.content === "" ? "(no text)" : clip(transfer.content, MAX_RESULT_IN_MESSAGE),
       "",
       `Reply to it with t3_thread_send (threadId ${child.id}); read more with t3_thread_read.`,
     ].join("\n");
-    deliverMessage(ctx, {
+    await deliverMessage(ctx, {
       threadId: parent.id,
       messageId: childTurnMessageId(run.id),
       text,
@@ -135,21 +135,21 @@ export class RouterChildResults implements EngineReaction {
       capabilities: this.registry.capabilities(parent.providerInstanceId),
     });
     ctx.put("contextTransfer", {
-      ...ctx.require("contextTransfer", transfer.id),
+      ...(await ctx.require("contextTransfer", transfer.id)),
       status: "consumed",
       consumedAt: ctx.now,
     });
   }
 
   /** Deliveries still queued in a thread whose run was stopped on request go back to pending. */
-  private withdrawQueuedDeliveries(ctx: CommandContext, parentThreadId: string): void {
-    for (const queued of queuedRuns(ctx, parentThreadId)) {
+  private async withdrawQueuedDeliveries(ctx: CommandContext, parentThreadId: string): Promise<void> {
+    for (const queued of await queuedRuns(ctx, parentThreadId)) {
       const childRunId = queued.kind === "notification" ? childRunOfMessage(queued.messageId) : null;
       if (childRunId === null) continue;
-      const transfer = ctx.get("contextTransfer", childTurnTransferId(childRunId));
+      const transfer = await ctx.get("contextTransfer", childTurnTransferId(childRunId));
       if (transfer !== null && transfer.status === "consumed")
         ctx.put("contextTransfer", { ...transfer, status: "pending", consumedAt: null });
-      finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
+      await finishRun(ctx, queued.id, "cancelled", null, "parent_stopped");
     }
   }
 }
@@ -159,9 +159,9 @@ function clip(text: string, limit: number): string {
 }
 
 /** Whether the system may start a turn in the parent on its own (see the class comment). */
-function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): boolean {
+async function acceptsAutomaticTurn(ctx: CommandContext, thread: ThreadRecord): Promise<boolean> {
   if (thread.deletedAt !== null || thread.stopped) return false;
-  return latestExecutedRun(ctx, thread.id)?.interruptedOnRequest !== true;
+  return (await latestExecutedRun(ctx, thread.id))?.interruptedOnRequest !== true;
 }
 
 /** An item's data without the previous turn's failure. */

@@ -126,10 +126,10 @@ export class ScheduleStanding {
         commandId: `cmd:scheduled_task.pause_lapsed:${this.engine.ids.random("req")}`,
         operation: "scheduled_task.pause_lapsed",
         request: { scheduledTaskIds: candidates.map((task) => task.id) },
-        handle: (ctx) => {
+        handle: async (ctx) => {
           let count = 0;
           for (const candidate of candidates) {
-            const current = ctx.get("scheduledTask", candidate.id);
+            const current = await ctx.get("scheduledTask", candidate.id);
             if (current === null || !current.enabled) continue;
             const lapse = this.lapse(current.authority, current.id);
             if (lapse === null) continue;

@@ -24,25 +24,35 @@ export const scheduledIds = {
 };
 
 /** The newest trigger of a task that started a run, or null. */
-export function lastStartedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
+export async function lastStartedTrigger(
+  reader: ProjectionReader,
+  taskId: string,
+): Promise<ScheduledTriggerRecord | null> {
   return (
-    reader.store.select(
-      "scheduledTrigger",
-      "task_id = ? AND run_id IS NOT NULL",
-      [taskId],
-      "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    (
+      await reader.select(
+        "scheduledTrigger",
+        "task_id = ? AND run_id IS NOT NULL",
+        [taskId],
+        "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+      )
     )[0] ?? null
   );
 }
 
 /** The newest interval or fixed-time trigger of a task (what its next occurrence counts from), or null. */
-export function lastTimedTrigger(reader: ProjectionReader, taskId: string): ScheduledTriggerRecord | null {
+export async function lastTimedTrigger(
+  reader: ProjectionReader,
+  taskId: string,
+): Promise<ScheduledTriggerRecord | null> {
   return (
-    reader.store.select(
-      "scheduledTrigger",
-      "task_id = ? AND scheduled_for IS NOT NULL",
-      [taskId],
-      "ORDER BY scheduled_for DESC LIMIT 1",
+    (
+      await reader.select(
+        "scheduledTrigger",
+        "task_id = ? AND scheduled_for IS NOT NULL",
+        [taskId],
+        "ORDER BY scheduled_for DESC LIMIT 1",
+      )
     )[0] ?? null
   );
 }
@@ -93,15 +103,15 @@ function provenance(task: ScheduledTaskRecord, draft: TriggerDraft): string {
  * left alone); an unbound one launches a fresh thread in the task's project. The run links to
  * its task and trigger.
  */
-export function launchScheduledRun(
+export async function launchScheduledRun(
   ctx: CommandContext,
   task: ScheduledTaskRecord,
   draft: TriggerDraft,
   text: string,
   launch: LaunchContext,
-): ScheduledTriggerRecord {
-  const previous = lastStartedTrigger(ctx, task.id);
-  const previousRun = previous?.runId ? ctx.get("run", previous.runId) : null;
+): Promise<ScheduledTriggerRecord> {
+  const previous = await lastStartedTrigger(ctx, task.id);
+  const previousRun = previous?.runId ? await ctx.get("run", previous.runId) : null;
   if (previousRun !== null && !isTerminalRunStatus(previousRun.status)) {
     return recordTrigger(ctx, draft, {
       outcome: "skipped",
@@ -122,7 +132,7 @@ export function launchScheduledRun(
   let threadId: string;
   let runId: string;
   if (task.boundThreadId !== null) {
-    const thread = ctx.get("thread", task.boundThreadId);
+    const thread = await ctx.get("thread", task.boundThreadId);
     if (thread === null || thread.deletedAt !== null) {
       return recordTrigger(ctx, draft, {
         outcome: "failed",
@@ -139,16 +149,18 @@ export function launchScheduledRun(
       });
     }
     threadId = thread.id;
-    runId = deliverMessage(ctx, {
-      ...common,
-      threadId,
-      mode: "queue",
-      model: task.model,
-      runtimeMode: task.runtimeMode,
-      interactionMode: task.interactionMode,
-    }).runId;
+    runId = (
+      await deliverMessage(ctx, {
+        ...common,
+        threadId,
+        mode: "queue",
+        model: task.model,
+        runtimeMode: task.runtimeMode,
+        interactionMode: task.interactionMode,
+      })
+    ).runId;
   } else {
-    const project = ctx.get("project", task.projectId);
+    const project = await ctx.get("project", task.projectId);
     if (project === null) {
       return recordTrigger(ctx, draft, {
         outcome: "failed",
@@ -156,39 +168,41 @@ export function launchScheduledRun(
         detail: `The task's project ${task.projectId} was removed; delete the task or schedule it in another project.`,
       });
     }
-    threadId = createThread(
-      ctx,
-      {
-        id: scheduledIds.thread(draft.id),
-        projectId: project.id,
-        title: task.title,
-        providerInstanceId: task.providerInstanceId,
-        model: task.model,
-        effort: task.effort ?? null,
-        runtimeMode: task.runtimeMode,
-        interactionMode: task.interactionMode,
-        cwd: project.rootPath,
-        branch: null,
-        worktreePath: null,
-        workspaceStrategy: "root",
-        lineage: {
-          relationship: "root",
-          parentThreadId: null,
-          parentRunId: null,
-          parentNodeId: null,
-          delegatedTaskId: null,
-          ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}),
+    threadId = (
+      await createThread(
+        ctx,
+        {
+          id: scheduledIds.thread(draft.id),
+          projectId: project.id,
+          title: task.title,
+          providerInstanceId: task.providerInstanceId,
+          model: task.model,
+          effort: task.effort ?? null,
+          runtimeMode: task.runtimeMode,
+          interactionMode: task.interactionMode,
+          cwd: project.rootPath,
+          branch: null,
+          worktreePath: null,
+          workspaceStrategy: "root",
+          lineage: {
+            relationship: "root",
+            parentThreadId: null,
+            parentRunId: null,
+            parentNodeId: null,
+            delegatedTaskId: null,
+            ...(task.reachedFrom !== undefined ? { reachedFrom: task.reachedFrom } : {}),
+          },
+          createdBy: "system",
+          creationSource: "scheduler",
+          // The run acts for the task's credential, as a thread its creator started would.
+          authority: task.authority ?? null,
         },
-        createdBy: "system",
-        creationSource: "scheduler",
-        // The run acts for the task's credential, as a thread its creator started would.
-        authority: task.authority ?? null,
-      },
-      text,
+        text,
+      )
     ).id;
-    runId = deliverMessage(ctx, { ...common, threadId, mode: "auto" }).runId;
+    runId = (await deliverMessage(ctx, { ...common, threadId, mode: "auto" })).runId;
   }
-  ctx.update("run", runId, (run) => ({
+  await ctx.update("run", runId, (run) => ({
     ...run,
     scheduledTaskId: task.id,
     scheduledTriggerId: draft.id,

@@ -101,13 +101,13 @@ export class ScheduledTaskService {
   }
 
   /** A task as results show this caller: an unsigned webhook's URL only to a caller that may manage the task. */
-  view(caller: Caller, task: ScheduledTaskRecord, recentTriggers?: number): ScheduledTaskView {
+  async view(caller: Caller, task: ScheduledTaskRecord, recentTriggers?: number): Promise<ScheduledTaskView> {
     let path: string | null = null;
     if (task.schedule.type === "webhook") {
       if (task.schedule.signature !== null) path = webhookPath(task.id, null);
-      else if (this.mayManage(caller, task)) path = webhookPath(task.id, this.secrets.webhookUrlKey(task.id));
+      else if (await this.mayManage(caller, task)) path = webhookPath(task.id, this.secrets.webhookUrlKey(task.id));
     }
-    return scheduledTaskView(this.engine, task, {
+    return await scheduledTaskView(this.engine.reader, task, {
       nowMs: this.engine.clock.nowMs(),
       timeZone: this.config.scheduling.timeZone,
       timeZoneName: timeZoneName(this.config.scheduling),
@@ -123,10 +123,10 @@ export class ScheduledTaskService {
    * task's project, with modes at least as broad as the task's. The same test updates and
    * deletions pass; an agent additionally needs its live run to make the change.
    */
-  mayManage(caller: Caller, task: ScheduledTaskRecord): boolean {
+  async mayManage(caller: Caller, task: ScheduledTaskRecord): Promise<boolean> {
     if (!caller.capabilities.has("orchestration:operate") || !this.callers.mayUseProject(caller, task.projectId))
       return false;
-    const ceiling = this.callers.ceiling(caller);
+    const ceiling = await this.callers.ceiling(caller);
     return (
       runtimeModeRank(task.runtimeMode) <= runtimeModeRank(ceiling.runtimeMode) &&
       interactionModeRank(task.interactionMode) <= interactionModeRank(ceiling.interactionMode)
@@ -177,8 +177,8 @@ export class ScheduledTaskService {
   }
 
   /** Refuses to change a task that runs with broader modes than the caller's. */
-  private requireTaskWithinCeiling(caller: Caller, task: ScheduledTaskRecord): void {
-    const ceiling = this.callers.ceiling(caller);
+  private async requireTaskWithinCeiling(caller: Caller, task: ScheduledTaskRecord): Promise<void> {
+    const ceiling = await this.callers.ceiling(caller);
     if (runtimeModeRank(task.runtimeMode) > runtimeModeRank(ceiling.runtimeMode)) {
       throw new OrchestratorFailure(
         "runtime_mode_escalation_denied",
@@ -365,7 +365,7 @@ export class ScheduledTaskService {
     if (replay !== null) {
       const task = this.requireTask(caller, replay.result.scheduledTaskId);
       return {
-        ...this.view(caller, task),
+        ...(await this.view(caller, task)),
         created: false,
         replayed: true,
         signatureSecret: null,
@@ -374,7 +374,7 @@ export class ScheduledTaskService {
         ],
       };
     }
-    this.callers.requireLiveRunForChanges(caller, "schedule_task");
+    await this.callers.requireLiveRunForChanges(caller, "schedule_task");
     const authority = this.requireStandingAuthority(caller, "schedule_task");
     const prompt = this.checkPrompt(input.prompt);
     const title = input.title !== undefined ? this.checkTitle(input.title) : titleFromMessage(prompt);
@@ -383,24 +383,24 @@ export class ScheduledTaskService {
     // Seed 000: bound by default only when the caller has a thread in the task's project.
     const bind = input.bindToCurrentThread ?? sameProjectThread !== null;
     const boundThread = bind ? this.requireBindableThread(caller, projectId) : null;
-    const ceiling = this.callers.ceiling(caller);
+    const ceiling = await this.callers.ceiling(caller);
     const selection = await this.resolveSelection({
       target: input.target,
       boundThread,
-      inherited: this.callers.inherited(caller),
+      inherited: await this.callers.inherited(caller),
       ceiling,
       runtimeMode: input.runtimeMode,
       interactionMode: input.interactionMode,
     });
     let generated: string | null = null;
-    const reachedFrom = this.origins.of(caller);
+    const reachedFrom = await this.origins.of(caller);
     const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation: "scheduled_task.create",
         request,
-        handle: (ctx) => {
-          if (ctx.get("project", projectId) === null)
+        handle: async (ctx) => {
+          if ((await ctx.get("project", projectId)) === null)
             throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
           const id = `sched_${randomBytes(16).toString("hex")}`;
           const signature = this.sealSignature(id, checked.type === "webhook" ? checked.signature : undefined, null);
@@ -434,7 +434,7 @@ export class ScheduledTaskService {
       }),
     );
     return {
-      ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)),
+      ...(await this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId))),
       created: true,
       replayed: false,
       signatureSecret: generated,
@@ -462,14 +462,14 @@ export class ScheduledTaskService {
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "scheduled_task.update", request));
     if (replay !== null)
       return {
-        ...this.view(caller, this.requireTask(caller, task.id)),
+        ...(await this.view(caller, this.requireTask(caller, task.id))),
         created: false,
         replayed: true,
         signatureSecret: null,
         notes: [],
       };
-    this.callers.requireLiveRunForChanges(caller, "schedule_task");
-    this.requireTaskWithinCeiling(caller, task);
+    await this.callers.requireLiveRunForChanges(caller, "schedule_task");
+    await this.requireTaskWithinCeiling(caller, task);
     if (input.projectId !== undefined && input.projectId !== task.projectId) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -498,7 +498,7 @@ export class ScheduledTaskService {
       rebinds
     ) {
       // Never broader than the creator, nor than the caller changing it.
-      const ceiling = narrower(this.callers.ceiling(caller), task.creatorCeiling);
+      const ceiling = narrower(await this.callers.ceiling(caller), task.creatorCeiling);
       const current: InheritedSelection = {
         providerInstanceId: task.providerInstanceId,
         model: task.model,
@@ -526,7 +526,7 @@ export class ScheduledTaskService {
     const rebound = resumes
       ? {
           authority: this.requireStandingAuthority(caller, "resuming a scheduled task"),
-          creatorCeiling: this.callers.ceiling(caller),
+          creatorCeiling: await this.callers.ceiling(caller),
         }
       : null;
     const schedule = checked ?? task.schedule;
@@ -544,14 +544,14 @@ export class ScheduledTaskService {
       );
     }
     let generated: string | null = null;
-    const reachedFrom = this.origins.of(caller);
+    const reachedFrom = await this.origins.of(caller);
     const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation: "scheduled_task.update",
         request,
-        handle: (ctx) => {
-          const current = ctx.get("scheduledTask", task.id);
+        handle: async (ctx) => {
+          const current = await ctx.get("scheduledTask", task.id);
           if (current === null)
             throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} was deleted meanwhile.`, {
               scheduledTaskId: task.id,
@@ -596,7 +596,7 @@ export class ScheduledTaskService {
       }),
     );
     return {
-      ...this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId)),
+      ...(await this.view(caller, this.requireTask(caller, outcome.result.scheduledTaskId))),
       created: false,
       replayed: false,
       signatureSecret: generated,
@@ -605,10 +605,10 @@ export class ScheduledTaskService {
   }
 
   /** list_scheduled_tasks: one project's tasks (an agent's own by default; a client's every project it may use), newest first. */
-  list(
+  async list(
     caller: Caller,
     input: { projectId?: string | undefined; limit?: number | undefined; offset?: number | undefined },
-  ): { tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean } {
+  ): Promise<{ tasks: ScheduledTaskView[]; total: number; offset: number; limit: number; hasMore: boolean }> {
     let projectId: string | null;
     if (input.projectId !== undefined) projectId = this.callers.project(caller, input.projectId);
     else projectId = this.callers.thread(caller)?.projectId ?? null;
@@ -624,15 +624,20 @@ export class ScheduledTaskService {
           : `project_id IN (${scoped.map(() => "?").join(", ") || "NULL"})`;
     const params = projectId !== null ? [projectId] : (scoped ?? []);
     const total = this.engine.store.count("scheduledTask", where, params);
-    const tasks = this.engine.store
-      .select("scheduledTask", where, params, `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`)
-      .map((task) => this.view(caller, task, 5));
+    const tasks = [];
+    for (const task of this.engine.store.select(
+      "scheduledTask",
+      where,
+      params,
+      `ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${offset}`,
+    ))
+      tasks.push(await this.view(caller, task, 5));
     return { tasks, total, offset, limit, hasMore: offset + tasks.length < total };
   }
 
   /** One task with its recent triggers, or `task_not_found`. */
-  read(caller: Caller, scheduledTaskId: string): ScheduledTaskView {
-    return this.view(caller, this.requireTask(caller, scheduledTaskId), 20);
+  async read(caller: Caller, scheduledTaskId: string): Promise<ScheduledTaskView> {
+    return await this.view(caller, this.requireTask(caller, scheduledTaskId), 20);
   }
 
   /**
@@ -654,14 +659,14 @@ export class ScheduledTaskService {
     );
     if (replay !== null) return { ...replay.result, deleted: true, replayed: true };
     const task = this.requireTask(caller, input.scheduledTaskId);
-    this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
-    this.requireTaskWithinCeiling(caller, task);
+    await this.callers.requireLiveRunForChanges(caller, "delete_scheduled_task");
+    await this.requireTaskWithinCeiling(caller, task);
     const outcome = await this.engine.execute({
       commandId,
       operation: "scheduled_task.delete",
       request,
-      handle: (ctx) => {
-        const current = ctx.get("scheduledTask", task.id);
+      handle: async (ctx) => {
+        const current = await ctx.get("scheduledTask", task.id);
         if (current === null)
           throw new OrchestratorFailure("task_not_found", `Scheduled task ${task.id} does not exist.`, {
             scheduledTaskId: task.id,

@@ -40,8 +40,8 @@ function publicSchedule(schedule: ScheduleSpec) {
 }
 
 /** A trigger as results show it, with the status of the run it started. */
-export function triggerView(reader: ProjectionReader, trigger: ScheduledTriggerRecord) {
-  const run = trigger.runId === null ? null : reader.store.get("run", trigger.runId);
+export async function triggerView(reader: ProjectionReader, trigger: ScheduledTriggerRecord) {
+  const run = trigger.runId === null ? null : await reader.get("run", trigger.runId);
   return {
     triggerId: trigger.id,
     kind: trigger.kind,
@@ -59,15 +59,15 @@ export function triggerView(reader: ProjectionReader, trigger: ScheduledTriggerR
 }
 
 /** When a timed task fires next (an overdue occurrence included), or null (paused, a one-shot that fired). */
-export function nextRunAt(
+export async function nextRunAt(
   reader: ProjectionReader,
   task: ScheduledTaskRecord,
   nowMs: number,
   timeZone: string | undefined,
-): string | null {
+): Promise<string | null> {
   if (!task.enabled || !isTimed(task.schedule)) return null;
   const anchor = Date.parse(task.anchorAt);
-  const from = occurrencesFrom(task, lastTimedTrigger(reader, task.id)?.scheduledFor ?? null);
+  const from = occurrencesFrom(task, (await lastTimedTrigger(reader, task.id))?.scheduledFor ?? null);
   const due = latestDueOccurrence(task.schedule, anchor, from, nowMs, timeZone);
   const at = due?.atMs ?? nextOccurrence(task.schedule, anchor, from, timeZone);
   return at === null ? null : new Date(at).toISOString();
@@ -79,7 +79,7 @@ const PROMPT_VIEW_CHARS = 4_000;
  * A scheduled task as `schedule_task` and `list_scheduled_tasks` show it: its trigger, where its
  * runs go, when it fires next, and its recent triggers with the runs they started.
  */
-export function scheduledTaskView(
+export async function scheduledTaskView(
   reader: ProjectionReader,
   task: ScheduledTaskRecord,
   options: {
@@ -94,15 +94,15 @@ export function scheduledTaskView(
     authorityState: "active" | "revoked" | "expired" | "unknown";
   },
 ) {
-  const recent = reader.store
-    .select(
-      "scheduledTrigger",
-      "task_id = ?",
-      [task.id],
-      `ORDER BY created_at DESC, rowid DESC LIMIT ${Math.max(1, options.recentTriggers ?? 10)}`,
-    )
-    .map((trigger) => triggerView(reader, trigger));
-  const last = lastStartedTrigger(reader, task.id);
+  const recentTriggers = await reader.select(
+    "scheduledTrigger",
+    "task_id = ?",
+    [task.id],
+    `ORDER BY created_at DESC, rowid DESC LIMIT ${Math.max(1, options.recentTriggers ?? 10)}`,
+  );
+  const recent = [];
+  for (const trigger of recentTriggers) recent.push(await triggerView(reader, trigger));
+  const last = await lastStartedTrigger(reader, task.id);
   const webhook = task.schedule.type === "webhook";
   const path = webhook ? options.webhookPath : null;
   const long = task.prompt.length > PROMPT_VIEW_CHARS;
@@ -130,7 +130,7 @@ export function scheduledTaskView(
     model: task.model,
     runtimeMode: task.runtimeMode,
     interactionMode: task.interactionMode,
-    nextRunAt: nextRunAt(reader, task, options.nowMs, options.timeZone),
+    nextRunAt: await nextRunAt(reader, task, options.nowMs, options.timeZone),
     webhookPath: path,
     webhookUrl: path !== null && options.webhookBaseUrl !== null ? `${options.webhookBaseUrl}${path}` : null,
     webhookUrlHidden: webhook && path === null,
@@ -146,8 +146,8 @@ export function scheduledTaskView(
           ? `${UNSIGNED_WEBHOOK_WARNING} ${HIDDEN_WEBHOOK_URL_NOTE}`
           : UNSIGNED_WEBHOOK_WARNING
         : null,
-    runCount: reader.store.count("scheduledTrigger", "task_id = ? AND outcome = 'started'", [task.id]),
-    lastRun: last === null ? null : triggerView(reader, last),
+    runCount: await reader.count("scheduledTrigger", "task_id = ? AND outcome = 'started'", [task.id]),
+    lastRun: last === null ? null : await triggerView(reader, last),
     recentTriggers: recent,
     createdBy: task.createdBy,
     creationSource: task.creationSource,
@@ -156,4 +156,4 @@ export function scheduledTaskView(
   };
 }
 
-export type ScheduledTaskView = ReturnType<typeof scheduledTaskView>;
+export type ScheduledTaskView = Awaited<ReturnType<typeof scheduledTaskView>>;

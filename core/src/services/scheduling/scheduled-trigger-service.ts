@@ -111,7 +111,7 @@ export class ScheduledTriggerService {
     const task = this.engine.store.get("scheduledTask", taskId);
     if (task === null || !task.enabled || !isTimed(task.schedule)) return null;
     const schedule = task.schedule;
-    const from = occurrencesFrom(task, lastTimedTrigger(this.engine, task.id)?.scheduledFor ?? null);
+    const from = occurrencesFrom(task, (await lastTimedTrigger(this.engine.reader, task.id))?.scheduledFor ?? null);
     const due = latestDueOccurrence(
       schedule,
       Date.parse(task.anchorAt),
@@ -129,8 +129,8 @@ export class ScheduledTriggerService {
           commandId: `cmd:scheduled_task.fire:${task.id}:${due.atMs}`,
           operation: "scheduled_task.fire",
           request: { scheduledTaskId: task.id, scheduledFor },
-          handle: (ctx) => {
-            const current = ctx.get("scheduledTask", task.id);
+          handle: async (ctx) => {
+            const current = await ctx.get("scheduledTask", task.id);
             if (current === null || current.updatedAt !== task.updatedAt || !current.enabled) throw new StaleTrigger();
             const late = ctx.nowMs - due.atMs;
             const draft: TriggerDraft = {
@@ -162,7 +162,7 @@ export class ScheduledTriggerService {
                 detail: `The occurrence at ${scheduledFor} was missed by ${Math.round(late / 1000)} s, beyond the catch-up window (scheduling.catchUpWindowMs, ${Math.round(this.config.scheduling.catchUpWindowMs / 1000)} s).`,
               });
             }
-            return launchScheduledRun(ctx, current, draft, current.prompt, launch);
+            return await launchScheduledRun(ctx, current, draft, current.prompt, launch);
           },
         })
       ).result;
@@ -339,7 +339,7 @@ export class ScheduledTriggerService {
    * record), then, recorded as a trigger, a lapsed credential (which pauses the task), paused,
    * filters, dedupe, or a run whose prompt carries the body as data.
    */
-  private decideWebhookTrigger(ctx: CommandContext, delivery: WebhookDelivery): ScheduledTriggerRecord {
+  private async decideWebhookTrigger(ctx: CommandContext, delivery: WebhookDelivery): Promise<ScheduledTriggerRecord> {
     const {
       task,
       schedule,
@@ -353,14 +353,14 @@ export class ScheduledTriggerService {
       receivedAtMs,
       launch,
     } = delivery;
-    const current = ctx.get("scheduledTask", task.id);
+    const current = await ctx.get("scheduledTask", task.id);
     if (current === null || current.updatedAt !== task.updatedAt) throw new StaleTrigger();
     if (
       digest !== null &&
-      ctx.store.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest]) > 0
+      (await ctx.count("scheduledTrigger", "task_id = ? AND signature_digest = ?", [task.id, digest])) > 0
     )
       throw new ReplayedDelivery();
-    const rate = webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
+    const rate = await webhookRateCheck(ctx, task.id, this.config.scheduling.webhookRateLimit);
     if (rate !== null) throw new RateLimited(rate.retryAfterSeconds, rate.message);
     const draft: TriggerDraft = {
       id: triggerId,
@@ -389,11 +389,13 @@ export class ScheduledTriggerService {
       return recordTrigger(ctx, draft, { outcome: "skipped", reason: "filtered", detail: filtered.detail });
     if (dedupeKey !== null && schedule.dedupe !== null) {
       const since = new Date(ctx.nowMs - schedule.dedupe.windowMs).toISOString();
-      const earlier = ctx.store.select(
-        "scheduledTrigger",
-        "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'",
-        [task.id, dedupeKey, since],
-        "ORDER BY created_at LIMIT 1",
+      const earlier = (
+        await ctx.select(
+          "scheduledTrigger",
+          "task_id = ? AND dedupe_key = ? AND created_at >= ? AND outcome != 'failed'",
+          [task.id, dedupeKey, since],
+          "ORDER BY created_at LIMIT 1",
+        )
       )[0];
       if (earlier !== undefined) {
         return recordTrigger(ctx, draft, {
@@ -410,7 +412,7 @@ export class ScheduledTriggerService {
       deliveryId,
       receivedAt: new Date(receivedAtMs).toISOString(),
     });
-    return launchScheduledRun(ctx, current, draft, text, launch);
+    return await launchScheduledRun(ctx, current, draft, text, launch);
   }
 }
 

@@ -121,9 +121,9 @@ export class Scheduler {
   }
 
   /** A task's next occurrence (an overdue one included), or null. */
-  private nextFor(task: ScheduledTaskRecord): number | null {
+  private async nextFor(task: ScheduledTaskRecord): Promise<number | null> {
     if (!isTimed(task.schedule)) return null;
-    const from = occurrencesFrom(task, lastTimedTrigger(this.engine, task.id)?.scheduledFor ?? null);
+    const from = occurrencesFrom(task, (await lastTimedTrigger(this.engine.reader, task.id))?.scheduledFor ?? null);
     const next = nextOccurrence(task.schedule, Date.parse(task.anchorAt), from, this.config.scheduling.timeZone);
     if (next === null) return null;
     const retry = this.retryAt.get(task.id);
@@ -135,10 +135,11 @@ export class Scheduler {
       this.sweepAgain = false;
       if (!this.running || !this.engine.store.isOpen()) return;
       const now = this.clock.nowMs();
-      const due = this.timedTasks().filter((task) => {
-        const next = this.nextFor(task);
-        return next !== null && next <= now;
-      });
+      const due = [];
+      for (const task of this.timedTasks()) {
+        const next = await this.nextFor(task);
+        if (next !== null && next <= now) due.push(task);
+      }
       await Promise.all(
         due.map(async (task) => {
           try {
@@ -154,16 +155,16 @@ export class Scheduler {
         }),
       );
     } while (this.sweepAgain && this.running);
-    this.arm();
+    await this.arm();
   }
 
-  private arm(): void {
+  private async arm(): Promise<void> {
     this.cancelAlarm?.();
     this.cancelAlarm = null;
     if (!this.running || !this.engine.store.isOpen()) return;
     let earliest: number | null = null;
     for (const task of this.timedTasks()) {
-      const next = this.nextFor(task);
+      const next = await this.nextFor(task);
       if (next !== null && (earliest === null || next < earliest)) earliest = next;
     }
     if (earliest !== null) this.cancelAlarm = setAlarm(this.clock, earliest, () => this.wake());

@@ -33,7 +33,7 @@ export class TriggerRetention {
     return this.engine.store.writeAsync(() => this.pruneTaskNow(taskId));
   }
 
-  private pruneTaskNow(taskId: string): number {
+  private async pruneTaskNow(taskId: string): Promise<number> {
     const { maxPerTask, maxAgeMs } = this.config.scheduling.triggerRetention;
     const nowMs = this.engine.clock.nowMs();
     const store = this.engine.store;
@@ -52,7 +52,7 @@ export class TriggerRetention {
       [taskId, new Date(nowMs - maxAgeMs).toISOString()],
       `ORDER BY created_at LIMIT ${PRUNE_BATCH}`,
     );
-    return this.forget(taskId, [...beyondCount, ...tooOld], nowMs);
+    return await this.forget(taskId, [...beyondCount, ...tooOld], nowMs);
   }
 
   /** Prunes every task's triggers by age, deleted tasks' included (at start, and from time to time). */
@@ -72,11 +72,11 @@ export class TriggerRetention {
     return Math.max(scheduling.webhookReplayWindowMs, scheduling.webhookRateLimit.windowMs, dedupeMs);
   }
 
-  private forget(taskId: string, candidates: readonly ScheduledTriggerRecord[], nowMs: number): number {
+  private async forget(taskId: string, candidates: readonly ScheduledTriggerRecord[], nowMs: number): Promise<number> {
     if (candidates.length === 0) return 0;
     const protectedSince = new Date(nowMs - this.protectedMs(taskId)).toISOString();
     const store = this.engine.store;
-    const newestTimed = lastTimedTrigger(this.engine, taskId)?.id ?? null;
+    const newestTimed = (await lastTimedTrigger(this.engine.reader, taskId))?.id ?? null;
     const ids = new Set<string>();
     for (const trigger of candidates) {
       if (trigger.createdAt >= protectedSince || trigger.id === newestTimed) continue;

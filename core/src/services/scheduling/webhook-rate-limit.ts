@@ -8,20 +8,22 @@ import type { CommandContext } from "../../engine/command-context.js";
  * writes nothing. Returns null when the request may be recorded, else how long to wait: until
  * the oldest trigger in the window leaves it.
  */
-export function webhookRateCheck(
+export async function webhookRateCheck(
   ctx: CommandContext,
   taskId: string,
   limit: SchedulingConfig["webhookRateLimit"],
-): { readonly retryAfterSeconds: number; readonly message: string } | null {
+): Promise<{ readonly retryAfterSeconds: number; readonly message: string } | null> {
   const since = new Date(ctx.nowMs - limit.windowMs).toISOString();
-  const inWindow = ctx.store.count("scheduledTrigger", "task_id = ? AND created_at > ?", [taskId, since]);
+  const inWindow = await ctx.count("scheduledTrigger", "task_id = ? AND created_at > ?", [taskId, since]);
   if (inWindow < limit.requests) return null;
   // The trigger whose leaving the window frees a place for this request.
-  const freeing = ctx.store.select(
-    "scheduledTrigger",
-    "task_id = ? AND created_at > ?",
-    [taskId, since],
-    `ORDER BY created_at LIMIT 1 OFFSET ${inWindow - limit.requests}`,
+  const freeing = (
+    await ctx.select(
+      "scheduledTrigger",
+      "task_id = ? AND created_at > ?",
+      [taskId, since],
+      `ORDER BY created_at LIMIT 1 OFFSET ${inWindow - limit.requests}`,
+    )
   )[0];
   const waitMs = freeing === undefined ? limit.windowMs : Date.parse(freeing.createdAt) + limit.windowMs - ctx.nowMs;
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));

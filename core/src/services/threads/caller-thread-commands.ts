@@ -70,23 +70,26 @@ export class CallerThreadCommands {
       creationSource: creationSourceOf(caller),
       source,
       ...(input.replyToSource !== undefined ? { replyToSource: input.replyToSource } : {}),
-      reachedFrom: this.origins.of(caller),
+      reachedFrom: await this.origins.of(caller),
     };
     if (
       commandId === undefined ||
       conflictsAsInvalid(() => this.engine.replay(commandId, "thread.send", sendReceiptRequest(request))) === null
     ) {
-      this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
-      this.callers.requireTargetWithinCeiling(caller, target);
+      await this.callers.requireLiveRunForChanges(caller, "t3_thread_send");
+      await this.callers.requireTargetWithinCeiling(caller, target);
     }
     return conflictsAsInvalid(() => this.commands.send(request));
   }
 
   /** t3_thread_interrupt, with the caller's live-run check; only an agent is held to its ceiling (CallerContext.requireMayStop). */
-  interrupt(caller: Caller, input: { threadId: string; runId?: string }): ReturnType<ThreadCommands["interrupt"]> {
+  async interrupt(
+    caller: Caller,
+    input: { threadId: string; runId?: string },
+  ): ReturnType<ThreadCommands["interrupt"]> {
     const target = this.commands.getThread(input.threadId);
-    this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
-    this.callers.requireMayStop(caller, target);
+    await this.callers.requireLiveRunForChanges(caller, "t3_thread_interrupt");
+    await this.callers.requireMayStop(caller, target);
     return this.commands.interrupt({
       threadId: target.id,
       ...(input.runId !== undefined ? { runId: input.runId } : {}),
@@ -112,9 +115,9 @@ export class CallerThreadCommands {
     const reason = input.reason ?? "stopped_by_request";
     const request = { threadId: target.id, reason };
     if (conflictsAsInvalid(() => this.engine.replay(commandId, "thread.stop", request)) === null) {
-      this.callers.requireLiveRunForChanges(caller, "stop");
-      this.callers.requireMayStop(caller, target);
-      const active = activeRun(this.engine, target.id);
+      await this.callers.requireLiveRunForChanges(caller, "stop");
+      await this.callers.requireMayStop(caller, target);
+      const active = await activeRun(this.engine.reader, target.id);
       const attempt = active?.currentAttemptId ? this.engine.store.get("attempt", active.currentAttemptId) : null;
       if (
         attempt !== null &&
@@ -136,11 +139,10 @@ export class CallerThreadCommands {
         commandId,
         operation: "thread.stop",
         request,
-        handle: (ctx) => {
-          const active = activeRun(ctx, target.id);
-          stopThread(ctx, target.id, reason);
-          const held = ctx.store
-            .select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal")
+        handle: async (ctx) => {
+          const active = await activeRun(ctx, target.id);
+          await stopThread(ctx, target.id, reason);
+          const held = (await ctx.select("run", QUEUED_RUNS_OF_THREAD, [target.id], "ORDER BY ordinal"))
             .filter((run) => run.held)
             .map((run) => run.id);
           return { interruptedRunId: active?.id ?? null, heldRunIds: held };
@@ -161,8 +163,8 @@ export class CallerThreadCommands {
       commandId === undefined ||
       conflictsAsInvalid(() => this.engine.replay(commandId, "thread.resume", { threadId: target.id })) === null
     ) {
-      this.callers.requireLiveRunForChanges(caller, "resume");
-      this.callers.requireTargetWithinCeiling(caller, target);
+      await this.callers.requireLiveRunForChanges(caller, "resume");
+      await this.callers.requireTargetWithinCeiling(caller, target);
     }
     return conflictsAsInvalid(() => this.commands.resume(target.id, commandId));
   }
@@ -188,19 +190,19 @@ export class CallerThreadCommands {
       conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null &&
       target.id !== caller.threadId
     ) {
-      this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
-      this.callers.requireTargetWithinCeiling(caller, target);
+      await this.callers.requireLiveRunForChanges(caller, "set_thread_settled");
+      await this.callers.requireTargetWithinCeiling(caller, target);
     }
     const outcome = await conflictsAsInvalid(() =>
       this.engine.execute({
         commandId,
         operation,
         request,
-        handle: (ctx) => {
-          const current = ctx.require("thread", target.id);
+        handle: async (ctx) => {
+          const current = await ctx.require("thread", target.id);
           const settled = (current.settledAt ?? null) !== null;
           if (settled === input.settled) return { changed: false };
-          if (input.settled) refuseSettlingBusyThread(ctx, current.id);
+          if (input.settled) await refuseSettlingBusyThread(ctx, current.id);
           ctx.put("thread", { ...current, settledAt: input.settled ? ctx.now : null, updatedAt: ctx.now });
           return { changed: true };
         },

@@ -63,10 +63,10 @@ export class RunWaits {
     waiterThreadId?: string | null;
   }): Promise<RunWaitResult> {
     const cursor = request.attention?.cursor ?? 0;
-    const pinned = this.commands.selectRun(request.threadId, request.runId, "wait");
+    const pinned = await this.commands.selectRun(request.threadId, request.runId, "wait");
     if (pinned === null)
       return { threadId: request.threadId, run: null, timedOut: false, endedBy: "idle", attention: null, cursor };
-    const check = (): RunWaitResult | null => {
+    const check = async (): Promise<RunWaitResult | null> => {
       const run = this.engine.store.get("run", pinned.id);
       if (run !== null && isTerminalRunStatus(run.status))
         return { threadId: request.threadId, run, timedOut: false, endedBy: "run_finished", attention: null, cursor };
@@ -81,7 +81,7 @@ export class RunWaits {
         cursor: attention.sequence,
       };
     };
-    const now = check();
+    const now = await check();
     if (now !== null) return now;
     const endLiveWait = this.liveWaits.begin({
       kind: "t3_thread_wait",

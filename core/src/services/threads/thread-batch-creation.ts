@@ -74,14 +74,6 @@ function entryFailure(index: number, error: unknown): unknown {
   return error;
 }
 
-function forEntry<T>(index: number, step: () => T): T {
-  try {
-    return step();
-  } catch (error) {
-    throw entryFailure(index, error);
-  }
-}
-
 async function forEntryAsync<T>(index: number, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
@@ -91,8 +83,8 @@ async function forEntryAsync<T>(index: number, step: () => Promise<T>): Promise<
 }
 
 /** The first run of a thread, or null. */
-function firstRun(reader: ProjectionReader, threadId: string): string | null {
-  return reader.store.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal LIMIT 1")[0]?.id ?? null;
+async function firstRun(reader: ProjectionReader, threadId: string): Promise<string | null> {
+  return (await reader.select("run", "thread_id = ?", [threadId], "ORDER BY ordinal LIMIT 1"))[0]?.id ?? null;
 }
 
 /**
@@ -138,7 +130,7 @@ export class ThreadBatchCreation {
     if (replay !== null) {
       created = replay.result;
     } else {
-      this.authorize(caller, input.threads, projectId);
+      await this.authorize(caller, input.threads, projectId);
       const decisions = await this.decide(caller, input.threads, commandId, place);
       created = (
         await this.engine.execute<CreatedThreads>({
@@ -150,15 +142,17 @@ export class ThreadBatchCreation {
       ).result;
     }
     // A replay answers with the runs the call created, never a run queued on those threads since.
-    return {
-      replayed: replay !== null,
-      threads: created.threadIds.map((threadId, index) => ({
+    const threads = [];
+    for (const [index, threadId] of created.threadIds.entries()) {
+      threads.push({
         index,
         thread: this.commands.getThread(threadId),
-        runId: created.runIds !== undefined ? (created.runIds[index] ?? null) : firstRun(this.engine, threadId),
+        runId:
+          created.runIds !== undefined ? (created.runIds[index] ?? null) : await firstRun(this.engine.reader, threadId),
         notes: created.notes?.[index] ?? [],
-      })),
-    };
+      });
+    }
+    return { replayed: replay !== null, threads };
   }
 
   /** The batch's project: the one named, else the first parent's (children live in their parent's project), else the caller's. */
@@ -177,14 +171,14 @@ export class ThreadBatchCreation {
    * A first call needs the caller's live run; a child's finished turns start turns in its
    * parent, so an agent may attach children only to threads it could message itself.
    */
-  private authorize(caller: Caller, entries: readonly ThreadBatchEntry[], projectId: string): void {
-    this.callers.requireLiveRunForChanges(caller, "create_threads");
+  private async authorize(caller: Caller, entries: readonly ThreadBatchEntry[], projectId: string): Promise<void> {
+    await this.callers.requireLiveRunForChanges(caller, "create_threads");
     for (const [index, entry] of entries.entries()) {
       if (entry.parentThreadId === undefined) continue;
-      forEntry(index, () =>
+      await forEntryAsync(index, async () =>
         this.callers.requireTargetWithinCeiling(
           caller,
-          routerParent(this.engine, entry.parentThreadId!, projectId, this.config.budgets),
+          await routerParent(this.engine.reader, entry.parentThreadId!, projectId, this.config.budgets),
         ),
       );
     }
@@ -204,11 +198,11 @@ export class ThreadBatchCreation {
     const selections: ResolvedSelection[] = [];
     for (const [index, entry] of entries.entries()) {
       selections.push(
-        await forEntryAsync(index, () =>
+        await forEntryAsync(index, async () =>
           this.selection.resolve({
             target: entry.target,
-            inherited: this.callers.inherited(caller),
-            ceiling: this.callers.ceiling(caller),
+            inherited: await this.callers.inherited(caller),
+            ceiling: await this.callers.ceiling(caller),
             runtimeMode: entry.runtimeMode,
             interactionMode: entry.interactionMode,
           }),
@@ -217,7 +211,7 @@ export class ThreadBatchCreation {
     }
     const plans: (WorkspacePlan | null)[] = [];
     for (const [index, entry] of entries.entries()) {
-      const parent = entry.parentThreadId === undefined ? null : this.commands.getThread(entry.parentThreadId);
+      const parent = entry.parentThreadId === undefined ? null : await this.commands.getThread(entry.parentThreadId);
       const from = parent ?? (place.sameProject ? place.callerThread : null);
       const planned = await forEntryAsync(index, () =>
         this.workspaces.plan({
@@ -233,18 +227,18 @@ export class ThreadBatchCreation {
         selections[index] = { ...selections[index]!, notes: [...selections[index]!.notes, ...planned.notes] };
     }
     // Threads a linked environment (or an agent it reached) creates carry where that began.
-    return { selections, plans, authority: this.callers.authority(caller), reachedFrom: this.origins.of(caller) };
+    return { selections, plans, authority: this.callers.authority(caller), reachedFrom: await this.origins.of(caller) };
   }
 
   /** Writes every thread of the batch, and starts the run of each one with a prompt, in one command. */
-  private write(
+  private async write(
     ctx: CommandContext,
     caller: Caller,
     entries: readonly ThreadBatchEntry[],
     commandId: string,
     place: BatchPlace,
     decisions: BatchDecisions,
-  ): CreatedThreads {
+  ): Promise<CreatedThreads> {
     const { project, callerThread, sameProject } = place;
     const { selections, plans, authority, reachedFrom } = decisions;
     const ids: string[] = [];
@@ -252,20 +246,20 @@ export class ThreadBatchCreation {
     for (const [index, entry] of entries.entries()) {
       const selection = selections[index]!;
       const threadId = derive.threadFromCommand(commandId, index);
-      const parent = forEntry(index, () =>
+      const parent = await forEntryAsync(index, async () =>
         entry.parentThreadId === undefined
           ? null
-          : routerParent(ctx, entry.parentThreadId, project.id, this.config.budgets),
+          : await routerParent(ctx, entry.parentThreadId, project.id, this.config.budgets),
       );
       const plan = plans[index] ?? null;
       const workspace =
         plan !== null
-          ? this.workspaces.record(ctx, plan)
+          ? await this.workspaces.record(ctx, plan)
           : (parent ??
             (sameProject
               ? callerThread!
               : { cwd: project.rootPath, branch: null, worktreePath: null, workspaceStrategy: "root" as const }));
-      const thread = createThread(
+      const thread = await createThread(
         ctx,
         {
           id: threadId,
@@ -289,7 +283,7 @@ export class ThreadBatchCreation {
                   parentNodeId: null,
                   delegatedTaskId: null,
                 }
-              : routerChildLineage(ctx, parent, entry.reportBack ?? true)),
+              : await routerChildLineage(ctx, parent, entry.reportBack ?? true)),
             ...(reachedFrom !== null ? { reachedFrom } : {}),
           },
           createdBy: "agent",
@@ -298,18 +292,20 @@ export class ThreadBatchCreation {
         },
         entry.prompt ?? null,
       );
-      if (parent !== null) showChildInParent(ctx, parent, thread);
+      if (parent !== null) await showChildInParent(ctx, parent, thread);
       let runId: string | null = null;
       if (entry.prompt !== undefined && entry.prompt !== "") {
-        runId = deliverMessage(ctx, {
-          threadId: thread.id,
-          messageId: derive.messageFromCommand(commandId, index),
-          text: entry.prompt,
-          mode: "auto",
-          createdBy: "agent",
-          creationSource: creationSourceOf(caller),
-          capabilities: selection.capabilities,
-        }).runId;
+        runId = (
+          await deliverMessage(ctx, {
+            threadId: thread.id,
+            messageId: derive.messageFromCommand(commandId, index),
+            text: entry.prompt,
+            mode: "auto",
+            createdBy: "agent",
+            creationSource: creationSourceOf(caller),
+            capabilities: selection.capabilities,
+          })
+        ).runId;
       }
       ids.push(threadId);
       runIds.push(runId);

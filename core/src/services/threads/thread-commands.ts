@@ -81,20 +81,20 @@ export class ThreadCommands {
       commandId,
       operation: "thread.create",
       request: { ...request, commandId: undefined },
-      handle: (ctx) => {
+      handle: async (ctx) => {
         const threadId = request.threadId ?? derive.threadFromCommand(commandId);
         const parent =
           (request.parentThreadId ?? null) === null
             ? null
-            : routerParent(ctx, request.parentThreadId!, project.id, this.config.budgets);
+            : await routerParent(ctx, request.parentThreadId!, project.id, this.config.budgets);
         const workspace = parent ?? {
           cwd: project.rootPath,
           branch: null,
           worktreePath: null,
           workspaceStrategy: "root" as const,
         };
-        const existed = ctx.get("thread", threadId) !== null;
-        const thread = createThread(
+        const existed = (await ctx.get("thread", threadId)) !== null;
+        const thread = await createThread(
           ctx,
           {
             id: threadId,
@@ -117,18 +117,18 @@ export class ThreadCommands {
                     parentNodeId: null,
                     delegatedTaskId: null,
                   }
-                : routerChildLineage(ctx, parent, request.reportBack ?? true),
+                : await routerChildLineage(ctx, parent, request.reportBack ?? true),
             createdBy: request.createdBy,
             creationSource: request.creationSource,
             authority: request.authority === undefined ? OWNER_AUTHORITY : request.authority,
           },
           request.prompt ?? null,
         );
-        if (parent !== null && !existed) showChildInParent(ctx, parent, thread);
+        if (parent !== null && !existed) await showChildInParent(ctx, parent, thread);
         const delivery =
           request.prompt === undefined || request.prompt === null || request.prompt === ""
             ? null
-            : deliverMessage(ctx, {
+            : await deliverMessage(ctx, {
                 threadId: thread.id,
                 messageId: derive.messageFromCommand(commandId),
                 text: request.prompt,
@@ -155,7 +155,7 @@ export class ThreadCommands {
     const commandId = request.commandId ?? this.newCommandId("thread.send");
     // A thread whose own workspace was removed has no folder to work in (a retry of a send
     // that was accepted before still replays).
-    const workspace = workspaceOf(this.engine, thread.id);
+    const workspace = await workspaceOf(this.engine.reader, thread.id);
     if (workspace?.status === "removed" && this.engine.store.getReceipt(commandId) === null) {
       throw new Failure(
         "thread_not_sendable",
@@ -170,12 +170,12 @@ export class ThreadCommands {
       commandId,
       operation: "thread.send",
       request: sendReceiptRequest(request),
-      handle: (ctx) => {
+      handle: async (ctx) => {
         // An explicit message revives a settled thread: there is work in it again.
-        const current = ctx.require("thread", request.threadId);
+        const current = await ctx.require("thread", request.threadId);
         if ((current.settledAt ?? null) !== null)
           ctx.put("thread", { ...current, settledAt: null, updatedAt: ctx.now });
-        return deliverMessage(ctx, {
+        return await deliverMessage(ctx, {
           threadId: request.threadId,
           messageId: request.messageId ?? derive.messageFromCommand(commandId),
           text: source === null ? request.text : withSourceHeader(request.text, source, replyToSource),
@@ -206,7 +206,7 @@ export class ThreadCommands {
       commandId: commandId ?? this.newCommandId("thread.resume"),
       operation: "thread.resume",
       request: { threadId: thread.id },
-      handle: (ctx) => ({ resumedRunIds: resumeThread(ctx, thread.id).map((run) => run.id) }),
+      handle: async (ctx) => ({ resumedRunIds: (await resumeThread(ctx, thread.id)).map((run) => run.id) }),
     });
     return {
       thread: this.getThread(thread.id),
@@ -220,7 +220,11 @@ export class ThreadCommands {
    * active run; a wait the latest run at call time, queued or not, so a wait right after a
    * queued send waits for that message's run, never an older completion.
    */
-  selectRun(threadId: string, runId: string | undefined, purpose: "wait" | "interrupt"): RunRecord | null {
+  async selectRun(
+    threadId: string,
+    runId: string | undefined,
+    purpose: "wait" | "interrupt",
+  ): Promise<RunRecord | null> {
     const thread = this.getThread(threadId);
     if (runId !== undefined) {
       const run = this.engine.store.get("run", runId);
@@ -231,7 +235,9 @@ export class ThreadCommands {
         });
       return run;
     }
-    return purpose === "interrupt" ? activeRun(this.engine, thread.id) : latestRun(this.engine, thread.id);
+    return purpose === "interrupt"
+      ? await activeRun(this.engine.reader, thread.id)
+      : await latestRun(this.engine.reader, thread.id);
   }
 
   /**
@@ -249,11 +255,11 @@ export class ThreadCommands {
     run: RunRecord | null;
   }> {
     const thread = this.getThread(request.threadId);
-    const run = this.selectRun(request.threadId, request.runId, "interrupt");
+    const run = await this.selectRun(request.threadId, request.runId, "interrupt");
     if (run === null) return { status: "no_active_run", run: null };
     if (isTerminalRunStatus(run.status)) return { status: "already_terminal", run };
     const decision = this.policy.decideRunStop(
-      stoppableRun(this.engine, run),
+      await stoppableRun(this.engine.reader, run),
       this.registry.capabilities(thread.providerInstanceId),
     );
     if (!decision.ok) {
@@ -267,7 +273,8 @@ export class ThreadCommands {
       commandId: request.commandId ?? this.newCommandId("run.interrupt"),
       operation: "run.interrupt",
       request: { threadId: thread.id, runId: run.id },
-      handle: (ctx) => requestInterrupt(ctx, run.id, request.reason ?? "interrupted_by_request", request.hard ?? false),
+      handle: async (ctx) =>
+        await requestInterrupt(ctx, run.id, request.reason ?? "interrupted_by_request", request.hard ?? false),
     });
     return { status: "interrupt_requested", run: outcome.result };
   }
@@ -289,8 +296,8 @@ export class ThreadCommands {
       commandId: `cmd:runtime-request.respond:${requestId}`,
       operation: "runtime-request.respond",
       request: { requestId, response },
-      handle: (ctx) => {
-        answerRuntimeRequest(ctx, requestId, response);
+      handle: async (ctx) => {
+        await answerRuntimeRequest(ctx, requestId, response);
         return null;
       },
     });

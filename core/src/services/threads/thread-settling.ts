@@ -3,8 +3,8 @@ import type { ProjectionReader } from "../../engine/run-lifecycle.js";
 import { pendingBackgroundTasks } from "../thread-views.js";
 
 /** Refuses to settle a thread that still has work: unfinished runs, pending requests, or delegated work. */
-export function refuseSettlingBusyThread(reader: ProjectionReader, threadId: string): void {
-  const unfinished = reader.store.select(
+export async function refuseSettlingBusyThread(reader: ProjectionReader, threadId: string): Promise<void> {
+  const unfinished = await reader.select(
     "run",
     "thread_id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'interrupted')",
     [threadId],
@@ -20,7 +20,7 @@ export function refuseSettlingBusyThread(reader: ProjectionReader, threadId: str
       },
     );
   }
-  const pending = reader.store.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId]);
+  const pending = await reader.count("runtimeRequest", "thread_id = ? AND status = 'pending'", [threadId]);
   if (pending > 0) {
     throw new OrchestratorFailure(
       "invalid_request",
@@ -28,7 +28,7 @@ export function refuseSettlingBusyThread(reader: ProjectionReader, threadId: str
       { threadId, reason: "pending_requests" },
     );
   }
-  const background = pendingBackgroundTasks(reader, threadId);
+  const background = await pendingBackgroundTasks(reader, threadId);
   if (background > 0) {
     throw new OrchestratorFailure(
       "invalid_request",

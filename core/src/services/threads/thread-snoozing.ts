@@ -71,8 +71,8 @@ export class ThreadSnoozing {
     if (conflictsAsInvalid(() => this.engine.replay(commandId, operation, request)) === null) {
       validate();
       if (target.id !== caller.threadId) {
-        this.callers.requireLiveRunForChanges(caller, operation === "thread.snooze" ? "snooze" : "unsnooze");
-        this.callers.requireTargetWithinCeiling(caller, target);
+        await this.callers.requireLiveRunForChanges(caller, operation === "thread.snooze" ? "snooze" : "unsnooze");
+        await this.callers.requireTargetWithinCeiling(caller, target);
       }
     }
     const outcome = await conflictsAsInvalid(() =>
@@ -80,14 +80,14 @@ export class ThreadSnoozing {
         commandId,
         operation,
         request,
-        handle: (ctx) => {
-          const current = ctx.require("thread", target.id);
+        handle: async (ctx) => {
+          const current = await ctx.require("thread", target.id);
           // Asking again for the time a thread already sleeps to changes nothing; a thread that
           // woke early (a request, a failure) sleeps again from now.
           const asAsked =
             asked.until === null
               ? current.snoozedUntil === null
-              : isSnoozed(ctx, current, ctx.now) && current.snoozedUntil === asked.until;
+              : (await isSnoozed(ctx, current, ctx.now)) && current.snoozedUntil === asked.until;
           if (asAsked) return { changed: false };
           ctx.put("thread", {
             ...current,

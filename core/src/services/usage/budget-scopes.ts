@@ -51,18 +51,22 @@ export interface BudgetUse {
  * creation of the oldest unfinished task: a long-lived conversation is not charged for the
  * days it sat idle, and a new burst of delegation starts a new clock.
  */
-function taskClockStart(reader: ProjectionReader, taskId: string): number | null {
-  const task = reader.store.get("delegatedTask", taskId);
+async function taskClockStart(reader: ProjectionReader, taskId: string): Promise<number | null> {
+  const task = await reader.get("delegatedTask", taskId);
   return task === null || task.finalizedAt !== null ? null : Date.parse(task.createdAt);
 }
 
 function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
-  const started = new DelegatedTasksTable(reader.store).oldestUnfinalizedCreatedAt(rootThreadId);
+  const started = reader.table(DelegatedTasksTable).oldestUnfinalizedCreatedAt(rootThreadId);
   return started === null ? null : Date.parse(started);
 }
 
 /** The root thread's budget scope, when the config sets root-thread limits. */
-export function rootScope(reader: ProjectionReader, budgets: BudgetConfig, rootThreadId: string): BudgetScope | null {
+export async function rootScope(
+  reader: ProjectionReader,
+  budgets: BudgetConfig,
+  rootThreadId: string,
+): Promise<BudgetScope | null> {
   const limits = limitsOf(budgets.rootThread);
   if (!hasLimits(limits)) return null;
   return {
@@ -73,13 +77,13 @@ export function rootScope(reader: ProjectionReader, budgets: BudgetConfig, rootT
     rootThreadId,
     limits,
     clockStartMs: limits.wallClockMs === null ? null : rootClockStart(reader, rootThreadId),
-    record: reader.store.get("budget", budgetId.root(rootThreadId)),
+    record: await reader.get("budget", budgetId.root(rootThreadId)),
   };
 }
 
 /** A delegated task's budget scope, when the task has limits. */
-export function taskScope(reader: ProjectionReader, taskId: string): BudgetScope | null {
-  const record = reader.store.get("budget", budgetId.task(taskId));
+export async function taskScope(reader: ProjectionReader, taskId: string): Promise<BudgetScope | null> {
+  const record = await reader.get("budget", budgetId.task(taskId));
   if (record === null || !hasLimits(record.limits)) return null;
   return {
     kind: "delegated_task",
@@ -88,7 +92,7 @@ export function taskScope(reader: ProjectionReader, taskId: string): BudgetScope
     taskId,
     rootThreadId: record.rootThreadId,
     limits: record.limits,
-    clockStartMs: record.limits.wallClockMs === null ? null : taskClockStart(reader, taskId),
+    clockStartMs: record.limits.wallClockMs === null ? null : await taskClockStart(reader, taskId),
     record,
   };
 }
@@ -97,21 +101,25 @@ export function taskScope(reader: ProjectionReader, taskId: string): BudgetScope
  * Every budget covering a thread's work, innermost first: the task the thread works for, the
  * tasks above it, then the root thread's.
  */
-export function enclosingScopes(reader: ProjectionReader, budgets: BudgetConfig, threadId: string): BudgetScope[] {
+export async function enclosingScopes(
+  reader: ProjectionReader,
+  budgets: BudgetConfig,
+  threadId: string,
+): Promise<BudgetScope[]> {
   const scopes: BudgetScope[] = [];
   const seen = new Set<string>();
-  let thread = reader.store.get("thread", threadId);
+  let thread = await reader.get("thread", threadId);
   const rootThreadId = thread?.lineage.rootThreadId ?? threadId;
   while (thread !== null && !seen.has(thread.id)) {
     seen.add(thread.id);
     const taskId = thread.lineage.delegatedTaskId;
     if (taskId !== null) {
-      const scope = taskScope(reader, taskId);
+      const scope = await taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
-    thread = thread.lineage.parentThreadId === null ? null : reader.store.get("thread", thread.lineage.parentThreadId);
+    thread = thread.lineage.parentThreadId === null ? null : await reader.get("thread", thread.lineage.parentThreadId);
   }
-  const root = rootScope(reader, budgets, rootThreadId);
+  const root = await rootScope(reader, budgets, rootThreadId);
   if (root !== null) scopes.push(root);
   return scopes;
 }

@@ -21,7 +21,7 @@ export interface TotalKey {
  * Reading never writes.
  */
 export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal {
-  return new BudgetsTable(reader.store).totalOf(key.id) ?? usedByScope(reader, key.sums);
+  return reader.table(BudgetsTable).totalOf(key.id) ?? usedByScope(reader, key.sums);
 }
 
 /**
@@ -33,7 +33,7 @@ export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal 
  */
 export function addToTotals(reader: ProjectionReader, keys: readonly TotalKey[], change: ScopeTotal): void {
   if (change.tokens === 0 && change.costUsd === 0) return;
-  const budgets = new BudgetsTable(reader.store);
+  const budgets = reader.table(BudgetsTable);
   for (const key of keys) {
     if (budgets.addToTotal(key.id, change.tokens, change.costUsd)) continue;
     const sum = usedByScope(reader, key.sums);

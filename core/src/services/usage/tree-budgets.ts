@@ -70,8 +70,8 @@ export class TreeBudgets {
   }
 
   /** Every budget covering a thread's work, innermost first. */
-  scopesOf(reader: ProjectionReader, threadId: string): BudgetScope[] {
-    return enclosingScopes(reader, this.config.budgets, threadId);
+  async scopesOf(reader: ProjectionReader, threadId: string): Promise<BudgetScope[]> {
+    return await enclosingScopes(reader, this.config.budgets, threadId);
   }
 
   /**
@@ -79,12 +79,12 @@ export class TreeBudgets {
    * one more child: no budget covering the thread is reached, and a requested budget fits in
    * what is left of each of them. Refusals are `invalid_request` naming the budget in `details`.
    */
-  limitsForNewTask(
+  async limitsForNewTask(
     ctx: CommandContext,
     parentThreadId: string,
     requested: TreeBudgetConfig | undefined,
-  ): { limits: BudgetLimits; origin: BudgetRecord["origin"] } | null {
-    for (const scope of this.scopesOf(ctx, parentThreadId)) {
+  ): Promise<{ limits: BudgetLimits; origin: BudgetRecord["origin"] } | null> {
+    for (const scope of await this.scopesOf(ctx, parentThreadId)) {
       const use = scopeUse(ctx, scope, ctx.nowMs);
       const reached = reachedLimit(scope, use);
       if (reached !== null) {
@@ -158,16 +158,16 @@ export class TreeBudgets {
   }
 
   /** After a turn of a thread ended: stops every tree around it whose budget it used up. */
-  enforceAround(ctx: CommandContext, threadId: string): void {
-    for (const scope of this.scopesOf(ctx, threadId)) this.enforce(ctx, scope);
+  async enforceAround(ctx: CommandContext, threadId: string): Promise<void> {
+    for (const scope of await this.scopesOf(ctx, threadId)) await this.enforce(ctx, scope);
   }
 
   /** Stops, once, a scope's tree whose budget is reached. */
-  enforce(ctx: CommandContext, scope: BudgetScope): boolean {
+  async enforce(ctx: CommandContext, scope: BudgetScope): Promise<boolean> {
     if (this.alreadyStopped(scope)) return false;
     const reached = reachedLimit(scope, scopeUse(ctx, scope, ctx.nowMs));
     if (reached === null) return false;
-    this.stop(ctx, scope, { ...reached, at: ctx.now });
+    await this.stop(ctx, scope, { ...reached, at: ctx.now });
     return true;
   }
 
@@ -183,9 +183,9 @@ export class TreeBudgets {
     return true;
   }
 
-  private stop(ctx: CommandContext, scope: BudgetScope, exceeded: BudgetExceeded): void {
+  private async stop(ctx: CommandContext, scope: BudgetScope, exceeded: BudgetExceeded): Promise<void> {
     const reason = budgetStopReason(exceeded.limit);
-    const existing = ctx.get("budget", scope.id);
+    const existing = await ctx.get("budget", scope.id);
     ctx.put("budget", {
       id: scope.id,
       scope: scope.kind,
@@ -199,31 +199,31 @@ export class TreeBudgets {
       updatedAt: ctx.now,
     });
     if (scope.taskId !== null) {
-      stopTaskTree(ctx, scope.taskId, reason, { disposeDelivery: false });
+      await stopTaskTree(ctx, scope.taskId, reason, { disposeDelivery: false });
       return;
     }
     // The whole tree: every unfinished task of the root thread, then the root thread's own turn.
-    for (const task of ctx.store.select("delegatedTask", "parent_thread_id = ?", [scope.threadId])) {
-      if (task.finalizedAt === null) stopTaskTree(ctx, task.id, reason, { disposeDelivery: false });
+    for (const task of await ctx.select("delegatedTask", "parent_thread_id = ?", [scope.threadId])) {
+      if (task.finalizedAt === null) await stopTaskTree(ctx, task.id, reason, { disposeDelivery: false });
     }
-    const live = activeRun(ctx, scope.threadId);
-    if (live !== null) requestInterrupt(ctx, live.id, reason, true);
+    const live = await activeRun(ctx, scope.threadId);
+    if (live !== null) await requestInterrupt(ctx, live.id, reason, true);
   }
 
   /** Stops every tree whose wall clock has run out. */
-  enforceWallClocks(ctx: CommandContext): number {
+  async enforceWallClocks(ctx: CommandContext): Promise<number> {
     let stopped = 0;
-    for (const scope of this.wallClockScopes(ctx)) {
+    for (const scope of await this.wallClockScopes(ctx)) {
       const deadline = wallClockDeadline(scope);
-      if (deadline !== null && deadline <= ctx.nowMs && this.enforce(ctx, scope)) stopped += 1;
+      if (deadline !== null && deadline <= ctx.nowMs && (await this.enforce(ctx, scope))) stopped += 1;
     }
     return stopped;
   }
 
   /** When the next wall clock runs out, or null when none is running. */
-  nextWallClockDeadline(reader: ProjectionReader): number | null {
+  async nextWallClockDeadline(reader: ProjectionReader): Promise<number | null> {
     let next: number | null = null;
-    for (const scope of this.wallClockScopes(reader)) {
+    for (const scope of await this.wallClockScopes(reader)) {
       if (this.alreadyStopped(scope)) continue;
       const deadline = wallClockDeadline(scope);
       if (deadline !== null && (next === null || deadline < next)) next = deadline;
@@ -232,15 +232,15 @@ export class TreeBudgets {
   }
 
   /** Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, root threads with unfinished work. */
-  private wallClockScopes(reader: ProjectionReader): BudgetScope[] {
+  private async wallClockScopes(reader: ProjectionReader): Promise<BudgetScope[]> {
     const scopes: BudgetScope[] = [];
-    for (const taskId of new BudgetsTable(reader.store).taskIdsWithRunningWallClock()) {
-      const scope = taskScope(reader, taskId);
+    for (const taskId of reader.table(BudgetsTable).taskIdsWithRunningWallClock()) {
+      const scope = await taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
     if (this.config.budgets.rootThread.wallClockMs !== undefined) {
-      for (const rootThreadId of new DelegatedTasksTable(reader.store).rootsWithUnfinalizedTasks()) {
-        const scope = rootScope(reader, this.config.budgets, rootThreadId);
+      for (const rootThreadId of reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()) {
+        const scope = await rootScope(reader, this.config.budgets, rootThreadId);
         if (scope !== null) scopes.push(scope);
       }
     }

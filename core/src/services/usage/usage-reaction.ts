@@ -29,22 +29,23 @@ export class UsageReaction implements EngineReaction {
     this.prices = new PriceTable(config.pricing);
   }
 
-  onTurnEnded(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null): void {
-    const scopes = this.budgets.scopesOf(ctx, attempt.threadId);
-    if (usage !== null) this.record(ctx, attempt, usage, scopes);
-    for (const scope of scopes) this.budgets.enforce(ctx, scope);
+  async onTurnEnded(ctx: CommandContext, attempt: AttemptRecord, usage: TurnUsageReport | null): Promise<void> {
+    const scopes = await this.budgets.scopesOf(ctx, attempt.threadId);
+    if (usage !== null) await this.record(ctx, attempt, usage, scopes);
+    for (const scope of scopes) await this.budgets.enforce(ctx, scope);
   }
 
-  private record(
+  private async record(
     ctx: CommandContext,
     attempt: AttemptRecord,
     usage: TurnUsageReport,
     scopes: readonly BudgetScope[],
-  ): void {
-    const thread = ctx.get("thread", attempt.threadId);
+  ): Promise<void> {
+    const thread = await ctx.get("thread", attempt.threadId);
     if (thread === null) return;
-    const run = ctx.get("run", attempt.runId);
-    const session = attempt.providerSessionId === null ? null : ctx.get("providerSession", attempt.providerSessionId);
+    const run = await ctx.get("run", attempt.runId);
+    const session =
+      attempt.providerSessionId === null ? null : await ctx.get("providerSession", attempt.providerSessionId);
     const record = turnUsageRecord(
       {
         attempt,
@@ -58,7 +59,7 @@ export class UsageReaction implements EngineReaction {
     );
     if (record === null) return;
     // A late terminal can report a turn again: the totals take the difference, never both.
-    const previous = new TurnUsageTable(ctx.store).figuresOf(record.id);
+    const previous = ctx.table(TurnUsageTable).figuresOf(record.id);
     ctx.put("turnUsage", record);
     // The root's total is kept whether or not a root budget is configured now, so one set
     // later (a config change and a restart) starts from the whole tree, not from then.

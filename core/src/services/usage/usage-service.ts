@@ -90,7 +90,7 @@ export class UsageService {
   run(runId: string): UsageTotals {
     if (this.engine.store.get("run", runId) === null)
       throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
-    return usageTotals(this.engine, { kind: "run", runId });
+    return usageTotals(this.engine.reader, { kind: "run", runId });
   }
 
   /** A delegated task's usage: its child thread's own, and everything below it. */
@@ -99,14 +99,14 @@ export class UsageService {
   }
 
   /** A task's own budget, or null when it has none. */
-  taskBudget(taskId: string): BudgetView | null {
-    const scope = taskScope(this.engine, taskId);
+  async taskBudget(taskId: string): Promise<BudgetView | null> {
+    const scope = await taskScope(this.engine.reader, taskId);
     return scope === null ? null : this.viewOf(scope);
   }
 
   /** Every budget covering a thread's work (its task's, the tasks' above, the root thread's), innermost first. */
-  budgetsOf(threadId: string): BudgetView[] {
-    return this.budgets.scopesOf(this.engine, threadId).map((scope) => this.viewOf(scope));
+  async budgetsOf(threadId: string): Promise<BudgetView[]> {
+    return (await this.budgets.scopesOf(this.engine.reader, threadId)).map((scope) => this.viewOf(scope));
   }
 
   /**
@@ -114,9 +114,9 @@ export class UsageService {
    * transaction that reached the budget (the one that spent it) carries the stop's reason, but
    * was not stopped: its result is whole.
    */
-  budgetStopOf(task: DelegatedTaskRecord): BudgetStopView | null {
+  async budgetStopOf(task: DelegatedTaskRecord): Promise<BudgetStopView | null> {
     if (task.status === "completed" || !isBudgetStopReason(task.cancelReason)) return null;
-    for (const scope of this.budgets.scopesOf(this.engine, task.childThreadId)) {
+    for (const scope of await this.budgets.scopesOf(this.engine.reader, task.childThreadId)) {
       const exceeded = scope.record?.exceeded ?? null;
       if (exceeded !== null)
         return {
@@ -145,7 +145,7 @@ export class UsageService {
     return {
       scope: "project",
       projectId,
-      total: usageTotals(this.engine, { kind: "project", projectId }),
+      total: usageTotals(this.engine.reader, { kind: "project", projectId }),
       rootThreads: roots.map((thread) => ({ threadId: thread.id, title: thread.title, ...this.treeOf(thread.id) })),
     };
   }
@@ -154,10 +154,10 @@ export class UsageService {
    * The HTTP API's usage answer: a thread's (with its budgets), a project's, or, with neither,
    * every project in `visibleProjects` ("*": all of them).
    */
-  summary(
+  async summary(
     input: { readonly projectId?: string | undefined; readonly threadId?: string | undefined },
     visibleProjects: readonly string[] | "*" = "*",
-  ): UsageSummary {
+  ): Promise<UsageSummary> {
     if (input.threadId !== undefined) {
       const thread = this.requireThread(input.threadId);
       if (input.projectId !== undefined && thread.projectId !== input.projectId) {
@@ -167,7 +167,12 @@ export class UsageService {
           { threadId: input.threadId, projectId: input.projectId },
         );
       }
-      return { scope: "thread", threadId: thread.id, ...this.treeOf(thread.id), budgets: this.budgetsOf(thread.id) };
+      return {
+        scope: "thread",
+        threadId: thread.id,
+        ...this.treeOf(thread.id),
+        budgets: await this.budgetsOf(thread.id),
+      };
     }
     if (input.projectId !== undefined) return this.project(input.projectId);
     const visible = new Set(visibleProjects === "*" ? [] : visibleProjects);
@@ -176,23 +181,23 @@ export class UsageService {
       .filter((project) => visibleProjects === "*" || visible.has(project.id));
     return {
       scope: "all",
-      total: usageTotals(this.engine, { kind: "projects", projectIds: projects.map((project) => project.id) }),
+      total: usageTotals(this.engine.reader, { kind: "projects", projectIds: projects.map((project) => project.id) }),
       projects: projects.map((project) => ({
         projectId: project.id,
         name: project.name,
-        total: usageTotals(this.engine, { kind: "project", projectId: project.id }),
+        total: usageTotals(this.engine.reader, { kind: "project", projectId: project.id }),
       })),
     };
   }
 
   /** The budgets in force: the config's, and those covering a thread (the caller's). */
-  inForce(threadId: string | null) {
+  async inForce(threadId: string | null) {
     const configured = this.budgets.configured;
     return {
       rootThread: configured.rootThread,
       delegatedTask: configured.delegatedTask,
       perTaskBudget: true as const,
-      covering: threadId === null ? [] : this.budgetsOf(threadId),
+      covering: threadId === null ? [] : await this.budgetsOf(threadId),
       pricing: {
         defaultsAsOf: this.config.pricing.useDefaults ? DEFAULT_PRICES_AS_OF : null,
         configAsOf: this.config.pricing.asOf ?? null,
@@ -205,14 +210,14 @@ export class UsageService {
 
   private treeOf(threadId: string): TreeUsage {
     const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
-    const own = usageTotals(this.engine, { kind: "thread", threadId });
+    const own = usageTotals(this.engine.reader, { kind: "thread", threadId });
     // Most delegated children delegate nothing themselves: their tree is the thread alone, so
     // the recursive sums (every delegate_task answer reads them) would only repeat `own`.
     if (!isRoot && !this.hasChildThreads(threadId)) return { own, subtree: own };
     return {
       own,
       subtree: usageTotals(
-        this.engine,
+        this.engine.reader,
         isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId },
       ),
     };
@@ -223,7 +228,7 @@ export class UsageService {
   }
 
   private viewOf(scope: BudgetScope): BudgetView {
-    const use = scopeUse(this.engine, scope, this.engine.clock.nowMs());
+    const use = scopeUse(this.engine.reader, scope, this.engine.clock.nowMs());
     return {
       scope: scope.kind,
       budgetId: scope.id,

@@ -53,12 +53,12 @@ export type { UsageScope };
 
 /** The tokens and priced dollars a scope used, for budget checks (two indexed sums). */
 export function usedByScope(reader: ProjectionReader, scope: UsageScope): { tokens: number; costUsd: number } {
-  return new TurnUsageTable(reader.store).used(scope);
+  return reader.table(TurnUsageTable).used(scope);
 }
 
 /** Sums the usage of a scope's turns (see {@link UsageTotals}). */
 export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageTotals {
-  const table = new TurnUsageTable(reader.store);
+  const table = reader.table(TurnUsageTable);
   const usage = table.sums(scope);
   const attempts = table.attemptCounts(scope);
   // A late terminal can report usage for an attempt the host had already ended otherwise.

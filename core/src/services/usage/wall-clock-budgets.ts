@@ -65,10 +65,10 @@ export class WallClockBudgets {
       this.logger.error("checking wall-clock budgets failed; trying again in a second", {
         error: (error as Error).message,
       });
-      this.arm(RETRY_AFTER_ERROR_MS);
+      await this.arm(RETRY_AFTER_ERROR_MS);
       return 0;
     }
-    this.arm();
+    await this.arm();
     return stopped;
   }
 
@@ -76,17 +76,17 @@ export class WallClockBudgets {
   private queueRearm(): void {
     if (this.rearmQueued) return;
     this.rearmQueued = true;
-    setImmediate(() => {
+    setImmediate(async () => {
       this.rearmQueued = false;
-      this.arm();
+      await this.arm();
     });
   }
 
-  private arm(minimumDelayMs = 0): void {
+  private async arm(minimumDelayMs = 0): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (!this.running || !this.engine.store.isOpen()) return;
-    const deadline = this.budgets.nextWallClockDeadline(this.engine);
+    const deadline = await this.budgets.nextWallClockDeadline(this.engine.reader);
     if (deadline === null) return;
     const delay = Math.min(MAX_TIMER_MS, Math.max(minimumDelayMs, deadline - this.clock.nowMs()));
     this.timer = setTimeout(() => {

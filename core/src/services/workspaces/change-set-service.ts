@@ -89,17 +89,17 @@ export class ChangeSetService {
   ) {}
 
   /** A thread's workspace view, or null when it shares its parent's (or the project's). */
-  view(threadId: string): WorkspaceView | null {
-    const workspace = workspaceOf(this.engine, threadId);
+  async view(threadId: string): Promise<WorkspaceView | null> {
+    const workspace = await workspaceOf(this.engine.reader, threadId);
     return workspace === null ? null : workspaceView(workspace);
   }
 
-  private workspaceFor(caller: Caller, threadId: string): WorkspaceRecord {
+  private async workspaceFor(caller: Caller, threadId: string): Promise<WorkspaceRecord> {
     this.callers.requireInScope(caller, { threadIds: [threadId] });
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
-    const workspace = workspaceOf(this.engine, threadId);
+    const workspace = await workspaceOf(this.engine.reader, threadId);
     if (workspace === null) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -115,7 +115,7 @@ export class ChangeSetService {
     caller: Caller,
     input: { threadId: string; path?: string | undefined; offset?: number | undefined; maxChars?: number | undefined },
   ): Promise<ChangeSetRead> {
-    let workspace = this.workspaceFor(caller, input.threadId);
+    let workspace = await this.workspaceFor(caller, input.threadId);
     const empty = {
       baseCommit: workspace.baseCommit,
       head: null,
@@ -163,11 +163,11 @@ export class ChangeSetService {
   }
 
   /** Refuses a caller that may not decide about this workspace's changes. */
-  private requireMayDecide(
+  private async requireMayDecide(
     caller: Caller,
     workspace: WorkspaceRecord,
     action: "apply_changes" | "discard_changes",
-  ): void {
+  ): Promise<void> {
     if (caller.kind === "environment") {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -183,10 +183,10 @@ export class ChangeSetService {
           { threadId: workspace.threadId, targetThreadId: workspace.target.threadId },
         );
       }
-      this.callers.requireLiveRunForChanges(caller, action);
+      await this.callers.requireLiveRunForChanges(caller, action);
     }
     if (action === "apply_changes") {
-      const ceiling = this.callers.ceiling(caller);
+      const ceiling = await this.callers.ceiling(caller);
       if (runtimeModeRank(ceiling.runtimeMode) < runtimeModeRank("auto-accept-edits")) {
         throw new OrchestratorFailure(
           "runtime_mode_escalation_denied",
@@ -195,7 +195,7 @@ export class ChangeSetService {
         );
       }
     }
-    if (activeRun(this.engine, workspace.threadId) !== null) {
+    if ((await activeRun(this.engine.reader, workspace.threadId)) !== null) {
       throw new OrchestratorFailure(
         "invalid_request",
         `Thread ${workspace.threadId} is still working in its workspace; wait for its run to end (t3_thread_wait, task_status) and then ${action === "apply_changes" ? "apply" : "discard"} its changes.`,
@@ -219,7 +219,7 @@ export class ChangeSetService {
     },
     signal?: AbortSignal,
   ): Promise<ChangeSetDecision> {
-    const workspace = this.workspaceFor(caller, input.threadId);
+    const workspace = await this.workspaceFor(caller, input.threadId);
     const method = input.method ?? "merge";
     const commandId = derive.command(
       caller.requestScope,
@@ -229,7 +229,7 @@ export class ChangeSetService {
     const request = { threadId: input.threadId, method };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.apply", request));
     if (replay === null) {
-      this.requireMayDecide(caller, workspace, "apply_changes");
+      await this.requireMayDecide(caller, workspace, "apply_changes");
       if (workspace.strategy === "scratch" || workspace.repository === null) {
         throw new OrchestratorFailure(
           "invalid_request",
@@ -242,8 +242,8 @@ export class ChangeSetService {
         commandId,
         operation: "workspace.apply",
         request,
-        handle: (ctx) => {
-          const current = ctx.require("workspace", workspace.id);
+        handle: async (ctx) => {
+          const current = await ctx.require("workspace", workspace.id);
           if (current.pendingApply !== null || current.applying !== null) {
             throw new OrchestratorFailure(
               "invalid_request",
@@ -280,7 +280,7 @@ export class ChangeSetService {
     },
     signal?: AbortSignal,
   ): Promise<ChangeSetDecision> {
-    const workspace = this.workspaceFor(caller, input.threadId);
+    const workspace = await this.workspaceFor(caller, input.threadId);
     const keepBranch = input.keepBranch ?? false;
     const commandId = derive.command(
       caller.requestScope,
@@ -290,7 +290,7 @@ export class ChangeSetService {
     const request = { threadId: input.threadId, keepBranch };
     const replay = conflictsAsInvalid(() => this.engine.replay(commandId, "workspace.discard", request));
     if (replay === null) {
-      this.requireMayDecide(caller, workspace, "discard_changes");
+      await this.requireMayDecide(caller, workspace, "discard_changes");
       if (!workspace.owned) {
         throw new OrchestratorFailure(
           "invalid_request",
@@ -303,8 +303,8 @@ export class ChangeSetService {
         commandId,
         operation: "workspace.discard",
         request,
-        handle: (ctx) => {
-          const current = ctx.require("workspace", workspace.id);
+        handle: async (ctx) => {
+          const current = await ctx.require("workspace", workspace.id);
           if (current.pendingApply !== null || current.applying !== null) {
             throw new OrchestratorFailure(
               "invalid_request",

@@ -77,8 +77,8 @@ export class WorkspaceEffects implements EffectHandler {
 
   /** Queues another run of an apply whose move is recorded but not finished. */
   private async applyLater(workspaceId: string): Promise<void> {
-    await this.engine.apply((ctx) => {
-      const workspace = ctx.require("workspace", workspaceId);
+    await this.engine.apply(async (ctx) => {
+      const workspace = await ctx.require("workspace", workspaceId);
       if (workspace.applying === null) return;
       ctx.effect(
         {
@@ -99,17 +99,19 @@ export class WorkspaceEffects implements EffectHandler {
       makePrivateDir(dirname(workspace.path));
       if (workspace.strategy === "scratch") makePrivateDir(workspace.path);
       else await this.git.addWorktree(workspace.repository!, workspace.path, workspace.branch!, workspace.baseCommit!);
-      await this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "ready" }));
+      await this.engine.apply(async (ctx) =>
+        putWorkspace(ctx, await ctx.require("workspace", workspace.id), { status: "ready" }),
+      );
     } catch (error) {
       const message = `Could not make the ${workspace.strategy} workspace ${workspace.path}: ${messageOf(error)}`;
       this.logger.warn("a workspace could not be made", { workspaceId: workspace.id, error: messageOf(error) });
-      await this.engine.apply((ctx) => {
-        putWorkspace(ctx, ctx.require("workspace", workspace.id), { status: "failed", error: message });
-        for (const run of ctx.store.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [
+      await this.engine.apply(async (ctx) => {
+        putWorkspace(ctx, await ctx.require("workspace", workspace.id), { status: "failed", error: message });
+        for (const run of await ctx.select("run", "thread_id = ? AND status IN ('starting', 'running', 'waiting')", [
           workspace.threadId,
         ])) {
           if (run.currentAttemptId !== null)
-            finishAttempt(
+            await finishAttempt(
               ctx,
               run.currentAttemptId,
               "failed",
@@ -129,7 +131,7 @@ export class WorkspaceEffects implements EffectHandler {
     if (workspace.status !== "ready" || workspace.repository === null || workspace.baseCommit === null) return null;
     try {
       const thread = this.engine.store.get("thread", workspace.threadId);
-      if (activeRun(this.engine, workspace.threadId) === null && thread !== null) {
+      if ((await activeRun(this.engine.reader, workspace.threadId)) === null && thread !== null) {
         const runs = this.engine.store.count("run", "thread_id = ?", [workspace.threadId]);
         await this.git.commitAll(
           workspace.path,
@@ -138,7 +140,9 @@ export class WorkspaceEffects implements EffectHandler {
       }
       const changes = await this.summary(workspace);
       if (changes !== null && changes.head !== workspace.changes?.head) {
-        await this.engine.apply((ctx) => putWorkspace(ctx, ctx.require("workspace", workspace.id), { changes }));
+        await this.engine.apply(async (ctx) =>
+          putWorkspace(ctx, await ctx.require("workspace", workspace.id), { changes }),
+        );
       }
       return changes?.head ?? null;
     } catch (error) {
@@ -182,7 +186,7 @@ export class WorkspaceEffects implements EffectHandler {
         const moved = await this.git.finishMove(workspace.target.path, from, to, paths, at, reason);
         return this.applied(workspace.id, request.requestId, method, moved, to, head);
       }
-      if (activeRun(this.engine, workspace.threadId) !== null) {
+      if ((await activeRun(this.engine.reader, workspace.threadId)) !== null) {
         return this.settleApply(
           workspace.id,
           request.requestId,
@@ -219,8 +223,8 @@ export class WorkspaceEffects implements EffectHandler {
       if (plan.kind === "conflict")
         return this.settleApply(workspace.id, request.requestId, method, "conflict", plan.files, null, plan.message);
       const at = new Date(this.engine.clock.nowMs()).toISOString();
-      await this.engine.apply((ctx) =>
-        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+      await this.engine.apply(async (ctx) =>
+        putWorkspace(ctx, await ctx.require("workspace", workspace.id), {
           applying: { requestId: request.requestId, head, from: plan.from, to: plan.to, paths: plan.paths, at },
         }),
       );
@@ -265,8 +269,8 @@ export class WorkspaceEffects implements EffectHandler {
     message: string | null,
     appliedHead?: string,
   ): Promise<"finished"> {
-    await this.engine.apply((ctx) => {
-      const current = ctx.require("workspace", workspaceId);
+    await this.engine.apply(async (ctx) => {
+      const current = await ctx.require("workspace", workspaceId);
       putWorkspace(ctx, current, {
         pendingApply: null,
         applying: null,
@@ -296,8 +300,8 @@ export class WorkspaceEffects implements EffectHandler {
         if (!removal.keepBranch && workspace.repository !== null && workspace.branch !== null)
           await this.git.deleteBranch(workspace.repository, workspace.branch);
       }
-      await this.engine.apply((ctx) =>
-        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+      await this.engine.apply(async (ctx) =>
+        putWorkspace(ctx, await ctx.require("workspace", workspace.id), {
           status: "removed",
           pendingRemoval: null,
           removedAt: ctx.now,
@@ -305,8 +309,8 @@ export class WorkspaceEffects implements EffectHandler {
       );
     } catch (error) {
       this.logger.warn("a workspace could not be removed", { workspaceId: workspace.id, error: messageOf(error) });
-      await this.engine.apply((ctx) =>
-        putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+      await this.engine.apply(async (ctx) =>
+        putWorkspace(ctx, await ctx.require("workspace", workspace.id), {
           pendingRemoval: null,
           error: `Could not remove ${workspace.path}: ${messageOf(error)}`,
         }),

@@ -137,8 +137,8 @@ export class WorkspaceJanitor {
       const now = this.engine.clock.nowMs();
       for (const listing of this.list()) {
         if (listing.removableAt === null || Date.parse(listing.removableAt) > now || listing.pending !== null) continue;
-        await this.engine.apply((ctx) => {
-          const current = ctx.require("workspace", listing.workspaceId);
+        await this.engine.apply(async (ctx) => {
+          const current = await ctx.require("workspace", listing.workspaceId);
           if (current.pendingRemoval !== null || current.status === "removed") return;
           putWorkspace(ctx, current, {
             pendingRemoval: { keepBranch: current.disposition === "kept", reason: "retention", requestedAt: ctx.now },
@@ -177,8 +177,8 @@ export class WorkspaceJanitor {
           if (!branchKept && workspace.repository !== null && workspace.branch !== null)
             await this.planner.git.deleteBranch(workspace.repository, workspace.branch);
         }
-        await this.engine.apply((ctx) =>
-          putWorkspace(ctx, ctx.require("workspace", workspace.id), {
+        await this.engine.apply(async (ctx) =>
+          putWorkspace(ctx, await ctx.require("workspace", workspace.id), {
             status: "removed",
             pendingRemoval: null,
             removedAt: ctx.now,

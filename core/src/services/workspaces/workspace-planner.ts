@@ -311,12 +311,12 @@ export class WorkspacePlanner {
    * effect that makes its folder on the thread's lane, ahead of the thread's first turn. Returns
    * where the thread works.
    */
-  record(
+  async record(
     ctx: CommandContext,
     plan: WorkspacePlan,
-  ): Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy"> {
+  ): Promise<Pick<ThreadRecord, "cwd" | "branch" | "worktreePath" | "workspaceStrategy">> {
     const id = workspaceIdOf(plan.threadId);
-    const existing = ctx.get("workspace", id);
+    const existing = await ctx.get("workspace", id);
     const workspace: WorkspaceRecord = existing ?? {
       id,
       threadId: plan.threadId,

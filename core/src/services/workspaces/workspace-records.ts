@@ -27,8 +27,8 @@ export function workspaceIdOf(threadId: string): string {
 }
 
 /** A thread's own workspace record, or null when it shares one. */
-export function workspaceOf(reader: ProjectionReader, threadId: string): WorkspaceRecord | null {
-  return reader.store.get("workspace", workspaceIdOf(threadId));
+export async function workspaceOf(reader: ProjectionReader, threadId: string): Promise<WorkspaceRecord | null> {
+  return await reader.get("workspace", workspaceIdOf(threadId));
 }
 
 /** A short stable name for a thread in folder and branch names (thread ids hold `:`). */

@@ -13,9 +13,9 @@ import { workspaceOf, WORKSPACE_EFFECT } from "./workspace-records.js";
 export class WorkspaceRunEnd implements EngineReaction {
   readonly name = "workspace-run-end";
 
-  onRunTerminal(ctx: CommandContext, run: RunRecord): void {
+  async onRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
     if (!isTerminalRunStatus(run.status)) return;
-    const workspace = workspaceOf(ctx, run.threadId);
+    const workspace = await workspaceOf(ctx, run.threadId);
     if (workspace === null || workspace.status !== "ready" || workspace.repository === null) return;
     ctx.effect({
       id: `effect:workspace.snapshot:${run.id}`,

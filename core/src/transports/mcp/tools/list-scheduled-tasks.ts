@@ -11,5 +11,5 @@ export const listScheduledTasksTool = defineTool({
   output: ListScheduledTasksOutput,
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: async (input, { scope, services }) => services.schedules.list(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => await services.schedules.list(callerFromScope(scope), input),
 });

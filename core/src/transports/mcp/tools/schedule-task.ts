@@ -16,5 +16,5 @@ export const scheduleTaskTool = defineTool({
   output: ScheduleTaskOutput,
   annotations: CREATES_WORK,
   requires: "orchestration:operate",
-  handle: (input, { scope, services }) => services.schedules.schedule(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => await services.schedules.schedule(callerFromScope(scope), input),
 });

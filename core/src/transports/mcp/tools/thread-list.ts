@@ -11,5 +11,5 @@ export const threadListTool = defineTool({
   output: ThreadListOutput,
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: async (input, { scope, services }) => services.queries.list(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => await services.queries.list(callerFromScope(scope), input),
 });

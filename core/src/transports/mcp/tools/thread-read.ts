@@ -11,5 +11,5 @@ export const threadReadTool = defineTool({
   output: ThreadReadOutput,
   annotations: READ_ONLY,
   requires: "orchestration:read",
-  handle: async (input, { scope, services }) => services.queries.read(callerFromScope(scope), input),
+  handle: async (input, { scope, services }) => await services.queries.read(callerFromScope(scope), input),
 });

@@ -20,7 +20,7 @@ export const listScheduledTasksRoute = defineRoute({
   input: ListScheduledTasksInput,
   output: ListScheduledTasksOutput,
   outputName: "ScheduledTaskList",
-  handle: (input, { caller, services }) => services.schedules.list(caller, input),
+  handle: async (input, { caller, services }) => await services.schedules.list(caller, input),
 });
 
 export const createScheduledTaskRoute = defineRoute({
@@ -38,7 +38,7 @@ export const createScheduledTaskRoute = defineRoute({
   output: ScheduleTaskOutput,
   outputName: "ScheduledTaskChange",
   status: 201,
-  handle: (input, { caller, services }) => services.schedules.schedule(caller, input),
+  handle: async (input, { caller, services }) => await services.schedules.schedule(caller, input),
 });
 
 export const readScheduledTaskRoute = defineRoute({
@@ -52,7 +52,7 @@ export const readScheduledTaskRoute = defineRoute({
   input: ScheduledTaskPath,
   output: ScheduledTaskSchema,
   outputName: "ScheduledTask",
-  handle: (input, { caller, services }) => services.schedules.read(caller, input.scheduledTaskId),
+  handle: async (input, { caller, services }) => await services.schedules.read(caller, input.scheduledTaskId),
 });
 
 export const updateScheduledTaskRoute = defineRoute({
@@ -70,7 +70,7 @@ export const updateScheduledTaskRoute = defineRoute({
   input: ScheduleTaskInput.omit({ projectId: true }).required({ scheduledTaskId: true }),
   output: ScheduleTaskOutput,
   outputName: "ScheduledTaskChange",
-  handle: (input, { caller, services }) => services.schedules.schedule(caller, input),
+  handle: async (input, { caller, services }) => await services.schedules.schedule(caller, input),
 });
 
 export const deleteScheduledTaskRoute = defineRoute({

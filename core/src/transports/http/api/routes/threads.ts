@@ -21,7 +21,8 @@ export const listThreadsRoute = defineRoute({
   input: ThreadListQuery,
   output: ThreadListAnswer,
   outputName: "ThreadList",
-  handle: (input, { caller, services }) => threadListAnswer(services.queries.list(caller, input), input.view),
+  handle: async (input, { caller, services }) =>
+    threadListAnswer(await services.queries.list(caller, input), input.view),
 });
 
 export const searchThreadsRoute = defineRoute({
@@ -37,7 +38,7 @@ export const searchThreadsRoute = defineRoute({
   input: ThreadSearchInput,
   output: ThreadSearchOutput,
   outputName: "ThreadSearch",
-  handle: (input, { caller, services }) => services.queries.search(caller, input),
+  handle: async (input, { caller, services }) => await services.queries.search(caller, input),
 });
 
 export const createThreadsRoute = defineRoute({
@@ -74,7 +75,7 @@ export const readThreadRoute = defineRoute({
   input: ThreadReadInput,
   output: ThreadReadOutput,
   outputName: "ThreadRead",
-  handle: (input, { caller, services }) => services.queries.read(caller, input),
+  handle: async (input, { caller, services }) => await services.queries.read(caller, input),
 });
 
 export { ThreadPath };
