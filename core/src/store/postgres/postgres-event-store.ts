@@ -5,8 +5,9 @@ import type { CommandReceipt, OutboxAgenda, OutboxEffect, RecordUpsert } from ".
 import type { EntityName, EntityRecords, StoredEvent } from "../records.js";
 import { OrderedEventReader } from "./ordered-event-reader.js";
 import { migratePostgres } from "./postgres-migrations.js";
-import { openPostgresPool, type PostgresClient, type PostgresPool, type PostgresPoolOptions } from "./postgres-pool.js";
+import { openPostgresPool, type PostgresPool, type PostgresPoolOptions } from "./postgres-pool.js";
 import { deleteRows, projectionValues, type ProjectionValues, upsertRows } from "./postgres-projection-rows.js";
+import { UnitConnection } from "./postgres-unit-connection.js";
 import { UnitWrites } from "./postgres-unit-writes.js";
 
 /** An effect as a unit of work queues it. */
@@ -39,6 +40,16 @@ export interface PostgresSyncUnitOfWork extends PostgresUnitOfWork {
 export interface PostgresAsyncUnitOfWork extends PostgresUnitOfWork {
   get<E extends EntityName>(entity: E, id: string): Promise<EntityRecords[E] | null>;
   nested<R>(body: (work: PostgresAsyncUnitOfWork) => Promise<R>): Promise<R>;
+}
+
+/** A unit of work under way: its buffered writes, its connection, and how it flushes. */
+interface OpenUnit {
+  readonly writes: UnitWrites;
+  readonly connection: UnitConnection;
+  /** Writes what is buffered, on the unit's connection (begun at the first). */
+  flush(): Promise<void>;
+  /** Runs `step` between flushes (a savepoint's rollback, which must not interleave with one). */
+  locked(step: () => Promise<void>): Promise<void>;
 }
 
 interface OutboxRow {
@@ -91,6 +102,8 @@ export class PostgresEventStore {
   /** The safe position `lastSequence` reports, read onwards from where it last stopped. */
   private readonly tail: OrderedEventReader;
   private readonly tailReads = new FifoMutex();
+  /** The connections of units under way, which `close` ends. */
+  private readonly openUnits = new Set<UnitConnection>();
 
   constructor(readonly pool: PostgresPool) {
     this.tail = new OrderedEventReader(pool);
@@ -101,9 +114,9 @@ export class PostgresEventStore {
   /** Runs `body` (synchronous writes) in one transaction; resolves once it committed. */
   transaction<R>(body: (work: PostgresSyncUnitOfWork) => R): Promise<R> {
     return this.units.run(() =>
-      this.inTransaction(async (client, writes) => {
-        const result = body(this.syncWork(writes));
-        await writes.flush(client);
+      this.inTransaction(async (unit) => {
+        const result = body(this.syncWork(unit.writes));
+        await unit.flush();
         return result;
       }),
     );
@@ -112,10 +125,9 @@ export class PostgresEventStore {
   /** Runs `body`, which may await between its writes, in one transaction; resolves once it committed. */
   transactionAsync<R>(body: (work: PostgresAsyncUnitOfWork) => Promise<R>): Promise<R> {
     return this.units.run(() =>
-      this.inTransaction(async (client, writes) => {
-        const flushes = new FifoMutex();
-        const result = await body(this.asyncWork(client, writes, flushes));
-        await flushes.run(() => writes.flush(client));
+      this.inTransaction(async (unit) => {
+        const result = await body(this.asyncWork(unit));
+        await unit.flush();
         return result;
       }),
     );
@@ -126,27 +138,34 @@ export class PostgresEventStore {
     return this.feed.onOrdered(listener);
   }
 
-  private async inTransaction<R>(work: (client: PostgresClient, writes: UnitWrites) => Promise<R>): Promise<R> {
-    const client = await this.pool.connect();
-    let broken = false;
+  private async inTransaction<R>(work: (unit: OpenUnit) => Promise<R>): Promise<R> {
+    const connection = new UnitConnection(this.pool);
+    const writes = new UnitWrites();
+    const flushes = new FifoMutex();
+    const unit: OpenUnit = {
+      writes,
+      connection,
+      // One flush at a time: a flush draws sequences in the order of the writes it takes.
+      flush: () =>
+        flushes.run(async () => {
+          if (!writes.empty) await writes.flush(await connection.client());
+        }),
+      locked: (step) => flushes.run(step),
+    };
+    this.openUnits.add(connection);
+    let result: R;
     try {
-      await client.query("BEGIN");
-      const writes = new UnitWrites();
-      let result: R;
-      try {
-        result = await work(client, writes);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
-          broken = true; // The connection is gone: the server rolled the transaction back.
-        });
-        throw error;
-      }
-      if (writes.flushed.length > 0) this.feed.publish([...writes.flushed]);
-      return result;
+      result = await work(unit);
+      await connection.commit();
+    } catch (error) {
+      await connection.rollBackAndRelease();
+      throw error;
     } finally {
-      client.release(broken);
+      this.openUnits.delete(connection);
     }
+    await connection.release();
+    if (writes.flushed.length > 0) this.feed.publish([...writes.flushed]);
+    return result;
   }
 
   private writesOf(writes: UnitWrites): PostgresUnitOfWork {
@@ -177,14 +196,15 @@ export class PostgresEventStore {
     return work;
   }
 
-  private asyncWork(client: PostgresClient, writes: UnitWrites, flushes: FifoMutex): PostgresAsyncUnitOfWork {
+  private asyncWork(unit: OpenUnit): PostgresAsyncUnitOfWork {
     /** Nested units started together run one after the other. */
     const nestedUnits = new FifoMutex();
     const work: PostgresAsyncUnitOfWork = {
-      ...this.writesOf(writes),
+      ...this.writesOf(unit.writes),
       get: async (entity, id) => {
         // What the unit wrote must be in the database before it reads.
-        await flushes.run(() => writes.flush(client));
+        await unit.flush();
+        const client = await unit.connection.client();
         const row = (
           await client.query<{ data: string }>(`SELECT data FROM ${ENTITY_TABLES[entity].table} WHERE id = $1`, [id])
         ).rows[0];
@@ -193,16 +213,17 @@ export class PostgresEventStore {
       nested: (body) =>
         nestedUnits.run(async () => {
           // The savepoint comes after what the outer unit buffered, which it keeps.
-          await flushes.run(() => writes.flush(client));
-          const mark = writes.mark();
+          await unit.flush();
+          const client = await unit.connection.client();
+          const mark = unit.writes.mark();
           await client.query("SAVEPOINT nested_unit");
           try {
-            const result = await body(this.asyncWork(client, writes, flushes));
+            const result = await body(this.asyncWork(unit));
             await client.query("RELEASE SAVEPOINT nested_unit");
             return result;
           } catch (error) {
-            await flushes.run(async () => {
-              writes.rollBackTo(mark);
+            await unit.locked(async () => {
+              unit.writes.rollBackTo(mark);
               await client.query("ROLLBACK TO SAVEPOINT nested_unit");
               await client.query("RELEASE SAVEPOINT nested_unit");
             });
@@ -346,7 +367,8 @@ export class PostgresEventStore {
    */
   rebuildProjections(): Promise<number> {
     return this.units.run(() =>
-      this.inTransaction(async (client) => {
+      this.inTransaction(async (unit) => {
+        const client = await unit.connection.client();
         await client.query("LOCK TABLE events IN SHARE MODE");
         for (const name of ENTITY_NAMES) await client.query(`DELETE FROM ${ENTITY_TABLES[name].table}`);
         let applied = 0;
@@ -386,9 +408,9 @@ export class PostgresEventStore {
     );
   }
 
-  /** Waits for the units of work under way, then ends the pool (every connection). */
+  /** Ends the pool (every connection); a unit of work still open rolls back and fails. */
   async close(): Promise<void> {
-    await this.units.run(async () => undefined);
+    for (const connection of this.openUnits) await connection.abandon();
     if (!this.pool.ended) await this.pool.end();
   }
 }
