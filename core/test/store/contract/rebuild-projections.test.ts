@@ -105,6 +105,32 @@ describe.each(backends)("store contract ($name): rebuildProjections", (backend) 
     expect((await store.get("scheduledTrigger", "trigger:3"))?.outcome).toBe("skipped");
   });
 
+  it("links the events of a record written from two connections at once in commit order: its row, a rebuild and forget agree", async () => {
+    const other = await backend.connectAgain(store);
+    await Promise.all(
+      Array.from({ length: 80 }, (_, n) =>
+        (n % 2 === 0 ? store : other).transaction((work) => {
+          work.append(null, [project("project:shared", `name ${n}`)]);
+          work.append(null, [item(`item:shared:${n % 3}`, "thread:shared", n % 3, `text ${n}`)]);
+        }),
+      ),
+    );
+    const live = await store.projections();
+    const feed = await store.eventsAfter(0, 10_000);
+    // Each row names its record's newest event, as the log orders them.
+    expect(live.projects).toEqual([
+      expect.objectContaining({
+        id: "project:shared",
+        last_sequence: feed.filter((e) => e.entity === "project").at(-1)!.sequence,
+      }),
+    ]);
+    await store.rebuildProjections();
+    expect(await store.projections()).toEqual(live);
+    // Forget follows the record's links back to its first event: every one of them goes.
+    await store.transaction((work) => work.forget("project", ["project:shared"]));
+    expect((await store.eventsAfter(0, 10_000)).filter((event) => event.entity === "project")).toEqual([]);
+  });
+
   it("keeps the rebuilt projections across a restart", async () => {
     await mixedWorkload(store, backend.has.engine);
     const live = await store.projections();
