@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL backend's groundwork (issue 34): the pool, the schema and its migrations, and
  * the ordered event reader. The only folder of core/src that imports `pg` (a dependency rule
- * holds it). The engine does not run on it yet: that needs the asynchronous port (issue 33).
+ * holds it). The store itself (`PostgresEventStore`) passes the store contract suite; the
+ * engine does not run on it yet: that needs the asynchronous port (issue 33).
  */
 export type { MigratePostgresOptions, PostgresMigration } from "./postgres-migrations.js";
 export { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS, migratePostgres } from "./postgres-migrations.js";
@@ -10,3 +11,10 @@ export { openPostgresPool, redactedUrl } from "./postgres-pool.js";
 export type { OrderedRead } from "./ordered-event-reader.js";
 export { OrderedEventReader } from "./ordered-event-reader.js";
 export { POSTGRES_BASELINE_SQL } from "./postgres-schema.js";
+export type {
+  EffectToEnqueue,
+  PostgresAsyncUnitOfWork,
+  PostgresSyncUnitOfWork,
+  PostgresUnitOfWork,
+} from "./postgres-event-store.js";
+export { openPostgresEventStore, PostgresEventStore } from "./postgres-event-store.js";

@@ -4,10 +4,11 @@ import { attempt, item, project, trigger } from "./records.js";
 import type { StoreHarness } from "./store-harness.js";
 
 /**
- * Creates, updates that move indexed columns and ones that do not, tombstones, an engine
- * command with a receipt, and `forget` of records (their events and receipts with them).
+ * Creates, updates that move indexed columns and ones that do not, tombstones, commands with
+ * a receipt (the engine's, where the backend has it), and `forget` of records (their events
+ * and receipts with them).
  */
-async function mixedWorkload(store: StoreHarness): Promise<void> {
+async function mixedWorkload(store: StoreHarness, engine: boolean): Promise<void> {
   await store.transaction((work) => {
     for (let n = 0; n < 40; n += 1) work.append(null, [item(`item:${n}`, `thread:${n % 4}`, n, `text ${n}`)]);
     for (let n = 0; n < 6; n += 1) work.append(null, [project(`project:${n}`, `project ${n}`)]);
@@ -25,17 +26,38 @@ async function mixedWorkload(store: StoreHarness): Promise<void> {
   });
   // Removed, then created again under the same id.
   await store.transaction((work) => work.append(null, [project("project:4", "project 4 again")]));
-  for (let n = 0; n < 8; n += 1)
-    await store.execute({
-      commandId: `cmd:trigger:${n}`,
-      operation: "test.trigger",
-      request: { n },
-      handle: (ctx) => {
-        ctx.put("scheduledTrigger", trigger(`trigger:${n}`, `task:${n % 2}`, "started").record);
-        ctx.put("scheduledTrigger", trigger(`trigger:${n}`, `task:${n % 2}`, "skipped").record);
-        return n;
-      },
-    });
+  for (let n = 0; n < 8; n += 1) {
+    const commandId = `cmd:trigger:${n}`;
+    const upserts = [
+      trigger(`trigger:${n}`, `task:${n % 2}`, "started"),
+      trigger(`trigger:${n}`, `task:${n % 2}`, "skipped"),
+    ];
+    if (engine)
+      await store.execute({
+        commandId,
+        operation: "test.trigger",
+        request: { n },
+        handle: (ctx) => {
+          for (const { record } of upserts) ctx.put("scheduledTrigger", record);
+          return n;
+        },
+      });
+    else
+      // What the command writes, without the engine: its events under its id, and its receipt
+      // (whose sequences the receipts tests check, where the engine runs).
+      await store.transaction((work) => {
+        work.append(commandId, upserts);
+        work.putReceipt({
+          commandId,
+          operation: "test.trigger",
+          requestHash: `request:${n}`,
+          result: n,
+          firstSequence: null,
+          lastSequence: null,
+          createdAt: "2026-12-01T00:00:00.000Z",
+        });
+      });
+  }
   await store.transaction((work) =>
     work.forget("scheduledTrigger", ["trigger:1", "trigger:2", "trigger:5", "trigger:gone"]),
   );
@@ -49,7 +71,7 @@ describe.each(backends)("store contract ($name): rebuildProjections", (backend) 
   afterEach(() => backend.closeAll());
 
   it("rebuilds from the log projections equal to the live ones, in every entity table", async () => {
-    await mixedWorkload(store);
+    await mixedWorkload(store, backend.has.engine);
     const live = await store.projections();
     // The workload reached every kind of row it meant to.
     expect(live.items).toHaveLength(40);
@@ -70,7 +92,7 @@ describe.each(backends)("store contract ($name): rebuildProjections", (backend) 
   });
 
   it("forgets records for good: their rows, their events and their commands' receipts, so a rebuild cannot bring them back", async () => {
-    await mixedWorkload(store);
+    await mixedWorkload(store, backend.has.engine);
     const feed = await store.eventsAfter(0, 10_000);
     const forgotten = new Set(["trigger:1", "trigger:2", "trigger:5"]);
     expect(feed.filter((event) => forgotten.has((event.record as { id: string }).id))).toEqual([]);
@@ -83,8 +105,34 @@ describe.each(backends)("store contract ($name): rebuildProjections", (backend) 
     expect((await store.get("scheduledTrigger", "trigger:3"))?.outcome).toBe("skipped");
   });
 
+  it("links the events of a record written from two connections at once in commit order: its row, a rebuild and forget agree", async () => {
+    const other = await backend.connectAgain(store);
+    await Promise.all(
+      Array.from({ length: 80 }, (_, n) =>
+        (n % 2 === 0 ? store : other).transaction((work) => {
+          work.append(null, [project("project:shared", `name ${n}`)]);
+          work.append(null, [item(`item:shared:${n % 3}`, "thread:shared", n % 3, `text ${n}`)]);
+        }),
+      ),
+    );
+    const live = await store.projections();
+    const feed = await store.eventsAfter(0, 10_000);
+    // Each row names its record's newest event, as the log orders them.
+    expect(live.projects).toEqual([
+      expect.objectContaining({
+        id: "project:shared",
+        last_sequence: feed.filter((e) => e.entity === "project").at(-1)!.sequence,
+      }),
+    ]);
+    await store.rebuildProjections();
+    expect(await store.projections()).toEqual(live);
+    // Forget follows the record's links back to its first event: every one of them goes.
+    await store.transaction((work) => work.forget("project", ["project:shared"]));
+    expect((await store.eventsAfter(0, 10_000)).filter((event) => event.entity === "project")).toEqual([]);
+  });
+
   it("keeps the rebuilt projections across a restart", async () => {
-    await mixedWorkload(store);
+    await mixedWorkload(store, backend.has.engine);
     const live = await store.projections();
     await store.rebuildProjections();
     store = await backend.reopen(store);

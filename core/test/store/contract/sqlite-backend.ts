@@ -358,6 +358,7 @@ export function sqliteBackend(): StoreBackend {
   };
   return {
     name: "sqlite",
+    has: { engine: true, threadSearch: true },
     newestVersion: NEWEST_VERSION,
     open: async () => openStore(newFile()),
     reopen: async (harness) => {
