@@ -97,7 +97,13 @@ describe("ACP mapping", () => {
       tools: { mcp: { http: false, sse: true } },
       interactionModes: ["default"],
     });
-    expect(bare.subagents).toEqual({ native: "none", exposesChildThreadIds: false });
+    expect(bare.subagents).toEqual({
+      native: "none",
+      control: "none",
+      reportsUsage: false,
+      reportsTranscript: false,
+      exposesChildThreadIds: false,
+    });
     // The subagent sessions draft, as codex-acp 2.x advertises it: observed, never adopted.
     const withSubagents = negotiateAcpCapabilities({
       initialize: {
@@ -105,7 +111,13 @@ describe("ACP mapping", () => {
         agentCapabilities: { sessionCapabilities: { subagents: {} } as acpSdk.SessionCapabilities },
       },
     });
-    expect(withSubagents.subagents).toEqual({ native: "observed", exposesChildThreadIds: false });
+    expect(withSubagents.subagents).toEqual({
+      native: "observed",
+      control: "observe",
+      reportsUsage: false,
+      reportsTranscript: false,
+      exposesChildThreadIds: false,
+    });
     expect(
       negotiateAcpCapabilities(
         {

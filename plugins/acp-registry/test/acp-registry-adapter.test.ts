@@ -619,7 +619,13 @@ describe("acp-registry plugin (real agents from npm)", () => {
     // 2.x advertises session/fork and subagent sessions (the 0.x line did neither).
     expect(caps.threads).toEqual({ readSnapshot: true, fork: true, forkFromTurn: false });
     expect(caps.identity.nativeThreadIds).toBe("strong");
-    expect(caps.subagents).toEqual({ native: "observed", exposesChildThreadIds: false });
+    expect(caps.subagents).toEqual({
+      native: "observed",
+      control: "observe",
+      reportsUsage: false,
+      reportsTranscript: false,
+      exposesChildThreadIds: false,
+    });
     expect(caps.tools.mcp).toEqual({ http: true, sse: false, stdio: true });
     expect(caps.tools.shell).toBe(false);
     // Its plan is a `collaboration_mode` config option, a category ACP does not define.

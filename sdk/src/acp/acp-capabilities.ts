@@ -174,7 +174,7 @@ export function advertisedEfforts(
  *   `threads.forkFromTurn` (ACP forks copy the latest state);
  * - `mcpCapabilities.http|sse` → `tools.mcp.http|sse`; stdio is the ACP baseline;
  * - `sessionCapabilities.subagents` (the subagent sessions draft, `{}` as codex-acp 2.x sends it;
- *   the client advertises `subagents`) → `subagents.native: "observed"`: its `subagent_update`s
+ *   the client advertises `subagents`) → `subagents.native: "observed"`, `control: "observe"`: its `subagent_update`s
  *   are reported; a child's session id is not a thread the host can read;
  * - a `model` config option (or a session `models` list, switched with `session/set_model`)
  *   → `sessions.modelSwitchInSession`;
@@ -195,14 +195,27 @@ export function negotiateAcpCapabilities(agent: AcpAgentDescription, mapping?: A
     sessions: { resume: boolean; modelSwitchInSession?: boolean; runtimeModeSwitchInSession?: boolean };
     threads: { readSnapshot: boolean; fork: boolean; forkFromTurn: boolean };
     tools: { mcp: { http: boolean; sse: boolean; stdio: boolean } };
-    subagents: { native: "none" | "observed"; exposesChildThreadIds: false };
+    subagents: {
+      native: "none" | "observed";
+      control: "none" | "observe";
+      reportsUsage: false;
+      reportsTranscript: false;
+      exposesChildThreadIds: false;
+    };
     identity: { nativeThreadIds: "strong" | "weak" };
     interactionModes?: InteractionMode[];
   } = {
     sessions: { resume },
     threads: { readSnapshot: loadSession, fork, forkFromTurn: false },
     tools: { mcp: { http: caps.mcpCapabilities?.http === true, sse: caps.mcpCapabilities?.sse === true, stdio: true } },
-    subagents: { native: subagents ? "observed" : "none", exposesChildThreadIds: false },
+    // Observed only: the draft gives no way to stop or steer one child, nor its usage or transcript.
+    subagents: {
+      native: subagents ? "observed" : "none",
+      control: subagents ? "observe" : "none",
+      reportsUsage: false,
+      reportsTranscript: false,
+      exposesChildThreadIds: false,
+    },
     // A session id that can be loaded or resumed survives the agent process.
     identity: { nativeThreadIds: resume ? "strong" : "weak" },
   };
