@@ -114,10 +114,11 @@ describe("store and engine", () => {
     // A nested change's actions wait for the outermost commit; a failed change's never run.
     seen.length = 0;
     await expect(
-      t.host.engine.apply((ctx) => {
+      t.host.engine.apply(async (ctx) => {
         ctx.onCommit(action("outer"));
-        // Nested, its transaction is a savepoint of this one, written before this call returns.
-        void t!.host.engine.apply((inner) => inner.onCommit(action("inner")));
+        // Nested, its transaction is a savepoint of this one; it commits, and the outer one then fails.
+        // (Awaited: a nested change its caller leaves behind outlives the transaction and is refused.)
+        await t!.host.engine.apply((inner) => inner.onCommit(action("inner")));
         throw new Error("the change fails");
       }),
     ).rejects.toThrow("the change fails");
