@@ -77,7 +77,9 @@ describe("switchyard project add / list / remove", () => {
       });
       await expect(t.host.projects.remove(used.id)).rejects.toThrow(/has 1 thread, so it cannot be removed/);
       expect((await t.host.projects.remove(unused.id)).id).toBe(unused.id);
-      t.host.store.rebuildProjections();
+      // In its turn: the thread's run may still be writing (a transaction that awaits), and a
+      // write from outside an open transaction is refused.
+      await t.host.store.writeAsync(() => t.host.store.rebuildProjections());
       expect(t.host.projects.list().map((p) => p.name)).toEqual(["used"]);
     } finally {
       await t.cleanup();
