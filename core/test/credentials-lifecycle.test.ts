@@ -236,9 +236,9 @@ describe("MCP credentials of live sessions (injectable clock)", () => {
     expect(renewed!.grant.token).not.toBe(first!.grant.token);
 
     // The old token overlaps briefly (calls on their way), then expires well before its own 8 h.
-    const rows = lab.registry
-      .list({ includeProviderSessions: true })
-      .filter((c) => c.providerSessionId === first!.providerSessionId);
+    const rows = (await lab.registry.list({ includeProviderSessions: true })).filter(
+      (c) => c.providerSessionId === first!.providerSessionId,
+    );
     expect(rows).toHaveLength(2);
     const oldRow = rows[1]!; // newest first
     expect(Date.parse(oldRow.expiresAt)).toBeLessThanOrEqual(clock.nowMs() + MINUTE);

@@ -97,17 +97,32 @@ describe("a credential resolved before", () => {
     agent.release();
   });
 
+  it("is refused once revoked while a request's read of it was under way", async () => {
+    const { id, token } = usedToken();
+    // Not in memory yet: this request reads the row, and the read is awaited (a store on
+    // another machine answers it later), so a revocation lands between the read and the
+    // cache keeping what it read.
+    const during = lab.registry.resolve(token);
+    expect(lab.registry.revoke(id)).toBe(true);
+    // The request that began before the revocation may pass; none after it.
+    expect("scope" in (await during)).toBe(true);
+    expect(await lab.registry.resolve(token)).toEqual({ rejection: "revoked" });
+    const refused = await listThreads(lab.server.mcpUrl, token, lab.projectId);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toContain("Token revoked");
+  });
+
   it("keeps its stored last use fresh while it is answered from memory", async () => {
     const { id, token } = usedToken();
     expect((await listThreads(lab.server.mcpUrl, token, lab.projectId)).status).toBe(200);
-    const readLastUse = () => lab.registry.list().find((credential) => credential.id === id)!.lastUsedAt;
-    const first = readLastUse();
+    const readLastUse = async () => (await lab.registry.list()).find((credential) => credential.id === id)!.lastUsedAt;
+    const first = await readLastUse();
     // The stored clock moves in steps of at most a second; a call after a step writes it again.
     const deadline = Date.now() + 5_000;
-    while (readLastUse() === first && Date.now() < deadline) {
+    while ((await readLastUse()) === first && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       expect((await listThreads(lab.server.mcpUrl, token, lab.projectId)).status).toBe(200);
     }
-    expect(Date.parse(readLastUse())).toBeGreaterThan(Date.parse(first));
+    expect(Date.parse(await readLastUse())).toBeGreaterThan(Date.parse(first));
   });
 });

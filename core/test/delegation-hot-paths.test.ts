@@ -120,7 +120,7 @@ describe("delegation hot paths", () => {
     }
   });
 
-  it("writes a credential's last use at most once per second of uses, and a later use again", () => {
+  it("writes a credential's last use at most once per second of uses, and a later use again", async () => {
     const registry = env.host.container.resolve(McpSessionRegistry);
     const { id, token } = registry.issueClientToken({ ttlMs: 3_600_000, capabilities: ["orchestration:read"] });
     const lastUsed = () =>
@@ -131,10 +131,10 @@ describe("delegation hot paths", () => {
       ).last_used_at;
     const issuedAt = lastUsed();
     clock.advance(500);
-    for (let i = 0; i < 3; i += 1) expect("scope" in registry.resolve(token)).toBe(true);
+    for (let i = 0; i < 3; i += 1) expect("scope" in (await registry.resolve(token))).toBe(true);
     expect(lastUsed()).toBe(issuedAt);
     clock.advance(600);
-    expect("scope" in registry.resolve(token)).toBe(true);
+    expect("scope" in (await registry.resolve(token))).toBe(true);
     expect(lastUsed()).toBeGreaterThanOrEqual(issuedAt + 1_100);
   });
 });

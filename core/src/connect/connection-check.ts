@@ -213,7 +213,7 @@ export async function checkConnection(input: {
         : { name: "secret", status: "ok", detail: `${record.secretFile} (mode 600)` },
   );
   if (record.envVar !== null) steps.push(shellStep(input.service, record, token, input.env));
-  const state = credentialState(input.registry, record.credentialId);
+  const state = await credentialState(input.registry, record.credentialId);
   steps.push({
     name: "token",
     status: state === "active" ? "ok" : "failed",

@@ -70,12 +70,12 @@ function sameGrant(record: ConnectionRecord, grant: ConnectGrant): boolean {
 }
 
 /** Whether a client token is still good: known, not revoked, not expired. */
-export function credentialState(
+export async function credentialState(
   registry: McpSessionRegistry,
   credentialId: string,
   nowMs = Date.now(),
-): "active" | "revoked" | "expired" | "missing" {
-  const token = registry.list().find((candidate) => candidate.id === credentialId);
+): Promise<"active" | "revoked" | "expired" | "missing"> {
+  const token = (await registry.list()).find((candidate) => candidate.id === credentialId);
   if (token === undefined) return "missing";
   if (token.revokedAt !== null) return "revoked";
   return Date.parse(token.expiresAt) <= nowMs ? "expired" : "active";
@@ -156,7 +156,7 @@ export class ConnectionService {
     const keep =
       previous !== undefined &&
       sameGrant(previous, input.grant) &&
-      credentialState(this.registry, previous.credentialId) === "active" &&
+      (await credentialState(this.registry, previous.credentialId)) === "active" &&
       existsSync(previous.secretFile) &&
       previous.secretFile === spec.secretFile;
     this.records.ensureDir();

@@ -159,7 +159,7 @@ export class BootReconciler implements Reconciler {
           interruptedRuns.push(run.id);
         }
       }
-      for (const threadId of ctx.table(RunsTable).threadsWithQueuedRuns()) await startNextQueued(ctx, threadId);
+      for (const threadId of await ctx.table(RunsTable).threadsWithQueuedRuns()) await startNextQueued(ctx, threadId);
       return { closedSessions, revokedCredentials, expiredRequests, continuedRuns, interruptedRuns };
     });
     const full: ReconcileReport = { reapedProcesses, resetEffects, abandonedEffects, ...report };

@@ -51,8 +51,8 @@ export async function latestRun(ctx: ProjectionReader, threadId: string): Promis
 }
 
 /** The next item position in a thread. */
-export function nextItemPosition(ctx: ProjectionReader, threadId: string): number {
-  return ctx.table(ItemsTable).lastPosition(threadId) + 1;
+export async function nextItemPosition(ctx: ProjectionReader, threadId: string): Promise<number> {
+  return (await ctx.table(ItemsTable).lastPosition(threadId)) + 1;
 }
 
 /** Adds (or updates, keeping its position) a timeline item. */
@@ -61,9 +61,11 @@ export async function putItem(
   item: Omit<TimelineItemRecord, "position" | "createdAt" | "updatedAt"> & { position?: number },
 ): Promise<TimelineItemRecord> {
   const existing = await ctx.get("item", item.id);
+  // Read only when neither the stored item nor the caller gives a position (as before).
+  const position = existing?.position ?? item.position ?? (await nextItemPosition(ctx, item.threadId));
   return ctx.put("item", {
     ...item,
-    position: existing?.position ?? item.position ?? nextItemPosition(ctx, item.threadId),
+    position,
     createdAt: existing?.createdAt ?? ctx.now,
     updatedAt: ctx.now,
   });

@@ -192,7 +192,7 @@ export class SwitchyardHost {
     searchIndexer.start();
     this.disposers.push(() => searchIndexer.stop());
     // Results of tasks delegated to linked environments that finished while this side was down.
-    this.container.resolve(RemoteResultsPuller).start();
+    await this.container.resolve(RemoteResultsPuller).start();
     // Probe providers in the background from now on, so no answer waits on a harness.
     this.providers.startRefreshing(this.config.server.providerStatusRefreshMs);
     return this.reconcileReport;

@@ -142,7 +142,7 @@ export class ThreadQueryService {
   }
 
   /** How many threads a project holds, sub-agents' included: what a listing with includeSubagents counts. */
-  threadCount(projectId: string): number {
+  async threadCount(projectId: string): Promise<number> {
     return new ThreadsTable(this.engine.store).listingCount(projectId, { includeSubagents: true });
   }
 
@@ -166,8 +166,8 @@ export class ThreadQueryService {
     if (!filtersOnShells && title === undefined) {
       // The common call: SQLite counts and pages, so a call costs its page, not the project (a
       // project of 10,000 threads read and parsed all 10,000 records per call).
-      const records = threads.listingPage(projectId, listing, limit, offset);
-      const facts = threads.shellFacts(records.map((thread) => thread.id));
+      const records = await threads.listingPage(projectId, listing, limit, offset);
+      const facts = await threads.shellFacts(records.map((thread) => thread.id));
       // One moment for the page (a clock read per shell was a tenth of a 1,000-row page's time).
       const now = this.engine.clock.nowIso();
       page = [];
@@ -176,12 +176,11 @@ export class ThreadQueryService {
       total =
         page.length < limit && (page.length > 0 || offset === 0)
           ? offset + page.length
-          : threads.listingCount(projectId, listing);
+          : await threads.listingCount(projectId, listing);
     } else {
       // A title filter runs on the title column alone (JavaScript's case folding, which SQLite's
       // lower() lacks beyond ASCII); only the records that can be listed are read.
-      const ids = threads
-        .listingTitles(projectId, listing)
+      const ids = (await threads.listingTitles(projectId, listing))
         .filter((row) => title === undefined || row.title.toLowerCase().includes(title))
         .map((row) => row.id);
       const shellsOf = async (some: readonly string[]) => {
@@ -237,7 +236,7 @@ export class ThreadQueryService {
         ? []
         : await new ThreadSearchTable(this.engine.store).page(projectId, listing, match, limit + 1, offset);
     const pageHits = hits.slice(0, limit);
-    const facts = new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
+    const facts = await new ThreadsTable(this.engine.store).shellFacts(pageHits.map((hit) => hit.threadId));
     // A thread forgotten or deleted since the page was read (the catch-up may have waited its
     // turn behind a command) is left out rather than answered without a record.
     const results = [];
@@ -283,13 +282,14 @@ export class ThreadQueryService {
       input.afterPosition !== undefined || (input.beforePosition === undefined && caller.kind !== "agent");
     const boundary = ascending ? (input.afterPosition ?? -1) : (input.beforePosition ?? Number.MAX_SAFE_INTEGER);
     const timeline = new ItemsTable(this.engine.store);
-    const rows = timeline.page(thread.id, kinds, ascending ? "after" : "before", boundary, limit + 1);
+    const rows = await timeline.page(thread.id, kinds, ascending ? "after" : "before", boundary, limit + 1);
     let shell = await this.shell(thread);
-    const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = this.engine.store
-      .select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5")
-      .map((run) => ({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: this.usage.run(run.id) }));
+    const runs: (ReturnType<typeof runView> & { usage?: UsageTotals })[] = [];
+    // One after another, newest first (each run's usage is a read).
+    for (const run of this.engine.store.select("run", "thread_id = ?", [thread.id], "ORDER BY ordinal DESC LIMIT 5"))
+      runs.push({ ...runView(run, Math.min(2_000, Math.floor(maxChars / 20))), usage: await this.usage.run(run.id) });
     let runList = runs;
-    let usage: TreeUsage | undefined = this.usage.thread(thread.id);
+    let usage: TreeUsage | undefined = await this.usage.thread(thread.id);
     const changes = compactChanges(await workspaceOf(this.engine.reader, thread.id));
     const greedy: { record: TimelineItemRecord; view: ItemView }[] = [];
     let size = JSON.stringify({ thread: shell, runs: runList, usage, changes }).length + 400;
@@ -304,14 +304,19 @@ export class ThreadQueryService {
     let moreInDirection = rows.length > greedy.length;
     const countWhere = (op: "<" | ">", position: number) =>
       timeline.countBeyond(thread.id, kinds, op === ">" ? "after" : "before", position);
-    const assemble = () => {
+    const assemble = async () => {
       const items = greedy.map((entry) => entry.view);
       if (!ascending) items.reverse();
       const first = items[0]?.position ?? null;
       const last = items[items.length - 1]?.position ?? null;
+      // Counted only where the page does not tell (as before), older first.
       const olderExist =
-        first === null ? (ascending ? false : countWhere("<", boundary) > 0) : countWhere("<", first) > 0;
-      const newerExist = ascending ? moreInDirection : last === null ? false : countWhere(">", last) > 0;
+        first === null
+          ? ascending
+            ? false
+            : (await countWhere("<", boundary)) > 0
+          : (await countWhere("<", first)) > 0;
+      const newerExist = ascending ? moreInDirection : last === null ? false : (await countWhere(">", last)) > 0;
       return {
         thread: shell,
         runs: runList,
@@ -331,7 +336,7 @@ export class ThreadQueryService {
     // The result must fit the budget exactly (agents' harnesses drop larger results): drop the
     // farthest items, then the runs' usage, then older runs, then the thread's usage, then cut
     // the one remaining item's text, then the shell's web URL (its link, the seed's, stays).
-    let result = assemble();
+    let result = await assemble();
     for (
       let excess = JSON.stringify(result).length - maxChars;
       excess > 0;
@@ -355,7 +360,7 @@ export class ThreadQueryService {
       } else {
         break;
       }
-      result = assemble();
+      result = await assemble();
     }
     return result;
   }

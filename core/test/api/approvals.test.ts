@@ -188,7 +188,7 @@ describe("approvals through the API", () => {
   it("never gives a provider session's credential the approve capability, even if its row says so", async () => {
     const agent = await lab.liveAgent({ title: "forger" });
     const token = await lab.tokenFor(agent.threadId);
-    const resolved = lab.registry.resolve(token);
+    const resolved = await lab.registry.resolve(token);
     if (!("scope" in resolved)) throw new Error("the agent's token did not resolve");
     expect([...resolved.scope.capabilities].sort()).toEqual(["orchestration:operate", "orchestration:read"]);
     // A row edited by hand (or by a bug) to hold approve still resolves without it.
@@ -197,7 +197,7 @@ describe("approvals through the API", () => {
         "UPDATE mcp_credentials SET data = json_set(data, '$.capabilities', json('[\"orchestration:read\",\"orchestration:operate\",\"orchestration:approve\"]')) WHERE kind = 'provider_session' AND thread_id = ?",
       )
       .run(agent.threadId);
-    const forged = lab.registry.resolve(token);
+    const forged = await lab.registry.resolve(token);
     if (!("scope" in forged)) throw new Error("the agent's token did not resolve");
     expect(forged.scope.capabilities.has("orchestration:approve")).toBe(false);
     const { threadId, request } = await askingChild("rm -rf dist");

@@ -356,7 +356,7 @@ describe("GET /api/v1/events", () => {
 
   it("carries nothing from projects outside the caller's token's projects, and hides their threads and tasks", async () => {
     const service = lab.host.container.resolve(EventStreamService);
-    const resolved = lab.registry.resolve(token);
+    const resolved = await lab.registry.resolve(token);
     if (!("scope" in resolved)) throw new Error("the token does not resolve");
     const caller = callerFromScope(resolved.scope);
     const hidden = await lab.host.projects.add(mkdtempSync(join(tmpdir(), "switchyard-events-hidden-")), "hidden");

@@ -41,10 +41,13 @@ describe("switchyard grant and link", () => {
     runCli([...args, "--home", home], input === undefined ? {} : { input });
 
   /** What the server makes of a secret and a call under it, read through the real services. */
-  const onServer = async <T>(fn: (services: { grants: ReachGrants; links: ReachLinks }) => T): Promise<T> => {
+  const onServer = async <T>(
+    fn: (services: { grants: ReachGrants; links: ReachLinks }) => T | Promise<T>,
+  ): Promise<T> => {
     const t = await startTestHost({ home, start: false, providers: [] });
     try {
-      return fn({ grants: t.host.container.resolve(ReachGrants), links: t.host.container.resolve(ReachLinks) });
+      // Awaited here, so the host stops after what `fn` reads.
+      return await fn({ grants: t.host.container.resolve(ReachGrants), links: t.host.container.resolve(ReachLinks) });
     } finally {
       await t.host.stop();
     }
@@ -107,8 +110,8 @@ describe("switchyard grant and link", () => {
       new RegExp(`linux-box\\s+read,delegate\\s+${projectId}\\s+auto-accept-edits\\s+active`),
     );
 
-    await onServer(({ grants }) => {
-      const resolved = grants.resolve(secret);
+    await onServer(async ({ grants }) => {
+      const resolved = await grants.resolve(secret);
       if (!("grant" in resolved)) throw new Error(`refused: ${resolved.rejection}`);
       expect(resolved.grant.id).toBe(grant.id);
       expect(() =>
@@ -129,7 +132,7 @@ describe("switchyard grant and link", () => {
       expect(() =>
         grants.authorize(resolved.grant, { verb: "delegate", projectId, runtimeMode: "full-access" }),
       ).toThrow(expect.objectContaining({ code: "runtime_mode_escalation_denied" }));
-      expect(grants.resolve(`${secret}x`)).toEqual({ rejection: "unknown" });
+      expect(await grants.resolve(`${secret}x`)).toEqual({ rejection: "unknown" });
     });
 
     const revoked = await cli(["grant", "revoke", grant.id]);

@@ -18,7 +18,7 @@ describe("switchyard token issue / list with scopes", () => {
   const resolve = async (token: string) => {
     const t = await startTestHost({ home, start: false, providers: [] });
     try {
-      const resolved = t.host.container.resolve(McpSessionRegistry).resolve(token);
+      const resolved = await t.host.container.resolve(McpSessionRegistry).resolve(token);
       if (!("scope" in resolved)) throw new Error(`token refused: ${resolved.rejection}`);
       return {
         capabilities: [...resolved.scope.capabilities].sort(),

@@ -122,7 +122,7 @@ describe("writers outside a command while the command's transaction is open", ()
     await touched;
     await running;
     expect(grant).not.toBeNull();
-    expect(registry.resolve(grant!.token)).toMatchObject({
+    expect(await registry.resolve(grant!.token)).toMatchObject({
       scope: { kind: "provider_session", providerSessionId: "psess:1" },
     });
   });

@@ -111,7 +111,7 @@ describe("tasks across environments", () => {
         parent: expect.objectContaining({ threadId: "thread-on-a" }),
       },
     ]);
-    expect(foreign().view(grant, view.taskId)).toMatchObject({
+    expect(await foreign().view(grant, view.taskId)).toMatchObject({
       status: "completed",
       workState: "result_available",
       summary: "PEAR",
@@ -256,11 +256,7 @@ describe("tasks across environments", () => {
       childThreadLink: "switchyard-thread://v2/env_mac/thread-on-b",
       title: "on the mac",
     });
-    expect(
-      remote()
-        .outstanding("mac")
-        .map((task) => task.remoteTaskId),
-    ).toEqual(["task:remote-1"]);
+    expect((await remote().outstanding("mac")).map((task) => task.remoteTaskId)).toEqual(["task:remote-1"]);
     expect(
       lab.host.store.select("item", "thread_id = ? AND kind = 'subagent'", [parent.threadId]).map((item) => item.data),
     ).toEqual([expect.objectContaining({ origin: "remote_task", environment: "mac", taskId: "task:remote-1" })]);
@@ -271,7 +267,7 @@ describe("tasks across environments", () => {
     expect(
       await remote().receive("mac", { taskId: "task:remote-1", status: "completed", summary: "@@reply THANKS" }),
     ).toBe(false);
-    expect(remote().outstanding("mac")).toEqual([]);
+    expect(await remote().outstanding("mac")).toEqual([]);
     parent.release();
     const messageId = remoteResultMessageId("mac", "task:remote-1");
     const delivered = await until("the result message", () =>
@@ -282,7 +278,7 @@ describe("tasks across environments", () => {
     expect(items).toHaveLength(1);
     expect(items[0]!.text).toContain("switchyard-thread://v2/env_mac/thread-on-b");
     expect(items[0]!.text).toContain("@@reply THANKS");
-    expect(remote().get("mac", "task:remote-1")).toMatchObject({ delivery: "delivered", status: "completed" });
+    expect(await remote().get("mac", "task:remote-1")).toMatchObject({ delivery: "delivered", status: "completed" });
   });
 
   it("keeps a result for a stopped parent until its next run ends", async () => {
@@ -319,6 +315,6 @@ describe("tasks across environments", () => {
       creationSource: "cli",
     });
     await until("the deferred delivery", () => runsOfMessage(parent.threadId, messageId).length === 1);
-    expect(remote().get("mac", "task:remote-2")!.delivery).toBe("delivered");
+    expect((await remote().get("mac", "task:remote-2"))!.delivery).toBe("delivered");
   });
 });

@@ -139,10 +139,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
       );
 
       // Both sides recorded every call: B with the grant and A's caller, A with the link.
-      const inRows = b.host.container
-        .resolve(ReachAudit)
-        .list({ direction: "in" })
-        .filter((row) => row.grantId === grant.id);
+      const inRows = (await b.host.container.resolve(ReachAudit).list({ direction: "in" })).filter(
+        (row) => row.grantId === grant.id,
+      );
       expect(inRows.map((row) => [row.tool, row.verb, row.outcome])).toEqual([
         ["t3_thread_send", "send", "ok"],
         ["t3_thread_read", "read", "ok"],
@@ -156,10 +155,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
         remoteEnvironmentId: a.registry.environmentId,
         target: { projectIds: [b.projectId], threadIds: [threadId] },
       });
-      const outRows = a.host.container
-        .resolve(ReachAudit)
-        .list({ direction: "out" })
-        .filter((row) => row.environment === "mac-full");
+      const outRows = (await a.host.container.resolve(ReachAudit).list({ direction: "out" })).filter(
+        (row) => row.environment === "mac-full",
+      );
       expect(outRows.map((row) => [row.tool, row.verb, row.outcome])).toEqual(
         inRows.map((row) => [row.tool, row.verb, row.outcome]),
       );
@@ -209,10 +207,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
       details: { tool: "list_scheduled_tasks", reason: "tool" },
     });
     expect(threadCount()).toBe(before);
-    const rows = b.host.container
-      .resolve(ReachAudit)
-      .list({ direction: "in" })
-      .filter((row) => row.grantId === grant.id);
+    const rows = (await b.host.container.resolve(ReachAudit).list({ direction: "in" })).filter(
+      (row) => row.grantId === grant.id,
+    );
     expect(rows.map((row) => [row.tool, row.outcome, row.reason])).toEqual([
       ["list_scheduled_tasks", "capability_denied", "tool"],
       ["delegate_task", "capability_denied", "verb"],
@@ -284,7 +281,7 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     const connection = await client().connect("mac-revoked");
     try {
       ok(await connection.callTool("t3_thread_list", { projectId: b.projectId }));
-      b.host.container.resolve(ReachGrants).revoke(grant.id);
+      await b.host.container.resolve(ReachGrants).revoke(grant.id);
       const failure = await thrown(
         connection.callTool("t3_thread_list", { projectId: b.projectId }, { callerThreadId: "thr_on_a" }),
       );
@@ -298,15 +295,13 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     } finally {
       await connection.close();
     }
-    const bRow = b.host.container
-      .resolve(ReachAudit)
-      .list({ direction: "in" })
-      .find((row) => row.grantId === grant.id)!;
+    const bRow = (await b.host.container.resolve(ReachAudit).list({ direction: "in" })).find(
+      (row) => row.grantId === grant.id,
+    )!;
     expect(bRow).toMatchObject({ tool: null, outcome: "capability_denied", reason: "revoked" });
-    const aRows = a.host.container
-      .resolve(ReachAudit)
-      .list({ direction: "out" })
-      .filter((row) => row.environment === "mac-revoked");
+    const aRows = (await a.host.container.resolve(ReachAudit).list({ direction: "out" })).filter(
+      (row) => row.environment === "mac-revoked",
+    );
     expect(aRows.map((row) => [row.tool, row.outcome, row.reason])).toEqual([
       [null, "capability_denied", "grant_revoked"],
       ["t3_thread_list", "capability_denied", "grant_revoked"],
@@ -343,10 +338,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
       code: "provider_unavailable",
       details: { environmentId: "mac-gone", reason: "unreachable" },
     });
-    const row = a.host.container
-      .resolve(ReachAudit)
-      .list({ direction: "out" })
-      .find((entry) => entry.environment === "mac-gone")!;
+    const row = (await a.host.container.resolve(ReachAudit).list({ direction: "out" })).find(
+      (entry) => entry.environment === "mac-gone",
+    )!;
     expect(row).toMatchObject({
       tool: "t3_thread_list",
       verb: "read",
@@ -385,7 +379,9 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     }[];
     expect(entries.length).toBeGreaterThan(10);
     expect(entries.every((entry) => entry.direction === "in" && entry.grantId.startsWith("grant_"))).toBe(true);
-    expect(entries).toEqual(JSON.parse(JSON.stringify(b.host.container.resolve(ReachAudit).list({ direction: "in" }))));
+    expect(entries).toEqual(
+      JSON.parse(JSON.stringify(await b.host.container.resolve(ReachAudit).list({ direction: "in" }))),
+    );
     const two = JSON.parse((await runCli(["audit", "--json", "--home", a.t.home, "--limit", "2"])).stdout) as {
       direction: string;
       environment: string;
@@ -408,10 +404,7 @@ describe("link secrets on the wire (A's link client calls B's MCP endpoint)", ()
     expect(api.status).toBe(200);
     const body = (await api.json()) as { entries: { id: number }[] };
     expect(body.entries.map((entry) => entry.id)).toEqual(
-      b.host.container
-        .resolve(ReachAudit)
-        .list({ direction: "in", limit: 5 })
-        .map((entry) => entry.id),
+      (await b.host.container.resolve(ReachAudit).list({ direction: "in", limit: 5 })).map((entry) => entry.id),
     );
     const scoped = b.registry.issueClientToken({
       ttlMs: 60_000,

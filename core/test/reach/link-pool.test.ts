@@ -110,11 +110,8 @@ describe("pooled link connections (A's link client to B through a counting proxy
       ttlMs: 3_600_000,
     });
   const count = (rpc: string, from = 0) => proxy.seen.slice(from).filter((request) => request.rpc === rpc).length;
-  const auditOf = (name: string) =>
-    a.host.container
-      .resolve(ReachAudit)
-      .list({ direction: "out" })
-      .filter((row) => row.environment === name);
+  const auditOf = async (name: string) =>
+    (await a.host.container.resolve(ReachAudit).list({ direction: "out" })).filter((row) => row.environment === name);
 
   it("opens one MCP connection for several forwarded calls, and audits each call", async () => {
     links().add({ name: "pooled", url: proxy.url, secret: issue().secret });
@@ -125,7 +122,7 @@ describe("pooled link connections (A's link client to B through a counting proxy
       );
     expect(count("initialize", from)).toBe(1);
     expect(count("tools/call", from)).toBe(4);
-    expect(auditOf("pooled").map((row) => [row.tool, row.outcome, row.callerThreadId])).toEqual(
+    expect((await auditOf("pooled")).map((row) => [row.tool, row.outcome, row.callerThreadId])).toEqual(
       Array.from({ length: 4 }, () => ["t3_thread_list", "ok", "thr_on_a"]),
     );
   });
@@ -135,8 +132,8 @@ describe("pooled link connections (A's link client to B through a counting proxy
     links().add({ name: "readded", url: proxy.url, secret: first.secret });
     ok(await client().callTool("readded", "t3_thread_list", { projectId: b.projectId }));
     // The old secret stops working there; the link here is replaced under the same name.
-    grants().revoke(first.grant.id);
-    links().remove("readded");
+    await grants().revoke(first.grant.id);
+    await links().remove("readded");
     const second = issue();
     links().add({ name: "readded", url: proxy.url, secret: second.secret });
     const from = proxy.seen.length;
@@ -155,7 +152,7 @@ describe("pooled link connections (A's link client to B through a counting proxy
     ok(await client().callTool("cut", "t3_thread_list", { projectId: b.projectId }));
     expect(count("initialize", from)).toBe(1);
     expect(count("tools/call", from)).toBe(1);
-    expect(auditOf("cut").map((row) => row.outcome)).toEqual(["ok", "ok"]);
+    expect((await auditOf("cut")).map((row) => row.outcome)).toEqual(["ok", "ok"]);
   });
 
   it("does not send a call that may not be repeated again when its reused connection was cut; the next call reconnects", async () => {
@@ -181,7 +178,7 @@ describe("pooled link connections (A's link client to B through a counting proxy
     expect(count("tools/call", from)).toBe(0);
     ok(await client().callTool("cut-create", "t3_thread_list", { projectId: b.projectId }));
     expect(count("initialize", from)).toBe(1);
-    expect(auditOf("cut-create").map((row) => [row.tool, row.outcome])).toEqual(
+    expect((await auditOf("cut-create")).map((row) => [row.tool, row.outcome])).toEqual(
       expect.arrayContaining([
         ["create_threads", "provider_unavailable"],
         ["t3_thread_list", "ok"],

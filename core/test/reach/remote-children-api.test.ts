@@ -45,8 +45,8 @@ describe("a thread's children in linked environments (API)", () => {
 
   const receivedOnA = async (taskId: string) => {
     const task = await a.host.waiter.waitFor(
-      () => {
-        const row = a.host.container.resolve(RemoteTasks).get("mac", taskId);
+      async () => {
+        const row = await a.host.container.resolve(RemoteTasks).get("mac", taskId);
         return row?.receivedAt != null ? row : null;
       },
       { timeoutMs: 30_000 },
@@ -77,7 +77,7 @@ describe("a thread's children in linked environments (API)", () => {
     const held = new Set<Socket>();
     const silent = createServer((socket) => held.add(socket.on("error", () => undefined)));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.2", resolve));
-    links.remove("slow");
+    await links.remove("slow");
     links.add({
       name: "slow",
       url: `http://127.0.0.2:${(silent.address() as { port: number }).port}`,
@@ -97,7 +97,7 @@ describe("a thread's children in linked environments (API)", () => {
       expect(held.size).toBeGreaterThan(0);
     } finally {
       // Back to B, so the result is taken and nothing is left waiting on the silent listener.
-      links.remove("slow");
+      await links.remove("slow");
       links.add({ name: "slow", url: b.server.url, secret: issued.secret });
       for (const socket of held) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
@@ -105,8 +105,8 @@ describe("a thread's children in linked environments (API)", () => {
     releaseGate(b.t.gateDir, "slow-child");
     parent.release();
     const task = await a.host.waiter.waitFor(
-      () => {
-        const row = a.host.container.resolve(RemoteTasks).get("slow", started.taskId);
+      async () => {
+        const row = await a.host.container.resolve(RemoteTasks).get("slow", started.taskId);
         return row?.receivedAt != null ? row : null;
       },
       { timeoutMs: 30_000 },

@@ -94,7 +94,7 @@ describe("serve --host with TLS, and links that pin the certificate", () => {
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toContain(`TLS certificate SHA-256 ${displayFingerprint(endpoint.tlsFingerprint!)}`);
     expect(added.stdout + added.stderr).not.toContain(secret);
-    expect(a.host.container.resolve(ReachLinks).get("mac")!.fingerprint).toBe(endpoint.tlsFingerprint);
+    expect((await a.host.container.resolve(ReachLinks).get("mac"))!.fingerprint).toBe(endpoint.tlsFingerprint);
 
     const listed = await a.host.container
       .resolve(ReachLinkClient)

@@ -279,7 +279,7 @@ describe("tools across environments", () => {
       reachable: false,
       problem: { reason: "unreachable" },
     });
-    a.host.container.resolve(ReachLinks).remove("gone");
+    await a.host.container.resolve(ReachLinks).remove("gone");
     agent.release();
 
     // A token scoped to some projects here does not reach past them through a link.
@@ -315,7 +315,7 @@ describe("tools across environments", () => {
     expect(
       await callTool(agent.client, "t3_thread_list", { environmentId: "b-revocable", projectId: b.projectId }),
     ).toMatchObject({ ok: true });
-    b.host.container.resolve(ReachGrants).revoke(issued.grant.id);
+    await b.host.container.resolve(ReachGrants).revoke(issued.grant.id);
     const refused = await callTool(agent.client, "t3_thread_list", {
       environmentId: "b-revocable",
       projectId: b.projectId,
@@ -460,7 +460,7 @@ describe("tools across environments", () => {
         `message:remote-task-result:b:${String(asked.taskId)}`,
       ]),
     ).toEqual([]);
-    expect(a.host.container.resolve(RemoteTasks).get("b", String(asked.taskId))).toMatchObject({
+    expect(await a.host.container.resolve(RemoteTasks).get("b", String(asked.taskId))).toMatchObject({
       delivery: "acknowledged",
       status: "completed",
     });

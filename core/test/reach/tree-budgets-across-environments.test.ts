@@ -81,12 +81,12 @@ describe("tree budgets and environment ids across environments", () => {
       });
     // Of an earlier run of the same parent: not this run's breadth, but this tree's.
     await record("task:earlier", "run-earlier");
-    expect(remote.countOfTree(parent.threadId)).toBe(1);
-    expect(remote.unreceivedCountOfRun("run-earlier")).toBe(1);
+    expect(await remote.countOfTree(parent.threadId)).toBe(1);
+    expect(await remote.unreceivedCountOfRun("run-earlier")).toBe(1);
     expect(await remote.receive("mac", { taskId: "task:earlier", status: "completed", summary: "done" })).toBe(true);
-    expect(remote.unreceivedCountOfRun("run-earlier")).toBe(0);
+    expect(await remote.unreceivedCountOfRun("run-earlier")).toBe(0);
     await record("task:earlier-2", "run-earlier");
-    expect(remote.countOfTree(parent.threadId)).toBe(2);
+    expect(await remote.countOfTree(parent.threadId)).toBe(2);
 
     const refused = await callTool(parent.client, "delegate_task", {
       task: "@@reply THREE",
@@ -101,10 +101,12 @@ describe("tree budgets and environment ids across environments", () => {
     parent.release();
   });
 
-  it("routes a call naming a linked environment by its own id to the link its tasks run behind", () => {
+  it("routes a call naming a linked environment by its own id to the link its tasks run behind", async () => {
     const forwarder = lab.host.container.resolve(ReachForwarder);
     // No answer from env_mac was seen by this forwarder: the id is known from the tasks alone.
-    expect(forwarder.destination("t3_thread_list", { environmentId: "env_mac" })).toBe("mac");
-    expect(() => forwarder.destination("t3_thread_list", { environmentId: "env_unknown" })).toThrow(/env_unknown/);
+    expect(await forwarder.destination("t3_thread_list", { environmentId: "env_mac" })).toBe("mac");
+    await expect(forwarder.destination("t3_thread_list", { environmentId: "env_unknown" })).rejects.toThrow(
+      /env_unknown/,
+    );
   });
 });

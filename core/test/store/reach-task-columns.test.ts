@@ -85,7 +85,7 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("backfills them on a database of the previous version, where the named queries agree with the reads they replace", () => {
+  it("backfills them on a database of the previous version, where the named queries agree with the reads they replace", async () => {
     const file = join(dir, "switchyard.db");
     const old = new Database(file);
     migrate(
@@ -138,15 +138,15 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
       ]);
       const remoteTasks = new ReachRemoteTasksTable(store);
       for (const runId of ["run-a", "run-b", "run-c", "run-z"])
-        expect(remoteTasks.countUnreceivedOfRun(runId), runId).toBe(before.unreceivedOfRun(store.db, runId));
+        expect(await remoteTasks.countUnreceivedOfRun(runId), runId).toBe(before.unreceivedOfRun(store.db, runId));
       for (const rootThreadId of ["root-1", "root-2", "child-1", "gone"])
-        expect(remoteTasks.countOfTree(rootThreadId), rootThreadId).toBe(before.ofTree(store.db, rootThreadId));
+        expect(await remoteTasks.countOfTree(rootThreadId), rootThreadId).toBe(before.ofTree(store.db, rootThreadId));
       for (const environmentId of ["env_mac", "env_pi", "env_none"])
-        expect(remoteTasks.linkOfEnvironment(environmentId), environmentId).toBe(
+        expect(await remoteTasks.linkOfEnvironment(environmentId), environmentId).toBe(
           before.linkOfEnvironment(store.db, environmentId),
         );
-      expect(remoteTasks.countUnreceivedOfRun("run-a")).toBe(2);
-      expect(remoteTasks.countOfTree("root-1")).toBe(3);
+      expect(await remoteTasks.countUnreceivedOfRun("run-a")).toBe(2);
+      expect(await remoteTasks.countOfTree("root-1")).toBe(3);
 
       const foreignTasks = new ReachForeignTasksTable(store);
       const parents = before.foreignParents(store.db);
@@ -162,19 +162,19 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
         const total = parents.filter(
           (entry) => entry.parent.environmentId === environmentId && entry.parent.rootThreadId === rootThreadId,
         ).length;
-        expect(foreignTasks.countUnfinishedOfParentRun(environmentId, runId), `${environmentId} ${runId}`).toBe(
+        expect(await foreignTasks.countUnfinishedOfParentRun(environmentId, runId), `${environmentId} ${runId}`).toBe(
           running,
         );
-        expect(foreignTasks.countOfParentTree(environmentId, rootThreadId), environmentId).toBe(total);
+        expect(await foreignTasks.countOfParentTree(environmentId, rootThreadId), environmentId).toBe(total);
       }
-      expect(foreignTasks.countOfParentTree("env_a", "root-a")).toBe(3);
+      expect(await foreignTasks.countOfParentTree("env_a", "root-a")).toBe(3);
       expectIndexedPlans(store.db);
     } finally {
       store.close();
     }
   });
 
-  it("has them from empty, written with the JSON they come from by every insert and update", () => {
+  it("has them from empty, written with the JSON they come from by every insert and update", async () => {
     const store = new Store(join(dir, "switchyard.db"));
     try {
       const remoteTasks = new ReachRemoteTasksTable(store);
@@ -183,19 +183,19 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
         { ...key, parentThreadId: "parent", rootThreadId: "root", createdAt: 1 },
         { environmentId: "env_mac", parentRunId: "run-a", title: "kept in the JSON" },
       );
-      expect(remoteTasks.countUnreceivedOfRun("run-a")).toBe(1);
-      expect(remoteTasks.countOfTree("root")).toBe(1);
-      expect(remoteTasks.linkOfEnvironment("env_mac")).toBe("mac");
+      expect(await remoteTasks.countUnreceivedOfRun("run-a")).toBe(1);
+      expect(await remoteTasks.countOfTree("root")).toBe(1);
+      expect(await remoteTasks.linkOfEnvironment("env_mac")).toBe("mac");
       // The other side's own id learned later: the column follows the JSON.
       remoteTasks.update(
         key,
         { environmentId: "env_mac_own", parentRunId: "run-a" },
         { receivedAt: 7, deliveredAt: null },
       );
-      expect(remoteTasks.linkOfEnvironment("env_mac")).toBeNull();
-      expect(remoteTasks.linkOfEnvironment("env_mac_own")).toBe("mac");
-      expect(remoteTasks.countUnreceivedOfRun("run-a")).toBe(0);
-      expect(JSON.parse(remoteTasks.byKey("mac", "task:1")!.data)).toEqual({
+      expect(await remoteTasks.linkOfEnvironment("env_mac")).toBeNull();
+      expect(await remoteTasks.linkOfEnvironment("env_mac_own")).toBe("mac");
+      expect(await remoteTasks.countUnreceivedOfRun("run-a")).toBe(0);
+      expect(JSON.parse((await remoteTasks.byKey("mac", "task:1"))!.data)).toEqual({
         environmentId: "env_mac_own",
         parentRunId: "run-a",
       });
@@ -206,15 +206,15 @@ describe("reach tasks' filtered fields as indexed columns (migration 30)", () =>
         { taskId: "f:1", grantId: "grant", childThreadId: "c", childRunId: "r", createdAt: 1 },
         { parent, cancelRequestedAt: null },
       );
-      expect(foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(1);
-      expect(foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
+      expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(1);
+      expect(await foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
       foreignTasks.updateData("f:1", { parent: { ...parent, runId: "run-b" }, cancelRequestedAt: "now" });
-      expect(foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(0);
-      expect(foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(1);
+      expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-a")).toBe(0);
+      expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(1);
       foreignTasks.finish("f:1", { taskId: "f:1", status: "completed" }, 3);
-      expect(foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(0);
-      expect(foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
-      expect(foreignTasks.unacknowledged("grant", 10).map((row) => row.task_id)).toEqual(["f:1"]);
+      expect(await foreignTasks.countUnfinishedOfParentRun("env_a", "run-b")).toBe(0);
+      expect(await foreignTasks.countOfParentTree("env_a", "root-a")).toBe(1);
+      expect((await foreignTasks.unacknowledged("grant", 10)).map((row) => row.task_id)).toEqual(["f:1"]);
       expectIndexedPlans(store.db);
     } finally {
       store.close();

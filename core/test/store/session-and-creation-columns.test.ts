@@ -64,7 +64,7 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("backfills both from rows an older schema wrote, and the named queries answer from them through their indexes", () => {
+  it("backfills both from rows an older schema wrote, and the named queries answer from them through their indexes", async () => {
     const file = join(dir, "switchyard.db");
     const old = new Database(file);
     migrate(
@@ -93,13 +93,15 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
         { id: "attempt:running", provider_session_id: "ps:busy" },
       ]);
       const attempts = new AttemptsTable(store);
-      expect(attempts.hasRunningTurn("ps:busy")).toBe(true);
-      expect(attempts.hasRunningTurn("ps:done")).toBe(false);
+      expect(await attempts.hasRunningTurn("ps:busy")).toBe(true);
+      expect(await attempts.hasRunningTurn("ps:done")).toBe(false);
       // The finalized task is older, but only unfinalized ones start a root's wall clock.
-      expect(new DelegatedTasksTable(store).oldestUnfinalizedCreatedAt("thread:root")).toBe("2026-11-20T00:00:00.000Z");
-      expect(new DelegatedTasksTable(store).rootsWithUnfinalizedTasks()).toEqual(["thread:root"]);
+      expect(await new DelegatedTasksTable(store).oldestUnfinalizedCreatedAt("thread:root")).toBe(
+        "2026-11-20T00:00:00.000Z",
+      );
+      expect(await new DelegatedTasksTable(store).rootsWithUnfinalizedTasks()).toEqual(["thread:root"]);
       // The ended turn with a provider session counts; the one cancelled before it ran does not.
-      expect(new TurnUsageTable(store).attemptCounts({ kind: "thread", threadId: "thread:1" })).toEqual({
+      expect(await new TurnUsageTable(store).attemptCounts({ kind: "thread", threadId: "thread:1" })).toEqual({
         ended: 1,
         in_flight: 1,
       });
@@ -122,7 +124,7 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
     }
   });
 
-  it("writes both columns from every upsert on a store made from empty", () => {
+  it("writes both columns from every upsert on a store made from empty", async () => {
     const store = new Store(join(dir, "switchyard.db"));
     try {
       const attempts = new AttemptsTable(store);
@@ -138,8 +140,8 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
           NOW,
         ),
       );
-      expect(attempts.hasRunningTurn("ps:1")).toBe(false);
-      expect(tasks.oldestUnfinalizedCreatedAt("thread:root")).toBe("2026-11-29T00:00:00.000Z");
+      expect(await attempts.hasRunningTurn("ps:1")).toBe(false);
+      expect(await tasks.oldestUnfinalizedCreatedAt("thread:root")).toBe("2026-11-29T00:00:00.000Z");
 
       // The session is known once the turn runs; the older task's result is published.
       store.transaction(() =>
@@ -149,8 +151,8 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
           NOW,
         ),
       );
-      expect(attempts.hasRunningTurn("ps:1")).toBe(true);
-      expect(tasks.oldestUnfinalizedCreatedAt("thread:root")).toBe("2026-11-30T00:00:00.000Z");
+      expect(await attempts.hasRunningTurn("ps:1")).toBe(true);
+      expect(await tasks.oldestUnfinalizedCreatedAt("thread:root")).toBe("2026-11-30T00:00:00.000Z");
 
       store.transaction(() =>
         store.append(
@@ -159,8 +161,8 @@ describe("attempts by provider session and unfinalized tasks by creation, as ind
           NOW,
         ),
       );
-      expect(attempts.hasRunningTurn("ps:1")).toBe(false);
-      expect(tasks.oldestUnfinalizedCreatedAt("thread:root")).toBeNull();
+      expect(await attempts.hasRunningTurn("ps:1")).toBe(false);
+      expect(await tasks.oldestUnfinalizedCreatedAt("thread:root")).toBeNull();
       expect(store.db.prepare("SELECT provider_session_id FROM attempts").pluck().all()).toEqual(["ps:1"]);
 
       // Rebuilt from the log, the columns read the same.

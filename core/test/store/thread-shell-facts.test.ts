@@ -88,7 +88,7 @@ describe("a listing page's shell facts, in one statement", () => {
       ),
     );
     const ids = ["t:idle", "t:running", "t:done", "t:delegating"];
-    const facts = new ThreadsTable(store).shellFacts(ids);
+    const facts = await new ThreadsTable(store).shellFacts(ids);
     const shellOf = (id: string, withFacts: boolean) =>
       threadShell(
         storeReader(store),

@@ -160,7 +160,7 @@ describe("tree budgets: tokens, cost and wall-clock per task", () => {
     root.release();
     const task = await finalized(child.taskId);
     expect(task).toMatchObject({ status: "interrupted", cancelReason: "budget_exceeded:costUsd" });
-    const view = lab.host.usage.task(child.taskId);
+    const view = await lab.host.usage.task(child.taskId);
     expect(view.subtree.cost).toMatchObject({ basis: "partial", unpricedTurns: 1 });
     expect(view.subtree.cost.estimatedUsd).toBeCloseTo(1.2, 10);
     const status = await mustCall<DelegateTaskResult>(root.client, "task_status", { taskId: child.taskId });

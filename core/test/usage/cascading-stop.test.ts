@@ -76,7 +76,7 @@ describe("cascading stop: task_cancel stops a whole three-level tree", () => {
     }
 
     // The interrupted turns still reported what they used, and the tree's roll-up is their sum.
-    expect(lab.host.usage.task(child.taskId).subtree).toMatchObject({
+    expect((await lab.host.usage.task(child.taskId)).subtree).toMatchObject({
       status: "reported",
       turns: { ended: 3, inFlight: 0 },
       tokens: { total: 66 },

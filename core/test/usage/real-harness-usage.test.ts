@@ -244,16 +244,16 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
 
     // Each harness's report, mapped: cached input is not input, reasoning is inside output,
     // every model request of a turn counted once.
-    expect(host.usage.thread(root).own).toMatchObject({
+    expect((await host.usage.thread(root)).own).toMatchObject({
       status: "reported",
       turns: { ended: 1, reported: 1 },
       tokens: { input: 2300, cacheRead: 1200, cacheWrite: 0, output: 80, reasoning: 10, total: codexTotal },
     });
-    expect(host.usage.thread(childTask!.childThreadId).own).toMatchObject({
+    expect((await host.usage.thread(childTask!.childThreadId)).own).toMatchObject({
       status: "reported",
       tokens: { input: 1000, cacheRead: 100, cacheWrite: 0, output: 60, total: piTotal },
     });
-    expect(host.usage.thread(grandchildTask!.childThreadId).own).toMatchObject({
+    expect((await host.usage.thread(grandchildTask!.childThreadId)).own).toMatchObject({
       status: "reported",
       tokens: { input: 1000, cacheRead: 350, cacheWrite: 30, output: 45, total: claudeTotal },
     });
@@ -287,7 +287,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
     // (2300 + 80) x 1000 + 1200 x 100 = $2.50, Pi (1000 + 60) x 1000 + 100 x 100 = $1.07.
     expect(read.usage.own.cost).toMatchObject({ basis: "estimated", usd: 2.5 });
     expect(status.usage!.own.cost).toMatchObject({ basis: "estimated", usd: 1.07 });
-    const claudeCost = host.usage.thread(grandchildTask!.childThreadId).own.cost;
+    const claudeCost = (await host.usage.thread(grandchildTask!.childThreadId)).own.cost;
     expect(claudeCost.basis).toBe("reported");
     expect(read.usage.subtree.cost).toMatchObject({
       basis: "estimated",
@@ -381,7 +381,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
       [200, 0, 20, 220],
       [300, 100, 30, 430],
     ]);
-    expect(host.usage.thread(threadId).own.tokens!.total).toBe(reportedTotal(requestsOf(["exec "])));
+    expect((await host.usage.thread(threadId)).own.tokens!.total).toBe(reportedTotal(requestsOf(["exec "])));
   }, 200_000);
 
   it("a token budget stops a Pi child's tree at its limit: running turns interrupted, the Codex parent gets the partial result, no model request follows, no harness of it remains", async () => {
@@ -459,13 +459,13 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
 
     // The interrupted turns still count what they used: Pi's two finished requests (priced by
     // the table: 40 tokens at $1000 per million), the holder's aborted one nothing.
-    expect(host.usage.task(childTask!.id).own).toMatchObject({
+    expect((await host.usage.task(childTask!.id)).own).toMatchObject({
       status: "reported",
       tokens: { input: 30, output: 10, total: 40 },
       cost: { basis: "estimated", usd: 0.04 },
     });
     const prompts = [childPrompt, holderPrompt, spenderPrompt];
-    expect(host.usage.task(childTask!.id).subtree).toMatchObject({
+    expect((await host.usage.task(childTask!.id)).subtree).toMatchObject({
       status: "reported",
       turns: { ended: 3, reported: 3, inFlight: 0 },
       tokens: { total: reportedTotal(requestsOf(prompts)) },
@@ -512,7 +512,7 @@ describe("usage and budgets through real Codex (app-server and exec), Pi and Cla
     });
     expect(status.budgetStop!.used).toBeCloseTo(1.2, 10);
     const [spenderTask] = tasksUnder(childTask!.childThreadId);
-    const spenderCost = host.usage.task(spenderTask!.id).own.cost;
+    const spenderCost = (await host.usage.task(spenderTask!.id)).own.cost;
     expect(spenderCost).toMatchObject({ basis: "estimated" });
     expect(spenderCost.usd).toBeCloseTo(1.2, 10);
     expect(host.store.select("turnUsage", "thread_id = ?", [spenderTask!.childThreadId])[0]).toMatchObject({

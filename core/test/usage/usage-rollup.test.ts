@@ -150,7 +150,7 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
       creationSource: "cli",
     });
     await lab.host.threads.waitForRun({ threadId: mixed, runId: second.runId, timeoutMs: 10_000 });
-    const usage = lab.host.usage.thread(mixed).own;
+    const usage = (await lab.host.usage.thread(mixed)).own;
     expect(usage).toMatchObject({
       status: "partial",
       turns: { ended: 2, reported: 1, unknown: 1 },
@@ -228,8 +228,9 @@ describe("usage: per turn, per run, per thread and per delegation tree", () => {
       lab.host.store.get("delegatedTask", grandchildId)!.childThreadId,
     ];
     const runs = threads.flatMap((threadId) => lab.host.store.select("run", "thread_id = ?", [threadId]));
-    const sumOfRuns = runs.reduce((sum, run) => sum + (lab.host.usage.run(run.id).tokens?.total ?? 0), 0);
-    expect(lab.host.usage.thread(root.threadId).subtree.tokens!.total).toBe(sumOfRuns);
+    let sumOfRuns = 0;
+    for (const run of runs) sumOfRuns += (await lab.host.usage.run(run.id)).tokens?.total ?? 0;
+    expect((await lab.host.usage.thread(root.threadId)).subtree.tokens!.total).toBe(sumOfRuns);
     expect(sumOfRuns).toBe(550);
     // The root's own turn is still running: it adds its usage when it ends.
     const rootRead = await mustCall<ReadResult>(client, "t3_thread_read", { threadId: root.threadId });

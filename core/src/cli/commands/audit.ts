@@ -59,8 +59,8 @@ export function registerAudit(program: Command): void {
       }) => {
         // Parsed here rather than by commander, so "2h" means two hours before the command ran.
         const sinceMs = options.since === undefined ? undefined : parseSince(options.since);
-        await withHost(options, (host) => {
-          const entries = host.container.resolve(ReachAudit).list({
+        await withHost(options, async (host) => {
+          const entries = await host.container.resolve(ReachAudit).list({
             ...(sinceMs !== undefined ? { sinceMs } : {}),
             ...(options.limit !== undefined ? { limit: options.limit } : {}),
             ...(options.direction !== undefined ? { direction: options.direction } : {}),

@@ -374,17 +374,20 @@ async function disconnect(harness: HarnessId, options: PlaceOptions): Promise<vo
 
 /** `switchyard connections`: what connect wired, and whether the entry and token still hold. */
 async function listConnections(options: { home?: string; json?: boolean }): Promise<void> {
-  await withHost(options, (host) => {
+  await withHost(options, async (host) => {
     const registry = host.container.resolve(McpSessionRegistry);
     const service = new ConnectionService(host.paths.home, registry);
     const server = runningServer(host.paths.home);
-    const rows = service.records.list().map((record) => ({
-      ...record,
-      token: credentialState(registry, record.credentialId),
-      entry: service.entryState(record, toolTimeoutMs(host)),
-      server:
-        server === null ? "not running" : server.mcpUrl === record.url ? "running" : `running at ${server.mcpUrl}`,
-    }));
+    const rows = [];
+    // One after another, in the records' order (each token's state is a read).
+    for (const record of service.records.list())
+      rows.push({
+        ...record,
+        token: await credentialState(registry, record.credentialId),
+        entry: service.entryState(record, toolTimeoutMs(host)),
+        server:
+          server === null ? "not running" : server.mcpUrl === record.url ? "running" : `running at ${server.mcpUrl}`,
+      });
     if (options.json) {
       printJson(rows);
       return;

@@ -144,12 +144,12 @@ export function registerGrant(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         const now = Date.now();
-        const grants = host.container
-          .resolve(ReachGrants)
-          .list()
-          .map((g) => ({ ...g, status: statusOf(g, now) }));
+        const grants = (await host.container.resolve(ReachGrants).list()).map((g) => ({
+          ...g,
+          status: statusOf(g, now),
+        }));
         if (options.json) printJson(grants);
         else if (grants.length === 0)
           process.stdout.write(
@@ -180,8 +180,8 @@ export function registerGrant(program: Command): void {
     .action(async (id: string, options: { home?: string }) => {
       await withHost(options, async (host) => {
         const grants = host.container.resolve(ReachGrants);
-        if (grants.revoke(id)) process.stdout.write(`Revoked ${id}\n`);
-        else process.stdout.write(`${id} was already revoked (${grants.get(id)!.revokedAt}).\n`);
+        if (await grants.revoke(id)) process.stdout.write(`Revoked ${id}\n`);
+        else process.stdout.write(`${id} was already revoked (${(await grants.get(id))!.revokedAt}).\n`);
         const paused = await host.container.resolve(ScheduleStanding).pauseTasksOf({ kind: "grant", grantId: id });
         if (paused > 0)
           process.stdout.write(

@@ -56,7 +56,7 @@ export function registerLink(program: Command): void {
         const secret = readSecret(options.secret);
         await withHost(options, async (host) => {
           const links = host.container.resolve(ReachLinks);
-          const checked = links.check({ name, url, secret });
+          const checked = await links.check({ name, url, secret });
           let fingerprint = options.fingerprint ?? null;
           if (fingerprint === null && checked.url.startsWith("https:")) {
             try {
@@ -86,8 +86,8 @@ export function registerLink(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
-        const links = host.container.resolve(ReachLinks).list();
+      await withHost(options, async (host) => {
+        const links = await host.container.resolve(ReachLinks).list();
         if (options.json) printJson(links);
         else if (links.length === 0)
           process.stdout.write("No links yet. Add one with: switchyard link add <name> <url> --secret -\n");
@@ -103,8 +103,8 @@ export function registerLink(program: Command): void {
     .description("Remove a link and its secret file")
     .option("--home <dir>", "Switchyard home")
     .action(async (name: string, options: { home?: string }) => {
-      await withHost(options, (host) => {
-        const removed = host.container.resolve(ReachLinks).remove(name);
+      await withHost(options, async (host) => {
+        const removed = await host.container.resolve(ReachLinks).remove(name);
         process.stdout.write(`Removed link ${removed.name} (${removed.url})\n`);
       });
     });

@@ -34,15 +34,15 @@ export function registerStatus(program: Command): void {
     .option("--home <dir>", "Switchyard home")
     .option("--json", "print JSON")
     .action(async (options: { home?: string; json?: boolean }) => {
-      await withHost(options, (host) => {
+      await withHost(options, async (host) => {
         const server = runningServer(host.paths.home);
         const status = {
           home: host.paths.home,
           version: HOST_VERSION,
           server: server === null ? null : { ...server, uptimeMs: Date.now() - Date.parse(server.startedAt) },
-          openSessions: new ProviderSessionsTable(host.store).countOpen(),
-          threads: new ThreadsTable(host.store).countLive(),
-          activeThreads: new RunsTable(host.store).countThreadsWithActiveRuns(),
+          openSessions: await new ProviderSessionsTable(host.store).countOpen(),
+          threads: await new ThreadsTable(host.store).countLive(),
+          activeThreads: await new RunsTable(host.store).countThreadsWithActiveRuns(),
           connections: new ConnectionRecords(host.paths.home).list().length,
         };
         if (options.json) printJson(status);

@@ -264,12 +264,14 @@ async function issueToken(options: IssueOptions): Promise<void> {
 
 /** `switchyard token list`: client tokens, never the tokens themselves. */
 async function listTokens(options: { all?: boolean; home?: string; json?: boolean }): Promise<void> {
-  await withHost(options, (host) => {
+  await withHost(options, async (host) => {
     const now = Date.now();
-    const all = host.container
-      .resolve(McpSessionRegistry)
-      .list()
-      .map((t) => ({ ...t, verbs: verbsOf(t), scope: scopeOf(t), status: statusOf(t, now) }));
+    const all = (await host.container.resolve(McpSessionRegistry).list()).map((t) => ({
+      ...t,
+      verbs: verbsOf(t),
+      scope: scopeOf(t),
+      status: statusOf(t, now),
+    }));
     const tokens = options.all ? all : all.filter((t) => t.status !== "revoked" && !t.ephemeral);
     const hidden = all.length - tokens.length;
     if (options.json) printJson(tokens);
@@ -304,7 +306,7 @@ async function revokeToken(id: string, options: { home?: string; json?: boolean 
   await withHost(options, async (host) => {
     const registry = host.container.resolve(McpSessionRegistry);
     const revoked = registry.revoke(id);
-    const known = registry.list().find((t) => t.id === id);
+    const known = (await registry.list()).find((t) => t.id === id);
     if (!revoked && known === undefined)
       throw new CliError(`No client token has id ${id}. Run \`switchyard token list\` to see them.`, EXIT.notFound);
     // Also after an earlier revoke: a task it left enabled (resumed under it by an older version) stops now.

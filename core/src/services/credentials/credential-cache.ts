@@ -12,6 +12,8 @@
 export class CredentialCache<Row> {
   private readonly rows = new Map<string, Row>();
   private seenVersion: number;
+  /** Counts {@link clear}s: a row read before one may be stale, so it is not kept (see {@link set}). */
+  private cleared = 0;
 
   /** Beyond this many credentials the cache starts over (a token is one entry; agents renew theirs). */
   private static readonly MAX_ENTRIES = 10_000;
@@ -32,13 +34,24 @@ export class CredentialCache<Row> {
     return this.rows.get(tokenHash);
   }
 
-  set(tokenHash: string, row: Row): void {
+  /** Where the cache stands now: what a read passes to {@link set} once it has its row. */
+  generation(): number {
+    return this.cleared;
+  }
+
+  /**
+   * Keeps a row read since `readAt` (a {@link generation}); not when the cache was cleared in
+   * between: the read is awaited, and a write made meanwhile (a revocation) may postdate it.
+   */
+  set(tokenHash: string, row: Row, readAt: number): void {
+    if (readAt !== this.cleared) return;
     if (this.rows.size >= CredentialCache.MAX_ENTRIES) this.rows.clear();
     this.rows.set(tokenHash, row);
   }
 
   /** Forgets every row: after any write to the credentials. */
   clear(): void {
+    this.cleared += 1;
     this.rows.clear();
   }
 }

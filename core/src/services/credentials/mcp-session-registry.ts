@@ -383,15 +383,16 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * in use is read from the database once, then from memory while no write can have changed it
    * (see {@link CredentialCache}); an unknown token is looked up every time.
    */
-  resolve(token: string): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
+  async resolve(token: string): Promise<{ scope: McpInvocationScope } | { rejection: CredentialRejection }> {
     const tokenHash = hashToken(token);
     const cache = this.credentials();
     let credential = cache.get(tokenHash);
     if (credential === undefined) {
-      const row = this.table.byTokenHash(tokenHash);
+      const readAt = cache.generation();
+      const row = await this.table.byTokenHash(tokenHash);
       if (row === null) return { rejection: "unknown" };
       credential = readCredential(row);
-      cache.set(tokenHash, credential);
+      cache.set(tokenHash, credential, readAt);
     }
     return this.check(credential);
   }
@@ -401,24 +402,24 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * session (which stores the id of the token it was signed in with, never the token) acts as.
    * Also says when the credential expires, which a session never outlives.
    */
-  resolveById(
+  async resolveById(
     credentialId: string,
-  ): { scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection } {
-    const row = this.table.byId(credentialId);
+  ): Promise<{ scope: McpInvocationScope; expiresAtMs: number } | { rejection: CredentialRejection }> {
+    const row = await this.table.byId(credentialId);
     if (row === null) return { rejection: "unknown" };
     const touchedBefore = row.last_used_at;
-    const resolved = this.check(readCredential(row));
+    const resolved = await this.check(readCredential(row));
     // This copy is not the cached one: a cached copy of the same credential would read an older use.
     if (row.last_used_at !== touchedBefore) this.forgetResolved();
     return "scope" in resolved ? { scope: resolved.scope, expiresAtMs: row.expires_at } : resolved;
   }
 
   /** Checks a credential against the clock, refreshing its stored last use when it is stale. */
-  private check({
+  private async check({
     row,
     data,
     scope,
-  }: ReadCredential): { scope: McpInvocationScope } | { rejection: CredentialRejection } {
+  }: ReadCredential): Promise<{ scope: McpInvocationScope } | { rejection: CredentialRejection }> {
     if (row.revoked_at !== null) return { rejection: "revoked" };
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
@@ -428,7 +429,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
     if (
       data.idleMs !== null &&
       now - row.last_used_at >= data.idleMs + granularity &&
-      !this.hasRunningTurn(row.provider_session_id)
+      !(await this.hasRunningTurn(row.provider_session_id))
     )
       return { rejection: "idle_expired" };
     // Each write is a commit of its own, and a harness sends several requests per tool call
@@ -454,7 +455,7 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * A turn of the session is running: the agent is at work (a long command, a long model
    * call), so its credential is in use even if nothing reached the host for a while.
    */
-  private hasRunningTurn(providerSessionId: string | null): boolean {
+  private async hasRunningTurn(providerSessionId: string | null): Promise<boolean> {
     if (providerSessionId === null) return false;
     return this.attempts.hasRunningTurn(providerSessionId);
   }
@@ -503,10 +504,12 @@ export class McpSessionRegistry implements McpGrantIssuer {
    * Whether a client credential still stands, by id, without using it (no idle clock moves):
    * what work it left running on its own (a scheduled task) is checked against at each firing.
    */
-  standing(
+  async standing(
     credentialId: string,
-  ): { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" } {
-    const row = this.table.standingOf(credentialId);
+  ): Promise<
+    { state: "active" } | { state: "revoked"; at: string } | { state: "expired"; at: string } | { state: "unknown" }
+  > {
+    const row = await this.table.standingOf(credentialId);
     if (row === null) return { state: "unknown" };
     if (row.revoked_at !== null) return { state: "revoked", at: new Date(row.revoked_at).toISOString() };
     if (this.clock.nowMs() >= row.expires_at) return { state: "expired", at: new Date(row.expires_at).toISOString() };
@@ -522,8 +525,8 @@ export class McpSessionRegistry implements McpGrantIssuer {
   }
 
   /** Lists credentials (client ones by default), newest first. Never returns tokens. */
-  list(options: { includeProviderSessions?: boolean } = {}): CredentialSummary[] {
-    const rows = this.table.list({ includeProviderSessions: options.includeProviderSessions === true });
+  async list(options: { includeProviderSessions?: boolean } = {}): Promise<CredentialSummary[]> {
+    const rows = await this.table.list({ includeProviderSessions: options.includeProviderSessions === true });
     return rows.map((row) => {
       const data = JSON.parse(row.data) as CredentialData;
       return {

@@ -133,10 +133,10 @@ export class WebSessions {
 
   /** Signs in with a pasted client token (an agent's credential cannot sign in), for a page at `origin`. */
   async signInWithToken(token: string, origin: string): Promise<IssuedWebSession | { rejection: SignInRejection }> {
-    const resolved = this.registry.resolve(token);
+    const resolved = await this.registry.resolve(token);
     if ("rejection" in resolved) return resolved;
     if (resolved.scope.kind !== "client") return { rejection: "not_a_client_token" };
-    const credential = this.registry.resolveById(resolved.scope.credentialId);
+    const credential = await this.registry.resolveById(resolved.scope.credentialId);
     if ("rejection" in credential) return credential;
     return this.open(resolved.scope.credentialId, credential.expiresAtMs, resolved.scope, origin);
   }
@@ -144,12 +144,12 @@ export class WebSessions {
   /** Spends a one-time code for a session of a page at `origin`; a second use, like an expired code, is refused. */
   async signInWithCode(code: string, origin: string): Promise<IssuedWebSession | { rejection: SignInRejection }> {
     const now = this.clock.nowMs();
-    const row = this.table.bySecretHash("code", hashSecret(code));
+    const row = await this.table.bySecretHash("code", hashSecret(code));
     if (row === null) return { rejection: "unknown" };
     // Spent in one statement, so two tabs racing with the same link get one session between them.
     if (!(await this.store.writeAsync(() => this.table.spendCode(row.id, now)))) return { rejection: "code_used" };
     if (now >= row.expires_at) return { rejection: "expired" };
-    const credential = this.registry.resolveById(row.credential_id);
+    const credential = await this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
     return this.open(row.credential_id, credential.expiresAtMs, credential.scope, origin);
   }
@@ -159,8 +159,10 @@ export class WebSessions {
    * checked before anything else is told: a cookie alone learns nothing, not even whether its
    * session still runs, and a wrong guess changes nothing.
    */
-  private sessionOf(proof: WebSessionProof): { row: WebSessionRow } | { rejection: WebSessionRejection } {
-    const row = this.table.bySecretHash("session", hashSecret(proof.secret));
+  private async sessionOf(
+    proof: WebSessionProof,
+  ): Promise<{ row: WebSessionRow } | { rejection: WebSessionRejection }> {
+    const row = await this.table.bySecretHash("session", hashSecret(proof.secret));
     if (row === null) return { rejection: "unknown" };
     if (proof.pageSecret === null) return { rejection: "page_secret_missing" };
     // A session made before page secrets existed has none: it cannot be proven, only replaced.
@@ -172,13 +174,13 @@ export class WebSessions {
   }
 
   /** The scope a browser session acts with now, or why it no longer does. */
-  resolve(proof: WebSessionProof): { scope: McpInvocationScope } | { rejection: WebSessionRejection } {
-    const found = this.sessionOf(proof);
+  async resolve(proof: WebSessionProof): Promise<{ scope: McpInvocationScope } | { rejection: WebSessionRejection }> {
+    const found = await this.sessionOf(proof);
     if ("rejection" in found) return found;
     const { row } = found;
     const now = this.clock.nowMs();
     if (now >= row.expires_at) return { rejection: "expired" };
-    const credential = this.registry.resolveById(row.credential_id);
+    const credential = await this.registry.resolveById(row.credential_id);
     if ("rejection" in credential) return credential;
     // Bookkeeping the request does not wait for: now when the store is free, else once the
     // command under way commits.
@@ -197,7 +199,7 @@ export class WebSessions {
    * ended already; a request that cannot prove it ends nothing.
    */
   async end(proof: WebSessionProof): Promise<{ ended: boolean } | { rejection: WebSessionRejection }> {
-    const found = this.sessionOf(proof);
+    const found = await this.sessionOf(proof);
     if ("rejection" in found) return found.rejection === "session_ended" ? { ended: false } : found;
     const at = this.clock.nowMs();
     return { ended: await this.store.writeAsync(() => this.table.end(found.row.id, at)) };

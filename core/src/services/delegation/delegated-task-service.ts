@@ -72,7 +72,7 @@ export class DelegatedTaskService {
     const task = this.engine.store.get("delegatedTask", view.taskId)!;
     return {
       ...view,
-      usage: this.usage.task(task.id),
+      usage: await this.usage.task(task.id),
       budget: await this.usage.taskBudget(task.id),
       budgetStop: await this.usage.budgetStopOf(task),
       changes: await this.changeSets.view(task.childThreadId),

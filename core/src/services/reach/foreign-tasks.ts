@@ -120,7 +120,7 @@ export class ForeignTasks {
       taskId = replay.result.taskId;
     } else {
       // Checked before the provider is resolved, so a refusal names itself and nothing is created.
-      this.checkBudgets(this.engine.reader, parent);
+      await this.checkBudgets(this.engine.reader, parent);
       const projectId = this.projectFor(grant, input.projectId);
       const ceiling = intersectCeiling(meta.ceiling, grant.maxRuntimeMode);
       this.grants.authorize(grant, {
@@ -148,7 +148,7 @@ export class ForeignTasks {
         operation: "reach.foreign_task.request",
         request,
         handle: async (ctx) => {
-          this.checkBudgets(ctx, parent);
+          await this.checkBudgets(ctx, parent);
           const project = await ctx.get("project", projectId);
           if (project === null)
             throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist here.`, {
@@ -219,13 +219,13 @@ export class ForeignTasks {
       });
       taskId = outcome.result.taskId;
     }
-    if (input.mode !== "wait") return this.view(grant, taskId);
+    if (input.mode !== "wait") return await this.view(grant, taskId);
     return this.wait(grant, taskId, input.timeoutMs, signal);
   }
 
   /** task_status from a linked environment: only tasks delegated under the same grant. */
-  view(grant: ReachGrant, taskId: string, waitTimedOut = false): DelegateTaskResult {
-    const row = this.rowFor(grant, taskId);
+  async view(grant: ReachGrant, taskId: string, waitTimedOut = false): Promise<DelegateTaskResult> {
+    const row = await this.rowFor(grant, taskId);
     const data = JSON.parse(row.data) as ForeignTaskData;
     const run = this.engine.store.get("run", row.child_run_id);
     const result = row.result === null ? null : (JSON.parse(row.result) as ForeignTaskResult);
@@ -281,11 +281,11 @@ export class ForeignTasks {
     timeoutMs: number | undefined,
     signal?: AbortSignal,
   ): Promise<DelegateTaskResult> {
-    const row = this.rowFor(grant, taskId);
+    const row = await this.rowFor(grant, taskId);
     const limit = Math.min(timeoutMs ?? this.config.server.maxWaitMs, this.config.server.maxWaitMs);
     const done = await this.waiter.waitFor(
-      () => {
-        const view = this.view(grant, taskId);
+      async () => {
+        const view = await this.view(grant, taskId);
         return view.workState === "result_available" || view.hasPendingQuestion || view.pendingApproval !== null
           ? view
           : null;
@@ -297,7 +297,7 @@ export class ForeignTasks {
         heartbeatMs: PROGRESS_HEARTBEAT_MS,
       },
     );
-    return done ?? this.view(grant, taskId, true);
+    return done ?? (await this.view(grant, taskId, true));
   }
 
   /** task_cancel from a linked environment: stops the child (its running turn, its queued turns); the result records how it ended. */
@@ -307,11 +307,11 @@ export class ForeignTasks {
     reason: string | undefined,
   ): Promise<DelegateTaskResult & { cancelled: boolean; reason: string }> {
     this.grants.authorize(grant, { verb: "cancel" });
-    const row = this.rowFor(grant, taskId);
+    const row = await this.rowFor(grant, taskId);
     const why = reason ?? "cancelled_by_parent";
     const cancelled = await this.engine.apply(async (ctx) => {
       const tasks = ctx.table(ReachForeignTasksTable);
-      const current = tasks.byId(taskId)!;
+      const current = (await tasks.byId(taskId))!;
       if (current.finished_at !== null) return false;
       const data = JSON.parse(current.data) as ForeignTaskData;
       if (data.cancelRequestedAt === null) tasks.updateData(taskId, { ...data, cancelRequestedAt: ctx.now });
@@ -322,7 +322,7 @@ export class ForeignTasks {
         await finishRun(ctx, row.child_run_id, "cancelled", null, why);
       return true;
     });
-    return { ...this.view(grant, taskId), cancelled, reason: why };
+    return { ...(await this.view(grant, taskId)), cancelled, reason: why };
   }
 
   /**
@@ -336,8 +336,8 @@ export class ForeignTasks {
   ): Promise<ForeignTaskResult[]> {
     if (options.acknowledge !== undefined && options.acknowledge.length > 0)
       await this.acknowledge(grant, options.acknowledge);
-    const unacked = () => {
-      const rows = this.tasks.unacknowledged(grant.id, MAX_RESULTS_PER_PULL);
+    const unacked = async () => {
+      const rows = await this.tasks.unacknowledged(grant.id, MAX_RESULTS_PER_PULL);
       return rows.length === 0 ? null : rows.map((row) => JSON.parse(row.result!) as ForeignTaskResult);
     };
     const limit = Math.min(Math.max(0, options.waitMs), this.config.server.maxWaitMs);
@@ -383,7 +383,7 @@ export class ForeignTasks {
   }
 
   /** Depth and breadth budgets across machines: the delegating side's depth limit and this side's own. */
-  private checkBudgets(ctx: ProjectionReader, parent: ForeignParent): void {
+  private async checkBudgets(ctx: ProjectionReader, parent: ForeignParent): Promise<void> {
     const budgets = this.config.budgets;
     const maxDepth = Math.min(budgets.maxDelegationDepth, parent.maxDepth);
     if (parent.depth > maxDepth) {
@@ -397,7 +397,7 @@ export class ForeignTasks {
       );
     }
     const tasks = ctx.table(ReachForeignTasksTable);
-    const running = tasks.countUnfinishedOfParentRun(parent.environmentId, parent.runId);
+    const running = await tasks.countUnfinishedOfParentRun(parent.environmentId, parent.runId);
     if (running >= budgets.maxConcurrentChildrenPerRun) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -408,7 +408,7 @@ export class ForeignTasks {
         },
       );
     }
-    const total = tasks.countOfParentTree(parent.environmentId, parent.rootThreadId);
+    const total = await tasks.countOfParentTree(parent.environmentId, parent.rootThreadId);
     if (total >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -419,8 +419,8 @@ export class ForeignTasks {
   }
 
   /** A task of this grant; another grant's (or none) is `task_not_found`, as if it did not exist. */
-  private rowFor(grant: ReachGrant, taskId: string): ReachForeignTaskRow {
-    const row = this.tasks.byId(taskId);
+  private async rowFor(grant: ReachGrant, taskId: string): Promise<ReachForeignTaskRow> {
+    const row = await this.tasks.byId(taskId);
     if (row === null || row.grant_id !== grant.id)
       throw new OrchestratorFailure(
         "task_not_found",
@@ -439,10 +439,10 @@ export class ForeignTasks {
 export class ForeignTaskOutbox implements EngineReaction {
   readonly name = "foreign-task-outbox";
 
-  onRunTerminal(ctx: CommandContext, run: RunRecord): void {
+  async onRunTerminal(ctx: CommandContext, run: RunRecord): Promise<void> {
     if (!isTerminalRunStatus(run.status)) return;
     const tasks = ctx.table(ReachForeignTasksTable);
-    const row = tasks.unfinishedOfChildRun(run.id);
+    const row = await tasks.unfinishedOfChildRun(run.id);
     if (row === null) return;
     const data = JSON.parse(row.data) as ForeignTaskData;
     const status =

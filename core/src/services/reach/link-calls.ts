@@ -55,10 +55,10 @@ export class ReachLinkCalls {
     meta: ReachCallMeta,
     options: { signal?: AbortSignal; onProgress?: () => void } = {},
   ): Promise<Record<string, unknown>> {
-    if (this.links.get(linkName) === null)
+    if ((await this.links.get(linkName)) === null)
       throw unknownEnvironment(
         linkName,
-        this.links.list().map((known) => known.name),
+        (await this.links.list()).map((known) => known.name),
       );
     const result = await this.client.callTool(linkName, tool, args, {
       callerThreadId: meta.callerThreadId,

@@ -226,7 +226,7 @@ export class ReachLinkClient {
     options: { callerThreadId?: string | null; forTool?: string } = {},
   ): Promise<LinkConnection> {
     try {
-      const { link, secret } = this.credentialsOf(name);
+      const { link, secret } = await this.credentialsOf(name);
       return await this.open(link, secret);
     } catch (error) {
       throw this.connectFailure(name, options, error);
@@ -311,7 +311,7 @@ export class ReachLinkClient {
   ): Promise<{ entry: PooledConnection; reused: boolean }> {
     let credentials: { link: ReachLink; secret: string };
     try {
-      credentials = this.credentialsOf(name);
+      credentials = await this.credentialsOf(name);
     } catch (error) {
       throw this.connectFailure(name, options, error);
     }
@@ -364,8 +364,8 @@ export class ReachLinkClient {
   }
 
   /** The link named `name` and its secret, read afresh (an unknown link `invalid_request`, an unusable secret file `provider_unavailable`). */
-  private credentialsOf(name: string): { link: ReachLink; secret: string } {
-    const link = this.links.get(name);
+  private async credentialsOf(name: string): Promise<{ link: ReachLink; secret: string }> {
+    const link = await this.links.get(name);
     if (link === null) {
       throw new OrchestratorFailure(
         "invalid_request",
@@ -374,7 +374,7 @@ export class ReachLinkClient {
       );
     }
     try {
-      return { link, secret: this.links.secret(name) };
+      return { link, secret: await this.links.secret(name) };
     } catch (error) {
       if (!hasErrorCode(error)) throw error;
       throw new OrchestratorFailure(

@@ -117,9 +117,11 @@ export class ReachAudit {
   }
 
   /** Rows newest first, at or after `sinceMs` when given, at most `limit` (default 100, at most 1000). */
-  list(options: { sinceMs?: number; limit?: number; direction?: ReachAuditDirection } = {}): ReachAuditEntry[] {
+  async list(
+    options: { sinceMs?: number; limit?: number; direction?: ReachAuditDirection } = {},
+  ): Promise<ReachAuditEntry[]> {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), MAX_AUDIT_LIMIT);
-    const rows = this.table.newestSince(options.sinceMs ?? 0, options.direction ?? null, limit);
+    const rows = await this.table.newestSince(options.sinceMs ?? 0, options.direction ?? null, limit);
     return rows.map((row) => {
       const data = JSON.parse(row.data) as AuditData;
       return {

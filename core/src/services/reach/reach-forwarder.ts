@@ -79,13 +79,14 @@ export class ReachForwarder {
    * the id in a link that environment built; this environment's own id means here), or, for a
    * task tool, the link its task was delegated to.
    */
-  destination(toolName: string, args: Record<string, unknown>): string | null {
+  async destination(toolName: string, args: Record<string, unknown>): Promise<string | null> {
     const forwarded = FORWARDED_TOOLS[toolName];
     if (forwarded === undefined) return null;
     const named = args.environmentId;
-    if (typeof named === "string") return named === environmentId(this.engine.store) ? null : this.linkNamed(named);
+    if (typeof named === "string")
+      return named === environmentId(this.engine.store) ? null : await this.linkNamed(named);
     if (forwarded.kind === "task" && typeof args.taskId === "string")
-      return this.remoteTasks.byRemoteTaskId(args.taskId)?.linkName ?? null;
+      return (await this.remoteTasks.byRemoteTaskId(args.taskId))?.linkName ?? null;
     return null;
   }
 
@@ -140,7 +141,7 @@ export class ReachForwarder {
           },
         );
       }
-      this.checkBreadth(run.id, parent.lineage.rootThreadId);
+      await this.checkBreadth(run.id, parent.lineage.rootThreadId);
       meta = {
         ...meta,
         delegation: {
@@ -163,7 +164,7 @@ export class ReachForwarder {
     }
     if (forwarded.kind === "task" && caller.kind === "agent") {
       // An agent sees only the tasks its own thread delegated, there as here.
-      const task = typeof rest.taskId === "string" ? this.remoteTasks.get(linkName, rest.taskId) : null;
+      const task = typeof rest.taskId === "string" ? await this.remoteTasks.get(linkName, rest.taskId) : null;
       if (task === null || task.parentThreadId !== caller.threadId) {
         throw new OrchestratorFailure(
           "task_not_found",
@@ -243,10 +244,10 @@ export class ReachForwarder {
    * Breadth budgets count a run's children here and in every linked environment: unfinished ones
    * against maxConcurrentChildrenPerRun, all of a tree's against maxTasksPerRootThread.
    */
-  private checkBreadth(parentRunId: string, rootThreadId: string): void {
+  private async checkBreadth(parentRunId: string, rootThreadId: string): Promise<void> {
     const budgets = this.config.budgets;
     const store = this.engine.store;
-    const remoteOfRun = this.remoteTasks.unreceivedCountOfRun(parentRunId);
+    const remoteOfRun = await this.remoteTasks.unreceivedCountOfRun(parentRunId);
     const localOfRun = store
       .select("delegatedTask", "parent_run_id = ?", [parentRunId])
       .filter((task) => task.finalizedAt === null).length;
@@ -260,7 +261,7 @@ export class ReachForwarder {
         },
       );
     }
-    const remoteOfTree = this.remoteTasks.countOfTree(rootThreadId);
+    const remoteOfTree = await this.remoteTasks.countOfTree(rootThreadId);
     const localOfTree = store.count("delegatedTask", "root_thread_id = ?", [rootThreadId]);
     if (remoteOfTree + localOfTree >= budgets.maxTasksPerRootThread) {
       throw new OrchestratorFailure(
@@ -284,7 +285,7 @@ export class ReachForwarder {
     answer: Record<string, unknown>,
     how: "read" | "cancel" | "none",
   ): Promise<void> {
-    if (this.remoteTasks.get(linkName, remoteTaskId) === null) return;
+    if ((await this.remoteTasks.get(linkName, remoteTaskId)) === null) return;
     if (how === "cancel") await this.remoteTasks.dispose(linkName, remoteTaskId);
     else if (how === "read" && answer.workState === "result_available")
       await this.remoteTasks.acknowledge(linkName, remoteTaskId);
@@ -298,14 +299,15 @@ export class ReachForwarder {
   }
 
   /** The link an environmentId names: a link's name, or the id another environment's links carry. */
-  private linkNamed(named: string): string {
-    if (this.links.get(named) !== null) return named;
-    for (const [linkName, id] of this.learned) if (id === named && this.links.get(linkName) !== null) return linkName;
-    const known = this.remoteTasks.linkOfEnvironment(named);
-    if (known !== null && this.links.get(known) !== null) return known;
+  private async linkNamed(named: string): Promise<string> {
+    if ((await this.links.get(named)) !== null) return named;
+    for (const [linkName, id] of this.learned)
+      if (id === named && (await this.links.get(linkName)) !== null) return linkName;
+    const known = await this.remoteTasks.linkOfEnvironment(named);
+    if (known !== null && (await this.links.get(known)) !== null) return known;
     throw unknownEnvironment(
       named,
-      this.links.list().map((link) => link.name),
+      (await this.links.list()).map((link) => link.name),
     );
   }
 
@@ -329,8 +331,9 @@ export class ReachForwarder {
       callerThreadId: caller.threadId,
       ceiling: await this.callers.ceiling(caller),
     };
+    // In parallel: network calls, outside any transaction.
     return Promise.all(
-      this.links.list().map(async (link): Promise<LinkedEnvironment> => {
+      (await this.links.list()).map(async (link): Promise<LinkedEnvironment> => {
         const base = { environmentId: link.name, url: link.url };
         try {
           const answer = await this.calls.call(link.name, "orchestrator_capabilities", {}, meta, {

@@ -103,40 +103,46 @@ export class ReachGrants {
       verbs: GRANT_VERBS.filter((verb) => options.verbs.includes(verb)),
       maxRuntimeMode: options.maxRuntimeMode,
     };
-    this.table.insert({
+    const row = {
       id,
       secret_hash: hashSecret(secret),
       for_name: options.for,
       data: JSON.stringify(data),
       created_at: now,
       expires_at: now + options.ttlMs,
-    });
-    return { grant: this.get(id)!, secret };
+    };
+    this.table.insert(row);
+    // The row as written (unused, unrevoked): no read back, so creation stays synchronous.
+    return { grant: grantOf({ ...row, last_used_at: null, revoked_at: null }), secret };
   }
 
   /** One grant by id, or null. */
-  get(grantId: string): ReachGrant | null {
-    const row = this.table.byId(grantId);
+  async get(grantId: string): Promise<ReachGrant | null> {
+    const row = await this.table.byId(grantId);
     return row === null ? null : grantOf(row);
   }
 
   /** Every grant, newest first. */
-  list(): ReachGrant[] {
-    return this.table.newestFirst().map(grantOf);
+  async list(): Promise<ReachGrant[]> {
+    return (await this.table.newestFirst()).map(grantOf);
   }
 
   /** Revokes a grant at once; false when it was already revoked. Unknown ids are `not_found`. */
-  revoke(grantId: string): boolean {
-    if (this.get(grantId) === null)
+  async revoke(grantId: string): Promise<boolean> {
+    if ((await this.get(grantId)) === null)
       throw new SwitchyardError("not_found", `No grant has id ${grantId}. Run \`switchyard grant list\` to see them.`, {
         grantId,
       });
-    return this.table.revoke(grantId, this.clock.nowMs());
+    const at = this.clock.nowMs();
+    // Awaited already, so the write takes its turn (after a command under way) instead of a refusal.
+    return this.store.writeAsync(() => this.table.revoke(grantId, at));
   }
 
   /** The grant a link secret stands for, read now (so revoking stops the next call), or why not (naming a revoked or expired grant, for the audit). */
-  resolve(secret: string): { grant: ReachGrant } | { rejection: GrantRejection; grantId?: string; for?: string } {
-    const row = this.table.bySecretHash(hashSecret(secret));
+  async resolve(
+    secret: string,
+  ): Promise<{ grant: ReachGrant } | { rejection: GrantRejection; grantId?: string; for?: string }> {
+    const row = await this.table.bySecretHash(hashSecret(secret));
     if (row === null) return { rejection: "unknown" };
     if (row.revoked_at !== null) return { rejection: "revoked", grantId: row.id, for: row.for_name };
     const now = this.clock.nowMs();

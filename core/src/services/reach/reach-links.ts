@@ -43,6 +43,15 @@ export function linkSecretFile(paths: SwitchyardPaths, linkId: string): string {
   return join(paths.home, "keys", "links", `${linkId}.secret`);
 }
 
+/** A name already linked: remove that link first, or pick another name. */
+function linkNameTaken(name: string): SwitchyardError {
+  return new SwitchyardError(
+    "conflict",
+    `A link named ${name} exists already. Remove it first (switchyard link remove ${name}), or pick another name.`,
+    { name },
+  );
+}
+
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
@@ -59,7 +68,7 @@ export class ReachLinks {
   private readonly table: ReachLinksTable;
 
   constructor(
-    @inject(StoreToken) store: EventStore,
+    @inject(StoreToken) private readonly store: EventStore,
     @inject(ClockToken) private readonly clock: Clock,
     @inject(PathsToken) private readonly paths: SwitchyardPaths,
   ) {
@@ -71,7 +80,14 @@ export class ReachLinks {
    * loopback address: anything else would carry the secret in clear) and secret, and that the
    * name is free. Returns the URL as it would be stored.
    */
-  check(options: { name: string; url: string; secret: string }): { url: string; secret: string } {
+  async check(options: { name: string; url: string; secret: string }): Promise<{ url: string; secret: string }> {
+    const checked = this.validate(options);
+    if ((await this.row(options.name)) !== null) throw linkNameTaken(options.name);
+    return checked;
+  }
+
+  /** {@link check} without the read: what `add` checks before it writes (the name's UNIQUE index holds the rest). */
+  private validate(options: { name: string; url: string; secret: string }): { url: string; secret: string } {
     const problem = environmentNameProblem(options.name);
     if (problem !== null)
       throw new SwitchyardError("invalid_input", `The link name ${JSON.stringify(options.name)} ${problem}.`, {
@@ -86,13 +102,6 @@ export class ReachLinks {
         {},
       );
     }
-    if (this.row(options.name) !== null) {
-      throw new SwitchyardError(
-        "conflict",
-        `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`,
-        { name: options.name },
-      );
-    }
     return { url, secret };
   }
 
@@ -102,7 +111,7 @@ export class ReachLinks {
    * it first); nothing is written then.
    */
   add(options: { name: string; url: string; secret: string; fingerprint?: string | null }): ReachLink {
-    const { url, secret } = this.check(options);
+    const { url, secret } = this.validate(options);
     let fingerprint: string | null = null;
     if (options.fingerprint !== undefined && options.fingerprint !== null) {
       fingerprint = normalizeFingerprint(options.fingerprint);
@@ -119,31 +128,27 @@ export class ReachLinks {
     // The file first: a crash after it leaves an unused file, never a link without its secret.
     writeSecretFile(linkSecretFile(this.paths, id), secret);
     const data: LinkData = { url, secretSha256: sha256(secret), ...(fingerprint !== null ? { fingerprint } : {}) };
+    const row: ReachLinkRow = { id, name: options.name, data: JSON.stringify(data), created_at: this.clock.nowMs() };
     try {
-      this.table.insert({ id, name: options.name, data: JSON.stringify(data), created_at: this.clock.nowMs() });
+      this.table.insert(row);
     } catch (error) {
       rmSync(linkSecretFile(this.paths, id), { force: true });
       // Another `link add` of the same name got there first.
-      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-        throw new SwitchyardError(
-          "conflict",
-          `A link named ${options.name} exists already. Remove it first (switchyard link remove ${options.name}), or pick another name.`,
-          { name: options.name },
-        );
-      }
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw linkNameTaken(options.name);
       throw error;
     }
-    return this.linkOf(this.row(options.name)!);
+    // The row as written: no read back, so adding stays synchronous.
+    return this.linkOf(row);
   }
 
   /** Every link, oldest first. */
-  list(): ReachLink[] {
-    return this.table.oldestFirst().map((row) => this.linkOf(row));
+  async list(): Promise<ReachLink[]> {
+    return (await this.table.oldestFirst()).map((row) => this.linkOf(row));
   }
 
   /** One link by name, or null. */
-  get(name: string): ReachLink | null {
-    const row = this.row(name);
+  async get(name: string): Promise<ReachLink | null> {
+    const row = await this.row(name);
     return row === null ? null : this.linkOf(row);
   }
 
@@ -151,8 +156,8 @@ export class ReachLinks {
    * The secret to present to a link's server. A missing or replaced file is `conflict`, naming
    * the link, since calling with the wrong secret would only be refused there.
    */
-  secret(name: string): string {
-    const row = this.row(name);
+  async secret(name: string): Promise<string> {
+    const row = await this.row(name);
     if (row === null)
       throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, {
         name,
@@ -170,20 +175,21 @@ export class ReachLinks {
   }
 
   /** Removes a link and its secret file. An unknown name is `not_found`. */
-  remove(name: string): ReachLink {
-    const row = this.row(name);
+  async remove(name: string): Promise<ReachLink> {
+    const row = await this.row(name);
     if (row === null)
       throw new SwitchyardError("not_found", `No link is named ${name}. Run \`switchyard link list\` to see them.`, {
         name,
       });
     const link = this.linkOf(row);
     // The row first: once it is gone nothing uses the file, and a crash leaves only an unused file.
-    this.table.remove(row.id);
+    // Awaited already, so the write takes its turn (after a command under way) instead of a refusal.
+    await this.store.writeAsync(() => this.table.remove(row.id));
     rmSync(linkSecretFile(this.paths, row.id), { force: true });
     return link;
   }
 
-  private row(name: string): ReachLinkRow | null {
+  private async row(name: string): Promise<ReachLinkRow | null> {
     return this.table.byName(name);
   }
 

@@ -62,7 +62,8 @@ export class RemoteChildren {
     const thread = this.engine.store.get("thread", threadId);
     if (thread === null || thread.deletedAt !== null)
       throw new OrchestratorFailure("thread_not_found", `Thread ${threadId} does not exist.`, { threadId });
-    return Promise.all(this.tasks.ofParent(threadId).map((task) => this.view(caller, task)));
+    // In parallel: each view may ask its environment (a network call), outside any transaction.
+    return Promise.all((await this.tasks.ofParent(threadId)).map((task) => this.view(caller, task)));
   }
 
   private async view(caller: Caller, task: RemoteTask): Promise<RemoteChild> {
@@ -96,7 +97,7 @@ export class RemoteChildren {
         }),
       );
       // The answer may have carried the result: the row then holds its receipt.
-      const received = this.tasks.get(task.linkName, task.remoteTaskId);
+      const received = await this.tasks.get(task.linkName, task.remoteTaskId);
       return {
         ...known,
         providerInstanceId:

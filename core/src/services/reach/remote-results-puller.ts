@@ -35,9 +35,9 @@ export class RemoteResultsPuller {
   ) {}
 
   /** Catches up every link with tasks owed (what finished while this side was down). */
-  start(): void {
+  async start(): Promise<void> {
     this.started = true;
-    for (const linkName of this.tasks.linksWithOutstanding()) this.wake(linkName);
+    for (const linkName of await this.tasks.linksWithOutstanding()) this.wake(linkName);
   }
 
   /** Makes sure a link's results are being taken. */
@@ -46,9 +46,24 @@ export class RemoteResultsPuller {
     const loop = this.loop(linkName).finally(() => {
       this.loops.delete(linkName);
       // A delegation recorded while the loop was ending needs a loop of its own.
-      if (!this.stopping.signal.aborted && this.tasks.outstanding(linkName).length > 0) this.wake(linkName);
+      void this.wakeIfOwed(linkName);
     });
     this.loops.set(linkName, loop);
+  }
+
+  /** Wakes a link's loop again when a task behind it is still owed (read after its loop ended). */
+  private async wakeIfOwed(linkName: string): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    try {
+      if ((await this.tasks.outstanding(linkName)).length > 0) this.wake(linkName);
+    } catch (error) {
+      // A store closed meanwhile (the host stopping): the next start catches the link up.
+      if (!this.stopping.signal.aborted)
+        this.logger.warn("remote results: could not read what a link owes", {
+          link: linkName,
+          error: (error as Error).message,
+        });
+    }
   }
 
   /** Stops every loop (their waits there are cancelled); what they had not acknowledged is handed over again next time. */
@@ -66,7 +81,7 @@ export class RemoteResultsPuller {
       ceiling: { runtimeMode: "approval-required", interactionMode: "plan" },
     };
     while (!this.stopping.signal.aborted) {
-      const owed = this.tasks.outstanding(linkName).length > 0;
+      const owed = (await this.tasks.outstanding(linkName)).length > 0;
       // Nothing owed and nothing to acknowledge: the loop's work is done.
       if (!owed && acknowledge.length === 0) return;
       try {

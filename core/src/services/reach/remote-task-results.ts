@@ -40,7 +40,7 @@ export class RemoteTaskResults implements EngineReaction {
     const aheadOfQueuedMessages = stoppedForMessage(run);
     if (parent === null || !(await acceptsAutomaticTurn(ctx, parent))) return;
     if ((await activeRun(ctx, parent.id)) !== null && !aheadOfQueuedMessages) return;
-    const owed = ctx.table(ReachRemoteTasksTable).receivedUndelivered(parent.id);
+    const owed = await ctx.table(ReachRemoteTasksTable).receivedUndelivered(parent.id);
     for (const row of owed)
       if ((JSON.parse(row.data) as RemoteTaskData).delivery === "pending")
         await this.deliver(ctx, parent, row, aheadOfQueuedMessages);
@@ -93,10 +93,9 @@ export class RemoteTaskResults implements EngineReaction {
   private async withdrawQueued(ctx: CommandContext, parentThreadId: string): Promise<void> {
     for (const queued of await queuedRuns(ctx, parentThreadId)) {
       if (queued.kind !== "notification" || !queued.messageId.startsWith("message:remote-task-result:")) continue;
-      const row = ctx
-        .table(ReachRemoteTasksTable)
-        .ofParent(parentThreadId)
-        .find((candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId);
+      const row = (await ctx.table(ReachRemoteTasksTable).ofParent(parentThreadId)).find(
+        (candidate) => remoteResultMessageId(candidate.link_name, candidate.remote_task_id) === queued.messageId,
+      );
       if (row !== undefined)
         this.write(
           ctx,

@@ -53,7 +53,7 @@ export class RemoteTasks {
   ): Promise<RemoteTask> {
     await this.engine.apply(async (ctx) => {
       const tasks = ctx.table(ReachRemoteTasksTable);
-      if (tasks.byKey(task.linkName, task.remoteTaskId) !== null) return;
+      if ((await tasks.byKey(task.linkName, task.remoteTaskId)) !== null) return;
       const data: RemoteTaskData = {
         environmentId: task.environmentId,
         parentRunId: task.parentRunId,
@@ -101,48 +101,48 @@ export class RemoteTasks {
         creationSource: "mcp",
       });
     });
-    return this.get(task.linkName, task.remoteTaskId)!;
+    return (await this.get(task.linkName, task.remoteTaskId))!;
   }
 
   /** One task by its link and its id there, or null. */
-  get(linkName: string, remoteTaskId: string): RemoteTask | null {
-    const row = this.tasks.byKey(linkName, remoteTaskId);
+  async get(linkName: string, remoteTaskId: string): Promise<RemoteTask | null> {
+    const row = await this.tasks.byKey(linkName, remoteTaskId);
     return row === null ? null : remoteTaskOf(row);
   }
 
   /** A task by its id there, whichever link it runs behind (ids are random: at most one matches). */
-  byRemoteTaskId(remoteTaskId: string): RemoteTask | null {
-    const row = this.tasks.byRemoteTaskId(remoteTaskId);
+  async byRemoteTaskId(remoteTaskId: string): Promise<RemoteTask | null> {
+    const row = await this.tasks.byRemoteTaskId(remoteTaskId);
     return row === null ? null : remoteTaskOf(row);
   }
 
   /** The tasks behind a link whose results have not arrived yet. */
-  outstanding(linkName: string): RemoteTask[] {
-    return this.tasks.unreceivedOfLink(linkName).map(remoteTaskOf);
+  async outstanding(linkName: string): Promise<RemoteTask[]> {
+    return (await this.tasks.unreceivedOfLink(linkName)).map(remoteTaskOf);
   }
 
   /** The links that have tasks whose results have not arrived yet. */
-  linksWithOutstanding(): string[] {
+  async linksWithOutstanding(): Promise<string[]> {
     return this.tasks.linksWithUnreceived();
   }
 
   /** Every remote task of a parent thread, oldest first. */
-  ofParent(parentThreadId: string): RemoteTask[] {
-    return this.tasks.ofParent(parentThreadId).map(remoteTaskOf);
+  async ofParent(parentThreadId: string): Promise<RemoteTask[]> {
+    return (await this.tasks.ofParent(parentThreadId)).map(remoteTaskOf);
   }
 
   /** How many tasks of a parent run have no result here yet (they count against its breadth budget). */
-  unreceivedCountOfRun(parentRunId: string): number {
+  async unreceivedCountOfRun(parentRunId: string): Promise<number> {
     return this.tasks.countUnreceivedOfRun(parentRunId);
   }
 
   /** How many tasks a thread tree (by its root thread) delegated to linked environments. */
-  countOfTree(rootThreadId: string): number {
+  async countOfTree(rootThreadId: string): Promise<number> {
     return this.tasks.countOfTree(rootThreadId);
   }
 
   /** The link behind which some task runs in the environment with this own id, or null. */
-  linkOfEnvironment(environmentId: string): string | null {
+  async linkOfEnvironment(environmentId: string): Promise<string | null> {
     return this.tasks.linkOfEnvironment(environmentId);
   }
 
@@ -154,7 +154,7 @@ export class RemoteTasks {
   async receive(linkName: string, result: RemoteTaskResult): Promise<boolean> {
     return this.engine.apply(async (ctx) => {
       const tasks = ctx.table(ReachRemoteTasksTable);
-      const row = tasks.byKey(linkName, result.taskId);
+      const row = await tasks.byKey(linkName, result.taskId);
       if (row === null || row.received_at !== null) return false;
       const data = JSON.parse(row.data) as RemoteTaskData;
       this.delivery.write(
@@ -184,7 +184,7 @@ export class RemoteTasks {
         (await activeRun(ctx, parent.id)) === null &&
         (await acceptsAutomaticTurn(ctx, parent))
       )
-        await this.delivery.deliver(ctx, parent, tasks.byKey(linkName, result.taskId)!);
+        await this.delivery.deliver(ctx, parent, (await tasks.byKey(linkName, result.taskId))!);
       return true;
     });
   }
@@ -204,8 +204,8 @@ export class RemoteTasks {
     remoteTaskId: string,
     delivery: "acknowledged" | "disposed",
   ): Promise<void> {
-    await this.engine.apply((ctx) => {
-      const row = ctx.table(ReachRemoteTasksTable).byKey(linkName, remoteTaskId);
+    await this.engine.apply(async (ctx) => {
+      const row = await ctx.table(ReachRemoteTasksTable).byKey(linkName, remoteTaskId);
       if (row === null) return;
       const data = JSON.parse(row.data) as RemoteTaskData;
       if (data.delivery === "pending") this.delivery.write(ctx, row, { ...data, delivery });

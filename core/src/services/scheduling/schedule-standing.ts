@@ -49,7 +49,7 @@ export class ScheduleStanding {
   ) {}
 
   /** Null while the authority stands; else why not. `taskId` names the task in the words. */
-  lapse(authority: Authority | null | undefined, taskId: string): Lapse | null {
+  async lapse(authority: Authority | null | undefined, taskId: string): Promise<Lapse | null> {
     if (authority === null || authority === undefined) {
       return {
         reason: "authority_unknown",
@@ -58,7 +58,7 @@ export class ScheduleStanding {
     }
     if (authority.kind === "owner") return null;
     if (authority.kind === "token") {
-      const standing = this.credentials.standing(authority.credentialId);
+      const standing = await this.credentials.standing(authority.credentialId);
       if (standing.state === "active") return null;
       const what = standing.state === "unknown" ? "no longer exists" : `was ${standing.state} at ${standing.at}`;
       return {
@@ -66,7 +66,7 @@ export class ScheduleStanding {
         detail: `Token ${authority.credentialId}, which this task runs under, ${what}, so the task is paused; ${resumeHint(taskId)}.`,
       };
     }
-    const grant = this.grants.get(authority.grantId);
+    const grant = await this.grants.get(authority.grantId);
     if (grant === null || grant.revokedAt !== null) {
       return {
         reason: "credential_revoked",
@@ -83,8 +83,8 @@ export class ScheduleStanding {
   }
 
   /** Whether an authority stands now: `active`, or the reason it does not (for listings). */
-  state(authority: Authority | null | undefined): "active" | "revoked" | "expired" | "unknown" {
-    const lapse = this.lapse(authority, "");
+  async state(authority: Authority | null | undefined): Promise<"active" | "revoked" | "expired" | "unknown"> {
+    const lapse = await this.lapse(authority, "");
     if (lapse === null) return "active";
     return lapse.reason === "credential_expired"
       ? "expired"
@@ -117,9 +117,10 @@ export class ScheduleStanding {
   }
 
   private async pauseWhere(where: string, params: readonly unknown[]): Promise<number> {
-    const candidates = this.engine.store
-      .select("scheduledTask", where, params)
-      .filter((task) => this.lapse(task.authority, task.id) !== null);
+    const candidates: ScheduledTaskRecord[] = [];
+    // One after another: each lapse may read a credential or a grant.
+    for (const task of this.engine.store.select("scheduledTask", where, params))
+      if ((await this.lapse(task.authority, task.id)) !== null) candidates.push(task);
     if (candidates.length === 0) return 0;
     const paused = (
       await this.engine.execute({
@@ -131,7 +132,7 @@ export class ScheduleStanding {
           for (const candidate of candidates) {
             const current = await ctx.get("scheduledTask", candidate.id);
             if (current === null || !current.enabled) continue;
-            const lapse = this.lapse(current.authority, current.id);
+            const lapse = await this.lapse(current.authority, current.id);
             if (lapse === null) continue;
             ScheduleStanding.pause(ctx, current, lapse);
             count += 1;

@@ -114,7 +114,7 @@ export class ScheduledTaskService {
       webhookBaseUrl: this.webhookBaseUrl,
       ...(recentTriggers !== undefined ? { recentTriggers } : {}),
       webhookPath: path,
-      authorityState: this.standing.state(task.authority),
+      authorityState: await this.standing.state(task.authority),
     });
   }
 
@@ -138,7 +138,7 @@ export class ScheduledTaskService {
    * an agent's is its thread's (whoever started its tree), so a thread that records none, or
    * whose credential was revoked or expired while its agent works, cannot schedule.
    */
-  private requireStandingAuthority(caller: Caller, action: string): Authority {
+  private async requireStandingAuthority(caller: Caller, action: string): Promise<Authority> {
     const authority = this.callers.authority(caller);
     if (authority === null) {
       throw new OrchestratorFailure(
@@ -149,7 +149,7 @@ export class ScheduledTaskService {
         { action },
       );
     }
-    const lapse = this.standing.lapse(authority, "");
+    const lapse = await this.standing.lapse(authority, "");
     if (lapse !== null) {
       throw new OrchestratorFailure(
         "capability_denied",
@@ -375,7 +375,7 @@ export class ScheduledTaskService {
       };
     }
     await this.callers.requireLiveRunForChanges(caller, "schedule_task");
-    const authority = this.requireStandingAuthority(caller, "schedule_task");
+    const authority = await this.requireStandingAuthority(caller, "schedule_task");
     const prompt = this.checkPrompt(input.prompt);
     const title = input.title !== undefined ? this.checkTitle(input.title) : titleFromMessage(prompt);
     const checked = checkSchedule(input.schedule, this.config.scheduling, this.engine.clock.nowMs());
@@ -525,7 +525,7 @@ export class ScheduledTaskService {
     // requireTaskWithinCeiling held it to above): whoever turns it on answers for it.
     const rebound = resumes
       ? {
-          authority: this.requireStandingAuthority(caller, "resuming a scheduled task"),
+          authority: await this.requireStandingAuthority(caller, "resuming a scheduled task"),
           creatorCeiling: await this.callers.ceiling(caller),
         }
       : null;

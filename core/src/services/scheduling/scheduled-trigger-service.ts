@@ -150,7 +150,7 @@ export class ScheduledTriggerService {
               request: null,
             };
             // Held to its credential at every firing: a revoked or expired one pauses it here.
-            const lapse = this.standing.lapse(current.authority, current.id);
+            const lapse = await this.standing.lapse(current.authority, current.id);
             if (lapse !== null) {
               ScheduleStanding.pause(ctx, current, lapse);
               return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });
@@ -373,7 +373,7 @@ export class ScheduledTriggerService {
       signatureDigest: digest,
       request: { contentType, bytes: request.body.length, deliveryId },
     };
-    const lapse = current.enabled ? this.standing.lapse(current.authority, current.id) : null;
+    const lapse = current.enabled ? await this.standing.lapse(current.authority, current.id) : null;
     if (lapse !== null) {
       ScheduleStanding.pause(ctx, current, lapse);
       return recordTrigger(ctx, draft, { outcome: "skipped", reason: lapse.reason, detail: lapse.detail });

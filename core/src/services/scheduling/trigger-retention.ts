@@ -59,7 +59,7 @@ export class TriggerRetention {
   async pruneAll(): Promise<number> {
     const cutoff = new Date(this.engine.clock.nowMs() - this.config.scheduling.triggerRetention.maxAgeMs).toISOString();
     let pruned = 0;
-    for (const taskId of new ScheduledTriggersTable(this.engine.store).taskIdsWithTriggersBefore(cutoff))
+    for (const taskId of await new ScheduledTriggersTable(this.engine.store).taskIdsWithTriggersBefore(cutoff))
       pruned += await this.pruneTask(taskId);
     return pruned;
   }

@@ -56,8 +56,8 @@ async function taskClockStart(reader: ProjectionReader, taskId: string): Promise
   return task === null || task.finalizedAt !== null ? null : Date.parse(task.createdAt);
 }
 
-function rootClockStart(reader: ProjectionReader, rootThreadId: string): number | null {
-  const started = reader.table(DelegatedTasksTable).oldestUnfinalizedCreatedAt(rootThreadId);
+async function rootClockStart(reader: ProjectionReader, rootThreadId: string): Promise<number | null> {
+  const started = await reader.table(DelegatedTasksTable).oldestUnfinalizedCreatedAt(rootThreadId);
   return started === null ? null : Date.parse(started);
 }
 
@@ -76,7 +76,7 @@ export async function rootScope(
     taskId: null,
     rootThreadId,
     limits,
-    clockStartMs: limits.wallClockMs === null ? null : rootClockStart(reader, rootThreadId),
+    clockStartMs: limits.wallClockMs === null ? null : await rootClockStart(reader, rootThreadId),
     record: await reader.get("budget", budgetId.root(rootThreadId)),
   };
 }
@@ -140,8 +140,8 @@ export function totalKeyOf(scope: BudgetScope): TotalKey {
  * What a scope's tree has used now: its running total (one row, however big the tree), kept
  * as each turn's usage is recorded (see budget-totals.ts).
  */
-export function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: number): BudgetUse {
-  const used = scopeTotal(reader, totalKeyOf(scope));
+export async function scopeUse(reader: ProjectionReader, scope: BudgetScope, nowMs: number): Promise<BudgetUse> {
+  const used = await scopeTotal(reader, totalKeyOf(scope));
   return { ...used, wallClockMs: scope.clockStartMs === null ? null : Math.max(0, nowMs - scope.clockStartMs) };
 }
 

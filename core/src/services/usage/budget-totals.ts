@@ -20,8 +20,9 @@ export interface TotalKey {
  * turns were all recorded before running totals existed), the sum of its turns' records.
  * Reading never writes.
  */
-export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal {
-  return reader.table(BudgetsTable).totalOf(key.id) ?? usedByScope(reader, key.sums);
+export async function scopeTotal(reader: ProjectionReader, key: TotalKey): Promise<ScopeTotal> {
+  // The sum is read only for a scope without a running total (as before).
+  return (await reader.table(BudgetsTable).totalOf(key.id)) ?? (await usedByScope(reader, key.sums));
 }
 
 /**
@@ -31,12 +32,16 @@ export function scopeTotal(reader: ProjectionReader, key: TotalKey): ScopeTotal 
  * never counted twice or lost. A scope without a total yet starts from the sum of its
  * records, the new one included.
  */
-export function addToTotals(reader: ProjectionReader, keys: readonly TotalKey[], change: ScopeTotal): void {
+export async function addToTotals(
+  reader: ProjectionReader,
+  keys: readonly TotalKey[],
+  change: ScopeTotal,
+): Promise<void> {
   if (change.tokens === 0 && change.costUsd === 0) return;
   const budgets = reader.table(BudgetsTable);
   for (const key of keys) {
     if (budgets.addToTotal(key.id, change.tokens, change.costUsd)) continue;
-    const sum = usedByScope(reader, key.sums);
+    const sum = await usedByScope(reader, key.sums);
     budgets.startTotal(key.id, sum.tokens, sum.costUsd);
   }
 }

@@ -85,7 +85,7 @@ export class TreeBudgets {
     requested: TreeBudgetConfig | undefined,
   ): Promise<{ limits: BudgetLimits; origin: BudgetRecord["origin"] } | null> {
     for (const scope of await this.scopesOf(ctx, parentThreadId)) {
-      const use = scopeUse(ctx, scope, ctx.nowMs);
+      const use = await scopeUse(ctx, scope, ctx.nowMs);
       const reached = reachedLimit(scope, use);
       if (reached !== null) {
         throw new OrchestratorFailure(
@@ -165,7 +165,7 @@ export class TreeBudgets {
   /** Stops, once, a scope's tree whose budget is reached. */
   async enforce(ctx: CommandContext, scope: BudgetScope): Promise<boolean> {
     if (this.alreadyStopped(scope)) return false;
-    const reached = reachedLimit(scope, scopeUse(ctx, scope, ctx.nowMs));
+    const reached = reachedLimit(scope, await scopeUse(ctx, scope, ctx.nowMs));
     if (reached === null) return false;
     await this.stop(ctx, scope, { ...reached, at: ctx.now });
     return true;
@@ -234,12 +234,12 @@ export class TreeBudgets {
   /** Scopes whose wall clock is running: unfinished tasks with a wall-clock limit, root threads with unfinished work. */
   private async wallClockScopes(reader: ProjectionReader): Promise<BudgetScope[]> {
     const scopes: BudgetScope[] = [];
-    for (const taskId of reader.table(BudgetsTable).taskIdsWithRunningWallClock()) {
+    for (const taskId of await reader.table(BudgetsTable).taskIdsWithRunningWallClock()) {
       const scope = await taskScope(reader, taskId);
       if (scope !== null) scopes.push(scope);
     }
     if (this.config.budgets.rootThread.wallClockMs !== undefined) {
-      for (const rootThreadId of reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()) {
+      for (const rootThreadId of await reader.table(DelegatedTasksTable).rootsWithUnfinalizedTasks()) {
         const scope = await rootScope(reader, this.config.budgets, rootThreadId);
         if (scope !== null) scopes.push(scope);
       }

@@ -59,7 +59,7 @@ export class UsageReaction implements EngineReaction {
     );
     if (record === null) return;
     // A late terminal can report a turn again: the totals take the difference, never both.
-    const previous = ctx.table(TurnUsageTable).figuresOf(record.id);
+    const previous = await ctx.table(TurnUsageTable).figuresOf(record.id);
     ctx.put("turnUsage", record);
     // The root's total is kept whether or not a root budget is configured now, so one set
     // later (a config change and a restart) starts from the whole tree, not from then.
@@ -67,7 +67,7 @@ export class UsageReaction implements EngineReaction {
       rootTotalKey(thread.lineage.rootThreadId),
       ...scopes.filter((scope) => scope.kind === "delegated_task").map(totalKeyOf),
     ];
-    addToTotals(ctx, keys, {
+    await addToTotals(ctx, keys, {
       tokens: record.totalTokens - (previous?.total_tokens ?? 0),
       costUsd: (record.costUsd ?? 0) - (previous?.cost_usd ?? 0),
     });

@@ -81,32 +81,34 @@ export class UsageService {
   ) {}
 
   /** A thread's own usage and its whole tree's. */
-  thread(threadId: string): TreeUsage {
+  async thread(threadId: string): Promise<TreeUsage> {
     this.requireThread(threadId);
     return this.treeOf(threadId);
   }
 
   /** One run's usage (all its attempts). */
-  run(runId: string): UsageTotals {
+  async run(runId: string): Promise<UsageTotals> {
     if (this.engine.store.get("run", runId) === null)
       throw new OrchestratorFailure("run_not_found", `Run ${runId} does not exist.`, { runId });
     return usageTotals(this.engine.reader, { kind: "run", runId });
   }
 
   /** A delegated task's usage: its child thread's own, and everything below it. */
-  task(taskId: string): TreeUsage {
+  async task(taskId: string): Promise<TreeUsage> {
     return this.treeOf(this.requireTask(taskId).childThreadId);
   }
 
   /** A task's own budget, or null when it has none. */
   async taskBudget(taskId: string): Promise<BudgetView | null> {
     const scope = await taskScope(this.engine.reader, taskId);
-    return scope === null ? null : this.viewOf(scope);
+    return scope === null ? null : await this.viewOf(scope);
   }
 
   /** Every budget covering a thread's work (its task's, the tasks' above, the root thread's), innermost first. */
   async budgetsOf(threadId: string): Promise<BudgetView[]> {
-    return (await this.budgets.scopesOf(this.engine.reader, threadId)).map((scope) => this.viewOf(scope));
+    const views: BudgetView[] = [];
+    for (const scope of await this.budgets.scopesOf(this.engine.reader, threadId)) views.push(await this.viewOf(scope));
+    return views;
   }
 
   /**
@@ -133,7 +135,7 @@ export class UsageService {
   }
 
   /** A project's totals, and each of its root threads' trees. */
-  project(projectId: string): Extract<UsageSummary, { scope: "project" }> {
+  async project(projectId: string): Promise<Extract<UsageSummary, { scope: "project" }>> {
     if (this.engine.store.get("project", projectId) === null)
       throw new OrchestratorFailure("invalid_request", `Project ${projectId} does not exist.`, { projectId });
     const roots = this.engine.store.select(
@@ -142,12 +144,11 @@ export class UsageService {
       [projectId],
       "ORDER BY created_at DESC",
     );
-    return {
-      scope: "project",
-      projectId,
-      total: usageTotals(this.engine.reader, { kind: "project", projectId }),
-      rootThreads: roots.map((thread) => ({ threadId: thread.id, title: thread.title, ...this.treeOf(thread.id) })),
-    };
+    const total = await usageTotals(this.engine.reader, { kind: "project", projectId });
+    const rootThreads = [];
+    for (const thread of roots)
+      rootThreads.push({ threadId: thread.id, title: thread.title, ...(await this.treeOf(thread.id)) });
+    return { scope: "project", projectId, total, rootThreads };
   }
 
   /**
@@ -170,7 +171,7 @@ export class UsageService {
       return {
         scope: "thread",
         threadId: thread.id,
-        ...this.treeOf(thread.id),
+        ...(await this.treeOf(thread.id)),
         budgets: await this.budgetsOf(thread.id),
       };
     }
@@ -179,15 +180,18 @@ export class UsageService {
     const projects = this.engine.store
       .select("project", "1 = 1", [], "ORDER BY created_at")
       .filter((project) => visibleProjects === "*" || visible.has(project.id));
-    return {
-      scope: "all",
-      total: usageTotals(this.engine.reader, { kind: "projects", projectIds: projects.map((project) => project.id) }),
-      projects: projects.map((project) => ({
+    const total = await usageTotals(this.engine.reader, {
+      kind: "projects",
+      projectIds: projects.map((project) => project.id),
+    });
+    const perProject = [];
+    for (const project of projects)
+      perProject.push({
         projectId: project.id,
         name: project.name,
-        total: usageTotals(this.engine.reader, { kind: "project", projectId: project.id }),
-      })),
-    };
+        total: await usageTotals(this.engine.reader, { kind: "project", projectId: project.id }),
+      });
+    return { scope: "all", total, projects: perProject };
   }
 
   /** The budgets in force: the config's, and those covering a thread (the caller's). */
@@ -208,27 +212,27 @@ export class UsageService {
     };
   }
 
-  private treeOf(threadId: string): TreeUsage {
+  private async treeOf(threadId: string): Promise<TreeUsage> {
     const isRoot = this.engine.store.get("thread", threadId)?.lineage.parentThreadId === null;
-    const own = usageTotals(this.engine.reader, { kind: "thread", threadId });
+    const own = await usageTotals(this.engine.reader, { kind: "thread", threadId });
     // Most delegated children delegate nothing themselves: their tree is the thread alone, so
     // the recursive sums (every delegate_task answer reads them) would only repeat `own`.
-    if (!isRoot && !this.hasChildThreads(threadId)) return { own, subtree: own };
+    if (!isRoot && !(await this.hasChildThreads(threadId))) return { own, subtree: own };
     return {
       own,
-      subtree: usageTotals(
+      subtree: await usageTotals(
         this.engine.reader,
         isRoot ? { kind: "tree", rootThreadId: threadId } : { kind: "subtree", threadId },
       ),
     };
   }
 
-  private hasChildThreads(threadId: string): boolean {
+  private async hasChildThreads(threadId: string): Promise<boolean> {
     return new ThreadsTable(this.engine.store).hasChildren(threadId);
   }
 
-  private viewOf(scope: BudgetScope): BudgetView {
-    const use = scopeUse(this.engine.reader, scope, this.engine.clock.nowMs());
+  private async viewOf(scope: BudgetScope): Promise<BudgetView> {
+    const use = await scopeUse(this.engine.reader, scope, this.engine.clock.nowMs());
     return {
       scope: scope.kind,
       budgetId: scope.id,

@@ -52,15 +52,18 @@ export interface UsageTotals {
 export type { UsageScope };
 
 /** The tokens and priced dollars a scope used, for budget checks (two indexed sums). */
-export function usedByScope(reader: ProjectionReader, scope: UsageScope): { tokens: number; costUsd: number } {
+export async function usedByScope(
+  reader: ProjectionReader,
+  scope: UsageScope,
+): Promise<{ tokens: number; costUsd: number }> {
   return reader.table(TurnUsageTable).used(scope);
 }
 
 /** Sums the usage of a scope's turns (see {@link UsageTotals}). */
-export function usageTotals(reader: ProjectionReader, scope: UsageScope): UsageTotals {
+export async function usageTotals(reader: ProjectionReader, scope: UsageScope): Promise<UsageTotals> {
   const table = reader.table(TurnUsageTable);
-  const usage = table.sums(scope);
-  const attempts = table.attemptCounts(scope);
+  const usage = await table.sums(scope);
+  const attempts = await table.attemptCounts(scope);
   // A late terminal can report usage for an attempt the host had already ended otherwise.
   const ended = Math.max(attempts.ended, usage.reported);
   const unknown = ended - usage.reported;

@@ -5,7 +5,7 @@ export class AttemptsTable {
   constructor(private readonly store: EventStore) {}
 
   /** A turn of the provider session is starting or running (read from the partial index of running turns). */
-  hasRunningTurn(providerSessionId: string): boolean {
+  async hasRunningTurn(providerSessionId: string): Promise<boolean> {
     return (
       this.store
         .statement("SELECT 1 FROM attempts WHERE status IN ('starting', 'running') AND provider_session_id = ? LIMIT 1")

@@ -8,7 +8,7 @@ export class BudgetsTable {
   constructor(private readonly store: EventStore) {}
 
   /** The tasks whose wall-clock budget runs: a wall-clock limit, and the task not finalized. */
-  taskIdsWithRunningWallClock(): string[] {
+  async taskIdsWithRunningWallClock(): Promise<string[]> {
     const rows = this.store
       .statement(
         `SELECT b.task_id AS taskId FROM budgets b JOIN delegated_tasks t ON t.id = b.task_id
@@ -19,7 +19,7 @@ export class BudgetsTable {
   }
 
   /** A scope's running total, or null before its first counted turn. */
-  totalOf(scopeId: string): { tokens: number; costUsd: number } | null {
+  async totalOf(scopeId: string): Promise<{ tokens: number; costUsd: number } | null> {
     const row = this.store.statement("SELECT tokens, cost_usd FROM budget_totals WHERE scope_id = ?").get(scopeId) as
       { tokens: number; cost_usd: number } | undefined;
     return row === undefined ? null : { tokens: row.tokens, costUsd: row.cost_usd };

@@ -5,7 +5,7 @@ export class DelegatedTasksTable {
   constructor(private readonly store: EventStore) {}
 
   /** When the oldest unfinalized task of a root thread's tree was created (ISO), or null when none is. */
-  oldestUnfinalizedCreatedAt(rootThreadId: string): string | null {
+  async oldestUnfinalizedCreatedAt(rootThreadId: string): Promise<string | null> {
     const row = this.store
       .statement("SELECT MIN(created_at) AS started FROM delegated_tasks WHERE root_thread_id = ? AND finalized = 0")
       .get(rootThreadId) as { started: string | null };
@@ -13,7 +13,7 @@ export class DelegatedTasksTable {
   }
 
   /** The root threads whose tree has a task not finalized yet. */
-  rootsWithUnfinalizedTasks(): string[] {
+  async rootsWithUnfinalizedTasks(): Promise<string[]> {
     const rows = this.store
       .statement("SELECT DISTINCT root_thread_id AS rootThreadId FROM delegated_tasks WHERE finalized = 0")
       .all() as { rootThreadId: string }[];

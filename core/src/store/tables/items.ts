@@ -18,7 +18,7 @@ export class ItemsTable {
   constructor(private readonly store: EventStore) {}
 
   /** The highest position in a thread's timeline, or 0 when it has none. */
-  lastPosition(threadId: string): number {
+  async lastPosition(threadId: string): Promise<number> {
     return (
       this.store.statement("SELECT COALESCE(MAX(position), 0) AS p FROM items WHERE thread_id = ?").get(threadId) as {
         p: number;
@@ -30,13 +30,13 @@ export class ItemsTable {
    * Up to `limit` items of a thread (of `kinds`, or every kind) after or before a position,
    * nearest first: ascending after it, descending before it.
    */
-  page(
+  async page(
     threadId: string,
     kinds: readonly TimelineItemKind[] | null,
     direction: ItemDirection,
     position: number,
     limit: number,
-  ): ItemRow[] {
+  ): Promise<ItemRow[]> {
     const sql =
       direction === "after"
         ? `SELECT data FROM items WHERE thread_id = ?${kindFilter(kinds)} AND position > ? ORDER BY position ASC LIMIT ?`
@@ -45,12 +45,12 @@ export class ItemsTable {
   }
 
   /** How many items of a thread (of `kinds`, or every kind) lie after or before a position. */
-  countBeyond(
+  async countBeyond(
     threadId: string,
     kinds: readonly TimelineItemKind[] | null,
     direction: ItemDirection,
     position: number,
-  ): number {
+  ): Promise<number> {
     const op = direction === "after" ? ">" : "<";
     return (
       this.store

@@ -54,21 +54,21 @@ export class McpCredentialsTable {
       );
   }
 
-  byTokenHash(tokenHash: string): CredentialRow | null {
+  async byTokenHash(tokenHash: string): Promise<CredentialRow | null> {
     return (
       (this.store.statement("SELECT * FROM mcp_credentials WHERE token_hash = ?").get(tokenHash) as
         CredentialRow | undefined) ?? null
     );
   }
 
-  byId(id: string): CredentialRow | null {
+  async byId(id: string): Promise<CredentialRow | null> {
     return (
       (this.store.statement("SELECT * FROM mcp_credentials WHERE id = ?").get(id) as CredentialRow | undefined) ?? null
     );
   }
 
   /** Whether a credential is revoked and when it expires, without reading its data. */
-  standingOf(id: string): Pick<CredentialRow, "revoked_at" | "expires_at"> | null {
+  async standingOf(id: string): Promise<Pick<CredentialRow, "revoked_at" | "expires_at"> | null> {
     return (
       (this.store.statement("SELECT revoked_at, expires_at FROM mcp_credentials WHERE id = ?").get(id) as
         Pick<CredentialRow, "revoked_at" | "expires_at"> | undefined) ?? null
@@ -124,7 +124,7 @@ export class McpCredentialsTable {
   }
 
   /** Credentials newest first: client ones, or every kind. */
-  list(options: { includeProviderSessions: boolean }): CredentialRow[] {
+  async list(options: { includeProviderSessions: boolean }): Promise<CredentialRow[]> {
     const sql = options.includeProviderSessions
       ? "SELECT * FROM mcp_credentials ORDER BY rowid DESC"
       : "SELECT * FROM mcp_credentials WHERE kind = 'client' ORDER BY rowid DESC";

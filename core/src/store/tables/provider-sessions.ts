@@ -5,7 +5,7 @@ export class ProviderSessionsTable {
   constructor(private readonly store: EventStore) {}
 
   /** How many provider sessions are open or opening. */
-  countOpen(): number {
+  async countOpen(): Promise<number> {
     return (
       this.store.statement("SELECT COUNT(*) AS n FROM provider_sessions WHERE status IN ('opening', 'open')").get() as {
         n: number;

@@ -28,7 +28,11 @@ export class ReachAuditTable {
   }
 
   /** Rows at or after `sinceMs`, of one direction when given, newest first, at most `limit`. */
-  newestSince(sinceMs: number, direction: ReachAuditRow["direction"] | null, limit: number): ReachAuditRow[] {
+  async newestSince(
+    sinceMs: number,
+    direction: ReachAuditRow["direction"] | null,
+    limit: number,
+  ): Promise<ReachAuditRow[]> {
     return this.store
       .statement("SELECT * FROM reach_audit WHERE at >= ? AND (? IS NULL OR direction = ?) ORDER BY id DESC LIMIT ?")
       .all(sinceMs, direction, direction, limit) as ReachAuditRow[];

@@ -61,7 +61,7 @@ export class ReachForeignTasksTable {
   }
 
   /** One task by id, or null. */
-  byId(taskId: string): ReachForeignTaskRow | null {
+  async byId(taskId: string): Promise<ReachForeignTaskRow | null> {
     return (
       (this.store.statement("SELECT * FROM reach_foreign_tasks WHERE task_id = ?").get(taskId) as
         ReachForeignTaskRow | undefined) ?? null
@@ -69,7 +69,7 @@ export class ReachForeignTasksTable {
   }
 
   /** The unfinished task a child run works on, or null. */
-  unfinishedOfChildRun(childRunId: string): ReachForeignTaskRow | null {
+  async unfinishedOfChildRun(childRunId: string): Promise<ReachForeignTaskRow | null> {
     return (
       (this.store
         .statement("SELECT * FROM reach_foreign_tasks WHERE child_run_id = ? AND finished_at IS NULL")
@@ -85,7 +85,7 @@ export class ReachForeignTasksTable {
   }
 
   /** A grant's finished tasks the delegating side has not acknowledged, oldest result first, at most `limit`. */
-  unacknowledged(grantId: string, limit: number): ReachForeignTaskRow[] {
+  async unacknowledged(grantId: string, limit: number): Promise<ReachForeignTaskRow[]> {
     return this.store
       .statement(
         "SELECT * FROM reach_foreign_tasks WHERE grant_id = ? AND finished_at IS NOT NULL AND acked_at IS NULL ORDER BY finished_at LIMIT ?",
@@ -103,7 +103,7 @@ export class ReachForeignTasksTable {
   }
 
   /** How many tasks of one foreign parent run are unfinished. */
-  countUnfinishedOfParentRun(environmentId: string, runId: string): number {
+  async countUnfinishedOfParentRun(environmentId: string, runId: string): Promise<number> {
     return (
       this.store
         .statement(
@@ -114,7 +114,7 @@ export class ReachForeignTasksTable {
   }
 
   /** How many tasks one foreign thread tree (by its root thread) ever delegated here. */
-  countOfParentTree(environmentId: string, rootThreadId: string): number {
+  async countOfParentTree(environmentId: string, rootThreadId: string): Promise<number> {
     return (
       this.store
         .statement(

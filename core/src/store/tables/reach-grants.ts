@@ -27,14 +27,14 @@ export class ReachGrantsTable {
   }
 
   /** One grant by id, or null. */
-  byId(id: string): ReachGrantRow | null {
+  async byId(id: string): Promise<ReachGrantRow | null> {
     return (
       (this.store.statement("SELECT * FROM reach_grants WHERE id = ?").get(id) as ReachGrantRow | undefined) ?? null
     );
   }
 
   /** The grant a secret's hash stands for, or null. */
-  bySecretHash(secretHash: string): ReachGrantRow | null {
+  async bySecretHash(secretHash: string): Promise<ReachGrantRow | null> {
     return (
       (this.store.statement("SELECT * FROM reach_grants WHERE secret_hash = ?").get(secretHash) as
         ReachGrantRow | undefined) ?? null
@@ -42,7 +42,7 @@ export class ReachGrantsTable {
   }
 
   /** Every grant, newest first. */
-  newestFirst(): ReachGrantRow[] {
+  async newestFirst(): Promise<ReachGrantRow[]> {
     return this.store
       .statement("SELECT * FROM reach_grants ORDER BY created_at DESC, rowid DESC")
       .all() as ReachGrantRow[];

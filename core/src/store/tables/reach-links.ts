@@ -21,14 +21,14 @@ export class ReachLinksTable {
   }
 
   /** One link by name, or null. */
-  byName(name: string): ReachLinkRow | null {
+  async byName(name: string): Promise<ReachLinkRow | null> {
     return (
       (this.store.statement("SELECT * FROM reach_links WHERE name = ?").get(name) as ReachLinkRow | undefined) ?? null
     );
   }
 
   /** Every link, oldest first. */
-  oldestFirst(): ReachLinkRow[] {
+  async oldestFirst(): Promise<ReachLinkRow[]> {
     return this.store.statement("SELECT * FROM reach_links ORDER BY created_at, rowid").all() as ReachLinkRow[];
   }
 

@@ -78,7 +78,7 @@ export class ReachRemoteTasksTable {
   }
 
   /** One task by its link and its id there, or null. */
-  byKey(linkName: string, remoteTaskId: string): ReachRemoteTaskRow | null {
+  async byKey(linkName: string, remoteTaskId: string): Promise<ReachRemoteTaskRow | null> {
     return (
       (this.store
         .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND remote_task_id = ?")
@@ -87,7 +87,7 @@ export class ReachRemoteTasksTable {
   }
 
   /** The oldest task with this id there, whichever link it runs behind, or null. */
-  byRemoteTaskId(remoteTaskId: string): ReachRemoteTaskRow | null {
+  async byRemoteTaskId(remoteTaskId: string): Promise<ReachRemoteTaskRow | null> {
     return (
       (this.store
         .statement("SELECT * FROM reach_remote_tasks WHERE remote_task_id = ? ORDER BY created_at LIMIT 1")
@@ -96,14 +96,14 @@ export class ReachRemoteTasksTable {
   }
 
   /** The tasks behind a link whose results have not been received, oldest first. */
-  unreceivedOfLink(linkName: string): ReachRemoteTaskRow[] {
+  async unreceivedOfLink(linkName: string): Promise<ReachRemoteTaskRow[]> {
     return this.store
       .statement("SELECT * FROM reach_remote_tasks WHERE link_name = ? AND received_at IS NULL ORDER BY created_at")
       .all(linkName) as ReachRemoteTaskRow[];
   }
 
   /** The links with a task whose result has not been received, by name. */
-  linksWithUnreceived(): string[] {
+  async linksWithUnreceived(): Promise<string[]> {
     return (
       this.store
         .statement("SELECT DISTINCT link_name FROM reach_remote_tasks WHERE received_at IS NULL ORDER BY link_name")
@@ -112,14 +112,14 @@ export class ReachRemoteTasksTable {
   }
 
   /** Every task of a parent thread, oldest first. */
-  ofParent(parentThreadId: string): ReachRemoteTaskRow[] {
+  async ofParent(parentThreadId: string): Promise<ReachRemoteTaskRow[]> {
     return this.store
       .statement("SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? ORDER BY created_at")
       .all(parentThreadId) as ReachRemoteTaskRow[];
   }
 
   /** A parent's tasks whose results were received and not yet delivered, in the order they arrived. */
-  receivedUndelivered(parentThreadId: string): ReachRemoteTaskRow[] {
+  async receivedUndelivered(parentThreadId: string): Promise<ReachRemoteTaskRow[]> {
     return this.store
       .statement(
         "SELECT * FROM reach_remote_tasks WHERE parent_thread_id = ? AND received_at IS NOT NULL AND delivered_at IS NULL ORDER BY received_at",
@@ -128,7 +128,7 @@ export class ReachRemoteTasksTable {
   }
 
   /** How many tasks of a parent run have no result received yet. */
-  countUnreceivedOfRun(parentRunId: string): number {
+  async countUnreceivedOfRun(parentRunId: string): Promise<number> {
     return (
       this.store
         .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE parent_run_id = ? AND received_at IS NULL")
@@ -137,7 +137,7 @@ export class ReachRemoteTasksTable {
   }
 
   /** How many tasks a thread tree (by its root thread) ever delegated to linked environments. */
-  countOfTree(rootThreadId: string): number {
+  async countOfTree(rootThreadId: string): Promise<number> {
     return (
       this.store
         .statement("SELECT COUNT(*) AS n FROM reach_remote_tasks WHERE root_thread_id = ?")
@@ -148,7 +148,7 @@ export class ReachRemoteTasksTable {
   }
 
   /** The link of some task delegated to the environment with this own id, or null. */
-  linkOfEnvironment(environmentId: string): string | null {
+  async linkOfEnvironment(environmentId: string): Promise<string | null> {
     return (
       (
         this.store

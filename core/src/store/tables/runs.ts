@@ -5,7 +5,7 @@ export class RunsTable {
   constructor(private readonly store: EventStore) {}
 
   /** The threads that have a queued run. */
-  threadsWithQueuedRuns(): string[] {
+  async threadsWithQueuedRuns(): Promise<string[]> {
     const rows = this.store.statement("SELECT DISTINCT thread_id FROM runs WHERE status = 'queued'").all() as {
       thread_id: string;
     }[];
@@ -13,7 +13,7 @@ export class RunsTable {
   }
 
   /** How many threads have a run starting, running or waiting. */
-  countThreadsWithActiveRuns(): number {
+  async countThreadsWithActiveRuns(): Promise<number> {
     return (
       this.store
         .statement("SELECT COUNT(DISTINCT thread_id) AS n FROM runs WHERE status IN ('starting', 'running', 'waiting')")

@@ -5,7 +5,7 @@ export class ScheduledTriggersTable {
   constructor(private readonly store: EventStore) {}
 
   /** The tasks (deleted ones included) with a trigger created before `cutoff` (ISO). */
-  taskIdsWithTriggersBefore(cutoff: string): string[] {
+  async taskIdsWithTriggersBefore(cutoff: string): Promise<string[]> {
     const rows = this.store
       .statement("SELECT DISTINCT task_id FROM scheduled_triggers WHERE created_at < ?")
       .all(cutoff) as { task_id: string }[];

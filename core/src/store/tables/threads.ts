@@ -30,7 +30,7 @@ export class ThreadsTable {
   constructor(private readonly store: EventStore) {}
 
   /** A page of a project's listed threads, newest first (SQLite counts and pages: a call costs its page). */
-  listingPage(projectId: string, listing: ThreadListing, limit: number, offset: number): ThreadRecord[] {
+  async listingPage(projectId: string, listing: ThreadListing, limit: number, offset: number): Promise<ThreadRecord[]> {
     return this.store.select(
       "thread",
       listingWhere(listing),
@@ -40,12 +40,12 @@ export class ThreadsTable {
   }
 
   /** How many threads a project's listing holds. */
-  listingCount(projectId: string, listing: ThreadListing): number {
+  async listingCount(projectId: string, listing: ThreadListing): Promise<number> {
     return this.store.count("thread", listingWhere(listing), [projectId]);
   }
 
   /** Every listed thread's id and title, newest first, without reading the records. */
-  listingTitles(projectId: string, listing: ThreadListing): { id: string; title: string }[] {
+  async listingTitles(projectId: string, listing: ThreadListing): Promise<{ id: string; title: string }[]> {
     return this.store
       .statement(`SELECT id, title FROM threads WHERE ${listingWhere(listing)} ${NEWEST_FIRST}`)
       .all(projectId) as { id: string; title: string }[];
@@ -57,7 +57,7 @@ export class ThreadsTable {
    * queued runs, the pending background tasks), without three round trips per thread (a page
    * of 100 shells was 300 statements, most of a listing's time).
    */
-  shellFacts(threadIds: readonly string[]): Map<string, ThreadShellFacts> {
+  async shellFacts(threadIds: readonly string[]): Promise<Map<string, ThreadShellFacts>> {
     // An empty page (a new project, or a page past the end) has nothing to read.
     if (threadIds.length === 0) return new Map();
     const rows = this.store
@@ -89,12 +89,12 @@ export class ThreadsTable {
   }
 
   /** The thread has a child thread (a sub-agent's or a fork). */
-  hasChildren(threadId: string): boolean {
+  async hasChildren(threadId: string): Promise<boolean> {
     return this.store.statement("SELECT 1 FROM threads WHERE parent_thread_id = ? LIMIT 1").get(threadId) !== undefined;
   }
 
   /** Threads not deleted, across every project. */
-  countLive(): number {
+  async countLive(): Promise<number> {
     return (this.store.statement("SELECT COUNT(*) AS n FROM threads WHERE deleted = 0").get() as { n: number }).n;
   }
 }

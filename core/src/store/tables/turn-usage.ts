@@ -76,7 +76,7 @@ export class TurnUsageTable {
   constructor(private readonly store: EventStore) {}
 
   /** The tokens and priced dollars of a scope's turns. */
-  used(scope: UsageScope): { tokens: number; costUsd: number } {
+  async used(scope: UsageScope): Promise<{ tokens: number; costUsd: number }> {
     const { prefix, where, params } = filterFor(scope);
     const row = this.store
       .statement(
@@ -87,7 +87,7 @@ export class TurnUsageTable {
   }
 
   /** Every sum of a scope's usage records. */
-  sums(scope: UsageScope): TurnUsageSums {
+  async sums(scope: UsageScope): Promise<TurnUsageSums> {
     const { prefix, where, params } = filterFor(scope);
     return this.store
       .statement(
@@ -105,7 +105,7 @@ export class TurnUsageTable {
   }
 
   /** How many of a scope's turns ended at their provider and how many run now. */
-  attemptCounts(scope: UsageScope): TurnAttemptCounts {
+  async attemptCounts(scope: UsageScope): Promise<TurnAttemptCounts> {
     // Attempts carry no root id: a root's tree is walked there.
     const { prefix, where, params } = filterFor(
       scope.kind === "tree" ? { kind: "subtree", threadId: scope.rootThreadId } : scope,
@@ -122,7 +122,7 @@ export class TurnUsageTable {
   }
 
   /** The figures a turn's usage record holds now (before it is written again), or null. */
-  figuresOf(id: string): { total_tokens: number; cost_usd: number | null } | null {
+  async figuresOf(id: string): Promise<{ total_tokens: number; cost_usd: number | null } | null> {
     return (
       (this.store.statement("SELECT total_tokens, cost_usd FROM turn_usage WHERE id = ?").get(id) as
         { total_tokens: number; cost_usd: number | null } | undefined) ?? null

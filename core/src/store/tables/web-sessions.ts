@@ -49,7 +49,7 @@ export class WebSessionsTable {
   }
 
   /** The session or code of that kind whose secret has this hash. */
-  bySecretHash(kind: WebSessionKind, secretHash: string): WebSessionRow | null {
+  async bySecretHash(kind: WebSessionKind, secretHash: string): Promise<WebSessionRow | null> {
     const sql =
       kind === "code"
         ? "SELECT * FROM web_sessions WHERE secret_hash = ? AND kind = 'code'"

@@ -215,7 +215,7 @@ export class McpEndpoint {
       this.unauthorized(res, header === undefined ? "Missing Authorization header" : "Malformed Authorization header");
       return;
     }
-    const scope = this.resolveScope(match[1]!, res);
+    const scope = await this.resolveScope(match[1]!, res);
     if (scope === null) return;
     if (req.method !== "POST") {
       jsonRpcError(res, 405, -32000, "Method not allowed: this endpoint is stateless; use POST.", { allow: "POST" });
@@ -365,9 +365,9 @@ export class McpEndpoint {
   }
 
   /** The scope a bearer credential stands for (a token, or a link secret's grant), or null after answering 401. */
-  private resolveScope(bearer: string, res: ServerResponse): McpInvocationScope | null {
+  private async resolveScope(bearer: string, res: ServerResponse): Promise<McpInvocationScope | null> {
     if (this.reach !== null && bearer.startsWith(LINK_SECRET_PREFIX)) {
-      const resolved = this.reach.grants.resolve(bearer);
+      const resolved = await this.reach.grants.resolve(bearer);
       if ("grant" in resolved) return environmentScope(resolved.grant, this.registry.environmentId);
       this.logger.info("MCP request refused", {
         reason: `link_${resolved.rejection}`,
@@ -390,7 +390,7 @@ export class McpEndpoint {
       );
       return null;
     }
-    const resolved = this.registry.resolve(bearer);
+    const resolved = await this.registry.resolve(bearer);
     if ("rejection" in resolved) {
       this.logger.info("MCP request refused", { reason: resolved.rejection });
       this.unauthorized(

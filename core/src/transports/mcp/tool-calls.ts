@@ -261,7 +261,7 @@ export class McpToolCalls {
           },
         );
       }
-      const link = linked ? null : this.services.reach.destination(tool.definition.name, args);
+      const link = linked ? null : await this.services.reach.destination(tool.definition.name, args);
       if (link !== null) {
         const forwarded = await this.services.reach.forward(callerFromScope(scope), tool.definition.name, args, link, {
           signal: exchange.signal,

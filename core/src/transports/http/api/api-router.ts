@@ -153,7 +153,7 @@ export class ApiRouter {
         .filter((candidate) => candidate.match !== null);
       const found = matches.find((candidate) => candidate.entry.route.method === method);
       const route = found?.entry.route;
-      const caller = route?.requires === null ? ANONYMOUS : this.authenticate(req);
+      const caller = route?.requires === null ? ANONYMOUS : await this.authenticate(req);
       if (found === undefined || route === undefined) {
         if (matches.length > 0) {
           const allow = [...new Set(matches.map((candidate) => candidate.entry.route.method))].join(", ");
@@ -226,7 +226,7 @@ export class ApiRouter {
     }
   }
 
-  private authenticate(req: IncomingMessage): Caller {
+  private async authenticate(req: IncomingMessage): Promise<Caller> {
     const header = req.headers.authorization;
     const session = header === undefined ? readSessionCookie(req, this.services.environmentId) : null;
     if (session !== null) return this.authenticateSession(req, session);
@@ -238,7 +238,7 @@ export class ApiRouter {
           : "Malformed Authorization header: send Authorization: Bearer <token>.",
       );
     }
-    const resolved = this.registry.resolve(match[1]!);
+    const resolved = await this.registry.resolve(match[1]!);
     if ("rejection" in resolved) {
       this.logger.info("API request refused", { reason: resolved.rejection });
       throw this.unauthorized(
@@ -255,9 +255,9 @@ export class ApiRouter {
    * same verbs, projects and ceiling), but only with the session's page secret, at the origin
    * it signed in at; from another page's origin it is refused before that.
    */
-  private authenticateSession(req: IncomingMessage, secret: string): Caller {
+  private async authenticateSession(req: IncomingMessage, secret: string): Promise<Caller> {
     checkSameOrigin(req, req.method !== "GET" && req.method !== "HEAD");
-    const resolved = this.services.webSessions.resolve({
+    const resolved = await this.services.webSessions.resolve({
       secret,
       pageSecret: readPageSecret(req),
       origin: requestOrigin(req),

@@ -15,7 +15,7 @@ export const listAuditRoute = defineRoute({
   input: AuditQuery,
   output: ListAuditOutput,
   outputName: "AuditEntries",
-  handle: (input, { caller, services }) => {
+  handle: async (input, { caller, services }) => {
     if ((caller.projects ?? "*") !== "*") {
       throw new ApiFailure(
         "capability_denied",
@@ -23,6 +23,6 @@ export const listAuditRoute = defineRoute({
         { allowedProjects: caller.projects },
       );
     }
-    return { entries: services.audit.list(auditListOptions(input)) };
+    return { entries: await services.audit.list(auditListOptions(input)) };
   },
 });
