@@ -56,6 +56,14 @@ export class ProfileLibrary {
     ceiling: { runtimeMode: RuntimeMode; interactionMode: InteractionMode },
     projectId?: string,
   ): Promise<ProfiledWork<I>> {
+    // Which profiles a grant may use is not decided yet (issue 36): a linked environment could
+    // otherwise run work with this user's config profiles (their harness homes and environment).
+    if (name !== undefined && caller.kind === "environment")
+      throw new OrchestratorFailure(
+        "invalid_request",
+        `A call from another environment cannot name a profile yet ("${name}"); pass target, modes and the instructions in the prompt instead.`,
+        { field: "profile", profile: name },
+      );
     return applyProfile(input, ceiling, name === undefined ? null : await this.require(caller, name, projectId));
   }
 
